@@ -1,0 +1,55 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely } from 'kysely';
+import pg from 'pg';
+import { PoolQueryPostgresDialect } from './postgres-driver.js';
+import type { Database } from './schema.js';
+import { CachedSqliteDialect } from './sqlite-driver.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  engine: Engine;
+  /** The raw better-sqlite3 handle on SQLite, for benchmarks and maintenance only. */
+  sqlite?: BetterSqlite3.Database;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+export function createDatabase(url: string): DatabaseHandle {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+  throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
+}
+
+function openSqlite(location: string): DatabaseHandle {
+  const file = location === ':memory:' || location === '' ? ':memory:' : location;
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // Other processes (the CLI, a worker) write to the same file; wait for their lock, do not fail.
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
+  return { db, engine: 'sqlite', sqlite, close: () => db.destroy() };
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Timestamps (Unix milliseconds) and counts are int8; they fit a JS number exactly.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its server emits 'error'; without a listener that would crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(pool) });
+  return { db, engine: 'postgres', close: () => db.destroy() };
+}

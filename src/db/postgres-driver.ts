@@ -1,0 +1,118 @@
+import type pg from 'pg';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+/**
+ * A Kysely dialect for node-postgres that runs a query outside a transaction with `pool.query`
+ * (one round trip, the client returned at once) and checks a client out only for a transaction.
+ * Kysely's stock driver checks a client out and back in around every single query.
+ */
+export class PoolQueryPostgresDialect implements Dialect {
+  constructor(private readonly pool: pg.Pool) {}
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new PoolQueryPostgresDriver(this.pool);
+  }
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new PostgresIntrospector(db);
+  }
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
+  }
+}
+
+class PoolQueryPostgresDriver implements Driver {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new PostgresConnection(this.pool);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const client = await (connection as PostgresConnection).checkOut();
+    let sql = 'begin';
+    if (settings.isolationLevel) sql += ` isolation level ${settings.isolationLevel}`;
+    if (settings.accessMode) sql += ` ${settings.accessMode}`;
+    await client.query(sql);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint "${quoteName(name)}"`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to savepoint "${quoteName(name)}"`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release savepoint "${quoteName(name)}"`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as PostgresConnection).checkIn();
+  }
+
+  async destroy(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}
+
+class PostgresConnection implements DatabaseConnection {
+  private client: pg.PoolClient | undefined;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async checkOut(): Promise<pg.PoolClient> {
+    this.client ??= await this.pool.connect();
+    return this.client;
+  }
+
+  checkIn(): void {
+    this.client?.release();
+    this.client = undefined;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const runner = this.client ?? this.pool;
+    const result = await runner.query(query.sql, [...query.parameters]);
+    const changed = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command);
+    return {
+      numAffectedRows: changed ? BigInt(result.rowCount ?? 0) : undefined,
+      rows: (result.rows ?? []) as R[],
+    };
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    // Streams that must run in constant memory page by keyset in their repository instead.
+    yield await this.executeQuery<R>(query);
+  }
+}
+
+function quoteName(name: string): string {
+  return name.replace(/"/g, '""');
+}

@@ -1,0 +1,167 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+/**
+ * A Kysely dialect for better-sqlite3 that is fast where Kysely's stock driver is slow:
+ * - prepared statements are cached by SQL text (the stock driver prepares every query anew);
+ * - a query outside a transaction runs at once instead of queueing behind a mutex.
+ * better-sqlite3 is synchronous, so a single statement can never interleave with another. The one
+ * thing to guard is a transaction that spans awaits: while it is open, queries from elsewhere wait
+ * for it to end so they do not run inside it.
+ */
+export class CachedSqliteDialect implements Dialect {
+  constructor(private readonly database: BetterSqlite3.Database) {}
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+  createDriver(): Driver {
+    return new CachedSqliteDriver(this.database);
+  }
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+}
+
+const STATEMENT_CACHE_LIMIT = 1000;
+
+class CachedSqliteDriver implements Driver {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  /** Resolves when the open transaction ends; undefined while none is open. */
+  private transactionDone: Promise<void> | undefined;
+  private endTransaction: (() => void) | undefined;
+
+  constructor(private readonly database: BetterSqlite3.Database) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    // Kysely asks for a connection before it says whether it will open a transaction, so each caller
+    // gets a handle of its own that can become the transaction's owner.
+    return new SqliteConnection(this, false);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    while (this.transactionDone) await this.transactionDone;
+    this.transactionDone = new Promise((resolve) => (this.endTransaction = resolve));
+    (connection as SqliteConnection).ownsTransaction = true;
+    this.run(CompiledQuery.raw('begin immediate'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      this.run(CompiledQuery.raw('commit'));
+    } finally {
+      this.release(connection as SqliteConnection);
+    }
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      if (this.database.inTransaction) this.run(CompiledQuery.raw('rollback'));
+    } finally {
+      this.release(connection as SqliteConnection);
+    }
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint "${quoteName(name)}"`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to "${quoteName(name)}"`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release "${quoteName(name)}"`));
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    this.statements.clear();
+    if (this.database.open) this.database.close();
+  }
+
+  /** Waits while another handle's transaction is open, so a plain query never joins it. */
+  waitFor(connection: SqliteConnection): Promise<void> | undefined {
+    return connection.ownsTransaction ? undefined : this.transactionDone;
+  }
+
+  run<R>(query: CompiledQuery): QueryResult<R> {
+    const statement = this.prepare(query.sql);
+    const parameters = query.parameters.map(toSqliteValue);
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  private prepare(sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.database.prepare(sql);
+      // Queries are built from code, so the set of SQL texts is bounded; the limit only guards
+      // against a caller that inlines values into SQL by mistake.
+      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private release(connection: SqliteConnection): void {
+    if (!connection.ownsTransaction) return;
+    connection.ownsTransaction = false;
+    const end = this.endTransaction;
+    this.transactionDone = undefined;
+    this.endTransaction = undefined;
+    end?.();
+  }
+}
+
+class SqliteConnection implements DatabaseConnection {
+  constructor(
+    private readonly driver: CachedSqliteDriver,
+    public ownsTransaction: boolean,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    let wait = this.driver.waitFor(this);
+    while (wait) {
+      await wait;
+      wait = this.driver.waitFor(this);
+    }
+    return this.driver.run<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    // An open better-sqlite3 iterator blocks the connection for everyone, so a stream is read
+    // whole and handed out in one piece; callers that need constant memory page by keyset.
+    yield await this.executeQuery<R>(query);
+  }
+}
+
+/** better-sqlite3 binds numbers, strings, bigints, buffers and null; SQLite has no boolean or date. */
+function toSqliteValue(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.getTime();
+  return value;
+}
+
+function quoteName(name: string): string {
+  return name.replace(/"/g, '""');
+}
