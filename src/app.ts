@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import { BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
+import { registerRequestContext } from './http/request-context.js';
+import { validatorCompiler } from './http/validation.js';
+import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
+import { countryRoutes } from './modules/country/country.routes.js';
+import { siteRoutes } from './modules/site/site.routes.js';
+import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
+
+export interface Infra {
+  database: DatabaseHandle;
+}
+
+export interface AppDeps extends Infra {
+  config: Config;
+  stores: StoreCache;
+}
+
+export type App = FastifyInstance;
+
+const EXPOSED_HEADERS = [
+  'action-time',
+  'is_active',
+  'available_languages',
+  'Content-Language',
+  'Link',
+  'Retry-After',
+  'x-request-id',
+  'X-Pagination-Current-Page',
+  'X-Pagination-Page-Count',
+  'X-Pagination-Per-Page',
+  'X-Pagination-Total-Count',
+];
+
+/** Builds the whole HTTP application; every module is registered here, explicitly, in one place. */
+export async function buildApp(config: Config, infra: Infra): Promise<App> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    // One log line per request (onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestId,
+    bodyLimit: BODY_LIMIT_BYTES,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
+  app.removeContentTypeParser('text/plain');
+
+  const deps: AppDeps = { ...infra, config, stores: createStoreCache(infra.database.db, config.storeCacheTtlMs) };
+  registerErrorHandling(app);
+  registerRequestContext(app, config, deps.stores);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  await app.register(cors, {
+    origin: config.corsOrigins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+    exposedHeaders: EXPOSED_HEADERS,
+    // Answer every OPTIONS, also one without Origin: the spec handles OPTIONS for every action.
+    strictPreflight: false,
+    maxAge: 600,
+  });
+
+  await registerDocs(app, config);
+
+  await app.register(
+    async (api) => {
+      // Routes of the main API depend on the web store unless they say otherwise.
+      api.addHook('onRoute', (route) => {
+        route.config = { storeScoped: true, ...route.config };
+      });
+      await api.register(siteRoutes, deps);
+      await api.register(appConfigRoutes, deps);
+      await api.register(countryRoutes, deps);
+    },
+    { prefix: config.basePath },
+  );
+
+  return app;
+}
+
+async function registerDocs(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Storefront service',
+        description:
+          'HTTP/JSON API of the storefront. Store-scoped routes take the `store` header (WEB, WEB2) and `x-app-language` (et, en, ru). ' +
+          'Errors: 422 is an array of {field, message}; every other error is {name, message, code, status}.',
+        version: '1.0',
+      },
+      servers: [{ url: config.basePath || '/' }],
+    },
+    // The routes are registered under BASE_PATH, which the server URL above already carries.
+    transform: ({ schema, url }) => ({ schema, url: url.slice(config.basePath.length) || '/' }),
+  });
+  await app.register(swaggerUi, { routePrefix: `${config.basePath}/docs`, staticCSP: true });
+  app.get(
+    `${config.basePath}/openapi.json`,
+    { schema: { hide: true }, config: { storeScoped: false } },
+    async () => app.swagger(),
+  );
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/** Keeps a caller's x-request-id when it is a sane token, so logs line up across services. */
+function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}

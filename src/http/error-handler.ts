@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { translate } from '../i18n/index.js';
+import { errorBody, FieldValidationError, HttpError, translatedErrorBody } from './errors.js';
+import { toFieldErrors } from './validation.js';
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Every error leaves in the documented shape: a 422 is an array of {field, message}; anything else
+ * is {name, message, code, status}. A 5xx body never carries internals; the log has them under the
+ * request id.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | HttpError | FieldValidationError, request, reply) => {
+    if (error instanceof HttpError) {
+      reply.headers(error.headers);
+      return reply.code(error.status).send(translatedErrorBody(request.language, error));
+    }
+    if (error instanceof FieldValidationError) return reply.code(422).send(error.errors);
+    return handleFrameworkError(error, request, reply);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!.slice(0, 200);
+    const message = translate(request.language, 'error.routeNotFound', { method: request.method, path });
+    return reply.code(404).send(errorBody(404, message));
+  });
+}
+
+function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const language = request.language;
+  const fail = (status: number, message: string) => reply.code(status).send(errorBody(status, message));
+
+  if (error.validation) {
+    const context = error.validationContext;
+    const first = error.validation[0];
+    if (context === 'body') {
+      // A body that is not an object at all (an array, a string) has no fields to report.
+      if (first && first.instancePath === '' && first.keyword === 'type') return fail(400, translate(language, 'error.bodyNotObject'));
+      return reply.code(422).send(toFieldErrors(error.validation as never, language));
+    }
+    const [fieldError] = toFieldErrors(error.validation as never, language);
+    const key = context === 'headers' ? 'error.badHeader' : 'error.badParameter';
+    return fail(400, translate(language, key, { field: fieldError?.field ?? '', reason: fieldError?.message ?? '' }));
+  }
+
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return fail(415, translate(language, 'error.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) }));
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return fail(413, translate(language, 'error.bodyTooLarge', { limit: BODY_LIMIT_BYTES }));
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return fail(400, translate(language, 'error.emptyJson'));
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return fail(400, translate(language, 'error.invalidJson'));
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) return fail(400, translate(language, 'error.invalidJson'));
+
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return fail(status, error.message);
+  request.log.error({ err: error }, 'request failed');
+  return fail(status === 503 ? 503 : 500, translate(language, status === 503 ? 'error.serviceUnavailable' : 'error.internal'));
+}
+
+export { BODY_LIMIT_BYTES };

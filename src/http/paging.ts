@@ -1,0 +1,52 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** `page` (1-based) and `per-page` query parameters; a malformed value is a 400 from validation. */
+export const PagingQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'Page number, 1-based' })),
+  'per-page': Type.Optional(Type.Integer({ minimum: 1, description: 'Items per page (default 20, at most 100)' })),
+});
+export type PagingQuery = Static<typeof PagingQuery>;
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export interface PagingLimits {
+  defaultPerPage: number;
+  maxPerPage: number;
+}
+
+export const MAIN_API_PAGING: PagingLimits = { defaultPerPage: 20, maxPerPage: 100 };
+
+/** The page asked for; a `per-page` above the maximum is capped, not refused. */
+export function pageRequest(query: PagingQuery, limits: PagingLimits = MAIN_API_PAGING): PageRequest {
+  const page = query.page ?? 1;
+  const perPage = Math.min(query['per-page'] ?? limits.defaultPerPage, limits.maxPerPage);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last. */
+export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number): void {
+  const pageCount = Math.ceil(total / page.perPage);
+  reply.header('X-Pagination-Current-Page', page.page);
+  reply.header('X-Pagination-Page-Count', pageCount);
+  reply.header('X-Pagination-Per-Page', page.perPage);
+  reply.header('X-Pagination-Total-Count', total);
+
+  const [path = '/', search = ''] = request.url.split('?', 2);
+  const params = new URLSearchParams(search);
+  const link = (target: number, rel: string) => {
+    params.set('page', String(target));
+    params.set('per-page', String(page.perPage));
+    return `<${path}?${params.toString()}>; rel="${rel}"`;
+  };
+  const last = Math.max(pageCount, 1);
+  const links = [link(page.page, 'self'), link(1, 'first')];
+  if (page.page > 1) links.push(link(Math.min(page.page - 1, last), 'prev'));
+  if (page.page < pageCount) links.push(link(page.page + 1, 'next'));
+  links.push(link(last, 'last'));
+  reply.header('Link', links.join(', '));
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STORE_CODES, type Config } from '../config.js';
+import { isLanguage, type Language } from '../i18n/index.js';
+import { isStoreCode, type StoreCache, type StoreSettings } from '../modules/store/store.service.js';
+import { HttpError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Unix ms when the action started; sent as `action-time` (seconds). */
+    actionTime: number;
+    /** The web store the request is scoped to; null on routes that are not store-scoped. */
+    store: StoreSettings | null;
+    language: Language;
+  }
+  interface FastifyContextConfig {
+    /** Whether the route depends on a web store; main-API routes default to true (see app.ts). */
+    storeScoped?: boolean;
+  }
+}
+
+/** The store of a store-scoped route; the hook guarantees it is there. */
+export function requestStore(request: FastifyRequest): StoreSettings {
+  if (!request.store) throw new Error(`Route ${request.routeOptions.url} is not store-scoped`);
+  return request.store;
+}
+
+/**
+ * The spec's common conventions as one onRequest hook, so no route has to remember them:
+ * action-time, request id, the `store` header (unknown code -> 400, locked store -> 423 before any
+ * processing), the language, and the store-state headers. OPTIONS (CORS preflight) only gets the
+ * action time: it needs no store, no authentication and works on a locked store.
+ */
+export function registerRequestContext(app: FastifyInstance, config: Config, stores: StoreCache): void {
+  app.decorateRequest('actionTime', 0);
+  app.decorateRequest('store', null);
+  app.decorateRequest('language', config.defaultLanguage);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.actionTime = Date.now();
+    reply.header('action-time', Math.floor(request.actionTime / 1000));
+    reply.header('x-request-id', request.id);
+    const asked = request.headers['x-app-language'];
+    request.language = isLanguage(asked) ? asked : config.defaultLanguage;
+    reply.header('Content-Language', request.language);
+    if (request.method !== 'OPTIONS' && request.routeOptions.config.storeScoped === true) {
+      await enterStore(request, reply, config, stores, asked);
+    }
+  });
+
+  // Anything that depends on who is calling must not be kept by a shared cache.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.headers.authorization !== undefined && !reply.hasHeader('cache-control')) {
+      reply.header('Cache-Control', 'no-store');
+    }
+  });
+}
+
+async function enterStore(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: Config,
+  stores: StoreCache,
+  asked: string | string[] | undefined,
+): Promise<void> {
+  const code = request.headers.store ?? config.defaultStore;
+  const store = isStoreCode(code) ? await stores.get(code) : undefined;
+  if (!store) {
+    throw new HttpError(400, 'error.unknownStore', { store: String(code).slice(0, 32), stores: STORE_CODES.join(', ') });
+  }
+  request.store = store;
+  request.language = isLanguage(asked) && store.availableLanguages.includes(asked) ? asked : store.defaultLanguage;
+  reply.header('Content-Language', request.language);
+  reply.header('is_active', store.isActive ? '1' : '0');
+  reply.header('available_languages', store.availableLanguages.join(','));
+  if (store.isLocked) {
+    const retryAfter = store.lockedUntil === null ? undefined : Math.ceil((store.lockedUntil - Date.now()) / 1000);
+    const headers: Record<string, string> = retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {};
+    throw new HttpError(423, 'error.storeLocked', {}, headers);
+  }
+}

@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../../app.js';
+import { requestStore } from '../../http/request-context.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+
+const AppConfigSchema = Type.Object({
+  store: Type.String({ description: 'Web store code' }),
+  name: Type.String(),
+  isActive: Type.Boolean(),
+  language: Type.String({ description: 'Language of this answer' }),
+  languages: Type.Array(Type.String(), { description: 'Languages the store offers' }),
+  defaultLanguage: Type.String(),
+  currency: Type.String(),
+  frontendUrl: Type.String(),
+});
+
+/** App utilities and configuration: what a front-end needs to know about the store at start-up. */
+export const appConfigRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app) => {
+  app.get(
+    '/app/config',
+    {
+      schema: {
+        tags: ['app'],
+        summary: 'Configuration of the web store the request is scoped to',
+        headers: StoreRequestHeaders,
+        response: { 200: success(AppConfigSchema), ...errors(...storeRouteErrors) },
+      },
+    },
+    async (request) => {
+      const store = requestStore(request);
+      return {
+        store: store.code,
+        name: store.name,
+        isActive: store.isActive,
+        language: request.language,
+        languages: store.availableLanguages,
+        defaultLanguage: store.defaultLanguage,
+        currency: store.currency,
+        frontendUrl: store.frontendUrl,
+      };
+    },
+  );
+};

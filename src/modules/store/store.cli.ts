@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { isLanguage, type Language } from '../../i18n/index.js';
+import { CliUsageError } from '../../cli/usage.js';
+import { changeStore, getAllStores, isStoreCode, type StoreChanges, type StoreSettings } from './store.service.js';
+
+export const STORE_USAGE = `  store list                          show both web stores and their settings
+  store lock <CODE> [--until <time>]  close a store for maintenance (423); --until sets Retry-After (RFC 3339)
+  store unlock <CODE>                 open it again
+  store set <CODE> [--active=<true|false>] [--languages=et,en,ru] [--default-language=<lang>]
+                   [--name=<name>] [--frontend-url=<url>]`;
+
+/** `storefront store ...`: operators change store settings; running API processes see it within STORE_CACHE_TTL_MS. */
+export async function storeCommand(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+  const [action, code, ...rest] = args;
+  if (action === 'list' && code === undefined) {
+    for (const store of await getAllStores(db)) print(describe(store));
+    return;
+  }
+  if (!isStoreCode(code)) throw new CliUsageError(`store ${action ?? ''}: give a store code, WEB or WEB2`);
+  let changes: StoreChanges;
+  if (action === 'lock') changes = { isLocked: true, lockedUntil: parseUntil(rest) };
+  else if (action === 'unlock' && rest.length === 0) changes = { isLocked: false, lockedUntil: null };
+  else if (action === 'set') changes = parseSet(rest);
+  else throw new CliUsageError(`unknown store command "${[action, code, ...rest].join(' ')}"`);
+  print(describe(await changeStore(db, code, changes)));
+}
+
+function describe(store: StoreSettings): string {
+  const lock = store.isLocked
+    ? `LOCKED${store.lockedUntil ? ` until ${new Date(store.lockedUntil).toISOString()}` : ''}`
+    : 'open';
+  return `${store.code}\t${store.name}\tactive=${store.isActive}\t${lock}\tlanguages=${store.availableLanguages.join(',')}` +
+    `\tdefault=${store.defaultLanguage}\t${store.frontendUrl}`;
+}
+
+function parseUntil(args: string[]): number | null {
+  const { values } = parse(args, { until: { type: 'string' } });
+  if (values.until === undefined) return null;
+  const until = Date.parse(values.until);
+  if (Number.isNaN(until) || until <= Date.now()) throw new CliUsageError('--until must be a future time such as 2026-12-01T06:00:00Z');
+  return until;
+}
+
+function parseSet(args: string[]): StoreChanges {
+  const { values } = parse(args, {
+    active: { type: 'string' },
+    languages: { type: 'string' },
+    'default-language': { type: 'string' },
+    name: { type: 'string' },
+    'frontend-url': { type: 'string' },
+  });
+  const changes: StoreChanges = {};
+  if (values.active !== undefined) {
+    if (values.active !== 'true' && values.active !== 'false') throw new CliUsageError('--active must be true or false');
+    changes.isActive = values.active === 'true';
+  }
+  if (values.languages !== undefined) changes.availableLanguages = parseLanguages(values.languages);
+  if (values['default-language'] !== undefined) {
+    const language = values['default-language'];
+    if (!isLanguage(language)) throw new CliUsageError('--default-language must be et, en or ru');
+    changes.defaultLanguage = language;
+  }
+  if (values.name !== undefined) {
+    if (values.name.trim() === '' || values.name.length > 100) throw new CliUsageError('--name must be 1 to 100 characters');
+    changes.name = values.name.trim();
+  }
+  if (values['frontend-url'] !== undefined) {
+    if (!/^https?:\/\/[^\s]+$/.test(values['frontend-url'])) throw new CliUsageError('--frontend-url must be an http(s) URL');
+    changes.frontendUrl = values['frontend-url'].replace(/\/+$/, '');
+  }
+  if (Object.keys(changes).length === 0) throw new CliUsageError('store set: nothing to change');
+  return changes;
+}
+
+function parseLanguages(value: string): Language[] {
+  const languages = value.split(',').map((language) => language.trim());
+  if (languages.length === 0 || !languages.every(isLanguage)) throw new CliUsageError('--languages must list et, en and/or ru');
+  return [...new Set(languages)] as Language[];
+}
+
+function parse<T extends Record<string, { type: 'string' }>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false });
+  } catch (err) {
+    throw new CliUsageError((err as Error).message);
+  }
+}
