@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+import { CliUsageError } from './cli/usage.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createDatabase, type DatabaseHandle } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { seedDemo } from './db/seed.js';
+import { STORE_USAGE, storeCommand } from './modules/store/store.cli.js';
+import { serve } from './server.js';
+
+const USAGE = `usage: npm run cli -- <command>   (or: storefront <command>)
+
+commands:
+  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
+                                      --seed-demo also loads demo data, as npm start does)
+  migrate                             bring the database schema up to date
+  seed --demo                         load demo data (idempotent)
+${STORE_USAGE}
+  help                                show this text
+
+Configuration comes from the environment; see README.md.`;
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    print(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      expectOnly(args, ['--seed-demo'], 'serve');
+      await serve(config, { seedDemo: args.includes('--seed-demo') });
+      return -1; // keeps running until a signal
+    case 'migrate':
+      expectOnly(args, [], 'migrate');
+      return withDatabase(config.databaseUrl, async (database) => {
+        const applied = await migrateToLatest(database);
+        print(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
+      });
+    case 'seed':
+      if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        print(`Demo data ready: ${JSON.stringify(await seedDemo(database))}`);
+      });
+    case 'store':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await storeCommand(database.db, args, print);
+      });
+    default:
+      throw new CliUsageError(`unknown command "${command}"`);
+  }
+}
+
+function expectOnly(args: string[], allowed: string[], command: string): void {
+  const unknown = args.filter((arg) => !allowed.includes(arg));
+  if (unknown.length > 0) throw new CliUsageError(`${command}: unknown argument ${unknown.join(' ')}`);
+}
+
+async function withDatabase(url: string, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+  const database = createDatabase(url);
+  try {
+    await work(database);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** The embedded database is migrated by whatever opens it; PostgreSQL only by `migrate`. */
+async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
+  if (database.engine === 'sqlite') await migrateToLatest(database);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof CliUsageError) {
+      process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);
