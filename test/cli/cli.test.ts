@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+let env: Record<string, string>;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'storefront-cli-'));
+  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
+  cleanup = async () => {
+    await scratch?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+});
+afterAll(() => cleanup());
+
+describe('the CLI', () => {
+  it('migrates, and a second migrate has nothing to do', async () => {
+    const first = await runCli(['migrate'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('create_web_store');
+    const second = await runCli(['migrate'], env);
+    expect(second.stdout).toContain('up to date');
+  });
+
+  it('seeds demo data idempotently', async () => {
+    const first = await runCli(['seed', '--demo'], env);
+    const second = await runCli(['seed', '--demo'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(first.stdout).toMatch(/"countries":\d+/);
+  });
+
+  it('locks, unlocks and changes a store', async () => {
+    const locked = await runCli(['store', 'lock', 'WEB', '--until', '2099-01-01T00:00:00Z'], env);
+    expect(locked.code, locked.stderr).toBe(0);
+    expect(locked.stdout).toContain('LOCKED until 2099-01-01');
+    const set = await runCli(['store', 'set', 'WEB2', '--active=false', '--languages=et,en', '--default-language=en'], env);
+    expect(set.code, set.stderr).toBe(0);
+    const list = await runCli(['store', 'list'], env);
+    expect(list.stdout).toMatch(/^WEB\t.*LOCKED/m);
+    expect(list.stdout).toMatch(/^WEB2\t.*active=false\topen\tlanguages=et,en\tdefault=en/m);
+    const unlocked = await runCli(['store', 'unlock', 'WEB'], env);
+    expect(unlocked.stdout).toMatch(/^WEB\t.*\topen\t/m);
+  });
+
+  it.each([
+    [['frobnicate']],
+    [[]],
+    [['store', 'lock']],
+    [['store', 'lock', 'SHOP']],
+    [['store', 'set', 'WEB', '--active=maybe']],
+    [['store', 'set', 'WEB', '--languages=et,de']],
+    [['store', 'set', 'WEB', '--default-language=ru', '--languages=et']],
+    [['store', 'set', 'WEB']],
+    [['store', 'set', 'WEB', '--colour=red']],
+    [['store', 'lock', 'WEB', '--until', 'yesterday']],
+    [['seed']],
+    [['serve', '--fast']],
+  ])('refuses %j with a message and a non-zero exit', async (args) => {
+    const result = await runCli(args, env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.length + result.stdout.length).toBeGreaterThan(0);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints usage for help', async () => {
+    const result = await runCli(['help'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('store lock <CODE>');
+  });
+
+  it('fails fast with a clear message on bad configuration', async () => {
+    const result = await runCli(['migrate'], { ...env, PORT: 'eighty', DEFAULT_STORE: 'SHOP' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('PORT must be');
+    expect(result.stderr).toContain('DEFAULT_STORE must be');
+  });
+});
+
+describe('serve', () => {
+  it('serves, then on SIGTERM stops cleanly', async () => {
+    const child = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+    let log = '';
+    child.stdout!.on('data', (chunk) => (log += chunk));
+    child.stderr!.on('data', (chunk) => (log += chunk));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listen line in: ${log}`)), 15_000);
+      child.stdout!.on('data', () => {
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const health = await fetch(`${url}/site/health`);
+    expect(health.status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(log).toContain('shut down cleanly');
+  });
+});

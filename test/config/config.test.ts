@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:./data/storefront.db',
+      basePath: '',
+      dataExportPath: '/export',
+      corsOrigins: [],
+      defaultStore: 'WEB',
+      defaultLanguage: 'et',
+      logLevel: 'info',
+      storeCacheTtlMs: 1000,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u:p@db:5432/shop',
+      BASE_PATH: '/api/v1',
+      DATA_EXPORT_PATH: '/data',
+      CORS_ORIGINS: 'https://a.example, https://b.example:8443',
+      DEFAULT_STORE: 'WEB2',
+      DEFAULT_LANGUAGE: 'ru',
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      basePath: '/api/v1',
+      dataExportPath: '/data',
+      corsOrigins: ['https://a.example', 'https://b.example:8443'],
+      defaultStore: 'WEB2',
+      defaultLanguage: 'ru',
+      logLevel: 'warn',
+    });
+  });
+
+  it('reports every bad value at once, by name', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        BASE_PATH: 'api/',
+        CORS_ORIGINS: 'shop.example',
+        DEFAULT_STORE: 'SHOP',
+        DEFAULT_LANGUAGE: 'de',
+        LOG_LEVEL: 'loud',
+        STORE_CACHE_TTL_MS: '-1',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'DATABASE_URL', 'BASE_PATH', 'CORS_ORIGINS', 'DEFAULT_STORE', 'DEFAULT_LANGUAGE', 'LOG_LEVEL', 'STORE_CACHE_TTL_MS']) {
+      expect(problems).toContain(name);
+    }
+  });
+
+  it('refuses an export path that collides with the main API', () => {
+    expect(() => loadConfig({ BASE_PATH: '/api', DATA_EXPORT_PATH: '/api' })).toThrow(ConfigError);
+  });
+});

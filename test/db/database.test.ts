@@ -1,0 +1,103 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+let database: DatabaseHandle;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  const scratch = await scratchDatabase();
+  drop = scratch.drop;
+  database = createDatabase(scratch.url);
+  await migrateToLatest(database);
+});
+afterAll(async () => {
+  await database.close();
+  await drop();
+});
+
+const storeName = async () =>
+  (await database.db.selectFrom('web_store').select('name').where('code', '=', 'WEB').executeTakeFirstOrThrow()).name;
+
+describe(`the ${engine} driver`, () => {
+  it('runs on the engine the suite targets', () => {
+    expect(database.engine).toBe(engine);
+  });
+
+  it('has run every migration, and migrating again changes nothing', async () => {
+    expect(await pendingMigrations(database)).toEqual([]);
+    expect(await migrateToLatest(database)).toEqual([]);
+  });
+
+  it('commits a transaction as a whole', async () => {
+    await database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('web_store').set({ name: 'Committed' }).where('code', '=', 'WEB').execute();
+    });
+    expect(await storeName()).toBe('Committed');
+  });
+
+  it('rolls a failed transaction back as a whole', async () => {
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await trx.updateTable('web_store').set({ name: 'Half done' }).where('code', '=', 'WEB').execute();
+        throw new Error('crash between two steps');
+      }),
+    ).rejects.toThrow('crash between two steps');
+    expect(await storeName()).toBe('Committed');
+  });
+
+  it('keeps queries from outside out of an open transaction that spans awaits', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const transaction = database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('web_store').set({ name: 'Inside' }).where('code', '=', 'WEB').execute();
+      await gate;
+      throw new Error('roll back');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // An outside write while the transaction is open must not be swept into its rollback.
+    const outside = database.db.updateTable('web_store').set({ name: 'Outside' }).where('code', '=', 'WEB2').execute();
+    release();
+    await expect(transaction).rejects.toThrow('roll back');
+    await outside;
+    expect(await storeName()).toBe('Committed');
+    const web2 = await database.db.selectFrom('web_store').select('name').where('code', '=', 'WEB2').executeTakeFirstOrThrow();
+    expect(web2.name).toBe('Outside');
+  });
+
+  it('serialises concurrent transactions without losing an update', async () => {
+    await database.db.updateTable('country').set({ position: 0 }).where('code', '=', 'MT').execute();
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        database.db.transaction().execute(async (trx) => {
+          await trx
+            .updateTable('country')
+            .set({ position: sql<number>`position + 1` })
+            .where('code', '=', 'MT')
+            .execute();
+        }),
+      ),
+    );
+    const row = await database.db.selectFrom('country').select('position').where('code', '=', 'MT').executeTakeFirstOrThrow();
+    expect(row.position).toBe(20);
+  });
+
+  it('stores booleans and millisecond timestamps the same way on both engines', async () => {
+    const until = Date.UTC(2030, 0, 1, 12, 0, 0, 123);
+    await database.db.updateTable('web_store').set({ is_locked: true, locked_until: until }).where('code', '=', 'WEB2').execute();
+    const row = await database.db.selectFrom('web_store').selectAll().where('code', '=', 'WEB2').executeTakeFirstOrThrow();
+    expect(Boolean(row.is_locked)).toBe(true);
+    expect(row.locked_until).toBe(until);
+    expect(typeof row.updated_at).toBe('number');
+    const locked = await database.db.selectFrom('web_store').select('code').where('is_locked', '=', true).execute();
+    expect(locked.map((r) => r.code)).toEqual(['WEB2']);
+  });
+
+  it('binds values as parameters, never as SQL', async () => {
+    const hostile = "WEB'; drop table country; --";
+    const found = await database.db.selectFrom('web_store').selectAll().where('code', '=', hostile).execute();
+    expect(found).toEqual([]);
+    expect((await database.db.selectFrom('country').select('code').limit(1).execute()).length).toBe(1);
+  });
+});

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+export interface TestApp {
+  app: App;
+  database: DatabaseHandle;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Runs after the modules are registered and before the app is ready: add test-only routes here. */
+  beforeReady?: (app: App) => void | Promise<void>;
+}
+
+/** Which engine the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
+export const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+/** An app on a fresh, migrated database of its own, as every test file gets. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const scratch = await scratchDatabase();
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    STORE_CACHE_TTL_MS: '0',
+    ...options.env,
+    DATABASE_URL: scratch.url,
+  });
+  const database = createDatabase(config.databaseUrl);
+  await migrateToLatest(database);
+  const app = await buildApp(config, { database });
+  await options.beforeReady?.(app);
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    async close() {
+      await app.close();
+      await database.close();
+      await scratch.drop();
+    },
+  };
+}
+
+interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** sqlite::memory:, or a new PostgreSQL database on the server TEST_DATABASE_URL points at. */
+export async function scratchDatabase(): Promise<ScratchDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) return { url: 'sqlite::memory:', drop: async () => {} };
+  const name = `storefront_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(adminUrl, `create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => adminQuery(adminUrl, `drop database if exists ${name} with (force)`),
+  };
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

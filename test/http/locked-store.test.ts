@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { changeStore } from '../../src/modules/store/store.service.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({
+    // A store-scoped write, so the test can show a locked store processes nothing.
+    beforeReady: (app) => {
+      app.post(
+        '/test/country',
+        {
+          config: { storeScoped: true },
+          schema: { body: Type.Object({ code: Type.String({ minLength: 2, maxLength: 2 }) }) },
+        },
+        async (request) => {
+          const { code } = request.body as { code: string };
+          await t.database.db.insertInto('country').values({ code, position: 999 }).execute();
+          return { created: code };
+        },
+      );
+    },
+  });
+});
+afterAll(() => t.close());
+afterEach(async () => {
+  await changeStore(t.database.db, 'WEB', { isLocked: false, lockedUntil: null });
+});
+
+const countryCount = async () =>
+  Number((await t.database.db.selectFrom('country').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+describe('a locked store', () => {
+  it('answers 423 in the error shape and writes nothing', async () => {
+    const before = await countryCount();
+    await changeStore(t.database.db, 'WEB', { isLocked: true });
+    const response = await t.app.inject({ method: 'POST', url: '/test/country', payload: { code: 'XA' } });
+    expectErrorBody(response, 423, 'Locked');
+    expect(response.headers['retry-after']).toBeUndefined();
+    expect(await countryCount()).toBe(before);
+  });
+
+  it('still writes when unlocked (the write above is real)', async () => {
+    const before = await countryCount();
+    const response = await t.app.inject({ method: 'POST', url: '/test/country', payload: { code: 'XB' } });
+    expect(response.statusCode).toBe(200);
+    expect(await countryCount()).toBe(before + 1);
+  });
+
+  it('says when to retry when the end of the lock is known', async () => {
+    await changeStore(t.database.db, 'WEB', { isLocked: true, lockedUntil: Date.now() + 600_000 });
+    const response = await t.app.inject({ method: 'GET', url: '/app/config' });
+    expectErrorBody(response, 423, 'Locked');
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(590);
+    expect(response.headers['action-time']).toBeDefined();
+    expect(response.headers.is_active).toBe('1');
+  });
+
+  it('only locks that store', async () => {
+    await changeStore(t.database.db, 'WEB', { isLocked: true });
+    const other = await t.app.inject({ method: 'GET', url: '/app/config', headers: { store: 'WEB2' } });
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('still answers OPTIONS and the health probe', async () => {
+    await changeStore(t.database.db, 'WEB', { isLocked: true });
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/app/config',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    const health = await t.app.inject({ method: 'GET', url: '/site/health' });
+    expect(health.statusCode).toBe(200);
+  });
+});
+
+describe('the store settings cache', () => {
+  it('sees a lock made elsewhere within its TTL', async () => {
+    const cached = await createTestApp({ env: { STORE_CACHE_TTL_MS: '150' } });
+    try {
+      expect((await cached.app.inject({ method: 'GET', url: '/app/config' })).statusCode).toBe(200);
+      await changeStore(cached.database.db, 'WEB', { isLocked: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await cached.app.inject({ method: 'GET', url: '/app/config' })).statusCode).toBe(423);
+    } finally {
+      await cached.close();
+    }
+  });
+});
