@@ -1,0 +1,21 @@
+// Adds up vitest JSON reports and prints the closing line CI is judged by. A report that is
+// missing or unreadable (the run crashed) counts as one failure, never as a pass.
+import { readFileSync } from 'node:fs';
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of process.argv.slice(2)) {
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    skipped += report.numPendingTests + report.numTodoTests;
+    if (report.numTotalTests === 0 || report.success === false && report.numFailedTests === 0) failed += 1;
+  } catch {
+    console.error(`no test report at ${file}`);
+    failed += 1;
+  }
+}
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 ? 1 : 0);
