@@ -11,7 +11,9 @@ for (const file of process.argv.slice(2)) {
     passed += report.numPassedTests;
     failed += report.numFailedTests;
     skipped += report.numPendingTests + report.numTodoTests;
-    if (report.numTotalTests === 0 || report.success === false && report.numFailedTests === 0) failed += 1;
+    // A suite that crashed before its tests ran has no failed tests: count the suite.
+    if (report.success === false && report.numFailedTests === 0) failed += Math.max(1, report.numFailedTestSuites);
+    if (report.numTotalTests === 0) failed += 1;
   } catch {
     console.error(`no test report at ${file}`);
     failed += 1;
