@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import { CliUsageError } from '../../cli/usage.js';
+import type { Database } from '../../db/schema.js';
+import { JOB_STATUSES, countJobsByStatus, isJobStatus, listJobs, retryJob, type JobRow, type JobStatus } from './queue.js';
+
+export const JOBS_USAGE = `  jobs list [--status=pending|running|done|dead] [--limit=N]
+                                      show the newest jobs (20 by default) and how many are in each status
+  jobs retry <id>                     queue a dead (or done) job again with a fresh set of attempts`;
+
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+/** `storefront jobs ...`: operators look into the job queue and bring dead jobs back. */
+export async function jobsCommand(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+  const [action, ...rest] = args;
+  if (action === 'list') return list(db, rest, print);
+  if (action === 'retry') return retry(db, rest, print);
+  throw new CliUsageError(`unknown jobs command "${args.join(' ')}"`);
+}
+
+async function list(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+  const { values } = parse(args, { status: { type: 'string' }, limit: { type: 'string' } }, false);
+  let status: JobStatus | undefined;
+  if (values.status !== undefined) {
+    if (!isJobStatus(values.status)) throw new CliUsageError(`--status must be one of ${JOB_STATUSES.join(', ')}`);
+    status = values.status;
+  }
+  let limit = DEFAULT_LIMIT;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!/^\d+$/.test(values.limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new CliUsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+    }
+  }
+  const jobs = await listJobs(db, { status, limit });
+  if (jobs.length === 0) print(status === undefined ? 'no jobs' : `no ${status} jobs`);
+  for (const job of jobs) print(describe(job));
+  const counts = await countJobsByStatus(db);
+  print(JOB_STATUSES.map((s) => `${s}=${counts[s]}`).join(' '));
+}
+
+async function retry(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+  const { positionals } = parse(args, {}, true);
+  const [raw, extra] = positionals;
+  if (raw === undefined || extra !== undefined) throw new CliUsageError('jobs retry takes one job id');
+  const id = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1) throw new CliUsageError(`"${raw}" is not a job id`);
+  if (await retryJob(db, id)) {
+    print(`job ${id} is pending again and runs at the next poll of a worker`);
+    return;
+  }
+  const job = await db.selectFrom('job').select(['status']).where('id', '=', id).executeTakeFirst();
+  if (job === undefined) throw new CliUsageError(`no dead job with id ${id}`);
+  throw new CliUsageError(`job ${id} is ${job.status}, not dead: nothing to retry`);
+}
+
+function describe(job: JobRow): string {
+  const error = job.last_error === null ? '' : `\t${job.last_error.replace(/\s+/g, ' ').slice(0, 100)}`;
+  return `${job.id}\t${job.type}\t${job.status}\t${job.attempts}/${job.max_attempts}\t${new Date(job.run_at).toISOString()}${error}`;
+}
+
+function parse<T extends Record<string, { type: 'string' }>>(args: string[], options: T, allowPositionals: boolean) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals });
+  } catch (err) {
+    throw new CliUsageError((err as Error).message);
+  }
+}

@@ -1,0 +1,79 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database, JobStatus, JobTable } from '../../db/schema.js';
+
+export type { JobStatus };
+export type Db = Kysely<Database> | Transaction<Database>;
+export type JobRow = Selectable<JobTable>;
+
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'done', 'dead'];
+
+export interface NewJob {
+  type: string;
+  payload: Record<string, unknown>;
+  /** When the job becomes due (Unix ms); now by default. */
+  runAt?: number;
+  maxAttempts?: number;
+}
+
+export function isJobStatus(value: unknown): value is JobStatus {
+  return (JOB_STATUSES as readonly unknown[]).includes(value);
+}
+
+/** Writes the job in the caller's transaction (pass the trx!) so it commits with the state change or not at all. Returns the id. */
+export async function enqueueJob(db: Db, job: NewJob, defaults: { maxAttempts: number; now?: number }): Promise<number> {
+  const now = defaults.now ?? Date.now();
+  const row = await db
+    .insertInto('job')
+    .values({
+      type: job.type,
+      payload: JSON.stringify(job.payload),
+      status: 'pending',
+      attempts: 0,
+      max_attempts: job.maxAttempts ?? defaults.maxAttempts,
+      run_at: job.runAt ?? now,
+      locked_until: null,
+      last_error: null,
+      result: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/**
+ * Newest first, paged by keyset: pass the last id of a page as `afterId` to get the older jobs
+ * after it. The primary key serves the order; the status indexes serve the filter.
+ */
+export async function listJobs(db: Db, filter: { status?: JobStatus; limit: number; afterId?: number }): Promise<JobRow[]> {
+  let query = db.selectFrom('job').selectAll().orderBy('id', 'desc').limit(filter.limit);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.afterId !== undefined) query = query.where('id', '<', filter.afterId);
+  return query.execute();
+}
+
+/**
+ * Puts a dead (or done) job back in the queue with a fresh set of attempts. The last error stays
+ * so an operator still sees why it died. False when there is no such job or it is still queued.
+ */
+export async function retryJob(db: Db, id: number, now: number = Date.now()): Promise<boolean> {
+  const result = await db
+    .updateTable('job')
+    .set({ status: 'pending', attempts: 0, run_at: now, locked_until: null, result: null, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['dead', 'done'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function countJobsByStatus(db: Db): Promise<Record<JobStatus, number>> {
+  const rows = await db
+    .selectFrom('job')
+    .select(['status', (eb) => eb.fn.countAll().as('count')])
+    .groupBy('status')
+    .execute();
+  const counts: Record<JobStatus, number> = { pending: 0, running: 0, done: 0, dead: 0 };
+  for (const row of rows) if (isJobStatus(row.status)) counts[row.status] = Number(row.count);
+  return counts;
+}

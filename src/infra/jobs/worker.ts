@@ -1,0 +1,204 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DatabaseHandle } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import type { JobRow } from './queue.js';
+
+export interface JobContext {
+  db: Kysely<Database>;
+  log: FastifyBaseLogger;
+  job: { id: number; type: string; attempts: number; createdAt: number };
+}
+
+/** Return 'skipped' (or a short string) to record how the job ended; throw to fail the attempt. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler validates its own payload
+export type JobHandler = (payload: any, context: JobContext) => Promise<string | void>;
+export type JobHandlers = Record<string, JobHandler>;
+
+export interface Worker {
+  /** Polls every pollIntervalMs until stop(). */
+  start(): void;
+  /** Stops polling and waits for the job in hand to finish. */
+  stop(): Promise<void>;
+  /**
+   * Runs due jobs one after another until none is due; returns how many ran. With includeDelayed,
+   * jobs whose run_at is in the future (backoff) are run too: for tests.
+   */
+  drain(options?: { includeDelayed?: boolean }): Promise<number>;
+}
+
+export interface WorkerOptions {
+  database: DatabaseHandle;
+  handlers: JobHandlers;
+  log: FastifyBaseLogger;
+  pollIntervalMs: number;
+  /** How long a claim lasts; a job still running after it is taken to be orphaned by a dead worker. */
+  lockMs?: number;
+  backoffMs?: (attempt: number) => number;
+  now?: () => number;
+}
+
+const DEFAULT_LOCK_MS = 5 * 60_000;
+const LAST_ERROR_LIMIT = 2000;
+const RESULT_LIMIT = 100; // the width of job.result
+
+/** min(2^attempt * 10 s, 1 h), half of it random so that jobs failing together do not retry together. */
+export function defaultBackoffMs(attempt: number): number {
+  const base = Math.min(2 ** attempt * 10_000, 3_600_000);
+  return Math.round(base / 2 + (Math.random() * base) / 2);
+}
+
+export function createWorker(options: WorkerOptions): Worker {
+  const { database, handlers, log, pollIntervalMs } = options;
+  const { db } = database;
+  const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
+  const backoffMs = options.backoffMs ?? defaultBackoffMs;
+  const now = options.now ?? Date.now;
+
+  // One job at a time per worker: the poll loop and drain() both queue up behind this.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => {});
+    return run;
+  };
+
+  async function claim(includeDelayed: boolean): Promise<JobRow | undefined> {
+    const at = now();
+    let next = db
+      .selectFrom('job')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          includeDelayed
+            ? eb('status', '=', 'pending')
+            : eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', at)]),
+          eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
+        ]),
+      )
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(1);
+    // Many workers poll at once: each skips rows another has locked instead of queueing behind it.
+    // SQLite has one writer at a time, so the single UPDATE statement is atomic there anyway.
+    if (database.engine === 'postgres') next = next.forUpdate().skipLocked();
+    return db
+      .updateTable('job')
+      .set((eb) => ({
+        status: 'running',
+        attempts: eb('attempts', '+', 1),
+        locked_until: at + lockMs,
+        updated_at: at,
+      }))
+      .where('id', '=', next)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async function run(job: JobRow): Promise<void> {
+    const jobLog = log.child({ jobId: job.id, jobType: job.type });
+    let result: string | void;
+    try {
+      const handler = Object.hasOwn(handlers, job.type) ? handlers[job.type] : undefined;
+      if (handler === undefined) throw new Error(`no handler for job type "${job.type}"`);
+      const context: JobContext = {
+        db,
+        log: jobLog,
+        job: { id: job.id, type: job.type, attempts: job.attempts, createdAt: job.created_at },
+      };
+      result = await handler(JSON.parse(job.payload), context);
+    } catch (err) {
+      await fail(job, err, jobLog);
+      return;
+    }
+    const at = now();
+    const done = await owned(job)
+      .set({ status: 'done', result: typeof result === 'string' ? result.slice(0, RESULT_LIMIT) : null, locked_until: null, updated_at: at })
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) jobLog.warn('job finished after its lock expired; another worker took it over');
+  }
+
+  async function fail(job: JobRow, err: unknown, jobLog: FastifyBaseLogger): Promise<void> {
+    const message = errorMessage(err).slice(0, LAST_ERROR_LIMIT);
+    const at = now();
+    if (job.attempts < job.max_attempts) {
+      const runAt = at + backoffMs(job.attempts);
+      await owned(job)
+        .set({ status: 'pending', run_at: runAt, locked_until: null, last_error: message, updated_at: at })
+        .execute();
+      jobLog.warn({ err, attempts: job.attempts, runAt }, 'job failed; it will be retried');
+    } else {
+      // Kept, never deleted: an operator can read last_error and `jobs retry` it.
+      await owned(job)
+        .set({ status: 'dead', locked_until: null, last_error: message, updated_at: at })
+        .execute();
+      jobLog.error({ err, attempts: job.attempts }, 'job failed for the last time and is dead');
+    }
+  }
+
+  // Only the claim this worker holds: if the lock expired and another worker took the job over
+  // (attempts went up), this worker's late outcome must not overwrite that one's.
+  const owned = (job: JobRow) =>
+    db.updateTable('job').where('id', '=', job.id).where('status', '=', 'running').where('attempts', '=', job.attempts);
+
+  const runNext = (includeDelayed: boolean): Promise<boolean> =>
+    exclusive(async () => {
+      const job = await claim(includeDelayed);
+      if (job === undefined) return false;
+      await run(job);
+      return true;
+    });
+
+  let stopped = true;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollIntervalMs);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function poll(): Promise<void> {
+    while (!stopped) {
+      let ran = false;
+      try {
+        ran = await runNext(false);
+      } catch (err) {
+        // A lost database connection must not take the process down; the next poll tries again.
+        log.error({ err }, 'job worker could not claim or record a job');
+      }
+      // Straight on to the next job while there is work; wait only when the queue is empty.
+      if (!ran && !stopped) await pause();
+      wake = undefined;
+    }
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      loop = poll();
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+      loop = undefined;
+      await tail;
+    },
+    async drain(drainOptions = {}) {
+      let count = 0;
+      while (await runNext(drainOptions.includeDelayed ?? false)) count += 1;
+      return count;
+    },
+  };
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}

@@ -1,0 +1,87 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { MailConfig } from '../../config.js';
+
+export interface MailMessage {
+  to: string | string[];
+  subject: string;
+  text: string;
+  html: string;
+  replyTo?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Mailer {
+  /** Resolves once the server (or the .eml file) has the message; throws otherwise, so the job retries. */
+  send(message: MailMessage): Promise<{ messageId: string }>;
+  close(): void;
+}
+
+export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
+  return config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
+}
+
+function envelope(config: MailConfig, message: MailMessage): Mail.Options {
+  return {
+    from: config.from,
+    replyTo: message.replyTo ?? config.replyTo,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    headers: message.headers,
+  };
+}
+
+function createSmtpMailer(config: MailConfig, smtpUrl: string, log: FastifyBaseLogger): Mailer {
+  // An SMTPTransport instance, not a plain options object: createTransport() drops every option
+  // but the URL's when given a `url`, and a job must not hang for minutes on a dead server.
+  // Never pooled (even with ?pool=true in the URL): a worker sends one mail at a time, and a fresh
+  // connection never trips on one the server closed while it sat idle.
+  const transport = nodemailer.createTransport(
+    new SMTPTransport({
+      url: smtpUrl,
+      connectionTimeout: 15_000,
+      greetingTimeout: 15_000,
+      socketTimeout: 20_000,
+      dnsTimeout: 10_000,
+    }),
+  );
+  return {
+    async send(message) {
+      const info = await transport.sendMail(envelope(config, message));
+      // Some recipients taken and others refused: a retry would send the mail twice to the first.
+      if (info.rejected.length > 0) {
+        log.warn({ rejected: info.rejected, subject: message.subject, messageId: info.messageId }, 'mail server refused some recipients');
+      }
+      return { messageId: info.messageId };
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+// Without a mail server (development, demos) mails land as .eml files that any mail client opens.
+function createFileMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail(envelope(config, message));
+      if (!Buffer.isBuffer(info.message)) throw new Error('the stream transport did not return the message as a buffer');
+      await mkdir(config.dir, { recursive: true });
+      const safeId = info.messageId.replace(/[^A-Za-z0-9._@-]+/g, '').slice(0, 120);
+      const file = join(config.dir, `${Date.now()}-${safeId}.eml`);
+      await writeFile(file, info.message);
+      log.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (no SMTP_URL)');
+      return { messageId: info.messageId };
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

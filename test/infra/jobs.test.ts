@@ -1,0 +1,267 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CliUsageError } from '../../src/cli/usage.js';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';
+import { countJobsByStatus, enqueueJob, listJobs, retryJob, type JobRow } from '../../src/infra/jobs/queue.js';
+import { createWorker, type JobHandlers } from '../../src/infra/jobs/worker.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+interface LogLine {
+  level: string;
+  obj: unknown;
+  msg?: string;
+}
+
+function recordingLogger(): { log: FastifyBaseLogger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at = (level: string) => (obj: unknown, msg?: string) => void lines.push({ level, obj, msg });
+  const log = {
+    level: 'info',
+    ...Object.fromEntries(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((level) => [level, at(level)])),
+    silent: () => {},
+    child: () => log,
+  };
+  return { log: log as unknown as FastifyBaseLogger, lines };
+}
+
+let database: DatabaseHandle;
+let url: string;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  const scratch = await scratchDatabase();
+  ({ url, drop } = scratch);
+  database = createDatabase(url);
+  await migrateToLatest(database);
+});
+afterAll(async () => {
+  await database.close();
+  await drop();
+});
+beforeEach(async () => {
+  await database.db.deleteFrom('job').execute();
+});
+
+const defaults = { maxAttempts: 3 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const job = (id: number): Promise<JobRow> => database.db.selectFrom('job').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const worker = (handlers: JobHandlers, extra: Partial<Parameters<typeof createWorker>[0]> = {}) =>
+  createWorker({ database, handlers, log: recordingLogger().log, pollIntervalMs: 10, ...extra });
+
+describe(`the job queue on ${engine}`, () => {
+  it('writes a job only when the transaction that enqueues it commits', async () => {
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await enqueueJob(trx, { type: 'mail', payload: { to: 'a@example.com' } }, defaults);
+        throw new Error('the state change failed');
+      }),
+    ).rejects.toThrow('the state change failed');
+    expect(await listJobs(database.db, { limit: 10 })).toEqual([]);
+
+    const id = await database.db.transaction().execute((trx) =>
+      enqueueJob(trx, { type: 'mail', payload: { to: 'a@example.com' }, maxAttempts: 5 }, { ...defaults, now: 1000 }),
+    );
+    expect(typeof id).toBe('number');
+    expect(await job(id)).toMatchObject({
+      type: 'mail', payload: '{"to":"a@example.com"}', status: 'pending', attempts: 0, max_attempts: 5,
+      run_at: 1000, created_at: 1000, locked_until: null, last_error: null, result: null,
+    });
+  });
+
+  it('runs a job once and records the result its handler returns', async () => {
+    const calls: unknown[] = [];
+    const id = await enqueueJob(database.db, { type: 'mail', payload: { n: 1 } }, defaults);
+    const w = worker({
+      mail: async (payload, context) => {
+        calls.push({ payload, job: context.job });
+        return 'skipped';
+      },
+    });
+    expect(await w.drain()).toBe(1);
+    expect(await w.drain()).toBe(0);
+    expect(calls).toEqual([{ payload: { n: 1 }, job: { id, type: 'mail', attempts: 1, createdAt: expect.any(Number) } }]);
+    expect(await job(id)).toMatchObject({ status: 'done', attempts: 1, result: 'skipped', locked_until: null });
+  });
+
+  it('retries a failing job with backoff and keeps it as dead after the last attempt', async () => {
+    let clock = Date.now();
+    const { log, lines } = recordingLogger();
+    let calls = 0;
+    const w = createWorker({
+      database, log, pollIntervalMs: 10, now: () => clock, backoffMs: (attempt) => attempt * 1000,
+      handlers: { flaky: async () => { calls += 1; throw new Error(`boom ${calls}`); } },
+    });
+    const id = await enqueueJob(database.db, { type: 'flaky', payload: {} }, { maxAttempts: 3, now: clock });
+
+    expect(await w.drain()).toBe(1);
+    expect(await job(id)).toMatchObject({ status: 'pending', attempts: 1, run_at: clock + 1000, last_error: 'boom 1', locked_until: null });
+    expect(await w.drain()).toBe(0); // not due yet
+    clock += 1000;
+    expect(await w.drain()).toBe(1);
+    expect(await job(id)).toMatchObject({ status: 'pending', attempts: 2, run_at: clock + 2000, last_error: 'boom 2' });
+    expect(await w.drain({ includeDelayed: true })).toBe(1);
+    expect(await job(id)).toMatchObject({ status: 'dead', attempts: 3, last_error: 'boom 3', locked_until: null });
+    expect(await w.drain({ includeDelayed: true })).toBe(0);
+    expect(lines.filter((line) => line.level === 'error')).toHaveLength(1);
+    expect(await countJobsByStatus(database.db)).toEqual({ pending: 0, running: 0, done: 0, dead: 1 });
+  });
+
+  it('keeps the first 2000 characters of an error message', async () => {
+    const id = await enqueueJob(database.db, { type: 'long', payload: {}, maxAttempts: 1 }, defaults);
+    await worker({ long: async () => { throw new Error('x'.repeat(5000)); } }).drain();
+    expect((await job(id)).last_error).toHaveLength(2000);
+  });
+
+  it('brings a dead job back with retryJob, and it then succeeds', async () => {
+    let fail = true;
+    const w = worker({ once: async () => { if (fail) throw new Error('down'); return 'sent'; } });
+    const id = await enqueueJob(database.db, { type: 'once', payload: {}, maxAttempts: 1 }, defaults);
+    await w.drain();
+    expect((await job(id)).status).toBe('dead');
+
+    expect(await retryJob(database.db, id)).toBe(true);
+    expect(await job(id)).toMatchObject({ status: 'pending', attempts: 0, last_error: 'down' });
+    expect(await retryJob(database.db, id)).toBe(false); // already pending
+    expect(await retryJob(database.db, id + 1000)).toBe(false);
+    fail = false;
+    expect(await w.drain()).toBe(1);
+    expect(await job(id)).toMatchObject({ status: 'done', attempts: 1, result: 'sent' });
+  });
+
+  it('fails a job of an unknown type until it is dead, saying why', async () => {
+    const id = await enqueueJob(database.db, { type: 'no.such.type', payload: {}, maxAttempts: 2 }, defaults);
+    expect(await worker({}).drain({ includeDelayed: true })).toBe(2);
+    expect(await job(id)).toMatchObject({ status: 'dead', attempts: 2, last_error: 'no handler for job type "no.such.type"' });
+  });
+
+  it('takes over a job whose worker died (its lock expired), and leaves a live lock alone', async () => {
+    const now = Date.now();
+    const row = { payload: '{}', max_attempts: 3, last_error: null, result: null, created_at: now, updated_at: now };
+    const { id: crashed } = await database.db.insertInto('job')
+      .values({ ...row, type: 'ok', status: 'running', attempts: 1, run_at: now - 60_000, locked_until: now - 1 })
+      .returning('id').executeTakeFirstOrThrow();
+    const { id: live } = await database.db.insertInto('job')
+      .values({ ...row, type: 'ok', status: 'running', attempts: 1, run_at: now - 60_000, locked_until: now + 60_000 })
+      .returning('id').executeTakeFirstOrThrow();
+    expect(await worker({ ok: async () => 'ok' }).drain()).toBe(1);
+    expect(await job(crashed)).toMatchObject({ status: 'done', attempts: 2 });
+    expect(await job(live)).toMatchObject({ status: 'running', attempts: 1 });
+  });
+
+  it('runs each job exactly once with two workers draining at the same time', async () => {
+    // Two pools on PostgreSQL so the claims really race; on SQLite one handle is one database.
+    const other = engine === 'postgres' ? createDatabase(url) : database;
+    try {
+      const calls = new Map<number, number>();
+      const handlers = (busy: { now: number; max: number }): JobHandlers => ({
+        count: async (_payload, { job: { id } }) => {
+          busy.max = Math.max(busy.max, ++busy.now);
+          calls.set(id, (calls.get(id) ?? 0) + 1);
+          await sleep(Math.random() * 5);
+          busy.now -= 1;
+        },
+      });
+      const busyA = { now: 0, max: 0 };
+      const busyB = { now: 0, max: 0 };
+      const ids: number[] = [];
+      for (let i = 0; i < 30; i += 1) ids.push(await enqueueJob(database.db, { type: 'count', payload: { i } }, defaults));
+      const a = createWorker({ database, handlers: handlers(busyA), log: recordingLogger().log, pollIntervalMs: 10 });
+      const b = createWorker({ database: other, handlers: handlers(busyB), log: recordingLogger().log, pollIntervalMs: 10 });
+      const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
+      expect(ranA + ranB).toBe(30);
+      expect(ranA).toBeGreaterThan(0);
+      expect(ranB).toBeGreaterThan(0);
+      expect([...calls.keys()].sort((x, y) => x - y)).toEqual(ids);
+      expect([...calls.values()].every((count) => count === 1)).toBe(true);
+      expect([busyA.max, busyB.max]).toEqual([1, 1]); // one job at a time per worker
+      expect(await countJobsByStatus(database.db)).toEqual({ pending: 0, running: 0, done: 30, dead: 0 });
+    } finally {
+      if (other !== database) await other.close();
+    }
+  });
+
+  it('polls for new jobs, survives a failing poll, and stop() waits for the job in hand', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const started: number[] = [];
+    let explode = true;
+    const { log, lines } = recordingLogger();
+    const w = createWorker({
+      database, log, pollIntervalMs: 10,
+      // The first poll fails as if the database were unreachable.
+      now: () => {
+        if (explode) {
+          explode = false;
+          throw new Error('database unreachable');
+        }
+        return Date.now();
+      },
+      handlers: { slow: async (_payload, { job: { id } }) => { started.push(id); await gate; return 'finished'; } },
+    });
+    w.start();
+    const id = await enqueueJob(database.db, { type: 'slow', payload: {} }, defaults);
+    while (started.length === 0) await sleep(5);
+    expect(lines.some((line) => line.level === 'error' && line.msg?.includes('could not claim'))).toBe(true);
+
+    let stopped = false;
+    const stopping = w.stop().then(() => (stopped = true));
+    await sleep(50);
+    expect(stopped).toBe(false);
+    expect((await job(id)).status).toBe('running');
+    release();
+    await stopping;
+    expect(await job(id)).toMatchObject({ status: 'done', result: 'finished' });
+
+    const later = await enqueueJob(database.db, { type: 'slow', payload: {} }, defaults);
+    await sleep(50);
+    expect((await job(later)).status).toBe('pending');
+  });
+});
+
+describe('storefront jobs', () => {
+  const run = async (args: string[]) => {
+    const lines: string[] = [];
+    await jobsCommand(database.db, args, (line) => lines.push(line));
+    return lines;
+  };
+
+  it('lists jobs newest first with a summary, and retries a dead one', async () => {
+    const at = Date.UTC(2025, 0, 2, 3, 4, 5); // in the past, so both are due
+    const done = await enqueueJob(database.db, { type: 'mail.welcome', payload: {} }, { ...defaults, now: at });
+    const dead = await enqueueJob(database.db, { type: 'conversion', payload: {}, maxAttempts: 1 }, { ...defaults, now: at });
+    await worker({ 'mail.welcome': async () => 'sent', conversion: async () => { throw new Error(`HTTP 500\n${'e'.repeat(300)}`); } }).drain();
+
+    const all = await run(['list']);
+    expect(all).toHaveLength(3);
+    expect(all[0]).toBe(`${dead}\tconversion\tdead\t1/1\t2025-01-02T03:04:05.000Z\tHTTP 500 ${'e'.repeat(91)}`);
+    expect(all[1]).toBe(`${done}\tmail.welcome\tdone\t1/3\t2025-01-02T03:04:05.000Z`);
+    expect(all[2]).toBe('pending=0 running=0 done=1 dead=1');
+    expect(await run(['list', '--status=dead', '--limit=5'])).toEqual([all[0], all[2]]);
+    expect(await run(['list', '--status', 'pending'])).toEqual(['no pending jobs', all[2]]);
+
+    expect(await run(['retry', String(dead)])).toEqual([`job ${dead} is pending again and runs at the next poll of a worker`]);
+    expect((await job(dead)).status).toBe('pending');
+    await expect(run(['retry', String(dead)])).rejects.toThrow(`job ${dead} is pending, not dead: nothing to retry`);
+    await expect(run(['retry', String(dead + 1000)])).rejects.toThrow(`no dead job with id ${dead + 1000}`);
+  });
+
+  it.each([
+    [[], /unknown jobs command/],
+    [['purge'], /unknown jobs command "purge"/],
+    [['list', '--status=lost'], /--status must be one of pending, running, done, dead/],
+    [['list', '--limit=0'], /--limit must be/],
+    [['list', '--limit=ten'], /--limit must be/],
+    [['list', '--verbose'], /verbose/],
+    [['list', 'extra'], /extra/],
+    [['retry'], /one job id/],
+    [['retry', '1', '2'], /one job id/],
+    [['retry', 'abc'], /"abc" is not a job id/],
+    [['retry', '1.5'], /"1.5" is not a job id/],
+    [['retry', '0'], /"0" is not a job id/],
+  ])('rejects jobs %j', async (args, message) => {
+    const error = await run(args).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(CliUsageError);
+    expect((error as Error).message).toMatch(message);
+  });
+});

@@ -1,0 +1,131 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MailConfig } from '../../src/config.js';
+import { createMailer, type MailMessage } from '../../src/infra/mail/mailer.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+
+interface LogLine {
+  level: string;
+  obj: unknown;
+  msg?: string;
+}
+
+function recordingLogger(): { log: FastifyBaseLogger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at = (level: string) => (obj: unknown, msg?: string) => void lines.push({ level, obj, msg });
+  const log = {
+    level: 'info',
+    ...Object.fromEntries(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((level) => [level, at(level)])),
+    silent: () => {},
+    child: () => log,
+  };
+  return { log: log as unknown as FastifyBaseLogger, lines };
+}
+
+const config = (overrides: Partial<MailConfig>): MailConfig => ({
+  smtpUrl: undefined,
+  from: 'Raamatupood <no-reply@shop.example>',
+  replyTo: 'help@shop.example',
+  dir: '/nonexistent',
+  backofficeEmails: [],
+  ...overrides,
+});
+
+const message: MailMessage = {
+  to: ['mari@example.com', 'jaan@example.com'],
+  subject: 'Tere tulemast, Mari! Kinnita e-posti aadress',
+  text: 'Tere!\nKinnita aadress: https://shop.example/verify-email?token=abc\n',
+  html: '<p>Tere!</p><p><a href="https://shop.example/verify-email?token=abc">Kinnita</a> õigus</p>',
+  headers: { 'X-Job-Id': '42' },
+};
+
+const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((object) => object.value.map((entry) => entry.address));
+
+function expectSameMessage(mail: ParsedMail, replyTo: string) {
+  expect(addresses(mail.from)).toEqual(['no-reply@shop.example']);
+  expect(mail.from?.value[0]?.name).toBe('Raamatupood');
+  expect(addresses(mail.to)).toEqual(['mari@example.com', 'jaan@example.com']);
+  expect(addresses(mail.replyTo)).toEqual([replyTo]);
+  expect(mail.subject).toBe(message.subject);
+  expect(mail.text).toBe(message.text);
+  expect(mail.html).toBe(message.html);
+  expect(mail.headers.get('x-job-id')).toBe('42');
+}
+
+describe('the SMTP mailer', () => {
+  let catcher: SmtpCatcher;
+  beforeAll(async () => {
+    catcher = await startSmtpCatcher();
+  });
+  afterAll(() => catcher.close());
+  beforeEach(() => catcher.clear());
+
+  it('delivers the message as given, from the configured sender', async () => {
+    const mailer = createMailer(config({ smtpUrl: catcher.url }), recordingLogger().log);
+    try {
+      const { messageId } = await mailer.send(message);
+      const mail = await catcher.waitFor((m) => m.messageId === messageId);
+      expectSameMessage(mail, 'help@shop.example');
+
+      await mailer.send({ ...message, to: 'kati@example.com', subject: 'second', replyTo: 'sales@shop.example' });
+      const second = await catcher.waitFor((m) => m.subject === 'second');
+      expect(addresses(second.to)).toEqual(['kati@example.com']);
+      expect(addresses(second.replyTo)).toEqual(['sales@shop.example']);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('throws when the server refuses the message, and sends on the next try', async () => {
+    const mailer = createMailer(config({ smtpUrl: catcher.url }), recordingLogger().log);
+    try {
+      catcher.failNext(1);
+      await expect(mailer.send(message)).rejects.toThrow(/451/);
+      expect(catcher.mails).toHaveLength(0);
+      await mailer.send(message);
+      expect(catcher.mails).toHaveLength(1);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('throws when no server listens', async () => {
+    const closed = await startSmtpCatcher();
+    await closed.close();
+    const mailer = createMailer(config({ smtpUrl: closed.url }), recordingLogger().log);
+    await expect(mailer.send(message)).rejects.toThrow(/ECONNREFUSED/);
+    mailer.close();
+  });
+});
+
+describe('the file mailer (no SMTP_URL)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'storefront-mail-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('writes a .eml file that parses back to the same message, and logs where it went', async () => {
+    const { log, lines } = recordingLogger();
+    const target = join(dir, 'nested', 'mail');
+    const mailer = createMailer(config({ dir: target, replyTo: undefined }), log);
+    const { messageId } = await mailer.send({ ...message, replyTo: 'sales@shop.example' });
+    mailer.close();
+
+    const files = await readdir(target);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^\d+-[A-Za-z0-9._@-]+\.eml$/);
+    const file = join(target, files[0]!);
+    const mail = await simpleParser(await readFile(file));
+    expect(mail.messageId).toBe(messageId);
+    expectSameMessage(mail, 'sales@shop.example');
+    expect(lines).toEqual([
+      { level: 'info', obj: { to: message.to, subject: message.subject, file }, msg: expect.stringContaining('file') },
+    ]);
+  });
+});
