@@ -10,6 +10,7 @@ import type { DatabaseHandle } from './db/database.js';
 import { BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { registerRequestContext } from './http/request-context.js';
 import { validatorCompiler } from './http/validation.js';
+import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
 import { countryRoutes } from './modules/country/country.routes.js';
 import { siteRoutes } from './modules/site/site.routes.js';
@@ -49,6 +50,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     requestIdHeader: false,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -85,6 +87,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(siteRoutes, deps);
       await api.register(appConfigRoutes, deps);
       await api.register(countryRoutes, deps);
+      await api.register(accountsRoutes, deps);
     },
     { prefix: config.basePath },
   );
@@ -104,6 +107,7 @@ async function registerDocs(app: FastifyInstance, config: Config): Promise<void>
         version: '1.0',
       },
       servers: [{ url: config.basePath || '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Access token from /auth/login' } } },
     },
     // The routes are registered under BASE_PATH, which the server URL above already carries.
     transform: ({ schema, url }) => ({ schema, url: url.slice(config.basePath.length) || '/' }),

@@ -18,6 +18,59 @@ export interface Config {
   logLevel: LogLevel;
   /** How long a process may serve store settings (lock, active, languages) before reading them again. */
   storeCacheTtlMs: number;
+  /** Honour X-Forwarded-For from a proxy in front (client IPs for rate limits and logs). */
+  trustProxy: boolean;
+  mail: MailConfig;
+  jobs: JobsConfig;
+  accounts: AccountsConfig;
+  conversions: ConversionsConfig;
+  rateLimits: RateLimitConfig;
+}
+
+export interface MailConfig {
+  /** nodemailer SMTP URL; without it mails are written as .eml files to `dir`. */
+  smtpUrl: string | undefined;
+  from: string;
+  replyTo: string | undefined;
+  dir: string;
+  /** Back-office addresses told about business and wholesale registrations. */
+  backofficeEmails: string[];
+}
+
+export interface JobsConfig {
+  /** `inline`: `serve` runs a worker too; `off`: only `storefront worker` processes run jobs. */
+  worker: 'inline' | 'off';
+  pollIntervalMs: number;
+  maxAttempts: number;
+}
+
+export interface AccountsConfig {
+  accessTokenTtlMs: number;
+  verificationTokenTtlMs: number;
+  resetTokenTtlMs: number;
+  /** Front-end paths the mails link to, after the store's front-end URL. */
+  verifyEmailPath: string;
+  setNewPasswordPath: string;
+  /** Salt of the previous system's SHA-512 password hashes, for imported users. */
+  legacyPasswordSalt: string | undefined;
+}
+
+export interface ConversionsConfig {
+  url: string | undefined;
+  pixelId: string | undefined;
+  accessToken: string | undefined;
+}
+
+export interface RateLimit {
+  max: number;
+  windowMs: number;
+}
+
+export interface RateLimitConfig {
+  /** Requests to the account endpoints from one IP address. */
+  authPerIp: RateLimit;
+  /** Attempts against one email address (login, registration, reset). */
+  authPerEmail: RateLimit;
 }
 
 export class ConfigError extends Error {
@@ -66,6 +119,46 @@ export function loadConfig(env: Env = process.env): Config {
     return raw;
   };
 
+  const optional = (name: string): string | undefined => {
+    const value = read(name, '');
+    return value === '' ? undefined : value;
+  };
+
+  const list = (name: string): string[] =>
+    read(name, '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+
+  const duration = (name: string, fallback: string): number => {
+    const raw = read(name, fallback);
+    const ms = parseDuration(raw);
+    if (ms === undefined || ms <= 0) {
+      problems.push(`${name} must be a duration such as 90s, 15m, 1h or 30d (or whole seconds), got "${raw}"`);
+      return parseDuration(fallback)!;
+    }
+    return ms;
+  };
+
+  const rate = (name: string, fallback: string): RateLimit => {
+    const raw = read(name, fallback);
+    const limit = parseRate(raw);
+    if (limit === undefined) {
+      problems.push(`${name} must be <count>/<duration> such as 30/1m, got "${raw}"`);
+      return parseRate(fallback)!;
+    }
+    return limit;
+  };
+
+  const urlPath = (name: string, fallback: string): string => {
+    const raw = read(name, fallback);
+    if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(raw)) {
+      problems.push(`${name} must be a path like ${fallback}, got "${raw}"`);
+      return fallback;
+    }
+    return raw;
+  };
+
   const databaseUrl = read('DATABASE_URL', 'sqlite:./data/storefront.db');
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
     problems.push(`DATABASE_URL must be sqlite:<file>, sqlite::memory: or postgres://..., got "${databaseUrl}"`);
@@ -90,12 +183,74 @@ export function loadConfig(env: Env = process.env): Config {
     defaultLanguage: oneOf('DEFAULT_LANGUAGE', 'et', LANGUAGES),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     storeCacheTtlMs: integer('STORE_CACHE_TTL_MS', 1000, 0, 60_000),
+    trustProxy: oneOf('TRUST_PROXY', 'false', ['true', 'false']) === 'true',
+    mail: {
+      smtpUrl: optional('SMTP_URL'),
+      from: read('MAIL_FROM', 'Raamatupood <no-reply@localhost>'),
+      replyTo: optional('MAIL_REPLY_TO'),
+      dir: read('MAIL_DIR', './data/mail'),
+      backofficeEmails: list('BACKOFFICE_EMAILS'),
+    },
+    jobs: {
+      worker: oneOf('WORKER', 'inline', ['inline', 'off'] as const),
+      pollIntervalMs: integer('JOB_POLL_INTERVAL_MS', 1000, 10, 600_000),
+      maxAttempts: integer('JOB_MAX_ATTEMPTS', 8, 1, 100),
+    },
+    accounts: {
+      accessTokenTtlMs: duration('ACCESS_TOKEN_TTL', '30d'),
+      verificationTokenTtlMs: duration('VERIFICATION_TOKEN_TTL', '7d'),
+      resetTokenTtlMs: duration('RESET_TOKEN_TTL', '1h'),
+      verifyEmailPath: urlPath('VERIFY_EMAIL_PATH', '/verify-email'),
+      setNewPasswordPath: urlPath('SET_NEW_PASSWORD_PATH', '/set-new-password'),
+      legacyPasswordSalt: optional('LEGACY_PASSWORD_SALT'),
+    },
+    conversions: {
+      url: optional('CONVERSIONS_API_URL'),
+      pixelId: optional('CONVERSIONS_PIXEL_ID'),
+      accessToken: optional('CONVERSIONS_ACCESS_TOKEN'),
+    },
+    rateLimits: {
+      authPerIp: rate('AUTH_RATE_LIMIT_PER_IP', '30/1m'),
+      authPerEmail: rate('AUTH_RATE_LIMIT_PER_EMAIL', '10/15m'),
+    },
   };
+  if (config.conversions.url !== undefined && !isHttpUrl(config.conversions.url)) {
+    problems.push(`CONVERSIONS_API_URL must be an http(s) URL, got "${config.conversions.url}"`);
+  }
+  for (const address of config.mail.backofficeEmails) {
+    if (!/^[^\s@]+@[^\s@]+$/.test(address)) problems.push(`BACKOFFICE_EMAILS entries must be email addresses, got "${address}"`);
+  }
   if (config.dataExportPath === '' || config.dataExportPath === config.basePath) {
     problems.push('DATA_EXPORT_PATH must be a path prefix of its own, different from BASE_PATH');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "90s", "15m", "1h", "30d", or whole seconds ("3600"), in milliseconds. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * DURATION_UNITS[match[2] || 's']!;
+}
+
+/** "30/1m": at most 30 in one minute. */
+function parseRate(value: string): RateLimit | undefined {
+  const [count = '', window = ''] = value.split('/', 2);
+  const windowMs = parseDuration(window);
+  if (!/^\d+$/.test(count) || Number(count) < 1 || windowMs === undefined || windowMs <= 0) return undefined;
+  return { max: Number(count), windowMs };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 function isOrigin(value: string): boolean {

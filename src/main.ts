@@ -4,8 +4,10 @@ import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './db/seed.js';
+import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
+import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/wholesale.cli.js';
 import { STORE_USAGE, storeCommand } from './modules/store/store.cli.js';
-import { serve } from './server.js';
+import { serve, work } from './server.js';
 
 const USAGE = `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -14,7 +16,11 @@ commands:
                                       --seed-demo also loads demo data, as npm start does)
   migrate                             bring the database schema up to date
   seed --demo                         load demo data (idempotent)
+  worker                              run background jobs (mails, events) until stopped; any number
+                                      may run beside the API (set WORKER=off on the API to use only these)
+${JOBS_USAGE}
 ${STORE_USAGE}
+${WHOLESALE_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -45,10 +51,24 @@ async function main(argv: string[]): Promise<number> {
         await migrateEmbedded(database);
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database))}`);
       });
+    case 'worker':
+      expectOnly(args, [], 'worker');
+      await work(config);
+      return -1; // keeps running until a signal
     case 'store':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
         await storeCommand(database.db, args, print);
+      });
+    case 'jobs':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await jobsCommand(database.db, args, print);
+      });
+    case 'wholesale':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await wholesaleCommand({ db: database.db, config }, args, print);
       });
     default:
       throw new CliUsageError(`unknown command "${command}"`);

@@ -1,8 +1,11 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './db/seed.js';
+import { createJobRunner } from './worker.js';
 
 export interface ServeOptions {
   /** Load demo data when the database is new (used by `npm start`). */
@@ -21,30 +24,54 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     const report = await seedDemo(database);
     app.log.info(report, 'demo data ready');
   }
+  const jobs = config.jobs.worker === 'inline' ? createJobRunner(database, config, app.log.child({ component: 'worker' })) : undefined;
 
+  onSignal(app.log, async () => {
+    await app.close();
+    await jobs?.stop();
+    await database.close();
+  });
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  jobs?.worker.start();
+  app.log.info(`API docs at ${address}${config.basePath}/docs`);
+}
+
+/** Runs background jobs until SIGTERM or SIGINT, then finishes the job in hand and exits. */
+export async function work(config: Config): Promise<void> {
+  const database = createDatabase(config.databaseUrl);
+  await prepareSchema(database);
+  const log = pino({ level: config.logLevel }).child({ component: 'worker' });
+  const jobs = createJobRunner(database, config, log);
+  onSignal(log, async () => {
+    await jobs.stop();
+    await database.close();
+  });
+  jobs.worker.start();
+  log.info('worker started');
+}
+
+/** On the first SIGTERM or SIGINT: stop cleanly and exit 0; on a second: exit at once. */
+function onSignal(log: FastifyBaseLogger, stop: () => Promise<void>): void {
   let stopping = false;
-  const stop = async (signal: string) => {
+  const handle = async (signal: string) => {
     if (stopping) {
-      app.log.warn({ signal }, 'second signal: exiting at once');
+      log.warn({ signal }, 'second signal: exiting at once');
       process.exit(1);
     }
     stopping = true;
-    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    log.info({ signal }, 'shutting down: finishing work in flight');
     try {
-      await app.close();
-      await database.close();
-      app.log.info('shut down cleanly');
+      await stop();
+      log.info('shut down cleanly');
       process.exit(0);
     } catch (err) {
-      app.log.error({ err }, 'shutdown failed');
+      log.error({ err }, 'shutdown failed');
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
-
-  const address = await app.listen({ port: config.port, host: config.host });
-  app.log.info(`API docs at ${address}${config.basePath}/docs`);
+  process.once('SIGTERM', () => void handle('SIGTERM'));
+  process.once('SIGINT', () => void handle('SIGINT'));
 }
 
 /** The embedded database migrates itself; PostgreSQL is migrated by an operator, explicitly. */

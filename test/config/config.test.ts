@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has working defaults', () => {
-    expect(loadConfig({})).toEqual({
+    expect(loadConfig({})).toMatchObject({
       port: 3000,
       host: '127.0.0.1',
       databaseUrl: 'sqlite:./data/storefront.db',
@@ -14,7 +14,28 @@ describe('configuration', () => {
       defaultLanguage: 'et',
       logLevel: 'info',
       storeCacheTtlMs: 1000,
+      trustProxy: false,
+      mail: { smtpUrl: undefined, dir: './data/mail', backofficeEmails: [] },
+      jobs: { worker: 'inline', pollIntervalMs: 1000, maxAttempts: 8 },
+      accounts: {
+        accessTokenTtlMs: 30 * 86_400_000,
+        verificationTokenTtlMs: 7 * 86_400_000,
+        resetTokenTtlMs: 3_600_000,
+        verifyEmailPath: '/verify-email',
+        setNewPasswordPath: '/set-new-password',
+      },
+      rateLimits: { authPerIp: { max: 30, windowMs: 60_000 }, authPerEmail: { max: 10, windowMs: 900_000 } },
     });
+  });
+
+  it('reads durations and rates in their short forms', () => {
+    const config = loadConfig({ ACCESS_TOKEN_TTL: '3600', RESET_TOKEN_TTL: '15m', AUTH_RATE_LIMIT_PER_IP: '5/10s' });
+    expect(config.accounts.accessTokenTtlMs).toBe(3_600_000);
+    expect(config.accounts.resetTokenTtlMs).toBe(900_000);
+    expect(config.rateLimits.authPerIp).toEqual({ max: 5, windowMs: 10_000 });
+    for (const bad of [{ ACCESS_TOKEN_TTL: '30 days' }, { RESET_TOKEN_TTL: '0' }, { AUTH_RATE_LIMIT_PER_IP: 'lots' }, { AUTH_RATE_LIMIT_PER_EMAIL: '0/1m' }, { WORKER: 'sometimes' }, { CONVERSIONS_API_URL: 'ftp://x' }, { BACKOFFICE_EMAILS: 'office' }]) {
+      expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
+    }
   });
 
   it('reads every variable', () => {

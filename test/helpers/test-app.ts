@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { createJobRunner, type JobRunner } from '../../src/worker.js';
 
 export interface TestApp {
   app: App;
   database: DatabaseHandle;
   config: Config;
+  /** The worker with the real mailer; tests run due jobs with drainJobs() instead of polling. */
+  jobs: JobRunner;
+  drainJobs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -24,9 +31,15 @@ export const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 /** An app on a fresh, migrated database of its own, as every test file gets. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const scratch = await scratchDatabase();
+  // Without SMTP_URL mails go to files: never into the working tree.
+  const mailDir = mkdtempSync(join(tmpdir(), 'storefront-mail-'));
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     STORE_CACHE_TTL_MS: '0',
+    // Suites make many auth calls from one address; the rate-limit tests set their own limits.
+    AUTH_RATE_LIMIT_PER_IP: '100000/1m',
+    AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',
+    MAIL_DIR: mailDir,
     ...options.env,
     DATABASE_URL: scratch.url,
   });
@@ -35,14 +48,19 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await buildApp(config, { database });
   await options.beforeReady?.(app);
   await app.ready();
+  const jobs = createJobRunner(database, config, app.log);
   return {
     app,
     database,
     config,
+    jobs,
+    drainJobs: () => jobs.worker.drain(),
     async close() {
+      await jobs.stop();
       await app.close();
       await database.close();
       await scratch.drop();
+      rmSync(mailDir, { recursive: true, force: true });
     },
   };
 }

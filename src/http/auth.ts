@@ -1,0 +1,62 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { AccountType, Database } from '../db/schema.js';
+import { hashToken, isTokenShaped } from '../infra/tokens.js';
+import { HttpError } from './errors.js';
+
+/** Who a bearer token belongs to: user, client account, store and role. */
+export interface Principal {
+  tokenHash: string;
+  userId: number;
+  clientAccountId: number;
+  clientCode: string;
+  storeCode: string;
+  role: AccountType;
+}
+
+const unauthorized = () =>
+  new HttpError(401, 'auth.unauthorized', {}, { 'WWW-Authenticate': 'Bearer realm="storefront", error="invalid_token"' });
+
+/** The bearer token of the request, or undefined when there is none. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized();
+  return match[1];
+}
+
+/**
+ * Resolves the bearer token to its principal; 401 when missing, unknown, expired or revoked, and
+ * when it was issued for another web store than the one the request is scoped to.
+ */
+export async function authenticate(db: Kysely<Database>, request: FastifyRequest): Promise<Principal> {
+  const token = bearerToken(request);
+  if (token === undefined || !isTokenShaped(token)) throw unauthorized();
+  const tokenHash = hashToken(token);
+  const row = await db
+    .selectFrom('access_token')
+    .innerJoin('client_account', 'client_account.id', 'access_token.client_account_id')
+    .select([
+      'access_token.user_id',
+      'access_token.client_account_id',
+      'access_token.store_code',
+      'access_token.role',
+      'access_token.expires_at',
+      'client_account.code',
+    ])
+    .where('access_token.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row || row.expires_at <= Date.now()) throw unauthorized();
+  if (request.store && request.store.code !== row.store_code) {
+    throw new HttpError(401, 'auth.otherStoreToken', {}, { 'WWW-Authenticate': 'Bearer realm="storefront", error="invalid_token"' });
+  }
+  return {
+    tokenHash,
+    userId: row.user_id,
+    clientAccountId: row.client_account_id,
+    clientCode: row.code,
+    storeCode: row.store_code,
+    role: row.role,
+  };
+}

@@ -1,0 +1,66 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { dictionary } from '@zxcvbn-ts/language-common';
+
+// argon2id with the OWASP minimum (19 MiB, 2 passes, 1 lane). @node-rs/argon2 runs it on libuv's
+// thread pool, so hashing never blocks the event loop.
+// Algorithm is a const enum the compiler cannot inline here (verbatimModuleSyntax): 2 is Argon2id.
+const ARGON2 = { algorithm: 2 as Algorithm, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const LEGACY_PREFIX = 'legacy-sha512$';
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 128;
+
+/** The 10,000 most common passwords, lower-cased (the list is ranked, most common first). */
+const COMMON_PASSWORDS = new Set(dictionary.passwords.slice(0, 10_000).map((word: string) => word.toLowerCase()));
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2);
+}
+
+/** How a password from the previous system is stored until its owner's first login. */
+export function legacyHashValue(sha512Hex: string): string {
+  return `${LEGACY_PREFIX}${sha512Hex.toLowerCase()}`;
+}
+
+export interface PasswordCheck {
+  ok: boolean;
+  /** The stored hash is a legacy or weaker one and should be replaced with a fresh argon2id hash. */
+  rehash: boolean;
+}
+
+// A real hash of a random password, verified when there is no user or no password, so a login
+// for an unknown email does the same work as one for a known email.
+const DUMMY_HASH = hash(`dummy-${Math.random()}`, ARGON2);
+
+/** Checks a password against a stored hash; with no hash it still spends the time and fails. */
+export async function verifyPassword(stored: string | null, password: string, legacySalt: string | undefined): Promise<PasswordCheck> {
+  if (stored === null) {
+    await verify(await DUMMY_HASH, password).catch(() => false);
+    return { ok: false, rehash: false };
+  }
+  if (stored.startsWith(LEGACY_PREFIX)) {
+    // The legacy hash is fast; spend the argon2 time too so the answer's timing tells nothing.
+    await verify(await DUMMY_HASH, password).catch(() => false);
+    if (legacySalt === undefined) return { ok: false, rehash: false };
+    const expected = Buffer.from(stored.slice(LEGACY_PREFIX.length), 'hex');
+    const actual = createHash('sha512').update(`${legacySalt}-${password}-`).digest();
+    const ok = expected.length === actual.length && timingSafeEqual(expected, actual);
+    return { ok, rehash: ok };
+  }
+  const ok = await verify(stored, password).catch(() => false);
+  return { ok, rehash: false };
+}
+
+export type PasswordProblem = 'tooShort' | 'tooLong' | 'common' | 'sameAsEmail';
+
+/** Length 8 to 128, no composition rules; not one of the most common passwords; not the email. */
+export function passwordProblem(password: string, email: string | null): PasswordProblem | undefined {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH) return 'tooShort';
+  if (length > PASSWORD_MAX_LENGTH) return 'tooLong';
+  const lower = password.toLowerCase();
+  if (COMMON_PASSWORDS.has(lower)) return 'common';
+  if (email !== null && lower === email.trim().toLowerCase()) return 'sameAsEmail';
+  return undefined;
+}

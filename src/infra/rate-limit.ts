@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { RateLimit } from '../config.js';
+import type { Database } from '../db/schema.js';
+import { HttpError } from '../http/errors.js';
+
+/**
+ * Counts a hit on `key` in a fixed window and throws a 429 with Retry-After past the limit.
+ * Counters live in the database so the limit holds across API processes; one upsert a hit.
+ */
+export async function consumeRateLimit(db: Kysely<Database>, key: string, limit: RateLimit, now = Date.now()): Promise<void> {
+  const windowStart = now - (now % limit.windowMs);
+  const stored = key.length > 150 ? `${key.slice(0, 80)}#${createHash('sha256').update(key).digest('hex')}` : key;
+  const row = await db
+    .insertInto('rate_limit')
+    .values({ key: stored, window_start: windowStart, hits: 1 })
+    .onConflict((conflict) =>
+      conflict.column('key').doUpdateSet({
+        hits: sql<number>`case when rate_limit.window_start = ${windowStart} then rate_limit.hits + 1 else 1 end`,
+        window_start: windowStart,
+      }),
+    )
+    .returning(['hits'])
+    .executeTakeFirstOrThrow();
+  if (row.hits > limit.max) {
+    const seconds = Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
+    throw new HttpError(429, 'error.tooManyRequests', { seconds }, { 'Retry-After': String(seconds) });
+  }
+}
+
+/** Removes counters of windows that have ended; run periodically. */
+export async function pruneRateLimits(db: Kysely<Database>, olderThan: number): Promise<number> {
+  const result = await db.deleteFrom('rate_limit').where('window_start', '<', olderThan).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

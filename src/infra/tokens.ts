@@ -1,0 +1,17 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** SHA-256 hex of a token: what is stored and looked up; the token itself never is. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** A new opaque token (32 random bytes, base64url) and its hash. */
+export function newToken(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token) };
+}
+
+/** Only strings shaped like our tokens are worth a database look-up. */
+export function isTokenShaped(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
+}

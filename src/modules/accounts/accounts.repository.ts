@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { AccountType, AppUserTable, ClientAccountTable, CompanyTable, Database } from '../../db/schema.js';
+
+export type Db = Kysely<Database> | Transaction<Database>;
+export type UserRow = Selectable<AppUserTable>;
+export type ClientAccountRow = Selectable<ClientAccountTable>;
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('app_user').selectAll().where('email', '=', normaliseEmail(email)).executeTakeFirst();
+}
+
+export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertUser(
+  db: Db,
+  user: Omit<Insertable<AppUserTable>, 'created_at' | 'updated_at' | 'email_verified' | 'newsletter'> & { newsletter?: boolean },
+  now: number,
+): Promise<number> {
+  const row = await db
+    .insertInto('app_user')
+    .values({ ...user, email: normaliseEmail(user.email), email_verified: false, newsletter: user.newsletter ?? false, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at'>, now: number) {
+  return db.updateTable('app_user').set({ ...changes, updated_at: now }).where('id', '=', id).executeTakeFirst();
+}
+
+export function accountsOfUser(db: Db, userId: number): Promise<ClientAccountRow[]> {
+  return db.selectFrom('client_account').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+}
+
+export function findAccount(db: Db, id: number): Promise<ClientAccountRow | undefined> {
+  return db.selectFrom('client_account').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+const ROLE_OF_TYPE: Record<AccountType, string> = {
+  SIMPLE: 'customer',
+  BUSINESS: 'company_master',
+  WHOLESALE: 'wholesale_master',
+};
+
+/** Creates a client account; its public code is W followed by the zero-padded id. */
+export async function createClientAccount(
+  db: Db,
+  account: { userId: number; storeCode: string; type: AccountType; companyId?: number },
+  now: number,
+): Promise<ClientAccountRow> {
+  const inserted = await db
+    .insertInto('client_account')
+    .values({
+      code: `PENDING-${randomBytes(6).toString('hex')}`,
+      user_id: account.userId,
+      store_code: account.storeCode,
+      type: account.type,
+      company_id: account.companyId ?? null,
+      role: ROLE_OF_TYPE[account.type],
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const id = Number(inserted.id);
+  const code = `W${String(id).padStart(8, '0')}`;
+  await db.updateTable('client_account').set({ code }).where('id', '=', id).execute();
+  return (await findAccount(db, id))!;
+}
+
+export async function insertCompany(db: Db, company: Omit<Insertable<CompanyTable>, 'created_at'>, now: number): Promise<number> {
+  const row = await db.insertInto('company').values({ ...company, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export function findCompany(db: Db, id: number) {
+  return db.selectFrom('company').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertAccessToken(
+  db: Db,
+  token: { hash: string; userId: number; clientAccountId: number; storeCode: string; role: AccountType; expiresAt: number },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('access_token')
+    .values({
+      token_hash: token.hash,
+      user_id: token.userId,
+      client_account_id: token.clientAccountId,
+      store_code: token.storeCode,
+      role: token.role,
+      created_at: now,
+      expires_at: token.expiresAt,
+    })
+    .execute();
+}
+
+export async function revokeToken(db: Db, tokenHash: string): Promise<void> {
+  await db.deleteFrom('access_token').where('token_hash', '=', tokenHash).execute();
+}
+
+export async function revokeAllTokensOfUser(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('access_token').where('user_id', '=', userId).execute();
+}
+
+/** True for PostgreSQL's and SQLite's unique-constraint violations. */
+export function isUniqueViolation(error: unknown): boolean {
+  const err = error as { code?: string; message?: string };
+  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(err?.message ?? '');
+}

@@ -1,0 +1,216 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app.js';
+import { authenticate } from '../../http/auth.js';
+import { requestStore } from '../../http/request-context.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
+import {
+  AccessTokenPayload,
+  BusinessRegistrationForm,
+  Empty,
+  LoginForm,
+  Me,
+  MobileRegistrationForm,
+  NewPasswordForm,
+  ResetPasswordForm,
+  ResetTokenQuery,
+  RolesPayload,
+  SwitchStoreForm,
+  TokenPayload,
+  VerificationForm,
+  VerificationMeta,
+  VerificationTokenQuery,
+  VerifiedPayload,
+  WebRegistrationForm,
+  WholesaleRegistrationForm,
+} from './accounts.schemas.js';
+import { assertResetToken, requestPasswordReset, setNewPassword } from './password-reset.service.js';
+import { registerBusiness, registerSimple, registerWholesale } from './registration.service.js';
+import { describePrincipal, login, switchWebStore } from './session.service.js';
+import { assertVerificationToken, verificationMeta, verifyEmail } from './verification.service.js';
+
+const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
+const tags = ['auth'];
+
+/** The spec's account endpoints, plus logout and /user/me so a client can check its token. */
+export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
+  const { db, config } = { db: deps.database.db, config: deps.config };
+  const accounts = { db, config };
+
+  // Counted before validation, so malformed guesses count too.
+  const limitPerIp = async (request: FastifyRequest) => {
+    await consumeRateLimit(db, `auth:ip:${request.ip}`, config.rateLimits.authPerIp);
+  };
+  const context = (request: FastifyRequest) => ({ store: requestStore(request), language: request.language, now: request.actionTime });
+  const emailOf = (body: unknown) => (body as { email?: unknown; contact?: { email?: unknown } } | null);
+  const limitPerEmail = async (request: FastifyRequest) => {
+    const body = emailOf(request.body);
+    const email = body?.email ?? body?.contact?.email;
+    if (typeof email === 'string') {
+      await consumeRateLimit(db, `register:email:${email.trim().toLowerCase()}`, config.rateLimits.authPerEmail);
+    }
+  };
+  const registration = { preValidation: limitPerIp, preHandler: limitPerEmail };
+
+  app.post(
+    '/auth/register',
+    {
+      ...registration,
+      schema: { tags, summary: 'Register a retail customer (mobile scenario: only the email is required)', headers: StoreRequestHeaders, body: MobileRegistrationForm, response: { 200: success(MobileRegistrationForm), ...formErrors } },
+    },
+    async (request) => {
+      await registerSimple(accounts, context(request), request.body);
+      return request.body;
+    },
+  );
+
+  app.post(
+    '/auth/register-simple',
+    {
+      ...registration,
+      schema: { tags, summary: 'Register a retail customer (web scenario: names required)', headers: StoreRequestHeaders, body: WebRegistrationForm, response: { 200: success(WebRegistrationForm), ...formErrors } },
+    },
+    async (request) => {
+      await registerSimple(accounts, context(request), request.body);
+      return request.body;
+    },
+  );
+
+  app.post(
+    '/auth/register-business',
+    {
+      ...registration,
+      schema: { tags, summary: 'Register a business customer: company and business account in this store', headers: StoreRequestHeaders, body: BusinessRegistrationForm, response: { 200: success(BusinessRegistrationForm), ...formErrors } },
+    },
+    async (request) => {
+      await registerBusiness(accounts, context(request), request.body);
+      return request.body;
+    },
+  );
+
+  app.post(
+    '/auth/register-wholesale',
+    {
+      ...registration,
+      schema: { tags, summary: 'Apply to become a wholesale customer (approved by the back office)', headers: StoreRequestHeaders, body: WholesaleRegistrationForm, response: { 200: success(WholesaleRegistrationForm), ...formErrors } },
+    },
+    async (request) => {
+      await registerWholesale(accounts, context(request), request.body);
+      return request.body;
+    },
+  );
+
+  const explicitStore = (request: FastifyRequest) => (request.headers.store === undefined ? undefined : requestStore(request).code);
+  const rawQuery = (request: FastifyRequest, name: string) => (request.query as Record<string, unknown>)[name];
+
+  app.get(
+    '/auth/verify-email-meta',
+    {
+      preValidation: limitPerIp,
+      schema: { tags, summary: 'What the verification page shows about the user', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, response: { 200: success(VerificationMeta), ...errors(...storeRouteErrors, 429) } },
+    },
+    async (request) => verificationMeta(accounts, request.query.verificationToken, explicitStore(request), request.actionTime),
+  );
+
+  app.post(
+    '/auth/verify-email',
+    {
+      preValidation: [
+        limitPerIp,
+        async (request) => {
+          const token = rawQuery(request, 'verificationToken');
+          if (typeof token === 'string') await assertVerificationToken(accounts, token, explicitStore(request), request.actionTime);
+        },
+      ],
+      schema: { tags, summary: 'Confirm the email, set the password and log in', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, body: VerificationForm, response: { 200: success(VerifiedPayload), ...formErrors } },
+    },
+    async (request) =>
+      verifyEmail(accounts, {
+        token: request.query.verificationToken,
+        storeCode: explicitStore(request),
+        form: request.body,
+        language: request.language,
+        actionTime: request.actionTime,
+      }),
+  );
+
+  app.post(
+    '/auth/reset-password',
+    {
+      preValidation: limitPerIp,
+      schema: { tags, summary: 'Mail a password reset link (the answer never tells whether the email exists)', headers: StoreRequestHeaders, body: ResetPasswordForm, response: { 200: success(Empty), ...formErrors } },
+    },
+    async (request) => {
+      await requestPasswordReset(accounts, context(request), request.body.email);
+      return {};
+    },
+  );
+
+  app.post(
+    '/auth/set-new-password',
+    {
+      preValidation: [
+        limitPerIp,
+        async (request) => {
+          const token = rawQuery(request, 'passwordResetToken');
+          if (typeof token === 'string') await assertResetToken(accounts, token, request.actionTime);
+        },
+      ],
+      schema: { tags, summary: 'Set a new password with the token from the reset mail; ends every session', headers: StoreRequestHeaders, querystring: ResetTokenQuery, body: NewPasswordForm, response: { 200: success(Empty), ...formErrors } },
+    },
+    async (request) => {
+      await setNewPassword(accounts, request.query.passwordResetToken, request.body, request.language, request.actionTime);
+      return {};
+    },
+  );
+
+  app.post(
+    '/auth/login',
+    {
+      preValidation: limitPerIp,
+      schema: {
+        tags,
+        summary: 'Log in; with several account types and no role given, answers the roles to choose from',
+        headers: StoreRequestHeaders,
+        body: LoginForm,
+        response: { 200: success(Type.Union([TokenPayload, RolesPayload])), ...formErrors },
+      },
+    },
+    async (request) => login(accounts, request.body, request.language, request.actionTime),
+  );
+
+  const bearerErrors = errors(...storeRouteErrors, 401);
+
+  app.post(
+    '/auth/switch-web-store',
+    {
+      schema: { tags, summary: "Re-issue a retail customer's token for the other web store", headers: StoreRequestHeaders, body: SwitchStoreForm, security: [{ bearer: [] }], response: { 200: success(AccessTokenPayload), ...bearerErrors, ...errors(413, 415, 422) } },
+    },
+    async (request) => {
+      const principal = await authenticate(db, request);
+      return switchWebStore(accounts, principal, request.body.webStoreNavCode, request.language, request.actionTime);
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      schema: { tags, summary: 'Revoke the presented token', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Empty), ...bearerErrors } },
+    },
+    async (request) => {
+      const principal = await authenticate(db, request);
+      await db.deleteFrom('access_token').where('token_hash', '=', principal.tokenHash).execute();
+      return {};
+    },
+  );
+
+  app.get(
+    '/user/me',
+    {
+      schema: { tags: ['user'], summary: 'Who the token belongs to: user, client account, store and role', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Me), ...bearerErrors } },
+    },
+    async (request) => describePrincipal(accounts, await authenticate(db, request)),
+  );
+};

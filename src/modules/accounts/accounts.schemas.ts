@@ -1,0 +1,118 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+// Forms of the account endpoints. Every field has a length limit; a success response is the
+// accepted form without secrets.
+
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address' });
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Phone = Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{4,24}$', maxLength: 30, description: 'Phone number, digits with an optional leading +' });
+const Password = Type.String({ maxLength: 1000, description: '8 to 128 characters; not a common password; not the email' });
+export const ACCOUNT_TYPES = ['SIMPLE', 'BUSINESS', 'WHOLESALE'] as const;
+const Role = Type.Union(ACCOUNT_TYPES.map((type) => Type.Literal(type)), { description: 'Account type to act as' });
+
+const simpleFields = {
+  email: Email,
+  phone: Type.Optional(Phone),
+  birthday: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
+  gender: Type.Optional(Type.Union([Type.Literal('MALE'), Type.Literal('FEMALE'), Type.Literal('OTHER')])),
+  newsletter: Type.Optional(Type.Boolean()),
+};
+
+/** Mobile scenario: only the email is required. */
+export const MobileRegistrationForm = Type.Object({ ...simpleFields, firstName: Type.Optional(Name), lastName: Type.Optional(Name) });
+/** Web scenario: first and last name are required too. */
+export const WebRegistrationForm = Type.Object({ ...simpleFields, firstName: Name, lastName: Name });
+export type SimpleRegistrationForm = Static<typeof MobileRegistrationForm>;
+
+const Address = Type.Object({
+  street: Type.String({ minLength: 1, maxLength: 200 }),
+  city: Type.String({ minLength: 1, maxLength: 100 }),
+  postcode: Type.String({ minLength: 1, maxLength: 20 }),
+  countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+});
+
+const ContactPerson = Type.Object({ firstName: Name, lastName: Name, email: Email, phone: Phone });
+
+const businessFields = {
+  companyName: Type.String({ minLength: 1, maxLength: 200 }),
+  registryCode: Type.String({ pattern: '^[A-Za-z0-9-]{2,40}$', description: 'Commercial registry code' }),
+  vatNumber: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}[A-Za-z0-9]{2,38}$', description: 'VAT number, e.g. EE100000000' })),
+  address: Address,
+  contact: ContactPerson,
+};
+
+export const BusinessRegistrationForm = Type.Object(businessFields);
+export type BusinessRegistrationForm = Static<typeof BusinessRegistrationForm>;
+
+export const WholesaleRegistrationForm = Type.Object({
+  ...businessFields,
+  expectedYearlyTurnover: Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Expected yearly purchases, euros' }),
+  message: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+export type WholesaleRegistrationForm = Static<typeof WholesaleRegistrationForm>;
+
+export const VerificationTokenQuery = Type.Object({
+  verificationToken: Type.String({ minLength: 1, maxLength: 200 }),
+});
+export const ResetTokenQuery = Type.Object({
+  passwordResetToken: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const VerificationForm = Type.Object({
+  password: Password,
+  passwordRepeat: Password,
+  termsAccepted: Type.Boolean({ description: 'Must be true' }),
+  newsletter: Type.Optional(Type.Boolean()),
+});
+export type VerificationForm = Static<typeof VerificationForm>;
+
+export const NewPasswordForm = Type.Object({ password: Password, passwordRepeat: Password });
+export type NewPasswordForm = Static<typeof NewPasswordForm>;
+
+export const ResetPasswordForm = Type.Object({ email: Email });
+
+export const LoginForm = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1000 }),
+  web_store_nav_code: Type.String({ maxLength: 16, description: 'Store code: WEB or WEB2' }),
+  role: Type.Optional(Role),
+});
+export type LoginForm = Static<typeof LoginForm>;
+
+export const SwitchStoreForm = Type.Object({ webStoreNavCode: Type.String({ maxLength: 16, description: 'Target store code' }) });
+
+export const Basket = Type.Object(
+  {
+    items: Type.Array(Type.Unknown()),
+    itemCount: Type.Integer(),
+    total: Type.Number(),
+    currency: Type.String(),
+  },
+  { description: "The client's basket in this store" },
+);
+
+export const TokenPayload = Type.Object({ accessToken: Type.String(), basket: Basket });
+export const RolesPayload = Type.Object({ roles: Type.Array(Role) });
+export const VerifiedPayload = Type.Object({ accessToken: Type.String(), webStoreNavCode: Type.String() });
+export const AccessTokenPayload = Type.Object({ accessToken: Type.String() });
+export const Empty = Type.Object({}, { description: 'Empty JSON object' });
+
+export const VerificationMeta = Type.Object({
+  email: Type.String(),
+  firstName: Type.Union([Type.String(), Type.Null()]),
+  lastName: Type.Union([Type.String(), Type.Null()]),
+  webStoreNavCode: Type.String(),
+  accountType: Role,
+  companyName: Type.Union([Type.String(), Type.Null()]),
+  hasPassword: Type.Boolean({ description: 'Whether the user already has a password (e.g. from another store)' }),
+});
+
+export const Me = Type.Object({
+  email: Type.String(),
+  firstName: Type.Union([Type.String(), Type.Null()]),
+  lastName: Type.Union([Type.String(), Type.Null()]),
+  clientCode: Type.String(),
+  webStoreNavCode: Type.String(),
+  role: Role,
+  roles: Type.Array(Role, { description: 'Account types the user holds in this store' }),
+});

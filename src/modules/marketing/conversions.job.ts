@@ -1,0 +1,51 @@
+import type { ConversionsConfig } from '../../config.js';
+import type { JobHandler } from '../../infra/jobs/worker.js';
+
+export const COMPLETE_REGISTRATION_JOB = 'marketing.complete-registration';
+
+export type CompleteRegistrationEvent = {
+  /** The verification request's action-time (Unix seconds). */
+  eventTime: number;
+  storeCode: string;
+  /** SHA-256 hex of the trimmed, lower-cased email. */
+  emailSha256: string;
+};
+
+const TIMEOUT_MS = 10_000;
+
+/**
+ * Sends a "CompleteRegistration" event to a Conversions-API-compatible endpoint:
+ * POST <CONVERSIONS_API_URL>/<pixel id>/events. Without configuration the job ends as skipped.
+ * A non-2xx answer fails the attempt, so the worker retries it with backoff.
+ */
+export function completeRegistrationHandler(config: ConversionsConfig): JobHandler {
+  return async (event: CompleteRegistrationEvent, { log }) => {
+    if (config.url === undefined || config.pixelId === undefined || config.accessToken === undefined) {
+      log.info({ job: COMPLETE_REGISTRATION_JOB }, 'conversions API not configured: event skipped');
+      return 'skipped';
+    }
+    const url = `${config.url.replace(/\/+$/, '')}/${encodeURIComponent(config.pixelId)}/events`;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      body: JSON.stringify({
+        access_token: config.accessToken,
+        data: [
+          {
+            event_name: 'CompleteRegistration',
+            event_time: event.eventTime,
+            action_source: 'website',
+            user_data: { em: [event.emailSha256] },
+            custom_data: { web_store: event.storeCode },
+          },
+        ],
+      }),
+    });
+    if (!response.ok) {
+      const detail = (await response.text().catch(() => '')).slice(0, 300);
+      throw new Error(`conversions API answered ${response.status}: ${detail}`);
+    }
+    return 'sent';
+  };
+}
