@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app.js';
 import { authenticate } from '../../http/auth.js';
+import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
@@ -120,8 +121,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       preValidation: [
         limitPerIp,
         async (request) => {
+          // Fastify validates the body before the query, so the token is checked here first.
           const token = rawQuery(request, 'verificationToken');
-          if (typeof token === 'string') await assertVerificationToken(accounts, token, explicitStore(request), request.actionTime);
+          if (typeof token !== 'string') throw new HttpError(400, 'auth.badVerificationToken');
+          await assertVerificationToken(accounts, token, explicitStore(request), request.actionTime);
         },
       ],
       schema: { tags, summary: 'Confirm the email, set the password and log in', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, body: VerificationForm, response: { 200: success(VerifiedPayload), ...formErrors } },
@@ -155,7 +158,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
         limitPerIp,
         async (request) => {
           const token = rawQuery(request, 'passwordResetToken');
-          if (typeof token === 'string') await assertResetToken(accounts, token, request.actionTime);
+          if (typeof token !== 'string') throw new HttpError(400, 'auth.badResetToken');
+          await assertResetToken(accounts, token, request.actionTime);
         },
       ],
       schema: { tags, summary: 'Set a new password with the token from the reset mail; ends every session', headers: StoreRequestHeaders, querystring: ResetTokenQuery, body: NewPasswordForm, response: { 200: success(Empty), ...formErrors } },

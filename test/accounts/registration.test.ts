@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BACKOFFICE,
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  login,
+  mailsTo,
+  mailTo,
+  register,
+  registerVerified,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
+import { expectFieldErrors } from '../helpers/http.js';
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+const count = async (table: 'app_user' | 'client_account' | 'company', email?: string) => {
+  let query = t.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'));
+  if (email && table === 'app_user') query = query.where('email', '=', email);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+};
+
+const accountsOf = (email: string) =>
+  t.database.db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select(['client_account.store_code', 'client_account.type', 'client_account.code'])
+    .where('app_user.email', '=', email)
+    .orderBy('client_account.id')
+    .execute();
+
+describe('POST /auth/register and /auth/register-simple', () => {
+  it('creates the user and a simple account in the store and mails a verification link to the front-end', async () => {
+    const email = uniqueEmail();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/auth/register',
+      headers: { store: 'WEB2', 'x-app-language': 'en' },
+      payload: { email, phone: '+372 5555 1234', birthday: '1990-05-17', gender: 'FEMALE', newsletter: true },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({ email, phone: '+372 5555 1234', birthday: '1990-05-17', gender: 'FEMALE', newsletter: true });
+    const accounts = await accountsOf(email);
+    expect(accounts).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', code: expect.stringMatching(/^W\d{8}$/) }]);
+
+    const mail = await mailTo(t, email);
+    expect(mail.subject).toBe('Confirm your email address – Outlet');
+    expect(mail.text).toMatch(/^Hello user\./);
+    expect(mail.text).toMatch(/http:\/\/localhost:5174\/verify-email\?verificationToken=[A-Za-z0-9_-]{43}/);
+    expect(mail.html).toContain('href="http://localhost:5174/verify-email?verificationToken=');
+    expect(mail.from?.text).toContain('no-reply@localhost');
+  });
+
+  it('answers in the language of the request', async () => {
+    const email = uniqueEmail();
+    await t.app.inject({ method: 'POST', url: '/auth/register', headers: { 'x-app-language': 'ru' }, payload: { email } });
+    expect((await mailTo(t, email)).subject).toBe('Подтвердите адрес электронной почты – Main store');
+    const estonian = uniqueEmail();
+    await register(t, estonian);
+    expect((await mailTo(t, estonian)).subject).toBe('Kinnitage oma e-posti aadress – Main store');
+  });
+
+  it('requires first and last name in the web scenario only', async () => {
+    const email = uniqueEmail();
+    const web = await t.app.inject({ method: 'POST', url: '/auth/register-simple', payload: { email } });
+    expect(expectFieldErrors(web).sort()).toEqual(['firstName', 'lastName']);
+    const mobile = await t.app.inject({ method: 'POST', url: '/auth/register', payload: { email } });
+    expect(mobile.statusCode).toBe(200);
+  });
+
+  it('refuses a birthday in the future or before 1900 and writes nothing', async () => {
+    const before = await count('app_user');
+    for (const birthday of ['2999-01-01', '1899-12-31']) {
+      const response = await t.app.inject({ method: 'POST', url: '/auth/register', payload: { email: uniqueEmail(), birthday } });
+      expect(expectFieldErrors(response)).toEqual(['birthday']);
+    }
+    expect(await count('app_user')).toBe(before);
+  });
+
+  it('stores the email lower-cased, so case does not make a second user', async () => {
+    const email = uniqueEmail();
+    await register(t, email.toUpperCase());
+    await register(t, email);
+    expect(await count('app_user', email)).toBe(1);
+  });
+});
+
+describe('the state table of registration', () => {
+  it('registered, not activated: registering again sends the verification mail again, and the newest link works', async () => {
+    const email = uniqueEmail();
+    await register(t, email);
+    const first = tokenFromMail(await mailTo(t, email), 'verificationToken');
+    await register(t, email);
+    await t.drainJobs();
+    const mails = mailsTo(t, email);
+    expect(mails).toHaveLength(2);
+    const second = tokenFromMail(mails[1]!, 'verificationToken');
+    expect(second).not.toBe(first);
+    expect((await verify(t, second)).statusCode).toBe(200);
+    expect(await accountsOf(email)).toHaveLength(1);
+  });
+
+  it('user with a simple account in the same store: success, unchanged, no new mail', async () => {
+    const email = uniqueEmail();
+    await registerVerified(t, email);
+    const mailsBefore = mailsTo(t, email).length;
+    const response = await register(t, email);
+    expect(response.statusCode).toBe(200);
+    await t.drainJobs();
+    expect(mailsTo(t, email)).toHaveLength(mailsBefore);
+    expect(await accountsOf(email)).toHaveLength(1);
+  });
+
+  it('user with a simple account in the other store: unchanged, told to log in with those credentials', async () => {
+    const email = uniqueEmail();
+    await registerVerified(t, email, 'WEB');
+    const response = await register(t, email, 'WEB2');
+    expect(response.statusCode).toBe(200);
+    const mail = await mailTo(t, email, /konto/);
+    expect(mail.subject).toBe('Teil on juba konto – Outlet');
+    expect(mail.text).toContain('Main store');
+    expect(mail.text).not.toContain('verificationToken');
+    expect(await accountsOf(email)).toEqual([expect.objectContaining({ store_code: 'WEB' })]);
+  });
+
+  it('user without a simple account: the simple account is created and a verification mail sent', async () => {
+    const email = uniqueEmail('company');
+    await registerBusiness(email);
+    const businessToken = tokenFromMail(await mailTo(t, email), 'verificationToken');
+    expect((await verify(t, businessToken)).statusCode).toBe(200);
+
+    expect((await register(t, email)).statusCode).toBe(200);
+    await t.drainJobs();
+    const latest = mailsTo(t, email).at(-1)!;
+    const token = tokenFromMail(latest, 'verificationToken');
+    expect((await accountsOf(email)).map((a) => a.type)).toEqual(['BUSINESS', 'SIMPLE']);
+    const verified = await verify(t, token);
+    expect(verified.statusCode).toBe(200);
+    expect((await login(t, email)).json()).toEqual({ roles: ['SIMPLE', 'BUSINESS'] });
+  });
+
+  it('gives the same answer whether or not the email was known', async () => {
+    const known = uniqueEmail();
+    await registerVerified(t, known);
+    const fresh = uniqueEmail();
+    const payload = (email: string) => ({ email, firstName: 'Mari', lastName: 'Maasikas' });
+    const a = await t.app.inject({ method: 'POST', url: '/auth/register-simple', payload: payload(known) });
+    const b = await t.app.inject({ method: 'POST', url: '/auth/register-simple', payload: payload(fresh) });
+    expect(a.statusCode).toBe(b.statusCode);
+    expect({ ...a.json(), email: 'x' }).toEqual({ ...b.json(), email: 'x' });
+  });
+
+  it('concurrent registrations of one email make one user with one account', async () => {
+    const email = uniqueEmail('race');
+    const responses = await Promise.all(Array.from({ length: 8 }, () => register(t, email)));
+    for (const response of responses) expect(response.statusCode, response.body).toBe(200);
+    expect(await count('app_user', email)).toBe(1);
+    expect(await accountsOf(email)).toHaveLength(1);
+  });
+});
+
+function businessForm(email: string) {
+  return {
+    companyName: 'Raamatukoi OÜ',
+    registryCode: '12345678',
+    vatNumber: 'EE100000001',
+    address: { street: 'Pikk 1', city: 'Tallinn', postcode: '10123', countryCode: 'EE' },
+    contact: { firstName: 'Juku', lastName: 'Tamm', email, phone: '+3725551234' },
+  };
+}
+
+function registerBusiness(email: string, store = 'WEB') {
+  return t.app.inject({ method: 'POST', url: '/auth/register-business', headers: { store }, payload: businessForm(email) });
+}
+
+describe('POST /auth/register-business', () => {
+  it('creates the company and a business account, mails the contact and the back office', async () => {
+    const email = uniqueEmail('biz');
+    const companies = await count('company');
+    const response = await registerBusiness(email);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual(businessForm(email));
+    expect(await count('company')).toBe(companies + 1);
+    expect(await accountsOf(email)).toEqual([expect.objectContaining({ store_code: 'WEB', type: 'BUSINESS' })]);
+
+    const verification = await mailTo(t, email);
+    expect(verification.subject).toContain('Kinnitage');
+    const office = await t.smtp.waitFor((mail) => (mail.text ?? '').includes(email) && mail.to !== undefined, 5000);
+    expect(mailsTo(t, BACKOFFICE)).toContain(office);
+    expect(office.subject).toBe('New business registration: Raamatukoi OÜ (WEB)');
+
+    const verified = await verify(t, tokenFromMail(verification, 'verificationToken'));
+    expect(verified.json().webStoreNavCode).toBe('WEB');
+    const loggedIn = await login(t, email, GOOD_PASSWORD);
+    expect(loggedIn.json().accessToken).toEqual(expect.any(String));
+  });
+
+  it('refuses an incomplete form with every field named, and writes nothing', async () => {
+    const companies = await count('company');
+    const form = businessForm('not-an-email') as Record<string, unknown>;
+    delete form.companyName;
+    (form.address as Record<string, unknown>).countryCode = 'Estonia';
+    const fields = expectFieldErrors(await t.app.inject({ method: 'POST', url: '/auth/register-business', payload: form }));
+    expect(fields.sort()).toEqual(['address.countryCode', 'companyName', 'contact.email']);
+    expect(await count('company')).toBe(companies);
+  });
+});
