@@ -1,10 +1,12 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import { CliUsageError } from './cli/usage.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './db/seed.js';
 import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
+import { importUsers } from './modules/accounts/users-import.js';
 import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/wholesale.cli.js';
 import { STORE_USAGE, storeCommand } from './modules/store/store.cli.js';
 import { serve, work } from './server.js';
@@ -16,6 +18,8 @@ commands:
                                       --seed-demo also loads demo data, as npm start does)
   migrate                             bring the database schema up to date
   seed --demo                         load demo data (idempotent)
+  import users <file.ndjson>          import users of the previous system (see docs/import.md);
+                                      a bad line is reported by number and skipped
   worker                              run background jobs (mails, events) until stopped; any number
                                       may run beside the API (set WORKER=off on the API to use only these)
 ${JOBS_USAGE}
@@ -65,6 +69,19 @@ async function main(argv: string[]): Promise<number> {
         await migrateEmbedded(database);
         await jobsCommand(database.db, args, print);
       });
+    case 'import': {
+      const [kind, file, ...rest] = args;
+      if (kind !== 'users' || file === undefined || rest.length > 0) throw new CliUsageError('import users <file.ndjson>');
+      if (!existsSync(file)) throw new CliUsageError(`no such file: ${file}`);
+      let failed = 0;
+      await withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const summary = await importUsers({ db: database.db, config }, file, (line) => process.stderr.write(`${line}\n`));
+        failed = summary.errors;
+        print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
+      });
+      return failed > 0 ? 1 : 0;
+    }
     case 'wholesale':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);

@@ -1,0 +1,105 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { Config } from '../../config.js';
+import type { ImportSummary } from '../../cli/ndjson-import.js';
+import { importNdjson } from '../../cli/ndjson-import.js';
+import { legacyHashValue } from '../../infra/passwords.js';
+import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser } from './accounts.repository.js';
+import type { AccountsDeps } from './registration.service.js';
+
+/** One line of `import users`: a user of the previous system and one of its client accounts. */
+export const ImportedUser = Type.Object(
+  {
+    email: Type.String({ maxLength: 254 }),
+    firstName: Type.Optional(Type.String({ maxLength: 100 })),
+    lastName: Type.Optional(Type.String({ maxLength: 100 })),
+    phone: Type.Optional(Type.String({ maxLength: 30 })),
+    store: Type.Union([Type.Literal('WEB'), Type.Literal('WEB2')]),
+    accountType: Type.Union([Type.Literal('SIMPLE'), Type.Literal('BUSINESS'), Type.Literal('WHOLESALE')]),
+    activated: Type.Boolean(),
+    /** SHA-512 hex of `salt + "-" + password + "-"` (LEGACY_PASSWORD_SALT). */
+    legacyPasswordHash: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{128}$' })),
+    company: Type.Optional(
+      Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        registryCode: Type.String({ minLength: 1, maxLength: 40 }),
+        vatNumber: Type.Optional(Type.String({ maxLength: 40 })),
+        street: Type.String({ maxLength: 200 }),
+        city: Type.String({ maxLength: 100 }),
+        postcode: Type.String({ maxLength: 20 }),
+        countryCode: Type.String({ pattern: '^[A-Z]{2}$' }),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+type ImportedUser = Static<typeof ImportedUser>;
+
+const check = TypeCompiler.Compile(ImportedUser);
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function parse(value: unknown): { record: ImportedUser } | { error: string } {
+  if (!check.Check(value)) {
+    const first = check.Errors(value).First();
+    return { error: `${first?.path || '(line)'}: ${first?.message ?? 'invalid'}` };
+  }
+  if (!EMAIL.test(value.email)) return { error: '/email: not an email address' };
+  if (value.accountType !== 'SIMPLE' && value.company === undefined) return { error: `/company: required for ${value.accountType}` };
+  if (value.accountType === 'WHOLESALE' && value.store === 'WEB2') return { error: '/store: wholesale accounts belong to WEB' };
+  return { record: value };
+}
+
+/**
+ * Imports users line by line. Idempotent: a user that exists keeps its password and data, and only
+ * a client account it lacks is added; importing the same file twice changes nothing.
+ */
+export async function importUsers(deps: AccountsDeps & { config: Config }, file: string, report: (line: string) => void): Promise<ImportSummary> {
+  return importNdjson(
+    file,
+    {
+      parse,
+      apply: (record) =>
+        deps.db.transaction().execute(async (trx) => {
+          const now = Date.now();
+          const existing = await findUserByEmail(trx, record.email);
+          const userId =
+            existing?.id ??
+            (await insertUser(
+              trx,
+              {
+                email: record.email,
+                first_name: record.firstName ?? null,
+                last_name: record.lastName ?? null,
+                phone: record.phone ?? null,
+                password_hash: record.legacyPasswordHash ? legacyHashValue(record.legacyPasswordHash) : null,
+                language: 'et',
+              },
+              now,
+            ));
+          if (!existing && record.activated) {
+            await trx.updateTable('app_user').set({ email_verified: true, activated_at: now }).where('id', '=', userId).execute();
+          }
+          const accounts = await accountsOfUser(trx, userId);
+          if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
+          const companyId = record.company
+            ? await insertCompany(
+                trx,
+                {
+                  name: record.company.name,
+                  registry_code: record.company.registryCode,
+                  vat_number: record.company.vatNumber ?? null,
+                  street: record.company.street,
+                  city: record.company.city,
+                  postcode: record.company.postcode,
+                  country_code: record.company.countryCode,
+                },
+                now,
+              )
+            : undefined;
+          await createClientAccount(trx, { userId, storeCode: record.store, type: record.accountType, companyId }, now);
+          return existing ? 'account added' : 'created';
+        }),
+    },
+    report,
+  );
+}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importUsers } from '../../src/modules/accounts/users-import.js';
+import { createAccountsTestApp, login, type AccountsTestApp } from '../helpers/accounts.js';
+import { runCli } from '../helpers/cli.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+const SALT = 'old-system-salt';
+const legacy = (password: string) => createHash('sha512').update(`${SALT}-${password}-`).digest('hex');
+const company = { name: 'Firma OÜ', registryCode: '10000001', street: 'Rüütli 2', city: 'Tartu', postcode: '51007', countryCode: 'EE' };
+
+let t: AccountsTestApp;
+let dir: string;
+beforeAll(async () => {
+  t = await createAccountsTestApp({ env: { LEGACY_PASSWORD_SALT: SALT } });
+  dir = mkdtempSync(join(tmpdir(), 'storefront-import-'));
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function file(name: string, lines: unknown[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
+  return path;
+}
+
+const users = () => t.database.db.selectFrom('app_user').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+
+describe('import users', () => {
+  it('imports users whose legacy passwords log in, reports bad lines by number and skips them whole', async () => {
+    const path = file('users.ndjson', [
+      { email: 'Vana.Klient@example.ee', firstName: 'Vana', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Vana-parool-7') },
+      '{"email": broken',
+      { email: 'firma@example.ee', store: 'WEB', accountType: 'BUSINESS', activated: true },
+      { email: 'firma@example.ee', store: 'WEB', accountType: 'BUSINESS', activated: true, company },
+      { email: 'vana.klient@example.ee', store: 'WEB2', accountType: 'SIMPLE', activated: true },
+      { email: 'uus@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, unknownField: 1 },
+    ]);
+    const reported: string[] = [];
+    const summary = await importUsers({ db: t.database.db, config: t.config }, path, (line) => reported.push(line));
+    expect(summary).toEqual({ lines: 6, outcomes: { created: 2, 'account added': 1 }, errors: 3 });
+    expect(reported.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 3', 'line 6']);
+    expect(reported[1]).toContain('company');
+
+    const loggedIn = await login(t, 'vana.klient@example.ee', 'Vana-parool-7', 'WEB2');
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+    const user = await t.database.db.selectFrom('app_user').selectAll().where('email', '=', 'vana.klient@example.ee').executeTakeFirstOrThrow();
+    expect(user.password_hash).toMatch(/^\$argon2id\$/);
+    const accounts = await t.database.db.selectFrom('client_account').select(['store_code', 'type', 'company_id']).where('user_id', '=', user.id).orderBy('id').execute();
+    expect(accounts.map((a) => `${a.store_code}:${a.type}`)).toEqual(['WEB:SIMPLE', 'WEB2:SIMPLE']);
+  });
+
+  it('is idempotent: the same file again changes nothing', async () => {
+    const lines = [{ email: 'twice@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Kaks-korda-22') }];
+    const path = file('twice.ndjson', lines);
+    await importUsers({ db: t.database.db, config: t.config }, path, () => {});
+    const before = await users();
+    const again = await importUsers({ db: t.database.db, config: t.config }, path, () => {});
+    expect(again.outcomes).toEqual({ unchanged: 1 });
+    expect(await users()).toEqual(before);
+  });
+
+  it('keeps an unactivated user unable to log in until verified', async () => {
+    const path = file('inactive.ndjson', [{ email: 'ootel@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, legacyPasswordHash: legacy('Ootel-parool-3') }]);
+    await importUsers({ db: t.database.db, config: t.config }, path, () => {});
+    const response = await login(t, 'ootel@example.ee', 'Ootel-parool-3');
+    expect(response.json()).toEqual([{ field: 'email', message: expect.any(String) }]);
+  });
+
+  it('runs from the command line and exits non-zero when a line was bad', async () => {
+    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+    const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
+    try {
+      if (scratch) expect((await runCli(['migrate'], env)).code).toBe(0);
+      const good = await runCli(['import', 'users', file('good.ndjson', [{ email: 'cli@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true }])], env);
+      expect(good.code, good.stderr).toBe(0);
+      expect(good.stdout).toContain('"created":1');
+      const bad = await runCli(['import', 'users', file('bad.ndjson', ['nope'])], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('line 1: not valid JSON');
+      expect((await runCli(['import', 'users', join(dir, 'missing.ndjson')], env)).code).toBe(2);
+    } finally {
+      await scratch?.drop();
+    }
+  });
+});
