@@ -46,6 +46,11 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
 
   return async (mail: AccountMail, { log }) => {
     const now = Date.now();
+    // Without SMTP (development) the link is logged so a developer can follow it; with a real
+    // mail server a token never reaches the logs.
+    const logDevelopmentLink = (link: string, to: string) => {
+      if (config.mail.smtpUrl === undefined) log.info({ to, link }, 'mail written to MAIL_DIR');
+    };
     switch (mail.kind) {
       case 'verification': {
         const user = await findUserById(db, mail.userId);
@@ -60,7 +65,7 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
           now,
         );
         const url = `${store.frontend_url}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
-        log.info({ to: user.email, link: `${store.frontend_url}${config.accounts.verifyEmailPath}` }, 'verification mail');
+        logDevelopmentLink(url, user.email);
         const days = Math.round(config.accounts.verificationTokenTtlMs / DAY_MS);
         return send(user.email, verificationMail[mail.language]({ name: displayName(user), storeName: store.name, url, days }));
       }
@@ -71,6 +76,7 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const { token, hash } = newToken();
         await updateUser(db, user.id, { reset_token_hash: hash, reset_expires_at: now + config.accounts.resetTokenTtlMs }, now);
         const url = `${store.frontend_url}${config.accounts.setNewPasswordPath}?passwordResetToken=${token}`;
+        logDevelopmentLink(url, user.email);
         const minutes = Math.round(config.accounts.resetTokenTtlMs / 60_000);
         return send(user.email, resetMail[mail.language]({ name: displayName(user), storeName: store.name, url, minutes }));
       }
