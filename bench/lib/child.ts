@@ -1,0 +1,129 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const LOOPBACK = '127.0.0.1';
+const READY_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 5_000;
+const EXIT_GUARD = pathToFileURL(fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))).href;
+
+export interface ChildSpec {
+  /** Script run with `node --import tsx`, relative to the project root. */
+  script: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Path polled with GET until it answers 200. */
+  readyPath: string;
+}
+
+export interface RunningChild {
+  baseUrl: string;
+  /** CPU seconds (user + system, all threads) the child has used so far; undefined off Linux. */
+  cpuSeconds(): number | undefined;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+let pinned = false;
+
+/**
+ * Pins this process (the load generator) to CPU 0 so servers started later can have CPU 1.
+ * Returns false, and nothing is pinned, where `taskset` is missing or not allowed.
+ */
+export function pinLoadGenerator(): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+    pinned = true;
+  } catch {
+    pinned = false;
+  }
+  return pinned;
+}
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, LOOPBACK, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+/**
+ * Starts a server in a child process of its own (pinned to CPU 1 after pinLoadGenerator()), on 127.0.0.1
+ * and a free port, and waits until it answers. The child is one `node` process (tsx loaded with
+ * --import), so signals reach it directly.
+ */
+export async function startChild(spec: ChildSpec, root: string): Promise<RunningChild> {
+  const port = await freePort();
+  const nodeArgs = ['--import', 'tsx', '--import', EXIT_GUARD, spec.script, ...(spec.args ?? [])];
+  const [command, args] = pinned ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...spec.env, PORT: String(port), HOST: LOOPBACK },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  running.add(child);
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => (running.delete(child), resolve())));
+
+  const baseUrl = `http://${LOOPBACK}:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitReady(`${baseUrl}${spec.readyPath}`, exited);
+  } catch (err) {
+    await stop();
+    throw new Error(`${spec.script} did not start: ${(err as Error).message}\n${output}`);
+  }
+  return { baseUrl, stop, cpuSeconds: () => cpuSecondsOf(child.pid) };
+}
+
+/** utime + stime from /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ, 100 on Linux). */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces; the fields after it are space-separated.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitReady(url: string, exited: Promise<void>): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (gone) throw new Error('the process exited');
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no 200 from ${url} within ${READY_TIMEOUT_MS} ms`);
+}
+
+/** Last resort on exit or a crash of run.ts: no child outlives it. */
+export function killAllChildren(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}

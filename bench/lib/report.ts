@@ -1,0 +1,94 @@
+import type { MicroOptions, MicroRow } from '../db-read.js';
+import type { LoadOptions, LoadResult } from './http-load.js';
+
+export interface HttpRow {
+  name: string;
+  result: LoadResult;
+  /** Share of the ceiling's requests/s to reach; undefined for the ceiling itself. */
+  target?: number;
+}
+
+export interface Report {
+  date: Date;
+  command: string;
+  machine: { cpus: number; cpuModel: string; node: string; os: string; loadAverage: number; pinned: boolean };
+  load: LoadOptions;
+  ceiling: HttpRow;
+  http: HttpRow[];
+  micro: MicroOptions;
+  microRows: MicroRow[];
+}
+
+const fmt = (value: number, digits = 0, minDigits = digits) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: minDigits });
+const pct = (ratio: number) => `${fmt(ratio * 100, 1)} %`;
+
+/** A measured row passes when it reaches its target; an HTTP row also needs only 2xx answers. */
+export function httpPasses(row: HttpRow, ceiling: LoadResult): boolean {
+  const clean = row.result.non2xx === 0 && row.result.errors === 0;
+  return clean && (row.target === undefined || row.result.requestsPerSecond / ceiling.requestsPerSecond >= row.target);
+}
+
+export function microPasses(row: MicroRow): boolean {
+  return row.target === undefined || row.ratio >= row.target;
+}
+
+export function renderReport(report: Report): string {
+  const { load, micro, machine } = report;
+  const ceiling = report.ceiling.result;
+  const httpLines = [report.ceiling, ...report.http].map((row) => {
+    const r = row.result;
+    const verdict = row.target === undefined ? (httpPasses(row, ceiling) ? 'reference' : 'FAIL (errors)') : httpPasses(row, ceiling) ? 'pass' : 'FAIL';
+    const target = row.target === undefined ? '—' : `≥ ${pct(row.target)}`;
+    const range = `${fmt(r.sliceRange[0])}–${fmt(r.sliceRange[1])}`;
+    const cpu = r.serverCpuMicros === undefined ? '—' : fmt(r.serverCpuMicros, 1);
+    return `| ${row.name} | ${fmt(r.requestsPerSecond)} | ${range} | ${fmt(r.p99Ms, 2, 0)} | ${cpu} | ${fmt(r.total)} | ${r.non2xx} | ${r.errors} | ${pct(r.requestsPerSecond / ceiling.requestsPerSecond)} | ${target} | ${verdict} |`;
+  });
+  const microLines = report.microRows.map((row, i) => {
+    const target = row.target === undefined ? '—' : `≥ ${pct(row.target)}`;
+    const verdict = i === 0 ? 'reference' : row.target === undefined ? 'info' : microPasses(row) ? 'pass' : 'FAIL';
+    return `| ${row.name} | ${fmt(row.opsPerSecond)} | ${pct(row.ratio)} | ${target} | ${verdict} |`;
+  });
+  return `# Benchmark results
+
+Written by \`bench/run.ts\`; every run overwrites this file.
+
+- Date: ${report.date.toISOString()}
+- Machine: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ${machine.os}; load average ${fmt(machine.loadAverage, 2)} at the start
+- Command: \`${report.command}\`
+
+## HTTP (autocannon)
+
+${load.connections} connections, pipelining ${load.pipelining}; per target ${load.warmupSeconds} s warm-up (discarded), then ${load.durationSeconds} s measured
+in ${load.sliceSeconds} s slices that take turns between the targets. req/s is completed requests over measured seconds; the
+slice range shows how much the machine drifted; p99 is the median of the slices' p99; server CPU µs/req is the server
+process's CPU time (user + system, from /proc) over the requests it answered; the ratio is to the ceiling's req/s.
+
+| Scenario | req/s (avg) | slice req/s (min–max) | p99 (ms) | server CPU µs/req | requests | non-2xx | errors | ratio to ceiling | target | result |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+${httpLines.join('\n')}
+
+## Primary-key read (in-process micro-benchmark)
+
+\`SELECT * FROM web_store WHERE code = 'WEB'\` on one SQLite file (WAL), read sequentially.
+${fmt(micro.warmupMs)} ms warm-up per variant, then ${micro.rounds} rounds of ${fmt(micro.roundMs)} ms per variant, alternating variants; median ops/s.
+
+| Read | ops/s (median) | ratio to raw | target | result |
+| --- | ---: | ---: | ---: | --- |
+${microLines.join('\n')}
+
+## Method
+
+- All numbers above come from the same run of \`${report.command}\`.
+- Each HTTP server runs in its own child process (\`node --import tsx\`), the load generator (autocannon, in
+  \`run.ts\`) in the parent${machine.pinned ? '; the parent is pinned to CPU 0 and the servers to CPU 1 with `taskset`' : '; `taskset` was not available, so nothing is pinned'}.
+  All servers are up for the whole HTTP part, but only one is under load at a time; the targets take turns in
+  short slices so that a slow phase of the (shared, virtual) machine affects every ratio alike.
+- Servers listen on 127.0.0.1 only, on a free port; all traffic is loopback.
+- The ceiling is a bare \`node:http\` server answering \`{"status":"ok"}\`.
+- The service is \`src/main.ts serve --seed-demo\` on a fresh SQLite file in \`bench/.tmp/\`, with
+  \`LOG_LEVEL=warn\` (so the per-request \`info\` log line is not written), default store WEB.
+- p99 comes from autocannon's latency histogram (1 ms resolution, 2xx answers only).
+- A row fails if it misses its target or if any answer was not 2xx or any request errored or timed out.
+`;
+}
