@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -57,24 +57,18 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
 
-  const deps: AppDeps = { ...infra, config, stores: createStoreCache(infra.database.db, config.storeCacheTtlMs) };
+  const deps: AppDeps = { ...infra, config, stores: createStoreCache(infra.database, config.storeCacheTtlMs) };
   registerErrorHandling(app);
   registerRequestContext(app, config, deps.stores);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
-
-  await app.register(cors, {
-    origin: config.corsOrigins,
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
-    exposedHeaders: EXPOSED_HEADERS,
-    // Answer every OPTIONS, also one without Origin: the spec handles OPTIONS for every action.
-    strictPreflight: false,
-    maxAge: 600,
-  });
+  if (['info', 'debug', 'trace'].includes(config.logLevel)) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    });
+  }
+  await registerCors(app, config);
 
   await registerDocs(app, config);
 
@@ -93,6 +87,28 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   );
 
   return app;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+/**
+ * OPTIONS is answered on every route without authentication. With allowed origins that is the CORS
+ * plugin's preflight; without any, no browser may call cross-origin, so the plugin (and the
+ * headers it adds to every response) is left out and OPTIONS just lists the methods.
+ */
+async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.corsOrigins.length === 0) {
+    app.options('*', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Allow', METHODS.join(', ')).send());
+    return;
+  }
+  await app.register(cors, {
+    origin: config.corsOrigins,
+    methods: METHODS,
+    exposedHeaders: EXPOSED_HEADERS,
+    // Answer every OPTIONS, also one without Origin: the spec handles OPTIONS for every action.
+    strictPreflight: false,
+    maxAge: 600,
+  });
 }
 
 async function registerDocs(app: FastifyInstance, config: Config): Promise<void> {
@@ -121,9 +137,14 @@ async function registerDocs(app: FastifyInstance, config: Config): Promise<void>
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+// Unique across processes by the random prefix, within one by the counter; cheaper than a UUID.
+const REQUEST_ID_PREFIX = randomBytes(4).toString('hex');
+let requestCounter = 0;
 
 /** Keeps a caller's x-request-id when it is a sane token, so logs line up across services. */
 function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
+  requestCounter += 1;
+  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`;
 }

@@ -14,6 +14,11 @@ export interface DatabaseHandle {
   engine: Engine;
   /** The raw better-sqlite3 handle on SQLite, for benchmarks and maintenance only. */
   sqlite?: BetterSqlite3.Database;
+  /**
+   * Runs compiled SQL outside any transaction by the shortest path the engine has: the cached
+   * statement on SQLite, `pool.query` on PostgreSQL. Used by prepared queries (db/prepared.ts).
+   */
+  select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -34,8 +39,15 @@ function openSqlite(location: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   // Other processes (the CLI, a worker) write to the same file; wait for their lock, do not fail.
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
-  return { db, engine: 'sqlite', sqlite, close: () => db.destroy() };
+  const dialect = new CachedSqliteDialect(sqlite);
+  const db = new Kysely<Database>({ dialect });
+  return {
+    db,
+    engine: 'sqlite',
+    sqlite,
+    select: (sql, parameters) => dialect.driver.select(sql, parameters),
+    close: () => db.destroy(),
+  };
 }
 
 function openPostgres(url: string): DatabaseHandle {
@@ -51,5 +63,10 @@ function openPostgres(url: string): DatabaseHandle {
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(pool) });
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    engine: 'postgres',
+    select: async (sql, parameters) => (await pool.query(sql, parameters as unknown[])).rows,
+    close: () => db.destroy(),
+  };
 }

@@ -23,12 +23,15 @@ import {
  * for it to end so they do not run inside it.
  */
 export class CachedSqliteDialect implements Dialect {
-  constructor(private readonly database: BetterSqlite3.Database) {}
+  readonly driver: CachedSqliteDriver;
+  constructor(database: BetterSqlite3.Database) {
+    this.driver = new CachedSqliteDriver(database);
+  }
   createAdapter(): DialectAdapter {
     return new SqliteAdapter();
   }
   createDriver(): Driver {
-    return new CachedSqliteDriver(this.database);
+    return this.driver;
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SqliteIntrospector(db);
@@ -40,7 +43,7 @@ export class CachedSqliteDialect implements Dialect {
 
 const STATEMENT_CACHE_LIMIT = 1000;
 
-class CachedSqliteDriver implements Driver {
+export class CachedSqliteDriver implements Driver {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   /** Resolves when the open transaction ends; undefined while none is open. */
   private transactionDone: Promise<void> | undefined;
@@ -103,9 +106,18 @@ class CachedSqliteDriver implements Driver {
     return connection.ownsTransaction ? undefined : this.transactionDone;
   }
 
+  /**
+   * Runs a read outside any transaction on the cached statement, with nothing in between: the
+   * path of prepared queries (db/prepared.ts). Waits only while a transaction is open.
+   */
+  async select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
+    while (this.transactionDone) await this.transactionDone;
+    return this.prepare(sql).all(toSqliteValues(parameters)) as R[];
+  }
+
   run<R>(query: CompiledQuery): QueryResult<R> {
     const statement = this.prepare(query.sql);
-    const parameters = query.parameters.map(toSqliteValue);
+    const parameters = toSqliteValues(query.parameters);
     if (statement.reader) return { rows: statement.all(parameters) as R[] };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
@@ -156,10 +168,10 @@ class SqliteConnection implements DatabaseConnection {
 }
 
 /** better-sqlite3 binds numbers, strings, bigints, buffers and null; SQLite has no boolean or date. */
-function toSqliteValue(value: unknown): unknown {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value instanceof Date) return value.getTime();
-  return value;
+function toSqliteValues(values: readonly unknown[]): unknown[] {
+  // Most queries bind neither, so the copy is made only when one needs converting.
+  if (!values.some((value) => typeof value === 'boolean' || value instanceof Date)) return values as unknown[];
+  return values.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value));
 }
 
 function quoteName(name: string): string {

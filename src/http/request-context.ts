@@ -35,22 +35,20 @@ export function registerRequestContext(app: FastifyInstance, config: Config, sto
   app.decorateRequest('store', null);
   app.decorateRequest('language', config.defaultLanguage);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook that waits only where a store must be read: this runs on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     request.actionTime = Date.now();
     reply.header('action-time', Math.floor(request.actionTime / 1000));
     reply.header('x-request-id', request.id);
     const asked = request.headers['x-app-language'];
     request.language = isLanguage(asked) ? asked : config.defaultLanguage;
     reply.header('Content-Language', request.language);
+    // Anything that depends on who is calling must not be kept by a shared cache.
+    if (request.headers.authorization !== undefined) reply.header('Cache-Control', 'no-store');
     if (request.method !== 'OPTIONS' && request.routeOptions.config.storeScoped === true) {
-      await enterStore(request, reply, config, stores, asked);
-    }
-  });
-
-  // Anything that depends on who is calling must not be kept by a shared cache.
-  app.addHook('onSend', async (request, reply) => {
-    if (request.headers.authorization !== undefined && !reply.hasHeader('cache-control')) {
-      reply.header('Cache-Control', 'no-store');
+      enterStore(request, reply, config, stores, asked).then(() => done(), done);
+    } else {
+      done();
     }
   });
 }

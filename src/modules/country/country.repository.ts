@@ -1,19 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { PageRequest } from '../../http/paging.js';
 
 export interface CountryItem {
   code: string;
   name: string;
 }
 
-export async function countCountries(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('country').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return Number(row.total);
-}
-
-/** One page of countries with names in `language`; pinned ones first, then by name. */
-export function listCountries(db: Kysely<Database>, language: string, page: PageRequest): Promise<CountryItem[]> {
+/**
+ * Every country with its name in `language`, pinned ones first, then by name. The list is small
+ * reference data (tens of rows), read once per cache period and paged in memory.
+ */
+export function allCountries(db: Kysely<Database>, language: string): Promise<CountryItem[]> {
   return db
     .selectFrom('country')
     .innerJoin('country_name', (join) =>
@@ -23,7 +20,5 @@ export function listCountries(db: Kysely<Database>, language: string, page: Page
     .orderBy('country.position')
     .orderBy('country_name.name')
     .orderBy('country.code')
-    .limit(page.perPage)
-    .offset(page.offset)
     .execute();
 }

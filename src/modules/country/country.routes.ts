@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../app.js';
 import { PagingQuery, pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import { countCountries, listCountries } from './country.repository.js';
+import { ttlCache } from '../../infra/ttl-cache.js';
+import { allCountries } from './country.repository.js';
 
 const CountrySchema = Type.Object({
   code: Type.String({ description: 'ISO 3166-1 alpha-2 code' }),
@@ -11,7 +12,10 @@ const CountrySchema = Type.Object({
 });
 
 /** Countries for address forms: the EU and its neighbours, names translated. */
-export const countryRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database }) => {
+export const countryRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database, config }) => {
+  // Reference data read on every address form: kept per language like the store settings.
+  const countries = ttlCache(config.storeCacheTtlMs, (language: string) => allCountries(database.db, language));
+
   app.get(
     '/country',
     {
@@ -25,12 +29,9 @@ export const countryRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { d
     },
     async (request, reply) => {
       const page = pageRequest(request.query);
-      const [total, items] = await Promise.all([
-        countCountries(database.db),
-        listCountries(database.db, request.language, page),
-      ]);
-      setPaginationHeaders(request, reply, page, total);
-      return items;
+      const all = await countries.get(request.language);
+      setPaginationHeaders(request, reply, page, all.length);
+      return all.slice(page.offset, page.offset + page.perPage);
     },
   );
 };

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { CompiledQuery } from 'kysely';
 import type { AppDeps } from '../../app.js';
 import { migrations } from '../../db/migrations/index.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 
@@ -23,11 +23,12 @@ const version = {
   version: packageJson.version,
   schemaVersion: Object.keys(migrations).at(-1) ?? '',
 };
-// Compiled once: the probe runs often and should cost the database, not the query builder.
-const PING = CompiledQuery.raw('select 1');
 
 /** Site helpers: health for load balancers and monitors, version for operators. No store needed. */
 export const siteRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database }) => {
+  // Prepared once: the probe runs often and should cost the database, not the query builder.
+  const ping = preparedQuery(database, (db) => db.selectNoFrom((eb) => eb.lit(1).as('ok')));
+
   app.get(
     '/site/health',
     {
@@ -40,7 +41,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { data
     },
     async (request) => {
       try {
-        await database.db.executeQuery(PING);
+        await ping();
       } catch (err) {
         request.log.error({ err }, 'health check: database unreachable');
         throw new HttpError(503, 'error.serviceUnavailable');

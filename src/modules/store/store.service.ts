@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import { STORE_CODES, type StoreCode } from '../../config.js';
+import type { DatabaseHandle } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
+import { ttlCache } from '../../infra/ttl-cache.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { findStore, listStores, updateStore, type WebStoreRow } from './store.repository.js';
 
@@ -47,22 +50,13 @@ export interface StoreCache {
  * Changes made by this process are seen at once; changes by another process (the CLI, another API
  * process) within `ttlMs`. With a TTL of 0 every request reads the database.
  */
-export function createStoreCache(db: Kysely<Database>, ttlMs: number): StoreCache {
-  const entries = new Map<string, { settings: StoreSettings | undefined; expires: number }>();
-  return {
-    async get(code) {
-      const now = Date.now();
-      const cached = entries.get(code);
-      if (cached && cached.expires > now) return cached.settings;
-      const row = await findStore(db, code);
-      const settings = row && toSettings(row);
-      if (ttlMs > 0) entries.set(code, { settings, expires: now + ttlMs });
-      return settings;
-    },
-    invalidate() {
-      entries.clear();
-    },
-  };
+export function createStoreCache(database: DatabaseHandle, ttlMs: number): StoreCache {
+  const find = preparedQuery(database, (db, code: string) => db.selectFrom('web_store').selectAll().where('code', '=', code));
+  const cache = ttlCache(ttlMs, async (code: StoreCode) => {
+    const [row] = await find(code);
+    return row && toSettings(row);
+  });
+  return { get: (code) => cache.get(code), invalidate: () => cache.clear() };
 }
 
 export async function getAllStores(db: Kysely<Database>): Promise<StoreSettings[]> {

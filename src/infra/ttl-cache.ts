@@ -1,0 +1,26 @@
+/**
+ * Keeps what `load` returns for a key during `ttlMs`. For settings and reference data read on
+ * every request; every process has its own copy, so a change elsewhere shows within `ttlMs`.
+ * With a TTL of 0 nothing is kept.
+ */
+export interface TtlCache<K, V> {
+  get(key: K): Promise<V>;
+  clear(): void;
+}
+
+export function ttlCache<K, V>(ttlMs: number, load: (key: K) => Promise<V>): TtlCache<K, V> {
+  const entries = new Map<K, { value: V; expires: number }>();
+  return {
+    async get(key) {
+      const now = Date.now();
+      const cached = entries.get(key);
+      if (cached !== undefined && cached.expires > now) return cached.value;
+      const value = await load(key);
+      if (ttlMs > 0) entries.set(key, { value, expires: now + ttlMs });
+      return value;
+    },
+    clear() {
+      entries.clear();
+    },
+  };
+}
