@@ -15,8 +15,31 @@ const common: Options = { allErrors: true, useDefaults: true, removeAdditional: 
 const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema as object);
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart !== 'body') return coercing.compile(schema as object);
+  const validate = strict.compile(schema as object);
+  // A NUL character is valid JSON but no text column takes it (PostgreSQL refuses it outright),
+  // so a body string that holds one is a field error, not a database failure.
+  const validateBody = (body: unknown) => {
+    const valid = validate(body);
+    validateBody.errors = valid ? nulErrors(body, '') : validate.errors;
+    return validateBody.errors === null || validateBody.errors === undefined || validateBody.errors.length === 0;
+  };
+  validateBody.errors = null as ErrorObject[] | null | undefined;
+  return validateBody;
+};
+
+function nulErrors(value: unknown, path: string): ErrorObject[] | null {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? [{ instancePath: path, schemaPath: '', keyword: 'nul', params: {} }] : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const errors: ErrorObject[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    errors.push(...(nulErrors(child, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`) ?? []));
+  }
+  return errors.length > 0 ? errors : null;
+}
 
 /** Turns Ajv errors into `{field, message}` entries in the caller's language, one per field. */
 export function toFieldErrors(errors: ErrorObject[], language: Language): FieldError[] {
@@ -74,6 +97,8 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       return say('validation.pattern');
     case 'additionalProperties':
       return say('validation.unknownField');
+    case 'nul':
+      return say('validation.invalidCharacters');
     default:
       return say('validation.invalid');
   }

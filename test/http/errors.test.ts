@@ -59,6 +59,14 @@ describe('a JSON body', () => {
     expect(handled).toBe(before);
   });
 
+  it('with a NUL character in any string is a 422 naming the field', async () => {
+    const before = handled;
+    const response = await post({ email: 'a@b.ee', name: 'Ma\u0000ri' }, { 'x-app-language': 'en' });
+    expect(response.json()).toEqual([{ field: 'name', message: 'name contains characters that are not allowed.' }]);
+    expect(response.statusCode).toBe(422);
+    expect(handled).toBe(before);
+  });
+
   it('with a too long value is a 422', async () => {
     expect(expectFieldErrors(await post({ email: 'a@b.ee', name: 'x'.repeat(11) }))).toEqual(['name']);
   });
