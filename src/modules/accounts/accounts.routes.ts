@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app.js';
-import { authenticate } from '../../http/auth.js';
+import { authenticate, type Principal } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
@@ -27,6 +27,7 @@ import {
   WebRegistrationForm,
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
+import { revokeToken } from './accounts.repository.js';
 import { assertResetToken, requestPasswordReset, setNewPassword } from './password-reset.service.js';
 import { registerBusiness, registerSimple, registerWholesale } from './registration.service.js';
 import { describePrincipal, login, switchWebStore } from './session.service.js';
@@ -186,26 +187,30 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
   );
 
   const bearerErrors = errors(...storeRouteErrors, 401);
+  // Who is calling is settled before the body is looked at: no token is a 401, whatever the body.
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  const requireBearer = async (request: FastifyRequest) => {
+    principals.set(request, await authenticate(db, request));
+  };
+  const principalOf = (request: FastifyRequest) => principals.get(request)!;
 
   app.post(
     '/auth/switch-web-store',
     {
+      preValidation: requireBearer,
       schema: { tags, summary: "Re-issue a retail customer's token for the other web store", headers: StoreRequestHeaders, body: SwitchStoreForm, security: [{ bearer: [] }], response: { 200: success(AccessTokenPayload), ...bearerErrors, ...errors(413, 415, 422) } },
     },
-    async (request) => {
-      const principal = await authenticate(db, request);
-      return switchWebStore(accounts, principal, request.body.webStoreNavCode, request.language, request.actionTime);
-    },
+    async (request) => switchWebStore(accounts, principalOf(request), request.body.webStoreNavCode, request.language, request.actionTime),
   );
 
   app.post(
     '/auth/logout',
     {
+      preValidation: requireBearer,
       schema: { tags, summary: 'Revoke the presented token', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Empty), ...bearerErrors } },
     },
     async (request) => {
-      const principal = await authenticate(db, request);
-      await db.deleteFrom('access_token').where('token_hash', '=', principal.tokenHash).execute();
+      await revokeToken(db, principalOf(request).tokenHash);
       return {};
     },
   );
@@ -213,8 +218,9 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
   app.get(
     '/user/me',
     {
+      preValidation: requireBearer,
       schema: { tags: ['user'], summary: 'Who the token belongs to: user, client account, store and role', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Me), ...bearerErrors } },
     },
-    async (request) => describePrincipal(accounts, await authenticate(db, request)),
+    async (request) => describePrincipal(accounts, principalOf(request)),
   );
 };

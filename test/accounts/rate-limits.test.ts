@@ -1,0 +1,172 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  login,
+  register,
+  registerVerified,
+  uniqueEmail,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+
+// The limits count in fixed one-minute windows. Each test runs with the app's clock frozen one
+// second into a window of its own, so no test straddles a window edge or meets another test's
+// counts. The windows lie in the past: the job worker keeps the real clock, so mails queued at a
+// frozen time are due for it.
+const MINUTE = 60_000;
+let windowStart = Math.floor(Date.now() / MINUTE) * MINUTE - 100 * MINUTE;
+beforeEach(() => {
+  windowStart += MINUTE;
+  vi.useFakeTimers({ toFake: ['Date'], now: windowStart + 1000 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function expectTooManyRequests(response: LightMyRequestResponse) {
+  expectErrorBody(response, 429, 'Too Many Requests');
+  const retryAfter = response.headers['retry-after'];
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+}
+
+const resetPassword = (t: AccountsTestApp, email: string) =>
+  t.app.inject({ method: 'POST', url: '/auth/reset-password', payload: { email } });
+
+describe('per email (AUTH_RATE_LIMIT_PER_EMAIL=3/1m)', () => {
+  let t: AccountsTestApp;
+  beforeAll(async () => {
+    t = await createAccountsTestApp({ env: { AUTH_RATE_LIMIT_PER_EMAIL: '3/1m' } });
+  });
+  afterAll(() => t.close());
+
+  it('refuses the 4th login attempt for one email, even with the right password; another email gets through', async () => {
+    const email = uniqueEmail('target');
+    const other = uniqueEmail('other');
+    await registerVerified(t, email);
+    await registerVerified(t, other);
+
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      expect(expectFieldErrors(await login(t, email, `Wrong-guess-${attempt}x`))).toEqual(['password']);
+    }
+    expectTooManyRequests(await login(t, email, GOOD_PASSWORD));
+    expectTooManyRequests(await login(t, email.toUpperCase(), GOOD_PASSWORD));
+
+    expect((await login(t, other)).statusCode).toBe(200);
+  });
+
+  it('lets the email in again in the next window', async () => {
+    const email = uniqueEmail('patient');
+    await registerVerified(t, email);
+    for (let attempt = 1; attempt <= 3; attempt += 1) await login(t, email, 'Wrong-guess-123');
+    const refused = await login(t, email);
+    expectTooManyRequests(refused);
+    vi.setSystemTime(Date.now() + Number(refused.headers['retry-after']) * 1000);
+    expect((await login(t, email)).statusCode).toBe(200);
+  });
+
+  it('counts attempts for an unknown email too', async () => {
+    const nobody = uniqueEmail('nobody');
+    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await login(t, nobody)).statusCode).toBe(422);
+    expectTooManyRequests(await login(t, nobody));
+  });
+
+  it('limits reset-password per email, and the refused request mails nothing', async () => {
+    const email = uniqueEmail('reset');
+    await registerVerified(t, email);
+    const jobs = () => t.database.db.selectFrom('job').select('id').execute();
+    const before = (await jobs()).length;
+
+    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await resetPassword(t, email)).statusCode).toBe(200);
+    expectTooManyRequests(await resetPassword(t, email));
+    expect((await jobs()).length).toBe(before + 3);
+
+    expect((await resetPassword(t, uniqueEmail('other'))).statusCode).toBe(200);
+  });
+
+  it('limits registration per email, across the registration forms', async () => {
+    const email = uniqueEmail('register');
+    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await register(t, email)).statusCode).toBe(200);
+    expectTooManyRequests(await register(t, email));
+    expectTooManyRequests(await t.app.inject({ method: 'POST', url: '/auth/register', payload: { email: email.toUpperCase() } }));
+    expectTooManyRequests(
+      await t.app.inject({
+        method: 'POST',
+        url: '/auth/register-business',
+        payload: {
+          companyName: 'Raamatukoi OÜ',
+          registryCode: '12345678',
+          address: { street: 'Pikk 1', city: 'Tallinn', postcode: '10123', countryCode: 'EE' },
+          contact: { firstName: 'Juku', lastName: 'Tamm', email, phone: '+3725551234' },
+        },
+      }),
+    );
+    expect((await register(t, uniqueEmail('other'))).statusCode).toBe(200);
+  });
+});
+
+describe('per IP (AUTH_RATE_LIMIT_PER_IP=5/1m)', () => {
+  let t: AccountsTestApp;
+  beforeAll(async () => {
+    t = await createAccountsTestApp({ env: { AUTH_RATE_LIMIT_PER_IP: '5/1m' } });
+  });
+  afterAll(() => t.close());
+
+  const from = (remoteAddress: string) => ({
+    login: (email = uniqueEmail()) =>
+      t.app.inject({ method: 'POST', url: '/auth/login', remoteAddress, payload: { email, password: GOOD_PASSWORD, web_store_nav_code: 'WEB' } }),
+    register: () => t.app.inject({ method: 'POST', url: '/auth/register', remoteAddress, payload: { email: uniqueEmail() } }),
+    reset: () => t.app.inject({ method: 'POST', url: '/auth/reset-password', remoteAddress, payload: { email: uniqueEmail() } }),
+    meta: () => t.app.inject({ method: 'GET', url: `/auth/verify-email-meta?verificationToken=${'A'.repeat(43)}`, remoteAddress }),
+    verify: () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/auth/verify-email?verificationToken=${'A'.repeat(43)}`,
+        remoteAddress,
+        payload: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD, termsAccepted: true },
+      }),
+    setNewPassword: () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/auth/set-new-password?passwordResetToken=${'A'.repeat(43)}`,
+        remoteAddress,
+        payload: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD },
+      }),
+  });
+
+  it('refuses the 6th request to the auth endpoints from one IP; another IP gets through', async () => {
+    const ip = from('127.0.0.1');
+    expect((await ip.login()).statusCode).toBe(422);
+    expect((await ip.register()).statusCode).toBe(200);
+    expect((await ip.reset()).statusCode).toBe(200);
+    expect((await ip.meta()).statusCode).toBe(400);
+    expect((await ip.setNewPassword()).statusCode).toBe(400);
+
+    expectTooManyRequests(await ip.login());
+    for (const request of [ip.register, ip.reset, ip.meta, ip.verify, ip.setNewPassword]) expectTooManyRequests(await request());
+
+    const other = from('10.20.30.40');
+    expect((await other.login()).statusCode).toBe(422);
+    expect((await other.register()).statusCode).toBe(200);
+  });
+
+  it('counts malformed requests too', async () => {
+    const remoteAddress = '192.0.2.7';
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      const response = await t.app.inject({ method: 'POST', url: '/auth/login', remoteAddress, payload: { email: 42 } });
+      expect(response.statusCode).toBe(422);
+    }
+    expectTooManyRequests(await from(remoteAddress).login());
+  });
+
+  it('uses inject’s default address, 127.0.0.1, as the same IP as an explicit one', async () => {
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      expect((await t.app.inject({ method: 'POST', url: '/auth/reset-password', payload: { email: uniqueEmail() } })).statusCode).toBe(200);
+    }
+    expectTooManyRequests(await from('127.0.0.1').reset());
+    expect((await from('198.51.100.1').reset()).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliUsageError } from '../../src/cli/usage.js';
+import { wholesaleCommand } from '../../src/modules/accounts/wholesale.cli.js';
+import {
+  BACKOFFICE,
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  login,
+  mailsTo,
+  mailTo,
+  me,
+  registerVerified,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
+import { expectFieldErrors } from '../helpers/http.js';
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+let companies = 0;
+function wholesaleForm(email: string) {
+  companies += 1;
+  return {
+    companyName: `Hulgiraamat ${companies} OÜ`,
+    registryCode: `1400000${companies}`,
+    vatNumber: 'EE100000002',
+    address: { street: 'Lai 5', city: 'Tartu', postcode: '51005', countryCode: 'EE' },
+    contact: { firstName: 'Kati', lastName: 'Kask', email, phone: '+372 5123 4567' },
+    expectedYearlyTurnover: 250_000,
+    message: 'We supply school libraries in southern Estonia.',
+  };
+}
+
+const applyForWholesale = (form: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url: '/auth/register-wholesale', headers, payload: form });
+
+/** Runs `storefront wholesale <args>` in-process and returns what it printed. */
+async function wholesale(args: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  await wholesaleCommand({ db: t.database.db, config: t.config }, args, (line) => lines.push(line));
+  return lines;
+}
+
+const requestOf = (email: string) =>
+  t.database.db.selectFrom('wholesale_request').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+
+const accountsOf = (email: string) =>
+  t.database.db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select(['client_account.store_code', 'client_account.type', 'client_account.company_id'])
+    .where('app_user.email', '=', email)
+    .orderBy('client_account.id')
+    .execute();
+
+/** Applies and returns the id of the pending request. */
+async function pendingRequest(email: string): Promise<number> {
+  const response = await applyForWholesale(wholesaleForm(email));
+  expect(response.statusCode, response.body).toBe(200);
+  return Number((await requestOf(email)).id);
+}
+
+describe('POST /auth/register-wholesale', () => {
+  it('records a pending request, echoes the form and tells the back office how to decide', async () => {
+    const email = uniqueEmail('wholesale');
+    const form = wholesaleForm(email);
+    const response = await applyForWholesale(form);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual(form);
+
+    const request = await requestOf(email);
+    expect(request).toMatchObject({ status: 'PENDING', store_code: 'WEB', company_name: form.companyName, client_account_id: null, decided_at: null });
+    expect(JSON.parse(request.form)).toEqual(form);
+
+    const office = await mailTo(t, BACKOFFICE, new RegExp(form.companyName));
+    expect(office.subject).toBe(`New wholesale registration: ${form.companyName} (WEB)`);
+    expect(office.text).toContain(email);
+    expect(office.text).toContain(`wholesale approve ${request.id}`);
+    expect(office.text).toContain(`wholesale reject ${request.id}`);
+
+    // Nothing exists for the contact until the back office approves.
+    expect(mailsTo(t, email)).toEqual([]);
+    expect(await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).execute()).toEqual([]);
+    expect(expectFieldErrors(await login(t, email))).toEqual(['password']);
+    expect(await wholesale(['list'])).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${request.id}\\t.*\\t${email}\\tWEB$`))]));
+  });
+
+  it('records a request made in WEB2 for WEB, where wholesale customers buy', async () => {
+    const email = uniqueEmail('wholesale');
+    expect((await applyForWholesale(wholesaleForm(email), { store: 'WEB2' })).statusCode).toBe(200);
+    expect((await requestOf(email)).store_code).toBe('WEB');
+  });
+
+  it.each([
+    [{ expectedYearlyTurnover: '250000' }, ['expectedYearlyTurnover']],
+    [{ expectedYearlyTurnover: 12.5 }, ['expectedYearlyTurnover']],
+    [{ expectedYearlyTurnover: -1 }, ['expectedYearlyTurnover']],
+    [{ expectedYearlyTurnover: undefined }, ['expectedYearlyTurnover']],
+    [{ message: 'x'.repeat(2001) }, ['message']],
+    [{ companyName: undefined, registryCode: '!' }, ['companyName', 'registryCode']],
+  ])('refuses %j with a 422 and records nothing', async (change, fields) => {
+    const email = uniqueEmail('wholesale');
+    const form = { ...wholesaleForm(email), ...change };
+    expect(expectFieldErrors(await applyForWholesale(form)).sort()).toEqual(fields);
+    expect(await t.database.db.selectFrom('wholesale_request').select('id').where('email', '=', email).execute()).toEqual([]);
+  });
+});
+
+describe('wholesale approve', () => {
+  it('creates the wholesale account; after verifying, the contact logs in to WEB as WHOLESALE and not to WEB2', async () => {
+    const email = uniqueEmail('wholesale');
+    const id = await pendingRequest(email);
+
+    const printed = await wholesale(['approve', String(id)]);
+    expect(printed).toEqual([expect.stringMatching(new RegExp(`^Approved request ${id}: wholesale account W\\d{8}$`))]);
+    const request = await requestOf(email);
+    expect(request.status).toBe('APPROVED');
+    expect(request.client_account_id).toEqual(expect.any(Number));
+    expect(request.decided_at).toEqual(expect.any(Number));
+    expect(await accountsOf(email)).toEqual([{ store_code: 'WEB', type: 'WHOLESALE', company_id: expect.any(Number) }]);
+
+    const mail = await mailTo(t, email);
+    expect(mail.subject).toBe('Kinnitage oma e-posti aadress – Main store');
+    const verified = await verify(t, tokenFromMail(mail, 'verificationToken'));
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(verified.json().webStoreNavCode).toBe('WEB');
+
+    const loggedIn = await login(t, email);
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+    expect((await me(t, loggedIn.json().accessToken)).json()).toMatchObject({ email, webStoreNavCode: 'WEB', role: 'WHOLESALE', roles: ['WHOLESALE'] });
+
+    expect(expectFieldErrors(await login(t, email, GOOD_PASSWORD, 'WEB2'))).toEqual(['web_store_nav_code']);
+    expect(expectFieldErrors(await login(t, email, GOOD_PASSWORD, 'WEB2', 'WHOLESALE'))).toEqual(['web_store_nav_code']);
+    expect(await accountsOf(email)).toHaveLength(1);
+  });
+
+  it('mails the verification in the language of the application', async () => {
+    const email = uniqueEmail('wholesale');
+    expect((await applyForWholesale(wholesaleForm(email), { 'x-app-language': 'en' })).statusCode).toBe(200);
+    await wholesale(['approve', String((await requestOf(email)).id)]);
+    expect((await mailTo(t, email)).subject).toBe('Confirm your email address – Main store');
+  });
+
+  it('tells a contact who already has a password that the account is ready', async () => {
+    const email = uniqueEmail('retail');
+    await registerVerified(t, email);
+    const id = await pendingRequest(email);
+    await wholesale(['approve', String(id)]);
+    const mail = await mailTo(t, email, /wholesale|Hulgikliendi/);
+    expect(mail.subject).toBe('Hulgikliendi taotlus on kinnitatud – Main store');
+    expect((await login(t, email)).json()).toEqual({ roles: ['SIMPLE', 'WHOLESALE'] });
+    expect((await login(t, email, GOOD_PASSWORD, 'WEB', 'WHOLESALE')).statusCode).toBe(200);
+  });
+
+  it('is refused for a request already decided', async () => {
+    const email = uniqueEmail('wholesale');
+    const id = await pendingRequest(email);
+    await wholesale(['approve', String(id)]);
+    await expect(wholesale(['approve', String(id)])).rejects.toThrow(CliUsageError);
+    await expect(wholesale(['reject', String(id)])).rejects.toThrow(/already APPROVED/);
+    expect((await requestOf(email)).status).toBe('APPROVED');
+    expect(await accountsOf(email)).toHaveLength(1);
+  });
+});
+
+describe('wholesale reject', () => {
+  it('declines politely, creates nothing, and cannot be decided again', async () => {
+    const email = uniqueEmail('wholesale');
+    const id = await pendingRequest(email);
+    const companyName = (await requestOf(email)).company_name;
+
+    expect(await wholesale(['reject', String(id)])).toEqual([`Rejected request ${id}`]);
+    const request = await requestOf(email);
+    expect(request.status).toBe('REJECTED');
+    expect(request.decided_at).toEqual(expect.any(Number));
+
+    const mail = await mailTo(t, email);
+    expect(mail.subject).toBe('Hulgikliendi taotlus – Main store');
+    expect(mail.text).toContain('Täname huvi eest');
+    expect(mail.text).toContain(companyName);
+    expect(await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).execute()).toEqual([]);
+
+    await expect(wholesale(['reject', String(id)])).rejects.toThrow(CliUsageError);
+    await expect(wholesale(['approve', String(id)])).rejects.toThrow(/already REJECTED/);
+    expect((await requestOf(email)).status).toBe('REJECTED');
+    expect(await wholesale(['list'])).not.toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${id}\\t`))]));
+  });
+});
+
+describe('wholesale command line', () => {
+  it.each([
+    [['approve', 'x']],
+    [['approve']],
+    [['approve', '1', 'extra']],
+    [['approve', '-1']],
+    [['reject', '1.5']],
+    [['frob']],
+    [['list', 'all']],
+    [[]],
+  ])('refuses %j with a usage error', async (args) => {
+    await expect(wholesale(args)).rejects.toThrow(CliUsageError);
+  });
+
+  it('refuses an unknown request id', async () => {
+    await expect(wholesale(['approve', '999999'])).rejects.toThrow(CliUsageError);
+    await expect(wholesale(['reject', '999999'])).rejects.toThrow(/no wholesale request 999999/);
+  });
+});
