@@ -33,7 +33,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   });
 
   const address = await app.listen({ port: config.port, host: config.host });
-  jobs?.worker.start();
+  jobs?.start();
   app.log.info(`API docs at ${address}${config.basePath}/docs`);
 }
 
@@ -47,7 +47,7 @@ export async function work(config: Config): Promise<void> {
     await jobs.stop();
     await database.close();
   });
-  jobs.worker.start();
+  jobs.start();
   log.info('worker started');
 }
 

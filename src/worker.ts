@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
+import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB } from './modules/accounts/accounts.jobs.js';
 import { accountMailHandler } from './modules/accounts/accounts.mails.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/conversions.job.js';
@@ -18,8 +19,12 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
 export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
+  /** Starts the worker's polling and the hourly pruning of expired rows. */
+  start(): void;
   stop(): Promise<void>;
 }
+
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** A worker over the outbox with the real mailer: inside `serve` (WORKER=inline) or `storefront worker`. */
 export function createJobRunner(database: DatabaseHandle, config: Config, log: FastifyBaseLogger): JobRunner {
@@ -30,10 +35,16 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
     log,
     pollIntervalMs: config.jobs.pollIntervalMs,
   });
+  let pruning: { stop(): void } | undefined;
   return {
     worker,
     mailer,
+    start() {
+      worker.start();
+      pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS);
+    },
     async stop() {
+      pruning?.stop();
       await worker.stop();
       mailer.close();
     },

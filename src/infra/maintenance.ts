@@ -1,0 +1,36 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { pruneRateLimits } from './rate-limit.js';
+
+const DAY_MS = 86_400_000;
+
+export interface PruneReport {
+  accessTokens: number;
+  rateLimits: number;
+  jobs: number;
+}
+
+/**
+ * Deletes what has outlived its use: expired access tokens, rate-limit windows older than a day,
+ * and jobs that finished more than `keepDoneJobsMs` ago (dead jobs are kept for operators).
+ * Idempotent, so workers running it at the same time do no harm.
+ */
+export async function pruneExpired(db: Kysely<Database>, now = Date.now(), keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
+  const tokens = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
+  const rateLimits = await pruneRateLimits(db, now - DAY_MS);
+  const jobs = await db.deleteFrom('job').where('status', '=', 'done').where('updated_at', '<', now - keepDoneJobsMs).executeTakeFirst();
+  return { accessTokens: Number(tokens.numDeletedRows), rateLimits, jobs: Number(jobs.numDeletedRows) };
+}
+
+/** Runs pruneExpired every `intervalMs` until stopped; a failure is logged and tried next time. */
+export function schedulePruning(db: Kysely<Database>, log: FastifyBaseLogger, intervalMs: number): { stop(): void } {
+  const timer = setInterval(() => {
+    pruneExpired(db).then(
+      (report) => log.info(report, 'pruned expired rows'),
+      (err: unknown) => log.error({ err }, 'pruning failed'),
+    );
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { pruneExpired } from '../../src/infra/maintenance.js';
+import { createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+it('prunes expired tokens, old rate-limit windows and long-done jobs, and keeps the rest', async () => {
+  const now = Date.now();
+  await registerVerified(t, uniqueEmail());
+  await registerVerified(t, uniqueEmail());
+  const [expired] = await t.database.db.selectFrom('access_token').select('token_hash').limit(1).execute();
+  await t.database.db.updateTable('access_token').set({ expires_at: now - 1 }).where('token_hash', '=', expired!.token_hash).execute();
+  await t.database.db.insertInto('rate_limit').values([
+    { key: 'old', window_start: now - 2 * 86_400_000, hits: 1 },
+    { key: 'fresh', window_start: now, hits: 1 },
+  ]).execute();
+  await t.database.db.updateTable('job').set({ updated_at: now - 40 * 86_400_000 }).where('status', '=', 'done').execute();
+  await t.database.db.insertInto('job').values({
+    type: 'x', payload: '{}', status: 'dead', attempts: 8, max_attempts: 8, run_at: 0, locked_until: null, last_error: 'gone', result: null, created_at: 0, updated_at: 0,
+  }).execute();
+
+  const report = await pruneExpired(t.database.db, now);
+  expect(report.accessTokens).toBe(1);
+  expect(report.rateLimits).toBe(1);
+  expect(report.jobs).toBeGreaterThan(0);
+  expect(await t.database.db.selectFrom('access_token').select('token_hash').execute()).toHaveLength(1);
+  const keys = (await t.database.db.selectFrom('rate_limit').select('key').execute()).map((r) => r.key);
+  expect(keys).toContain('fresh');
+  expect(keys).not.toContain('old');
+  const statuses = (await t.database.db.selectFrom('job').select('status').execute()).map((r) => r.status);
+  expect(statuses).not.toContain('done');
+  expect(statuses).toContain('dead');
+  expect(statuses).toContain('pending');
+  expect(await pruneExpired(t.database.db, now)).toEqual({ accessTokens: 0, rateLimits: 0, jobs: 0 });
+});
