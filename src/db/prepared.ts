@@ -27,6 +27,10 @@ export function preparedQuery<Args extends unknown[], Row>(
     throw new Error('preparedQuery: every argument must be used as a bound parameter');
   }
   const constants = parameters.map((value) => (value instanceof Placeholder ? undefined : value));
+  // Most queries bind exactly their arguments, in order: those pass them through untouched.
+  if (slots.length === placeholders.length && slots.every((slot, position) => slot === position)) {
+    return (...args: Args) => handle.select<Row>(sql, args);
+  }
   return (...args: Args) =>
     handle.select<Row>(
       sql,

@@ -110,9 +110,13 @@ export class CachedSqliteDriver implements Driver {
    * Runs a read outside any transaction on the cached statement, with nothing in between: the
    * path of prepared queries (db/prepared.ts). Waits only while a transaction is open.
    */
-  async select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
-    while (this.transactionDone) await this.transactionDone;
-    return this.prepare(sql).all(toSqliteValues(parameters)) as R[];
+  select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
+    if (this.transactionDone) return this.transactionDone.then(() => this.select<R>(sql, parameters));
+    try {
+      return Promise.resolve(this.prepare(sql).all(toSqliteValues(parameters)) as R[]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   run<R>(query: CompiledQuery): QueryResult<R> {

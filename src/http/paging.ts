@@ -36,13 +36,15 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   reply.header('X-Pagination-Per-Page', page.perPage);
   reply.header('X-Pagination-Total-Count', total);
 
+  // The other parameters are serialised once; each link only adds its page.
   const [path = '/', search = ''] = request.url.split('?', 2);
   const params = new URLSearchParams(search);
-  const link = (target: number, rel: string) => {
-    params.set('page', String(target));
-    params.set('per-page', String(page.perPage));
-    return `<${path}?${params.toString()}>; rel="${rel}"`;
-  };
+  params.delete('page');
+  params.delete('per-page');
+  const kept = params.toString();
+  const prefix = `<${path}?${kept === '' ? '' : `${kept}&`}page=`;
+  const suffix = `&per-page=${page.perPage}>; rel="`;
+  const link = (target: number, rel: string) => `${prefix}${target}${suffix}${rel}"`;
   const last = Math.max(pageCount, 1);
   const links = [link(page.page, 'self'), link(1, 'first')];
   if (page.page > 1) links.push(link(Math.min(page.page - 1, last), 'prev'));
