@@ -1,13 +1,24 @@
 // Minimal types for the part of autocannon's programmatic API the benchmark uses
 // (the package ships no types and @types/autocannon is not a dependency).
 declare module 'autocannon' {
-  interface Options {
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+  interface RequestSpec extends RequestParams {
+    /** Called before each request of a connection; returns the request to send. */
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+  }
+  interface Options extends RequestParams {
     url: string;
     connections?: number;
     pipelining?: number;
     duration?: number;
-    headers?: Record<string, string>;
     timeout?: number;
+    /** Each connection cycles through these. */
+    requests?: RequestSpec[];
   }
   interface Histogram {
     average: number;
@@ -30,7 +41,11 @@ declare module 'autocannon' {
     requests: Histogram & { total: number };
   }
   /** Without a callback autocannon returns a thenable tracker that resolves with the result. */
-  function autocannon(options: Options): PromiseLike<Result>;
+  interface Instance extends PromiseLike<Result> {
+    /** Every answer, with its latency in fractional milliseconds (the histogram keeps whole ones). */
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, latencyMs: number) => void): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
-  export type { Options, Result };
+  export type { Instance, Options, RequestParams, RequestSpec, Result };
 }

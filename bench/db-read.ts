@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { createDatabase } from '../src/db/database.js';
+import { preparedQuery } from '../src/db/prepared.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/schema.js';
 import { median } from './lib/stats.js';
@@ -43,6 +44,7 @@ export async function benchDbRead(file: string, options: MicroOptions): Promise<
     const statement = raw.prepare('select * from "web_store" where "code" = ?');
     const read = (db: Kysely<Database>) => db.selectFrom('web_store').selectAll().where('code', '=', CODE).executeTakeFirst();
     const precompiled = handle.db.selectFrom('web_store').selectAll().where('code', '=', CODE).compile();
+    const prepared = preparedQuery(handle, (db, code: string) => db.selectFrom('web_store').selectAll().where('code', '=', code));
     const variants: Variant[] = [
       {
         name: 'raw better-sqlite3 (statement prepared once, `.get()`)',
@@ -51,8 +53,14 @@ export async function benchDbRead(file: string, options: MicroOptions): Promise<
         },
       },
       {
-        name: 'db/ layer (`createDatabase`, Kysely query built per read)',
+        name: 'db/ layer, prepared query (`preparedQuery`: built and compiled once, run on the cached statement)',
         target: 0.8,
+        batch: async (n) => {
+          for (let i = 0; i < n; i++) await prepared(CODE);
+        },
+      },
+      {
+        name: 'db/ layer, Kysely query built and compiled per read (info)',
         batch: async (n) => {
           for (let i = 0; i < n; i++) await read(handle.db);
         },
@@ -70,7 +78,12 @@ export async function benchDbRead(file: string, options: MicroOptions): Promise<
         },
       },
     ];
-    checkSameRow(statement.get(CODE), [await read(handle.db), await read(stock), (await handle.db.executeQuery(precompiled)).rows[0]]);
+    checkSameRow(statement.get(CODE), [
+      (await prepared(CODE))[0],
+      await read(handle.db),
+      await read(stock),
+      (await handle.db.executeQuery(precompiled)).rows[0],
+    ]);
 
     for (const variant of variants) await opsPerSecond(variant, options.warmupMs);
     const samples = variants.map((): number[] => []);

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const LOOPBACK = '127.0.0.1';
 const READY_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
+const SCRIPT_TIMEOUT_MS = 60_000;
 const EXIT_GUARD = pathToFileURL(fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))).href;
 
 export interface ChildSpec {
@@ -90,6 +91,21 @@ export async function startChild(spec: ChildSpec, root: string): Promise<Running
     throw new Error(`${spec.script} did not start: ${(err as Error).message}\n${output}`);
   }
   return { baseUrl, stop, cpuSeconds: () => cpuSecondsOf(child.pid) };
+}
+
+/**
+ * Runs a script to its end with `node --import tsx` (a CLI command, say), relative to the project root;
+ * resolves with its stdout, rejects with its output on a non-zero exit or after 60 s.
+ */
+export function runScript(script: string, args: string[], env: Record<string, string>, root: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script, ...args],
+      { cwd: root, env: { ...process.env, ...env }, timeout: SCRIPT_TIMEOUT_MS, killSignal: 'SIGKILL' },
+      (err, stdout, stderr) => (err ? reject(new Error(`${script} ${args.join(' ')} failed: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout)),
+    );
+  });
 }
 
 /** utime + stime from /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ, 100 on Linux). */

@@ -1,5 +1,7 @@
 import type { MicroOptions, MicroRow } from '../db-read.js';
+import type { LoginSection } from '../login.js';
 import type { LoadOptions, LoadResult } from './http-load.js';
+import { renderLoginSection } from './report-login.js';
 
 export interface HttpRow {
   name: string;
@@ -17,6 +19,7 @@ export interface Report {
   http: HttpRow[];
   micro: MicroOptions;
   microRows: MicroRow[];
+  login: LoginSection;
 }
 
 const fmt = (value: number, digits = 0, minDigits = digits) =>
@@ -77,6 +80,7 @@ ${fmt(micro.warmupMs)} ms warm-up per variant, then ${micro.rounds} rounds of ${
 | --- | ---: | ---: | ---: | --- |
 ${microLines.join('\n')}
 
+${renderLoginSection(report.login, machine.pinned)}
 ## Method
 
 - All numbers above come from the same run of \`${report.command}\`.
@@ -88,7 +92,11 @@ ${microLines.join('\n')}
 - The ceiling is a bare \`node:http\` server answering \`{"status":"ok"}\`.
 - The service is \`src/main.ts serve --seed-demo\` on a fresh SQLite file in \`bench/.tmp/\`, with
   \`LOG_LEVEL=warn\` (so the per-request \`info\` log line is not written), default store WEB.
-- p99 comes from autocannon's latency histogram (1 ms resolution, 2xx answers only).
+- In the HTTP table p99 comes from autocannon's latency histogram (1 ms resolution, 2xx answers only); the login
+  section keeps every latency exactly (see there).
 - A row fails if it misses its target or if any answer was not 2xx or any request errored or timed out.
+- The login section runs after the HTTP part on a service process of its own (same command and settings, pinned the
+  same way) whose fresh SQLite file got its users from \`src/main.ts import users\` before it started, with
+  \`LEGACY_PASSWORD_SALT\` set and the auth rate limits raised to 100000000/1m per IP and per email.
 `;
 }
