@@ -85,7 +85,16 @@ export function findCompany(db: Db, id: number) {
 
 export async function insertAccessToken(
   db: Db,
-  token: { hash: string; userId: number; clientAccountId: number; storeCode: string; role: AccountType; expiresAt: number },
+  token: {
+    hash: string;
+    userId: number;
+    clientAccountId: number;
+    storeCode: string;
+    role: AccountType;
+    expiresAt: number;
+    loginMethod: string;
+    nativeForm: boolean | null;
+  },
   now: number,
 ): Promise<void> {
   await db
@@ -98,6 +107,8 @@ export async function insertAccessToken(
       role: token.role,
       created_at: now,
       expires_at: token.expiresAt,
+      login_method: token.loginMethod,
+      native_form: token.nativeForm,
     })
     .execute();
 }

@@ -36,8 +36,21 @@ export function emptyBasket(): Basket {
 const fieldError = (field: string, language: Language, key: MessageKey, params: Record<string, string> = {}) =>
   new FieldValidationError([{ field, message: translate(language, key, params) }]);
 
+/** How a session was opened: `password`, `verification`, `switch`, or the social provider's name. */
+export interface LoginMethod {
+  method: string;
+  nativeForm?: boolean;
+}
+
 /** A new access token for one client account in its store, acting in `role`. */
-export async function issueAccessToken(trx: Db, deps: AccountsDeps, account: ClientAccountRow, role: AccountType, now: number): Promise<string> {
+export async function issueAccessToken(
+  trx: Db,
+  deps: AccountsDeps,
+  account: ClientAccountRow,
+  role: AccountType,
+  now: number,
+  how: LoginMethod,
+): Promise<string> {
   const { token, hash } = newToken();
   await insertAccessToken(
     trx,
@@ -48,6 +61,8 @@ export async function issueAccessToken(trx: Db, deps: AccountsDeps, account: Cli
       storeCode: account.store_code,
       role,
       expiresAt: now + deps.config.accounts.accessTokenTtlMs,
+      loginMethod: how.method,
+      nativeForm: how.nativeForm ?? null,
     },
     now,
   );
@@ -80,24 +95,47 @@ export async function login(deps: AccountsDeps, form: LoginForm, language: Langu
   if (check.rehash) await updateUser(deps.db, user.id, { password_hash: await hashPassword(form.password) }, now);
   if (!user.email_verified) throw fieldError('email', language, 'auth.notVerified');
 
-  return deps.db.transaction().execute(async (trx) => {
-    let accounts = await accountsOfUser(trx, user.id);
-    let roles = rolesIn(accounts, storeCode);
-    // A retail customer of the other store logs in here with the same credentials.
-    if (roles.length === 0 && accounts.some((a) => a.type === 'SIMPLE')) {
-      await createClientAccount(trx, { userId: user.id, storeCode, type: 'SIMPLE' }, now);
-      accounts = await accountsOfUser(trx, user.id);
-      roles = rolesIn(accounts, storeCode);
-    }
-    if (roles.length === 0) throw fieldError('web_store_nav_code', language, 'auth.noAccountInStore');
-    if (form.role !== undefined && !roles.includes(form.role)) {
-      throw fieldError('role', language, 'auth.roleNotHeld', { role: form.role, roles: roles.join(', ') });
-    }
-    if (form.role === undefined && roles.length > 1) return { roles };
-    const role = form.role ?? roles[0]!;
-    const account = accounts.find((a) => a.store_code === storeCode && a.type === role)!;
-    return { accessToken: await issueAccessToken(trx, deps, account, role, now), basket: emptyBasket() };
-  });
+  return deps.db.transaction().execute((trx) =>
+    openSession(trx, deps, { userId: user.id, storeCode, role: form.role, language, now, how: { method: 'password' }, storeField: 'web_store_nav_code' }),
+  );
+}
+
+export interface SessionRequest {
+  userId: number;
+  storeCode: string;
+  role: AccountType | undefined;
+  language: Language;
+  now: number;
+  how: LoginMethod;
+  /** The request field that named the store, for the "no account here" error. */
+  storeField: string;
+  /** Runs just before the token is issued (e.g. to consume a single-use record). */
+  beforeIssue?: () => Promise<void>;
+}
+
+/**
+ * Role selection and token, the same for every way of logging in: with several account types in
+ * the store and no role given the answer is the roles to choose from; otherwise a token.
+ */
+export async function openSession(trx: Db, deps: AccountsDeps, request: SessionRequest): Promise<LoginResult> {
+  const { userId, storeCode, role: asked, language, now } = request;
+  let accounts = await accountsOfUser(trx, userId);
+  let roles = rolesIn(accounts, storeCode);
+  // A retail customer of the other store logs in here with the same credentials.
+  if (roles.length === 0 && accounts.some((a) => a.type === 'SIMPLE')) {
+    await createClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
+    accounts = await accountsOfUser(trx, userId);
+    roles = rolesIn(accounts, storeCode);
+  }
+  if (roles.length === 0) throw fieldError(request.storeField, language, 'auth.noAccountInStore');
+  if (asked !== undefined && !roles.includes(asked)) {
+    throw fieldError('role', language, 'auth.roleNotHeld', { role: asked, roles: roles.join(', ') });
+  }
+  if (asked === undefined && roles.length > 1) return { roles };
+  const role = asked ?? roles[0]!;
+  const account = accounts.find((a) => a.store_code === storeCode && a.type === role)!;
+  await request.beforeIssue?.();
+  return { accessToken: await issueAccessToken(trx, deps, account, role, now, request.how), basket: emptyBasket() };
 }
 
 /** Re-issues a retail customer's token for the other store, creating the account there if needed. */
@@ -113,7 +151,7 @@ export async function switchWebStore(deps: AccountsDeps, principal: Principal, t
       accounts.find((a) => a.store_code === target && a.type === 'SIMPLE') ??
       (await createClientAccount(trx, { userId: principal.userId, storeCode: target, type: 'SIMPLE' }, now));
     // The new token is a retail one whatever else the user holds there: it never widens the role.
-    return { accessToken: await issueAccessToken(trx, deps, account, 'SIMPLE', now) };
+    return { accessToken: await issueAccessToken(trx, deps, account, 'SIMPLE', now, { method: 'switch' }) };
   });
 }
 

@@ -89,7 +89,7 @@ export async function verifyEmail(
     if (consumed.numUpdatedRows === 0n) throw badToken();
     // A password that replaces an earlier one ends the sessions made with it.
     if (user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
-    const accessToken = await issueAccessToken(trx, deps, account, account.type, now);
+    const accessToken = await issueAccessToken(trx, deps, account, account.type, now, { method: 'verification' });
     await enqueueJob(
       trx,
       { type: COMPLETE_REGISTRATION_JOB, payload: completeRegistrationEvent(user, account.store_code, now) },
