@@ -14,6 +14,7 @@ import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
 import { countryRoutes } from './modules/country/country.routes.js';
 import { siteRoutes } from './modules/site/site.routes.js';
+import { socialRoutes } from './modules/social/social.routes.js';
 import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
 
 export interface Infra {
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(appConfigRoutes, deps);
       await api.register(countryRoutes, deps);
       await api.register(accountsRoutes, deps);
+      await api.register(socialRoutes, deps);
     },
     { prefix: config.basePath },
   );

@@ -25,6 +25,44 @@ export interface Config {
   accounts: AccountsConfig;
   conversions: ConversionsConfig;
   rateLimits: RateLimitConfig;
+  social: SocialConfig;
+}
+
+export interface OidcProviderConfig {
+  clientId: string;
+  /** The web client's secret (Google); Apple's is made from `privateKey`. */
+  clientSecret: string | undefined;
+  /** Client ids of the native apps whose ID tokens are accepted too. */
+  extraAudiences: string[];
+  issuer: string;
+}
+
+export interface AppleConfig extends OidcProviderConfig {
+  teamId: string;
+  keyId: string;
+  /** PKCS#8 PEM of the Sign in with Apple key; the client secret is an ES256 JWT signed with it. */
+  privateKey: string;
+}
+
+export interface FacebookConfig {
+  appId: string;
+  appSecret: string;
+  graphUrl: string;
+  dialogUrl: string;
+  /** Issuer and key set of Limited Login ID tokens (iOS). */
+  limitedLoginIssuer: string;
+  limitedLoginJwksUrl: string;
+}
+
+export interface SocialConfig {
+  /** Public base URL of this service (for the providers' redirect back), e.g. https://api.shop.example */
+  publicUrl: string;
+  /** Front-end paths after the store's front-end URL: where a finished or failed redirect flow lands. */
+  loginPath: string;
+  errorPath: string;
+  google: OidcProviderConfig | undefined;
+  facebook: FacebookConfig | undefined;
+  apple: AppleConfig | undefined;
 }
 
 export interface MailConfig {
@@ -159,6 +197,45 @@ export function loadConfig(env: Env = process.env): Config {
     return raw;
   };
 
+  /** A provider is configured when its client id is set; then the rest it needs must be too. */
+  function provider(prefix: string, defaultIssuer: string, needsSecret: boolean): OidcProviderConfig | undefined {
+    const clientId = optional(`${prefix}_CLIENT_ID`);
+    if (clientId === undefined) return undefined;
+    const clientSecret = optional(`${prefix}_CLIENT_SECRET`);
+    if (needsSecret && clientSecret === undefined) problems.push(`${prefix}_CLIENT_SECRET is required with ${prefix}_CLIENT_ID`);
+    const issuer = read(`${prefix}_ISSUER`, defaultIssuer).replace(/\/+$/, '');
+    if (!isHttpUrl(issuer)) problems.push(`${prefix}_ISSUER must be an http(s) URL, got "${issuer}"`);
+    return { clientId, clientSecret, extraAudiences: list(`${prefix}_EXTRA_AUDIENCES`), issuer };
+  }
+
+  function apple(): AppleConfig | undefined {
+    const base = provider('APPLE', 'https://appleid.apple.com', false);
+    if (base === undefined) return undefined;
+    const teamId = optional('APPLE_TEAM_ID');
+    const keyId = optional('APPLE_KEY_ID');
+    const privateKey = optional('APPLE_PRIVATE_KEY')?.replace(/\\n/g, '\n');
+    for (const [name, value] of [['APPLE_TEAM_ID', teamId], ['APPLE_KEY_ID', keyId], ['APPLE_PRIVATE_KEY', privateKey]] as const) {
+      if (value === undefined) problems.push(`${name} is required with APPLE_CLIENT_ID`);
+    }
+    if (privateKey !== undefined && !privateKey.includes('BEGIN PRIVATE KEY')) problems.push('APPLE_PRIVATE_KEY must be a PKCS#8 PEM key');
+    return { ...base, teamId: teamId ?? '', keyId: keyId ?? '', privateKey: privateKey ?? '' };
+  }
+
+  function facebook(): FacebookConfig | undefined {
+    const appId = optional('FACEBOOK_APP_ID');
+    if (appId === undefined) return undefined;
+    const appSecret = optional('FACEBOOK_APP_SECRET');
+    if (appSecret === undefined) problems.push('FACEBOOK_APP_SECRET is required with FACEBOOK_APP_ID');
+    const urls = {
+      graphUrl: read('FACEBOOK_GRAPH_URL', 'https://graph.facebook.com/v19.0').replace(/\/+$/, ''),
+      dialogUrl: read('FACEBOOK_DIALOG_URL', 'https://www.facebook.com/v19.0/dialog/oauth'),
+      limitedLoginIssuer: read('FACEBOOK_LIMITED_LOGIN_ISSUER', 'https://www.facebook.com'),
+      limitedLoginJwksUrl: read('FACEBOOK_LIMITED_LOGIN_JWKS_URL', 'https://limited.facebook.com/.well-known/oauth/openid/jwks/'),
+    };
+    for (const [name, value] of Object.entries(urls)) if (!isHttpUrl(value)) problems.push(`FACEBOOK ${name} must be an http(s) URL, got "${value}"`);
+    return { appId, appSecret: appSecret ?? '', ...urls };
+  }
+
   const databaseUrl = read('DATABASE_URL', 'sqlite:./data/storefront.db');
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
     problems.push(`DATABASE_URL must be sqlite:<file>, sqlite::memory: or postgres://..., got "${databaseUrl}"`);
@@ -213,7 +290,16 @@ export function loadConfig(env: Env = process.env): Config {
       authPerIp: rate('AUTH_RATE_LIMIT_PER_IP', '30/1m'),
       authPerEmail: rate('AUTH_RATE_LIMIT_PER_EMAIL', '10/15m'),
     },
+    social: {
+      publicUrl: read('PUBLIC_URL', `http://127.0.0.1:${read('PORT', '3000')}`).replace(/\/+$/, ''),
+      loginPath: urlPath('SOCIAL_LOGIN_PATH', '/social-login'),
+      errorPath: urlPath('SOCIAL_ERROR_PATH', '/social-login-error'),
+      google: provider('GOOGLE', 'https://accounts.google.com', true),
+      facebook: facebook(),
+      apple: apple(),
+    },
   };
+  if (!isHttpUrl(config.social.publicUrl)) problems.push(`PUBLIC_URL must be an http(s) URL, got "${config.social.publicUrl}"`);
   if (config.conversions.url !== undefined && !isHttpUrl(config.conversions.url)) {
     problems.push(`CONVERSIONS_API_URL must be an http(s) URL, got "${config.conversions.url}"`);
   }

@@ -14,6 +14,7 @@ export type AccountMail =
   | { kind: 'reset'; userId: number; storeCode: string; language: Language }
   | { kind: 'wholesaleApproved'; userId: number; storeCode: string; language: Language }
   | { kind: 'wholesaleRejected'; requestId: number }
+  | { kind: 'identityLinked'; userId: number; provider: string; language: Language }
   | {
       kind: 'backoffice';
       registration: 'BUSINESS' | 'WHOLESALE';

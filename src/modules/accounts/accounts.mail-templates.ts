@@ -75,6 +75,15 @@ export const wholesaleRejectedMail: Templates<{ companyName: string; storeName: 
   ru: (p) => ({ subject: `Заявка оптового клиента – ${p.storeName}`, paragraphs: ['Здравствуйте!', `Благодарим за интерес. К сожалению, сейчас мы не можем принять оптовую заявку компании ${p.companyName}. Будем рады ответить на ваши вопросы.`] }),
 };
 
+const PROVIDER_NAMES: Record<string, string> = { google: 'Google', facebook: 'Facebook', apple: 'Apple' };
+export const providerName = (provider: string) => PROVIDER_NAMES[provider] ?? provider;
+
+export const identityLinkedMail: Templates<{ name: string; provider: string; storeName: string }> = {
+  et: (p) => ({ subject: `Uus sisselogimisviis: ${p.provider} – ${p.storeName}`, paragraphs: [`Tere, ${p.name}!`, `Teie kontoga seoti sisselogimine teenusega ${p.provider}.`, 'Kui see ei olnud teie, muutke kohe oma parool ja võtke meiega ühendust.'] }),
+  en: (p) => ({ subject: `New sign-in method: ${p.provider} – ${p.storeName}`, paragraphs: [`Hello ${p.name},`, `Sign-in with ${p.provider} was linked to your account.`, 'If this was not you, change your password at once and contact us.'] }),
+  ru: (p) => ({ subject: `Новый способ входа: ${p.provider} – ${p.storeName}`, paragraphs: [`Здравствуйте, ${p.name}!`, `К вашей учётной записи привязан вход через ${p.provider}.`, 'Если это были не вы, немедленно смените пароль и свяжитесь с нами.'] }),
+};
+
 export function backofficeMail(p: { registration: string; storeCode: string; companyName: string; registryCode: string; contactEmail: string; requestId?: number }): MailContent {
   const approve = p.requestId === undefined ? [] : [`Approve: npm run cli -- wholesale approve ${p.requestId}`, `Reject: npm run cli -- wholesale reject ${p.requestId}`];
   return {

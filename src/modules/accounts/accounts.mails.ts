@@ -9,7 +9,9 @@ import { findStore } from '../store/store.repository.js';
 import type { AccountMail } from './accounts.jobs.js';
 import {
   backofficeMail,
+  identityLinkedMail,
   otherStoreMail,
+  providerName,
   renderMail,
   resetMail,
   verificationMail,
@@ -101,6 +103,13 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const store = await storeOf(request.store_code);
         const language: Language = isLanguage(request.language) ? request.language : 'et';
         return send(request.email, wholesaleRejectedMail[language]({ companyName: request.company_name, storeName: store.name }));
+      }
+      case 'identityLinked': {
+        const user = await findUserById(db, mail.userId);
+        if (!user) return 'skipped';
+        const accounts = await db.selectFrom('client_account').select('store_code').where('user_id', '=', user.id).orderBy('id').limit(1).execute();
+        const store = await storeOf(accounts[0]?.store_code ?? 'WEB');
+        return send(user.email, identityLinkedMail[mail.language]({ name: displayName(user), provider: providerName(mail.provider), storeName: store.name }));
       }
       case 'backoffice': {
         if (config.mail.backofficeEmails.length === 0) {
