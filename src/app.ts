@@ -8,7 +8,8 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
-import { registerRequestContext } from './http/request-context.js';
+import { lazyChildLoggerFactory } from './http/lazy-logger.js';
+import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
@@ -48,6 +49,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     logger: { level: config.logLevel },
     // One log line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLoggerFactory,
     requestIdHeader: false,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -60,7 +62,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
 
   const deps: AppDeps = { ...infra, config, stores: createStoreCache(infra.database, config.storeCacheTtlMs) };
   registerErrorHandling(app);
-  registerRequestContext(app, config, deps.stores);
+  const storeHook = registerRequestContext(app, config, deps.stores);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
@@ -77,7 +79,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     async (api) => {
       // Routes of the main API depend on the web store unless they say otherwise.
       api.addHook('onRoute', (route) => {
-        route.config = { storeScoped: true, ...route.config };
+        if (route.config?.storeScoped !== undefined) return;
+        route.config = { ...route.config, storeScoped: true };
+        attachStoreHook(route, storeHook);
       });
       await api.register(siteRoutes, deps);
       await api.register(appConfigRoutes, deps);

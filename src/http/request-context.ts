@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { STORE_CODES, type Config } from '../config.js';
 import { isLanguage, type Language } from '../i18n/index.js';
 import { isStoreCode, type StoreCache, type StoreSettings } from '../modules/store/store.service.js';
@@ -13,7 +13,7 @@ declare module 'fastify' {
     language: Language;
   }
   interface FastifyContextConfig {
-    /** Whether the route depends on a web store; main-API routes default to true (see app.ts). */
+    /** Whether the route depends on a web store; main-API routes default to true (see app.ts), others to false. */
     storeScoped?: boolean;
   }
 }
@@ -30,12 +30,13 @@ export function requestStore(request: FastifyRequest): StoreSettings {
  * processing), the language, and the store-state headers. OPTIONS (CORS preflight) only gets the
  * action time: it needs no store, no authentication and works on a locked store.
  */
-export function registerRequestContext(app: FastifyInstance, config: Config, stores: StoreCache): void {
+export function registerRequestContext(app: FastifyInstance, config: Config, stores: StoreCache): RequestHook {
   app.decorateRequest('actionTime', 0);
   app.decorateRequest('store', null);
   app.decorateRequest('language', config.defaultLanguage);
 
-  // A callback hook that waits only where a store must be read: this runs on every request.
+  // Runs on every request, so it stays synchronous and reads no route options (Fastify builds
+  // that object anew on each access); the store part is a hook of the store-scoped routes alone.
   app.addHook('onRequest', (request, reply, done) => {
     request.actionTime = Date.now();
     reply.header('action-time', Math.floor(request.actionTime / 1000));
@@ -45,12 +46,29 @@ export function registerRequestContext(app: FastifyInstance, config: Config, sto
     reply.header('Content-Language', request.language);
     // Anything that depends on who is calling must not be kept by a shared cache.
     if (request.headers.authorization !== undefined) reply.header('Cache-Control', 'no-store');
-    if (request.method !== 'OPTIONS' && request.routeOptions.config.storeScoped === true) {
-      enterStore(request, reply, config, stores, asked).then(() => done(), done);
-    } else {
-      done();
-    }
+    done();
   });
+
+  const storeHook = storeScopedHook(config, stores);
+  // Routes anywhere that say `config: { storeScoped: true }`; the main API sets it by default.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.storeScoped === true) attachStoreHook(route, storeHook);
+  });
+  return storeHook;
+}
+
+type RequestHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** The `store` header: unknown code 400, locked store 423 before any processing; OPTIONS passes. */
+export function storeScopedHook(config: Config, stores: StoreCache): RequestHook {
+  return async (request, reply) => {
+    if (request.method !== 'OPTIONS') await enterStore(request, reply, config, stores, request.headers['x-app-language']);
+  };
+}
+
+export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
+  const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+  if (!existing.includes(hook as never)) route.onRequest = [...existing, hook] as RouteOptions['onRequest'];
 }
 
 async function enterStore(
