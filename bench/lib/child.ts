@@ -7,10 +7,10 @@ export const LOOPBACK = '127.0.0.1';
 const READY_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
 const SCRIPT_TIMEOUT_MS = 60_000;
-const EXIT_GUARD = pathToFileURL(fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))).href;
+const EXIT_GUARD = pathToFileURL(fileURLToPath(new URL('./exit-with-parent.mjs', import.meta.url))).href;
 
 export interface ChildSpec {
-  /** Script run with `node --import tsx`, relative to the project root. */
+  /** Script relative to the project root: `.ts` runs with `node --import tsx`, `.js`/`.mjs` with plain node. */
   script: string;
   args?: string[];
   env?: Record<string, string>;
@@ -57,12 +57,13 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts a server in a child process of its own (pinned to CPU 1 after pinLoadGenerator()), on 127.0.0.1
- * and a free port, and waits until it answers. The child is one `node` process (tsx loaded with
- * --import), so signals reach it directly.
+ * and a free port, and waits until it answers. The child is one `node` process, so signals reach it directly.
  */
 export async function startChild(spec: ChildSpec, root: string): Promise<RunningChild> {
   const port = await freePort();
-  const nodeArgs = ['--import', 'tsx', '--import', EXIT_GUARD, spec.script, ...(spec.args ?? [])];
+  // TypeScript goes through tsx; compiled JavaScript runs as it would in production.
+  const loader = spec.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const nodeArgs = [...loader, '--import', EXIT_GUARD, spec.script, ...(spec.args ?? [])];
   const [command, args] = pinned ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child = spawn(command, args, {
     cwd: root,

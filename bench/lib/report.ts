@@ -84,13 +84,14 @@ ${renderLoginSection(report.login, machine.pinned)}
 ## Method
 
 - All numbers above come from the same run of \`${report.command}\`.
-- Each HTTP server runs in its own child process (\`node --import tsx\`), the load generator (autocannon, in
+- Each HTTP server runs in its own child process of plain \`node\` (no TypeScript loader), the load generator (autocannon, in
   \`run.ts\`) in the parent${machine.pinned ? '; the parent is pinned to CPU 0 and the servers to CPU 1 with `taskset`' : '; `taskset` was not available, so nothing is pinned'}.
   All servers are up for the whole HTTP part, but only one is under load at a time; the targets take turns in
   short slices so that a slow phase of the (shared, virtual) machine affects every ratio alike.
 - Servers listen on 127.0.0.1 only, on a free port; all traffic is loopback.
-- The ceiling is a bare \`node:http\` server answering \`{"status":"ok"}\`.
-- The service is \`src/main.ts serve --seed-demo\` on a fresh SQLite file in \`bench/.tmp/\`, with
+- The ceiling is a bare \`node:http\` server answering \`{"status":"ok"}\` (\`bench/ceiling-server.mjs\`).
+- The service is the compiled build (\`npm run build\` at the start of the run), \`dist/main.js serve --seed-demo\`,
+  as it runs in production, on a fresh SQLite file in \`bench/.tmp/\`, with
   \`LOG_LEVEL=warn\` (so the per-request \`info\` log line is not written), default store WEB.
 - In the HTTP table p99 comes from autocannon's latency histogram (1 ms resolution, 2xx answers only); the login
   section keeps every latency exactly (see there).
