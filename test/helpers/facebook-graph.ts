@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * A stand-in for Facebook Login on 127.0.0.1: the OAuth dialog and the Graph API calls a server makes
@@ -330,14 +330,7 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       json(res, 500, { error: { message: String(error), type: 'OAuthException', code: 1 } });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   const origin = `http://127.0.0.1:${port}`;
 
   async function authorize(dialogUrl: string, user: FacebookUser, options: { deny?: boolean } = {}) {

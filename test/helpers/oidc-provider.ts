@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { base64url, exportJWK, exportPKCS8, generateKeyPair, jwtVerify, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * A real OpenID provider (the `oidc-provider` package) on 127.0.0.1, to play Google and Apple in tests.
@@ -300,14 +300,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   const { default: Provider, interactionPolicy } = await loadOidcProvider();
 
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   const issuer = `http://127.0.0.1:${port}`;
 
   const accounts = new Map<string, IdpAccount>();

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../src/cli/usage.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -7,24 +6,8 @@ import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';
 import { countJobsByStatus, enqueueJob, listJobs, retryJob, type JobRow } from '../../src/infra/jobs/queue.js';
 import { createWorker, type JobHandlers } from '../../src/infra/jobs/worker.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { recordingLogger } from '../helpers/logger.js';
 
-interface LogLine {
-  level: string;
-  obj: unknown;
-  msg?: string;
-}
-
-function recordingLogger(): { log: FastifyBaseLogger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (obj: unknown, msg?: string) => void lines.push({ level, obj, msg });
-  const log = {
-    level: 'info',
-    ...Object.fromEntries(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((level) => [level, at(level)])),
-    silent: () => {},
-    child: () => log,
-  };
-  return { log: log as unknown as FastifyBaseLogger, lines };
-}
 
 let database: DatabaseHandle;
 let url: string;

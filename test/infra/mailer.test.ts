@@ -1,30 +1,13 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MailConfig } from '../../src/config.js';
 import { createMailer, type MailMessage } from '../../src/infra/mail/mailer.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { recordingLogger } from '../helpers/logger.js';
 
-interface LogLine {
-  level: string;
-  obj: unknown;
-  msg?: string;
-}
-
-function recordingLogger(): { log: FastifyBaseLogger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (obj: unknown, msg?: string) => void lines.push({ level, obj, msg });
-  const log = {
-    level: 'info',
-    ...Object.fromEntries(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((level) => [level, at(level)])),
-    silent: () => {},
-    child: () => log,
-  };
-  return { log: log as unknown as FastifyBaseLogger, lines };
-}
 
 const config = (overrides: Partial<MailConfig>): MailConfig => ({
   smtpUrl: undefined,

@@ -1,6 +1,6 @@
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { queueAccountMail } from './accounts.jobs.js';
-import { accountsOfUser, createClientAccount, insertCompany } from './accounts.repository.js';
+import { accountsOfUser, createClientAccount, insertCompany, type Db } from './accounts.repository.js';
 import type { WholesaleRegistrationForm } from './accounts.schemas.js';
 import { companyValues, findOrCreateContact, type AccountsDeps } from './registration.service.js';
 
@@ -11,6 +11,17 @@ async function pendingRequest(deps: AccountsDeps, id: number) {
   if (!request) throw new WholesaleDecisionError(`no wholesale request ${id}`);
   if (request.status !== 'PENDING') throw new WholesaleDecisionError(`wholesale request ${id} is already ${request.status}`);
   return request;
+}
+
+/** Records the decision unless another operator decided first. */
+async function decide(trx: Db, id: number, status: 'APPROVED' | 'REJECTED', now: number): Promise<void> {
+  const decided = await trx
+    .updateTable('wholesale_request')
+    .set({ status, decided_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
+  if (decided.numUpdatedRows === 0n) throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
 }
 
 export function listPendingWholesaleRequests(deps: AccountsDeps, limit = 100) {
@@ -26,13 +37,7 @@ export async function approveWholesale(deps: AccountsDeps, id: number, now = Dat
   const form = JSON.parse(request.form) as WholesaleRegistrationForm;
   const language: Language = isLanguage(request.language) ? request.language : 'et';
   return deps.db.transaction().execute(async (trx) => {
-    const decided = await trx
-      .updateTable('wholesale_request')
-      .set({ status: 'APPROVED', decided_at: now })
-      .where('id', '=', id)
-      .where('status', '=', 'PENDING')
-      .executeTakeFirst();
-    if (decided.numUpdatedRows === 0n) throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
+    await decide(trx, id, 'APPROVED', now);
     const { userId, verified } = await findOrCreateContact(trx, form, language, now);
     const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'WHOLESALE' && a.store_code === request.store_code);
     const account =
@@ -54,13 +59,7 @@ export async function approveWholesale(deps: AccountsDeps, id: number, now = Dat
 export async function rejectWholesale(deps: AccountsDeps, id: number, now = Date.now()): Promise<void> {
   await pendingRequest(deps, id);
   await deps.db.transaction().execute(async (trx) => {
-    const decided = await trx
-      .updateTable('wholesale_request')
-      .set({ status: 'REJECTED', decided_at: now })
-      .where('id', '=', id)
-      .where('status', '=', 'PENDING')
-      .executeTakeFirst();
-    if (decided.numUpdatedRows === 0n) throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
+    await decide(trx, id, 'REJECTED', now);
     await queueAccountMail(trx, deps.config, { kind: 'wholesaleRejected', requestId: id }, now);
   });
 }
