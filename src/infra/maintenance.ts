@@ -9,18 +9,28 @@ export interface PruneReport {
   accessTokens: number;
   rateLimits: number;
   jobs: number;
+  /** Expired social sign-in transactions and authentication records. */
+  socialSignIns: number;
 }
 
 /**
- * Deletes what has outlived its use: expired access tokens, rate-limit windows older than a day,
- * and jobs that finished more than `keepDoneJobsMs` ago (dead jobs are kept for operators).
+ * Deletes what has outlived its use: expired access tokens and social sign-in records, rate-limit
+ * windows older than a day, and jobs that finished more than `keepDoneJobsMs` ago (dead jobs are
+ * kept for operators).
  * Idempotent, so workers running it at the same time do no harm.
  */
 export async function pruneExpired(db: Kysely<Database>, now = Date.now(), keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
   const tokens = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
   const rateLimits = await pruneRateLimits(db, now - DAY_MS);
   const jobs = await db.deleteFrom('job').where('status', '=', 'done').where('updated_at', '<', now - keepDoneJobsMs).executeTakeFirst();
-  return { accessTokens: Number(tokens.numDeletedRows), rateLimits, jobs: Number(jobs.numDeletedRows) };
+  const transactions = await db.deleteFrom('oauth_transaction').where('expires_at', '<=', now).executeTakeFirst();
+  const records = await db.deleteFrom('auth_record').where('expires_at', '<=', now).executeTakeFirst();
+  return {
+    accessTokens: Number(tokens.numDeletedRows),
+    rateLimits,
+    jobs: Number(jobs.numDeletedRows),
+    socialSignIns: Number(transactions.numDeletedRows) + Number(records.numDeletedRows),
+  };
 }
 
 /** Runs pruneExpired every `intervalMs` until stopped; a failure is logged and tried next time. */

@@ -23,7 +23,17 @@ it('prunes expired tokens, old rate-limit windows and long-done jobs, and keeps 
     type: 'x', payload: '{}', status: 'dead', attempts: 8, max_attempts: 8, run_at: 0, locked_until: null, last_error: 'gone', result: null, created_at: 0, updated_at: 0,
   }).execute();
 
+  await t.database.db.insertInto('auth_record').values([
+    { id_hash: 'a'.repeat(64), provider: 'google', subject: 's', email: null, email_verified: false, first_name: null, last_name: null, store_code: 'WEB', language: 'et', created_at: 0, expires_at: now - 1, used_at: null },
+    { id_hash: 'b'.repeat(64), provider: 'google', subject: 's', email: null, email_verified: false, first_name: null, last_name: null, store_code: 'WEB', language: 'et', created_at: 0, expires_at: now + 60_000, used_at: null },
+  ]).execute();
+  await t.database.db.insertInto('oauth_transaction').values({
+    state_hash: 'c'.repeat(64), provider: 'google', code_verifier: 'v', nonce: 'n', store_code: 'WEB', language: 'et', return_url: null, link_user_id: null, created_at: 0, expires_at: now - 1,
+  }).execute();
+
   const report = await pruneExpired(t.database.db, now);
+  expect(report.socialSignIns).toBe(2);
+  expect((await t.database.db.selectFrom('auth_record').select('id_hash').execute()).map((r) => r.id_hash)).toEqual(['b'.repeat(64)]);
   expect(report.accessTokens).toBe(1);
   expect(report.rateLimits).toBe(1);
   expect(report.jobs).toBeGreaterThan(0);
@@ -35,5 +45,5 @@ it('prunes expired tokens, old rate-limit windows and long-done jobs, and keeps 
   expect(statuses).not.toContain('done');
   expect(statuses).toContain('dead');
   expect(statuses).toContain('pending');
-  expect(await pruneExpired(t.database.db, now)).toEqual({ accessTokens: 0, rateLimits: 0, jobs: 0 });
+  expect(await pruneExpired(t.database.db, now)).toEqual({ accessTokens: 0, rateLimits: 0, jobs: 0, socialSignIns: 0 });
 });

@@ -155,6 +155,18 @@ describe('the web redirect flow', () => {
     expect(landing.searchParams.get('reason')).toBe('provider_refused');
   });
 
+  it('sends a code the provider does not accept to the error page', async () => {
+    const sub = newSubject();
+    google.addAccount({ sub, email: uniqueEmail('google'), email_verified: true });
+    const start = await t.app.inject({ method: 'GET', url: '/auth/external?authclient=google' });
+    const back = new URL((await google.authorize(String(start.headers.location), sub)).url);
+    back.searchParams.set('code', 'forged-code');
+    const callback = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+    const landing = new URL(String(callback.headers.location));
+    expect(landing.pathname).toBe('/social-login-error');
+    expect(landing.searchParams.get('reason')).toBe('verification_failed');
+  });
+
   it('sends an unknown or replayed state to the error page', async () => {
     const unknown = await native('state=made-up&code=abc');
     expect(unknown.statusCode).toBe(302);
