@@ -72,6 +72,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     });
   }
   await registerCors(app, config);
+  closeKeptAliveConnectionsOnShutdown(app);
 
   await registerDocs(app, config);
 
@@ -93,6 +94,21 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   );
 
   return app;
+}
+
+/**
+ * On close, Node closes the connections that are idle at that moment and waits for the rest. A
+ * keep-alive connection whose request was still in flight stays open after its answer, so the
+ * shutdown would wait for the client's keep-alive timeout. Until the server has closed, such
+ * connections are closed as soon as they fall idle.
+ */
+function closeKeptAliveConnectionsOnShutdown(app: FastifyInstance): void {
+  app.addHook('preClose', (done) => {
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 25);
+    sweep.unref();
+    app.server.once('close', () => clearInterval(sweep));
+    done();
+  });
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];

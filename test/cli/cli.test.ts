@@ -83,8 +83,8 @@ describe('the CLI', () => {
 });
 
 describe('serve', () => {
-  it('serves, then on SIGTERM stops cleanly', async () => {
-    const child = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+  it('serves, then on SIGTERM finishes the requests in flight and stops cleanly', async () => {
+    const child = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info', PASSWORD_HASH_CONCURRENCY: '1' });
     let log = '';
     child.stdout!.on('data', (chunk) => (log += chunk));
     child.stderr!.on('data', (chunk) => (log += chunk));
@@ -100,8 +100,20 @@ describe('serve', () => {
     });
     const health = await fetch(`${url}/site/health`);
     expect(health.status).toBe(200);
+    // Logins always run the slow hash; with one hash at a time these three are still in flight
+    // when the signal comes, and each must still get its answer. fetch keeps its connections
+    // alive, so this also shows that shutdown does not wait for the keep-alive timeout.
+    const logins = Array.from({ length: 3 }, () =>
+      fetch(`${url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'nobody@example.ee', password: 'whatever-123', web_store_nav_code: 'WEB' }),
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     child.kill('SIGTERM');
+    expect((await Promise.all(logins)).map((r) => r.status)).toEqual([422, 422, 422]);
     expect(await exited).toBe(0);
     expect(log).toContain('shut down cleanly');
   });
