@@ -25,10 +25,11 @@ export function requestStore(request: FastifyRequest): StoreSettings {
 }
 
 /**
- * The spec's common conventions as one onRequest hook, so no route has to remember them:
- * action-time, request id, the `store` header (unknown code -> 400, locked store -> 423 before any
- * processing), the language, and the store-state headers. OPTIONS (CORS preflight) only gets the
- * action time: it needs no store, no authentication and works on a locked store.
+ * The spec's common conventions as shared hooks, so no route has to remember them: on every
+ * request action-time, request id and language; on store-scoped routes also the `store` header
+ * (unknown code -> 400, locked store -> 423 before any processing) and the store-state headers.
+ * OPTIONS (CORS preflight) needs no store and no authentication and works on a locked store.
+ * Returns the store hook, for the main API to attach to its routes by default.
  */
 export function registerRequestContext(app: FastifyInstance, config: Config, stores: StoreCache): RequestHook {
   app.decorateRequest('actionTime', 0);
@@ -60,7 +61,7 @@ export function registerRequestContext(app: FastifyInstance, config: Config, sto
 type RequestHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** The `store` header: unknown code 400, locked store 423 before any processing; OPTIONS passes. */
-export function storeScopedHook(config: Config, stores: StoreCache): RequestHook {
+function storeScopedHook(config: Config, stores: StoreCache): RequestHook {
   return async (request, reply) => {
     if (request.method !== 'OPTIONS') await enterStore(request, reply, config, stores, request.headers['x-app-language']);
   };

@@ -28,6 +28,13 @@ export async function consumeRateLimit(db: Kysely<Database>, key: string, limit:
   }
 }
 
+/** A hook that counts each request against its client address (the account and sign-in endpoints). */
+export function perIpRateLimit(db: Kysely<Database>, limit: RateLimit) {
+  return async (request: { ip: string }): Promise<void> => {
+    await consumeRateLimit(db, `auth:ip:${request.ip}`, limit);
+  };
+}
+
 /** Removes counters of windows that have ended; run periodically. */
 export async function pruneRateLimits(db: Kysely<Database>, olderThan: number): Promise<number> {
   const result = await db.deleteFrom('rate_limit').where('window_start', '<', olderThan).executeTakeFirst();

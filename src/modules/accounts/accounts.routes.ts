@@ -6,7 +6,7 @@ import { authenticate, type Principal } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { consumeRateLimit, perIpRateLimit } from '../../infra/rate-limit.js';
 import {
   AccessTokenPayload,
   BusinessRegistrationForm,
@@ -38,17 +38,15 @@ const tags = ['auth'];
 
 /** The spec's account endpoints, plus logout and /user/me so a client can check its token. */
 export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
-  const { db, config } = { db: deps.database.db, config: deps.config };
+  const db = deps.database.db;
+  const config = deps.config;
   const accounts = { db, config };
 
   // Counted before validation, so malformed guesses count too.
-  const limitPerIp = async (request: FastifyRequest) => {
-    await consumeRateLimit(db, `auth:ip:${request.ip}`, config.rateLimits.authPerIp);
-  };
+  const limitPerIp = perIpRateLimit(db, config.rateLimits.authPerIp);
   const context = (request: FastifyRequest) => ({ store: requestStore(request), language: request.language, now: request.actionTime });
-  const emailOf = (body: unknown) => (body as { email?: unknown; contact?: { email?: unknown } } | null);
   const limitPerEmail = async (request: FastifyRequest) => {
-    const body = emailOf(request.body);
+    const body = request.body as { email?: unknown; contact?: { email?: unknown } } | null;
     const email = body?.email ?? body?.contact?.email;
     if (typeof email === 'string') {
       await consumeRateLimit(db, `register:email:${email.trim().toLowerCase()}`, config.rateLimits.authPerEmail);

@@ -6,7 +6,7 @@ import { authenticate } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { perIpRateLimit } from '../../infra/rate-limit.js';
 import { ACCOUNT_TYPES, RolesPayload, TokenPayload } from '../accounts/accounts.schemas.js';
 import { isStoreCode, type StoreSettings } from '../store/store.service.js';
 import { createSocialProviders } from './provider-registry.js';
@@ -45,9 +45,7 @@ const ExternalAnswer = Type.Union([
 
 export const socialRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   const social: SocialDeps = { db: deps.database.db, config: deps.config, providers: createSocialProviders(deps.config.social) };
-  const limitPerIp = async (request: FastifyRequest) => {
-    await consumeRateLimit(social.db, `auth:ip:${request.ip}`, deps.config.rateLimits.authPerIp);
-  };
+  const limitPerIp = perIpRateLimit(social.db, deps.config.rateLimits.authPerIp);
 
   // Apple answers with a cross-site form POST; only this plugin's routes take form bodies.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
