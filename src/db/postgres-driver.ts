@@ -14,6 +14,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { quoteName } from './quote-name.js';
 
 /**
  * A Kysely dialect for node-postgres that runs a query outside a transaction with `pool.query`
@@ -113,6 +114,3 @@ class PostgresConnection implements DatabaseConnection {
   }
 }
 
-function quoteName(name: string): string {
-  return name.replace(/"/g, '""');
-}

@@ -13,6 +13,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { quoteName } from './quote-name.js';
 
 /**
  * A Kysely dialect for better-sqlite3 that is fast where Kysely's stock driver is slow:
@@ -178,6 +179,3 @@ function toSqliteValues(values: readonly unknown[]): unknown[] {
   return values.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value));
 }
 
-function quoteName(name: string): string {
-  return name.replace(/"/g, '""');
-}

@@ -19,7 +19,7 @@ import {
   wholesaleRejectedMail,
   type MailContent,
 } from './accounts.mail-templates.js';
-import { findAccount, findUserById, updateUser } from './accounts.repository.js';
+import { accountsOfUser, findAccount, findUserById, updateUser } from './accounts.repository.js';
 
 export interface AccountMailDeps {
   db: Kysely<Database>;
@@ -107,7 +107,7 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
       case 'identityLinked': {
         const user = await findUserById(db, mail.userId);
         if (!user) return 'skipped';
-        const accounts = await db.selectFrom('client_account').select('store_code').where('user_id', '=', user.id).orderBy('id').limit(1).execute();
+        const accounts = await accountsOfUser(db, user.id);
         const store = await storeOf(accounts[0]?.store_code ?? 'WEB');
         return send(user.email, identityLinkedMail[mail.language]({ name: displayName(user), provider: providerName(mail.provider), storeName: store.name }));
       }

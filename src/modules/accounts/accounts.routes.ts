@@ -27,7 +27,7 @@ import {
   WebRegistrationForm,
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
-import { revokeToken } from './accounts.repository.js';
+import { normaliseEmail, revokeToken } from './accounts.repository.js';
 import { assertResetToken, requestPasswordReset, setNewPassword } from './password-reset.service.js';
 import { registerBusiness, registerSimple, registerWholesale } from './registration.service.js';
 import { describePrincipal, login, switchWebStore } from './session.service.js';
@@ -49,7 +49,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
     const body = request.body as { email?: unknown; contact?: { email?: unknown } } | null;
     const email = body?.email ?? body?.contact?.email;
     if (typeof email === 'string') {
-      await consumeRateLimit(db, `register:email:${email.trim().toLowerCase()}`, config.rateLimits.authPerEmail);
+      await consumeRateLimit(db, `register:email:${normaliseEmail(email)}`, config.rateLimits.authPerEmail);
     }
   };
   const registration = { preValidation: limitPerIp, preHandler: limitPerEmail };

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { AccountType, Database } from '../../db/schema.js';
-import { FieldValidationError } from '../../http/errors.js';
-import { translate, type Language } from '../../i18n/index.js';
+import { fieldError } from '../../http/errors.js';
+import type { Language } from '../../i18n/index.js';
 import type { StoreSettings } from '../store/store.service.js';
 import { queueAccountMail } from './accounts.jobs.js';
 import {
@@ -12,6 +12,7 @@ import {
   insertCompany,
   insertUser,
   isUniqueViolation,
+  normaliseEmail,
   type Db,
 } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
@@ -103,7 +104,7 @@ export async function registerWholesale(deps: AccountsDeps, context: RequestCont
       .insertInto('wholesale_request')
       .values({
         store_code: storeCode,
-        email: form.contact.email.trim().toLowerCase(),
+        email: normaliseEmail(form.contact.email),
         company_name: form.companyName,
         form: JSON.stringify(form),
         language,
@@ -166,7 +167,7 @@ function backofficeMail(registration: Extract<AccountType, 'BUSINESS' | 'WHOLESA
 function checkBirthday(birthday: string | undefined, language: Language): void {
   if (birthday === undefined) return;
   if (birthday < '1900-01-01' || birthday >= new Date().toISOString().slice(0, 10)) {
-    throw new FieldValidationError([{ field: 'birthday', message: translate(language, 'birthday.range') }]);
+    throw fieldError('birthday', language, 'birthday.range');
   }
 }
 

@@ -1,8 +1,8 @@
 import { STORE_CODES } from '../../config.js';
 import type { AccountType } from '../../db/schema.js';
 import type { Principal } from '../../http/auth.js';
-import { FieldValidationError } from '../../http/errors.js';
-import { translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { fieldError } from '../../http/errors.js';
+import type { Language } from '../../i18n/index.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { newToken } from '../../infra/tokens.js';
@@ -32,9 +32,6 @@ export interface Basket {
 export function emptyBasket(): Basket {
   return { items: [], itemCount: 0, total: 0, currency: 'EUR' };
 }
-
-const fieldError = (field: string, language: Language, key: MessageKey, params: Record<string, string> = {}) =>
-  new FieldValidationError([{ field, message: translate(language, key, params) }]);
 
 /** How a session was opened: `password`, `verification`, `switch`, or the social provider's name. */
 export interface LoginMethod {

@@ -5,7 +5,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { hashPassword } from '../../infra/passwords.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { COMPLETE_REGISTRATION_JOB, type CompleteRegistrationEvent } from '../marketing/conversions.job.js';
-import { findAccount, findCompany, revokeAllTokensOfUser, type Db, type UserRow } from './accounts.repository.js';
+import { findAccount, findCompany, normaliseEmail, revokeAllTokensOfUser, type Db, type UserRow } from './accounts.repository.js';
 import type { VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors } from './password-rules.js';
 import type { AccountsDeps } from './registration.service.js';
@@ -104,6 +104,6 @@ function completeRegistrationEvent(user: UserRow, storeCode: string, actionTime:
     eventTime: Math.floor(actionTime / 1000),
     storeCode,
     // Only the hash of the normalised email is sent (and kept in the job), as the API expects.
-    emailSha256: createHash('sha256').update(user.email.trim().toLowerCase()).digest('hex'),
+    emailSha256: createHash('sha256').update(normaliseEmail(user.email)).digest('hex'),
   };
 }

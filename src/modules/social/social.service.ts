@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import type { AccountType, SocialProvider } from '../../db/schema.js';
-import { FieldValidationError, HttpError } from '../../http/errors.js';
-import { translate, type Language } from '../../i18n/index.js';
+import { fieldError, HttpError } from '../../http/errors.js';
+import type { Language } from '../../i18n/index.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { queueAccountMail } from '../accounts/accounts.jobs.js';
 import { createClientAccount, findUserByEmail, insertUser, revokeAllTokensOfUser, updateUser, type Db } from '../accounts/accounts.repository.js';
@@ -206,7 +206,7 @@ async function resolveUser(trx: Db, deps: SocialDeps, identity: ProviderIdentity
   const byEmail = identity.email === null ? undefined : await findUserByEmail(trx, identity.email);
   if (byEmail) {
     if (!identity.emailVerified) {
-      throw new FieldValidationError([{ field: 'authId', message: translate(language, 'auth.linkWithPassword', { provider: identity.provider }) }]);
+      throw fieldError('authId', language, 'auth.linkWithPassword', { provider: identity.provider });
     }
     if (!byEmail.email_verified) {
       await updateUser(

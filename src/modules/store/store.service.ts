@@ -79,9 +79,10 @@ export class StoreSettingsError extends Error {}
 export async function changeStore(db: Kysely<Database>, code: StoreCode, changes: StoreChanges): Promise<StoreSettings> {
   const current = await findStore(db, code);
   if (!current) throw new StoreSettingsError(`Unknown store ${code}`);
-  const languages = changes.availableLanguages ?? toSettings(current).availableLanguages;
+  const settings = toSettings(current);
+  const languages = changes.availableLanguages ?? settings.availableLanguages;
   if (languages.length === 0) throw new StoreSettingsError('A store needs at least one language');
-  let defaultLanguage = changes.defaultLanguage ?? toSettings(current).defaultLanguage;
+  let defaultLanguage = changes.defaultLanguage ?? settings.defaultLanguage;
   if (!languages.includes(defaultLanguage)) {
     if (changes.defaultLanguage) {
       throw new StoreSettingsError(`Default language ${defaultLanguage} is not among ${languages.join(',')}`);
