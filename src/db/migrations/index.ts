@@ -4,6 +4,7 @@ import * as createCountry from './2026_11_22_0510_create_country.js';
 import * as createJob from './2026_11_22_0600_create_job.js';
 import * as createAccounts from './2026_11_22_0610_create_accounts.js';
 import * as createSocialLogin from './2026_11_22_0700_create_social_login.js';
+import * as createCatalogue from './2026_11_22_0800_create_catalogue.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0600_create_job': createJob,
   '2026_11_22_0610_create_accounts': createAccounts,
   '2026_11_22_0700_create_social_login': createSocialLogin,
+  '2026_11_22_0800_create_catalogue': createCatalogue,
 };
