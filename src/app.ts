@@ -12,11 +12,16 @@ import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
+import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
 import { countryRoutes } from './modules/country/country.routes.js';
+import { dataExportRoutes } from './modules/data-export/data-export.routes.js';
 import { siteRoutes } from './modules/site/site.routes.js';
 import { socialRoutes } from './modules/social/social.routes.js';
 import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
+import { createSessionActionRecorder, type SessionActionRecorder } from './modules/tracking/session-actions.js';
+import { trackingRoutes } from './modules/tracking/tracking.routes.js';
 
 export interface Infra {
   database: DatabaseHandle;
@@ -25,6 +30,8 @@ export interface Infra {
 export interface AppDeps extends Infra {
   config: Config;
   stores: StoreCache;
+  /** Buffered writer of session actions (views, wishlist and basket adds) for the data export. */
+  sessionActions: SessionActionRecorder;
 }
 
 export type App = FastifyInstance;
@@ -41,6 +48,7 @@ const EXPOSED_HEADERS = [
   'X-Pagination-Page-Count',
   'X-Pagination-Per-Page',
   'X-Pagination-Total-Count',
+  'X-Search-Available',
 ];
 
 /** Builds the whole HTTP application; every module is registered here, explicitly, in one place. */
@@ -60,7 +68,14 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
 
-  const deps: AppDeps = { ...infra, config, stores: createStoreCache(infra.database, config.storeCacheTtlMs) };
+  const deps: AppDeps = {
+    ...infra,
+    config,
+    stores: createStoreCache(infra.database, config.storeCacheTtlMs),
+    sessionActions: createSessionActionRecorder(infra.database, app.log),
+  };
+  // Written before the database handle is closed by whoever owns it.
+  app.addHook('onClose', async () => deps.sessionActions.flush());
   registerErrorHandling(app);
   const storeHook = registerRequestContext(app, config, deps.stores);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) {
@@ -89,9 +104,14 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(countryRoutes, deps);
       await api.register(accountsRoutes, deps);
       await api.register(socialRoutes, deps);
+      await api.register(catalogueRoutes, deps);
+      await api.register(trackingRoutes, deps);
+      await api.register(adminRoutes, deps);
     },
     { prefix: config.basePath },
   );
+  // The analytics partner's API: its own prefix, HTTP Basic, not store-scoped, its own API document.
+  await app.register(dataExportRoutes, { ...deps, prefix: config.dataExportPath });
 
   return app;
 }

@@ -18,6 +18,10 @@ export interface Config {
   logLevel: LogLevel;
   /** How long a process may serve store settings (lock, active, languages) before reading them again. */
   storeCacheTtlMs: number;
+  /** How long a process may serve catalogue data (products, categories, guest answers) before reading them again. */
+  catalogueCacheTtlMs: number;
+  /** How long a process may reuse a product list's page order and total count (a big category costs a sort and a count). */
+  catalogueListCacheTtlMs: number;
   /** Honour X-Forwarded-For from a proxy in front (client IPs for rate limits and logs). */
   trustProxy: boolean;
   mail: MailConfig;
@@ -26,6 +30,18 @@ export interface Config {
   conversions: ConversionsConfig;
   rateLimits: RateLimitConfig;
   social: SocialConfig;
+  dataExport: DataExportConfig;
+}
+
+export interface DataExportConfig {
+  /** Requests of one export user (every page and stream counts once). */
+  rateLimitPerUser: RateLimit;
+  /** Failed Basic authentications from one address before it gets 429 instead of a password check. */
+  authFailuresPerIp: RateLimit;
+  /** Session actions older than this are deleted by the hourly maintenance. */
+  sessionActionRetentionDays: number;
+  /** How long a total count (X-Pagination-Total-Count) is reused for the same collection and filter. */
+  countCacheTtlMs: number;
 }
 
 export interface OidcProviderConfig {
@@ -260,6 +276,8 @@ export function loadConfig(env: Env = process.env): Config {
     defaultLanguage: oneOf('DEFAULT_LANGUAGE', 'et', LANGUAGES),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     storeCacheTtlMs: integer('STORE_CACHE_TTL_MS', 1000, 0, 60_000),
+    catalogueCacheTtlMs: integer('CATALOGUE_CACHE_TTL_MS', 30_000, 0, 600_000),
+    catalogueListCacheTtlMs: integer('CATALOGUE_LIST_CACHE_TTL_MS', 60_000, 0, 3_600_000),
     trustProxy: oneOf('TRUST_PROXY', 'false', ['true', 'false']) === 'true',
     mail: {
       smtpUrl: optional('SMTP_URL'),
@@ -297,6 +315,12 @@ export function loadConfig(env: Env = process.env): Config {
       google: provider('GOOGLE', 'https://accounts.google.com', true),
       facebook: facebook(),
       apple: apple(),
+    },
+    dataExport: {
+      rateLimitPerUser: rate('DATA_EXPORT_RATE_LIMIT', '1200/1m'),
+      authFailuresPerIp: rate('DATA_EXPORT_AUTH_FAILURES_PER_IP', '20/15m'),
+      sessionActionRetentionDays: integer('SESSION_ACTION_RETENTION_DAYS', 365, 1, 36_500),
+      countCacheTtlMs: integer('DATA_EXPORT_COUNT_CACHE_TTL_MS', 15_000, 0, 3_600_000),
     },
   };
   if (!isHttpUrl(config.social.publicUrl)) problems.push(`PUBLIC_URL must be an http(s) URL, got "${config.social.publicUrl}"`);

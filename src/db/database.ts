@@ -39,6 +39,11 @@ function openSqlite(location: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   // Other processes (the CLI, a worker) write to the same file; wait for their lock, do not fail.
   sqlite.pragma('busy_timeout = 5000');
+  // A catalogue of hundreds of thousands of products is hundreds of MB; with SQLite's default 2 MB
+  // page cache every product page read went to read(2) (measured: ~10x slower per indexed read).
+  // Memory-mapped reads share the OS page cache across processes; the page cache covers writes.
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('mmap_size = 1073741824');
   const dialect = new CachedSqliteDialect(sqlite);
   const db = new Kysely<Database>({ dialect });
   return {

@@ -526,6 +526,72 @@ export interface ApiKeyTable {
   revoked_at: number | null;
 }
 
+// ---- Data export (migration 0900) ----
+
+export interface ExportUserTable {
+  id: Generated<number>;
+  name: string;
+  /** argon2id PHC string of the generated password. */
+  password_hash: string;
+  /** JSON array of CIDR blocks; empty: any address. */
+  allowed_cidrs: ColumnType<string, string | undefined, string>;
+  disabled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+// ---- Search index (migration 1000; the text index tables are engine-specific, see src/modules/search) ----
+
+export interface SearchStateTable {
+  /** Always 1: one row. */
+  id: number;
+  status: 'ready' | 'building';
+  /** When the status last changed, or a build last made progress (Unix ms). */
+  changed_at: number;
+}
+
+/** Products, persons, publishers and series whose text changed and is not yet in the index. */
+export interface SearchPendingTable {
+  kind: 'product' | 'person' | 'publisher' | 'series';
+  entity_id: number;
+}
+
+/** The product columns search filters and sorts on, kept by triggers; `stores`: store codes separated by spaces. */
+export interface SearchProductTable {
+  id: number;
+  stores: string;
+  is_active: BooleanColumn;
+  hidden_web: BooleanColumn;
+  hidden_business: BooleanColumn;
+  type: ProductTypeCode;
+  language: string | null;
+  binding_code: string | null;
+  publisher_id: number | null;
+  series_id: number | null;
+  availability: Availability;
+  delivery_time: DeliveryTime | null;
+  shop_price_cents: number;
+  original_price_cents: number | null;
+  wholesale_price_cents: number | null;
+  vat_rate_percent: number;
+  discount_percent: number;
+  sales_count: number;
+  released_at: number | null;
+  name: string;
+}
+
+// ---- Import lock (migration 1100) ----
+
+/** A running import of one kind (see src/modules/admin/import-lock.ts). */
+export interface ImportLockTable {
+  kind: string;
+  /** Random per run; only the holder renews or removes the row. */
+  owner: string;
+  started_at: number;
+  /** Renewed while the import runs; past it, another process may take the lock over. */
+  expires_at: number;
+}
+
 export interface Database {
   web_store: WebStoreTable;
   country: CountryTable;
@@ -572,6 +638,11 @@ export interface Database {
   sales_history: SalesHistoryTable;
   sales_history_item: SalesHistoryItemTable;
   api_key: ApiKeyTable;
+  export_user: ExportUserTable;
+  search_state: SearchStateTable;
+  search_pending: SearchPendingTable;
+  search_product: SearchProductTable;
+  import_lock: ImportLockTable;
 }
 
 export type { Generated };

@@ -16,17 +16,17 @@ const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart !== 'body') return coercing.compile(schema as object);
-  const validate = strict.compile(schema as object);
-  // A NUL character is valid JSON but no text column takes it (PostgreSQL refuses it outright),
-  // so a body string that holds one is a field error, not a database failure.
-  const validateBody = (body: unknown) => {
-    const valid = validate(body);
-    validateBody.errors = valid ? nulErrors(body, '') : validate.errors;
-    return validateBody.errors === null || validateBody.errors === undefined || validateBody.errors.length === 0;
+  const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  // A NUL character is valid JSON and a valid %00 in a URL, but no text column takes it
+  // (PostgreSQL refuses it outright, even as a query parameter), so a string that holds one is a
+  // field error (422 in a body, 400 elsewhere), never a database failure.
+  const validateWithoutNul = (value: unknown) => {
+    const valid = validate(value);
+    validateWithoutNul.errors = valid ? nulErrors(value, '') : validate.errors;
+    return validateWithoutNul.errors === null || validateWithoutNul.errors === undefined || validateWithoutNul.errors.length === 0;
   };
-  validateBody.errors = null as ErrorObject[] | null | undefined;
-  return validateBody;
+  validateWithoutNul.errors = null as ErrorObject[] | null | undefined;
+  return validateWithoutNul;
 };
 
 function nulErrors(value: unknown, path: string): ErrorObject[] | null {

@@ -39,8 +39,9 @@ describe('the CLI', () => {
     const locked = await runCli(['store', 'lock', 'WEB', '--until', '2099-01-01T00:00:00Z'], env);
     expect(locked.code, locked.stderr).toBe(0);
     expect(locked.stdout).toContain('LOCKED until 2099-01-01');
-    const set = await runCli(['store', 'set', 'WEB2', '--active=false', '--languages=et,en', '--default-language=en'], env);
+    const set = await runCli(['store', 'set', 'WEB2', '--active=false', '--languages=et,en', '--default-language=en', '--guest-discount=5', '--logged-in-discount=7.5'], env);
     expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('discounts: guest 5%, logged-in 7.5%');
     const list = await runCli(['store', 'list'], env);
     expect(list.stdout).toMatch(/^WEB\t.*LOCKED/m);
     expect(list.stdout).toMatch(/^WEB2\t.*active=false\topen\tlanguages=et,en\tdefault=en/m);
@@ -58,6 +59,9 @@ describe('the CLI', () => {
     [['store', 'set', 'WEB', '--default-language=ru', '--languages=et']],
     [['store', 'set', 'WEB']],
     [['store', 'set', 'WEB', '--colour=red']],
+    [['store', 'set', 'WEB', '--guest-discount=101']],
+    [['store', 'set', 'WEB', '--logged-in-discount=-5']],
+    [['store', 'set', 'WEB', '--guest-discount=5.123']],
     [['store', 'lock', 'WEB', '--until', 'yesterday']],
     [['seed']],
     [['serve', '--fast']],

@@ -14,6 +14,8 @@ describe('configuration', () => {
       defaultLanguage: 'et',
       logLevel: 'info',
       storeCacheTtlMs: 1000,
+      catalogueCacheTtlMs: 30_000,
+      catalogueListCacheTtlMs: 60_000,
       trustProxy: false,
       mail: { smtpUrl: undefined, dir: './data/mail', backofficeEmails: [] },
       jobs: { worker: 'inline', pollIntervalMs: 1000, maxAttempts: 8 },

@@ -36,6 +36,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     STORE_CACHE_TTL_MS: '0',
+    CATALOGUE_CACHE_TTL_MS: '0',
+    CATALOGUE_LIST_CACHE_TTL_MS: '0',
     // Suites make many auth calls from one address; the rate-limit tests set their own limits.
     AUTH_RATE_LIMIT_PER_IP: '100000/1m',
     AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',

@@ -9,7 +9,8 @@ export const STORE_USAGE = `  store list                          show both web 
   store lock <CODE> [--until <time>]  close a store for maintenance (423); --until sets Retry-After (RFC 3339)
   store unlock <CODE>                 open it again
   store set <CODE> [--active=<true|false>] [--languages=et,en,ru] [--default-language=<lang>]
-                   [--name=<name>] [--frontend-url=<url>]`;
+                   [--name=<name>] [--frontend-url=<url>]
+                   [--guest-discount=<percent>] [--logged-in-discount=<percent>]`;
 
 /** `storefront store ...`: operators change store settings; running API processes see it within STORE_CACHE_TTL_MS. */
 export async function storeCommand(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
@@ -32,7 +33,7 @@ function describe(store: StoreSettings): string {
     ? `LOCKED${store.lockedUntil ? ` until ${new Date(store.lockedUntil).toISOString()}` : ''}`
     : 'open';
   return `${store.code}\t${store.name}\tactive=${store.isActive}\t${lock}\tlanguages=${store.availableLanguages.join(',')}` +
-    `\tdefault=${store.defaultLanguage}\t${store.frontendUrl}`;
+    `\tdefault=${store.defaultLanguage}\t${store.frontendUrl}\tdiscounts: guest ${store.guestDiscountPercent}%, logged-in ${store.loggedInDiscountPercent}%`;
 }
 
 function parseUntil(args: string[]): number | null {
@@ -50,6 +51,8 @@ function parseSet(args: string[]): StoreChanges {
     'default-language': { type: 'string' },
     name: { type: 'string' },
     'frontend-url': { type: 'string' },
+    'guest-discount': { type: 'string' },
+    'logged-in-discount': { type: 'string' },
   });
   const changes: StoreChanges = {};
   if (values.active !== undefined) {
@@ -70,8 +73,18 @@ function parseSet(args: string[]): StoreChanges {
     if (!/^https?:\/\/[^\s]+$/.test(values['frontend-url'])) throw new CliUsageError('--frontend-url must be an http(s) URL');
     changes.frontendUrl = values['frontend-url'].replace(/\/+$/, '');
   }
+  if (values['guest-discount'] !== undefined) changes.guestDiscountPercent = parsePercent('--guest-discount', values['guest-discount']);
+  if (values['logged-in-discount'] !== undefined) {
+    changes.loggedInDiscountPercent = parsePercent('--logged-in-discount', values['logged-in-discount']);
+  }
   if (Object.keys(changes).length === 0) throw new CliUsageError('store set: nothing to change');
   return changes;
+}
+
+/** A discount in percent, 0 to 100 with at most two decimals (what the pricing rules work with). */
+function parsePercent(option: string, value: string): number {
+  if (!/^\d{1,3}(\.\d{1,2})?$/.test(value) || Number(value) > 100) throw new CliUsageError(`${option} must be a percentage from 0 to 100, e.g. 5 or 7.5`);
+  return Number(value);
 }
 
 function parseLanguages(value: string): Language[] {

@@ -18,6 +18,9 @@ export interface StoreSettings {
   defaultLanguage: Language;
   frontendUrl: string;
   currency: string;
+  /** Pricing: the store's discount for guests and for logged-in retail customers, percent. */
+  guestDiscountPercent: number;
+  loggedInDiscountPercent: number;
 }
 
 export function isStoreCode(value: unknown): value is StoreCode {
@@ -37,6 +40,8 @@ function toSettings(row: WebStoreRow): StoreSettings {
     defaultLanguage,
     frontendUrl: row.frontend_url,
     currency: row.currency,
+    guestDiscountPercent: row.guest_discount_percent,
+    loggedInDiscountPercent: row.logged_in_discount_percent,
   };
 }
 
@@ -71,6 +76,8 @@ export interface StoreChanges {
   defaultLanguage?: Language;
   frontendUrl?: string;
   name?: string;
+  guestDiscountPercent?: number;
+  loggedInDiscountPercent?: number;
 }
 
 export class StoreSettingsError extends Error {}
@@ -95,6 +102,8 @@ export async function changeStore(db: Kysely<Database>, code: StoreCode, changes
     ...(changes.isLocked !== undefined && { is_locked: changes.isLocked }),
     ...(changes.lockedUntil !== undefined && { locked_until: changes.lockedUntil }),
     ...(changes.frontendUrl !== undefined && { frontend_url: changes.frontendUrl }),
+    ...(changes.guestDiscountPercent !== undefined && { guest_discount_percent: changes.guestDiscountPercent }),
+    ...(changes.loggedInDiscountPercent !== undefined && { logged_in_discount_percent: changes.loggedInDiscountPercent }),
     available_languages: languages.join(','),
     default_language: defaultLanguage,
   });

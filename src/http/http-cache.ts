@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/**
+ * Caching of catalogue answers by shared caches (a CDN) and browsers. What a guest sees is the same
+ * for every guest of a store and language: public. A retail customer's prices may carry their own
+ * discount: private to that browser. Business and wholesale answers carry company prices and are
+ * never stored anywhere (the `no-store` the request context sets for any Authorization stays).
+ */
+export type CacheAudience = 'public' | 'private' | 'none';
+
+export const PUBLIC_MAX_AGE_SECONDS = 60;
+
+export function setCacheHeaders(reply: FastifyReply, audience: CacheAudience): void {
+  if (audience === 'none') {
+    reply.header('Cache-Control', 'no-store');
+    return;
+  }
+  reply.header('Cache-Control', `${audience}, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+  // The answer depends on these request headers; a shared cache must key on them. Added to what is
+  // there already: with several allowed origins the CORS plugin has set `Vary: Origin`.
+  addVary(reply, ['store', 'x-app-language', 'Authorization', 'Accept-Encoding']);
+}
+
+function addVary(reply: FastifyReply, names: string[]): void {
+  const current = reply.getHeader('vary');
+  const present = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const known = new Set(present.map((name) => name.toLowerCase()));
+  reply.header('Vary', [...present, ...names.filter((name) => !known.has(name.toLowerCase()))].join(', '));
+}
+
+/**
+ * In the plugin it is registered in: a cacheable 200 answer to GET gets a strong ETag from its
+ * body, and a conditional GET whose If-None-Match holds it gets a 304 without the body.
+ */
+export function registerConditionalGet(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const cacheControl = reply.getHeader('cache-control');
+    if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
+    // An answer replayed from the response cache brings its ETag along.
+    const known = reply.getHeader('etag');
+    const etag = typeof known === 'string' ? known : `"${createHash('sha1').update(payload).digest('base64url')}"`;
+    reply.header('ETag', etag);
+    if (matches(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      return '';
+    }
+    return payload;
+  });
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  // Weak comparison, as RFC 9110 asks for If-None-Match: W/"x" matches "x".
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}

@@ -1,0 +1,94 @@
+/**
+ * A per-process cache for data read on hot paths (catalogue rows, list pages, counts): entries live
+ * `ttlMs`, at most `maxEntries` are kept (the oldest inserted go first), and concurrent misses of one
+ * key share one load. With a TTL of 0 nothing is kept, so every read goes to the database.
+ * Another process's change shows within `ttlMs`; nothing here is needed by another process.
+ */
+export interface BoundedCache<K, V> {
+  get(key: K, load: () => Promise<V>): Promise<V>;
+  /** Values for many keys; the misses are loaded together by `loadMany`, which returns them by key. */
+  getMany(keys: readonly K[], loadMany: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>>;
+  /** The value when one is kept and fresh; nothing is loaded. */
+  peek(key: K): V | undefined;
+  set(key: K, value: V): void;
+  clear(): void;
+}
+
+interface Entry<V> {
+  value: V;
+  expires: number;
+}
+
+export function boundedCache<K, V>(ttlMs: number, maxEntries: number): BoundedCache<K, V> {
+  const entries = new Map<K, Entry<V>>();
+  const loading = new Map<K, Promise<V>>();
+
+  const fresh = (key: K, now: number): Entry<V> | undefined => {
+    const entry = entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expires > now) return entry;
+    entries.delete(key);
+    return undefined;
+  };
+
+  const keep = (key: K, value: V, now: number) => {
+    if (ttlMs <= 0) return;
+    entries.delete(key);
+    if (entries.size >= maxEntries) {
+      // Map iteration is insertion order: the first key is the oldest.
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
+    }
+    entries.set(key, { value, expires: now + ttlMs });
+  };
+
+  return {
+    async get(key, load) {
+      const now = Date.now();
+      const hit = fresh(key, now);
+      if (hit) return hit.value;
+      const pending = loading.get(key);
+      if (pending) return pending;
+      const promise = load().then(
+        (value) => {
+          loading.delete(key);
+          keep(key, value, now);
+          return value;
+        },
+        (error: unknown) => {
+          loading.delete(key);
+          throw error;
+        },
+      );
+      if (ttlMs > 0) loading.set(key, promise);
+      return promise;
+    },
+    async getMany(keys, loadMany) {
+      const now = Date.now();
+      const found = new Map<K, V>();
+      const missing: K[] = [];
+      for (const key of keys) {
+        const hit = fresh(key, now);
+        if (hit) found.set(key, hit.value);
+        else if (!found.has(key)) missing.push(key);
+      }
+      if (missing.length > 0) {
+        const loaded = await loadMany(missing);
+        for (const [key, value] of loaded) {
+          found.set(key, value);
+          keep(key, value, now);
+        }
+      }
+      return found;
+    },
+    peek(key) {
+      return fresh(key, Date.now())?.value;
+    },
+    set(key, value) {
+      keep(key, value, Date.now());
+    },
+    clear() {
+      entries.clear();
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Database, PersonRole, ProductTable, ProductTypeCode } from '../../db/schema.js';
+import type { BoundedCache } from '../../infra/bounded-cache.js';
+import type { Caller } from './caller.js';
+import { audienceKey, visibleProduct } from './visibility.js';
+
+/** Which products a list holds; every filter given must hold. */
+export interface ProductFilter {
+  /** In any of these categories (a category's list passes it with its subcategories). */
+  categoryIds?: number[];
+  personId?: number;
+  personRole?: PersonRole;
+  publisherId?: number;
+  seriesId?: number;
+  productListId?: number;
+  campaignId?: number;
+  types?: ProductTypeCode[];
+  /** Only products sold below their list price. */
+  discounted?: boolean;
+  /** Only products with at least this many sales (the "top" block leaves out what never sold). */
+  minSales?: number;
+  /** Only products released at or after this time (Unix ms) and not in the future. */
+  releasedSince?: number;
+  excludeIds?: number[];
+}
+
+export const PRODUCT_SORTS = ['newest', 'price', '-price', 'name', 'discount', 'sales', 'position', 'seriesNumber'] as const;
+export type ProductSort = (typeof PRODUCT_SORTS)[number];
+
+export interface ProductPageQuery {
+  storeCode: string;
+  caller: Caller;
+  filter: ProductFilter;
+  sort: ProductSort;
+  offset: number;
+  limit: number;
+  now: number;
+}
+
+export interface ProductListCaches {
+  counts: BoundedCache<string, number>;
+  pages: BoundedCache<string, number[]>;
+}
+
+/**
+ * Ids of one page of visible products and how many there are in all. Both are kept per filter for
+ * the cache period: a shopper paging through a category, and the next shopper doing the same,
+ * should not make the database count the category again.
+ */
+export async function productPage(db: Kysely<Database>, caches: ProductListCaches, query: ProductPageQuery): Promise<{ ids: number[]; total: number }> {
+  const filterKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`;
+  const total = await caches.counts.get(filterKey, async () => {
+    const row = await visibleProducts(db, query)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  });
+  // A page past the end is empty without asking: page=10000000 must not make the database walk the list.
+  if (query.offset >= total || query.limit === 0) return { ids: [], total };
+  const ids = await caches.pages.get(`${filterKey}|${query.sort}|${priceBasis(query)}|${query.offset}|${query.limit}`, async () => {
+    const rows = await ordered(visibleProducts(db, query), query).select('p.id').offset(query.offset).limit(query.limit).execute();
+    return rows.map((row) => row.id);
+  });
+  return { ids, total };
+}
+
+/** What the price sorts order by: the regular price, which for wholesale customers excludes VAT. */
+function priceBasis({ sort, caller }: ProductPageQuery): string {
+  return (sort === 'price' || sort === '-price') && caller.kind === 'WHOLESALE' ? 'W' : '';
+}
+
+type ProductQuery = SelectQueryBuilder<Database & { p: ProductTable }, 'p', object>;
+
+/** Active products of the store that the caller's audience may see, narrowed by the filter. */
+function visibleProducts(db: Kysely<Database>, { storeCode, caller, filter, now }: ProductPageQuery): ProductQuery {
+  let query = db.selectFrom('product as p').where(visibleProduct(storeCode, caller));
+  if (filter.categoryIds !== undefined) {
+    const ids = filter.categoryIds.length > 0 ? filter.categoryIds : [-1];
+    query = query.where('p.id', 'in', db.selectFrom('product_category').select('product_id').where('category_id', 'in', ids));
+  }
+  if (filter.personId !== undefined) {
+    let persons = db.selectFrom('product_person').select('product_id').where('person_id', '=', filter.personId);
+    if (filter.personRole !== undefined) persons = persons.where('role', '=', filter.personRole);
+    query = query.where('p.id', 'in', persons);
+  }
+  if (filter.publisherId !== undefined) query = query.where('p.publisher_id', '=', filter.publisherId);
+  if (filter.seriesId !== undefined) query = query.where('p.series_id', '=', filter.seriesId);
+  // A list or campaign shows only where it is shown itself: in its store, active (and running).
+  if (filter.productListId !== undefined) {
+    query = query.where(
+      'p.id',
+      'in',
+      db
+        .selectFrom('product_list_item')
+        .innerJoin('product_list', 'product_list.id', 'product_list_item.product_list_id')
+        .select('product_list_item.product_id')
+        .where('product_list_item.product_list_id', '=', filter.productListId)
+        .where('product_list.store_code', '=', storeCode)
+        .where('product_list.is_active', '=', true),
+    );
+  }
+  if (filter.campaignId !== undefined) {
+    query = query.where(
+      'p.id',
+      'in',
+      db
+        .selectFrom('campaign_price')
+        .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
+        .select('campaign_price.product_id')
+        .where('campaign_price.campaign_id', '=', filter.campaignId)
+        .where('campaign.store_code', '=', storeCode)
+        .where('campaign.is_active', '=', true)
+        .where((eb) => eb.or([eb('campaign.valid_from', 'is', null), eb('campaign.valid_from', '<=', now)]))
+        .where((eb) => eb.or([eb('campaign.valid_to', 'is', null), eb('campaign.valid_to', '>', now)])),
+    );
+  }
+  if (filter.types !== undefined && filter.types.length > 0) query = query.where('p.type', 'in', filter.types);
+  if (filter.discounted) query = query.where('p.discount_percent', '>', 0);
+  if (filter.minSales !== undefined) query = query.where('p.sales_count', '>=', filter.minSales);
+  if (filter.releasedSince !== undefined) {
+    query = query.where('p.released_at', '>=', filter.releasedSince).where('p.released_at', '<=', now);
+  }
+  if (filter.excludeIds !== undefined && filter.excludeIds.length > 0) query = query.where('p.id', 'not in', filter.excludeIds);
+  return query;
+}
+
+function ordered(query: ProductQuery, { sort, filter, caller }: ProductPageQuery): ProductQuery {
+  switch (sort) {
+    case 'price':
+      return query.orderBy(regularPrice(caller), 'asc').orderBy('p.id', 'asc');
+    case '-price':
+      return query.orderBy(regularPrice(caller), 'desc').orderBy('p.id', 'desc');
+    case 'name':
+      return query.orderBy('p.name', 'asc').orderBy('p.id', 'asc');
+    case 'discount':
+      return query.orderBy('p.discount_percent', 'desc').orderBy('p.id', 'desc');
+    case 'sales':
+      return query.orderBy('p.sales_count', 'desc').orderBy('p.id', 'desc');
+    case 'position':
+      if (filter.productListId !== undefined) {
+        return query.orderBy(
+          (eb) => eb.selectFrom('product_list_item').select('position').whereRef('product_id', '=', 'p.id').where('product_list_id', '=', filter.productListId!),
+          'asc',
+        ).orderBy('p.id', 'asc');
+      }
+      if (filter.campaignId !== undefined) {
+        return query.orderBy(
+          (eb) => eb.selectFrom('campaign_price').select((e) => e.fn.min('position').as('position')).whereRef('product_id', '=', 'p.id').where('campaign_id', '=', filter.campaignId!),
+          'asc',
+        ).orderBy('p.id', 'asc');
+      }
+      return newest(query);
+    case 'seriesNumber':
+      // A series in reading order; unnumbered volumes after the numbered ones, newest first.
+      return newest(query.orderBy(sql`case when p.series_number is null then 1 else 0 end`).orderBy('p.series_number', 'asc'));
+    case 'newest':
+    default:
+      return newest(query);
+  }
+}
+
+/**
+ * The price the price sorts order by: the shop price, and for wholesale customers the wholesale
+ * price (or, without one, the shop price less VAT), as pricing.ts works them out. Campaign,
+ * discount and company prices are per caller and per moment; they do not reorder a list.
+ */
+function regularPrice(caller: Caller) {
+  if (caller.kind !== 'WHOLESALE') return sql`p.shop_price_cents`;
+  return sql`coalesce(nullif(p.wholesale_price_cents, 0), p.shop_price_cents * 100.0 / (100 + p.vat_rate_percent))`;
+}
+
+// Unknown release dates sort after every known one, on both engines.
+function newest(query: ProductQuery): ProductQuery {
+  return query.orderBy(sql`case when p.released_at is null then 1 else 0 end`).orderBy('p.released_at', 'desc').orderBy('p.id', 'desc');
+}
+
+/**
+ * How many products of the filter the caller may see, kept per filter for the cache period: the
+ * total productPage gives for the same filter (same query and key), without asking for a page.
+ */
+export function countVisibleProducts(
+  db: Kysely<Database>,
+  counts: BoundedCache<string, number>,
+  query: Pick<ProductPageQuery, 'storeCode' | 'caller' | 'filter' | 'now'>,
+): Promise<number> {
+  return counts.get(`${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`, async () => {
+    const row = await visibleProducts(db, { ...query, sort: 'newest', offset: 0, limit: 0 })
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  });
+}

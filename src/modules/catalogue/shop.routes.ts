@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../../http/errors.js';
+import { pageRequest, PagingQuery, setPaginationHeaders } from '../../http/paging.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import type { Language } from '../../i18n/index.js';
+import { ttlCache } from '../../infra/ttl-cache.js';
+import type { CatalogueDeps } from './catalogue.routes.js';
+import { activeShops } from './shop.repository.js';
+import { ShopCodeParams, ShopSchema } from './shop.schemas.js';
+
+/**
+ * Shops and their opening hours. The chain's few tens of shops are reference data: read once per
+ * language and cache period, like the category tree, and paged from memory.
+ */
+export const shopRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (app, { database, catalogue, config }) => {
+  const shops = ttlCache(config.catalogueCacheTtlMs, (language: Language) => activeShops(database.db, language));
+
+  app.get(
+    '/shop',
+    {
+      schema: {
+        tags: ['shops and schedules'],
+        summary: 'Active shops in display order, with opening hours',
+        headers: StoreRequestHeaders,
+        querystring: PagingQuery,
+        response: { 200: success(Type.Array(ShopSchema), 'list'), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await catalogue.caller(request);
+      const all = await shops.get(request.language);
+      const page = pageRequest(request.query);
+      catalogue.cacheFor(reply, caller);
+      setPaginationHeaders(request, reply, page, all.length);
+      return all.slice(page.offset, page.offset + page.perPage);
+    },
+  );
+
+  app.get(
+    '/shop/:code',
+    {
+      schema: {
+        tags: ['shops and schedules'],
+        summary: 'One active shop by its code',
+        headers: StoreRequestHeaders,
+        params: ShopCodeParams,
+        response: { 200: success(ShopSchema), ...errors(...storeRouteErrors, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await catalogue.caller(request);
+      const shop = (await shops.get(request.language)).find((candidate) => candidate.code === request.params.code);
+      if (!shop) throw new HttpError(404, 'catalogue.shopNotFound', { code: request.params.code.slice(0, 40) });
+      catalogue.cacheFor(reply, caller);
+      return shop;
+    },
+  );
+};

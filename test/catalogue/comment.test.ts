@@ -1,0 +1,321 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { createProduct } from '../helpers/catalogue.js';
+import {
+  auth,
+  clientAccountOf,
+  companyClientToken,
+  countRows,
+  deleteComment,
+  listComments,
+  postComment,
+  rate,
+  setNamesOf,
+} from '../helpers/catalogue-comments.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+
+let t: AccountsTestApp;
+const ids: Record<string, number> = {};
+let alice: string;
+let bob: string;
+let business: string;
+let outletClient: string;
+
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+  const db = t.database.db;
+  ids.book = await createProduct(t.database.db, { code: 'C-BOOK', name: 'Kevade', stores: ['WEB', 'WEB2'] });
+  ids.quiet = await createProduct(db, { code: 'C-QUIET', name: 'Suvi' });
+  ids.paging = await createProduct(db, { code: 'C-PAGE', name: 'Sügis' });
+  ids.inactive = await createProduct(db, { code: 'C-GONE', active: false });
+  ids.hiddenWeb = await createProduct(db, { code: 'C-B2B', hiddenWeb: true });
+  ids.hiddenBusiness = await createProduct(db, { code: 'C-RETAIL', hiddenBusiness: true });
+  ids.outlet = await createProduct(db, { code: 'C-OUT', stores: ['WEB2'] });
+  alice = await registerVerified(t, uniqueEmail('alice'));
+  bob = await registerVerified(t, uniqueEmail('bob'));
+  outletClient = await registerVerified(t, uniqueEmail('outlet'), 'WEB2');
+  business = await companyClientToken(db);
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const isoSeconds = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+describe('POST /product/:id/comments', () => {
+  it('creates a comment with the author name, trimmed body and request language', async () => {
+    const response = await postComment(t, alice, ids.book!, { body: '  Väga hea raamat!\n' }, { 'x-app-language': 'en' });
+    expect(response.statusCode, response.body).toBe(201);
+    const comment = response.json();
+    expect(comment).toEqual({
+      id: expect.any(Number),
+      authorName: 'Mari M.',
+      body: 'Väga hea raamat!',
+      language: 'en',
+      createdAt: expect.stringMatching(isoSeconds),
+      rating: null,
+      own: true,
+    });
+    expect(Math.abs(Date.parse(comment.createdAt) - Date.now())).toBeLessThan(60_000);
+    const row = await t.database.db.selectFrom('product_comment').selectAll().where('id', '=', comment.id).executeTakeFirstOrThrow();
+    expect(row.client_account_id).toBe(await clientAccountOf(t.database.db, alice));
+    expect(row.product_id).toBe(ids.book);
+  });
+
+  it('sets the client\'s rating with the comment, in the same answer and on the product', async () => {
+    const response = await postComment(t, bob, ids.book!, { body: 'Hea', rating: 4 });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json()).toMatchObject({ rating: 4, own: true, language: 'et' });
+    const product = await t.app.inject({ method: 'GET', url: `/product/${ids.book}`, headers: { store: 'WEB' } });
+    expect(product.json().rating).toEqual({ average: 4, count: 1 });
+    // A second comment with another rating replaces the rating: one per client and product.
+    expect((await postComment(t, bob, ids.book!, { body: 'Siiski väga hea', rating: 5 })).statusCode).toBe(201);
+    const again = await t.app.inject({ method: 'GET', url: `/product/${ids.book}`, headers: { store: 'WEB' } });
+    expect(again.json().rating).toEqual({ average: 5, count: 1 });
+  });
+
+  it('takes a body of exactly 2000 characters (counted after trimming, by code point)', async () => {
+    const body = `${'ä'.repeat(1999)}😀`;
+    const response = await postComment(t, alice, ids.quiet!, { body: `   ${body}   ` });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().body).toBe(body);
+  });
+
+  it('names a user without a first name "Anonymous" in the reader\'s language', async () => {
+    const nameless = await registerVerified(t, uniqueEmail('nameless'));
+    await setNamesOf(t.database.db, nameless, null, 'Kask');
+    const created = await postComment(t, nameless, ids.quiet!, { body: 'Nimetu' }, { 'x-app-language': 'en' });
+    expect(created.json().authorName).toBe('Anonymous');
+    const et = (await listComments(t, undefined, ids.quiet!)).json();
+    expect(et.find((c: { id: number }) => c.id === created.json().id).authorName).toBe('Anonüümne');
+    const ru = (await listComments(t, undefined, ids.quiet!, '', { 'x-app-language': 'ru' })).json();
+    expect(ru.find((c: { id: number }) => c.id === created.json().id).authorName).toBe('Аноним');
+  });
+
+  it('lets business and wholesale clients comment, also on products only the business catalogue shows', async () => {
+    const response = await postComment(t, business, ids.hiddenWeb!, { body: 'Ärikliendi arvamus', rating: 3 });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json()).toMatchObject({ authorName: 'Jaan T.', rating: 3, own: true });
+    const wholesale = await companyClientToken(t.database.db, { kind: 'WHOLESALE', firstName: '  Mari   Liis ', lastName: 'ärm' });
+    const second = await postComment(t, wholesale, ids.quiet!, { body: 'Hulgimüük' });
+    expect(second.json().authorName).toBe('Mari Liis Ä.');
+  });
+
+  it('answers 404 for an unknown, inactive, other-store or hidden product and writes nothing', async () => {
+    const before = await countRows(t.database.db, 'product_comment');
+    for (const id of [999_999, ids.inactive!, ids.outlet!, ids.hiddenWeb!]) {
+      expectErrorBody(await postComment(t, alice, id, { body: 'x' }), 404, 'Not Found');
+    }
+    expectErrorBody(await postComment(t, business, ids.hiddenBusiness!, { body: 'x' }), 404, 'Not Found');
+    expect(await countRows(t.database.db, 'product_comment')).toBe(before);
+  });
+
+  it('requires a valid bearer token of the request\'s store', async () => {
+    const before = await countRows(t.database.db, 'product_comment');
+    const guest = expectErrorBody(await postComment(t, undefined, ids.book!, { body: 'x' }), 401, 'Unauthorized');
+    expect(guest.message).toBe('Selleks logige sisse.');
+    const unknown = await postComment(t, 'A'.repeat(43), ids.book!, { body: 'x' });
+    expectErrorBody(unknown, 401, 'Unauthorized');
+    expect(unknown.headers['www-authenticate']).toContain('Bearer');
+    expectErrorBody(await postComment(t, undefined, ids.book!, { body: 'x' }, { authorization: 'Basic Zm9vOmJhcg==' }), 401, 'Unauthorized');
+    expectErrorBody(await postComment(t, undefined, ids.book!, { body: 'x' }, { authorization: 'Bearer' }), 401, 'Unauthorized');
+    // A WEB2 token on the WEB store is refused; on WEB2 it works.
+    expectErrorBody(await postComment(t, outletClient, ids.book!, { body: 'x' }), 401, 'Unauthorized');
+    expect((await postComment(t, outletClient, ids.book!, { body: 'Outletist' }, { store: 'WEB2' })).statusCode).toBe(201);
+    expect(await countRows(t.database.db, 'product_comment')).toBe(before + 1);
+  });
+
+  it('refuses bad bodies of every kind with the documented shapes and writes nothing', async () => {
+    const db = t.database.db;
+    const before = { comments: await countRows(db, 'product_comment'), ratings: await countRows(db, 'product_rating') };
+    const fieldCases: Array<[unknown, string[]]> = [
+      [{}, ['body']],
+      [{ rating: 3 }, ['body']],
+      [{ body: 123 }, ['body']],
+      [{ body: null }, ['body']],
+      [{ body: ['a'] }, ['body']],
+      [{ body: '' }, ['body']],
+      [{ body: ' \n\t ' }, ['body']],
+      [{ body: 'a'.repeat(2001) }, ['body']],
+      [{ body: `x${'\u0000'}y` }, ['body']],
+      [{ body: 'ok', rating: 0 }, ['rating']],
+      [{ body: 'ok', rating: 6 }, ['rating']],
+      [{ body: 'ok', rating: 2.5 }, ['rating']],
+      [{ body: 'ok', rating: '5' }, ['rating']],
+      [{ body: 'ok', rating: null }, ['rating']],
+      [{ body: 5, rating: 'x' }, ['body', 'rating']],
+    ];
+    for (const [payload, fields] of fieldCases) {
+      const response = await postComment(t, alice, ids.book!, payload);
+      expect(expectFieldErrors(response), JSON.stringify(payload).slice(0, 80)).toEqual(fields);
+    }
+    expectErrorBody(await postComment(t, alice, ids.book!, ['body']), 400, 'Bad Request');
+    expectErrorBody(await postComment(t, alice, ids.book!, undefined), 400, 'Bad Request');
+    const raw = (payload: string, contentType = 'application/json') =>
+      t.app.inject({ method: 'POST', url: `/product/${ids.book}/comments`, headers: auth(alice, { 'content-type': contentType }), payload });
+    expectErrorBody(await raw('{"body": "x"'), 400, 'Bad Request');
+    expectErrorBody(await raw('body=x', 'application/x-www-form-urlencoded'), 415, 'Unsupported Media Type');
+    expectErrorBody(await raw(JSON.stringify({ body: 'x'.repeat(1024 * 1024 + 10) })), 413, 'Payload Too Large');
+    expect(await countRows(db, 'product_comment')).toBe(before.comments);
+    expect(await countRows(db, 'product_rating')).toBe(before.ratings);
+  });
+
+  it('gives field errors in the request\'s language', async () => {
+    const en = (await postComment(t, alice, ids.book!, { body: '   ' }, { 'x-app-language': 'en' })).json();
+    const et = (await postComment(t, alice, ids.book!, { body: '   ' }, { 'x-app-language': 'et' })).json();
+    const ru = (await postComment(t, alice, ids.book!, { body: 'a'.repeat(2001) }, { 'x-app-language': 'ru' })).json();
+    expect(en).toEqual([{ field: 'body', message: 'body cannot be blank.' }]);
+    expect(et).toEqual([{ field: 'body', message: 'body ei tohi olla tühi.' }]);
+    expect(ru[0].message).toContain('2000');
+    expect(ru[0].message).toContain('максимум');
+  });
+
+  it('refuses non-integer product ids with a 400', async () => {
+    for (const id of ['abc', '1.5', '0', '-1', '99999999999999999999']) {
+      expectErrorBody(await postComment(t, alice, id, { body: 'x' }), 400, 'Bad Request');
+    }
+  });
+
+  it('limits new comments per client account: 429 with Retry-After past 10 in 10 minutes', async () => {
+    const spammer = await registerVerified(t, uniqueEmail('spam'));
+    for (let i = 0; i < 10; i += 1) expect((await postComment(t, spammer, ids.quiet!, { body: `Kommentaar ${i}` })).statusCode).toBe(201);
+    const before = await countRows(t.database.db, 'product_comment');
+    const limited = await postComment(t, spammer, ids.quiet!, { body: 'Veel üks' });
+    expectErrorBody(limited, 429, 'Too Many Requests');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(600);
+    expect(await countRows(t.database.db, 'product_comment')).toBe(before);
+    // Others are not affected.
+    expect((await postComment(t, bob, ids.quiet!, { body: 'Minu oma' })).statusCode).toBe(201);
+  });
+});
+
+describe('GET /product/:id/comments', () => {
+  let carol: string;
+  const created: number[] = [];
+
+  beforeAll(async () => {
+    carol = await registerVerified(t, uniqueEmail('carol'));
+    await rate(t, carol, ids.paging!, { rating: 2 });
+    for (let i = 1; i <= 5; i += 1) {
+      const token = i % 2 === 0 ? carol : alice;
+      const language = i === 5 ? 'ru' : 'et';
+      const response = await postComment(t, token, ids.paging!, { body: `Nr ${i}` }, { 'x-app-language': language });
+      created.push(response.json().id);
+    }
+    // The first two are older; the others may share a millisecond, and then the id decides.
+    await t.database.db.updateTable('product_comment').set({ created_at: Date.UTC(2020, 0, 1) }).where('id', 'in', created.slice(0, 2)).execute();
+  });
+
+  it('lists newest first with paging headers, author ratings and own flags', async () => {
+    const response = await listComments(t, alice, ids.paging!, '?per-page=2');
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['x-pagination-total-count']).toBe('5');
+    expect(response.headers['x-pagination-page-count']).toBe('3');
+    expect(response.headers['x-pagination-per-page']).toBe('2');
+    expect(response.headers['x-pagination-current-page']).toBe('1');
+    expect(response.headers.link).toContain('rel="next"');
+    const first = response.json();
+    expect(first.map((c: { id: number }) => c.id)).toEqual([created[4], created[3]]);
+    expect(first[0]).toMatchObject({ body: 'Nr 5', language: 'ru', own: true, rating: null, authorName: 'Mari M.' });
+    expect(first[1]).toMatchObject({ body: 'Nr 4', own: false, rating: 2 });
+    const last = (await listComments(t, alice, ids.paging!, '?per-page=2&page=3')).json();
+    expect(last.map((c: { id: number }) => c.id)).toEqual([created[0]]);
+    const all = (await listComments(t, carol, ids.paging!)).json();
+    expect(all.map((c: { id: number }) => c.id)).toEqual([created[4], created[3], created[2], created[1], created[0]]);
+    expect(all.map((c: { own: boolean }) => c.own)).toEqual([false, true, false, true, false]);
+    expect(all[0].createdAt).toMatch(isoSeconds);
+    expect(all[4].createdAt).toBe('2020-01-01T00:00:00Z');
+  });
+
+  it('shows guests no own comments and filters by language', async () => {
+    const guest = (await listComments(t, undefined, ids.paging!)).json();
+    expect(guest).toHaveLength(5);
+    expect(guest.every((c: { own: boolean }) => !c.own)).toBe(true);
+    const russian = await listComments(t, undefined, ids.paging!, '?language=ru');
+    expect(russian.headers['x-pagination-total-count']).toBe('1');
+    expect(russian.json().map((c: { body: string }) => c.body)).toEqual(['Nr 5']);
+    expect((await listComments(t, undefined, ids.hiddenBusiness!)).json()).toEqual([]);
+  });
+
+  it('answers an empty page past the end and 400 for bad paging or language', async () => {
+    const past = await listComments(t, undefined, ids.paging!, '?page=9');
+    expect(past.statusCode).toBe(200);
+    expect(past.json()).toEqual([]);
+    for (const query of ['?page=0', '?page=x', '?per-page=0', '?per-page=1.5', '?language=de']) {
+      expectErrorBody(await listComments(t, undefined, ids.paging!, query), 400, 'Bad Request');
+    }
+  });
+
+  it('caches a guest answer publicly with an ETag, a retail one privately with revalidation, a business one not at all', async () => {
+    const guest = await listComments(t, undefined, ids.paging!);
+    expect(guest.headers['cache-control']).toBe('public, max-age=60');
+    expect(guest.headers.vary).toContain('Authorization');
+    const etag = guest.headers.etag as string;
+    expect(etag).toBeTruthy();
+    const conditional = await listComments(t, undefined, ids.paging!, '', { 'if-none-match': etag });
+    expect(conditional.statusCode).toBe(304);
+    expect(conditional.body).toBe('');
+    const retail = await listComments(t, alice, ids.paging!);
+    expect(retail.headers['cache-control']).toBe('private, no-cache');
+    expect((await listComments(t, alice, ids.paging!, '', { 'if-none-match': retail.headers.etag as string })).statusCode).toBe(304);
+    // The retail answer differs from the guest's (own), so the guest's ETag does not match it.
+    expect(retail.headers.etag).not.toBe(etag);
+    const companyAnswer = await listComments(t, business, ids.paging!);
+    expect(companyAnswer.statusCode).toBe(200);
+    expect(companyAnswer.headers['cache-control']).toBe('no-store');
+    expect(companyAnswer.headers.etag).toBeUndefined();
+  });
+
+  it('is a 404 for invisible products and a 400 for bad ids; a bad token is a 401', async () => {
+    for (const id of [999_999, ids.inactive!, ids.outlet!, ids.hiddenWeb!]) {
+      expectErrorBody(await listComments(t, undefined, id), 404, 'Not Found');
+    }
+    expect((await listComments(t, business, ids.hiddenWeb!)).statusCode).toBe(200);
+    expectErrorBody(await listComments(t, business, ids.hiddenBusiness!), 404, 'Not Found');
+    expectErrorBody(await listComments(t, undefined, 'abc'), 400, 'Bad Request');
+    expectErrorBody(await listComments(t, 'not-a-token', ids.paging!), 401, 'Unauthorized');
+    expect((await listComments(t, undefined, ids.book!, '', { store: 'WEB2' })).statusCode).toBe(200);
+  });
+});
+
+describe('DELETE /product/:id/comments/:commentId', () => {
+  it('deletes the caller\'s own comment (204) and keeps their rating', async () => {
+    const created = (await postComment(t, alice, ids.paging!, { body: 'Kustutan kohe', rating: 5 })).json();
+    const response = await deleteComment(t, alice, ids.paging!, created.id);
+    expect(response.statusCode, response.body).toBe(204);
+    expect(response.body).toBe('');
+    const listed = (await listComments(t, undefined, ids.paging!, '?per-page=100')).json();
+    expect(listed.map((c: { id: number }) => c.id)).not.toContain(created.id);
+    const rating = await t.database.db.selectFrom('product_rating').select('rating').where('product_id', '=', ids.paging!).where('client_account_id', '=', await clientAccountOf(t.database.db, alice)).executeTakeFirst();
+    expect(rating?.rating).toBe(5);
+    // Gone is gone: a second delete is a 404.
+    expectErrorBody(await deleteComment(t, alice, ids.paging!, created.id), 404, 'Not Found');
+  });
+
+  it('answers another client\'s comment exactly like a missing one and keeps it', async () => {
+    const created = (await postComment(t, bob, ids.paging!, { body: 'Minu oma, mitte sinu' })).json();
+    const others = expectErrorBody(await deleteComment(t, alice, ids.paging!, created.id, { 'x-app-language': 'en' }), 404, 'Not Found');
+    const missing = expectErrorBody(await deleteComment(t, alice, ids.paging!, 999_999, { 'x-app-language': 'en' }), 404, 'Not Found');
+    expect(others.message).toBe(`There is no comment ${created.id} of yours on this product.`);
+    expect(missing.message).toBe('There is no comment 999999 of yours on this product.');
+    // The right comment id under another product is not found either.
+    expectErrorBody(await deleteComment(t, bob, ids.quiet!, created.id), 404, 'Not Found');
+    const still = await t.database.db.selectFrom('product_comment').select('id').where('id', '=', created.id).executeTakeFirst();
+    expect(still).toBeDefined();
+  });
+
+  it('needs a token and integer ids, and a visible product', async () => {
+    const created = (await postComment(t, bob, ids.book!, { body: 'Jääb alles' })).json();
+    expectErrorBody(await deleteComment(t, undefined, ids.book!, created.id), 401, 'Unauthorized');
+    expectErrorBody(await deleteComment(t, 'A'.repeat(43), ids.book!, created.id), 401, 'Unauthorized');
+    for (const commentId of ['abc', '1.5', '0', '-3']) {
+      expectErrorBody(await deleteComment(t, bob, ids.book!, commentId), 400, 'Bad Request');
+    }
+    expectErrorBody(await deleteComment(t, bob, 'x', created.id), 400, 'Bad Request');
+    expectErrorBody(await deleteComment(t, bob, 999_999, created.id), 404, 'Not Found');
+    const still = await t.database.db.selectFrom('product_comment').select('id').where('id', '=', created.id).executeTakeFirst();
+    expect(still).toBeDefined();
+  });
+});

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer } from '../helpers/customers.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// With a catalogue cache period (the default in production), a guest's answer is kept whole and
+// replayed; everything that must still happen per request does.
+
+let t: TestApp;
+let productId: number;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { CATALOGUE_CACHE_TTL_MS: '60000' } });
+  productId = await createProduct(t.database.db, { code: 'CACHED', name: 'Esimene nimi' });
+});
+afterAll(() => t.close());
+
+const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+const rename = (name: string) => t.database.db.updateTable('product').set({ name }).where('id', '=', productId).execute();
+
+describe('the guest response cache', () => {
+  it('replays a guest\'s answer with its headers, and never a logged-in caller\'s', async () => {
+    const first = await get(`/product/${productId}`);
+    expect(first.json().name).toBe('Esimene nimi');
+    await rename('Teine nimi');
+    const replayed = await get(`/product/${productId}`);
+    expect(replayed.json().name).toBe('Esimene nimi');
+    for (const header of ['etag', 'cache-control', 'vary', 'content-type']) expect(replayed.headers[header], header).toBe(first.headers[header]);
+    expect(replayed.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect((await get(`/product/${productId}`, { 'if-none-match': String(first.headers.etag) })).statusCode).toBe(304);
+    // Other languages and lists are other answers; the list's pagination headers come along.
+    const list = await get('/product?per-page=5');
+    expect((await get('/product?per-page=5')).headers['x-pagination-total-count']).toBe(list.headers['x-pagination-total-count']);
+    const retail = await createCustomer(t.database.db);
+    // A logged-in answer is made for the caller (the data it reads is cached; the answer is not).
+    const own = await get(`/product/${productId}`, { authorization: `Bearer ${retail.token}` });
+    expect(own.statusCode).toBe(200);
+    expect(own.headers['cache-control']).toBe('private, max-age=60');
+  });
+
+  it('still checks the store and the request before replaying', async () => {
+    await get(`/product/${productId}?x=1`);
+    await t.database.db.updateTable('web_store').set({ is_locked: true }).where('code', '=', 'WEB').execute();
+    try {
+      expect((await get(`/product/${productId}?x=1`)).statusCode).toBe(423);
+    } finally {
+      await t.database.db.updateTable('web_store').set({ is_locked: false }).where('code', '=', 'WEB').execute();
+    }
+    expect((await get('/product?page=0')).statusCode).toBe(400);
+  });
+
+  it('records a view for a product page answered from the cache', async () => {
+    await get(`/product/${productId}?view=1`);
+    await get(`/product/${productId}?view=1`, { 'x-session-id': 'sess-replayed' });
+    let rows: unknown[] = [];
+    for (let attempt = 0; attempt < 40 && rows.length === 0; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      rows = await t.database.db.selectFrom('session_action').selectAll().where('session_id', '=', 'sess-replayed').execute();
+    }
+    expect(rows).toEqual([expect.objectContaining({ product_code: 'CACHED', action_type: 'VIEW', client_code: null })]);
+  });
+});

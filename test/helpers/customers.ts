@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import type { AccountType, Database } from '../../src/db/schema.js';
+import { newToken } from '../../src/infra/tokens.js';
+
+let sequence = 0;
+
+export interface TestCustomer {
+  token: string;
+  clientCode: string;
+  clientAccountId: number;
+  companyId: number | null;
+}
+
+/**
+ * A verified user with one client account of the given kind and a valid access token, written
+ * straight to the tables (the account flows have their own tests); for catalogue tests that need
+ * a retail, business or wholesale caller.
+ */
+export async function createCustomer(
+  db: Kysely<Database>,
+  options: { kind?: AccountType; store?: string; discountPercent?: number; companyDiscountPercent?: number; firstName?: string } = {},
+): Promise<TestCustomer> {
+  sequence += 1;
+  const now = Date.now();
+  const kind = options.kind ?? 'SIMPLE';
+  const user = await db
+    .insertInto('app_user')
+    .values({
+      email: `customer${sequence}.${now.toString(36)}@example.ee`,
+      password_hash: null,
+      email_verified: true,
+      activated_at: now,
+      verification_token_hash: null,
+      verification_expires_at: null,
+      verification_client_account_id: null,
+      reset_token_hash: null,
+      reset_expires_at: null,
+      first_name: options.firstName ?? 'Mari',
+      last_name: 'Maasikas',
+      phone: null,
+      birthday: null,
+      gender: null,
+      newsletter: false,
+      terms_accepted_at: now,
+      language: 'et',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const company =
+    kind === 'SIMPLE'
+      ? null
+      : await db
+          .insertInto('company')
+          .values({
+            name: `Firma ${sequence} OÜ`,
+            registry_code: `1000${sequence}`,
+            vat_number: null,
+            street: 'Rüütli 2',
+            city: 'Tartu',
+            postcode: '51007',
+            country_code: 'EE',
+            discount_percent: options.companyDiscountPercent ?? 0,
+            created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+  const clientCode = `WT${now.toString().slice(-6)}${sequence}`;
+  const account = await db
+    .insertInto('client_account')
+    .values({
+      code: clientCode,
+      user_id: user.id,
+      store_code: options.store ?? 'WEB',
+      type: kind,
+      company_id: company?.id ?? null,
+      role: kind === 'SIMPLE' ? 'customer' : 'master',
+      discount_percent: options.discountPercent ?? 0,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const { token, hash } = newToken();
+  await db
+    .insertInto('access_token')
+    .values({
+      token_hash: hash,
+      user_id: user.id,
+      client_account_id: account.id,
+      store_code: options.store ?? 'WEB',
+      role: kind,
+      created_at: now,
+      expires_at: now + 3_600_000,
+      login_method: 'password',
+      native_form: null,
+    })
+    .execute();
+  return { token, clientCode, clientAccountId: account.id, companyId: company?.id ?? null };
+}
