@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
+import { importKind, importUsage } from './cli/import-kinds.js';
 import { CliUsageError } from './cli/usage.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './db/seed.js';
 import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
-import { importUsers } from './modules/accounts/users-import.js';
 import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/wholesale.cli.js';
+import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/api-keys.cli.js';
+import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/export-user.cli.js';
 import { STORE_USAGE, storeCommand } from './modules/store/store.cli.js';
+import { SEARCH_USAGE, searchCommand } from './modules/search/search.cli.js';
 import { serve, work } from './server.js';
 
 const USAGE = `usage: npm run cli -- <command>   (or: storefront <command>)
@@ -18,13 +21,15 @@ commands:
                                       --seed-demo also loads demo data, as npm start does)
   migrate                             bring the database schema up to date
   seed --demo                         load demo data (idempotent)
-  import users <file.ndjson>          import users of the previous system (see docs/import.md);
-                                      a bad line is reported by number and skipped
+${importUsage()}
   worker                              run background jobs (mails, events) until stopped; any number
                                       may run beside the API (set WORKER=off on the API to use only these)
 ${JOBS_USAGE}
 ${STORE_USAGE}
 ${WHOLESALE_USAGE}
+${API_KEY_USAGE}
+${EXPORT_USER_USAGE}
+${SEARCH_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -70,22 +75,42 @@ async function main(argv: string[]): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [kind, file, ...rest] = args;
-      if (kind !== 'users' || file === undefined || rest.length > 0) throw new CliUsageError('import users <file.ndjson>');
+      const force = args.includes('--force');
+      const [kind, file, ...rest] = args.filter((arg) => arg !== '--force');
+      const importer = kind === undefined ? undefined : importKind(kind);
+      if (importer === undefined || file === undefined || rest.length > 0) {
+        throw new CliUsageError(kind === undefined || importer !== undefined ? 'import <kind> <file.ndjson> [--force]' : `import: unknown kind "${kind}"`);
+      }
       if (!existsSync(file)) throw new CliUsageError(`no such file: ${file}`);
       let failed = 0;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        const summary = await importUsers({ db: database.db, config }, file, (line) => process.stderr.write(`${line}\n`));
+        const run = importer.create({ db: database.db, config }, { force });
+        const summary = await run(file, (line) => process.stderr.write(`${line}\n`));
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
       });
       return failed > 0 ? 1 : 0;
     }
+    case 'export-user':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await exportUserCommand(database.db, args, print);
+      });
+    case 'api-key':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await apiKeyCommand(database.db, args, print);
+      });
     case 'wholesale':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
         await wholesaleCommand({ db: database.db, config }, args, print);
+      });
+    case 'search':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await searchCommand(database, args, print, (line) => process.stderr.write(`${line}\n`));
       });
     default:
       throw new CliUsageError(`unknown command "${command}"`);

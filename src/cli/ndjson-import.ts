@@ -13,7 +13,30 @@ export interface LineImporter<T> {
   /** Parses and checks one record; returns an error message for a bad one. */
   parse(value: unknown): { record: T } | { error: string };
   /** Applies one record in a transaction of its own, so a failing line leaves nothing behind. */
-  apply(record: T): Promise<string>;
+  apply(record: T, lineNumber: number): Promise<string>;
+  /**
+   * Runs once after the last line, for work that needs the whole file (links to records later in
+   * it, dropping what the file no longer lists). Returns counts to add to the outcomes; `fail`
+   * reports a problem of an earlier line by its number.
+   */
+  finish?(fail: (lineNumber: number, message: string) => void): Promise<Record<string, number>>;
+}
+
+/**
+ * An import that must not run, e.g. a feed that would take down most of the catalogue. Thrown
+ * before anything is written; the CLI exits with 1 and the HTTP import answers 409.
+ */
+export class ImportRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ImportRefusedError';
+  }
+}
+
+/** A reported line (`line 7: message`) back as its parts, for callers that want them apart. */
+export function parseReport(text: string): { line: number; message: string } {
+  const match = /^line (\d+): ([\s\S]*)$/.exec(text);
+  return match ? { line: Number(match[1]), message: match[2]! } : { line: 0, message: text };
 }
 
 /**
@@ -25,47 +48,81 @@ export async function importNdjson<T>(
   importer: LineImporter<T>,
   report: (line: string) => void,
 ): Promise<ImportSummary> {
-  const size = statSync(file).size;
-  const input = createReadStream(file);
-  const bar = process.stderr.isTTY
-    ? new cliProgress.SingleBar({ stream: process.stderr, format: ' {bar} {percentage}% | {value}/{total} bytes | {lines} lines' }, cliProgress.Presets.shades_classic)
-    : undefined;
-  bar?.start(size, 0, { lines: 0 });
   const summary: ImportSummary = { lines: 0, outcomes: {}, errors: 0 };
   const fail = (lineNumber: number, message: string) => {
     summary.errors += 1;
-    bar?.stop();
     report(`line ${lineNumber}: ${message}`);
-    bar?.start(size, input.bytesRead, { lines: summary.lines });
+  };
+  const count = (outcome: string, n = 1) => {
+    if (n > 0) summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + n;
+  };
+  summary.lines = await readNdjson(file, 'import', fail, async (value, lineNumber, bad) => {
+    const parsed = importer.parse(value);
+    if ('error' in parsed) return bad(lineNumber, parsed.error);
+    try {
+      count(await importer.apply(parsed.record, lineNumber));
+    } catch (error) {
+      bad(lineNumber, error instanceof Error ? error.message : String(error));
+    }
+  });
+  if (importer.finish) {
+    for (const [outcome, n] of Object.entries(await importer.finish(fail))) count(outcome, n);
+  }
+  return summary;
+}
+
+const BOM = '\uFEFF';
+
+/**
+ * Calls `visit` with each parsed line of an NDJSON file, in order, and returns the number of
+ * lines; a line that is not JSON goes to `bad` instead. Blank lines and a leading byte order mark
+ * are skipped. The progress bar (on a terminal) is labelled, so a first pass over a file is told
+ * apart from the import; `visit` reports through the `bad` it is handed, which keeps the bar from
+ * overwriting the message.
+ */
+export async function readNdjson(
+  file: string,
+  label: string,
+  bad: (lineNumber: number, message: string) => void,
+  visit: (value: unknown, lineNumber: number, bad: (lineNumber: number, message: string) => void) => void | Promise<void>,
+): Promise<number> {
+  const size = statSync(file).size;
+  const input = createReadStream(file);
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { stream: process.stderr, format: ` ${label} {bar} {percentage}% | {value}/{total} bytes | {lines} lines` },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  bar?.start(size, 0, { lines: 0 });
+  let lines = 0;
+  // Messages go between bar redraws, so they are not overwritten.
+  const badLine = (lineNumber: number, message: string) => {
+    bar?.stop();
+    bad(lineNumber, message);
+    bar?.start(size, input.bytesRead, { lines });
   };
   try {
     for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-      summary.lines += 1;
-      const lineNumber = summary.lines;
-      if (text.trim() === '') continue;
+      lines += 1;
+      const lineNumber = lines;
+      // A byte order mark (NAV exports start with one) is not part of the first line's JSON;
+      // readline keeps it, and JSON.parse would refuse the line.
+      const line = lineNumber === 1 && text.startsWith(BOM) ? text.slice(1) : text;
+      if (line.trim() === '') continue;
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = JSON.parse(line);
       } catch {
-        fail(lineNumber, 'not valid JSON');
+        badLine(lineNumber, 'not valid JSON');
         continue;
       }
-      const parsed = importer.parse(value);
-      if ('error' in parsed) {
-        fail(lineNumber, parsed.error);
-        continue;
-      }
-      try {
-        const outcome = await importer.apply(parsed.record);
-        summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + 1;
-      } catch (error) {
-        fail(lineNumber, error instanceof Error ? error.message : String(error));
-      }
-      bar?.update(input.bytesRead, { lines: summary.lines });
+      await visit(value, lineNumber, badLine);
+      if (lines % 256 === 0) bar?.update(input.bytesRead, { lines });
     }
   } finally {
-    bar?.update(size, { lines: summary.lines });
+    bar?.update(size, { lines });
     bar?.stop();
   }
-  return summary;
+  return lines;
 }

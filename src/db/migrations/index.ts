@@ -5,6 +5,9 @@ import * as createJob from './2026_11_22_0600_create_job.js';
 import * as createAccounts from './2026_11_22_0610_create_accounts.js';
 import * as createSocialLogin from './2026_11_22_0700_create_social_login.js';
 import * as createCatalogue from './2026_11_22_0800_create_catalogue.js';
+import * as createExportUser from './2026_11_22_0900_create_export_user.js';
+import * as createSearchIndex from './2026_11_22_1000_create_search_index.js';
+import * as createImportLock from './2026_11_22_1100_create_import_lock.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -15,4 +18,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0610_create_accounts': createAccounts,
   '2026_11_22_0700_create_social_login': createSocialLogin,
   '2026_11_22_0800_create_catalogue': createCatalogue,
+  '2026_11_22_0900_create_export_user': createExportUser,
+  '2026_11_22_1000_create_search_index': createSearchIndex,
+  '2026_11_22_1100_create_import_lock': createImportLock,
 };

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app.js';
+import { importKind, importKinds } from '../../cli/import-kinds.js';
+import { ImportRefusedError, parseReport } from '../../cli/ndjson-import.js';
+import { toRfc3339 } from '../../db/time.js';
+import { HttpError } from '../../http/errors.js';
+import { errors, success } from '../../http/schemas.js';
+import { validatorCompiler } from '../../http/validation.js';
+import { AdminHeaders, IMPORT_ERRORS_LISTED, ImportParams, ImportQuery, ImportResult } from './admin.schemas.js';
+import { authenticateOperator } from './api-keys.service.js';
+import { ImportRunningError } from './import-lock.js';
+import { NDJSON, acceptNdjsonBodies, tooLarge, withNdjsonBody } from './ndjson-body.js';
+
+/** Big enough for a full product feed of a few hundred thousand lines. */
+export const IMPORT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The back office's imports over HTTP: the same kinds and NDJSON formats as `storefront import`,
+ * for an operator's API key. Not store-scoped. Everything that can be refused without the body
+ * (key, kind, content type, declared length) is refused before the body is read.
+ */
+export const adminRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database, config }) => {
+  acceptNdjsonBodies(app, IMPORT_BODY_LIMIT_BYTES);
+
+  const beforeBody = async (request: FastifyRequest<{ Params: { kind: string } }>) => {
+    await authenticateOperator(database.db, request);
+    if (!importKind(request.params.kind)) {
+      throw new HttpError(404, 'admin.unknownImportKind', { kind: request.params.kind.slice(0, 40), kinds: Object.keys(importKinds).join(', ') });
+    }
+    const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    if (type !== NDJSON) throw new HttpError(415, 'admin.unsupportedMediaType', { type: type.slice(0, 100) });
+    if (Number(request.headers['content-length']) > IMPORT_BODY_LIMIT_BYTES) throw tooLarge(IMPORT_BODY_LIMIT_BYTES);
+  };
+
+  app.post(
+    '/admin/import/:kind',
+    {
+      config: { storeScoped: false },
+      onRequest: beforeBody,
+      // The body is a file on disk by the time validation runs; its lines are checked by the import.
+      validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route)),
+      schema: {
+        tags: ['admin'],
+        summary: 'Import NDJSON of the back office (one JSON object a line; formats in docs/import.md)',
+        description:
+          `Runs \`storefront import <kind>\` on the body (at most ${IMPORT_BODY_LIMIT_BYTES} bytes). Every line is applied in a ` +
+          'transaction of its own; bad lines are skipped and listed in `errors` (the first ' +
+          `${IMPORT_ERRORS_LISTED}; \`errorCount\` counts them all), and the answer is still 200. ` +
+          'Imports of one kind run one at a time: while one runs (in any process), another is refused with 409; ' +
+          'an import that has begun runs to its end even if the client goes away. ' +
+          'A product feed that would deactivate more than half of the active catalogue is refused with 409 unless `force=true`.',
+        security: [{ bearer: [] }],
+        params: ImportParams,
+        querystring: ImportQuery,
+        headers: AdminHeaders,
+        body: { content: { [NDJSON]: { schema: Type.String({ description: 'NDJSON: one JSON object a line' }) } } },
+        response: { 200: success(ImportResult, 'plain'), ...errors(400, 401, 404, 409, 413, 415, 500) },
+      },
+    },
+    async (request) => {
+      const run = importKind(request.params.kind)!.create({ db: database.db, config }, { force: request.query.force === true });
+      // The answer lists the first bad lines only: a broken feed of a million lines must not
+      // build a list of a million messages in memory.
+      const lineErrors: Array<{ line: number; message: string }> = [];
+      let errorCount = 0;
+      const report = (text: string) => {
+        errorCount += 1;
+        if (lineErrors.length < IMPORT_ERRORS_LISTED) lineErrors.push(parseReport(text));
+      };
+      try {
+        const summary = await withNdjsonBody(request, (file) => run(file, report));
+        return { lines: summary.lines, outcomes: summary.outcomes, errors: lineErrors, errorCount };
+      } catch (error) {
+        if (error instanceof ImportRunningError) {
+          throw new HttpError(409, 'admin.importRunning', { kind: error.kind, since: toRfc3339(error.startedAt) });
+        }
+        if (error instanceof ImportRefusedError) throw new HttpError(409, 'admin.importRefused', { reason: error.message });
+        throw error;
+      }
+    },
+  );
+};

@@ -1,0 +1,206 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { STORE_CODES } from '../../config.js';
+
+// Field shapes and conversions every catalogue import shares: codes, translated names, money,
+// dates, barcodes. A line is checked whole against its schema before anything is looked up.
+
+/** A problem with one line; its message is what the operator reads next to the line number. */
+export class LineError extends Error {}
+
+// Strings are plain text: no control characters (NUL, escape, ...; PostgreSQL cannot even store a
+// NUL). Only a `Text` (a description, opening hours, a quote) may hold tabs and line breaks.
+export const Code = (description = 'code of the back office') => Type.String({ minLength: 1, maxLength: 40, pattern: '^\\S(.*\\S)?$', description });
+/** One line of text, possibly empty (an address, a phone number). */
+export const Line = (maxLength: number) => Type.String({ maxLength });
+/** A text of one or more lines, possibly empty. */
+export const Text = (maxLength: number) => Type.String({ maxLength, multiline: true });
+export const Name = (maxLength = 200) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
+export const Store = Type.Union(STORE_CODES.map((code) => Type.Literal(code)));
+export const Position = Type.Integer({ minimum: 0, maximum: 1_000_000 });
+/** Euros as a JSON number, at most two decimals; converted with `cents()`. */
+export const Money = Type.Number({ minimum: 0, maximum: 9_999_999.99 });
+/** `YYYY-MM-DD` (UTC midnight) or an RFC 3339 date-time; converted with `timestamp()`. */
+export const DateValue = Type.String({ maxLength: 40 });
+
+/** `{et, en?, ru?}`: Estonian is required, the others optional. */
+export const Translated = (maxLength = 200) =>
+  Type.Object({ et: Name(maxLength), en: Type.Optional(Name(maxLength)), ru: Type.Optional(Name(maxLength)) }, { additionalProperties: false });
+/** Optional texts per language, e.g. descriptions. */
+export const TranslatedText = (maxLength: number) =>
+  Type.Object(
+    { et: Type.Optional(Text(maxLength)), en: Type.Optional(Text(maxLength)), ru: Type.Optional(Text(maxLength)) },
+    { additionalProperties: false },
+  );
+export type Translated = Static<ReturnType<typeof Translated>>;
+export type TranslatedText = Static<ReturnType<typeof TranslatedText>>;
+
+/**
+ * A parser for lines of one schema: a control character where the schema does not allow it, else
+ * the first schema error, as `/path: message`; then the extra checks (money, dates, barcodes) a
+ * schema cannot express, which throw LineError.
+ */
+export function lineParser<S extends TSchema, R>(schema: S, convert: (value: Static<S>) => R): (value: unknown) => { record: R } | { error: string } {
+  const check = TypeCompiler.Compile(schema);
+  return (value) => {
+    const control = controlCharacter(schema, value, '');
+    if (control !== undefined) return { error: control };
+    if (!check.Check(value)) {
+      const first = check.Errors(value).First();
+      return { error: `${first?.path || '(line)'}: ${first?.message ?? 'invalid'}` };
+    }
+    try {
+      return { record: convert(value) };
+    } catch (error) {
+      if (error instanceof LineError) return { error: error.message };
+      throw error;
+    }
+  };
+}
+
+const CONTROL = /\p{Cc}/u;
+const CONTROL_IN_TEXT = /[^\P{Cc}\t\n\r]/u;
+
+/**
+ * The first string of a line, in the fields its schema names, that holds a control character
+ * (in a `Text`, one other than tab and line breaks), as the message for the line; else undefined.
+ */
+function controlCharacter(schema: TSchema, value: unknown, path: string): string | undefined {
+  const shape = schemaOf(schema, value);
+  if (shape === undefined) return undefined;
+  if (typeof value === 'string') {
+    const multiline = shape.multiline === true;
+    const found = (multiline ? CONTROL_IN_TEXT : CONTROL).exec(value);
+    if (found === null) return undefined;
+    const code = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    return multiline
+      ? `${path}: contains the control character ${code}; a text may hold tabs and line breaks, no other control characters`
+      : `${path}: contains the control character ${code}; control characters (tabs and line breaks too) are not allowed here`;
+  }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = shape.items ? controlCharacter(shape.items as TSchema, item, `${path}/${index}`) : undefined;
+      if (found !== undefined) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    const properties = (shape.properties ?? {}) as Record<string, TSchema>;
+    for (const [key, item] of Object.entries(value)) {
+      const found = Object.hasOwn(properties, key) ? controlCharacter(properties[key]!, item, `${path}/${key}`) : undefined;
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The schema a value is checked against: of a union (`nullable(...)`), the member of its JSON type. */
+function schemaOf(schema: TSchema, value: unknown): TSchema | undefined {
+  if (!Array.isArray(schema.anyOf)) return schema;
+  const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  return (schema.anyOf as TSchema[]).find((member) => member.type === type);
+}
+
+/**
+ * Euros to integer cents, exactly: the number's shortest decimal form is split at the point, so
+ * 0.29 is 29 cents (where 0.29 * 100 is 28.999999999999996). More than two decimals is refused.
+ */
+export function cents(euros: number, field: string): number {
+  const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(String(euros));
+  if (!match) {
+    throw new LineError(euros < 0 ? `/${field}: must not be negative` : `/${field}: ${euros} is not an amount in euros with at most two decimals`);
+  }
+  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+}
+
+export function optionalCents(euros: number | null | undefined, field: string): number | null {
+  return euros === null || euros === undefined ? null : cents(euros, field);
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Unix ms of `YYYY-MM-DD` (UTC midnight) or an RFC 3339 date-time; a bad or impossible date is a LineError. */
+export function timestamp(value: string, field: string): number {
+  const date = DATE.exec(value);
+  const dateTime = date ? undefined : DATE_TIME.exec(value);
+  const parts = date ?? dateTime;
+  if (parts) {
+    const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+    const ms = Date.parse(date ? `${value}T00:00:00Z` : value.replace(' ', 'T'));
+    // Date.parse rolls 2026-02-30 over to March; a calendar date must survive the round trip.
+    const check = new Date(Date.UTC(year, month - 1, day));
+    if (!Number.isNaN(ms) && check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day) return ms;
+  }
+  throw new LineError(`/${field}: "${value.slice(0, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+}
+
+export function optionalTimestamp(value: string | null | undefined, field: string): number | null {
+  return value === null || value === undefined ? null : timestamp(value, field);
+}
+
+const DAY_MS = 86_400_000;
+
+/** An end of validity: a date alone means "to the end of that day" (the stored end is exclusive). */
+export function endTimestamp(value: string | null | undefined, field: string): number | null {
+  if (value === null || value === undefined) return null;
+  const ms = timestamp(value, field);
+  return DATE.test(value) ? ms + DAY_MS : ms;
+}
+
+/** The digits of an EAN/ISBN as written with hyphens or spaces; ISBN-10 may end in X. */
+function barcodeDigits(value: string, field: string): string {
+  const digits = value.replace(/[\s-]/g, '').toUpperCase();
+  if (!/^\d+X?$/.test(digits)) throw new LineError(`/${field}: "${value.slice(0, 40)}" is not an EAN or ISBN`);
+  return digits;
+}
+
+/** GTIN check digit (EAN-8, UPC-A, EAN-13 = ISBN-13): weights 3 and 1 from the right. */
+function gtinValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length - 1; i += 1) sum += Number(digits[digits.length - 2 - i]) * (i % 2 === 0 ? 3 : 1);
+  return (10 - (sum % 10)) % 10 === Number(digits[digits.length - 1]);
+}
+
+function isbn10Valid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < 10; i += 1) sum += (digits[i] === 'X' ? 10 : Number(digits[i])) * (10 - i);
+  return sum % 11 === 0 && !digits.slice(0, 9).includes('X');
+}
+
+/**
+ * A product barcode, checked and normalised: EAN-13/ISBN-13, EAN-8 or UPC-A (GTIN check digit),
+ * or ISBN-10 (mod 11). Returns the digits (ISBN-10 keeps a final X).
+ */
+export function barcode(value: string, field: string): string {
+  const digits = barcodeDigits(value, field);
+  const valid = digits.length === 10 ? isbn10Valid(digits) : [8, 12, 13].includes(digits.length) && /^\d+$/.test(digits) && gtinValid(digits);
+  if (!valid) {
+    const kind = digits.length === 10 ? 'ISBN-10' : digits.length === 13 ? 'EAN-13/ISBN-13' : `${digits.length}-digit code`;
+    throw new LineError(`/${field}: "${value.slice(0, 40)}" is not a valid ${kind} (check digit or length)`);
+  }
+  return digits;
+}
+
+/** The product's main barcode: an ISBN-10 is stored as its ISBN-13 (978 prefix), the form books carry. */
+export function mainBarcode(value: string, field: string): string {
+  const digits = barcode(value, field);
+  if (digits.length !== 10) return digits;
+  const body = `978${digits.slice(0, 9)}`;
+  for (let check = 0; check <= 9; check += 1) if (gtinValid(`${body}${check}`)) return `${body}${check}`;
+  throw new Error('unreachable: every ISBN-13 body has a check digit');
+}
+
+/** The rows of a translated name: one per language given. */
+export function nameRows(names: Translated, extra?: TranslatedText): Array<{ language: string; name: string; text: string | null }> {
+  return (['et', 'en', 'ru'] as const)
+    .filter((language) => names[language] !== undefined)
+    .map((language) => ({ language, name: names[language]!, text: extra?.[language] ?? null }));
+}
+
+/** Refuses a list that names the same thing twice, which would be ambiguous about its position. */
+export function unique(values: readonly string[], field: string): void {
+  const seen = new Set<string>();
+  for (const value of values) {
+    if (seen.has(value)) throw new LineError(`/${field}: "${value}" is listed twice`);
+    seen.add(value);
+  }
+}

@@ -1,0 +1,7 @@
+import type { ImportDeps, ImportKind, ImportOptions } from '../../cli/import-kinds.js';
+import { importNdjson, type LineImporter } from '../../cli/ndjson-import.js';
+
+/** An import kind whose lines go through importNdjson: the common case. */
+export function lineKind<R>(usage: string, importer: (deps: ImportDeps, options: ImportOptions) => LineImporter<R>): ImportKind {
+  return { usage, create: (deps, options) => (file, report) => importNdjson(file, importer(deps, options), report) };
+}

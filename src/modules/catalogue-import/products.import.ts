@@ -1,0 +1,185 @@
+import type { Kysely } from 'kysely';
+import type { ImportKind } from '../../cli/import-kinds.js';
+import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from '../../cli/ndjson-import.js';
+import type { Database } from '../../db/schema.js';
+import { LineError } from './fields.js';
+import { parseProductLine, type ProductRecord } from './products.format.js';
+import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
+import { References } from './references.js';
+import { chunks, inLineTransaction } from './write.js';
+
+// The product feed is full: a product the file does not list is no longer sold and is
+// deactivated after the last line. A first pass collects the file's codes (the only thing kept in
+// memory for the whole file), so that a truncated feed is refused before anything is written and
+// links to products later in the file (physicalBook, related) are told apart from unknown codes.
+
+/** What the first pass learns: every code the file names, and which of them it deactivates. */
+interface Feed {
+  codes: Set<string>;
+  inactive: Set<string>;
+}
+
+/** A link to a product later in the file, made once the whole file was read. */
+interface PendingLinks {
+  line: number;
+  productId: number;
+  physicalBook: string | undefined;
+  related: string[] | undefined;
+}
+
+export const productsKind: ImportKind = {
+  usage: `import products <file.ndjson> [--force]
+                                      the full product feed: active products it does not list are
+                                      deactivated; refused when that is more than half of them`,
+  create:
+    ({ db }, { force }) =>
+    async (file, report) => {
+      const feed = await scanFeed(file);
+      await refuseMassDeactivation(db, feed, force);
+      return importNdjson(file, productLines(db, feed), report);
+    },
+};
+
+async function scanFeed(file: string): Promise<Feed> {
+  const feed: Feed = { codes: new Set(), inactive: new Set() };
+  // A line that is bad in other ways still names its product: it is skipped, not deactivated.
+  await readNdjson(file, 'scan', () => {}, (value) => {
+    if (typeof value !== 'object' || value === null) return;
+    const { code, active } = value as { code?: unknown; active?: unknown };
+    if (typeof code !== 'string') return;
+    feed.codes.add(code);
+    if (active === false) feed.inactive.add(code);
+  });
+  return feed;
+}
+
+/** Pages through the active products' ids and codes, keyset by id: constant memory. */
+async function* activeProducts(db: Kysely<Database>): AsyncGenerator<Array<{ id: number; code: string }>> {
+  let after = 0;
+  for (;;) {
+    const page = await db.selectFrom('product').select(['id', 'code']).where('is_active', '=', true).where('id', '>', after).orderBy('id').limit(5000).execute();
+    if (page.length === 0) return;
+    yield page;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/**
+ * "More than half" is strict and counts against what is active now: on an empty catalogue
+ * nothing is deactivated (0 of 0), so a first import always runs.
+ */
+async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: boolean): Promise<void> {
+  if (force) return;
+  let active = 0;
+  let dropped = 0;
+  for await (const page of activeProducts(db)) {
+    active += page.length;
+    for (const { code } of page) if (!feed.codes.has(code) || feed.inactive.has(code)) dropped += 1;
+  }
+  if (dropped * 2 > active) {
+    throw new ImportRefusedError(
+      `the file would deactivate ${dropped} of the ${active} active products (more than half); nothing was imported. ` +
+        'Check that the feed is complete, or force it (--force, or ?force=true over HTTP).',
+    );
+  }
+}
+
+function productLines(db: Kysely<Database>, feed: Feed): LineImporter<ProductRecord> {
+  const refs = new References(db);
+  const pending: PendingLinks[] = [];
+
+  /** Ids of product codes; a code that is later in the file is `pending`, any other unknown one is an error. */
+  async function products(codes: string[], field: string): Promise<Array<number | 'pending'>> {
+    const found = await refs.find('product', codes);
+    return codes.map((code) => {
+      const id = found.get(code);
+      if (id !== undefined) return id;
+      if (feed.codes.has(code)) return 'pending';
+      throw new LineError(`/${field}: unknown product "${code}" (neither in the catalogue nor in this file)`);
+    });
+  }
+
+  async function resolve(record: ProductRecord): Promise<ResolvedProduct> {
+    const personIds = await refs.require('person', record.persons.map((person) => person.code), 'persons');
+    const categories = await refs.categories(record.categories, 'categories');
+    const [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
+    const related = await products(record.related, 'related');
+    return {
+      record,
+      publisherId: await refs.optional('publisher', record.publisher, 'publisher'),
+      seriesId: await refs.optional('series', record.series, 'series'),
+      physicalBookId: physicalBook === 'pending' ? undefined : physicalBook,
+      relatedIds: related.includes('pending') ? undefined : (related as number[]),
+      persons: record.persons.map((person, position) => ({ person_id: personIds[position]!, role: person.role, position })),
+      categoryIds: categories.map((category) => category.id),
+    };
+  }
+
+  return {
+    parse: parseProductLine,
+    async apply(record, line) {
+      await refs.requireBinding(record.columns.binding_code);
+      const product = await resolve(record);
+      const { id, outcome } = await inLineTransaction(db, (trx) => writeProduct(trx, product, Date.now()));
+      refs.remember('product', record.code, id);
+      if (product.physicalBookId === undefined || product.relatedIds === undefined) {
+        pending.push({
+          line,
+          productId: id,
+          physicalBook: product.physicalBookId === undefined ? record.physicalBook! : undefined,
+          related: product.relatedIds === undefined ? record.related : undefined,
+        });
+        // The link will change: a product that was otherwise the same is still updated.
+        return outcome === 'unchanged' ? 'updated' : outcome;
+      }
+      return outcome;
+    },
+    async finish(fail) {
+      for (const links of pending) await link(db, refs, links, fail);
+      return { deactivated: await deactivateUnlisted(db, feed) };
+    },
+  };
+}
+
+/**
+ * Makes the links of a line to products later in the file. A target whose own line was bad does
+ * not exist: the line is reported, and its other links are made.
+ */
+async function link(db: Kysely<Database>, refs: References, links: PendingLinks, fail: (line: number, message: string) => void): Promise<void> {
+  const codes = [...(links.physicalBook ? [links.physicalBook] : []), ...(links.related ?? [])];
+  const found = await refs.find('product', codes);
+  const missing = codes.filter((code) => !found.has(code));
+  if (missing.length > 0) {
+    fail(links.line, `product ${missing.map((code) => `"${code}"`).join(', ')} was not imported (its line was bad), so the product is not linked to it`);
+  }
+  await inLineTransaction(db, async (trx) => {
+    let changed = false;
+    if (links.physicalBook) {
+      const physicalBookId = found.get(links.physicalBook) ?? null;
+      const result = await trx
+        .updateTable('product')
+        .set({ physical_book_id: physicalBookId })
+        .where('id', '=', links.productId)
+        .where((eb) => (physicalBookId === null ? eb('physical_book_id', 'is not', null) : eb.or([eb('physical_book_id', 'is', null), eb('physical_book_id', '!=', physicalBookId)])))
+        .executeTakeFirst();
+      changed = Number(result.numUpdatedRows) > 0;
+    }
+    if (links.related) {
+      const relatedIds = links.related.flatMap((code) => found.get(code) ?? []);
+      changed = (await syncRelated(trx, links.productId, relatedIds, false)) || changed;
+    }
+    if (changed) await trx.updateTable('product').set({ updated_at: Date.now() }).where('id', '=', links.productId).execute();
+  });
+}
+
+async function deactivateUnlisted(db: Kysely<Database>, feed: Feed): Promise<number> {
+  const unlisted: number[] = [];
+  for await (const page of activeProducts(db)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
+  const now = Date.now();
+  let deactivated = 0;
+  for (const part of chunks(unlisted)) {
+    const result = await db.updateTable('product').set({ is_active: false, updated_at: now }).where('id', 'in', part).where('is_active', '=', true).executeTakeFirst();
+    deactivated += Number(result.numUpdatedRows);
+  }
+  return deactivated;
+}

@@ -1,0 +1,62 @@
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+import type { ImportKind } from '../../cli/import-kinds.js';
+import { Code, Name, Text, lineParser } from './fields.js';
+import { lineKind } from './kind.js';
+import { References } from './references.js';
+import { inLineTransaction, upsertByCode, type RecordColumns } from './write.js';
+
+// Publishers, series and persons: named things products refer to by code.
+
+const Description = Type.Optional(Type.Union([Text(20_000), Type.Null()]));
+
+const PublisherLine = Type.Object({ code: Code(), name: Name(), description: Description }, { additionalProperties: false });
+const SeriesLine = Type.Object(
+  { code: Code(), name: Name(), publisher: Type.Optional(Type.Union([Code('publisher code'), Type.Null()])), description: Description },
+  { additionalProperties: false },
+);
+const PersonLine = Type.Object(
+  {
+    code: Code(),
+    name: Name(),
+    description: Description,
+    imageUrl: Type.Optional(Type.Union([Type.String({ maxLength: 500, pattern: '^https?://\\S+$' }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+/** A kind of named records: each line upserts one row of `table` by its code. */
+function namedKind<S extends TObject, T extends 'publisher' | 'series' | 'person'>(
+  usage: string,
+  table: T,
+  schema: S,
+  columns: (line: Static<S>, refs: References) => Promise<RecordColumns<T>> | RecordColumns<T>,
+): ImportKind {
+  return lineKind(usage, ({ db }) => {
+    const refs = new References(db);
+    return {
+      parse: lineParser(schema, (line) => line),
+      async apply(line: Static<S>) {
+        // References are looked up before the line's transaction begins (see References).
+        const wanted = await columns(line, refs);
+        return inLineTransaction(db, async (trx) => (await upsertByCode(trx, table, (line as { code: string }).code, wanted, Date.now())).outcome);
+      },
+    };
+  });
+}
+
+export const publishersKind = namedKind('import publishers <file.ndjson>     publishers', 'publisher', PublisherLine, (line) => ({
+  name: line.name,
+  description: line.description ?? null,
+}));
+
+export const seriesKind = namedKind('import series <file.ndjson>         book series (of a publisher)', 'series', SeriesLine, async (line, refs) => ({
+  name: line.name,
+  publisher_id: await refs.optional('publisher', line.publisher, 'publisher'),
+  description: line.description ?? null,
+}));
+
+export const personsKind = namedKind('import persons <file.ndjson>        authors, illustrators, translators, readers...', 'person', PersonLine, (line) => ({
+  name: line.name,
+  description: line.description ?? null,
+  image_url: line.imageUrl ?? null,
+}));

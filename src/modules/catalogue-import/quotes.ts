@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Code, LineError, lineParser } from './fields.js';
+import { lineKind } from './kind.js';
+import { References } from './references.js';
+import { changedColumns, inLineTransaction, isEmpty, type Outcome } from './write.js';
+
+// Quotes shown with a product or a person (an author's words). A quote has no updated_at: an
+// update changes the row alone.
+
+const QuoteLine = Type.Object(
+  {
+    code: Code(),
+    product: Type.Optional(Type.Union([Code('product code'), Type.Null()])),
+    person: Type.Optional(Type.Union([Code('person code'), Type.Null()])),
+    language: Type.Union([Type.Literal('et'), Type.Literal('en'), Type.Literal('ru')]),
+    text: Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S', multiline: true }),
+  },
+  { additionalProperties: false },
+);
+type QuoteLine = Static<typeof QuoteLine>;
+
+export const quotesKind = lineKind('import quotes <file.ndjson>         quotes of products and persons', ({ db }) => {
+  const refs = new References(db);
+  return {
+    parse: lineParser(QuoteLine, (line) => {
+      if (!line.product && !line.person) throw new LineError('(line): give product, person or both');
+      return line;
+    }),
+    async apply(line: QuoteLine) {
+      const wanted = {
+        product_id: await refs.optional('product', line.product, 'product'),
+        person_id: await refs.optional('person', line.person, 'person'),
+        language: line.language,
+        text: line.text,
+      };
+      return inLineTransaction(db, async (trx): Promise<Outcome> => {
+        const stored = await trx.selectFrom('quote').selectAll().where('code', '=', line.code).executeTakeFirst();
+        if (!stored) {
+          await trx.insertInto('quote').values({ code: line.code, ...wanted, created_at: Date.now() }).execute();
+          return 'created';
+        }
+        const diff = changedColumns(stored, wanted);
+        if (isEmpty(diff)) return 'unchanged';
+        await trx.updateTable('quote').set(diff).where('id', '=', stored.id).execute();
+        return 'updated';
+      });
+    },
+  };
+});

@@ -1,0 +1,54 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { refreshWebStock } from '../catalogue/denormalised.js';
+import { Code, Line, Name, Position, Translated, TranslatedText, lineParser, nameRows } from './fields.js';
+import { lineKind } from './kind.js';
+import { syncNames } from './names.js';
+import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
+
+// Physical shops. Whether a shop's stock counts as web stock (and whether it is open at all)
+// feeds product.web_stock, so a change of either flag recounts the products the shop stocks.
+
+const Optional = (maxLength: number) => Type.Optional(Type.Union([Line(maxLength), Type.Null()]));
+
+const ShopLine = Type.Object(
+  {
+    code: Code(),
+    names: Translated(200),
+    openingHours: Type.Optional(TranslatedText(500)),
+    city: Name(100),
+    address: Optional(300),
+    phone: Optional(30),
+    email: Type.Optional(Type.Union([Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }), Type.Null()])),
+    webStock: Type.Boolean(),
+    active: Type.Optional(Type.Boolean()),
+    position: Type.Optional(Position),
+  },
+  { additionalProperties: false },
+);
+type ShopLine = Static<typeof ShopLine>;
+
+export const shopsKind = lineKind('import shops <file.ndjson>          physical shops (and whose stock is web stock)', ({ db }) => ({
+  parse: lineParser(ShopLine, (line) => line),
+  apply: (line: ShopLine) =>
+    inLineTransaction(db, async (trx): Promise<Outcome> => {
+      const now = Date.now();
+      const wanted = {
+        city: line.city,
+        address: line.address ?? null,
+        phone: line.phone ?? null,
+        email: line.email ?? null,
+        web_stock: line.webStock,
+        is_active: line.active ?? true,
+        position: line.position ?? 0,
+      };
+      const names = nameRows(line.names, line.openingHours);
+      const { id, outcome, changed } = await upsertByCode(trx, 'shop', line.code, wanted, now, (id, isNew) => syncNames.shop(trx, id, names, isNew));
+      if (changed.web_stock !== undefined || changed.is_active !== undefined) await recountStockedProducts(trx, id);
+      return outcome;
+    }),
+}));
+
+async function recountStockedProducts(trx: Trx, shopId: number): Promise<void> {
+  const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).execute();
+  for (const part of chunks(rows.map((row) => row.product_id))) await refreshWebStock(trx, part);
+}

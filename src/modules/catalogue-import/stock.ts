@@ -1,0 +1,38 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { refreshWebStock } from '../catalogue/denormalised.js';
+import { Code, lineParser } from './fields.js';
+import { lineKind } from './kind.js';
+import { References } from './references.js';
+import { inLineTransaction, type Outcome } from './write.js';
+
+// Stock per product and shop. Rows are updates: a product or shop the file does not name keeps
+// its stock. product.web_stock follows each changed row in the same transaction.
+
+const StockLine = Type.Object(
+  { product: Code('product code'), shop: Code('shop code'), quantity: Type.Integer({ minimum: 0, maximum: 2_000_000_000 }) },
+  { additionalProperties: false },
+);
+type StockLine = Static<typeof StockLine>;
+
+export const stockKind = lineKind('import stock <file.ndjson>          stock per product and shop (web stock follows)', ({ db }) => {
+  const refs = new References(db);
+  return {
+    parse: lineParser(StockLine, (line) => line),
+    async apply(line: StockLine) {
+      const productId = await refs.requireOne('product', line.product, 'product');
+      const shopId = await refs.requireOne('shop', line.shop, 'shop');
+      return inLineTransaction(db, async (trx): Promise<Outcome> => {
+        const now = Date.now();
+        const stored = await trx.selectFrom('shop_stock').select('quantity').where('product_id', '=', productId).where('shop_id', '=', shopId).executeTakeFirst();
+        if (stored?.quantity === line.quantity) return 'unchanged';
+        if (stored) {
+          await trx.updateTable('shop_stock').set({ quantity: line.quantity, updated_at: now }).where('product_id', '=', productId).where('shop_id', '=', shopId).execute();
+        } else {
+          await trx.insertInto('shop_stock').values({ product_id: productId, shop_id: shopId, quantity: line.quantity, updated_at: now }).execute();
+        }
+        await refreshWebStock(trx, [productId]);
+        return stored ? 'updated' : 'created';
+      });
+    },
+  };
+});

@@ -1,0 +1,138 @@
+import { Readable } from 'node:stream';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/admin.routes.js';
+import { createApiKey, listApiKeys, revokeApiKeyByName } from '../../src/modules/admin/api-keys.service.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  key = await createApiKey(t.database.db, 'back-office');
+});
+afterAll(() => t.close());
+
+const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
+
+function post(kind: string, body: string | Readable, headers: Record<string, string> = {}, query = '') {
+  return t.app.inject({
+    method: 'POST',
+    url: `/admin/import/${kind}${query}`,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', ...headers },
+    payload: body,
+  });
+}
+
+const book = (code: string) => ({ code, type: 'BOOK', name: code, stores: ['WEB'], shopPrice: 9.9, vatRate: 9, availability: 'AVAILABLE' });
+const spooledFiles = () => readdirSync(tmpdir()).filter((name) => name.startsWith('storefront-http-import-'));
+
+describe('POST /admin/import/:kind', () => {
+  it('imports the body and answers with outcomes and the bad lines, 200 also when some were bad', async () => {
+    const response = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }, 'not json', { code: 'P2' }, { code: 'P3', name: 'Tänapäev' }]));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({
+      lines: 4,
+      outcomes: { created: 2 },
+      errors: [
+        { line: 2, message: 'not valid JSON' },
+        { line: 3, message: expect.stringContaining('name') },
+      ],
+      errorCount: 2,
+    });
+    expect(response.headers['store']).toBeUndefined();
+    expect(response.headers['is_active']).toBeUndefined();
+    const again = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }]), { 'content-type': 'application/x-ndjson; charset=utf-8' });
+    expect(again.json()).toEqual({ lines: 1, outcomes: { unchanged: 1 }, errors: [], errorCount: 0 });
+  });
+
+  it('takes bodies far over the JSON limit of the other routes, and leaves no file behind', async () => {
+    const filesBefore = spooledFiles();
+    const lines = Array.from({ length: 12_000 }, (_, i) => ({ code: `BIG-${i}`, name: `Kirjastus ${i}`, description: 'x'.repeat(150) }));
+    const body = ndjson(lines);
+    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
+    const response = await post('publishers', body);
+    expect(response.json()).toEqual({ lines: 12_000, outcomes: { created: 12_000 }, errors: [], errorCount: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(spooledFiles().filter((name) => !filesBefore.includes(name))).toEqual([]);
+  });
+
+  it('lists the first 1,000 bad lines and counts them all in errorCount', async () => {
+    const bad = Array.from({ length: 1_005 }, (_, i) => ({ code: `CAP-${i}` }));
+    const response = await post('publishers', ndjson([...bad, { code: 'CAP-OK', name: 'Kirjastus' }]));
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ lines: 1_006, outcomes: { created: 1 }, errorCount: 1_005 });
+    expect(body.errors).toHaveLength(1_000);
+    expect([body.errors[0].line, body.errors[999].line]).toEqual([1, 1_000]);
+  });
+
+  it('imports an empty body as no lines', async () => {
+    const response = await post('publishers', '');
+    expect(response.json()).toEqual({ lines: 0, outcomes: {}, errors: [], errorCount: 0 });
+  });
+
+  it('needs an operator key: 401 with WWW-Authenticate for a missing, unknown or revoked one', async () => {
+    const body = ndjson([{ code: 'P9', name: 'x' }]);
+    const missing = await post('publishers', body, { authorization: '' });
+    expectErrorBody(missing, 401, 'Unauthorized');
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="storefront-admin"');
+    for (const authorization of [`Bearer ${'x'.repeat(43)}`, 'Bearer short', 'Basic YWJjOmRlZg==', 'Bearer']) {
+      const response = await post('publishers', body, { authorization });
+      expectErrorBody(response, 401, 'Unauthorized');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="storefront-admin", error="invalid_(token|request)"$/);
+    }
+    const revoked = await createApiKey(t.database.db, 'old');
+    expect((await post('publishers', body, { authorization: `Bearer ${revoked}` })).statusCode).toBe(200);
+    expect(await revokeApiKeyByName(t.database.db, 'old')).toBe('revoked');
+    expectErrorBody(await post('publishers', body, { authorization: `Bearer ${revoked}` }), 401, 'Unauthorized');
+    const keys = await listApiKeys(t.database.db);
+    expect(keys.map((k) => [k.name, k.last_used_at !== null, k.revoked_at !== null])).toEqual([
+      ['back-office', true, false],
+      ['old', true, true],
+    ]);
+    const stored = await t.database.db.selectFrom('api_key').select('key_hash').execute();
+    expect(stored.every((row) => /^[0-9a-f]{64}$/.test(row.key_hash) && row.key_hash !== key)).toBe(true);
+    expect(await t.database.db.selectFrom('publisher').select('code').where('code', '=', 'P9').execute()).toHaveLength(1);
+  });
+
+  it('answers 404 for an unknown kind, 415 for another content type, 400 for a bad force flag', async () => {
+    const unknown = expectErrorBody(await post('unicorns', '{}'), 404, 'Not Found');
+    expect(unknown.message).toContain('products');
+    expectErrorBody(await post('publishers', '{"code":"P1","name":"x"}', { 'content-type': 'application/json' }), 415, 'Unsupported Media Type');
+    expectErrorBody(await post('publishers', 'x', { 'content-type': 'text/plain' }), 415, 'Unsupported Media Type');
+    expectErrorBody(await t.app.inject({ method: 'POST', url: '/admin/import/publishers', headers: { authorization: `Bearer ${key}` } }), 415, 'Unsupported Media Type');
+    expectErrorBody(await post('publishers', '', {}, '?force=maybe'), 400, 'Bad Request');
+  });
+
+  it('answers 413 over the body limit, by the declared length or while reading, and leaves no file behind', async () => {
+    const filesBefore = spooledFiles();
+    const declared = await post('publishers', Readable.from(['{}']), { 'content-length': String(IMPORT_BODY_LIMIT_BYTES + 1) });
+    expectErrorBody(declared, 413, 'Payload Too Large');
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const streamed = await post('publishers', Readable.from((function* () { for (let i = 0; i <= 64; i += 1) yield chunk; })()));
+    const body = expectErrorBody(streamed, 413, 'Payload Too Large');
+    expect(body.message).toContain(String(IMPORT_BODY_LIMIT_BYTES));
+    // The spooled body is removed when the response has been sent (onResponse runs just after).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(spooledFiles().filter((name) => !filesBefore.includes(name))).toEqual([]);
+  });
+
+  it('refuses a product feed that would deactivate most of the catalogue with 409 unless force=true', async () => {
+    const first = await post('products', ndjson(['A', 'B', 'C'].map(book)));
+    expect(first.json()).toMatchObject({ outcomes: { created: 3 }, errors: [] });
+    const refused = expectErrorBody(await post('products', ndjson([book('A')])), 409, 'Conflict');
+    expect(refused.message).toContain('deactivate 2 of the 3 active products');
+    const forced = await post('products', ndjson([book('A')]), {}, '?force=true');
+    expect(forced.json()).toEqual({ lines: 1, outcomes: { unchanged: 1, deactivated: 2 }, errors: [], errorCount: 0 });
+  });
+
+  it('is documented in /openapi.json', async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operation = spec.paths['/admin/import/{kind}'].post;
+    expect(Object.keys(operation.requestBody.content)).toEqual(['application/x-ndjson']);
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '404', '409', '413', '415']));
+  });
+});
