@@ -1,0 +1,86 @@
+import type { Expression, Kysely, RawBuilder, Transaction } from 'kysely';
+import type { DatabaseHandle, Engine } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { createPostgresEngine } from './postgres-engine.js';
+import { createSqliteEngine } from './sqlite-engine.js';
+
+// What differs between the engines, behind one interface: the text index (FTS5 or tsvector and
+// trigram), claiming queued changes, and a few SQL functions. Everything else (filters, prices,
+// facets) is one Kysely code path over search_product.
+
+export type Db = Kysely<Database> | Transaction<Database>;
+export type NameKind = 'person' | 'publisher' | 'series';
+export const NAME_KINDS: readonly NameKind[] = ['person', 'publisher', 'series'];
+
+/** Folded terms that must all match; the last one as a prefix when `prefix`. */
+export interface TextQuery {
+  terms: string[];
+  prefix: boolean;
+}
+
+/** A product's text as indexed: each field already folded (see query-text.ts). */
+export interface ProductDocument {
+  id: number;
+  title: string;
+  tags: string;
+  persons: string;
+  publisher: string;
+  series: string;
+}
+
+export interface NameDocument {
+  id: number;
+  name: string;
+}
+
+export interface PendingRow {
+  kind: 'product' | NameKind;
+  entity_id: number;
+}
+
+/** Matches as a derived table: entity id and a rank, lower is better. */
+export type Matches = RawBuilder<{ id: number; rank: number }>;
+
+export interface SearchEngine {
+  readonly name: Engine;
+  /**
+   * Whether a page is best read with its total in one query (`count(*) over ()`): about free on
+   * PostgreSQL, where it saves a second pass over the matches; on SQLite a separate count is cheaper.
+   */
+  readonly countsWithPage: boolean;
+  /**
+   * Whether to read the matches once (a materialised CTE) and also look the products up by their
+   * ids: PostgreSQL cannot estimate a text match and would otherwise scan every product.
+   */
+  readonly looksUpMatches: boolean;
+  /**
+   * Products whose document holds every term, ranked (title above persons and tags above
+   * publisher and series); with `top`, only that many of the best ranked (autocomplete). `top: 0`
+   * asks for every match unranked (rank 0), for counts and facets, which need no order.
+   */
+  matchProducts(query: TextQuery, top?: number): Matches;
+  /** Products whose title or persons come close to the text, for typos; undefined where the engine has no such matching. */
+  similarProducts(query: TextQuery, limit: number): Matches | undefined;
+  /** Persons, publishers or series whose name holds every term; with `top`, only that many of the best ranked. */
+  matchNames(kind: NameKind, query: TextQuery, top?: number): Matches;
+  similarNames(kind: NameKind, query: TextQuery, limit: number): Matches | undefined;
+  /** Replaces the documents of these products; `removed` are ids whose product is gone. */
+  writeProducts(trx: Db, documents: ProductDocument[], removed: number[]): Promise<void>;
+  writeNames(trx: Db, kind: NameKind, documents: NameDocument[], removed: number[]): Promise<void>;
+  /** Empties the text index (a rebuild refills it). */
+  clear(trx: Db): Promise<void>;
+  /** Compacts the index after a rebuild. */
+  optimize(db: Db): Promise<void>;
+  /** Takes up to `limit` queued changes out of search_pending, skipping rows another process holds. */
+  claimPending(trx: Db, limit: number): Promise<PendingRow[]>;
+  /** The smaller or larger of the values (min/max on SQLite, least/greatest on PostgreSQL). */
+  least(...values: Expression<number | null>[]): RawBuilder<number>;
+  /** Whether `needle` occurs in `haystack`. */
+  contains(haystack: Expression<string>, needle: string): RawBuilder<boolean>;
+  /** Whether an error says the index tables are missing (an old or damaged database): 503, not 500. */
+  isMissingIndex(error: unknown): boolean;
+}
+
+export function createEngine(handle: DatabaseHandle): SearchEngine {
+  return handle.engine === 'postgres' ? createPostgresEngine() : createSqliteEngine();
+}

@@ -1,0 +1,108 @@
+// Text as the index sees it. One normaliser serves documents and queries on both engines, so
+// "tode" finds "Tõde" and "Dostojevski" behaves the same on SQLite and PostgreSQL: case and
+// diacritics are folded here (õ ä ö ü š ž, ё й, and the letters NFKD does not decompose), and
+// only runs of letters and digits survive as terms. Engine query syntax is built from those
+// terms alone, so no user text ever reaches FTS5 or to_tsquery syntax.
+
+/** Longer queries are cut to this many characters before they are looked at. */
+export const MAX_QUERY_CHARS = 200;
+/** Terms after the first this many are dropped: more would only narrow and cost. */
+export const MAX_TERMS = 8;
+/** Autocomplete waits for this many characters of the last word before it suggests anything. */
+export const MIN_SUGGEST_CHARS = 2;
+
+const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', ħ: 'h' };
+const SPECIAL = /[ßæœøđðþłıħ]/g;
+const MARKS = /\p{M}+/gu;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+
+/** Lower case without diacritics: "Tõde ja ÕIGUS" -> "tode ja oigus". */
+export function fold(text: string): string {
+  return text.toLowerCase().normalize('NFKD').replace(MARKS, '').replace(SPECIAL, (letter) => LETTERS[letter] ?? letter);
+}
+
+/** The folded terms of a text, in order (duplicates kept). */
+export function terms(text: string): string[] {
+  return fold(text).split(SEPARATORS).filter((term) => term.length > 0);
+}
+
+/** A document field as stored in the index: its folded terms separated by single spaces. */
+export function indexText(...parts: Array<string | null | undefined>): string {
+  return parts.flatMap((part) => (part ? terms(part) : [])).join(' ');
+}
+
+export type ParsedQuery =
+  | { kind: 'none' }
+  | { kind: 'codes'; codes: string[] }
+  | { kind: 'text'; terms: string[]; prefix: boolean };
+
+/**
+ * What a shopper typed, made safe: nothing (blank), an EAN/ISBN lookup, or terms that must all
+ * match, the last one as a prefix while it is still being typed (no separator after it).
+ * A text of only punctuation is `text` with no terms: it matches nothing.
+ */
+export function parseQuery(raw: string | undefined): ParsedQuery {
+  const text = (raw ?? '').slice(0, MAX_QUERY_CHARS);
+  if (text.trim() === '') return { kind: 'none' };
+  const codes = productCodes(text);
+  if (codes) return { kind: 'codes', codes };
+  return { kind: 'text', ...parseTerms(text) };
+}
+
+/** Terms of a text, with no code lookup (names within a facet). */
+export function parseTerms(raw: string): { terms: string[]; prefix: boolean } {
+  const text = raw.slice(0, MAX_QUERY_CHARS);
+  const all = terms(text);
+  const unique = [...new Set(all)].slice(0, MAX_TERMS);
+  const last = unique.at(-1);
+  // The last word is still being typed when nothing follows it (and it was kept).
+  const stillTyping = /[\p{L}\p{N}]$/u.test(fold(text)) && last === all.at(-1);
+  // A lone letter as a prefix would expand to a large part of the vocabulary; beside other terms it is narrowed by them.
+  const prefix = stillTyping && last !== undefined && (last.length >= MIN_SUGGEST_CHARS || unique.length > 1);
+  return { terms: unique, prefix };
+}
+
+/** A stable text for cache keys. */
+export function queryKey(query: ParsedQuery): string {
+  if (query.kind === 'none') return '';
+  if (query.kind === 'codes') return `#${query.codes.join(',')}`;
+  return `${query.terms.join(' ')}${query.prefix ? '*' : ''}`;
+}
+
+/** Characters of the last term: autocomplete and facet search wait until there are enough. */
+export function lastTermLength(query: ParsedQuery): number {
+  return query.kind === 'text' ? (query.terms.at(-1)?.length ?? 0) : query.kind === 'codes' ? 13 : 0;
+}
+
+const LABEL = /^\s*(isbn(-1[03])?|ean(-13)?)\s*:?\s*/i;
+
+/**
+ * The codes to look up when the text is an EAN-13, EAN-8, ISBN-13 or ISBN-10, with or without
+ * hyphens and spaces (and an "ISBN" label): both ISBN forms of a book, as the catalogue may hold
+ * either one (product.ean is the 13-digit form; product_alt_code may carry the 10-digit one).
+ */
+export function productCodes(text: string): string[] | undefined {
+  const compact = text.replace(LABEL, '').replace(/[\s-]+/g, '');
+  if (/^\d{13}$/.test(compact) || /^\d{8}$/.test(compact)) {
+    const isbn10 = compact.length === 13 && compact.startsWith('978') ? toIsbn10(compact) : undefined;
+    return isbn10 ? [compact, isbn10] : [compact];
+  }
+  if (/^\d{9}[\dX]$/i.test(compact)) {
+    const isbn10 = compact.toUpperCase();
+    return [toIsbn13(isbn10), isbn10];
+  }
+  return undefined;
+}
+
+function toIsbn13(isbn10: string): string {
+  const body = `978${isbn10.slice(0, 9)}`;
+  const sum = [...body].reduce((total, digit, index) => total + Number(digit) * (index % 2 === 0 ? 1 : 3), 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+function toIsbn10(isbn13: string): string {
+  const body = isbn13.slice(3, 12);
+  const sum = [...body].reduce((total, digit, index) => total + Number(digit) * (10 - index), 0);
+  const check = (11 - (sum % 11)) % 11;
+  return `${body}${check === 10 ? 'X' : String(check)}`;
+}

@@ -1,0 +1,210 @@
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { ProductTypeCode } from '../../db/schema.js';
+import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
+import type { StoreDiscounts } from '../pricing/pricing.js';
+import { callerPriceSql, int, type PriceSql } from './caller-price.js';
+import type { Db, Matches, SearchEngine } from './engine.js';
+
+// The products a search finds, as one query over search_product (alias sp): visibility for the
+// caller, the text match (joined as m), every filter and every sort. Facets run the same query.
+
+export const LANGUAGE_GROUPS = ['ET', 'EN', 'RU', 'OTHER'] as const;
+export type LanguageGroup = (typeof LANGUAGE_GROUPS)[number];
+export const AVAILABILITY_FILTERS = ['web', 'shop', 'soon'] as const;
+export type AvailabilityFilter = (typeof AVAILABILITY_FILTERS)[number];
+export const SEARCH_SORTS = ['relevance', 'price', '-price', 'discount', 'name', 'newest', 'sales'] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+
+/** "New products": released within this many days (and not in the future). */
+export const NEW_PRODUCT_DAYS = 90;
+
+export interface SearchFilter {
+  /** Any of these categories (a category with its subcategories). */
+  categoryIds?: number[];
+  personId?: number;
+  publisherId?: number;
+  seriesId?: number;
+  productListId?: number;
+  campaignId?: number;
+  types?: ProductTypeCode[];
+  bindings?: string[];
+  languages?: LanguageGroup[];
+  /** On the caller's price, in cents, inclusive. */
+  priceMinCents?: number;
+  priceMaxCents?: number;
+  /** On the discount the caller's card shows, whole percent. */
+  minDiscount?: number;
+  /** Any of these. */
+  availability?: AvailabilityFilter[];
+  /** In stock in any of these shops (codes). */
+  shopCodes?: string[];
+  preorder?: boolean;
+  newOnly?: boolean;
+}
+
+/**
+ * How the text narrows the products: not at all, an EAN/ISBN lookup, or a match (ranked, and the
+ * same products unranked for counting, where the order does not matter).
+ */
+export type TextFilter = { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'match'; matches: Matches; unranked: Matches };
+
+/** The scope for counting: the same products, without the cost of ranking them. */
+export function forCounting(scope: SearchScope): SearchScope {
+  return scope.text.kind === 'match' ? { ...scope, text: { ...scope.text, matches: scope.text.unranked } } : scope;
+}
+
+export interface SearchScope {
+  storeCode: string;
+  caller: Caller;
+  store: StoreDiscounts;
+  now: number;
+  text: TextFilter;
+  filter: SearchFilter;
+}
+
+// The query joins derived tables (matches, campaign prices) whose columns Kysely cannot type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Query = SelectQueryBuilder<any, any, object>;
+
+const OUT_OF_STOCK_LAST = sql<number>`(case sp.availability when 'TEMPORARILY_OUT_OF_STOCK' then 1 when 'PERMANENTLY_OUT_OF_STOCK' then 2 else 0 end)`;
+
+/** Whether the query needs the caller's price (a price filter, a price or discount sort). */
+export function needsPrice(filter: SearchFilter, sort?: SearchSort): boolean {
+  return filter.priceMinCents !== undefined || filter.priceMaxCents !== undefined || filter.minDiscount !== undefined
+    || sort === 'price' || sort === '-price' || sort === 'discount';
+}
+
+/**
+ * The visible products of the scope, with the text match joined as `m` and the price joins when
+ * the filter or the caller (`price`, to sort or select by the same expressions) needs them.
+ */
+export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope, given?: PriceSql): Query {
+  const { filter } = scope;
+  const price = given ?? priceFor(engine, scope);
+  const kysely = db as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const { text } = scope;
+  let query: Query;
+  if (text.kind === 'match' && engine.looksUpMatches) {
+    query = kysely
+      .with((cte) => cte('m').materialized(), () => text.matches)
+      .selectFrom('search_product as sp')
+      .innerJoin('m', 'm.id', 'sp.id')
+      .where(sql<SqlBool>`sp.id = any(array(select id from m))`);
+  } else {
+    query = kysely.selectFrom('search_product as sp');
+    if (text.kind === 'match') query = query.innerJoin(text.matches.as('m'), 'm.id', 'sp.id');
+  }
+  if (price?.campaignKind) query = query.leftJoin(campaignPrices(scope, price.campaignKind).as('cmp'), 'cmp.product_id', 'sp.id');
+  if (price?.companyId !== null && price?.companyId !== undefined) {
+    query = query.leftJoin(
+      sql`(select product_id, price_cents as price from company_product_price where company_id = ${int(price.companyId)})`.as('cpp'),
+      'cpp.product_id',
+      'sp.id',
+    );
+  }
+  query = query.where(visibleSql(engine, scope.storeCode, scope.caller));
+  if (scope.text.kind === 'codes') {
+    const codes = scope.text.codes;
+    // One IN over a union (not two ORed): both engines then look the codes up by index.
+    query = query.where('sp.id', 'in', db.selectFrom('product').select('id').where('ean', 'in', codes)
+      .union(db.selectFrom('product_alt_code').select('product_id as id').where('code', 'in', codes)));
+  }
+  const inSet = (ids: Expression<unknown>) => (q: Query) => q.where('sp.id', 'in', ids);
+  if (filter.categoryIds !== undefined) {
+    const ids = filter.categoryIds.length > 0 ? filter.categoryIds : [-1];
+    query = inSet(db.selectFrom('product_category').select('product_id').where('category_id', 'in', ids))(query);
+  }
+  if (filter.personId !== undefined) query = inSet(db.selectFrom('product_person').select('product_id').where('person_id', '=', filter.personId))(query);
+  if (filter.publisherId !== undefined) query = query.where('sp.publisher_id', '=', filter.publisherId);
+  if (filter.seriesId !== undefined) query = query.where('sp.series_id', '=', filter.seriesId);
+  if (filter.productListId !== undefined) {
+    query = inSet(db.selectFrom('product_list_item').select('product_id').where('product_list_id', '=', filter.productListId))(query);
+  }
+  if (filter.campaignId !== undefined) query = inSet(db.selectFrom('campaign_price').select('product_id').where('campaign_id', '=', filter.campaignId))(query);
+  if (filter.types?.length) query = query.where('sp.type', 'in', filter.types);
+  if (filter.bindings?.length) query = query.where('sp.binding_code', 'in', filter.bindings);
+  if (filter.languages?.length) query = query.where(languageCondition(filter.languages));
+  if (filter.availability?.length) query = query.where(availabilityCondition(filter.availability));
+  if (filter.shopCodes?.length) query = query.where(inShops(filter.shopCodes));
+  if (filter.preorder) query = query.where('sp.delivery_time', '=', 'PREORDER');
+  if (filter.newOnly) {
+    query = query.where('sp.released_at', '>=', scope.now - NEW_PRODUCT_DAYS * 86_400_000).where('sp.released_at', '<=', scope.now);
+  }
+  if (price && filter.priceMinCents !== undefined) query = query.where(sql<SqlBool>`${price.price} >= ${int(filter.priceMinCents)}`);
+  if (price && filter.priceMaxCents !== undefined) query = query.where(sql<SqlBool>`${price.price} <= ${int(filter.priceMaxCents)}`);
+  if (price && filter.minDiscount !== undefined) query = query.where(sql<SqlBool>`${price.discount} >= ${int(filter.minDiscount)}`);
+  return query;
+}
+
+/** Conditions on sp: the product is active, sold in the store and not hidden from the caller's audience. */
+export function visibleSql(engine: SearchEngine, storeCode: string, caller: Caller): RawBuilder<SqlBool> {
+  const hidden = sql.ref(seesBusinessCatalogue(caller) ? 'sp.hidden_business' : 'sp.hidden_web');
+  return sql<SqlBool>`(sp.is_active = ${true} and ${hidden} = ${false} and ${engine.contains(sql`(' ' || sp.stores || ' ')`, ` ${storeCode} `)})`;
+}
+
+/** The price expressions for the caller, or undefined when nothing in the query needs them. */
+export function priceFor(engine: SearchEngine, scope: SearchScope, sort?: SearchSort): PriceSql | undefined {
+  return needsPrice(scope.filter, sort) ? callerPriceSql(engine, scope.caller, scope.store) : undefined;
+}
+
+export function ordered(query: Query, sort: SearchSort, scope: SearchScope, price: PriceSql | undefined): Query {
+  switch (sort) {
+    case 'price':
+      return query.orderBy(price!.price, 'asc').orderBy('sp.id', 'asc');
+    case '-price':
+      return query.orderBy(price!.price, 'desc').orderBy('sp.id', 'desc');
+    case 'discount':
+      return query.orderBy(price!.discount, 'desc').orderBy('sp.id', 'desc');
+    case 'name':
+      return query.orderBy('sp.name', 'asc').orderBy('sp.id', 'asc');
+    case 'newest':
+      return query.orderBy(sql`case when sp.released_at is null then 1 else 0 end`).orderBy('sp.released_at', 'desc').orderBy('sp.id', 'desc');
+    case 'sales':
+      return query.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
+    case 'relevance':
+    default: {
+      // Out of stock sinks; then the text's rank (title matches first), then what sells.
+      const byStock = query.orderBy(OUT_OF_STOCK_LAST);
+      const byRank = scope.text.kind === 'match' ? byStock.orderBy('m.rank', 'asc') : byStock;
+      return byRank.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
+    }
+  }
+}
+
+function campaignPrices(scope: SearchScope, kind: 'RETAIL' | 'BUSINESS') {
+  const now = int(scope.now);
+  // Campaigns first (a store has a handful), then their prices: `cross join` keeps SQLite to that order.
+  return sql`(select cp.product_id, min(cp.price_cents) as price from campaign c cross join campaign_price cp
+    where cp.campaign_id = c.id and c.store_code = ${scope.storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
+      and (c.valid_from is null or c.valid_from <= ${now}) and (c.valid_to is null or c.valid_to > ${now})
+    group by cp.product_id)`;
+}
+
+function languageCondition(groups: LanguageGroup[]) {
+  const named = groups.filter((group) => group !== 'OTHER');
+  const other = groups.includes('OTHER');
+  return sql<SqlBool>`(${named.length > 0 ? sql`sp.language in (${sql.join(named)})` : sql`1 = 0`}
+    ${other ? sql`or (sp.language is not null and sp.language not in ('ET', 'EN', 'RU'))` : sql``})`;
+}
+
+function availabilityCondition(wanted: AvailabilityFilter[]) {
+  const parts = wanted.map((value) => {
+    switch (value) {
+      case 'web':
+        return sql`sp.availability = 'AVAILABLE'`;
+      case 'soon':
+        return sql`sp.availability = 'COMING_SOON'`;
+      case 'shop':
+        return sql`exists (select 1 from shop_stock ss inner join shop s on s.id = ss.shop_id
+          where ss.product_id = sp.id and ss.quantity > 0 and s.is_active = ${true})`;
+    }
+  });
+  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+}
+
+function inShops(codes: string[]) {
+  return sql<SqlBool>`exists (select 1 from shop_stock ss inner join shop s on s.id = ss.shop_id
+    where ss.product_id = sp.id and ss.quantity > 0 and s.is_active = ${true} and s.code in (${sql.join(codes)}))`;
+}
+
+export type { Kysely };
