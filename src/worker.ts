@@ -41,7 +41,9 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
     mailer,
     start() {
       worker.start();
-      pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS);
+      pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
+        sessionActionRetentionMs: config.dataExport.sessionActionRetentionDays * 86_400_000,
+      });
     },
     async stop() {
       pruning?.stop();

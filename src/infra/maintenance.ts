@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { pruneSessionActions } from '../modules/tracking/session-actions.repository.js';
 import { pruneRateLimits } from './rate-limit.js';
 
 const DAY_MS = 86_400_000;
@@ -33,13 +34,22 @@ export async function pruneExpired(db: Kysely<Database>, now = Date.now(), keepD
   };
 }
 
+export interface PruningOptions {
+  /** Session actions (data export) older than this are deleted; SESSION_ACTION_RETENTION_DAYS. */
+  sessionActionRetentionMs?: number;
+}
+
 /** Runs pruneExpired every `intervalMs` until stopped; a failure is logged and tried next time. */
-export function schedulePruning(db: Kysely<Database>, log: FastifyBaseLogger, intervalMs: number): { stop(): void } {
+export function schedulePruning(db: Kysely<Database>, log: FastifyBaseLogger, intervalMs: number, options: PruningOptions = {}): { stop(): void } {
+  const retentionMs = options.sessionActionRetentionMs ?? 365 * DAY_MS;
   const timer = setInterval(() => {
-    pruneExpired(db).then(
-      (report) => log.info(report, 'pruned expired rows'),
-      (err: unknown) => log.error({ err }, 'pruning failed'),
-    );
+    const now = Date.now();
+    pruneExpired(db, now)
+      .then(async (report) => ({ ...report, sessionActions: await pruneSessionActions(db, now - retentionMs) }))
+      .then(
+        (report) => log.info(report, 'pruned expired rows'),
+        (err: unknown) => log.error({ err }, 'pruning failed'),
+      );
   }, intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -1,0 +1,99 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/schema.js';
+import type { CreatedWindow } from './created-window.js';
+
+/** The position of a row in the export order: creation time, then id. */
+export interface Boundary {
+  createdAt: number;
+  id: number;
+}
+
+/** Which rows to read: those in the window, after `after` (when known), skipping `offset`, at most `limit`. */
+export interface Slice {
+  window: CreatedWindow;
+  after?: Boundary;
+  offset: number;
+  limit: number;
+}
+
+export interface ExportContext {
+  db: Kysely<Database>;
+  config: Config;
+  /** The moment prices are worked out for (campaign validity). */
+  now: number;
+}
+
+export type ExportTable = 'client_account' | 'product' | 'sales_history' | 'session_action' | 'shop';
+
+/** One collection of the data-export API: how to read a slice of it and turn rows into items. */
+export interface ExportCollection<Item = unknown> {
+  /** Path under DATA_EXPORT_PATH, and the key of its caches. */
+  path: string;
+  table: ExportTable;
+  /** Whether it takes createdFrom and createdTo. */
+  filterable: boolean;
+  /** Items of the slice, in export order, and the boundary of the last one. */
+  load(context: ExportContext, slice: Slice): Promise<{ items: Item[]; last: Boundary | undefined }>;
+}
+
+/**
+ * Applies a slice to a query over `table`: the window, the keyset seek, the export order and the
+ * limit. Every exported table has an index on (created_at, id), so a seek reads only its page.
+ * The seek is spelled out (not a row-value comparison) so both engines use that index for it.
+ */
+export function applySlice<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  table: ExportTable,
+  slice: Slice,
+): SelectQueryBuilder<DB, TB, O> {
+  const created = sql.ref(`${table}.created_at`);
+  const id = sql.ref(`${table}.id`);
+  let q = query;
+  if (slice.window.from !== undefined) q = q.where(sql<boolean>`${created} >= ${slice.window.from}`);
+  if (slice.window.to !== undefined) q = q.where(sql<boolean>`${created} <= ${slice.window.to}`);
+  if (slice.after !== undefined) {
+    const { createdAt, id: afterId } = slice.after;
+    q = q.where(sql<boolean>`${created} >= ${createdAt} and (${created} > ${createdAt} or ${id} > ${afterId})`);
+  }
+  q = q.orderBy(created).orderBy(id).limit(slice.limit);
+  return slice.offset > 0 ? q.offset(slice.offset) : q;
+}
+
+/** How many rows of `table` are in the window. */
+export async function countInWindow(db: Kysely<Database>, table: ExportTable, window: CreatedWindow): Promise<number> {
+  const created = sql.ref(`${table}.created_at`);
+  let query = db.selectFrom(table).select(sql<number | string>`count(*)`.as('n'));
+  if (window.from !== undefined) query = query.where(sql<boolean>`${created} >= ${window.from}`);
+  if (window.to !== undefined) query = query.where(sql<boolean>`${created} <= ${window.to}`);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function lastBoundary(rows: ReadonlyArray<{ id: number; created_at: number }>): Boundary | undefined {
+  const last = rows.at(-1);
+  return last === undefined ? undefined : { createdAt: Number(last.created_at), id: Number(last.id) };
+}
+
+export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group === undefined) groups.set(k, [row]);
+    else group.push(row);
+  }
+  return groups;
+}
+
+const NAME_LANGUAGES = ['et', 'en', 'ru'];
+
+/** The Estonian name, else the English, else the Russian one (names are kept per language). */
+export function pickName(names: ReadonlyArray<{ language: string; name: string }> | undefined): string | undefined {
+  if (names === undefined) return undefined;
+  for (const language of NAME_LANGUAGES) {
+    const found = names.find((entry) => entry.language === language);
+    if (found !== undefined) return found.name;
+  }
+  return names[0]?.name;
+}

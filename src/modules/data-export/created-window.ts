@@ -1,0 +1,46 @@
+import { HttpError } from '../../http/errors.js';
+import { translate, type Language } from '../../i18n/index.js';
+
+/** The `createdFrom`..`createdTo` filter as Unix ms, both bounds inclusive; absent bounds are open. */
+export interface CreatedWindow {
+  from?: number;
+  to?: number;
+}
+
+const Y_M_D_H_I_S = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/** `Y-m-d H:i:s` in UTC as Unix ms, or undefined for a malformed or impossible value (2026-02-30, 24:00:00). */
+export function parseYmdHis(value: string): number | undefined {
+  const match = Y_M_D_H_I_S.exec(value);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const back = new Date(ms);
+  const same =
+    back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day &&
+    back.getUTCHours() === hour && back.getUTCMinutes() === minute && back.getUTCSeconds() === second;
+  return same ? ms : undefined;
+}
+
+/**
+ * The window of a request. `createdTo` names a second and includes all of it (rows are stored with
+ * millisecond precision), so `createdTo=... 10:15:00` takes a row created at 10:15:00.999.
+ * A malformed bound is a 400 naming the parameter.
+ */
+export function createdWindow(query: { createdFrom?: string; createdTo?: string }, language: Language): CreatedWindow {
+  const bound = (field: 'createdFrom' | 'createdTo'): number | undefined => {
+    const raw = query[field];
+    if (raw === undefined) return undefined;
+    const ms = parseYmdHis(raw);
+    if (ms === undefined) throw new HttpError(400, 'error.badParameter', { field, reason: translate(language, 'dataExport.dateTime') });
+    return ms;
+  };
+  const from = bound('createdFrom');
+  const to = bound('createdTo');
+  return { from, to: to === undefined ? undefined : to + 999 };
+}
+
+/** A stable key of the window, for the caches of counts and page boundaries. */
+export function windowKey(window: CreatedWindow): string {
+  return `${window.from ?? ''}..${window.to ?? ''}`;
+}

@@ -1,0 +1,105 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DataExportConfig } from '../../config.js';
+import type { Database } from '../../db/schema.js';
+import { HttpError } from '../../http/errors.js';
+import { verifyPassword } from '../../infra/passwords.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { createAllowlist, type Allowlist } from './cidr.js';
+import { findExportUser, rateLimitReached, type ExportUserRow } from './export-user.repository.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The export user of a data-export request, once authenticated. */
+    exportUser: { id: number; name: string } | null;
+  }
+}
+
+export const WWW_AUTHENTICATE = 'Basic realm="data-export", charset="UTF-8"';
+
+const unauthorized = () => new HttpError(401, 'dataExport.unauthorized', {}, { 'WWW-Authenticate': WWW_AUTHENTICATE });
+
+export interface ExportAuthOptions {
+  /** How long a verified name and password are trusted without the argon2 check. */
+  verifiedTtlMs: number;
+  maxVerified: number;
+}
+
+const DEFAULTS: ExportAuthOptions = { verifiedTtlMs: 5 * 60_000, maxVerified: 1000 };
+
+/** `Authorization: Basic base64(name:password)`, or undefined when absent or malformed. */
+export function basicCredentials(header: string | undefined): { name: string; password: string } | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/**
+ * HTTP Basic authentication of export users, as an onRequest hook of the data-export API.
+ *
+ * - Missing or wrong credentials: 401 with WWW-Authenticate. A disabled user or an address outside
+ *   the user's allowlist: 403 (only after the password is right, so strangers learn nothing).
+ * - The argon2id check costs tens of milliseconds, too much for every page of a crawl: a verified
+ *   (user, stored hash, password) is remembered for a few minutes, under an HMAC with a key that
+ *   lives only in this process. The user row is still read on every request, so disabling,
+ *   removing or rotating takes effect at once (a rotated hash no longer matches the remembered one).
+ * - Each user has a request rate limit; failed checks from one address are limited too, and past
+ *   that limit the address gets 429 without a password check.
+ */
+export function createExportAuth(db: Kysely<Database>, config: DataExportConfig, options: ExportAuthOptions = DEFAULTS) {
+  const key = randomBytes(32);
+  const verified = new Map<string, number>();
+  const allowlists = new Map<string, Allowlist>();
+
+  const fingerprint = (id: number, hash: string, password: string) =>
+    createHmac('sha256', key).update(`${id}\u0000${hash}\u0000${password}`).digest('base64url');
+
+  const allowlistOf = (json: string): Allowlist => {
+    let list = allowlists.get(json);
+    if (list === undefined) {
+      const parsed: unknown = JSON.parse(json);
+      list = createAllowlist(Array.isArray(parsed) ? parsed.filter((entry): entry is string => typeof entry === 'string') : []);
+      if (allowlists.size >= 100) allowlists.clear();
+      allowlists.set(json, list);
+    }
+    return list;
+  };
+
+  const failure = async (ip: string): Promise<never> => {
+    await consumeRateLimit(db, `export:fail:${ip}`, config.authFailuresPerIp);
+    throw unauthorized();
+  };
+
+  /** Whether the password is the user's: remembered, or checked with argon2 (also for an unknown user, for timing). */
+  const passwordMatches = async (user: ExportUserRow | undefined, password: string, ip: string, now: number): Promise<boolean> => {
+    const print = user === undefined ? undefined : fingerprint(user.id, user.password_hash, password);
+    const remembered = print === undefined ? undefined : verified.get(print);
+    if (remembered !== undefined && remembered > now) return true;
+    const limit = config.authFailuresPerIp;
+    if (await rateLimitReached(db, `export:fail:${ip}`, limit.max, limit.windowMs, now)) await failure(ip);
+    const check = await verifyPassword(user?.password_hash ?? null, password, undefined);
+    if (!check.ok || print === undefined) return false;
+    verified.delete(print);
+    verified.set(print, now + options.verifiedTtlMs);
+    while (verified.size > options.maxVerified) verified.delete(verified.keys().next().value!);
+    return true;
+  };
+
+  return async function authenticateExportUser(request: FastifyRequest): Promise<void> {
+    if (request.method === 'OPTIONS') return;
+    const credentials = basicCredentials(request.headers.authorization);
+    if (credentials === undefined) throw unauthorized();
+    const now = Date.now();
+    const user = credentials.name.length <= 64 ? await findExportUser(db, credentials.name) : undefined;
+    if (!(await passwordMatches(user, credentials.password, request.ip, now)) || user === undefined) return failure(request.ip);
+    if (user.disabled_at !== null) throw new HttpError(403, 'dataExport.disabled');
+    if (!allowlistOf(user.allowed_cidrs).allows(request.ip)) throw new HttpError(403, 'dataExport.ipNotAllowed', { ip: request.ip });
+    await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser);
+    request.exportUser = { id: user.id, name: user.name };
+  };
+}

@@ -1,0 +1,99 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { Kysely } from 'kysely';
+import { importNdjson, type ImportSummary, type LineImporter } from '../../cli/ndjson-import.js';
+import type { Database } from '../../db/schema.js';
+
+const code = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^\\S(.*\\S)?$' });
+
+/** One line of `import sales-history`: an order as the back office reports it (web or shop sale). */
+export const ImportedSale = Type.Object(
+  {
+    order: code(40),
+    client: code(20),
+    clientType: Type.Union([Type.Literal('PYSIKLIENT'), Type.Literal('ETTEVOTE')]),
+    sourceType: Type.Union([Type.Literal('ONLINE'), Type.Literal('OFFLINE')]),
+    city: code(100),
+    session: Type.Optional(Type.Union([code(100), Type.Null()])),
+    deliveryMethod: code(60),
+    shop: Type.Optional(Type.Union([code(40), Type.Null()])),
+    /** When the back office created the order, RFC 3339; may come in a later import of the same order. */
+    createdNav: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+    products: Type.Array(code(40), { minItems: 1, maxItems: 1000 }),
+  },
+  { additionalProperties: false },
+);
+type ImportedSale = Static<typeof ImportedSale>;
+
+interface SaleRecord extends ImportedSale {
+  createdNavMs: number | null;
+}
+
+const check = TypeCompiler.Compile(ImportedSale);
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+function parse(value: unknown): { record: SaleRecord } | { error: string } {
+  if (!check.Check(value)) {
+    const first = check.Errors(value).First();
+    return { error: `${first?.path || '(line)'}: ${first?.message ?? 'invalid'}` };
+  }
+  let createdNavMs: number | null = null;
+  if (value.createdNav !== undefined && value.createdNav !== null) {
+    const ms = RFC_3339.test(value.createdNav) ? Date.parse(value.createdNav) : Number.NaN;
+    if (Number.isNaN(ms)) return { error: '/createdNav: not an RFC 3339 date-time such as 2026-11-22T10:15:00Z' };
+    createdNavMs = ms;
+  }
+  return { record: { ...value, createdNavMs } };
+}
+
+/**
+ * The back office's orders for the data export (sales history). `createdAt` is when an order first
+ * reached us (the import's clock), so the partner's time windows see it when it arrives. The back
+ * office sends an order again once it has handled it, now with `createdNav`: that import fills
+ * created_nav, and changes nothing else (the order is kept as first received). A null or missing
+ * createdNav never clears a known one. The same line imported twice changes nothing.
+ */
+export function salesHistoryImporter(db: Kysely<Database>, clock: () => number = Date.now): LineImporter<SaleRecord> {
+  return {
+    parse,
+    apply: (record) =>
+      db.transaction().execute(async (trx) => {
+        const existing = await trx
+          .selectFrom('sales_history')
+          .select(['id', 'created_nav'])
+          .where('order_code', '=', record.order)
+          .executeTakeFirst();
+        if (existing !== undefined) {
+          const stored = existing.created_nav === null ? null : Number(existing.created_nav);
+          if (record.createdNavMs === null || record.createdNavMs === stored) return 'unchanged';
+          await trx.updateTable('sales_history').set({ created_nav: record.createdNavMs }).where('id', '=', existing.id).execute();
+          return 'createdNav updated';
+        }
+        const inserted = await trx
+          .insertInto('sales_history')
+          .values({
+            order_code: record.order,
+            client_code: record.client,
+            client_type: record.clientType,
+            source_type: record.sourceType,
+            city: record.city,
+            session_id: record.session ?? null,
+            delivery_method: record.deliveryMethod,
+            shop_code: record.shop ?? null,
+            created_at: clock(),
+            created_nav: record.createdNavMs,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('sales_history_item')
+          .values(record.products.map((product, position) => ({ sales_history_id: inserted.id, position, product_code: product })))
+          .execute();
+        return 'created';
+      }),
+  };
+}
+
+export function importSalesHistory(db: Kysely<Database>, file: string, report: (line: string) => void): Promise<ImportSummary> {
+  return importNdjson(file, salesHistoryImporter(db), report);
+}

@@ -1,0 +1,119 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.js';
+import type { SessionActionType } from '../../db/schema.js';
+
+export interface SessionAction {
+  sessionId: string;
+  storeCode: string;
+  productCode: string;
+  clientCode: string | null;
+  actionType: SessionActionType;
+  createdAt: number;
+}
+
+export interface SessionActionRecorder {
+  /** Queues one action; never throws and never waits on the database (the caller answers a shopper). */
+  record(action: SessionAction): void;
+  /** Writes whatever is queued; called on app close. */
+  flush(): Promise<void>;
+}
+
+export interface RecorderOptions {
+  /** How long an action may wait in the buffer before it is written. */
+  intervalMs?: number;
+  /** A buffer this full is written at once. */
+  batchSize?: number;
+  /** Beyond this many queued actions (the database is down or slow) new ones are dropped, not kept in memory. */
+  maxQueued?: number;
+}
+
+// The front-end's session token (x-session-id). Anything else is not worth a row: analytics
+// tolerates a lost view, the table does not tolerate junk.
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+const ACTION_TYPES: readonly SessionActionType[] = ['VIEW', 'ADD_TO_WISHLIST', 'ADD_TO_BASKET'];
+
+/** The session id as it would be stored, or undefined when it is not a sane token. */
+export function normaliseSessionId(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return SESSION_ID.test(trimmed) ? trimmed : undefined;
+}
+
+/**
+ * Buffers session actions and inserts them in batches. A product view must not wait for an
+ * insert (nor fail because of one), so record() only queues; a timer or a full batch writes.
+ * A failed batch is logged and dropped: these rows are analytics, not business records.
+ */
+export function createSessionActionRecorder(
+  database: DatabaseHandle,
+  log: FastifyBaseLogger,
+  options: RecorderOptions = {},
+): SessionActionRecorder {
+  const intervalMs = options.intervalMs ?? 250;
+  const batchSize = options.batchSize ?? 500;
+  const maxQueued = options.maxQueued ?? 50_000;
+  let queue: SessionAction[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let dropped = 0;
+
+  const write = (batch: SessionAction[]): Promise<void> =>
+    database.db
+      .insertInto('session_action')
+      .values(
+        batch.map((action) => ({
+          session_id: action.sessionId,
+          store_code: action.storeCode,
+          product_code: action.productCode,
+          client_code: action.clientCode,
+          action_type: action.actionType,
+          created_at: action.createdAt,
+        })),
+      )
+      .execute()
+      .then(
+        () => undefined,
+        (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
+      );
+
+  // Batches are written one after the other so they land in the order they were recorded.
+  const drain = (): Promise<void> => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    while (queue.length > 0) {
+      const batch = queue.slice(0, batchSize);
+      queue = queue.slice(batch.length);
+      writing = writing.then(() => write(batch));
+    }
+    if (dropped > 0) {
+      log.warn({ dropped }, 'session actions dropped: too many waiting to be written');
+      dropped = 0;
+    }
+    return writing;
+  };
+
+  return {
+    record(action) {
+      try {
+        const sessionId = normaliseSessionId(action.sessionId);
+        if (sessionId === undefined || !ACTION_TYPES.includes(action.actionType) || action.productCode === '') return;
+        if (queue.length >= maxQueued) {
+          dropped += 1;
+          return;
+        }
+        queue.push({ ...action, sessionId });
+        if (queue.length >= batchSize) {
+          void drain();
+        } else if (timer === undefined) {
+          timer = setTimeout(() => void drain(), intervalMs);
+          timer.unref();
+        }
+      } catch (err) {
+        log.error({ err }, 'session action not recorded');
+      }
+    },
+    flush: () => drain(),
+  };
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  rotateExportUser,
+  removeExportUser,
+  setExportUserCidrs,
+  setExportUserDisabled,
+} from '../../src/modules/data-export/export-user.service.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { basic, exportUser } from './fixtures.js';
+
+const get = (t: TestApp, headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+  t.app.inject({ method: 'GET', url: '/export/shop', headers: { 'x-app-language': 'en', ...headers }, remoteAddress });
+
+function expectUnauthorized(response: Awaited<ReturnType<typeof get>>) {
+  expectErrorBody(response, 401, 'Unauthorized');
+  expect(response.headers['www-authenticate']).toBe('Basic realm="data-export", charset="UTF-8"');
+}
+
+describe('HTTP Basic as an export user', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('missing, malformed or wrong credentials are a 401 with WWW-Authenticate', async () => {
+    const user = await exportUser(t.database.db);
+    expectUnauthorized(await get(t, {}));
+    expectUnauthorized(await get(t, { authorization: 'Bearer abc' }));
+    expectUnauthorized(await get(t, { authorization: 'Basic !!!' }));
+    expectUnauthorized(await get(t, { authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` }));
+    expectUnauthorized(await get(t, { authorization: basic(user.name, `${user.password}x`) }));
+    expectUnauthorized(await get(t, { authorization: basic('nobody', user.password) }));
+    expectUnauthorized(await get(t, { authorization: basic('x'.repeat(500), user.password) }));
+    const ok = await get(t, { authorization: user.authorization });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['cache-control']).toBe('no-store');
+  });
+
+  it('a disabled user is a 403 until enabled again', async () => {
+    const user = await exportUser(t.database.db);
+    expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
+    await setExportUserDisabled(t.database.db, user.name, true);
+    const body = expectErrorBody(await get(t, { authorization: user.authorization }), 403, 'Forbidden');
+    expect(body.message).toMatch(/disabled/);
+    // A wrong password of a disabled user is still a 401: nothing is told before the password is right.
+    expectUnauthorized(await get(t, { authorization: basic(user.name, 'wrong') }));
+    await setExportUserDisabled(t.database.db, user.name, false);
+    expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
+  });
+
+  it('rotating or removing takes effect at once, also for remembered credentials', async () => {
+    const user = await exportUser(t.database.db);
+    expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
+    const { password } = await rotateExportUser(t.database.db, user.name);
+    expectUnauthorized(await get(t, { authorization: user.authorization }));
+    expect((await get(t, { authorization: basic(user.name, password) })).statusCode).toBe(200);
+    await removeExportUser(t.database.db, user.name);
+    expectUnauthorized(await get(t, { authorization: basic(user.name, password) }));
+  });
+
+  it('an allowlist admits its networks only (IPv4, IPv6, IPv4-mapped IPv6)', async () => {
+    const user = await exportUser(t.database.db, ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
+    const auth = { authorization: user.authorization };
+    expect((await get(t, auth, '10.20.30.40')).statusCode).toBe(200);
+    expect((await get(t, auth, '192.0.2.7')).statusCode).toBe(200);
+    expect((await get(t, auth, '2001:db8:1::5')).statusCode).toBe(200);
+    expect((await get(t, auth, '::ffff:10.1.1.1')).statusCode).toBe(200);
+    const body = expectErrorBody(await get(t, auth, '192.0.2.8'), 403, 'Forbidden');
+    expect(body.message).toContain('192.0.2.8');
+    expectErrorBody(await get(t, auth, '2001:db9::1'), 403, 'Forbidden');
+    expectErrorBody(await get(t, auth, '127.0.0.1'), 403, 'Forbidden');
+    // Outside the allowlist with a wrong password: 401, the allowlist is not revealed.
+    expectUnauthorized(await get(t, { authorization: basic(user.name, 'wrong') }, '192.0.2.8'));
+    await setExportUserCidrs(t.database.db, user.name, []);
+    expect((await get(t, auth, '192.0.2.8')).statusCode).toBe(200);
+  });
+
+  it('the API document and OPTIONS need no credentials', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/export/openapi.json' })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'OPTIONS', url: '/export/shop' })).statusCode).toBe(204);
+  });
+
+  it('unknown paths under the prefix are a 404 in the error shape', async () => {
+    const user = await exportUser(t.database.db);
+    expectErrorBody(await t.app.inject({ method: 'GET', url: '/export/orders', headers: { authorization: user.authorization } }), 404, 'Not Found');
+  });
+});
+
+describe('rate limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DATA_EXPORT_RATE_LIMIT: '3/1m', DATA_EXPORT_AUTH_FAILURES_PER_IP: '2/1m' } });
+  });
+  afterAll(() => t.close());
+
+  it('each export user has a request limit: 429 with Retry-After past it', async () => {
+    const user = await exportUser(t.database.db);
+    const other = await exportUser(t.database.db);
+    for (let i = 0; i < 3; i += 1) expect((await get(t, { authorization: user.authorization }, '10.0.0.1')).statusCode).toBe(200);
+    const limited = await get(t, { authorization: user.authorization }, '10.0.0.1');
+    expectErrorBody(limited, 429, 'Too Many Requests');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // The limit is the user's, not the address's.
+    expect((await get(t, { authorization: other.authorization }, '10.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('failed checks from one address are limited; remembered credentials still pass', async () => {
+    const user = await exportUser(t.database.db);
+    const fresh = await exportUser(t.database.db);
+    const ip = '10.9.9.9';
+    expect((await get(t, { authorization: user.authorization }, ip)).statusCode).toBe(200);
+    expectUnauthorized(await get(t, { authorization: basic(user.name, 'guess-1') }, ip));
+    expectUnauthorized(await get(t, { authorization: basic(user.name, 'guess-2') }, ip));
+    expectErrorBody(await get(t, { authorization: basic(user.name, 'guess-3') }, ip), 429, 'Too Many Requests');
+    // Past the limit the password is not even checked, right or wrong...
+    expectErrorBody(await get(t, { authorization: fresh.authorization }, ip), 429, 'Too Many Requests');
+    // ...unless it was verified before (the crawl in progress is not cut off by someone guessing).
+    expect((await get(t, { authorization: user.authorization }, ip)).statusCode).toBe(200);
+    // Another address is not affected.
+    expect((await get(t, { authorization: fresh.authorization }, '10.9.9.10')).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { toRfc3339 } from '../../src/db/time.js';
+import { createExportPager, DEFAULT_PAGER_OPTIONS } from '../../src/modules/data-export/export-pager.js';
+import { createReadAhead } from '../../src/modules/data-export/read-ahead.js';
+import { rfc3339 } from '../../src/modules/data-export/rfc3339.js';
+
+describe('the keyset boundary cache', () => {
+  it('starts a page after the nearest known earlier boundary, with an OFFSET for the pages in between', () => {
+    const pager = createExportPager();
+    expect(pager.start('w', 100, 1)).toEqual({ after: undefined, offset: 0 });
+    expect(pager.start('w', 100, 9000)).toEqual({ after: undefined, offset: 899_900 });
+    pager.remember('w', 100, 8999, { createdAt: 5, id: 7 });
+    expect(pager.start('w', 100, 9000)).toEqual({ after: { createdAt: 5, id: 7 }, offset: 0 });
+    expect(pager.start('w', 100, 9003)).toEqual({ after: { createdAt: 5, id: 7 }, offset: 300 });
+    // Per walk (collection and filter) and page size.
+    expect(pager.start('other', 100, 9000).after).toBeUndefined();
+    expect(pager.start('w', 50, 9000).after).toBeUndefined();
+  });
+
+  it('is bounded in size and time', async () => {
+    const pager = createExportPager({ ...DEFAULT_PAGER_OPTIONS, maxBoundaries: 2, boundaryTtlMs: 20 });
+    pager.remember('w', 10, 1, { createdAt: 1, id: 1 });
+    pager.remember('w', 10, 2, { createdAt: 2, id: 2 });
+    pager.remember('w', 10, 3, { createdAt: 3, id: 3 });
+    expect(pager.start('w', 10, 2)).toEqual({ after: undefined, offset: 10 });
+    expect(pager.start('w', 10, 4).after).toEqual({ createdAt: 3, id: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(pager.start('w', 10, 4).after).toBeUndefined();
+  });
+
+  it('counts once per key while cached, and shares a count in flight', async () => {
+    const pager = createExportPager();
+    let counts = 0;
+    const count = async () => {
+      counts += 1;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return 42;
+    };
+    expect(await Promise.all([pager.total('a', count), pager.total('a', count)])).toEqual([42, 42]);
+    expect(await pager.total('a', count)).toBe(42);
+    expect(counts).toBe(1);
+    await pager.total('b', count);
+    expect(counts).toBe(2);
+  });
+
+  it('with a TTL of 0 counts every time, and forgets a failed count', async () => {
+    const pager = createExportPager({ ...DEFAULT_PAGER_OPTIONS, countTtlMs: 0 });
+    let counts = 0;
+    await pager.total('a', async () => ++counts);
+    await pager.total('a', async () => ++counts);
+    expect(counts).toBe(2);
+    await expect(pager.total('b', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await pager.total('b', async () => 7)).toBe(7);
+  });
+});
+
+describe('the read-ahead', () => {
+  it('serves a page read ahead once, and not after its TTL', async () => {
+    const ahead = createReadAhead({ ttlMs: 30, maxPages: 4 });
+    let reads = 0;
+    const read = async () => ({ items: [++reads], last: undefined });
+    ahead.schedule('p2', read);
+    ahead.schedule('p2', read);
+    expect(await ahead.take('p2')).toEqual({ items: [1], last: undefined });
+    expect(ahead.take('p2')).toBeUndefined();
+    ahead.schedule('p3', read);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ahead.take('p3')).toBeUndefined();
+    expect(reads).toBe(2);
+  });
+
+  it('forgets a failed read and keeps at most maxPages', async () => {
+    const ahead = createReadAhead({ ttlMs: 1000, maxPages: 1 });
+    ahead.schedule('bad', () => Promise.reject(new Error('down')));
+    expect(await ahead.take('bad')).toBeUndefined();
+    ahead.schedule('a', async () => ({ items: ['a'], last: undefined }));
+    ahead.schedule('b', async () => ({ items: ['b'], last: undefined }));
+    expect(ahead.take('a')).toBeUndefined();
+    expect((await ahead.take('b'))?.items).toEqual(['b']);
+  });
+});
+
+describe('rfc3339', () => {
+  it('gives the same text as db/time.ts, before and after 1970, and throws for an impossible date', () => {
+    const samples = [0, -1, -86_400_000, 999, 1000, Date.UTC(2026, 10, 22, 10, 15, 0, 999), Date.UTC(2000, 1, 29, 23, 59, 59), Date.UTC(1900, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59), Date.UTC(12000, 0, 1), Date.UTC(500, 5, 5)];
+    for (let i = 0; i < 5000; i += 1) samples.push(Math.floor((Math.random() - 0.3) * 1e13));
+    for (const ms of samples) expect(rfc3339(ms), String(ms)).toBe(toRfc3339(ms));
+    expect(() => rfc3339(9e15)).toThrow(RangeError);
+  });
+});
