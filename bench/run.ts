@@ -1,18 +1,31 @@
-// `npm run bench`: HTTP throughput of the service against a raw node:http ceiling, a primary-key
-// read through db/ against raw better-sqlite3, and /site/health latency under login load, all in
-// one run; writes bench/RESULTS.md. `--only http|micro|login` runs one part and writes nothing.
-// To add an HTTP scenario, add one entry to SCENARIOS (and a server to SERVERS if it needs one).
+// `npm run bench`: every part, each writing its section of bench/RESULTS.md (lib/results-file.ts):
+// - core: HTTP throughput of the service against a raw node:http ceiling (http), a primary-key read
+//   through db/ against raw better-sqlite3 (micro) and /site/health latency under login load (login);
+//   the section is written only when all three ran (`--only http|micro|login` prints, writes nothing);
+// - catalogue: product details and category lists on a 200,000-product catalogue (`--only catalogue`).
+// - search: product search, autocomplete and facets on the same catalogue, SQLite and (with
+//   BENCH_POSTGRES_URL) PostgreSQL (`--only search`).
+// - export: the data-export API on 1,000,000 sales-history rows: deep paging, page walk and NDJSON
+//   stream against a plain keyset scan (`--only export`; BENCH_EXPORT_ROWS for a smaller try-out).
+// To add an HTTP scenario to the core, add one entry to SCENARIOS (and a server to SERVERS if it needs one).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, type } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchCatalogue, CATALOGUE_OPTIONS } from './catalogue.js';
 import { benchDbRead, type MicroOptions } from './db-read.js';
+import { benchExport, EXPORT_OPTIONS, exportPasses } from './export.js';
 import { killAllChildren, pinLoadGenerator, startChild, type ChildSpec, type RunningChild } from './lib/child.js';
 import { measureInterleaved, type LoadOptions, type LoadResult } from './lib/http-load.js';
 import { httpPasses, microPasses, renderReport, type HttpRow } from './lib/report.js';
 import { renderLoginSection } from './lib/report-login.js';
+import { renderCatalogueSection } from './lib/catalogue-report.js';
+import { renderExportSection } from './lib/export-report.js';
+import { renderSearchSection } from './lib/search-report.js';
+import { benchSearch } from './search.js';
+import { writeResultsSection } from './lib/results-file.js';
 import { benchLogin, importLoginUsers, LOGIN_SERVICE_ENV, loginPasses, type LoginOptions, type LoginSection } from './login.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -66,7 +79,9 @@ const loginOptionsFor = (load: LoadOptions): LoginOptions => ({
   maxP99Ratio: 3,
 });
 
-const PARTS = ['http', 'micro', 'login'] as const;
+const PARTS = ['http', 'micro', 'login', 'catalogue', 'search', 'export'] as const;
+/** Sections of bench/RESULTS.md in the order they appear; see lib/results-file.ts. */
+const RESULT_SECTIONS = ['core', 'catalogue', 'search', 'export'] as const;
 type Part = (typeof PARTS)[number];
 
 /** This run's scratch directory under bench/.tmp/ (gitignored); removed however the run ends. */
@@ -153,12 +168,18 @@ async function main(): Promise<void> {
   // Everything is bounded; this is the backstop if something hangs anyway.
   const loginSlices = Math.ceil(loginOptions.durationSeconds / loginOptions.sliceSeconds);
   const loginSeconds = 2 * loginOptions.warmupSeconds + 3 * loginOptions.durationSeconds + (2 * loginOptions.leadSeconds + 2 * loginOptions.settleSeconds) * loginSlices + 60;
-  const budgetMs = ((load.warmupSeconds + load.durationSeconds) * (SCENARIOS.length + 1) + 120 + loginSeconds) * 1000;
+  // The catalogue part generates its dataset first (a few minutes at 200,000 products).
+  const catalogueSeconds = runs('catalogue') ? 900 + (load.warmupSeconds + load.durationSeconds) * 5 : 0;
+  // The search part may generate its datasets (SQLite unless the catalogue part left one, PostgreSQL), then 2 × 13 targets.
+  const searchSeconds = runs('search') ? 1800 + (load.warmupSeconds + load.durationSeconds) * 26 : 0;
+  // The export part generates 2,000,000 rows, then walks 3 × 9,000 pages and the whole collection 3 times.
+  const exportSeconds = runs('export') ? 1800 : 0;
+  const budgetMs = ((load.warmupSeconds + load.durationSeconds) * (SCENARIOS.length + 1) + 120 + loginSeconds + catalogueSeconds + searchSeconds + exportSeconds) * 1000;
   const watchdog = setTimeout(() => fail(new Error(`benchmark exceeded its ${budgetMs / 1000} s budget`)), budgetMs);
   watchdog.unref();
   try {
     const date = new Date();
-    if (runs('http') || runs('login')) {
+    if (runs('http') || runs('login') || runs('catalogue') || runs('search') || runs('export')) {
       // The service is measured as it runs in production: compiled, without a TypeScript loader.
       log('building dist/ (npm run build)');
       execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -167,11 +188,40 @@ async function main(): Promise<void> {
     if (runs('micro')) log('micro: primary-key read, db/ vs raw better-sqlite3');
     const microRows = runs('micro') ? await benchDbRead(join(tmp, 'db-read.db'), MICRO) : undefined;
     const loginSection = runs('login') ? await runLogin(loginOptions, tmp) : undefined;
+    if (runs('catalogue')) {
+      // BENCH_CATALOGUE_PRODUCTS makes a smaller catalogue for trying the part out; the report says the size.
+      const products = Number(process.env.BENCH_CATALOGUE_PRODUCTS || CATALOGUE_OPTIONS.products);
+      const section = await benchCatalogue(tmp, ROOT, serviceSpec, load, { ...CATALOGUE_OPTIONS, products }, log);
+      const machineLine = `${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.toFixed(2)} at the start`;
+      writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'catalogue', renderCatalogueSection(section, { date, command, pinned, load, machine: machineLine }), RESULT_SECTIONS);
+      logHttpVerdicts(section.ceiling, section.rows);
+      log(`wrote the catalogue section of ${join('bench', 'RESULTS.md')}`);
+    }
+    if (runs('search')) {
+      const products = Number(process.env.BENCH_CATALOGUE_PRODUCTS || CATALOGUE_OPTIONS.products);
+      const section = await benchSearch(tmp, ROOT, serviceSpec, load, { products, postgresUrl: process.env.BENCH_POSTGRES_URL || undefined }, log);
+      const machineLine = `${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.toFixed(2)} at the start`;
+      writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'search', renderSearchSection(section, { date, command, pinned, load, machine: machineLine }), RESULT_SECTIONS);
+      for (const run of section.runs) {
+        log(`search on ${run.engine}:`);
+        logHttpVerdicts(run.ceiling, run.rows);
+      }
+      for (const reason of section.skipped) log(`info  search not run on ${reason}`);
+      log(`wrote the search section of ${join('bench', 'RESULTS.md')}`);
+    }
+    if (runs('export')) {
+      const rows = Number(process.env.BENCH_EXPORT_ROWS || EXPORT_OPTIONS.rows);
+      const options = { ...EXPORT_OPTIONS, rows, deepPage: Math.min(EXPORT_OPTIONS.deepPage, Math.floor(rows / 100)) };
+      const section = await benchExport(tmp, ROOT, options, log);
+      writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'export', renderExportSection(section, { date, command, pinned }), RESULT_SECTIONS);
+      log(`${exportPasses(section) ? 'pass' : 'FAIL'}  data export: deep paging and whole-collection targets (see the export section)`);
+      log(`wrote the export section of ${join('bench', 'RESULTS.md')}`);
+    }
     if (!http || !microRows || !loginSection) {
-      // A partial run (--only) is for development: it prints, and RESULTS.md stays a full run's.
+      // A partial run of the core (--only) is for development: it prints, and its section stays a full run's.
       if (loginSection) log(`\n${renderLoginSection(loginSection, pinned)}`);
       if (loginSection) logLoginVerdict(loginSection);
-      log('partial run (--only): bench/RESULTS.md not written');
+      if (http || microRows || loginSection) log('partial run of the core (--only): its section of bench/RESULTS.md not written');
       return;
     }
     const markdown = renderReport({
@@ -185,11 +235,8 @@ async function main(): Promise<void> {
       microRows,
       login: loginSection,
     });
-    writeFileSync(join(BENCH_DIR, 'RESULTS.md'), markdown);
-    for (const row of http.rows) {
-      const ratio = row.result.requestsPerSecond / http.ceiling.result.requestsPerSecond;
-      log(`${httpPasses(row, http.ceiling.result) ? 'pass' : 'FAIL'}  ${row.name}: ${(ratio * 100).toFixed(1)} % of ceiling (target ${((row.target ?? 0) * 100).toFixed(0)} %)`);
-    }
+    writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'core', markdown, RESULT_SECTIONS);
+    logHttpVerdicts(http.ceiling, http.rows);
     for (const row of microRows.slice(1)) {
       log(`${row.target === undefined ? 'info' : microPasses(row) ? 'pass' : 'FAIL'}  ${row.name}: ${(row.ratio * 100).toFixed(1)} % of raw`);
     }
@@ -198,6 +245,15 @@ async function main(): Promise<void> {
   } finally {
     clearTimeout(watchdog);
     cleanUp();
+  }
+}
+
+function logHttpVerdicts(ceiling: HttpRow, rows: HttpRow[]): void {
+  for (const row of rows) {
+    const ratio = row.result.requestsPerSecond / ceiling.result.requestsPerSecond;
+    const verdict = httpPasses(row, ceiling.result) ? (row.target === undefined ? 'info' : 'pass') : 'FAIL';
+    const target = row.target === undefined ? 'no target' : `target ${(row.target * 100).toFixed(0)} %`;
+    log(`${verdict}  ${row.name}: ${(ratio * 100).toFixed(1)} % of ceiling (${target}), p99 ${row.result.p99Ms} ms`);
   }
 }
 

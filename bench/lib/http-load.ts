@@ -15,6 +15,11 @@ export interface LoadTarget {
   url: string;
   /** CPU seconds the server has used so far, if known: gives the server's CPU time per request. */
   serverCpuSeconds?: () => number | undefined;
+  /**
+   * Paths (with query) to spread the requests over, drawn at random per request, so a scenario
+   * reads many products or pages as shoppers do instead of one cached answer; `url` gives the origin.
+   */
+  paths?: readonly string[];
 }
 
 export interface LoadResult {
@@ -38,16 +43,23 @@ export interface LoadResult {
  * ratios between targets stay fair.
  */
 export async function measureInterleaved(targets: LoadTarget[], options: LoadOptions): Promise<Map<string, LoadResult>> {
-  const run = (url: string, duration: number) =>
-    autocannon({ url, duration, connections: options.connections, pipelining: options.pipelining, timeout: 10 });
-  for (const target of targets) await run(target.url, options.warmupSeconds);
+  const run = (target: LoadTarget, duration: number) =>
+    autocannon({
+      url: target.url,
+      duration,
+      connections: options.connections,
+      pipelining: options.pipelining,
+      timeout: 10,
+      ...(target.paths && { requests: [{ setupRequest: randomPath(target.paths) }] }),
+    });
+  for (const target of targets) await run(target, options.warmupSeconds);
 
   const slices = new Map<string, Slice[]>(targets.map((t) => [t.name, []]));
   for (let left = options.durationSeconds; left > 0; left -= options.sliceSeconds) {
     const seconds = Math.min(left, options.sliceSeconds);
     for (const target of targets) {
       const cpuBefore = target.serverCpuSeconds?.();
-      const result = await run(target.url, seconds);
+      const result = await run(target, seconds);
       const cpuAfter = target.serverCpuSeconds?.();
       const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
       slices.get(target.name)?.push(Object.assign(result, { cpu }));
@@ -57,6 +69,13 @@ export async function measureInterleaved(targets: LoadTarget[], options: LoadOpt
 }
 
 type Slice = Result & { cpu: number | undefined };
+
+function randomPath(paths: readonly string[]) {
+  return <R extends { path?: string }>(request: R): R => {
+    request.path = paths[Math.floor(Math.random() * paths.length)];
+    return request;
+  };
+}
 
 function combine(results: Slice[]): LoadResult {
   const sum = (pick: (r: Slice) => number) => results.reduce((total, r) => total + pick(r), 0);

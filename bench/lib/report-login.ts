@@ -14,7 +14,7 @@ export function renderLoginSection(section: LoginSection, pinned: boolean): stri
   const pool = section.uvThreadpoolSize === undefined ? 'the default, 4 threads' : `UV_THREADPOOL_SIZE=${section.uvThreadpoolSize}`;
   const cpus = pinned ? 'pinned to one CPU (CPU 1; the load generator has CPU 0)' : 'not pinned (`taskset` was not available)';
   const share = pinned ? 'that one core (the machine has 2)' : "the machine's cores with the load generator";
-  return `## Login under load
+  return `### Login under load
 
 \`POST /auth/login\` (argon2id, m = 19 MiB, t = 2, via @node-rs/argon2 on libuv's thread pool) from ${o.connections} concurrent
 clients, and \`GET /site/health\` probed at a fixed ${rate} req/s alone and again while that login load runs against the
