@@ -1,64 +1,21 @@
 import type { Kysely } from 'kysely';
 import type { AccountType, Database } from '../../src/db/schema.js';
-import { hashToken, newToken } from '../../src/infra/tokens.js';
+import { hashToken } from '../../src/infra/tokens.js';
+import { createCustomer } from './customers.js';
 import type { TestApp } from './test-app.js';
 
 // Fixtures and requests for the comment and rating tests. Retail tokens come from the real
 // registration flow (registerVerified); business and wholesale accounts, which need the back
 // office, are written straight to the tables here.
 
-let sequence = 0;
-
 /** A company client account (BUSINESS by default) with a valid access token. */
 export async function companyClientToken(
   db: Kysely<Database>,
   options: { kind?: Exclude<AccountType, 'SIMPLE'>; store?: string; firstName?: string | null; lastName?: string | null } = {},
 ): Promise<string> {
-  sequence += 1;
-  const now = Date.now();
-  const kind = options.kind ?? 'BUSINESS';
-  const store = options.store ?? 'WEB';
-  const user = await db
-    .insertInto('app_user')
-    .values({
-      email: `company.commenter${sequence}.${now.toString(36)}@example.ee`,
-      password_hash: null,
-      email_verified: true,
-      activated_at: now,
-      verification_token_hash: null,
-      verification_expires_at: null,
-      verification_client_account_id: null,
-      reset_token_hash: null,
-      reset_expires_at: null,
-      first_name: options.firstName === undefined ? 'Jaan' : options.firstName,
-      last_name: options.lastName === undefined ? 'tamm' : options.lastName,
-      phone: null,
-      birthday: null,
-      gender: null,
-      newsletter: false,
-      terms_accepted_at: now,
-      language: 'et',
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const company = await db
-    .insertInto('company')
-    .values({ name: `Kommentaar ${sequence} OÜ`, registry_code: `2000${sequence}`, vat_number: null, street: 'Rüütli 2', city: 'Tartu', postcode: '51007', country_code: 'EE', created_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const account = await db
-    .insertInto('client_account')
-    .values({ code: `WC${now.toString().slice(-6)}${sequence}`, user_id: user.id, store_code: store, type: kind, company_id: company.id, role: 'master', created_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const { token, hash } = newToken();
-  await db
-    .insertInto('access_token')
-    .values({ token_hash: hash, user_id: user.id, client_account_id: account.id, store_code: store, role: kind, created_at: now, expires_at: now + 3_600_000, login_method: 'password', native_form: null })
-    .execute();
-  return token;
+  const firstName = options.firstName === undefined ? 'Jaan' : options.firstName;
+  const lastName = options.lastName === undefined ? 'tamm' : options.lastName;
+  return (await createCustomer(db, { kind: options.kind ?? 'BUSINESS', store: options.store, firstName, lastName })).token;
 }
 
 /** The client account a token belongs to. */

@@ -18,7 +18,7 @@ export interface TestCustomer {
  */
 export async function createCustomer(
   db: Kysely<Database>,
-  options: { kind?: AccountType; store?: string; discountPercent?: number; companyDiscountPercent?: number; firstName?: string } = {},
+  options: { kind?: AccountType; store?: string; discountPercent?: number; companyDiscountPercent?: number; firstName?: string | null; lastName?: string | null } = {},
 ): Promise<TestCustomer> {
   sequence += 1;
   const now = Date.now();
@@ -35,8 +35,8 @@ export async function createCustomer(
       verification_client_account_id: null,
       reset_token_hash: null,
       reset_expires_at: null,
-      first_name: options.firstName ?? 'Mari',
-      last_name: 'Maasikas',
+      first_name: options.firstName === undefined ? 'Mari' : options.firstName,
+      last_name: options.lastName === undefined ? 'Maasikas' : options.lastName,
       phone: null,
       birthday: null,
       gender: null,

@@ -98,6 +98,24 @@ export function createCatalogue({ database, config }: AppDeps): Catalogue {
   };
 }
 
+/** The filters a product list and a search share, from their query: a category means its subtree. */
+export async function browseFilter(
+  catalogue: Catalogue,
+  request: FastifyRequest,
+  query: { categoryId?: number; personId?: number; publisherId?: number; seriesId?: number; productListId?: number; campaignId?: number },
+): Promise<ProductFilter> {
+  const categoryIds =
+    query.categoryId === undefined ? undefined : (await catalogue.categoryTree(requestStore(request).code, request.language)).subtreeIds(query.categoryId);
+  return {
+    categoryIds,
+    personId: query.personId,
+    publisherId: query.publisherId,
+    seriesId: query.seriesId,
+    productListId: query.productListId,
+    campaignId: query.campaignId,
+  };
+}
+
 function audienceOf(caller: Caller): CacheAudience {
   if (caller.kind === 'GUEST') return 'public';
   return caller.kind === 'SIMPLE' ? 'private' : 'none';

@@ -8,6 +8,7 @@ import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../ht
 import { boundedCache } from '../../infra/bounded-cache.js';
 import type { Caller } from './caller.js';
 import type { CatalogueDeps } from './catalogue.routes.js';
+import { browseFilter } from './catalogue.service.js';
 import { IdParams, PriceFields, ProductCardSchema, ProductDetailsSchema, ProductListQuery, ShopAvailabilitySchema } from './catalogue.schemas.js';
 import { isVisibleTo, priceFields, toCard, type ProductBase } from './product-cards.js';
 import { productExtrasReader, type ProductExtras } from './product-details.js';
@@ -105,22 +106,13 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (ap
     async (request, reply) => {
       const caller = await catalogue.caller(request);
       const { query } = request;
-      const categoryIds =
-        query.categoryId === undefined ? undefined : (await catalogue.categoryTree(requestStore(request).code, request.language)).subtreeIds(query.categoryId);
+      const filter = { ...(await browseFilter(catalogue, request, query)), types: query.type === undefined ? undefined : [query.type] };
       catalogue.cacheFor(reply, caller);
       return catalogue.listPage(
         request,
         reply,
         caller,
-        {
-          categoryIds,
-          personId: query.personId,
-          publisherId: query.publisherId,
-          seriesId: query.seriesId,
-          productListId: query.productListId,
-          campaignId: query.campaignId,
-          types: query.type === undefined ? undefined : [query.type],
-        },
+        filter,
         query.sort ?? (query.productListId !== undefined || query.campaignId !== undefined ? 'position' : 'newest'),
         pageRequest(query),
       );

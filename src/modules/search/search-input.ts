@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { requestStore } from '../../http/request-context.js';
-import type { Catalogue } from '../catalogue/catalogue.service.js';
+import { browseFilter, type Catalogue } from '../catalogue/catalogue.service.js';
 import { parseQuery } from './query-text.js';
 import { LIST_PARAMETERS, type SearchFilterQuery } from './search.schemas.js';
 import type { SearchSort } from './search-query.js';
@@ -20,16 +19,9 @@ export async function splitListParameters(request: FastifyRequest): Promise<void
 
 /** The search the query asks for: text, filters (a category with its subcategories) and order. */
 export async function searchInput(catalogue: Catalogue, request: FastifyRequest, query: SearchFilterQuery, sort: SearchSort = 'relevance'): Promise<SearchInput> {
-  const categoryIds =
-    query.categoryId === undefined ? undefined : (await catalogue.categoryTree(requestStore(request).code, request.language)).subtreeIds(query.categoryId);
   const cents = (euros: number | undefined) => (euros === undefined ? undefined : Math.round(euros * 100));
   const filter = {
-    categoryIds,
-    personId: query.personId,
-    publisherId: query.publisherId,
-    seriesId: query.seriesId,
-    productListId: query.productListId,
-    campaignId: query.campaignId,
+    ...(await browseFilter(catalogue, request, query)),
     types: sortedUnique(query.type),
     bindings: sortedUnique(query.binding?.map((code) => code.toUpperCase())),
     languages: sortedUnique(query.language),
