@@ -8,7 +8,7 @@ import { ttlCache } from '../../infra/ttl-cache.js';
 import type { Language } from '../../i18n/index.js';
 import { callerResolver, type Caller } from './caller.js';
 import { readCategoryTree, type CategoryTree } from './category-tree.js';
-import { companyPrices, isVisibleTo, loadBases, toCard, type BaseCache, type PriceContext, type ProductBase, type ProductCard } from './product-cards.js';
+import { baseReader, companyPrices, isVisibleTo, loadBases, toCard, type BaseCache, type PriceContext, type ProductBase, type ProductCard } from './product-cards.js';
 import { productPage, type ProductFilter, type ProductListCaches, type ProductSort } from './product-query.js';
 import { bindingNamesCache, type BindingNames } from './reference-data.js';
 
@@ -42,6 +42,7 @@ export function createCatalogue({ database, config }: AppDeps): Catalogue {
   const db = database.db;
   const ttl = config.catalogueCacheTtlMs;
   const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES);
+  const readBases = baseReader(database);
   const listTtl = config.catalogueListCacheTtlMs;
   const lists: ProductListCaches = { counts: boundedCache(listTtl, LIST_CACHE_ENTRIES), pages: boundedCache(listTtl, LIST_CACHE_ENTRIES) };
   const bindings = bindingNamesCache(db, ttl);
@@ -60,7 +61,7 @@ export function createCatalogue({ database, config }: AppDeps): Catalogue {
 
   const cards: Catalogue['cards'] = async (request, caller, ids) => {
     const store = requestStore(request);
-    const [found, context, names] = await Promise.all([loadBases(db, bases, store.code, ids), priceContext(request, caller, ids), bindings()]);
+    const [found, context, names] = await Promise.all([loadBases(readBases, bases, store.code, ids), priceContext(request, caller, ids), bindings()]);
     const result: ProductCard[] = [];
     for (const id of ids) {
       const base = found.get(id);
@@ -75,7 +76,7 @@ export function createCatalogue({ database, config }: AppDeps): Catalogue {
       setCacheHeaders(reply, audienceOf(caller));
     },
     async base(storeCode, id) {
-      return (await loadBases(db, bases, storeCode, [id])).get(id);
+      return (await loadBases(readBases, bases, storeCode, [id])).get(id);
     },
     cards,
     async listPage(request, reply, caller, filter, sort, page) {

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseHandle } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { Availability, Database, DeliveryTime, ProductTypeCode } from '../../db/schema.js';
 import type { BoundedCache } from '../../infra/bounded-cache.js';
 import type { Language } from '../../i18n/index.js';
@@ -70,12 +72,14 @@ export function isVisibleTo(base: ProductBase, caller: Caller): boolean {
 
 export type BaseCache = BoundedCache<string, ProductBase | null>;
 
+export type BaseReader = (storeCode: string, ids: readonly number[]) => Promise<Map<number, ProductBase>>;
+
 /** Bases of the given products in the store, by id; ids with no product are left out. */
-export async function loadBases(db: Kysely<Database>, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {
+export async function loadBases(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {
   const keys = ids.map((id) => `${storeCode}:${id}`);
   const found = await cache.getMany(keys, async (missing) => {
     const missingIds = missing.map((key) => Number(key.slice(storeCode.length + 1)));
-    const loaded = await readBases(db, storeCode, missingIds);
+    const loaded = await read(storeCode, missingIds);
     return new Map(missingIds.map((id) => [`${storeCode}:${id}`, loaded.get(id) ?? null]));
   });
   const result = new Map<number, ProductBase>();
@@ -83,37 +87,79 @@ export async function loadBases(db: Kysely<Database>, cache: BaseCache, storeCod
   return result;
 }
 
-async function readBases(db: Kysely<Database>, storeCode: string, ids: number[]): Promise<Map<number, ProductBase>> {
-  if (ids.length === 0) return new Map();
-  const [products, inStore, authors, campaigns] = await Promise.all([
-    db
-      .selectFrom('product')
-      .select([
-        'id', 'code', 'name', 'type', 'language', 'binding_code', 'year', 'image_url', 'availability', 'delivery_time',
-        'web_stock', 'rating_sum', 'rating_count', 'released_at', 'is_active', 'hidden_web', 'hidden_business',
-        'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent',
-      ])
-      .where('id', 'in', ids)
-      .execute(),
-    db.selectFrom('product_store').select('product_id').where('store_code', '=', storeCode).where('product_id', 'in', ids).execute(),
-    db
-      .selectFrom('product_person')
-      .innerJoin('person', 'person.id', 'product_person.person_id')
-      .select(['product_person.product_id', 'person.id', 'person.code', 'person.name'])
-      .where('product_person.product_id', 'in', ids)
-      .where('product_person.role', '=', 'AUTHOR')
-      .orderBy('product_person.product_id')
-      .orderBy('product_person.position')
-      .execute(),
-    db
-      .selectFrom('campaign_price')
-      .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
-      .select(['campaign_price.product_id', 'campaign_price.customer_kind', 'campaign_price.price_cents', 'campaign.valid_from', 'campaign.valid_to'])
-      .where('campaign_price.product_id', 'in', ids)
-      .where('campaign.store_code', '=', storeCode)
-      .where('campaign.is_active', '=', true)
-      .execute(),
-  ]);
+const PRODUCT_COLUMNS = [
+  'id', 'code', 'name', 'type', 'language', 'binding_code', 'year', 'image_url', 'availability', 'delivery_time',
+  'web_stock', 'rating_sum', 'rating_count', 'released_at', 'is_active', 'hidden_web', 'hidden_business',
+  'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent',
+] as const;
+
+// The four reads of a base, for one product (`=`, prepared once) or a page of them (`in`).
+const productRows = (db: Kysely<Database>, ids: number | number[]) => {
+  const query = db.selectFrom('product').select(PRODUCT_COLUMNS);
+  return Array.isArray(ids) ? query.where('id', 'in', ids) : query.where('id', '=', ids);
+};
+const storeRows = (db: Kysely<Database>, storeCode: string, ids: number | number[]) => {
+  const query = db.selectFrom('product_store').select('product_id').where('store_code', '=', storeCode);
+  return Array.isArray(ids) ? query.where('product_id', 'in', ids) : query.where('product_id', '=', ids);
+};
+const authorRows = (db: Kysely<Database>, ids: number | number[]) => {
+  const query = db
+    .selectFrom('product_person')
+    .innerJoin('person', 'person.id', 'product_person.person_id')
+    .select(['product_person.product_id', 'person.id', 'person.code', 'person.name'])
+    .where('product_person.role', '=', 'AUTHOR');
+  return (Array.isArray(ids) ? query.where('product_person.product_id', 'in', ids) : query.where('product_person.product_id', '=', ids))
+    .orderBy('product_person.product_id')
+    .orderBy('product_person.position');
+};
+const campaignRows = (db: Kysely<Database>, storeCode: string, ids: number | number[]) => {
+  const query = db
+    .selectFrom('campaign_price')
+    .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
+    .select(['campaign_price.product_id', 'campaign_price.customer_kind', 'campaign_price.price_cents', 'campaign.valid_from', 'campaign.valid_to'])
+    .where('campaign.store_code', '=', storeCode)
+    .where('campaign.is_active', '=', true);
+  return Array.isArray(ids) ? query.where('campaign_price.product_id', 'in', ids) : query.where('campaign_price.product_id', '=', ids);
+};
+
+/**
+ * Reads bases: a page of them with one query per table, a single product (a product page that
+ * missed the cache) with the same queries prepared once, so nothing is built per call.
+ */
+export function baseReader(database: DatabaseHandle): BaseReader {
+  const db = database.db;
+  const one = {
+    products: preparedQuery(database, (q, id: number) => productRows(q, id)),
+    inStore: preparedQuery(database, (q, storeCode: string, id: number) => storeRows(q, storeCode, id)),
+    authors: preparedQuery(database, (q, id: number) => authorRows(q, id)),
+    campaigns: preparedQuery(database, (q, storeCode: string, id: number) => campaignRows(q, storeCode, id)),
+  };
+  return async (storeCode, ids) => {
+    if (ids.length === 0) return new Map();
+    if (ids.length === 1) {
+      const id = ids[0]!;
+      return assemble(await Promise.all([one.products(id), one.inStore(storeCode, id), one.authors(id), one.campaigns(storeCode, id)]));
+    }
+    const list = [...ids];
+    return assemble(
+      await Promise.all([
+        productRows(db, list).execute(),
+        storeRows(db, storeCode, list).execute(),
+        authorRows(db, list).execute(),
+        campaignRows(db, storeCode, list).execute(),
+      ]),
+    );
+  };
+}
+
+type Rows<F extends (...args: never[]) => { execute(): Promise<unknown[]> }> = Awaited<ReturnType<ReturnType<F>['execute']>>;
+
+function assemble([products, inStore, authors, campaigns]: [
+  Rows<typeof productRows>,
+  Rows<typeof storeRows>,
+  Rows<typeof authorRows>,
+  Rows<typeof campaignRows>,
+]): Map<number, ProductBase> {
   const stocked = new Set(inStore.map((row) => row.product_id));
   const authorsOf = groupBy(authors, (row) => row.product_id);
   const campaignsOf = groupBy(campaigns, (row) => row.product_id);
