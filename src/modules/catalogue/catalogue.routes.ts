@@ -14,8 +14,9 @@ import { recommendationRoutes } from './recommendation.routes.js';
 import { shopRoutes } from './shop.routes.js';
 import { searchRoutes } from '../search/search.routes.js';
 
-// Guest answers kept per process: a few thousand pages of a few kB each.
-const GUEST_ANSWERS = 5_000;
+// Guest answers kept per process: product pages of ~2 kB and list pages of ~10 kB, so at most
+// some tens of MB; enough for the popular part of a large catalogue, not all of it.
+const GUEST_ANSWERS = 20_000;
 
 export interface CatalogueDeps extends AppDeps {
   catalogue: Catalogue;
