@@ -52,3 +52,10 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   links.push(link(last, 'last'));
   reply.header('Link', links.join(', '));
 }
+
+/** One page of a list already in memory (reference data, a short bounded list), with its headers. */
+export function pageOfList<T>(request: FastifyRequest, reply: FastifyReply, query: PagingQuery, all: readonly T[]): T[] {
+  const page = pageRequest(query);
+  setPaginationHeaders(request, reply, page, all.length);
+  return all.slice(page.offset, page.offset + page.perPage);
+}

@@ -6,6 +6,7 @@ import { browseRoutes } from './browse.routes.js';
 import { createCatalogue, type Catalogue } from './catalogue.service.js';
 import { commentRoutes } from './comment.routes.js';
 import { productRoutes } from './product.routes.js';
+import { recordView } from '../tracking/session-actions.js';
 import { campaignRoutes } from './campaign.routes.js';
 import { componentRoutes } from './component.routes.js';
 import { productListRoutes } from './product-list.routes.js';
@@ -34,10 +35,7 @@ export const catalogueRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, d
     maxEntries: GUEST_ANSWERS,
     // A product page answered from the cache is still a view.
     onReplay: (request, tag) => {
-      const sessionId = request.headers['x-session-id'];
-      if (tag.viewOf !== undefined && typeof sessionId === 'string' && request.store) {
-        deps.sessionActions.record({ sessionId, storeCode: request.store.code, productCode: tag.viewOf, clientCode: null, actionType: 'VIEW', createdAt: request.actionTime });
-      }
+      if (tag.viewOf !== undefined) recordView(deps.sessionActions, request, tag.viewOf, null);
     },
   });
   await app.register(productRoutes, catalogueDeps);

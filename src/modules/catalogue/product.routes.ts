@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../http/errors.js';
-import { pageRequest, PagingQuery, setPaginationHeaders } from '../../http/paging.js';
+import { pageOfList, pageRequest, PagingQuery } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
@@ -12,6 +12,7 @@ import { browseFilter } from './catalogue.service.js';
 import { IdParams, PriceFields, ProductCardSchema, ProductDetailsSchema, ProductListQuery, ShopAvailabilitySchema } from './catalogue.schemas.js';
 import { isVisibleTo, priceFields, toCard, type ProductBase } from './product-cards.js';
 import { productExtrasReader, type ProductExtras } from './product-details.js';
+import { recordView } from '../tracking/session-actions.js';
 import { activeCampaignOf, findProductIdByCode, productAssets, relatedProductIds } from './product.repository.js';
 
 const EXTRAS_CACHE_ENTRIES = 20_000;
@@ -70,19 +71,15 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (ap
   }
 
   async function details(request: FastifyRequest, reply: FastifyReply, caller: Caller, id: number) {
-    const store = requestStore(request);
     const base = await visibleBase(request, caller, id);
     const [extras, context] = await Promise.all([extrasOf(request, id), catalogue.priceContext(request, caller, [id])]);
     if (!extras) throw new HttpError(404, 'catalogue.productNotFound', { id });
     // The other edition is cached with the page for every caller; whether this caller may see it is not.
     const [physicalBook, ebook] = await Promise.all([visibleRef(request, caller, extras.physicalBook), visibleRef(request, caller, extras.ebook)]);
     const card = toCard(base, context, request.language, await catalogue.bindings());
-    // Analytics must never hold up or break the page: record() only queues.
+    // A replay of this answer from the guest cache records its view too (catalogue.routes.ts).
     reply.replayTag = { viewOf: base.code };
-    const sessionId = request.headers['x-session-id'];
-    if (typeof sessionId === 'string') {
-      sessionActions.record({ sessionId, storeCode: store.code, productCode: base.code, clientCode: caller.clientCode, actionType: 'VIEW', createdAt: request.actionTime });
-    }
+    recordView(sessionActions, request, base.code, caller.clientCode);
     return { ...card, ...extras, physicalBook, ebook };
   }
 
@@ -175,10 +172,8 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (ap
       const caller = await catalogue.caller(request);
       await visibleBase(request, caller, request.params.id);
       const cards = await catalogue.cards(request, caller, await relatedProductIds(db, request.params.id));
-      const page = pageRequest(request.query);
       catalogue.cacheFor(reply, caller);
-      setPaginationHeaders(request, reply, page, cards.length);
-      return cards.slice(page.offset, page.offset + page.perPage);
+      return pageOfList(request, reply, request.query, cards);
     },
   );
 

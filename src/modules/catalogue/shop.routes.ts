@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../http/errors.js';
-import { pageRequest, PagingQuery, setPaginationHeaders } from '../../http/paging.js';
+import { pageOfList, PagingQuery } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { Language } from '../../i18n/index.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
@@ -29,11 +29,8 @@ export const shopRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (app, 
     },
     async (request, reply) => {
       const caller = await catalogue.caller(request);
-      const all = await shops.get(request.language);
-      const page = pageRequest(request.query);
       catalogue.cacheFor(reply, caller);
-      setPaginationHeaders(request, reply, page, all.length);
-      return all.slice(page.offset, page.offset + page.perPage);
+      return pageOfList(request, reply, request.query, await shops.get(request.language));
     },
   );
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../app.js';
-import { PagingQuery, pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { PagingQuery, pageOfList } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
 import { allCountries } from './country.repository.js';
@@ -28,10 +28,7 @@ export const countryRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { d
       },
     },
     async (request, reply) => {
-      const page = pageRequest(request.query);
-      const all = await countries.get(request.language);
-      setPaginationHeaders(request, reply, page, all.length);
-      return all.slice(page.offset, page.offset + page.perPage);
+      return pageOfList(request, reply, request.query, await countries.get(request.language));
     },
   );
 };

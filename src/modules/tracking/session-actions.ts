@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { SessionActionType } from '../../db/schema.js';
 
@@ -116,4 +116,14 @@ export function createSessionActionRecorder(
     },
     flush: () => drain(),
   };
+}
+
+/**
+ * Records that the request's shopper (the `x-session-id` header) viewed a product. Analytics
+ * must never hold up or break the page: it only queues, and a missing or bad session id records nothing.
+ */
+export function recordView(recorder: SessionActionRecorder, request: FastifyRequest, productCode: string, clientCode: string | null): void {
+  const sessionId = request.headers['x-session-id'];
+  if (typeof sessionId !== 'string' || !request.store) return;
+  recorder.record({ sessionId, storeCode: request.store.code, productCode, clientCode, actionType: 'VIEW', createdAt: request.actionTime });
 }
