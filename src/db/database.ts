@@ -1,13 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely } from 'kysely';
+import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PoolQueryPostgresDialect } from './postgres-driver.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 
 export type Engine = 'sqlite' | 'postgres';
+
+/** The database or an open transaction: what every repository function takes first. */
+export type Db = Kysely<Database> | Transaction<Database>;
 
 export interface DatabaseHandle {
   db: Kysely<Database>;

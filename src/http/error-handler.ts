@@ -1,9 +1,25 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { translate } from '../i18n/index.js';
+import { DomainError, InvalidInputError, type DomainErrorKind } from '../infra/domain-error.js';
 import { errorBody, FieldValidationError, HttpError, translatedErrorBody } from './errors.js';
 import { toFieldErrors } from './validation.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The one place a domain error becomes an HTTP status. */
+const STATUS_OF: Record<DomainErrorKind, number> = {
+  'bad-request': 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  gone: 410,
+  'too-large': 413,
+  unsupported: 415,
+  locked: 423,
+  'rate-limited': 429,
+  unavailable: 503,
+};
 
 /**
  * Every error leaves in the documented shape: a 422 is an array of {field, message}; anything else
@@ -11,7 +27,15 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * request id.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | HttpError | FieldValidationError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | HttpError | FieldValidationError | DomainError | InvalidInputError, request, reply) => {
+    if (error instanceof DomainError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
+      const status = STATUS_OF[error.kind];
+      return reply.code(status).send(errorBody(status, translate(request.language, error.messageKey, error.params), error.code));
+    }
+    if (error instanceof InvalidInputError) {
+      return reply.code(422).send(error.fields.map((f) => ({ field: f.field, message: translate(request.language, f.messageKey, f.params) })));
+    }
     if (error instanceof HttpError) {
       reply.headers(error.headers);
       return reply.code(error.status).send(translatedErrorBody(request.language, error));
