@@ -28,6 +28,13 @@ module.exports = {
       to: { path: '^src/(app|worker|main|server|import-kinds)\\.ts$' },
     },
     {
+      name: 'modules-declare-their-own-config',
+      severity: 'error',
+      comment: 'A module reads the config section it declares (its .config.ts), not the whole Config.',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/config\\.ts$' },
+    },
+    {
       name: 'modules-meet-through-index',
       severity: 'error',
       comment: "Another module's files are reached only through its index.ts, its public surface.",
