@@ -1,8 +1,8 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { ProductTypeCode } from '../../db/schema.js';
 import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
-import type { StoreDiscounts } from '../pricing/pricing.js';
-import { callerPriceSql, int, type PriceSql } from './caller-price.js';
+import { int } from '../../db/sql-int.js';
+import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
 
 // The products a search finds, as one query over search_product (alias sp): visibility for the
@@ -94,14 +94,7 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
     query = kysely.selectFrom('search_product as sp');
     if (text.kind === 'match') query = query.innerJoin(text.matches.as('m'), 'm.id', 'sp.id');
   }
-  if (price?.campaignKind) query = query.leftJoin(campaignPrices(scope, price.campaignKind).as('cmp'), 'cmp.product_id', 'sp.id');
-  if (price?.companyId !== null && price?.companyId !== undefined) {
-    query = query.leftJoin(
-      sql`(select product_id, price_cents as price from company_product_price where company_id = ${int(price.companyId)})`.as('cpp'),
-      'cpp.product_id',
-      'sp.id',
-    );
-  }
+  for (const join of price?.joins ?? []) query = query.leftJoin(join.table.as(join.alias), `${join.alias}.product_id`, 'sp.id');
   query = query.where(visibleSql(engine, scope.storeCode, scope.caller));
   if (scope.text.kind === 'codes') {
     const codes = scope.text.codes;
@@ -144,7 +137,7 @@ export function visibleSql(engine: SearchEngine, storeCode: string, caller: Call
 
 /** The price expressions for the caller, or undefined when nothing in the query needs them. */
 export function priceFor(engine: SearchEngine, scope: SearchScope, sort?: SearchSort): PriceSql | undefined {
-  return needsPrice(scope.filter, sort) ? callerPriceSql(engine, scope.caller, scope.store) : undefined;
+  return needsPrice(scope.filter, sort) ? callerPriceSql(engine, scope) : undefined;
 }
 
 export function ordered(query: Query, sort: SearchSort, scope: SearchScope, price: PriceSql | undefined): Query {
@@ -169,15 +162,6 @@ export function ordered(query: Query, sort: SearchSort, scope: SearchScope, pric
       return byRank.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
     }
   }
-}
-
-function campaignPrices(scope: SearchScope, kind: 'RETAIL' | 'BUSINESS') {
-  const now = int(scope.now);
-  // Campaigns first (a store has a handful), then their prices: `cross join` keeps SQLite to that order.
-  return sql`(select cp.product_id, min(cp.price_cents) as price from campaign c cross join campaign_price cp
-    where cp.campaign_id = c.id and c.store_code = ${scope.storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
-      and (c.valid_from is null or c.valid_from <= ${now}) and (c.valid_to is null or c.valid_to > ${now})
-    group by cp.product_id)`;
 }
 
 function languageCondition(groups: LanguageGroup[]) {
