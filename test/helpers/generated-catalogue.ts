@@ -48,7 +48,8 @@ export function random(seed: number) {
   const between = (low: number, high: number) => low + Math.floor(next() * (high - low + 1));
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
   const chance = (p: number) => next() < p;
-  const some = <T>(values: readonly T[], most: number): T[] => [...new Set(Array.from({ length: between(0, most) }, () => pick(values)))];
+  /** Up to `most` of the values (fewer when some are drawn twice), at least `least` draws. */
+  const some = <T>(values: readonly T[], most: number, least = 0): T[] => [...new Set(Array.from({ length: between(least, most) }, () => pick(values)))];
   return { next, between, pick, chance, some };
 }
 
@@ -104,10 +105,11 @@ export async function generateCatalogue(db: Kysely<Database>, options: GenerateO
 
   // Several campaigns may price one product: the lowest running one for the caller's kind wins.
   const campaignPrices = () =>
-    r.some(productIds, Math.ceil(productIds.length / 3)).flatMap((productId) => {
+    r.some(productIds, Math.ceil(productIds.length / 3), 5).flatMap((productId) => {
       const prices: Array<{ productId: number; price: number; kind: 'RETAIL' | 'BUSINESS' }> = [];
-      if (r.chance(0.8)) prices.push({ productId, price: r.between(0, 25_000) / 100, kind: 'RETAIL' });
-      if (r.chance(0.5)) prices.push({ productId, price: r.between(0, 25_000) / 100, kind: 'BUSINESS' });
+      const business = r.chance(0.5);
+      if (!business || r.chance(0.8)) prices.push({ productId, price: r.between(0, 25_000) / 100, kind: 'RETAIL' });
+      if (business) prices.push({ productId, price: r.between(0, 25_000) / 100, kind: 'BUSINESS' });
       return prices;
     });
   const campaign = (validFrom: number | null, validTo: number | null, extra: { active?: boolean; store?: string } = {}) =>
@@ -125,9 +127,9 @@ export async function generateCatalogue(db: Kysely<Database>, options: GenerateO
   };
 
   const lists = {
-    active: await createProductList(db, r.some(productIds, 40)),
-    inactive: await createProductList(db, r.some(productIds, 20)),
-    otherStore: await createProductList(db, r.some(productIds, 20), { store: 'WEB2' }),
+    active: await createProductList(db, r.some(productIds, 40, 5)),
+    inactive: await createProductList(db, r.some(productIds, 20, 5)),
+    otherStore: await createProductList(db, r.some(productIds, 20, 5), { store: 'WEB2' }),
     empty: await createProductList(db, []),
   };
   await db.updateTable('product_list').set({ is_active: false }).where('id', '=', lists.inactive).execute();

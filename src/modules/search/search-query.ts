@@ -1,6 +1,6 @@
-import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { ProductTypeCode } from '../../db/schema.js';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
+import { productFilterConditions, type ProductFilter } from '../catalogue/product-filter.js';
 import { int } from '../../db/sql-int.js';
 import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
@@ -18,15 +18,8 @@ export type SearchSort = (typeof SEARCH_SORTS)[number];
 /** "New products": released within this many days (and not in the future). */
 export const NEW_PRODUCT_DAYS = 90;
 
-export interface SearchFilter {
-  /** Any of these categories (a category with its subcategories). */
-  categoryIds?: number[];
-  personId?: number;
-  publisherId?: number;
-  seriesId?: number;
-  productListId?: number;
-  campaignId?: number;
-  types?: ProductTypeCode[];
+/** The lists' filter (catalogue/product-filter.ts, one definition for both) and what only search offers. */
+export interface SearchFilter extends ProductFilter {
   bindings?: string[];
   languages?: LanguageGroup[];
   /** On the caller's price, in cents, inclusive. */
@@ -39,6 +32,7 @@ export interface SearchFilter {
   /** In stock in any of these shops (codes). */
   shopCodes?: string[];
   preorder?: boolean;
+  /** Released in the last NEW_PRODUCT_DAYS days: releasedSince, counted from the search's time. */
   newOnly?: boolean;
 }
 
@@ -102,31 +96,23 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
     query = query.where('sp.id', 'in', db.selectFrom('product').select('id').where('ean', 'in', codes)
       .union(db.selectFrom('product_alt_code').select('product_id as id').where('code', 'in', codes)));
   }
-  const inSet = (ids: Expression<unknown>) => (q: Query) => q.where('sp.id', 'in', ids);
-  if (filter.categoryIds !== undefined) {
-    const ids = filter.categoryIds.length > 0 ? filter.categoryIds : [-1];
-    query = inSet(db.selectFrom('product_category').select('product_id').where('category_id', 'in', ids))(query);
-  }
-  if (filter.personId !== undefined) query = inSet(db.selectFrom('product_person').select('product_id').where('person_id', '=', filter.personId))(query);
-  if (filter.publisherId !== undefined) query = query.where('sp.publisher_id', '=', filter.publisherId);
-  if (filter.seriesId !== undefined) query = query.where('sp.series_id', '=', filter.seriesId);
-  if (filter.productListId !== undefined) {
-    query = inSet(db.selectFrom('product_list_item').select('product_id').where('product_list_id', '=', filter.productListId))(query);
-  }
-  if (filter.campaignId !== undefined) query = inSet(db.selectFrom('campaign_price').select('product_id').where('campaign_id', '=', filter.campaignId))(query);
-  if (filter.types?.length) query = query.where('sp.type', 'in', filter.types);
+  const shared = filter.newOnly ? { ...filter, releasedSince: newSince(scope.now, filter.releasedSince) } : filter;
+  for (const condition of productFilterConditions(db, shared, { alias: 'sp', storeCode: scope.storeCode, now: scope.now })) query = query.where(condition);
   if (filter.bindings?.length) query = query.where('sp.binding_code', 'in', filter.bindings);
   if (filter.languages?.length) query = query.where(languageCondition(filter.languages));
   if (filter.availability?.length) query = query.where(availabilityCondition(filter.availability));
   if (filter.shopCodes?.length) query = query.where(inShops(filter.shopCodes));
   if (filter.preorder) query = query.where('sp.delivery_time', '=', 'PREORDER');
-  if (filter.newOnly) {
-    query = query.where('sp.released_at', '>=', scope.now - NEW_PRODUCT_DAYS * 86_400_000).where('sp.released_at', '<=', scope.now);
-  }
   if (price && filter.priceMinCents !== undefined) query = query.where(sql<SqlBool>`${price.price} >= ${int(filter.priceMinCents)}`);
   if (price && filter.priceMaxCents !== undefined) query = query.where(sql<SqlBool>`${price.price} <= ${int(filter.priceMaxCents)}`);
   if (price && filter.minDiscount !== undefined) query = query.where(sql<SqlBool>`${price.discount} >= ${int(filter.minDiscount)}`);
   return query;
+}
+
+/** The start of "new products" at `now`; a later releasedSince of the filter still holds. */
+function newSince(now: number, releasedSince: number | undefined): number {
+  const since = now - NEW_PRODUCT_DAYS * 86_400_000;
+  return releasedSince === undefined ? since : Math.max(since, releasedSince);
 }
 
 /** Conditions on sp: the product is active, sold in the store and not hidden from the caller's audience. */
