@@ -54,7 +54,7 @@ async function searched(who: Caller, filter: ProductFilter): Promise<number[]> {
 }
 
 /** Values of each filter worth trying on the generated catalogue, unknown ids and empty lists included. */
-function valuesOf(key: (typeof PRODUCT_FILTER_KEYS)[number]): ProductFilter[] {
+function valuesOf(key: keyof ProductFilter): ProductFilter[] {
   switch (key) {
     case 'categoryIds':
       return [...c.categoryIds.map((id) => [id]), c.categoryIds.slice(0, 2), c.categoryIds.slice(2), [], [999_999]].map((categoryIds) => ({ categoryIds }));
