@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { changeStore } from '../../src/modules/store/store.service.js';
+import { changeStore } from '../../src/modules/store/index.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 afterEach(async () => {
-  await changeStore(t.database.db, 'WEB', { isLocked: false, lockedUntil: null });
+  await changeStore(t.database.db, 'WEB', { isLocked: false, lockedUntil: null }, Date.now());
 });
 
 const countryCount = async () =>
@@ -35,7 +35,7 @@ const countryCount = async () =>
 describe('a locked store', () => {
   it('answers 423 in the error shape and writes nothing', async () => {
     const before = await countryCount();
-    await changeStore(t.database.db, 'WEB', { isLocked: true });
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
     const response = await t.app.inject({ method: 'POST', url: '/test/country', payload: { code: 'XA' } });
     expectErrorBody(response, 423, 'Locked');
     expect(response.headers['retry-after']).toBeUndefined();
@@ -50,7 +50,7 @@ describe('a locked store', () => {
   });
 
   it('says when to retry when the end of the lock is known', async () => {
-    await changeStore(t.database.db, 'WEB', { isLocked: true, lockedUntil: Date.now() + 600_000 });
+    await changeStore(t.database.db, 'WEB', { isLocked: true, lockedUntil: Date.now() + 600_000 }, Date.now());
     const response = await t.app.inject({ method: 'GET', url: '/app/config' });
     expectErrorBody(response, 423, 'Locked');
     expect(Number(response.headers['retry-after'])).toBeGreaterThan(590);
@@ -59,13 +59,13 @@ describe('a locked store', () => {
   });
 
   it('only locks that store', async () => {
-    await changeStore(t.database.db, 'WEB', { isLocked: true });
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
     const other = await t.app.inject({ method: 'GET', url: '/app/config', headers: { store: 'WEB2' } });
     expect(other.statusCode).toBe(200);
   });
 
   it('still answers OPTIONS and the health probe', async () => {
-    await changeStore(t.database.db, 'WEB', { isLocked: true });
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
     const preflight = await t.app.inject({
       method: 'OPTIONS',
       url: '/app/config',
@@ -82,7 +82,7 @@ describe('the store settings cache', () => {
     const cached = await createTestApp({ env: { STORE_CACHE_TTL_MS: '150' } });
     try {
       expect((await cached.app.inject({ method: 'GET', url: '/app/config' })).statusCode).toBe(200);
-      await changeStore(cached.database.db, 'WEB', { isLocked: true });
+      await changeStore(cached.database.db, 'WEB', { isLocked: true }, Date.now());
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await cached.app.inject({ method: 'GET', url: '/app/config' })).statusCode).toBe(423);
     } finally {

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { Config } from '../../config.js';
+import type { Kysely } from 'kysely';
 import type { ImportSummary } from '../../cli/ndjson-import.js';
 import { importNdjson } from '../../cli/ndjson-import.js';
+import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import { legacyHashValue } from '../../infra/passwords.js';
-import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser } from './accounts.repository.js';
-import type { AccountsDeps } from './registration.service.js';
+import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 
 /** One line of `import users`: a user of the previous system and one of its client accounts. */
 export const ImportedUser = Type.Object(
@@ -53,14 +54,19 @@ function parse(value: unknown): { record: ImportedUser } | { error: string } {
  * Imports users line by line. Idempotent: a user that exists keeps its password and data, and only
  * a client account it lacks is added; importing the same file twice changes nothing.
  */
-export async function importUsers(deps: AccountsDeps & { config: Config }, file: string, report: (line: string) => void): Promise<ImportSummary> {
+export async function importUsers(
+  deps: { db: Kysely<Database>; clock?: Clock },
+  file: string,
+  report: (line: string) => void,
+): Promise<ImportSummary> {
+  const clock = deps.clock ?? systemClock;
   return importNdjson(
     file,
     {
       parse,
       apply: (record) =>
         deps.db.transaction().execute(async (trx) => {
-          const now = Date.now();
+          const now = clock.now();
           const existing = await findUserByEmail(trx, record.email);
           const userId =
             existing?.id ??
@@ -77,7 +83,7 @@ export async function importUsers(deps: AccountsDeps & { config: Config }, file:
               now,
             ));
           if (!existing && record.activated) {
-            await trx.updateTable('app_user').set({ email_verified: true, activated_at: now }).where('id', '=', userId).execute();
+            await updateUser(trx, userId, { email_verified: true, activated_at: now }, now);
           }
           const accounts = await accountsOfUser(trx, userId);
           if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
