@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changeStore } from '../../src/modules/store/index.js';
+import { createAccountsTestApp, me, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp } from '../helpers/test-app.js';
 
-let t: TestApp;
+let t: AccountsTestApp;
 beforeAll(async () => {
-  t = await createTestApp({
+  t = await createAccountsTestApp({
     // A store-scoped write, so the test can show a locked store processes nothing.
     beforeReady: (app) => {
       app.post(
@@ -74,6 +75,62 @@ describe('a locked store', () => {
     expect(preflight.statusCode).toBe(204);
     const health = await t.app.inject({ method: 'GET', url: '/site/health' });
     expect(health.statusCode).toBe(200);
+  });
+});
+
+// A customer with a token must be stopped like anyone else: the lock is tested on real routes
+// with a bearer token, a read and writes, each next to the same call on the open store.
+describe('a locked store, for a customer with a bearer token', () => {
+  const bearer = (accessToken: string) => ({ authorization: `Bearer ${accessToken}` });
+  const tokensOf = async (email: string) =>
+    Number(
+      (
+        await t.database.db
+          .selectFrom('access_token')
+          .innerJoin('app_user', 'app_user.id', 'access_token.user_id')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('app_user.email', '=', email)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('answers 423 to who-am-I and to a catalogue read, which the open store answers', async () => {
+    const accessToken = await registerVerified(t, uniqueEmail('locked'));
+    expect((await me(t, accessToken)).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/product', headers: bearer(accessToken) })).statusCode).toBe(200);
+
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
+    expectErrorBody(await me(t, accessToken), 423, 'Locked');
+    expectErrorBody(await t.app.inject({ method: 'GET', url: '/product', headers: bearer(accessToken) }), 423, 'Locked');
+  });
+
+  it('refuses a store switch with 423 and writes nothing; the open store then switches', async () => {
+    const email = uniqueEmail('locked');
+    const accessToken = await registerVerified(t, email);
+    const tokens = await tokensOf(email);
+    const switchStore = () =>
+      t.app.inject({ method: 'POST', url: '/auth/switch-web-store', headers: bearer(accessToken), payload: { webStoreNavCode: 'WEB2' } });
+
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
+    expectErrorBody(await switchStore(), 423, 'Locked');
+    expect(await tokensOf(email)).toBe(tokens);
+
+    await changeStore(t.database.db, 'WEB', { isLocked: false }, Date.now());
+    expect((await switchStore()).statusCode).toBe(200);
+    expect(await tokensOf(email)).toBe(tokens + 1);
+  });
+
+  it('refuses a logout with 423 and keeps the token; the open store then revokes it', async () => {
+    const accessToken = await registerVerified(t, uniqueEmail('locked'));
+    const logout = () => t.app.inject({ method: 'POST', url: '/auth/logout', headers: bearer(accessToken) });
+
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
+    expectErrorBody(await logout(), 423, 'Locked');
+
+    await changeStore(t.database.db, 'WEB', { isLocked: false }, Date.now());
+    expect((await me(t, accessToken)).statusCode).toBe(200);
+    expect((await logout()).statusCode).toBe(200);
+    expect((await me(t, accessToken)).statusCode).toBe(401);
   });
 });
 
