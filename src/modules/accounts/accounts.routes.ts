@@ -29,11 +29,11 @@ import {
   WebRegistrationForm,
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
-import { normaliseEmail, revokeToken } from './accounts.repository.js';
+import { normaliseEmail } from './accounts.repository.js';
 import { inTransactionRetryingOnUniqueViolation, logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
 import { resetTokenUser } from './password-reset.service.js';
 import { registerBusiness, registerSimple, registerWholesale } from './registration.service.js';
-import { describeActor, switchWebStore } from './session.service.js';
+import { describeActor, endSession, switchWebStore } from './session.service.js';
 import { pendingVerification, verificationMeta } from './verification.service.js';
 
 const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
@@ -211,7 +211,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       schema: { tags, summary: 'Revoke the presented token', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Empty), ...bearerErrors } },
     },
     async (request) => {
-      await revokeToken(db, principalOf(request).tokenHash);
+      await endSession(db, principalOf(request));
       return {};
     },
   );

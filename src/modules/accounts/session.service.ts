@@ -11,6 +11,7 @@ import {
   findUserByEmail,
   findUserById,
   insertAccessToken,
+  revokeToken,
   updateUser,
   type ClientAccountRow,
   type UserRow,
@@ -149,6 +150,11 @@ export async function switchWebStore(trx: Db, config: SessionConfig, actor: Acto
     (await createClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
   // The new token is a retail one whatever else the user holds there: it never widens the role.
   return { accessToken: await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch' }) };
+}
+
+/** Logs out: revokes the token the actor presented (its other sessions stay). */
+export async function endSession(db: Db, actor: { tokenHash: string }): Promise<void> {
+  await revokeToken(db, actor.tokenHash);
 }
 
 export async function describeActor(db: Db, actor: Actor) {

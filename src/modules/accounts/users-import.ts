@@ -3,6 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Kysely } from 'kysely';
 import type { ImportSummary } from '../../cli/ndjson-import.js';
 import { importNdjson } from '../../cli/ndjson-import.js';
+import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { legacyHashValue } from '../../infra/passwords.js';
@@ -60,52 +61,46 @@ export async function importUsers(
   report: (line: string) => void,
 ): Promise<ImportSummary> {
   const clock = deps.clock ?? systemClock;
-  return importNdjson(
-    file,
-    {
-      parse,
-      apply: (record) =>
-        deps.db.transaction().execute(async (trx) => {
-          const now = clock.now();
-          const existing = await findUserByEmail(trx, record.email);
-          const userId =
-            existing?.id ??
-            (await insertUser(
-              trx,
-              {
-                email: record.email,
-                first_name: record.firstName ?? null,
-                last_name: record.lastName ?? null,
-                phone: record.phone ?? null,
-                password_hash: record.legacyPasswordHash ? legacyHashValue(record.legacyPasswordHash) : null,
-                language: 'et',
-              },
-              now,
-            ));
-          if (!existing && record.activated) {
-            await updateUser(trx, userId, { email_verified: true, activated_at: now }, now);
-          }
-          const accounts = await accountsOfUser(trx, userId);
-          if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
-          const companyId = record.company
-            ? await insertCompany(
-                trx,
-                {
-                  name: record.company.name,
-                  registry_code: record.company.registryCode,
-                  vat_number: record.company.vatNumber ?? null,
-                  street: record.company.street,
-                  city: record.company.city,
-                  postcode: record.company.postcode,
-                  country_code: record.company.countryCode,
-                },
-                now,
-              )
-            : undefined;
-          await createClientAccount(trx, { userId, storeCode: record.store, type: record.accountType, companyId }, now);
-          return existing ? 'account added' : 'created';
-        }),
-    },
-    report,
-  );
+  return importNdjson(file, { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) }, report);
+}
+
+/** One line: the user unless it exists, and the client account unless the user has it. */
+async function importUser(trx: Db, record: ImportedUser, now: number): Promise<string> {
+  const existing = await findUserByEmail(trx, record.email);
+  const userId =
+    existing?.id ??
+    (await insertUser(
+      trx,
+      {
+        email: record.email,
+        first_name: record.firstName ?? null,
+        last_name: record.lastName ?? null,
+        phone: record.phone ?? null,
+        password_hash: record.legacyPasswordHash ? legacyHashValue(record.legacyPasswordHash) : null,
+        language: 'et',
+      },
+      now,
+    ));
+  if (!existing && record.activated) {
+    await updateUser(trx, userId, { email_verified: true, activated_at: now }, now);
+  }
+  const accounts = await accountsOfUser(trx, userId);
+  if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
+  const companyId = record.company
+    ? await insertCompany(
+        trx,
+        {
+          name: record.company.name,
+          registry_code: record.company.registryCode,
+          vat_number: record.company.vatNumber ?? null,
+          street: record.company.street,
+          city: record.company.city,
+          postcode: record.company.postcode,
+          country_code: record.company.countryCode,
+        },
+        now,
+      )
+    : undefined;
+  await createClientAccount(trx, { userId, storeCode: record.store, type: record.accountType, companyId }, now);
+  return existing ? 'account added' : 'created';
 }
