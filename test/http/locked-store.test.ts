@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { createDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { fixedClock } from '../../src/infra/clock.js';
 import { changeStore } from '../../src/modules/store/index.js';
 import { createAccountsTestApp, me, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp } from '../helpers/test-app.js';
+import { createTestApp, scratchDatabase } from '../helpers/test-app.js';
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -144,6 +148,38 @@ describe('the store settings cache', () => {
       expect((await cached.app.inject({ method: 'GET', url: '/app/config' })).statusCode).toBe(423);
     } finally {
       await cached.close();
+    }
+  });
+});
+
+describe('the action time', () => {
+  it('comes from the clock the app is given, and Retry-After counts from it', async () => {
+    const start = Date.UTC(2030, 0, 1, 12, 0, 0);
+    const clock = fixedClock(start);
+    const scratch = await scratchDatabase();
+    const database = createDatabase(scratch.url);
+    try {
+      await migrateToLatest(database);
+      const app = await buildApp({ ...t.config, databaseUrl: scratch.url }, { database, clock });
+      try {
+        const open = await app.inject({ method: 'GET', url: '/app/config' });
+        expect(open.statusCode).toBe(200);
+        expect(open.headers['action-time']).toBe(String(start / 1000));
+
+        await changeStore(database.db, 'WEB', { isLocked: true, lockedUntil: start + 600_000 }, start);
+        const locked = await app.inject({ method: 'GET', url: '/app/config' });
+        expectErrorBody(locked, 423, 'Locked');
+        expect(locked.headers['retry-after']).toBe('600');
+        clock.advance(200_000);
+        const later = await app.inject({ method: 'GET', url: '/app/config' });
+        expect(later.headers['retry-after']).toBe('400');
+        expect(later.headers['action-time']).toBe(String((start + 200_000) / 1000));
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await database.close();
+      await scratch.drop();
     }
   });
 });
