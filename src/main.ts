@@ -7,10 +7,10 @@ import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './db/seed.js';
 import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
-import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/wholesale.cli.js';
+import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/index.js';
 import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/api-keys.cli.js';
 import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/export-user.cli.js';
-import { STORE_USAGE, storeCommand } from './modules/store/store.cli.js';
+import { STORE_USAGE, storeCommand } from './modules/store/index.js';
 import { SEARCH_USAGE, searchCommand } from './modules/search/search.cli.js';
 import { serve, work } from './server.js';
 
