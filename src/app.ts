@@ -14,9 +14,10 @@ import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
-import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
+import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/country.routes.js';
 import { dataExportRoutes } from './modules/data-export/data-export.routes.js';
+import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/site.routes.js';
 import { socialRoutes } from './modules/social/social.routes.js';
 import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
@@ -104,7 +105,10 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(countryRoutes, deps);
       await api.register(accountsRoutes, deps);
       await api.register(socialRoutes, deps);
-      await api.register(catalogueRoutes, deps);
+      // One catalogue (its caches of products, trees and names) for its own routes and for search's.
+      const catalogue = createCatalogue(deps);
+      await api.register(catalogueRoutes, { ...deps, catalogue });
+      await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, deps);
       await api.register(adminRoutes, deps);
     },

@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.js';
-import { groupBy } from '../catalogue/product-cards.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
+import { groupBy } from '../../infra/group-by.js';
 import { NAME_KINDS, type Db, type NameKind, type PendingRow, type ProductDocument, type SearchEngine } from './engine.js';
 import { indexText } from './query-text.js';
 
@@ -14,6 +14,13 @@ import { indexText } from './query-text.js';
 // A fold that empties the queue while the index is building marks it ready.
 
 export const FOLD_BATCH = 500;
+
+/** Where index upkeep reports (the application's logger). */
+export interface SearchLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
 
 export interface IndexState {
   status: 'ready' | 'building';
@@ -34,7 +41,7 @@ export async function readState(db: Db): Promise<IndexState> {
 }
 
 /** Folds up to `limit` queued changes in one transaction; returns how many were taken. */
-export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, limit = FOLD_BATCH, now = Date.now()): Promise<number> {
+export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, limit: number, now: number): Promise<number> {
   return handle.db.transaction().execute(async (trx) => {
     const claimed = await engine.claimPending(trx, limit);
     const byKind = groupBy(claimed, (row) => row.kind);
@@ -58,7 +65,7 @@ export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, li
 }
 
 /** Marks a build done once nothing is queued; run after each batch and by every background tick. */
-export async function finishBuild(db: Db, now = Date.now()): Promise<void> {
+export async function finishBuild(db: Db, now: number): Promise<void> {
   await db
     .updateTable('search_state')
     .set({ status: 'ready', changed_at: now })
@@ -72,7 +79,7 @@ export async function finishBuild(db: Db, now = Date.now()): Promise<void> {
  * publisher and series is queued and the state becomes 'building' (searches answer 503 from
  * now on, in every process). search_product is copied afresh too. Folding then refills it.
  */
-export async function startRebuild(handle: DatabaseHandle, engine: SearchEngine, now = Date.now()): Promise<number> {
+export async function startRebuild(handle: DatabaseHandle, engine: SearchEngine, now: number): Promise<number> {
   return handle.db.transaction().execute(async (trx) => {
     await trx.updateTable('search_state').set({ status: 'building', changed_at: now }).where('id', '=', 1).execute();
     for (const kind of ['product', ...NAME_KINDS] as const) {
@@ -96,7 +103,13 @@ export interface BackgroundFolder {
 const IDLE_INTERVAL_MS = 1000;
 
 /** The index upkeep of an API process: cheap when idle (one read a second), steady when behind. */
-export function backgroundFolder(handle: DatabaseHandle, engine: SearchEngine, log: FastifyBaseLogger, intervalMs = IDLE_INTERVAL_MS): BackgroundFolder {
+export function backgroundFolder(
+  handle: DatabaseHandle,
+  engine: SearchEngine,
+  log: SearchLog,
+  clock: Clock = systemClock,
+  intervalMs = IDLE_INTERVAL_MS,
+): BackgroundFolder {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
@@ -105,19 +118,19 @@ export function backgroundFolder(handle: DatabaseHandle, engine: SearchEngine, l
     try {
       const state = await readState(handle.db);
       if (state.backlog === 0) {
-        if (state.status === 'building') await finishBuild(handle.db);
+        if (state.status === 'building') await finishBuild(handle.db, clock.now());
         return;
       }
-      const started = Date.now();
+      const started = clock.now();
       let folded = 0;
       for (let taken = FOLD_BATCH; taken === FOLD_BATCH && !stopped; ) {
-        taken = await foldBatch(handle, engine);
+        taken = await foldBatch(handle, engine, FOLD_BATCH, clock.now());
         folded += taken;
         // Let requests in between batches.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      await finishBuild(handle.db);
-      if (folded >= FOLD_BATCH) log.info({ folded, ms: Date.now() - started }, 'search index caught up');
+      await finishBuild(handle.db, clock.now());
+      if (folded >= FOLD_BATCH) log.info({ folded, ms: clock.now() - started }, 'search index caught up');
     } catch (err) {
       // A database without the index (not migrated yet) or a lost connection: try again later.
       log.warn({ err }, 'search index upkeep failed');
