@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import { CliUsageError } from '../../cli/usage.js';
 import type { DatabaseHandle } from '../../db/database.js';
 import { systemClock } from '../../infra/clock.js';
 import { createEngine } from './engines.js';
 import { finishBuild, foldBatch, readState, startRebuild } from './index-maintenance.js';
+import { countSearchProducts } from './search-index.repository.js';
 
 export const SEARCH_USAGE = `  search reindex                      rebuild the search index from the catalogue; searches answer 503
                                       (X-Search-Available: 0) in every process until it is done
@@ -17,8 +17,8 @@ export async function searchCommand(database: DatabaseHandle, args: string[], pr
   if (rest.length > 0 || (action !== 'reindex' && action !== 'status')) throw new CliUsageError(`unknown search command "${args.join(' ')}"`);
   if (action === 'status') {
     const state = await readState(database.db);
-    const counted = await sql<{ n: number }>`select count(*) as n from search_product`.execute(database.db);
-    print(`status=${state.status} queued=${state.backlog}${state.backlog > 10_000 ? '+' : ''} products=${Number(counted.rows[0]?.n ?? 0)}`);
+    const products = await countSearchProducts(database.db);
+    print(`status=${state.status} queued=${state.backlog}${state.backlog > 10_000 ? '+' : ''} products=${products}`);
     return;
   }
   const engine = createEngine(database);
