@@ -1,8 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Engine } from '../../../db/database.js';
+import type { Transaction } from 'kysely';
+import type { Db, Engine } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface CommentRow {
   id: number;
