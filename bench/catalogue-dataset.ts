@@ -19,8 +19,7 @@ import { DEMO_PASSWORD } from '../src/db/demo/accounts.js';
 import { DEMO_SEED, writeDatasetInBatches, type Progress } from '../src/db/demo/catalogue-generator.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { hashPassword } from '../src/infra/passwords.js';
-import { createEngine } from '../src/modules/search/engine.js';
-import { foldBatch } from '../src/modules/search/index-maintenance.js';
+import { createEngine, foldBatch } from '../src/modules/search/index.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
@@ -92,7 +91,7 @@ async function foldSearchIndex(database: DatabaseHandle, log: (line: string) => 
   let folded = 0;
   let lastLog = started;
   for (let taken = 1; taken > 0; folded += taken) {
-    taken = await foldBatch(database, engine, 5_000);
+    taken = await foldBatch(database, engine, 5_000, Date.now());
     if (performance.now() - lastLog > 2000) {
       lastLog = performance.now();
       log(`  search index: ${folded + taken} entries folded, ${((lastLog - started) / 1000).toFixed(1)} s`);

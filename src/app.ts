@@ -15,9 +15,10 @@ import { systemClock, type Clock } from './infra/clock.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
-import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
+import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/data-export.routes.js';
+import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
@@ -109,7 +110,10 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(countryRoutes, { database, config });
       await api.register(accountsRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
-      await api.register(catalogueRoutes, deps);
+      // One catalogue (its caches of products, trees and names) for its own routes and for search's.
+      const catalogue = createCatalogue(deps);
+      await api.register(catalogueRoutes, { ...deps, catalogue });
+      await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, deps);
       await api.register(adminRoutes, deps);
     },

@@ -6,7 +6,7 @@ import { boundedCache } from '../../src/infra/bounded-cache.js';
 import { GUEST, type Caller } from '../../src/modules/catalogue/caller.js';
 import { PRODUCT_FILTER_KEYS, type ProductFilter } from '../../src/modules/catalogue/product-filter.js';
 import { productPage } from '../../src/modules/catalogue/product-query.js';
-import { createEngine } from '../../src/modules/search/engine.js';
+import { createEngine } from '../../src/modules/search/index.js';
 import { scopedProducts } from '../../src/modules/search/search-query.js';
 import { generateCatalogue, random, type GeneratedCatalogue } from '../helpers/generated-catalogue.js';
 import { scratchDatabase } from '../helpers/test-app.js';

@@ -88,7 +88,10 @@ describe('the price for the caller', () => {
   it('prices list cards and details exactly like the prices endpoint', async () => {
     for (const customer of [undefined, retail, loyal, business, wholesale]) {
       const list = await t.app.inject({ url: `/product?categoryId=${category}&per-page=100`, headers: auth(customer) });
-      for (const card of list.json() as Array<{ id: number; price: number; strikeThroughPrice: number | null; vatIncluded: boolean }>) {
+      const cards = list.json() as Array<{ id: number; price: number; strikeThroughPrice: number | null; vatIncluded: boolean }>;
+      // Every product of the category, so that the comparison below covers each of them.
+      expect(cards.map((card) => card.id).sort((a, b) => a - b)).toEqual(Object.values(ids).sort((a, b) => a - b));
+      for (const card of cards) {
         const prices = await priceOf(card.id, customer);
         expect([card.price, card.strikeThroughPrice, card.vatIncluded]).toEqual([prices.price, prices.strikeThroughPrice, prices.vatIncluded]);
         const details = await t.app.inject({ url: `/product/${card.id}`, headers: auth(customer) });

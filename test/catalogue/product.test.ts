@@ -313,8 +313,11 @@ describe('session actions', () => {
     expect((await get(`/product/${ids.truth}`, { 'x-session-id': 'bad id with spaces' })).statusCode).toBe(200);
     expect((await get(`/product/${ids.truth}`, { 'x-session-id': 'x'.repeat(101) })).statusCode).toBe(200);
     expect((await get(`/product/${ids.inactive}`, { 'x-session-id': 'sess-missing' })).statusCode).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // A sane view after them: once it is written, anything queued before it has been written too.
+    expect((await get(`/product/${ids.truth}`, { 'x-session-id': 'sess-control' })).statusCode).toBe(200);
+    expect(await eventually(() => views('sess-control'), 1)).toHaveLength(1);
     expect(await views('bad id with spaces')).toEqual([]);
+    expect(await views('x'.repeat(101))).toEqual([]);
     expect(await views('sess-missing')).toEqual([]);
   });
 });

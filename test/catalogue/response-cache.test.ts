@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
+import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // With a catalogue cache period (the default in production), a guest's answer is kept whole and
@@ -39,14 +40,30 @@ describe('the guest response cache', () => {
   });
 
   it('still checks the store and the request before replaying', async () => {
-    await get(`/product/${productId}?x=1`);
+    const url = `/product/${productId}?x=1`;
+    const cached = await get(url);
+    expect(cached.statusCode).toBe(200);
+    await rename('Kolmas nimi');
+    // The answer is kept: replayed as it was, not read again.
+    expect((await get(url)).json().name).toBe(cached.json().name);
     await t.database.db.updateTable('web_store').set({ is_locked: true }).where('code', '=', 'WEB').execute();
     try {
-      expect((await get(`/product/${productId}?x=1`)).statusCode).toBe(423);
+      // A locked store answers 423 with its own body, not the kept answer.
+      const locked = await get(url);
+      expectErrorBody(locked, 423, 'Locked');
+      expect(locked.headers.etag).toBeUndefined();
     } finally {
       await t.database.db.updateTable('web_store').set({ is_locked: false }).where('code', '=', 'WEB').execute();
     }
-    expect((await get('/product?page=0')).statusCode).toBe(400);
+    // An unknown store is refused before the kept answer of the same URL could be replayed.
+    const unknownStore = await get(url, { store: 'NOPE' });
+    expectErrorBody(unknownStore, 400, 'Bad Request');
+    expect(unknownStore.json().message).toContain('NOPE');
+    // The request is validated first too; and the kept answer is there again once the store is open.
+    expectErrorBody(await get('/product?page=0'), 400, 'Bad Request');
+    const again = await get(url);
+    expect(again.json().name).toBe(cached.json().name);
+    expect(again.headers.etag).toBe(cached.headers.etag);
   });
 
   it('records a view for a product page answered from the cache', async () => {

@@ -10,7 +10,7 @@ import {
   type PricingCaller,
   type StoreDiscounts,
 } from '../../src/modules/pricing/index.js';
-import { createEngine } from '../../src/modules/search/engine.js';
+import { createEngine } from '../../src/modules/search/index.js';
 import { createCustomer } from '../helpers/customers.js';
 import { generateCatalogue } from '../helpers/generated-catalogue.js';
 import { scratchDatabase } from '../helpers/test-app.js';

@@ -40,11 +40,34 @@ describe('hostile and odd text', () => {
     '^tõde', '-kevade', '!tõde', 'tõde & õigus | kevade', "'); drop table product; --", '\\', '%', '_', '()', '[a-z]', '$$', 'a:b:c',
     'tõde <-> õigus', 'tõde:A', "''tõde''", '😀 tõde', 'ﬁnal', '١٢٣', '\u200b',
   ];
+  /** The same text with only its words (letters and digits), still being typed if the text was: what the hostile text must mean. */
+  const plainWords = (text: string) => {
+    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+    return words.length === 0 ? undefined : `${words.join(' ')}${/[\p{L}\p{N}]$/u.test(text) ? '' : ' '}`;
+  };
+  const answers = async (text: string) => {
+    const term = encodeURIComponent(text);
+    const responses = await Promise.all(
+      [q(text), `/autocomplete?term=${term}`, `/product-dynamic-filter/filters?q=${term}`, `/product-dynamic-filter/search-author?term=${term}`].map(async (url) => {
+        const response = await t.app.inject({ url });
+        expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+        return response.json();
+      }),
+    );
+    const [found, suggested, facets, authors] = responses as [Array<{ name: string }>, { products: Array<{ name: string }> }, { total: number }, unknown[]];
+    return { search: found.map((card) => card.name), suggested: suggested.products.map((card) => card.name), total: facets.total, authors };
+  };
   it.each(texts)('%j is searched as plain words', async (text) => {
-    for (const path of [q(text), `/autocomplete?term=${encodeURIComponent(text)}`, `/product-dynamic-filter/filters?q=${encodeURIComponent(text)}`, `/product-dynamic-filter/search-author?term=${encodeURIComponent(text)}`]) {
-      const response = await t.app.inject({ url: path });
-      expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
-    }
+    const plain = plainWords(text);
+    // Without a word nothing matches (not everything, as no text at all would).
+    const expected = plain === undefined ? { search: [], suggested: [], total: 0, authors: [] } : await answers(plain);
+    expect(await answers(text)).toEqual(expected);
+  });
+
+  it('finds the books a hostile text names by its words (so the comparison above says something)', async () => {
+    const found = await answers('tõde <-> õigus');
+    expect(found.search).toEqual(['Tõde ja õigus I', 'Tõde ja õigus II']);
+    expect(found.total).toBe(2);
   });
 
   it('refuses a NUL character, as every parameter does', async () => {
@@ -61,13 +84,12 @@ describe('hostile and odd text', () => {
     expect(await names(t, q('kevade'))).toEqual(['Kevade']);
   });
 
-  it('cuts a very long query and answers at once', async () => {
+  // How fast a long query is answered is measured in bench/, not here.
+  it('cuts a very long query to its first words', async () => {
     const long = `tõde ${'õigus '.repeat(3000)}`;
-    const started = Date.now();
     expect(await names(t, q(long))).toEqual(['Tõde ja õigus I', 'Tõde ja õigus II']);
     const many = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
     expect(await names(t, q(many))).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('answers pages past the first 10,000 results with an empty page and the total, without sorting that deep', async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/modules/search/engine.js';
+import { createEngine } from '../../src/modules/search/engines.js';
 import { BACKLOG_LIMIT, foldBatch, readState, startRebuild } from '../../src/modules/search/index-maintenance.js';
 import { createPerson, createProduct, createPublisher, createSeries } from '../helpers/catalogue.js';
 import { expectErrorBody } from '../helpers/http.js';
@@ -92,13 +92,13 @@ describe('while the index cannot answer', () => {
   it('answers 503 with X-Search-Available: 0 during a rebuild, then the same results as before', async () => {
     const before = await names(t, q('tõde'));
     const engine = createEngine(t.database);
-    const queued = await startRebuild(t.database, engine);
+    const queued = await startRebuild(t.database, engine, Date.now());
     expect(queued).toBeGreaterThan(20);
     expect((await readState(t.database.db)).status).toBe('building');
     await expectUnavailable(t.app);
     // The other catalogue endpoints do not depend on the index.
     expect((await t.app.inject({ url: `/product/${c.product.truth}` })).statusCode).toBe(200);
-    while ((await foldBatch(t.database, engine, 7)) > 0);
+    while ((await foldBatch(t.database, engine, 7, Date.now())) > 0);
     expect(await readState(t.database.db)).toEqual({ status: 'ready', backlog: 0 });
     expect(await names(t, q('tõde'))).toEqual(before);
   });
@@ -107,7 +107,7 @@ describe('while the index cannot answer', () => {
     const db = t.database.db;
     await sql`insert into search_pending (kind, entity_id) select 'product', n from (${sql.raw(seriesOf(BACKLOG_LIMIT + 1))}) s`.execute(db);
     await expectUnavailable(t.app);
-    while ((await foldBatch(t.database, createEngine(t.database), 5_000)) > 0);
+    while ((await foldBatch(t.database, createEngine(t.database), 5_000, Date.now())) > 0);
     expect((await get(t, q('kevade'))).body.map((card) => card.name)).toEqual(['Kevade']);
   });
 });

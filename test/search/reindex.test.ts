@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createEngine } from '../../src/modules/search/engine.js';
+import { createEngine } from '../../src/modules/search/engines.js';
 import { readState, startRebuild } from '../../src/modules/search/index-maintenance.js';
 import { createPerson, createProduct } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
@@ -62,7 +62,7 @@ describe('a listening API process', () => {
     const t = await createTestApp();
     try {
       await createProduct(t.database.db, { name: 'Kevade' });
-      await startRebuild(t.database, createEngine(t.database));
+      await startRebuild(t.database, createEngine(t.database), Date.now());
       expect((await readState(t.database.db)).status).toBe('building');
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const deadline = Date.now() + 15_000;

@@ -1,8 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import type { DatabaseHandle } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
-import { authenticate } from '../../http/auth.js';
 import type { Customer, CustomerKind } from '../pricing/pricing.js';
+import type { CallerDiscounts } from './caller.repository.js';
 
 /** Who is looking at the catalogue: what they may see and what they pay. */
 export interface Caller {
@@ -39,32 +36,21 @@ export function pricingCustomer(caller: Caller, companyCustomPriceCents?: number
   };
 }
 
-export type CallerResolver = (request: FastifyRequest) => Promise<Caller>;
+/** The client account behind a valid bearer token: its role and codes. */
+export interface ClientIdentity {
+  role: Exclude<CustomerKind, 'GUEST'>;
+  clientCode: string;
+  clientAccountId: number;
+}
 
-/**
- * The caller of a catalogue request: a guest without `Authorization`, else the token's client
- * account (a bad, expired or other-store token is a 401, as on every authenticated route: a client
- * that sends a token expects its own prices, and silently showing guest prices would mislead).
- */
-export function callerResolver(database: DatabaseHandle): CallerResolver {
-  const discounts = preparedQuery(database, (db, clientAccountId: number) =>
-    db
-      .selectFrom('client_account')
-      .leftJoin('company', 'company.id', 'client_account.company_id')
-      .select(['client_account.discount_percent as client_discount', 'company.id as company_id', 'company.discount_percent as company_discount'])
-      .where('client_account.id', '=', clientAccountId),
-  );
-  return async (request) => {
-    if (request.headers.authorization === undefined) return GUEST;
-    const principal = await authenticate(database.db, request);
-    const [row] = await discounts(principal.clientAccountId);
-    return {
-      kind: principal.role,
-      clientCode: principal.clientCode,
-      clientAccountId: principal.clientAccountId,
-      companyId: row?.company_id ?? null,
-      clientDiscountPercent: row?.client_discount ?? 0,
-      companyDiscountPercent: row?.company_discount ?? 0,
-    };
+/** The caller of a client account, with the account's and its company's discounts (none when unknown). */
+export function clientCaller(client: ClientIdentity, discounts: CallerDiscounts | undefined): Caller {
+  return {
+    kind: client.role,
+    clientCode: client.clientCode,
+    clientAccountId: client.clientAccountId,
+    companyId: discounts?.company_id ?? null,
+    clientDiscountPercent: discounts?.client_discount ?? 0,
+    companyDiscountPercent: discounts?.company_discount ?? 0,
   };
 }

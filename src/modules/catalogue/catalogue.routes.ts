@@ -1,34 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app.js';
 import { registerConditionalGet } from '../../http/http-cache.js';
 import { registerGuestResponseCache } from '../../http/response-cache.js';
-import { browseRoutes } from './browse.routes.js';
-import { createCatalogue, type Catalogue } from './catalogue.service.js';
-import { commentRoutes } from './comment.routes.js';
-import { productRoutes } from './product.routes.js';
-import { recordView } from '../tracking/session-actions.js';
-import { campaignRoutes } from './campaign.routes.js';
-import { componentRoutes } from './component.routes.js';
-import { productListRoutes } from './product-list.routes.js';
-import { quoteRoutes } from './quote.routes.js';
-import { recommendationRoutes } from './recommendation.routes.js';
-import { shopRoutes } from './shop.routes.js';
-import { searchRoutes } from '../search/search.routes.js';
+import { recordView } from '../tracking/index.js';
+import { browseRoutes } from './browse/browse.routes.js';
+import { componentRoutes } from './browse/component.routes.js';
+import { callerResolver } from './catalogue-request.routes.js';
+import type { CatalogueDeps, CatalogueRouteDeps } from './catalogue.deps.js';
+import { campaignRoutes } from './merchandising/campaign.routes.js';
+import { productListRoutes } from './merchandising/product-list.routes.js';
+import { quoteRoutes } from './merchandising/quote.routes.js';
+import { recommendationRoutes } from './merchandising/recommendation.routes.js';
+import { productRoutes } from './products/product.routes.js';
+import { commentRoutes } from './reviews/comment.routes.js';
+import { shopRoutes } from './shops/shop.routes.js';
 
 // Guest answers kept per process: product pages of ~2 kB and list pages of ~10 kB, so at most
 // some tens of MB; enough for the popular part of a large catalogue, not all of it.
-const GUEST_ANSWERS = 20_000;
-
-export interface CatalogueDeps extends AppDeps {
-  catalogue: Catalogue;
-}
+export const GUEST_ANSWERS = 20_000;
 
 /**
- * The catalogue's read side and its comments: one shared Catalogue (caller, caches, pricing) for
- * every group. Answers that may be cached get an ETag and answer conditional GETs with 304.
+ * The catalogue's read side and its comments: one shared Catalogue (caches, pricing) for every
+ * group. Answers that may be cached get an ETag and answer conditional GETs with 304.
  */
-export const catalogueRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
-  const catalogueDeps: CatalogueDeps = { ...deps, catalogue: createCatalogue(deps) };
+export const catalogueRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (app, deps) => {
+  const routeDeps: CatalogueRouteDeps = { ...deps, caller: callerResolver(deps.database) };
   registerConditionalGet(app);
   registerGuestResponseCache(app, {
     ttlMs: deps.config.catalogueCacheTtlMs,
@@ -38,14 +33,13 @@ export const catalogueRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, d
       if (tag.viewOf !== undefined) recordView(deps.sessionActions, request, tag.viewOf, null);
     },
   });
-  await app.register(productRoutes, catalogueDeps);
-  await app.register(browseRoutes, catalogueDeps);
-  await app.register(campaignRoutes, catalogueDeps);
-  await app.register(productListRoutes, catalogueDeps);
-  await app.register(componentRoutes, catalogueDeps);
-  await app.register(recommendationRoutes, catalogueDeps);
-  await app.register(quoteRoutes, catalogueDeps);
-  await app.register(shopRoutes, catalogueDeps);
-  await app.register(commentRoutes, catalogueDeps);
-  await app.register(searchRoutes, catalogueDeps);
+  await app.register(productRoutes, routeDeps);
+  await app.register(browseRoutes, routeDeps);
+  await app.register(campaignRoutes, routeDeps);
+  await app.register(productListRoutes, routeDeps);
+  await app.register(componentRoutes, routeDeps);
+  await app.register(recommendationRoutes, routeDeps);
+  await app.register(quoteRoutes, routeDeps);
+  await app.register(shopRoutes, routeDeps);
+  await app.register(commentRoutes, routeDeps);
 };

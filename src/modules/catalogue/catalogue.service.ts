@@ -1,112 +1,147 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../app.js';
-import { setCacheHeaders, type CacheAudience } from '../../http/http-cache.js';
-import { setPaginationHeaders, type PageRequest } from '../../http/paging.js';
-import { requestStore } from '../../http/request-context.js';
+import type { DatabaseHandle } from '../../db/database.js';
+import type { Language } from '../../i18n/index.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
-import type { Language } from '../../i18n/index.js';
-import { callerResolver, type Caller } from './caller.js';
-import { readCategoryTree, type CategoryTree } from './category-tree.js';
-import { baseReader, companyPrices, isVisibleTo, loadBases, toCard, type BaseCache, type PriceContext, type ProductBase, type ProductCard } from './product-cards.js';
-import { productPage, type ProductFilter, type ProductListCaches, type ProductSort } from './product-query.js';
-import { bindingNamesCache, type BindingNames } from './reference-data.js';
+import type { StoreDiscounts } from '../pricing/pricing.js';
+import { buildCategoryTree, type CategoryTree } from './browse/category-tree.js';
+import { categoryRows } from './browse/category.repository.js';
+import type { Caller } from './caller.js';
+import type { CatalogueConfig } from './catalogue.config.js';
+import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
+import { toCard } from './products/product-card.mapper.js';
+import { baseReader, companyPrices } from './products/product-card.repository.js';
+import type { BaseCache, BaseReader, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
+import { countVisibleProducts, productPage, type ProductFilter, type ProductListCaches, type ProductSort } from './product-query.js';
+import { isVisibleTo } from './visibility.js';
 
 // Bounds of the per-process caches: a few tens of MB at most, whatever the catalogue's size.
 const BASE_CACHE_ENTRIES = 50_000;
 const LIST_CACHE_ENTRIES = 20_000;
+const COUNT_CACHE_ENTRIES = 20_000;
 
-/** What the catalogue routes share: the caller, cached reading, pricing and the list shape. */
+/** What the catalogue needs of the store a request is for (the store settings have it all). */
+export interface CatalogueStore extends StoreDiscounts {
+  code: string;
+  currency: string;
+}
+
+/** Who reads the catalogue, in which store and language, and when: resolved once per request by the routes. */
+export interface CatalogueContext {
+  caller: Caller;
+  store: CatalogueStore;
+  language: Language;
+  /** The action's time, Unix ms. */
+  now: number;
+}
+
+/** Which slice of a list: what a page request gives. */
+export interface ListSlice {
+  offset: number;
+  perPage: number;
+}
+
+/** What the catalogue's routes (and search's) share: cached reading, visibility, pricing and the list shape. */
 export interface Catalogue {
-  caller(request: FastifyRequest): Promise<Caller>;
-  /** Cache-Control (and so ETag and 304) for an answer to this caller. */
-  cacheFor(reply: FastifyReply, caller: Caller): void;
   base(storeCode: string, id: number): Promise<ProductBase | undefined>;
+  /** The product if the caller may see it in the store; undefined when it is missing or hidden from them. */
+  visibleBase(context: CatalogueContext, id: number): Promise<ProductBase | undefined>;
   /** The products the caller may see, priced for them, in the order of `ids`. */
-  cards(request: FastifyRequest, caller: Caller, ids: readonly number[]): Promise<ProductCard[]>;
-  /** One page of a product list with its pagination headers. */
-  listPage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    caller: Caller,
-    filter: ProductFilter,
-    sort: ProductSort,
-    page: PageRequest,
-  ): Promise<ProductCard[]>;
-  priceContext(request: FastifyRequest, caller: Caller, ids: readonly number[]): Promise<PriceContext>;
+  cards(context: CatalogueContext, ids: readonly number[]): Promise<ProductCard[]>;
+  /** One page of a product list and how many products the list has in all. */
+  listPage(context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice): Promise<{ cards: ProductCard[]; total: number }>;
+  /** How many products of the filter the caller may see: the count a category, person, ... page shows. */
+  productCount(context: CatalogueContext, filter: ProductFilter): Promise<number>;
+  priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
   categoryTree(storeCode: string, language: Language): Promise<CategoryTree>;
   bindings(): Promise<BindingNames>;
 }
 
-export function createCatalogue({ database, config }: AppDeps): Catalogue {
+export interface CatalogueServiceDeps {
+  database: DatabaseHandle;
+  config: CatalogueConfig;
+}
+
+export function createCatalogue({ database, config }: CatalogueServiceDeps): Catalogue {
   const db = database.db;
   const ttl = config.catalogueCacheTtlMs;
   const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES);
   const readBases = baseReader(database);
   const listTtl = config.catalogueListCacheTtlMs;
   const lists: ProductListCaches = { counts: boundedCache(listTtl, LIST_CACHE_ENTRIES), pages: boundedCache(listTtl, LIST_CACHE_ENTRIES) };
-  const bindings = bindingNamesCache(db, ttl);
-  const trees = ttlCache(ttl, (key: string) => {
+  // The same counts as the product lists of the same filters: kept as long.
+  const counts = boundedCache<string, number>(listTtl, COUNT_CACHE_ENTRIES);
+  const bindingNames = ttlCache(ttl, () => readBindingNames(db));
+  const bindings = () => bindingNames.get(null);
+  const trees = ttlCache(ttl, async (key: string) => {
     const [storeCode, language] = key.split(':') as [string, Language];
-    return readCategoryTree(db, storeCode, language);
+    return buildCategoryTree(await categoryRows(db, storeCode, language));
   });
-  const resolveCaller = callerResolver(database);
 
-  const priceContext = async (request: FastifyRequest, caller: Caller, ids: readonly number[]): Promise<PriceContext> => ({
+  const priceContext = async ({ caller, store, now }: CatalogueContext, ids: readonly number[]): Promise<PriceContext> => ({
     caller,
-    store: requestStore(request),
-    now: request.actionTime,
+    store,
+    now,
     companyPrices: await companyPrices(db, caller, ids),
   });
 
-  const cards: Catalogue['cards'] = async (request, caller, ids) => {
-    const store = requestStore(request);
-    const [found, context, names] = await Promise.all([loadBases(readBases, bases, store.code, ids), priceContext(request, caller, ids), bindings()]);
+  const cards: Catalogue['cards'] = async (context, ids) => {
+    const [found, prices, names] = await Promise.all([loadBases(readBases, bases, context.store.code, ids), priceContext(context, ids), bindings()]);
     const result: ProductCard[] = [];
     for (const id of ids) {
       const base = found.get(id);
-      if (base && isVisibleTo(base, caller)) result.push(toCard(base, context, request.language, names));
+      if (base && isVisibleTo(base, context.caller)) result.push(toCard(base, prices, context.language, names));
     }
     return result;
   };
 
+  const base = async (storeCode: string, id: number) => (await loadBases(readBases, bases, storeCode, [id])).get(id);
+
   return {
-    caller: resolveCaller,
-    cacheFor(reply, caller) {
-      setCacheHeaders(reply, audienceOf(caller));
-    },
-    async base(storeCode, id) {
-      return (await loadBases(readBases, bases, storeCode, [id])).get(id);
+    base,
+    async visibleBase(context, id) {
+      const found = await base(context.store.code, id);
+      return found && isVisibleTo(found, context.caller) ? found : undefined;
     },
     cards,
-    async listPage(request, reply, caller, filter, sort, page) {
-      const store = requestStore(request);
+    async listPage(context, filter, sort, slice) {
       const { ids, total } = await productPage(db, lists, {
-        storeCode: store.code,
-        caller,
+        storeCode: context.store.code,
+        caller: context.caller,
         filter,
         sort,
-        offset: page.offset,
-        limit: page.perPage,
-        now: request.actionTime,
+        offset: slice.offset,
+        limit: slice.perPage,
+        now: context.now,
       });
-      setPaginationHeaders(request, reply, page, total);
-      return cards(request, caller, ids);
+      return { cards: await cards(context, ids), total };
     },
+    productCount: (context, filter) => countVisibleProducts(db, counts, { storeCode: context.store.code, caller: context.caller, filter, now: context.now }),
     priceContext,
     categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
     bindings,
   };
 }
 
+/** Bases of the given products in the store, by id; ids with no product are left out. */
+async function loadBases(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {
+  const keys = ids.map((id) => `${storeCode}:${id}`);
+  const found = await cache.getMany(keys, async (missing) => {
+    const missingIds = missing.map((key) => Number(key.slice(storeCode.length + 1)));
+    const loaded = await read(storeCode, missingIds);
+    return new Map(missingIds.map((id) => [`${storeCode}:${id}`, loaded.get(id) ?? null]));
+  });
+  const result = new Map<number, ProductBase>();
+  for (const entry of found.values()) if (entry) result.set(entry.id, entry);
+  return result;
+}
+
 /** The filters a product list and a search share, from their query: a category means its subtree. */
 export async function browseFilter(
   catalogue: Catalogue,
-  request: FastifyRequest,
+  { store, language }: Pick<CatalogueContext, 'store' | 'language'>,
   query: { categoryId?: number; personId?: number; publisherId?: number; seriesId?: number; productListId?: number; campaignId?: number },
 ): Promise<ProductFilter> {
-  const categoryIds =
-    query.categoryId === undefined ? undefined : (await catalogue.categoryTree(requestStore(request).code, request.language)).subtreeIds(query.categoryId);
+  const categoryIds = query.categoryId === undefined ? undefined : (await catalogue.categoryTree(store.code, language)).subtreeIds(query.categoryId);
   return {
     categoryIds,
     personId: query.personId,
@@ -115,9 +150,4 @@ export async function browseFilter(
     productListId: query.productListId,
     campaignId: query.campaignId,
   };
-}
-
-function audienceOf(caller: Caller): CacheAudience {
-  if (caller.kind === 'GUEST') return 'public';
-  return caller.kind === 'SIMPLE' ? 'private' : 'none';
 }

@@ -1,10 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
 
 // The product row carries a few values derived from other tables so that a list reads one row
 // per product. Every writer (imports, demo data, the benchmark generator) keeps them with these.
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** The shop price against the list price, whole percent (half up); 0 without a higher list price. */
 export function discountPercent(shopPriceCents: number, originalPriceCents: number | null | undefined): number {

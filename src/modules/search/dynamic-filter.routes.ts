@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requestStore } from '../../http/request-context.js';
-import { StoreRequestHeaders, success } from '../../http/schemas.js';
-import { toWireMoney } from '../pricing/pricing.js';
 import type { ProductTypeCode } from '../../db/schema.js';
-import type { CategoryTree } from '../catalogue/category-tree.js';
+import { StoreRequestHeaders, success } from '../../http/schemas.js';
+import { cacheFor, catalogueContext, type CategoryTree } from '../catalogue/index.js';
+import { toWireMoney } from '../pricing/pricing.js';
 import type { NameKind } from './engine.js';
 import { parseTerms } from './query-text.js';
-import { searchInput, splitListParameters } from './search-input.js';
-import { FacetSearchQuery, FacetsQuery, FacetsSchema, NamedCountSchema } from './search.schemas.js';
-import { searchErrors, withSearchHeader, type SearchDeps } from './search.routes.js';
+import type { SearchRouteDeps } from './search.deps.js';
+import { searchInput } from './search-input.js';
+import { splitListParameters } from './search-request.routes.js';
+import { FacetSearchQuery, FacetsQuery, FacetsSchema, NamedCountSchema, searchErrors, withSearchHeader } from './search.schemas.js';
 
 const FACET_SEARCHES: Array<[path: string, kind: NameKind, what: string]> = [
   ['search-author', 'person', 'persons (authors, illustrators, translators, readers, ...)'],
@@ -18,7 +18,7 @@ const FACET_SEARCHES: Array<[path: string, kind: NameKind, what: string]> = [
 ];
 
 /** Facets of a search: the values its products have, each with how many products the search finds with it. */
-export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, { catalogue, search }) => {
+export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = async (app, { catalogue, search, caller: callerOf }) => {
   app.get(
     '/product-dynamic-filter/filters',
     {
@@ -32,13 +32,13 @@ export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async 
       },
     },
     async (request, reply) => {
-      const caller = await catalogue.caller(request);
-      await search.ready();
-      const store = requestStore(request);
-      const tree = await catalogue.categoryTree(store.code, request.language);
-      const input = await searchInput(catalogue, request, request.query);
+      const caller = await callerOf(request);
+      const context = catalogueContext(request, caller);
+      await search.ready(context.now);
+      const tree = await catalogue.categoryTree(context.store.code, context.language);
+      const input = await searchInput(catalogue, context, request.query);
       const buckets = bucketsBelow(tree, request.query.categoryId);
-      const { counts, total, names } = await search.facets(request, caller, input, {
+      const { counts, total, names } = await search.facets(context, input, {
         categoryBuckets: buckets.pairs,
         parentCategoryId: request.query.categoryId ?? null,
         limit: request.query.facetLimit ?? 20,
@@ -51,7 +51,7 @@ export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async 
         });
       const categoryCounts = new Map(counts.categories.map((c) => [c.value, c.count]));
       reply.header('X-Search-Available', '1');
-      catalogue.cacheFor(reply, caller);
+      cacheFor(reply, caller);
       return {
         total,
         capped: counts.capped,
@@ -84,12 +84,13 @@ export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async 
         },
       },
       async (request, reply) => {
-        const caller = await catalogue.caller(request);
-        await search.ready();
-        const input = await searchInput(catalogue, request, request.query);
-        const values = await search.facetValues(request, caller, input, kind, parseTerms(request.query.term), request.query.limit ?? 10);
+        const caller = await callerOf(request);
+        const context = catalogueContext(request, caller);
+        await search.ready(context.now);
+        const input = await searchInput(catalogue, context, request.query);
+        const values = await search.facetValues(context, input, kind, parseTerms(request.query.term), request.query.limit ?? 10);
         reply.header('X-Search-Available', '1');
-        catalogue.cacheFor(reply, caller);
+        cacheFor(reply, caller);
         return values;
       },
     );

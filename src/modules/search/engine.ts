@@ -1,14 +1,11 @@
-import type { Expression, Kysely, RawBuilder, Transaction } from 'kysely';
-import type { DatabaseHandle, Engine } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
-import { createPostgresEngine } from './postgres-engine.js';
-import { createSqliteEngine } from './sqlite-engine.js';
+import type { Expression, RawBuilder } from 'kysely';
+import type { Db, Engine } from '../../db/database.js';
 
 // What differs between the engines, behind one interface: the text index (FTS5 or tsvector and
 // trigram), claiming queued changes, and a few SQL functions. Everything else (filters, prices,
-// facets) is one Kysely code path over search_product.
+// facets) is one Kysely code path over search_product. engines.ts picks the implementation.
 
-export type Db = Kysely<Database> | Transaction<Database>;
+export type { Db };
 export type NameKind = 'person' | 'publisher' | 'series';
 export const NAME_KINDS: readonly NameKind[] = ['person', 'publisher', 'series'];
 
@@ -79,8 +76,4 @@ export interface SearchEngine {
   contains(haystack: Expression<string>, needle: string): RawBuilder<boolean>;
   /** Whether an error says the index tables are missing (an old or damaged database): 503, not 500. */
   isMissingIndex(error: unknown): boolean;
-}
-
-export function createEngine(handle: DatabaseHandle): SearchEngine {
-  return handle.engine === 'postgres' ? createPostgresEngine() : createSqliteEngine();
 }

@@ -1,30 +1,30 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { registerConditionalGet } from '../../http/http-cache.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
-import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import type { CatalogueDeps } from '../catalogue/catalogue.routes.js';
-import { ProductCardSchema } from '../catalogue/catalogue.schemas.js';
+import { registerGuestResponseCache } from '../../http/response-cache.js';
+import { StoreRequestHeaders, success } from '../../http/schemas.js';
+import { cacheFor, callerResolver, catalogueContext, GUEST_ANSWERS, ProductCardSchema } from '../catalogue/index.js';
 import { autocompleteRoutes } from './autocomplete.routes.js';
 import { dynamicFilterRoutes } from './dynamic-filter.routes.js';
-import { searchInput, splitListParameters } from './search-input.js';
-import { SearchQuery } from './search.schemas.js';
-import { createSearchService, type SearchService } from './search.service.js';
-
-export interface SearchDeps extends CatalogueDeps {
-  search: SearchService;
-}
-
-/** Response header of every search-backed answer: 1 here, 0 on the 503 while the index is unavailable. */
-export const searchHeaders = { 'x-search-available': { type: 'string', description: '1: the search index answered; 0 (with 503): it is being rebuilt' } };
-export const searchErrors = errors(...storeRouteErrors, 401, 503);
+import type { SearchDeps, SearchRouteDeps } from './search.deps.js';
+import { searchInput } from './search-input.js';
+import { markUnavailableAnswers, splitListParameters } from './search-request.routes.js';
+import { searchErrors, SearchQuery, withSearchHeader } from './search.schemas.js';
+import { createSearchService } from './search.service.js';
 
 /**
  * Product search, autocomplete and dynamic filters over the search index. The process keeps the
- * index current in the background while it listens (see index-maintenance.ts).
+ * index current in the background while it listens (see index-maintenance.ts). Answers are cached
+ * like the catalogue's (ETag and 304; a guest's answer kept for the catalogue's cache period).
  */
-export const searchRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (app, deps) => {
-  const search = createSearchService(deps, app.log);
-  const { catalogue } = deps;
+export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, deps) => {
+  const search = createSearchService({ database: deps.database, config: deps.config, log: app.log });
+  const routeDeps: SearchRouteDeps = { ...deps, search, caller: callerResolver(deps.database) };
+  const { catalogue, caller: callerOf } = routeDeps;
+  registerConditionalGet(app);
+  registerGuestResponseCache(app, { ttlMs: deps.config.catalogueCacheTtlMs, maxEntries: GUEST_ANSWERS });
+  markUnavailableAnswers(app);
   // Only a listening server folds in the background; app.inject (tests) folds before each search.
   app.addHook('onListen', async () => search.background.start());
   app.addHook('onClose', async () => search.background.stop());
@@ -42,25 +42,19 @@ export const searchRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (app
       },
     },
     async (request, reply) => {
-      const caller = await catalogue.caller(request);
-      await search.ready();
+      const caller = await callerOf(request);
+      const context = catalogueContext(request, caller);
+      await search.ready(context.now);
       const page = pageRequest(request.query);
-      const input = await searchInput(catalogue, request, request.query, request.query.sort);
-      const { ids, total } = await search.products(request, caller, input, page.offset, page.perPage);
+      const input = await searchInput(catalogue, context, request.query, request.query.sort);
+      const { ids, total } = await search.products(context, input, page.offset, page.perPage);
       setPaginationHeaders(request, reply, page, total);
       reply.header('X-Search-Available', '1');
-      catalogue.cacheFor(reply, caller);
-      return catalogue.cards(request, caller, ids);
+      cacheFor(reply, caller);
+      return catalogue.cards(context, ids);
     },
   );
 
-  const searchDeps: SearchDeps = { ...deps, search };
-  await app.register(autocompleteRoutes, searchDeps);
-  await app.register(dynamicFilterRoutes, searchDeps);
+  await app.register(autocompleteRoutes, routeDeps);
+  await app.register(dynamicFilterRoutes, routeDeps);
 };
-
-/** Adds X-Search-Available to a success schema's documented headers. */
-export function withSearchHeader<T extends object>(schema: T): T {
-  const headers = (schema as { headers?: object }).headers ?? {};
-  return { ...schema, headers: { ...headers, ...searchHeaders } };
-}

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
-import { literals, ProductCardSchema, ProductTypeSchema } from '../catalogue/catalogue.schemas.js';
+import { errors, storeRouteErrors } from '../../http/schemas.js';
+import { literals, ProductCardSchema, ProductTypeSchema } from '../catalogue/index.js';
 import { AVAILABILITY_FILTERS, LANGUAGE_GROUPS, NEW_PRODUCT_DAYS, SEARCH_SORTS } from './search-query.js';
 
 // Query and answer shapes of search, autocomplete and dynamic filters. List parameters take a
@@ -109,3 +110,13 @@ export const FacetsSchema = Type.Object({
   types: Type.Array(Type.Object({ code: ProductTypeSchema, ...Counted })),
   price: Type.Union([Type.Object({ min: Type.Number(), max: Type.Number() }), Type.Null()], { description: 'Price range for the caller, in euros' }),
 });
+
+/** Response header of every search-backed answer: 1 here, 0 on the 503 while the index is unavailable. */
+export const searchHeaders = { 'x-search-available': { type: 'string', description: '1: the search index answered; 0 (with 503): it is being rebuilt' } };
+export const searchErrors = errors(...storeRouteErrors, 401, 503);
+
+/** Adds X-Search-Available to a success schema's documented headers. */
+export function withSearchHeader<T extends object>(schema: T): T {
+  const headers = (schema as { headers?: object }).headers ?? {};
+  return { ...schema, headers: { ...headers, ...searchHeaders } };
+}

@@ -1,17 +1,16 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { AppDeps } from '../../app.js';
-import { HttpError } from '../../http/errors.js';
-import { requestStore } from '../../http/request-context.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
-import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
-import { audienceKey } from '../catalogue/visibility.js';
+import { audienceKey, seesBusinessCatalogue, type CatalogueContext } from '../catalogue/index.js';
 import { pricingKey } from '../pricing/index.js';
-import { createEngine, type Matches, type NameKind, type SearchEngine, type TextQuery } from './engine.js';
+import type { Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
+import { createEngine } from './engines.js';
 import { emptyFacets, facetCounts, facetValueCounts, type FacetCounts, type FacetRequest } from './facets.js';
-import { backgroundFolder, BACKLOG_LIMIT, foldBatch, readState, type BackgroundFolder, type IndexState } from './index-maintenance.js';
+import { backgroundFolder, BACKLOG_LIMIT, FOLD_BATCH, foldBatch, readState, type BackgroundFolder, type IndexState, type SearchLog } from './index-maintenance.js';
 import { queryKey, type ParsedQuery } from './query-text.js';
 import { forCounting, needsPrice, ordered, priceFor, scopedProducts, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
+import type { SearchConfig } from './search.config.js';
+import { searchUnavailable } from './search.errors.js';
 import { namesById, suggestNames, type NamedRef } from './suggestions.js';
 
 // The search module's front: is the index able to answer (503 otherwise), what does the text
@@ -28,7 +27,7 @@ const SIMILAR_LIMIT = 200;
  */
 const SUGGEST_CANDIDATES = 300;
 const RESULT_CACHE_ENTRIES = 20_000;
-/** Suggestions and retail facets are kept this many times the catalogue cache period (a minute by default). */
+/** Suggestions and retail facets are kept this many times the catalogue cache period (6 minutes by default). */
 const SUGGESTION_TTL_FACTOR = 12;
 const FACET_CACHE_ENTRIES = 5_000;
 /** How long a process trusts the index state it read (a rebuild shows within this time). */
@@ -54,24 +53,27 @@ export interface FacetAnswer {
 
 export type NamedCount = NamedRef & { count: number };
 
+/** Every answer is for a context: the caller (visibility, prices), the store, the language and the action's time. */
 export interface SearchService {
-  /** Throws a 503 (X-Search-Available: 0) unless the index can answer; folds a few queued changes first. */
-  ready(): Promise<void>;
-  products(request: FastifyRequest, caller: Caller, input: SearchInput, offset: number, limit: number): Promise<ProductHits>;
+  /** Throws searchUnavailable (a 503) unless the index can answer at `now`; folds a few queued changes first. */
+  ready(now: number): Promise<void>;
+  products(context: CatalogueContext, input: SearchInput, offset: number, limit: number): Promise<ProductHits>;
   /** The best few products for a partly typed text (ranked among the SUGGEST_CANDIDATES best text matches). */
-  suggestProducts(request: FastifyRequest, caller: Caller, text: ParsedQuery, limit: number): Promise<number[]>;
-  facets(request: FastifyRequest, caller: Caller, input: SearchInput, facets: FacetRequest): Promise<FacetAnswer>;
-  facetValues(request: FastifyRequest, caller: Caller, input: SearchInput, kind: NameKind, term: TextQuery, limit: number): Promise<NamedCount[]>;
-  names(request: FastifyRequest, caller: Caller, kind: NameKind, term: TextQuery, limit: number): Promise<NamedRef[]>;
+  suggestProducts(context: CatalogueContext, text: ParsedQuery, limit: number): Promise<number[]>;
+  facets(context: CatalogueContext, input: SearchInput, facets: FacetRequest): Promise<FacetAnswer>;
+  facetValues(context: CatalogueContext, input: SearchInput, kind: NameKind, term: TextQuery, limit: number): Promise<NamedCount[]>;
+  names(context: CatalogueContext, kind: NameKind, term: TextQuery, limit: number): Promise<NamedRef[]>;
   readonly engine: SearchEngine;
   readonly background: BackgroundFolder;
 }
 
-export function unavailable(): HttpError {
-  return new HttpError(503, 'catalogue.searchUnavailable', {}, { 'X-Search-Available': '0', 'Retry-After': '5', 'Cache-Control': 'no-store' });
+export interface SearchServiceDeps {
+  database: DatabaseHandle;
+  config: SearchConfig;
+  log: SearchLog;
 }
 
-export function createSearchService({ database, config }: AppDeps, log: FastifyBaseLogger): SearchService {
+export function createSearchService({ database, config, log }: SearchServiceDeps): SearchService {
   const db = database.db;
   const engine = createEngine(database);
   const ttl = config.catalogueCacheTtlMs;
@@ -98,36 +100,39 @@ export function createSearchService({ database, config }: AppDeps, log: FastifyB
     } catch (error) {
       if (engine.isMissingIndex(error)) {
         log.error({ err: error }, 'search index is missing: run `search reindex` (after `migrate`)');
-        throw unavailable();
+        throw searchUnavailable();
       }
       throw error;
     }
   };
 
-  async function ready(): Promise<void> {
-    const now = Date.now();
+  async function ready(now: number): Promise<void> {
     if (!state || state.expires <= now) state = { value: await guarded(() => readState(db)), expires: now + stateTtl };
     const { status, backlog } = state.value;
-    if (status !== 'ready' || backlog > BACKLOG_LIMIT) throw unavailable();
+    if (status !== 'ready' || backlog > BACKLOG_LIMIT) throw searchUnavailable();
     if (backlog > 0) {
       // One fold at a time per process; concurrent searches wait for it instead of starting their own.
-      folding ??= guarded(() => foldBatch(database, engine)).finally(() => (folding = undefined));
+      folding ??= guarded(() => foldBatch(database, engine, FOLD_BATCH, now)).finally(() => (folding = undefined));
       await folding;
       state = undefined;
     }
   }
 
-  const scopeOf = (request: FastifyRequest, caller: Caller, filter: SearchFilter, text: TextFilter): SearchScope => {
-    const store = requestStore(request);
-    return { storeCode: store.code, caller, store, now: request.actionTime, filter, text };
-  };
+  const scopeOf = ({ store, caller, now }: CatalogueContext, filter: SearchFilter, text: TextFilter): SearchScope => ({
+    storeCode: store.code,
+    caller,
+    store,
+    now,
+    filter,
+    text,
+  });
 
   /**
    * How the text narrows the products. On PostgreSQL, a text that matches nothing the caller can
    * see in the store is matched by similarity instead (typos); the choice does not depend on the
    * other filters, so a search, its facets and its pages all agree.
    */
-  async function textFilter(request: FastifyRequest, caller: Caller, text: ParsedQuery, top?: number): Promise<TextFilter | 'nothing'> {
+  async function textFilter(context: CatalogueContext, text: ParsedQuery, top?: number): Promise<TextFilter | 'nothing'> {
     if (text.kind === 'none') return { kind: 'none' };
     if (text.kind === 'codes') return { kind: 'codes', codes: text.codes };
     if (text.terms.length === 0) return 'nothing';
@@ -135,16 +140,16 @@ export function createSearchService({ database, config }: AppDeps, log: FastifyB
     const exact: TextFilter = { kind: 'match', matches: engine.matchProducts(text, top), unranked };
     const similar = engine.similarProducts(text, SIMILAR_LIMIT);
     if (!similar) return exact;
-    const key = `${requestStore(request).code}|${audienceKey(caller)}|${queryKey(text)}`;
+    const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}`;
     const mode = await modes.get(key, async () => {
-      const any = await scopedProducts(db, engine, scopeOf(request, caller, {}, { ...exact, matches: unranked })).select('sp.id').limit(1).execute();
+      const any = await scopedProducts(db, engine, scopeOf(context, {}, { ...exact, matches: unranked })).select('sp.id').limit(1).execute();
       return any.length > 0 ? 'match' : 'similar';
     });
     return mode === 'match' ? exact : { kind: 'match', matches: similar, unranked: similar };
   }
 
-  const cacheKey = (request: FastifyRequest, caller: Caller, input: SearchInput, byPrice: boolean) =>
-    `${requestStore(request).code}|${byPrice ? pricingKey(caller) : audienceKey(caller)}|${queryKey(input.text)}|${JSON.stringify(input.filter)}`;
+  const cacheKey = ({ store, caller }: CatalogueContext, input: SearchInput, byPrice: boolean) =>
+    `${store.code}|${byPrice ? pricingKey(caller) : audienceKey(caller)}|${queryKey(input.text)}|${JSON.stringify(input.filter)}`;
 
   async function count(ranked: SearchScope): Promise<number> {
     const scope = forCounting(ranked);
@@ -156,13 +161,13 @@ export function createSearchService({ database, config }: AppDeps, log: FastifyB
     engine,
     background: backgroundFolder(database, engine, log),
     ready,
-    async products(request, caller, input, offset, limit) {
-      const filterKey = cacheKey(request, caller, input, needsPrice(input.filter));
-      const key = `${cacheKey(request, caller, input, needsPrice(input.filter, input.sort))}|${input.sort}|${offset}|${limit}`;
+    async products(context, input, offset, limit) {
+      const filterKey = cacheKey(context, input, needsPrice(input.filter));
+      const key = `${cacheKey(context, input, needsPrice(input.filter, input.sort))}|${input.sort}|${offset}|${limit}`;
       return guarded(async () => {
-        const text = await textFilter(request, caller, input.text);
+        const text = await textFilter(context, input.text);
         if (text === 'nothing') return { ids: [], total: 0 };
-        const scope = scopeOf(request, caller, input.filter, text);
+        const scope = scopeOf(context, input.filter, text);
         const total = () => counts.get(filterKey, () => count(scope));
         // Past the window the page is empty without sorting that deep.
         if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
@@ -185,26 +190,26 @@ export function createSearchService({ database, config }: AppDeps, log: FastifyB
         return { ids: found.ids, total: all };
       });
     },
-    async suggestProducts(request, caller, text, limit) {
-      const key = `${requestStore(request).code}|${audienceKey(caller)}|${queryKey(text)}|${limit}`;
+    async suggestProducts(context, text, limit) {
+      const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}|${limit}`;
       return suggestions.get(key, () =>
         guarded(async () => {
-          const filter = await textFilter(request, caller, text, text.kind === 'text' ? SUGGEST_CANDIDATES : undefined);
+          const filter = await textFilter(context, text, text.kind === 'text' ? SUGGEST_CANDIDATES : undefined);
           if (filter === 'nothing') return [];
-          const scope = scopeOf(request, caller, {}, filter);
+          const scope = scopeOf(context, {}, filter);
           const rows = await ordered(scopedProducts(db, engine, scope).select('sp.id'), 'relevance', scope, undefined).limit(limit).execute();
           return rows.map((row) => Number((row as { id: number }).id));
         }),
       );
     },
-    async facets(request, caller, input, facets) {
-      const key = `${cacheKey(request, caller, input, true)}|${facets.parentCategoryId}|${facets.limit}`;
-      return (seesBusinessCatalogue(caller) ? businessFacets : retailFacets).get(key, () =>
+    async facets(context, input, facets) {
+      const key = `${cacheKey(context, input, true)}|${facets.parentCategoryId}|${facets.limit}`;
+      return (seesBusinessCatalogue(context.caller) ? businessFacets : retailFacets).get(key, () =>
         guarded(async () => {
-          const text = await textFilter(request, caller, input.text);
+          const text = await textFilter(context, input.text);
           const none = { person: new Map(), publisher: new Map(), series: new Map() };
           if (text === 'nothing') return { counts: emptyFacets(), total: 0, names: none };
-          const scope = scopeOf(request, caller, input.filter, text);
+          const scope = scopeOf(context, input.filter, text);
           const counts = await facetCounts(db, engine, forCounting(scope), facets);
           const [person, publisher, series] = await Promise.all([
             namesById(db, 'person', counts.persons.map((c) => c.value)),
@@ -215,13 +220,13 @@ export function createSearchService({ database, config }: AppDeps, log: FastifyB
         }),
       );
     },
-    async facetValues(request, caller, input, kind, term, limit) {
-      const key = `${cacheKey(request, caller, input, needsPrice(input.filter))}|${kind}|${term.terms.join(' ')}${term.prefix ? '*' : ''}|${limit}`;
-      return (seesBusinessCatalogue(caller) ? businessValues : retailValues).get(key, () =>
+    async facetValues(context, input, kind, term, limit) {
+      const key = `${cacheKey(context, input, needsPrice(input.filter))}|${kind}|${term.terms.join(' ')}${term.prefix ? '*' : ''}|${limit}`;
+      return (seesBusinessCatalogue(context.caller) ? businessValues : retailValues).get(key, () =>
         guarded(async () => {
-          const text = await textFilter(request, caller, input.text);
+          const text = await textFilter(context, input.text);
           if (text === 'nothing' || term.terms.length === 0) return [];
-          const scope = scopeOf(request, caller, input.filter, text);
+          const scope = scopeOf(context, input.filter, text);
           const counted = forCounting(scope);
           let found = await facetValueCounts(db, engine, counted, kind, engine.matchNames(kind, term), limit);
           const similar = found.length === 0 ? engine.similarNames(kind, term, SIMILAR_LIMIT) : undefined;
@@ -234,9 +239,10 @@ export function createSearchService({ database, config }: AppDeps, log: FastifyB
         }),
       );
     },
-    async names(request, caller, kind, term, limit) {
-      const key = `${requestStore(request).code}|${audienceKey(caller)}|${kind}|${term.terms.join(' ')}${term.prefix ? '*' : ''}|${limit}`;
-      return nameSuggestions.get(key, () => guarded(() => suggestNames(db, engine, kind, term, { storeCode: requestStore(request).code, caller }, limit)));
+    async names(context, kind, term, limit) {
+      const { store, caller } = context;
+      const key = `${store.code}|${audienceKey(caller)}|${kind}|${term.terms.join(' ')}${term.prefix ? '*' : ''}|${limit}`;
+      return nameSuggestions.get(key, () => guarded(() => suggestNames(db, engine, kind, term, { storeCode: store.code, caller }, limit)));
     },
   };
 }

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
-import type { CategoryTree } from '../catalogue/category-tree.js';
-import type { Caller } from '../catalogue/caller.js';
+import type { Db } from '../../db/database.js';
+import { visibleSearchProduct, type Caller, type CategoryTree } from '../catalogue/index.js';
 import { int } from '../../db/sql-int.js';
-import type { Db, Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
+import type { Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
 import { terms } from './query-text.js';
-import { visibleSql } from './search-query.js';
 
 // Autocomplete beside the products: persons, publishers and series whose names match and who
 // have something the caller can see in this store, and categories of the store's menu.
@@ -36,7 +35,7 @@ export async function suggestNames(
 }
 
 async function namesFrom(db: Db, engine: SearchEngine, kind: NameKind, matches: Matches, scope: { storeCode: string; caller: Caller }, limit: number): Promise<NamedRef[]> {
-  const visible = visibleSql(engine, scope.storeCode, scope.caller);
+  const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
   const hasProduct =
     kind === 'person'
       ? sql`exists (select 1 from product_person pp inner join search_product sp on sp.id = pp.product_id where pp.person_id = e.id and ${visible})`

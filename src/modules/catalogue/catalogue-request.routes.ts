@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.js';
+import { setCacheHeaders, type CacheAudience } from '../../http/http-cache.js';
+import { authenticate } from '../../http/auth.js';
+import { requestStore } from '../../http/request-context.js';
+import { callerDiscountsReader } from './caller.repository.js';
+import { clientCaller, GUEST, type Caller } from './caller.js';
+import type { CatalogueContext } from './catalogue.service.js';
+
+// The HTTP side of a catalogue read, shared by the catalogue's routes and search's: who the caller
+// is, the request's store, language and time as a plain context for the services, and the cache
+// headers of the answer.
+
+export type CallerResolver = (request: FastifyRequest) => Promise<Caller>;
+
+/**
+ * The caller of a catalogue request: a guest without `Authorization`, else the token's client
+ * account (a bad, expired or other-store token is a 401, as on every authenticated route: a client
+ * that sends a token expects its own prices, and silently showing guest prices would mislead).
+ */
+export function callerResolver(database: DatabaseHandle): CallerResolver {
+  const discounts = callerDiscountsReader(database);
+  return async (request) => {
+    if (request.headers.authorization === undefined) return GUEST;
+    const principal = await authenticate(database.db, request);
+    return clientCaller(principal, await discounts(principal.clientAccountId));
+  };
+}
+
+/** The request's caller, store, language and action time, for the catalogue's services. */
+export function catalogueContext(request: FastifyRequest, caller: Caller): CatalogueContext {
+  return { caller, store: requestStore(request), language: request.language, now: request.actionTime };
+}
+
+/** Cache-Control (and so ETag and 304) for an answer to this caller. */
+export function cacheFor(reply: FastifyReply, caller: Caller): void {
+  setCacheHeaders(reply, audienceOf(caller));
+}
+
+function audienceOf(caller: Caller): CacheAudience {
+  if (caller.kind === 'GUEST') return 'public';
+  return caller.kind === 'SIMPLE' ? 'private' : 'none';
+}

@@ -1,0 +1,27 @@
+// The catalogue's public surface: other modules (search, the catalogue import, the demo data) and
+// the composition roots import the catalogue only from here.
+
+// Routes, and what app.ts gives them.
+export { catalogueRoutes, GUEST_ANSWERS } from './catalogue.routes.js';
+export type { CatalogueDeps } from './catalogue.deps.js';
+export type { CatalogueConfig } from './catalogue.config.js';
+
+// The shared reading side: cached bases, cards, list pages, category trees, binding names.
+export { browseFilter, createCatalogue, type Catalogue, type CatalogueContext, type CatalogueStore, type ListSlice } from './catalogue.service.js';
+export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
+export type { BindingNames } from './products/binding-names.repository.js';
+export type { ProductBase, ProductCard } from './products/product-card.types.js';
+export type { ProductFilter, ProductSort } from './product-query.js';
+
+// The HTTP side of a catalogue read (for route files): the caller, the context, the cache headers.
+export { cacheFor, callerResolver, catalogueContext, type CallerResolver } from './catalogue-request.routes.js';
+
+// Who reads, and what they may see.
+export { GUEST, pricingCustomer, seesBusinessCatalogue, type Caller } from './caller.js';
+export { audienceKey, isVisibleTo, visibleProduct, visibleSearchProduct, type ContainsSql, type VisibilityFacts } from './visibility.js';
+
+// Wire shapes other modules answer with.
+export { literals, ProductCardSchema, ProductTypeSchema } from './catalogue.schemas.js';
+
+// The values a product row derives from other tables, for every writer of products.
+export { discountPercent, refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.js';

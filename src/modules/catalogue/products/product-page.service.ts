@@ -1,0 +1,115 @@
+import type { DatabaseHandle } from '../../../db/database.js';
+import type { AssetKind } from '../../../db/schema.js';
+import { notFound } from '../../../infra/domain-error.js';
+import { boundedCache } from '../../../infra/bounded-cache.js';
+import type { CatalogueConfig } from '../catalogue.config.js';
+import type { Catalogue, CatalogueContext } from '../catalogue.service.js';
+import { priceFields, toCard } from './product-card.mapper.js';
+import type { ProductBase, ProductCard } from './product-card.types.js';
+import { productExtrasReader, type ProductExtras } from './product-details.repository.js';
+import { activeCampaignOf, findProductIdByCode, productAssets, relatedProductIds } from './product.repository.js';
+
+const EXTRAS_CACHE_ENTRIES = 20_000;
+
+export type ProductDetails = ProductCard & ProductExtras;
+
+export interface ProductPrices {
+  price: number;
+  strikeThroughPrice: number | null;
+  discountPercent: number;
+  vatIncluded: boolean;
+  vatRatePercent: number;
+  currency: string;
+  /** The campaign whose price the caller gets, if any. */
+  campaign: { code: string; name: string; validTo: string | null } | null;
+}
+
+export interface ProductAsset {
+  kind: AssetKind;
+  url: string;
+  mimeType: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+/** What the product page and its parts read; every answer is for the caller, 404 when they may not see the product. */
+export interface ProductPages {
+  /** The product if the caller may see it in this store; a not-found error otherwise (hidden is the same as absent). */
+  visibleBase(context: CatalogueContext, id: number): Promise<ProductBase>;
+  /** The product id of a back-office code; a not-found error when there is none. */
+  idOfCode(code: string): Promise<number>;
+  details(context: CatalogueContext, id: number): Promise<ProductDetails>;
+  prices(context: CatalogueContext, id: number): Promise<ProductPrices>;
+  /** The parts of the product page that are the same for every caller of the store and language. */
+  extras(context: CatalogueContext, id: number): Promise<ProductExtras | undefined>;
+  assets(context: CatalogueContext, id: number): Promise<ProductAsset[]>;
+  /** The related products the caller may see, in the back office's order. */
+  related(context: CatalogueContext, id: number): Promise<ProductCard[]>;
+}
+
+export interface ProductPagesDeps {
+  database: DatabaseHandle;
+  config: CatalogueConfig;
+  catalogue: Catalogue;
+}
+
+export function createProductPages({ database, config, catalogue }: ProductPagesDeps): ProductPages {
+  const db = database.db;
+  const extrasCache = boundedCache<string, ProductExtras | undefined>(config.catalogueCacheTtlMs, EXTRAS_CACHE_ENTRIES);
+  const readExtras = productExtrasReader(database);
+
+  async function visibleBase(context: CatalogueContext, id: number): Promise<ProductBase> {
+    const base = await catalogue.visibleBase(context, id);
+    if (!base) throw notFound('catalogue.productNotFound', { id });
+    return base;
+  }
+
+  function extras({ store, language }: CatalogueContext, id: number): Promise<ProductExtras | undefined> {
+    return extrasCache.get(`${store.code}:${language}:${id}`, async () => readExtras(id, await catalogue.categoryTree(store.code, language), language));
+  }
+
+  /** The other edition if the caller may see it: it is cached with the page for every caller, whether this caller may see it is not. */
+  async function visibleRef<T extends { id: number }>(context: CatalogueContext, ref: T | null): Promise<T | null> {
+    if (ref === null) return null;
+    return (await catalogue.visibleBase(context, ref.id)) ? ref : null;
+  }
+
+  return {
+    visibleBase,
+    async idOfCode(code) {
+      const id = await findProductIdByCode(db, code);
+      if (id === undefined) throw notFound('catalogue.productNotFound', { id: code.slice(0, 40) });
+      return id;
+    },
+    async details(context, id) {
+      const base = await visibleBase(context, id);
+      const [found, prices] = await Promise.all([extras(context, id), catalogue.priceContext(context, [id])]);
+      if (!found) throw notFound('catalogue.productNotFound', { id });
+      const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleRef(context, found.ebook)]);
+      const card = toCard(base, prices, context.language, await catalogue.bindings());
+      return { ...card, ...found, physicalBook, ebook };
+    },
+    async prices(context, id) {
+      const base = await visibleBase(context, id);
+      const fields = priceFields(base, await catalogue.priceContext(context, [base.id]));
+      const campaign =
+        fields.source === 'campaign' ? await activeCampaignOf(db, base.id, context.caller, context.store.code, context.now, context.language) : null;
+      const { source: _source, ...wire } = fields;
+      return {
+        ...wire,
+        vatRatePercent: base.pricing.vatRatePercent,
+        currency: context.store.currency,
+        campaign: campaign && { ...campaign, validTo: campaign.validTo === null ? null : new Date(campaign.validTo).toISOString() },
+      };
+    },
+    extras,
+    async assets(context, id) {
+      await visibleBase(context, id);
+      return productAssets(db, id);
+    },
+    async related(context, id) {
+      await visibleBase(context, id);
+      return catalogue.cards(context, await relatedProductIds(db, id));
+    },
+  };
+}

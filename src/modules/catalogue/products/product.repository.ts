@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { AssetKind, Database } from '../../../db/schema.js';
+import type { Language } from '../../../i18n/index.js';
+import type { Caller } from '../caller.js';
+import { translatedName, withTranslations } from '../translated.js';
+
+export async function findProductIdByCode(db: Kysely<Database>, code: string): Promise<number | undefined> {
+  const row = await db.selectFrom('product').select('id').where('code', '=', code).executeTakeFirst();
+  return row?.id;
+}
+
+export function productAssets(
+  db: Kysely<Database>,
+  productId: number,
+): Promise<Array<{ kind: AssetKind; url: string; mimeType: string | null; width: number | null; height: number | null }>> {
+  return db
+    .selectFrom('product_asset')
+    .select(['kind', 'url', 'mime_type as mimeType', 'width', 'height'])
+    .where('product_id', '=', productId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+}
+
+/** Related products in the back office's order; at most 100 (a product page shows a handful). */
+export async function relatedProductIds(db: Kysely<Database>, productId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('product_related')
+    .select('related_product_id')
+    .where('product_id', '=', productId)
+    .orderBy('position')
+    .orderBy('related_product_id')
+    .limit(100)
+    .execute();
+  return rows.map((row) => row.related_product_id);
+}
+
+/** The campaign whose price the caller gets now: the lowest valid one for their customer kind. */
+export async function activeCampaignOf(
+  db: Kysely<Database>,
+  productId: number,
+  caller: Caller,
+  storeCode: string,
+  now: number,
+  language: Language,
+): Promise<{ code: string; name: string; validTo: number | null } | null> {
+  const kind = caller.kind === 'BUSINESS' ? 'BUSINESS' : 'RETAIL';
+  const row = await withTranslations(
+    db.selectFrom('campaign_price').innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id'),
+    'campaign_name',
+    'campaign.id',
+    language,
+  )
+    .select(['campaign.code', 'campaign.valid_to', 'asked.name as name', 'et.name as et_name'])
+    .where('campaign_price.product_id', '=', productId)
+    .where('campaign_price.customer_kind', '=', kind)
+    .where('campaign.store_code', '=', storeCode)
+    .where('campaign.is_active', '=', true)
+    .where((eb) => eb.or([eb('campaign.valid_from', 'is', null), eb('campaign.valid_from', '<=', now)]))
+    .where((eb) => eb.or([eb('campaign.valid_to', 'is', null), eb('campaign.valid_to', '>', now)]))
+    .orderBy('campaign_price.price_cents')
+    .orderBy('campaign.id')
+    .executeTakeFirst();
+  return row ? { code: row.code, name: translatedName(row), validTo: row.valid_to } : null;
+}

@@ -1,0 +1,146 @@
+import type { Transaction } from 'kysely';
+import type { Db, Engine } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+import { toRfc3339 } from '../../../db/time.js';
+import { translate, type Language } from '../../../i18n/index.js';
+import { invalidField, notFound } from '../../../infra/domain-error.js';
+import { consumeRateLimit } from '../../../infra/rate-limit.js';
+import { refreshRating } from '../denormalised.js';
+import { ratingOf } from '../products/product-card.mapper.js';
+import {
+  authorNames,
+  commentPage,
+  countComments,
+  deleteOwnComment,
+  deleteRating,
+  findComment,
+  insertComment,
+  lockProduct,
+  ratingTotals,
+  upsertRating,
+  type CommentFilter,
+  type CommentRow,
+} from './comment.repository.js';
+import { COMMENT_MAX_CHARACTERS, type CommentWire, type RatingSummary } from './comment.schemas.js';
+
+// Comments and ratings of products. Writes take the open transaction (the routes open it), so a
+// rating and the product's totals change together.
+
+/** New comments per client account: enough for a keen reader, too few for a spam run. */
+export const COMMENT_RATE_LIMIT = { max: 10, windowMs: 10 * 60_000 };
+
+const AUTHOR_FIRST_NAME_MAX = 80;
+
+/**
+ * "Mari M." from the user's names; '' when there is no first name, so that the reader's
+ * language decides how "Anonymous" reads (see toCommentWire).
+ */
+export function authorName(firstName: string | null, lastName: string | null): string {
+  const first = [...(firstName ?? '').trim().replace(/\s+/g, ' ')].slice(0, AUTHOR_FIRST_NAME_MAX).join('').trim();
+  if (first === '') return '';
+  const initial = [...(lastName ?? '').trim()][0];
+  return initial === undefined ? first : `${first} ${initial.toLocaleUpperCase()}.`;
+}
+
+export function toCommentWire(row: CommentRow, viewerId: number | null, language: Language): CommentWire {
+  return {
+    id: row.id,
+    authorName: row.author_name === '' ? translate(language, 'catalogue.anonymous') : row.author_name,
+    body: row.body,
+    language: row.language,
+    createdAt: toRfc3339(row.created_at),
+    rating: row.rating,
+    own: viewerId !== null && row.client_account_id === viewerId,
+  };
+}
+
+/** The comment text trimmed; invalid input on `body` when nothing or too much is left. */
+export function commentText(body: string): string {
+  const text = body.trim();
+  if (text === '') throw invalidField('body', 'validation.required', { field: 'body' });
+  // Characters as people count them (code points), as the schema validator counts them too.
+  if ([...text].length > COMMENT_MAX_CHARACTERS) {
+    throw invalidField('body', 'validation.maxLength', { field: 'body', limit: COMMENT_MAX_CHARACTERS });
+  }
+  return text;
+}
+
+export async function listComments(db: Db, filter: CommentFilter, offset: number, limit: number) {
+  const [total, rows] = await Promise.all([countComments(db, filter), commentPage(db, filter, offset, limit)]);
+  return { total, rows };
+}
+
+export interface CommentInput {
+  productId: number;
+  clientAccountId: number;
+  /** Already checked with commentText(). */
+  body: string;
+  rating?: number;
+  language: Language;
+  now: number;
+}
+
+/**
+ * Writes a comment and, when a rating comes with it, the client's rating and the product's totals.
+ * Counts against the client's comment rate limit first (429 past it).
+ */
+export async function createComment(trx: Transaction<Database>, engine: Engine, input: CommentInput): Promise<CommentRow> {
+  await consumeRateLimit(trx, `catalogue:comment:${input.clientAccountId}`, COMMENT_RATE_LIMIT, input.now);
+  if (input.rating !== undefined) await lockProduct(trx, engine, input.productId);
+  const names = await authorNames(trx, input.clientAccountId);
+  const id = await insertComment(trx, {
+    productId: input.productId,
+    clientAccountId: input.clientAccountId,
+    authorName: authorName(names?.first_name ?? null, names?.last_name ?? null),
+    body: input.body,
+    language: input.language,
+    createdAt: input.now,
+  });
+  if (input.rating !== undefined) {
+    await upsertRating(trx, input.productId, input.clientAccountId, input.rating, input.now);
+    await refreshRating(trx, input.productId);
+  }
+  const row = await findComment(trx, id);
+  if (!row) throw new Error(`Comment ${id} vanished inside its own transaction`);
+  return row;
+}
+
+/** Deletes the client's own comment; not found when there is no such comment of theirs on the product. */
+export async function deleteComment(db: Db, productId: number, commentId: number, clientAccountId: number): Promise<void> {
+  if (!(await deleteOwnComment(db, productId, commentId, clientAccountId))) throw notFound('catalogue.commentNotFound', { id: commentId });
+}
+
+function summaryOf(row: { rating_sum: number; rating_count: number; own: number | null }): RatingSummary {
+  return { ...ratingOf({ ratingSum: Number(row.rating_sum), ratingCount: Number(row.rating_count) }), own: row.own };
+}
+
+const EMPTY_SUMMARY: RatingSummary = { average: null, count: 0, own: null };
+
+/** The product's average and count as stored with it, and the caller's own rating. */
+export async function ratingSummary(db: Db, productId: number, clientAccountId: number | null): Promise<RatingSummary> {
+  const row = await ratingTotals(db, productId, clientAccountId);
+  return row ? summaryOf(row) : EMPTY_SUMMARY;
+}
+
+/**
+ * Sets (rating) or removes (null) the client's one rating of the product and recomputes the
+ * product's totals in the same transaction; answers the totals after the change.
+ */
+export async function setRating(
+  trx: Transaction<Database>,
+  engine: Engine,
+  productId: number,
+  clientAccountId: number,
+  rating: number | null,
+  now: number,
+): Promise<RatingSummary> {
+  await lockProduct(trx, engine, productId);
+  if (rating === null) {
+    if (await deleteRating(trx, productId, clientAccountId)) await refreshRating(trx, productId);
+  } else {
+    await upsertRating(trx, productId, clientAccountId, rating, now);
+    await refreshRating(trx, productId);
+  }
+  const row = await ratingTotals(trx, productId, clientAccountId);
+  return row ? summaryOf(row) : EMPTY_SUMMARY;
+}

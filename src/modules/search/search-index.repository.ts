@@ -1,0 +1,101 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { NameKind } from './engine.js';
+
+// The SQL of index upkeep: the index state, the queue of changes, and what documents are made of.
+
+export interface IndexState {
+  status: 'ready' | 'building';
+  /** Queued changes, counted up to BACKLOG_LIMIT + 1. */
+  backlog: number;
+}
+
+/** A queue longer than this means the index is far behind (a first import): searches answer 503 until it catches up. */
+export const BACKLOG_LIMIT = 10_000;
+
+export async function readState(db: Db): Promise<IndexState> {
+  const result = await sql<{ status: IndexState['status']; backlog: number }>`select status,
+    (select count(*) from (select 1 from search_pending limit ${BACKLOG_LIMIT + 1}) x) as backlog
+    from search_state where id = 1`.execute(db);
+  const row = result.rows[0];
+  if (!row) throw new Error('search_state has no row');
+  return { status: row.status, backlog: Number(row.backlog) };
+}
+
+
+/** Marks a build done once nothing is queued. */
+export async function markReadyWhenEmpty(db: Db, now: number): Promise<void> {
+  await db
+    .updateTable('search_state')
+    .set({ status: 'ready', changed_at: now })
+    .where('status', '=', 'building')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('search_pending').select('kind'))))
+    .execute();
+}
+
+/** The index is being rebuilt: searches answer 503 in every process until it is ready. */
+export async function markBuilding(db: Db, now: number): Promise<void> {
+  await db.updateTable('search_state').set({ status: 'building', changed_at: now }).where('id', '=', 1).execute();
+}
+
+/** Queues every row of the kind's table for folding. */
+export async function queueAll(db: Db, kind: 'product' | NameKind): Promise<void> {
+  await sql`insert into search_pending (kind, entity_id) select cast(${kind} as varchar(16)), id from ${sql.table(kind)} where true
+    on conflict do nothing`.execute(db);
+}
+
+export async function countPending(db: Db): Promise<number> {
+  const row = await db.selectFrom('search_pending').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** How many products search_product holds. */
+export async function countSearchProducts(db: Db): Promise<number> {
+  const counted = await sql<{ n: number }>`select count(*) as n from search_product`.execute(db);
+  return Number(counted.rows[0]?.n ?? 0);
+}
+
+/** Names of persons, publishers or series by id; ids with no row are left out. */
+export function nameRows(db: Db, kind: NameKind, ids: number[]) {
+  return db.selectFrom(kind).select(['id', 'name']).where('id', 'in', ids).execute();
+}
+
+// The columns migration 1000 copies into search_product (a migration must not import module code,
+// so the list is kept there too; a migration that adds a column updates both).
+const MIRRORED = [
+  'is_active', 'hidden_web', 'hidden_business', 'type', 'language', 'binding_code', 'publisher_id', 'series_id', 'availability',
+  'delivery_time', 'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent',
+  'sales_count', 'released_at', 'name',
+] as const;
+
+/** search_product from product and product_store (the triggers keep it; a rebuild also repairs it). */
+export async function copySearchProducts(trx: Db, postgres: boolean): Promise<void> {
+  const stores = postgres
+    ? sql`coalesce((select string_agg(ps.store_code, ' ' order by ps.store_code) from product_store ps where ps.product_id = p.id), '')`
+    : sql`coalesce((select group_concat(ps.store_code, ' ') from product_store ps where ps.product_id = p.id), '')`;
+  await trx.deleteFrom('search_product').execute();
+  await sql`insert into search_product (id, stores, ${sql.join(MIRRORED.map((c) => sql.ref(c)))})
+    select p.id, ${stores}, ${sql.join(MIRRORED.map((c) => sql.ref(`p.${c}`)))} from product p`.execute(trx);
+}
+
+/** The rows a product's document is made of: its names, publisher and series, and its persons in order. */
+export async function documentRows(db: Db, productIds: number[]) {
+  const [products, persons] = await Promise.all([
+    db
+      .selectFrom('product as p')
+      .leftJoin('publisher as pub', 'pub.id', 'p.publisher_id')
+      .leftJoin('series as s', 's.id', 'p.series_id')
+      .select(['p.id', 'p.name', 'p.alt_names', 'pub.name as publisher', 's.name as series'])
+      .where('p.id', 'in', productIds)
+      .execute(),
+    db
+      .selectFrom('product_person as pp')
+      .innerJoin('person', 'person.id', 'pp.person_id')
+      .select(['pp.product_id', 'person.name'])
+      .where('pp.product_id', 'in', productIds)
+      .orderBy('pp.product_id')
+      .orderBy('pp.position')
+      .execute(),
+  ]);
+  return { products, persons };
+}
