@@ -35,39 +35,50 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const scratch = await migratedScratchDatabase();
   // Without SMTP_URL mails go to files: never into the working tree.
   const mailDir = mkdtempSync(join(tmpdir(), 'storefront-mail-'));
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    STORE_CACHE_TTL_MS: '0',
-    CATALOGUE_CACHE_TTL_MS: '0',
-    CATALOGUE_LIST_CACHE_TTL_MS: '0',
-    // Suites make many auth calls from one address; the rate-limit tests set their own limits.
-    AUTH_RATE_LIMIT_PER_IP: '100000/1m',
-    AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',
-    MAIL_DIR: mailDir,
-    ...options.env,
-    DATABASE_URL: scratch.url,
-  });
-  const database = createDatabase(config.databaseUrl);
-  // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
-  await migrateToLatest(database);
-  const app = await buildApp(config, { database });
-  await options.beforeReady?.(app);
-  await app.ready();
-  const jobs = createJobRunner(database, config, app.log);
-  return {
-    app,
-    database,
-    config,
-    jobs,
-    drainJobs: () => jobs.worker.drain(),
-    async close() {
-      await jobs.stop();
-      await app.close();
-      await database.close();
-      await scratch.drop();
-      rmSync(mailDir, { recursive: true, force: true });
-    },
+  let database: DatabaseHandle | undefined;
+  let app: App | undefined;
+  const release = async () => {
+    await app?.close();
+    await database?.close();
+    await scratch.drop();
+    rmSync(mailDir, { recursive: true, force: true });
   };
+  try {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      STORE_CACHE_TTL_MS: '0',
+      CATALOGUE_CACHE_TTL_MS: '0',
+      CATALOGUE_LIST_CACHE_TTL_MS: '0',
+      // Suites make many auth calls from one address; the rate-limit tests set their own limits.
+      AUTH_RATE_LIMIT_PER_IP: '100000/1m',
+      AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',
+      MAIL_DIR: mailDir,
+      ...options.env,
+      DATABASE_URL: scratch.url,
+    });
+    database = createDatabase(config.databaseUrl);
+    // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
+    await migrateToLatest(database);
+    app = await buildApp(config, { database });
+    await options.beforeReady?.(app);
+    await app.ready();
+    const jobs = createJobRunner(database, config, app.log);
+    return {
+      app,
+      database,
+      config,
+      jobs,
+      drainJobs: () => jobs.worker.drain(),
+      async close() {
+        await jobs.stop();
+        await release();
+      },
+    };
+  } catch (error) {
+    // A file whose app never came up must not leave its PostgreSQL database behind.
+    await release().catch(() => {});
+    throw error;
+  }
 }
 
 interface ScratchDatabase {
