@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -9,9 +10,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `storefront <args>` as a real process, the way an operator runs it. */
+/**
+ * Starts `storefront <args>` as a real process, the way an operator runs it: src/main.ts compiled
+ * once per run by the global setup (test/setup/cli-build.ts), or through tsx without it.
+ */
 export function startCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const compiled = inject('cliEntry');
+  return spawn(process.execPath, [...(compiled ? [compiled] : ['--import', 'tsx', 'src/main.ts']), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,11 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
+import { cloneTemplate, databaseUrl } from '../setup/postgres-template.js';
 
 export interface TestApp {
   app: App;
@@ -30,41 +32,53 @@ export const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
 /** An app on a fresh, migrated database of its own, as every test file gets. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   // Without SMTP_URL mails go to files: never into the working tree.
   const mailDir = mkdtempSync(join(tmpdir(), 'storefront-mail-'));
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    STORE_CACHE_TTL_MS: '0',
-    CATALOGUE_CACHE_TTL_MS: '0',
-    CATALOGUE_LIST_CACHE_TTL_MS: '0',
-    // Suites make many auth calls from one address; the rate-limit tests set their own limits.
-    AUTH_RATE_LIMIT_PER_IP: '100000/1m',
-    AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',
-    MAIL_DIR: mailDir,
-    ...options.env,
-    DATABASE_URL: scratch.url,
-  });
-  const database = createDatabase(config.databaseUrl);
-  await migrateToLatest(database);
-  const app = await buildApp(config, { database });
-  await options.beforeReady?.(app);
-  await app.ready();
-  const jobs = createJobRunner(database, config, app.log);
-  return {
-    app,
-    database,
-    config,
-    jobs,
-    drainJobs: () => jobs.worker.drain(),
-    async close() {
-      await jobs.stop();
-      await app.close();
-      await database.close();
-      await scratch.drop();
-      rmSync(mailDir, { recursive: true, force: true });
-    },
+  let database: DatabaseHandle | undefined;
+  let app: App | undefined;
+  const release = async () => {
+    await app?.close();
+    await database?.close();
+    await scratch.drop();
+    rmSync(mailDir, { recursive: true, force: true });
   };
+  try {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      STORE_CACHE_TTL_MS: '0',
+      CATALOGUE_CACHE_TTL_MS: '0',
+      CATALOGUE_LIST_CACHE_TTL_MS: '0',
+      // Suites make many auth calls from one address; the rate-limit tests set their own limits.
+      AUTH_RATE_LIMIT_PER_IP: '100000/1m',
+      AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',
+      MAIL_DIR: mailDir,
+      ...options.env,
+      DATABASE_URL: scratch.url,
+    });
+    database = createDatabase(config.databaseUrl);
+    // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
+    await migrateToLatest(database);
+    app = await buildApp(config, { database });
+    await options.beforeReady?.(app);
+    await app.ready();
+    const jobs = createJobRunner(database, config, app.log);
+    return {
+      app,
+      database,
+      config,
+      jobs,
+      drainJobs: () => jobs.worker.drain(),
+      async close() {
+        await jobs.stop();
+        await release();
+      },
+    };
+  } catch (error) {
+    // A file whose app never came up must not leave its PostgreSQL database behind.
+    await release().catch(() => {});
+    throw error;
+  }
 }
 
 interface ScratchDatabase {
@@ -72,16 +86,33 @@ interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/** sqlite::memory:, or a new PostgreSQL database on the server TEST_DATABASE_URL points at. */
+/** sqlite::memory:, or a new, empty PostgreSQL database on the server TEST_DATABASE_URL points at. */
 export async function scratchDatabase(): Promise<ScratchDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return { url: 'sqlite::memory:', drop: async () => {} };
-  const name = `storefront_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = scratchName();
   await adminQuery(adminUrl, `create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  return scratchOn(adminUrl, name);
+}
+
+/**
+ * Like scratchDatabase, but on PostgreSQL a copy of the template the global setup migrated
+ * (test/setup/postgres-template.ts); SQLite in memory migrates faster than it copies.
+ */
+async function migratedScratchDatabase(): Promise<ScratchDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (!adminUrl || !template) return scratchDatabase();
+  const name = scratchName();
+  await cloneTemplate(adminUrl, template, name);
+  return scratchOn(adminUrl, name);
+}
+
+const scratchName = () => `storefront_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+function scratchOn(adminUrl: string, name: string): ScratchDatabase {
   return {
-    url: url.toString(),
+    url: databaseUrl(adminUrl, name),
     drop: () => adminQuery(adminUrl, `drop database if exists ${name} with (force)`),
   };
 }
