@@ -12,11 +12,14 @@ import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
-import { adminRoutes } from './modules/admin/admin.routes.js';
+import { importKinds } from './import-kinds.js';
+import { systemClock } from './infra/clock.js';
+import { createImporter } from './infra/import/index.js';
+import { adminRoutes } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
 import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
 import { countryRoutes } from './modules/country/country.routes.js';
-import { dataExportRoutes } from './modules/data-export/data-export.routes.js';
+import { dataExportRoutes } from './modules/data-export/index.js';
 import { siteRoutes } from './modules/site/site.routes.js';
 import { socialRoutes } from './modules/social/social.routes.js';
 import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
@@ -106,12 +109,12 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(socialRoutes, deps);
       await api.register(catalogueRoutes, deps);
       await api.register(trackingRoutes, deps);
-      await api.register(adminRoutes, deps);
+      await api.register(adminRoutes, { database: infra.database, importer: createImporter(importKinds, { db: infra.database.db, clock: systemClock, config }) });
     },
     { prefix: config.basePath },
   );
   // The analytics partner's API: its own prefix, HTTP Basic, not store-scoped, its own API document.
-  await app.register(dataExportRoutes, { ...deps, prefix: config.dataExportPath });
+  await app.register(dataExportRoutes, { database: infra.database, config, prefix: config.dataExportPath });
 
   return app;
 }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/admin.routes.js';
+import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/index.js';
 import { createApiKey, listApiKeys, revokeApiKeyByName } from '../../src/modules/admin/api-keys.service.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -11,7 +11,7 @@ let t: TestApp;
 let key: string;
 beforeAll(async () => {
   t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office');
+  key = await createApiKey(t.database.db, 'back-office', Date.now());
 });
 afterAll(() => t.close());
 
@@ -84,9 +84,9 @@ describe('POST /admin/import/:kind', () => {
       expectErrorBody(response, 401, 'Unauthorized');
       expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="storefront-admin", error="invalid_(token|request)"$/);
     }
-    const revoked = await createApiKey(t.database.db, 'old');
+    const revoked = await createApiKey(t.database.db, 'old', Date.now());
     expect((await post('publishers', body, { authorization: `Bearer ${revoked}` })).statusCode).toBe(200);
-    expect(await revokeApiKeyByName(t.database.db, 'old')).toBe('revoked');
+    expect(await revokeApiKeyByName(t.database.db, 'old', Date.now())).toBe('revoked');
     expectErrorBody(await post('publishers', body, { authorization: `Bearer ${revoked}` }), 401, 'Unauthorized');
     const keys = await listApiKeys(t.database.db);
     expect(keys.map((k) => [k.name, k.last_used_at !== null, k.revoked_at !== null])).toEqual([

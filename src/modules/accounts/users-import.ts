@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Config } from '../../config.js';
-import type { ImportSummary } from '../../cli/ndjson-import.js';
-import { importNdjson } from '../../cli/ndjson-import.js';
+import { importNdjson, type ImportSummary } from '../../infra/import/index.js';
 import { legacyHashValue } from '../../infra/passwords.js';
 import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser } from './accounts.repository.js';
 import type { AccountsDeps } from './registration.service.js';
