@@ -23,8 +23,7 @@ import { dataExportRoutes } from './modules/data-export/index.js';
 import { siteRoutes } from './modules/site/site.routes.js';
 import { socialRoutes } from './modules/social/social.routes.js';
 import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
-import { createSessionActionRecorder, type SessionActionRecorder } from './modules/tracking/session-actions.js';
-import { trackingRoutes } from './modules/tracking/tracking.routes.js';
+import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 
 export interface Infra {
   database: DatabaseHandle;
