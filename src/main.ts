@@ -7,7 +7,7 @@ import { importKinds } from './import-kinds.js';
 import { systemClock } from './infra/clock.js';
 import { createImporter, importUsage } from './infra/import/index.js';
 import { migrateToLatest } from './db/migrate.js';
-import { seedDemo } from './db/seed.js';
+import { seedDemo } from './demo/seed.js';
 import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
 import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/wholesale.cli.js';
 import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/index.js';
