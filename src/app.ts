@@ -107,7 +107,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(accountsRoutes, deps);
       await api.register(socialRoutes, deps);
       await api.register(catalogueRoutes, deps);
-      await api.register(trackingRoutes, deps);
+      await api.register(trackingRoutes, { database: infra.database, sessionActions: deps.sessionActions });
       await api.register(adminRoutes, { database: infra.database, importer: createImporter(importKinds, { db: infra.database.db, clock: systemClock, config }) });
     },
     { prefix: config.basePath },

@@ -55,8 +55,8 @@ describe('POST /admin/import/:kind', () => {
     expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
     const response = await post('publishers', body);
     expect(response.json()).toEqual({ lines: 12_000, outcomes: { created: 12_000 }, errors: [], errorCount: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(spooledFiles().filter((name) => !filesBefore.includes(name))).toEqual([]);
+    // The body was spooled (the import read every line of it); its file goes once the answer is sent.
+    await expect.poll(() => spooledFiles().filter((name) => !filesBefore.includes(name)), { timeout: 3000 }).toEqual([]);
   });
 
   it('lists the first 1,000 bad lines and counts them all in errorCount', async () => {
@@ -115,9 +115,9 @@ describe('POST /admin/import/:kind', () => {
     const streamed = await post('publishers', Readable.from((function* () { for (let i = 0; i <= 64; i += 1) yield chunk; })()));
     const body = expectErrorBody(streamed, 413, 'Payload Too Large');
     expect(body.message).toContain(String(IMPORT_BODY_LIMIT_BYTES));
-    // The spooled body is removed when the response has been sent (onResponse runs just after).
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(spooledFiles().filter((name) => !filesBefore.includes(name))).toEqual([]);
+    // The streamed body was spooled until it passed the limit (the 413 comes from the spooling);
+    // its file is removed when the response has been sent (onResponse runs just after).
+    await expect.poll(() => spooledFiles().filter((name) => !filesBefore.includes(name)), { timeout: 3000 }).toEqual([]);
   });
 
   it('refuses a product feed that would deactivate most of the catalogue with 409 unless force=true', async () => {
