@@ -11,22 +11,24 @@ import { BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { validatorCompiler } from './http/validation.js';
-import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { importKinds } from './import-kinds.js';
-import { systemClock } from './infra/clock.js';
+import { systemClock, type Clock } from './infra/clock.js';
 import { createImporter } from './infra/import/index.js';
+import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes } from './modules/admin/index.js';
-import { appConfigRoutes } from './modules/app-config/app-config.routes.js';
+import { appConfigRoutes } from './modules/app-config/index.js';
 import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
-import { countryRoutes } from './modules/country/country.routes.js';
+import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
-import { siteRoutes } from './modules/site/site.routes.js';
-import { socialRoutes } from './modules/social/social.routes.js';
-import { createStoreCache, type StoreCache } from './modules/store/store.service.js';
+import { siteRoutes } from './modules/site/index.js';
+import { socialRoutes } from './modules/social/index.js';
+import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 
 export interface Infra {
   database: DatabaseHandle;
+  /** Where action times come from; the system clock unless a test moves its own. */
+  clock?: Clock;
 }
 
 export interface AppDeps extends Infra {
@@ -79,7 +81,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   // Written before the database handle is closed by whoever owns it.
   app.addHook('onClose', async () => deps.sessionActions.flush());
   registerErrorHandling(app);
-  const storeHook = registerRequestContext(app, config, deps.stores);
+  const clock = infra.clock ?? systemClock;
+  const storeHook = registerRequestContext(app, config, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
@@ -101,14 +104,15 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         route.config = { ...route.config, storeScoped: true };
         attachStoreHook(route, storeHook);
       });
-      await api.register(siteRoutes, deps);
-      await api.register(appConfigRoutes, deps);
-      await api.register(countryRoutes, deps);
-      await api.register(accountsRoutes, deps);
-      await api.register(socialRoutes, deps);
+      const { database } = infra;
+      await api.register(siteRoutes, { database });
+      await api.register(appConfigRoutes);
+      await api.register(countryRoutes, { database, config });
+      await api.register(accountsRoutes, { database, config });
+      await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       await api.register(catalogueRoutes, deps);
-      await api.register(trackingRoutes, { database: infra.database, sessionActions: deps.sessionActions });
-      await api.register(adminRoutes, { database: infra.database, importer: createImporter(importKinds, { db: infra.database.db, clock: systemClock, config }) });
+      await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions });
+      await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
     },
     { prefix: config.basePath },
   );

@@ -1,7 +1,8 @@
 import { LANGUAGES, type Language } from './i18n/index.js';
+import { STORE_CODES, type StoreCode } from './modules/store/index.js';
 
-export const STORE_CODES = ['WEB', 'WEB2'] as const;
-export type StoreCode = (typeof STORE_CODES)[number];
+// The store module owns the list of stores; re-exported for the configuration's readers.
+export { STORE_CODES, type StoreCode };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];

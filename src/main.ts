@@ -9,10 +9,10 @@ import { createImporter, importUsage } from './infra/import/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
 import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
-import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/wholesale.cli.js';
+import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/index.js';
 import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/index.js';
 import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/index.js';
-import { STORE_USAGE, storeCommand } from './modules/store/store.cli.js';
+import { STORE_USAGE, storeCommand } from './modules/store/index.js';
 import { SEARCH_USAGE, searchCommand } from './modules/search/search.cli.js';
 import { serve, work } from './server.js';
 
@@ -87,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
       let failed = 0;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        const run = createImporter(importKinds, { db: database.db, clock: systemClock, config }).start(kind, { force });
+        const run = createImporter(importKinds, { db: database.db, clock: systemClock }).start(kind, { force });
         const summary = await run(file, (line) => process.stderr.write(`${line}\n`));
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);

@@ -4,9 +4,8 @@ import type { DatabaseHandle } from './db/database.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
-import { ACCOUNT_MAIL_JOB } from './modules/accounts/accounts.jobs.js';
-import { accountMailHandler } from './modules/accounts/accounts.mails.js';
-import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/conversions.job.js';
+import { ACCOUNT_MAIL_JOB, accountMailHandler } from './modules/accounts/index.js';
+import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 
 /** Every job type and what runs it; registered here, in one place, like the routes in app.ts. */

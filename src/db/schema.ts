@@ -4,6 +4,7 @@
 // - booleans are `boolean` columns; SQLite hands them back as 0/1, so read them with Boolean();
 // - internal ids are integers; the outside world names things by their public codes.
 import type { ColumnType, Generated } from 'kysely';
+import type { ProductTypeCode } from './product-types.js';
 
 /** A boolean column: written as boolean, read as boolean (PostgreSQL) or 0/1 (SQLite). */
 export type BooleanColumn = ColumnType<boolean | number, boolean, boolean>;
@@ -197,8 +198,8 @@ export interface RateLimitTable {
 
 // ---- Catalogue (migration 0800) ----
 
-export type ProductTypeCode =
-  | 'BOOK' | 'EBOOK' | 'AUDIOBOOK' | 'GIFT_CARD' | 'VIRTUAL_GIFT_CARD' | 'OFFICE_EQUIPMENT' | 'TECH' | 'MUSIC' | 'MOVIE' | 'GAME' | 'USED_BOOK';
+// The type list is src/db/product-types.ts, a value the schemas and the import derive from.
+export type { ProductTypeCode };
 export type Availability = 'AVAILABLE' | 'AVAILABLE_IN_SHOP' | 'TEMPORARILY_OUT_OF_STOCK' | 'PERMANENTLY_OUT_OF_STOCK' | 'COMING_SOON';
 export type DeliveryTime = 'INSTANT_DOWNLOAD' | 'DAYS_1_7' | 'WEEKS_2_4' | 'PREORDER';
 export type PersonRole = 'AUTHOR' | 'ILLUSTRATOR' | 'TRANSLATOR' | 'READER' | 'EDITOR' | 'COMPILER';

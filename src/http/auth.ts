@@ -47,7 +47,7 @@ export async function authenticate(db: Kysely<Database>, request: FastifyRequest
     ])
     .where('access_token.token_hash', '=', tokenHash)
     .executeTakeFirst();
-  if (!row || row.expires_at <= Date.now()) throw unauthorized();
+  if (!row || row.expires_at <= request.actionTime) throw unauthorized();
   if (request.store && request.store.code !== row.store_code) {
     throw new HttpError(401, 'auth.otherStoreToken', {}, { 'WWW-Authenticate': 'Bearer realm="storefront", error="invalid_token"' });
   }

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { STORE_CODES, type Config } from '../config.js';
 import { isLanguage, type Language } from '../i18n/index.js';
-import { isStoreCode, type StoreCache, type StoreSettings } from '../modules/store/store.service.js';
+import { systemClock, type Clock } from '../infra/clock.js';
 import { HttpError } from './errors.js';
 
 declare module 'fastify' {
@@ -9,7 +8,7 @@ declare module 'fastify' {
     /** Unix ms when the action started; sent as `action-time` (seconds). */
     actionTime: number;
     /** The web store the request is scoped to; null on routes that are not store-scoped. */
-    store: StoreSettings | null;
+    store: RequestStore | null;
     language: Language;
   }
   interface FastifyContextConfig {
@@ -18,8 +17,38 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The web store of a request, as far as the wire conventions need it (code, lock, languages). The
+ * store module, which owns web stores, adds the rest of its settings to this interface (declaration
+ * merging), so routes read them from `request.store` without this layer knowing the module.
+ */
+export interface RequestStore {
+  code: string;
+  isActive: boolean;
+  isLocked: boolean;
+  /** Unix ms when the lock should end, when known. */
+  lockedUntil: number | null;
+  availableLanguages: Language[];
+  defaultLanguage: Language;
+}
+
+/** Where the stores come from: app.ts passes the store module's settings cache. */
+export interface StoreReader {
+  /** The codes a client may send, for the message about an unknown one. */
+  readonly codes: readonly string[];
+  /** The store with that code; undefined when there is none. */
+  get(code: string): Promise<RequestStore | undefined>;
+}
+
+/** The configuration the request context reads. */
+export interface RequestContextConfig {
+  defaultLanguage: Language;
+  /** The store of a request without a `store` header. */
+  defaultStore: string;
+}
+
 /** The store of a store-scoped route; the hook guarantees it is there. */
-export function requestStore(request: FastifyRequest): StoreSettings {
+export function requestStore(request: FastifyRequest): RequestStore {
   if (!request.store) throw new Error(`Route ${request.routeOptions.url} is not store-scoped`);
   return request.store;
 }
@@ -31,7 +60,12 @@ export function requestStore(request: FastifyRequest): StoreSettings {
  * OPTIONS (CORS preflight) needs no store and no authentication and works on a locked store.
  * Returns the store hook, for the main API to attach to its routes by default.
  */
-export function registerRequestContext(app: FastifyInstance, config: Config, stores: StoreCache): RequestHook {
+export function registerRequestContext(
+  app: FastifyInstance,
+  config: RequestContextConfig,
+  stores: StoreReader,
+  clock: Clock = systemClock,
+): RequestHook {
   app.decorateRequest('actionTime', 0);
   app.decorateRequest('store', null);
   app.decorateRequest('language', config.defaultLanguage);
@@ -39,7 +73,7 @@ export function registerRequestContext(app: FastifyInstance, config: Config, sto
   // Runs on every request, so it stays synchronous and reads no route options (Fastify builds
   // that object anew on each access); the store part is a hook of the store-scoped routes alone.
   app.addHook('onRequest', (request, reply, done) => {
-    request.actionTime = Date.now();
+    request.actionTime = clock.now();
     reply.header('action-time', Math.floor(request.actionTime / 1000));
     reply.header('x-request-id', request.id);
     const asked = request.headers['x-app-language'];
@@ -61,7 +95,7 @@ export function registerRequestContext(app: FastifyInstance, config: Config, sto
 type RequestHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** The `store` header: unknown code 400, locked store 423 before any processing; OPTIONS passes. */
-function storeScopedHook(config: Config, stores: StoreCache): RequestHook {
+function storeScopedHook(config: RequestContextConfig, stores: StoreReader): RequestHook {
   return async (request, reply) => {
     if (request.method !== 'OPTIONS') await enterStore(request, reply, config, stores, request.headers['x-app-language']);
   };
@@ -75,14 +109,14 @@ export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
 async function enterStore(
   request: FastifyRequest,
   reply: FastifyReply,
-  config: Config,
-  stores: StoreCache,
+  config: RequestContextConfig,
+  stores: StoreReader,
   asked: string | string[] | undefined,
 ): Promise<void> {
   const code = request.headers.store ?? config.defaultStore;
-  const store = isStoreCode(code) ? await stores.get(code) : undefined;
+  const store = typeof code === 'string' ? await stores.get(code) : undefined;
   if (!store) {
-    throw new HttpError(400, 'error.unknownStore', { store: String(code).slice(0, 32), stores: STORE_CODES.join(', ') });
+    throw new HttpError(400, 'error.unknownStore', { store: String(code).slice(0, 32), stores: stores.codes.join(', ') });
   }
   request.store = store;
   request.language = isLanguage(asked) && store.availableLanguages.includes(asked) ? asked : store.defaultLanguage;
@@ -90,7 +124,7 @@ async function enterStore(
   reply.header('is_active', store.isActive ? '1' : '0');
   reply.header('available_languages', store.availableLanguages.join(','));
   if (store.isLocked) {
-    const retryAfter = store.lockedUntil === null ? undefined : Math.ceil((store.lockedUntil - Date.now()) / 1000);
+    const retryAfter = store.lockedUntil === null ? undefined : Math.ceil((store.lockedUntil - request.actionTime) / 1000);
     const headers: Record<string, string> = retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {};
     throw new HttpError(423, 'error.storeLocked', {}, headers);
   }

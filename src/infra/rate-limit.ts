@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { RateLimit } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from './domain-error.js';
+
+/** At most `max` hits in a fixed window of `windowMs`. */
+export interface RateLimit {
+  max: number;
+  windowMs: number;
+}
 
 /**
  * Counts a hit on `key` in a fixed window and throws a 429 with Retry-After past the limit.
- * Counters live in the database so the limit holds across API processes; one upsert a hit.
+ * Counters live in the database so the limit holds across API processes; one upsert a hit. It runs
+ * on the database, never in the transaction of the work it guards: a hit counts even when that
+ * work fails (a wrong password). `now` is the caller's action time.
  */
 export async function consumeRateLimit(db: Kysely<Database>, key: string, limit: RateLimit, now = Date.now()): Promise<void> {
   const windowStart = now - (now % limit.windowMs);
@@ -24,14 +31,14 @@ export async function consumeRateLimit(db: Kysely<Database>, key: string, limit:
     .executeTakeFirstOrThrow();
   if (row.hits > limit.max) {
     const seconds = Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
-    throw new HttpError(429, 'error.tooManyRequests', { seconds }, { 'Retry-After': String(seconds) });
+    throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);
   }
 }
 
 /** A hook that counts each request against its client address (the account and sign-in endpoints). */
 export function perIpRateLimit(db: Kysely<Database>, limit: RateLimit) {
-  return async (request: { ip: string }): Promise<void> => {
-    await consumeRateLimit(db, `auth:ip:${request.ip}`, limit);
+  return async (request: { ip: string; actionTime: number }): Promise<void> => {
+    await consumeRateLimit(db, `auth:ip:${request.ip}`, limit, request.actionTime);
   };
 }
 

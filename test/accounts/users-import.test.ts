@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importUsers } from '../../src/modules/accounts/users-import.js';
+import { importUsers } from '../../src/modules/accounts/index.js';
 import { createAccountsTestApp, login, type AccountsTestApp } from '../helpers/accounts.js';
 import { runCli } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
@@ -42,7 +42,7 @@ describe('import users', () => {
       { email: 'uus@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, unknownField: 1 },
     ]);
     const reported: string[] = [];
-    const summary = await importUsers({ db: t.database.db, config: t.config }, path, (line) => reported.push(line));
+    const summary = await importUsers({ db: t.database.db }, path, (line) => reported.push(line));
     expect(summary).toEqual({ lines: 6, outcomes: { created: 2, 'account added': 1 }, errors: 3 });
     expect(reported.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 3', 'line 6']);
     expect(reported[1]).toContain('company');
@@ -58,16 +58,16 @@ describe('import users', () => {
   it('is idempotent: the same file again changes nothing', async () => {
     const lines = [{ email: 'twice@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Kaks-korda-22') }];
     const path = file('twice.ndjson', lines);
-    await importUsers({ db: t.database.db, config: t.config }, path, () => {});
+    await importUsers({ db: t.database.db }, path, () => {});
     const before = await users();
-    const again = await importUsers({ db: t.database.db, config: t.config }, path, () => {});
+    const again = await importUsers({ db: t.database.db }, path, () => {});
     expect(again.outcomes).toEqual({ unchanged: 1 });
     expect(await users()).toEqual(before);
   });
 
   it('keeps an unactivated user unable to log in until verified', async () => {
     const path = file('inactive.ndjson', [{ email: 'ootel@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, legacyPasswordHash: legacy('Ootel-parool-3') }]);
-    await importUsers({ db: t.database.db, config: t.config }, path, () => {});
+    await importUsers({ db: t.database.db }, path, () => {});
     const response = await login(t, 'ootel@example.ee', 'Ootel-parool-3');
     expect(response.json()).toEqual([{ field: 'email', message: expect.any(String) }]);
   });

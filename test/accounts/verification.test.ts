@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccountsTestApp,
   mailTo,
+  mailsTo,
   me,
   register,
   tokenFromMail,
@@ -181,5 +182,39 @@ describe('POST /auth/verify-email', () => {
     } finally {
       await unconfigured.close();
     }
+  });
+});
+
+describe('a verification that replaces an existing password', () => {
+  const businessForm = (email: string) => ({
+    companyName: 'Raamatukoi OÜ',
+    registryCode: '12345678',
+    address: { street: 'Pikk 1', city: 'Tallinn', postcode: '10123', countryCode: 'EE' },
+    contact: { firstName: 'Juku', lastName: 'Tamm', email, phone: '+3725551234' },
+  });
+
+  it('ends the sessions opened with the earlier password', async () => {
+    const email = uniqueEmail('biz');
+    // A business contact verifies: a password and a session.
+    expect((await t.app.inject({ method: 'POST', url: '/auth/register-business', payload: businessForm(email) })).statusCode).toBe(200);
+    const firstToken = tokenFromMail(await mailTo(t, email, /Kinnitage/), 'verificationToken');
+    const first = await verify(t, firstToken);
+    expect(first.statusCode, first.body).toBe(200);
+    const earlierSession = first.json().accessToken as string;
+    expect((await me(t, earlierSession)).statusCode).toBe(200);
+
+    // The same person registers as a retail customer: a simple account, and a verification that sets the password again.
+    expect((await register(t, email)).statusCode).toBe(200);
+    await t.drainJobs();
+    const second = await t.smtp.waitFor(
+      (mail) => mailsTo(t, email).includes(mail) && /verificationToken=/.test(mail.text ?? '') && !(mail.text ?? '').includes(firstToken),
+    );
+    const secondToken = tokenFromMail(second, 'verificationToken');
+    expect((await meta(secondToken)).json()).toMatchObject({ email, hasPassword: true });
+    const replaced = await verify(t, secondToken, undefined, { password: 'Uus-parool-kohiseb-7', passwordRepeat: 'Uus-parool-kohiseb-7' });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+
+    expectErrorBody(await me(t, earlierSession), 401, 'Unauthorized');
+    expect((await me(t, replaced.json().accessToken)).statusCode).toBe(200);
   });
 });

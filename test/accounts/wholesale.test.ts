@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../src/cli/usage.js';
-import { wholesaleCommand } from '../../src/modules/accounts/wholesale.cli.js';
+import { wholesaleCommand } from '../../src/modules/accounts/index.js';
 import {
   BACKOFFICE,
   createAccountsTestApp,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { changeStore } from '../../src/modules/store/store.service.js';
+import { changeStore } from '../../src/modules/store/index.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -79,14 +79,14 @@ describe('store state headers', () => {
   });
 
   it('follow the store settings', async () => {
-    await changeStore(t.database.db, 'WEB2', { isActive: false, availableLanguages: ['et', 'en'] });
+    await changeStore(t.database.db, 'WEB2', { isActive: false, availableLanguages: ['et', 'en'] }, Date.now());
     try {
       const response = await t.app.inject({ method: 'GET', url: '/app/config', headers: { store: 'WEB2' } });
       expect(response.headers.is_active).toBe('0');
       expect(response.headers.available_languages).toBe('et,en');
       expect(response.json()).toMatchObject({ isActive: false, languages: ['et', 'en'] });
     } finally {
-      await changeStore(t.database.db, 'WEB2', { isActive: true, availableLanguages: ['et', 'en', 'ru'] });
+      await changeStore(t.database.db, 'WEB2', { isActive: true, availableLanguages: ['et', 'en', 'ru'] }, Date.now());
     }
   });
 });
@@ -105,7 +105,7 @@ describe('x-app-language', () => {
   });
 
   it('falls back to the store default when the store does not offer the language', async () => {
-    await changeStore(t.database.db, 'WEB2', { availableLanguages: ['et', 'en'] });
+    await changeStore(t.database.db, 'WEB2', { availableLanguages: ['et', 'en'] }, Date.now());
     try {
       const response = await t.app.inject({
         method: 'GET',
@@ -115,7 +115,7 @@ describe('x-app-language', () => {
       expect(response.headers['content-language']).toBe('et');
       expect(response.json().language).toBe('et');
     } finally {
-      await changeStore(t.database.db, 'WEB2', { availableLanguages: ['et', 'en', 'ru'] });
+      await changeStore(t.database.db, 'WEB2', { availableLanguages: ['et', 'en', 'ru'] }, Date.now());
     }
   });
 

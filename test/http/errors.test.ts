@@ -37,8 +37,11 @@ const post = (payload: unknown, headers: Record<string, string> = {}) =>
 
 describe('a JSON body', () => {
   it('that is valid reaches the handler', async () => {
+    const before = handled;
     const response = await post({ email: 'a@b.ee', name: 'Mari' });
     expect(response.statusCode).toBe(200);
+    expect(handled).toBe(before + 1);
+    expect(response.json()).toEqual({ email: 'a@b.ee', name: 'Mari' });
   });
 
   it('with a missing field is a 422 naming it', async () => {

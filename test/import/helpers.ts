@@ -36,7 +36,7 @@ export async function createImportTestApp(): Promise<ImportTestApp> {
     file,
     async run(kind, lines, options = {}) {
       const reported: string[] = [];
-      const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock, config: t.config }, { force: options.force ?? false })(file(lines), (line) => reported.push(line));
+      const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock }, { force: options.force ?? false })(file(lines), (line) => reported.push(line));
       return { ...summary, reported };
     },
     async snapshot(tables = CATALOGUE_TABLES) {

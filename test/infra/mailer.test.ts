@@ -3,18 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MailConfig } from '../../src/config.js';
-import { createMailer, type MailMessage } from '../../src/infra/mail/mailer.js';
+import { createMailer, type MailerConfig, type MailMessage } from '../../src/infra/mail/mailer.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { recordingLogger } from '../helpers/logger.js';
 
 
-const config = (overrides: Partial<MailConfig>): MailConfig => ({
+const config = (overrides: Partial<MailerConfig>): MailerConfig => ({
   smtpUrl: undefined,
   from: 'Raamatupood <no-reply@shop.example>',
   replyTo: 'help@shop.example',
   dir: '/nonexistent',
-  backofficeEmails: [],
   ...overrides,
 });
 

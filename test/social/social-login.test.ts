@@ -214,7 +214,9 @@ describe('the native app flow', () => {
   ])('refuses %s with a 401', async (_, claims, options) => {
     const sub = newSubject();
     const token = await google.idToken({ sub, email: uniqueEmail(), email_verified: true, ...claims }, options);
-    expectErrorBody(await native(`client=google&id=${sub}&token=${token}`), 401, 'Unauthorized');
+    const response = await native(`client=google&id=${sub}&token=${token}`);
+    expectErrorBody(response, 401, 'Unauthorized');
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="storefront"');
   });
 
   it('refuses a token whose subject is not the id given, or whose nonce differs', async () => {

@@ -1,8 +1,8 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database, JobStatus, JobTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { JobStatus, JobTable } from '../../db/schema.js';
 
 export type { JobStatus };
-export type Db = Kysely<Database> | Transaction<Database>;
 export type JobRow = Selectable<JobTable>;
 
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'done', 'dead'];

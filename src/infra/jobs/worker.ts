@@ -1,12 +1,12 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import type { Logger } from '../logger.js';
 import type { JobRow } from './queue.js';
 
 export interface JobContext {
   db: Kysely<Database>;
-  log: FastifyBaseLogger;
+  log: Logger;
   job: { id: number; type: string; attempts: number; createdAt: number };
 }
 
@@ -30,7 +30,7 @@ export interface Worker {
 export interface WorkerOptions {
   database: DatabaseHandle;
   handlers: JobHandlers;
-  log: FastifyBaseLogger;
+  log: Logger;
   pollIntervalMs: number;
   /** How long a claim lasts; a job still running after it is taken to be orphaned by a dead worker. */
   lockMs?: number;
@@ -118,7 +118,7 @@ export function createWorker(options: WorkerOptions): Worker {
     if (Number(done.numUpdatedRows) === 0) jobLog.warn('job finished after its lock expired; another worker took it over');
   }
 
-  async function fail(job: JobRow, err: unknown, jobLog: FastifyBaseLogger): Promise<void> {
+  async function fail(job: JobRow, err: unknown, jobLog: Logger): Promise<void> {
     const message = errorMessage(err).slice(0, LAST_ERROR_LIMIT);
     const at = now();
     if (job.attempts < job.max_attempts) {

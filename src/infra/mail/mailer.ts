@@ -1,10 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import type { MailConfig } from '../../config.js';
+import type { Logger } from '../logger.js';
 
 export interface MailMessage {
   to: string | string[];
@@ -15,17 +14,26 @@ export interface MailMessage {
   headers?: Record<string, string>;
 }
 
+/** The mail settings the mailer reads (the `mail` section of the configuration has them). */
+export interface MailerConfig {
+  /** nodemailer SMTP URL; without it mails are written as .eml files to `dir`. */
+  smtpUrl: string | undefined;
+  from: string;
+  replyTo: string | undefined;
+  dir: string;
+}
+
 export interface Mailer {
   /** Resolves once the server (or the .eml file) has the message; throws otherwise, so the job retries. */
   send(message: MailMessage): Promise<{ messageId: string }>;
   close(): void;
 }
 
-export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
+export function createMailer(config: MailerConfig, log: Logger): Mailer {
   return config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
 }
 
-function envelope(config: MailConfig, message: MailMessage): Mail.Options {
+function envelope(config: MailerConfig, message: MailMessage): Mail.Options {
   return {
     from: config.from,
     replyTo: message.replyTo ?? config.replyTo,
@@ -37,7 +45,7 @@ function envelope(config: MailConfig, message: MailMessage): Mail.Options {
   };
 }
 
-function createSmtpMailer(config: MailConfig, smtpUrl: string, log: FastifyBaseLogger): Mailer {
+function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): Mailer {
   // An SMTPTransport instance, not a plain options object: createTransport() drops every option
   // but the URL's when given a `url`, and a job must not hang for minutes on a dead server.
   // Never pooled (even with ?pool=true in the URL): a worker sends one mail at a time, and a fresh
@@ -67,7 +75,7 @@ function createSmtpMailer(config: MailConfig, smtpUrl: string, log: FastifyBaseL
 }
 
 // Without a mail server (development, demos) mails land as .eml files that any mail client opens.
-function createFileMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
+function createFileMailer(config: MailerConfig, log: Logger): Mailer {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {

@@ -1,6 +1,7 @@
-import type { Config } from '../../config.js';
-import { enqueueJob, type Db } from '../../infra/jobs/queue.js';
+import type { Db } from '../../db/database.js';
+import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { Language } from '../../i18n/index.js';
+import type { AccountsConfig } from './accounts.config.js';
 
 export const ACCOUNT_MAIL_JOB = 'account.mail';
 
@@ -26,6 +27,6 @@ export type AccountMail =
     };
 
 /** Queues an account mail in the caller's transaction: it is sent if and only if that commits. */
-export function queueAccountMail(trx: Db, config: Config, mail: AccountMail, now: number): Promise<number> {
+export function queueAccountMail(trx: Db, config: Pick<AccountsConfig, 'jobs'>, mail: AccountMail, now: number): Promise<number> {
   return enqueueJob(trx, { type: ACCOUNT_MAIL_JOB, payload: mail }, { maxAttempts: config.jobs.maxAttempts, now });
 }

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { newToken } from '../../infra/tokens.js';
-import { findStore } from '../store/store.repository.js';
+import { getStore } from '../store/index.js';
+import type { AccountsConfig } from './accounts.config.js';
 import type { AccountMail } from './accounts.jobs.js';
 import {
   backofficeMail,
@@ -20,11 +21,13 @@ import {
   type MailContent,
 } from './accounts.mail-templates.js';
 import { accountsOfUser, findAccount, findUserById, updateUser } from './accounts.repository.js';
+import { findWholesaleRequest } from './wholesale.repository.js';
 
 export interface AccountMailDeps {
   db: Kysely<Database>;
-  config: Config;
+  config: Pick<AccountsConfig, 'accounts' | 'mail'>;
   mailer: Mailer;
+  clock?: Clock;
 }
 
 const DAY_MS = 86_400_000;
@@ -36,18 +39,19 @@ const DAY_MS = 86_400_000;
  */
 export function accountMailHandler(deps: AccountMailDeps): JobHandler {
   const { db, config, mailer } = deps;
+  const clock = deps.clock ?? systemClock;
   const send = async (to: string | string[], content: MailContent) => {
     await mailer.send({ to, ...renderMail(content) });
     return 'sent';
   };
   const storeOf = async (code: string) => {
-    const store = await findStore(db, code);
+    const store = await getStore(db, code);
     if (!store) throw new Error(`unknown store ${code}`);
     return store;
   };
 
   return async (mail: AccountMail, { log }) => {
-    const now = Date.now();
+    const now = clock.now();
     // Without SMTP (development) the link is logged so a developer can follow it; with a real
     // mail server a token never reaches the logs.
     const logDevelopmentLink = (link: string, to: string) => {
@@ -66,7 +70,7 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
           { verification_token_hash: hash, verification_expires_at: now + config.accounts.verificationTokenTtlMs, verification_client_account_id: account.id },
           now,
         );
-        const url = `${store.frontend_url}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
+        const url = `${store.frontendUrl}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
         logDevelopmentLink(url, user.email);
         const days = Math.round(config.accounts.verificationTokenTtlMs / DAY_MS);
         return send(user.email, verificationMail[mail.language]({ name: displayName(user), storeName: store.name, url, days }));
@@ -77,7 +81,7 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const store = await storeOf(mail.storeCode);
         const { token, hash } = newToken();
         await updateUser(db, user.id, { reset_token_hash: hash, reset_expires_at: now + config.accounts.resetTokenTtlMs }, now);
-        const url = `${store.frontend_url}${config.accounts.setNewPasswordPath}?passwordResetToken=${token}`;
+        const url = `${store.frontendUrl}${config.accounts.setNewPasswordPath}?passwordResetToken=${token}`;
         logDevelopmentLink(url, user.email);
         const minutes = Math.round(config.accounts.resetTokenTtlMs / 60_000);
         return send(user.email, resetMail[mail.language]({ name: displayName(user), storeName: store.name, url, minutes }));
@@ -88,17 +92,17 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const [store, other] = await Promise.all([storeOf(mail.storeCode), storeOf(mail.otherStoreCode)]);
         return send(
           user.email,
-          otherStoreMail[mail.language]({ name: displayName(user), storeName: store.name, otherStoreName: other.name, url: store.frontend_url }),
+          otherStoreMail[mail.language]({ name: displayName(user), storeName: store.name, otherStoreName: other.name, url: store.frontendUrl }),
         );
       }
       case 'wholesaleApproved': {
         const user = await findUserById(db, mail.userId);
         if (!user) return 'skipped';
         const store = await storeOf(mail.storeCode);
-        return send(user.email, wholesaleApprovedMail[mail.language]({ name: displayName(user), storeName: store.name, url: store.frontend_url }));
+        return send(user.email, wholesaleApprovedMail[mail.language]({ name: displayName(user), storeName: store.name, url: store.frontendUrl }));
       }
       case 'wholesaleRejected': {
-        const request = await db.selectFrom('wholesale_request').selectAll().where('id', '=', mail.requestId).executeTakeFirst();
+        const request = await findWholesaleRequest(db, mail.requestId);
         if (!request) return 'skipped';
         const store = await storeOf(request.store_code);
         const language: Language = isLanguage(request.language) ? request.language : 'et';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
-import type { AccountType, AppUserTable, ClientAccountTable, CompanyTable, Database } from '../../db/schema.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { AccountType, AppUserTable, ClientAccountTable, CompanyTable } from '../../db/schema.js';
 
-export type Db = Kysely<Database> | Transaction<Database>;
 export type UserRow = Selectable<AppUserTable>;
 export type ClientAccountRow = Selectable<ClientAccountTable>;
 
@@ -33,6 +33,59 @@ export async function insertUser(
 
 export function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at'>, now: number) {
   return db.updateTable('app_user').set({ ...changes, updated_at: now }).where('id', '=', id).executeTakeFirst();
+}
+
+/** The user a verification token was minted for, while it is valid. */
+export function findUserByVerificationToken(db: Db, tokenHash: string, now: number): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('app_user')
+    .selectAll()
+    .where('verification_token_hash', '=', tokenHash)
+    .where('verification_expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/**
+ * Applies `changes` and clears the verification token, only while the token is still the user's
+ * and valid: false when another request consumed it first.
+ */
+export async function consumeVerificationToken(
+  db: Db,
+  userId: number,
+  tokenHash: string,
+  changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at' | 'updated_at'>,
+  now: number,
+): Promise<boolean> {
+  const consumed = await db
+    .updateTable('app_user')
+    .set({ ...changes, verification_token_hash: null, verification_expires_at: null, verification_client_account_id: null, updated_at: now })
+    .where('id', '=', userId)
+    .where('verification_token_hash', '=', tokenHash)
+    .where('verification_expires_at', '>', now)
+    .executeTakeFirst();
+  return consumed.numUpdatedRows > 0n;
+}
+
+/** The user a password reset token was minted for, while it is valid. */
+export function findUserByResetToken(db: Db, tokenHash: string, now: number): Promise<{ id: number; email: string } | undefined> {
+  return db
+    .selectFrom('app_user')
+    .select(['id', 'email'])
+    .where('reset_token_hash', '=', tokenHash)
+    .where('reset_expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Sets the password and clears the reset token, only while the token is valid: false when it was used meanwhile. */
+export async function consumeResetToken(db: Db, userId: number, tokenHash: string, passwordHash: string, now: number): Promise<boolean> {
+  const consumed = await db
+    .updateTable('app_user')
+    .set({ password_hash: passwordHash, reset_token_hash: null, reset_expires_at: null, updated_at: now })
+    .where('id', '=', userId)
+    .where('reset_token_hash', '=', tokenHash)
+    .where('reset_expires_at', '>', now)
+    .executeTakeFirst();
+  return consumed.numUpdatedRows > 0n;
 }
 
 export function accountsOfUser(db: Db, userId: number): Promise<ClientAccountRow[]> {

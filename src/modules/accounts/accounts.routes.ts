@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../app.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { authenticate, type Principal } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { consumeRateLimit, perIpRateLimit } from '../../infra/rate-limit.js';
+import type { AccountsConfig } from './accounts.config.js';
+import type { AccountsContext } from './accounts.context.js';
 import {
   AccessTokenPayload,
   BusinessRegistrationForm,
@@ -27,29 +29,35 @@ import {
   WebRegistrationForm,
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
-import { normaliseEmail, revokeToken } from './accounts.repository.js';
-import { assertResetToken, requestPasswordReset, setNewPassword } from './password-reset.service.js';
+import { normaliseEmail } from './accounts.repository.js';
+import { inTransactionRetryingOnUniqueViolation, logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
+import { resetTokenUser } from './password-reset.service.js';
 import { registerBusiness, registerSimple, registerWholesale } from './registration.service.js';
-import { describePrincipal, login, switchWebStore } from './session.service.js';
-import { assertVerificationToken, verificationMeta, verifyEmail } from './verification.service.js';
+import { describeActor, endSession, switchWebStore } from './session.service.js';
+import { pendingVerification, verificationMeta } from './verification.service.js';
 
 const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
 const tags = ['auth'];
 
+/** What the account routes need: the database and the configuration they read. */
+export interface AccountsDeps {
+  database: DatabaseHandle;
+  config: AccountsConfig;
+}
+
 /** The spec's account endpoints, plus logout and /user/me so a client can check its token. */
-export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
+export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (app, deps) => {
   const db = deps.database.db;
   const config = deps.config;
-  const accounts = { db, config };
 
   // Counted before validation, so malformed guesses count too.
   const limitPerIp = perIpRateLimit(db, config.rateLimits.authPerIp);
-  const context = (request: FastifyRequest) => ({ store: requestStore(request), language: request.language, now: request.actionTime });
+  const context = (request: FastifyRequest): AccountsContext => ({ config, storeCode: requestStore(request).code, language: request.language });
   const limitPerEmail = async (request: FastifyRequest) => {
     const body = request.body as { email?: unknown; contact?: { email?: unknown } } | null;
     const email = body?.email ?? body?.contact?.email;
     if (typeof email === 'string') {
-      await consumeRateLimit(db, `register:email:${normaliseEmail(email)}`, config.rateLimits.authPerEmail);
+      await consumeRateLimit(db, `register:email:${normaliseEmail(email)}`, config.rateLimits.authPerEmail, request.actionTime);
     }
   };
   const registration = { preValidation: limitPerIp, preHandler: limitPerEmail };
@@ -61,7 +69,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       schema: { tags, summary: 'Register a retail customer (mobile scenario: only the email is required)', headers: StoreRequestHeaders, body: MobileRegistrationForm, response: { 200: success(MobileRegistrationForm), ...formErrors } },
     },
     async (request) => {
-      await registerSimple(accounts, context(request), request.body);
+      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -73,7 +81,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       schema: { tags, summary: 'Register a retail customer (web scenario: names required)', headers: StoreRequestHeaders, body: WebRegistrationForm, response: { 200: success(WebRegistrationForm), ...formErrors } },
     },
     async (request) => {
-      await registerSimple(accounts, context(request), request.body);
+      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -85,7 +93,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       schema: { tags, summary: 'Register a business customer: company and business account in this store', headers: StoreRequestHeaders, body: BusinessRegistrationForm, response: { 200: success(BusinessRegistrationForm), ...formErrors } },
     },
     async (request) => {
-      await registerBusiness(accounts, context(request), request.body);
+      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerBusiness(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -97,7 +105,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       schema: { tags, summary: 'Apply to become a wholesale customer (approved by the back office)', headers: StoreRequestHeaders, body: WholesaleRegistrationForm, response: { 200: success(WholesaleRegistrationForm), ...formErrors } },
     },
     async (request) => {
-      await registerWholesale(accounts, context(request), request.body);
+      await db.transaction().execute((trx) => registerWholesale(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -111,7 +119,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       preValidation: limitPerIp,
       schema: { tags, summary: 'What the verification page shows about the user', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, response: { 200: success(VerificationMeta), ...errors(...storeRouteErrors, 429) } },
     },
-    async (request) => verificationMeta(accounts, request.query.verificationToken, explicitStore(request), request.actionTime),
+    async (request) => verificationMeta(db, request.query.verificationToken, explicitStore(request), request.actionTime),
   );
 
   app.post(
@@ -123,19 +131,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
           // Fastify validates the body before the query, so the token is checked here first.
           const token = rawQuery(request, 'verificationToken');
           if (typeof token !== 'string') throw new HttpError(400, 'auth.badVerificationToken');
-          await assertVerificationToken(accounts, token, explicitStore(request), request.actionTime);
+          await pendingVerification(db, token, explicitStore(request), request.actionTime);
         },
       ],
       schema: { tags, summary: 'Confirm the email, set the password and log in', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, body: VerificationForm, response: { 200: success(VerifiedPayload), ...formErrors } },
     },
     async (request) =>
-      verifyEmail(accounts, {
-        token: request.query.verificationToken,
-        storeCode: explicitStore(request),
-        form: request.body,
-        language: request.language,
-        actionTime: request.actionTime,
-      }),
+      verifyEmail(db, config, { token: request.query.verificationToken, storeCode: explicitStore(request), form: request.body }, request.actionTime),
   );
 
   app.post(
@@ -145,7 +147,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       schema: { tags, summary: 'Mail a password reset link (the answer never tells whether the email exists)', headers: StoreRequestHeaders, body: ResetPasswordForm, response: { 200: success(Empty), ...formErrors } },
     },
     async (request) => {
-      await requestPasswordReset(accounts, context(request), request.body.email);
+      await requestPasswordReset(db, context(request), request.body.email, request.actionTime);
       return {};
     },
   );
@@ -158,13 +160,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
         async (request) => {
           const token = rawQuery(request, 'passwordResetToken');
           if (typeof token !== 'string') throw new HttpError(400, 'auth.badResetToken');
-          await assertResetToken(accounts, token, request.actionTime);
+          await resetTokenUser(db, token, request.actionTime);
         },
       ],
       schema: { tags, summary: 'Set a new password with the token from the reset mail; ends every session', headers: StoreRequestHeaders, querystring: ResetTokenQuery, body: NewPasswordForm, response: { 200: success(Empty), ...formErrors } },
     },
     async (request) => {
-      await setNewPassword(accounts, request.query.passwordResetToken, request.body, request.language, request.actionTime);
+      await setNewPassword(db, request.query.passwordResetToken, request.body, request.actionTime);
       return {};
     },
   );
@@ -181,7 +183,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
         response: { 200: success(Type.Union([TokenPayload, RolesPayload])), ...formErrors },
       },
     },
-    async (request) => login(accounts, request.body, request.language, request.actionTime),
+    async (request) => logIn(db, config, request.body, request.actionTime),
   );
 
   const bearerErrors = errors(...storeRouteErrors, 401);
@@ -198,7 +200,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       preValidation: requireBearer,
       schema: { tags, summary: "Re-issue a retail customer's token for the other web store", headers: StoreRequestHeaders, body: SwitchStoreForm, security: [{ bearer: [] }], response: { 200: success(AccessTokenPayload), ...bearerErrors, ...errors(413, 415, 422) } },
     },
-    async (request) => switchWebStore(accounts, principalOf(request), request.body.webStoreNavCode, request.language, request.actionTime),
+    async (request) =>
+      db.transaction().execute((trx) => switchWebStore(trx, config, principalOf(request), request.body.webStoreNavCode, request.actionTime)),
   );
 
   app.post(
@@ -208,7 +211,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       schema: { tags, summary: 'Revoke the presented token', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Empty), ...bearerErrors } },
     },
     async (request) => {
-      await revokeToken(db, principalOf(request).tokenHash);
+      await endSession(db, principalOf(request));
       return {};
     },
   );
@@ -219,6 +222,6 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, de
       preValidation: requireBearer,
       schema: { tags: ['user'], summary: 'Who the token belongs to: user, client account, store and role', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Me), ...bearerErrors } },
     },
-    async (request) => describePrincipal(accounts, principalOf(request)),
+    async (request) => describeActor(db, principalOf(request)),
   );
 };

@@ -1,94 +1,65 @@
-import type { Kysely } from 'kysely';
-import type { Config } from '../../config.js';
-import type { AccountType, Database } from '../../db/schema.js';
-import { fieldError } from '../../http/errors.js';
+import type { Db } from '../../db/database.js';
+import type { AccountType } from '../../db/schema.js';
+import { invalidField } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
-import type { StoreSettings } from '../store/store.service.js';
+import type { AccountsContext } from './accounts.context.js';
 import { queueAccountMail } from './accounts.jobs.js';
-import {
-  accountsOfUser,
-  createClientAccount,
-  findUserByEmail,
-  insertCompany,
-  insertUser,
-  isUniqueViolation,
-  normaliseEmail,
-  type Db,
-} from './accounts.repository.js';
+import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, normaliseEmail } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
-
-export interface AccountsDeps {
-  db: Kysely<Database>;
-  config: Config;
-}
-
-interface RequestContext {
-  store: StoreSettings;
-  language: Language;
-  now: number;
-}
+import { insertWholesaleRequest } from './wholesale.repository.js';
 
 /**
  * Simple registration, the same for the web and the mobile scenario. Every outcome of the
  * spec's state table answers alike, so the response never tells whether the email was known.
  */
-export async function registerSimple(deps: AccountsDeps, context: RequestContext, form: SimpleRegistrationForm): Promise<void> {
-  checkBirthday(form.birthday, context.language);
-  await inTransactionRetryingOnUniqueViolation(deps.db, async (trx) => {
-    const { store, language, now } = context;
-    const user = await findUserByEmail(trx, form.email);
-    if (!user) {
-      const userId = await insertUser(
-        trx,
-        {
-          email: form.email,
-          first_name: form.firstName ?? null,
-          last_name: form.lastName ?? null,
-          phone: form.phone ?? null,
-          birthday: form.birthday ?? null,
-          gender: form.gender ?? null,
-          newsletter: form.newsletter ?? false,
-          language,
-        },
-        now,
-      );
-      const account = await createClientAccount(trx, { userId, storeCode: store.code, type: 'SIMPLE' }, now);
-      await queueAccountMail(trx, deps.config, { kind: 'verification', userId, clientAccountId: account.id, language }, now);
-      return;
-    }
-    const accounts = await accountsOfUser(trx, user.id);
-    const simpleHere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code === store.code);
-    const simpleElsewhere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code !== store.code);
-    if (Boolean(user.email_verified) && simpleHere) return;
-    if (Boolean(user.email_verified) && simpleElsewhere) {
-      await queueAccountMail(
-        trx,
-        deps.config,
-        { kind: 'otherStore', userId: user.id, storeCode: store.code, otherStoreCode: simpleElsewhere.store_code, language },
-        now,
-      );
-      return;
-    }
-    // Not activated yet (mail again), or a user without a simple account here (create it, mail).
-    const account = simpleHere ?? (await createClientAccount(trx, { userId: user.id, storeCode: store.code, type: 'SIMPLE' }, now));
-    await queueAccountMail(trx, deps.config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
-  });
+export async function registerSimple(trx: Db, context: AccountsContext, form: SimpleRegistrationForm, now: number): Promise<void> {
+  const { config, storeCode, language } = context;
+  checkBirthday(form.birthday, now);
+  const user = await findUserByEmail(trx, form.email);
+  if (!user) {
+    const userId = await insertUser(
+      trx,
+      {
+        email: form.email,
+        first_name: form.firstName ?? null,
+        last_name: form.lastName ?? null,
+        phone: form.phone ?? null,
+        birthday: form.birthday ?? null,
+        gender: form.gender ?? null,
+        newsletter: form.newsletter ?? false,
+        language,
+      },
+      now,
+    );
+    const account = await createClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
+    await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: account.id, language }, now);
+    return;
+  }
+  const accounts = await accountsOfUser(trx, user.id);
+  const simpleHere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code === storeCode);
+  const simpleElsewhere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code !== storeCode);
+  if (Boolean(user.email_verified) && simpleHere) return;
+  if (Boolean(user.email_verified) && simpleElsewhere) {
+    await queueAccountMail(trx, config, { kind: 'otherStore', userId: user.id, storeCode, otherStoreCode: simpleElsewhere.store_code, language }, now);
+    return;
+  }
+  // Not activated yet (mail again), or a user without a simple account here (create it, mail).
+  const account = simpleHere ?? (await createClientAccount(trx, { userId: user.id, storeCode, type: 'SIMPLE' }, now));
+  await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
 }
 
 /** A company and its business account in this store; the contact person gets the verification mail. */
-export async function registerBusiness(deps: AccountsDeps, context: RequestContext, form: BusinessRegistrationForm): Promise<void> {
-  await inTransactionRetryingOnUniqueViolation(deps.db, async (trx) => {
-    const { store, language, now } = context;
-    const { userId, verified } = await findOrCreateContact(trx, form, language, now);
-    const accounts = await accountsOfUser(trx, userId);
-    if (accounts.some((a) => a.type === 'BUSINESS' && a.store_code === store.code)) return;
-    const companyId = await insertCompany(trx, companyValues(form), now);
-    const account = await createClientAccount(trx, { userId, storeCode: store.code, type: 'BUSINESS', companyId }, now);
-    if (!verified) {
-      await queueAccountMail(trx, deps.config, { kind: 'verification', userId, clientAccountId: account.id, language }, now);
-    }
-    await queueAccountMail(trx, deps.config, backofficeMail('BUSINESS', store.code, form), now);
-  });
+export async function registerBusiness(trx: Db, context: AccountsContext, form: BusinessRegistrationForm, now: number): Promise<void> {
+  const { config, storeCode, language } = context;
+  const { userId, verified } = await findOrCreateContact(trx, form, language, now);
+  const accounts = await accountsOfUser(trx, userId);
+  if (accounts.some((a) => a.type === 'BUSINESS' && a.store_code === storeCode)) return;
+  const companyId = await insertCompany(trx, companyValues(form), now);
+  const account = await createClientAccount(trx, { userId, storeCode, type: 'BUSINESS', companyId }, now);
+  if (!verified) {
+    await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: account.id, language }, now);
+  }
+  await queueAccountMail(trx, config, backofficeMail('BUSINESS', storeCode, form), now);
 }
 
 /**
@@ -96,27 +67,21 @@ export async function registerBusiness(deps: AccountsDeps, context: RequestConte
  * (`storefront wholesale approve|reject <id>`). Wholesale customers buy in the main store
  * (they cannot log in to WEB2), so the request is recorded for WEB whichever store it came from.
  */
-export async function registerWholesale(deps: AccountsDeps, context: RequestContext, form: WholesaleRegistrationForm): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
-    const { language, now } = context;
-    const storeCode = 'WEB';
-    const row = await trx
-      .insertInto('wholesale_request')
-      .values({
-        store_code: storeCode,
-        email: normaliseEmail(form.contact.email),
-        company_name: form.companyName,
-        form: JSON.stringify(form),
-        language,
-        status: 'PENDING',
-        client_account_id: null,
-        created_at: now,
-        decided_at: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await queueAccountMail(trx, deps.config, { ...backofficeMail('WHOLESALE', storeCode, form), requestId: Number(row.id) }, now);
+export async function registerWholesale(trx: Db, context: AccountsContext, form: WholesaleRegistrationForm, now: number): Promise<void> {
+  const { config, language } = context;
+  const storeCode = 'WEB';
+  const requestId = await insertWholesaleRequest(trx, {
+    store_code: storeCode,
+    email: normaliseEmail(form.contact.email),
+    company_name: form.companyName,
+    form: JSON.stringify(form),
+    language,
+    status: 'PENDING',
+    client_account_id: null,
+    created_at: now,
+    decided_at: null,
   });
+  await queueAccountMail(trx, config, { ...backofficeMail('WHOLESALE', storeCode, form), requestId }, now);
 }
 
 export async function findOrCreateContact(
@@ -164,24 +129,8 @@ function backofficeMail(registration: Extract<AccountType, 'BUSINESS' | 'WHOLESA
   };
 }
 
-function checkBirthday(birthday: string | undefined, language: Language): void {
+/** A birthday from 1900 up to yesterday (UTC, at the action time). */
+function checkBirthday(birthday: string | undefined, now: number): void {
   if (birthday === undefined) return;
-  if (birthday < '1900-01-01' || birthday >= new Date().toISOString().slice(0, 10)) {
-    throw fieldError('birthday', language, 'birthday.range');
-  }
-}
-
-/**
- * Two registrations of one new email can race on PostgreSQL: both see no user, one insert wins
- * the unique index. The loser runs again and then takes the "user exists" path, so one user results.
- */
-async function inTransactionRetryingOnUniqueViolation(db: Kysely<Database>, work: (trx: Db) => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db.transaction().execute(work);
-      return;
-    } catch (error) {
-      if (attempt >= 3 || !isUniqueViolation(error)) throw error;
-    }
-  }
+  if (birthday < '1900-01-01' || birthday >= new Date(now).toISOString().slice(0, 10)) throw invalidField('birthday', 'birthday.range');
 }

@@ -1,25 +1,24 @@
-import { STORE_CODES } from '../../config.js';
+import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
-import type { Principal } from '../../http/auth.js';
-import { fieldError } from '../../http/errors.js';
-import type { Language } from '../../i18n/index.js';
+import { invalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
-import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { newToken } from '../../infra/tokens.js';
-import { isStoreCode } from '../store/store.service.js';
+import { isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
+import type { AccountsConfig } from './accounts.config.js';
 import {
   accountsOfUser,
   createClientAccount,
   findUserByEmail,
   findUserById,
   insertAccessToken,
-  normaliseEmail,
+  revokeToken,
   updateUser,
   type ClientAccountRow,
-  type Db,
+  type UserRow,
 } from './accounts.repository.js';
 import { ACCOUNT_TYPES, type LoginForm } from './accounts.schemas.js';
-import type { AccountsDeps } from './registration.service.js';
+
+type SessionConfig = Pick<AccountsConfig, 'accounts'>;
 
 export interface Basket {
   items: unknown[];
@@ -39,10 +38,18 @@ export interface LoginMethod {
   nativeForm?: boolean;
 }
 
+/** Who acts with a bearer token (the http layer's Principal has these). */
+export interface Actor {
+  userId: number;
+  clientCode: string;
+  storeCode: string;
+  role: AccountType;
+}
+
 /** A new access token for one client account in its store, acting in `role`. */
 export async function issueAccessToken(
   trx: Db,
-  deps: AccountsDeps,
+  config: SessionConfig,
   account: ClientAccountRow,
   role: AccountType,
   now: number,
@@ -57,7 +64,7 @@ export async function issueAccessToken(
       clientAccountId: account.id,
       storeCode: account.store_code,
       role,
-      expiresAt: now + deps.config.accounts.accessTokenTtlMs,
+      expiresAt: now + config.accounts.accessTokenTtlMs,
       loginMethod: how.method,
       nativeForm: how.nativeForm ?? null,
     },
@@ -76,33 +83,30 @@ export function rolesIn(accounts: ClientAccountRow[], storeCode: string): Accoun
 
 export type LoginResult = { accessToken: string; basket: Basket } | { roles: AccountType[] };
 
-/**
- * Wrong password, unknown email and a user without a password get the same 422 after the same
- * work (the hash runs in every case); "not verified" is told only once the password was right.
- */
-export async function login(deps: AccountsDeps, form: LoginForm, language: Language, now: number): Promise<LoginResult> {
-  if (!isStoreCode(form.web_store_nav_code)) {
-    throw fieldError('web_store_nav_code', language, 'auth.unknownStoreCode', { stores: STORE_CODES.join(', ') });
-  }
-  const storeCode = form.web_store_nav_code;
-  await consumeRateLimit(deps.db, `login:email:${normaliseEmail(form.email)}`, deps.config.rateLimits.authPerEmail, now);
-  const user = await findUserByEmail(deps.db, form.email);
-  const check = await verifyPassword(user?.password_hash ?? null, form.password, deps.config.accounts.legacyPasswordSalt);
-  if (!user || !check.ok) throw fieldError('password', language, 'auth.invalidCredentials');
-  if (check.rehash) await updateUser(deps.db, user.id, { password_hash: await hashPassword(form.password) }, now);
-  if (!user.email_verified) throw fieldError('email', language, 'auth.notVerified');
+/** The store a login form names; a 422 on `field` for a code that is not a store's. */
+export function storeNamedIn(field: string, code: string): StoreCode {
+  if (!isStoreCode(code)) throw invalidField(field, 'auth.unknownStoreCode', { stores: STORE_CODES.join(', ') });
+  return code;
+}
 
-  return deps.db.transaction().execute((trx) =>
-    openSession(trx, deps, { userId: user.id, storeCode, role: form.role, language, now, how: { method: 'password' }, storeField: 'web_store_nav_code' }),
-  );
+/**
+ * The user the credentials belong to. Wrong password, unknown email and a user without a password
+ * get the same 422 after the same work (the hash runs in every case); "not verified" is told only
+ * once the password was right. A legacy hash is replaced by an argon2 one on the way.
+ */
+export async function checkCredentials(db: Db, config: Pick<AccountsConfig, 'accounts'>, form: LoginForm, now: number): Promise<UserRow> {
+  const user = await findUserByEmail(db, form.email);
+  const check = await verifyPassword(user?.password_hash ?? null, form.password, config.accounts.legacyPasswordSalt);
+  if (!user || !check.ok) throw invalidField('password', 'auth.invalidCredentials');
+  if (check.rehash) await updateUser(db, user.id, { password_hash: await hashPassword(form.password) }, now);
+  if (!user.email_verified) throw invalidField('email', 'auth.notVerified');
+  return user;
 }
 
 export interface SessionRequest {
   userId: number;
   storeCode: string;
   role: AccountType | undefined;
-  language: Language;
-  now: number;
   how: LoginMethod;
   /** The request field that named the store, for the "no account here" error. */
   storeField: string;
@@ -114,8 +118,8 @@ export interface SessionRequest {
  * Role selection and token, the same for every way of logging in: with several account types in
  * the store and no role given the answer is the roles to choose from; otherwise a token.
  */
-export async function openSession(trx: Db, deps: AccountsDeps, request: SessionRequest): Promise<LoginResult> {
-  const { userId, storeCode, role: asked, language, now } = request;
+export async function openSession(trx: Db, config: SessionConfig, request: SessionRequest, now: number): Promise<LoginResult> {
+  const { userId, storeCode, role: asked } = request;
   let accounts = await accountsOfUser(trx, userId);
   let roles = rolesIn(accounts, storeCode);
   // A retail customer of the other store logs in here with the same credentials.
@@ -124,44 +128,45 @@ export async function openSession(trx: Db, deps: AccountsDeps, request: SessionR
     accounts = await accountsOfUser(trx, userId);
     roles = rolesIn(accounts, storeCode);
   }
-  if (roles.length === 0) throw fieldError(request.storeField, language, 'auth.noAccountInStore');
+  if (roles.length === 0) throw invalidField(request.storeField, 'auth.noAccountInStore');
   if (asked !== undefined && !roles.includes(asked)) {
-    throw fieldError('role', language, 'auth.roleNotHeld', { role: asked, roles: roles.join(', ') });
+    throw invalidField('role', 'auth.roleNotHeld', { role: asked, roles: roles.join(', ') });
   }
   if (asked === undefined && roles.length > 1) return { roles };
   const role = asked ?? roles[0]!;
   const account = accounts.find((a) => a.store_code === storeCode && a.type === role)!;
   await request.beforeIssue?.();
-  return { accessToken: await issueAccessToken(trx, deps, account, role, now, request.how), basket: emptyBasket() };
+  return { accessToken: await issueAccessToken(trx, config, account, role, now, request.how), basket: emptyBasket() };
 }
 
 /** Re-issues a retail customer's token for the other store, creating the account there if needed. */
-export async function switchWebStore(deps: AccountsDeps, principal: Principal, target: string, language: Language, now: number) {
-  if (!isStoreCode(target)) {
-    throw fieldError('webStoreNavCode', language, 'auth.unknownStoreCode', { stores: STORE_CODES.join(', ') });
-  }
-  if (target === principal.storeCode) throw fieldError('webStoreNavCode', language, 'auth.sameStore');
-  if (principal.role !== 'SIMPLE') throw fieldError('webStoreNavCode', language, 'auth.retailOnly');
-  return deps.db.transaction().execute(async (trx) => {
-    const accounts = await accountsOfUser(trx, principal.userId);
-    const account =
-      accounts.find((a) => a.store_code === target && a.type === 'SIMPLE') ??
-      (await createClientAccount(trx, { userId: principal.userId, storeCode: target, type: 'SIMPLE' }, now));
-    // The new token is a retail one whatever else the user holds there: it never widens the role.
-    return { accessToken: await issueAccessToken(trx, deps, account, 'SIMPLE', now, { method: 'switch' }) };
-  });
+export async function switchWebStore(trx: Db, config: SessionConfig, actor: Actor, target: string, now: number) {
+  const storeCode = storeNamedIn('webStoreNavCode', target);
+  if (storeCode === actor.storeCode) throw invalidField('webStoreNavCode', 'auth.sameStore');
+  if (actor.role !== 'SIMPLE') throw invalidField('webStoreNavCode', 'auth.retailOnly');
+  const accounts = await accountsOfUser(trx, actor.userId);
+  const account =
+    accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
+    (await createClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
+  // The new token is a retail one whatever else the user holds there: it never widens the role.
+  return { accessToken: await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch' }) };
 }
 
-export async function describePrincipal(deps: AccountsDeps, principal: Principal) {
-  const user = (await findUserById(deps.db, principal.userId))!;
-  const accounts = await accountsOfUser(deps.db, principal.userId);
+/** Logs out: revokes the token the actor presented (its other sessions stay). */
+export async function endSession(db: Db, actor: { tokenHash: string }): Promise<void> {
+  await revokeToken(db, actor.tokenHash);
+}
+
+export async function describeActor(db: Db, actor: Actor) {
+  const user = (await findUserById(db, actor.userId))!;
+  const accounts = await accountsOfUser(db, actor.userId);
   return {
     email: user.email,
     firstName: user.first_name,
     lastName: user.last_name,
-    clientCode: principal.clientCode,
-    webStoreNavCode: principal.storeCode,
-    role: principal.role,
-    roles: rolesIn(accounts, principal.storeCode),
+    clientCode: actor.clientCode,
+    webStoreNavCode: actor.storeCode,
+    role: actor.role,
+    roles: rolesIn(accounts, actor.storeCode),
   };
 }

@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { Config } from '../../config.js';
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import { importNdjson, type ImportSummary } from '../../infra/import/index.js';
 import { legacyHashValue } from '../../infra/passwords.js';
-import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser } from './accounts.repository.js';
-import type { AccountsDeps } from './registration.service.js';
+import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 
 /** One line of `import users`: a user of the previous system and one of its client accounts. */
 export const ImportedUser = Type.Object(
@@ -52,53 +54,52 @@ function parse(value: unknown): { record: ImportedUser } | { error: string } {
  * Imports users line by line. Idempotent: a user that exists keeps its password and data, and only
  * a client account it lacks is added; importing the same file twice changes nothing.
  */
-export async function importUsers(deps: AccountsDeps & { config: Config }, file: string, report: (line: string) => void): Promise<ImportSummary> {
-  return importNdjson(
-    file,
-    {
-      parse,
-      apply: (record) =>
-        deps.db.transaction().execute(async (trx) => {
-          const now = Date.now();
-          const existing = await findUserByEmail(trx, record.email);
-          const userId =
-            existing?.id ??
-            (await insertUser(
-              trx,
-              {
-                email: record.email,
-                first_name: record.firstName ?? null,
-                last_name: record.lastName ?? null,
-                phone: record.phone ?? null,
-                password_hash: record.legacyPasswordHash ? legacyHashValue(record.legacyPasswordHash) : null,
-                language: 'et',
-              },
-              now,
-            ));
-          if (!existing && record.activated) {
-            await trx.updateTable('app_user').set({ email_verified: true, activated_at: now }).where('id', '=', userId).execute();
-          }
-          const accounts = await accountsOfUser(trx, userId);
-          if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
-          const companyId = record.company
-            ? await insertCompany(
-                trx,
-                {
-                  name: record.company.name,
-                  registry_code: record.company.registryCode,
-                  vat_number: record.company.vatNumber ?? null,
-                  street: record.company.street,
-                  city: record.company.city,
-                  postcode: record.company.postcode,
-                  country_code: record.company.countryCode,
-                },
-                now,
-              )
-            : undefined;
-          await createClientAccount(trx, { userId, storeCode: record.store, type: record.accountType, companyId }, now);
-          return existing ? 'account added' : 'created';
-        }),
-    },
-    report,
-  );
+export async function importUsers(
+  deps: { db: Kysely<Database>; clock?: Clock },
+  file: string,
+  report: (line: string) => void,
+): Promise<ImportSummary> {
+  const clock = deps.clock ?? systemClock;
+  return importNdjson(file, { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) }, report);
+}
+
+/** One line: the user unless it exists, and the client account unless the user has it. */
+async function importUser(trx: Db, record: ImportedUser, now: number): Promise<string> {
+  const existing = await findUserByEmail(trx, record.email);
+  const userId =
+    existing?.id ??
+    (await insertUser(
+      trx,
+      {
+        email: record.email,
+        first_name: record.firstName ?? null,
+        last_name: record.lastName ?? null,
+        phone: record.phone ?? null,
+        password_hash: record.legacyPasswordHash ? legacyHashValue(record.legacyPasswordHash) : null,
+        language: 'et',
+      },
+      now,
+    ));
+  if (!existing && record.activated) {
+    await updateUser(trx, userId, { email_verified: true, activated_at: now }, now);
+  }
+  const accounts = await accountsOfUser(trx, userId);
+  if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
+  const companyId = record.company
+    ? await insertCompany(
+        trx,
+        {
+          name: record.company.name,
+          registry_code: record.company.registryCode,
+          vat_number: record.company.vatNumber ?? null,
+          street: record.company.street,
+          city: record.company.city,
+          postcode: record.company.postcode,
+          country_code: record.company.countryCode,
+        },
+        now,
+      )
+    : undefined;
+  await createClientAccount(trx, { userId, storeCode: record.store, type: record.accountType, companyId }, now);
+  return existing ? 'account added' : 'created';
 }

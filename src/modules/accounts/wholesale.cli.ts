@@ -1,15 +1,25 @@
+import type { Kysely } from 'kysely';
 import { CliUsageError } from '../../cli/usage.js';
-import type { AccountsDeps } from './registration.service.js';
-import { approveWholesale, listPendingWholesaleRequests, rejectWholesale, WholesaleDecisionError } from './wholesale.service.js';
+import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
+import type { AccountsConfig } from './accounts.config.js';
+import { approveWholesale, pendingWholesaleRequest, pendingWholesaleRequests, rejectWholesale, WholesaleDecisionError } from './wholesale.service.js';
 
 export const WHOLESALE_USAGE = `  wholesale list                      pending wholesale applications
   wholesale approve <id>              create the company and wholesale account; mail the contact
   wholesale reject <id>               decline the application with a polite mail`;
 
-export async function wholesaleCommand(deps: AccountsDeps, args: string[], print: (line: string) => void): Promise<void> {
+export interface WholesaleCommandDeps {
+  db: Kysely<Database>;
+  config: Pick<AccountsConfig, 'jobs'>;
+  clock?: Clock;
+}
+
+export async function wholesaleCommand(deps: WholesaleCommandDeps, args: string[], print: (line: string) => void): Promise<void> {
+  const { db, config } = deps;
   const [action, rawId, ...rest] = args;
   if (action === 'list' && rawId === undefined) {
-    for (const r of await listPendingWholesaleRequests(deps)) {
+    for (const r of await pendingWholesaleRequests(db)) {
       print(`${r.id}\t${new Date(r.created_at).toISOString()}\t${r.company_name}\t${r.email}\t${r.store_code}`);
     }
     return;
@@ -18,10 +28,14 @@ export async function wholesaleCommand(deps: AccountsDeps, args: string[], print
     throw new CliUsageError('wholesale: use list, approve <id> or reject <id>');
   }
   const id = Number(rawId);
+  const now = (deps.clock ?? systemClock).now();
   try {
-    if (action === 'approve') print(`Approved request ${id}: wholesale account ${await approveWholesale(deps, id)}`);
-    else {
-      await rejectWholesale(deps, id);
+    const request = await pendingWholesaleRequest(db, id);
+    if (action === 'approve') {
+      const code = await db.transaction().execute((trx) => approveWholesale(trx, config, request, now));
+      print(`Approved request ${id}: wholesale account ${code}`);
+    } else {
+      await db.transaction().execute((trx) => rejectWholesale(trx, config, request, now));
       print(`Rejected request ${id}`);
     }
   } catch (error) {

@@ -1,13 +1,25 @@
+import type { Db } from '../../db/database.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import type { AccountsConfig } from './accounts.config.js';
 import { queueAccountMail } from './accounts.jobs.js';
-import { accountsOfUser, createClientAccount, insertCompany, type Db } from './accounts.repository.js';
+import { accountsOfUser, createClientAccount, insertCompany } from './accounts.repository.js';
 import type { WholesaleRegistrationForm } from './accounts.schemas.js';
-import { companyValues, findOrCreateContact, type AccountsDeps } from './registration.service.js';
+import { companyValues, findOrCreateContact } from './registration.service.js';
+import {
+  decideWholesaleRequest,
+  findWholesaleRequest,
+  listPendingWholesaleRequests,
+  setWholesaleRequestAccount,
+  type WholesaleRequestRow,
+} from './wholesale.repository.js';
 
 export class WholesaleDecisionError extends Error {}
 
-async function pendingRequest(deps: AccountsDeps, id: number) {
-  const request = await deps.db.selectFrom('wholesale_request').selectAll().where('id', '=', id).executeTakeFirst();
+type WholesaleConfig = Pick<AccountsConfig, 'jobs'>;
+
+/** The request with that id while it waits for a decision. */
+export async function pendingWholesaleRequest(db: Db, id: number): Promise<WholesaleRequestRow> {
+  const request = await findWholesaleRequest(db, id);
   if (!request) throw new WholesaleDecisionError(`no wholesale request ${id}`);
   if (request.status !== 'PENDING') throw new WholesaleDecisionError(`wholesale request ${id} is already ${request.status}`);
   return request;
@@ -15,51 +27,39 @@ async function pendingRequest(deps: AccountsDeps, id: number) {
 
 /** Records the decision unless another operator decided first. */
 async function decide(trx: Db, id: number, status: 'APPROVED' | 'REJECTED', now: number): Promise<void> {
-  const decided = await trx
-    .updateTable('wholesale_request')
-    .set({ status, decided_at: now })
-    .where('id', '=', id)
-    .where('status', '=', 'PENDING')
-    .executeTakeFirst();
-  if (decided.numUpdatedRows === 0n) throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
+  if (!(await decideWholesaleRequest(trx, id, status, now))) throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
 }
 
-export function listPendingWholesaleRequests(deps: AccountsDeps, limit = 100) {
-  return deps.db.selectFrom('wholesale_request').selectAll().where('status', '=', 'PENDING').orderBy('id').limit(limit).execute();
+export function pendingWholesaleRequests(db: Db, limit = 100): Promise<WholesaleRequestRow[]> {
+  return listPendingWholesaleRequests(db, limit);
 }
 
 /**
  * Approval creates the company and the wholesale account; a contact who never set a password
- * gets the verification mail, one who did is told the account is ready.
+ * gets the verification mail, one who did is told the account is ready. Answers the account code.
  */
-export async function approveWholesale(deps: AccountsDeps, id: number, now = Date.now()): Promise<string> {
-  const request = await pendingRequest(deps, id);
+export async function approveWholesale(trx: Db, config: WholesaleConfig, request: WholesaleRequestRow, now: number): Promise<string> {
   const form = JSON.parse(request.form) as WholesaleRegistrationForm;
   const language: Language = isLanguage(request.language) ? request.language : 'et';
-  return deps.db.transaction().execute(async (trx) => {
-    await decide(trx, id, 'APPROVED', now);
-    const { userId, verified } = await findOrCreateContact(trx, form, language, now);
-    const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'WHOLESALE' && a.store_code === request.store_code);
-    const account =
-      existing ??
-      (await createClientAccount(
-        trx,
-        { userId, storeCode: request.store_code, type: 'WHOLESALE', companyId: await insertCompany(trx, companyValues(form), now) },
-        now,
-      ));
-    await trx.updateTable('wholesale_request').set({ client_account_id: account.id }).where('id', '=', id).execute();
-    const mail = verified
-      ? ({ kind: 'wholesaleApproved', userId, storeCode: request.store_code, language } as const)
-      : ({ kind: 'verification', userId, clientAccountId: account.id, language } as const);
-    await queueAccountMail(trx, deps.config, mail, now);
-    return account.code;
-  });
+  await decide(trx, request.id, 'APPROVED', now);
+  const { userId, verified } = await findOrCreateContact(trx, form, language, now);
+  const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'WHOLESALE' && a.store_code === request.store_code);
+  const account =
+    existing ??
+    (await createClientAccount(
+      trx,
+      { userId, storeCode: request.store_code, type: 'WHOLESALE', companyId: await insertCompany(trx, companyValues(form), now) },
+      now,
+    ));
+  await setWholesaleRequestAccount(trx, request.id, account.id);
+  const mail = verified
+    ? ({ kind: 'wholesaleApproved', userId, storeCode: request.store_code, language } as const)
+    : ({ kind: 'verification', userId, clientAccountId: account.id, language } as const);
+  await queueAccountMail(trx, config, mail, now);
+  return account.code;
 }
 
-export async function rejectWholesale(deps: AccountsDeps, id: number, now = Date.now()): Promise<void> {
-  await pendingRequest(deps, id);
-  await deps.db.transaction().execute(async (trx) => {
-    await decide(trx, id, 'REJECTED', now);
-    await queueAccountMail(trx, deps.config, { kind: 'wholesaleRejected', requestId: id }, now);
-  });
+export async function rejectWholesale(trx: Db, config: WholesaleConfig, request: WholesaleRequestRow, now: number): Promise<void> {
+  await decide(trx, request.id, 'REJECTED', now);
+  await queueAccountMail(trx, config, { kind: 'wholesaleRejected', requestId: request.id }, now);
 }

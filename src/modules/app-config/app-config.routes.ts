@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../app.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 
@@ -16,7 +15,7 @@ const AppConfigSchema = Type.Object({
 });
 
 /** App utilities and configuration: what a front-end needs to know about the store at start-up. */
-export const appConfigRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app) => {
+export const appConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/app/config',
     {

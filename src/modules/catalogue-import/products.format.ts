@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Insertable } from 'kysely';
+import { PRODUCT_TYPES } from '../../db/product-types.js';
 import type { AssetKind, Availability, DeliveryTime, PersonRole, ProductAssetTable, ProductTable, ProductTypeCode } from '../../db/schema.js';
 import { Code, DateValue, LineError, Money, Name, Store, Text, barcode, cents, lineParser, mainBarcode, optionalCents, optionalTimestamp, unique } from './fields.js';
 
 // One line of the product feed, and its conversion into column values. References stay codes
 // here; products.import.ts resolves them.
 
-const TYPES: ProductTypeCode[] = ['BOOK', 'EBOOK', 'AUDIOBOOK', 'GIFT_CARD', 'VIRTUAL_GIFT_CARD', 'OFFICE_EQUIPMENT', 'TECH', 'MUSIC', 'MOVIE', 'GAME', 'USED_BOOK'];
+const TYPES: ProductTypeCode[] = [...PRODUCT_TYPES];
 const AVAILABILITY: Availability[] = ['AVAILABLE', 'AVAILABLE_IN_SHOP', 'TEMPORARILY_OUT_OF_STOCK', 'PERMANENTLY_OUT_OF_STOCK', 'COMING_SOON'];
 const DELIVERY: DeliveryTime[] = ['INSTANT_DOWNLOAD', 'DAYS_1_7', 'WEEKS_2_4', 'PREORDER'];
 const ROLES: PersonRole[] = ['AUTHOR', 'ILLUSTRATOR', 'TRANSLATOR', 'READER', 'EDITOR', 'COMPILER'];

@@ -1,12 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PRODUCT_TYPES } from '../../db/product-types.js';
 import { PagingQuery } from '../../http/paging.js';
 import { PRODUCT_SORTS } from './product-query.js';
 
 // Wire shapes shared by the catalogue routes. Money is a number in euros with two decimals.
 
-export const PRODUCT_TYPES = [
-  'BOOK', 'EBOOK', 'AUDIOBOOK', 'GIFT_CARD', 'VIRTUAL_GIFT_CARD', 'OFFICE_EQUIPMENT', 'TECH', 'MUSIC', 'MOVIE', 'GAME', 'USED_BOOK',
-] as const;
 export const AVAILABILITIES = ['AVAILABLE', 'AVAILABLE_IN_SHOP', 'TEMPORARILY_OUT_OF_STOCK', 'PERMANENTLY_OUT_OF_STOCK', 'COMING_SOON'] as const;
 export const DELIVERY_TIMES = ['INSTANT_DOWNLOAD', 'DAYS_1_7', 'WEEKS_2_4', 'PREORDER'] as const;
 export const PERSON_ROLES = ['AUTHOR', 'ILLUSTRATOR', 'TRANSLATOR', 'READER', 'EDITOR', 'COMPILER'] as const;

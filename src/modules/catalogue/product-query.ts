@@ -1,28 +1,12 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Database, PersonRole, ProductTable, ProductTypeCode } from '../../db/schema.js';
+import type { Database, ProductTable } from '../../db/schema.js';
 import type { BoundedCache } from '../../infra/bounded-cache.js';
 import type { Caller } from './caller.js';
+import { productFilterConditions, type ProductFilter } from './product-filter.js';
 import { audienceKey, visibleProduct } from './visibility.js';
 
-/** Which products a list holds; every filter given must hold. */
-export interface ProductFilter {
-  /** In any of these categories (a category's list passes it with its subcategories). */
-  categoryIds?: number[];
-  personId?: number;
-  personRole?: PersonRole;
-  publisherId?: number;
-  seriesId?: number;
-  productListId?: number;
-  campaignId?: number;
-  types?: ProductTypeCode[];
-  /** Only products sold below their list price. */
-  discounted?: boolean;
-  /** Only products with at least this many sales (the "top" block leaves out what never sold). */
-  minSales?: number;
-  /** Only products released at or after this time (Unix ms) and not in the future. */
-  releasedSince?: number;
-  excludeIds?: number[];
-}
+// The filter is defined once, for lists and search alike; this file compiles it over `product`.
+export type { ProductFilter } from './product-filter.js';
 
 export const PRODUCT_SORTS = ['newest', 'price', '-price', 'name', 'discount', 'sales', 'position', 'seriesNumber'] as const;
 export type ProductSort = (typeof PRODUCT_SORTS)[number];
@@ -74,53 +58,7 @@ type ProductQuery = SelectQueryBuilder<Database & { p: ProductTable }, 'p', obje
 /** Active products of the store that the caller's audience may see, narrowed by the filter. */
 function visibleProducts(db: Kysely<Database>, { storeCode, caller, filter, now }: ProductPageQuery): ProductQuery {
   let query = db.selectFrom('product as p').where(visibleProduct(storeCode, caller));
-  if (filter.categoryIds !== undefined) {
-    const ids = filter.categoryIds.length > 0 ? filter.categoryIds : [-1];
-    query = query.where('p.id', 'in', db.selectFrom('product_category').select('product_id').where('category_id', 'in', ids));
-  }
-  if (filter.personId !== undefined) {
-    let persons = db.selectFrom('product_person').select('product_id').where('person_id', '=', filter.personId);
-    if (filter.personRole !== undefined) persons = persons.where('role', '=', filter.personRole);
-    query = query.where('p.id', 'in', persons);
-  }
-  if (filter.publisherId !== undefined) query = query.where('p.publisher_id', '=', filter.publisherId);
-  if (filter.seriesId !== undefined) query = query.where('p.series_id', '=', filter.seriesId);
-  // A list or campaign shows only where it is shown itself: in its store, active (and running).
-  if (filter.productListId !== undefined) {
-    query = query.where(
-      'p.id',
-      'in',
-      db
-        .selectFrom('product_list_item')
-        .innerJoin('product_list', 'product_list.id', 'product_list_item.product_list_id')
-        .select('product_list_item.product_id')
-        .where('product_list_item.product_list_id', '=', filter.productListId)
-        .where('product_list.store_code', '=', storeCode)
-        .where('product_list.is_active', '=', true),
-    );
-  }
-  if (filter.campaignId !== undefined) {
-    query = query.where(
-      'p.id',
-      'in',
-      db
-        .selectFrom('campaign_price')
-        .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
-        .select('campaign_price.product_id')
-        .where('campaign_price.campaign_id', '=', filter.campaignId)
-        .where('campaign.store_code', '=', storeCode)
-        .where('campaign.is_active', '=', true)
-        .where((eb) => eb.or([eb('campaign.valid_from', 'is', null), eb('campaign.valid_from', '<=', now)]))
-        .where((eb) => eb.or([eb('campaign.valid_to', 'is', null), eb('campaign.valid_to', '>', now)])),
-    );
-  }
-  if (filter.types !== undefined && filter.types.length > 0) query = query.where('p.type', 'in', filter.types);
-  if (filter.discounted) query = query.where('p.discount_percent', '>', 0);
-  if (filter.minSales !== undefined) query = query.where('p.sales_count', '>=', filter.minSales);
-  if (filter.releasedSince !== undefined) {
-    query = query.where('p.released_at', '>=', filter.releasedSince).where('p.released_at', '<=', now);
-  }
-  if (filter.excludeIds !== undefined && filter.excludeIds.length > 0) query = query.where('p.id', 'not in', filter.excludeIds);
+  for (const condition of productFilterConditions(db, filter, { alias: 'p', storeCode, now })) query = query.where(condition);
   return query;
 }
 

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
 
 export interface CountryItem {
   code: string;
@@ -10,7 +9,7 @@ export interface CountryItem {
  * Every country with its name in `language`, pinned ones first, then by name. The list is small
  * reference data (tens of rows), read once per cache period and paged in memory.
  */
-export function allCountries(db: Kysely<Database>, language: string): Promise<CountryItem[]> {
+export function allCountries(db: Db, language: string): Promise<CountryItem[]> {
   return db
     .selectFrom('country')
     .innerJoin('country_name', (join) =>

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../app.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { PagingQuery, pageOfList } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
@@ -11,8 +11,14 @@ const CountrySchema = Type.Object({
   name: Type.String({ description: 'Name in the language of the answer' }),
 });
 
+export interface CountryDeps {
+  database: DatabaseHandle;
+  /** Countries are kept as long as the store settings (STORE_CACHE_TTL_MS). */
+  config: { storeCacheTtlMs: number };
+}
+
 /** Countries for address forms: the EU and its neighbours, names translated. */
-export const countryRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database, config }) => {
+export const countryRoutes: FastifyPluginAsyncTypebox<CountryDeps> = async (app, { database, config }) => {
   // Reference data read on every address form: kept per language like the store settings.
   const countries = ttlCache(config.storeCacheTtlMs, (language: string) => allCountries(database.db, language));
 

@@ -1,4 +1,5 @@
-import type { ConversionsConfig } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 
 export const COMPLETE_REGISTRATION_JOB = 'marketing.complete-registration';
@@ -11,7 +12,23 @@ export type CompleteRegistrationEvent = {
   emailSha256: string;
 };
 
+/** The `conversions` section of the configuration: a Conversions-API-compatible endpoint. */
+export interface ConversionsConfig {
+  url: string | undefined;
+  pixelId: string | undefined;
+  accessToken: string | undefined;
+}
+
 const TIMEOUT_MS = 10_000;
+
+/** Queues the event in the caller's transaction: it is sent if and only if that commits. */
+export async function queueCompleteRegistration(
+  trx: Db,
+  event: CompleteRegistrationEvent,
+  options: { maxAttempts: number; now: number },
+): Promise<void> {
+  await enqueueJob(trx, { type: COMPLETE_REGISTRATION_JOB, payload: event }, options);
+}
 
 /**
  * Sends a "CompleteRegistration" event to a Conversions-API-compatible endpoint:

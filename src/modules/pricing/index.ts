@@ -1,1 +1,24 @@
-export * from './pricing.js';
+// Pricing's public surface: what a caller pays for a product, in TypeScript (pricing.ts, for the
+// cards and exports) and as SQL (caller-price.sql.ts, for search filters and sorts). One owner
+// for both forms; test/pricing checks they agree.
+export {
+  priceFor,
+  toWireMoney,
+  type CampaignPrice,
+  type Customer,
+  type CustomerKind,
+  type Price,
+  type PriceSource,
+  type PricedProduct,
+  type ProductType,
+  type StoreDiscounts,
+} from './pricing.js';
+export {
+  callerPriceSql,
+  pricingKey,
+  type LeastFunction,
+  type PriceJoin,
+  type PriceScope,
+  type PriceSql,
+  type PricingCaller,
+} from './caller-price.sql.js';

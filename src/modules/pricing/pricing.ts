@@ -6,8 +6,9 @@
  * would round to 1999 instead of 2000.
  */
 
-export type ProductType =
-  | 'BOOK' | 'EBOOK' | 'AUDIOBOOK' | 'GIFT_CARD' | 'VIRTUAL_GIFT_CARD' | 'OFFICE_EQUIPMENT' | 'TECH' | 'MUSIC' | 'MOVIE' | 'GAME' | 'USED_BOOK';
+import type { ProductTypeCode } from '../../db/product-types.js';
+
+export type ProductType = ProductTypeCode;
 
 export type CustomerKind = 'GUEST' | 'SIMPLE' | 'BUSINESS' | 'WHOLESALE';
 

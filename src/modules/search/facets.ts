@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import { callerPriceSql, int } from './caller-price.js';
+import { int } from '../../db/sql-int.js';
+import { callerPriceSql } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
 import { scopedProducts, type SearchScope } from './search-query.js';
 
@@ -59,7 +60,7 @@ export function emptyFacets(): FacetCounts {
 }
 
 export async function facetCounts(db: Db, engine: SearchEngine, scope: SearchScope, request: FacetRequest): Promise<FacetCounts> {
-  const price = callerPriceSql(engine, scope.caller, scope.store);
+  const price = callerPriceSql(engine, scope);
   const found = scopedProducts(db, engine, scope, price)
     .select(['sp.id', 'sp.type', 'sp.binding_code', 'sp.language', 'sp.publisher_id', 'sp.series_id', price.price.as('price')])
     .limit(FACET_CAP + 1);

@@ -1,8 +1,8 @@
-import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { ProductTypeCode } from '../../db/schema.js';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
-import type { StoreDiscounts } from '../pricing/pricing.js';
-import { callerPriceSql, int, type PriceSql } from './caller-price.js';
+import { productFilterConditions, type ProductFilter } from '../catalogue/product-filter.js';
+import { int } from '../../db/sql-int.js';
+import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
 
 // The products a search finds, as one query over search_product (alias sp): visibility for the
@@ -18,15 +18,8 @@ export type SearchSort = (typeof SEARCH_SORTS)[number];
 /** "New products": released within this many days (and not in the future). */
 export const NEW_PRODUCT_DAYS = 90;
 
-export interface SearchFilter {
-  /** Any of these categories (a category with its subcategories). */
-  categoryIds?: number[];
-  personId?: number;
-  publisherId?: number;
-  seriesId?: number;
-  productListId?: number;
-  campaignId?: number;
-  types?: ProductTypeCode[];
+/** The lists' filter (catalogue/product-filter.ts, one definition for both) and what only search offers. */
+export interface SearchFilter extends ProductFilter {
   bindings?: string[];
   languages?: LanguageGroup[];
   /** On the caller's price, in cents, inclusive. */
@@ -39,6 +32,7 @@ export interface SearchFilter {
   /** In stock in any of these shops (codes). */
   shopCodes?: string[];
   preorder?: boolean;
+  /** Released in the last NEW_PRODUCT_DAYS days: releasedSince, counted from the search's time. */
   newOnly?: boolean;
 }
 
@@ -94,14 +88,7 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
     query = kysely.selectFrom('search_product as sp');
     if (text.kind === 'match') query = query.innerJoin(text.matches.as('m'), 'm.id', 'sp.id');
   }
-  if (price?.campaignKind) query = query.leftJoin(campaignPrices(scope, price.campaignKind).as('cmp'), 'cmp.product_id', 'sp.id');
-  if (price?.companyId !== null && price?.companyId !== undefined) {
-    query = query.leftJoin(
-      sql`(select product_id, price_cents as price from company_product_price where company_id = ${int(price.companyId)})`.as('cpp'),
-      'cpp.product_id',
-      'sp.id',
-    );
-  }
+  for (const join of price?.joins ?? []) query = query.leftJoin(join.table.as(join.alias), `${join.alias}.product_id`, 'sp.id');
   query = query.where(visibleSql(engine, scope.storeCode, scope.caller));
   if (scope.text.kind === 'codes') {
     const codes = scope.text.codes;
@@ -109,31 +96,23 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
     query = query.where('sp.id', 'in', db.selectFrom('product').select('id').where('ean', 'in', codes)
       .union(db.selectFrom('product_alt_code').select('product_id as id').where('code', 'in', codes)));
   }
-  const inSet = (ids: Expression<unknown>) => (q: Query) => q.where('sp.id', 'in', ids);
-  if (filter.categoryIds !== undefined) {
-    const ids = filter.categoryIds.length > 0 ? filter.categoryIds : [-1];
-    query = inSet(db.selectFrom('product_category').select('product_id').where('category_id', 'in', ids))(query);
-  }
-  if (filter.personId !== undefined) query = inSet(db.selectFrom('product_person').select('product_id').where('person_id', '=', filter.personId))(query);
-  if (filter.publisherId !== undefined) query = query.where('sp.publisher_id', '=', filter.publisherId);
-  if (filter.seriesId !== undefined) query = query.where('sp.series_id', '=', filter.seriesId);
-  if (filter.productListId !== undefined) {
-    query = inSet(db.selectFrom('product_list_item').select('product_id').where('product_list_id', '=', filter.productListId))(query);
-  }
-  if (filter.campaignId !== undefined) query = inSet(db.selectFrom('campaign_price').select('product_id').where('campaign_id', '=', filter.campaignId))(query);
-  if (filter.types?.length) query = query.where('sp.type', 'in', filter.types);
+  const shared = filter.newOnly ? { ...filter, releasedSince: newSince(scope.now, filter.releasedSince) } : filter;
+  for (const condition of productFilterConditions(db, shared, { alias: 'sp', storeCode: scope.storeCode, now: scope.now })) query = query.where(condition);
   if (filter.bindings?.length) query = query.where('sp.binding_code', 'in', filter.bindings);
   if (filter.languages?.length) query = query.where(languageCondition(filter.languages));
   if (filter.availability?.length) query = query.where(availabilityCondition(filter.availability));
   if (filter.shopCodes?.length) query = query.where(inShops(filter.shopCodes));
   if (filter.preorder) query = query.where('sp.delivery_time', '=', 'PREORDER');
-  if (filter.newOnly) {
-    query = query.where('sp.released_at', '>=', scope.now - NEW_PRODUCT_DAYS * 86_400_000).where('sp.released_at', '<=', scope.now);
-  }
   if (price && filter.priceMinCents !== undefined) query = query.where(sql<SqlBool>`${price.price} >= ${int(filter.priceMinCents)}`);
   if (price && filter.priceMaxCents !== undefined) query = query.where(sql<SqlBool>`${price.price} <= ${int(filter.priceMaxCents)}`);
   if (price && filter.minDiscount !== undefined) query = query.where(sql<SqlBool>`${price.discount} >= ${int(filter.minDiscount)}`);
   return query;
+}
+
+/** The start of "new products" at `now`; a later releasedSince of the filter still holds. */
+function newSince(now: number, releasedSince: number | undefined): number {
+  const since = now - NEW_PRODUCT_DAYS * 86_400_000;
+  return releasedSince === undefined ? since : Math.max(since, releasedSince);
 }
 
 /** Conditions on sp: the product is active, sold in the store and not hidden from the caller's audience. */
@@ -144,7 +123,7 @@ export function visibleSql(engine: SearchEngine, storeCode: string, caller: Call
 
 /** The price expressions for the caller, or undefined when nothing in the query needs them. */
 export function priceFor(engine: SearchEngine, scope: SearchScope, sort?: SearchSort): PriceSql | undefined {
-  return needsPrice(scope.filter, sort) ? callerPriceSql(engine, scope.caller, scope.store) : undefined;
+  return needsPrice(scope.filter, sort) ? callerPriceSql(engine, scope) : undefined;
 }
 
 export function ordered(query: Query, sort: SearchSort, scope: SearchScope, price: PriceSql | undefined): Query {
@@ -169,15 +148,6 @@ export function ordered(query: Query, sort: SearchSort, scope: SearchScope, pric
       return byRank.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
     }
   }
-}
-
-function campaignPrices(scope: SearchScope, kind: 'RETAIL' | 'BUSINESS') {
-  const now = int(scope.now);
-  // Campaigns first (a store has a handful), then their prices: `cross join` keeps SQLite to that order.
-  return sql`(select cp.product_id, min(cp.price_cents) as price from campaign c cross join campaign_price cp
-    where cp.campaign_id = c.id and c.store_code = ${scope.storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
-      and (c.valid_from is null or c.valid_from <= ${now}) and (c.valid_to is null or c.valid_to > ${now})
-    group by cp.product_id)`;
 }
 
 function languageCondition(groups: LanguageGroup[]) {

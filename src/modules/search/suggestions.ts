@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CategoryTree } from '../catalogue/category-tree.js';
 import type { Caller } from '../catalogue/caller.js';
-import { int } from './caller-price.js';
+import { int } from '../../db/sql-int.js';
 import type { Db, Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
 import { terms } from './query-text.js';
 import { visibleSql } from './search-query.js';

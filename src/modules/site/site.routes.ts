@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../app.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { HttpError } from '../../http/errors.js';
@@ -24,8 +24,12 @@ const version = {
   schemaVersion: Object.keys(migrations).at(-1) ?? '',
 };
 
+export interface SiteDeps {
+  database: DatabaseHandle;
+}
+
 /** Site helpers: health for load balancers and monitors, version for operators. No store needed. */
-export const siteRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database }) => {
+export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { database }) => {
   // Prepared once: the probe runs often and should cost the database, not the query builder.
   const ping = preparedQuery(database, (db) => db.selectNoFrom((eb) => eb.lit(1).as('ok')));
 

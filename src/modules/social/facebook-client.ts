@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { FacebookConfig } from '../../config.js';
+import type { FacebookConfig } from './social.config.js';
 import { nameOrNull, SocialAuthError, type ProviderIdentity, type RedirectFinish, type RedirectStart, type SocialProviderClient } from './providers.js';
 
 const TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { OidcProviderConfig } from '../../config.js';
+import type { OidcProviderConfig } from './social.config.js';
 import type { SocialProvider } from '../../db/schema.js';
 import { nameOrNull, SocialAuthError, type ProviderIdentity, type RedirectFinish, type RedirectStart, type SocialProviderClient } from './providers.js';
 

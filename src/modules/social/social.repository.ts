@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { AuthRecordTable, OauthTransactionTable, SocialProvider } from '../../db/schema.js';
-import type { Db } from '../accounts/accounts.repository.js';
+import type { Db } from '../../db/database.js';
 
 export function insertTransaction(db: Db, row: Insertable<OauthTransactionTable>) {
   return db.insertInto('oauth_transaction').values(row).execute();

@@ -1,16 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../app.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.js';
 import { authenticate } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import type { Clock } from '../../infra/clock.js';
+import { DomainError } from '../../infra/domain-error.js';
 import { perIpRateLimit } from '../../infra/rate-limit.js';
-import { ACCOUNT_TYPES, RolesPayload, TokenPayload } from '../accounts/accounts.schemas.js';
-import { isStoreCode, type StoreSettings } from '../store/store.service.js';
+import { ACCOUNT_TYPES, RolesPayload, TokenPayload } from '../accounts/index.js';
 import { createSocialProviders } from './provider-registry.js';
-import { finishRedirect, nativeSignIn, socialLogin, startRedirect, type SocialDeps } from './social.service.js';
+import type { SocialConfig } from './social.config.js';
+import { socialLogin, startRedirect, type FlowStore, type SocialContext } from './social.service.js';
+import { finishRedirect, nativeSignIn } from './social.use-cases.js';
 
 const text = (maxLength: number, description?: string) => Type.Optional(Type.String({ maxLength, description }));
 
@@ -43,9 +46,20 @@ const ExternalAnswer = Type.Union([
   Type.Object({ linked: Type.String({ description: 'The provider now linked to the account' }) }),
 ]);
 
-export const socialRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
-  const social: SocialDeps = { db: deps.database.db, config: deps.config, providers: createSocialProviders(deps.config.social) };
-  const limitPerIp = perIpRateLimit(social.db, deps.config.rateLimits.authPerIp);
+/** What the social routes need: the database, the configuration they read, and the web stores. */
+export interface SocialDeps {
+  database: DatabaseHandle;
+  config: SocialConfig;
+  /** The store a redirect flow started in (its callback comes without a store header). */
+  stores: { get(code: string): Promise<FlowStore | undefined> };
+  /** For the providers' own clocks (Apple's client secret); the flows use the request's action time. */
+  clock?: Clock;
+}
+
+export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, deps) => {
+  const db = deps.database.db;
+  const social: SocialContext = { config: deps.config, providers: createSocialProviders(deps.config.social, deps.clock) };
+  const limitPerIp = perIpRateLimit(db, deps.config.rateLimits.authPerIp);
 
   // Apple answers with a cross-site form POST; only this plugin's routes take form bodies.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
@@ -76,20 +90,22 @@ export const socialRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
       const params: ExternalParameters = { ...(request.query as ExternalParameters), ...(isRecord(request.body) ? (request.body as ExternalParameters) : {}) };
       const store = requestStore(request);
       // The callback comes without a store header: the flow's own store is in its transaction.
-      const storeOf = async (code: string): Promise<StoreSettings> => (isStoreCode(code) ? await deps.stores.get(code) : undefined) ?? store;
+      const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
       const now = request.actionTime;
-      const linkUserId = request.headers.authorization === undefined ? undefined : (await authenticate(social.db, request)).userId;
+      const linkUserId = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).userId;
 
       if (params.authclient !== undefined) {
-        const url = await startRedirect(social, { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId, now });
+        const url = await startRedirect(db, social, { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId }, now);
         return reply.redirect(url.toString(), 302);
       }
       if (params.client !== undefined) {
         if (!params.id || !params.token) throw new HttpError(400, 'auth.externalParameters');
-        return nativeSignIn(social, { provider: params.client, id: params.id, token: params.token, nonce: params.nonce, store, language: request.language, linkUserId, now });
+        const input = { provider: params.client, id: params.id, token: params.token, nonce: params.nonce, store, language: request.language, linkUserId };
+        return nativeSignIn(db, social, input, now).catch((error: unknown) => challengeOnFailure(error, reply));
       }
       if (params.state !== undefined || params.code !== undefined || params.error !== undefined) {
-        const location = await finishRedirect(social, { state: params.state, callback: callbackRequest(request, social), appleUser: params.user, defaultStore: store, now }, storeOf);
+        const callback = callbackRequest(request, deps.config);
+        const location = await finishRedirect(db, social, { state: params.state, callback, appleUser: params.user, defaultStore: store }, storeOf, now);
         return reply.redirect(location, 302);
       }
       throw new HttpError(400, 'auth.externalParameters');
@@ -108,22 +124,29 @@ export const socialRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: success(Type.Union([TokenPayload, RolesPayload])), ...errors(...storeRouteErrors, 413, 415, 422, 429) },
       },
     },
-    async (request) =>
-      socialLogin(social, {
+    async (request) => {
+      const input = {
         authId: request.body.authId,
         role: request.body.role,
         isNativeForm: request.body.isNativeForm,
-        store: requestStore(request),
+        storeCode: requestStore(request).code,
         language: request.language,
-        now: request.actionTime,
-      }),
+      };
+      return db.transaction().execute((trx) => socialLogin(trx, deps.config, input, request.actionTime));
+    },
   );
 };
 
+/** A provider token that was refused is a failed authentication: the 401 names the scheme the endpoint takes. */
+function challengeOnFailure(error: unknown, reply: FastifyReply): never {
+  if (error instanceof DomainError && error.kind === 'unauthenticated') reply.header('WWW-Authenticate', 'Bearer realm="storefront"');
+  throw error;
+}
+
 /** The callback as the provider sent it, at the URL registered with it (PUBLIC_URL + path). */
-function callbackRequest(request: FastifyRequest, deps: SocialDeps): URL | Request {
+function callbackRequest(request: FastifyRequest, config: SocialConfig): URL | Request {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-  const url = new URL(`${deps.config.social.publicUrl}${deps.config.basePath}/auth/external${query}`);
+  const url = new URL(`${config.social.publicUrl}${config.basePath}/auth/external${query}`);
   if (request.method === 'GET' || !isRecord(request.body)) return url;
   return new Request(url, {
     method: 'POST',

@@ -1,3 +1,13 @@
-// Placeholder so that catalogue-import compiles on this branch: h-accounts owns the real store/index.ts
-// (STORE_CODES moves to store-codes.ts there); take theirs at merge.
-export { STORE_CODES, type StoreCode } from '../../config.js';
+// The store module's public surface: web stores, their settings and the operators' `store` command.
+export { isStoreCode, STORE_CODES, type StoreCode } from './store-codes.js';
+export {
+  changeStore,
+  createStoreCache,
+  getAllStores,
+  getStore,
+  StoreSettingsError,
+  type StoreCache,
+  type StoreChanges,
+  type StoreSettings,
+} from './store.service.js';
+export { STORE_USAGE, storeCommand } from './store.cli.js';

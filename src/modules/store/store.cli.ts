@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { CliUsageError } from '../../cli/usage.js';
-import { changeStore, getAllStores, isStoreCode, type StoreChanges, type StoreSettings } from './store.service.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
+import { isStoreCode } from './store-codes.js';
+import { changeStore, getAllStores, type StoreChanges, type StoreSettings } from './store.service.js';
 
 export const STORE_USAGE = `  store list                          show both web stores and their settings
   store lock <CODE> [--until <time>]  close a store for maintenance (423); --until sets Retry-After (RFC 3339)
@@ -13,19 +14,20 @@ export const STORE_USAGE = `  store list                          show both web 
                    [--guest-discount=<percent>] [--logged-in-discount=<percent>]`;
 
 /** `storefront store ...`: operators change store settings; running API processes see it within STORE_CACHE_TTL_MS. */
-export async function storeCommand(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+export async function storeCommand(db: Db, args: string[], print: (line: string) => void, clock: Clock = systemClock): Promise<void> {
   const [action, code, ...rest] = args;
+  const now = clock.now();
   if (action === 'list' && code === undefined) {
     for (const store of await getAllStores(db)) print(describe(store));
     return;
   }
   if (!isStoreCode(code)) throw new CliUsageError(`store ${action ?? ''}: give a store code, WEB or WEB2`);
   let changes: StoreChanges;
-  if (action === 'lock') changes = { isLocked: true, lockedUntil: parseUntil(rest) };
+  if (action === 'lock') changes = { isLocked: true, lockedUntil: parseUntil(rest, now) };
   else if (action === 'unlock' && rest.length === 0) changes = { isLocked: false, lockedUntil: null };
   else if (action === 'set') changes = parseSet(rest);
   else throw new CliUsageError(`unknown store command "${[action, code, ...rest].join(' ')}"`);
-  print(describe(await changeStore(db, code, changes)));
+  print(describe(await changeStore(db, code, changes, now)));
 }
 
 function describe(store: StoreSettings): string {
@@ -36,11 +38,11 @@ function describe(store: StoreSettings): string {
     `\tdefault=${store.defaultLanguage}\t${store.frontendUrl}\tdiscounts: guest ${store.guestDiscountPercent}%, logged-in ${store.loggedInDiscountPercent}%`;
 }
 
-function parseUntil(args: string[]): number | null {
+function parseUntil(args: string[], now: number): number | null {
   const { values } = parse(args, { until: { type: 'string' } });
   if (values.until === undefined) return null;
   const until = Date.parse(values.until);
-  if (Number.isNaN(until) || until <= Date.now()) throw new CliUsageError('--until must be a future time such as 2026-12-01T06:00:00Z');
+  if (Number.isNaN(until) || until <= now) throw new CliUsageError('--until must be a future time such as 2026-12-01T06:00:00Z');
   return until;
 }
 

@@ -1,30 +1,26 @@
-import type { Kysely } from 'kysely';
-import { STORE_CODES, type StoreCode } from '../../config.js';
-import type { DatabaseHandle } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
-import type { Database } from '../../db/schema.js';
+import type { Db, DatabaseHandle } from '../../db/database.js';
+import type { RequestStore } from '../../http/request-context.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
-import { findStore, listStores, updateStore, type WebStoreRow } from './store.repository.js';
+import { isStoreCode, STORE_CODES, type StoreCode } from './store-codes.js';
+import { findStore, listStores, preparedFindStore, updateStore, type WebStoreRow } from './store.repository.js';
 
-export interface StoreSettings {
-  code: StoreCode;
-  name: string;
-  isActive: boolean;
-  isLocked: boolean;
-  /** Unix ms when the lock should end, when known. */
-  lockedUntil: number | null;
-  availableLanguages: Language[];
-  defaultLanguage: Language;
-  frontendUrl: string;
-  currency: string;
-  /** Pricing: the store's discount for guests and for logged-in retail customers, percent. */
-  guestDiscountPercent: number;
-  loggedInDiscountPercent: number;
+// The http layer carries a request's store without knowing this module; the settings it does not
+// need itself are added to its RequestStore here, so every route reads them from request.store.
+declare module '../../http/request-context.js' {
+  interface RequestStore {
+    name: string;
+    frontendUrl: string;
+    currency: string;
+    /** Pricing: the store's discount for guests and for logged-in retail customers, percent. */
+    guestDiscountPercent: number;
+    loggedInDiscountPercent: number;
+  }
 }
 
-export function isStoreCode(value: unknown): value is StoreCode {
-  return typeof value === 'string' && (STORE_CODES as readonly string[]).includes(value);
+/** A web store's settings: what request.store holds on a store-scoped route. */
+export interface StoreSettings extends RequestStore {
+  code: StoreCode;
 }
 
 function toSettings(row: WebStoreRow): StoreSettings {
@@ -45,8 +41,11 @@ function toSettings(row: WebStoreRow): StoreSettings {
   };
 }
 
+/** The stores as the request context reads them (it satisfies the http layer's StoreReader). */
 export interface StoreCache {
-  get(code: StoreCode): Promise<StoreSettings | undefined>;
+  readonly codes: readonly StoreCode[];
+  /** The store with that code; undefined for a code that is not a store's. */
+  get(code: string): Promise<StoreSettings | undefined>;
   invalidate(): void;
 }
 
@@ -56,15 +55,25 @@ export interface StoreCache {
  * process) within `ttlMs`. With a TTL of 0 every request reads the database.
  */
 export function createStoreCache(database: DatabaseHandle, ttlMs: number): StoreCache {
-  const find = preparedQuery(database, (db, code: string) => db.selectFrom('web_store').selectAll().where('code', '=', code));
+  const find = preparedFindStore(database);
   const cache = ttlCache(ttlMs, async (code: StoreCode) => {
     const [row] = await find(code);
     return row && toSettings(row);
   });
-  return { get: (code) => cache.get(code), invalidate: () => cache.clear() };
+  return {
+    codes: STORE_CODES,
+    get: async (code) => (isStoreCode(code) ? cache.get(code) : undefined),
+    invalidate: () => cache.clear(),
+  };
 }
 
-export async function getAllStores(db: Kysely<Database>): Promise<StoreSettings[]> {
+/** One store's settings read now, e.g. for a mail (no cache: jobs run in other processes too). */
+export async function getStore(db: Db, code: string): Promise<StoreSettings | undefined> {
+  const row = isStoreCode(code) ? await findStore(db, code) : undefined;
+  return row && toSettings(row);
+}
+
+export async function getAllStores(db: Db): Promise<StoreSettings[]> {
   return (await listStores(db)).map(toSettings);
 }
 
@@ -83,7 +92,7 @@ export interface StoreChanges {
 export class StoreSettingsError extends Error {}
 
 /** Applies operator changes to a store; refuses settings that would leave it unusable. */
-export async function changeStore(db: Kysely<Database>, code: StoreCode, changes: StoreChanges): Promise<StoreSettings> {
+export async function changeStore(db: Db, code: StoreCode, changes: StoreChanges, now: number): Promise<StoreSettings> {
   const current = await findStore(db, code);
   if (!current) throw new StoreSettingsError(`Unknown store ${code}`);
   const settings = toSettings(current);
@@ -96,16 +105,21 @@ export async function changeStore(db: Kysely<Database>, code: StoreCode, changes
     }
     defaultLanguage = languages[0]!;
   }
-  await updateStore(db, code, {
-    ...(changes.name !== undefined && { name: changes.name }),
-    ...(changes.isActive !== undefined && { is_active: changes.isActive }),
-    ...(changes.isLocked !== undefined && { is_locked: changes.isLocked }),
-    ...(changes.lockedUntil !== undefined && { locked_until: changes.lockedUntil }),
-    ...(changes.frontendUrl !== undefined && { frontend_url: changes.frontendUrl }),
-    ...(changes.guestDiscountPercent !== undefined && { guest_discount_percent: changes.guestDiscountPercent }),
-    ...(changes.loggedInDiscountPercent !== undefined && { logged_in_discount_percent: changes.loggedInDiscountPercent }),
-    available_languages: languages.join(','),
-    default_language: defaultLanguage,
-  });
+  await updateStore(
+    db,
+    code,
+    {
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.isActive !== undefined && { is_active: changes.isActive }),
+      ...(changes.isLocked !== undefined && { is_locked: changes.isLocked }),
+      ...(changes.lockedUntil !== undefined && { locked_until: changes.lockedUntil }),
+      ...(changes.frontendUrl !== undefined && { frontend_url: changes.frontendUrl }),
+      ...(changes.guestDiscountPercent !== undefined && { guest_discount_percent: changes.guestDiscountPercent }),
+      ...(changes.loggedInDiscountPercent !== undefined && { logged_in_discount_percent: changes.loggedInDiscountPercent }),
+      available_languages: languages.join(','),
+      default_language: defaultLanguage,
+    },
+    now,
+  );
   return toSettings((await findStore(db, code))!);
 }

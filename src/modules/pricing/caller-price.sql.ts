@@ -1,29 +1,53 @@
-import { sql, type RawBuilder } from 'kysely';
-import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
-import type { StoreDiscounts } from '../pricing/pricing.js';
-import type { SearchEngine } from './engine.js';
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import { int } from '../../db/sql-int.js';
+import type { CustomerKind, StoreDiscounts } from './pricing.js';
 
 // The caller's price and discount of a product as SQL over search_product (alias sp), by the
-// rules of pricing/pricing.ts: the same integer arithmetic (percent as parts per million, round
-// half up), so filtering and sorting on it agree to the cent with the prices the cards show,
-// for every kind of caller, without pricing any match in JavaScript. The campaign and company
-// prices come from the joins below (aliases cmp and cpp). test/search checks the agreement.
+// rules of pricing.ts: the same integer arithmetic (percent as parts per million, round half
+// up), so filtering and sorting on it agree to the cent with the prices the cards show, for every
+// kind of caller, without pricing any match in JavaScript. test/pricing/caller-price-sql.test.ts
+// checks the agreement on a generated catalogue; a rule changed in one form must change here too.
 
 const PPM = 1_000_000;
 const GIFT_CARDS = sql`('GIFT_CARD', 'VIRTUAL_GIFT_CARD')`;
+
+/** What pricing needs to know of a caller (catalogue's Caller is one). */
+export interface PricingCaller {
+  kind: CustomerKind;
+  clientDiscountPercent: number;
+  companyDiscountPercent: number;
+  /** The company of a business or wholesale account (its custom prices); null otherwise. */
+  companyId: number | null;
+}
+
+/** Whom, where and when the prices are for. */
+export interface PriceScope {
+  caller: PricingCaller;
+  store: StoreDiscounts;
+  storeCode: string;
+  /** Unix ms: which campaigns run. */
+  now: number;
+}
+
+/** The one SQL function that differs between the engines here (min/max on SQLite, least/greatest on PostgreSQL). */
+export interface LeastFunction {
+  least(...values: Expression<number | null>[]): RawBuilder<number>;
+}
+
+/** A derived table the price reads, one row per product: left join it as `alias` on `alias.product_id = sp.id`. */
+export interface PriceJoin {
+  alias: 'cmp' | 'cpp';
+  table: RawBuilder<{ product_id: number; price: number }>;
+}
 
 export interface PriceSql {
   /** What the caller pays, in cents. */
   price: RawBuilder<number>;
   /** The discount the card shows, whole percent. */
   discount: RawBuilder<number>;
-  /** The joins the expressions read: lowest running campaign price (cmp.price), company price (cpp.price). */
-  campaignKind: 'RETAIL' | 'BUSINESS' | null;
-  companyId: number | null;
+  /** What the expressions read: the lowest running campaign price (cmp), the company's own price (cpp). */
+  joins: PriceJoin[];
 }
-
-/** A bound integer that stays an integer in SQL arithmetic (better-sqlite3 binds numbers as REAL). */
-export const int = (value: number) => sql<number>`cast(${Math.round(value)} as bigint)`;
 
 const ppm = (percent: number) => Math.round(percent * 10_000);
 const shop = sql<number>`cast(sp.shop_price_cents as bigint)`;
@@ -38,7 +62,8 @@ const NO_CAMPAIGN = sql<number>`coalesce(cmp.price, ${int(Number.MAX_SAFE_INTEGE
 // Business and wholesale prices have no strike-through; a bare 0 in ORDER BY would name a column.
 const NO_DISCOUNT = sql<number>`cast(0 as bigint)`;
 
-export function callerPriceSql(engine: SearchEngine, caller: Caller, store: StoreDiscounts): PriceSql {
+export function callerPriceSql(engine: LeastFunction, scope: PriceScope): PriceSql {
+  const { caller, store } = scope;
   switch (caller.kind) {
     case 'GUEST':
     case 'SIMPLE': {
@@ -55,26 +80,42 @@ export function callerPriceSql(engine: SearchEngine, caller: Caller, store: Stor
         when ${price} < ${shop} then ${ratioPercent(sql`(${shop} - ${price})`, shop)}
         when ${original} > ${shop} then ${ratioPercent(sql`(${original} - ${shop})`, original)}
         else 0 end)`;
-      return { price, discount, campaignKind: 'RETAIL', companyId: null };
+      return { price, discount, joins: [campaignPrices(scope, 'RETAIL')] };
     }
     case 'BUSINESS': {
       const list = sql<number>`(case when coalesce(sp.original_price_cents, 0) > sp.shop_price_cents then cast(sp.original_price_cents as bigint) else ${shop} end)`;
       const discounted = percentOff(list, int(ppm(caller.companyDiscountPercent)));
       const price = sql<number>`(case when sp.type in ${GIFT_CARDS} then ${shop} else ${engine.least(shop, discounted, NO_CAMPAIGN)} end)`;
-      return { price, discount: NO_DISCOUNT, campaignKind: 'BUSINESS', companyId: null };
+      return { price, discount: NO_DISCOUNT, joins: [campaignPrices(scope, 'BUSINESS')] };
     }
     case 'WHOLESALE': {
       const price = sql<number>`(case when sp.type in ${GIFT_CARDS} then ${excludingVat(shop)}
         when coalesce(cpp.price, 0) > 0 then cast(cpp.price as bigint)
         when coalesce(sp.wholesale_price_cents, 0) > 0 then cast(sp.wholesale_price_cents as bigint)
         else ${excludingVat(shop)} end)`;
-      return { price, discount: NO_DISCOUNT, campaignKind: null, companyId: caller.companyId ?? 0 };
+      return { price, discount: NO_DISCOUNT, joins: [companyPrices(caller.companyId ?? 0)] };
     }
   }
 }
 
+/** The lowest price of each product among the store's campaigns for `kind` running at `now`. */
+function campaignPrices({ storeCode, now }: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJoin {
+  // Campaigns first (a store has a handful), then their prices: `cross join` keeps SQLite to that order.
+  return {
+    alias: 'cmp',
+    table: sql`(select cp.product_id, min(cp.price_cents) as price from campaign c cross join campaign_price cp
+    where cp.campaign_id = c.id and c.store_code = ${storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
+      and (c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)})
+    group by cp.product_id)`,
+  };
+}
+
+function companyPrices(companyId: number): PriceJoin {
+  return { alias: 'cpp', table: sql`(select product_id, price_cents as price from company_product_price where company_id = ${int(companyId)})` };
+}
+
 /** A cache key part that is the same for every caller who pays the same prices. */
-export function pricingKey(caller: Caller): string {
+export function pricingKey(caller: PricingCaller): string {
   switch (caller.kind) {
     case 'GUEST':
       return 'G';
@@ -86,6 +127,3 @@ export function pricingKey(caller: Caller): string {
       return `W${caller.companyId ?? 0}`;
   }
 }
-
-/** Which catalogue the caller sees: a cache key part for answers that do not depend on prices. */
-export const audienceKey = (caller: Caller) => (seesBusinessCatalogue(caller) ? 'B' : 'R');

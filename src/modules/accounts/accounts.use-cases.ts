@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { hashPassword } from '../../infra/passwords.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
+import type { AccountsConfig } from './accounts.config.js';
+import type { AccountsContext } from './accounts.context.js';
+import { isUniqueViolation, normaliseEmail } from './accounts.repository.js';
+import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
+import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
+import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
+import { checkCredentials, openSession, storeNamedIn, type LoginResult } from './session.service.js';
+import { checkVerificationForm, completeVerification, pendingVerification } from './verification.service.js';
+
+// The account flows that take more than one transaction's worth of work: rate limits that must
+// count even when the work fails, and password hashing, which runs before the transaction opens
+// so that no transaction waits for it.
+
+/** Logs in with email and password: a token, or the roles to choose from. */
+export async function logIn(db: Kysely<Database>, config: AccountsConfig, form: LoginForm, now: number): Promise<LoginResult> {
+  const storeCode = storeNamedIn('web_store_nav_code', form.web_store_nav_code);
+  await consumeRateLimit(db, `login:email:${normaliseEmail(form.email)}`, config.rateLimits.authPerEmail, now);
+  const user = await checkCredentials(db, config, form, now);
+  return db.transaction().execute((trx) =>
+    openSession(trx, config, { userId: user.id, storeCode, role: form.role, how: { method: 'password' }, storeField: 'web_store_nav_code' }, now),
+  );
+}
+
+/** Confirms the email, sets the password and logs in. */
+export async function verifyEmail(
+  db: Kysely<Database>,
+  config: AccountsConfig,
+  input: { token: string; storeCode: string | undefined; form: VerificationForm },
+  now: number,
+) {
+  const verification = await pendingVerification(db, input.token, input.storeCode, now);
+  checkVerificationForm(input.form, verification.user.email);
+  const passwordHash = await hashPassword(input.form.password);
+  return db.transaction().execute((trx) =>
+    completeVerification(trx, config, verification, { passwordHash, newsletter: input.form.newsletter }, now),
+  );
+}
+
+/** Mails a reset link (or the verification mail again); the answer never tells whether the email exists. */
+export async function requestPasswordReset(db: Kysely<Database>, context: AccountsContext, email: string, now: number): Promise<void> {
+  await consumeRateLimit(db, `reset:email:${normaliseEmail(email)}`, context.config.rateLimits.authPerEmail, now);
+  await db.transaction().execute((trx) => queuePasswordReset(trx, context, email, now));
+}
+
+/** Sets a new password with a reset token; ends every session of the user. */
+export async function setNewPassword(db: Kysely<Database>, token: string, form: NewPasswordForm, now: number): Promise<void> {
+  const user = await resetTokenUser(db, token, now);
+  refuseFieldErrors(passwordFieldErrors(form, user.email));
+  const passwordHash = await hashPassword(form.password);
+  await db.transaction().execute((trx) => replacePassword(trx, user.id, token, passwordHash, now));
+}
+
+/**
+ * Two registrations of one new email can race on PostgreSQL: both see no user, one insert wins
+ * the unique index. The loser runs again and then takes the "user exists" path, so one user results.
+ */
+export async function inTransactionRetryingOnUniqueViolation(db: Kysely<Database>, work: (trx: Db) => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db.transaction().execute(work);
+      return;
+    } catch (error) {
+      if (attempt >= 3 || !isUniqueViolation(error)) throw error;
+    }
+  }
+}

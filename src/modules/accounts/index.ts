@@ -1,0 +1,12 @@
+// The accounts module's public surface: its routes and their deps, the account mail job, the
+// `wholesale` command, the users import, and what other ways of signing in (social) build on.
+export { accountsRoutes, type AccountsDeps } from './accounts.routes.js';
+export type { AccountsConfig } from './accounts.config.js';
+export { ACCOUNT_MAIL_JOB, queueAccountMail, type AccountMail } from './accounts.jobs.js';
+export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
+export { findUserByEmail } from './accounts.repository.js';
+export { ACCOUNT_TYPES, RolesPayload, TokenPayload } from './accounts.schemas.js';
+export { openSession, type LoginResult, type SessionRequest } from './session.service.js';
+export { activateDroppingCredentials, createActivatedUser } from './users.service.js';
+export { importUsers } from './users-import.js';
+export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';

@@ -1,0 +1,3 @@
+// The social module's public surface: the social sign-in routes, their deps and configuration.
+export { socialRoutes, type SocialDeps } from './social.routes.js';
+export type { AppleConfig, FacebookConfig, OidcProviderConfig, SocialConfig, SocialSection } from './social.config.js';
