@@ -11,19 +11,20 @@ import { BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { validatorCompiler } from './http/validation.js';
+import { importKinds } from './import-kinds.js';
 import { systemClock, type Clock } from './infra/clock.js';
+import { createImporter } from './infra/import/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
-import { adminRoutes } from './modules/admin/admin.routes.js';
+import { adminRoutes } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
-import { dataExportRoutes } from './modules/data-export/data-export.routes.js';
+import { dataExportRoutes } from './modules/data-export/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
-import { createSessionActionRecorder, type SessionActionRecorder } from './modules/tracking/session-actions.js';
-import { trackingRoutes } from './modules/tracking/tracking.routes.js';
+import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 
 export interface Infra {
   database: DatabaseHandle;
@@ -114,13 +115,13 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       const catalogue = createCatalogue(deps);
       await api.register(catalogueRoutes, { ...deps, catalogue });
       await api.register(searchRoutes, { ...deps, catalogue });
-      await api.register(trackingRoutes, deps);
-      await api.register(adminRoutes, deps);
+      await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions });
+      await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
     },
     { prefix: config.basePath },
   );
   // The analytics partner's API: its own prefix, HTTP Basic, not store-scoped, its own API document.
-  await app.register(dataExportRoutes, { ...deps, prefix: config.dataExportPath });
+  await app.register(dataExportRoutes, { database: infra.database, config, prefix: config.dataExportPath });
 
   return app;
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
-import { importKind, importUsage } from './cli/import-kinds.js';
 import { CliUsageError } from './cli/usage.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
+import { importKinds } from './import-kinds.js';
+import { systemClock } from './infra/clock.js';
+import { createImporter, importUsage } from './infra/import/index.js';
 import { migrateToLatest } from './db/migrate.js';
-import { seedDemo } from './db/seed.js';
+import { seedDemo } from './demo/seed.js';
 import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
 import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/index.js';
-import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/api-keys.cli.js';
-import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/export-user.cli.js';
+import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/index.js';
+import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/index.js';
 import { STORE_USAGE, storeCommand } from './modules/store/index.js';
 import { SEARCH_USAGE, searchCommand } from './modules/search/search.cli.js';
 import { serve, work } from './server.js';
@@ -21,7 +23,7 @@ commands:
                                       --seed-demo also loads demo data, as npm start does)
   migrate                             bring the database schema up to date
   seed --demo                         load demo data (idempotent)
-${importUsage()}
+${importUsage(importKinds)}
   worker                              run background jobs (mails, events) until stopped; any number
                                       may run beside the API (set WORKER=off on the API to use only these)
 ${JOBS_USAGE}
@@ -77,15 +79,15 @@ async function main(argv: string[]): Promise<number> {
     case 'import': {
       const force = args.includes('--force');
       const [kind, file, ...rest] = args.filter((arg) => arg !== '--force');
-      const importer = kind === undefined ? undefined : importKind(kind);
-      if (importer === undefined || file === undefined || rest.length > 0) {
-        throw new CliUsageError(kind === undefined || importer !== undefined ? 'import <kind> <file.ndjson> [--force]' : `import: unknown kind "${kind}"`);
+      const known = kind !== undefined && Object.hasOwn(importKinds, kind);
+      if (!known || file === undefined || rest.length > 0) {
+        throw new CliUsageError(kind === undefined || known ? 'import <kind> <file.ndjson> [--force]' : `import: unknown kind "${kind}"`);
       }
       if (!existsSync(file)) throw new CliUsageError(`no such file: ${file}`);
       let failed = 0;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        const run = importer.create({ db: database.db, config }, { force });
+        const run = createImporter(importKinds, { db: database.db, clock: systemClock }).start(kind, { force });
         const summary = await run(file, (line) => process.stderr.write(`${line}\n`));
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
@@ -95,12 +97,12 @@ async function main(argv: string[]): Promise<number> {
     case 'export-user':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        await exportUserCommand(database.db, args, print);
+        await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        await apiKeyCommand(database.db, args, print);
+        await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
       return withDatabase(config.databaseUrl, async (database) => {

@@ -6,6 +6,7 @@ import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accountMailHandler } from './modules/accounts/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
+import { sessionActionPruning } from './modules/tracking/index.js';
 
 /** Every job type and what runs it; registered here, in one place, like the routes in app.ts. */
 export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer }): JobHandlers {
@@ -41,7 +42,7 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
     start() {
       worker.start();
       pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
-        sessionActionRetentionMs: config.dataExport.sessionActionRetentionDays * 86_400_000,
+        sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
       });
     },
     async stop() {

@@ -39,7 +39,7 @@ export async function createExportDataset(file: string, rows: number, log: (line
   const handle = createDatabase(`sqlite:${file}`);
   try {
     await migrateToLatest(handle);
-    const user = { name: 'bench-partner', password: (await addExportUser(handle.db, 'bench-partner', [])).password };
+    const user = { name: 'bench-partner', password: (await addExportUser(handle.db, 'bench-partner', [], Date.now())).password };
     const sqlite = handle.sqlite!;
     sqlite.pragma('synchronous = OFF');
     const next = random(42);

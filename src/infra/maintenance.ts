@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { pruneSessionActions } from '../modules/tracking/session-actions.repository.js';
+import { systemClock, type Clock } from './clock.js';
 import { pruneRateLimits } from './rate-limit.js';
 
 const DAY_MS = 86_400_000;
@@ -20,7 +20,7 @@ export interface PruneReport {
  * kept for operators).
  * Idempotent, so workers running it at the same time do no harm.
  */
-export async function pruneExpired(db: Kysely<Database>, now = Date.now(), keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
+export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
   const tokens = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
   const rateLimits = await pruneRateLimits(db, now - DAY_MS);
   const jobs = await db.deleteFrom('job').where('status', '=', 'done').where('updated_at', '<', now - keepDoneJobsMs).executeTakeFirst();
@@ -34,18 +34,29 @@ export async function pruneExpired(db: Kysely<Database>, now = Date.now(), keepD
   };
 }
 
-export interface PruningOptions {
-  /** Session actions (data export) older than this are deleted; SESSION_ACTION_RETENTION_DAYS. */
-  sessionActionRetentionMs?: number;
-}
+/**
+ * A module's own pruning, run beside pruneExpired (e.g. tracking's old session actions): deletes
+ * what it no longer needs as of `now` and returns how many rows went. The composition root that
+ * starts the pruning hands these in, so this file knows no module.
+ */
+export type PruneTask = (db: Kysely<Database>, now: number) => Promise<number>;
 
-/** Runs pruneExpired every `intervalMs` until stopped; a failure is logged and tried next time. */
-export function schedulePruning(db: Kysely<Database>, log: FastifyBaseLogger, intervalMs: number, options: PruningOptions = {}): { stop(): void } {
-  const retentionMs = options.sessionActionRetentionMs ?? 365 * DAY_MS;
+/** Runs pruneExpired and `tasks` every `intervalMs` until stopped; a failure is logged and tried next time. */
+export function schedulePruning(
+  db: Kysely<Database>,
+  log: FastifyBaseLogger,
+  intervalMs: number,
+  tasks: Readonly<Record<string, PruneTask>> = {},
+  clock: Clock = systemClock,
+): { stop(): void } {
   const timer = setInterval(() => {
-    const now = Date.now();
+    const now = clock.now();
     pruneExpired(db, now)
-      .then(async (report) => ({ ...report, sessionActions: await pruneSessionActions(db, now - retentionMs) }))
+      .then(async (report) => {
+        const counts: Record<string, number> = {};
+        for (const [name, task] of Object.entries(tasks)) counts[name] = await task(db, now);
+        return { ...report, ...counts };
+      })
       .then(
         (report) => log.info(report, 'pruned expired rows'),
         (err: unknown) => log.error({ err }, 'pruning failed'),

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/admin.routes.js';
+import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/index.js';
 import { createApiKey, listApiKeys, revokeApiKeyByName } from '../../src/modules/admin/api-keys.service.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -11,7 +11,7 @@ let t: TestApp;
 let key: string;
 beforeAll(async () => {
   t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office');
+  key = await createApiKey(t.database.db, 'back-office', Date.now());
 });
 afterAll(() => t.close());
 
@@ -55,8 +55,8 @@ describe('POST /admin/import/:kind', () => {
     expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
     const response = await post('publishers', body);
     expect(response.json()).toEqual({ lines: 12_000, outcomes: { created: 12_000 }, errors: [], errorCount: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(spooledFiles().filter((name) => !filesBefore.includes(name))).toEqual([]);
+    // The body was spooled (the import read every line of it); its file goes once the answer is sent.
+    await expect.poll(() => spooledFiles().filter((name) => !filesBefore.includes(name)), { timeout: 3000 }).toEqual([]);
   });
 
   it('lists the first 1,000 bad lines and counts them all in errorCount', async () => {
@@ -84,9 +84,9 @@ describe('POST /admin/import/:kind', () => {
       expectErrorBody(response, 401, 'Unauthorized');
       expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="storefront-admin", error="invalid_(token|request)"$/);
     }
-    const revoked = await createApiKey(t.database.db, 'old');
+    const revoked = await createApiKey(t.database.db, 'old', Date.now());
     expect((await post('publishers', body, { authorization: `Bearer ${revoked}` })).statusCode).toBe(200);
-    expect(await revokeApiKeyByName(t.database.db, 'old')).toBe('revoked');
+    expect(await revokeApiKeyByName(t.database.db, 'old', Date.now())).toBe('revoked');
     expectErrorBody(await post('publishers', body, { authorization: `Bearer ${revoked}` }), 401, 'Unauthorized');
     const keys = await listApiKeys(t.database.db);
     expect(keys.map((k) => [k.name, k.last_used_at !== null, k.revoked_at !== null])).toEqual([
@@ -115,9 +115,9 @@ describe('POST /admin/import/:kind', () => {
     const streamed = await post('publishers', Readable.from((function* () { for (let i = 0; i <= 64; i += 1) yield chunk; })()));
     const body = expectErrorBody(streamed, 413, 'Payload Too Large');
     expect(body.message).toContain(String(IMPORT_BODY_LIMIT_BYTES));
-    // The spooled body is removed when the response has been sent (onResponse runs just after).
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(spooledFiles().filter((name) => !filesBefore.includes(name))).toEqual([]);
+    // The streamed body was spooled until it passed the limit (the 413 comes from the spooling);
+    // its file is removed when the response has been sent (onResponse runs just after).
+    await expect.poll(() => spooledFiles().filter((name) => !filesBefore.includes(name)), { timeout: 3000 }).toEqual([]);
   });
 
   it('refuses a product feed that would deactivate most of the catalogue with 409 unless force=true', async () => {

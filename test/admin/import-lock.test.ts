@@ -3,10 +3,9 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importKinds } from '../../src/cli/import-kinds.js';
-import type { ImportSummary } from '../../src/cli/ndjson-import.js';
+import { importKinds } from '../../src/import-kinds.js';
+import { ImportRunningError, withImportLock, type ImportSummary } from '../../src/infra/import/index.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
-import { ImportRunningError, withImportLock } from '../../src/modules/admin/import-lock.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -17,7 +16,7 @@ let t: TestApp;
 let key: string;
 beforeAll(async () => {
   t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office');
+  key = await createApiKey(t.database.db, 'back-office', Date.now());
 });
 afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/database.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
@@ -107,14 +108,25 @@ describe('serve', () => {
     // Logins always run the slow hash; with one hash at a time these three are still in flight
     // when the signal comes, and each must still get its answer. fetch keeps its connections
     // alive, so this also shows that shutdown does not wait for the keep-alive timeout.
+    const email = `nobody-${process.pid}-${Date.now()}@example.ee`;
     const logins = Array.from({ length: 3 }, () =>
       fetch(`${url}/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'nobody@example.ee', password: 'whatever-123', web_store_nav_code: 'WEB' }),
+        body: JSON.stringify({ email, password: 'whatever-123', web_store_nav_code: 'WEB' }),
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The signal comes once the server has taken all three: each login counts against its email's
+    // rate limit (in the database) just before its hash, so three hits mean three in the handler.
+    // A fixed sleep here once let the third request arrive after the signal (a 503).
+    const database = createDatabase(env.DATABASE_URL!);
+    try {
+      const hits = async () =>
+        (await database.db.selectFrom('rate_limit').select('hits').where('key', '=', `login:email:${email}`).executeTakeFirst())?.hits ?? 0;
+      await expect.poll(hits, { timeout: 10_000, interval: 5 }).toBe(3);
+    } finally {
+      await database.close();
+    }
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     child.kill('SIGTERM');
     expect((await Promise.all(logins)).map((r) => r.status)).toEqual([422, 422, 422]);

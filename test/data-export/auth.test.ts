@@ -41,19 +41,19 @@ describe('HTTP Basic as an export user', () => {
   it('a disabled user is a 403 until enabled again', async () => {
     const user = await exportUser(t.database.db);
     expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
-    await setExportUserDisabled(t.database.db, user.name, true);
+    await setExportUserDisabled(t.database.db, user.name, true, Date.now());
     const body = expectErrorBody(await get(t, { authorization: user.authorization }), 403, 'Forbidden');
     expect(body.message).toMatch(/disabled/);
     // A wrong password of a disabled user is still a 401: nothing is told before the password is right.
     expectUnauthorized(await get(t, { authorization: basic(user.name, 'wrong') }));
-    await setExportUserDisabled(t.database.db, user.name, false);
+    await setExportUserDisabled(t.database.db, user.name, false, Date.now());
     expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
   });
 
   it('rotating or removing takes effect at once, also for remembered credentials', async () => {
     const user = await exportUser(t.database.db);
     expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
-    const { password } = await rotateExportUser(t.database.db, user.name);
+    const { password } = await rotateExportUser(t.database.db, user.name, Date.now());
     expectUnauthorized(await get(t, { authorization: user.authorization }));
     expect((await get(t, { authorization: basic(user.name, password) })).statusCode).toBe(200);
     await removeExportUser(t.database.db, user.name);
@@ -73,7 +73,7 @@ describe('HTTP Basic as an export user', () => {
     expectErrorBody(await get(t, auth, '127.0.0.1'), 403, 'Forbidden');
     // Outside the allowlist with a wrong password: 401, the allowlist is not revealed.
     expectUnauthorized(await get(t, { authorization: basic(user.name, 'wrong') }, '192.0.2.8'));
-    await setExportUserCidrs(t.database.db, user.name, []);
+    await setExportUserCidrs(t.database.db, user.name, [], Date.now());
     expect((await get(t, auth, '192.0.2.8')).statusCode).toBe(200);
   });
 

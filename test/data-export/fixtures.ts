@@ -15,7 +15,7 @@ let users = 0;
 export async function exportUser(db: Kysely<Database>, cidrs: string[] = []): Promise<{ name: string; password: string; authorization: string }> {
   users += 1;
   const name = `partner-${users}`;
-  const { password } = await addExportUser(db, name, cidrs);
+  const { password } = await addExportUser(db, name, cidrs, Date.now());
   return { name, password, authorization: basic(name, password) };
 }
 

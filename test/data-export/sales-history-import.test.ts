@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importNdjson } from '../../src/cli/ndjson-import.js';
+import { importNdjson } from '../../src/infra/import/index.js';
 import { salesHistoryImporter } from '../../src/modules/data-export/sales-history-import.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestApp, engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
@@ -29,7 +29,7 @@ function file(name: string, lines: unknown[]): string {
   return path;
 }
 
-const run = (path: string, reported: string[] = []) => importNdjson(path, salesHistoryImporter(t.database.db, () => now), (line) => reported.push(line));
+const run = (path: string, reported: string[] = []) => importNdjson(path, salesHistoryImporter(t.database.db, { now: () => now }), (line) => reported.push(line));
 const exported = async () =>
   (await t.app.inject({ method: 'GET', url: '/export/sales-history?per-page=1000', headers: { authorization } })).json() as Array<Record<string, unknown>>;
 

@@ -50,12 +50,16 @@ describe(`the ${engine} driver`, () => {
   it('keeps queries from outside out of an open transaction that spans awaits', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let wrote!: () => void;
+    const inside = new Promise<void>((resolve) => (wrote = resolve));
     const transaction = database.db.transaction().execute(async (trx) => {
       await trx.updateTable('web_store').set({ name: 'Inside' }).where('code', '=', 'WEB').execute();
+      wrote();
       await gate;
       throw new Error('roll back');
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The transaction is open and has written when it says so, not after a guessed sleep.
+    await inside;
     // An outside write while the transaction is open must not be swept into its rollback.
     const outside = database.db.updateTable('web_store').set({ name: 'Outside' }).where('code', '=', 'WEB2').execute();
     release();

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importKinds } from '../../src/cli/import-kinds.js';
-import type { ImportSummary } from '../../src/cli/ndjson-import.js';
 import type { Database } from '../../src/db/schema.js';
+import { importKinds } from '../../src/import-kinds.js';
+import { systemClock } from '../../src/infra/clock.js';
+import type { ImportSummary } from '../../src/infra/import/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 export interface ImportTestApp extends TestApp {
@@ -35,7 +36,7 @@ export async function createImportTestApp(): Promise<ImportTestApp> {
     file,
     async run(kind, lines, options = {}) {
       const reported: string[] = [];
-      const summary = await importKinds[kind]!.create({ db: t.database.db, config: t.config }, { force: options.force ?? false })(file(lines), (line) => reported.push(line));
+      const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock }, { force: options.force ?? false })(file(lines), (line) => reported.push(line));
       return { ...summary, reported };
     },
     async snapshot(tables = CATALOGUE_TABLES) {

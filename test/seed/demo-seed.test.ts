@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_LOGINS, DEMO_PASSWORD } from '../../src/db/demo/accounts.js';
-import { isValidEan13 } from '../../src/db/demo/ean.js';
-import { DEMO_PRODUCTS, seedDemo, type SeedReport } from '../../src/db/seed.js';
+import { DEMO_LOGINS, DEMO_PASSWORD } from '../../src/demo/accounts.js';
+import { isValidEan13 } from '../../src/demo/ean.js';
+import { DEMO_PRODUCTS, seedDemo, type SeedReport } from '../../src/demo/seed.js';
 import { discountPercent } from '../../src/modules/catalogue/denormalised.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { ID_TABLES, INSERT_ORDER } from '../../src/db/demo/batch.js';
-import { generateDataset } from '../../src/db/demo/catalogue-generator.js';
+import { ID_TABLES, INSERT_ORDER } from '../../src/demo/batch.js';
+import { generateDataset } from '../../src/demo/catalogue-generator.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { seedDemo } from '../../src/db/seed.js';
+import { seedDemo } from '../../src/demo/seed.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 const opened: Array<{ database: DatabaseHandle; drop: () => Promise<void> }> = [];

@@ -1,11 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Kysely } from 'kysely';
-import type { ImportSummary } from '../../cli/ndjson-import.js';
-import { importNdjson } from '../../cli/ndjson-import.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
+import { importNdjson, type ImportSummary } from '../../infra/import/index.js';
 import { legacyHashValue } from '../../infra/passwords.js';
 import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 

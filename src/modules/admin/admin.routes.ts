@@ -1,33 +1,55 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../app.js';
-import { importKind, importKinds } from '../../cli/import-kinds.js';
-import { ImportRefusedError, parseReport } from '../../cli/ndjson-import.js';
+import type { DatabaseHandle, Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
+import { bearerToken } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
+import { ImportRefusedError, ImportRunningError, parseReport, type Importer } from '../../infra/import/index.js';
 import { AdminHeaders, IMPORT_ERRORS_LISTED, ImportParams, ImportQuery, ImportResult } from './admin.schemas.js';
-import { authenticateOperator } from './api-keys.service.js';
-import { ImportRunningError } from './import-lock.js';
-import { NDJSON, acceptNdjsonBodies, tooLarge, withNdjsonBody } from './ndjson-body.js';
+import { operatorOfKey, type Operator } from './api-keys.service.js';
+import { NDJSON, acceptNdjsonBodies, tooLarge, withNdjsonBody } from './ndjson-body.plugin.js';
 
 /** Big enough for a full product feed of a few hundred thousand lines. */
 export const IMPORT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export interface AdminDeps {
+  database: DatabaseHandle;
+  /** The import kinds bound to their deps (src/import-kinds.ts): the same ones the CLI runs. */
+  importer: Importer;
+}
+
+const unauthorized = (error?: string) =>
+  new HttpError(401, 'admin.unauthorized', {}, { 'WWW-Authenticate': `Bearer realm="storefront-admin"${error ? `, error="${error}"` : ''}` });
+
+/** The operator behind the request's bearer key; 401 when it is missing, malformed, unknown or revoked. */
+async function authenticateOperator(db: Db, request: FastifyRequest): Promise<Operator> {
+  let key: string | undefined;
+  try {
+    key = request.headers.authorization?.trim() ? bearerToken(request) : undefined;
+  } catch {
+    throw unauthorized('invalid_request');
+  }
+  if (key === undefined) throw unauthorized();
+  const operator = await operatorOfKey(db, key, request.actionTime);
+  if (operator === undefined) throw unauthorized('invalid_token');
+  return operator;
+}
 
 /**
  * The back office's imports over HTTP: the same kinds and NDJSON formats as `storefront import`,
  * for an operator's API key. Not store-scoped. Everything that can be refused without the body
  * (key, kind, content type, declared length) is refused before the body is read.
  */
-export const adminRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database, config }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { database, importer }) => {
   acceptNdjsonBodies(app, IMPORT_BODY_LIMIT_BYTES);
 
   const beforeBody = async (request: FastifyRequest<{ Params: { kind: string } }>) => {
     await authenticateOperator(database.db, request);
-    if (!importKind(request.params.kind)) {
-      throw new HttpError(404, 'admin.unknownImportKind', { kind: request.params.kind.slice(0, 40), kinds: Object.keys(importKinds).join(', ') });
+    if (!importer.has(request.params.kind)) {
+      throw new HttpError(404, 'admin.unknownImportKind', { kind: request.params.kind.slice(0, 40), kinds: importer.kinds().join(', ') });
     }
     const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     if (type !== NDJSON) throw new HttpError(415, 'admin.unsupportedMediaType', { type: type.slice(0, 100) });
@@ -60,7 +82,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { dat
       },
     },
     async (request) => {
-      const run = importKind(request.params.kind)!.create({ db: database.db, config }, { force: request.query.force === true });
+      const run = importer.start(request.params.kind, { force: request.query.force === true });
       // The answer lists the first bad lines only: a broken feed of a million lines must not
       // build a list of a million messages in memory.
       const lineErrors: Array<{ line: number; message: string }> = [];

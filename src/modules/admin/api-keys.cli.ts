@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
 import { CliUsageError } from '../../cli/usage.js';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
+import type { Clock } from '../../infra/clock.js';
 import { createApiKey, listApiKeys, revokeApiKeyByName } from './api-keys.service.js';
 
 export const API_KEY_USAGE = `  api-key add <name>                  make an operator API key for POST /admin/import/<kind>;
@@ -10,7 +10,7 @@ export const API_KEY_USAGE = `  api-key add <name>                  make an oper
   api-key revoke <name>               the key stops working at once`;
 
 /** `storefront api-key ...`: operators manage the keys of the admin endpoints. */
-export async function apiKeyCommand(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+export async function apiKeyCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
   const [action, name, ...rest] = args;
   if (action === 'list' && name === undefined) {
     const keys = await listApiKeys(db);
@@ -24,11 +24,11 @@ export async function apiKeyCommand(db: Kysely<Database>, args: string[], print:
   }
   if ((action === 'add' || action === 'revoke') && name !== undefined && rest.length === 0) {
     if (action === 'add') {
-      const key = await createApiKey(db, name);
+      const key = await createApiKey(db, name, clock.now());
       print(`API key "${name}" (shown only now; keep it in a secret store):`);
       print(key);
     } else {
-      print(`API key "${name}": ${await revokeApiKeyByName(db, name)}.`);
+      print(`API key "${name}": ${await revokeApiKeyByName(db, name, clock.now())}.`);
     }
     return;
   }

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
 
 export interface ApiKeyRow {
   id: number;
@@ -9,28 +8,28 @@ export interface ApiKeyRow {
   revoked_at: number | null;
 }
 
-export async function insertApiKey(db: Kysely<Database>, name: string, keyHash: string, now: number): Promise<void> {
+export async function insertApiKey(db: Db, name: string, keyHash: string, now: number): Promise<void> {
   await db.insertInto('api_key').values({ name, key_hash: keyHash, created_at: now }).execute();
 }
 
-export async function findApiKeyByName(db: Kysely<Database>, name: string): Promise<ApiKeyRow | undefined> {
+export async function findApiKeyByName(db: Db, name: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_key').select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at']).where('name', '=', name).executeTakeFirst();
 }
 
-export async function findApiKeyByHash(db: Kysely<Database>, keyHash: string): Promise<ApiKeyRow | undefined> {
+export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_key').select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at']).where('key_hash', '=', keyHash).executeTakeFirst();
 }
 
-export async function allApiKeys(db: Kysely<Database>): Promise<ApiKeyRow[]> {
+export async function allApiKeys(db: Db): Promise<ApiKeyRow[]> {
   return db.selectFrom('api_key').select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at']).orderBy('name').execute();
 }
 
-export async function markApiKeyUsed(db: Kysely<Database>, id: number, now: number): Promise<void> {
+export async function markApiKeyUsed(db: Db, id: number, now: number): Promise<void> {
   await db.updateTable('api_key').set({ last_used_at: now }).where('id', '=', id).execute();
 }
 
 /** Whether a key was revoked now (false when it was revoked before). */
-export async function revokeApiKey(db: Kysely<Database>, id: number, now: number): Promise<boolean> {
+export async function revokeApiKey(db: Db, id: number, now: number): Promise<boolean> {
   const result = await db.updateTable('api_key').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -59,7 +59,7 @@ const PRICES: ChildRows<'campaign_price', 'campaign_id'> = {
   orderBy: ['position'],
 };
 
-export const campaignsKind = lineKind('import campaigns <file.ndjson>      campaigns and their prices', ({ db }) => {
+export const campaignsKind = lineKind('import campaigns <file.ndjson>      campaigns and their prices', ({ db, clock }) => {
   const refs = new References(db);
   return {
     parse: lineParser(CampaignLine, convert),
@@ -76,7 +76,7 @@ export const campaignsKind = lineKind('import campaigns <file.ndjson>      campa
       };
       const names = nameRows(line.names, line.descriptions);
       return inLineTransaction(db, async (trx) => {
-        const written = await upsertByCode(trx, 'campaign', line.code, wanted, Date.now(), async (id, isNew) => {
+        const written = await upsertByCode(trx, 'campaign', line.code, wanted, clock.now(), async (id, isNew) => {
           const namesChanged = await syncNames.campaign(trx, id, names, isNew);
           return (await replaceChildRows(trx, PRICES, id, rows, isNew)) || namesChanged;
         });

@@ -29,11 +29,11 @@ function parse(line: CategoryLine): CategoryLine {
   return line;
 }
 
-export const categoriesKind = lineKind('import categories <file.ndjson>     category trees of the stores (parents first)', ({ db }) => ({
+export const categoriesKind = lineKind('import categories <file.ndjson>     category trees of the stores (parents first)', ({ db, clock }) => ({
   parse: lineParser(CategoryLine, parse),
   apply: (line: CategoryLine) =>
     inLineTransaction(db, async (trx): Promise<Outcome> => {
-      const now = Date.now();
+      const now = clock.now();
       const stored = await trx.selectFrom('category').select('id').where('code', '=', line.code).executeTakeFirst();
       const parent = line.parent ? await parentOf(trx, line, stored?.id) : undefined;
       const wanted = {

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { STORE_CODES } from '../../config.js';
+import { STORE_CODES } from '../store/index.js';
 
 // Field shapes and conversions every catalogue import shares: codes, translated names, money,
 // dates, barcodes. A line is checked whole against its schema before anything is looked up.

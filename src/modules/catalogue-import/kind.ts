@@ -1,5 +1,4 @@
-import type { ImportDeps, ImportKind, ImportOptions } from '../../cli/import-kinds.js';
-import { importNdjson, type LineImporter } from '../../cli/ndjson-import.js';
+import { importNdjson, type ImportDeps, type ImportKind, type ImportOptions, type LineImporter } from '../../infra/import/index.js';
 
 /** An import kind whose lines go through importNdjson: the common case. */
 export function lineKind<R>(usage: string, importer: (deps: ImportDeps, options: ImportOptions) => LineImporter<R>): ImportKind {

@@ -1,4 +1,4 @@
-import type { ImportKind } from '../../cli/import-kinds.js';
+import type { ImportKind } from '../../infra/import/index.js';
 import { campaignsKind } from './campaigns.js';
 import { categoriesKind } from './categories.js';
 import { pricesKind } from './prices.js';

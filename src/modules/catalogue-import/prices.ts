@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { discountPercent } from '../catalogue/denormalised.js';
+import { discountPercent } from '../catalogue/index.js';
 import { Code, LineError, Money, cents, lineParser, optionalCents } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
@@ -47,18 +47,18 @@ function convert(line: PriceLine): PriceRecord {
   };
 }
 
-export const pricesKind = lineKind('import prices <file.ndjson>         price changes of products, company prices', ({ db }) => {
+export const pricesKind = lineKind('import prices <file.ndjson>         price changes of products, company prices', ({ db, clock }) => {
   const refs = new References(db);
   return {
     parse: lineParser(PriceLine, convert),
     async apply(record: PriceRecord) {
       const productId = await refs.requireOne('product', record.product, 'product');
-      return inLineTransaction(db, (trx) => (record.kind === 'product' ? productPrices(trx, productId, record) : companyPrice(trx, productId, record)));
+      return inLineTransaction(db, (trx) => (record.kind === 'product' ? productPrices(trx, productId, record, clock.now()) : companyPrice(trx, productId, record)));
     },
   };
 });
 
-async function productPrices(trx: Trx, productId: number, record: Extract<PriceRecord, { kind: 'product' }>): Promise<Outcome> {
+async function productPrices(trx: Trx, productId: number, record: Extract<PriceRecord, { kind: 'product' }>, now: number): Promise<Outcome> {
   const stored = await trx
     .selectFrom('product')
     .select(['shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent'])
@@ -75,7 +75,7 @@ async function productPrices(trx: Trx, productId: number, record: Extract<PriceR
   };
   const diff = changedColumns(stored, wanted);
   if (isEmpty(diff)) return 'unchanged';
-  await trx.updateTable('product').set({ ...diff, updated_at: Date.now() }).where('id', '=', productId).execute();
+  await trx.updateTable('product').set({ ...diff, updated_at: now }).where('id', '=', productId).execute();
   return 'updated';
 }
 

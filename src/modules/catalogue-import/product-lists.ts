@@ -24,7 +24,7 @@ type ProductListLine = Static<typeof ProductListLine>;
 
 const ITEMS: ChildRows<'product_list_item', 'product_list_id'> = { table: 'product_list_item', owner: 'product_list_id', compare: ['product_id'], orderBy: ['position'] };
 
-export const productListsKind = lineKind('import product-lists <file.ndjson>  curated product lists of the stores', ({ db }) => {
+export const productListsKind = lineKind('import product-lists <file.ndjson>  curated product lists of the stores', ({ db, clock }) => {
   const refs = new References(db);
   return {
     parse: lineParser(ProductListLine, (line) => {
@@ -37,7 +37,7 @@ export const productListsKind = lineKind('import product-lists <file.ndjson>  cu
       const wanted = { store_code: line.store, is_active: line.active ?? true, position: line.position ?? 0 };
       const names = nameRows(line.names);
       return inLineTransaction(db, async (trx) => {
-        const written = await upsertByCode(trx, 'product_list', line.code, wanted, Date.now(), async (id, isNew) => {
+        const written = await upsertByCode(trx, 'product_list', line.code, wanted, clock.now(), async (id, isNew) => {
           const namesChanged = await syncNames.productList(trx, id, names, isNew);
           return (await replaceChildRows(trx, ITEMS, id, items, isNew)) || namesChanged;
         });

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { ImportKind } from '../../cli/import-kinds.js';
-import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from '../../cli/ndjson-import.js';
+import type { ImportKind } from '../../infra/import/index.js';
+import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from '../../infra/import/index.js';
 import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../infra/clock.js';
 import { LineError } from './fields.js';
 import { parseProductLine, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
@@ -32,11 +33,11 @@ export const productsKind: ImportKind = {
                                       the full product feed: active products it does not list are
                                       deactivated; refused when that is more than half of them`,
   create:
-    ({ db }, { force }) =>
+    ({ db, clock }, { force }) =>
     async (file, report) => {
       const feed = await scanFeed(file);
       await refuseMassDeactivation(db, feed, force);
-      return importNdjson(file, productLines(db, feed), report);
+      return importNdjson(file, productLines(db, clock, feed), report);
     },
 };
 
@@ -84,7 +85,7 @@ async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: b
   }
 }
 
-function productLines(db: Kysely<Database>, feed: Feed): LineImporter<ProductRecord> {
+function productLines(db: Kysely<Database>, clock: Clock, feed: Feed): LineImporter<ProductRecord> {
   const refs = new References(db);
   const pending: PendingLinks[] = [];
 
@@ -120,7 +121,7 @@ function productLines(db: Kysely<Database>, feed: Feed): LineImporter<ProductRec
     async apply(record, line) {
       await refs.requireBinding(record.columns.binding_code);
       const product = await resolve(record);
-      const { id, outcome } = await inLineTransaction(db, (trx) => writeProduct(trx, product, Date.now()));
+      const { id, outcome } = await inLineTransaction(db, (trx) => writeProduct(trx, product, clock.now()));
       refs.remember('product', record.code, id);
       if (product.physicalBookId === undefined || product.relatedIds === undefined) {
         pending.push({
@@ -135,8 +136,8 @@ function productLines(db: Kysely<Database>, feed: Feed): LineImporter<ProductRec
       return outcome;
     },
     async finish(fail) {
-      for (const links of pending) await link(db, refs, links, fail);
-      return { deactivated: await deactivateUnlisted(db, feed) };
+      for (const links of pending) await link(db, refs, links, fail, clock.now());
+      return { deactivated: await deactivateUnlisted(db, feed, clock.now()) };
     },
   };
 }
@@ -145,7 +146,13 @@ function productLines(db: Kysely<Database>, feed: Feed): LineImporter<ProductRec
  * Makes the links of a line to products later in the file. A target whose own line was bad does
  * not exist: the line is reported, and its other links are made.
  */
-async function link(db: Kysely<Database>, refs: References, links: PendingLinks, fail: (line: number, message: string) => void): Promise<void> {
+async function link(
+  db: Kysely<Database>,
+  refs: References,
+  links: PendingLinks,
+  fail: (line: number, message: string) => void,
+  now: number,
+): Promise<void> {
   const codes = [...(links.physicalBook ? [links.physicalBook] : []), ...(links.related ?? [])];
   const found = await refs.find('product', codes);
   const missing = codes.filter((code) => !found.has(code));
@@ -168,14 +175,13 @@ async function link(db: Kysely<Database>, refs: References, links: PendingLinks,
       const relatedIds = links.related.flatMap((code) => found.get(code) ?? []);
       changed = (await syncRelated(trx, links.productId, relatedIds, false)) || changed;
     }
-    if (changed) await trx.updateTable('product').set({ updated_at: Date.now() }).where('id', '=', links.productId).execute();
+    if (changed) await trx.updateTable('product').set({ updated_at: now }).where('id', '=', links.productId).execute();
   });
 }
 
-async function deactivateUnlisted(db: Kysely<Database>, feed: Feed): Promise<number> {
+async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number): Promise<number> {
   const unlisted: number[] = [];
   for await (const page of activeProducts(db)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
-  const now = Date.now();
   let deactivated = 0;
   for (const part of chunks(unlisted)) {
     const result = await db.updateTable('product').set({ is_active: false, updated_at: now }).where('id', 'in', part).where('is_active', '=', true).executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { PersonRole } from '../../db/schema.js';
-import { discountPercent, refreshImageUrl } from '../catalogue/denormalised.js';
+import { discountPercent, refreshImageUrl } from '../catalogue/index.js';
 import { replaceChildRows, type ChildRows } from './child-rows.js';
 import type { ProductRecord } from './products.format.js';
 import { upsertByCode, type Outcome, type Trx } from './write.js';

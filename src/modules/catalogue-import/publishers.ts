@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import type { ImportKind } from '../../cli/import-kinds.js';
+import type { ImportKind } from '../../infra/import/index.js';
 import { Code, Name, Text, lineParser } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
@@ -31,14 +31,14 @@ function namedKind<S extends TObject, T extends 'publisher' | 'series' | 'person
   schema: S,
   columns: (line: Static<S>, refs: References) => Promise<RecordColumns<T>> | RecordColumns<T>,
 ): ImportKind {
-  return lineKind(usage, ({ db }) => {
+  return lineKind(usage, ({ db, clock }) => {
     const refs = new References(db);
     return {
       parse: lineParser(schema, (line) => line),
       async apply(line: Static<S>) {
         // References are looked up before the line's transaction begins (see References).
         const wanted = await columns(line, refs);
-        return inLineTransaction(db, async (trx) => (await upsertByCode(trx, table, (line as { code: string }).code, wanted, Date.now())).outcome);
+        return inLineTransaction(db, async (trx) => (await upsertByCode(trx, table, (line as { code: string }).code, wanted, clock.now())).outcome);
       },
     };
   });

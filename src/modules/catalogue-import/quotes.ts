@@ -19,7 +19,7 @@ const QuoteLine = Type.Object(
 );
 type QuoteLine = Static<typeof QuoteLine>;
 
-export const quotesKind = lineKind('import quotes <file.ndjson>         quotes of products and persons', ({ db }) => {
+export const quotesKind = lineKind('import quotes <file.ndjson>         quotes of products and persons', ({ db, clock }) => {
   const refs = new References(db);
   return {
     parse: lineParser(QuoteLine, (line) => {
@@ -36,7 +36,7 @@ export const quotesKind = lineKind('import quotes <file.ndjson>         quotes o
       return inLineTransaction(db, async (trx): Promise<Outcome> => {
         const stored = await trx.selectFrom('quote').selectAll().where('code', '=', line.code).executeTakeFirst();
         if (!stored) {
-          await trx.insertInto('quote').values({ code: line.code, ...wanted, created_at: Date.now() }).execute();
+          await trx.insertInto('quote').values({ code: line.code, ...wanted, created_at: clock.now() }).execute();
           return 'created';
         }
         const diff = changedColumns(stored, wanted);

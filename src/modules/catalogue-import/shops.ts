@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { refreshWebStock } from '../catalogue/denormalised.js';
+import { refreshWebStock } from '../catalogue/index.js';
 import { Code, Line, Name, Position, Translated, TranslatedText, lineParser, nameRows } from './fields.js';
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
@@ -27,11 +27,11 @@ const ShopLine = Type.Object(
 );
 type ShopLine = Static<typeof ShopLine>;
 
-export const shopsKind = lineKind('import shops <file.ndjson>          physical shops (and whose stock is web stock)', ({ db }) => ({
+export const shopsKind = lineKind('import shops <file.ndjson>          physical shops (and whose stock is web stock)', ({ db, clock }) => ({
   parse: lineParser(ShopLine, (line) => line),
   apply: (line: ShopLine) =>
     inLineTransaction(db, async (trx): Promise<Outcome> => {
-      const now = Date.now();
+      const now = clock.now();
       const wanted = {
         city: line.city,
         address: line.address ?? null,

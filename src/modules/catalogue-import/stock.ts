@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { refreshWebStock } from '../catalogue/denormalised.js';
+import { refreshWebStock } from '../catalogue/index.js';
 import { Code, lineParser } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
@@ -14,7 +14,7 @@ const StockLine = Type.Object(
 );
 type StockLine = Static<typeof StockLine>;
 
-export const stockKind = lineKind('import stock <file.ndjson>          stock per product and shop (web stock follows)', ({ db }) => {
+export const stockKind = lineKind('import stock <file.ndjson>          stock per product and shop (web stock follows)', ({ db, clock }) => {
   const refs = new References(db);
   return {
     parse: lineParser(StockLine, (line) => line),
@@ -22,7 +22,7 @@ export const stockKind = lineKind('import stock <file.ndjson>          stock per
       const productId = await refs.requireOne('product', line.product, 'product');
       const shopId = await refs.requireOne('shop', line.shop, 'shop');
       return inLineTransaction(db, async (trx): Promise<Outcome> => {
-        const now = Date.now();
+        const now = clock.now();
         const stored = await trx.selectFrom('shop_stock').select('quantity').where('product_id', '=', productId).where('shop_id', '=', shopId).executeTakeFirst();
         if (stored?.quantity === line.quantity) return 'unchanged';
         if (stored) {

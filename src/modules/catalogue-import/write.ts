@@ -4,7 +4,6 @@ import type { Database } from '../../db/schema.js';
 // Writing by comparison: an import reads what is stored, writes only what differs, and says so.
 // That is what makes a second run of the same file a no-op (no row and no updated_at changes).
 
-export type Db = Kysely<Database> | Transaction<Database>;
 export type Trx = Transaction<Database>;
 export type Outcome = 'created' | 'updated' | 'unchanged';
 

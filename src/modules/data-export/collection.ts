@@ -1,5 +1,4 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Config } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import type { CreatedWindow } from './created-window.js';
 
@@ -19,7 +18,8 @@ export interface Slice {
 
 export interface ExportContext {
   db: Kysely<Database>;
-  config: Config;
+  /** The store whose guest prices the product export shows, when the product is sold there (DEFAULT_STORE). */
+  defaultStore: string;
   /** The moment prices are worked out for (campaign validity). */
   now: number;
 }

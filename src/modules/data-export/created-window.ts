@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.js';
+import { badRequest } from '../../infra/domain-error.js';
 import { translate, type Language } from '../../i18n/index.js';
 
 /** The `createdFrom`..`createdTo` filter as Unix ms, both bounds inclusive; absent bounds are open. */
@@ -32,7 +32,7 @@ export function createdWindow(query: { createdFrom?: string; createdTo?: string 
     const raw = query[field];
     if (raw === undefined) return undefined;
     const ms = parseYmdHis(raw);
-    if (ms === undefined) throw new HttpError(400, 'error.badParameter', { field, reason: translate(language, 'dataExport.dateTime') });
+    if (ms === undefined) throw badRequest('error.badParameter', { field, reason: translate(language, 'dataExport.dateTime') });
     return ms;
   };
   const from = bound('createdFrom');

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorSchema } from '../../http/schemas.js';
 import { CategorySchema, PageQuery, WindowQuery } from './data-export.schemas.js';
-import type { ExportRoute } from './data-export.routes.js';
+import type { ExportRoute } from './export-routes.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,61 +1,55 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { AppDeps } from '../../app.js';
-import { pageRequest } from '../../http/paging.js';
+import type { FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.js';
+import { errorBody, HttpError } from '../../http/errors.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, paginationHeaders, success } from '../../http/schemas.js';
-import { setPaginationHeaders } from '../../http/paging.js';
-import type { ExportCollection } from './collection.js';
-import {
-  clientAccountsCollection,
-  salesHistoryCollection,
-  sessionActionsCollection,
-  shopsCollection,
-} from './collections.js';
 import { createdWindow } from './created-window.js';
+import type { DataExportConfig } from './data-export.config.js';
 import { exportOpenApi } from './data-export.openapi.js';
-import {
-  ClientAccountSchema,
-  EXPORT_PAGING,
-  PageQuery,
-  ProductSchema,
-  SalesHistorySchema,
-  SessionActionSchema,
-  ShopSchema,
-  WindowQuery,
-} from './data-export.schemas.js';
+import { EXPORT_PAGING, PageQuery, WindowQuery } from './data-export.schemas.js';
 import { exportPage, exportStream, wantsNdjson } from './data-export.service.js';
-import { createExportAuth } from './export-auth.js';
+import { createExportAuth, ExportCredentialsError, type ExportUser } from './export-auth.js';
 import { createExportPager, DEFAULT_PAGER_OPTIONS } from './export-pager.js';
-import { productsCollection } from './products.export.js';
+import { EXPORT_ERRORS, EXPORT_ROUTES } from './export-routes.js';
 import { createReadAhead } from './read-ahead.js';
 
-/** A route of the export API: its collection, the item schema (and its name in the API document). */
-export interface ExportRoute {
-  collection: ExportCollection;
-  schema: TSchema;
-  schemaName: string;
-  summary: string;
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The export user of a data-export request, once authenticated. */
+    exportUser: ExportUser | null;
+  }
 }
 
-export const EXPORT_ROUTES: readonly ExportRoute[] = [
-  { collection: clientAccountsCollection, schema: ClientAccountSchema, schemaName: 'ClientAccount', summary: 'Client accounts created in a window' },
-  { collection: productsCollection, schema: ProductSchema, schemaName: 'Product', summary: 'Products, active or not' },
-  { collection: salesHistoryCollection, schema: SalesHistorySchema, schemaName: 'SalesHistory', summary: 'Orders (web and shop sales) received in a window' },
-  { collection: sessionActionsCollection, schema: SessionActionSchema, schemaName: 'SessionAction', summary: 'Session actions: views, wishlist and basket additions' },
-  { collection: shopsCollection, schema: ShopSchema, schemaName: 'Shop', summary: 'Physical shops' },
-] as ExportRoute[];
+export interface DataExportDeps {
+  database: DatabaseHandle;
+  config: DataExportConfig;
+}
 
-export const EXPORT_ERRORS = [400, 401, 403, 429, 500] as const;
+export const WWW_AUTHENTICATE = 'Basic realm="data-export", charset="UTF-8"';
+
+/** The last line of a stream that failed midway: the status (200) is long gone. */
+const STREAM_FAILURE_LINE = `${JSON.stringify({ error: errorBody(500, 'The export failed before its end; retry the request.') })}\n`;
 
 /**
  * The read-only data-export API for the analytics partner, mounted at DATA_EXPORT_PATH beside the
  * main API: HTTP Basic as an export user, not store-scoped, and documented in its own OpenAPI
  * document (`<DATA_EXPORT_PATH>/openapi.json`) rather than the main one.
  */
-export const dataExportRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database, config }) => {
+export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async (app, { database, config }) => {
   const db = database.db;
   app.decorateRequest('exportUser', null);
-  const authenticate = createExportAuth(db, config.dataExport);
+  const authenticateExportUser = createExportAuth(db, config.dataExport);
+  const authenticate = async (request: FastifyRequest) => {
+    if (request.method === 'OPTIONS') return;
+    try {
+      request.exportUser = await authenticateExportUser({ authorization: request.headers.authorization, ip: request.ip, now: request.actionTime });
+    } catch (error) {
+      if (error instanceof ExportCredentialsError) throw new HttpError(401, 'dataExport.unauthorized', {}, { 'WWW-Authenticate': WWW_AUTHENTICATE });
+      throw error;
+    }
+  };
   const caches = {
     pager: createExportPager({ ...DEFAULT_PAGER_OPTIONS, countTtlMs: config.dataExport.countCacheTtlMs }),
     readAhead: createReadAhead(),
@@ -81,7 +75,7 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, 
       async (request, reply) => {
         const query = request.query as WindowQuery;
         const window = collection.filterable ? createdWindow(query, request.language) : {};
-        const context = { db, config, now: request.actionTime };
+        const context = { db, defaultStore: config.defaultStore, now: request.actionTime };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {
           reply.header('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -90,7 +84,7 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, 
           // The route's own serializer for the item schema (compiled once, cached by Fastify): the
           // lines match the schema exactly and cost less than JSON.stringify.
           const serialize = reply.compileSerializationSchema(route.schema) as (item: unknown) => string;
-          return reply.send(exportStream(context, collection, window, request.log, serialize));
+          return reply.send(exportStream(context, collection, window, { log: request.log, failureLine: STREAM_FAILURE_LINE, serialize }));
         }
         const page = pageRequest(query, EXPORT_PAGING);
         const result = await exportPage(context, caches, collection, window, page);

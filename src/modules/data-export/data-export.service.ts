@@ -1,11 +1,15 @@
 import { Readable } from 'node:stream';
-import type { FastifyBaseLogger } from 'fastify';
-import { errorBody } from '../../http/errors.js';
-import type { PageRequest } from '../../http/paging.js';
 import { countInWindow, type Boundary, type ExportCollection, type ExportContext } from './collection.js';
 import { windowKey, type CreatedWindow } from './created-window.js';
 import type { ExportPager } from './export-pager.js';
 import type { LoadedPage, ReadAhead } from './read-ahead.js';
+
+/** Which page a request asks for (1-based), its size, and the rows before it. */
+export interface PageWanted {
+  page: number;
+  perPage: number;
+  offset: number;
+}
 
 export interface ExportPage {
   items: unknown[];
@@ -22,7 +26,7 @@ export async function exportPage(
   caches: { pager: ExportPager; readAhead: ReadAhead },
   collection: ExportCollection,
   window: CreatedWindow,
-  page: PageRequest,
+  page: PageWanted,
 ): Promise<ExportPage> {
   const { pager, readAhead } = caches;
   const walk = `${collection.path}|${windowKey(window)}`;
@@ -43,6 +47,20 @@ export async function exportPage(
 
 export const STREAM_BATCH = 1000;
 
+/** Where a stream tells how it ended (a pino logger fits). */
+export interface StreamLog {
+  info(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface StreamOptions {
+  log: StreamLog;
+  /** The last line of a stream that failed midway, e.g. `{"error": {...}}` in the API's error format. */
+  failureLine: string;
+  serialize?: (item: unknown) => string;
+  batchSize?: number;
+}
+
 /** How streams ended in this process, for operators and tests. */
 export const streamStats = { active: 0, completed: 0, aborted: 0, failed: 0 };
 
@@ -57,9 +75,7 @@ export function exportStream(
   context: ExportContext,
   collection: ExportCollection,
   window: CreatedWindow,
-  log: FastifyBaseLogger,
-  serialize: (item: unknown) => string = JSON.stringify,
-  batchSize = STREAM_BATCH,
+  { log, failureLine, serialize = JSON.stringify, batchSize = STREAM_BATCH }: StreamOptions,
 ): Readable {
   let outcome: 'completed' | 'aborted' | 'failed' = 'aborted';
   let rows = 0;
@@ -74,7 +90,7 @@ export function exportStream(
         } catch (err) {
           outcome = 'failed';
           log.error({ err, collection: collection.path, rows }, 'export stream failed');
-          yield `${JSON.stringify({ error: errorBody(500, 'The export failed before its end; retry the request.') })}\n`;
+          yield failureLine;
           return;
         }
         if (batch.items.length > 0) {

@@ -1,24 +1,32 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { DataExportConfig } from '../../config.js';
 import type { Database } from '../../db/schema.js';
-import { HttpError } from '../../http/errors.js';
+import { forbidden } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { createAllowlist, type Allowlist } from './cidr.js';
+import type { ExportSettings } from './data-export.config.js';
 import { findExportUser, rateLimitReached, type ExportUserRow } from './export-user.repository.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The export user of a data-export request, once authenticated. */
-    exportUser: { id: number; name: string } | null;
+/** Missing or wrong credentials: the routes answer 401 with a Basic challenge (WWW-Authenticate). */
+export class ExportCredentialsError extends Error {
+  constructor() {
+    super('no or wrong export credentials');
+    this.name = 'ExportCredentialsError';
   }
 }
 
-export const WWW_AUTHENTICATE = 'Basic realm="data-export", charset="UTF-8"';
+export interface ExportUser {
+  id: number;
+  name: string;
+}
 
-const unauthorized = () => new HttpError(401, 'dataExport.unauthorized', {}, { 'WWW-Authenticate': WWW_AUTHENTICATE });
+/** What a request shows to be authenticated: its Authorization header and address, and its time. */
+export interface ExportCredentialsInput {
+  authorization: string | undefined;
+  ip: string;
+  now: number;
+}
 
 export interface ExportAuthOptions {
   /** How long a verified name and password are trusted without the argon2 check. */
@@ -40,9 +48,9 @@ export function basicCredentials(header: string | undefined): { name: string; pa
 }
 
 /**
- * HTTP Basic authentication of export users, as an onRequest hook of the data-export API.
+ * HTTP Basic authentication of export users (the data-export routes run it before each request).
  *
- * - Missing or wrong credentials: 401 with WWW-Authenticate. A disabled user or an address outside
+ * - Missing or wrong credentials: ExportCredentialsError (401 with WWW-Authenticate). A disabled user or an address outside
  *   the user's allowlist: 403 (only after the password is right, so strangers learn nothing).
  * - The argon2id check costs tens of milliseconds, too much for every page of a crawl: a verified
  *   (user, stored hash, password) is remembered for a few minutes, under an HMAC with a key that
@@ -51,7 +59,7 @@ export function basicCredentials(header: string | undefined): { name: string; pa
  * - Each user has a request rate limit; failed checks from one address are limited too, and past
  *   that limit the address gets 429 without a password check.
  */
-export function createExportAuth(db: Kysely<Database>, config: DataExportConfig, options: ExportAuthOptions = DEFAULTS) {
+export function createExportAuth(db: Kysely<Database>, config: ExportSettings, options: ExportAuthOptions = DEFAULTS) {
   const key = randomBytes(32);
   const verified = new Map<string, number>();
   const allowlists = new Map<string, Allowlist>();
@@ -70,9 +78,9 @@ export function createExportAuth(db: Kysely<Database>, config: DataExportConfig,
     return list;
   };
 
-  const failure = async (ip: string): Promise<never> => {
-    await consumeRateLimit(db, `export:fail:${ip}`, config.authFailuresPerIp);
-    throw unauthorized();
+  const failure = async (ip: string, now: number): Promise<never> => {
+    await consumeRateLimit(db, `export:fail:${ip}`, config.authFailuresPerIp, now);
+    throw new ExportCredentialsError();
   };
 
   /** Whether the password is the user's: remembered, or checked with argon2 (also for an unknown user, for timing). */
@@ -81,7 +89,7 @@ export function createExportAuth(db: Kysely<Database>, config: DataExportConfig,
     const remembered = print === undefined ? undefined : verified.get(print);
     if (remembered !== undefined && remembered > now) return true;
     const limit = config.authFailuresPerIp;
-    if (await rateLimitReached(db, `export:fail:${ip}`, limit.max, limit.windowMs, now)) await failure(ip);
+    if (await rateLimitReached(db, `export:fail:${ip}`, limit.max, limit.windowMs, now)) await failure(ip, now);
     const check = await verifyPassword(user?.password_hash ?? null, password, undefined);
     if (!check.ok || print === undefined) return false;
     verified.delete(print);
@@ -90,16 +98,14 @@ export function createExportAuth(db: Kysely<Database>, config: DataExportConfig,
     return true;
   };
 
-  return async function authenticateExportUser(request: FastifyRequest): Promise<void> {
-    if (request.method === 'OPTIONS') return;
-    const credentials = basicCredentials(request.headers.authorization);
-    if (credentials === undefined) throw unauthorized();
-    const now = Date.now();
+  return async function authenticateExportUser({ authorization, ip, now }: ExportCredentialsInput): Promise<ExportUser> {
+    const credentials = basicCredentials(authorization);
+    if (credentials === undefined) throw new ExportCredentialsError();
     const user = credentials.name.length <= 64 ? await findExportUser(db, credentials.name) : undefined;
-    if (!(await passwordMatches(user, credentials.password, request.ip, now)) || user === undefined) return failure(request.ip);
-    if (user.disabled_at !== null) throw new HttpError(403, 'dataExport.disabled');
-    if (!allowlistOf(user.allowed_cidrs).allows(request.ip)) throw new HttpError(403, 'dataExport.ipNotAllowed', { ip: request.ip });
-    await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser);
-    request.exportUser = { id: user.id, name: user.name };
+    if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) return failure(ip, now);
+    if (user.disabled_at !== null) throw forbidden('dataExport.disabled');
+    if (!allowlistOf(user.allowed_cidrs).allows(ip)) throw forbidden('dataExport.ipNotAllowed', { ip });
+    await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser, now);
+    return { id: user.id, name: user.name };
   };
 }

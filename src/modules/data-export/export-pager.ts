@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../infra/clock.js';
 import type { Boundary } from './collection.js';
 
 export interface PagerOptions {
@@ -38,7 +39,7 @@ export interface PageStart {
  * Total counts are kept per collection and filter for `countTtlMs`, and concurrent requests share
  * one count in flight, so a walk counts once rather than once per page.
  */
-export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS) {
+export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS, clock: Clock = systemClock) {
   const boundaries = new Map<string, { boundary: Boundary; expires: number }>();
   const counts = new Map<string, { total: Promise<number>; expires: number }>();
   const boundaryKey = (walk: string, perPage: number, page: number) => `${walk}|${perPage}|${page}`;
@@ -46,7 +47,7 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS)
   return {
     /** The total for `key`, counted by `count` at most once per TTL. */
     total(key: string, count: () => Promise<number>): Promise<number> {
-      const now = Date.now();
+      const now = clock.now();
       const cached = counts.get(key);
       if (cached !== undefined && cached.expires > now) return cached.total;
       const total = count();
@@ -65,7 +66,7 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS)
 
     /** Where page `page` starts, from the nearest earlier page whose boundary is known. */
     start(walk: string, perPage: number, page: number): PageStart {
-      const now = Date.now();
+      const now = clock.now();
       const lowest = Math.max(1, page - 1 - options.maxLookBack);
       for (let known = page - 1; known >= lowest; known -= 1) {
         const key = boundaryKey(walk, perPage, known);
@@ -84,7 +85,7 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS)
     remember(walk: string, perPage: number, page: number, boundary: Boundary): void {
       const key = boundaryKey(walk, perPage, page);
       boundaries.delete(key);
-      boundaries.set(key, { boundary, expires: Date.now() + options.boundaryTtlMs });
+      boundaries.set(key, { boundary, expires: clock.now() + options.boundaryTtlMs });
       while (boundaries.size > options.maxBoundaries) boundaries.delete(boundaries.keys().next().value!);
     },
 

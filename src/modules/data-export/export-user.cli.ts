@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { Kysely } from 'kysely';
 import { CliUsageError } from '../../cli/usage.js';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
+import type { Clock } from '../../infra/clock.js';
 import {
   addExportUser,
   ExportUserError,
@@ -24,7 +24,7 @@ export const EXPORT_USER_USAGE = `  export-user add <name> [--allow-ip <cidr>]..
   export-user remove <name>           delete the user`;
 
 /** `storefront export-user ...`: operators manage the analytics partner's credentials. */
-export async function exportUserCommand(db: Kysely<Database>, args: string[], print: (line: string) => void): Promise<void> {
+export async function exportUserCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
   const [action, ...rest] = args;
   try {
     switch (action) {
@@ -40,14 +40,14 @@ export async function exportUserCommand(db: Kysely<Database>, args: string[], pr
       }
       case 'add': {
         const { name, cidrs } = nameAndCidrs(rest, 'add');
-        const { password } = await addExportUser(db, name, cidrs);
+        const { password } = await addExportUser(db, name, cidrs, clock.now());
         print(`Export user "${name}" created. Password (shown only now; store it safely):`);
         print(password);
         return;
       }
       case 'rotate': {
         const name = onlyName(rest, 'rotate');
-        const { password } = await rotateExportUser(db, name);
+        const { password } = await rotateExportUser(db, name, clock.now());
         print(`New password of "${name}" (shown only now; the old one no longer works):`);
         print(password);
         return;
@@ -55,13 +55,13 @@ export async function exportUserCommand(db: Kysely<Database>, args: string[], pr
       case 'disable':
       case 'enable': {
         const name = onlyName(rest, action);
-        await setExportUserDisabled(db, name, action === 'disable');
+        await setExportUserDisabled(db, name, action === 'disable', clock.now());
         print(`Export user "${name}" ${action}d.`);
         return;
       }
       case 'allow': {
         const { name, cidrs } = nameAndCidrs(rest, 'allow');
-        await setExportUserCidrs(db, name, cidrs);
+        await setExportUserCidrs(db, name, cidrs, clock.now());
         print(`Export user "${name}" allowed from ${cidrs.length === 0 ? 'any address' : cidrs.join(', ')}.`);
         return;
       }

@@ -44,7 +44,7 @@ function generatePassword(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export async function addExportUser(db: Kysely<Database>, name: string, cidrs: readonly string[], now = Date.now()): Promise<{ password: string }> {
+export async function addExportUser(db: Kysely<Database>, name: string, cidrs: readonly string[], now: number): Promise<{ password: string }> {
   if (!NAME.test(name)) throw new ExportUserError('the name must be 1 to 64 letters, digits, dots, underscores or hyphens');
   const allowedCidrs = normaliseCidrs(cidrs);
   if (await findExportUser(db, name)) throw new ExportUserError(`export user "${name}" exists already (rotate its password with: export-user rotate ${name})`);
@@ -53,18 +53,18 @@ export async function addExportUser(db: Kysely<Database>, name: string, cidrs: r
   return { password };
 }
 
-export async function rotateExportUser(db: Kysely<Database>, name: string, now = Date.now()): Promise<{ password: string }> {
+export async function rotateExportUser(db: Kysely<Database>, name: string, now: number): Promise<{ password: string }> {
   const password = generatePassword();
   if (!(await updateExportUser(db, name, { password_hash: await hashPassword(password) }, now))) throw noSuchUser(name);
   return { password };
 }
 
-export async function setExportUserDisabled(db: Kysely<Database>, name: string, disabled: boolean, now = Date.now()): Promise<void> {
+export async function setExportUserDisabled(db: Kysely<Database>, name: string, disabled: boolean, now: number): Promise<void> {
   if (!(await updateExportUser(db, name, { disabled_at: disabled ? now : null }, now))) throw noSuchUser(name);
 }
 
 /** Replaces the allowlist; an empty list allows every address. */
-export async function setExportUserCidrs(db: Kysely<Database>, name: string, cidrs: readonly string[], now = Date.now()): Promise<void> {
+export async function setExportUserCidrs(db: Kysely<Database>, name: string, cidrs: readonly string[], now: number): Promise<void> {
   const allowed = normaliseCidrs(cidrs);
   if (!(await updateExportUser(db, name, { allowed_cidrs: JSON.stringify(allowed) }, now))) throw noSuchUser(name);
 }

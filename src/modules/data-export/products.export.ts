@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { rfc3339 } from './rfc3339.js';
-import { priceFor, toWireMoney, type PricedProduct, type StoreDiscounts } from '../pricing/pricing.js';
+import { priceFor, toWireMoney, type PricedProduct, type StoreDiscounts } from '../pricing/index.js';
 import { applySlice, groupBy, lastBoundary, pickName, type ExportCollection, type ExportContext } from './collection.js';
 import type { CategoryItem, ProductItem } from './data-export.schemas.js';
 
@@ -78,7 +78,7 @@ export const productsCollection: ExportCollection<ProductItem> = {
     const items = rows.map((row): ProductItem => {
       const id = Number(row.id);
       const webStores = (storesOf.get(id) ?? []).map((s) => s.store_code);
-      const store = webStores.includes(context.config.defaultStore) ? context.config.defaultStore : webStores[0];
+      const store = webStores.includes(context.defaultStore) ? context.defaultStore : webStores[0];
       const priced: PricedProduct = {
         type: row.type,
         shopPriceCents: Number(row.shop_price_cents),

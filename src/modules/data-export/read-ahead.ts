@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../infra/clock.js';
 import type { Boundary } from './collection.js';
 
 export interface LoadedPage {
@@ -22,7 +23,7 @@ export const DEFAULT_READ_AHEAD: ReadAheadOptions = { ttlMs: 5_000, maxPages: 16
  * so what it shows is as fresh as the cached total count beside it. A read that fails is forgotten:
  * the request reads the page itself.
  */
-export function createReadAhead(options: ReadAheadOptions = DEFAULT_READ_AHEAD) {
+export function createReadAhead(options: ReadAheadOptions = DEFAULT_READ_AHEAD, clock: Clock = systemClock) {
   const pages = new Map<string, { page: Promise<LoadedPage | undefined>; expires: number }>();
   return {
     /** The page read ahead under `key`, if there is a fresh one (removed: it is served once). */
@@ -30,7 +31,7 @@ export function createReadAhead(options: ReadAheadOptions = DEFAULT_READ_AHEAD) 
       const entry = pages.get(key);
       if (entry === undefined) return undefined;
       pages.delete(key);
-      return entry.expires > Date.now() ? entry.page : undefined;
+      return entry.expires > clock.now() ? entry.page : undefined;
     },
 
     /** Reads a page under `key` soon, unless it is already there or on its way. */
@@ -40,7 +41,7 @@ export function createReadAhead(options: ReadAheadOptions = DEFAULT_READ_AHEAD) 
       const started = new Promise<void>((resolve) => (start = resolve));
       // After the current response is on its way: the client is not kept waiting for the read.
       const page = started.then(read).catch(() => undefined);
-      pages.set(key, { page, expires: Date.now() + options.ttlMs });
+      pages.set(key, { page, expires: clock.now() + options.ttlMs });
       while (pages.size > options.maxPages) pages.delete(pages.keys().next().value!);
       setImmediate(start);
     },

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Kysely } from 'kysely';
-import { importNdjson, type ImportSummary, type LineImporter } from '../../cli/ndjson-import.js';
 import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../infra/clock.js';
+import { importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
 
 const code = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^\\S(.*\\S)?$' });
 
@@ -53,7 +54,7 @@ function parse(value: unknown): { record: SaleRecord } | { error: string } {
  * created_nav, and changes nothing else (the order is kept as first received). A null or missing
  * createdNav never clears a known one. The same line imported twice changes nothing.
  */
-export function salesHistoryImporter(db: Kysely<Database>, clock: () => number = Date.now): LineImporter<SaleRecord> {
+export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineImporter<SaleRecord> {
   return {
     parse,
     apply: (record) =>
@@ -80,7 +81,7 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: () => number =
             session_id: record.session ?? null,
             delivery_method: record.deliveryMethod,
             shop_code: record.shop ?? null,
-            created_at: clock(),
+            created_at: clock.now(),
             created_nav: record.createdNavMs,
           })
           .returning('id')
@@ -94,6 +95,7 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: () => number =
   };
 }
 
-export function importSalesHistory(db: Kysely<Database>, file: string, report: (line: string) => void): Promise<ImportSummary> {
-  return importNdjson(file, salesHistoryImporter(db), report);
-}
+export const salesHistoryKind: ImportKind = {
+  usage: 'import sales-history <file.ndjson>  orders from the back office, for the data export',
+  create: ({ db, clock }) => (file, report) => importNdjson(file, salesHistoryImporter(db, clock), report),
+};

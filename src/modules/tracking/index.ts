@@ -1,2 +1,14 @@
-// The tracking module's public surface (minimal, for the catalogue; the tracking branch owns this file).
-export { createSessionActionRecorder, recordView, type SessionActionRecorder } from './session-actions.js';
+// Session actions (views, wishlist and basket additions) the front-end reports, for the data export.
+export {
+  createSessionActionRecorder,
+  normaliseSessionId,
+  recordView,
+  type RecorderLog,
+  type RecorderOptions,
+  type SessionAction,
+  type SessionActionRecorder,
+  type ViewRequest,
+} from './session-actions.js';
+export { pruneSessionActions } from './session-actions.repository.js';
+export { sessionActionPruning } from './tracking.jobs.js';
+export { trackingRoutes, type TrackingDeps } from './tracking.routes.js';

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
+import type { SessionActionType } from '../../db/schema.js';
 
 const PRUNE_BATCH = 10_000;
 
@@ -7,7 +7,7 @@ const PRUNE_BATCH = 10_000;
  * Deletes session actions created before `before` (Unix ms), in batches so a year's backlog on
  * SQLite never holds the write lock for long. Returns how many were deleted.
  */
-export async function pruneSessionActions(db: Kysely<Database>, before: number): Promise<number> {
+export async function pruneSessionActions(db: Db, before: number): Promise<number> {
   let deleted = 0;
   for (;;) {
     const result = await db
@@ -23,7 +23,33 @@ export async function pruneSessionActions(db: Kysely<Database>, before: number):
 }
 
 /** Whether a product with this code exists (the tracking endpoint records only real products). */
-export async function productExists(db: Kysely<Database>, code: string): Promise<boolean> {
+export async function productExists(db: Db, code: string): Promise<boolean> {
   const row = await db.selectFrom('product').select('id').where('code', '=', code).executeTakeFirst();
   return row !== undefined;
+}
+
+export interface SessionActionRow {
+  sessionId: string;
+  storeCode: string;
+  productCode: string;
+  clientCode: string | null;
+  actionType: SessionActionType;
+  createdAt: number;
+}
+
+/** Inserts a batch of session actions in one statement. */
+export async function insertSessionActions(db: Db, actions: readonly SessionActionRow[]): Promise<void> {
+  await db
+    .insertInto('session_action')
+    .values(
+      actions.map((action) => ({
+        session_id: action.sessionId,
+        store_code: action.storeCode,
+        product_code: action.productCode,
+        client_code: action.clientCode,
+        action_type: action.actionType,
+        created_at: action.createdAt,
+      })),
+    )
+    .execute();
 }

@@ -1,14 +1,13 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { SessionActionType } from '../../db/schema.js';
+import { insertSessionActions, type SessionActionRow } from './session-actions.repository.js';
 
-export interface SessionAction {
-  sessionId: string;
-  storeCode: string;
-  productCode: string;
-  clientCode: string | null;
-  actionType: SessionActionType;
-  createdAt: number;
+export type SessionAction = SessionActionRow;
+
+/** Where the recorder reports lost rows (a pino logger fits). */
+export interface RecorderLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
 }
 
 export interface SessionActionRecorder {
@@ -46,7 +45,7 @@ export function normaliseSessionId(value: unknown): string | undefined {
  */
 export function createSessionActionRecorder(
   database: DatabaseHandle,
-  log: FastifyBaseLogger,
+  log: RecorderLog,
   options: RecorderOptions = {},
 ): SessionActionRecorder {
   const intervalMs = options.intervalMs ?? 250;
@@ -58,20 +57,7 @@ export function createSessionActionRecorder(
   let dropped = 0;
 
   const write = (batch: SessionAction[]): Promise<void> =>
-    database.db
-      .insertInto('session_action')
-      .values(
-        batch.map((action) => ({
-          session_id: action.sessionId,
-          store_code: action.storeCode,
-          product_code: action.productCode,
-          client_code: action.clientCode,
-          action_type: action.actionType,
-          created_at: action.createdAt,
-        })),
-      )
-      .execute()
-      .then(
+    insertSessionActions(database.db, batch).then(
         () => undefined,
         (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
       );
@@ -118,11 +104,18 @@ export function createSessionActionRecorder(
   };
 }
 
+/** What recordView reads of a request (a Fastify request fits): the session header, store and time. */
+export interface ViewRequest {
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  store: { code: string } | null;
+  actionTime: number;
+}
+
 /**
  * Records that the request's shopper (the `x-session-id` header) viewed a product. Analytics
  * must never hold up or break the page: it only queues, and a missing or bad session id records nothing.
  */
-export function recordView(recorder: SessionActionRecorder, request: FastifyRequest, productCode: string, clientCode: string | null): void {
+export function recordView(recorder: SessionActionRecorder, request: ViewRequest, productCode: string, clientCode: string | null): void {
   const sessionId = request.headers['x-session-id'];
   if (typeof sessionId !== 'string' || !request.store) return;
   recorder.record({ sessionId, storeCode: request.store.code, productCode, clientCode, actionType: 'VIEW', createdAt: request.actionTime });

@@ -1,16 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../app.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { authenticate } from '../../http/auth.js';
 import { fieldError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import { normaliseSessionId } from './session-actions.js';
+import { normaliseSessionId, type SessionActionRecorder } from './session-actions.js';
 import { productExists } from './session-actions.repository.js';
 import { SessionActionBody } from './tracking.schemas.js';
 
+export interface TrackingDeps {
+  database: DatabaseHandle;
+  /** Buffered writer of session actions, shared with the catalogue's views. */
+  sessionActions: SessionActionRecorder;
+}
+
 /** The "events and tracking" group: actions the front-end reports for the analytics export. */
-export const trackingRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, { database, sessionActions }) => {
+export const trackingRoutes: FastifyPluginAsyncTypebox<TrackingDeps> = async (app, { database, sessionActions }) => {
   app.post(
     '/event/session-action',
     {

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { DatabaseHandle } from '../database.js';
-import { quoteName } from '../quote-name.js';
-import type { Database } from '../schema.js';
+import type { DatabaseHandle } from '../db/database.js';
+import { quoteName } from '../db/quote-name.js';
+import type { Database } from '../db/schema.js';
 import { ID_TABLES, INSERT_ORDER, type Batch, type IdBase, type TableName } from './batch.js';
 
 // Fast bulk inserts for the demo data and the benchmark dataset: multi-row INSERTs in chunks. On

@@ -1,10 +1,10 @@
 import { hashPassword } from '../infra/passwords.js';
-import type { DatabaseHandle } from './database.js';
-import { DEMO_PASSWORD } from './demo/accounts.js';
-import { lockIdTables } from './demo/bulk-writer.js';
-import { writeDatasetIn } from './demo/catalogue-generator.js';
-import { COUNTRIES } from './migrations/data/countries-2026-11.js';
-import type { Database } from './schema.js';
+import type { DatabaseHandle } from '../db/database.js';
+import { DEMO_PASSWORD } from './accounts.js';
+import { lockIdTables } from './bulk-writer.js';
+import { writeDatasetIn } from './catalogue-generator.js';
+import { COUNTRIES } from '../db/migrations/data/countries-2026-11.js';
+import type { Database } from '../db/schema.js';
 
 /** What the database holds after seeding (the same numbers on every run over the same data). */
 export interface SeedReport {

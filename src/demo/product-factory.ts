@@ -1,4 +1,4 @@
-import type { PersonRole, ProductTypeCode } from '../schema.js';
+import type { PersonRole, ProductTypeCode } from '../db/schema.js';
 import type { Batch } from './batch.js';
 import type { Genre, Leaf } from './categories.js';
 import { GIFT_CARD_VALUES, boardGame, officeItem, techItem, type Merchandise } from './merchandise.js';

@@ -1,5 +1,5 @@
-import { discountPercent } from '../../modules/catalogue/denormalised.js';
-import type { PersonRole, ProductTypeCode } from '../schema.js';
+import { discountPercent } from '../modules/catalogue/index.js';
+import type { PersonRole, ProductTypeCode } from '../db/schema.js';
 import type { DemoClient } from './accounts.js';
 import { DAY } from './accounts.js';
 import { push, type Batch, type IdBase } from './batch.js';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ImportRefusedError } from '../../cli/ndjson-import.js';
 import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
+import { systemClock, type Clock } from '../clock.js';
+import { ImportRefusedError } from './ndjson-import.js';
 
 // Imports of one kind run one at a time, over every process that shares the database (the CLI and
 // any number of API processes): two product feeds at once would deactivate each other's products,
@@ -26,13 +27,19 @@ export class ImportRunningError extends ImportRefusedError {
 }
 
 /** Runs `work` holding the lock of `kind`; throws ImportRunningError at once when another run holds it. */
-export async function withImportLock<T>(db: Kysely<Database>, kind: string, work: () => Promise<T>, ttlMs = IMPORT_LOCK_TTL_MS): Promise<T> {
+export async function withImportLock<T>(
+  db: Kysely<Database>,
+  kind: string,
+  work: () => Promise<T>,
+  ttlMs = IMPORT_LOCK_TTL_MS,
+  clock: Clock = systemClock,
+): Promise<T> {
   const owner = randomUUID();
-  await acquire(db, kind, owner, ttlMs);
+  await acquire(db, kind, owner, ttlMs, clock);
   const renew = setInterval(() => {
     // A failed renewal is retried at the next tick; the lock expires only if they all fail.
     db.updateTable('import_lock')
-      .set({ expires_at: Date.now() + ttlMs })
+      .set({ expires_at: clock.now() + ttlMs })
       .where('kind', '=', kind)
       .where('owner', '=', owner)
       .execute()
@@ -48,10 +55,10 @@ export async function withImportLock<T>(db: Kysely<Database>, kind: string, work
   }
 }
 
-async function acquire(db: Kysely<Database>, kind: string, owner: string, ttlMs: number): Promise<void> {
+async function acquire(db: Kysely<Database>, kind: string, owner: string, ttlMs: number, clock: Clock): Promise<void> {
   // Twice: the holder may finish between the insert and the look at its row.
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const now = Date.now();
+    const now = clock.now();
     const lock = { owner, started_at: now, expires_at: now + ttlMs };
     // One statement: a new row, or an expired one taken over; another process's live row stays.
     const taken = await db
@@ -64,5 +71,5 @@ async function acquire(db: Kysely<Database>, kind: string, owner: string, ttlMs:
     const holder = await db.selectFrom('import_lock').select('started_at').where('kind', '=', kind).executeTakeFirst();
     if (holder) throw new ImportRunningError(kind, holder.started_at);
   }
-  throw new ImportRunningError(kind, Date.now());
+  throw new ImportRunningError(kind, clock.now());
 }

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Database } from '../schema.js';
+import type { Database } from '../db/schema.js';
 
 // What the generator hands to the writer: rows per table, with explicit ids, so that rows of one
 // batch can point at each other without reading anything back.

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DatabaseHandle } from '../database.js';
-import type { Database } from '../schema.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { DEMO_LOGINS, accountRows } from './accounts.js';
 import { activityBatches } from './activity.js';
 import { push, rowCount, type Batch, type IdBase } from './batch.js';

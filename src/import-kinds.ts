@@ -1,0 +1,18 @@
+import type { ImportKinds } from './infra/import/index.js';
+import { importUsers } from './modules/accounts/index.js';
+import { catalogueImportKinds } from './modules/catalogue-import/index.js';
+import { salesHistoryKind } from './modules/data-export/index.js';
+
+/**
+ * The kinds `import <kind> <file>` and `POST /admin/import/:kind` accept: a composition root, the
+ * one place that knows every module's import kinds. Add a kind here (and a section to
+ * docs/import.md); the CLI usage and the HTTP route pick it up.
+ */
+export const importKinds: ImportKinds = {
+  users: {
+    usage: 'import users <file.ndjson>          users of the previous system',
+    create: (deps) => (file, report) => importUsers(deps, file, report),
+  },
+  ...catalogueImportKinds,
+  'sales-history': salesHistoryKind,
+};

@@ -1,0 +1,3 @@
+// The operators' admin surface: API keys (CLI) and the back office's imports over HTTP.
+export { adminRoutes, IMPORT_BODY_LIMIT_BYTES, type AdminDeps } from './admin.routes.js';
+export { API_KEY_USAGE, apiKeyCommand } from './api-keys.cli.js';
