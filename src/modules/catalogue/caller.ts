@@ -1,4 +1,4 @@
-import type { Customer, CustomerKind } from '../pricing/pricing.js';
+import type { Customer, CustomerKind } from '../pricing/index.js';
 import type { CallerDiscounts } from './caller.repository.js';
 
 /** Who is looking at the catalogue: what they may see and what they pay. */

@@ -2,7 +2,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
-import type { StoreDiscounts } from '../pricing/pricing.js';
+import type { StoreDiscounts } from '../pricing/index.js';
 import { buildCategoryTree, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
 import type { Caller } from './caller.js';

@@ -11,7 +11,8 @@ export { browseFilter, createCatalogue, type Catalogue, type CatalogueContext, t
 export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
 export type { BindingNames } from './products/binding-names.repository.js';
 export type { ProductBase, ProductCard } from './products/product-card.types.js';
-export type { ProductFilter, ProductSort } from './product-query.js';
+export type { ProductSort } from './product-query.js';
+export { productFilterConditions, type ProductFilter } from './product-filter.js';
 
 // The HTTP side of a catalogue read (for route files): the caller, the context, the cache headers.
 export { cacheFor, callerResolver, catalogueContext, type CallerResolver } from './catalogue-request.routes.js';

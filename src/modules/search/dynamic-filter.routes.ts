@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { ProductTypeCode } from '../../db/schema.js';
 import { StoreRequestHeaders, success } from '../../http/schemas.js';
 import { cacheFor, catalogueContext, type CategoryTree } from '../catalogue/index.js';
-import { toWireMoney } from '../pricing/pricing.js';
+import { toWireMoney } from '../pricing/index.js';
 import type { NameKind } from './engine.js';
 import { parseTerms } from './query-text.js';
 import type { SearchRouteDeps } from './search.deps.js';

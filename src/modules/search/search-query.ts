@@ -1,6 +1,5 @@
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { seesBusinessCatalogue, type Caller } from '../catalogue/caller.js';
-import { productFilterConditions, type ProductFilter } from '../catalogue/product-filter.js';
+import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { productFilterConditions, visibleSearchProduct, type Caller, type ProductFilter } from '../catalogue/index.js';
 import { int } from '../../db/sql-int.js';
 import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
@@ -89,7 +88,7 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
     if (text.kind === 'match') query = query.innerJoin(text.matches.as('m'), 'm.id', 'sp.id');
   }
   for (const join of price?.joins ?? []) query = query.leftJoin(join.table.as(join.alias), `${join.alias}.product_id`, 'sp.id');
-  query = query.where(visibleSql(engine, scope.storeCode, scope.caller));
+  query = query.where(visibleSearchProduct(scope.storeCode, scope.caller, engine.contains));
   if (scope.text.kind === 'codes') {
     const codes = scope.text.codes;
     // One IN over a union (not two ORed): both engines then look the codes up by index.
@@ -113,12 +112,6 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
 function newSince(now: number, releasedSince: number | undefined): number {
   const since = now - NEW_PRODUCT_DAYS * 86_400_000;
   return releasedSince === undefined ? since : Math.max(since, releasedSince);
-}
-
-/** Conditions on sp: the product is active, sold in the store and not hidden from the caller's audience. */
-export function visibleSql(engine: SearchEngine, storeCode: string, caller: Caller): RawBuilder<SqlBool> {
-  const hidden = sql.ref(seesBusinessCatalogue(caller) ? 'sp.hidden_business' : 'sp.hidden_web');
-  return sql<SqlBool>`(sp.is_active = ${true} and ${hidden} = ${false} and ${engine.contains(sql`(' ' || sp.stores || ' ')`, ` ${storeCode} `)})`;
 }
 
 /** The price expressions for the caller, or undefined when nothing in the query needs them. */

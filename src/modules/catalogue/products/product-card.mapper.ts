@@ -1,6 +1,6 @@
 import type { Language } from '../../../i18n/index.js';
 import { groupBy } from '../../../infra/group-by.js';
-import { priceFor, toWireMoney, type CampaignPrice } from '../../pricing/pricing.js';
+import { priceFor, toWireMoney, type CampaignPrice } from '../../pricing/index.js';
 import { pricingCustomer } from '../caller.js';
 import type { BindingNames } from './binding-names.repository.js';
 import type { BaseRows, PriceContext, ProductBase, ProductCard } from './product-card.types.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Availability, CampaignPriceTable, CampaignTable, DeliveryTime, ProductTable, ProductTypeCode } from '../../../db/schema.js';
 import type { BoundedCache } from '../../../infra/bounded-cache.js';
-import type { PricedProduct, StoreDiscounts } from '../../pricing/pricing.js';
+import type { PricedProduct, StoreDiscounts } from '../../pricing/index.js';
 import type { Caller } from '../caller.js';
 
 /**
