@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { countInWindow, type Boundary, type ExportCollection, type ExportContext } from './collection.js';
+import type { Boundary, ExportCollection, ExportContext } from './collection.js';
+import { countInWindow } from './export-slice.repository.js';
 import { windowKey, type CreatedWindow } from './created-window.js';
 import type { ExportPager } from './export-pager.js';
 import type { LoadedPage, ReadAhead } from './read-ahead.js';

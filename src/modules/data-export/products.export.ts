@@ -2,8 +2,20 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { rfc3339 } from './rfc3339.js';
 import { priceFor, toWireMoney, type PricedProduct, type StoreDiscounts } from '../pricing/index.js';
-import { applySlice, groupBy, lastBoundary, pickName, type ExportCollection, type ExportContext } from './collection.js';
+import { groupBy, lastBoundary, pickName, type ExportCollection, type ExportContext } from './collection.js';
 import type { CategoryItem, ProductItem } from './data-export.schemas.js';
+import {
+  readAuthors,
+  readCategories,
+  readCategoryLinks,
+  readCategoryNames,
+  readProductCodes,
+  readProducts,
+  readProductStores,
+  readPublishers,
+  readRetailCampaignPrices,
+  readStoreDiscounts,
+} from './product-export.repository.js';
 
 /**
  * Every product, active or not: sales history and session actions name products the back office
@@ -21,46 +33,20 @@ export const productsCollection: ExportCollection<ProductItem> = {
   filterable: false,
   async load(context, slice) {
     const { db } = context;
-    const rows = await applySlice(
-      db
-        .selectFrom('product')
-        .select([
-          'product.id', 'product.code', 'product.type', 'product.language', 'product.name', 'product.description',
-          'product.shop_price_cents', 'product.original_price_cents', 'product.wholesale_price_cents', 'product.vat_rate_percent',
-          'product.web_stock', 'product.image_url', 'product.created_at', 'product.updated_at', 'product.publisher_id',
-          'product.physical_book_id',
-        ]),
-      'product',
-      slice,
-    ).execute();
+    const rows = await readProducts(db, slice);
     if (rows.length === 0) return { items: [], last: undefined };
     const ids = rows.map((row) => Number(row.id));
     const publisherIds = unique(rows.map((row) => row.publisher_id));
     const physicalIds = unique(rows.map((row) => row.physical_book_id));
 
     const [publishers, physicalBooks, authors, stores, categoriesOf, campaigns, discounts] = await Promise.all([
-      publisherIds.length === 0 ? [] : db.selectFrom('publisher').select(['id', 'code', 'name']).where('id', 'in', publisherIds).execute(),
-      physicalIds.length === 0 ? [] : db.selectFrom('product').select(['id', 'code']).where('id', 'in', physicalIds).execute(),
-      db
-        .selectFrom('product_person')
-        .innerJoin('person', 'person.id', 'product_person.person_id')
-        .select(['product_person.product_id', 'person.code', 'person.name'])
-        .where('product_person.product_id', 'in', ids)
-        .where('product_person.role', '=', 'AUTHOR')
-        .orderBy('product_person.product_id')
-        .orderBy('product_person.position')
-        .execute(),
-      db.selectFrom('product_store').select(['product_id', 'store_code']).where('product_id', 'in', ids).orderBy('store_code').execute(),
+      readPublishers(db, publisherIds),
+      readProductCodes(db, physicalIds),
+      readAuthors(db, ids),
+      readProductStores(db, ids),
       productCategories(db, ids),
-      db
-        .selectFrom('campaign_price')
-        .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
-        .select(['campaign_price.product_id', 'campaign_price.price_cents', 'campaign.store_code', 'campaign.valid_from', 'campaign.valid_to'])
-        .where('campaign_price.product_id', 'in', ids)
-        .where('campaign_price.customer_kind', '=', 'RETAIL')
-        .where('campaign.is_active', '=', true)
-        .execute(),
-      db.selectFrom('web_store').select(['code', 'guest_discount_percent', 'logged_in_discount_percent']).execute(),
+      readRetailCampaignPrices(db, ids),
+      readStoreDiscounts(db),
     ]);
 
     const publisherById = new Map(publishers.map((p) => [Number(p.id), { name: p.name, code: p.code }]));
@@ -145,13 +131,7 @@ type ProductCategories = Map<number, ProductItem['categories']>;
  * read level by level (a handful of queries per page, however many products), then their names.
  */
 async function productCategories(db: Kysely<Database>, productIds: number[]): Promise<ProductCategories> {
-  const links = await db
-    .selectFrom('product_category')
-    .select(['product_id', 'category_id'])
-    .where('product_id', 'in', productIds)
-    .orderBy('product_id')
-    .orderBy('category_id')
-    .execute();
+  const links = await readCategoryLinks(db, productIds);
   const result: ProductCategories = new Map();
   if (links.length === 0) return result;
 
@@ -159,7 +139,7 @@ async function productCategories(db: Kysely<Database>, productIds: number[]): Pr
   let wanted = unique(links.map((link) => link.category_id));
   // The depth of a tree bounds the rounds; the cap only guards against a cycle in bad data.
   for (let round = 0; wanted.length > 0 && round < 32; round += 1) {
-    const rows = await db.selectFrom('category').select(['id', 'code', 'store_code', 'parent_id', 'level']).where('id', 'in', wanted).execute();
+    const rows = await readCategories(db, wanted);
     for (const row of rows) {
       nodes.set(Number(row.id), {
         id: Number(row.id),
@@ -169,7 +149,7 @@ async function productCategories(db: Kysely<Database>, productIds: number[]): Pr
     }
     wanted = unique(rows.map((row) => row.parent_id)).filter((id) => !nodes.has(id));
   }
-  const names = await db.selectFrom('category_name').select(['category_id', 'language', 'name']).where('category_id', 'in', [...nodes.keys()]).execute();
+  const names = await readCategoryNames(db, [...nodes.keys()]);
   for (const [id, entries] of groupBy(names, (n) => Number(n.category_id))) {
     const node = nodes.get(id);
     if (node !== undefined) node.item.name = pickName(entries) ?? node.item.code;

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
 import { importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
+import { findSaleByOrder, insertSale, setSaleCreatedNav } from './sales-history.repository.js';
 
 const code = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^\\S(.*\\S)?$' });
 
@@ -59,20 +60,16 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
     parse,
     apply: (record) =>
       db.transaction().execute(async (trx) => {
-        const existing = await trx
-          .selectFrom('sales_history')
-          .select(['id', 'created_nav'])
-          .where('order_code', '=', record.order)
-          .executeTakeFirst();
+        const existing = await findSaleByOrder(trx, record.order);
         if (existing !== undefined) {
           const stored = existing.created_nav === null ? null : Number(existing.created_nav);
           if (record.createdNavMs === null || record.createdNavMs === stored) return 'unchanged';
-          await trx.updateTable('sales_history').set({ created_nav: record.createdNavMs }).where('id', '=', existing.id).execute();
+          await setSaleCreatedNav(trx, existing.id, record.createdNavMs);
           return 'createdNav updated';
         }
-        const inserted = await trx
-          .insertInto('sales_history')
-          .values({
+        await insertSale(
+          trx,
+          {
             order_code: record.order,
             client_code: record.client,
             client_type: record.clientType,
@@ -83,13 +80,9 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
             shop_code: record.shop ?? null,
             created_at: clock.now(),
             created_nav: record.createdNavMs,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('sales_history_item')
-          .values(record.products.map((product, position) => ({ sales_history_id: inserted.id, position, product_code: product })))
-          .execute();
+          },
+          record.products,
+        );
         return 'created';
       }),
   };
