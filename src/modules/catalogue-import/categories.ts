@@ -3,6 +3,7 @@ import { Code, LineError, Position, Store, Translated, TranslatedText, lineParse
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
+import { findCategoryForParent, findCategoryId, findChildCategory, findParentId, relevelChildren } from './categories.repository.js';
 
 // Categories: a tree per store. `level` is derived from the parent (root = 1), so the file never
 // says it; a parent must be imported first (an earlier line or an earlier import).
@@ -34,7 +35,7 @@ export const categoriesKind = lineKind('import categories <file.ndjson>     cate
   apply: (line: CategoryLine) =>
     inLineTransaction(db, async (trx): Promise<Outcome> => {
       const now = clock.now();
-      const stored = await trx.selectFrom('category').select('id').where('code', '=', line.code).executeTakeFirst();
+      const stored = await findCategoryId(trx, line.code);
       const parent = line.parent ? await parentOf(trx, line, stored?.id) : undefined;
       const wanted = {
         store_code: line.store,
@@ -46,7 +47,7 @@ export const categoriesKind = lineKind('import categories <file.ndjson>     cate
       const names = nameRows(line.names, line.descriptions);
       const written = await upsertByCode(trx, 'category', line.code, wanted, now, async (id, isNew, changed) => {
         if (changed.store_code !== undefined) {
-          const child = await trx.selectFrom('category').select('code').where('parent_id', '=', id).executeTakeFirst();
+          const child = await findChildCategory(trx, id);
           if (child) throw new LineError(`/store: "${line.code}" has subcategories (e.g. "${child.code}"); it cannot move to another store`);
         }
         return syncNames.category(trx, id, names, isNew);
@@ -58,14 +59,14 @@ export const categoriesKind = lineKind('import categories <file.ndjson>     cate
 
 /** The parent: known, in the same store, and not below the category itself (a cycle). */
 async function parentOf(trx: Trx, line: CategoryLine, id: number | undefined): Promise<{ id: number; level: number }> {
-  const parent = await trx.selectFrom('category').select(['id', 'store_code', 'level', 'parent_id']).where('code', '=', line.parent!).executeTakeFirst();
+  const parent = await findCategoryForParent(trx, line.parent!);
   if (!parent) throw new LineError(`/parent: unknown category "${line.parent}" (a parent must come first, on an earlier line or in an earlier import)`);
   if (parent.store_code !== line.store) throw new LineError(`/parent: "${line.parent}" is a category of ${parent.store_code}, not of ${line.store}`);
   if (id !== undefined) {
     let above: number | null = parent.parent_id;
     for (let depth = 0; above !== null; depth += 1) {
       if (above === id || depth > MAX_DEPTH) throw new LineError(`/parent: "${line.parent}" is below "${line.code}" in the tree; that would make a cycle`);
-      const next: { parent_id: number | null } | undefined = await trx.selectFrom('category').select('parent_id').where('id', '=', above).executeTakeFirst();
+      const next = await findParentId(trx, above);
       above = next?.parent_id ?? null;
     }
     if (parent.id === id) throw new LineError(`/parent: a category cannot be its own parent`);
@@ -79,9 +80,7 @@ async function relevel(trx: Trx, id: number, level: number, now: number): Promis
   for (let depth = level + 1; parents.length > 0 && depth <= MAX_DEPTH; depth += 1) {
     const children: number[] = [];
     for (const part of chunks(parents)) {
-      const rows = await trx.selectFrom('category').select('id').where('parent_id', 'in', part).execute();
-      children.push(...rows.map((row) => row.id));
-      if (rows.length > 0) await trx.updateTable('category').set({ level: depth, updated_at: now }).where('parent_id', 'in', part).execute();
+      children.push(...(await relevelChildren(trx, part, depth, now)));
     }
     parents = children;
   }

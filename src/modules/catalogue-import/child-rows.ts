@@ -1,6 +1,7 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { sameRows, sortedBy, type Trx } from './write.js';
+import { deleteChildRows, insertChildRows, readChildRows } from './write.repository.js';
 
 // The rows that hang off one owner row and are written as a whole: a product's codes, stores,
 // persons, categories, assets and related products, a campaign's prices, a list's items, the
@@ -23,8 +24,6 @@ export interface ChildRows<T extends keyof Database, O extends Column<T>> {
 export type ChildRow<T extends keyof Database, O extends Column<T>> = Omit<Insertable<Database[T]>, O>;
 
 type Row = Record<string, unknown>;
-/** The tables as Kysely sees them when their names are data: typed at the callers, by ChildRows. */
-type AnyTables = Record<string, Row>;
 
 /**
  * Makes the owner's rows of the table the wanted ones; returns whether it wrote any. A new owner
@@ -37,22 +36,20 @@ export async function replaceChildRows<T extends keyof Database, O extends Colum
   rows: ReadonlyArray<ChildRow<T, O>>,
   isNew: boolean,
 ): Promise<boolean> {
-  const db = trx as unknown as Transaction<AnyTables>;
   const [table, owner, compare]: [string, string, readonly string[]] = [spec.table, spec.owner, spec.compare];
   const wanted = rows as ReadonlyArray<Row>;
   if (!isNew) {
-    let query = db.selectFrom(table).select(compare).where(owner, '=', ownerId);
-    for (const column of spec.orderBy ?? []) query = query.orderBy(column);
-    const stored = (await query.execute()) as Row[];
+    const stored = await readChildRows(trx, table, owner, ownerId, compare, spec.orderBy ?? []);
     if (spec.orderBy ? sameRows(stored, wanted, compare) : sameSet(stored, wanted, compare)) return false;
-    await db.deleteFrom(table).where(owner, '=', ownerId).execute();
+    await deleteChildRows(trx, table, owner, ownerId);
   }
   // In slices: a big campaign or list would exceed the engines' bound-parameter limits at once.
   for (let start = 0; start < wanted.length; start += 1000) {
-    await db
-      .insertInto(table)
-      .values(wanted.slice(start, start + 1000).map((row) => ({ ...row, [owner]: ownerId })))
-      .execute();
+    await insertChildRows(
+      trx,
+      table,
+      wanted.slice(start, start + 1000).map((row) => ({ ...row, [owner]: ownerId })),
+    );
   }
   return !isNew || wanted.length > 0;
 }

@@ -4,6 +4,15 @@ import { Code, LineError, Money, cents, lineParser, optionalCents } from './fiel
 import { lineKind } from './kind.js';
 import { References } from './references.js';
 import { changedColumns, inLineTransaction, isEmpty, type Outcome, type Trx } from './write.js';
+import {
+  deleteCompanyPrice,
+  findCompanyIds,
+  findCompanyPrice,
+  insertCompanyPrice,
+  readProductPrices,
+  updateCompanyPrice,
+  updateProduct,
+} from './prices.repository.js';
 
 // Price updates between feeds: a line changes some prices of one existing product, or sets (or,
 // with null, removes) a company's own price for it. discount_percent follows the shop price.
@@ -59,11 +68,7 @@ export const pricesKind = lineKind('import prices <file.ndjson>         price ch
 });
 
 async function productPrices(trx: Trx, productId: number, record: Extract<PriceRecord, { kind: 'product' }>, now: number): Promise<Outcome> {
-  const stored = await trx
-    .selectFrom('product')
-    .select(['shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent'])
-    .where('id', '=', productId)
-    .executeTakeFirstOrThrow();
+  const stored = await readProductPrices(trx, productId);
   const shop = record.shop ?? stored.shop_price_cents;
   const original = record.original === undefined ? stored.original_price_cents : record.original;
   const wanted = {
@@ -75,26 +80,26 @@ async function productPrices(trx: Trx, productId: number, record: Extract<PriceR
   };
   const diff = changedColumns(stored, wanted);
   if (isEmpty(diff)) return 'unchanged';
-  await trx.updateTable('product').set({ ...diff, updated_at: now }).where('id', '=', productId).execute();
+  await updateProduct(trx, productId, { ...diff, updated_at: now });
   return 'updated';
 }
 
 /** A registry code may belong to several company records (one per account); each gets the price. */
 async function companyPrice(trx: Trx, productId: number, record: Extract<PriceRecord, { kind: 'company' }>): Promise<Outcome> {
-  const companies = await trx.selectFrom('company').select('id').where('registry_code', '=', record.company).execute();
+  const companies = await findCompanyIds(trx, record.company);
   if (companies.length === 0) throw new LineError(`/company: no company with registry code "${record.company}"`);
   let outcome: Outcome = 'unchanged';
   for (const { id } of companies) {
-    const stored = await trx.selectFrom('company_product_price').select('price_cents').where('company_id', '=', id).where('product_id', '=', productId).executeTakeFirst();
+    const stored = await findCompanyPrice(trx, id, productId);
     if (record.price === null) {
       if (!stored) continue;
-      await trx.deleteFrom('company_product_price').where('company_id', '=', id).where('product_id', '=', productId).execute();
+      await deleteCompanyPrice(trx, id, productId);
       outcome = 'updated';
     } else if (!stored) {
-      await trx.insertInto('company_product_price').values({ company_id: id, product_id: productId, price_cents: record.price }).execute();
+      await insertCompanyPrice(trx, id, productId, record.price);
       if (outcome === 'unchanged') outcome = 'created';
     } else if (stored.price_cents !== record.price) {
-      await trx.updateTable('company_product_price').set({ price_cents: record.price }).where('company_id', '=', id).where('product_id', '=', productId).execute();
+      await updateCompanyPrice(trx, id, productId, record.price);
       outcome = 'updated';
     }
   }

@@ -8,6 +8,7 @@ import { parseProductLine, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
 import { References } from './references.js';
 import { chunks, inLineTransaction } from './write.js';
+import { activeProductsPage, deactivateProducts, setPhysicalBook, touchProduct } from './products.repository.js';
 
 // The product feed is full: a product the file does not list is no longer sold and is
 // deactivated after the last line. A first pass collects the file's codes (the only thing kept in
@@ -58,7 +59,7 @@ async function scanFeed(file: string): Promise<Feed> {
 async function* activeProducts(db: Kysely<Database>): AsyncGenerator<Array<{ id: number; code: string }>> {
   let after = 0;
   for (;;) {
-    const page = await db.selectFrom('product').select(['id', 'code']).where('is_active', '=', true).where('id', '>', after).orderBy('id').limit(5000).execute();
+    const page = await activeProductsPage(db, after);
     if (page.length === 0) return;
     yield page;
     after = page[page.length - 1]!.id;
@@ -163,19 +164,13 @@ async function link(
     let changed = false;
     if (links.physicalBook) {
       const physicalBookId = found.get(links.physicalBook) ?? null;
-      const result = await trx
-        .updateTable('product')
-        .set({ physical_book_id: physicalBookId })
-        .where('id', '=', links.productId)
-        .where((eb) => (physicalBookId === null ? eb('physical_book_id', 'is not', null) : eb.or([eb('physical_book_id', 'is', null), eb('physical_book_id', '!=', physicalBookId)])))
-        .executeTakeFirst();
-      changed = Number(result.numUpdatedRows) > 0;
+      changed = await setPhysicalBook(trx, links.productId, physicalBookId);
     }
     if (links.related) {
       const relatedIds = links.related.flatMap((code) => found.get(code) ?? []);
       changed = (await syncRelated(trx, links.productId, relatedIds, false)) || changed;
     }
-    if (changed) await trx.updateTable('product').set({ updated_at: now }).where('id', '=', links.productId).execute();
+    if (changed) await touchProduct(trx, links.productId, now);
   });
 }
 
@@ -184,8 +179,7 @@ async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number)
   for await (const page of activeProducts(db)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
   let deactivated = 0;
   for (const part of chunks(unlisted)) {
-    const result = await db.updateTable('product').set({ is_active: false, updated_at: now }).where('id', 'in', part).where('is_active', '=', true).executeTakeFirst();
-    deactivated += Number(result.numUpdatedRows);
+    deactivated += await deactivateProducts(db, part, now);
   }
   return deactivated;
 }

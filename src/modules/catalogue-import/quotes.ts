@@ -3,6 +3,7 @@ import { Code, LineError, lineParser } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
 import { changedColumns, inLineTransaction, isEmpty, type Outcome } from './write.js';
+import { findQuote, insertQuote, updateQuote } from './quotes.repository.js';
 
 // Quotes shown with a product or a person (an author's words). A quote has no updated_at: an
 // update changes the row alone.
@@ -34,14 +35,14 @@ export const quotesKind = lineKind('import quotes <file.ndjson>         quotes o
         text: line.text,
       };
       return inLineTransaction(db, async (trx): Promise<Outcome> => {
-        const stored = await trx.selectFrom('quote').selectAll().where('code', '=', line.code).executeTakeFirst();
+        const stored = await findQuote(trx, line.code);
         if (!stored) {
-          await trx.insertInto('quote').values({ code: line.code, ...wanted, created_at: clock.now() }).execute();
+          await insertQuote(trx, { code: line.code, ...wanted, created_at: clock.now() });
           return 'created';
         }
         const diff = changedColumns(stored, wanted);
         if (isEmpty(diff)) return 'unchanged';
-        await trx.updateTable('quote').set(diff).where('id', '=', stored.id).execute();
+        await updateQuote(trx, stored.id, diff);
         return 'updated';
       });
     },

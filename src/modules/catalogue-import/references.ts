@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { LineError } from './fields.js';
+import { findCategoriesByCode, findIdsByCode, readBindingCodes, type CodedTable } from './references.repository.js';
 import { chunks } from './write.js';
 
 // Code -> id look-ups of the things a line refers to, cached for the run of one import: a feed
 // names the same publishers and persons over and over. Only hits are cached (a miss may be created
 // by a later line), and look-ups run outside the line's transaction, before it starts.
 
-type Table = 'publisher' | 'series' | 'person' | 'product' | 'shop' | 'product_list' | 'campaign';
+type Table = CodedTable;
 
 export interface CategoryRef {
   id: number;
@@ -34,7 +35,7 @@ export class References {
       else found.set(code, id);
     }
     for (const part of chunks([...new Set(missing)])) {
-      const rows = await this.db.selectFrom(table).select(['id', 'code']).where('code', 'in', part).execute();
+      const rows = await findIdsByCode(this.db, table, part);
       for (const row of rows) {
         cache.set(row.code, row.id);
         found.set(row.code, row.id);
@@ -73,7 +74,7 @@ export class References {
   async categories(codes: readonly string[], field: string): Promise<CategoryRef[]> {
     const missing = [...new Set(codes.filter((code) => !this.categoryRefs.has(code)))];
     for (const part of chunks(missing)) {
-      const rows = await this.db.selectFrom('category').select(['id', 'code', 'store_code', 'level']).where('code', 'in', part).execute();
+      const rows = await findCategoriesByCode(this.db, part);
       for (const row of rows) this.categoryRefs.set(row.code, { id: row.id, store: row.store_code, level: row.level });
     }
     return codes.map((code) => {
@@ -86,7 +87,7 @@ export class References {
   /** Bindings are reference data from a migration: read once. */
   async requireBinding(code: string | null | undefined): Promise<string | null> {
     if (code === null || code === undefined) return null;
-    this.bindings ??= new Set((await this.db.selectFrom('binding').select('code').execute()).map((row) => row.code));
+    this.bindings ??= new Set(await readBindingCodes(this.db));
     if (!this.bindings.has(code)) throw new LineError(`/binding: unknown binding "${code}"; use one of ${[...this.bindings].join(', ')}`);
     return code;
   }

@@ -4,6 +4,7 @@ import { Code, Line, Name, Position, Translated, TranslatedText, lineParser, nam
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
+import { stockedProductIds } from './stock.repository.js';
 
 // Physical shops. Whether a shop's stock counts as web stock (and whether it is open at all)
 // feeds product.web_stock, so a change of either flag recounts the products the shop stocks.
@@ -49,6 +50,5 @@ export const shopsKind = lineKind('import shops <file.ndjson>          physical 
 }));
 
 async function recountStockedProducts(trx: Trx, shopId: number): Promise<void> {
-  const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).execute();
-  for (const part of chunks(rows.map((row) => row.product_id))) await refreshWebStock(trx, part);
+  for (const part of chunks(await stockedProductIds(trx, shopId))) await refreshWebStock(trx, part);
 }

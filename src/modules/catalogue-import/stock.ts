@@ -4,6 +4,7 @@ import { Code, lineParser } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
 import { inLineTransaction, type Outcome } from './write.js';
+import { findShopStock, insertShopStock, updateShopStock } from './stock.repository.js';
 
 // Stock per product and shop. Rows are updates: a product or shop the file does not name keeps
 // its stock. product.web_stock follows each changed row in the same transaction.
@@ -23,12 +24,12 @@ export const stockKind = lineKind('import stock <file.ndjson>          stock per
       const shopId = await refs.requireOne('shop', line.shop, 'shop');
       return inLineTransaction(db, async (trx): Promise<Outcome> => {
         const now = clock.now();
-        const stored = await trx.selectFrom('shop_stock').select('quantity').where('product_id', '=', productId).where('shop_id', '=', shopId).executeTakeFirst();
+        const stored = await findShopStock(trx, productId, shopId);
         if (stored?.quantity === line.quantity) return 'unchanged';
         if (stored) {
-          await trx.updateTable('shop_stock').set({ quantity: line.quantity, updated_at: now }).where('product_id', '=', productId).where('shop_id', '=', shopId).execute();
+          await updateShopStock(trx, productId, shopId, line.quantity, now);
         } else {
-          await trx.insertInto('shop_stock').values({ product_id: productId, shop_id: shopId, quantity: line.quantity, updated_at: now }).execute();
+          await insertShopStock(trx, productId, shopId, line.quantity, now);
         }
         await refreshWebStock(trx, [productId]);
         return stored ? 'updated' : 'created';

@@ -1,5 +1,8 @@
-import { PostgresAdapter, sql, type Generated, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { findCoded, insertCoded, updateCoded } from './write.repository.js';
+
+export { inLineTransaction } from './write.repository.js';
 
 // Writing by comparison: an import reads what is stored, writes only what differs, and says so.
 // That is what makes a second run of the same file a no-op (no row and no updated_at changes).
@@ -41,11 +44,6 @@ export function* chunks<T>(values: readonly T[], size = 500): Generator<T[]> {
   for (let start = 0; start < values.length; start += size) yield values.slice(start, start + size);
 }
 
-/** The id of a row just inserted: `returning` works on both engines (SQLite 3.35+). */
-async function insertedId(query: { executeTakeFirstOrThrow(): Promise<{ id: number }> }): Promise<number> {
-  return Number((await query.executeTakeFirstOrThrow()).id);
-}
-
 /** Tables of records the back office names by their code, with created_at and updated_at. */
 type CodedTable = 'publisher' | 'series' | 'person' | 'category' | 'shop' | 'campaign' | 'product_list' | 'product';
 
@@ -72,32 +70,16 @@ export async function upsertByCode<T extends CodedTable, W extends RecordColumns
   now: number,
   children: (id: number, isNew: boolean, changed: Partial<W>) => Promise<boolean> = async () => false,
 ): Promise<Upserted<W>> {
-  // The table's name is data here; the caller's types tie `wanted` to the table.
-  const db = trx as unknown as Transaction<Record<string, { id: Generated<number>; code: string; created_at: number; updated_at: number }>>;
-  const name: string = table;
-  const stored = await db.selectFrom(name).selectAll().where('code', '=', code).executeTakeFirst();
+  // The table's name is data in the repository; the caller's types tie `wanted` to the table.
+  const stored = await findCoded(trx, table, code);
   if (!stored) {
-    const id = await insertedId(db.insertInto(name).values({ ...wanted, code, created_at: now, updated_at: now }).returning('id'));
+    const id = await insertCoded(trx, table, { ...wanted, code, created_at: now, updated_at: now });
     await children(id, true, {});
     return { id, outcome: 'created', changed: {} };
   }
   const changed = changedColumns(stored, wanted);
   const childrenChanged = await children(stored.id, false, changed);
   if (isEmpty(changed) && !childrenChanged) return { id: stored.id, outcome: 'unchanged', changed };
-  await db.updateTable(name).set({ ...changed, updated_at: now }).where('id', '=', stored.id).execute();
+  await updateCoded(trx, table, stored.id, { ...changed, updated_at: now });
   return { id: stored.id, outcome: 'updated', changed };
-}
-
-/**
- * The transaction of one line. On PostgreSQL its commit does not wait for the WAL to reach the
- * disk (synchronous_commit off for this transaction only): a crash may lose the last lines
- * committed, never corrupt anything, and the import is simply run again. Waiting for the disk once
- * a line made a large feed several times slower.
- */
-export function inLineTransaction<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  return db.transaction().execute(async (trx) => {
-    if (postgres) await sql`set local synchronous_commit = off`.execute(trx);
-    return work(trx);
-  });
 }

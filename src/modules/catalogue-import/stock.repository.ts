@@ -1,0 +1,24 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+// The SQL of shop stock as the stock and shops imports write and read it (stock.ts, shops.ts).
+
+type Trx = Transaction<Database>;
+
+export function findShopStock(trx: Trx, productId: number, shopId: number) {
+  return trx.selectFrom('shop_stock').select('quantity').where('product_id', '=', productId).where('shop_id', '=', shopId).executeTakeFirst();
+}
+
+export async function updateShopStock(trx: Trx, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
+  await trx.updateTable('shop_stock').set({ quantity, updated_at: now }).where('product_id', '=', productId).where('shop_id', '=', shopId).execute();
+}
+
+export async function insertShopStock(trx: Trx, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
+  await trx.insertInto('shop_stock').values({ product_id: productId, shop_id: shopId, quantity, updated_at: now }).execute();
+}
+
+/** The products the shop has a stock row for. */
+export async function stockedProductIds(trx: Trx, shopId: number): Promise<number[]> {
+  const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).execute();
+  return rows.map((row) => row.product_id);
+}
