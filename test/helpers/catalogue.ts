@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Availability, Database, DeliveryTime, PersonRole, ProductTypeCode } from '../../src/db/schema.js';
-import { discountPercent, refreshImageUrl, refreshWebStock } from '../../src/modules/catalogue/denormalised.js';
+import { discountPercent } from '../../src/modules/catalogue/denormalised.js';
+import { refreshImageUrl, refreshWebStock } from '../../src/modules/catalogue/denormalised.repository.js';
 
 // Small hand-made catalogues for tests, written the way the import writes them (derived columns
 // included), so a test states exactly the products it needs.

@@ -1,52 +1,10 @@
-import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-
 // The product row carries a few values derived from other tables so that a list reads one row
-// per product. Every writer (imports, demo data, the benchmark generator) keeps them with these.
+// per product. Every writer (imports, demo data, the benchmark generator) keeps them with these
+// and the refreshes in denormalised.repository.ts.
 
 /** The shop price against the list price, whole percent (half up); 0 without a higher list price. */
 export function discountPercent(shopPriceCents: number, originalPriceCents: number | null | undefined): number {
   const original = originalPriceCents ?? 0;
   if (original <= shopPriceCents || original <= 0) return 0;
   return Math.floor(((original - shopPriceCents) * 100) / original + 0.5);
-}
-
-/** web_stock = the stock of the given products summed over the shops whose stock is sold on the web. */
-export async function refreshWebStock(db: Db, productIds: readonly number[]): Promise<void> {
-  if (productIds.length === 0) return;
-  await db
-    .updateTable('product')
-    .set({
-      web_stock: sql<number>`coalesce((select sum(shop_stock.quantity) from shop_stock
-        inner join shop on shop.id = shop_stock.shop_id
-        where shop_stock.product_id = product.id and shop.web_stock = ${true} and shop.is_active = ${true}), 0)`,
-    })
-    .where('id', 'in', productIds)
-    .execute();
-}
-
-/** image_url = the URL of the product's first IMAGE asset, or null. */
-export async function refreshImageUrl(db: Db, productIds: readonly number[]): Promise<void> {
-  if (productIds.length === 0) return;
-  await db
-    .updateTable('product')
-    .set({
-      image_url: sql<string | null>`(select product_asset.url from product_asset
-        where product_asset.product_id = product.id and product_asset.kind = 'IMAGE'
-        order by product_asset.position, product_asset.id limit 1)`,
-    })
-    .where('id', 'in', productIds)
-    .execute();
-}
-
-/** rating_sum and rating_count from the product's ratings. */
-export async function refreshRating(db: Db, productId: number): Promise<void> {
-  await db
-    .updateTable('product')
-    .set({
-      rating_sum: sql<number>`coalesce((select sum(rating) from product_rating where product_rating.product_id = product.id), 0)`,
-      rating_count: sql<number>`(select count(*) from product_rating where product_rating.product_id = product.id)`,
-    })
-    .where('id', '=', productId)
-    .execute();
 }

@@ -25,4 +25,5 @@ export { audienceKey, isVisibleTo, visibleProduct, visibleSearchProduct, type Co
 export { literals, ProductCardSchema, ProductTypeSchema } from './catalogue.schemas.js';
 
 // The values a product row derives from other tables, for every writer of products.
-export { discountPercent, refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.js';
+export { discountPercent } from './denormalised.js';
+export { refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.repository.js';

@@ -5,7 +5,7 @@ import { toRfc3339 } from '../../../db/time.js';
 import { translate, type Language } from '../../../i18n/index.js';
 import { invalidField, notFound } from '../../../infra/domain-error.js';
 import { consumeRateLimit } from '../../../infra/rate-limit.js';
-import { refreshRating } from '../denormalised.js';
+import { refreshRating } from '../denormalised.repository.js';
 import { ratingOf } from '../products/product-card.mapper.js';
 import {
   authorNames,
