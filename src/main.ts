@@ -60,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        print(`Demo data ready: ${JSON.stringify(await seedDemo(database))}`);
+        print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
       });
     case 'worker':
       expectOnly(args, [], 'worker');

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
+import { systemClock } from './infra/clock.js';
 import { createJobRunner } from './worker.js';
 
 export interface ServeOptions {
@@ -21,7 +22,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   await prepareSchema(database);
   const app = await buildApp(config, { database });
   if (options.seedDemo) {
-    const report = await seedDemo(database);
+    const report = await seedDemo(database, { now: systemClock.now() });
     app.log.info(report, 'demo data ready');
   }
   const jobs = config.jobs.worker === 'inline' ? createJobRunner(database, config, app.log.child({ component: 'worker' })) : undefined;

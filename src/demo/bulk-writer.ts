@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { DatabaseHandle } from '../db/database.js';
+import type { DatabaseHandle, Db } from '../db/database.js';
 import { quoteName } from '../db/quote-name.js';
 import type { Database } from '../db/schema.js';
 import { ID_TABLES, INSERT_ORDER, type Batch, type IdBase, type TableName } from './batch.js';
@@ -11,8 +11,6 @@ import { ID_TABLES, INSERT_ORDER, type Batch, type IdBase, type TableName } from
 // is open on the same connection, so they are part of it. On PostgreSQL they go through Kysely,
 // about 10,000 bound values a statement: the protocol allows 65,535, but the server parses and
 // plans very long VALUES lists more slowly per row than several shorter ones.
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 const SQLITE_ROWS_PER_STATEMENT = 200;
 const SQLITE_MAX_VALUES = 30_000;

@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DatabaseHandle } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import type { DatabaseHandle, Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { DEMO_LOGINS, accountRows } from './accounts.js';
 import { activityBatches } from './activity.js';
@@ -16,8 +16,6 @@ import { shopRows } from './shops.js';
 // The generator shared by the demo data (`seed --demo`, a few thousand products) and the
 // benchmark dataset (bench/catalogue-dataset.ts, hundreds of thousands): the same bookstore at
 // any size, deterministic for a given seed, written with bulk inserts in batches.
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export const DEMO_SEED = 20261122;
 

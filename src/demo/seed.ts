@@ -33,9 +33,10 @@ const CATALOGUE_TABLES = ['product', 'category', 'shop', 'person', 'publisher', 
  * overwrites what an operator changed. Countries come with the migrations; this restores any
  * that were removed. The demo bookstore (catalogue, shops, demo logins, orders and clicks) is
  * loaded only into an empty catalogue, in one transaction; once anything is there (the demo
- * itself or an import) a run only checks a few tables and reports the counts.
+ * itself or an import) a run only checks a few tables and reports the counts. `now` stamps the
+ * demo rows (the caller's clock).
  */
-export async function seedDemo(database: DatabaseHandle, options: { now?: number } = {}): Promise<SeedReport> {
+export async function seedDemo(database: DatabaseHandle, options: { now: number }): Promise<SeedReport> {
   const { db } = database;
   await db.transaction().execute(async (trx) => {
     await trx
@@ -54,7 +55,7 @@ export async function seedDemo(database: DatabaseHandle, options: { now?: number
   if (await catalogueIsEmpty(database)) {
     // Hashed once, outside the transaction (it takes tens of milliseconds on the thread pool).
     const passwordHash = await hashPassword(DEMO_PASSWORD);
-    const now = options.now ?? Date.now();
+    const { now } = options;
     await db.transaction().execute(async (trx) => {
       // Another process may have seeded or imported since the check: decide again under the lock
       // (SQLite: the write lock the transaction began with; PostgreSQL: the tables' locks).

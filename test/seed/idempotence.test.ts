@@ -38,11 +38,11 @@ async function snapshot({ db }: DatabaseHandle) {
 describe(`seeding the demo data (${engine})`, () => {
   it('a second run changes nothing and keeps what an operator changed', async () => {
     const database = await freshDatabase();
-    const first = await seedDemo(database);
+    const first = await seedDemo(database, { now: Date.now() });
     await database.db.updateTable('web_store').set({ guest_discount_percent: 0, logged_in_discount_percent: 0 }).execute();
     await database.db.updateTable('product').set({ name: 'Renamed by an operator' }).where('code', '=', '1000020').execute();
     const before = await snapshot(database);
-    const second = await seedDemo(database);
+    const second = await seedDemo(database, { now: Date.now() });
     expect(second).toEqual(first);
     expect(await snapshot(database)).toEqual(before);
   });
@@ -54,7 +54,7 @@ describe(`seeding the demo data (${engine})`, () => {
       code: 'NAV-1', type: 'BOOK', name: 'Imported', shop_price_cents: 1000, vat_rate_percent: 9, availability: 'AVAILABLE',
       is_active: true, hidden_web: false, hidden_business: false, created_at: now, updated_at: now,
     }).execute();
-    const report = await seedDemo(database);
+    const report = await seedDemo(database, { now: Date.now() });
     expect(report).toMatchObject({ products: 1, categories: 0, shops: 0, persons: 0, campaigns: 0, users: 0, salesHistory: 0, sessionActions: 0 });
     expect(report.countries).toBeGreaterThan(0);
     const stores = await database.db.selectFrom('web_store').select(['guest_discount_percent', 'logged_in_discount_percent']).execute();
@@ -68,7 +68,7 @@ describe(`seeding the demo data (${engine})`, () => {
     const existing = await db.insertInto('app_user').values({
       email: 'mari@example.com', password_hash: null, email_verified: false, newsletter: false, language: 'et', created_at: now, updated_at: now,
     }).returning('id').executeTakeFirstOrThrow();
-    await seedDemo(database);
+    await seedDemo(database, { now: Date.now() });
     // The user who had the demo email keeps it untouched, and gets no demo accounts.
     const mari = await db.selectFrom('app_user').selectAll().where('email', '=', 'mari@example.com').executeTakeFirstOrThrow();
     expect([mari.id, mari.password_hash, Boolean(mari.email_verified)]).toEqual([existing.id, null, false]);
