@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DatabaseHandle, Db } from '../db/database.js';
 import { quoteName } from '../db/quote-name.js';
-import type { Database } from '../db/schema.js';
 import { ID_TABLES, INSERT_ORDER, type Batch, type IdBase, type TableName } from './batch.js';
 
 // Fast bulk inserts for the demo data and the benchmark dataset: multi-row INSERTs in chunks. On
