@@ -1,17 +1,18 @@
-import { sql } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { audienceKey, seesBusinessCatalogue, type CatalogueContext } from '../catalogue/index.js';
 import { pricingKey } from '../pricing/index.js';
 import type { Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
 import { createEngine } from './engines.js';
-import { emptyFacets, facetCounts, facetValueCounts, type FacetCounts, type FacetRequest } from './facets.js';
+import { emptyFacets, facetCounts, facetValueCounts, type FacetCounts, type FacetRequest } from './facets.repository.js';
 import { backgroundFolder, BACKLOG_LIMIT, FOLD_BATCH, foldBatch, readState, type BackgroundFolder, type IndexState, type SearchLog } from './index-maintenance.js';
 import { queryKey, type ParsedQuery } from './query-text.js';
-import { forCounting, needsPrice, ordered, priceFor, scopedProducts, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
+import { bestFound, countFound, findsAny, foundPage } from './found-products.repository.js';
+import { forCounting, needsPrice, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
 import type { SearchConfig } from './search.config.js';
 import { searchUnavailable } from './search.errors.js';
-import { namesById, suggestNames, type NamedRef } from './suggestions.js';
+import { namesById, type NamedRef } from './names.repository.js';
+import { suggestNames } from './suggestions.js';
 
 // The search module's front: is the index able to answer (503 otherwise), what does the text
 // match (full text, or typo-tolerant on PostgreSQL when nothing matches exactly), and per-process
@@ -142,8 +143,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     if (!similar) return exact;
     const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}`;
     const mode = await modes.get(key, async () => {
-      const any = await scopedProducts(db, engine, scopeOf(context, {}, { ...exact, matches: unranked })).select('sp.id').limit(1).execute();
-      return any.length > 0 ? 'match' : 'similar';
+      return (await findsAny(db, engine, scopeOf(context, {}, { ...exact, matches: unranked }))) ? 'match' : 'similar';
     });
     return mode === 'match' ? exact : { kind: 'match', matches: similar, unranked: similar };
   }
@@ -152,9 +152,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     `${store.code}|${byPrice ? pricingKey(caller) : audienceKey(caller)}|${queryKey(input.text)}|${JSON.stringify(input.filter)}`;
 
   async function count(ranked: SearchScope): Promise<number> {
-    const scope = forCounting(ranked);
-    const row = await scopedProducts(db, engine, scope).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-    return Number(row?.n ?? 0);
+    return countFound(db, engine, forCounting(ranked));
   }
 
   return {
@@ -172,15 +170,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         // Past the window the page is empty without sorting that deep.
         if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
         const page = (withTotal: boolean) =>
-          pages.get(key, async () => {
-            const price = priceFor(engine, scope, input.sort);
-            const columns = withTotal ? [sql<number>`sp.id`.as('id'), sql<number>`count(*) over ()`.as('total')] : [sql<number>`sp.id`.as('id')];
-            const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), input.sort, scope, price).offset(offset).limit(limit).execute()) as Array<{
-              id: number;
-              total?: number;
-            }>;
-            return { ids: rows.map((row) => Number(row.id)), total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
-          });
+          pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
         if (engine.countsWithPage) {
           const found = await page(true);
           return { ids: found.ids, total: found.total ?? (offset === 0 ? 0 : await total()) };
@@ -197,8 +187,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
           const filter = await textFilter(context, text, text.kind === 'text' ? SUGGEST_CANDIDATES : undefined);
           if (filter === 'nothing') return [];
           const scope = scopeOf(context, {}, filter);
-          const rows = await ordered(scopedProducts(db, engine, scope).select('sp.id'), 'relevance', scope, undefined).limit(limit).execute();
-          return rows.map((row) => Number((row as { id: number }).id));
+          return bestFound(db, engine, scope, limit);
         }),
       );
     },

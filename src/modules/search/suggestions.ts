@@ -1,21 +1,13 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { visibleSearchProduct, type Caller, type CategoryTree } from '../catalogue/index.js';
-import { int } from '../../db/sql-int.js';
-import type { Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
+import type { Caller, CategoryTree } from '../catalogue/index.js';
+import type { NameKind, SearchEngine, TextQuery } from './engine.js';
+import { visibleNamesFrom, type NamedRef } from './names.repository.js';
 import { terms } from './query-text.js';
 
 // Autocomplete beside the products: persons, publishers and series whose names match and who
 // have something the caller can see in this store, and categories of the store's menu.
 
-export interface NamedRef {
-  id: number;
-  code: string;
-  name: string;
-}
-
 const NAME_CANDIDATES = 50;
-const TABLES: Record<NameKind, 'person' | 'publisher' | 'series'> = { person: 'person', publisher: 'publisher', series: 'series' };
 
 /** Ranked names of one kind that have a product visible to the caller in the store. */
 export async function suggestNames(
@@ -28,28 +20,10 @@ export async function suggestNames(
 ): Promise<NamedRef[]> {
   if (limit <= 0) return [];
   // The best few dozen names are enough to find a handful with something visible in the store.
-  const found = await namesFrom(db, engine, kind, engine.matchNames(kind, query, NAME_CANDIDATES), scope, limit);
+  const found = await visibleNamesFrom(db, engine, kind, engine.matchNames(kind, query, NAME_CANDIDATES), scope, limit);
   if (found.length > 0) return found;
   const similar = engine.similarNames(kind, query, 50);
-  return similar ? namesFrom(db, engine, kind, similar, scope, limit) : [];
-}
-
-async function namesFrom(db: Db, engine: SearchEngine, kind: NameKind, matches: Matches, scope: { storeCode: string; caller: Caller }, limit: number): Promise<NamedRef[]> {
-  const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
-  const hasProduct =
-    kind === 'person'
-      ? sql`exists (select 1 from product_person pp inner join search_product sp on sp.id = pp.product_id where pp.person_id = e.id and ${visible})`
-      : sql`exists (select 1 from search_product sp where sp.${sql.ref(kind === 'publisher' ? 'publisher_id' : 'series_id')} = e.id and ${visible})`;
-  const rows = await sql<NamedRef>`select e.id, e.code, e.name from ${matches} m inner join ${sql.table(TABLES[kind])} e on e.id = m.id
-    where ${hasProduct} order by m.rank, e.name, e.id limit ${int(limit)}`.execute(db);
-  return rows.rows.map((row) => ({ id: Number(row.id), code: row.code, name: row.name }));
-}
-
-/** Names of the given persons, publishers or series by id (for facet values). */
-export async function namesById(db: Db, kind: NameKind, ids: number[]): Promise<Map<number, NamedRef>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom(TABLES[kind]).select(['id', 'code', 'name']).where('id', 'in', ids).execute();
-  return new Map(rows.map((row) => [row.id, { id: row.id, code: row.code, name: row.name }]));
+  return similar ? visibleNamesFrom(db, engine, kind, similar, scope, limit) : [];
 }
 
 // The folded words of each category name, worked out once per tree (trees are cached per store and language).

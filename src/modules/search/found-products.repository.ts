@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import type { Db, SearchEngine } from './engine.js';
+import { ordered, priceFor, scopedProducts, type SearchScope, type SearchSort } from './search-query.js';
+
+// The reads of the products a search finds (search.service.ts decides which and caches them);
+// the query itself is compiled by search-query.ts.
+
+/** Whether the scope finds any product at all. */
+export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope): Promise<boolean> {
+  const any = await scopedProducts(db, engine, scope).select('sp.id').limit(1).execute();
+  return any.length > 0;
+}
+
+export async function countFound(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
+  const row = await scopedProducts(db, engine, scope).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** One page of the found ids in `sort` order, and with `withTotal` the count of all of them (null on an empty page). */
+export async function foundPage(
+  db: Db,
+  engine: SearchEngine,
+  scope: SearchScope,
+  sort: SearchSort,
+  offset: number,
+  limit: number,
+  withTotal: boolean,
+): Promise<{ ids: number[]; total: number | null }> {
+  const price = priceFor(engine, scope, sort);
+  const columns = withTotal ? [sql<number>`sp.id`.as('id'), sql<number>`count(*) over ()`.as('total')] : [sql<number>`sp.id`.as('id')];
+  const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), sort, scope, price).offset(offset).limit(limit).execute()) as Array<{
+    id: number;
+    total?: number;
+  }>;
+  return { ids: rows.map((row) => Number(row.id)), total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
+}
+
+/** The best `limit` found ids by relevance. */
+export async function bestFound(db: Db, engine: SearchEngine, scope: SearchScope, limit: number): Promise<number[]> {
+  const rows = await ordered(scopedProducts(db, engine, scope).select('sp.id'), 'relevance', scope, undefined).limit(limit).execute();
+  return rows.map((row) => Number((row as { id: number }).id));
+}
