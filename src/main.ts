@@ -2,21 +2,26 @@
 import { existsSync } from 'node:fs';
 import { CliUsageError } from './cli/usage.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createDatabase, type DatabaseHandle } from './db/database.js';
-import { importKinds } from './import-kinds.js';
+import type { DatabaseHandle } from './db/database.js';
 import { systemClock } from './infra/clock.js';
-import { createImporter, importUsage } from './infra/import/index.js';
-import { migrateToLatest } from './db/migrate.js';
-import { seedDemo } from './demo/seed.js';
-import { JOBS_USAGE, jobsCommand } from './infra/jobs/jobs.cli.js';
-import { WHOLESALE_USAGE, wholesaleCommand } from './modules/accounts/index.js';
-import { API_KEY_USAGE, apiKeyCommand } from './modules/admin/index.js';
-import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/index.js';
-import { STORE_USAGE, storeCommand } from './modules/store/index.js';
-import { SEARCH_USAGE, searchCommand } from './modules/search/search.cli.js';
-import { serve, work } from './server.js';
 
-const USAGE = `usage: npm run cli -- <command>   (or: storefront <command>)
+// Each command imports what it runs when it runs (`await import(...)`): `store list` need not
+// load Fastify, the routes and every module the server does, and starts several times faster.
+// The usage text names every command, so it is put together only when it is shown.
+
+async function usage(): Promise<string> {
+  const [{ importKinds }, { importUsage }, { JOBS_USAGE }, { WHOLESALE_USAGE }, { API_KEY_USAGE }, { EXPORT_USER_USAGE }, { STORE_USAGE }, { SEARCH_USAGE }] =
+    await Promise.all([
+      import('./import-kinds.js'),
+      import('./infra/import/index.js'),
+      import('./infra/jobs/jobs.cli.js'),
+      import('./modules/accounts/wholesale.cli.js'),
+      import('./modules/admin/api-keys.cli.js'),
+      import('./modules/data-export/export-user.cli.js'),
+      import('./modules/store/store.cli.js'),
+      import('./modules/search/search.cli.js'),
+    ]);
+  return `usage: npm run cli -- <command>   (or: storefront <command>)
 
 commands:
   serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
@@ -35,24 +40,28 @@ ${SEARCH_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
+}
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    print(USAGE);
+    print(await usage());
     return command === undefined ? 2 : 0;
   }
   const config = loadConfig();
   switch (command) {
-    case 'serve':
+    case 'serve': {
       expectOnly(args, ['--seed-demo'], 'serve');
+      const { serve } = await import('./server.js');
       await serve(config, { seedDemo: args.includes('--seed-demo') });
       return -1; // keeps running until a signal
+    }
     case 'migrate':
       expectOnly(args, [], 'migrate');
       return withDatabase(config.databaseUrl, async (database) => {
+        const { migrateToLatest } = await import('./db/migrate.js');
         const applied = await migrateToLatest(database);
         print(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
       });
@@ -60,23 +69,29 @@ async function main(argv: string[]): Promise<number> {
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { seedDemo } = await import('./demo/seed.js');
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
       });
-    case 'worker':
+    case 'worker': {
       expectOnly(args, [], 'worker');
+      const { work } = await import('./server.js');
       await work(config);
       return -1; // keeps running until a signal
+    }
     case 'store':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { storeCommand } = await import('./modules/store/store.cli.js');
         await storeCommand(database.db, args, print);
       });
     case 'jobs':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { jobsCommand } = await import('./infra/jobs/jobs.cli.js');
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
+      const [{ importKinds }, { createImporter }] = await Promise.all([import('./import-kinds.js'), import('./infra/import/index.js')]);
       const force = args.includes('--force');
       const [kind, file, ...rest] = args.filter((arg) => arg !== '--force');
       const known = kind !== undefined && Object.hasOwn(importKinds, kind);
@@ -97,21 +112,25 @@ async function main(argv: string[]): Promise<number> {
     case 'export-user':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
         await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
       });
     case 'search':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, (line) => process.stderr.write(`${line}\n`));
       });
     default:
@@ -125,6 +144,7 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
 }
 
 async function withDatabase(url: string, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+  const { createDatabase } = await import('./db/database.js');
   const database = createDatabase(url);
   try {
     await work(database);
@@ -136,16 +156,18 @@ async function withDatabase(url: string, work: (database: DatabaseHandle) => Pro
 
 /** The embedded database is migrated by whatever opens it; PostgreSQL only by `migrate`. */
 async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
-  if (database.engine === 'sqlite') await migrateToLatest(database);
+  if (database.engine !== 'sqlite') return;
+  const { migrateToLatest } = await import('./db/migrate.js');
+  await migrateToLatest(database);
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code;
   },
-  (err: unknown) => {
+  async (err: unknown) => {
     if (err instanceof CliUsageError) {
-      process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+      process.stderr.write(`error: ${err.message}\n\n${await usage()}\n`);
       process.exitCode = 2;
     } else if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
