@@ -1,38 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import type { MessageKey } from '../../i18n/messages.js';
-import { boundedCache } from '../../infra/bounded-cache.js';
-import { cachedPage, prefixOf, type NameFilter } from './browse/browse.repository.js';
+import { prefixOf } from './browse/browse.repository.js';
 import type { NameListQuery } from './browse/browse.schemas.js';
+import type { NameIndexReader } from './browse/name-index.service.js';
 import { cacheFor, catalogueContext } from './catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from './catalogue.deps.js';
 import { IdParams, ProductCardSchema, type SortedPagingQuery } from './catalogue.schemas.js';
 import type { CatalogueContext } from './catalogue.service.js';
 import type { ProductFilter, ProductSort } from './product-query.js';
-import { audienceKey } from './visibility.js';
 
-// Route shapes the catalogue's groups share: a name index (authors, publishers, series), a cached
-// thing by id with its 404, the thing with its product count, and its products (a person's, a
+// Route shapes the catalogue's groups share: a name index (authors, publishers, series), a thing
+// by id (read through a cached reader) with its product count, and its products (a person's, a
 // campaign's, ...).
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
-
-const CACHE_ENTRIES = 20_000;
-
-/** A thing by id, kept for the cache period (misses too); a 404 with `notFound` when there is none. */
-export function cachedEntity<T>(ttlMs: number, notFound: MessageKey, load: (id: number) => Promise<T | undefined>): (id: number) => Promise<T> {
-  const cache = boundedCache<number, T | null>(ttlMs, CACHE_ENTRIES);
-  return async (id) => {
-    const found = await cache.get(id, async () => (await load(id)) ?? null);
-    if (!found) throw new HttpError(404, notFound, { id });
-    return found;
-  };
-}
 
 export interface NameIndex<Q extends TObject, E extends object, T> {
   url: string;
@@ -43,15 +28,12 @@ export interface NameIndex<Q extends TObject, E extends object, T> {
   item: TSchema;
   /** The filters beyond the name (series: publisherId); their values are part of the cache key. */
   narrow?: (query: Static<Q>) => E;
-  count(filter: NameFilter & E): Promise<number>;
-  page(filter: NameFilter & E, offset: number, limit: number): Promise<T[]>;
+  /** The index's pages and totals, cached (createNameIndex). */
+  read: NameIndexReader<E, T>;
 }
 
 /** GET `url`: a name-ordered index of things with products the caller can see in the store. */
-export function nameIndexRoute<Q extends TObject, E extends object, T>(app: App, { caller: callerOf, config }: CatalogueRouteDeps, index: NameIndex<Q, E, T>): void {
-  // An index counts its entries with an EXISTS each: kept like the product lists' totals.
-  const ttl = config.catalogueListCacheTtlMs;
-  const caches = { counts: boundedCache<string, number>(ttl, CACHE_ENTRIES), pages: boundedCache<string, T[]>(ttl, CACHE_ENTRIES) };
+export function nameIndexRoute<Q extends TObject, E extends object, T>(app: App, { caller: callerOf }: CatalogueRouteDeps, index: NameIndex<Q, E, T>): void {
   app.get(
     index.url,
     {
@@ -68,15 +50,8 @@ export function nameIndexRoute<Q extends TObject, E extends object, T>(app: App,
       const query = request.query as Static<Q> & NameListQuery;
       const page = pageRequest(query);
       const narrowed = index.narrow?.(query) ?? ({} as E);
-      const filter = { storeCode: requestStore(request).code, caller, q: prefixOf(query.q), letter: prefixOf(query.letter), ...narrowed };
-      const key = JSON.stringify([filter.storeCode, audienceKey(caller), filter.q ?? null, filter.letter ?? null, ...Object.values(narrowed).map((value) => value ?? null)]);
-      const { items, total } = await cachedPage(
-        caches,
-        key,
-        page,
-        () => index.count(filter),
-        (offset, limit) => index.page(filter, offset, limit),
-      );
+      const name = { storeCode: requestStore(request).code, caller, q: prefixOf(query.q), letter: prefixOf(query.letter) };
+      const { items, total } = await index.read(name, narrowed, page);
       cacheFor(reply, caller);
       setPaginationHeaders(request, reply, page, total);
       return items;

@@ -1,10 +1,8 @@
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { PageRequest } from '../../../http/paging.js';
-import type { BoundedCache } from '../../../infra/bounded-cache.js';
 import type { Caller } from '../caller.js';
 
 // What the catalogue's own lists (authors, publishers, series, campaigns, quotes, ...) share:
-// name-prefix matching, counting, and cached paging.
+// name-prefix matching and counting (their caches: name-index.service.ts).
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -47,27 +45,4 @@ export async function countRows<DB, TB extends keyof DB, O>(query: SelectQueryBu
   // The row type of a selection on a query of any schema is beyond the compiler: it is this.
   const row = (await query.clearSelect().select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow()) as { n: number | string };
   return Number(row.n);
-}
-
-export interface NamedListCaches<T> {
-  counts: BoundedCache<string, number>;
-  pages: BoundedCache<string, T[]>;
-}
-
-/**
- * One page of a name-ordered list and its total, both kept per filter for the cache period (the
- * count runs an EXISTS per candidate row, so it is the expensive half).
- */
-export async function cachedPage<T>(
-  caches: NamedListCaches<T>,
-  filterKey: string,
-  page: PageRequest,
-  count: () => Promise<number>,
-  rows: (offset: number, limit: number) => Promise<T[]>,
-): Promise<{ items: T[]; total: number }> {
-  const [total, items] = await Promise.all([
-    caches.counts.get(filterKey, count),
-    caches.pages.get(`${filterKey}|${page.offset}|${page.perPage}`, () => rows(page.offset, page.perPage)),
-  ]);
-  return { items, total };
 }

@@ -1,22 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { boundedCache } from '../../../infra/bounded-cache.js';
-import type { PersonRole } from '../../../db/schema.js';
-import { audienceKey } from '../visibility.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { NameListQuery } from './browse.schemas.js';
 import { IdParams } from '../catalogue.schemas.js';
-import { cachedEntity, entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
-import { authorPage, countAuthors, findPerson, personRoles } from './person.repository.js';
+import { entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
+import { createEntityReader, createNameIndex } from './name-index.service.js';
+import { authorPage, countAuthors, findPerson } from './person.repository.js';
+import { createPersonRoles } from './person.service.js';
 import { PersonDetailsSchema, PersonListItemSchema, PersonProductsQuery } from './person.schemas.js';
-
-const CACHE_ENTRIES = 20_000;
 
 /** Authors (the index of persons with books in the store) and persons with their products. */
 export const personRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async (app, deps) => {
   const { database, config } = deps;
   const db = database.db;
-  const personOf = cachedEntity(config.catalogueCacheTtlMs, 'catalogue.personNotFound', (id) => findPerson(db, id));
-  const roles = boundedCache<string, PersonRole[]>(config.catalogueCacheTtlMs, CACHE_ENTRIES);
+  const personOf = createEntityReader(config.catalogueCacheTtlMs, 'catalogue.personNotFound', (id) => findPerson(db, id));
+  const roles = createPersonRoles(db, config.catalogueCacheTtlMs);
+  const authors = createNameIndex(config.catalogueListCacheTtlMs, {
+    count: (filter) => countAuthors(db, filter),
+    page: (filter, offset, limit) => authorPage(db, filter, offset, limit),
+  });
 
   nameIndexRoute(app, deps, {
     url: '/author',
@@ -24,8 +25,7 @@ export const personRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async
     summary: 'Authors of products in the store, by name; q filters by name prefix, letter by first letter',
     querystring: NameListQuery,
     item: PersonListItemSchema,
-    count: (filter) => countAuthors(db, filter),
-    page: (filter, offset, limit) => authorPage(db, filter, offset, limit),
+    read: authors,
   });
 
   entityRoute(app, deps, {
@@ -36,7 +36,7 @@ export const personRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async
     entityOf: personOf,
     products: (person) => ({ personId: person.id }),
     more: async ({ store, caller }, person) => ({
-      roles: await roles.get(`${store.code}|${audienceKey(caller)}|${person.id}`, () => personRoles(db, person.id, store.code, caller)),
+      roles: await roles({ storeCode: store.code, caller }, person.id),
     }),
   });
 

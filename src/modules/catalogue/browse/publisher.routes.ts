@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { NameListQuery } from './browse.schemas.js';
 import { IdParams, SortedPagingQuery } from '../catalogue.schemas.js';
-import { cachedEntity, entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
+import { entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
+import { createEntityReader, createNameIndex } from './name-index.service.js';
 import { countPublishers, findPublisher, publisherPage } from './publisher.repository.js';
 import { PublisherDetailsSchema, PublisherListItemSchema } from './publisher.schemas.js';
 
@@ -10,7 +11,11 @@ import { PublisherDetailsSchema, PublisherListItemSchema } from './publisher.sch
 export const publisherRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async (app, deps) => {
   const { database, config } = deps;
   const db = database.db;
-  const publisherOf = cachedEntity(config.catalogueCacheTtlMs, 'catalogue.publisherNotFound', (id) => findPublisher(db, id));
+  const publisherOf = createEntityReader(config.catalogueCacheTtlMs, 'catalogue.publisherNotFound', (id) => findPublisher(db, id));
+  const publishers = createNameIndex(config.catalogueListCacheTtlMs, {
+    count: (filter) => countPublishers(db, filter),
+    page: (filter, offset, limit) => publisherPage(db, filter, offset, limit),
+  });
 
   nameIndexRoute(app, deps, {
     url: '/publisher',
@@ -18,8 +23,7 @@ export const publisherRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = as
     summary: 'Publishers of products in the store, by name; q filters by name prefix, letter by first letter',
     querystring: NameListQuery,
     item: PublisherListItemSchema,
-    count: (filter) => countPublishers(db, filter),
-    page: (filter, offset, limit) => publisherPage(db, filter, offset, limit),
+    read: publishers,
   });
 
   entityRoute(app, deps, {

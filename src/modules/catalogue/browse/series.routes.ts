@@ -1,15 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { IdParams } from '../catalogue.schemas.js';
-import { cachedEntity, entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
-import { countSeries, findSeries, seriesPage } from './series.repository.js';
+import { entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
+import { createEntityReader, createNameIndex } from './name-index.service.js';
+import { countSeries, findSeries, seriesPage, type SeriesListItem } from './series.repository.js';
 import { SeriesDetailsSchema, SeriesListItemSchema, SeriesListQuery, SeriesProductsQuery } from './series.schemas.js';
 
 /** Series with products in the store, one series with its publisher, and its volumes in order. */
 export const seriesRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async (app, deps) => {
   const { database, config } = deps;
   const db = database.db;
-  const seriesOf = cachedEntity(config.catalogueCacheTtlMs, 'catalogue.seriesNotFound', (id) => findSeries(db, id));
+  const seriesOf = createEntityReader(config.catalogueCacheTtlMs, 'catalogue.seriesNotFound', (id) => findSeries(db, id));
+  const seriesIndex = createNameIndex<{ publisherId: number | undefined }, SeriesListItem>(config.catalogueListCacheTtlMs, {
+    count: (filter) => countSeries(db, filter),
+    page: (filter, offset, limit) => seriesPage(db, filter, offset, limit),
+  });
 
   nameIndexRoute(app, deps, {
     url: '/series',
@@ -18,8 +23,7 @@ export const seriesRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async
     querystring: SeriesListQuery,
     item: SeriesListItemSchema,
     narrow: (query) => ({ publisherId: query.publisherId }),
-    count: (filter) => countSeries(db, filter),
-    page: (filter, offset, limit) => seriesPage(db, filter, offset, limit),
+    read: seriesIndex,
   });
 
   entityRoute(app, deps, {

@@ -1,43 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TObject, type TSchema, type TString } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from '../../../http/errors.js';
 import { pageRequest, PagingQuery, setPaginationHeaders } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
-import type { MessageKey } from '../../../i18n/messages.js';
-import { boundedCache } from '../../../infra/bounded-cache.js';
 import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { IdParams, SortedPagingQuery } from '../catalogue.schemas.js';
-import type { CatalogueContext } from '../catalogue.service.js';
 import { productsRoute } from '../lists.routes.js';
 import type { ProductFilter } from '../product-query.js';
-import { audienceKey } from '../visibility.js';
 import type { ByIdOrCode } from './store-list.repository.js';
+import { createStoreListReader, type StoreListSource } from './store-lists.service.js';
 
 // The routes of the store's curated lists (campaigns, product lists): all of them in display
 // order, one by id or by back-office code, and its products. The two differ only in what they read.
 
-const CACHE_ENTRIES = 2_000;
-
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** What one kind of list reads; `toWire` gives `item`'s shape. */
-export interface StoreLists<Row extends { id: number }, Wire extends { id: number }> {
+/** One kind of list: what it reads (StoreListSource; `toWire` gives `item`'s shape) and its routes. */
+export interface StoreLists<Row extends { id: number }, Wire extends { id: number }> extends StoreListSource<Row, Wire> {
   /** `/campaign`: the list's path, and the others below it. */
   path: string;
   tags: string[];
   item: TSchema;
   codeParams: TObject<{ code: TString }>;
-  notFound: MessageKey;
   summaries: { list: string; one: string; byCode: string; products: string; productsByCode?: string };
-  /** A page of the lists the store shows, in display order, and how many there are. */
-  page(context: CatalogueContext, offset: number, limit: number): Promise<{ rows: Row[]; total: number }>;
-  /** The list if the store shows it (active, and for a campaign running now). */
-  find(context: CatalogueContext, by: ByIdOrCode): Promise<Row | undefined>;
-  /** How many products of each list the caller can see. */
-  productCounts(context: CatalogueContext, ids: number[]): Promise<Map<number, number>>;
-  toWire(row: Row, productCount: number): Wire;
   products(id: number): ProductFilter;
 }
 
@@ -47,25 +33,7 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
   lists: StoreLists<Row, Wire>,
 ): void {
   const { caller: callerOf, config } = deps;
-  const pages = boundedCache<string, { items: Wire[]; total: number }>(config.catalogueCacheTtlMs, CACHE_ENTRIES);
-  const single = boundedCache<string, Wire | null>(config.catalogueCacheTtlMs, CACHE_ENTRIES);
-  const scopeKey = ({ store, language, caller }: CatalogueContext) => `${store.code}|${language}|${audienceKey(caller)}`;
-
-  async function withCounts(context: CatalogueContext, rows: Row[]): Promise<Wire[]> {
-    const counts = await lists.productCounts(context, rows.map((row) => row.id));
-    return rows.map((row) => lists.toWire(row, counts.get(row.id) ?? 0));
-  }
-
-  /** The list if the store shows it; 404 otherwise (inactive, unknown, another store's, not running). */
-  async function shown(context: CatalogueContext, by: ByIdOrCode): Promise<Wire> {
-    const key = `${scopeKey(context)}|${'id' in by ? `i${by.id}` : `c${by.code}`}`;
-    const list = await single.get(key, async () => {
-      const row = await lists.find(context, by);
-      return row ? ((await withCounts(context, [row]))[0] ?? null) : null;
-    });
-    if (!list) throw new HttpError(404, lists.notFound, { id: 'id' in by ? by.id : by.code.slice(0, 40) });
-    return list;
-  }
+  const { shown, page: listPage } = createStoreListReader(lists, config.catalogueCacheTtlMs);
 
   app.get(
     lists.path,
@@ -82,10 +50,7 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
       const caller = await callerOf(request);
       const context = catalogueContext(request, caller);
       const page = pageRequest(request.query);
-      const { items, total } = await pages.get(`${scopeKey(context)}|${page.offset}|${page.perPage}`, async () => {
-        const { rows, total: count } = await lists.page(context, page.offset, page.perPage);
-        return { items: await withCounts(context, rows), total: count };
-      });
+      const { items, total } = await listPage(context, page.offset, page.perPage);
       cacheFor(reply, caller);
       setPaginationHeaders(request, reply, page, total);
       return items;
