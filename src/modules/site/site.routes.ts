@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
-import { preparedQuery } from '../../db/prepared.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
+import { databasePing } from './site.repository.js';
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') });
 const VersionSchema = Type.Object({
@@ -30,8 +30,7 @@ export interface SiteDeps {
 
 /** Site helpers: health for load balancers and monitors, version for operators. No store needed. */
 export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { database }) => {
-  // Prepared once: the probe runs often and should cost the database, not the query builder.
-  const ping = preparedQuery(database, (db) => db.selectNoFrom((eb) => eb.lit(1).as('ok')));
+  const ping = databasePing(database);
 
   app.get(
     '/site/health',
