@@ -10,3 +10,4 @@ export { openSession, type LoginResult, type SessionRequest } from './session.se
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';
 export { importUsers } from './users-import.js';
 export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';
+export type { AccessTokenTable, AccountsTables, AppUserTable, ClientAccountTable, CompanyTable, WholesaleRequestStatus, WholesaleRequestTable } from './accounts.tables.js';

@@ -26,3 +26,6 @@ export { literals, ProductCardSchema, ProductTypeSchema } from './catalogue.sche
 
 // The values a product row derives from other tables, for every writer of products.
 export { discountPercent, refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.js';
+
+// Its tables (composed into Database by src/schema.ts) and the column types other modules share.
+export type * from './catalogue.tables.js';

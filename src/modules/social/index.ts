@@ -1,3 +1,4 @@
 // The social module's public surface: the social sign-in routes, their deps and configuration.
 export { socialRoutes, type SocialDeps } from './social.routes.js';
 export type { AppleConfig, FacebookConfig, OidcProviderConfig, SocialConfig, SocialSection } from './social.config.js';
+export type { AuthRecordTable, OauthTransactionTable, SocialIdentityTable, SocialProvider, SocialTables } from './social.tables.js';
