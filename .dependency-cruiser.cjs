@@ -23,9 +23,9 @@ module.exports = {
     {
       name: 'only-roots-import-roots',
       severity: 'error',
-      comment: 'app.ts, worker.ts, main.ts, the import-kinds registry and the table types (schema.ts) know every module; nothing below them may import them.',
+      comment: 'app.ts, worker.ts, main.ts, the import-kinds registry and the table types and messages (schema.ts, messages.ts) know every module; nothing below them may import them.',
       from: { path: '^src/', pathNot: ROOTS },
-      to: { path: '^src/(app|worker|main|server|import-kinds|schema)\\.ts$' },
+      to: { path: '^src/(app|worker|main|server|import-kinds|schema|messages)\\.ts$' },
     },
     {
       name: 'modules-declare-their-own-config',

@@ -11,3 +11,4 @@ export { activateDroppingCredentials, createActivatedUser } from './users.servic
 export { importUsers } from './users-import.js';
 export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';
 export type { AccessTokenTable, AccountsTables, AppUserTable, ClientAccountTable, CompanyTable, WholesaleRequestStatus, WholesaleRequestTable } from './accounts.tables.js';
+export { accountsMessages } from './accounts.messages.js';

@@ -29,3 +29,4 @@ export { discountPercent, refreshImageUrl, refreshRating, refreshWebStock } from
 
 // Its tables (composed into Database by src/schema.ts) and the column types other modules share.
 export type * from './catalogue.tables.js';
+export { catalogueMessages } from './catalogue.messages.js';

@@ -4,3 +4,4 @@ export { dataExportRoutes, type DataExportDeps } from './data-export.routes.js';
 export { EXPORT_USER_USAGE, exportUserCommand } from './export-user.cli.js';
 export { salesHistoryKind } from './sales-history-import.js';
 export type { DataExportTables, ExportUserTable, SalesHistoryItemTable, SalesHistoryTable } from './data-export.tables.js';
+export { dataExportMessages } from './data-export.messages.js';

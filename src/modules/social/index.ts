@@ -2,3 +2,4 @@
 export { socialRoutes, type SocialDeps } from './social.routes.js';
 export type { AppleConfig, FacebookConfig, OidcProviderConfig, SocialConfig, SocialSection } from './social.config.js';
 export type { AuthRecordTable, OauthTransactionTable, SocialIdentityTable, SocialProvider, SocialTables } from './social.tables.js';
+export { socialMessages } from './social.messages.js';
