@@ -25,6 +25,8 @@ import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
+// The modules' messages, registered with translate() (src/messages.ts).
+import './messages.js';
 
 export interface Infra {
   database: DatabaseHandle;

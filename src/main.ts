@@ -15,6 +15,8 @@ import { EXPORT_USER_USAGE, exportUserCommand } from './modules/data-export/inde
 import { STORE_USAGE, storeCommand } from './modules/store/index.js';
 import { SEARCH_USAGE, searchCommand } from './modules/search/search.cli.js';
 import { serve, work } from './server.js';
+// The modules' messages, registered with translate() (src/messages.ts).
+import './messages.js';
 
 const USAGE = `usage: npm run cli -- <command>   (or: storefront <command>)
 

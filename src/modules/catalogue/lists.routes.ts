@@ -5,7 +5,7 @@ import { HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import type { MessageKey } from '../../i18n/messages.js';
+import type { MessageKey } from '../../i18n/index.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { cachedPage, prefixOf, type NameFilter } from './browse/browse.repository.js';
 import type { NameListQuery } from './browse/browse.schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { boundedCache } from '../../../infra/bounded-cache.js';
-import type { PersonRole } from '../../../db/schema.js';
+import type { PersonRole } from '../catalogue.tables.js';
 import { audienceKey } from '../visibility.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { NameListQuery } from './browse.schemas.js';

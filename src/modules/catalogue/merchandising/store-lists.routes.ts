@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../../http/errors.js';
 import { pageRequest, PagingQuery, setPaginationHeaders } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
-import type { MessageKey } from '../../../i18n/messages.js';
+import type { MessageKey } from '../../../i18n/index.js';
 import { boundedCache } from '../../../infra/bounded-cache.js';
 import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
