@@ -25,6 +25,8 @@ import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
+// The modules' messages, registered with translate() (src/messages.ts).
+import './messages.js';
 
 export interface Infra {
   database: DatabaseHandle;
@@ -32,7 +34,8 @@ export interface Infra {
   clock?: Clock;
 }
 
-export interface AppDeps extends Infra {
+// What several modules share; each module takes only the part it declares in its own deps type.
+interface SharedDeps extends Infra {
   config: Config;
   stores: StoreCache;
   /** Buffered writer of session actions (views, wishlist and basket adds) for the data export. */
@@ -73,7 +76,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
 
-  const deps: AppDeps = {
+  const deps: SharedDeps = {
     ...infra,
     config,
     stores: createStoreCache(infra.database, config.storeCacheTtlMs),

@@ -9,6 +9,13 @@ import { systemClock } from './infra/clock.js';
 // load Fastify, the routes and every module the server does, and starts several times faster.
 // The usage text names every command, so it is put together only when it is shown.
 
+/**
+ * Registers the modules' messages with translate() (src/messages.ts), which loads every module's
+ * index. Commands that run module code load it first; `store`, `jobs` and `migrate` print only
+ * their own text and skip it (serve and worker get it from app.ts and worker.ts).
+ */
+const loadMessages = () => import('./messages.js');
+
 async function usage(): Promise<string> {
   const [{ importKinds }, { importUsage }, { JOBS_USAGE }, { WHOLESALE_USAGE }, { API_KEY_USAGE }, { EXPORT_USER_USAGE }, { STORE_USAGE }, { SEARCH_USAGE }] =
     await Promise.all([
@@ -69,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        await loadMessages();
         const { seedDemo } = await import('./demo/seed.js');
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
       });
@@ -91,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [{ importKinds }, { createImporter }] = await Promise.all([import('./import-kinds.js'), import('./infra/import/index.js')]);
+      const [{ importKinds }, { createImporter }] = await Promise.all([import('./import-kinds.js'), import('./infra/import/index.js'), loadMessages()]);
       const force = args.includes('--force');
       const [kind, file, ...rest] = args.filter((arg) => arg !== '--force');
       const known = kind !== undefined && Object.hasOwn(importKinds, kind);
@@ -112,24 +120,28 @@ async function main(argv: string[]): Promise<number> {
     case 'export-user':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        await loadMessages();
         const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        await loadMessages();
         const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
         await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        await loadMessages();
         const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
       });
     case 'search':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
+        await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, (line) => process.stderr.write(`${line}\n`));
       });

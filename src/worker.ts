@@ -7,6 +7,8 @@ import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accountMailHandler } from './modules/accounts/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
+// The modules' messages, registered with translate() (src/messages.ts).
+import './messages.js';
 
 /** Every job type and what runs it; registered here, in one place, like the routes in app.ts. */
 export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer }): JobHandlers {

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { CategoryNameTable, CategoryTable } from '../db/schema.js';
+import type { CategoryNameTable, CategoryTable } from '../modules/catalogue/index.js';
 
 // The demo category trees: WEB, the main shop, is rich (3 levels in places); WEB2, the outlet, is
 // small. A leaf names the kind of products it holds (`genre`), which drives the generated titles.

@@ -1,4 +1,5 @@
-import type { PersonRole, ProductTypeCode } from '../db/schema.js';
+import type { ProductTypeCode } from '../db/schema.js';
+import type { PersonRole } from '../modules/catalogue/index.js';
 import type { Batch } from './batch.js';
 import type { Genre, Leaf } from './categories.js';
 import { GIFT_CARD_VALUES, boardGame, officeItem, techItem, type Merchandise } from './merchandise.js';

@@ -1,5 +1,6 @@
 import { discountPercent } from '../modules/catalogue/index.js';
-import type { PersonRole, ProductTypeCode } from '../db/schema.js';
+import type { ProductTypeCode } from '../db/schema.js';
+import type { PersonRole } from '../modules/catalogue/index.js';
 import type { DemoClient } from './accounts.js';
 import { DAY } from './accounts.js';
 import { push, type Batch, type IdBase } from './batch.js';

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { ShopNameTable, ShopTable } from '../db/schema.js';
+import type { ShopNameTable, ShopTable } from '../modules/catalogue/index.js';
 
 // The demo chain: a web warehouse and shops in Estonian towns. Only the warehouse and the two
 // biggest shops sell their stock on the web; one shop is closed (inactive) and keeps some stock,

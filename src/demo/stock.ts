@@ -1,4 +1,4 @@
-import type { Availability, DeliveryTime } from '../db/schema.js';
+import type { Availability, DeliveryTime } from '../modules/catalogue/index.js';
 import type { Random } from './random.js';
 import type { DemoShop } from './shops.js';
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, SessionActionType } from '../../src/db/schema.js';
+import type { Database } from '../../src/db/schema.js';
+import type { SessionActionType } from '../../src/modules/tracking/index.js';
 import { addExportUser } from '../../src/modules/data-export/export-user.service.js';
 
 // Rows for the export tests, written straight into the tables (the demo seed is someone else's).

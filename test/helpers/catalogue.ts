@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Availability, Database, DeliveryTime, PersonRole, ProductTypeCode } from '../../src/db/schema.js';
+import type { Database, ProductTypeCode } from '../../src/db/schema.js';
+import type { Availability, DeliveryTime, PersonRole } from '../../src/modules/catalogue/index.js';
 import { discountPercent } from '../../src/modules/catalogue/denormalised.js';
 import { refreshImageUrl, refreshWebStock } from '../../src/modules/catalogue/denormalised.repository.js';
 

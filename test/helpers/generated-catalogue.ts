@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { PRODUCT_TYPES, type ProductTypeCode } from '../../src/db/product-types.js';
-import type { Availability, Database, PersonRole } from '../../src/db/schema.js';
+import type { Database } from '../../src/db/schema.js';
+import type { Availability, PersonRole } from '../../src/modules/catalogue/index.js';
 import { createCampaign, createCategory, createPerson, createProduct, createProductList, createPublisher, createSeries } from './catalogue.js';
 
 // A random catalogue from a seed, for tests that compare two forms of one rule (the SQL and the

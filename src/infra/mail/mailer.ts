@@ -4,6 +4,7 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Logger } from '../logger.js';
+import type { MailConfig } from './mail.config.js';
 
 export interface MailMessage {
   to: string | string[];
@@ -14,14 +15,8 @@ export interface MailMessage {
   headers?: Record<string, string>;
 }
 
-/** The mail settings the mailer reads (the `mail` section of the configuration has them). */
-export interface MailerConfig {
-  /** nodemailer SMTP URL; without it mails are written as .eml files to `dir`. */
-  smtpUrl: string | undefined;
-  from: string;
-  replyTo: string | undefined;
-  dir: string;
-}
+/** The mail settings the mailer reads (of the `mail` section of the configuration). */
+export type MailerConfig = Pick<MailConfig, 'smtpUrl' | 'from' | 'replyTo' | 'dir'>;
 
 export interface Mailer {
   /** Resolves once the server (or the .eml file) has the message; throws otherwise, so the job retries. */

@@ -1,31 +1,54 @@
+import type { EnvReader } from '../../infra/env.js';
+import type { JobsConfig } from '../../infra/jobs/jobs.config.js';
+import type { MailConfig } from '../../infra/mail/mail.config.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
+
+/** The `accounts` section of the configuration. */
+export interface AccountsSection {
+  accessTokenTtlMs: number;
+  verificationTokenTtlMs: number;
+  resetTokenTtlMs: number;
+  /** Front-end paths the mails link to, after the store's front-end URL. */
+  verifyEmailPath: string;
+  setNewPasswordPath: string;
+  /** Salt of the previous system's SHA-512 password hashes, for imported users. */
+  legacyPasswordSalt: string | undefined;
+}
+
+/** The `rateLimits` section of the configuration: the limits on signing in and registering. */
+export interface AuthRateLimits {
+  /** Requests to the account endpoints from one IP address. */
+  authPerIp: RateLimit;
+  /** Attempts against one email address (login, registration, reset). */
+  authPerEmail: RateLimit;
+}
 
 /**
  * What the accounts module reads of the configuration, under the names src/config.ts gives them
  * (app.ts passes its whole Config, which has these fields).
  */
 export interface AccountsConfig {
-  accounts: {
-    accessTokenTtlMs: number;
-    verificationTokenTtlMs: number;
-    resetTokenTtlMs: number;
-    /** Front-end paths the mails link to, after the store's front-end URL. */
-    verifyEmailPath: string;
-    setNewPasswordPath: string;
-    /** Salt of the previous system's SHA-512 password hashes, for imported users. */
-    legacyPasswordSalt: string | undefined;
+  accounts: AccountsSection;
+  rateLimits: AuthRateLimits;
+  jobs: Pick<JobsConfig, 'maxAttempts'>;
+  /** Without SMTP (development) the mails' links are logged. */
+  mail: Pick<MailConfig, 'smtpUrl' | 'backofficeEmails'>;
+}
+
+export function readAccountsConfig(env: EnvReader): AccountsSection {
+  return {
+    accessTokenTtlMs: env.duration('ACCESS_TOKEN_TTL', '30d'),
+    verificationTokenTtlMs: env.duration('VERIFICATION_TOKEN_TTL', '7d'),
+    resetTokenTtlMs: env.duration('RESET_TOKEN_TTL', '1h'),
+    verifyEmailPath: env.urlPath('VERIFY_EMAIL_PATH', '/verify-email'),
+    setNewPasswordPath: env.urlPath('SET_NEW_PASSWORD_PATH', '/set-new-password'),
+    legacyPasswordSalt: env.optional('LEGACY_PASSWORD_SALT'),
   };
-  rateLimits: {
-    /** Requests to the account endpoints from one IP address. */
-    authPerIp: RateLimit;
-    /** Attempts against one email address (login, registration, reset). */
-    authPerEmail: RateLimit;
-  };
-  jobs: { maxAttempts: number };
-  mail: {
-    /** Without SMTP (development) the mails' links are logged. */
-    smtpUrl: string | undefined;
-    /** Back-office addresses told about business and wholesale registrations. */
-    backofficeEmails: string[];
+}
+
+export function readAuthRateLimits(env: EnvReader): AuthRateLimits {
+  return {
+    authPerIp: env.rateLimit('AUTH_RATE_LIMIT_PER_IP', '30/1m'),
+    authPerEmail: env.rateLimit('AUTH_RATE_LIMIT_PER_EMAIL', '10/15m'),
   };
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { AccountType, AppUserTable, ClientAccountTable, CompanyTable } from '../../db/schema.js';
+import type { AccountType } from '../../db/schema.js';
+import type { AppUserTable, ClientAccountTable, CompanyTable } from './accounts.tables.js';
 
 export type UserRow = Selectable<AppUserTable>;
 export type ClientAccountRow = Selectable<ClientAccountTable>;

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { WholesaleRequestTable } from '../../db/schema.js';
+import type { WholesaleRequestTable } from './accounts.tables.js';
 
 export type WholesaleRequestRow = Selectable<WholesaleRequestTable>;
 

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Insertable } from 'kysely';
 import { PRODUCT_TYPES } from '../../db/product-types.js';
-import type { AssetKind, Availability, DeliveryTime, PersonRole, ProductAssetTable, ProductTable, ProductTypeCode } from '../../db/schema.js';
+import type { ProductTypeCode } from '../../db/schema.js';
+import type { AssetKind, Availability, DeliveryTime, PersonRole, ProductAssetTable, ProductTable } from '../catalogue/index.js';
 import { Code, DateValue, LineError, Money, Name, Store, Text, barcode, cents, lineParser, mainBarcode, optionalCents, optionalTimestamp, unique } from './fields.js';
 
 // One line of the product feed, and its conversion into column values. References stay codes

@@ -1,4 +1,4 @@
-import type { PersonRole } from '../../db/schema.js';
+import type { PersonRole } from '../catalogue/index.js';
 import { discountPercent, refreshImageUrl } from '../catalogue/index.js';
 import { replaceChildRows, type ChildRows } from './child-rows.js';
 import type { ProductRecord } from './products.format.js';

@@ -4,7 +4,7 @@
 // Routes, and what app.ts gives them.
 export { catalogueRoutes, GUEST_ANSWERS } from './catalogue.routes.js';
 export type { CatalogueDeps } from './catalogue.deps.js';
-export type { CatalogueConfig } from './catalogue.config.js';
+export { readCatalogueConfig, type CatalogueConfig } from './catalogue.config.js';
 
 // The shared reading side: cached bases, cards, list pages, category trees, binding names.
 export { browseFilter, createCatalogue, type Catalogue, type CatalogueContext, type CatalogueStore, type ListSlice } from './catalogue.service.js';
@@ -27,3 +27,7 @@ export { literals, ProductCardSchema, ProductTypeSchema } from './catalogue.sche
 // The values a product row derives from other tables, for every writer of products.
 export { discountPercent } from './denormalised.js';
 export { refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.repository.js';
+
+// Its tables (composed into Database by src/schema.ts) and the column types other modules share.
+export type * from './catalogue.tables.js';
+export { catalogueMessages } from './catalogue.messages.js';

@@ -1,6 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { PersonRole, ProductTypeCode } from '../../db/schema.js';
+import type { ProductTypeCode } from '../../db/schema.js';
+import type { PersonRole } from './catalogue.tables.js';
 
 /**
  * Which products a list or a search holds; every filter given must hold. The one definition of

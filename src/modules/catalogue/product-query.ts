@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Database, ProductTable } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import type { ProductTable } from './catalogue.tables.js';
 import type { BoundedCache } from '../../infra/bounded-cache.js';
 import type { Caller } from './caller.js';
 import { productFilterConditions, type ProductFilter } from './product-filter.js';

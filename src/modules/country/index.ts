@@ -1,2 +1,3 @@
 // The country module's public surface: the country list for address forms.
 export { countryRoutes, type CountryDeps } from './country.routes.js';
+export type { CountryNameTable, CountryTable, CountryTables } from './country.tables.js';

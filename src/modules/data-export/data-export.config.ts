@@ -1,15 +1,14 @@
-/** A number of requests in a fixed window (the same shape as the config's rate limits). */
-export interface ExportRateLimit {
-  max: number;
-  windowMs: number;
-}
+import type { EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 
-/** The `dataExport` section of the config, as far as this module reads it. */
+/** The `dataExport` section of the configuration. */
 export interface ExportSettings {
   /** Requests of one export user (every page and stream counts once). */
-  rateLimitPerUser: ExportRateLimit;
+  rateLimitPerUser: RateLimit;
   /** Failed Basic authentications from one address before it gets 429 instead of a password check. */
-  authFailuresPerIp: ExportRateLimit;
+  authFailuresPerIp: RateLimit;
+  /** Session actions older than this are deleted by the hourly maintenance. */
+  sessionActionRetentionDays: number;
   /** How long a total count (X-Pagination-Total-Count) is reused for the same collection and filter. */
   countCacheTtlMs: number;
 }
@@ -21,4 +20,13 @@ export interface DataExportConfig {
   /** The store whose guest prices the product export shows, when the product is sold there. */
   defaultStore: string;
   dataExport: ExportSettings;
+}
+
+export function readDataExportConfig(env: EnvReader): ExportSettings {
+  return {
+    rateLimitPerUser: env.rateLimit('DATA_EXPORT_RATE_LIMIT', '1200/1m'),
+    authFailuresPerIp: env.rateLimit('DATA_EXPORT_AUTH_FAILURES_PER_IP', '20/15m'),
+    sessionActionRetentionDays: env.integer('SESSION_ACTION_RETENTION_DAYS', 365, 1, 36_500),
+    countCacheTtlMs: env.integer('DATA_EXPORT_COUNT_CACHE_TTL_MS', 15_000, 0, 3_600_000),
+  };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, ExportUserTable } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import type { ExportUserTable } from './data-export.tables.js';
 import type { Selectable } from 'kysely';
 
 export type ExportUserRow = Selectable<ExportUserTable>;

@@ -1,5 +1,7 @@
 // The analytics partner's read-only export API, its users (CLI) and the sales history it exports.
-export type { DataExportConfig, ExportSettings } from './data-export.config.js';
+export { readDataExportConfig, type DataExportConfig, type ExportSettings } from './data-export.config.js';
 export { dataExportRoutes, type DataExportDeps } from './data-export.routes.js';
 export { EXPORT_USER_USAGE, exportUserCommand } from './export-user.cli.js';
 export { salesHistoryKind } from './sales-history-import.js';
+export type { DataExportTables, ExportUserTable, SalesHistoryItemTable, SalesHistoryTable } from './data-export.tables.js';
+export { dataExportMessages } from './data-export.messages.js';

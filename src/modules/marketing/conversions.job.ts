@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
+import type { ConversionsConfig } from './marketing.config.js';
 
 export const COMPLETE_REGISTRATION_JOB = 'marketing.complete-registration';
 
@@ -12,12 +13,6 @@ export type CompleteRegistrationEvent = {
   emailSha256: string;
 };
 
-/** The `conversions` section of the configuration: a Conversions-API-compatible endpoint. */
-export interface ConversionsConfig {
-  url: string | undefined;
-  pixelId: string | undefined;
-  accessToken: string | undefined;
-}
 
 const TIMEOUT_MS = 10_000;
 

@@ -4,5 +4,5 @@ export {
   completeRegistrationHandler,
   queueCompleteRegistration,
   type CompleteRegistrationEvent,
-  type ConversionsConfig,
 } from './conversions.job.js';
+export { readConversionsConfig, type ConversionsConfig } from './marketing.config.js';

@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { OidcProviderConfig } from './social.config.js';
-import type { SocialProvider } from '../../db/schema.js';
+import type { SocialProvider } from './social.tables.js';
 import { nameOrNull, SocialAuthError, type ProviderIdentity, type RedirectFinish, type RedirectStart, type SocialProviderClient } from './providers.js';
 
 export interface OidcClientOptions {

@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT } from 'jose';
-import type { SocialProvider } from '../../db/schema.js';
+import type { SocialProvider } from './social.tables.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { facebookClient } from './facebook-client.js';
 import { oidcClient } from './oidc-client.js';

@@ -1,4 +1,4 @@
-import type { SocialProvider } from '../../db/schema.js';
+import type { SocialProvider } from './social.tables.js';
 
 /** What a provider tells us about the person, after every check passed. */
 export interface ProviderIdentity {

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { AuthRecordTable, OauthTransactionTable, SocialProvider } from '../../db/schema.js';
+import type { AuthRecordTable, OauthTransactionTable, SocialProvider } from './social.tables.js';
 import type { Db } from '../../db/database.js';
 
 export function insertTransaction(db: Db, row: Insertable<OauthTransactionTable>) {

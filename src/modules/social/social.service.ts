@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { Db } from '../../db/database.js';
-import type { AccountType, SocialProvider } from '../../db/schema.js';
+import type { AccountType } from '../../db/schema.js';
+import type { SocialProvider } from './social.tables.js';
 import { badRequest, conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
 import { hashToken, newToken } from '../../infra/tokens.js';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, SocialProvider } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import type { SocialProvider } from './social.tables.js';
 import { DomainError } from '../../infra/domain-error.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';

@@ -11,3 +11,4 @@ export {
   type StoreSettings,
 } from './store.service.js';
 export { STORE_USAGE, storeCommand } from './store.cli.js';
+export type { StoreTables, WebStoreTable } from './store.tables.js';

@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Db, DatabaseHandle } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
-import type { WebStoreTable } from '../../db/schema.js';
+import type { WebStoreTable } from './store.tables.js';
 
 export type WebStoreRow = Selectable<WebStoreTable>;
 

@@ -12,3 +12,5 @@ export {
 export { pruneSessionActions } from './session-actions.repository.js';
 export { sessionActionPruning } from './tracking.jobs.js';
 export { trackingRoutes, type TrackingDeps } from './tracking.routes.js';
+export type { SessionActionTable, SessionActionType, TrackingTables } from './tracking.tables.js';
+export { trackingMessages } from './tracking.messages.js';

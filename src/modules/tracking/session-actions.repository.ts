@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { SessionActionType } from '../../db/schema.js';
+import type { SessionActionType } from './tracking.tables.js';
 
 const PRUNE_BATCH = 10_000;
 

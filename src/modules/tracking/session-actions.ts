@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../../db/database.js';
-import type { SessionActionType } from '../../db/schema.js';
+import type { SessionActionType } from './tracking.tables.js';
 import { insertSessionActions, type SessionActionRow } from './session-actions.repository.js';
 
 export type SessionAction = SessionActionRow;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, PersonRole } from '../../../db/schema.js';
+import type { Database } from '../../../db/schema.js';
+import type { PersonRole } from '../catalogue.tables.js';
 import type { Caller } from '../caller.js';
 import { countRows, withNamePrefix, type NameFilter } from './browse.repository.js';
 import { visibleProduct } from '../visibility.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database, PersonRole } from '../../../db/schema.js';
+import type { Database } from '../../../db/schema.js';
 import { boundedCache } from '../../../infra/bounded-cache.js';
+import type { PersonRole } from '../catalogue.tables.js';
 import type { Caller } from '../caller.js';
 import { audienceKey } from '../visibility.js';
 import { personRoles } from './person.repository.js';

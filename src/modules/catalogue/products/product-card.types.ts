@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Availability, CampaignPriceTable, CampaignTable, DeliveryTime, ProductTable, ProductTypeCode } from '../../../db/schema.js';
+import type { ProductTypeCode } from '../../../db/schema.js';
+import type { Availability, CampaignPriceTable, CampaignTable, DeliveryTime, ProductTable } from '../catalogue.tables.js';
 import type { BoundedCache } from '../../../infra/bounded-cache.js';
 import type { PricedProduct, StoreDiscounts } from '../../pricing/index.js';
 import type { Caller } from '../caller.js';

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../../db/database.js';
 import { preparedQuery } from '../../../db/prepared.js';
-import type { PersonRole } from '../../../db/schema.js';
+import type { PersonRole } from '../catalogue.tables.js';
 import type { Language } from '../../../i18n/index.js';
 import type { CategoryTree } from '../browse/category-tree.js';
 import { translatedName, withTranslations } from '../translated.js';

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../../../db/database.js';
-import type { AssetKind } from '../../../db/schema.js';
+import type { AssetKind } from '../catalogue.tables.js';
 import { notFound } from '../../../infra/domain-error.js';
 import { boundedCache } from '../../../infra/bounded-cache.js';
 import type { CatalogueConfig } from '../catalogue.config.js';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { AssetKind, Database } from '../../../db/schema.js';
+import type { Database } from '../../../db/schema.js';
+import type { AssetKind } from '../catalogue.tables.js';
 import type { Language } from '../../../i18n/index.js';
 import type { Caller } from '../caller.js';
 import { translatedName, withTranslations } from '../translated.js';

@@ -1,0 +1,30 @@
+// Composition root of the messages: each module keeps its messages next to its code
+// (`<m>.messages.ts`). This file adds their keys to `MessageKey` (declaration merging on
+// i18n's `ModuleMessages`, so i18n imports no module) and, when imported, registers their texts
+// with translate(). Every root that translates (app.ts, worker.ts, main.ts) imports it for that
+// side effect; registering twice is harmless.
+import { registerMessages } from './i18n/index.js';
+import { accountsMessages } from './modules/accounts/index.js';
+import { adminMessages } from './modules/admin/index.js';
+import { catalogueMessages } from './modules/catalogue/index.js';
+import { dataExportMessages } from './modules/data-export/index.js';
+import { searchMessages } from './modules/search/index.js';
+import { socialMessages } from './modules/social/index.js';
+import { trackingMessages } from './modules/tracking/index.js';
+
+type Keys<Set extends { en: object }> = Set['en'];
+
+declare module './i18n/index.js' {
+  interface ModuleMessages
+    extends Keys<typeof accountsMessages>,
+      Keys<typeof adminMessages>,
+      Keys<typeof catalogueMessages>,
+      Keys<typeof dataExportMessages>,
+      Keys<typeof searchMessages>,
+      Keys<typeof socialMessages>,
+      Keys<typeof trackingMessages> {}
+}
+
+for (const set of [accountsMessages, adminMessages, catalogueMessages, dataExportMessages, searchMessages, socialMessages, trackingMessages]) {
+  registerMessages(set);
+}

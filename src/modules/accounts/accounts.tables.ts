@@ -1,0 +1,98 @@
+// Users, their client accounts (one per store), companies, wholesale requests and access tokens.
+// Conventions of every table: src/db/schema.ts.
+import type { ColumnType, Generated } from 'kysely';
+import type { AccountType, BooleanColumn } from '../../db/schema.js';
+
+export interface AppUserTable {
+  id: Generated<number>;
+  /** Trimmed and lower-cased; unique. */
+  email: string;
+  /** argon2id PHC string, `legacy-sha512$<hex>` for imported users until their first login, or null. */
+  password_hash: string | null;
+  email_verified: BooleanColumn;
+  activated_at: number | null;
+  verification_token_hash: string | null;
+  verification_expires_at: number | null;
+  /** The client account a verification activates: the activation context. */
+  verification_client_account_id: number | null;
+  reset_token_hash: string | null;
+  reset_expires_at: number | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  /** YYYY-MM-DD */
+  birthday: string | null;
+  gender: string | null;
+  newsletter: BooleanColumn;
+  terms_accepted_at: number | null;
+  /** Language of the mails to this user. */
+  language: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CompanyTable {
+  id: Generated<number>;
+  name: string;
+  registry_code: string;
+  vat_number: string | null;
+  street: string;
+  city: string;
+  postcode: string;
+  country_code: string;
+  /** Business discount agreed with the back office, percent. */
+  discount_percent: ColumnType<number, number | undefined, number>;
+  created_at: number;
+}
+
+export interface ClientAccountTable {
+  id: Generated<number>;
+  /** Public client code, W followed by digits. */
+  code: string;
+  user_id: number;
+  store_code: string;
+  type: AccountType;
+  company_id: number | null;
+  role: string;
+  /** A retail client's own discount, percent. */
+  discount_percent: ColumnType<number, number | undefined, number>;
+  created_at: number;
+}
+
+export type WholesaleRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+
+export interface WholesaleRequestTable {
+  id: Generated<number>;
+  store_code: string;
+  email: string;
+  company_name: string;
+  /** The accepted registration form, JSON. */
+  form: string;
+  language: string;
+  status: WholesaleRequestStatus;
+  client_account_id: number | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface AccessTokenTable {
+  /** SHA-256 of the token, hex; the token itself is never stored. */
+  token_hash: string;
+  user_id: number;
+  client_account_id: number;
+  store_code: string;
+  role: AccountType;
+  created_at: number;
+  expires_at: number;
+  /** `password`, `google`, `facebook` or `apple`; null for tokens from before it was recorded. */
+  login_method: string | null;
+  native_form: BooleanColumn | null;
+}
+
+export interface AccountsTables {
+  app_user: AppUserTable;
+  company: CompanyTable;
+  client_account: ClientAccountTable;
+  wholesale_request: WholesaleRequestTable;
+  access_token: AccessTokenTable;
+}

@@ -1,0 +1,54 @@
+// Social login: the OAuth round trips, linked identities and the authIds handed to clients.
+// Conventions of every table: src/db/schema.ts.
+import type { Generated } from 'kysely';
+import type { BooleanColumn } from '../../db/schema.js';
+
+export type SocialProvider = 'google' | 'facebook' | 'apple';
+
+export interface OauthTransactionTable {
+  /** SHA-256 of the `state` sent to the provider. */
+  state_hash: string;
+  provider: SocialProvider;
+  /** PKCE verifier: needed in the clear to redeem the code; lives ten minutes and is deleted on use. */
+  code_verifier: string;
+  nonce: string;
+  store_code: string;
+  language: string;
+  return_url: string | null;
+  /** Set when a logged-in user started the flow to link the identity to their account. */
+  link_user_id: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SocialIdentityTable {
+  id: Generated<number>;
+  provider: SocialProvider;
+  subject: string;
+  user_id: number;
+  email: string | null;
+  created_at: number;
+}
+
+export interface AuthRecordTable {
+  /** SHA-256 of the authId handed to the client. */
+  id_hash: string;
+  provider: SocialProvider;
+  subject: string;
+  email: string | null;
+  /** Whether the provider vouches for the email (Google, Apple); never taken from Facebook. */
+  email_verified: BooleanColumn;
+  first_name: string | null;
+  last_name: string | null;
+  store_code: string;
+  language: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface SocialTables {
+  oauth_transaction: OauthTransactionTable;
+  social_identity: SocialIdentityTable;
+  auth_record: AuthRecordTable;
+}

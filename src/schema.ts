@@ -1,0 +1,26 @@
+// Composition root of the table types: each module declares its tables next to its code
+// (`<m>.tables.ts`), and this file adds them to `Database` (src/db/schema.ts) by declaration
+// merging, so the db layer never imports a module. Nothing imports this file; TypeScript sees it
+// because it is part of the program (tsconfig includes src/).
+import type { AccountsTables } from './modules/accounts/index.js';
+import type { AdminTables } from './modules/admin/index.js';
+import type { CatalogueTables } from './modules/catalogue/index.js';
+import type { CountryTables } from './modules/country/index.js';
+import type { DataExportTables } from './modules/data-export/index.js';
+import type { SearchTables } from './modules/search/index.js';
+import type { SocialTables } from './modules/social/index.js';
+import type { StoreTables } from './modules/store/index.js';
+import type { TrackingTables } from './modules/tracking/index.js';
+
+declare module './db/schema.js' {
+  interface Database
+    extends AccountsTables,
+      AdminTables,
+      CatalogueTables,
+      CountryTables,
+      DataExportTables,
+      SearchTables,
+      SocialTables,
+      StoreTables,
+      TrackingTables {}
+}
