@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
-import { CliUsageError } from './cli/usage.js';
+import { CliUsageError } from './infra/cli-usage.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { systemClock } from './infra/clock.js';

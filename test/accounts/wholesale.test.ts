@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../src/cli/usage.js';
+import { CliUsageError } from '../../src/infra/cli-usage.js';
 import { wholesaleCommand } from '../../src/modules/accounts/index.js';
 import {
   BACKOFFICE,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../src/cli/usage.js';
+import { CliUsageError } from '../../src/infra/cli-usage.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';

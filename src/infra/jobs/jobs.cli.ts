@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import { CliUsageError } from '../../cli/usage.js';
+import { CliUsageError } from '../cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { JOB_STATUSES, countJobsByStatus, isJobStatus, listJobs, retryJob, type JobRow, type JobStatus } from './queue.js';
 

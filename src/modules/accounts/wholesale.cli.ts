@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CliUsageError } from '../../cli/usage.js';
+import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { AccountsConfig } from './accounts.config.js';

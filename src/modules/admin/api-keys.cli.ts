@@ -1,4 +1,4 @@
-import { CliUsageError } from '../../cli/usage.js';
+import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { Clock } from '../../infra/clock.js';

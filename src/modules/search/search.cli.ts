@@ -1,4 +1,4 @@
-import { CliUsageError } from '../../cli/usage.js';
+import { CliUsageError } from '../../infra/cli-usage.js';
 import type { DatabaseHandle } from '../../db/database.js';
 import { systemClock } from '../../infra/clock.js';
 import { createEngine } from './engines.js';
