@@ -23,7 +23,8 @@ module.exports = {
     {
       name: 'only-roots-import-roots',
       severity: 'error',
-      comment: 'app.ts, worker.ts, main.ts, the import-kinds registry and the table types and messages (schema.ts, messages.ts) know every module; nothing below them may import them.',
+      comment:
+        'app.ts, worker.ts, main.ts, the import-kinds registry and the table types and messages (schema.ts, messages.ts) know every module; nothing below them may import them.',
       from: { path: '^src/', pathNot: ROOTS },
       to: { path: '^src/(app|worker|main|server|import-kinds|schema|messages)\\.ts$' },
     },
@@ -46,7 +47,7 @@ module.exports = {
       severity: 'error',
       comment: 'Only route files (and their plugins) speak HTTP: services, repositories and the rest take plain input.',
       from: { path: '^src/(modules|demo|db|infra/(jobs|mail|import))/', pathNot: ['\\.routes\\.ts$', '\\.plugin\\.ts$'] },
-      to: { path: '^fastify$|node_modules/fastify/|^@fastify/'},
+      to: { path: '^fastify$|node_modules/fastify/|^@fastify/' },
     },
   ],
   options: {

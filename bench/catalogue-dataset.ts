@@ -47,7 +47,8 @@ export interface CatalogueDatasetResult {
 
 /** Builds the dataset into a migrated database with an empty catalogue. */
 export async function buildCatalogueDataset(options: CatalogueDatasetOptions): Promise<CatalogueDatasetResult> {
-  if (!Number.isInteger(options.products) || options.products < 1) throw new Error(`products must be a positive whole number, got ${options.products}`);
+  if (!Number.isInteger(options.products) || options.products < 1)
+    throw new Error(`products must be a positive whole number, got ${options.products}`);
   const database = options.database ?? createDatabase(options.databaseUrl ?? defaultUrl(options.products));
   const log = options.log ?? (() => {});
   try {
@@ -71,13 +72,24 @@ export async function buildCatalogueDataset(options: CatalogueDatasetOptions): P
         log(`  ${progress.phase}: ${progress.products} products, ${rows} rows, ${((now - started) / 1000).toFixed(1)} s`);
       }
     };
-    await writeDatasetInBatches(database, { products: options.products, now: options.now ?? Date.now(), passwordHash, seed: options.seed ?? DEMO_SEED }, onProgress);
+    await writeDatasetInBatches(
+      database,
+      { products: options.products, now: options.now ?? Date.now(), passwordHash, seed: options.seed ?? DEMO_SEED },
+      onProgress,
+    );
     const seconds = (performance.now() - started) / 1000;
     const indexSeconds = options.indexSearch === false ? 0 : await foldSearchIndex(database, log);
     // Fresh statistics, so the query planner sees the real table sizes.
     await sql`analyze`.execute(database.db);
     database.sqlite?.pragma('synchronous = NORMAL');
-    const products = Number((await database.db.selectFrom('product').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const products = Number(
+      (
+        await database.db
+          .selectFrom('product')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     return { products, rows, seconds, rowsPerSecond: rows / seconds, indexSeconds };
   } finally {
     if (options.database === undefined) await database.close();
@@ -128,8 +140,10 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(`catalogue dataset: ${products} products into ${databaseUrl}`);
   const result = await buildCatalogueDataset({ products, databaseUrl, seed, indexSearch: !values['no-search-index'], log });
-  log(`done: ${result.products} products, ${result.rows} rows in ${result.seconds.toFixed(1)} s (${Math.round(result.rowsPerSecond)} rows/s)` +
-    (result.indexSeconds > 0 ? `; search index folded in ${result.indexSeconds.toFixed(1)} s` : ''));
+  log(
+    `done: ${result.products} products, ${result.rows} rows in ${result.seconds.toFixed(1)} s (${Math.round(result.rowsPerSecond)} rows/s)` +
+      (result.indexSeconds > 0 ? `; search index folded in ${result.indexSeconds.toFixed(1)} s` : ''),
+  );
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

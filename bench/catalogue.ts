@@ -54,10 +54,29 @@ export async function benchCatalogue(
   const { productIds, allProductIds, categories } = await pickTargets(dbFile, options);
   const scenarios: Scenario[] = [
     { name: 'ceiling: raw `node:http`, small JSON', server: 'ceiling', paths: ['/'] },
-    { name: `\`GET /product/:id\`, ${productIds.length.toLocaleString('en-US')} hot products`, server: 'service', paths: productIds.map((id) => `/product/${id}`), target: 0.4 },
-    { name: '`GET /category/:id/products?page=1`', server: 'service', paths: categories.map((c) => `/category/${c.id}/products?page=1`), target: 0.25 },
-    { name: '`GET /category/:id/products?page=50`', server: 'service', paths: categories.map((c) => `/category/${c.id}/products?page=50`), target: 0.25 },
-    { name: `\`GET /product/:id\`, any of ${allProductIds.length.toLocaleString('en-US')} products (cold caches)`, server: 'service', paths: allProductIds.map((id) => `/product/${id}`) },
+    {
+      name: `\`GET /product/:id\`, ${productIds.length.toLocaleString('en-US')} hot products`,
+      server: 'service',
+      paths: productIds.map((id) => `/product/${id}`),
+      target: 0.4,
+    },
+    {
+      name: '`GET /category/:id/products?page=1`',
+      server: 'service',
+      paths: categories.map((c) => `/category/${c.id}/products?page=1`),
+      target: 0.25,
+    },
+    {
+      name: '`GET /category/:id/products?page=50`',
+      server: 'service',
+      paths: categories.map((c) => `/category/${c.id}/products?page=50`),
+      target: 0.25,
+    },
+    {
+      name: `\`GET /product/:id\`, any of ${allProductIds.length.toLocaleString('en-US')} products (cold caches)`,
+      server: 'service',
+      paths: allProductIds.map((id) => `/product/${id}`),
+    },
   ];
   const children: RunningChild[] = [];
   try {
@@ -66,14 +85,23 @@ export async function benchCatalogue(
     const service = await startChild(serviceSpec(dbFile), root);
     children.push(service);
     const servers = { ceiling, service };
-    log(`catalogue: ${scenarios.length} targets, ${load.warmupSeconds} s warm-up each, then ${load.durationSeconds} s each in ${load.sliceSeconds} s slices`);
+    log(
+      `catalogue: ${scenarios.length} targets, ${load.warmupSeconds} s warm-up each, then ${load.durationSeconds} s each in ${load.sliceSeconds} s slices`,
+    );
     const results = await measureInterleaved(
-      scenarios.map((s) => ({ name: s.name, url: servers[s.server].baseUrl, paths: s.paths, serverCpuSeconds: servers[s.server].cpuSeconds })),
+      scenarios.map((s) => ({
+        name: s.name,
+        url: servers[s.server].baseUrl,
+        paths: s.paths,
+        serverCpuSeconds: servers[s.server].cpuSeconds,
+      })),
       load,
     );
     const row = (s: Scenario): HttpRow => {
       const result = results.get(s.name) as LoadResult;
-      log(`  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+      log(
+        `  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+      );
       return { name: s.name, result, target: s.target };
     };
     const [ceilingRow, ...rows] = scenarios.map(row);

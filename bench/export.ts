@@ -70,7 +70,10 @@ export async function benchExport(tmp: string, root: string, options: ExportOpti
   log(`export: generating ${options.rows.toLocaleString('en-US')} sales-history rows and as many session actions`);
   const dataset = await createExportDataset(join(tmp, 'export.db'), options.rows, log);
   log(`  generated in ${dataset.seconds.toFixed(1)} s (${dataset.salesLines.toLocaleString('en-US')} order lines)`);
-  const child = await startChild({ script: 'dist/main.js', args: ['serve'], env: { DATABASE_URL: `sqlite:${dataset.file}`, ...SERVICE_ENV }, readyPath: '/site/health' }, root);
+  const child = await startChild(
+    { script: 'dist/main.js', args: ['serve'], env: { DATABASE_URL: `sqlite:${dataset.file}`, ...SERVICE_ENV }, readyPath: '/site/health' },
+    root,
+  );
   const scan = new BetterSqlite3(dataset.file, { readonly: true });
   try {
     const api = exportApi(child, dataset);
@@ -117,7 +120,16 @@ const freshFilter = () => {
 };
 
 async function deepPaging(api: Api, options: ExportOptions, log: (line: string) => void): Promise<ExportSection['deep']> {
-  const result: ExportSection['deep'] = { page1Ms: [], deepMs: [], first100MeanMs: [], last100MeanMs: [], page1AgainMs: [], deepSeekMs: [], coldDeepMs: [], maxRatio: 2 };
+  const result: ExportSection['deep'] = {
+    page1Ms: [],
+    deepMs: [],
+    first100MeanMs: [],
+    last100MeanMs: [],
+    page1AgainMs: [],
+    deepSeekMs: [],
+    coldDeepMs: [],
+    maxRatio: 2,
+  };
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   for (let walk = 1; walk <= options.walks; walk += 1) {
     const filter = freshFilter();
@@ -161,7 +173,8 @@ const COLLECTIONS: Record<'sales-history' | 'session', Collection> = {
     path: '/sales-history',
     table: 'sales_history',
     marker: '{"order":',
-    children: 'select sales_history_id, product_code from sales_history_item where sales_history_id in ({ids}) order by sales_history_id, position',
+    children:
+      'select sales_history_id, product_code from sales_history_item where sales_history_id in ({ids}) order by sales_history_id, position',
   },
   session: { path: '/session', table: 'session_action', marker: '{"session":' },
 };
@@ -169,7 +182,9 @@ const COLLECTIONS: Record<'sales-history' | 'session', Collection> = {
 /** A plain keyset scan over the rows (and their children) in batches of 1000, as the export reads them. */
 function keysetScan(db: BetterSqlite3.Database, collection: Collection, withChildren: boolean): number {
   const first = db.prepare(`select * from ${collection.table} order by created_at, id limit 1000`);
-  const after = db.prepare(`select * from ${collection.table} where created_at >= ? and (created_at > ? or id > ?) order by created_at, id limit 1000`);
+  const after = db.prepare(
+    `select * from ${collection.table} where created_at >= ? and (created_at > ? or id > ?) order by created_at, id limit 1000`,
+  );
   const children = new Map<number, BetterSqlite3.Statement>();
   let rows = 0;
   let batch = first.all() as Array<{ id: number; created_at: number }>;
@@ -214,10 +229,29 @@ async function wholeCollection(
   name: keyof typeof COLLECTIONS,
 ): Promise<{ reference: Timing; rows: Timing[] }> {
   const collection = COLLECTIONS[name];
-  const scan: Timing = { name: `plain keyset scan in this process${collection.children ? ' (rows and their order lines)' : ''}`, seconds: [], cpuSeconds: [], rows: 0 };
+  const scan: Timing = {
+    name: `plain keyset scan in this process${collection.children ? ' (rows and their order lines)' : ''}`,
+    seconds: [],
+    cpuSeconds: [],
+    rows: 0,
+  };
   const tableOnly: Timing = { name: 'plain keyset scan of the table alone (information)', seconds: [], cpuSeconds: [], rows: 0 };
-  const walk: Timing = { name: `walk every page at 1000 per page (\`GET /export${collection.path}?per-page=1000&page=N\`)`, seconds: [], cpuSeconds: [], rows: 0, bytes: 0, maxRatio: 2 };
-  const stream: Timing = { name: `NDJSON stream (\`Accept: application/x-ndjson\`)`, seconds: [], cpuSeconds: [], rows: 0, bytes: 0, maxRatio: 1.5 };
+  const walk: Timing = {
+    name: `walk every page at 1000 per page (\`GET /export${collection.path}?per-page=1000&page=N\`)`,
+    seconds: [],
+    cpuSeconds: [],
+    rows: 0,
+    bytes: 0,
+    maxRatio: 2,
+  };
+  const stream: Timing = {
+    name: `NDJSON stream (\`Accept: application/x-ndjson\`)`,
+    seconds: [],
+    cpuSeconds: [],
+    rows: 0,
+    bytes: 0,
+    maxRatio: 1.5,
+  };
   const expect = (timing: Timing, rows: number) => {
     if (rows !== options.rows) throw new Error(`${timing.name}: ${rows} rows, expected ${options.rows}`);
     timing.rows = rows;
@@ -256,7 +290,11 @@ export function exportPasses(section: ExportSection): boolean {
   const deepRatio = median(deep.deepMs) / median(deep.page1Ms);
   const seekRatio = median(deep.deepSeekMs) / median(deep.page1AgainMs);
   const reference = median(section.whole.reference.seconds);
-  return deepRatio <= deep.maxRatio && seekRatio <= deep.maxRatio && section.whole.rows.every((row) => row.maxRatio === undefined || median(row.seconds) / reference <= row.maxRatio);
+  return (
+    deepRatio <= deep.maxRatio &&
+    seekRatio <= deep.maxRatio &&
+    section.whole.rows.every((row) => row.maxRatio === undefined || median(row.seconds) / reference <= row.maxRatio)
+  );
 }
 
 // Standalone: `tsx bench/export.ts [--rows N]`.
@@ -276,7 +314,9 @@ if (process.argv[1]?.endsWith('export.ts')) {
   const pinned = pinLoadGenerator();
   try {
     const section = await benchExport(tmp, dirname(benchDir), options, (line) => process.stdout.write(`${line}\n`));
-    process.stdout.write(`\n${renderExportSection(section, { date: new Date(), command: `tsx bench/export.ts --rows ${rows}`, pinned })}\n`);
+    process.stdout.write(
+      `\n${renderExportSection(section, { date: new Date(), command: `tsx bench/export.ts --rows ${rows}`, pinned })}\n`,
+    );
   } finally {
     killAllChildren();
     rmSync(tmp, { recursive: true, force: true });

@@ -97,7 +97,12 @@ export async function importLoginUsers(dbFile: string, dir: string, root: string
   );
   const file = join(dir, 'login-users.ndjson');
   writeFileSync(file, `${lines.join('\n')}\n`);
-  await runScript('src/main.ts', ['import', 'users', file], { DATABASE_URL: `sqlite:${dbFile}`, LEGACY_PASSWORD_SALT: LEGACY_SALT, LOG_LEVEL: 'warn' }, root);
+  await runScript(
+    'src/main.ts',
+    ['import', 'users', file],
+    { DATABASE_URL: `sqlite:${dbFile}`, LEGACY_PASSWORD_SALT: LEGACY_SALT, LOG_LEVEL: 'warn' },
+    root,
+  );
   return users;
 }
 

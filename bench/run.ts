@@ -113,7 +113,9 @@ async function runHttp(load: LoadOptions, tmp: string): Promise<{ ceiling: HttpR
       children.push(child);
       started.set(server, child);
     }
-    log(`http: ${all.length} targets, ${load.warmupSeconds} s warm-up each, then ${load.durationSeconds} s each in ${load.sliceSeconds} s slices`);
+    log(
+      `http: ${all.length} targets, ${load.warmupSeconds} s warm-up each, then ${load.durationSeconds} s each in ${load.sliceSeconds} s slices`,
+    );
     const results = await measureInterleaved(
       all.map((s) => {
         const child = started.get(s.server) as RunningChild;
@@ -123,7 +125,9 @@ async function runHttp(load: LoadOptions, tmp: string): Promise<{ ceiling: HttpR
     );
     const row = (s: Scenario): HttpRow => {
       const result = results.get(s.name) as LoadResult;
-      log(`  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+      log(
+        `  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+      );
       return { name: s.name, result, target: s.target };
     };
     return { ceiling: row(CEILING), rows: SCENARIOS.map(row) };
@@ -139,11 +143,17 @@ async function runLogin(options: LoginOptions, tmp: string): Promise<LoginSectio
   const users = await importLoginUsers(dbFile, tmp, ROOT, options.users);
   const child = await startChild(serviceSpec(dbFile, LOGIN_SERVICE_ENV), ROOT);
   try {
-    log(`login: ${options.connections} login clients, health probe at ${options.probe.ratePerSecond} req/s; ${options.warmupSeconds} s warm-up each, then ${options.durationSeconds} s per phase in ${options.sliceSeconds} s slices`);
+    log(
+      `login: ${options.connections} login clients, health probe at ${options.probe.ratePerSecond} req/s; ${options.warmupSeconds} s warm-up each, then ${options.durationSeconds} s per phase in ${options.sliceSeconds} s slices`,
+    );
     const section = await benchLogin(child, users, options);
     const { login: l, healthAlone: alone, healthLoaded: loaded } = section;
-    log(`  login alone: ${l.requestsPerSecond.toFixed(1)} req/s, p50 ${l.p50Ms.toFixed(1)} ms, p99 ${l.p99Ms.toFixed(1)} ms, non-2xx ${l.non2xx}, errors ${l.errors}`);
-    log(`  health alone: p50 ${alone.p50Ms.toFixed(2)} ms, p99 ${alone.p99Ms.toFixed(2)} ms; under login load: p50 ${loaded.p50Ms.toFixed(2)} ms, p99 ${loaded.p99Ms.toFixed(2)} ms`);
+    log(
+      `  login alone: ${l.requestsPerSecond.toFixed(1)} req/s, p50 ${l.p50Ms.toFixed(1)} ms, p99 ${l.p99Ms.toFixed(1)} ms, non-2xx ${l.non2xx}, errors ${l.errors}`,
+    );
+    log(
+      `  health alone: p50 ${alone.p50Ms.toFixed(2)} ms, p99 ${alone.p99Ms.toFixed(2)} ms; under login load: p50 ${loaded.p50Ms.toFixed(2)} ms, p99 ${loaded.p99Ms.toFixed(2)} ms`,
+    );
     return section;
   } finally {
     await child.stop();
@@ -167,14 +177,25 @@ async function main(): Promise<void> {
   const tmp = (scratch = mkdtempSync(join(tmpRoot, 'run-')));
   // Everything is bounded; this is the backstop if something hangs anyway.
   const loginSlices = Math.ceil(loginOptions.durationSeconds / loginOptions.sliceSeconds);
-  const loginSeconds = 2 * loginOptions.warmupSeconds + 3 * loginOptions.durationSeconds + (2 * loginOptions.leadSeconds + 2 * loginOptions.settleSeconds) * loginSlices + 60;
+  const loginSeconds =
+    2 * loginOptions.warmupSeconds +
+    3 * loginOptions.durationSeconds +
+    (2 * loginOptions.leadSeconds + 2 * loginOptions.settleSeconds) * loginSlices +
+    60;
   // The catalogue part generates its dataset first (a few minutes at 200,000 products).
   const catalogueSeconds = runs('catalogue') ? 900 + (load.warmupSeconds + load.durationSeconds) * 5 : 0;
   // The search part may generate its datasets (SQLite unless the catalogue part left one, PostgreSQL), then 2 × 13 targets.
   const searchSeconds = runs('search') ? 1800 + (load.warmupSeconds + load.durationSeconds) * 26 : 0;
   // The export part generates 2,000,000 rows, then walks 3 × 9,000 pages and the whole collection 3 times.
   const exportSeconds = runs('export') ? 1800 : 0;
-  const budgetMs = ((load.warmupSeconds + load.durationSeconds) * (SCENARIOS.length + 1) + 120 + loginSeconds + catalogueSeconds + searchSeconds + exportSeconds) * 1000;
+  const budgetMs =
+    ((load.warmupSeconds + load.durationSeconds) * (SCENARIOS.length + 1) +
+      120 +
+      loginSeconds +
+      catalogueSeconds +
+      searchSeconds +
+      exportSeconds) *
+    1000;
   const watchdog = setTimeout(() => fail(new Error(`benchmark exceeded its ${budgetMs / 1000} s budget`)), budgetMs);
   watchdog.unref();
   try {
@@ -193,15 +214,32 @@ async function main(): Promise<void> {
       const products = Number(process.env.BENCH_CATALOGUE_PRODUCTS || CATALOGUE_OPTIONS.products);
       const section = await benchCatalogue(tmp, ROOT, serviceSpec, load, { ...CATALOGUE_OPTIONS, products }, log);
       const machineLine = `${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.toFixed(2)} at the start`;
-      writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'catalogue', renderCatalogueSection(section, { date, command, pinned, load, machine: machineLine }), RESULT_SECTIONS);
+      writeResultsSection(
+        join(BENCH_DIR, 'RESULTS.md'),
+        'catalogue',
+        renderCatalogueSection(section, { date, command, pinned, load, machine: machineLine }),
+        RESULT_SECTIONS,
+      );
       logHttpVerdicts(section.ceiling, section.rows);
       log(`wrote the catalogue section of ${join('bench', 'RESULTS.md')}`);
     }
     if (runs('search')) {
       const products = Number(process.env.BENCH_CATALOGUE_PRODUCTS || CATALOGUE_OPTIONS.products);
-      const section = await benchSearch(tmp, ROOT, serviceSpec, load, { products, postgresUrl: process.env.BENCH_POSTGRES_URL || undefined }, log);
+      const section = await benchSearch(
+        tmp,
+        ROOT,
+        serviceSpec,
+        load,
+        { products, postgresUrl: process.env.BENCH_POSTGRES_URL || undefined },
+        log,
+      );
       const machineLine = `${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.toFixed(2)} at the start`;
-      writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'search', renderSearchSection(section, { date, command, pinned, load, machine: machineLine }), RESULT_SECTIONS);
+      writeResultsSection(
+        join(BENCH_DIR, 'RESULTS.md'),
+        'search',
+        renderSearchSection(section, { date, command, pinned, load, machine: machineLine }),
+        RESULT_SECTIONS,
+      );
       for (const run of section.runs) {
         log(`search on ${run.engine}:`);
         logHttpVerdicts(run.ceiling, run.rows);
@@ -213,7 +251,12 @@ async function main(): Promise<void> {
       const rows = Number(process.env.BENCH_EXPORT_ROWS || EXPORT_OPTIONS.rows);
       const options = { ...EXPORT_OPTIONS, rows, deepPage: Math.min(EXPORT_OPTIONS.deepPage, Math.floor(rows / 100)) };
       const section = await benchExport(tmp, ROOT, options, log);
-      writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'export', renderExportSection(section, { date, command, pinned }), RESULT_SECTIONS);
+      writeResultsSection(
+        join(BENCH_DIR, 'RESULTS.md'),
+        'export',
+        renderExportSection(section, { date, command, pinned }),
+        RESULT_SECTIONS,
+      );
       log(`${exportPasses(section) ? 'pass' : 'FAIL'}  data export: deep paging and whole-collection targets (see the export section)`);
       log(`wrote the export section of ${join('bench', 'RESULTS.md')}`);
     }
@@ -238,7 +281,9 @@ async function main(): Promise<void> {
     writeResultsSection(join(BENCH_DIR, 'RESULTS.md'), 'core', markdown, RESULT_SECTIONS);
     logHttpVerdicts(http.ceiling, http.rows);
     for (const row of microRows.slice(1)) {
-      log(`${row.target === undefined ? 'info' : microPasses(row) ? 'pass' : 'FAIL'}  ${row.name}: ${(row.ratio * 100).toFixed(1)} % of raw`);
+      log(
+        `${row.target === undefined ? 'info' : microPasses(row) ? 'pass' : 'FAIL'}  ${row.name}: ${(row.ratio * 100).toFixed(1)} % of raw`,
+      );
     }
     logLoginVerdict(loginSection);
     log(`wrote ${join('bench', 'RESULTS.md')}`);
@@ -259,7 +304,9 @@ function logHttpVerdicts(ceiling: HttpRow, rows: HttpRow[]): void {
 
 function logLoginVerdict(section: LoginSection): void {
   const { healthLoaded, healthAlone, p99Ratio, options: o } = section;
-  log(`${loginPasses(section) ? 'pass' : 'FAIL'}  GET /site/health p99 under login load: ${p99Ratio.toFixed(2)}× alone (${healthLoaded.p99Ms.toFixed(2)} / ${healthAlone.p99Ms.toFixed(2)} ms, target ≤ ${o.maxP99Ratio}×)`);
+  log(
+    `${loginPasses(section) ? 'pass' : 'FAIL'}  GET /site/health p99 under login load: ${p99Ratio.toFixed(2)}× alone (${healthLoaded.p99Ms.toFixed(2)} / ${healthAlone.p99Ms.toFixed(2)} ms, target ≤ ${o.maxP99Ratio}×)`,
+  );
   log(`info  login: ${section.login.requestsPerSecond.toFixed(1)} req/s at ${o.connections} connections`);
 }
 

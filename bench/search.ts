@@ -71,7 +71,17 @@ export async function benchSearch(
   const reuse = existsSync(shared) && (await productCount(`sqlite:${shared}`)) === options.products;
   const sqliteFile = reuse ? shared : join(tmp, 'search.db');
   const sqliteDataset = reuse ? { products: options.products, seconds: 0 } : await dataset(`sqlite:${sqliteFile}`, options.products, log);
-  section.runs.push(await runEngine('SQLite', `sqlite:${sqliteFile}`, (env) => serviceSpec(sqliteFile, env), { ...sqliteDataset, reused: reuse }, root, load, log));
+  section.runs.push(
+    await runEngine(
+      'SQLite',
+      `sqlite:${sqliteFile}`,
+      (env) => serviceSpec(sqliteFile, env),
+      { ...sqliteDataset, reused: reuse },
+      root,
+      load,
+      log,
+    ),
+  );
 
   if (!options.postgresUrl) {
     section.skipped.push('PostgreSQL: BENCH_POSTGRES_URL not set');
@@ -116,14 +126,23 @@ async function runEngine(
     };
     children.push(...Object.values(servers));
     const measure = async (scenarios: Scenario[], options: LoadOptions): Promise<HttpRow[]> => {
-      log(`search (${engine}): ${scenarios.length} targets, ${options.connections} connections, ${options.warmupSeconds} s warm-up each, then ${options.durationSeconds} s each in ${options.sliceSeconds} s slices`);
+      log(
+        `search (${engine}): ${scenarios.length} targets, ${options.connections} connections, ${options.warmupSeconds} s warm-up each, then ${options.durationSeconds} s each in ${options.sliceSeconds} s slices`,
+      );
       const results = await measureInterleaved(
-        scenarios.map((s) => ({ name: s.name, url: servers[s.server].baseUrl, paths: s.paths, serverCpuSeconds: servers[s.server].cpuSeconds })),
+        scenarios.map((s) => ({
+          name: s.name,
+          url: servers[s.server].baseUrl,
+          paths: s.paths,
+          serverCpuSeconds: servers[s.server].cpuSeconds,
+        })),
         options,
       );
       return scenarios.map((s) => {
         const result = results.get(s.name) as LoadResult;
-        log(`  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+        log(
+          `  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+        );
         return { name: s.name, result, target: s.target };
       });
     };
@@ -132,7 +151,15 @@ async function runEngine(
     // Afterwards and apart: 50 connections of misses would queue seconds of database work that
     // spills into the next target's slice and skews every ratio.
     const misses = await measure(missScenarios(targets), { ...load, connections: MISS_CONNECTIONS });
-    return { engine, dataset: datasetInfo, targets, ceiling: ceiling!, rows, misses, labels: scenarios.slice(1).map((s) => s.label ?? s.name) };
+    return {
+      engine,
+      dataset: datasetInfo,
+      targets,
+      ceiling: ceiling!,
+      rows,
+      misses,
+      labels: scenarios.slice(1).map((s) => s.label ?? s.name),
+    };
   } finally {
     for (const child of children) await child.stop();
   }
@@ -145,11 +172,41 @@ function scenariosFor(t: SearchTargets): Scenario[] {
   return [
     { name: 'ceiling: raw `node:http`, small JSON', server: 'ceiling', paths: ['/'] },
     { name: `\`GET /product/search?q=\`, ${common}`, label: 'common words', server: 'service', paths: t.common.map(q), target: 0.1 },
-    { name: `\`GET /product/search?q=\`, ${t.rare.length} rare words (${t.rareRange[0]}–${t.rareRange[1]} products each)`, label: 'rare words', server: 'service', paths: t.rare.map(q), target: 0.1 },
-    { name: `\`GET /product/search?q=\`, EAN/ISBN of ${n(t.eans.length)} products (half with hyphens)`, label: 'EAN/ISBN', server: 'service', paths: t.eans.map(q), target: 0.1 },
-    { name: '`GET /product/search?q=…&type=BOOK&priceMax=20`, the common words with two filters', label: 'two filters', server: 'service', paths: t.common.map((w) => `${q(w)}&type=BOOK&priceMax=20`), target: 0.1 },
-    { name: `\`GET /autocomplete?term=\`, ${t.prefixes.length} prefixes of 2–5 letters`, label: 'autocomplete', server: 'service', paths: t.prefixes.map((p) => `/autocomplete?term=${encodeURIComponent(p)}`), target: 0.25 },
-    { name: '`GET /product-dynamic-filter/filters?q=`, the common words', label: 'facets', server: 'service', paths: t.common.map((w) => `/product-dynamic-filter/filters?q=${encodeURIComponent(w)}`), target: 0.1 },
+    {
+      name: `\`GET /product/search?q=\`, ${t.rare.length} rare words (${t.rareRange[0]}–${t.rareRange[1]} products each)`,
+      label: 'rare words',
+      server: 'service',
+      paths: t.rare.map(q),
+      target: 0.1,
+    },
+    {
+      name: `\`GET /product/search?q=\`, EAN/ISBN of ${n(t.eans.length)} products (half with hyphens)`,
+      label: 'EAN/ISBN',
+      server: 'service',
+      paths: t.eans.map(q),
+      target: 0.1,
+    },
+    {
+      name: '`GET /product/search?q=…&type=BOOK&priceMax=20`, the common words with two filters',
+      label: 'two filters',
+      server: 'service',
+      paths: t.common.map((w) => `${q(w)}&type=BOOK&priceMax=20`),
+      target: 0.1,
+    },
+    {
+      name: `\`GET /autocomplete?term=\`, ${t.prefixes.length} prefixes of 2–5 letters`,
+      label: 'autocomplete',
+      server: 'service',
+      paths: t.prefixes.map((p) => `/autocomplete?term=${encodeURIComponent(p)}`),
+      target: 0.25,
+    },
+    {
+      name: '`GET /product-dynamic-filter/filters?q=`, the common words',
+      label: 'facets',
+      server: 'service',
+      paths: t.common.map((w) => `/product-dynamic-filter/filters?q=${encodeURIComponent(w)}`),
+      target: 0.1,
+    },
   ];
 }
 
@@ -162,7 +219,11 @@ function missScenarios(t: SearchTargets): Scenario[] {
     { name: 'search, the EANs', server: 'uncached', paths: t.eans.map(q) },
     { name: 'search, the common words with two filters', server: 'uncached', paths: t.common.map((w) => `${q(w)}&type=BOOK&priceMax=20`) },
     { name: 'autocomplete, the prefixes', server: 'uncached', paths: t.prefixes.map((p) => `/autocomplete?term=${encodeURIComponent(p)}`) },
-    { name: 'facets, the common words', server: 'uncached', paths: t.common.map((w) => `/product-dynamic-filter/filters?q=${encodeURIComponent(w)}`) },
+    {
+      name: 'facets, the common words',
+      server: 'uncached',
+      paths: t.common.map((w) => `/product-dynamic-filter/filters?q=${encodeURIComponent(w)}`),
+    },
   ];
 }
 
@@ -176,7 +237,10 @@ async function dataset(url: string, products: number, log: (line: string) => voi
 async function productCount(url: string): Promise<number> {
   const database: DatabaseHandle = createDatabase(url);
   try {
-    const row = await database.db.selectFrom('product').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await database.db
+      .selectFrom('product')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   } catch {
     return 0;

@@ -184,11 +184,7 @@ async function registerDocs(app: FastifyInstance, config: Config): Promise<void>
     transform: ({ schema, url }) => ({ schema, url: url.slice(config.basePath.length) || '/' }),
   });
   await app.register(swaggerUi, { routePrefix: `${config.basePath}/docs`, staticCSP: true });
-  app.get(
-    `${config.basePath}/openapi.json`,
-    { schema: { hide: true }, config: { storeScoped: false } },
-    async () => app.swagger(),
-  );
+  app.get(`${config.basePath}/openapi.json`, { schema: { hide: true }, config: { storeScoped: false } }, async () => app.swagger());
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;

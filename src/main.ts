@@ -17,17 +17,25 @@ import { systemClock } from './infra/clock.js';
 const loadMessages = () => import('./messages.js');
 
 async function usage(): Promise<string> {
-  const [{ importKinds }, { importUsage }, { JOBS_USAGE }, { WHOLESALE_USAGE }, { API_KEY_USAGE }, { EXPORT_USER_USAGE }, { STORE_USAGE }, { SEARCH_USAGE }] =
-    await Promise.all([
-      import('./import-kinds.js'),
-      import('./infra/import/index.js'),
-      import('./infra/jobs/jobs.cli.js'),
-      import('./modules/accounts/wholesale.cli.js'),
-      import('./modules/admin/api-keys.cli.js'),
-      import('./modules/data-export/export-user.cli.js'),
-      import('./modules/store/store.cli.js'),
-      import('./modules/search/search.cli.js'),
-    ]);
+  const [
+    { importKinds },
+    { importUsage },
+    { JOBS_USAGE },
+    { WHOLESALE_USAGE },
+    { API_KEY_USAGE },
+    { EXPORT_USER_USAGE },
+    { STORE_USAGE },
+    { SEARCH_USAGE },
+  ] = await Promise.all([
+    import('./import-kinds.js'),
+    import('./infra/import/index.js'),
+    import('./infra/jobs/jobs.cli.js'),
+    import('./modules/accounts/wholesale.cli.js'),
+    import('./modules/admin/api-keys.cli.js'),
+    import('./modules/data-export/export-user.cli.js'),
+    import('./modules/store/store.cli.js'),
+    import('./modules/search/search.cli.js'),
+  ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
 commands:
@@ -99,7 +107,11 @@ async function main(argv: string[]): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [{ importKinds }, { createImporter }] = await Promise.all([import('./import-kinds.js'), import('./infra/import/index.js'), loadMessages()]);
+      const [{ importKinds }, { createImporter }] = await Promise.all([
+        import('./import-kinds.js'),
+        import('./infra/import/index.js'),
+        loadMessages(),
+      ]);
       const force = args.includes('--force');
       const [kind, file, ...rest] = args.filter((arg) => arg !== '--force');
       const known = kind !== undefined && Object.hasOwn(importKinds, kind);

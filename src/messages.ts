@@ -16,7 +16,8 @@ type Keys<Set extends { en: object }> = Set['en'];
 
 declare module './i18n/index.js' {
   interface ModuleMessages
-    extends Keys<typeof accountsMessages>,
+    extends
+      Keys<typeof accountsMessages>,
       Keys<typeof adminMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof dataExportMessages>,
@@ -25,6 +26,14 @@ declare module './i18n/index.js' {
       Keys<typeof trackingMessages> {}
 }
 
-for (const set of [accountsMessages, adminMessages, catalogueMessages, dataExportMessages, searchMessages, socialMessages, trackingMessages]) {
+for (const set of [
+  accountsMessages,
+  adminMessages,
+  catalogueMessages,
+  dataExportMessages,
+  searchMessages,
+  socialMessages,
+  trackingMessages,
+]) {
   registerMessages(set);
 }

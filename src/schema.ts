@@ -14,7 +14,8 @@ import type { TrackingTables } from './modules/tracking/index.js';
 
 declare module './db/schema.js' {
   interface Database
-    extends AccountsTables,
+    extends
+      AccountsTables,
       AdminTables,
       CatalogueTables,
       CountryTables,

@@ -2,7 +2,10 @@ import type { CatalogueSection } from '../catalogue.js';
 import type { LoadOptions } from './http-load.js';
 import { fmt, httpPasses, httpTable } from './report.js';
 
-export function renderCatalogueSection(section: CatalogueSection, run: { date: Date; command: string; pinned: boolean; load: LoadOptions; machine: string }): string {
+export function renderCatalogueSection(
+  section: CatalogueSection,
+  run: { date: Date; command: string; pinned: boolean; load: LoadOptions; machine: string },
+): string {
   const { options, dataset, categorySizes, load } = { ...section, load: run.load };
   return `## Catalogue: product details and category lists on ${fmt(dataset.products)} products
 

@@ -104,7 +104,8 @@ export function runScript(script: string, args: string[], env: Record<string, st
       process.execPath,
       ['--import', 'tsx', script, ...args],
       { cwd: root, env: { ...process.env, ...env }, timeout: SCRIPT_TIMEOUT_MS, killSignal: 'SIGKILL' },
-      (err, stdout, stderr) => (err ? reject(new Error(`${script} ${args.join(' ')} failed: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout)),
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`${script} ${args.join(' ')} failed: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout),
     );
   });
 }

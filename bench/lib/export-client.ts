@@ -55,7 +55,14 @@ function fetchOnce(url: string, headers: Record<string, string>, marker: string,
         if (keepBody) kept.push(chunk);
       });
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, bytes, items, headers: res.headers, body: keepBody ? Buffer.concat(kept) : undefined }),
+        resolve({
+          status: res.statusCode ?? 0,
+          ms: performance.now() - started,
+          bytes,
+          items,
+          headers: res.headers,
+          body: keepBody ? Buffer.concat(kept) : undefined,
+        }),
       );
       res.on('error', reject);
     });

@@ -71,7 +71,8 @@ export async function createExportDataset(file: string, rows: number, log: (line
           createdNav,
         );
         const count = 1 + Math.floor(next() * 4);
-        for (let position = 0; position < count; position += 1) line.run(id, position, `P${String(Math.floor(next() * 20_000)).padStart(6, '0')}`);
+        for (let position = 0; position < count; position += 1)
+          line.run(id, position, `P${String(Math.floor(next() * 20_000)).padStart(6, '0')}`);
         lines += count;
       }
     });

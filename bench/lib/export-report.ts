@@ -74,6 +74,9 @@ ${timingRows(section.whole.reference, section.whole.rows).join('\n')}
 
 | Variant | Time (s) | Rounds (s) | Rows/s | MB | CPU (s) | Time vs reference | Best round vs best round | CPU vs reference | Target (time) | |
 |---|---|---|---|---|---|---|---|---|---|---|
-${timingRows(section.sessionActions.reference, section.sessionActions.rows.map((row) => ({ ...row, maxRatio: undefined }))).join('\n')}
+${timingRows(
+  section.sessionActions.reference,
+  section.sessionActions.rows.map((row) => ({ ...row, maxRatio: undefined })),
+).join('\n')}
 `;
 }

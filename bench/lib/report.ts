@@ -41,7 +41,16 @@ export function httpTable(ceilingRow: HttpRow, rows: HttpRow[]): string {
   const ceiling = ceilingRow.result;
   const lines = [ceilingRow, ...rows].map((row) => {
     const r = row.result;
-    const verdict = row.target === undefined ? (httpPasses(row, ceiling) ? (row === ceilingRow ? 'reference' : 'info') : 'FAIL (errors)') : httpPasses(row, ceiling) ? 'pass' : 'FAIL';
+    const verdict =
+      row.target === undefined
+        ? httpPasses(row, ceiling)
+          ? row === ceilingRow
+            ? 'reference'
+            : 'info'
+          : 'FAIL (errors)'
+        : httpPasses(row, ceiling)
+          ? 'pass'
+          : 'FAIL';
     const target = row.target === undefined ? '—' : `≥ ${pct(row.target)}`;
     const range = `${fmt(r.sliceRange[0])}–${fmt(r.sliceRange[1])}`;
     const cpu = r.serverCpuMicros === undefined ? '—' : fmt(r.serverCpuMicros, 1);

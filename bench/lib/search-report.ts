@@ -24,11 +24,17 @@ function missTable(rows: HttpRow[]): string {
   return [
     '| Requests | req/s (avg) | p99 (ms) | server CPU µs/req | requests | non-2xx | errors |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map(({ name, result: r }) => `| ${name} | ${fmt(r.requestsPerSecond)} | ${fmt(r.p99Ms, 2, 0)} | ${r.serverCpuMicros === undefined ? '—' : fmt(r.serverCpuMicros, 1)} | ${fmt(r.total)} | ${r.non2xx} | ${r.errors} |`),
+    ...rows.map(
+      ({ name, result: r }) =>
+        `| ${name} | ${fmt(r.requestsPerSecond)} | ${fmt(r.p99Ms, 2, 0)} | ${r.serverCpuMicros === undefined ? '—' : fmt(r.serverCpuMicros, 1)} | ${fmt(r.total)} | ${r.non2xx} | ${r.errors} |`,
+    ),
   ].join('\n');
 }
 
-export function renderSearchSection(section: SearchSection, run: { date: Date; command: string; pinned: boolean; load: LoadOptions; machine: string }): string {
+export function renderSearchSection(
+  section: SearchSection,
+  run: { date: Date; command: string; pinned: boolean; load: LoadOptions; machine: string },
+): string {
   const { load } = run;
   const tables = section.runs.map((engine) => {
     const datasetLine = engine.dataset.reused

@@ -32,7 +32,11 @@ export async function pickSearchTargets(database: DatabaseHandle): Promise<Searc
     .where('p.is_active', '=', true)
     .where('p.hidden_web', '=', false);
   const rows = await visible.select(['p.id', 'p.name', 'p.ean']).orderBy('p.id').execute();
-  const authors = await visible.innerJoin('product_person as pp', 'pp.product_id', 'p.id').innerJoin('person as pe', 'pe.id', 'pp.person_id').select(['p.id', 'pe.name']).execute();
+  const authors = await visible
+    .innerJoin('product_person as pp', 'pp.product_id', 'p.id')
+    .innerJoin('person as pe', 'pe.id', 'pp.person_id')
+    .select(['p.id', 'pe.name'])
+    .execute();
   // How many products each word finds: in their titles (common words) or titles and persons (rare words).
   const inTitles = new Map<string, number>();
   const inDocuments = new Map<string, number>();
@@ -50,12 +54,18 @@ export async function pickSearchTargets(database: DatabaseHandle): Promise<Searc
   const common = sorted(inTitles).slice(0, COMMON);
   const rareAll = sorted(inDocuments).filter(([, found]) => found <= RARE_MAX);
   const rare = everyNth(rareAll, RARE);
-  const eans = everyNth(rows.filter((row) => row.ean !== null).map((row) => row.ean!), EANS).map((ean, index) =>
+  const eans = everyNth(
+    rows.filter((row) => row.ean !== null).map((row) => row.ean!),
+    EANS,
+  ).map((ean, index) =>
     // Half of them typed with hyphens, as copied from a book's back cover.
     index % 2 === 0 ? ean : `${ean.slice(0, 3)}-${ean.slice(3, 7)}-${ean.slice(7, 12)}-${ean.slice(12)}`,
   );
   const persons = await database.db.selectFrom('person').select('name').orderBy('id').limit(2_000).execute();
-  const surnames = everyNth([...new Set(persons.map((row) => terms(row.name).at(-1) ?? ''))].filter((name) => name.length >= 5), PREFIX_WORDS / 2);
+  const surnames = everyNth(
+    [...new Set(persons.map((row) => terms(row.name).at(-1) ?? ''))].filter((name) => name.length >= 5),
+    PREFIX_WORDS / 2,
+  );
   const words = [...common.slice(0, PREFIX_WORDS / 2).map(([word]) => word), ...surnames];
   const prefixes = [...new Set(words.flatMap((word) => [2, 3, 4, 5].map((length) => word.slice(0, length))))];
   return {

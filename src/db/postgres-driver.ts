@@ -113,4 +113,3 @@ class PostgresConnection implements DatabaseConnection {
     yield await this.executeQuery<R>(query);
   }
 }
-

@@ -178,4 +178,3 @@ function toSqliteValues(values: readonly unknown[]): unknown[] {
   if (!values.some((value) => typeof value === 'boolean' || value instanceof Date)) return values as unknown[];
   return values.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value));
 }
-

@@ -37,7 +37,22 @@ export interface DemoClient {
   city: string;
 }
 
-const CITIES = ['Tallinn', 'Tallinn', 'Tallinn', 'Tartu', 'Tartu', 'Pärnu', 'Narva', 'Viljandi', 'Rakvere', 'Kuressaare', 'Haapsalu', 'Jõhvi', 'Maardu', 'Keila'];
+const CITIES = [
+  'Tallinn',
+  'Tallinn',
+  'Tallinn',
+  'Tartu',
+  'Tartu',
+  'Pärnu',
+  'Narva',
+  'Viljandi',
+  'Rakvere',
+  'Kuressaare',
+  'Haapsalu',
+  'Jõhvi',
+  'Maardu',
+  'Keila',
+];
 const LANGUAGE_OF: Record<Origin, 'et' | 'en' | 'ru'> = { ET: 'et', EN: 'en', RU: 'ru', OTHER: 'en' };
 
 export interface AccountOptions {
@@ -54,22 +69,60 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
   let userId = ids.app_user;
   let accountId = ids.client_account;
   const clients: DemoClient[] = [];
-  const addAccount = (user: number, storeCode: 'WEB' | 'WEB2', type: 'SIMPLE' | 'BUSINESS', companyId: number | null, discount: number, created: number) => {
+  const addAccount = (
+    user: number,
+    storeCode: 'WEB' | 'WEB2',
+    type: 'SIMPLE' | 'BUSINESS',
+    companyId: number | null,
+    discount: number,
+    created: number,
+  ) => {
     const id = accountId++;
     const code = `W${String(id).padStart(8, '0')}`;
     push(batch, 'client_account', {
-      id, code, user_id: user, store_code: storeCode, type, company_id: companyId,
-      role: type === 'BUSINESS' ? 'company_master' : 'customer', discount_percent: discount, created_at: created,
+      id,
+      code,
+      user_id: user,
+      store_code: storeCode,
+      type,
+      company_id: companyId,
+      role: type === 'BUSINESS' ? 'company_master' : 'customer',
+      discount_percent: discount,
+      created_at: created,
     });
     return { id, code };
   };
-  const addUser = (email: string, first: string, last: string, language: string, hash: string | null, created: number, extra: { gender?: string | null; birthday?: string | null } = {}) => {
+  const addUser = (
+    email: string,
+    first: string,
+    last: string,
+    language: string,
+    hash: string | null,
+    created: number,
+    extra: { gender?: string | null; birthday?: string | null } = {},
+  ) => {
     const id = userId++;
     push(batch, 'app_user', {
-      id, email, password_hash: hash, email_verified: true, activated_at: created, first_name: first, last_name: last,
-      phone: `+372 5${String(1000000 + ((id * 7919) % 8999999)).slice(-7)}`, birthday: extra.birthday ?? null, gender: extra.gender ?? null,
-      newsletter: id % 3 === 0, terms_accepted_at: created, language, created_at: created, updated_at: created,
-      verification_token_hash: null, verification_expires_at: null, verification_client_account_id: null, reset_token_hash: null, reset_expires_at: null,
+      id,
+      email,
+      password_hash: hash,
+      email_verified: true,
+      activated_at: created,
+      first_name: first,
+      last_name: last,
+      phone: `+372 5${String(1000000 + ((id * 7919) % 8999999)).slice(-7)}`,
+      birthday: extra.birthday ?? null,
+      gender: extra.gender ?? null,
+      newsletter: id % 3 === 0,
+      terms_accepted_at: created,
+      language,
+      created_at: created,
+      updated_at: created,
+      verification_token_hash: null,
+      verification_expires_at: null,
+      verification_client_account_id: null,
+      reset_token_hash: null,
+      reset_expires_at: null,
     });
     return id;
   };
@@ -84,20 +137,40 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
     if (login.business) {
       companyId = ids.company;
       push(batch, 'company', {
-        id: companyId, name: 'Demo Raamatupidamine OÜ', registry_code: '12345678', vat_number: 'EE101234567', street: 'Narva mnt 5',
-        city: 'Tallinn', postcode: '10117', country_code: 'EE', discount_percent: 10, created_at: created,
+        id: companyId,
+        name: 'Demo Raamatupidamine OÜ',
+        registry_code: '12345678',
+        vat_number: 'EE101234567',
+        street: 'Narva mnt 5',
+        city: 'Tallinn',
+        postcode: '10117',
+        country_code: 'EE',
+        discount_percent: 10,
+        created_at: created,
       });
     }
     for (const store of login.stores) {
       const account = addAccount(user, store, login.business ? 'BUSINESS' : 'SIMPLE', companyId, login.discountPercent ?? 0, created);
-      clients.push({ accountId: account.id, code: account.code, storeCode: store, business: Boolean(login.business), firstName: login.firstName, language: login.language, city: 'Tallinn' });
+      clients.push({
+        accountId: account.id,
+        code: account.code,
+        storeCode: store,
+        business: Boolean(login.business),
+        firstName: login.firstName,
+        language: login.language,
+        city: 'Tallinn',
+      });
     }
   }
 
   for (let i = 1; i <= options.shoppers; i++) {
     const email = `shopper${String(i).padStart(4, '0')}@example.com`;
     if (options.existingEmails.has(email)) continue;
-    const origin = random.weighted<Origin>([['ET', 6], ['RU', 3], ['EN', 1]]);
+    const origin = random.weighted<Origin>([
+      ['ET', 6],
+      ['RU', 3],
+      ['EN', 1],
+    ]);
     const first = random.pick(FIRST_NAMES[origin]);
     const last = fullName(origin, first, random.pick(LAST_NAMES[origin])).slice(first.length + 1);
     // Older than the demo orders (the last 180 days), which they place.
@@ -105,14 +178,24 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
     const birthYear = random.int(1950, 2006);
     const user = addUser(email, first, last, LANGUAGE_OF[origin], null, created, {
       gender: random.chance(0.15) ? null : isFemaleName(first) ? 'FEMALE' : 'MALE',
-      birthday: random.chance(0.3) ? null : `${birthYear}-${String(random.int(1, 12)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`,
+      birthday: random.chance(0.3)
+        ? null
+        : `${birthYear}-${String(random.int(1, 12)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`,
     });
     const city = random.pick(CITIES);
     const stores: Array<'WEB' | 'WEB2'> = random.chance(0.92) ? ['WEB'] : [];
     if (stores.length === 0 || random.chance(0.2)) stores.push('WEB2');
     for (const store of stores) {
       const account = addAccount(user, store, 'SIMPLE', null, random.chance(0.05) ? 3 : 0, created);
-      clients.push({ accountId: account.id, code: account.code, storeCode: store, business: false, firstName: first, language: LANGUAGE_OF[origin], city });
+      clients.push({
+        accountId: account.id,
+        code: account.code,
+        storeCode: store,
+        business: false,
+        firstName: first,
+        language: LANGUAGE_OF[origin],
+        city,
+      });
     }
   }
   ids.app_user = userId;

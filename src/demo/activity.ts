@@ -27,8 +27,13 @@ interface StoreSampler {
 }
 
 export function* activityBatches(
-  random: Random, ids: IdBase, registry: ProductRegistry, clients: readonly DemoClient[], shops: readonly DemoShop[],
-  categoryIds: Record<'WEB' | 'WEB2', number[]>, options: ActivityOptions,
+  random: Random,
+  ids: IdBase,
+  registry: ProductRegistry,
+  clients: readonly DemoClient[],
+  shops: readonly DemoShop[],
+  categoryIds: Record<'WEB' | 'WEB2', number[]>,
+  options: ActivityOptions,
 ): Generator<Batch> {
   const { now } = options;
   let batch: Batch = {};
@@ -56,7 +61,12 @@ export function* activityBatches(
     const createdAt = now - Math.floor(Math.pow(random.next(), 1.5) * 180 * DAY);
     const recent = createdAt > now - 2 * DAY;
     const createdNav = random.chance(recent ? 0.5 : 0.02) ? null : createdAt - random.int(1, 120) * MINUTE;
-    const count = random.weighted<number>([[1, 50], [2, 30], [3, 12], [4, 8]]);
+    const count = random.weighted<number>([
+      [1, 50],
+      [2, 30],
+      [3, 12],
+      [4, 8],
+    ]);
     if (random.chance(0.65)) {
       const store = random.chance(0.85) || byStore.WEB2.length === 0 ? 'WEB' : 'WEB2';
       const client = random.pick(byStore[store].length > 0 ? byStore[store] : clients);
@@ -65,15 +75,28 @@ export function* activityBatches(
       const session = random.hex(32);
       const delivery = random.pick(DELIVERY);
       push(batch, 'sales_history', {
-        id, order_code: `${store === 'WEB' ? 'WT' : 'WN'}${String(id).padStart(8, '0')}`, client_code: client.code,
-        client_type: client.business ? 'ETTEVOTE' : 'PYSIKLIENT', source_type: 'ONLINE', city: client.city, session_id: session,
-        delivery_method: delivery, shop_code: delivery === 'SHOP_PICKUP' ? random.pick(open).code : null, created_at: createdAt, created_nav: createdNav,
+        id,
+        order_code: `${store === 'WEB' ? 'WT' : 'WN'}${String(id).padStart(8, '0')}`,
+        client_code: client.code,
+        client_type: client.business ? 'ETTEVOTE' : 'PYSIKLIENT',
+        source_type: 'ONLINE',
+        city: client.city,
+        session_id: session,
+        delivery_method: delivery,
+        shop_code: delivery === 'SHOP_PICKUP' ? random.pick(open).code : null,
+        created_at: createdAt,
+        created_nav: createdNav,
       });
       items.forEach((at, index) => {
         push(batch, 'sales_history_item', { sales_history_id: id, position: index + 1, product_code: registry.codes[at]! });
         push(batch, 'session_action', {
-          id: ids.session_action++, session_id: session, store_code: store, product_code: registry.codes[at]!, client_code: client.code,
-          action_type: 'ADD_TO_BASKET', created_at: createdAt - (items.length - index) * random.int(1, 6) * MINUTE,
+          id: ids.session_action++,
+          session_id: session,
+          store_code: store,
+          product_code: registry.codes[at]!,
+          client_code: client.code,
+          action_type: 'ADD_TO_BASKET',
+          created_at: createdAt - (items.length - index) * random.int(1, 6) * MINUTE,
         });
       });
       rows += 1 + items.length * 2;
@@ -83,10 +106,21 @@ export function* activityBatches(
       const items = physical.rows.length > 0 ? pickItems(physical, count) : [];
       if (items.length === 0) continue;
       push(batch, 'sales_history', {
-        id, order_code: `${shop.code}-${String(id).padStart(8, '0')}`, client_code: client.code, client_type: client.business ? 'ETTEVOTE' : 'PYSIKLIENT',
-        source_type: 'OFFLINE', city: shop.city, session_id: null, delivery_method: 'SHOP', shop_code: shop.code, created_at: createdAt, created_nav: createdNav,
+        id,
+        order_code: `${shop.code}-${String(id).padStart(8, '0')}`,
+        client_code: client.code,
+        client_type: client.business ? 'ETTEVOTE' : 'PYSIKLIENT',
+        source_type: 'OFFLINE',
+        city: shop.city,
+        session_id: null,
+        delivery_method: 'SHOP',
+        shop_code: shop.code,
+        created_at: createdAt,
+        created_nav: createdNav,
       });
-      items.forEach((at, index) => push(batch, 'sales_history_item', { sales_history_id: id, position: index + 1, product_code: registry.codes[at]! }));
+      items.forEach((at, index) =>
+        push(batch, 'sales_history_item', { sales_history_id: id, position: index + 1, product_code: registry.codes[at]! }),
+      );
       rows += 1 + items.length;
     }
     yield* flush(false);
@@ -105,8 +139,13 @@ export function* activityBatches(
       const roll = random.next();
       const action = client !== null && roll < 0.08 ? 'ADD_TO_WISHLIST' : roll < 0.18 ? 'ADD_TO_BASKET' : 'VIEW';
       push(batch, 'session_action', {
-        id: ids.session_action++, session_id: session, store_code: store, product_code: registry.codes[product]!,
-        client_code: client?.code ?? null, action_type: action, created_at: Math.min(now, at),
+        id: ids.session_action++,
+        session_id: session,
+        store_code: store,
+        product_code: registry.codes[product]!,
+        client_code: client?.code ?? null,
+        action_type: action,
+        created_at: Math.min(now, at),
       });
       at += random.int(1, 5) * MINUTE;
       clicks++;
@@ -119,7 +158,11 @@ export function* activityBatches(
   for (const client of clients) {
     if (!random.chance(0.4)) continue;
     for (const categoryId of random.sample(categoryIds[client.storeCode], random.int(1, 3))) {
-      push(batch, 'client_category_preference', { client_account_id: client.accountId, category_id: categoryId, created_at: now - random.int(1, 300) * DAY });
+      push(batch, 'client_category_preference', {
+        client_account_id: client.accountId,
+        category_id: categoryId,
+        created_at: now - random.int(1, 300) * DAY,
+      });
       rows++;
     }
   }

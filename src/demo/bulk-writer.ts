@@ -71,7 +71,10 @@ async function writePostgres(trx: Db, table: TableName, rows: Record<string, unk
       return full;
     });
     // The row types are checked where the batch is built (Batch); here the table is dynamic.
-    await trx.insertInto(table).values(chunk as never).execute();
+    await trx
+      .insertInto(table)
+      .values(chunk as never)
+      .execute();
   }
 }
 

@@ -59,7 +59,11 @@ export interface Progress {
 }
 
 /** The whole dataset as a sequence of batches, with ids from `firstIds` (the tables' first free ids). */
-export function* generateDataset(options: DatasetOptions, firstIds: IdBase, existingEmails: ReadonlySet<string>): Generator<[Batch, Progress]> {
+export function* generateDataset(
+  options: DatasetOptions,
+  firstIds: IdBase,
+  existingEmails: ReadonlySet<string>,
+): Generator<[Batch, Progress]> {
   const root = new Random(options.seed ?? DEMO_SEED);
   const ids = { ...firstIds };
   const { now } = options;
@@ -78,14 +82,26 @@ export function* generateDataset(options: DatasetOptions, firstIds: IdBase, exis
   push(reference, 'shop', ...shops.shops);
   push(reference, 'shop_name', ...shops.names);
   const clients = accountRows(root.fork('accounts'), ids, reference, {
-    now, passwordHash: options.passwordHash, shoppers: sizes.shoppers, existingEmails,
+    now,
+    passwordHash: options.passwordHash,
+    shoppers: sizes.shoppers,
+    existingEmails,
   });
   yield [reference, { phase: 'reference', products: 0, rows: rowCount(reference) }];
 
   const registry = new ProductRegistry();
   const factory = new ProductFactory({
-    random: root.fork('products'), now, ids, shops: shops.list, clients, registry, recentByLeaf: new Map(),
-    people, publishers, series, leaves: categories.leaves,
+    random: root.fork('products'),
+    now,
+    ids,
+    shops: shops.list,
+    clients,
+    registry,
+    recentByLeaf: new Map(),
+    people,
+    publishers,
+    series,
+    leaves: categories.leaves,
   });
   const perBatch = options.batchProducts ?? 2_000;
   let made = 0;
@@ -109,7 +125,10 @@ export function* generateDataset(options: DatasetOptions, firstIds: IdBase, exis
   yield [merchandising, { phase: 'merchandising', products: made, rows: rowCount(merchandising) }];
 
   const activity = activityBatches(root.fork('activity'), ids, registry, clients, shops.list, categories.ids, {
-    now, orders: sizes.orders, clicks: sizes.clicks, batchRows: 20_000,
+    now,
+    orders: sizes.orders,
+    clicks: sizes.clicks,
+    batchRows: 20_000,
   });
   for (const part of activity) yield [part, { phase: 'activity', products: made, rows: rowCount(part) }];
 }
@@ -124,7 +143,11 @@ export function datasetEmails(products: number): string[] {
 async function existingEmails(db: Db, emails: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let start = 0; start < emails.length; start += 500) {
-    const rows = await db.selectFrom('app_user').select('email').where('email', 'in', emails.slice(start, start + 500)).execute();
+    const rows = await db
+      .selectFrom('app_user')
+      .select('email')
+      .where('email', 'in', emails.slice(start, start + 500))
+      .execute();
     for (const row of rows) found.add(row.email);
   }
   return found;
@@ -132,8 +155,16 @@ async function existingEmails(db: Db, emails: string[]): Promise<Set<string>> {
 
 /** Small store discounts, so the pricing rules have something to show. */
 async function setStoreDiscounts(db: Db, now: number): Promise<void> {
-  await db.updateTable('web_store').set({ guest_discount_percent: 2, logged_in_discount_percent: 5, updated_at: now }).where('code', '=', 'WEB').execute();
-  await db.updateTable('web_store').set({ guest_discount_percent: 3, logged_in_discount_percent: 7, updated_at: now }).where('code', '=', 'WEB2').execute();
+  await db
+    .updateTable('web_store')
+    .set({ guest_discount_percent: 2, logged_in_discount_percent: 5, updated_at: now })
+    .where('code', '=', 'WEB')
+    .execute();
+  await db
+    .updateTable('web_store')
+    .set({ guest_discount_percent: 3, logged_in_discount_percent: 7, updated_at: now })
+    .where('code', '=', 'WEB2')
+    .execute();
 }
 
 /**
@@ -155,7 +186,11 @@ export async function writeDatasetIn(handle: DatabaseHandle, trx: Transaction<Da
  * Writes the dataset one transaction per batch (the benchmark's large datasets: memory stays
  * flat and progress shows). Meant for an empty catalogue with nobody else writing.
  */
-export async function writeDatasetInBatches(handle: DatabaseHandle, options: DatasetOptions, onProgress?: (progress: Progress) => void): Promise<void> {
+export async function writeDatasetInBatches(
+  handle: DatabaseHandle,
+  options: DatasetOptions,
+  onProgress?: (progress: Progress) => void,
+): Promise<void> {
   const writer = new BulkWriter(handle);
   const firstIds = await readIdBase(handle.db);
   const emails = await existingEmails(handle.db, datasetEmails(options.products));

@@ -5,10 +5,37 @@ import type { CategoryNameTable, CategoryTable } from '../modules/catalogue/inde
 // small. A leaf names the kind of products it holds (`genre`), which drives the generated titles.
 
 export type Genre =
-  | 'fiction' | 'crime' | 'scifi' | 'romance' | 'historical' | 'poetry' | 'drama' | 'picture' | 'youth' | 'activity'
-  | 'history' | 'nature' | 'psychology' | 'business' | 'biography' | 'cooking' | 'garden' | 'crafts' | 'travel'
-  | 'languages' | 'school' | 'ebooks' | 'audiobooks' | 'writing' | 'paper' | 'music' | 'film' | 'boardgames' | 'tech'
-  | 'giftcards' | 'used';
+  | 'fiction'
+  | 'crime'
+  | 'scifi'
+  | 'romance'
+  | 'historical'
+  | 'poetry'
+  | 'drama'
+  | 'picture'
+  | 'youth'
+  | 'activity'
+  | 'history'
+  | 'nature'
+  | 'psychology'
+  | 'business'
+  | 'biography'
+  | 'cooking'
+  | 'garden'
+  | 'crafts'
+  | 'travel'
+  | 'languages'
+  | 'school'
+  | 'ebooks'
+  | 'audiobooks'
+  | 'writing'
+  | 'paper'
+  | 'music'
+  | 'film'
+  | 'boardgames'
+  | 'tech'
+  | 'giftcards'
+  | 'used';
 
 interface Node {
   key: string;
@@ -81,10 +108,7 @@ const WEB_TREE: Node[] = [
     ],
   }),
   n('MEDIA', 'Muusika ja film', 'Music and film', 'Музыка и кино', {
-    children: [
-      n('MUSIC', 'Muusika', 'Music', 'Музыка', { genre: 'music' }),
-      n('FILM', 'Filmid', 'Films', 'Фильмы', { genre: 'film' }),
-    ],
+    children: [n('MUSIC', 'Muusika', 'Music', 'Музыка', { genre: 'music' }), n('FILM', 'Filmid', 'Films', 'Фильмы', { genre: 'film' })],
   }),
   n('GAMES-TECH', 'Mängud ja tehnika', 'Games and electronics', 'Игры и техника', {
     children: [
@@ -148,9 +172,24 @@ export function categoryRows(firstId: number, now: number): CategoryRows {
   const visit = (store: 'WEB' | 'WEB2', node: Node, parentId: number | null, level: number, position: number) => {
     const id = nextId++;
     const code = `${store}-${node.key}`;
-    out.categories.push({ id, code, store_code: store, parent_id: parentId, level, position, is_active: true, created_at: now, updated_at: now });
+    out.categories.push({
+      id,
+      code,
+      store_code: store,
+      parent_id: parentId,
+      level,
+      position,
+      is_active: true,
+      created_at: now,
+      updated_at: now,
+    });
     for (const language of ['et', 'en', 'ru'] as const) {
-      out.names.push({ category_id: id, language, name: node[language], description: level === 1 ? DESCRIPTIONS[language](node[language]) : null });
+      out.names.push({
+        category_id: id,
+        language,
+        name: node[language],
+        description: level === 1 ? DESCRIPTIONS[language](node[language]) : null,
+      });
     }
     out.ids[store].push(id);
     if (node.genre !== undefined && node.children === undefined) out.leaves[store].push({ id, code, genre: node.genre });

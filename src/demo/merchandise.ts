@@ -42,9 +42,25 @@ const TECH = [
 ] as const;
 const TECH_BRANDS = ['PocketBook', 'Kobo', 'Tolino', 'JBL', 'Sony', 'Xiaomi', 'Anker'];
 
-const GAMES = ['Kuldne kaart', 'Saarte kuningas', 'Rabamatk', 'Hansalinn', 'Tähejaht', 'Metsa sõbrad', 'Sõnameister', 'Tallinna turg',
-  'Kapten Kärbes', 'Mõisa saladus', 'Rongireis', 'Kolm karu'];
-const GAME_KINDS = [['Lauamäng', 'board game', 'настольная игра', 2990], ['Kaardimäng', 'card game', 'карточная игра', 1490], ['Pusle 1000 tk', 'jigsaw puzzle', 'пазл', 1990]] as const;
+const GAMES = [
+  'Kuldne kaart',
+  'Saarte kuningas',
+  'Rabamatk',
+  'Hansalinn',
+  'Tähejaht',
+  'Metsa sõbrad',
+  'Sõnameister',
+  'Tallinna turg',
+  'Kapten Kärbes',
+  'Mõisa saladus',
+  'Rongireis',
+  'Kolm karu',
+];
+const GAME_KINDS = [
+  ['Lauamäng', 'board game', 'настольная игра', 2990],
+  ['Kaardimäng', 'card game', 'карточная игра', 1490],
+  ['Pusle 1000 tk', 'jigsaw puzzle', 'пазл', 1990],
+] as const;
 
 export function officeItem(random: Random, paper: boolean): Merchandise {
   if (paper) {
@@ -60,12 +76,22 @@ export function techItem(random: Random): Merchandise {
   const [name, en, ru, price] = random.pick(TECH);
   const brand = random.pick(TECH_BRANDS);
   const model = `${random.pick(['Verse', 'Clara', 'Era', 'Touch', 'Lux', 'Go', 'Pro'])} ${random.int(2, 9)}`;
-  return { name: `${name} ${brand} ${model}`, altNames: [en, ru, brand], priceCents: price + random.int(0, 6) * 1000, size: [120, 170, 10, 190] };
+  return {
+    name: `${name} ${brand} ${model}`,
+    altNames: [en, ru, brand],
+    priceCents: price + random.int(0, 6) * 1000,
+    size: [120, 170, 10, 190],
+  };
 }
 
 export function boardGame(random: Random): Merchandise {
   const [kind, en, ru, price] = random.pick(GAME_KINDS);
-  return { name: `${kind} „${random.pick(GAMES)}“`, altNames: [en, ru], priceCents: price + random.int(0, 5) * 500, size: [270, 270, 70, 900] };
+  return {
+    name: `${kind} „${random.pick(GAMES)}“`,
+    altNames: [en, ru],
+    priceCents: price + random.int(0, 5) * 500,
+    size: [270, 270, 70, 900],
+  };
 }
 
 /** The face values of the gift cards (euros): physical ones in the shops, virtual ones by mail. */

@@ -19,8 +19,18 @@ export interface People {
   famous: Map<string, PersonRef>;
 }
 
-const ORIGIN_SHARE: ReadonlyArray<readonly [Origin, number]> = [['ET', 45], ['EN', 25], ['RU', 20], ['OTHER', 10]];
-const POOL_SHARE: ReadonlyArray<readonly [PersonPool, number]> = [['AUTHOR', 75], ['TRANSLATOR', 10], ['ILLUSTRATOR', 10], ['READER', 5]];
+const ORIGIN_SHARE: ReadonlyArray<readonly [Origin, number]> = [
+  ['ET', 45],
+  ['EN', 25],
+  ['RU', 20],
+  ['OTHER', 10],
+];
+const POOL_SHARE: ReadonlyArray<readonly [PersonPool, number]> = [
+  ['AUTHOR', 75],
+  ['TRANSLATOR', 10],
+  ['ILLUSTRATOR', 10],
+  ['READER', 5],
+];
 
 const DESCRIPTION: Record<Origin, string> = {
   ET: 'Eesti kirjanik.',
@@ -38,16 +48,21 @@ export function personRows(random: Random, ids: IdBase, batch: Batch, count: num
     const code = `P${String(id).padStart(7, '0')}`;
     const created = now - random.int(30, 1500) * 86_400_000;
     push(batch, 'person', {
-      id, code, name, description,
+      id,
+      code,
+      name,
+      description,
       image_url: pool === 'AUTHOR' && random.chance(0.3) ? `https://img.example/persons/${code}.jpg` : null,
-      created_at: created, updated_at: created,
+      created_at: created,
+      updated_at: created,
     });
     const ref = { id, name };
     people.pools[pool][origin].push(ref);
     used.add(name);
     return ref;
   };
-  for (const famous of FAMOUS_AUTHORS) people.famous.set(famous.code, add(famous.name, famous.origin, 'AUTHOR', famous.description ?? DESCRIPTION[famous.origin]));
+  for (const famous of FAMOUS_AUTHORS)
+    people.famous.set(famous.code, add(famous.name, famous.origin, 'AUTHOR', famous.description ?? DESCRIPTION[famous.origin]));
   for (let i = FAMOUS_AUTHORS.length; i < count; i++) {
     const origin = random.weighted(ORIGIN_SHARE);
     const pool = random.weighted(POOL_SHARE);
@@ -93,12 +108,38 @@ export interface Publishers {
 }
 
 const NAMED_PUBLISHERS: ReadonlyArray<readonly [string, TextLanguage | 'OTHER' | 'music' | 'film' | 'games']> = [
-  ['Varrak', 'ET'], ['Tänapäev', 'ET'], ['Pegasus', 'ET'], ['Eesti Raamat', 'ET'], ['Avita', 'ET'], ['Koolibri', 'ET'], ['Hea Lugu', 'ET'],
-  ['Postimehe Kirjastus', 'ET'], ['Petrone Print', 'ET'], ['Tuum', 'ET'], ['Penguin Books', 'EN'], ['Vintage', 'EN'], ['HarperCollins', 'EN'],
-  ['Bloomsbury', 'EN'], ['Pan Macmillan', 'EN'], ['Oxford University Press', 'EN'], ['Эксмо', 'RU'], ['АСТ', 'RU'], ['Азбука', 'RU'],
-  ['Махаон', 'RU'], ['Suhrkamp', 'OTHER'], ['Otava', 'OTHER'], ['Gallimard', 'OTHER'], ['Zvaigzne ABC', 'OTHER'],
-  ['Eesti Raadio', 'music'], ['Warner Music', 'music'], ['Universal Music', 'music'], ['Estinfilm', 'film'], ['Sony Pictures', 'film'],
-  ['Brain Games', 'games'], ['Hasbro', 'games'], ['Tactic', 'games'],
+  ['Varrak', 'ET'],
+  ['Tänapäev', 'ET'],
+  ['Pegasus', 'ET'],
+  ['Eesti Raamat', 'ET'],
+  ['Avita', 'ET'],
+  ['Koolibri', 'ET'],
+  ['Hea Lugu', 'ET'],
+  ['Postimehe Kirjastus', 'ET'],
+  ['Petrone Print', 'ET'],
+  ['Tuum', 'ET'],
+  ['Penguin Books', 'EN'],
+  ['Vintage', 'EN'],
+  ['HarperCollins', 'EN'],
+  ['Bloomsbury', 'EN'],
+  ['Pan Macmillan', 'EN'],
+  ['Oxford University Press', 'EN'],
+  ['Эксмо', 'RU'],
+  ['АСТ', 'RU'],
+  ['Азбука', 'RU'],
+  ['Махаон', 'RU'],
+  ['Suhrkamp', 'OTHER'],
+  ['Otava', 'OTHER'],
+  ['Gallimard', 'OTHER'],
+  ['Zvaigzne ABC', 'OTHER'],
+  ['Eesti Raadio', 'music'],
+  ['Warner Music', 'music'],
+  ['Universal Music', 'music'],
+  ['Estinfilm', 'film'],
+  ['Sony Pictures', 'film'],
+  ['Brain Games', 'games'],
+  ['Hasbro', 'games'],
+  ['Tactic', 'games'],
 ];
 
 const GENERATED_PUBLISHER: Record<TextLanguage | 'OTHER', (name: string) => string> = {
@@ -119,7 +160,12 @@ export function publisherRows(random: Random, ids: IdBase, batch: Batch, count: 
   for (const [name, kind] of NAMED_PUBLISHERS) add(name, kind);
   const names = new Set(NAMED_PUBLISHERS.map(([name]) => name));
   for (let i = NAMED_PUBLISHERS.length; i < count; i++) {
-    const language = random.weighted<TextLanguage | 'OTHER'>([['ET', 5], ['EN', 2], ['RU', 2], ['OTHER', 1]]);
+    const language = random.weighted<TextLanguage | 'OTHER'>([
+      ['ET', 5],
+      ['EN', 2],
+      ['RU', 2],
+      ['OTHER', 1],
+    ]);
     const origin: Origin = language;
     let name = GENERATED_PUBLISHER[language](random.pick(LAST_NAMES[origin]));
     if (names.has(name)) name = `${name} ${i}`;
@@ -137,23 +183,52 @@ export interface SeriesRef {
 }
 
 const NAMED_SERIES: ReadonlyArray<readonly [string, TextLanguage]> = [
-  ['Moodne aeg', 'ET'], ['Loomingu Raamatukogu', 'ET'], ['Eesti novell', 'ET'], ['Põnevik', 'ET'], ['Punane raamat', 'ET'],
-  ['Penguin Classics', 'EN'], ['Oxford World’s Classics', 'EN'], ['Азбука-классика', 'RU'], ['Звёзды мирового детектива', 'RU'],
+  ['Moodne aeg', 'ET'],
+  ['Loomingu Raamatukogu', 'ET'],
+  ['Eesti novell', 'ET'],
+  ['Põnevik', 'ET'],
+  ['Punane raamat', 'ET'],
+  ['Penguin Classics', 'EN'],
+  ['Oxford World’s Classics', 'EN'],
+  ['Азбука-классика', 'RU'],
+  ['Звёзды мирового детектива', 'RU'],
 ];
 
-export function seriesRows(random: Random, ids: IdBase, batch: Batch, publishers: Publishers, count: number, now: number): Record<TextLanguage, SeriesRef[]> {
+export function seriesRows(
+  random: Random,
+  ids: IdBase,
+  batch: Batch,
+  publishers: Publishers,
+  count: number,
+  now: number,
+): Record<TextLanguage, SeriesRef[]> {
   const out: Record<TextLanguage, SeriesRef[]> = { ET: [], EN: [], RU: [] };
   const add = (name: string, language: TextLanguage) => {
     const id = ids.series++;
     const publisherId = random.pick(publishers.books[language]).id;
-    push(batch, 'series', { id, code: `SER${String(id).padStart(5, '0')}`, name, publisher_id: publisherId, description: null, created_at: now, updated_at: now });
+    push(batch, 'series', {
+      id,
+      code: `SER${String(id).padStart(5, '0')}`,
+      name,
+      publisher_id: publisherId,
+      description: null,
+      created_at: now,
+      updated_at: now,
+    });
     out[language].push({ id, publisherId, next: 1 });
   };
   for (const [name, language] of NAMED_SERIES) add(name, language);
   for (let i = NAMED_SERIES.length; i < count; i++) {
-    const language = random.weighted<TextLanguage>([['ET', 5], ['EN', 2], ['RU', 2]]);
+    const language = random.weighted<TextLanguage>([
+      ['ET', 5],
+      ['EN', 2],
+      ['RU', 2],
+    ]);
     const title = literaryTitle(random, language);
-    add(language === 'ET' ? `Sari „${title}“` : language === 'EN' ? `The ${title.replace(/^(The|A) /, '')} Series` : `Серия «${title}»`, language);
+    add(
+      language === 'ET' ? `Sari „${title}“` : language === 'EN' ? `The ${title.replace(/^(The|A) /, '')} Series` : `Серия «${title}»`,
+      language,
+    );
   }
   return out;
 }

@@ -16,24 +16,74 @@ import { OTHER_LANGUAGES, bookDescription, bookTitle, isLiterary, literaryTitle,
 
 type Family = 'BOOK' | 'EBOOK' | 'AUDIOBOOK' | 'USED_BOOK' | 'OFFICE_EQUIPMENT' | 'TECH' | 'MUSIC' | 'MOVIE' | 'GAME';
 const FAMILIES: ReadonlyArray<readonly [Family, number]> = [
-  ['BOOK', 62], ['EBOOK', 4], ['AUDIOBOOK', 2], ['USED_BOOK', 5], ['OFFICE_EQUIPMENT', 8], ['TECH', 2], ['MUSIC', 5], ['MOVIE', 4], ['GAME', 5],
+  ['BOOK', 62],
+  ['EBOOK', 4],
+  ['AUDIOBOOK', 2],
+  ['USED_BOOK', 5],
+  ['OFFICE_EQUIPMENT', 8],
+  ['TECH', 2],
+  ['MUSIC', 5],
+  ['MOVIE', 4],
+  ['GAME', 5],
 ];
 
 /** Book genres by share of the range: some categories are big, some small. */
 const BOOK_GENRES: ReadonlyArray<readonly [Genre, number]> = [
-  ['fiction', 14], ['crime', 12], ['scifi', 7], ['romance', 6], ['historical', 5], ['poetry', 2], ['drama', 1], ['picture', 8], ['youth', 6],
-  ['activity', 3], ['history', 6], ['nature', 3], ['psychology', 4], ['business', 3], ['biography', 4], ['cooking', 4], ['garden', 2],
-  ['crafts', 2], ['travel', 3], ['languages', 3], ['school', 3],
+  ['fiction', 14],
+  ['crime', 12],
+  ['scifi', 7],
+  ['romance', 6],
+  ['historical', 5],
+  ['poetry', 2],
+  ['drama', 1],
+  ['picture', 8],
+  ['youth', 6],
+  ['activity', 3],
+  ['history', 6],
+  ['nature', 3],
+  ['psychology', 4],
+  ['business', 3],
+  ['biography', 4],
+  ['cooking', 4],
+  ['garden', 2],
+  ['crafts', 2],
+  ['travel', 3],
+  ['languages', 3],
+  ['school', 3],
 ];
 
 const WEB2_LEAF: Record<Genre, string | undefined> = {
-  fiction: 'BARGAIN-NOVELS', romance: 'BARGAIN-NOVELS', historical: 'BARGAIN-NOVELS', poetry: 'BARGAIN-NOVELS', drama: 'BARGAIN-NOVELS',
-  crime: 'BARGAIN-CRIME', scifi: 'BARGAIN-CRIME', picture: 'BARGAIN-CHILDREN', youth: 'BARGAIN-CHILDREN', activity: 'BARGAIN-CHILDREN',
-  history: 'BARGAIN-NONFICTION', nature: 'BARGAIN-NONFICTION', psychology: 'BARGAIN-NONFICTION', business: 'BARGAIN-NONFICTION',
-  biography: 'BARGAIN-NONFICTION', languages: 'BARGAIN-NONFICTION', school: 'BARGAIN-NONFICTION', cooking: 'BARGAIN-HOBBIES',
-  garden: 'BARGAIN-HOBBIES', crafts: 'BARGAIN-HOBBIES', travel: 'BARGAIN-HOBBIES', used: 'LAST-COPIES', writing: 'OUTLET-OFFICE',
-  paper: 'OUTLET-OFFICE', tech: 'OUTLET-OFFICE', boardgames: 'OUTLET-GAMES', music: 'OUTLET-MEDIA', film: 'OUTLET-MEDIA',
-  ebooks: undefined, audiobooks: undefined, giftcards: undefined,
+  fiction: 'BARGAIN-NOVELS',
+  romance: 'BARGAIN-NOVELS',
+  historical: 'BARGAIN-NOVELS',
+  poetry: 'BARGAIN-NOVELS',
+  drama: 'BARGAIN-NOVELS',
+  crime: 'BARGAIN-CRIME',
+  scifi: 'BARGAIN-CRIME',
+  picture: 'BARGAIN-CHILDREN',
+  youth: 'BARGAIN-CHILDREN',
+  activity: 'BARGAIN-CHILDREN',
+  history: 'BARGAIN-NONFICTION',
+  nature: 'BARGAIN-NONFICTION',
+  psychology: 'BARGAIN-NONFICTION',
+  business: 'BARGAIN-NONFICTION',
+  biography: 'BARGAIN-NONFICTION',
+  languages: 'BARGAIN-NONFICTION',
+  school: 'BARGAIN-NONFICTION',
+  cooking: 'BARGAIN-HOBBIES',
+  garden: 'BARGAIN-HOBBIES',
+  crafts: 'BARGAIN-HOBBIES',
+  travel: 'BARGAIN-HOBBIES',
+  used: 'LAST-COPIES',
+  writing: 'OUTLET-OFFICE',
+  paper: 'OUTLET-OFFICE',
+  tech: 'OUTLET-OFFICE',
+  boardgames: 'OUTLET-GAMES',
+  music: 'OUTLET-MEDIA',
+  film: 'OUTLET-MEDIA',
+  ebooks: undefined,
+  audiobooks: undefined,
+  giftcards: undefined,
 };
 
 const CHILDREN: ReadonlySet<Genre> = new Set(['picture', 'youth', 'activity']);
@@ -75,8 +125,14 @@ export class ProductFactory {
       for (const value of GIFT_CARD_VALUES) {
         const name = virtual ? `E-kinkekaart ${value} €` : `Kinkekaart ${value} €`;
         this.emit(batch, {
-          ...this.blank(virtual ? 'VIRTUAL_GIFT_CARD' : 'GIFT_CARD', name, 'giftcards'), altNames: virtual ? ['e-gift card', 'электронная подарочная карта'] : ['gift card', 'подарочная карта'],
-          shopPriceCents: value * 100, vatRate: 0, barcode: virtual ? 'none' : 'ean', stock: virtual ? 'digital' : 'giftcard', outletShare: 0, fixedPrice: true,
+          ...this.blank(virtual ? 'VIRTUAL_GIFT_CARD' : 'GIFT_CARD', name, 'giftcards'),
+          altNames: virtual ? ['e-gift card', 'электронная подарочная карта'] : ['gift card', 'подарочная карта'],
+          shopPriceCents: value * 100,
+          vatRate: 0,
+          barcode: virtual ? 'none' : 'ean',
+          stock: virtual ? 'digital' : 'giftcard',
+          outletShare: 0,
+          fixedPrice: true,
           size: virtual ? null : [86, 54, 1, 5],
         });
         count++;
@@ -84,8 +140,15 @@ export class ProductFactory {
     }
     for (const [authorCode, language, title, altNames] of FAMOUS_TITLES) {
       const author = this.ctx.people.famous.get(authorCode)!;
-      const genre: Genre = authorCode === 'LINDGREN' || title === 'Kaka ja kevad' ? 'picture' : authorCode === 'CHRISTIE' ? 'crime' : 'fiction';
-      const work: Work = { ...this.work(genre, language), title, altNames: [...altNames], persons: [[author.id, 'AUTHOR']], author: author.name };
+      const genre: Genre =
+        authorCode === 'LINDGREN' || title === 'Kaka ja kevad' ? 'picture' : authorCode === 'CHRISTIE' ? 'crime' : 'fiction';
+      const work: Work = {
+        ...this.work(genre, language),
+        title,
+        altNames: [...altNames],
+        persons: [[author.id, 'AUTHOR']],
+        author: author.name,
+      };
       const origin = FAMOUS_AUTHORS.find((famous) => famous.code === authorCode)?.origin;
       if (origin !== language) work.persons.push([this.person('TRANSLATOR', language as TextLanguage), 'TRANSLATOR']);
       count += this.bookWithEditions(batch, work, 0.8);
@@ -109,11 +172,21 @@ export class ProductFactory {
       case 'USED_BOOK': {
         const work = this.work(random.weighted(BOOK_GENRES));
         work.year = random.int(1950, this.thisYear - 5);
-        this.emit(batch, { ...this.bookSpec('USED_BOOK', work, 'used'), shopPriceCents: roundPrice(random.int(150, 1200)), stock: 'used', outletShare: 0.5 });
+        this.emit(batch, {
+          ...this.bookSpec('USED_BOOK', work, 'used'),
+          shopPriceCents: roundPrice(random.int(150, 1200)),
+          stock: 'used',
+          outletShare: 0.5,
+        });
         return 1;
       }
       case 'OFFICE_EQUIPMENT':
-        return this.merchandise(batch, 'OFFICE_EQUIPMENT', random.chance(0.5) ? 'paper' : 'writing', officeItem(random, random.chance(0.5)));
+        return this.merchandise(
+          batch,
+          'OFFICE_EQUIPMENT',
+          random.chance(0.5) ? 'paper' : 'writing',
+          officeItem(random, random.chance(0.5)),
+        );
       case 'TECH':
         return this.merchandise(batch, 'TECH', 'tech', techItem(random));
       case 'GAME':
@@ -143,12 +216,25 @@ export class ProductFactory {
     return count;
   }
 
-  private edition(batch: Batch, type: 'EBOOK' | 'AUDIOBOOK', work: Work, paperId: number | null, paperPrice: number, comingSoon = false): void {
+  private edition(
+    batch: Batch,
+    type: 'EBOOK' | 'AUDIOBOOK',
+    work: Work,
+    paperId: number | null,
+    paperPrice: number,
+    comingSoon = false,
+  ): void {
     const { random } = this.ctx;
     const content = this.webByGenre.get(work.genre)?.[0];
     const shelf = this.webByGenre.get(type === 'EBOOK' ? 'ebooks' : 'audiobooks')![0]!;
     const cd = type === 'AUDIOBOOK' && random.chance(0.2);
-    const persons = type === 'AUDIOBOOK' ? [...work.persons, [this.person('READER', work.language === 'RU' ? 'RU' : work.language === 'EN' ? 'EN' : 'ET'), 'READER'] as const] : work.persons;
+    const persons =
+      type === 'AUDIOBOOK'
+        ? [
+            ...work.persons,
+            [this.person('READER', work.language === 'RU' ? 'RU' : work.language === 'EN' ? 'EN' : 'ET'), 'READER'] as const,
+          ]
+        : work.persons;
     this.emit(batch, {
       ...this.bookSpec(type, work, work.genre),
       binding: type === 'EBOOK' ? (random.chance(0.9) ? 'EPUB' : 'PDF') : cd ? 'CD' : 'MP3',
@@ -166,32 +252,65 @@ export class ProductFactory {
   }
 
   private merchandise(batch: Batch, type: ProductTypeCode, genre: Genre, item: Merchandise): number {
-    this.emit(batch, { ...this.blank(type, item.name, genre), altNames: item.altNames, shopPriceCents: item.priceCents, size: item.size, barcode: 'ean', stock: 'normal' });
+    this.emit(batch, {
+      ...this.blank(type, item.name, genre),
+      altNames: item.altNames,
+      shopPriceCents: item.priceCents,
+      size: item.size,
+      barcode: 'ean',
+      stock: 'normal',
+    });
     return 1;
   }
 
   private media(batch: Batch, type: 'MUSIC' | 'MOVIE'): number {
     const { random } = this.ctx;
-    const language = random.weighted<TextLanguage>([['ET', 5], ['EN', 4], ['RU', 2]]);
+    const language = random.weighted<TextLanguage>([
+      ['ET', 5],
+      ['EN', 4],
+      ['RU', 2],
+    ]);
     const title = literaryTitle(random, language);
     const artist = this.person('AUTHOR', language);
     const binding = type === 'MUSIC' ? (random.chance(0.7) ? 'CD' : 'VINYL') : random.chance(0.7) ? 'DVD' : 'BLURAY';
-    const price = type === 'MUSIC' ? (binding === 'VINYL' ? roundPrice(random.int(2490, 3990)) : roundPrice(random.int(990, 1990))) : roundPrice(random.int(990, 2490));
+    const price =
+      type === 'MUSIC'
+        ? binding === 'VINYL'
+          ? roundPrice(random.int(2490, 3990))
+          : roundPrice(random.int(990, 1990))
+        : roundPrice(random.int(990, 2490));
     this.emit(batch, {
-      ...this.blank(type, `${title} (${binding === 'BLURAY' ? 'Blu-ray' : binding === 'VINYL' ? 'LP' : binding})`, type === 'MUSIC' ? 'music' : 'film'),
+      ...this.blank(
+        type,
+        `${title} (${binding === 'BLURAY' ? 'Blu-ray' : binding === 'VINYL' ? 'LP' : binding})`,
+        type === 'MUSIC' ? 'music' : 'film',
+      ),
       language: type === 'MOVIE' || random.chance(0.5) ? language : null,
       altNames: language === 'RU' ? [transliterate(title)] : [],
-      binding, year: random.int(1970, this.thisYear), persons: [[artist, 'AUTHOR']],
+      binding,
+      year: random.int(1970, this.thisYear),
+      persons: [[artist, 'AUTHOR']],
       publisherId: random.pick(type === 'MUSIC' ? this.ctx.publishers.music : this.ctx.publishers.film).id,
-      shopPriceCents: price, size: type === 'MUSIC' && binding === 'VINYL' ? [315, 315, 5, 230] : [135, 190, 15, 110],
-      barcode: 'ean', stock: 'normal',
+      shopPriceCents: price,
+      size: type === 'MUSIC' && binding === 'VINYL' ? [315, 315, 5, 230] : [135, 190, 15, 110],
+      barcode: 'ean',
+      stock: 'normal',
     });
     return 1;
   }
 
   private work(genre: Genre, fixedLanguage?: string): Work {
     const { random } = this.ctx;
-    const drawn = fixedLanguage ?? (genre === 'school' ? 'ET' : random.weighted<string>([['ET', 60], ['EN', 18], ['RU', 16], ['OTHER', 6]]));
+    const drawn =
+      fixedLanguage ??
+      (genre === 'school'
+        ? 'ET'
+        : random.weighted<string>([
+            ['ET', 60],
+            ['EN', 18],
+            ['RU', 16],
+            ['OTHER', 6],
+          ]));
     const other = drawn === 'OTHER';
     const language = other ? random.pick(OTHER_LANGUAGES) : drawn;
     const textLanguage: TextLanguage = language === 'EN' || language === 'RU' ? language : 'ET';
@@ -215,12 +334,20 @@ export class ProductFactory {
         if (origin === 'EN' && isLiterary(genre)) altNames.push(literaryTitle(random, 'EN'));
       }
     }
-    if (CHILDREN.has(genre) && random.chance(0.8)) persons.push([this.person('ILLUSTRATOR', random.chance(0.7) ? 'ET' : 'OTHER'), 'ILLUSTRATOR']);
+    if (CHILDREN.has(genre) && random.chance(0.8))
+      persons.push([this.person('ILLUSTRATOR', random.chance(0.7) ? 'ET' : 'OTHER'), 'ILLUSTRATOR']);
     const publisherPool = this.ctx.publishers.books[other ? 'OTHER' : textLanguage];
     const year = this.thisYear - random.skewed(30, 2.5);
     return {
-      genre, title, language, altNames, persons, author,
-      publisherId: publisherPool[random.skewed(publisherPool.length, 2)]!.id, year, pages: pagesFor(random, genre),
+      genre,
+      title,
+      language,
+      altNames,
+      persons,
+      author,
+      publisherId: publisherPool[random.skewed(publisherPool.length, 2)]!.id,
+      year,
+      pages: pagesFor(random, genre),
     };
   }
 
@@ -237,9 +364,17 @@ export class ProductFactory {
     const binding = bindingFor(random, work.genre);
     return {
       ...this.blank(type, work.title, genre),
-      altNames: work.altNames, description: random.chance(0.85) ? bookDescription(random, work.language, work.title, work.author) : null,
-      language: work.language, binding, year: work.year, pages: work.pages, size: bookSize(random, work.genre, binding, work.pages),
-      publisherId: work.publisherId, persons: work.persons, vatRate: 9, barcode: 'isbn',
+      altNames: work.altNames,
+      description: random.chance(0.85) ? bookDescription(random, work.language, work.title, work.author) : null,
+      language: work.language,
+      binding,
+      year: work.year,
+      pages: work.pages,
+      size: bookSize(random, work.genre, binding, work.pages),
+      publisherId: work.publisherId,
+      persons: work.persons,
+      vatRate: 9,
+      barcode: 'isbn',
       web2Leaf: this.web2ByCode.get(WEB2_LEAF[genre] ?? WEB2_LEAF[work.genre] ?? ''),
     };
   }
@@ -247,10 +382,29 @@ export class ProductFactory {
   private blank(type: ProductTypeCode, name: string, genre: Genre): ProductSpec {
     const leaves = this.webByGenre.get(genre) ?? [];
     return {
-      type, name, altNames: [], description: null, language: null, binding: null, year: null, pages: null, size: null, publisherId: null,
-      seriesId: null, seriesNumber: null, physicalBookId: null, shopPriceCents: 0, vatRate: 24, persons: [],
-      webLeaves: leaves.length > 0 ? [this.ctx.random.pick(leaves)] : [], web2Leaf: this.web2ByCode.get(WEB2_LEAF[genre] ?? ''),
-      barcode: 'none', stock: 'normal', comingSoon: false, outletShare: 0.2, fixedPrice: false,
+      type,
+      name,
+      altNames: [],
+      description: null,
+      language: null,
+      binding: null,
+      year: null,
+      pages: null,
+      size: null,
+      publisherId: null,
+      seriesId: null,
+      seriesNumber: null,
+      physicalBookId: null,
+      shopPriceCents: 0,
+      vatRate: 24,
+      persons: [],
+      webLeaves: leaves.length > 0 ? [this.ctx.random.pick(leaves)] : [],
+      web2Leaf: this.web2ByCode.get(WEB2_LEAF[genre] ?? ''),
+      barcode: 'none',
+      stock: 'normal',
+      comingSoon: false,
+      outletShare: 0.2,
+      fixedPrice: false,
     };
   }
 
@@ -269,13 +423,33 @@ export class ProductFactory {
 }
 
 function authorOrigin(random: Random, language: string): Origin {
-  if (language === 'EN') return random.weighted<Origin>([['EN', 85], ['OTHER', 15]]);
-  if (language === 'RU') return random.weighted<Origin>([['RU', 80], ['EN', 15], ['ET', 5]]);
-  return random.weighted<Origin>([['ET', 55], ['EN', 20], ['RU', 8], ['OTHER', 17]]);
+  if (language === 'EN')
+    return random.weighted<Origin>([
+      ['EN', 85],
+      ['OTHER', 15],
+    ]);
+  if (language === 'RU')
+    return random.weighted<Origin>([
+      ['RU', 80],
+      ['EN', 15],
+      ['ET', 5],
+    ]);
+  return random.weighted<Origin>([
+    ['ET', 55],
+    ['EN', 20],
+    ['RU', 8],
+    ['OTHER', 17],
+  ]);
 }
 
 function bookPrice(random: Random, genre: Genre, paper: boolean): number {
-  const [low, high] = CHILDREN.has(genre) ? [990, 1990] : genre === 'school' ? [890, 1790] : ['cooking', 'travel', 'garden', 'crafts'].includes(genre) ? [1990, 3990] : [1490, 3290];
+  const [low, high] = CHILDREN.has(genre)
+    ? [990, 1990]
+    : genre === 'school'
+      ? [890, 1790]
+      : ['cooking', 'travel', 'garden', 'crafts'].includes(genre)
+        ? [1990, 3990]
+        : [1490, 3290];
   return roundPrice(random.int(low, high) * (paper ? 1 : 0.9));
 }
 
@@ -287,7 +461,12 @@ function pagesFor(random: Random, genre: Genre): number {
 }
 
 function bindingFor(random: Random, genre: Genre): string {
-  if (genre === 'picture') return random.weighted([['BOARD', 3], ['HARDCOVER', 6], ['PAPERBACK', 1]]);
+  if (genre === 'picture')
+    return random.weighted([
+      ['BOARD', 3],
+      ['HARDCOVER', 6],
+      ['PAPERBACK', 1],
+    ]);
   if (genre === 'activity') return random.chance(0.7) ? 'PAPERBACK' : 'SPIRAL';
   if (genre === 'school') return 'PAPERBACK';
   if (genre === 'cooking') return random.chance(0.7) ? 'HARDCOVER' : 'PAPERBACK';
@@ -295,10 +474,13 @@ function bindingFor(random: Random, genre: Genre): string {
 }
 
 function bookSize(random: Random, genre: Genre, binding: string, pages: number): readonly [number, number, number, number] {
-  const [width, height] = CHILDREN.has(genre) && genre !== 'youth' ? [random.int(200, 280), random.int(200, 290)]
-    : binding === 'HARDCOVER' ? [random.int(145, 170), random.int(215, 240)] : [random.int(125, 140), random.int(195, 210)];
+  const [width, height] =
+    CHILDREN.has(genre) && genre !== 'youth'
+      ? [random.int(200, 280), random.int(200, 290)]
+      : binding === 'HARDCOVER'
+        ? [random.int(145, 170), random.int(215, 240)]
+        : [random.int(125, 140), random.int(195, 210)];
   const depth = Math.max(3, Math.round(pages * 0.06) + (binding === 'HARDCOVER' || binding === 'BOARD' ? 4 : 1));
-  const weight = Math.round((width * height * depth) / 1000 * 0.7) + (binding === 'HARDCOVER' ? 60 : 0);
+  const weight = Math.round(((width * height * depth) / 1000) * 0.7) + (binding === 'HARDCOVER' ? 60 : 0);
   return [width, height, depth, weight];
 }
-

@@ -69,11 +69,36 @@ export interface RowContext {
   recentByLeaf: Map<number, number[]>;
 }
 
-const IMAGE_SIZE: Partial<Record<ProductTypeCode, readonly [number, number]>> = { BOOK: [600, 900], EBOOK: [600, 900], USED_BOOK: [600, 900], AUDIOBOOK: [800, 800] };
+const IMAGE_SIZE: Partial<Record<ProductTypeCode, readonly [number, number]>> = {
+  BOOK: [600, 900],
+  EBOOK: [600, 900],
+  USED_BOOK: [600, 900],
+  AUDIOBOOK: [800, 800],
+};
 const COMMENTS: Record<'et' | 'en' | 'ru', readonly string[]> = {
-  et: ['Väga hea raamat, soovitan!', 'Lugesin ühe hingetõmbega.', 'Alguses venis, aga lõpp oli võimas.', 'Ilus kujundus ja hea tõlge.', 'Kingiks ideaalne.', 'Ootasin rohkem.', 'Lapsed on vaimustuses.'],
-  en: ['A wonderful read, highly recommended.', 'Could not put it down.', 'Slow start but a great ending.', 'Beautiful edition.', 'Not quite what I expected.'],
-  ru: ['Отличная книга, рекомендую!', 'Прочитала на одном дыхании.', 'Начало затянуто, но финал сильный.', 'Прекрасное издание.', 'Ожидала большего.'],
+  et: [
+    'Väga hea raamat, soovitan!',
+    'Lugesin ühe hingetõmbega.',
+    'Alguses venis, aga lõpp oli võimas.',
+    'Ilus kujundus ja hea tõlge.',
+    'Kingiks ideaalne.',
+    'Ootasin rohkem.',
+    'Lapsed on vaimustuses.',
+  ],
+  en: [
+    'A wonderful read, highly recommended.',
+    'Could not put it down.',
+    'Slow start but a great ending.',
+    'Beautiful edition.',
+    'Not quite what I expected.',
+  ],
+  ru: [
+    'Отличная книга, рекомендую!',
+    'Прочитала на одном дыхании.',
+    'Начало затянуто, но финал сильный.',
+    'Прекрасное издание.',
+    'Ожидала большего.',
+  ],
 };
 
 /** Writes the product into the batch; returns its id. */
@@ -86,16 +111,32 @@ export function emitProduct(ctx: RowContext, batch: Batch, spec: ProductSpec): n
 
   const released = releaseTime(random, now, spec);
   // Added to the catalogue around its release; older titles at some point in the last four years.
-  const created = spec.comingSoon ? now - random.int(1, 60) * DAY
-    : released > now - 1500 * DAY ? Math.min(now, released - random.int(0, 20) * DAY) : now - random.int(1, 1500) * DAY;
+  const created = spec.comingSoon
+    ? now - random.int(1, 60) * DAY
+    : released > now - 1500 * DAY
+      ? Math.min(now, released - random.int(0, 20) * DAY)
+      : now - random.int(1, 1500) * DAY;
   const updated = created + Math.floor(random.next() * (now - created));
 
   // Prices: a list price above the shop price on part of the range; wholesale price VAT excluded.
-  const original = spec.fixedPrice ? null : random.chance(0.45) ? roundPrice(spec.shopPriceCents * (1.05 + random.next() * 0.45)) : random.chance(0.1) ? spec.shopPriceCents : null;
-  const wholesale = spec.fixedPrice ? null : random.chance(0.75) ? Math.round((spec.shopPriceCents / (1 + spec.vatRate / 100)) * (0.55 + random.next() * 0.2)) : random.chance(0.2) ? 0 : null;
+  const original = spec.fixedPrice
+    ? null
+    : random.chance(0.45)
+      ? roundPrice(spec.shopPriceCents * (1.05 + random.next() * 0.45))
+      : random.chance(0.1)
+        ? spec.shopPriceCents
+        : null;
+  const wholesale = spec.fixedPrice
+    ? null
+    : random.chance(0.75)
+      ? Math.round((spec.shopPriceCents / (1 + spec.vatRate / 100)) * (0.55 + random.next() * 0.2))
+      : random.chance(0.2)
+        ? 0
+        : null;
 
   const stock = stockFor(random, ctx.shops, spec.stock, spec.comingSoon);
-  for (const [shopId, quantity] of stock.rows) push(batch, 'shop_stock', { product_id: id, shop_id: shopId, quantity, updated_at: updated });
+  for (const [shopId, quantity] of stock.rows)
+    push(batch, 'shop_stock', { product_id: id, shop_id: shopId, quantity, updated_at: updated });
 
   const stores = storesOf(random, spec);
   if (stores & 1) {
@@ -107,7 +148,9 @@ export function emitProduct(ctx: RowContext, batch: Batch, spec: ProductSpec): n
     push(batch, 'product_store', { product_id: id, store_code: 'WEB2' });
   }
 
-  spec.persons.forEach(([personId, role], index) => push(batch, 'product_person', { product_id: id, person_id: personId, role, position: index + 1 }));
+  spec.persons.forEach(([personId, role], index) =>
+    push(batch, 'product_person', { product_id: id, person_id: personId, role, position: index + 1 }),
+  );
   if (ean !== null && spec.barcode === 'isbn') {
     const isbn10 = isbn10Of(ean);
     if (isbn10 !== null && random.chance(0.3)) push(batch, 'product_alt_code', { product_id: id, code: isbn10 });
@@ -124,15 +167,43 @@ export function emitProduct(ctx: RowContext, batch: Batch, spec: ProductSpec): n
   const digital = spec.stock === 'digital';
   const salesCount = spec.comingSoon || !active ? 0 : Math.floor(Math.pow(random.next(), 5) * (digital ? 300 : 800));
   push(batch, 'product', {
-    id, code, ean, type: spec.type, name: spec.name, alt_names: JSON.stringify(spec.altNames), description: spec.description,
-    language: spec.language, binding_code: spec.binding, year: spec.year, pages: spec.pages,
-    width_mm: spec.size?.[0] ?? null, height_mm: spec.size?.[1] ?? null, depth_mm: spec.size?.[2] ?? null, weight_g: spec.size?.[3] ?? null,
-    publisher_id: spec.publisherId, series_id: spec.seriesId, series_number: spec.seriesNumber, physical_book_id: spec.physicalBookId,
-    shop_price_cents: spec.shopPriceCents, original_price_cents: original, wholesale_price_cents: wholesale, vat_rate_percent: spec.vatRate,
+    id,
+    code,
+    ean,
+    type: spec.type,
+    name: spec.name,
+    alt_names: JSON.stringify(spec.altNames),
+    description: spec.description,
+    language: spec.language,
+    binding_code: spec.binding,
+    year: spec.year,
+    pages: spec.pages,
+    width_mm: spec.size?.[0] ?? null,
+    height_mm: spec.size?.[1] ?? null,
+    depth_mm: spec.size?.[2] ?? null,
+    weight_g: spec.size?.[3] ?? null,
+    publisher_id: spec.publisherId,
+    series_id: spec.seriesId,
+    series_number: spec.seriesNumber,
+    physical_book_id: spec.physicalBookId,
+    shop_price_cents: spec.shopPriceCents,
+    original_price_cents: original,
+    wholesale_price_cents: wholesale,
+    vat_rate_percent: spec.vatRate,
     discount_percent: discountPercent(spec.shopPriceCents, original),
-    availability: stock.availability, delivery_time: stock.deliveryTime, web_stock: stock.webStock, image_url: imageUrl,
-    is_active: active, hidden_web: hiddenWeb, hidden_business: hiddenBusiness, sales_count: salesCount,
-    rating_sum: rating.sum, rating_count: rating.count, released_at: released, created_at: created, updated_at: updated,
+    availability: stock.availability,
+    delivery_time: stock.deliveryTime,
+    web_stock: stock.webStock,
+    image_url: imageUrl,
+    is_active: active,
+    hidden_web: hiddenWeb,
+    hidden_business: hiddenBusiness,
+    sales_count: salesCount,
+    rating_sum: rating.sum,
+    rating_count: rating.count,
+    released_at: released,
+    created_at: created,
+    updated_at: updated,
   });
 
   const { registry } = ctx;
@@ -175,14 +246,41 @@ function emitAssets(ctx: RowContext, batch: Batch, productId: number, code: stri
     for (let i = 1; i <= images; i++) {
       const url = `https://img.example/products/${code}${i === 1 ? '' : `-${i}`}.jpg`;
       first ??= url;
-      push(batch, 'product_asset', { id: ctx.ids.product_asset++, product_id: productId, kind: 'IMAGE', url, mime_type: 'image/jpeg', width, height, position: position++ });
+      push(batch, 'product_asset', {
+        id: ctx.ids.product_asset++,
+        product_id: productId,
+        kind: 'IMAGE',
+        url,
+        mime_type: 'image/jpeg',
+        width,
+        height,
+        position: position++,
+      });
     }
   }
   if ((spec.type === 'BOOK' || spec.type === 'EBOOK') && random.chance(0.12)) {
-    push(batch, 'product_asset', { id: ctx.ids.product_asset++, product_id: productId, kind: 'SAMPLE', url: `https://img.example/samples/${code}.pdf`, mime_type: 'application/pdf', width: null, height: null, position: position++ });
+    push(batch, 'product_asset', {
+      id: ctx.ids.product_asset++,
+      product_id: productId,
+      kind: 'SAMPLE',
+      url: `https://img.example/samples/${code}.pdf`,
+      mime_type: 'application/pdf',
+      width: null,
+      height: null,
+      position: position++,
+    });
   }
   if (spec.type === 'AUDIOBOOK' && random.chance(0.5)) {
-    push(batch, 'product_asset', { id: ctx.ids.product_asset++, product_id: productId, kind: 'AUDIO_SAMPLE', url: `https://img.example/samples/${code}.mp3`, mime_type: 'audio/mpeg', width: null, height: null, position: position++ });
+    push(batch, 'product_asset', {
+      id: ctx.ids.product_asset++,
+      product_id: productId,
+      kind: 'AUDIO_SAMPLE',
+      url: `https://img.example/samples/${code}.mp3`,
+      mime_type: 'audio/mpeg',
+      width: null,
+      height: null,
+      position: position++,
+    });
   }
   return first;
 }
@@ -212,14 +310,25 @@ function emitRatings(ctx: RowContext, batch: Batch, productId: number, created: 
   for (let tries = 0; raters.size < wanted && tries < wanted * 4; tries++) raters.add(random.pick(clients));
   let sum = 0;
   for (const client of raters) {
-    const rating = random.weighted<number>([[5, 40], [4, 30], [3, 15], [2, 8], [1, 7]]);
+    const rating = random.weighted<number>([
+      [5, 40],
+      [4, 30],
+      [3, 15],
+      [2, 8],
+      [1, 7],
+    ]);
     const at = created + Math.floor(random.next() * Math.max(1, now - created));
     sum += rating;
     push(batch, 'product_rating', { product_id: productId, client_account_id: client.accountId, rating, created_at: at, updated_at: at });
     if (random.chance(0.4)) {
       push(batch, 'product_comment', {
-        id: ctx.ids.product_comment++, product_id: productId, client_account_id: client.accountId, author_name: client.firstName,
-        body: random.pick(COMMENTS[client.language]), language: client.language, created_at: at,
+        id: ctx.ids.product_comment++,
+        product_id: productId,
+        client_account_id: client.accountId,
+        author_name: client.firstName,
+        body: random.pick(COMMENTS[client.language]),
+        language: client.language,
+        created_at: at,
       });
     }
   }

@@ -85,7 +85,10 @@ export class Random {
   /** Hex digits, for session ids and the like. */
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.next() * 4294967296).toString(16).padStart(8, '0');
+    while (out.length < length)
+      out += Math.floor(this.next() * 4294967296)
+        .toString(16)
+        .padStart(8, '0');
     return out.slice(0, length);
   }
 }

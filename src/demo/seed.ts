@@ -46,8 +46,9 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
       .execute();
     await trx
       .insertInto('country_name')
-      .values(COUNTRIES.flatMap(({ code, names }) =>
-        Object.entries(names).map(([language, name]) => ({ country_code: code, language, name }))))
+      .values(
+        COUNTRIES.flatMap(({ code, names }) => Object.entries(names).map(([language, name]) => ({ country_code: code, language, name }))),
+      )
       .onConflict((conflict) => conflict.columns(['country_code', 'language']).doNothing())
       .execute();
   });
@@ -69,7 +70,11 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
 
 async function catalogueIsEmpty({ db }: DatabaseHandle, trx: Pick<typeof db, 'selectFrom'> = db): Promise<boolean> {
   for (const table of CATALOGUE_TABLES) {
-    const row = await trx.selectFrom(table as keyof Database).select('id').limit(1).executeTakeFirst();
+    const row = await trx
+      .selectFrom(table as keyof Database)
+      .select('id')
+      .limit(1)
+      .executeTakeFirst();
     if (row !== undefined) return false;
   }
   return true;
@@ -77,7 +82,14 @@ async function catalogueIsEmpty({ db }: DatabaseHandle, trx: Pick<typeof db, 'se
 
 async function seedReport({ db }: DatabaseHandle): Promise<SeedReport> {
   const count = async (table: keyof Database) =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return {
     countries: await count('country'),
     products: await count('product'),

@@ -17,7 +17,12 @@ export interface Stock {
 
 export function stockFor(random: Random, shops: readonly DemoShop[], mode: StockMode, comingSoon: boolean): Stock {
   if (mode === 'digital') {
-    return { rows: [], webStock: 0, availability: comingSoon ? 'COMING_SOON' : 'AVAILABLE', deliveryTime: comingSoon ? 'PREORDER' : 'INSTANT_DOWNLOAD' };
+    return {
+      rows: [],
+      webStock: 0,
+      availability: comingSoon ? 'COMING_SOON' : 'AVAILABLE',
+      deliveryTime: comingSoon ? 'PREORDER' : 'INSTANT_DOWNLOAD',
+    };
   }
   const rows = new Map<number, number>();
   const open = shops.filter((shop) => shop.active);
@@ -28,12 +33,17 @@ export function stockFor(random: Random, shops: readonly DemoShop[], mode: Stock
   } else if (mode === 'used') {
     if (random.chance(0.9)) rows.set(random.pick(open).id, 1);
   } else {
-    const state = random.weighted<'web' | 'shop' | 'none'>([['web', 70], ['shop', 13], ['none', 17]]);
+    const state = random.weighted<'web' | 'shop' | 'none'>([
+      ['web', 70],
+      ['shop', 13],
+      ['none', 17],
+    ]);
     const web = open.filter((shop) => shop.countsForWeb);
     const other = open.filter((shop) => !shop.countsForWeb);
     if (state === 'web') {
       rows.set(random.pick(web).id, random.int(1, 25));
-      for (const shop of random.sample(open, random.int(0, 5))) rows.set(shop.id, Math.floor(Math.pow(random.next(), 2) * 12 * shop.weight));
+      for (const shop of random.sample(open, random.int(0, 5)))
+        rows.set(shop.id, Math.floor(Math.pow(random.next(), 2) * 12 * shop.weight));
     } else if (state === 'shop') {
       for (const shop of random.sample(other, random.int(1, 3))) rows.set(shop.id, random.int(1, 6));
     }

@@ -34,7 +34,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(status).send(errorBody(status, translate(request.language, error.messageKey, error.params), error.code));
     }
     if (error instanceof InvalidInputError) {
-      return reply.code(422).send(error.fields.map((f) => ({ field: f.field, message: translate(request.language, f.messageKey, f.params) })));
+      return reply
+        .code(422)
+        .send(error.fields.map((f) => ({ field: f.field, message: translate(request.language, f.messageKey, f.params) })));
     }
     if (error instanceof HttpError) {
       reply.headers(error.headers);
@@ -70,7 +72,10 @@ function handleFrameworkError(error: FastifyError, request: FastifyRequest, repl
 
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return fail(415, translate(language, 'error.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) }));
+      return fail(
+        415,
+        translate(language, 'error.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) }),
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return fail(413, translate(language, 'error.bodyTooLarge', { limit: BODY_LIMIT_BYTES }));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

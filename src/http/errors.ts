@@ -42,7 +42,12 @@ export class FieldValidationError extends Error {
 }
 
 /** A 422 for one field, with its message in the caller's language. */
-export function fieldError(field: string, language: Language, key: MessageKey, params: Record<string, string | number> = {}): FieldValidationError {
+export function fieldError(
+  field: string,
+  language: Language,
+  key: MessageKey,
+  params: Record<string, string | number> = {},
+): FieldValidationError {
   return new FieldValidationError([{ field, message: translate(language, key, params) }]);
 }
 

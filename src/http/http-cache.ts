@@ -24,7 +24,10 @@ export function setCacheHeaders(reply: FastifyReply, audience: CacheAudience): v
 
 function addVary(reply: FastifyReply, names: string[]): void {
   const current = reply.getHeader('vary');
-  const present = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const present = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const known = new Set(present.map((name) => name.toLowerCase()));
   reply.header('Vary', [...present, ...names.filter((name) => !known.has(name.toLowerCase()))].join(', '));
 }

@@ -35,8 +35,15 @@ interface CachedAnswer {
 
 // The headers an answer carries that its handler (not the request context) set.
 const KEPT_HEADERS = [
-  'content-type', 'cache-control', 'vary', 'etag', 'link',
-  'x-pagination-current-page', 'x-pagination-page-count', 'x-pagination-per-page', 'x-pagination-total-count',
+  'content-type',
+  'cache-control',
+  'vary',
+  'etag',
+  'link',
+  'x-pagination-current-page',
+  'x-pagination-page-count',
+  'x-pagination-per-page',
+  'x-pagination-total-count',
   'x-search-available',
 ];
 

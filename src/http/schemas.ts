@@ -13,10 +13,9 @@ export const ErrorSchema = Type.Object(
   { description: 'Error' },
 );
 
-export const FieldErrorsSchema = Type.Array(
-  Type.Object({ field: Type.String(), message: Type.String() }),
-  { description: 'Validation failed: one entry per field error' },
-);
+export const FieldErrorsSchema = Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+  description: 'Validation failed: one entry per field error',
+});
 
 const header = (description: string, schema: TSchema = Type.String()) => ({ ...schema, description });
 
@@ -46,8 +45,7 @@ type ResponseKind = 'plain' | 'store' | 'list';
 
 /** A success response schema with the headers that come with it, for /docs. */
 export function success<T extends TSchema>(schema: T, kind: ResponseKind = 'store'): T {
-  const headers =
-    kind === 'plain' ? commonHeaders : kind === 'store' ? storeHeaders : { ...storeHeaders, ...paginationHeaders };
+  const headers = kind === 'plain' ? commonHeaders : kind === 'store' ? storeHeaders : { ...storeHeaders, ...paginationHeaders };
   return { ...schema, headers } as T;
 }
 
@@ -83,7 +81,5 @@ export const storeRouteErrors = [400, 423, 500] as const;
 /** Request headers of store-scoped routes, for validation and /docs. */
 export const StoreRequestHeaders = Type.Object({
   store: Type.Optional(Type.String({ description: 'Web store code: WEB or WEB2; the configured default when absent' })),
-  'x-app-language': Type.Optional(
-    Type.String({ description: 'Language to answer in: et, en or ru; the store default otherwise' }),
-  ),
+  'x-app-language': Type.Optional(Type.String({ description: 'Language to answer in: et, en or ru; the store default otherwise' })),
 });

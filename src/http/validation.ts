@@ -67,8 +67,7 @@ export function fieldOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject, field: string, language: Language): string {
   const params = error.params as Record<string, unknown>;
-  const say = (key: MessageKey, extra: Record<string, string | number> = {}) =>
-    translate(language, key, { field, ...extra });
+  const say = (key: MessageKey, extra: Record<string, string | number> = {}) => translate(language, key, { field, ...extra });
   switch (error.keyword) {
     case 'required':
       return say('validation.required');

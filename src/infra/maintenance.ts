@@ -23,7 +23,11 @@ export interface PruneReport {
 export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
   const tokens = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
   const rateLimits = await pruneRateLimits(db, now - DAY_MS);
-  const jobs = await db.deleteFrom('job').where('status', '=', 'done').where('updated_at', '<', now - keepDoneJobsMs).executeTakeFirst();
+  const jobs = await db
+    .deleteFrom('job')
+    .where('status', '=', 'done')
+    .where('updated_at', '<', now - keepDoneJobsMs)
+    .executeTakeFirst();
   const transactions = await db.deleteFrom('oauth_transaction').where('expires_at', '<=', now).executeTakeFirst();
   const records = await db.deleteFrom('auth_record').where('expires_at', '<=', now).executeTakeFirst();
   return {

@@ -119,7 +119,10 @@ const TABLES = ['app_user', 'client_account', 'company', 'wholesale_request', 'j
 async function rowCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
-    const row = await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
   return counts;
@@ -148,33 +151,113 @@ describe('field errors: 422 naming the fields', () => {
     ['POST /auth/register', 'newsletter as a string', () => validWith('POST /auth/register', { newsletter: 'yes' }), ['newsletter']],
     ['POST /auth/register', 'firstName as a number', () => validWith('POST /auth/register', { firstName: 7 }), ['firstName']],
     ['POST /auth/register', 'birthday as a number', () => validWith('POST /auth/register', { birthday: 19900517 }), ['birthday']],
-    ['POST /auth/register-simple', 'names as a number and a boolean', () => validWith('POST /auth/register-simple', { firstName: 1, lastName: true }), ['firstName', 'lastName']],
-    ['POST /auth/register-simple', 'newsletter as "true"', () => validWith('POST /auth/register-simple', { newsletter: 'true' }), ['newsletter']],
-    ['POST /auth/register-business', 'registryCode as a number', () => validWith('POST /auth/register-business', { registryCode: 12345678 }), ['registryCode']],
-    ['POST /auth/register-business', 'address as a string', () => validWith('POST /auth/register-business', { address: 'Pikk 1, Tallinn' }), ['address']],
-    ['POST /auth/register-business', 'contact.email as a number', () => validWith('POST /auth/register-business', { contact: contact({ email: 42 }) }), ['contact.email']],
-    ['POST /auth/register-wholesale', 'turnover as a string', () => validWith('POST /auth/register-wholesale', { expectedYearlyTurnover: '100000' }), ['expectedYearlyTurnover']],
-    ['POST /auth/register-wholesale', 'turnover as a fraction', () => validWith('POST /auth/register-wholesale', { expectedYearlyTurnover: 0.5 }), ['expectedYearlyTurnover']],
-    ['POST /auth/register-wholesale', 'message as a number', () => validWith('POST /auth/register-wholesale', { message: 12 }), ['message']],
-    ['POST /auth/verify-email', 'passwords as numbers', () => validWith('POST /auth/verify-email', { password: 12345678, passwordRepeat: 12345678 }), ['password', 'passwordRepeat']],
-    ['POST /auth/verify-email', 'termsAccepted as "true"', () => validWith('POST /auth/verify-email', { termsAccepted: 'true' }), ['termsAccepted']],
+    [
+      'POST /auth/register-simple',
+      'names as a number and a boolean',
+      () => validWith('POST /auth/register-simple', { firstName: 1, lastName: true }),
+      ['firstName', 'lastName'],
+    ],
+    [
+      'POST /auth/register-simple',
+      'newsletter as "true"',
+      () => validWith('POST /auth/register-simple', { newsletter: 'true' }),
+      ['newsletter'],
+    ],
+    [
+      'POST /auth/register-business',
+      'registryCode as a number',
+      () => validWith('POST /auth/register-business', { registryCode: 12345678 }),
+      ['registryCode'],
+    ],
+    [
+      'POST /auth/register-business',
+      'address as a string',
+      () => validWith('POST /auth/register-business', { address: 'Pikk 1, Tallinn' }),
+      ['address'],
+    ],
+    [
+      'POST /auth/register-business',
+      'contact.email as a number',
+      () => validWith('POST /auth/register-business', { contact: contact({ email: 42 }) }),
+      ['contact.email'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'turnover as a string',
+      () => validWith('POST /auth/register-wholesale', { expectedYearlyTurnover: '100000' }),
+      ['expectedYearlyTurnover'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'turnover as a fraction',
+      () => validWith('POST /auth/register-wholesale', { expectedYearlyTurnover: 0.5 }),
+      ['expectedYearlyTurnover'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'message as a number',
+      () => validWith('POST /auth/register-wholesale', { message: 12 }),
+      ['message'],
+    ],
+    [
+      'POST /auth/verify-email',
+      'passwords as numbers',
+      () => validWith('POST /auth/verify-email', { password: 12345678, passwordRepeat: 12345678 }),
+      ['password', 'passwordRepeat'],
+    ],
+    [
+      'POST /auth/verify-email',
+      'termsAccepted as "true"',
+      () => validWith('POST /auth/verify-email', { termsAccepted: 'true' }),
+      ['termsAccepted'],
+    ],
     ['POST /auth/verify-email', 'newsletter as 1', () => validWith('POST /auth/verify-email', { newsletter: 1 }), ['newsletter']],
     ['POST /auth/reset-password', 'email as a number', () => ({ email: 42 }), ['email']],
     ['POST /auth/reset-password', 'email as an object', () => ({ email: { address: 'a@b.ee' } }), ['email']],
-    ['POST /auth/set-new-password', 'passwords as numbers', () => ({ password: 12345678, passwordRepeat: 12345678 }), ['password', 'passwordRepeat']],
+    [
+      'POST /auth/set-new-password',
+      'passwords as numbers',
+      () => ({ password: 12345678, passwordRepeat: 12345678 }),
+      ['password', 'passwordRepeat'],
+    ],
     ['POST /auth/login', 'email as a number', () => validWith('POST /auth/login', { email: 42 }), ['email']],
     ['POST /auth/login', 'password as a number', () => validWith('POST /auth/login', { password: 12345678 }), ['password']],
-    ['POST /auth/login', 'web_store_nav_code as a number', () => validWith('POST /auth/login', { web_store_nav_code: 1 }), ['web_store_nav_code']],
+    [
+      'POST /auth/login',
+      'web_store_nav_code as a number',
+      () => validWith('POST /auth/login', { web_store_nav_code: 1 }),
+      ['web_store_nav_code'],
+    ],
     ['POST /auth/login', 'an unknown role', () => validWith('POST /auth/login', { role: 'ADMIN' }), ['role']],
     ['POST /auth/switch-web-store', 'webStoreNavCode as a number', () => ({ webStoreNavCode: 2 }), ['webStoreNavCode']],
     // Missing required fields.
     ['POST /auth/register', 'no fields', () => ({}), ['email']],
-    ['POST /auth/register-simple', 'no names', () => validWith('POST /auth/register-simple', { firstName: undefined, lastName: undefined }), ['firstName', 'lastName']],
+    [
+      'POST /auth/register-simple',
+      'no names',
+      () => validWith('POST /auth/register-simple', { firstName: undefined, lastName: undefined }),
+      ['firstName', 'lastName'],
+    ],
     ['POST /auth/register-simple', 'no fields', () => ({}), ['email', 'firstName', 'lastName']],
     ['POST /auth/register-business', 'no fields', () => ({}), ['address', 'companyName', 'contact', 'registryCode']],
-    ['POST /auth/register-business', 'no contact phone', () => validWith('POST /auth/register-business', { contact: contact({ phone: undefined }) }), ['contact.phone']],
-    ['POST /auth/register-wholesale', 'no turnover', () => validWith('POST /auth/register-wholesale', { expectedYearlyTurnover: undefined }), ['expectedYearlyTurnover']],
-    ['POST /auth/register-wholesale', 'no fields', () => ({}), ['address', 'companyName', 'contact', 'expectedYearlyTurnover', 'registryCode']],
+    [
+      'POST /auth/register-business',
+      'no contact phone',
+      () => validWith('POST /auth/register-business', { contact: contact({ phone: undefined }) }),
+      ['contact.phone'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'no turnover',
+      () => validWith('POST /auth/register-wholesale', { expectedYearlyTurnover: undefined }),
+      ['expectedYearlyTurnover'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'no fields',
+      () => ({}),
+      ['address', 'companyName', 'contact', 'expectedYearlyTurnover', 'registryCode'],
+    ],
     ['POST /auth/verify-email', 'no fields', () => ({}), ['password', 'passwordRepeat', 'termsAccepted']],
     ['POST /auth/reset-password', 'no fields', () => ({}), ['email']],
     ['POST /auth/set-new-password', 'no fields', () => ({}), ['password', 'passwordRepeat']],
@@ -183,19 +266,74 @@ describe('field errors: 422 naming the fields', () => {
     ['POST /auth/switch-web-store', 'no fields', () => ({}), ['webStoreNavCode']],
     // Overlong strings.
     ['POST /auth/register', 'an email of 300 characters', () => ({ email: longEmail }), ['email']],
-    ['POST /auth/register', 'a first name of 101 characters', () => validWith('POST /auth/register', { firstName: name101 }), ['firstName']],
-    ['POST /auth/register-simple', 'a last name of 101 characters', () => validWith('POST /auth/register-simple', { lastName: name101 }), ['lastName']],
-    ['POST /auth/register-business', 'a company name of 201 characters', () => validWith('POST /auth/register-business', { companyName: 'C'.repeat(201) }), ['companyName']],
-    ['POST /auth/register-business', 'a contact email of 300 characters', () => validWith('POST /auth/register-business', { contact: contact({ email: longEmail }) }), ['contact.email']],
-    ['POST /auth/register-business', 'a contact name of 101 characters', () => validWith('POST /auth/register-business', { contact: contact({ firstName: name101 }) }), ['contact.firstName']],
-    ['POST /auth/register-business', 'a street of 201 characters', () => validWith('POST /auth/register-business', { address: address({ street: 'S'.repeat(201) }) }), ['address.street']],
-    ['POST /auth/register-wholesale', 'a message of 2001 characters', () => validWith('POST /auth/register-wholesale', { message: 'm'.repeat(2001) }), ['message']],
-    ['POST /auth/register-wholesale', 'a contact email of 300 characters', () => validWith('POST /auth/register-wholesale', { contact: contact({ email: longEmail }) }), ['contact.email']],
-    ['POST /auth/verify-email', 'a password of 1001 characters', () => validWith('POST /auth/verify-email', { password: 'p'.repeat(1001) }), ['password']],
+    [
+      'POST /auth/register',
+      'a first name of 101 characters',
+      () => validWith('POST /auth/register', { firstName: name101 }),
+      ['firstName'],
+    ],
+    [
+      'POST /auth/register-simple',
+      'a last name of 101 characters',
+      () => validWith('POST /auth/register-simple', { lastName: name101 }),
+      ['lastName'],
+    ],
+    [
+      'POST /auth/register-business',
+      'a company name of 201 characters',
+      () => validWith('POST /auth/register-business', { companyName: 'C'.repeat(201) }),
+      ['companyName'],
+    ],
+    [
+      'POST /auth/register-business',
+      'a contact email of 300 characters',
+      () => validWith('POST /auth/register-business', { contact: contact({ email: longEmail }) }),
+      ['contact.email'],
+    ],
+    [
+      'POST /auth/register-business',
+      'a contact name of 101 characters',
+      () => validWith('POST /auth/register-business', { contact: contact({ firstName: name101 }) }),
+      ['contact.firstName'],
+    ],
+    [
+      'POST /auth/register-business',
+      'a street of 201 characters',
+      () => validWith('POST /auth/register-business', { address: address({ street: 'S'.repeat(201) }) }),
+      ['address.street'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'a message of 2001 characters',
+      () => validWith('POST /auth/register-wholesale', { message: 'm'.repeat(2001) }),
+      ['message'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'a contact email of 300 characters',
+      () => validWith('POST /auth/register-wholesale', { contact: contact({ email: longEmail }) }),
+      ['contact.email'],
+    ],
+    [
+      'POST /auth/verify-email',
+      'a password of 1001 characters',
+      () => validWith('POST /auth/verify-email', { password: 'p'.repeat(1001) }),
+      ['password'],
+    ],
     ['POST /auth/reset-password', 'an email of 300 characters', () => ({ email: longEmail }), ['email']],
-    ['POST /auth/set-new-password', 'passwords of 1001 characters', () => ({ password: 'p'.repeat(1001), passwordRepeat: 'p'.repeat(1001) }), ['password', 'passwordRepeat']],
+    [
+      'POST /auth/set-new-password',
+      'passwords of 1001 characters',
+      () => ({ password: 'p'.repeat(1001), passwordRepeat: 'p'.repeat(1001) }),
+      ['password', 'passwordRepeat'],
+    ],
     ['POST /auth/login', 'an email of 300 characters', () => validWith('POST /auth/login', { email: longEmail }), ['email']],
-    ['POST /auth/login', 'a password of 1001 characters', () => validWith('POST /auth/login', { password: 'p'.repeat(1001) }), ['password']],
+    [
+      'POST /auth/login',
+      'a password of 1001 characters',
+      () => validWith('POST /auth/login', { password: 'p'.repeat(1001) }),
+      ['password'],
+    ],
     ['POST /auth/switch-web-store', 'a store code of 17 characters', () => ({ webStoreNavCode: 'W'.repeat(17) }), ['webStoreNavCode']],
   ])('%s with %s', async (key, _case, body, fields) => {
     const response = await refused(key, { body: body() });
@@ -206,8 +344,18 @@ describe('field errors: 422 naming the fields', () => {
   it.each<[RouteKey, string, () => Record<string, unknown>, string[]]>([
     ['POST /auth/register', 'firstName', () => validWith('POST /auth/register', { firstName: 'Ma\u0000ri' }), ['firstName']],
     ['POST /auth/register-simple', 'lastName', () => validWith('POST /auth/register-simple', { lastName: 'Maa\u0000sikas' }), ['lastName']],
-    ['POST /auth/register-business', 'companyName', () => validWith('POST /auth/register-business', { companyName: 'Raamatukoi\u0000 OÜ' }), ['companyName']],
-    ['POST /auth/register-wholesale', 'address.city', () => validWith('POST /auth/register-wholesale', { address: address({ city: 'Tal\u0000linn' }) }), ['address.city']],
+    [
+      'POST /auth/register-business',
+      'companyName',
+      () => validWith('POST /auth/register-business', { companyName: 'Raamatukoi\u0000 OÜ' }),
+      ['companyName'],
+    ],
+    [
+      'POST /auth/register-wholesale',
+      'address.city',
+      () => validWith('POST /auth/register-wholesale', { address: address({ city: 'Tal\u0000linn' }) }),
+      ['address.city'],
+    ],
     ['POST /auth/login', 'email', () => validWith('POST /auth/login', { email: 'mari\u0000@example.ee' }), ['email']],
   ])('%s with a NUL character in %s', async (key, _field, body, fields) => {
     const response = await refused(key, { body: body() });
@@ -221,7 +369,12 @@ describe('bodies that are not a JSON object', () => {
     ['a text/plain body', { raw: 'email=mari@example.ee', contentType: 'text/plain' }, 415, 'Unsupported Media Type'],
     ['a form body', { raw: 'email=mari%40example.ee', contentType: 'application/x-www-form-urlencoded' }, 415, 'Unsupported Media Type'],
     ['an XML body', { raw: '<email>mari@example.ee</email>', contentType: 'application/xml' }, 415, 'Unsupported Media Type'],
-    ['a body over 1 MiB', { raw: JSON.stringify({ email: 'mari@example.ee', padding: 'x'.repeat(1024 * 1024) }) }, 413, 'Payload Too Large'],
+    [
+      'a body over 1 MiB',
+      { raw: JSON.stringify({ email: 'mari@example.ee', padding: 'x'.repeat(1024 * 1024) }) },
+      413,
+      'Payload Too Large',
+    ],
   ];
   it.each(POST_ROUTES.flatMap((key) => TRANSPORT.map(([what, call, status, name]) => [key, what, call, status, name] as const)))(
     '%s with %s: %i',
@@ -239,9 +392,12 @@ describe('bodies that are not a JSON object', () => {
     ['JSON null', 'null'],
     ['a JSON number', '42'],
   ];
-  it.each(BODY_ROUTES.flatMap((key) => SHAPES.map(([what, raw]) => [key, what, raw] as const)))('%s with %s: 400', async (key, _what, raw) => {
-    expectErrorBody(await refused(key, { raw }), 400, 'Bad Request');
-  });
+  it.each(BODY_ROUTES.flatMap((key) => SHAPES.map(([what, raw]) => [key, what, raw] as const)))(
+    '%s with %s: 400',
+    async (key, _what, raw) => {
+      expectErrorBody(await refused(key, { raw }), 400, 'Bad Request');
+    },
+  );
 });
 
 describe('an unknown store header', () => {
@@ -262,14 +418,20 @@ describe('the token in the query', () => {
     ['under another name', () => 'token=abc'],
     ['unknown', (name) => `${name}=${'A'.repeat(43)}`],
   ];
-  it.each(TOKEN_QUERY_ROUTES.flatMap((key) => CASES.map(([what, query]) => [key, what, query] as const)))('%s with the token %s: 400', async (key, _what, query) => {
-    const name = key.endsWith('set-new-password') ? 'passwordResetToken' : 'verificationToken';
-    expectErrorBody(await refused(key, { query: query(name) }), 400, 'Bad Request');
-  });
+  it.each(TOKEN_QUERY_ROUTES.flatMap((key) => CASES.map(([what, query]) => [key, what, query] as const)))(
+    '%s with the token %s: 400',
+    async (key, _what, query) => {
+      const name = key.endsWith('set-new-password') ? 'passwordResetToken' : 'verificationToken';
+      expectErrorBody(await refused(key, { query: query(name) }), 400, 'Bad Request');
+    },
+  );
 
-  it.each(['POST /auth/verify-email', 'POST /auth/set-new-password'] as const)('%s without a token: 400 before the form is looked at', async (key) => {
-    expectErrorBody(await refused(key, { query: '', body: { password: 1 } }), 400, 'Bad Request');
-  });
+  it.each(['POST /auth/verify-email', 'POST /auth/set-new-password'] as const)(
+    '%s without a token: 400 before the form is looked at',
+    async (key) => {
+      expectErrorBody(await refused(key, { query: '', body: { password: 1 } }), 400, 'Bad Request');
+    },
+  );
 });
 
 describe('after all of the above', () => {

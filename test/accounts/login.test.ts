@@ -24,7 +24,15 @@ async function addAccount(email: string, store: string, type: 'SIMPLE' | 'BUSINE
   const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
   await t.database.db
     .insertInto('client_account')
-    .values({ code: `W9${Math.floor(Math.random() * 1e7)}`, user_id: user.id, store_code: store, type, company_id: null, role: 'x', created_at: Date.now() })
+    .values({
+      code: `W9${Math.floor(Math.random() * 1e7)}`,
+      user_id: user.id,
+      store_code: store,
+      type,
+      company_id: null,
+      role: 'x',
+      created_at: Date.now(),
+    })
     .execute();
 }
 
@@ -36,7 +44,12 @@ describe('POST /auth/login', () => {
     expect(response.statusCode).toBe(200);
     const { accessToken, basket } = response.json();
     expect(basket).toEqual({ items: [], itemCount: 0, total: 0, currency: 'EUR' });
-    expect((await me(t, accessToken)).json()).toMatchObject({ email, role: 'SIMPLE', roles: ['SIMPLE'], clientCode: expect.stringMatching(/^W\d+$/) });
+    expect((await me(t, accessToken)).json()).toMatchObject({
+      email,
+      role: 'SIMPLE',
+      roles: ['SIMPLE'],
+      clientCode: expect.stringMatching(/^W\d+$/),
+    });
   });
 
   it('gives the same 422 for a wrong password, an unknown email and a user without a password', async () => {
@@ -62,7 +75,11 @@ describe('POST /auth/login', () => {
     await register(t, email);
     const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
     const { hashPassword } = await import('../../src/infra/passwords.js');
-    await t.database.db.updateTable('app_user').set({ password_hash: await hashPassword(GOOD_PASSWORD) }).where('id', '=', user.id).execute();
+    await t.database.db
+      .updateTable('app_user')
+      .set({ password_hash: await hashPassword(GOOD_PASSWORD) })
+      .where('id', '=', user.id)
+      .execute();
     expect(expectFieldErrors(await login(t, email, 'Wrong-password-99'))).toEqual(['password']);
     expect(expectFieldErrors(await login(t, email))).toEqual(['email']);
   });
@@ -80,7 +97,10 @@ describe('POST /auth/login', () => {
   it('does not let a wholesale account log in to WEB2', async () => {
     const email = uniqueEmail();
     await registerVerified(t, email);
-    await t.database.db.deleteFrom('client_account').where('user_id', 'in', t.database.db.selectFrom('app_user').select('id').where('email', '=', email)).execute();
+    await t.database.db
+      .deleteFrom('client_account')
+      .where('user_id', 'in', t.database.db.selectFrom('app_user').select('id').where('email', '=', email))
+      .execute();
     await addAccount(email, 'WEB', 'WHOLESALE');
     await addAccount(email, 'WEB2', 'WHOLESALE');
     expect((await login(t, email, GOOD_PASSWORD, 'WEB')).statusCode).toBe(200);
@@ -96,7 +116,11 @@ describe('POST /auth/login', () => {
   });
 
   it('refuses an unknown store code', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: 'a@b.ee', password: 'x', web_store_nav_code: 'SHOP' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'a@b.ee', password: 'x', web_store_nav_code: 'SHOP' },
+    });
     expect(expectFieldErrors(response)).toEqual(['web_store_nav_code']);
   });
 
@@ -104,7 +128,11 @@ describe('POST /auth/login', () => {
     const email = uniqueEmail('legacy');
     await register(t, email);
     const legacy = createHash('sha512').update(`${SALT}-Vana-parool-7-`).digest('hex');
-    await t.database.db.updateTable('app_user').set({ email_verified: true, password_hash: legacyHashValue(legacy) }).where('email', '=', email).execute();
+    await t.database.db
+      .updateTable('app_user')
+      .set({ email_verified: true, password_hash: legacyHashValue(legacy) })
+      .where('email', '=', email)
+      .execute();
     expect(expectFieldErrors(await login(t, email, 'wrong-one-123'))).toEqual(['password']);
     expect((await login(t, email, 'Vana-parool-7')).statusCode).toBe(200);
     const user = await t.database.db.selectFrom('app_user').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow();
@@ -125,7 +153,11 @@ describe('access tokens', () => {
   it('expire', async () => {
     const token = await registerVerified(t, uniqueEmail());
     const hash = createHash('sha256').update(token).digest('hex');
-    await t.database.db.updateTable('access_token').set({ expires_at: Date.now() - 1 }).where('token_hash', '=', hash).execute();
+    await t.database.db
+      .updateTable('access_token')
+      .set({ expires_at: Date.now() - 1 })
+      .where('token_hash', '=', hash)
+      .execute();
     expectErrorBody(await me(t, token), 401, 'Unauthorized');
   });
 

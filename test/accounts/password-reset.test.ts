@@ -34,7 +34,14 @@ const setNewPassword = (token: string | undefined, form: Record<string, unknown>
   });
 
 const jobCount = async () =>
-  Number((await t.database.db.selectFrom('job').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.database.db
+        .selectFrom('job')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** Asks for a reset, runs the outbox and returns the newest mail to `email` with its token. */
 async function resetLink(email: string, headers: Record<string, string> = {}) {
@@ -137,7 +144,11 @@ describe('POST /auth/set-new-password', () => {
     const fromLogin = (await login(t, email)).json().accessToken as string;
     const inWeb2 = (await login(t, email, GOOD_PASSWORD, 'WEB2')).json().accessToken as string;
     const stranger = await registerVerified(t, uniqueEmail('stranger'));
-    for (const [accessToken, store] of [[fromVerify, 'WEB'], [fromLogin, 'WEB'], [inWeb2, 'WEB2']] as const) {
+    for (const [accessToken, store] of [
+      [fromVerify, 'WEB'],
+      [fromLogin, 'WEB'],
+      [inWeb2, 'WEB2'],
+    ] as const) {
       expect((await me(t, accessToken, store)).statusCode).toBe(200);
     }
 
@@ -145,7 +156,11 @@ describe('POST /auth/set-new-password', () => {
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({});
 
-    for (const [accessToken, store] of [[fromVerify, 'WEB'], [fromLogin, 'WEB'], [inWeb2, 'WEB2']] as const) {
+    for (const [accessToken, store] of [
+      [fromVerify, 'WEB'],
+      [fromLogin, 'WEB'],
+      [inWeb2, 'WEB2'],
+    ] as const) {
       expectErrorBody(await me(t, accessToken, store), 401, 'Unauthorized');
     }
     expect((await me(t, stranger)).statusCode).toBe(200);
@@ -163,7 +178,11 @@ describe('POST /auth/set-new-password', () => {
 
   it('refuses an expired token', async () => {
     const { email, token } = await userWithResetToken();
-    await t.database.db.updateTable('app_user').set({ reset_expires_at: Date.now() - 1 }).where('email', '=', email).execute();
+    await t.database.db
+      .updateTable('app_user')
+      .set({ reset_expires_at: Date.now() - 1 })
+      .where('email', '=', email)
+      .execute();
     expectErrorBody(await setNewPassword(token), 400, 'Bad Request');
     expect((await login(t, email, GOOD_PASSWORD)).statusCode).toBe(200);
   });

@@ -117,7 +117,12 @@ describe('per IP (AUTH_RATE_LIMIT_PER_IP=5/1m)', () => {
 
   const from = (remoteAddress: string) => ({
     login: (email = uniqueEmail()) =>
-      t.app.inject({ method: 'POST', url: '/auth/login', remoteAddress, payload: { email, password: GOOD_PASSWORD, web_store_nav_code: 'WEB' } }),
+      t.app.inject({
+        method: 'POST',
+        url: '/auth/login',
+        remoteAddress,
+        payload: { email, password: GOOD_PASSWORD, web_store_nav_code: 'WEB' },
+      }),
     register: () => t.app.inject({ method: 'POST', url: '/auth/register', remoteAddress, payload: { email: uniqueEmail() } }),
     reset: () => t.app.inject({ method: 'POST', url: '/auth/reset-password', remoteAddress, payload: { email: uniqueEmail() } }),
     meta: () => t.app.inject({ method: 'GET', url: `/auth/verify-email-meta?verificationToken=${'A'.repeat(43)}`, remoteAddress }),

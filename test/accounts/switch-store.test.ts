@@ -28,7 +28,11 @@ const switchStore = (accessToken: string | undefined, webStoreNavCode: unknown, 
   });
 
 const logout = (accessToken?: string) =>
-  t.app.inject({ method: 'POST', url: '/auth/logout', headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` } });
+  t.app.inject({
+    method: 'POST',
+    url: '/auth/logout',
+    headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` },
+  });
 
 const accountsOf = (email: string) =>
   t.database.db

@@ -29,12 +29,23 @@ function file(name: string, lines: unknown[]): string {
   return path;
 }
 
-const users = () => t.database.db.selectFrom('app_user').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+const users = () =>
+  t.database.db
+    .selectFrom('app_user')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
 
 describe('import users', () => {
   it('imports users whose legacy passwords log in, reports bad lines by number and skips them whole', async () => {
     const path = file('users.ndjson', [
-      { email: 'Vana.Klient@example.ee', firstName: 'Vana', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Vana-parool-7') },
+      {
+        email: 'Vana.Klient@example.ee',
+        firstName: 'Vana',
+        store: 'WEB',
+        accountType: 'SIMPLE',
+        activated: true,
+        legacyPasswordHash: legacy('Vana-parool-7'),
+      },
       '{"email": broken',
       { email: 'firma@example.ee', store: 'WEB', accountType: 'BUSINESS', activated: true },
       { email: 'firma@example.ee', store: 'WEB', accountType: 'BUSINESS', activated: true, company },
@@ -49,14 +60,25 @@ describe('import users', () => {
 
     const loggedIn = await login(t, 'vana.klient@example.ee', 'Vana-parool-7', 'WEB2');
     expect(loggedIn.statusCode, loggedIn.body).toBe(200);
-    const user = await t.database.db.selectFrom('app_user').selectAll().where('email', '=', 'vana.klient@example.ee').executeTakeFirstOrThrow();
+    const user = await t.database.db
+      .selectFrom('app_user')
+      .selectAll()
+      .where('email', '=', 'vana.klient@example.ee')
+      .executeTakeFirstOrThrow();
     expect(user.password_hash).toMatch(/^\$argon2id\$/);
-    const accounts = await t.database.db.selectFrom('client_account').select(['store_code', 'type', 'company_id']).where('user_id', '=', user.id).orderBy('id').execute();
+    const accounts = await t.database.db
+      .selectFrom('client_account')
+      .select(['store_code', 'type', 'company_id'])
+      .where('user_id', '=', user.id)
+      .orderBy('id')
+      .execute();
     expect(accounts.map((a) => `${a.store_code}:${a.type}`)).toEqual(['WEB:SIMPLE', 'WEB2:SIMPLE']);
   });
 
   it('is idempotent: the same file again changes nothing', async () => {
-    const lines = [{ email: 'twice@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Kaks-korda-22') }];
+    const lines = [
+      { email: 'twice@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Kaks-korda-22') },
+    ];
     const path = file('twice.ndjson', lines);
     await importUsers({ db: t.database.db }, path, () => {});
     const before = await users();
@@ -66,7 +88,9 @@ describe('import users', () => {
   });
 
   it('keeps an unactivated user unable to log in until verified', async () => {
-    const path = file('inactive.ndjson', [{ email: 'ootel@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, legacyPasswordHash: legacy('Ootel-parool-3') }]);
+    const path = file('inactive.ndjson', [
+      { email: 'ootel@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, legacyPasswordHash: legacy('Ootel-parool-3') },
+    ]);
     await importUsers({ db: t.database.db }, path, () => {});
     const response = await login(t, 'ootel@example.ee', 'Ootel-parool-3');
     expect(response.json()).toEqual([{ field: 'email', message: expect.any(String) }]);
@@ -77,7 +101,10 @@ describe('import users', () => {
     const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
     try {
       if (scratch) expect((await runCli(['migrate'], env)).code).toBe(0);
-      const good = await runCli(['import', 'users', file('good.ndjson', [{ email: 'cli@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true }])], env);
+      const good = await runCli(
+        ['import', 'users', file('good.ndjson', [{ email: 'cli@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true }])],
+        env,
+      );
       expect(good.code, good.stderr).toBe(0);
       expect(good.stdout).toContain('"created":1');
       const bad = await runCli(['import', 'users', file('bad.ndjson', ['nope'])], env);

@@ -84,7 +84,11 @@ describe('POST /auth/verify-email', () => {
 
   it('refuses an expired token', async () => {
     const { email, token } = await pendingVerification();
-    await t.database.db.updateTable('app_user').set({ verification_expires_at: Date.now() - 1 }).where('email', '=', email).execute();
+    await t.database.db
+      .updateTable('app_user')
+      .set({ verification_expires_at: Date.now() - 1 })
+      .where('email', '=', email)
+      .execute();
     expectErrorBody(await verify(t, token), 400, 'Bad Request');
   });
 
@@ -162,7 +166,12 @@ describe('POST /auth/verify-email', () => {
     t.conversions.respondWith(500, { error: 'busy' });
     await verify(t, token);
     await t.drainJobs();
-    const failed = await t.database.db.selectFrom('job').selectAll().where('type', '=', 'marketing.complete-registration').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const failed = await t.database.db
+      .selectFrom('job')
+      .selectAll()
+      .where('type', '=', 'marketing.complete-registration')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(failed.status).toBe('pending');
     expect(failed.last_error).toContain('500');
     t.conversions.respondWith(200, {});
@@ -177,7 +186,11 @@ describe('POST /auth/verify-email', () => {
       const verified = await verify(unconfigured, tokenFromMail(await mailTo(unconfigured, email), 'verificationToken'));
       expect(verified.statusCode).toBe(200);
       await unconfigured.drainJobs();
-      const job = await unconfigured.database.db.selectFrom('job').selectAll().where('type', '=', 'marketing.complete-registration').executeTakeFirstOrThrow();
+      const job = await unconfigured.database.db
+        .selectFrom('job')
+        .selectAll()
+        .where('type', '=', 'marketing.complete-registration')
+        .executeTakeFirstOrThrow();
       expect(job).toMatchObject({ status: 'done', result: 'skipped' });
     } finally {
       await unconfigured.close();

@@ -75,7 +75,13 @@ describe('POST /auth/register-wholesale', () => {
     expect(response.json()).toEqual(form);
 
     const request = await requestOf(email);
-    expect(request).toMatchObject({ status: 'PENDING', store_code: 'WEB', company_name: form.companyName, client_account_id: null, decided_at: null });
+    expect(request).toMatchObject({
+      status: 'PENDING',
+      store_code: 'WEB',
+      company_name: form.companyName,
+      client_account_id: null,
+      decided_at: null,
+    });
     expect(JSON.parse(request.form)).toEqual(form);
 
     const office = await mailTo(t, BACKOFFICE, new RegExp(form.companyName));
@@ -88,7 +94,9 @@ describe('POST /auth/register-wholesale', () => {
     expect(mailsTo(t, email)).toEqual([]);
     expect(await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).execute()).toEqual([]);
     expect(expectFieldErrors(await login(t, email))).toEqual(['password']);
-    expect(await wholesale(['list'])).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${request.id}\\t.*\\t${email}\\tWEB$`))]));
+    expect(await wholesale(['list'])).toEqual(
+      expect.arrayContaining([expect.stringMatching(new RegExp(`^${request.id}\\t.*\\t${email}\\tWEB$`))]),
+    );
   });
 
   it('records a request made in WEB2 for WEB, where wholesale customers buy', async () => {
@@ -133,7 +141,12 @@ describe('wholesale approve', () => {
 
     const loggedIn = await login(t, email);
     expect(loggedIn.statusCode, loggedIn.body).toBe(200);
-    expect((await me(t, loggedIn.json().accessToken)).json()).toMatchObject({ email, webStoreNavCode: 'WEB', role: 'WHOLESALE', roles: ['WHOLESALE'] });
+    expect((await me(t, loggedIn.json().accessToken)).json()).toMatchObject({
+      email,
+      webStoreNavCode: 'WEB',
+      role: 'WHOLESALE',
+      roles: ['WHOLESALE'],
+    });
 
     expect(expectFieldErrors(await login(t, email, GOOD_PASSWORD, 'WEB2'))).toEqual(['web_store_nav_code']);
     expect(expectFieldErrors(await login(t, email, GOOD_PASSWORD, 'WEB2', 'WHOLESALE'))).toEqual(['web_store_nav_code']);

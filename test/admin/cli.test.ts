@@ -53,7 +53,10 @@ describe('storefront api-key and import', () => {
     const database = createDatabase(env.DATABASE_URL!);
     try {
       const now = Date.now();
-      await database.db.insertInto('import_lock').values({ kind: 'publishers', owner: 'another process', started_at: now, expires_at: now + 60_000 }).execute();
+      await database.db
+        .insertInto('import_lock')
+        .values({ kind: 'publishers', owner: 'another process', started_at: now, expires_at: now + 60_000 })
+        .execute();
       const file = join(dir, 'publishers-locked.ndjson');
       writeFileSync(file, `${JSON.stringify({ code: 'P-LOCKED', name: 'Lukus' })}\n`);
       const refused = await runCli(['import', 'publishers', file], env);

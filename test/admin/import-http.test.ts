@@ -37,12 +37,18 @@ describe('POST /admin/import/:kind', () => {
   // are about other things, so they wait for the lock to clear rather than fail with a 409.
   beforeEach(async () => {
     await expect
-      .poll(async () => (await t.database.db.selectFrom('import_lock').select('kind').execute()).map((row) => row.kind), { timeout: BIG_IMPORT_TIMEOUT_MS, interval: 100 })
+      .poll(async () => (await t.database.db.selectFrom('import_lock').select('kind').execute()).map((row) => row.kind), {
+        timeout: BIG_IMPORT_TIMEOUT_MS,
+        interval: 100,
+      })
       .toEqual([]);
   }, BIG_IMPORT_TIMEOUT_MS + 5_000);
 
   it('imports the body and answers with outcomes and the bad lines, 200 also when some were bad', async () => {
-    const response = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }, 'not json', { code: 'P2' }, { code: 'P3', name: 'Tänapäev' }]));
+    const response = await post(
+      'publishers',
+      ndjson([{ code: 'P1', name: 'Varrak' }, 'not json', { code: 'P2' }, { code: 'P3', name: 'Tänapäev' }]),
+    );
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({
       lines: 4,
@@ -55,20 +61,26 @@ describe('POST /admin/import/:kind', () => {
     });
     expect(response.headers['store']).toBeUndefined();
     expect(response.headers['is_active']).toBeUndefined();
-    const again = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }]), { 'content-type': 'application/x-ndjson; charset=utf-8' });
+    const again = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }]), {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+    });
     expect(again.json()).toEqual({ lines: 1, outcomes: { unchanged: 1 }, errors: [], errorCount: 0 });
   });
 
-  it('takes bodies far over the JSON limit of the other routes, and leaves no file behind', async () => {
-    const filesBefore = spooledFiles();
-    const lines = Array.from({ length: 12_000 }, (_, i) => ({ code: `BIG-${i}`, name: `Kirjastus ${i}`, description: 'x'.repeat(150) }));
-    const body = ndjson(lines);
-    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
-    const response = await post('publishers', body);
-    expect(response.json()).toEqual({ lines: 12_000, outcomes: { created: 12_000 }, errors: [], errorCount: 0 });
-    // The body was spooled (the import read every line of it); its file goes once the answer is sent.
-    await expect.poll(() => spooledFiles().filter((name) => !filesBefore.includes(name)), { timeout: 3000 }).toEqual([]);
-  }, BIG_IMPORT_TIMEOUT_MS);
+  it(
+    'takes bodies far over the JSON limit of the other routes, and leaves no file behind',
+    async () => {
+      const filesBefore = spooledFiles();
+      const lines = Array.from({ length: 12_000 }, (_, i) => ({ code: `BIG-${i}`, name: `Kirjastus ${i}`, description: 'x'.repeat(150) }));
+      const body = ndjson(lines);
+      expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
+      const response = await post('publishers', body);
+      expect(response.json()).toEqual({ lines: 12_000, outcomes: { created: 12_000 }, errors: [], errorCount: 0 });
+      // The body was spooled (the import read every line of it); its file goes once the answer is sent.
+      await expect.poll(() => spooledFiles().filter((name) => !filesBefore.includes(name)), { timeout: 3000 }).toEqual([]);
+    },
+    BIG_IMPORT_TIMEOUT_MS,
+  );
 
   it('lists the first 1,000 bad lines and counts them all in errorCount', async () => {
     const bad = Array.from({ length: 1_005 }, (_, i) => ({ code: `CAP-${i}` }));
@@ -112,9 +124,17 @@ describe('POST /admin/import/:kind', () => {
   it('answers 404 for an unknown kind, 415 for another content type, 400 for a bad force flag', async () => {
     const unknown = expectErrorBody(await post('unicorns', '{}'), 404, 'Not Found');
     expect(unknown.message).toContain('products');
-    expectErrorBody(await post('publishers', '{"code":"P1","name":"x"}', { 'content-type': 'application/json' }), 415, 'Unsupported Media Type');
+    expectErrorBody(
+      await post('publishers', '{"code":"P1","name":"x"}', { 'content-type': 'application/json' }),
+      415,
+      'Unsupported Media Type',
+    );
     expectErrorBody(await post('publishers', 'x', { 'content-type': 'text/plain' }), 415, 'Unsupported Media Type');
-    expectErrorBody(await t.app.inject({ method: 'POST', url: '/admin/import/publishers', headers: { authorization: `Bearer ${key}` } }), 415, 'Unsupported Media Type');
+    expectErrorBody(
+      await t.app.inject({ method: 'POST', url: '/admin/import/publishers', headers: { authorization: `Bearer ${key}` } }),
+      415,
+      'Unsupported Media Type',
+    );
     expectErrorBody(await post('publishers', '', {}, '?force=maybe'), 400, 'Bad Request');
   });
 
@@ -123,7 +143,14 @@ describe('POST /admin/import/:kind', () => {
     const declared = await post('publishers', Readable.from(['{}']), { 'content-length': String(IMPORT_BODY_LIMIT_BYTES + 1) });
     expectErrorBody(declared, 413, 'Payload Too Large');
     const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    const streamed = await post('publishers', Readable.from((function* () { for (let i = 0; i <= 64; i += 1) yield chunk; })()));
+    const streamed = await post(
+      'publishers',
+      Readable.from(
+        (function* () {
+          for (let i = 0; i <= 64; i += 1) yield chunk;
+        })(),
+      ),
+    );
     const body = expectErrorBody(streamed, 413, 'Payload Too Large');
     expect(body.message).toContain(String(IMPORT_BODY_LIMIT_BYTES));
     // The streamed body was spooled until it passed the limit (the 413 comes from the spooling);

@@ -23,9 +23,11 @@ afterAll(() => t.close());
 const ndjson = (lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join('\n');
 const book = (code: string) => ({ code, type: 'BOOK', name: code, stores: ['WEB'], shopPrice: 9.9, vatRate: 9, availability: 'AVAILABLE' });
 const headers = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'x-app-language': 'en' });
-const post = (kind: string, body: string) => t.app.inject({ method: 'POST', url: `/admin/import/${kind}`, headers: headers(), payload: body });
+const post = (kind: string, body: string) =>
+  t.app.inject({ method: 'POST', url: `/admin/import/${kind}`, headers: headers(), payload: body });
 const lockRows = () => t.database.db.selectFrom('import_lock').selectAll().execute();
-const productCodes = async () => (await t.database.db.selectFrom('product').select('code').orderBy('code').execute()).map((row) => row.code);
+const productCodes = async () =>
+  (await t.database.db.selectFrom('product').select('code').orderBy('code').execute()).map((row) => row.code);
 
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   for (let waited = 0; !(await condition()); waited += 10) {
@@ -67,7 +69,9 @@ describe('imports of one kind, one at a time', () => {
     try {
       await until(() => release !== undefined);
       const refused = expectErrorBody(await post('products', ndjson([book('A')])), 409, 'Conflict');
-      expect(refused.message).toMatch(/^An import of products has been running since \d{4}-\d\d-\d\dT[\d:.]+Z; try again when it has finished\.$/);
+      expect(refused.message).toMatch(
+        /^An import of products has been running since \d{4}-\d\d-\d\dT[\d:.]+Z; try again when it has finished\.$/,
+      );
       expect(await productCodes()).toEqual([]);
       const other = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }]));
       expect(other.json()).toMatchObject({ outcomes: { created: 1 }, errorCount: 0 });
@@ -98,9 +102,15 @@ describe('imports of one kind, one at a time', () => {
   it('takes over the lock of a crashed process once it has expired', async () => {
     const db = t.database.db;
     const now = Date.now();
-    await db.insertInto('import_lock').values({ kind: 'publishers', owner: 'alive', started_at: now, expires_at: now + 60_000 }).execute();
+    await db
+      .insertInto('import_lock')
+      .values({ kind: 'publishers', owner: 'alive', started_at: now, expires_at: now + 60_000 })
+      .execute();
     expectErrorBody(await post('publishers', ndjson([{ code: 'P2', name: 'Tänapäev' }])), 409, 'Conflict');
-    await db.updateTable('import_lock').set({ owner: 'crashed', started_at: now - 120_000, expires_at: now - 1 }).execute();
+    await db
+      .updateTable('import_lock')
+      .set({ owner: 'crashed', started_at: now - 120_000, expires_at: now - 1 })
+      .execute();
     const response = await post('publishers', ndjson([{ code: 'P2', name: 'Tänapäev' }]));
     expect(response.json()).toMatchObject({ outcomes: { created: 1 }, errorCount: 0 });
     expect(await lockRows()).toEqual([]);
@@ -128,7 +138,9 @@ describe('a client that goes away', () => {
     try {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = t.app.server.address() as AddressInfo;
-      const serverSocketClosed = new Promise<void>((resolve) => t.app.server.once('connection', (socket: Socket) => socket.once('close', () => resolve())));
+      const serverSocketClosed = new Promise<void>((resolve) =>
+        t.app.server.once('connection', (socket: Socket) => socket.once('close', () => resolve())),
+      );
       const path = '/admin/import/gated-abort?force=true';
       const client = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: headers(), agent: false });
       client.on('error', () => {});

@@ -31,11 +31,21 @@ beforeAll(async () => {
   ids.campaign = await createProduct(db, { ...inCategory, name: 'Campaign', price: 30 });
   ids.giftCard = await createProduct(db, { ...inCategory, name: 'Gift card', type: 'GIFT_CARD', price: 25, vatRate: 0 });
   const now = Date.now();
-  await createCampaign(db, { validFrom: now - DAY, validTo: now + DAY, prices: [{ productId: ids.campaign, price: 15 }, { productId: ids.campaign, price: 16, kind: 'BUSINESS' }] });
+  await createCampaign(db, {
+    validFrom: now - DAY,
+    validTo: now + DAY,
+    prices: [
+      { productId: ids.campaign, price: 15 },
+      { productId: ids.campaign, price: 16, kind: 'BUSINESS' },
+    ],
+  });
   customers.retail = await createCustomer(db);
   customers.business = await createCustomer(db, { kind: 'BUSINESS', companyDiscountPercent: 30 });
   customers.wholesale = await createCustomer(db, { kind: 'WHOLESALE' });
-  await db.insertInto('company_product_price').values({ company_id: customers.wholesale.companyId!, product_id: ids.everyone, price_cents: 1100 }).execute();
+  await db
+    .insertInto('company_product_price')
+    .values({ company_id: customers.wholesale.companyId!, product_id: ids.everyone, price_cents: 1100 })
+    .execute();
 });
 afterAll(() => t.close());
 

@@ -7,7 +7,10 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
 const DAY = 86_400_000;
-const ids = {} as Record<'a' | 'b' | 'hiddenWeb' | 'inactive' | 'outlet' | 'hiddenBusiness' | 'spring' | 'always' | 'future' | 'expired' | 'off' | 'web2', number>;
+const ids = {} as Record<
+  'a' | 'b' | 'hiddenWeb' | 'inactive' | 'outlet' | 'hiddenBusiness' | 'spring' | 'always' | 'future' | 'expired' | 'off' | 'web2',
+  number
+>;
 let springFrom = 0;
 let springTo = 0;
 
@@ -51,7 +54,7 @@ afterAll(() => t.close());
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
 describe('GET /campaign', () => {
-  it('lists the store\'s campaigns valid now, by position, with what the guest can see in them', async () => {
+  it("lists the store's campaigns valid now, by position, with what the guest can see in them", async () => {
     const res = await get('/campaign');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([
@@ -140,13 +143,14 @@ describe('GET /campaign/:id and /campaign/code/:code', () => {
     expect((await get('/campaign/code/SPRING')).json()).toMatchObject({ id: ids.spring, name: 'Kevad' });
   });
 
-  it('is a 404 for a campaign not shown now: future, expired, inactive, another store\'s, unknown', async () => {
+  it("is a 404 for a campaign not shown now: future, expired, inactive, another store's, unknown", async () => {
     for (const id of [ids.future, ids.expired, ids.off, ids.web2, 999_999]) {
       const body = expectErrorBody(await get(`/campaign/${id}`), 404, 'Not Found');
       expect(body.message).toContain(String(id));
       expectErrorBody(await get(`/campaign/${id}/products`), 404, 'Not Found');
     }
-    for (const code of ['FUTURE', 'EXPIRED', 'INACTIVE', 'OUTLET', 'NOPE']) expectErrorBody(await get(`/campaign/code/${code}`), 404, 'Not Found');
+    for (const code of ['FUTURE', 'EXPIRED', 'INACTIVE', 'OUTLET', 'NOPE'])
+      expectErrorBody(await get(`/campaign/code/${code}`), 404, 'Not Found');
     expect((await get(`/campaign/${ids.web2}`, { store: 'WEB2' })).statusCode).toBe(200);
   });
 
@@ -157,7 +161,7 @@ describe('GET /campaign/:id and /campaign/code/:code', () => {
 });
 
 describe('GET /campaign/:id/products', () => {
-  it('lists the visible products in the campaign\'s order with the campaign price on the cards', async () => {
+  it("lists the visible products in the campaign's order with the campaign price on the cards", async () => {
     const res = await get(`/campaign/${ids.spring}/products`);
     expect(res.statusCode, res.body).toBe(200);
     const cards = res.json() as Array<{ id: number; price: number; strikeThroughPrice: number | null }>;

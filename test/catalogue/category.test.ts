@@ -12,7 +12,11 @@ beforeAll(async () => {
   t = await createTestApp();
   const db = t.database.db;
   // Positions deliberately out of insertion order.
-  ids.fiction = await createCategory(db, { et: 'Ilukirjandus', en: 'Fiction', ru: 'Художественная литература' }, { code: 'FICTION', position: 2 });
+  ids.fiction = await createCategory(
+    db,
+    { et: 'Ilukirjandus', en: 'Fiction', ru: 'Художественная литература' },
+    { code: 'FICTION', position: 2 },
+  );
   ids.children = await createCategory(db, { et: 'Lasteraamatud', en: 'Children' }, { code: 'KIDS', position: 1 });
   ids.novels = await createCategory(db, { et: 'Romaanid', en: 'Novels' }, { code: 'NOVELS', parentId: ids.fiction, position: 2 });
   ids.poetry = await createCategory(db, { et: 'Luule', en: 'Poetry' }, { code: 'POETRY', parentId: ids.fiction, position: 1 });
@@ -20,7 +24,12 @@ beforeAll(async () => {
   ids.inactive = await createCategory(db, { et: 'Peidetud' }, { code: 'HIDDEN', parentId: ids.fiction, active: false });
   ids.underInactive = await createCategory(db, { et: 'Peidetu all' }, { code: 'UNDER-HIDDEN', parentId: ids.inactive });
   ids.outlet = await createCategory(db, { et: 'Allahindlus' }, { code: 'OUTLET', store: 'WEB2' });
-  await db.updateTable('category_name').set({ description: 'Pikad lood.' }).where('category_id', '=', ids.novels).where('language', '=', 'et').execute();
+  await db
+    .updateTable('category_name')
+    .set({ description: 'Pikad lood.' })
+    .where('category_id', '=', ids.novels)
+    .where('language', '=', 'et')
+    .execute();
 
   await createProduct(db, { code: 'NOVEL-OLD', categoryIds: [ids.novels], releasedAt: Date.UTC(2019, 0, 1), price: 12 });
   await createProduct(db, { code: 'NOVEL-NEW', categoryIds: [ids.novels], releasedAt: Date.UTC(2024, 5, 1), price: 8 });
@@ -40,7 +49,7 @@ const get = (url: string, headers: Record<string, string> = {}) => t.app.inject(
 const codesOf = (body: Array<{ code: string }>) => body.map((item) => item.code);
 
 describe('GET /category', () => {
-  it('gives the store\'s tree of active categories, nested, translated and in display order', async () => {
+  it("gives the store's tree of active categories, nested, translated and in display order", async () => {
     const res = await get('/category', { 'x-app-language': 'en' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([
@@ -170,7 +179,11 @@ describe('GET /category/:id/products', () => {
   });
 
   it('sorts and pages', async () => {
-    expect(codesOf((await get(`/category/${ids.fiction}/products?sort=price`)).json()).slice(0, 3)).toEqual(['POEM', 'NOVEL-NEW', 'RETAIL']);
+    expect(codesOf((await get(`/category/${ids.fiction}/products?sort=price`)).json()).slice(0, 3)).toEqual([
+      'POEM',
+      'NOVEL-NEW',
+      'RETAIL',
+    ]);
     expect(codesOf((await get(`/category/${ids.fiction}/products?sort=-price`)).json())[0]).toBe('CLASSIC');
     const second = await get(`/category/${ids.fiction}/products?per-page=2&page=2`);
     expect(codesOf(second.json())).toEqual(['POEM', 'RETAIL']);

@@ -63,7 +63,7 @@ describe('POST /product/:id/comments', () => {
     expect(row.product_id).toBe(ids.book);
   });
 
-  it('sets the client\'s rating with the comment, in the same answer and on the product', async () => {
+  it("sets the client's rating with the comment, in the same answer and on the product", async () => {
     const response = await postComment(t, bob, ids.book!, { body: 'Hea', rating: 4 });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json()).toMatchObject({ rating: 4, own: true, language: 'et' });
@@ -111,14 +111,18 @@ describe('POST /product/:id/comments', () => {
     expect(await countRows(t.database.db, 'product_comment')).toBe(before);
   });
 
-  it('requires a valid bearer token of the request\'s store', async () => {
+  it("requires a valid bearer token of the request's store", async () => {
     const before = await countRows(t.database.db, 'product_comment');
     const guest = expectErrorBody(await postComment(t, undefined, ids.book!, { body: 'x' }), 401, 'Unauthorized');
     expect(guest.message).toBe('Selleks logige sisse.');
     const unknown = await postComment(t, 'A'.repeat(43), ids.book!, { body: 'x' });
     expectErrorBody(unknown, 401, 'Unauthorized');
     expect(unknown.headers['www-authenticate']).toContain('Bearer');
-    expectErrorBody(await postComment(t, undefined, ids.book!, { body: 'x' }, { authorization: 'Basic Zm9vOmJhcg==' }), 401, 'Unauthorized');
+    expectErrorBody(
+      await postComment(t, undefined, ids.book!, { body: 'x' }, { authorization: 'Basic Zm9vOmJhcg==' }),
+      401,
+      'Unauthorized',
+    );
     expectErrorBody(await postComment(t, undefined, ids.book!, { body: 'x' }, { authorization: 'Bearer' }), 401, 'Unauthorized');
     // A WEB2 token on the WEB store is refused; on WEB2 it works.
     expectErrorBody(await postComment(t, outletClient, ids.book!, { body: 'x' }), 401, 'Unauthorized');
@@ -153,7 +157,12 @@ describe('POST /product/:id/comments', () => {
     expectErrorBody(await postComment(t, alice, ids.book!, ['body']), 400, 'Bad Request');
     expectErrorBody(await postComment(t, alice, ids.book!, undefined), 400, 'Bad Request');
     const raw = (payload: string, contentType = 'application/json') =>
-      t.app.inject({ method: 'POST', url: `/product/${ids.book}/comments`, headers: auth(alice, { 'content-type': contentType }), payload });
+      t.app.inject({
+        method: 'POST',
+        url: `/product/${ids.book}/comments`,
+        headers: auth(alice, { 'content-type': contentType }),
+        payload,
+      });
     expectErrorBody(await raw('{"body": "x"'), 400, 'Bad Request');
     expectErrorBody(await raw('body=x', 'application/x-www-form-urlencoded'), 415, 'Unsupported Media Type');
     expectErrorBody(await raw(JSON.stringify({ body: 'x'.repeat(1024 * 1024 + 10) })), 413, 'Payload Too Large');
@@ -161,7 +170,7 @@ describe('POST /product/:id/comments', () => {
     expect(await countRows(db, 'product_rating')).toBe(before.ratings);
   });
 
-  it('gives field errors in the request\'s language', async () => {
+  it("gives field errors in the request's language", async () => {
     const en = (await postComment(t, alice, ids.book!, { body: '   ' }, { 'x-app-language': 'en' })).json();
     const et = (await postComment(t, alice, ids.book!, { body: '   ' }, { 'x-app-language': 'et' })).json();
     const ru = (await postComment(t, alice, ids.book!, { body: 'a'.repeat(2001) }, { 'x-app-language': 'ru' })).json();
@@ -205,7 +214,11 @@ describe('GET /product/:id/comments', () => {
       created.push(response.json().id);
     }
     // The first two are older; the others may share a millisecond, and then the id decides.
-    await t.database.db.updateTable('product_comment').set({ created_at: Date.UTC(2020, 0, 1) }).where('id', 'in', created.slice(0, 2)).execute();
+    await t.database.db
+      .updateTable('product_comment')
+      .set({ created_at: Date.UTC(2020, 0, 1) })
+      .where('id', 'in', created.slice(0, 2))
+      .execute();
   });
 
   it('lists newest first with paging headers, author ratings and own flags', async () => {
@@ -281,20 +294,25 @@ describe('GET /product/:id/comments', () => {
 });
 
 describe('DELETE /product/:id/comments/:commentId', () => {
-  it('deletes the caller\'s own comment (204) and keeps their rating', async () => {
+  it("deletes the caller's own comment (204) and keeps their rating", async () => {
     const created = (await postComment(t, alice, ids.paging!, { body: 'Kustutan kohe', rating: 5 })).json();
     const response = await deleteComment(t, alice, ids.paging!, created.id);
     expect(response.statusCode, response.body).toBe(204);
     expect(response.body).toBe('');
     const listed = (await listComments(t, undefined, ids.paging!, '?per-page=100')).json();
     expect(listed.map((c: { id: number }) => c.id)).not.toContain(created.id);
-    const rating = await t.database.db.selectFrom('product_rating').select('rating').where('product_id', '=', ids.paging!).where('client_account_id', '=', await clientAccountOf(t.database.db, alice)).executeTakeFirst();
+    const rating = await t.database.db
+      .selectFrom('product_rating')
+      .select('rating')
+      .where('product_id', '=', ids.paging!)
+      .where('client_account_id', '=', await clientAccountOf(t.database.db, alice))
+      .executeTakeFirst();
     expect(rating?.rating).toBe(5);
     // Gone is gone: a second delete is a 404.
     expectErrorBody(await deleteComment(t, alice, ids.paging!, created.id), 404, 'Not Found');
   });
 
-  it('answers another client\'s comment exactly like a missing one and keeps it', async () => {
+  it("answers another client's comment exactly like a missing one and keeps it", async () => {
     const created = (await postComment(t, bob, ids.paging!, { body: 'Minu oma, mitte sinu' })).json();
     const others = expectErrorBody(await deleteComment(t, alice, ids.paging!, created.id, { 'x-app-language': 'en' }), 404, 'Not Found');
     const missing = expectErrorBody(await deleteComment(t, alice, ids.paging!, 999_999, { 'x-app-language': 'en' }), 404, 'Not Found');

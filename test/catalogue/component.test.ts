@@ -21,17 +21,49 @@ beforeAll(async () => {
   outletCategory = await createCategory(db, { et: 'Outlet' }, { store: 'WEB2' });
   inactiveCategory = await createCategory(db, { et: 'Peidus' }, { active: false });
   // Discounts: 50%, 25%, 10%; the hidden and the outlet ones never show.
-  await createProduct(db, { code: 'D50', price: 10, originalPrice: 20, categoryIds: [classics], salesCount: 1, releasedAt: now - 100 * DAY });
-  await createProduct(db, { code: 'D25', price: 15, originalPrice: 20, categoryIds: [poetry], type: 'EBOOK', binding: 'EPUB', salesCount: 2, releasedAt: now - 10 * DAY });
+  await createProduct(db, {
+    code: 'D50',
+    price: 10,
+    originalPrice: 20,
+    categoryIds: [classics],
+    salesCount: 1,
+    releasedAt: now - 100 * DAY,
+  });
+  await createProduct(db, {
+    code: 'D25',
+    price: 15,
+    originalPrice: 20,
+    categoryIds: [poetry],
+    type: 'EBOOK',
+    binding: 'EPUB',
+    salesCount: 2,
+    releasedAt: now - 10 * DAY,
+  });
   await createProduct(db, { code: 'D10', price: 18, originalPrice: 20, categoryIds: [novels], salesCount: 3, releasedAt: now - 5 * DAY });
   await createProduct(db, { code: 'D90-HIDDEN', price: 2, originalPrice: 20, hiddenWeb: true, salesCount: 1000, releasedAt: now - DAY });
-  await createProduct(db, { code: 'D80-OUTLET', price: 4, originalPrice: 20, stores: ['WEB2'], categoryIds: [outletCategory], salesCount: 900, releasedAt: now - DAY });
+  await createProduct(db, {
+    code: 'D80-OUTLET',
+    price: 4,
+    originalPrice: 20,
+    stores: ['WEB2'],
+    categoryIds: [outletCategory],
+    salesCount: 900,
+    releasedAt: now - DAY,
+  });
   await createProduct(db, { code: 'D70-OFF', price: 6, originalPrice: 20, active: false, salesCount: 800, releasedAt: now - DAY });
   // Not discounted: a list price at or below the shop price is no discount.
-  await createProduct(db, { code: 'FULL', price: 20, originalPrice: 20, categoryIds: [classics], salesCount: 50, releasedAt: now - 2 * DAY });
+  await createProduct(db, {
+    code: 'FULL',
+    price: 20,
+    originalPrice: 20,
+    categoryIds: [classics],
+    salesCount: 50,
+    releasedAt: now - 2 * DAY,
+  });
   await createProduct(db, { code: 'FUTURE', price: 20, salesCount: 0, releasedAt: now + 5 * DAY });
   await createProduct(db, { code: 'UNDATED', price: 20, salesCount: 4, releasedAt: null });
-  for (let i = 1; i <= 8; i += 1) await createProduct(db, { code: `FILL${i}`, price: 20, salesCount: 10 + i, releasedAt: Date.UTC(2020, 0, i) });
+  for (let i = 1; i <= 8; i += 1)
+    await createProduct(db, { code: `FILL${i}`, price: 20, salesCount: 10 + i, releasedAt: Date.UTC(2020, 0, i) });
 });
 afterAll(() => t.close());
 

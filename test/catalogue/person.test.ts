@@ -27,9 +27,27 @@ beforeAll(async () => {
   await db.updateTable('person').set({ image_url: 'https://img.example/tammsaare.jpg' }).where('id', '=', ids.tammsaare).execute();
 
   const author = (id: number) => ({ id, role: 'AUTHOR' as const });
-  await createProduct(db, { code: 'TJO-1', name: 'Tõde ja õigus I', persons: [author(ids.tammsaare), { id: ids.translatorOnly, role: 'TRANSLATOR' }], releasedAt: Date.UTC(2020, 0, 1), price: 20 });
-  await createProduct(db, { code: 'TJO-2', name: 'Tõde ja õigus II', persons: [author(ids.tammsaare)], releasedAt: Date.UTC(2021, 0, 1), price: 15 });
-  await createProduct(db, { code: 'ILLUSTRATED', name: 'Pildiraamat', persons: [author(ids.kross), { id: ids.tammsaare, role: 'ILLUSTRATOR' }], releasedAt: Date.UTC(2022, 0, 1), price: 25 });
+  await createProduct(db, {
+    code: 'TJO-1',
+    name: 'Tõde ja õigus I',
+    persons: [author(ids.tammsaare), { id: ids.translatorOnly, role: 'TRANSLATOR' }],
+    releasedAt: Date.UTC(2020, 0, 1),
+    price: 20,
+  });
+  await createProduct(db, {
+    code: 'TJO-2',
+    name: 'Tõde ja õigus II',
+    persons: [author(ids.tammsaare)],
+    releasedAt: Date.UTC(2021, 0, 1),
+    price: 15,
+  });
+  await createProduct(db, {
+    code: 'ILLUSTRATED',
+    name: 'Pildiraamat',
+    persons: [author(ids.kross), { id: ids.tammsaare, role: 'ILLUSTRATOR' }],
+    releasedAt: Date.UTC(2022, 0, 1),
+    price: 25,
+  });
   await createProduct(db, { code: 'TAMMSAARE-B2B', persons: [author(ids.tammsaare)], hiddenWeb: true });
   await createProduct(db, { code: 'LUULE', persons: [author(ids.under)] });
   await createProduct(db, { code: 'OUN', persons: [author(ids.ounapuu)] });
@@ -173,7 +191,7 @@ describe('GET /person/:id', () => {
 });
 
 describe('GET /person/:id/products', () => {
-  it('lists the person\'s visible products in any role, newest first', async () => {
+  it("lists the person's visible products in any role, newest first", async () => {
     const res = await get(`/person/${ids.tammsaare}/products`);
     expect(res.statusCode, res.body).toBe(200);
     expect(codesOf(res.json())).toEqual(['ILLUSTRATED', 'TJO-2', 'TJO-1']);

@@ -24,7 +24,12 @@ let handle: DatabaseHandle;
 let drop: () => Promise<void>;
 let c: GeneratedCatalogue;
 
-const caller = (kind: Caller['kind']): Caller => ({ ...GUEST, kind, clientCode: kind === 'GUEST' ? null : 'X1', clientAccountId: kind === 'GUEST' ? null : 1 });
+const caller = (kind: Caller['kind']): Caller => ({
+  ...GUEST,
+  kind,
+  clientCode: kind === 'GUEST' ? null : 'X1',
+  clientAccountId: kind === 'GUEST' ? null : 1,
+});
 const CALLERS: Caller[] = [caller('GUEST'), caller('SIMPLE'), caller('BUSINESS'), caller('WHOLESALE')];
 
 beforeAll(async () => {
@@ -42,13 +47,28 @@ afterAll(async () => {
 
 async function listed(who: Caller, filter: ProductFilter): Promise<number[]> {
   const caches = { counts: boundedCache<string, number>(0, 1), pages: boundedCache<string, number[]>(0, 1) };
-  const { ids, total } = await productPage(handle.db, caches, { storeCode: STORE, caller: who, filter, sort: 'newest', offset: 0, limit: 100_000, now: c.now });
+  const { ids, total } = await productPage(handle.db, caches, {
+    storeCode: STORE,
+    caller: who,
+    filter,
+    sort: 'newest',
+    offset: 0,
+    limit: 100_000,
+    now: c.now,
+  });
   expect(ids.length).toBe(total);
   return [...ids].sort((a, b) => a - b);
 }
 
 async function searched(who: Caller, filter: ProductFilter): Promise<number[]> {
-  const scope = { storeCode: STORE, caller: who, store: { guestDiscountPercent: 0, loggedInDiscountPercent: 0 }, now: c.now, text: { kind: 'none' as const }, filter };
+  const scope = {
+    storeCode: STORE,
+    caller: who,
+    store: { guestDiscountPercent: 0, loggedInDiscountPercent: 0 },
+    now: c.now,
+    text: { kind: 'none' as const },
+    filter,
+  };
   const rows = (await scopedProducts(handle.db, createEngine(handle), scope).select('sp.id').execute()) as Array<{ id: number }>;
   return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
@@ -57,11 +77,19 @@ async function searched(who: Caller, filter: ProductFilter): Promise<number[]> {
 function valuesOf(key: keyof ProductFilter): ProductFilter[] {
   switch (key) {
     case 'categoryIds':
-      return [...c.categoryIds.map((id) => [id]), c.categoryIds.slice(0, 2), c.categoryIds.slice(2), [], [999_999]].map((categoryIds) => ({ categoryIds }));
+      return [...c.categoryIds.map((id) => [id]), c.categoryIds.slice(0, 2), c.categoryIds.slice(2), [], [999_999]].map((categoryIds) => ({
+        categoryIds,
+      }));
     case 'personId':
       return [...c.personIds, 999_999].map((personId) => ({ personId }));
     case 'personRole':
-      return [{ personRole: 'AUTHOR' }, ...c.personIds.slice(0, 3).flatMap((personId) => [{ personId, personRole: 'AUTHOR' as const }, { personId, personRole: 'EDITOR' as const }])];
+      return [
+        { personRole: 'AUTHOR' },
+        ...c.personIds.slice(0, 3).flatMap((personId) => [
+          { personId, personRole: 'AUTHOR' as const },
+          { personId, personRole: 'EDITOR' as const },
+        ]),
+      ];
     case 'publisherId':
       return [...c.publisherIds, 999_999].map((publisherId) => ({ publisherId }));
     case 'seriesId':
@@ -71,7 +99,9 @@ function valuesOf(key: keyof ProductFilter): ProductFilter[] {
     case 'campaignId':
       return [...Object.values(c.campaigns), 999_999].map((campaignId) => ({ campaignId }));
     case 'types':
-      return [...PRODUCT_TYPES.map((type) => [type]), ['BOOK', 'EBOOK'] as typeof PRODUCT_TYPES[number][], []].map((types) => ({ types }));
+      return [...PRODUCT_TYPES.map((type) => [type]), ['BOOK', 'EBOOK'] as (typeof PRODUCT_TYPES)[number][], []].map((types) => ({
+        types,
+      }));
     case 'discounted':
       return [{ discounted: true }, { discounted: false }];
     case 'minSales':
@@ -114,7 +144,15 @@ describe(`the list and the search compile the product filter alike (seed ${SEED}
 
   it('lists nothing for a campaign that is not running or a list that is not shown, though they hold products', async () => {
     const held = async (table: 'campaign_price' | 'product_list_item', column: 'campaign_id' | 'product_list_id', id: number) =>
-      Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where(column, '=', id).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await handle.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where(column, '=', id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     for (const state of ['expired', 'future', 'endsNow', 'switchedOff', 'otherStore'] as const) {
       expect(await held('campaign_price', 'campaign_id', c.campaigns[state]), state).toBeGreaterThan(0);
       for (const who of CALLERS) {

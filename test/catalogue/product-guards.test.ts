@@ -69,7 +69,7 @@ describe('links to other editions', () => {
 });
 
 describe('lists and campaigns as filters', () => {
-  it('lists a campaign\'s products only while it runs, in its own store', async () => {
+  it("lists a campaign's products only while it runs, in its own store", async () => {
     const db = t.database.db;
     const product = await createProduct(db, { code: 'CAMPAIGNED' });
     const now = Date.now();
@@ -81,7 +81,7 @@ describe('lists and campaigns as filters', () => {
     expect(await codes(`/product?campaignId=${running}`)).toEqual(['CAMPAIGNED']);
   });
 
-  it('lists a product list\'s products only in its store and while active', async () => {
+  it("lists a product list's products only in its store and while active", async () => {
     const db = t.database.db;
     const product = await createProduct(db, { code: 'LISTED', stores: ['WEB', 'WEB2'] });
     const outletList = await createProductList(db, [product], { store: 'WEB2' });
@@ -112,10 +112,12 @@ describe('price sorts', () => {
 });
 
 describe('headers for shared caches', () => {
-  it('keeps the CORS Vary: Origin beside the catalogue\'s own Vary headers', async () => {
+  it("keeps the CORS Vary: Origin beside the catalogue's own Vary headers", async () => {
     const res = await get('/product', { origin: 'https://b.example' });
     expect(res.headers['access-control-allow-origin']).toBe('https://b.example');
-    const vary = String(res.headers.vary).split(',').map((name) => name.trim().toLowerCase());
+    const vary = String(res.headers.vary)
+      .split(',')
+      .map((name) => name.trim().toLowerCase());
     expect(vary).toEqual(expect.arrayContaining(['origin', 'store', 'x-app-language', 'authorization', 'accept-encoding']));
     expect(new Set(vary).size).toBe(vary.length);
   });

@@ -6,7 +6,10 @@ import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
-const ids = {} as Record<'a' | 'b' | 'c' | 'hiddenWeb' | 'hiddenBusiness' | 'inactive' | 'outlet' | 'picks' | 'news' | 'off' | 'web2', number>;
+const ids = {} as Record<
+  'a' | 'b' | 'c' | 'hiddenWeb' | 'hiddenBusiness' | 'inactive' | 'outlet' | 'picks' | 'news' | 'off' | 'web2',
+  number
+>;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -18,7 +21,10 @@ beforeAll(async () => {
   ids.hiddenBusiness = await createProduct(db, { code: 'HB', name: 'Jaele', hiddenBusiness: true });
   ids.inactive = await createProduct(db, { code: 'OFF', active: false });
   ids.outlet = await createProduct(db, { code: 'OUT', stores: ['WEB2'] });
-  ids.picks = await createProductList(db, [ids.c, ids.hiddenWeb, ids.a, ids.inactive, ids.outlet, ids.b, ids.hiddenBusiness], { code: 'STAFF-PICKS', name: 'Töötajate valik' });
+  ids.picks = await createProductList(db, [ids.c, ids.hiddenWeb, ids.a, ids.inactive, ids.outlet, ids.b, ids.hiddenBusiness], {
+    code: 'STAFF-PICKS',
+    name: 'Töötajate valik',
+  });
   await nameProductList(db, ids.picks, 'en', 'Staff picks');
   ids.news = await createProductList(db, [ids.b], { code: 'NEWS', name: 'Uudised' });
   ids.off = await createProductList(db, [ids.a], { code: 'HIDDEN-LIST' });
@@ -33,7 +39,7 @@ const get = (url: string, headers: Record<string, string> = {}) => t.app.inject(
 const codes = (res: { json(): unknown }) => (res.json() as Array<{ code: string }>).map((item) => item.code);
 
 describe('GET /product-list', () => {
-  it('lists the store\'s active lists by position with the products the caller can see', async () => {
+  it("lists the store's active lists by position with the products the caller can see", async () => {
     const res = await get('/product-list');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([
@@ -45,7 +51,10 @@ describe('GET /product-list', () => {
   });
 
   it('translates with Estonian as the fallback', async () => {
-    expect((await get('/product-list', { 'x-app-language': 'en' })).json().map((l: { name: string }) => l.name)).toEqual(['Uudised', 'Staff picks']);
+    expect((await get('/product-list', { 'x-app-language': 'en' })).json().map((l: { name: string }) => l.name)).toEqual([
+      'Uudised',
+      'Staff picks',
+    ]);
   });
 
   it('counts the business catalogue for business customers', async () => {
@@ -66,11 +75,16 @@ describe('GET /product-list', () => {
 
 describe('GET /product-list/:id and /product-list/code/:code', () => {
   it('shows one list by id or code', async () => {
-    expect((await get(`/product-list/${ids.picks}`, { 'x-app-language': 'en' })).json()).toEqual({ id: ids.picks, code: 'STAFF-PICKS', name: 'Staff picks', productCount: 4 });
+    expect((await get(`/product-list/${ids.picks}`, { 'x-app-language': 'en' })).json()).toEqual({
+      id: ids.picks,
+      code: 'STAFF-PICKS',
+      name: 'Staff picks',
+      productCount: 4,
+    });
     expect((await get('/product-list/code/STAFF-PICKS')).json()).toMatchObject({ id: ids.picks, name: 'Töötajate valik' });
   });
 
-  it('is a 404 for an inactive, unknown or other store\'s list', async () => {
+  it("is a 404 for an inactive, unknown or other store's list", async () => {
     for (const id of [ids.off, ids.web2, 424242]) {
       expectErrorBody(await get(`/product-list/${id}`), 404, 'Not Found');
       expectErrorBody(await get(`/product-list/${id}/products`), 404, 'Not Found');
@@ -88,7 +102,7 @@ describe('GET /product-list/:id and /product-list/code/:code', () => {
 });
 
 describe('GET /product-list/:id/products', () => {
-  it('lists the visible products in the list\'s order, priced for the caller', async () => {
+  it("lists the visible products in the list's order, priced for the caller", async () => {
     const res = await get(`/product-list/${ids.picks}/products`);
     expect(res.statusCode, res.body).toBe(200);
     expect(codes(res)).toEqual(['C', 'A', 'B', 'HB']);

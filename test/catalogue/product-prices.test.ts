@@ -26,7 +26,16 @@ beforeAll(async () => {
   ids.giftCard = await createProduct(db, { code: 'GIFT', type: 'GIFT_CARD', price: 50, vatRate: 0, categoryIds: [category] });
   ids.noWholesale = await createProduct(db, { code: 'NOWS', price: 10.9, wholesalePrice: 0, categoryIds: [category] });
   const now = Date.now();
-  await createCampaign(db, { code: 'XMAS', names: { et: 'Jõulud', en: 'Christmas' }, validFrom: now - DAY, validTo: now + DAY, prices: [{ productId: ids.campaign, price: 19.99 }, { productId: ids.campaign, price: 22, kind: 'BUSINESS' }] });
+  await createCampaign(db, {
+    code: 'XMAS',
+    names: { et: 'Jõulud', en: 'Christmas' },
+    validFrom: now - DAY,
+    validTo: now + DAY,
+    prices: [
+      { productId: ids.campaign, price: 19.99 },
+      { productId: ids.campaign, price: 22, kind: 'BUSINESS' },
+    ],
+  });
   await createCampaign(db, { code: 'PAST', validFrom: now - 3 * DAY, validTo: now - DAY, prices: [{ productId: ids.book, price: 1 }] });
   await createCampaign(db, { code: 'FUTURE', validFrom: now + DAY, prices: [{ productId: ids.book, price: 2 }] });
   await createCampaign(db, { code: 'OFF', active: false, prices: [{ productId: ids.book, price: 3 }] });
@@ -35,7 +44,10 @@ beforeAll(async () => {
   loyal = await createCustomer(db, { discountPercent: 15 });
   business = await createCustomer(db, { kind: 'BUSINESS', companyDiscountPercent: 30 });
   wholesale = await createCustomer(db, { kind: 'WHOLESALE' });
-  await db.insertInto('company_product_price').values({ company_id: wholesale.companyId!, product_id: ids.book, price_cents: 1100 }).execute();
+  await db
+    .insertInto('company_product_price')
+    .values({ company_id: wholesale.companyId!, product_id: ids.book, price_cents: 1100 })
+    .execute();
 });
 afterAll(() => t.close());
 
@@ -48,7 +60,13 @@ const priceOf = async (id: number, customer?: TestCustomer) => {
 
 describe('the price for the caller', () => {
   it('gives guests the store guest discount and the shop price struck through', async () => {
-    expect(await priceOf(ids.book)).toMatchObject({ price: 19, strikeThroughPrice: 20, discountPercent: 5, vatIncluded: true, campaign: null });
+    expect(await priceOf(ids.book)).toMatchObject({
+      price: 19,
+      strikeThroughPrice: 20,
+      discountPercent: 5,
+      vatIncluded: true,
+      campaign: null,
+    });
   });
 
   it('gives e-books no store discount', async () => {
@@ -69,7 +87,12 @@ describe('the price for the caller', () => {
   });
 
   it('gives business customers the company discount off the list price, without strike-through', async () => {
-    expect(await priceOf(ids.book, business)).toMatchObject({ price: 17.5, strikeThroughPrice: null, discountPercent: 0, vatIncluded: true });
+    expect(await priceOf(ids.book, business)).toMatchObject({
+      price: 17.5,
+      strikeThroughPrice: null,
+      discountPercent: 0,
+      vatIncluded: true,
+    });
     expect(await priceOf(ids.campaign, business)).toMatchObject({ price: 21, campaign: null });
   });
 
@@ -93,7 +116,11 @@ describe('the price for the caller', () => {
       expect(cards.map((card) => card.id).sort((a, b) => a - b)).toEqual(Object.values(ids).sort((a, b) => a - b));
       for (const card of cards) {
         const prices = await priceOf(card.id, customer);
-        expect([card.price, card.strikeThroughPrice, card.vatIncluded]).toEqual([prices.price, prices.strikeThroughPrice, prices.vatIncluded]);
+        expect([card.price, card.strikeThroughPrice, card.vatIncluded]).toEqual([
+          prices.price,
+          prices.strikeThroughPrice,
+          prices.vatIncluded,
+        ]);
         const details = await t.app.inject({ url: `/product/${card.id}`, headers: auth(customer) });
         expect(details.json().price).toBe(prices.price);
       }

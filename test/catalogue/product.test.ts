@@ -1,18 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createCategory,
-  createPerson,
-  createProduct,
-  createPublisher,
-  createSeries,
-  createShop,
-  setStock,
-} from '../helpers/catalogue.js';
+import { createCategory, createPerson, createProduct, createPublisher, createSeries, createShop, setStock } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
-type Key = 'truth' | 'ebook' | 'cheap' | 'inactive' | 'hiddenWeb' | 'hiddenBusiness' | 'outlet' | 'novels' | 'classics' | 'tammsaare' | 'publisher' | 'series';
+type Key =
+  | 'truth'
+  | 'ebook'
+  | 'cheap'
+  | 'inactive'
+  | 'hiddenWeb'
+  | 'hiddenBusiness'
+  | 'outlet'
+  | 'novels'
+  | 'classics'
+  | 'tammsaare'
+  | 'publisher'
+  | 'series';
 const ids = {} as Record<Key, number>;
 
 beforeAll(async () => {
@@ -51,11 +55,34 @@ beforeAll(async () => {
   await setStock(db, ids.truth, tallinn, 3);
   await setStock(db, ids.truth, tartu, 0);
   await setStock(db, ids.truth, warehouse, 7);
-  ids.ebook = await createProduct(db, { code: 'TJO-1-E', name: 'Tõde ja õigus I (e-raamat)', type: 'EBOOK', binding: 'EPUB', price: 9.99, physicalBookId: ids.truth, categoryIds: [novels], releasedAt: Date.UTC(2021, 0, 1), salesCount: 5 });
-  ids.cheap = await createProduct(db, { code: 'CHEAP', name: 'Aabits', price: 5, categoryIds: [novels], releasedAt: Date.UTC(2023, 0, 1), salesCount: 10 });
+  ids.ebook = await createProduct(db, {
+    code: 'TJO-1-E',
+    name: 'Tõde ja õigus I (e-raamat)',
+    type: 'EBOOK',
+    binding: 'EPUB',
+    price: 9.99,
+    physicalBookId: ids.truth,
+    categoryIds: [novels],
+    releasedAt: Date.UTC(2021, 0, 1),
+    salesCount: 5,
+  });
+  ids.cheap = await createProduct(db, {
+    code: 'CHEAP',
+    name: 'Aabits',
+    price: 5,
+    categoryIds: [novels],
+    releasedAt: Date.UTC(2023, 0, 1),
+    salesCount: 10,
+  });
   ids.inactive = await createProduct(db, { code: 'GONE', name: 'Vana', categoryIds: [novels], active: false });
   ids.hiddenWeb = await createProduct(db, { code: 'B2B', name: 'Ärikliendile', categoryIds: [novels], hiddenWeb: true, price: 30 });
-  ids.hiddenBusiness = await createProduct(db, { code: 'RETAIL', name: 'Jaekliendile', categoryIds: [novels], hiddenBusiness: true, price: 15 });
+  ids.hiddenBusiness = await createProduct(db, {
+    code: 'RETAIL',
+    name: 'Jaekliendile',
+    categoryIds: [novels],
+    hiddenBusiness: true,
+    price: 15,
+  });
   ids.outlet = await createProduct(db, { code: 'OUT', name: 'Outlet only', stores: ['WEB2'], categoryIds: [outletOnly] });
   ids.novels = novels;
   ids.classics = classics;
@@ -100,9 +127,15 @@ describe('GET /product/:id', () => {
     expect(product.persons.map((p: { role: string }) => p.role)).toEqual(['AUTHOR', 'TRANSLATOR']);
     // Only the categories of this store's tree, root first.
     expect(product.categories).toEqual([{ id: ids.classics, code: expect.any(String), name: 'Classics', level: 2, parentId: ids.novels }]);
-    expect(product.images.map((i: { url: string }) => i.url)).toEqual(['https://img.example/tjo-1.jpg', 'https://img.example/tjo-1-back.jpg']);
+    expect(product.images.map((i: { url: string }) => i.url)).toEqual([
+      'https://img.example/tjo-1.jpg',
+      'https://img.example/tjo-1-back.jpg',
+    ]);
     // Shops that have it; the warehouse's stock is not web stock but the shop still has it.
-    expect(product.availabilityByShop.map((s: { name: string; quantity: number }) => [s.name, s.quantity])).toEqual([['Viru Keskus', 3], ['Ladu', 7]]);
+    expect(product.availabilityByShop.map((s: { name: string; quantity: number }) => [s.name, s.quantity])).toEqual([
+      ['Viru Keskus', 3],
+      ['Ladu', 7],
+    ]);
   });
 
   it('falls back to Estonian where a translation is missing', async () => {
@@ -182,12 +215,27 @@ describe('GET /product/:id/related, assets, prices, availability', () => {
 
   it('gives the price with VAT rate and currency', async () => {
     const res = await get(`/product/${ids.truth}/prices`);
-    expect(res.json()).toEqual({ price: 20, strikeThroughPrice: 25, discountPercent: 20, vatIncluded: true, vatRatePercent: 9, currency: 'EUR', campaign: null });
+    expect(res.json()).toEqual({
+      price: 20,
+      strikeThroughPrice: 25,
+      discountPercent: 20,
+      vatIncluded: true,
+      vatRatePercent: 9,
+      currency: 'EUR',
+      campaign: null,
+    });
   });
 
   it('gives web stock and the shops that have the product', async () => {
     const res = await get(`/product/${ids.truth}/availability`);
-    expect(res.json()).toMatchObject({ availability: 'AVAILABLE', stockCount: 3, shops: [{ name: 'Viru Keskus', quantity: 3 }, { name: 'Ladu', quantity: 7 }] });
+    expect(res.json()).toMatchObject({
+      availability: 'AVAILABLE',
+      stockCount: 3,
+      shops: [
+        { name: 'Viru Keskus', quantity: 3 },
+        { name: 'Ladu', quantity: 7 },
+      ],
+    });
   });
 });
 
@@ -267,7 +315,7 @@ describe('HTTP caching', () => {
     expect((await get(`/product/${ids.truth}`, { 'if-none-match': etag, 'x-app-language': 'en' })).statusCode).toBe(200);
   });
 
-  it('keeps a retail customer\'s answer private and never stores business or wholesale answers', async () => {
+  it("keeps a retail customer's answer private and never stores business or wholesale answers", async () => {
     const retail = await createCustomer(t.database.db, { kind: 'SIMPLE' });
     const retailAnswer = await get(`/product/${ids.truth}`, { authorization: `Bearer ${retail.token}` });
     expect(retailAnswer.headers['cache-control']).toBe('private, max-age=60');
@@ -277,7 +325,9 @@ describe('HTTP caching', () => {
       const res = await get(`/product/${ids.truth}`, { authorization: `Bearer ${customer.token}` });
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.etag).toBeUndefined();
-      expect((await get(`/product/${ids.truth}`, { authorization: `Bearer ${customer.token}`, 'if-none-match': '*' })).statusCode).toBe(200);
+      expect((await get(`/product/${ids.truth}`, { authorization: `Bearer ${customer.token}`, 'if-none-match': '*' })).statusCode).toBe(
+        200,
+      );
     }
   });
 });

@@ -56,7 +56,7 @@ describe('GET /publisher', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=60');
   });
 
-  it('follows the caller\'s catalogue and store', async () => {
+  it("follows the caller's catalogue and store", async () => {
     expect((await publishers('', businessAuth)).codes).toContain('B2B-PUB');
     expect((await publishers('', { store: 'WEB2' })).codes).toEqual(['OUTLET-PUB']);
   });
@@ -89,7 +89,13 @@ describe('GET /publisher/:id', () => {
   it('gives the publisher with the number of its visible products', async () => {
     const res = await get(`/publisher/${ids.eestiRaamat}`);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ id: ids.eestiRaamat, code: 'EESTI-RAAMAT', name: 'Eesti Raamat', description: 'Vana kirjastus.', productCount: 3 });
+    expect(res.json()).toEqual({
+      id: ids.eestiRaamat,
+      code: 'EESTI-RAAMAT',
+      name: 'Eesti Raamat',
+      description: 'Vana kirjastus.',
+      productCount: 3,
+    });
     const business = await get(`/publisher/${ids.eestiRaamat}`, businessAuth);
     expect(business.json().productCount).toBe(4);
     expect(business.headers['cache-control']).toBe('no-store');

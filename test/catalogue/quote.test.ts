@@ -17,8 +17,20 @@ beforeAll(async () => {
   ids.book = await createProduct(db, { code: 'TJO', name: 'Tõde ja õigus' });
   ids.hidden = await createProduct(db, { code: 'HID', name: 'Peidus', hiddenWeb: true });
   ids.outlet = await createProduct(db, { code: 'OUT', name: 'Outlet', stores: ['WEB2'] });
-  ids.bookEt = await createQuote(db, { code: 'Q-TJO-ET', text: 'Tee tööd ja näe vaeva, siis tuleb ka armastus.', productId: ids.book, personId: ids.person, createdAt: CREATED });
-  ids.bookEn = await createQuote(db, { code: 'Q-TJO-EN', text: 'Work hard and love will come.', language: 'en', productId: ids.book, personId: ids.person });
+  ids.bookEt = await createQuote(db, {
+    code: 'Q-TJO-ET',
+    text: 'Tee tööd ja näe vaeva, siis tuleb ka armastus.',
+    productId: ids.book,
+    personId: ids.person,
+    createdAt: CREATED,
+  });
+  ids.bookEn = await createQuote(db, {
+    code: 'Q-TJO-EN',
+    text: 'Work hard and love will come.',
+    language: 'en',
+    productId: ids.book,
+    personId: ids.person,
+  });
   ids.personEt = await createQuote(db, { code: 'Q-PERSON', text: 'Elu on üks.', personId: ids.person });
   ids.hiddenEt = await createQuote(db, { code: 'Q-HIDDEN', text: 'Peidetud.', productId: ids.hidden });
   ids.outletRu = await createQuote(db, { code: 'Q-OUT-RU', text: 'Цитата.', language: 'ru', productId: ids.outlet });
@@ -29,7 +41,7 @@ const get = (url: string, headers: Record<string, string> = {}) => t.app.inject(
 const codes = (res: { json(): unknown }) => (res.json() as Array<{ code: string }>).map((item) => item.code);
 
 describe('GET /quote', () => {
-  it('lists the quotes in the answer\'s language, the newest first, with product and person', async () => {
+  it("lists the quotes in the answer's language, the newest first, with product and person", async () => {
     const res = await get('/quote');
     expect(res.statusCode, res.body).toBe(200);
     expect(codes(res)).toEqual(['Q-PERSON', 'Q-TJO-ET']);
@@ -103,7 +115,7 @@ describe('GET /quote', () => {
 });
 
 describe('GET /product/:id/quotes', () => {
-  it('lists one product\'s quotes', async () => {
+  it("lists one product's quotes", async () => {
     expect(codes(await get(`/product/${ids.book}/quotes`))).toEqual(['Q-TJO-ET']);
     expect(codes(await get(`/product/${ids.book}/quotes`, { 'x-app-language': 'en' }))).toEqual(['Q-TJO-EN']);
     expect(codes(await get(`/product/${ids.book}/quotes?language=all`))).toEqual(['Q-TJO-EN', 'Q-TJO-ET']);

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { auth, clientAccountOf, companyClientToken, countRows, getRating, postComment, rate, ratingTotals, unrate } from '../helpers/catalogue-comments.js';
+import {
+  auth,
+  clientAccountOf,
+  companyClientToken,
+  countRows,
+  getRating,
+  postComment,
+  rate,
+  ratingTotals,
+  unrate,
+} from '../helpers/catalogue-comments.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 
 let t: AccountsTestApp;
@@ -66,8 +76,20 @@ describe('PUT /product/:id/rating', () => {
     const db = t.database.db;
     const [a] = clients as [string];
     const before = { rows: await countRows(db, 'product_rating'), totals: await ratingTotals(db, ids.book!) };
-    const cases: unknown[] = [{}, { rating: 0 }, { rating: 6 }, { rating: -1 }, { rating: 2.5 }, { rating: '5' }, { rating: null }, { rating: true }, { rating: [5] }, { stars: 5 }];
-    for (const payload of cases) expect(expectFieldErrors(await rate(t, a, ids.book!, payload)), JSON.stringify(payload)).toEqual(['rating']);
+    const cases: unknown[] = [
+      {},
+      { rating: 0 },
+      { rating: 6 },
+      { rating: -1 },
+      { rating: 2.5 },
+      { rating: '5' },
+      { rating: null },
+      { rating: true },
+      { rating: [5] },
+      { stars: 5 },
+    ];
+    for (const payload of cases)
+      expect(expectFieldErrors(await rate(t, a, ids.book!, payload)), JSON.stringify(payload)).toEqual(['rating']);
     const message = (await rate(t, a, ids.book!, { rating: 6 }, { 'x-app-language': 'en' })).json();
     expect(message).toEqual([{ field: 'rating', message: 'rating must be no greater than 5.' }]);
     expectErrorBody(await rate(t, a, ids.book!, [5]), 400, 'Bad Request');
@@ -78,7 +100,8 @@ describe('PUT /product/:id/rating', () => {
     expectErrorBody(await raw('5', 'text/plain'), 415, 'Unsupported Media Type');
     expectErrorBody(await raw(`{"rating": 5, "pad": "${'x'.repeat(1024 * 1024)}"}`), 413, 'Payload Too Large');
     for (const id of ['abc', '1.5', '0', '-2', '1e3x']) expectErrorBody(await rate(t, a, id, { rating: 5 }), 400, 'Bad Request');
-    for (const id of [999_999, ids.inactive!, ids.hiddenWeb!, ids.outlet!]) expectErrorBody(await rate(t, a, id, { rating: 5 }), 404, 'Not Found');
+    for (const id of [999_999, ids.inactive!, ids.hiddenWeb!, ids.outlet!])
+      expectErrorBody(await rate(t, a, id, { rating: 5 }), 404, 'Not Found');
     expectErrorBody(await rate(t, undefined, ids.book!, { rating: 5 }), 401, 'Unauthorized');
     expectErrorBody(await rate(t, 'A'.repeat(43), ids.book!, { rating: 5 }), 401, 'Unauthorized');
     expectErrorBody(await rate(t, undefined, ids.book!, { rating: 5 }, { authorization: 'Token abc' }), 401, 'Unauthorized');
@@ -109,12 +132,13 @@ describe('GET and DELETE /product/:id/rating', () => {
   });
 
   it('is a 404 for invisible products, 400 for bad ids and 401 for a bad token', async () => {
-    for (const id of [999_999, ids.inactive!, ids.hiddenWeb!, ids.outlet!]) expectErrorBody(await getRating(t, undefined, id), 404, 'Not Found');
+    for (const id of [999_999, ids.inactive!, ids.hiddenWeb!, ids.outlet!])
+      expectErrorBody(await getRating(t, undefined, id), 404, 'Not Found');
     expectErrorBody(await getRating(t, undefined, 'x'), 400, 'Bad Request');
     expectErrorBody(await getRating(t, 'A'.repeat(43), ids.book!), 401, 'Unauthorized');
   });
 
-  it('removes the caller\'s rating and answers the totals without it; again is harmless', async () => {
+  it("removes the caller's rating and answers the totals without it; again is harmless", async () => {
     const [a] = clients as [string];
     const removed = await unrate(t, a, ids.book!);
     expect(removed.statusCode, removed.body).toBe(200);
@@ -165,7 +189,13 @@ describe('concurrent ratings', () => {
   it('counts every client when many rate the same product at once', async () => {
     const raters = [...clients, business];
     const stars = [1, 2, 3, 4, 5];
-    const answers = await Promise.all(raters.map((token, i) => (i % 2 === 0 ? rate(t, token, ids.crowd!, { rating: stars[i] }) : postComment(t, token, ids.crowd!, { body: 'Hinne', rating: stars[i] }))));
+    const answers = await Promise.all(
+      raters.map((token, i) =>
+        i % 2 === 0
+          ? rate(t, token, ids.crowd!, { rating: stars[i] })
+          : postComment(t, token, ids.crowd!, { body: 'Hinne', rating: stars[i] }),
+      ),
+    );
     expect(answers.every((r) => r.statusCode === 200 || r.statusCode === 201)).toBe(true);
     expect(await expectConsistent(ids.crowd!)).toEqual({ sum: 15, count: 5 });
     expect((await getRating(t, undefined, ids.crowd!)).json()).toEqual({ average: 3, count: 5, own: null });

@@ -18,7 +18,11 @@ beforeAll(async () => {
   const other = await createPerson(db, 'Muu');
   const product = (code: string, spec: Parameters<typeof createProduct>[1] = {}) =>
     createProduct(db, { code, name: code, ...spec }).then((id) => (ids[code] = id));
-  await product('P', { categoryIds: [root, leaf, outlet], persons: [{ id: author }, { id: other, role: 'TRANSLATOR' }], stores: ['WEB', 'WEB2'] });
+  await product('P', {
+    categoryIds: [root, leaf, outlet],
+    persons: [{ id: author }, { id: other, role: 'TRANSLATOR' }],
+    stores: ['WEB', 'WEB2'],
+  });
   await product('Q1', { salesCount: 1 });
   await product('Q2', { salesCount: 1 });
   await product('Q3-HIDDEN-WEB', { hiddenWeb: true });
@@ -68,7 +72,7 @@ describe('GET /product/:id/recommendations', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it('recommends only the store\'s own products, from its own categories', async () => {
+  it("recommends only the store's own products, from its own categories", async () => {
     expect(codes(await get(`/product/${ids.P}/recommendations`, { store: 'WEB2' }))).toEqual(['C3-OUTLET']);
   });
 
@@ -99,7 +103,8 @@ describe('GET /product/:id/recommendations', () => {
 
   it('refuses malformed input', async () => {
     expectErrorBody(await get('/product/abc/recommendations'), 400, 'Bad Request');
-    for (const limit of ['0', '-3', 'x', '1.5']) expectErrorBody(await get(`/product/${ids.P}/recommendations?limit=${limit}`), 400, 'Bad Request');
+    for (const limit of ['0', '-3', 'x', '1.5'])
+      expectErrorBody(await get(`/product/${ids.P}/recommendations?limit=${limit}`), 400, 'Bad Request');
     expectErrorBody(await get(`/product/${ids.P}/recommendations`, { authorization: 'Bearer bad' }), 401, 'Unauthorized');
   });
 });
@@ -143,7 +148,10 @@ describe('the order history window', () => {
       )
       .returning('id')
       .execute();
-    await db.insertInto('sales_history_item').values(orders.map((order) => ({ sales_history_id: order.id, position: 0, product_code: 'BIG' }))).execute();
+    await db
+      .insertInto('sales_history_item')
+      .values(orders.map((order) => ({ sales_history_id: order.id, position: 0, product_code: 'BIG' })))
+      .execute();
     await createOrder(db, ['NEW-PARTNER', 'BIG']);
     expect(codes(await get(`/product/${ids.BIG}/recommendations`))).toEqual(['NEW-PARTNER']);
   });

@@ -20,13 +20,14 @@ const get = (url: string, headers: Record<string, string> = {}) => t.app.inject(
 const rename = (name: string) => t.database.db.updateTable('product').set({ name }).where('id', '=', productId).execute();
 
 describe('the guest response cache', () => {
-  it('replays a guest\'s answer with its headers, and never a logged-in caller\'s', async () => {
+  it("replays a guest's answer with its headers, and never a logged-in caller's", async () => {
     const first = await get(`/product/${productId}`);
     expect(first.json().name).toBe('Esimene nimi');
     await rename('Teine nimi');
     const replayed = await get(`/product/${productId}`);
     expect(replayed.json().name).toBe('Esimene nimi');
-    for (const header of ['etag', 'cache-control', 'vary', 'content-type']) expect(replayed.headers[header], header).toBe(first.headers[header]);
+    for (const header of ['etag', 'cache-control', 'vary', 'content-type'])
+      expect(replayed.headers[header], header).toBe(first.headers[header]);
     expect(replayed.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     expect((await get(`/product/${productId}`, { 'if-none-match': String(first.headers.etag) })).statusCode).toBe(304);
     // Other languages and lists are other answers; the list's pagination headers come along.

@@ -47,14 +47,19 @@ describe('GET /series', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([
       { id: ids.loose, code: 'LOOSE', name: 'Ajalooline romaan', publisher: null },
-      { id: ids.classics, code: 'CLASSICS', name: 'Eesti klassika', publisher: { id: ids.publisher, code: 'EESTI-RAAMAT', name: 'Eesti Raamat' } },
+      {
+        id: ids.classics,
+        code: 'CLASSICS',
+        name: 'Eesti klassika',
+        publisher: { id: ids.publisher, code: 'EESTI-RAAMAT', name: 'Eesti Raamat' },
+      },
       { id: ids.harry, code: 'HARRY', name: 'Harry Potter', publisher: { id: ids.other, code: 'VARRAK', name: 'Varrak' } },
     ]);
     expect(res.headers['x-pagination-total-count']).toBe('3');
     expect(res.headers['cache-control']).toBe('public, max-age=60');
   });
 
-  it('follows the caller\'s catalogue and store', async () => {
+  it("follows the caller's catalogue and store", async () => {
     const business = await get('/series', businessAuth);
     expect(codesOf(business.json())).toContain('B2B-SERIES');
     expect(business.headers['cache-control']).toBe('no-store');
@@ -116,13 +121,26 @@ describe('GET /series/:id/products', () => {
   });
 
   it('takes another sort and pages', async () => {
-    expect(codesOf((await get(`/series/${ids.harry}/products?sort=newest`)).json())).toEqual(['HP-SPECIAL', 'HP-1-EBOOK', 'HP-BOX', 'HP-3', 'HP-2', 'HP-1']);
+    expect(codesOf((await get(`/series/${ids.harry}/products?sort=newest`)).json())).toEqual([
+      'HP-SPECIAL',
+      'HP-1-EBOOK',
+      'HP-BOX',
+      'HP-3',
+      'HP-2',
+      'HP-1',
+    ]);
     expect(codesOf((await get(`/series/${ids.harry}/products?sort=price`)).json())[0]).toBe('HP-1-EBOOK');
     const page = await get(`/series/${ids.harry}/products?per-page=4&page=2`);
     expect(codesOf(page.json())).toEqual(['HP-SPECIAL', 'HP-BOX']);
     expect(page.headers.link).toContain('rel="prev"');
     expect(codesOf((await get(`/series/${ids.harry}/products?sort=seriesNumber`, businessAuth)).json())).toEqual([
-      'HP-1-EBOOK', 'HP-1', 'HP-2', 'HP-3', 'HP-4-B2B', 'HP-SPECIAL', 'HP-BOX',
+      'HP-1-EBOOK',
+      'HP-1',
+      'HP-2',
+      'HP-3',
+      'HP-4-B2B',
+      'HP-SPECIAL',
+      'HP-BOX',
     ]);
   });
 

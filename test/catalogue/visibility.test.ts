@@ -22,7 +22,8 @@ interface Facts {
   hiddenBusiness: boolean;
 }
 
-const expected = (facts: Facts, kind: CustomerKind) => facts.isActive && facts.inStore && !(seesBusiness(kind) ? facts.hiddenBusiness : facts.hiddenWeb);
+const expected = (facts: Facts, kind: CustomerKind) =>
+  facts.isActive && facts.inStore && !(seesBusiness(kind) ? facts.hiddenBusiness : facts.hiddenWeb);
 
 let t: TestApp;
 const products = new Map<number, Facts>();
@@ -58,7 +59,12 @@ describe('the visibility rule', () => {
       const caller = callerOf(kind);
       const ids = [...products.keys()];
       const db = t.database.db;
-      const overProduct = await db.selectFrom('product as p').select('p.id').where('p.id', 'in', ids).where(visibleProduct('WEB', caller)).execute();
+      const overProduct = await db
+        .selectFrom('product as p')
+        .select('p.id')
+        .where('p.id', 'in', ids)
+        .where(visibleProduct('WEB', caller))
+        .execute();
       const engine = createEngine(t.database);
       const overSearch = await db
         .selectFrom('search_product as sp')

@@ -40,7 +40,19 @@ describe('the CLI', () => {
     const locked = await runCli(['store', 'lock', 'WEB', '--until', '2099-01-01T00:00:00Z'], env);
     expect(locked.code, locked.stderr).toBe(0);
     expect(locked.stdout).toContain('LOCKED until 2099-01-01');
-    const set = await runCli(['store', 'set', 'WEB2', '--active=false', '--languages=et,en', '--default-language=en', '--guest-discount=5', '--logged-in-discount=7.5'], env);
+    const set = await runCli(
+      [
+        'store',
+        'set',
+        'WEB2',
+        '--active=false',
+        '--languages=et,en',
+        '--default-language=en',
+        '--guest-discount=5',
+        '--logged-in-discount=7.5',
+      ],
+      env,
+    );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('discounts: guest 5%, logged-in 7.5%');
     const list = await runCli(['store', 'list'], env);

@@ -35,7 +35,15 @@ describe('configuration', () => {
     expect(config.accounts.accessTokenTtlMs).toBe(3_600_000);
     expect(config.accounts.resetTokenTtlMs).toBe(900_000);
     expect(config.rateLimits.authPerIp).toEqual({ max: 5, windowMs: 10_000 });
-    for (const bad of [{ ACCESS_TOKEN_TTL: '30 days' }, { RESET_TOKEN_TTL: '0' }, { AUTH_RATE_LIMIT_PER_IP: 'lots' }, { AUTH_RATE_LIMIT_PER_EMAIL: '0/1m' }, { WORKER: 'sometimes' }, { CONVERSIONS_API_URL: 'ftp://x' }, { BACKOFFICE_EMAILS: 'office' }]) {
+    for (const bad of [
+      { ACCESS_TOKEN_TTL: '30 days' },
+      { RESET_TOKEN_TTL: '0' },
+      { AUTH_RATE_LIMIT_PER_IP: 'lots' },
+      { AUTH_RATE_LIMIT_PER_EMAIL: '0/1m' },
+      { WORKER: 'sometimes' },
+      { CONVERSIONS_API_URL: 'ftp://x' },
+      { BACKOFFICE_EMAILS: 'office' },
+    ]) {
       expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
     }
   });
@@ -81,7 +89,16 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'DATABASE_URL', 'BASE_PATH', 'CORS_ORIGINS', 'DEFAULT_STORE', 'DEFAULT_LANGUAGE', 'LOG_LEVEL', 'STORE_CACHE_TTL_MS']) {
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'BASE_PATH',
+      'CORS_ORIGINS',
+      'DEFAULT_STORE',
+      'DEFAULT_LANGUAGE',
+      'LOG_LEVEL',
+      'STORE_CACHE_TTL_MS',
+    ]) {
       expect(problems).toContain(name);
     }
   });

@@ -84,7 +84,11 @@ describe('HTTP Basic as an export user', () => {
 
   it('unknown paths under the prefix are a 404 in the error shape', async () => {
     const user = await exportUser(t.database.db);
-    expectErrorBody(await t.app.inject({ method: 'GET', url: '/export/orders', headers: { authorization: user.authorization } }), 404, 'Not Found');
+    expectErrorBody(
+      await t.app.inject({ method: 'GET', url: '/export/orders', headers: { authorization: user.authorization } }),
+      404,
+      'Not Found',
+    );
   });
 });
 

@@ -82,7 +82,19 @@ describe('the read-ahead', () => {
 
 describe('rfc3339', () => {
   it('gives the same text as db/time.ts, before and after 1970, and throws for an impossible date', () => {
-    const samples = [0, -1, -86_400_000, 999, 1000, Date.UTC(2026, 10, 22, 10, 15, 0, 999), Date.UTC(2000, 1, 29, 23, 59, 59), Date.UTC(1900, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59), Date.UTC(12000, 0, 1), Date.UTC(500, 5, 5)];
+    const samples = [
+      0,
+      -1,
+      -86_400_000,
+      999,
+      1000,
+      Date.UTC(2026, 10, 22, 10, 15, 0, 999),
+      Date.UTC(2000, 1, 29, 23, 59, 59),
+      Date.UTC(1900, 0, 1),
+      Date.UTC(9999, 11, 31, 23, 59, 59),
+      Date.UTC(12000, 0, 1),
+      Date.UTC(500, 5, 5),
+    ];
     for (let i = 0; i < 5000; i += 1) samples.push(Math.floor((Math.random() - 0.3) * 1e13));
     for (const ms of samples) expect(rfc3339(ms), String(ms)).toBe(toRfc3339(ms));
     expect(() => rfc3339(9e15)).toThrow(RangeError);

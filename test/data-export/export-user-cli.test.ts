@@ -62,7 +62,12 @@ describe('export-user commands', () => {
   }, 60_000);
 
   it('accepts IPv4 and IPv6 addresses and blocks, and nothing else', () => {
-    expect(normaliseCidrs(['10.0.0.0/8', '192.0.2.1', '2001:DB8::/32', '::1', '10.0.0.0/8'])).toEqual(['10.0.0.0/8', '192.0.2.1/32', '2001:db8::/32', '::1/128']);
+    expect(normaliseCidrs(['10.0.0.0/8', '192.0.2.1', '2001:DB8::/32', '::1', '10.0.0.0/8'])).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1/32',
+      '2001:db8::/32',
+      '::1/128',
+    ]);
     for (const bad of ['10.0.0.0/33', '2001:db8::/129', 'example.com', '10.0.0/8', '10.0.0.0/8/1', '10.0.0.0/x', '']) {
       expect(() => normaliseCidrs([bad]), bad).toThrow(ExportUserError);
     }

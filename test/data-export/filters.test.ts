@@ -7,7 +7,8 @@ let t: TestApp;
 let authorization: string;
 
 const get = (url: string) => t.app.inject({ method: 'GET', url: `/export${url}`, headers: { authorization } });
-const codes = (response: { json(): unknown }, field: string) => (response.json() as Array<Record<string, string>>).map((item) => item[field]);
+const codes = (response: { json(): unknown }, field: string) =>
+  (response.json() as Array<Record<string, string>>).map((item) => item[field]);
 
 const FROM = Date.UTC(2026, 10, 10, 8, 0, 0);
 const TO = Date.UTC(2026, 10, 10, 18, 30, 15);
@@ -58,7 +59,10 @@ describe('createdFrom and createdTo', () => {
     expect(link).toContain('createdFrom=2026-11-10+08%3A00%3A00');
     expect(link).toContain('rel="next"');
     const next = /<([^>]+)>; rel="next"/.exec(link)![1]!;
-    expect(codes(await t.app.inject({ method: 'GET', url: next, headers: { authorization } }), 'order')).toEqual(['AT-TO', 'END-OF-TO-SECOND']);
+    expect(codes(await t.app.inject({ method: 'GET', url: next, headers: { authorization } }), 'order')).toEqual([
+      'AT-TO',
+      'END-OF-TO-SECOND',
+    ]);
   });
 
   it('a window that ends before it starts is empty', async () => {

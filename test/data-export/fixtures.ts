@@ -13,7 +13,10 @@ export function basic(name: string, password: string): string {
 
 let users = 0;
 /** A new export user and its Authorization header. */
-export async function exportUser(db: Kysely<Database>, cidrs: string[] = []): Promise<{ name: string; password: string; authorization: string }> {
+export async function exportUser(
+  db: Kysely<Database>,
+  cidrs: string[] = [],
+): Promise<{ name: string; password: string; authorization: string }> {
   users += 1;
   const name = `partner-${users}`;
   const { password } = await addExportUser(db, name, cidrs, Date.now());
@@ -73,7 +76,11 @@ export async function insertSaleSeries(db: Kysely<Database>, count: number, star
     created_at: start + i * 1000,
     created_nav: null,
   }));
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('sales_history').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('sales_history')
+      .values(rows.slice(i, i + 500))
+      .execute();
 }
 
 export async function insertSessionActions(
@@ -91,13 +98,28 @@ export async function insertSessionActions(
     action_type: types[i % 3]!,
     created_at: start + i * 1000,
   }));
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('session_action').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('session_action')
+      .values(rows.slice(i, i + 500))
+      .execute();
 }
 
 export async function insertShop(db: Kysely<Database>, code: string, createdAt: number, names: Record<string, string>): Promise<void> {
   const { id } = await db
     .insertInto('shop')
-    .values({ code, city: 'Tartu', address: null, phone: null, email: null, web_stock: true, is_active: true, position: 1, created_at: createdAt, updated_at: createdAt })
+    .values({
+      code,
+      city: 'Tartu',
+      address: null,
+      phone: null,
+      email: null,
+      web_stock: true,
+      is_active: true,
+      position: 1,
+      created_at: createdAt,
+      updated_at: createdAt,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const entries = Object.entries(names).map(([language, name]) => ({ shop_id: id, language, name, opening_hours: null }));
@@ -217,6 +239,10 @@ export async function insertProduct(db: Kysely<Database>, product: ProductFixtur
     .returning('id')
     .executeTakeFirstOrThrow();
   const stores = product.stores ?? ['WEB'];
-  if (stores.length > 0) await db.insertInto('product_store').values(stores.map((store_code) => ({ product_id: id, store_code }))).execute();
+  if (stores.length > 0)
+    await db
+      .insertInto('product_store')
+      .values(stores.map((store_code) => ({ product_id: id, store_code })))
+      .execute();
   return id;
 }

@@ -14,7 +14,11 @@ const ACTIONS = 60_000;
 
 const stream = (url: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'GET', url: `/export${url}`, headers: { authorization, accept: NDJSON, ...headers } });
-const lines = (body: string) => body.split('\n').slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (body: string) =>
+  body
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -30,7 +34,11 @@ beforeAll(async () => {
     action_type: 'VIEW' as const,
     created_at: T0 + i,
   }));
-  for (let i = 0; i < ACTIONS; i += 1000) await t.database.db.insertInto('session_action').values(actions.slice(i, i + 1000)).execute();
+  for (let i = 0; i < ACTIONS; i += 1000)
+    await t.database.db
+      .insertInto('session_action')
+      .values(actions.slice(i, i + 1000))
+      .execute();
 });
 
 afterAll(() => t.close());
@@ -47,7 +55,11 @@ describe('NDJSON streaming', () => {
     expectItems(without(salesHistorySpec, 'createdNav'), items);
     const paged = [];
     for (let page = 1; page <= 3; page += 1) {
-      const response = await t.app.inject({ method: 'GET', url: `/export/sales-history?per-page=1000&page=${page}`, headers: { authorization } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/export/sales-history?per-page=1000&page=${page}`,
+        headers: { authorization },
+      });
       paged.push(...response.json());
     }
     expect(items).toEqual(paged);

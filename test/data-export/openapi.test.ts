@@ -7,12 +7,24 @@ import { clientAccountSpec, productSpec, salesHistorySpec, sessionActionSpec, sh
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; nullable?: boolean; items?: Schema; $ref?: string; anyOf?: Schema[]; enum?: string[] };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  nullable?: boolean;
+  items?: Schema;
+  $ref?: string;
+  anyOf?: Schema[];
+  enum?: string[];
+};
 type Document = {
   openapi: string;
   info: { version: string };
   servers: Array<{ url: string }>;
-  paths: Record<string, { get: { parameters: Array<{ name: string }>; responses: Record<string, { content?: Record<string, { schema: Schema }> }> } }>;
+  paths: Record<
+    string,
+    { get: { parameters: Array<{ name: string }>; responses: Record<string, { content?: Record<string, { schema: Schema }> }> } }
+  >;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
 };
 
@@ -50,7 +62,8 @@ function expectSameShape(documented: Schema, spec: Schema, path: string): void {
     if (specField.enum) expect(resolve(docField).enum, `${path}.${field}`).toEqual(specField.enum);
     const specObject = specField.anyOf?.find((branch) => branch.type === 'object') ?? (specField.type === 'object' ? specField : undefined);
     if (specObject) expectSameShape(docField, specObject, `${path}.${field}`);
-    if (specField.type === 'array' && specField.items?.type === 'object') expectSameShape(resolve(docField).items!, specField.items, `${path}.${field}[]`);
+    if (specField.type === 'array' && specField.items?.type === 'object')
+      expectSameShape(resolve(docField).items!, specField.items, `${path}.${field}[]`);
   }
 }
 
@@ -89,12 +102,21 @@ describe('the export API document', () => {
     await db.insertInto('product_category').values({ product_id: product, category_id: root }).execute();
     await insertClient(db, 'W1', T0);
     await insertClient(db, 'W2', T0, { birthday: null });
-    await insertSales(db, [{ order: 'O-1', createdAt: T0 }, { order: 'O-2', createdAt: T0, createdNav: null }]);
+    await insertSales(db, [
+      { order: 'O-1', createdAt: T0 },
+      { order: 'O-2', createdAt: T0, createdNav: null },
+    ]);
     await insertSessionActions(db, 2);
     await insertShop(db, 'S-1', T0, { et: 'Pood' });
     const ajv = addFormats(new Ajv({ strict: false }));
     ajv.addSchema({ $id: 'export', components: doc.components });
-    for (const [path, name] of [['/client-account', 'ClientAccount'], ['/product', 'Product'], ['/sales-history', 'SalesHistory'], ['/session', 'SessionAction'], ['/shop', 'Shop']] as const) {
+    for (const [path, name] of [
+      ['/client-account', 'ClientAccount'],
+      ['/product', 'Product'],
+      ['/sales-history', 'SalesHistory'],
+      ['/session', 'SessionAction'],
+      ['/shop', 'Shop'],
+    ] as const) {
       const items = (await t.app.inject({ method: 'GET', url: `/partner${path}`, headers: { authorization } })).json();
       expect(items.length, path).toBeGreaterThan(0);
       const validate = ajv.compile({ type: 'array', items: { $ref: `export#/components/schemas/${name}` } });

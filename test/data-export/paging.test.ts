@@ -95,7 +95,11 @@ describe('walking pages', () => {
 
   it('rows created in the same millisecond are ordered by id', async () => {
     const at = T0 - 50_000;
-    await insertSales(t.database.db, [{ order: 'SAME-B', createdAt: at }, { order: 'SAME-A', createdAt: at }, { order: 'SAME-C', createdAt: at }]);
+    await insertSales(t.database.db, [
+      { order: 'SAME-B', createdAt: at },
+      { order: 'SAME-A', createdAt: at },
+      { order: 'SAME-C', createdAt: at },
+    ]);
     const window = 'createdFrom=2026-11-01%2011:59:10&createdTo=2026-11-01%2011:59:10';
     const items = orders(await get(`/sales-history?${window}&per-page=2`));
     const next = orders(await get(`/sales-history?${window}&per-page=2&page=2`));

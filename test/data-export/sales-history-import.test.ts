@@ -29,12 +29,34 @@ function file(name: string, lines: unknown[]): string {
   return path;
 }
 
-const run = (path: string, reported: string[] = []) => importNdjson(path, salesHistoryImporter(t.database.db, { now: () => now }), (line) => reported.push(line));
+const run = (path: string, reported: string[] = []) =>
+  importNdjson(path, salesHistoryImporter(t.database.db, { now: () => now }), (line) => reported.push(line));
 const exported = async () =>
-  (await t.app.inject({ method: 'GET', url: '/export/sales-history?per-page=1000', headers: { authorization } })).json() as Array<Record<string, unknown>>;
+  (await t.app.inject({ method: 'GET', url: '/export/sales-history?per-page=1000', headers: { authorization } })).json() as Array<
+    Record<string, unknown>
+  >;
 
-const webOrder = { order: 'WT100', client: 'W1001', clientType: 'PYSIKLIENT', sourceType: 'ONLINE', city: 'Tallinn', session: 'sess-9', deliveryMethod: 'COURIER', products: ['P-1', 'P-2'] };
-const shopSale = { order: 'SHOP-7', client: 'W2002', clientType: 'ETTEVOTE', sourceType: 'OFFLINE', city: 'Tartu', shop: 'TRT-1', deliveryMethod: 'SHOP', createdNav: '2026-11-20T10:59:00+02:00', products: ['P-3'] };
+const webOrder = {
+  order: 'WT100',
+  client: 'W1001',
+  clientType: 'PYSIKLIENT',
+  sourceType: 'ONLINE',
+  city: 'Tallinn',
+  session: 'sess-9',
+  deliveryMethod: 'COURIER',
+  products: ['P-1', 'P-2'],
+};
+const shopSale = {
+  order: 'SHOP-7',
+  client: 'W2002',
+  clientType: 'ETTEVOTE',
+  sourceType: 'OFFLINE',
+  city: 'Tartu',
+  shop: 'TRT-1',
+  deliveryMethod: 'SHOP',
+  createdNav: '2026-11-20T10:59:00+02:00',
+  products: ['P-3'],
+};
 
 describe('import sales-history', () => {
   it('imports web orders and shop sales; createdAt is when they reached us', async () => {
@@ -43,8 +65,31 @@ describe('import sales-history', () => {
     expect(reported).toEqual([]);
     expect(summary).toEqual({ lines: 2, outcomes: { created: 2 }, errors: 0 });
     expect(await exported()).toEqual([
-      { order: 'WT100', client: 'W1001', clientType: 'PYSIKLIENT', createdAt: '2026-11-20T09:00:00Z', sourceType: 'ONLINE', products: ['P-1', 'P-2'], city: 'Tallinn', session: 'sess-9', deliveryMethod: 'COURIER', shop: null },
-      { order: 'SHOP-7', client: 'W2002', clientType: 'ETTEVOTE', createdAt: '2026-11-20T09:00:00Z', createdNav: '2026-11-20T08:59:00Z', sourceType: 'OFFLINE', products: ['P-3'], city: 'Tartu', session: null, deliveryMethod: 'SHOP', shop: 'TRT-1' },
+      {
+        order: 'WT100',
+        client: 'W1001',
+        clientType: 'PYSIKLIENT',
+        createdAt: '2026-11-20T09:00:00Z',
+        sourceType: 'ONLINE',
+        products: ['P-1', 'P-2'],
+        city: 'Tallinn',
+        session: 'sess-9',
+        deliveryMethod: 'COURIER',
+        shop: null,
+      },
+      {
+        order: 'SHOP-7',
+        client: 'W2002',
+        clientType: 'ETTEVOTE',
+        createdAt: '2026-11-20T09:00:00Z',
+        createdNav: '2026-11-20T08:59:00Z',
+        sourceType: 'OFFLINE',
+        products: ['P-3'],
+        city: 'Tartu',
+        session: null,
+        deliveryMethod: 'SHOP',
+        shop: 'TRT-1',
+      },
     ]);
   });
 
@@ -58,7 +103,9 @@ describe('import sales-history', () => {
 
   it('is idempotent, and a missing createdNav never clears a known one', async () => {
     const before = await exported();
-    const summary = await run(file('again.ndjson', [{ ...webOrder, createdNav: '2026-11-20T09:30:00Z' }, webOrder, { ...shopSale, createdNav: null }]));
+    const summary = await run(
+      file('again.ndjson', [{ ...webOrder, createdNav: '2026-11-20T09:30:00Z' }, webOrder, { ...shopSale, createdNav: null }]),
+    );
     expect(summary.outcomes).toEqual({ unchanged: 3 });
     expect(await exported()).toEqual(before);
   });

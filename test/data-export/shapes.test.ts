@@ -1,24 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import {
-  T0,
-  exportUser,
-  insertCategory,
-  insertClient,
-  insertProduct,
-  insertSales,
-  insertSessionActions,
-  insertShop,
-} from './fixtures.js';
-import {
-  clientAccountSpec,
-  expectItems,
-  productSpec,
-  salesHistorySpec,
-  sessionActionSpec,
-  shopSpec,
-  without,
-} from './spec-schemas.js';
+import { T0, exportUser, insertCategory, insertClient, insertProduct, insertSales, insertSessionActions, insertShop } from './fixtures.js';
+import { clientAccountSpec, expectItems, productSpec, salesHistorySpec, sessionActionSpec, shopSpec, without } from './spec-schemas.js';
 
 let t: TestApp;
 let authorization: string;
@@ -34,11 +17,29 @@ beforeAll(async () => {
   const child = await insertCategory(db, 'KRIMI', root, 2, { en: 'Crime', ru: 'Детектив' });
   const grandchild = await insertCategory(db, 'POHJAMAA-KRIMI', child, 3, { et: 'Põhjamaa krimi' }, 'WEB');
 
-  const { id: publisherId } = await db.insertInto('publisher').values({ code: 'PUB-1', name: 'Varrak', description: null, created_at: T0, updated_at: T0 }).returning('id').executeTakeFirstOrThrow();
-  const book = await insertProduct(db, { code: 'BOOK-1', createdAt: T0, publisherId, originalPriceCents: 2500, shopPriceCents: 2000, stores: ['WEB2', 'WEB'], webStock: 7 });
+  const { id: publisherId } = await db
+    .insertInto('publisher')
+    .values({ code: 'PUB-1', name: 'Varrak', description: null, created_at: T0, updated_at: T0 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const book = await insertProduct(db, {
+    code: 'BOOK-1',
+    createdAt: T0,
+    publisherId,
+    originalPriceCents: 2500,
+    shopPriceCents: 2000,
+    stores: ['WEB2', 'WEB'],
+    webStock: 7,
+  });
   await insertProduct(db, { code: 'EBOOK-1', createdAt: T0 + 1000, type: 'EBOOK', physicalBookId: book, shopPriceCents: 999, stores: [] });
   await insertProduct(db, { code: 'OLD-1', createdAt: T0 + 2000, isActive: false, stores: ['WEB2'] });
-  await db.insertInto('product_category').values([{ product_id: book, category_id: grandchild }, { product_id: book, category_id: root }]).execute();
+  await db
+    .insertInto('product_category')
+    .values([
+      { product_id: book, category_id: grandchild },
+      { product_id: book, category_id: root },
+    ])
+    .execute();
   const persons = await db
     .insertInto('person')
     .values([
@@ -59,10 +60,13 @@ beforeAll(async () => {
 
   const client = await insertClient(db, 'W2000001', T0);
   await insertClient(db, 'W2000002', T0 + 1000, { gender: null, birthday: null });
-  await db.insertInto('client_category_preference').values([
-    { client_account_id: client, category_id: child, created_at: T0 + 5 },
-    { client_account_id: client, category_id: root, created_at: T0 + 1 },
-  ]).execute();
+  await db
+    .insertInto('client_category_preference')
+    .values([
+      { client_account_id: client, category_id: child, created_at: T0 + 5 },
+      { client_account_id: client, category_id: root, created_at: T0 + 1 },
+    ])
+    .execute();
 
   await insertSales(db, [
     { order: 'WT0001', createdAt: T0, products: ['BOOK-1', 'EBOOK-1'], shop: 'TLN-1', sourceType: 'OFFLINE', session: null },
@@ -82,7 +86,13 @@ describe('item shapes against the spec', () => {
     expect(response.statusCode, response.body).toBe(200);
     const [full, unknown] = response.json();
     expectItems(clientAccountSpec, [full]);
-    expect(full).toEqual({ client: 'W2000001', gender: 'FEMALE', birthday: '1990-05-17T00:00:00Z', created: '2026-11-01T12:00:00Z', preferences: ['ILUKIRJANDUS', 'KRIMI'] });
+    expect(full).toEqual({
+      client: 'W2000001',
+      gender: 'FEMALE',
+      birthday: '1990-05-17T00:00:00Z',
+      created: '2026-11-01T12:00:00Z',
+      preferences: ['ILUKIRJANDUS', 'KRIMI'],
+    });
     // Decisions: an unknown gender is an empty string, an unknown birthday is left out.
     expectItems(without(clientAccountSpec, 'birthday'), [unknown]);
     expect(unknown).toEqual({ client: 'W2000002', gender: '', created: '2026-11-01T12:00:01Z', preferences: [] });
@@ -104,7 +114,10 @@ describe('item shapes against the spec', () => {
       stockCount: 7,
       createdAt: '2026-11-01T12:00:00Z',
       updatedAt: '2026-11-01T12:00:05Z',
-      authors: [{ name: 'Esimene Autor', code: 'A-1' }, { name: 'Teine Autor', code: 'A-2' }],
+      authors: [
+        { name: 'Esimene Autor', code: 'A-1' },
+        { name: 'Teine Autor', code: 'A-2' },
+      ],
       publisher: { name: 'Varrak', code: 'PUB-1' },
       webStores: ['WEB', 'WEB2'],
       physicalBook: null,
@@ -113,10 +126,22 @@ describe('item shapes against the spec', () => {
     const crime = { code: 'KRIMI', level: '2', name: 'Crime', webStore: 'WEB' };
     const nordic = { code: 'POHJAMAA-KRIMI', level: '3', name: 'Põhjamaa krimi', webStore: 'WEB' };
     expect(book.categories).toEqual(
-      expect.arrayContaining([{ category: nordic, parent: crime, root }, { category: root, parent: root, root }]),
+      expect.arrayContaining([
+        { category: nordic, parent: crime, root },
+        { category: root, parent: root, root },
+      ]),
     );
     expect(book.categories).toHaveLength(2);
-    expect(ebook).toMatchObject({ physicalBook: 'BOOK-1', price: 9.99, discountPrice: 9.99, isDiscountedProduct: false, webStores: [], publisher: null, categories: [], authors: [] });
+    expect(ebook).toMatchObject({
+      physicalBook: 'BOOK-1',
+      price: 9.99,
+      discountPrice: 9.99,
+      isDiscountedProduct: false,
+      webStores: [],
+      publisher: null,
+      categories: [],
+      authors: [],
+    });
   });
 
   it('sales history: the spec shape; createdNav is left out until the back office gives it', async () => {
@@ -148,7 +173,14 @@ describe('item shapes against the spec', () => {
     expectItems(sessionActionSpec, items);
     expect(items).toEqual([
       { session: 's-0', webStore: 'WEB2', product: 'P-0', client: '', actionType: 'VIEW', createdAt: '2026-11-01T12:00:00Z' },
-      { session: 's-1', webStore: 'WEB', product: 'P-1', client: 'W1000001', actionType: 'ADD_TO_WISHLIST', createdAt: '2026-11-01T12:00:01Z' },
+      {
+        session: 's-1',
+        webStore: 'WEB',
+        product: 'P-1',
+        client: 'W1000001',
+        actionType: 'ADD_TO_WISHLIST',
+        createdAt: '2026-11-01T12:00:01Z',
+      },
     ]);
   });
 

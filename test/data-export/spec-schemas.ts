@@ -80,7 +80,8 @@ const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 /** Throws with Ajv's report when `items` is not an array of `schema` items. */
 export function expectItems(schema: object, items: unknown): void {
   const validate = ajv.compile({ type: 'array', items: schema });
-  if (!validate(items)) throw new Error(`not the spec's shape: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(items).slice(0, 2000)}`);
+  if (!validate(items))
+    throw new Error(`not the spec's shape: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(items).slice(0, 2000)}`);
 }
 
 /** The schema with `field` no longer required (for the documented "left out when unknown" cases). */

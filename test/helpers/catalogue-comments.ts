@@ -20,7 +20,11 @@ export async function companyClientToken(
 
 /** The client account a token belongs to. */
 export async function clientAccountOf(db: Kysely<Database>, token: string): Promise<number> {
-  const row = await db.selectFrom('access_token').select('client_account_id').where('token_hash', '=', hashToken(token)).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('access_token')
+    .select('client_account_id')
+    .where('token_hash', '=', hashToken(token))
+    .executeTakeFirstOrThrow();
   return row.client_account_id;
 }
 
@@ -32,7 +36,11 @@ export async function setNamesOf(db: Kysely<Database>, token: string, firstName:
 
 /** The product's stored rating totals next to what its rating rows add up to. */
 export async function ratingTotals(db: Kysely<Database>, productId: number) {
-  const stored = await db.selectFrom('product').select(['rating_sum', 'rating_count']).where('id', '=', productId).executeTakeFirstOrThrow();
+  const stored = await db
+    .selectFrom('product')
+    .select(['rating_sum', 'rating_count'])
+    .where('id', '=', productId)
+    .executeTakeFirstOrThrow();
   const rows = await db.selectFrom('product_rating').select('rating').where('product_id', '=', productId).execute();
   return {
     stored: { sum: Number(stored.rating_sum), count: Number(stored.rating_count) },
@@ -41,7 +49,10 @@ export async function ratingTotals(db: Kysely<Database>, productId: number) {
 }
 
 export async function countRows(db: Kysely<Database>, table: 'product_comment' | 'product_rating'): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -59,7 +70,13 @@ export function listComments(t: TestApp, token: string | undefined, productId: n
   return t.app.inject({ method: 'GET', url: `/product/${productId}/comments${query}`, headers: auth(token, headers) });
 }
 
-export function deleteComment(t: TestApp, token: string | undefined, productId: number | string, commentId: number | string, headers: Headers = {}) {
+export function deleteComment(
+  t: TestApp,
+  token: string | undefined,
+  productId: number | string,
+  commentId: number | string,
+  headers: Headers = {},
+) {
   return t.app.inject({ method: 'DELETE', url: `/product/${productId}/comments/${commentId}`, headers: auth(token, headers) });
 }
 

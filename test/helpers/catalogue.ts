@@ -15,7 +15,11 @@ const next = (prefix: string) => `${prefix}${(sequence += 1)}`;
 const now = () => Date.now();
 
 export async function createPublisher(db: Db, name: string, code = next('PUB')): Promise<number> {
-  const row = await db.insertInto('publisher').values({ code, name, description: null, created_at: now(), updated_at: now() }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('publisher')
+    .values({ code, name, description: null, created_at: now(), updated_at: now() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -31,7 +35,14 @@ export async function createPerson(db: Db, name: string, code = next('PER')): Pr
 export async function createSeries(db: Db, name: string, options: { code?: string; publisherId?: number } = {}): Promise<number> {
   const row = await db
     .insertInto('series')
-    .values({ code: options.code ?? next('SER'), name, publisher_id: options.publisherId ?? null, description: null, created_at: now(), updated_at: now() })
+    .values({
+      code: options.code ?? next('SER'),
+      name,
+      publisher_id: options.publisherId ?? null,
+      description: null,
+      created_at: now(),
+      updated_at: now(),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -42,7 +53,10 @@ export async function createCategory(
   names: Names,
   options: { store?: string; parentId?: number; code?: string; position?: number; active?: boolean } = {},
 ): Promise<number> {
-  const parent = options.parentId === undefined ? undefined : await db.selectFrom('category').select('level').where('id', '=', options.parentId).executeTakeFirstOrThrow();
+  const parent =
+    options.parentId === undefined
+      ? undefined
+      : await db.selectFrom('category').select('level').where('id', '=', options.parentId).executeTakeFirstOrThrow();
   const row = await db
     .insertInto('category')
     .values({
@@ -64,7 +78,10 @@ export async function createCategory(
   return row.id;
 }
 
-export async function createShop(db: Db, options: { code?: string; name?: string; city?: string; webStock?: boolean; position?: number } = {}): Promise<number> {
+export async function createShop(
+  db: Db,
+  options: { code?: string; name?: string; city?: string; webStock?: boolean; position?: number } = {},
+): Promise<number> {
   const code = options.code ?? next('SHOP');
   const row = await db
     .insertInto('shop')
@@ -82,7 +99,10 @@ export async function createShop(db: Db, options: { code?: string; name?: string
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await db.insertInto('shop_name').values({ shop_id: row.id, language: 'et', name: options.name ?? `Pood ${code}`, opening_hours: null }).execute();
+  await db
+    .insertInto('shop_name')
+    .values({ shop_id: row.id, language: 'et', name: options.name ?? `Pood ${code}`, opening_hours: null })
+    .execute();
   return row.id;
 }
 
@@ -164,19 +184,41 @@ export async function createProduct(db: Db, spec: ProductSpec = {}): Promise<num
     .executeTakeFirstOrThrow();
   const id = row.id;
   const stores = spec.stores ?? ['WEB'];
-  if (stores.length > 0) await db.insertInto('product_store').values(stores.map((store_code) => ({ product_id: id, store_code }))).execute();
-  if (spec.categoryIds?.length) await db.insertInto('product_category').values(spec.categoryIds.map((category_id) => ({ product_id: id, category_id }))).execute();
+  if (stores.length > 0)
+    await db
+      .insertInto('product_store')
+      .values(stores.map((store_code) => ({ product_id: id, store_code })))
+      .execute();
+  if (spec.categoryIds?.length)
+    await db
+      .insertInto('product_category')
+      .values(spec.categoryIds.map((category_id) => ({ product_id: id, category_id })))
+      .execute();
   if (spec.persons?.length) {
     await db
       .insertInto('product_person')
       .values(spec.persons.map((person, position) => ({ product_id: id, person_id: person.id, role: person.role ?? 'AUTHOR', position })))
       .execute();
   }
-  if (spec.altCodes?.length) await db.insertInto('product_alt_code').values(spec.altCodes.map((altCode) => ({ product_id: id, code: altCode }))).execute();
+  if (spec.altCodes?.length)
+    await db
+      .insertInto('product_alt_code')
+      .values(spec.altCodes.map((altCode) => ({ product_id: id, code: altCode })))
+      .execute();
   if (spec.images?.length) {
     await db
       .insertInto('product_asset')
-      .values(spec.images.map((url, position) => ({ product_id: id, kind: 'IMAGE' as const, url, mime_type: 'image/jpeg', width: 600, height: 900, position })))
+      .values(
+        spec.images.map((url, position) => ({
+          product_id: id,
+          kind: 'IMAGE' as const,
+          url,
+          mime_type: 'image/jpeg',
+          width: 600,
+          height: 900,
+          position,
+        })),
+      )
       .execute();
     await refreshImageUrl(db, [id]);
   }
@@ -194,7 +236,15 @@ export async function setStock(db: Db, productId: number, shopId: number, quanti
 
 export async function createCampaign(
   db: Db,
-  options: { store?: string; code?: string; names?: Names; validFrom?: number | null; validTo?: number | null; active?: boolean; prices: Array<{ productId: number; price: number; kind?: 'RETAIL' | 'BUSINESS' }> },
+  options: {
+    store?: string;
+    code?: string;
+    names?: Names;
+    validFrom?: number | null;
+    validTo?: number | null;
+    active?: boolean;
+    prices: Array<{ productId: number; price: number; kind?: 'RETAIL' | 'BUSINESS' }>;
+  },
 ): Promise<number> {
   const row = await db
     .insertInto('campaign')
@@ -213,31 +263,67 @@ export async function createCampaign(
     .executeTakeFirstOrThrow();
   await db
     .insertInto('campaign_name')
-    .values(Object.entries(options.names ?? { et: 'Kampaania' }).map(([language, name]) => ({ campaign_id: row.id, language, name: name!, description: null })))
+    .values(
+      Object.entries(options.names ?? { et: 'Kampaania' }).map(([language, name]) => ({
+        campaign_id: row.id,
+        language,
+        name: name!,
+        description: null,
+      })),
+    )
     .execute();
   if (options.prices.length > 0) {
     await db
       .insertInto('campaign_price')
-      .values(options.prices.map((price, position) => ({ campaign_id: row.id, product_id: price.productId, customer_kind: price.kind ?? 'RETAIL', price_cents: cents(price.price), position })))
+      .values(
+        options.prices.map((price, position) => ({
+          campaign_id: row.id,
+          product_id: price.productId,
+          customer_kind: price.kind ?? 'RETAIL',
+          price_cents: cents(price.price),
+          position,
+        })),
+      )
       .execute();
   }
   return row.id;
 }
 
-export async function createProductList(db: Db, productIds: number[], options: { store?: string; code?: string; name?: string } = {}): Promise<number> {
+export async function createProductList(
+  db: Db,
+  productIds: number[],
+  options: { store?: string; code?: string; name?: string } = {},
+): Promise<number> {
   const row = await db
     .insertInto('product_list')
-    .values({ code: options.code ?? next('LIST'), store_code: options.store ?? 'WEB', is_active: true, position: 0, created_at: now(), updated_at: now() })
+    .values({
+      code: options.code ?? next('LIST'),
+      store_code: options.store ?? 'WEB',
+      is_active: true,
+      position: 0,
+      created_at: now(),
+      updated_at: now(),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await db.insertInto('product_list_name').values({ product_list_id: row.id, language: 'et', name: options.name ?? 'Nimekiri' }).execute();
+  await db
+    .insertInto('product_list_name')
+    .values({ product_list_id: row.id, language: 'et', name: options.name ?? 'Nimekiri' })
+    .execute();
   if (productIds.length > 0) {
-    await db.insertInto('product_list_item').values(productIds.map((product_id, position) => ({ product_list_id: row.id, product_id, position }))).execute();
+    await db
+      .insertInto('product_list_item')
+      .values(productIds.map((product_id, position) => ({ product_list_id: row.id, product_id, position })))
+      .execute();
   }
   return row.id;
 }
 
 /** Sets a store's guest and logged-in discounts (percent). */
 export async function setStoreDiscounts(db: Db, store: string, guest: number, loggedIn: number): Promise<void> {
-  await db.updateTable('web_store').set({ guest_discount_percent: guest, logged_in_discount_percent: loggedIn }).where('code', '=', store).execute();
+  await db
+    .updateTable('web_store')
+    .set({ guest_discount_percent: guest, logged_in_discount_percent: loggedIn })
+    .where('code', '=', store)
+    .execute();
 }

@@ -18,7 +18,14 @@ export interface TestCustomer {
  */
 export async function createCustomer(
   db: Kysely<Database>,
-  options: { kind?: AccountType; store?: string; discountPercent?: number; companyDiscountPercent?: number; firstName?: string | null; lastName?: string | null } = {},
+  options: {
+    kind?: AccountType;
+    store?: string;
+    discountPercent?: number;
+    companyDiscountPercent?: number;
+    firstName?: string | null;
+    lastName?: string | null;
+  } = {},
 ): Promise<TestCustomer> {
   sequence += 1;
   const now = Date.now();

@@ -211,7 +211,9 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     if (info.used) throw bad('This authorization code has been used.');
     if (info.clientId !== appId) throw bad('Invalid verification code format.');
     if (params.get('redirect_uri') !== info.redirectUri) {
-      throw bad('Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request');
+      throw bad(
+        'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+      );
     }
     if (info.codeChallenge !== undefined) {
       const verifier = params.get('code_verifier') ?? '';
@@ -272,7 +274,10 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     }
     const user = users.get(info.userId);
     if (!user) throw new GraphError(400, 'Invalid OAuth access token - Cannot parse access token', 190);
-    const fields = (params.get('fields') ?? 'id,name').split(',').map((f) => f.trim()).filter(Boolean);
+    const fields = (params.get('fields') ?? 'id,name')
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
     const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
     const available: Record<string, string | undefined> = { ...user, name: name || undefined };
     const out: Record<string, string> = { id: user.id };

@@ -2,7 +2,15 @@ import type { Kysely } from 'kysely';
 import { PRODUCT_TYPES, type ProductTypeCode } from '../../src/db/product-types.js';
 import type { Database } from '../../src/db/schema.js';
 import type { Availability, PersonRole } from '../../src/modules/catalogue/index.js';
-import { createCampaign, createCategory, createPerson, createProduct, createProductList, createPublisher, createSeries } from './catalogue.js';
+import {
+  createCampaign,
+  createCategory,
+  createPerson,
+  createProduct,
+  createProductList,
+  createPublisher,
+  createSeries,
+} from './catalogue.js';
 
 // A random catalogue from a seed, for tests that compare two forms of one rule (the SQL and the
 // TypeScript price, the list and the search filter) over many products instead of a few picked
@@ -50,14 +58,23 @@ export function random(seed: number) {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
   const chance = (p: number) => next() < p;
   /** Up to `most` of the values (fewer when some are drawn twice), at least `least` draws. */
-  const some = <T>(values: readonly T[], most: number, least = 0): T[] => [...new Set(Array.from({ length: between(least, most) }, () => pick(values)))];
+  const some = <T>(values: readonly T[], most: number, least = 0): T[] => [
+    ...new Set(Array.from({ length: between(least, most) }, () => pick(values))),
+  ];
   return { next, between, pick, chance, some };
 }
 
 // Books dominate, as in the shop; the types with their own price rules (e-books, gift cards) are frequent enough to matter.
 const TYPES: readonly ProductTypeCode[] = [...PRODUCT_TYPES, 'BOOK', 'BOOK', 'BOOK', 'EBOOK', 'EBOOK', 'GIFT_CARD', 'VIRTUAL_GIFT_CARD'];
 const VAT_RATES = [0, 5.5, 9, 9, 20, 22, 24];
-const AVAILABILITIES: readonly Availability[] = ['AVAILABLE', 'AVAILABLE', 'AVAILABLE_IN_SHOP', 'TEMPORARILY_OUT_OF_STOCK', 'PERMANENTLY_OUT_OF_STOCK', 'COMING_SOON'];
+const AVAILABILITIES: readonly Availability[] = [
+  'AVAILABLE',
+  'AVAILABLE',
+  'AVAILABLE_IN_SHOP',
+  'TEMPORARILY_OUT_OF_STOCK',
+  'PERMANENTLY_OUT_OF_STOCK',
+  'COMING_SOON',
+];
 const ROLES: readonly PersonRole[] = ['AUTHOR', 'AUTHOR', 'ILLUSTRATOR', 'TRANSLATOR', 'EDITOR'];
 
 export async function generateCatalogue(db: Kysely<Database>, options: GenerateOptions): Promise<GeneratedCatalogue> {

@@ -216,12 +216,7 @@ function randomId(bytes = 16): string {
 }
 
 function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 function unescapeHtml(value: string): string {
@@ -541,7 +536,10 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
       const error = /<[^>]*id="error"[^>]*>([\s\S]*?)</.exec(text)?.[1];
       const description = /<[^>]*id="error_description"[^>]*>([\s\S]*?)</.exec(text)?.[1];
       if (response.status !== 200 || error !== undefined) {
-        const detail = [error, description].filter(Boolean).map((s) => unescapeHtml(s ?? '')).join(': ');
+        const detail = [error, description]
+          .filter(Boolean)
+          .map((s) => unescapeHtml(s ?? ''))
+          .join(': ');
         const logged = serverErrors.length ? ` (server errors: ${serverErrors.map(String).join('; ')})` : '';
         throw new Error(`authorize: ${request.method} ${request.url} answered ${response.status} ${detail || text.slice(0, 200)}${logged}`);
       }

@@ -89,12 +89,14 @@ describe('a JSON body', () => {
     expectErrorBody(await post(''), 400, 'Bad Request');
   });
 
-  it.each([['an array', []], ['a string', 'text'], ['null', null], ['a number', 42]])(
-    'that is %s is a 400',
-    async (_, payload) => {
-      expectErrorBody(await post(JSON.stringify(payload)), 400, 'Bad Request');
-    },
-  );
+  it.each([
+    ['an array', []],
+    ['a string', 'text'],
+    ['null', null],
+    ['a number', 42],
+  ])('that is %s is a 400', async (_, payload) => {
+    expectErrorBody(await post(JSON.stringify(payload)), 400, 'Bad Request');
+  });
 
   it('with prototype pollution is refused', async () => {
     const response = await post('{"__proto__": {"admin": true}, "email": "a@b.ee", "name": "x"}');

@@ -35,7 +35,14 @@ afterEach(async () => {
 });
 
 const countryCount = async () =>
-  Number((await t.database.db.selectFrom('country').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.database.db
+        .selectFrom('country')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('a locked store', () => {
   it('answers 423 in the error shape and writes nothing', async () => {

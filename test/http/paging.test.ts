@@ -6,7 +6,10 @@ let t: TestApp;
 let total: number;
 beforeAll(async () => {
   t = await createTestApp();
-  const row = await t.database.db.selectFrom('country').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom('country')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   total = Number(row.n);
 });
 afterAll(() => t.close());
@@ -75,11 +78,19 @@ describe('paging', () => {
     expect(response.headers['x-pagination-total-count']).toBe(String(total));
   });
 
-  it.each(['page=abc', 'page=0', 'page=-1', 'page=1.5', 'page=', 'page=1&page=2', 'page=99999999999', 'per-page=0', 'per-page=x', 'per-page=-5'])(
-    'refuses %s with a 400',
-    async (query) => {
-      const body = expectErrorBody(await get(`?${query}`), 400, 'Bad Request');
-      expect(body.message).toMatch(/page/);
-    },
-  );
+  it.each([
+    'page=abc',
+    'page=0',
+    'page=-1',
+    'page=1.5',
+    'page=',
+    'page=1&page=2',
+    'page=99999999999',
+    'per-page=0',
+    'per-page=x',
+    'per-page=-5',
+  ])('refuses %s with a 400', async (query) => {
+    const body = expectErrorBody(await get(`?${query}`), 400, 'Bad Request');
+    expect(body.message).toMatch(/page/);
+  });
 });

@@ -3,7 +3,9 @@ import { barcode, cents, endTimestamp, mainBarcode, timestamp } from '../../src/
 
 describe('money', () => {
   it('converts euros to cents exactly, never through a float multiplication', () => {
-    expect([0.29, 0.57, 1.1, 19.99, 21.5, 100, 0, 9_999_999.99].map((euros) => cents(euros, 'price'))).toEqual([29, 57, 110, 1999, 2150, 10000, 0, 999_999_999]);
+    expect([0.29, 0.57, 1.1, 19.99, 21.5, 100, 0, 9_999_999.99].map((euros) => cents(euros, 'price'))).toEqual([
+      29, 57, 110, 1999, 2150, 10000, 0, 999_999_999,
+    ]);
     expect(0.29 * 100).not.toBe(29);
   });
 

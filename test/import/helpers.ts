@@ -16,9 +16,29 @@ export interface ImportTestApp extends TestApp {
 }
 
 export const CATALOGUE_TABLES: Array<keyof Database> = [
-  'publisher', 'series', 'person', 'product', 'product_alt_code', 'product_store', 'product_person', 'product_asset',
-  'product_related', 'category', 'category_name', 'product_category', 'shop', 'shop_name', 'shop_stock', 'campaign',
-  'campaign_name', 'campaign_price', 'product_list', 'product_list_name', 'product_list_item', 'company_product_price', 'quote',
+  'publisher',
+  'series',
+  'person',
+  'product',
+  'product_alt_code',
+  'product_store',
+  'product_person',
+  'product_asset',
+  'product_related',
+  'category',
+  'category_name',
+  'product_category',
+  'shop',
+  'shop_name',
+  'shop_stock',
+  'campaign',
+  'campaign_name',
+  'campaign_price',
+  'product_list',
+  'product_list_name',
+  'product_list_item',
+  'company_product_price',
+  'quote',
 ];
 
 export async function createImportTestApp(): Promise<ImportTestApp> {
@@ -36,7 +56,10 @@ export async function createImportTestApp(): Promise<ImportTestApp> {
     file,
     async run(kind, lines, options = {}) {
       const reported: string[] = [];
-      const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock }, { force: options.force ?? false })(file(lines), (line) => reported.push(line));
+      const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock }, { force: options.force ?? false })(
+        file(lines),
+        (line) => reported.push(line),
+      );
       return { ...summary, reported };
     },
     async snapshot(tables = CATALOGUE_TABLES) {
@@ -65,8 +88,15 @@ export function ean13(n: number, prefix = '978'): string {
 /** Publishers, persons, series, categories and shops the product tests refer to. */
 export async function loadReferences(t: ImportTestApp): Promise<void> {
   const runs = [
-    await t.run('publishers', [{ code: 'PUB1', name: 'Varrak' }, { code: 'PUB2', name: 'Tänapäev' }]),
-    await t.run('persons', [{ code: 'A1', name: 'A. H. Tammsaare' }, { code: 'A2', name: 'Kristiina Ehin' }, { code: 'R1', name: 'Lugeja' }]),
+    await t.run('publishers', [
+      { code: 'PUB1', name: 'Varrak' },
+      { code: 'PUB2', name: 'Tänapäev' },
+    ]),
+    await t.run('persons', [
+      { code: 'A1', name: 'A. H. Tammsaare' },
+      { code: 'A2', name: 'Kristiina Ehin' },
+      { code: 'R1', name: 'Lugeja' },
+    ]),
     await t.run('series', [{ code: 'S1', name: 'Eesti romaan', publisher: 'PUB1' }]),
     await t.run('categories', [
       { code: 'C-BOOKS', store: 'WEB', names: { et: 'Raamatud', en: 'Books' } },

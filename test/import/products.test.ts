@@ -39,7 +39,10 @@ describe('import products', () => {
       publisher: 'PUB1',
       series: 'S1',
       seriesNumber: 1,
-      persons: [{ code: 'A1', role: 'AUTHOR' }, { code: 'A2', role: 'EDITOR' }],
+      persons: [
+        { code: 'A1', role: 'AUTHOR' },
+        { code: 'A2', role: 'EDITOR' },
+      ],
       categories: ['C-NOVELS', 'C2-OUTLET'],
       stores: ['WEB', 'WEB2'],
       assets: [
@@ -83,15 +86,33 @@ describe('import products', () => {
       .where('product_id', '=', row.id)
       .orderBy('position')
       .execute();
-    expect(persons).toEqual([{ code: 'A1', role: 'AUTHOR', position: 0 }, { code: 'A2', role: 'EDITOR', position: 1 }]);
-    const stores = await db.selectFrom('product_store').select('store_code').where('product_id', '=', row.id).orderBy('store_code').execute();
+    expect(persons).toEqual([
+      { code: 'A1', role: 'AUTHOR', position: 0 },
+      { code: 'A2', role: 'EDITOR', position: 1 },
+    ]);
+    const stores = await db
+      .selectFrom('product_store')
+      .select('store_code')
+      .where('product_id', '=', row.id)
+      .orderBy('store_code')
+      .execute();
     expect(stores.map((r) => r.store_code)).toEqual(['WEB', 'WEB2']);
-    const categories = await db.selectFrom('product_category').innerJoin('category', 'category.id', 'category_id').select('code').where('product_id', '=', row.id).orderBy('code').execute();
+    const categories = await db
+      .selectFrom('product_category')
+      .innerJoin('category', 'category.id', 'category_id')
+      .select('code')
+      .where('product_id', '=', row.id)
+      .orderBy('code')
+      .execute();
     expect(categories.map((r) => r.code)).toEqual(['C-NOVELS', 'C2-OUTLET']);
   });
 
   it('is idempotent: the same file again writes nothing, not even updated_at', async () => {
-    const lines = [book('P-IDEM-1', { related: ['P-IDEM-2'], assets: [{ kind: 'IMAGE', url: 'https://cdn.example.ee/1.jpg' }] }), book('P-IDEM-2', { persons: [{ code: 'A1', role: 'AUTHOR' }] }), book('P-FULL')];
+    const lines = [
+      book('P-IDEM-1', { related: ['P-IDEM-2'], assets: [{ kind: 'IMAGE', url: 'https://cdn.example.ee/1.jpg' }] }),
+      book('P-IDEM-2', { persons: [{ code: 'A1', role: 'AUTHOR' }] }),
+      book('P-FULL'),
+    ];
     const first = await t.run('products', lines, { force: true });
     expect(first.reported).toEqual([]);
     const before = await t.snapshot();
@@ -105,13 +126,32 @@ describe('import products', () => {
     await t.run('products', [book('P-UPD', { persons: [{ code: 'A1', role: 'AUTHOR' }], altNames: ['x'] })], { force: true });
     const before = (await product('P-UPD'))!;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const result = await t.run('products', [book('P-UPD', { persons: [{ code: 'A2', role: 'AUTHOR' }, { code: 'A1', role: 'AUTHOR' }], shopPrice: 10, originalPrice: 20 })], { force: true });
+    const result = await t.run(
+      'products',
+      [
+        book('P-UPD', {
+          persons: [
+            { code: 'A2', role: 'AUTHOR' },
+            { code: 'A1', role: 'AUTHOR' },
+          ],
+          shopPrice: 10,
+          originalPrice: 20,
+        }),
+      ],
+      { force: true },
+    );
     expect(result.outcomes).toMatchObject({ updated: 1 });
     const after = (await product('P-UPD'))!;
     expect(after.updated_at).toBeGreaterThan(before.updated_at);
     expect(after.created_at).toBe(before.created_at);
     expect(after).toMatchObject({ shop_price_cents: 1000, discount_percent: 50, alt_names: '[]' });
-    const persons = await t.database.db.selectFrom('product_person').innerJoin('person', 'person.id', 'person_id').select('person.code').where('product_id', '=', after.id).orderBy('position').execute();
+    const persons = await t.database.db
+      .selectFrom('product_person')
+      .innerJoin('person', 'person.id', 'person_id')
+      .select('person.code')
+      .where('product_id', '=', after.id)
+      .orderBy('position')
+      .execute();
     expect(persons.map((r) => r.code)).toEqual(['A2', 'A1']);
   });
 
@@ -124,7 +164,13 @@ describe('import products', () => {
       book('P-BAD-TYPE', { pages: 'many' }),
       { code: 'P-BAD-MISSING', type: 'BOOK', name: 'x', stores: ['WEB'], vatRate: 9, availability: 'AVAILABLE' },
       book('P-BAD-PUBLISHER', { publisher: 'NOPE' }),
-      book('P-BAD-PERSON', { persons: [{ code: 'A1', role: 'AUTHOR' }, { code: 'NOPE', role: 'AUTHOR' }], categories: ['C-NOVELS'] }),
+      book('P-BAD-PERSON', {
+        persons: [
+          { code: 'A1', role: 'AUTHOR' },
+          { code: 'NOPE', role: 'AUTHOR' },
+        ],
+        categories: ['C-NOVELS'],
+      }),
       book('P-BAD-CATEGORY', { categories: ['C-NOVELS', 'NOPE'] }),
       book('P-BAD-LONG', { name: 'x'.repeat(501) }),
       book('P-BAD-NEGATIVE', { shopPrice: -1 }),
@@ -171,10 +217,18 @@ describe('import products', () => {
     const result = await t.run('products', lines, { force: true });
     expect(result.reported).toEqual([]);
     const ids = Object.fromEntries(
-      (await t.database.db.selectFrom('product').select(['id', 'code']).where('code', 'in', ['E-1', 'E-2', 'B-1']).execute()).map((row) => [row.code, row.id]),
+      (await t.database.db.selectFrom('product').select(['id', 'code']).where('code', 'in', ['E-1', 'E-2', 'B-1']).execute()).map((row) => [
+        row.code,
+        row.id,
+      ]),
     );
     expect((await product('E-1'))!.physical_book_id).toBe(ids['B-1']);
-    const related = await t.database.db.selectFrom('product_related').select(['related_product_id']).where('product_id', '=', ids['E-1']!).orderBy('position').execute();
+    const related = await t.database.db
+      .selectFrom('product_related')
+      .select(['related_product_id'])
+      .where('product_id', '=', ids['E-1']!)
+      .orderBy('position')
+      .execute();
     expect(related.map((row) => row.related_product_id)).toEqual([ids['B-1'], ids['E-2']]);
 
     const before = await t.snapshot();
@@ -207,13 +261,19 @@ describe('the full feed', () => {
 
   it('imports into an empty catalogue, then deactivates products the feed drops or marks inactive', async () => {
     const codes = ['F1', 'F2', 'F3', 'F4', 'F5'];
-    const first = await fresh.run('products', codes.map((code) => book(code)));
+    const first = await fresh.run(
+      'products',
+      codes.map((code) => book(code)),
+    );
     expect(first.outcomes).toEqual({ created: 5 });
     const second = await fresh.run('products', [book('F1'), book('F2'), book('F3', { active: false }), book('F5')]);
     expect(second.outcomes).toEqual({ unchanged: 3, updated: 1, deactivated: 1 });
     expect(await activeCodesOf(fresh)).toEqual(['F1', 'F2', 'F5']);
     // A product comes back when the feed lists it again.
-    const third = await fresh.run('products', codes.map((code) => book(code)));
+    const third = await fresh.run(
+      'products',
+      codes.map((code) => book(code)),
+    );
     expect(third.outcomes).toEqual({ unchanged: 3, updated: 2 });
   });
 
@@ -257,5 +317,7 @@ describe('a feed that starts with a byte order mark', () => {
 });
 
 async function activeCodesOf(app: ImportTestApp): Promise<string[]> {
-  return (await app.database.db.selectFrom('product').select('code').where('is_active', '=', true).orderBy('code').execute()).map((row) => row.code);
+  return (await app.database.db.selectFrom('product').select('code').where('is_active', '=', true).orderBy('code').execute()).map(
+    (row) => row.code,
+  );
 }

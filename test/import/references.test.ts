@@ -11,7 +11,10 @@ const category = (code: string) => t.database.db.selectFrom('category').selectAl
 
 describe('import publishers, persons, series', () => {
   it('upserts by code, reports outcomes, and a second run changes nothing', async () => {
-    const publishers = [{ code: 'P1', name: 'Varrak' }, { code: 'P2', name: 'Tänapäev', description: 'Kirjastus' }];
+    const publishers = [
+      { code: 'P1', name: 'Varrak' },
+      { code: 'P2', name: 'Tänapäev', description: 'Kirjastus' },
+    ];
     expect((await t.run('publishers', publishers)).outcomes).toEqual({ created: 2 });
     const persons = [{ code: 'A1', name: 'Tammsaare', imageUrl: 'https://cdn.example.ee/a1.jpg' }];
     expect((await t.run('persons', persons)).outcomes).toEqual({ created: 1 });
@@ -24,7 +27,10 @@ describe('import publishers, persons, series', () => {
     expect((await t.run('series', series)).outcomes).toEqual({ unchanged: 1 });
     expect(await t.snapshot()).toEqual(before);
 
-    const changed = await t.run('publishers', [{ code: 'P1', name: 'Varrak AS' }, { code: 'P2', name: 'Tänapäev', description: 'Kirjastus' }]);
+    const changed = await t.run('publishers', [
+      { code: 'P1', name: 'Varrak AS' },
+      { code: 'P2', name: 'Tänapäev', description: 'Kirjastus' },
+    ]);
     expect(changed.outcomes).toEqual({ updated: 1, unchanged: 1 });
     const p1 = await t.database.db.selectFrom('publisher').selectAll().where('code', '=', 'P1').executeTakeFirstOrThrow();
     expect(p1.name).toBe('Varrak AS');
@@ -108,24 +114,45 @@ describe('import categories', () => {
 describe('import shops', () => {
   it('imports shops with translations; a changed web-stock flag recounts the web stock of their products', async () => {
     const shops = [
-      { code: 'TLN', names: { et: 'Tallinn', en: 'Tallinn shop' }, openingHours: { et: 'E-R 10-19' }, city: 'Tallinn', webStock: true, email: 'tln@example.ee' },
+      {
+        code: 'TLN',
+        names: { et: 'Tallinn', en: 'Tallinn shop' },
+        openingHours: { et: 'E-R 10-19' },
+        city: 'Tallinn',
+        webStock: true,
+        email: 'tln@example.ee',
+      },
       { code: 'TRT', names: { et: 'Tartu' }, city: 'Tartu', webStock: false, position: 2 },
     ];
     expect((await t.run('shops', shops)).outcomes).toEqual({ created: 2 });
     await t.run('publishers', [{ code: 'PX', name: 'X' }]);
-    await t.run('products', [{ code: 'SP1', type: 'BOOK', name: 'Raamat', stores: ['WEB'], shopPrice: 10, vatRate: 9, availability: 'AVAILABLE' }], { force: true });
-    await t.run('stock', [{ product: 'SP1', shop: 'TLN', quantity: 3 }, { product: 'SP1', shop: 'TRT', quantity: 4 }]);
-    const webStock = async () => (await t.database.db.selectFrom('product').select('web_stock').where('code', '=', 'SP1').executeTakeFirstOrThrow()).web_stock;
+    await t.run(
+      'products',
+      [{ code: 'SP1', type: 'BOOK', name: 'Raamat', stores: ['WEB'], shopPrice: 10, vatRate: 9, availability: 'AVAILABLE' }],
+      { force: true },
+    );
+    await t.run('stock', [
+      { product: 'SP1', shop: 'TLN', quantity: 3 },
+      { product: 'SP1', shop: 'TRT', quantity: 4 },
+    ]);
+    const webStock = async () =>
+      (await t.database.db.selectFrom('product').select('web_stock').where('code', '=', 'SP1').executeTakeFirstOrThrow()).web_stock;
     expect(await webStock()).toBe(3);
 
     const before = await t.snapshot();
     expect((await t.run('shops', shops)).outcomes).toEqual({ unchanged: 2 });
     expect(await t.snapshot()).toEqual(before);
 
-    const result = await t.run('shops', [{ ...shops[0], active: false }, { ...shops[1], webStock: true }]);
+    const result = await t.run('shops', [
+      { ...shops[0], active: false },
+      { ...shops[1], webStock: true },
+    ]);
     expect(result.outcomes).toEqual({ updated: 2 });
     expect(await webStock()).toBe(4);
-    const bad = await t.run('shops', [{ ...shops[1], email: 'not an email' }, { ...shops[1], names: { en: 'Tartu' } }]);
+    const bad = await t.run('shops', [
+      { ...shops[1], email: 'not an email' },
+      { ...shops[1], names: { en: 'Tartu' } },
+    ]);
     expect(bad.errors).toBe(2);
   });
 });

@@ -71,7 +71,9 @@ describe('control characters in imported strings', () => {
       await t.run('shops', [{ code: 'SHOP-NUL', names: { et: 'Pood' }, city: 'Tallinn', address: 'Viru 4\nTallinn', webStock: true }]),
       await t.run('prices', [{ product: 'T-1', company: '1000\u00000001', price: 1 }]),
       await t.run('quotes', [{ code: 'Q-NUL', product: 'T-1', language: 'et', text: 'Tsitaat\u0000' }]),
-      await t.run('campaigns', [{ code: 'CMP-NUL', store: 'WEB', names: { et: 'Kampaania' }, prices: [{ product: 'T-1\u0000', customerKind: 'RETAIL', price: 1 }] }]),
+      await t.run('campaigns', [
+        { code: 'CMP-NUL', store: 'WEB', names: { et: 'Kampaania' }, prices: [{ product: 'T-1\u0000', customerKind: 'RETAIL', price: 1 }] },
+      ]),
     ];
     expect(others.map((run) => run.reported)).toEqual([
       [`line 1: /names/en: contains the control character U+0000; ${NOT_HERE}`],
@@ -92,7 +94,9 @@ describe('control characters in imported strings', () => {
 
     const others = [
       await t.run('products', [book('T-1', { description })], { force: true }),
-      await t.run('shops', [{ code: 'SHOP-TEXT', names: { et: 'Pood' }, openingHours: { et: 'E–R 10–19\nL 10–16' }, city: 'Tallinn', webStock: true }]),
+      await t.run('shops', [
+        { code: 'SHOP-TEXT', names: { et: 'Pood' }, openingHours: { et: 'E–R 10–19\nL 10–16' }, city: 'Tallinn', webStock: true },
+      ]),
       await t.run('categories', [{ code: 'C-TEXT', store: 'WEB', names: { et: 'Raamatud' }, descriptions: { et: 'Rida\nrida' } }]),
       await t.run('quotes', [{ code: 'Q-TEXT', person: 'A1', language: 'et', text: 'Rida\nrida' }]),
     ];

@@ -7,7 +7,14 @@ beforeAll(async () => {
   t = await createImportTestApp();
   await loadReferences(t);
   const book = (code: string, shopPrice: number, originalPrice: number | null = null) => ({
-    code, type: 'BOOK', name: code, stores: ['WEB', 'WEB2'], shopPrice, originalPrice, vatRate: 9, availability: 'AVAILABLE',
+    code,
+    type: 'BOOK',
+    name: code,
+    stores: ['WEB', 'WEB2'],
+    shopPrice,
+    originalPrice,
+    vatRate: 9,
+    availability: 'AVAILABLE',
   });
   const result = await t.run('products', [book('B1', 10, 20), book('B2', 15), book('B3', 9.99)]);
   if (result.errors > 0) throw new Error(result.reported.join('\n'));
@@ -15,7 +22,15 @@ beforeAll(async () => {
   for (const name of ['Firma OÜ', 'Firma OÜ (teine konto)']) {
     await t.database.db
       .insertInto('company')
-      .values({ name, registry_code: '10000001', street: 'Rüütli 2', city: 'Tartu', postcode: '51007', country_code: 'EE', created_at: now })
+      .values({
+        name,
+        registry_code: '10000001',
+        street: 'Rüütli 2',
+        city: 'Tartu',
+        postcode: '51007',
+        country_code: 'EE',
+        created_at: now,
+      })
       .execute();
   }
 });
@@ -64,7 +79,12 @@ describe('import prices', () => {
     expect(result.reported).toEqual([]);
     expect(result.outcomes).toEqual({ updated: 3 });
     expect(await product('B2')).toMatchObject({ shop_price_cents: 1500, original_price_cents: 2000, discount_percent: 25 });
-    expect(await product('B3')).toMatchObject({ shop_price_cents: 29, wholesale_price_cents: 20, vat_rate_percent: 22, original_price_cents: null });
+    expect(await product('B3')).toMatchObject({
+      shop_price_cents: 29,
+      wholesale_price_cents: 20,
+      vat_rate_percent: 22,
+      original_price_cents: null,
+    });
     expect(await product('B1')).toMatchObject({ shop_price_cents: 1000, original_price_cents: null, discount_percent: 0 });
 
     const before = await t.snapshot();
@@ -95,7 +115,16 @@ describe('import prices', () => {
       { product: 'NOPE', shopPrice: 5 },
       { product: 'B1', shopPrice: '5.00' },
     ]);
-    expect(result.reported.map((text) => text.split(':')[0])).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7', 'line 8']);
+    expect(result.reported.map((text) => text.split(':')[0])).toEqual([
+      'line 1',
+      'line 2',
+      'line 3',
+      'line 4',
+      'line 5',
+      'line 6',
+      'line 7',
+      'line 8',
+    ]);
     expect(result.reported[1]).toContain('two decimals');
     expect(result.reported[4]).toContain('no company with registry code "99999999"');
     expect(await t.snapshot()).toEqual(before);
@@ -145,7 +174,13 @@ describe('import campaigns', () => {
     const before = await t.snapshot();
     const result = await t.run('campaigns', [
       { ...campaign, prices: [{ product: 'NOPE', customerKind: 'RETAIL', price: 1 }] },
-      { ...campaign, prices: [{ product: 'B1', customerKind: 'RETAIL', price: 1 }, { product: 'B1', customerKind: 'RETAIL', price: 2 }] },
+      {
+        ...campaign,
+        prices: [
+          { product: 'B1', customerKind: 'RETAIL', price: 1 },
+          { product: 'B1', customerKind: 'RETAIL', price: 2 },
+        ],
+      },
       { ...campaign, validFrom: '2026-12-24', validTo: '2026-12-01' },
       { ...campaign, store: 'SHOP' },
       { ...campaign, prices: [{ product: 'B1', customerKind: 'WHOLESALE', price: 1 }] },
@@ -165,7 +200,12 @@ describe('import product lists and quotes', () => {
     expect((await t.run('product-lists', [list])).outcomes).toEqual({ unchanged: 1 });
     expect(await t.snapshot()).toEqual(before);
     expect((await t.run('product-lists', [{ ...list, products: ['B1', 'B3'] }])).outcomes).toEqual({ updated: 1 });
-    const items = await t.database.db.selectFrom('product_list_item').innerJoin('product', 'product.id', 'product_id').select('code').orderBy('position').execute();
+    const items = await t.database.db
+      .selectFrom('product_list_item')
+      .innerJoin('product', 'product.id', 'product_id')
+      .select('code')
+      .orderBy('position')
+      .execute();
     expect(items.map((item) => item.code)).toEqual(['B1', 'B3']);
     const bad = await t.run('product-lists', [{ ...list, products: ['B1', 'NOPE'] }]);
     expect(bad.reported).toEqual(['line 1: /products: unknown product "NOPE"']);
@@ -181,7 +221,11 @@ describe('import product lists and quotes', () => {
     expect((await t.run('quotes', quotes)).outcomes).toEqual({ unchanged: 2 });
     expect(await t.snapshot()).toEqual(before);
     expect((await t.run('quotes', [{ ...quotes[1], text: 'Another.' }])).outcomes).toEqual({ updated: 1 });
-    const bad = await t.run('quotes', [{ code: 'Q3', language: 'et', text: 'x' }, { code: 'Q4', person: 'NOPE', language: 'et', text: 'x' }, { code: 'Q5', person: 'A1', language: 'de', text: 'x' }]);
+    const bad = await t.run('quotes', [
+      { code: 'Q3', language: 'et', text: 'x' },
+      { code: 'Q4', person: 'NOPE', language: 'et', text: 'x' },
+      { code: 'Q5', person: 'A1', language: 'de', text: 'x' },
+    ]);
     expect(bad.errors).toBe(3);
     expect(bad.reported[1]).toBe('line 2: /person: unknown person "NOPE"');
   });
@@ -194,7 +238,15 @@ describe('docs/import.md', () => {
     try {
       await fresh.database.db
         .insertInto('company')
-        .values({ name: 'Firma OÜ', registry_code: '10000001', street: 'Rüütli 2', city: 'Tartu', postcode: '51007', country_code: 'EE', created_at: Date.now() })
+        .values({
+          name: 'Firma OÜ',
+          registry_code: '10000001',
+          street: 'Rüütli 2',
+          city: 'Tartu',
+          postcode: '51007',
+          country_code: 'EE',
+          created_at: Date.now(),
+        })
         .execute();
       const sections = docs.split(/^## /m).slice(1);
       const ran: string[] = [];
@@ -210,7 +262,19 @@ describe('docs/import.md', () => {
           ran.push(kind);
         }
       }
-      expect(ran).toEqual(['publishers', 'persons', 'series', 'categories', 'shops', 'products', 'stock', 'prices', 'campaigns', 'product-lists', 'quotes']);
+      expect(ran).toEqual([
+        'publishers',
+        'persons',
+        'series',
+        'categories',
+        'shops',
+        'products',
+        'stock',
+        'prices',
+        'campaigns',
+        'product-lists',
+        'quotes',
+      ]);
     } finally {
       await fresh.close();
     }

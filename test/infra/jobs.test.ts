@@ -8,7 +8,6 @@ import { createWorker, type JobHandlers } from '../../src/infra/jobs/worker.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 import { recordingLogger } from '../helpers/logger.js';
 
-
 let database: DatabaseHandle;
 let url: string;
 let drop: () => Promise<void>;
@@ -42,13 +41,21 @@ describe(`the job queue on ${engine}`, () => {
     ).rejects.toThrow('the state change failed');
     expect(await listJobs(database.db, { limit: 10 })).toEqual([]);
 
-    const id = await database.db.transaction().execute((trx) =>
-      enqueueJob(trx, { type: 'mail', payload: { to: 'a@example.com' }, maxAttempts: 5 }, { ...defaults, now: 1000 }),
-    );
+    const id = await database.db
+      .transaction()
+      .execute((trx) => enqueueJob(trx, { type: 'mail', payload: { to: 'a@example.com' }, maxAttempts: 5 }, { ...defaults, now: 1000 }));
     expect(typeof id).toBe('number');
     expect(await job(id)).toMatchObject({
-      type: 'mail', payload: '{"to":"a@example.com"}', status: 'pending', attempts: 0, max_attempts: 5,
-      run_at: 1000, created_at: 1000, locked_until: null, last_error: null, result: null,
+      type: 'mail',
+      payload: '{"to":"a@example.com"}',
+      status: 'pending',
+      attempts: 0,
+      max_attempts: 5,
+      run_at: 1000,
+      created_at: 1000,
+      locked_until: null,
+      last_error: null,
+      result: null,
     });
   });
 
@@ -72,8 +79,17 @@ describe(`the job queue on ${engine}`, () => {
     const { log, lines } = recordingLogger();
     let calls = 0;
     const w = createWorker({
-      database, log, pollIntervalMs: 10, now: () => clock, backoffMs: (attempt) => attempt * 1000,
-      handlers: { flaky: async () => { calls += 1; throw new Error(`boom ${calls}`); } },
+      database,
+      log,
+      pollIntervalMs: 10,
+      now: () => clock,
+      backoffMs: (attempt) => attempt * 1000,
+      handlers: {
+        flaky: async () => {
+          calls += 1;
+          throw new Error(`boom ${calls}`);
+        },
+      },
     });
     const id = await enqueueJob(database.db, { type: 'flaky', payload: {} }, { maxAttempts: 3, now: clock });
 
@@ -92,13 +108,22 @@ describe(`the job queue on ${engine}`, () => {
 
   it('keeps the first 2000 characters of an error message', async () => {
     const id = await enqueueJob(database.db, { type: 'long', payload: {}, maxAttempts: 1 }, defaults);
-    await worker({ long: async () => { throw new Error('x'.repeat(5000)); } }).drain();
+    await worker({
+      long: async () => {
+        throw new Error('x'.repeat(5000));
+      },
+    }).drain();
     expect((await job(id)).last_error).toHaveLength(2000);
   });
 
   it('brings a dead job back with retryJob, and it then succeeds', async () => {
     let fail = true;
-    const w = worker({ once: async () => { if (fail) throw new Error('down'); return 'sent'; } });
+    const w = worker({
+      once: async () => {
+        if (fail) throw new Error('down');
+        return 'sent';
+      },
+    });
     const id = await enqueueJob(database.db, { type: 'once', payload: {}, maxAttempts: 1 }, defaults);
     await w.drain();
     expect((await job(id)).status).toBe('dead');
@@ -121,12 +146,16 @@ describe(`the job queue on ${engine}`, () => {
   it('takes over a job whose worker died (its lock expired), and leaves a live lock alone', async () => {
     const now = Date.now();
     const row = { payload: '{}', max_attempts: 3, last_error: null, result: null, created_at: now, updated_at: now };
-    const { id: crashed } = await database.db.insertInto('job')
+    const { id: crashed } = await database.db
+      .insertInto('job')
       .values({ ...row, type: 'ok', status: 'running', attempts: 1, run_at: now - 60_000, locked_until: now - 1 })
-      .returning('id').executeTakeFirstOrThrow();
-    const { id: live } = await database.db.insertInto('job')
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const { id: live } = await database.db
+      .insertInto('job')
       .values({ ...row, type: 'ok', status: 'running', attempts: 1, run_at: now - 60_000, locked_until: now + 60_000 })
-      .returning('id').executeTakeFirstOrThrow();
+      .returning('id')
+      .executeTakeFirstOrThrow();
     expect(await worker({ ok: async () => 'ok' }).drain()).toBe(1);
     expect(await job(crashed)).toMatchObject({ status: 'done', attempts: 2 });
     expect(await job(live)).toMatchObject({ status: 'running', attempts: 1 });
@@ -171,7 +200,9 @@ describe(`the job queue on ${engine}`, () => {
     let explode = true;
     const { log, lines } = recordingLogger();
     const w = createWorker({
-      database, log, pollIntervalMs: 10,
+      database,
+      log,
+      pollIntervalMs: 10,
       // The first poll fails as if the database were unreachable.
       now: () => {
         if (explode) {
@@ -180,7 +211,13 @@ describe(`the job queue on ${engine}`, () => {
         }
         return Date.now();
       },
-      handlers: { slow: async (_payload, { job: { id } }) => { started.push(id); await gate; return 'finished'; } },
+      handlers: {
+        slow: async (_payload, { job: { id } }) => {
+          started.push(id);
+          await gate;
+          return 'finished';
+        },
+      },
     });
     w.start();
     const id = await enqueueJob(database.db, { type: 'slow', payload: {} }, defaults);
@@ -213,7 +250,12 @@ describe('storefront jobs', () => {
     const at = Date.UTC(2025, 0, 2, 3, 4, 5); // in the past, so both are due
     const done = await enqueueJob(database.db, { type: 'mail.welcome', payload: {} }, { ...defaults, now: at });
     const dead = await enqueueJob(database.db, { type: 'conversion', payload: {}, maxAttempts: 1 }, { ...defaults, now: at });
-    await worker({ 'mail.welcome': async () => 'sent', conversion: async () => { throw new Error(`HTTP 500\n${'e'.repeat(300)}`); } }).drain();
+    await worker({
+      'mail.welcome': async () => 'sent',
+      conversion: async () => {
+        throw new Error(`HTTP 500\n${'e'.repeat(300)}`);
+      },
+    }).drain();
 
     const all = await run(['list']);
     expect(all).toHaveLength(3);

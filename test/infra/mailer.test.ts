@@ -7,7 +7,6 @@ import { createMailer, type MailerConfig, type MailMessage } from '../../src/inf
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { recordingLogger } from '../helpers/logger.js';
 
-
 const config = (overrides: Partial<MailerConfig>): MailerConfig => ({
   smtpUrl: undefined,
   from: 'Raamatupood <no-reply@shop.example>',

@@ -215,9 +215,9 @@ describe('fake Facebook', () => {
     const exchange = { client_id: fb.appId, client_secret: fb.appSecret, redirect_uri: REDIRECT_URI, code };
     expect((await graph('oauth/access_token', { ...exchange, code_verifier: 'wrong' })).status).toBe(400);
     expect((await graph('oauth/access_token', { ...exchange, client_secret: 'nope', code_verifier: verifier })).status).toBe(400);
-    expect(
-      (await graph('oauth/access_token', { ...exchange, redirect_uri: `${REDIRECT_URI}/x`, code_verifier: verifier })).status,
-    ).toBe(400);
+    expect((await graph('oauth/access_token', { ...exchange, redirect_uri: `${REDIRECT_URI}/x`, code_verifier: verifier })).status).toBe(
+      400,
+    );
     const token = await graph('oauth/access_token', { ...exchange, code_verifier: verifier });
     expect(token.status).toBe(200);
     expect(token.body).toMatchObject({ token_type: 'bearer', expires_in: expect.any(Number) });
@@ -227,7 +227,13 @@ describe('fake Facebook', () => {
 
     const appToken = `${fb.appId}|${fb.appSecret}`;
     const debug = await graph('debug_token', { input_token: accessToken, access_token: appToken });
-    expect(debug.body.data).toMatchObject({ app_id: fb.appId, type: 'USER', is_valid: true, user_id: user.id, scopes: ['email', 'public_profile'] });
+    expect(debug.body.data).toMatchObject({
+      app_id: fb.appId,
+      type: 'USER',
+      is_valid: true,
+      user_id: user.id,
+      scopes: ['email', 'public_profile'],
+    });
     expect((await graph('debug_token', { input_token: accessToken, access_token: `${fb.appId}|wrong` })).status).toBe(400);
 
     const proof = createHmac('sha256', fb.appSecret).update(accessToken).digest('hex');
@@ -243,7 +249,10 @@ describe('fake Facebook', () => {
   it('reports other apps, expired and unknown tokens; returns only existing fields; denial', async () => {
     const appToken = `${fb.appId}|${fb.appSecret}`;
     const other = fb.issueToken(user, { appId: '999' });
-    expect((await graph('debug_token', { input_token: other, access_token: appToken })).body.data).toMatchObject({ app_id: '999', is_valid: true });
+    expect((await graph('debug_token', { input_token: other, access_token: appToken })).body.data).toMatchObject({
+      app_id: '999',
+      is_valid: true,
+    });
     const expired = fb.issueToken(user, { expired: true });
     expect((await graph('debug_token', { input_token: expired, access_token: appToken })).body.data).toMatchObject({ is_valid: false });
     expect((await graph('me', { access_token: expired })).status).toBe(400);

@@ -43,7 +43,10 @@ beforeAll(async () => {
   handle = createDatabase(scratch.url);
   await migrateToLatest(handle);
   const db = handle.db;
-  const companies = [(await createCustomer(db, { kind: 'WHOLESALE' })).companyId!, (await createCustomer(db, { kind: 'WHOLESALE' })).companyId!];
+  const companies = [
+    (await createCustomer(db, { kind: 'WHOLESALE' })).companyId!,
+    (await createCustomer(db, { kind: 'WHOLESALE' })).companyId!,
+  ];
   await generateCatalogue(db, { seed: SEED, products: 400, now: NOW, companyIds: companies });
 
   const caller = (kind: PricingCaller['kind'], client = 0, company = 0, companyId: number | null = null): PricingCaller => ({
@@ -55,18 +58,30 @@ beforeAll(async () => {
   callers = [
     ['guest', caller('GUEST')],
     ...[0, 5, 12.5, 15, 33.3333, 100].map((percent): [string, PricingCaller] => [`retail ${percent} %`, caller('SIMPLE', percent)]),
-    ...[0, 7, 12.3456, 30, 100].map((percent): [string, PricingCaller] => [`business ${percent} %`, caller('BUSINESS', 0, percent, companies[0]!)]),
+    ...[0, 7, 12.3456, 30, 100].map((percent): [string, PricingCaller] => [
+      `business ${percent} %`,
+      caller('BUSINESS', 0, percent, companies[0]!),
+    ]),
     ['wholesale with own prices', caller('WHOLESALE', 0, 0, companies[0]!)],
     ['wholesale with other own prices', caller('WHOLESALE', 0, 0, companies[1]!)],
     ['wholesale without a company', caller('WHOLESALE')],
   ];
 
-  const rows = await db.selectFrom('product').select(['id', 'type', 'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent']).execute();
+  const rows = await db
+    .selectFrom('product')
+    .select(['id', 'type', 'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent'])
+    .execute();
   // The campaigns the catalogue passes to pricing: the store's switched-on ones; pricing itself decides which run now.
   const campaigns = await db
     .selectFrom('campaign_price')
     .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
-    .select(['campaign_price.product_id', 'campaign_price.customer_kind', 'campaign_price.price_cents', 'campaign.valid_from', 'campaign.valid_to'])
+    .select([
+      'campaign_price.product_id',
+      'campaign_price.customer_kind',
+      'campaign_price.price_cents',
+      'campaign.valid_from',
+      'campaign.valid_to',
+    ])
     .where('campaign.store_code', '=', STORE)
     .where('campaign.is_active', '=', true)
     .execute();
@@ -105,7 +120,11 @@ async function sqlPrices(caller: PricingCaller, store: StoreDiscounts): Promise<
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let query = (handle.db as any).selectFrom('search_product as sp');
   for (const join of price.joins) query = query.leftJoin(join.table.as(join.alias), `${join.alias}.product_id`, 'sp.id');
-  const rows = (await query.select(['sp.id', price.price.as('price'), price.discount.as('discount')]).execute()) as Array<{ id: number; price: number; discount: number }>;
+  const rows = (await query.select(['sp.id', price.price.as('price'), price.discount.as('discount')]).execute()) as Array<{
+    id: number;
+    price: number;
+    discount: number;
+  }>;
   return new Map(rows.map((row) => [Number(row.id), { price: Number(row.price), discount: Number(row.discount) }]));
 }
 
@@ -119,11 +138,18 @@ describe(`the caller's price in SQL equals pricing.ts on a generated catalogue (
         expect(inSql.size, who).toBe(products.size);
         const wrong: string[] = [];
         for (const [id, product] of products) {
-          const customer = { kind: caller.kind, clientDiscountPercent: caller.clientDiscountPercent, companyDiscountPercent: caller.companyDiscountPercent, companyCustomPriceCents: companyPrices.get(`${caller.companyId}:${id}`) };
+          const customer = {
+            kind: caller.kind,
+            clientDiscountPercent: caller.clientDiscountPercent,
+            companyDiscountPercent: caller.companyDiscountPercent,
+            companyCustomPriceCents: companyPrices.get(`${caller.companyId}:${id}`),
+          };
           const expected = priceFor(product, customer, store, NOW);
           const found = inSql.get(id);
           if (found?.price !== expected.priceCents || found.discount !== expected.discountPercent) {
-            wrong.push(`product ${id} ${JSON.stringify(product)}: SQL ${JSON.stringify(found)}, pricing.ts ${expected.priceCents} (${expected.discountPercent} %, ${expected.source})`);
+            wrong.push(
+              `product ${id} ${JSON.stringify(product)}: SQL ${JSON.stringify(found)}, pricing.ts ${expected.priceCents} (${expected.discountPercent} %, ${expected.source})`,
+            );
           }
           const kind = caller.kind;
           sources.set(kind, (sources.get(kind) ?? new Set()).add(expected.source));

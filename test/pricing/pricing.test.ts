@@ -17,15 +17,35 @@ const STORE: StoreDiscounts = { guestDiscountPercent: 5, loggedInDiscountPercent
 
 const book = (over: Partial<PricedProduct> = {}): PricedProduct => ({ type: 'BOOK', shopPriceCents: 2000, vatRatePercent: 9, ...over });
 const ebook = (over: Partial<PricedProduct> = {}): PricedProduct => book({ type: 'EBOOK', ...over });
-const retailCampaign = (priceCents: number, window: Partial<CampaignPrice> = {}): CampaignPrice => ({ customerKind: 'RETAIL', priceCents, ...window });
-const businessCampaign = (priceCents: number, window: Partial<CampaignPrice> = {}): CampaignPrice => ({ customerKind: 'BUSINESS', priceCents, ...window });
+const retailCampaign = (priceCents: number, window: Partial<CampaignPrice> = {}): CampaignPrice => ({
+  customerKind: 'RETAIL',
+  priceCents,
+  ...window,
+});
+const businessCampaign = (priceCents: number, window: Partial<CampaignPrice> = {}): CampaignPrice => ({
+  customerKind: 'BUSINESS',
+  priceCents,
+  ...window,
+});
 
 const GUEST: Customer = { kind: 'GUEST' };
 const simple = (clientDiscountPercent?: number): Customer => ({ kind: 'SIMPLE', clientDiscountPercent });
 const business = (companyDiscountPercent?: number): Customer => ({ kind: 'BUSINESS', companyDiscountPercent });
 const wholesale = (companyCustomPriceCents?: number | null): Customer => ({ kind: 'WHOLESALE', companyCustomPriceCents });
 
-const ALL_TYPES: ProductType[] = ['BOOK', 'EBOOK', 'AUDIOBOOK', 'GIFT_CARD', 'VIRTUAL_GIFT_CARD', 'OFFICE_EQUIPMENT', 'TECH', 'MUSIC', 'MOVIE', 'GAME', 'USED_BOOK'];
+const ALL_TYPES: ProductType[] = [
+  'BOOK',
+  'EBOOK',
+  'AUDIOBOOK',
+  'GIFT_CARD',
+  'VIRTUAL_GIFT_CARD',
+  'OFFICE_EQUIPMENT',
+  'TECH',
+  'MUSIC',
+  'MOVIE',
+  'GAME',
+  'USED_BOOK',
+];
 const DISCOUNTED_TYPES = ALL_TYPES.filter((type) => !['EBOOK', 'GIFT_CARD', 'VIRTUAL_GIFT_CARD'].includes(type));
 
 describe('toWireMoney', () => {
@@ -90,14 +110,22 @@ describe('retail: guest and logged-in customer', () => {
 
   it('100% discount makes the product free', () => {
     expect(priceFor(book(), simple(100), NO_STORE, NOW)).toEqual({
-      priceCents: 0, strikeThroughCents: 2000, vatIncluded: true, discountPercent: 100, source: 'client-discount',
+      priceCents: 0,
+      strikeThroughCents: 2000,
+      vatIncluded: true,
+      discountPercent: 100,
+      source: 'client-discount',
     });
   });
 
   it('a discount that rounds to nothing is no discount and shows no strike-through', () => {
     // 1 cent less 10% is 0.9 cents, which rounds back to 1.
     expect(priceFor(book({ shopPriceCents: 1 }), simple(), STORE, NOW)).toEqual({
-      priceCents: 1, strikeThroughCents: null, vatIncluded: true, discountPercent: 0, source: 'shop',
+      priceCents: 1,
+      strikeThroughCents: null,
+      vatIncluded: true,
+      discountPercent: 0,
+      source: 'shop',
     });
   });
 });
@@ -114,12 +142,20 @@ describe('e-books: no store-level discounts, but the client discount applies', (
 
   it('a campaign still applies to an e-book', () => {
     expect(priceFor(ebook({ campaignPrices: [retailCampaign(1500)] }), GUEST, STORE, NOW)).toEqual({
-      priceCents: 1500, strikeThroughCents: 2000, vatIncluded: true, discountPercent: 25, source: 'campaign',
+      priceCents: 1500,
+      strikeThroughCents: 2000,
+      vatIncluded: true,
+      discountPercent: 25,
+      source: 'campaign',
     });
   });
 
   it('an e-book shows its list price struck through', () => {
-    expect(priceFor(ebook({ originalPriceCents: 2500 }), simple(), STORE, NOW)).toMatchObject({ priceCents: 2000, strikeThroughCents: 2500, discountPercent: 20 });
+    expect(priceFor(ebook({ originalPriceCents: 2500 }), simple(), STORE, NOW)).toMatchObject({
+      priceCents: 2000,
+      strikeThroughCents: 2500,
+      discountPercent: 20,
+    });
   });
 
   it('the company discount applies to an e-book (it is not a store-level default)', () => {
@@ -147,14 +183,21 @@ describe('gift cards: face value for everyone', () => {
     ['VIRTUAL_GIFT_CARD', business(30)],
   ] as const)('%s for %j: no discount, campaign or strike-through', (type, customer) => {
     expect(priceFor(giftCard(type), customer, bigDiscounts, NOW)).toEqual({
-      priceCents: 2500, strikeThroughCents: null, vatIncluded: true, discountPercent: 0, source: 'shop',
+      priceCents: 2500,
+      strikeThroughCents: null,
+      vatIncluded: true,
+      discountPercent: 0,
+      source: 'shop',
     });
   });
 
   it.each(['GIFT_CARD', 'VIRTUAL_GIFT_CARD'] as const)('%s for wholesale: face value without VAT, no custom or wholesale price', (type) => {
     const expected = { priceCents: 2500, strikeThroughCents: null, vatIncluded: false, discountPercent: 0, source: 'shop-excl-vat' };
     expect(priceFor(giftCard(type), wholesale(1500), bigDiscounts, NOW)).toEqual(expected);
-    expect(priceFor({ ...giftCard(type), vatRatePercent: 24, shopPriceCents: 1240 }, wholesale(), bigDiscounts, NOW)).toEqual({ ...expected, priceCents: 1000 });
+    expect(priceFor({ ...giftCard(type), vatRatePercent: 24, shopPriceCents: 1240 }, wholesale(), bigDiscounts, NOW)).toEqual({
+      ...expected,
+      priceCents: 1000,
+    });
   });
 });
 
@@ -164,35 +207,63 @@ describe('retail campaign prices', () => {
     ['between the discounted and the shop price loses', [retailCampaign(1900)], 1800, 10, 'store-discount'],
     ['equal to the discounted price: the discount stays', [retailCampaign(1800)], 1800, 10, 'store-discount'],
     ['higher than the shop price loses', [retailCampaign(2500)], 1800, 10, 'store-discount'],
-    ['the lowest of several applicable campaigns wins', [retailCampaign(1700), retailCampaign(1400), retailCampaign(1600)], 1400, 30, 'campaign'],
+    [
+      'the lowest of several applicable campaigns wins',
+      [retailCampaign(1700), retailCampaign(1400), retailCampaign(1600)],
+      1400,
+      30,
+      'campaign',
+    ],
     ['a business campaign is not for retail', [businessCampaign(1000)], 1800, 10, 'store-discount'],
     ['a free campaign', [retailCampaign(0)], 0, 100, 'campaign'],
   ] as const)('%s', (_name, campaignPrices, priceCents, discountPercent, source) => {
     expect(priceFor(book({ campaignPrices: [...campaignPrices] }), simple(), STORE, NOW)).toEqual({
-      priceCents, strikeThroughCents: 2000, vatIncluded: true, discountPercent, source,
+      priceCents,
+      strikeThroughCents: 2000,
+      vatIncluded: true,
+      discountPercent,
+      source,
     });
   });
 
   it('applies to guests as well', () => {
     expect(priceFor(book({ campaignPrices: [retailCampaign(1500)] }), GUEST, NO_STORE, NOW)).toEqual({
-      priceCents: 1500, strikeThroughCents: 2000, vatIncluded: true, discountPercent: 25, source: 'campaign',
+      priceCents: 1500,
+      strikeThroughCents: 2000,
+      vatIncluded: true,
+      discountPercent: 25,
+      source: 'campaign',
     });
   });
 
   it('beats the client discount too', () => {
-    expect(priceFor(book({ campaignPrices: [retailCampaign(1500)] }), simple(20), NO_STORE, NOW)).toMatchObject({ priceCents: 1500, source: 'campaign' });
-    expect(priceFor(book({ campaignPrices: [retailCampaign(1500)] }), simple(30), NO_STORE, NOW)).toMatchObject({ priceCents: 1400, source: 'client-discount' });
+    expect(priceFor(book({ campaignPrices: [retailCampaign(1500)] }), simple(20), NO_STORE, NOW)).toMatchObject({
+      priceCents: 1500,
+      source: 'campaign',
+    });
+    expect(priceFor(book({ campaignPrices: [retailCampaign(1500)] }), simple(30), NO_STORE, NOW)).toMatchObject({
+      priceCents: 1400,
+      source: 'client-discount',
+    });
   });
 
   it.each([2000, 2100])('without discounts, a campaign of %i (not below the shop price) is ignored', (campaign) => {
     expect(priceFor(book({ originalPriceCents: 2500, campaignPrices: [retailCampaign(campaign)] }), GUEST, NO_STORE, NOW)).toEqual({
-      priceCents: 2000, strikeThroughCents: 2500, vatIncluded: true, discountPercent: 20, source: 'shop',
+      priceCents: 2000,
+      strikeThroughCents: 2500,
+      vatIncluded: true,
+      discountPercent: 20,
+      source: 'shop',
     });
   });
 
   it('strikes through the shop price, not the list price', () => {
     expect(priceFor(book({ originalPriceCents: 2500, campaignPrices: [retailCampaign(1500)] }), GUEST, NO_STORE, NOW)).toEqual({
-      priceCents: 1500, strikeThroughCents: 2000, vatIncluded: true, discountPercent: 25, source: 'campaign',
+      priceCents: 1500,
+      strikeThroughCents: 2000,
+      vatIncluded: true,
+      discountPercent: 25,
+      source: 'campaign',
     });
   });
 
@@ -222,7 +293,9 @@ describe('retail campaign prices', () => {
       ['an empty window', { validFrom: NOW, validTo: NOW }, false],
       ['a reversed window', { validFrom: NOW + 1, validTo: NOW - 1 }, false],
     ])('%s', (_name, window, applies) => {
-      expect(priceFor(book({ campaignPrices: [retailCampaign(1500, window)] }), GUEST, NO_STORE, NOW).source).toBe(applies ? 'campaign' : 'shop');
+      expect(priceFor(book({ campaignPrices: [retailCampaign(1500, window)] }), GUEST, NO_STORE, NOW).source).toBe(
+        applies ? 'campaign' : 'shop',
+      );
     });
 
     it('a cheaper campaign outside its window does not hide a valid one', () => {
@@ -242,18 +315,29 @@ describe('retail strike-through price', () => {
     ['no list price', undefined, null, 0],
   ] as const)('nothing applies, %s', (_name, originalPriceCents, strikeThroughCents, discountPercent) => {
     expect(priceFor(book({ originalPriceCents }), GUEST, NO_STORE, NOW)).toEqual({
-      priceCents: 2000, strikeThroughCents, vatIncluded: true, discountPercent, source: 'shop',
+      priceCents: 2000,
+      strikeThroughCents,
+      vatIncluded: true,
+      discountPercent,
+      source: 'shop',
     });
   });
 
   it.each([
     ['store discount', GUEST, 1900, 5, 'store-discount'],
     ['client discount', simple(20), 1600, 20, 'client-discount'],
-  ] as const)('a %s strikes through the shop price even with a higher list price', (_name, customer, priceCents, discountPercent, source) => {
-    expect(priceFor(book({ originalPriceCents: 3000 }), customer, STORE, NOW)).toEqual({
-      priceCents, strikeThroughCents: 2000, vatIncluded: true, discountPercent, source,
-    });
-  });
+  ] as const)(
+    'a %s strikes through the shop price even with a higher list price',
+    (_name, customer, priceCents, discountPercent, source) => {
+      expect(priceFor(book({ originalPriceCents: 3000 }), customer, STORE, NOW)).toEqual({
+        priceCents,
+        strikeThroughCents: 2000,
+        vatIncluded: true,
+        discountPercent,
+        source,
+      });
+    },
+  );
 
   it.each([
     // discountPercent is (strike - price) / strike rounded half up to a whole percent.
@@ -267,7 +351,9 @@ describe('retail strike-through price', () => {
     [800, 700, 13], // exactly 12.5% -> 13
   ])('list %i, shop %i: %i%%', (originalPriceCents, shopPriceCents, discountPercent) => {
     expect(priceFor(book({ originalPriceCents, shopPriceCents }), GUEST, NO_STORE, NOW)).toMatchObject({
-      priceCents: shopPriceCents, strikeThroughCents: originalPriceCents, discountPercent,
+      priceCents: shopPriceCents,
+      strikeThroughCents: originalPriceCents,
+      discountPercent,
     });
   });
 });
@@ -291,14 +377,17 @@ describe('rounding half up after every percentage', () => {
     [1005, 0, 1005],
   ])('%i cents less %d%% is %i', (shopPriceCents, percent, priceCents) => {
     expect(priceFor(book({ shopPriceCents }), simple(percent), NO_STORE, NOW).priceCents).toBe(priceCents);
-    expect(priceFor(book({ shopPriceCents }), GUEST, { guestDiscountPercent: percent, loggedInDiscountPercent: 0 }, NOW).priceCents).toBe(priceCents);
+    expect(priceFor(book({ shopPriceCents }), GUEST, { guestDiscountPercent: percent, loggedInDiscountPercent: 0 }, NOW).priceCents).toBe(
+      priceCents,
+    );
     expect(priceFor(book({ shopPriceCents }), business(percent), NO_STORE, NOW).priceCents).toBe(priceCents);
   });
 
   it('business: the company discount on the list price rounds half up', () => {
     // 1005 less 10% = 904.5 -> 905; the product's own discount (0.5%) is smaller.
     expect(priceFor(book({ originalPriceCents: 1005, shopPriceCents: 1000 }), business(10), NO_STORE, NOW)).toMatchObject({
-      priceCents: 905, source: 'company-discount',
+      priceCents: 905,
+      source: 'company-discount',
     });
   });
 });
@@ -325,13 +414,23 @@ describe('business customer', () => {
 
   it('a non-whole own discount is compared exactly', () => {
     // Own discount (3000 - 1999) / 3000 = 33.3667%.
-    expect(priceFor(book({ originalPriceCents: 3000, shopPriceCents: 1999 }), business(33), NO_STORE, NOW)).toMatchObject({ priceCents: 1999, source: 'shop' });
-    expect(priceFor(book({ originalPriceCents: 3000, shopPriceCents: 1999 }), business(34), NO_STORE, NOW)).toMatchObject({ priceCents: 1980, source: 'company-discount' });
+    expect(priceFor(book({ originalPriceCents: 3000, shopPriceCents: 1999 }), business(33), NO_STORE, NOW)).toMatchObject({
+      priceCents: 1999,
+      source: 'shop',
+    });
+    expect(priceFor(book({ originalPriceCents: 3000, shopPriceCents: 1999 }), business(34), NO_STORE, NOW)).toMatchObject({
+      priceCents: 1980,
+      source: 'company-discount',
+    });
   });
 
   it('ignores store and client discounts', () => {
     const customer: Customer = { kind: 'BUSINESS', clientDiscountPercent: 50 };
-    expect(priceFor(book(), customer, { guestDiscountPercent: 50, loggedInDiscountPercent: 50 }, NOW)).toEqual({ priceCents: 2000, ...noStrike, source: 'shop' });
+    expect(priceFor(book(), customer, { guestDiscountPercent: 50, loggedInDiscountPercent: 50 }, NOW)).toEqual({
+      priceCents: 2000,
+      ...noStrike,
+      source: 'shop',
+    });
   });
 
   it.each([
@@ -342,12 +441,18 @@ describe('business customer', () => {
     ['a retail campaign is not for business', [retailCampaign(1000)], 1800, 'company-discount'],
     ['outside its window', [businessCampaign(1000, { validTo: NOW })], 1800, 'company-discount'],
   ] as const)('business campaign %s', (_name, campaignPrices, priceCents, source) => {
-    expect(priceFor(book({ campaignPrices: [...campaignPrices] }), business(10), NO_STORE, NOW)).toEqual({ priceCents, ...noStrike, source });
+    expect(priceFor(book({ campaignPrices: [...campaignPrices] }), business(10), NO_STORE, NOW)).toEqual({
+      priceCents,
+      ...noStrike,
+      source,
+    });
   });
 
   it('a business campaign beats the shop price when the own discount wins', () => {
     expect(priceFor(book({ originalPriceCents: 2500, campaignPrices: [businessCampaign(1900)] }), business(10), NO_STORE, NOW)).toEqual({
-      priceCents: 1900, ...noStrike, source: 'campaign',
+      priceCents: 1900,
+      ...noStrike,
+      source: 'campaign',
     });
   });
 });
@@ -388,19 +493,29 @@ describe('wholesale customer', () => {
     [1503, 20, 1253], // 1252.5
     [1500, 0, 1500],
   ])('shop %i cents with %i%% VAT is %i cents without', (shopPriceCents, vatRatePercent, priceCents) => {
-    expect(priceFor(book({ shopPriceCents, vatRatePercent }), wholesale(), NO_STORE, NOW)).toEqual({ priceCents, ...exVat, source: 'shop-excl-vat' });
+    expect(priceFor(book({ shopPriceCents, vatRatePercent }), wholesale(), NO_STORE, NOW)).toEqual({
+      priceCents,
+      ...exVat,
+      source: 'shop-excl-vat',
+    });
   });
 
   it('ignores campaigns, store, client and company discounts and the list price', () => {
     const product = book({ originalPriceCents: 3000, campaignPrices: [retailCampaign(100), businessCampaign(100)] });
     const customer: Customer = { kind: 'WHOLESALE', clientDiscountPercent: 50, companyDiscountPercent: 50 };
     expect(priceFor(product, customer, { guestDiscountPercent: 50, loggedInDiscountPercent: 50 }, NOW)).toEqual({
-      priceCents: 1835, ...exVat, source: 'shop-excl-vat',
+      priceCents: 1835,
+      ...exVat,
+      source: 'shop-excl-vat',
     });
   });
 
   it('e-books are priced like any other product', () => {
-    expect(priceFor(ebook({ wholesalePriceCents: 1500 }), wholesale(), STORE, NOW)).toEqual({ priceCents: 1500, ...exVat, source: 'wholesale' });
+    expect(priceFor(ebook({ wholesalePriceCents: 1500 }), wholesale(), STORE, NOW)).toEqual({
+      priceCents: 1500,
+      ...exVat,
+      source: 'wholesale',
+    });
   });
 });
 
@@ -409,7 +524,11 @@ describe('every customer kind', () => {
   it.each([
     ['GUEST', GUEST, { priceCents: 1900, strikeThroughCents: 2000, vatIncluded: true, discountPercent: 5, source: 'store-discount' }],
     ['SIMPLE', simple(), { priceCents: 1800, strikeThroughCents: 2000, vatIncluded: true, discountPercent: 10, source: 'store-discount' }],
-    ['BUSINESS', business(30), { priceCents: 1750, strikeThroughCents: null, vatIncluded: true, discountPercent: 0, source: 'company-discount' }],
+    [
+      'BUSINESS',
+      business(30),
+      { priceCents: 1750, strikeThroughCents: null, vatIncluded: true, discountPercent: 0, source: 'company-discount' },
+    ],
     ['WHOLESALE', wholesale(), { priceCents: 1400, strikeThroughCents: null, vatIncluded: false, discountPercent: 0, source: 'wholesale' }],
   ] as const)('%s', (_kind, customer, expected) => {
     expect(priceFor(product, customer, STORE, NOW)).toEqual(expected);
@@ -433,12 +552,16 @@ describe('invalid data throws RangeError', () => {
   it.each([0, 100])('percentage %d is accepted', (edge) => {
     const store = { guestDiscountPercent: edge, loggedInDiscountPercent: edge };
     for (const kind of kinds) {
-      expect(() => priceFor(book({ vatRatePercent: edge }), { kind, clientDiscountPercent: edge, companyDiscountPercent: edge }, store, NOW)).not.toThrow();
+      expect(() =>
+        priceFor(book({ vatRatePercent: edge }), { kind, clientDiscountPercent: edge, companyDiscountPercent: edge }, store, NOW),
+      ).not.toThrow();
     }
   });
 
   it('a gift card is checked too', () => {
-    expect(() => priceFor(book({ type: 'GIFT_CARD' }), GUEST, { guestDiscountPercent: 120, loggedInDiscountPercent: 0 }, NOW)).toThrow(RangeError);
+    expect(() => priceFor(book({ type: 'GIFT_CARD' }), GUEST, { guestDiscountPercent: 120, loggedInDiscountPercent: 0 }, NOW)).toThrow(
+      RangeError,
+    );
   });
 
   it.each([-1, 12.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('price %d', (bad) => {

@@ -35,7 +35,10 @@ describe('autocomplete', () => {
     expect(await suggest('term=tänap')).toMatchObject({ publishers: [{ name: 'Tänapäev' }] });
     expect(namesOf((await suggest('term=penguin cl')).series)).toEqual(['Penguin Classics']);
     const categories = (await suggest('term=ilukirj')).categories;
-    expect(categories.map((cat) => [cat.name, cat.level])).toEqual([['Ilukirjandus', 1], ['Eesti ilukirjandus', 2]]);
+    expect(categories.map((cat) => [cat.name, cat.level])).toEqual([
+      ['Ilukirjandus', 1],
+      ['Eesti ilukirjandus', 2],
+    ]);
     expect(namesOf((await suggest('term=ilukirj', 'en')).categories)).toEqual([]);
     expect(namesOf((await suggest('term=fict', 'en')).categories)).toEqual(['Fiction', 'Estonian fiction', 'Translated fiction']);
   });
@@ -51,7 +54,13 @@ describe('autocomplete', () => {
 
   it('answers an ISBN-looking term with that product only', async () => {
     const found = await suggest(`term=${TRUTH_EAN.slice(0, 3)}-${TRUTH_EAN.slice(3)}`);
-    expect(found).toEqual({ products: [expect.objectContaining({ id: c.product.truth })], persons: [], publishers: [], series: [], categories: [] });
+    expect(found).toEqual({
+      products: [expect.objectContaining({ id: c.product.truth })],
+      persons: [],
+      publishers: [],
+      series: [],
+      categories: [],
+    });
     expect((await suggest('term=9780000000002')).products).toEqual([]);
   });
 
@@ -74,7 +83,10 @@ describe('autocomplete', () => {
     // A person whose only product is hidden from the caller is not suggested to them.
     const db = t.database.db;
     const secret = await createPerson(db, 'Salme Saladus');
-    await db.insertInto('product_person').values({ product_id: c.product.hidden!, person_id: secret, role: 'AUTHOR', position: 0 }).execute();
+    await db
+      .insertInto('product_person')
+      .values({ product_id: c.product.hidden!, person_id: secret, role: 'AUTHOR', position: 0 })
+      .execute();
     expect((await suggest('term=saladus')).persons).toEqual([]);
     const seen = await get<Suggestions>(t, '/autocomplete?term=saladus', c.customers.business);
     expect(seen.body.persons.map((p) => p.id)).toEqual([secret]);
@@ -91,7 +103,14 @@ describe('autocomplete', () => {
 describe('documentation', () => {
   it('lists the search routes in the OpenAPI document', async () => {
     const paths = Object.keys((await t.app.inject({ url: '/openapi.json' })).json().paths);
-    for (const path of ['/product/search', '/autocomplete', '/product-dynamic-filter/filters', '/product-dynamic-filter/search-author', '/product-dynamic-filter/search-series', '/product-dynamic-filter/search-publisher']) {
+    for (const path of [
+      '/product/search',
+      '/autocomplete',
+      '/product-dynamic-filter/filters',
+      '/product-dynamic-filter/search-author',
+      '/product-dynamic-filter/search-series',
+      '/product-dynamic-filter/search-publisher',
+    ]) {
       expect(paths).toContain(path);
     }
   });

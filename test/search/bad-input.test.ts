@@ -15,18 +15,45 @@ afterAll(() => t.close());
 
 describe('bad parameters', () => {
   const bad = [
-    'page=0', 'page=abc', 'per-page=0', 'per-page=x', 'categoryId=abc', 'categoryId=0', 'categoryId=1e30', 'personId=-1', 'publisherId=1.5',
-    'seriesId=', 'productListId=x', 'campaignId=0', 'type=NOVEL', 'type=BOOK,NOVEL', 'language=FI', 'binding=bad%20code!', 'availability=everywhere',
-    'priceMin=-1', 'priceMax=abc', 'priceMin=1e12', 'minDiscount=101', 'minDiscount=5.5', 'preorder=maybe', 'new=2', 'sort=popularity',
-    `shop=${Array.from({ length: 51 }, (_, i) => `S${i}`).join(',')}`, 'shop=TLN%00', 'shop=%27%3B--',
+    'page=0',
+    'page=abc',
+    'per-page=0',
+    'per-page=x',
+    'categoryId=abc',
+    'categoryId=0',
+    'categoryId=1e30',
+    'personId=-1',
+    'publisherId=1.5',
+    'seriesId=',
+    'productListId=x',
+    'campaignId=0',
+    'type=NOVEL',
+    'type=BOOK,NOVEL',
+    'language=FI',
+    'binding=bad%20code!',
+    'availability=everywhere',
+    'priceMin=-1',
+    'priceMax=abc',
+    'priceMin=1e12',
+    'minDiscount=101',
+    'minDiscount=5.5',
+    'preorder=maybe',
+    'new=2',
+    'sort=popularity',
+    `shop=${Array.from({ length: 51 }, (_, i) => `S${i}`).join(',')}`,
+    'shop=TLN%00',
+    'shop=%27%3B--',
   ];
   it.each(bad)('/product/search?%s is a 400', async (params) => {
     expectErrorBody(await t.app.inject({ url: `/product/search?${params}` }), 400, 'Bad Request');
   });
 
-  it.each(bad.filter((p) => !p.startsWith('page') && !p.startsWith('per-page') && !p.startsWith('sort')))('/product-dynamic-filter/filters?%s is a 400', async (params) => {
-    expectErrorBody(await t.app.inject({ url: `/product-dynamic-filter/filters?${params}` }), 400, 'Bad Request');
-  });
+  it.each(bad.filter((p) => !p.startsWith('page') && !p.startsWith('per-page') && !p.startsWith('sort')))(
+    '/product-dynamic-filter/filters?%s is a 400',
+    async (params) => {
+      expectErrorBody(await t.app.inject({ url: `/product-dynamic-filter/filters?${params}` }), 400, 'Bad Request');
+    },
+  );
 
   it('answers an unknown store with 400 and ignores unknown parameters', async () => {
     expectErrorBody(await t.app.inject({ url: '/product/search?q=tõde', headers: { store: 'NOPE' } }), 400, 'Bad Request');
@@ -36,9 +63,37 @@ describe('bad parameters', () => {
 
 describe('hostile and odd text', () => {
   const texts = [
-    '"', "'", '*', '"tõde', "tõde'", 'tõde*', 'tõde:*', 'NEAR(tõde õigus)', 'tõde OR kevade', 'tõde AND NOT kevade', 'title: tõde', '{title}: tõde',
-    '^tõde', '-kevade', '!tõde', 'tõde & õigus | kevade', "'); drop table product; --", '\\', '%', '_', '()', '[a-z]', '$$', 'a:b:c',
-    'tõde <-> õigus', 'tõde:A', "''tõde''", '😀 tõde', 'ﬁnal', '١٢٣', '\u200b',
+    '"',
+    "'",
+    '*',
+    '"tõde',
+    "tõde'",
+    'tõde*',
+    'tõde:*',
+    'NEAR(tõde õigus)',
+    'tõde OR kevade',
+    'tõde AND NOT kevade',
+    'title: tõde',
+    '{title}: tõde',
+    '^tõde',
+    '-kevade',
+    '!tõde',
+    'tõde & õigus | kevade',
+    "'); drop table product; --",
+    '\\',
+    '%',
+    '_',
+    '()',
+    '[a-z]',
+    '$$',
+    'a:b:c',
+    'tõde <-> õigus',
+    'tõde:A',
+    "''tõde''",
+    '😀 tõde',
+    'ﬁnal',
+    '١٢٣',
+    '\u200b',
   ];
   /** The same text with only its words (letters and digits), still being typed if the text was: what the hostile text must mean. */
   const plainWords = (text: string) => {
@@ -48,13 +103,23 @@ describe('hostile and odd text', () => {
   const answers = async (text: string) => {
     const term = encodeURIComponent(text);
     const responses = await Promise.all(
-      [q(text), `/autocomplete?term=${term}`, `/product-dynamic-filter/filters?q=${term}`, `/product-dynamic-filter/search-author?term=${term}`].map(async (url) => {
+      [
+        q(text),
+        `/autocomplete?term=${term}`,
+        `/product-dynamic-filter/filters?q=${term}`,
+        `/product-dynamic-filter/search-author?term=${term}`,
+      ].map(async (url) => {
         const response = await t.app.inject({ url });
         expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
         return response.json();
       }),
     );
-    const [found, suggested, facets, authors] = responses as [Array<{ name: string }>, { products: Array<{ name: string }> }, { total: number }, unknown[]];
+    const [found, suggested, facets, authors] = responses as [
+      Array<{ name: string }>,
+      { products: Array<{ name: string }> },
+      { total: number },
+      unknown[],
+    ];
     return { search: found.map((card) => card.name), suggested: suggested.products.map((card) => card.name), total: facets.total, authors };
   };
   it.each(texts)('%j is searched as plain words', async (text) => {

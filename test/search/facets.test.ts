@@ -123,11 +123,20 @@ describe('facet counts', () => {
 describe('search within a facet', () => {
   it('finds persons, series and publishers by part of the name, counted over the search', async () => {
     const authors = (await get<Named[]>(t, '/product-dynamic-filter/search-author?term=tamm')).body;
-    expect(authors).toEqual([{ id: c.person.tammsaare, code: expect.any(String), name: 'Anton Hansen Tammsaare', count: await total(`personId=${c.person.tammsaare}`) }]);
+    expect(authors).toEqual([
+      {
+        id: c.person.tammsaare,
+        code: expect.any(String),
+        name: 'Anton Hansen Tammsaare',
+        count: await total(`personId=${c.person.tammsaare}`),
+      },
+    ]);
     const withText = (await get<Named[]>(t, '/product-dynamic-filter/search-author?term=tamm&q=õigus')).body;
     expect(withText[0]!.count).toBe(2);
     expect((await get<Named[]>(t, '/product-dynamic-filter/search-author?term=fjodor')).body).toEqual([]);
-    expect((await get<Named[]>(t, '/product-dynamic-filter/search-author?term=Фёдор')).body.map((p) => p.name)).toEqual(['Фёдор Достоевский']);
+    expect((await get<Named[]>(t, '/product-dynamic-filter/search-author?term=Фёдор')).body.map((p) => p.name)).toEqual([
+      'Фёдор Достоевский',
+    ]);
     const series = (await get<Named[]>(t, '/product-dynamic-filter/search-series?term=eesti')).body;
     expect(series.map((s) => [s.name, s.count])).toEqual([['Eesti romaan', 2]]);
     const publishers = (await get<Named[]>(t, '/product-dynamic-filter/search-publisher?term=tana&type=BOOK')).body;

@@ -12,7 +12,13 @@ let callers: Array<[string, TestCustomer | undefined]>;
 beforeAll(async () => {
   t = await createTestApp();
   c = await createSearchCatalogue(t);
-  callers = [['guest', undefined], ['retail', c.customers.retail], ['loyal', c.customers.loyal], ['business', c.customers.business], ['wholesale', c.customers.wholesale]];
+  callers = [
+    ['guest', undefined],
+    ['retail', c.customers.retail],
+    ['loyal', c.customers.loyal],
+    ['business', c.customers.business],
+    ['wholesale', c.customers.wholesale],
+  ];
 });
 afterAll(() => t.close());
 
@@ -24,7 +30,12 @@ const nameSet = async (params: string, customer?: TestCustomer) => (await search
 
 describe('filters', () => {
   it('by category, with its subcategories', async () => {
-    expect(await nameSet(`categoryId=${c.category.foreign}`)).toEqual(['Crime and Punishment', 'The Truth', 'Wahrheit und Recht', 'Преступление и наказание']);
+    expect(await nameSet(`categoryId=${c.category.foreign}`)).toEqual([
+      'Crime and Punishment',
+      'The Truth',
+      'Wahrheit und Recht',
+      'Преступление и наказание',
+    ]);
     const fiction = await nameSet(`categoryId=${c.category.fiction}`);
     expect(fiction).toEqual(expect.arrayContaining(['Crime and Punishment', 'Kevade', 'Tõde ja õigus I']));
     expect(fiction).not.toContain('Ёлка');
@@ -32,7 +43,12 @@ describe('filters', () => {
   });
 
   it('by person, publisher, series, product list and campaign', async () => {
-    expect(await nameSet(`personId=${c.person.tammsaare}`)).toEqual(['Tammsaare elu ja looming', 'Tõde ja õigus I', 'Tõde ja õigus II', 'Wahrheit und Recht']);
+    expect(await nameSet(`personId=${c.person.tammsaare}`)).toEqual([
+      'Tammsaare elu ja looming',
+      'Tõde ja õigus I',
+      'Tõde ja õigus II',
+      'Wahrheit und Recht',
+    ]);
     expect(await nameSet(`publisherId=${c.publisher.avita}`)).toEqual(['Kevade', 'Mälestused']);
     expect(await nameSet(`seriesId=${c.series.classics}`)).toEqual(['Crime and Punishment', 'The Truth']);
     expect(await nameSet(`productListId=${c.list}`)).toEqual(['Crime and Punishment', 'Kevade', 'Ёлка']);
@@ -65,7 +81,12 @@ describe('filters', () => {
     expect(await nameSet('shop=TLN,NOPE')).toEqual(['Tõde ja õigus I']);
     const web = await search('availability=web');
     expect(web.every((card) => card.availability === 'AVAILABLE')).toBe(true);
-    expect(await nameSet('availability=soon,shop')).toEqual(['Crime and Punishment', 'Strikkimine algajale', 'Tõde ja õigus I', 'Tõe otsingul']);
+    expect(await nameSet('availability=soon,shop')).toEqual([
+      'Crime and Punishment',
+      'Strikkimine algajale',
+      'Tõde ja õigus I',
+      'Tõe otsingul',
+    ]);
     expect(await nameSet('preorder=true')).toEqual(['Tõe otsingul']);
     expect(await nameSet('new=true')).toEqual(['Strikkimine algajale', 'Tammsaare elu ja looming', 'The Truth', 'Ёлка', 'Suvi'].sort());
   });
@@ -88,14 +109,20 @@ describe('price and discount follow the caller', () => {
     }
   });
 
-  it('sorts by the caller\'s price both ways', async () => {
+  it("sorts by the caller's price both ways", async () => {
     for (const [who, customer] of callers) {
       const all = await search('', customer);
       const up = await search('sort=price', customer);
       const down = await search('sort=-price', customer);
       expect(sorted(ids(up)), who).toEqual(sorted(ids(all)));
-      expect(up.map((card) => card.price), who).toEqual([...all.map((card) => card.price)].sort((a, b) => a - b));
-      expect(down.map((card) => card.price), who).toEqual([...all.map((card) => card.price)].sort((a, b) => b - a));
+      expect(
+        up.map((card) => card.price),
+        who,
+      ).toEqual([...all.map((card) => card.price)].sort((a, b) => a - b));
+      expect(
+        down.map((card) => card.price),
+        who,
+      ).toEqual([...all.map((card) => card.price)].sort((a, b) => b - a));
     }
   });
 
@@ -105,7 +132,10 @@ describe('price and discount follow the caller', () => {
       const found = await search('minDiscount=10', customer);
       expect(sorted(ids(found)), who).toEqual(sorted(ids(all.filter((card) => card.discountPercent >= 10))));
       const byDiscount = await search('sort=discount', customer);
-      expect(byDiscount.map((card) => card.discountPercent), who).toEqual(all.map((card) => card.discountPercent).sort((a, b) => b - a));
+      expect(
+        byDiscount.map((card) => card.discountPercent),
+        who,
+      ).toEqual(all.map((card) => card.discountPercent).sort((a, b) => b - a));
     }
     // The campaign price (14.99 of 30) is the guest's 50 % discount.
     expect((await search('minDiscount=50')).map((card) => card.name)).toEqual(['Suvi']);
@@ -166,7 +196,10 @@ describe('paging and visibility', () => {
     const first = await get(t, '/product/search?q=kevade');
     expect(first.response.headers['cache-control']).toMatch(/^public/);
     expect(first.response.headers['x-search-available']).toBe('1');
-    const again = await t.app.inject({ url: '/product/search?q=kevade', headers: { 'if-none-match': String(first.response.headers.etag) } });
+    const again = await t.app.inject({
+      url: '/product/search?q=kevade',
+      headers: { 'if-none-match': String(first.response.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
     const business = await t.app.inject({ url: '/product/search?q=kevade', headers: auth(c.customers.business) });
     expect(business.headers['cache-control']).toBe('no-store');

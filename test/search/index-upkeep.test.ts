@@ -19,7 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const SEARCH_PATHS = ['/product/search?q=tõde', '/autocomplete?term=tõde', '/product-dynamic-filter/filters?q=tõde', '/product-dynamic-filter/search-author?term=tamm', '/product-dynamic-filter/search-publisher?term=avita'];
+const SEARCH_PATHS = [
+  '/product/search?q=tõde',
+  '/autocomplete?term=tõde',
+  '/product-dynamic-filter/filters?q=tõde',
+  '/product-dynamic-filter/search-author?term=tamm',
+  '/product-dynamic-filter/search-publisher?term=avita',
+];
 
 async function expectUnavailable(app: TestApp['app']): Promise<void> {
   for (const url of SEARCH_PATHS) {
@@ -36,7 +42,11 @@ describe('the index follows the catalogue', () => {
     const db = t.database.db;
     const id = await createProduct(db, { name: 'Rehepapp', price: 12 });
     expect(await names(t, q('rehepapp'))).toEqual(['Rehepapp']);
-    await db.updateTable('product').set({ name: 'Rehepapp ehk november', alt_names: JSON.stringify(['Kratt']) }).where('id', '=', id).execute();
+    await db
+      .updateTable('product')
+      .set({ name: 'Rehepapp ehk november', alt_names: JSON.stringify(['Kratt']) })
+      .where('id', '=', id)
+      .execute();
     expect(await names(t, q('november'))).toEqual(['Rehepapp ehk november']);
     expect(await names(t, q('kratt'))).toEqual(['Rehepapp ehk november']);
     await db.deleteFrom('product').where('id', '=', id).execute();
@@ -47,9 +57,14 @@ describe('the index follows the catalogue', () => {
     const db = t.database.db;
     await db.updateTable('person').set({ name: 'Oskar Lutsu' }).where('id', '=', c.person.luts).execute();
     expect(await names(t, q('lutsu'))).toEqual(expect.arrayContaining(['Kevade', 'Suvi']));
-    expect((await get<{ persons: Array<{ name: string }> }>(t, '/autocomplete?term=lutsu')).body.persons.map((p) => p.name)).toEqual(['Oskar Lutsu']);
+    expect((await get<{ persons: Array<{ name: string }> }>(t, '/autocomplete?term=lutsu')).body.persons.map((p) => p.name)).toEqual([
+      'Oskar Lutsu',
+    ]);
     const kivirahk = await createPerson(db, 'Andrus Kivirähk');
-    await db.insertInto('product_person').values({ product_id: c.product.spring!, person_id: kivirahk, role: 'ILLUSTRATOR', position: 1 }).execute();
+    await db
+      .insertInto('product_person')
+      .values({ product_id: c.product.spring!, person_id: kivirahk, role: 'ILLUSTRATOR', position: 1 })
+      .execute();
     expect(await names(t, q('kivirahk'))).toEqual(['Kevade']);
     await db.deleteFrom('person').where('id', '=', kivirahk).execute();
     expect(await names(t, q('kivirahk'))).toEqual([]);
@@ -70,7 +85,11 @@ describe('the index follows the catalogue', () => {
     expect(await names(t, q('lumekuninganna'))).toEqual(['Lumekuninganna']);
     await db.updateTable('product').set({ hidden_web: true }).where('id', '=', id).execute();
     expect(await names(t, q('lumekuninganna'))).toEqual([]);
-    await db.updateTable('product').set({ hidden_web: false, shop_price_cents: 4000, availability: 'COMING_SOON' }).where('id', '=', id).execute();
+    await db
+      .updateTable('product')
+      .set({ hidden_web: false, shop_price_cents: 4000, availability: 'COMING_SOON' })
+      .where('id', '=', id)
+      .execute();
     expect(await names(t, `${q('lumekuninganna')}&priceMin=37.99&priceMax=38&availability=soon`)).toEqual(['Lumekuninganna']);
     await db.deleteFrom('product_store').where('product_id', '=', id).execute();
     expect(await names(t, q('lumekuninganna'))).toEqual([]);
@@ -81,7 +100,11 @@ describe('the index follows the catalogue', () => {
   it('does not queue anything for writes that change no indexed text', async () => {
     const db = t.database.db;
     await names(t, q('kevade'));
-    await db.updateTable('product').set({ shop_price_cents: 999, sales_count: 5, web_stock: 3 }).where('id', '=', c.product.spring!).execute();
+    await db
+      .updateTable('product')
+      .set({ shop_price_cents: 999, sales_count: 5, web_stock: 3 })
+      .where('id', '=', c.product.spring!)
+      .execute();
     expect((await readState(db)).backlog).toBe(0);
     await db.updateTable('product').set({ name: 'Kevade' }).where('id', '=', c.product.spring!).execute();
     expect((await readState(db)).backlog).toBe(0);
@@ -105,7 +128,9 @@ describe('while the index cannot answer', () => {
 
   it('answers 503 while far behind (more than BACKLOG_LIMIT queued changes)', async () => {
     const db = t.database.db;
-    await sql`insert into search_pending (kind, entity_id) select 'product', n from (${sql.raw(seriesOf(BACKLOG_LIMIT + 1))}) s`.execute(db);
+    await sql`insert into search_pending (kind, entity_id) select 'product', n from (${sql.raw(seriesOf(BACKLOG_LIMIT + 1))}) s`.execute(
+      db,
+    );
     await expectUnavailable(t.app);
     while ((await foldBatch(t.database, createEngine(t.database), 5_000, Date.now())) > 0);
     expect((await get(t, q('kevade'))).body.map((card) => card.name)).toEqual(['Kevade']);

@@ -16,7 +16,7 @@ describe('folding', () => {
 
   it('keeps only letters and digits as terms', () => {
     expect(indexText('Tõde ja õigus. I osa', null, '"A. H." Tammsaare')).toBe('tode ja oigus i osa a h tammsaare');
-    expect(indexText('O\'Brien — 1984!')).toBe('o brien 1984');
+    expect(indexText("O'Brien — 1984!")).toBe('o brien 1984');
   });
 });
 

@@ -66,7 +66,8 @@ describe('a listening API process', () => {
       expect((await readState(t.database.db)).status).toBe('building');
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const deadline = Date.now() + 15_000;
-      while ((await readState(t.database.db)).status !== 'ready' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while ((await readState(t.database.db)).status !== 'ready' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await readState(t.database.db)).toEqual({ status: 'ready', backlog: 0 });
       const response = await t.app.inject({ url: '/product/search?q=kevade' });
       expect(response.json().map((card: { name: string }) => card.name)).toEqual(['Kevade']);

@@ -16,7 +16,8 @@ afterAll(() => t.close());
 describe('text matching', () => {
   it('ignores case and diacritics in both directions', async () => {
     for (const text of ['Tammsaare', 'tammsaare', 'TAMMSAARE']) expect(await names(t, q(text))).toContain('Tõde ja õigus I');
-    for (const text of ['tõde', 'tode', 'TÕDE', 'Tode']) expect(await names(t, q(text))).toEqual(expect.arrayContaining(['Tõde ja õigus I', 'Tõde ja õigus II']));
+    for (const text of ['tõde', 'tode', 'TÕDE', 'Tode'])
+      expect(await names(t, q(text))).toEqual(expect.arrayContaining(['Tõde ja õigus I', 'Tõde ja õigus II']));
     expect(await names(t, q('oigus'))).toEqual(['Tõde ja õigus I', 'Tõde ja õigus II']);
     expect(await names(t, q('tanapaev romaan'))).toEqual(expect.arrayContaining(['Tõde ja õigus I', 'Tõde ja õigus II']));
   });
@@ -47,9 +48,19 @@ describe('text matching', () => {
 
   it('looks up an EAN or ISBN exactly, with or without hyphens and spaces, in either ISBN form', async () => {
     const hyphenated = `${TRUTH_EAN.slice(0, 3)}-${TRUTH_EAN.slice(3, 7)}-${TRUTH_EAN.slice(7, 12)}-${TRUTH_EAN.slice(12)}`;
-    for (const text of [TRUTH_EAN, hyphenated, ` ${TRUTH_EAN.slice(0, 6)} ${TRUTH_EAN.slice(6)} `, `ISBN ${hyphenated}`, TRUTH_ISBN10, `${TRUTH_ISBN10.slice(0, 1)}-${TRUTH_ISBN10.slice(1)}`]) {
+    for (const text of [
+      TRUTH_EAN,
+      hyphenated,
+      ` ${TRUTH_EAN.slice(0, 6)} ${TRUTH_EAN.slice(6)} `,
+      `ISBN ${hyphenated}`,
+      TRUTH_ISBN10,
+      `${TRUTH_ISBN10.slice(0, 1)}-${TRUTH_ISBN10.slice(1)}`,
+    ]) {
       const { body, total } = await get(t, q(text));
-      expect(body.map((card) => card.id), text).toEqual([c.product.truth]);
+      expect(
+        body.map((card) => card.id),
+        text,
+      ).toEqual([c.product.truth]);
       expect(total).toBe(1);
     }
     // A code no product has finds nothing, rather than text matches.

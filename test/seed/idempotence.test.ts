@@ -27,11 +27,20 @@ async function freshDatabase(): Promise<DatabaseHandle> {
 async function snapshot({ db }: DatabaseHandle) {
   const counts: Record<string, number> = {};
   for (const table of [...INSERT_ORDER, 'country', 'country_name'] as const) {
-    counts[table] = Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    counts[table] = Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   }
   const products = await db.selectFrom('product').selectAll().orderBy('id').execute();
   const stores = await db.selectFrom('web_store').selectAll().orderBy('code').execute();
-  const fingerprint = createHash('sha256').update(JSON.stringify([products, stores])).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([products, stores]))
+    .digest('hex');
   return { counts, fingerprint };
 }
 
@@ -50,12 +59,33 @@ describe(`seeding the demo data (${engine})`, () => {
   it('leaves an imported catalogue alone (and adds no demo users to it)', async () => {
     const database = await freshDatabase();
     const now = Date.now();
-    await database.db.insertInto('product').values({
-      code: 'NAV-1', type: 'BOOK', name: 'Imported', shop_price_cents: 1000, vat_rate_percent: 9, availability: 'AVAILABLE',
-      is_active: true, hidden_web: false, hidden_business: false, created_at: now, updated_at: now,
-    }).execute();
+    await database.db
+      .insertInto('product')
+      .values({
+        code: 'NAV-1',
+        type: 'BOOK',
+        name: 'Imported',
+        shop_price_cents: 1000,
+        vat_rate_percent: 9,
+        availability: 'AVAILABLE',
+        is_active: true,
+        hidden_web: false,
+        hidden_business: false,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     const report = await seedDemo(database, { now: Date.now() });
-    expect(report).toMatchObject({ products: 1, categories: 0, shops: 0, persons: 0, campaigns: 0, users: 0, salesHistory: 0, sessionActions: 0 });
+    expect(report).toMatchObject({
+      products: 1,
+      categories: 0,
+      shops: 0,
+      persons: 0,
+      campaigns: 0,
+      users: 0,
+      salesHistory: 0,
+      sessionActions: 0,
+    });
     expect(report.countries).toBeGreaterThan(0);
     const stores = await database.db.selectFrom('web_store').select(['guest_discount_percent', 'logged_in_discount_percent']).execute();
     expect(stores.every((s) => s.guest_discount_percent === 0 && s.logged_in_discount_percent === 0)).toBe(true);
@@ -65,21 +95,51 @@ describe(`seeding the demo data (${engine})`, () => {
     const database = await freshDatabase();
     const { db } = database;
     const now = Date.now();
-    const existing = await db.insertInto('app_user').values({
-      email: 'mari@example.com', password_hash: null, email_verified: false, newsletter: false, language: 'et', created_at: now, updated_at: now,
-    }).returning('id').executeTakeFirstOrThrow();
+    const existing = await db
+      .insertInto('app_user')
+      .values({
+        email: 'mari@example.com',
+        password_hash: null,
+        email_verified: false,
+        newsletter: false,
+        language: 'et',
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await seedDemo(database, { now: Date.now() });
     // The user who had the demo email keeps it untouched, and gets no demo accounts.
     const mari = await db.selectFrom('app_user').selectAll().where('email', '=', 'mari@example.com').executeTakeFirstOrThrow();
     expect([mari.id, mari.password_hash, Boolean(mari.email_verified)]).toEqual([existing.id, null, false]);
     expect(await db.selectFrom('client_account').select('id').where('user_id', '=', mari.id).execute()).toEqual([]);
     // Ordinary inserts after the seed get fresh ids (PostgreSQL sequences were moved past the demo rows).
-    const publisher = await db.insertInto('publisher').values({ code: 'NEW', name: 'New', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
-    const user = await db.insertInto('app_user').values({
-      email: 'new@example.ee', password_hash: null, email_verified: false, newsletter: false, language: 'et', created_at: now, updated_at: now,
-    }).returning('id').executeTakeFirstOrThrow();
-    for (const [table, id] of [['publisher', publisher.id], ['app_user', user.id]] as const) {
-      const max = await db.selectFrom(table).select((eb) => eb.fn.max<number>('id').as('max')).executeTakeFirstOrThrow();
+    const publisher = await db
+      .insertInto('publisher')
+      .values({ code: 'NEW', name: 'New', created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const user = await db
+      .insertInto('app_user')
+      .values({
+        email: 'new@example.ee',
+        password_hash: null,
+        email_verified: false,
+        newsletter: false,
+        language: 'et',
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const [table, id] of [
+      ['publisher', publisher.id],
+      ['app_user', user.id],
+    ] as const) {
+      const max = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.max<number>('id').as('max'))
+        .executeTakeFirstOrThrow();
       expect(Number(id)).toBe(Number(max.max));
     }
   });
@@ -89,7 +149,8 @@ describe('the dataset generator', () => {
   const ids = Object.fromEntries(ID_TABLES.map((table) => [table, 1])) as Record<(typeof ID_TABLES)[number], number>;
   const digest = (seed: number) => {
     const hash = createHash('sha256');
-    for (const [batch] of generateDataset({ products: 500, now: Date.UTC(2026, 10, 22), passwordHash: 'x', seed }, ids, new Set())) hash.update(JSON.stringify(batch));
+    for (const [batch] of generateDataset({ products: 500, now: Date.UTC(2026, 10, 22), passwordHash: 'x', seed }, ids, new Set()))
+      hash.update(JSON.stringify(batch));
     return hash.digest('hex');
   };
 

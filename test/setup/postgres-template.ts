@@ -71,7 +71,9 @@ export function databaseUrl(adminUrl: string, name: string): string {
 /** Every file under src/ with "migration" in its path (migrations, their data and helpers). */
 function migrationsHash(src: string): string {
   const hash = createHash('sha256');
-  for (const file of filesUnder(src).filter((path) => /migration/i.test(relative(src, path))).sort()) {
+  for (const file of filesUnder(src)
+    .filter((path) => /migration/i.test(relative(src, path)))
+    .sort()) {
     hash.update(relative(src, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex').slice(0, 16);

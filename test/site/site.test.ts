@@ -57,7 +57,10 @@ describe('API documentation', () => {
     for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(doc.paths)) {
       for (const operation of Object.values(item)) {
         // Every operation documents its success: 200, or 201/202/204 where it creates, accepts or deletes.
-        expect(Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)), path).toBe(true);
+        expect(
+          Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)),
+          path,
+        ).toBe(true);
       }
     }
   });

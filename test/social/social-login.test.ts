@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/infra/tokens.js';
-import { createAccountsTestApp, GOOD_PASSWORD, login, mailTo, me, register, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  login,
+  mailTo,
+  me,
+  register,
+  registerVerified,
+  uniqueEmail,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 import { startFakeFacebook, type FakeFacebook, type FacebookUser } from '../helpers/facebook-graph.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-provider.js';
@@ -56,7 +66,11 @@ async function webFlow(
   as: { sub: string; facebookUser?: FacebookUser },
   options: { headers?: Record<string, string>; query?: string; deny?: boolean } = {},
 ): Promise<URL> {
-  const start = await t.app.inject({ method: 'GET', url: `/auth/external?authclient=${provider}${options.query ?? ''}`, headers: options.headers });
+  const start = await t.app.inject({
+    method: 'GET',
+    url: `/auth/external?authclient=${provider}${options.query ?? ''}`,
+    headers: options.headers,
+  });
   expect(start.statusCode, start.body).toBe(302);
   const location = String(start.headers.location);
   const back =
@@ -138,7 +152,11 @@ describe('the web redirect flow', () => {
   it('lands on the store that started it and keeps a returnUrl of that store', async () => {
     const sub = newSubject();
     google.addAccount({ sub, email: uniqueEmail('google'), email_verified: true });
-    const landing = await webFlow('google', { sub }, { headers: { store: 'WEB2' }, query: `&returnUrl=${encodeURIComponent('http://localhost:5174/basket')}` });
+    const landing = await webFlow(
+      'google',
+      { sub },
+      { headers: { store: 'WEB2' }, query: `&returnUrl=${encodeURIComponent('http://localhost:5174/basket')}` },
+    );
     expect(landing.origin).toBe('http://localhost:5174');
     expect(landing.searchParams.get('returnUrl')).toBe('http://localhost:5174/basket');
   });
@@ -192,7 +210,11 @@ describe('the native app flow', () => {
     expect(response.statusCode, response.body).toBe(200);
     const login = await socialLogin(response.json().authId, { isNativeForm: true });
     expect(login.statusCode).toBe(200);
-    const row = await t.database.db.selectFrom('access_token').select(['login_method', 'native_form']).where('token_hash', '=', hashToken(login.json().accessToken)).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('access_token')
+      .select(['login_method', 'native_form'])
+      .where('token_hash', '=', hashToken(login.json().accessToken))
+      .executeTakeFirstOrThrow();
     expect(row.login_method).toBe(provider);
     expect(Boolean(row.native_form)).toBe(true);
   });
@@ -230,8 +252,16 @@ describe('the native app flow', () => {
     const ok = await native(`client=facebook&id=${user.id}&token=${facebook.issueToken(user)}`);
     expect(ok.statusCode, ok.body).toBe(200);
     expect(facebook.requests.some((r) => r.path.endsWith('/debug_token'))).toBe(true);
-    expectErrorBody(await native(`client=facebook&id=${user.id}&token=${facebook.issueToken(user, { appId: 'other-app' })}`), 401, 'Unauthorized');
-    expectErrorBody(await native(`client=facebook&id=${user.id}&token=${facebook.issueToken(user, { expired: true })}`), 401, 'Unauthorized');
+    expectErrorBody(
+      await native(`client=facebook&id=${user.id}&token=${facebook.issueToken(user, { appId: 'other-app' })}`),
+      401,
+      'Unauthorized',
+    );
+    expectErrorBody(
+      await native(`client=facebook&id=${user.id}&token=${facebook.issueToken(user, { expired: true })}`),
+      401,
+      'Unauthorized',
+    );
     expectErrorBody(await native(`client=facebook&id=someone-else&token=${facebook.issueToken(user)}`), 401, 'Unauthorized');
   });
 
@@ -263,7 +293,11 @@ describe('POST /auth/social-login', () => {
 
   it('refuses an expired or unknown authId', async () => {
     const authId = await googleAuthId(uniqueEmail());
-    await t.database.db.updateTable('auth_record').set({ expires_at: Date.now() - 1 }).where('id_hash', '=', hashToken(authId)).execute();
+    await t.database.db
+      .updateTable('auth_record')
+      .set({ expires_at: Date.now() - 1 })
+      .where('id_hash', '=', hashToken(authId))
+      .execute();
     expectErrorBody(await socialLogin(authId), 400, 'Bad Request');
     expectErrorBody(await socialLogin('not-an-auth-id'), 400, 'Bad Request');
   });
@@ -291,17 +325,36 @@ describe('POST /auth/social-login', () => {
     await register(t, email);
     // Whoever registered it set a password somehow and holds a session.
     const { hashPassword } = await import('../../src/infra/passwords.js');
-    await t.database.db.updateTable('app_user').set({ password_hash: await hashPassword(GOOD_PASSWORD) }).where('email', '=', email).execute();
+    await t.database.db
+      .updateTable('app_user')
+      .set({ password_hash: await hashPassword(GOOD_PASSWORD) })
+      .where('email', '=', email)
+      .execute();
     const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
     const account = await t.database.db.selectFrom('client_account').select('id').where('user_id', '=', user.id).executeTakeFirstOrThrow();
-    await t.database.db.insertInto('access_token').values({ token_hash: 'x'.repeat(64), user_id: user.id, client_account_id: account.id, store_code: 'WEB', role: 'SIMPLE', created_at: 0, expires_at: Date.now() + 1e9, login_method: 'password', native_form: null }).execute();
+    await t.database.db
+      .insertInto('access_token')
+      .values({
+        token_hash: 'x'.repeat(64),
+        user_id: user.id,
+        client_account_id: account.id,
+        store_code: 'WEB',
+        role: 'SIMPLE',
+        created_at: 0,
+        expires_at: Date.now() + 1e9,
+        login_method: 'password',
+        native_form: null,
+      })
+      .execute();
 
     const response = await socialLogin(await googleAuthId(email));
     expect(response.statusCode, response.body).toBe(200);
     const row = await t.database.db.selectFrom('app_user').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
     expect(Boolean(row.email_verified)).toBe(true);
     expect(row.password_hash).toBeNull();
-    expect(await t.database.db.selectFrom('access_token').select('token_hash').where('token_hash', '=', 'x'.repeat(64)).executeTakeFirst()).toBeUndefined();
+    expect(
+      await t.database.db.selectFrom('access_token').select('token_hash').where('token_hash', '=', 'x'.repeat(64)).executeTakeFirst(),
+    ).toBeUndefined();
     expect(expectFieldErrors(await login(t, email))).toEqual(['password']);
   });
 
@@ -320,7 +373,18 @@ describe('POST /auth/social-login', () => {
     const email = uniqueEmail('roles');
     await registerVerified(t, email);
     const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-    await t.database.db.insertInto('client_account').values({ code: `W7${++counter}${Date.now() % 1e6}`, user_id: user.id, store_code: 'WEB', type: 'BUSINESS', company_id: null, role: 'company_master', created_at: Date.now() }).execute();
+    await t.database.db
+      .insertInto('client_account')
+      .values({
+        code: `W7${++counter}${Date.now() % 1e6}`,
+        user_id: user.id,
+        store_code: 'WEB',
+        type: 'BUSINESS',
+        company_id: null,
+        role: 'company_master',
+        created_at: Date.now(),
+      })
+      .execute();
     const authId = await googleAuthId(email);
     expect((await socialLogin(authId)).json()).toEqual({ roles: ['SIMPLE', 'BUSINESS'] });
     const business = await socialLogin(authId, { role: 'BUSINESS' });
@@ -329,11 +393,16 @@ describe('POST /auth/social-login', () => {
 
   it('refuses bad input with field errors and changes nothing', async () => {
     const authId = await googleAuthId(uniqueEmail());
-    const records = () => t.database.db.selectFrom('auth_record').select('used_at').where('id_hash', '=', hashToken(authId)).executeTakeFirstOrThrow();
-    expect(expectFieldErrors(await t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId } }))).toEqual(['isNativeForm']);
+    const records = () =>
+      t.database.db.selectFrom('auth_record').select('used_at').where('id_hash', '=', hashToken(authId)).executeTakeFirstOrThrow();
+    expect(expectFieldErrors(await t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId } }))).toEqual([
+      'isNativeForm',
+    ]);
     expect(expectFieldErrors(await socialLogin(authId, { isNativeForm: 'yes' }))).toEqual(['isNativeForm']);
     expect(expectFieldErrors(await socialLogin(authId, { role: 'ADMIN' }))).toEqual(['role']);
-    expect(expectFieldErrors(await t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId: 42, isNativeForm: true } }))).toEqual(['authId']);
+    expect(
+      expectFieldErrors(await t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId: 42, isNativeForm: true } })),
+    ).toEqual(['authId']);
     expect((await records()).used_at).toBeNull();
   });
 });
@@ -355,7 +424,10 @@ describe('linking with a bearer token', () => {
 
   it('answers 409 when the identity belongs to another user', async () => {
     const sub = newSubject();
-    await socialLogin((await native(`client=google&id=${sub}&token=${await google.idToken({ sub, email: uniqueEmail(), email_verified: true })}`)).json().authId);
+    await socialLogin(
+      (await native(`client=google&id=${sub}&token=${await google.idToken({ sub, email: uniqueEmail(), email_verified: true })}`)).json()
+        .authId,
+    );
     const bearer = await registerVerified(t, uniqueEmail('second'));
     const response = await native(`client=google&id=${sub}&token=${await google.idToken({ sub })}`, { authorization: `Bearer ${bearer}` });
     expectErrorBody(response, 409, 'Conflict');

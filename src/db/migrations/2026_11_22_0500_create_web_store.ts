@@ -20,19 +20,21 @@ export async function up(db: Kysely<any>): Promise<void> {
   const now = Date.now();
   await db
     .insertInto('web_store')
-    .values([
-      { code: 'WEB', name: 'Main store', frontend_url: 'http://localhost:5173' },
-      { code: 'WEB2', name: 'Outlet', frontend_url: 'http://localhost:5174' },
-    ].map((store) => ({
-      ...store,
-      is_active: true,
-      is_locked: false,
-      locked_until: null,
-      available_languages: 'et,en,ru',
-      default_language: 'et',
-      currency: 'EUR',
-      updated_at: now,
-    })))
+    .values(
+      [
+        { code: 'WEB', name: 'Main store', frontend_url: 'http://localhost:5173' },
+        { code: 'WEB2', name: 'Outlet', frontend_url: 'http://localhost:5174' },
+      ].map((store) => ({
+        ...store,
+        is_active: true,
+        is_locked: false,
+        locked_until: null,
+        available_languages: 'et,en,ru',
+        default_language: 'et',
+        currency: 'EUR',
+        updated_at: now,
+      })),
+    )
     .execute();
 }
 

@@ -18,11 +18,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('country_position_idx').on('country').columns(['position', 'code']).execute();
   await db.schema.createIndex('country_name_language_idx').on('country_name').columns(['language', 'name']).execute();
 
-  await db.insertInto('country').values(COUNTRIES.map(({ code, position }) => ({ code, position }))).execute();
+  await db
+    .insertInto('country')
+    .values(COUNTRIES.map(({ code, position }) => ({ code, position })))
+    .execute();
   await db
     .insertInto('country_name')
-    .values(COUNTRIES.flatMap(({ code, names }) =>
-      Object.entries(names).map(([language, name]) => ({ country_code: code, language, name }))))
+    .values(
+      COUNTRIES.flatMap(({ code, names }) => Object.entries(names).map(([language, name]) => ({ country_code: code, language, name }))),
+    )
     .execute();
 }
 

@@ -11,13 +11,29 @@ export async function up(db: Kysely<any>): Promise<void> {
   const pk = idColumn(db);
 
   // Store discounts of the pricing rules (domain notes: guest and logged-in discount per store).
-  await db.schema.alterTable('web_store').addColumn('guest_discount_percent', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('web_store').addColumn('logged_in_discount_percent', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('web_store')
+    .addColumn('guest_discount_percent', 'double precision', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('web_store')
+    .addColumn('logged_in_discount_percent', 'double precision', (c) => c.notNull().defaultTo(0))
+    .execute();
   // A retail client's own discount, and a company's discount (business) agreed with the back office.
-  await db.schema.alterTable('client_account').addColumn('discount_percent', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('company').addColumn('discount_percent', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('client_account')
+    .addColumn('discount_percent', 'double precision', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('company')
+    .addColumn('discount_percent', 'double precision', (c) => c.notNull().defaultTo(0))
+    .execute();
 
-  await db.schema.createTable('binding').addColumn('code', 'varchar(32)', (c) => c.primaryKey()).addColumn('position', 'integer', (c) => c.notNull()).execute();
+  await db.schema
+    .createTable('binding')
+    .addColumn('code', 'varchar(32)', (c) => c.primaryKey())
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .execute();
   await db.schema
     .createTable('binding_name')
     .addColumn('binding_code', 'varchar(32)', (c) => c.notNull().references('binding.code').onDelete('cascade'))
@@ -25,10 +41,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'varchar(100)', (c) => c.notNull())
     .addPrimaryKeyConstraint('binding_name_pk', ['binding_code', 'language'])
     .execute();
-  await db.insertInto('binding').values(BINDINGS.map(({ code }, position) => ({ code, position }))).execute();
+  await db
+    .insertInto('binding')
+    .values(BINDINGS.map(({ code }, position) => ({ code, position })))
+    .execute();
   await db
     .insertInto('binding_name')
-    .values(BINDINGS.flatMap(({ code, names }) => Object.entries(names).map(([language, name]) => ({ binding_code: code, language, name }))))
+    .values(
+      BINDINGS.flatMap(({ code, names }) => Object.entries(names).map(([language, name]) => ({ binding_code: code, language, name }))),
+    )
     .execute();
 
   await db.schema
@@ -383,7 +404,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('product_code', 'varchar(40)', (c) => c.notNull())
     .addPrimaryKeyConstraint('sales_history_item_pk', ['sales_history_id', 'position'])
     .execute();
-  await db.schema.createIndex('sales_history_item_product_idx').on('sales_history_item').columns(['product_code', 'sales_history_id']).execute();
+  await db.schema
+    .createIndex('sales_history_item_product_idx')
+    .on('sales_history_item')
+    .columns(['product_code', 'sales_history_id'])
+    .execute();
 
   // Operator API keys for the admin endpoints (imports); only the SHA-256 of a key is stored.
   await db.schema
@@ -399,11 +424,38 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   const tables = [
-    'api_key', 'sales_history_item', 'sales_history', 'session_action', 'client_category_preference', 'quote',
-    'product_rating', 'product_comment', 'company_product_price', 'product_list_item', 'product_list_name',
-    'product_list', 'campaign_price', 'campaign_name', 'campaign', 'shop_stock', 'shop_name', 'shop',
-    'product_category', 'category_name', 'category', 'product_related', 'product_asset', 'product_person',
-    'product_store', 'product_alt_code', 'product', 'person', 'series', 'publisher', 'binding_name', 'binding',
+    'api_key',
+    'sales_history_item',
+    'sales_history',
+    'session_action',
+    'client_category_preference',
+    'quote',
+    'product_rating',
+    'product_comment',
+    'company_product_price',
+    'product_list_item',
+    'product_list_name',
+    'product_list',
+    'campaign_price',
+    'campaign_name',
+    'campaign',
+    'shop_stock',
+    'shop_name',
+    'shop',
+    'product_category',
+    'category_name',
+    'category',
+    'product_related',
+    'product_asset',
+    'product_person',
+    'product_store',
+    'product_alt_code',
+    'product',
+    'person',
+    'series',
+    'publisher',
+    'binding_name',
+    'binding',
   ];
   for (const table of tables) await db.schema.dropTable(table).execute();
   await db.schema.alterTable('company').dropColumn('discount_percent').execute();

@@ -14,9 +14,24 @@ import { PostgresAdapter } from 'kysely';
 // Everything that exists when this runs is queued, and the state is 'building' until it is folded.
 
 const MIRRORED = [
-  'is_active', 'hidden_web', 'hidden_business', 'type', 'language', 'binding_code', 'publisher_id', 'series_id', 'availability',
-  'delivery_time', 'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent',
-  'sales_count', 'released_at', 'name',
+  'is_active',
+  'hidden_web',
+  'hidden_business',
+  'type',
+  'language',
+  'binding_code',
+  'publisher_id',
+  'series_id',
+  'availability',
+  'delivery_time',
+  'shop_price_cents',
+  'original_price_cents',
+  'wholesale_price_cents',
+  'vat_rate_percent',
+  'discount_percent',
+  'sales_count',
+  'released_at',
+  'name',
 ] as const;
 const TEXT_COLUMNS = ['name', 'alt_names', 'publisher_id', 'series_id'] as const;
 
@@ -67,9 +82,16 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   const copied = MIRRORED.join(', ');
   await sql
-    .raw(`insert into search_product (id, stores, ${copied}) select p.id, ${storesOf('p.id', postgres)}, ${MIRRORED.map((c) => `p.${c}`).join(', ')} from product p`)
+    .raw(
+      `insert into search_product (id, stores, ${copied}) select p.id, ${storesOf('p.id', postgres)}, ${MIRRORED.map((c) => `p.${c}`).join(', ')} from product p`,
+    )
     .execute(db);
-  for (const [kind, table] of [['product', 'product'], ['person', 'person'], ['publisher', 'publisher'], ['series', 'series']] as const) {
+  for (const [kind, table] of [
+    ['product', 'product'],
+    ['person', 'person'],
+    ['publisher', 'publisher'],
+    ['series', 'series'],
+  ] as const) {
     await sql.raw(`insert into search_pending (kind, entity_id) select '${kind}', id from ${table}`).execute(db);
   }
   const queued = await sql<{ n: number }>`select count(*) as n from search_pending`.execute(db);
@@ -113,7 +135,9 @@ async function sqliteIndex(db: Kysely<any>): Promise<void> {
   // Documents are folded by the application; remove_diacritics 2 is a second line for any text
   // that reaches the index another way. Prefix indexes serve the 2- and 3-letter prefixes that
   // autocomplete sends most.
-  await sql`create virtual table search_product_fts using fts5(title, tags, persons, publisher, series, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`.execute(db);
+  await sql`create virtual table search_product_fts using fts5(title, tags, persons, publisher, series, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`.execute(
+    db,
+  );
   // rowid = entity id * 4 + kind (1 person, 2 publisher, 3 series).
   await sql`create virtual table search_name_fts using fts5(name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`.execute(db);
   for (const [name, body] of sqliteTriggers()) await sql.raw(`create trigger ${name} ${body}`).execute(db);
@@ -123,28 +147,46 @@ function sqliteTriggers(): Array<[string, string]> {
   const pending = (kind: string, id: string) => `insert or ignore into search_pending (kind, entity_id) values ('${kind}', ${id});`;
   const stores = (id: string) => `update search_product set stores = ${storesOf(id, false)} where id = ${id};`;
   const triggers: Array<[string, string]> = [
-    ['search_product_insert', `after insert on product begin
+    [
+      'search_product_insert',
+      `after insert on product begin
       insert or replace into search_product (id, stores, ${MIRRORED.join(', ')}) values (new.id, ${storesOf('new.id', false)}, ${MIRRORED.map((c) => `new.${c}`).join(', ')});
-      ${pending('product', 'new.id')} end`],
-    ['search_product_update', `after update of ${MIRRORED.join(', ')} on product begin
-      update search_product set ${MIRRORED.map((c) => `${c} = new.${c}`).join(', ')} where id = new.id; end`],
-    ['search_product_text', `after update of ${TEXT_COLUMNS.join(', ')} on product when ${changed(TEXT_COLUMNS, 'is not')} begin
-      ${pending('product', 'new.id')} end`],
-    ['search_product_delete', `after delete on product begin
-      delete from search_product where id = old.id; ${pending('product', 'old.id')} end`],
+      ${pending('product', 'new.id')} end`,
+    ],
+    [
+      'search_product_update',
+      `after update of ${MIRRORED.join(', ')} on product begin
+      update search_product set ${MIRRORED.map((c) => `${c} = new.${c}`).join(', ')} where id = new.id; end`,
+    ],
+    [
+      'search_product_text',
+      `after update of ${TEXT_COLUMNS.join(', ')} on product when ${changed(TEXT_COLUMNS, 'is not')} begin
+      ${pending('product', 'new.id')} end`,
+    ],
+    [
+      'search_product_delete',
+      `after delete on product begin
+      delete from search_product where id = old.id; ${pending('product', 'old.id')} end`,
+    ],
     ['search_store_insert', `after insert on product_store begin ${stores('new.product_id')} end`],
     ['search_store_delete', `after delete on product_store begin ${stores('old.product_id')} end`],
     ['search_store_update', `after update on product_store begin ${stores('old.product_id')} ${stores('new.product_id')} end`],
     ['search_link_insert', `after insert on product_person begin ${pending('product', 'new.product_id')} end`],
     ['search_link_delete', `after delete on product_person begin ${pending('product', 'old.product_id')} end`],
-    ['search_link_update', `after update on product_person begin ${pending('product', 'old.product_id')} ${pending('product', 'new.product_id')} end`],
+    [
+      'search_link_update',
+      `after update on product_person begin ${pending('product', 'old.product_id')} ${pending('product', 'new.product_id')} end`,
+    ],
   ];
   for (const [kind, products] of Object.entries(NAMING_PRODUCTS)) {
     triggers.push(
       [`search_${kind}_insert`, `after insert on ${kind} begin ${pending(kind, 'new.id')} end`],
       // Products that show the name change with it; a deletion reaches them through the foreign keys.
-      [`search_${kind}_rename`, `after update of name on ${kind} when old.name is not new.name begin
-        ${pending(kind, 'new.id')} insert or ignore into search_pending (kind, entity_id) select 'product', x.product_id from (${products}) x; end`],
+      [
+        `search_${kind}_rename`,
+        `after update of name on ${kind} when old.name is not new.name begin
+        ${pending(kind, 'new.id')} insert or ignore into search_pending (kind, entity_id) select 'product', x.product_id from (${products}) x; end`,
+      ],
       [`search_${kind}_delete`, `after delete on ${kind} begin ${pending(kind, 'old.id')} end`],
     );
   }
@@ -174,9 +216,12 @@ async function postgresIndex(db: Kysely<any>): Promise<void> {
   await sql`create index search_name_fuzzy_idx on search_name using gin (name gin_trgm_ops)`.execute(db);
   const { functions, triggers } = postgresTriggers();
   for (const [name, body] of functions) {
-    await sql.raw(`create or replace function ${name}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`).execute(db);
+    await sql
+      .raw(`create or replace function ${name}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`)
+      .execute(db);
   }
-  for (const { name, definition, fn } of triggers) await sql.raw(`create trigger ${name} ${definition} execute function ${fn}()`).execute(db);
+  for (const { name, definition, fn } of triggers)
+    await sql.raw(`create trigger ${name} ${definition} execute function ${fn}()`).execute(db);
 }
 
 interface PostgresTrigger {
@@ -200,35 +245,66 @@ function postgresTriggers(): { functions: Array<[string, string]>; triggers: Pos
   const onUpdate = 'after update on {table} referencing old table as old_rows new table as new_rows for each statement';
 
   // Bulk inserts and deletes (imports, the demo data) fire once per statement with the rows as a table.
-  add('product', 'search_product_inserted', onInsert, `
+  add(
+    'product',
+    'search_product_inserted',
+    onInsert,
+    `
     insert into search_product (id, stores, ${MIRRORED.join(', ')})
       select n.id, ${storesOf('n.id', true)}, ${MIRRORED.map((c) => `n.${c}`).join(', ')} from new_rows n
       on conflict (id) do update set stores = excluded.stores, ${MIRRORED.map((c) => `${c} = excluded.${c}`).join(', ')};
-    ${pendingFrom('product', "select 'product', id from new_rows")}`);
-  add('product', 'search_product_deleted', onDelete, `
+    ${pendingFrom('product', "select 'product', id from new_rows")}`,
+  );
+  add(
+    'product',
+    'search_product_deleted',
+    onDelete,
+    `
     delete from search_product where id in (select id from old_rows);
-    ${pendingFrom('product', "select 'product', id from old_rows")}`);
+    ${pendingFrom('product', "select 'product', id from old_rows")}`,
+  );
   // Updates come one product at a time (imports write only what changed); the column lists keep
   // updates of other columns (stock, ratings, image) from firing at all.
-  add('product', 'search_product_updated', `after update of ${MIRRORED.join(', ')} on product for each row`,
-    `update search_product set ${MIRRORED.map((c) => `${c} = new.${c}`).join(', ')} where id = new.id;`);
-  add('product', 'search_product_text', `after update of ${TEXT_COLUMNS.join(', ')} on product for each row when (${changed(TEXT_COLUMNS, 'is distinct from')})`,
-    pendingFrom('product', "select 'product', new.id"));
+  add(
+    'product',
+    'search_product_updated',
+    `after update of ${MIRRORED.join(', ')} on product for each row`,
+    `update search_product set ${MIRRORED.map((c) => `${c} = new.${c}`).join(', ')} where id = new.id;`,
+  );
+  add(
+    'product',
+    'search_product_text',
+    `after update of ${TEXT_COLUMNS.join(', ')} on product for each row when (${changed(TEXT_COLUMNS, 'is distinct from')})`,
+    pendingFrom('product', "select 'product', new.id"),
+  );
 
   add('product_store', 'search_store_inserted', onInsert, storesFor('select product_id from new_rows'));
   add('product_store', 'search_store_deleted', onDelete, storesFor('select product_id from old_rows'));
-  add('product_store', 'search_store_updated', onUpdate, storesFor('select product_id from old_rows union select product_id from new_rows'));
+  add(
+    'product_store',
+    'search_store_updated',
+    onUpdate,
+    storesFor('select product_id from old_rows union select product_id from new_rows'),
+  );
 
   add('product_person', 'search_link_inserted', onInsert, pendingFrom('product', "select distinct 'product', product_id from new_rows"));
   add('product_person', 'search_link_deleted', onDelete, pendingFrom('product', "select distinct 'product', product_id from old_rows"));
-  add('product_person', 'search_link_updated', onUpdate,
-    pendingFrom('product', "select 'product', product_id from old_rows union select 'product', product_id from new_rows"));
+  add(
+    'product_person',
+    'search_link_updated',
+    onUpdate,
+    pendingFrom('product', "select 'product', product_id from old_rows union select 'product', product_id from new_rows"),
+  );
 
   for (const [kind, products] of Object.entries(NAMING_PRODUCTS)) {
     add(kind, `search_${kind}_inserted`, onInsert, pendingFrom(kind, `select '${kind}', id from new_rows`));
     add(kind, `search_${kind}_deleted`, onDelete, pendingFrom(kind, `select '${kind}', id from old_rows`));
-    add(kind, `search_${kind}_renamed`, `after update of name on ${kind} for each row when (old.name is distinct from new.name)`,
-      `${pendingFrom(kind, `select '${kind}', new.id`)} ${pendingFrom('product', `select distinct 'product', x.product_id from (${products}) x`)}`);
+    add(
+      kind,
+      `search_${kind}_renamed`,
+      `after update of name on ${kind} for each row when (old.name is distinct from new.name)`,
+      `${pendingFrom(kind, `select '${kind}', new.id`)} ${pendingFrom('product', `select distinct 'product', x.product_id from (${products}) x`)}`,
+    );
   }
   return { functions, triggers };
 }

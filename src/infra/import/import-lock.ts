@@ -36,22 +36,30 @@ export async function withImportLock<T>(
 ): Promise<T> {
   const owner = randomUUID();
   await acquire(db, kind, owner, ttlMs, clock);
-  const renew = setInterval(() => {
-    // A failed renewal is retried at the next tick; the lock expires only if they all fail.
-    db.updateTable('import_lock')
-      .set({ expires_at: clock.now() + ttlMs })
-      .where('kind', '=', kind)
-      .where('owner', '=', owner)
-      .execute()
-      .catch(() => {});
-  }, Math.min(RENEW_EVERY_MS, ttlMs / 4));
+  const renew = setInterval(
+    () => {
+      // A failed renewal is retried at the next tick; the lock expires only if they all fail.
+      db.updateTable('import_lock')
+        .set({ expires_at: clock.now() + ttlMs })
+        .where('kind', '=', kind)
+        .where('owner', '=', owner)
+        .execute()
+        .catch(() => {});
+    },
+    Math.min(RENEW_EVERY_MS, ttlMs / 4),
+  );
   renew.unref();
   try {
     return await work();
   } finally {
     clearInterval(renew);
     // Should this fail (the database went away), the row expires like a crashed process's.
-    await db.deleteFrom('import_lock').where('kind', '=', kind).where('owner', '=', owner).execute().catch(() => {});
+    await db
+      .deleteFrom('import_lock')
+      .where('kind', '=', kind)
+      .where('owner', '=', owner)
+      .execute()
+      .catch(() => {});
   }
 }
 

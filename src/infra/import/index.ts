@@ -1,5 +1,14 @@
 // The NDJSON import engine: reading a file line by line, the kinds' shape, and the lock that keeps
 // imports of one kind from overlapping. It knows no module; src/import-kinds.ts lists the kinds.
-export { createImporter, importUsage, type ImportDeps, type Importer, type ImportKind, type ImportKinds, type ImportOptions, type RunImport } from './import-kind.js';
+export {
+  createImporter,
+  importUsage,
+  type ImportDeps,
+  type Importer,
+  type ImportKind,
+  type ImportKinds,
+  type ImportOptions,
+  type RunImport,
+} from './import-kind.js';
 export { IMPORT_LOCK_TTL_MS, ImportRunningError, withImportLock } from './import-lock.js';
 export { ImportRefusedError, importNdjson, parseReport, readNdjson, type ImportSummary, type LineImporter } from './ndjson-import.js';

@@ -43,11 +43,7 @@ export function parseReport(text: string): { line: number; message: string } {
  * Reads an NDJSON file line by line (constant memory), applies each record, and reports a bad
  * line by its number and skips it whole. Shows a progress bar when stderr is a terminal.
  */
-export async function importNdjson<T>(
-  file: string,
-  importer: LineImporter<T>,
-  report: (line: string) => void,
-): Promise<ImportSummary> {
+export async function importNdjson<T>(file: string, importer: LineImporter<T>, report: (line: string) => void): Promise<ImportSummary> {
   const summary: ImportSummary = { lines: 0, outcomes: {}, errors: 0 };
   const fail = (lineNumber: number, message: string) => {
     summary.errors += 1;

@@ -70,9 +70,7 @@ export function createWorker(options: WorkerOptions): Worker {
       .select('id')
       .where((eb) =>
         eb.or([
-          includeDelayed
-            ? eb('status', '=', 'pending')
-            : eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', at)]),
+          includeDelayed ? eb('status', '=', 'pending') : eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', at)]),
           eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
         ]),
       )
@@ -113,7 +111,12 @@ export function createWorker(options: WorkerOptions): Worker {
     }
     const at = now();
     const done = await owned(job)
-      .set({ status: 'done', result: typeof result === 'string' ? result.slice(0, RESULT_LIMIT) : null, locked_until: null, updated_at: at })
+      .set({
+        status: 'done',
+        result: typeof result === 'string' ? result.slice(0, RESULT_LIMIT) : null,
+        locked_until: null,
+        updated_at: at,
+      })
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) jobLog.warn('job finished after its lock expired; another worker took it over');
   }
@@ -123,15 +126,11 @@ export function createWorker(options: WorkerOptions): Worker {
     const at = now();
     if (job.attempts < job.max_attempts) {
       const runAt = at + backoffMs(job.attempts);
-      await owned(job)
-        .set({ status: 'pending', run_at: runAt, locked_until: null, last_error: message, updated_at: at })
-        .execute();
+      await owned(job).set({ status: 'pending', run_at: runAt, locked_until: null, last_error: message, updated_at: at }).execute();
       jobLog.warn({ err, attempts: job.attempts, runAt }, 'job failed; it will be retried');
     } else {
       // Kept, never deleted: an operator can read last_error and `jobs retry` it.
-      await owned(job)
-        .set({ status: 'dead', locked_until: null, last_error: message, updated_at: at })
-        .execute();
+      await owned(job).set({ status: 'dead', locked_until: null, last_error: message, updated_at: at }).execute();
       jobLog.error({ err, attempts: job.attempts }, 'job failed for the last time and is dead');
     }
   }

@@ -12,17 +12,26 @@ type Templates<P> = Record<Language, (params: P) => MailContent>;
 export const verificationMail: Templates<{ name: string; storeName: string; url: string; days: number }> = {
   et: (p) => ({
     subject: `Kinnitage oma e-posti aadress – ${p.storeName}`,
-    paragraphs: [`Tere, ${p.name}!`, `Aitäh registreerumast. Kinnitage oma e-posti aadress ja määrake parool. Link kehtib ${p.days} päeva.`],
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Aitäh registreerumast. Kinnitage oma e-posti aadress ja määrake parool. Link kehtib ${p.days} päeva.`,
+    ],
     action: { label: 'Kinnita e-post', url: p.url },
   }),
   en: (p) => ({
     subject: `Confirm your email address – ${p.storeName}`,
-    paragraphs: [`Hello ${p.name},`, `Thank you for registering. Please confirm your email address and set your password. The link is valid for ${p.days} days.`],
+    paragraphs: [
+      `Hello ${p.name},`,
+      `Thank you for registering. Please confirm your email address and set your password. The link is valid for ${p.days} days.`,
+    ],
     action: { label: 'Confirm email', url: p.url },
   }),
   ru: (p) => ({
     subject: `Подтвердите адрес электронной почты – ${p.storeName}`,
-    paragraphs: [`Здравствуйте, ${p.name}!`, `Спасибо за регистрацию. Подтвердите адрес электронной почты и задайте пароль. Ссылка действительна ${p.days} дн.`],
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `Спасибо за регистрацию. Подтвердите адрес электронной почты и задайте пароль. Ссылка действительна ${p.days} дн.`,
+    ],
     action: { label: 'Подтвердить', url: p.url },
   }),
 };
@@ -30,17 +39,29 @@ export const verificationMail: Templates<{ name: string; storeName: string; url:
 export const resetMail: Templates<{ name: string; storeName: string; url: string; minutes: number }> = {
   et: (p) => ({
     subject: `Parooli taastamine – ${p.storeName}`,
-    paragraphs: [`Tere, ${p.name}!`, `Saime taotluse teie parooli taastamiseks. Uue parooli saate määrata ${p.minutes} minuti jooksul.`, 'Kui te taotlust ei esitanud, võite selle kirja tähelepanuta jätta.'],
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Saime taotluse teie parooli taastamiseks. Uue parooli saate määrata ${p.minutes} minuti jooksul.`,
+      'Kui te taotlust ei esitanud, võite selle kirja tähelepanuta jätta.',
+    ],
     action: { label: 'Määra uus parool', url: p.url },
   }),
   en: (p) => ({
     subject: `Reset your password – ${p.storeName}`,
-    paragraphs: [`Hello ${p.name},`, `We received a request to reset your password. You can set a new one within ${p.minutes} minutes.`, 'If you did not ask for this, you can ignore this mail.'],
+    paragraphs: [
+      `Hello ${p.name},`,
+      `We received a request to reset your password. You can set a new one within ${p.minutes} minutes.`,
+      'If you did not ask for this, you can ignore this mail.',
+    ],
     action: { label: 'Set a new password', url: p.url },
   }),
   ru: (p) => ({
     subject: `Восстановление пароля – ${p.storeName}`,
-    paragraphs: [`Здравствуйте, ${p.name}!`, `Мы получили запрос на восстановление пароля. Задать новый пароль можно в течение ${p.minutes} минут.`, 'Если вы не отправляли запрос, просто проигнорируйте это письмо.'],
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `Мы получили запрос на восстановление пароля. Задать новый пароль можно в течение ${p.minutes} минут.`,
+      'Если вы не отправляли запрос, просто проигнорируйте это письмо.',
+    ],
     action: { label: 'Задать новый пароль', url: p.url },
   }),
 };
@@ -48,47 +69,122 @@ export const resetMail: Templates<{ name: string; storeName: string; url: string
 export const otherStoreMail: Templates<{ name: string; storeName: string; otherStoreName: string; url: string }> = {
   et: (p) => ({
     subject: `Teil on juba konto – ${p.storeName}`,
-    paragraphs: [`Tere, ${p.name}!`, `Teie e-posti aadressiga on juba konto poes ${p.otherStoreName}. Logige poodi ${p.storeName} sisse sama e-posti aadressi ja parooliga.`],
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Teie e-posti aadressiga on juba konto poes ${p.otherStoreName}. Logige poodi ${p.storeName} sisse sama e-posti aadressi ja parooliga.`,
+    ],
     action: { label: 'Logi sisse', url: p.url },
   }),
   en: (p) => ({
     subject: `You already have an account – ${p.storeName}`,
-    paragraphs: [`Hello ${p.name},`, `Your email address already has an account in ${p.otherStoreName}. Log in to ${p.storeName} with the same email address and password.`],
+    paragraphs: [
+      `Hello ${p.name},`,
+      `Your email address already has an account in ${p.otherStoreName}. Log in to ${p.storeName} with the same email address and password.`,
+    ],
     action: { label: 'Log in', url: p.url },
   }),
   ru: (p) => ({
     subject: `У вас уже есть учётная запись – ${p.storeName}`,
-    paragraphs: [`Здравствуйте, ${p.name}!`, `С вашим адресом уже есть учётная запись в ${p.otherStoreName}. Войдите в ${p.storeName} с тем же адресом и паролем.`],
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `С вашим адресом уже есть учётная запись в ${p.otherStoreName}. Войдите в ${p.storeName} с тем же адресом и паролем.`,
+    ],
     action: { label: 'Войти', url: p.url },
   }),
 };
 
 export const wholesaleApprovedMail: Templates<{ name: string; storeName: string; url: string }> = {
-  et: (p) => ({ subject: `Hulgikliendi taotlus on kinnitatud – ${p.storeName}`, paragraphs: [`Tere, ${p.name}!`, 'Teie hulgikliendi taotlus on kinnitatud. Sisselogimisel valige roll WHOLESALE.'], action: { label: 'Logi sisse', url: p.url } }),
-  en: (p) => ({ subject: `Your wholesale application is approved – ${p.storeName}`, paragraphs: [`Hello ${p.name},`, 'Your wholesale application has been approved. Choose the WHOLESALE role when you log in.'], action: { label: 'Log in', url: p.url } }),
-  ru: (p) => ({ subject: `Оптовая заявка одобрена – ${p.storeName}`, paragraphs: [`Здравствуйте, ${p.name}!`, 'Ваша заявка оптового клиента одобрена. При входе выберите роль WHOLESALE.'], action: { label: 'Войти', url: p.url } }),
+  et: (p) => ({
+    subject: `Hulgikliendi taotlus on kinnitatud – ${p.storeName}`,
+    paragraphs: [`Tere, ${p.name}!`, 'Teie hulgikliendi taotlus on kinnitatud. Sisselogimisel valige roll WHOLESALE.'],
+    action: { label: 'Logi sisse', url: p.url },
+  }),
+  en: (p) => ({
+    subject: `Your wholesale application is approved – ${p.storeName}`,
+    paragraphs: [`Hello ${p.name},`, 'Your wholesale application has been approved. Choose the WHOLESALE role when you log in.'],
+    action: { label: 'Log in', url: p.url },
+  }),
+  ru: (p) => ({
+    subject: `Оптовая заявка одобрена – ${p.storeName}`,
+    paragraphs: [`Здравствуйте, ${p.name}!`, 'Ваша заявка оптового клиента одобрена. При входе выберите роль WHOLESALE.'],
+    action: { label: 'Войти', url: p.url },
+  }),
 };
 
 export const wholesaleRejectedMail: Templates<{ companyName: string; storeName: string }> = {
-  et: (p) => ({ subject: `Hulgikliendi taotlus – ${p.storeName}`, paragraphs: ['Tere!', `Täname huvi eest. Kahjuks ei saa me ettevõtte ${p.companyName} hulgikliendi taotlust praegu rahuldada. Vastame hea meelega teie küsimustele.`] }),
-  en: (p) => ({ subject: `Your wholesale application – ${p.storeName}`, paragraphs: ['Hello,', `Thank you for your interest. Unfortunately we cannot accept the wholesale application of ${p.companyName} at this time. We are happy to answer any questions.`] }),
-  ru: (p) => ({ subject: `Заявка оптового клиента – ${p.storeName}`, paragraphs: ['Здравствуйте!', `Благодарим за интерес. К сожалению, сейчас мы не можем принять оптовую заявку компании ${p.companyName}. Будем рады ответить на ваши вопросы.`] }),
+  et: (p) => ({
+    subject: `Hulgikliendi taotlus – ${p.storeName}`,
+    paragraphs: [
+      'Tere!',
+      `Täname huvi eest. Kahjuks ei saa me ettevõtte ${p.companyName} hulgikliendi taotlust praegu rahuldada. Vastame hea meelega teie küsimustele.`,
+    ],
+  }),
+  en: (p) => ({
+    subject: `Your wholesale application – ${p.storeName}`,
+    paragraphs: [
+      'Hello,',
+      `Thank you for your interest. Unfortunately we cannot accept the wholesale application of ${p.companyName} at this time. We are happy to answer any questions.`,
+    ],
+  }),
+  ru: (p) => ({
+    subject: `Заявка оптового клиента – ${p.storeName}`,
+    paragraphs: [
+      'Здравствуйте!',
+      `Благодарим за интерес. К сожалению, сейчас мы не можем принять оптовую заявку компании ${p.companyName}. Будем рады ответить на ваши вопросы.`,
+    ],
+  }),
 };
 
 const PROVIDER_NAMES: Record<string, string> = { google: 'Google', facebook: 'Facebook', apple: 'Apple' };
 export const providerName = (provider: string) => PROVIDER_NAMES[provider] ?? provider;
 
 export const identityLinkedMail: Templates<{ name: string; provider: string; storeName: string }> = {
-  et: (p) => ({ subject: `Uus sisselogimisviis: ${p.provider} – ${p.storeName}`, paragraphs: [`Tere, ${p.name}!`, `Teie kontoga seoti sisselogimine teenusega ${p.provider}.`, 'Kui see ei olnud teie, muutke kohe oma parool ja võtke meiega ühendust.'] }),
-  en: (p) => ({ subject: `New sign-in method: ${p.provider} – ${p.storeName}`, paragraphs: [`Hello ${p.name},`, `Sign-in with ${p.provider} was linked to your account.`, 'If this was not you, change your password at once and contact us.'] }),
-  ru: (p) => ({ subject: `Новый способ входа: ${p.provider} – ${p.storeName}`, paragraphs: [`Здравствуйте, ${p.name}!`, `К вашей учётной записи привязан вход через ${p.provider}.`, 'Если это были не вы, немедленно смените пароль и свяжитесь с нами.'] }),
+  et: (p) => ({
+    subject: `Uus sisselogimisviis: ${p.provider} – ${p.storeName}`,
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Teie kontoga seoti sisselogimine teenusega ${p.provider}.`,
+      'Kui see ei olnud teie, muutke kohe oma parool ja võtke meiega ühendust.',
+    ],
+  }),
+  en: (p) => ({
+    subject: `New sign-in method: ${p.provider} – ${p.storeName}`,
+    paragraphs: [
+      `Hello ${p.name},`,
+      `Sign-in with ${p.provider} was linked to your account.`,
+      'If this was not you, change your password at once and contact us.',
+    ],
+  }),
+  ru: (p) => ({
+    subject: `Новый способ входа: ${p.provider} – ${p.storeName}`,
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `К вашей учётной записи привязан вход через ${p.provider}.`,
+      'Если это были не вы, немедленно смените пароль и свяжитесь с нами.',
+    ],
+  }),
 };
 
-export function backofficeMail(p: { registration: string; storeCode: string; companyName: string; registryCode: string; contactEmail: string; requestId?: number }): MailContent {
-  const approve = p.requestId === undefined ? [] : [`Approve: npm run cli -- wholesale approve ${p.requestId}`, `Reject: npm run cli -- wholesale reject ${p.requestId}`];
+export function backofficeMail(p: {
+  registration: string;
+  storeCode: string;
+  companyName: string;
+  registryCode: string;
+  contactEmail: string;
+  requestId?: number;
+}): MailContent {
+  const approve =
+    p.requestId === undefined
+      ? []
+      : [`Approve: npm run cli -- wholesale approve ${p.requestId}`, `Reject: npm run cli -- wholesale reject ${p.requestId}`];
   return {
     subject: `New ${p.registration.toLowerCase()} registration: ${p.companyName} (${p.storeCode})`,
-    paragraphs: [`Company: ${p.companyName}, registry code ${p.registryCode}`, `Contact: ${p.contactEmail}`, `Store: ${p.storeCode}`, ...approve],
+    paragraphs: [
+      `Company: ${p.companyName}, registry code ${p.registryCode}`,
+      `Contact: ${p.contactEmail}`,
+      `Store: ${p.storeCode}`,
+      ...approve,
+    ],
   };
 }
 

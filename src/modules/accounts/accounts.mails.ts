@@ -67,7 +67,11 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         await updateUser(
           db,
           user.id,
-          { verification_token_hash: hash, verification_expires_at: now + config.accounts.verificationTokenTtlMs, verification_client_account_id: account.id },
+          {
+            verification_token_hash: hash,
+            verification_expires_at: now + config.accounts.verificationTokenTtlMs,
+            verification_client_account_id: account.id,
+          },
           now,
         );
         const url = `${store.frontendUrl}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
@@ -92,14 +96,22 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const [store, other] = await Promise.all([storeOf(mail.storeCode), storeOf(mail.otherStoreCode)]);
         return send(
           user.email,
-          otherStoreMail[mail.language]({ name: displayName(user), storeName: store.name, otherStoreName: other.name, url: store.frontendUrl }),
+          otherStoreMail[mail.language]({
+            name: displayName(user),
+            storeName: store.name,
+            otherStoreName: other.name,
+            url: store.frontendUrl,
+          }),
         );
       }
       case 'wholesaleApproved': {
         const user = await findUserById(db, mail.userId);
         if (!user) return 'skipped';
         const store = await storeOf(mail.storeCode);
-        return send(user.email, wholesaleApprovedMail[mail.language]({ name: displayName(user), storeName: store.name, url: store.frontendUrl }));
+        return send(
+          user.email,
+          wholesaleApprovedMail[mail.language]({ name: displayName(user), storeName: store.name, url: store.frontendUrl }),
+        );
       }
       case 'wholesaleRejected': {
         const request = await findWholesaleRequest(db, mail.requestId);
@@ -113,7 +125,10 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         if (!user) return 'skipped';
         const accounts = await accountsOfUser(db, user.id);
         const store = await storeOf(accounts[0]?.store_code ?? 'WEB');
-        return send(user.email, identityLinkedMail[mail.language]({ name: displayName(user), provider: providerName(mail.provider), storeName: store.name }));
+        return send(
+          user.email,
+          identityLinkedMail[mail.language]({ name: displayName(user), provider: providerName(mail.provider), storeName: store.name }),
+        );
       }
       case 'backoffice': {
         if (config.mail.backofficeEmails.length === 0) {

@@ -26,14 +26,25 @@ export async function insertUser(
 ): Promise<number> {
   const row = await db
     .insertInto('app_user')
-    .values({ ...user, email: normaliseEmail(user.email), email_verified: false, newsletter: user.newsletter ?? false, created_at: now, updated_at: now })
+    .values({
+      ...user,
+      email: normaliseEmail(user.email),
+      email_verified: false,
+      newsletter: user.newsletter ?? false,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
 }
 
 export function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at'>, now: number) {
-  return db.updateTable('app_user').set({ ...changes, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  return db
+    .updateTable('app_user')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The user a verification token was minted for, while it is valid. */
@@ -59,7 +70,13 @@ export async function consumeVerificationToken(
 ): Promise<boolean> {
   const consumed = await db
     .updateTable('app_user')
-    .set({ ...changes, verification_token_hash: null, verification_expires_at: null, verification_client_account_id: null, updated_at: now })
+    .set({
+      ...changes,
+      verification_token_hash: null,
+      verification_expires_at: null,
+      verification_client_account_id: null,
+      updated_at: now,
+    })
     .where('id', '=', userId)
     .where('verification_token_hash', '=', tokenHash)
     .where('verification_expires_at', '>', now)
@@ -129,7 +146,11 @@ export async function createClientAccount(
 }
 
 export async function insertCompany(db: Db, company: Omit<Insertable<CompanyTable>, 'created_at'>, now: number): Promise<number> {
-  const row = await db.insertInto('company').values({ ...company, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('company')
+    .values({ ...company, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return Number(row.id);
 }
 

@@ -52,7 +52,11 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
 
   // Counted before validation, so malformed guesses count too.
   const limitPerIp = perIpRateLimit(db, config.rateLimits.authPerIp);
-  const context = (request: FastifyRequest): AccountsContext => ({ config, storeCode: requestStore(request).code, language: request.language });
+  const context = (request: FastifyRequest): AccountsContext => ({
+    config,
+    storeCode: requestStore(request).code,
+    language: request.language,
+  });
   const limitPerEmail = async (request: FastifyRequest) => {
     const body = request.body as { email?: unknown; contact?: { email?: unknown } } | null;
     const email = body?.email ?? body?.contact?.email;
@@ -66,7 +70,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/auth/register',
     {
       ...registration,
-      schema: { tags, summary: 'Register a retail customer (mobile scenario: only the email is required)', headers: StoreRequestHeaders, body: MobileRegistrationForm, response: { 200: success(MobileRegistrationForm), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Register a retail customer (mobile scenario: only the email is required)',
+        headers: StoreRequestHeaders,
+        body: MobileRegistrationForm,
+        response: { 200: success(MobileRegistrationForm), ...formErrors },
+      },
     },
     async (request) => {
       await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context(request), request.body, request.actionTime));
@@ -78,7 +88,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/auth/register-simple',
     {
       ...registration,
-      schema: { tags, summary: 'Register a retail customer (web scenario: names required)', headers: StoreRequestHeaders, body: WebRegistrationForm, response: { 200: success(WebRegistrationForm), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Register a retail customer (web scenario: names required)',
+        headers: StoreRequestHeaders,
+        body: WebRegistrationForm,
+        response: { 200: success(WebRegistrationForm), ...formErrors },
+      },
     },
     async (request) => {
       await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context(request), request.body, request.actionTime));
@@ -90,7 +106,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/auth/register-business',
     {
       ...registration,
-      schema: { tags, summary: 'Register a business customer: company and business account in this store', headers: StoreRequestHeaders, body: BusinessRegistrationForm, response: { 200: success(BusinessRegistrationForm), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Register a business customer: company and business account in this store',
+        headers: StoreRequestHeaders,
+        body: BusinessRegistrationForm,
+        response: { 200: success(BusinessRegistrationForm), ...formErrors },
+      },
     },
     async (request) => {
       await inTransactionRetryingOnUniqueViolation(db, (trx) => registerBusiness(trx, context(request), request.body, request.actionTime));
@@ -102,7 +124,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/auth/register-wholesale',
     {
       ...registration,
-      schema: { tags, summary: 'Apply to become a wholesale customer (approved by the back office)', headers: StoreRequestHeaders, body: WholesaleRegistrationForm, response: { 200: success(WholesaleRegistrationForm), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Apply to become a wholesale customer (approved by the back office)',
+        headers: StoreRequestHeaders,
+        body: WholesaleRegistrationForm,
+        response: { 200: success(WholesaleRegistrationForm), ...formErrors },
+      },
     },
     async (request) => {
       await db.transaction().execute((trx) => registerWholesale(trx, context(request), request.body, request.actionTime));
@@ -117,7 +145,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/auth/verify-email-meta',
     {
       preValidation: limitPerIp,
-      schema: { tags, summary: 'What the verification page shows about the user', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, response: { 200: success(VerificationMeta), ...errors(...storeRouteErrors, 429) } },
+      schema: {
+        tags,
+        summary: 'What the verification page shows about the user',
+        headers: StoreRequestHeaders,
+        querystring: VerificationTokenQuery,
+        response: { 200: success(VerificationMeta), ...errors(...storeRouteErrors, 429) },
+      },
     },
     async (request) => verificationMeta(db, request.query.verificationToken, explicitStore(request), request.actionTime),
   );
@@ -134,17 +168,35 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
           await pendingVerification(db, token, explicitStore(request), request.actionTime);
         },
       ],
-      schema: { tags, summary: 'Confirm the email, set the password and log in', headers: StoreRequestHeaders, querystring: VerificationTokenQuery, body: VerificationForm, response: { 200: success(VerifiedPayload), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Confirm the email, set the password and log in',
+        headers: StoreRequestHeaders,
+        querystring: VerificationTokenQuery,
+        body: VerificationForm,
+        response: { 200: success(VerifiedPayload), ...formErrors },
+      },
     },
     async (request) =>
-      verifyEmail(db, config, { token: request.query.verificationToken, storeCode: explicitStore(request), form: request.body }, request.actionTime),
+      verifyEmail(
+        db,
+        config,
+        { token: request.query.verificationToken, storeCode: explicitStore(request), form: request.body },
+        request.actionTime,
+      ),
   );
 
   app.post(
     '/auth/reset-password',
     {
       preValidation: limitPerIp,
-      schema: { tags, summary: 'Mail a password reset link (the answer never tells whether the email exists)', headers: StoreRequestHeaders, body: ResetPasswordForm, response: { 200: success(Empty), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Mail a password reset link (the answer never tells whether the email exists)',
+        headers: StoreRequestHeaders,
+        body: ResetPasswordForm,
+        response: { 200: success(Empty), ...formErrors },
+      },
     },
     async (request) => {
       await requestPasswordReset(db, context(request), request.body.email, request.actionTime);
@@ -163,7 +215,14 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
           await resetTokenUser(db, token, request.actionTime);
         },
       ],
-      schema: { tags, summary: 'Set a new password with the token from the reset mail; ends every session', headers: StoreRequestHeaders, querystring: ResetTokenQuery, body: NewPasswordForm, response: { 200: success(Empty), ...formErrors } },
+      schema: {
+        tags,
+        summary: 'Set a new password with the token from the reset mail; ends every session',
+        headers: StoreRequestHeaders,
+        querystring: ResetTokenQuery,
+        body: NewPasswordForm,
+        response: { 200: success(Empty), ...formErrors },
+      },
     },
     async (request) => {
       await setNewPassword(db, request.query.passwordResetToken, request.body, request.actionTime);
@@ -198,17 +257,32 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/auth/switch-web-store',
     {
       preValidation: requireBearer,
-      schema: { tags, summary: "Re-issue a retail customer's token for the other web store", headers: StoreRequestHeaders, body: SwitchStoreForm, security: [{ bearer: [] }], response: { 200: success(AccessTokenPayload), ...bearerErrors, ...errors(413, 415, 422) } },
+      schema: {
+        tags,
+        summary: "Re-issue a retail customer's token for the other web store",
+        headers: StoreRequestHeaders,
+        body: SwitchStoreForm,
+        security: [{ bearer: [] }],
+        response: { 200: success(AccessTokenPayload), ...bearerErrors, ...errors(413, 415, 422) },
+      },
     },
     async (request) =>
-      db.transaction().execute((trx) => switchWebStore(trx, config, principalOf(request), request.body.webStoreNavCode, request.actionTime)),
+      db
+        .transaction()
+        .execute((trx) => switchWebStore(trx, config, principalOf(request), request.body.webStoreNavCode, request.actionTime)),
   );
 
   app.post(
     '/auth/logout',
     {
       preValidation: requireBearer,
-      schema: { tags, summary: 'Revoke the presented token', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Empty), ...bearerErrors } },
+      schema: {
+        tags,
+        summary: 'Revoke the presented token',
+        headers: StoreRequestHeaders,
+        security: [{ bearer: [] }],
+        response: { 200: success(Empty), ...bearerErrors },
+      },
     },
     async (request) => {
       await endSession(db, principalOf(request));
@@ -220,7 +294,13 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     '/user/me',
     {
       preValidation: requireBearer,
-      schema: { tags: ['user'], summary: 'Who the token belongs to: user, client account, store and role', headers: StoreRequestHeaders, security: [{ bearer: [] }], response: { 200: success(Me), ...bearerErrors } },
+      schema: {
+        tags: ['user'],
+        summary: 'Who the token belongs to: user, client account, store and role',
+        headers: StoreRequestHeaders,
+        security: [{ bearer: [] }],
+        response: { 200: success(Me), ...bearerErrors },
+      },
     },
     async (request) => describeActor(db, principalOf(request)),
   );

@@ -5,10 +5,17 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address' });
 const Name = Type.String({ minLength: 1, maxLength: 100 });
-const Phone = Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{4,24}$', maxLength: 30, description: 'Phone number, digits with an optional leading +' });
+const Phone = Type.String({
+  pattern: '^\\+?[0-9][0-9 ()-]{4,24}$',
+  maxLength: 30,
+  description: 'Phone number, digits with an optional leading +',
+});
 const Password = Type.String({ maxLength: 1000, description: '8 to 128 characters; not a common password; not the email' });
 export const ACCOUNT_TYPES = ['SIMPLE', 'BUSINESS', 'WHOLESALE'] as const;
-const Role = Type.Union(ACCOUNT_TYPES.map((type) => Type.Literal(type)), { description: 'Account type to act as' });
+const Role = Type.Union(
+  ACCOUNT_TYPES.map((type) => Type.Literal(type)),
+  { description: 'Account type to act as' },
+);
 
 const simpleFields = {
   email: Email,

@@ -21,9 +21,16 @@ export async function logIn(db: Kysely<Database>, config: AccountsConfig, form: 
   const storeCode = storeNamedIn('web_store_nav_code', form.web_store_nav_code);
   await consumeRateLimit(db, `login:email:${normaliseEmail(form.email)}`, config.rateLimits.authPerEmail, now);
   const user = await checkCredentials(db, config, form, now);
-  return db.transaction().execute((trx) =>
-    openSession(trx, config, { userId: user.id, storeCode, role: form.role, how: { method: 'password' }, storeField: 'web_store_nav_code' }, now),
-  );
+  return db
+    .transaction()
+    .execute((trx) =>
+      openSession(
+        trx,
+        config,
+        { userId: user.id, storeCode, role: form.role, how: { method: 'password' }, storeField: 'web_store_nav_code' },
+        now,
+      ),
+    );
 }
 
 /** Confirms the email, sets the password and logs in. */
@@ -36,9 +43,9 @@ export async function verifyEmail(
   const verification = await pendingVerification(db, input.token, input.storeCode, now);
   checkVerificationForm(input.form, verification.user.email);
   const passwordHash = await hashPassword(input.form.password);
-  return db.transaction().execute((trx) =>
-    completeVerification(trx, config, verification, { passwordHash, newsletter: input.form.newsletter }, now),
-  );
+  return db
+    .transaction()
+    .execute((trx) => completeVerification(trx, config, verification, { passwordHash, newsletter: input.form.newsletter }, now));
 }
 
 /** Mails a reset link (or the verification mail again); the answer never tells whether the email exists. */

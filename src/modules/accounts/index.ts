@@ -1,7 +1,13 @@
 // The accounts module's public surface: its routes and their deps, the account mail job, the
 // `wholesale` command, the users import, and what other ways of signing in (social) build on.
 export { accountsRoutes, type AccountsDeps } from './accounts.routes.js';
-export { readAccountsConfig, readAuthRateLimits, type AccountsConfig, type AccountsSection, type AuthRateLimits } from './accounts.config.js';
+export {
+  readAccountsConfig,
+  readAuthRateLimits,
+  type AccountsConfig,
+  type AccountsSection,
+  type AuthRateLimits,
+} from './accounts.config.js';
 export { ACCOUNT_MAIL_JOB, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
 export { findUserByEmail } from './accounts.repository.js';
@@ -10,5 +16,13 @@ export { openSession, type LoginResult, type SessionRequest } from './session.se
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';
 export { importUsers } from './users-import.js';
 export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';
-export type { AccessTokenTable, AccountsTables, AppUserTable, ClientAccountTable, CompanyTable, WholesaleRequestStatus, WholesaleRequestTable } from './accounts.tables.js';
+export type {
+  AccessTokenTable,
+  AccountsTables,
+  AppUserTable,
+  ClientAccountTable,
+  CompanyTable,
+  WholesaleRequestStatus,
+  WholesaleRequestTable,
+} from './accounts.tables.js';
 export { accountsMessages } from './accounts.messages.js';

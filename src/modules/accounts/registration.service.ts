@@ -40,7 +40,12 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
   const simpleElsewhere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code !== storeCode);
   if (Boolean(user.email_verified) && simpleHere) return;
   if (Boolean(user.email_verified) && simpleElsewhere) {
-    await queueAccountMail(trx, config, { kind: 'otherStore', userId: user.id, storeCode, otherStoreCode: simpleElsewhere.store_code, language }, now);
+    await queueAccountMail(
+      trx,
+      config,
+      { kind: 'otherStore', userId: user.id, storeCode, otherStoreCode: simpleElsewhere.store_code, language },
+      now,
+    );
     return;
   }
   // Not activated yet (mail again), or a user without a simple account here (create it, mail).

@@ -60,7 +60,11 @@ export async function importUsers(
   report: (line: string) => void,
 ): Promise<ImportSummary> {
   const clock = deps.clock ?? systemClock;
-  return importNdjson(file, { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) }, report);
+  return importNdjson(
+    file,
+    { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) },
+    report,
+  );
 }
 
 /** One line: the user unless it exists, and the client account unless the user has it. */

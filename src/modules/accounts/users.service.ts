@@ -13,7 +13,15 @@ export async function activateDroppingCredentials(trx: Db, userId: number, now: 
   await updateUser(
     trx,
     userId,
-    { email_verified: true, activated_at: now, password_hash: null, verification_token_hash: null, verification_expires_at: null, reset_token_hash: null, reset_expires_at: null },
+    {
+      email_verified: true,
+      activated_at: now,
+      password_hash: null,
+      verification_token_hash: null,
+      verification_expires_at: null,
+      reset_token_hash: null,
+      reset_expires_at: null,
+    },
     now,
   );
   await revokeAllTokensOfUser(trx, userId);
@@ -25,7 +33,11 @@ export async function createActivatedUser(
   user: { email: string; firstName: string | null; lastName: string | null; language: Language; storeCode: string },
   now: number,
 ): Promise<number> {
-  const userId = await insertUser(trx, { email: user.email, first_name: user.firstName, last_name: user.lastName, language: user.language }, now);
+  const userId = await insertUser(
+    trx,
+    { email: user.email, first_name: user.firstName, last_name: user.lastName, language: user.language },
+    now,
+  );
   await updateUser(trx, userId, { email_verified: true, activated_at: now }, now);
   await createClientAccount(trx, { userId, storeCode: user.storeCode, type: 'SIMPLE' }, now);
   return userId;

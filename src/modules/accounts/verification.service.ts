@@ -94,7 +94,10 @@ export async function completeVerification(
   // A password that replaces an earlier one ends the sessions made with it.
   if (user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
   const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });
-  await queueCompleteRegistration(trx, completeRegistrationEvent(user, account.store_code, now), { maxAttempts: config.jobs.maxAttempts, now });
+  await queueCompleteRegistration(trx, completeRegistrationEvent(user, account.store_code, now), {
+    maxAttempts: config.jobs.maxAttempts,
+    now,
+  });
   return { accessToken, webStoreNavCode: account.store_code };
 }
 

@@ -3,7 +3,13 @@ import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { AccountsConfig } from './accounts.config.js';
-import { approveWholesale, pendingWholesaleRequest, pendingWholesaleRequests, rejectWholesale, WholesaleDecisionError } from './wholesale.service.js';
+import {
+  approveWholesale,
+  pendingWholesaleRequest,
+  pendingWholesaleRequests,
+  rejectWholesale,
+  WholesaleDecisionError,
+} from './wholesale.service.js';
 
 export const WHOLESALE_USAGE = `  wholesale list                      pending wholesale applications
   wholesale approve <id>              create the company and wholesale account; mail the contact

@@ -27,7 +27,8 @@ export async function pendingWholesaleRequest(db: Db, id: number): Promise<Whole
 
 /** Records the decision unless another operator decided first. */
 async function decide(trx: Db, id: number, status: 'APPROVED' | 'REJECTED', now: number): Promise<void> {
-  if (!(await decideWholesaleRequest(trx, id, status, now))) throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
+  if (!(await decideWholesaleRequest(trx, id, status, now)))
+    throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
 }
 
 export function pendingWholesaleRequests(db: Db, limit = 100): Promise<WholesaleRequestRow[]> {

@@ -22,7 +22,12 @@ export interface AdminDeps {
 }
 
 const unauthorized = (error?: string) =>
-  new HttpError(401, 'admin.unauthorized', {}, { 'WWW-Authenticate': `Bearer realm="storefront-admin"${error ? `, error="${error}"` : ''}` });
+  new HttpError(
+    401,
+    'admin.unauthorized',
+    {},
+    { 'WWW-Authenticate': `Bearer realm="storefront-admin"${error ? `, error="${error}"` : ''}` },
+  );
 
 /** The operator behind the request's bearer key; 401 when it is missing, malformed, unknown or revoked. */
 async function authenticateOperator(db: Db, request: FastifyRequest): Promise<Operator> {

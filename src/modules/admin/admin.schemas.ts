@@ -1,11 +1,17 @@
 import { Type } from '@sinclair/typebox';
 
 export const ImportParams = Type.Object({
-  kind: Type.String({ maxLength: 40, description: 'What the lines are: publishers, persons, series, categories, shops, products, stock, prices, campaigns, product-lists, quotes, users, ...' }),
+  kind: Type.String({
+    maxLength: 40,
+    description:
+      'What the lines are: publishers, persons, series, categories, shops, products, stock, prices, campaigns, product-lists, quotes, users, ...',
+  }),
 });
 
 export const ImportQuery = Type.Object({
-  force: Type.Optional(Type.Boolean({ description: 'Run past a safety check, e.g. a product feed that deactivates more than half of the catalogue' })),
+  force: Type.Optional(
+    Type.Boolean({ description: 'Run past a safety check, e.g. a product feed that deactivates more than half of the catalogue' }),
+  ),
 });
 
 export const AdminHeaders = Type.Object({
@@ -18,7 +24,9 @@ export const IMPORT_ERRORS_LISTED = 1000;
 export const ImportResult = Type.Object(
   {
     lines: Type.Integer({ description: 'Lines read' }),
-    outcomes: Type.Record(Type.String(), Type.Integer(), { description: 'Count per outcome: created, updated, unchanged, deactivated, ...' }),
+    outcomes: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Count per outcome: created, updated, unchanged, deactivated, ...',
+    }),
     errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() }), {
       maxItems: IMPORT_ERRORS_LISTED,
       description: `Bad lines, each skipped whole: the first ${IMPORT_ERRORS_LISTED}, in the order they were found`,

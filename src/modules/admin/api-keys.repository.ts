@@ -13,11 +13,19 @@ export async function insertApiKey(db: Db, name: string, keyHash: string, now: n
 }
 
 export async function findApiKeyByName(db: Db, name: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_key').select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at']).where('name', '=', name).executeTakeFirst();
+  return db
+    .selectFrom('api_key')
+    .select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('name', '=', name)
+    .executeTakeFirst();
 }
 
 export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_key').select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at']).where('key_hash', '=', keyHash).executeTakeFirst();
+  return db
+    .selectFrom('api_key')
+    .select(['id', 'name', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('key_hash', '=', keyHash)
+    .executeTakeFirst();
 }
 
 export async function allApiKeys(db: Db): Promise<ApiKeyRow[]> {
@@ -30,6 +38,11 @@ export async function markApiKeyUsed(db: Db, id: number, now: number): Promise<v
 
 /** Whether a key was revoked now (false when it was revoked before). */
 export async function revokeApiKey(db: Db, id: number, now: number): Promise<boolean> {
-  const result = await db.updateTable('api_key').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('api_key')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -1,6 +1,14 @@
 import type { Db } from '../../db/database.js';
 import { hashToken, isTokenShaped, newToken } from '../../infra/tokens.js';
-import { allApiKeys, findApiKeyByHash, findApiKeyByName, insertApiKey, markApiKeyUsed, revokeApiKey, type ApiKeyRow } from './api-keys.repository.js';
+import {
+  allApiKeys,
+  findApiKeyByHash,
+  findApiKeyByName,
+  insertApiKey,
+  markApiKeyUsed,
+  revokeApiKey,
+  type ApiKeyRow,
+} from './api-keys.repository.js';
 
 // Operator API keys for the admin endpoints: opaque random tokens like access tokens; only the
 // SHA-256 is stored, so a key is shown once, when it is made, and found again by its hash.
@@ -10,8 +18,10 @@ export const API_KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,99}$/;
 export class ApiKeyError extends Error {}
 
 export async function createApiKey(db: Db, name: string, now: number): Promise<string> {
-  if (!API_KEY_NAME.test(name)) throw new ApiKeyError('a key name is 1 to 100 letters, digits, spaces or . _ @ - and starts with a letter or digit');
-  if (await findApiKeyByName(db, name)) throw new ApiKeyError(`an API key named "${name}" exists already (names stay taken after revoking)`);
+  if (!API_KEY_NAME.test(name))
+    throw new ApiKeyError('a key name is 1 to 100 letters, digits, spaces or . _ @ - and starts with a letter or digit');
+  if (await findApiKeyByName(db, name))
+    throw new ApiKeyError(`an API key named "${name}" exists already (names stay taken after revoking)`);
   const { token, hash } = newToken();
   await insertApiKey(db, name, hash, now);
   return token;

@@ -1,6 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { replaceChildRows, type ChildRows } from './child-rows.js';
-import { Code, DateValue, LineError, Money, Position, Store, Translated, TranslatedText, cents, endTimestamp, lineParser, nameRows, optionalTimestamp, unique } from './fields.js';
+import {
+  Code,
+  DateValue,
+  LineError,
+  Money,
+  Position,
+  Store,
+  Translated,
+  TranslatedText,
+  cents,
+  endTimestamp,
+  lineParser,
+  nameRows,
+  optionalTimestamp,
+  unique,
+} from './fields.js';
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { References } from './references.js';
@@ -43,12 +58,19 @@ function convert(line: CampaignLine): CampaignRecord {
   const validFrom = optionalTimestamp(line.validFrom, 'validFrom');
   const validTo = endTimestamp(line.validTo, 'validTo');
   if (validFrom !== null && validTo !== null && validTo <= validFrom) throw new LineError('/validTo: must be after validFrom');
-  unique(line.prices.map((price) => `${price.product} for ${price.customerKind}`), 'prices');
+  unique(
+    line.prices.map((price) => `${price.product} for ${price.customerKind}`),
+    'prices',
+  );
   return {
     line,
     validFrom,
     validTo,
-    prices: line.prices.map((price, index) => ({ product: price.product, customer_kind: price.customerKind, price_cents: cents(price.price, `prices/${index}/price`) })),
+    prices: line.prices.map((price, index) => ({
+      product: price.product,
+      customer_kind: price.customerKind,
+      price_cents: cents(price.price, `prices/${index}/price`),
+    })),
   };
 }
 
@@ -64,8 +86,17 @@ export const campaignsKind = lineKind('import campaigns <file.ndjson>      campa
   return {
     parse: lineParser(CampaignLine, convert),
     async apply({ line, validFrom, validTo, prices }: CampaignRecord) {
-      const productIds = await refs.require('product', prices.map((price) => price.product), 'prices');
-      const rows = prices.map((price, position) => ({ product_id: productIds[position]!, customer_kind: price.customer_kind, price_cents: price.price_cents, position }));
+      const productIds = await refs.require(
+        'product',
+        prices.map((price) => price.product),
+        'prices',
+      );
+      const rows = prices.map((price, position) => ({
+        product_id: productIds[position]!,
+        customer_kind: price.customer_kind,
+        price_cents: price.price_cents,
+        position,
+      }));
       const wanted = {
         store_code: line.store,
         valid_from: validFrom,

@@ -30,42 +30,51 @@ function parse(line: CategoryLine): CategoryLine {
   return line;
 }
 
-export const categoriesKind = lineKind('import categories <file.ndjson>     category trees of the stores (parents first)', ({ db, clock }) => ({
-  parse: lineParser(CategoryLine, parse),
-  apply: (line: CategoryLine) =>
-    inLineTransaction(db, async (trx): Promise<Outcome> => {
-      const now = clock.now();
-      const stored = await findCategoryId(trx, line.code);
-      const parent = line.parent ? await parentOf(trx, line, stored?.id) : undefined;
-      const wanted = {
-        store_code: line.store,
-        parent_id: parent?.id ?? null,
-        level: parent ? parent.level + 1 : 1,
-        position: line.position ?? 0,
-        is_active: line.active ?? true,
-      };
-      const names = nameRows(line.names, line.descriptions);
-      const written = await upsertByCode(trx, 'category', line.code, wanted, now, async (id, isNew, changed) => {
-        if (changed.store_code !== undefined) {
-          const child = await findChildCategory(trx, id);
-          if (child) throw new LineError(`/store: "${line.code}" has subcategories (e.g. "${child.code}"); it cannot move to another store`);
-        }
-        return syncNames.category(trx, id, names, isNew);
-      });
-      if (written.changed.level !== undefined) await relevel(trx, written.id, wanted.level, now);
-      return written.outcome;
-    }),
-}));
+export const categoriesKind = lineKind(
+  'import categories <file.ndjson>     category trees of the stores (parents first)',
+  ({ db, clock }) => ({
+    parse: lineParser(CategoryLine, parse),
+    apply: (line: CategoryLine) =>
+      inLineTransaction(db, async (trx): Promise<Outcome> => {
+        const now = clock.now();
+        const stored = await findCategoryId(trx, line.code);
+        const parent = line.parent ? await parentOf(trx, line, stored?.id) : undefined;
+        const wanted = {
+          store_code: line.store,
+          parent_id: parent?.id ?? null,
+          level: parent ? parent.level + 1 : 1,
+          position: line.position ?? 0,
+          is_active: line.active ?? true,
+        };
+        const names = nameRows(line.names, line.descriptions);
+        const written = await upsertByCode(trx, 'category', line.code, wanted, now, async (id, isNew, changed) => {
+          if (changed.store_code !== undefined) {
+            const child = await findChildCategory(trx, id);
+            if (child)
+              throw new LineError(`/store: "${line.code}" has subcategories (e.g. "${child.code}"); it cannot move to another store`);
+          }
+          return syncNames.category(trx, id, names, isNew);
+        });
+        if (written.changed.level !== undefined) await relevel(trx, written.id, wanted.level, now);
+        return written.outcome;
+      }),
+  }),
+);
 
 /** The parent: known, in the same store, and not below the category itself (a cycle). */
 async function parentOf(trx: Trx, line: CategoryLine, id: number | undefined): Promise<{ id: number; level: number }> {
   const parent = await findCategoryForParent(trx, line.parent!);
-  if (!parent) throw new LineError(`/parent: unknown category "${line.parent}" (a parent must come first, on an earlier line or in an earlier import)`);
-  if (parent.store_code !== line.store) throw new LineError(`/parent: "${line.parent}" is a category of ${parent.store_code}, not of ${line.store}`);
+  if (!parent)
+    throw new LineError(
+      `/parent: unknown category "${line.parent}" (a parent must come first, on an earlier line or in an earlier import)`,
+    );
+  if (parent.store_code !== line.store)
+    throw new LineError(`/parent: "${line.parent}" is a category of ${parent.store_code}, not of ${line.store}`);
   if (id !== undefined) {
     let above: number | null = parent.parent_id;
     for (let depth = 0; above !== null; depth += 1) {
-      if (above === id || depth > MAX_DEPTH) throw new LineError(`/parent: "${line.parent}" is below "${line.code}" in the tree; that would make a cycle`);
+      if (above === id || depth > MAX_DEPTH)
+        throw new LineError(`/parent: "${line.parent}" is below "${line.code}" in the tree; that would make a cycle`);
       const next = await findParentId(trx, above);
       above = next?.parent_id ?? null;
     }

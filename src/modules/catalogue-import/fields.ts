@@ -10,7 +10,8 @@ export class LineError extends Error {}
 
 // Strings are plain text: no control characters (NUL, escape, ...; PostgreSQL cannot even store a
 // NUL). Only a `Text` (a description, opening hours, a quote) may hold tabs and line breaks.
-export const Code = (description = 'code of the back office') => Type.String({ minLength: 1, maxLength: 40, pattern: '^\\S(.*\\S)?$', description });
+export const Code = (description = 'code of the back office') =>
+  Type.String({ minLength: 1, maxLength: 40, pattern: '^\\S(.*\\S)?$', description });
 /** One line of text, possibly empty (an address, a phone number). */
 export const Line = (maxLength: number) => Type.String({ maxLength });
 /** A text of one or more lines, possibly empty. */
@@ -25,7 +26,10 @@ export const DateValue = Type.String({ maxLength: 40 });
 
 /** `{et, en?, ru?}`: Estonian is required, the others optional. */
 export const Translated = (maxLength = 200) =>
-  Type.Object({ et: Name(maxLength), en: Type.Optional(Name(maxLength)), ru: Type.Optional(Name(maxLength)) }, { additionalProperties: false });
+  Type.Object(
+    { et: Name(maxLength), en: Type.Optional(Name(maxLength)), ru: Type.Optional(Name(maxLength)) },
+    { additionalProperties: false },
+  );
 /** Optional texts per language, e.g. descriptions. */
 export const TranslatedText = (maxLength: number) =>
   Type.Object(
@@ -40,7 +44,10 @@ export type TranslatedText = Static<ReturnType<typeof TranslatedText>>;
  * the first schema error, as `/path: message`; then the extra checks (money, dates, barcodes) a
  * schema cannot express, which throw LineError.
  */
-export function lineParser<S extends TSchema, R>(schema: S, convert: (value: Static<S>) => R): (value: unknown) => { record: R } | { error: string } {
+export function lineParser<S extends TSchema, R>(
+  schema: S,
+  convert: (value: Static<S>) => R,
+): (value: unknown) => { record: R } | { error: string } {
   const check = TypeCompiler.Compile(schema);
   return (value) => {
     const control = controlCharacter(schema, value, '');
@@ -106,7 +113,9 @@ function schemaOf(schema: TSchema, value: unknown): TSchema | undefined {
 export function cents(euros: number, field: string): number {
   const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(String(euros));
   if (!match) {
-    throw new LineError(euros < 0 ? `/${field}: must not be negative` : `/${field}: ${euros} is not an amount in euros with at most two decimals`);
+    throw new LineError(
+      euros < 0 ? `/${field}: must not be negative` : `/${field}: ${euros} is not an amount in euros with at most two decimals`,
+    );
   }
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
 }
@@ -172,7 +181,8 @@ function isbn10Valid(digits: string): boolean {
  */
 export function barcode(value: string, field: string): string {
   const digits = barcodeDigits(value, field);
-  const valid = digits.length === 10 ? isbn10Valid(digits) : [8, 12, 13].includes(digits.length) && /^\d+$/.test(digits) && gtinValid(digits);
+  const valid =
+    digits.length === 10 ? isbn10Valid(digits) : [8, 12, 13].includes(digits.length) && /^\d+$/.test(digits) && gtinValid(digits);
   if (!valid) {
     const kind = digits.length === 10 ? 'ISBN-10' : digits.length === 13 ? 'EAN-13/ISBN-13' : `${digits.length}-digit code`;
     throw new LineError(`/${field}: "${value.slice(0, 40)}" is not a valid ${kind} (check digit or length)`);

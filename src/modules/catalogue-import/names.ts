@@ -15,26 +15,38 @@ export interface NameRow {
 type SyncNames = (trx: Trx, id: number, wanted: NameRow[], isNew: boolean) => Promise<boolean>;
 
 /** A translation table, and where a name row's `text` goes in it. */
-function nameTable<T extends keyof Database, O extends keyof Database[T] & string>(spec: ChildRows<T, O>, row: (name: NameRow) => ChildRow<T, O>): SyncNames {
+function nameTable<T extends keyof Database, O extends keyof Database[T] & string>(
+  spec: ChildRows<T, O>,
+  row: (name: NameRow) => ChildRow<T, O>,
+): SyncNames {
   return (trx, id, wanted, isNew) => replaceChildRows(trx, spec, id, wanted.map(row), isNew);
 }
 
 /** Each returns whether it wrote anything. */
 export const syncNames = {
-  category: nameTable({ table: 'category_name', owner: 'category_id', compare: ['language', 'name', 'description'] }, ({ language, name, text }) => ({
-    language,
-    name,
-    description: text,
-  })),
+  category: nameTable(
+    { table: 'category_name', owner: 'category_id', compare: ['language', 'name', 'description'] },
+    ({ language, name, text }) => ({
+      language,
+      name,
+      description: text,
+    }),
+  ),
   shop: nameTable({ table: 'shop_name', owner: 'shop_id', compare: ['language', 'name', 'opening_hours'] }, ({ language, name, text }) => ({
     language,
     name,
     opening_hours: text,
   })),
-  campaign: nameTable({ table: 'campaign_name', owner: 'campaign_id', compare: ['language', 'name', 'description'] }, ({ language, name, text }) => ({
+  campaign: nameTable(
+    { table: 'campaign_name', owner: 'campaign_id', compare: ['language', 'name', 'description'] },
+    ({ language, name, text }) => ({
+      language,
+      name,
+      description: text,
+    }),
+  ),
+  productList: nameTable({ table: 'product_list_name', owner: 'product_list_id', compare: ['language', 'name'] }, ({ language, name }) => ({
     language,
     name,
-    description: text,
   })),
-  productList: nameTable({ table: 'product_list_name', owner: 'product_list_id', compare: ['language', 'name'] }, ({ language, name }) => ({ language, name })),
 };

@@ -23,7 +23,12 @@ export function findCompanyIds(trx: Trx, registryCode: string) {
 }
 
 export function findCompanyPrice(trx: Trx, companyId: number, productId: number) {
-  return trx.selectFrom('company_product_price').select('price_cents').where('company_id', '=', companyId).where('product_id', '=', productId).executeTakeFirst();
+  return trx
+    .selectFrom('company_product_price')
+    .select('price_cents')
+    .where('company_id', '=', companyId)
+    .where('product_id', '=', productId)
+    .executeTakeFirst();
 }
 
 export async function deleteCompanyPrice(trx: Trx, companyId: number, productId: number): Promise<void> {
@@ -35,5 +40,10 @@ export async function insertCompanyPrice(trx: Trx, companyId: number, productId:
 }
 
 export async function updateCompanyPrice(trx: Trx, companyId: number, productId: number, priceCents: number): Promise<void> {
-  await trx.updateTable('company_product_price').set({ price_cents: priceCents }).where('company_id', '=', companyId).where('product_id', '=', productId).execute();
+  await trx
+    .updateTable('company_product_price')
+    .set({ price_cents: priceCents })
+    .where('company_id', '=', companyId)
+    .where('product_id', '=', productId)
+    .execute();
 }

@@ -62,12 +62,19 @@ export const pricesKind = lineKind('import prices <file.ndjson>         price ch
     parse: lineParser(PriceLine, convert),
     async apply(record: PriceRecord) {
       const productId = await refs.requireOne('product', record.product, 'product');
-      return inLineTransaction(db, (trx) => (record.kind === 'product' ? productPrices(trx, productId, record, clock.now()) : companyPrice(trx, productId, record)));
+      return inLineTransaction(db, (trx) =>
+        record.kind === 'product' ? productPrices(trx, productId, record, clock.now()) : companyPrice(trx, productId, record),
+      );
     },
   };
 });
 
-async function productPrices(trx: Trx, productId: number, record: Extract<PriceRecord, { kind: 'product' }>, now: number): Promise<Outcome> {
+async function productPrices(
+  trx: Trx,
+  productId: number,
+  record: Extract<PriceRecord, { kind: 'product' }>,
+  now: number,
+): Promise<Outcome> {
   const stored = await readProductPrices(trx, productId);
   const shop = record.shop ?? stored.shop_price_cents;
   const original = record.original === undefined ? stored.original_price_cents : record.original;

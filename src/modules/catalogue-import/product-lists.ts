@@ -22,7 +22,12 @@ const ProductListLine = Type.Object(
 );
 type ProductListLine = Static<typeof ProductListLine>;
 
-const ITEMS: ChildRows<'product_list_item', 'product_list_id'> = { table: 'product_list_item', owner: 'product_list_id', compare: ['product_id'], orderBy: ['position'] };
+const ITEMS: ChildRows<'product_list_item', 'product_list_id'> = {
+  table: 'product_list_item',
+  owner: 'product_list_id',
+  compare: ['product_id'],
+  orderBy: ['position'],
+};
 
 export const productListsKind = lineKind('import product-lists <file.ndjson>  curated product lists of the stores', ({ db, clock }) => {
   const refs = new References(db);

@@ -3,13 +3,34 @@ import type { Insertable } from 'kysely';
 import { PRODUCT_TYPES } from '../../db/product-types.js';
 import type { ProductTypeCode } from '../../db/schema.js';
 import type { AssetKind, Availability, DeliveryTime, PersonRole, ProductAssetTable, ProductTable } from '../catalogue/index.js';
-import { Code, DateValue, LineError, Money, Name, Store, Text, barcode, cents, lineParser, mainBarcode, optionalCents, optionalTimestamp, unique } from './fields.js';
+import {
+  Code,
+  DateValue,
+  LineError,
+  Money,
+  Name,
+  Store,
+  Text,
+  barcode,
+  cents,
+  lineParser,
+  mainBarcode,
+  optionalCents,
+  optionalTimestamp,
+  unique,
+} from './fields.js';
 
 // One line of the product feed, and its conversion into column values. References stay codes
 // here; products.import.ts resolves them.
 
 const TYPES: ProductTypeCode[] = [...PRODUCT_TYPES];
-const AVAILABILITY: Availability[] = ['AVAILABLE', 'AVAILABLE_IN_SHOP', 'TEMPORARILY_OUT_OF_STOCK', 'PERMANENTLY_OUT_OF_STOCK', 'COMING_SOON'];
+const AVAILABILITY: Availability[] = [
+  'AVAILABLE',
+  'AVAILABLE_IN_SHOP',
+  'TEMPORARILY_OUT_OF_STOCK',
+  'PERMANENTLY_OUT_OF_STOCK',
+  'COMING_SOON',
+];
 const DELIVERY: DeliveryTime[] = ['INSTANT_DOWNLOAD', 'DAYS_1_7', 'WEEKS_2_4', 'PREORDER'];
 const ROLES: PersonRole[] = ['AUTHOR', 'ILLUSTRATOR', 'TRANSLATOR', 'READER', 'EDITOR', 'COMPILER'];
 const ASSET_KINDS: AssetKind[] = ['IMAGE', 'SAMPLE', 'AUDIO_SAMPLE', 'VIDEO'];
@@ -40,7 +61,9 @@ export const ProductLine = Type.Object(
     series: nullable(Code('series code')),
     seriesNumber: nullable(Count(1_000_000)),
     physicalBook: nullable(Code('product code of the physical edition')),
-    persons: Type.Optional(Type.Array(Type.Object({ code: Code('person code'), role: oneOf(ROLES) }, { additionalProperties: false }), { maxItems: 100 })),
+    persons: Type.Optional(
+      Type.Array(Type.Object({ code: Code('person code'), role: oneOf(ROLES) }, { additionalProperties: false }), { maxItems: 100 }),
+    ),
     categories: Type.Optional(Type.Array(Code('category code'), { maxItems: 100 })),
     stores: Type.Array(Store, { maxItems: 2 }),
     related: Type.Optional(Type.Array(Code('product code'), { maxItems: 100 })),
@@ -83,8 +106,19 @@ type ProductLine = Static<typeof ProductLine>;
 export type ProductColumns = Required<
   Omit<
     Insertable<ProductTable>,
-    | 'id' | 'code' | 'publisher_id' | 'series_id' | 'physical_book_id' | 'discount_percent' | 'web_stock' | 'image_url'
-    | 'sales_count' | 'rating_sum' | 'rating_count' | 'created_at' | 'updated_at'
+    | 'id'
+    | 'code'
+    | 'publisher_id'
+    | 'series_id'
+    | 'physical_book_id'
+    | 'discount_percent'
+    | 'web_stock'
+    | 'image_url'
+    | 'sales_count'
+    | 'rating_sum'
+    | 'rating_count'
+    | 'created_at'
+    | 'updated_at'
   >
 >;
 
@@ -111,10 +145,14 @@ function convert(line: ProductLine): ProductRecord {
   unique(line.stores, 'stores');
   unique(line.categories ?? [], 'categories');
   unique(line.related ?? [], 'related');
-  unique((line.persons ?? []).map((person) => `${person.code} as ${person.role}`), 'persons');
+  unique(
+    (line.persons ?? []).map((person) => `${person.code} as ${person.role}`),
+    'persons',
+  );
   if (line.related?.includes(line.code)) throw new LineError('/related: a product cannot be related to itself');
   if (line.physicalBook === line.code) throw new LineError('/physicalBook: a product cannot be its own physical edition');
-  if (line.seriesNumber !== undefined && line.seriesNumber !== null && !line.series) throw new LineError('/seriesNumber: given without a series');
+  if (line.seriesNumber !== undefined && line.seriesNumber !== null && !line.series)
+    throw new LineError('/seriesNumber: given without a series');
   return {
     code: line.code,
     columns: {

@@ -45,13 +45,18 @@ export const productsKind: ImportKind = {
 async function scanFeed(file: string): Promise<Feed> {
   const feed: Feed = { codes: new Set(), inactive: new Set() };
   // A line that is bad in other ways still names its product: it is skipped, not deactivated.
-  await readNdjson(file, 'scan', () => {}, (value) => {
-    if (typeof value !== 'object' || value === null) return;
-    const { code, active } = value as { code?: unknown; active?: unknown };
-    if (typeof code !== 'string') return;
-    feed.codes.add(code);
-    if (active === false) feed.inactive.add(code);
-  });
+  await readNdjson(
+    file,
+    'scan',
+    () => {},
+    (value) => {
+      if (typeof value !== 'object' || value === null) return;
+      const { code, active } = value as { code?: unknown; active?: unknown };
+      if (typeof code !== 'string') return;
+      feed.codes.add(code);
+      if (active === false) feed.inactive.add(code);
+    },
+  );
   return feed;
 }
 
@@ -102,7 +107,11 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed): LineImpor
   }
 
   async function resolve(record: ProductRecord): Promise<ResolvedProduct> {
-    const personIds = await refs.require('person', record.persons.map((person) => person.code), 'persons');
+    const personIds = await refs.require(
+      'person',
+      record.persons.map((person) => person.code),
+      'persons',
+    );
     const categories = await refs.categories(record.categories, 'categories');
     const [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
     const related = await products(record.related, 'related');
@@ -158,7 +167,10 @@ async function link(
   const found = await refs.find('product', codes);
   const missing = codes.filter((code) => !found.has(code));
   if (missing.length > 0) {
-    fail(links.line, `product ${missing.map((code) => `"${code}"`).join(', ')} was not imported (its line was bad), so the product is not linked to it`);
+    fail(
+      links.line,
+      `product ${missing.map((code) => `"${code}"`).join(', ')} was not imported (its line was bad), so the product is not linked to it`,
+    );
   }
   await inLineTransaction(db, async (trx) => {
     let changed = false;

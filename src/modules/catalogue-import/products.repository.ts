@@ -6,7 +6,14 @@ import type { Database } from '../../db/schema.js';
 
 /** A page of the active products' ids and codes after `after`, by id. */
 export function activeProductsPage(db: Kysely<Database>, after: number) {
-  return db.selectFrom('product').select(['id', 'code']).where('is_active', '=', true).where('id', '>', after).orderBy('id').limit(5000).execute();
+  return db
+    .selectFrom('product')
+    .select(['id', 'code'])
+    .where('is_active', '=', true)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(5000)
+    .execute();
 }
 
 /** Points the product at its physical book (or none); whether that changed it. */
@@ -15,7 +22,11 @@ export async function setPhysicalBook(trx: Transaction<Database>, productId: num
     .updateTable('product')
     .set({ physical_book_id: physicalBookId })
     .where('id', '=', productId)
-    .where((eb) => (physicalBookId === null ? eb('physical_book_id', 'is not', null) : eb.or([eb('physical_book_id', 'is', null), eb('physical_book_id', '!=', physicalBookId)])))
+    .where((eb) =>
+      physicalBookId === null
+        ? eb('physical_book_id', 'is not', null)
+        : eb.or([eb('physical_book_id', 'is', null), eb('physical_book_id', '!=', physicalBookId)]),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -26,6 +37,11 @@ export async function touchProduct(trx: Transaction<Database>, productId: number
 
 /** Deactivates those of the products still active; how many it did. */
 export async function deactivateProducts(db: Kysely<Database>, ids: number[], now: number): Promise<number> {
-  const result = await db.updateTable('product').set({ is_active: false, updated_at: now }).where('id', 'in', ids).where('is_active', '=', true).executeTakeFirst();
+  const result = await db
+    .updateTable('product')
+    .set({ is_active: false, updated_at: now })
+    .where('id', 'in', ids)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -30,14 +30,20 @@ export async function writeProduct(trx: Trx, product: ResolvedProduct, now: numb
     ...(product.physicalBookId === undefined ? {} : { physical_book_id: product.physicalBookId }),
     ...(record.salesCount === undefined ? {} : { sales_count: record.salesCount }),
   };
-  const { id, outcome } = await upsertByCode(trx, 'product', record.code, wanted, now, (id, isNew) => writeChildren(trx, id, product, isNew));
+  const { id, outcome } = await upsertByCode(trx, 'product', record.code, wanted, now, (id, isNew) =>
+    writeChildren(trx, id, product, isNew),
+  );
   return { id, outcome };
 }
 
 // A product's own rows. Codes, stores and categories are sets; the others keep the line's order.
 const ALT_CODES: ChildRows<'product_alt_code', 'product_id'> = { table: 'product_alt_code', owner: 'product_id', compare: ['code'] };
 const STORES: ChildRows<'product_store', 'product_id'> = { table: 'product_store', owner: 'product_id', compare: ['store_code'] };
-const CATEGORIES: ChildRows<'product_category', 'product_id'> = { table: 'product_category', owner: 'product_id', compare: ['category_id'] };
+const CATEGORIES: ChildRows<'product_category', 'product_id'> = {
+  table: 'product_category',
+  owner: 'product_id',
+  compare: ['category_id'],
+};
 const PERSONS: ChildRows<'product_person', 'product_id'> = {
   table: 'product_person',
   owner: 'product_id',
@@ -50,17 +56,51 @@ const ASSETS: ChildRows<'product_asset', 'product_id'> = {
   compare: ['kind', 'url', 'mime_type', 'width', 'height'],
   orderBy: ['position', 'id'],
 };
-const RELATED: ChildRows<'product_related', 'product_id'> = { table: 'product_related', owner: 'product_id', compare: ['related_product_id'], orderBy: ['position'] };
+const RELATED: ChildRows<'product_related', 'product_id'> = {
+  table: 'product_related',
+  owner: 'product_id',
+  compare: ['related_product_id'],
+  orderBy: ['position'],
+};
 
 /** Whether any of the product's own rows changed. */
 async function writeChildren(trx: Trx, id: number, product: ResolvedProduct, isNew: boolean): Promise<boolean> {
   const { record } = product;
   let changed = false;
-  changed = (await replaceChildRows(trx, ALT_CODES, id, record.altCodes.map((code) => ({ code })), isNew)) || changed;
-  changed = (await replaceChildRows(trx, STORES, id, record.stores.map((store_code) => ({ store_code })), isNew)) || changed;
+  changed =
+    (await replaceChildRows(
+      trx,
+      ALT_CODES,
+      id,
+      record.altCodes.map((code) => ({ code })),
+      isNew,
+    )) || changed;
+  changed =
+    (await replaceChildRows(
+      trx,
+      STORES,
+      id,
+      record.stores.map((store_code) => ({ store_code })),
+      isNew,
+    )) || changed;
   changed = (await replaceChildRows(trx, PERSONS, id, product.persons, isNew)) || changed;
-  changed = (await replaceChildRows(trx, CATEGORIES, id, product.categoryIds.map((category_id) => ({ category_id })), isNew)) || changed;
-  if (await replaceChildRows(trx, ASSETS, id, record.assets.map((asset, position) => ({ ...asset, position })), isNew)) {
+  changed =
+    (await replaceChildRows(
+      trx,
+      CATEGORIES,
+      id,
+      product.categoryIds.map((category_id) => ({ category_id })),
+      isNew,
+    )) || changed;
+  if (
+    await replaceChildRows(
+      trx,
+      ASSETS,
+      id,
+      record.assets.map((asset, position) => ({ ...asset, position })),
+      isNew,
+    )
+  ) {
     await refreshImageUrl(trx, [id]);
     changed = true;
   }
@@ -70,5 +110,11 @@ async function writeChildren(trx: Trx, id: number, product: ResolvedProduct, isN
 
 /** The related products in their order; also used when links are resolved after the file. */
 export function syncRelated(trx: Trx, id: number, relatedIds: number[], isNew: boolean): Promise<boolean> {
-  return replaceChildRows(trx, RELATED, id, relatedIds.map((related_product_id, position) => ({ related_product_id, position })), isNew);
+  return replaceChildRows(
+    trx,
+    RELATED,
+    id,
+    relatedIds.map((related_product_id, position) => ({ related_product_id, position })),
+    isNew,
+  );
 }

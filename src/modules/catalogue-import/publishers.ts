@@ -38,7 +38,10 @@ function namedKind<S extends TObject, T extends 'publisher' | 'series' | 'person
       async apply(line: Static<S>) {
         // References are looked up before the line's transaction begins (see References).
         const wanted = await columns(line, refs);
-        return inLineTransaction(db, async (trx) => (await upsertByCode(trx, table, (line as { code: string }).code, wanted, clock.now())).outcome);
+        return inLineTransaction(
+          db,
+          async (trx) => (await upsertByCode(trx, table, (line as { code: string }).code, wanted, clock.now())).outcome,
+        );
       },
     };
   });
@@ -49,14 +52,24 @@ export const publishersKind = namedKind('import publishers <file.ndjson>     pub
   description: line.description ?? null,
 }));
 
-export const seriesKind = namedKind('import series <file.ndjson>         book series (of a publisher)', 'series', SeriesLine, async (line, refs) => ({
-  name: line.name,
-  publisher_id: await refs.optional('publisher', line.publisher, 'publisher'),
-  description: line.description ?? null,
-}));
+export const seriesKind = namedKind(
+  'import series <file.ndjson>         book series (of a publisher)',
+  'series',
+  SeriesLine,
+  async (line, refs) => ({
+    name: line.name,
+    publisher_id: await refs.optional('publisher', line.publisher, 'publisher'),
+    description: line.description ?? null,
+  }),
+);
 
-export const personsKind = namedKind('import persons <file.ndjson>        authors, illustrators, translators, readers...', 'person', PersonLine, (line) => ({
-  name: line.name,
-  description: line.description ?? null,
-  image_url: line.imageUrl ?? null,
-}));
+export const personsKind = namedKind(
+  'import persons <file.ndjson>        authors, illustrators, translators, readers...',
+  'person',
+  PersonLine,
+  (line) => ({
+    name: line.name,
+    description: line.description ?? null,
+    image_url: line.imageUrl ?? null,
+  }),
+);

@@ -43,7 +43,9 @@ export const shopsKind = lineKind('import shops <file.ndjson>          physical 
         position: line.position ?? 0,
       };
       const names = nameRows(line.names, line.openingHours);
-      const { id, outcome, changed } = await upsertByCode(trx, 'shop', line.code, wanted, now, (id, isNew) => syncNames.shop(trx, id, names, isNew));
+      const { id, outcome, changed } = await upsertByCode(trx, 'shop', line.code, wanted, now, (id, isNew) =>
+        syncNames.shop(trx, id, names, isNew),
+      );
       if (changed.web_stock !== undefined || changed.is_active !== undefined) await recountStockedProducts(trx, id);
       return outcome;
     }),

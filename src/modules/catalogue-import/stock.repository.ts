@@ -6,11 +6,21 @@ import type { Database } from '../../db/schema.js';
 type Trx = Transaction<Database>;
 
 export function findShopStock(trx: Trx, productId: number, shopId: number) {
-  return trx.selectFrom('shop_stock').select('quantity').where('product_id', '=', productId).where('shop_id', '=', shopId).executeTakeFirst();
+  return trx
+    .selectFrom('shop_stock')
+    .select('quantity')
+    .where('product_id', '=', productId)
+    .where('shop_id', '=', shopId)
+    .executeTakeFirst();
 }
 
 export async function updateShopStock(trx: Trx, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
-  await trx.updateTable('shop_stock').set({ quantity, updated_at: now }).where('product_id', '=', productId).where('shop_id', '=', shopId).execute();
+  await trx
+    .updateTable('shop_stock')
+    .set({ quantity, updated_at: now })
+    .where('product_id', '=', productId)
+    .where('shop_id', '=', shopId)
+    .execute();
 }
 
 export async function insertShopStock(trx: Trx, productId: number, shopId: number, quantity: number, now: number): Promise<void> {

@@ -18,17 +18,33 @@ export function findCoded(trx: Transaction<Database>, table: string, code: strin
 }
 
 /** Inserts a coded record; `returning` works on both engines (SQLite 3.35+). */
-export async function insertCoded(trx: Transaction<Database>, table: string, values: Row & { code: string; created_at: number; updated_at: number }): Promise<number> {
+export async function insertCoded(
+  trx: Transaction<Database>,
+  table: string,
+  values: Row & { code: string; created_at: number; updated_at: number },
+): Promise<number> {
   const row = await coded(trx).insertInto(table).values(values).returning('id').executeTakeFirstOrThrow();
   return Number(row.id);
 }
 
-export async function updateCoded(trx: Transaction<Database>, table: string, id: number, values: Row & { updated_at: number }): Promise<void> {
+export async function updateCoded(
+  trx: Transaction<Database>,
+  table: string,
+  id: number,
+  values: Row & { updated_at: number },
+): Promise<void> {
   await coded(trx).updateTable(table).set(values).where('id', '=', id).execute();
 }
 
 /** The owner's rows of the table, the `columns` of them, in `orderBy` order when given. */
-export async function readChildRows(trx: Transaction<Database>, table: string, owner: string, ownerId: number, columns: readonly string[], orderBy: readonly string[]): Promise<Row[]> {
+export async function readChildRows(
+  trx: Transaction<Database>,
+  table: string,
+  owner: string,
+  ownerId: number,
+  columns: readonly string[],
+  orderBy: readonly string[],
+): Promise<Row[]> {
   let query = anyTables(trx).selectFrom(table).select(columns).where(owner, '=', ownerId);
   for (const column of orderBy) query = query.orderBy(column);
   return (await query.execute()) as Row[];

@@ -16,7 +16,10 @@ export function changedColumns<T extends object>(stored: object, wanted: T): Par
   const current = stored as Record<string, unknown>;
   for (const [key, value] of Object.entries(wanted) as Array<[keyof T & string, T[keyof T & string]]>) {
     const old = current[key];
-    const same = typeof value === 'boolean' ? old !== null && old !== undefined && Boolean(old) === value : old === value || (old == null && value == null);
+    const same =
+      typeof value === 'boolean'
+        ? old !== null && old !== undefined && Boolean(old) === value
+        : old === value || (old == null && value == null);
     if (!same) diff[key] = value;
   }
   return diff;

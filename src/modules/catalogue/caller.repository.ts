@@ -13,7 +13,11 @@ export function callerDiscountsReader(database: DatabaseHandle): (clientAccountI
     db
       .selectFrom('client_account')
       .leftJoin('company', 'company.id', 'client_account.company_id')
-      .select(['client_account.discount_percent as client_discount', 'company.id as company_id', 'company.discount_percent as company_discount'])
+      .select([
+        'client_account.discount_percent as client_discount',
+        'company.id as company_id',
+        'company.discount_percent as company_discount',
+      ])
       .where('client_account.id', '=', clientAccountId),
   );
   return async (clientAccountId) => (await discounts(clientAccountId))[0];

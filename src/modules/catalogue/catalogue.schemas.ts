@@ -5,7 +5,13 @@ import { PRODUCT_SORTS } from './product-query.js';
 
 // Wire shapes shared by the catalogue routes. Money is a number in euros with two decimals.
 
-export const AVAILABILITIES = ['AVAILABLE', 'AVAILABLE_IN_SHOP', 'TEMPORARILY_OUT_OF_STOCK', 'PERMANENTLY_OUT_OF_STOCK', 'COMING_SOON'] as const;
+export const AVAILABILITIES = [
+  'AVAILABLE',
+  'AVAILABLE_IN_SHOP',
+  'TEMPORARILY_OUT_OF_STOCK',
+  'PERMANENTLY_OUT_OF_STOCK',
+  'COMING_SOON',
+] as const;
 export const DELIVERY_TIMES = ['INSTANT_DOWNLOAD', 'DAYS_1_7', 'WEEKS_2_4', 'PREORDER'] as const;
 export const PERSON_ROLES = ['AUTHOR', 'ILLUSTRATOR', 'TRANSLATOR', 'READER', 'EDITOR', 'COMPILER'] as const;
 
@@ -70,7 +76,11 @@ export const ProductDetailsSchema = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     pages: Type.Union([Type.Integer(), Type.Null()]),
     dimensions: Type.Union([
-      Type.Object({ widthMm: Type.Union([Type.Integer(), Type.Null()]), heightMm: Type.Union([Type.Integer(), Type.Null()]), depthMm: Type.Union([Type.Integer(), Type.Null()]) }),
+      Type.Object({
+        widthMm: Type.Union([Type.Integer(), Type.Null()]),
+        heightMm: Type.Union([Type.Integer(), Type.Null()]),
+        depthMm: Type.Union([Type.Integer(), Type.Null()]),
+      }),
       Type.Null(),
     ]),
     weightG: Type.Union([Type.Integer(), Type.Null()]),
@@ -78,8 +88,22 @@ export const ProductDetailsSchema = Type.Object(
     publisher: Type.Union([NamedRefSchema, Type.Null()]),
     series: Type.Union([Type.Object({ ...NamedRefSchema.properties, number: Type.Union([Type.Integer(), Type.Null()]) }), Type.Null()]),
     persons: Type.Array(Type.Object({ ...PersonRefSchema.properties, role: PersonRoleSchema })),
-    categories: Type.Array(Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String(), level: Type.Integer(), parentId: Type.Union([Type.Integer(), Type.Null()]) })),
-    images: Type.Array(Type.Object({ url: Type.String(), width: Type.Union([Type.Integer(), Type.Null()]), height: Type.Union([Type.Integer(), Type.Null()]) })),
+    categories: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        code: Type.String(),
+        name: Type.String(),
+        level: Type.Integer(),
+        parentId: Type.Union([Type.Integer(), Type.Null()]),
+      }),
+    ),
+    images: Type.Array(
+      Type.Object({
+        url: Type.String(),
+        width: Type.Union([Type.Integer(), Type.Null()]),
+        height: Type.Union([Type.Integer(), Type.Null()]),
+      }),
+    ),
     physicalBook: Type.Union([NamedRefSchema, Type.Null()], { description: 'For an e-book: its physical edition' }),
     ebook: Type.Union([NamedRefSchema, Type.Null()], { description: 'For a physical book: its e-book edition' }),
     availabilityByShop: Type.Array(ShopAvailabilitySchema, { description: 'Stock in each shop that has the product' }),
@@ -87,7 +111,12 @@ export const ProductDetailsSchema = Type.Object(
   { $id: 'ProductDetails', description: 'A product with everything the product page shows' },
 );
 
-export const SortQuery = Type.Optional(literals(PRODUCT_SORTS, 'Order: newest (default), price and -price (the regular price: the shop price, for wholesale customers the wholesale price; campaign and personal prices do not reorder), name, discount, sales, position (lists and campaigns), seriesNumber'));
+export const SortQuery = Type.Optional(
+  literals(
+    PRODUCT_SORTS,
+    'Order: newest (default), price and -price (the regular price: the shop price, for wholesale customers the wholesale price; campaign and personal prices do not reorder), name, discount, sales, position (lists and campaigns), seriesNumber',
+  ),
+);
 
 export const ProductListQuery = Type.Object({
   ...PagingQuery.properties,

@@ -48,7 +48,12 @@ export interface Catalogue {
   /** The products the caller may see, priced for them, in the order of `ids`. */
   cards(context: CatalogueContext, ids: readonly number[]): Promise<ProductCard[]>;
   /** One page of a product list and how many products the list has in all. */
-  listPage(context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice): Promise<{ cards: ProductCard[]; total: number }>;
+  listPage(
+    context: CatalogueContext,
+    filter: ProductFilter,
+    sort: ProductSort,
+    slice: ListSlice,
+  ): Promise<{ cards: ProductCard[]; total: number }>;
   /** How many products of the filter the caller may see: the count a category, person, ... page shows. */
   productCount(context: CatalogueContext, filter: ProductFilter): Promise<number>;
   priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
@@ -85,7 +90,11 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   });
 
   const cards: Catalogue['cards'] = async (context, ids) => {
-    const [found, prices, names] = await Promise.all([loadBases(readBases, bases, context.store.code, ids), priceContext(context, ids), bindings()]);
+    const [found, prices, names] = await Promise.all([
+      loadBases(readBases, bases, context.store.code, ids),
+      priceContext(context, ids),
+      bindings(),
+    ]);
     const result: ProductCard[] = [];
     for (const id of ids) {
       const base = found.get(id);
@@ -115,7 +124,8 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       });
       return { cards: await cards(context, ids), total };
     },
-    productCount: (context, filter) => countVisibleProducts(db, counts, { storeCode: context.store.code, caller: context.caller, filter, now: context.now }),
+    productCount: (context, filter) =>
+      countVisibleProducts(db, counts, { storeCode: context.store.code, caller: context.caller, filter, now: context.now }),
     priceContext,
     categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
     bindings,
@@ -141,7 +151,8 @@ export async function browseFilter(
   { store, language }: Pick<CatalogueContext, 'store' | 'language'>,
   query: { categoryId?: number; personId?: number; publisherId?: number; seriesId?: number; productListId?: number; campaignId?: number },
 ): Promise<ProductFilter> {
-  const categoryIds = query.categoryId === undefined ? undefined : (await catalogue.categoryTree(store.code, language)).subtreeIds(query.categoryId);
+  const categoryIds =
+    query.categoryId === undefined ? undefined : (await catalogue.categoryTree(store.code, language)).subtreeIds(query.categoryId);
   return {
     categoryIds,
     personId: query.personId,

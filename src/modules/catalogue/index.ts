@@ -7,7 +7,14 @@ export type { CatalogueDeps } from './catalogue.deps.js';
 export { readCatalogueConfig, type CatalogueConfig } from './catalogue.config.js';
 
 // The shared reading side: cached bases, cards, list pages, category trees, binding names.
-export { browseFilter, createCatalogue, type Catalogue, type CatalogueContext, type CatalogueStore, type ListSlice } from './catalogue.service.js';
+export {
+  browseFilter,
+  createCatalogue,
+  type Catalogue,
+  type CatalogueContext,
+  type CatalogueStore,
+  type ListSlice,
+} from './catalogue.service.js';
 export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
 export type { BindingNames } from './products/binding-names.repository.js';
 export type { ProductBase, ProductCard } from './products/product-card.types.js';

@@ -33,7 +33,11 @@ export interface NameIndex<Q extends TObject, E extends object, T> {
 }
 
 /** GET `url`: a name-ordered index of things with products the caller can see in the store. */
-export function nameIndexRoute<Q extends TObject, E extends object, T>(app: App, { caller: callerOf }: CatalogueRouteDeps, index: NameIndex<Q, E, T>): void {
+export function nameIndexRoute<Q extends TObject, E extends object, T>(
+  app: App,
+  { caller: callerOf }: CatalogueRouteDeps,
+  index: NameIndex<Q, E, T>,
+): void {
   app.get(
     index.url,
     {
@@ -72,7 +76,11 @@ export interface EntityDetails<T extends { id: number }> {
 }
 
 /** GET `url` (`/.../:id`): the entity, 404 when there is none, with the number of its products the caller can see. */
-export function entityRoute<T extends { id: number }>(app: App, { catalogue, caller: callerOf }: CatalogueRouteDeps, details: EntityDetails<T>): void {
+export function entityRoute<T extends { id: number }>(
+  app: App,
+  { catalogue, caller: callerOf }: CatalogueRouteDeps,
+  details: EntityDetails<T>,
+): void {
   app.get(
     details.url,
     {
@@ -108,7 +116,11 @@ export interface ProductsOf<P extends TObject, Q extends TObject> {
 }
 
 /** GET `url`: one page of the products of a thing, priced for the caller. */
-export function productsRoute<P extends TObject, Q extends TObject>(app: App, { catalogue, caller: callerOf }: CatalogueRouteDeps, products: ProductsOf<P, Q>): void {
+export function productsRoute<P extends TObject, Q extends TObject>(
+  app: App,
+  { catalogue, caller: callerOf }: CatalogueRouteDeps,
+  products: ProductsOf<P, Q>,
+): void {
   app.get(
     products.url,
     {

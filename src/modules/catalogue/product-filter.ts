@@ -32,8 +32,18 @@ export interface ProductFilter {
 }
 
 const EVERY_FILTER = {
-  categoryIds: true, personId: true, personRole: true, publisherId: true, seriesId: true, productListId: true, campaignId: true,
-  types: true, discounted: true, minSales: true, releasedSince: true, excludeIds: true,
+  categoryIds: true,
+  personId: true,
+  personRole: true,
+  publisherId: true,
+  seriesId: true,
+  productListId: true,
+  campaignId: true,
+  types: true,
+  discounted: true,
+  minSales: true,
+  releasedSince: true,
+  excludeIds: true,
 } satisfies Record<keyof ProductFilter, true>;
 
 /** Every filter of ProductFilter (the compiler checks none is missing), for tests that must cover them all. */
@@ -49,7 +59,8 @@ export interface FilterTarget {
 
 /** The filter as conditions on the target's products, one per filter given, to AND together. */
 export function productFilterConditions(db: Db, filter: ProductFilter, { alias, storeCode, now }: FilterTarget): Expression<SqlBool>[] {
-  const column = (name: 'id' | 'publisher_id' | 'series_id' | 'type' | 'discount_percent' | 'sales_count' | 'released_at') => sql.ref(`${alias}.${name}`);
+  const column = (name: 'id' | 'publisher_id' | 'series_id' | 'type' | 'discount_percent' | 'sales_count' | 'released_at') =>
+    sql.ref(`${alias}.${name}`);
   const inSet = (ids: Expression<unknown>) => sql<SqlBool>`${column('id')} in ${ids}`;
   const conditions: Expression<SqlBool>[] = [];
   if (filter.categoryIds !== undefined) {
@@ -92,12 +103,14 @@ export function productFilterConditions(db: Db, filter: ProductFilter, { alias, 
       ),
     );
   }
-  if (filter.types !== undefined && filter.types.length > 0) conditions.push(sql<SqlBool>`${column('type')} in (${sql.join(filter.types)})`);
+  if (filter.types !== undefined && filter.types.length > 0)
+    conditions.push(sql<SqlBool>`${column('type')} in (${sql.join(filter.types)})`);
   if (filter.discounted) conditions.push(sql<SqlBool>`${column('discount_percent')} > ${0}`);
   if (filter.minSales !== undefined) conditions.push(sql<SqlBool>`${column('sales_count')} >= ${filter.minSales}`);
   if (filter.releasedSince !== undefined) {
     conditions.push(sql<SqlBool>`${column('released_at')} >= ${filter.releasedSince}`, sql<SqlBool>`${column('released_at')} <= ${now}`);
   }
-  if (filter.excludeIds !== undefined && filter.excludeIds.length > 0) conditions.push(sql<SqlBool>`${column('id')} not in (${sql.join(filter.excludeIds)})`);
+  if (filter.excludeIds !== undefined && filter.excludeIds.length > 0)
+    conditions.push(sql<SqlBool>`${column('id')} not in (${sql.join(filter.excludeIds)})`);
   return conditions;
 }

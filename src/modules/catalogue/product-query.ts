@@ -32,7 +32,11 @@ export interface ProductListCaches {
  * the cache period: a shopper paging through a category, and the next shopper doing the same,
  * should not make the database count the category again.
  */
-export async function productPage(db: Kysely<Database>, caches: ProductListCaches, query: ProductPageQuery): Promise<{ ids: number[]; total: number }> {
+export async function productPage(
+  db: Kysely<Database>,
+  caches: ProductListCaches,
+  query: ProductPageQuery,
+): Promise<{ ids: number[]; total: number }> {
   const filterKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`;
   const total = await caches.counts.get(filterKey, async () => {
     const row = await visibleProducts(db, query)
@@ -77,16 +81,30 @@ function ordered(query: ProductQuery, { sort, filter, caller }: ProductPageQuery
       return query.orderBy('p.sales_count', 'desc').orderBy('p.id', 'desc');
     case 'position':
       if (filter.productListId !== undefined) {
-        return query.orderBy(
-          (eb) => eb.selectFrom('product_list_item').select('position').whereRef('product_id', '=', 'p.id').where('product_list_id', '=', filter.productListId!),
-          'asc',
-        ).orderBy('p.id', 'asc');
+        return query
+          .orderBy(
+            (eb) =>
+              eb
+                .selectFrom('product_list_item')
+                .select('position')
+                .whereRef('product_id', '=', 'p.id')
+                .where('product_list_id', '=', filter.productListId!),
+            'asc',
+          )
+          .orderBy('p.id', 'asc');
       }
       if (filter.campaignId !== undefined) {
-        return query.orderBy(
-          (eb) => eb.selectFrom('campaign_price').select((e) => e.fn.min('position').as('position')).whereRef('product_id', '=', 'p.id').where('campaign_id', '=', filter.campaignId!),
-          'asc',
-        ).orderBy('p.id', 'asc');
+        return query
+          .orderBy(
+            (eb) =>
+              eb
+                .selectFrom('campaign_price')
+                .select((e) => e.fn.min('position').as('position'))
+                .whereRef('product_id', '=', 'p.id')
+                .where('campaign_id', '=', filter.campaignId!),
+            'asc',
+          )
+          .orderBy('p.id', 'asc');
       }
       return newest(query);
     case 'seriesNumber':
@@ -110,7 +128,10 @@ function regularPrice(caller: Caller) {
 
 // Unknown release dates sort after every known one, on both engines.
 function newest(query: ProductQuery): ProductQuery {
-  return query.orderBy(sql`case when p.released_at is null then 1 else 0 end`).orderBy('p.released_at', 'desc').orderBy('p.id', 'desc');
+  return query
+    .orderBy(sql`case when p.released_at is null then 1 else 0 end`)
+    .orderBy('p.released_at', 'desc')
+    .orderBy('p.id', 'desc');
 }
 
 /**

@@ -49,7 +49,11 @@ export function readSalesHistoryLines(db: Kysely<Database>, orderIds: number[]) 
   return db
     .selectFrom('sales_history_item')
     .select(['sales_history_id', 'product_code'])
-    .$call((query) => (dense ? query.where('sales_history_id', '>=', low).where('sales_history_id', '<=', high) : query.where('sales_history_id', 'in', orderIds)))
+    .$call((query) =>
+      dense
+        ? query.where('sales_history_id', '>=', low).where('sales_history_id', '<=', high)
+        : query.where('sales_history_id', 'in', orderIds),
+    )
     .orderBy('sales_history_id')
     .orderBy('position')
     .execute();

@@ -82,17 +82,15 @@ export const sessionActionsCollection: ExportCollection<SessionActionItem> = {
   filterable: false,
   async load({ db }, slice) {
     const rows = await readSessionActions(db, slice);
-    const items = rows.map(
-      (row): SessionActionItem => ({
-        session: row.session_id,
-        webStore: row.store_code,
-        product: row.product_code,
-        // The spec's client is a non-null string: a guest's action has an empty one.
-        client: row.client_code ?? '',
-        actionType: row.action_type,
-        createdAt: rfc3339(Number(row.created_at)),
-      }),
-    );
+    const items = rows.map((row): SessionActionItem => ({
+      session: row.session_id,
+      webStore: row.store_code,
+      product: row.product_code,
+      // The spec's client is a non-null string: a guest's action has an empty one.
+      client: row.client_code ?? '',
+      actionType: row.action_type,
+      createdAt: rfc3339(Number(row.created_at)),
+    }));
     return { items, last: lastBoundary(rows) };
   },
 };
@@ -109,7 +107,11 @@ export const shopsCollection: ExportCollection<ShopItem> = {
       rows.map((row) => row.id),
     );
     const namesOf = groupBy(names, (name) => Number(name.shop_id));
-    const items = rows.map((row): ShopItem => ({ code: row.code, name: pickName(namesOf.get(Number(row.id))) ?? row.code, city: row.city }));
+    const items = rows.map((row): ShopItem => ({
+      code: row.code,
+      name: pickName(namesOf.get(Number(row.id))) ?? row.code,
+      city: row.city,
+    }));
     return { items, last: lastBoundary(rows) };
   },
 };

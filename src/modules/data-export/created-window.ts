@@ -17,8 +17,12 @@ export function parseYmdHis(value: string): number | undefined {
   const ms = Date.UTC(year, month - 1, day, hour, minute, second);
   const back = new Date(ms);
   const same =
-    back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day &&
-    back.getUTCHours() === hour && back.getUTCMinutes() === minute && back.getUTCSeconds() === second;
+    back.getUTCFullYear() === year &&
+    back.getUTCMonth() === month - 1 &&
+    back.getUTCDate() === day &&
+    back.getUTCHours() === hour &&
+    back.getUTCMinutes() === minute &&
+    back.getUTCSeconds() === second;
   return same ? ms : undefined;
 }
 

@@ -44,9 +44,14 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
   const authenticate = async (request: FastifyRequest) => {
     if (request.method === 'OPTIONS') return;
     try {
-      request.exportUser = await authenticateExportUser({ authorization: request.headers.authorization, ip: request.ip, now: request.actionTime });
+      request.exportUser = await authenticateExportUser({
+        authorization: request.headers.authorization,
+        ip: request.ip,
+        now: request.actionTime,
+      });
     } catch (error) {
-      if (error instanceof ExportCredentialsError) throw new HttpError(401, 'dataExport.unauthorized', {}, { 'WWW-Authenticate': WWW_AUTHENTICATE });
+      if (error instanceof ExportCredentialsError)
+        throw new HttpError(401, 'dataExport.unauthorized', {}, { 'WWW-Authenticate': WWW_AUTHENTICATE });
       throw error;
     }
   };

@@ -11,86 +11,75 @@ const stringEnum = <T extends string>(values: readonly T[], description?: string
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description === undefined ? {} : { description }) });
 const dateTime = (description: string) => Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)` });
 
-export const CategorySchema = Type.Object(
-  {
-    code: Type.String(),
-    level: Type.String({ description: 'Depth in the category tree, "1" at the root' }),
-    name: Type.String({ description: 'Estonian name' }),
-    webStore: Type.String({ description: 'Store code: WEB or WEB2' }),
-  },
-);
+export const CategorySchema = Type.Object({
+  code: Type.String(),
+  level: Type.String({ description: 'Depth in the category tree, "1" at the root' }),
+  name: Type.String({ description: 'Estonian name' }),
+  webStore: Type.String({ description: 'Store code: WEB or WEB2' }),
+});
 
-export const ClientAccountSchema = Type.Object(
-  {
-    client: Type.String({ description: 'Client code' }),
-    gender: Type.String({ description: 'MALE, FEMALE or OTHER; an empty string when the client has not said' }),
-    birthday: Type.Optional(dateTime('Birthday at 00:00:00 UTC; absent when not known')),
-    created: dateTime('When the client account was created'),
-    preferences: Type.Array(Type.String(), { description: 'Codes of the categories the client follows' }),
-  },
-);
+export const ClientAccountSchema = Type.Object({
+  client: Type.String({ description: 'Client code' }),
+  gender: Type.String({ description: 'MALE, FEMALE or OTHER; an empty string when the client has not said' }),
+  birthday: Type.Optional(dateTime('Birthday at 00:00:00 UTC; absent when not known')),
+  created: dateTime('When the client account was created'),
+  preferences: Type.Array(Type.String(), { description: 'Codes of the categories the client follows' }),
+});
 
 const Person = Type.Object({ name: Type.String(), code: Type.String() });
 
-export const ProductSchema = Type.Object(
-  {
-    code: Type.String(),
-    type: Type.String({ description: 'BOOK, EBOOK, AUDIOBOOK, GIFT_CARD, VIRTUAL_GIFT_CARD, OFFICE_EQUIPMENT, TECH, MUSIC, MOVIE, GAME or USED_BOOK' }),
-    language: nullable(Type.String({ description: 'Language of the content, ISO 639-1 upper case' })),
-    name: Type.String(),
-    price: Type.Number({ description: 'Regular price for a guest, euros with VAT: the struck-through price when there is a discount' }),
-    discountPrice: Type.Number({ description: 'What a guest pays, euros with VAT; equal to price without a discount' }),
-    isDiscountedProduct: Type.Boolean({ description: 'Whether discountPrice is below price' }),
-    description: nullable(Type.String()),
-    stockCount: Type.Integer({ description: 'Stock that can be sold on the web' }),
-    imageUrl: nullable(Type.String()),
-    createdAt: dateTime('When the product was created'),
-    updatedAt: dateTime('When the product last changed'),
-    categories: Type.Array(
-      Type.Object({ category: CategorySchema, parent: CategorySchema, root: CategorySchema }),
-      { description: 'One entry per category the product is in, with its parent and root (a root is its own parent and root)' },
-    ),
-    authors: Type.Array(Person, { description: 'Authors in their order' }),
-    publisher: nullable(Person),
-    webStores: Type.Array(Type.String(), { description: 'Stores that sell the product' }),
-    physicalBook: nullable(Type.String({ description: 'Code of the physical edition of an e-book' })),
-  },
-);
+export const ProductSchema = Type.Object({
+  code: Type.String(),
+  type: Type.String({
+    description: 'BOOK, EBOOK, AUDIOBOOK, GIFT_CARD, VIRTUAL_GIFT_CARD, OFFICE_EQUIPMENT, TECH, MUSIC, MOVIE, GAME or USED_BOOK',
+  }),
+  language: nullable(Type.String({ description: 'Language of the content, ISO 639-1 upper case' })),
+  name: Type.String(),
+  price: Type.Number({ description: 'Regular price for a guest, euros with VAT: the struck-through price when there is a discount' }),
+  discountPrice: Type.Number({ description: 'What a guest pays, euros with VAT; equal to price without a discount' }),
+  isDiscountedProduct: Type.Boolean({ description: 'Whether discountPrice is below price' }),
+  description: nullable(Type.String()),
+  stockCount: Type.Integer({ description: 'Stock that can be sold on the web' }),
+  imageUrl: nullable(Type.String()),
+  createdAt: dateTime('When the product was created'),
+  updatedAt: dateTime('When the product last changed'),
+  categories: Type.Array(Type.Object({ category: CategorySchema, parent: CategorySchema, root: CategorySchema }), {
+    description: 'One entry per category the product is in, with its parent and root (a root is its own parent and root)',
+  }),
+  authors: Type.Array(Person, { description: 'Authors in their order' }),
+  publisher: nullable(Person),
+  webStores: Type.Array(Type.String(), { description: 'Stores that sell the product' }),
+  physicalBook: nullable(Type.String({ description: 'Code of the physical edition of an e-book' })),
+});
 
-export const SalesHistorySchema = Type.Object(
-  {
-    order: Type.String({ description: 'Order code' }),
-    client: Type.String({ description: 'Client code' }),
-    clientType: stringEnum(['PYSIKLIENT', 'ETTEVOTE'] as const, 'Private person or company'),
-    createdAt: dateTime('When the order reached us from the back office'),
-    createdNav: Type.Optional(dateTime('When the back office created the order; absent until the back office reports it')),
-    sourceType: stringEnum(['ONLINE', 'OFFLINE'] as const, 'Web order or shop sale'),
-    products: Type.Array(Type.String(), { description: 'Product codes of the order lines, in order' }),
-    city: Type.String(),
-    session: nullable(Type.String()),
-    deliveryMethod: Type.String(),
-    shop: nullable(Type.String({ description: 'Shop code (offline sales and shop pick-up)' })),
-  },
-);
+export const SalesHistorySchema = Type.Object({
+  order: Type.String({ description: 'Order code' }),
+  client: Type.String({ description: 'Client code' }),
+  clientType: stringEnum(['PYSIKLIENT', 'ETTEVOTE'] as const, 'Private person or company'),
+  createdAt: dateTime('When the order reached us from the back office'),
+  createdNav: Type.Optional(dateTime('When the back office created the order; absent until the back office reports it')),
+  sourceType: stringEnum(['ONLINE', 'OFFLINE'] as const, 'Web order or shop sale'),
+  products: Type.Array(Type.String(), { description: 'Product codes of the order lines, in order' }),
+  city: Type.String(),
+  session: nullable(Type.String()),
+  deliveryMethod: Type.String(),
+  shop: nullable(Type.String({ description: 'Shop code (offline sales and shop pick-up)' })),
+});
 
-export const SessionActionSchema = Type.Object(
-  {
-    session: Type.String(),
-    webStore: Type.String(),
-    product: Type.String({ description: 'Product code' }),
-    client: Type.String({ description: 'Client code; an empty string for a guest' }),
-    actionType: stringEnum(['VIEW', 'ADD_TO_WISHLIST', 'ADD_TO_BASKET'] as const),
-    createdAt: dateTime('When the action happened'),
-  },
-);
+export const SessionActionSchema = Type.Object({
+  session: Type.String(),
+  webStore: Type.String(),
+  product: Type.String({ description: 'Product code' }),
+  client: Type.String({ description: 'Client code; an empty string for a guest' }),
+  actionType: stringEnum(['VIEW', 'ADD_TO_WISHLIST', 'ADD_TO_BASKET'] as const),
+  createdAt: dateTime('When the action happened'),
+});
 
-export const ShopSchema = Type.Object(
-  {
-    code: Type.String(),
-    name: Type.String({ description: 'Estonian name' }),
-    city: Type.String(),
-  },
-);
+export const ShopSchema = Type.Object({
+  code: Type.String(),
+  name: Type.String({ description: 'Estonian name' }),
+  city: Type.String(),
+});
 
 export type CategoryItem = Static<typeof CategorySchema>;
 export type ClientAccountItem = Static<typeof ClientAccountSchema>;
@@ -111,10 +100,18 @@ export const PageQuery = Type.Object({
 export const WindowQuery = Type.Composite([
   Type.Object({
     createdFrom: Type.Optional(
-      Type.String({ pattern: DATE_TIME_PATTERN, description: 'Created at or after, `Y-m-d H:i:s` in UTC (inclusive)', examples: ['2026-11-01 00:00:00'] }),
+      Type.String({
+        pattern: DATE_TIME_PATTERN,
+        description: 'Created at or after, `Y-m-d H:i:s` in UTC (inclusive)',
+        examples: ['2026-11-01 00:00:00'],
+      }),
     ),
     createdTo: Type.Optional(
-      Type.String({ pattern: DATE_TIME_PATTERN, description: 'Created at or before, `Y-m-d H:i:s` in UTC (inclusive, to the end of that second)', examples: ['2026-11-30 23:59:59'] }),
+      Type.String({
+        pattern: DATE_TIME_PATTERN,
+        description: 'Created at or before, `Y-m-d H:i:s` in UTC (inclusive, to the end of that second)',
+        examples: ['2026-11-30 23:59:59'],
+      }),
     ),
   }),
   PageQuery,

@@ -13,10 +13,25 @@ export interface ExportRoute {
 }
 
 export const EXPORT_ROUTES: readonly ExportRoute[] = [
-  { collection: clientAccountsCollection, schema: ClientAccountSchema, schemaName: 'ClientAccount', summary: 'Client accounts created in a window' },
+  {
+    collection: clientAccountsCollection,
+    schema: ClientAccountSchema,
+    schemaName: 'ClientAccount',
+    summary: 'Client accounts created in a window',
+  },
   { collection: productsCollection, schema: ProductSchema, schemaName: 'Product', summary: 'Products, active or not' },
-  { collection: salesHistoryCollection, schema: SalesHistorySchema, schemaName: 'SalesHistory', summary: 'Orders (web and shop sales) received in a window' },
-  { collection: sessionActionsCollection, schema: SessionActionSchema, schemaName: 'SessionAction', summary: 'Session actions: views, wishlist and basket additions' },
+  {
+    collection: salesHistoryCollection,
+    schema: SalesHistorySchema,
+    schemaName: 'SalesHistory',
+    summary: 'Orders (web and shop sales) received in a window',
+  },
+  {
+    collection: sessionActionsCollection,
+    schema: SessionActionSchema,
+    schemaName: 'SessionAction',
+    summary: 'Session actions: views, wishlist and basket additions',
+  },
   { collection: shopsCollection, schema: ShopSchema, schemaName: 'Shop', summary: 'Physical shops' },
 ] as ExportRoute[];
 

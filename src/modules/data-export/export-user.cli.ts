@@ -24,7 +24,11 @@ export const EXPORT_USER_USAGE = `  export-user add <name> [--allow-ip <cidr>]..
   export-user remove <name>           delete the user`;
 
 /** `storefront export-user ...`: operators manage the analytics partner's credentials. */
-export async function exportUserCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+export async function exportUserCommand(
+  { db, clock }: { db: Db; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [action, ...rest] = args;
   try {
     switch (action) {

@@ -38,7 +38,11 @@ export async function updateExportUser(
   changes: { password_hash?: string; allowed_cidrs?: string; disabled_at?: number | null },
   now: number,
 ): Promise<boolean> {
-  const result = await db.updateTable('export_user').set({ ...changes, updated_at: now }).where('name', '=', name).executeTakeFirst();
+  const result = await db
+    .updateTable('export_user')
+    .set({ ...changes, updated_at: now })
+    .where('name', '=', name)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

@@ -44,10 +44,16 @@ function generatePassword(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export async function addExportUser(db: Kysely<Database>, name: string, cidrs: readonly string[], now: number): Promise<{ password: string }> {
+export async function addExportUser(
+  db: Kysely<Database>,
+  name: string,
+  cidrs: readonly string[],
+  now: number,
+): Promise<{ password: string }> {
   if (!NAME.test(name)) throw new ExportUserError('the name must be 1 to 64 letters, digits, dots, underscores or hyphens');
   const allowedCidrs = normaliseCidrs(cidrs);
-  if (await findExportUser(db, name)) throw new ExportUserError(`export user "${name}" exists already (rotate its password with: export-user rotate ${name})`);
+  if (await findExportUser(db, name))
+    throw new ExportUserError(`export user "${name}" exists already (rotate its password with: export-user rotate ${name})`);
   const password = generatePassword();
   await insertExportUser(db, { name, passwordHash: await hashPassword(password), allowedCidrs }, now);
   return { password };

@@ -10,9 +10,21 @@ export function readProducts(db: Kysely<Database>, slice: Slice) {
     db
       .selectFrom('product')
       .select([
-        'product.id', 'product.code', 'product.type', 'product.language', 'product.name', 'product.description',
-        'product.shop_price_cents', 'product.original_price_cents', 'product.wholesale_price_cents', 'product.vat_rate_percent',
-        'product.web_stock', 'product.image_url', 'product.created_at', 'product.updated_at', 'product.publisher_id',
+        'product.id',
+        'product.code',
+        'product.type',
+        'product.language',
+        'product.name',
+        'product.description',
+        'product.shop_price_cents',
+        'product.original_price_cents',
+        'product.wholesale_price_cents',
+        'product.vat_rate_percent',
+        'product.web_stock',
+        'product.image_url',
+        'product.created_at',
+        'product.updated_at',
+        'product.publisher_id',
         'product.physical_book_id',
       ]),
     'product',
@@ -42,7 +54,12 @@ export function readAuthors(db: Kysely<Database>, productIds: number[]) {
 }
 
 export function readProductStores(db: Kysely<Database>, productIds: number[]) {
-  return db.selectFrom('product_store').select(['product_id', 'store_code']).where('product_id', 'in', productIds).orderBy('store_code').execute();
+  return db
+    .selectFrom('product_store')
+    .select(['product_id', 'store_code'])
+    .where('product_id', 'in', productIds)
+    .orderBy('store_code')
+    .execute();
 }
 
 /** Retail prices of the products in active campaigns (validity is checked by pricing, at `now`). */

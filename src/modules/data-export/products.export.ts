@@ -107,7 +107,11 @@ export const productsCollection: ExportCollection<ProductItem> = {
 
 const NO_STORE: StoreDiscounts = { guestDiscountPercent: 0, loggedInDiscountPercent: 0 };
 
-function guestPrices(context: ExportContext, product: PricedProduct, store: StoreDiscounts | undefined): { price: number; discountPrice: number } {
+function guestPrices(
+  context: ExportContext,
+  product: PricedProduct,
+  store: StoreDiscounts | undefined,
+): { price: number; discountPrice: number } {
   try {
     const price = priceFor(product, { kind: 'GUEST' }, store ?? NO_STORE, context.now);
     return { price: toWireMoney(price.strikeThroughCents ?? price.priceCents), discountPrice: toWireMoney(price.priceCents) };

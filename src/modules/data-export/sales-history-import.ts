@@ -90,5 +90,8 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
 
 export const salesHistoryKind: ImportKind = {
   usage: 'import sales-history <file.ndjson>  orders from the back office, for the data export',
-  create: ({ db, clock }) => (file, report) => importNdjson(file, salesHistoryImporter(db, clock), report),
+  create:
+    ({ db, clock }) =>
+    (file, report) =>
+      importNdjson(file, salesHistoryImporter(db, clock), report),
 };

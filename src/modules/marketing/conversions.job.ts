@@ -13,7 +13,6 @@ export type CompleteRegistrationEvent = {
   emailSha256: string;
 };
 
-
 const TIMEOUT_MS = 10_000;
 
 /** Queues the event in the caller's transaction: it is sent if and only if that commits. */

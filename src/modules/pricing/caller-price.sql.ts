@@ -53,7 +53,8 @@ const ppm = (percent: number) => Math.round(percent * 10_000);
 const shop = sql<number>`cast(sp.shop_price_cents as bigint)`;
 const percentOff = (cents: RawBuilder<number>, partsPerMillion: RawBuilder<number>) =>
   sql<number>`((2 * ${cents} * (${int(PPM)} - ${partsPerMillion}) + ${int(PPM)}) / ${int(2 * PPM)})`;
-const ratioPercent = (part: RawBuilder<number>, whole: RawBuilder<number>) => sql<number>`((2 * ${part} * 100 + ${whole}) / (2 * ${whole}))`;
+const ratioPercent = (part: RawBuilder<number>, whole: RawBuilder<number>) =>
+  sql<number>`((2 * ${part} * 100 + ${whole}) / (2 * ${whole}))`;
 const excludingVat = (cents: RawBuilder<number>) => {
   const divisor = sql<number>`(${int(PPM)} + cast(round(sp.vat_rate_percent * 10000) as bigint))`;
   return sql<number>`((2 * ${cents} * ${int(PPM)} + ${divisor}) / (2 * ${divisor}))`;
@@ -111,7 +112,10 @@ function campaignPrices({ storeCode, now }: PriceScope, kind: 'RETAIL' | 'BUSINE
 }
 
 function companyPrices(companyId: number): PriceJoin {
-  return { alias: 'cpp', table: sql`(select product_id, price_cents as price from company_product_price where company_id = ${int(companyId)})` };
+  return {
+    alias: 'cpp',
+    table: sql`(select product_id, price_cents as price from company_product_price where company_id = ${int(companyId)})`,
+  };
 }
 
 /** A cache key part that is the same for every caller who pays the same prices. */

@@ -47,7 +47,7 @@ export interface StoreDiscounts {
 }
 
 export type PriceSource =
-  | 'shop' | 'store-discount' | 'client-discount' | 'campaign' | 'company-discount' | 'wholesale' | 'custom' | 'shop-excl-vat';
+  'shop' | 'store-discount' | 'client-discount' | 'campaign' | 'company-discount' | 'wholesale' | 'custom' | 'shop-excl-vat';
 
 export interface Price {
   priceCents: number;
@@ -240,10 +240,12 @@ function validate(product: PricedProduct, customer: Customer, store: StoreDiscou
 
 function checkCents(name: string, cents: number | null | undefined, required = false): void {
   if (cents == null && !required) return;
-  if (typeof cents !== 'number' || !Number.isSafeInteger(cents) || cents < 0) throw new RangeError(`${name} must be a non-negative whole number of cents, got ${cents}`);
+  if (typeof cents !== 'number' || !Number.isSafeInteger(cents) || cents < 0)
+    throw new RangeError(`${name} must be a non-negative whole number of cents, got ${cents}`);
 }
 
 function checkPercent(name: string, percent: number | undefined, required = false): void {
   if (percent === undefined && !required) return;
-  if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) throw new RangeError(`${name} must be within 0..100, got ${percent}`);
+  if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100)
+    throw new RangeError(`${name} must be within 0..100, got ${percent}`);
 }

@@ -28,7 +28,8 @@ export const autocompleteRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = as
       await search.ready(context.now);
       const { query } = request;
       const text = parseQuery(query.term);
-      const products = async (limit: number) => (limit === 0 ? [] : catalogue.cards(context, await search.suggestProducts(context, text, limit)));
+      const products = async (limit: number) =>
+        limit === 0 ? [] : catalogue.cards(context, await search.suggestProducts(context, text, limit));
       const none: Suggestions = { products: [], persons: [], publishers: [], series: [], categories: [] };
       reply.header('X-Search-Available', '1');
       cacheFor(reply, caller);

@@ -52,11 +52,25 @@ interface FacetRow {
 /** The bucket category of a category id, or null: a CASE over the pairs (a few hundred at most, the store's tree). */
 function bucketOf(category: RawBuilder<unknown>, pairs: FacetRequest['categoryBuckets']): RawBuilder<number | null> {
   if (pairs.length === 0) return sql<null>`cast(null as bigint)`;
-  return sql<number>`(case ${category} ${sql.join(pairs.map(([id, bucket]) => sql`when ${int(id)} then ${int(bucket)}`), sql` `)} end)`;
+  return sql<number>`(case ${category} ${sql.join(
+    pairs.map(([id, bucket]) => sql`when ${int(id)} then ${int(bucket)}`),
+    sql` `,
+  )} end)`;
 }
 
 export function emptyFacets(): FacetCounts {
-  return { counted: 0, capped: false, types: [], bindings: [], languages: [], publishers: [], series: [], persons: [], categories: [], price: null };
+  return {
+    counted: 0,
+    capped: false,
+    types: [],
+    bindings: [],
+    languages: [],
+    publishers: [],
+    series: [],
+    persons: [],
+    categories: [],
+    price: null,
+  };
 }
 
 export async function facetCounts(db: Db, engine: SearchEngine, scope: SearchScope, request: FacetRequest): Promise<FacetCounts> {
@@ -124,7 +138,8 @@ export async function facetCounts(db: Db, engine: SearchEngine, scope: SearchSco
   }
   if (min !== null && max !== null && counts.counted > 0) counts.price = { min, max };
   const byCount = <T>(a: Count<T>, b: Count<T>) => b.count - a.count || String(a.value).localeCompare(String(b.value));
-  for (const list of [counts.types, counts.bindings, counts.languages, counts.publishers, counts.series, counts.persons]) list.sort(byCount);
+  for (const list of [counts.types, counts.bindings, counts.languages, counts.publishers, counts.series, counts.persons])
+    list.sort(byCount);
   return counts;
 }
 

@@ -12,7 +12,9 @@ export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope)
 }
 
 export async function countFound(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
-  const row = await scopedProducts(db, engine, scope).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  const row = await scopedProducts(db, engine, scope)
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -28,7 +30,10 @@ export async function foundPage(
 ): Promise<{ ids: number[]; total: number | null }> {
   const price = priceFor(engine, scope, sort);
   const columns = withTotal ? [sql<number>`sp.id`.as('id'), sql<number>`count(*) over ()`.as('total')] : [sql<number>`sp.id`.as('id')];
-  const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), sort, scope, price).offset(offset).limit(limit).execute()) as Array<{
+  const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), sort, scope, price)
+    .offset(offset)
+    .limit(limit)
+    .execute()) as Array<{
     id: number;
     total?: number;
   }>;
@@ -37,6 +42,8 @@ export async function foundPage(
 
 /** The best `limit` found ids by relevance. */
 export async function bestFound(db: Db, engine: SearchEngine, scope: SearchScope, limit: number): Promise<number[]> {
-  const rows = await ordered(scopedProducts(db, engine, scope).select('sp.id'), 'relevance', scope, undefined).limit(limit).execute();
+  const rows = await ordered(scopedProducts(db, engine, scope).select('sp.id'), 'relevance', scope, undefined)
+    .limit(limit)
+    .execute();
   return rows.map((row) => Number((row as { id: number }).id));
 }

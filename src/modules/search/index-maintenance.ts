@@ -45,7 +45,11 @@ export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, li
     if (productIds.length > 0) {
       const documents = await productDocuments(trx, productIds);
       const found = new Set(documents.map((d) => d.id));
-      await engine.writeProducts(trx, documents, productIds.filter((id) => !found.has(id)));
+      await engine.writeProducts(
+        trx,
+        documents,
+        productIds.filter((id) => !found.has(id)),
+      );
     }
     for (const kind of NAME_KINDS) {
       const kindIds = ids(byKind.get(kind));
@@ -53,7 +57,12 @@ export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, li
       const names = await nameRows(trx, kind, kindIds);
       const found = new Set(names.map((row) => row.id));
       const documents = names.map((row) => ({ id: row.id, name: indexText(row.name) }));
-      await engine.writeNames(trx, kind, documents, kindIds.filter((id) => !found.has(id)));
+      await engine.writeNames(
+        trx,
+        kind,
+        documents,
+        kindIds.filter((id) => !found.has(id)),
+      );
     }
     await finishBuild(trx, now);
     return claimed.length;
@@ -105,7 +114,7 @@ export function backgroundFolder(
       }
       const started = clock.now();
       let folded = 0;
-      for (let taken = FOLD_BATCH; taken === FOLD_BATCH && !stopped; ) {
+      for (let taken = FOLD_BATCH; taken === FOLD_BATCH && !stopped;) {
         taken = await foldBatch(handle, engine, FOLD_BATCH, clock.now());
         folded += taken;
         // Let requests in between batches.

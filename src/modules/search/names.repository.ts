@@ -16,7 +16,14 @@ export interface NamedRef {
 const TABLES: Record<NameKind, 'person' | 'publisher' | 'series'> = { person: 'person', publisher: 'publisher', series: 'series' };
 
 /** The matched names, best first, that have a product visible to the caller in the store. */
-export async function visibleNamesFrom(db: Db, engine: SearchEngine, kind: NameKind, matches: Matches, scope: { storeCode: string; caller: Caller }, limit: number): Promise<NamedRef[]> {
+export async function visibleNamesFrom(
+  db: Db,
+  engine: SearchEngine,
+  kind: NameKind,
+  matches: Matches,
+  scope: { storeCode: string; caller: Caller },
+  limit: number,
+): Promise<NamedRef[]> {
   const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
   const hasProduct =
     kind === 'person'

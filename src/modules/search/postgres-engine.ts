@@ -69,11 +69,12 @@ export function createPostgresEngine(): SearchEngine {
       }
     },
     async writeNames(trx, kind, documents, removed) {
-      if (removed.length > 0) await sql`delete from search_name where kind = ${kind} and entity_id = any(${removed}::bigint[])`.execute(trx);
+      if (removed.length > 0)
+        await sql`delete from search_name where kind = ${kind} and entity_id = any(${removed}::bigint[])`.execute(trx);
       for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
-        const rows = documents.slice(start, start + ROWS_PER_INSERT).map(
-          (d) => sql`(${kind}, ${d.id}::bigint, ${d.name}::text, to_tsvector('simple', ${d.name}::text))`,
-        );
+        const rows = documents
+          .slice(start, start + ROWS_PER_INSERT)
+          .map((d) => sql`(${kind}, ${d.id}::bigint, ${d.name}::text, to_tsvector('simple', ${d.name}::text))`);
         await sql`insert into search_name (kind, entity_id, name, document) values ${sql.join(rows)}
           on conflict (kind, entity_id) do update set name = excluded.name, document = excluded.document`.execute(trx);
       }

@@ -18,12 +18,18 @@ const SEPARATORS = /[^\p{L}\p{N}]+/u;
 
 /** Lower case without diacritics: "Tõde ja ÕIGUS" -> "tode ja oigus". */
 export function fold(text: string): string {
-  return text.toLowerCase().normalize('NFKD').replace(MARKS, '').replace(SPECIAL, (letter) => LETTERS[letter] ?? letter);
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(MARKS, '')
+    .replace(SPECIAL, (letter) => LETTERS[letter] ?? letter);
 }
 
 /** The folded terms of a text, in order (duplicates kept). */
 export function terms(text: string): string[] {
-  return fold(text).split(SEPARATORS).filter((term) => term.length > 0);
+  return fold(text)
+    .split(SEPARATORS)
+    .filter((term) => term.length > 0);
 }
 
 /** A document field as stored in the index: its folded terms separated by single spaces. */
@@ -31,10 +37,7 @@ export function indexText(...parts: Array<string | null | undefined>): string {
   return parts.flatMap((part) => (part ? terms(part) : [])).join(' ');
 }
 
-export type ParsedQuery =
-  | { kind: 'none' }
-  | { kind: 'codes'; codes: string[] }
-  | { kind: 'text'; terms: string[]; prefix: boolean };
+export type ParsedQuery = { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'text'; terms: string[]; prefix: boolean };
 
 /**
  * What a shopper typed, made safe: nothing (blank), an EAN/ISBN lookup, or terms that must all

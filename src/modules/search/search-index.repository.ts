@@ -22,7 +22,6 @@ export async function readState(db: Db): Promise<IndexState> {
   return { status: row.status, backlog: Number(row.backlog) };
 }
 
-
 /** Marks a build done once nothing is queued. */
 export async function markReadyWhenEmpty(db: Db, now: number): Promise<void> {
   await db
@@ -45,7 +44,10 @@ export async function queueAll(db: Db, kind: 'product' | NameKind): Promise<void
 }
 
 export async function countPending(db: Db): Promise<number> {
-  const row = await db.selectFrom('search_pending').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('search_pending')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -63,9 +65,24 @@ export function nameRows(db: Db, kind: NameKind, ids: number[]) {
 // The columns migration 1000 copies into search_product (a migration must not import module code,
 // so the list is kept there too; a migration that adds a column updates both).
 const MIRRORED = [
-  'is_active', 'hidden_web', 'hidden_business', 'type', 'language', 'binding_code', 'publisher_id', 'series_id', 'availability',
-  'delivery_time', 'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent',
-  'sales_count', 'released_at', 'name',
+  'is_active',
+  'hidden_web',
+  'hidden_business',
+  'type',
+  'language',
+  'binding_code',
+  'publisher_id',
+  'series_id',
+  'availability',
+  'delivery_time',
+  'shop_price_cents',
+  'original_price_cents',
+  'wholesale_price_cents',
+  'vat_rate_percent',
+  'discount_percent',
+  'sales_count',
+  'released_at',
+  'name',
 ] as const;
 
 /** search_product from product and product_store (the triggers keep it; a rebuild also repairs it). */

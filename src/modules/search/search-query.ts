@@ -63,8 +63,14 @@ const OUT_OF_STOCK_LAST = sql<number>`(case sp.availability when 'TEMPORARILY_OU
 
 /** Whether the query needs the caller's price (a price filter, a price or discount sort). */
 export function needsPrice(filter: SearchFilter, sort?: SearchSort): boolean {
-  return filter.priceMinCents !== undefined || filter.priceMaxCents !== undefined || filter.minDiscount !== undefined
-    || sort === 'price' || sort === '-price' || sort === 'discount';
+  return (
+    filter.priceMinCents !== undefined ||
+    filter.priceMaxCents !== undefined ||
+    filter.minDiscount !== undefined ||
+    sort === 'price' ||
+    sort === '-price' ||
+    sort === 'discount'
+  );
 }
 
 /**
@@ -79,7 +85,10 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
   let query: Query;
   if (text.kind === 'match' && engine.looksUpMatches) {
     query = kysely
-      .with((cte) => cte('m').materialized(), () => text.matches)
+      .with(
+        (cte) => cte('m').materialized(),
+        () => text.matches,
+      )
       .selectFrom('search_product as sp')
       .innerJoin('m', 'm.id', 'sp.id')
       .where(sql<SqlBool>`sp.id = any(array(select id from m))`);
@@ -92,11 +101,19 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
   if (scope.text.kind === 'codes') {
     const codes = scope.text.codes;
     // One IN over a union (not two ORed): both engines then look the codes up by index.
-    query = query.where('sp.id', 'in', db.selectFrom('product').select('id').where('ean', 'in', codes)
-      .union(db.selectFrom('product_alt_code').select('product_id as id').where('code', 'in', codes)));
+    query = query.where(
+      'sp.id',
+      'in',
+      db
+        .selectFrom('product')
+        .select('id')
+        .where('ean', 'in', codes)
+        .union(db.selectFrom('product_alt_code').select('product_id as id').where('code', 'in', codes)),
+    );
   }
   const shared = filter.newOnly ? { ...filter, releasedSince: newSince(scope.now, filter.releasedSince) } : filter;
-  for (const condition of productFilterConditions(db, shared, { alias: 'sp', storeCode: scope.storeCode, now: scope.now })) query = query.where(condition);
+  for (const condition of productFilterConditions(db, shared, { alias: 'sp', storeCode: scope.storeCode, now: scope.now }))
+    query = query.where(condition);
   if (filter.bindings?.length) query = query.where('sp.binding_code', 'in', filter.bindings);
   if (filter.languages?.length) query = query.where(languageCondition(filter.languages));
   if (filter.availability?.length) query = query.where(availabilityCondition(filter.availability));
@@ -130,7 +147,10 @@ export function ordered(query: Query, sort: SearchSort, scope: SearchScope, pric
     case 'name':
       return query.orderBy('sp.name', 'asc').orderBy('sp.id', 'asc');
     case 'newest':
-      return query.orderBy(sql`case when sp.released_at is null then 1 else 0 end`).orderBy('sp.released_at', 'desc').orderBy('sp.id', 'desc');
+      return query
+        .orderBy(sql`case when sp.released_at is null then 1 else 0 end`)
+        .orderBy('sp.released_at', 'desc')
+        .orderBy('sp.id', 'desc');
     case 'sales':
       return query.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
     case 'relevance':

@@ -12,9 +12,15 @@ export const SEARCH_USAGE = `  search reindex                      rebuild the s
 const REINDEX_BATCH = 2_000;
 
 /** `storefront search ...`: operators rebuild the search index or look at its state. */
-export async function searchCommand(database: DatabaseHandle, args: string[], print: (line: string) => void, progress: (line: string) => void): Promise<void> {
+export async function searchCommand(
+  database: DatabaseHandle,
+  args: string[],
+  print: (line: string) => void,
+  progress: (line: string) => void,
+): Promise<void> {
   const [action, ...rest] = args;
-  if (rest.length > 0 || (action !== 'reindex' && action !== 'status')) throw new CliUsageError(`unknown search command "${args.join(' ')}"`);
+  if (rest.length > 0 || (action !== 'reindex' && action !== 'status'))
+    throw new CliUsageError(`unknown search command "${args.join(' ')}"`);
   if (action === 'status') {
     const state = await readState(database.db);
     const products = await countSearchProducts(database.db);
@@ -27,7 +33,7 @@ export async function searchCommand(database: DatabaseHandle, args: string[], pr
   progress(`search reindex: ${queued} products, persons, publishers and series queued; searches answer 503 until done`);
   let folded = 0;
   let lastReport = started;
-  for (let taken = REINDEX_BATCH; taken > 0; ) {
+  for (let taken = REINDEX_BATCH; taken > 0;) {
     // API processes fold alongside; whoever takes the last rows marks the index ready.
     taken = await foldBatch(database, engine, REINDEX_BATCH, systemClock.now());
     folded += taken;

@@ -50,15 +50,13 @@ export const SearchQuery = Type.Object({
   ...PagingQuery.properties,
   ...SearchFilterQuery.properties,
   sort: Type.Optional(
-    literals(
-      SEARCH_SORTS,
-      'relevance (default: title matches first, out of stock last), price, -price, discount, name, newest, sales',
-    ),
+    literals(SEARCH_SORTS, 'relevance (default: title matches first, out of stock last), price, -price, discount, name, newest, sales'),
   ),
 });
 export type SearchQuery = Static<typeof SearchQuery>;
 
-const Limit = (fallback: number, maximum: number, description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum, default: fallback, description }));
+const Limit = (fallback: number, maximum: number, description: string) =>
+  Type.Optional(Type.Integer({ minimum: 0, maximum, default: fallback, description }));
 
 export const AutocompleteQuery = Type.Object({
   term: Type.String({ description: 'What the shopper has typed so far; an EAN or ISBN returns only that product. Cut to 200 characters.' }),
@@ -72,7 +70,9 @@ export type AutocompleteQuery = Static<typeof AutocompleteQuery>;
 
 export const FacetsQuery = Type.Object({
   ...SearchFilterQuery.properties,
-  facetLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Values per facet for persons, publishers and series' })),
+  facetLimit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Values per facet for persons, publishers and series' }),
+  ),
 });
 export type FacetsQuery = Static<typeof FacetsQuery>;
 
@@ -84,7 +84,13 @@ export const FacetSearchQuery = Type.Object({
 export type FacetSearchQuery = Static<typeof FacetSearchQuery>;
 
 export const NamedRefSchema = Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() });
-const CategoryRef = { id: Type.Integer(), code: Type.String(), name: Type.String(), level: Type.Integer(), parentId: Type.Union([Type.Integer(), Type.Null()]) };
+const CategoryRef = {
+  id: Type.Integer(),
+  code: Type.String(),
+  name: Type.String(),
+  level: Type.Integer(),
+  parentId: Type.Union([Type.Integer(), Type.Null()]),
+};
 const Counted = { count: Type.Integer({ description: 'Products the search finds with this value' }) };
 export const NamedCountSchema = Type.Object({ ...NamedRefSchema.properties, ...Counted });
 
@@ -108,11 +114,15 @@ export const FacetsSchema = Type.Object({
   series: Type.Array(NamedCountSchema),
   languages: Type.Array(Type.Object({ code: Type.String({ description: 'ET, EN, RU or OTHER' }), ...Counted })),
   types: Type.Array(Type.Object({ code: ProductTypeSchema, ...Counted })),
-  price: Type.Union([Type.Object({ min: Type.Number(), max: Type.Number() }), Type.Null()], { description: 'Price range for the caller, in euros' }),
+  price: Type.Union([Type.Object({ min: Type.Number(), max: Type.Number() }), Type.Null()], {
+    description: 'Price range for the caller, in euros',
+  }),
 });
 
 /** Response header of every search-backed answer: 1 here, 0 on the 503 while the index is unavailable. */
-export const searchHeaders = { 'x-search-available': { type: 'string', description: '1: the search index answered; 0 (with 503): it is being rebuilt' } };
+export const searchHeaders = {
+  'x-search-available': { type: 'string', description: '1: the search index answered; 0 (with 503): it is being rebuilt' },
+};
 export const searchErrors = errors(...storeRouteErrors, 401, 503);
 
 /** Adds X-Search-Available to a success schema's documented headers. */

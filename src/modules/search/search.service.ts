@@ -5,7 +5,16 @@ import { pricingKey } from '../pricing/index.js';
 import type { Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
 import { createEngine } from './engines.js';
 import { emptyFacets, facetCounts, facetValueCounts, type FacetCounts, type FacetRequest } from './facets.repository.js';
-import { backgroundFolder, BACKLOG_LIMIT, FOLD_BATCH, foldBatch, readState, type BackgroundFolder, type IndexState, type SearchLog } from './index-maintenance.js';
+import {
+  backgroundFolder,
+  BACKLOG_LIMIT,
+  FOLD_BATCH,
+  foldBatch,
+  readState,
+  type BackgroundFolder,
+  type IndexState,
+  type SearchLog,
+} from './index-maintenance.js';
 import { queryKey, type ParsedQuery } from './query-text.js';
 import { bestFound, countFound, findsAny, foundPage } from './found-products.repository.js';
 import { forCounting, needsPrice, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
@@ -169,8 +178,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         const total = () => counts.get(filterKey, () => count(scope));
         // Past the window the page is empty without sorting that deep.
         if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
-        const page = (withTotal: boolean) =>
-          pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
+        const page = (withTotal: boolean) => pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
         if (engine.countsWithPage) {
           const found = await page(true);
           return { ids: found.ids, total: found.total ?? (offset === 0 ? 0 : await total()) };
@@ -201,9 +209,21 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
           const scope = scopeOf(context, input.filter, text);
           const counts = await facetCounts(db, engine, forCounting(scope), facets);
           const [person, publisher, series] = await Promise.all([
-            namesById(db, 'person', counts.persons.map((c) => c.value)),
-            namesById(db, 'publisher', counts.publishers.map((c) => c.value)),
-            namesById(db, 'series', counts.series.map((c) => c.value)),
+            namesById(
+              db,
+              'person',
+              counts.persons.map((c) => c.value),
+            ),
+            namesById(
+              db,
+              'publisher',
+              counts.publishers.map((c) => c.value),
+            ),
+            namesById(
+              db,
+              'series',
+              counts.series.map((c) => c.value),
+            ),
           ]);
           return { counts, total: counts.capped ? await count(scope) : counts.counted, names: { person, publisher, series } };
         }),
@@ -220,7 +240,11 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
           let found = await facetValueCounts(db, engine, counted, kind, engine.matchNames(kind, term), limit);
           const similar = found.length === 0 ? engine.similarNames(kind, term, SIMILAR_LIMIT) : undefined;
           if (similar) found = await facetValueCounts(db, engine, counted, kind, similar, limit);
-          const names = await namesById(db, kind, found.map((c) => c.value));
+          const names = await namesById(
+            db,
+            kind,
+            found.map((c) => c.value),
+          );
           return found.flatMap((c) => {
             const ref = names.get(c.value);
             return ref ? [{ ...ref, count: c.count }] : [];

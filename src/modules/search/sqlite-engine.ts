@@ -19,7 +19,8 @@ export function createSqliteEngine(): SearchEngine {
     countsWithPage: false,
     looksUpMatches: false,
     matchProducts(query, top) {
-      if (top === 0) return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${ftsQuery(query)})` as Matches;
+      if (top === 0)
+        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${ftsQuery(query)})` as Matches;
       // `order by 2`: the rank column as computed once (a second bm25() call would score every match again).
       const best = top === undefined ? sql`` : sql`order by 2 limit ${top}`;
       return sql`(select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0) as rank
@@ -36,7 +37,9 @@ export function createSqliteEngine(): SearchEngine {
       const ids = [...removed, ...documents.map((d) => d.id)];
       await deleteRowids(trx, 'search_product_fts', ids);
       for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
-        const rows = documents.slice(start, start + ROWS_PER_INSERT).map((d) => sql`(${d.id}, ${d.title}, ${d.tags}, ${d.persons}, ${d.publisher}, ${d.series})`);
+        const rows = documents
+          .slice(start, start + ROWS_PER_INSERT)
+          .map((d) => sql`(${d.id}, ${d.title}, ${d.tags}, ${d.persons}, ${d.publisher}, ${d.series})`);
         await sql`insert into search_product_fts (rowid, title, tags, persons, publisher, series) values ${sql.join(rows)}`.execute(trx);
       }
     },

@@ -1,6 +1,13 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { FacebookConfig } from './social.config.js';
-import { nameOrNull, SocialAuthError, type ProviderIdentity, type RedirectFinish, type RedirectStart, type SocialProviderClient } from './providers.js';
+import {
+  nameOrNull,
+  SocialAuthError,
+  type ProviderIdentity,
+  type RedirectFinish,
+  type RedirectStart,
+  type SocialProviderClient,
+} from './providers.js';
 
 const TIMEOUT_MS = 10_000;
 
@@ -25,8 +32,7 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
   /** The user behind an access token, once it is shown to be valid, ours, and (when given) for `id`. */
   const profile = async (accessToken: string, id?: string): Promise<ProviderIdentity> => {
     const debug = (await graph('/debug_token', { input_token: accessToken, access_token: `${config.appId}|${config.appSecret}` })).data as
-      | { is_valid?: boolean; app_id?: string; user_id?: string }
-      | undefined;
+      { is_valid?: boolean; app_id?: string; user_id?: string } | undefined;
     if (!debug?.is_valid) throw new SocialAuthError('verification_failed', 'facebook: token is not valid');
     if (debug.app_id !== config.appId) throw new SocialAuthError('verification_failed', 'facebook: token was issued to another app');
     if (id !== undefined && debug.user_id !== id) throw new SocialAuthError('verification_failed', 'facebook: token is for another user');

@@ -1,5 +1,12 @@
 // The social module's public surface: the social sign-in routes, their deps and configuration.
 export { socialRoutes, type SocialDeps } from './social.routes.js';
-export { readSocialConfig, type AppleConfig, type FacebookConfig, type OidcProviderConfig, type SocialConfig, type SocialSection } from './social.config.js';
+export {
+  readSocialConfig,
+  type AppleConfig,
+  type FacebookConfig,
+  type OidcProviderConfig,
+  type SocialConfig,
+  type SocialSection,
+} from './social.config.js';
 export type { AuthRecordTable, OauthTransactionTable, SocialIdentityTable, SocialProvider, SocialTables } from './social.tables.js';
 export { socialMessages } from './social.messages.js';

@@ -2,7 +2,14 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { OidcProviderConfig } from './social.config.js';
 import type { SocialProvider } from './social.tables.js';
-import { nameOrNull, SocialAuthError, type ProviderIdentity, type RedirectFinish, type RedirectStart, type SocialProviderClient } from './providers.js';
+import {
+  nameOrNull,
+  SocialAuthError,
+  type ProviderIdentity,
+  type RedirectFinish,
+  type RedirectStart,
+  type SocialProviderClient,
+} from './providers.js';
 
 export interface OidcClientOptions {
   name: Extract<SocialProvider, 'google' | 'apple'>;
@@ -25,7 +32,13 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
   let discovered: Promise<client.Configuration> | undefined;
   const discover = () => {
     discovered ??= client
-      .discovery(new URL(config.issuer), config.clientId, undefined, undefined, insecure ? { execute: [client.allowInsecureRequests] } : undefined)
+      .discovery(
+        new URL(config.issuer),
+        config.clientId,
+        undefined,
+        undefined,
+        insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+      )
       .catch((error: unknown) => {
         discovered = undefined; // try again next time
         throw error;
@@ -35,7 +48,12 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
   // Per token request: Apple's secret expires, so the configuration is rebuilt with a fresh one.
   const withSecret = async () => {
     const base = await discover();
-    const configuration = new client.Configuration(base.serverMetadata(), config.clientId, undefined, client.ClientSecretPost(await options.clientSecret()));
+    const configuration = new client.Configuration(
+      base.serverMetadata(),
+      config.clientId,
+      undefined,
+      client.ClientSecretPost(await options.clientSecret()),
+    );
     if (insecure) client.allowInsecureRequests(configuration);
     return configuration;
   };
@@ -88,7 +106,9 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
         claims = tokens.claims();
       } catch (error) {
         const refused = error instanceof client.AuthorizationResponseError;
-        throw new SocialAuthError(refused ? 'provider_refused' : 'verification_failed', `${name}: ${(error as Error).message}`, { cause: error });
+        throw new SocialAuthError(refused ? 'provider_refused' : 'verification_failed', `${name}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       if (!claims?.sub) throw new SocialAuthError('verification_failed', `${name}: no ID token subject`);
       return identity(claims, finish.appleUser);

@@ -13,10 +13,21 @@ export function createSocialProviders(config: SocialSection, clock: Clock = syst
   const providers: SocialProviders = {};
   if (config.google) {
     const google = config.google;
-    providers.google = oidcClient({ name: 'google', config: google, scope: 'openid email profile', clientSecret: async () => google.clientSecret ?? '' });
+    providers.google = oidcClient({
+      name: 'google',
+      config: google,
+      scope: 'openid email profile',
+      clientSecret: async () => google.clientSecret ?? '',
+    });
   }
   if (config.apple) {
-    providers.apple = oidcClient({ name: 'apple', config: config.apple, scope: 'openid name email', responseMode: 'form_post', clientSecret: appleClientSecret(config.apple, clock) });
+    providers.apple = oidcClient({
+      name: 'apple',
+      config: config.apple,
+      scope: 'openid name email',
+      responseMode: 'form_post',
+      clientSecret: appleClientSecret(config.apple, clock),
+    });
   }
   if (config.facebook) providers.facebook = facebookClient(config.facebook);
   return providers;

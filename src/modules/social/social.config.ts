@@ -79,7 +79,11 @@ function readApple(env: EnvReader): AppleConfig | undefined {
   const teamId = env.optional('APPLE_TEAM_ID');
   const keyId = env.optional('APPLE_KEY_ID');
   const privateKey = env.optional('APPLE_PRIVATE_KEY')?.replace(/\\n/g, '\n');
-  for (const [name, value] of [['APPLE_TEAM_ID', teamId], ['APPLE_KEY_ID', keyId], ['APPLE_PRIVATE_KEY', privateKey]] as const) {
+  for (const [name, value] of [
+    ['APPLE_TEAM_ID', teamId],
+    ['APPLE_KEY_ID', keyId],
+    ['APPLE_PRIVATE_KEY', privateKey],
+  ] as const) {
     if (value === undefined) env.problem(`${name} is required with APPLE_CLIENT_ID`);
   }
   if (privateKey !== undefined && !privateKey.includes('BEGIN PRIVATE KEY')) env.problem('APPLE_PRIVATE_KEY must be a PKCS#8 PEM key');
@@ -97,6 +101,7 @@ function readFacebook(env: EnvReader): FacebookConfig | undefined {
     limitedLoginIssuer: env.read('FACEBOOK_LIMITED_LOGIN_ISSUER', 'https://www.facebook.com'),
     limitedLoginJwksUrl: env.read('FACEBOOK_LIMITED_LOGIN_JWKS_URL', 'https://limited.facebook.com/.well-known/oauth/openid/jwks/'),
   };
-  for (const [name, value] of Object.entries(urls)) if (!isHttpUrl(value)) env.problem(`FACEBOOK ${name} must be an http(s) URL, got "${value}"`);
+  for (const [name, value] of Object.entries(urls))
+    if (!isHttpUrl(value)) env.problem(`FACEBOOK ${name} must be an http(s) URL, got "${value}"`);
   return { appId, appSecret: appSecret ?? '', ...urls };
 }

@@ -87,7 +87,10 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       },
     },
     handler: async (request, reply) => {
-      const params: ExternalParameters = { ...(request.query as ExternalParameters), ...(isRecord(request.body) ? (request.body as ExternalParameters) : {}) };
+      const params: ExternalParameters = {
+        ...(request.query as ExternalParameters),
+        ...(isRecord(request.body) ? (request.body as ExternalParameters) : {}),
+      };
       const store = requestStore(request);
       // The callback comes without a store header: the flow's own store is in its transaction.
       const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
@@ -95,17 +98,36 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       const linkUserId = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).userId;
 
       if (params.authclient !== undefined) {
-        const url = await startRedirect(db, social, { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId }, now);
+        const url = await startRedirect(
+          db,
+          social,
+          { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId },
+          now,
+        );
         return reply.redirect(url.toString(), 302);
       }
       if (params.client !== undefined) {
         if (!params.id || !params.token) throw new HttpError(400, 'auth.externalParameters');
-        const input = { provider: params.client, id: params.id, token: params.token, nonce: params.nonce, store, language: request.language, linkUserId };
+        const input = {
+          provider: params.client,
+          id: params.id,
+          token: params.token,
+          nonce: params.nonce,
+          store,
+          language: request.language,
+          linkUserId,
+        };
         return nativeSignIn(db, social, input, now).catch((error: unknown) => challengeOnFailure(error, reply));
       }
       if (params.state !== undefined || params.code !== undefined || params.error !== undefined) {
         const callback = callbackRequest(request, deps.config);
-        const location = await finishRedirect(db, social, { state: params.state, callback, appleUser: params.user, defaultStore: store }, storeOf, now);
+        const location = await finishRedirect(
+          db,
+          social,
+          { state: params.state, callback, appleUser: params.user, defaultStore: store },
+          storeOf,
+          now,
+        );
         return reply.redirect(location, 302);
       }
       throw new HttpError(400, 'auth.externalParameters');

@@ -16,7 +16,14 @@ import {
 import type { SocialProviders } from './provider-registry.js';
 import { SocialAuthError, type ProviderIdentity, type SocialProviderClient } from './providers.js';
 import type { SocialConfig } from './social.config.js';
-import { consumeAuthRecord, findIdentity, findUsableAuthRecord, insertAuthRecord, insertIdentity, insertTransaction } from './social.repository.js';
+import {
+  consumeAuthRecord,
+  findIdentity,
+  findUsableAuthRecord,
+  insertAuthRecord,
+  insertIdentity,
+  insertTransaction,
+} from './social.repository.js';
 
 export const TEN_MINUTES_MS = 600_000;
 
@@ -67,7 +74,12 @@ export async function startRedirect(
     created_at: now,
     expires_at: now + TEN_MINUTES_MS,
   });
-  return provider.authorizationUrl({ redirectUri: callbackUrl(social.config), state, nonce, codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier) });
+  return provider.authorizationUrl({
+    redirectUri: callbackUrl(social.config),
+    state,
+    nonce,
+    codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier),
+  });
 }
 
 /** Checks a token a native app got from the provider; 401 when the provider does not vouch for it. */
@@ -85,7 +97,13 @@ export async function verifiedNativeIdentity(
 }
 
 /** A single-use authentication record for /auth/social-login; answers its id (the authId). */
-export async function createAuthRecord(db: Db, identity: ProviderIdentity, storeCode: string, language: string, now: number): Promise<string> {
+export async function createAuthRecord(
+  db: Db,
+  identity: ProviderIdentity,
+  storeCode: string,
+  language: string,
+  now: number,
+): Promise<string> {
   const { token: authId, hash } = newToken();
   await insertAuthRecord(db, {
     id_hash: hash,
@@ -105,7 +123,14 @@ export async function createAuthRecord(db: Db, identity: ProviderIdentity, store
 }
 
 /** Links an identity to a user (idempotent); 409 when it belongs to someone else. Mails the user. */
-export async function linkIdentity(trx: Db, config: SocialConfig, userId: number, identity: ProviderIdentity, language: Language, now: number) {
+export async function linkIdentity(
+  trx: Db,
+  config: SocialConfig,
+  userId: number,
+  identity: ProviderIdentity,
+  language: Language,
+  now: number,
+) {
   const existing = await findIdentity(trx, identity.provider, identity.subject);
   if (existing && existing.user_id !== userId) throw conflict('auth.identityInUse', { provider: identity.provider });
   if (existing) return;
@@ -156,7 +181,14 @@ export async function socialLogin(
   );
 }
 
-async function resolveUser(trx: Db, config: SocialConfig, identity: ProviderIdentity, storeCode: string, language: Language, now: number): Promise<number> {
+async function resolveUser(
+  trx: Db,
+  config: SocialConfig,
+  identity: ProviderIdentity,
+  storeCode: string,
+  language: Language,
+  now: number,
+): Promise<number> {
   const linked = await findIdentity(trx, identity.provider, identity.subject);
   if (linked) return linked.user_id;
   const byEmail = identity.email === null ? undefined : await findUserByEmail(trx, identity.email);

@@ -6,7 +6,15 @@ import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import { SocialAuthError, type ProviderIdentity } from './providers.js';
 import { takeTransaction } from './social.repository.js';
-import { callbackUrl, createAuthRecord, linkIdentity, providerClient, verifiedNativeIdentity, type FlowStore, type SocialContext } from './social.service.js';
+import {
+  callbackUrl,
+  createAuthRecord,
+  linkIdentity,
+  providerClient,
+  verifiedNativeIdentity,
+  type FlowStore,
+  type SocialContext,
+} from './social.service.js';
 
 // The social flows ask the provider (over the network) before they write, so no transaction is
 // open while the provider answers: each flow opens its own for the writes that follow.
@@ -23,7 +31,8 @@ export async function finishRedirect(
   now: number,
 ): Promise<string> {
   const { config } = social;
-  const errorPage = (store: FlowStore, reason: string) => `${store.frontendUrl}${config.social.errorPath}?reason=${encodeURIComponent(reason)}`;
+  const errorPage = (store: FlowStore, reason: string) =>
+    `${store.frontendUrl}${config.social.errorPath}?reason=${encodeURIComponent(reason)}`;
   const transaction = input.state === undefined ? undefined : await takeTransaction(db, hashToken(input.state), now);
   if (!transaction) return errorPage(input.defaultStore, 'state_mismatch');
   const store = await storeOf(transaction.store_code);

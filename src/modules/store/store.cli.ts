@@ -31,11 +31,11 @@ export async function storeCommand(db: Db, args: string[], print: (line: string)
 }
 
 function describe(store: StoreSettings): string {
-  const lock = store.isLocked
-    ? `LOCKED${store.lockedUntil ? ` until ${new Date(store.lockedUntil).toISOString()}` : ''}`
-    : 'open';
-  return `${store.code}\t${store.name}\tactive=${store.isActive}\t${lock}\tlanguages=${store.availableLanguages.join(',')}` +
-    `\tdefault=${store.defaultLanguage}\t${store.frontendUrl}\tdiscounts: guest ${store.guestDiscountPercent}%, logged-in ${store.loggedInDiscountPercent}%`;
+  const lock = store.isLocked ? `LOCKED${store.lockedUntil ? ` until ${new Date(store.lockedUntil).toISOString()}` : ''}` : 'open';
+  return (
+    `${store.code}\t${store.name}\tactive=${store.isActive}\t${lock}\tlanguages=${store.availableLanguages.join(',')}` +
+    `\tdefault=${store.defaultLanguage}\t${store.frontendUrl}\tdiscounts: guest ${store.guestDiscountPercent}%, logged-in ${store.loggedInDiscountPercent}%`
+  );
 }
 
 function parseUntil(args: string[], now: number): number | null {
@@ -85,7 +85,8 @@ function parseSet(args: string[]): StoreChanges {
 
 /** A discount in percent, 0 to 100 with at most two decimals (what the pricing rules work with). */
 function parsePercent(option: string, value: string): number {
-  if (!/^\d{1,3}(\.\d{1,2})?$/.test(value) || Number(value) > 100) throw new CliUsageError(`${option} must be a percentage from 0 to 100, e.g. 5 or 7.5`);
+  if (!/^\d{1,3}(\.\d{1,2})?$/.test(value) || Number(value) > 100)
+    throw new CliUsageError(`${option} must be a percentage from 0 to 100, e.g. 5 or 7.5`);
   return Number(value);
 }
 

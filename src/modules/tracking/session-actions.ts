@@ -58,9 +58,9 @@ export function createSessionActionRecorder(
 
   const write = (batch: SessionAction[]): Promise<void> =>
     insertSessionActions(database.db, batch).then(
-        () => undefined,
-        (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
-      );
+      () => undefined,
+      (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
+    );
 
   // Batches are written one after the other so they land in the order they were recorded.
   const drain = (): Promise<void> => {

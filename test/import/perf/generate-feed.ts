@@ -52,7 +52,10 @@ await write('products', count, (i) => {
     series: i % 10 === 0 ? `SER${i % SERIES}` : null,
     // An e-book names its physical edition, which is later in the file: a forward reference.
     physicalBook: ebook && i + 1 < count ? `PRD${i + 1}` : null,
-    persons: [{ code: `PER${i % PERSONS}`, role: 'AUTHOR' }, ...(i % 3 === 0 ? [{ code: `PER${(i * 7) % PERSONS}`, role: 'TRANSLATOR' }] : [])],
+    persons: [
+      { code: `PER${i % PERSONS}`, role: 'AUTHOR' },
+      ...(i % 3 === 0 ? [{ code: `PER${(i * 7) % PERSONS}`, role: 'TRANSLATOR' }] : []),
+    ],
     categories: [`CAT${i % CATEGORIES}`],
     stores: i % 4 === 0 ? ['WEB', 'WEB2'] : ['WEB'],
     related: i > 2 ? [`PRD${i - 1}`, `PRD${i - 2}`] : [],

@@ -35,7 +35,11 @@ export interface NameFilter {
 }
 
 /** The query narrowed to names starting with the filter's prefix and letter. */
-export function withNamePrefix<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, column: string, { q, letter }: NameFilter) {
+export function withNamePrefix<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  column: string,
+  { q, letter }: NameFilter,
+) {
   for (const prefix of [q, letter]) if (prefix !== undefined) query = query.where(startsWith(column, prefix));
   return query;
 }
@@ -43,6 +47,9 @@ export function withNamePrefix<DB, TB extends keyof DB, O>(query: SelectQueryBui
 /** How many rows the query gives (its selection replaced by a count). */
 export async function countRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): Promise<number> {
   // The row type of a selection on a query of any schema is beyond the compiler: it is this.
-  const row = (await query.clearSelect().select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow()) as { n: number | string };
+  const row = (await query
+    .clearSelect()
+    .select(sql<number | string>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow()) as { n: number | string };
   return Number(row.n);
 }

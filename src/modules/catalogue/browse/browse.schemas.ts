@@ -8,8 +8,12 @@ const PRINTABLE = '^[^\\x00-\\x1f\\x7f]*$';
 
 export const NameListQuery = Type.Object({
   ...PagingQuery.properties,
-  q: Type.Optional(Type.String({ maxLength: 100, pattern: PRINTABLE, description: 'Name prefix, case-insensitive; empty means no filter' })),
-  letter: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: PRINTABLE, description: 'First letter of the name, case-insensitive' })),
+  q: Type.Optional(
+    Type.String({ maxLength: 100, pattern: PRINTABLE, description: 'Name prefix, case-insensitive; empty means no filter' }),
+  ),
+  letter: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1, pattern: PRINTABLE, description: 'First letter of the name, case-insensitive' }),
+  ),
 });
 export type NameListQuery = Static<typeof NameListQuery>;
 

@@ -32,7 +32,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asy
     {
       schema: {
         tags: ['categories'],
-        summary: 'The store\'s category tree: active categories, translated, in display order',
+        summary: "The store's category tree: active categories, translated, in display order",
         headers: StoreRequestHeaders,
         response: { 200: success(Type.Array(CategoryTreeNodeSchema)), ...errors(...storeRouteErrors, 401) },
       },

@@ -23,7 +23,9 @@ export const CategoryDetailsSchema = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     level: Type.Integer({ description: 'Depth in the tree, 1 at the root' }),
     path: Type.Array(CategoryRefSchema, { description: 'Breadcrumb: from the root down to this category' }),
-    children: Type.Array(Type.Object({ ...CategoryRefSchema.properties, level: Type.Integer() }), { description: 'Direct subcategories, in display order' }),
+    children: Type.Array(Type.Object({ ...CategoryRefSchema.properties, level: Type.Integer() }), {
+      description: 'Direct subcategories, in display order',
+    }),
     ...ProductCountField,
   },
   { description: 'A category of the store; productCount includes its subcategories' },

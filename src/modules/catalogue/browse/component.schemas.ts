@@ -10,8 +10,15 @@ export const NEWEST_DAYS = 90;
 
 export const ComponentQuery = Type.Object({
   page: PagingQuery.properties.page,
-  'per-page': Type.Optional(Type.Integer({ minimum: 1, description: `Items per page (default ${COMPONENT_PAGING.defaultPerPage}, at most ${COMPONENT_PAGING.maxPerPage})` })),
-  categoryId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1, description: 'Only this category of the store and its subcategories' })),
+  'per-page': Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Items per page (default ${COMPONENT_PAGING.defaultPerPage}, at most ${COMPONENT_PAGING.maxPerPage})`,
+    }),
+  ),
+  categoryId: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1, description: 'Only this category of the store and its subcategories' }),
+  ),
   type: Type.Optional(ProductTypeSchema),
 });
 export type ComponentQuery = Static<typeof ComponentQuery>;

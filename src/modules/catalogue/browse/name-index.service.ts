@@ -11,7 +11,11 @@ import type { NameFilter } from './browse.repository.js';
 const CACHE_ENTRIES = 20_000;
 
 /** A thing by id, kept for the cache period (misses too); not-found with `notFoundKey` when there is none. */
-export function createEntityReader<T>(ttlMs: number, notFoundKey: MessageKey, load: (id: number) => Promise<T | undefined>): (id: number) => Promise<T> {
+export function createEntityReader<T>(
+  ttlMs: number,
+  notFoundKey: MessageKey,
+  load: (id: number) => Promise<T | undefined>,
+): (id: number) => Promise<T> {
   const cache = boundedCache<number, T | null>(ttlMs, CACHE_ENTRIES);
   return async (id) => {
     const found = await cache.get(id, async () => (await load(id)) ?? null);
@@ -26,7 +30,11 @@ export interface NameIndexSource<E extends object, T> {
 }
 
 /** One page of a name index and its total; `narrowed` are the filters beyond the name (series: publisherId). */
-export type NameIndexReader<E extends object, T> = (filter: NameFilter, narrowed: E, page: PageRequest) => Promise<{ items: T[]; total: number }>;
+export type NameIndexReader<E extends object, T> = (
+  filter: NameFilter,
+  narrowed: E,
+  page: PageRequest,
+) => Promise<{ items: T[]; total: number }>;
 
 /**
  * A name-ordered index whose pages and totals are kept per filter for the cache period (the count
@@ -37,7 +45,13 @@ export function createNameIndex<E extends object, T>(ttlMs: number, source: Name
   const pages = boundedCache<string, T[]>(ttlMs, CACHE_ENTRIES);
   return async (name, narrowed, page) => {
     const filter = { ...name, ...narrowed };
-    const key = JSON.stringify([filter.storeCode, audienceKey(filter.caller), filter.q ?? null, filter.letter ?? null, ...Object.values(narrowed).map((value) => value ?? null)]);
+    const key = JSON.stringify([
+      filter.storeCode,
+      audienceKey(filter.caller),
+      filter.q ?? null,
+      filter.letter ?? null,
+      ...Object.values(narrowed).map((value) => value ?? null),
+    ]);
     const [total, items] = await Promise.all([
       counts.get(key, () => source.count(filter)),
       pages.get(`${key}|${page.offset}|${page.perPage}`, () => source.page(filter, page.offset, page.perPage)),

@@ -22,17 +22,19 @@ export interface PersonRow extends PersonListItem {
  * name order and stops at the page's end; the EXISTS probes product_person_person_idx per person.
  */
 function authors(db: Kysely<Database>, filter: NameFilter) {
-  const query = db.selectFrom('person').where((eb) =>
-    eb.exists(
-      eb
-        .selectFrom('product_person as pp')
-        .innerJoin('product as p', 'p.id', 'pp.product_id')
-        .select('pp.product_id')
-        .whereRef('pp.person_id', '=', 'person.id')
-        .where('pp.role', '=', 'AUTHOR')
-        .where(visibleProduct(filter.storeCode, filter.caller)),
-    ),
-  );
+  const query = db
+    .selectFrom('person')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('product_person as pp')
+          .innerJoin('product as p', 'p.id', 'pp.product_id')
+          .select('pp.product_id')
+          .whereRef('pp.person_id', '=', 'person.id')
+          .where('pp.role', '=', 'AUTHOR')
+          .where(visibleProduct(filter.storeCode, filter.caller)),
+      ),
+    );
   return withNamePrefix(query, 'person.name', filter);
 }
 

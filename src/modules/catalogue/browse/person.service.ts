@@ -13,5 +13,6 @@ export type PersonRoles = (scope: { storeCode: string; caller: Caller }, personI
 /** A person's roles on the products the caller can see in the store, kept per audience for the cache period. */
 export function createPersonRoles(db: Kysely<Database>, ttlMs: number): PersonRoles {
   const roles = boundedCache<string, PersonRole[]>(ttlMs, CACHE_ENTRIES);
-  return ({ storeCode, caller }, personId) => roles.get(`${storeCode}|${audienceKey(caller)}|${personId}`, () => personRoles(db, personId, storeCode, caller));
+  return ({ storeCode, caller }, personId) =>
+    roles.get(`${storeCode}|${audienceKey(caller)}|${personId}`, () => personRoles(db, personId, storeCode, caller));
 }

@@ -15,11 +15,17 @@ export interface PublisherRow extends PublisherListItem {
 
 /** Publishers of a product the caller may see in the store (publisher_name_idx, product_publisher_idx). */
 function publishers(db: Kysely<Database>, filter: NameFilter) {
-  const query = db.selectFrom('publisher').where((eb) =>
-    eb.exists(
-      eb.selectFrom('product as p').select('p.id').whereRef('p.publisher_id', '=', 'publisher.id').where(visibleProduct(filter.storeCode, filter.caller)),
-    ),
-  );
+  const query = db
+    .selectFrom('publisher')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('product as p')
+          .select('p.id')
+          .whereRef('p.publisher_id', '=', 'publisher.id')
+          .where(visibleProduct(filter.storeCode, filter.caller)),
+      ),
+    );
   return withNamePrefix(query, 'publisher.name', filter);
 }
 

@@ -20,9 +20,17 @@ export interface SeriesFilter extends NameFilter {
 
 /** Series with a product the caller may see in the store (series_name_idx, product_series_idx). */
 function seriesList(db: Kysely<Database>, filter: SeriesFilter) {
-  let query = db.selectFrom('series').where((eb) =>
-    eb.exists(eb.selectFrom('product as p').select('p.id').whereRef('p.series_id', '=', 'series.id').where(visibleProduct(filter.storeCode, filter.caller))),
-  );
+  let query = db
+    .selectFrom('series')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('product as p')
+          .select('p.id')
+          .whereRef('p.series_id', '=', 'series.id')
+          .where(visibleProduct(filter.storeCode, filter.caller)),
+      ),
+    );
   if (filter.publisherId !== undefined) query = query.where('series.publisher_id', '=', filter.publisherId);
   return withNamePrefix(query, 'series.name', filter);
 }
@@ -36,7 +44,10 @@ interface PublisherColumns {
 }
 
 function withPublisher<T extends PublisherColumns>({ publisher_id, publisher_code, publisher_name, ...series }: T) {
-  const publisher = publisher_id === null || publisher_code === null || publisher_name === null ? null : { id: publisher_id, code: publisher_code, name: publisher_name };
+  const publisher =
+    publisher_id === null || publisher_code === null || publisher_name === null
+      ? null
+      : { id: publisher_id, code: publisher_code, name: publisher_name };
   return { ...series, publisher };
 }
 

@@ -26,6 +26,11 @@ export type SeriesListQuery = Static<typeof SeriesListQuery>;
 
 export const SeriesProductsQuery = Type.Object({
   ...PagingQuery.properties,
-  sort: Type.Optional(literals(PRODUCT_SORTS, 'Order: seriesNumber (default: by number in the series, then newest), newest, price, -price, name, discount, sales')),
+  sort: Type.Optional(
+    literals(
+      PRODUCT_SORTS,
+      'Order: seriesNumber (default: by number in the series, then newest), newest, price, -price, name, discount, sales',
+    ),
+  ),
 });
 export type SeriesProductsQuery = Static<typeof SeriesProductsQuery>;

@@ -33,8 +33,15 @@ function shownCampaigns(db: Kysely<Database>, { storeCode, language, now }: Camp
     .where((eb) => eb.or([eb('c.valid_from', 'is', null), eb('c.valid_from', '<=', now)]))
     .where((eb) => eb.or([eb('c.valid_to', 'is', null), eb('c.valid_to', '>', now)]));
   return withTranslations(campaigns, 'campaign_name', 'c.id', language).select([
-    'c.id', 'c.code', 'c.image_url', 'c.valid_from', 'c.valid_to',
-    'asked.name as name', 'asked.description as description', 'et.name as et_name', 'et.description as et_description',
+    'c.id',
+    'c.code',
+    'c.image_url',
+    'c.valid_from',
+    'c.valid_to',
+    'asked.name as name',
+    'asked.description as description',
+    'et.name as et_name',
+    'et.description as et_description',
   ]);
 }
 
@@ -53,7 +60,12 @@ function toRow(row: Selected): CampaignRow {
   };
 }
 
-export async function listCampaigns(db: Kysely<Database>, scope: CampaignScope, offset: number, limit: number): Promise<{ rows: CampaignRow[]; total: number }> {
+export async function listCampaigns(
+  db: Kysely<Database>,
+  scope: CampaignScope,
+  offset: number,
+  limit: number,
+): Promise<{ rows: CampaignRow[]; total: number }> {
   const { rows, total } = await pageOfLists(shownCampaigns(db, scope), 'c', offset, limit);
   return { rows: rows.map(toRow), total };
 }
@@ -67,7 +79,12 @@ export async function findCampaign(db: Kysely<Database>, scope: CampaignScope, b
  * How many products of each campaign the caller may see: the same count as the campaign's product
  * list, whichever customer kind a product's campaign price is for (the list shows them all).
  */
-export async function campaignProductCounts(db: Kysely<Database>, storeCode: string, caller: Caller, campaignIds: number[]): Promise<Map<number, number>> {
+export async function campaignProductCounts(
+  db: Kysely<Database>,
+  storeCode: string,
+  caller: Caller,
+  campaignIds: number[],
+): Promise<Map<number, number>> {
   if (campaignIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('campaign_price as cp')

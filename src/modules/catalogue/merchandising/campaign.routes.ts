@@ -22,7 +22,8 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asy
       list: 'Campaigns of the store that are valid now, in display order',
       one: 'One campaign of the store, if it is valid now',
       byCode: 'One campaign of the store by its back-office code, if it is valid now',
-      products: 'Products of a campaign, priced for the caller (the campaign price where their customer kind has one); default order: the campaign\'s',
+      products:
+        "Products of a campaign, priced for the caller (the campaign price where their customer kind has one); default order: the campaign's",
     },
     page: (context, offset, limit) => listCampaigns(db, scopeOf(context), offset, limit),
     find: (context, by) => findCampaign(db, scopeOf(context), by),

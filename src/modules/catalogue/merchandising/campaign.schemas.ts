@@ -8,10 +8,14 @@ export const CampaignSchema = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     imageUrl: Type.Union([Type.String(), Type.Null()]),
     validFrom: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Start (inclusive); null: no start' }),
-    validTo: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'End (exclusive); null: until further notice' }),
+    validTo: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'End (exclusive); null: until further notice',
+    }),
     productCount: Type.Integer({ description: 'Products of the campaign the caller can see' }),
   },
   { $id: 'Campaign', description: 'A campaign list of the store that is valid now' },
 );
 
-export const CampaignCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40, description: 'Campaign code of the back office' }) });
+export const CampaignCodeParams = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 40, description: 'Campaign code of the back office' }),
+});

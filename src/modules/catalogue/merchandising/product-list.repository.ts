@@ -15,7 +15,12 @@ export interface ProductListRow {
 /** The store's active product lists with their names in the language (et as fallback). */
 function shownLists(db: Kysely<Database>, storeCode: string, language: Language) {
   const lists = db.selectFrom('product_list as l').where('l.store_code', '=', storeCode).where('l.is_active', '=', true);
-  return withTranslations(lists, 'product_list_name', 'l.id', language).select(['l.id', 'l.code', 'asked.name as name', 'et.name as et_name']);
+  return withTranslations(lists, 'product_list_name', 'l.id', language).select([
+    'l.id',
+    'l.code',
+    'asked.name as name',
+    'et.name as et_name',
+  ]);
 }
 
 const toRow = (row: { id: number; code: string; name: string | null; et_name: string | null }): ProductListRow => ({
@@ -35,13 +40,23 @@ export async function listProductLists(
   return { rows: rows.map(toRow), total };
 }
 
-export async function findProductList(db: Kysely<Database>, storeCode: string, language: Language, by: ByIdOrCode): Promise<ProductListRow | undefined> {
+export async function findProductList(
+  db: Kysely<Database>,
+  storeCode: string,
+  language: Language,
+  by: ByIdOrCode,
+): Promise<ProductListRow | undefined> {
   const row = await listByIdOrCode(shownLists(db, storeCode, language), 'l', by);
   return row && toRow(row);
 }
 
 /** How many products of each list the caller may see (what the list's product page counts). */
-export async function productListCounts(db: Kysely<Database>, storeCode: string, caller: Caller, listIds: number[]): Promise<Map<number, number>> {
+export async function productListCounts(
+  db: Kysely<Database>,
+  storeCode: string,
+  caller: Caller,
+  listIds: number[],
+): Promise<Map<number, number>> {
   if (listIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('product_list_item as i')

@@ -19,7 +19,7 @@ export const productListRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = 
       list: 'Active product lists of the store, in display order',
       one: 'One product list of the store',
       byCode: 'One product list of the store by its code',
-      products: 'Products of a list, priced for the caller; default order: the list\'s',
+      products: "Products of a list, priced for the caller; default order: the list's",
       productsByCode: 'Products of a list named by its code (one request for a main-page block)',
     },
     page: ({ store, language }, offset, limit) => listProductLists(db, store.code, language, offset, limit),

@@ -10,4 +10,6 @@ export const ProductListSchema = Type.Object(
   { $id: 'ProductList', description: 'A curated product list of the store' },
 );
 
-export const ProductListCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40, description: 'Code of the product list' }) });
+export const ProductListCodeParams = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 40, description: 'Code of the product list' }),
+});

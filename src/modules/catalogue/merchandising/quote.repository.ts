@@ -42,9 +42,17 @@ export async function quotePage(db: Kysely<Database>, filter: QuoteFilter, offse
   const rows = await quotes(db, filter)
     .leftJoin('person', 'person.id', 'q.person_id')
     .select([
-      'q.id', 'q.code', 'q.text', 'q.language', 'q.created_at',
-      'p.id as product_id', 'p.code as product_code', 'p.name as product_name',
-      'person.id as person_id', 'person.code as person_code', 'person.name as person_name',
+      'q.id',
+      'q.code',
+      'q.text',
+      'q.language',
+      'q.created_at',
+      'p.id as product_id',
+      'p.code as product_code',
+      'p.name as product_name',
+      'person.id as person_id',
+      'person.code as person_code',
+      'person.name as person_name',
     ])
     .orderBy('q.id', 'desc')
     .offset(offset)

@@ -21,7 +21,7 @@ export const QUOTE_LANGUAGES = [...LANGUAGES, 'all'] as const;
 const language = Type.Optional(
   literals(
     QUOTE_LANGUAGES,
-    'Only quotes in this language, or all. Default: the answer\'s language (x-app-language), or every language when there are none in it',
+    "Only quotes in this language, or all. Default: the answer's language (x-app-language), or every language when there are none in it",
   ),
 );
 

@@ -35,7 +35,13 @@ export function createQuoteList({ database, config, catalogue }: QuoteDeps): Lis
   const counts = boundedCache<string, number>(ttl, CACHE_ENTRIES);
   const pages = boundedCache<string, QuoteRow[]>(ttl, CACHE_ENTRIES);
   const keyOf = (filter: QuoteFilter) =>
-    JSON.stringify([filter.storeCode, audienceKey(filter.caller), filter.productId ?? null, filter.personId ?? null, filter.language ?? null]);
+    JSON.stringify([
+      filter.storeCode,
+      audienceKey(filter.caller),
+      filter.productId ?? null,
+      filter.personId ?? null,
+      filter.language ?? null,
+    ]);
   const countOf = (filter: QuoteFilter) => counts.get(keyOf(filter), () => countQuotes(db, filter));
 
   return async (context, query, slice) => {
@@ -45,7 +51,8 @@ export function createQuoteList({ database, config, catalogue }: QuoteDeps): Lis
     }
     if (query.personId !== undefined) {
       const personId = query.personId;
-      if (!(await persons.get(personId, async () => (await findPerson(db, personId)) ?? null))) throw notFound('catalogue.personNotFound', { id: personId });
+      if (!(await persons.get(personId, async () => (await findPerson(db, personId)) ?? null)))
+        throw notFound('catalogue.personNotFound', { id: personId });
     }
     let filter: QuoteFilter = {
       storeCode: context.store.code,
@@ -60,7 +67,10 @@ export function createQuoteList({ database, config, catalogue }: QuoteDeps): Lis
       filter = { ...filter, language: undefined };
       total = await countOf(filter);
     }
-    const rows = total > slice.offset ? await pages.get(`${keyOf(filter)}|${slice.offset}|${slice.perPage}`, () => quotePage(db, filter, slice.offset, slice.perPage)) : [];
+    const rows =
+      total > slice.offset
+        ? await pages.get(`${keyOf(filter)}|${slice.offset}|${slice.perPage}`, () => quotePage(db, filter, slice.offset, slice.perPage))
+        : [];
     return { rows, total };
   };
 }

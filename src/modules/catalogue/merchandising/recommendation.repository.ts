@@ -53,7 +53,11 @@ async function boughtTogether(db: Kysely<Database>, { productCode, storeCode, ca
   const rows = await db
     .selectFrom('sales_history_item as i')
     .innerJoin('product as p', 'p.code', 'i.product_code')
-    .select(['p.id', (eb) => eb.fn.count<number>('i.sales_history_id').distinct().as('orders'), (eb) => eb.fn.max('i.sales_history_id').as('latest')])
+    .select([
+      'p.id',
+      (eb) => eb.fn.count<number>('i.sales_history_id').distinct().as('orders'),
+      (eb) => eb.fn.max('i.sales_history_id').as('latest'),
+    ])
     .where('i.sales_history_id', 'in', orders)
     .where('i.product_code', '<>', productCode)
     .where(visibleProduct(storeCode, caller))
@@ -81,8 +85,16 @@ async function related(db: Kysely<Database>, { productId, storeCode, caller }: R
 }
 
 async function sameAuthor(db: Kysely<Database>, subject: RecommendationSubject): Promise<number[]> {
-  const authors = db.selectFrom('product_person').select('person_id').where('product_id', '=', subject.productId).where('role', '=', 'AUTHOR');
-  return ranked(db, subject, db.selectFrom('product_person').select('product_id').where('person_id', 'in', authors).where('role', '=', 'AUTHOR'));
+  const authors = db
+    .selectFrom('product_person')
+    .select('person_id')
+    .where('product_id', '=', subject.productId)
+    .where('role', '=', 'AUTHOR');
+  return ranked(
+    db,
+    subject,
+    db.selectFrom('product_person').select('product_id').where('person_id', 'in', authors).where('role', '=', 'AUTHOR'),
+  );
 }
 
 /**
@@ -110,7 +122,13 @@ async function sameCategory(db: Kysely<Database>, subject: RecommendationSubject
       .selectFrom(walk.as('top'))
       .select('top.id')
       .where((eb) =>
-        eb.exists(eb.selectFrom('product_category as pc').select('pc.product_id').whereRef('pc.product_id', '=', 'top.id').where('pc.category_id', 'in', categoryIds)),
+        eb.exists(
+          eb
+            .selectFrom('product_category as pc')
+            .select('pc.product_id')
+            .whereRef('pc.product_id', '=', 'top.id')
+            .where('pc.category_id', 'in', categoryIds),
+        ),
       )
       .orderBy('top.sales_count', 'desc')
       .orderBy('top.id', 'desc')

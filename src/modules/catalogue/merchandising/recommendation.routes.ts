@@ -9,7 +9,10 @@ import { MAX_RECOMMENDATIONS } from './recommendation.repository.js';
 import { createRecommendations, DEFAULT_RECOMMENDATIONS } from './recommendation.service.js';
 
 const limit = Type.Optional(
-  Type.Integer({ minimum: 1, description: `How many products (default ${DEFAULT_RECOMMENDATIONS}; more than ${MAX_RECOMMENDATIONS} gives ${MAX_RECOMMENDATIONS})` }),
+  Type.Integer({
+    minimum: 1,
+    description: `How many products (default ${DEFAULT_RECOMMENDATIONS}; more than ${MAX_RECOMMENDATIONS} gives ${MAX_RECOMMENDATIONS})`,
+  }),
 );
 const LimitQuery = Type.Object({ limit });
 const RecommendationQuery = Type.Object({ productId: IdParams.properties.id, limit });

@@ -7,7 +7,12 @@ import { countRows } from '../browse/browse.repository.js';
 export type ByIdOrCode = { id: number } | { code: string };
 
 /** One page of the lists `query` selects (the list table aliased `alias`), in display order, and their total. */
-export async function pageOfLists<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, alias: string, offset: number, limit: number) {
+export async function pageOfLists<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  alias: string,
+  offset: number,
+  limit: number,
+) {
   const ordered = query.orderBy(sql.ref(`${alias}.position`)).orderBy(sql.ref(`${alias}.id`));
   const [total, rows] = await Promise.all([countRows(query), ordered.offset(offset).limit(limit).execute()]);
   return { rows, total };

@@ -38,7 +38,10 @@ export function createStoreListReader<Row extends { id: number }, Wire extends {
   const scopeKey = ({ store, language, caller }: CatalogueContext) => `${store.code}|${language}|${audienceKey(caller)}`;
 
   async function withCounts(context: CatalogueContext, rows: Row[]): Promise<Wire[]> {
-    const counts = await lists.productCounts(context, rows.map((row) => row.id));
+    const counts = await lists.productCounts(
+      context,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => lists.toWire(row, counts.get(row.id) ?? 0));
   }
 

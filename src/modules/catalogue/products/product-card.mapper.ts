@@ -37,14 +37,12 @@ export function toBases({ products, inStore, authors, campaigns }: BaseRows): Ma
         originalPriceCents: row.original_price_cents,
         wholesalePriceCents: row.wholesale_price_cents,
         vatRatePercent: row.vat_rate_percent,
-        campaignPrices: (campaignsOf.get(row.id) ?? []).map(
-          (c): CampaignPrice => ({
-            customerKind: c.customer_kind,
-            priceCents: c.price_cents,
-            validFrom: c.valid_from ?? undefined,
-            validTo: c.valid_to ?? undefined,
-          }),
-        ),
+        campaignPrices: (campaignsOf.get(row.id) ?? []).map((c): CampaignPrice => ({
+          customerKind: c.customer_kind,
+          priceCents: c.price_cents,
+          validFrom: c.valid_from ?? undefined,
+          validTo: c.valid_to ?? undefined,
+        })),
       },
       authors: (authorsOf.get(row.id) ?? []).map(({ id, code, name }) => ({ id, code, name })),
     });

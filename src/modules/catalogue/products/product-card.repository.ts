@@ -29,7 +29,13 @@ const campaignRows = (db: Kysely<Database>, storeCode: string, ids: number | num
   const query = db
     .selectFrom('campaign_price')
     .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
-    .select(['campaign_price.product_id', 'campaign_price.customer_kind', 'campaign_price.price_cents', 'campaign.valid_from', 'campaign.valid_to'])
+    .select([
+      'campaign_price.product_id',
+      'campaign_price.customer_kind',
+      'campaign_price.price_cents',
+      'campaign.valid_from',
+      'campaign.valid_to',
+    ])
     .where('campaign.store_code', '=', storeCode)
     .where('campaign.is_active', '=', true);
   return Array.isArray(ids) ? query.where('campaign_price.product_id', 'in', ids) : query.where('campaign_price.product_id', '=', ids);

@@ -76,9 +76,27 @@ export interface PriceContext {
 }
 
 export const PRODUCT_BASE_COLUMNS = [
-  'id', 'code', 'name', 'type', 'language', 'binding_code', 'year', 'image_url', 'availability', 'delivery_time',
-  'web_stock', 'rating_sum', 'rating_count', 'released_at', 'is_active', 'hidden_web', 'hidden_business',
-  'shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent',
+  'id',
+  'code',
+  'name',
+  'type',
+  'language',
+  'binding_code',
+  'year',
+  'image_url',
+  'availability',
+  'delivery_time',
+  'web_stock',
+  'rating_sum',
+  'rating_count',
+  'released_at',
+  'is_active',
+  'hidden_web',
+  'hidden_business',
+  'shop_price_cents',
+  'original_price_cents',
+  'wholesale_price_cents',
+  'vat_rate_percent',
 ] as const;
 
 /** The rows one read of bases gives: products, which of them the store sells, their authors and campaign prices. */
@@ -87,6 +105,7 @@ export interface BaseRows {
   inStore: Array<{ product_id: number }>;
   authors: Array<{ product_id: number; id: number; code: string; name: string }>;
   campaigns: Array<
-    Pick<Selectable<CampaignPriceTable>, 'product_id' | 'customer_kind' | 'price_cents'> & Pick<Selectable<CampaignTable>, 'valid_from' | 'valid_to'>
+    Pick<Selectable<CampaignPriceTable>, 'product_id' | 'customer_kind' | 'price_cents'> &
+      Pick<Selectable<CampaignTable>, 'valid_from' | 'valid_to'>
   >;
 }

@@ -40,10 +40,26 @@ export function productExtrasReader(database: DatabaseHandle): ExtrasReader {
       .leftJoin('series', 'series.id', 'p.series_id')
       .leftJoin('product as physical', 'physical.id', 'p.physical_book_id')
       .select([
-        'p.ean', 'p.alt_names', 'p.description', 'p.pages', 'p.width_mm', 'p.height_mm', 'p.depth_mm', 'p.weight_g', 'p.vat_rate_percent',
-        'publisher.id as publisher_id', 'publisher.code as publisher_code', 'publisher.name as publisher_name',
-        'series.id as series_id', 'series.code as series_code', 'series.name as series_name', 'p.series_number',
-        'physical.id as physical_id', 'physical.code as physical_code', 'physical.name as physical_name', 'physical.is_active as physical_active',
+        'p.ean',
+        'p.alt_names',
+        'p.description',
+        'p.pages',
+        'p.width_mm',
+        'p.height_mm',
+        'p.depth_mm',
+        'p.weight_g',
+        'p.vat_rate_percent',
+        'publisher.id as publisher_id',
+        'publisher.code as publisher_code',
+        'publisher.name as publisher_name',
+        'series.id as series_id',
+        'series.code as series_code',
+        'series.name as series_name',
+        'p.series_number',
+        'physical.id as physical_id',
+        'physical.code as physical_code',
+        'physical.name as physical_name',
+        'physical.is_active as physical_active',
       ])
       .where('p.id', '=', id),
   );
@@ -112,8 +128,12 @@ export function productExtrasReader(database: DatabaseHandle): ExtrasReader {
       dimensions: hasDimensions ? { widthMm: product.width_mm, heightMm: product.height_mm, depthMm: product.depth_mm } : null,
       weightG: product.weight_g,
       vatRatePercent: product.vat_rate_percent,
-      publisher: product.publisher_id === null ? null : { id: product.publisher_id, code: product.publisher_code!, name: product.publisher_name! },
-      series: product.series_id === null ? null : { id: product.series_id, code: product.series_code!, name: product.series_name!, number: product.series_number },
+      publisher:
+        product.publisher_id === null ? null : { id: product.publisher_id, code: product.publisher_code!, name: product.publisher_name! },
+      series:
+        product.series_id === null
+          ? null
+          : { id: product.series_id, code: product.series_code!, name: product.series_name!, number: product.series_number },
       persons: people,
       // Only the categories of this store's tree that are shown, root first.
       categories: categoryRows
@@ -123,9 +143,17 @@ export function productExtrasReader(database: DatabaseHandle): ExtrasReader {
         .map(({ id: categoryId, code, name, level, parentId }) => ({ id: categoryId, code, name, level, parentId })),
       images: imageRows,
       physicalBook:
-        product.physical_id === null || !product.physical_active ? null : { id: product.physical_id, code: product.physical_code!, name: product.physical_name! },
+        product.physical_id === null || !product.physical_active
+          ? null
+          : { id: product.physical_id, code: product.physical_code!, name: product.physical_name! },
       ebook: ebookRow ?? null,
-      availabilityByShop: shopRows.map((shop) => ({ code: shop.code, name: translatedName(shop), city: shop.city, address: shop.address, quantity: shop.quantity })),
+      availabilityByShop: shopRows.map((shop) => ({
+        code: shop.code,
+        name: translatedName(shop),
+        city: shop.city,
+        address: shop.address,
+        quantity: shop.quantity,
+      })),
     };
   };
 }

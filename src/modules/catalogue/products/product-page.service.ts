@@ -65,7 +65,9 @@ export function createProductPages({ database, config, catalogue }: ProductPages
   }
 
   function extras({ store, language }: CatalogueContext, id: number): Promise<ProductExtras | undefined> {
-    return extrasCache.get(`${store.code}:${language}:${id}`, async () => readExtras(id, await catalogue.categoryTree(store.code, language), language));
+    return extrasCache.get(`${store.code}:${language}:${id}`, async () =>
+      readExtras(id, await catalogue.categoryTree(store.code, language), language),
+    );
   }
 
   /** The other edition if the caller may see it: it is cached with the page for every caller, whether this caller may see it is not. */
@@ -93,7 +95,9 @@ export function createProductPages({ database, config, catalogue }: ProductPages
       const base = await visibleBase(context, id);
       const fields = priceFields(base, await catalogue.priceContext(context, [base.id]));
       const campaign =
-        fields.source === 'campaign' ? await activeCampaignOf(db, base.id, context.caller, context.store.code, context.now, context.language) : null;
+        fields.source === 'campaign'
+          ? await activeCampaignOf(db, base.id, context.caller, context.store.code, context.now, context.language)
+          : null;
       const { source: _source, ...wire } = fields;
       return {
         ...wire,

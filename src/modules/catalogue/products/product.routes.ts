@@ -22,7 +22,8 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     {
       schema: {
         tags: ['products'],
-        summary: 'Products of the store, filtered by category (with subcategories), person, publisher, series, product list, campaign or type',
+        summary:
+          'Products of the store, filtered by category (with subcategories), person, publisher, series, product list, campaign or type',
         headers: StoreRequestHeaders,
         querystring: ProductListQuery,
         response: { 200: success(Type.Array(ProductCardSchema), 'list'), ...errors(...storeRouteErrors, 401) },
@@ -161,7 +162,12 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const base = await pages.visibleBase(context, request.params.id);
       const extras = await pages.extras(context, base.id);
       cacheFor(reply, caller);
-      return { availability: base.availability, deliveryTime: base.deliveryTime, stockCount: base.webStock, shops: extras?.availabilityByShop ?? [] };
+      return {
+        availability: base.availability,
+        deliveryTime: base.deliveryTime,
+        stockCount: base.webStock,
+        shops: extras?.availabilityByShop ?? [],
+      };
     },
   );
 };

@@ -6,10 +6,12 @@ import { PriceFields, ProductCardSchema, ShopAvailabilitySchema } from '../catal
 
 export const ProductPageHeaders = Type.Object({
   ...StoreRequestHeaders.properties,
-  'x-session-id': Type.Optional(Type.String({ description: 'The shopper\'s session; a product view is recorded under it for analytics' })),
+  'x-session-id': Type.Optional(Type.String({ description: "The shopper's session; a product view is recorded under it for analytics" })),
 });
 
-export const ProductCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40, description: 'Product code of the back office' }) });
+export const ProductCodeParams = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 40, description: 'Product code of the back office' }),
+});
 
 export const AssetSchema = Type.Object({
   kind: Type.Union([Type.Literal('IMAGE'), Type.Literal('SAMPLE'), Type.Literal('AUDIO_SAMPLE'), Type.Literal('VIDEO')]),
@@ -23,10 +25,13 @@ export const PricesSchema = Type.Object({
   ...PriceFields,
   vatRatePercent: Type.Number(),
   currency: Type.String(),
-  campaign: Type.Union([
-    Type.Object({ code: Type.String(), name: Type.String(), validTo: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) }),
-    Type.Null(),
-  ], { description: 'The campaign whose price the caller gets, if any' }),
+  campaign: Type.Union(
+    [
+      Type.Object({ code: Type.String(), name: Type.String(), validTo: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) }),
+      Type.Null(),
+    ],
+    { description: 'The campaign whose price the caller gets, if any' },
+  ),
 });
 
 export const AvailabilitySchema = Type.Object({

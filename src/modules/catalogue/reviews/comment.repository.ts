@@ -92,7 +92,10 @@ export async function deleteOwnComment(db: Db, productId: number, commentId: num
 }
 
 /** The first and last name of the user behind a client account. */
-export async function authorNames(db: Db, clientAccountId: number): Promise<{ first_name: string | null; last_name: string | null } | undefined> {
+export async function authorNames(
+  db: Db,
+  clientAccountId: number,
+): Promise<{ first_name: string | null; last_name: string | null } | undefined> {
   return db
     .selectFrom('client_account')
     .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
@@ -138,11 +141,7 @@ export interface RatingRow {
 
 /** The product's stored rating totals and the client's own rating (null for a guest). */
 export async function ratingTotals(db: Db, productId: number, clientAccountId: number | null): Promise<RatingRow | undefined> {
-  const row = await db
-    .selectFrom('product')
-    .select(['rating_sum', 'rating_count'])
-    .where('id', '=', productId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('product').select(['rating_sum', 'rating_count']).where('id', '=', productId).executeTakeFirst();
   if (!row) return undefined;
   if (clientAccountId === null) return { ...row, own: null };
   const own = await db

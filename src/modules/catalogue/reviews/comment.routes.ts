@@ -29,7 +29,8 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
 
   /** 404 when the product is missing, outside the store's assortment or hidden from the caller. */
   async function requireVisible(request: FastifyRequest, caller: Caller, id: number): Promise<void> {
-    if (!(await catalogue.visibleBase(catalogueContext(request, caller), id))) throw new HttpError(404, 'catalogue.productNotFound', { id });
+    if (!(await catalogue.visibleBase(catalogueContext(request, caller), id)))
+      throw new HttpError(404, 'catalogue.productNotFound', { id });
   }
 
   /** The caller's client account; a 401 for a guest (and, from caller(), for a bad token). */
@@ -57,7 +58,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       schema: {
         tags,
         summary: "The product's comments, newest first, with each author's rating",
-        description: 'Guests get a publicly cacheable answer (60 s); with a bearer token `own` marks the caller\'s comments.',
+        description: "Guests get a publicly cacheable answer (60 s); with a bearer token `own` marks the caller's comments.",
         headers: StoreRequestHeaders,
         security: [{}, { bearer: [] }],
         params: IdParams,
@@ -84,7 +85,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
         tags,
         summary: 'Comment on the product; with `rating`, rate it too',
         description:
-          'The author name is the user\'s first name and the initial of the last name. At most 10 new comments ' +
+          "The author name is the user's first name and the initial of the last name. At most 10 new comments " +
           `per client account in 10 minutes (429 with Retry-After past that). ${STALE_CARDS}`,
         headers: StoreRequestHeaders,
         security: [{ bearer: [] }],
@@ -116,7 +117,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       schema: {
         tags,
         summary: "Delete one of the caller's own comments",
-        description: 'Another client\'s comment is a 404 exactly like a missing one. The author\'s rating stays.',
+        description: "Another client's comment is a 404 exactly like a missing one. The author's rating stays.",
         headers: StoreRequestHeaders,
         security: [{ bearer: [] }],
         params: CommentParams,
@@ -171,7 +172,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const { caller, clientAccountId } = await client(request);
       await requireVisible(request, caller, request.params.id);
       const { rating } = request.body;
-      return db.transaction().execute((trx) => setRating(trx, database.engine, request.params.id, clientAccountId, rating, request.actionTime));
+      return db
+        .transaction()
+        .execute((trx) => setRating(trx, database.engine, request.params.id, clientAccountId, rating, request.actionTime));
     },
   );
 
@@ -191,7 +194,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     async (request) => {
       const { caller, clientAccountId } = await client(request);
       await requireVisible(request, caller, request.params.id);
-      return db.transaction().execute((trx) => setRating(trx, database.engine, request.params.id, clientAccountId, null, request.actionTime));
+      return db
+        .transaction()
+        .execute((trx) => setRating(trx, database.engine, request.params.id, clientAccountId, null, request.actionTime));
     },
   );
 };

@@ -21,8 +21,16 @@ export interface ShopRow {
 export async function activeShops(db: Kysely<Database>, language: Language): Promise<ShopRow[]> {
   const rows = await withTranslations(db.selectFrom('shop'), 'shop_name', 'shop.id', language)
     .select([
-      'shop.id', 'shop.code', 'shop.city', 'shop.address', 'shop.phone', 'shop.email',
-      'asked.name as name', 'asked.opening_hours as opening_hours', 'et.name as et_name', 'et.opening_hours as et_opening_hours',
+      'shop.id',
+      'shop.code',
+      'shop.city',
+      'shop.address',
+      'shop.phone',
+      'shop.email',
+      'asked.name as name',
+      'asked.opening_hours as opening_hours',
+      'et.name as et_name',
+      'et.opening_hours as et_opening_hours',
     ])
     .where('shop.is_active', '=', true)
     .orderBy('shop.position')
