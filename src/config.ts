@@ -2,12 +2,14 @@ import { LANGUAGES, type Language } from './i18n/index.js';
 import { envReader, type Env } from './infra/env.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
 import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
-import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/index.js';
-import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/index.js';
-import { readDataExportConfig, type ExportSettings } from './modules/data-export/index.js';
-import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/index.js';
-import { readSocialConfig, type SocialSection } from './modules/social/index.js';
-import { STORE_CODES, type StoreCode } from './modules/store/index.js';
+// The sections' own files rather than the modules' index: reading the environment must not load every
+// module's routes (and Fastify), or each CLI command would pay for them at start.
+import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
+import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
+import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
+import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/marketing.config.js';
+import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
+import { STORE_CODES, type StoreCode } from './modules/store/store-codes.js';
 
 // The store module owns the list of stores; re-exported for the configuration's readers.
 export { STORE_CODES, type StoreCode };
