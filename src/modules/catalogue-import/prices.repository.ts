@@ -1,11 +1,10 @@
-import type { Transaction, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
 // The SQL of the prices import (prices.ts): a product's prices, and companies' own prices.
 
-type Trx = Transaction<Database>;
-
-export function readProductPrices(trx: Trx, productId: number) {
+export function readProductPrices(trx: Db, productId: number) {
   return trx
     .selectFrom('product')
     .select(['shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent'])
@@ -13,16 +12,16 @@ export function readProductPrices(trx: Trx, productId: number) {
     .executeTakeFirstOrThrow();
 }
 
-export async function updateProduct(trx: Trx, productId: number, values: Updateable<Database['product']>): Promise<void> {
+export async function updateProduct(trx: Db, productId: number, values: Updateable<Database['product']>): Promise<void> {
   await trx.updateTable('product').set(values).where('id', '=', productId).execute();
 }
 
 /** A registry code may belong to several company records (one per account). */
-export function findCompanyIds(trx: Trx, registryCode: string) {
+export function findCompanyIds(trx: Db, registryCode: string) {
   return trx.selectFrom('company').select('id').where('registry_code', '=', registryCode).execute();
 }
 
-export function findCompanyPrice(trx: Trx, companyId: number, productId: number) {
+export function findCompanyPrice(trx: Db, companyId: number, productId: number) {
   return trx
     .selectFrom('company_product_price')
     .select('price_cents')
@@ -31,15 +30,15 @@ export function findCompanyPrice(trx: Trx, companyId: number, productId: number)
     .executeTakeFirst();
 }
 
-export async function deleteCompanyPrice(trx: Trx, companyId: number, productId: number): Promise<void> {
+export async function deleteCompanyPrice(trx: Db, companyId: number, productId: number): Promise<void> {
   await trx.deleteFrom('company_product_price').where('company_id', '=', companyId).where('product_id', '=', productId).execute();
 }
 
-export async function insertCompanyPrice(trx: Trx, companyId: number, productId: number, priceCents: number): Promise<void> {
+export async function insertCompanyPrice(trx: Db, companyId: number, productId: number, priceCents: number): Promise<void> {
   await trx.insertInto('company_product_price').values({ company_id: companyId, product_id: productId, price_cents: priceCents }).execute();
 }
 
-export async function updateCompanyPrice(trx: Trx, companyId: number, productId: number, priceCents: number): Promise<void> {
+export async function updateCompanyPrice(trx: Db, companyId: number, productId: number, priceCents: number): Promise<void> {
   await trx
     .updateTable('company_product_price')
     .set({ price_cents: priceCents })

@@ -1,11 +1,8 @@
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/database.js';
 
 // The SQL of shop stock as the stock and shops imports write and read it (stock.ts, shops.ts).
 
-type Trx = Transaction<Database>;
-
-export function findShopStock(trx: Trx, productId: number, shopId: number) {
+export function findShopStock(trx: Db, productId: number, shopId: number) {
   return trx
     .selectFrom('shop_stock')
     .select('quantity')
@@ -14,7 +11,7 @@ export function findShopStock(trx: Trx, productId: number, shopId: number) {
     .executeTakeFirst();
 }
 
-export async function updateShopStock(trx: Trx, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
+export async function updateShopStock(trx: Db, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
   await trx
     .updateTable('shop_stock')
     .set({ quantity, updated_at: now })
@@ -23,12 +20,12 @@ export async function updateShopStock(trx: Trx, productId: number, shopId: numbe
     .execute();
 }
 
-export async function insertShopStock(trx: Trx, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
+export async function insertShopStock(trx: Db, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
   await trx.insertInto('shop_stock').values({ product_id: productId, shop_id: shopId, quantity, updated_at: now }).execute();
 }
 
 /** The products the shop has a stock row for. */
-export async function stockedProductIds(trx: Trx, shopId: number): Promise<number[]> {
+export async function stockedProductIds(trx: Db, shopId: number): Promise<number[]> {
   const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).execute();
   return rows.map((row) => row.product_id);
 }
