@@ -3,13 +3,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import {
   createAccountsTestApp,
   GOOD_PASSWORD,
-  login,
   register,
   registerVerified,
   uniqueEmail,
   type AccountsTestApp,
 } from '../helpers/accounts.js';
-import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { expectErrorBody } from '../helpers/http.js';
 
 // The limits count in fixed one-minute windows. Each test runs with the app's clock frozen one
 // second into a window of its own, so no test straddles a window edge or meets another test's

@@ -219,7 +219,10 @@ export function backofficeMail(p: {
   requestId?: number;
   pendingAccountId?: number;
 }): MailContent {
-  const decide = (command: string, id: number) => [`Approve: npm run cli -- ${command} approve ${id}`, `Reject: npm run cli -- ${command} reject ${id}`];
+  const decide = (command: string, id: number) => [
+    `Approve: npm run cli -- ${command} approve ${id}`,
+    `Reject: npm run cli -- ${command} reject ${id}`,
+  ];
   const approve = [
     ...(p.requestId === undefined ? [] : decide('wholesale', p.requestId)),
     ...(p.pendingAccountId === undefined ? [] : decide('business', p.pendingAccountId)),

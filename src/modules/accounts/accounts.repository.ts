@@ -148,7 +148,12 @@ export async function createClientAccount(
 
 /** Moves an account from one of `from` to `to`; false when it was in none of them (decided meanwhile). */
 export async function changeAccountStatus(db: Db, id: number, from: ClientAccountStatus[], to: ClientAccountStatus): Promise<boolean> {
-  const changed = await db.updateTable('client_account').set({ status: to }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  const changed = await db
+    .updateTable('client_account')
+    .set({ status: to })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
   return changed.numUpdatedRows > 0n;
 }
 
@@ -158,7 +163,14 @@ export function listPendingBusinessAccounts(db: Db, limit: number) {
     .selectFrom('client_account')
     .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
     .leftJoin('company', 'company.id', 'client_account.company_id')
-    .select(['client_account.id', 'client_account.created_at', 'client_account.store_code', 'app_user.email', 'company.name', 'company.registry_code'])
+    .select([
+      'client_account.id',
+      'client_account.created_at',
+      'client_account.store_code',
+      'app_user.email',
+      'company.name',
+      'company.registry_code',
+    ])
     .where('client_account.status', '=', 'PENDING_APPROVAL')
     .where('client_account.type', '=', 'BUSINESS')
     .orderBy('client_account.id')

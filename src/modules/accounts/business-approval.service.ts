@@ -32,4 +32,3 @@ export async function rejectBusinessAccount(trx: Db, id: number): Promise<void> 
     throw new BusinessDecisionError(`business account ${id} is ${account.status}, not waiting for approval`);
   }
 }
-

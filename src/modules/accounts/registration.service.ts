@@ -31,7 +31,12 @@ export async function requestSimpleRegistration(
   const { config, storeCode, language } = context;
   refuseReservedEmail('email', form.email);
   checkBirthday(form.birthday, now);
-  await queueAccountMail(trx, config, { kind: 'registration', form: { ...form, email: normaliseEmail(form.email) }, storeCode, language }, now);
+  await queueAccountMail(
+    trx,
+    config,
+    { kind: 'registration', form: { ...form, email: normaliseEmail(form.email) }, storeCode, language },
+    now,
+  );
 }
 
 /** The request side of /auth/register-business. */
