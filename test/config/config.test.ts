@@ -25,8 +25,14 @@ describe('configuration', () => {
         resetTokenTtlMs: 3_600_000,
         verifyEmailPath: '/verify-email',
         setNewPasswordPath: '/set-new-password',
+        businessApprovalStores: [],
       },
-      rateLimits: { authPerIp: { max: 30, windowMs: 60_000 }, authPerEmail: { max: 10, windowMs: 900_000 } },
+      rateLimits: {
+        authPerIp: { max: 30, windowMs: 60_000 },
+        authPerEmail: { max: 10, windowMs: 900_000 },
+        loginFailuresPerAddress: { max: 5, windowMs: 900_000 },
+        loginFailuresPerEmail: { max: 20, windowMs: 900_000 },
+      },
     });
   });
 
@@ -35,6 +41,14 @@ describe('configuration', () => {
     expect(config.accounts.accessTokenTtlMs).toBe(3_600_000);
     expect(config.accounts.resetTokenTtlMs).toBe(900_000);
     expect(config.rateLimits.authPerIp).toEqual({ max: 5, windowMs: 10_000 });
+    const accounts = loadConfig({
+      BUSINESS_APPROVAL_STORES: 'WEB, WEB2',
+      LOGIN_FAILURES_PER_ADDRESS: '3/5m',
+      LOGIN_FAILURES_PER_EMAIL: '50/1h',
+    });
+    expect(accounts.accounts.businessApprovalStores).toEqual(['WEB', 'WEB2']);
+    expect(accounts.rateLimits.loginFailuresPerAddress).toEqual({ max: 3, windowMs: 300_000 });
+    expect(accounts.rateLimits.loginFailuresPerEmail).toEqual({ max: 50, windowMs: 3_600_000 });
     for (const bad of [
       { ACCESS_TOKEN_TTL: '30 days' },
       { RESET_TOKEN_TTL: '0' },
@@ -43,6 +57,9 @@ describe('configuration', () => {
       { WORKER: 'sometimes' },
       { CONVERSIONS_API_URL: 'ftp://x' },
       { BACKOFFICE_EMAILS: 'office' },
+      { BUSINESS_APPROVAL_STORES: 'WEB,SHOP' },
+      { LOGIN_FAILURES_PER_ADDRESS: 'many' },
+      { LOGIN_FAILURES_PER_EMAIL: '0/1m' },
     ]) {
       expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
     }
