@@ -35,7 +35,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
 
   const address = await app.listen({ port: config.port, host: config.host });
   jobs?.start();
-  app.log.info(`API docs at ${address}${config.basePath}/docs`);
+  if (config.apiDocs !== 'off') app.log.info(`API docs at ${address}${config.basePath}/docs (API_DOCS=${config.apiDocs})`);
 }
 
 /** Runs background jobs until SIGTERM or SIGINT, then finishes the job in hand and exits. */
