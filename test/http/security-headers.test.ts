@@ -61,3 +61,23 @@ describe('over https (PUBLIC_URL https://...)', () => {
     expectSecurityHeaders(response, true);
   });
 });
+
+describe('Cache-Control of answers that name the caller', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('is no-store when the URL carries a single-use token, as with Authorization', async () => {
+    for (const url of [
+      '/auth/verify-email-meta?verificationToken=abc',
+      '/app/config?passwordResetToken=abc',
+      '/auth/external?authclient=google&code=abc&state=def',
+      '/auth/external?client=app&id=google&token=abc',
+    ]) {
+      expect((await t.app.inject({ method: 'GET', url })).headers['cache-control'], url).toBe('no-store');
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/app/config?page=2' })).headers['cache-control']).toBeUndefined();
+  });
+});
