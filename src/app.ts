@@ -10,7 +10,7 @@ import { registerApiDocs } from './http/api-docs.js';
 import { answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
-import { LOG_REDACT_PATHS, logSerializers, registerRequestLog } from './http/request-log.js';
+import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { trustProxyOption } from './http/trust-proxy.js';
 import { validatorCompiler } from './http/validation.js';
@@ -71,8 +71,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     logger: {
       level: config.logLevel,
       // A request is logged by its route and redacted query, never its URL or headers (request-log.ts).
-      serializers: logSerializers,
-      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      ...LOG_PRIVACY,
       ...(infra.logStream ? { stream: infra.logStream } : {}),
     },
     // One log line per request (onResponse below) instead of Fastify's two.

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
+import { LOG_PRIVACY } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
 import { createJobRunner } from './worker.js';
 
@@ -42,7 +43,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
 export async function work(config: Config): Promise<void> {
   const database = createDatabase(config.databaseUrl);
   await prepareSchema(database);
-  const log = pino({ level: config.logLevel }).child({ component: 'worker' });
+  // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
+  const log = pino({ level: config.logLevel, ...LOG_PRIVACY }).child({ component: 'worker' });
   const jobs = createJobRunner(database, config, log);
   onSignal(log, async () => {
     await jobs.stop();

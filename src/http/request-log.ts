@@ -114,6 +114,12 @@ export const LOG_REDACT_PATHS = [
   '*.accessToken',
 ];
 
+/** The logger options every process uses (the API's and the worker's): serializers and redaction. */
+export const LOG_PRIVACY = {
+  serializers: logSerializers,
+  redact: { paths: LOG_REDACT_PATHS, censor: REDACTED },
+};
+
 /** One line per answered request: method, route, redacted query, status and time (no URL, no headers). */
 export function registerRequestLog(app: FastifyInstance): void {
   app.addHook('onResponse', async (request, reply) => {
