@@ -99,19 +99,21 @@ export const logSerializers = {
 
 /**
  * Paths the logger censors wherever a line carries them: credentials in headers, and the fields
- * that hold a password or a token in the bodies some lines may quote.
+ * that hold a password or a token in the bodies some lines may quote. Fixed paths only: a
+ * wildcard (`*.password`) costs microseconds on every line, more than the line itself.
  */
 export const LOG_REDACT_PATHS = [
   'headers.authorization',
   'headers.cookie',
-  '*.headers.authorization',
-  '*.headers.cookie',
+  'headers["set-cookie"]',
+  'body.password',
+  'body.token',
+  'body.idToken',
+  'body.accessToken',
   'password',
-  '*.password',
   'token',
-  '*.token',
+  'idToken',
   'accessToken',
-  '*.accessToken',
 ];
 
 /** The logger options every process uses (the API's and the worker's): serializers and redaction. */
