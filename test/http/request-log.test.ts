@@ -96,6 +96,16 @@ describe('the request log', () => {
     });
   });
 
+  it('a malformed URL, answered before any hook, is logged the same way', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/product/%zz?passwordResetToken=BAD-URL-SECRET' });
+    expect(response.statusCode).toBe(400);
+    expect(t.logText()).not.toContain('BAD-URL-SECRET');
+    expect(requestLines().find((line) => line.code === 'FST_ERR_BAD_URL')).toMatchObject({
+      query: 'passwordResetToken=[redacted]',
+      statusCode: 400,
+    });
+  });
+
   it('a 500 logs the error without the query values its message quotes', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/test/explode?passwordResetToken=FIVE-HUNDRED-SECRET&page=3' });
     expect(response.statusCode).toBe(500);
