@@ -17,6 +17,7 @@ describe('configuration', () => {
       catalogueCacheTtlMs: 30_000,
       catalogueListCacheTtlMs: 60_000,
       trustProxy: false,
+      apiDocs: 'public',
       mail: { smtpUrl: undefined, dir: './data/mail', backofficeEmails: [] },
       jobs: { worker: 'inline', pollIntervalMs: 1000, maxAttempts: 8 },
       accounts: {
@@ -118,6 +119,43 @@ describe('configuration', () => {
     ]) {
       expect(problems).toContain(name);
     }
+  });
+
+  it('reads TRUST_PROXY as false, a hop count, or proxy addresses and blocks', () => {
+    const trust = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+    expect(trust('false')).toBe(false);
+    expect(trust('0')).toBe(false);
+    expect(trust('')).toBe(false);
+    expect(trust('1')).toBe(1);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.0/8')).toEqual(['10.0.0.0/8']);
+    expect(trust(' 10.0.0.1 , 172.16.0.0/12,FD00::/8, ::1, loopback ')).toEqual([
+      '10.0.0.1',
+      '172.16.0.0/12',
+      'fd00::/8',
+      '::1',
+      'loopback',
+    ]);
+  });
+
+  it('refuses a TRUST_PROXY that trusts every hop or is not an address, saying what to set', () => {
+    for (const bad of ['true', 'TRUE', 'yes', '*', '21', '10.0.0.0/33', '::1/129', 'proxy.internal', '10.0.0.0/8/8', '10.0.0.256', '-1']) {
+      let error: unknown;
+      try {
+        loadConfig({ TRUST_PROXY: bad });
+      } catch (err) {
+        error = err;
+      }
+      expect(error, bad).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.join('\n'), bad).toMatch(/^TRUST_PROXY.*TRUST_PROXY=1/);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/trust every hop/);
+  });
+
+  it('reads API_DOCS as public, operator or off', () => {
+    expect(loadConfig({ API_DOCS: 'operator' }).apiDocs).toBe('operator');
+    expect(loadConfig({ API_DOCS: 'off' }).apiDocs).toBe('off');
+    expect(() => loadConfig({ API_DOCS: 'private' })).toThrow(/API_DOCS must be one of public, operator, off/);
   });
 
   it('refuses an export path that collides with the main API', () => {
