@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountRequest } from './accounts.jobs.js';
+import { normaliseEmail } from './accounts.repository.js';
+import { countHit } from '../../infra/rate-limit.js';
 import { inTransactionRetryingOnUniqueViolation } from './accounts.use-cases.js';
 import { resolvePasswordReset } from './password-reset.service.js';
 import { registerBusiness, registerSimple } from './registration.service.js';
@@ -18,6 +20,11 @@ export async function resolveAccountRequest(
   actionTime: number,
 ): Promise<string> {
   const context = { config, storeCode: request.storeCode, language: request.language };
+  // Past the per-email ceiling the request is dropped here, not refused at the door: a 429 there
+  // would let anyone lock an owner out of their own reset (and each reset mints a new token,
+  // killing the link already mailed). The answer was the same 200 either way.
+  const hits = await countHit(db, `account-request:email:${requestEmail(request)}`, config.rateLimits.authPerEmail, actionTime);
+  if (hits > config.rateLimits.authPerEmail.max) return 'throttled';
   switch (request.kind) {
     case 'resetRequest':
       return db.transaction().execute((trx) => resolvePasswordReset(trx, context, request.email, actionTime));
@@ -27,5 +34,16 @@ export async function resolveAccountRequest(
     case 'businessRegistration':
       await inTransactionRetryingOnUniqueViolation(db, (trx) => registerBusiness(trx, context, request.form, actionTime));
       return 'resolved';
+  }
+}
+
+function requestEmail(request: AccountRequest): string {
+  switch (request.kind) {
+    case 'resetRequest':
+      return request.email;
+    case 'registration':
+      return normaliseEmail(request.form.email);
+    case 'businessRegistration':
+      return normaliseEmail(request.form.contact.email);
   }
 }

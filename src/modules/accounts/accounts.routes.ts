@@ -6,7 +6,7 @@ import { authenticate, type Principal } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
-import { consumeRateLimit, perIpRateLimit } from '../../infra/rate-limit.js';
+import { perIpRateLimit } from '../../infra/rate-limit.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext } from './accounts.context.js';
 import {
@@ -30,7 +30,6 @@ import {
   WebRegistrationForm,
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
-import { normaliseEmail } from './accounts.repository.js';
 import { logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
 import { resetTokenUser } from './password-reset.service.js';
 import { registerWholesale, requestBusinessRegistration, requestSimpleRegistration } from './registration.service.js';
@@ -58,14 +57,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     storeCode: requestStore(request).code,
     language: request.language,
   });
-  const limitPerEmail = async (request: FastifyRequest) => {
-    const body = request.body as { email?: unknown; contact?: { email?: unknown } } | null;
-    const email = body?.email ?? body?.contact?.email;
-    if (typeof email === 'string') {
-      await consumeRateLimit(db, `register:email:${normaliseEmail(email)}`, config.rateLimits.authPerEmail, request.actionTime);
-    }
-  };
-  const registration = { preValidation: limitPerIp, preHandler: limitPerEmail };
+  const registration = { preValidation: limitPerIp };
 
   app.post(
     '/auth/register',

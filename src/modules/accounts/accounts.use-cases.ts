@@ -2,10 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { hashPassword } from '../../infra/passwords.js';
-import { consumeRateLimit } from '../../infra/rate-limit.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext } from './accounts.context.js';
-import { isUniqueViolation, normaliseEmail } from './accounts.repository.js';
+import { isUniqueViolation } from './accounts.repository.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
@@ -61,7 +60,6 @@ export async function verifyEmail(
 
 /** Mails a reset link (or the verification mail again); the answer never tells whether the email exists. */
 export async function requestPasswordReset(db: Kysely<Database>, context: AccountsContext, email: string, now: number): Promise<void> {
-  await consumeRateLimit(db, `reset:email:${normaliseEmail(email)}`, context.config.rateLimits.authPerEmail, now);
   await db.transaction().execute((trx) => queuePasswordReset(trx, context, email, now));
 }
 
