@@ -155,6 +155,12 @@ describe('per IP (AUTH_RATE_LIMIT_PER_IP=5/1m)', () => {
     expectTooManyRequests(await from(remoteAddress).login());
   });
 
+  it('counts an IPv6 client by its /64, so taking a new address for each request does not get around the limit', async () => {
+    for (let host = 1; host <= 5; host += 1) expect((await from(`2001:db8:7:1::${host}`).reset()).statusCode).toBe(200);
+    expectTooManyRequests(await from('2001:db8:7:1:abcd::6').reset());
+    expect((await from('2001:db8:7:2::1').reset()).statusCode).toBe(200);
+  });
+
   it('uses inject’s default address, 127.0.0.1, as the same IP as an explicit one', async () => {
     for (let attempt = 1; attempt <= 5; attempt += 1) {
       expect((await t.app.inject({ method: 'POST', url: '/auth/reset-password', payload: { email: uniqueEmail() } })).statusCode).toBe(200);
