@@ -24,12 +24,15 @@ const QUERY_CANCELED = '57014';
 export interface QueryBudget {
   /** performance.now() at which reads stop. */
   readonly deadline: number;
-  /** Milliseconds the budgeted reads took so far (what a per-address limit can charge). */
-  spentMs: number;
+  /**
+   * Milliseconds the budgeted reads held the event loop so far (what a per-address limit charges):
+   * their time on SQLite; 0 on PostgreSQL, whose reads wait without blocking it.
+   */
+  blockedMs: number;
 }
 
 export function startBudget(ms: number): QueryBudget {
-  return { deadline: performance.now() + ms, spentMs: 0 };
+  return { deadline: performance.now() + ms, blockedMs: 0 };
 }
 
 /**
@@ -44,7 +47,7 @@ export function budgetCondition(database: Pick<DatabaseHandle, 'engine'>, budget
 }
 
 /**
- * Runs `work` within what is left of the budget and adds the time it took to `budget.spentMs`.
+ * Runs `work` within what is left of the budget (on SQLite adding the time it took to `budget.blockedMs`).
  * On SQLite the work runs on the database as it is (its queries carry budgetCondition()); on
  * PostgreSQL in a transaction whose statement_timeout is what is left. Throws QueryBudgetExceeded
  * when the budget is gone, before or during the work.
@@ -64,6 +67,6 @@ export async function withinBudget<T>(database: DatabaseHandle, budget: QueryBud
     if ((error as { code?: unknown } | null)?.code === QUERY_CANCELED) throw new QueryBudgetExceeded();
     throw error;
   } finally {
-    budget.spentMs += performance.now() - started;
+    if (database.engine === 'sqlite') budget.blockedMs += performance.now() - started;
   }
 }

@@ -67,7 +67,8 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     reply.headers(hit.headers);
     // The Link header names the URL it was made for: the same parameters, maybe other unknown ones.
     const base = linkBase(request.url);
-    if (hit.headers.link !== undefined && base !== hit.linkBase) reply.header('link', hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`));
+    if (hit.headers.link !== undefined && base !== hit.linkBase)
+      reply.header('link', hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`));
     return reply.send(hit.payload);
   });
 

@@ -13,7 +13,8 @@ const budgets = new WeakMap<FastifyRequest, QueryBudget>();
 /**
  * On every route of the plugin it is called in: a token bucket per client address (an IPv6 /64)
  * from which each request takes 1 token when it starts and, when it ends, the milliseconds its
- * search reads took; an empty bucket is a 429 with Retry-After before anything else runs.
+ * search reads held the event loop (SQLite; a PostgreSQL read waits without blocking it, and its
+ * statement_timeout bounds it); an empty bucket is a 429 with Retry-After before anything else runs.
  *
  * The buckets live in this process's memory, on purpose: what they protect is this process's event
  * loop (better-sqlite3 reads run on it), so the budget belongs to the process, and N processes
@@ -30,7 +31,7 @@ export function registerSearchGuards(app: FastifyInstance, section: SearchSectio
     budgets.set(request, startBudget(section.timeBudgetMs));
   });
   app.addHook('onResponse', async (request) => {
-    const spent = Math.floor(budgets.get(request)?.spentMs ?? 0);
+    const spent = Math.floor(budgets.get(request)?.blockedMs ?? 0);
     if (spent > 0) buckets.charge(addressKey(request.ip), spent, request.actionTime);
   });
 }

@@ -22,7 +22,13 @@ export interface SessionActionGate {
   /** Counts an action of the address and session: 0 when allowed, else the seconds to wait (429 Retry-After). */
   admit(address: string, storeCode: string, sessionId: string, now: number): number;
   /** Whether the same action was seen within DUPLICATE_WINDOW_MS before `createdAt`; remembers this one either way. */
-  isDuplicate(action: { storeCode: string; sessionId: string; actionType: SessionActionType; productCode: string; createdAt: number }): boolean;
+  isDuplicate(action: {
+    storeCode: string;
+    sessionId: string;
+    actionType: SessionActionType;
+    productCode: string;
+    createdAt: number;
+  }): boolean;
 }
 
 export function createSessionActionGate(limits: TrackingSection): SessionActionGate {
