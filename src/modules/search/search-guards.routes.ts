@@ -9,12 +9,23 @@ import type { SearchSection } from './search.config.js';
 // it causes, a time budget on each request's reads, and an early 400 for text that can only cost.
 
 const budgets = new WeakMap<FastifyRequest, QueryBudget>();
+/**
+ * A refused request (400: a one-letter word list, a bad parameter) costs this many tokens: it is
+ * cheap to refuse, but thousands a second are not, and no shopper's front-end sends them.
+ */
+const REFUSED_COST = 20;
+/**
+ * A 429 is sent after this pause. Waiting costs the event loop nothing (a timer), and a client that
+ * ignores Retry-After and hammers on a few connections then gets a few answers a second, not thousands.
+ */
+const LIMITED_DELAY_MS = 250;
 
 /**
  * On every route of the plugin it is called in: a token bucket per client address (an IPv6 /64)
  * from which each request takes 1 token when it starts and, when it ends, the milliseconds its
  * search reads held the event loop (SQLite; a PostgreSQL read waits without blocking it, and its
- * statement_timeout bounds it); an empty bucket is a 429 with Retry-After before anything else runs.
+ * statement_timeout bounds it), or REFUSED_COST for a 400; an empty bucket is a 429 with Retry-After
+ * before anything else runs.
  *
  * The buckets live in this process's memory, on purpose: what they protect is this process's event
  * loop (better-sqlite3 reads run on it), so the budget belongs to the process, and N processes
@@ -27,12 +38,17 @@ export function registerSearchGuards(app: FastifyInstance, section: SearchSectio
   const buckets = tokenBuckets(section.perAddress);
   app.addHook('onRequest', async (request) => {
     const wait = buckets.take(addressKey(request.ip), 1, request.actionTime);
-    if (wait > 0) throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds: wait }, wait);
+    if (wait > 0) {
+      await new Promise((resolve) => setTimeout(resolve, LIMITED_DELAY_MS));
+      throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds: wait }, wait);
+    }
     budgets.set(request, startBudget(section.timeBudgetMs));
   });
-  app.addHook('onResponse', async (request) => {
-    const spent = Math.floor(budgets.get(request)?.blockedMs ?? 0);
-    if (spent > 0) buckets.charge(addressKey(request.ip), spent, request.actionTime);
+  app.addHook('onResponse', async (request, reply) => {
+    const budget = budgets.get(request);
+    if (budget === undefined) return; // limited: charged nothing more
+    const cost = Math.floor(budget.blockedMs) + (reply.statusCode === 400 ? REFUSED_COST : 0);
+    if (cost > 0) buckets.charge(addressKey(request.ip), cost, request.actionTime);
   });
 }
 

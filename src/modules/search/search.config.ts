@@ -7,7 +7,8 @@ export interface SearchSection {
   /**
    * Work one client address may cause in a process on the search, autocomplete and dynamic-filter
    * routes, in milliseconds per duration: each request counts 1 plus the milliseconds its search
-   * reads held the event loop (SQLite) (a token bucket of `max`, refilled evenly over `windowMs`).
+   * reads held the event loop (SQLite), a refused request (400) 20 (a token bucket of `max`, refilled
+   * evenly over `windowMs`).
    */
   perAddress: RateLimit;
   /** How long the search reads of one request may take together before it is answered 503. */
