@@ -260,7 +260,7 @@ async function main(): Promise<void> {
       writeResultsSection(
         join(BENCH_DIR, 'RESULTS.md'),
         'stall',
-        renderStallSection(section, { date, command, machine: machineLine, pinned }),
+        renderStallSection(section, { date, command: stallCommand(command, only), machine: machineLine, pinned }),
         RESULT_SECTIONS,
       );
       for (const run of section.runs)
@@ -311,6 +311,13 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
     cleanUp();
   }
+}
+
+/** The command that wrote the stall section, with the before build it compared when there was one. */
+function stallCommand(command: string, only: Part | undefined): string {
+  const before = process.env.BENCH_STALL_BEFORE ? `BENCH_STALL_BEFORE=${process.env.BENCH_STALL_BEFORE} ` : '';
+  const part = only === undefined ? '' : command.includes(' -- ') ? ' --only stall' : ' -- --only stall';
+  return `${before}${command}${part}`;
 }
 
 function logHttpVerdicts(ceiling: HttpRow, rows: HttpRow[]): void {

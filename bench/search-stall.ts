@@ -157,14 +157,16 @@ export function renderStallSection(section: StallSection, meta: { date: Date; co
       `| ${run.build} | ${ms(run.quiet.p50Ms)} | ${ms(run.attacked.p50Ms)} | ${run.ratio.toFixed(2)}× | ${ms(run.quiet.p99Ms)} | ${ms(run.attacked.p99Ms)} | ` +
       `${Math.round(run.attack.requestsPerSecond).toLocaleString('en-US')} | ${Object.entries(run.attack.statuses)
         .map(([code, count]) => `${code}: ${count.toLocaleString('en-US')}`)
-        .join(', ')} | ${run.quiet.answers + run.attacked.answers} | ${run.quiet.non2xx + run.attacked.non2xx} | ${run.quiet.errors + run.attacked.errors} | ` +
+        .join(
+          ', ',
+        )} | ${run.quiet.answers + run.attacked.answers} | ${run.quiet.non2xx + run.attacked.non2xx} | ${run.quiet.errors + run.attacked.errors} | ` +
       `≤ ${o.maxP50Ratio}× | ${stallPasses(run, o) ? 'pass' : 'FAIL'} |`,
   );
   return `## Search stall: another shopper's product page while 4 connections hammer a degenerate search
 
 - Date: ${meta.date.toISOString()}
 - Machine: ${meta.machine}
-- Command: \`${meta.command}\`${section.runs.length > 1 ? ' (with `BENCH_STALL_BEFORE`, see below)' : ''}
+- Command: \`${meta.command}\`
 
 | Build | shopper p50 quiet (ms) | p50 attacked (ms) | ratio | p99 quiet (ms) | p99 attacked (ms) | attack req/s | attack answers | shopper answers | non-2xx | errors | target | result |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |
@@ -182,7 +184,9 @@ ${rows.join('\n')}
 - The before row is the code of the commit before the fix (4576528), compiled the same way:
   \`git archive 4576528 src tsconfig.json tsconfig.build.json package.json | tar -x -C bench/.tmp/before\`, node_modules linked,
   \`npx tsc -p tsconfig.build.json\` there, then \`BENCH_STALL_BEFORE=bench/.tmp/before/dist/main.js npm run bench -- --only stall\`.
+- A load average above the CPU count means other work shared the machine (and CPU 1): absolute latencies are then inflated,
+  the before row's most (its attack requests each took that much longer, and the shopper waited behind four of them).
 - What the fix changed for this request: the one-letter word list is a 400 before anything is read (\`SEARCH_RATE_LIMIT_PER_IP\`
-  answers 429 past 3,000 ms of search work per 10 s from one address); a facet name search reads its name matches once (it ran the
+  answers 429, after a 250 ms pause, past 3,000 ms of search work per 10 s from one address, a refused request counting 20); a facet name search reads its name matches once (it ran the
   full-text match again for every found product: 110 ms, now 0.3 ms); and no search read may take more than \`SEARCH_TIME_BUDGET_MS\`.`;
 }
