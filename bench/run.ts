@@ -7,6 +7,8 @@
 //   BENCH_POSTGRES_URL) PostgreSQL (`--only search`).
 // - export: the data-export API on 1,000,000 sales-history rows: deep paging, page walk and NDJSON
 //   stream against a plain keyset scan (`--only export`; BENCH_EXPORT_ROWS for a smaller try-out).
+// - stall: another shopper's product page alone and while 4 connections hammer a degenerate search
+//   (`--only stall`; BENCH_STALL_BEFORE=<main.js of another build> measures that build first).
 // To add an HTTP scenario to the core, add one entry to SCENARIOS (and a server to SERVERS if it needs one).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { renderCatalogueSection } from './lib/catalogue-report.js';
 import { renderExportSection } from './lib/export-report.js';
 import { renderSearchSection } from './lib/search-report.js';
 import { benchSearch } from './search.js';
+import { benchStall, renderStallSection, STALL_OPTIONS, stallPasses } from './search-stall.js';
 import { writeResultsSection } from './lib/results-file.js';
 import { benchLogin, importLoginUsers, LOGIN_SERVICE_ENV, loginPasses, type LoginOptions, type LoginSection } from './login.js';
 
@@ -79,9 +82,9 @@ const loginOptionsFor = (load: LoadOptions): LoginOptions => ({
   maxP99Ratio: 3,
 });
 
-const PARTS = ['http', 'micro', 'login', 'catalogue', 'search', 'export'] as const;
+const PARTS = ['http', 'micro', 'login', 'catalogue', 'search', 'export', 'stall'] as const;
 /** Sections of bench/RESULTS.md in the order they appear; see lib/results-file.ts. */
-const RESULT_SECTIONS = ['core', 'catalogue', 'search', 'export'] as const;
+const RESULT_SECTIONS = ['core', 'catalogue', 'search', 'stall', 'export'] as const;
 type Part = (typeof PARTS)[number];
 
 /** This run's scratch directory under bench/.tmp/ (gitignored); removed however the run ends. */
@@ -188,19 +191,22 @@ async function main(): Promise<void> {
   const searchSeconds = runs('search') ? 1800 + (load.warmupSeconds + load.durationSeconds) * 26 : 0;
   // The export part generates 2,000,000 rows, then walks 3 × 9,000 pages and the whole collection 3 times.
   const exportSeconds = runs('export') ? 1800 : 0;
+  // The stall part: up to two builds, each a warm-up and two phases of the duration, plus seeding the demo.
+  const stallSeconds = runs('stall') ? 2 * (load.warmupSeconds + 2 * load.durationSeconds + 60) : 0;
   const budgetMs =
     ((load.warmupSeconds + load.durationSeconds) * (SCENARIOS.length + 1) +
       120 +
       loginSeconds +
       catalogueSeconds +
       searchSeconds +
-      exportSeconds) *
+      exportSeconds +
+      stallSeconds) *
     1000;
   const watchdog = setTimeout(() => fail(new Error(`benchmark exceeded its ${budgetMs / 1000} s budget`)), budgetMs);
   watchdog.unref();
   try {
     const date = new Date();
-    if (runs('http') || runs('login') || runs('catalogue') || runs('search') || runs('export')) {
+    if (runs('http') || runs('login') || runs('catalogue') || runs('search') || runs('export') || runs('stall')) {
       // The service is measured as it runs in production: compiled, without a TypeScript loader.
       log('building dist/ (npm run build)');
       execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -247,6 +253,20 @@ async function main(): Promise<void> {
       for (const reason of section.skipped) log(`info  search not run on ${reason}`);
       log(`wrote the search section of ${join('bench', 'RESULTS.md')}`);
     }
+    if (runs('stall')) {
+      const options = { ...STALL_OPTIONS, warmupSeconds: load.warmupSeconds, durationSeconds: load.durationSeconds };
+      const section = await benchStall(tmp, ROOT, serviceSpec, options, log);
+      const machineLine = `${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.toFixed(2)} at the start`;
+      writeResultsSection(
+        join(BENCH_DIR, 'RESULTS.md'),
+        'stall',
+        renderStallSection(section, { date, command: stallCommand(command, only), machine: machineLine, pinned }),
+        RESULT_SECTIONS,
+      );
+      for (const run of section.runs)
+        log(`${stallPasses(run, options) ? 'pass' : 'FAIL'}  stall (${run.build}): shopper p50 attacked / quiet ${run.ratio.toFixed(2)}×`);
+      log(`wrote the stall section of ${join('bench', 'RESULTS.md')}`);
+    }
     if (runs('export')) {
       const rows = Number(process.env.BENCH_EXPORT_ROWS || EXPORT_OPTIONS.rows);
       const options = { ...EXPORT_OPTIONS, rows, deepPage: Math.min(EXPORT_OPTIONS.deepPage, Math.floor(rows / 100)) };
@@ -291,6 +311,13 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
     cleanUp();
   }
+}
+
+/** The command that wrote the stall section, with the before build it compared when there was one. */
+function stallCommand(command: string, only: Part | undefined): string {
+  const before = process.env.BENCH_STALL_BEFORE ? `BENCH_STALL_BEFORE=${process.env.BENCH_STALL_BEFORE} ` : '';
+  const part = only === undefined ? '' : command.includes(' -- ') ? ' --only stall' : ' -- --only stall';
+  return `${before}${command}${part}`;
 }
 
 function logHttpVerdicts(ceiling: HttpRow, rows: HttpRow[]): void {

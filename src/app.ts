@@ -92,7 +92,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     ...infra,
     config,
     stores: createStoreCache(infra.database, config.storeCacheTtlMs),
-    sessionActions: createSessionActionRecorder(infra.database, app.log),
+    sessionActions: createSessionActionRecorder(infra.database, app.log, { limits: config.tracking }),
   };
   // Written before the database handle is closed by whoever owns it.
   app.addHook('onClose', async () => deps.sessionActions.flush());
@@ -129,7 +129,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       const catalogue = createCatalogue(deps);
       await api.register(catalogueRoutes, { ...deps, catalogue });
       await api.register(searchRoutes, { ...deps, catalogue });
-      await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions });
+      await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
     },
     { prefix: config.basePath },

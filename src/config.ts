@@ -10,6 +10,8 @@ import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type Auth
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/marketing.config.js';
+import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
+import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
 import { STORE_CODES, type StoreCode } from './modules/store/store-codes.js';
 
@@ -45,6 +47,8 @@ export interface Config extends CatalogueConfig {
   rateLimits: AuthRateLimits;
   social: SocialSection;
   dataExport: ExportSettings;
+  search: SearchSection;
+  tracking: TrackingSection;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +93,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: readAuthRateLimits(reader),
     social: readSocialConfig(reader),
     dataExport: readDataExportConfig(reader),
+    search: readSearchConfig(reader),
+    tracking: readTrackingConfig(reader),
   };
   if (config.dataExportPath === '' || config.dataExportPath === config.basePath) {
     problems.push('DATA_EXPORT_PATH must be a path prefix of its own, different from BASE_PATH');

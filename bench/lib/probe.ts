@@ -19,13 +19,15 @@ export interface ProbeResult {
 }
 
 /**
- * GETs `url` at a fixed rate for `seconds`, open loop: a request is started every 1/rate s whether
+ * GETs `target` (a URL, or a function that gives each request its URL) at a fixed rate for `seconds`, open loop: a request is started every 1/rate s whether
  * or not the earlier ones have been answered, so a stalled server shows up in the latencies instead
  * of slowing the probe down. Unlike autocannon's `overallRate` (each connection sends its quota for
  * the second back to back, then waits) the requests are evenly spaced, and the latencies are kept
  * exactly rather than in a histogram of whole milliseconds.
  */
-export async function probe(url: string, seconds: number, options: ProbeOptions): Promise<ProbeResult> {
+export async function probe(target: string | (() => string), seconds: number, options: ProbeOptions): Promise<ProbeResult> {
+  // A function gives each request its own URL (a shopper reading one product page after another).
+  const urlOf = typeof target === 'string' ? () => target : target;
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets });
   const result: ProbeResult = { latenciesMs: [], seconds, non2xx: 0, errors: 0 };
   const interval = 1000 / options.ratePerSecond;
@@ -52,7 +54,7 @@ export async function probe(url: string, seconds: number, options: ProbeOptions)
           settled();
         };
         const sentAt = performance.now();
-        const req = request(url, { agent, timeout: options.timeoutMs }, (res) => {
+        const req = request(urlOf(), { agent, timeout: options.timeoutMs }, (res) => {
           res.on('error', () => finish('error'));
           res.on('end', () => finish(res.statusCode ?? 0));
           res.resume();

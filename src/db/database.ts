@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PoolQueryPostgresDialect } from './postgres-driver.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
+import { registerTimeBudgetFunction } from './time-budget-function.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -47,6 +48,8 @@ function openSqlite(location: string): DatabaseHandle {
   // Memory-mapped reads share the OS page cache across processes; the page cache covers writes.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 1073741824');
+  // Reads that must not stall the process carry a deadline (db/query-budget.ts).
+  registerTimeBudgetFunction(sqlite);
   const dialect = new CachedSqliteDialect(sqlite);
   const db = new Kysely<Database>({ dialect });
   return {

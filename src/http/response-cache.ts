@@ -31,6 +31,8 @@ interface CachedAnswer {
   payload: string;
   headers: Record<string, string>;
   tag: ReplayTag | null;
+  /** The path and other parameters the answer's Link header was built from (linkBase). */
+  linkBase: string;
 }
 
 // The headers an answer carries that its handler (not the request context) set.
@@ -52,8 +54,6 @@ const FROM_CACHE = Symbol('fromResponseCache');
 export function registerGuestResponseCache(app: FastifyInstance, options: ResponseCacheOptions): void {
   if (options.ttlMs <= 0) return;
   const answers = boundedCache<string, CachedAnswer>(options.ttlMs, options.maxEntries);
-  const keyOf = (request: FastifyRequest) =>
-    `${String(request.headers.store ?? '')}|${String(request.headers['x-app-language'] ?? '')}|${request.url}`;
   const cacheable = (request: FastifyRequest) => request.method === 'GET' && request.headers.authorization === undefined;
 
   app.decorateReply('replayTag', null);
@@ -65,6 +65,10 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     if (hit.tag && options.onReplay) options.onReplay(request, hit.tag);
     (reply as unknown as Record<symbol, boolean>)[FROM_CACHE] = true;
     reply.headers(hit.headers);
+    // The Link header names the URL it was made for: the same parameters, maybe other unknown ones.
+    const base = linkBase(request.url);
+    if (hit.headers.link !== undefined && base !== hit.linkBase)
+      reply.header('link', hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`));
     return reply.send(hit.payload);
   });
 
@@ -73,9 +77,35 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     if ((reply as unknown as Record<symbol, boolean>)[FROM_CACHE]) return payload;
     const cacheControl = reply.getHeader('cache-control');
     if (typeof cacheControl !== 'string' || !cacheControl.startsWith('public')) return payload;
-    answers.set(keyOf(request), { payload, headers: keptHeaders(reply), tag: reply.replayTag });
+    answers.set(keyOf(request), { payload, headers: keptHeaders(reply), tag: reply.replayTag, linkBase: linkBase(request.url) });
     return payload;
   });
+}
+
+/**
+ * What a guest's answer depends on: the store and language the request context resolved (not the
+ * raw headers: `x-app-language: <anything>` is the store's default language), the route, and its
+ * path and query parameters as validation coerced them, the query restricted to the parameters the
+ * route's schema declares, in the schema's order. Unknown parameters (a client's cache buster,
+ * `?colour=red`) are accepted and ignored, so they must not make another entry either: otherwise
+ * every varied parameter is a miss that runs the handler, which is how a cheap request defeated
+ * the cache. `?page=01` and `?page=1`, `/product/007` and `/product/7` are one answer too.
+ */
+function keyOf(request: FastifyRequest): string {
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const known = Object.keys(schema?.properties ?? {}).flatMap((name) => (query[name] === undefined ? [] : [[name, query[name]]]));
+  return JSON.stringify([request.store?.code ?? '', request.language, request.routeOptions.url, request.params ?? {}, known]);
+}
+
+/** The path and the parameters other than page and per-page, as setPaginationHeaders (http/paging.ts) puts them in each link. */
+function linkBase(url: string): string {
+  const [path = '/', search = ''] = url.split('?', 2);
+  const params = new URLSearchParams(search);
+  params.delete('page');
+  params.delete('per-page');
+  const kept = params.toString();
+  return `${path}?${kept === '' ? '' : `${kept}&`}`;
 }
 
 function keptHeaders(reply: FastifyReply): Record<string, string> {

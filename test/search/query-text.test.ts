@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { tsQuery } from '../../src/modules/search/postgres-engine.js';
-import { fold, indexText, MAX_QUERY_CHARS, MAX_TERMS, parseQuery, parseTerms, productCodes } from '../../src/modules/search/query-text.js';
+import {
+  fold,
+  indexText,
+  isOneLetterWordList,
+  MAX_QUERY_CHARS,
+  MAX_TERMS,
+  parseQuery,
+  parseTerms,
+  productCodes,
+} from '../../src/modules/search/query-text.js';
 import { ftsQuery } from '../../src/modules/search/sqlite-engine.js';
 
 // The one normaliser of documents and queries, and the engine syntax built from its terms.
@@ -30,9 +39,10 @@ describe('parsing a query', () => {
     expect(parseQuery('tõde ja õi')).toEqual({ kind: 'text', terms: ['tode', 'ja', 'oi'], prefix: true });
     expect(parseQuery('tõde ja õi ')).toEqual({ kind: 'text', terms: ['tode', 'ja', 'oi'], prefix: false });
     expect(parseQuery('tõde.')).toEqual({ kind: 'text', terms: ['tode'], prefix: false });
-    // A lone letter is no prefix on its own; beside other words it is.
+    // A lone letter is no prefix, on its own or beside other words (there it is dropped: see below).
     expect(parseQuery('t')).toEqual({ kind: 'text', terms: ['t'], prefix: false });
-    expect(parseQuery('harry p')).toEqual({ kind: 'text', terms: ['harry', 'p'], prefix: true });
+    expect(parseQuery('harry p')).toEqual({ kind: 'text', terms: ['harry'], prefix: false });
+    expect(parseQuery('harry po')).toEqual({ kind: 'text', terms: ['harry', 'po'], prefix: true });
   });
 
   it('drops repeated terms and terms past the limit, and cuts long text', () => {
@@ -41,6 +51,18 @@ describe('parsing a query', () => {
     expect(many.terms).toHaveLength(MAX_TERMS);
     expect(many.prefix).toBe(false);
     expect(parseTerms('a'.repeat(MAX_QUERY_CHARS * 5)).terms).toEqual(['a'.repeat(MAX_QUERY_CHARS)]);
+  });
+
+  it('drops one-letter words beside longer ones, keeps single digits, and tells a list of one-letter words', () => {
+    expect(parseQuery('a b c tõde h')).toEqual({ kind: 'text', terms: ['tode'], prefix: false });
+    expect(parseQuery('harry potter 7')).toEqual({ kind: 'text', terms: ['harry', 'potter', '7'], prefix: false });
+    expect(parseQuery('a b c d e f g h')).toEqual({ kind: 'text', terms: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], prefix: false });
+    expect(isOneLetterWordList('a b c d e f g h')).toBe(true);
+    expect(isOneLetterWordList('[a-z]')).toBe(true);
+    expect(isOneLetterWordList('a')).toBe(false);
+    expect(isOneLetterWordList('a bc')).toBe(false);
+    expect(isOneLetterWordList('1 2 3')).toBe(false);
+    expect(isOneLetterWordList(undefined)).toBe(false);
   });
 
   it('has no terms for punctuation only', () => {
@@ -65,12 +87,13 @@ describe('EAN and ISBN', () => {
 describe('engine syntax', () => {
   const hostile = parseTerms('"tõde" OR NEAR(a b) {title}: x* \' ) -- ^y & z | !w <-> :* \\');
   it('quotes every term for FTS5, so operators and column filters are plain words', () => {
-    expect(ftsQuery(hostile)).toBe('"tode" "or" "near" "a" "b" "title" "x" "y"');
+    // One-letter words (a, b, x, y, ...) are dropped beside longer ones.
+    expect(ftsQuery(hostile)).toBe('"tode" "or" "near" "title"');
     expect(ftsQuery({ terms: ['tode', 'oi'], prefix: true })).toBe('"tode" "oi"*');
   });
 
   it('quotes every term as a lexeme for to_tsquery, joined with &', () => {
-    expect(tsQuery(hostile)).toBe("'tode' & 'or' & 'near' & 'a' & 'b' & 'title' & 'x' & 'y'");
+    expect(tsQuery(hostile)).toBe("'tode' & 'or' & 'near' & 'title'");
     expect(tsQuery({ terms: ['tode', 'oi'], prefix: true })).toBe("'tode' & 'oi':*");
   });
 

@@ -37,7 +37,9 @@ describe('text matching', () => {
     expect(await names(t, q('õigu'))).toEqual(['Tõde ja õigus I', 'Tõde ja õigus II']);
     // A finished word (followed by a space) is a whole word (PostgreSQL then tries it as a typo).
     if (engine === 'sqlite') expect(await names(t, q('õigu '))).toEqual([]);
-    expect(await names(t, q('tõde ja õ'))).toEqual(['Tõde ja õigus I', 'Tõde ja õigus II']);
+    // A one-letter word being typed is no prefix (it would expand to much of the vocabulary): "tõde ja õ" is "tõde ja".
+    expect(await names(t, q('tõde ja õ'))).toEqual(await names(t, q('tõde ja ')));
+    expect(await names(t, q('tõde ja õi'))).toEqual(['Tõde ja õigus I', 'Tõde ja õigus II']);
   });
 
   it('finds by alternative names (tags), persons, publisher and series', async () => {

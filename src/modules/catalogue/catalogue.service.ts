@@ -5,11 +5,12 @@ import { ttlCache } from '../../infra/ttl-cache.js';
 import type { StoreDiscounts } from '../pricing/index.js';
 import { buildCategoryTree, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
-import type { Caller } from './caller.js';
+import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
 import { toCard } from './products/product-card.mapper.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
+import { findProductIdByCode } from './products/product.repository.js';
 import type { BaseCache, BaseReader, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
 import { countVisibleProducts, productPage, type ProductFilter, type ProductListCaches, type ProductSort } from './product-query.js';
 import { isVisibleTo } from './visibility.js';
@@ -59,6 +60,8 @@ export interface Catalogue {
   priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
   categoryTree(storeCode: string, language: Language): Promise<CategoryTree>;
   bindings(): Promise<BindingNames>;
+  /** Whether the product with this back-office code is one the public (or the business) audience may see in the store. */
+  seesProductCode(storeCode: string, code: string, businessCatalogue: boolean): Promise<boolean>;
 }
 
 export interface CatalogueServiceDeps {
@@ -129,8 +132,16 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     priceContext,
     categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
     bindings,
+    async seesProductCode(storeCode, code, businessCatalogue) {
+      const id = await findProductIdByCode(db, code);
+      const found = id === undefined ? undefined : await base(storeCode, id);
+      return found !== undefined && isVisibleTo(found, businessCatalogue ? BUSINESS_AUDIENCE : GUEST);
+    },
   };
 }
+
+/** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */
+const BUSINESS_AUDIENCE: Caller = { ...GUEST, kind: 'BUSINESS' };
 
 /** Bases of the given products in the store, by id; ids with no product are left out. */
 async function loadBases(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {

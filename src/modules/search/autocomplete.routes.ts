@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { StoreRequestHeaders, success } from '../../http/schemas.js';
 import { cacheFor, catalogueContext } from '../catalogue/index.js';
-import { MIN_SUGGEST_CHARS, parseQuery } from './query-text.js';
+import { isOneLetterWordList, MIN_SUGGEST_CHARS, parseQuery } from './query-text.js';
+import { budgetOf } from './search-guards.routes.js';
 import type { SearchRouteDeps } from './search.deps.js';
 import { AutocompleteQuery, AutocompleteSchema, searchErrors, withSearchHeader } from './search.schemas.js';
 import { suggestCategories } from './suggestions.js';
@@ -24,7 +25,7 @@ export const autocompleteRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = as
     },
     async (request, reply): Promise<Suggestions> => {
       const caller = await callerOf(request);
-      const context = catalogueContext(request, caller);
+      const context = { ...catalogueContext(request, caller), budget: budgetOf(request) };
       await search.ready(context.now);
       const { query } = request;
       const text = parseQuery(query.term);
@@ -34,8 +35,9 @@ export const autocompleteRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = as
       reply.header('X-Search-Available', '1');
       cacheFor(reply, caller);
       if (text.kind === 'codes') return { ...none, products: await products(query.productLimit ?? 6) };
-      // Nothing, or one short word: too little to suggest from (it would match much of the catalogue).
-      if (text.kind !== 'text' || text.terms.length === 0) return none;
+      // Nothing, one short word or only one-letter words: too little to suggest from (it would match much
+      // of the catalogue). Suggestions are asked while typing, so this is an empty answer, not a 400.
+      if (text.kind !== 'text' || text.terms.length === 0 || isOneLetterWordList(query.term)) return none;
       if (text.terms.length === 1 && text.terms[0]!.length < MIN_SUGGEST_CHARS) return none;
       const tree = await catalogue.categoryTree(context.store.code, context.language);
       const [found, persons, publishers, series] = await Promise.all([

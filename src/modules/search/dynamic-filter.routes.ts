@@ -7,6 +7,7 @@ import { toWireMoney } from '../pricing/index.js';
 import type { NameKind } from './engine.js';
 import { parseTerms } from './query-text.js';
 import type { SearchRouteDeps } from './search.deps.js';
+import { budgetOf, refuseOneLetterWordLists } from './search-guards.routes.js';
 import { searchInput } from './search-input.js';
 import { splitListParameters } from './search-request.routes.js';
 import { FacetSearchQuery, FacetsQuery, FacetsSchema, NamedCountSchema, searchErrors, withSearchHeader } from './search.schemas.js';
@@ -32,8 +33,9 @@ export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = a
       },
     },
     async (request, reply) => {
+      refuseOneLetterWordLists(request.query.q);
       const caller = await callerOf(request);
-      const context = catalogueContext(request, caller);
+      const context = { ...catalogueContext(request, caller), budget: budgetOf(request) };
       await search.ready(context.now);
       const tree = await catalogue.categoryTree(context.store.code, context.language);
       const input = await searchInput(catalogue, context, request.query);
@@ -84,8 +86,9 @@ export const dynamicFilterRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = a
         },
       },
       async (request, reply) => {
+        refuseOneLetterWordLists(request.query.q, request.query.term);
         const caller = await callerOf(request);
-        const context = catalogueContext(request, caller);
+        const context = { ...catalogueContext(request, caller), budget: budgetOf(request) };
         await search.ready(context.now);
         const input = await searchInput(catalogue, context, request.query);
         const values = await search.facetValues(context, input, kind, parseTerms(request.query.term), request.query.limit ?? 10);

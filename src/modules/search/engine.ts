@@ -1,5 +1,6 @@
 import type { Expression, RawBuilder } from 'kysely';
 import type { Db, Engine } from '../../db/database.js';
+import type { QueryBudget } from '../../db/query-budget.js';
 
 // What differs between the engines, behind one interface: the text index (FTS5 or tsvector and
 // trigram), claiming queued changes, and a few SQL functions. Everything else (filters, prices,
@@ -53,13 +54,14 @@ export interface SearchEngine {
   /**
    * Products whose document holds every term, ranked (title above persons and tags above
    * publisher and series); with `top`, only that many of the best ranked (autocomplete). `top: 0`
-   * asks for every match unranked (rank 0), for counts and facets, which need no order.
+   * asks for every match unranked (rank 0), for counts and facets, which need no order. With a
+   * budget the matches are read within it (where the engine needs a condition for that).
    */
-  matchProducts(query: TextQuery, top?: number): Matches;
+  matchProducts(query: TextQuery, top?: number, budget?: QueryBudget): Matches;
   /** Products whose title or persons come close to the text, for typos; undefined where the engine has no such matching. */
   similarProducts(query: TextQuery, limit: number): Matches | undefined;
   /** Persons, publishers or series whose name holds every term; with `top`, only that many of the best ranked. */
-  matchNames(kind: NameKind, query: TextQuery, top?: number): Matches;
+  matchNames(kind: NameKind, query: TextQuery, top?: number, budget?: QueryBudget): Matches;
   similarNames(kind: NameKind, query: TextQuery, limit: number): Matches | undefined;
   /** Replaces the documents of these products; `removed` are ids whose product is gone. */
   writeProducts(trx: Db, documents: ProductDocument[], removed: number[]): Promise<void>;

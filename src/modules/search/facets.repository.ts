@@ -156,10 +156,12 @@ export async function facetValueCounts(
   const grouped =
     kind === 'person'
       ? sql`select pp.person_id as id, count(distinct pp.product_id) as n from r cross join product_person pp
-          inner join ${names} nm on nm.id = pp.person_id where pp.product_id = r.id group by pp.person_id`
+          inner join nm on nm.id = pp.person_id where pp.product_id = r.id group by pp.person_id`
       : sql`select r.${sql.ref(kind === 'publisher' ? 'publisher_id' : 'series_id')} as id, count(*) as n from r
-          inner join ${names} nm on nm.id = r.${sql.ref(kind === 'publisher' ? 'publisher_id' : 'series_id')} group by 1`;
-  const rows = await sql<{ id: number; n: number }>`with r as materialized ${found}
+          inner join nm on nm.id = r.${sql.ref(kind === 'publisher' ? 'publisher_id' : 'series_id')} group by 1`;
+  // The name matches are read once (nm): as a derived table in the join SQLite ran the full-text
+  // match again for every found product (110 ms instead of 0.3 for eight one-letter words on the demo data).
+  const rows = await sql<{ id: number; n: number }>`with r as materialized ${found}, nm as materialized (select id from ${names} m)
     select id, n from (${grouped}) g order by n desc, id limit ${int(limit)}`.execute(db);
   return rows.rows.map((row) => ({ value: Number(row.id), count: Number(row.n) }));
 }

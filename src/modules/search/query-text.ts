@@ -52,17 +52,39 @@ export function parseQuery(raw: string | undefined): ParsedQuery {
   return { kind: 'text', ...parseTerms(text) };
 }
 
-/** Terms of a text, with no code lookup (names within a facet). */
+/**
+ * Whether a term says something to a search. A one-letter word (a, b, ...) matches a large part of
+ * any catalogue, narrows nothing and, as a prefix, expands to much of the vocabulary; a single digit
+ * is kept (a volume number: "Harry Potter 7").
+ */
+function meaningful(term: string): boolean {
+  return term.length >= 2 || /^\p{N}$/u.test(term);
+}
+
+/**
+ * Terms of a text, with no code lookup (names within a facet). One-letter words are dropped when
+ * the text has a longer word; a text of one-letter words only keeps them (a lone letter is an exact
+ * word, and a list of them is refused by the routes: isOneLetterWordList).
+ */
 export function parseTerms(raw: string): { terms: string[]; prefix: boolean } {
   const text = raw.slice(0, MAX_QUERY_CHARS);
   const all = terms(text);
-  const unique = [...new Set(all)].slice(0, MAX_TERMS);
+  const words = all.some(meaningful) ? all.filter(meaningful) : all;
+  const unique = [...new Set(words)].slice(0, MAX_TERMS);
   const last = unique.at(-1);
-  // The last word is still being typed when nothing follows it (and it was kept).
+  // The last word is still being typed when nothing follows it (and it was kept). A prefix of one
+  // letter would expand to a large part of the vocabulary, beside other words too (the index reads
+  // every expansion before it narrows): it is no prefix.
   const stillTyping = /[\p{L}\p{N}]$/u.test(fold(text)) && last === all.at(-1);
-  // A lone letter as a prefix would expand to a large part of the vocabulary; beside other terms it is narrowed by them.
-  const prefix = stillTyping && last !== undefined && (last.length >= MIN_SUGGEST_CHARS || unique.length > 1);
+  const prefix = stillTyping && last !== undefined && last.length >= MIN_SUGGEST_CHARS;
   return { terms: unique, prefix };
+}
+
+/** Whether a text is nothing but two or more one-letter words ("a b c d e f g h"): refused, it can only cost. */
+export function isOneLetterWordList(raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  const all = terms(raw.slice(0, MAX_QUERY_CHARS));
+  return all.length >= 2 && !all.some(meaningful);
 }
 
 /** A stable text for cache keys. */

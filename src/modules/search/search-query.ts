@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { productFilterConditions, visibleSearchProduct, type Caller, type ProductFilter } from '../catalogue/index.js';
+import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import { int } from '../../db/sql-int.js';
 import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
@@ -53,6 +54,8 @@ export interface SearchScope {
   now: number;
   text: TextFilter;
   filter: SearchFilter;
+  /** The request's time budget: on SQLite the scan of search_product checks it (db/query-budget.ts). */
+  budget?: QueryBudget;
 }
 
 // The query joins derived tables (matches, campaign prices) whose columns Kysely cannot type.
@@ -98,6 +101,8 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
   }
   for (const join of price?.joins ?? []) query = query.leftJoin(join.table.as(join.alias), `${join.alias}.product_id`, 'sp.id');
   query = query.where(visibleSearchProduct(scope.storeCode, scope.caller, engine.contains));
+  const withinBudget = budgetCondition({ engine: engine.name }, scope.budget, 'sp.id');
+  if (withinBudget) query = query.where(withinBudget);
   if (scope.text.kind === 'codes') {
     const codes = scope.text.codes;
     // One IN over a union (not two ORed): both engines then look the codes up by index.

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIST_PARAMETERS } from './search.schemas.js';
-import { isSearchUnavailable } from './search.errors.js';
+import { isSearchTooSlow, isSearchUnavailable } from './search.errors.js';
 
 // The HTTP side that search's route files share.
 
@@ -18,10 +18,11 @@ export async function splitListParameters(request: FastifyRequest): Promise<void
 
 /**
  * The 503 of an unavailable index says so (X-Search-Available: 0) and must not be stored by any
- * cache; the error handler adds its Retry-After.
+ * cache; the error handler adds its Retry-After. Nor may the 503 of a search past its time budget.
  */
 export function markUnavailableAnswers(app: FastifyInstance): void {
   app.addHook('onError', async (_request, reply, error) => {
     if (isSearchUnavailable(error)) reply.header('X-Search-Available', '0').header('Cache-Control', 'no-store');
+    if (isSearchTooSlow(error)) reply.header('Cache-Control', 'no-store');
   });
 }

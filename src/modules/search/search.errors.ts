@@ -11,3 +11,12 @@ export function searchUnavailable(): DomainError {
 export function isSearchUnavailable(error: unknown): boolean {
   return error instanceof DomainError && error.kind === 'unavailable' && error.messageKey === 'catalogue.searchUnavailable';
 }
+
+/** The search's reads used up the request's time budget (SEARCH_TIME_BUDGET_MS): a 503 that says to narrow it. */
+export function searchTooSlow(): DomainError {
+  return new DomainError('unavailable', 'search.tooSlow');
+}
+
+export function isSearchTooSlow(error: unknown): boolean {
+  return error instanceof DomainError && error.kind === 'unavailable' && error.messageKey === 'search.tooSlow';
+}

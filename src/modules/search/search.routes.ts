@@ -8,6 +8,7 @@ import { cacheFor, callerResolver, catalogueContext, GUEST_ANSWERS, ProductCardS
 import { autocompleteRoutes } from './autocomplete.routes.js';
 import { dynamicFilterRoutes } from './dynamic-filter.routes.js';
 import type { SearchDeps, SearchRouteDeps } from './search.deps.js';
+import { budgetOf, refuseOneLetterWordLists, registerSearchGuards } from './search-guards.routes.js';
 import { searchInput } from './search-input.js';
 import { markUnavailableAnswers, splitListParameters } from './search-request.routes.js';
 import { searchErrors, SearchQuery, withSearchHeader } from './search.schemas.js';
@@ -22,6 +23,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, d
   const search = createSearchService({ database: deps.database, config: deps.config, log: app.log });
   const routeDeps: SearchRouteDeps = { ...deps, search, caller: callerResolver(deps.database) };
   const { catalogue, caller: callerOf } = routeDeps;
+  // First: a client past its limit costs nothing more, a cached answer counts against it too.
+  registerSearchGuards(app, deps.config.search);
   registerConditionalGet(app);
   registerGuestResponseCache(app, { ttlMs: deps.config.catalogueCacheTtlMs, maxEntries: GUEST_ANSWERS });
   markUnavailableAnswers(app);
@@ -42,8 +45,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, d
       },
     },
     async (request, reply) => {
+      refuseOneLetterWordLists(request.query.q);
       const caller = await callerOf(request);
-      const context = catalogueContext(request, caller);
+      const context = { ...catalogueContext(request, caller), budget: budgetOf(request) };
       await search.ready(context.now);
       const page = pageRequest(request.query);
       const input = await searchInput(catalogue, context, request.query, request.query.sort);

@@ -1,4 +1,5 @@
-import type { DatabaseHandle } from '../../db/database.js';
+import type { Db, DatabaseHandle } from '../../db/database.js';
+import { QueryBudgetExceeded, withinBudget, type QueryBudget } from '../../db/query-budget.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { audienceKey, seesBusinessCatalogue, type CatalogueContext } from '../catalogue/index.js';
 import { pricingKey } from '../pricing/index.js';
@@ -19,7 +20,7 @@ import { queryKey, type ParsedQuery } from './query-text.js';
 import { bestFound, countFound, findsAny, foundPage } from './found-products.repository.js';
 import { forCounting, needsPrice, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
 import type { SearchConfig } from './search.config.js';
-import { searchUnavailable } from './search.errors.js';
+import { searchTooSlow, searchUnavailable } from './search.errors.js';
 import { namesById, type NamedRef } from './names.repository.js';
 import { suggestNames } from './suggestions.js';
 
@@ -63,16 +64,19 @@ export interface FacetAnswer {
 
 export type NamedCount = NamedRef & { count: number };
 
+/** A catalogue context with the time budget of the request's search reads (none: unbounded, for tools). */
+export type SearchContext = CatalogueContext & { budget?: QueryBudget };
+
 /** Every answer is for a context: the caller (visibility, prices), the store, the language and the action's time. */
 export interface SearchService {
   /** Throws searchUnavailable (a 503) unless the index can answer at `now`; folds a few queued changes first. */
   ready(now: number): Promise<void>;
-  products(context: CatalogueContext, input: SearchInput, offset: number, limit: number): Promise<ProductHits>;
+  products(context: SearchContext, input: SearchInput, offset: number, limit: number): Promise<ProductHits>;
   /** The best few products for a partly typed text (ranked among the SUGGEST_CANDIDATES best text matches). */
-  suggestProducts(context: CatalogueContext, text: ParsedQuery, limit: number): Promise<number[]>;
-  facets(context: CatalogueContext, input: SearchInput, facets: FacetRequest): Promise<FacetAnswer>;
-  facetValues(context: CatalogueContext, input: SearchInput, kind: NameKind, term: TextQuery, limit: number): Promise<NamedCount[]>;
-  names(context: CatalogueContext, kind: NameKind, term: TextQuery, limit: number): Promise<NamedRef[]>;
+  suggestProducts(context: SearchContext, text: ParsedQuery, limit: number): Promise<number[]>;
+  facets(context: SearchContext, input: SearchInput, facets: FacetRequest): Promise<FacetAnswer>;
+  facetValues(context: SearchContext, input: SearchInput, kind: NameKind, term: TextQuery, limit: number): Promise<NamedCount[]>;
+  names(context: SearchContext, kind: NameKind, term: TextQuery, limit: number): Promise<NamedRef[]>;
   readonly engine: SearchEngine;
   readonly background: BackgroundFolder;
 }
@@ -104,7 +108,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
   let folding: Promise<unknown> | undefined;
 
   /** Index errors of a missing table (an old or damaged database) are a 503, like a rebuild. */
-  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+  const indexGuarded = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (error) {
@@ -116,25 +120,37 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     }
   };
 
+  /** The reads of a request, within its time budget (db/query-budget.ts): past it the answer is a 503 that says to narrow the search. */
+  const guarded = <T>(context: SearchContext, work: (db: Db) => Promise<T>): Promise<T> =>
+    indexGuarded(async () => {
+      try {
+        return await withinBudget(database, context.budget, work);
+      } catch (error) {
+        if (error instanceof QueryBudgetExceeded) throw searchTooSlow();
+        throw error;
+      }
+    });
+
   async function ready(now: number): Promise<void> {
-    if (!state || state.expires <= now) state = { value: await guarded(() => readState(db)), expires: now + stateTtl };
+    if (!state || state.expires <= now) state = { value: await indexGuarded(() => readState(db)), expires: now + stateTtl };
     const { status, backlog } = state.value;
     if (status !== 'ready' || backlog > BACKLOG_LIMIT) throw searchUnavailable();
     if (backlog > 0) {
       // One fold at a time per process; concurrent searches wait for it instead of starting their own.
-      folding ??= guarded(() => foldBatch(database, engine, FOLD_BATCH, now)).finally(() => (folding = undefined));
+      folding ??= indexGuarded(() => foldBatch(database, engine, FOLD_BATCH, now)).finally(() => (folding = undefined));
       await folding;
       state = undefined;
     }
   }
 
-  const scopeOf = ({ store, caller, now }: CatalogueContext, filter: SearchFilter, text: TextFilter): SearchScope => ({
+  const scopeOf = ({ store, caller, now, budget }: SearchContext, filter: SearchFilter, text: TextFilter): SearchScope => ({
     storeCode: store.code,
     caller,
     store,
     now,
     filter,
     text,
+    budget,
   });
 
   /**
@@ -142,12 +158,12 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
    * see in the store is matched by similarity instead (typos); the choice does not depend on the
    * other filters, so a search, its facets and its pages all agree.
    */
-  async function textFilter(context: CatalogueContext, text: ParsedQuery, top?: number): Promise<TextFilter | 'nothing'> {
+  async function textFilter(db: Db, context: SearchContext, text: ParsedQuery, top?: number): Promise<TextFilter | 'nothing'> {
     if (text.kind === 'none') return { kind: 'none' };
     if (text.kind === 'codes') return { kind: 'codes', codes: text.codes };
     if (text.terms.length === 0) return 'nothing';
-    const unranked: Matches = engine.matchProducts(text, 0);
-    const exact: TextFilter = { kind: 'match', matches: engine.matchProducts(text, top), unranked };
+    const unranked: Matches = engine.matchProducts(text, 0, context.budget);
+    const exact: TextFilter = { kind: 'match', matches: engine.matchProducts(text, top, context.budget), unranked };
     const similar = engine.similarProducts(text, SIMILAR_LIMIT);
     if (!similar) return exact;
     const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}`;
@@ -160,7 +176,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
   const cacheKey = ({ store, caller }: CatalogueContext, input: SearchInput, byPrice: boolean) =>
     `${store.code}|${byPrice ? pricingKey(caller) : audienceKey(caller)}|${queryKey(input.text)}|${JSON.stringify(input.filter)}`;
 
-  async function count(ranked: SearchScope): Promise<number> {
+  async function count(db: Db, ranked: SearchScope): Promise<number> {
     return countFound(db, engine, forCounting(ranked));
   }
 
@@ -171,11 +187,11 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     async products(context, input, offset, limit) {
       const filterKey = cacheKey(context, input, needsPrice(input.filter));
       const key = `${cacheKey(context, input, needsPrice(input.filter, input.sort))}|${input.sort}|${offset}|${limit}`;
-      return guarded(async () => {
-        const text = await textFilter(context, input.text);
+      return guarded(context, async (db) => {
+        const text = await textFilter(db, context, input.text);
         if (text === 'nothing') return { ids: [], total: 0 };
         const scope = scopeOf(context, input.filter, text);
-        const total = () => counts.get(filterKey, () => count(scope));
+        const total = () => counts.get(filterKey, () => count(db, scope));
         // Past the window the page is empty without sorting that deep.
         if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
         const page = (withTotal: boolean) => pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
@@ -191,8 +207,8 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     async suggestProducts(context, text, limit) {
       const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}|${limit}`;
       return suggestions.get(key, () =>
-        guarded(async () => {
-          const filter = await textFilter(context, text, text.kind === 'text' ? SUGGEST_CANDIDATES : undefined);
+        guarded(context, async (db) => {
+          const filter = await textFilter(db, context, text, text.kind === 'text' ? SUGGEST_CANDIDATES : undefined);
           if (filter === 'nothing') return [];
           const scope = scopeOf(context, {}, filter);
           return bestFound(db, engine, scope, limit);
@@ -202,8 +218,8 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     async facets(context, input, facets) {
       const key = `${cacheKey(context, input, true)}|${facets.parentCategoryId}|${facets.limit}`;
       return (seesBusinessCatalogue(context.caller) ? businessFacets : retailFacets).get(key, () =>
-        guarded(async () => {
-          const text = await textFilter(context, input.text);
+        guarded(context, async (db) => {
+          const text = await textFilter(db, context, input.text);
           const none = { person: new Map(), publisher: new Map(), series: new Map() };
           if (text === 'nothing') return { counts: emptyFacets(), total: 0, names: none };
           const scope = scopeOf(context, input.filter, text);
@@ -225,19 +241,19 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
               counts.series.map((c) => c.value),
             ),
           ]);
-          return { counts, total: counts.capped ? await count(scope) : counts.counted, names: { person, publisher, series } };
+          return { counts, total: counts.capped ? await count(db, scope) : counts.counted, names: { person, publisher, series } };
         }),
       );
     },
     async facetValues(context, input, kind, term, limit) {
       const key = `${cacheKey(context, input, needsPrice(input.filter))}|${kind}|${term.terms.join(' ')}${term.prefix ? '*' : ''}|${limit}`;
       return (seesBusinessCatalogue(context.caller) ? businessValues : retailValues).get(key, () =>
-        guarded(async () => {
-          const text = await textFilter(context, input.text);
+        guarded(context, async (db) => {
+          const text = await textFilter(db, context, input.text);
           if (text === 'nothing' || term.terms.length === 0) return [];
           const scope = scopeOf(context, input.filter, text);
           const counted = forCounting(scope);
-          let found = await facetValueCounts(db, engine, counted, kind, engine.matchNames(kind, term), limit);
+          let found = await facetValueCounts(db, engine, counted, kind, engine.matchNames(kind, term, undefined, context.budget), limit);
           const similar = found.length === 0 ? engine.similarNames(kind, term, SIMILAR_LIMIT) : undefined;
           if (similar) found = await facetValueCounts(db, engine, counted, kind, similar, limit);
           const names = await namesById(
@@ -255,7 +271,9 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     async names(context, kind, term, limit) {
       const { store, caller } = context;
       const key = `${store.code}|${audienceKey(caller)}|${kind}|${term.terms.join(' ')}${term.prefix ? '*' : ''}|${limit}`;
-      return nameSuggestions.get(key, () => guarded(() => suggestNames(db, engine, kind, term, { storeCode: store.code, caller }, limit)));
+      return nameSuggestions.get(key, () =>
+        guarded(context, (db) => suggestNames(db, engine, kind, term, { storeCode: store.code, caller, budget: context.budget }, limit)),
+      );
     },
   };
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery } from './engine.js';
 
 // SQLite: FTS5 (better-sqlite3 builds it in). Column weights of bm25 follow the table's columns
@@ -13,24 +14,30 @@ export function ftsQuery({ terms, prefix }: TextQuery): string {
   return terms.map((term, index) => `"${term}"${prefix && index === terms.length - 1 ? '*' : ''}`).join(' ');
 }
 
+/** The time budget's check on the rows of an FTS5 match (`and ...`), or nothing without a budget. */
+function withinBudget(budget: QueryBudget | undefined) {
+  const condition = budgetCondition({ engine: 'sqlite' }, budget, 'rowid');
+  return condition ? sql`and ${condition}` : sql``;
+}
+
 export function createSqliteEngine(): SearchEngine {
   return {
     name: 'sqlite',
     countsWithPage: false,
     looksUpMatches: false,
-    matchProducts(query, top) {
+    matchProducts(query, top, budget) {
       if (top === 0)
-        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${ftsQuery(query)})` as Matches;
+        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${ftsQuery(query)} ${withinBudget(budget)})` as Matches;
       // `order by 2`: the rank column as computed once (a second bm25() call would score every match again).
       const best = top === undefined ? sql`` : sql`order by 2 limit ${top}`;
       return sql`(select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0) as rank
-        from search_product_fts where search_product_fts match ${ftsQuery(query)} ${best})` as Matches;
+        from search_product_fts where search_product_fts match ${ftsQuery(query)} ${withinBudget(budget)} ${best})` as Matches;
     },
     similarProducts: () => undefined,
-    matchNames(kind, query, top) {
+    matchNames(kind, query, top, budget) {
       const best = top === undefined ? sql`` : sql`order by 2 limit ${top}`;
       return sql`(select rowid / 4 as id, bm25(search_name_fts) as rank
-        from search_name_fts where search_name_fts match ${ftsQuery(query)} and rowid % 4 = ${KIND_CODE[kind]} ${best})` as Matches;
+        from search_name_fts where search_name_fts match ${ftsQuery(query)} and rowid % 4 = ${KIND_CODE[kind]} ${withinBudget(budget)} ${best})` as Matches;
     },
     similarNames: () => undefined,
     async writeProducts(trx, documents, removed) {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import type { QueryBudget } from '../../db/query-budget.js';
 import type { Caller, CategoryTree } from '../catalogue/index.js';
 import type { NameKind, SearchEngine, TextQuery } from './engine.js';
 import { visibleNamesFrom, type NamedRef } from './names.repository.js';
@@ -15,12 +16,12 @@ export async function suggestNames(
   engine: SearchEngine,
   kind: NameKind,
   query: TextQuery,
-  scope: { storeCode: string; caller: Caller },
+  scope: { storeCode: string; caller: Caller; budget?: QueryBudget },
   limit: number,
 ): Promise<NamedRef[]> {
   if (limit <= 0) return [];
   // The best few dozen names are enough to find a handful with something visible in the store.
-  const found = await visibleNamesFrom(db, engine, kind, engine.matchNames(kind, query, NAME_CANDIDATES), scope, limit);
+  const found = await visibleNamesFrom(db, engine, kind, engine.matchNames(kind, query, NAME_CANDIDATES, scope.budget), scope, limit);
   if (found.length > 0) return found;
   const similar = engine.similarNames(kind, query, 50);
   return similar ? visibleNamesFrom(db, engine, kind, similar, scope, limit) : [];

@@ -11,6 +11,8 @@ export {
 } from './session-actions.js';
 export { pruneSessionActions } from './session-actions.repository.js';
 export { sessionActionPruning } from './tracking.jobs.js';
-export { trackingRoutes, type TrackingDeps } from './tracking.routes.js';
+export { DUPLICATE_WINDOW_MS } from './session-action-gate.js';
+export type { TrackingSection } from './tracking.config.js';
+export { trackingRoutes, type ProductCodeVisibility, type TrackingDeps } from './tracking.routes.js';
 export type { SessionActionTable, SessionActionType, TrackingTables } from './tracking.tables.js';
 export { trackingMessages } from './tracking.messages.js';

@@ -22,12 +22,6 @@ export async function pruneSessionActions(db: Db, before: number): Promise<numbe
   }
 }
 
-/** Whether a product with this code exists (the tracking endpoint records only real products). */
-export async function productExists(db: Db, code: string): Promise<boolean> {
-  const row = await db.selectFrom('product').select('id').where('code', '=', code).executeTakeFirst();
-  return row !== undefined;
-}
-
 export interface SessionActionRow {
   sessionId: string;
   storeCode: string;

@@ -1,6 +1,8 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { SessionActionType } from './tracking.tables.js';
 import { insertSessionActions, type SessionActionRow } from './session-actions.repository.js';
+import { createSessionActionGate } from './session-action-gate.js';
+import type { TrackingSection } from './tracking.config.js';
 
 export type SessionAction = SessionActionRow;
 
@@ -11,7 +13,15 @@ export interface RecorderLog {
 }
 
 export interface SessionActionRecorder {
-  /** Queues one action; never throws and never waits on the database (the caller answers a shopper). */
+  /**
+   * Counts one action of a client address and session against the limits (TrackingSection): 0 when
+   * it may be recorded, else the seconds until one may (Retry-After). Always 0 without limits.
+   */
+  admit(address: string, storeCode: string, sessionId: string, now: number): number;
+  /**
+   * Queues one action; never throws and never waits on the database (the caller answers a shopper).
+   * With limits, the same action of a session on the same product within DUPLICATE_WINDOW_MS is dropped.
+   */
   record(action: SessionAction): void;
   /** Writes whatever is queued; called on app close. */
   flush(): Promise<void>;
@@ -24,6 +34,8 @@ export interface RecorderOptions {
   batchSize?: number;
   /** Beyond this many queued actions (the database is down or slow) new ones are dropped, not kept in memory. */
   maxQueued?: number;
+  /** Limits per client address and session, and duplicates dropped (session-action-gate.ts); none without. */
+  limits?: TrackingSection;
 }
 
 // The front-end's session token (x-session-id). Anything else is not worth a row: analytics
@@ -55,6 +67,7 @@ export function createSessionActionRecorder(
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let dropped = 0;
+  const gate = options.limits && createSessionActionGate(options.limits);
 
   const write = (batch: SessionAction[]): Promise<void> =>
     insertSessionActions(database.db, batch).then(
@@ -81,10 +94,12 @@ export function createSessionActionRecorder(
   };
 
   return {
+    admit: (address, storeCode, sessionId, now) => gate?.admit(address, storeCode, sessionId, now) ?? 0,
     record(action) {
       try {
         const sessionId = normaliseSessionId(action.sessionId);
         if (sessionId === undefined || !ACTION_TYPES.includes(action.actionType) || action.productCode === '') return;
+        if (gate?.isDuplicate({ ...action, sessionId })) return;
         if (queue.length >= maxQueued) {
           dropped += 1;
           return;
@@ -104,19 +119,22 @@ export function createSessionActionRecorder(
   };
 }
 
-/** What recordView reads of a request (a Fastify request fits): the session header, store and time. */
+/** What recordView reads of a request (a Fastify request fits): the session header, client address, store and time. */
 export interface ViewRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  ip: string;
   store: { code: string } | null;
   actionTime: number;
 }
 
 /**
  * Records that the request's shopper (the `x-session-id` header) viewed a product. Analytics
- * must never hold up or break the page: it only queues, and a missing or bad session id records nothing.
+ * must never hold up or break the page: it only queues, and a missing or bad session id, or a
+ * client past its limits (the same as POST /event/session-action's), records nothing.
  */
 export function recordView(recorder: SessionActionRecorder, request: ViewRequest, productCode: string, clientCode: string | null): void {
-  const sessionId = request.headers['x-session-id'];
-  if (typeof sessionId !== 'string' || !request.store) return;
+  const sessionId = normaliseSessionId(request.headers['x-session-id']);
+  if (sessionId === undefined || !request.store) return;
+  if (recorder.admit(request.ip, request.store.code, sessionId, request.actionTime) > 0) return;
   recorder.record({ sessionId, storeCode: request.store.code, productCode, clientCode, actionType: 'VIEW', createdAt: request.actionTime });
 }

@@ -1,16 +1,11 @@
-// The session-action tracking messages.
+// The session-action tracking messages: none of its own since an unknown product is answered like
+// a recorded one (tracking.routes.ts); the limits use the shared error.tooManyRequests.
 // English is the reference; every language has every key (the types make a missing one a compile error).
 
-const en = {
-  'tracking.unknownProduct': 'There is no product with the code "{code}".',
-};
+const en = {};
 
-const et: Record<keyof typeof en, string> = {
-  'tracking.unknownProduct': 'Toodet koodiga "{code}" ei ole.',
-};
+const et: Record<keyof typeof en, string> = {};
 
-const ru: Record<keyof typeof en, string> = {
-  'tracking.unknownProduct': 'Товара с кодом "{code}" не существует.',
-};
+const ru: Record<keyof typeof en, string> = {};
 
 export const trackingMessages = { en, et, ru };

@@ -5,18 +5,25 @@ import { authenticate } from '../../http/auth.js';
 import { fieldError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { DomainError } from '../../infra/domain-error.js';
 import { normaliseSessionId, type SessionActionRecorder } from './session-actions.js';
-import { productExists } from './session-actions.repository.js';
 import { SessionActionBody } from './tracking.schemas.js';
+
+/**
+ * Whether a product with this back-office code is one the audience may see in the store (the
+ * catalogue's visibility rule; app.ts hands it in, as the catalogue already depends on tracking).
+ */
+export type ProductCodeVisibility = (storeCode: string, productCode: string, businessCatalogue: boolean) => Promise<boolean>;
 
 export interface TrackingDeps {
   database: DatabaseHandle;
-  /** Buffered writer of session actions, shared with the catalogue's views. */
+  /** Buffered writer of session actions, shared with the catalogue's views; it holds the limits. */
   sessionActions: SessionActionRecorder;
+  productVisible: ProductCodeVisibility;
 }
 
 /** The "events and tracking" group: actions the front-end reports for the analytics export. */
-export const trackingRoutes: FastifyPluginAsyncTypebox<TrackingDeps> = async (app, { database, sessionActions }) => {
+export const trackingRoutes: FastifyPluginAsyncTypebox<TrackingDeps> = async (app, { database, sessionActions, productVisible }) => {
   app.post(
     '/event/session-action',
     {
@@ -25,11 +32,13 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<TrackingDeps> = async (ap
         summary: 'Record a session action (view, add to wishlist, add to basket) for analytics',
         description:
           'Queued and written in batches: the answer (202) does not wait for the write. With a bearer token the action ' +
-          "is recorded under the token's client, otherwise as a guest's.",
+          "is recorded under the token's client, otherwise as a guest's. An action on a product the caller cannot see (unknown, " +
+          'inactive, hidden, not in the store) and a repeat of the same action within 30 s are answered the same and not ' +
+          'recorded. Limited per client address and per session (429 with Retry-After).',
         headers: StoreRequestHeaders,
         security: [{}, { bearer: [] }],
         body: SessionActionBody,
-        response: { 202: success(Type.Object({}), 'store'), ...errors(...storeRouteErrors, 401, 413, 415, 422) },
+        response: { 202: success(Type.Object({}), 'store'), ...errors(...storeRouteErrors, 401, 413, 415, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -37,18 +46,21 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<TrackingDeps> = async (ap
       const principal = request.headers.authorization === undefined ? undefined : await authenticate(database.db, request);
       const sessionId = normaliseSessionId(request.body.session);
       if (sessionId === undefined) throw fieldError('session', request.language, 'validation.pattern', { field: 'session' });
+      const wait = sessionActions.admit(request.ip, store.code, sessionId, request.actionTime);
+      if (wait > 0) throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds: wait }, wait);
       const productCode = request.body.product.trim();
-      if (!(await productExists(database.db, productCode))) {
-        throw fieldError('product', request.language, 'tracking.unknownProduct', { code: productCode.slice(0, 40) });
+      // The answer must not tell whether a hidden product exists: whatever the product, the same 202.
+      const businessCatalogue = principal?.role === 'BUSINESS' || principal?.role === 'WHOLESALE';
+      if (await productVisible(store.code, productCode, businessCatalogue)) {
+        sessionActions.record({
+          sessionId,
+          storeCode: store.code,
+          productCode,
+          clientCode: principal?.clientCode ?? null,
+          actionType: request.body.actionType,
+          createdAt: request.actionTime,
+        });
       }
-      sessionActions.record({
-        sessionId,
-        storeCode: store.code,
-        productCode,
-        clientCode: principal?.clientCode ?? null,
-        actionType: request.body.actionType,
-        createdAt: request.actionTime,
-      });
       return reply.code(202).send({});
     },
   );
