@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { isIPv6 } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { addressKey } from './address-key.js';
 import { DomainError } from './domain-error.js';
 
 /** At most `max` hits in a fixed window of `windowMs`. */
@@ -39,7 +39,7 @@ export async function consumeRateLimit(db: Kysely<Database>, key: string, limit:
 /** A hook that counts each request against its client address (the account and sign-in endpoints). */
 export function perIpRateLimit(db: Kysely<Database>, limit: RateLimit) {
   return async (request: { ip: string; actionTime: number }): Promise<void> => {
-    await consumeRateLimit(db, `auth:ip:${rateLimitAddress(request.ip)}`, limit, request.actionTime);
+    await consumeRateLimit(db, `auth:ip:${addressKey(request.ip)}`, limit, request.actionTime);
   };
 }
 
@@ -89,25 +89,4 @@ export function rateLimited(seconds: number): DomainError {
 
 function storedKey(key: string): string {
   return key.length > 150 ? `${key.slice(0, 80)}#${createHash('sha256').update(key).digest('hex')}` : key;
-}
-
-/**
- * The part of a client address that limits count against. An IPv6 client usually holds a whole
- * /64 and can take a new address from it for every request, so IPv6 counts by its /64; an
- * IPv4-mapped IPv6 address counts as the IPv4 address it is.
- */
-export function rateLimitAddress(ip: string): string {
-  if (!isIPv6(ip)) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const headGroups = head === '' ? [] : head.split(':');
-  const tailGroups = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::')
-    ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
-    : headGroups;
-  return `${groups
-    .slice(0, 4)
-    .map((group) => group.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
 }

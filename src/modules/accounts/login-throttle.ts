@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { countedHits, countHit, rateLimitAddress, rateLimited } from '../../infra/rate-limit.js';
+import { addressKey } from '../../infra/address-key.js';
+import { countedHits, countHit, rateLimited } from '../../infra/rate-limit.js';
 import type { AuthRateLimits } from './accounts.config.js';
 import { normaliseEmail } from './accounts.repository.js';
 
@@ -25,7 +26,7 @@ export interface LoginAttempt {
 
 const keysOf = (attempt: LoginAttempt) => {
   const email = `login:failed:${normaliseEmail(attempt.email)}`;
-  return { email, pair: `${email}@${rateLimitAddress(attempt.address)}` };
+  return { email, pair: `${email}@${addressKey(attempt.address)}` };
 };
 
 /** 429 when this address may not try this email now; counts nothing. */

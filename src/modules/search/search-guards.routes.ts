@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { startBudget, type QueryBudget } from '../../db/query-budget.js';
 import { badRequest, DomainError } from '../../infra/domain-error.js';
-import { addressKey, tokenBuckets } from '../../infra/token-bucket.js';
+import { addressKey } from '../../infra/address-key.js';
+import { tokenBuckets } from '../../infra/token-bucket.js';
 import { isOneLetterWordList } from './query-text.js';
 import type { SearchSection } from './search.config.js';
 

@@ -1,4 +1,5 @@
-import { addressKey, tokenBuckets } from '../../infra/token-bucket.js';
+import { addressKey } from '../../infra/address-key.js';
+import { tokenBuckets } from '../../infra/token-bucket.js';
 import type { SessionActionType } from './tracking.tables.js';
 import type { TrackingSection } from './tracking.config.js';
 
