@@ -96,6 +96,10 @@ export class Browser {
     return [...this.cookies.keys()];
   }
 
+  values(): string[] {
+    return [...this.cookies.values()].map((cookie) => cookie.value);
+  }
+
   private cookieHeader(path: string): string {
     return [...this.cookies]
       .filter(([, cookie]) => path === cookie.path || path.startsWith(`${cookie.path}/`))
