@@ -1,21 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
+import { registerApiDocs } from './http/api-docs.js';
+import { answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
+import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
+import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { trustProxyOption } from './http/trust-proxy.js';
 import { validatorCompiler } from './http/validation.js';
 import { importKinds } from './import-kinds.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { createImporter } from './infra/import/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
-import { adminRoutes } from './modules/admin/index.js';
+import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
@@ -32,6 +35,8 @@ export interface Infra {
   database: DatabaseHandle;
   /** Where action times come from; the system clock unless a test moves its own. */
   clock?: Clock;
+  /** Where log lines go; standard output unless a test reads them. */
+  logStream?: DestinationStream;
 }
 
 // What several modules share; each module takes only the part it declares in its own deps type.
@@ -61,15 +66,22 @@ const EXPOSED_HEADERS = [
 
 /** Builds the whole HTTP application; every module is registered here, explicitly, in one place. */
 export async function buildApp(config: Config, infra: Infra): Promise<App> {
+  const headers = securityHeaders({ https: new URL(config.social.publicUrl).protocol === 'https:' });
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      // A request is logged by its route and redacted query, never its URL or headers (request-log.ts).
+      ...LOG_PRIVACY,
+      ...(infra.logStream ? { stream: infra.logStream } : {}),
+    },
     // One log line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLoggerFactory,
     requestIdHeader: false,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
+    frameworkErrors: answerFrameworkError(headers, config.defaultLanguage),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -84,21 +96,20 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   };
   // Written before the database handle is closed by whoever owns it.
   app.addHook('onClose', async () => deps.sessionActions.flush());
+  registerSecurityHeaders(app, headers);
   registerErrorHandling(app);
   const clock = infra.clock ?? systemClock;
   const storeHook = registerRequestContext(app, config, deps.stores, clock);
-  if (['info', 'debug', 'trace'].includes(config.logLevel)) {
-    app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request',
-      );
-    });
-  }
+  if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);
   await registerCors(app, config);
   closeKeptAliveConnectionsOnShutdown(app);
 
-  await registerDocs(app, config);
+  await registerApiDocs(app, {
+    mode: config.apiDocs,
+    basePath: config.basePath,
+    authenticateOperator: (request) => authenticateOperator(infra.database.db, request),
+    operatorPaths: ['/admin'],
+  });
 
   await app.register(
     async (api) => {
@@ -164,27 +175,6 @@ async function registerCors(app: FastifyInstance, config: Config): Promise<void>
     strictPreflight: false,
     maxAge: 600,
   });
-}
-
-async function registerDocs(app: FastifyInstance, config: Config): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Storefront service',
-        description:
-          'HTTP/JSON API of the storefront. Store-scoped routes take the `store` header (WEB, WEB2) and `x-app-language` (et, en, ru). ' +
-          'Errors: 422 is an array of {field, message}; every other error is {name, message, code, status}.',
-        version: '1.0',
-      },
-      servers: [{ url: config.basePath || '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Access token from /auth/login' } } },
-    },
-    // The routes are registered under BASE_PATH, which the server URL above already carries.
-    transform: ({ schema, url }) => ({ schema, url: url.slice(config.basePath.length) || '/' }),
-  });
-  await app.register(swaggerUi, { routePrefix: `${config.basePath}/docs`, staticCSP: true });
-  app.get(`${config.basePath}/openapi.json`, { schema: { hide: true }, config: { storeScoped: false } }, async () => app.swagger());
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;

@@ -1,3 +1,5 @@
+import { API_DOCS_MODES, type ApiDocsMode } from './http/api-docs-mode.js';
+import { readTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LANGUAGES, type Language } from './i18n/index.js';
 import { envReader, type Env } from './infra/env.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
@@ -32,8 +34,10 @@ export interface Config extends CatalogueConfig {
   logLevel: LogLevel;
   /** How long a process may serve store settings (lock, active, languages) before reading them again. */
   storeCacheTtlMs: number;
-  /** Honour X-Forwarded-For from a proxy in front (client IPs for rate limits and logs). */
-  trustProxy: boolean;
+  /** Which proxies in front may tell the client address (X-Forwarded-For): none, a hop count or their addresses. */
+  trustProxy: TrustProxy;
+  /** Who is served the API documents: everyone, operators (and export users for theirs), or nobody. */
+  apiDocs: ApiDocsMode;
   mail: MailConfig;
   jobs: JobsConfig;
   accounts: AccountsSection;
@@ -76,7 +80,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     storeCacheTtlMs: reader.integer('STORE_CACHE_TTL_MS', 1000, 0, 60_000),
     ...readCatalogueConfig(reader),
-    trustProxy: reader.oneOf('TRUST_PROXY', 'false', ['true', 'false']) === 'true',
+    trustProxy: readTrustProxy(reader),
+    apiDocs: reader.oneOf('API_DOCS', 'public', API_DOCS_MODES),
     mail: readMailConfig(reader),
     jobs: readJobsConfig(reader),
     accounts: readAccountsConfig(reader),

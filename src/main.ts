@@ -22,6 +22,7 @@ async function usage(): Promise<string> {
     { importUsage },
     { JOBS_USAGE },
     { WHOLESALE_USAGE },
+    { BUSINESS_USAGE },
     { API_KEY_USAGE },
     { EXPORT_USER_USAGE },
     { STORE_USAGE },
@@ -31,6 +32,7 @@ async function usage(): Promise<string> {
     import('./infra/import/index.js'),
     import('./infra/jobs/jobs.cli.js'),
     import('./modules/accounts/wholesale.cli.js'),
+    import('./modules/accounts/business.cli.js'),
     import('./modules/admin/api-keys.cli.js'),
     import('./modules/data-export/export-user.cli.js'),
     import('./modules/store/store.cli.js'),
@@ -49,6 +51,7 @@ ${importUsage(importKinds)}
 ${JOBS_USAGE}
 ${STORE_USAGE}
 ${WHOLESALE_USAGE}
+${BUSINESS_USAGE}
 ${API_KEY_USAGE}
 ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
@@ -149,6 +152,13 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
+      });
+    case 'business':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { businessCommand } = await import('./modules/accounts/business.cli.js');
+        await businessCommand({ db: database.db, config }, args, print);
       });
     case 'search':
       return withDatabase(config.databaseUrl, async (database) => {

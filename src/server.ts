@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
+import { LOG_PRIVACY } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
 import { createJobRunner } from './worker.js';
 
@@ -35,14 +36,15 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
 
   const address = await app.listen({ port: config.port, host: config.host });
   jobs?.start();
-  app.log.info(`API docs at ${address}${config.basePath}/docs`);
+  if (config.apiDocs !== 'off') app.log.info(`API docs at ${address}${config.basePath}/docs (API_DOCS=${config.apiDocs})`);
 }
 
 /** Runs background jobs until SIGTERM or SIGINT, then finishes the job in hand and exits. */
 export async function work(config: Config): Promise<void> {
   const database = createDatabase(config.databaseUrl);
   await prepareSchema(database);
-  const log = pino({ level: config.logLevel }).child({ component: 'worker' });
+  // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
+  const log = pino({ level: config.logLevel, ...LOG_PRIVACY }).child({ component: 'worker' });
   const jobs = createJobRunner(database, config, log);
   onSignal(log, async () => {
     await jobs.stop();

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { translate } from '../i18n/index.js';
+import { translate, type Language } from '../i18n/index.js';
 import { DomainError, InvalidInputError, type DomainErrorKind } from '../infra/domain-error.js';
 import { errorBody, FieldValidationError, HttpError, translatedErrorBody } from './errors.js';
+import { loggedRequest } from './request-log.js';
 import { toFieldErrors } from './validation.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -89,6 +90,23 @@ function handleFrameworkError(error: FastifyError, request: FastifyRequest, repl
   if (status >= 400 && status < 500) return fail(status, error.message);
   request.log.error({ err: error }, 'request failed');
   return fail(status === 503 ? 503 : 500, translate(language, status === 503 ? 'error.serviceUnavailable' : 'error.internal'));
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL it cannot route (malformed percent-encoding, an over-long path
+ * parameter) is answered before any hook runs. Without this the answer is Fastify's own shape,
+ * echoes the URL, and lacks the headers every other answer has; and the request is not logged.
+ */
+export function answerFrameworkError(headers: Record<string, string>, language: Language) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+    request.log.info({ ...loggedRequest(request), statusCode: status, code: error.code }, 'request');
+    void reply
+      .headers(headers)
+      .header('x-request-id', request.id)
+      .code(status)
+      .send(errorBody(status, translate(language, 'error.badUrl')));
+  };
 }
 
 export { BODY_LIMIT_BYTES };

@@ -53,6 +53,9 @@ export function requestStore(request: FastifyRequest): RequestStore {
   return request.store;
 }
 
+/** Query parameters that carry a credential (the spec's links and the social flows). */
+const CREDENTIAL_IN_QUERY = /[?&](verificationToken|passwordResetToken|token|code|state|authId)=/;
+
 /**
  * The spec's common conventions as shared hooks, so no route has to remember them: on every
  * request action-time, request id and language; on store-scoped routes also the `store` header
@@ -79,8 +82,10 @@ export function registerRequestContext(
     const asked = request.headers['x-app-language'];
     request.language = isLanguage(asked) ? asked : config.defaultLanguage;
     reply.header('Content-Language', request.language);
-    // Anything that depends on who is calling must not be kept by a shared cache.
-    if (request.headers.authorization !== undefined) reply.header('Cache-Control', 'no-store');
+    // Anything that depends on who is calling must not be kept by a shared cache: a caller shows
+    // who it is by its Authorization, or by a single-use token in the URL (a verification or reset
+    // link, a social sign-in), whose answer names the user.
+    if (request.headers.authorization !== undefined || CREDENTIAL_IN_QUERY.test(request.url)) reply.header('Cache-Control', 'no-store');
     done();
   });
 

@@ -6,6 +6,7 @@
 const en = {
   'error.notFound': 'Page not found.',
   'error.routeNotFound': 'No route {method} {path}.',
+  'error.badUrl': 'The request URL is malformed.',
   'error.internal': 'An internal server error occurred.',
   'error.unknownStore': 'Unknown web store "{store}". Use one of: {stores}.',
   'error.storeLocked': 'The web store is closed for maintenance. Please try again later.',
@@ -43,6 +44,7 @@ type Catalogue = Record<SharedMessageKey, string>;
 const et: Catalogue = {
   'error.notFound': 'Lehte ei leitud.',
   'error.routeNotFound': 'Teekonda {method} {path} ei ole.',
+  'error.badUrl': 'Päringu URL on vigane.',
   'error.internal': 'Serveris tekkis sisemine viga.',
   'error.unknownStore': 'Tundmatu veebipood "{store}". Lubatud: {stores}.',
   'error.storeLocked': 'Veebipood on hoolduse tõttu suletud. Palun proovige hiljem uuesti.',
@@ -77,6 +79,7 @@ const et: Catalogue = {
 const ru: Catalogue = {
   'error.notFound': 'Страница не найдена.',
   'error.routeNotFound': 'Маршрут {method} {path} не существует.',
+  'error.badUrl': 'Некорректный URL запроса.',
   'error.internal': 'Произошла внутренняя ошибка сервера.',
   'error.unknownStore': 'Неизвестный интернет-магазин "{store}". Допустимые: {stores}.',
   'error.storeLocked': 'Интернет-магазин закрыт на техническое обслуживание. Пожалуйста, попробуйте позже.',

@@ -47,3 +47,45 @@ export async function pruneRateLimits(db: Kysely<Database>, olderThan: number): 
   const result = await db.deleteFrom('rate_limit').where('window_start', '<', olderThan).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+// For limits counted after the fact (failed logins): look at a counter first, count a hit only
+// when the guarded work failed. Keys and windows are consumeRateLimit's.
+
+/** Counts a hit on `key` without refusing anything; answers the hits of the current window. */
+export async function countHit(db: Kysely<Database>, key: string, limit: RateLimit, now: number): Promise<number> {
+  const windowStart = now - (now % limit.windowMs);
+  const row = await db
+    .insertInto('rate_limit')
+    .values({ key: storedKey(key), window_start: windowStart, hits: 1 })
+    .onConflict((conflict) =>
+      conflict.column('key').doUpdateSet({
+        hits: sql<number>`case when rate_limit.window_start = ${windowStart} then rate_limit.hits + 1 else 1 end`,
+        window_start: windowStart,
+      }),
+    )
+    .returning(['hits'])
+    .executeTakeFirstOrThrow();
+  return row.hits;
+}
+
+/** The hits counted on `key` in the current window (without counting one) and the seconds until the window ends. */
+export async function countedHits(
+  db: Kysely<Database>,
+  key: string,
+  limit: RateLimit,
+  now: number,
+): Promise<{ hits: number; secondsLeft: number }> {
+  const windowStart = now - (now % limit.windowMs);
+  const row = await db.selectFrom('rate_limit').select(['hits', 'window_start']).where('key', '=', storedKey(key)).executeTakeFirst();
+  const hits = row !== undefined && Number(row.window_start) === windowStart ? row.hits : 0;
+  return { hits, secondsLeft: Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000)) };
+}
+
+/** The 429 with Retry-After that every limit answers. */
+export function rateLimited(seconds: number): DomainError {
+  return new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);
+}
+
+function storedKey(key: string): string {
+  return key.length > 150 ? `${key.slice(0, 80)}#${createHash('sha256').update(key).digest('hex')}` : key;
+}

@@ -3,13 +3,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import {
   createAccountsTestApp,
   GOOD_PASSWORD,
-  login,
   register,
   registerVerified,
   uniqueEmail,
   type AccountsTestApp,
 } from '../helpers/accounts.js';
-import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { expectErrorBody } from '../helpers/http.js';
 
 // The limits count in fixed one-minute windows. Each test runs with the app's clock frozen one
 // second into a window of its own, so no test straddles a window edge or meets another test's
@@ -36,43 +35,14 @@ function expectTooManyRequests(response: LightMyRequestResponse) {
 const resetPassword = (t: AccountsTestApp, email: string) =>
   t.app.inject({ method: 'POST', url: '/auth/reset-password', payload: { email } });
 
-describe('per email (AUTH_RATE_LIMIT_PER_EMAIL=3/1m)', () => {
+describe('registration and reset per email (AUTH_RATE_LIMIT_PER_EMAIL=3/1m)', () => {
   let t: AccountsTestApp;
   beforeAll(async () => {
     t = await createAccountsTestApp({ env: { AUTH_RATE_LIMIT_PER_EMAIL: '3/1m' } });
   });
   afterAll(() => t.close());
 
-  it('refuses the 4th login attempt for one email, even with the right password; another email gets through', async () => {
-    const email = uniqueEmail('target');
-    const other = uniqueEmail('other');
-    await registerVerified(t, email);
-    await registerVerified(t, other);
-
-    for (let attempt = 1; attempt <= 3; attempt += 1) {
-      expect(expectFieldErrors(await login(t, email, `Wrong-guess-${attempt}x`))).toEqual(['password']);
-    }
-    expectTooManyRequests(await login(t, email, GOOD_PASSWORD));
-    expectTooManyRequests(await login(t, email.toUpperCase(), GOOD_PASSWORD));
-
-    expect((await login(t, other)).statusCode).toBe(200);
-  });
-
-  it('lets the email in again in the next window', async () => {
-    const email = uniqueEmail('patient');
-    await registerVerified(t, email);
-    for (let attempt = 1; attempt <= 3; attempt += 1) await login(t, email, 'Wrong-guess-123');
-    const refused = await login(t, email);
-    expectTooManyRequests(refused);
-    vi.setSystemTime(Date.now() + Number(refused.headers['retry-after']) * 1000);
-    expect((await login(t, email)).statusCode).toBe(200);
-  });
-
-  it('counts attempts for an unknown email too', async () => {
-    const nobody = uniqueEmail('nobody');
-    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await login(t, nobody)).statusCode).toBe(422);
-    expectTooManyRequests(await login(t, nobody));
-  });
+  // Failed logins are limited per (email, address) instead: login-throttle.test.ts.
 
   it('limits reset-password per email, and the refused request mails nothing', async () => {
     const email = uniqueEmail('reset');

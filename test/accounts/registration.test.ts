@@ -47,6 +47,7 @@ describe('POST /auth/register and /auth/register-simple', () => {
     });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ email, phone: '+372 5555 1234', birthday: '1990-05-17', gender: 'FEMALE', newsletter: true });
+    await t.drainJobs();
     const accounts = await accountsOf(email);
     expect(accounts).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', code: expect.stringMatching(/^W\d{8}$/) }]);
 
@@ -176,8 +177,11 @@ function businessForm(email: string) {
   };
 }
 
-function registerBusiness(email: string, store = 'WEB') {
-  return t.app.inject({ method: 'POST', url: '/auth/register-business', headers: { store }, payload: businessForm(email) });
+/** Registers a business and runs the outbox, where the registration is applied. */
+async function registerBusiness(email: string, store = 'WEB') {
+  const response = await t.app.inject({ method: 'POST', url: '/auth/register-business', headers: { store }, payload: businessForm(email) });
+  await t.drainJobs();
+  return response;
 }
 
 describe('POST /auth/register-business', () => {

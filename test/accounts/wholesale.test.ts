@@ -160,13 +160,20 @@ describe('wholesale approve', () => {
     expect((await mailTo(t, email)).subject).toBe('Confirm your email address – Main store');
   });
 
-  it('tells a contact who already has a password that the account is ready', async () => {
+  it('asks a contact who already has a password to confirm the account, which is unusable until then', async () => {
     const email = uniqueEmail('retail');
     await registerVerified(t, email);
     const id = await pendingRequest(email);
     await wholesale(['approve', String(id)]);
-    const mail = await mailTo(t, email, /wholesale|Hulgikliendi/);
-    expect(mail.subject).toBe('Hulgikliendi taotlus on kinnitatud – Main store');
+    const mail = await mailTo(t, email, /hulgikliendi konto/);
+    expect(mail.subject).toMatch(/^Kinnitage hulgikliendi konto: Hulgiraamat \d+ OÜ – Main store$/);
+    expect(mail.text).toContain('Kui see ei olnud teie');
+    // Approved by the back office, but not yet by the person it was attached to.
+    expect((await login(t, email)).statusCode).toBe(200);
+    expect((await me(t, (await login(t, email)).json().accessToken)).json().roles).toEqual(['SIMPLE']);
+    expect(expectFieldErrors(await login(t, email, GOOD_PASSWORD, 'WEB', 'WHOLESALE'))).toEqual(['role']);
+
+    expect((await verify(t, tokenFromMail(mail, 'verificationToken'))).statusCode).toBe(200);
     expect((await login(t, email)).json()).toEqual({ roles: ['SIMPLE', 'WHOLESALE'] });
     expect((await login(t, email, GOOD_PASSWORD, 'WEB', 'WHOLESALE')).statusCode).toBe(200);
   });

@@ -17,6 +17,7 @@ describe('configuration', () => {
       catalogueCacheTtlMs: 30_000,
       catalogueListCacheTtlMs: 60_000,
       trustProxy: false,
+      apiDocs: 'public',
       mail: { smtpUrl: undefined, dir: './data/mail', backofficeEmails: [] },
       jobs: { worker: 'inline', pollIntervalMs: 1000, maxAttempts: 8 },
       accounts: {
@@ -25,8 +26,14 @@ describe('configuration', () => {
         resetTokenTtlMs: 3_600_000,
         verifyEmailPath: '/verify-email',
         setNewPasswordPath: '/set-new-password',
+        businessApprovalStores: [],
       },
-      rateLimits: { authPerIp: { max: 30, windowMs: 60_000 }, authPerEmail: { max: 10, windowMs: 900_000 } },
+      rateLimits: {
+        authPerIp: { max: 30, windowMs: 60_000 },
+        authPerEmail: { max: 10, windowMs: 900_000 },
+        loginFailuresPerAddress: { max: 5, windowMs: 900_000 },
+        loginFailuresPerEmail: { max: 20, windowMs: 900_000 },
+      },
     });
   });
 
@@ -35,6 +42,14 @@ describe('configuration', () => {
     expect(config.accounts.accessTokenTtlMs).toBe(3_600_000);
     expect(config.accounts.resetTokenTtlMs).toBe(900_000);
     expect(config.rateLimits.authPerIp).toEqual({ max: 5, windowMs: 10_000 });
+    const accounts = loadConfig({
+      BUSINESS_APPROVAL_STORES: 'WEB, WEB2',
+      LOGIN_FAILURES_PER_ADDRESS: '3/5m',
+      LOGIN_FAILURES_PER_EMAIL: '50/1h',
+    });
+    expect(accounts.accounts.businessApprovalStores).toEqual(['WEB', 'WEB2']);
+    expect(accounts.rateLimits.loginFailuresPerAddress).toEqual({ max: 3, windowMs: 300_000 });
+    expect(accounts.rateLimits.loginFailuresPerEmail).toEqual({ max: 50, windowMs: 3_600_000 });
     for (const bad of [
       { ACCESS_TOKEN_TTL: '30 days' },
       { RESET_TOKEN_TTL: '0' },
@@ -43,6 +58,9 @@ describe('configuration', () => {
       { WORKER: 'sometimes' },
       { CONVERSIONS_API_URL: 'ftp://x' },
       { BACKOFFICE_EMAILS: 'office' },
+      { BUSINESS_APPROVAL_STORES: 'WEB,SHOP' },
+      { LOGIN_FAILURES_PER_ADDRESS: 'many' },
+      { LOGIN_FAILURES_PER_EMAIL: '0/1m' },
     ]) {
       expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
     }
@@ -101,6 +119,43 @@ describe('configuration', () => {
     ]) {
       expect(problems).toContain(name);
     }
+  });
+
+  it('reads TRUST_PROXY as false, a hop count, or proxy addresses and blocks', () => {
+    const trust = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+    expect(trust('false')).toBe(false);
+    expect(trust('0')).toBe(false);
+    expect(trust('')).toBe(false);
+    expect(trust('1')).toBe(1);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.0/8')).toEqual(['10.0.0.0/8']);
+    expect(trust(' 10.0.0.1 , 172.16.0.0/12,FD00::/8, ::1, loopback ')).toEqual([
+      '10.0.0.1',
+      '172.16.0.0/12',
+      'fd00::/8',
+      '::1',
+      'loopback',
+    ]);
+  });
+
+  it('refuses a TRUST_PROXY that trusts every hop or is not an address, saying what to set', () => {
+    for (const bad of ['true', 'TRUE', 'yes', '*', '21', '10.0.0.0/33', '::1/129', 'proxy.internal', '10.0.0.0/8/8', '10.0.0.256', '-1']) {
+      let error: unknown;
+      try {
+        loadConfig({ TRUST_PROXY: bad });
+      } catch (err) {
+        error = err;
+      }
+      expect(error, bad).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.join('\n'), bad).toMatch(/^TRUST_PROXY.*TRUST_PROXY=1/);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/trust every hop/);
+  });
+
+  it('reads API_DOCS as public, operator or off', () => {
+    expect(loadConfig({ API_DOCS: 'operator' }).apiDocs).toBe('operator');
+    expect(loadConfig({ API_DOCS: 'off' }).apiDocs).toBe('off');
+    expect(() => loadConfig({ API_DOCS: 'private' })).toThrow(/API_DOCS must be one of public, operator, off/);
   });
 
   it('refuses an export path that collides with the main API', () => {

@@ -2,17 +2,23 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { Language } from '../../i18n/index.js';
 import type { AccountsConfig } from './accounts.config.js';
+import type { BusinessRegistrationForm, SimpleRegistrationForm } from './accounts.schemas.js';
 
 export const ACCOUNT_MAIL_JOB = 'account.mail';
 
 /**
- * What an account mail job carries. No token travels in a job: a mail that needs one (the
- * verification and reset links) mints it when it is sent, so no secret sits in the job table.
+ * What an account job carries: a mail to send, or an anonymous request to resolve first
+ * (registration, password reset). Those are queued the same whether or not the email is known,
+ * so the answer costs the same; the worker looks the user up and queues the mail, or nothing.
+ * No token travels in a job: a mail that needs one (the verification and reset links) mints it
+ * when it is sent, so no secret sits in the job table.
  */
 export type AccountMail =
+  | AccountRequest
   | { kind: 'verification'; userId: number; clientAccountId: number; language: Language }
   | { kind: 'otherStore'; userId: number; storeCode: string; otherStoreCode: string; language: Language }
   | { kind: 'reset'; userId: number; storeCode: string; language: Language }
+  /** Queued no more (an approved wholesale account is confirmed by mail); kept for jobs already queued. */
   | { kind: 'wholesaleApproved'; userId: number; storeCode: string; language: Language }
   | { kind: 'wholesaleRejected'; requestId: number }
   | { kind: 'identityLinked'; userId: number; provider: string; language: Language }
@@ -24,7 +30,15 @@ export type AccountMail =
       registryCode: string;
       contactEmail: string;
       requestId?: number;
+      /** A business account that waits for the back office (`storefront business approve <id>`). */
+      pendingAccountId?: number;
     };
+
+/** Anonymous requests the worker resolves; `email` is normalised. */
+export type AccountRequest =
+  | { kind: 'resetRequest'; email: string; storeCode: string; language: Language }
+  | { kind: 'registration'; form: SimpleRegistrationForm; storeCode: string; language: Language }
+  | { kind: 'businessRegistration'; form: BusinessRegistrationForm; storeCode: string; language: Language };
 
 /** Queues an account mail in the caller's transaction: it is sent if and only if that commits. */
 export function queueAccountMail(trx: Db, config: Pick<AccountsConfig, 'jobs'>, mail: AccountMail, now: number): Promise<number> {

@@ -36,6 +36,51 @@ export const verificationMail: Templates<{ name: string; storeName: string; url:
   }),
 };
 
+type CompanyAccountType = 'BUSINESS' | 'WHOLESALE';
+const ACCOUNT_NAMES: Record<Language, Record<CompanyAccountType, string>> = {
+  et: { BUSINESS: 'ärikliendi konto', WHOLESALE: 'hulgikliendi konto' },
+  en: { BUSINESS: 'business account', WHOLESALE: 'wholesale account' },
+  ru: { BUSINESS: 'бизнес-аккаунт', WHOLESALE: 'оптовый аккаунт' },
+};
+
+/** To a verified user whom a registration form named as a company's contact: nothing is usable until they confirm. */
+export const accountConfirmationMail: Templates<{
+  name: string;
+  storeName: string;
+  url: string;
+  days: number;
+  companyName: string;
+  type: CompanyAccountType;
+}> = {
+  et: (p) => ({
+    subject: `Kinnitage ${ACCOUNT_NAMES.et[p.type]}: ${p.companyName} – ${p.storeName}`,
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Teid märgiti ettevõtte ${p.companyName} kontaktisikuks (${ACCOUNT_NAMES.et[p.type]} poes ${p.storeName}). Kontot saab kasutada alles pärast seda, kui olete selle kinnitanud ja parooli määranud. Link kehtib ${p.days} päeva.`,
+      'Kui see ei olnud teie, jätke kiri tähelepanuta: teie kontos ei muutu midagi.',
+    ],
+    action: { label: 'Kinnita konto', url: p.url },
+  }),
+  en: (p) => ({
+    subject: `Confirm the ${ACCOUNT_NAMES.en[p.type]} of ${p.companyName} – ${p.storeName}`,
+    paragraphs: [
+      `Hello ${p.name},`,
+      `You were named as the contact person of ${p.companyName} for a ${ACCOUNT_NAMES.en[p.type]} in ${p.storeName}. The account can be used only after you confirm it and set your password. The link is valid for ${p.days} days.`,
+      'If this was not you, ignore this mail: nothing changes for your account.',
+    ],
+    action: { label: 'Confirm the account', url: p.url },
+  }),
+  ru: (p) => ({
+    subject: `Подтвердите ${ACCOUNT_NAMES.ru[p.type]}: ${p.companyName} – ${p.storeName}`,
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `Вас указали контактным лицом компании ${p.companyName} (${ACCOUNT_NAMES.ru[p.type]} в ${p.storeName}). Аккаунтом можно пользоваться только после того, как вы подтвердите его и зададите пароль. Ссылка действительна ${p.days} дн.`,
+      'Если это были не вы, просто проигнорируйте письмо: в вашей учётной записи ничего не изменится.',
+    ],
+    action: { label: 'Подтвердить', url: p.url },
+  }),
+};
+
 export const resetMail: Templates<{ name: string; storeName: string; url: string; minutes: number }> = {
   et: (p) => ({
     subject: `Parooli taastamine – ${p.storeName}`,
@@ -172,11 +217,16 @@ export function backofficeMail(p: {
   registryCode: string;
   contactEmail: string;
   requestId?: number;
+  pendingAccountId?: number;
 }): MailContent {
-  const approve =
-    p.requestId === undefined
-      ? []
-      : [`Approve: npm run cli -- wholesale approve ${p.requestId}`, `Reject: npm run cli -- wholesale reject ${p.requestId}`];
+  const decide = (command: string, id: number) => [
+    `Approve: npm run cli -- ${command} approve ${id}`,
+    `Reject: npm run cli -- ${command} reject ${id}`,
+  ];
+  const approve = [
+    ...(p.requestId === undefined ? [] : decide('wholesale', p.requestId)),
+    ...(p.pendingAccountId === undefined ? [] : decide('business', p.pendingAccountId)),
+  ];
   return {
     subject: `New ${p.registration.toLowerCase()} registration: ${p.companyName} (${p.storeCode})`,
     paragraphs: [

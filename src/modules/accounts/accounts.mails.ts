@@ -8,7 +8,9 @@ import { newToken } from '../../infra/tokens.js';
 import { getStore } from '../store/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountMail } from './accounts.jobs.js';
+import { resolveAccountRequest } from './account-requests.js';
 import {
+  accountConfirmationMail,
   backofficeMail,
   identityLinkedMail,
   otherStoreMail,
@@ -20,12 +22,12 @@ import {
   wholesaleRejectedMail,
   type MailContent,
 } from './accounts.mail-templates.js';
-import { accountsOfUser, findAccount, findUserById, updateUser } from './accounts.repository.js';
+import { accountsOfUser, findAccount, findCompany, findUserById, updateUser } from './accounts.repository.js';
 import { findWholesaleRequest } from './wholesale.repository.js';
 
 export interface AccountMailDeps {
   db: Kysely<Database>;
-  config: Pick<AccountsConfig, 'accounts' | 'mail'>;
+  config: AccountsConfig;
   mailer: Mailer;
   clock?: Clock;
 }
@@ -33,9 +35,11 @@ export interface AccountMailDeps {
 const DAY_MS = 86_400_000;
 
 /**
- * Sends one account mail. A verification or reset mail mints its token here and stores only its
- * hash, committed before sending: a retry after a failed send mints a fresh one, and a token that
- * was never delivered is useless to anyone.
+ * Runs one account job: resolves an anonymous request (account-requests.ts), or sends one mail. A
+ * verification or reset mail mints its token here and stores only its hash, committed before
+ * sending: a retry after a failed send mints a fresh one, and a token that was never delivered is
+ * useless to anyone. No token is ever logged: without SMTP the mail, link and all, is a file in
+ * MAIL_DIR (the mailer logs where), and its link is read there.
  */
 export function accountMailHandler(deps: AccountMailDeps): JobHandler {
   const { db, config, mailer } = deps;
@@ -50,18 +54,18 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
     return store;
   };
 
-  return async (mail: AccountMail, { log }) => {
+  return async (mail: AccountMail, { log, job }) => {
     const now = clock.now();
-    // Without SMTP (development) the link is logged so a developer can follow it; with a real
-    // mail server a token never reaches the logs.
-    const logDevelopmentLink = (link: string, to: string) => {
-      if (config.mail.smtpUrl === undefined) log.info({ to, link }, 'mail written to MAIL_DIR');
-    };
     switch (mail.kind) {
+      case 'resetRequest':
+      case 'registration':
+      case 'businessRegistration':
+        return resolveAccountRequest(db, config, mail, job.createdAt);
       case 'verification': {
         const user = await findUserById(db, mail.userId);
         const account = await findAccount(db, mail.clientAccountId);
-        if (!user || !account) return 'skipped';
+        // No link for an account the back office has yet to approve, or declined.
+        if (!user || !account || account.status === 'PENDING_APPROVAL' || account.status === 'REJECTED') return 'skipped';
         const store = await storeOf(account.store_code);
         const { token, hash } = newToken();
         await updateUser(
@@ -75,9 +79,15 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
           now,
         );
         const url = `${store.frontendUrl}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
-        logDevelopmentLink(url, user.email);
         const days = Math.round(config.accounts.verificationTokenTtlMs / DAY_MS);
-        return send(user.email, verificationMail[mail.language]({ name: displayName(user), storeName: store.name, url, days }));
+        const params = { name: displayName(user), storeName: store.name, url, days };
+        // A verified user named as a company's contact is asked to confirm that account, and told what it is.
+        if (user.email_verified && account.type !== 'SIMPLE' && account.company_id !== null) {
+          const company = await findCompany(db, account.company_id);
+          const companyName = company?.name ?? '';
+          return send(user.email, accountConfirmationMail[mail.language]({ ...params, companyName, type: account.type }));
+        }
+        return send(user.email, verificationMail[mail.language](params));
       }
       case 'reset': {
         const user = await findUserById(db, mail.userId);
@@ -86,7 +96,6 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const { token, hash } = newToken();
         await updateUser(db, user.id, { reset_token_hash: hash, reset_expires_at: now + config.accounts.resetTokenTtlMs }, now);
         const url = `${store.frontendUrl}${config.accounts.setNewPasswordPath}?passwordResetToken=${token}`;
-        logDevelopmentLink(url, user.email);
         const minutes = Math.round(config.accounts.resetTokenTtlMs / 60_000);
         return send(user.email, resetMail[mail.language]({ name: displayName(user), storeName: store.name, url, minutes }));
       }

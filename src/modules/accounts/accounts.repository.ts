@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
-import type { AppUserTable, ClientAccountTable, CompanyTable } from './accounts.tables.js';
+import type { AppUserTable, ClientAccountStatus, ClientAccountTable, CompanyTable } from './accounts.tables.js';
 
 export type UserRow = Selectable<AppUserTable>;
 export type ClientAccountRow = Selectable<ClientAccountTable>;
@@ -120,10 +120,10 @@ const ROLE_OF_TYPE: Record<AccountType, string> = {
   WHOLESALE: 'wholesale_master',
 };
 
-/** Creates a client account; its public code is W followed by the zero-padded id. */
+/** Creates a client account (ACTIVE unless told); its public code is W followed by the zero-padded id. */
 export async function createClientAccount(
   db: Db,
-  account: { userId: number; storeCode: string; type: AccountType; companyId?: number },
+  account: { userId: number; storeCode: string; type: AccountType; companyId?: number; status?: ClientAccountStatus },
   now: number,
 ): Promise<ClientAccountRow> {
   const inserted = await db
@@ -135,6 +135,7 @@ export async function createClientAccount(
       type: account.type,
       company_id: account.companyId ?? null,
       role: ROLE_OF_TYPE[account.type],
+      status: account.status ?? 'ACTIVE',
       created_at: now,
     })
     .returning('id')
@@ -143,6 +144,42 @@ export async function createClientAccount(
   const code = `W${String(id).padStart(8, '0')}`;
   await db.updateTable('client_account').set({ code }).where('id', '=', id).execute();
   return (await findAccount(db, id))!;
+}
+
+/** Moves an account from one of `from` to `to`; false when it was in none of them (decided meanwhile). */
+export async function changeAccountStatus(db: Db, id: number, from: ClientAccountStatus[], to: ClientAccountStatus): Promise<boolean> {
+  const changed = await db
+    .updateTable('client_account')
+    .set({ status: to })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return changed.numUpdatedRows > 0n;
+}
+
+/** Business accounts waiting for the back office, oldest first. */
+export function listPendingBusinessAccounts(db: Db, limit: number) {
+  return db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .leftJoin('company', 'company.id', 'client_account.company_id')
+    .select([
+      'client_account.id',
+      'client_account.created_at',
+      'client_account.store_code',
+      'app_user.email',
+      'company.name',
+      'company.registry_code',
+    ])
+    .where('client_account.status', '=', 'PENDING_APPROVAL')
+    .where('client_account.type', '=', 'BUSINESS')
+    .orderBy('client_account.id')
+    .limit(limit)
+    .execute();
+}
+
+export async function updateCompany(db: Db, id: number, company: Omit<Updateable<CompanyTable>, 'id' | 'created_at'>): Promise<void> {
+  await db.updateTable('company').set(company).where('id', '=', id).execute();
 }
 
 export async function insertCompany(db: Db, company: Omit<Insertable<CompanyTable>, 'created_at'>, now: number): Promise<number> {

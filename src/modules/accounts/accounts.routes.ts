@@ -17,6 +17,7 @@ import {
   Me,
   MobileRegistrationForm,
   NewPasswordForm,
+  OptionalVerificationTokenQuery,
   ResetPasswordForm,
   ResetTokenQuery,
   RolesPayload,
@@ -30,9 +31,9 @@ import {
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
 import { normaliseEmail } from './accounts.repository.js';
-import { inTransactionRetryingOnUniqueViolation, logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
+import { logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
 import { resetTokenUser } from './password-reset.service.js';
-import { registerBusiness, registerSimple, registerWholesale } from './registration.service.js';
+import { registerWholesale, requestBusinessRegistration, requestSimpleRegistration } from './registration.service.js';
 import { describeActor, endSession, switchWebStore } from './session.service.js';
 import { pendingVerification, verificationMeta } from './verification.service.js';
 
@@ -79,7 +80,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context(request), request.body, request.actionTime));
+      await db.transaction().execute((trx) => requestSimpleRegistration(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -97,7 +98,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context(request), request.body, request.actionTime));
+      await db.transaction().execute((trx) => requestSimpleRegistration(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -115,7 +116,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerBusiness(trx, context(request), request.body, request.actionTime));
+      await db.transaction().execute((trx) => requestBusinessRegistration(trx, context(request), request.body, request.actionTime));
       return request.body;
     },
   );
@@ -139,7 +140,19 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
   );
 
   const explicitStore = (request: FastifyRequest) => (request.headers.store === undefined ? undefined : requestStore(request).code);
-  const rawQuery = (request: FastifyRequest, name: string) => (request.query as Record<string, unknown>)[name];
+  /**
+   * A single-use token from the query (as the spec gives it) or from the JSON body (which keeps it
+   * out of URLs and so out of access logs and browser history); undefined when it is in neither,
+   * is not a string, or the two places disagree.
+   */
+  const tokenOf = (request: FastifyRequest, name: string): string | undefined => {
+    const inQuery = (request.query as Record<string, unknown> | undefined)?.[name];
+    const body = request.body;
+    const inBody = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+    if (inQuery !== undefined && inBody !== undefined && inQuery !== inBody) return undefined;
+    const token = inBody ?? inQuery;
+    return typeof token === 'string' ? token : undefined;
+  };
 
   app.get(
     '/auth/verify-email-meta',
@@ -163,16 +176,16 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
         limitPerIp,
         async (request) => {
           // Fastify validates the body before the query, so the token is checked here first.
-          const token = rawQuery(request, 'verificationToken');
-          if (typeof token !== 'string') throw new HttpError(400, 'auth.badVerificationToken');
+          const token = tokenOf(request, 'verificationToken');
+          if (token === undefined) throw new HttpError(400, 'auth.badVerificationToken');
           await pendingVerification(db, token, explicitStore(request), request.actionTime);
         },
       ],
       schema: {
         tags,
-        summary: 'Confirm the email, set the password and log in',
+        summary: 'Confirm the email, set the password and log in (the token in the query or, better, in the body)',
         headers: StoreRequestHeaders,
-        querystring: VerificationTokenQuery,
+        querystring: OptionalVerificationTokenQuery,
         body: VerificationForm,
         response: { 200: success(VerifiedPayload), ...formErrors },
       },
@@ -181,7 +194,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       verifyEmail(
         db,
         config,
-        { token: request.query.verificationToken, storeCode: explicitStore(request), form: request.body },
+        { token: tokenOf(request, 'verificationToken')!, storeCode: explicitStore(request), form: request.body },
         request.actionTime,
       ),
   );
@@ -210,14 +223,14 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       preValidation: [
         limitPerIp,
         async (request) => {
-          const token = rawQuery(request, 'passwordResetToken');
-          if (typeof token !== 'string') throw new HttpError(400, 'auth.badResetToken');
+          const token = tokenOf(request, 'passwordResetToken');
+          if (token === undefined) throw new HttpError(400, 'auth.badResetToken');
           await resetTokenUser(db, token, request.actionTime);
         },
       ],
       schema: {
         tags,
-        summary: 'Set a new password with the token from the reset mail; ends every session',
+        summary: 'Set a new password with the token from the reset mail (in the query or, better, in the body); ends every session',
         headers: StoreRequestHeaders,
         querystring: ResetTokenQuery,
         body: NewPasswordForm,
@@ -225,7 +238,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await setNewPassword(db, request.query.passwordResetToken, request.body, request.actionTime);
+      await setNewPassword(db, tokenOf(request, 'passwordResetToken')!, request.body, request.actionTime);
       return {};
     },
   );
@@ -242,7 +255,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
         response: { 200: success(Type.Union([TokenPayload, RolesPayload])), ...formErrors },
       },
     },
-    async (request) => logIn(db, config, request.body, request.actionTime),
+    async (request) => logIn(db, config, request.body, request.ip, request.actionTime),
   );
 
   const bearerErrors = errors(...storeRouteErrors, 401);

@@ -58,22 +58,30 @@ export const WholesaleRegistrationForm = Type.Object({
 });
 export type WholesaleRegistrationForm = Static<typeof WholesaleRegistrationForm>;
 
-export const VerificationTokenQuery = Type.Object({
-  verificationToken: Type.String({ minLength: 1, maxLength: 200 }),
-});
-export const ResetTokenQuery = Type.Object({
-  passwordResetToken: Type.String({ minLength: 1, maxLength: 200 }),
-});
+const Token = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+const verificationToken = Token('The token from the verification mail');
+const passwordResetToken = Token('The token from the reset mail');
+
+/** GET verify-email-meta: the token is required in the query. */
+export const VerificationTokenQuery = Type.Object({ verificationToken });
+// The POST routes take the token in the query (as the spec gives it) or in the body.
+export const OptionalVerificationTokenQuery = Type.Object({ verificationToken: Type.Optional(verificationToken) });
+export const ResetTokenQuery = Type.Object({ passwordResetToken: Type.Optional(passwordResetToken) });
 
 export const VerificationForm = Type.Object({
   password: Password,
   passwordRepeat: Password,
   termsAccepted: Type.Boolean({ description: 'Must be true' }),
   newsletter: Type.Optional(Type.Boolean()),
+  verificationToken: Type.Optional(Token('The token from the verification mail, instead of the query parameter')),
 });
 export type VerificationForm = Static<typeof VerificationForm>;
 
-export const NewPasswordForm = Type.Object({ password: Password, passwordRepeat: Password });
+export const NewPasswordForm = Type.Object({
+  password: Password,
+  passwordRepeat: Password,
+  passwordResetToken: Type.Optional(Token('The token from the reset mail, instead of the query parameter')),
+});
 export type NewPasswordForm = Static<typeof NewPasswordForm>;
 
 export const ResetPasswordForm = Type.Object({ email: Email });

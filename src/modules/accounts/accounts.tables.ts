@@ -56,8 +56,17 @@ export interface ClientAccountTable {
   role: string;
   /** A retail client's own discount, percent. */
   discount_percent: ColumnType<number, number | undefined, number>;
+  /** Only an ACTIVE account can be logged in to (see ClientAccountStatus). */
+  status: ColumnType<ClientAccountStatus, ClientAccountStatus | undefined, ClientAccountStatus>;
   created_at: number;
 }
+
+/**
+ * A business or wholesale account a registration form attached to someone's email waits for the
+ * back office (PENDING_APPROVAL, where the store wants it) and then for that person to follow the
+ * link mailed to them (PENDING_CONFIRMATION); REJECTED when the back office declined it.
+ */
+export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED';
 
 export type WholesaleRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
 

@@ -9,6 +9,7 @@ import { isUniqueViolation, normaliseEmail } from './accounts.repository.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
+import { countFailedLogin, refuseThrottledLogin } from './login-throttle.js';
 import { checkCredentials, openSession, storeNamedIn, type LoginResult } from './session.service.js';
 import { checkVerificationForm, completeVerification, pendingVerification } from './verification.service.js';
 
@@ -16,11 +17,21 @@ import { checkVerificationForm, completeVerification, pendingVerification } from
 // count even when the work fails, and password hashing, which runs before the transaction opens
 // so that no transaction waits for it.
 
-/** Logs in with email and password: a token, or the roles to choose from. */
-export async function logIn(db: Kysely<Database>, config: AccountsConfig, form: LoginForm, now: number): Promise<LoginResult> {
+/**
+ * Logs in with email and password from a client address: a token, or the roles to choose from.
+ * Failures are counted per (email, address) and per email (login-throttle.ts).
+ */
+export async function logIn(
+  db: Kysely<Database>,
+  config: AccountsConfig,
+  form: LoginForm,
+  address: string,
+  now: number,
+): Promise<LoginResult> {
   const storeCode = storeNamedIn('web_store_nav_code', form.web_store_nav_code);
-  await consumeRateLimit(db, `login:email:${normaliseEmail(form.email)}`, config.rateLimits.authPerEmail, now);
-  const user = await checkCredentials(db, config, form, now);
+  const attempt = { email: form.email, address };
+  await refuseThrottledLogin(db, config.rateLimits, attempt, now);
+  const user = await checkCredentials(db, config, form, now, () => countFailedLogin(db, config.rateLimits, attempt, now));
   return db
     .transaction()
     .execute((trx) =>

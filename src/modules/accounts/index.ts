@@ -16,10 +16,12 @@ export { openSession, type LoginResult, type SessionRequest } from './session.se
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';
 export { importUsers } from './users-import.js';
 export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';
+export { BUSINESS_USAGE, businessCommand, type BusinessCommandDeps } from './business.cli.js';
 export type {
   AccessTokenTable,
   AccountsTables,
   AppUserTable,
+  ClientAccountStatus,
   ClientAccountTable,
   CompanyTable,
   WholesaleRequestStatus,

@@ -2,27 +2,44 @@ import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueAccountMail } from './accounts.jobs.js';
-import { accountsOfUser, consumeResetToken, findUserByEmail, findUserByResetToken, revokeAllTokensOfUser } from './accounts.repository.js';
+import {
+  accountsOfUser,
+  consumeResetToken,
+  findUserByEmail,
+  findUserByResetToken,
+  normaliseEmail,
+  revokeAllTokensOfUser,
+} from './accounts.repository.js';
 import type { AccountsContext } from './accounts.context.js';
 
 /**
- * Queues the reset mail when the email belongs to an activated user; the answer is the same
- * either way. A user who never verified gets the verification mail again instead, since that is
- * what lets them set a password.
+ * The request side of /auth/reset-password: one job with the normalised email, the same for an
+ * address nobody has, so neither the answer nor the work done tells whether the email exists.
  */
 export async function queuePasswordReset(trx: Db, context: AccountsContext, email: string, now: number): Promise<void> {
   const { config, storeCode, language } = context;
+  await queueAccountMail(trx, config, { kind: 'resetRequest', email: normaliseEmail(email), storeCode, language }, now);
+}
+
+/**
+ * In the worker: queues the reset mail when the email belongs to an activated user, and nothing
+ * when nobody has it. A user who never verified gets the verification mail again instead, since
+ * that is what lets them set a password.
+ */
+export async function resolvePasswordReset(trx: Db, context: AccountsContext, email: string, now: number): Promise<'queued' | 'unknown'> {
+  const { config, storeCode, language } = context;
   const user = await findUserByEmail(trx, email);
-  if (!user) return;
+  if (!user) return 'unknown';
   if (user.email_verified) {
     await queueAccountMail(trx, config, { kind: 'reset', userId: user.id, storeCode, language }, now);
-    return;
+    return 'queued';
   }
-  const accounts = await accountsOfUser(trx, user.id);
-  const account = accounts.find((a) => a.store_code === storeCode) ?? accounts[0];
-  if (account) {
-    await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
-  }
+  // Not an account the back office has yet to approve (or declined): its link is mailed on approval.
+  const verifiable = (await accountsOfUser(trx, user.id)).filter((a) => a.status === 'ACTIVE' || a.status === 'PENDING_CONFIRMATION');
+  const account = verifiable.find((a) => a.store_code === storeCode) ?? verifiable[0];
+  if (!account) return 'unknown';
+  await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
+  return 'queued';
 }
 
 const badToken = () => badRequest('auth.badResetToken');

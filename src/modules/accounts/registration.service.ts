@@ -4,17 +4,57 @@ import { invalidField } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
 import type { AccountsContext } from './accounts.context.js';
 import { queueAccountMail } from './accounts.jobs.js';
-import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, normaliseEmail } from './accounts.repository.js';
+import {
+  accountsOfUser,
+  changeAccountStatus,
+  createClientAccount,
+  findUserByEmail,
+  insertCompany,
+  insertUser,
+  normaliseEmail,
+  updateCompany,
+} from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
+import { refuseReservedEmail } from './email-rules.js';
 import { insertWholesaleRequest } from './wholesale.repository.js';
 
-/**
- * Simple registration, the same for the web and the mobile scenario. Every outcome of the
- * spec's state table answers alike, so the response never tells whether the email was known.
- */
+// Registration answers the same, after the same work, whether or not the email is known: the
+// request checks the form and queues one job; the worker (below) applies the state table.
+
+/** The request side of /auth/register and /auth/register-simple. */
+export async function requestSimpleRegistration(
+  trx: Db,
+  context: AccountsContext,
+  form: SimpleRegistrationForm,
+  now: number,
+): Promise<void> {
+  const { config, storeCode, language } = context;
+  refuseReservedEmail('email', form.email);
+  checkBirthday(form.birthday, now);
+  await queueAccountMail(
+    trx,
+    config,
+    { kind: 'registration', form: { ...form, email: normaliseEmail(form.email) }, storeCode, language },
+    now,
+  );
+}
+
+/** The request side of /auth/register-business. */
+export async function requestBusinessRegistration(
+  trx: Db,
+  context: AccountsContext,
+  form: BusinessRegistrationForm,
+  now: number,
+): Promise<void> {
+  const { config, storeCode, language } = context;
+  refuseReservedEmail('contact.email', form.contact.email);
+  const contact = { ...form.contact, email: normaliseEmail(form.contact.email) };
+  await queueAccountMail(trx, config, { kind: 'businessRegistration', form: { ...form, contact }, storeCode, language }, now);
+}
+
+/** Simple registration in the worker, the same for the web and the mobile scenario: the spec's state table. */
 export async function registerSimple(trx: Db, context: AccountsContext, form: SimpleRegistrationForm, now: number): Promise<void> {
   const { config, storeCode, language } = context;
-  checkBirthday(form.birthday, now);
   const user = await findUserByEmail(trx, form.email);
   if (!user) {
     const userId = await insertUser(
@@ -53,27 +93,45 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
   await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
 }
 
-/** A company and its business account in this store; the contact person gets the verification mail. */
+/**
+ * A company and its business account in this store, in the worker. Whoever fills in the form
+ * may name anyone as the contact, so the account is usable only once the contact followed the
+ * link mailed to them (the verification flow, which for a user who is verified already asks to
+ * confirm the account), and in a store that wants it only after the back office approved it
+ * (the link is mailed then). An account that is ACTIVE already is left alone.
+ */
 export async function registerBusiness(trx: Db, context: AccountsContext, form: BusinessRegistrationForm, now: number): Promise<void> {
   const { config, storeCode, language } = context;
-  const { userId, verified } = await findOrCreateContact(trx, form, language, now);
-  const accounts = await accountsOfUser(trx, userId);
-  if (accounts.some((a) => a.type === 'BUSINESS' && a.store_code === storeCode)) return;
-  const companyId = await insertCompany(trx, companyValues(form), now);
-  const account = await createClientAccount(trx, { userId, storeCode, type: 'BUSINESS', companyId }, now);
-  if (!verified) {
-    await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: account.id, language }, now);
+  const { userId } = await findOrCreateContact(trx, form, language, now);
+  const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'BUSINESS' && a.store_code === storeCode);
+  if (existing?.status === 'ACTIVE') return;
+  const status = config.accounts.businessApprovalStores.includes(storeCode) ? 'PENDING_APPROVAL' : 'PENDING_CONFIRMATION';
+  let accountId: number;
+  if (existing && existing.company_id !== null) {
+    // Not confirmed yet: the newest form describes the company, and it is decided and confirmed afresh.
+    await updateCompany(trx, existing.company_id, companyValues(form));
+    await changeAccountStatus(trx, existing.id, [existing.status], status);
+    accountId = existing.id;
+  } else {
+    const companyId = await insertCompany(trx, companyValues(form), now);
+    accountId = (await createClientAccount(trx, { userId, storeCode, type: 'BUSINESS', companyId, status }, now)).id;
   }
-  await queueAccountMail(trx, config, backofficeMail('BUSINESS', storeCode, form), now);
+  if (status === 'PENDING_CONFIRMATION') {
+    await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language }, now);
+  }
+  const pending = status === 'PENDING_APPROVAL' ? { pendingAccountId: accountId } : {};
+  await queueAccountMail(trx, config, { ...backofficeMail('BUSINESS', storeCode, form), ...pending }, now);
 }
 
 /**
  * A wholesale registration is a request for the back office to approve
  * (`storefront wholesale approve|reject <id>`). Wholesale customers buy in the main store
  * (they cannot log in to WEB2), so the request is recorded for WEB whichever store it came from.
+ * The same rows are written whether or not the email is known.
  */
 export async function registerWholesale(trx: Db, context: AccountsContext, form: WholesaleRegistrationForm, now: number): Promise<void> {
   const { config, language } = context;
+  refuseReservedEmail('contact.email', form.contact.email);
   const storeCode = 'WEB';
   const requestId = await insertWholesaleRequest(trx, {
     store_code: storeCode,

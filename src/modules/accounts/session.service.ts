@@ -73,10 +73,15 @@ export async function issueAccessToken(
   return token;
 }
 
-/** The account types a user may act as in a store; a wholesale account cannot log in to WEB2. */
+/**
+ * The account types a user may act as in a store: only ACTIVE accounts (one a registration form
+ * attached waits for its contact's confirmation), and a wholesale account cannot log in to WEB2.
+ */
 export function rolesIn(accounts: ClientAccountRow[], storeCode: string): AccountType[] {
   const held = new Set(
-    accounts.filter((a) => a.store_code === storeCode && !(a.type === 'WHOLESALE' && storeCode === 'WEB2')).map((a) => a.type),
+    accounts
+      .filter((a) => a.status === 'ACTIVE' && a.store_code === storeCode && !(a.type === 'WHOLESALE' && storeCode === 'WEB2'))
+      .map((a) => a.type),
   );
   return ACCOUNT_TYPES.filter((type) => held.has(type));
 }
@@ -91,13 +96,23 @@ export function storeNamedIn(field: string, code: string): StoreCode {
 
 /**
  * The user the credentials belong to. Wrong password, unknown email and a user without a password
- * get the same 422 after the same work (the hash runs in every case); "not verified" is told only
- * once the password was right. A legacy hash is replaced by an argon2 one on the way.
+ * get the same 422 after the same work (the hash runs in every case), after `onFailure` (which
+ * counts the failure); "not verified" is told only once the password was right. A legacy hash is
+ * replaced by an argon2 one on the way.
  */
-export async function checkCredentials(db: Db, config: Pick<AccountsConfig, 'accounts'>, form: LoginForm, now: number): Promise<UserRow> {
+export async function checkCredentials(
+  db: Db,
+  config: Pick<AccountsConfig, 'accounts'>,
+  form: LoginForm,
+  now: number,
+  onFailure: () => Promise<void> = async () => {},
+): Promise<UserRow> {
   const user = await findUserByEmail(db, form.email);
   const check = await verifyPassword(user?.password_hash ?? null, form.password, config.accounts.legacyPasswordSalt);
-  if (!user || !check.ok) throw invalidField('password', 'auth.invalidCredentials');
+  if (!user || !check.ok) {
+    await onFailure();
+    throw invalidField('password', 'auth.invalidCredentials');
+  }
   if (check.rehash) await updateUser(db, user.id, { password_hash: await hashPassword(form.password) }, now);
   if (!user.email_verified) throw invalidField('email', 'auth.notVerified');
   return user;

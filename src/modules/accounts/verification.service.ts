@@ -5,6 +5,7 @@ import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
+  changeAccountStatus,
   consumeVerificationToken,
   findAccount,
   findCompany,
@@ -38,6 +39,8 @@ export async function pendingVerification(db: Db, token: string, storeCode: stri
   if (!user || user.verification_client_account_id === null) throw badToken();
   const account = await findAccount(db, user.verification_client_account_id);
   if (!account || account.user_id !== user.id) throw badToken();
+  // An account waits for the back office before its link is mailed; one declined since is gone.
+  if (account.status === 'PENDING_APPROVAL' || account.status === 'REJECTED') throw badToken();
   if (storeCode !== undefined && storeCode !== account.store_code) throw badRequest('auth.activationMismatch');
   return { token, user, account };
 }
@@ -91,6 +94,10 @@ export async function completeVerification(
     now,
   );
   if (!consumed) throw badToken();
+  // Following the link is the contact's consent to an account a registration form attached.
+  if (account.status === 'PENDING_CONFIRMATION' && !(await changeAccountStatus(trx, account.id, ['PENDING_CONFIRMATION'], 'ACTIVE'))) {
+    throw badToken();
+  }
   // A password that replaces an earlier one ends the sessions made with it.
   if (user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
   const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });

@@ -36,26 +36,35 @@ export function pendingWholesaleRequests(db: Db, limit = 100): Promise<Wholesale
 }
 
 /**
- * Approval creates the company and the wholesale account; a contact who never set a password
- * gets the verification mail, one who did is told the account is ready. Answers the account code.
+ * Approval creates the company and the wholesale account. Whoever applied may have named anyone
+ * as the contact, so the account is usable only once the contact followed the link mailed now:
+ * the verification mail for a contact who never set a password, a request to confirm the account
+ * for one who did. Answers the account code.
  */
 export async function approveWholesale(trx: Db, config: WholesaleConfig, request: WholesaleRequestRow, now: number): Promise<string> {
   const form = JSON.parse(request.form) as WholesaleRegistrationForm;
   const language: Language = isLanguage(request.language) ? request.language : 'et';
   await decide(trx, request.id, 'APPROVED', now);
-  const { userId, verified } = await findOrCreateContact(trx, form, language, now);
+  const { userId } = await findOrCreateContact(trx, form, language, now);
   const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'WHOLESALE' && a.store_code === request.store_code);
   const account =
     existing ??
     (await createClientAccount(
       trx,
-      { userId, storeCode: request.store_code, type: 'WHOLESALE', companyId: await insertCompany(trx, companyValues(form), now) },
+      {
+        userId,
+        storeCode: request.store_code,
+        type: 'WHOLESALE',
+        companyId: await insertCompany(trx, companyValues(form), now),
+        status: 'PENDING_CONFIRMATION',
+      },
       now,
     ));
   await setWholesaleRequestAccount(trx, request.id, account.id);
-  const mail = verified
-    ? ({ kind: 'wholesaleApproved', userId, storeCode: request.store_code, language } as const)
-    : ({ kind: 'verification', userId, clientAccountId: account.id, language } as const);
+  const mail =
+    account.status === 'ACTIVE'
+      ? ({ kind: 'wholesaleApproved', userId, storeCode: request.store_code, language } as const)
+      : ({ kind: 'verification', userId, clientAccountId: account.id, language } as const);
   await queueAccountMail(trx, config, mail, now);
   return account.code;
 }

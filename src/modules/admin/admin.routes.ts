@@ -29,8 +29,11 @@ const unauthorized = (error?: string) =>
     { 'WWW-Authenticate': `Bearer realm="storefront-admin"${error ? `, error="${error}"` : ''}` },
   );
 
-/** The operator behind the request's bearer key; 401 when it is missing, malformed, unknown or revoked. */
-async function authenticateOperator(db: Db, request: FastifyRequest): Promise<Operator> {
+/**
+ * The operator behind the request's bearer key; 401 when it is missing, malformed, unknown or revoked.
+ * Also guards the API documents when API_DOCS=operator (app.ts).
+ */
+export async function authenticateOperator(db: Db, request: FastifyRequest): Promise<Operator> {
   let key: string | undefined;
   try {
     key = request.headers.authorization?.trim() ? bearerToken(request) : undefined;

@@ -1,5 +1,5 @@
 // The operators' admin surface: API keys (CLI) and the back office's imports over HTTP.
-export { adminRoutes, IMPORT_BODY_LIMIT_BYTES, type AdminDeps } from './admin.routes.js';
+export { adminRoutes, authenticateOperator, IMPORT_BODY_LIMIT_BYTES, type AdminDeps } from './admin.routes.js';
 export { API_KEY_USAGE, apiKeyCommand } from './api-keys.cli.js';
 export type { AdminTables, ApiKeyTable } from './admin.tables.js';
 export { adminMessages } from './admin.messages.js';

@@ -1,3 +1,4 @@
+import type { ApiDocsMode } from '../../http/api-docs-mode.js';
 import type { EnvReader } from '../../infra/env.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
 
@@ -20,6 +21,8 @@ export interface DataExportConfig {
   /** The store whose guest prices the product export shows, when the product is sold there. */
   defaultStore: string;
   dataExport: ExportSettings;
+  /** API_DOCS: the export's own document is public, for authenticated export users only, or not served. */
+  apiDocs: ApiDocsMode;
 }
 
 export function readDataExportConfig(env: EnvReader): ExportSettings {

@@ -61,7 +61,15 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
   };
   const document = exportOpenApi(config.dataExportPath, EXPORT_ROUTES);
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => document);
+  // API_DOCS: with `operator`, the document is for whom the API is (an export user, checked as for
+  // the data, allowlist included), not for anyone who finds the path; with `off` it is not served.
+  if (config.apiDocs !== 'off') {
+    app.get(
+      '/openapi.json',
+      { schema: { hide: true }, ...(config.apiDocs === 'operator' ? { onRequest: authenticate } : {}) },
+      async () => document,
+    );
+  }
 
   for (const route of EXPORT_ROUTES) {
     const { collection } = route;

@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { AccountsConfig } from './accounts.config.js';
+import type { AccountRequest } from './accounts.jobs.js';
+import { inTransactionRetryingOnUniqueViolation } from './accounts.use-cases.js';
+import { resolvePasswordReset } from './password-reset.service.js';
+import { registerBusiness, registerSimple } from './registration.service.js';
+
+/**
+ * The worker's half of the anonymous account requests: looks the email up and does what the
+ * state table says, queueing the mail that follows (or nothing). `actionTime` is the request's,
+ * when the job was queued. Answers how the job ended.
+ */
+export async function resolveAccountRequest(
+  db: Kysely<Database>,
+  config: AccountsConfig,
+  request: AccountRequest,
+  actionTime: number,
+): Promise<string> {
+  const context = { config, storeCode: request.storeCode, language: request.language };
+  switch (request.kind) {
+    case 'resetRequest':
+      return db.transaction().execute((trx) => resolvePasswordReset(trx, context, request.email, actionTime));
+    case 'registration':
+      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerSimple(trx, context, request.form, actionTime));
+      return 'resolved';
+    case 'businessRegistration':
+      await inTransactionRetryingOnUniqueViolation(db, (trx) => registerBusiness(trx, context, request.form, actionTime));
+      return 'resolved';
+  }
+}

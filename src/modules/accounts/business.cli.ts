@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { CliUsageError } from '../../infra/cli-usage.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
+import type { AccountsConfig } from './accounts.config.js';
+import {
+  approveBusinessAccount,
+  BusinessDecisionError,
+  pendingBusinessAccounts,
+  rejectBusinessAccount,
+} from './business-approval.service.js';
+
+export const BUSINESS_USAGE = `  business list                       business accounts waiting for approval (BUSINESS_APPROVAL_STORES)
+  business approve <account id>       mail the contact the link that confirms the account
+  business reject <account id>        decline it; the account is never usable`;
+
+export interface BusinessCommandDeps {
+  db: Kysely<Database>;
+  config: Pick<AccountsConfig, 'jobs'>;
+  clock?: Clock;
+}
+
+export async function businessCommand(deps: BusinessCommandDeps, args: string[], print: (line: string) => void): Promise<void> {
+  const { db, config } = deps;
+  const [action, rawId, ...rest] = args;
+  if (action === 'list' && rawId === undefined) {
+    for (const a of await pendingBusinessAccounts(db)) {
+      print(`${a.id}\t${new Date(a.created_at).toISOString()}\t${a.name ?? ''}\t${a.registry_code ?? ''}\t${a.email}\t${a.store_code}`);
+    }
+    return;
+  }
+  if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || !/^\d+$/.test(rawId ?? '')) {
+    throw new CliUsageError('business: use list, approve <account id> or reject <account id>');
+  }
+  const id = Number(rawId);
+  const now = (deps.clock ?? systemClock).now();
+  try {
+    if (action === 'approve') {
+      await db.transaction().execute((trx) => approveBusinessAccount(trx, config, id, now));
+      print(`Approved business account ${id}: the contact is mailed a link to confirm it`);
+    } else {
+      await db.transaction().execute((trx) => rejectBusinessAccount(trx, id));
+      print(`Rejected business account ${id}`);
+    }
+  } catch (error) {
+    if (error instanceof BusinessDecisionError) throw new CliUsageError(error.message);
+    throw error;
+  }
+}
