@@ -47,6 +47,22 @@ describe('an ID token used twice', () => {
     );
   });
 
+  it('is refused when its signature is written differently (spare bits of the last character)', async () => {
+    const respell = (token: string) => {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(token.at(-1)!);
+      // An RS256 signature of 256 bytes leaves 4 unused bits in its 342nd character.
+      return token.slice(0, -1) + alphabet[(last & ~0b1111) | (~last & 0b1111)];
+    };
+    const a = await googleToken();
+    expect((await viaQuery({ client: 'google', id: a.sub, token: a.token })).statusCode).toBe(200);
+    expectErrorBody(await viaQuery({ client: 'google', id: a.sub, token: respell(a.token) }), 401, 'Unauthorized');
+    // The respelt token verifies: first, it is taken, and then the original is the second use.
+    const b = await googleToken();
+    expect((await viaQuery({ client: 'google', id: b.sub, token: respell(b.token) })).statusCode).toBe(200);
+    expectErrorBody(await viaQuery({ client: 'google', id: b.sub, token: b.token }), 401, 'Unauthorized');
+  });
+
   it('Apple and Facebook Limited Login tokens too', async () => {
     const sub = newSubject();
     const apple = await t.apple.idToken({ sub, aud: IOS_APP, jti: newJti() });

@@ -14,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('used_id_token')
-    // SHA-256 of provider, ':' and the token's jti (or of the whole token when it has none).
+    // SHA-256 of provider, ':' and the token's jti (or of its signed part when it has none).
     .addColumn('token_key', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('provider', 'varchar(16)', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())

@@ -39,15 +39,20 @@ export interface NativeVerification {
 }
 
 export interface TokenUse {
-  /** The `jti` claim, or the token's SHA-256 when it has none; compared, never shown. */
+  /** The `jti` claim, or the SHA-256 of the token's signed part when it has none; compared, never shown. */
   id: string;
   /** Unix milliseconds of the token's `exp`. */
   expiresAt: number;
 }
 
-/** What makes a verified ID token single-use. */
+/**
+ * What makes a verified ID token single-use. Without a `jti` (Apple's tokens), the signed part
+ * (header and claims) stands for the token, not the whole text: the signature can be written
+ * differently and still verify (spare bits in its last base64url character; ECDSA's s or n - s).
+ */
 export function idTokenUse(payload: JWTPayload, token: string): TokenUse {
-  const id = typeof payload.jti === 'string' && payload.jti !== '' ? `jti:${payload.jti}` : `sha256:${hashToken(token)}`;
+  const signedPart = token.slice(0, token.lastIndexOf('.'));
+  const id = typeof payload.jti === 'string' && payload.jti !== '' ? `jti:${payload.jti}` : `signed:${hashToken(signedPart)}`;
   return { id, expiresAt: Number(payload.exp) * 1000 };
 }
 

@@ -55,7 +55,7 @@ export interface AuthRecordTable {
 
 /** ID tokens apps signed in with, kept until they expire so that each is accepted once. */
 export interface UsedIdTokenTable {
-  /** SHA-256 of provider, ':' and the token's jti, or of the whole token when it has no jti. */
+  /** SHA-256 of provider, ':' and the token's jti, or of its signed part (header and claims) when it has no jti. */
   token_key: string;
   provider: SocialProvider;
   created_at: number;
