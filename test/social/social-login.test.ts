@@ -1,92 +1,46 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/infra/tokens.js';
+import { createAccountsTestApp, GOOD_PASSWORD, login, mailTo, me, register, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import {
-  createAccountsTestApp,
-  GOOD_PASSWORD,
-  login,
-  mailTo,
-  me,
-  register,
-  registerVerified,
-  uniqueEmail,
-  type AccountsTestApp,
-} from '../helpers/accounts.js';
-import { startFakeFacebook, type FakeFacebook, type FacebookUser } from '../helpers/facebook-graph.js';
+  Browser,
+  CALLBACK,
+  createSocialTestApp,
+  IOS_APP,
+  newJti,
+  newSubject,
+  PUBLIC_URL,
+  returnFromProvider,
+  signInAtProvider,
+  startWebFlow,
+  webFlow as webFlowIn,
+  type SocialTestApp,
+} from '../helpers/social.js';
+import type { TestIdp } from '../helpers/oidc-provider.js';
+import type { FakeFacebook, FacebookUser } from '../helpers/facebook-graph.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-provider.js';
 
-const PUBLIC_URL = 'http://127.0.0.1:3999';
-const CALLBACK = `${PUBLIC_URL}/auth/external`;
-const IOS_APP = 'ee.raamatupood.ios';
-
-let t: AccountsTestApp;
+let t: SocialTestApp;
 let google: TestIdp;
 let apple: TestIdp;
 let facebookLimited: TestIdp;
 let facebook: FakeFacebook;
 
 beforeAll(async () => {
-  google = await startTestIdp({ redirectUris: [CALLBACK], responseModes: ['query'] });
-  apple = await startTestIdp({ redirectUris: [CALLBACK], responseModes: ['form_post'], appleStyle: true });
-  facebookLimited = await startTestIdp({ redirectUris: [CALLBACK] });
-  facebook = await startFakeFacebook();
-  t = await createAccountsTestApp({
-    env: {
-      PUBLIC_URL,
-      GOOGLE_CLIENT_ID: google.clientId,
-      GOOGLE_CLIENT_SECRET: google.clientSecret,
-      GOOGLE_ISSUER: google.issuer,
-      GOOGLE_EXTRA_AUDIENCES: IOS_APP,
-      APPLE_CLIENT_ID: apple.clientId,
-      APPLE_TEAM_ID: apple.apple!.teamId,
-      APPLE_KEY_ID: apple.apple!.keyId,
-      APPLE_PRIVATE_KEY: apple.apple!.privateKeyPem,
-      APPLE_ISSUER: apple.issuer,
-      APPLE_EXTRA_AUDIENCES: IOS_APP,
-      FACEBOOK_APP_ID: facebook.appId,
-      FACEBOOK_APP_SECRET: facebook.appSecret,
-      FACEBOOK_GRAPH_URL: facebook.graphUrl,
-      FACEBOOK_DIALOG_URL: facebook.dialogUrl,
-      FACEBOOK_LIMITED_LOGIN_ISSUER: facebookLimited.issuer,
-      FACEBOOK_LIMITED_LOGIN_JWKS_URL: facebookLimited.jwksUri,
-    },
-  });
+  t = await createSocialTestApp();
+  ({ google, apple, facebookLimited, facebook } = t);
 });
 afterAll(async () => {
   await t.close();
-  await Promise.all([google.close(), apple.close(), facebookLimited.close(), facebook.close()]);
 });
 
 let counter = 0;
-const newSubject = () => `subject-${Date.now().toString(36)}-${++counter}`;
 
-/** Runs the whole web redirect flow and returns where the service sends the browser at the end. */
-async function webFlow(
+/** Runs the whole web redirect flow in one browser and returns where the service sends it at the end. */
+const webFlow = (
   provider: 'google' | 'apple' | 'facebook',
   as: { sub: string; facebookUser?: FacebookUser },
   options: { headers?: Record<string, string>; query?: string; deny?: boolean } = {},
-): Promise<URL> {
-  const start = await t.app.inject({
-    method: 'GET',
-    url: `/auth/external?authclient=${provider}${options.query ?? ''}`,
-    headers: options.headers,
-  });
-  expect(start.statusCode, start.body).toBe(302);
-  const location = String(start.headers.location);
-  const back =
-    provider === 'facebook'
-      ? await facebook.authorize(location, as.facebookUser!, { deny: options.deny })
-      : await (provider === 'google' ? google : apple).authorize(location, as.sub, { deny: options.deny });
-  expect(back.url.startsWith(CALLBACK)).toBe(true);
-  const callback = await t.app.inject({
-    method: back.method,
-    url: back.url.slice(PUBLIC_URL.length),
-    payload: 'body' in back ? back.body : undefined,
-    headers: 'contentType' in back && back.contentType ? { 'content-type': back.contentType } : {},
-  });
-  expect(callback.statusCode, callback.body).toBe(302);
-  return new URL(String(callback.headers.location));
-}
+) => webFlowIn(t, provider, as, options);
 
 const socialLogin = (authId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'POST', url: '/auth/social-login', headers, payload: { authId, isNativeForm: false, ...extra } });
@@ -102,6 +56,9 @@ describe('the web redirect flow', () => {
     const start = await t.app.inject({ method: 'GET', url: '/auth/external?authclient=google' });
     const url = new URL(String(start.headers.location));
     expect(url.origin).toBe(google.issuer);
+    expect(String(start.headers['set-cookie'])).toMatch(
+      /^sf_social_\w+=[\w-]{43}; Path=\/auth\/external; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
     for (const parameter of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(parameter)).toBeTruthy();
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('redirect_uri')).toBe(CALLBACK);
@@ -126,16 +83,11 @@ describe('the web redirect flow', () => {
   it("Apple: a name sent only in the form's user field on the first authorization is kept", async () => {
     const sub = newSubject();
     apple.addAccount({ sub, email: uniqueEmail('apple'), email_verified: true });
-    const start = await t.app.inject({ method: 'GET', url: '/auth/external?authclient=apple' });
-    const back = await apple.authorize(String(start.headers.location), sub);
+    const browser = new Browser(t);
+    const back = await signInAtProvider(t, 'apple', await startWebFlow(t, browser, 'apple'), { sub });
     expect(back.method).toBe('POST');
     const user = JSON.stringify({ name: { firstName: 'Ülle', lastName: 'Õun' }, email: 'relay@privaterelay.example' });
-    const callback = await t.app.inject({
-      method: 'POST',
-      url: back.url.slice(PUBLIC_URL.length),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `${back.body}&user=${encodeURIComponent(user)}`,
-    });
+    const callback = await returnFromProvider(browser, { ...back, body: `${back.body}&user=${encodeURIComponent(user)}` });
     const authId = new URL(String(callback.headers.location)).searchParams.get('authId')!;
     const response = await socialLogin(authId);
     expect((await me(t, response.json().accessToken)).json()).toMatchObject({ firstName: 'Ülle', lastName: 'Õun' });
@@ -176,10 +128,10 @@ describe('the web redirect flow', () => {
   it('sends a code the provider does not accept to the error page', async () => {
     const sub = newSubject();
     google.addAccount({ sub, email: uniqueEmail('google'), email_verified: true });
-    const start = await t.app.inject({ method: 'GET', url: '/auth/external?authclient=google' });
-    const back = new URL((await google.authorize(String(start.headers.location), sub)).url);
+    const browser = new Browser(t);
+    const back = new URL((await signInAtProvider(t, 'google', await startWebFlow(t, browser, 'google'), { sub })).url);
     back.searchParams.set('code', 'forged-code');
-    const callback = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+    const callback = await browser.request({ method: 'GET', url: `${back.pathname}${back.search}` });
     const landing = new URL(String(callback.headers.location));
     expect(landing.pathname).toBe('/social-login-error');
     expect(landing.searchParams.get('reason')).toBe('verification_failed');
@@ -192,11 +144,13 @@ describe('the web redirect flow', () => {
 
     const sub = newSubject();
     google.addAccount({ sub, email: uniqueEmail('google'), email_verified: true });
-    const start = await t.app.inject({ method: 'GET', url: '/auth/external?authclient=google' });
-    const back = await google.authorize(String(start.headers.location), sub);
+    const browser = new Browser(t);
+    const back = await signInAtProvider(t, 'google', await startWebFlow(t, browser, 'google'), { sub });
     const path = back.url.slice(PUBLIC_URL.length);
-    expect(new URL(String((await t.app.inject({ method: 'GET', url: path })).headers.location)).searchParams.has('authId')).toBe(true);
-    const replay = await t.app.inject({ method: 'GET', url: path });
+    const first = await browser.request({ method: 'GET', url: path });
+    expect(new URL(String(first.headers.location)).searchParams.has('authId')).toBe(true);
+    expect(browser.names()).toEqual([]);
+    const replay = await browser.request({ method: 'GET', url: path });
     expect(new URL(String(replay.headers.location)).searchParams.get('reason')).toBe('state_mismatch');
   });
 });
@@ -281,7 +235,7 @@ describe('the native app flow', () => {
 
 describe('POST /auth/social-login', () => {
   async function googleAuthId(email: string, verified = true, sub = newSubject()) {
-    const token = await google.idToken({ sub, email, email_verified: verified });
+    const token = await google.idToken({ sub, email, email_verified: verified, jti: newJti() });
     return (await native(`client=google&id=${sub}&token=${token}`)).json().authId as string;
   }
 
@@ -417,7 +371,7 @@ describe('linking with a bearer token', () => {
     expect(linked.statusCode, linked.body).toBe(200);
     expect(linked.json()).toEqual({ linked: 'google' });
     await mailTo(t, email, /Google/);
-    const again = await native(`client=google&id=${sub}&token=${await google.idToken({ sub })}`);
+    const again = await native(`client=google&id=${sub}&token=${await google.idToken({ sub, jti: newJti() })}`);
     const response = await socialLogin(again.json().authId);
     expect((await me(t, response.json().accessToken)).json().email).toBe(email);
   });
@@ -429,17 +383,29 @@ describe('linking with a bearer token', () => {
         .authId,
     );
     const bearer = await registerVerified(t, uniqueEmail('second'));
-    const response = await native(`client=google&id=${sub}&token=${await google.idToken({ sub })}`, { authorization: `Bearer ${bearer}` });
+    const token = await google.idToken({ sub, jti: newJti() });
+    const response = await native(`client=google&id=${sub}&token=${token}`, { authorization: `Bearer ${bearer}` });
     expectErrorBody(response, 409, 'Conflict');
   });
 
-  it('links in the web flow too, and refuses a bad bearer with a 401', async () => {
+  it('links in the web flow too, once the user confirms it, and refuses a bad bearer with a 401', async () => {
     const email = uniqueEmail('weblinker');
     const bearer = await registerVerified(t, email);
     const sub = newSubject();
     google.addAccount({ sub, email: uniqueEmail('g'), email_verified: true });
     const landing = await webFlow('google', { sub }, { headers: { authorization: `Bearer ${bearer}` } });
-    expect(landing.searchParams.get('linked')).toBe('google');
+    expect(landing.searchParams.get('link')).toBe('google');
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: '/auth/external/confirm-link',
+      headers: { authorization: `Bearer ${bearer}` },
+      payload: { authId: landing.searchParams.get('authId') },
+    });
+    expect(confirm.statusCode, confirm.body).toBe(200);
+    expect(confirm.json()).toEqual({ linked: 'google' });
+    await mailTo(t, email, /Google/);
+    const again = await webFlow('google', { sub });
+    expect((await me(t, (await socialLogin(again.searchParams.get('authId')!)).json().accessToken)).json().email).toBe(email);
     expectErrorBody(await native('authclient=google', { authorization: 'Bearer nonsense' }), 401, 'Unauthorized');
   });
 });

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { FacebookConfig } from './social.config.js';
 import {
+  idTokenUse,
   nameOrNull,
   SocialAuthError,
   type ProviderIdentity,
@@ -84,7 +85,9 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
     },
 
     async verifyNativeToken(id: string, token: string, nonce?: string) {
-      if (token.split('.').length !== 3) return profile(token, id);
+      // An access token is not single-use: the SDK keeps it and signs in with it again; debug_token
+      // shows it is valid, ours and this user's. A Limited Login ID token is single-use.
+      if (token.split('.').length !== 3) return { identity: await profile(token, id) };
       limitedJwks ??= createRemoteJWKSet(new URL(config.limitedLoginJwksUrl));
       try {
         const { payload } = await jwtVerify(token, limitedJwks, {
@@ -95,7 +98,7 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
         });
         if (payload.sub !== id) throw new Error('token subject is not the given id');
         if (nonce !== undefined && payload.nonce !== nonce) throw new Error('nonce mismatch');
-        return {
+        const identity: ProviderIdentity = {
           provider: 'facebook',
           subject: id,
           email: typeof payload.email === 'string' ? payload.email.toLowerCase() : null,
@@ -103,6 +106,7 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
           firstName: nameOrNull(payload.given_name),
           lastName: nameOrNull(payload.family_name),
         };
+        return { identity, singleUse: idTokenUse(payload, token) };
       } catch (error) {
         throw new SocialAuthError('verification_failed', `facebook limited login: ${(error as Error).message}`, { cause: error });
       }

@@ -8,5 +8,13 @@ export {
   type SocialConfig,
   type SocialSection,
 } from './social.config.js';
-export type { AuthRecordTable, OauthTransactionTable, SocialIdentityTable, SocialProvider, SocialTables } from './social.tables.js';
+export type {
+  AuthRecordTable,
+  OauthTransactionTable,
+  SocialIdentityTable,
+  SocialProvider,
+  SocialTables,
+  UsedIdTokenTable,
+} from './social.tables.js';
+export { usedIdTokenPruning } from './social.jobs.js';
 export { socialMessages } from './social.messages.js';

@@ -3,6 +3,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { OidcProviderConfig } from './social.config.js';
 import type { SocialProvider } from './social.tables.js';
 import {
+  idTokenUse,
   nameOrNull,
   SocialAuthError,
   type ProviderIdentity,
@@ -128,7 +129,7 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
       }
       if (payload.sub !== id) throw new SocialAuthError('verification_failed', `${name}: token subject is not the given id`);
       if (nonce !== undefined && payload.nonce !== nonce) throw new SocialAuthError('verification_failed', `${name}: nonce mismatch`);
-      return identity(payload);
+      return { identity: identity(payload), singleUse: idTokenUse(payload, token) };
     },
   };
 }

@@ -1,4 +1,6 @@
-import type { SocialProvider } from './social.tables.js';
+import type { JWTPayload } from 'jose';
+import { hashToken } from '../../infra/tokens.js';
+import type { AuthRecordTable, SocialProvider } from './social.tables.js';
 
 /** What a provider tells us about the person, after every check passed. */
 export interface ProviderIdentity {
@@ -29,12 +31,37 @@ export interface RedirectFinish {
   appleUser?: string;
 }
 
+/** A native app's token, checked: who it is, and, for an ID token, what makes it single-use. */
+export interface NativeVerification {
+  identity: ProviderIdentity;
+  /** Set for ID tokens (JWTs): the token's id and when it expires; an access token (Facebook) has none. */
+  singleUse?: TokenUse;
+}
+
+export interface TokenUse {
+  /** The `jti` claim, or the SHA-256 of the token's signed part when it has none; compared, never shown. */
+  id: string;
+  /** Unix milliseconds of the token's `exp`. */
+  expiresAt: number;
+}
+
+/**
+ * What makes a verified ID token single-use. Without a `jti` (Apple's tokens), the signed part
+ * (header and claims) stands for the token, not the whole text: the signature can be written
+ * differently and still verify (spare bits in its last base64url character; ECDSA's s or n - s).
+ */
+export function idTokenUse(payload: JWTPayload, token: string): TokenUse {
+  const signedPart = token.slice(0, token.lastIndexOf('.'));
+  const id = typeof payload.jti === 'string' && payload.jti !== '' ? `jti:${payload.jti}` : `signed:${hashToken(signedPart)}`;
+  return { id, expiresAt: Number(payload.exp) * 1000 };
+}
+
 export interface SocialProviderClient {
   name: SocialProvider;
   authorizationUrl(start: RedirectStart): Promise<URL>;
   finishRedirect(finish: RedirectFinish): Promise<ProviderIdentity>;
-  /** Checks a token a native app got from the provider's SDK for the user `id`. */
-  verifyNativeToken(id: string, token: string, nonce?: string): Promise<ProviderIdentity>;
+  /** Checks a token a native app got from the provider's SDK for the user `id` (and the `nonce`, when the app sends one). */
+  verifyNativeToken(id: string, token: string, nonce?: string): Promise<NativeVerification>;
 }
 
 /** A provider refused or a check failed; `reason` goes to the error page. */
@@ -51,4 +78,18 @@ export class SocialAuthError extends Error {
 
 export function nameOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 100) : null;
+}
+
+/** The identity an authentication record keeps. */
+export function identityOf(
+  record: Pick<AuthRecordTable, 'provider' | 'subject' | 'email' | 'first_name' | 'last_name'> & { email_verified: unknown },
+): ProviderIdentity {
+  return {
+    provider: record.provider,
+    subject: record.subject,
+    email: record.email,
+    emailVerified: Boolean(record.email_verified),
+    firstName: record.first_name,
+    lastName: record.last_name,
+  };
 }

@@ -9,6 +9,11 @@ const en = {
   'auth.socialFailed': 'Sign-in with {provider} could not be verified.',
   'auth.providerNotConfigured': 'Sign-in with {provider} is not available.',
   'auth.externalParameters': 'Give authclient (web sign-in), or client, id and token (app sign-in).',
+  'auth.flowOtherBrowser': 'This sign-in was started in another browser, or it has expired. Please start it again from the store.',
+  'auth.badLinkId': 'The link is unknown, expired or already used. Please start linking again.',
+  'auth.linkNotYours': 'This link was started by another account.',
+  'auth.idTokenUsed': 'This {provider} sign-in was already used. Please sign in again.',
+  'auth.signInCollided': 'Another sign-in with this account happened at the same moment. Please try again.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -19,6 +24,11 @@ const et: Record<keyof typeof en, string> = {
   'auth.socialFailed': 'Sisselogimist teenusega {provider} ei õnnestunud kontrollida.',
   'auth.providerNotConfigured': 'Sisselogimine teenusega {provider} ei ole saadaval.',
   'auth.externalParameters': 'Andke authclient (veebis sisselogimine) või client, id ja token (rakenduses sisselogimine).',
+  'auth.flowOtherBrowser': 'See sisselogimine alustati teises brauseris või on see aegunud. Palun alustage uuesti poe lehelt.',
+  'auth.badLinkId': 'Sidumine on tundmatu, aegunud või juba kasutatud. Palun alustage sidumist uuesti.',
+  'auth.linkNotYours': 'Selle sidumise alustas teine konto.',
+  'auth.idTokenUsed': 'See {provider} sisselogimine on juba kasutatud. Palun logige uuesti sisse.',
+  'auth.signInCollided': 'Samal hetkel toimus selle kontoga teine sisselogimine. Palun proovige uuesti.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -29,6 +39,11 @@ const ru: Record<keyof typeof en, string> = {
   'auth.socialFailed': 'Не удалось проверить вход через {provider}.',
   'auth.providerNotConfigured': 'Вход через {provider} недоступен.',
   'auth.externalParameters': 'Укажите authclient (вход на сайте) или client, id и token (вход в приложении).',
+  'auth.flowOtherBrowser': 'Этот вход был начат в другом браузере или устарел. Начните его заново на сайте магазина.',
+  'auth.badLinkId': 'Привязка неизвестна, устарела или уже использована. Начните привязку заново.',
+  'auth.linkNotYours': 'Эту привязку начала другая учётная запись.',
+  'auth.idTokenUsed': 'Этот вход через {provider} уже использован. Войдите ещё раз.',
+  'auth.signInCollided': 'В этот же момент произошёл другой вход в эту учётную запись. Попробуйте ещё раз.',
 };
 
 export const socialMessages = { en, et, ru };

@@ -1,19 +1,46 @@
 import type { Insertable } from 'kysely';
-import type { AuthRecordTable, OauthTransactionTable, SocialProvider } from './social.tables.js';
+import type { AuthRecordTable, OauthTransactionTable, SocialProvider, UsedIdTokenTable } from './social.tables.js';
 import type { Db } from '../../db/database.js';
 
 export function insertTransaction(db: Db, row: Insertable<OauthTransactionTable>) {
   return db.insertInto('oauth_transaction').values(row).execute();
 }
 
-/** Takes a redirect flow's transaction out: it can be used once. */
-export function takeTransaction(db: Db, stateHash: string, now: number) {
+/**
+ * Takes a redirect flow's transaction out, only for the browser that started it (the hash of its
+ * flow cookie): it can be used once. Another browser takes nothing and deletes nothing.
+ */
+export function takeTransaction(db: Db, stateHash: string, browserHash: string, now: number) {
   return db
     .deleteFrom('oauth_transaction')
     .where('state_hash', '=', stateHash)
+    .where('browser_hash', '=', browserHash)
     .where('expires_at', '>', now)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Whether a flow with this state is under way (whichever browser started it). */
+export async function isLiveTransaction(db: Db, stateHash: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('oauth_transaction')
+    .select('state_hash')
+    .where('state_hash', '=', stateHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Keeps a form-POST callback until the browser comes back with its cookie; the first one only. */
+export async function stashCallbackForm(db: Db, stateHash: string, form: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_transaction')
+    .set({ callback_form: form })
+    .where('state_hash', '=', stateHash)
+    .where('expires_at', '>', now)
+    .where('callback_form', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export function findIdentity(db: Db, provider: SocialProvider, subject: string) {
@@ -54,4 +81,28 @@ export async function consumeAuthRecord(db: Db, idHash: string, now: number): Pr
     .where('used_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Records that an ID token was used; false when it was used before (also by a request running at the same time). */
+export async function recordIdTokenUse(db: Db, row: UsedIdTokenTable): Promise<boolean> {
+  const result = await db
+    .insertInto('used_id_token')
+    .values(row)
+    .onConflict((conflict) => conflict.column('token_key').doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/** Forgets ID tokens that have expired: the providers' signature checks refuse them by now. */
+export async function pruneUsedIdTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('used_id_token').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** True for PostgreSQL's and SQLite's unique-constraint violations. */
+export function isUniqueViolation(error: unknown): boolean {
+  const err = error as { code?: string; message?: string } | undefined;
+  const code = err?.code ?? '';
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
+  return /UNIQUE constraint failed/.test(err?.message ?? '');
 }

@@ -7,44 +7,17 @@ import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { Clock } from '../../infra/clock.js';
-import { DomainError } from '../../infra/domain-error.js';
+import { DomainError, forbidden } from '../../infra/domain-error.js';
 import { perIpRateLimit } from '../../infra/rate-limit.js';
-import { ACCOUNT_TYPES, RolesPayload, TokenPayload } from '../accounts/index.js';
+import { newToken } from '../../infra/tokens.js';
+import { RolesPayload, TokenPayload } from '../accounts/index.js';
+import { clearFlowCookie, flowCookieName, readCookie, setFlowCookie, type FlowCookieScope } from './flow-cookie.js';
 import { createSocialProviders } from './provider-registry.js';
 import type { SocialConfig } from './social.config.js';
-import { socialLogin, startRedirect, type FlowStore, type SocialContext } from './social.service.js';
-import { finishRedirect, nativeSignIn } from './social.use-cases.js';
-
-const text = (maxLength: number, description?: string) => Type.Optional(Type.String({ maxLength, description }));
-
-// Providers add parameters of their own (scope, authuser, prompt, iss ...): they are let through.
-const ExternalParameters = Type.Object(
-  {
-    authclient: text(20, 'Web flow: google, facebook or apple; answers 302 to the provider'),
-    returnUrl: text(1000, 'Web flow: a page of the store to come back to'),
-    client: text(20, 'App flow: google, facebook or apple'),
-    id: text(255, "App flow: the provider's user id"),
-    token: text(8192, 'App flow: ID token (Google, Apple, Facebook Limited Login) or Facebook access token'),
-    nonce: text(255, 'App flow: the nonce the ID token must carry'),
-    state: text(500, 'Provider callback'),
-    code: text(2000, 'Provider callback'),
-    error: text(200, 'Provider callback'),
-    user: text(2000, "Apple callback: the user's name, first authorization only"),
-  },
-  { additionalProperties: true },
-);
-type ExternalParameters = Record<string, string | undefined>;
-
-const SocialLoginForm = Type.Object({
-  authId: Type.String({ minLength: 1, maxLength: 200, description: 'From /auth/external' }),
-  role: Type.Optional(Type.Union(ACCOUNT_TYPES.map((type) => Type.Literal(type)))),
-  isNativeForm: Type.Boolean({ description: "Whether the login came from the app's native form" }),
-});
-
-const ExternalAnswer = Type.Union([
-  Type.Object({ authId: Type.String({ description: 'Send to /auth/social-login within ten minutes' }) }),
-  Type.Object({ linked: Type.String({ description: 'The provider now linked to the account' }) }),
-]);
+import { confirmLink } from './social-link.service.js';
+import { ConfirmLinkForm, ExternalAnswer, ExternalBody, ExternalParameters, LinkedAnswer, SocialLoginForm } from './social.schemas.js';
+import { callbackUrl, socialLogin, startRedirect, type FlowStore, type SocialContext } from './social.service.js';
+import { finishRedirect, nativeSignIn, type ProviderCallback } from './social.use-cases.js';
 
 /** What the social routes need: the database, the configuration they read, and the web stores. */
 export interface SocialDeps {
@@ -60,79 +33,109 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
   const db = deps.database.db;
   const social: SocialContext = { config: deps.config, providers: createSocialProviders(deps.config.social, deps.clock) };
   const limitPerIp = perIpRateLimit(db, deps.config.rateLimits.authPerIp);
+  const cookieScope: FlowCookieScope = {
+    path: new URL(callbackUrl(deps.config)).pathname,
+    secure: deps.config.social.publicUrl.startsWith('https:'),
+  };
 
   // Apple answers with a cross-site form POST; only this plugin's routes take form bodies.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/auth/external',
-    preValidation: limitPerIp,
-    schema: {
-      tags: ['auth'],
-      summary: 'Social sign-in: starts the web redirect flow, takes the provider callback, or checks an app token',
-      description:
-        'Web: `?authclient=google|facebook|apple[&returnUrl=]` answers 302 to the provider, which comes back here and ends in a 302 to the ' +
-        "store's front-end `/social-login?authId=` (or the error page with `reason`). App: `?client=&id=&token=` answers `{authId}`. " +
-        'With a bearer token the identity is linked to that user instead (`{linked}`; 409 when it belongs to another user).',
-      headers: StoreRequestHeaders,
-      querystring: ExternalParameters,
-      security: [{}, { bearer: [] }],
-      response: {
-        200: success(ExternalAnswer),
-        302: { description: 'Redirect to the provider or back to the front-end', type: 'null' },
-        ...errors(...storeRouteErrors, 401, 404, 409, 413, 415, 429),
+  const externalSchema = {
+    tags: ['auth'],
+    summary: 'Social sign-in: starts the web redirect flow, takes the provider callback, or checks an app token',
+    description:
+      'Web: `?authclient=google|facebook|apple[&returnUrl=]` answers 302 to the provider and sets an HttpOnly flow cookie; the ' +
+      "provider comes back here (in the same browser: without the cookie the callback is a 403) and it ends in a 302 to the store's " +
+      'front-end `/social-login?authId=` (or the error page with `reason`). Started with a bearer token, the web flow links: it lands ' +
+      'with `?link=<provider>&authId=`, and the link is made by `POST /auth/external/confirm-link` with that bearer. ' +
+      'App: `client`, `id`, `token` (and `nonce`) in the query or a POST body answer `{authId}`, or with a bearer link at once ' +
+      '(`{linked}`; 409 when the identity belongs to another user). An ID token is taken once: again, it is a 401.',
+    headers: StoreRequestHeaders,
+    querystring: ExternalParameters,
+    security: [{}, { bearer: [] }] as Record<string, string[]>[],
+    response: {
+      200: success(ExternalAnswer),
+      302: { description: 'Redirect to the provider or back to the front-end', type: 'null' },
+      303: { description: "Apple's form POST, sent back here as a GET that carries the flow cookie", type: 'null' },
+      ...errors(...storeRouteErrors, 401, 403, 404, 409, 413, 415, 422, 429),
+    },
+  };
+  const external = async (request: FastifyRequest, reply: FastifyReply) => {
+    const params: ExternalParameters = {
+      ...(request.query as ExternalParameters),
+      ...(isRecord(request.body) ? (request.body as ExternalParameters) : {}),
+    };
+    const store = requestStore(request);
+    // The callback comes without a store header: the flow's own store is in its transaction.
+    const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
+    const now = request.actionTime;
+    const linkUserId = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).userId;
+
+    if (params.authclient !== undefined) {
+      const browser = newToken();
+      const input = { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId };
+      const { url, state } = await startRedirect(db, social, { ...input, browserHash: browser.hash }, now);
+      reply.header('set-cookie', setFlowCookie(flowCookieName(state), browser.token, cookieScope));
+      return reply.redirect(url.toString(), 302);
+    }
+    if (params.client !== undefined) {
+      if (!params.id || !params.token) throw new HttpError(400, 'auth.externalParameters');
+      const input = {
+        provider: params.client,
+        id: params.id,
+        token: params.token,
+        nonce: params.nonce,
+        store,
+        language: request.language,
+        linkUserId,
+      };
+      return nativeSignIn(db, social, input, now).catch((error: unknown) => challengeOnFailure(error, reply));
+    }
+    if (params.state !== undefined || params.code !== undefined || params.error !== undefined) {
+      const { state } = params;
+      const cookieName = state === undefined ? undefined : flowCookieName(state);
+      const browserNonce = cookieName === undefined ? undefined : readCookie(request.headers.cookie, cookieName);
+      const callback = { callback: providerCallback(request, deps.config), state, browserNonce, defaultStore: store };
+      const outcome = await finishRedirect(db, social, callback, storeOf, now);
+      if (outcome.kind === 'otherBrowser') {
+        request.log.warn('social sign-in callback refused: another browser started the flow');
+        throw forbidden('auth.flowOtherBrowser');
+      }
+      if (outcome.kind === 'resume') return reply.redirect(outcome.location, 303);
+      if (cookieName !== undefined && browserNonce !== undefined) reply.header('set-cookie', clearFlowCookie(cookieName, cookieScope));
+      return reply.redirect(outcome.location, 302);
+    }
+    throw new HttpError(400, 'auth.externalParameters');
+  };
+  app.get('/auth/external', { preValidation: limitPerIp, schema: externalSchema }, external);
+  app.post('/auth/external', { preValidation: limitPerIp, schema: { ...externalSchema, body: ExternalBody } }, external);
+
+  app.post(
+    '/auth/external/confirm-link',
+    {
+      preValidation: limitPerIp,
+      schema: {
+        tags: ['auth'],
+        summary: 'Makes the link a web flow started with this bearer token left pending (the mail goes to the account owner)',
+        description:
+          'The web link flow lands with `?link=<provider>&authId=`; the same user confirms it here within ten minutes. ' +
+          "Another user's bearer is a 403 and leaves it pending; an unknown, expired or used authId is a 400; an identity that " +
+          'belongs to another user is a 409.',
+        headers: StoreRequestHeaders,
+        body: ConfirmLinkForm,
+        security: [{ bearer: [] }],
+        response: { 200: success(LinkedAnswer), ...errors(...storeRouteErrors, 401, 403, 409, 413, 415, 422, 429) },
       },
     },
-    handler: async (request, reply) => {
-      const params: ExternalParameters = {
-        ...(request.query as ExternalParameters),
-        ...(isRecord(request.body) ? (request.body as ExternalParameters) : {}),
-      };
-      const store = requestStore(request);
-      // The callback comes without a store header: the flow's own store is in its transaction.
-      const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
-      const now = request.actionTime;
-      const linkUserId = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).userId;
-
-      if (params.authclient !== undefined) {
-        const url = await startRedirect(
-          db,
-          social,
-          { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId },
-          now,
-        );
-        return reply.redirect(url.toString(), 302);
-      }
-      if (params.client !== undefined) {
-        if (!params.id || !params.token) throw new HttpError(400, 'auth.externalParameters');
-        const input = {
-          provider: params.client,
-          id: params.id,
-          token: params.token,
-          nonce: params.nonce,
-          store,
-          language: request.language,
-          linkUserId,
-        };
-        return nativeSignIn(db, social, input, now).catch((error: unknown) => challengeOnFailure(error, reply));
-      }
-      if (params.state !== undefined || params.code !== undefined || params.error !== undefined) {
-        const callback = callbackRequest(request, deps.config);
-        const location = await finishRedirect(
-          db,
-          social,
-          { state: params.state, callback, appleUser: params.user, defaultStore: store },
-          storeOf,
-          now,
-        );
-        return reply.redirect(location, 302);
-      }
-      throw new HttpError(400, 'auth.externalParameters');
+    async (request) => {
+      const { userId } = await authenticate(db, request);
+      const input = { authId: request.body.authId, userId };
+      return db.transaction().execute((trx) => confirmLink(trx, deps.config, input, request.actionTime));
     },
-  });
+  );
 
   app.post(
     '/auth/social-login',
@@ -165,16 +168,12 @@ function challengeOnFailure(error: unknown, reply: FastifyReply): never {
   throw error;
 }
 
-/** The callback as the provider sent it, at the URL registered with it (PUBLIC_URL + path). */
-function callbackRequest(request: FastifyRequest, config: SocialConfig): URL | Request {
+/** The callback as the provider sent it, at the URL registered with it (PUBLIC_URL + path), and its form if it posted one. */
+function providerCallback(request: FastifyRequest, config: SocialConfig): ProviderCallback {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-  const url = new URL(`${config.social.publicUrl}${config.basePath}/auth/external${query}`);
-  if (request.method === 'GET' || !isRecord(request.body)) return url;
-  return new Request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(request.body as Record<string, string>).toString(),
-  });
+  const url = new URL(`${callbackUrl(config)}${query}`);
+  if (request.method === 'GET' || !isRecord(request.body)) return { url };
+  return { url, form: new URLSearchParams(request.body as Record<string, string>).toString() };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
@@ -14,7 +15,7 @@ import {
   type LoginResult,
 } from '../accounts/index.js';
 import type { SocialProviders } from './provider-registry.js';
-import { SocialAuthError, type ProviderIdentity, type SocialProviderClient } from './providers.js';
+import { identityOf, SocialAuthError, type NativeVerification, type ProviderIdentity, type SocialProviderClient } from './providers.js';
 import type { SocialConfig } from './social.config.js';
 import {
   consumeAuthRecord,
@@ -23,6 +24,8 @@ import {
   insertAuthRecord,
   insertIdentity,
   insertTransaction,
+  isUniqueViolation,
+  recordIdTokenUse,
 } from './social.repository.js';
 
 export const TEN_MINUTES_MS = 600_000;
@@ -50,13 +53,16 @@ export function callbackUrl(config: SocialConfig): string {
   return `${config.social.publicUrl}${config.basePath}/auth/external`;
 }
 
-/** Starts the web redirect flow: keeps state, PKCE verifier and nonce on the server, answers where to go. */
+/**
+ * Starts the web redirect flow: keeps state, PKCE verifier and nonce on the server, with the hash
+ * of the nonce of the browser's flow cookie; answers where to go and the state (which names the cookie).
+ */
 export async function startRedirect(
   db: Db,
   social: SocialContext,
-  input: { provider: string; store: FlowStore; language: Language; returnUrl?: string; linkUserId?: number },
+  input: { provider: string; store: FlowStore; language: Language; returnUrl?: string; linkUserId?: number; browserHash: string },
   now: number,
-): Promise<URL> {
+): Promise<{ url: URL; state: string }> {
   const provider = providerClient(social, input.provider);
   if (input.returnUrl !== undefined && !sameOrigin(input.returnUrl, input.store.frontendUrl)) throw badRequest('auth.badReturnUrl');
   const state = client.randomState();
@@ -71,22 +77,25 @@ export async function startRedirect(
     language: input.language,
     return_url: input.returnUrl ?? null,
     link_user_id: input.linkUserId ?? null,
+    browser_hash: input.browserHash,
+    callback_form: null,
     created_at: now,
     expires_at: now + TEN_MINUTES_MS,
   });
-  return provider.authorizationUrl({
+  const url = await provider.authorizationUrl({
     redirectUri: callbackUrl(social.config),
     state,
     nonce,
     codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier),
   });
+  return { url, state };
 }
 
 /** Checks a token a native app got from the provider; 401 when the provider does not vouch for it. */
 export async function verifiedNativeIdentity(
   social: SocialContext,
   input: { provider: string; id: string; token: string; nonce?: string },
-): Promise<ProviderIdentity> {
+): Promise<NativeVerification> {
   const provider = providerClient(social, input.provider);
   try {
     return await provider.verifyNativeToken(input.id, input.token, input.nonce);
@@ -96,13 +105,36 @@ export async function verifiedNativeIdentity(
   }
 }
 
-/** A single-use authentication record for /auth/social-login; answers its id (the authId). */
+/**
+ * Takes an app's ID token once: a second use, also one running at the same time, is a 401. The
+ * token's id is kept until the token expires (and a few minutes more, for the providers' clocks).
+ */
+export async function useIdTokenOnce(trx: Db, verification: NativeVerification, now: number): Promise<void> {
+  const use = verification.singleUse;
+  if (use === undefined) return;
+  const { provider } = verification.identity;
+  const recorded = await recordIdTokenUse(trx, {
+    token_key: hashToken(`${provider}:${use.id}`),
+    provider,
+    created_at: now,
+    expires_at: Math.max(use.expiresAt, now) + ID_TOKEN_CLOCK_SKEW_MS,
+  });
+  if (!recorded) throw new DomainError('unauthenticated', 'auth.idTokenUsed', { provider });
+}
+
+const ID_TOKEN_CLOCK_SKEW_MS = 300_000;
+
+/**
+ * A single-use authentication record; answers its id (the authId). A sign-in's record is for
+ * /auth/social-login; a web link flow's (`linkUserId`) only for /auth/external/confirm-link by that user.
+ */
 export async function createAuthRecord(
   db: Db,
   identity: ProviderIdentity,
   storeCode: string,
   language: string,
   now: number,
+  linkUserId: number | null = null,
 ): Promise<string> {
   const { token: authId, hash } = newToken();
   await insertAuthRecord(db, {
@@ -115,6 +147,7 @@ export async function createAuthRecord(
     last_name: identity.lastName,
     store_code: storeCode,
     language,
+    link_user_id: linkUserId,
     created_at: now,
     expires_at: now + TEN_MINUTES_MS,
     used_at: null,
@@ -154,16 +187,14 @@ export async function socialLogin(
   const { language, storeCode } = input;
   const idHash = hashToken(input.authId);
   const record = await findUsableAuthRecord(trx, idHash, now);
-  if (!record) throw badRequest('auth.badAuthId');
-  const identity: ProviderIdentity = {
-    provider: record.provider,
-    subject: record.subject,
-    email: record.email,
-    emailVerified: Boolean(record.email_verified),
-    firstName: record.first_name,
-    lastName: record.last_name,
-  };
-  const userId = await resolveUser(trx, config, identity, storeCode, language, now);
+  // A pending link logs nobody in: it is confirmed by the user who started it, or not at all.
+  if (!record || record.link_user_id !== null) throw badRequest('auth.badAuthId');
+  const identity = identityOf(record);
+  const userId = await resolveUser(trx, config, identity, storeCode, language, now).catch((error: unknown) => {
+    // Two first sign-ins of the same person at once: the other one created the user.
+    if (isUniqueViolation(error)) throw conflict('auth.signInCollided');
+    throw error;
+  });
   return openSession(
     trx,
     config,
@@ -201,8 +232,10 @@ async function resolveUser(
   const userId = await createActivatedUser(
     trx,
     {
-      // Providers may withhold the email (Apple relay off, Facebook without permission).
-      email: identity.email ?? `${identity.provider}.${identity.subject}@users.invalid`,
+      // Providers may withhold the email (Apple relay off, Facebook without permission). The
+      // placeholder is random, so no registration can take it first (an address made from the
+      // subject could be registered by anyone who knows it, and then this sign-in failed).
+      email: identity.email ?? placeholderEmail(identity.provider),
       firstName: identity.firstName,
       lastName: identity.lastName,
       language,
@@ -212,6 +245,11 @@ async function resolveUser(
   );
   await insertIdentity(trx, { ...identity, userId }, now);
   return userId;
+}
+
+/** An address no one holds or can register first: `.invalid` never delivers, the local part is 128 random bits. */
+function placeholderEmail(provider: SocialProvider): string {
+  return `${provider}.nomail-${randomBytes(16).toString('hex')}@users.invalid`;
 }
 
 function sameOrigin(url: string, frontendUrl: string): boolean {

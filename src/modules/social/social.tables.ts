@@ -17,6 +17,10 @@ export interface OauthTransactionTable {
   return_url: string | null;
   /** Set when a logged-in user started the flow to link the identity to their account. */
   link_user_id: number | null;
+  /** SHA-256 of the nonce in the flow cookie of the browser that started the flow (null: started before it existed). */
+  browser_hash: string | null;
+  /** A form-POST callback (Apple) that came without the flow cookie, waiting for the browser's GET back. */
+  callback_form: string | null;
   created_at: number;
   expires_at: number;
 }
@@ -42,13 +46,25 @@ export interface AuthRecordTable {
   last_name: string | null;
   store_code: string;
   language: string;
+  /** A pending link of a web flow: only this user confirms it, and it never logs in. Null: a sign-in. */
+  link_user_id: number | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;
+}
+
+/** ID tokens apps signed in with, kept until they expire so that each is accepted once. */
+export interface UsedIdTokenTable {
+  /** SHA-256 of provider, ':' and the token's jti, or of its signed part (header and claims) when it has no jti. */
+  token_key: string;
+  provider: SocialProvider;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface SocialTables {
   oauth_transaction: OauthTransactionTable;
   social_identity: SocialIdentityTable;
   auth_record: AuthRecordTable;
+  used_id_token: UsedIdTokenTable;
 }

@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SocialProvider } from './social.tables.js';
-import { DomainError } from '../../infra/domain-error.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import { SocialAuthError, type ProviderIdentity } from './providers.js';
-import { takeTransaction } from './social.repository.js';
+import { findIdentity, isLiveTransaction, stashCallbackForm, takeTransaction } from './social.repository.js';
 import {
   callbackUrl,
   createAuthRecord,
   linkIdentity,
   providerClient,
+  useIdTokenOnce,
   verifiedNativeIdentity,
   type FlowStore,
   type SocialContext,
@@ -19,32 +19,62 @@ import {
 // The social flows ask the provider (over the network) before they write, so no transaction is
 // open while the provider answers: each flow opens its own for the writes that follow.
 
+/** The provider's callback as it came: its URL at PUBLIC_URL, and the form of a POST (Apple). */
+export interface ProviderCallback {
+  url: URL;
+  form?: string;
+}
+
 /**
- * The provider's answer to the redirect flow. Always ends in a redirect to the front-end: to the
- * social-login page with an authId, or to the error page with a reason code.
+ * How a callback ends: `landing` on the front-end (an authId, a pending link, or the error page);
+ * `resume`, a form POST that came without the flow cookie, sent back here as a GET that carries
+ * it; `otherBrowser`, a callback for a flow another browser started: refused, nothing changed.
+ */
+export type RedirectOutcome = { kind: 'landing'; location: string } | { kind: 'resume'; location: string } | { kind: 'otherBrowser' };
+
+/**
+ * The provider's answer to the redirect flow, taken only in the browser that started it (its flow
+ * cookie's nonce). A sign-in lands on the social-login page with an authId; a link (the flow was
+ * started with a bearer token) lands with `link=<provider>&authId=` and is made only when that
+ * user confirms it; a failure lands on the error page with a reason code.
  */
 export async function finishRedirect(
   db: Kysely<Database>,
   social: SocialContext,
-  input: { state: string | undefined; callback: URL | Request; appleUser?: string; defaultStore: FlowStore },
+  input: { state: string | undefined; callback: ProviderCallback; browserNonce: string | undefined; defaultStore: FlowStore },
   storeOf: (code: string) => Promise<FlowStore>,
   now: number,
-): Promise<string> {
+): Promise<RedirectOutcome> {
   const { config } = social;
-  const errorPage = (store: FlowStore, reason: string) =>
-    `${store.frontendUrl}${config.social.errorPath}?reason=${encodeURIComponent(reason)}`;
-  const transaction = input.state === undefined ? undefined : await takeTransaction(db, hashToken(input.state), now);
-  if (!transaction) return errorPage(input.defaultStore, 'state_mismatch');
+  const errorPage = (store: FlowStore, reason: string): RedirectOutcome => ({
+    kind: 'landing',
+    location: `${store.frontendUrl}${config.social.errorPath}?reason=${encodeURIComponent(reason)}`,
+  });
+  const { state, callback, browserNonce } = input;
+  if (state === undefined) return errorPage(input.defaultStore, 'state_mismatch');
+  const stateHash = hashToken(state);
+  // A cross-site form POST carries no SameSite=Lax cookie: keep the form, let the browser come back.
+  if (browserNonce === undefined && callback.form !== undefined && (await stashCallbackForm(db, stateHash, callback.form, now))) {
+    const back = new URL(callbackUrl(config));
+    back.searchParams.set('state', state);
+    return { kind: 'resume', location: back.toString() };
+  }
+  const transaction = browserNonce === undefined ? undefined : await takeTransaction(db, stateHash, hashToken(browserNonce), now);
+  if (!transaction) {
+    if (await isLiveTransaction(db, stateHash, now)) return { kind: 'otherBrowser' };
+    return errorPage(input.defaultStore, 'state_mismatch');
+  }
   const store = await storeOf(transaction.store_code);
+  const form = transaction.callback_form ?? callback.form;
   let identity: ProviderIdentity;
   try {
     identity = await providerClient(social, transaction.provider).finishRedirect({
-      callback: input.callback,
+      callback: form === undefined ? callback.url : formPost(callbackUrl(config), form),
       redirectUri: callbackUrl(config),
-      state: input.state!,
+      state,
       nonce: transaction.nonce,
       codeVerifier: transaction.code_verifier,
-      appleUser: input.appleUser,
+      appleUser: form === undefined ? undefined : (new URLSearchParams(form).get('user') ?? undefined),
     });
   } catch (error) {
     if (error instanceof SocialAuthError) return errorPage(store, error.reason);
@@ -52,33 +82,45 @@ export async function finishRedirect(
   }
   const landing = new URL(`${store.frontendUrl}${config.social.loginPath}`);
   if (transaction.return_url) landing.searchParams.set('returnUrl', transaction.return_url);
-  if (transaction.link_user_id !== null) {
-    const userId = transaction.link_user_id;
-    try {
-      await db.transaction().execute((trx) => linkIdentity(trx, config, userId, identity, transaction.language as Language, now));
-    } catch (error) {
-      if (error instanceof DomainError && error.kind === 'conflict') return errorPage(store, 'identity_in_use');
-      throw error;
+  const linkUserId = transaction.link_user_id;
+  if (linkUserId !== null) {
+    const owner = await findIdentity(db, identity.provider, identity.subject);
+    if (owner && owner.user_id !== linkUserId) return errorPage(store, 'identity_in_use');
+    if (owner) {
+      landing.searchParams.set('linked', identity.provider);
+    } else {
+      landing.searchParams.set('link', identity.provider);
+      landing.searchParams.set('authId', await createAuthRecord(db, identity, store.code, transaction.language, now, linkUserId));
     }
-    landing.searchParams.set('linked', identity.provider);
-    return landing.toString();
+    return { kind: 'landing', location: landing.toString() };
   }
   landing.searchParams.set('authId', await createAuthRecord(db, identity, store.code, transaction.language, now));
-  return landing.toString();
+  return { kind: 'landing', location: landing.toString() };
 }
 
-/** The native app flow: checks the provider's token and answers an authId, or links with a bearer. */
+function formPost(url: string, form: string): Request {
+  return new Request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+}
+
+/**
+ * The native app flow: checks the provider's token, takes an ID token only once, and answers an
+ * authId, or links with a bearer (the app holds the token, so no other browser can slip it in).
+ */
 export async function nativeSignIn(
   db: Kysely<Database>,
   social: SocialContext,
   input: { provider: string; id: string; token: string; nonce?: string; store: FlowStore; language: Language; linkUserId?: number },
   now: number,
 ): Promise<{ authId: string } | { linked: SocialProvider }> {
-  const identity = await verifiedNativeIdentity(social, input);
+  const verification = await verifiedNativeIdentity(social, input);
+  const { identity } = verification;
   const { linkUserId } = input;
-  if (linkUserId !== undefined) {
-    await db.transaction().execute((trx) => linkIdentity(trx, social.config, linkUserId, identity, input.language, now));
-    return { linked: identity.provider };
-  }
-  return { authId: await createAuthRecord(db, identity, input.store.code, input.language, now) };
+  return db.transaction().execute(async (trx) => {
+    await useIdTokenOnce(trx, verification, now);
+    if (linkUserId !== undefined) {
+      await linkIdentity(trx, social.config, linkUserId, identity, input.language, now);
+      return { linked: identity.provider };
+    }
+    return { authId: await createAuthRecord(trx, identity, input.store.code, input.language, now) };
+  });
 }
