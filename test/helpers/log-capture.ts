@@ -1,22 +1,18 @@
-import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-
-export interface CapturedLogs {
-  /** Every line written since the capture began, parsed. */
+/** What an app logged, kept in memory so a test can search it for what must never be there. */
+export interface LogCapture {
+  /** Give this to createTestApp (or any helper built on it) as `logStream`. */
+  stream: { write(line: string): void };
+  /** Every line written so far, parsed. */
   lines(): Record<string, unknown>[];
+  /** Every line as written, in one text. */
+  text(): string;
 }
 
-/**
- * Sends the app's log (pino, under Fastify; the worker of a test app logs through the same logger)
- * to memory instead of stdout, so that a test can read what the service would have written. Give
- * the app a LOG_LEVEL that writes what you want to see (the test apps are silent by default).
- * Child loggers read the root's stream through their prototype, so the ones made earlier follow.
- */
-export function captureLogs(app: FastifyInstance): CapturedLogs {
+export function captureLogs(): LogCapture {
   const written: string[] = [];
-  const root = app.log as unknown as Record<symbol, unknown>;
-  root[pino.symbols.streamSym] = { write: (line: string) => void written.push(line) };
   return {
+    stream: { write: (chunk: string) => void written.push(chunk) },
     lines: () => written.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((line) => JSON.parse(line) as Record<string, unknown>),
+    text: () => written.join(''),
   };
 }

@@ -25,6 +25,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Runs after the modules are registered and before the app is ready: add test-only routes here. */
   beforeReady?: (app: App) => void | Promise<void>;
+  /** Where the app (and its job runner) logs instead of stdout; see log-capture.ts. Give a LOG_LEVEL too. */
+  logStream?: { write(line: string): void };
 }
 
 /** Which engine the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
@@ -59,7 +61,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database = createDatabase(config.databaseUrl);
     // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
     await migrateToLatest(database);
-    app = await buildApp(config, { database });
+    app = await buildApp(config, { database, logStream: options.logStream });
     await options.beforeReady?.(app);
     await app.ready();
     const jobs = createJobRunner(database, config, app.log);

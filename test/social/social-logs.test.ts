@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailTo, registerVerified, uniqueEmail } from '../helpers/accounts.js';
-import { captureLogs, type CapturedLogs } from '../helpers/log-capture.js';
+import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
 import {
   Browser,
   createSocialTestApp,
@@ -22,13 +22,13 @@ import {
 // included.
 
 let t: SocialTestApp;
-let logs: CapturedLogs;
+let logs: LogCapture;
 const secrets = new Set<string>();
 const answers: LightMyRequestResponse[] = [];
 
 beforeAll(async () => {
-  t = await createSocialTestApp({ env: { LOG_LEVEL: 'trace' } });
-  logs = captureLogs(t.app);
+  logs = captureLogs();
+  t = await createSocialTestApp({ env: { LOG_LEVEL: 'trace' }, logStream: logs.stream });
 });
 afterAll(async () => {
   await t.close();
