@@ -232,9 +232,3 @@ export async function revokeToken(db: Db, tokenHash: string): Promise<void> {
 export async function revokeAllTokensOfUser(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('access_token').where('user_id', '=', userId).execute();
 }
-
-/** True for PostgreSQL's and SQLite's unique-constraint violations. */
-export function isUniqueViolation(error: unknown): boolean {
-  const err = error as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(err?.message ?? '');
-}

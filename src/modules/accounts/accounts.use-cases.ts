@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { hashPassword } from '../../infra/passwords.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext } from './accounts.context.js';
-import { isUniqueViolation } from './accounts.repository.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';

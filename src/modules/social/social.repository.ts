@@ -98,11 +98,3 @@ export async function pruneUsedIdTokens(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('used_id_token').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
-
-/** True for PostgreSQL's and SQLite's unique-constraint violations. */
-export function isUniqueViolation(error: unknown): boolean {
-  const err = error as { code?: string; message?: string } | undefined;
-  const code = err?.code ?? '';
-  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
-  return /UNIQUE constraint failed/.test(err?.message ?? '');
-}

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Db } from '../../db/database.js';
@@ -24,7 +25,6 @@ import {
   insertAuthRecord,
   insertIdentity,
   insertTransaction,
-  isUniqueViolation,
   recordIdTokenUse,
 } from './social.repository.js';
 
