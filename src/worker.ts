@@ -5,6 +5,7 @@ import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accountMailHandler } from './modules/accounts/index.js';
+import { basketPruning } from './modules/basket/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
@@ -45,6 +46,7 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
       worker.start();
       pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
+        baskets: basketPruning(),
       });
     },
     async stop() {

@@ -8,6 +8,7 @@ import * as createCatalogue from './2026_11_22_0800_create_catalogue.js';
 import * as createExportUser from './2026_11_22_0900_create_export_user.js';
 import * as createSearchIndex from './2026_11_22_1000_create_search_index.js';
 import * as createImportLock from './2026_11_22_1100_create_import_lock.js';
+import * as createBasket from './2026_11_22_1200_create_basket.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0900_create_export_user': createExportUser,
   '2026_11_22_1000_create_search_index': createSearchIndex,
   '2026_11_22_1100_create_import_lock': createImportLock,
+  '2026_11_22_1200_create_basket': createBasket,
 };
