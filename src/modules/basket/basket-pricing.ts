@@ -80,7 +80,8 @@ export async function priceBasket(db: Db, context: BasketContext, basket: Basket
     const visible = isVisibleTo(product, caller);
     const maxQuantity = visible ? maxOrderable(product) : 0;
     const available = maxQuantity > 0;
-    const quantity = Math.min(line.quantity, maxQuantity);
+    // An unavailable line keeps its quantity on show; it counts for nothing either way.
+    const quantity = available ? Math.min(line.quantity, maxQuantity) : line.quantity;
     const notice: LineNotice | null = !available
       ? { code: 'UNAVAILABLE' }
       : quantity < line.quantity
