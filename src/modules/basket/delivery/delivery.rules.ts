@@ -1,8 +1,8 @@
 import type { DeliveryKind } from '../basket.tables.js';
 
 // Which delivery methods a basket can use, what they cost and when they arrive. A basket of only
-// digital items needs no delivery: it is offered only the methods that suit such baskets, and
-// pays nothing. A heavy basket is offered only the methods that carry heavy parcels. Delivery is
+// digital items needs no delivery: it is offered only the methods made for such baskets (if the
+// store has any, e.g. by e-mail), and pays nothing; other baskets are never offered those. A heavy basket is offered only the methods that carry heavy parcels. Delivery is
 // free from the method's threshold (on the sum after the discount code) and, for parcel
 // machines, by a code that says so. Express courier: ordered after 12:00 in Tallinn, it goes the
 // next day.
@@ -39,7 +39,8 @@ export interface BasketShape {
 }
 
 export function isOffered(method: DeliveryMethod, basket: BasketShape): boolean {
-  if (basket.digitalOnly && !method.suitsDigitalOnly) return false;
+  // A method for digital-only baskets (e-mail) is offered to them alone, and they only such methods.
+  if (basket.digitalOnly !== method.suitsDigitalOnly) return false;
   if (basket.heavy && !method.suitsHeavy) return false;
   return true;
 }
