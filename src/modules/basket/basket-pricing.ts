@@ -2,8 +2,9 @@ import type { Db } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { isVisibleTo, pricingCustomer, type Caller } from '../catalogue/index.js';
 import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
-import { readBasketProducts, readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
-import { basketLines, type BasketLineRow, type BasketRow } from './basket.repository.js';
+import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
+import { lineReader, type LineReader } from './basket-lines.repository.js';
+import type { BasketLineRow, BasketRow } from './basket.repository.js';
 import { vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
 import { deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
@@ -63,19 +64,25 @@ export interface PricedBasket {
   vatIncluded: boolean;
 }
 
-export async function priceBasket(db: Db, context: BasketContext, basket: BasketRow | undefined): Promise<PricedBasket> {
+export async function priceBasket(
+  db: Db,
+  context: BasketContext,
+  basket: BasketRow | undefined,
+  readLines: LineReader = lineReader(db),
+): Promise<PricedBasket> {
   const { caller, store, now } = context;
-  const rows = basket ? await basketLines(db, basket.id) : [];
-  const ids = rows.map((row) => row.product_id);
-  const [products, companyPrices] = await Promise.all([
-    readBasketProducts(db, store.code, ids),
-    caller.kind === 'WHOLESALE' ? readCompanyPrices(db, caller.companyId, ids) : Promise.resolve(new Map<number, number>()),
-  ]);
+  const rows = basket ? await readLines(basket.id, store.code) : [];
+  const companyPrices =
+    caller.kind === 'WHOLESALE'
+      ? await readCompanyPrices(
+          db,
+          caller.companyId,
+          rows.map((row) => row.product.id),
+        )
+      : new Map<number, number>();
   const vatIncluded = caller.kind !== 'WHOLESALE';
   const lines: PricedLine[] = [];
-  for (const line of rows) {
-    const product = products.get(line.product_id);
-    if (!product) continue; // deleted products take their lines with them (cascade); a race at most
+  for (const { line, product } of rows) {
     const price = priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
     const visible = isVisibleTo(product, caller);
     const maxQuantity = visible ? maxOrderable(product) : 0;

@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Selectable, type Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { DatabaseHandle, Db } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { BasketLineTable, BasketTable } from './basket.tables.js';
 
 // All of the basket's own SQL. Every write to a basket first locks its row (lockBasket), so
@@ -137,4 +138,24 @@ export async function rateLimitHits(db: Db, key: string, windowStart: number): P
     .where('window_start', '=', windowStart)
     .executeTakeFirst();
   return row?.hits ?? 0;
+}
+
+/** The two basket look-ups of the read path, compiled once (outside transactions only). */
+export function preparedBasketFinders(handle: DatabaseHandle) {
+  const guest = preparedQuery(handle, (db, tokenHash: string, storeCode: string, changedSince: number) =>
+    db
+      .selectFrom('basket')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .where('store_code', '=', storeCode)
+      .where('updated_at', '>=', changedSince),
+  );
+  const client = preparedQuery(handle, (db, clientAccountId: number, storeCode: string) =>
+    db.selectFrom('basket').selectAll().where('client_account_id', '=', clientAccountId).where('store_code', '=', storeCode),
+  );
+  const first = (rows: BasketRow[]) => (rows[0] ? normalise(rows[0]) : undefined);
+  return {
+    guest: async (tokenHash: string, storeCode: string, changedSince: number) => first(await guest(tokenHash, storeCode, changedSince)),
+    client: async (clientAccountId: number, storeCode: string) => first(await client(clientAccountId, storeCode)),
+  };
 }

@@ -19,7 +19,7 @@ import {
   DiscountBody,
   RemoveProductQuery,
 } from './basket.schemas.js';
-import { addProduct, changeQuantity, clearBasket, findBasket, removeProduct } from './basket.service.js';
+import { addProduct, basketReads, changeQuantity, clearBasket, removeProduct } from './basket.service.js';
 import { availableDeliveryMethods, chooseDelivery } from './delivery/delivery.service.js';
 import { applyDiscountCode, lookUpDiscountCode, removeDiscountCode } from './discount-codes/discount-code.service.js';
 import { deliveryMethodWire } from './delivery/delivery.wire.js';
@@ -49,13 +49,15 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   });
 
   const http = basketHttp(database);
+  // The read path's queries, compiled once.
+  const reads = basketReads(database);
 
   /** The basket as it is now (none: the empty answer); a guest's token is echoed only when it found a basket. */
   async function current(request: FastifyRequest) {
     const { context, owner } = await http.contextOf(request);
-    const basket = await findBasket(db, owner, context.store.code, context.now);
+    const basket = await reads.find(owner, context.store.code, context.now);
     const token = basket && owner.kind === 'guest' ? (owner.token ?? null) : null;
-    return { context, priced: await priceBasket(db, context, basket), token };
+    return { context, priced: await priceBasket(db, context, basket, reads.lines), token };
   }
 
   const common = { tags, headers: BasketHeaders, security: SECURITY };
@@ -135,7 +137,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
     async (request, reply) => {
       const { owner, context } = await http.contextOf(request);
       // Nothing to clear: no basket (and no token) is made for it.
-      if (!(await findBasket(db, owner, context.store.code, context.now))) {
+      if (!(await reads.find(owner, context.store.code, context.now))) {
         return http.answer(reply, request, await priceBasket(db, context, undefined), null);
       }
       return http.write(request, reply, (trx, ctx, basket) => clearBasket(trx, basket, ctx.now));

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database.js';
+import type { DatabaseHandle, Db } from '../../db/database.js';
+import { preparedLineReader } from './basket-lines.repository.js';
 import { invalidField, notFound } from '../../infra/domain-error.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
@@ -14,6 +15,7 @@ import {
   findClientBasket,
   findGuestBasket,
   insertLine,
+  preparedBasketFinders,
   touchBasket,
   updateLine,
   type BasketRow,
@@ -32,6 +34,19 @@ export const EMPTY_BASKET_TTL_MS = DAY_MS;
 
 /** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
 export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined };
+
+/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions). */
+export function basketReads(handle: DatabaseHandle) {
+  const finders = preparedBasketFinders(handle);
+  return {
+    find(owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
+      if (owner.kind === 'client') return finders.client(owner.clientAccountId, storeCode);
+      if (owner.token === undefined) return Promise.resolve(undefined);
+      return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
+    },
+    lines: preparedLineReader(handle),
+  };
+}
 
 /** The owner's basket for reading; undefined when there is none (a guest's unknown or expired token). */
 export async function findBasket(db: Db, owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
