@@ -3,12 +3,12 @@
 // GET /basket at 20 % or more of the ceiling's requests/s, add-product at 10 % or more, on SQLite;
 // p99 and (with --postgres-url) the PostgreSQL figures are reported beside them.
 //
-//   npm run build && npx tsx bench/basket.ts [--products 200000] [--postgres-url postgres://.../db] [--seconds 10]
+//   npm run build && npx tsx bench/basket.ts [--products 200000] [--postgres-url postgres://.../db] [--seconds 10] [--reuse]
 //
 // Requests spread over many baskets and products as shoppers' do: every GET reads one of 300
 // baskets of 10 lines, every add-product adds one of 2,000 products to one of 300 other baskets.
 // Writes its section of bench/RESULTS.md (`<!-- bench:basket -->`).
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, type } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     slice: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
+    reuse: { type: 'boolean', default: false },
   },
 });
 const products = Number(values.products);
@@ -152,10 +153,12 @@ async function measure(targets: Target[]): Promise<Row[]> {
   });
 }
 
-async function benchEngine(label: string, databaseUrl: string, ceiling: RunningChild): Promise<Row[]> {
-  log(`${label}: generating ${products} products`);
-  const dataset = await buildCatalogueDataset({ products, databaseUrl, log });
-  log(`${label}: ${dataset.products} products in ${dataset.seconds.toFixed(0)} s`);
+async function benchEngine(label: string, databaseUrl: string, ceiling: RunningChild, build: boolean): Promise<Row[]> {
+  if (build) {
+    log(`${label}: generating ${products} products`);
+    const dataset = await buildCatalogueDataset({ products, databaseUrl, log });
+    log(`${label}: ${dataset.products} products in ${dataset.seconds.toFixed(0)} s`);
+  }
   const ids = await orderableProducts(databaseUrl, ADD_PRODUCTS);
   const service = await startChild(
     {
@@ -228,10 +231,13 @@ async function main(): Promise<void> {
   const sections: string[] = [];
   try {
     const file = join(tmp, `basket-${products}.db`);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    sections.push(table('SQLite', await benchEngine('sqlite', `sqlite:${file}`, ceiling), true));
-    if (values['postgres-url'])
-      sections.push(table('PostgreSQL (info)', await benchEngine('postgres', values['postgres-url'], ceiling), false));
+    // --reuse: the catalogue of an earlier run (its baskets stay; new ones are filled).
+    const build = !(values.reuse && existsSync(file));
+    if (build) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    sections.push(table('SQLite', await benchEngine('sqlite', `sqlite:${file}`, ceiling, build), true));
+    if (values['postgres-url']) {
+      sections.push(table('PostgreSQL (info)', await benchEngine('postgres', values['postgres-url'], ceiling, !values.reuse), false));
+    }
   } finally {
     await ceiling.stop();
     killAllChildren();

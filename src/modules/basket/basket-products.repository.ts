@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Availability, DeliveryTime } from '../catalogue/index.js';
 import type { ProductTypeCode } from '../../db/schema.js';
@@ -33,7 +34,8 @@ export async function readBasketProducts(db: Db, storeCode: string, ids: readonl
   const result = new Map<number, BasketProduct>();
   if (ids.length === 0) return result;
   const list = [...ids];
-  const [rows, inStore, campaigns] = await Promise.all([
+  // Whether the store sells it rides along as a subquery: one round trip less on every add.
+  const [rows, campaigns] = await Promise.all([
     db
       .selectFrom('product')
       .select([
@@ -54,10 +56,12 @@ export async function readBasketProducts(db: Db, storeCode: string, ids: readonl
         'original_price_cents',
         'wholesale_price_cents',
         'vat_rate_percent',
+        sql<number | boolean>`exists (select 1 from product_store ps where ps.product_id = product.id and ps.store_code = ${storeCode})`.as(
+          'in_store',
+        ),
       ])
       .where('id', 'in', list)
       .execute(),
-    db.selectFrom('product_store').select('product_id').where('store_code', '=', storeCode).where('product_id', 'in', list).execute(),
     db
       .selectFrom('campaign_price')
       .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
@@ -73,7 +77,6 @@ export async function readBasketProducts(db: Db, storeCode: string, ids: readonl
       .where('campaign_price.product_id', 'in', list)
       .execute(),
   ]);
-  const stocked = new Set(inStore.map((row) => Number(row.product_id)));
   for (const row of rows) {
     result.set(Number(row.id), {
       id: Number(row.id),
@@ -89,7 +92,7 @@ export async function readBasketProducts(db: Db, storeCode: string, ids: readonl
       isActive: Boolean(row.is_active),
       hiddenWeb: Boolean(row.hidden_web),
       hiddenBusiness: Boolean(row.hidden_business),
-      inStore: stocked.has(Number(row.id)),
+      inStore: Boolean(row.in_store),
       shopPriceCents: row.shop_price_cents,
       originalPriceCents: row.original_price_cents,
       wholesalePriceCents: row.wholesale_price_cents,

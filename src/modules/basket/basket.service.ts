@@ -12,7 +12,6 @@ import {
   deleteAllLines,
   deleteLine,
   ensureClientBasket,
-  findClientBasket,
   findGuestBasket,
   insertLine,
   preparedBasketFinders,
@@ -46,13 +45,6 @@ export function basketReads(handle: DatabaseHandle) {
     },
     lines: preparedLineReader(handle),
   };
-}
-
-/** The owner's basket for reading; undefined when there is none (a guest's unknown or expired token). */
-export async function findBasket(db: Db, owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
-  if (owner.kind === 'client') return findClientBasket(db, owner.clientAccountId, storeCode, false);
-  if (owner.token === undefined) return undefined;
-  return findGuestBasket(db, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, false);
 }
 
 export interface OpenedBasket {
