@@ -20,6 +20,7 @@ import { createImporter } from './infra/import/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
+import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
@@ -54,6 +55,8 @@ const EXPOSED_HEADERS = [
   'is_active',
   'available_languages',
   'Content-Language',
+  'ETag',
+  'basket-token',
   'Link',
   'Retry-After',
   'x-request-id',
@@ -130,6 +133,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(catalogueRoutes, { ...deps, catalogue });
       await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
+      await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
     },
     { prefix: config.basePath },

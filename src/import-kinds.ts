@@ -1,5 +1,6 @@
 import type { ImportKinds } from './infra/import/index.js';
 import { importUsers } from './modules/accounts/index.js';
+import { basketImportKinds } from './modules/basket/index.js';
 import { catalogueImportKinds } from './modules/catalogue-import/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
 
@@ -15,4 +16,5 @@ export const importKinds: ImportKinds = {
   },
   ...catalogueImportKinds,
   'sales-history': salesHistoryKind,
+  ...basketImportKinds,
 };

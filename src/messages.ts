@@ -6,6 +6,7 @@
 import { registerMessages } from './i18n/index.js';
 import { accountsMessages } from './modules/accounts/index.js';
 import { adminMessages } from './modules/admin/index.js';
+import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { searchMessages } from './modules/search/index.js';
@@ -19,6 +20,7 @@ declare module './i18n/index.js' {
     extends
       Keys<typeof accountsMessages>,
       Keys<typeof adminMessages>,
+      Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof searchMessages>,
@@ -29,6 +31,7 @@ declare module './i18n/index.js' {
 for (const set of [
   accountsMessages,
   adminMessages,
+  basketMessages,
   catalogueMessages,
   dataExportMessages,
   searchMessages,

@@ -4,6 +4,7 @@
 // because it is part of the program (tsconfig includes src/).
 import type { AccountsTables } from './modules/accounts/index.js';
 import type { AdminTables } from './modules/admin/index.js';
+import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
@@ -17,6 +18,7 @@ declare module './db/schema.js' {
     extends
       AccountsTables,
       AdminTables,
+      BasketTables,
       CatalogueTables,
       CountryTables,
       DataExportTables,

@@ -5,6 +5,7 @@ import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accountMailHandler } from './modules/accounts/index.js';
+import { basketPruning } from './modules/basket/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import { usedIdTokenPruning } from './modules/social/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
@@ -47,6 +48,7 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
       pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
         usedIdTokens: usedIdTokenPruning(),
+        baskets: basketPruning(),
       });
     },
     async stop() {

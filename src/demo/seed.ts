@@ -2,6 +2,7 @@ import { hashPassword } from '../infra/passwords.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { DEMO_PASSWORD } from './accounts.js';
 import { lockIdTables } from './bulk-writer.js';
+import { writeBasketDemo } from './basket.js';
 import { writeDatasetIn } from './catalogue-generator.js';
 import { COUNTRIES } from '../db/migrations/data/countries-2026-11.js';
 import type { Database } from '../db/schema.js';
@@ -65,6 +66,8 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
       await writeDatasetIn(database, trx, { products: DEMO_PRODUCTS, now, passwordHash });
     });
   }
+  // Delivery and discount codes also for a demo catalogue loaded before baskets existed.
+  await db.transaction().execute((trx) => writeBasketDemo(trx, options.now));
   return seedReport(database);
 }
 

@@ -10,6 +10,7 @@ import * as createSearchIndex from './2026_11_22_1000_create_search_index.js';
 import * as createImportLock from './2026_11_22_1100_create_import_lock.js';
 import * as addClientAccountStatus from './2026_11_23_0900_add_client_account_status.js';
 import * as bindSocialFlows from './2026_11_23_1000_bind_social_flows.js';
+import * as createBasket from './2026_11_23_1100_create_basket.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1100_create_import_lock': createImportLock,
   '2026_11_23_0900_add_client_account_status': addClientAccountStatus,
   '2026_11_23_1000_bind_social_flows': bindSocialFlows,
+  '2026_11_23_1100_create_basket': createBasket,
 };

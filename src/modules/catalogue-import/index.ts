@@ -1,3 +1,23 @@
 // The back office's catalogue feeds: one import kind per NDJSON format (docs/import.md); the
 // registry of every kind is the composition root src/import-kinds.ts.
 export { catalogueImportKinds } from './kinds.js';
+// The line helpers other modules' import kinds share (the basket's discount codes and delivery methods).
+export {
+  Code,
+  DateValue,
+  LineError,
+  Money,
+  Name,
+  Position,
+  Store,
+  Translated,
+  cents,
+  endTimestamp,
+  lineParser,
+  nameRows,
+  optionalCents,
+  optionalTimestamp,
+  unique,
+} from './fields.js';
+export { lineKind } from './kind.js';
+export { inLineTransaction } from './write.js';

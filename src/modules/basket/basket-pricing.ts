@@ -1,0 +1,236 @@
+import type { Db } from '../../db/database.js';
+import type { Language } from '../../i18n/index.js';
+import { isVisibleTo, pricingCustomer, type Caller } from '../catalogue/index.js';
+import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
+import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
+import { lineReader, type LineReader } from './basket-lines.repository.js';
+import type { BasketLineRow, BasketRow } from './basket.repository.js';
+import { vatOfGross, vatOfNet } from './basket-money.js';
+import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
+import { deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
+import { discountCodeById } from './discount-codes/discount-code.repository.js';
+import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
+import { isDigitalProduct, maxOrderable } from './basket-rules.js';
+
+// A basket priced for its caller from current data, in cents: every read and every write answer
+// is this, worked out afresh in the caller's transaction. Prices come from the one pricing module
+// exactly as the catalogue's cards (priceFor with the caller's customer and the store's
+// discounts); visibility from the catalogue's one rule.
+
+/** Who the basket is priced for, in which store, language and at what time. */
+export interface BasketContext {
+  caller: Caller;
+  store: StoreDiscounts & { code: string };
+  language: Language;
+  now: number;
+}
+
+export type LineNotice = { code: 'UNAVAILABLE' } | { code: 'QUANTITY_CUT'; max: number } | { code: 'PRICE_CHANGED'; fromCents: number };
+
+export interface PricedLine {
+  line: BasketLineRow;
+  product: BasketProduct;
+  price: Price;
+  available: boolean;
+  /** What may be ordered now (0 when unavailable). */
+  maxQuantity: number;
+  /** The stored quantity, cut to maxQuantity. */
+  quantity: number;
+  totalCents: number;
+  discountCents: number;
+  notice: LineNotice | null;
+}
+
+export interface PricedBasket {
+  basket: BasketRow | undefined;
+  lines: PricedLine[];
+  itemCount: number;
+  subtotalCents: number;
+  code: { code: DiscountCode; amountCents: number; reason: CodeReason | null; freeParcelMachine: boolean } | null;
+  discountCents: number;
+  digitalOnly: boolean;
+  heavy: boolean;
+  delivery: {
+    method: DeliveryMethod;
+    offered: boolean;
+    costCents: number;
+    parcelMachine: { id: number; name: string; city: string; address: string } | null;
+    shop: { id: number; code: string; name: string } | null;
+    countryCode: string | null;
+  } | null;
+  deliveryCents: number;
+  totalCents: number;
+  vat: Array<{ ratePercent: number; netCents: number; vatCents: number }>;
+  vatIncluded: boolean;
+}
+
+export async function priceBasket(
+  db: Db,
+  context: BasketContext,
+  basket: BasketRow | undefined,
+  readLines: LineReader = lineReader(db),
+): Promise<PricedBasket> {
+  const { caller, store, now } = context;
+  const rows = basket ? await readLines(basket.id, store.code) : [];
+  const companyPrices =
+    caller.kind === 'WHOLESALE'
+      ? await readCompanyPrices(
+          db,
+          caller.companyId,
+          rows.map((row) => row.product.id),
+        )
+      : new Map<number, number>();
+  const vatIncluded = caller.kind !== 'WHOLESALE';
+  const lines: PricedLine[] = [];
+  for (const { line, product } of rows) {
+    const price = priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
+    const visible = isVisibleTo(product, caller);
+    const maxQuantity = visible ? maxOrderable(product) : 0;
+    const available = maxQuantity > 0;
+    // An unavailable line keeps its quantity on show; it counts for nothing either way.
+    const quantity = available ? Math.min(line.quantity, maxQuantity) : line.quantity;
+    const notice: LineNotice | null = !available
+      ? { code: 'UNAVAILABLE' }
+      : quantity < line.quantity
+        ? { code: 'QUANTITY_CUT', max: maxQuantity }
+        : price.priceCents !== line.seen_price_cents
+          ? { code: 'PRICE_CHANGED', fromCents: line.seen_price_cents }
+          : null;
+    lines.push({
+      line,
+      product,
+      price,
+      available,
+      maxQuantity,
+      quantity,
+      totalCents: price.priceCents * quantity,
+      discountCents: 0,
+      notice,
+    });
+  }
+  const orderable = lines.filter((line) => line.available);
+  const subtotalCents = orderable.reduce((sum, line) => sum + line.totalCents, 0);
+  const itemCount = orderable.reduce((sum, line) => sum + line.quantity, 0);
+
+  let code: PricedBasket['code'] = null;
+  const discountCode = basket?.discount_code_id ? await discountCodeById(db, basket.discount_code_id) : undefined;
+  if (discountCode) {
+    const categories = discountCode.conditions.some((condition) => condition.kind === 'CATEGORY')
+      ? await readProductCategoryCodes(
+          db,
+          orderable.map((line) => line.product.id),
+        )
+      : new Map<number, Set<string>>();
+    const outcome = evaluateCode(
+      discountCode,
+      orderable.map((line) => codeLine(line, categories, vatIncluded)),
+      {
+        kind: caller.kind,
+        storeCode: store.code,
+        now,
+        subtotalCents,
+      },
+    );
+    for (const line of orderable) line.discountCents = outcome.perLine.get(line.product.id) ?? 0;
+    code = { code: discountCode, amountCents: outcome.amountCents, reason: outcome.reason, freeParcelMachine: outcome.freeParcelMachine };
+  }
+  const discountCents = code?.amountCents ?? 0;
+  const digitalOnly = orderable.length > 0 && orderable.every((line) => isDigitalLine(line));
+  const weight = orderable.reduce((sum, line) => sum + (line.product.weightG ?? 0) * line.quantity, 0);
+  const shape = { digitalOnly, heavy: weight > HEAVY_BASKET_GRAMS };
+  const delivery = basket
+    ? await chosenDelivery(db, context, basket, {
+        ...shape,
+        payableCents: subtotalCents - discountCents,
+        freeParcelMachine: code?.freeParcelMachine === true && code.reason === null,
+      })
+    : null;
+  const deliveryCents = delivery?.offered ? delivery.costCents : 0;
+  return {
+    basket,
+    lines,
+    itemCount,
+    subtotalCents,
+    code,
+    discountCents,
+    ...shape,
+    delivery,
+    deliveryCents,
+    totalCents: subtotalCents - discountCents + deliveryCents,
+    vat: vatTable(orderable, delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null, vatIncluded),
+    vatIncluded,
+  };
+}
+
+const isDigitalLine = (line: PricedLine) => isDigitalProduct(line.product);
+
+function toPriced(product: BasketProduct) {
+  return {
+    type: product.type,
+    shopPriceCents: product.shopPriceCents,
+    originalPriceCents: product.originalPriceCents,
+    wholesalePriceCents: product.wholesalePriceCents,
+    vatRatePercent: product.vatRatePercent,
+    campaignPrices: product.campaignPrices,
+  };
+}
+
+function codeLine(line: PricedLine, categories: Map<number, Set<string>>, vatIncluded: boolean): CodeLine {
+  return {
+    productId: line.product.id,
+    productCode: line.product.code,
+    type: line.product.type,
+    bindingCode: line.product.bindingCode,
+    categoryCodes: categories.get(line.product.id) ?? new Set(),
+    // A percentage is of the regular shop price; without VAT (wholesale) of the caller's own price.
+    basePriceCents: vatIncluded ? Math.max(line.product.shopPriceCents, line.price.priceCents) : line.price.priceCents,
+    unitPriceCents: line.price.priceCents,
+    quantity: line.quantity,
+  };
+}
+
+async function chosenDelivery(
+  db: Db,
+  context: BasketContext,
+  basket: BasketRow,
+  shape: { digitalOnly: boolean; heavy: boolean; payableCents: number; freeParcelMachine: boolean },
+): Promise<PricedBasket['delivery']> {
+  if (basket.delivery_method_id === null) return null;
+  const [method] = await deliveryMethodsOf(db, context.store.code, context.language, basket.delivery_method_id);
+  if (!method) return null;
+  const machine = basket.parcel_machine_id === null ? undefined : await findParcelMachine(db, basket.parcel_machine_id);
+  const shop = method.shops.find((candidate) => candidate.id === basket.delivery_shop_id) ?? null;
+  return {
+    method,
+    offered: isOffered(method, shape),
+    costCents: callerDeliveryCost(method, shape, basket.delivery_country_code, context.caller),
+    parcelMachine: machine ? { id: Number(machine.id), name: machine.name, city: machine.city, address: machine.address } : null,
+    shop: shop && { id: shop.id, code: shop.code, name: shop.name },
+    countryCode: basket.delivery_country_code,
+  };
+}
+
+/** VAT per rate over what is paid (lines less their code discount, and delivery). */
+function vatTable(lines: PricedLine[], delivery: { ratePercent: number; cents: number } | null, vatIncluded: boolean) {
+  const byRate = new Map<number, number>();
+  for (const line of lines)
+    byRate.set(line.product.vatRatePercent, (byRate.get(line.product.vatRatePercent) ?? 0) + line.totalCents - line.discountCents);
+  if (delivery && delivery.cents > 0) byRate.set(delivery.ratePercent, (byRate.get(delivery.ratePercent) ?? 0) + delivery.cents);
+  return [...byRate.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([ratePercent, cents]) => {
+      const vatCents = vatIncluded ? vatOfGross(cents, ratePercent) : vatOfNet(cents, ratePercent);
+      return { ratePercent, netCents: vatIncluded ? cents - vatCents : cents, vatCents };
+    });
+}
+
+/** The method's cost for the basket as the caller sees money: without VAT for a wholesale customer. */
+export function callerDeliveryCost(
+  method: DeliveryMethod,
+  shape: { digitalOnly: boolean; heavy: boolean; payableCents: number; freeParcelMachine: boolean },
+  country: string | null,
+  caller: Caller,
+): number {
+  const gross = deliveryCost(method, shape, country);
+  return caller.kind === 'WHOLESALE' ? gross - vatOfGross(gross, method.vatRatePercent) : gross;
+}

@@ -1,0 +1,181 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Availability, DeliveryTime } from '../catalogue/index.js';
+import type { ProductTypeCode } from '../../db/schema.js';
+import type { CampaignPrice } from '../pricing/index.js';
+
+// What the basket reads of the catalogue, always from the tables and inside the caller's
+// transaction (never from the catalogue's per-process caches: these facts move money).
+
+export interface BasketProduct {
+  id: number;
+  code: string;
+  name: string;
+  type: ProductTypeCode;
+  bindingCode: string | null;
+  imageUrl: string | null;
+  availability: Availability;
+  deliveryTime: DeliveryTime | null;
+  webStock: number;
+  weightG: number | null;
+  isActive: boolean;
+  hiddenWeb: boolean;
+  hiddenBusiness: boolean;
+  inStore: boolean;
+  shopPriceCents: number;
+  originalPriceCents: number | null;
+  wholesalePriceCents: number | null;
+  vatRatePercent: number;
+  campaignPrices: CampaignPrice[];
+}
+
+/** The products with these ids as the basket sees them in the store, by id; missing ids are left out. */
+export async function readBasketProducts(db: Db, storeCode: string, ids: readonly number[]): Promise<Map<number, BasketProduct>> {
+  const result = new Map<number, BasketProduct>();
+  if (ids.length === 0) return result;
+  const list = [...ids];
+  // Whether the store sells it rides along as a subquery: one round trip less on every add.
+  const [rows, campaigns] = await Promise.all([
+    db
+      .selectFrom('product')
+      .select([
+        'id',
+        'code',
+        'name',
+        'type',
+        'binding_code',
+        'image_url',
+        'availability',
+        'delivery_time',
+        'web_stock',
+        'weight_g',
+        'is_active',
+        'hidden_web',
+        'hidden_business',
+        'shop_price_cents',
+        'original_price_cents',
+        'wholesale_price_cents',
+        'vat_rate_percent',
+        sql<number | boolean>`exists (select 1 from product_store ps where ps.product_id = product.id and ps.store_code = ${storeCode})`.as(
+          'in_store',
+        ),
+      ])
+      .where('id', 'in', list)
+      .execute(),
+    db
+      .selectFrom('campaign_price')
+      .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
+      .select([
+        'campaign_price.product_id',
+        'campaign_price.customer_kind',
+        'campaign_price.price_cents',
+        'campaign.valid_from',
+        'campaign.valid_to',
+      ])
+      .where('campaign.store_code', '=', storeCode)
+      .where('campaign.is_active', '=', true)
+      .where('campaign_price.product_id', 'in', list)
+      .execute(),
+  ]);
+  for (const row of rows) {
+    result.set(Number(row.id), {
+      id: Number(row.id),
+      code: row.code,
+      name: row.name,
+      type: row.type,
+      bindingCode: row.binding_code,
+      imageUrl: row.image_url,
+      availability: row.availability,
+      deliveryTime: row.delivery_time,
+      webStock: row.web_stock,
+      weightG: row.weight_g,
+      isActive: Boolean(row.is_active),
+      hiddenWeb: Boolean(row.hidden_web),
+      hiddenBusiness: Boolean(row.hidden_business),
+      inStore: Boolean(row.in_store),
+      shopPriceCents: row.shop_price_cents,
+      originalPriceCents: row.original_price_cents,
+      wholesalePriceCents: row.wholesale_price_cents,
+      vatRatePercent: row.vat_rate_percent,
+      campaignPrices: [],
+    });
+  }
+  for (const campaign of campaigns) {
+    result.get(Number(campaign.product_id))?.campaignPrices.push({
+      customerKind: campaign.customer_kind,
+      priceCents: campaign.price_cents,
+      validFrom: campaign.valid_from ?? undefined,
+      validTo: campaign.valid_to ?? undefined,
+    });
+  }
+  return result;
+}
+
+/** A company's own prices (wholesale) for the products, by product id. */
+export async function readCompanyPrices(db: Db, companyId: number | null, ids: readonly number[]): Promise<Map<number, number>> {
+  if (companyId === null || ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('company_product_price')
+    .select(['product_id', 'price_cents'])
+    .where('company_id', '=', companyId)
+    .where('product_id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [Number(row.product_id), row.price_cents]));
+}
+
+/** The client account's discount, kind and company's discount, for pricing a client's basket. */
+export async function readClientPricing(db: Db, clientAccountId: number) {
+  return db
+    .selectFrom('client_account')
+    .leftJoin('company', 'company.id', 'client_account.company_id')
+    .select([
+      'client_account.code',
+      'client_account.type',
+      'client_account.discount_percent as client_discount',
+      'company.id as company_id',
+      'company.discount_percent as company_discount',
+    ])
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+}
+
+/** The codes of the categories of each product, with every ancestor of them (a category means its subtree). */
+export async function readProductCategoryCodes(db: Db, ids: readonly number[]): Promise<Map<number, Set<string>>> {
+  const result = new Map<number, Set<string>>();
+  if (ids.length === 0) return result;
+  const links = await db
+    .selectFrom('product_category')
+    .innerJoin('category', 'category.id', 'product_category.category_id')
+    .select(['product_category.product_id', 'category.id', 'category.code', 'category.parent_id'])
+    .where('product_category.product_id', 'in', [...ids])
+    .execute();
+  const parents = new Map<number, { code: string; parent: number | null }>();
+  let pending = new Set<number>();
+  for (const link of links) {
+    parents.set(Number(link.id), { code: link.code, parent: link.parent_id === null ? null : Number(link.parent_id) });
+    if (link.parent_id !== null) pending.add(Number(link.parent_id));
+  }
+  // A tree is a few levels deep: one query per level.
+  while (pending.size > 0) {
+    const wanted = [...pending].filter((id) => !parents.has(id));
+    pending = new Set();
+    if (wanted.length === 0) break;
+    const rows = await db.selectFrom('category').select(['id', 'code', 'parent_id']).where('id', 'in', wanted).execute();
+    for (const row of rows) {
+      parents.set(Number(row.id), { code: row.code, parent: row.parent_id === null ? null : Number(row.parent_id) });
+      if (row.parent_id !== null) pending.add(Number(row.parent_id));
+    }
+  }
+  for (const link of links) {
+    const codes = result.get(Number(link.product_id)) ?? new Set<string>();
+    let current: number | null = Number(link.id);
+    for (let depth = 0; current !== null && depth < 50; depth += 1) {
+      const node = parents.get(current);
+      if (!node) break;
+      codes.add(node.code);
+      current = node.parent;
+    }
+    result.set(Number(link.product_id), codes);
+  }
+  return result;
+}

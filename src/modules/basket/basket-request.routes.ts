@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DatabaseHandle, Db } from '../../db/database.js';
+import { HttpError } from '../../http/errors.js';
+import { requestStore } from '../../http/request-context.js';
+import { isTokenShaped } from '../../infra/tokens.js';
+import { callerResolver, type Caller } from '../catalogue/index.js';
+import { priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
+import type { BasketRow } from './basket.repository.js';
+import type { BasketWire } from './basket.schemas.js';
+import { openBasket, type BasketOwner } from './basket.service.js';
+import { basketVersion, toBasketWire } from './basket.wire.js';
+
+/** The HTTP side shared by the basket's routes (and the merge route). */
+export interface BasketHttp {
+  /** The caller, store, language and time, and whose basket the request is about. */
+  contextOf(request: FastifyRequest): Promise<{ context: BasketContext; owner: BasketOwner }>;
+  /** Runs a write in one transaction on the locked basket (If-Match checked first) and answers with the basket. */
+  write(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    work: (trx: Db, context: BasketContext, basket: BasketRow) => Promise<BasketRow>,
+  ): Promise<BasketWire>;
+  answer(reply: FastifyReply, request: FastifyRequest, priced: PricedBasket, token: string | null): BasketWire;
+}
+
+export function basketHttp(database: DatabaseHandle): BasketHttp {
+  const db = database.db;
+  const callerOf = callerResolver(database);
+  const http: BasketHttp = {
+    async contextOf(request) {
+      const caller = await callerOf(request);
+      const store = requestStore(request);
+      const context: BasketContext = { caller, store, language: request.language, now: request.actionTime };
+      return { context, owner: ownerOf(request, caller) };
+    },
+    async write(request, reply, work) {
+      const { context, owner } = await http.contextOf(request);
+      const { priced, token } = await db.transaction().execute(async (trx) => {
+        const opened = await openBasket(trx, owner, context.store.code, context.now);
+        checkIfMatch(request, opened.basket);
+        const basket = await work(trx, context, opened.basket);
+        return { priced: await priceBasket(trx, context, basket), token: opened.token };
+      });
+      return http.answer(reply, request, priced, token);
+    },
+    answer(reply, request, priced, token) {
+      if (priced.basket) reply.header('ETag', `"${basketVersion(priced.basket)}"`);
+      if (token !== null) reply.header('basket-token', token);
+      return toBasketWire(priced, token, request.language);
+    },
+  };
+  return http;
+}
+
+/** Whose basket: the bearer token's client (any basket-token is ignored), else the guest's token. */
+function ownerOf(request: FastifyRequest, caller: Caller): BasketOwner {
+  if (caller.clientAccountId !== null) return { kind: 'client', clientAccountId: caller.clientAccountId };
+  return { kind: 'guest', token: guestToken(request) };
+}
+
+/** The request's guest token; a header that is not token-shaped is a 400. */
+export function guestToken(request: FastifyRequest): string | undefined {
+  const header = request.headers['basket-token'];
+  if (header === undefined || header === '') return undefined;
+  if (!isTokenShaped(header)) throw new HttpError(400, 'basket.badToken');
+  return header;
+}
+
+/** A write based on a stale version (If-Match, as sent in the ETag or the body's version) is a 412. */
+function checkIfMatch(request: FastifyRequest, basket: BasketRow): void {
+  const header = request.headers['if-match'];
+  if (header === undefined) return;
+  const current = basketVersion(basket);
+  const sent = header.split(',').map((part) =>
+    part
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1'),
+  );
+  if (sent.includes('*') || sent.includes(current)) return;
+  throw new HttpError(412, 'basket.versionMismatch', { version: (sent[0] ?? '').slice(0, 40) });
+}

@@ -1,0 +1,161 @@
+import { PostgresAdapter, sql, type Selectable, type Updateable } from 'kysely';
+import type { DatabaseHandle, Db } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
+import type { BasketLineTable, BasketTable } from './basket.tables.js';
+
+// All of the basket's own SQL. Every write to a basket first locks its row (lockBasket), so
+// concurrent writes to one basket run one after the other and never lose an update; SQLite
+// serialises write transactions anyway (`begin immediate`).
+
+export type BasketRow = Selectable<BasketTable>;
+export type BasketLineRow = Selectable<BasketLineTable>;
+
+const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+const normalise = (row: BasketRow): BasketRow => ({
+  ...row,
+  id: Number(row.id),
+  client_account_id: row.client_account_id === null ? null : Number(row.client_account_id),
+  discount_code_id: row.discount_code_id === null ? null : Number(row.discount_code_id),
+  delivery_method_id: row.delivery_method_id === null ? null : Number(row.delivery_method_id),
+  parcel_machine_id: row.parcel_machine_id === null ? null : Number(row.parcel_machine_id),
+  delivery_shop_id: row.delivery_shop_id === null ? null : Number(row.delivery_shop_id),
+});
+
+/** A guest's basket by its token's hash, in the store, unless it has outlived `changedSince`. */
+export async function findGuestBasket(db: Db, tokenHash: string, storeCode: string, changedSince: number, lock: boolean) {
+  let query = db
+    .selectFrom('basket')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('store_code', '=', storeCode)
+    .where('updated_at', '>=', changedSince);
+  if (lock && isPostgres(db)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && normalise(row);
+}
+
+export async function findClientBasket(db: Db, clientAccountId: number, storeCode: string, lock: boolean) {
+  let query = db.selectFrom('basket').selectAll().where('client_account_id', '=', clientAccountId).where('store_code', '=', storeCode);
+  if (lock && isPostgres(db)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && normalise(row);
+}
+
+/** The client's basket in the store, created when missing (two at once make one), locked. */
+export async function ensureClientBasket(db: Db, clientAccountId: number, storeCode: string, now: number): Promise<BasketRow> {
+  await db
+    .insertInto('basket')
+    .values({ store_code: storeCode, client_account_id: clientAccountId, token_hash: null, version: 1, created_at: now, updated_at: now })
+    .onConflict((conflict) => conflict.columns(['client_account_id', 'store_code']).doNothing())
+    .execute();
+  return (await findClientBasket(db, clientAccountId, storeCode, true))!;
+}
+
+export async function createGuestBasket(db: Db, tokenHash: string, storeCode: string, now: number): Promise<BasketRow> {
+  const row = await db
+    .insertInto('basket')
+    .values({ store_code: storeCode, client_account_id: null, token_hash: tokenHash, version: 1, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return normalise(row);
+}
+
+/** A guest basket whose token is known but which expired: gone, so its token starts afresh. */
+export async function deleteGuestBasketByToken(db: Db, tokenHash: string): Promise<void> {
+  await db.deleteFrom('basket').where('token_hash', '=', tokenHash).execute();
+}
+
+export async function deleteBasket(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('basket').where('id', '=', id).execute();
+}
+
+export async function basketLines(db: Db, basketId: number): Promise<BasketLineRow[]> {
+  const rows = await db
+    .selectFrom('basket_line')
+    .selectAll()
+    .where('basket_id', '=', basketId)
+    .orderBy('added_at')
+    .orderBy('product_id')
+    .execute();
+  return rows.map((row) => ({ ...row, basket_id: Number(row.basket_id), product_id: Number(row.product_id) }));
+}
+
+export async function insertLine(db: Db, line: BasketLineRow): Promise<void> {
+  await db.insertInto('basket_line').values(line).execute();
+}
+
+export async function updateLine(db: Db, basketId: number, productId: number, quantity: number, seenPriceCents: number): Promise<void> {
+  await db
+    .updateTable('basket_line')
+    .set({ quantity, seen_price_cents: seenPriceCents })
+    .where('basket_id', '=', basketId)
+    .where('product_id', '=', productId)
+    .execute();
+}
+
+export async function deleteLine(db: Db, basketId: number, productId: number): Promise<void> {
+  await db.deleteFrom('basket_line').where('basket_id', '=', basketId).where('product_id', '=', productId).execute();
+}
+
+export async function deleteAllLines(db: Db, basketId: number): Promise<void> {
+  await db.deleteFrom('basket_line').where('basket_id', '=', basketId).execute();
+}
+
+/** Records a write: the next version, the time of the change, and whatever else changed. */
+export async function touchBasket(db: Db, basket: BasketRow, now: number, changes: Updateable<BasketTable> = {}): Promise<BasketRow> {
+  const next = { ...changes, version: basket.version + 1, updated_at: now };
+  await db.updateTable('basket').set(next).where('id', '=', basket.id).execute();
+  return { ...basket, ...next } as BasketRow;
+}
+
+/**
+ * Empty baskets unchanged for `emptyMs` and guest baskets unchanged for `guestMs` are deleted
+ * (lines go with them). Returns how many baskets were.
+ */
+export async function pruneBaskets(db: Db, now: number, emptyMs: number, guestMs: number): Promise<number> {
+  const empty = await db
+    .deleteFrom('basket')
+    .where('updated_at', '<', now - emptyMs)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('basket_line').select(sql.lit(1).as('one')).whereRef('basket_line.basket_id', '=', 'basket.id'))),
+    )
+    .executeTakeFirst();
+  const guests = await db
+    .deleteFrom('basket')
+    .where('client_account_id', 'is', null)
+    .where('updated_at', '<', now - guestMs)
+    .executeTakeFirst();
+  return Number(empty.numDeletedRows) + Number(guests.numDeletedRows);
+}
+
+/** Hits of a rate-limit key in its current window (read only: a right code must not count). */
+export async function rateLimitHits(db: Db, key: string, windowStart: number): Promise<number> {
+  const row = await db
+    .selectFrom('rate_limit')
+    .select('hits')
+    .where('key', '=', key)
+    .where('window_start', '=', windowStart)
+    .executeTakeFirst();
+  return row?.hits ?? 0;
+}
+
+/** The two basket look-ups of the read path, compiled once (outside transactions only). */
+export function preparedBasketFinders(handle: DatabaseHandle) {
+  const guest = preparedQuery(handle, (db, tokenHash: string, storeCode: string, changedSince: number) =>
+    db
+      .selectFrom('basket')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .where('store_code', '=', storeCode)
+      .where('updated_at', '>=', changedSince),
+  );
+  const client = preparedQuery(handle, (db, clientAccountId: number, storeCode: string) =>
+    db.selectFrom('basket').selectAll().where('client_account_id', '=', clientAccountId).where('store_code', '=', storeCode),
+  );
+  const first = (rows: BasketRow[]) => (rows[0] ? normalise(rows[0]) : undefined);
+  return {
+    guest: async (tokenHash: string, storeCode: string, changedSince: number) => first(await guest(tokenHash, storeCode, changedSince)),
+    client: async (clientAccountId: number, storeCode: string) => first(await client(clientAccountId, storeCode)),
+  };
+}

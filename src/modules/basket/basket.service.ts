@@ -1,0 +1,149 @@
+import type { DatabaseHandle, Db } from '../../db/database.js';
+import { preparedLineReader } from './basket-lines.repository.js';
+import { invalidField, notFound } from '../../infra/domain-error.js';
+import { hashToken, newToken } from '../../infra/tokens.js';
+import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
+import { priceFor } from '../pricing/index.js';
+import { readBasketProducts, readCompanyPrices, type BasketProduct } from './basket-products.repository.js';
+import type { BasketContext } from './basket-pricing.js';
+import {
+  basketLines,
+  createGuestBasket,
+  deleteAllLines,
+  deleteLine,
+  ensureClientBasket,
+  findGuestBasket,
+  insertLine,
+  preparedBasketFinders,
+  touchBasket,
+  updateLine,
+  type BasketRow,
+} from './basket.repository.js';
+import { checkQuantity, MAX_LINES, maxOrderable } from './basket-rules.js';
+
+// The basket's writes. Each takes the caller's transaction and a basket opened for writing
+// (openBasket: locked, created when missing), checks the rules before it changes anything, and
+// returns the basket with its next version. Prices are never taken from the client.
+
+const DAY_MS = 86_400_000;
+/** A guest basket is kept this long after its last change. */
+export const GUEST_BASKET_TTL_MS = 30 * DAY_MS;
+/** An empty basket is deleted this long after its last change. */
+export const EMPTY_BASKET_TTL_MS = DAY_MS;
+
+/** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
+export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined };
+
+/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions). */
+export function basketReads(handle: DatabaseHandle) {
+  const finders = preparedBasketFinders(handle);
+  return {
+    find(owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
+      if (owner.kind === 'client') return finders.client(owner.clientAccountId, storeCode);
+      if (owner.token === undefined) return Promise.resolve(undefined);
+      return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
+    },
+    lines: preparedLineReader(handle),
+  };
+}
+
+export interface OpenedBasket {
+  basket: BasketRow;
+  /** A guest's token: the one sent, or a new one when the basket is new (the only time it is known). */
+  token: string | null;
+}
+
+/**
+ * The owner's basket for a write, locked until the transaction ends. A client's is created on
+ * first use; a guest without a valid token gets a new basket and a new token (never one of the
+ * client's choosing, so nobody can plant a token on somebody else).
+ */
+export async function openBasket(trx: Db, owner: BasketOwner, storeCode: string, now: number): Promise<OpenedBasket> {
+  if (owner.kind === 'client') return { basket: await ensureClientBasket(trx, owner.clientAccountId, storeCode, now), token: null };
+  if (owner.token !== undefined) {
+    const found = await findGuestBasket(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, true);
+    if (found) return { basket: found, token: owner.token };
+  }
+  const { token, hash } = newToken();
+  return { basket: await createGuestBasket(trx, hash, storeCode, now), token };
+}
+
+/** The product as the caller may order it, and its price for them now; a 422 on productId otherwise. */
+async function orderableProduct(
+  trx: Db,
+  context: BasketContext,
+  productId: number,
+): Promise<{ product: BasketProduct; priceCents: number }> {
+  const product = (await readBasketProducts(trx, context.store.code, [productId])).get(productId);
+  if (!product || !isVisibleTo(product, context.caller)) throw invalidField('productId', 'basket.unknownProduct', { id: productId });
+  if (maxOrderable(product) === 0) throw invalidField('productId', 'basket.unavailable');
+  const { caller } = context;
+  const companyPrice =
+    caller.kind === 'WHOLESALE' ? (await readCompanyPrices(trx, caller.companyId, [productId])).get(productId) : undefined;
+  const price = priceFor(product, pricingCustomer(caller, companyPrice), context.store, context.now);
+  return { product, priceCents: price.priceCents };
+}
+
+export async function addProduct(
+  trx: Db,
+  context: BasketContext,
+  basket: BasketRow,
+  input: { productId: number; quantity: number },
+): Promise<{ basket: BasketRow; product: BasketProduct }> {
+  const { product, priceCents } = await orderableProduct(trx, context, input.productId);
+  const lines = await basketLines(trx, basket.id);
+  const existing = lines.find((line) => line.product_id === input.productId);
+  const quantity = (existing?.quantity ?? 0) + input.quantity;
+  checkQuantity(product, quantity);
+  if (existing) {
+    await updateLine(trx, basket.id, input.productId, quantity, priceCents);
+  } else {
+    if (lines.length >= MAX_LINES) throw invalidField('productId', 'basket.tooManyLines', { max: MAX_LINES });
+    await insertLine(trx, {
+      basket_id: basket.id,
+      product_id: input.productId,
+      quantity,
+      seen_price_cents: priceCents,
+      added_at: context.now,
+    });
+  }
+  return { basket: await touchBasket(trx, basket, context.now), product };
+}
+
+/** Sets a line's quantity; 0 removes the line. */
+export async function changeQuantity(
+  trx: Db,
+  context: BasketContext,
+  basket: BasketRow,
+  input: { productId: number; quantity: number },
+): Promise<BasketRow> {
+  const lines = await basketLines(trx, basket.id);
+  if (!lines.some((line) => line.product_id === input.productId)) throw notFound('basket.notInBasket', { id: input.productId });
+  if (input.quantity === 0) {
+    await deleteLine(trx, basket.id, input.productId);
+  } else {
+    const { product, priceCents } = await orderableProduct(trx, context, input.productId);
+    checkQuantity(product, input.quantity);
+    await updateLine(trx, basket.id, input.productId, input.quantity, priceCents);
+  }
+  return touchBasket(trx, basket, context.now);
+}
+
+export async function removeProduct(trx: Db, basket: BasketRow, productId: number, now: number): Promise<BasketRow> {
+  const lines = await basketLines(trx, basket.id);
+  if (!lines.some((line) => line.product_id === productId)) throw notFound('basket.notInBasket', { id: productId });
+  await deleteLine(trx, basket.id, productId);
+  return touchBasket(trx, basket, now);
+}
+
+/** Empties the basket: its lines, its discount code and its delivery choice. */
+export async function clearBasket(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
+  await deleteAllLines(trx, basket.id);
+  return touchBasket(trx, basket, now, {
+    discount_code_id: null,
+    delivery_method_id: null,
+    parcel_machine_id: null,
+    delivery_shop_id: null,
+    delivery_country_code: null,
+  });
+}

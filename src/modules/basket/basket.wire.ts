@@ -1,0 +1,78 @@
+import { translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { toWireMoney } from '../pricing/index.js';
+import type { LineNotice, PricedBasket } from './basket-pricing.js';
+import type { BasketWire } from './basket.schemas.js';
+
+const euros = (cents: number) => toWireMoney(cents).toFixed(2);
+
+/** The basket's version as the wire and the ETag carry it: its id and write count. */
+export const basketVersion = (basket: { id: number; version: number }) => `${basket.id}-${basket.version}`;
+
+function noticeText(notice: LineNotice, unitCents: number, language: Language): string {
+  switch (notice.code) {
+    case 'UNAVAILABLE':
+      return translate(language, 'basket.notice.UNAVAILABLE');
+    case 'QUANTITY_CUT':
+      return translate(language, 'basket.notice.QUANTITY_CUT', { max: notice.max });
+    case 'PRICE_CHANGED':
+      return translate(language, 'basket.notice.PRICE_CHANGED', { from: euros(notice.fromCents), to: euros(unitCents) });
+  }
+}
+
+/** The basket answer in the caller's language; `token` is a guest's basket token. */
+export function toBasketWire(priced: PricedBasket, token: string | null, language: Language): BasketWire {
+  const { basket, code, delivery } = priced;
+  return {
+    id: basket?.id ?? null,
+    version: basket ? basketVersion(basket) : null,
+    basketToken: token,
+    itemCount: priced.itemCount,
+    items: priced.lines.map((line) => ({
+      productId: line.product.id,
+      code: line.product.code,
+      name: line.product.name,
+      type: line.product.type,
+      imageUrl: line.product.imageUrl,
+      quantity: line.quantity,
+      unitPrice: toWireMoney(line.price.priceCents),
+      strikeThroughPrice: line.price.strikeThroughCents === null ? null : toWireMoney(line.price.strikeThroughCents),
+      lineTotal: toWireMoney(line.available ? line.totalCents : 0),
+      available: line.available,
+      availability: line.product.availability,
+      deliveryTime: line.product.deliveryTime,
+      maxQuantity: line.maxQuantity,
+      notice: line.notice && { code: line.notice.code, message: noticeText(line.notice, line.price.priceCents, language) },
+    })),
+    subtotal: toWireMoney(priced.subtotalCents),
+    discounts: code
+      ? [
+          {
+            code: code.code.code,
+            amount: toWireMoney(code.amountCents),
+            applied: code.reason === null,
+            reason: code.reason && {
+              code: code.reason,
+              message: translate(language, `basket.code.${code.reason}` as MessageKey, { min: euros(code.code.minBasketCents ?? 0) }),
+            },
+          },
+        ]
+      : [],
+    discountAmount: toWireMoney(priced.discountCents),
+    deliveryRequired: priced.itemCount > 0 && !priced.digitalOnly,
+    deliveryMethod: delivery && {
+      id: delivery.method.id,
+      code: delivery.method.code,
+      kind: delivery.method.kind,
+      name: delivery.method.name,
+      available: delivery.offered,
+      parcelMachine: delivery.parcelMachine,
+      shop: delivery.shop && { code: delivery.shop.code, name: delivery.shop.name },
+      countryCode: delivery.countryCode,
+    },
+    deliveryCost: toWireMoney(priced.deliveryCents),
+    total: toWireMoney(priced.totalCents),
+    vat: priced.vat.map((row) => ({ rate: row.ratePercent, net: toWireMoney(row.netCents), vat: toWireMoney(row.vatCents) })),
+    vatIncluded: priced.vatIncluded,
+    currency: 'EUR',
+  };
+}

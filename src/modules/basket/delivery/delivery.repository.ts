@@ -1,0 +1,84 @@
+import type { Db } from '../../../db/database.js';
+import type { Language } from '../../../i18n/index.js';
+import type { DeliveryMethod } from './delivery.rules.js';
+
+/** The active delivery methods priced in the store, in display order, with names in `language` (else Estonian). */
+export async function deliveryMethodsOf(db: Db, storeCode: string, language: Language, onlyId?: number): Promise<DeliveryMethod[]> {
+  let query = db
+    .selectFrom('delivery_method as m')
+    .innerJoin('delivery_method_price as p', (join) => join.onRef('p.delivery_method_id', '=', 'm.id').on('p.store_code', '=', storeCode))
+    .select([
+      'm.id',
+      'm.code',
+      'm.kind',
+      'm.carrier',
+      'm.countries',
+      'm.suits_digital_only',
+      'm.suits_heavy',
+      'm.days_min',
+      'm.days_max',
+      'm.vat_rate_percent',
+      'p.price_cents',
+      'p.free_over_cents',
+    ])
+    .where('m.is_active', '=', true);
+  if (onlyId !== undefined) query = query.where('m.id', '=', onlyId);
+  const rows = await query.orderBy('m.position').orderBy('m.id').execute();
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => Number(row.id));
+  const [names, fees, shops] = await Promise.all([
+    db.selectFrom('delivery_method_name').selectAll().where('delivery_method_id', 'in', ids).execute(),
+    db.selectFrom('delivery_country_fee').selectAll().where('delivery_method_id', 'in', ids).execute(),
+    db
+      .selectFrom('delivery_method_shop as ms')
+      .innerJoin('shop', 'shop.id', 'ms.shop_id')
+      .leftJoin('shop_name as sn', (join) => join.onRef('sn.shop_id', '=', 'shop.id').on('sn.language', '=', 'et'))
+      .select(['ms.delivery_method_id', 'shop.id', 'shop.code', 'shop.city', 'sn.name'])
+      .where('ms.delivery_method_id', 'in', ids)
+      .where('shop.is_active', '=', true)
+      .orderBy('shop.position')
+      .orderBy('shop.id')
+      .execute(),
+  ]);
+  return rows.map((row) => {
+    const id = Number(row.id);
+    const named = names.filter((name) => Number(name.delivery_method_id) === id);
+    return {
+      id,
+      code: row.code,
+      kind: row.kind,
+      carrier: row.carrier,
+      name: (named.find((name) => name.language === language) ?? named.find((name) => name.language === 'et'))?.name ?? row.code,
+      countries: row.countries.split(',').filter((code) => code !== ''),
+      suitsDigitalOnly: Boolean(row.suits_digital_only),
+      suitsHeavy: Boolean(row.suits_heavy),
+      daysMin: row.days_min,
+      daysMax: row.days_max,
+      vatRatePercent: row.vat_rate_percent,
+      priceCents: row.price_cents,
+      freeOverCents: row.free_over_cents,
+      countryFees: new Map(fees.filter((fee) => Number(fee.delivery_method_id) === id).map((fee) => [fee.country_code, fee.price_cents])),
+      shops: shops
+        .filter((shop) => Number(shop.delivery_method_id) === id)
+        .map((shop) => ({ id: Number(shop.id), code: shop.code, name: shop.name ?? shop.code, city: shop.city })),
+    };
+  });
+}
+
+export function findParcelMachine(db: Db, id: number) {
+  return db.selectFrom('parcel_machine').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The active machines of a carrier, for the delivery-methods answer. */
+export function parcelMachinesOf(db: Db, carriers: readonly string[]) {
+  if (carriers.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('parcel_machine')
+    .select(['id', 'carrier', 'code', 'name', 'city', 'address', 'country_code'])
+    .where('carrier', 'in', [...carriers])
+    .where('is_active', '=', true)
+    .orderBy('city')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}

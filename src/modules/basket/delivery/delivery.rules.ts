@@ -1,0 +1,86 @@
+import type { DeliveryKind } from '../basket.tables.js';
+
+// Which delivery methods a basket can use, what they cost and when they arrive. A basket of only
+// digital items needs no delivery: it is offered only the methods made for such baskets (if the
+// store has any, e.g. by e-mail), and pays nothing; other baskets are never offered those. A heavy basket is offered only the methods that carry heavy parcels. Delivery is
+// free from the method's threshold (on the sum after the discount code) and, for parcel
+// machines, by a code that says so. Express courier: ordered after 12:00 in Tallinn, it goes the
+// next day.
+
+export const HEAVY_BASKET_GRAMS = 20_000;
+const EXPRESS_CUTOFF_HOUR = 12;
+const TIME_ZONE = 'Europe/Tallinn';
+const DAY_MS = 86_400_000;
+
+export interface DeliveryMethod {
+  id: number;
+  code: string;
+  kind: DeliveryKind;
+  carrier: string | null;
+  name: string;
+  countries: string[];
+  suitsDigitalOnly: boolean;
+  suitsHeavy: boolean;
+  daysMin: number;
+  daysMax: number;
+  vatRatePercent: number;
+  /** In the basket's store; a method without a price there is not offered there. */
+  priceCents: number;
+  freeOverCents: number | null;
+  /** International delivery: the fee of each country it delivers to. */
+  countryFees: Map<string, number>;
+  /** Shop and drive-in pickup: the shops. */
+  shops: Array<{ id: number; code: string; name: string; city: string }>;
+}
+
+export interface BasketShape {
+  digitalOnly: boolean;
+  heavy: boolean;
+}
+
+export function isOffered(method: DeliveryMethod, basket: BasketShape): boolean {
+  // A method for digital-only baskets (e-mail) is offered to them alone, and they only such methods.
+  if (basket.digitalOnly !== method.suitsDigitalOnly) return false;
+  if (basket.heavy && !method.suitsHeavy) return false;
+  return true;
+}
+
+/** What the method costs the basket: `country` for international delivery (none: its cheapest fee). */
+export function deliveryCost(
+  method: DeliveryMethod,
+  basket: BasketShape & { payableCents: number; freeParcelMachine: boolean },
+  country: string | null,
+): number {
+  if (basket.digitalOnly) return 0;
+  if (method.kind === 'PARCEL_MACHINE' && basket.freeParcelMachine) return 0;
+  if (method.freeOverCents !== null && basket.payableCents >= method.freeOverCents) return 0;
+  if (method.kind === 'INTERNATIONAL') {
+    const fee = country === null ? Math.min(...method.countryFees.values()) : method.countryFees.get(country);
+    return fee ?? method.priceCents;
+  }
+  return method.priceCents;
+}
+
+/** The first and last day (Tallinn dates, YYYY-MM-DD) an order placed at `now` arrives. */
+export function deliveryEstimate(method: DeliveryMethod, now: number): { from: string; to: string } {
+  const { date, hour } = tallinnClock(now);
+  const late = method.kind === 'EXPRESS_COURIER' && hour >= EXPRESS_CUTOFF_HOUR ? 1 : 0;
+  return { from: addDays(date, method.daysMin + late), to: addDays(date, method.daysMax + late) };
+}
+
+function tallinnClock(now: number): { date: string; hour: number } {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: TIME_ZONE,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(now);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return { date: `${part('year')}-${part('month')}-${part('day')}`, hour: Number(part('hour')) };
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}

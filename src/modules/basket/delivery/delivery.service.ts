@@ -1,0 +1,78 @@
+import type { Db } from '../../../db/database.js';
+import { invalidField } from '../../../infra/domain-error.js';
+import { touchBasket, type BasketRow } from '../basket.repository.js';
+import { callerDeliveryCost, priceBasket, type BasketContext, type PricedBasket } from '../basket-pricing.js';
+import { deliveryMethodsOf, findParcelMachine, parcelMachinesOf } from './delivery.repository.js';
+import { deliveryEstimate, isOffered, type DeliveryMethod } from './delivery.rules.js';
+
+export interface DeliveryChoice {
+  deliveryMethodId: number;
+  parcelMachineId?: number;
+  shopCode?: string;
+  countryCode?: string;
+}
+
+const HOME_COUNTRY = 'EE';
+
+/** Chooses how the basket is delivered; every part of the choice is checked against the method. */
+export async function chooseDelivery(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice): Promise<BasketRow> {
+  const [method] = await deliveryMethodsOf(trx, context.store.code, context.language, choice.deliveryMethodId);
+  if (!method) throw invalidField('deliveryMethodId', 'basket.unknownDeliveryMethod', { id: choice.deliveryMethodId });
+  const priced = await priceBasket(trx, context, basket);
+  if (!isOffered(method, priced)) throw invalidField('deliveryMethodId', 'basket.deliveryNotOffered');
+  let parcelMachineId: number | null = null;
+  let shopId: number | null = null;
+  let country = choice.countryCode?.toUpperCase() ?? null;
+  switch (method.kind) {
+    case 'PARCEL_MACHINE': {
+      if (choice.parcelMachineId === undefined) throw invalidField('parcelMachineId', 'basket.parcelMachineRequired');
+      const machine = await findParcelMachine(trx, choice.parcelMachineId);
+      if (!machine || !machine.is_active || machine.carrier !== method.carrier)
+        throw invalidField('parcelMachineId', 'basket.unknownParcelMachine');
+      parcelMachineId = Number(machine.id);
+      country = machine.country_code;
+      break;
+    }
+    case 'SHOP_PICKUP':
+    case 'DRIVE_IN': {
+      const code = choice.shopCode ?? (method.shops.length === 1 ? method.shops[0]!.code : undefined);
+      if (code === undefined) throw invalidField('shopCode', 'basket.shopRequired');
+      const shop = method.shops.find((candidate) => candidate.code === code);
+      if (!shop) throw invalidField('shopCode', 'basket.unknownShop');
+      shopId = shop.id;
+      country = HOME_COUNTRY;
+      break;
+    }
+    case 'INTERNATIONAL':
+      if (country === null) throw invalidField('countryCode', 'basket.countryRequired');
+      if (!method.countryFees.has(country)) throw invalidField('countryCode', 'basket.countryNotServed', { country });
+      break;
+    default:
+      country ??= HOME_COUNTRY;
+      if (!method.countries.includes(country)) throw invalidField('countryCode', 'basket.countryNotServed', { country });
+  }
+  return touchBasket(trx, basket, context.now, {
+    delivery_method_id: method.id,
+    parcel_machine_id: parcelMachineId,
+    delivery_shop_id: shopId,
+    delivery_country_code: country,
+  });
+}
+
+/** The methods this basket can use, each with its price for it, free threshold, estimate and pickup points. */
+export async function availableDeliveryMethods(db: Db, context: BasketContext, priced: PricedBasket) {
+  const methods = (await deliveryMethodsOf(db, context.store.code, context.language)).filter((method) => isOffered(method, priced));
+  const carriers = [...new Set(methods.map((method) => method.carrier).filter((carrier): carrier is string => carrier !== null))];
+  const machines = await parcelMachinesOf(db, carriers);
+  const shape = {
+    ...priced,
+    payableCents: priced.subtotalCents - priced.discountCents,
+    freeParcelMachine: priced.code?.freeParcelMachine === true && priced.code.reason === null,
+  };
+  return methods.map((method: DeliveryMethod) => ({
+    method,
+    costCents: callerDeliveryCost(method, shape, null, context.caller),
+    estimate: deliveryEstimate(method, context.now),
+    parcelMachines: method.kind === 'PARCEL_MACHINE' ? machines.filter((machine) => machine.carrier === method.carrier) : [],
+  }));
+}

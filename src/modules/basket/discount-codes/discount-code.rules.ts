@@ -1,0 +1,148 @@
+import type { CustomerKind } from '../../pricing/index.js';
+import { percentOff, shares } from '../basket-money.js';
+import type { DiscountConditionKind, DiscountConditionMode } from '../basket.tables.js';
+
+// When a discount code applies and what it takes off. One code per basket. A code never stacks
+// with another discount of a line: the line pays the lower of its price and the code's price
+// (a percentage of the shop price), so the larger discount wins. A fixed amount goes to the
+// eligible lines that carry no other discount, up to their sum. Conditions: within one kind
+// (categories, products, bindings, types) any listed value includes a line; every kind that
+// lists values must include it; any exclusion excludes it. A category includes its subtree.
+
+export interface DiscountCode {
+  id: number;
+  code: string;
+  percent: number | null;
+  amountCents: number | null;
+  validFrom: number | null;
+  validTo: number | null;
+  maxUses: number | null;
+  usedCount: number;
+  minBasketCents: number | null;
+  customerKinds: CustomerKind[];
+  stores: string[];
+  freeParcelMachine: boolean;
+  isActive: boolean;
+  conditions: Array<{ mode: DiscountConditionMode; kind: DiscountConditionKind; value: string }>;
+}
+
+/** Why a code takes nothing off now. */
+export type CodeReason =
+  | 'INACTIVE'
+  | 'NOT_YET_VALID'
+  | 'EXPIRED'
+  | 'USED_UP'
+  | 'OTHER_STORE'
+  | 'CUSTOMER_KIND'
+  | 'BELOW_MINIMUM'
+  | 'NO_ELIGIBLE_ITEMS'
+  | 'OTHER_DISCOUNT_LARGER';
+
+/** What the code rules read of a basket line (an orderable one). */
+export interface CodeLine {
+  productId: number;
+  productCode: string;
+  type: string;
+  bindingCode: string | null;
+  categoryCodes: ReadonlySet<string>;
+  /** The regular price the code's percentage is taken from (the shop price; for prices without VAT the unit price). */
+  basePriceCents: number;
+  unitPriceCents: number;
+  quantity: number;
+}
+
+export interface CodeOutcome {
+  /** Cents taken off in all. */
+  amountCents: number;
+  /** Cents taken off each line, by product id. */
+  perLine: Map<number, number>;
+  reason: CodeReason | null;
+  /** Whether parcel-machine delivery is free by this code (it applies). */
+  freeParcelMachine: boolean;
+}
+
+/** Reasons that hold whatever the basket holds: the code cannot be added at all while one holds. */
+export const BLOCKING_REASONS: ReadonlySet<CodeReason> = new Set([
+  'INACTIVE',
+  'NOT_YET_VALID',
+  'EXPIRED',
+  'USED_UP',
+  'OTHER_STORE',
+  'CUSTOMER_KIND',
+]);
+
+export function blockingReason(code: DiscountCode, kind: CustomerKind, storeCode: string, now: number): CodeReason | null {
+  if (!code.isActive) return 'INACTIVE';
+  if (code.validFrom !== null && now < code.validFrom) return 'NOT_YET_VALID';
+  if (code.validTo !== null && now >= code.validTo) return 'EXPIRED';
+  if (code.maxUses !== null && code.usedCount >= code.maxUses) return 'USED_UP';
+  if (code.stores.length > 0 && !code.stores.includes(storeCode)) return 'OTHER_STORE';
+  if (!code.customerKinds.includes(kind)) return 'CUSTOMER_KIND';
+  return null;
+}
+
+const none = (reason: CodeReason): CodeOutcome => ({ amountCents: 0, perLine: new Map(), reason, freeParcelMachine: false });
+
+export function evaluateCode(
+  code: DiscountCode,
+  lines: readonly CodeLine[],
+  context: { kind: CustomerKind; storeCode: string; now: number; subtotalCents: number },
+): CodeOutcome {
+  const blocked = blockingReason(code, context.kind, context.storeCode, context.now);
+  if (blocked) return none(blocked);
+  if (code.minBasketCents !== null && context.subtotalCents < code.minBasketCents) return none('BELOW_MINIMUM');
+  const eligible = lines.filter((line) => isEligible(code, line));
+  // A code that only makes parcel machines free needs no eligible line.
+  if (eligible.length === 0 && (code.percent !== null || code.amountCents !== null)) return none('NO_ELIGIBLE_ITEMS');
+  const perLine = new Map<number, number>();
+  if (code.percent !== null) {
+    for (const line of eligible) {
+      const codePrice = percentOff(line.basePriceCents, code.percent);
+      const off = Math.max(0, line.unitPriceCents - codePrice) * line.quantity;
+      if (off > 0) perLine.set(line.productId, off);
+    }
+  } else if (code.amountCents !== null) {
+    const undiscounted = eligible.filter((line) => line.unitPriceCents >= line.basePriceCents);
+    const sum = undiscounted.reduce((total, line) => total + line.unitPriceCents * line.quantity, 0);
+    const amount = Math.min(code.amountCents, sum);
+    const parts = shares(
+      amount,
+      undiscounted.map((line) => line.unitPriceCents * line.quantity),
+    );
+    undiscounted.forEach((line, index) => parts[index]! > 0 && perLine.set(line.productId, parts[index]!));
+  }
+  const amountCents = [...perLine.values()].reduce((a, b) => a + b, 0);
+  const takesSomething = amountCents > 0 || code.freeParcelMachine;
+  return {
+    amountCents,
+    perLine,
+    reason: takesSomething ? null : 'OTHER_DISCOUNT_LARGER',
+    freeParcelMachine: code.freeParcelMachine,
+  };
+}
+
+function isEligible(code: DiscountCode, line: CodeLine): boolean {
+  const includes = new Map<DiscountConditionKind, boolean>();
+  for (const condition of code.conditions) {
+    const hit = matches(condition.kind, condition.value, line);
+    if (condition.mode === 'EXCLUDE') {
+      if (hit) return false;
+    } else {
+      includes.set(condition.kind, (includes.get(condition.kind) ?? false) || hit);
+    }
+  }
+  return [...includes.values()].every(Boolean);
+}
+
+function matches(kind: DiscountConditionKind, value: string, line: CodeLine): boolean {
+  switch (kind) {
+    case 'CATEGORY':
+      return line.categoryCodes.has(value);
+    case 'PRODUCT':
+      return line.productCode === value;
+    case 'BINDING':
+      return line.bindingCode === value;
+    case 'TYPE':
+      return line.type === value;
+  }
+}

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+import { DomainError, invalidField } from '../../../infra/domain-error.js';
+import { consumeRateLimit, type RateLimit } from '../../../infra/rate-limit.js';
+import { rateLimitHits, touchBasket, type BasketRow } from '../basket.repository.js';
+import type { BasketContext } from '../basket-pricing.js';
+import { findDiscountCode } from './discount-code.repository.js';
+import { blockingReason, type DiscountCode } from './discount-code.rules.js';
+
+/** Wrong codes one address may try before it has to wait: guessing codes is not a game. */
+export const WRONG_CODE_LIMIT: RateLimit = { max: 10, windowMs: 10 * 60_000 };
+
+const wrongCodeKey = (ip: string) => `basket:code:${ip}`;
+
+/**
+ * The code as typed, looked up outside any transaction (the wrong-code counter must count even
+ * though the request fails). An address past its wrong codes gets a 429 before the look-up, so
+ * the answer tells nothing about the code; a wrong code counts and is a 422.
+ */
+export async function lookUpDiscountCode(db: Kysely<Database>, typed: string, ip: string, now: number): Promise<DiscountCode> {
+  const windowStart = now - (now % WRONG_CODE_LIMIT.windowMs);
+  if ((await rateLimitHits(db, wrongCodeKey(ip), windowStart)) >= WRONG_CODE_LIMIT.max) {
+    const seconds = Math.max(1, Math.ceil((windowStart + WRONG_CODE_LIMIT.windowMs - now) / 1000));
+    throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);
+  }
+  const code = await findDiscountCode(db, typed);
+  if (code) return code;
+  await consumeRateLimit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
+  throw invalidField('code', 'basket.unknownCode');
+}
+
+/**
+ * Puts the code on the basket (replacing any other: one code per basket). A code that cannot
+ * apply to anybody's basket now (expired, used up, another store, another kind of customer) is a
+ * 422 with the reason; one that merely does not apply to this basket yet (its minimum sum, no
+ * product it covers) is kept and listed with the reason.
+ */
+export async function applyDiscountCode(trx: Db, context: BasketContext, basket: BasketRow, code: DiscountCode): Promise<BasketRow> {
+  const reason = blockingReason(code, context.caller.kind, context.store.code, context.now);
+  if (reason) throw invalidField('code', `basket.code.${reason}`);
+  return touchBasket(trx, basket, context.now, { discount_code_id: code.id });
+}
+
+export async function removeDiscountCode(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
+  return touchBasket(trx, basket, now, { discount_code_id: null });
+}

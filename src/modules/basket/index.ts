@@ -1,0 +1,10 @@
+// The basket's public surface: its routes, the cleanup task, its import kinds, and what the
+// login answers use to merge a guest basket into a client's (loginBasket) inside their own
+// transaction.
+export { basketRoutes, type BasketDeps } from './basket.routes.js';
+export { basketPruning } from './basket.jobs.js';
+export { loginBasket, mergeGuestInto, type LoginBasketInput } from './merge.service.js';
+export { BasketSchema, type BasketWire } from './basket.schemas.js';
+export { basketImportKinds } from './basket.import-kinds.js';
+export type * from './basket.tables.js';
+export { basketMessages } from './basket.messages.js';

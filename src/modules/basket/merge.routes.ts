@@ -1,0 +1,27 @@
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { HttpError } from '../../http/errors.js';
+import { guestToken, type BasketHttp } from './basket-request.routes.js';
+import { mergeGuestInto } from './merge.service.js';
+
+/** POST /basket/merge: the guest basket of the basket-token header moves into the bearer token's client's basket. */
+export async function mergeRoute(app: FastifyInstance, { http, schema }: { http: BasketHttp; schema: FastifySchema }): Promise<void> {
+  app.post(
+    '/basket/merge',
+    {
+      schema: {
+        ...schema,
+        summary: "Moves the basket-token header's guest basket into the logged-in client's basket (quantities added, then capped)",
+      },
+    },
+    async (request, reply) => {
+      const { context, owner } = await http.contextOf(request);
+      if (owner.kind !== 'client' || context.caller.clientAccountId === null) {
+        throw new HttpError(401, 'auth.unauthorized', {}, { 'WWW-Authenticate': 'Bearer realm="storefront"' });
+      }
+      const token = guestToken(request);
+      return http.write(request, reply, (trx, ctx, basket) =>
+        token === undefined ? Promise.resolve(basket) : mergeGuestInto(trx, basket, token, ctx.now),
+      );
+    },
+  );
+}

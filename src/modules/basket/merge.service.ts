@@ -1,0 +1,112 @@
+import type { Db } from '../../db/database.js';
+import type { Language } from '../../i18n/index.js';
+import { hashToken, isTokenShaped } from '../../infra/tokens.js';
+import type { Caller } from '../catalogue/index.js';
+import { getStore } from '../store/index.js';
+import { readBasketProducts, readClientPricing } from './basket-products.repository.js';
+import { priceBasket } from './basket-pricing.js';
+import {
+  basketLines,
+  deleteBasket,
+  ensureClientBasket,
+  findClientBasket,
+  findGuestBasket,
+  insertLine,
+  touchBasket,
+  updateLine,
+  type BasketRow,
+} from './basket.repository.js';
+import { isDigitalProduct, MAX_QUANTITY, maxOrderable } from './basket-rules.js';
+import { GUEST_BASKET_TTL_MS } from './basket.service.js';
+import type { BasketWire } from './basket.schemas.js';
+import { toBasketWire } from './basket.wire.js';
+
+/**
+ * Moves the guest basket of `guestToken` (in the client basket's store) into the client's basket,
+ * which the caller has opened (locked). Quantities of a product in both are added, then capped by
+ * the rules (999; 1 for a digital product; the web stock of an item that ships only from stock);
+ * no line is ever dropped, an unavailable one stays as it is. The guest's code and delivery choice
+ * are taken when the client's basket has none. The guest basket is deleted in the same
+ * transaction, so a retried login finds nothing more to merge and never doubles a line; a second
+ * merge running at once waits for the client basket's lock and then finds the guest basket gone.
+ * Returns the client basket, with a new version when anything moved.
+ */
+export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: string, now: number): Promise<BasketRow> {
+  const guest = await findGuestBasket(trx, hashToken(guestToken), client.store_code, now - GUEST_BASKET_TTL_MS, true);
+  if (!guest) return client;
+  const [guestRows, clientRows] = await Promise.all([basketLines(trx, guest.id), basketLines(trx, client.id)]);
+  const products = await readBasketProducts(
+    trx,
+    client.store_code,
+    guestRows.map((row) => row.product_id),
+  );
+  for (const row of guestRows) {
+    const existing = clientRows.find((line) => line.product_id === row.product_id);
+    const product = products.get(row.product_id);
+    const wanted = (existing?.quantity ?? 0) + row.quantity;
+    const quantity = product ? capped(wanted, product) : wanted;
+    if (existing) await updateLine(trx, client.id, row.product_id, quantity, existing.seen_price_cents);
+    else await insertLine(trx, { ...row, basket_id: client.id, quantity });
+  }
+  const takeDelivery = client.delivery_method_id === null && guest.delivery_method_id !== null;
+  await deleteBasket(trx, guest.id);
+  return touchBasket(trx, client, now, {
+    discount_code_id: client.discount_code_id ?? guest.discount_code_id,
+    ...(takeDelivery
+      ? {
+          delivery_method_id: guest.delivery_method_id,
+          parcel_machine_id: guest.parcel_machine_id,
+          delivery_shop_id: guest.delivery_shop_id,
+          delivery_country_code: guest.delivery_country_code,
+        }
+      : {}),
+  });
+}
+
+function capped(quantity: number, product: Parameters<typeof maxOrderable>[0]): number {
+  let max = isDigitalProduct(product) ? 1 : MAX_QUANTITY;
+  const orderable = maxOrderable(product);
+  // An item out of stock keeps its line (shown unavailable) rather than vanish.
+  if (orderable > 0) max = Math.min(max, orderable);
+  return Math.max(1, Math.min(quantity, max));
+}
+
+export interface LoginBasketInput {
+  clientAccountId: number;
+  /** The store the login is for (the token's store). */
+  storeCode: string;
+  /** The request's `basket-token` header, as sent; a missing or malformed one merges nothing. */
+  guestToken: string | undefined;
+  language: Language;
+  now: number;
+}
+
+/**
+ * For the login answers (/auth/login, social-login, verify-email, switch-web-store): inside the
+ * caller's transaction, merges the guest basket of `guestToken` into the client's basket for the
+ * store (see mergeGuestInto: idempotent under a retried login, safe when two run at once) and
+ * returns the client's basket answer, priced for the client. Without a guest basket to merge, the
+ * client's basket is read and nothing is written (a client without one gets the empty answer).
+ */
+export async function loginBasket(trx: Db, input: LoginBasketInput): Promise<BasketWire> {
+  const store = await getStore(trx, input.storeCode);
+  const account = await readClientPricing(trx, input.clientAccountId);
+  if (!store || !account) throw new Error(`loginBasket: no client account ${input.clientAccountId} in store ${input.storeCode}`);
+  const caller: Caller = {
+    kind: account.type,
+    clientCode: account.code,
+    clientAccountId: input.clientAccountId,
+    companyId: account.company_id === null ? null : Number(account.company_id),
+    clientDiscountPercent: account.client_discount,
+    companyDiscountPercent: account.company_discount ?? 0,
+  };
+  const token = input.guestToken !== undefined && isTokenShaped(input.guestToken) ? input.guestToken : undefined;
+  let basket: BasketRow | undefined;
+  if (token !== undefined && (await findGuestBasket(trx, hashToken(token), store.code, input.now - GUEST_BASKET_TTL_MS, false))) {
+    basket = await mergeGuestInto(trx, await ensureClientBasket(trx, input.clientAccountId, store.code, input.now), token, input.now);
+  } else {
+    basket = await findClientBasket(trx, input.clientAccountId, store.code, false);
+  }
+  const priced = await priceBasket(trx, { caller, store, language: input.language, now: input.now }, basket);
+  return toBasketWire(priced, null, input.language);
+}

@@ -1,0 +1,320 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryEstimate, type DeliveryMethod } from '../../src/modules/basket/delivery/delivery.rules.js';
+import { createProduct, createShop } from '../helpers/catalogue.js';
+import { createCustomer } from '../helpers/customers.js';
+import { expectFieldErrors } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { add, basketOf, call, read, type Who } from './helpers.js';
+import { importLines } from './import-helpers.js';
+
+// Delivery methods and parcel machines, imported as the back office sends them; the methods a
+// basket may use with their prices, thresholds and estimates; and choosing one.
+
+let t: TestApp;
+const p = {} as Record<'book' | 'heavy' | 'ebook', number>;
+const method = {} as Record<string, number>;
+const machine = {} as Record<string, number>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const db = t.database.db;
+  await createShop(db, { code: 'TLN1', name: 'Viru Keskus', city: 'Tallinn' });
+  await createShop(db, { code: 'TRT1', name: 'Tasku', city: 'Tartu' });
+  const preorder = { availability: 'COMING_SOON' as const, deliveryTime: 'PREORDER' as const };
+  p.book = await createProduct(db, { ...preorder, price: 20 });
+  p.heavy = await createProduct(db, { ...preorder, price: 50, name: 'Atlas' });
+  await db.updateTable('product').set({ weight_g: 25_000 }).where('id', '=', p.heavy).execute();
+  p.ebook = await createProduct(db, { type: 'EBOOK', binding: 'EPUB', deliveryTime: 'INSTANT_DOWNLOAD', price: 8 });
+  const machines = await importLines(t, 'parcel-machines', [
+    { carrier: 'OMNIVA', code: '1001', name: 'Tartu Kaubamaja', city: 'Tartu', address: 'Riia 1' },
+    { carrier: 'OMNIVA', code: '1002', name: 'Ülemiste', city: 'Tallinn', address: 'Suur-Sõjamäe 4', active: true },
+    { carrier: 'DPD', code: 'D1', name: 'Rocca al Mare', city: 'Tallinn', address: 'Paldiski mnt 102' },
+    { carrier: 'DPD', code: 'D2', name: 'Closed', city: 'Tallinn', address: 'Somewhere 1', active: false },
+    { carrier: 'DPD', code: 'bad', name: '' },
+  ]);
+  expect(machines.json()).toMatchObject({ outcomes: { created: 4 }, errorCount: 1 });
+  const methods = await importLines(t, 'delivery-methods', [
+    {
+      code: 'OMNIVA',
+      kind: 'PARCEL_MACHINE',
+      carrier: 'OMNIVA',
+      names: { et: 'Omniva pakiautomaat', en: 'Omniva parcel machine' },
+      prices: [{ store: 'WEB', price: 2.99, freeOver: 40 }],
+      daysMin: 1,
+      daysMax: 3,
+      suitsHeavy: false,
+      position: 1,
+    },
+    {
+      code: 'DPD',
+      kind: 'PARCEL_MACHINE',
+      carrier: 'DPD',
+      names: { et: 'DPD pakiautomaat' },
+      prices: [{ store: 'WEB', price: 3.49 }],
+      daysMin: 1,
+      daysMax: 2,
+      suitsHeavy: false,
+      position: 2,
+    },
+    {
+      code: 'COURIER',
+      kind: 'COURIER',
+      names: { et: 'Kuller' },
+      prices: [
+        { store: 'WEB', price: 5.9, freeOver: 60 },
+        { store: 'WEB2', price: 6.9 },
+      ],
+      daysMin: 1,
+      daysMax: 2,
+      position: 3,
+    },
+    {
+      code: 'EXPRESS',
+      kind: 'EXPRESS_COURIER',
+      names: { et: 'Kiirkuller' },
+      prices: [{ store: 'WEB', price: 9.9 }],
+      daysMin: 0,
+      daysMax: 0,
+      position: 4,
+    },
+    {
+      code: 'SHOP',
+      kind: 'SHOP_PICKUP',
+      names: { et: 'Poodi' },
+      prices: [{ store: 'WEB', price: 0 }],
+      shops: ['TLN1', 'TRT1'],
+      daysMin: 2,
+      daysMax: 4,
+      position: 5,
+    },
+    {
+      code: 'DRIVEIN',
+      kind: 'DRIVE_IN',
+      names: { et: 'Drive-in' },
+      prices: [{ store: 'WEB', price: 1 }],
+      shops: ['TRT1'],
+      daysMin: 2,
+      daysMax: 4,
+      position: 6,
+    },
+    {
+      code: 'WORLD',
+      kind: 'INTERNATIONAL',
+      names: { et: 'Välismaale' },
+      prices: [{ store: 'WEB', price: 15 }],
+      countryFees: [
+        { country: 'LV', price: 7.5 },
+        { country: 'FI', price: 12 },
+      ],
+      daysMin: 3,
+      daysMax: 10,
+      position: 7,
+    },
+    {
+      code: 'EMAIL',
+      kind: 'COURIER',
+      names: { et: 'E-postiga' },
+      prices: [{ store: 'WEB', price: 0 }],
+      suitsDigitalOnly: true,
+      daysMin: 0,
+      daysMax: 0,
+      position: 8,
+    },
+    { code: 'OUTLETONLY', kind: 'COURIER', names: { et: 'Outlet' }, prices: [{ store: 'WEB2', price: 1 }], daysMin: 1, daysMax: 1 },
+    { code: 'BADPM', kind: 'PARCEL_MACHINE', names: { et: 'x' }, prices: [{ store: 'WEB', price: 1 }], daysMin: 1, daysMax: 1 },
+    {
+      code: 'BADSHOP',
+      kind: 'SHOP_PICKUP',
+      names: { et: 'x' },
+      prices: [{ store: 'WEB', price: 1 }],
+      shops: ['NOPE'],
+      daysMin: 1,
+      daysMax: 1,
+    },
+    {
+      code: 'BADDRIVE',
+      kind: 'DRIVE_IN',
+      names: { et: 'x' },
+      prices: [{ store: 'WEB', price: 1 }],
+      shops: ['TLN1', 'TRT1'],
+      daysMin: 1,
+      daysMax: 1,
+    },
+    { code: 'BADDAYS', kind: 'COURIER', names: { et: 'x' }, prices: [{ store: 'WEB', price: 1 }], daysMin: 3, daysMax: 1 },
+  ]);
+  expect(methods.json()).toMatchObject({ outcomes: { created: 9 }, errorCount: 4 });
+  for (const row of await db.selectFrom('delivery_method').select(['id', 'code']).execute()) method[row.code] = Number(row.id);
+  for (const row of await db.selectFrom('parcel_machine').select(['id', 'code']).execute()) machine[row.code] = Number(row.id);
+  await importLines(t, 'discount-codes', [{ code: 'FREEPM', freeParcelMachine: true }]);
+});
+afterAll(() => t.close());
+
+async function basketWith(lines: Array<[number, number]>, extra: Who = {}): Promise<Who> {
+  let who: Who = extra;
+  for (const [id, quantity] of lines) {
+    const basket = await add(t, who, id, quantity);
+    if (who.bearer === undefined) who = { ...who, token: basket.basketToken! };
+  }
+  return who;
+}
+const methodsOf = async (who: Who) => {
+  const response = await call(t, 'GET', '/basket/delivery-methods', who);
+  expect(response.statusCode, response.body).toBe(200);
+  expect(response.headers['cache-control']).toBe('no-store');
+  return response.json() as Array<{
+    code: string;
+    price: number;
+    regularPrice: number;
+    freeOver: number | null;
+    estimate: { from: string; to: string };
+    parcelMachines: Array<{ id: number; name: string }>;
+    shops: Array<{ code: string }>;
+    countryFees: Array<{ countryCode: string; price: number }>;
+  }>;
+};
+const choose = (who: Who, body: object) => call(t, 'PUT', '/basket/delivery', who, body);
+
+describe('GET /basket/delivery-methods', () => {
+  it("lists the store's methods for a basket with their price for it, threshold, estimate, machines and shops", async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const methods = await methodsOf(who);
+    expect(methods.map((m) => m.code)).toEqual(['OMNIVA', 'DPD', 'COURIER', 'EXPRESS', 'SHOP', 'DRIVEIN', 'WORLD']);
+    const omniva = methods[0]!;
+    expect([omniva.price, omniva.regularPrice, omniva.freeOver]).toEqual([2.99, 2.99, 40]);
+    // By city, then name; the closed machine is left out.
+    expect(omniva.parcelMachines.map((m) => m.name)).toEqual(['Ülemiste', 'Tartu Kaubamaja']);
+    expect(methods[1]!.parcelMachines.map((m) => m.name)).toEqual(['Rocca al Mare']);
+    expect(methods[4]!.shops.map((s) => s.code)).toEqual(['TLN1', 'TRT1']);
+    expect(methods[6]!.countryFees).toHaveLength(2);
+    expect(methods[6]!.countryFees).toEqual(
+      expect.arrayContaining([
+        { countryCode: 'LV', price: 7.5 },
+        { countryCode: 'FI', price: 12 },
+      ]),
+    );
+    // Priced at its cheapest country until one is chosen.
+    expect(methods[6]!.price).toBe(7.5);
+    expect(omniva.estimate.from <= omniva.estimate.to).toBe(true);
+    // Free from the threshold: 2 books are 40 €.
+    await add(t, who, p.book, 1);
+    expect((await methodsOf(who))[0]!.price).toBe(0);
+  });
+
+  it('offers a heavy basket only what carries heavy parcels, and a digital-only one only what suits it', async () => {
+    expect((await methodsOf(await basketWith([[p.heavy, 1]]))).map((m) => m.code)).toEqual([
+      'COURIER',
+      'EXPRESS',
+      'SHOP',
+      'DRIVEIN',
+      'WORLD',
+    ]);
+    const digital = await basketWith([[p.ebook, 1]]);
+    expect((await methodsOf(digital)).map((m) => m.code)).toEqual(['EMAIL']);
+    expect((await read(t, digital)).deliveryRequired).toBe(false);
+  });
+
+  it("lists another store's methods (and prices) there", async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const outlet = (await methodsOf({ ...who, store: 'WEB2' })).map((m) => [m.code, m.price]);
+    // In display order: the outlet's own method has position 0.
+    expect(outlet).toEqual([
+      ['OUTLETONLY', 1],
+      ['COURIER', 6.9],
+    ]);
+  });
+});
+
+describe('PUT /basket/delivery', () => {
+  it('chooses a parcel machine of the carrier, and its price goes into the total', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const chosen = basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine['1001'] }));
+    expect(chosen.deliveryMethod).toMatchObject({
+      code: 'OMNIVA',
+      kind: 'PARCEL_MACHINE',
+      available: true,
+      parcelMachine: { name: 'Tartu Kaubamaja' },
+      countryCode: 'EE',
+    });
+    expect([chosen.deliveryCost, chosen.total]).toEqual([2.99, 22.99]);
+    expect(chosen.vat.map((row) => row.rate)).toEqual([9, 24]);
+    for (const body of [
+      { deliveryMethodId: method.OMNIVA },
+      { deliveryMethodId: method.OMNIVA, parcelMachineId: machine.D1 },
+      { deliveryMethodId: method.DPD, parcelMachineId: machine.D2 },
+      { deliveryMethodId: method.DPD, parcelMachineId: 99_999 },
+    ]) {
+      expect(expectFieldErrors(await choose(who, body))).toEqual(['parcelMachineId']);
+    }
+    expect((await read(t, who)).version).toBe(chosen.version);
+  });
+
+  it('makes parcel machines free with a code that says so', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    basketOf(await choose(who, { deliveryMethodId: method.DPD, parcelMachineId: machine.D1 }));
+    const coded = basketOf(await call(t, 'POST', '/basket/add-discount', who, { code: 'freepm' }));
+    expect([coded.deliveryCost, coded.total, coded.discounts[0]!.applied]).toEqual([0, 20, true]);
+    basketOf(await choose(who, { deliveryMethodId: method.COURIER }));
+    expect((await read(t, who)).deliveryCost).toBe(5.9);
+  });
+
+  it('chooses a pickup shop (drive-in has its one), and checks it', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    expect(basketOf(await choose(who, { deliveryMethodId: method.SHOP, shopCode: 'TRT1' })).deliveryMethod).toMatchObject({
+      shop: { code: 'TRT1', name: 'Tasku' },
+    });
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.SHOP }))).toEqual(['shopCode']);
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.SHOP, shopCode: 'NOPE' }))).toEqual(['shopCode']);
+    expect(basketOf(await choose(who, { deliveryMethodId: method.DRIVEIN })).deliveryMethod).toMatchObject({ shop: { code: 'TRT1' } });
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.DRIVEIN, shopCode: 'TLN1' }))).toEqual(['shopCode']);
+  });
+
+  it('prices international delivery by the country fee table', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const lv = basketOf(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'lv' }));
+    expect([lv.deliveryMethod!.countryCode, lv.deliveryCost]).toEqual(['LV', 7.5]);
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.WORLD }))).toEqual(['countryCode']);
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'US' }))).toEqual(['countryCode']);
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.COURIER, countryCode: 'LV' }))).toEqual(['countryCode']);
+  });
+
+  it('refuses a method of another store, an unknown one, one that cannot carry the basket, and bad input', async () => {
+    const heavy = await basketWith([[p.heavy, 1]]);
+    expect(expectFieldErrors(await choose(heavy, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine['1001'] }))).toEqual([
+      'deliveryMethodId',
+    ]);
+    expect(expectFieldErrors(await choose(heavy, { deliveryMethodId: method.OUTLETONLY }))).toEqual(['deliveryMethodId']);
+    expect(expectFieldErrors(await choose(heavy, { deliveryMethodId: 99_999 }))).toEqual(['deliveryMethodId']);
+    for (const body of [{}, { deliveryMethodId: 'x' }, { deliveryMethodId: -1 }, { deliveryMethodId: method.WORLD, countryCode: 'LVA' }]) {
+      expect((await choose(heavy, body)).statusCode, JSON.stringify(body)).toBe(422);
+    }
+    expect((await read(t, heavy)).deliveryMethod).toBeNull();
+  });
+
+  it('shows a chosen method the basket outgrew as unavailable, costing nothing', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine['1002'] }));
+    const grown = await add(t, who, p.heavy, 1);
+    expect([grown.deliveryMethod!.available, grown.deliveryCost]).toEqual([false, 0]);
+  });
+
+  it('prices delivery without VAT for a wholesale client', async () => {
+    const wholesale = await createCustomer(t.database.db, { kind: 'WHOLESALE' });
+    const who = await basketWith([[p.book, 1]], { bearer: wholesale.token });
+    const chosen = basketOf(await choose(who, { deliveryMethodId: method.COURIER }));
+    // 5.90 with 24 % VAT is 4.76 without.
+    expect([chosen.vatIncluded, chosen.deliveryCost]).toEqual([false, 4.76]);
+  });
+});
+
+it('sends express orders after 12:00 in Tallinn the next day', () => {
+  const express = { kind: 'EXPRESS_COURIER', daysMin: 0, daysMax: 0 } as DeliveryMethod;
+  // 2026-06-10 11:59 and 12:00 Tallinn (UTC+3 in summer).
+  expect(deliveryEstimate(express, Date.parse('2026-06-10T08:59:00Z'))).toEqual({ from: '2026-06-10', to: '2026-06-10' });
+  expect(deliveryEstimate(express, Date.parse('2026-06-10T09:00:00Z'))).toEqual({ from: '2026-06-11', to: '2026-06-11' });
+  // Winter (UTC+2), and a courier is not cut off.
+  expect(deliveryEstimate(express, Date.parse('2026-01-10T10:30:00Z'))).toEqual({ from: '2026-01-11', to: '2026-01-11' });
+  expect(deliveryEstimate({ ...express, kind: 'COURIER', daysMax: 2 }, Date.parse('2026-01-10T10:30:00Z'))).toEqual({
+    from: '2026-01-10',
+    to: '2026-01-12',
+  });
+});

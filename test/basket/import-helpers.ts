@@ -1,0 +1,14 @@
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import type { TestApp } from '../helpers/test-app.js';
+
+/** Imports NDJSON lines of a kind over POST /admin/import/:kind, as the back office does. */
+export async function importLines(t: TestApp, kind: string, lines: unknown[]) {
+  const key = await createApiKey(t.database.db, `test-${kind}-${Math.random().toString(36).slice(2)}`, Date.now());
+  const response = await t.app.inject({
+    method: 'POST',
+    url: `/admin/import/${kind}`,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+    payload: lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'),
+  });
+  return response;
+}
