@@ -129,17 +129,6 @@ export async function pruneBaskets(db: Db, now: number, emptyMs: number, guestMs
   return Number(empty.numDeletedRows) + Number(guests.numDeletedRows);
 }
 
-/** Hits of a rate-limit key in its current window (read only: a right code must not count). */
-export async function rateLimitHits(db: Db, key: string, windowStart: number): Promise<number> {
-  const row = await db
-    .selectFrom('rate_limit')
-    .select('hits')
-    .where('key', '=', key)
-    .where('window_start', '=', windowStart)
-    .executeTakeFirst();
-  return row?.hits ?? 0;
-}
-
 /** The two basket look-ups of the read path, compiled once (outside transactions only). */
 export function preparedBasketFinders(handle: DatabaseHandle) {
   const guest = preparedQuery(handle, (db, tokenHash: string, storeCode: string, changedSince: number) =>

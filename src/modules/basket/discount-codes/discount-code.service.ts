@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
-import { DomainError, invalidField } from '../../../infra/domain-error.js';
-import { consumeRateLimit, type RateLimit } from '../../../infra/rate-limit.js';
-import { rateLimitHits, touchBasket, type BasketRow } from '../basket.repository.js';
+import { addressKey } from '../../../infra/address-key.js';
+import { invalidField } from '../../../infra/domain-error.js';
+import { countedHits, countHit, rateLimited, type RateLimit } from '../../../infra/rate-limit.js';
+import { touchBasket, type BasketRow } from '../basket.repository.js';
 import type { BasketContext } from '../basket-pricing.js';
 import { findDiscountCode } from './discount-code.repository.js';
 import { blockingReason, type DiscountCode } from './discount-code.rules.js';
@@ -11,7 +12,7 @@ import { blockingReason, type DiscountCode } from './discount-code.rules.js';
 /** Wrong codes one address may try before it has to wait: guessing codes is not a game. */
 export const WRONG_CODE_LIMIT: RateLimit = { max: 10, windowMs: 10 * 60_000 };
 
-const wrongCodeKey = (ip: string) => `basket:code:${ip}`;
+const wrongCodeKey = (ip: string) => `basket:code:${addressKey(ip)}`;
 
 /**
  * The code as typed, looked up outside any transaction (the wrong-code counter must count even
@@ -19,14 +20,11 @@ const wrongCodeKey = (ip: string) => `basket:code:${ip}`;
  * the answer tells nothing about the code; a wrong code counts and is a 422.
  */
 export async function lookUpDiscountCode(db: Kysely<Database>, typed: string, ip: string, now: number): Promise<DiscountCode> {
-  const windowStart = now - (now % WRONG_CODE_LIMIT.windowMs);
-  if ((await rateLimitHits(db, wrongCodeKey(ip), windowStart)) >= WRONG_CODE_LIMIT.max) {
-    const seconds = Math.max(1, Math.ceil((windowStart + WRONG_CODE_LIMIT.windowMs - now) / 1000));
-    throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);
-  }
+  const tried = await countedHits(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
+  if (tried.hits >= WRONG_CODE_LIMIT.max) throw rateLimited(tried.secondsLeft);
   const code = await findDiscountCode(db, typed);
   if (code) return code;
-  await consumeRateLimit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
+  await countHit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
   throw invalidField('code', 'basket.unknownCode');
 }
 
