@@ -54,6 +54,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       // Suites make many auth calls from one address; the rate-limit tests set their own limits.
       AUTH_RATE_LIMIT_PER_IP: '100000/1m',
       AUTH_RATE_LIMIT_PER_EMAIL: '100000/1m',
+      // The same for search and session actions, and the search time budget: on a loaded CI machine
+      // a search costs more of the per-address work budget and of its time; abuse.test.ts and
+      // session-action-abuse.test.ts set their own.
+      SEARCH_RATE_LIMIT_PER_IP: '100000000/1m',
+      SEARCH_TIME_BUDGET_MS: '30000',
+      SESSION_ACTION_RATE_LIMIT_PER_IP: '100000000/1m',
+      SESSION_ACTION_RATE_LIMIT_PER_SESSION: '100000000/1m',
       MAIL_DIR: mailDir,
       ...options.env,
       DATABASE_URL: scratch.url,
