@@ -9,7 +9,7 @@ import { isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
   accountsOfUser,
-  createClientAccount,
+  ensureClientAccount,
   findUserByEmail,
   findUserById,
   insertAccessToken,
@@ -155,7 +155,7 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
   let roles = rolesIn(accounts, storeCode);
   // A retail customer of the other store logs in here with the same credentials.
   if (roles.length === 0 && accounts.some((a) => a.type === 'SIMPLE')) {
-    await createClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
+    await ensureClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
     accounts = await accountsOfUser(trx, userId);
     roles = rolesIn(accounts, storeCode);
   }
@@ -189,7 +189,7 @@ export async function switchWebStore(
   const accounts = await accountsOfUser(trx, actor.userId);
   const account =
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
-    (await createClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
+    (await ensureClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
   // The new token is a retail one whatever else the user holds there: it never widens the role.
   const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch' });
   return { accessToken, basket: await basketAfterLogin(trx, account, input.basket, now) };
