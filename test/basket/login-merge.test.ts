@@ -143,6 +143,16 @@ describe('POST /auth/login with a basket-token', () => {
     expect(await read(t, { token })).toMatchObject({ id: null, items: [] });
   });
 
+  it('merges once when tabs of a retail customer log in to the other store for the first time at once (one account is made there)', async () => {
+    const client = await clientWithPassword();
+    const token = await guestWith([[p.both, 2]], 'WEB2');
+    const answers = await Promise.all([1, 2, 3, 4].map(() => login(client.email, token, { store: 'WEB2' })));
+    const baskets = await Promise.all(answers.map(async (answer) => (await loggedIn(answer)).basket));
+    for (const basket of baskets) expect(quantities(basket)).toEqual({ [p.both]: 2 });
+    const accounts = await t.database.db.selectFrom('client_account').select('store_code').where('user_id', '=', client.userId).execute();
+    expect(accounts.map((account) => account.store_code).sort()).toEqual(['WEB', 'WEB2']);
+  });
+
   it('merges nothing when the login fails: wrong password, unknown email, no account in the store', async () => {
     const client = await clientWithPassword();
     await add(t, { bearer: client.token }, p.book, 1);
