@@ -109,7 +109,9 @@ describe('POST /auth/switch-web-store', () => {
 
     const switched = await switchStore(webToken, 'WEB2');
     expect(switched.statusCode, switched.body).toBe(200);
-    expect(switched.json()).toEqual({ accessToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(switched.json()).toEqual({ accessToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), basket: expect.any(Object) });
+    // The basket in the new store: none yet.
+    expect(switched.json().basket).toMatchObject({ id: null, items: [], itemCount: 0, total: 0, currency: 'EUR' });
     const web2Token = switched.json().accessToken as string;
     expect(await accountsOf(email)).toEqual([
       { store_code: 'WEB', type: 'SIMPLE' },

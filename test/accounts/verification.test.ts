@@ -66,7 +66,11 @@ describe('POST /auth/verify-email', () => {
     const { email, token } = await pendingVerification('WEB2');
     const response = await verify(t, token, 'WEB2', { newsletter: true });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ accessToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), webStoreNavCode: 'WEB2' });
+    expect(response.json()).toEqual({
+      accessToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      webStoreNavCode: 'WEB2',
+      basket: expect.objectContaining({ id: null, items: [], itemCount: 0, total: 0, currency: 'EUR' }),
+    });
     expect((await me(t, response.json().accessToken, 'WEB2')).json()).toMatchObject({ email, webStoreNavCode: 'WEB2' });
     const user = await t.database.db.selectFrom('app_user').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
     expect(Boolean(user.email_verified)).toBe(true);

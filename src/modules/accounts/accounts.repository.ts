@@ -120,30 +120,55 @@ const ROLE_OF_TYPE: Record<AccountType, string> = {
   WHOLESALE: 'wholesale_master',
 };
 
+type NewClientAccount = { userId: number; storeCode: string; type: AccountType; companyId?: number; status?: ClientAccountStatus };
+
+const accountValues = (account: NewClientAccount, now: number) => ({
+  code: `PENDING-${randomBytes(6).toString('hex')}`,
+  user_id: account.userId,
+  store_code: account.storeCode,
+  type: account.type,
+  company_id: account.companyId ?? null,
+  role: ROLE_OF_TYPE[account.type],
+  status: account.status ?? 'ACTIVE',
+  created_at: now,
+});
+
+/** The public code, W followed by the zero-padded id, is set once the id is known. */
+async function numbered(db: Db, id: number): Promise<ClientAccountRow> {
+  await db
+    .updateTable('client_account')
+    .set({ code: `W${String(id).padStart(8, '0')}` })
+    .where('id', '=', id)
+    .execute();
+  return (await findAccount(db, id))!;
+}
+
 /** Creates a client account (ACTIVE unless told); its public code is W followed by the zero-padded id. */
-export async function createClientAccount(
-  db: Db,
-  account: { userId: number; storeCode: string; type: AccountType; companyId?: number; status?: ClientAccountStatus },
-  now: number,
-): Promise<ClientAccountRow> {
+export async function createClientAccount(db: Db, account: NewClientAccount, now: number): Promise<ClientAccountRow> {
+  const inserted = await db.insertInto('client_account').values(accountValues(account, now)).returning('id').executeTakeFirstOrThrow();
+  return numbered(db, Number(inserted.id));
+}
+
+/**
+ * The user's account of this type in the store, created (ACTIVE) when missing. Two requests at
+ * once make one: the second insert waits for the first and then does nothing (a plain insert
+ * would fail on the unique key and answer a 500), and the account made is read.
+ */
+export async function ensureClientAccount(db: Db, account: NewClientAccount, now: number): Promise<ClientAccountRow> {
   const inserted = await db
     .insertInto('client_account')
-    .values({
-      code: `PENDING-${randomBytes(6).toString('hex')}`,
-      user_id: account.userId,
-      store_code: account.storeCode,
-      type: account.type,
-      company_id: account.companyId ?? null,
-      role: ROLE_OF_TYPE[account.type],
-      status: account.status ?? 'ACTIVE',
-      created_at: now,
-    })
+    .values(accountValues(account, now))
+    .onConflict((conflict) => conflict.columns(['user_id', 'store_code', 'type']).doNothing())
     .returning('id')
+    .executeTakeFirst();
+  if (inserted) return numbered(db, Number(inserted.id));
+  return db
+    .selectFrom('client_account')
+    .selectAll()
+    .where('user_id', '=', account.userId)
+    .where('store_code', '=', account.storeCode)
+    .where('type', '=', account.type)
     .executeTakeFirstOrThrow();
-  const id = Number(inserted.id);
-  const code = `W${String(id).padStart(8, '0')}`;
-  await db.updateTable('client_account').set({ code }).where('id', '=', id).execute();
-  return (await findAccount(db, id))!;
 }
 
 /** Moves an account from one of `from` to `to`; false when it was in none of them (decided meanwhile). */

@@ -10,10 +10,10 @@ import { perIpRateLimit } from '../../infra/rate-limit.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext } from './accounts.context.js';
 import {
-  AccessTokenPayload,
   BusinessRegistrationForm,
   Empty,
   LoginForm,
+  LoginHeaders,
   Me,
   MobileRegistrationForm,
   NewPasswordForm,
@@ -33,7 +33,7 @@ import {
 import { logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
 import { resetTokenUser } from './password-reset.service.js';
 import { registerWholesale, requestBusinessRegistration, requestSimpleRegistration } from './registration.service.js';
-import { describeActor, endSession, switchWebStore } from './session.service.js';
+import { describeActor, endSession, loginBasketRequest, switchWebStore } from './session.service.js';
 import { pendingVerification, verificationMeta } from './verification.service.js';
 
 const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
@@ -58,6 +58,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
     language: request.language,
   });
   const registration = { preValidation: limitPerIp };
+  // A login answers with the client's basket, the guest basket of this header merged in.
+  const loginBasket = (request: FastifyRequest) => loginBasketRequest(request.headers, request.language);
 
   app.post(
     '/auth/register',
@@ -176,7 +178,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       schema: {
         tags,
         summary: 'Confirm the email, set the password and log in (the token in the query or, better, in the body)',
-        headers: StoreRequestHeaders,
+        headers: LoginHeaders,
         querystring: OptionalVerificationTokenQuery,
         body: VerificationForm,
         response: { 200: success(VerifiedPayload), ...formErrors },
@@ -186,7 +188,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       verifyEmail(
         db,
         config,
-        { token: tokenOf(request, 'verificationToken')!, storeCode: explicitStore(request), form: request.body },
+        {
+          token: tokenOf(request, 'verificationToken')!,
+          storeCode: explicitStore(request),
+          form: request.body,
+          basket: loginBasket(request),
+        },
         request.actionTime,
       ),
   );
@@ -242,12 +249,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       schema: {
         tags,
         summary: 'Log in; with several account types and no role given, answers the roles to choose from',
-        headers: StoreRequestHeaders,
+        headers: LoginHeaders,
         body: LoginForm,
         response: { 200: success(Type.Union([TokenPayload, RolesPayload])), ...formErrors },
       },
     },
-    async (request) => logIn(db, config, request.body, request.ip, request.actionTime),
+    async (request) => logIn(db, config, { form: request.body, address: request.ip, basket: loginBasket(request) }, request.actionTime),
   );
 
   const bearerErrors = errors(...storeRouteErrors, 401);
@@ -264,17 +271,17 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       preValidation: requireBearer,
       schema: {
         tags,
-        summary: "Re-issue a retail customer's token for the other web store",
-        headers: StoreRequestHeaders,
+        summary: "Re-issue a retail customer's token for the other web store (with the basket there)",
+        headers: LoginHeaders,
         body: SwitchStoreForm,
         security: [{ bearer: [] }],
-        response: { 200: success(AccessTokenPayload), ...bearerErrors, ...errors(413, 415, 422) },
+        response: { 200: success(TokenPayload), ...bearerErrors, ...errors(413, 415, 422) },
       },
     },
-    async (request) =>
-      db
-        .transaction()
-        .execute((trx) => switchWebStore(trx, config, principalOf(request), request.body.webStoreNavCode, request.actionTime)),
+    async (request) => {
+      const input = { target: request.body.webStoreNavCode, basket: loginBasket(request) };
+      return db.transaction().execute((trx) => switchWebStore(trx, config, principalOf(request), input, request.actionTime));
+    },
   );
 
   app.post(

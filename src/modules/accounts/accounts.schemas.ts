@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { StoreRequestHeaders } from '../../http/schemas.js';
+import { BasketSchema } from '../basket/index.js';
 
 // Forms of the account endpoints. Every field has a length limit; a success response is the
 // accepted form without secrets.
@@ -96,20 +98,21 @@ export type LoginForm = Static<typeof LoginForm>;
 
 export const SwitchStoreForm = Type.Object({ webStoreNavCode: Type.String({ maxLength: 16, description: 'Target store code' }) });
 
-export const Basket = Type.Object(
-  {
-    items: Type.Array(Type.Unknown()),
-    itemCount: Type.Integer(),
-    total: Type.Number(),
-    currency: Type.String(),
-  },
-  { description: "The client's basket in this store" },
-);
+/** The headers of the endpoints that log in: the store's, and a guest's basket to merge. */
+export const LoginHeaders = Type.Object({
+  ...StoreRequestHeaders.properties,
+  'basket-token': Type.Optional(
+    Type.String({
+      description:
+        "A guest's basket token: its lines are merged into the client's basket in this store (one that is not a token is ignored)",
+    }),
+  ),
+});
 
-export const TokenPayload = Type.Object({ accessToken: Type.String(), basket: Basket });
+const ClientBasket = { ...BasketSchema, description: "The client's basket in the token's store, the guest basket merged in" };
+export const TokenPayload = Type.Object({ accessToken: Type.String(), basket: ClientBasket });
 export const RolesPayload = Type.Object({ roles: Type.Array(Role) });
-export const VerifiedPayload = Type.Object({ accessToken: Type.String(), webStoreNavCode: Type.String() });
-export const AccessTokenPayload = Type.Object({ accessToken: Type.String() });
+export const VerifiedPayload = Type.Object({ accessToken: Type.String(), webStoreNavCode: Type.String(), basket: ClientBasket });
 export const Empty = Type.Object({}, { description: 'Empty JSON object' });
 
 export const VerificationMeta = Type.Object({

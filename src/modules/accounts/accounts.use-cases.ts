@@ -9,7 +9,7 @@ import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.sc
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
 import { countFailedLogin, refuseThrottledLogin } from './login-throttle.js';
-import { checkCredentials, openSession, storeNamedIn, type LoginResult } from './session.service.js';
+import { checkCredentials, openSession, storeNamedIn, type LoginBasketRequest, type LoginResult } from './session.service.js';
 import { checkVerificationForm, completeVerification, pendingVerification } from './verification.service.js';
 
 // The account flows that take more than one transaction's worth of work: rate limits that must
@@ -17,37 +17,43 @@ import { checkVerificationForm, completeVerification, pendingVerification } from
 // so that no transaction waits for it.
 
 /**
- * Logs in with email and password from a client address: a token, or the roles to choose from.
- * Failures are counted per (email, address) and per email (login-throttle.ts).
+ * Logs in with email and password from a client address: a token and the basket (the guest basket
+ * merged in), or the roles to choose from. Failures are counted per (email, address) and per email
+ * (login-throttle.ts); a failed login opens no transaction, so it merges nothing.
  */
 export async function logIn(
   db: Kysely<Database>,
   config: AccountsConfig,
-  form: LoginForm,
-  address: string,
+  input: { form: LoginForm; address: string; basket: LoginBasketRequest },
   now: number,
 ): Promise<LoginResult> {
+  const { form, address } = input;
   const storeCode = storeNamedIn('web_store_nav_code', form.web_store_nav_code);
   const attempt = { email: form.email, address };
   await refuseThrottledLogin(db, config.rateLimits, attempt, now);
   const user = await checkCredentials(db, config, form, now, () => countFailedLogin(db, config.rateLimits, attempt, now));
-  return db
-    .transaction()
-    .execute((trx) =>
-      openSession(
-        trx,
-        config,
-        { userId: user.id, storeCode, role: form.role, how: { method: 'password' }, storeField: 'web_store_nav_code' },
-        now,
-      ),
-    );
+  return db.transaction().execute((trx) =>
+    openSession(
+      trx,
+      config,
+      {
+        userId: user.id,
+        storeCode,
+        role: form.role,
+        how: { method: 'password' },
+        storeField: 'web_store_nav_code',
+        basket: input.basket,
+      },
+      now,
+    ),
+  );
 }
 
-/** Confirms the email, sets the password and logs in. */
+/** Confirms the email, sets the password and logs in (answering the basket, the guest basket merged in). */
 export async function verifyEmail(
   db: Kysely<Database>,
   config: AccountsConfig,
-  input: { token: string; storeCode: string | undefined; form: VerificationForm },
+  input: { token: string; storeCode: string | undefined; form: VerificationForm; basket: LoginBasketRequest },
   now: number,
 ) {
   const verification = await pendingVerification(db, input.token, input.storeCode, now);
@@ -55,7 +61,9 @@ export async function verifyEmail(
   const passwordHash = await hashPassword(input.form.password);
   return db
     .transaction()
-    .execute((trx) => completeVerification(trx, config, verification, { passwordHash, newsletter: input.form.newsletter }, now));
+    .execute((trx) =>
+      completeVerification(trx, config, verification, { passwordHash, newsletter: input.form.newsletter, basket: input.basket }, now),
+    );
 }
 
 /** Mails a reset link (or the verification mail again); the answer never tells whether the email exists. */

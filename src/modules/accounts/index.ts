@@ -11,8 +11,8 @@ export {
 export { ACCOUNT_MAIL_JOB, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
 export { findUserByEmail } from './accounts.repository.js';
-export { ACCOUNT_TYPES, RolesPayload, TokenPayload } from './accounts.schemas.js';
-export { openSession, type LoginResult, type SessionRequest } from './session.service.js';
+export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';
+export { loginBasketRequest, openSession, type LoginBasketRequest, type LoginResult, type SessionRequest } from './session.service.js';
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';
 export { importUsers } from './users-import.js';
 export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';

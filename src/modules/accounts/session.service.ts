@@ -3,11 +3,13 @@ import type { AccountType } from '../../db/schema.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { newToken } from '../../infra/tokens.js';
+import type { Language } from '../../i18n/index.js';
+import { loginBasket, type BasketWire } from '../basket/index.js';
 import { isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
   accountsOfUser,
-  createClientAccount,
+  ensureClientAccount,
   findUserByEmail,
   findUserById,
   insertAccessToken,
@@ -20,16 +22,28 @@ import { ACCOUNT_TYPES, type LoginForm } from './accounts.schemas.js';
 
 type SessionConfig = Pick<AccountsConfig, 'accounts'>;
 
-export interface Basket {
-  items: unknown[];
-  itemCount: number;
-  total: number;
-  currency: string;
+/**
+ * What a login needs for the basket it answers with: the request's guest `basket-token` header (its
+ * basket is merged into the client's, in the login's transaction) and the language to answer in.
+ */
+export interface LoginBasketRequest {
+  guestToken: string | undefined;
+  language: Language;
 }
 
-/** The client's basket; empty until baskets exist. */
-export function emptyBasket(): Basket {
-  return { items: [], itemCount: 0, total: 0, currency: 'EUR' };
+/** The login's basket request from its headers; a repeated header is no token. */
+export function loginBasketRequest(headers: Record<string, string | string[] | undefined>, language: Language): LoginBasketRequest {
+  const header = headers['basket-token'];
+  return { guestToken: typeof header === 'string' ? header : undefined, language };
+}
+
+/**
+ * The client account's basket in its store, with the request's guest basket merged in first. Runs
+ * in the login's transaction after the token is issued: a login that fails merges nothing, and a
+ * retried one finds the guest basket gone (see loginBasket).
+ */
+export function basketAfterLogin(trx: Db, account: ClientAccountRow, basket: LoginBasketRequest, now: number): Promise<BasketWire> {
+  return loginBasket(trx, { clientAccountId: account.id, storeCode: account.store_code, ...basket, now });
 }
 
 /** How a session was opened: `password`, `verification`, `switch`, or the social provider's name. */
@@ -86,7 +100,7 @@ export function rolesIn(accounts: ClientAccountRow[], storeCode: string): Accoun
   return ACCOUNT_TYPES.filter((type) => held.has(type));
 }
 
-export type LoginResult = { accessToken: string; basket: Basket } | { roles: AccountType[] };
+export type LoginResult = { accessToken: string; basket: BasketWire } | { roles: AccountType[] };
 
 /** The store a login form names; a 422 on `field` for a code that is not a store's. */
 export function storeNamedIn(field: string, code: string): StoreCode {
@@ -127,11 +141,13 @@ export interface SessionRequest {
   storeField: string;
   /** Runs just before the token is issued (e.g. to consume a single-use record). */
   beforeIssue?: () => Promise<void>;
+  basket: LoginBasketRequest;
 }
 
 /**
  * Role selection and token, the same for every way of logging in: with several account types in
- * the store and no role given the answer is the roles to choose from; otherwise a token.
+ * the store and no role given the answer is the roles to choose from (no account is chosen, so no
+ * basket is merged); otherwise a token and the chosen account's basket, the guest's merged in.
  */
 export async function openSession(trx: Db, config: SessionConfig, request: SessionRequest, now: number): Promise<LoginResult> {
   const { userId, storeCode, role: asked } = request;
@@ -139,7 +155,7 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
   let roles = rolesIn(accounts, storeCode);
   // A retail customer of the other store logs in here with the same credentials.
   if (roles.length === 0 && accounts.some((a) => a.type === 'SIMPLE')) {
-    await createClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
+    await ensureClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
     accounts = await accountsOfUser(trx, userId);
     roles = rolesIn(accounts, storeCode);
   }
@@ -151,20 +167,32 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
   const role = asked ?? roles[0]!;
   const account = accounts.find((a) => a.store_code === storeCode && a.type === role)!;
   await request.beforeIssue?.();
-  return { accessToken: await issueAccessToken(trx, config, account, role, now, request.how), basket: emptyBasket() };
+  const accessToken = await issueAccessToken(trx, config, account, role, now, request.how);
+  return { accessToken, basket: await basketAfterLogin(trx, account, request.basket, now) };
 }
 
-/** Re-issues a retail customer's token for the other store, creating the account there if needed. */
-export async function switchWebStore(trx: Db, config: SessionConfig, actor: Actor, target: string, now: number) {
+/**
+ * Re-issues a retail customer's token for the other store, creating the account there if needed;
+ * answers with the basket there (a guest basket of that store merged in).
+ */
+export async function switchWebStore(
+  trx: Db,
+  config: SessionConfig,
+  actor: Actor,
+  input: { target: string; basket: LoginBasketRequest },
+  now: number,
+) {
+  const { target } = input;
   const storeCode = storeNamedIn('webStoreNavCode', target);
   if (storeCode === actor.storeCode) throw invalidField('webStoreNavCode', 'auth.sameStore');
   if (actor.role !== 'SIMPLE') throw invalidField('webStoreNavCode', 'auth.retailOnly');
   const accounts = await accountsOfUser(trx, actor.userId);
   const account =
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
-    (await createClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
+    (await ensureClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
   // The new token is a retail one whatever else the user holds there: it never widens the role.
-  return { accessToken: await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch' }) };
+  const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch' });
+  return { accessToken, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
 
 /** Logs out: revokes the token the actor presented (its other sessions stay). */

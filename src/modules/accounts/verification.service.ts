@@ -17,7 +17,7 @@ import {
 } from './accounts.repository.js';
 import type { VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
-import { issueAccessToken } from './session.service.js';
+import { basketAfterLogin, issueAccessToken, type LoginBasketRequest } from './session.service.js';
 
 const badToken = () => badRequest('auth.badVerificationToken');
 
@@ -69,14 +69,14 @@ export function checkVerificationForm(form: VerificationForm, email: string): vo
 
 /**
  * Activates the account, confirms the email, sets the password (already hashed) and logs the user
- * in, and queues the marketing event. The token is consumed by a conditional update, so of two
+ * in (with the account's basket, the request's guest basket merged in), and queues the marketing event. The token is consumed by a conditional update, so of two
  * concurrent verifications with one token exactly one succeeds.
  */
 export async function completeVerification(
   trx: Db,
   config: Pick<AccountsConfig, 'accounts' | 'jobs'>,
   verification: PendingVerification,
-  input: { passwordHash: string; newsletter: boolean | undefined },
+  input: { passwordHash: string; newsletter: boolean | undefined; basket: LoginBasketRequest },
   now: number,
 ) {
   const { token, user, account } = verification;
@@ -105,7 +105,7 @@ export async function completeVerification(
     maxAttempts: config.jobs.maxAttempts,
     now,
   });
-  return { accessToken, webStoreNavCode: account.store_code };
+  return { accessToken, webStoreNavCode: account.store_code, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
 
 function completeRegistrationEvent(user: UserRow, storeCode: string, actionTime: number): CompleteRegistrationEvent {

@@ -10,7 +10,7 @@ import type { Clock } from '../../infra/clock.js';
 import { DomainError, forbidden } from '../../infra/domain-error.js';
 import { perIpRateLimit } from '../../infra/rate-limit.js';
 import { newToken } from '../../infra/tokens.js';
-import { RolesPayload, TokenPayload } from '../accounts/index.js';
+import { LoginHeaders, loginBasketRequest, RolesPayload, TokenPayload } from '../accounts/index.js';
 import { clearFlowCookie, flowCookieName, readCookie, setFlowCookie, type FlowCookieScope } from './flow-cookie.js';
 import { createSocialProviders } from './provider-registry.js';
 import type { SocialConfig } from './social.config.js';
@@ -144,7 +144,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       schema: {
         tags: ['auth'],
         summary: 'Log in with the authId from /auth/external; with several account types and no role, answers the roles',
-        headers: StoreRequestHeaders,
+        headers: LoginHeaders,
         body: SocialLoginForm,
         response: { 200: success(Type.Union([TokenPayload, RolesPayload])), ...errors(...storeRouteErrors, 413, 415, 422, 429) },
       },
@@ -156,6 +156,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
         isNativeForm: request.body.isNativeForm,
         storeCode: requestStore(request).code,
         language: request.language,
+        basket: loginBasketRequest(request.headers, request.language),
       };
       return db.transaction().execute((trx) => socialLogin(trx, deps.config, input, request.actionTime));
     },

@@ -13,6 +13,7 @@ import {
   findUserByEmail,
   openSession,
   queueAccountMail,
+  type LoginBasketRequest,
   type LoginResult,
 } from '../accounts/index.js';
 import type { SocialProviders } from './provider-registry.js';
@@ -181,7 +182,15 @@ export async function linkIdentity(
 export async function socialLogin(
   trx: Db,
   config: SocialConfig,
-  input: { authId: string; role: AccountType | undefined; isNativeForm: boolean; storeCode: string; language: Language },
+  input: {
+    authId: string;
+    role: AccountType | undefined;
+    isNativeForm: boolean;
+    storeCode: string;
+    language: Language;
+    /** The guest basket to merge into the client's (in this transaction) and the answer's language. */
+    basket: LoginBasketRequest;
+  },
   now: number,
 ): Promise<LoginResult> {
   const { language, storeCode } = input;
@@ -204,6 +213,7 @@ export async function socialLogin(
       role: input.role,
       how: { method: record.provider, nativeForm: input.isNativeForm },
       storeField: 'authId',
+      basket: input.basket,
       beforeIssue: async () => {
         if (!(await consumeAuthRecord(trx, idHash, now))) throw badRequest('auth.badAuthId');
       },
