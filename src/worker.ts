@@ -4,10 +4,10 @@ import type { DatabaseHandle } from './db/database.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
-import { ACCOUNT_MAIL_JOB, accountMailHandler } from './modules/accounts/index.js';
+import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import { basketPruning } from './modules/basket/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
-import { usedIdTokenPruning } from './modules/social/index.js';
+import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
@@ -46,6 +46,8 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
     start() {
       worker.start();
       pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
+        accessTokens: accessTokenPruning(),
+        socialSignIns: socialSignInPruning(),
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
         usedIdTokens: usedIdTokenPruning(),
         baskets: basketPruning(),

@@ -7,35 +7,24 @@ import { pruneRateLimits } from './rate-limit.js';
 const DAY_MS = 86_400_000;
 
 export interface PruneReport {
-  accessTokens: number;
   rateLimits: number;
   jobs: number;
-  /** Expired social sign-in transactions and authentication records. */
-  socialSignIns: number;
 }
 
 /**
- * Deletes what has outlived its use: expired access tokens and social sign-in records, rate-limit
- * windows older than a day, and jobs that finished more than `keepDoneJobsMs` ago (dead jobs are
- * kept for operators).
+ * Deletes what the lower layers kept and no longer need: rate-limit windows older than a day,
+ * and jobs that finished more than `keepDoneJobsMs` ago (dead jobs are kept for operators). The
+ * modules' own rows (tokens, sign-ins, baskets...) go by their prune tasks.
  * Idempotent, so workers running it at the same time do no harm.
  */
 export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
-  const tokens = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
   const rateLimits = await pruneRateLimits(db, now - DAY_MS);
   const jobs = await db
     .deleteFrom('job')
     .where('status', '=', 'done')
     .where('updated_at', '<', now - keepDoneJobsMs)
     .executeTakeFirst();
-  const transactions = await db.deleteFrom('oauth_transaction').where('expires_at', '<=', now).executeTakeFirst();
-  const records = await db.deleteFrom('auth_record').where('expires_at', '<=', now).executeTakeFirst();
-  return {
-    accessTokens: Number(tokens.numDeletedRows),
-    rateLimits,
-    jobs: Number(jobs.numDeletedRows),
-    socialSignIns: Number(transactions.numDeletedRows) + Number(records.numDeletedRows),
-  };
+  return { rateLimits, jobs: Number(jobs.numDeletedRows) };
 }
 
 /**

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pruneExpired } from '../../src/infra/maintenance.js';
+import { accessTokenPruning } from '../../src/modules/accounts/index.js';
+import { socialSignInPruning } from '../../src/modules/social/index.js';
 import { createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 
 let t: AccountsTestApp;
@@ -8,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-it('prunes expired tokens, old rate-limit windows and long-done jobs, and keeps the rest', async () => {
+it('prunes old rate-limit windows and long-done jobs, and the accounts and social tasks their expired rows; keeps the rest', async () => {
   const now = Date.now();
   await registerVerified(t, uniqueEmail());
   await registerVerified(t, uniqueEmail());
@@ -97,9 +99,9 @@ it('prunes expired tokens, old rate-limit windows and long-done jobs, and keeps 
     .execute();
 
   const report = await pruneExpired(t.database.db, now);
-  expect(report.socialSignIns).toBe(2);
+  expect(await socialSignInPruning()(t.database.db, now)).toBe(2);
   expect((await t.database.db.selectFrom('auth_record').select('id_hash').execute()).map((r) => r.id_hash)).toEqual(['b'.repeat(64)]);
-  expect(report.accessTokens).toBe(1);
+  expect(await accessTokenPruning()(t.database.db, now)).toBe(1);
   expect(report.rateLimits).toBe(1);
   expect(report.jobs).toBeGreaterThan(0);
   expect(await t.database.db.selectFrom('access_token').select('token_hash').execute()).toHaveLength(1);
@@ -110,5 +112,7 @@ it('prunes expired tokens, old rate-limit windows and long-done jobs, and keeps 
   expect(statuses).not.toContain('done');
   expect(statuses).toContain('dead');
   expect(statuses).toContain('pending');
-  expect(await pruneExpired(t.database.db, now)).toEqual({ accessTokens: 0, rateLimits: 0, jobs: 0, socialSignIns: 0 });
+  expect(await pruneExpired(t.database.db, now)).toEqual({ rateLimits: 0, jobs: 0 });
+  expect(await accessTokenPruning()(t.database.db, now)).toBe(0);
+  expect(await socialSignInPruning()(t.database.db, now)).toBe(0);
 });

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { Language } from '../../i18n/index.js';
 import type { AccountsConfig } from './accounts.config.js';
+import { pruneExpiredAccessTokens } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm } from './accounts.schemas.js';
 
 export const ACCOUNT_MAIL_JOB = 'account.mail';
@@ -43,4 +44,9 @@ export type AccountRequest =
 /** Queues an account mail in the caller's transaction: it is sent if and only if that commits. */
 export function queueAccountMail(trx: Db, config: Pick<AccountsConfig, 'jobs'>, mail: AccountMail, now: number): Promise<number> {
   return enqueueJob(trx, { type: ACCOUNT_MAIL_JOB, payload: mail }, { maxAttempts: config.jobs.maxAttempts, now });
+}
+
+/** The prune task for the worker (src/worker.ts): deletes access tokens that have expired. */
+export function accessTokenPruning(): (db: Db, now: number) => Promise<number> {
+  return (db, now) => pruneExpiredAccessTokens(db, now);
 }

@@ -254,6 +254,12 @@ export async function revokeToken(db: Db, tokenHash: string): Promise<void> {
   await db.deleteFrom('access_token').where('token_hash', '=', tokenHash).execute();
 }
 
+/** Deletes access tokens that have expired (the hourly maintenance). */
+export async function pruneExpiredAccessTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function revokeAllTokensOfUser(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('access_token').where('user_id', '=', userId).execute();
 }

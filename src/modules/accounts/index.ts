@@ -8,7 +8,7 @@ export {
   type AccountsSection,
   type AuthRateLimits,
 } from './accounts.config.js';
-export { ACCOUNT_MAIL_JOB, queueAccountMail, type AccountMail } from './accounts.jobs.js';
+export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
 export { findUserByEmail } from './accounts.repository.js';
 export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';

@@ -16,5 +16,5 @@ export type {
   SocialTables,
   UsedIdTokenTable,
 } from './social.tables.js';
-export { usedIdTokenPruning } from './social.jobs.js';
+export { socialSignInPruning, usedIdTokenPruning } from './social.jobs.js';
 export { socialMessages } from './social.messages.js';

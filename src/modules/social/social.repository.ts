@@ -93,6 +93,13 @@ export async function recordIdTokenUse(db: Db, row: UsedIdTokenTable): Promise<b
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
+/** Deletes expired sign-in flows and authentication records. */
+export async function pruneExpiredSignIns(db: Db, now: number): Promise<number> {
+  const flows = await db.deleteFrom('oauth_transaction').where('expires_at', '<=', now).executeTakeFirst();
+  const records = await db.deleteFrom('auth_record').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(flows.numDeletedRows) + Number(records.numDeletedRows);
+}
+
 /** Forgets ID tokens that have expired: the providers' signature checks refuse them by now. */
 export async function pruneUsedIdTokens(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('used_id_token').where('expires_at', '<=', now).executeTakeFirst();
