@@ -113,8 +113,27 @@ export class CachedSqliteDriver implements Driver {
    */
   select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
     if (this.transactionDone) return this.transactionDone.then(() => this.select<R>(sql, parameters));
+    return this.runStatement<R>(sql, parameters);
+  }
+
+  /**
+   * Runs a statement of the open transaction at once on the cached statement (db/prepared.ts's
+   * `.on(trx)`). Refuses when no transaction is open, so a query meant for a transaction never
+   * runs on its own by mistake.
+   */
+  selectInTransaction<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
+    if (!this.transactionDone) return Promise.reject(new Error('selectInTransaction: no transaction is open'));
+    return this.runStatement<R>(sql, parameters);
+  }
+
+  /** A read's rows; a write's RETURNING rows (none without one). */
+  private runStatement<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
     try {
-      return Promise.resolve(this.prepare(sql).all(toSqliteValues(parameters)) as R[]);
+      const statement = this.prepare(sql);
+      const values = toSqliteValues(parameters);
+      if (statement.reader) return Promise.resolve(statement.all(values) as R[]);
+      statement.run(values);
+      return Promise.resolve([]);
     } catch (error) {
       return Promise.reject(error);
     }
