@@ -6,15 +6,14 @@ import type { CampaignPrice } from '../pricing/index.js';
 import type { BasketProduct } from './basket-products.repository.js';
 import type { BasketLineRow } from './basket.repository.js';
 
-// A basket's lines with everything pricing needs of their products, in one query keyed by the
-// basket: lines joined to products, whether the store sells each, and the store's active campaign
-// prices (a left join: a product with several campaign prices comes back once per price, and the
-// rows are folded here). The same builders run as prepared queries, compiled once, outside
-// transactions (GET /basket, the group's hot path) and inside them (`.on(trx)`: every write's
-// answer, add-product's rule checks); built by Kysely per call where no handle is at hand (the
-// login answers, delivery).
+// A basket's lines with everything pricing needs of their products: the lines joined to their
+// products and whether the store sells each, then the store's active campaign prices of those
+// products (a second query keyed by the basket: folded into the first as a left join it cost more,
+// every line probing the campaign tables). The same builders run as prepared queries, compiled
+// once, outside transactions (GET /basket, the group's hot path) and inside them (`.on(trx)`:
+// every write's answer, add-product's rule checks); built by Kysely per call where no handle is at
+// hand (the login answers, delivery).
 
-/** The product's columns and one of its campaign prices (nulls when it has none). */
 const PRODUCT_COLUMNS = [
   'p.id as product_id',
   'p.code',
@@ -33,12 +32,6 @@ const PRODUCT_COLUMNS = [
   'p.original_price_cents',
   'p.wholesale_price_cents',
   'p.vat_rate_percent',
-  // A campaign of another store or an inactive one leaves c.id null: that row carries no price.
-  'c.id as campaign_id',
-  'cp.customer_kind',
-  'cp.price_cents as campaign_price_cents',
-  'c.valid_from',
-  'c.valid_to',
 ] as const;
 
 const inStore = (storeCode: string) =>
@@ -48,16 +41,27 @@ const lineRows = (db: Kysely<Database>, basketId: number, storeCode: string) =>
   db
     .selectFrom('basket_line as bl')
     .innerJoin('product as p', 'p.id', 'bl.product_id')
-    .leftJoin('campaign_price as cp', 'cp.product_id', 'bl.product_id')
-    .leftJoin('campaign as c', (join) =>
-      join.onRef('c.id', '=', 'cp.campaign_id').on('c.store_code', '=', storeCode).on('c.is_active', '=', sql.lit(true)),
-    )
     .select(PRODUCT_COLUMNS)
     .select([inStore(storeCode), 'bl.quantity', 'bl.seen_price_cents', 'bl.added_at'])
     .where('bl.basket_id', '=', basketId)
     .orderBy('bl.added_at')
     .orderBy('bl.product_id');
 
+// Written as cross joins so that SQLite starts from the basket's few lines (it otherwise scans the
+// campaigns first and probes every line under each); PostgreSQL plans them as inner joins.
+const campaignRows = (db: Kysely<Database>, basketId: number, storeCode: string) =>
+  db
+    .selectFrom('basket_line as bl')
+    .crossJoin('campaign_price as cp')
+    .crossJoin('campaign as c')
+    .select(['cp.product_id', 'cp.customer_kind', 'cp.price_cents', 'c.valid_from', 'c.valid_to'])
+    .where('bl.basket_id', '=', basketId)
+    .whereRef('cp.product_id', '=', 'bl.product_id')
+    .whereRef('c.id', '=', 'cp.campaign_id')
+    .where('c.store_code', '=', storeCode)
+    .where('c.is_active', '=', sql.lit(true));
+
+// One product with its campaign prices as a left join: a product with several comes back once per price.
 const productRows = (db: Kysely<Database>, productId: number, storeCode: string) =>
   db
     .selectFrom('product as p')
@@ -66,11 +70,20 @@ const productRows = (db: Kysely<Database>, productId: number, storeCode: string)
       join.onRef('c.id', '=', 'cp.campaign_id').on('c.store_code', '=', storeCode).on('c.is_active', '=', sql.lit(true)),
     )
     .select(PRODUCT_COLUMNS)
-    .select(inStore(storeCode))
+    .select([
+      inStore(storeCode),
+      // A campaign of another store or an inactive one leaves c.id null: that row carries no price.
+      'c.id as campaign_id',
+      'cp.customer_kind',
+      'cp.price_cents',
+      'c.valid_from',
+      'c.valid_to',
+    ])
     .where('p.id', '=', productId);
 
-type ProductRow = Awaited<ReturnType<ReturnType<typeof productRows>['execute']>>[number];
-type LineRow = Awaited<ReturnType<ReturnType<typeof lineRows>['execute']>>[number];
+type ProductRow = Awaited<ReturnType<ReturnType<typeof lineRows>['execute']>>[number];
+type CampaignRow = Awaited<ReturnType<ReturnType<typeof campaignRows>['execute']>>[number];
+type ProductCampaignRow = Awaited<ReturnType<ReturnType<typeof productRows>['execute']>>[number];
 
 export interface BasketLine {
   line: BasketLineRow;
@@ -89,46 +102,49 @@ export interface LineQueries {
 
 /** Built by Kysely per call, for code that has no database handle at hand. */
 export const buildLineQueries: LineQueries = {
-  lines: async (db, basketId, storeCode) => toLines(basketId, await lineRows(db, basketId, storeCode).execute()),
-  product: async (db, productId, storeCode) =>
-    toProducts(await productRows(db, productId, storeCode).execute())[0],
+  lines: async (db, basketId, storeCode) => {
+    const [rows, campaigns] = await Promise.all([
+      lineRows(db, basketId, storeCode).execute(),
+      campaignRows(db, basketId, storeCode).execute(),
+    ]);
+    return toLines(basketId, rows, campaigns);
+  },
+  product: async (db, productId, storeCode) => toProduct(await productRows(db, productId, storeCode).execute()),
 };
 
-/** Both queries compiled once; they run on any Db, an open transaction included. */
+/** The queries compiled once; they run on any Db, an open transaction included. */
 export function preparedLineQueries(handle: DatabaseHandle): LineQueries {
   const lines = preparedQuery(handle, (db, basketId: number, storeCode: string) => lineRows(db, basketId, storeCode));
+  const campaigns = preparedQuery(handle, (db, basketId: number, storeCode: string) => campaignRows(db, basketId, storeCode));
   const product = preparedQuery(handle, (db, productId: number, storeCode: string) => productRows(db, productId, storeCode));
   return {
-    lines: async (db, basketId, storeCode) => toLines(basketId, await lines.on(db, basketId, storeCode)),
-    product: async (db, productId, storeCode) => toProducts(await product.on(db, productId, storeCode))[0],
+    lines: async (db, basketId, storeCode) => {
+      // On SQLite both run at once, one after the other; on PostgreSQL outside a transaction they overlap.
+      const [rows, prices] = await Promise.all([lines.on(db, basketId, storeCode), campaigns.on(db, basketId, storeCode)]);
+      return toLines(basketId, rows, prices);
+    },
+    product: async (db, productId, storeCode) => toProduct(await product.on(db, productId, storeCode)),
   };
 }
 
-/** One BasketProduct per product, its campaign prices gathered from the rows that repeat it (adjacent). */
-function toProducts<R extends ProductRow>(rows: readonly R[], each?: (product: BasketProduct, row: R) => void): BasketProduct[] {
-  const products: BasketProduct[] = [];
-  let last: BasketProduct | undefined;
-  for (const row of rows) {
-    const id = Number(row.product_id);
-    if (last?.id !== id) {
-      last = toProduct(id, row);
-      products.push(last);
-      each?.(last, row);
-    }
-    if (row.campaign_id !== null && row.customer_kind !== null && row.campaign_price_cents !== null) {
-      const price: CampaignPrice = { customerKind: row.customer_kind, priceCents: row.campaign_price_cents };
-      if (row.valid_from !== null) price.validFrom = row.valid_from;
-      if (row.valid_to !== null) price.validTo = row.valid_to;
-      last.campaignPrices.push(price);
-    }
-  }
-  return products;
+function campaignPrice(row: {
+  customer_kind: CampaignPrice['customerKind'];
+  price_cents: number;
+  valid_from: number | null;
+  valid_to: number | null;
+}): CampaignPrice {
+  const price: CampaignPrice = { customerKind: row.customer_kind, priceCents: row.price_cents };
+  if (row.valid_from !== null) price.validFrom = Number(row.valid_from);
+  if (row.valid_to !== null) price.validTo = Number(row.valid_to);
+  return price;
 }
 
-function toLines(basketId: number, rows: readonly LineRow[]): BasketLine[] {
-  const lines: BasketLine[] = [];
-  toProducts(rows, (product, row) =>
-    lines.push({
+function toLines(basketId: number, rows: readonly ProductRow[], campaigns: readonly CampaignRow[]): BasketLine[] {
+  const byProduct = new Map<number, BasketProduct>();
+  const lines = rows.map((row) => {
+    const product = basketProduct(row);
+    byProduct.set(product.id, product);
+    return {
       line: {
         basket_id: basketId,
         product_id: product.id,
@@ -137,14 +153,27 @@ function toLines(basketId: number, rows: readonly LineRow[]): BasketLine[] {
         added_at: Number(row.added_at),
       },
       product,
-    }),
-  );
+    };
+  });
+  for (const row of campaigns) byProduct.get(Number(row.product_id))?.campaignPrices.push(campaignPrice(row));
   return lines;
 }
 
-function toProduct(id: number, row: ProductRow): BasketProduct {
+/** The product of the rows of productRows (one per campaign price), undefined when there are none. */
+function toProduct(rows: readonly ProductCampaignRow[]): BasketProduct | undefined {
+  if (rows.length === 0) return undefined;
+  const product = basketProduct(rows[0]!);
+  for (const row of rows) {
+    if (row.campaign_id !== null && row.customer_kind !== null && row.price_cents !== null) {
+      product.campaignPrices.push(campaignPrice({ ...row, customer_kind: row.customer_kind, price_cents: row.price_cents }));
+    }
+  }
+  return product;
+}
+
+function basketProduct(row: Omit<ProductRow, 'quantity' | 'seen_price_cents' | 'added_at'>): BasketProduct {
   return {
-    id,
+    id: Number(row.product_id),
     code: row.code,
     name: row.name,
     type: row.type,

@@ -13,7 +13,6 @@ import {
   deleteLine,
   ensureClientBasket,
   findGuestBasket,
-  insertLine,
   preparedBasketFinders,
   preparedBasketWrites,
   touchBasket,
