@@ -115,7 +115,8 @@ async function fillBaskets(base: string, ids: number[], count: number, lines: nu
     for (let b = next++; b < count; b = next++) {
       let token: string | undefined;
       for (let l = 0; l < lines; l += 1)
-        token = (await post(base, '/basket/add-product', token, { productId: ids[(b * 7 + l * 13) % ids.length], quantity: 1 })).basketToken;
+        token = (await post(base, '/basket/add-product', token, { productId: ids[(b * 7 + l * 13) % ids.length], quantity: 1 }))
+          .basketToken;
       tokens[b] = token!;
     }
   };
@@ -177,7 +178,9 @@ async function benchEngine(label: string, databaseUrl: string, ceiling: RunningC
   if (values.before) builds.push({ label: 'before: ', script: values.before });
   const services: RunningChild[] = [];
   try {
-    const targets: Target[] = [{ name: 'ceiling: raw `node:http`, small JSON', child: ceiling, request: () => ({ method: 'GET', path: '/' }) }];
+    const targets: Target[] = [
+      { name: 'ceiling: raw `node:http`, small JSON', child: ceiling, request: () => ({ method: 'GET', path: '/' }) },
+    ];
     for (const build of builds) {
       const service = await startChild(
         {
