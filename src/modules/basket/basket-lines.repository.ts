@@ -7,9 +7,10 @@ import type { BasketProduct } from './basket-products.repository.js';
 import type { BasketLineRow } from './basket.repository.js';
 
 // A basket's lines with everything pricing needs of their products: the lines joined to their
-// products and whether the store sells each, then the store's active campaign prices of those
-// products (a second query keyed by the basket: folded into the first as a left join it cost more,
-// every line probing the campaign tables). The same builders run as prepared queries, compiled
+// products, whether the store sells each and whether it has campaign prices at all; then, only
+// when one has, the store's active campaign prices of the basket's products (a second query keyed
+// by the basket: folded into the first, as a left join or a subquery per line, it cost more on
+// SQLite, every line probing the campaign tables; most baskets have no campaign product at all). The same builders run as prepared queries, compiled
 // once, outside transactions (GET /basket, the group's hot path) and inside them (`.on(trx)`:
 // every write's answer, add-product's rule checks); built by Kysely per call where no handle is at
 // hand (the login answers, delivery).
@@ -42,7 +43,13 @@ const lineRows = (db: Kysely<Database>, basketId: number, storeCode: string) =>
     .selectFrom('basket_line as bl')
     .innerJoin('product as p', 'p.id', 'bl.product_id')
     .select(PRODUCT_COLUMNS)
-    .select([inStore(storeCode), 'bl.quantity', 'bl.seen_price_cents', 'bl.added_at'])
+    .select([
+      inStore(storeCode),
+      sql<number | boolean>`exists (select 1 from campaign_price cp where cp.product_id = p.id)`.as('has_campaign'),
+      'bl.quantity',
+      'bl.seen_price_cents',
+      'bl.added_at',
+    ])
     .where('bl.basket_id', '=', basketId)
     .orderBy('bl.added_at')
     .orderBy('bl.product_id');
@@ -103,11 +110,8 @@ export interface LineQueries {
 /** Built by Kysely per call, for code that has no database handle at hand. */
 export const buildLineQueries: LineQueries = {
   lines: async (db, basketId, storeCode) => {
-    const [rows, campaigns] = await Promise.all([
-      lineRows(db, basketId, storeCode).execute(),
-      campaignRows(db, basketId, storeCode).execute(),
-    ]);
-    return toLines(basketId, rows, campaigns);
+    const rows = await lineRows(db, basketId, storeCode).execute();
+    return toLines(basketId, rows, rows.some(hasCampaign) ? await campaignRows(db, basketId, storeCode).execute() : []);
   },
   product: async (db, productId, storeCode) => toProduct(await productRows(db, productId, storeCode).execute()),
 };
@@ -119,13 +123,14 @@ export function preparedLineQueries(handle: DatabaseHandle): LineQueries {
   const product = preparedQuery(handle, (db, productId: number, storeCode: string) => productRows(db, productId, storeCode));
   return {
     lines: async (db, basketId, storeCode) => {
-      // On SQLite both run at once, one after the other; on PostgreSQL outside a transaction they overlap.
-      const [rows, prices] = await Promise.all([lines.on(db, basketId, storeCode), campaigns.on(db, basketId, storeCode)]);
-      return toLines(basketId, rows, prices);
+      const rows = await lines.on(db, basketId, storeCode);
+      return toLines(basketId, rows, rows.some(hasCampaign) ? await campaigns.on(db, basketId, storeCode) : []);
     },
     product: async (db, productId, storeCode) => toProduct(await product.on(db, productId, storeCode)),
   };
 }
+
+const hasCampaign = (row: { has_campaign: number | boolean }) => Boolean(row.has_campaign);
 
 function campaignPrice(row: {
   customer_kind: CampaignPrice['customerKind'];
@@ -171,7 +176,7 @@ function toProduct(rows: readonly ProductCampaignRow[]): BasketProduct | undefin
   return product;
 }
 
-function basketProduct(row: Omit<ProductRow, 'quantity' | 'seen_price_cents' | 'added_at'>): BasketProduct {
+function basketProduct(row: Omit<ProductRow, 'quantity' | 'seen_price_cents' | 'added_at' | 'has_campaign'>): BasketProduct {
   return {
     id: Number(row.product_id),
     code: row.code,
