@@ -8,12 +8,14 @@ import type { BasketLineRow } from './basket.repository.js';
 
 // A basket's lines with everything pricing needs of their products: the lines joined to their
 // products, whether the store sells each and whether it has campaign prices at all; then, only
-// when one has, the store's active campaign prices of the basket's products (a second query keyed
-// by the basket: folded into the first, as a left join or a subquery per line, it cost more on
-// SQLite, every line probing the campaign tables; most baskets have no campaign product at all). The same builders run as prepared queries, compiled
+// when one has, the store's active campaign prices of the basket's products, by a second query
+// keyed by the basket. One product (add-product's, when it is not in the basket yet) is read the
+// same way. Folding the campaign prices into the first query, as a left join or a subquery per
+// line, cost more on SQLite (measured: a single product read 13 -> 43 µs with the left join), and
+// most baskets hold no campaign product at all. The builders run as prepared queries, compiled
 // once, outside transactions (GET /basket, the group's hot path) and inside them (`.on(trx)`:
-// every write's answer, add-product's rule checks); built by Kysely per call where no handle is at
-// hand (the login answers, delivery).
+// every write's answer, add-product's rule checks); built by Kysely per call where no handle is
+// at hand (the login answers, delivery).
 
 const PRODUCT_COLUMNS = [
   'p.id as product_id',
@@ -38,18 +40,16 @@ const PRODUCT_COLUMNS = [
 const inStore = (storeCode: string) =>
   sql<number | boolean>`exists (select 1 from product_store ps where ps.product_id = p.id and ps.store_code = ${storeCode})`.as('in_store');
 
+// Whether any campaign has a price for the product (of any store, active or not): only then are
+// campaign prices read.
+const hasCampaignPrices = sql<number | boolean>`exists (select 1 from campaign_price cp where cp.product_id = p.id)`.as('has_campaign');
+
 const lineRows = (db: Kysely<Database>, basketId: number, storeCode: string) =>
   db
     .selectFrom('basket_line as bl')
     .innerJoin('product as p', 'p.id', 'bl.product_id')
     .select(PRODUCT_COLUMNS)
-    .select([
-      inStore(storeCode),
-      sql<number | boolean>`exists (select 1 from campaign_price cp where cp.product_id = p.id)`.as('has_campaign'),
-      'bl.quantity',
-      'bl.seen_price_cents',
-      'bl.added_at',
-    ])
+    .select([inStore(storeCode), hasCampaignPrices, 'bl.quantity', 'bl.seen_price_cents', 'bl.added_at'])
     .where('bl.basket_id', '=', basketId)
     .orderBy('bl.added_at')
     .orderBy('bl.product_id');
@@ -68,29 +68,26 @@ const campaignRows = (db: Kysely<Database>, basketId: number, storeCode: string)
     .where('c.store_code', '=', storeCode)
     .where('c.is_active', '=', sql.lit(true));
 
-// One product with its campaign prices as a left join: a product with several comes back once per price.
 const productRows = (db: Kysely<Database>, productId: number, storeCode: string) =>
   db
     .selectFrom('product as p')
-    .leftJoin('campaign_price as cp', 'cp.product_id', 'p.id')
-    .leftJoin('campaign as c', (join) =>
-      join.onRef('c.id', '=', 'cp.campaign_id').on('c.store_code', '=', storeCode).on('c.is_active', '=', sql.lit(true)),
-    )
     .select(PRODUCT_COLUMNS)
-    .select([
-      inStore(storeCode),
-      // A campaign of another store or an inactive one leaves c.id null: that row carries no price.
-      'c.id as campaign_id',
-      'cp.customer_kind',
-      'cp.price_cents',
-      'c.valid_from',
-      'c.valid_to',
-    ])
+    .select([inStore(storeCode), hasCampaignPrices])
     .where('p.id', '=', productId);
 
-type ProductRow = Awaited<ReturnType<ReturnType<typeof lineRows>['execute']>>[number];
+const productCampaignRows = (db: Kysely<Database>, productId: number, storeCode: string) =>
+  db
+    .selectFrom('campaign_price as cp')
+    .crossJoin('campaign as c')
+    .select(['cp.product_id', 'cp.customer_kind', 'cp.price_cents', 'c.valid_from', 'c.valid_to'])
+    .where('cp.product_id', '=', productId)
+    .whereRef('c.id', '=', 'cp.campaign_id')
+    .where('c.store_code', '=', storeCode)
+    .where('c.is_active', '=', sql.lit(true));
+
+type ProductRow = Awaited<ReturnType<ReturnType<typeof productRows>['execute']>>[number];
+type LineRow = Awaited<ReturnType<ReturnType<typeof lineRows>['execute']>>[number];
 type CampaignRow = Awaited<ReturnType<ReturnType<typeof campaignRows>['execute']>>[number];
-type ProductCampaignRow = Awaited<ReturnType<ReturnType<typeof productRows>['execute']>>[number];
 
 export interface BasketLine {
   line: BasketLineRow;
@@ -113,7 +110,10 @@ export const buildLineQueries: LineQueries = {
     const rows = await lineRows(db, basketId, storeCode).execute();
     return toLines(basketId, rows, rows.some(hasCampaign) ? await campaignRows(db, basketId, storeCode).execute() : []);
   },
-  product: async (db, productId, storeCode) => toProduct(await productRows(db, productId, storeCode).execute()),
+  product: async (db, productId, storeCode) => {
+    const [row] = await productRows(db, productId, storeCode).execute();
+    return row && toProduct(row, row.has_campaign ? await productCampaignRows(db, productId, storeCode).execute() : []);
+  },
 };
 
 /** The queries compiled once; they run on any Db, an open transaction included. */
@@ -121,12 +121,18 @@ export function preparedLineQueries(handle: DatabaseHandle): LineQueries {
   const lines = preparedQuery(handle, (db, basketId: number, storeCode: string) => lineRows(db, basketId, storeCode));
   const campaigns = preparedQuery(handle, (db, basketId: number, storeCode: string) => campaignRows(db, basketId, storeCode));
   const product = preparedQuery(handle, (db, productId: number, storeCode: string) => productRows(db, productId, storeCode));
+  const productCampaigns = preparedQuery(handle, (db, productId: number, storeCode: string) =>
+    productCampaignRows(db, productId, storeCode),
+  );
   return {
     lines: async (db, basketId, storeCode) => {
       const rows = await lines.on(db, basketId, storeCode);
       return toLines(basketId, rows, rows.some(hasCampaign) ? await campaigns.on(db, basketId, storeCode) : []);
     },
-    product: async (db, productId, storeCode) => toProduct(await product.on(db, productId, storeCode)),
+    product: async (db, productId, storeCode) => {
+      const [row] = await product.on(db, productId, storeCode);
+      return row && toProduct(row, row.has_campaign ? await productCampaigns.on(db, productId, storeCode) : []);
+    },
   };
 }
 
@@ -144,7 +150,7 @@ function campaignPrice(row: {
   return price;
 }
 
-function toLines(basketId: number, rows: readonly ProductRow[], campaigns: readonly CampaignRow[]): BasketLine[] {
+function toLines(basketId: number, rows: readonly LineRow[], campaigns: readonly CampaignRow[]): BasketLine[] {
   const byProduct = new Map<number, BasketProduct>();
   const lines = rows.map((row) => {
     const product = basketProduct(row);
@@ -164,19 +170,13 @@ function toLines(basketId: number, rows: readonly ProductRow[], campaigns: reado
   return lines;
 }
 
-/** The product of the rows of productRows (one per campaign price), undefined when there are none. */
-function toProduct(rows: readonly ProductCampaignRow[]): BasketProduct | undefined {
-  if (rows.length === 0) return undefined;
-  const product = basketProduct(rows[0]!);
-  for (const row of rows) {
-    if (row.campaign_id !== null && row.customer_kind !== null && row.price_cents !== null) {
-      product.campaignPrices.push(campaignPrice({ ...row, customer_kind: row.customer_kind, price_cents: row.price_cents }));
-    }
-  }
+function toProduct(row: ProductRow, campaigns: readonly CampaignRow[]): BasketProduct {
+  const product = basketProduct(row);
+  for (const campaign of campaigns) product.campaignPrices.push(campaignPrice(campaign));
   return product;
 }
 
-function basketProduct(row: Omit<ProductRow, 'quantity' | 'seen_price_cents' | 'added_at' | 'has_campaign'>): BasketProduct {
+function basketProduct(row: ProductRow): BasketProduct {
   return {
     id: Number(row.product_id),
     code: row.code,
