@@ -4,10 +4,14 @@
 // p99 and (with --postgres-url) the PostgreSQL figures are reported beside them.
 //
 //   npm run build && npx tsx bench/basket.ts [--products 200000] [--postgres-url postgres://.../db] [--seconds 10] [--reuse]
+//     [--before bench/.tmp/before/dist/main.js]
 //
 // Requests spread over many baskets and products as shoppers' do: every GET reads one of 300
-// baskets of 10 lines, every add-product adds one of 2,000 products to one of 300 other baskets.
-// Writes its section of bench/RESULTS.md (`<!-- bench:basket -->`).
+// baskets of 10 lines, every add-product adds one of 2,000 products to one of 3,000 other baskets
+// that hold 5 lines at the start (so they stay about the GET's size however fast the adds go).
+// --before: another build of the service (compiled the same way, e.g. the commit before a change)
+// is measured on the same database in the same slices, for a before/after comparison that the
+// machine's load affects alike. Writes its section of bench/RESULTS.md (`<!-- bench:basket -->`).
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, type } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +28,10 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const BASKETS = 300;
 const LINES = 10;
 const ADD_PRODUCTS = 2_000;
+const ADD_BASKETS = 3_000;
+const ADD_BASKET_LINES = 5;
+/** Baskets filled at once while setting up. */
+const FILL_CONCURRENCY = 8;
 
 interface Target {
   name: string;
@@ -53,6 +61,7 @@ const { values } = parseArgs({
     slice: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     reuse: { type: 'boolean', default: false },
+    before: { type: 'string' },
   },
 });
 const products = Number(values.products);
@@ -100,13 +109,18 @@ async function post(base: string, path: string, token: string | undefined, body:
 
 /** `count` guest baskets of `lines` lines each (distinct products), by HTTP as a shopper fills one. */
 async function fillBaskets(base: string, ids: number[], count: number, lines: number): Promise<string[]> {
-  const tokens: string[] = [];
-  for (let b = 0; b < count; b += 1) {
-    let token: string | undefined;
-    for (let l = 0; l < lines; l += 1)
-      token = (await post(base, '/basket/add-product', token, { productId: ids[(b * 7 + l * 13) % ids.length], quantity: 1 })).basketToken;
-    tokens.push(token!);
-  }
+  const tokens: string[] = new Array<string>(count);
+  let next = 0;
+  const filler = async () => {
+    for (let b = next++; b < count; b = next++) {
+      let token: string | undefined;
+      for (let l = 0; l < lines; l += 1)
+        token = (await post(base, '/basket/add-product', token, { productId: ids[(b * 7 + l * 13) % ids.length], quantity: 1 }))
+          .basketToken;
+      tokens[b] = token!;
+    }
+  };
+  await Promise.all(Array.from({ length: FILL_CONCURRENCY }, filler));
   return tokens;
 }
 
@@ -160,44 +174,54 @@ async function benchEngine(label: string, databaseUrl: string, ceiling: RunningC
     log(`${label}: ${dataset.products} products in ${dataset.seconds.toFixed(0)} s`);
   }
   const ids = await orderableProducts(databaseUrl, ADD_PRODUCTS);
-  const service = await startChild(
-    {
-      script: 'dist/main.js',
-      args: ['serve'],
-      env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', BASE_PATH: '' },
-      readyPath: '/site/health',
-    },
-    ROOT,
-  );
+  const builds = [{ label: '', script: 'dist/main.js' }];
+  if (values.before) builds.push({ label: 'before: ', script: values.before });
+  const services: RunningChild[] = [];
   try {
-    const readBaskets = await fillBaskets(service.baseUrl, ids, BASKETS, LINES);
-    const addBaskets = await fillBaskets(service.baseUrl, ids, BASKETS, 1);
-    log(`${label}: ${BASKETS * 2} baskets filled; measuring`);
-    const rows = await measure([
+    const targets: Target[] = [
       { name: 'ceiling: raw `node:http`, small JSON', child: ceiling, request: () => ({ method: 'GET', path: '/' }) },
-      {
-        name: `\`GET /basket\`, ${LINES} lines, ${BASKETS} baskets`,
-        child: service,
-        target: 0.2,
-        request: () => ({ method: 'GET', path: '/basket', headers: { 'basket-token': pick(readBaskets) } }),
-      },
-      {
-        name: `\`POST /basket/add-product\`, ${ADD_PRODUCTS.toLocaleString('en-US')} products into ${BASKETS} baskets`,
-        child: service,
-        target: 0.1,
-        request: () => ({
-          method: 'POST',
-          path: '/basket/add-product',
-          headers: { 'basket-token': pick(addBaskets), 'content-type': 'application/json' },
-          body: JSON.stringify({ productId: pick(ids), quantity: 1 }),
-        }),
-      },
-    ]);
+    ];
+    for (const build of builds) {
+      const service = await startChild(
+        {
+          script: build.script,
+          args: ['serve'],
+          env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', BASE_PATH: '' },
+          readyPath: '/site/health',
+        },
+        ROOT,
+      );
+      services.push(service);
+      const readBaskets = await fillBaskets(service.baseUrl, ids, BASKETS, LINES);
+      const addBaskets = await fillBaskets(service.baseUrl, ids, ADD_BASKETS, ADD_BASKET_LINES);
+      log(`${label}: ${build.label}${BASKETS + ADD_BASKETS} baskets filled`);
+      targets.push(
+        {
+          name: `${build.label}\`GET /basket\`, ${LINES} lines, ${BASKETS} baskets`,
+          child: service,
+          target: build.label ? undefined : 0.2,
+          request: () => ({ method: 'GET', path: '/basket', headers: { 'basket-token': pick(readBaskets) } }),
+        },
+        {
+          name: `${build.label}\`POST /basket/add-product\`, ${ADD_PRODUCTS.toLocaleString('en-US')} products into ${ADD_BASKETS.toLocaleString('en-US')} baskets`,
+          child: service,
+          target: build.label ? undefined : 0.1,
+          request: () => ({
+            method: 'POST',
+            path: '/basket/add-product',
+            headers: { 'basket-token': pick(addBaskets), 'content-type': 'application/json' },
+            body: JSON.stringify({ productId: pick(ids), quantity: 1 }),
+          }),
+        },
+      );
+    }
+    log(`${label}: measuring`);
+    const rows = await measure(targets);
     for (const row of rows)
       log(`  ${label} ${row.name}: ${Math.round(row.rps)} req/s, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
     return rows;
   } finally {
-    await service.stop();
+    for (const service of services) await service.stop();
   }
 }
 
@@ -247,11 +271,12 @@ async function main(): Promise<void> {
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}, ${type()} ${release()}; load average ${startLoad} at the start${pinned ? '; load generator pinned to CPU 0' : ''}`,
-    `- Command: \`npx tsx bench/basket.ts --products ${products}${values['postgres-url'] ? ' --postgres-url <url>' : ''}\``,
+    `- Command: \`npx tsx bench/basket.ts --products ${products}${values['postgres-url'] ? ' --postgres-url <url>' : ''}${values.before ? ` --before ${values.before}` : ''}\``,
     '',
     `${products.toLocaleString('en-US')} products (the demo generator). ${BASKETS} guest baskets of ${LINES} lines are read at random;`,
-    `add-product adds 1 of a random product of ${ADD_PRODUCTS.toLocaleString('en-US')} (none stock-limited) to one of ${BASKETS} other baskets, each add a`,
-    `transaction that locks the basket, reads its lines, checks the rules, writes and prices the answer. ${load.connections} connections,`,
+    `add-product adds 1 of a random product of ${ADD_PRODUCTS.toLocaleString('en-US')} (none stock-limited) to one of ${ADD_BASKETS.toLocaleString('en-US')} other baskets`,
+    `that hold ${ADD_BASKET_LINES} lines at the start; each add is a transaction that locks the basket, reads its lines, checks the rules, writes`,
+    `and prices the answer. ${load.connections} connections,`,
     `${load.warmup} s warm-up per target, then ${load.seconds} s in ${load.slice} s slices taking turns; the ratio is to the ceiling's req/s in the same run.`,
     '',
     ...sections.flatMap((section) => [section, '']),

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PoolQueryPostgresDialect } from './postgres-driver.js';
 import type { Database } from './schema.js';
@@ -23,6 +23,11 @@ export interface DatabaseHandle {
    * statement on SQLite, `pool.query` on PostgreSQL. Used by prepared queries (db/prepared.ts).
    */
   select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]>;
+  /**
+   * Runs compiled SQL on `db`: inside an open transaction on its connection (the cached statement
+   * at once on SQLite, the transaction's client on PostgreSQL), else as `select` does.
+   */
+  selectOn<R>(db: Db, sql: string, parameters: readonly unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,10 @@ function openSqlite(location: string): DatabaseHandle {
     engine: 'sqlite',
     sqlite,
     select: (sql, parameters) => dialect.driver.select(sql, parameters),
+    // Only the transaction's own code holds its Transaction object, and the driver runs one
+    // transaction at a time, so a statement on it belongs to the open transaction.
+    selectOn: (on, sql, parameters) =>
+      on.isTransaction ? dialect.driver.selectInTransaction(sql, parameters) : dialect.driver.select(sql, parameters),
     close: () => db.destroy(),
   };
 }
@@ -74,10 +83,14 @@ function openPostgres(url: string): DatabaseHandle {
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(pool) });
+  const select = async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[];
   return {
     db,
     engine: 'postgres',
-    select: async (sql, parameters) => (await pool.query(sql, parameters as unknown[])).rows,
+    select,
+    // A transaction's queries must go to its client: Kysely's executor of the transaction, with the SQL already compiled.
+    selectOn: async <R>(on: Db, sql: string, parameters: readonly unknown[]) =>
+      on.isTransaction ? (await on.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows : select<R>(sql, parameters),
     close: () => db.destroy(),
   };
 }

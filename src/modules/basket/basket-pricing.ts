@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { isVisibleTo, pricingCustomer, type Caller } from '../catalogue/index.js';
 import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
 import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
-import { lineReader, type LineReader } from './basket-lines.repository.js';
+import { buildLineQueries, type BasketLine, type LineReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
 import { vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
@@ -68,10 +68,19 @@ export async function priceBasket(
   db: Db,
   context: BasketContext,
   basket: BasketRow | undefined,
-  readLines: LineReader = lineReader(db),
+  readLines: LineReader = buildLineQueries.lines,
+): Promise<PricedBasket> {
+  return priceLines(db, context, basket, basket ? await readLines(db, basket.id, context.store.code) : []);
+}
+
+/** The basket priced from its lines as read (in the caller's transaction, or just now outside one). */
+export async function priceLines(
+  db: Db,
+  context: BasketContext,
+  basket: BasketRow | undefined,
+  rows: readonly BasketLine[],
 ): Promise<PricedBasket> {
   const { caller, store, now } = context;
-  const rows = basket ? await readLines(basket.id, store.code) : [];
   const companyPrices =
     caller.kind === 'WHOLESALE'
       ? await readCompanyPrices(

@@ -4,10 +4,11 @@ import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { isTokenShaped } from '../../infra/tokens.js';
 import { callerResolver, type Caller } from '../catalogue/index.js';
-import { priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
+import type { BasketLine } from './basket-lines.repository.js';
+import { priceBasket, priceLines, type BasketContext, type PricedBasket } from './basket-pricing.js';
 import type { BasketRow } from './basket.repository.js';
 import type { BasketWire } from './basket.schemas.js';
-import { openBasket, type BasketOwner } from './basket.service.js';
+import { basketWriteQueries, openBasket, openBasketForWrite, type BasketOwner, type BasketWriteQueries } from './basket.service.js';
 import { basketVersion, toBasketWire } from './basket.wire.js';
 
 /** The HTTP side shared by the basket's routes (and the merge route). */
@@ -20,12 +21,23 @@ export interface BasketHttp {
     reply: FastifyReply,
     work: (trx: Db, context: BasketContext, basket: BasketRow) => Promise<BasketRow>,
   ): Promise<BasketWire>;
+  /**
+   * The same for a write that always changes the basket: the basket comes opened with its version
+   * already moved on (openBasketForWrite), and the work returns the lines as they are after it,
+   * which the answer is priced from. `queries` are the write path's compiled statements.
+   */
+  writeLines(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    work: (trx: Db, context: BasketContext, basket: BasketRow, queries: BasketWriteQueries) => Promise<BasketLine[]>,
+  ): Promise<BasketWire>;
   answer(reply: FastifyReply, request: FastifyRequest, priced: PricedBasket, token: string | null): BasketWire;
 }
 
 export function basketHttp(database: DatabaseHandle): BasketHttp {
   const db = database.db;
   const callerOf = callerResolver(database);
+  const queries = basketWriteQueries(database);
   const http: BasketHttp = {
     async contextOf(request) {
       const caller = await callerOf(request);
@@ -39,7 +51,18 @@ export function basketHttp(database: DatabaseHandle): BasketHttp {
         const opened = await openBasket(trx, owner, context.store.code, context.now);
         checkIfMatch(request, opened.basket);
         const basket = await work(trx, context, opened.basket);
-        return { priced: await priceBasket(trx, context, basket), token: opened.token };
+        return { priced: await priceBasket(trx, context, basket, queries.lines), token: opened.token };
+      });
+      return http.answer(reply, request, priced, token);
+    },
+    async writeLines(request, reply, work) {
+      const { context, owner } = await http.contextOf(request);
+      const { priced, token } = await db.transaction().execute(async (trx) => {
+        const opened = await openBasketForWrite(trx, queries.writes, owner, context.store.code, context.now);
+        // If-Match names the version the write is based on: the one before this write's.
+        checkIfMatch(request, { ...opened.basket, version: opened.basket.version - 1 });
+        const lines = await work(trx, context, opened.basket, queries);
+        return { priced: await priceLines(trx, context, opened.basket, lines), token: opened.token };
       });
       return http.answer(reply, request, priced, token);
     },
@@ -67,7 +90,7 @@ export function guestToken(request: FastifyRequest): string | undefined {
 }
 
 /** A write based on a stale version (If-Match, as sent in the ETag or the body's version) is a 412. */
-function checkIfMatch(request: FastifyRequest, basket: BasketRow): void {
+function checkIfMatch(request: FastifyRequest, basket: { id: number; version: number }): void {
   const header = request.headers['if-match'];
   if (header === undefined) return;
   const current = basketVersion(basket);

@@ -148,3 +148,71 @@ export function preparedBasketFinders(handle: DatabaseHandle) {
     client: async (clientAccountId: number, storeCode: string) => first(await client(clientAccountId, storeCode)),
   };
 }
+
+/**
+ * The write path's statements on the basket, compiled once; each runs on an open transaction
+ * (`.on(trx)`). Opening a basket for a write moves its version on in the same statement that finds
+ * and locks it (an UPDATE takes the row lock on PostgreSQL; SQLite writes one transaction at a
+ * time), so a write needs no second statement for its version: a write that fails rolls it back.
+ * A basket made by the write starts at version 2, as if made at 1 and then written.
+ */
+export function preparedBasketWrites(handle: DatabaseHandle) {
+  const bumpGuest = preparedQuery(handle, (db, tokenHash: string, storeCode: string, changedSince: number, now: number) =>
+    db
+      .updateTable('basket')
+      .set((eb) => ({ version: eb('version', '+', 1), updated_at: now }))
+      .where('token_hash', '=', tokenHash)
+      .where('store_code', '=', storeCode)
+      .where('updated_at', '>=', changedSince)
+      .returningAll(),
+  );
+  const createGuest = preparedQuery(handle, (db, tokenHash: string, storeCode: string, now: number) =>
+    db
+      .insertInto('basket')
+      .values({ store_code: storeCode, client_account_id: null, token_hash: tokenHash, version: 2, created_at: now, updated_at: now })
+      .returningAll(),
+  );
+  // Two first writes of one client at once make one basket: the second finds the first's row.
+  const bumpClient = preparedQuery(handle, (db, clientAccountId: number, storeCode: string, now: number) =>
+    db
+      .insertInto('basket')
+      .values({ store_code: storeCode, client_account_id: clientAccountId, token_hash: null, version: 2, created_at: now, updated_at: now })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['client_account_id', 'store_code'])
+          .doUpdateSet((eb) => ({ version: eb('basket.version', '+', 1), updated_at: eb.ref('excluded.updated_at') })),
+      )
+      .returningAll(),
+  );
+  // The write of a line whose quantity the caller worked out under the basket's lock.
+  const upsertLine = preparedQuery(
+    handle,
+    (db, basketId: number, productId: number, quantity: number, seenPriceCents: number, addedAt: number) =>
+      db
+        .insertInto('basket_line')
+        .values({ basket_id: basketId, product_id: productId, quantity, seen_price_cents: seenPriceCents, added_at: addedAt })
+        .onConflict((conflict) =>
+          conflict.columns(['basket_id', 'product_id']).doUpdateSet((eb) => ({
+            quantity: eb.ref('excluded.quantity'),
+            seen_price_cents: eb.ref('excluded.seen_price_cents'),
+          })),
+        ),
+  );
+  const first = (rows: BasketRow[]) => (rows[0] ? normalise(rows[0]) : undefined);
+  return {
+    /** A guest's basket by its token's hash, locked and its version moved on; undefined when none is alive. */
+    bumpGuest: async (db: Db, tokenHash: string, storeCode: string, changedSince: number, now: number) =>
+      first(await bumpGuest.on(db, tokenHash, storeCode, changedSince, now)),
+    createGuest: async (db: Db, tokenHash: string, storeCode: string, now: number) =>
+      first(await createGuest.on(db, tokenHash, storeCode, now))!,
+    /** The client's basket in the store, created when missing, locked and its version moved on. */
+    bumpClient: async (db: Db, clientAccountId: number, storeCode: string, now: number) =>
+      first(await bumpClient.on(db, clientAccountId, storeCode, now))!,
+    /** Sets a line (made when missing; an existing line keeps the time it was added). */
+    upsertLine: async (db: Db, line: BasketLineRow) => {
+      await upsertLine.on(db, line.basket_id, line.product_id, line.quantity, line.seen_price_cents, line.added_at);
+    },
+  };
+}
+
+export type BasketWrites = ReturnType<typeof preparedBasketWrites>;

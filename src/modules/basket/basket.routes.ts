@@ -98,10 +98,10 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
     { schema: { ...common, summary: 'Adds a quantity of a product (records ADD_TO_BASKET)', body: AddProductBody, response: written } },
     async (request, reply) => {
       let added: { code: string; caller: Caller } | undefined;
-      const answer = await http.write(request, reply, async (trx, context, basket) => {
-        const result = await addProduct(trx, context, basket, request.body);
+      const answer = await http.writeLines(request, reply, async (trx, context, basket, queries) => {
+        const result = await addProduct(trx, queries, context, basket, request.body);
         added = { code: result.product.code, caller: context.caller };
-        return result.basket;
+        return result.lines;
       });
       if (added) {
         const session = request.headers['x-session-id'];

@@ -1,5 +1,5 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { preparedLineReader } from './basket-lines.repository.js';
+import { preparedLineQueries, type BasketLine, type LineQueries } from './basket-lines.repository.js';
 import { invalidField, notFound } from '../../infra/domain-error.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
@@ -13,11 +13,12 @@ import {
   deleteLine,
   ensureClientBasket,
   findGuestBasket,
-  insertLine,
   preparedBasketFinders,
+  preparedBasketWrites,
   touchBasket,
   updateLine,
   type BasketRow,
+  type BasketWrites,
 } from './basket.repository.js';
 import { checkQuantity, MAX_LINES, maxOrderable } from './basket-rules.js';
 
@@ -43,8 +44,17 @@ export function basketReads(handle: DatabaseHandle) {
       if (owner.token === undefined) return Promise.resolve(undefined);
       return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
     },
-    lines: preparedLineReader(handle),
+    lines: preparedLineQueries(handle).lines,
   };
+}
+
+/** The write path's statements, compiled once, for use inside the write's transaction. */
+export interface BasketWriteQueries extends LineQueries {
+  writes: BasketWrites;
+}
+
+export function basketWriteQueries(handle: DatabaseHandle): BasketWriteQueries {
+  return { ...preparedLineQueries(handle), writes: preparedBasketWrites(handle) };
 }
 
 export interface OpenedBasket {
@@ -68,13 +78,34 @@ export async function openBasket(trx: Db, owner: BasketOwner, storeCode: string,
   return { basket: await createGuestBasket(trx, hash, storeCode, now), token };
 }
 
+/**
+ * The owner's basket for a write that always changes it, as openBasket but with its version moved
+ * on and its time of change set by the same statement that finds and locks it.
+ */
+export async function openBasketForWrite(
+  trx: Db,
+  writes: BasketWrites,
+  owner: BasketOwner,
+  storeCode: string,
+  now: number,
+): Promise<OpenedBasket> {
+  if (owner.kind === 'client') return { basket: await writes.bumpClient(trx, owner.clientAccountId, storeCode, now), token: null };
+  if (owner.token !== undefined) {
+    const found = await writes.bumpGuest(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, now);
+    if (found) return { basket: found, token: owner.token };
+  }
+  const { token, hash } = newToken();
+  return { basket: await writes.createGuest(trx, hash, storeCode, now), token };
+}
+
 /** The product as the caller may order it, and its price for them now; a 422 on productId otherwise. */
 async function orderableProduct(
   trx: Db,
   context: BasketContext,
   productId: number,
+  known?: BasketProduct,
 ): Promise<{ product: BasketProduct; priceCents: number }> {
-  const product = (await readBasketProducts(trx, context.store.code, [productId])).get(productId);
+  const product = known ?? (await readBasketProducts(trx, context.store.code, [productId])).get(productId);
   if (!product || !isVisibleTo(product, context.caller)) throw invalidField('productId', 'basket.unknownProduct', { id: productId });
   if (maxOrderable(product) === 0) throw invalidField('productId', 'basket.unavailable');
   const { caller } = context;
@@ -84,30 +115,37 @@ async function orderableProduct(
   return { product, priceCents: price.priceCents };
 }
 
+/**
+ * Adds a quantity of a product to a basket opened by openBasketForWrite (locked, its version
+ * already moved on). One read of the lines with their products (the product too when it is not in
+ * the basket yet), the rules checked on what it read, one write of the line. Returns the lines as
+ * they are now, for the answer, so nothing is read twice.
+ */
 export async function addProduct(
   trx: Db,
+  queries: BasketWriteQueries,
   context: BasketContext,
   basket: BasketRow,
   input: { productId: number; quantity: number },
-): Promise<{ basket: BasketRow; product: BasketProduct }> {
-  const { product, priceCents } = await orderableProduct(trx, context, input.productId);
-  const lines = await basketLines(trx, basket.id);
-  const existing = lines.find((line) => line.product_id === input.productId);
-  const quantity = (existing?.quantity ?? 0) + input.quantity;
+): Promise<{ lines: BasketLine[]; product: BasketProduct }> {
+  const storeCode = context.store.code;
+  const lines = await queries.lines(trx, basket.id, storeCode);
+  const existing = lines.find((entry) => entry.product.id === input.productId);
+  const known = existing?.product ?? (await queries.product(trx, input.productId, storeCode));
+  if (known === undefined) throw invalidField('productId', 'basket.unknownProduct', { id: input.productId });
+  const { product, priceCents } = await orderableProduct(trx, context, input.productId, known);
+  const quantity = (existing?.line.quantity ?? 0) + input.quantity;
   checkQuantity(product, quantity);
-  if (existing) {
-    await updateLine(trx, basket.id, input.productId, quantity, priceCents);
-  } else {
-    if (lines.length >= MAX_LINES) throw invalidField('productId', 'basket.tooManyLines', { max: MAX_LINES });
-    await insertLine(trx, {
-      basket_id: basket.id,
-      product_id: input.productId,
-      quantity,
-      seen_price_cents: priceCents,
-      added_at: context.now,
-    });
-  }
-  return { basket: await touchBasket(trx, basket, context.now), product };
+  if (!existing && lines.length >= MAX_LINES) throw invalidField('productId', 'basket.tooManyLines', { max: MAX_LINES });
+  const line = existing
+    ? { ...existing.line, quantity, seen_price_cents: priceCents }
+    : { basket_id: basket.id, product_id: input.productId, quantity, seen_price_cents: priceCents, added_at: context.now };
+  await queries.writes.upsertLine(trx, line);
+  if (existing) existing.line = line;
+  else lines.push({ line, product });
+  // In the order a read would give: when they were added, then by product.
+  lines.sort((a, b) => a.line.added_at - b.line.added_at || a.line.product_id - b.line.product_id);
+  return { lines, product };
 }
 
 /** Sets a line's quantity; 0 removes the line. */
