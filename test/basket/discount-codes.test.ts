@@ -240,6 +240,23 @@ describe('wrong codes', () => {
     const elsewhere = await basketWith([[p.novel, 1]]);
     expect(basketOf(await addCode(elsewhere, 'TEN')).discounts[0]!.applied).toBe(true);
   });
+  it('sent 40 at once from one address: at most 10 are looked up, the others are a 429', async () => {
+    // On PostgreSQL the requests interleave at every query; better-sqlite3 answers synchronously, so
+    // in one process a request runs to its end before the next starts and SQLite never showed the race.
+    const who = await basketWith([[p.novel, 1]]);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => addCode(who, `PARALLEL${i}`)));
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 422).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(30);
+    expect(statuses.every((status) => status === 422 || status === 429)).toBe(true);
+    expectErrorBody(await addCode(who, 'TEN'), 429, 'Too Many Requests');
+  });
+  it('are counted, right ones are not: right codes never use up the limit', async () => {
+    const who = await basketWith([[p.novel, 1]]);
+    for (let i = 0; i < 12; i += 1) expect(basketOf(await addCode(who, i % 2 === 0 ? 'TEN' : 'twenty')).discounts[0]!.applied).toBe(true);
+    for (let i = 0; i < 10; i += 1) expect(expectFieldErrors(await addCode(who, `WRONG${i}`))).toEqual(['code']);
+    expectErrorBody(await addCode(who, 'TEN'), 429, 'Too Many Requests');
+  });
   it('that are malformed are a 422 before any look-up', async () => {
     const who = await basketWith([[p.novel, 1]]);
     for (const code of ['', ' ', 'a b', 'x'.repeat(41), "T'; drop table basket;--"])
