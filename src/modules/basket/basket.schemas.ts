@@ -105,6 +105,11 @@ export const BasketSchema = Type.Object(
     vat: Type.Array(Type.Object({ rate: Type.Number(), net: Money(), vat: Money() })),
     vatIncluded: Type.Boolean({ description: 'False for wholesale: the totals are without VAT' }),
     currency: Type.String(),
+    messages: Type.Optional(
+      Type.Array(Notice, {
+        description: 'What a write could not do as asked: MERGE_LINES_LEFT_OUT (guest lines that did not fit stay in the guest basket)',
+      }),
+    ),
   },
   { description: 'The basket, priced for the caller now' },
 );
