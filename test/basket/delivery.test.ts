@@ -304,6 +304,39 @@ describe('PUT /basket/delivery', () => {
     // 5.90 with 24 % VAT is 4.76 without.
     expect([chosen.vatIncluded, chosen.deliveryCost]).toEqual([false, 4.76]);
   });
+
+  it('shows a wholesale client every delivery amount without VAT: price, regular price, threshold, country fees', async () => {
+    const wholesale = await createCustomer(t.database.db, { kind: 'WHOLESALE' });
+    // The book is 18.35 without VAT, 20.00 with its 9 %.
+    const who = await basketWith([[p.book, 1]], { bearer: wholesale.token });
+    const methods = Object.fromEntries((await methodsOf(who)).map((m) => [m.code, m]));
+    // 5.90 and 2.99 with 24 % VAT are 4.76 and 2.41 without.
+    expect([methods.COURIER!.price, methods.COURIER!.regularPrice]).toEqual([4.76, 4.76]);
+    expect([methods.OMNIVA!.price, methods.OMNIVA!.regularPrice]).toEqual([2.41, 2.41]);
+    // The thresholds (60.00 and 40.00 with VAT) as the sums without VAT that reach them for this basket.
+    expect([methods.COURIER!.freeOver, methods.OMNIVA!.freeOver]).toEqual([55.05, 36.7]);
+    expect(methods.WORLD!.countryFees).toEqual(
+      expect.arrayContaining([
+        { countryCode: 'LV', price: 6.05 },
+        { countryCode: 'FI', price: 9.68 },
+      ]),
+    );
+  });
+
+  it('gives a wholesale basket free delivery and a code once its sum with VAT reaches the threshold set with VAT', async () => {
+    const db = t.database.db;
+    // 56.00 without VAT is 61.04 with its 9 %: over the courier's 60.00, though 56.00 is not.
+    const dear = await createProduct(db, { availability: 'COMING_SOON', deliveryTime: 'PREORDER', price: 62, wholesalePrice: 56 });
+    await importLines(t, 'discount-codes', [{ code: 'WHOLE60', percent: 1, minBasket: 61, customerKinds: ['WHOLESALE'] }]);
+    const wholesale = await createCustomer(db, { kind: 'WHOLESALE' });
+    const who = await basketWith([[dear, 1]], { bearer: wholesale.token });
+    expect((await methodsOf(who)).find((m) => m.code === 'COURIER')!.price).toBe(0);
+    const chosen = basketOf(await choose(who, { deliveryMethodId: method.COURIER }));
+    expect([chosen.subtotal, chosen.deliveryCost, chosen.total]).toEqual([56, 0, 56]);
+    // Its minimum of 61.00 (with VAT) is reached by 61.04: the code applies (1 % of 56.00).
+    const coded = basketOf(await call(t, 'POST', '/basket/add-discount', who, { code: 'WHOLE60' }));
+    expect(coded.discounts[0]).toMatchObject({ applied: true, amount: 0.56 });
+  });
 });
 
 it('sends express orders after 12:00 in Tallinn the next day', () => {

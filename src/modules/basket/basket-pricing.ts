@@ -5,7 +5,7 @@ import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
 import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
 import { lineReader, type LineReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
-import { vatOfGross, vatOfNet } from './basket-money.js';
+import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
 import { deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
@@ -128,7 +128,11 @@ export async function priceBasket(
         kind: caller.kind,
         storeCode: store.code,
         now,
-        subtotalCents,
+        // A code's minimum sum is set with VAT: a wholesale basket's is compared with VAT added.
+        subtotalCents: sumWithVat(
+          orderable.map((line) => withRate(line, line.totalCents)),
+          vatIncluded,
+        ),
       },
     );
     for (const line of orderable) line.discountCents = outcome.perLine.get(line.product.id) ?? 0;
@@ -141,7 +145,7 @@ export async function priceBasket(
   const delivery = basket
     ? await chosenDelivery(db, context, basket, {
         ...shape,
-        payableCents: subtotalCents - discountCents,
+        payableCents: payableWithVatCents(orderable, vatIncluded),
         freeParcelMachine: code?.freeParcelMachine === true && code.reason === null,
       })
     : null;
@@ -163,6 +167,14 @@ export async function priceBasket(
 }
 
 const isDigitalLine = (line: PricedLine) => isDigitalProduct(line.product);
+const withRate = (line: PricedLine, cents: number) => ({ cents, ratePercent: line.product.vatRatePercent });
+
+/** What the orderable lines cost after the code, with VAT: free-delivery thresholds are set with VAT. */
+export const payableWithVatCents = (orderable: PricedLine[], vatIncluded: boolean) =>
+  sumWithVat(
+    orderable.map((line) => withRate(line, line.totalCents - line.discountCents)),
+    vatIncluded,
+  );
 
 function toPriced(product: BasketProduct) {
   return {
