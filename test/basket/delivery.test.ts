@@ -31,8 +31,9 @@ beforeAll(async () => {
     { carrier: 'DPD', code: 'D1', name: 'Rocca al Mare', city: 'Tallinn', address: 'Paldiski mnt 102' },
     { carrier: 'DPD', code: 'D2', name: 'Closed', city: 'Tallinn', address: 'Somewhere 1', active: false },
     { carrier: 'DPD', code: 'bad', name: '' },
+    { carrier: 'OMNIVA', code: 'LV1', name: 'Origo', city: 'Rīga', address: 'Stacijas laukums 2', country: 'LV' },
   ]);
-  expect(machines.json()).toMatchObject({ outcomes: { created: 4 }, errorCount: 1 });
+  expect(machines.json()).toMatchObject({ outcomes: { created: 5 }, errorCount: 1 });
   const methods = await importLines(t, 'delivery-methods', [
     {
       code: 'OMNIVA',
@@ -181,7 +182,7 @@ describe('GET /basket/delivery-methods', () => {
     expect(methods.map((m) => m.code)).toEqual(['OMNIVA', 'DPD', 'COURIER', 'EXPRESS', 'SHOP', 'DRIVEIN', 'WORLD']);
     const omniva = methods[0]!;
     expect([omniva.price, omniva.regularPrice, omniva.freeOver]).toEqual([2.99, 2.99, 40]);
-    // By city, then name; the closed machine is left out.
+    // By city, then name; the closed machine and the one in Latvia (Omniva delivers to Estonia only) are left out.
     expect(omniva.parcelMachines.map((m) => m.name)).toEqual(['Ülemiste', 'Tartu Kaubamaja']);
     expect(methods[1]!.parcelMachines.map((m) => m.name)).toEqual(['Rocca al Mare']);
     expect(methods[4]!.shops.map((s) => s.code)).toEqual(['TLN1', 'TRT1']);
@@ -246,6 +247,15 @@ describe('PUT /basket/delivery', () => {
       expect(expectFieldErrors(await choose(who, body))).toEqual(['parcelMachineId']);
     }
     expect((await read(t, who)).version).toBe(chosen.version);
+  });
+
+  it('refuses a parcel machine in a country the method does not deliver to (422 on parcelMachineId)', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const before = await read(t, who);
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine.LV1 }))).toEqual([
+      'parcelMachineId',
+    ]);
+    expect((await read(t, who)).version).toBe(before.version);
   });
 
   it('makes parcel machines free with a code that says so', async () => {

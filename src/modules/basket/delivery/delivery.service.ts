@@ -31,6 +31,9 @@ export async function chooseDelivery(trx: Db, context: BasketContext, basket: Ba
       const machine = await findParcelMachine(trx, choice.parcelMachineId);
       if (!machine || !machine.is_active || machine.carrier !== method.carrier)
         throw invalidField('parcelMachineId', 'basket.unknownParcelMachine');
+      // A carrier's machines abroad are its own; the method delivers only to its countries.
+      if (!method.countries.includes(machine.country_code))
+        throw invalidField('parcelMachineId', 'basket.countryNotServed', { country: machine.country_code });
       parcelMachineId = Number(machine.id);
       country = machine.country_code;
       break;
@@ -83,7 +86,11 @@ export async function availableDeliveryMethods(db: Db, context: BasketContext, p
     freeOverCents: method.freeOverCents === null ? null : shown.threshold(method, method.freeOverCents),
     countryFees: [...method.countryFees.entries()].map(([countryCode, cents]) => ({ countryCode, cents: shown.price(method, cents) })),
     estimate: deliveryEstimate(method, context.now),
-    parcelMachines: method.kind === 'PARCEL_MACHINE' ? machines.filter((machine) => machine.carrier === method.carrier) : [],
+    // Only machines that can be chosen: the method's carrier, in a country the method delivers to.
+    parcelMachines:
+      method.kind === 'PARCEL_MACHINE'
+        ? machines.filter((machine) => machine.carrier === method.carrier && method.countries.includes(machine.country_code))
+        : [],
   }));
 }
 
