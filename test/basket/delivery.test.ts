@@ -307,6 +307,39 @@ describe('PUT /basket/delivery', () => {
     expect([grown.deliveryMethod!.available, grown.deliveryCost]).toEqual([false, 0]);
   });
 
+  it('shows a choice whose parcel machine was deactivated since, or whose shop no longer offers pickup, as unavailable', async () => {
+    await importLines(t, 'parcel-machines', [
+      { carrier: 'OMNIVA', code: '1003', name: 'Lõunakeskus', city: 'Tartu', address: 'Ringtee 75' },
+    ]);
+    const tartuMall = Number(
+      (await t.database.db.selectFrom('parcel_machine').select('id').where('code', '=', '1003').executeTakeFirstOrThrow()).id,
+    );
+    const who = await basketWith([[p.book, 1]]);
+    expect(basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: tartuMall })).deliveryCost).toBe(2.99);
+    await importLines(t, 'parcel-machines', [
+      { carrier: 'OMNIVA', code: '1003', name: 'Lõunakeskus', city: 'Tartu', address: 'Ringtee 75', active: false },
+    ]);
+    const closed = await read(t, who);
+    expect([closed.deliveryMethod!.available, closed.deliveryCost, closed.total]).toEqual([false, 0, 20]);
+    // A pickup shop dropped from the method: the same.
+    const pickup = await basketWith([[p.book, 1]]);
+    expect(basketOf(await choose(pickup, { deliveryMethodId: method.SHOP, shopCode: 'TLN1' })).deliveryMethod!.available).toBe(true);
+    const shopMethod = {
+      code: 'SHOP',
+      kind: 'SHOP_PICKUP',
+      names: { et: 'Poodi' },
+      prices: [{ store: 'WEB', price: 0 }],
+      daysMin: 2,
+      daysMax: 4,
+    };
+    await importLines(t, 'delivery-methods', [{ ...shopMethod, shops: ['TRT1'], position: 5 }]);
+    try {
+      expect((await read(t, pickup)).deliveryMethod!.available).toBe(false);
+    } finally {
+      await importLines(t, 'delivery-methods', [{ ...shopMethod, shops: ['TLN1', 'TRT1'], position: 5 }]);
+    }
+  });
+
   it('prices delivery without VAT for a wholesale client', async () => {
     const wholesale = await createCustomer(t.database.db, { kind: 'WHOLESALE' });
     const who = await basketWith([[p.book, 1]], { bearer: wholesale.token });

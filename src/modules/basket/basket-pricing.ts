@@ -7,7 +7,7 @@ import { lineReader, type LineReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
 import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
-import { deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
+import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
@@ -214,7 +214,13 @@ async function chosenDelivery(
   const shop = method.shops.find((candidate) => candidate.id === basket.delivery_shop_id) ?? null;
   return {
     method,
-    offered: isOffered(method, shape),
+    offered:
+      isOffered(method, shape) &&
+      choiceStillHolds(method, {
+        machine: machine && { isActive: Boolean(machine.is_active), carrier: machine.carrier, countryCode: machine.country_code },
+        shop,
+        country: basket.delivery_country_code,
+      }),
     costCents: callerDeliveryCost(method, shape, basket.delivery_country_code, context.caller),
     parcelMachine: machine ? { id: Number(machine.id), name: machine.name, city: machine.city, address: machine.address } : null,
     shop: shop && { id: shop.id, code: shop.code, name: shop.name },
