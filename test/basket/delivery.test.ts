@@ -214,6 +214,40 @@ describe('GET /basket/delivery-methods', () => {
     expect((await read(t, digital)).deliveryRequired).toBe(false);
   });
 
+  it("lists parcel machines of one country: the one asked for, else the basket's delivery country, else Estonia", async () => {
+    const omniva = {
+      code: 'OMNIVA',
+      kind: 'PARCEL_MACHINE',
+      carrier: 'OMNIVA',
+      names: { et: 'Omniva pakiautomaat', en: 'Omniva parcel machine' },
+      prices: [{ store: 'WEB', price: 2.99, freeOver: 40 }],
+      daysMin: 1,
+      daysMax: 3,
+      suitsHeavy: false,
+      position: 1,
+    };
+    await importLines(t, 'delivery-methods', [{ ...omniva, countries: ['EE', 'LV'] }]);
+    try {
+      const who = await basketWith([[p.book, 1]]);
+      const machinesOf = async (query: string) => {
+        const response = await call(t, 'GET', `/basket/delivery-methods${query}`, who);
+        expect(response.statusCode, response.body).toBe(200);
+        const methods = response.json() as Array<{ code: string; parcelMachines: Array<{ name: string }> }>;
+        return methods.find((m) => m.code === 'OMNIVA')!.parcelMachines.map((m) => m.name);
+      };
+      expect(await machinesOf('')).toEqual(['Ülemiste', 'Tartu Kaubamaja']);
+      expect(await machinesOf('?countryCode=lv')).toEqual(['Origo']);
+      expect(await machinesOf('?countryCode=FI')).toEqual([]);
+      // Once the basket goes to a machine in Latvia, Latvia's are listed by default.
+      basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine.LV1 }));
+      expect(await machinesOf('')).toEqual(['Origo']);
+      for (const query of ['?countryCode=LVA', '?countryCode=1', '?countryCode='])
+        expect((await call(t, 'GET', `/basket/delivery-methods${query}`, who)).statusCode, query).toBe(400);
+    } finally {
+      await importLines(t, 'delivery-methods', [omniva]);
+    }
+  });
+
   it("lists another store's methods (and prices) there", async () => {
     const who = await basketWith([[p.book, 1]]);
     const outlet = (await methodsOf({ ...who, store: 'WEB2' })).map((m) => [m.code, m.price]);

@@ -27,6 +27,14 @@ export const ChangeQuantityBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const DeliveryMethodsQuery = Type.Object({
+  countryCode: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z]{2}$',
+      description: "Whose parcel machines to list (ISO 3166-1 alpha-2); by default the basket's delivery country, else EE",
+    }),
+  ),
+});
 export const RemoveProductQuery = Type.Object({ productId: ProductId }, { additionalProperties: false });
 
 export const DiscountBody = Type.Object(

@@ -64,11 +64,16 @@ export async function chooseDelivery(trx: Db, context: BasketContext, basket: Ba
   });
 }
 
-/** The methods this basket can use, each with its price for it, free threshold, estimate and pickup points. */
-export async function availableDeliveryMethods(db: Db, context: BasketContext, priced: PricedBasket) {
+/**
+ * The methods this basket can use, each with its price for it, free threshold, estimate and pickup
+ * points. Parcel machines are listed for one country, never every carrier's machines in every
+ * country: `countryCode` as asked, else the basket's chosen delivery country, else Estonia.
+ */
+export async function availableDeliveryMethods(db: Db, context: BasketContext, priced: PricedBasket, countryCode?: string) {
   const methods = (await deliveryMethodsOf(db, context.store.code, context.language)).filter((method) => isOffered(method, priced));
   const carriers = [...new Set(methods.map((method) => method.carrier).filter((carrier): carrier is string => carrier !== null))];
-  const machines = await parcelMachinesOf(db, carriers);
+  const country = countryCode?.toUpperCase() ?? priced.delivery?.countryCode ?? HOME_COUNTRY;
+  const machines = await parcelMachinesOf(db, carriers, country);
   const payableCents = payableWithVatCents(
     priced.lines.filter((line) => line.available),
     priced.vatIncluded,
