@@ -82,6 +82,22 @@ export async function countedHits(
   return { hits, secondsLeft: Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000)) };
 }
 
+/**
+ * Takes back one hit counted on `key` in the current window by consumeRateLimit (a limit on
+ * failures counts every attempt first, atomically, and refunds the ones that succeeded, so
+ * parallel attempts can never all pass a check made before any of them was counted).
+ */
+export async function refundHit(db: Kysely<Database>, key: string, limit: RateLimit, now: number): Promise<void> {
+  const windowStart = now - (now % limit.windowMs);
+  await db
+    .updateTable('rate_limit')
+    .set({ hits: sql<number>`hits - 1` })
+    .where('key', '=', storedKey(key))
+    .where('window_start', '=', windowStart)
+    .where('hits', '>', 0)
+    .execute();
+}
+
 /** The 429 with Retry-After that every limit answers. */
 export function rateLimited(seconds: number): DomainError {
   return new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);

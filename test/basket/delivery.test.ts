@@ -31,8 +31,9 @@ beforeAll(async () => {
     { carrier: 'DPD', code: 'D1', name: 'Rocca al Mare', city: 'Tallinn', address: 'Paldiski mnt 102' },
     { carrier: 'DPD', code: 'D2', name: 'Closed', city: 'Tallinn', address: 'Somewhere 1', active: false },
     { carrier: 'DPD', code: 'bad', name: '' },
+    { carrier: 'OMNIVA', code: 'LV1', name: 'Origo', city: 'Rīga', address: 'Stacijas laukums 2', country: 'LV' },
   ]);
-  expect(machines.json()).toMatchObject({ outcomes: { created: 4 }, errorCount: 1 });
+  expect(machines.json()).toMatchObject({ outcomes: { created: 5 }, errorCount: 1 });
   const methods = await importLines(t, 'delivery-methods', [
     {
       code: 'OMNIVA',
@@ -181,7 +182,7 @@ describe('GET /basket/delivery-methods', () => {
     expect(methods.map((m) => m.code)).toEqual(['OMNIVA', 'DPD', 'COURIER', 'EXPRESS', 'SHOP', 'DRIVEIN', 'WORLD']);
     const omniva = methods[0]!;
     expect([omniva.price, omniva.regularPrice, omniva.freeOver]).toEqual([2.99, 2.99, 40]);
-    // By city, then name; the closed machine is left out.
+    // By city, then name; the closed machine and the one in Latvia (Omniva delivers to Estonia only) are left out.
     expect(omniva.parcelMachines.map((m) => m.name)).toEqual(['Ülemiste', 'Tartu Kaubamaja']);
     expect(methods[1]!.parcelMachines.map((m) => m.name)).toEqual(['Rocca al Mare']);
     expect(methods[4]!.shops.map((s) => s.code)).toEqual(['TLN1', 'TRT1']);
@@ -211,6 +212,40 @@ describe('GET /basket/delivery-methods', () => {
     const digital = await basketWith([[p.ebook, 1]]);
     expect((await methodsOf(digital)).map((m) => m.code)).toEqual(['EMAIL']);
     expect((await read(t, digital)).deliveryRequired).toBe(false);
+  });
+
+  it("lists parcel machines of one country: the one asked for, else the basket's delivery country, else Estonia", async () => {
+    const omniva = {
+      code: 'OMNIVA',
+      kind: 'PARCEL_MACHINE',
+      carrier: 'OMNIVA',
+      names: { et: 'Omniva pakiautomaat', en: 'Omniva parcel machine' },
+      prices: [{ store: 'WEB', price: 2.99, freeOver: 40 }],
+      daysMin: 1,
+      daysMax: 3,
+      suitsHeavy: false,
+      position: 1,
+    };
+    await importLines(t, 'delivery-methods', [{ ...omniva, countries: ['EE', 'LV'] }]);
+    try {
+      const who = await basketWith([[p.book, 1]]);
+      const machinesOf = async (query: string) => {
+        const response = await call(t, 'GET', `/basket/delivery-methods${query}`, who);
+        expect(response.statusCode, response.body).toBe(200);
+        const methods = response.json() as Array<{ code: string; parcelMachines: Array<{ name: string }> }>;
+        return methods.find((m) => m.code === 'OMNIVA')!.parcelMachines.map((m) => m.name);
+      };
+      expect(await machinesOf('')).toEqual(['Ülemiste', 'Tartu Kaubamaja']);
+      expect(await machinesOf('?countryCode=lv')).toEqual(['Origo']);
+      expect(await machinesOf('?countryCode=FI')).toEqual([]);
+      // Once the basket goes to a machine in Latvia, Latvia's are listed by default.
+      basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine.LV1 }));
+      expect(await machinesOf('')).toEqual(['Origo']);
+      for (const query of ['?countryCode=LVA', '?countryCode=1', '?countryCode='])
+        expect((await call(t, 'GET', `/basket/delivery-methods${query}`, who)).statusCode, query).toBe(400);
+    } finally {
+      await importLines(t, 'delivery-methods', [omniva]);
+    }
   });
 
   it("lists another store's methods (and prices) there", async () => {
@@ -246,6 +281,15 @@ describe('PUT /basket/delivery', () => {
       expect(expectFieldErrors(await choose(who, body))).toEqual(['parcelMachineId']);
     }
     expect((await read(t, who)).version).toBe(chosen.version);
+  });
+
+  it('refuses a parcel machine in a country the method does not deliver to (422 on parcelMachineId)', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const before = await read(t, who);
+    expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine.LV1 }))).toEqual([
+      'parcelMachineId',
+    ]);
+    expect((await read(t, who)).version).toBe(before.version);
   });
 
   it('makes parcel machines free with a code that says so', async () => {
@@ -297,12 +341,78 @@ describe('PUT /basket/delivery', () => {
     expect([grown.deliveryMethod!.available, grown.deliveryCost]).toEqual([false, 0]);
   });
 
+  it('shows a choice whose parcel machine was deactivated since, or whose shop no longer offers pickup, as unavailable', async () => {
+    await importLines(t, 'parcel-machines', [
+      { carrier: 'OMNIVA', code: '1003', name: 'Lõunakeskus', city: 'Tartu', address: 'Ringtee 75' },
+    ]);
+    const tartuMall = Number(
+      (await t.database.db.selectFrom('parcel_machine').select('id').where('code', '=', '1003').executeTakeFirstOrThrow()).id,
+    );
+    const who = await basketWith([[p.book, 1]]);
+    expect(basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: tartuMall })).deliveryCost).toBe(2.99);
+    await importLines(t, 'parcel-machines', [
+      { carrier: 'OMNIVA', code: '1003', name: 'Lõunakeskus', city: 'Tartu', address: 'Ringtee 75', active: false },
+    ]);
+    const closed = await read(t, who);
+    expect([closed.deliveryMethod!.available, closed.deliveryCost, closed.total]).toEqual([false, 0, 20]);
+    // A pickup shop dropped from the method: the same.
+    const pickup = await basketWith([[p.book, 1]]);
+    expect(basketOf(await choose(pickup, { deliveryMethodId: method.SHOP, shopCode: 'TLN1' })).deliveryMethod!.available).toBe(true);
+    const shopMethod = {
+      code: 'SHOP',
+      kind: 'SHOP_PICKUP',
+      names: { et: 'Poodi' },
+      prices: [{ store: 'WEB', price: 0 }],
+      daysMin: 2,
+      daysMax: 4,
+    };
+    await importLines(t, 'delivery-methods', [{ ...shopMethod, shops: ['TRT1'], position: 5 }]);
+    try {
+      expect((await read(t, pickup)).deliveryMethod!.available).toBe(false);
+    } finally {
+      await importLines(t, 'delivery-methods', [{ ...shopMethod, shops: ['TLN1', 'TRT1'], position: 5 }]);
+    }
+  });
+
   it('prices delivery without VAT for a wholesale client', async () => {
     const wholesale = await createCustomer(t.database.db, { kind: 'WHOLESALE' });
     const who = await basketWith([[p.book, 1]], { bearer: wholesale.token });
     const chosen = basketOf(await choose(who, { deliveryMethodId: method.COURIER }));
     // 5.90 with 24 % VAT is 4.76 without.
     expect([chosen.vatIncluded, chosen.deliveryCost]).toEqual([false, 4.76]);
+  });
+
+  it('shows a wholesale client every delivery amount without VAT: price, regular price, threshold, country fees', async () => {
+    const wholesale = await createCustomer(t.database.db, { kind: 'WHOLESALE' });
+    // The book is 18.35 without VAT, 20.00 with its 9 %.
+    const who = await basketWith([[p.book, 1]], { bearer: wholesale.token });
+    const methods = Object.fromEntries((await methodsOf(who)).map((m) => [m.code, m]));
+    // 5.90 and 2.99 with 24 % VAT are 4.76 and 2.41 without.
+    expect([methods.COURIER!.price, methods.COURIER!.regularPrice]).toEqual([4.76, 4.76]);
+    expect([methods.OMNIVA!.price, methods.OMNIVA!.regularPrice]).toEqual([2.41, 2.41]);
+    // The thresholds (60.00 and 40.00 with VAT) as the sums without VAT that reach them for this basket.
+    expect([methods.COURIER!.freeOver, methods.OMNIVA!.freeOver]).toEqual([55.05, 36.7]);
+    expect(methods.WORLD!.countryFees).toEqual(
+      expect.arrayContaining([
+        { countryCode: 'LV', price: 6.05 },
+        { countryCode: 'FI', price: 9.68 },
+      ]),
+    );
+  });
+
+  it('gives a wholesale basket free delivery and a code once its sum with VAT reaches the threshold set with VAT', async () => {
+    const db = t.database.db;
+    // 56.00 without VAT is 61.04 with its 9 %: over the courier's 60.00, though 56.00 is not.
+    const dear = await createProduct(db, { availability: 'COMING_SOON', deliveryTime: 'PREORDER', price: 62, wholesalePrice: 56 });
+    await importLines(t, 'discount-codes', [{ code: 'WHOLE60', percent: 1, minBasket: 61, customerKinds: ['WHOLESALE'] }]);
+    const wholesale = await createCustomer(db, { kind: 'WHOLESALE' });
+    const who = await basketWith([[dear, 1]], { bearer: wholesale.token });
+    expect((await methodsOf(who)).find((m) => m.code === 'COURIER')!.price).toBe(0);
+    const chosen = basketOf(await choose(who, { deliveryMethodId: method.COURIER }));
+    expect([chosen.subtotal, chosen.deliveryCost, chosen.total]).toEqual([56, 0, 56]);
+    // Its minimum of 61.00 (with VAT) is reached by 61.04: the code applies (1 % of 56.00).
+    const coded = basketOf(await call(t, 'POST', '/basket/add-discount', who, { code: 'WHOLE60' }));
+    expect(coded.discounts[0]).toMatchObject({ applied: true, amount: 0.56 });
   });
 });
 

@@ -50,6 +50,7 @@ export interface BasketAnswer {
   vat: Array<{ rate: number; net: number; vat: number }>;
   vatIncluded: boolean;
   currency: string;
+  messages?: Array<{ code: string; message: string }>;
 }
 
 export function call(t: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, who: Who = {}, body?: unknown) {

@@ -86,6 +86,40 @@ describe('POST /basket/merge', () => {
   });
 });
 
+describe('merging into a basket of 100 products', () => {
+  it('adds what fits, keeps the guest lines that do not in the guest basket and says so; a retry doubles nothing', async () => {
+    const db = t.database.db;
+    const preorder = { availability: 'COMING_SOON' as const, deliveryTime: 'PREORDER' as const, price: 1 };
+    const fillers: number[] = [];
+    for (let i = 0; i < 99; i += 1) fillers.push(await createProduct(db, preorder));
+    const client = await createCustomer(db);
+    await add(t, { bearer: client.token }, p.book, 1);
+    for (const id of fillers) await add(t, { bearer: client.token }, id, 1);
+    // The guest has one product the client has (it merges) and two new ones (no room for them).
+    const token = await guestWith([
+      [p.scarce, 1],
+      [p.book, 2],
+      [p.ebook, 1],
+    ]);
+    const merged = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token }));
+    expect(merged.items).toHaveLength(100);
+    expect(quantities(merged)[p.book]).toBe(3);
+    expect(merged.messages).toEqual([{ code: 'MERGE_LINES_LEFT_OUT', message: expect.stringContaining('2') }]);
+    expect(quantities(await read(t, { token }))).toEqual({ [p.scarce]: 1, [p.ebook]: 1 });
+    // A retried merge (or login) finds no room either: nothing moves, nothing doubles, it says so again.
+    const retried = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token }));
+    expect([quantities(retried), retried.version]).toEqual([quantities(merged), merged.version]);
+    expect((await login(client, token)).messages).toHaveLength(1);
+    // With room made, the next merge (a login) takes the rest and the guest basket is gone.
+    await call(t, 'DELETE', `/basket/remove-product?productId=${fillers[0]}`, { bearer: client.token });
+    await call(t, 'DELETE', `/basket/remove-product?productId=${fillers[1]}`, { bearer: client.token });
+    const after = await login(client, token);
+    expect(after.items).toHaveLength(100);
+    expect([quantities(after)[p.scarce], quantities(after)[p.ebook], after.messages]).toEqual([1, 1, undefined]);
+    expect((await read(t, { token })).id).toBeNull();
+  });
+});
+
 describe('loginBasket (for the login answers)', () => {
   it("answers the client's basket, merging the guest basket first, and a retried login merges nothing more", async () => {
     const client = await createCustomer(t.database.db, { discountPercent: 20 });

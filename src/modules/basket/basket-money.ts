@@ -43,3 +43,16 @@ export function shares(total: number, weights: readonly number[]): number[] {
   }
   return result;
 }
+
+/**
+ * The sum of `amounts` with VAT: as they are when they include it, else each rate's sum with its
+ * VAT added (rounded per rate, as the basket's VAT table is). Thresholds configured with VAT (free
+ * delivery, a code's minimum sum) compare with this, for a wholesale basket without VAT too.
+ */
+export function sumWithVat(amounts: ReadonlyArray<{ cents: number; ratePercent: number }>, vatIncluded: boolean): number {
+  const byRate = new Map<number, number>();
+  for (const { cents, ratePercent } of amounts) byRate.set(ratePercent, (byRate.get(ratePercent) ?? 0) + cents);
+  let total = 0;
+  for (const [ratePercent, cents] of byRate) total += vatIncluded ? cents : cents + vatOfNet(cents, ratePercent);
+  return total;
+}

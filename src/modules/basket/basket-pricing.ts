@@ -5,9 +5,9 @@ import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
 import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
 import { buildLineQueries, type BasketLine, type LineReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
-import { vatOfGross, vatOfNet } from './basket-money.js';
+import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
-import { deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
+import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
@@ -137,7 +137,11 @@ export async function priceLines(
         kind: caller.kind,
         storeCode: store.code,
         now,
-        subtotalCents,
+        // A code's minimum sum is set with VAT: a wholesale basket's is compared with VAT added.
+        subtotalCents: sumWithVat(
+          orderable.map((line) => withRate(line, line.totalCents)),
+          vatIncluded,
+        ),
       },
     );
     for (const line of orderable) line.discountCents = outcome.perLine.get(line.product.id) ?? 0;
@@ -150,7 +154,7 @@ export async function priceLines(
   const delivery = basket
     ? await chosenDelivery(db, context, basket, {
         ...shape,
-        payableCents: subtotalCents - discountCents,
+        payableCents: payableWithVatCents(orderable, vatIncluded),
         freeParcelMachine: code?.freeParcelMachine === true && code.reason === null,
       })
     : null;
@@ -172,6 +176,14 @@ export async function priceLines(
 }
 
 const isDigitalLine = (line: PricedLine) => isDigitalProduct(line.product);
+const withRate = (line: PricedLine, cents: number) => ({ cents, ratePercent: line.product.vatRatePercent });
+
+/** What the orderable lines cost after the code, with VAT: free-delivery thresholds are set with VAT. */
+export const payableWithVatCents = (orderable: PricedLine[], vatIncluded: boolean) =>
+  sumWithVat(
+    orderable.map((line) => withRate(line, line.totalCents - line.discountCents)),
+    vatIncluded,
+  );
 
 function toPriced(product: BasketProduct) {
   return {
@@ -211,7 +223,13 @@ async function chosenDelivery(
   const shop = method.shops.find((candidate) => candidate.id === basket.delivery_shop_id) ?? null;
   return {
     method,
-    offered: isOffered(method, shape),
+    offered:
+      isOffered(method, shape) &&
+      choiceStillHolds(method, {
+        machine: machine && { isActive: Boolean(machine.is_active), carrier: machine.carrier, countryCode: machine.country_code },
+        shop,
+        country: basket.delivery_country_code,
+      }),
     costCents: callerDeliveryCost(method, shape, basket.delivery_country_code, context.caller),
     parcelMachine: machine ? { id: Number(machine.id), name: machine.name, city: machine.city, address: machine.address } : null,
     shop: shop && { id: shop.id, code: shop.code, name: shop.name },

@@ -10,6 +10,8 @@ const en = {
   'basket.quantityMax': 'At most {max} of one product.',
   'basket.stockLimit': 'Only {stock} in stock.',
   'basket.tooManyLines': 'A basket holds at most {max} different products.',
+  'basket.mergeLinesLeftOut':
+    '{count} products from the basket you had before logging in did not fit (a basket holds at most {max}); they stay in that basket.',
   'basket.notInBasket': 'Product {id} is not in the basket.',
   'basket.noBasket': 'There is no basket yet.',
   'basket.unknownCode': 'There is no such discount code.',
@@ -44,6 +46,8 @@ const et: Record<keyof typeof en, string> = {
   'basket.quantityMax': 'Ühte toodet kuni {max} tk.',
   'basket.stockLimit': 'Laos on ainult {stock} tk.',
   'basket.tooManyLines': 'Ostukorvis saab olla kuni {max} erinevat toodet.',
+  'basket.mergeLinesLeftOut':
+    'Enne sisselogimist korvis olnud toodetest {count} ei mahtunud korvi (korvis saab olla kuni {max} toodet); need jäid sinna korvi.',
   'basket.notInBasket': 'Toodet {id} ei ole ostukorvis.',
   'basket.noBasket': 'Ostukorvi veel ei ole.',
   'basket.unknownCode': 'Sellist sooduskoodi ei ole.',
@@ -78,6 +82,8 @@ const ru: Record<keyof typeof en, string> = {
   'basket.quantityMax': 'Не более {max} шт. одного товара.',
   'basket.stockLimit': 'На складе только {stock} шт.',
   'basket.tooManyLines': 'В корзине может быть не более {max} разных товаров.',
+  'basket.mergeLinesLeftOut':
+    'Товаров из корзины до входа, не поместившихся в корзину (не более {max}): {count}; они остались в той корзине.',
   'basket.notInBasket': 'Товара {id} нет в корзине.',
   'basket.noBasket': 'Корзины ещё нет.',
   'basket.unknownCode': 'Такого кода скидки нет.',

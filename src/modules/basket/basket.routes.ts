@@ -18,6 +18,7 @@ import {
   DeliveryMethodSchema,
   DiscountBody,
   RemoveProductQuery,
+  DeliveryMethodsQuery,
 } from './basket.schemas.js';
 import { addProduct, basketReads, changeQuantity, clearBasket, removeProduct } from './basket.service.js';
 import { availableDeliveryMethods, chooseDelivery } from './delivery/delivery.service.js';
@@ -173,12 +174,13 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
       schema: {
         ...common,
         summary: 'The delivery methods this basket can use, with price, free threshold and estimate',
+        querystring: DeliveryMethodsQuery,
         response: { 200: success(Type.Array(DeliveryMethodSchema)), ...readErrors },
       },
     },
     async (request) => {
       const { context, priced } = await current(request);
-      return (await availableDeliveryMethods(db, context, priced)).map(deliveryMethodWire);
+      return (await availableDeliveryMethods(db, context, priced, request.query.countryCode)).map(deliveryMethodWire);
     },
   );
 

@@ -27,6 +27,14 @@ export const ChangeQuantityBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const DeliveryMethodsQuery = Type.Object({
+  countryCode: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z]{2}$',
+      description: "Whose parcel machines to list (ISO 3166-1 alpha-2); by default the basket's delivery country, else EE",
+    }),
+  ),
+});
 export const RemoveProductQuery = Type.Object({ productId: ProductId }, { additionalProperties: false });
 
 export const DiscountBody = Type.Object(
@@ -105,6 +113,11 @@ export const BasketSchema = Type.Object(
     vat: Type.Array(Type.Object({ rate: Type.Number(), net: Money(), vat: Money() })),
     vatIncluded: Type.Boolean({ description: 'False for wholesale: the totals are without VAT' }),
     currency: Type.String(),
+    messages: Type.Optional(
+      Type.Array(Notice, {
+        description: 'What a write could not do as asked: MERGE_LINES_LEFT_OUT (guest lines that did not fit stay in the guest basket)',
+      }),
+    ),
   },
   { description: 'The basket, priced for the caller now' },
 );

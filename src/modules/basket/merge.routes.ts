@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { HttpError } from '../../http/errors.js';
 import { guestToken, type BasketHttp } from './basket-request.routes.js';
-import { mergeGuestInto } from './merge.service.js';
+import { mergeGuestInto, mergeMessages } from './merge.service.js';
 
 /** POST /basket/merge: the guest basket of the basket-token header moves into the bearer token's client's basket. */
 export async function mergeRoute(app: FastifyInstance, { http, schema }: { http: BasketHttp; schema: FastifySchema }): Promise<void> {
@@ -19,9 +19,15 @@ export async function mergeRoute(app: FastifyInstance, { http, schema }: { http:
         throw new HttpError(401, 'auth.unauthorized', {}, { 'WWW-Authenticate': 'Bearer realm="storefront"' });
       }
       const token = guestToken(request);
-      return http.write(request, reply, (trx, ctx, basket) =>
-        token === undefined ? Promise.resolve(basket) : mergeGuestInto(trx, basket, token, ctx.now),
-      );
+      let linesLeftOut = 0;
+      const answer = await http.write(request, reply, async (trx, ctx, basket) => {
+        if (token === undefined) return basket;
+        const merged = await mergeGuestInto(trx, basket, token, ctx.now);
+        linesLeftOut = merged.linesLeftOut;
+        return merged.basket;
+      });
+      const messages = mergeMessages(linesLeftOut, request.language);
+      return messages ? { ...answer, messages } : answer;
     },
   );
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { Language } from '../../i18n/index.js';
+import { translate, type Language } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Caller } from '../catalogue/index.js';
 import { getStore } from '../store/index.js';
@@ -8,6 +8,7 @@ import { priceBasket } from './basket-pricing.js';
 import {
   basketLines,
   deleteBasket,
+  deleteLine,
   ensureClientBasket,
   findClientBasket,
   findGuestBasket,
@@ -16,41 +17,66 @@ import {
   updateLine,
   type BasketRow,
 } from './basket.repository.js';
-import { isDigitalProduct, MAX_QUANTITY, maxOrderable } from './basket-rules.js';
+import { isDigitalProduct, MAX_LINES, MAX_QUANTITY, maxOrderable } from './basket-rules.js';
 import { GUEST_BASKET_TTL_MS } from './basket.service.js';
 import type { BasketWire } from './basket.schemas.js';
 import { toBasketWire } from './basket.wire.js';
+
+/** What a merge did: the client basket after it, and how many guest lines did not fit in it. */
+export interface MergeOutcome {
+  basket: BasketRow;
+  /** Guest lines left in the guest basket because the client's basket holds MAX_LINES products. */
+  linesLeftOut: number;
+}
 
 /**
  * Moves the guest basket of `guestToken` (in the client basket's store) into the client's basket,
  * which the caller has opened (locked). Quantities of a product in both are added, then capped by
  * the rules (999; 1 for a digital product; the web stock of an item that ships only from stock);
- * no line is ever dropped, an unavailable one stays as it is. The guest's code and delivery choice
- * are taken when the client's basket has none. The guest basket is deleted in the same
- * transaction, so a retried login finds nothing more to merge and never doubles a line; a second
- * merge running at once waits for the client basket's lock and then finds the guest basket gone.
- * Returns the client basket, with a new version when anything moved.
+ * an unavailable line stays as it is. The 100-line rule holds too, and a merge never loses a line:
+ * the client's lines stay, the guest's lines of products the client has are added to them, and new
+ * guest lines are added in the guest basket's order while fewer than MAX_LINES; the ones that do
+ * not fit stay in the guest basket (under the same token, so a later merge with room takes them)
+ * and the answer says how many. Only then is the guest basket kept; otherwise it is deleted. Either
+ * way each moved line leaves the guest basket in the same transaction, so a retried login never
+ * doubles one, and a second merge running at once waits for the client basket's lock and then
+ * finds the moved lines gone. The guest's code and delivery choice are taken when the client's
+ * basket has none. The client basket gets a new version when anything moved.
  */
-export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: string, now: number): Promise<BasketRow> {
+export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: string, now: number): Promise<MergeOutcome> {
   const guest = await findGuestBasket(trx, hashToken(guestToken), client.store_code, now - GUEST_BASKET_TTL_MS, true);
-  if (!guest) return client;
+  if (!guest) return { basket: client, linesLeftOut: 0 };
   const [guestRows, clientRows] = await Promise.all([basketLines(trx, guest.id), basketLines(trx, client.id)]);
   const products = await readBasketProducts(
     trx,
     client.store_code,
     guestRows.map((row) => row.product_id),
   );
+  let lineCount = clientRows.length;
+  const leftOut: number[] = [];
   for (const row of guestRows) {
     const existing = clientRows.find((line) => line.product_id === row.product_id);
+    if (!existing && lineCount >= MAX_LINES) {
+      leftOut.push(row.product_id);
+      continue;
+    }
     const product = products.get(row.product_id);
     const wanted = (existing?.quantity ?? 0) + row.quantity;
     const quantity = product ? capped(wanted, product) : wanted;
     if (existing) await updateLine(trx, client.id, row.product_id, quantity, existing.seen_price_cents);
-    else await insertLine(trx, { ...row, basket_id: client.id, quantity });
+    else {
+      await insertLine(trx, { ...row, basket_id: client.id, quantity });
+      lineCount += 1;
+    }
   }
   const takeDelivery = client.delivery_method_id === null && guest.delivery_method_id !== null;
-  await deleteBasket(trx, guest.id);
-  return touchBasket(trx, client, now, {
+  if (leftOut.length === 0) await deleteBasket(trx, guest.id);
+  else if (leftOut.length === guestRows.length) return { basket: client, linesLeftOut: leftOut.length };
+  else {
+    for (const row of guestRows) if (!leftOut.includes(row.product_id)) await deleteLine(trx, guest.id, row.product_id);
+    await touchBasket(trx, guest, now);
+  }
+  const basket = await touchBasket(trx, client, now, {
     discount_code_id: client.discount_code_id ?? guest.discount_code_id,
     ...(takeDelivery
       ? {
@@ -61,6 +87,18 @@ export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: str
         }
       : {}),
   });
+  return { basket, linesLeftOut: leftOut.length };
+}
+
+/** The answer's message when a merge left guest lines out (see mergeGuestInto). */
+export function mergeMessages(linesLeftOut: number, language: Language): BasketWire['messages'] {
+  if (linesLeftOut === 0) return undefined;
+  return [
+    {
+      code: 'MERGE_LINES_LEFT_OUT',
+      message: translate(language, 'basket.mergeLinesLeftOut', { count: linesLeftOut, max: MAX_LINES }),
+    },
+  ];
 }
 
 function capped(quantity: number, product: Parameters<typeof maxOrderable>[0]): number {
@@ -102,11 +140,14 @@ export async function loginBasket(trx: Db, input: LoginBasketInput): Promise<Bas
   };
   const token = input.guestToken !== undefined && isTokenShaped(input.guestToken) ? input.guestToken : undefined;
   let basket: BasketRow | undefined;
+  let linesLeftOut = 0;
   if (token !== undefined && (await findGuestBasket(trx, hashToken(token), store.code, input.now - GUEST_BASKET_TTL_MS, false))) {
-    basket = await mergeGuestInto(trx, await ensureClientBasket(trx, input.clientAccountId, store.code, input.now), token, input.now);
+    const client = await ensureClientBasket(trx, input.clientAccountId, store.code, input.now);
+    ({ basket, linesLeftOut } = await mergeGuestInto(trx, client, token, input.now));
   } else {
     basket = await findClientBasket(trx, input.clientAccountId, store.code, false);
   }
   const priced = await priceBasket(trx, { caller, store, language: input.language, now: input.now }, basket);
-  return toBasketWire(priced, null, input.language);
+  const messages = mergeMessages(linesLeftOut, input.language);
+  return { ...toBasketWire(priced, null, input.language), ...(messages ? { messages } : {}) };
 }

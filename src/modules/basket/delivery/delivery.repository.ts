@@ -69,13 +69,14 @@ export function findParcelMachine(db: Db, id: number) {
   return db.selectFrom('parcel_machine').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The active machines of a carrier, for the delivery-methods answer. */
-export function parcelMachinesOf(db: Db, carriers: readonly string[]) {
+/** The active machines of the carriers in one country, for the delivery-methods answer. */
+export function parcelMachinesOf(db: Db, carriers: readonly string[], countryCode: string) {
   if (carriers.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('parcel_machine')
     .select(['id', 'carrier', 'code', 'name', 'city', 'address', 'country_code'])
     .where('carrier', 'in', [...carriers])
+    .where('country_code', '=', countryCode)
     .where('is_active', '=', true)
     .orderBy('city')
     .orderBy('name')

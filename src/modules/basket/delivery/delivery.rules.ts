@@ -84,3 +84,35 @@ function tallinnClock(now: number): { date: string; hour: number } {
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
+
+/** What a basket's stored delivery choice points at, as read now. */
+export interface StoredChoice {
+  machine: { isActive: boolean; carrier: string; countryCode: string } | undefined;
+  shop: { id: number } | null;
+  country: string | null;
+}
+
+/**
+ * Whether a delivery choice made earlier still holds: the data it named may have changed since
+ * (a parcel machine deactivated or removed, a shop no longer offering pickup, a country dropped).
+ * A choice that no longer holds is shown unavailable and costs nothing until the shopper chooses
+ * again, as when the basket outgrew the method.
+ */
+export function choiceStillHolds(method: DeliveryMethod, choice: StoredChoice): boolean {
+  switch (method.kind) {
+    case 'PARCEL_MACHINE':
+      return (
+        choice.machine !== undefined &&
+        choice.machine.isActive &&
+        choice.machine.carrier === method.carrier &&
+        method.countries.includes(choice.machine.countryCode)
+      );
+    case 'SHOP_PICKUP':
+    case 'DRIVE_IN':
+      return choice.shop !== null;
+    case 'INTERNATIONAL':
+      return choice.country !== null && method.countryFees.has(choice.country);
+    default:
+      return choice.country === null || method.countries.includes(choice.country);
+  }
+}

@@ -1,7 +1,9 @@
 import type { Db } from '../../../db/database.js';
 import { invalidField } from '../../../infra/domain-error.js';
 import { touchBasket, type BasketRow } from '../basket.repository.js';
-import { callerDeliveryCost, priceBasket, type BasketContext, type PricedBasket } from '../basket-pricing.js';
+import { vatOfGross } from '../basket-money.js';
+import { callerDeliveryCost, payableWithVatCents, priceBasket, type BasketContext, type PricedBasket } from '../basket-pricing.js';
+import type { Caller } from '../../catalogue/index.js';
 import { deliveryMethodsOf, findParcelMachine, parcelMachinesOf } from './delivery.repository.js';
 import { deliveryEstimate, isOffered, type DeliveryMethod } from './delivery.rules.js';
 
@@ -29,6 +31,9 @@ export async function chooseDelivery(trx: Db, context: BasketContext, basket: Ba
       const machine = await findParcelMachine(trx, choice.parcelMachineId);
       if (!machine || !machine.is_active || machine.carrier !== method.carrier)
         throw invalidField('parcelMachineId', 'basket.unknownParcelMachine');
+      // A carrier's machines abroad are its own; the method delivers only to its countries.
+      if (!method.countries.includes(machine.country_code))
+        throw invalidField('parcelMachineId', 'basket.countryNotServed', { country: machine.country_code });
       parcelMachineId = Number(machine.id);
       country = machine.country_code;
       break;
@@ -59,20 +64,55 @@ export async function chooseDelivery(trx: Db, context: BasketContext, basket: Ba
   });
 }
 
-/** The methods this basket can use, each with its price for it, free threshold, estimate and pickup points. */
-export async function availableDeliveryMethods(db: Db, context: BasketContext, priced: PricedBasket) {
+/**
+ * The methods this basket can use, each with its price for it, free threshold, estimate and pickup
+ * points. Parcel machines are listed for one country, never every carrier's machines in every
+ * country: `countryCode` as asked, else the basket's chosen delivery country, else Estonia.
+ */
+export async function availableDeliveryMethods(db: Db, context: BasketContext, priced: PricedBasket, countryCode?: string) {
   const methods = (await deliveryMethodsOf(db, context.store.code, context.language)).filter((method) => isOffered(method, priced));
   const carriers = [...new Set(methods.map((method) => method.carrier).filter((carrier): carrier is string => carrier !== null))];
-  const machines = await parcelMachinesOf(db, carriers);
+  const country = countryCode?.toUpperCase() ?? priced.delivery?.countryCode ?? HOME_COUNTRY;
+  const machines = await parcelMachinesOf(db, carriers, country);
+  const payableCents = payableWithVatCents(
+    priced.lines.filter((line) => line.available),
+    priced.vatIncluded,
+  );
   const shape = {
     ...priced,
-    payableCents: priced.subtotalCents - priced.discountCents,
+    payableCents,
     freeParcelMachine: priced.code?.freeParcelMachine === true && priced.code.reason === null,
   };
+  const shown = shownMoney(context.caller, priced.subtotalCents - priced.discountCents, payableCents);
   return methods.map((method: DeliveryMethod) => ({
     method,
     costCents: callerDeliveryCost(method, shape, null, context.caller),
+    regularPriceCents: shown.price(method, method.priceCents),
+    freeOverCents: method.freeOverCents === null ? null : shown.threshold(method, method.freeOverCents),
+    countryFees: [...method.countryFees.entries()].map(([countryCode, cents]) => ({ countryCode, cents: shown.price(method, cents) })),
     estimate: deliveryEstimate(method, context.now),
-    parcelMachines: method.kind === 'PARCEL_MACHINE' ? machines.filter((machine) => machine.carrier === method.carrier) : [],
+    // Only machines that can be chosen: the method's carrier, in a country the method delivers to.
+    parcelMachines:
+      method.kind === 'PARCEL_MACHINE'
+        ? machines.filter((machine) => machine.carrier === method.carrier && method.countries.includes(machine.country_code))
+        : [],
   }));
+}
+
+/**
+ * Delivery money as the caller sees it: prices and thresholds are set with VAT; a wholesale client
+ * sees every amount without it, like the price (callerDeliveryCost). A price loses the method's VAT.
+ * The free-delivery threshold is a sum of goods compared with VAT (the basket's payable sum with
+ * its VAT added), so it is shown as the sum without VAT that reaches it for this basket's mix of
+ * VAT rates (rounded up); for an empty basket, at the method's rate.
+ */
+function shownMoney(caller: Caller, payableNetCents: number, payableGrossCents: number) {
+  const net = caller.kind === 'WHOLESALE';
+  const price = (method: DeliveryMethod, cents: number) => (net ? cents - vatOfGross(cents, method.vatRatePercent) : cents);
+  const threshold = (method: DeliveryMethod, cents: number) => {
+    if (!net) return cents;
+    if (payableGrossCents <= 0) return price(method, cents);
+    return Math.ceil((cents * payableNetCents) / payableGrossCents);
+  };
+  return { price, threshold };
 }

@@ -3,7 +3,16 @@ import type { availableDeliveryMethods } from './delivery.service.js';
 
 type Offered = Awaited<ReturnType<typeof availableDeliveryMethods>>[number];
 
-export function deliveryMethodWire({ method, costCents, estimate, parcelMachines }: Offered) {
+/** A delivery method as the caller sees it: every amount with VAT, or every one without it (wholesale). */
+export function deliveryMethodWire({
+  method,
+  costCents,
+  regularPriceCents,
+  freeOverCents,
+  countryFees,
+  estimate,
+  parcelMachines,
+}: Offered) {
   return {
     id: method.id,
     code: method.code,
@@ -11,11 +20,11 @@ export function deliveryMethodWire({ method, costCents, estimate, parcelMachines
     carrier: method.carrier,
     name: method.name,
     price: toWireMoney(costCents),
-    regularPrice: toWireMoney(method.priceCents),
-    freeOver: method.freeOverCents === null ? null : toWireMoney(method.freeOverCents),
+    regularPrice: toWireMoney(regularPriceCents),
+    freeOver: freeOverCents === null ? null : toWireMoney(freeOverCents),
     estimate,
     countries: method.countries,
-    countryFees: [...method.countryFees.entries()].map(([countryCode, cents]) => ({ countryCode, price: toWireMoney(cents) })),
+    countryFees: countryFees.map(({ countryCode, cents }) => ({ countryCode, price: toWireMoney(cents) })),
     shops: method.shops.map(({ code, name, city }) => ({ code, name, city })),
     parcelMachines: parcelMachines.map((machine) => ({
       id: Number(machine.id),

@@ -3,9 +3,12 @@ import { percentOff, shares } from '../basket-money.js';
 import type { DiscountConditionKind, DiscountConditionMode } from '../basket.tables.js';
 
 // When a discount code applies and what it takes off. One code per basket. A code never stacks
-// with another discount of a line: the line pays the lower of its price and the code's price
-// (a percentage of the shop price), so the larger discount wins. A fixed amount goes to the
-// eligible lines that carry no other discount, up to their sum. Conditions: within one kind
+// with another discount of a line: the line pays the lower of its price and the code's price, so
+// the larger discount wins, compared line by line. A percentage code's price is that percentage
+// off the shop price. A fixed amount is split over the eligible lines in proportion to their shop
+// price totals (never more than those totals); a line's share off its shop price total is the
+// code's price for that line, so a line with a smaller own discount gets the difference and one
+// with a larger own discount gets nothing. Conditions: within one kind
 // (categories, products, bindings, types) any listed value includes a line; every kind that
 // lists values must include it; any exclusion excludes it. A category includes its subtree.
 
@@ -102,14 +105,17 @@ export function evaluateCode(
       if (off > 0) perLine.set(line.productId, off);
     }
   } else if (code.amountCents !== null) {
-    const undiscounted = eligible.filter((line) => line.unitPriceCents >= line.basePriceCents);
-    const sum = undiscounted.reduce((total, line) => total + line.unitPriceCents * line.quantity, 0);
-    const amount = Math.min(code.amountCents, sum);
-    const parts = shares(
-      amount,
-      undiscounted.map((line) => line.unitPriceCents * line.quantity),
+    const shopTotals = eligible.map((line) => line.basePriceCents * line.quantity);
+    const amount = Math.min(
+      code.amountCents,
+      shopTotals.reduce((a, b) => a + b, 0),
     );
-    undiscounted.forEach((line, index) => parts[index]! > 0 && perLine.set(line.productId, parts[index]!));
+    const parts = shares(amount, shopTotals);
+    eligible.forEach((line, index) => {
+      const codeTotal = shopTotals[index]! - parts[index]!;
+      const off = Math.max(0, line.unitPriceCents * line.quantity - codeTotal);
+      if (off > 0) perLine.set(line.productId, off);
+    });
   }
   const amountCents = [...perLine.values()].reduce((a, b) => a + b, 0);
   const takesSomething = amountCents > 0 || code.freeParcelMachine;

@@ -3,7 +3,7 @@ import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { addressKey } from '../../../infra/address-key.js';
 import { invalidField } from '../../../infra/domain-error.js';
-import { countedHits, countHit, rateLimited, type RateLimit } from '../../../infra/rate-limit.js';
+import { consumeRateLimit, refundHit, type RateLimit } from '../../../infra/rate-limit.js';
 import { touchBasket, type BasketRow } from '../basket.repository.js';
 import type { BasketContext } from '../basket-pricing.js';
 import { findDiscountCode } from './discount-code.repository.js';
@@ -16,16 +16,17 @@ const wrongCodeKey = (ip: string) => `basket:code:${addressKey(ip)}`;
 
 /**
  * The code as typed, looked up outside any transaction (the wrong-code counter must count even
- * though the request fails). An address past its wrong codes gets a 429 before the look-up, so
- * the answer tells nothing about the code; a wrong code counts and is a 422.
+ * though the request fails). Every attempt is counted first, in one atomic upsert, and an address
+ * past its limit gets a 429 before the look-up, so the answer tells nothing about the code; a
+ * right code takes its count back, a wrong one keeps it and is a 422. Counting after the look-up
+ * let parallel wrong codes all pass the check before any of them was counted.
  */
 export async function lookUpDiscountCode(db: Kysely<Database>, typed: string, ip: string, now: number): Promise<DiscountCode> {
-  const tried = await countedHits(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
-  if (tried.hits >= WRONG_CODE_LIMIT.max) throw rateLimited(tried.secondsLeft);
+  await consumeRateLimit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
   const code = await findDiscountCode(db, typed);
-  if (code) return code;
-  await countHit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
-  throw invalidField('code', 'basket.unknownCode');
+  if (!code) throw invalidField('code', 'basket.unknownCode');
+  await refundHit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
+  return code;
 }
 
 /**
