@@ -37,6 +37,28 @@ const ATTACKER = '203.0.113.66';
 const OWNER = '198.51.100.10';
 
 describe('failed logins per (email, address)', () => {
+  // Each attempt is counted before its password is checked, in one atomic upsert: checked first and
+  // counted after, parallel guesses all passed the check (the password hash takes tens of ms).
+  it('20 wrong tries sent at once from one address get no more than the limit of password checks', async () => {
+    const victim = uniqueEmail('parallel');
+    await registerVerified(t, victim);
+
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, attempt) => loginFrom(ATTACKER, victim, `Wrong-guess-${attempt}x`).then((r) => r.statusCode)),
+    );
+    expect(answers.filter((status) => status === 422)).toHaveLength(5);
+    expect(answers.filter((status) => status === 429)).toHaveLength(15);
+    expect((await loginFrom(OWNER, victim)).statusCode).toBe(200);
+  });
+
+  it('a right password takes its attempt back, so the owner logging in often is never counted', async () => {
+    const owner = uniqueEmail('often');
+    await registerVerified(t, owner);
+    for (let login = 1; login <= 8; login += 1) expect((await loginFrom(OWNER, owner)).statusCode).toBe(200);
+    for (let attempt = 1; attempt <= 5; attempt += 1) expect((await loginFrom(OWNER, owner, 'Wrong-guess-x')).statusCode).toBe(422);
+    expectTooManyRequests(await loginFrom(OWNER, owner));
+  });
+
   it('10 wrong tries with the victim’s email from one address do not lock the victim out elsewhere', async () => {
     const victim = uniqueEmail('victim');
     await registerVerified(t, victim);

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
-import { countFailedLogin, refuseThrottledLogin } from './login-throttle.js';
+import { admitLogin, settleLogin } from './login-throttle.js';
 import { checkCredentials, openSession, storeNamedIn, type LoginBasketRequest, type LoginResult } from './session.service.js';
 import { checkVerificationForm, completeVerification, pendingVerification } from './verification.service.js';
 
@@ -30,8 +30,11 @@ export async function logIn(
   const { form, address } = input;
   const storeCode = storeNamedIn('web_store_nav_code', form.web_store_nav_code);
   const attempt = { email: form.email, address };
-  await refuseThrottledLogin(db, config.rateLimits, attempt, now);
-  const user = await checkCredentials(db, config, form, now, () => countFailedLogin(db, config.rateLimits, attempt, now));
+  await admitLogin(db, config.rateLimits, attempt, now);
+  let failed = false;
+  const user = await checkCredentials(db, config, form, now, async () => {
+    failed = true;
+  }).finally(() => settleLogin(db, config.rateLimits, attempt, now, failed));
   return db.transaction().execute((trx) =>
     openSession(
       trx,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
-import { countedHits, countHit, rateLimited } from '../../infra/rate-limit.js';
+import { countedHits, countHit, rateLimited, refundHit } from '../../infra/rate-limit.js';
 import type { AuthRateLimits } from './accounts.config.js';
 import { normaliseEmail } from './accounts.repository.js';
 
@@ -29,20 +29,35 @@ const keysOf = (attempt: LoginAttempt) => {
   return { email, pair: `${email}@${addressKey(attempt.address)}` };
 };
 
-/** 429 when this address may not try this email now; counts nothing. */
-export async function refuseThrottledLogin(db: Kysely<Database>, limits: Limits, attempt: LoginAttempt, now: number): Promise<void> {
+/**
+ * Admits a login attempt or answers 429. The attempt is counted for the pair first, in one atomic
+ * upsert, so that parallel guesses cannot all pass a check made before any of them is counted;
+ * settleLogin takes the count back when the password was right. A refused attempt is not counted.
+ */
+export async function admitLogin(db: Kysely<Database>, limits: Limits, attempt: LoginAttempt, now: number): Promise<void> {
   const keys = keysOf(attempt);
-  const [pair, email] = await Promise.all([
-    countedHits(db, keys.pair, limits.loginFailuresPerAddress, now),
-    countedHits(db, keys.email, limits.loginFailuresPerEmail, now),
-  ]);
-  if (pair.hits >= limits.loginFailuresPerAddress.max) throw rateLimited(pair.secondsLeft);
-  if (email.hits >= limits.loginFailuresPerEmail.max && pair.hits > 0) throw rateLimited(Math.min(pair.secondsLeft, email.secondsLeft));
+  const pairHits = await countHit(db, keys.pair, limits.loginFailuresPerAddress, now);
+  const earlierFailures = pairHits - 1;
+  const email = await countedHits(db, keys.email, limits.loginFailuresPerEmail, now);
+  const refused = pairHits > limits.loginFailuresPerAddress.max || (email.hits >= limits.loginFailuresPerEmail.max && earlierFailures > 0);
+  if (!refused) return;
+  await refundHit(db, keys.pair, limits.loginFailuresPerAddress, now);
+  const pair = await countedHits(db, keys.pair, limits.loginFailuresPerAddress, now);
+  throw rateLimited(Math.min(pair.secondsLeft, email.secondsLeft));
 }
 
-/** Counts a failed login (wrong password, unknown email: the same) for the pair and for the email. */
-export async function countFailedLogin(db: Kysely<Database>, limits: Limits, attempt: LoginAttempt, now: number): Promise<void> {
+/**
+ * After the password check of an admitted attempt: a failure (wrong password, unknown email: the
+ * same) also counts for the email; a right password takes the pair's count back.
+ */
+export async function settleLogin(
+  db: Kysely<Database>,
+  limits: Limits,
+  attempt: LoginAttempt,
+  now: number,
+  failed: boolean,
+): Promise<void> {
   const keys = keysOf(attempt);
-  await countHit(db, keys.pair, limits.loginFailuresPerAddress, now);
-  await countHit(db, keys.email, limits.loginFailuresPerEmail, now);
+  if (failed) await countHit(db, keys.email, limits.loginFailuresPerEmail, now);
+  else await refundHit(db, keys.pair, limits.loginFailuresPerAddress, now);
 }
