@@ -85,7 +85,21 @@ const productCampaignRows = (db: Kysely<Database>, productId: number, storeCode:
     .where('c.store_code', '=', storeCode)
     .where('c.is_active', '=', sql.lit(true));
 
+// Several products at once (add-product's rule checks, a merge), not prepared: the list varies.
+const productsRows = (db: Db, ids: number[], storeCode: string) =>
+  db.selectFrom('product as p').select(PRODUCT_COLUMNS).select(inStore(storeCode)).where('p.id', 'in', ids);
+
+const productsCampaignRows = (db: Db, ids: number[], storeCode: string) =>
+  db
+    .selectFrom('campaign_price as cp')
+    .innerJoin('campaign as c', 'c.id', 'cp.campaign_id')
+    .select(['cp.product_id', 'cp.customer_kind', 'cp.price_cents', 'c.valid_from', 'c.valid_to'])
+    .where('cp.product_id', 'in', ids)
+    .where('c.store_code', '=', storeCode)
+    .where('c.is_active', '=', sql.lit(true));
+
 type ProductRow = Awaited<ReturnType<ReturnType<typeof productRows>['execute']>>[number];
+type ProductColumnsRow = Omit<ProductRow, 'has_campaign'>;
 type LineRow = Awaited<ReturnType<ReturnType<typeof lineRows>['execute']>>[number];
 type CampaignRow = Awaited<ReturnType<ReturnType<typeof campaignRows>['execute']>>[number];
 
@@ -136,6 +150,19 @@ export function preparedLineQueries(handle: DatabaseHandle): LineQueries {
   };
 }
 
+/** The products with these ids as the basket sees them in the store, by id; missing ids are left out. */
+export async function readBasketProducts(db: Db, storeCode: string, ids: readonly number[]): Promise<Map<number, BasketProduct>> {
+  if (ids.length === 0) return new Map();
+  const list = [...ids];
+  const [rows, campaigns] = await Promise.all([
+    productsRows(db, list, storeCode).execute(),
+    productsCampaignRows(db, list, storeCode).execute(),
+  ]);
+  const result = new Map(rows.map((row) => [Number(row.product_id), basketProduct(row)]));
+  for (const row of campaigns) result.get(Number(row.product_id))?.campaignPrices.push(campaignPrice(row));
+  return result;
+}
+
 const hasCampaign = (row: { has_campaign: number | boolean }) => Boolean(row.has_campaign);
 
 function campaignPrice(row: {
@@ -176,7 +203,7 @@ function toProduct(row: ProductRow, campaigns: readonly CampaignRow[]): BasketPr
   return product;
 }
 
-function basketProduct(row: ProductRow): BasketProduct {
+function basketProduct(row: ProductColumnsRow): BasketProduct {
   return {
     id: Number(row.product_id),
     code: row.code,

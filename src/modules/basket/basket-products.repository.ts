@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Availability, DeliveryTime } from '../catalogue/index.js';
 import type { ProductTypeCode } from '../../db/schema.js';
@@ -27,88 +26,6 @@ export interface BasketProduct {
   wholesalePriceCents: number | null;
   vatRatePercent: number;
   campaignPrices: CampaignPrice[];
-}
-
-/** The products with these ids as the basket sees them in the store, by id; missing ids are left out. */
-export async function readBasketProducts(db: Db, storeCode: string, ids: readonly number[]): Promise<Map<number, BasketProduct>> {
-  const result = new Map<number, BasketProduct>();
-  if (ids.length === 0) return result;
-  const list = [...ids];
-  // Whether the store sells it rides along as a subquery: one round trip less on every add.
-  const [rows, campaigns] = await Promise.all([
-    db
-      .selectFrom('product')
-      .select([
-        'id',
-        'code',
-        'name',
-        'type',
-        'binding_code',
-        'image_url',
-        'availability',
-        'delivery_time',
-        'web_stock',
-        'weight_g',
-        'is_active',
-        'hidden_web',
-        'hidden_business',
-        'shop_price_cents',
-        'original_price_cents',
-        'wholesale_price_cents',
-        'vat_rate_percent',
-        sql<number | boolean>`exists (select 1 from product_store ps where ps.product_id = product.id and ps.store_code = ${storeCode})`.as(
-          'in_store',
-        ),
-      ])
-      .where('id', 'in', list)
-      .execute(),
-    db
-      .selectFrom('campaign_price')
-      .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
-      .select([
-        'campaign_price.product_id',
-        'campaign_price.customer_kind',
-        'campaign_price.price_cents',
-        'campaign.valid_from',
-        'campaign.valid_to',
-      ])
-      .where('campaign.store_code', '=', storeCode)
-      .where('campaign.is_active', '=', true)
-      .where('campaign_price.product_id', 'in', list)
-      .execute(),
-  ]);
-  for (const row of rows) {
-    result.set(Number(row.id), {
-      id: Number(row.id),
-      code: row.code,
-      name: row.name,
-      type: row.type,
-      bindingCode: row.binding_code,
-      imageUrl: row.image_url,
-      availability: row.availability,
-      deliveryTime: row.delivery_time,
-      webStock: row.web_stock,
-      weightG: row.weight_g,
-      isActive: Boolean(row.is_active),
-      hiddenWeb: Boolean(row.hidden_web),
-      hiddenBusiness: Boolean(row.hidden_business),
-      inStore: Boolean(row.in_store),
-      shopPriceCents: row.shop_price_cents,
-      originalPriceCents: row.original_price_cents,
-      wholesalePriceCents: row.wholesale_price_cents,
-      vatRatePercent: row.vat_rate_percent,
-      campaignPrices: [],
-    });
-  }
-  for (const campaign of campaigns) {
-    result.get(Number(campaign.product_id))?.campaignPrices.push({
-      customerKind: campaign.customer_kind,
-      priceCents: campaign.price_cents,
-      validFrom: campaign.valid_from ?? undefined,
-      validTo: campaign.valid_to ?? undefined,
-    });
-  }
-  return result;
 }
 
 /** A company's own prices (wholesale) for the products, by product id. */

@@ -1,10 +1,10 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { preparedLineQueries, type BasketLine, type LineQueries } from './basket-lines.repository.js';
+import { preparedLineQueries, readBasketProducts, type BasketLine, type LineQueries } from './basket-lines.repository.js';
 import { invalidField, notFound } from '../../infra/domain-error.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
 import { priceFor } from '../pricing/index.js';
-import { readBasketProducts, readCompanyPrices, type BasketProduct } from './basket-products.repository.js';
+import { readCompanyPrices, type BasketProduct } from './basket-products.repository.js';
 import type { BasketContext } from './basket-pricing.js';
 import {
   basketLines,

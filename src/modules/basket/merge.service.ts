@@ -3,7 +3,8 @@ import { translate, type Language } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Caller } from '../catalogue/index.js';
 import { getStore } from '../store/index.js';
-import { readBasketProducts, readClientPricing } from './basket-products.repository.js';
+import { readBasketProducts } from './basket-lines.repository.js';
+import { readClientPricing } from './basket-products.repository.js';
 import { priceBasket } from './basket-pricing.js';
 import {
   basketLines,
