@@ -13,7 +13,6 @@ const en = {
   'basket.mergeLinesLeftOut':
     '{count} products from the basket you had before logging in did not fit (a basket holds at most {max}); they stay in that basket.',
   'basket.notInBasket': 'Product {id} is not in the basket.',
-  'basket.noBasket': 'There is no basket yet.',
   'basket.unknownCode': 'There is no such discount code.',
   'basket.notice.UNAVAILABLE': 'No longer available; not counted in the total.',
   'basket.notice.QUANTITY_CUT': 'Only {max} can be ordered; the quantity was cut.',
@@ -49,7 +48,6 @@ const et: Record<keyof typeof en, string> = {
   'basket.mergeLinesLeftOut':
     'Enne sisselogimist korvis olnud toodetest {count} ei mahtunud korvi (korvis saab olla kuni {max} toodet); need jäid sinna korvi.',
   'basket.notInBasket': 'Toodet {id} ei ole ostukorvis.',
-  'basket.noBasket': 'Ostukorvi veel ei ole.',
   'basket.unknownCode': 'Sellist sooduskoodi ei ole.',
   'basket.notice.UNAVAILABLE': 'Ei ole enam saadaval; summas ei arvestata.',
   'basket.notice.QUANTITY_CUT': 'Tellida saab ainult {max} tk; kogust vähendati.',
@@ -85,7 +83,6 @@ const ru: Record<keyof typeof en, string> = {
   'basket.mergeLinesLeftOut':
     'Товаров из корзины до входа, не поместившихся в корзину (не более {max}): {count}; они остались в той корзине.',
   'basket.notInBasket': 'Товара {id} нет в корзине.',
-  'basket.noBasket': 'Корзины ещё нет.',
   'basket.unknownCode': 'Такого кода скидки нет.',
   'basket.notice.UNAVAILABLE': 'Больше не доступен; в сумме не учитывается.',
   'basket.notice.QUANTITY_CUT': 'Можно заказать только {max} шт.; количество уменьшено.',

@@ -61,11 +61,6 @@ export async function createGuestBasket(db: Db, tokenHash: string, storeCode: st
   return normalise(row);
 }
 
-/** A guest basket whose token is known but which expired: gone, so its token starts afresh. */
-export async function deleteGuestBasketByToken(db: Db, tokenHash: string): Promise<void> {
-  await db.deleteFrom('basket').where('token_hash', '=', tokenHash).execute();
-}
-
 export async function deleteBasket(db: Db, id: number): Promise<void> {
   await db.deleteFrom('basket').where('id', '=', id).execute();
 }
