@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import type { Caller } from '../catalogue/index.js';
+import { toWireMoney } from '../pricing/index.js';
 import type { SessionActionRecorder } from '../tracking/index.js';
 import { basketHttp } from './basket-request.routes.js';
 import { priceBasket } from './basket-pricing.js';
@@ -90,7 +91,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
     },
     async (request) => {
       const { priced } = await current(request);
-      return { itemCount: priced.itemCount, total: priced.totalCents / 100, currency: 'EUR' };
+      return { itemCount: priced.itemCount, total: toWireMoney(priced.totalCents), currency: 'EUR' };
     },
   );
 
