@@ -15,11 +15,15 @@ import { basketVersion, toBasketWire } from './basket.wire.js';
 export interface BasketHttp {
   /** The caller, store, language and time, and whose basket the request is about. */
   contextOf(request: FastifyRequest): Promise<{ context: BasketContext; owner: BasketOwner }>;
-  /** Runs a write in one transaction on the locked basket (If-Match checked first) and answers with the basket. */
+  /**
+   * Runs a write in one transaction on the locked basket (If-Match checked first) and answers with
+   * the basket; `resolved` is contextOf's answer when the route already asked for it.
+   */
   write(
     request: FastifyRequest,
     reply: FastifyReply,
     work: (trx: Db, context: BasketContext, basket: BasketRow) => Promise<BasketRow>,
+    resolved?: { context: BasketContext; owner: BasketOwner },
   ): Promise<BasketWire>;
   /**
    * The same for a write that always changes the basket: the basket comes opened with its version
@@ -45,8 +49,8 @@ export function basketHttp(database: DatabaseHandle): BasketHttp {
       const context: BasketContext = { caller, store, language: request.language, now: request.actionTime };
       return { context, owner: ownerOf(request, caller) };
     },
-    async write(request, reply, work) {
-      const { context, owner } = await http.contextOf(request);
+    async write(request, reply, work, resolved) {
+      const { context, owner } = resolved ?? (await http.contextOf(request));
       const { priced, token } = await db.transaction().execute(async (trx) => {
         const opened = await openBasket(trx, owner, context.store.code, context.now);
         checkIfMatch(request, opened.basket);

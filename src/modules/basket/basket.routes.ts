@@ -157,9 +157,10 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
       },
     },
     async (request, reply) => {
-      await http.contextOf(request);
+      // The caller and basket token are checked (401, 400) before a code is looked up and counted.
+      const resolved = await http.contextOf(request);
       const code = await lookUpDiscountCode(db, request.body.code, request.ip, request.actionTime);
-      return http.write(request, reply, (trx, context, basket) => applyDiscountCode(trx, context, basket, code));
+      return http.write(request, reply, (trx, context, basket) => applyDiscountCode(trx, context, basket, code), resolved);
     },
   );
 
