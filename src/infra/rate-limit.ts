@@ -17,23 +17,8 @@ export interface RateLimit {
  * work fails (a wrong password). `now` is the caller's action time.
  */
 export async function consumeRateLimit(db: Kysely<Database>, key: string, limit: RateLimit, now = Date.now()): Promise<void> {
-  const windowStart = now - (now % limit.windowMs);
-  const stored = key.length > 150 ? `${key.slice(0, 80)}#${createHash('sha256').update(key).digest('hex')}` : key;
-  const row = await db
-    .insertInto('rate_limit')
-    .values({ key: stored, window_start: windowStart, hits: 1 })
-    .onConflict((conflict) =>
-      conflict.column('key').doUpdateSet({
-        hits: sql<number>`case when rate_limit.window_start = ${windowStart} then rate_limit.hits + 1 else 1 end`,
-        window_start: windowStart,
-      }),
-    )
-    .returning(['hits'])
-    .executeTakeFirstOrThrow();
-  if (row.hits > limit.max) {
-    const seconds = Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
-    throw new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);
-  }
+  const hits = await countHit(db, key, limit, now);
+  if (hits > limit.max) throw rateLimited(secondsLeftInWindow(limit, now));
 }
 
 /** A hook that counts each request against its client address (the account and sign-in endpoints). */
@@ -79,7 +64,7 @@ export async function countedHits(
   const windowStart = now - (now % limit.windowMs);
   const row = await db.selectFrom('rate_limit').select(['hits', 'window_start']).where('key', '=', storedKey(key)).executeTakeFirst();
   const hits = row !== undefined && Number(row.window_start) === windowStart ? row.hits : 0;
-  return { hits, secondsLeft: Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000)) };
+  return { hits, secondsLeft: secondsLeftInWindow(limit, now) };
 }
 
 /**
@@ -101,6 +86,11 @@ export async function refundHit(db: Kysely<Database>, key: string, limit: RateLi
 /** The 429 with Retry-After that every limit answers. */
 export function rateLimited(seconds: number): DomainError {
   return new DomainError('rate-limited', 'error.tooManyRequests', { seconds }, seconds);
+}
+
+function secondsLeftInWindow(limit: RateLimit, now: number): number {
+  const windowStart = now - (now % limit.windowMs);
+  return Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
 }
 
 function storedKey(key: string): string {
