@@ -1,0 +1,97 @@
+// One interface for every payment service provider (PSP) the shop takes money through. An adapter
+// only speaks its provider's API: it knows nothing of orders, their states or the database of the
+// shop. The orders module decides what a payment's state means for an order, so the state machine
+// keeps one owner and this module never imports it.
+
+export type GatewayName = 'everypay' | 'test';
+
+/**
+ * What the provider says of a payment, in the shop's words. `pending`: started, not finished (the
+ * shopper is still on the page, or 3-D Secure is running). `settled`: the money is ours.
+ * `failed`/`abandoned`/`voided`: no money moved and none will. `refunded`: it moved and went back
+ * (in part when `refundedCents` < `amountCents`).
+ */
+export type GatewayPaymentState = 'pending' | 'settled' | 'failed' | 'abandoned' | 'voided' | 'refunded';
+
+export interface CreatePaymentInput {
+  /** The order's code (`WT000123`): the provider shows it and sends it back. */
+  orderReference: string;
+  amountCents: number;
+  currency: 'EUR';
+  customerEmail: string;
+  /** The shopper's address as the shop saw it, when known. */
+  customerIp: string | null;
+  locale: 'et' | 'en' | 'ru';
+  /** Where the provider sends the shopper's browser back (the shop's `/bank/return-internal?...`). */
+  returnUrl: string;
+  /** Where the provider posts its notifications (the shop's `/payment/<gateway>/callback`). */
+  callbackUrl: string;
+  /** Unique per payment attempt; the same key sent twice never makes two payments at the provider. */
+  idempotencyKey: string;
+}
+
+/** The form the front-end auto-submits to take the shopper to the provider's page. */
+export interface RedirectForm {
+  url: string;
+  method: 'GET' | 'POST';
+  fields: Record<string, string>;
+}
+
+export interface CreatedPayment {
+  /** The provider's own id of the payment; every later call and callback names it. */
+  reference: string;
+  redirect: RedirectForm;
+}
+
+export interface PaymentStatus {
+  reference: string;
+  /** The order code the payment was created for, as the provider stored it. */
+  orderReference: string;
+  state: GatewayPaymentState;
+  amountCents: number;
+  refundedCents: number;
+}
+
+/** What a provider's HTTP request (callback or browser return) carried, before anything trusts it. */
+export interface GatewayRequest {
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface PaymentGateway {
+  readonly name: GatewayName;
+  createPayment(input: CreatePaymentInput): Promise<CreatedPayment>;
+  /** The provider's word on a payment; null when the provider does not know the reference. */
+  fetchStatus(reference: string): Promise<PaymentStatus | null>;
+  /**
+   * The payment reference a callback or return names, or null when it names none. Nothing in the
+   * request is trusted beyond this: the caller fetches the status from the provider itself.
+   */
+  referenceOf(request: GatewayRequest): string | null;
+  /** Refunds part or all of a settled payment; answers the payment's status after it. */
+  refund(reference: string, amountCents: number, idempotencyKey: string): Promise<PaymentStatus>;
+}
+
+/** The provider could not be reached or answered with an error of its own (network, 5xx, bad JSON). */
+export class GatewayUnavailableError extends Error {
+  constructor(
+    readonly gateway: GatewayName,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${gateway}: ${message}`, options);
+    this.name = 'GatewayUnavailableError';
+  }
+}
+
+/** The provider refused the request itself (4xx other than an unknown reference): a bug or a bad config. */
+export class GatewayRefusedError extends Error {
+  constructor(
+    readonly gateway: GatewayName,
+    readonly status: number,
+    message: string,
+  ) {
+    super(`${gateway} refused (${status}): ${message}`);
+    this.name = 'GatewayRefusedError';
+  }
+}

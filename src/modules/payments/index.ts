@@ -1,0 +1,3 @@
+// The payments module's public surface: the gateway interface the orders module drives, and the
+// adapters of the providers (each in its own folder).
+export * from './gateway.js';
