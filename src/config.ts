@@ -13,6 +13,7 @@ import { readConversionsConfig, type ConversionsConfig } from './modules/marketi
 import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
+import { readOrdersConfig, type OrdersSection } from './modules/orders/orders.config.js';
 import { STORE_CODES, type StoreCode } from './modules/store/store-codes.js';
 
 // The store module owns the list of stores; re-exported for the configuration's readers.
@@ -46,6 +47,7 @@ export interface Config extends CatalogueConfig {
   conversions: ConversionsConfig;
   rateLimits: AuthRateLimits;
   social: SocialSection;
+  orders: OrdersSection;
   dataExport: ExportSettings;
   search: SearchSection;
   tracking: TrackingSection;
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     conversions: readConversionsConfig(reader),
     rateLimits: readAuthRateLimits(reader),
     social: readSocialConfig(reader),
+    orders: readOrdersConfig(reader),
     dataExport: readDataExportConfig(reader),
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),

@@ -113,6 +113,7 @@ export type ProductColumns = Required<
     | 'physical_book_id'
     | 'discount_percent'
     | 'web_stock'
+    | 'reserved_quantity'
     | 'image_url'
     | 'sales_count'
     | 'rating_sum'

@@ -89,6 +89,8 @@ export interface ProductTable {
   delivery_time: DeliveryTime | null;
   /** Stock that can be sold on the web: the sum over shops with web_stock. Kept by the stock import. */
   web_stock: ColumnType<number, number | undefined, number>;
+  /** Units held by orders not yet handed to the back office (the orders module keeps it). */
+  reserved_quantity: ColumnType<number, number | undefined, number>;
   /** The first IMAGE asset's URL, kept by the writers. */
   image_url: string | null;
   /** False once the back office no longer sells it (dropped from the feed): then shown nowhere. */

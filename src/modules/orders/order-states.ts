@@ -1,0 +1,122 @@
+import type { Db } from '../../db/database.js';
+import { enqueueJob } from '../../infra/jobs/queue.js';
+import type { OrderStatus } from './orders.tables.js';
+import { holdStockAgain, releaseStock } from './stock.repository.js';
+
+// The order state machine: the one place an order's status changes. A transition is a
+// conditional update (from the states it may leave, to one it may enter), so two actors racing
+// for the same order (a callback and the shopper's return, two workers) move it once: the loser
+// sees false and does nothing. Every change is recorded with its time and cause, and the effects
+// of entering a state commit with it in the caller's transaction: stock held for an order that
+// will not be paid goes back, and a paid order is queued for processing.
+
+export const ORDER_STATUSES: readonly OrderStatus[] = [
+  'NEW',
+  'PENDING_PAYMENT',
+  'PENDING_PROCESSING',
+  'PROCESSING',
+  'PENDING_NAV_PROCESSING',
+  'COMPLETED',
+  'PAYMENT_FAILED',
+  'FAILED',
+  'CANCELLED',
+];
+
+/** Where each state may go. */
+const NEXT: Record<OrderStatus, readonly OrderStatus[]> = {
+  // Paid online, nothing to pay online, or released unpaid.
+  NEW: ['PENDING_PAYMENT', 'PENDING_PROCESSING', 'CANCELLED'],
+  // Settled; declined or abandoned; unpaid past the limit; back to NEW when the gateway could not
+  // even create the payment (nothing was started, so the shopper may try again).
+  PENDING_PAYMENT: ['PENDING_PROCESSING', 'PAYMENT_FAILED', 'CANCELLED', 'NEW'],
+  // A payment that settles after the order was given up (the money is ours: the order goes on).
+  PAYMENT_FAILED: ['PENDING_PROCESSING'],
+  CANCELLED: ['PENDING_PROCESSING'],
+  PENDING_PROCESSING: ['PROCESSING', 'FAILED', 'CANCELLED'],
+  PROCESSING: ['COMPLETED', 'PENDING_NAV_PROCESSING', 'FAILED', 'CANCELLED'],
+  // The back-office hand-off failed; the sweep tries again.
+  PENDING_NAV_PROCESSING: ['COMPLETED', 'FAILED', 'CANCELLED'],
+  COMPLETED: ['CANCELLED'],
+  FAILED: ['CANCELLED'],
+};
+
+/** States whose order still holds its stock (reserved at checkout, not yet sold or released). */
+export const HOLDING_STOCK: readonly OrderStatus[] = [
+  'NEW',
+  'PENDING_PAYMENT',
+  'PENDING_PROCESSING',
+  'PROCESSING',
+  'PENDING_NAV_PROCESSING',
+];
+/** States in which the order was paid or needs no online payment. */
+export const PAID: readonly OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED'];
+
+export const ORDER_PROCESSING_JOB = 'order.process';
+
+export function canMove(from: OrderStatus, to: OrderStatus): boolean {
+  return NEXT[from].includes(to);
+}
+
+export interface Transition {
+  orderId: number;
+  /** The states the caller expects the order to be in; it moves only from one of them. */
+  from: OrderStatus | readonly OrderStatus[];
+  to: OrderStatus;
+  /** Why, in a few words an operator reads in the status history ("payment settled (everypay)"). */
+  cause: string;
+  now: number;
+}
+
+/**
+ * Moves the order when it is in one of `from`; false when it is not (somebody moved it first).
+ * A transition the machine does not allow is a programming error, thrown before anything changes.
+ */
+export async function moveOrder(trx: Db, transition: Transition): Promise<boolean> {
+  const from = typeof transition.from === 'string' ? [transition.from] : transition.from;
+  for (const state of from)
+    if (!canMove(state, transition.to)) throw new Error(`order state machine: ${state} -> ${transition.to} is not a transition`);
+  const current = await trx.selectFrom('customer_order').select('status').where('id', '=', transition.orderId).executeTakeFirst();
+  if (!current || !from.includes(current.status)) return false;
+  const moved = await trx
+    .updateTable('customer_order')
+    .set({ status: transition.to, status_changed_at: transition.now, updated_at: transition.now })
+    .where('id', '=', transition.orderId)
+    .where('status', '=', current.status)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) === 0) return false;
+  await trx
+    .insertInto('order_status_change')
+    .values({
+      order_id: transition.orderId,
+      from_status: current.status,
+      to_status: transition.to,
+      cause: transition.cause.slice(0, 200),
+      created_at: transition.now,
+    })
+    .execute();
+  await enter(trx, current.status, transition);
+  return true;
+}
+
+/** The effects of entering a state, in the same transaction. */
+async function enter(trx: Db, from: OrderStatus, transition: Transition): Promise<void> {
+  const wasHolding = HOLDING_STOCK.includes(from);
+  const holds = HOLDING_STOCK.includes(transition.to);
+  // Stock sold at processing is no longer held, so leaving after it releases nothing.
+  if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
+  if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
+  if (transition.to === 'PENDING_PROCESSING')
+    await enqueueJob(
+      trx,
+      { type: ORDER_PROCESSING_JOB, payload: { orderId: transition.orderId } },
+      { maxAttempts: 10, now: transition.now },
+    );
+}
+
+/** Records the first state of a new order (NEW) in its history. */
+export async function recordCreated(trx: Db, orderId: number, now: number): Promise<void> {
+  await trx
+    .insertInto('order_status_change')
+    .values({ order_id: orderId, from_status: null, to_status: 'NEW', cause: 'checkout', created_at: now })
+    .execute();
+}

@@ -1,0 +1,53 @@
+import { isHttpUrl, type EnvReader } from '../../infra/env.js';
+
+// The `orders` section: where checkout sends the shopper, the order checksum's secret, the back
+// office's order hand-off, and the worker's time limits on unpaid and stuck orders.
+
+export interface BackofficeOrdersConfig {
+  /** The back office's endpoint orders are posted to (signed JSON); none: orders wait in PENDING_NAV_PROCESSING. */
+  url: string;
+  /** HMAC-SHA256 key of the `X-Signature` header. */
+  secret: string;
+  timeoutMs: number;
+}
+
+export interface OrdersSection {
+  /** Public base URL of this service: the gateways send shoppers and callbacks back to it. */
+  publicUrl: string;
+  /** ORDER_CHECKSUM_SECRET; when unset the service makes one and keeps it in the database. */
+  checksumSecret: string | undefined;
+  /** Front-end pages after the store's front-end URL: a finished order, and a payment that failed. */
+  finishedPath: string;
+  failedPath: string;
+  backoffice: BackofficeOrdersConfig | undefined;
+  /** An order unpaid this long is checked with the gateway and released when not paid. */
+  unpaidAfterMs: number;
+  /** An order in processing this long becomes FAILED. */
+  stuckAfterMs: number;
+  /** How often the worker sweeps orders (paid ones missed, hand-offs to retry, limits above). */
+  sweepIntervalMs: number;
+}
+
+export function readOrdersConfig(env: EnvReader): OrdersSection {
+  const publicUrl = env.read('PUBLIC_URL', `http://127.0.0.1:${env.read('PORT', '3000')}`).replace(/\/+$/, '');
+  const checksumSecret = env.optional('ORDER_CHECKSUM_SECRET');
+  if (checksumSecret !== undefined && checksumSecret.length < 32) env.problem('ORDER_CHECKSUM_SECRET must be at least 32 characters');
+  const url = env.optional('BACKOFFICE_ORDERS_URL');
+  const secret = env.optional('BACKOFFICE_ORDERS_SECRET');
+  if (url !== undefined && !isHttpUrl(url)) env.problem(`BACKOFFICE_ORDERS_URL must be an http(s) URL, got "${url}"`);
+  if (url !== undefined && (secret === undefined || secret.length < 32))
+    env.problem('BACKOFFICE_ORDERS_SECRET (at least 32 characters) is required with BACKOFFICE_ORDERS_URL');
+  return {
+    publicUrl,
+    checksumSecret,
+    finishedPath: env.urlPath('CHECKOUT_FINISHED_PATH', '/checkout/finished'),
+    failedPath: env.urlPath('CHECKOUT_FAILED_PATH', '/checkout/failed'),
+    backoffice:
+      url !== undefined && secret !== undefined
+        ? { url, secret, timeoutMs: env.integer('BACKOFFICE_ORDERS_TIMEOUT_MS', 10_000, 100, 120_000) }
+        : undefined,
+    unpaidAfterMs: env.duration('ORDER_UNPAID_AFTER', '30m'),
+    stuckAfterMs: env.duration('ORDER_STUCK_AFTER', '8h'),
+    sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
+  };
+}

@@ -1,0 +1,149 @@
+// The orders module's tables (migration 2026_11_24_0120). Conventions of every table: src/db/schema.ts.
+import type { ColumnType, Generated } from 'kysely';
+import type { BooleanColumn } from '../../db/schema.js';
+
+export type OrderStatus =
+  | 'NEW'
+  | 'PENDING_PAYMENT'
+  | 'PENDING_PROCESSING'
+  | 'PROCESSING'
+  | 'PENDING_NAV_PROCESSING'
+  | 'COMPLETED'
+  | 'PAYMENT_FAILED'
+  | 'FAILED'
+  | 'CANCELLED';
+
+export type CustomerKind = 'GUEST' | 'SIMPLE' | 'BUSINESS' | 'WHOLESALE';
+
+export interface CustomerOrderTable {
+  id: Generated<number>;
+  code: string | null;
+  store_code: string;
+  client_account_id: number | null;
+  customer_kind: CustomerKind;
+  language: string;
+  status: OrderStatus;
+  status_changed_at: number;
+  basket_id: number | null;
+  basket_version_after: number | null;
+  idempotency_scope: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  shipping_name: string;
+  shipping_email: string;
+  shipping_phone: string;
+  shipping_address: string;
+  shipping_city: string;
+  shipping_postcode: string;
+  shipping_country: string;
+  billing_name: string;
+  billing_email: string;
+  billing_phone: string;
+  billing_address: string;
+  billing_city: string;
+  billing_postcode: string;
+  billing_country: string;
+  notes: string;
+  newsletter: BooleanColumn;
+  delivery_method_id: number;
+  delivery_method_code: string;
+  delivery_kind: string;
+  delivery_name: string;
+  parcel_machine_id: number | null;
+  parcel_machine_name: string | null;
+  delivery_shop_code: string | null;
+  delivery_country: string | null;
+  delivery_cents: number;
+  delivery_vat_rate: number;
+  payment_method: string;
+  discount_code_id: number | null;
+  discount_code: string | null;
+  discount_cents: number;
+  subtotal_cents: number;
+  total_cents: number;
+  vat_cents: number;
+  vat_included: BooleanColumn;
+  session_id: string | null;
+  handed_off_at: number | null;
+  nav_created_at: number | null;
+  nav_status: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrderLineTable {
+  order_id: number;
+  position: number;
+  product_id: number;
+  product_code: string;
+  product_type: string;
+  title: string;
+  quantity: number;
+  unit_price_cents: number;
+  regular_price_cents: number;
+  discount_cents: number;
+  total_cents: number;
+  vat_rate: number;
+  is_digital: BooleanColumn;
+  stock_bound: BooleanColumn;
+  reserved_quantity: number;
+}
+
+export interface OrderStatusChangeTable {
+  id: Generated<number>;
+  order_id: number;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  cause: string;
+  created_at: number;
+}
+
+export type PaymentState = 'creating' | 'pending' | 'settled' | 'failed' | 'abandoned' | 'voided' | 'refunded';
+
+export interface OrderPaymentTable {
+  id: Generated<number>;
+  order_id: number;
+  gateway: string;
+  reference: string | null;
+  idempotency_key: string;
+  amount_cents: number;
+  refunded_cents: ColumnType<number, number | undefined, number>;
+  state: PaymentState;
+  redirect: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PaymentCallbackTable {
+  gateway: string;
+  reference: string;
+  state: string;
+  order_id: number | null;
+  outcome: string;
+  received_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrderEntitlementTable {
+  order_id: number;
+  product_id: number;
+  client_account_id: number | null;
+  created_at: number;
+}
+
+export interface AppSecretTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
+export interface OrdersTables {
+  customer_order: CustomerOrderTable;
+  order_line: OrderLineTable;
+  order_status_change: OrderStatusChangeTable;
+  order_payment: OrderPaymentTable;
+  payment_callback: PaymentCallbackTable;
+  order_entitlement: OrderEntitlementTable;
+  app_secret: AppSecretTable;
+}

@@ -1,0 +1,121 @@
+import type { Db } from '../../db/database.js';
+import type { GatewayName, PaymentStatus } from '../payments/index.js';
+import { moveOrder, PAID } from './order-states.js';
+import type { OrderStatus, PaymentState } from './orders.tables.js';
+
+// What a gateway's word on a payment does to its order. The callback, the shopper's return, the
+// unpaid-order sweep and operators' refunds all come through here, with a status the service
+// fetched from the gateway itself (never what a callback claimed). Each (gateway, reference,
+// state) is written to the callback inbox first: the one transaction that inserts it applies it,
+// every other (a repeat, a racing return) finds it there and changes nothing.
+
+export type ApplyOutcome = 'applied' | 'duplicate' | 'stale' | 'mismatch' | 'unknown';
+
+export interface AppliedStatus {
+  outcome: ApplyOutcome;
+  orderId: number | null;
+  orderStatus: OrderStatus | null;
+}
+
+/** Applies the gateway's status of a payment once; `source` names who reported it, for the history. */
+export async function applyPaymentStatus(
+  trx: Db,
+  gateway: GatewayName,
+  status: PaymentStatus,
+  source: 'callback' | 'return' | 'sweep' | 'refund',
+  now: number,
+): Promise<AppliedStatus> {
+  const payment = await trx
+    .selectFrom('order_payment')
+    .innerJoin('customer_order', 'customer_order.id', 'order_payment.order_id')
+    .select([
+      'order_payment.id',
+      'order_payment.order_id',
+      'order_payment.amount_cents',
+      'order_payment.state',
+      'customer_order.code',
+      'customer_order.status',
+    ])
+    .where('order_payment.gateway', '=', gateway)
+    .where('order_payment.reference', '=', status.reference)
+    .executeTakeFirst();
+  const inbox = await recordInInbox(trx, gateway, status, payment ? Number(payment.order_id) : null, now);
+  if (!payment) return { outcome: 'unknown', orderId: null, orderStatus: null };
+  const orderId = Number(payment.order_id);
+  if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: payment.status };
+  // The gateway's record must be of this order and this sum; anything else moves nothing.
+  if (status.orderReference !== payment.code || status.amountCents !== payment.amount_cents) {
+    await setInboxOutcome(trx, gateway, status, 'mismatch', now);
+    return { outcome: 'mismatch', orderId, orderStatus: payment.status };
+  }
+  await trx
+    .updateTable('order_payment')
+    .set({ state: status.state as PaymentState, refunded_cents: status.refundedCents, updated_at: now })
+    .where('id', '=', payment.id)
+    .execute();
+  const moved = await moveForState(trx, orderId, payment.status, status, `payment ${status.state} (${gateway} ${source})`, now);
+  await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
+  const after = await trx.selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow();
+  return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: after.status };
+}
+
+async function moveForState(trx: Db, orderId: number, current: OrderStatus, status: PaymentStatus, cause: string, now: number) {
+  const { refundedCents, amountCents } = status;
+  switch (status.state) {
+    case 'settled':
+      // A late settle revives an order given up on (PAYMENT_FAILED, CANCELLED by the sweep).
+      return moveOrder(trx, { orderId, from: ['PENDING_PAYMENT', 'PAYMENT_FAILED', 'CANCELLED'], to: 'PENDING_PROCESSING', cause, now });
+    case 'failed':
+    case 'abandoned':
+    case 'voided':
+      return moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'PAYMENT_FAILED', cause, now });
+    case 'refunded':
+      // Refunded in full: the order is off. A part refund changes the payment's sum only.
+      if (refundedCents < amountCents) return true;
+      return PAID.includes(current) || current === 'FAILED'
+        ? moveOrder(trx, { orderId, from: [...PAID, 'FAILED'], to: 'CANCELLED', cause, now })
+        : false;
+    case 'pending':
+      return false;
+  }
+}
+
+async function recordInInbox(trx: Db, gateway: string, status: PaymentStatus, orderId: number | null, now: number) {
+  const inserted = await trx
+    .insertInto('payment_callback')
+    .values({
+      gateway,
+      reference: status.reference,
+      state: inboxState(status),
+      order_id: orderId,
+      outcome: 'received',
+      received_count: 1,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['gateway', 'reference', 'state']).doNothing())
+    .executeTakeFirst();
+  const first = Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  if (!first)
+    await trx
+      .updateTable('payment_callback')
+      .set((eb) => ({ received_count: eb('received_count', '+', 1), updated_at: now }))
+      .where('gateway', '=', gateway)
+      .where('reference', '=', status.reference)
+      .where('state', '=', inboxState(status))
+      .execute();
+  return { first };
+}
+
+function setInboxOutcome(trx: Db, gateway: string, status: PaymentStatus, outcome: ApplyOutcome, now: number) {
+  return trx
+    .updateTable('payment_callback')
+    .set({ outcome, updated_at: now })
+    .where('gateway', '=', gateway)
+    .where('reference', '=', status.reference)
+    .where('state', '=', inboxState(status))
+    .execute();
+}
+
+/** A part refund and a larger one later are two events: the refunded sum is part of the key. */
+const inboxState = (status: PaymentStatus) => (status.state === 'refunded' ? `refunded:${status.refundedCents}` : status.state);
