@@ -8,3 +8,9 @@ export { BasketSchema, type BasketWire } from './basket.schemas.js';
 export { basketImportKinds } from './basket.import-kinds.js';
 export type * from './basket.tables.js';
 export { basketMessages } from './basket.messages.js';
+// Checkout runs these in its own transaction (modules/orders).
+export * as basketCheckout from './basket.checkout.js';
+export { basketHttp, guestToken, type BasketHttp } from './basket-request.routes.js';
+export { availableDeliveryMethods } from './delivery/delivery.service.js';
+export { deliveryMethodWire } from './delivery/delivery.wire.js';
+export { DeliveryMethodSchema } from './basket.schemas.js';

@@ -1,1 +1,2 @@
 export type * from './orders.tables.js';
+export { checkoutMessages } from './checkout.messages.js';

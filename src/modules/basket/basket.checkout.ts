@@ -1,0 +1,48 @@
+import type { Db } from '../../db/database.js';
+import { hashToken } from '../../infra/tokens.js';
+import { GUEST_BASKET_TTL_MS, type BasketOwner } from './basket.service.js';
+import { deleteAllLines, findClientBasket, findGuestBasket, touchBasket, type BasketRow } from './basket.repository.js';
+import { priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
+import { chooseDelivery, type DeliveryChoice } from './delivery/delivery.service.js';
+import { shipsOnlyFromStock, isDigitalProduct } from './basket-rules.js';
+import { sql } from 'kysely';
+
+// What checkout does with a basket, inside checkout's own transaction: find the owner's basket
+// and lock it (two checkouts of one basket queue up), set the delivery the form chose with the
+// basket's own rules, price it afresh, and empty it once the order holds its lines.
+
+export { shipsOnlyFromStock, isDigitalProduct };
+export type { PricedBasket, PricedLine, BasketContext } from './basket-pricing.js';
+export type { BasketOwner } from './basket.service.js';
+export type { BasketRow } from './basket.repository.js';
+export type { DeliveryChoice };
+
+/** The owner's basket, locked to the transaction; undefined when there is none (never created here). */
+export function lockBasketForCheckout(trx: Db, owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
+  if (owner.kind === 'client') return findClientBasket(trx, owner.clientAccountId, storeCode, true);
+  if (owner.token === undefined) return Promise.resolve(undefined);
+  return findGuestBasket(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, true);
+}
+
+/** Sets the form's delivery choice on the basket (every rule of PUT /basket/delivery) and prices it. */
+export async function priceForCheckout(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice) {
+  const chosen = await chooseDelivery(trx, context, basket, choice);
+  return priceBasket(trx, context, chosen);
+}
+
+/** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */
+export async function emptyBasketAfterCheckout(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
+  await deleteAllLines(trx, basket.id);
+  return touchBasket(trx, basket, now, { discount_code_id: null, delivery_method_id: null, parcel_machine_id: null, delivery_shop_id: null, delivery_country_code: null });
+}
+
+/** Counts one use of a discount code unless it is used up; false when it was (a race for the last use). */
+export async function countDiscountCodeUse(trx: Db, codeId: number): Promise<boolean> {
+  const counted = await trx
+    .updateTable('discount_code')
+    .set({ used_count: sql`used_count + 1` })
+    .where('id', '=', codeId)
+    .where((eb) => eb.or([eb('max_uses', 'is', null), eb('used_count', '<', eb.ref('max_uses'))]))
+    .executeTakeFirst();
+  return Number(counted.numUpdatedRows) > 0;
+}

@@ -1,0 +1,78 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { StoreRequestHeaders } from '../../http/schemas.js';
+import { DeliveryMethodSchema } from '../basket/index.js';
+
+const Text = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', ...(description ? { description } : {}) });
+const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
+const Phone = Type.String({ minLength: 5, maxLength: 40, pattern: '^\\+?[0-9 ()-]{5,40}$', description: 'Digits, spaces, (), -, an optional leading +' });
+const CountryNavCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2, as in GET /checkout/meta' });
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+export const CheckoutHeaders = Type.Object({
+  ...StoreRequestHeaders.properties,
+  'basket-token': Type.Optional(Type.String({ maxLength: 200, description: "A guest's basket token (ignored for a logged-in client)" })),
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', description: 'The same key sent again answers the first order' }),
+  ),
+  'x-session-id': Type.Optional(Type.String({ maxLength: 100, description: "The front-end's session id, for analytics" })),
+});
+
+export const CheckoutBody = Type.Object(
+  {
+    shippingName: Text(200),
+    shippingEmail: Email,
+    shippingPhone: Phone,
+    shippingAddress: Text(300),
+    shippingCity: Text(100),
+    shippingPostcode: Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }),
+    shippingCountryNavCode: CountryNavCode,
+    billingName: Text(200),
+    billingEmail: Email,
+    billingPhone: Phone,
+    billingAddress: Text(300),
+    billingCity: Text(100),
+    billingPostcode: Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }),
+    billingCountryNavCode: CountryNavCode,
+    deliveryMethodId: Id,
+    parcelMachineId: Type.Optional(Id),
+    shopCode: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    paymentMethodId: Type.String({ minLength: 1, maxLength: 40, description: 'One of the ids in GET /checkout/meta' }),
+    notes: Type.Optional(Type.String({ maxLength: 1000 })),
+    termsAccepted: Type.Boolean({ description: 'Must be true' }),
+    newsletterSubscription: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CheckoutBody = Static<typeof CheckoutBody>;
+
+export const CheckoutAnswer = Type.Object({
+  location: Type.String({ description: '<api>/bank/create-form?orderId=…&checksum=…: where the front-end goes next' }),
+});
+
+const PaymentMethodSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  /** Whether the shopper is sent to a payment page. */
+  online: Type.Boolean(),
+  /** Delivery method kinds it goes with; null: any. */
+  deliveryKinds: Type.Union([Type.Array(Type.String()), Type.Null()]),
+});
+
+const ContactSchema = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()]),
+  email: Type.String(),
+  phone: Type.Union([Type.String(), Type.Null()]),
+  address: Type.Union([Type.String(), Type.Null()]),
+  city: Type.Union([Type.String(), Type.Null()]),
+  postcode: Type.Union([Type.String(), Type.Null()]),
+  countryNavCode: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CheckoutMetaSchema = Type.Object({
+  deliveryMethods: Type.Array(DeliveryMethodSchema),
+  paymentMethods: Type.Array(PaymentMethodSchema),
+  countries: Type.Array(Type.Object({ navCode: Type.String(), name: Type.String(), isDefault: Type.Boolean() })),
+  /** A logged-in client's saved contact data; null for a guest. */
+  contact: Type.Union([ContactSchema, Type.Null()]),
+});

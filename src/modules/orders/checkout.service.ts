@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../db/database.js';
+import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
+import type { MessageKey } from '../../i18n/index.js';
+import { basketCheckout } from '../basket/index.js';
+import type { GatewayName } from '../payments/index.js';
+import type { CheckoutBody } from './checkout.schemas.js';
+import { recordCreated } from './order-states.js';
+import { findOrderByBasketVersion, findOrderByIdempotencyKey, insertOrder, insertOrderLines, knownCountries, setOrderCode } from './orders.repository.js';
+import { PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
+import { holdStock } from './stock.repository.js';
+
+type PricedBasket = basketCheckout.PricedBasket;
+
+// Checkout: a basket becomes an order, in the caller's one transaction. The basket is locked,
+// its delivery set and priced afresh from the database (never from a cache); the form, the lines,
+// the code and the payment method are judged together so a 422 names every problem at once; then
+// the order and its lines are written, the stock held, the code's use counted and the basket
+// emptied. Any refusal rolls all of it back. A repeat (the same Idempotency-Key, or the same
+// basket unchanged since its checkout) answers the order the first one made.
+
+export interface CheckoutActor {
+  context: basketCheckout.BasketContext;
+  owner: basketCheckout.BasketOwner;
+  /** Whose Idempotency-Keys these are: the client account, or the guest's basket token. */
+  idempotencyScope: string | null;
+}
+
+export interface CheckoutInput {
+  form: CheckoutBody;
+  idempotencyKey: string | undefined;
+  sessionId: string | undefined;
+  gateways: ReadonlySet<GatewayName>;
+}
+
+export interface PlacedOrder {
+  orderId: number;
+  /** False when the request repeated an earlier checkout and got its order back. */
+  created: boolean;
+}
+
+const STORE_PREFIX: Record<string, string> = { WEB: 'WT', WEB2: 'WN' };
+
+export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutInput, now: number): Promise<PlacedOrder> {
+  const { context } = actor;
+  const requestHash = createHash('sha256').update(JSON.stringify(input.form)).digest('hex');
+  const basket = await basketCheckout.lockBasketForCheckout(trx, actor.owner, context.store.code, now);
+  if (input.idempotencyKey !== undefined && actor.idempotencyScope !== null) {
+    const earlier = await findOrderByIdempotencyKey(trx, actor.idempotencyScope, input.idempotencyKey);
+    if (earlier) {
+      if (earlier.request_hash !== requestHash) throw new DomainError('conflict', 'checkout.idempotencyKeyReused');
+      return { orderId: Number(earlier.id), created: false };
+    }
+  }
+  if (!basket) throw badRequest('checkout.emptyBasket');
+  const unchanged = await findOrderByBasketVersion(trx, basket.id, basket.version);
+  if (unchanged) return { orderId: Number(unchanged.id), created: false };
+
+  const problems = await formProblems(trx, input);
+  let priced: PricedBasket | undefined;
+  try {
+    const choice = { deliveryMethodId: input.form.deliveryMethodId, parcelMachineId: input.form.parcelMachineId, shopCode: input.form.shopCode, countryCode: input.form.shippingCountryNavCode };
+    priced = await basketCheckout.priceForCheckout(trx, context, basket, choice);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    problems.push(...error.fields);
+  }
+  if (priced && priced.lines.length === 0) throw badRequest('checkout.emptyBasket');
+  if (priced) problems.push(...basketProblems(priced));
+  const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
+  const refusal = paymentMethodRefusal(method, context.caller.kind, priced?.delivery?.method.kind ?? '', input.gateways);
+  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery)) problems.push({ field: 'paymentMethodId', messageKey: refusal });
+  if (problems.length > 0 || !priced || !priced.basket || !priced.delivery || !method) throw new InvalidInputError(problems);
+
+  const emptied = await basketCheckout.emptyBasketAfterCheckout(trx, priced.basket, now);
+  const orderId = await insertOrder(trx, {
+    ...orderRow(actor, input, priced, method.id, now),
+    basket_id: basket.id,
+    basket_version_after: emptied.version,
+    idempotency_scope: input.idempotencyKey !== undefined ? actor.idempotencyScope : null,
+    idempotency_key: input.idempotencyKey !== undefined && actor.idempotencyScope !== null ? input.idempotencyKey : null,
+    request_hash: requestHash,
+  });
+  await setOrderCode(trx, orderId, `${STORE_PREFIX[context.store.code] ?? 'WT'}${String(orderId).padStart(8, '0')}`);
+  await recordCreated(trx, orderId, now);
+  const lines = priced.lines.filter((line) => line.available);
+  const stockBound = lines.map((line) => basketCheckout.shipsOnlyFromStock(line.product));
+  for (const [index, line] of lines.entries()) {
+    if (stockBound[index] && !(await holdStock(trx, line.product.id, line.quantity)))
+      throw conflict('checkout.outOfStock', { product: line.product.name, left: await freeStock(trx, line.product.id) });
+  }
+  await insertOrderLines(
+    trx,
+    lines.map((line, index) => ({
+      order_id: orderId,
+      position: index + 1,
+      product_id: line.product.id,
+      product_code: line.product.code,
+      product_type: line.product.type,
+      title: line.product.name.slice(0, 500),
+      quantity: line.quantity,
+      unit_price_cents: line.price.priceCents,
+      regular_price_cents: line.price.strikeThroughCents ?? line.price.priceCents,
+      discount_cents: line.discountCents,
+      total_cents: line.totalCents - line.discountCents,
+      vat_rate: line.product.vatRatePercent,
+      is_digital: basketCheckout.isDigitalProduct(line.product),
+      stock_bound: stockBound[index]!,
+      reserved_quantity: stockBound[index] ? line.quantity : 0,
+    })),
+  );
+  if (priced.code && priced.discountCents > 0 && !(await basketCheckout.countDiscountCodeUse(trx, priced.code.code.id)))
+    throw new InvalidInputError([{ field: 'discountCode', messageKey: 'basket.code.USED_UP' }]);
+  return { orderId, created: true };
+}
+
+/** What the form itself gets wrong beyond its schema: the terms, the countries. */
+async function formProblems(trx: Db, input: CheckoutInput): Promise<InvalidField[]> {
+  const problems: InvalidField[] = [];
+  if (!input.form.termsAccepted) problems.push({ field: 'termsAccepted', messageKey: 'checkout.termsRequired' });
+  const countries = await knownCountries(trx, [input.form.shippingCountryNavCode, input.form.billingCountryNavCode]);
+  for (const field of ['shippingCountryNavCode', 'billingCountryNavCode'] as const) {
+    const code = input.form[field].toUpperCase();
+    if (!countries.has(code)) problems.push({ field, messageKey: 'checkout.unknownCountry', params: { code } });
+  }
+  return problems;
+}
+
+/** Lines that cannot be ordered as they stand, and a code that no longer applies. */
+function basketProblems(priced: PricedBasket): InvalidField[] {
+  const problems: InvalidField[] = [];
+  for (const line of priced.lines) {
+    const field = `lines.${line.product.code}`;
+    if (line.notice?.code === 'UNAVAILABLE') problems.push({ field, messageKey: 'checkout.lineUnavailable', params: { product: line.product.name } });
+    else if (line.notice?.code === 'QUANTITY_CUT')
+      problems.push({ field, messageKey: 'checkout.lineQuantityCut', params: { product: line.product.name, max: line.notice.max } });
+  }
+  if (priced.code && priced.code.reason !== null)
+    problems.push({ field: 'discountCode', messageKey: `basket.code.${priced.code.reason}` as MessageKey, params: { min: '' } });
+  if (priced.delivery && !priced.delivery.offered) problems.push({ field: 'deliveryMethodId', messageKey: 'basket.deliveryNotOffered' });
+  return problems;
+}
+
+function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBasket, paymentMethod: string, now: number) {
+  const { form } = input;
+  const { caller, store, language } = actor.context;
+  const delivery = priced.delivery!;
+  const vatCents = priced.vat.reduce((sum, rate) => sum + rate.vatCents, 0);
+  return {
+    store_code: store.code,
+    client_account_id: caller.clientAccountId,
+    customer_kind: caller.kind,
+    language,
+    status: 'NEW' as const,
+    status_changed_at: now,
+    shipping_name: form.shippingName.trim(),
+    shipping_email: form.shippingEmail.trim().toLowerCase(),
+    shipping_phone: form.shippingPhone.trim(),
+    shipping_address: form.shippingAddress.trim(),
+    shipping_city: form.shippingCity.trim(),
+    shipping_postcode: form.shippingPostcode.trim(),
+    shipping_country: form.shippingCountryNavCode.toUpperCase(),
+    billing_name: form.billingName.trim(),
+    billing_email: form.billingEmail.trim().toLowerCase(),
+    billing_phone: form.billingPhone.trim(),
+    billing_address: form.billingAddress.trim(),
+    billing_city: form.billingCity.trim(),
+    billing_postcode: form.billingPostcode.trim(),
+    billing_country: form.billingCountryNavCode.toUpperCase(),
+    notes: (form.notes ?? '').trim(),
+    newsletter: form.newsletterSubscription === true,
+    delivery_method_id: delivery.method.id,
+    delivery_method_code: delivery.method.code,
+    delivery_kind: delivery.method.kind,
+    delivery_name: delivery.method.name,
+    parcel_machine_id: delivery.parcelMachine?.id ?? null,
+    parcel_machine_name: delivery.parcelMachine ? `${delivery.parcelMachine.name}, ${delivery.parcelMachine.address}, ${delivery.parcelMachine.city}`.slice(0, 300) : null,
+    delivery_shop_code: delivery.shop?.code ?? null,
+    delivery_country: delivery.countryCode,
+    delivery_cents: priced.deliveryCents,
+    delivery_vat_rate: delivery.method.vatRatePercent,
+    payment_method: paymentMethod,
+    discount_code_id: priced.code && priced.discountCents > 0 ? priced.code.code.id : null,
+    discount_code: priced.code && priced.discountCents > 0 ? priced.code.code.code : null,
+    discount_cents: priced.discountCents,
+    subtotal_cents: priced.subtotalCents,
+    vat_cents: vatCents,
+    // What is paid: with VAT. A wholesale basket is priced without it, so its VAT is added.
+    total_cents: priced.vatIncluded ? priced.totalCents : priced.totalCents + vatCents,
+    vat_included: priced.vatIncluded,
+    session_id: input.sessionId ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+async function freeStock(trx: Db, productId: number): Promise<number> {
+  const row = await trx.selectFrom('product').select(['web_stock', 'reserved_quantity']).where('id', '=', productId).executeTakeFirst();
+  return row ? Math.max(0, Number(row.web_stock) - Number(row.reserved_quantity)) : 0;
+}

@@ -1,0 +1,95 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { CustomerOrderTable, OrderLineTable } from './orders.tables.js';
+
+// The orders module's SQL for orders, their lines and history (stock: stock.repository.ts).
+
+export type OrderRow = Selectable<CustomerOrderTable>;
+export type OrderLineRow = Selectable<OrderLineTable>;
+
+export async function insertOrder(trx: Db, row: Insertable<CustomerOrderTable>): Promise<number> {
+  const inserted = await trx.insertInto('customer_order').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export async function setOrderCode(trx: Db, orderId: number, code: string): Promise<void> {
+  await trx.updateTable('customer_order').set({ code }).where('id', '=', orderId).execute();
+}
+
+export async function insertOrderLines(trx: Db, lines: Array<Insertable<OrderLineTable>>): Promise<void> {
+  if (lines.length > 0) await trx.insertInto('order_line').values(lines).execute();
+}
+
+export function findOrderByIdempotencyKey(db: Db, scope: string, key: string) {
+  return db
+    .selectFrom('customer_order')
+    .select(['id', 'request_hash'])
+    .where('idempotency_scope', '=', scope)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+export function findOrderByBasketVersion(db: Db, basketId: number, version: number) {
+  return db.selectFrom('customer_order').select('id').where('basket_id', '=', basketId).where('basket_version_after', '=', version).executeTakeFirst();
+}
+
+export async function knownCountries(db: Db, codes: string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('country')
+    .select('code')
+    .where(
+      'code',
+      'in',
+      codes.map((code) => code.toUpperCase()),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.code));
+}
+
+export async function findOrder(db: Db, orderId: number): Promise<OrderRow | undefined> {
+  const row = await db.selectFrom('customer_order').selectAll().where('id', '=', orderId).executeTakeFirst();
+  return row && normaliseOrder(row);
+}
+
+export async function findOrderByCode(db: Db, code: string): Promise<OrderRow | undefined> {
+  const row = await db.selectFrom('customer_order').selectAll().where('code', '=', code).executeTakeFirst();
+  return row && normaliseOrder(row);
+}
+
+export async function orderLines(db: Db, orderId: number): Promise<OrderLineRow[]> {
+  const rows = await db.selectFrom('order_line').selectAll().where('order_id', '=', orderId).orderBy('position').execute();
+  return rows.map((row) => ({ ...row, order_id: Number(row.order_id), product_id: Number(row.product_id) }));
+}
+
+export function statusHistory(db: Db, orderId: number) {
+  return db
+    .selectFrom('order_status_change')
+    .select(['from_status', 'to_status', 'cause', 'created_at'])
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The order's latest payment attempt. */
+export function latestPayment(db: Db, orderId: number) {
+  return db.selectFrom('order_payment').selectAll().where('order_id', '=', orderId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** PostgreSQL gives int8 columns as strings; every id and time here is a number. */
+function normaliseOrder(row: OrderRow): OrderRow {
+  const num = (value: number | null) => (value === null ? null : Number(value));
+  return {
+    ...row,
+    id: Number(row.id),
+    client_account_id: num(row.client_account_id),
+    status_changed_at: Number(row.status_changed_at),
+    basket_id: num(row.basket_id),
+    delivery_method_id: Number(row.delivery_method_id),
+    parcel_machine_id: num(row.parcel_machine_id),
+    discount_code_id: num(row.discount_code_id),
+    handed_off_at: num(row.handed_off_at),
+    nav_created_at: num(row.nav_created_at),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}

@@ -1,0 +1,44 @@
+import type { CustomerKind } from './orders.tables.js';
+import type { GatewayName } from '../payments/index.js';
+import type { MessageKey } from '../../i18n/index.js';
+
+// How an order may be paid. Online methods go through a gateway (only those configured are
+// offered); the others need nothing paid online, so their orders skip the payment page: invoice
+// for business and wholesale customers, paying in the shop where the parcel is picked up, cash to
+// the courier.
+
+export interface PaymentMethod {
+  id: string;
+  nameKey: MessageKey;
+  gateway: GatewayName | null;
+  kinds: readonly CustomerKind[];
+  /** Delivery kinds it goes with; null for any. */
+  deliveryKinds: readonly string[] | null;
+}
+
+const EVERYONE: readonly CustomerKind[] = ['GUEST', 'SIMPLE', 'BUSINESS', 'WHOLESALE'];
+
+export const PAYMENT_METHODS: readonly PaymentMethod[] = [
+  { id: 'EVERYPAY', nameKey: 'checkout.payment.everypay', gateway: 'everypay', kinds: EVERYONE, deliveryKinds: null },
+  { id: 'TEST_GATEWAY', nameKey: 'checkout.payment.test', gateway: 'test', kinds: EVERYONE, deliveryKinds: null },
+  { id: 'INVOICE', nameKey: 'checkout.payment.invoice', gateway: null, kinds: ['BUSINESS', 'WHOLESALE'], deliveryKinds: null },
+  { id: 'PAY_IN_SHOP', nameKey: 'checkout.payment.inShop', gateway: null, kinds: EVERYONE, deliveryKinds: ['SHOP_PICKUP', 'DRIVE_IN'] },
+  { id: 'CASH_ON_DELIVERY', nameKey: 'checkout.payment.cashOnDelivery', gateway: null, kinds: ['GUEST', 'SIMPLE'], deliveryKinds: ['COURIER', 'EXPRESS_COURIER'] },
+];
+
+/** The methods a customer of this kind can use, given which gateways are configured. */
+export function paymentMethodsFor(kind: CustomerKind, gateways: ReadonlySet<GatewayName>): PaymentMethod[] {
+  return PAYMENT_METHODS.filter((method) => method.kinds.includes(kind) && (method.gateway === null || gateways.has(method.gateway)));
+}
+
+/** Why the method can't pay this order, as a message key; null when it can. */
+export function paymentMethodRefusal(
+  method: PaymentMethod | undefined,
+  kind: CustomerKind,
+  deliveryKind: string,
+  gateways: ReadonlySet<GatewayName>,
+): MessageKey | null {
+  if (!method || !paymentMethodsFor(kind, gateways).includes(method)) return 'checkout.unknownPaymentMethod';
+  if (method.deliveryKinds !== null && !method.deliveryKinds.includes(deliveryKind)) return 'checkout.paymentNotWithDelivery';
+  return null;
+}
