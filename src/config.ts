@@ -9,6 +9,7 @@ import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
+import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
 import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/marketing.config.js';
 import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
@@ -51,6 +52,8 @@ export interface Config extends CatalogueConfig {
   dataExport: ExportSettings;
   search: SearchSection;
   tracking: TrackingSection;
+  /** EveryPay card and bank payments; undefined (off) without its credentials. */
+  everypay: EveryPayConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataExport: readDataExportConfig(reader),
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
+    everypay: readEveryPayConfig(reader),
   };
   if (config.dataExportPath === '' || config.dataExportPath === config.basePath) {
     problems.push('DATA_EXPORT_PATH must be a path prefix of its own, different from BASE_PATH');

@@ -158,6 +158,34 @@ describe('configuration', () => {
     expect(() => loadConfig({ API_DOCS: 'private' })).toThrow(/API_DOCS must be one of public, operator, off/);
   });
 
+  it('turns EveryPay on with all three credentials, off with none, and names the missing ones of a partial set', () => {
+    expect(loadConfig({}).everypay).toBeUndefined();
+    const credentials = { EVERYPAY_API_USERNAME: 'user', EVERYPAY_API_SECRET: 'secret', EVERYPAY_ACCOUNT_NAME: 'EUR3D1' };
+    expect(loadConfig(credentials).everypay).toEqual({
+      apiUrl: 'https://pay.every-pay.eu',
+      apiUsername: 'user',
+      apiSecret: 'secret',
+      accountName: 'EUR3D1',
+      timeoutMs: 10_000,
+    });
+    expect(
+      loadConfig({ ...credentials, EVERYPAY_API_URL: 'https://igw-demo.every-pay.com/', EVERYPAY_TIMEOUT_MS: '2500' }).everypay,
+    ).toMatchObject({ apiUrl: 'https://igw-demo.every-pay.com', timeoutMs: 2500 });
+    expect(() => loadConfig({ EVERYPAY_API_USERNAME: 'user' })).toThrow(/missing: EVERYPAY_API_SECRET, EVERYPAY_ACCOUNT_NAME/);
+    expect(() => loadConfig({ ...credentials, EVERYPAY_ACCOUNT_NAME: ' ' })).toThrow(/missing: EVERYPAY_ACCOUNT_NAME$/m);
+    expect(() => loadConfig({ ...credentials, EVERYPAY_API_URL: 'pay.every-pay.eu' })).toThrow(/EVERYPAY_API_URL/);
+    expect(() => loadConfig({ ...credentials, EVERYPAY_TIMEOUT_MS: '10s' })).toThrow(/EVERYPAY_TIMEOUT_MS/);
+  });
+
+  it('never shows the EveryPay secret in a configuration error', () => {
+    expect(() => loadConfig({ EVERYPAY_API_SECRET: 'hunter2-secret' })).toThrow(ConfigError);
+    try {
+      loadConfig({ EVERYPAY_API_SECRET: 'hunter2-secret' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('hunter2-secret');
+    }
+  });
+
   it('refuses an export path that collides with the main API', () => {
     expect(() => loadConfig({ BASE_PATH: '/api', DATA_EXPORT_PATH: '/api' })).toThrow(ConfigError);
   });

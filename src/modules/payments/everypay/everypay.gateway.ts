@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  type CreatedPayment,
+  type CreatePaymentInput,
+  type GatewayRequest,
+  type PaymentGateway,
+  type PaymentStatus,
+} from '../gateway.js';
+import type { EveryPayConfig } from './everypay.config.js';
+import { centsOf, checkCreated, checkError, checkPayment, checkRefunded, eurosOf, stateOf } from './everypay.wire.js';
+
+// The EveryPay adapter (API v4, https://support.every-pay.com/downloads/everypay_apiv4_integration_documentation).
+// Every call is HTTP Basic with the API username and secret and names the API username again in its
+// body or query. The callback URL is set in the merchant portal, not per payment, so `callbackUrl` of
+// a payment is not sent. A callback or return only names a payment: the status always comes from
+// GET /payments/{payment_reference}.
+
+export interface EveryPayDeps {
+  fetch?: typeof fetch;
+  /** The request timestamps EveryPay asks for; the wall clock unless a test fixes it. */
+  now?: () => Date;
+}
+
+/** EveryPay's payment references are hex strings; anything else cannot name a payment there. */
+const REFERENCE = /^[A-Za-z0-9_-]{1,128}$/;
+
+interface Answer {
+  status: number;
+  json: unknown;
+}
+
+export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps = {}): PaymentGateway {
+  const fetchFn = deps.fetch ?? fetch;
+  const now = deps.now ?? (() => new Date());
+  const authorization = `Basic ${Buffer.from(`${config.apiUsername}:${config.apiSecret}`).toString('base64')}`;
+  const api = `${config.apiUrl}/api/v4`;
+
+  async function call(what: string, method: 'GET' | 'POST', url: string, body?: string): Promise<Answer> {
+    let status: number;
+    let text: string;
+    try {
+      const response = await fetchFn(url, {
+        method,
+        headers: {
+          authorization,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body,
+        signal: AbortSignal.timeout(config.timeoutMs),
+        redirect: 'error',
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      // The cause names the host at most: the secret only ever travels in the Authorization header.
+      throw new GatewayUnavailableError('everypay', `${what}: ${timedOut ? `no answer within ${config.timeoutMs} ms` : 'unreachable'}`, {
+        cause: err,
+      });
+    }
+    if (status >= 500) throw new GatewayUnavailableError('everypay', `${what}: HTTP ${status}${errorText(parse(text))}`);
+    const json = parse(text);
+    if (json === undefined) throw new GatewayUnavailableError('everypay', `${what}: HTTP ${status} with an answer that is not JSON`);
+    return { status, json };
+  }
+
+  function refused(what: string, answer: Answer): GatewayRefusedError {
+    return new GatewayRefusedError('everypay', answer.status, `${what}${errorText(answer.json)}`);
+  }
+
+  function unexpected(what: string, detail: string): GatewayUnavailableError {
+    return new GatewayUnavailableError('everypay', `${what}: unexpected answer (${detail})`);
+  }
+
+  /** The JSON body with the amount written as decimal euros with two decimals (12.30, not 12.3). */
+  function jsonWithAmount(fields: Record<string, unknown>, amountCents: number): string {
+    if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
+      throw new RangeError(`amountCents must be a positive whole number, got ${amountCents}`);
+    return `{"amount":${eurosOf(amountCents)},${JSON.stringify(fields).slice(1)}`;
+  }
+
+  async function fetchStatus(reference: string): Promise<PaymentStatus | null> {
+    if (!REFERENCE.test(reference)) return null;
+    const what = 'payment status';
+    const query = new URLSearchParams({ api_username: config.apiUsername });
+    const answer = await call(what, 'GET', `${api}/payments/${encodeURIComponent(reference)}?${query}`);
+    if (answer.status === 404) return null;
+    if (answer.status >= 400) throw refused(what, answer);
+    if (!checkPayment.Check(answer.json)) throw unexpected(what, 'not a payment');
+    const payment = answer.json;
+    if (payment.payment_reference !== reference) throw unexpected(what, 'another payment');
+    const state = stateOf(payment.payment_state);
+    if (state === undefined) throw unexpected(what, `unknown payment_state "${payment.payment_state.slice(0, 64)}"`);
+    const amountCents = centsOf(payment.initial_amount);
+    const standing = payment.standing_amount == null ? undefined : centsOf(payment.standing_amount);
+    if (amountCents === undefined || (payment.standing_amount != null && standing === undefined)) throw unexpected(what, 'amount');
+    // After a refund the standing amount is what is left; without it the refund was whole.
+    const refundedCents = state === 'refunded' ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0))) : 0;
+    return { reference, orderReference: payment.order_reference, state, amountCents, refundedCents };
+  }
+
+  return {
+    name: 'everypay',
+
+    async createPayment(input: CreatePaymentInput): Promise<CreatedPayment> {
+      const what = 'create payment';
+      const body = jsonWithAmount(
+        {
+          api_username: config.apiUsername,
+          account_name: config.accountName,
+          order_reference: input.orderReference,
+          // The same idempotency key gives the same nonce, which EveryPay refuses to use twice:
+          // a retried create can never make a second payment.
+          nonce: nonceOf('create', input.idempotencyKey),
+          timestamp: now().toISOString(),
+          customer_url: input.returnUrl,
+          email: input.customerEmail,
+          ...(input.customerIp === null ? {} : { customer_ip: input.customerIp }),
+          locale: input.locale,
+        },
+        input.amountCents,
+      );
+      const answer = await call(what, 'POST', `${api}/payments/oneoff`, body);
+      if (answer.status >= 400) throw refused(what, answer);
+      if (!checkCreated.Check(answer.json)) throw unexpected(what, 'no payment reference or link');
+      const { payment_reference: reference, payment_link: link } = answer.json;
+      if (!REFERENCE.test(reference)) throw unexpected(what, 'payment reference');
+      return { reference, redirect: redirectTo(link, what) };
+    },
+
+    fetchStatus,
+
+    referenceOf(request: GatewayRequest): string | null {
+      const named = [fieldOf(request.query), fieldOf(typeof request.body === 'string' ? formOf(request.body) : request.body)];
+      const found = [...new Set(named.filter((value) => value !== undefined))];
+      // Two different references in one request name no payment the shop could trust.
+      return found.length === 1 && REFERENCE.test(found[0]!) ? found[0]! : null;
+    },
+
+    async refund(reference: string, amountCents: number, idempotencyKey: string): Promise<PaymentStatus> {
+      const what = 'refund';
+      const body = jsonWithAmount(
+        {
+          api_username: config.apiUsername,
+          payment_reference: reference,
+          nonce: nonceOf('refund', idempotencyKey),
+          timestamp: now().toISOString(),
+        },
+        amountCents,
+      );
+      const answer = await call(what, 'POST', `${api}/payments/refund`, body);
+      if (answer.status >= 400) throw refused(what, answer);
+      if (!checkRefunded.Check(answer.json) || answer.json.payment_reference !== reference) throw unexpected(what, 'not this payment');
+      const status = await fetchStatus(reference);
+      if (status === null) throw unexpected(what, 'the refunded payment is unknown');
+      return status;
+    },
+  };
+}
+
+/** A nonce per purpose and key: unique per request, the same for a retry of that request. */
+function nonceOf(purpose: string, idempotencyKey: string): string {
+  return createHash('sha256').update(`${purpose}:${idempotencyKey}`).digest('hex');
+}
+
+/**
+ * The payment link as a GET form. A form sent with GET replaces the query of its action, so the
+ * link's own query (the payment reference) travels as the form's fields.
+ */
+function redirectTo(link: string, what: string) {
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch {
+    throw new GatewayUnavailableError('everypay', `${what}: the payment link is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new GatewayUnavailableError('everypay', `${what}: the payment link is not http(s)`);
+  const fields = Object.fromEntries(url.searchParams);
+  return { url: `${url.origin}${url.pathname}`, method: 'GET' as const, fields };
+}
+
+function fieldOf(source: unknown): string | undefined {
+  if (typeof source !== 'object' || source === null) return undefined;
+  const value = (source as Record<string, unknown>).payment_reference;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function formOf(body: string): Record<string, string> | undefined {
+  return body === '' ? undefined : Object.fromEntries(new URLSearchParams(body));
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The provider's own words of an error answer, short, for the log and the operator. */
+function errorText(json: unknown): string {
+  if (!checkError.Check(json)) return '';
+  const { code, message } = json.error;
+  const text = [code, message].filter((part) => part !== undefined).join(' ');
+  return text === '' ? '' : `: ${text.slice(0, 200)}`;
+}
