@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { DomainError } from '../../infra/domain-error.js';
+import type { GatewayName, PaymentGateway, RedirectForm } from '../payments/index.js';
+import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
+import { moveOrder, PAID } from './order-states.js';
+import { findOrder, latestPayment, type OrderRow } from './orders.repository.js';
+import { PAYMENT_METHODS } from './payment-methods.js';
+import { applyPaymentStatus } from './payment-status.service.js';
+
+// Starting an order's payment (GET /bank/create-form) and the shopper's return from the gateway.
+// Only an order in NEW starts a payment: the move NEW -> PENDING_PAYMENT and the payment row
+// commit before the gateway is called, so a second request finds the first one's payment and
+// answers its form (or waits for it) instead of paying twice. The gateway is never called inside
+// a transaction.
+
+export type Gateways = Partial<Record<GatewayName, PaymentGateway>>;
+
+export interface PaymentUrls {
+  /** Where the gateway sends the shopper back (the order's return-internal URL). */
+  returnUrl(order: OrderRow): string;
+  callbackUrl(gateway: GatewayName): string;
+  /** The front-end's checkout-finished page of the order. */
+  finishedUrl(order: OrderRow): string;
+}
+
+type Claim =
+  | { done: RedirectForm }
+  | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string } };
+
+/** A payment whose create call started this long ago and never finished is taken as lost. */
+const LOST_CREATE_MS = 60_000;
+
+export async function startPayment(
+  db: Kysely<Database>,
+  deps: { gateways: Gateways; urls: PaymentUrls },
+  orderId: number,
+  customerIp: string | null,
+  now: number,
+): Promise<RedirectForm> {
+  const claim = await db.transaction().execute(async (trx): Promise<Claim> => {
+    const order = (await findOrder(trx, orderId))!;
+    const method = PAYMENT_METHODS.find((candidate) => candidate.id === order.payment_method);
+    const gatewayName = method?.gateway ?? null;
+    if (gatewayName === null || order.total_cents === 0) {
+      const cause = order.total_cents === 0 ? 'nothing to pay' : `nothing to pay online (${order.payment_method})`;
+      if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause, now })) || PAID.includes(order.status))
+        return { done: finished(deps.urls, order) };
+      throw notStartable(order);
+    }
+    if (order.status === 'PENDING_PAYMENT') {
+      const payment = await latestPayment(trx, orderId);
+      if (payment?.redirect) return { done: JSON.parse(payment.redirect) as RedirectForm };
+      if (payment && payment.state === 'creating' && now - Number(payment.created_at) < LOST_CREATE_MS)
+        throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
+      // The create call of a process that died: give it up and start again.
+      if (payment) await trx.updateTable('order_payment').set({ state: 'failed', updated_at: now }).where('id', '=', payment.id).execute();
+      await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: 'payment creation was lost', now });
+    } else if (order.status !== 'NEW') throw notStartable(order);
+    const gateway = deps.gateways[gatewayName];
+    if (!gateway) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 60);
+    await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now });
+    const idempotencyKey = randomBytes(16).toString('hex');
+    const payment = await trx
+      .insertInto('order_payment')
+      .values({ order_id: orderId, gateway: gatewayName, reference: null, idempotency_key: idempotencyKey, amount_cents: order.total_cents, state: 'creating', redirect: null, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey } };
+  });
+  if ('done' in claim) return claim.done;
+
+  const { order, gateway, paymentId, idempotencyKey } = claim.create;
+  try {
+    const created = await gateway.createPayment({
+      orderReference: order.code!,
+      amountCents: order.total_cents,
+      currency: 'EUR',
+      customerEmail: order.billing_email,
+      customerIp,
+      locale: order.language as 'et' | 'en' | 'ru',
+      returnUrl: deps.urls.returnUrl(order),
+      callbackUrl: deps.urls.callbackUrl(gateway.name),
+      idempotencyKey,
+    });
+    await db
+      .updateTable('order_payment')
+      .set({ reference: created.reference, redirect: JSON.stringify(created.redirect), state: 'pending', updated_at: now })
+      .where('id', '=', paymentId)
+      .execute();
+    return created.redirect;
+  } catch (error) {
+    if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
+    // Nothing was started at the gateway that the shopper could pay: the order may try again.
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('order_payment').set({ state: 'failed', updated_at: now }).where('id', '=', paymentId).execute();
+      await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: `${gateway.name} could not create the payment`, now });
+    });
+    throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
+  }
+}
+
+/**
+ * The shopper is back from the gateway: ask the gateway how the payment stands (the request's own
+ * parameters are not trusted) and apply it. Answers the order's status after it; a gateway that
+ * cannot be reached leaves it as it was (the callback or the sweep will tell).
+ */
+export async function settleReturn(db: Kysely<Database>, gateways: Gateways, order: OrderRow, now: number): Promise<OrderRow['status']> {
+  const payment = await latestPayment(db, order.id);
+  const gateway = payment?.gateway ? gateways[payment.gateway as GatewayName] : undefined;
+  if (!payment?.reference || !gateway) return order.status;
+  let status;
+  try {
+    status = await gateway.fetchStatus(payment.reference);
+  } catch (error) {
+    if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) return order.status;
+    throw error;
+  }
+  if (!status) return order.status;
+  const applied = await db.transaction().execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'return', now));
+  return applied.orderStatus ?? order.status;
+}
+
+function finished(urls: PaymentUrls, order: OrderRow): RedirectForm {
+  return { url: urls.finishedUrl(order), method: 'GET', fields: {} };
+}
+
+function notStartable(order: OrderRow): DomainError {
+  return new DomainError('conflict', 'checkout.paymentNotStartable', { status: order.status });
+}
