@@ -10,6 +10,7 @@ import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type Auth
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/marketing.config.js';
+import { readTestGatewayConfig, type TestGatewaySetting } from './modules/payments/test-gateway/test-gateway.config.js';
 import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
@@ -49,6 +50,8 @@ export interface Config extends CatalogueConfig {
   dataExport: ExportSettings;
   search: SearchSection;
   tracking: TrackingSection;
+  /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
+  testGateway: TestGatewaySetting;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataExport: readDataExportConfig(reader),
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
+    testGateway: readTestGatewayConfig(reader),
   };
   if (config.dataExportPath === '' || config.dataExportPath === config.basePath) {
     problems.push('DATA_EXPORT_PATH must be a path prefix of its own, different from BASE_PATH');

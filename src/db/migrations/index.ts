@@ -11,6 +11,7 @@ import * as createImportLock from './2026_11_22_1100_create_import_lock.js';
 import * as addClientAccountStatus from './2026_11_23_0900_add_client_account_status.js';
 import * as bindSocialFlows from './2026_11_23_1000_bind_social_flows.js';
 import * as createBasket from './2026_11_23_1100_create_basket.js';
+import * as createTestGatewayPayment from './2026_11_24_0110_create_test_gateway_payment.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0900_add_client_account_status': addClientAccountStatus,
   '2026_11_23_1000_bind_social_flows': bindSocialFlows,
   '2026_11_23_1100_create_basket': createBasket,
+  '2026_11_24_0110_create_test_gateway_payment': createTestGatewayPayment,
 };
