@@ -87,6 +87,7 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
       if (!isTestGatewayReference(reference)) throw refuse(404, 'unknown payment');
       return db.transaction().execute(async (trx) => {
         const now = clock.now();
+        if ((await findPayment(trx, reference)) === undefined) throw refuse(404, 'unknown payment');
         const recorded = await insertRefundOnce(trx, {
           idempotency_key: idempotencyKey,
           payment_reference: reference,
@@ -99,14 +100,11 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
             throw refuse(409, 'the idempotency key was used for another refund');
           }
         } else if (!(await addRefund(trx, reference, amountCents, now))) {
-          const payment = await findPayment(trx, reference);
-          if (payment === undefined) throw refuse(404, 'unknown payment');
+          const payment = (await findPayment(trx, reference))!;
           if (payment.state !== 'settled' && payment.state !== 'refunded') throw refuse(409, `a ${payment.state} payment cannot be refunded`);
           throw refuse(422, `at most ${payment.amount_cents - payment.refunded_cents} cents are left to refund`);
         }
-        const payment = await findPayment(trx, reference);
-        if (payment === undefined) throw refuse(404, 'unknown payment');
-        return statusOf(payment);
+        return statusOf((await findPayment(trx, reference))!);
       });
     },
   };
