@@ -44,7 +44,10 @@ describeInBrowser('the test gateway in a browser', () => {
 
   /** Clicks a button and waits for the browser to land on the shop's return page. */
   async function click(page: Page, name: string): Promise<URL> {
-    await Promise.all([page.waitForURL(`${receiver.url}/bank/return-internal?**`), page.getByRole('button', { name, exact: true }).click()]);
+    await Promise.all([
+      page.waitForURL(`${receiver.url}/bank/return-internal?**`),
+      page.getByRole('button', { name, exact: true }).click(),
+    ]);
     return new URL(page.url());
   }
 

@@ -26,13 +26,18 @@ async function withApp(env: Record<string, string>, work: (t: TestApp) => Promis
 
 describe('TEST_GATEWAY', () => {
   it('off, or unset outside the demo, serves no page: the routes are absent', async () => {
-    for (const env of [{ TEST_GATEWAY: 'off' }, {}]) {
+    for (const env of [{ TEST_GATEWAY: 'off' }, {}] as Record<string, string>[]) {
       await withApp(env, async (t) => {
         // The adapter still works (the shop may ask about payments it made), only the page is gone.
         const created = await testGateway(t).createPayment(paymentInput(receiver));
         const path = new URL(created.redirect.url).pathname;
         for (const method of ['GET', 'POST'] as const) {
-          const response = await t.app.inject({ method, url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'action=pay' });
+          const response = await t.app.inject({
+            method,
+            url: path,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            payload: 'action=pay',
+          });
           expect(response.statusCode, `${JSON.stringify(env)} ${method}`).toBe(404);
           expect(response.headers['content-type']).toMatch(/^application\/json/);
         }
@@ -61,10 +66,17 @@ describe('a callback the shop never takes', () => {
       { TEST_GATEWAY: 'on', LOG_LEVEL: 'warn' },
       async (t) => {
         const gateway = testGateway(t);
-        const created = await gateway.createPayment(paymentInput(receiver, { callbackUrl: `http://127.0.0.1:${port}/payment/test/callback?secret=s3cr3t` }));
+        const created = await gateway.createPayment(
+          paymentInput(receiver, { callbackUrl: `http://127.0.0.1:${port}/payment/test/callback?secret=s3cr3t` }),
+        );
         const path = new URL(created.redirect.url).pathname;
         const started = Date.now();
-        const response = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'action=pay' });
+        const response = await t.app.inject({
+          method: 'POST',
+          url: path,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: 'action=pay',
+        });
         expect(response.statusCode).toBe(303);
         expect(Date.now() - started, 'the shopper does not wait for the callback').toBeLessThan(1000);
         const givenUp = () => logs.lines().filter((line) => line.msg === 'test gateway: callback not delivered, giving up');

@@ -31,7 +31,9 @@ export function paymentInput(receiver: HttpReceiver, overrides: Partial<CreatePa
 
 /** The callbacks the receiver got for one payment. */
 export const callbacksFor = (receiver: HttpReceiver, reference: string) =>
-  receiver.requests.filter((r) => r.url === '/payment/test/callback' && (r.body as { payment_reference?: string }).payment_reference === reference);
+  receiver.requests.filter(
+    (r) => r.url === '/payment/test/callback' && (r.body as { payment_reference?: string }).payment_reference === reference,
+  );
 
 /** Long enough for a second callback to have come if one were sent (the first retry waits 200 ms). */
 export const quietPeriod = () => new Promise((resolve) => setTimeout(resolve, 400));

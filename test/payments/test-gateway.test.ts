@@ -34,7 +34,11 @@ async function newPayment(overrides = {}) {
 describe('the payment page', () => {
   it('shows the order and amount with Pay, Decline and Cancel, marked as a test, under its own policy', async () => {
     const { input, created, path } = await newPayment({ orderReference: 'WT<b>1', amountCents: 123_456 });
-    expect(created.redirect).toEqual({ url: `${t.config.social.publicUrl}/payment/test/pay/${created.reference}`, method: 'GET', fields: {} });
+    expect(created.redirect).toEqual({
+      url: `${t.config.social.publicUrl}/payment/test/pay/${created.reference}`,
+      method: 'GET',
+      fields: {},
+    });
     expect(created.reference).toMatch(/^tgp_[A-Za-z0-9_-]{24}$/);
     const response = await t.app.inject({ method: 'GET', url: path });
     expect(response.statusCode).toBe(200);
@@ -101,7 +105,11 @@ describe('a button', () => {
     const callback = await receiver.waitFor((r) => callbacksFor(receiver, created.reference).includes(r));
     expect(callback.method).toBe('POST');
     expect(callback.headers['content-type']).toBe('application/json');
-    expect(callback.body).toEqual({ payment_reference: created.reference, order_reference: input.orderReference, event_name: 'status_updated' });
+    expect(callback.body).toEqual({
+      payment_reference: created.reference,
+      order_reference: input.orderReference,
+      event_name: 'status_updated',
+    });
     expect(gateway.referenceOf({ query: {}, body: callback.body })).toBe(created.reference);
     expect(gateway.referenceOf({ query: Object.fromEntries(location.searchParams), body: undefined })).toBe(created.reference);
     expect(gateway.referenceOf({ query: { payment_reference: 'forged' }, body: {} })).toBeNull();
@@ -172,7 +180,11 @@ describe('createPayment', () => {
     const racing = await Promise.all(Array.from({ length: 5 }, () => gateway.createPayment(input)));
     expect(second).toEqual(first);
     for (const created of racing) expect(created.reference).toBe(first.reference);
-    const rows = await t.database.db.selectFrom('test_gateway_payment').select('reference').where('idempotency_key', '=', input.idempotencyKey).execute();
+    const rows = await t.database.db
+      .selectFrom('test_gateway_payment')
+      .select('reference')
+      .where('idempotency_key', '=', input.idempotencyKey)
+      .execute();
     expect(rows).toHaveLength(1);
     await expect(gateway.createPayment({ ...input, amountCents: 1 })).rejects.toThrow(GatewayRefusedError);
     const other = await gateway.createPayment({ ...input, idempotencyKey: `${input.idempotencyKey}-2` });
@@ -231,7 +243,11 @@ describe('refund', () => {
     await press(declined.path, 'action=decline');
     expect(await refusal(gateway.refund(declined.created.reference, 100, 'd'))).toBe(409);
     expect(await refusal(gateway.refund(`tgp_${'B'.repeat(24)}`, 100, 'u'))).toBe(404);
-    const rows = await t.database.db.selectFrom('test_gateway_refund').select('idempotency_key').where('idempotency_key', 'in', ['d', 'u', 'early']).execute();
+    const rows = await t.database.db
+      .selectFrom('test_gateway_refund')
+      .select('idempotency_key')
+      .where('idempotency_key', 'in', ['d', 'u', 'early'])
+      .execute();
     expect(rows).toEqual([]);
   });
 });

@@ -101,7 +101,8 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
           }
         } else if (!(await addRefund(trx, reference, amountCents, now))) {
           const payment = (await findPayment(trx, reference))!;
-          if (payment.state !== 'settled' && payment.state !== 'refunded') throw refuse(409, `a ${payment.state} payment cannot be refunded`);
+          if (payment.state !== 'settled' && payment.state !== 'refunded')
+            throw refuse(409, `a ${payment.state} payment cannot be refunded`);
           throw refuse(422, `at most ${payment.amount_cents - payment.refunded_cents} cents are left to refund`);
         }
         return statusOf((await findPayment(trx, reference))!);

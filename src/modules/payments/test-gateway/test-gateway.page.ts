@@ -24,13 +24,9 @@ const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64'
  */
 export function pageSecurityPolicy(returnUrl?: string): string {
   const formAction = ["'self'", ...(returnUrl === undefined ? [] : [new URL(returnUrl).origin])].join(' ');
-  return [
-    "default-src 'none'",
-    `style-src ${STYLE_HASH}`,
-    `form-action ${formAction}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+  return ["default-src 'none'", `style-src ${STYLE_HASH}`, `form-action ${formAction}`, "frame-ancestors 'none'", "base-uri 'none'"].join(
+    '; ',
+  );
 }
 
 const STATE_TEXT: Record<TestGatewayPayment['state'], string> = {

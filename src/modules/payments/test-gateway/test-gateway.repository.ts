@@ -14,11 +14,7 @@ export async function insertPaymentOnce(db: Db, payment: NewTestGatewayPayment):
     .values({ ...payment, refunded_cents: 0, state: 'pending', updated_at: payment.created_at })
     .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
     .execute();
-  return db
-    .selectFrom('test_gateway_payment')
-    .selectAll()
-    .where('idempotency_key', '=', payment.idempotency_key)
-    .executeTakeFirstOrThrow();
+  return db.selectFrom('test_gateway_payment').selectAll().where('idempotency_key', '=', payment.idempotency_key).executeTakeFirstOrThrow();
 }
 
 export async function findPayment(db: Db, reference: string): Promise<TestGatewayPayment | undefined> {

@@ -52,7 +52,8 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
       schema: {
         ...common.schema,
         summary: 'Test gateway: the simulated bank page of a payment (HTML; no real money)',
-        description: 'Only when TEST_GATEWAY is on. Shows the order and amount with Pay, Decline and Cancel buttons; 404 page for an unknown payment.',
+        description:
+          'Only when TEST_GATEWAY is on. Shows the order and amount with Pay, Decline and Cancel buttons; 404 page for an unknown payment.',
       },
     },
     async (request, reply) => {
@@ -99,7 +100,11 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
 };
 
 function unknownPayment(reply: FastifyReply): FastifyReply {
-  return sendPage(reply, 404, messagePage('Payment not found', 'There is no payment at this address. Go back to the shop and start again.'));
+  return sendPage(
+    reply,
+    404,
+    messagePage('Payment not found', 'There is no payment at this address. Go back to the shop and start again.'),
+  );
 }
 
 function sendPage(reply: FastifyReply, status: number, html: string, returnUrl?: string): FastifyReply {
