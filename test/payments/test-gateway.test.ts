@@ -252,6 +252,13 @@ describe('refund', () => {
   });
 });
 
+describe('the API document', () => {
+  it('lists the page and its buttons', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(doc.paths['/payment/test/pay/{reference}']).sort()).toEqual(['get', 'post']);
+  });
+});
+
 describe('only this plugin takes form bodies', () => {
   it('another route still answers a form body with 415', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/auth/login', headers: FORM, payload: 'email=a@b.ee&password=x' });
