@@ -24,6 +24,7 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
+import { testGatewayRoutes } from './modules/payments/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
@@ -134,6 +135,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
+      // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
+      if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
     },
     { prefix: config.basePath },

@@ -11,6 +11,7 @@ import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/c
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
 import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/marketing.config.js';
+import { readTestGatewayConfig, type TestGatewaySetting } from './modules/payments/test-gateway/test-gateway.config.js';
 import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
@@ -54,6 +55,8 @@ export interface Config extends CatalogueConfig {
   tracking: TrackingSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
   everypay: EveryPayConfig | undefined;
+  /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
+  testGateway: TestGatewaySetting;
 }
 
 export class ConfigError extends Error {
@@ -102,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
     everypay: readEveryPayConfig(reader),
+    testGateway: readTestGatewayConfig(reader),
   };
   if (config.dataExportPath === '' || config.dataExportPath === config.basePath) {
     problems.push('DATA_EXPORT_PATH must be a path prefix of its own, different from BASE_PATH');

@@ -9,6 +9,7 @@ import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
+import type { TestGatewayTables } from './modules/payments/index.js';
 import type { SearchTables } from './modules/search/index.js';
 import type { SocialTables } from './modules/social/index.js';
 import type { StoreTables } from './modules/store/index.js';
@@ -27,5 +28,6 @@ declare module './db/schema.js' {
       SearchTables,
       SocialTables,
       StoreTables,
+      TestGatewayTables,
       TrackingTables {}
 }

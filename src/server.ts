@@ -7,6 +7,7 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
 import { LOG_PRIVACY } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
+import { testGatewayEnabled } from './modules/payments/index.js';
 import { createJobRunner } from './worker.js';
 
 export interface ServeOptions {
@@ -18,7 +19,9 @@ export interface ServeOptions {
  * Runs the API until SIGTERM or SIGINT, then stops accepting connections, lets requests in
  * flight finish, and closes the database.
  */
-export async function serve(config: Config, options: ServeOptions): Promise<void> {
+export async function serve(served: Config, options: ServeOptions): Promise<void> {
+  // TEST_GATEWAY unset: the test gateway comes with the demo data and not without it.
+  const config: Config = { ...served, testGateway: testGatewayEnabled(served.testGateway, options.seedDemo) ? 'on' : 'off' };
   const database = createDatabase(config.databaseUrl);
   await prepareSchema(database);
   const app = await buildApp(config, { database });

@@ -11,6 +11,7 @@ import * as createImportLock from './2026_11_22_1100_create_import_lock.js';
 import * as addClientAccountStatus from './2026_11_23_0900_add_client_account_status.js';
 import * as bindSocialFlows from './2026_11_23_1000_bind_social_flows.js';
 import * as createBasket from './2026_11_23_1100_create_basket.js';
+import * as createTestGatewayPayment from './2026_11_24_0110_create_test_gateway_payment.js';
 import * as createOrders from './2026_11_24_0120_create_orders.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0900_add_client_account_status': addClientAccountStatus,
   '2026_11_23_1000_bind_social_flows': bindSocialFlows,
   '2026_11_23_1100_create_basket': createBasket,
+  '2026_11_24_0110_create_test_gateway_payment': createTestGatewayPayment,
   '2026_11_24_0120_create_orders': createOrders,
 };
