@@ -19,9 +19,18 @@ export type { DeliveryChoice };
 
 /** The owner's basket, locked to the transaction; undefined when there is none (never created here). */
 export function lockBasketForCheckout(trx: Db, owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
-  if (owner.kind === 'client') return findClientBasket(trx, owner.clientAccountId, storeCode, true);
+  return ownersBasket(trx, owner, storeCode, now, true);
+}
+
+/** The owner's basket as it is, priced (none: the empty basket), for the checkout form. */
+export async function currentBasket(db: Db, context: BasketContext, owner: BasketOwner): Promise<PricedBasket> {
+  return priceBasket(db, context, await ownersBasket(db, owner, context.store.code, context.now, false));
+}
+
+function ownersBasket(db: Db, owner: BasketOwner, storeCode: string, now: number, lock: boolean) {
+  if (owner.kind === 'client') return findClientBasket(db, owner.clientAccountId, storeCode, lock);
   if (owner.token === undefined) return Promise.resolve(undefined);
-  return findGuestBasket(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, true);
+  return findGuestBasket(db, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, lock);
 }
 
 /** Sets the form's delivery choice on the basket (every rule of PUT /basket/delivery) and prices it. */
@@ -33,7 +42,13 @@ export async function priceForCheckout(trx: Db, context: BasketContext, basket: 
 /** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */
 export async function emptyBasketAfterCheckout(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
   await deleteAllLines(trx, basket.id);
-  return touchBasket(trx, basket, now, { discount_code_id: null, delivery_method_id: null, parcel_machine_id: null, delivery_shop_id: null, delivery_country_code: null });
+  return touchBasket(trx, basket, now, {
+    discount_code_id: null,
+    delivery_method_id: null,
+    parcel_machine_id: null,
+    delivery_shop_id: null,
+    delivery_country_code: null,
+  });
 }
 
 /** Counts one use of a discount code unless it is used up; false when it was (a race for the last use). */

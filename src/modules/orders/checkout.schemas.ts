@@ -5,7 +5,12 @@ import { DeliveryMethodSchema } from '../basket/index.js';
 const Text = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, pattern: '\\S', ...(description ? { description } : {}) });
 const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
-const Phone = Type.String({ minLength: 5, maxLength: 40, pattern: '^\\+?[0-9 ()-]{5,40}$', description: 'Digits, spaces, (), -, an optional leading +' });
+const Phone = Type.String({
+  minLength: 5,
+  maxLength: 40,
+  pattern: '^\\+?[0-9 ()-]{5,40}$',
+  description: 'Digits, spaces, (), -, an optional leading +',
+});
 const CountryNavCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2, as in GET /checkout/meta' });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
@@ -13,7 +18,12 @@ export const CheckoutHeaders = Type.Object({
   ...StoreRequestHeaders.properties,
   'basket-token': Type.Optional(Type.String({ maxLength: 200, description: "A guest's basket token (ignored for a logged-in client)" })),
   'idempotency-key': Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', description: 'The same key sent again answers the first order' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: 'The same key sent again answers the first order',
+    }),
   ),
   'x-session-id': Type.Optional(Type.String({ maxLength: 100, description: "The front-end's session id, for analytics" })),
 });

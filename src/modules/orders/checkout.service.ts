@@ -6,7 +6,14 @@ import { basketCheckout } from '../basket/index.js';
 import type { GatewayName } from '../payments/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
 import { recordCreated } from './order-states.js';
-import { findOrderByBasketVersion, findOrderByIdempotencyKey, insertOrder, insertOrderLines, knownCountries, setOrderCode } from './orders.repository.js';
+import {
+  findOrderByBasketVersion,
+  findOrderByIdempotencyKey,
+  insertOrder,
+  insertOrderLines,
+  knownCountries,
+  setOrderCode,
+} from './orders.repository.js';
 import { PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
 import { holdStock } from './stock.repository.js';
 
@@ -59,7 +66,12 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   const problems = await formProblems(trx, input);
   let priced: PricedBasket | undefined;
   try {
-    const choice = { deliveryMethodId: input.form.deliveryMethodId, parcelMachineId: input.form.parcelMachineId, shopCode: input.form.shopCode, countryCode: input.form.shippingCountryNavCode };
+    const choice = {
+      deliveryMethodId: input.form.deliveryMethodId,
+      parcelMachineId: input.form.parcelMachineId,
+      shopCode: input.form.shopCode,
+      countryCode: input.form.shippingCountryNavCode,
+    };
     priced = await basketCheckout.priceForCheckout(trx, context, basket, choice);
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
@@ -69,7 +81,8 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   if (priced) problems.push(...basketProblems(priced));
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
   const refusal = paymentMethodRefusal(method, context.caller.kind, priced?.delivery?.method.kind ?? '', input.gateways);
-  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery)) problems.push({ field: 'paymentMethodId', messageKey: refusal });
+  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery))
+    problems.push({ field: 'paymentMethodId', messageKey: refusal });
   if (problems.length > 0 || !priced || !priced.basket || !priced.delivery || !method) throw new InvalidInputError(problems);
 
   const emptied = await basketCheckout.emptyBasketAfterCheckout(trx, priced.basket, now);
@@ -131,7 +144,8 @@ function basketProblems(priced: PricedBasket): InvalidField[] {
   const problems: InvalidField[] = [];
   for (const line of priced.lines) {
     const field = `lines.${line.product.code}`;
-    if (line.notice?.code === 'UNAVAILABLE') problems.push({ field, messageKey: 'checkout.lineUnavailable', params: { product: line.product.name } });
+    if (line.notice?.code === 'UNAVAILABLE')
+      problems.push({ field, messageKey: 'checkout.lineUnavailable', params: { product: line.product.name } });
     else if (line.notice?.code === 'QUANTITY_CUT')
       problems.push({ field, messageKey: 'checkout.lineQuantityCut', params: { product: line.product.name, max: line.notice.max } });
   }
@@ -174,7 +188,9 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     delivery_kind: delivery.method.kind,
     delivery_name: delivery.method.name,
     parcel_machine_id: delivery.parcelMachine?.id ?? null,
-    parcel_machine_name: delivery.parcelMachine ? `${delivery.parcelMachine.name}, ${delivery.parcelMachine.address}, ${delivery.parcelMachine.city}`.slice(0, 300) : null,
+    parcel_machine_name: delivery.parcelMachine
+      ? `${delivery.parcelMachine.name}, ${delivery.parcelMachine.address}, ${delivery.parcelMachine.city}`.slice(0, 300)
+      : null,
     delivery_shop_code: delivery.shop?.code ?? null,
     delivery_country: delivery.countryCode,
     delivery_cents: priced.deliveryCents,

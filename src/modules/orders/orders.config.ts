@@ -1,4 +1,5 @@
 import { isHttpUrl, type EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 
 // The `orders` section: where checkout sends the shopper, the order checksum's secret, the back
 // office's order hand-off, and the worker's time limits on unpaid and stuck orders.
@@ -24,6 +25,8 @@ export interface OrdersSection {
   unpaidAfterMs: number;
   /** An order in processing this long becomes FAILED. */
   stuckAfterMs: number;
+  /** Checkouts an address may start (anonymous clients can repeat them). */
+  checkoutRateLimit: RateLimit;
   /** How often the worker sweeps orders (paid ones missed, hand-offs to retry, limits above). */
   sweepIntervalMs: number;
 }
@@ -49,5 +52,6 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     unpaidAfterMs: env.duration('ORDER_UNPAID_AFTER', '30m'),
     stuckAfterMs: env.duration('ORDER_STUCK_AFTER', '8h'),
     sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
+    checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),
   };
 }

@@ -30,7 +30,12 @@ export function findOrderByIdempotencyKey(db: Db, scope: string, key: string) {
 }
 
 export function findOrderByBasketVersion(db: Db, basketId: number, version: number) {
-  return db.selectFrom('customer_order').select('id').where('basket_id', '=', basketId).where('basket_version_after', '=', version).executeTakeFirst();
+  return db
+    .selectFrom('customer_order')
+    .select('id')
+    .where('basket_id', '=', basketId)
+    .where('basket_version_after', '=', version)
+    .executeTakeFirst();
 }
 
 export async function knownCountries(db: Db, codes: string[]): Promise<Set<string>> {
@@ -91,5 +96,36 @@ function normaliseOrder(row: OrderRow): OrderRow {
     nav_created_at: num(row.nav_created_at),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
+  };
+}
+
+/** A client's contact data as their account has it (a business client's address is the company's). */
+export async function savedContact(db: Db, clientAccountId: number) {
+  const row = await db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .leftJoin('company', 'company.id', 'client_account.company_id')
+    .select([
+      'app_user.first_name',
+      'app_user.last_name',
+      'app_user.email',
+      'app_user.phone',
+      'company.street',
+      'company.city',
+      'company.postcode',
+      'company.country_code',
+    ])
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const name = [row.first_name, row.last_name].filter((part) => part).join(' ');
+  return {
+    name: name === '' ? null : name,
+    email: row.email,
+    phone: row.phone,
+    address: row.street,
+    city: row.city,
+    postcode: row.postcode,
+    countryNavCode: row.country_code,
   };
 }

@@ -23,7 +23,13 @@ export const PAYMENT_METHODS: readonly PaymentMethod[] = [
   { id: 'TEST_GATEWAY', nameKey: 'checkout.payment.test', gateway: 'test', kinds: EVERYONE, deliveryKinds: null },
   { id: 'INVOICE', nameKey: 'checkout.payment.invoice', gateway: null, kinds: ['BUSINESS', 'WHOLESALE'], deliveryKinds: null },
   { id: 'PAY_IN_SHOP', nameKey: 'checkout.payment.inShop', gateway: null, kinds: EVERYONE, deliveryKinds: ['SHOP_PICKUP', 'DRIVE_IN'] },
-  { id: 'CASH_ON_DELIVERY', nameKey: 'checkout.payment.cashOnDelivery', gateway: null, kinds: ['GUEST', 'SIMPLE'], deliveryKinds: ['COURIER', 'EXPRESS_COURIER'] },
+  {
+    id: 'CASH_ON_DELIVERY',
+    nameKey: 'checkout.payment.cashOnDelivery',
+    gateway: null,
+    kinds: ['GUEST', 'SIMPLE'],
+    deliveryKinds: ['COURIER', 'EXPRESS_COURIER'],
+  },
 ];
 
 /** The methods a customer of this kind can use, given which gateways are configured. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { DomainError } from '../../infra/domain-error.js';
-import type { GatewayName, PaymentGateway, RedirectForm } from '../payments/index.js';
+import type { GatewayName, Gateways, PaymentGateway, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { findOrder, latestPayment, type OrderRow } from './orders.repository.js';
@@ -15,19 +15,20 @@ import { applyPaymentStatus } from './payment-status.service.js';
 // answers its form (or waits for it) instead of paying twice. The gateway is never called inside
 // a transaction.
 
-export type Gateways = Partial<Record<GatewayName, PaymentGateway>>;
+export type { Gateways };
 
 export interface PaymentUrls {
+  /** Where checkout sends the front-end: this API's create-form of the order. */
+  createFormUrl(orderId: number): string;
   /** Where the gateway sends the shopper back (the order's return-internal URL). */
   returnUrl(order: OrderRow): string;
   callbackUrl(gateway: GatewayName): string;
-  /** The front-end's checkout-finished page of the order. */
-  finishedUrl(order: OrderRow): string;
+  /** The front-end's pages of the order: checkout finished, and payment failed. */
+  finishedUrl(order: OrderRow): Promise<string>;
+  failedUrl(order: OrderRow): Promise<string>;
 }
 
-type Claim =
-  | { done: RedirectForm }
-  | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string } };
+type Claim = { done: RedirectForm } | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string } };
 
 /** A payment whose create call started this long ago and never finished is taken as lost. */
 const LOST_CREATE_MS = 60_000;
@@ -46,7 +47,7 @@ export async function startPayment(
     if (gatewayName === null || order.total_cents === 0) {
       const cause = order.total_cents === 0 ? 'nothing to pay' : `nothing to pay online (${order.payment_method})`;
       if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause, now })) || PAID.includes(order.status))
-        return { done: finished(deps.urls, order) };
+        return { done: await finished(deps.urls, order) };
       throw notStartable(order);
     }
     if (order.status === 'PENDING_PAYMENT') {
@@ -64,7 +65,17 @@ export async function startPayment(
     const idempotencyKey = randomBytes(16).toString('hex');
     const payment = await trx
       .insertInto('order_payment')
-      .values({ order_id: orderId, gateway: gatewayName, reference: null, idempotency_key: idempotencyKey, amount_cents: order.total_cents, state: 'creating', redirect: null, created_at: now, updated_at: now })
+      .values({
+        order_id: orderId,
+        gateway: gatewayName,
+        reference: null,
+        idempotency_key: idempotencyKey,
+        amount_cents: order.total_cents,
+        state: 'creating',
+        redirect: null,
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey } };
@@ -122,8 +133,8 @@ export async function settleReturn(db: Kysely<Database>, gateways: Gateways, ord
   return applied.orderStatus ?? order.status;
 }
 
-function finished(urls: PaymentUrls, order: OrderRow): RedirectForm {
-  return { url: urls.finishedUrl(order), method: 'GET', fields: {} };
+async function finished(urls: PaymentUrls, order: OrderRow): Promise<RedirectForm> {
+  return { url: await urls.finishedUrl(order), method: 'GET', fields: {} };
 }
 
 function notStartable(order: OrderRow): DomainError {

@@ -4,3 +4,4 @@ export * from './gateway.js';
 export { createEveryPayGateway, type EveryPayDeps } from './everypay/everypay.gateway.js';
 export { readEveryPayConfig, EVERYPAY_LIVE_URL, type EveryPayConfig } from './everypay/everypay.config.js';
 export * from './test-gateway/index.js';
+export { configuredGateways, type Gateways } from './gateways.js';

@@ -1,0 +1,155 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errors, success } from '../../http/schemas.js';
+import { DomainError, notFound } from '../../infra/domain-error.js';
+import { translate } from '../../i18n/index.js';
+import type { GatewayName, RedirectForm } from '../payments/index.js';
+import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
+import { PAID } from './order-states.js';
+import { orderDetail } from './order-detail.service.js';
+import { OrderLinkQuery, PaymentResultBody, PaymentResultSchema } from './order.schemas.js';
+import { toOrderWire } from './order.wire.js';
+import type { OrdersHttp } from './orders.deps.js';
+import { findOrder, type OrderRow } from './orders.repository.js';
+import { applyPaymentStatus } from './payment-status.service.js';
+import { settleReturn, startPayment } from './payment.service.js';
+
+// The banking helpers and the gateways' callbacks. None is store-scoped: the gateway and the
+// shopper's browser come back without a store header; the order knows its store. An order is
+// named by its id and checksum (a wrong checksum is the same 404 as no order).
+
+const RedirectFormSchema = Type.Object({
+  url: Type.String(),
+  method: Type.Union([Type.Literal('GET'), Type.Literal('POST')]),
+  fields: Type.Record(Type.String(), Type.String()),
+});
+const ReturnQuery = Type.Object({
+  orderId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  checksum: Type.String({ maxLength: 128 }),
+  language: Type.Optional(Type.String({ maxLength: 5 })),
+  // A bank's silent server-to-server ping (VK_AUTO=Y) or any backup ping: a bare 200.
+  VK_AUTO: Type.Optional(Type.String({ maxLength: 1 })),
+  silent: Type.Optional(Type.String({ maxLength: 5 })),
+});
+const GatewayParams = Type.Object({ gateway: Type.String({ maxLength: 20 }) });
+const notStoreScoped = { storeScoped: false };
+
+export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
+  const { database, checksum, urls, gateways } = deps;
+  const db = database.db;
+  // Gateways and banks post forms; only these routes take them.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+  });
+
+  async function linkedOrder(orderId: number, sent: string): Promise<OrderRow> {
+    const order = checksum.verify(orderId, sent) ? await findOrder(db, orderId) : undefined;
+    if (!order) throw notFound('checkout.orderNotFound');
+    return order;
+  }
+
+  app.get(
+    '/bank/create-form',
+    {
+      config: notStoreScoped,
+      schema: {
+        tags: ['checkout'],
+        summary: "Starts the order's payment: the form the front-end auto-submits (or the finished page when nothing is paid online)",
+        querystring: OrderLinkQuery,
+        response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 503) },
+      },
+    },
+    async (request): Promise<RedirectForm> => {
+      const order = await linkedOrder(request.query.orderId, request.query.checksum);
+      return startPayment(db, { gateways, urls }, order.id, request.ip, request.actionTime);
+    },
+  );
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/bank/return-internal',
+    config: notStoreScoped,
+    schema: {
+      tags: ['checkout'],
+      summary:
+        "The shopper's return from the gateway: verified with the gateway, then a redirect to the front-end's finished or failed page",
+      querystring: ReturnQuery,
+      response: { 303: Type.Null(), 200: Type.Null(), ...errors(400, 404) },
+    },
+    handler: async (request, reply) => {
+      const query = request.query;
+      const order = await linkedOrder(query.orderId, query.checksum);
+      const status = await settleReturn(db, gateways, order, request.actionTime);
+      if (query.VK_AUTO === 'Y' || query.silent === '1' || query.silent === 'true') return reply.code(200).send(null);
+      const failed = status === 'PAYMENT_FAILED' || status === 'CANCELLED' || status === 'FAILED';
+      const target = failed ? await urls.failedUrl(order) : await urls.finishedUrl(order);
+      return reply.redirect(target, 303);
+    },
+  });
+
+  app.post(
+    '/bank/payment-result',
+    {
+      config: notStoreScoped,
+      schema: {
+        tags: ['checkout'],
+        summary: "The checkout summary page's data: the order, and whether it was paid",
+        body: PaymentResultBody,
+        response: { 200: success(PaymentResultSchema, 'plain'), ...errors(400, 404, 415) },
+      },
+    },
+    async (request) => {
+      const order = await linkedOrder(request.body.orderId, request.body.checksum);
+      const detail = await orderDetail(db, order);
+      const result = PAID.includes(order.status)
+        ? 'SUCCESS'
+        : order.status === 'NEW' || order.status === 'PENDING_PAYMENT'
+          ? 'PENDING'
+          : 'FAILED';
+      const language = (['et', 'en', 'ru'] as const).find((code) => code === order.language) ?? request.language;
+      return {
+        result,
+        reason: result === 'FAILED' ? translate(language, 'checkout.paymentNotStartable', { status: order.status }) : null,
+        order: toOrderWire(detail),
+      } as const;
+    },
+  );
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/payment/:gateway/callback',
+    config: notStoreScoped,
+    schema: {
+      tags: ['checkout'],
+      summary: "A gateway's notification: the payment it names is fetched from the gateway and applied once",
+      params: GatewayParams,
+      response: { 200: Type.Object({ outcome: Type.String() }), ...errors(400, 404, 503) },
+    },
+    handler: async (request) => {
+      const gateway = gateways[request.params.gateway as GatewayName];
+      if (!gateway) throw notFound('checkout.unknownGateway', { gateway: request.params.gateway.slice(0, 20) });
+      const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });
+      if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
+      let status;
+      try {
+        status = await gateway.fetchStatus(reference);
+      } catch (error) {
+        // The gateway retries a callback we could not verify.
+        if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
+          throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
+        throw error;
+      }
+      if (!status) throw notFound('checkout.unknownPayment');
+      const applied = await db
+        .transaction()
+        .execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
+      if (applied.outcome === 'unknown') throw notFound('checkout.unknownPayment');
+      if (applied.outcome === 'mismatch')
+        request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');
+      return { outcome: applied.outcome };
+    },
+  });
+};

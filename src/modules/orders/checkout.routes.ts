@@ -1,0 +1,107 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import { errors, storeRouteErrors, success } from '../../http/schemas.js';
+import { addressKey } from '../../infra/address-key.js';
+import { hashToken } from '../../infra/tokens.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { translate } from '../../i18n/index.js';
+import { allCountries } from '../country/index.js';
+import { availableDeliveryMethods, basketHttp, basketCheckout, deliveryMethodWire } from '../basket/index.js';
+import type { GatewayName } from '../payments/index.js';
+import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } from './checkout.schemas.js';
+import { placeOrder, type CheckoutActor } from './checkout.service.js';
+import type { OrdersHttp } from './orders.deps.js';
+import { findOrderByIdempotencyKey, savedContact } from './orders.repository.js';
+import { paymentMethodsFor } from './payment-methods.js';
+
+const HOME_COUNTRY = 'EE';
+const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
+
+/** GET /checkout/meta and POST /checkout: what the checkout form offers, and the order it makes. */
+export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
+  const { database, urls } = deps;
+  const db = database.db;
+  const http = basketHttp(database);
+  const configured = new Set(Object.keys(deps.gateways) as GatewayName[]);
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+  });
+
+  app.get(
+    '/checkout/meta',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: "Delivery and payment methods for the caller's basket, countries, and a logged-in client's contact data",
+        headers: CheckoutHeaders,
+        security: SECURITY,
+        response: { 200: success(CheckoutMetaSchema), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request) => {
+      const { context, owner } = await http.contextOf(request);
+      const priced = await basketCheckout.currentBasket(db, context, owner);
+      const methods = await availableDeliveryMethods(db, context, priced);
+      const countries = await allCountries(db, request.language);
+      return {
+        deliveryMethods: methods.map(deliveryMethodWire),
+        paymentMethods: paymentMethodsFor(context.caller.kind, configured).map((method) => ({
+          id: method.id,
+          name: translate(request.language, method.nameKey),
+          online: method.gateway !== null,
+          deliveryKinds: method.deliveryKinds === null ? null : [...method.deliveryKinds],
+        })),
+        countries: countries.map((country) => ({ navCode: country.code, name: country.name, isDefault: country.code === HOME_COUNTRY })),
+        contact: context.caller.clientAccountId === null ? null : ((await savedContact(db, context.caller.clientAccountId)) ?? null),
+      };
+    },
+  );
+
+  app.post(
+    '/checkout',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: 'Makes an order of the basket and answers where to pay it',
+        description:
+          'In one transaction: the basket priced afresh, the order (NEW) with its lines, stock held, the code counted, the basket emptied. ' +
+          'The same Idempotency-Key, or the same unchanged basket, answers the first order. 400: empty basket; 409: the last copies sold; 422: every field and line at fault.',
+        headers: CheckoutHeaders,
+        security: SECURITY,
+        body: CheckoutBody,
+        response: { 200: success(CheckoutAnswer), ...errors(...storeRouteErrors, 401, 409, 413, 415, 422, 429) },
+      },
+    },
+    async (request) => {
+      await consumeRateLimit(db, `checkout:ip:${addressKey(request.ip)}`, deps.config.orders.checkoutRateLimit, request.actionTime);
+      const { context, owner } = await http.contextOf(request);
+      const actor: CheckoutActor = {
+        context,
+        owner,
+        idempotencyScope:
+          owner.kind === 'client'
+            ? `client:${owner.clientAccountId}`
+            : owner.token !== undefined
+              ? `guest:${hashToken(owner.token)}`
+              : null,
+      };
+      const input = {
+        form: request.body,
+        idempotencyKey: request.headers['idempotency-key'],
+        sessionId: request.headers['x-session-id'],
+        gateways: configured,
+      };
+      let orderId: number;
+      try {
+        orderId = (await db.transaction().execute((trx) => placeOrder(trx, actor, input, context.now))).orderId;
+      } catch (error) {
+        // Two requests with one key at once: the one that lost the insert answers the winner's order.
+        if (!isUniqueViolation(error) || input.idempotencyKey === undefined || actor.idempotencyScope === null) throw error;
+        const earlier = await findOrderByIdempotencyKey(db, actor.idempotencyScope, input.idempotencyKey);
+        if (!earlier) throw error;
+        orderId = Number(earlier.id);
+      }
+      return { location: urls.createFormUrl(orderId) };
+    },
+  );
+};

@@ -1,0 +1,37 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import type { StoreReader } from '../../http/request-context.js';
+import type { Clock } from '../../infra/clock.js';
+import type { OrdersSection } from './orders.config.js';
+import type { Gateways, PaymentUrls } from './payment.service.js';
+import type { OrderChecksum } from './checksum.js';
+import type { OrderRow } from './orders.repository.js';
+import type { GatewayName } from '../payments/index.js';
+
+/** What the orders routes need; app.ts builds it. */
+export interface OrdersDeps {
+  database: DatabaseHandle;
+  config: { orders: OrdersSection; basePath: string };
+  stores: StoreReader;
+  /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
+  gateways: Gateways;
+  clock: Clock;
+}
+
+export interface OrdersHttp extends OrdersDeps {
+  checksum: OrderChecksum;
+  urls: PaymentUrls;
+}
+
+/** The API's own URLs for the gateways, and the front-end's pages of an order. */
+export function paymentUrls(deps: OrdersDeps, checksum: OrderChecksum): PaymentUrls {
+  const api = `${deps.config.orders.publicUrl}${deps.config.basePath}`;
+  const link = (order: { id: number }) => `orderId=${order.id}&checksum=${checksum.of(order.id)}`;
+  const frontend = async (order: OrderRow) => (await deps.stores.get(order.store_code))?.frontendUrl ?? '';
+  return {
+    createFormUrl: (orderId) => `${api}/bank/create-form?${link({ id: orderId })}`,
+    returnUrl: (order) => `${api}/bank/return-internal?${link(order)}&language=${order.language}`,
+    callbackUrl: (gateway: GatewayName) => `${api}/payment/${gateway}/callback`,
+    finishedUrl: async (order) => `${await frontend(order)}${deps.config.orders.finishedPath}?${link(order)}`,
+    failedUrl: async (order) => `${await frontend(order)}${deps.config.orders.failedPath}?${link(order)}`,
+  };
+}

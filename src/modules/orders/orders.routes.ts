@@ -1,0 +1,13 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { bankRoutes } from './bank.routes.js';
+import { checkoutRoutes } from './checkout.routes.js';
+import { checksumSecret, orderChecksum } from './checksum.js';
+import { paymentUrls, type OrdersDeps } from './orders.deps.js';
+
+/** The orders module's routes: checkout, the banking helpers and the gateways' callbacks. */
+export const ordersRoutes: FastifyPluginAsyncTypebox<OrdersDeps> = async (app, deps) => {
+  const checksum = orderChecksum(await checksumSecret(deps.database.db, deps.config.orders.checksumSecret, deps.clock.now()));
+  const http = { ...deps, checksum, urls: paymentUrls(deps, checksum) };
+  await app.register(checkoutRoutes, http);
+  await app.register(bankRoutes, http);
+};
