@@ -77,13 +77,13 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       summary:
         "The shopper's return from the gateway: verified with the gateway, then a redirect to the front-end's finished or failed page",
       querystring: ReturnQuery,
-      response: { 303: Type.Null(), 200: Type.Null(), ...errors(400, 404) },
+      response: { ...errors(400, 404) },
     },
     handler: async (request, reply) => {
       const query = request.query;
       const order = await linkedOrder(query.orderId, query.checksum);
       const status = await settleReturn(db, gateways, order, request.actionTime);
-      if (query.VK_AUTO === 'Y' || query.silent === '1' || query.silent === 'true') return reply.code(200).send(null);
+      if (query.VK_AUTO === 'Y' || query.silent === '1' || query.silent === 'true') return reply.code(200).type('text/plain').send('');
       const failed = status === 'PAYMENT_FAILED' || status === 'CANCELLED' || status === 'FAILED';
       const target = failed ? await urls.failedUrl(order) : await urls.finishedUrl(order);
       return reply.redirect(target, 303);

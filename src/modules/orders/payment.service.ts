@@ -28,7 +28,10 @@ export interface PaymentUrls {
   failedUrl(order: OrderRow): Promise<string>;
 }
 
-type Claim = { done: RedirectForm } | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string } };
+type Claim =
+  | { form: RedirectForm }
+  | { finished: OrderRow }
+  | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string } };
 
 /** A payment whose create call started this long ago and never finished is taken as lost. */
 const LOST_CREATE_MS = 60_000;
@@ -47,12 +50,12 @@ export async function startPayment(
     if (gatewayName === null || order.total_cents === 0) {
       const cause = order.total_cents === 0 ? 'nothing to pay' : `nothing to pay online (${order.payment_method})`;
       if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause, now })) || PAID.includes(order.status))
-        return { done: await finished(deps.urls, order) };
+        return { finished: order };
       throw notStartable(order);
     }
     if (order.status === 'PENDING_PAYMENT') {
       const payment = await latestPayment(trx, orderId);
-      if (payment?.redirect) return { done: JSON.parse(payment.redirect) as RedirectForm };
+      if (payment?.redirect) return { form: JSON.parse(payment.redirect) as RedirectForm };
       if (payment && payment.state === 'creating' && now - Number(payment.created_at) < LOST_CREATE_MS)
         throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
       // The create call of a process that died: give it up and start again.
@@ -80,7 +83,9 @@ export async function startPayment(
       .executeTakeFirstOrThrow();
     return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey } };
   });
-  if ('done' in claim) return claim.done;
+  // The front-end's page is read outside the transaction: on SQLite it holds the one connection.
+  if ('finished' in claim) return finished(deps.urls, claim.finished);
+  if ('form' in claim) return claim.form;
 
   const { order, gateway, paymentId, idempotencyKey } = claim.create;
   try {

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/test-app.js';
+import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
+
+// The whole purchase through the test gateway, as the front-end drives it: checkout, create-form,
+// the gateway's page (its buttons posted as the browser would), the gateway's real HTTP callback
+// to this service, the shopper's return, and the summary page's data.
+
+let t: TestApp;
+let origin: string;
+let shop: Shop;
+
+beforeAll(async () => {
+  ({ t, origin } = await createListeningApp());
+  shop = await setUpShop(t);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const db = () => t.database.db;
+const orderRow = (id: number) => db().selectFrom('customer_order').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const reserved = async (productId: number) =>
+  Number((await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity);
+
+async function placeGuestOrder(lines: Array<[number, number]>, overrides: Record<string, unknown> = {}) {
+  const who = await fill(t, {}, lines);
+  const response = await checkout(t, who, checkoutForm(shop, overrides));
+  expect(response.statusCode, response.body).toBe(200);
+  return { who, ...orderLink(response.json().location) };
+}
+
+async function createForm(path: string) {
+  const response = await t.app.inject({ method: 'GET', url: path });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { url: string; method: string; fields: Record<string, string> };
+}
+
+/** Presses a button on the test gateway's page; answers where the browser is sent. */
+async function press(formUrl: string, action: 'pay' | 'decline' | 'cancel'): Promise<string> {
+  const path = new URL(formUrl).pathname;
+  const response = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `action=${action}` });
+  expect(response.statusCode, response.body).toBe(303);
+  return response.headers.location as string;
+}
+
+async function waitForStatus(orderId: number, status: string) {
+  await expect.poll(async () => (await orderRow(orderId)).status, { timeout: 10_000 }).toBe(status);
+}
+
+describe('a guest buys through the test gateway', () => {
+  it('checkout makes a NEW order holding its stock and empties the basket', async () => {
+    const book = await stockedBook(t, shop, 5, 12.5);
+    const { who, orderId } = await placeGuestOrder([[book, 2]]);
+    const order = await orderRow(orderId);
+    expect(order).toMatchObject({ status: 'NEW', store_code: 'WEB', customer_kind: 'GUEST', payment_method: 'TEST_GATEWAY' });
+    expect(order.code).toMatch(/^WT\d{8}$/);
+    expect(Number(order.total_cents)).toBe(2 * 1250 + 590);
+    expect(await reserved(book)).toBe(2);
+    const basket = await t.app.inject({ method: 'GET', url: '/basket', headers: { 'basket-token': who.token! } });
+    expect(basket.json().items).toEqual([]);
+  });
+
+  it('pays: create-form, Pay, the callback, the return and the summary; a second create-form answers the same form', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const { orderId, checksum, path } = await placeGuestOrder([[book, 1]]);
+    const form = await createForm(path);
+    expect(form).toMatchObject({ method: 'GET' });
+    expect(form.url).toContain(`${origin}/payment/test/pay/`);
+    expect(await createForm(path)).toEqual(form);
+    expect((await orderRow(orderId)).status).toBe('PENDING_PAYMENT');
+
+    const back = await press(form.url, 'pay');
+    expect(back.startsWith(`${origin}/bank/return-internal?`)).toBe(true);
+    // The gateway's callback comes over real HTTP; the return may beat it, and either settles the order.
+    const returned = await t.app.inject({ method: 'GET', url: back.slice(origin.length) });
+    expect(returned.statusCode).toBe(303);
+    expect(returned.headers.location).toMatch(/\/checkout\/finished\?orderId=\d+&checksum=[0-9a-f]{64}$/);
+    await waitForStatus(orderId, 'PENDING_PROCESSING');
+    await expect
+      .poll(async () => (await db().selectFrom('payment_callback').select('received_count').where('order_id', '=', orderId).execute()).length, { timeout: 10_000 })
+      .toBe(1);
+
+    const summary = await t.app.inject({ method: 'POST', url: '/bank/payment-result', payload: { orderId, checksum } });
+    expect(summary.statusCode, summary.body).toBe(200);
+    expect(summary.json()).toMatchObject({ result: 'SUCCESS', reason: null, order: { status: 'PENDING_PROCESSING', total: 25.9, lines: [{ quantity: 1, unitPrice: 20 }] } });
+    const history = summary.json().order.statusHistory.map((change: { status: string }) => change.status);
+    expect(history).toEqual(['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING']);
+    // A paid order starts no second payment.
+    const again = await t.app.inject({ method: 'GET', url: path });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it('declined: PAYMENT_FAILED, the stock goes back, the return lands on the failed page', async () => {
+    const book = await stockedBook(t, shop, 2);
+    const { orderId, checksum, path } = await placeGuestOrder([[book, 2]]);
+    expect(await reserved(book)).toBe(2);
+    const back = await press((await createForm(path)).url, 'decline');
+    const returned = await t.app.inject({ method: 'GET', url: back.slice(origin.length) });
+    expect(returned.headers.location).toMatch(/\/checkout\/failed\?/);
+    await waitForStatus(orderId, 'PAYMENT_FAILED');
+    expect(await reserved(book)).toBe(0);
+    const summary = await t.app.inject({ method: 'POST', url: '/bank/payment-result', payload: { orderId, checksum } });
+    expect(summary.json()).toMatchObject({ result: 'FAILED' });
+    expect(summary.json().reason).toEqual(expect.any(String));
+  });
+
+  it('a silent ping gets a bare 200; a wrong checksum is a 404 everywhere', async () => {
+    const book = await stockedBook(t, shop, 2);
+    const { orderId, checksum, path } = await placeGuestOrder([[book, 1]]);
+    const ping = await t.app.inject({ method: 'POST', url: `/bank/return-internal?orderId=${orderId}&checksum=${checksum}&VK_AUTO=Y` });
+    expect(ping.statusCode).toBe(200);
+    expect(ping.body).toBe('');
+    const wrong = checksum.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    for (const request of [
+      { method: 'GET' as const, url: path.replace(checksum, wrong) },
+      { method: 'GET' as const, url: `/bank/return-internal?orderId=${orderId}&checksum=${wrong}` },
+      { method: 'POST' as const, url: '/bank/payment-result', payload: { orderId, checksum: wrong } },
+      { method: 'POST' as const, url: '/bank/payment-result', payload: { orderId: orderId + 1000, checksum } },
+    ]) {
+      const response = await t.app.inject(request);
+      expect(response.statusCode, request.url).toBe(404);
+    }
+    expect((await orderRow(orderId)).status).toBe('NEW');
+  });
+});
+
+describe('orders with nothing to pay online', () => {
+  it('pay in the shop: create-form points at the finished page and the order is PENDING_PROCESSING', async () => {
+    const book = await stockedBook(t, shop, 3);
+    const { orderId, path } = await placeGuestOrder([[book, 1]], { deliveryMethodId: shop.methods.SHOP, shopCode: 'TLN1', paymentMethodId: 'PAY_IN_SHOP' });
+    const form = await createForm(path);
+    expect(form).toEqual({ url: expect.stringMatching(/\/checkout\/finished\?orderId=/), method: 'GET', fields: {} });
+    expect((await orderRow(orderId)).status).toBe('PENDING_PROCESSING');
+    expect(await createForm(path)).toEqual(form);
+    const jobs = await db().selectFrom('job').select('payload').where('type', '=', 'order.process').execute();
+    expect(jobs.filter((job) => JSON.parse(job.payload).orderId === orderId)).toHaveLength(1);
+  });
+
+  it('pay in the shop does not go with a courier: a 422 on paymentMethodId', async () => {
+    const book = await stockedBook(t, shop, 3);
+    const who = await fill(t, {}, [[book, 1]]);
+    const response = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'PAY_IN_SHOP' }));
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual([expect.objectContaining({ field: 'paymentMethodId' })]);
+  });
+});
