@@ -24,6 +24,7 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
+import { adminOrdersRoutes, type Gateways } from './modules/orders/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
@@ -38,6 +39,8 @@ export interface Infra {
   clock?: Clock;
   /** Where log lines go; standard output unless a test reads them. */
   logStream?: DestinationStream;
+  /** The payment gateways by name (operators' refunds); none until their factories are wired. */
+  gateways?: Gateways;
 }
 
 // What several modules share; each module takes only the part it declares in its own deps type.
@@ -135,6 +138,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
+      await api.register(adminOrdersRoutes, { database, gateways: infra.gateways ?? {} });
     },
     { prefix: config.basePath },
   );

@@ -9,6 +9,7 @@ import { adminMessages } from './modules/admin/index.js';
 import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
+import { ordersMessages } from './modules/orders/index.js';
 import { searchMessages } from './modules/search/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
@@ -23,6 +24,7 @@ declare module './i18n/index.js' {
       Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof dataExportMessages>,
+      Keys<typeof ordersMessages>,
       Keys<typeof searchMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof trackingMessages> {}
@@ -34,6 +36,7 @@ for (const set of [
   basketMessages,
   catalogueMessages,
   dataExportMessages,
+  ordersMessages,
   searchMessages,
   socialMessages,
   trackingMessages,

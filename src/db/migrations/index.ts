@@ -12,6 +12,7 @@ import * as addClientAccountStatus from './2026_11_23_0900_add_client_account_st
 import * as bindSocialFlows from './2026_11_23_1000_bind_social_flows.js';
 import * as createBasket from './2026_11_23_1100_create_basket.js';
 import * as createOrders from './2026_11_24_0120_create_orders.js';
+import * as createJobLease from './2026_11_24_0130_create_job_lease.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1000_bind_social_flows': bindSocialFlows,
   '2026_11_23_1100_create_basket': createBasket,
   '2026_11_24_0120_create_orders': createOrders,
+  '2026_11_24_0130_create_job_lease': createJobLease,
 };
