@@ -37,7 +37,8 @@ export const RefundBody = Type.Object(
       Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Euros to refund; all that is left of the payment when absent' }),
     ),
   },
-  { additionalProperties: false },
+  // Refused, not dropped as elsewhere: {"amout": 5} must not become a refund of everything.
+  { additionalProperties: Type.Never() },
 );
 export type RefundBody = Static<typeof RefundBody>;
 
