@@ -148,6 +148,33 @@ describe('POST /admin/orders/{code}/status', () => {
   });
 });
 
+describe("the back office's sales-history import of an order processed here", () => {
+  it('fills createdNav of the ONLINE row and never makes a second row', async () => {
+    const order = await processedOrder();
+    const line = {
+      order: order.code,
+      client: 'W1',
+      clientType: 'PYSIKLIENT',
+      sourceType: 'ONLINE',
+      city: 'Tallinn',
+      deliveryMethod: 'COURIER',
+      products: ['X'],
+    };
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/admin/import/sales-history',
+      headers: { ...auth(), 'content-type': 'application/x-ndjson' },
+      payload: [JSON.stringify({ ...line, createdNav: '2026-11-24T09:00:00Z' }), JSON.stringify(line)].join('\n'),
+    });
+    expect(imported.json()).toMatchObject({ outcomes: { 'createdNav updated': 1, unchanged: 1 }, errorCount: 0 });
+    const rows = await t.database.db.selectFrom('sales_history').selectAll().where('order_code', '=', order.code).execute();
+    expect(rows).toHaveLength(1);
+    // The row stays as the shop wrote it; only the back office's time is added.
+    expect(rows[0]).toMatchObject({ city: 'Tartu', delivery_method: 'PARCEL_MACHINE', client_code: 'GUEST' });
+    expect(Number(rows[0]!.created_nav)).toBe(Date.parse('2026-11-24T09:00:00Z'));
+  });
+});
+
 describe('POST /admin/orders/{code}/refund', () => {
   it('refunds part, then the rest, through the gateway; the full refund cancels the order', async () => {
     const order = await processedOrder({ reference: 'pay-refund-1' });
