@@ -24,8 +24,8 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
-import { configuredGateways, testGatewayRoutes } from './modules/payments/index.js';
-import { ordersRoutes } from './modules/orders/index.js';
+import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
+import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
@@ -40,6 +40,8 @@ export interface Infra {
   clock?: Clock;
   /** Where log lines go; standard output unless a test reads them. */
   logStream?: DestinationStream;
+  /** The payment gateways by name; by default the configured ones (configuredGateways). */
+  gateways?: Gateways;
 }
 
 // What several modules share; each module takes only the part it declares in its own deps type.
@@ -138,16 +140,19 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
-      const gateways = configuredGateways({
-        database,
-        clock,
-        everypay: config.everypay,
-        testGateway: config.testGateway === 'on',
-        publicUrl: config.orders.publicUrl,
-        basePath: config.basePath,
-      });
+      const gateways =
+        infra.gateways ??
+        configuredGateways({
+          database,
+          clock,
+          everypay: config.everypay,
+          testGateway: config.testGateway === 'on',
+          publicUrl: config.orders.publicUrl,
+          basePath: config.basePath,
+        });
       await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
+      await api.register(adminOrdersRoutes, { database, gateways });
     },
     { prefix: config.basePath },
   );

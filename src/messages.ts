@@ -10,6 +10,7 @@ import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
+import { ordersMessages } from './modules/orders/index.js';
 import { searchMessages } from './modules/search/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
@@ -25,6 +26,7 @@ declare module './i18n/index.js' {
       Keys<typeof catalogueMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof checkoutMessages>,
+      Keys<typeof ordersMessages>,
       Keys<typeof searchMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof trackingMessages> {}
@@ -37,6 +39,7 @@ for (const set of [
   catalogueMessages,
   dataExportMessages,
   checkoutMessages,
+  ordersMessages,
   searchMessages,
   socialMessages,
   trackingMessages,

@@ -1,12 +1,24 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { systemClock } from './infra/clock.js';
+import { configuredGateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import { basketPruning } from './modules/basket/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
+import {
+  ORDER_HANDOFF_JOB,
+  ORDER_MAIL_JOB,
+  ORDER_PROCESSING_JOB,
+  orderHandoffHandler,
+  orderMailHandler,
+  orderProcessingHandler,
+  scheduleOrderSweep,
+  type Gateways,
+} from './modules/orders/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
@@ -17,13 +29,16 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
   return {
     [ACCOUNT_MAIL_JOB]: accountMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
     [COMPLETE_REGISTRATION_JOB]: completeRegistrationHandler(deps.config.conversions),
+    [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
+    [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
   };
 }
 
 export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
-  /** Starts the worker's polling and the hourly pruning of expired rows. */
+  /** Starts the worker's polling, the hourly pruning of expired rows and the order sweep. */
   start(): void;
   stop(): Promise<void>;
 }
@@ -31,7 +46,20 @@ export interface JobRunner {
 const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** A worker over the outbox with the real mailer: inside `serve` (WORKER=inline) or `storefront worker`. */
-export function createJobRunner(database: DatabaseHandle, config: Config, log: FastifyBaseLogger): JobRunner {
+export function createJobRunner(
+  database: DatabaseHandle,
+  config: Config,
+  log: FastifyBaseLogger,
+  gateways: Gateways = configuredGateways({
+    database,
+    clock: systemClock,
+    everypay: config.everypay,
+    // A worker of its own does not know whether serve runs the demo: only `off` turns it off.
+    testGateway: config.testGateway !== 'off',
+    publicUrl: config.orders.publicUrl,
+    basePath: config.basePath,
+  }),
+): JobRunner {
   const mailer = createMailer(config.mail, log);
   const worker = createWorker({
     database,
@@ -40,6 +68,7 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
     pollIntervalMs: config.jobs.pollIntervalMs,
   });
   let pruning: { stop(): void } | undefined;
+  let orderSweep: { stop(): Promise<void> } | undefined;
   return {
     worker,
     mailer,
@@ -52,9 +81,11 @@ export function createJobRunner(database: DatabaseHandle, config: Config, log: F
         usedIdTokens: usedIdTokenPruning(),
         baskets: basketPruning(),
       });
+      orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
     },
     async stop() {
       pruning?.stop();
+      await orderSweep?.stop();
       await worker.stop();
       mailer.close();
     },

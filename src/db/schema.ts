@@ -58,6 +58,17 @@ export interface ImportLockTable {
   expires_at: number;
 }
 
+// ---- Job leases (migration 2026_11_24_0130) ----
+
+/** A periodic task's run under way (see src/infra/jobs/lease.ts). */
+export interface JobLeaseTable {
+  name: string;
+  /** Random per run; only the holder renews or removes the row. */
+  owner: string;
+  /** Renewed while the run goes on; past it, another process may take the lease over. */
+  expires_at: number;
+}
+
 /**
  * Every table. Here only the infrastructure's; src/schema.ts extends this interface with each
  * module's tables (a program that does not include src/schema.ts sees only these).
@@ -66,6 +77,7 @@ export interface Database {
   job: JobTable;
   rate_limit: RateLimitTable;
   import_lock: ImportLockTable;
+  job_lease: JobLeaseTable;
 }
 
 export type { Generated };

@@ -53,37 +53,43 @@ function parse(value: unknown): { record: SaleRecord } | { error: string } {
  * reached us (the import's clock), so the partner's time windows see it when it arrives. The back
  * office sends an order again once it has handled it, now with `createdNav`: that import fills
  * created_nav, and changes nothing else (the order is kept as first received). A null or missing
- * createdNav never clears a known one. The same line imported twice changes nothing.
+ * createdNav never clears a known one. The same line imported twice changes nothing. An online order
+ * the web shop processed itself has its row already (online-sales.ts): the import never makes a second.
  */
 export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineImporter<SaleRecord> {
   return {
     parse,
     apply: (record) =>
       db.transaction().execute(async (trx) => {
-        const existing = await findSaleByOrder(trx, record.order);
-        if (existing !== undefined) {
-          const stored = existing.created_nav === null ? null : Number(existing.created_nav);
-          if (record.createdNavMs === null || record.createdNavMs === stored) return 'unchanged';
-          await setSaleCreatedNav(trx, existing.id, record.createdNavMs);
-          return 'createdNav updated';
+        // Twice: the web shop may write its own row of the order (orders processing) between the
+        // look-up and the insert; the insert then does nothing and the row found is updated.
+        for (let attempt = 0; attempt < 2; attempt += 1) {
+          const existing = await findSaleByOrder(trx, record.order);
+          if (existing !== undefined) {
+            const stored = existing.created_nav === null ? null : Number(existing.created_nav);
+            if (record.createdNavMs === null || record.createdNavMs === stored) return 'unchanged';
+            await setSaleCreatedNav(trx, existing.id, record.createdNavMs);
+            return 'createdNav updated';
+          }
+          const created = await insertSale(
+            trx,
+            {
+              order_code: record.order,
+              client_code: record.client,
+              client_type: record.clientType,
+              source_type: record.sourceType,
+              city: record.city,
+              session_id: record.session ?? null,
+              delivery_method: record.deliveryMethod,
+              shop_code: record.shop ?? null,
+              created_at: clock.now(),
+              created_nav: record.createdNavMs,
+            },
+            record.products,
+          );
+          if (created) return 'created';
         }
-        await insertSale(
-          trx,
-          {
-            order_code: record.order,
-            client_code: record.client,
-            client_type: record.clientType,
-            source_type: record.sourceType,
-            city: record.city,
-            session_id: record.session ?? null,
-            delivery_method: record.deliveryMethod,
-            shop_code: record.shop ?? null,
-            created_at: clock.now(),
-            created_nav: record.createdNavMs,
-          },
-          record.products,
-        );
-        return 'created';
+        throw new Error(`the sales history row of ${record.order} could not be read or written`);
       }),
   };
 }

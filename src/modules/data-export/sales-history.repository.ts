@@ -13,11 +13,21 @@ export async function setSaleCreatedNav(trx: Transaction<Database>, id: number, 
   await trx.updateTable('sales_history').set({ created_nav: createdNav }).where('id', '=', id).execute();
 }
 
-/** Stores an order and its lines (product codes, in order). */
-export async function insertSale(trx: Transaction<Database>, sale: NewSale, productCodes: readonly string[]): Promise<void> {
-  const inserted = await trx.insertInto('sales_history').values(sale).returning('id').executeTakeFirstOrThrow();
+/**
+ * Stores an order and its lines (product codes, in order); false (nothing written) when a row of
+ * the order code appeared meanwhile (the web shop's own row of an order it processed just now).
+ */
+export async function insertSale(trx: Transaction<Database>, sale: NewSale, productCodes: readonly string[]): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('sales_history')
+    .values(sale)
+    .onConflict((oc) => oc.column('order_code').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted === undefined) return false;
   await trx
     .insertInto('sales_history_item')
     .values(productCodes.map((product, position) => ({ sales_history_id: inserted.id, position, product_code: product })))
     .execute();
+  return true;
 }

@@ -5,3 +5,11 @@ export type { Gateways } from '../payments/index.js';
 export { readOrdersConfig, type OrdersSection } from './orders.config.js';
 export type * from './orders.tables.js';
 export { checkoutMessages } from './checkout.messages.js';
+// Processing, the sweep and the operators' order endpoints (processing/, admin-orders.routes.ts).
+export { adminOrdersRoutes, type AdminOrdersDeps } from './admin-orders.routes.js';
+export { ORDER_PROCESSING_JOB } from './order-states.js';
+export { ordersMessages } from './orders.messages.js';
+export { ORDER_HANDOFF_JOB, orderHandoffHandler } from './processing/handoff.js';
+export { ORDER_MAIL_JOB, orderMailHandler } from './processing/order-mail.js';
+export { scheduleOrderSweep, sweepOrders, type OrderSweepDeps } from './processing/order-sweep.js';
+export { orderProcessingHandler } from './processing/process-order.js';

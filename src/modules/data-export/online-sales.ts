@@ -1,0 +1,56 @@
+import type { Db } from '../../db/database.js';
+
+// The web shop's own orders in the sales history, written by the orders module when it processes
+// an order (sourceType ONLINE). order_code is unique: the row is written once, and the back
+// office's later import of the same order only fills createdNav (sales-history-import.ts).
+
+export interface OnlineSale {
+  orderCode: string;
+  clientCode: string;
+  clientType: 'PYSIKLIENT' | 'ETTEVOTE';
+  city: string;
+  sessionId: string | null;
+  deliveryMethod: string;
+  shopCode: string | null;
+  /** The order's product codes, line by line. */
+  products: readonly string[];
+  createdAt: number;
+}
+
+/** Writes the order's row and items in the caller's transaction; false when the order already has one. */
+export async function recordOnlineSale(trx: Db, sale: OnlineSale): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('sales_history')
+    .values({
+      order_code: sale.orderCode,
+      client_code: sale.clientCode.slice(0, 20),
+      client_type: sale.clientType,
+      source_type: 'ONLINE',
+      city: sale.city.slice(0, 100),
+      session_id: sale.sessionId,
+      delivery_method: sale.deliveryMethod.slice(0, 60),
+      shop_code: sale.shopCode,
+      created_at: sale.createdAt,
+      created_nav: null,
+    })
+    .onConflict((oc) => oc.column('order_code').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted === undefined) return false;
+  if (sale.products.length > 0)
+    await trx
+      .insertInto('sales_history_item')
+      .values(sale.products.map((product_code, position) => ({ sales_history_id: inserted.id, position, product_code })))
+      .execute();
+  return true;
+}
+
+/** Fills the back office's own order time of an order's row; false when the order has no row. */
+export async function setSaleCreatedNavByOrder(trx: Db, orderCode: string, createdNav: number): Promise<boolean> {
+  const updated = await trx
+    .updateTable('sales_history')
+    .set({ created_nav: createdNav })
+    .where('order_code', '=', orderCode)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}

@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DatabaseHandle } from '../../db/database.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { errors, success } from '../../http/schemas.js';
+import { invalidField } from '../../infra/domain-error.js';
+import { authenticateOperator } from '../admin/index.js';
+import { NavStatusBody, OrderCodeParams, OrderDocumentSchema, OrderFeedQuery, RefundBody } from './admin-orders.schemas.js';
+import { orderFeed, refundOrder, reportNavStatus } from './processing/admin-orders.service.js';
+import type { Gateways } from './processing/order-sweep.js';
+
+// The operators' order endpoints (operator API key, not store-scoped): the back office's pull
+// feed, its report of its own order time and status, and refunds through the order's gateway.
+
+export interface AdminOrdersDeps {
+  database: DatabaseHandle;
+  /** The configured payment gateways by name; a refund goes through the order's. */
+  gateways: Gateways;
+}
+
+const security = [{ bearer: [] }];
+
+export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = async (app, { database, gateways }) => {
+  const { db } = database;
+  const operator = async (request: Parameters<typeof authenticateOperator>[1]) => {
+    await authenticateOperator(db, request);
+  };
+
+  app.get(
+    '/admin/orders',
+    {
+      config: { storeScoped: false },
+      onRequest: operator,
+      schema: {
+        tags: ['admin'],
+        summary: "The back office's pull feed: orders changed since a time, oldest change first",
+        security,
+        querystring: OrderFeedQuery,
+        response: { 200: success(Type.Array(OrderDocumentSchema), 'list'), ...errors(400, 401, 500) },
+      },
+    },
+    async (request, reply) => {
+      const since = request.query.updatedSince === undefined ? 0 : Date.parse(request.query.updatedSince);
+      const page = pageRequest(request.query);
+      const { orders, total } = await orderFeed(db, since, page.offset, page.perPage);
+      setPaginationHeaders(request, reply, page, total);
+      return orders;
+    },
+  );
+
+  app.post(
+    '/admin/orders/:code/status',
+    {
+      config: { storeScoped: false },
+      onRequest: operator,
+      schema: {
+        tags: ['admin'],
+        summary: "The back office reports its own status and order time (fills the data export's createdNav)",
+        security,
+        params: OrderCodeParams,
+        body: NavStatusBody,
+        response: { 200: success(OrderDocumentSchema, 'plain'), ...errors(400, 401, 404, 409, 415, 422, 500) },
+      },
+    },
+    async (request) => {
+      const createdAt = Date.parse(request.body.createdAt);
+      const now = request.actionTime;
+      return db.transaction().execute((trx) => reportNavStatus(trx, request.params.code, { status: request.body.status, createdAt }, now));
+    },
+  );
+
+  app.post(
+    '/admin/orders/:code/refund',
+    {
+      config: { storeScoped: false },
+      onRequest: operator,
+      schema: {
+        tags: ['admin'],
+        summary: "Refunds all or part of the order's settled payment through its gateway",
+        security,
+        params: OrderCodeParams,
+        body: RefundBody,
+        response: { 200: success(OrderDocumentSchema, 'plain'), ...errors(400, 401, 404, 409, 415, 422, 500, 503) },
+      },
+    },
+    async (request) => {
+      const { amount } = request.body;
+      let cents: number | undefined;
+      if (amount !== undefined) {
+        cents = Math.round(amount * 100);
+        if (Math.abs(cents - amount * 100) > 1e-6) throw invalidField('amount', 'orders.cents');
+      }
+      return refundOrder(db, gateways, request.params.code, cents, request.actionTime);
+    },
+  );
+};

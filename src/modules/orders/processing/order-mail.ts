@@ -1,0 +1,99 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+import { isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
+import { enqueueJob } from '../../../infra/jobs/queue.js';
+import type { JobHandler } from '../../../infra/jobs/worker.js';
+import type { Mailer } from '../../../infra/mail/mailer.js';
+import { getStore } from '../../store/index.js';
+import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
+
+// The order-confirmation mail: to the buyer (billing email), and to the receiver (shipping email)
+// when that is another address. Queued in the outbox by the processing transaction, so it goes
+// out once per processed order; rendered when sent, from the order as stored, in its language.
+
+export const ORDER_MAIL_JOB = 'order.mail';
+const MAIL_ATTEMPTS = 8;
+
+export type OrderMailRecipient = 'buyer' | 'receiver';
+
+export interface OrderMailJob {
+  orderId: number;
+  recipient: OrderMailRecipient;
+}
+
+/** Queues the confirmation to the buyer, and to the receiver when the shipping email is another. */
+export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'billing_email' | 'shipping_email'>, now: number) {
+  const recipients: OrderMailRecipient[] = ['buyer'];
+  if (order.shipping_email.trim().toLowerCase() !== order.billing_email.trim().toLowerCase()) recipients.push('receiver');
+  for (const recipient of recipients)
+    await enqueueJob(trx, { type: ORDER_MAIL_JOB, payload: { orderId: order.id, recipient } }, { maxAttempts: MAIL_ATTEMPTS, now });
+}
+
+export function orderMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
+  return async (job: OrderMailJob) => {
+    const order = await findOrder(deps.db, job.orderId);
+    if (!order?.code) return 'skipped';
+    const store = await getStore(deps.db, order.store_code);
+    const lines = await linesOf(deps.db, [order.id]);
+    const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
+    await deps.mailer.send({ to, ...confirmationMail(order, lines, job.recipient, store?.name ?? order.store_code) });
+    return 'sent';
+  };
+}
+
+/** The mail as text and HTML from the same paragraphs, so the two never disagree. */
+export function confirmationMail(order: OrderRow, lines: readonly LineRow[], recipient: OrderMailRecipient, storeName: string) {
+  const language: Language = isLanguage(order.language) ? order.language : 'et';
+  const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
+  const money = (cents: number) => formatMoney(cents, language);
+  const code = order.code ?? '';
+  const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
+  const intro =
+    recipient === 'receiver'
+      ? say('orders.mail.receiver', { buyer: order.billing_name, code, store: storeName })
+      : say('orders.mail.buyer', { code });
+  const itemLines = lines.map((line) =>
+    say('orders.mail.line', { title: line.title, quantity: line.quantity, total: money(line.total_cents) }),
+  );
+  const totals = [
+    say('orders.mail.subtotal', { amount: money(order.subtotal_cents) }),
+    ...(order.discount_cents > 0 ? [say('orders.mail.discount', { amount: money(order.discount_cents) })] : []),
+    say('orders.mail.delivery', { method: order.delivery_name, amount: money(order.delivery_cents) }),
+    say(order.vat_included ? 'orders.mail.vatIncluded' : 'orders.mail.vatAdded', { amount: money(order.vat_cents) }),
+    say('orders.mail.total', { amount: money(order.total_cents) }),
+  ];
+  const blocks: string[][] = [
+    [say('orders.mail.greeting', { name })],
+    [intro],
+    [say('orders.mail.lines'), ...itemLines],
+    totals,
+    [say('orders.mail.deliverTo', { details: deliveryDetails(order) })],
+    [say('orders.mail.code', { code })],
+  ];
+  const text = blocks.map((block) => block.join('\n')).join('\n\n');
+  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${blocks
+    .map((block) => `<p>${block.map(escapeHtml).join('<br>')}</p>`)
+    .join('')}</body></html>`;
+  return { subject: say('orders.mail.subject', { code, store: storeName }), text, html };
+}
+
+function deliveryDetails(order: OrderRow): string {
+  const place = order.parcel_machine_name ?? order.delivery_shop_code;
+  const address = [
+    order.shipping_name,
+    order.shipping_address,
+    `${order.shipping_postcode} ${order.shipping_city}`,
+    order.shipping_country,
+  ];
+  return [order.delivery_name, ...(place ? [place] : address)].filter((part) => part.trim() !== '').join(', ');
+}
+
+/** 12,50 € in Estonian and Russian, €12.50 in English. */
+export function formatMoney(cents: number, language: Language): string {
+  const amount = (cents / 100).toFixed(2);
+  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

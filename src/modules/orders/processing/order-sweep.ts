@@ -1,0 +1,164 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.js';
+import { systemClock, type Clock } from '../../../infra/clock.js';
+import { withLease } from '../../../infra/jobs/lease.js';
+import type { Logger } from '../../../infra/logger.js';
+import type { GatewayName, Gateways, PaymentStatus } from '../../payments/index.js';
+import { moveOrder } from '../order-states.js';
+import type { OrdersSection } from '../orders.config.js';
+import type { OrderStatus } from '../orders.tables.js';
+import { applyPaymentStatus } from '../payment-status.service.js';
+import { handOff } from './handoff.js';
+import { processOrder } from './process-order.js';
+import { ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.repository.js';
+
+// The worker's periodic sweep of orders, under a lease so that it never runs twice at once, in
+// this process or another. In batches through customer_order_status_idx (status,
+// status_changed_at), each order in a transaction of its own:
+//   unpaid  NEW/PENDING_PAYMENT past unpaidAfterMs: the gateway is asked; what it says is applied
+//           like a callback; an order still unpaid is CANCELLED (the state machine releases stock);
+//   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
+//   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
+//           back office is down, and the next sweep comes soon enough);
+//   stuck   PENDING_PROCESSING/PROCESSING/PENDING_NAV_PROCESSING past stuckAfterMs: FAILED.
+
+export const ORDER_SWEEP_LEASE = 'order-sweep';
+const BATCH = 100;
+/** A paid order its job has not processed in this long lost its job (or the job keeps failing). */
+export const PROCESSING_GRACE_MS = 5 * 60_000;
+
+export type { Gateways };
+
+export interface OrderSweepDeps {
+  db: Kysely<Database>;
+  config: Pick<OrdersSection, 'backoffice' | 'unpaidAfterMs' | 'stuckAfterMs' | 'sweepIntervalMs'>;
+  gateways: Gateways;
+  log: Logger;
+}
+
+export interface SweepReport {
+  cancelled: number;
+  paid: number;
+  processed: number;
+  handedOff: number;
+  failed: number;
+}
+
+/** One sweep; `{ ran: false }` when another is under way (in any process). */
+export async function sweepOrders(deps: OrderSweepDeps, now: number) {
+  // A sweep that outlives its interval keeps the lease (renewed); a crashed one blocks for one interval.
+  const ttlMs = Math.max(deps.config.sweepIntervalMs, 60_000);
+  return withLease(deps.db, ORDER_SWEEP_LEASE, { now, ttlMs }, async () => {
+    const report: SweepReport = { cancelled: 0, paid: 0, processed: 0, handedOff: 0, failed: 0 };
+    for (const status of ['NEW', 'PENDING_PAYMENT'] as const)
+      await eachOrder(deps, status, now - deps.config.unpaidAfterMs, async (orderId) => {
+        const outcome = await settleUnpaid(deps, orderId, now);
+        if (outcome === 'paid') report.paid += 1;
+        if (outcome === 'cancelled') report.cancelled += 1;
+        return true;
+      });
+    await eachOrder(deps, 'PENDING_PROCESSING', now - PROCESSING_GRACE_MS, async (orderId) => {
+      if ((await processOrder(deps.db, orderId, now)) === 'processed') report.processed += 1;
+      return true;
+    });
+    if (deps.config.backoffice !== undefined)
+      await eachOrder(deps, 'PENDING_NAV_PROCESSING', now, async (orderId) => {
+        if ((await handOff(deps.db, deps.config, orderId, now)) === 'completed') report.handedOff += 1;
+        return true;
+      });
+    for (const status of ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING'] as const)
+      await eachOrder(deps, status, now - deps.config.stuckAfterMs, async (orderId) => {
+        const hours = Math.round(deps.config.stuckAfterMs / 3_600_000);
+        const cause = `stuck in ${status} for more than ${hours} hours`;
+        if (await deps.db.transaction().execute((trx) => moveOrder(trx, { orderId, from: status, to: 'FAILED', cause, now })))
+          report.failed += 1;
+        return true;
+      });
+    return report;
+  });
+}
+
+/**
+ * Runs `visit` on each order in `status` changed before `before`, batch by batch after a cursor
+ * (so an order that stays is not visited twice). An order whose visit throws is logged and left
+ * for the next sweep, except that a hand-off failure ends its step (visit returns false).
+ */
+async function eachOrder(
+  deps: OrderSweepDeps,
+  status: OrderStatus,
+  before: number,
+  visit: (orderId: number) => Promise<boolean>,
+): Promise<void> {
+  let cursor: SweepCursor | undefined;
+  for (;;) {
+    const batch = await ordersInStatusSince(deps.db, status, before, cursor, BATCH);
+    for (const row of batch) {
+      try {
+        if (!(await visit(row.id))) return;
+      } catch (err) {
+        deps.log.warn({ err, orderId: row.id, status }, 'order sweep: the order is left for the next sweep');
+        if (status === 'PENDING_NAV_PROCESSING') return;
+      }
+    }
+    if (batch.length < BATCH) return;
+    const last = batch[batch.length - 1]!;
+    cursor = { changedAt: last.status_changed_at, id: last.id };
+  }
+}
+
+/** Asks the gateway about an unpaid order's payments; cancels it when none settled. */
+async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number): Promise<'paid' | 'cancelled' | 'unchanged'> {
+  const payments = (await paymentsOf(deps.db, [orderId])).filter((payment) => payment.reference !== null);
+  const statuses: Array<{ gateway: GatewayName; status: PaymentStatus }> = [];
+  for (const payment of payments) {
+    const name = payment.gateway as GatewayName;
+    const gateway = deps.gateways[name];
+    if (gateway === undefined) {
+      // Nobody can ask it; a settle it reports later still revives the order (CANCELLED -> PENDING_PROCESSING).
+      deps.log.warn({ orderId, gateway: payment.gateway }, 'order sweep: the gateway of an unpaid order is not configured');
+      continue;
+    }
+    // A gateway that cannot be reached throws: the order is left as it is for the next sweep.
+    const status = await gateway.fetchStatus(payment.reference!);
+    if (status !== null) statuses.push({ gateway: name, status });
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    for (const { gateway, status } of statuses) await applyPaymentStatus(trx, gateway, status, 'sweep', now);
+    const minutes = Math.round(deps.config.unpaidAfterMs / 60_000);
+    const cancelled = await moveOrder(trx, {
+      orderId,
+      from: ['NEW', 'PENDING_PAYMENT'],
+      to: 'CANCELLED',
+      cause: `unpaid after ${minutes} minutes`,
+      now,
+    });
+    if (cancelled) return 'cancelled';
+    const after = await trx.selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirst();
+    return after?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
+  });
+}
+
+/** Runs the sweep every `sweepIntervalMs` until stopped; a failure is logged and tried next time. */
+export function scheduleOrderSweep(deps: OrderSweepDeps, clock: Clock = systemClock): { stop(): Promise<void> } {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = sweepOrders(deps, clock.now())
+      .then(
+        (outcome) => {
+          if (outcome.ran) deps.log.info(outcome.result, 'order sweep');
+        },
+        (err: unknown) => deps.log.error({ err }, 'order sweep failed'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  }, deps.config.sweepIntervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../../db/database.js';
+import type { CustomerOrderTable, OrderLineTable, OrderPaymentTable, OrderStatus } from '../orders.tables.js';
+
+// The SQL of order processing, the sweep and the operators' order endpoints.
+
+export type OrderRow = Selectable<CustomerOrderTable> & { client_code: string | null };
+export type LineRow = Selectable<OrderLineTable>;
+export type PaymentRow = Selectable<OrderPaymentTable>;
+
+const orderWithClient = (db: Db) =>
+  db
+    .selectFrom('customer_order')
+    .leftJoin('client_account', 'client_account.id', 'customer_order.client_account_id')
+    .selectAll('customer_order')
+    .select('client_account.code as client_code');
+
+export function findOrder(db: Db, orderId: number): Promise<OrderRow | undefined> {
+  return orderWithClient(db).where('customer_order.id', '=', orderId).executeTakeFirst();
+}
+
+export function findOrderByCode(db: Db, code: string): Promise<OrderRow | undefined> {
+  return orderWithClient(db).where('customer_order.code', '=', code).executeTakeFirst();
+}
+
+export function linesOf(db: Db, orderIds: readonly number[]): Promise<LineRow[]> {
+  if (orderIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('order_line').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute();
+}
+
+/** The order's payments, newest first. */
+export function paymentsOf(db: Db, orderIds: readonly number[]): Promise<PaymentRow[]> {
+  if (orderIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('order_payment').selectAll().where('order_id', 'in', orderIds).orderBy('id', 'desc').execute();
+}
+
+/** Entitlements of the order's digital lines; a second run adds nothing (primary key order, product). */
+export async function grantEntitlements(trx: Db, order: OrderRow, lines: readonly LineRow[], now: number): Promise<void> {
+  const products = [...new Set(lines.filter((line) => Boolean(line.is_digital)).map((line) => Number(line.product_id)))];
+  if (products.length === 0) return;
+  await trx
+    .insertInto('order_entitlement')
+    .values(products.map((product_id) => ({ order_id: order.id, product_id, client_account_id: order.client_account_id, created_at: now })))
+    .onConflict((oc) => oc.columns(['order_id', 'product_id']).doNothing())
+    .execute();
+}
+
+export async function setHandedOff(trx: Db, orderId: number, now: number): Promise<void> {
+  await trx.updateTable('customer_order').set({ handed_off_at: now, updated_at: now }).where('id', '=', orderId).execute();
+}
+
+export async function setNavStatus(trx: Db, orderId: number, status: string, createdAt: number, now: number): Promise<void> {
+  await trx
+    .updateTable('customer_order')
+    .set({ nav_status: status, nav_created_at: createdAt, updated_at: now })
+    .where('id', '=', orderId)
+    .execute();
+}
+
+export interface SweepCursor {
+  changedAt: number;
+  id: number;
+}
+
+/**
+ * A batch of orders in `status` whose status changed before `before`, after `cursor` in
+ * (status_changed_at, id) order: served by customer_order_status_idx, never the whole table.
+ */
+export async function ordersInStatusSince(
+  db: Db,
+  status: OrderStatus,
+  before: number,
+  cursor: SweepCursor | undefined,
+  limit: number,
+): Promise<Array<{ id: number; status_changed_at: number }>> {
+  let query = db
+    .selectFrom('customer_order')
+    .select(['id', 'status_changed_at'])
+    .where('status', '=', status)
+    .where('status_changed_at', '<', before)
+    .orderBy('status_changed_at')
+    .orderBy('id')
+    .limit(limit);
+  if (cursor)
+    query = query.where((eb) =>
+      eb.or([
+        eb('status_changed_at', '>', cursor.changedAt),
+        eb.and([eb('status_changed_at', '=', cursor.changedAt), eb('id', '>', cursor.id)]),
+      ]),
+    );
+  const rows = await query.execute();
+  return rows.map((row) => ({ id: Number(row.id), status_changed_at: Number(row.status_changed_at) }));
+}
+
+/** One page of the operators' feed: orders with a code updated at or after `since`, by (updated_at, id). */
+export async function feedPage(db: Db, since: number, offset: number, limit: number): Promise<{ rows: OrderRow[]; total: number }> {
+  const base = db.selectFrom('customer_order').where('customer_order.updated_at', '>=', since).where('customer_order.code', 'is not', null);
+  const [rows, count] = await Promise.all([
+    orderWithClient(db)
+      .where('customer_order.updated_at', '>=', since)
+      .where('customer_order.code', 'is not', null)
+      .orderBy('customer_order.updated_at')
+      .orderBy('customer_order.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+}

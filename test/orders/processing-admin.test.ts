@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { exportUser } from '../data-export/fixtures.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { insertOrder } from '../helpers/order-fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { fakeGateway, orderStatus, stockedBook, type FakeGateway } from './processing-helpers.js';
+
+// The operators' order endpoints: the pull feed, the back office's status report (the export's
+// createdNav) and refunds through the order's gateway (a small in-test PaymentGateway).
+
+let t: TestApp;
+let key: string;
+let gateway: FakeGateway;
+beforeAll(async () => {
+  gateway = fakeGateway('test');
+  t = await createTestApp({ gateways: { test: gateway } });
+  key = await createApiKey(t.database.db, 'back-office', Date.now());
+});
+afterAll(() => t.close());
+
+const auth = () => ({ authorization: `Bearer ${key}` });
+const post = (url: string, payload: unknown, headers: Record<string, string> = auth()) =>
+  t.app.inject({ method: 'POST', url, headers, payload: payload as object });
+
+async function processedOrder(payment?: { reference: string }) {
+  const book = await stockedBook(t.database.db, 5);
+  const order = await insertOrder(t.database.db, {
+    status: 'PENDING_PROCESSING',
+    lines: [book],
+    ...(payment ? { payment: { gateway: 'test', reference: payment.reference, state: 'settled' as const } } : {}),
+  });
+  if (payment)
+    gateway.statuses.set(payment.reference, {
+      reference: payment.reference,
+      orderReference: order.code,
+      state: 'settled',
+      amountCents: order.totalCents,
+      refundedCents: 0,
+    });
+  await t.drainJobs();
+  return order;
+}
+
+async function countRows() {
+  const [orders, sales] = await Promise.all([
+    t.database.db.selectFrom('customer_order').select(['id', 'status', 'nav_status', 'updated_at']).orderBy('id').execute(),
+    t.database.db.selectFrom('sales_history').select(['order_code', 'created_nav']).orderBy('id').execute(),
+  ]);
+  return { orders, sales };
+}
+
+describe('GET /admin/orders', () => {
+  it('lists orders changed since a time, oldest change first, paged with X-Pagination headers', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const first = await processedOrder();
+    const second = await processedOrder();
+    const response = await t.app.inject({ url: `/admin/orders?updatedSince=${encodeURIComponent(since)}&per-page=1`, headers: auth() });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['x-pagination-total-count']).toBe('2');
+    expect(response.headers['x-pagination-page-count']).toBe('2');
+    expect(response.json()).toEqual([
+      expect.objectContaining({ code: first.code, status: 'PENDING_NAV_PROCESSING', lines: [expect.any(Object)] }),
+    ]);
+    const next = await t.app.inject({ url: `/admin/orders?updatedSince=${encodeURIComponent(since)}&per-page=1&page=2`, headers: auth() });
+    expect(next.json()).toEqual([expect.objectContaining({ code: second.code })]);
+    const later = await t.app.inject({
+      url: `/admin/orders?updatedSince=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      headers: auth(),
+    });
+    expect(later.json()).toEqual([]);
+  });
+
+  it('refuses a missing key, a bad key and bad parameters with a 4xx', async () => {
+    expectErrorBody(await t.app.inject({ url: '/admin/orders' }), 401, 'Unauthorized');
+    expectErrorBody(await t.app.inject({ url: '/admin/orders', headers: { authorization: 'Bearer nope' } }), 401, 'Unauthorized');
+    for (const query of ['updatedSince=yesterday', 'updatedSince=2026-11-24', 'page=0', 'per-page=abc'])
+      expectErrorBody(await t.app.inject({ url: `/admin/orders?${query}`, headers: auth() }), 400, 'Bad Request');
+  });
+});
+
+describe('POST /admin/orders/{code}/status', () => {
+  it("records the back office's status and time, completes the order and fills the export's createdNav", async () => {
+    const order = await processedOrder();
+    const response = await post(`/admin/orders/${order.code}/status`, { status: 'Released', createdAt: '2026-11-24T10:15:00+02:00' });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({
+      code: order.code,
+      status: 'COMPLETED',
+      backOffice: { status: 'Released', createdAt: '2026-11-24T08:15:00Z', handedOffAt: expect.any(String) },
+    });
+    expect(await orderStatus(t.database.db, order.id)).toBe('COMPLETED');
+    const user = await exportUser(t.database.db);
+    const exported = await t.app.inject({
+      url: `${t.config.dataExportPath}/sales-history`,
+      headers: { authorization: user.authorization },
+    });
+    const row = (exported.json() as Array<Record<string, unknown>>).find((sale) => sale.order === order.code);
+    expect(row).toMatchObject({ order: order.code, createdNav: '2026-11-24T08:15:00Z' });
+    // A second report updates the status; the order stays COMPLETED.
+    const again = await post(`/admin/orders/${order.code}/status`, { status: 'Shipped', createdAt: '2026-11-24T08:15:00Z' });
+    expect(again.json()).toMatchObject({ status: 'COMPLETED', backOffice: { status: 'Shipped' } });
+  });
+
+  it('refuses an unknown code (404), an unpaid order (409) and bad bodies (422/400/415) with nothing written', async () => {
+    const book = await stockedBook(t.database.db, 2);
+    const unpaid = await insertOrder(t.database.db, { status: 'PENDING_PAYMENT', lines: [book] });
+    const paid = await processedOrder();
+    const before = await countRows();
+    const good = { status: 'Released', createdAt: '2026-11-24T08:15:00Z' };
+    expectErrorBody(await post('/admin/orders/WT999999/status', good), 404, 'Not Found');
+    expectErrorBody(await post(`/admin/orders/${unpaid.code}/status`, good), 409, 'Conflict');
+    expectErrorBody(await post(`/admin/orders/${paid.code}/status`, good, {}), 401, 'Unauthorized');
+    for (const body of [
+      {},
+      { status: 'Released' },
+      { createdAt: good.createdAt },
+      { ...good, createdAt: '24.11.2026' },
+      { ...good, createdAt: '2026-11-24T08:15:00' },
+      { ...good, status: '' },
+      { ...good, status: ' padded ' },
+      { ...good, status: 'x'.repeat(41) },
+      { ...good, status: 7 },
+    ])
+      expectFieldErrors(await post(`/admin/orders/${paid.code}/status`, body));
+    expectErrorBody(await post('/admin/orders/bad%20code/status', good), 400, 'Bad Request');
+    expectErrorBody(
+      await t.app.inject({
+        method: 'POST',
+        url: `/admin/orders/${paid.code}/status`,
+        headers: { ...auth(), 'content-type': 'application/json' },
+        payload: '{"status":',
+      }),
+      400,
+      'Bad Request',
+    );
+    expectErrorBody(
+      await t.app.inject({
+        method: 'POST',
+        url: `/admin/orders/${paid.code}/status`,
+        headers: { ...auth(), 'content-type': 'text/plain' },
+        payload: 'x',
+      }),
+      415,
+      'Unsupported Media Type',
+    );
+    expect(await countRows()).toEqual(before);
+  });
+});
+
+describe("the back office's sales-history import of an order processed here", () => {
+  it('fills createdNav of the ONLINE row and never makes a second row', async () => {
+    const order = await processedOrder();
+    const line = {
+      order: order.code,
+      client: 'W1',
+      clientType: 'PYSIKLIENT',
+      sourceType: 'ONLINE',
+      city: 'Tallinn',
+      deliveryMethod: 'COURIER',
+      products: ['X'],
+    };
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/admin/import/sales-history',
+      headers: { ...auth(), 'content-type': 'application/x-ndjson' },
+      payload: [JSON.stringify({ ...line, createdNav: '2026-11-24T09:00:00Z' }), JSON.stringify(line)].join('\n'),
+    });
+    expect(imported.json()).toMatchObject({ outcomes: { 'createdNav updated': 1, unchanged: 1 }, errorCount: 0 });
+    const rows = await t.database.db.selectFrom('sales_history').selectAll().where('order_code', '=', order.code).execute();
+    expect(rows).toHaveLength(1);
+    // The row stays as the shop wrote it; only the back office's time is added.
+    expect(rows[0]).toMatchObject({ city: 'Tartu', delivery_method: 'PARCEL_MACHINE', client_code: 'GUEST' });
+    expect(Number(rows[0]!.created_nav)).toBe(Date.parse('2026-11-24T09:00:00Z'));
+  });
+});
+
+describe('POST /admin/orders/{code}/refund', () => {
+  it('refunds part, then the rest, through the gateway; the full refund cancels the order', async () => {
+    const order = await processedOrder({ reference: 'pay-refund-1' });
+    const part = await post(`/admin/orders/${order.code}/refund`, { amount: 5.5 });
+    expect(part.statusCode, part.body).toBe(200);
+    expect(part.json()).toMatchObject({ payment: { state: 'refunded', refunded: 5.5 }, status: 'PENDING_NAV_PROCESSING' });
+    expect(gateway.refunds.at(-1)).toMatchObject({ reference: 'pay-refund-1', amountCents: 550 });
+
+    const tooMuch = await post(`/admin/orders/${order.code}/refund`, { amount: 100 });
+    expectErrorBody(tooMuch, 409, 'Conflict');
+    const rest = await post(`/admin/orders/${order.code}/refund`, {});
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(rest.json()).toMatchObject({ payment: { refunded: order.totalCents / 100 }, status: 'CANCELLED' });
+    expect(gateway.refunds.at(-1)!.amountCents).toBe(order.totalCents - 550);
+    // Nothing left to refund.
+    expectErrorBody(await post(`/admin/orders/${order.code}/refund`, {}), 409, 'Conflict');
+  });
+
+  it('refuses without a settled payment (409), an unknown code (404) and bad amounts (422), calling no gateway', async () => {
+    const noPayment = await processedOrder();
+    const paid = await processedOrder({ reference: 'pay-refund-2' });
+    const calls = gateway.refunds.length;
+    expectErrorBody(await post(`/admin/orders/${noPayment.code}/refund`, {}), 409, 'Conflict');
+    expectErrorBody(await post('/admin/orders/WT999998/refund', {}), 404, 'Not Found');
+    for (const body of [{ amount: 0 }, { amount: -1 }, { amount: 1.005 }, { amount: '5' }, { amount: null }, { amount: 1e9 }, { amt: 1 }])
+      expectFieldErrors(await post(`/admin/orders/${paid.code}/refund`, body));
+    // A misspelt field is refused, never read as "refund everything".
+    expect(expectFieldErrors(await post(`/admin/orders/${paid.code}/refund`, { amout: 5 }))).toEqual(['amout']);
+    expect(gateway.refunds.length).toBe(calls);
+    expect(await orderStatus(t.database.db, paid.id)).toBe('PENDING_NAV_PROCESSING');
+  });
+});
