@@ -12,8 +12,7 @@ export type BasketLineRow = Selectable<BasketLineTable>;
 
 const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
-/** A basket row with its ids as numbers, as every reader of baskets hands them on. */
-export const normalise = (row: BasketRow): BasketRow => ({
+const normalise = (row: BasketRow): BasketRow => ({
   ...row,
   id: Number(row.id),
   client_account_id: row.client_account_id === null ? null : Number(row.client_account_id),

@@ -8,7 +8,7 @@ import type { Caller } from '../catalogue/index.js';
 import { toWireMoney } from '../pricing/index.js';
 import type { SessionActionRecorder } from '../tracking/index.js';
 import { basketHttp } from './basket-request.routes.js';
-import { priceBasket, priceLines } from './basket-pricing.js';
+import { priceBasket } from './basket-pricing.js';
 import {
   AddProductBody,
   BasketHeaders,
@@ -57,9 +57,9 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   /** The basket as it is now (none: the empty answer); a guest's token is echoed only when it found a basket. */
   async function current(request: FastifyRequest) {
     const { context, owner } = await http.contextOf(request);
-    const { basket, lines } = await reads.withLines(owner, context.store.code, context.now);
+    const basket = await reads.find(owner, context.store.code, context.now);
     const token = basket && owner.kind === 'guest' ? (owner.token ?? null) : null;
-    return { context, priced: await priceLines(db, context, basket, lines), token };
+    return { context, priced: await priceBasket(db, context, basket, reads.lines), token };
   }
 
   const common = { tags, headers: BasketHeaders, security: SECURITY };

@@ -20,7 +20,6 @@ import {
   type BasketRow,
   type BasketWrites,
 } from './basket.repository.js';
-import { preparedBasketWithLines } from './basket-read.repository.js';
 import { checkQuantity, MAX_LINES, maxOrderable } from './basket-rules.js';
 
 // The basket's writes. Each takes the caller's transaction and a basket opened for writing
@@ -36,10 +35,9 @@ export const EMPTY_BASKET_TTL_MS = DAY_MS;
 /** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
 export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined };
 
-/** The read path's look-ups, compiled once: the owner's basket, its lines, or both at once (outside transactions). */
+/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions). */
 export function basketReads(handle: DatabaseHandle) {
   const finders = preparedBasketFinders(handle);
-  const withLines = preparedBasketWithLines(handle);
   return {
     find(owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
       if (owner.kind === 'client') return finders.client(owner.clientAccountId, storeCode);
@@ -47,12 +45,6 @@ export function basketReads(handle: DatabaseHandle) {
       return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
     },
     lines: preparedLineQueries(handle).lines,
-    /** The owner's basket and its lines in one statement (none: no basket and no lines). */
-    withLines(owner: BasketOwner, storeCode: string, now: number): Promise<{ basket: BasketRow | undefined; lines: BasketLine[] }> {
-      if (owner.kind === 'client') return withLines.client(owner.clientAccountId, storeCode);
-      if (owner.token === undefined) return Promise.resolve({ basket: undefined, lines: [] });
-      return withLines.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
-    },
   };
 }
 
