@@ -27,6 +27,7 @@ export const PRODUCT_COLUMNS = [
   'p.availability',
   'p.delivery_time',
   'p.web_stock',
+  'p.reserved_quantity',
   'p.weight_g',
   'p.is_active',
   'p.hidden_web',
@@ -222,7 +223,8 @@ function basketProduct(row: ProductColumnsRow): BasketProduct {
     imageUrl: row.image_url,
     availability: row.availability,
     deliveryTime: row.delivery_time,
-    webStock: row.web_stock,
+    // What can still be sold: the web stock less what orders hold of it (checkout holds it).
+    webStock: Number(row.web_stock) - Number(row.reserved_quantity),
     weightG: row.weight_g,
     isActive: Boolean(row.is_active),
     hiddenWeb: Boolean(row.hidden_web),

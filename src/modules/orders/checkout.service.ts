@@ -75,9 +75,14 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     priced = await basketCheckout.priceForCheckout(trx, context, basket, choice);
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
-    problems.push(...error.fields);
+    // The delivery country is the shipping country's field on this form.
+    for (const field of error.fields) {
+      const named = field.field === 'countryCode' ? { ...field, field: 'shippingCountryNavCode' } : field;
+      if (!problems.some((problem) => problem.field === named.field)) problems.push(named);
+    }
   }
   if (priced && priced.lines.length === 0) throw badRequest('checkout.emptyBasket');
+  if (priced) refuseSoldOut(priced);
   if (priced) problems.push(...basketProblems(priced));
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
   const refusal = paymentMethodRefusal(method, context.caller.kind, priced?.delivery?.method.kind ?? '', input.gateways);
@@ -137,6 +142,18 @@ async function formProblems(trx: Db, input: CheckoutInput): Promise<InvalidField
     if (!countries.has(code)) problems.push({ field, messageKey: 'checkout.unknownCountry', params: { code } });
   }
   return problems;
+}
+
+/**
+ * Copies that other orders took since the shopper filled the basket: the race for the last copies
+ * is a 409 naming the product, not a form error.
+ */
+function refuseSoldOut(priced: PricedBasket): void {
+  for (const line of priced.lines) {
+    if (!basketCheckout.shipsOnlyFromStock(line.product) || line.product.availability === 'PERMANENTLY_OUT_OF_STOCK') continue;
+    const free = Math.max(0, line.product.webStock);
+    if (line.line.quantity > free) throw conflict('checkout.outOfStock', { product: line.product.name, left: free });
+  }
 }
 
 /** Lines that cannot be ordered as they stand, and a code that no longer applies. */
