@@ -1,6 +1,6 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedLineQueries, readBasketProducts, type BasketLine, type LineQueries } from './basket-lines.repository.js';
-import { invalidField, notFound } from '../../infra/domain-error.js';
+import { invalidField, InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
 import { priceFor } from '../pricing/index.js';
@@ -146,6 +146,38 @@ export async function addProduct(
   // In the order a read would give: when they were added, then by product.
   lines.sort((a, b) => a.line.added_at - b.line.added_at || a.line.product_id - b.line.product_id);
   return { lines, product };
+}
+
+/** A product addProducts could not add, and why (the basket rule's message). */
+export interface RefusedProduct {
+  productId: number;
+  reason: InvalidField;
+}
+
+/**
+ * Adds several products with addProduct's rules, each on its own: one the rules refuse (unknown,
+ * hidden, unavailable, over a quantity limit, too many lines) is left out and reported, and the
+ * others are added. For putting an earlier order back in the basket.
+ */
+export async function addProducts(
+  trx: Db,
+  queries: BasketWriteQueries,
+  context: BasketContext,
+  basket: BasketRow,
+  items: ReadonlyArray<{ productId: number; quantity: number }>,
+): Promise<{ lines: BasketLine[]; refused: RefusedProduct[] }> {
+  const refused: RefusedProduct[] = [];
+  let lines: BasketLine[] | undefined;
+  for (const item of items) {
+    try {
+      lines = (await addProduct(trx, queries, context, basket, item)).lines;
+    } catch (error) {
+      // The rules are checked before anything is written, so a refusal leaves the basket as it was.
+      if (!(error instanceof InvalidInputError) || error.fields[0] === undefined) throw error;
+      refused.push({ productId: item.productId, reason: error.fields[0] });
+    }
+  }
+  return { lines: lines ?? (await queries.lines(trx, basket.id, context.store.code)), refused };
 }
 
 /** Sets a line's quantity; 0 removes the line. */

@@ -11,6 +11,8 @@ export { basketMessages } from './basket.messages.js';
 // Checkout runs these in its own transaction (modules/orders).
 export * as basketCheckout from './basket.checkout.js';
 export { basketHttp, guestToken, type BasketHttp } from './basket-request.routes.js';
+// Putting an earlier order's products back (modules/orders, POST /order/{code}/repeat), in writeLines' transaction.
+export { addProducts, type RefusedProduct } from './basket.service.js';
 export { availableDeliveryMethods } from './delivery/delivery.service.js';
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
 export { DeliveryMethodSchema } from './basket.schemas.js';

@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { PagingQuery } from '../../http/paging.js';
+import { StoreRequestHeaders } from '../../http/schemas.js';
+import { BasketSchema } from '../basket/index.js';
 
 const Money = () => Type.Number({ description: 'Euros, two decimals' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -82,4 +85,51 @@ export const PaymentResultSchema = Type.Object({
 export const OrderLinkQuery = Type.Object({
   orderId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   checksum: Type.String({ maxLength: 128 }),
+});
+
+// The customer's order endpoints: GET /order, GET /order/{code}, POST /order/{code}/repeat, GET /bought-product.
+
+export const OrderHeaders = Type.Object({
+  ...StoreRequestHeaders.properties,
+  'basket-token': Type.Optional(Type.String({ maxLength: 200, description: "A guest's basket token (ignored for a logged-in client)" })),
+  'if-match': Type.Optional(
+    Type.String({ maxLength: 200, description: 'Repeat: the basket version (ETag) it is based on; a stale one is a 412' }),
+  ),
+});
+
+export const OrderCodeParams = Type.Object({
+  code: Type.String({ pattern: '^[A-Z]{2}[0-9]{1,20}$', maxLength: 22, description: 'The order code, e.g. WT00000042' }),
+});
+
+export const OrderAccessQuery = Type.Object({
+  checksum: Type.Optional(
+    Type.String({ maxLength: 128, description: "The order id's checksum (as in the payment links): how a guest reads its order" }),
+  ),
+});
+
+export const OrderListQuery = PagingQuery;
+
+export const RepeatAnswer = Type.Object({
+  basket: BasketSchema,
+  notAdded: Type.Array(
+    Type.Object({
+      productId: Type.Integer(),
+      productCode: Type.String(),
+      title: Type.String(),
+      reason: Type.String({ description: "Why the basket refused it, in the caller's language" }),
+    }),
+  ),
+});
+
+export const BoughtProductSchema = Type.Object({
+  productId: Type.Integer(),
+  code: Type.String(),
+  title: Type.String(),
+  type: Type.String(),
+  quantity: Type.Integer({ description: 'Bought in all paid orders together' }),
+  lastBoughtAt: Type.String({ format: 'date-time' }),
+  orderCode: Type.String({ description: 'The latest paid order with it' }),
+  download: Type.Union([Type.Object({ entitled: Type.Boolean() }), Type.Null()], {
+    description: 'Digital products: whether the client may download it; null for the others',
+  }),
 });

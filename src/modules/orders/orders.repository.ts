@@ -81,7 +81,7 @@ export function latestPayment(db: Db, orderId: number) {
 }
 
 /** PostgreSQL gives int8 columns as strings; every id and time here is a number. */
-function normaliseOrder(row: OrderRow): OrderRow {
+export function normaliseOrder(row: OrderRow): OrderRow {
   const num = (value: number | null) => (value === null ? null : Number(value));
   return {
     ...row,

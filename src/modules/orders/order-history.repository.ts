@@ -1,0 +1,138 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { PageRequest } from '../../http/paging.js';
+import { normaliseOrder, type OrderRow } from './orders.repository.js';
+import type { OrderStatus } from './orders.tables.js';
+
+// A client's orders and purchase history in one store. Both walk customer_order_client_idx
+// (client_account_id, store_code, id) newest first, and order_line by its key (order_id, position).
+
+/** Paid orders: what the buyer has bought (not an unpaid, failed or cancelled one). */
+export const PAID_STATUSES: readonly OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED'];
+
+export interface OrderOwner {
+  clientAccountId: number;
+  storeCode: string;
+}
+
+/** One page of the client's orders, newest first, each with its item count (one grouped query for the page). */
+export async function clientOrderPage(db: Db, owner: OrderOwner, page: PageRequest) {
+  const mine = db
+    .selectFrom('customer_order')
+    .where('client_account_id', '=', owner.clientAccountId)
+    .where('store_code', '=', owner.storeCode);
+  const [rows, total] = await Promise.all([
+    mine.selectAll().orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute(),
+    mine.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const orders = rows.map(normaliseOrder);
+  const counts = new Map<number, number>();
+  if (orders.length > 0) {
+    const grouped = await db
+      .selectFrom('order_line')
+      .select(['order_id', (eb) => eb.fn.sum<number | string>('quantity').as('items')])
+      .where(
+        'order_id',
+        'in',
+        orders.map((order) => order.id),
+      )
+      .groupBy('order_id')
+      .execute();
+    for (const row of grouped) counts.set(Number(row.order_id), Number(row.items));
+  }
+  return {
+    rows: orders.map((order): OrderRow & { item_count: number } => ({ ...order, item_count: counts.get(order.id) ?? 0 })),
+    total: Number(total.total),
+  };
+}
+
+export interface BoughtProductRow {
+  productId: number;
+  code: string;
+  title: string;
+  type: string;
+  digital: boolean;
+  quantity: number;
+  lastBoughtAt: number;
+  orderCode: string;
+  entitled: boolean;
+}
+
+/**
+ * One page of the products the client has bought in paid orders, the most recently bought first:
+ * the quantity over all those orders, and the code, title and type as the latest order has them.
+ */
+export async function boughtProductPage(db: Db, owner: OrderOwner, page: PageRequest) {
+  const paidLines = db
+    .selectFrom('order_line as l')
+    .innerJoin('customer_order as o', 'o.id', 'l.order_id')
+    .where('o.client_account_id', '=', owner.clientAccountId)
+    .where('o.store_code', '=', owner.storeCode)
+    .where('o.status', 'in', [...PAID_STATUSES]);
+  const bought = paidLines
+    .select([
+      'l.product_id',
+      (eb) => eb.fn.sum<number | string>('l.quantity').as('quantity'),
+      (eb) => eb.fn.max('o.id').as('last_order_id'),
+    ])
+    .groupBy('l.product_id');
+  const [rows, total] = await Promise.all([
+    db
+      .with('bought', () => bought)
+      .selectFrom('bought as b')
+      .innerJoin('customer_order as o', 'o.id', 'b.last_order_id')
+      // The product's first line in that order (an order has one line per product; the key decides if not).
+      .innerJoin('order_line as l', (join) =>
+        join
+          .onRef('l.order_id', '=', 'b.last_order_id')
+          .onRef('l.product_id', '=', 'b.product_id')
+          .on('l.position', '=', (eb) =>
+            eb
+              .selectFrom('order_line as first')
+              .select((inner) => inner.fn.min('first.position').as('position'))
+              .whereRef('first.order_id', '=', 'b.last_order_id')
+              .whereRef('first.product_id', '=', 'b.product_id'),
+          ),
+      )
+      .select([
+        'b.product_id',
+        'b.quantity',
+        'o.code as order_code',
+        'o.created_at',
+        'l.product_code',
+        'l.title',
+        'l.product_type',
+        'l.is_digital',
+        (eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('order_entitlement as e')
+                .select(sql.lit(1).as('one'))
+                .where('e.client_account_id', '=', owner.clientAccountId)
+                .whereRef('e.product_id', '=', 'b.product_id'),
+            )
+            .as('entitled'),
+      ])
+      .orderBy('b.last_order_id', 'desc')
+      .orderBy('b.product_id')
+      .limit(page.perPage)
+      .offset(page.offset)
+      .execute(),
+    paidLines.select((eb) => eb.fn.count<number | string>('l.product_id').distinct().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((row): BoughtProductRow => ({
+      productId: Number(row.product_id),
+      code: row.product_code,
+      title: row.title,
+      type: row.product_type,
+      digital: Boolean(row.is_digital),
+      quantity: Number(row.quantity),
+      lastBoughtAt: Number(row.created_at),
+      orderCode: row.order_code ?? '',
+      entitled: Boolean(row.entitled),
+    })),
+    total: Number(total.total),
+  };
+}
