@@ -21,7 +21,9 @@ afterAll(async () => {
 const db = () => t.database.db;
 const orderRow = (id: number) => db().selectFrom('customer_order').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const reserved = async (productId: number) =>
-  Number((await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity);
+  Number(
+    (await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity,
+  );
 
 async function placeGuestOrder(lines: Array<[number, number]>, overrides: Record<string, unknown> = {}) {
   const who = await fill(t, {}, lines);
@@ -39,7 +41,12 @@ async function createForm(path: string) {
 /** Presses a button on the test gateway's page; answers where the browser is sent. */
 async function press(formUrl: string, action: 'pay' | 'decline' | 'cancel'): Promise<string> {
   const path = new URL(formUrl).pathname;
-  const response = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `action=${action}` });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `action=${action}`,
+  });
   expect(response.statusCode, response.body).toBe(303);
   return response.headers.location as string;
 }
@@ -78,12 +85,19 @@ describe('a guest buys through the test gateway', () => {
     expect(returned.headers.location).toMatch(/\/checkout\/finished\?orderId=\d+&checksum=[0-9a-f]{64}$/);
     await waitForStatus(orderId, 'PENDING_PROCESSING');
     await expect
-      .poll(async () => (await db().selectFrom('payment_callback').select('received_count').where('order_id', '=', orderId).execute()).length, { timeout: 10_000 })
+      .poll(
+        async () => (await db().selectFrom('payment_callback').select('received_count').where('order_id', '=', orderId).execute()).length,
+        { timeout: 10_000 },
+      )
       .toBe(1);
 
     const summary = await t.app.inject({ method: 'POST', url: '/bank/payment-result', payload: { orderId, checksum } });
     expect(summary.statusCode, summary.body).toBe(200);
-    expect(summary.json()).toMatchObject({ result: 'SUCCESS', reason: null, order: { status: 'PENDING_PROCESSING', total: 25.9, lines: [{ quantity: 1, unitPrice: 20 }] } });
+    expect(summary.json()).toMatchObject({
+      result: 'SUCCESS',
+      reason: null,
+      order: { status: 'PENDING_PROCESSING', total: 25.9, lines: [{ quantity: 1, unitPrice: 20 }] },
+    });
     const history = summary.json().order.statusHistory.map((change: { status: string }) => change.status);
     expect(history).toEqual(['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING']);
     // A paid order starts no second payment.
@@ -128,7 +142,11 @@ describe('a guest buys through the test gateway', () => {
 describe('orders with nothing to pay online', () => {
   it('pay in the shop: create-form points at the finished page and the order is PENDING_PROCESSING', async () => {
     const book = await stockedBook(t, shop, 3);
-    const { orderId, path } = await placeGuestOrder([[book, 1]], { deliveryMethodId: shop.methods.SHOP, shopCode: 'TLN1', paymentMethodId: 'PAY_IN_SHOP' });
+    const { orderId, path } = await placeGuestOrder([[book, 1]], {
+      deliveryMethodId: shop.methods.SHOP,
+      shopCode: 'TLN1',
+      paymentMethodId: 'PAY_IN_SHOP',
+    });
     const form = await createForm(path);
     expect(form).toEqual({ url: expect.stringMatching(/\/checkout\/finished\?orderId=/), method: 'GET', fields: {} });
     expect((await orderRow(orderId)).status).toBe('PENDING_PROCESSING');

@@ -18,9 +18,19 @@ afterAll(async () => {
 });
 
 const db = () => t.database.db;
-const countOrders = async () => Number((await db().selectFrom('customer_order').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const countOrders = async () =>
+  Number(
+    (
+      await db()
+        .selectFrom('customer_order')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const reserved = async (productId: number) =>
-  Number((await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity);
+  Number(
+    (await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity,
+  );
 
 describe('the last copies sell once', () => {
   it('of 20 simultaneous checkouts for 3 copies exactly 3 succeed; the rest get a 409 naming the product', async () => {
@@ -46,7 +56,9 @@ describe('a double submit answers the first order', () => {
     const book = await stockedBook(t, shop, 10);
     const who = await fill(t, {}, [[book, 2]]);
     const before = await countOrders();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => checkout(t, who, checkoutForm(shop), { 'idempotency-key': 'k-123' })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => checkout(t, who, checkoutForm(shop), { 'idempotency-key': 'k-123' })),
+    );
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(answers.map((answer) => answer.json().location)).size).toBe(1);
     expect(await countOrders()).toBe(before + 1);
@@ -80,20 +92,40 @@ describe('callbacks', () => {
     return { orderId, reference, formUrl: form.url as string };
   }
   const callback = (reference: string) =>
-    fetch(`${origin}/payment/test/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ payment_reference: reference }) });
+    fetch(`${origin}/payment/test/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ payment_reference: reference }),
+    });
 
   it('a callback repeated ten times at once, racing the gateway’s own, moves the order once and queues one processing', async () => {
     const { orderId, reference, formUrl } = await paidOrder();
-    const pressed = await t.app.inject({ method: 'POST', url: new URL(formUrl).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'action=pay' });
+    const pressed = await t.app.inject({
+      method: 'POST',
+      url: new URL(formUrl).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'action=pay',
+    });
     expect(pressed.statusCode).toBe(303);
     const answers = await Promise.all(Array.from({ length: 10 }, () => callback(reference)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
-    await expect.poll(async () => (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status).toBe('PENDING_PROCESSING');
+    await expect
+      .poll(
+        async () => (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status,
+      )
+      .toBe('PENDING_PROCESSING');
     const changes = await db().selectFrom('order_status_change').select('to_status').where('order_id', '=', orderId).execute();
     expect(changes.map((change) => change.to_status)).toEqual(['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING']);
     const jobs = await db().selectFrom('job').select('payload').where('type', '=', 'order.process').execute();
     expect(jobs.filter((job) => JSON.parse(job.payload).orderId === orderId)).toHaveLength(1);
-    await expect.poll(async () => Number((await db().selectFrom('payment_callback').select('received_count').where('order_id', '=', orderId).executeTakeFirstOrThrow()).received_count)).toBeGreaterThanOrEqual(10);
+    await expect
+      .poll(async () =>
+        Number(
+          (await db().selectFrom('payment_callback').select('received_count').where('order_id', '=', orderId).executeTakeFirstOrThrow())
+            .received_count,
+        ),
+      )
+      .toBeGreaterThanOrEqual(10);
   });
 
   it('a callback before the payment is finished changes nothing; forged ones are refused and change nothing', async () => {
@@ -101,7 +133,11 @@ describe('callbacks', () => {
     expect((await callback(reference)).status).toBe(200);
     const forged = await callback(`tgp_${'A'.repeat(24)}`);
     expect(forged.status).toBe(404);
-    const none = await fetch(`${origin}/payment/test/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const none = await fetch(`${origin}/payment/test/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(none.status).toBe(400);
     const unknownGateway = await fetch(`${origin}/payment/paypal/callback`, { method: 'POST' });
     expect(unknownGateway.status).toBe(404);
@@ -120,9 +156,18 @@ describe('refused checkouts write nothing', () => {
     const book = await stockedBook(t, shop, 5);
     const who = await fill(t, {}, [[book, 2]]);
     const before = await countOrders();
-    const response = await checkout(t, who, checkoutForm(shop, { termsAccepted: false, shippingCountryNavCode: 'XX', paymentMethodId: 'BITCOIN' }));
+    const response = await checkout(
+      t,
+      who,
+      checkoutForm(shop, { termsAccepted: false, shippingCountryNavCode: 'XX', paymentMethodId: 'BITCOIN' }),
+    );
     expect(response.statusCode).toBe(422);
-    expect(response.json().map((error: { field: string }) => error.field).sort()).toEqual(['paymentMethodId', 'shippingCountryNavCode', 'termsAccepted']);
+    expect(
+      response
+        .json()
+        .map((error: { field: string }) => error.field)
+        .sort(),
+    ).toEqual(['paymentMethodId', 'shippingCountryNavCode', 'termsAccepted']);
     expect(await countOrders()).toBe(before);
     expect(await reserved(book)).toBe(0);
     expect((await call(t, 'GET', '/basket', who)).json().items).toHaveLength(1);

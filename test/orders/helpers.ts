@@ -17,8 +17,28 @@ export interface Shop {
 export async function setUpShop(t: TestApp): Promise<Shop> {
   const shopId = await createShop(t.database.db, { code: 'TLN1', name: 'Viru Keskus' });
   const imported = await importLines(t, 'delivery-methods', [
-    { code: 'COURIER', kind: 'COURIER', names: { et: 'Kuller', en: 'Courier' }, prices: [{ store: 'WEB', price: 5.9 }, { store: 'WEB2', price: 6.9 }], daysMin: 1, daysMax: 2, position: 1 },
-    { code: 'SHOP', kind: 'SHOP_PICKUP', names: { et: 'Poodi' }, prices: [{ store: 'WEB', price: 0 }], shops: ['TLN1'], daysMin: 2, daysMax: 4, position: 2 },
+    {
+      code: 'COURIER',
+      kind: 'COURIER',
+      names: { et: 'Kuller', en: 'Courier' },
+      prices: [
+        { store: 'WEB', price: 5.9 },
+        { store: 'WEB2', price: 6.9 },
+      ],
+      daysMin: 1,
+      daysMax: 2,
+      position: 1,
+    },
+    {
+      code: 'SHOP',
+      kind: 'SHOP_PICKUP',
+      names: { et: 'Poodi' },
+      prices: [{ store: 'WEB', price: 0 }],
+      shops: ['TLN1'],
+      daysMin: 2,
+      daysMax: 4,
+      position: 2,
+    },
   ]);
   expect(imported.statusCode, imported.body).toBe(200);
   const rows = await t.database.db.selectFrom('delivery_method').select(['id', 'code']).execute();
@@ -84,7 +104,11 @@ export function checkout(t: TestApp, who: Who, body: unknown, headers: Record<st
 export function orderLink(location: string): { orderId: number; checksum: string; path: string } {
   const url = new URL(location);
   expect(url.pathname).toBe('/bank/create-form');
-  return { orderId: Number(url.searchParams.get('orderId')), checksum: url.searchParams.get('checksum')!, path: `${url.pathname}${url.search}` };
+  return {
+    orderId: Number(url.searchParams.get('orderId')),
+    checksum: url.searchParams.get('checksum')!,
+    path: `${url.pathname}${url.search}`,
+  };
 }
 
 /** An app listening on a real loopback port, with PUBLIC_URL pointing at it (gateways call it back). */

@@ -82,9 +82,7 @@ function repeat(code: string, who: Who, checksum?: string) {
 }
 
 beforeAll(async () => {
-  // A cached store: with none, GET /bank/create-form of an order paid offline waits forever on
-  // SQLite (it reads the store for the finished page outside its own open transaction).
-  t = await createTestApp({ env: { STORE_CACHE_TTL_MS: '60000' } });
+  t = await createTestApp();
   const db = t.database.db;
   const shop = await createShop(db, { code: 'TRT1', name: 'Tasku', city: 'Tartu' });
   p.book = await createProduct(db, { name: 'Kevade', price: 12 });

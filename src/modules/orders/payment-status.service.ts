@@ -42,7 +42,8 @@ export async function applyPaymentStatus(
   const inbox = await recordInInbox(trx, gateway, status, payment ? Number(payment.order_id) : null, now);
   if (!payment) return { outcome: 'unknown', orderId: null, orderStatus: null };
   const orderId = Number(payment.order_id);
-  if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: payment.status };
+  // A repeat may have waited for the first one's commit: the order's status is read after it.
+  if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };
   // The gateway's record must be of this order and this sum; anything else moves nothing.
   if (status.orderReference !== payment.code || status.amountCents !== payment.amount_cents) {
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
@@ -55,8 +56,7 @@ export async function applyPaymentStatus(
     .execute();
   const moved = await moveForState(trx, orderId, payment.status, status, `payment ${status.state} (${gateway} ${source})`, now);
   await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
-  const after = await trx.selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow();
-  return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: after.status };
+  return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: await orderStatus(trx, orderId) };
 }
 
 async function moveForState(trx: Db, orderId: number, current: OrderStatus, status: PaymentStatus, cause: string, now: number) {
@@ -119,3 +119,7 @@ function setInboxOutcome(trx: Db, gateway: string, status: PaymentStatus, outcom
 
 /** A part refund and a larger one later are two events: the refunded sum is part of the key. */
 const inboxState = (status: PaymentStatus) => (status.state === 'refunded' ? `refunded:${status.refundedCents}` : status.state);
+
+async function orderStatus(trx: Db, orderId: number): Promise<OrderStatus> {
+  return (await trx.selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
+}
