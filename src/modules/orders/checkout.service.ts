@@ -46,6 +46,9 @@ export interface PlacedOrder {
   created: boolean;
 }
 
+/** How long an unchanged, emptied basket answers its order again instead of being an empty basket. */
+const RESUBMIT_WINDOW_MS = 10 * 60_000;
+
 const STORE_PREFIX: Record<string, string> = { WEB: 'WT', WEB2: 'WN' };
 
 export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutInput, now: number): Promise<PlacedOrder> {
@@ -60,8 +63,9 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     }
   }
   if (!basket) throw badRequest('checkout.emptyBasket');
+  // A resubmit soon after (a double click, a retried request) finds the order of the unchanged basket.
   const unchanged = await findOrderByBasketVersion(trx, basket.id, basket.version);
-  if (unchanged) return { orderId: Number(unchanged.id), created: false };
+  if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS) return { orderId: Number(unchanged.id), created: false };
 
   const problems = await formProblems(trx, input);
   let priced: PricedBasket | undefined;
@@ -167,7 +171,11 @@ function basketProblems(priced: PricedBasket): InvalidField[] {
       problems.push({ field, messageKey: 'checkout.lineQuantityCut', params: { product: line.product.name, max: line.notice.max } });
   }
   if (priced.code && priced.code.reason !== null)
-    problems.push({ field: 'discountCode', messageKey: `basket.code.${priced.code.reason}` as MessageKey, params: { min: '' } });
+    problems.push({
+      field: 'discountCode',
+      messageKey: `basket.code.${priced.code.reason}` as MessageKey,
+      params: { min: ((priced.code.code.minBasketCents ?? 0) / 100).toFixed(2) },
+    });
   if (priced.delivery && !priced.delivery.offered) problems.push({ field: 'deliveryMethodId', messageKey: 'basket.deliveryNotOffered' });
   return problems;
 }

@@ -32,7 +32,7 @@ export function findOrderByIdempotencyKey(db: Db, scope: string, key: string) {
 export function findOrderByBasketVersion(db: Db, basketId: number, version: number) {
   return db
     .selectFrom('customer_order')
-    .select('id')
+    .select(['id', 'created_at'])
     .where('basket_id', '=', basketId)
     .where('basket_version_after', '=', version)
     .executeTakeFirst();
