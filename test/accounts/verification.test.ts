@@ -199,7 +199,8 @@ describe('POST /auth/verify-email', () => {
     } finally {
       await unconfigured.close();
     }
-  });
+    // Two apps, two registrations and two verifications (argon2 each): slow on a loaded machine.
+  }, 60_000);
 });
 
 describe('a verification that replaces an existing password', () => {

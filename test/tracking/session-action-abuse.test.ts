@@ -13,8 +13,9 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 let t: TestApp;
 const codes = Array.from({ length: 12 }, (_, i) => `SEEN-${i}`);
 
+// Per hour: the buckets refill a token every 3 minutes, so a slow machine's seconds add none mid-test.
 beforeAll(async () => {
-  t = await createTestApp({ env: { SESSION_ACTION_RATE_LIMIT_PER_IP: '20/1m', SESSION_ACTION_RATE_LIMIT_PER_SESSION: '5/1m' } });
+  t = await createTestApp({ env: { SESSION_ACTION_RATE_LIMIT_PER_IP: '20/1h', SESSION_ACTION_RATE_LIMIT_PER_SESSION: '5/1h' } });
   const db = t.database.db;
   for (const code of codes) await createProduct(db, { code, stores: ['WEB'] });
   await createProduct(db, { code: 'HIDDEN', hiddenWeb: true });
