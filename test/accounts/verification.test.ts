@@ -165,6 +165,7 @@ describe('POST /auth/verify-email', () => {
     });
   });
 
+  // Two apps, two registrations and two verifications (argon2 each): slow on a loaded machine.
   it('retries the event when the receiver fails, and skips it when not configured', async () => {
     const { token } = await pendingVerification();
     t.conversions.respondWith(500, { error: 'busy' });
@@ -199,7 +200,6 @@ describe('POST /auth/verify-email', () => {
     } finally {
       await unconfigured.close();
     }
-    // Two apps, two registrations and two verifications (argon2 each): slow on a loaded machine.
   }, 60_000);
 });
 
