@@ -2,18 +2,21 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepOrders } from '../../src/modules/orders/index.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { insertOrder } from '../helpers/order-fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { orderStatus, statusHistory, stockedBook } from './processing-helpers.js';
+import { setUpShop, stockedBook, type Shop } from './helpers.js';
+import { orderStatus, placeOrder, statusHistory } from './purchase-helpers.js';
 
 // The hand-off to the back office: a real local receiver checks the signature, fails and recovers.
+// Orders come from checkout (cash on delivery by courier: paid as far as processing is concerned).
 
 const SECRET = 'back-office-shared-secret-0123456789abcdef';
 let t: TestApp;
 let office: HttpReceiver;
+let shop: Shop;
 beforeAll(async () => {
   office = await startHttpReceiver();
   t = await createTestApp({ env: { BACKOFFICE_ORDERS_URL: `${office.url}/orders`, BACKOFFICE_ORDERS_SECRET: SECRET } });
+  shop = await setUpShop(t);
 });
 afterAll(async () => {
   await t.close();
@@ -24,8 +27,9 @@ const deliveriesOf = (code: string) => office.requests.filter((request) => (requ
 const drainAll = () => t.jobs.worker.drain({ includeDelayed: true });
 
 async function paidOrder() {
-  const book = await stockedBook(t.database.db, 5);
-  return insertOrder(t.database.db, { status: 'PENDING_PROCESSING', lines: [{ ...book, quantity: 2 }] });
+  const book = await stockedBook(t, shop, 5, 12.5);
+  const order = await placeOrder(t, shop, {}, [[book, 2]], { form: { billingCity: 'Tartu' } });
+  return { id: order.orderId, code: order.code };
 }
 
 describe('the back-office hand-off', () => {
@@ -48,9 +52,9 @@ describe('the back-office hand-off', () => {
       customer: { kind: 'GUEST', clientCode: null },
       billing: { email: expect.any(String), city: 'Tartu' },
       lines: [{ quantity: 2, unitPrice: 12.5, total: 25 }],
-      amounts: { currency: 'EUR', subtotal: 25, delivery: 2.99, total: 27.99, vatIncluded: true },
-      delivery: { methodCode: 'PARCEL_MACHINE', parcelMachineName: 'Tartu Lõunakeskus' },
-      payment: { method: 'INVOICE' },
+      amounts: { currency: 'EUR', subtotal: 25, delivery: 5.9, total: 30.9, vatIncluded: true },
+      delivery: { methodCode: 'COURIER' },
+      payment: { method: 'CASH_ON_DELIVERY' },
       sentAt: expect.any(String),
     });
     expect(await orderStatus(t.database.db, order.id)).toBe('COMPLETED');
@@ -110,10 +114,11 @@ describe('the back-office hand-off', () => {
       env: { BACKOFFICE_ORDERS_URL: 'http://10.255.255.1:9/orders', BACKOFFICE_ORDERS_SECRET: SECRET, BACKOFFICE_ORDERS_TIMEOUT_MS: '200' },
     });
     try {
-      const book = await stockedBook(slow.database.db, 1);
-      const order = await insertOrder(slow.database.db, { status: 'PENDING_PROCESSING', lines: [book] });
+      const slowShop = await setUpShop(slow);
+      const book = await stockedBook(slow, slowShop, 1);
+      const order = await placeOrder(slow, slowShop, {}, [[book, 1]]);
       await slow.drainJobs();
-      expect(await orderStatus(slow.database.db, order.id)).toBe('PROCESSING');
+      expect(await orderStatus(slow.database.db, order.orderId)).toBe('PROCESSING');
       const job = await slow.database.db
         .selectFrom('job')
         .select('last_error')

@@ -59,7 +59,7 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
     async (request, reply) => {
       const payment = await paymentOf(request.params.reference);
       if (payment === undefined) return unknownPayment(reply);
-      return sendPage(reply, 200, paymentPage(payment, returnLocation(payment)), payment.return_url);
+      return sendPage(reply, 200, paymentPage(payment, returnLocation(payment)));
     },
   );
 
@@ -107,12 +107,12 @@ function unknownPayment(reply: FastifyReply): FastifyReply {
   );
 }
 
-function sendPage(reply: FastifyReply, status: number, html: string, returnUrl?: string): FastifyReply {
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-security-policy', pageSecurityPolicy(returnUrl))
+    .header('content-security-policy', pageSecurityPolicy())
     .header('x-frame-options', 'DENY')
     .send(html);
 }
