@@ -55,10 +55,14 @@ export interface PlacedOrder {
   productId: number;
 }
 
-/** A guest's checkout of one book paid by card (EVERYPAY): the order is NEW. */
-export async function placeCardOrder(s: EveryPayShop, price = 20): Promise<PlacedOrder> {
-  const productId = await stockedBook(s.t, s.shop, 5, price);
-  const who = await fill(s.t, {}, [[productId, 1]]);
+/** A guest's checkout of a book paid by card (EVERYPAY): the order is NEW. */
+export async function placeCardOrder(
+  s: Pick<EveryPayShop, 't' | 'shop'>,
+  price = 20,
+  { stock = 5, quantity = 1 }: { stock?: number; quantity?: number } = {},
+): Promise<PlacedOrder> {
+  const productId = await stockedBook(s.t, s.shop, stock, price);
+  const who = await fill(s.t, {}, [[productId, quantity]]);
   const response = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
   expect(response.statusCode, response.body).toBe(200);
   const link = orderLink(response.json().location);
