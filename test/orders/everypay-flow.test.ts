@@ -194,4 +194,28 @@ describe('forged callbacks change nothing', () => {
     await s.everypay.settle(reference);
     expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', moves: PAID_MOVES, jobs: 1 });
   });
+
+  it("EveryPay's record of the shop's own payment with another sum is a mismatch: nothing moves", async () => {
+    const { order, reference } = await startedPayment();
+    // What EveryPay holds for the reference no longer matches what the shop asked for.
+    s.everypay.payment(reference)!.initialCents = order.totalCents - 1;
+    s.everypay.payment(reference)!.standingCents = order.totalCents - 1;
+    const [sent] = await s.everypay.settle(reference);
+    expect(sent!.status).toBe(200);
+    const after = await view(order);
+    expect(after).toMatchObject({ status: 'PENDING_PAYMENT', moves: ['NEW', 'PENDING_PAYMENT'], jobs: 0, reserved: 1 });
+    expect(after.inbox).toEqual([{ reference, state: 'settled', outcome: 'mismatch', received: 1 }]);
+  });
+
+  it('a real EveryPay payment for an order code the shop never had is a 404, recorded as unknown', async () => {
+    const stranger = s.everypay.addPayment({ orderReference: 'WT99999999', amountCents: 500, state: 'settled' });
+    const [sent] = await s.everypay.notify(stranger.reference);
+    expect(sent!.status).toBe(404);
+    const inbox = await s.t.database.db
+      .selectFrom('payment_callback')
+      .select(['order_id', 'outcome'])
+      .where('reference', '=', stranger.reference)
+      .execute();
+    expect(inbox).toEqual([{ order_id: null, outcome: 'unknown' }]);
+  });
 });
