@@ -3,44 +3,53 @@ import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { exportUser } from '../data-export/fixtures.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { fakeGateway, orderStatus, stockedBook, type FakeGateway } from './processing-helpers.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { cardPayment, orderStatus, shopperReturns, startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
 
 // The operators' order endpoints: the pull feed, the back office's status report (the export's
-// createdNav) and refunds through the order's gateway (a small in-test PaymentGateway).
+// createdNav) and refunds through the order's gateway (the real EveryPay adapter against the
+// local EveryPay server; the orders are paid through checkout, create-form and the shopper's return).
 
+let s: CardShop;
 let t: TestApp;
 let key: string;
-let gateway: FakeGateway;
 beforeAll(async () => {
-  gateway = fakeGateway('test');
-  t = await createTestApp({ gateways: { test: gateway } });
+  s = await startCardShop();
+  t = s.t;
   key = await createApiKey(t.database.db, 'back-office', Date.now());
 });
-afterAll(() => t.close());
+afterAll(() => s?.close());
 
 const auth = () => ({ authorization: `Bearer ${key}` });
 const post = (url: string, payload: unknown, headers: Record<string, string> = auth()) =>
   t.app.inject({ method: 'POST', url, headers, payload: payload as object });
 
-async function processedOrder(payment?: { reference: string }) {
+/** A processed order that needed no online payment. */
+async function processedOrder() {
   const book = await stockedBook(t.database.db, 5);
-  const order = await insertOrder(t.database.db, {
-    status: 'PENDING_PROCESSING',
-    lines: [book],
-    ...(payment ? { payment: { gateway: 'test', reference: payment.reference, state: 'settled' as const } } : {}),
-  });
-  if (payment)
-    gateway.statuses.set(payment.reference, {
-      reference: payment.reference,
-      orderReference: order.code,
-      state: 'settled',
-      amountCents: order.totalCents,
-      refundedCents: 0,
-    });
+  const order = await insertOrder(t.database.db, { status: 'PENDING_PROCESSING', lines: [book] });
   await t.drainJobs();
   return order;
 }
+
+/** A card order paid at EveryPay (the shopper's return tells the shop) and processed. */
+async function paidOrder() {
+  const order = await cardPayment(s);
+  await s.everypay.settle(order.reference);
+  await shopperReturns(s, order);
+  expect(await orderStatus(t.database.db, order.id)).toBe('PENDING_PROCESSING');
+  await t.drainJobs();
+  return order;
+}
+
+/** The refunds EveryPay was asked for: the payment and the sum in cents. */
+const refunds = () =>
+  s.everypay.requests
+    .filter((request) => request.path === '/api/v4/payments/refund')
+    .map((request) => {
+      const body = request.body as { payment_reference: string; amount: number };
+      return { reference: body.payment_reference, amountCents: Math.round(body.amount * 100) };
+    });
 
 async function countRows() {
   const [orders, sales] = await Promise.all([
@@ -177,33 +186,48 @@ describe("the back office's sales-history import of an order processed here", ()
 
 describe('POST /admin/orders/{code}/refund', () => {
   it('refunds part, then the rest, through the gateway; the full refund cancels the order', async () => {
-    const order = await processedOrder({ reference: 'pay-refund-1' });
+    const order = await paidOrder();
     const part = await post(`/admin/orders/${order.code}/refund`, { amount: 5.5 });
     expect(part.statusCode, part.body).toBe(200);
     expect(part.json()).toMatchObject({ payment: { state: 'refunded', refunded: 5.5 }, status: 'PENDING_NAV_PROCESSING' });
-    expect(gateway.refunds.at(-1)).toMatchObject({ reference: 'pay-refund-1', amountCents: 550 });
+    expect(refunds().at(-1)).toEqual({ reference: order.reference, amountCents: 550 });
 
     const tooMuch = await post(`/admin/orders/${order.code}/refund`, { amount: 100 });
     expectErrorBody(tooMuch, 409, 'Conflict');
     const rest = await post(`/admin/orders/${order.code}/refund`, {});
     expect(rest.statusCode, rest.body).toBe(200);
     expect(rest.json()).toMatchObject({ payment: { refunded: order.totalCents / 100 }, status: 'CANCELLED' });
-    expect(gateway.refunds.at(-1)!.amountCents).toBe(order.totalCents - 550);
+    expect(refunds().at(-1)!.amountCents).toBe(order.totalCents - 550);
+    expect(s.everypay.payment(order.reference)).toMatchObject({ state: 'refunded', standingCents: 0 });
     // Nothing left to refund.
     expectErrorBody(await post(`/admin/orders/${order.code}/refund`, {}), 409, 'Conflict');
+    expect(refunds()).toHaveLength(2);
   });
 
   it('refuses without a settled payment (409), an unknown code (404) and bad amounts (422), calling no gateway', async () => {
     const noPayment = await processedOrder();
-    const paid = await processedOrder({ reference: 'pay-refund-2' });
-    const calls = gateway.refunds.length;
+    const unpaid = await cardPayment(s);
+    const paid = await paidOrder();
+    const calls = refunds().length;
     expectErrorBody(await post(`/admin/orders/${noPayment.code}/refund`, {}), 409, 'Conflict');
+    expectErrorBody(await post(`/admin/orders/${unpaid.code}/refund`, {}), 409, 'Conflict');
     expectErrorBody(await post('/admin/orders/WT999998/refund', {}), 404, 'Not Found');
     for (const body of [{ amount: 0 }, { amount: -1 }, { amount: 1.005 }, { amount: '5' }, { amount: null }, { amount: 1e9 }, { amt: 1 }])
       expectFieldErrors(await post(`/admin/orders/${paid.code}/refund`, body));
     // A misspelt field is refused, never read as "refund everything".
     expect(expectFieldErrors(await post(`/admin/orders/${paid.code}/refund`, { amout: 5 }))).toEqual(['amout']);
-    expect(gateway.refunds.length).toBe(calls);
+    expect(refunds().length).toBe(calls);
     expect(await orderStatus(t.database.db, paid.id)).toBe('PENDING_NAV_PROCESSING');
+  });
+
+  it('EveryPay down: a 503, and the payment and order stay as they were', async () => {
+    const order = await paidOrder();
+    s.everypay.breakApi({ status: 503 }, 1);
+    expectErrorBody(await post(`/admin/orders/${order.code}/refund`, { amount: 1 }), 503, 'Service Unavailable');
+    expect(s.everypay.payment(order.reference)).toMatchObject({ state: 'settled', standingCents: order.totalCents });
+    expect(await orderStatus(t.database.db, order.id)).toBe('PENDING_NAV_PROCESSING');
+    // The operator's retry refunds once.
+    expect((await post(`/admin/orders/${order.code}/refund`, { amount: 1 })).statusCode).toBe(200);
+    expect(s.everypay.payment(order.reference)!.standingCents).toBe(order.totalCents - 100);
   });
 });

@@ -1,56 +1,57 @@
+import { expect } from 'vitest';
 import type { Db } from '../../src/db/database.js';
-import type { GatewayName, PaymentGateway, PaymentStatus } from '../../src/modules/payments/index.js';
 import { createProduct } from '../helpers/catalogue.js';
+import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { everypayEnv, placeCardOrder, type PlacedOrder } from './everypay-helpers.js';
+import { setUpShop, type Shop } from './helpers.js';
 
-// Shared by the processing tests. The gateway is a small in-test PaymentGateway: the real
-// adapters (EveryPay, the test gateway) are built on other branches; this one answers what a
-// test tells it, and records the refunds it is asked for.
+// Shared by the processing tests. Payments are real: card orders placed through checkout and
+// create-form at the local EveryPay server, whose callbacks go nowhere (no callback URL), so an
+// order learns of its payment only from the shopper's return or the sweep, as when callbacks are lost.
 
-export interface FakeGateway extends PaymentGateway {
-  statuses: Map<string, PaymentStatus>;
-  refunds: Array<{ reference: string; amountCents: number; idempotencyKey: string }>;
-  fetches: string[];
-  /** Resolves the next fetchStatus only when `release()` is called (to hold a sweep mid-run). */
-  holdNextFetch(): { release(): void };
+export interface CardShop {
+  t: TestApp;
+  shop: Shop;
+  everypay: EveryPayServer;
+  close(): Promise<void>;
 }
 
-export function fakeGateway(name: GatewayName = 'test'): FakeGateway {
-  const statuses = new Map<string, PaymentStatus>();
-  const refunds: FakeGateway['refunds'] = [];
-  const fetches: string[] = [];
-  let hold: Promise<void> | undefined;
+export async function startCardShop(env: Record<string, string> = {}): Promise<CardShop> {
+  const everypay = await startEveryPayServer();
+  const t = await createTestApp({ env: { ...everypayEnv(everypay), CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m', ...env } });
+  const shop = await setUpShop(t);
   return {
-    name,
-    statuses,
-    refunds,
-    fetches,
-    holdNextFetch() {
-      let release = () => {};
-      hold = new Promise<void>((resolve) => (release = resolve));
-      return { release: () => release() };
-    },
-    async createPayment() {
-      throw new Error('not used by these tests');
-    },
-    async fetchStatus(reference) {
-      fetches.push(reference);
-      if (hold) {
-        const waiting = hold;
-        hold = undefined;
-        await waiting;
-      }
-      return statuses.get(reference) ?? null;
-    },
-    referenceOf: () => null,
-    async refund(reference, amountCents, idempotencyKey) {
-      refunds.push({ reference, amountCents, idempotencyKey });
-      const current = statuses.get(reference);
-      if (!current) throw new Error(`unknown reference ${reference}`);
-      const next: PaymentStatus = { ...current, state: 'refunded', refundedCents: current.refundedCents + amountCents };
-      statuses.set(reference, next);
-      return next;
+    t,
+    shop,
+    everypay,
+    async close() {
+      await everypay.close();
+      await t.close();
     },
   };
+}
+
+/** A card order whose payment was started (create-form): PENDING_PAYMENT, a payment at EveryPay. */
+export async function cardPayment(s: CardShop, spec: { stock?: number; quantity?: number } = {}) {
+  const order = await placeCardOrder(s, 20, spec);
+  const form = await s.t.app.inject({ method: 'GET', url: order.path });
+  expect(form.statusCode, form.body).toBe(200);
+  const reference = (form.json() as { fields: Record<string, string> }).fields.payment_reference!;
+  return { ...order, id: order.orderId, reference };
+}
+
+/** The shopper back from EveryPay's page: return-internal asks EveryPay and applies its answer. */
+export async function shopperReturns(s: CardShop, order: PlacedOrder & { reference: string }) {
+  const back = new URL(s.everypay.payment(order.reference)!.customerUrl);
+  const response = await s.t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  expect(response.statusCode, response.body).toBe(303);
+}
+
+/** Moves an order's last status change (and creation) back in time, as if it had waited that long. */
+export async function age(db: Db, orderId: number, minutesAgo: number) {
+  const at = Date.now() - minutesAgo * 60_000;
+  await db.updateTable('customer_order').set({ status_changed_at: at, created_at: at }).where('id', '=', orderId).execute();
 }
 
 /** A book with `stock` copies on the web. */

@@ -39,8 +39,8 @@ export async function applyPaymentStatus(
     .where('order_payment.gateway', '=', gateway)
     .where('order_payment.reference', '=', status.reference)
     .executeTakeFirst();
-  const inbox = await recordInInbox(trx, gateway, status, payment ? Number(payment.order_id) : null, now);
-  if (!payment) return { outcome: 'unknown', orderId: null, orderStatus: null };
+  if (!payment) return applyUnknownPayment(trx, gateway, status, now);
+  const inbox = await recordInInbox(trx, gateway, status, Number(payment.order_id), now);
   const orderId = Number(payment.order_id);
   // A repeat may have waited for the first one's commit: the order's status is read after it.
   if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };
@@ -57,6 +57,28 @@ export async function applyPaymentStatus(
   const moved = await moveForState(trx, orderId, payment.status, status, `payment ${status.state} (${gateway} ${source})`, now);
   await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
   return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: await orderStatus(trx, orderId) };
+}
+
+/**
+ * A payment the shop never made. When the gateway holds it for one of the shop's orders (another
+ * sum, made outside this shop's create-form), money may have moved for the order: it is recorded
+ * as a mismatch of that order for an operator, and the order does not move.
+ */
+async function applyUnknownPayment(trx: Db, gateway: GatewayName, status: PaymentStatus, now: number): Promise<AppliedStatus> {
+  const order = await trx
+    .selectFrom('customer_order')
+    .select(['id', 'status'])
+    .where('code', '=', status.orderReference)
+    .executeTakeFirst();
+  const orderId = order ? Number(order.id) : null;
+  const inbox = await recordInInbox(trx, gateway, status, orderId, now);
+  if (!order) {
+    await setInboxOutcome(trx, gateway, status, 'unknown', now);
+    return { outcome: 'unknown', orderId: null, orderStatus: null };
+  }
+  if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: order.status };
+  await setInboxOutcome(trx, gateway, status, 'mismatch', now);
+  return { outcome: 'mismatch', orderId, orderStatus: order.status };
 }
 
 async function moveForState(trx: Db, orderId: number, current: OrderStatus, status: PaymentStatus, cause: string, now: number) {

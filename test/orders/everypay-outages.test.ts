@@ -1,0 +1,134 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import {
+  createForm,
+  pageOf,
+  placeCardOrder,
+  shopperReturns,
+  startEveryPayShop,
+  viewOrder,
+  type EveryPayShop,
+  type PlacedOrder,
+} from './everypay-helpers.js';
+
+// EveryPay down at each step of a card purchase (the order stays where it was and can go on when
+// EveryPay is back), and an operator's refunds through EveryPay. Real HTTP both ways.
+
+let s: EveryPayShop;
+beforeAll(async () => {
+  s = await startEveryPayShop();
+});
+afterEach(async () => {
+  s.everypay.breakApi(null);
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+const view = (order: PlacedOrder) => viewOrder(s.t, order);
+
+describe('EveryPay down', () => {
+  for (const [what, breakage] of [
+    ['a 503', { status: 503 }],
+    ['no answer', 'hang'],
+    ['an answer that is not JSON', 'bad-json'],
+  ] as const)
+    it(`create-form with ${what} from EveryPay is a 503; the order is back in NEW and a retry pays`, async () => {
+      const order = await placeCardOrder(s);
+      s.everypay.breakApi(breakage, 1);
+      const down = await fetch(`${s.origin}${order.path}`);
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('30');
+      expect(await view(order)).toMatchObject({ status: 'NEW', moves: ['NEW', 'PENDING_PAYMENT', 'NEW'], reserved: 1 });
+      expect(s.everypay.paymentsFor(order.code)).toEqual([]);
+
+      const { reference } = await createForm(s, order);
+      expect(s.everypay.paymentsFor(order.code).map((payment) => payment.reference)).toEqual([reference]);
+      await s.everypay.settle(reference);
+      expect(await view(order)).toMatchObject({
+        status: 'PENDING_PROCESSING',
+        moves: ['NEW', 'PENDING_PAYMENT', 'NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'],
+        jobs: 1,
+      });
+    });
+
+  it("a callback EveryPay's API cannot confirm is a 503 and changes nothing; EveryPay's retry applies it", async () => {
+    const order = await placeCardOrder(s);
+    const { reference } = await createForm(s, order);
+    s.everypay.holdCallbacks();
+    await s.everypay.shopper(reference, 'pay');
+    s.everypay.breakApi({ status: 502 });
+    const [refused] = await s.everypay.releaseCallbacks();
+    expect(refused!.status).toBe(503);
+    expect(await view(order)).toMatchObject({ status: 'PENDING_PAYMENT', moves: ['NEW', 'PENDING_PAYMENT'], jobs: 0, inbox: [] });
+
+    s.everypay.breakApi(null);
+    const [retried] = await s.everypay.notify(reference);
+    expect(retried!.status).toBe(200);
+    expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'] });
+  });
+
+  it('the return with EveryPay down goes to the finished page and leaves the order as it was', async () => {
+    const order = await placeCardOrder(s);
+    const { reference } = await createForm(s, order);
+    s.everypay.holdCallbacks();
+    const back = await s.everypay.shopper(reference, 'pay');
+    s.everypay.breakApi({ status: 500 });
+    const returned = await shopperReturns(back);
+    expect(returned.status).toBe(303);
+    expect(pageOf(s.t, returned.location)).toBe('finished');
+    expect(await view(order)).toMatchObject({ status: 'PENDING_PAYMENT', moves: ['NEW', 'PENDING_PAYMENT'], jobs: 0, inbox: [] });
+    // EveryPay is back: its callback settles the order.
+    s.everypay.breakApi(null);
+    await s.everypay.releaseCallbacks();
+    expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', jobs: 1 });
+  });
+});
+
+describe('an operator refunds through EveryPay', () => {
+  it('part, then the rest: EveryPay refunds each sum once, the full refund cancels the order, its callbacks change nothing more', async () => {
+    const key = await createApiKey(s.t.database.db, 'back-office', Date.now());
+    const refund = (body: object) =>
+      fetch(`${s.origin}/admin/orders/${order.code}/refund`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const order = await placeCardOrder(s);
+    const { reference } = await createForm(s, order);
+    await s.everypay.settle(reference);
+    await s.t.drainJobs();
+    const processed = (await view(order)).status;
+    expect(['PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED']).toContain(processed);
+
+    const part = await refund({ amount: 5.5 });
+    expect(part.status).toBe(200);
+    expect(await part.json()).toMatchObject({ payment: { state: 'refunded', refunded: 5.5 }, status: processed });
+    await s.everypay.callbacksIdle();
+    expect(s.everypay.payment(reference)!.standingCents).toBe(order.totalCents - 550);
+    const refunds = () => s.everypay.requests.filter((request) => request.path === '/api/v4/payments/refund');
+    expect(refunds().map((request) => request.rawBody)).toEqual([expect.stringContaining('"amount":5.50')]);
+
+    expect((await refund({ amount: 100 })).status).toBe(409);
+    const rest = await refund({});
+    expect(rest.status).toBe(200);
+    expect(await rest.json()).toMatchObject({ payment: { refunded: order.totalCents / 100 }, status: 'CANCELLED' });
+    await s.everypay.callbacksIdle();
+    expect(s.everypay.payment(reference)!.standingCents).toBe(0);
+    expect((await refund({})).status).toBe(409);
+    expect(refunds()).toHaveLength(2);
+
+    const after = await view(order);
+    expect(after.moves.filter((move) => move === 'CANCELLED')).toHaveLength(1);
+    expect(after.moves.at(-1)).toBe('CANCELLED');
+    expect(after.inbox.map(({ state, outcome }) => [state, outcome])).toEqual([
+      [`refunded:${order.totalCents}`, 'applied'],
+      ['refunded:550', 'applied'],
+      ['settled', 'applied'],
+    ]);
+    // EveryPay's own refund callbacks came too, and were recorded as repeats.
+    expect(after.inbox.filter((entry) => entry.state.startsWith('refunded')).map((entry) => entry.received)).toEqual([2, 2]);
+  });
+});
