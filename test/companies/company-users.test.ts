@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountsTestApp, login, mailTo, me, register, tokenFromMail, uniqueEmail, verify, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  createAccountsTestApp,
+  login,
+  mailTo,
+  me,
+  register,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { acceptInvitation, call, companyMaster, invite } from './fixtures.js';
@@ -25,7 +35,12 @@ describe('inviting an employee', () => {
     const product = await createProduct(t.database.db, { price: 20, originalPrice: 25 });
     const email = uniqueEmail('employee');
 
-    const response = await call(t, 'POST', '/company-user', master.token, { email, firstName: 'Tiit', lastName: 'Töötaja', role: 'EMPLOYEE' });
+    const response = await call(t, 'POST', '/company-user', master.token, {
+      email,
+      firstName: 'Tiit',
+      lastName: 'Töötaja',
+      role: 'EMPLOYEE',
+    });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     const invited = response.json();
@@ -89,7 +104,11 @@ describe('inviting an employee', () => {
       [master.token, employee],
       [other.token, employee],
     ] as const) {
-      const body = expectErrorBody(await call(t, 'POST', '/company-user', token, { email, firstName: 'A', lastName: 'B', role: 'EMPLOYEE' }), 409, 'Conflict');
+      const body = expectErrorBody(
+        await call(t, 'POST', '/company-user', token, { email, firstName: 'A', lastName: 'B', role: 'EMPLOYEE' }),
+        409,
+        'Conflict',
+      );
       expect(body.message).toBe('Selle e-posti aadressiga on selles veebipoes juba konto; seda ei saa kutsuda.');
     }
     expect((await users(master.token)).map((user) => user.email)).not.toContain(retail);
@@ -129,7 +148,7 @@ describe('changing a company user', () => {
     expect((await users(second)).find((user) => user.id === id)!.role).toBe('MASTER');
   });
 
-  it("refuses to rename someone who also uses the address outside the company", async () => {
+  it('refuses to rename someone who also uses the address outside the company', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('web2');
     expect((await register(t, email, 'WEB2')).statusCode).toBe(200);

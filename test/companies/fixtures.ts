@@ -22,11 +22,7 @@ export function call(
 }
 
 /** A master of a new company of the kind, with a token (the account written straight to the tables). */
-export async function companyMaster(
-  t: AccountsTestApp,
-  kind: 'BUSINESS' | 'WHOLESALE',
-  companyDiscountPercent = 0,
-): Promise<TestCustomer> {
+export async function companyMaster(t: AccountsTestApp, kind: 'BUSINESS' | 'WHOLESALE', companyDiscountPercent = 0): Promise<TestCustomer> {
   return createCustomer(t.database.db, { kind, companyDiscountPercent });
 }
 
