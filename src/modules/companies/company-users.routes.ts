@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import { conflict } from '../../infra/domain-error.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, success } from '../../http/schemas.js';
 import { CompanyUser, CompanyUserChange, CompanyUserInvitation, Empty, IdParams, ListQuery } from './companies.schemas.js';
@@ -53,12 +55,19 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
         response: { 200: success(CompanyUser), ...callerErrors, ...errors(409, 413, 415, 422) },
       },
     },
-    async (request) =>
-      db.transaction().execute(async (trx) => {
-        const caller = await companyMaster(trx, principalOf(request));
-        const input = { invitation: request.body, language: request.language };
-        return inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
-      }),
+    async (request) => {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const caller = await companyMaster(trx, principalOf(request));
+          const input = { invitation: request.body, language: request.language };
+          return await inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
+        });
+      } catch (error) {
+        // Two companies inviting one new address at once: the loser's user or account insert hits the unique key.
+        if (isUniqueViolation(error)) throw conflict('companies.emailHasAccount');
+        throw error;
+      }
+    },
   );
 
   app.put(
