@@ -22,6 +22,7 @@ import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
 import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
+import { companiesRoutes } from './modules/companies/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
@@ -132,6 +133,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(countryRoutes, { database, config });
       await api.register(accountsRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
+      await api.register(companiesRoutes, { database, config });
       // One catalogue (its caches of products, trees and names) for its own routes and for search's.
       const catalogue = createCatalogue(deps);
       await api.register(catalogueRoutes, { ...deps, catalogue });

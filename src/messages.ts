@@ -8,6 +8,7 @@ import { accountsMessages } from './modules/accounts/index.js';
 import { adminMessages } from './modules/admin/index.js';
 import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
+import { companiesMessages } from './modules/companies/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
@@ -24,6 +25,7 @@ declare module './i18n/index.js' {
       Keys<typeof adminMessages>,
       Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
+      Keys<typeof companiesMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
@@ -37,6 +39,7 @@ for (const set of [
   adminMessages,
   basketMessages,
   catalogueMessages,
+  companiesMessages,
   dataExportMessages,
   checkoutMessages,
   ordersMessages,

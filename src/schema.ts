@@ -6,6 +6,7 @@ import type { AccountsTables } from './modules/accounts/index.js';
 import type { AdminTables } from './modules/admin/index.js';
 import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
+import type { CompaniesTables } from './modules/companies/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
@@ -22,6 +23,7 @@ declare module './db/schema.js' {
       AdminTables,
       BasketTables,
       CatalogueTables,
+      CompaniesTables,
       CountryTables,
       DataExportTables,
       OrdersTables,

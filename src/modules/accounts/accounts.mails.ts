@@ -64,8 +64,8 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
       case 'verification': {
         const user = await findUserById(db, mail.userId);
         const account = await findAccount(db, mail.clientAccountId);
-        // No link for an account the back office has yet to approve, or declined.
-        if (!user || !account || account.status === 'PENDING_APPROVAL' || account.status === 'REJECTED') return 'skipped';
+        // No link for an account the back office has yet to approve, or declined, or its company removed.
+        if (!user || !account || (account.status !== 'ACTIVE' && account.status !== 'PENDING_CONFIRMATION')) return 'skipped';
         const store = await storeOf(account.store_code);
         const { token, hash } = newToken();
         await updateUser(

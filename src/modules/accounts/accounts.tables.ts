@@ -64,9 +64,11 @@ export interface ClientAccountTable {
 /**
  * A business or wholesale account a registration form attached to someone's email waits for the
  * back office (PENDING_APPROVAL, where the store wants it) and then for that person to follow the
- * link mailed to them (PENDING_CONFIRMATION); REJECTED when the back office declined it.
+ * link mailed to them (PENDING_CONFIRMATION); REJECTED when the back office declined it. An
+ * employee's account (modules/companies) waits in PENDING_CONFIRMATION too, and is REMOVED when a
+ * master of the company removes the employee: kept for the orders made with it, never usable again.
  */
-export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED';
+export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED' | 'REMOVED';
 
 export type WholesaleRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
 

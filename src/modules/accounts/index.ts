@@ -10,7 +10,8 @@ export {
 } from './accounts.config.js';
 export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
-export { findUserByEmail } from './accounts.repository.js';
+export { createClientAccount, findUserByEmail, insertUser, normaliseEmail, type ClientAccountRow } from './accounts.repository.js';
+export { refuseReservedEmail } from './email-rules.js';
 export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';
 export { loginBasketRequest, openSession, type LoginBasketRequest, type LoginResult, type SessionRequest } from './session.service.js';
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';

@@ -39,8 +39,8 @@ export async function pendingVerification(db: Db, token: string, storeCode: stri
   if (!user || user.verification_client_account_id === null) throw badToken();
   const account = await findAccount(db, user.verification_client_account_id);
   if (!account || account.user_id !== user.id) throw badToken();
-  // An account waits for the back office before its link is mailed; one declined since is gone.
-  if (account.status === 'PENDING_APPROVAL' || account.status === 'REJECTED') throw badToken();
+  // An account waits for the back office before its link is mailed; one declined or removed since is gone.
+  if (account.status !== 'ACTIVE' && account.status !== 'PENDING_CONFIRMATION') throw badToken();
   if (storeCode !== undefined && storeCode !== account.store_code) throw badRequest('auth.activationMismatch');
   return { token, user, account };
 }

@@ -1,0 +1,39 @@
+import type { Db } from '../../db/database.js';
+import { forbidden } from '../../infra/domain-error.js';
+import { callerAccount } from './company-users.repository.js';
+import { isCompanyKind, wireRole, type CompanyKind } from './company-roles.js';
+
+/** A master user of a company acting in a store: everything they manage is looked up within `companyId` and `storeCode`. */
+export interface CompanyMaster {
+  clientAccountId: number;
+  userId: number;
+  companyId: number;
+  kind: CompanyKind;
+  storeCode: string;
+}
+
+/**
+ * The caller as a master of their company, read afresh on every request (a demotion or removal
+ * takes effect at once); 403 for a retail account and for an employee.
+ */
+export async function companyMaster(db: Db, principal: { clientAccountId: number }): Promise<CompanyMaster> {
+  const account = await callerAccount(db, principal.clientAccountId);
+  if (!account || account.status !== 'ACTIVE' || !isCompanyKind(account.type) || account.company_id === null) {
+    throw forbidden('companies.companyAccountsOnly');
+  }
+  if (wireRole(account.role) !== 'MASTER') throw forbidden('companies.mastersOnly');
+  return {
+    clientAccountId: Number(account.id),
+    userId: Number(account.user_id),
+    companyId: Number(account.company_id),
+    kind: account.type,
+    storeCode: account.store_code,
+  };
+}
+
+/** The caller as a master of a wholesale company (only those have sub-companies); 403 otherwise. */
+export async function wholesaleMaster(db: Db, principal: { clientAccountId: number }): Promise<CompanyMaster> {
+  const account = await callerAccount(db, principal.clientAccountId);
+  if (account && account.type === 'BUSINESS') throw forbidden('companies.wholesaleOnly');
+  return companyMaster(db, principal);
+}

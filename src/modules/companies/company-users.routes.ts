@@ -1,0 +1,117 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import { conflict } from '../../infra/domain-error.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { errors, StoreRequestHeaders, success } from '../../http/schemas.js';
+import { CompanyUser, CompanyUserChange, CompanyUserInvitation, Empty, IdParams, ListQuery } from './companies.schemas.js';
+import { bearerCaller, callerErrors, SECURITY, type CompaniesDeps } from './company-caller.plugin.js';
+import { companyMaster } from './company-access.js';
+import { changeCompanyUser, inviteCompanyUser, listCompanyUsers, removeCompanyUser } from './company-users.service.js';
+
+const tags = ['company users'];
+const headers = StoreRequestHeaders;
+
+/** A business or wholesale company's users in the request's store, managed by its master users. */
+export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async (app, deps) => {
+  const db = deps.database.db;
+  const { requireBearer, principalOf } = bearerCaller(app, deps.database);
+  const master = (request: Parameters<typeof principalOf>[0]) => companyMaster(db, principalOf(request));
+
+  app.get(
+    '/company-user',
+    {
+      preValidation: requireBearer,
+      schema: {
+        tags,
+        summary: "The company's users in this store (masters, employees, invitations not yet accepted), oldest first",
+        headers,
+        querystring: ListQuery,
+        security: SECURITY,
+        response: { 200: success(Type.Array(CompanyUser), 'list'), ...callerErrors },
+      },
+    },
+    async (request, reply) => {
+      const page = pageRequest(request.query);
+      const { items, total } = await listCompanyUsers(db, await master(request), page);
+      setPaginationHeaders(request, reply, page, total);
+      return items;
+    },
+  );
+
+  app.post(
+    '/company-user',
+    {
+      preValidation: requireBearer,
+      schema: {
+        tags,
+        summary: 'Invite a person into the company by email',
+        description:
+          'Creates the user when the email is new and a client account of the company in this store, and mails the ' +
+          'verification link with which the person sets a password. 409 when the email has an account in this store.',
+        headers,
+        body: CompanyUserInvitation,
+        security: SECURITY,
+        response: { 200: success(CompanyUser), ...callerErrors, ...errors(409, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const caller = await companyMaster(trx, principalOf(request));
+          const input = { invitation: request.body, language: request.language };
+          return await inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
+        });
+      } catch (error) {
+        // Two companies inviting one new address at once: the loser's user or account insert hits the unique key.
+        if (isUniqueViolation(error)) throw conflict('companies.emailHasAccount');
+        throw error;
+      }
+    },
+  );
+
+  app.put(
+    '/company-user/:id',
+    {
+      preValidation: requireBearer,
+      schema: {
+        tags,
+        summary: "Change a company user's role or name",
+        description: 'A master cannot take the master role from themselves, and the company keeps an active master (409).',
+        headers,
+        params: IdParams,
+        body: CompanyUserChange,
+        security: SECURITY,
+        response: { 200: success(CompanyUser), ...callerErrors, ...errors(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request) =>
+      db.transaction().execute(async (trx) => {
+        const caller = await companyMaster(trx, principalOf(request));
+        return changeCompanyUser(trx, caller, request.params.id, request.body, request.actionTime);
+      }),
+  );
+
+  app.delete(
+    '/company-user/:id',
+    {
+      preValidation: requireBearer,
+      schema: {
+        tags,
+        summary: 'Remove a user from the company: their account here is closed and their sessions end',
+        description: 'Never the last active master (409).',
+        headers,
+        params: IdParams,
+        security: SECURITY,
+        response: { 200: success(Empty), ...callerErrors, ...errors(404, 409) },
+      },
+    },
+    async (request) => {
+      await db.transaction().execute(async (trx) => {
+        const caller = await companyMaster(trx, principalOf(request));
+        await removeCompanyUser(trx, caller, request.params.id, request.actionTime);
+      });
+      return {};
+    },
+  );
+};

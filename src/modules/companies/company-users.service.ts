@@ -1,0 +1,139 @@
+import type { Db } from '../../db/database.js';
+import { conflict, notFound } from '../../infra/domain-error.js';
+import type { PageRequest } from '../../http/paging.js';
+import { isLanguage, type Language } from '../../i18n/index.js';
+import {
+  createClientAccount,
+  findUserByEmail,
+  insertUser,
+  normaliseEmail,
+  queueAccountMail,
+  refuseReservedEmail,
+  type AccountsConfig,
+} from '../accounts/index.js';
+import type { CompanyUser, CompanyUserChange, CompanyUserInvitation } from './companies.schemas.js';
+import type { CompanyMaster } from './company-access.js';
+import { EMPLOYEE_ROLES, storedRole, wireRole } from './company-roles.js';
+import {
+  accountsInStore,
+  companyUserPage,
+  countOtherActiveMasters,
+  findCompanyUser,
+  hasAccountOutsideCompany,
+  lockCompany,
+  reattachRemovedAccount,
+  removeAccount,
+  renameUser,
+  setAccountRole,
+  type CompanyUserRow,
+} from './company-users.repository.js';
+
+// A company's users are its client accounts in the store. Every id is looked up within the
+// master's company and store, so another company's id is the same 404 as one that does not exist.
+
+const scopeOf = (master: CompanyMaster) => ({ companyId: master.companyId, storeCode: master.storeCode });
+const userNotFound = () => notFound('companies.userNotFound');
+
+export function toCompanyUser(row: CompanyUserRow): CompanyUser {
+  return {
+    id: Number(row.id),
+    clientCode: row.code,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    role: wireRole(row.role),
+    status: row.status === 'ACTIVE' ? 'ACTIVE' : 'INVITED',
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+  };
+}
+
+export async function listCompanyUsers(db: Db, master: CompanyMaster, page: PageRequest) {
+  const { rows, total } = await companyUserPage(db, scopeOf(master), page);
+  return { items: rows.map(toCompanyUser), total };
+}
+
+/**
+ * Invites a person into the company: a user without a password when the email is new, a client
+ * account of the company's kind waiting for their confirmation, and the verification mail of the
+ * accounts module (queued in this transaction), whose link sets the password and activates the
+ * account. An email with an account in this store already is a 409; an account this company or
+ * another removed earlier is given back to the inviting company.
+ */
+export async function inviteCompanyUser(
+  trx: Db,
+  config: Pick<AccountsConfig, 'jobs'>,
+  master: CompanyMaster,
+  input: { invitation: CompanyUserInvitation; language: Language },
+  now: number,
+): Promise<CompanyUser> {
+  const { invitation } = input;
+  refuseReservedEmail('email', invitation.email);
+  await lockCompany(trx, master.companyId);
+  const role = storedRole(master.kind, invitation.role);
+  const user = await findUserByEmail(trx, invitation.email);
+  let userId: number;
+  let accountId: number | undefined;
+  let language = input.language;
+  if (user) {
+    userId = Number(user.id);
+    if (isLanguage(user.language)) language = user.language;
+    const accounts = await accountsInStore(trx, userId, master.storeCode);
+    if (accounts.some((account) => account.status !== 'REMOVED')) throw conflict('companies.emailHasAccount');
+    const removed = accounts.find((account) => account.type === master.kind);
+    if (removed && (await reattachRemovedAccount(trx, Number(removed.id), master.companyId, role))) accountId = Number(removed.id);
+  } else {
+    const names = { first_name: invitation.firstName, last_name: invitation.lastName };
+    userId = await insertUser(trx, { email: normaliseEmail(invitation.email), ...names, language }, now);
+  }
+  if (accountId === undefined) {
+    const account = await createClientAccount(
+      trx,
+      { userId, storeCode: master.storeCode, type: master.kind, companyId: master.companyId, status: 'PENDING_CONFIRMATION' },
+      now,
+    );
+    accountId = Number(account.id);
+    await setAccountRole(trx, accountId, role);
+  }
+  await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language }, now);
+  return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
+}
+
+/**
+ * Changes a company user's role or name. A master never takes the master role from themselves,
+ * and the company keeps an active master. A name belongs to the person: it is changed only for
+ * someone whose every account is in this company.
+ */
+export async function changeCompanyUser(trx: Db, master: CompanyMaster, id: number, change: CompanyUserChange, now: number) {
+  await lockCompany(trx, master.companyId);
+  const scope = scopeOf(master);
+  const target = await findCompanyUser(trx, scope, id);
+  if (!target) throw userNotFound();
+  const targetId = Number(target.id);
+  if (change.role !== undefined && change.role !== wireRole(target.role)) {
+    if (change.role === 'EMPLOYEE') {
+      if (targetId === master.clientAccountId) throw conflict('companies.selfDemotion');
+      if ((await countOtherActiveMasters(trx, scope, EMPLOYEE_ROLES, targetId)) === 0) throw conflict('companies.lastMaster');
+    }
+    await setAccountRole(trx, targetId, storedRole(master.kind, change.role));
+  }
+  if (change.firstName !== undefined || change.lastName !== undefined) {
+    const userId = Number(target.user_id);
+    if (userId !== master.userId && (await hasAccountOutsideCompany(trx, userId, master.companyId))) {
+      throw conflict('companies.nameNotTheirs');
+    }
+    await renameUser(trx, userId, { first_name: change.firstName, last_name: change.lastName }, now);
+  }
+  return toCompanyUser((await findCompanyUser(trx, scope, targetId))!);
+}
+
+/** Removes a user from the company (their account REMOVED, sessions ended); never the last active master. */
+export async function removeCompanyUser(trx: Db, master: CompanyMaster, id: number, now: number): Promise<void> {
+  await lockCompany(trx, master.companyId);
+  const scope = scopeOf(master);
+  const target = await findCompanyUser(trx, scope, id);
+  if (!target) throw userNotFound();
+  const targetId = Number(target.id);
+  const activeMaster = target.status === 'ACTIVE' && wireRole(target.role) === 'MASTER';
+  if (activeMaster && (await countOtherActiveMasters(trx, scope, EMPLOYEE_ROLES, targetId)) === 0) throw conflict('companies.lastMaster');
+  if (!(await removeAccount(trx, targetId, Number(target.user_id), now))) throw userNotFound();
+}

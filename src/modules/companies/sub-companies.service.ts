@@ -1,0 +1,94 @@
+import type { Db } from '../../db/database.js';
+import { notFound } from '../../infra/domain-error.js';
+import type { PageRequest } from '../../http/paging.js';
+import type { SubCompany, SubCompanyAddress, SubCompanyChange, SubCompanyForm } from './companies.schemas.js';
+import type { CompanyMaster } from './company-access.js';
+import {
+  addressesOf,
+  deleteSubCompany,
+  findSubCompany,
+  insertSubCompany,
+  replaceAddresses,
+  subCompanyPage,
+  updateSubCompany,
+  type NewAddress,
+  type SubCompanyAddressRow,
+  type SubCompanyRow,
+} from './sub-companies.repository.js';
+
+// A wholesale company's sub-companies. Every id is looked up within the master's company, so
+// another company's id is the same 404 as one that does not exist.
+
+const subCompanyNotFound = () => notFound('companies.subCompanyNotFound');
+const iso = (ms: number) => new Date(Number(ms)).toISOString();
+
+function toSubCompany(row: SubCompanyRow, addresses: SubCompanyAddressRow[]): SubCompany {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    registryCode: row.registry_code,
+    addresses: addresses.map((address) => ({
+      id: Number(address.id),
+      recipient: address.recipient,
+      street: address.street,
+      city: address.city,
+      postcode: address.postcode,
+      countryCode: address.country_code,
+      phone: address.phone,
+    })),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+function addressValues(addresses: SubCompanyAddress[]): NewAddress[] {
+  return addresses.map((address) => ({
+    recipient: address.recipient ?? null,
+    street: address.street,
+    city: address.city,
+    postcode: address.postcode,
+    country_code: address.countryCode,
+    phone: address.phone ?? null,
+  }));
+}
+
+async function withAddresses(db: Db, rows: SubCompanyRow[]): Promise<SubCompany[]> {
+  const addresses = await addressesOf(
+    db,
+    rows.map((row) => Number(row.id)),
+  );
+  return rows.map((row) =>
+    toSubCompany(
+      row,
+      addresses.filter((address) => Number(address.sub_company_id) === Number(row.id)),
+    ),
+  );
+}
+
+async function readSubCompany(db: Db, master: CompanyMaster, id: number): Promise<SubCompany> {
+  const row = await findSubCompany(db, master.companyId, id);
+  if (!row) throw subCompanyNotFound();
+  return (await withAddresses(db, [row]))[0]!;
+}
+
+export async function listSubCompanies(db: Db, master: CompanyMaster, page: PageRequest) {
+  const { rows, total } = await subCompanyPage(db, master.companyId, page);
+  return { items: await withAddresses(db, rows), total };
+}
+
+export async function createSubCompany(trx: Db, master: CompanyMaster, form: SubCompanyForm, now: number): Promise<SubCompany> {
+  const id = await insertSubCompany(trx, { company_id: master.companyId, name: form.name, registry_code: form.registryCode ?? null }, now);
+  await replaceAddresses(trx, id, addressValues(form.addresses ?? []));
+  return readSubCompany(trx, master, id);
+}
+
+export async function changeSubCompany(trx: Db, master: CompanyMaster, id: number, change: SubCompanyChange, now: number) {
+  if (!(await findSubCompany(trx, master.companyId, id))) throw subCompanyNotFound();
+  await updateSubCompany(trx, id, { name: change.name, registry_code: change.registryCode }, now);
+  if (change.addresses !== undefined) await replaceAddresses(trx, id, addressValues(change.addresses));
+  return readSubCompany(trx, master, id);
+}
+
+export async function removeSubCompany(trx: Db, master: CompanyMaster, id: number): Promise<void> {
+  if (!(await deleteSubCompany(trx, master.companyId, id))) throw subCompanyNotFound();
+}

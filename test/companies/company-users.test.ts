@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createAccountsTestApp,
+  login,
+  mailTo,
+  me,
+  register,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { acceptInvitation, call, companyMaster, invite } from './fixtures.js';
+
+// A business or wholesale master manages the company's users over HTTP: invitations through the
+// real verification mail, roles, names and removal, and the rules that keep a master.
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+const users = async (token: string) => {
+  const response = await call(t, 'GET', '/company-user?per-page=100', token);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as Array<{ id: number; email: string; role: string; status: string; firstName: string; lastName: string }>;
+};
+
+describe('inviting an employee', () => {
+  it('creates the account, mails the link; the employee sets a password, logs in and pays the company price', async () => {
+    const master = await companyMaster(t, 'BUSINESS', 30);
+    const product = await createProduct(t.database.db, { price: 20, originalPrice: 25 });
+    const email = uniqueEmail('employee');
+
+    const response = await call(t, 'POST', '/company-user', master.token, {
+      email,
+      firstName: 'Tiit',
+      lastName: 'Töötaja',
+      role: 'EMPLOYEE',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    const invited = response.json();
+    expect(invited).toEqual({
+      id: expect.any(Number),
+      clientCode: expect.stringMatching(/^W\d{8}$/),
+      email,
+      firstName: 'Tiit',
+      lastName: 'Töötaja',
+      role: 'EMPLOYEE',
+      status: 'INVITED',
+      createdAt: expect.any(String),
+    });
+    // Not usable until the person followed the link.
+    expect((await login(t, email)).statusCode).toBe(422);
+
+    const mail = await mailTo(t, email);
+    const verified = await verify(t, tokenFromMail(mail, 'verificationToken'));
+    expect(verified.statusCode, verified.body).toBe(200);
+    const loggedIn = await login(t, email);
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+    const employee = loggedIn.json().accessToken as string;
+    expect((await me(t, employee)).json()).toMatchObject({ email, role: 'BUSINESS', clientCode: invited.clientCode });
+
+    const listed = await users(master.token);
+    expect(listed.map((user) => [user.email, user.role, user.status])).toEqual([
+      [expect.any(String), 'MASTER', 'ACTIVE'],
+      [email, 'EMPLOYEE', 'ACTIVE'],
+    ]);
+
+    // 30 % company discount off the 25 € list price, for the master and the employee alike.
+    const priceFor = async (token: string) => (await call(t, 'GET', `/product/${product}`, token)).json().price as number;
+    expect(await priceFor(master.token)).toBe(17.5);
+    expect(await priceFor(employee)).toBe(17.5);
+  });
+
+  it("gives a wholesale company's employee a wholesale account with the company's own prices", async () => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    const product = await createProduct(t.database.db, { price: 20, wholesalePrice: 12 });
+    await t.database.db
+      .insertInto('company_product_price')
+      .values({ company_id: master.companyId!, product_id: product, price_cents: 1100 })
+      .execute();
+    const email = uniqueEmail('wholesale-employee');
+    await invite(t, master.token, email);
+    const employee = await acceptInvitation(t, email);
+    expect((await me(t, employee)).json().role).toBe('WHOLESALE');
+    const priceFor = async (token: string) => (await call(t, 'GET', `/product/${product}`, token)).json().price as number;
+    expect([await priceFor(master.token), await priceFor(employee)]).toEqual([11, 11]);
+  });
+
+  it('refuses an email that has an account in this store with a 409, and creates nothing', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const retail = uniqueEmail('retail');
+    expect((await register(t, retail)).statusCode).toBe(200);
+    const employee = uniqueEmail('employee');
+    await invite(t, master.token, employee);
+    const other = await companyMaster(t, 'BUSINESS');
+    for (const [token, email] of [
+      [master.token, retail],
+      [master.token, employee],
+      [other.token, employee],
+    ] as const) {
+      const body = expectErrorBody(
+        await call(t, 'POST', '/company-user', token, { email, firstName: 'A', lastName: 'B', role: 'EMPLOYEE' }),
+        409,
+        'Conflict',
+      );
+      expect(body.message).toBe('Selle e-posti aadressiga on selles veebipoes juba konto; seda ei saa kutsuda.');
+    }
+    expect((await users(master.token)).map((user) => user.email)).not.toContain(retail);
+    expect(await users(other.token)).toHaveLength(1);
+  });
+
+  it('invites someone who has an account only in the other store; they confirm with the link', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('web2');
+    expect((await register(t, email, 'WEB2')).statusCode).toBe(200);
+    await t.drainJobs();
+    t.smtp.clear();
+    await invite(t, master.token, email);
+    const employee = await acceptInvitation(t, email);
+    expect((await me(t, employee)).json()).toMatchObject({ role: 'BUSINESS', webStoreNavCode: 'WEB' });
+  });
+});
+
+describe('changing a company user', () => {
+  it('promotes and demotes, renames, and never lets a master demote themselves', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('employee');
+    const { id } = await invite(t, master.token, email);
+    const second = await acceptInvitation(t, email);
+
+    const promoted = await call(t, 'PUT', `/company-user/${id}`, master.token, { role: 'MASTER', firstName: 'Toomas' });
+    expect(promoted.statusCode, promoted.body).toBe(200);
+    expect(promoted.json()).toMatchObject({ id, role: 'MASTER', firstName: 'Toomas', lastName: 'Töötaja' });
+    // The new master manages users at once, and can demote the first master (one master stays).
+    const self = (await users(second)).find((user) => user.email !== email)!;
+    const demoted = await call(t, 'PUT', `/company-user/${self.id}`, second, { role: 'EMPLOYEE' });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    expectErrorBody(await call(t, 'GET', '/company-user', master.token), 403, 'Forbidden');
+
+    const own = expectErrorBody(await call(t, 'PUT', `/company-user/${id}`, second, { role: 'EMPLOYEE' }), 409, 'Conflict');
+    expect(own.message).toContain('peakasutaja rolli endalt');
+    expect((await users(second)).find((user) => user.id === id)!.role).toBe('MASTER');
+  });
+
+  it('refuses to rename someone who also uses the address outside the company', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('web2');
+    expect((await register(t, email, 'WEB2')).statusCode).toBe(200);
+    const { id } = await invite(t, master.token, email);
+    expectErrorBody(await call(t, 'PUT', `/company-user/${id}`, master.token, { lastName: 'Uus' }), 409, 'Conflict');
+    const user = await t.database.db.selectFrom('app_user').select('last_name').where('email', '=', email).executeTakeFirstOrThrow();
+    expect(user.last_name).toBe('Maasikas');
+  });
+});
+
+describe('removing a company user', () => {
+  it("closes the employee's account here, ends their sessions, and a new invitation gives it back", async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('employee');
+    const { id } = await invite(t, master.token, email);
+    const employee = await acceptInvitation(t, email);
+
+    const removed = await call(t, 'DELETE', `/company-user/${id}`, master.token);
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(removed.json()).toEqual({});
+    expect((await me(t, employee)).statusCode).toBe(401);
+    expect((await login(t, email)).statusCode).toBe(422);
+    expect((await users(master.token)).map((user) => user.id)).not.toContain(id);
+    expectErrorBody(await call(t, 'DELETE', `/company-user/${id}`, master.token), 404, 'Not Found');
+
+    t.smtp.clear();
+    const again = await invite(t, master.token, email);
+    expect(again).toMatchObject({ id, status: 'INVITED' });
+    const back = await acceptInvitation(t, email);
+    expect((await me(t, back)).json().role).toBe('BUSINESS');
+  });
+
+  it('makes the link of a withdrawn invitation useless', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('employee');
+    const { id } = await invite(t, master.token, email);
+    const link = tokenFromMail(await mailTo(t, email), 'verificationToken');
+    expect((await call(t, 'DELETE', `/company-user/${id}`, master.token)).statusCode).toBe(200);
+    expect((await verify(t, link)).statusCode).toBe(400);
+    expect((await login(t, email)).statusCode).toBe(422);
+  });
+
+  it('skips the invitation mail when the invitation was withdrawn before it was sent', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('employee');
+    const { id } = await invite(t, master.token, email);
+    expect((await call(t, 'DELETE', `/company-user/${id}`, master.token)).statusCode).toBe(200);
+    await t.drainJobs();
+    expect(t.smtp.mails.filter((mail) => JSON.stringify(mail.to).includes(email))).toEqual([]);
+  });
+
+  it('never removes the last active master; with a second master the first can go', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const [self] = await users(master.token);
+    const body = expectErrorBody(await call(t, 'DELETE', `/company-user/${self!.id}`, master.token), 409, 'Conflict');
+    expect(body.message).toBe('Ettevõttel peab jääma vähemalt üks peakasutaja.');
+    // An invited master who has not accepted yet does not count.
+    const email = uniqueEmail('master');
+    await invite(t, master.token, email, 'MASTER');
+    expectErrorBody(await call(t, 'DELETE', `/company-user/${self!.id}`, master.token), 409, 'Conflict');
+
+    const second = await acceptInvitation(t, email);
+    expect((await call(t, 'DELETE', `/company-user/${self!.id}`, second)).statusCode).toBe(200);
+    expect((await me(t, master.token)).statusCode).toBe(401);
+    expect((await users(second)).map((user) => user.email)).toEqual([email]);
+  });
+});
+
+describe('GET /company-user', () => {
+  it('pages the users with the pagination headers', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    for (let i = 0; i < 3; i += 1) await invite(t, master.token, uniqueEmail('paged'));
+    const response = await call(t, 'GET', '/company-user?page=2&per-page=2', master.token);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toHaveLength(2);
+    expect(response.headers['x-pagination-total-count']).toBe('4');
+    expect(response.headers['x-pagination-page-count']).toBe('2');
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+});

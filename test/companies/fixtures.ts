@@ -1,0 +1,49 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { GOOD_PASSWORD, login, mailTo, tokenFromMail, verify, type AccountsTestApp } from '../helpers/accounts.js';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+
+// Shared steps of the companies tests: requests with a bearer token, and the invitation flow
+// through the real SMTP server, the verification link and the login.
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export function call(
+  t: AccountsTestApp,
+  method: Method,
+  url: string,
+  token?: string,
+  payload?: unknown,
+  store = 'WEB',
+): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { store };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+}
+
+/** A master of a new company of the kind, with a token (the account written straight to the tables). */
+export async function companyMaster(t: AccountsTestApp, kind: 'BUSINESS' | 'WHOLESALE', companyDiscountPercent = 0): Promise<TestCustomer> {
+  return createCustomer(t.database.db, { kind, companyDiscountPercent });
+}
+
+/** Sends an invitation and expects it to be accepted; answers the company user. */
+export async function invite(t: AccountsTestApp, token: string, email: string, role: 'MASTER' | 'EMPLOYEE' = 'EMPLOYEE') {
+  const response = await call(t, 'POST', '/company-user', token, { email, firstName: 'Tiit', lastName: 'Töötaja', role });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { id: number; email: string; role: string; status: string; clientCode: string };
+}
+
+/**
+ * Follows the newest invitation mail to `email`: the verification link sets the password; then
+ * logs in as the person and answers that login's token.
+ */
+export async function acceptInvitation(t: AccountsTestApp, email: string): Promise<string> {
+  await t.drainJobs();
+  const mails = t.smtp.mails.filter((mail) => mail.text?.includes('verificationToken') && JSON.stringify(mail.to).includes(email));
+  const mail = mails.at(-1) ?? (await mailTo(t, email));
+  const verified = await verify(t, tokenFromMail(mail, 'verificationToken'));
+  expect(verified.statusCode, verified.body).toBe(200);
+  const loggedIn = await login(t, email, GOOD_PASSWORD);
+  expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+  return loggedIn.json().accessToken as string;
+}

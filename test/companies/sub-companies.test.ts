@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountsTestApp, type AccountsTestApp } from '../helpers/accounts.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { call, companyMaster } from './fixtures.js';
+
+// A wholesale master's sub-companies with their delivery addresses, over HTTP.
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+const tartu = { street: 'Rüütli 2', city: 'Tartu', postcode: '51007', countryCode: 'EE' };
+const parnu = { recipient: 'Laotöötaja', street: 'Rüütli 1', city: 'Pärnu', postcode: '80010', countryCode: 'EE', phone: '+372 5555 5555' };
+
+describe('sub-companies', () => {
+  it('are created, listed, changed (addresses replaced) and deleted', async () => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    const created = await call(t, 'POST', '/sub-company', master.token, {
+      name: 'Tartu Kool',
+      registryCode: '80012345',
+      addresses: [tartu, parnu],
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const sub = created.json();
+    expect(sub).toEqual({
+      id: expect.any(Number),
+      name: 'Tartu Kool',
+      registryCode: '80012345',
+      addresses: [
+        { id: expect.any(Number), recipient: null, phone: null, ...tartu },
+        { id: expect.any(Number), ...parnu },
+      ],
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+
+    const listed = await call(t, 'GET', '/sub-company', master.token);
+    expect(listed.json()).toEqual([sub]);
+    expect(listed.headers['x-pagination-total-count']).toBe('1');
+
+    const renamed = await call(t, 'PUT', `/sub-company/${sub.id}`, master.token, { name: 'Tartu Gümnaasium', registryCode: null });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({ name: 'Tartu Gümnaasium', registryCode: null, addresses: sub.addresses });
+
+    const moved = await call(t, 'PUT', `/sub-company/${sub.id}`, master.token, { addresses: [parnu] });
+    expect(moved.json().addresses).toEqual([{ id: expect.any(Number), ...parnu }]);
+    expect(moved.json().name).toBe('Tartu Gümnaasium');
+
+    expect((await call(t, 'DELETE', `/sub-company/${sub.id}`, master.token)).json()).toEqual({});
+    expect((await call(t, 'GET', '/sub-company', master.token)).json()).toEqual([]);
+    expectErrorBody(await call(t, 'PUT', `/sub-company/${sub.id}`, master.token, { name: 'X' }), 404, 'Not Found');
+    expectErrorBody(await call(t, 'DELETE', `/sub-company/${sub.id}`, master.token), 404, 'Not Found');
+    const left = await t.database.db.selectFrom('sub_company_address').select('id').where('sub_company_id', '=', sub.id).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('are paged', async () => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    for (const name of ['A', 'B', 'C']) expect((await call(t, 'POST', '/sub-company', master.token, { name })).statusCode).toBe(200);
+    const page = await call(t, 'GET', '/sub-company?page=2&per-page=2', master.token);
+    expect(page.json().map((sub: { name: string }) => sub.name)).toEqual(['C']);
+    expect(page.headers['x-pagination-page-count']).toBe('2');
+  });
+
+  it.each([
+    [{}, ['name']],
+    [{ name: '' }, ['name']],
+    [{ name: 'X', registryCode: '!' }, ['registryCode']],
+    [{ name: 'X', addresses: [{ ...tartu, countryCode: 'est' }] }, ['addresses.0.countryCode']],
+    [{ name: 'X', addresses: [{ ...tartu, phone: 'call me' }] }, ['addresses.0.phone']],
+    [{ name: 'X', addresses: Array.from({ length: 21 }, () => tartu) }, ['addresses']],
+    [{ name: 'X', addresses: 'Tartu' }, ['addresses']],
+  ])('refuses %j with a 422', async (body, fields) => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    const named = expectFieldErrors(await call(t, 'POST', '/sub-company', master.token, body));
+    expect(named.sort()).toEqual(fields);
+    expect((await call(t, 'GET', '/sub-company', master.token)).json()).toEqual([]);
+  });
+
+  it('refuses an empty change with a 422', async () => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    const { id } = (await call(t, 'POST', '/sub-company', master.token, { name: 'X' })).json();
+    expectFieldErrors(await call(t, 'PUT', `/sub-company/${id}`, master.token, {}));
+  });
+});
