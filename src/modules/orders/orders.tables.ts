@@ -105,6 +105,8 @@ export interface OrderPaymentTable {
   order_id: number;
   gateway: string;
   reference: string | null;
+  /** The order reference the gateway knows this attempt by: the code, then `<code>-<n>`. */
+  order_reference: string | null;
   idempotency_key: string;
   amount_cents: number;
   refunded_cents: ColumnType<number, number | undefined, number>;

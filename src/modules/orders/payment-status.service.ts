@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { GatewayName, PaymentStatus } from '../payments/index.js';
 import { moveOrder, PAID } from './order-states.js';
+import { codeOfReference } from './payment-reference.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 // What a gateway's word on a payment does to its order. The callback, the shopper's return, the
@@ -34,6 +35,7 @@ export async function applyPaymentStatus(
       'order_payment.amount_cents',
       'order_payment.state',
       'customer_order.code',
+      'order_payment.order_reference',
       'customer_order.status',
     ])
     .where('order_payment.gateway', '=', gateway)
@@ -45,7 +47,7 @@ export async function applyPaymentStatus(
   // A repeat may have waited for the first one's commit: the order's status is read after it.
   if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };
   // The gateway's record must be of this order and this sum; anything else moves nothing.
-  if (status.orderReference !== payment.code || status.amountCents !== payment.amount_cents) {
+  if (status.orderReference !== (payment.order_reference ?? payment.code) || status.amountCents !== payment.amount_cents) {
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
     return { outcome: 'mismatch', orderId, orderStatus: payment.status };
   }
@@ -68,7 +70,7 @@ async function applyUnknownPayment(trx: Db, gateway: GatewayName, status: Paymen
   const order = await trx
     .selectFrom('customer_order')
     .select(['id', 'status'])
-    .where('code', '=', status.orderReference)
+    .where('code', '=', codeOfReference(status.orderReference))
     .executeTakeFirst();
   const orderId = order ? Number(order.id) : null;
   const inbox = await recordInInbox(trx, gateway, status, orderId, now);

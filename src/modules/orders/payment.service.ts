@@ -8,6 +8,7 @@ import { moveOrder, PAID } from './order-states.js';
 import { findOrder, latestPayment, type OrderRow } from './orders.repository.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
 import { applyPaymentStatus } from './payment-status.service.js';
+import { attemptReference } from './payment-reference.js';
 
 // Starting an order's payment (GET /bank/create-form) and the shopper's return from the gateway.
 // Only an order in NEW starts a payment: the move NEW -> PENDING_PAYMENT and the payment row
@@ -31,7 +32,7 @@ export interface PaymentUrls {
 type Claim =
   | { form: RedirectForm }
   | { finished: OrderRow }
-  | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string } };
+  | { create: { order: OrderRow; gateway: PaymentGateway; paymentId: number; idempotencyKey: string; orderReference: string } };
 
 /** A payment whose create call started this long ago and never finished is taken as lost. */
 const LOST_CREATE_MS = 60_000;
@@ -66,6 +67,12 @@ export async function startPayment(
     if (!gateway) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 60);
     await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now });
     const idempotencyKey = randomBytes(16).toString('hex');
+    const attempts = await trx
+      .selectFrom('order_payment')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('order_id', '=', orderId)
+      .executeTakeFirstOrThrow();
+    const orderReference = attemptReference(order.code!, Number(attempts.n) + 1);
     const payment = await trx
       .insertInto('order_payment')
       .values({
@@ -81,16 +88,16 @@ export async function startPayment(
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey } };
+    return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey, orderReference } };
   });
   // The front-end's page is read outside the transaction: on SQLite it holds the one connection.
   if ('finished' in claim) return finished(deps.urls, claim.finished);
   if ('form' in claim) return claim.form;
 
-  const { order, gateway, paymentId, idempotencyKey } = claim.create;
+  const { order, gateway, paymentId, idempotencyKey, orderReference } = claim.create;
   try {
     const created = await gateway.createPayment({
-      orderReference: order.code!,
+      orderReference,
       amountCents: order.total_cents,
       currency: 'EUR',
       customerEmail: order.billing_email,
