@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-// Bodies, params and answers of the profile routes. Every body is closed (an unknown field is a
-// 422) and every string has a length limit.
+// Bodies, params and answers of the profile routes. Every body is closed (the validator drops an
+// unknown field, so it can never reach a column) and every string has a length limit.
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
