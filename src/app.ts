@@ -27,6 +27,7 @@ import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
+import { profileRoutes } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
@@ -134,6 +135,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(accountsRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       await api.register(companiesRoutes, { database, config });
+      await api.register(profileRoutes, { database, config });
       // One catalogue (its caches of products, trees and names) for its own routes and for search's.
       const catalogue = createCatalogue(deps);
       await api.register(catalogueRoutes, { ...deps, catalogue });

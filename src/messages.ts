@@ -12,6 +12,7 @@ import { companiesMessages } from './modules/companies/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
+import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
@@ -29,6 +30,7 @@ declare module './i18n/index.js' {
       Keys<typeof dataExportMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
+      Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof trackingMessages> {}
@@ -43,6 +45,7 @@ for (const set of [
   dataExportMessages,
   checkoutMessages,
   ordersMessages,
+  profileMessages,
   searchMessages,
   socialMessages,
   trackingMessages,

@@ -10,6 +10,7 @@ import type { CompaniesTables } from './modules/companies/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
+import type { ProfileTables } from './modules/profile/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
 import type { SearchTables } from './modules/search/index.js';
 import type { SocialTables } from './modules/social/index.js';
@@ -27,6 +28,7 @@ declare module './db/schema.js' {
       CountryTables,
       DataExportTables,
       OrdersTables,
+      ProfileTables,
       SearchTables,
       SocialTables,
       StoreTables,

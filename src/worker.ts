@@ -19,6 +19,7 @@ import {
   scheduleOrderSweep,
   type Gateways,
 } from './modules/orders/index.js';
+import { PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
@@ -32,6 +33,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
+    [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
   };
 }
 

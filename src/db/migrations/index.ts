@@ -13,8 +13,9 @@ import * as bindSocialFlows from './2026_11_23_1000_bind_social_flows.js';
 import * as createBasket from './2026_11_23_1100_create_basket.js';
 import * as createTestGatewayPayment from './2026_11_24_0110_create_test_gateway_payment.js';
 import * as createOrders from './2026_11_24_0120_create_orders.js';
-import * as addPaymentOrderReference from './2026_11_24_0150_add_payment_order_reference.js';
 import * as createJobLease from './2026_11_24_0130_create_job_lease.js';
+import * as addPaymentOrderReference from './2026_11_24_0150_add_payment_order_reference.js';
+import * as createProfile from './2026_11_24_0200_create_profile.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -34,7 +35,8 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1100_create_basket': createBasket,
   '2026_11_24_0110_create_test_gateway_payment': createTestGatewayPayment,
   '2026_11_24_0120_create_orders': createOrders,
-  '2026_11_24_0150_add_payment_order_reference': addPaymentOrderReference,
   '2026_11_24_0130_create_job_lease': createJobLease,
+  '2026_11_24_0150_add_payment_order_reference': addPaymentOrderReference,
+  '2026_11_24_0200_create_profile': createProfile,
   '2026_11_24_0230_create_companies': createCompanies,
 };

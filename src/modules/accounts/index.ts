@@ -12,6 +12,10 @@ export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMai
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
 export { createClientAccount, findUserByEmail, insertUser, normaliseEmail, type ClientAccountRow } from './accounts.repository.js';
 export { refuseReservedEmail } from './email-rules.js';
+// For the profile module's email and password changes: the same rules and throttle as sign-up and login.
+export { renderMail, type MailContent } from './accounts.mail-templates.js';
+export { admitLogin, settleLogin } from './login-throttle.js';
+export { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';
 export { loginBasketRequest, openSession, type LoginBasketRequest, type LoginResult, type SessionRequest } from './session.service.js';
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';

@@ -29,15 +29,14 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
     );
     const preferencesOf = groupBy(preferences, (row) => Number(row.client_account_id));
     const items = rows.map((row): ClientAccountItem => {
-      const item: ClientAccountItem = {
+      return {
         client: row.code,
         gender: row.gender ?? '',
+        // The spec lists birthday on every row: null while the client has not given it.
+        birthday: row.birthday !== null && BIRTHDAY.test(row.birthday) ? `${row.birthday}T00:00:00Z` : null,
         created: rfc3339(Number(row.created_at)),
         preferences: (preferencesOf.get(Number(row.id)) ?? []).map((preference) => preference.code),
       };
-      // A date-time that is not known is left out rather than made up (the spec has no null here).
-      if (row.birthday !== null && BIRTHDAY.test(row.birthday)) item.birthday = `${row.birthday}T00:00:00Z`;
-      return item;
     });
     return { items, last: lastBoundary(rows) };
   },

@@ -21,7 +21,7 @@ export const CategorySchema = Type.Object({
 export const ClientAccountSchema = Type.Object({
   client: Type.String({ description: 'Client code' }),
   gender: Type.String({ description: 'MALE, FEMALE or OTHER; an empty string when the client has not said' }),
-  birthday: Type.Optional(dateTime('Birthday at 00:00:00 UTC; absent when not known')),
+  birthday: nullable(dateTime('Birthday at 00:00:00 UTC; null when not known')),
   created: dateTime('When the client account was created'),
   preferences: Type.Array(Type.String(), { description: 'Codes of the categories the client follows' }),
 });

@@ -8,6 +8,7 @@ import { translate } from '../../i18n/index.js';
 import { allCountries } from '../country/index.js';
 import { availableDeliveryMethods, basketHttp, basketCheckout, deliveryMethodWire } from '../basket/index.js';
 import type { GatewayName } from '../payments/index.js';
+import { savedAddresses } from '../profile/index.js';
 import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } from './checkout.schemas.js';
 import { placeOrder, type CheckoutActor } from './checkout.service.js';
 import type { OrdersHttp } from './orders.deps.js';
@@ -53,6 +54,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
         })),
         countries: countries.map((country) => ({ navCode: country.code, name: country.name, isDefault: country.code === HOME_COUNTRY })),
         contact: context.caller.clientAccountId === null ? null : ((await savedContact(db, context.caller.clientAccountId)) ?? null),
+        addresses: context.caller.clientAccountId === null ? [] : await savedAddresses(db, context.caller.clientAccountId),
       };
     },
   );

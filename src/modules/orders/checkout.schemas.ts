@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StoreRequestHeaders } from '../../http/schemas.js';
 import { DeliveryMethodSchema } from '../basket/index.js';
+import { AddressSchema } from '../profile/index.js';
 
 const Text = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, pattern: '\\S', ...(description ? { description } : {}) });
@@ -85,4 +86,6 @@ export const CheckoutMetaSchema = Type.Object({
   countries: Type.Array(Type.Object({ navCode: Type.String(), name: Type.String(), isDefault: Type.Boolean() })),
   /** A logged-in client's saved contact data; null for a guest. */
   contact: Type.Union([ContactSchema, Type.Null()]),
+  /** A logged-in client's saved addresses (GET /client-account/address), shipping first; empty for a guest. */
+  addresses: Type.Array(AddressSchema),
 });

@@ -1,0 +1,93 @@
+import type { Db } from '../../db/database.js';
+import { invalidField, notFound } from '../../infra/domain-error.js';
+import {
+  addressesOf,
+  clearDefault,
+  countAddresses,
+  countryExists,
+  deleteAddress,
+  findAddress,
+  insertAddress,
+  lockClientAccount,
+  updateAddress,
+  type AddressRow,
+} from './profile.repository.js';
+import type { AddressBody, AddressWire } from './profile.schemas.js';
+import type { ProfileActor } from './profile.service.js';
+
+// A client's saved shipping and billing addresses, with at most one default of each kind. Every
+// write locks the client account first, so the count limit and the single default hold under
+// concurrent requests; an id of another client's address is the same 404 as one that does not exist.
+
+export const MAX_ADDRESSES = 20;
+
+export function addressWire(row: AddressRow): AddressWire {
+  return {
+    id: Number(row.id),
+    kind: row.kind,
+    name: row.name,
+    phone: row.phone,
+    address: row.address,
+    city: row.city,
+    postcode: row.postcode,
+    countryNavCode: row.country_code,
+    isDefault: row.default_for !== null,
+  };
+}
+
+export async function listAddresses(db: Db, clientAccountId: number): Promise<AddressWire[]> {
+  return (await addressesOf(db, clientAccountId)).map(addressWire);
+}
+
+async function checkedValues(trx: Db, body: AddressBody, now: number) {
+  const country = body.countryNavCode.toUpperCase();
+  if (!(await countryExists(trx, country))) throw invalidField('countryNavCode', 'profile.unknownCountry');
+  return {
+    kind: body.kind,
+    name: body.name.trim(),
+    phone: body.phone.trim(),
+    address: body.address.trim(),
+    city: body.city.trim(),
+    postcode: body.postcode.trim(),
+    country_code: country,
+    updated_at: now,
+  };
+}
+
+export async function createAddress(trx: Db, actor: ProfileActor, body: AddressBody, now: number): Promise<AddressWire> {
+  await lockClientAccount(trx, actor.clientAccountId);
+  const values = await checkedValues(trx, body, now);
+  if ((await countAddresses(trx, actor.clientAccountId)) >= MAX_ADDRESSES) {
+    throw invalidField('kind', 'profile.tooManyAddresses', { limit: MAX_ADDRESSES });
+  }
+  if (body.isDefault === true) await clearDefault(trx, actor.clientAccountId, body.kind);
+  const id = await insertAddress(trx, {
+    ...values,
+    client_account_id: actor.clientAccountId,
+    default_for: body.isDefault === true ? body.kind : null,
+    created_at: now,
+  });
+  return addressWire((await findAddress(trx, actor.clientAccountId, id))!);
+}
+
+/**
+ * Replaces an address. isDefault true makes it the default of its kind; false (or a change of
+ * kind without isDefault) makes it no default; left out, it stays the default it was.
+ */
+export async function replaceAddress(trx: Db, actor: ProfileActor, id: number, body: AddressBody, now: number): Promise<AddressWire> {
+  await lockClientAccount(trx, actor.clientAccountId);
+  const existing = await findAddress(trx, actor.clientAccountId, id);
+  if (!existing) throw notFound('profile.addressNotFound');
+  const values = await checkedValues(trx, body, now);
+  const makeDefault = body.isDefault ?? (existing.default_for !== null && existing.kind === body.kind);
+  if (makeDefault) {
+    await updateAddress(trx, actor.clientAccountId, id, { default_for: null });
+    await clearDefault(trx, actor.clientAccountId, body.kind);
+  }
+  await updateAddress(trx, actor.clientAccountId, id, { ...values, default_for: makeDefault ? body.kind : null });
+  return addressWire((await findAddress(trx, actor.clientAccountId, id))!);
+}
+
+export async function removeAddress(trx: Db, actor: ProfileActor, id: number): Promise<void> {
+  if (!(await deleteAddress(trx, actor.clientAccountId, id))) throw notFound('profile.addressNotFound');
+}

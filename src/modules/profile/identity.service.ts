@@ -1,0 +1,158 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import { badRequest, conflict, invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
+import { hashPassword, verifyPassword } from '../../infra/passwords.js';
+import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
+import { hashToken, isTokenShaped } from '../../infra/tokens.js';
+import type { Language } from '../../i18n/index.js';
+import {
+  admitLogin,
+  normaliseEmail,
+  passwordFieldErrors,
+  refuseReservedEmail,
+  settleLogin,
+  type AccountsConfig,
+} from '../accounts/index.js';
+import { queueProfileMail } from './profile.jobs.js';
+import {
+  consumeEmailChange,
+  findEmailChange,
+  findEmailChangeByToken,
+  findProfile,
+  findUserIdByEmail,
+  revokeOtherTokens,
+  saveEmailChange,
+  setLoginEmail,
+  setPasswordHash,
+} from './profile.repository.js';
+import type { UserUpdate } from './profile.schemas.js';
+import type { ProfileActor } from './profile.service.js';
+
+// The login identity: a new email takes effect once the new address confirmed it; a new password
+// needs the current one. Like the accounts module's flows, the password work (the throttle, the
+// hashing) runs before the transaction opens, so no transaction waits for it.
+
+export type IdentityConfig = Pick<AccountsConfig, 'accounts' | 'rateLimits' | 'jobs'>;
+
+/** Email change requests per user: each one mails the new address. */
+const EMAIL_CHANGES_PER_USER: RateLimit = { max: 5, windowMs: 3_600_000 };
+
+export interface UserChangeRequest {
+  actor: ProfileActor;
+  input: UserUpdate;
+  /** The client address, for the login-failure throttle that also counts wrong current passwords. */
+  address: string;
+  language: Language;
+}
+
+/**
+ * PUT /user/me. The answer is the same whether or not the new email belongs to someone else:
+ * that is told only on confirmation, to whoever holds the new mailbox.
+ */
+export async function changeUser(db: Kysely<Database>, config: IdentityConfig, request: UserChangeRequest, now: number) {
+  const { actor, input } = request;
+  const user = (await findProfile(db, actor.clientAccountId))!;
+  if (input.email === undefined && input.newPassword === undefined) throw invalidField('email', 'profile.nothingToChange');
+  const newEmail = input.email === undefined ? undefined : normaliseEmail(input.email);
+  const errors: InvalidField[] = [];
+  if (newEmail !== undefined) {
+    refuseReservedEmail('email', newEmail);
+    if (newEmail === user.email) errors.push({ field: 'email', messageKey: 'profile.sameEmail' });
+  }
+  if (input.newPassword !== undefined) {
+    const form = { password: input.newPassword, passwordRepeat: input.newPasswordRepeat ?? '' };
+    for (const error of passwordFieldErrors(form, newEmail ?? user.email)) {
+      errors.push({ ...error, field: error.field === 'password' ? 'newPassword' : 'newPasswordRepeat' });
+    }
+  }
+  // A user who signs in only through a provider has no password to give for an email change.
+  const needsPassword = input.newPassword !== undefined || user.password_hash !== null;
+  if (needsPassword && input.currentPassword === undefined) {
+    errors.push({ field: 'currentPassword', messageKey: 'profile.currentPasswordRequired' });
+  }
+  if (errors.length > 0) throw new InvalidInputError(errors);
+  if (needsPassword)
+    await checkCurrentPassword(
+      db,
+      config,
+      { email: user.email, address: request.address },
+      user.password_hash,
+      input.currentPassword!,
+      now,
+    );
+  if (newEmail !== undefined) await consumeRateLimit(db, `profile:email-change:${actor.userId}`, EMAIL_CHANGES_PER_USER, now);
+  const passwordHash = input.newPassword === undefined ? undefined : await hashPassword(input.newPassword);
+
+  await db.transaction().execute(async (trx) => {
+    const mail = { userId: actor.userId, storeCode: actor.storeCode, language: request.language };
+    if (newEmail !== undefined) {
+      await saveEmailChange(trx, actor.userId, newEmail, now);
+      await queueProfileMail(trx, config.jobs.maxAttempts, { kind: 'confirmEmail', newEmail, ...mail }, now);
+    }
+    if (passwordHash !== undefined) {
+      await setPasswordHash(trx, actor.userId, passwordHash, now);
+      await revokeOtherTokens(trx, actor.userId, actor.tokenHash);
+      await queueProfileMail(trx, config.jobs.maxAttempts, { kind: 'passwordChanged', ...mail }, now);
+    }
+  });
+  const pending = await findEmailChange(db, actor.userId);
+  return { email: user.email, pendingEmail: pending?.new_email ?? null, passwordChanged: passwordHash !== undefined };
+}
+
+/**
+ * The current password, counted by the login throttle like a login with the user's email: wrong
+ * guesses from one address are refused after the same number of failures (429), a right one takes
+ * its count back.
+ */
+async function checkCurrentPassword(
+  db: Kysely<Database>,
+  config: IdentityConfig,
+  attempt: { email: string; address: string },
+  stored: string | null,
+  given: string,
+  now: number,
+): Promise<void> {
+  await admitLogin(db, config.rateLimits, attempt, now);
+  const check = await verifyPassword(stored, given, config.accounts.legacyPasswordSalt);
+  await settleLogin(db, config.rateLimits, attempt, now, !check.ok);
+  if (!check.ok) throw invalidField('currentPassword', 'profile.wrongPassword');
+}
+
+/**
+ * POST /user/me/confirm-email: the token from the mail to the new address, presented by the same
+ * user logged in. 400 for a token that is unknown, expired, replaced or another user's; 409 when
+ * the address has meanwhile become another user's login (the change stays pending).
+ */
+export async function confirmEmailChange(
+  trx: Db,
+  config: IdentityConfig,
+  actor: ProfileActor,
+  token: string,
+  language: Language,
+  now: number,
+) {
+  if (!isTokenShaped(token)) throw badRequest('profile.badEmailToken');
+  const tokenHash = hashToken(token);
+  const change = await findEmailChangeByToken(trx, tokenHash, now);
+  if (!change || Number(change.user_id) !== actor.userId) throw badRequest('profile.badEmailToken');
+  const holder = await findUserIdByEmail(trx, change.new_email);
+  if (holder && Number(holder.id) !== actor.userId) throw conflict('profile.emailTaken');
+  const user = (await findProfile(trx, actor.clientAccountId))!;
+  if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) throw badRequest('profile.badEmailToken');
+  try {
+    await setLoginEmail(trx, actor.userId, change.new_email, now);
+  } catch (error) {
+    // Taken by a registration that committed after the look-up above.
+    if (isUniqueViolation(error)) throw conflict('profile.emailTaken');
+    throw error;
+  }
+  await queueProfileMail(
+    trx,
+    config.jobs.maxAttempts,
+    { kind: 'emailChanged', userId: actor.userId, oldEmail: user.email, newEmail: change.new_email, storeCode: actor.storeCode, language },
+    now,
+  );
+  return { email: change.new_email };
+}

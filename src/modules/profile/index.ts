@@ -1,0 +1,11 @@
+// The profile module's public surface: its routes, the mail job for the worker, its tables and
+// messages, and the saved addresses and notification preferences other modules offer or honour.
+export { profileRoutes } from './profile.routes.js';
+export type { ProfileDeps } from './profile.deps.js';
+export { PROFILE_MAIL_JOB, type ProfileMail } from './profile.jobs.js';
+export { profileMailHandler, type ProfileMailDeps } from './profile.mails.js';
+export { listAddresses as savedAddresses } from './address.service.js';
+export { AddressSchema, type AddressWire, type Preferences } from './profile.schemas.js';
+export { readPreferences } from './profile.service.js';
+export type { ProfileTables } from './profile.tables.js';
+export { profileMessages } from './profile.messages.js';

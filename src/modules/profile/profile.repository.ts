@@ -1,0 +1,267 @@
+import { PostgresAdapter, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { AppUserTable } from '../accounts/index.js';
+import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
+
+// All of the profile module's SQL. The profile fields are the accounts module's app_user columns
+// (registration writes them, the data export reads them): written only through the functions here.
+
+export type AddressRow = Selectable<ClientAddressTable>;
+export type PreferenceRow = Selectable<ClientPreferenceTable>;
+
+const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+export function findProfile(db: Db, clientAccountId: number) {
+  return db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select([
+      'client_account.code',
+      'app_user.id as user_id',
+      'app_user.email',
+      'app_user.password_hash',
+      'app_user.first_name',
+      'app_user.last_name',
+      'app_user.phone',
+      'app_user.gender',
+      'app_user.birthday',
+      'app_user.language',
+      'app_user.newsletter',
+      'app_user.terms_accepted_at',
+      'app_user.created_at',
+    ])
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+}
+
+type ProfileColumns = Pick<
+  Updateable<AppUserTable>,
+  'first_name' | 'last_name' | 'phone' | 'gender' | 'birthday' | 'language' | 'newsletter'
+>;
+
+export async function updateProfileColumns(db: Db, userId: number, changes: ProfileColumns, now: number): Promise<void> {
+  await db
+    .updateTable('app_user')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Every consent change of the user, oldest first. */
+export function consentEvents(db: Db, userId: number) {
+  return db
+    .selectFrom('marketing_consent_event')
+    .select(['consent', 'granted', 'created_at'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertConsentEvent(db: Db, userId: number, consent: MarketingConsent, granted: boolean, now: number) {
+  await db
+    .insertInto('marketing_consent_event')
+    .values({ user_id: userId, consent, granted, source: 'PROFILE', created_at: now })
+    .execute();
+}
+
+// --- login identity -------------------------------------------------------------------------
+
+export function findUserIdByEmail(db: Db, email: string) {
+  return db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+}
+
+/** Records (or replaces) the user's pending email change; its token is minted when the mail goes. */
+export async function saveEmailChange(db: Db, userId: number, newEmail: string, now: number): Promise<void> {
+  await db
+    .insertInto('email_change')
+    .values({ user_id: userId, new_email: newEmail, token_hash: null, expires_at: null, requested_at: now })
+    .onConflict((conflict) =>
+      conflict.column('user_id').doUpdateSet({ new_email: newEmail, token_hash: null, expires_at: null, requested_at: now }),
+    )
+    .execute();
+}
+
+export function findEmailChange(db: Db, userId: number) {
+  return db.selectFrom('email_change').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** Stores the hash of a freshly minted token, only while the change asked for is still the pending one. */
+export async function setEmailChangeToken(db: Db, userId: number, newEmail: string, tokenHash: string, expiresAt: number) {
+  const result = await db
+    .updateTable('email_change')
+    .set({ token_hash: tokenHash, expires_at: expiresAt })
+    .where('user_id', '=', userId)
+    .where('new_email', '=', newEmail)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function findEmailChangeByToken(db: Db, tokenHash: string, now: number) {
+  return db.selectFrom('email_change').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now).executeTakeFirst();
+}
+
+/** Removes the pending change, only if it is still the one with this token: false when another request took it. */
+export async function consumeEmailChange(db: Db, userId: number, tokenHash: string): Promise<boolean> {
+  const result = await db.deleteFrom('email_change').where('user_id', '=', userId).where('token_hash', '=', tokenHash).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The new login email; a reset link mailed to the old address stops working with it. */
+export async function setLoginEmail(db: Db, userId: number, email: string, now: number): Promise<void> {
+  await db
+    .updateTable('app_user')
+    .set({ email, reset_token_hash: null, reset_expires_at: null, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+export async function setPasswordHash(db: Db, userId: number, passwordHash: string, now: number): Promise<void> {
+  await db.updateTable('app_user').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+}
+
+/** Ends every session of the user but the one presented. */
+export async function revokeOtherTokens(db: Db, userId: number, keptTokenHash: string): Promise<void> {
+  await db.deleteFrom('access_token').where('user_id', '=', userId).where('token_hash', '!=', keptTokenHash).execute();
+}
+
+// --- addresses --------------------------------------------------------------------------------
+
+/**
+ * Serialises a client's address writes: on PostgreSQL the client account's row is locked for the
+ * transaction (the count limit and the one default per kind hold under concurrent requests); a
+ * SQLite transaction holds the database's write lock from its start already.
+ */
+export async function lockClientAccount(trx: Db, clientAccountId: number): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId).forUpdate().execute();
+}
+
+export function addressesOf(db: Db, clientAccountId: number): Promise<AddressRow[]> {
+  return db
+    .selectFrom('client_address')
+    .selectAll()
+    .where('client_account_id', '=', clientAccountId)
+    .orderBy('kind', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+export function findAddress(db: Db, clientAccountId: number, id: number): Promise<AddressRow | undefined> {
+  return db
+    .selectFrom('client_address')
+    .selectAll()
+    .where('id', '=', id)
+    .where('client_account_id', '=', clientAccountId)
+    .executeTakeFirst();
+}
+
+export async function countAddresses(db: Db, clientAccountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('client_address')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('client_account_id', '=', clientAccountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countryExists(db: Db, code: string): Promise<boolean> {
+  return (await db.selectFrom('country').select('code').where('code', '=', code).executeTakeFirst()) !== undefined;
+}
+
+/** The client's default of this kind stops being one (before another becomes it, in the same transaction). */
+export async function clearDefault(db: Db, clientAccountId: number, kind: AddressKind): Promise<void> {
+  await db
+    .updateTable('client_address')
+    .set({ default_for: null })
+    .where('client_account_id', '=', clientAccountId)
+    .where('default_for', '=', kind)
+    .execute();
+}
+
+export async function insertAddress(db: Db, address: Insertable<ClientAddressTable>): Promise<number> {
+  const row = await db.insertInto('client_address').values(address).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function updateAddress(
+  db: Db,
+  clientAccountId: number,
+  id: number,
+  changes: Omit<Updateable<ClientAddressTable>, 'id' | 'client_account_id' | 'created_at'>,
+): Promise<void> {
+  await db.updateTable('client_address').set(changes).where('id', '=', id).where('client_account_id', '=', clientAccountId).execute();
+}
+
+export async function deleteAddress(db: Db, clientAccountId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('client_address')
+    .where('id', '=', id)
+    .where('client_account_id', '=', clientAccountId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+// --- preferences ------------------------------------------------------------------------------
+
+export function findPreferences(db: Db, clientAccountId: number): Promise<PreferenceRow | undefined> {
+  return db.selectFrom('client_preference').selectAll().where('client_account_id', '=', clientAccountId).executeTakeFirst();
+}
+
+export async function savePreferences(db: Db, row: Insertable<ClientPreferenceTable>): Promise<void> {
+  const { client_account_id: _id, ...changes } = row;
+  await db
+    .insertInto('client_preference')
+    .values(row)
+    .onConflict((conflict) => conflict.column('client_account_id').doUpdateSet(changes))
+    .execute();
+}
+
+/** Categories of the store by code or id (the catalogue's table), with their name in `language` when it has one. */
+export function categoriesOfStore(db: Db, storeCode: string, refs: { codes: string[]; ids: number[] }, language: string) {
+  return db
+    .selectFrom('category')
+    .leftJoin('category_name', (join) =>
+      join.onRef('category_name.category_id', '=', 'category.id').on('category_name.language', '=', language),
+    )
+    .select(['category.id', 'category.code', 'category_name.name'])
+    .where('category.store_code', '=', storeCode)
+    .where((eb) =>
+      eb.or([
+        ...(refs.codes.length > 0 ? [eb('category.code', 'in', refs.codes)] : []),
+        ...(refs.ids.length > 0 ? [eb('category.id', 'in', refs.ids)] : []),
+      ]),
+    )
+    .execute();
+}
+
+/** The categories the client follows, in the order chosen (as the data export lists them). */
+export function followedCategories(db: Db, clientAccountId: number, language: string) {
+  return db
+    .selectFrom('client_category_preference')
+    .innerJoin('category', 'category.id', 'client_category_preference.category_id')
+    .leftJoin('category_name', (join) =>
+      join.onRef('category_name.category_id', '=', 'category.id').on('category_name.language', '=', language),
+    )
+    .select(['category.id', 'category.code', 'category_name.name'])
+    .where('client_category_preference.client_account_id', '=', clientAccountId)
+    .orderBy('client_category_preference.created_at')
+    .orderBy('category.code')
+    .execute();
+}
+
+/** Replaces the followed set: ones no longer listed go, new ones come with `now`; kept ones keep their time. */
+export async function replaceFollowedCategories(db: Db, clientAccountId: number, categoryIds: number[], now: number): Promise<void> {
+  let removal = db.deleteFrom('client_category_preference').where('client_account_id', '=', clientAccountId);
+  if (categoryIds.length > 0) removal = removal.where('category_id', 'not in', categoryIds);
+  await removal.execute();
+  if (categoryIds.length === 0) return;
+  await db
+    .insertInto('client_category_preference')
+    .values(categoryIds.map((categoryId) => ({ client_account_id: clientAccountId, category_id: categoryId, created_at: now })))
+    .onConflict((conflict) => conflict.columns(['client_account_id', 'category_id']).doNothing())
+    .execute();
+}
+
+export function findProfileUser(db: Db, userId: number) {
+  return db.selectFrom('app_user').select(['id', 'email', 'first_name']).where('id', '=', userId).executeTakeFirst();
+}

@@ -1,0 +1,181 @@
+import type { Db } from '../../db/database.js';
+import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
+import { isLanguage, type Language } from '../../i18n/index.js';
+import {
+  categoriesOfStore,
+  consentEvents,
+  findPreferences,
+  findProfile,
+  followedCategories,
+  insertConsentEvent,
+  replaceFollowedCategories,
+  savePreferences,
+  updateProfileColumns,
+} from './profile.repository.js';
+import type { ClientAccountUpdate, Preferences, PreferencesUpdate } from './profile.schemas.js';
+import type { MarketingConsent } from './profile.tables.js';
+
+// The client account's profile, notification preferences and followed categories. Services take
+// the transaction, the caller (from its bearer token), the input and the action time.
+
+/** Who calls: the bearer token's user and client account in the request's store. */
+export interface ProfileActor {
+  userId: number;
+  clientAccountId: number;
+  storeCode: string;
+  tokenHash: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const CONSENTS: Record<'email' | 'sms' | 'personalisation', MarketingConsent> = {
+  email: 'EMAIL',
+  sms: 'SMS',
+  personalisation: 'PERSONALISATION',
+};
+const GENDERS = new Set(['MALE', 'FEMALE', 'OTHER']);
+
+async function profileOf(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>) {
+  const profile = await findProfile(db, actor.clientAccountId);
+  // The token's account exists (authentication joined it); a row gone since is a deleted account.
+  if (!profile) throw new Error(`client account ${actor.clientAccountId} vanished`);
+  return profile;
+}
+
+export async function readProfile(db: Db, actor: ProfileActor) {
+  const profile = await profileOf(db, actor);
+  const events = await consentEvents(db, profile.user_id);
+  const state = (consent: MarketingConsent) => {
+    let givenAt: number | null = null;
+    let withdrawnAt: number | null = null;
+    let granted = false;
+    // Registration records the marketing mail consent only as app_user.newsletter, given with the terms.
+    if (consent === 'EMAIL' && Boolean(profile.newsletter)) {
+      granted = true;
+      givenAt = profile.terms_accepted_at ?? profile.created_at;
+    }
+    for (const event of events.filter((e) => e.consent === consent)) {
+      granted = Boolean(event.granted);
+      if (granted) givenAt = Number(event.created_at);
+      else withdrawnAt = Number(event.created_at);
+    }
+    if (consent === 'EMAIL') granted = Boolean(profile.newsletter);
+    return { granted, givenAt: givenAt === null ? null : iso(givenAt), withdrawnAt: withdrawnAt === null ? null : iso(withdrawnAt) };
+  };
+  return {
+    clientCode: profile.code,
+    email: profile.email,
+    firstName: profile.first_name,
+    lastName: profile.last_name,
+    phone: profile.phone,
+    gender: profile.gender !== null && GENDERS.has(profile.gender) ? (profile.gender as 'MALE' | 'FEMALE' | 'OTHER') : null,
+    birthday: profile.birthday,
+    language: isLanguage(profile.language) ? profile.language : ('et' as Language),
+    marketingConsents: { email: state('EMAIL'), sms: state('SMS'), personalisation: state('PERSONALISATION') },
+  };
+}
+
+/** The registration's rule: a birthday from 1900-01-01 up to yesterday (UTC, at the action time). */
+function checkBirthday(birthday: string | null | undefined, now: number): void {
+  if (birthday === undefined || birthday === null) return;
+  if (birthday < '1900-01-01' || birthday >= iso(now).slice(0, 10)) throw invalidField('birthday', 'birthday.range');
+}
+
+/** Changes the given fields; a consent that changes is recorded with the action time. */
+export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientAccountUpdate, now: number) {
+  checkBirthday(input.birthday, now);
+  const before = await readProfile(trx, actor);
+  await updateProfileColumns(
+    trx,
+    actor.userId,
+    {
+      first_name: input.firstName,
+      last_name: input.lastName,
+      phone: input.phone,
+      gender: input.gender,
+      birthday: input.birthday,
+      language: input.language,
+      newsletter: input.marketingConsents?.email,
+    },
+    now,
+  );
+  for (const [name, consent] of Object.entries(CONSENTS) as Array<[keyof typeof CONSENTS, MarketingConsent]>) {
+    const wanted = input.marketingConsents?.[name];
+    if (wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
+    await insertConsentEvent(trx, actor.userId, consent, wanted, now);
+  }
+  return readProfile(trx, actor);
+}
+
+/** A client's preferences; without a saved row the defaults: mail in the user's language, service notifications on. */
+export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
+  const row = await findPreferences(db, actor.clientAccountId);
+  if (!row) {
+    const profile = await profileOf(db, actor);
+    return {
+      newsletterLanguage: isLanguage(profile.language) ? profile.language : 'et',
+      channels: { email: true, sms: false },
+      notifications: { orderUpdates: true, backInStock: true, wishlistOffers: false },
+    };
+  }
+  return {
+    newsletterLanguage: isLanguage(row.newsletter_language) ? row.newsletter_language : 'et',
+    channels: { email: Boolean(row.email_channel), sms: Boolean(row.sms_channel) },
+    notifications: {
+      orderUpdates: Boolean(row.order_updates),
+      backInStock: Boolean(row.back_in_stock),
+      wishlistOffers: Boolean(row.wishlist_offers),
+    },
+  };
+}
+
+export async function updatePreferences(trx: Db, actor: ProfileActor, input: PreferencesUpdate, now: number): Promise<Preferences> {
+  const current = await readPreferences(trx, actor);
+  const next: Preferences = {
+    newsletterLanguage: input.newsletterLanguage ?? current.newsletterLanguage,
+    channels: { ...current.channels, ...definedOf(input.channels) },
+    notifications: { ...current.notifications, ...definedOf(input.notifications) },
+  };
+  await savePreferences(trx, {
+    client_account_id: actor.clientAccountId,
+    newsletter_language: next.newsletterLanguage,
+    email_channel: next.channels.email,
+    sms_channel: next.channels.sms,
+    order_updates: next.notifications.orderUpdates,
+    back_in_stock: next.notifications.backInStock,
+    wishlist_offers: next.notifications.wishlistOffers,
+    updated_at: now,
+  });
+  return next;
+}
+
+function definedOf<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export async function readCategoryPreferences(db: Db, actor: ProfileActor, language: Language) {
+  const rows = await followedCategories(db, actor.clientAccountId, language);
+  return rows.map((row) => ({ id: Number(row.id), code: row.code, name: row.name ?? row.code }));
+}
+
+/** Replaces the followed categories; every one must be a category of the caller's store (422 naming the unknown ones). */
+export async function replaceCategoryPreferences(
+  trx: Db,
+  actor: ProfileActor,
+  refs: Array<string | number>,
+  language: Language,
+  now: number,
+) {
+  const codes = refs.filter((ref): ref is string => typeof ref === 'string');
+  const ids = refs.filter((ref): ref is number => typeof ref === 'number');
+  const found = refs.length === 0 ? [] : await categoriesOfStore(trx, actor.storeCode, { codes, ids }, language);
+  const errors: InvalidField[] = [];
+  const chosen: number[] = [];
+  refs.forEach((ref, index) => {
+    const category = found.find((row) => (typeof ref === 'string' ? row.code === ref : Number(row.id) === ref));
+    if (!category) errors.push({ field: `categories.${index}`, messageKey: 'profile.unknownCategory', params: { category: String(ref) } });
+    else if (!chosen.includes(Number(category.id))) chosen.push(Number(category.id));
+  });
+  if (errors.length > 0) throw new InvalidInputError(errors);
+  await replaceFollowedCategories(trx, actor.clientAccountId, chosen, now);
+  return readCategoryPreferences(trx, actor, language);
+}

@@ -1,0 +1,63 @@
+// The profile module's tables (migration 2026_11_24_0200_create_profile). Conventions of every
+// table: src/db/schema.ts. The profile fields themselves live on app_user (modules/accounts).
+import type { Generated } from 'kysely';
+import type { BooleanColumn } from '../../db/schema.js';
+
+export type MarketingConsent = 'EMAIL' | 'SMS' | 'PERSONALISATION';
+
+/** One change of a marketing consent: the current state is a user's newest row per consent. */
+export interface MarketingConsentEventTable {
+  id: Generated<number>;
+  user_id: number;
+  consent: MarketingConsent;
+  granted: BooleanColumn;
+  source: string;
+  created_at: number;
+}
+
+/** A requested change of the login email, waiting for the new address to confirm it. */
+export interface EmailChangeTable {
+  user_id: number;
+  /** Normalised (trimmed, lower-case). */
+  new_email: string;
+  /** SHA-256 of the token in the mail; null until the mail is sent. */
+  token_hash: string | null;
+  expires_at: number | null;
+  requested_at: number;
+}
+
+export type AddressKind = 'SHIPPING' | 'BILLING';
+
+export interface ClientAddressTable {
+  id: Generated<number>;
+  client_account_id: number;
+  kind: AddressKind;
+  name: string;
+  phone: string;
+  address: string;
+  city: string;
+  postcode: string;
+  country_code: string;
+  /** The kind while this is the client's default address of that kind, else null. */
+  default_for: AddressKind | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ClientPreferenceTable {
+  client_account_id: number;
+  newsletter_language: string;
+  email_channel: BooleanColumn;
+  sms_channel: BooleanColumn;
+  order_updates: BooleanColumn;
+  back_in_stock: BooleanColumn;
+  wishlist_offers: BooleanColumn;
+  updated_at: number;
+}
+
+export interface ProfileTables {
+  marketing_consent_event: MarketingConsentEventTable;
+  email_change: EmailChangeTable;
+  client_address: ClientAddressTable;
+  client_preference: ClientPreferenceTable;
+}
