@@ -24,6 +24,7 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
+import { newsletterRoutes } from './modules/newsletter/index.js';
 import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { searchRoutes } from './modules/search/index.js';
@@ -131,6 +132,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(appConfigRoutes);
       await api.register(countryRoutes, { database, config });
       await api.register(accountsRoutes, { database, config });
+      await api.register(newsletterRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       // One catalogue (its caches of products, trees and names) for its own routes and for search's.
       const catalogue = createCatalogue(deps);
