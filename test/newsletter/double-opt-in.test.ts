@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsTestApp, mailsTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { newsletterRequestPruning } from '../../src/modules/newsletter/index.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { confirm, confirmationMailTo, newsletterToken, rawHeader, subscribe, subscribeConfirmed, subscriberRows } from './helpers.js';
 
@@ -157,5 +158,30 @@ describe('POST /newsletter/subscribe and /newsletter/confirm', () => {
     expect((await confirm(t, 42)).statusCode).toBe(422);
     expect((await t.app.inject({ method: 'POST', url: '/newsletter/confirm', payload: {} })).statusCode).toBe(422);
     expect((await subscribe(t, { email: uniqueEmail(), language: 'en' }, { store: 'NOPE' })).statusCode).toBe(400);
+  });
+});
+
+describe('pruning of requests', () => {
+  it('deletes month-old requests whose links no longer work, and keeps live ones', async () => {
+    const now = Date.now();
+    const old = now - 31 * 86_400_000;
+    const base = { store_code: 'WEB', language: 'en', source: 'website', token_hash: null, created_at: old };
+    await t.database.db
+      .insertInto('newsletter_request')
+      .values([
+        { ...base, email: 'prune-expired@example.ee', expires_at: old + 1000, confirmed_at: null },
+        { ...base, email: 'prune-used@example.ee', expires_at: now + 1000, confirmed_at: old + 1000 },
+        { ...base, email: 'prune-live@example.ee', expires_at: now + 86_400_000, confirmed_at: null },
+        { ...base, email: 'prune-recent@example.ee', expires_at: now - 1, confirmed_at: null, created_at: now - 1000 },
+      ])
+      .execute();
+    expect(await newsletterRequestPruning()(t.database.db, now)).toBeGreaterThanOrEqual(2);
+    const left = await t.database.db
+      .selectFrom('newsletter_request')
+      .select('email')
+      .where('email', 'like', 'prune-%')
+      .orderBy('email')
+      .execute();
+    expect(left.map((row) => row.email)).toEqual(['prune-live@example.ee', 'prune-recent@example.ee']);
   });
 });

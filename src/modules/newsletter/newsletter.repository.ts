@@ -151,8 +151,12 @@ export function currentSubscribersPage(db: Db, afterId: number, limit: number, s
   return query.orderBy('id').limit(limit).execute();
 }
 
-/** Deletes requests older than `before` (their links expired long ago); the consent is on the subscriber. */
-export async function pruneRequests(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('newsletter_request').where('created_at', '<', before).executeTakeFirst();
+/** Deletes requests made before `before` whose links no longer work; the consent is on the subscriber. */
+export async function pruneRequests(db: Db, before: number, now: number): Promise<number> {
+  const result = await db
+    .deleteFrom('newsletter_request')
+    .where('created_at', '<', before)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '<', now), eb('confirmed_at', 'is not', null)]))
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
