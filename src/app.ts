@@ -25,6 +25,7 @@ import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
+import { newsletterRoutes } from './modules/newsletter/index.js';
 import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { profileRoutes } from './modules/profile/index.js';
@@ -133,6 +134,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(appConfigRoutes);
       await api.register(countryRoutes, { database, config });
       await api.register(accountsRoutes, { database, config });
+      await api.register(newsletterRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       await api.register(companiesRoutes, { database, config });
       await api.register(profileRoutes, { database, config });

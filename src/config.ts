@@ -11,6 +11,7 @@ import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/c
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
 import { readConversionsConfig, type ConversionsConfig } from './modules/marketing/marketing.config.js';
+import { readNewsletterConfig, type NewsletterSection } from './modules/newsletter/newsletter.config.js';
 import { readTestGatewayConfig, type TestGatewaySetting } from './modules/payments/test-gateway/test-gateway.config.js';
 import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
@@ -50,6 +51,7 @@ export interface Config extends CatalogueConfig {
   rateLimits: AuthRateLimits;
   social: SocialSection;
   orders: OrdersSection;
+  newsletter: NewsletterSection;
   dataExport: ExportSettings;
   search: SearchSection;
   tracking: TrackingSection;
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: readAuthRateLimits(reader),
     social: readSocialConfig(reader),
     orders: readOrdersConfig(reader),
+    newsletter: readNewsletterConfig(reader),
     dataExport: readDataExportConfig(reader),
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),

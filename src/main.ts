@@ -27,6 +27,7 @@ async function usage(): Promise<string> {
     { EXPORT_USER_USAGE },
     { STORE_USAGE },
     { SEARCH_USAGE },
+    { NEWSLETTER_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -37,6 +38,7 @@ async function usage(): Promise<string> {
     import('./modules/data-export/export-user.cli.js'),
     import('./modules/store/store.cli.js'),
     import('./modules/search/search.cli.js'),
+    import('./modules/newsletter/newsletter.cli.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -55,6 +57,7 @@ ${BUSINESS_USAGE}
 ${API_KEY_USAGE}
 ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
+${NEWSLETTER_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -166,6 +169,12 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, (line) => process.stderr.write(`${line}\n`));
+      });
+    case 'newsletter':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
+        await newsletterCommand(database.db, args, print);
       });
     default:
       throw new CliUsageError(`unknown command "${command}"`);

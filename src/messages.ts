@@ -10,6 +10,7 @@ import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
+import { newsletterMessages } from './modules/newsletter/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
@@ -28,6 +29,7 @@ declare module './i18n/index.js' {
       Keys<typeof catalogueMessages>,
       Keys<typeof companiesMessages>,
       Keys<typeof dataExportMessages>,
+      Keys<typeof newsletterMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
@@ -43,6 +45,7 @@ for (const set of [
   catalogueMessages,
   companiesMessages,
   dataExportMessages,
+  newsletterMessages,
   checkoutMessages,
   ordersMessages,
   profileMessages,

@@ -9,6 +9,7 @@ import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
+import type { NewsletterTables } from './modules/newsletter/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
 import type { ProfileTables } from './modules/profile/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
@@ -27,6 +28,7 @@ declare module './db/schema.js' {
       CompaniesTables,
       CountryTables,
       DataExportTables,
+      NewsletterTables,
       OrdersTables,
       ProfileTables,
       SearchTables,

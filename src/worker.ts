@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import { basketPruning } from './modules/basket/index.js';
+import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import {
   ORDER_HANDOFF_JOB,
@@ -29,6 +30,7 @@ import './messages.js';
 export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer }): JobHandlers {
   return {
     [ACCOUNT_MAIL_JOB]: accountMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
+    [NEWSLETTER_MAIL_JOB]: newsletterMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
     [COMPLETE_REGISTRATION_JOB]: completeRegistrationHandler(deps.config.conversions),
     [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer }),
@@ -82,6 +84,7 @@ export function createJobRunner(
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
         usedIdTokens: usedIdTokenPruning(),
         baskets: basketPruning(),
+        newsletterRequests: newsletterRequestPruning(),
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
     },

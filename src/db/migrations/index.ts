@@ -16,6 +16,7 @@ import * as createOrders from './2026_11_24_0120_create_orders.js';
 import * as createJobLease from './2026_11_24_0130_create_job_lease.js';
 import * as addPaymentOrderReference from './2026_11_24_0150_add_payment_order_reference.js';
 import * as createProfile from './2026_11_24_0200_create_profile.js';
+import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -38,5 +39,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0130_create_job_lease': createJobLease,
   '2026_11_24_0150_add_payment_order_reference': addPaymentOrderReference,
   '2026_11_24_0200_create_profile': createProfile,
+  '2026_11_24_0220_create_newsletter': createNewsletter,
   '2026_11_24_0230_create_companies': createCompanies,
 };

@@ -1,0 +1,11 @@
+// The newsletter module's public surface: its routes, its mail job, the export command, and the
+// unsubscribe headers every marketing mail carries.
+export { newsletterRoutes, type NewsletterDeps } from './newsletter.routes.js';
+export { readNewsletterConfig, type NewsletterConfig, type NewsletterSection } from './newsletter.config.js';
+export { NEWSLETTER_MAIL_JOB, type NewsletterMail } from './newsletter.jobs.js';
+export { newsletterMailHandler, type NewsletterMailDeps } from './newsletter.mails.js';
+export { newsletterRequestPruning } from './newsletter.pruning.js';
+export { newsletterUnsubscribeHeaders, type Recipient } from './unsubscribe-link.js';
+export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';
+export type { NewsletterRequestTable, NewsletterSubscriberTable, NewsletterTables } from './newsletter.tables.js';
+export { newsletterMessages } from './newsletter.messages.js';

@@ -1,0 +1,162 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { NewsletterRequestTable, NewsletterSubscriberTable } from './newsletter.tables.js';
+
+export type NewsletterRequestRow = Selectable<NewsletterRequestTable>;
+export type SubscriberRow = Selectable<NewsletterSubscriberTable>;
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function insertRequest(
+  db: Db,
+  request: { email: string; storeCode: string; language: string; source: string },
+  now: number,
+): Promise<number> {
+  const row = await db
+    .insertInto('newsletter_request')
+    .values({
+      email: request.email,
+      store_code: request.storeCode,
+      language: request.language,
+      source: request.source,
+      token_hash: null,
+      expires_at: null,
+      confirmed_at: null,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export function findRequest(db: Db, id: number): Promise<NewsletterRequestRow | undefined> {
+  return db.selectFrom('newsletter_request').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function setRequestToken(db: Db, id: number, tokenHash: string, expiresAt: number): Promise<void> {
+  await db.updateTable('newsletter_request').set({ token_hash: tokenHash, expires_at: expiresAt }).where('id', '=', id).execute();
+}
+
+/** The unused, unexpired request a token was minted for. */
+export function findPendingRequestByToken(db: Db, tokenHash: string, now: number): Promise<NewsletterRequestRow | undefined> {
+  return db
+    .selectFrom('newsletter_request')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('confirmed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Marks a request used; false when another confirmation took it first. */
+export async function markRequestConfirmed(db: Db, id: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('newsletter_request')
+    .set({ confirmed_at: now })
+    .where('id', '=', id)
+    .where('confirmed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Ends the links of every request of `email` in a store not yet followed (an unsubscribe cancels them). */
+export async function expirePendingRequests(db: Db, email: string, storeCode: string, now: number): Promise<void> {
+  await db
+    .updateTable('newsletter_request')
+    .set({ expires_at: now })
+    .where('email', '=', email)
+    .where('store_code', '=', storeCode)
+    .where('confirmed_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+}
+
+export function findCurrentSubscriber(db: Db, email: string, storeCode: string): Promise<SubscriberRow | undefined> {
+  return db
+    .selectFrom('newsletter_subscriber')
+    .selectAll()
+    .where('email', '=', email)
+    .where('store_code', '=', storeCode)
+    .where('withdrawn_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Records a confirmed consent: a new subscriber, or one that withdrew (or changes language) subscribing again. */
+export async function upsertSubscriber(
+  db: Db,
+  subscriber: { email: string; storeCode: string; language: string; source: string },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('newsletter_subscriber')
+    .values({
+      email: subscriber.email,
+      store_code: subscriber.storeCode,
+      language: subscriber.language,
+      source: subscriber.source,
+      consented_at: now,
+      withdrawn_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['email', 'store_code']).doUpdateSet({
+        language: subscriber.language,
+        source: subscriber.source,
+        consented_at: now,
+        withdrawn_at: null,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+/** Marks the withdrawal time; false when the address was not subscribed in that store. */
+export async function withdrawSubscriber(db: Db, email: string, storeCode: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('newsletter_subscriber')
+    .set({ withdrawn_at: now, updated_at: now })
+    .where('email', '=', email)
+    .where('store_code', '=', storeCode)
+    .where('withdrawn_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Keeps the account's `newsletter` flag (app_user, the accounts module's) in step with the
+ * subscriptions of the same address: true while it is subscribed in any store.
+ */
+export async function syncUserNewsletterFlag(db: Db, email: string, now: number): Promise<void> {
+  const subscribed = await db
+    .selectFrom('newsletter_subscriber')
+    .select('id')
+    .where('email', '=', email)
+    .where('withdrawn_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  await db
+    .updateTable('app_user')
+    .set({ newsletter: subscribed !== undefined, updated_at: now })
+    .where('email', '=', email)
+    .execute();
+}
+
+/** One page of current subscribers after `afterId`, by id (the export pages by it, never reading the whole table). */
+export function currentSubscribersPage(db: Db, afterId: number, limit: number, storeCode?: string): Promise<SubscriberRow[]> {
+  let query = db.selectFrom('newsletter_subscriber').selectAll().where('withdrawn_at', 'is', null).where('id', '>', afterId);
+  if (storeCode !== undefined) query = query.where('store_code', '=', storeCode);
+  return query.orderBy('id').limit(limit).execute();
+}
+
+/** Deletes requests made before `before` whose links no longer work; the consent is on the subscriber. */
+export async function pruneRequests(db: Db, before: number, now: number): Promise<number> {
+  const result = await db
+    .deleteFrom('newsletter_request')
+    .where('created_at', '<', before)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '<', now), eb('confirmed_at', 'is not', null)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.js';
+import { requestStore } from '../../http/request-context.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { addressKey } from '../../infra/address-key.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
+import type { NewsletterConfig } from './newsletter.config.js';
+import { normaliseEmail } from './newsletter.repository.js';
+import { ConfirmForm, Confirmed, Empty, SubscribeForm, UnsubscribeQuery } from './newsletter.schemas.js';
+import { confirmSubscription, requestSubscription, unsubscribe } from './newsletter.service.js';
+import { unsubscribeSecret, unsubscribeSigner } from './unsubscribe-link.js';
+
+export interface NewsletterDeps {
+  database: DatabaseHandle;
+  config: NewsletterConfig;
+}
+
+const tags = ['newsletter'];
+const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
+// RFC 8058's POST is tiny: `List-Unsubscribe=One-Click`.
+const FORM_BODY_LIMIT = 1024;
+
+/** Newsletter subscription with double opt-in, and the signed one-click unsubscribe. */
+export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async (app, { database, config }) => {
+  const db = database.db;
+  // Counted before validation, so malformed requests count too.
+  const limitPerIp = async (request: FastifyRequest) =>
+    consumeRateLimit(db, `newsletter:ip:${addressKey(request.ip)}`, config.newsletter.perIp, request.actionTime);
+  // Answers about someone's subscription are for them only.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+  });
+
+  app.post(
+    '/newsletter/subscribe',
+    {
+      preValidation: limitPerIp,
+      schema: {
+        tags,
+        summary:
+          'Ask for a subscription: a confirmation link is mailed; nothing is subscribed until it is followed (the answer never tells whether the address is subscribed)',
+        headers: StoreRequestHeaders,
+        body: SubscribeForm,
+        response: { 200: success(Empty), ...formErrors },
+      },
+    },
+    async (request) => {
+      const { email, language, source } = request.body;
+      const now = request.actionTime;
+      // Each request mails a link: capped per address so nobody can flood an inbox.
+      await consumeRateLimit(db, `newsletter:email:${normaliseEmail(email)}`, config.newsletter.perEmail, now);
+      const input = { email, language, source: source ?? 'website', storeCode: requestStore(request).code };
+      await db.transaction().execute((trx) => requestSubscription(trx, config, input, now));
+      return {};
+    },
+  );
+
+  app.post(
+    '/newsletter/confirm',
+    {
+      preValidation: limitPerIp,
+      schema: {
+        tags,
+        summary: 'Follow the confirmation link: the subscription starts now (400 for a link unknown, used or expired)',
+        headers: StoreRequestHeaders,
+        body: ConfirmForm,
+        response: { 200: success(Confirmed), ...formErrors },
+      },
+    },
+    async (request) => {
+      const confirmed = await db.transaction().execute((trx) => confirmSubscription(trx, request.body.token, request.actionTime));
+      return { email: confirmed.email, store: confirmed.storeCode, language: confirmed.language };
+    },
+  );
+
+  // A scope of its own, so that only this route takes form bodies (RFC 8058's one-click POST).
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
+    scope.post(
+      '/newsletter/unsubscribe',
+      {
+        // Mail clients post the link as it is, without a store header: the store is in the signed link.
+        config: { storeScoped: false },
+        preValidation: limitPerIp,
+        schema: {
+          tags,
+          summary:
+            'Unsubscribe with a signed link (the List-Unsubscribe header of every marketing mail); RFC 8058 one-click: any body, e.g. `List-Unsubscribe=One-Click` form-encoded, or none',
+          querystring: UnsubscribeQuery,
+          response: { 200: success(Empty, 'plain'), ...errors(400, 403, 413, 415, 429, 500) },
+        },
+      },
+      async (request) => {
+        const { email, store, signature } = request.query;
+        const now = request.actionTime;
+        const signer = unsubscribeSigner(await unsubscribeSecret(db, config.newsletter.unsubscribeSecret, now));
+        await db.transaction().execute((trx) => unsubscribe(trx, signer, { email, storeCode: store, signature }, now));
+        return {};
+      },
+    );
+  });
+};

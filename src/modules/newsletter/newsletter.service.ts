@@ -1,0 +1,69 @@
+import type { Db } from '../../db/database.js';
+import { badRequest, forbidden } from '../../infra/domain-error.js';
+import { hashToken, isTokenShaped } from '../../infra/tokens.js';
+import type { NewsletterConfig } from './newsletter.config.js';
+import { queueNewsletterMail } from './newsletter.jobs.js';
+import {
+  expirePendingRequests,
+  findPendingRequestByToken,
+  insertRequest,
+  markRequestConfirmed,
+  normaliseEmail,
+  syncUserNewsletterFlag,
+  upsertSubscriber,
+  withdrawSubscriber,
+} from './newsletter.repository.js';
+import type { Recipient, UnsubscribeSigner } from './unsubscribe-link.js';
+
+export interface SubscribeRequest {
+  email: string;
+  language: string;
+  storeCode: string;
+  source: string;
+}
+
+/**
+ * The request side of double opt-in: stores a pending request and queues its confirmation mail in
+ * the same transaction, the same work whether or not the address is subscribed already, so the
+ * answer tells nothing. The worker decides whether a mail goes out (newsletter.mails.ts).
+ */
+export async function requestSubscription(
+  trx: Db,
+  config: Pick<NewsletterConfig, 'jobs'>,
+  input: SubscribeRequest,
+  now: number,
+): Promise<void> {
+  const requestId = await insertRequest(trx, { ...input, email: normaliseEmail(input.email) }, now);
+  await queueNewsletterMail(trx, config, { kind: 'confirmation', requestId }, now);
+}
+
+const badToken = () => badRequest('newsletter.badToken');
+
+/** Follows a confirmation link: the subscription starts now, with the request's store, language and source. */
+export async function confirmSubscription(
+  trx: Db,
+  token: string,
+  now: number,
+): Promise<{ email: string; storeCode: string; language: string }> {
+  if (!isTokenShaped(token)) throw badToken();
+  const request = await findPendingRequestByToken(trx, hashToken(token), now);
+  // A link followed twice at once: only the first confirmation records the consent.
+  if (!request || !(await markRequestConfirmed(trx, request.id, now))) throw badToken();
+  const subscription = { email: request.email, storeCode: request.store_code, language: request.language, source: request.source };
+  await upsertSubscriber(trx, subscription, now);
+  await syncUserNewsletterFlag(trx, request.email, now);
+  return { email: request.email, storeCode: request.store_code, language: request.language };
+}
+
+/**
+ * Follows a signed unsubscribe link: withdraws the subscription (its time kept) and cancels the
+ * confirmation links still pending for the address, so a "stop" from the confirmation mail sticks.
+ * The same answer whether or not the address was subscribed: the link was made for it.
+ */
+export async function unsubscribe(trx: Db, signer: UnsubscribeSigner, link: Recipient & { signature: string }, now: number): Promise<void> {
+  const recipient = { email: normaliseEmail(link.email), storeCode: link.storeCode };
+  if (recipient.email !== link.email || !signer.verify(recipient, link.signature)) throw forbidden('newsletter.badSignature');
+  await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
+  await expirePendingRequests(trx, recipient.email, recipient.storeCode, now);
+  await syncUserNewsletterFlag(trx, recipient.email, now);
+}
