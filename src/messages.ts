@@ -9,6 +9,7 @@ import { adminMessages } from './modules/admin/index.js';
 import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
+import { downloadsMessages } from './modules/downloads/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { searchMessages } from './modules/search/index.js';
@@ -25,6 +26,7 @@ declare module './i18n/index.js' {
       Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof dataExportMessages>,
+      Keys<typeof downloadsMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
       Keys<typeof searchMessages>,
@@ -38,6 +40,7 @@ for (const set of [
   basketMessages,
   catalogueMessages,
   dataExportMessages,
+  downloadsMessages,
   checkoutMessages,
   ordersMessages,
   searchMessages,

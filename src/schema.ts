@@ -8,6 +8,7 @@ import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
+import type { DownloadsTables } from './modules/downloads/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
 import type { SearchTables } from './modules/search/index.js';
@@ -24,6 +25,7 @@ declare module './db/schema.js' {
       CatalogueTables,
       CountryTables,
       DataExportTables,
+      DownloadsTables,
       OrdersTables,
       SearchTables,
       SocialTables,
