@@ -7,7 +7,9 @@
 // Writes its section of bench/RESULTS.md (part `download`).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
+import { createReadStream } from 'node:fs';
+import { createServer, get } from 'node:http';
+import { loadavg } from 'node:os';
 import { cpus, release, tmpdir, type } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -101,7 +103,14 @@ async function main(): Promise<void> {
     });
     await processOrder(db, order.id, Date.now());
     const stored = await localFileStore(fileDir).put('products/bench/book.epub', fileContent());
-    const file = { productId, format: 'EPUB', storageKey: 'products/bench/book.epub', contentType: 'application/epub+zip', size: stored.size, filename: 'book.epub' };
+    const file = {
+      productId,
+      format: 'EPUB',
+      storageKey: 'products/bench/book.epub',
+      contentType: 'application/epub+zip',
+      size: stored.size,
+      filename: 'book.epub',
+    };
     const { id: fileId } = await saveProductFile(db, file, Date.now());
     await database.close();
 
@@ -109,7 +118,14 @@ async function main(): Promise<void> {
       {
         script: 'dist/main.js',
         args: ['serve'],
-        env: { DATABASE_URL: `sqlite:${dbFile}`, FILE_STORE_DIR: fileDir, DOWNLOAD_LINK_SECRET: secret, DOWNLOAD_LIMIT: '100', LOG_LEVEL: 'warn', WORKER: 'off' },
+        env: {
+          DATABASE_URL: `sqlite:${dbFile}`,
+          FILE_STORE_DIR: fileDir,
+          DOWNLOAD_LINK_SECRET: secret,
+          DOWNLOAD_LIMIT: '100',
+          LOG_LEVEL: 'warn',
+          WORKER: 'off',
+        },
         readyPath: '/site/health',
       },
       ROOT,
@@ -117,7 +133,9 @@ async function main(): Promise<void> {
     const pid = service.pid;
     try {
       const link = async () => {
-        const response = await fetch(`${service.baseUrl}/download/${order.id}-${fileId}/link`, { headers: { authorization: `Bearer ${customer.token}` } });
+        const response = await fetch(`${service.baseUrl}/download/${order.id}-${fileId}/link`, {
+          headers: { authorization: `Bearer ${customer.token}` },
+        });
         if (!response.ok) throw new Error(`link: ${response.status} ${await response.text()}`);
         return new URL(((await response.json()) as { url: string }).url).pathname;
       };
@@ -125,13 +143,19 @@ async function main(): Promise<void> {
       await download(`${service.baseUrl}${await link()}`, pid, 'warm-up', { range: 'bytes=0-1023' });
       const before = memoryOf(pid);
       const rounds: Round[] = [];
-      for (let index = 1; index <= 3; index += 1) rounds.push(await download(`${service.baseUrl}${await link()}`, pid, `whole file, run ${index}`));
+      for (let index = 1; index <= 3; index += 1)
+        rounds.push(await download(`${service.baseUrl}${await link()}`, pid, `whole file, run ${index}`));
       rounds.push(await download(`${service.baseUrl}${await link()}`, pid, 'whole file, client reads after 2 s', {}, 2000));
-      rounds.push(await download(`${service.baseUrl}${await link()}`, pid, 'range from the middle (bytes=N/2-)', { range: `bytes=${SIZE / 2}-` }));
+      rounds.push(
+        await download(`${service.baseUrl}${await link()}`, pid, 'range from the middle (bytes=N/2-)', { range: `bytes=${SIZE / 2}-` }),
+      );
       const after = memoryOf(pid);
+      rounds.push(await rawCeiling(join(fileDir, 'products/bench/book.epub')));
       for (const round of rounds) {
+        if (round.name.startsWith('ceiling')) continue;
         const expected = round.name.startsWith('range') ? SIZE / 2 : SIZE;
-        if (round.bytes !== expected || (round.status !== 200 && round.status !== 206)) throw new Error(`${round.name}: ${round.status}, ${round.bytes} bytes`);
+        if (round.bytes !== expected || (round.status !== 200 && round.status !== 206))
+          throw new Error(`${round.name}: ${round.status}, ${round.bytes} bytes`);
       }
       report(rounds, before, after);
     } finally {
@@ -142,20 +166,42 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The same file from a bare node:http server in this process (no framework, no database), streamed the
+ * same way: what the loopback and the disk give on this machine at this moment.
+ */
+async function rawCeiling(path: string): Promise<Round> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-length': SIZE });
+    createReadStream(path, { highWaterMark: 256 * 1024 }).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    return { ...(await download(`http://127.0.0.1:${port}/`, process.pid, 'ceiling: bare node:http, same file')), maxRss: NaN };
+  } finally {
+    server.close();
+  }
+}
+
 function report(rounds: Round[], before: { rss: number; hwm: number }, after: { rss: number; hwm: number }): void {
   const mb = (bytes: number) => (bytes / MiB).toFixed(0);
   const lines = [
     `## Download: ${MEGABYTES} MB through \`GET /direct-download/{token}\` (\`npx tsx bench/download.ts\`)`,
     '',
     `${new Date().toISOString().slice(0, 10)}, ${type()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ` +
-      'the service from `dist/` on SQLite and the local file store, the client on the same machine (loopback).',
+      'the service from `dist/` on SQLite and the local file store, the client on the same machine (loopback); ' +
+      `load average ${loadavg()[0]!.toFixed(1)} at the end (the machine is shared).`,
     '',
     '| round | bytes | seconds | MB/s | service RSS peak while it ran |',
     '| --- | ---: | ---: | ---: | ---: |',
-    ...rounds.map((round) => `| ${round.name} | ${round.bytes} | ${round.seconds.toFixed(2)} | ${(round.bytes / MiB / round.seconds).toFixed(0)} | ${mb(round.maxRss)} MB |`),
+    ...rounds.map(
+      (round) =>
+        `| ${round.name} | ${round.bytes} | ${round.seconds.toFixed(2)} | ${(round.bytes / MiB / round.seconds).toFixed(0)} | ${Number.isNaN(round.maxRss) ? '–' : `${mb(round.maxRss)} MB`} |`,
+    ),
     '',
     `Service process peak RSS (VmHWM): **${mb(before.hwm)} MB before the downloads, ${mb(after.hwm)} MB after** ` +
-      `(${mb(after.hwm - before.hwm)} MB more for ${rounds.length} downloads of ${MEGABYTES} MB); RSS at the end ${mb(after.rss)} MB.`,
+      `(${mb(after.hwm - before.hwm)} MB more for the ${rounds.length - 1} downloads above); RSS at the end ${mb(after.rss)} MB.`,
     '',
     'The file is read in 256 KiB chunks and written to the socket under back-pressure (`reply.send(stream)`), so the',
     "memory a download holds does not grow with the file's size nor with a slow client.",

@@ -23,7 +23,13 @@ beforeAll(async () => {
   expect((await upload(world, book!.code, 'EPUB', epub, '?filename=Kevade%20(2024).epub')).statusCode).toBe(200);
   const uploaded = await upload(world, book!.code, 'PDF', pdf);
   expect(uploaded.statusCode, uploaded.body).toBe(200);
-  expect(uploaded.json()).toMatchObject({ productCode: book!.code, format: 'PDF', contentType: 'application/pdf', size: 5000, filename: `${book!.code}.pdf` });
+  expect(uploaded.json()).toMatchObject({
+    productCode: book!.code,
+    format: 'PDF',
+    contentType: 'application/pdf',
+    size: 5000,
+    filename: `${book!.code}.pdf`,
+  });
   const items = await downloads(world, world.customer);
   epubItem = items.find((item) => item.format === 'EPUB')!;
   pdfItem = items.find((item) => item.format === 'PDF')!;
@@ -65,7 +71,10 @@ describe('PUT /admin/product-files/{productCode}/{format}', () => {
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json().id).toBe(Number(pdfItem.id.split('-')[1]));
     const productDir = join(world.fileDir, 'products', String(world.ebooks[0]!.id));
-    expect(readdirSync(productDir).sort()).toEqual([expect.stringMatching(/^epub-[0-9a-f]{16}\.epub$/), expect.stringMatching(/^pdf-[0-9a-f]{16}\.pdf$/)]);
+    expect(readdirSync(productDir).sort()).toEqual([
+      expect.stringMatching(/^epub-[0-9a-f]{16}\.epub$/),
+      expect.stringMatching(/^pdf-[0-9a-f]{16}\.pdf$/),
+    ]);
   });
 });
 
@@ -110,7 +119,8 @@ describe('GET /download/{id}/link', () => {
     expectErrorBody(other, 404, 'Not Found');
     const unknown = await get(world, `/download/${world.orderId}-999999/link`, world.customer, en);
     expect(unknown.statusCode).toBe(404);
-    for (const id of ['abc', '1-2-3', '0-1', `${world.orderId}`]) expectErrorBody(await get(world, `/download/${id}/link`, world.customer), 404, 'Not Found');
+    for (const id of ['abc', '1-2-3', '0-1', `${world.orderId}`])
+      expectErrorBody(await get(world, `/download/${id}/link`, world.customer), 404, 'Not Found');
     expectErrorBody(await get(world, `/download/${epubItem.id}/link`, {}), 401, 'Unauthorized');
   });
 });
@@ -171,14 +181,25 @@ describe('GET /direct-download/{token}', () => {
     const [payload, mac] = token.split('.') as [string, string];
     const flip = (text: string, at: number) => `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`;
     // The PDF's file under the EPUB's signature.
-    const otherFile = Buffer.from(Buffer.from(payload, 'base64url').toString().replace(/\.(\d+)\.(\d+)\.(\d+)$/, `.$1.${pdfItem.id.split('-')[1]}.$3`)).toString('base64url');
+    const otherFile = Buffer.from(
+      Buffer.from(payload, 'base64url')
+        .toString()
+        .replace(/\.(\d+)\.(\d+)\.(\d+)$/, `.$1.${pdfItem.id.split('-')[1]}.$3`),
+    ).toString('base64url');
     const forged = linkSigner('another-secret-another-secret-another-secret').sign({
       orderId: world.orderId,
       fileId: Number(epubItem.id.split('-')[1]),
       clientAccountId: world.customer.clientAccountId,
       expiresAt: Date.now() + 60_000,
     });
-    for (const bad of [`${flip(payload, 5)}.${mac}`, `${payload}.${flip(mac, 3)}`, `${otherFile}.${mac}`, forged, 'garbage', `${payload}.`]) {
+    for (const bad of [
+      `${flip(payload, 5)}.${mac}`,
+      `${payload}.${flip(mac, 3)}`,
+      `${otherFile}.${mac}`,
+      forged,
+      'garbage',
+      `${payload}.`,
+    ]) {
       expectErrorBody(await get(world, `/direct-download/${bad}`, {}, en), 403, 'Forbidden');
     }
   });

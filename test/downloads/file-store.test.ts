@@ -42,7 +42,20 @@ describe('the local file store', () => {
   });
 
   it('refuses keys that could leave its folder or are not plain names', async () => {
-    const bad = ['../secret.txt', 'products/../../secret.txt', '/etc/passwd', '..', 'a/./b', 'a//b', '', '.hidden', 'a\\..\\b', 'a/b/', 'x\u0000y', 'ä.epub'];
+    const bad = [
+      '../secret.txt',
+      'products/../../secret.txt',
+      '/etc/passwd',
+      '..',
+      'a/./b',
+      'a//b',
+      '',
+      '.hidden',
+      'a\\..\\b',
+      'a/b/',
+      'x\u0000y',
+      'ä.epub',
+    ];
     for (const key of bad) {
       await expect(store.stat(key), key).rejects.toBeInstanceOf(FileStoreKeyError);
       await expect(store.createReadStream(key), key).rejects.toBeInstanceOf(FileStoreKeyError);

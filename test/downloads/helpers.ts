@@ -32,13 +32,27 @@ export async function createDownloadWorld(env: Record<string, string> = {}, eboo
   const db = t.database.db;
   const ebooks: DownloadWorld['ebooks'] = [];
   for (let index = 0; index < ebookCount; index += 1) {
-    const id = await createProduct(db, { name: `E-raamat ${index}`, type: 'EBOOK', binding: 'EPUB', deliveryTime: 'INSTANT_DOWNLOAD', price: 8 });
+    const id = await createProduct(db, {
+      name: `E-raamat ${index}`,
+      type: 'EBOOK',
+      binding: 'EPUB',
+      deliveryTime: 'INSTANT_DOWNLOAD',
+      price: 8,
+    });
     const { code } = await db.selectFrom('product').select('code').where('id', '=', id).executeTakeFirstOrThrow();
     ebooks.push({ id, code });
   }
   const methods = await importLines(t, 'delivery-methods', [
     // A basket of e-books only is sent by e-mail.
-    { code: 'EMAIL', kind: 'COURIER', names: { et: 'E-postiga' }, prices: [{ store: 'WEB', price: 0 }], suitsDigitalOnly: true, daysMin: 0, daysMax: 0 },
+    {
+      code: 'EMAIL',
+      kind: 'COURIER',
+      names: { et: 'E-postiga' },
+      prices: [{ store: 'WEB', price: 0 }],
+      suitsDigitalOnly: true,
+      daysMin: 0,
+      daysMax: 0,
+    },
   ]);
   expect(methods.statusCode, methods.body).toBe(200);
   const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
@@ -46,7 +60,12 @@ export async function createDownloadWorld(env: Record<string, string> = {}, eboo
   const b = await createCustomer(db);
   const customer = { bearer: a.token, clientAccountId: a.clientAccountId };
   const stranger = { bearer: b.token, clientAccountId: b.clientAccountId };
-  const orderId = await buy(t, customer, ebooks.map((book) => book.id), Number(courier.id));
+  const orderId = await buy(
+    t,
+    customer,
+    ebooks.map((book) => book.id),
+    Number(courier.id),
+  );
   return {
     t,
     fileDir,
@@ -75,13 +94,19 @@ async function buy(t: TestApp, who: Who, productIds: number[], courierId: number
     [`${prefix}Postcode`]: '51007',
     [`${prefix}CountryNavCode`]: 'EE',
   });
-  const checkout = await call(t, 'POST', '/checkout', { ...who, token }, {
-    ...contact('shipping'),
-    ...contact('billing'),
-    deliveryMethodId: courierId,
-    paymentMethodId: 'CASH_ON_DELIVERY',
-    termsAccepted: true,
-  });
+  const checkout = await call(
+    t,
+    'POST',
+    '/checkout',
+    { ...who, token },
+    {
+      ...contact('shipping'),
+      ...contact('billing'),
+      deliveryMethodId: courierId,
+      paymentMethodId: 'CASH_ON_DELIVERY',
+      termsAccepted: true,
+    },
+  );
   expect(checkout.statusCode, checkout.body).toBe(200);
   const location = new URL((checkout.json() as { location: string }).location);
   const form = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });

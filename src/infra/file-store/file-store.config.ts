@@ -14,7 +14,9 @@ const S3_VARIABLES = ['FILE_STORE_S3_ENDPOINT', 'FILE_STORE_S3_BUCKET', 'FILE_ST
 export function readFileStoreConfig(env: EnvReader): FileStoreConfig {
   const s3 = S3_VARIABLES.filter((name) => env.optional(name) !== undefined);
   if (s3.length > 0) {
-    env.problem(`${s3.join(', ')}: the S3-compatible file store is not available in this build (it needs @aws-sdk/client-s3); unset them to use FILE_STORE_DIR`);
+    env.problem(
+      `${s3.join(', ')}: the S3-compatible file store is not available in this build (it needs @aws-sdk/client-s3); unset them to use FILE_STORE_DIR`,
+    );
   }
   return { dir: env.read('FILE_STORE_DIR', './data/files') };
 }

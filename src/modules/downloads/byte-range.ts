@@ -2,10 +2,7 @@
 // ranges at once (multipart/byteranges) are not served: the whole file is answered instead, which
 // the RFC allows. A range that starts past the end is unsatisfiable (416).
 
-export type RangeAnswer =
-  | { kind: 'whole' }
-  | { kind: 'partial'; start: number; end: number }
-  | { kind: 'unsatisfiable' };
+export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 const SINGLE = /^bytes=(\d{0,15})-(\d{0,15})$/;
 

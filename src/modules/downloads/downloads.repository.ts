@@ -103,7 +103,13 @@ export async function entitledFile(
   if (entitlement.storeCode !== undefined) {
     const storeCode = entitlement.storeCode;
     query = query.where((eb) =>
-      eb.exists(eb.selectFrom('customer_order as o').select(sql.lit(1).as('one')).whereRef('o.id', '=', 'e.order_id').where('o.store_code', '=', storeCode)),
+      eb.exists(
+        eb
+          .selectFrom('customer_order as o')
+          .select(sql.lit(1).as('one'))
+          .whereRef('o.id', '=', 'e.order_id')
+          .where('o.store_code', '=', storeCode),
+      ),
     );
   }
   const row = await query.executeTakeFirst();
@@ -121,7 +127,10 @@ export async function entitledFile(
 }
 
 /** Records that a link served its first request; false when it already had (a later request of the same link). */
-export async function markLinkUsed(db: Db, link: { linkId: string; orderId: number; productId: number; expiresAt: number }): Promise<boolean> {
+export async function markLinkUsed(
+  db: Db,
+  link: { linkId: string; orderId: number; productId: number; expiresAt: number },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('download_link_use')
     .values({ link_id: link.linkId, order_id: link.orderId, product_id: link.productId, expires_at: link.expiresAt })
@@ -136,7 +145,12 @@ export async function markLinkUsed(db: Db, link: { linkId: string; orderId: numb
  * upsert, so concurrent downloads cannot all pass a check made before any of them was counted.
  * Answers the new count, or undefined when the limit was reached.
  */
-export async function countDownload(db: Db, entitlement: { orderId: number; productId: number }, limit: number, now: number): Promise<number | undefined> {
+export async function countDownload(
+  db: Db,
+  entitlement: { orderId: number; productId: number },
+  limit: number,
+  now: number,
+): Promise<number | undefined> {
   const row = await db
     .insertInto('download_count')
     .values({ order_id: entitlement.orderId, product_id: entitlement.productId, used: 1, updated_at: now })

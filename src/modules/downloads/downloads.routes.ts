@@ -63,7 +63,12 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     async (request, reply) => {
       const principal = await authenticate(db, request);
       const page = pageRequest(request.query);
-      const { items, total } = await listDownloads(db, { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode }, page, rules.limit);
+      const { items, total } = await listDownloads(
+        db,
+        { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode },
+        page,
+        rules.limit,
+      );
       setPaginationHeaders(request, reply, page, total);
       return items.map((item) => ({
         id: item.id,
@@ -130,7 +135,9 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       const signer = await signerAt(now);
       const { file, range } = await db
         .transaction()
-        .execute((trx) => openDownload(trx, signer, { token: request.params.token, bearerClient, range: request.headers.range }, rules.limit, now));
+        .execute((trx) =>
+          openDownload(trx, signer, { token: request.params.token, bearerClient, range: request.headers.range }, rules.limit, now),
+        );
       if (range.kind === 'unsatisfiable') {
         throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
       }

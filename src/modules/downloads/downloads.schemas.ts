@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
-import { StoreRequestHeaders } from '../../http/schemas.js';
 
 /** The formats a product file may have, each with the Content-Type and file extension it is served with. */
 export const FILE_FORMATS = {
@@ -13,7 +12,6 @@ export const FILE_FORMATS = {
   ZIP: { contentType: 'application/zip', extension: 'zip' },
 } as const;
 export type FileFormat = keyof typeof FILE_FORMATS;
-
 
 export const DownloadListQuery = PagingQuery;
 
@@ -56,12 +54,18 @@ export const ProductFileParams = Type.Object({
   productCode: Type.String({ minLength: 1, maxLength: 64 }),
   format: Type.Union(
     Object.keys(FILE_FORMATS).map((format) => Type.Literal(format)),
-    { description: Object.entries(FILE_FORMATS).map(([format, { contentType }]) => `${format} (${contentType})`).join(', ') },
+    {
+      description: Object.entries(FILE_FORMATS)
+        .map(([format, { contentType }]) => `${format} (${contentType})`)
+        .join(', '),
+    },
   ),
 });
 
 export const ProductFileQuery = Type.Object({
-  filename: Type.Optional(Type.String({ maxLength: 150, description: 'The name the browser saves it as; `<productCode>.<extension>` by default' })),
+  filename: Type.Optional(
+    Type.String({ maxLength: 150, description: 'The name the browser saves it as; `<productCode>.<extension>` by default' }),
+  ),
 });
 
 export const ProductFileSchema = Type.Object({

@@ -42,7 +42,10 @@ export async function createLink(
   if (!file) throw notFound('downloads.notFound', { id: id.slice(0, 40) });
   if (file.used >= rules.limit) throw forbidden('downloads.limitReached', { limit: rules.limit });
   const expiresAt = now + rules.ttlMs;
-  return { token: signer.sign({ orderId: file.orderId, fileId: file.fileId, clientAccountId: owner.clientAccountId, expiresAt }), expiresAt };
+  return {
+    token: signer.sign({ orderId: file.orderId, fileId: file.fileId, clientAccountId: owner.clientAccountId, expiresAt }),
+    expiresAt,
+  };
 }
 
 export interface OpenedDownload {
@@ -52,9 +55,9 @@ export interface OpenedDownload {
 
 /**
  * Checks a link and counts its download: 403 when tampered, expired, made for another client than
- * the bearer's (`bearerClient`, when one was sent), no longer entitled or past the limit; an
- * `unsatisfiable` range for a range outside the file (the route answers 416), which counts nothing. Runs in the caller's transaction, so a refused
- * count leaves no trace of the link either.
+ * the bearer's (`bearerClient`, when one was sent), no longer entitled or past the limit. A range
+ * outside the file comes back `unsatisfiable` (the route answers 416) and counts nothing. Runs in
+ * the caller's transaction, so a refused count leaves no trace of the link either.
  */
 export async function openDownload(
   trx: Db,
