@@ -26,6 +26,8 @@ import { companiesRoutes } from './modules/companies/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
+import { downloadsRoutes, productFilesRoutes } from './modules/downloads/index.js';
+import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { profileRoutes } from './modules/profile/index.js';
@@ -159,6 +161,10 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
       await api.register(adminOrdersRoutes, { database, gateways });
+      const fileStore = createFileStore(config.fileStore);
+      const downloadsConfig = { downloads: config.downloads, basePath: config.basePath, publicUrl: config.orders.publicUrl };
+      await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
+      await api.register(productFilesRoutes, { database, fileStore });
     },
     { prefix: config.basePath },
   );

@@ -4,6 +4,7 @@ import { LANGUAGES, type Language } from './i18n/index.js';
 import { envReader, type Env } from './infra/env.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
 import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
+import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/file-store.config.js';
 // The sections' own files rather than the modules' index: reading the environment must not load every
 // module's routes (and Fastify), or each CLI command would pay for them at start.
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
@@ -17,6 +18,7 @@ import { readSearchConfig, type SearchSection } from './modules/search/search.co
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
 import { readOrdersConfig, type OrdersSection } from './modules/orders/orders.config.js';
+import { readDownloadsConfig, type DownloadsSection } from './modules/downloads/downloads.config.js';
 import { STORE_CODES, type StoreCode } from './modules/store/store-codes.js';
 
 // The store module owns the list of stores; re-exported for the configuration's readers.
@@ -52,6 +54,9 @@ export interface Config extends CatalogueConfig {
   social: SocialSection;
   orders: OrdersSection;
   newsletter: NewsletterSection;
+  /** Where downloadable files are kept (FILE_STORE_DIR). */
+  fileStore: FileStoreConfig;
+  downloads: DownloadsSection;
   dataExport: ExportSettings;
   search: SearchSection;
   tracking: TrackingSection;
@@ -104,6 +109,8 @@ export function loadConfig(env: Env = process.env): Config {
     social: readSocialConfig(reader),
     orders: readOrdersConfig(reader),
     newsletter: readNewsletterConfig(reader),
+    fileStore: readFileStoreConfig(reader),
+    downloads: readDownloadsConfig(reader),
     dataExport: readDataExportConfig(reader),
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),

@@ -11,6 +11,7 @@ import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { newsletterMessages } from './modules/newsletter/index.js';
+import { downloadsMessages } from './modules/downloads/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
@@ -30,6 +31,7 @@ declare module './i18n/index.js' {
       Keys<typeof companiesMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof newsletterMessages>,
+      Keys<typeof downloadsMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
@@ -46,6 +48,7 @@ for (const set of [
   companiesMessages,
   dataExportMessages,
   newsletterMessages,
+  downloadsMessages,
   checkoutMessages,
   ordersMessages,
   profileMessages,

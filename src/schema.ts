@@ -10,6 +10,7 @@ import type { CompaniesTables } from './modules/companies/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { NewsletterTables } from './modules/newsletter/index.js';
+import type { DownloadsTables } from './modules/downloads/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
 import type { ProfileTables } from './modules/profile/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
@@ -29,6 +30,7 @@ declare module './db/schema.js' {
       CountryTables,
       DataExportTables,
       NewsletterTables,
+      DownloadsTables,
       OrdersTables,
       ProfileTables,
       SearchTables,

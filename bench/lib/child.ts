@@ -20,6 +20,8 @@ export interface ChildSpec {
 
 export interface RunningChild {
   baseUrl: string;
+  /** The server's process id (for reading its memory from /proc). */
+  pid: number;
   /** CPU seconds (user + system, all threads) the child has used so far; undefined off Linux. */
   cpuSeconds(): number | undefined;
   stop(): Promise<void>;
@@ -91,7 +93,7 @@ export async function startChild(spec: ChildSpec, root: string): Promise<Running
     await stop();
     throw new Error(`${spec.script} did not start: ${(err as Error).message}\n${output}`);
   }
-  return { baseUrl, stop, cpuSeconds: () => cpuSecondsOf(child.pid) };
+  return { baseUrl, pid: child.pid!, stop, cpuSeconds: () => cpuSecondsOf(child.pid) };
 }
 
 /**

@@ -18,6 +18,7 @@ import * as addPaymentOrderReference from './2026_11_24_0150_add_payment_order_r
 import * as createProfile from './2026_11_24_0200_create_profile.js';
 import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
+import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0200_create_profile': createProfile,
   '2026_11_24_0220_create_newsletter': createNewsletter,
   '2026_11_24_0230_create_companies': createCompanies,
+  '2026_11_24_0240_create_downloads': createDownloads,
 };

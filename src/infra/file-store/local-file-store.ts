@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { checkedKey, FileStoreKeyError, type ByteSpan, type FileStore, type StoredFile } from './file-store.js';
+
+/**
+ * Files under one folder of the local disk (FILE_STORE_DIR). A put writes a temporary file beside
+ * the target and renames it, so a reader never sees half a file and a failed upload leaves nothing.
+ */
+export function localFileStore(dir: string): FileStore {
+  const root = resolve(dir);
+  const pathOf = (key: string) => {
+    const path = resolve(root, checkedKey(key));
+    // checkedKey already refuses "..": this is the second lock on the same door.
+    if (!path.startsWith(root + sep)) throw new FileStoreKeyError(key);
+    return path;
+  };
+  const statOf = async (path: string): Promise<StoredFile | undefined> => {
+    try {
+      const info = await stat(path);
+      return info.isFile() ? { size: info.size } : undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  };
+
+  return {
+    async put(key: string, content: Readable): Promise<StoredFile> {
+      const path = pathOf(key);
+      await mkdir(dirname(path), { recursive: true });
+      const temporary = `${path}.${randomBytes(6).toString('hex')}.part`;
+      try {
+        await pipeline(content, createWriteStream(temporary, { flags: 'wx' }));
+        await rename(temporary, path);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
+      return (await statOf(path))!;
+    },
+    stat: async (key) => statOf(pathOf(key)),
+    async createReadStream(key: string, span: ByteSpan = {}): Promise<Readable> {
+      const path = pathOf(key);
+      if ((await statOf(path)) === undefined) throw Object.assign(new Error(`no file under ${key}`), { code: 'ENOENT' });
+      return createReadStream(path, { start: span.start, end: span.end, highWaterMark: 256 * 1024 });
+    },
+    async delete(key: string): Promise<void> {
+      await rm(pathOf(key), { force: true });
+    },
+  };
+}

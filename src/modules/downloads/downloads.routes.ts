@@ -1,0 +1,162 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DatabaseHandle } from '../../db/database.js';
+import { authenticate } from '../../http/auth.js';
+import { HttpError } from '../../http/errors.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { DomainError } from '../../infra/domain-error.js';
+import type { FileStore } from '../../infra/file-store/index.js';
+import { linkSecret, linkSigner, type LinkSigner } from './download-link.js';
+import type { DownloadsSection } from './downloads.config.js';
+import {
+  DirectDownloadHeaders,
+  DirectDownloadParams,
+  DownloadIdParams,
+  DownloadLinkSchema,
+  DownloadListQuery,
+  DownloadSchema,
+  FileBytes,
+} from './downloads.schemas.js';
+import { createLink, listDownloads, openDownload } from './downloads.service.js';
+
+export interface DownloadsDeps {
+  database: DatabaseHandle;
+  fileStore: FileStore;
+  config: { downloads: DownloadsSection; basePath: string; publicUrl: string };
+}
+
+const tags = ['downloads'];
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The logged-in client's bought files (GET /download), a signed link to one of them
+ * (GET /download/{id}/link), and the file itself for whoever holds the link
+ * (GET /direct-download/{token}: no bearer needed, not store-scoped, single byte ranges).
+ */
+export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (app, { database, fileStore, config }) => {
+  const db = database.db;
+  const rules = { limit: config.downloads.limit, ttlMs: config.downloads.linkTtlMs };
+  // Made on first use: the stored secret needs the database, which is not read while registering.
+  let signer: Promise<LinkSigner> | undefined;
+  const signerAt = (now: number) => {
+    signer ??= linkSecret(db, config.downloads.linkSecret, now).then(linkSigner);
+    signer.catch(() => (signer = undefined));
+    return signer;
+  };
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+  });
+
+  app.get(
+    '/download',
+    {
+      schema: {
+        tags,
+        summary: "The logged-in client's downloadable files in this store (bought e-books and audiobooks), paged",
+        headers: StoreRequestHeaders,
+        querystring: DownloadListQuery,
+        security: [{ bearer: [] }],
+        response: { 200: success(Type.Array(DownloadSchema), 'list'), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request, reply) => {
+      const principal = await authenticate(db, request);
+      const page = pageRequest(request.query);
+      const { items, total } = await listDownloads(
+        db,
+        { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode },
+        page,
+        rules.limit,
+      );
+      setPaginationHeaders(request, reply, page, total);
+      return items.map((item) => ({
+        id: item.id,
+        orderCode: item.orderCode,
+        productId: item.productId,
+        productCode: item.productCode,
+        title: item.title,
+        format: item.format,
+        contentType: item.contentType,
+        size: item.size,
+        downloadsUsed: item.used,
+        downloadsAllowed: item.allowed,
+        purchasedAt: iso(item.entitledAt),
+      }));
+    },
+  );
+
+  app.get(
+    '/download/:id/link',
+    {
+      schema: {
+        tags,
+        summary: 'A signed link to one of the caller’s files, valid for a few minutes',
+        description:
+          `The link works without a bearer token until it expires (DOWNLOAD_LINK_TTL). Its first use counts one download of the purchase; ` +
+          `past DOWNLOAD_LIMIT downloads no link is given (403). An id that is not the caller's in this store is a 404.`,
+        headers: StoreRequestHeaders,
+        params: DownloadIdParams,
+        security: [{ bearer: [] }],
+        response: { 200: success(DownloadLinkSchema), ...errors(...storeRouteErrors, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const principal = await authenticate(db, request);
+      const now = request.actionTime;
+      const owner = { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode };
+      const { token, expiresAt } = await createLink(db, await signerAt(now), owner, request.params.id, rules, now);
+      return { url: `${config.publicUrl}${config.basePath}/direct-download/${token}`, expiresAt: iso(expiresAt) };
+    },
+  );
+
+  app.get(
+    '/direct-download/:token',
+    {
+      // A HEAD would run the handler and count a download without sending it.
+      exposeHeadRoute: false,
+      config: { storeScoped: false },
+      schema: {
+        tags,
+        summary: 'The file of a signed download link (the token is the credential)',
+        description:
+          'Streams the file with its Content-Type, Content-Length and Content-Disposition. One range (bytes=a-b, a- or -n) is a 206 with ' +
+          'Content-Range; a range past the end is a 416. An expired or altered link, one made for another client than the bearer ' +
+          'sent, or one past the download limit is a 403. The first request of a link counts one download; later ones until it expires do not.',
+        params: DirectDownloadParams,
+        headers: DirectDownloadHeaders,
+        security: [{}, { bearer: [] }],
+        response: { 200: success(FileBytes, 'plain'), 206: success(FileBytes, 'plain'), ...errors(400, 401, 403, 416, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const now = request.actionTime;
+      const bearerClient = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).clientAccountId;
+      const signer = await signerAt(now);
+      const { file, range } = await db
+        .transaction()
+        .execute((trx) =>
+          openDownload(trx, signer, { token: request.params.token, bearerClient, range: request.headers.range }, rules.limit, now),
+        );
+      if (range.kind === 'unsatisfiable') {
+        throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
+      }
+      const span = range.kind === 'partial' ? { start: range.start, end: range.end } : { start: 0, end: file.size - 1 };
+      let stream;
+      try {
+        stream = await fileStore.createReadStream(file.storageKey, file.size === 0 ? {} : span);
+      } catch (error) {
+        request.log.error({ err: error, fileId: file.fileId }, 'a product file could not be read from the file store');
+        throw new DomainError('unavailable', 'downloads.fileMissing');
+      }
+      reply
+        .header('Content-Type', file.contentType)
+        .header('Content-Length', file.size === 0 ? 0 : span.end - span.start + 1)
+        .header('Content-Disposition', `attachment; filename="${file.filename}"`)
+        .header('Accept-Ranges', 'bytes')
+        .header('Cache-Control', 'private, no-store');
+      if (range.kind === 'partial') reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
+      return reply.send(stream);
+    },
+  );
+};

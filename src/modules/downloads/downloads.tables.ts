@@ -1,0 +1,37 @@
+import type { Generated } from 'kysely';
+
+/** A downloadable file of a product, in one format. */
+export interface ProductFileTable {
+  id: Generated<number>;
+  product_id: number;
+  format: string;
+  /** Its key in the file store. */
+  storage_key: string;
+  content_type: string;
+  size_bytes: number;
+  filename: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Downloads used of one entitlement (an order's digital product), whatever its format. */
+export interface DownloadCountTable {
+  order_id: number;
+  product_id: number;
+  used: number;
+  updated_at: number;
+}
+
+/** A signed link that has counted its download. */
+export interface DownloadLinkUseTable {
+  link_id: string;
+  order_id: number;
+  product_id: number;
+  expires_at: number;
+}
+
+export interface DownloadsTables {
+  product_file: ProductFileTable;
+  download_count: DownloadCountTable;
+  download_link_use: DownloadLinkUseTable;
+}

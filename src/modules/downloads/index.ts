@@ -1,0 +1,8 @@
+// The downloads module's public surface: the customers' download routes, the operators' upload of
+// product files, its config section, tables and messages.
+export { downloadsRoutes, type DownloadsDeps } from './downloads.routes.js';
+export { productFilesRoutes, PRODUCT_FILE_MAX_BYTES, type ProductFilesDeps } from './product-files.routes.js';
+export { readDownloadsConfig, type DownloadsSection } from './downloads.config.js';
+export { pruneUsedLinks } from './downloads.repository.js';
+export type * from './downloads.tables.js';
+export { downloadsMessages } from './downloads.messages.js';

@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { add, call, type Who } from '../basket/helpers.js';
+import { importLines } from '../basket/import-helpers.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer } from '../helpers/customers.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+
+// A shop with e-books, a customer who bought them through the real flow (basket, checkout with
+// cash on delivery, the payment link that marks it paid, the worker's processing that grants the
+// entitlements), and an operator key to upload the books' files.
+
+export const LINK_SECRET = 'download-link-secret-for-the-tests-0123456789';
+
+export interface DownloadWorld {
+  t: TestApp;
+  fileDir: string;
+  operatorKey: string;
+  customer: Who & { clientAccountId: number };
+  stranger: Who & { clientAccountId: number };
+  ebooks: Array<{ id: number; code: string }>;
+  orderId: number;
+  close(): Promise<void>;
+}
+
+export async function createDownloadWorld(env: Record<string, string> = {}, ebookCount = 1): Promise<DownloadWorld> {
+  const fileDir = mkdtempSync(join(tmpdir(), 'storefront-files-'));
+  const t = await createTestApp({ env: { FILE_STORE_DIR: fileDir, DOWNLOAD_LINK_SECRET: LINK_SECRET, ...env } });
+  const db = t.database.db;
+  const ebooks: DownloadWorld['ebooks'] = [];
+  for (let index = 0; index < ebookCount; index += 1) {
+    const id = await createProduct(db, {
+      name: `E-raamat ${index}`,
+      type: 'EBOOK',
+      binding: 'EPUB',
+      deliveryTime: 'INSTANT_DOWNLOAD',
+      price: 8,
+    });
+    const { code } = await db.selectFrom('product').select('code').where('id', '=', id).executeTakeFirstOrThrow();
+    ebooks.push({ id, code });
+  }
+  const methods = await importLines(t, 'delivery-methods', [
+    // A basket of e-books only is sent by e-mail.
+    {
+      code: 'EMAIL',
+      kind: 'COURIER',
+      names: { et: 'E-postiga' },
+      prices: [{ store: 'WEB', price: 0 }],
+      suitsDigitalOnly: true,
+      daysMin: 0,
+      daysMax: 0,
+    },
+  ]);
+  expect(methods.statusCode, methods.body).toBe(200);
+  const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
+  const a = await createCustomer(db);
+  const b = await createCustomer(db);
+  const customer = { bearer: a.token, clientAccountId: a.clientAccountId };
+  const stranger = { bearer: b.token, clientAccountId: b.clientAccountId };
+  const orderId = await buy(
+    t,
+    customer,
+    ebooks.map((book) => book.id),
+    Number(courier.id),
+  );
+  return {
+    t,
+    fileDir,
+    operatorKey: await createApiKey(db, 'files', Date.now()),
+    customer,
+    stranger,
+    ebooks,
+    orderId,
+    async close() {
+      await t.close();
+      rmSync(fileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Checks out the products with cash on delivery, opens the payment link (paid) and runs the processing job. */
+async function buy(t: TestApp, who: Who, productIds: number[], courierId: number): Promise<number> {
+  let token: string | undefined;
+  for (const productId of productIds) token = (await add(t, { ...who, token }, productId, 1)).basketToken ?? token;
+  const contact = (prefix: string) => ({
+    [`${prefix}Name`]: 'Mari Maasikas',
+    [`${prefix}Email`]: 'mari@example.ee',
+    [`${prefix}Phone`]: '+372 5555 5555',
+    [`${prefix}Address`]: 'Rüütli 2',
+    [`${prefix}City`]: 'Tartu',
+    [`${prefix}Postcode`]: '51007',
+    [`${prefix}CountryNavCode`]: 'EE',
+  });
+  const checkout = await call(
+    t,
+    'POST',
+    '/checkout',
+    { ...who, token },
+    {
+      ...contact('shipping'),
+      ...contact('billing'),
+      deliveryMethodId: courierId,
+      paymentMethodId: 'CASH_ON_DELIVERY',
+      termsAccepted: true,
+    },
+  );
+  expect(checkout.statusCode, checkout.body).toBe(200);
+  const location = new URL((checkout.json() as { location: string }).location);
+  const form = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+  expect(form.statusCode, form.body).toBe(200);
+  await t.drainJobs();
+  const orderId = Number(location.searchParams.get('orderId'));
+  const entitled = await t.database.db.selectFrom('order_entitlement').select('product_id').where('order_id', '=', orderId).execute();
+  expect(entitled).toHaveLength(productIds.length);
+  return orderId;
+}
+
+/** PUT /admin/product-files/{code}/{format} with the operator key. */
+export function upload(world: DownloadWorld, code: string, format: string, body: Buffer, query = '') {
+  return world.t.app.inject({
+    method: 'PUT',
+    url: `/admin/product-files/${code}/${format}${query}`,
+    headers: { authorization: `Bearer ${world.operatorKey}`, 'content-type': 'application/octet-stream' },
+    payload: body,
+  });
+}
+
+export interface DownloadItem {
+  id: string;
+  productId: number;
+  format: string;
+  size: number;
+  contentType: string;
+  downloadsUsed: number;
+  downloadsAllowed: number;
+}
+
+export function get(world: DownloadWorld, url: string, who: Who = {}, headers: Record<string, string> = {}) {
+  return world.t.app.inject({
+    method: 'GET',
+    url,
+    headers: { ...headers, ...(who.bearer ? { authorization: `Bearer ${who.bearer}` } : {}) },
+  });
+}
+
+/** The items of GET /download. */
+export async function downloads(world: DownloadWorld, who: Who): Promise<DownloadItem[]> {
+  const response = await get(world, '/download?per-page=100', who);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as DownloadItem[];
+}
+
+/** The path of a fresh signed link to the item. */
+export async function linkPath(world: DownloadWorld, who: Who, id: string): Promise<string> {
+  const response = await get(world, `/download/${id}/link`, who);
+  expect(response.statusCode, response.body).toBe(200);
+  return new URL((response.json() as { url: string }).url).pathname;
+}
