@@ -47,9 +47,9 @@ const { values } = parseArgs({
   options: {
     postgres: { type: 'string' },
     products: { type: 'string', default: '500' },
-    baskets: { type: 'string', default: '5000' },
-    purchases: { type: 'string', default: '1000' },
-    drain: { type: 'string', default: '1000' },
+    baskets: { type: 'string', default: '2500' },
+    purchases: { type: 'string', default: '400' },
+    drain: { type: 'string', default: '400' },
     buyers: { type: 'string', default: '20' },
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
@@ -88,8 +88,8 @@ async function benchEngine(label: string, databaseUrl: string, ceiling: RunningC
     BACKOFFICE_ORDERS_URL: backoffice.url,
     BACKOFFICE_ORDERS_SECRET: 'bench-backoffice-secret-0123456789abcdef',
   };
-  const profiled = values['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values['cpu-prof']}` } : {};
-  const service = await startChild({ script: 'dist/main.js', args: ['serve'], env: { ...env, ...profiled }, readyPath: '/site/health' }, ROOT);
+  const nodeOptions = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
+  const service = await startChild({ script: 'dist/main.js', args: ['serve'], env, nodeOptions, readyPath: '/site/health' }, ROOT);
   const database = createDatabase(databaseUrl);
   try {
     const base = service.baseUrl;
