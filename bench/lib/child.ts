@@ -16,6 +16,8 @@ export interface ChildSpec {
   env?: Record<string, string>;
   /** Path polled with GET until it answers 200. */
   readyPath: string;
+  /** Options for node itself (`--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeOptions?: string[];
 }
 
 export interface RunningChild {
@@ -65,7 +67,7 @@ export async function startChild(spec: ChildSpec, root: string): Promise<Running
   const port = await freePort();
   // TypeScript goes through tsx; compiled JavaScript runs as it would in production.
   const loader = spec.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const nodeArgs = [...loader, '--import', EXIT_GUARD, spec.script, ...(spec.args ?? [])];
+  const nodeArgs = [...(spec.nodeOptions ?? []), ...loader, '--import', EXIT_GUARD, spec.script, ...(spec.args ?? [])];
   const [command, args] = pinned ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child = spawn(command, args, {
     cwd: root,
