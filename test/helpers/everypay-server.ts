@@ -37,7 +37,8 @@ export interface ApiRequest {
 }
 
 /** How the API misbehaves: an HTTP error, no answer at all, or an answer that is not JSON. */
-export type Breakage = { status: number; body?: string } | 'hang' | 'bad-json';
+/** `lost-answer`: the request is carried out, then the connection drops before the answer. */
+export type Breakage = { status: number; body?: string } | 'hang' | 'bad-json' | 'lost-answer';
 
 export interface EveryPayServerOptions {
   apiUsername?: string;
@@ -215,6 +216,10 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
       const { how } = breakage;
       if (--breakage.left <= 0) breakage = null;
       if (how === 'hang') return; // never answered; close() drops the socket
+      if (how === 'lost-answer') {
+        api(req, target.pathname, target.searchParams, body);
+        return void res.destroy();
+      }
       if (how === 'bad-json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"payment_reference": ');
       return void res
         .writeHead(how.status, { 'content-type': 'application/json' })

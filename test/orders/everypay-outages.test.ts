@@ -45,7 +45,7 @@ describe('EveryPay down', () => {
       expect(s.everypay.paymentsFor(order.code)).toEqual([]);
 
       const { reference } = await createForm(s, order);
-      expect(s.everypay.paymentsFor(order.code).map((payment) => payment.reference)).toEqual([reference]);
+      expect(s.everypay.paymentsFor(`${order.code}-2`).map((payment) => payment.reference)).toEqual([reference]);
       await s.everypay.settle(reference);
       expect(await view(order)).toMatchObject({
         status: 'PENDING_PROCESSING',
@@ -53,6 +53,22 @@ describe('EveryPay down', () => {
         jobs: 1,
       });
     });
+
+  it('a payment EveryPay made but whose answer was lost: the retry is a new attempt under its own order reference, and it pays', async () => {
+    const order = await placeCardOrder(s);
+    s.everypay.breakApi('lost-answer', 1);
+    const lost = await fetch(`${s.origin}${order.path}`);
+    expect(lost.status).toBe(503);
+    // EveryPay holds a payment under the order's code that the shop never heard of.
+    expect(s.everypay.paymentsFor(order.code)).toHaveLength(1);
+    expect(await view(order)).toMatchObject({ status: 'NEW' });
+
+    const { reference } = await createForm(s, order);
+    const retried = s.everypay.paymentsFor(`${order.code}-2`);
+    expect(retried.map((payment) => payment.reference)).toEqual([reference]);
+    await s.everypay.settle(reference);
+    expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', jobs: 1 });
+  });
 
   it("a callback EveryPay's API cannot confirm is a 503 and changes nothing; EveryPay's retry applies it", async () => {
     const order = await placeCardOrder(s);

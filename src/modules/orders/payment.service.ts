@@ -79,6 +79,7 @@ export async function startPayment(
         order_id: orderId,
         gateway: gatewayName,
         reference: null,
+        order_reference: orderReference,
         idempotency_key: idempotencyKey,
         amount_cents: order.total_cents,
         state: 'creating',
