@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import { basketPruning } from './modules/basket/index.js';
+import { pruneUsedLinks } from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import {
@@ -85,6 +86,7 @@ export function createJobRunner(
         usedIdTokens: usedIdTokenPruning(),
         baskets: basketPruning(),
         newsletterRequests: newsletterRequestPruning(),
+        usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
     },
