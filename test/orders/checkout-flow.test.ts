@@ -139,6 +139,23 @@ describe('a guest buys through the test gateway', () => {
   });
 });
 
+describe('the newsletter box', () => {
+  it('asks for a subscription by double opt-in, with the order; nobody is subscribed before confirming', async () => {
+    const book = await stockedBook(t, shop, 3);
+    await placeGuestOrder([[book, 1]], { newsletterSubscription: true, billingEmail: 'reader@example.ee' });
+    const requests = await db()
+      .selectFrom('newsletter_request')
+      .select(['email', 'source', 'store_code'])
+      .where('email', '=', 'reader@example.ee')
+      .execute();
+    expect(requests).toEqual([{ email: 'reader@example.ee', source: 'checkout', store_code: 'WEB' }]);
+    expect(await db().selectFrom('newsletter_subscriber').selectAll().where('email', '=', 'reader@example.ee').execute()).toEqual([]);
+    const unticked = await stockedBook(t, shop, 3);
+    await placeGuestOrder([[unticked, 1]], { billingEmail: 'quiet@example.ee' });
+    expect(await db().selectFrom('newsletter_request').selectAll().where('email', '=', 'quiet@example.ee').execute()).toEqual([]);
+  });
+});
+
 describe('orders with nothing to pay online', () => {
   it('pay in the shop: create-form points at the finished page and the order is PENDING_PROCESSING', async () => {
     const book = await stockedBook(t, shop, 3);

@@ -6,6 +6,8 @@ export { NEWSLETTER_MAIL_JOB, type NewsletterMail } from './newsletter.jobs.js';
 export { newsletterMailHandler, type NewsletterMailDeps } from './newsletter.mails.js';
 export { newsletterRequestPruning } from './newsletter.pruning.js';
 export { newsletterUnsubscribeHeaders, type Recipient } from './unsubscribe-link.js';
+// Checkout's "subscribe me" box asks for a subscription the same way (double opt-in).
+export { requestSubscription } from './newsletter.service.js';
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';
 export type { NewsletterRequestTable, NewsletterSubscriberTable, NewsletterTables } from './newsletter.tables.js';
 export { newsletterMessages } from './newsletter.messages.js';

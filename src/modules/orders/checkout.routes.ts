@@ -92,6 +92,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
         idempotencyKey: request.headers['idempotency-key'],
         sessionId: request.headers['x-session-id'],
         gateways: configured,
+        jobs: deps.config.jobs,
       };
       let orderId: number;
       try {

@@ -4,6 +4,7 @@ import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField
 import type { MessageKey } from '../../i18n/index.js';
 import { basketCheckout } from '../basket/index.js';
 import type { GatewayName } from '../payments/index.js';
+import { requestSubscription } from '../newsletter/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
 import { recordCreated } from './order-states.js';
 import {
@@ -38,6 +39,8 @@ export interface CheckoutInput {
   idempotencyKey: string | undefined;
   sessionId: string | undefined;
   gateways: ReadonlySet<GatewayName>;
+  /** The outbox's settings, for the newsletter confirmation the form may ask for. */
+  jobs: { maxAttempts: number };
 }
 
 export interface PlacedOrder {
@@ -133,6 +136,14 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   );
   if (priced.code && priced.discountCents > 0 && !(await basketCheckout.countDiscountCodeUse(trx, priced.code.code.id)))
     throw new InvalidInputError([{ field: 'discountCode', messageKey: 'basket.code.USED_UP' }]);
+  // "Subscribe me" asks for a subscription like the newsletter form: the buyer confirms by mail.
+  if (input.form.newsletterSubscription === true)
+    await requestSubscription(
+      trx,
+      { jobs: input.jobs },
+      { email: input.form.billingEmail, language: context.language, storeCode: context.store.code, source: 'checkout' },
+      now,
+    );
   return { orderId, created: true };
 }
 

@@ -10,7 +10,7 @@ import type { GatewayName } from '../payments/index.js';
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {
   database: DatabaseHandle;
-  config: { orders: OrdersSection; basePath: string };
+  config: { orders: OrdersSection; basePath: string; jobs: { maxAttempts: number } };
   stores: StoreReader;
   /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
   gateways: Gateways;
