@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct, setStock } from '../helpers/catalogue.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
@@ -136,6 +137,20 @@ describe('a guest buys through the test gateway', () => {
       expect(response.statusCode, request.url).toBe(404);
     }
     expect((await orderRow(orderId)).status).toBe('NEW');
+  });
+});
+
+describe('order codes', () => {
+  it("WEB orders are WT…, WEB2 orders WN…, priced with the store's own delivery price", async () => {
+    const outlet = await createProduct(db(), { price: 10, stores: ['WEB', 'WEB2'], name: 'Outlet book' });
+    await setStock(db(), outlet, shop.shopId, 5);
+    const who = await fill(t, { store: 'WEB2' }, [[outlet, 1]]);
+    const response = await checkout(t, who, checkoutForm(shop));
+    expect(response.statusCode, response.body).toBe(200);
+    const order = await orderRow(orderLink(response.json().location).orderId);
+    expect(order.code).toMatch(/^WN\d{8}$/);
+    expect(order).toMatchObject({ store_code: 'WEB2' });
+    expect(Number(order.total_cents)).toBe(1000 + 690);
   });
 });
 
