@@ -6,6 +6,7 @@
 import { registerMessages } from './i18n/index.js';
 import { accountsMessages } from './modules/accounts/index.js';
 import { adminMessages } from './modules/admin/index.js';
+import { backInStockMessages } from './modules/back-in-stock/index.js';
 import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
@@ -14,6 +15,7 @@ import { ordersMessages } from './modules/orders/index.js';
 import { searchMessages } from './modules/search/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
+import { wishlistMessages } from './modules/wishlist/index.js';
 
 type Keys<Set extends { en: object }> = Set['en'];
 
@@ -22,6 +24,7 @@ declare module './i18n/index.js' {
     extends
       Keys<typeof accountsMessages>,
       Keys<typeof adminMessages>,
+      Keys<typeof backInStockMessages>,
       Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof dataExportMessages>,
@@ -29,12 +32,14 @@ declare module './i18n/index.js' {
       Keys<typeof ordersMessages>,
       Keys<typeof searchMessages>,
       Keys<typeof socialMessages>,
-      Keys<typeof trackingMessages> {}
+      Keys<typeof trackingMessages>,
+      Keys<typeof wishlistMessages> {}
 }
 
 for (const set of [
   accountsMessages,
   adminMessages,
+  backInStockMessages,
   basketMessages,
   catalogueMessages,
   dataExportMessages,
@@ -43,6 +48,7 @@ for (const set of [
   searchMessages,
   socialMessages,
   trackingMessages,
+  wishlistMessages,
 ]) {
   registerMessages(set);
 }

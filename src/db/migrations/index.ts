@@ -14,6 +14,7 @@ import * as createBasket from './2026_11_23_1100_create_basket.js';
 import * as createTestGatewayPayment from './2026_11_24_0110_create_test_gateway_payment.js';
 import * as createOrders from './2026_11_24_0120_create_orders.js';
 import * as createJobLease from './2026_11_24_0130_create_job_lease.js';
+import * as createWishlist from './2026_11_24_0210_create_wishlist.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0110_create_test_gateway_payment': createTestGatewayPayment,
   '2026_11_24_0120_create_orders': createOrders,
   '2026_11_24_0130_create_job_lease': createJobLease,
+  '2026_11_24_0210_create_wishlist': createWishlist,
 };
