@@ -6,7 +6,7 @@ import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { callerResolver, catalogueContext, type Catalogue } from '../catalogue/index.js';
 import type { SessionActionRecorder } from '../tracking/index.js';
 import { AddToWishlistBody, WishlistHeaders, WishlistItemSchema, WishlistProductParams, WishlistQuery } from './wishlist.schemas.js';
-import { addToWishlist, removeFromWishlist, wishlistItems, type WishlistItem } from './wishlist.service.js';
+import { addToWishlist, removeFromWishlist, wishlistItems, wishlistProduct, type WishlistItem } from './wishlist.service.js';
 
 export interface WishlistDeps {
   database: DatabaseHandle;
@@ -71,7 +71,10 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<WishlistDeps> = async (ap
     },
     async (request, reply) => {
       const context = catalogueContext(request, await callerOf(request));
-      const { created, item } = await db.transaction().execute((trx) => addToWishlist(trx, catalogue, context, request.body.productId));
+      // The card is read first: the catalogue reads outside the transaction (one connection on SQLite).
+      const product = await wishlistProduct(catalogue, context, request.body.productId);
+      const { created, addedAt } = await db.transaction().execute((trx) => addToWishlist(trx, context, product.id));
+      const item = { addedAt, product };
       const session = request.headers['x-session-id'];
       sessionActions.record({
         sessionId: typeof session === 'string' ? session : '',

@@ -46,19 +46,20 @@ export async function wishlistItems(
   return { items, total };
 }
 
-/**
- * Adds a product the caller may see; adding it again changes nothing (`created: false`). An
- * unknown or hidden product is a 404; a full wishlist a 422 on productId.
- */
-export async function addToWishlist(
-  trx: Db,
-  catalogue: Catalogue,
-  context: CatalogueContext,
-  productId: number,
-): Promise<{ created: boolean; item: WishlistItem }> {
-  const owner = wishlistOwner(context);
+/** The product's card for the caller; an unknown product or one hidden from the caller is a 404. Read before the write's transaction. */
+export async function wishlistProduct(catalogue: Catalogue, context: CatalogueContext, productId: number): Promise<ProductCard> {
+  wishlistOwner(context);
   const [product] = await catalogue.cards(context, [productId]);
   if (!product) throw notFound('wishlist.unknownProduct', { id: productId });
+  return product;
+}
+
+/**
+ * Adds the product (checked by wishlistProduct); adding it again changes nothing (`created:
+ * false`, the time it was first added). A full wishlist is a 422 on productId.
+ */
+export async function addToWishlist(trx: Db, context: CatalogueContext, productId: number): Promise<{ created: boolean; addedAt: number }> {
+  const owner = wishlistOwner(context);
   await lockOwner(trx, owner);
   const created = await insertItem(trx, owner, productId, context.now);
   // Counted after the insert, under the lock: the transaction rolls back past the cap.
@@ -66,7 +67,7 @@ export async function addToWishlist(
     throw invalidField('productId', 'wishlist.full', { max: MAX_WISHLIST_ITEMS });
   }
   const addedAt = created ? context.now : ((await itemAddedAt(trx, owner, productId)) ?? context.now);
-  return { created, item: { addedAt, product } };
+  return { created, addedAt };
 }
 
 /** Removes the product from the wishlist; removing one that is not there is no error (idempotent). */
