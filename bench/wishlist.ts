@@ -163,7 +163,7 @@ async function main(): Promise<void> {
   );
   const pick = () => tokens[Math.floor(Math.random() * tokens.length)]!;
   const wishlist = () => ({ headers: { authorization: `Bearer ${pick()}` } });
-  let results: { ceiling: Result; wishlist: Result; items: number };
+  let results: { ceiling: Result; wishlist: Result; items: number; one: Result; catalogue: Result };
   try {
     const probe = await fetch(`${service.baseUrl}/wishlist?per-page=${ITEMS}`, { headers: wishlist().headers });
     const items = ((await probe.json()) as unknown[]).length;
@@ -186,7 +186,11 @@ async function main(): Promise<void> {
         non2xx: a.non2xx + b.non2xx,
         errors: a.errors + b.errors + a.timeouts + b.timeouts,
       }) as Result;
-    results = { ceiling: merge(c1, c2), wishlist: merge(w1, w2), items };
+    // For the diagnosis (info): the fixed cost of an authenticated request (a page of 1), and the
+    // catalogue's own list of 50 cards for the same logged-in callers.
+    const one = await run(service, half, wishlist, '/wishlist?per-page=1');
+    const catalogue = await run(service, half, wishlist, `/product?per-page=${ITEMS}`);
+    results = { ceiling: merge(c1, c2), wishlist: merge(w1, w2), items, one, catalogue };
   } finally {
     await service.stop();
     await ceiling.stop();
@@ -212,7 +216,19 @@ async function main(): Promise<void> {
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     `| ceiling: raw \`node:http\`, small JSON | ${fmt(rps(results.ceiling))} | ${results.ceiling.latency.p99} | ${fmt(results.ceiling.requests.total)} | ${results.ceiling.non2xx} | ${results.ceiling.errors} | 100 % | — | reference |`,
     `| \`GET /wishlist?per-page=50\`, 50 items | ${fmt(rps(results.wishlist))} | ${results.wishlist.latency.p99} | ${fmt(results.wishlist.requests.total)} | ${results.wishlist.non2xx} | ${results.wishlist.errors} | ${(ratio * 100).toFixed(1)} % | ≥ 20 % | ${pass ? 'pass' : 'FAIL'} |`,
+    `| info: \`GET /wishlist?per-page=1\` (the fixed cost: token, caller, page and count queries) | ${fmt(rps(results.one))} | ${results.one.latency.p99} | ${fmt(results.one.requests.total)} | ${results.one.non2xx} | ${results.one.errors} | ${((rps(results.one) / rps(results.ceiling)) * 100).toFixed(1)} % | — | info |`,
+    `| info: \`GET /product?per-page=50\`, the same logged-in clients | ${fmt(rps(results.catalogue))} | ${results.catalogue.latency.p99} | ${fmt(results.catalogue.requests.total)} | ${results.catalogue.non2xx} | ${results.catalogue.errors} | ${((rps(results.catalogue) / rps(results.ceiling)) * 100).toFixed(1)} % | — | info |`,
     '',
+    ...(pass
+      ? []
+      : [
+          "**Missed.** Even a page of 1 (token lookup, the caller's discounts, the page and count statements) reaches only",
+          'the share of the ceiling in its info row: the fixed cost of an authenticated request alone is far below 20 % on',
+          "this machine. The 50 cards (cached bases, pricing, serialisation) cost as much again or more, and the catalogue's",
+          'own list of 50 cards for the same logged-in callers lands in the same range. Reaching 20 % needs a cheaper',
+          'authenticated path (e.g. a per-process token cache) and cheaper cards: shared work beyond the wishlist, not attempted here.',
+          '',
+        ]),
   ].join('\n');
   writeResultsSection(join(ROOT, 'bench', 'RESULTS.md'), 'wishlist', markdown, [
     'core',
