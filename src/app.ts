@@ -20,6 +20,7 @@ import { createImporter } from './infra/import/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
+import { backInStockRoutes } from './modules/back-in-stock/index.js';
 import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
@@ -36,6 +37,7 @@ import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
+import { wishlistRoutes } from './modules/wishlist/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
 
@@ -146,6 +148,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
+      await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
+      await api.register(backInStockRoutes, { database, config });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways =

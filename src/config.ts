@@ -8,6 +8,7 @@ import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/fi
 // The sections' own files rather than the modules' index: reading the environment must not load every
 // module's routes (and Fastify), or each CLI command would pay for them at start.
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
+import { readBackInStockConfig, type BackInStockSection } from './modules/back-in-stock/back-in-stock.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
@@ -60,6 +61,7 @@ export interface Config extends CatalogueConfig {
   dataExport: ExportSettings;
   search: SearchSection;
   tracking: TrackingSection;
+  backInStock: BackInStockSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
   everypay: EveryPayConfig | undefined;
   /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataExport: readDataExportConfig(reader),
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
+    backInStock: readBackInStockConfig(reader),
     everypay: readEveryPayConfig(reader),
     testGateway: readTestGatewayConfig(reader),
   };

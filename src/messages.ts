@@ -6,6 +6,7 @@
 import { registerMessages } from './i18n/index.js';
 import { accountsMessages } from './modules/accounts/index.js';
 import { adminMessages } from './modules/admin/index.js';
+import { backInStockMessages } from './modules/back-in-stock/index.js';
 import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
@@ -18,6 +19,7 @@ import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
+import { wishlistMessages } from './modules/wishlist/index.js';
 
 type Keys<Set extends { en: object }> = Set['en'];
 
@@ -26,6 +28,7 @@ declare module './i18n/index.js' {
     extends
       Keys<typeof accountsMessages>,
       Keys<typeof adminMessages>,
+      Keys<typeof backInStockMessages>,
       Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof companiesMessages>,
@@ -37,12 +40,14 @@ declare module './i18n/index.js' {
       Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
       Keys<typeof socialMessages>,
-      Keys<typeof trackingMessages> {}
+      Keys<typeof trackingMessages>,
+      Keys<typeof wishlistMessages> {}
 }
 
 for (const set of [
   accountsMessages,
   adminMessages,
+  backInStockMessages,
   basketMessages,
   catalogueMessages,
   companiesMessages,
@@ -55,6 +60,7 @@ for (const set of [
   searchMessages,
   socialMessages,
   trackingMessages,
+  wishlistMessages,
 ]) {
   registerMessages(set);
 }

@@ -4,6 +4,7 @@
 // because it is part of the program (tsconfig includes src/).
 import type { AccountsTables } from './modules/accounts/index.js';
 import type { AdminTables } from './modules/admin/index.js';
+import type { BackInStockTables } from './modules/back-in-stock/index.js';
 import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
@@ -18,12 +19,14 @@ import type { SearchTables } from './modules/search/index.js';
 import type { SocialTables } from './modules/social/index.js';
 import type { StoreTables } from './modules/store/index.js';
 import type { TrackingTables } from './modules/tracking/index.js';
+import type { WishlistTables } from './modules/wishlist/index.js';
 
 declare module './db/schema.js' {
   interface Database
     extends
       AccountsTables,
       AdminTables,
+      BackInStockTables,
       BasketTables,
       CatalogueTables,
       CompaniesTables,
@@ -37,5 +40,6 @@ declare module './db/schema.js' {
       SocialTables,
       StoreTables,
       TestGatewayTables,
-      TrackingTables {}
+      TrackingTables,
+      WishlistTables {}
 }

@@ -7,6 +7,12 @@ import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
+import {
+  BACK_IN_STOCK_MAIL_JOB,
+  backInStockMailHandler,
+  backInStockPruning,
+  scheduleBackInStockScan,
+} from './modules/back-in-stock/index.js';
 import { basketPruning } from './modules/basket/index.js';
 import { pruneUsedLinks } from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
@@ -37,13 +43,14 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
   };
 }
 
 export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
-  /** Starts the worker's polling, the hourly pruning of expired rows and the order sweep. */
+  /** Starts the worker's polling, the hourly pruning of expired rows, the order sweep and the back-in-stock scan. */
   start(): void;
   stop(): Promise<void>;
 }
@@ -74,6 +81,7 @@ export function createJobRunner(
   });
   let pruning: { stop(): void } | undefined;
   let orderSweep: { stop(): Promise<void> } | undefined;
+  let backInStockScan: { stop(): Promise<void> } | undefined;
   return {
     worker,
     mailer,
@@ -87,12 +95,15 @@ export function createJobRunner(
         baskets: basketPruning(),
         newsletterRequests: newsletterRequestPruning(),
         usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
+        backInStockRequests: backInStockPruning(),
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
+      backInStockScan = scheduleBackInStockScan(database.db, log);
     },
     async stop() {
       pruning?.stop();
       await orderSweep?.stop();
+      await backInStockScan?.stop();
       await worker.stop();
       mailer.close();
     },

@@ -16,6 +16,7 @@ import * as createOrders from './2026_11_24_0120_create_orders.js';
 import * as createJobLease from './2026_11_24_0130_create_job_lease.js';
 import * as addPaymentOrderReference from './2026_11_24_0150_add_payment_order_reference.js';
 import * as createProfile from './2026_11_24_0200_create_profile.js';
+import * as createWishlist from './2026_11_24_0210_create_wishlist.js';
 import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0130_create_job_lease': createJobLease,
   '2026_11_24_0150_add_payment_order_reference': addPaymentOrderReference,
   '2026_11_24_0200_create_profile': createProfile,
+  '2026_11_24_0210_create_wishlist': createWishlist,
   '2026_11_24_0220_create_newsletter': createNewsletter,
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,

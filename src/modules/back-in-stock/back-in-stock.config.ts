@@ -1,0 +1,17 @@
+import type { EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
+
+/** The `backInStock` section of the configuration: how many requests one address may make (counted in the database). */
+export interface BackInStockSection {
+  /** POST /back-in-stock per client address (IPv6 by its /64). */
+  perIp: RateLimit;
+  /** POST /back-in-stock per email address asked to be told: nobody signs one address up for a flood of mails. */
+  perEmail: RateLimit;
+}
+
+export function readBackInStockConfig(env: EnvReader): BackInStockSection {
+  return {
+    perIp: env.rateLimit('BACK_IN_STOCK_RATE_LIMIT_PER_IP', '30/1h'),
+    perEmail: env.rateLimit('BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL', '10/1h'),
+  };
+}

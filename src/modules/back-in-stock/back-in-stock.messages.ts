@@ -1,0 +1,43 @@
+// Back-in-stock messages: answers and the mail. English is the reference; every language has
+// every key (the types make a missing one a compile error).
+
+const en = {
+  'backInStock.unknownProduct': 'There is no product {id} in this store.',
+  'backInStock.available': 'The product is available now: put it in the basket instead.',
+  'backInStock.emailRequired': 'An email address is needed to tell you.',
+  'backInStock.ownEmail': "A logged-in client is told at its own account's email address.",
+  'backInStock.notFound': 'There is no such back-in-stock request.',
+  'backInStock.loginRequired': 'Log in to see your back-in-stock requests.',
+  'backInStock.mail.subject': '{product} is available again – {store}',
+  'backInStock.mail.body': 'Good news: {product} is available again in {store}.',
+  'backInStock.mail.link': 'See the product: {url}',
+  'backInStock.mail.once': 'You asked us to tell you when it is back; this is the only mail about it.',
+};
+
+const et: Record<keyof typeof en, string> = {
+  'backInStock.unknownProduct': 'Selles poes ei ole toodet {id}.',
+  'backInStock.available': 'Toode on praegu saadaval: pange see otse ostukorvi.',
+  'backInStock.emailRequired': 'Teavitamiseks on vaja e-posti aadressi.',
+  'backInStock.ownEmail': 'Sisseloginud klienti teavitatakse tema konto e-posti aadressil.',
+  'backInStock.notFound': 'Sellist teavitussoovi ei ole.',
+  'backInStock.loginRequired': 'Oma teavitussoovide nägemiseks logige sisse.',
+  'backInStock.mail.subject': '{product} on jälle saadaval – {store}',
+  'backInStock.mail.body': 'Hea uudis: {product} on poes {store} jälle saadaval.',
+  'backInStock.mail.link': 'Vaadake toodet: {url}',
+  'backInStock.mail.once': 'Soovisite teadet, kui toode on tagasi; rohkem me sellest ei kirjuta.',
+};
+
+const ru: Record<keyof typeof en, string> = {
+  'backInStock.unknownProduct': 'В этом магазине нет товара {id}.',
+  'backInStock.available': 'Товар сейчас в наличии: положите его в корзину.',
+  'backInStock.emailRequired': 'Для уведомления нужен адрес электронной почты.',
+  'backInStock.ownEmail': 'Вошедшего клиента уведомляют по адресу его учётной записи.',
+  'backInStock.notFound': 'Такого запроса на уведомление нет.',
+  'backInStock.loginRequired': 'Войдите, чтобы увидеть свои запросы на уведомление.',
+  'backInStock.mail.subject': '{product} снова в наличии – {store}',
+  'backInStock.mail.body': 'Хорошая новость: {product} снова в наличии в магазине {store}.',
+  'backInStock.mail.link': 'Посмотреть товар: {url}',
+  'backInStock.mail.once': 'Вы просили сообщить, когда товар появится; это единственное письмо о нём.',
+};
+
+export const backInStockMessages = { en, et, ru };

@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DatabaseHandle } from '../../db/database.js';
+import { notFound } from '../../infra/domain-error.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { callerResolver, catalogueContext } from '../catalogue/index.js';
+import type { BackInStockSection } from './back-in-stock.config.js';
+import { clientRequestPage, deleteClientRequest, type BackInStockRow } from './back-in-stock.repository.js';
+import { BackInStockBody, BackInStockListItem, BackInStockParams, BackInStockQuery, BackInStockSchema } from './back-in-stock.schemas.js';
+import { requestBackInStock, requestingClient } from './back-in-stock.service.js';
+
+export interface BackInStockDeps {
+  database: DatabaseHandle;
+  config: { backInStock: BackInStockSection };
+}
+
+const tags = ['back-in-stock'];
+const iso = (ms: number) => new Date(ms).toISOString();
+const wire = (row: BackInStockRow) => ({
+  id: Number(row.id),
+  productId: Number(row.product_id),
+  email: row.email,
+  createdAt: iso(Number(row.created_at)),
+  expiresAt: iso(Number(row.expires_at)),
+  notifiedAt: row.notified_at === null ? null : iso(Number(row.notified_at)),
+});
+
+/**
+ * Back-in-stock requests. POST is open to guests (with an email) and clients; 201 for a new
+ * request, 200 for one that was there (re-armed for 14 days). GET and DELETE are a logged-in
+ * client's, in the request's store; another client's id is the same 404 as an unknown one.
+ * Every answer is `no-store`.
+ */
+export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (app, { database, config }) => {
+  const db = database.db;
+  const callerOf = callerResolver(database);
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+  });
+
+  app.post(
+    '/back-in-stock',
+    {
+      schema: {
+        tags,
+        summary: 'Asks for one mail when a product that is not available now can be bought again (kept 14 days)',
+        headers: StoreRequestHeaders,
+        body: BackInStockBody,
+        security: [{}, { bearer: [] }],
+        response: {
+          200: success(BackInStockSchema),
+          201: success(BackInStockSchema),
+          ...errors(...storeRouteErrors, 401, 404, 409, 413, 415, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const context = catalogueContext(request, await callerOf(request));
+      const { row, created } = await requestBackInStock(db, config.backInStock, {
+        caller: context.caller,
+        storeCode: context.store.code,
+        language: context.language,
+        now: context.now,
+        ip: request.ip,
+        productId: request.body.productId,
+        email: request.body.email,
+      });
+      return reply.code(created ? 201 : 200).send(wire(row));
+    },
+  );
+
+  app.get(
+    '/back-in-stock',
+    {
+      schema: {
+        tags,
+        summary: "The logged-in client's requests in this store that have not expired, newest first",
+        headers: StoreRequestHeaders,
+        querystring: BackInStockQuery,
+        security: [{ bearer: [] }],
+        response: { 200: success(Type.Array(BackInStockListItem), 'list'), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request, reply) => {
+      const context = catalogueContext(request, await callerOf(request));
+      const owner = { clientAccountId: requestingClient(context.caller), storeCode: context.store.code };
+      const page = pageRequest(request.query);
+      const { rows, total } = await clientRequestPage(db, owner, context.now, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map((row) => ({ ...wire(row), productCode: row.product_code, productName: row.product_name }));
+    },
+  );
+
+  app.delete(
+    '/back-in-stock/:id',
+    {
+      schema: {
+        tags,
+        summary: "Withdraws one of the logged-in client's requests",
+        headers: StoreRequestHeaders,
+        params: BackInStockParams,
+        security: [{ bearer: [] }],
+        response: { 204: Type.Null({ description: 'Withdrawn' }), ...errors(...storeRouteErrors, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const context = catalogueContext(request, await callerOf(request));
+      const owner = { clientAccountId: requestingClient(context.caller), storeCode: context.store.code };
+      if (!(await deleteClientRequest(db, owner, request.params.id))) throw notFound('backInStock.notFound');
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,15 @@
+// Back-in-stock's public surface: its routes (app.ts), the worker's scan, mail job and prune task
+// (worker.ts), its config section (config.ts), tables (schema.ts) and messages (messages.ts).
+export { backInStockRoutes, type BackInStockDeps } from './back-in-stock.routes.js';
+export {
+  BACK_IN_STOCK_MAIL_JOB,
+  BACK_IN_STOCK_SCAN_INTERVAL_MS,
+  backInStockMailHandler,
+  backInStockPruning,
+  scanBackInStock,
+  scheduleBackInStockScan,
+} from './back-in-stock.jobs.js';
+export { readBackInStockConfig, type BackInStockSection } from './back-in-stock.config.js';
+export { REQUEST_LIFETIME_MS } from './back-in-stock.service.js';
+export type * from './back-in-stock.tables.js';
+export { backInStockMessages } from './back-in-stock.messages.js';

@@ -1,0 +1,76 @@
+import type { Db } from '../../db/database.js';
+import { invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
+import type { Catalogue, CatalogueContext, ProductCard } from '../catalogue/index.js';
+import { countItems, deleteItem, insertItem, itemAddedAt, lockOwner, wishlistPage, type WishlistOwner } from './wishlist.repository.js';
+
+// The wishlist's rules. Cards come from the catalogue (its cached bases, its visibility rule and
+// pricing's price for the caller), so an item shows exactly what the catalogue shows. A product
+// the caller may no longer see drops out of the list and its count; its row stays, so it comes
+// back if the product does.
+
+/** How many products one client's wishlist in one store may hold (hidden ones count). */
+export const MAX_WISHLIST_ITEMS = 500;
+
+export interface WishlistItem {
+  addedAt: number;
+  product: ProductCard;
+}
+
+/** The logged-in client's wishlist in the request's store; a guest has none (401). */
+export function wishlistOwner(context: CatalogueContext): WishlistOwner {
+  const clientAccountId = context.caller.clientAccountId;
+  if (clientAccountId === null) throw unauthenticated('wishlist.loginRequired');
+  return { clientAccountId, storeCode: context.store.code };
+}
+
+export async function wishlistItems(
+  db: Db,
+  catalogue: Catalogue,
+  context: CatalogueContext,
+  slice: { offset: number; perPage: number },
+): Promise<{ items: WishlistItem[]; total: number }> {
+  const { rows, total } = await wishlistPage(db, wishlistOwner(context), context.caller, slice);
+  const cards = new Map(
+    (
+      await catalogue.cards(
+        context,
+        rows.map((row) => row.product_id),
+      )
+    ).map((card) => [card.id, card]),
+  );
+  const items: WishlistItem[] = [];
+  for (const row of rows) {
+    const product = cards.get(row.product_id);
+    if (product) items.push({ addedAt: row.created_at, product });
+  }
+  return { items, total };
+}
+
+/** The product's card for the caller; an unknown product or one hidden from the caller is a 404. Read before the write's transaction. */
+export async function wishlistProduct(catalogue: Catalogue, context: CatalogueContext, productId: number): Promise<ProductCard> {
+  wishlistOwner(context);
+  const [product] = await catalogue.cards(context, [productId]);
+  if (!product) throw notFound('wishlist.unknownProduct', { id: productId });
+  return product;
+}
+
+/**
+ * Adds the product (checked by wishlistProduct); adding it again changes nothing (`created:
+ * false`, the time it was first added). A full wishlist is a 422 on productId.
+ */
+export async function addToWishlist(trx: Db, context: CatalogueContext, productId: number): Promise<{ created: boolean; addedAt: number }> {
+  const owner = wishlistOwner(context);
+  await lockOwner(trx, owner);
+  const created = await insertItem(trx, owner, productId, context.now);
+  // Counted after the insert, under the lock: the transaction rolls back past the cap.
+  if (created && (await countItems(trx, owner)) > MAX_WISHLIST_ITEMS) {
+    throw invalidField('productId', 'wishlist.full', { max: MAX_WISHLIST_ITEMS });
+  }
+  const addedAt = created ? context.now : ((await itemAddedAt(trx, owner, productId)) ?? context.now);
+  return { created, addedAt };
+}
+
+/** Removes the product from the wishlist; removing one that is not there is no error (idempotent). */
+export async function removeFromWishlist(db: Db, context: CatalogueContext, productId: number): Promise<void> {
+  await deleteItem(db, wishlistOwner(context), productId);
+}

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// Back-in-stock requests through HTTP: who may ask for what, idempotent repeats, a client's own
+// list and deletes (another client's id is a 404), bad input, and the per-address rate limits.
+
+let t: TestApp;
+let client: TestCustomer;
+let other: TestCustomer;
+const p = {} as Record<'soldOut' | 'available' | 'comingSoon' | 'hidden' | 'otherStore' | 'digital', number>;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { BACK_IN_STOCK_RATE_LIMIT_PER_IP: '1000/1h', BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: '1000/1h' } });
+  const db = t.database.db;
+  client = await createCustomer(db);
+  other = await createCustomer(db);
+  p.soldOut = await createProduct(db, { name: 'Läbi müüdud', availability: 'TEMPORARILY_OUT_OF_STOCK' });
+  // No web stock: a printed book with availability AVAILABLE but nothing to sell is not available now.
+  p.available = await createProduct(db, { name: 'E-raamat', type: 'EBOOK', deliveryTime: 'INSTANT_DOWNLOAD' });
+  p.comingSoon = await createProduct(db, { name: 'Tulekul', availability: 'COMING_SOON' });
+  p.hidden = await createProduct(db, { name: 'Peidus', hiddenWeb: true, availability: 'TEMPORARILY_OUT_OF_STOCK' });
+  p.otherStore = await createProduct(db, { name: 'Mujal', stores: ['WEB2'], availability: 'TEMPORARILY_OUT_OF_STOCK' });
+  p.digital = p.available;
+});
+afterAll(() => t.close());
+
+function call(method: 'GET' | 'POST' | 'DELETE', url: string, who?: TestCustomer, body?: unknown, headers: Record<string, string> = {}) {
+  const all = { ...headers, ...(who ? { authorization: `Bearer ${who.token}` } : {}) };
+  return t.app.inject({ method, url, headers: all, ...(body === undefined ? {} : { payload: body as object }) });
+}
+const ask = (body: unknown, who?: TestCustomer, headers?: Record<string, string>) => call('POST', '/back-in-stock', who, body, headers);
+
+describe('POST /back-in-stock', () => {
+  it('takes a guest request with an email, once: 201 then 200 with the same id, one row, no-store', async () => {
+    const first = await ask({ productId: p.soldOut, email: 'Guest.One@Example.EE' });
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.headers['cache-control']).toBe('no-store');
+    const body = first.json() as { id: number; email: string; createdAt: string; expiresAt: string; notifiedAt: null };
+    expect(body).toMatchObject({ productId: p.soldOut, email: 'guest.one@example.ee', notifiedAt: null });
+    expect(Date.parse(body.expiresAt) - Date.parse(body.createdAt)).toBe(14 * 86_400_000);
+    const again = await ask({ productId: p.soldOut, email: 'guest.one@example.ee' });
+    expect(again.statusCode).toBe(200);
+    expect((again.json() as { id: number }).id).toBe(body.id);
+    const rows = await t.database.db.selectFrom('back_in_stock_request').selectAll().where('email', '=', 'guest.one@example.ee').execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it("requires a guest's email (422) and tells a client at its own address (another address is a 422)", async () => {
+    const missing = await ask({ productId: p.soldOut });
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json()).toEqual([{ field: 'email', message: expect.any(String) }]);
+    const own = await ask({ productId: p.soldOut }, client);
+    expect(own.statusCode).toBe(201);
+    const user = await t.database.db
+      .selectFrom('client_account as ca')
+      .innerJoin('app_user as u', 'u.id', 'ca.user_id')
+      .select('u.email')
+      .where('ca.id', '=', client.clientAccountId)
+      .executeTakeFirstOrThrow();
+    expect(own.json()).toMatchObject({ email: user.email });
+    expect((await ask({ productId: p.comingSoon, email: user.email.toUpperCase() }, client)).statusCode).toBe(201);
+    const foreign = await ask({ productId: p.soldOut, email: 'somebody.else@example.ee' }, client);
+    expect(foreign.statusCode).toBe(422);
+  });
+
+  it('refuses a product that is available now (409), and unknown, hidden or other-store products (404)', async () => {
+    const available = await ask({ productId: p.available, email: 'a@example.ee' });
+    expect(available.statusCode).toBe(409);
+    expect(available.json()).toMatchObject({ message: expect.any(String) });
+    for (const productId of [999_999, p.hidden, p.otherStore]) {
+      expect((await ask({ productId, email: 'a@example.ee' })).statusCode, `${productId}`).toBe(404);
+    }
+  });
+
+  it('answers bad input with a 4xx, never a 500', async () => {
+    const cases: unknown[] = [
+      {},
+      { productId: 'x', email: 'a@example.ee' },
+      { productId: 0, email: 'a@example.ee' },
+      { productId: p.soldOut, email: 'not an email' },
+      { productId: p.soldOut, email: 5 },
+      { productId: p.soldOut, email: `${'a'.repeat(250)}@example.ee` },
+      [],
+      'text',
+    ];
+    for (const body of cases) {
+      const response = await ask(body);
+      expect(response.statusCode, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+      expect(response.statusCode, JSON.stringify(body)).toBeLessThan(500);
+    }
+    for (const url of ['/back-in-stock/abc', '/back-in-stock/0', '/back-in-stock/1e40']) {
+      expect((await call('DELETE', url, client)).statusCode, url).toBe(400);
+    }
+  });
+});
+
+describe("a client's requests", () => {
+  it('needs a bearer token for GET and DELETE (401)', async () => {
+    expect((await call('GET', '/back-in-stock')).statusCode).toBe(401);
+    expect((await call('DELETE', '/back-in-stock/1')).statusCode).toBe(401);
+  });
+
+  it('lists its own live requests newest first, paged, with the product', async () => {
+    const response = await call('GET', '/back-in-stock', client);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers['x-pagination-total-count']).toBe('2');
+    const items = response.json() as Array<{ productId: number; productName: string }>;
+    expect(items.map((item) => item.productId)).toEqual([p.comingSoon, p.soldOut]);
+    expect(items[1]).toMatchObject({ productName: 'Läbi müüdud' });
+    expect((await call('GET', '/back-in-stock', other)).json()).toEqual([]);
+  });
+
+  it("answers 404 to another client's id and to an unknown one, and deletes its own once", async () => {
+    const mine = (await call('GET', '/back-in-stock', client)).json() as Array<{ id: number }>;
+    const id = mine[0]!.id;
+    expect((await call('DELETE', `/back-in-stock/${id}`, other)).statusCode).toBe(404);
+    const guestRow = await t.database.db
+      .selectFrom('back_in_stock_request')
+      .select('id')
+      .where('email', '=', 'guest.one@example.ee')
+      .executeTakeFirstOrThrow();
+    expect((await call('DELETE', `/back-in-stock/${guestRow.id}`, client)).statusCode).toBe(404);
+    expect((await call('DELETE', '/back-in-stock/999999', client)).statusCode).toBe(404);
+    expect((await call('GET', '/back-in-stock', client)).headers['x-pagination-total-count']).toBe('2');
+    expect((await call('DELETE', `/back-in-stock/${id}`, client)).statusCode).toBe(204);
+    expect((await call('DELETE', `/back-in-stock/${id}`, client)).statusCode).toBe(404);
+    expect((await call('GET', '/back-in-stock', client)).headers['x-pagination-total-count']).toBe('1');
+  });
+
+  it('leaves out requests past their 14 days', async () => {
+    await t.database.db
+      .updateTable('back_in_stock_request')
+      .set({ expires_at: Date.now() - 1 })
+      .where('client_account_id', '=', client.clientAccountId)
+      .execute();
+    const response = await call('GET', '/back-in-stock', client);
+    expect(response.json()).toEqual([]);
+    expect(response.headers['x-pagination-total-count']).toBe('0');
+  });
+});
+
+describe('rate limits', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ env: { BACK_IN_STOCK_RATE_LIMIT_PER_IP: '3/1h', BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: '2/1h' } });
+  });
+  afterAll(() => limited.close());
+
+  const askOn = (body: object, ip: string) =>
+    limited.app.inject({ method: 'POST', url: '/back-in-stock', payload: body, remoteAddress: ip });
+
+  it('counts per email address: the third request for one address is a 429 with Retry-After, from any client address', async () => {
+    const product = await createProduct(limited.database.db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    expect((await askOn({ productId: product, email: 'victim@example.ee' }, '192.0.2.1')).statusCode).toBe(201);
+    expect((await askOn({ productId: product, email: 'victim@example.ee' }, '192.0.2.2')).statusCode).toBe(200);
+    const refused = await askOn({ productId: product, email: 'Victim@Example.ee' }, '192.0.2.3');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('counts per client address: the fourth request from one address is a 429, whatever the email', async () => {
+    const product = await createProduct(limited.database.db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    for (let i = 0; i < 3; i += 1) {
+      expect((await askOn({ productId: product, email: `flood${i}@example.ee` }, '198.51.100.7')).statusCode).toBe(201);
+    }
+    const refused = await askOn({ productId: product, email: 'flood9@example.ee' }, '198.51.100.7');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    // Another address is not affected.
+    expect((await askOn({ productId: product, email: 'flood9@example.ee' }, '198.51.100.8')).statusCode).toBe(201);
+  });
+});
