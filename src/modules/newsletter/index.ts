@@ -9,3 +9,4 @@ export { newsletterUnsubscribeHeaders, type Recipient } from './unsubscribe-link
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';
 export type { NewsletterRequestTable, NewsletterSubscriberTable, NewsletterTables } from './newsletter.tables.js';
 export { newsletterMessages } from './newsletter.messages.js';
+export { newsletterPersonalData } from './newsletter.personal-data.js';
