@@ -28,12 +28,15 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
     ])
     .where('id', '=', subject.userId)
     .executeTakeFirstOrThrow();
-  const accounts = subject.accounts.length === 0 ? [] : await db
-    .selectFrom('client_account')
-    .select(['code', 'store_code', 'type', 'role', 'status', 'discount_percent', 'created_at'])
-    .where('id', 'in', accountIdsOf(subject))
-    .orderBy('id')
-    .execute();
+  const accounts =
+    subject.accounts.length === 0
+      ? []
+      : await db
+          .selectFrom('client_account')
+          .select(['code', 'store_code', 'type', 'role', 'status', 'discount_percent', 'created_at'])
+          .where('id', 'in', accountIdsOf(subject))
+          .orderBy('id')
+          .execute();
   const wholesaleRequests = await db
     .selectFrom('wholesale_request')
     .select(['store_code', 'company_name', 'form', 'language', 'status', 'created_at', 'decided_at'])
@@ -93,11 +96,7 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
 
 async function eraseAccounts(trx: Db, subject: PersonalDataSubject, now: number) {
   await trx.deleteFrom('access_token').where('user_id', '=', subject.userId).execute();
-  await trx
-    .updateTable('wholesale_request')
-    .set({ email: subject.erasedEmail, form: '{}' })
-    .where('email', '=', subject.email)
-    .execute();
+  await trx.updateTable('wholesale_request').set({ email: subject.erasedEmail, form: '{}' }).where('email', '=', subject.email).execute();
   if (subject.accounts.length > 0) {
     await trx.updateTable('client_account').set({ status: 'ERASED' }).where('id', 'in', accountIdsOf(subject)).execute();
   }

@@ -25,7 +25,12 @@ async function exportBaskets(db: Db, subject: PersonalDataSubject) {
     updatedAt: toRfc3339(Number(basket.updated_at)),
     lines: lines
       .filter((line) => Number(line.basket_id) === Number(basket.id))
-      .map((line) => ({ productId: Number(line.product_id), productCode: line.code, quantity: line.quantity, addedAt: toRfc3339(Number(line.added_at)) })),
+      .map((line) => ({
+        productId: Number(line.product_id),
+        productCode: line.code,
+        quantity: line.quantity,
+        addedAt: toRfc3339(Number(line.added_at)),
+      })),
   }));
 }
 

@@ -56,4 +56,3 @@ export const companiesPersonalData: PersonalDataPart = {
   refuseErasure: refuseLastMaster,
   erase: async () => {},
 };
-

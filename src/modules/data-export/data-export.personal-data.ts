@@ -20,7 +20,10 @@ async function exportSalesHistory(db: Db, subject: PersonalDataSubject) {
     .execute();
   const truncated = rows.length > HISTORY_CAP;
   const kept = rows.slice(0, HISTORY_CAP);
-  const items = await itemsOf(db, kept.map((row) => Number(row.id)));
+  const items = await itemsOf(
+    db,
+    kept.map((row) => Number(row.id)),
+  );
   return {
     items: kept.map((row) => ({
       orderCode: row.order_code,

@@ -11,7 +11,11 @@ export const GDPR_USAGE = `  gdpr erase <email>                  erase a person'
                                       without the person); for requests made outside the web store`;
 
 /** `storefront gdpr erase <email>`: an operator's erasure; refused like the customer's (open orders, last master). */
-export async function gdprCommand(deps: { db: Kysely<Database>; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+export async function gdprCommand(
+  deps: { db: Kysely<Database>; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [action, email, ...rest] = args;
   if (action !== 'erase' || email === undefined || rest.length > 0 || email.trim() === '') throw new CliUsageError('gdpr erase <email>');
   let subject;

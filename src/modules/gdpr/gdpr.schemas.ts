@@ -3,7 +3,11 @@ import { Type, type Static } from '@sinclair/typebox';
 export const ErasureBody = Type.Object(
   {
     password: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1024, description: 'The current password; users without one (social sign-in only) leave it out' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'The current password; users without one (social sign-in only) leave it out',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -83,7 +83,11 @@ export async function eraseCaller(
   now: number,
 ): Promise<void> {
   await consumeRateLimit(db, `gdpr:erase:${request.userId}`, ERASURES_PER_USER, now);
-  const user = await db.selectFrom('app_user').select(['email', 'password_hash']).where('id', '=', request.userId).executeTakeFirstOrThrow();
+  const user = await db
+    .selectFrom('app_user')
+    .select(['email', 'password_hash'])
+    .where('id', '=', request.userId)
+    .executeTakeFirstOrThrow();
   if (user.password_hash !== null) {
     if (request.password === undefined) throw invalidField('password', 'gdpr.passwordRequired');
     const attempt = { email: user.email, address: request.address };

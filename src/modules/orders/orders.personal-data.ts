@@ -31,7 +31,13 @@ async function exportOrders(db: Db, subject: PersonalDataSubject) {
   const lines = new Map<number, unknown[]>();
   for (let start = 0; start < kept.length; start += CHUNK) {
     const chunk = kept.slice(start, start + CHUNK).map((order) => order.id);
-    const rows = await db.selectFrom('order_line').selectAll().where('order_id', 'in', chunk).orderBy('order_id').orderBy('position').execute();
+    const rows = await db
+      .selectFrom('order_line')
+      .selectAll()
+      .where('order_id', 'in', chunk)
+      .orderBy('order_id')
+      .orderBy('position')
+      .execute();
     for (const row of rows) {
       const list = lines.get(Number(row.order_id)) ?? [];
       list.push({

@@ -12,11 +12,20 @@ async function exportSocial(db: Db, subject: PersonalDataSubject) {
     .where('user_id', '=', subject.userId)
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({ provider: row.provider, subject: row.subject, email: row.email, linkedAt: toRfc3339(Number(row.created_at)) }));
+  return rows.map((row) => ({
+    provider: row.provider,
+    subject: row.subject,
+    email: row.email,
+    linkedAt: toRfc3339(Number(row.created_at)),
+  }));
 }
 
 async function eraseSocial(trx: Db, subject: PersonalDataSubject) {
-  const identities = await trx.selectFrom('social_identity').select(['provider', 'subject']).where('user_id', '=', subject.userId).execute();
+  const identities = await trx
+    .selectFrom('social_identity')
+    .select(['provider', 'subject'])
+    .where('user_id', '=', subject.userId)
+    .execute();
   for (const identity of identities) {
     await trx.deleteFrom('auth_record').where('provider', '=', identity.provider).where('subject', '=', identity.subject).execute();
   }

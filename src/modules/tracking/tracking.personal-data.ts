@@ -38,8 +38,13 @@ async function exportSessionActions(db: Db, subject: PersonalDataSubject) {
   // Full: is anything older than the last row taken?
   const truncated =
     items.length >= SESSION_ACTIONS_CAP &&
-    (await db.selectFrom('session_action').select('id').where('client_code', 'in', codes).where('id', '<', before!).limit(1).executeTakeFirst()) !==
-      undefined;
+    (await db
+      .selectFrom('session_action')
+      .select('id')
+      .where('client_code', 'in', codes)
+      .where('id', '<', before!)
+      .limit(1)
+      .executeTakeFirst()) !== undefined;
   return {
     items,
     truncated,
