@@ -37,14 +37,16 @@ async function refuseLastMaster(trx: Db, subject: PersonalDataSubject) {
   const ownIds = subject.accounts.map((account) => account.id);
   for (const account of subject.accounts) {
     if (account.companyId === null || account.status !== 'ACTIVE' || EMPLOYEE_ROLES.includes(account.role)) continue;
+    // The company's members in that store as company-users.repository counts them.
     const others = await trx
       .selectFrom('client_account')
-      .select(['role'])
+      .select(['role', 'status'])
       .where('company_id', '=', account.companyId)
+      .where('store_code', '=', account.storeCode)
       .where('id', 'not in', ownIds)
-      .where('status', 'in', ['ACTIVE', 'PENDING_CONFIRMATION', 'PENDING_APPROVAL'])
+      .where('status', 'in', ['ACTIVE', 'PENDING_CONFIRMATION'])
       .execute();
-    const anotherMaster = others.some((other) => !EMPLOYEE_ROLES.includes(other.role));
+    const anotherMaster = others.some((other) => other.status === 'ACTIVE' && !EMPLOYEE_ROLES.includes(other.role));
     if (others.length > 0 && !anotherMaster) throw conflict('gdpr.lastMaster');
   }
 }
