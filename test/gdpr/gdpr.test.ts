@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/infra/tokens.js';
 import { createAccountsTestApp, GOOD_PASSWORD, login, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { createCustomer } from '../helpers/customers.js';
+import { exportUser } from '../data-export/fixtures.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { subscribeConfirmed } from '../newsletter/helpers.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
@@ -157,6 +158,27 @@ describe('GET /client-account/export', () => {
     for (const other of [bob.email, bob.code, 'Bob Birkenfeld']) expect(text).not.toContain(other);
   });
 
+  it('holds at most 10 000 session actions, newest first, and says so when there are more', async () => {
+    const frank = await createCustomer(t.database.db);
+    const now = Date.now();
+    for (let batch = 0; batch < 11; batch += 1) {
+      const rows = Array.from({ length: batch === 10 ? 1 : 1000 }, (_, i) => ({
+        session_id: 's-frank',
+        store_code: 'WEB',
+        product_code: `P-${batch * 1000 + i}`,
+        client_code: frank.clientCode,
+        action_type: 'VIEW' as const,
+        created_at: now + batch * 1000 + i,
+      }));
+      await t.database.db.insertInto('session_action').values(rows).execute();
+    }
+    const data = (await as(t, frank.token)('GET', '/client-account/export')).json();
+    expect(data.sessionActions.items).toHaveLength(10_000);
+    expect(data.sessionActions.items[0].productCode).toBe('P-10000');
+    expect(data.sessionActions.items.at(-1).productCode).toBe('P-1');
+    expect(data.sessionActions).toMatchObject({ truncated: true, note: expect.stringContaining('10000') });
+  });
+
   it('is limited to 5 an hour per user (429 with Retry-After)', async () => {
     const carol = await createCustomer(t.database.db);
     for (let i = 0; i < 5; i += 1) expect((await as(t, carol.token)('GET', '/client-account/export')).statusCode).toBe(200);
@@ -259,6 +281,19 @@ describe('DELETE /client-account', () => {
     const accountId = (await db.selectFrom('client_account').select('id').where('code', '=', alice.code).executeTakeFirstOrThrow()).id;
     expect(await db.selectFrom('client_address').select('id').where('client_account_id', '=', accountId).execute()).toEqual([]);
     expect(await db.selectFrom('basket').select('id').where('client_account_id', '=', accountId).execute()).toEqual([]);
+
+    // The analytics partner's export no longer shows her gender or birthday (nor followed categories).
+    const partner = await exportUser(db);
+    const rows = await t.app.inject({
+      method: 'GET',
+      url: '/export/client-account?per-page=100',
+      headers: { authorization: partner.authorization },
+    });
+    expect(rows.statusCode, rows.body).toBe(200);
+    const row = (rows.json() as Array<{ client: string }>).find((item) => item.client === alice.code);
+    expect(row).toMatchObject({ gender: '', birthday: null, preferences: [] });
+    const bobsRow = (rows.json() as Array<{ client: string }>).find((item) => item.client === bob.code);
+    expect(bobsRow).toMatchObject({ gender: 'FEMALE', birthday: '1990-04-01T00:00:00Z' });
 
     // Bob is untouched: his order, his login, his export.
     const bobsOrder = await db
