@@ -31,6 +31,7 @@ import { downloadsRoutes, productFilesRoutes } from './modules/downloads/index.j
 import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
+import { gdprRoutes } from './modules/gdpr/index.js';
 import { profileRoutes } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
@@ -142,6 +143,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       await api.register(companiesRoutes, { database, config });
       await api.register(profileRoutes, { database, config });
+      await api.register(gdprRoutes, { database, config });
       // One catalogue (its caches of products, trees and names) for its own routes and for search's.
       const catalogue = createCatalogue(deps);
       await api.register(catalogueRoutes, { ...deps, catalogue });

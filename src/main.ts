@@ -28,6 +28,7 @@ async function usage(): Promise<string> {
     { STORE_USAGE },
     { SEARCH_USAGE },
     { NEWSLETTER_USAGE },
+    { GDPR_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -39,6 +40,7 @@ async function usage(): Promise<string> {
     import('./modules/store/store.cli.js'),
     import('./modules/search/search.cli.js'),
     import('./modules/newsletter/newsletter.cli.js'),
+    import('./modules/gdpr/gdpr.cli.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -58,6 +60,7 @@ ${API_KEY_USAGE}
 ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
 ${NEWSLETTER_USAGE}
+${GDPR_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -175,6 +178,13 @@ async function main(argv: string[]): Promise<number> {
         await migrateEmbedded(database);
         const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
         await newsletterCommand(database.db, args, print);
+      });
+    case 'gdpr':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
+        await gdprCommand({ db: database.db, clock: systemClock }, args, print);
       });
     default:
       throw new CliUsageError(`unknown command "${command}"`);

@@ -13,6 +13,7 @@ import { companiesMessages } from './modules/companies/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { newsletterMessages } from './modules/newsletter/index.js';
 import { downloadsMessages } from './modules/downloads/index.js';
+import { gdprMessages } from './modules/gdpr/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
@@ -35,6 +36,7 @@ declare module './i18n/index.js' {
       Keys<typeof dataExportMessages>,
       Keys<typeof newsletterMessages>,
       Keys<typeof downloadsMessages>,
+      Keys<typeof gdprMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
@@ -54,6 +56,7 @@ for (const set of [
   dataExportMessages,
   newsletterMessages,
   downloadsMessages,
+  gdprMessages,
   checkoutMessages,
   ordersMessages,
   profileMessages,

@@ -67,8 +67,9 @@ export interface ClientAccountTable {
  * link mailed to them (PENDING_CONFIRMATION); REJECTED when the back office declined it. An
  * employee's account (modules/companies) waits in PENDING_CONFIRMATION too, and is REMOVED when a
  * master of the company removes the employee: kept for the orders made with it, never usable again.
+ * ERASED: its person asked for their data to be erased (modules/gdpr); kept for the orders, never usable again.
  */
-export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED' | 'REMOVED';
+export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED' | 'REMOVED' | 'ERASED';
 
 export type WholesaleRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
 

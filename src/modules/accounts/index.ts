@@ -33,3 +33,4 @@ export type {
   WholesaleRequestTable,
 } from './accounts.tables.js';
 export { accountsMessages } from './accounts.messages.js';
+export { accountsPersonalData } from './accounts.personal-data.js';

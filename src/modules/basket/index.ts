@@ -16,3 +16,4 @@ export { addProducts, type RefusedProduct } from './basket.service.js';
 export { availableDeliveryMethods } from './delivery/delivery.service.js';
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
 export { DeliveryMethodSchema } from './basket.schemas.js';
+export { basketPersonalData } from './basket.personal-data.js';

@@ -38,3 +38,4 @@ export { refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.
 // Its tables (composed into Database by src/schema.ts) and the column types other modules share.
 export type * from './catalogue.tables.js';
 export { catalogueMessages } from './catalogue.messages.js';
+export { cataloguePersonalData } from './catalogue.personal-data.js';

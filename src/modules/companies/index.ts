@@ -3,3 +3,4 @@ export { companiesRoutes } from './companies.routes.js';
 export type { CompaniesDeps } from './company-caller.plugin.js';
 export type { CompaniesTables, SubCompanyAddressTable, SubCompanyTable } from './companies.tables.js';
 export { companiesMessages } from './companies.messages.js';
+export { companiesPersonalData } from './companies.personal-data.js';

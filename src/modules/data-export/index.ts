@@ -6,3 +6,4 @@ export { salesHistoryKind } from './sales-history-import.js';
 export { recordOnlineSale, setSaleCreatedNavByOrder, type OnlineSale } from './online-sales.js';
 export type { DataExportTables, ExportUserTable, SalesHistoryItemTable, SalesHistoryTable } from './data-export.tables.js';
 export { dataExportMessages } from './data-export.messages.js';
+export { dataExportPersonalData } from './data-export.personal-data.js';

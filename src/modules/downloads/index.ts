@@ -6,3 +6,4 @@ export { readDownloadsConfig, type DownloadsSection } from './downloads.config.j
 export { pruneUsedLinks } from './downloads.repository.js';
 export type * from './downloads.tables.js';
 export { downloadsMessages } from './downloads.messages.js';
+export { downloadsPersonalData } from './downloads.personal-data.js';

@@ -11,3 +11,4 @@ export { requestSubscription } from './newsletter.service.js';
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';
 export type { NewsletterRequestTable, NewsletterSubscriberTable, NewsletterTables } from './newsletter.tables.js';
 export { newsletterMessages } from './newsletter.messages.js';
+export { newsletterPersonalData } from './newsletter.personal-data.js';

@@ -13,3 +13,4 @@ export { ORDER_HANDOFF_JOB, orderHandoffHandler } from './processing/handoff.js'
 export { ORDER_MAIL_JOB, orderMailHandler } from './processing/order-mail.js';
 export { scheduleOrderSweep, sweepOrders, type OrderSweepDeps } from './processing/order-sweep.js';
 export { orderProcessingHandler } from './processing/process-order.js';
+export { ordersPersonalData } from './orders.personal-data.js';

@@ -9,3 +9,4 @@ export { AddressSchema, type AddressWire, type Preferences } from './profile.sch
 export { readPreferences } from './profile.service.js';
 export type { ProfileTables } from './profile.tables.js';
 export { profileMessages } from './profile.messages.js';
+export { profilePersonalData } from './profile.personal-data.js';

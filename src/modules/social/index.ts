@@ -18,3 +18,4 @@ export type {
 } from './social.tables.js';
 export { socialSignInPruning, usedIdTokenPruning } from './social.jobs.js';
 export { socialMessages } from './social.messages.js';
+export { socialPersonalData } from './social.personal-data.js';

@@ -16,3 +16,4 @@ export type { TrackingSection } from './tracking.config.js';
 export { trackingRoutes, type ProductCodeVisibility, type TrackingDeps } from './tracking.routes.js';
 export type { SessionActionTable, SessionActionType, TrackingTables } from './tracking.tables.js';
 export { trackingMessages } from './tracking.messages.js';
+export { trackingPersonalData } from './tracking.personal-data.js';

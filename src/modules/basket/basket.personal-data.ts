@@ -1,0 +1,46 @@
+import type { Db } from '../../db/database.js';
+import { toRfc3339 } from '../../db/time.js';
+import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+
+// A client's baskets (one per account and store) and their lines; the erasure deletes them.
+
+async function exportBaskets(db: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return [];
+  const baskets = await db.selectFrom('basket').select(['id', 'store_code', 'updated_at']).where('client_account_id', 'in', ids).execute();
+  if (baskets.length === 0) return [];
+  const lines = await db
+    .selectFrom('basket_line')
+    .innerJoin('product', 'product.id', 'basket_line.product_id')
+    .select(['basket_line.basket_id', 'basket_line.product_id', 'product.code', 'basket_line.quantity', 'basket_line.added_at'])
+    .where(
+      'basket_line.basket_id',
+      'in',
+      baskets.map((basket) => basket.id),
+    )
+    .orderBy('basket_line.added_at')
+    .execute();
+  return baskets.map((basket) => ({
+    store: basket.store_code,
+    updatedAt: toRfc3339(Number(basket.updated_at)),
+    lines: lines
+      .filter((line) => Number(line.basket_id) === Number(basket.id))
+      .map((line) => ({
+        productId: Number(line.product_id),
+        productCode: line.code,
+        quantity: line.quantity,
+        addedAt: toRfc3339(Number(line.added_at)),
+      })),
+  }));
+}
+
+async function eraseBaskets(trx: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return;
+  const baskets = trx.selectFrom('basket').select('id').where('client_account_id', 'in', ids);
+  await trx.deleteFrom('basket_line').where('basket_id', 'in', baskets).execute();
+  await trx.deleteFrom('basket').where('client_account_id', 'in', ids).execute();
+}
+
+/** The basket module's part of "your data". */
+export const basketPersonalData: PersonalDataPart = { name: 'baskets', export: exportBaskets, erase: eraseBaskets };

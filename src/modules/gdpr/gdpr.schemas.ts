@@ -1,0 +1,27 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ErasureBody = Type.Object(
+  {
+    password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'The current password; users without one (social sign-in only) leave it out',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ErasureBody = Static<typeof ErasureBody>;
+
+export const PersonalDataExport = Type.Object(
+  { exportedAt: Type.String({ format: 'date-time' }) },
+  {
+    additionalProperties: true,
+    description:
+      'Everything held about the caller, one key per part: account (user, clientAccounts, wholesaleRequests, logins), profile ' +
+      '(consentHistory, pendingEmailChange, addresses, preferences), catalogue (categoryPreferences, comments, ratings), ' +
+      'companyMemberships, orders (with lines), downloads, baskets, newsletter, socialIdentities, sessionActions, salesHistory. ' +
+      'Long lists are capped (newest first) and then carry `truncated: true` and a `note`. No password or token hashes.',
+  },
+);

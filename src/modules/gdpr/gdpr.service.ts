@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { toRfc3339 } from '../../db/time.js';
+import { forbidden, invalidField } from '../../infra/domain-error.js';
+import { verifyPassword } from '../../infra/passwords.js';
+import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
+import { admitLogin, normaliseEmail, settleLogin, type AccountsConfig } from '../accounts/index.js';
+
+// "Your data": the export of everything held about a person and its erasure, over the parts every
+// module contributes (personal-data-parts.ts). The erasure runs in ONE transaction the caller
+// opens: every part's refusal is checked first (the last master of a company, open orders), then
+// every part removes or anonymises its rows, so either all of it happens or none.
+
+export type GdprConfig = Pick<AccountsConfig, 'accounts' | 'rateLimits'>;
+
+/** Exports per user: each one reads everything held about them. */
+export const EXPORTS_PER_USER: RateLimit = { max: 5, windowMs: 3_600_000 };
+/** Erasure attempts per user (wrong passwords also count as failed logins). */
+export const ERASURES_PER_USER: RateLimit = { max: 10, windowMs: 3_600_000 };
+/** A user without a password confirms an erasure by having logged in this recently. */
+export const FRESH_LOGIN_MS = 10 * 60_000;
+
+/** The person behind a user id, with every client account (all stores, any status); undefined when unknown. */
+export async function loadSubject(db: Db, userId: number): Promise<PersonalDataSubject | undefined> {
+  const user = await db.selectFrom('app_user').select(['id', 'email']).where('id', '=', userId).executeTakeFirst();
+  if (!user) return undefined;
+  const accounts = await db
+    .selectFrom('client_account')
+    .select(['id', 'code', 'store_code', 'type', 'company_id', 'role', 'status'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+  return {
+    userId: Number(user.id),
+    email: user.email,
+    erasedEmail: erasedEmailOf(Number(user.id)),
+    accounts: accounts.map((account) => ({
+      id: Number(account.id),
+      code: account.code,
+      storeCode: account.store_code,
+      type: account.type,
+      companyId: account.company_id === null ? null : Number(account.company_id),
+      role: account.role,
+      status: account.status,
+    })),
+  };
+}
+
+/** Everything the parts hold about the subject, one key per part. */
+export async function exportPersonalData(db: Db, parts: readonly PersonalDataPart[], subject: PersonalDataSubject, now: number) {
+  const data: Record<string, unknown> = { exportedAt: toRfc3339(now) };
+  for (const part of parts) data[part.name] = await part.export(db, subject);
+  return data;
+}
+
+/** Erases the subject in the caller's transaction: every refusal first, then every part. */
+export async function eraseSubject(trx: Db, parts: readonly PersonalDataPart[], subject: PersonalDataSubject, now: number): Promise<void> {
+  for (const part of parts) await part.refuseErasure?.(trx, subject, now);
+  for (const part of parts) await part.erase(trx, subject, now);
+}
+
+export interface ErasureRequest {
+  userId: number;
+  tokenHash: string;
+  password: string | undefined;
+  /** The client address, for the login-failure throttle that counts wrong passwords. */
+  address: string;
+}
+
+/**
+ * DELETE /client-account. A user with a password confirms with it (a wrong one is a 422 and
+ * counts as a failed login); a user who signs in only through a provider has no password to give,
+ * so the token must come from a login of the last 10 minutes (403 otherwise). The password work
+ * runs before the transaction opens; the subject is read again inside it.
+ */
+export async function eraseCaller(
+  db: Kysely<Database>,
+  config: GdprConfig,
+  parts: readonly PersonalDataPart[],
+  request: ErasureRequest,
+  now: number,
+): Promise<void> {
+  await consumeRateLimit(db, `gdpr:erase:${request.userId}`, ERASURES_PER_USER, now);
+  const user = await db
+    .selectFrom('app_user')
+    .select(['email', 'password_hash'])
+    .where('id', '=', request.userId)
+    .executeTakeFirstOrThrow();
+  if (user.password_hash !== null) {
+    if (request.password === undefined) throw invalidField('password', 'gdpr.passwordRequired');
+    const attempt = { email: user.email, address: request.address };
+    await admitLogin(db, config.rateLimits, attempt, now);
+    const check = await verifyPassword(user.password_hash, request.password, config.accounts.legacyPasswordSalt);
+    await settleLogin(db, config.rateLimits, attempt, now, !check.ok);
+    if (!check.ok) throw invalidField('password', 'gdpr.wrongPassword');
+  } else {
+    const token = await db.selectFrom('access_token').select('created_at').where('token_hash', '=', request.tokenHash).executeTakeFirst();
+    if (!token || Number(token.created_at) < now - FRESH_LOGIN_MS) throw forbidden('gdpr.freshLoginRequired');
+  }
+  await db.transaction().execute(async (trx) => {
+    const subject = await loadSubject(trx, request.userId);
+    if (subject) await eraseSubject(trx, parts, subject, now);
+  });
+}
+
+/** `storefront gdpr erase <email>`: the same erasure for an operator, without a confirmation. */
+export async function eraseByEmail(
+  db: Kysely<Database>,
+  parts: readonly PersonalDataPart[],
+  email: string,
+  now: number,
+): Promise<PersonalDataSubject | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const user = await trx.selectFrom('app_user').select('id').where('email', '=', normaliseEmail(email)).executeTakeFirst();
+    const subject = user ? await loadSubject(trx, Number(user.id)) : undefined;
+    if (subject) await eraseSubject(trx, parts, subject, now);
+    return subject;
+  });
+}

@@ -1,0 +1,31 @@
+import type { PersonalDataPart } from '../../infra/personal-data.js';
+import { accountsPersonalData } from '../accounts/index.js';
+import { basketPersonalData } from '../basket/index.js';
+import { cataloguePersonalData } from '../catalogue/index.js';
+import { companiesPersonalData } from '../companies/index.js';
+import { dataExportPersonalData } from '../data-export/index.js';
+import { downloadsPersonalData } from '../downloads/index.js';
+import { newsletterPersonalData } from '../newsletter/index.js';
+import { ordersPersonalData } from '../orders/index.js';
+import { profilePersonalData } from '../profile/index.js';
+import { socialPersonalData } from '../social/index.js';
+import { trackingPersonalData } from '../tracking/index.js';
+
+/**
+ * Every module's part of "your data", in the order of the export and of the erasure. A module
+ * that stores something about a person exports a PersonalDataPart from its index.ts and is added
+ * here (one line). Accounts stays last: its erasure replaces the email the others look rows up by.
+ */
+export const personalDataParts: readonly PersonalDataPart[] = [
+  profilePersonalData,
+  cataloguePersonalData,
+  companiesPersonalData,
+  ordersPersonalData,
+  downloadsPersonalData,
+  basketPersonalData,
+  newsletterPersonalData,
+  socialPersonalData,
+  trackingPersonalData,
+  dataExportPersonalData,
+  accountsPersonalData,
+];

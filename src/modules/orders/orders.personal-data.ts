@@ -1,0 +1,127 @@
+import type { Db } from '../../db/database.js';
+import { toRfc3339 } from '../../db/time.js';
+import { conflict } from '../../infra/domain-error.js';
+import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { HOLDING_STOCK } from './order-states.js';
+
+// A client's orders with their lines. The erasure keeps every order for accounting (amounts,
+// lines, codes, dates, statuses, countries) and replaces the person in it: names, emails, phones,
+// streets, cities, postcodes, notes and the session. It is refused while an order is still open
+// (holding stock: unpaid, paid but not yet delivered): its address is still needed to deliver it.
+
+/** The export holds at most this many orders, newest first; a note says when there were more. */
+const ORDERS_CAP = 2_000;
+const CHUNK = 500;
+
+const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
+const money = (cents: number) => Number(cents) / 100;
+
+async function exportOrders(db: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return { items: [], truncated: false };
+  const orders = await db
+    .selectFrom('customer_order')
+    .selectAll()
+    .where('client_account_id', 'in', ids)
+    .orderBy('id', 'desc')
+    .limit(ORDERS_CAP + 1)
+    .execute();
+  const truncated = orders.length > ORDERS_CAP;
+  const kept = orders.slice(0, ORDERS_CAP);
+  const lines = new Map<number, unknown[]>();
+  for (let start = 0; start < kept.length; start += CHUNK) {
+    const chunk = kept.slice(start, start + CHUNK).map((order) => order.id);
+    const rows = await db
+      .selectFrom('order_line')
+      .selectAll()
+      .where('order_id', 'in', chunk)
+      .orderBy('order_id')
+      .orderBy('position')
+      .execute();
+    for (const row of rows) {
+      const list = lines.get(Number(row.order_id)) ?? [];
+      list.push({
+        productId: Number(row.product_id),
+        productCode: row.product_code,
+        title: row.title,
+        quantity: row.quantity,
+        unitPrice: money(row.unit_price_cents),
+        discount: money(row.discount_cents),
+        total: money(row.total_cents),
+        vatRate: Number(row.vat_rate),
+      });
+      lines.set(Number(row.order_id), list);
+    }
+  }
+  const contact = (order: (typeof kept)[number], kind: 'shipping' | 'billing') => ({
+    name: order[`${kind}_name`],
+    email: order[`${kind}_email`],
+    phone: order[`${kind}_phone`],
+    address: order[`${kind}_address`],
+    city: order[`${kind}_city`],
+    postcode: order[`${kind}_postcode`],
+    countryNavCode: order[`${kind}_country`],
+  });
+  return {
+    items: kept.map((order) => ({
+      code: order.code,
+      store: order.store_code,
+      status: order.status,
+      createdAt: time(order.created_at),
+      statusChangedAt: time(order.status_changed_at),
+      shipping: contact(order, 'shipping'),
+      billing: contact(order, 'billing'),
+      notes: order.notes,
+      newsletter: Boolean(order.newsletter),
+      delivery: { method: order.delivery_method_code, name: order.delivery_name, parcelMachine: order.parcel_machine_name },
+      paymentMethod: order.payment_method,
+      discountCode: order.discount_code,
+      subtotal: money(order.subtotal_cents),
+      deliveryPrice: money(order.delivery_cents),
+      discount: money(order.discount_cents),
+      total: money(order.total_cents),
+      lines: lines.get(Number(order.id)) ?? [],
+    })),
+    truncated,
+    ...(truncated ? { note: `Only the newest ${ORDERS_CAP} orders are included; ask customer service for the rest.` } : {}),
+  };
+}
+
+async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return;
+  const open = await trx
+    .selectFrom('customer_order')
+    .select('id')
+    .where('client_account_id', 'in', ids)
+    .where('status', 'in', HOLDING_STOCK)
+    .limit(1)
+    .executeTakeFirst();
+  if (open) throw conflict('gdpr.openOrders');
+}
+
+async function stripOrders(trx: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return;
+  const person = (kind: 'shipping' | 'billing') => ({
+    [`${kind}_name`]: ERASED_MARKER,
+    [`${kind}_email`]: subject.erasedEmail,
+    [`${kind}_phone`]: ERASED_MARKER,
+    [`${kind}_address`]: ERASED_MARKER,
+    [`${kind}_city`]: ERASED_MARKER,
+    [`${kind}_postcode`]: ERASED_MARKER,
+  });
+  await trx
+    .updateTable('customer_order')
+    .set({ ...person('shipping'), ...person('billing'), notes: '', session_id: null })
+    .where('client_account_id', 'in', ids)
+    .execute();
+}
+
+/** The orders module's part of "your data": orders kept, the person taken out of them. */
+export const ordersPersonalData: PersonalDataPart = {
+  name: 'orders',
+  export: exportOrders,
+  refuseErasure: refuseWhileOpen,
+  erase: stripOrders,
+};

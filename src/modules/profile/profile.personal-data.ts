@@ -1,0 +1,102 @@
+import type { Db } from '../../db/database.js';
+import { toRfc3339 } from '../../db/time.js';
+import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+
+// The profile's own tables: consent history, a pending email change (never its token), saved
+// addresses and notification preferences. The profile fields themselves are on app_user (the
+// accounts part). The erasure deletes every row.
+
+const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
+
+async function exportProfile(db: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  const consents = await db
+    .selectFrom('marketing_consent_event')
+    .select(['consent', 'granted', 'source', 'created_at'])
+    .where('user_id', '=', subject.userId)
+    .orderBy('id')
+    .execute();
+  const emailChange = await db
+    .selectFrom('email_change')
+    .select(['new_email', 'requested_at', 'expires_at'])
+    .where('user_id', '=', subject.userId)
+    .executeTakeFirst();
+  const addresses =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('client_address')
+          .innerJoin('client_account', 'client_account.id', 'client_address.client_account_id')
+          .select([
+            'client_account.code',
+            'client_address.kind',
+            'client_address.name',
+            'client_address.phone',
+            'client_address.address',
+            'client_address.city',
+            'client_address.postcode',
+            'client_address.country_code',
+            'client_address.default_for',
+            'client_address.created_at',
+            'client_address.updated_at',
+          ])
+          .where('client_address.client_account_id', 'in', ids)
+          .orderBy('client_address.id')
+          .execute();
+  const preferences =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('client_preference')
+          .innerJoin('client_account', 'client_account.id', 'client_preference.client_account_id')
+          .selectAll('client_preference')
+          .select('client_account.code')
+          .where('client_preference.client_account_id', 'in', ids)
+          .execute();
+  return {
+    consentHistory: consents.map((event) => ({
+      consent: event.consent,
+      granted: Boolean(event.granted),
+      source: event.source,
+      at: time(event.created_at),
+    })),
+    pendingEmailChange: emailChange
+      ? { newEmail: emailChange.new_email, requestedAt: time(emailChange.requested_at), expiresAt: time(emailChange.expires_at) }
+      : null,
+    addresses: addresses.map((row) => ({
+      clientCode: row.code,
+      kind: row.kind,
+      name: row.name,
+      phone: row.phone,
+      address: row.address,
+      city: row.city,
+      postcode: row.postcode,
+      countryNavCode: row.country_code,
+      isDefault: row.default_for !== null,
+      createdAt: time(row.created_at),
+      updatedAt: time(row.updated_at),
+    })),
+    preferences: preferences.map((row) => ({
+      clientCode: row.code,
+      newsletterLanguage: row.newsletter_language,
+      emailChannel: Boolean(row.email_channel),
+      smsChannel: Boolean(row.sms_channel),
+      orderUpdates: Boolean(row.order_updates),
+      backInStock: Boolean(row.back_in_stock),
+      wishlistOffers: Boolean(row.wishlist_offers),
+      updatedAt: time(row.updated_at),
+    })),
+  };
+}
+
+async function eraseProfile(trx: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  await trx.deleteFrom('marketing_consent_event').where('user_id', '=', subject.userId).execute();
+  await trx.deleteFrom('email_change').where('user_id', '=', subject.userId).execute();
+  if (ids.length === 0) return;
+  await trx.deleteFrom('client_address').where('client_account_id', 'in', ids).execute();
+  await trx.deleteFrom('client_preference').where('client_account_id', 'in', ids).execute();
+}
+
+/** The profile module's part of "your data". */
+export const profilePersonalData: PersonalDataPart = { name: 'profile', export: exportProfile, erase: eraseProfile };

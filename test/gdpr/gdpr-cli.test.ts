@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { runCli } from '../helpers/cli.js';
+import { createCustomer } from '../helpers/customers.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+// `storefront gdpr erase <email>`: the operator's erasure, the same use case as DELETE
+// /client-account, run as a process of its own on a database it shares with an app.
+
+let dir: string;
+let env: Record<string, string>;
+let drop: () => Promise<void> = async () => {};
+let database: DatabaseHandle;
+let app: App;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gdpr-cli-'));
+  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
+  if (scratch) drop = scratch.drop;
+  expect((await runCli(['migrate'], env)).code).toBe(0);
+  database = createDatabase(env.DATABASE_URL!);
+  app = await buildApp(loadConfig({ ...env, LOG_LEVEL: 'silent', MAIL_DIR: dir }), { database });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await database?.close();
+  await drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const get = (token: string, url: string) => app.inject({ method: 'GET', url, headers: { store: 'WEB', authorization: `Bearer ${token}` } });
+
+describe('storefront gdpr erase', () => {
+  it("erases a person's data and ends their logins", async () => {
+    const db = database.db;
+    const client = await createCustomer(db);
+    const user = await db
+      .selectFrom('client_account')
+      .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+      .select(['app_user.id', 'app_user.email'])
+      .where('client_account.id', '=', client.clientAccountId)
+      .executeTakeFirstOrThrow();
+    const other = await createCustomer(db);
+    expect((await get(client.token, '/client-account')).statusCode).toBe(200);
+
+    const result = await runCli(['gdpr', 'erase', user.email.toUpperCase()], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`erased-${user.id}@erased.invalid`);
+
+    expect((await get(client.token, '/client-account')).statusCode).toBe(401);
+    const row = await db
+      .selectFrom('app_user')
+      .select(['email', 'first_name', 'last_name'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ email: `erased-${user.id}@erased.invalid`, first_name: null, last_name: null });
+    const account = await db
+      .selectFrom('client_account')
+      .select('status')
+      .where('id', '=', client.clientAccountId)
+      .executeTakeFirstOrThrow();
+    expect(account.status).toBe('ERASED');
+    expect((await get(other.token, '/client-account')).statusCode).toBe(200);
+  });
+
+  it('fails for an unknown email, and explains its usage', async () => {
+    const unknown = await runCli(['gdpr', 'erase', 'nobody@example.ee'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no user has the email nobody@example.ee');
+    const usage = await runCli(['gdpr', 'erase'], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('gdpr erase <email>');
+  });
+
+  it('is refused, like the customer, for the last master of a company with other users', async () => {
+    const db = database.db;
+    const master = await createCustomer(db, { kind: 'BUSINESS' });
+    const employee = await createCustomer(db, { kind: 'BUSINESS' });
+    await db
+      .updateTable('client_account')
+      .set({ company_id: master.companyId, role: 'company_employee' })
+      .where('id', '=', employee.clientAccountId)
+      .execute();
+    const email = (
+      await db
+        .selectFrom('client_account')
+        .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+        .select('app_user.email')
+        .where('client_account.id', '=', master.clientAccountId)
+        .executeTakeFirstOrThrow()
+    ).email;
+    const result = await runCli(['gdpr', 'erase', email], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('last master');
+    expect((await get(master.token, '/client-account')).statusCode).toBe(200);
+  });
+});
