@@ -15,6 +15,8 @@ import { as } from '../profile/helpers.js';
 let t: AccountsTestApp;
 let shop: Shop;
 let book: number;
+/** Sold out: what a back-in-stock request is for. */
+let soldOut: number;
 
 interface Person {
   email: string;
@@ -81,6 +83,9 @@ async function person(name: string): Promise<Person> {
       created_at: now,
     })
     .execute();
+  expect((await call('POST', '/wishlist', { productId: book })).statusCode).toBe(201);
+  const request = await call('POST', '/back-in-stock', { productId: soldOut });
+  expect(request.statusCode, request.body).toBe(201);
   const who = await fill(t, { bearer: token }, [[book, 2]]);
   const placed = await checkout(t, who, checkoutForm(shop, contact(name, email)));
   expect(placed.statusCode, placed.body).toBe(200);
@@ -99,6 +104,7 @@ beforeAll(async () => {
   t = await createAccountsTestApp();
   shop = await setUpShop(t);
   book = await stockedBook(t, shop, 100, 12.5);
+  soldOut = await stockedBook(t, shop, 0);
   alice = await person('Alice Aasmäe');
   bob = await person('Bob Birkenfeld');
 });
@@ -141,6 +147,8 @@ describe('GET /client-account/export', () => {
     expect(data.newsletter.subscriptions).toEqual([expect.objectContaining({ store: 'WEB', subscribed: true })]);
     expect(data.socialIdentities).toEqual([expect.objectContaining({ provider: 'google', subject: `google-${alice.code}` })]);
     expect(data.sessionActions).toMatchObject({ items: [{ action: 'VIEW', productCode: 'P-1' }], truncated: false });
+    expect(data.wishlist).toEqual([expect.objectContaining({ productId: book, store: 'WEB' })]);
+    expect(data.backInStockRequests).toEqual([expect.objectContaining({ email: alice.email, store: 'WEB' })]);
     expect(data.companyMemberships).toEqual([]);
     expect(data.downloads).toEqual([]);
     expect(data.salesHistory.items).toEqual([]);
@@ -236,6 +244,9 @@ describe('DELETE /client-account', () => {
     expect(erased.statusCode, erased.body).toBe(204);
 
     expectErrorBody(await as(t, alice.token)('GET', '/client-account'), 401, 'Unauthorized');
+    // The wishlist and back-in-stock requests go; Bob's stay.
+    expect(await db.selectFrom('back_in_stock_request').select('email').execute()).toEqual([{ email: bob.email }]);
+    expect(await db.selectFrom('wishlist_item').select('client_account_id').execute()).toHaveLength(1);
     expect((await login(t, alice.email)).statusCode).not.toBe(200);
 
     const order = await db.selectFrom('customer_order').selectAll().where('id', '=', alice.orderId).executeTakeFirstOrThrow();

@@ -13,3 +13,4 @@ export { readBackInStockConfig, type BackInStockSection } from './back-in-stock.
 export { REQUEST_LIFETIME_MS } from './back-in-stock.service.js';
 export type * from './back-in-stock.tables.js';
 export { backInStockMessages } from './back-in-stock.messages.js';
+export { backInStockPersonalData } from './back-in-stock.personal-data.js';

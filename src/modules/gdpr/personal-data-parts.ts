@@ -1,5 +1,6 @@
 import type { PersonalDataPart } from '../../infra/personal-data.js';
 import { accountsPersonalData } from '../accounts/index.js';
+import { backInStockPersonalData } from '../back-in-stock/index.js';
 import { basketPersonalData } from '../basket/index.js';
 import { cataloguePersonalData } from '../catalogue/index.js';
 import { companiesPersonalData } from '../companies/index.js';
@@ -10,6 +11,7 @@ import { ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
 import { socialPersonalData } from '../social/index.js';
 import { trackingPersonalData } from '../tracking/index.js';
+import { wishlistPersonalData } from '../wishlist/index.js';
 
 /**
  * Every module's part of "your data", in the order of the export and of the erasure. A module
@@ -23,6 +25,8 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   ordersPersonalData,
   downloadsPersonalData,
   basketPersonalData,
+  wishlistPersonalData,
+  backInStockPersonalData,
   newsletterPersonalData,
   socialPersonalData,
   trackingPersonalData,

@@ -3,3 +3,4 @@ export { wishlistRoutes, type WishlistDeps } from './wishlist.routes.js';
 export { MAX_WISHLIST_ITEMS } from './wishlist.service.js';
 export type * from './wishlist.tables.js';
 export { wishlistMessages } from './wishlist.messages.js';
+export { wishlistPersonalData } from './wishlist.personal-data.js';
