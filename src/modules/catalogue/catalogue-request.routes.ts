@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { setCacheHeaders, type CacheAudience } from '../../http/http-cache.js';
-import { authenticate } from '../../http/auth.js';
+import { authenticator } from '../../http/auth.js';
 import { requestStore } from '../../http/request-context.js';
 import { callerDiscountsReader } from './caller.repository.js';
 import { clientCaller, GUEST, type Caller } from './caller.js';
@@ -20,9 +20,10 @@ export type CallerResolver = (request: FastifyRequest) => Promise<Caller>;
  */
 export function callerResolver(database: DatabaseHandle): CallerResolver {
   const discounts = callerDiscountsReader(database);
+  const authenticate = authenticator(database);
   return async (request) => {
     if (request.headers.authorization === undefined) return GUEST;
-    const principal = await authenticate(database.db, request);
+    const principal = await authenticate(request);
     return clientCaller(principal, await discounts(principal.clientAccountId));
   };
 }
