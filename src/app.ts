@@ -167,7 +167,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
       await api.register(adminOrdersRoutes, { database, gateways });
-      const fileStore = createFileStore(config.fileStore);
+      const fileStore = await createFileStore(config.fileStore);
       const downloadsConfig = { downloads: config.downloads, basePath: config.basePath, publicUrl: config.orders.publicUrl };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
       await api.register(productFilesRoutes, { database, fileStore });

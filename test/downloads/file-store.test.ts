@@ -78,7 +78,7 @@ describe('configuration of downloads', () => {
     ).toMatchObject({ fileStore: { dir: '/srv/files' }, downloads: { limit: 3, linkTtlMs: 90_000, linkSecret: secret } });
   });
 
-  it('refuses bad values, and S3 settings this build cannot honour, by name', () => {
+  it('refuses bad values, and a partial S3 configuration, by name', () => {
     for (const [name, value] of [
       ['DOWNLOAD_LIMIT', '0'],
       ['DOWNLOAD_LIMIT', 'many'],
