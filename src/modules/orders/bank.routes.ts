@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errors, success } from '../../http/schemas.js';
+import { addressKey } from '../../infra/address-key.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { translate } from '../../i18n/index.js';
 import type { GatewayName, RedirectForm } from '../payments/index.js';
@@ -130,9 +132,11 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       tags: ['checkout'],
       summary: "A gateway's notification: the payment it names is fetched from the gateway and applied once",
       params: GatewayParams,
-      response: { 200: Type.Object({ outcome: Type.String() }), ...errors(400, 404, 503) },
+      response: { 200: Type.Object({ outcome: Type.String() }), ...errors(400, 404, 429, 503) },
     },
     handler: async (request) => {
+      // Each callback makes us call the gateway: a flood of forged ones must not turn into one there.
+      await consumeRateLimit(db, `callback:ip:${addressKey(request.ip)}`, deps.config.orders.callbackRateLimit, request.actionTime);
       const gateway = gateways[request.params.gateway as GatewayName];
       if (!gateway) throw notFound('checkout.unknownGateway', { gateway: request.params.gateway.slice(0, 20) });
       const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });

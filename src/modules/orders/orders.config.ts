@@ -27,6 +27,8 @@ export interface OrdersSection {
   stuckAfterMs: number;
   /** Checkouts an address may start (anonymous clients can repeat them). */
   checkoutRateLimit: RateLimit;
+  /** Gateway callbacks an address may send: each one makes the service ask the gateway. */
+  callbackRateLimit: RateLimit;
   /** How often the worker sweeps orders (paid ones missed, hand-offs to retry, limits above). */
   sweepIntervalMs: number;
 }
@@ -53,5 +55,6 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     stuckAfterMs: env.duration('ORDER_STUCK_AFTER', '8h'),
     sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
     checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),
+    callbackRateLimit: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP', '300/1m'),
   };
 }
