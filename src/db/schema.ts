@@ -73,7 +73,15 @@ export interface JobLeaseTable {
  * Every table. Here only the infrastructure's; src/schema.ts extends this interface with each
  * module's tables (a program that does not include src/schema.ts sees only these).
  */
+/** Secrets the service makes once and every process shares (when the configuration gives none). */
+export interface AppSecretTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
 export interface Database {
+  app_secret: AppSecretTable;
   job: JobTable;
   rate_limit: RateLimitTable;
   import_lock: ImportLockTable;

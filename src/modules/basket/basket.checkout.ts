@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { hashToken } from '../../infra/tokens.js';
-import { GUEST_BASKET_TTL_MS, type BasketOwner } from './basket.service.js';
-import { deleteAllLines, findClientBasket, findGuestBasket, touchBasket, type BasketRow } from './basket.repository.js';
+import { clearBasket, GUEST_BASKET_TTL_MS, type BasketOwner } from './basket.service.js';
+import { findClientBasket, findGuestBasket, type BasketRow } from './basket.repository.js';
 import { priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
 import { chooseDelivery, type DeliveryChoice } from './delivery/delivery.service.js';
 import { shipsOnlyFromStock, isDigitalProduct } from './basket-rules.js';
@@ -40,16 +40,7 @@ export async function priceForCheckout(trx: Db, context: BasketContext, basket: 
 }
 
 /** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */
-export async function emptyBasketAfterCheckout(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
-  await deleteAllLines(trx, basket.id);
-  return touchBasket(trx, basket, now, {
-    discount_code_id: null,
-    delivery_method_id: null,
-    parcel_machine_id: null,
-    delivery_shop_id: null,
-    delivery_country_code: null,
-  });
-}
+export const emptyBasketAfterCheckout = clearBasket;
 
 /** Counts one use of a discount code unless it is used up; false when it was (a race for the last use). */
 export async function countDiscountCodeUse(trx: Db, codeId: number): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import { sharedSecret } from '../../infra/secrets.js';
 
 // A signed download link: `<payload>.<mac>`, both base64url. The payload names the link (a random
 // id, so a link counts its download once), the entitlement's order, the file, the client it was
@@ -54,14 +55,7 @@ export function linkSigner(secret: string): LinkSigner {
   };
 }
 
-/** The configured secret, else the stored one (made on first use; the first process to store it wins). */
-export async function linkSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
-  if (configured) return configured;
-  await db
-    .insertInto('app_secret')
-    .values({ name: SECRET_NAME, value: randomBytes(32).toString('hex'), created_at: now })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('app_secret').select('value').where('name', '=', SECRET_NAME).executeTakeFirstOrThrow();
-  return row.value;
+/** DOWNLOAD_LINK_SECRET, else the one the service made and keeps (app_secret). */
+export function linkSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
+  return sharedSecret(db, SECRET_NAME, configured, now);
 }

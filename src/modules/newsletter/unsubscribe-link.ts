@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import { hmacHex, sameHmacHex, sharedSecret } from '../../infra/secrets.js';
 import type { NewsletterConfig } from './newsletter.config.js';
 
 // Unsubscribe links are signed, not stored: an HMAC of the store and the email with a server
@@ -22,27 +22,13 @@ export interface UnsubscribeSigner {
 }
 
 export function unsubscribeSigner(secret: string): UnsubscribeSigner {
-  const sign = ({ email, storeCode }: Recipient) =>
-    createHmac('sha256', secret).update(`newsletter-unsubscribe:${storeCode}:${email}`).digest('hex');
-  return {
-    sign,
-    verify(recipient, signature) {
-      if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/.test(signature)) return false;
-      return timingSafeEqual(Buffer.from(sign(recipient), 'hex'), Buffer.from(signature, 'hex'));
-    },
-  };
+  const sign = ({ email, storeCode }: Recipient) => hmacHex(secret, `newsletter-unsubscribe:${storeCode}:${email}`);
+  return { sign, verify: (recipient, signature) => sameHmacHex(sign(recipient), signature) };
 }
 
-/** The configured secret, else the stored one (made on first use; the first process to store it wins). */
-export async function unsubscribeSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
-  if (configured) return configured;
-  await db
-    .insertInto('app_secret')
-    .values({ name: SECRET_NAME, value: randomBytes(32).toString('hex'), created_at: now })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('app_secret').select('value').where('name', '=', SECRET_NAME).executeTakeFirstOrThrow();
-  return row.value;
+/** NEWSLETTER_UNSUBSCRIBE_SECRET, else the one the service made and keeps (app_secret). */
+export function unsubscribeSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
+  return sharedSecret(db, SECRET_NAME, configured, now);
 }
 
 /** The query of an unsubscribe link: what `POST /newsletter/unsubscribe` checks. */

@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import { hmacHex, sameHmacHex, sharedSecret } from '../../infra/secrets.js';
 
 // The checksum of an order id: an HMAC with a server secret, so a link to an order's payment
 // form or summary works for whoever has it (a guest has nothing else) and cannot be made for
@@ -15,24 +15,11 @@ export interface OrderChecksum {
 }
 
 export function orderChecksum(secret: string): OrderChecksum {
-  const of = (orderId: number) => createHmac('sha256', secret).update(`order:${orderId}`).digest('hex');
-  return {
-    of,
-    verify(orderId, checksum) {
-      if (typeof checksum !== 'string' || !/^[0-9a-f]{64}$/.test(checksum)) return false;
-      return timingSafeEqual(Buffer.from(of(orderId), 'hex'), Buffer.from(checksum, 'hex'));
-    },
-  };
+  const of = (orderId: number) => hmacHex(secret, `order:${orderId}`);
+  return { of, verify: (orderId, checksum) => sameHmacHex(of(orderId), checksum) };
 }
 
-/** The configured secret, else the stored one (made on first use; the first process to store it wins). */
-export async function checksumSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
-  if (configured) return configured;
-  await db
-    .insertInto('app_secret')
-    .values({ name: SECRET_NAME, value: randomBytes(32).toString('hex'), created_at: now })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('app_secret').select('value').where('name', '=', SECRET_NAME).executeTakeFirstOrThrow();
-  return row.value;
+/** ORDER_CHECKSUM_SECRET, else the one the service made and keeps (app_secret). */
+export function checksumSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
+  return sharedSecret(db, SECRET_NAME, configured, now);
 }

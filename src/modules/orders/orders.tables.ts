@@ -134,12 +134,6 @@ export interface OrderEntitlementTable {
   created_at: number;
 }
 
-export interface AppSecretTable {
-  name: string;
-  value: string;
-  created_at: number;
-}
-
 export interface OrdersTables {
   customer_order: CustomerOrderTable;
   order_line: OrderLineTable;
@@ -147,5 +141,4 @@ export interface OrdersTables {
   order_payment: OrderPaymentTable;
   payment_callback: PaymentCallbackTable;
   order_entitlement: OrderEntitlementTable;
-  app_secret: AppSecretTable;
 }
