@@ -15,15 +15,24 @@ machine and command: ratios are only ever taken between rows of the same section
 const begin = (part: string) => `<!-- bench:${part} -->`;
 const end = (part: string) => `<!-- /bench:${part} -->`;
 
-/** Replaces the part's section of RESULTS.md (appending it the first time), keeping the others. */
+/**
+ * Replaces the part's section of RESULTS.md (appending it the first time), keeping the others and
+ * the notes written by hand after a section's end marker (up to the next section), which stay with
+ * the section they follow.
+ */
 export function writeResultsSection(file: string, part: string, markdown: string, order: readonly string[]): void {
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const sections = new Map<string, string>();
-  for (const match of current.matchAll(/<!-- bench:([a-z-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->/g)) {
+  const notes = new Map<string, string>();
+  for (const match of current.matchAll(/<!-- bench:([a-z-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->([\s\S]*?)(?=<!-- bench:[a-z-]+ -->|$)/g)) {
     sections.set(match[1]!, match[2]!);
+    const after = match[3]!.trim();
+    if (after !== '') notes.set(match[1]!, after);
   }
   sections.set(part, markdown.trim());
   const parts = [...order.filter((name) => sections.has(name)), ...[...sections.keys()].filter((name) => !order.includes(name))];
-  const body = parts.map((name) => `${begin(name)}\n${sections.get(name)}\n${end(name)}`).join('\n\n');
+  const body = parts
+    .map((name) => `${begin(name)}\n${sections.get(name)}\n${end(name)}${notes.has(name) ? `\n\n${notes.get(name)}` : ''}`)
+    .join('\n\n');
   writeFileSync(file, `${HEADER}\n${body}\n`);
 }
