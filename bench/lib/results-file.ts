@@ -24,7 +24,9 @@ export function writeResultsSection(file: string, part: string, markdown: string
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const sections = new Map<string, string>();
   const notes = new Map<string, string>();
-  for (const match of current.matchAll(/<!-- bench:([a-z-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->([\s\S]*?)(?=<!-- bench:[a-z-]+ -->|$)/g)) {
+  for (const match of current.matchAll(
+    /<!-- bench:([a-z-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->([\s\S]*?)(?=<!-- bench:[a-z-]+ -->|$)/g,
+  )) {
     sections.set(match[1]!, match[2]!);
     const after = match[3]!.trim();
     if (after !== '') notes.set(match[1]!, after);
