@@ -29,7 +29,7 @@ import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
 import { downloadsRoutes, productFilesRoutes } from './modules/downloads/index.js';
 import { createFileStore } from './infra/file-store/index.js';
-import { configuredGateways, testGatewayRoutes, type Gateways } from './modules/payments/index.js';
+import { configuredGateways, testGatewayRoutes } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { gdprRoutes } from './modules/gdpr/index.js';
 import { profileRoutes } from './modules/profile/index.js';
@@ -48,8 +48,6 @@ export interface Infra {
   clock?: Clock;
   /** Where log lines go; standard output unless a test reads them. */
   logStream?: DestinationStream;
-  /** The payment gateways by name; by default the configured ones (configuredGateways). */
-  gateways?: Gateways;
 }
 
 // What several modules share; each module takes only the part it declares in its own deps type.
@@ -154,16 +152,14 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(backInStockRoutes, { database, config });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
-      const gateways =
-        infra.gateways ??
-        configuredGateways({
-          database,
-          clock,
-          everypay: config.everypay,
-          testGateway: config.testGateway === 'on',
-          publicUrl: config.orders.publicUrl,
-          basePath: config.basePath,
-        });
+      const gateways = configuredGateways({
+        database,
+        clock,
+        everypay: config.everypay,
+        testGateway: config.testGateway === 'on',
+        publicUrl: config.orders.publicUrl,
+        basePath: config.basePath,
+      });
       await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
       await api.register(adminOrdersRoutes, { database, gateways });

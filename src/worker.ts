@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { systemClock } from './infra/clock.js';
-import { configuredGateways } from './modules/payments/index.js';
+import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
@@ -25,7 +25,6 @@ import {
   orderMailHandler,
   orderProcessingHandler,
   scheduleOrderSweep,
-  type Gateways,
 } from './modules/orders/index.js';
 import { PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';

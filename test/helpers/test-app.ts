@@ -8,7 +8,6 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import type { Gateways } from '../../src/modules/orders/index.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { cloneTemplate, databaseUrl } from '../setup/postgres-template.js';
 
@@ -28,8 +27,6 @@ export interface TestAppOptions {
   beforeReady?: (app: App) => void | Promise<void>;
   /** Where the app (and its job runner) logs instead of stdout; see log-capture.ts. Give a LOG_LEVEL too. */
   logStream?: { write(line: string): void };
-  /** Payment gateways for the app's refunds and the worker's sweep (a test's own implementation). */
-  gateways?: Gateways;
 }
 
 /** Which engine the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
@@ -71,10 +68,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database = createDatabase(config.databaseUrl);
     // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
     await migrateToLatest(database);
-    app = await buildApp(config, { database, logStream: options.logStream, gateways: options.gateways });
+    app = await buildApp(config, { database, logStream: options.logStream });
     await options.beforeReady?.(app);
     await app.ready();
-    const jobs = createJobRunner(database, config, app.log, options.gateways);
+    const jobs = createJobRunner(database, config, app.log);
     return {
       app,
       database,

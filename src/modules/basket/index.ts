@@ -10,10 +10,10 @@ export type * from './basket.tables.js';
 export { basketMessages } from './basket.messages.js';
 // Checkout runs these in its own transaction (modules/orders).
 export * as basketCheckout from './basket.checkout.js';
-export { basketHttp, guestToken, type BasketHttp } from './basket-request.routes.js';
+export { basketHttp } from './basket-request.routes.js';
 // Putting an earlier order's products back (modules/orders, POST /order/{code}/repeat), in writeLines' transaction.
 export { addProducts, type RefusedProduct } from './basket.service.js';
-export { availableDeliveryMethods } from './delivery/delivery.service.js';
+export { availableDeliveryMethods, HOME_COUNTRY } from './delivery/delivery.service.js';
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
 export { DeliveryMethodSchema } from './basket.schemas.js';
 export { basketPersonalData } from './basket.personal-data.js';

@@ -7,7 +7,7 @@ import { invalidField } from '../../infra/domain-error.js';
 import { authenticateOperator } from '../admin/index.js';
 import { NavStatusBody, OrderCodeParams, OrderDocumentSchema, OrderFeedQuery, RefundBody } from './admin-orders.schemas.js';
 import { orderFeed, refundOrder, reportNavStatus } from './processing/admin-orders.service.js';
-import type { Gateways } from './processing/order-sweep.js';
+import type { Gateways } from '../payments/index.js';
 
 // The operators' order endpoints (operator API key, not store-scoped): the back office's pull
 // feed, its report of its own order time and status, and refunds through the order's gateway.

@@ -6,7 +6,7 @@ import { hashToken } from '../../infra/tokens.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { translate } from '../../i18n/index.js';
 import { allCountries } from '../country/index.js';
-import { availableDeliveryMethods, basketHttp, basketCheckout, deliveryMethodWire } from '../basket/index.js';
+import { availableDeliveryMethods, basketHttp, basketCheckout, deliveryMethodWire, HOME_COUNTRY } from '../basket/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { savedAddresses } from '../profile/index.js';
 import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } from './checkout.schemas.js';
@@ -15,7 +15,6 @@ import type { OrdersHttp } from './orders.deps.js';
 import { findOrderByIdempotencyKey, savedContact } from './orders.repository.js';
 import { paymentMethodsFor } from './payment-methods.js';
 
-const HOME_COUNTRY = 'EE';
 const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 
 /** GET /checkout/meta and POST /checkout: what the checkout form offers, and the order it makes. */

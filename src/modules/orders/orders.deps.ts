@@ -2,10 +2,10 @@ import type { DatabaseHandle } from '../../db/database.js';
 import type { StoreReader } from '../../http/request-context.js';
 import type { Clock } from '../../infra/clock.js';
 import type { OrdersSection } from './orders.config.js';
-import type { Gateways, PaymentUrls } from './payment.service.js';
+import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
 import type { OrderRow } from './orders.repository.js';
-import type { GatewayName } from '../payments/index.js';
+import type { GatewayName, Gateways } from '../payments/index.js';
 
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {

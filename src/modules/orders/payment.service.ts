@@ -16,8 +16,6 @@ import { attemptReference } from './payment-reference.js';
 // answers its form (or waits for it) instead of paying twice. The gateway is never called inside
 // a transaction.
 
-export type { Gateways };
-
 export interface PaymentUrls {
   /** Where checkout sends the front-end: this API's create-form of the order. */
   createFormUrl(orderId: number): string;

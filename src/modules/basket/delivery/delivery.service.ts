@@ -14,7 +14,8 @@ export interface DeliveryChoice {
   countryCode?: string;
 }
 
-const HOME_COUNTRY = 'EE';
+/** Where the shop is: the delivery country unless one is chosen, and the default in address forms. */
+export const HOME_COUNTRY = 'EE';
 
 /** Chooses how the basket is delivered; every part of the choice is checked against the method. */
 export async function chooseDelivery(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice): Promise<BasketRow> {

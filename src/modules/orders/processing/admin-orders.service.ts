@@ -7,7 +7,7 @@ import { GatewayRefusedError, GatewayUnavailableError, type GatewayName } from '
 import { moveOrder, PAID } from '../order-states.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
 import { mainPayment, orderDocument, type OrderDocument } from './order-document.js';
-import type { Gateways } from './order-sweep.js';
+import type { Gateways } from '../../payments/index.js';
 import { feedPage, findOrderByCode, linesOf, paymentsOf, setHandedOff, setNavStatus, type OrderRow } from './processing.repository.js';
 
 // The operators' side of orders: the pull feed, the back office's report of its own order time and

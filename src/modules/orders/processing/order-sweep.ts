@@ -27,8 +27,6 @@ const BATCH = 100;
 /** A paid order its job has not processed in this long lost its job (or the job keeps failing). */
 export const PROCESSING_GRACE_MS = 5 * 60_000;
 
-export type { Gateways };
-
 export interface OrderSweepDeps {
   db: Kysely<Database>;
   config: Pick<OrdersSection, 'backoffice' | 'unpaidAfterMs' | 'stuckAfterMs' | 'sweepIntervalMs'>;
