@@ -204,6 +204,22 @@ describe('POST /admin/orders/{code}/refund', () => {
     expect(refunds()).toHaveLength(2);
   });
 
+  it('takes back what the order gave to download with the full refund, not with a part', async () => {
+    const order = await cardPayment(s);
+    // The order's line is an e-book's: processing grants it to download.
+    await t.database.db.updateTable('order_line').set({ is_digital: true }).where('order_id', '=', order.id).execute();
+    await s.everypay.settle(order.reference);
+    await shopperReturns(s, order);
+    await t.drainJobs();
+    const entitled = () => t.database.db.selectFrom('order_entitlement').select('product_id').where('order_id', '=', order.id).execute();
+    expect(await entitled()).toHaveLength(1);
+    expect((await post(`/admin/orders/${order.code}/refund`, { amount: 1 })).statusCode).toBe(200);
+    expect(await entitled()).toHaveLength(1);
+    const rest = await post(`/admin/orders/${order.code}/refund`, {});
+    expect(rest.json()).toMatchObject({ status: 'CANCELLED' });
+    expect(await entitled()).toEqual([]);
+  });
+
   it('refuses without a settled payment (409), an unknown code (404) and bad amounts (422), calling no gateway', async () => {
     const noPayment = await processedOrder();
     const unpaid = await cardPayment(s);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 
@@ -8,7 +9,8 @@ import { holdStockAgain, releaseStock } from './stock.repository.js';
 // for the same order (a callback and the shopper's return, two workers) move it once: the loser
 // sees false and does nothing. Every change is recorded with its time and cause, and the effects
 // of entering a state commit with it in the caller's transaction: stock held for an order that
-// will not be paid goes back, and a paid order is queued for processing.
+// will not be paid goes back, a paid order is queued for processing, and a cancelled one gives
+// nothing more to download.
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'NEW',
@@ -105,6 +107,7 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   // Stock sold at processing is no longer held, so leaving after it releases nothing.
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
+  if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,

@@ -8,7 +8,8 @@ import type { CustomerKind } from '../orders.tables.js';
 import { sellStock } from '../stock.repository.js';
 import { queueHandoff } from './handoff.js';
 import { queueOrderMails } from './order-mail.js';
-import { findOrder, grantEntitlements, linesOf } from './processing.repository.js';
+import { grantEntitlements } from '../entitlements.repository.js';
+import { findOrder, linesOf } from './processing.repository.js';
 
 // Processing a paid order (or one with nothing to pay online), in ONE transaction: the order moves
 // PENDING_PROCESSING -> PROCESSING, which only one of any number of racing workers (a repeated

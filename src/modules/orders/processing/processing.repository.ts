@@ -34,17 +34,6 @@ export function paymentsOf(db: Db, orderIds: readonly number[]): Promise<Payment
   return db.selectFrom('order_payment').selectAll().where('order_id', 'in', orderIds).orderBy('id', 'desc').execute();
 }
 
-/** Entitlements of the order's digital lines; a second run adds nothing (primary key order, product). */
-export async function grantEntitlements(trx: Db, order: OrderRow, lines: readonly LineRow[], now: number): Promise<void> {
-  const products = [...new Set(lines.filter((line) => Boolean(line.is_digital)).map((line) => Number(line.product_id)))];
-  if (products.length === 0) return;
-  await trx
-    .insertInto('order_entitlement')
-    .values(products.map((product_id) => ({ order_id: order.id, product_id, client_account_id: order.client_account_id, created_at: now })))
-    .onConflict((oc) => oc.columns(['order_id', 'product_id']).doNothing())
-    .execute();
-}
-
 export async function setHandedOff(trx: Db, orderId: number, now: number): Promise<void> {
   await trx.updateTable('customer_order').set({ handed_off_at: now, updated_at: now }).where('id', '=', orderId).execute();
 }

@@ -1,0 +1,29 @@
+import type { Db } from '../../db/database.js';
+
+// What an order gives to download (order_entitlement; the downloads module reads it): granted when
+// the paid order is processed, taken back when the order is cancelled after all.
+
+/** Entitlements of the order's digital lines; a second run adds nothing (primary key order, product). */
+export async function grantEntitlements(
+  trx: Db,
+  order: { id: number; client_account_id: number | null },
+  lines: ReadonlyArray<{ product_id: number; is_digital: number | boolean }>,
+  now: number,
+): Promise<void> {
+  const products = [...new Set(lines.filter((line) => Boolean(line.is_digital)).map((line) => Number(line.product_id)))];
+  if (products.length === 0) return;
+  await trx
+    .insertInto('order_entitlement')
+    .values(products.map((product_id) => ({ order_id: order.id, product_id, client_account_id: order.client_account_id, created_at: now })))
+    .onConflict((oc) => oc.columns(['order_id', 'product_id']).doNothing())
+    .execute();
+}
+
+/**
+ * A cancelled order (refunded in full, or given up) leaves nothing to download: its entitlements go,
+ * so the download list drops them and a link already handed out is refused. The downloads already
+ * counted stay (download_count), so a late settle that revives the order grants them again as they were.
+ */
+export async function revokeEntitlements(trx: Db, orderId: number): Promise<void> {
+  await trx.deleteFrom('order_entitlement').where('order_id', '=', orderId).execute();
+}
