@@ -78,6 +78,21 @@ describe('POST /auth/verify-email', () => {
     expect(user.password_hash).toMatch(/^\$argon2id\$/);
     expect(Boolean(user.newsletter)).toBe(true);
     expect(user.verification_token_hash).toBeNull();
+    // The tick is a subscription: the link just confirmed the address, so no second opt-in mail is needed.
+    const subscriptions = await t.database.db
+      .selectFrom('newsletter_subscriber')
+      .selectAll()
+      .where('email', '=', email.toLowerCase())
+      .execute();
+    expect(subscriptions).toEqual([expect.objectContaining({ store_code: 'WEB2', source: 'registration', withdrawn_at: null })]);
+  });
+
+  it('subscribes nobody without the tick', async () => {
+    const { email, token } = await pendingVerification();
+    expect((await verify(t, token)).statusCode).toBe(200);
+    expect(await t.database.db.selectFrom('newsletter_subscriber').select('id').where('email', '=', email.toLowerCase()).execute()).toEqual(
+      [],
+    );
   });
 
   it('is single use', async () => {

@@ -11,6 +11,7 @@ import { as } from './helpers.js';
 let t: TestApp;
 let alice: TestCustomer;
 let bob: TestCustomer;
+let carol: TestCustomer;
 const categoryIds: Record<string, number> = {};
 
 async function insertCategory(code: string, store: string, name: string) {
@@ -28,6 +29,7 @@ beforeAll(async () => {
   t = await createTestApp();
   alice = await createCustomer(t.database.db);
   bob = await createCustomer(t.database.db);
+  carol = await createCustomer(t.database.db);
   await insertCategory('FICTION', 'WEB', 'Fiction');
   await insertCategory('HISTORY', 'WEB', 'History');
   await insertCategory('OUTLET', 'WEB2', 'Outlet only');
@@ -121,6 +123,41 @@ describe('profile', () => {
       .where('email', '=', (await call('GET', '/client-account')).json().email)
       .executeTakeFirstOrThrow();
     expect(Boolean(user.newsletter)).toBe(false);
+  });
+
+  it("makes the email consent the address's newsletter subscription in the account's store, withdrawn everywhere with it", async () => {
+    const call = as(t, carol.token);
+    const email = (await call('GET', '/client-account')).json().email.toLowerCase();
+    const subscriptions = () =>
+      t.database.db
+        .selectFrom('newsletter_subscriber')
+        .select(['store_code', 'source', 'withdrawn_at'])
+        .where('email', '=', email)
+        .execute();
+    await call('PUT', '/client-account', { marketingConsents: { email: true } });
+    expect(await subscriptions()).toEqual([{ store_code: 'WEB', source: 'profile', withdrawn_at: null }]);
+    // Subscribed in the other store too (its own form), then the consent is withdrawn in the profile.
+    await t.database.db
+      .insertInto('newsletter_subscriber')
+      .values({
+        email,
+        store_code: 'WEB2',
+        language: 'et',
+        source: 'website',
+        consented_at: 1,
+        withdrawn_at: null,
+        created_at: 1,
+        updated_at: 1,
+      })
+      .execute();
+    const withdrawn = (await call('PUT', '/client-account', { marketingConsents: { email: false } })).json();
+    expect(withdrawn.marketingConsents.email.granted).toBe(false);
+    expect((await subscriptions()).map((row) => row.withdrawn_at)).toEqual([expect.any(Number), expect.any(Number)]);
+    const again = (await call('PUT', '/client-account', { marketingConsents: { email: true } })).json();
+    expect(again.marketingConsents.email.granted).toBe(true);
+    expect((await subscriptions()).filter((row) => row.withdrawn_at === null)).toEqual([
+      { store_code: 'WEB', source: 'profile', withdrawn_at: null },
+    ]);
   });
 
   it('refuses bad profile input with a 422', async () => {

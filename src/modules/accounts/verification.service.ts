@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
+import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
   changeAccountStatus,
@@ -89,11 +90,19 @@ export async function completeVerification(
       email_verified: true,
       activated_at: user.activated_at ?? now,
       terms_accepted_at: now,
-      newsletter: input.newsletter ?? Boolean(user.newsletter),
     },
     now,
   );
   if (!consumed) throw badToken();
+  // The registration's newsletter tick (or the form's answer now): the address was just confirmed
+  // by this very link, so it is the double opt-in's confirmation too, and the subscription starts.
+  const newsletter = input.newsletter ?? Boolean(user.newsletter);
+  if (newsletter || user.newsletter)
+    await setConfirmedAddressConsent(
+      trx,
+      { email: user.email, storeCode: account.store_code, language: user.language, source: 'registration', wanted: newsletter },
+      now,
+    );
   // Following the link is the contact's consent to an account a registration form attached.
   if (account.status === 'PENDING_CONFIRMATION' && !(await changeAccountStatus(trx, account.id, ['PENDING_CONFIRMATION'], 'ACTIVE'))) {
     throw badToken();

@@ -8,6 +8,8 @@ export { newsletterRequestPruning } from './newsletter.pruning.js';
 export { newsletterUnsubscribeHeaders, type Recipient } from './unsubscribe-link.js';
 // Checkout's "subscribe me" box asks for a subscription the same way (double opt-in).
 export { requestSubscription } from './newsletter.service.js';
+// Registration's tick (the email just verified) and the profile's consent set it directly.
+export { setConfirmedAddressConsent } from './newsletter.service.js';
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';
 export type { NewsletterRequestTable, NewsletterSubscriberTable, NewsletterTables } from './newsletter.tables.js';
 export { newsletterMessages } from './newsletter.messages.js';

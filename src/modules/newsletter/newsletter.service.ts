@@ -11,6 +11,7 @@ import {
   normaliseEmail,
   syncUserNewsletterFlag,
   upsertSubscriber,
+  withdrawEverywhere,
   withdrawSubscriber,
 } from './newsletter.repository.js';
 import type { Recipient, UnsubscribeSigner } from './unsubscribe-link.js';
@@ -35,6 +36,23 @@ export async function requestSubscription(
 ): Promise<void> {
   const requestId = await insertRequest(trx, { ...input, email: normaliseEmail(input.email) }, now);
   await queueNewsletterMail(trx, config, { kind: 'confirmation', requestId }, now);
+}
+
+/**
+ * The marketing mail consent of a logged-in person whose address is confirmed already (the email a
+ * registration just verified, a client's profile): no confirmation mail is needed, so wanting it
+ * subscribes the address in the store at once, and not wanting it withdraws it everywhere (the
+ * consent is the person's, not one store's). The account's flag follows, in the same transaction.
+ */
+export async function setConfirmedAddressConsent(
+  trx: Db,
+  input: { email: string; storeCode: string; language: string; source: string; wanted: boolean },
+  now: number,
+): Promise<void> {
+  const email = normaliseEmail(input.email);
+  if (input.wanted) await upsertSubscriber(trx, { email, storeCode: input.storeCode, language: input.language, source: input.source }, now);
+  else await withdrawEverywhere(trx, email, now);
+  await syncUserNewsletterFlag(trx, email, now);
 }
 
 const badToken = () => badRequest('newsletter.badToken');

@@ -34,10 +34,7 @@ export function findProfile(db: Db, clientAccountId: number) {
     .executeTakeFirst();
 }
 
-type ProfileColumns = Pick<
-  Updateable<AppUserTable>,
-  'first_name' | 'last_name' | 'phone' | 'gender' | 'birthday' | 'language' | 'newsletter'
->;
+type ProfileColumns = Pick<Updateable<AppUserTable>, 'first_name' | 'last_name' | 'phone' | 'gender' | 'birthday' | 'language'>;
 
 export async function updateProfileColumns(db: Db, userId: number, changes: ProfileColumns, now: number): Promise<void> {
   await db

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import {
   categoriesOfStore,
   consentEvents,
@@ -94,10 +95,24 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
       gender: input.gender,
       birthday: input.birthday,
       language: input.language,
-      newsletter: input.marketingConsents?.email,
     },
     now,
   );
+  const emailConsent = input.marketingConsents?.email;
+  if (emailConsent !== undefined && emailConsent !== before.marketingConsents.email.granted) {
+    const preferences = await readPreferences(trx, actor);
+    await setConfirmedAddressConsent(
+      trx,
+      {
+        email: before.email,
+        storeCode: actor.storeCode,
+        language: preferences.newsletterLanguage,
+        source: 'profile',
+        wanted: emailConsent,
+      },
+      now,
+    );
+  }
   for (const [name, consent] of Object.entries(CONSENTS) as Array<[keyof typeof CONSENTS, MarketingConsent]>) {
     const wanted = input.marketingConsents?.[name];
     if (wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
