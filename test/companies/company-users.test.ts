@@ -58,6 +58,15 @@ describe('inviting an employee', () => {
     expect((await login(t, email)).statusCode).toBe(422);
 
     const mail = await mailTo(t, email);
+    // The mail says whose account it is.
+    const company = await t.database.db
+      .selectFrom('client_account as a')
+      .innerJoin('company as c', 'c.id', 'a.company_id')
+      .select('c.name')
+      .where('a.id', '=', master.clientAccountId)
+      .executeTakeFirstOrThrow();
+    expect(mail.subject).toContain(company.name);
+    expect(mail.text).toContain(company.name);
     const verified = await verify(t, tokenFromMail(mail, 'verificationToken'));
     expect(verified.statusCode, verified.body).toBe(200);
     const loggedIn = await login(t, email);

@@ -16,7 +16,8 @@ export const ACCOUNT_MAIL_JOB = 'account.mail';
  */
 export type AccountMail =
   | AccountRequest
-  | { kind: 'verification'; userId: number; clientAccountId: number; language: Language }
+  // invitation: a company's master asked this person in (the mail names the company).
+  | { kind: 'verification'; userId: number; clientAccountId: number; language: Language; invitation?: boolean }
   | { kind: 'otherStore'; userId: number; storeCode: string; otherStoreCode: string; language: Language }
   | { kind: 'reset'; userId: number; storeCode: string; language: Language }
   /** Queued no more (an approved wholesale account is confirmed by mail); kept for jobs already queued. */

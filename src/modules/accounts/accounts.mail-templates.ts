@@ -81,6 +81,44 @@ export const accountConfirmationMail: Templates<{
   }),
 };
 
+/** To a person a company's master invited in: whose account it is, and that it waits for them. */
+export const companyInvitationMail: Templates<{
+  name: string;
+  storeName: string;
+  url: string;
+  days: number;
+  companyName: string;
+  type: CompanyAccountType;
+}> = {
+  et: (p) => ({
+    subject: `Teid kutsuti ettevõtte ${p.companyName} kontole – ${p.storeName}`,
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Ettevõte ${p.companyName} lisas teid oma kasutajaks (${ACCOUNT_NAMES.et[p.type]} poes ${p.storeName}). Kinnitage kutse ja määrake parool; link kehtib ${p.days} päeva.`,
+      'Kui te kutset ei oodanud, jätke kiri tähelepanuta: ilma kinnituseta kontot kasutada ei saa.',
+    ],
+    action: { label: 'Võta kutse vastu', url: p.url },
+  }),
+  en: (p) => ({
+    subject: `You are invited to the account of ${p.companyName} – ${p.storeName}`,
+    paragraphs: [
+      `Hello ${p.name},`,
+      `${p.companyName} added you as a user of its ${ACCOUNT_NAMES.en[p.type]} in ${p.storeName}. Accept the invitation and set your password; the link is valid for ${p.days} days.`,
+      'If you did not expect this, ignore this mail: the account cannot be used without your confirmation.',
+    ],
+    action: { label: 'Accept the invitation', url: p.url },
+  }),
+  ru: (p) => ({
+    subject: `Вас пригласили в аккаунт компании ${p.companyName} – ${p.storeName}`,
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `Компания ${p.companyName} добавила вас пользователем (${ACCOUNT_NAMES.ru[p.type]} в ${p.storeName}). Примите приглашение и задайте пароль; ссылка действительна ${p.days} дн.`,
+      'Если вы не ждали приглашения, проигнорируйте письмо: без вашего подтверждения аккаунтом пользоваться нельзя.',
+    ],
+    action: { label: 'Принять приглашение', url: p.url },
+  }),
+};
+
 export const resetMail: Templates<{ name: string; storeName: string; url: string; minutes: number }> = {
   et: (p) => ({
     subject: `Parooli taastamine – ${p.storeName}`,

@@ -18,6 +18,7 @@ import {
   renderMail,
   resetMail,
   verificationMail,
+  companyInvitationMail,
   wholesaleApprovedMail,
   wholesaleRejectedMail,
   type MailContent,
@@ -81,11 +82,13 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const url = `${store.frontendUrl}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
         const days = Math.round(config.accounts.verificationTokenTtlMs / DAY_MS);
         const params = { name: displayName(user), storeName: store.name, url, days };
-        // A verified user named as a company's contact is asked to confirm that account, and told what it is.
-        if (user.email_verified && account.type !== 'SIMPLE' && account.company_id !== null) {
+        // A person a company invited, or a verified user named as a company's contact, is asked to
+        // confirm that account, and told whose it is.
+        if ((mail.invitation || user.email_verified) && account.type !== 'SIMPLE' && account.company_id !== null) {
           const company = await findCompany(db, account.company_id);
-          const companyName = company?.name ?? '';
-          return send(user.email, accountConfirmationMail[mail.language]({ ...params, companyName, type: account.type }));
+          const companyParams = { ...params, companyName: company?.name ?? '', type: account.type };
+          const template = mail.invitation ? companyInvitationMail : accountConfirmationMail;
+          return send(user.email, template[mail.language](companyParams));
         }
         return send(user.email, verificationMail[mail.language](params));
       }

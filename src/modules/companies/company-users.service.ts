@@ -94,7 +94,7 @@ export async function inviteCompanyUser(
     accountId = Number(account.id);
     await setAccountRole(trx, accountId, role);
   }
-  await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language }, now);
+  await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language, invitation: true }, now);
   return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
 }
 
