@@ -4,7 +4,6 @@ import { createAccountsTestApp, GOOD_PASSWORD, login, registerVerified, uniqueEm
 import { createCustomer } from '../helpers/customers.js';
 import { exportUser } from '../data-export/fixtures.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
-import { subscribeConfirmed } from '../newsletter/helpers.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { as } from '../profile/helpers.js';
 
@@ -37,7 +36,7 @@ const contact = (name: string, email: string) => ({
   paymentMethodId: 'CASH_ON_DELIVERY',
 });
 
-/** A registered client with a profile, an address, a consent, a newsletter subscription, a social identity, a session action, an order and a basket. */
+/** A registered client with a profile, an address, a consent (the newsletter subscription), a social identity, a session action, an order and a basket. */
 async function person(name: string): Promise<Person> {
   const email = uniqueEmail(name.toLowerCase().replace(/\W/g, ''));
   const token = await registerVerified(t, email);
@@ -66,7 +65,6 @@ async function person(name: string): Promise<Person> {
     countryNavCode: 'EE',
   });
   expect(address.statusCode, address.body).toBe(201);
-  await subscribeConfirmed(t, email);
   const now = Date.now();
   await db
     .insertInto('social_identity')
@@ -351,5 +349,41 @@ describe('DELETE /client-account', () => {
     expect((await as(t, employee.token)('DELETE', '/client-account', {})).statusCode).toBe(204);
     expect((await as(t, master.token)('DELETE', '/client-account', {})).statusCode).toBe(204);
     expect(await db.selectFrom('company').select('id').where('id', '=', master.companyId!).execute()).toHaveLength(1);
+  });
+});
+
+describe('guest orders billed to the email', () => {
+  it('are in "your data", hold the erasure while open, and lose the person with it', async () => {
+    const carol = await person('Carol Kask');
+    const db = t.database.db;
+    // Carol also bought as a guest, typing her address in capitals; a stranger's guest order is not hers.
+    const guest = await checkout(t, await fill(t, {}, [[book, 1]]), checkoutForm(shop, contact('Carol Kask', carol.email.toUpperCase())));
+    expect(guest.statusCode, guest.body).toBe(200);
+    const guestOrderId = orderLink(guest.json().location).orderId;
+    const other = await checkout(t, await fill(t, {}, [[book, 1]]), checkoutForm(shop, contact('Stranger', uniqueEmail('stranger'))));
+    expect(other.statusCode, other.body).toBe(200);
+    const codes = async (id: number) =>
+      (await db.selectFrom('customer_order').select('code').where('id', '=', id).executeTakeFirstOrThrow()).code;
+
+    const data = (await as(t, carol.token)('GET', '/client-account/export')).json();
+    expect(data.orders.items.map((order: { code: string }) => order.code).sort()).toEqual(
+      [await codes(carol.orderId), await codes(guestOrderId)].sort(),
+    );
+    const bobs = (await as(t, bob.token)('GET', '/client-account/export')).json();
+    expect(bobs.orders.items.map((order: { code: string }) => order.code)).not.toContain(await codes(guestOrderId));
+
+    await complete(carol.orderId);
+    expectErrorBody(await as(t, carol.token)('DELETE', '/client-account', { password: GOOD_PASSWORD }), 409, 'Conflict');
+    await complete(guestOrderId);
+    expect((await as(t, carol.token)('DELETE', '/client-account', { password: GOOD_PASSWORD })).statusCode).toBe(204);
+    const erased = await db.selectFrom('customer_order').selectAll().where('id', '=', guestOrderId).executeTakeFirstOrThrow();
+    expect(erased).toMatchObject({ billing_name: '[erased]', shipping_address: '[erased]' });
+    expect(erased.billing_email).toMatch(/@erased\.invalid$/);
+    const untouched = await db
+      .selectFrom('customer_order')
+      .select('billing_name')
+      .where('id', '=', orderLink(other.json().location).orderId)
+      .executeTakeFirstOrThrow();
+    expect(untouched.billing_name).not.toBe('[erased]');
   });
 });

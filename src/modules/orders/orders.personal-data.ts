@@ -1,10 +1,13 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
 import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { HOLDING_STOCK } from './order-states.js';
 
-// A client's orders with their lines. The erasure keeps every order for accounting (amounts,
+// A person's orders with their lines: their client accounts' orders and the guest orders placed
+// with their login email as the billing email (the address is theirs: they log in with it). The erasure keeps every order for accounting (amounts,
 // lines, codes, dates, statuses, countries) and replaces the person in it: names, emails, phones,
 // streets, cities, postcodes, notes and the session. It is refused while an order is still open
 // (holding stock: unpaid, paid but not yet delivered): its address is still needed to deliver it.
@@ -13,16 +16,21 @@ import { HOLDING_STOCK } from './order-states.js';
 const ORDERS_CAP = 2_000;
 const CHUNK = 500;
 
+/** The subject's orders: of their accounts, or guest orders billed to their email. */
+const ofSubject = (subject: PersonalDataSubject) => (eb: ExpressionBuilder<Database, 'customer_order'>) => {
+  const ids = accountIdsOf(subject);
+  const guest = eb.and([eb('client_account_id', 'is', null), eb('billing_email', '=', subject.email.trim().toLowerCase())]);
+  return ids.length === 0 ? guest : eb.or([eb('client_account_id', 'in', ids), guest]);
+};
+
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 const money = (cents: number) => Number(cents) / 100;
 
 async function exportOrders(db: Db, subject: PersonalDataSubject) {
-  const ids = accountIdsOf(subject);
-  if (ids.length === 0) return { items: [], truncated: false };
   const orders = await db
     .selectFrom('customer_order')
     .selectAll()
-    .where('client_account_id', 'in', ids)
+    .where(ofSubject(subject))
     .orderBy('id', 'desc')
     .limit(ORDERS_CAP + 1)
     .execute();
@@ -88,12 +96,10 @@ async function exportOrders(db: Db, subject: PersonalDataSubject) {
 }
 
 async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject) {
-  const ids = accountIdsOf(subject);
-  if (ids.length === 0) return;
   const open = await trx
     .selectFrom('customer_order')
     .select('id')
-    .where('client_account_id', 'in', ids)
+    .where(ofSubject(subject))
     .where('status', 'in', HOLDING_STOCK)
     .limit(1)
     .executeTakeFirst();
@@ -101,8 +107,6 @@ async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject) {
 }
 
 async function stripOrders(trx: Db, subject: PersonalDataSubject) {
-  const ids = accountIdsOf(subject);
-  if (ids.length === 0) return;
   const person = (kind: 'shipping' | 'billing') => ({
     [`${kind}_name`]: ERASED_MARKER,
     [`${kind}_email`]: subject.erasedEmail,
@@ -114,7 +118,7 @@ async function stripOrders(trx: Db, subject: PersonalDataSubject) {
   await trx
     .updateTable('customer_order')
     .set({ ...person('shipping'), ...person('billing'), notes: '', session_id: null })
-    .where('client_account_id', 'in', ids)
+    .where(ofSubject(subject))
     .execute();
 }
 
