@@ -237,9 +237,19 @@ describe('DELETE /client-account', () => {
     const orderBefore = await db.selectFrom('customer_order').selectAll().where('id', '=', alice.orderId).executeTakeFirstOrThrow();
     const linesBefore = await db.selectFrom('order_line').selectAll().where('order_id', '=', alice.orderId).execute();
     await complete(alice.orderId);
+    // A reset link she asked for, typed in capitals, still queued (the worker has not run yet).
+    const reset = await t.app.inject({ method: 'POST', url: '/auth/reset-password', payload: { email: alice.email.toUpperCase() } });
+    expect(reset.statusCode, reset.body).toBe(200);
+    const exported = (await as(t, alice.token)('GET', '/client-account/export')).json();
+    expect(exported.outbox).toContainEqual(expect.objectContaining({ type: expect.any(String), status: 'pending' }));
 
     const erased = await as(t, alice.token)('DELETE', '/client-account', { password: GOOD_PASSWORD });
     expect(erased.statusCode, erased.body).toBe(204);
+    // The queued mail is ended, and no job keeps her address.
+    const jobs = await db.selectFrom('job').select(['payload', 'status', 'result']).execute();
+    expect(JSON.stringify(jobs).toLowerCase()).not.toContain(alice.email.toLowerCase());
+    expect(jobs.filter((job) => job.result === 'cancelled: the person was erased').length).toBeGreaterThan(0);
+    expect(jobs.filter((job) => job.status === 'pending' && job.payload.includes('@erased.invalid'))).toEqual([]);
 
     expectErrorBody(await as(t, alice.token)('GET', '/client-account'), 401, 'Unauthorized');
     // The wishlist and back-in-stock requests go; Bob's stay.

@@ -45,6 +45,21 @@ describe('the SMTP mailer', () => {
   afterAll(() => catcher.close());
   beforeEach(() => catcher.clear());
 
+  it("never mails an erased person's .invalid address, and still mails the others of the message", async () => {
+    const mailer = createMailer(config({ smtpUrl: catcher.url }), recordingLogger().log);
+    try {
+      expect(await mailer.send({ ...message, to: 'erased-7@erased.invalid', subject: 'to nobody' })).toEqual({
+        messageId: 'not-sent:erased-recipient',
+      });
+      await mailer.send({ ...message, to: ['erased-7@erased.invalid', 'kati@example.com'], subject: 'to kati' });
+      const mail = await catcher.waitFor((m) => m.subject === 'to kati');
+      expect(addresses(mail.to)).toEqual(['kati@example.com']);
+      expect(catcher.mails.map((m) => m.subject)).toEqual(['to kati']);
+    } finally {
+      mailer.close();
+    }
+  });
+
   it('delivers the message as given, from the configured sender', async () => {
     const mailer = createMailer(config({ smtpUrl: catcher.url }), recordingLogger().log);
     try {

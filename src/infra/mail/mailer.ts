@@ -25,7 +25,30 @@ export interface Mailer {
 }
 
 export function createMailer(config: MailerConfig, log: Logger): Mailer {
-  return config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
+  const mailer = config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
+  return skippingInvalidRecipients(mailer, log);
+}
+
+/** RFC 2606's `.invalid` top-level domain: what an erased person's address becomes (`erased-<id>@erased.invalid`). */
+const isInvalidAddress = (address: string) => /\.invalid>?\s*$/i.test(address.trim());
+
+/**
+ * Never mails an `.invalid` address: a mail queued before the person was erased (an order's status
+ * mail, a reset request) finds the erased placeholder where the address was, and is dropped here
+ * instead of failing at the server and retrying until it is dead.
+ */
+function skippingInvalidRecipients(mailer: Mailer, log: Logger): Mailer {
+  return {
+    async send(message) {
+      const recipients = (Array.isArray(message.to) ? message.to : [message.to]).filter((to) => !isInvalidAddress(to));
+      if (recipients.length === 0) {
+        log.info({ subject: message.subject }, 'mail not sent: its recipient was erased');
+        return { messageId: 'not-sent:erased-recipient' };
+      }
+      return mailer.send({ ...message, to: recipients });
+    },
+    close: () => mailer.close(),
+  };
 }
 
 function envelope(config: MailerConfig, message: MailMessage): Mail.Options {

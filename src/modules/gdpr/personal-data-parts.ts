@@ -1,3 +1,4 @@
+import { jobsPersonalData } from '../../infra/jobs/jobs.personal-data.js';
 import type { PersonalDataPart } from '../../infra/personal-data.js';
 import { accountsPersonalData } from '../accounts/index.js';
 import { backInStockPersonalData } from '../back-in-stock/index.js';
@@ -31,5 +32,6 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   socialPersonalData,
   trackingPersonalData,
   dataExportPersonalData,
+  jobsPersonalData,
   accountsPersonalData,
 ];
