@@ -2,7 +2,9 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { FacebookConfig } from './social.config.js';
 import {
   idTokenUse,
+  isUnreachable,
   nameOrNull,
+  ProviderUnavailableError,
   SocialAuthError,
   type ProviderIdentity,
   type RedirectFinish,
@@ -21,8 +23,14 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
   const graph = async (path: string, query: Record<string, string>) => {
     const url = new URL(`${config.graphUrl}${path}`);
     for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-    const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    let response: Response;
+    try {
+      response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (error) {
+      throw new ProviderUnavailableError(`facebook ${path}: ${(error as Error).message}`, { cause: error });
+    }
     const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.status >= 500) throw new ProviderUnavailableError(`facebook ${path}: HTTP ${response.status}`);
     if (!response.ok) {
       const message = (body.error as { message?: string } | undefined)?.message ?? `HTTP ${response.status}`;
       throw new SocialAuthError('verification_failed', `facebook ${path}: ${message}`);
@@ -108,6 +116,8 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
         };
         return { identity, singleUse: idTokenUse(payload, token) };
       } catch (error) {
+        if (isUnreachable(error))
+          throw new ProviderUnavailableError(`facebook limited login: ${(error as Error).message}`, { cause: error });
         throw new SocialAuthError('verification_failed', `facebook limited login: ${(error as Error).message}`, { cause: error });
       }
     },

@@ -4,7 +4,9 @@ import type { OidcProviderConfig } from './social.config.js';
 import type { SocialProvider } from './social.tables.js';
 import {
   idTokenUse,
+  isUnreachable,
   nameOrNull,
+  ProviderUnavailableError,
   SocialAuthError,
   type ProviderIdentity,
   type RedirectFinish,
@@ -42,7 +44,8 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
       )
       .catch((error: unknown) => {
         discovered = undefined; // try again next time
-        throw error;
+        // Without its metadata the provider cannot be used at all, whatever the reason.
+        throw new ProviderUnavailableError(`${name}: discovery failed: ${(error as Error).message}`, { cause: error });
       });
     return discovered;
   };
@@ -106,6 +109,7 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
         });
         claims = tokens.claims();
       } catch (error) {
+        if (isUnreachable(error)) throw new ProviderUnavailableError(`${name}: ${(error as Error).message}`, { cause: error });
         const refused = error instanceof client.AuthorizationResponseError;
         throw new SocialAuthError(refused ? 'provider_refused' : 'verification_failed', `${name}: ${(error as Error).message}`, {
           cause: error,
@@ -125,6 +129,7 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
           requiredClaims: ['sub', 'exp', 'iat'],
         }));
       } catch (error) {
+        if (isUnreachable(error)) throw new ProviderUnavailableError(`${name}: ${(error as Error).message}`, { cause: error });
         throw new SocialAuthError('verification_failed', `${name}: ${(error as Error).message}`, { cause: error });
       }
       if (payload.sub !== id) throw new SocialAuthError('verification_failed', `${name}: token subject is not the given id`);

@@ -64,6 +64,30 @@ export interface SocialProviderClient {
   verifyNativeToken(id: string, token: string, nonce?: string): Promise<NativeVerification>;
 }
 
+/**
+ * The provider could not be reached, timed out or answered with a server error: nothing was decided
+ * about the user, so the caller is told to try again later (503, or the error page's
+ * `provider_unavailable`), never that the sign-in failed.
+ */
+export class ProviderUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProviderUnavailableError';
+  }
+}
+
+/** Whether an error is the network's or the provider's server's rather than a verdict on a token. */
+export function isUnreachable(error: unknown, depth = 0): boolean {
+  if (error instanceof ProviderUnavailableError) return true;
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
+  const { name, code, status, cause } = error as { name?: unknown; code?: unknown; status?: unknown; cause?: unknown };
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ERR_JWKS_TIMEOUT') return true;
+  if (error instanceof TypeError && /fetch failed/i.test(error.message)) return true;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|UND_ERR_)/.test(code)) return true;
+  if (typeof status === 'number' && status >= 500) return true;
+  return cause !== undefined && cause !== error && isUnreachable(cause, depth + 1);
+}
+
 /** A provider refused or a check failed; `reason` goes to the error page. */
 export class SocialAuthError extends Error {
   constructor(

@@ -17,7 +17,14 @@ import {
   type LoginResult,
 } from '../accounts/index.js';
 import type { SocialProviders } from './provider-registry.js';
-import { identityOf, SocialAuthError, type NativeVerification, type ProviderIdentity, type SocialProviderClient } from './providers.js';
+import {
+  identityOf,
+  ProviderUnavailableError,
+  SocialAuthError,
+  type NativeVerification,
+  type ProviderIdentity,
+  type SocialProviderClient,
+} from './providers.js';
 import type { SocialConfig } from './social.config.js';
 import {
   consumeAuthRecord,
@@ -83,12 +90,10 @@ export async function startRedirect(
     created_at: now,
     expires_at: now + TEN_MINUTES_MS,
   });
-  const url = await provider.authorizationUrl({
-    redirectUri: callbackUrl(social.config),
-    state,
-    nonce,
-    codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier),
-  });
+  const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
+  const url = await unavailableAs503(provider.name, () =>
+    provider.authorizationUrl({ redirectUri: callbackUrl(social.config), state, nonce, codeChallenge }),
+  );
   return { url, state };
 }
 
@@ -99,9 +104,19 @@ export async function verifiedNativeIdentity(
 ): Promise<NativeVerification> {
   const provider = providerClient(social, input.provider);
   try {
-    return await provider.verifyNativeToken(input.id, input.token, input.nonce);
+    return await unavailableAs503(provider.name, () => provider.verifyNativeToken(input.id, input.token, input.nonce));
   } catch (error) {
     if (error instanceof SocialAuthError) throw new DomainError('unauthenticated', 'auth.socialFailed', { provider: provider.name });
+    throw error;
+  }
+}
+
+/** A provider that cannot be reached is a 503 with Retry-After: nothing was decided about the user. */
+async function unavailableAs503<T>(provider: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) throw new DomainError('unavailable', 'auth.socialUnavailable', { provider }, 30);
     throw error;
   }
 }

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { SocialProvider } from './social.tables.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
-import { SocialAuthError, type ProviderIdentity } from './providers.js';
+import { ProviderUnavailableError, SocialAuthError, type ProviderIdentity } from './providers.js';
 import { findIdentity, isLiveTransaction, stashCallbackForm, takeTransaction } from './social.repository.js';
 import {
   callbackUrl,
@@ -78,6 +78,8 @@ export async function finishRedirect(
     });
   } catch (error) {
     if (error instanceof SocialAuthError) return errorPage(store, error.reason);
+    // The browser is sent back to the shop with a reason it can show ("try again"), not a 500.
+    if (error instanceof ProviderUnavailableError) return errorPage(store, 'provider_unavailable');
     throw error;
   }
   const landing = new URL(`${store.frontendUrl}${config.social.loginPath}`);
