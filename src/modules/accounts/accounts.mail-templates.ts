@@ -43,15 +43,11 @@ const ACCOUNT_NAMES: Record<Language, Record<CompanyAccountType, string>> = {
   ru: { BUSINESS: 'бизнес-аккаунт', WHOLESALE: 'оптовый аккаунт' },
 };
 
+/** A link to confirm an account of a company, and whose it is. */
+type CompanyAccountMail = { name: string; storeName: string; url: string; days: number; companyName: string; type: CompanyAccountType };
+
 /** To a verified user whom a registration form named as a company's contact: nothing is usable until they confirm. */
-export const accountConfirmationMail: Templates<{
-  name: string;
-  storeName: string;
-  url: string;
-  days: number;
-  companyName: string;
-  type: CompanyAccountType;
-}> = {
+export const accountConfirmationMail: Templates<CompanyAccountMail> = {
   et: (p) => ({
     subject: `Kinnitage ${ACCOUNT_NAMES.et[p.type]}: ${p.companyName} – ${p.storeName}`,
     paragraphs: [
@@ -82,14 +78,7 @@ export const accountConfirmationMail: Templates<{
 };
 
 /** To a person a company's master invited in: whose account it is, and that it waits for them. */
-export const companyInvitationMail: Templates<{
-  name: string;
-  storeName: string;
-  url: string;
-  days: number;
-  companyName: string;
-  type: CompanyAccountType;
-}> = {
+export const companyInvitationMail: Templates<CompanyAccountMail> = {
   et: (p) => ({
     subject: `Teid kutsuti ettevõtte ${p.companyName} kontole – ${p.storeName}`,
     paragraphs: [
