@@ -127,7 +127,7 @@ export async function secondAccountOf(s: SubscriptionShop, customer: TestCustome
   const code = `WT2${now.toString().slice(-7)}`;
   const account = await db
     .insertInto('client_account')
-    .values({ ...first, id: undefined, code, created_at: now } as never)
+    .values({ ...first, id: undefined, code, type: 'BUSINESS', role: 'master', created_at: now } as never)
     .returning('id')
     .executeTakeFirstOrThrow();
   const { token, hash } = newToken();
@@ -138,7 +138,7 @@ export async function secondAccountOf(s: SubscriptionShop, customer: TestCustome
       user_id: first.user_id,
       client_account_id: account.id,
       store_code: 'WEB',
-      role: 'SIMPLE',
+      role: 'BUSINESS',
       created_at: now,
       expires_at: now + 3_600_000,
       login_method: 'password',

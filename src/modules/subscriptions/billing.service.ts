@@ -14,8 +14,10 @@ import { findPlan, findSubscription, subscriberOf, updateSubscription, dueSubscr
 // 2. the gateway sees the row's order reference and an idempotency key derived from the row;
 // 3. the answer is applied by a conditional update of the row (billing.apply.ts);
 // 4. a row left pending (the answer was lost, the process died) is reconciled after STALE_MS by
-//    looking the payment up at the gateway, never by charging again. Until the gateway names it
-//    (its callback, or a lookup by order reference), the period stays unpaid and uncharged.
+//    looking the payment up at the gateway (its reference, or its order reference), never by a
+//    new charge. Where the gateway has no lookup (EveryPay), the very same request is sent again:
+//    its nonce and order reference make the gateway refuse it if the first one arrived, and the
+//    gateway's callback names that payment; if it never arrived, it is charged now, once.
 
 /** A pending charge younger than this may still be in another run's hands. */
 export const STALE_CHARGE_MS = 10 * 60_000;
@@ -136,12 +138,44 @@ export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: n
       if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) continue;
       throw error;
     }
-    if (status === null) continue;
+    if (status === null) {
+      // The gateway cannot look it up (EveryPay): the same request again, with the same nonce and
+      // order reference. A gateway that had it refuses the repeat (the callback will name the
+      // payment); one that never got it (the run died before the request left) charges it now, once.
+      const outcome = await resendCharge(db, gateways, charge, now);
+      if (outcome !== 'pending') reconciled += 1;
+      continue;
+    }
     const found = status;
     const outcome = await db.transaction().execute((trx) => applyChargeStatus(trx, charge, found, now));
     if (outcome !== 'pending' && outcome !== 'mismatch') reconciled += 1;
   }
   return reconciled;
+}
+
+async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: ChargeRow, now: number) {
+  const sub = await findSubscription(db, Number(charge.subscription_id));
+  const card = sub?.card_id == null ? undefined : await findCard(db, Number(sub.card_id));
+  if (!card?.token || card.gateway !== charge.gateway) return 'pending' as const;
+  const gateway = gateways[charge.gateway as GatewayName]!;
+  const subscriber = await subscriberOf(db, Number(sub!.user_id));
+  let status: PaymentStatus;
+  try {
+    status = await gateway.chargeSavedCard({
+      token: card.token,
+      orderReference: charge.order_reference,
+      amountCents: charge.amount_cents,
+      currency: 'EUR',
+      customerEmail: subscriber?.email ?? '',
+      idempotencyKey: charge.idempotency_key,
+    });
+  } catch (error) {
+    // Refused (the nonce or order reference was used: the first request arrived) or unreachable:
+    // the charge stays pending until the gateway names the payment.
+    if (error instanceof GatewayRefusedError || error instanceof GatewayUnavailableError) return 'pending' as const;
+    throw error;
+  }
+  return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
 }
 
 /** One billing run: reconcile what earlier runs left, then charge everything due. */
