@@ -110,7 +110,16 @@ export function validateOneoff(
   if (context.nonces.has(nonce!)) return { status: 422, code: 4222, message: 'Nonce has already been used' };
   if (context.taken(orderReference!)) return { status: 422, code: 4223, message: 'Order reference has already been used' };
   const tokenAgreement = requestToken ? (agreement as 'unscheduled' | 'recurring') : null;
-  return { orderReference: orderReference!, initialCents, customerUrl: customerUrl!, email, customerIp, locale, nonce: nonce!, tokenAgreement };
+  return {
+    orderReference: orderReference!,
+    initialCents,
+    customerUrl: customerUrl!,
+    email,
+    customerIp,
+    locale,
+    nonce: nonce!,
+    tokenAgreement,
+  };
 }
 
 export function validateRefund(

@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
 import type { TestCustomer } from '../helpers/customers.js';
-import { DAY, bill, chargesOf, createCustomer, mailJobs, mitPayments, saveCard, startSubscriptionShop, subscribe, subscriptionRow, type SubscriptionShop } from './helpers.js';
+import {
+  DAY,
+  bill,
+  chargesOf,
+  createCustomer,
+  mailJobs,
+  mitPayments,
+  saveCard,
+  startSubscriptionShop,
+  subscribe,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
 
 let s: SubscriptionShop;
 beforeAll(async () => {

@@ -25,8 +25,24 @@ export const PLAN_LINES = [
     stores: ['WEB', 'WEB2'],
     position: 1,
   },
-  { code: 'AUDIOMAX', kind: 'AUDIO_UNLIMITED', titles: { et: 'Audio piiramatu' }, monthlyPrice: 19.99, trialDays: 7, stores: ['WEB'], position: 2 },
-  { code: 'SHELF5', kind: 'EBOOK_SHELF', titles: { et: 'Riiul 5', en: 'Shelf of 5' }, shelfSize: 5, monthlyPrice: 7.5, stores: ['WEB'], position: 3 },
+  {
+    code: 'AUDIOMAX',
+    kind: 'AUDIO_UNLIMITED',
+    titles: { et: 'Audio piiramatu' },
+    monthlyPrice: 19.99,
+    trialDays: 7,
+    stores: ['WEB'],
+    position: 2,
+  },
+  {
+    code: 'SHELF5',
+    kind: 'EBOOK_SHELF',
+    titles: { et: 'Riiul 5', en: 'Shelf of 5' },
+    shelfSize: 5,
+    monthlyPrice: 7.5,
+    stores: ['WEB'],
+    position: 3,
+  },
   { code: 'OLD', kind: 'EBOOK_SHELF', titles: { et: 'Vana' }, shelfSize: 2, monthlyPrice: 3, stores: ['WEB'], active: false },
 ];
 
@@ -106,9 +122,9 @@ export async function chargesOf(s: SubscriptionShop, id: number) {
 
 /** EveryPay's merchant-initiated payments for a subscription (its order references start SUB<id>-). */
 export function mitPayments(s: SubscriptionShop, id: number) {
-  return s.everypay.requests.filter((r) => r.path === '/api/v4/payments/mit').filter((r) =>
-    String((r.body as Record<string, unknown>).order_reference).startsWith(`SUB${id}-`),
-  );
+  return s.everypay.requests
+    .filter((r) => r.path === '/api/v4/payments/mit')
+    .filter((r) => String((r.body as Record<string, unknown>).order_reference).startsWith(`SUB${id}-`));
 }
 
 export async function mailJobs(s: SubscriptionShop, subscriptionId: number) {

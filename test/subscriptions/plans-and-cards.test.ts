@@ -72,7 +72,15 @@ describe('saved cards', () => {
     const listed = await call(s, customer, 'GET', '/subscription-credit-card');
     const year = new Date().getUTCFullYear() + 3;
     expect(listed.json()).toEqual([
-      { id: cardId, brand: 'master_card', lastFour: '1002', expiryMonth: 12, expiryYear: year, isDefault: true, createdAt: expect.any(String) },
+      {
+        id: cardId,
+        brand: 'master_card',
+        lastFour: '1002',
+        expiryMonth: 12,
+        expiryYear: year,
+        isDefault: true,
+        createdAt: expect.any(String),
+      },
     ]);
     const row = await s.t.database.db.selectFrom('subscription_card').selectAll().where('id', '=', cardId).executeTakeFirstOrThrow();
     const token = s.everypay.cards().at(-1)!.token;
@@ -82,8 +90,21 @@ describe('saved cards', () => {
     for (const secret of ['5204740000001002', '520474', 'Test Holder']) expect(stored).not.toContain(secret);
     expect(Object.keys(row).sort()).toEqual(
       [
-        'id', 'client_account_id', 'store_code', 'gateway', 'state', 'order_reference', 'payment_reference', 'token',
-        'brand', 'last_four', 'expiry_month', 'expiry_year', 'is_default', 'created_at', 'updated_at',
+        'id',
+        'client_account_id',
+        'store_code',
+        'gateway',
+        'state',
+        'order_reference',
+        'payment_reference',
+        'token',
+        'brand',
+        'last_four',
+        'expiry_month',
+        'expiry_year',
+        'is_default',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
   });
@@ -92,7 +113,11 @@ describe('saved cards', () => {
     const customer = await createCustomer(s.t.database.db);
     await saveCard(s, customer, 'decline');
     expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toEqual([]);
-    const rows = await s.t.database.db.selectFrom('subscription_card').selectAll().where('client_account_id', '=', customer.clientAccountId).execute();
+    const rows = await s.t.database.db
+      .selectFrom('subscription_card')
+      .selectAll()
+      .where('client_account_id', '=', customer.clientAccountId)
+      .execute();
     expect(rows).toEqual([]);
   });
 
@@ -128,9 +153,9 @@ describe('saved cards', () => {
       .executeTakeFirstOrThrow();
     expect(await subscriptionCardPruning(s.t.database.db, Date.now())).toBe(1);
     expect(await subscriptionCardPruning(s.t.database.db, Date.now() + 2 * DAY)).toBe(1);
-    const ids = (await s.t.database.db.selectFrom('subscription_card').select('id').where('client_account_id', '=', customer.clientAccountId).execute()).map(
-      (row) => Number(row.id),
-    );
+    const ids = (
+      await s.t.database.db.selectFrom('subscription_card').select('id').where('client_account_id', '=', customer.clientAccountId).execute()
+    ).map((row) => Number(row.id));
     expect(ids).toEqual([kept]);
     expect(ids).not.toContain(Number(pending.id));
   });

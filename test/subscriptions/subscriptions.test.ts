@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proratedCents } from '../../src/modules/subscriptions/periods.js';
-import { DAY, bill, call, chargesOf, createCustomer, mailJobs, saveCard, secondAccountOf, startSubscriptionShop, subscribe, subscriptionRow, type SubscriptionShop } from './helpers.js';
+import {
+  DAY,
+  bill,
+  call,
+  chargesOf,
+  createCustomer,
+  mailJobs,
+  saveCard,
+  secondAccountOf,
+  startSubscriptionShop,
+  subscribe,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
 
 let s: SubscriptionShop;
 beforeAll(async () => {

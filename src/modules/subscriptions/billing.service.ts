@@ -182,7 +182,7 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
 export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number): Promise<BillingReport> {
   const report: BillingReport = { charged: 0, failed: 0, pending: 0, ended: 0, skipped: 0, reconciled: 0 };
   report.reconciled = await reconcile(db, gateways, now);
-  for (let afterId = 0; ; ) {
+  for (let afterId = 0; ;) {
     const ids = await dueSubscriptionIds(db, now, afterId, BATCH);
     if (ids.length === 0) break;
     afterId = ids.at(-1)!;

@@ -7,7 +7,7 @@ import { isLanguage } from '../../i18n/index.js';
 import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSaving } from './cards.service.js';
 import { CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
 import { subscriberOf } from './subscriptions.repository.js';
-import type { SubscriptionsDeps } from './subscriptions.routes.js';
+import type { SubscriptionsDeps } from './subscriptions.deps.js';
 
 const tags = ['subscription credit cards'];
 const security = [{ bearer: [] }];
@@ -85,7 +85,9 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       const store = card ? await deps.stores.get(card.store_code) : undefined;
       const saved = card?.state === 'ACTIVE';
       const frontend = store?.frontendUrl ?? '';
-      return reply.header('Cache-Control', 'no-store').redirect(`${frontend}${CARD_SAVED_PATH}?cardId=${request.query.cardId}&saved=${saved}`, 303);
+      return reply
+        .header('Cache-Control', 'no-store')
+        .redirect(`${frontend}${CARD_SAVED_PATH}?cardId=${request.query.cardId}&saved=${saved}`, 303);
     },
   });
 

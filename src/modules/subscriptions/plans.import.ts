@@ -1,7 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { LineError, Money, Position, Store, Translated, cents, inLineTransaction, lineKind, lineParser, unique } from '../catalogue-import/index.js';
+import {
+  LineError,
+  Money,
+  Position,
+  Store,
+  Translated,
+  cents,
+  inLineTransaction,
+  lineKind,
+  lineParser,
+  unique,
+} from '../catalogue-import/index.js';
 import type { PlanKind } from './subscriptions.tables.js';
 
 // `import subscription-plans`: the back office's plans, upserted by code. A line that says what the

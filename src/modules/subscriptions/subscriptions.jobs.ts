@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { withLease } from '../../infra/jobs/lease.js';
+import type { Logger } from '../../infra/logger.js';
 import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
 import { applyChargeStatus } from './billing.apply.js';
 import { billDue } from './billing.service.js';
@@ -22,7 +22,7 @@ export const BILLING_INTERVAL_MS = 3_600_000;
 const LEASE_TTL_MS = 30 * 60_000;
 
 export function scheduleSubscriptionBilling(
-  deps: { db: Kysely<Database>; gateways: Gateways; log: FastifyBaseLogger },
+  deps: { db: Kysely<Database>; gateways: Gateways; log: Logger },
   intervalMs = BILLING_INTERVAL_MS,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {

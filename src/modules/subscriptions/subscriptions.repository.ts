@@ -65,7 +65,14 @@ export async function hadTrial(db: Db, userId: number, clientAccountId: number, 
 export async function recordTrial(db: Db, userId: number, clientAccountId: number, kind: PlanKind, subscriptionId: number, now: number) {
   await db
     .insertInto('subscription_trial_use')
-    .values([`U${userId}`, `A${clientAccountId}`].map((subject) => ({ subject, plan_kind: kind, subscription_id: subscriptionId, created_at: now })))
+    .values(
+      [`U${userId}`, `A${clientAccountId}`].map((subject) => ({
+        subject,
+        plan_kind: kind,
+        subscription_id: subscriptionId,
+        created_at: now,
+      })),
+    )
     .execute();
 }
 

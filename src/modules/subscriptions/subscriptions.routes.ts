@@ -1,29 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { DatabaseHandle } from '../../db/database.js';
 import { authenticate } from '../../http/auth.js';
-import type { StoreReader } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
-import type { Gateways } from '../payments/index.js';
 import { cardsRoutes } from './cards.routes.js';
+import type { SubscriptionsDeps } from './subscriptions.deps.js';
 import { listPlans } from './plans.js';
 import { ChangePlanBody, IdParams, PlanSchema, SubscribeBody, SubscriptionSchema } from './subscriptions.schemas.js';
 import { cancelSubscription, changePlan, listSubscriptions, subscribe } from './subscriptions.service.js';
-
-export interface SubscriptionsDeps {
-  database: DatabaseHandle;
-  gateways: Gateways;
-  stores: StoreReader;
-  /** The API's public URL and base path: the gateways send shoppers and callbacks back to it. */
-  config: { publicUrl: string; basePath: string };
-}
 
 const security = [{ bearer: [] }];
 const languageOf = (request: FastifyRequest): Language => (isLanguage(request.language) ? request.language : 'et');
 
 /** Subscription plans (public), and the logged-in client's subscriptions and saved cards. */
+export type { SubscriptionsDeps };
+
 export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
   const db = deps.database.db;
   await app.register(cardsRoutes, deps);
@@ -46,7 +38,10 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
   );
 
   const tags = ['subscriptions'];
-  const noStore = { onRequest: async (_request: FastifyRequest, reply: { header(name: string, value: string): unknown }) => void reply.header('Cache-Control', 'no-store') };
+  const noStore = {
+    onRequest: async (_request: FastifyRequest, reply: { header(name: string, value: string): unknown }) =>
+      void reply.header('Cache-Control', 'no-store'),
+  };
 
   app.get(
     '/subscription',
@@ -69,7 +64,8 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       ...noStore,
       schema: {
         tags,
-        summary: 'Subscribes to a plan: a trial when the user and the client account never had one of its kind, else the first month is charged',
+        summary:
+          'Subscribes to a plan: a trial when the user and the client account never had one of its kind, else the first month is charged',
         description:
           '201 with the subscription (TRIAL or ACTIVE; PENDING while the gateway has not answered). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, or no saved card.',
         headers: StoreRequestHeaders,
@@ -100,7 +96,15 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       },
     },
     async (request) =>
-      changePlan(db, deps.gateways, await subscriber(request), request.params.id, request.body.planId, languageOf(request), request.actionTime),
+      changePlan(
+        db,
+        deps.gateways,
+        await subscriber(request),
+        request.params.id,
+        request.body.planId,
+        languageOf(request),
+        request.actionTime,
+      ),
   );
 
   app.delete(

@@ -23,7 +23,7 @@ export const PlanSchema = Type.Object({
 
 export const CardSchema = Type.Object({
   id: Type.Integer(),
-  brand: Type.String({ description: "The card scheme as the gateway names it (visa, master_card ...)" }),
+  brand: Type.String({ description: 'The card scheme as the gateway names it (visa, master_card ...)' }),
   lastFour: Type.String(),
   expiryMonth: Type.Integer(),
   expiryYear: Type.Integer(),

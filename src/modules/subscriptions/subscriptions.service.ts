@@ -95,7 +95,8 @@ export async function subscribe(
         input.cardId === undefined
           ? (await activeCardsOf(trx, who.clientAccountId)).find((c) => c.is_default)
           : await ownCard(trx, who.clientAccountId, input.cardId);
-      if (input.cardId !== undefined && card?.state !== 'ACTIVE') throw invalidField('cardId', 'subscriptions.cardNotFound', { id: input.cardId });
+      if (input.cardId !== undefined && card?.state !== 'ACTIVE')
+        throw invalidField('cardId', 'subscriptions.cardNotFound', { id: input.cardId });
       if (!card) throw invalidField('cardId', 'subscriptions.cardNeeded');
       const trial = plan.trial_days > 0 && !(await hadTrial(trx, who.userId, who.clientAccountId, plan.kind));
       const id = await insertSubscription(trx, {
@@ -174,7 +175,13 @@ export async function changePlan(
     const card = sub.card_id === null ? undefined : await ownCard(trx, who.clientAccountId, Number(sub.card_id));
     if (card?.state !== 'ACTIVE') throw invalidField('planId', 'subscriptions.cardNeeded');
     const attempt = (await countCharges(trx, id, sub.period_number, 'UPGRADE')) + 1;
-    const fields = { period_number: sub.period_number, purpose: 'UPGRADE' as const, attempt, plan_id: Number(plan.id), amount_cents: amount };
+    const fields = {
+      period_number: sub.period_number,
+      purpose: 'UPGRADE' as const,
+      attempt,
+      plan_id: Number(plan.id),
+      amount_cents: amount,
+    };
     const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));
     if (!charge) throw conflict('subscriptions.paymentPending');
     return { charge, token: card.token };

@@ -207,7 +207,13 @@ function cardOf(payment: WirePayment): SavedCard | null {
   const expiryMonth = Number(details.month);
   const expiryYear = Number(details.year);
   if (expiryMonth < 1 || expiryMonth > 12 || expiryYear < 2000 || expiryYear > 2200) return null;
-  return { token: details.token, brand: (details.type ?? 'card').slice(0, 32), lastFour: details.last_four_digits, expiryMonth, expiryYear };
+  return {
+    token: details.token,
+    brand: (details.type ?? 'card').slice(0, 32),
+    lastFour: details.last_four_digits,
+    expiryMonth,
+    expiryYear,
+  };
 }
 
 /** A nonce per purpose and key: unique per request, the same for a retry of that request. */

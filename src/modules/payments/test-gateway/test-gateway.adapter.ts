@@ -171,7 +171,9 @@ export function statusOf(payment: TestGatewayPayment): PaymentStatus {
 }
 
 /** What a real provider would refuse in a create request: the shop's bug, never the shopper's. */
-function inputProblem(input: Omit<CreatePaymentInput, 'orderReference' | 'locale' | 'customerIp'> & { orderReference: string }): string | undefined {
+function inputProblem(
+  input: Omit<CreatePaymentInput, 'orderReference' | 'locale' | 'customerIp'> & { orderReference: string },
+): string | undefined {
   // Saving a card may take nothing (a card check); every other payment takes something.
   const least = input.requestToken === true ? 0 : 1;
   if (!Number.isSafeInteger(input.amountCents) || input.amountCents < least) return 'the amount must be a positive number of cents';
