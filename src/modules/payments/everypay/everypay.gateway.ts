@@ -107,7 +107,9 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     if (amountCents === undefined || (payment.standing_amount != null && standing === undefined)) throw unexpected(what, 'amount');
     // After a refund the standing amount is what is left; without it the refund was whole.
     const refundedCents = state === 'refunded' ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0))) : 0;
-    return { reference, orderReference: payment.order_reference, state, amountCents, refundedCents, card: cardOf(payment) };
+    const card = cardOf(payment);
+    // Only a payment that saved a card says so; the others answer as they always did.
+    return { reference, orderReference: payment.order_reference, state, amountCents, refundedCents, ...(card ? { card } : {}) };
   }
 
   return {

@@ -158,15 +158,15 @@ export function statusOf(payment: TestGatewayPayment): PaymentStatus {
     amountCents: Number(payment.amount_cents),
     refundedCents: Number(payment.refunded_cents),
     // Every card of the test gateway is the same pretend Visa, valid for three more years.
-    card: saved
-      ? {
-          token: `tgt_${payment.reference.slice(4)}`,
-          brand: 'visa',
-          lastFour: '4242',
-          expiryMonth: 12,
-          expiryYear: new Date(Number(payment.created_at)).getUTCFullYear() + 3,
-        }
-      : null,
+    ...(saved && {
+      card: {
+        token: `tgt_${payment.reference.slice(4)}`,
+        brand: 'visa',
+        lastFour: '4242',
+        expiryMonth: 12,
+        expiryYear: new Date(Number(payment.created_at)).getUTCFullYear() + 3,
+      },
+    }),
   };
 }
 
