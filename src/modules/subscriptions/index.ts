@@ -3,6 +3,7 @@
 export { subscriptionsRoutes, type SubscriptionsDeps } from './subscriptions.routes.js';
 export { subscriptionPlansKind } from './plans.import.js';
 export { billDue, type BillingReport } from './billing.service.js';
+export { subscriptionStats, type MonthStats } from './stats.service.js';
 export { scheduleSubscriptionBilling, subscriptionPayments } from './subscriptions.jobs.js';
 export { SUBSCRIPTION_MAIL_JOB, subscriptionMailHandler } from './subscriptions.mails.js';
 export { pruneCards as subscriptionCardPruning } from './cards.service.js';
