@@ -36,6 +36,7 @@ import { profileRoutes } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { socialRoutes } from './modules/social/index.js';
+import { subscriptionPayments, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 import { wishlistRoutes } from './modules/wishlist/index.js';
@@ -160,7 +161,11 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         publicUrl: config.orders.publicUrl,
         basePath: config.basePath,
       });
-      await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock });
+      // Callbacks about a subscription's card or charge come to the same gateway callback URL.
+      const otherPayments = subscriptionPayments(database.db);
+      await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock, otherPayments });
+      const subscriptionUrls = { publicUrl: config.orders.publicUrl, basePath: config.basePath };
+      await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
       await api.register(adminOrdersRoutes, { database, gateways });
       const fileStore = await createFileStore(config.fileStore);

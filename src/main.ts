@@ -29,6 +29,7 @@ async function usage(): Promise<string> {
     { SEARCH_USAGE },
     { NEWSLETTER_USAGE },
     { GDPR_USAGE },
+    { SUBSCRIPTION_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -41,6 +42,7 @@ async function usage(): Promise<string> {
     import('./modules/search/search.cli.js'),
     import('./modules/newsletter/newsletter.cli.js'),
     import('./modules/gdpr/gdpr.cli.js'),
+    import('./modules/subscriptions/subscriptions.cli.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -61,6 +63,7 @@ ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
 ${NEWSLETTER_USAGE}
 ${GDPR_USAGE}
+${SUBSCRIPTION_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -185,6 +188,24 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
         await gdprCommand({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'subscription':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const [{ subscriptionCommand }, { configuredGateways }] = await Promise.all([
+          import('./modules/subscriptions/subscriptions.cli.js'),
+          import('./modules/payments/index.js'),
+        ]);
+        const gateways = configuredGateways({
+          database,
+          clock: systemClock,
+          everypay: config.everypay,
+          testGateway: config.testGateway !== 'off',
+          publicUrl: config.orders.publicUrl,
+          basePath: config.basePath,
+        });
+        await subscriptionCommand({ db: database.db, gateways, clock: systemClock }, args, print);
       });
     default:
       throw new CliUsageError(`unknown command "${command}"`);

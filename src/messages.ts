@@ -19,6 +19,7 @@ import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
 import { socialMessages } from './modules/social/index.js';
+import { subscriptionsMessages } from './modules/subscriptions/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
 import { wishlistMessages } from './modules/wishlist/index.js';
 
@@ -42,6 +43,7 @@ declare module './i18n/index.js' {
       Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
       Keys<typeof socialMessages>,
+      Keys<typeof subscriptionsMessages>,
       Keys<typeof trackingMessages>,
       Keys<typeof wishlistMessages> {}
 }
@@ -62,6 +64,7 @@ for (const set of [
   profileMessages,
   searchMessages,
   socialMessages,
+  subscriptionsMessages,
   trackingMessages,
   wishlistMessages,
 ]) {

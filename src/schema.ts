@@ -18,6 +18,7 @@ import type { TestGatewayTables } from './modules/payments/index.js';
 import type { SearchTables } from './modules/search/index.js';
 import type { SocialTables } from './modules/social/index.js';
 import type { StoreTables } from './modules/store/index.js';
+import type { SubscriptionsTables } from './modules/subscriptions/index.js';
 import type { TrackingTables } from './modules/tracking/index.js';
 import type { WishlistTables } from './modules/wishlist/index.js';
 
@@ -39,6 +40,7 @@ declare module './db/schema.js' {
       SearchTables,
       SocialTables,
       StoreTables,
+      SubscriptionsTables,
       TestGatewayTables,
       TrackingTables,
       WishlistTables {}

@@ -28,6 +28,12 @@ import {
 } from './modules/orders/index.js';
 import { PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
+import {
+  SUBSCRIPTION_MAIL_JOB,
+  scheduleSubscriptionBilling,
+  subscriptionCardPruning,
+  subscriptionMailHandler,
+} from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
@@ -43,13 +49,14 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
   };
 }
 
 export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
-  /** Starts the worker's polling, the hourly pruning of expired rows, the order sweep and the back-in-stock scan. */
+  /** Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock scan and subscription billing. */
   start(): void;
   stop(): Promise<void>;
 }
@@ -81,6 +88,7 @@ export function createJobRunner(
   let pruning: { stop(): void } | undefined;
   let orderSweep: { stop(): Promise<void> } | undefined;
   let backInStockScan: { stop(): Promise<void> } | undefined;
+  let subscriptionBilling: { stop(): Promise<void> } | undefined;
   return {
     worker,
     mailer,
@@ -95,14 +103,17 @@ export function createJobRunner(
         newsletterRequests: newsletterRequestPruning(),
         usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
         backInStockRequests: backInStockPruning(),
+        subscriptionCards: subscriptionCardPruning,
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
+      subscriptionBilling = scheduleSubscriptionBilling({ db: database.db, gateways, log });
     },
     async stop() {
       pruning?.stop();
       await orderSweep?.stop();
       await backInStockScan?.stop();
+      await subscriptionBilling?.stop();
       await worker.stop();
       mailer.close();
     },

@@ -27,6 +27,12 @@ export interface FakePayment {
   locale: string | null;
   nonce: string;
   createdAt: string;
+  /** The token agreement a one-off asked to save the card under (`request_token: true`); null: not saved. */
+  tokenAgreement?: 'unscheduled' | 'recurring' | null;
+  /** The card this payment saved (issued when it settles). */
+  card?: import('./everypay-server-mit.js').FakeCard | null;
+  /** The saved card a merchant-initiated payment charged. */
+  paidWith?: import('./everypay-server-mit.js').FakeCard | null;
 }
 
 export interface ApiError {
@@ -37,13 +43,13 @@ export interface ApiError {
 
 const invalid = (field: string, why: string): ApiError => ({ status: 422, code: 4220, message: `${field} ${why}` });
 
-/** Decimal euros, a JSON number or a numeric string, above zero, at most two decimals; in cents. */
-function amountCents(value: unknown): number | undefined {
+/** Decimal euros, a JSON number or a numeric string, above zero (or zero), at most two decimals; in cents. */
+function amountCents(value: unknown, zeroAllowed = false): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
   if (!/^\d{1,9}(\.\d{1,2})?$/.test(text)) return undefined;
   const [whole, fraction = ''] = text.split('.');
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-  return cents > 0 ? cents : undefined;
+  return cents > 0 || (zeroAllowed && cents === 0) ? cents : undefined;
 }
 
 function text(fields: Record<string, unknown>, name: string, max = 255): string | ApiError {
@@ -74,6 +80,7 @@ export interface ValidOneoff {
   customerIp: string | null;
   locale: string | null;
   nonce: string;
+  tokenAgreement: 'unscheduled' | 'recurring' | null;
 }
 
 export function validateOneoff(
@@ -81,7 +88,13 @@ export function validateOneoff(
   context: { accountName: string; nonces: Set<string>; taken: (orderReference: string) => boolean },
 ): ValidOneoff | ApiError {
   if (fields.account_name !== context.accountName) return { status: 422, code: 4221, message: 'Account name is invalid' };
-  const initialCents = amountCents(fields.amount);
+  if (fields.request_token !== undefined && typeof fields.request_token !== 'boolean') return invalid('request_token', 'must be a boolean');
+  const requestToken = fields.request_token === true;
+  const agreement = fields.token_agreement;
+  if (requestToken && agreement !== 'unscheduled' && agreement !== 'recurring')
+    return invalid('token_agreement', 'must be unscheduled or recurring when a token is requested');
+  // Saving a card may take nothing: a zero-amount payment that only checks the card.
+  const initialCents = amountCents(fields.amount, requestToken);
   if (initialCents === undefined) return invalid('amount', 'must be a positive amount in euros with at most two decimals');
   const values = [text(fields, 'order_reference'), text(fields, 'nonce'), text(fields, 'customer_url', 2048)];
   const optional = [optionalText(fields, 'email'), optionalText(fields, 'customer_ip'), optionalText(fields, 'locale')];
@@ -96,7 +109,17 @@ export function validateOneoff(
   if (locale !== null && !/^[a-z]{2}$/.test(locale)) return invalid('locale', 'must be a two-letter language');
   if (context.nonces.has(nonce!)) return { status: 422, code: 4222, message: 'Nonce has already been used' };
   if (context.taken(orderReference!)) return { status: 422, code: 4223, message: 'Order reference has already been used' };
-  return { orderReference: orderReference!, initialCents, customerUrl: customerUrl!, email, customerIp, locale, nonce: nonce! };
+  const tokenAgreement = requestToken ? (agreement as 'unscheduled' | 'recurring') : null;
+  return {
+    orderReference: orderReference!,
+    initialCents,
+    customerUrl: customerUrl!,
+    email,
+    customerIp,
+    locale,
+    nonce: nonce!,
+    tokenAgreement,
+  };
 }
 
 export function validateRefund(

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { CallbackSender, type CallbackFormat, type CallbackOptions, type SentCallback } from './everypay-callbacks.js';
 import { listenOnLoopback } from './loopback.js';
+import { ccDetailsOf, issueCard, validateMit, type FakeCard } from './everypay-server-mit.js';
 import {
   paymentPage,
   validateOneoff,
@@ -17,7 +18,9 @@ export type { EveryPayState, FakePayment };
  * A local EveryPay (API v4) on 127.0.0.1 for tests, speaking the real API over real HTTP:
  * - HTTP Basic with the API username and secret on every API call, and `api_username` again in the
  *   body (POST) or query (GET), which must be the same user;
- * - POST /api/v4/payments/oneoff (bodies validated; nonce and, by default, order_reference unique),
+ * - POST /api/v4/payments/oneoff (bodies validated; nonce and, by default, order_reference unique;
+ *   `request_token` with a `token_agreement` saves the card when it settles, amount 0 allowed),
+ * - POST /api/v4/payments/mit: a merchant-initiated charge of a saved card's token (everypay-server-mit.ts),
  *   GET /api/v4/payments/{payment_reference}?api_username=, POST /api/v4/payments/refund;
  * - answers in EveryPay's shapes (amounts as decimal euros), errors as {"error": {"code", "message"}}
  *   with 401 (credentials), 404 (unknown payment), 422 (invalid or refused request);
@@ -82,6 +85,10 @@ export interface EveryPayServer {
   addPayment(input: { orderReference: string; amountCents: number; customerUrl?: string; state?: EveryPayState }): FakePayment;
   /** The shopper on the payment page: Pay, Decline or Cancel through HTTP; answers where the browser goes back to. */
   shopper(reference: string, action: 'pay' | 'decline' | 'cancel'): Promise<string>;
+  /** The cards saved so far (their tokens), in order. */
+  cards(): FakeCard[];
+  /** How the next merchant-initiated charges of a saved card end (its bank approves or declines them). */
+  setCardOutcome(token: string, outcome: 'settled' | 'failed'): void;
   /** The API misbehaves for the next `times` requests (every request when left out); null repairs it. */
   breakApi(breakage: Breakage | null, times?: number): void;
   close(): Promise<void>;
@@ -102,6 +109,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const uniqueOrderReference = options.uniqueOrderReference ?? true;
   const payments = new Map<string, FakePayment>();
   const nonces = new Set<string>();
+  const cards = new Map<string, FakeCard>();
   const requests: ApiRequest[] = [];
   const callbacks = new CallbackSender(options.callbackUrl, options.callbackFormat ?? 'form');
   let breakage: { how: Breakage; left: number } | null = null;
@@ -125,6 +133,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     fraud_score: null,
     payment_state: p.state,
     payment_method: p.state === 'initial' ? null : 'card',
+    cc_details: ccDetailsOf(p),
     transaction_time: p.state === 'initial' ? null : new Date().toISOString(),
   });
 
@@ -145,6 +154,11 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     if (!payment) throw new Error(`the EveryPay server never issued payment ${reference}`);
     payment.state = state;
     if (state === 'chargebacked') payment.standingCents = 0;
+    // A payment that asked for a token saves the card when it settles.
+    if (state === 'settled' && payment.tokenAgreement && !payment.card) {
+      payment.card = issueCard(payment.tokenAgreement);
+      cards.set(payment.card.token, payment.card);
+    }
     return notify(payment, { eventName: EVENT_OF[state] ?? 'status_updated', ...callback });
   }
 
@@ -168,13 +182,14 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     const error = (e: ApiError) => ({ status: e.status, json: { error: { code: e.code, message: e.message } } });
     const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     const status = /^\/api\/v4\/payments\/([^/]+)$/.exec(path);
-    if (req.method === 'GET' && status && status[1] !== 'oneoff' && status[1] !== 'refund') {
+    if (req.method === 'GET' && status && !['oneoff', 'refund', 'mit'].includes(status[1]!)) {
       const denied = authorised(req, query.get('api_username'));
       if (denied) return error(denied);
       const payment = payments.get(decodeURIComponent(status[1]!));
       return payment ? { status: 200, json: wire(payment) } : error({ status: 404, code: 4040, message: 'Payment not found' });
     }
-    if (req.method !== 'POST' || (path !== '/api/v4/payments/oneoff' && path !== '/api/v4/payments/refund')) {
+    const posts = ['/api/v4/payments/oneoff', '/api/v4/payments/refund', '/api/v4/payments/mit'];
+    if (req.method !== 'POST' || !posts.includes(path)) {
       return error({ status: 404, code: 4041, message: 'Not found' });
     }
     if (body === undefined) return error({ status: 400, code: 4000, message: 'The body must be a JSON object' });
@@ -189,6 +204,31 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
       if ('status' in valid) return error(valid);
       nonces.add(valid.nonce);
       return { status: 201, json: wire(add({ ...valid, accountName })) };
+    }
+    if (path.endsWith('/mit')) {
+      const valid = validateMit(fields, {
+        accountName,
+        nonces,
+        taken: (ref) => uniqueOrderReference && [...payments.values()].some((p) => p.orderReference === ref),
+        card: (token) => cards.get(token),
+      });
+      if ('status' in valid) return error(valid);
+      nonces.add(valid.nonce);
+      const payment = add({
+        orderReference: valid.orderReference,
+        initialCents: valid.initialCents,
+        customerUrl: 'http://127.0.0.1/',
+        email: valid.email,
+        customerIp: null,
+        locale: null,
+        nonce: valid.nonce,
+        accountName,
+        state: valid.card.outcome,
+      });
+      payment.paidWith = valid.card;
+      // No shopper: the charge is decided at once, and the callback tells the shop as for any payment.
+      void notify(payment);
+      return { status: 201, json: wire(payment) };
     }
     const valid = validateRefund(fields, { nonces, payment: (ref) => payments.get(ref) });
     if ('status' in valid) return error(valid);
@@ -309,6 +349,12 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
       const location = response.headers.get('location');
       if (response.status !== 302 || location === null) throw new Error(`the payment page answered ${response.status}`);
       return location;
+    },
+    cards: () => [...cards.values()],
+    setCardOutcome(token, outcome) {
+      const card = cards.get(token);
+      if (!card) throw new Error(`the EveryPay server never issued token ${token}`);
+      card.outcome = outcome;
     },
     breakApi(how, times = Infinity) {
       breakage = how === null ? null : { how, left: times };

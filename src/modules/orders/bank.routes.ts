@@ -151,6 +151,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         throw error;
       }
       if (!status) throw notFound('checkout.unknownPayment');
+      if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return { outcome: 'applied' };
       const applied = await db
         .transaction()
         .execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));

@@ -5,7 +5,7 @@ import type { OrdersSection } from './orders.config.js';
 import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
 import type { OrderRow } from './orders.repository.js';
-import type { GatewayName, Gateways } from '../payments/index.js';
+import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
 
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {
@@ -15,6 +15,11 @@ export interface OrdersDeps {
   /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
   gateways: Gateways;
   clock: Clock;
+  /**
+   * A gateway has one callback URL for the shop: a payment no order knows (a subscription's saved
+   * card or charge) is handed here; true when its owner applied it.
+   */
+  otherPayments?: (gateway: GatewayName, status: PaymentStatus, now: number) => Promise<boolean>;
 }
 
 export interface OrdersHttp extends OrdersDeps {

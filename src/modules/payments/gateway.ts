@@ -28,6 +28,34 @@ export interface CreatePaymentInput {
   callbackUrl: string;
   /** Unique per payment attempt; the same key sent twice never makes two payments at the provider. */
   idempotencyKey: string;
+  /**
+   * Also save the card for later merchant-initiated charges (chargeSavedCard): the provider answers
+   * a token with the settled payment's status. EveryPay: `request_token` with the `unscheduled`
+   * token agreement. With it the amount may be 0 (a card check that moves no money).
+   */
+  requestToken?: boolean;
+}
+
+/** A saved card as the provider describes it: its token and what a person knows it by, never its number. */
+export interface SavedCard {
+  token: string;
+  /** The card scheme as the provider names it (visa, master_card ...). */
+  brand: string;
+  lastFour: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/** A merchant-initiated charge of a saved card: no shopper on a page, no redirect. */
+export interface SavedCardChargeInput {
+  token: string;
+  /** The shop's reference of this charge; unique per charge, the provider shows and sends it back. */
+  orderReference: string;
+  amountCents: number;
+  currency: 'EUR';
+  customerEmail: string;
+  /** The same key sent twice never charges twice at the provider. */
+  idempotencyKey: string;
 }
 
 /** The form the front-end auto-submits to take the shopper to the provider's page. */
@@ -50,6 +78,8 @@ export interface PaymentStatus {
   state: GatewayPaymentState;
   amountCents: number;
   refundedCents: number;
+  /** The card saved by a payment that requested a token, once it is settled; absent otherwise. */
+  card?: SavedCard | null;
 }
 
 /** What a provider's HTTP request (callback or browser return) carried, before anything trusts it. */
@@ -70,6 +100,13 @@ export interface PaymentGateway {
   referenceOf(request: GatewayRequest): string | null;
   /** Refunds part or all of a settled payment; answers the payment's status after it. */
   refund(reference: string, amountCents: number, idempotencyKey: string): Promise<PaymentStatus>;
+  /** Charges a saved card's token (EveryPay: POST /payments/mit); answers the payment as it stands. */
+  chargeSavedCard(input: SavedCardChargeInput): Promise<PaymentStatus>;
+  /**
+   * The payment made under an order reference, for a charge whose answer was lost; null when the
+   * provider has none or cannot look one up (EveryPay: its callback names the payment instead).
+   */
+  findPayment(orderReference: string): Promise<PaymentStatus | null>;
 }
 
 /** The provider could not be reached or answered with an error of its own (network, 5xx, bad JSON). */

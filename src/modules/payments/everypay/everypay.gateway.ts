@@ -7,9 +7,11 @@ import {
   type GatewayRequest,
   type PaymentGateway,
   type PaymentStatus,
+  type SavedCard,
+  type SavedCardChargeInput,
 } from '../gateway.js';
 import type { EveryPayConfig } from './everypay.config.js';
-import { centsOf, checkCreated, checkError, checkPayment, checkRefunded, eurosOf, stateOf } from './everypay.wire.js';
+import { centsOf, checkCreated, checkError, checkPayment, checkRefunded, eurosOf, stateOf, type WirePayment } from './everypay.wire.js';
 
 // The EveryPay adapter (API v4, https://support.every-pay.com/downloads/everypay_apiv4_integration_documentation).
 // Every call is HTTP Basic with the API username and secret and names the API username again in its
@@ -76,8 +78,8 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
   }
 
   /** The JSON body with the amount written as decimal euros with two decimals (12.30, not 12.3). */
-  function jsonWithAmount(fields: Record<string, unknown>, amountCents: number): string {
-    if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
+  function jsonWithAmount(fields: Record<string, unknown>, amountCents: number, zeroAllowed = false): string {
+    if (!Number.isSafeInteger(amountCents) || amountCents < (zeroAllowed ? 0 : 1))
       throw new RangeError(`amountCents must be a positive whole number, got ${amountCents}`);
     return `{"amount":${eurosOf(amountCents)},${JSON.stringify(fields).slice(1)}`;
   }
@@ -90,8 +92,14 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     if (answer.status === 404) return null;
     if (answer.status >= 400) throw refused(what, answer);
     if (!checkPayment.Check(answer.json)) throw unexpected(what, 'not a payment');
-    const payment = answer.json;
-    if (payment.payment_reference !== reference) throw unexpected(what, 'another payment');
+    if (answer.json.payment_reference !== reference) throw unexpected(what, 'another payment');
+    return statusOf(answer.json, what);
+  }
+
+  /** A payment object of the API in the shop's words; anything it cannot read is the provider being unavailable. */
+  function statusOf(payment: WirePayment, what: string): PaymentStatus {
+    const reference = payment.payment_reference;
+    if (!REFERENCE.test(reference)) throw unexpected(what, 'payment reference');
     const state = stateOf(payment.payment_state);
     if (state === undefined) throw unexpected(what, `unknown payment_state "${payment.payment_state.slice(0, 64)}"`);
     const amountCents = centsOf(payment.initial_amount);
@@ -99,7 +107,9 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     if (amountCents === undefined || (payment.standing_amount != null && standing === undefined)) throw unexpected(what, 'amount');
     // After a refund the standing amount is what is left; without it the refund was whole.
     const refundedCents = state === 'refunded' ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0))) : 0;
-    return { reference, orderReference: payment.order_reference, state, amountCents, refundedCents };
+    const card = cardOf(payment);
+    // Only a payment that saved a card says so; the others answer as they always did.
+    return { reference, orderReference: payment.order_reference, state, amountCents, refundedCents, ...(card ? { card } : {}) };
   }
 
   return {
@@ -120,8 +130,12 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
           email: input.customerEmail,
           ...(input.customerIp === null ? {} : { customer_ip: input.customerIp }),
           locale: input.locale,
+          // A card saved for charges the shop starts later, at times and amounts that vary (a
+          // subscription's renewals and upgrades): EveryPay's unscheduled token agreement.
+          ...(input.requestToken ? { request_token: true, token_agreement: 'unscheduled' } : {}),
         },
         input.amountCents,
+        input.requestToken === true,
       );
       const answer = await call(what, 'POST', `${api}/payments/oneoff`, body);
       if (answer.status >= 400) throw refused(what, answer);
@@ -158,6 +172,49 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
       if (status === null) throw unexpected(what, 'the refunded payment is unknown');
       return status;
     },
+
+    async chargeSavedCard(input: SavedCardChargeInput): Promise<PaymentStatus> {
+      const what = 'merchant-initiated charge';
+      const body = jsonWithAmount(
+        {
+          api_username: config.apiUsername,
+          account_name: config.accountName,
+          order_reference: input.orderReference,
+          token: input.token,
+          token_agreement: 'unscheduled',
+          // A retry under the same key repeats the nonce, which EveryPay refuses: never a second charge.
+          nonce: nonceOf('mit', input.idempotencyKey),
+          timestamp: now().toISOString(),
+          email: input.customerEmail,
+        },
+        input.amountCents,
+      );
+      const answer = await call(what, 'POST', `${api}/payments/mit`, body);
+      if (answer.status >= 400) throw refused(what, answer);
+      if (!checkPayment.Check(answer.json)) throw unexpected(what, 'not a payment');
+      if (answer.json.order_reference !== input.orderReference) throw unexpected(what, 'another order reference');
+      return statusOf(answer.json, what);
+    },
+
+    // EveryPay looks payments up by their own reference only; a charge whose answer was lost is
+    // named by the callback EveryPay sends for it (payment_reference and order_reference).
+    findPayment: async () => null,
+  };
+}
+
+/** The saved card of a payment whose cc_details carry a token; null when there is none or a part is missing. */
+function cardOf(payment: WirePayment): SavedCard | null {
+  const details = payment.cc_details;
+  if (!details?.token || !details.last_four_digits || details.month == null || details.year == null) return null;
+  const expiryMonth = Number(details.month);
+  const expiryYear = Number(details.year);
+  if (expiryMonth < 1 || expiryMonth > 12 || expiryYear < 2000 || expiryYear > 2200) return null;
+  return {
+    token: details.token,
+    brand: (details.type ?? 'card').slice(0, 32),
+    lastFour: details.last_four_digits,
+    expiryMonth,
+    expiryYear,
   };
 }
 

@@ -10,13 +10,26 @@ import type { GatewayPaymentState } from '../gateway.js';
 const Amount = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: '^\\d{1,9}(\\.\\d{1,2})?$' })]);
 const Reference = Type.String({ minLength: 1, maxLength: 256 });
 
-/** GET /payments/{ref}: the fields of the payment object the shop relies on (it has many more). */
+/**
+ * A card payment's card: the token (when the payment requested one) and what identifies the card to
+ * a person. The shop keeps only these; the number never leaves EveryPay.
+ */
+export const WireCardDetails = Type.Object({
+  token: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+  type: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  last_four_digits: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{4}$' }), Type.Null()])),
+  month: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,2}$' }), Type.Integer(), Type.Null()])),
+  year: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{4}$' }), Type.Integer(), Type.Null()])),
+});
+
+/** GET /payments/{ref} (and POST /payments/mit): the fields of the payment object the shop relies on (it has many more). */
 export const WirePayment = Type.Object({
   payment_reference: Reference,
   order_reference: Type.String({ minLength: 1, maxLength: 256 }),
   payment_state: Type.String({ minLength: 1, maxLength: 64 }),
   initial_amount: Amount,
   standing_amount: Type.Optional(Type.Union([Amount, Type.Null()])),
+  cc_details: Type.Optional(Type.Union([WireCardDetails, Type.Null()])),
 });
 export type WirePayment = Static<typeof WirePayment>;
 

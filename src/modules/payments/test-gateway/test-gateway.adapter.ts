@@ -9,11 +9,14 @@ import {
   type GatewayRequest,
   type PaymentGateway,
   type PaymentStatus,
+  type SavedCardChargeInput,
 } from '../gateway.js';
 import {
   addRefund,
   findPayment,
+  findPaymentByOrderReference,
   findRefund,
+  finishPendingPayment,
   insertPaymentOnce,
   insertRefundOnce,
   type TestGatewayPayment,
@@ -31,6 +34,9 @@ const REFERENCE = /^tgp_[A-Za-z0-9_-]{24}$/;
 export const isTestGatewayReference = (value: unknown): value is string => typeof value === 'string' && REFERENCE.test(value);
 
 const newReference = () => `tgp_${randomBytes(18).toString('base64url')}`;
+
+/** A saved card's token: `tgt_` and the characters of the reference of the payment that saved it. */
+const TOKEN = /^tgt_[A-Za-z0-9_-]{24}$/;
 
 /** The path of a payment's page under the API's base path (test-gateway.routes.ts serves it). */
 export const testGatewayPagePath = (reference: string) => `/payment/test/pay/${reference}`;
@@ -59,6 +65,7 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
         callback_url: input.callbackUrl,
         idempotency_key: input.idempotencyKey,
         customer_email: input.customerEmail,
+        request_token: input.requestToken === true,
         created_at: clock.now(),
       });
       // A provider answers a repeated key with the payment it made, and refuses it for another one.
@@ -79,6 +86,37 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
       const fromBody = isRecord(request.body) ? request.body.payment_reference : undefined;
       const reference = fromBody ?? request.query.payment_reference;
       return isTestGatewayReference(reference) ? reference : null;
+    },
+
+    async chargeSavedCard(input: SavedCardChargeInput): Promise<PaymentStatus> {
+      const problem = inputProblem({ ...input, returnUrl: 'http://charge.invalid/', callbackUrl: 'http://charge.invalid/' });
+      if (problem !== undefined) throw refuse(422, problem);
+      const saving = TOKEN.test(input.token) ? await findPayment(db, `tgp_${input.token.slice(4)}`) : undefined;
+      if (!saving?.request_token || saving.state !== 'settled') throw refuse(422, 'unknown card token');
+      const now = clock.now();
+      // No shopper and no page: the charge is made in the request and answered settled.
+      const payment = await insertPaymentOnce(db, {
+        reference: newReference(),
+        order_reference: input.orderReference,
+        amount_cents: input.amountCents,
+        currency: input.currency,
+        return_url: '',
+        callback_url: '',
+        idempotency_key: input.idempotencyKey,
+        customer_email: input.customerEmail,
+        request_token: false,
+        created_at: now,
+      });
+      if (payment.order_reference !== input.orderReference || payment.amount_cents !== input.amountCents) {
+        throw refuse(409, 'the idempotency key was used for another payment');
+      }
+      await finishPendingPayment(db, payment.reference, 'settled', now);
+      return statusOf((await findPayment(db, payment.reference))!);
+    },
+
+    async findPayment(orderReference: string): Promise<PaymentStatus | null> {
+      const payment = await findPaymentByOrderReference(db, orderReference);
+      return payment === undefined ? null : statusOf(payment);
     },
 
     async refund(reference: string, amountCents: number, idempotencyKey: string): Promise<PaymentStatus> {
@@ -112,18 +150,33 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
 }
 
 export function statusOf(payment: TestGatewayPayment): PaymentStatus {
+  const saved = Boolean(payment.request_token) && payment.state === 'settled';
   return {
     reference: payment.reference,
     orderReference: payment.order_reference,
     state: payment.state,
     amountCents: Number(payment.amount_cents),
     refundedCents: Number(payment.refunded_cents),
+    // Every card of the test gateway is the same pretend Visa, valid for three more years.
+    ...(saved && {
+      card: {
+        token: `tgt_${payment.reference.slice(4)}`,
+        brand: 'visa',
+        lastFour: '4242',
+        expiryMonth: 12,
+        expiryYear: new Date(Number(payment.created_at)).getUTCFullYear() + 3,
+      },
+    }),
   };
 }
 
 /** What a real provider would refuse in a create request: the shop's bug, never the shopper's. */
-function inputProblem(input: CreatePaymentInput): string | undefined {
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) return 'the amount must be a positive number of cents';
+function inputProblem(
+  input: Omit<CreatePaymentInput, 'orderReference' | 'locale' | 'customerIp'> & { orderReference: string },
+): string | undefined {
+  // Saving a card may take nothing (a card check); every other payment takes something.
+  const least = input.requestToken === true ? 0 : 1;
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents < least) return 'the amount must be a positive number of cents';
   if (input.currency !== 'EUR') return 'only EUR is taken';
   if (input.orderReference === '' || input.orderReference.length > 64) return 'the order reference must be 1 to 64 characters';
   if (input.idempotencyKey === '' || input.idempotencyKey.length > 200) return 'the idempotency key must be 1 to 200 characters';

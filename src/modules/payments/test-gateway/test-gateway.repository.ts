@@ -5,7 +5,9 @@ import type { TestGatewayPaymentTable, TestGatewayState } from './test-gateway.t
 
 export type TestGatewayPayment = Selectable<TestGatewayPaymentTable>;
 
-export type NewTestGatewayPayment = Omit<TestGatewayPayment, 'refunded_cents' | 'state' | 'updated_at'>;
+export type NewTestGatewayPayment = Omit<TestGatewayPayment, 'refunded_cents' | 'state' | 'updated_at' | 'request_token'> & {
+  request_token: boolean;
+};
 
 /** Inserts the payment unless one with its idempotency key exists; answers the one that holds the key. */
 export async function insertPaymentOnce(db: Db, payment: NewTestGatewayPayment): Promise<TestGatewayPayment> {
@@ -15,6 +17,16 @@ export async function insertPaymentOnce(db: Db, payment: NewTestGatewayPayment):
     .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
     .execute();
   return db.selectFrom('test_gateway_payment').selectAll().where('idempotency_key', '=', payment.idempotency_key).executeTakeFirstOrThrow();
+}
+
+/** The latest payment made under an order reference. */
+export async function findPaymentByOrderReference(db: Db, orderReference: string): Promise<TestGatewayPayment | undefined> {
+  return db
+    .selectFrom('test_gateway_payment')
+    .selectAll()
+    .where('order_reference', '=', orderReference)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
 }
 
 export async function findPayment(db: Db, reference: string): Promise<TestGatewayPayment | undefined> {

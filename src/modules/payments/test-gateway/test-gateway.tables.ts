@@ -1,3 +1,4 @@
+import type { BooleanColumn } from '../../../db/schema.js';
 // The test gateway's tables (migration 2026_11_24_0110): its payments and their refunds, kept as
 // a payment service provider keeps them. Conventions of every table: src/db/schema.ts.
 
@@ -16,6 +17,8 @@ export interface TestGatewayPaymentTable {
   /** The shop's key of the attempt: the same key never makes a second payment. */
   idempotency_key: string;
   customer_email: string;
+  /** The payment saves the card (migration 2026_11_24_1401): once settled, its status carries a token. */
+  request_token: BooleanColumn;
   created_at: number;
   updated_at: number;
 }

@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
+import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
+import { findCard } from './cards.repository.js';
+import { insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
+import { findPlan, findSubscription, subscriberOf, updateSubscription, dueSubscriptionIds } from './subscriptions.repository.js';
+
+// Billing: every subscription whose period ended (or whose retry is due) is charged through its
+// saved card with a merchant-initiated charge. A period is never charged twice:
+// 1. the charge row (subscription, period, purpose, attempt) is inserted and COMMITTED before the
+//    gateway is called; a second run (another worker, the same run again) finds it and skips;
+// 2. the gateway sees the row's order reference and an idempotency key derived from the row;
+// 3. the answer is applied by a conditional update of the row (billing.apply.ts);
+// 4. a row left pending (the answer was lost, the process died) is reconciled after STALE_MS by
+//    looking the payment up at the gateway (its reference, or its order reference), never by a
+//    new charge. Where the gateway has no lookup (EveryPay), the very same request is sent again:
+//    its nonce and order reference make the gateway refuse it if the first one arrived, and the
+//    gateway's callback names that payment; if it never arrived, it is charged now, once.
+
+/** A pending charge younger than this may still be in another run's hands. */
+export const STALE_CHARGE_MS = 10 * 60_000;
+const BATCH = 200;
+
+export interface BillingReport {
+  charged: number;
+  failed: number;
+  pending: number;
+  ended: number;
+  skipped: number;
+  reconciled: number;
+}
+
+/** The charge's order reference at the gateway: one per row, so a retry is another payment there. */
+const referenceOf = (subscriptionId: number, period: number, purpose: string, attempt: number) =>
+  `SUB${subscriptionId}-${period}${purpose === 'UPGRADE' ? 'U' : 'P'}${attempt}`;
+
+export function newCharge(
+  sub: { id: number },
+  fields: Pick<ChargeRow, 'period_number' | 'purpose' | 'attempt' | 'plan_id' | 'amount_cents' | 'gateway'>,
+  now: number,
+): Omit<ChargeRow, 'id'> {
+  return {
+    subscription_id: sub.id,
+    ...fields,
+    order_reference: referenceOf(sub.id, fields.period_number, fields.purpose, fields.attempt),
+    idempotency_key: randomBytes(16).toString('hex'),
+    reference: null,
+    state: 'pending',
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * Calls the gateway for a committed pending charge and applies its answer. A refusal of the
+ * request itself (an unknown token) took no money: the charge failed. An unreachable gateway or a
+ * lost answer leaves the charge pending for reconcile().
+ */
+export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge: ChargeRow, token: string | null, now: number) {
+  const gateway = gateways[charge.gateway as GatewayName];
+  if (!gateway) return 'pending' as const;
+  if (token === null) return db.transaction().execute((trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+  const sub = (await findSubscription(db, Number(charge.subscription_id)))!;
+  const subscriber = await subscriberOf(db, Number(sub.user_id));
+  let status: PaymentStatus;
+  try {
+    status = await gateway.chargeSavedCard({
+      token,
+      orderReference: charge.order_reference,
+      amountCents: charge.amount_cents,
+      currency: 'EUR',
+      customerEmail: subscriber?.email ?? '',
+      idempotencyKey: charge.idempotency_key,
+    });
+  } catch (error) {
+    if (error instanceof GatewayRefusedError)
+      return db.transaction().execute((trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+    if (error instanceof GatewayUnavailableError) return 'pending' as const;
+    throw error;
+  }
+  return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+}
+
+/** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
+async function claimRenewal(db: Kysely<Database>, subscriptionId: number, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const sub = await findSubscription(trx, subscriptionId);
+    if (!sub) return null;
+    const due =
+      (['TRIAL', 'ACTIVE'].includes(sub.status) && Number(sub.period_end) <= now) ||
+      (sub.status === 'FAILED' && sub.next_attempt_at !== null && Number(sub.next_attempt_at) <= now);
+    if (!due) return null;
+    if (sub.cancel_at_period_end) {
+      // Cancelled: access ran until the period's end, and nothing is charged.
+      await updateSubscription(trx, subscriptionId, { status: 'ENDED', live_key: null, ended_at: now, updated_at: now });
+      return 'ended' as const;
+    }
+    if (await pendingChargeOf(trx, subscriptionId)) return null;
+    const planId = Number(sub.next_plan_id ?? sub.plan_id);
+    const plan = (await findPlan(trx, planId))!;
+    const card = sub.card_id === null ? undefined : await findCard(trx, Number(sub.card_id));
+    const charge = await insertChargeOnce(
+      trx,
+      newCharge(
+        { id: subscriptionId },
+        {
+          period_number: sub.period_number + 1,
+          purpose: 'PERIOD',
+          attempt: sub.failed_attempts + 1,
+          plan_id: planId,
+          amount_cents: plan.price_cents,
+          gateway: card?.gateway ?? 'none',
+        },
+        now,
+      ),
+    );
+    return charge ? { charge, token: card?.state === 'ACTIVE' ? card.token : null } : null;
+  });
+}
+
+/** Looks stale pending charges up at their gateway and applies what it says. */
+export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: number): Promise<number> {
+  let reconciled = 0;
+  for (const charge of await stalePendingCharges(db, now - STALE_CHARGE_MS, BATCH)) {
+    const gateway = gateways[charge.gateway as GatewayName];
+    if (charge.gateway === 'none') {
+      await db.transaction().execute((trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+      reconciled += 1;
+      continue;
+    }
+    if (!gateway) continue;
+    let status: PaymentStatus | null;
+    try {
+      status = charge.reference ? await gateway.fetchStatus(charge.reference) : await gateway.findPayment(charge.order_reference);
+    } catch (error) {
+      if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) continue;
+      throw error;
+    }
+    if (status === null) {
+      // The gateway cannot look it up (EveryPay): the same request again, with the same nonce and
+      // order reference. A gateway that had it refuses the repeat (the callback will name the
+      // payment); one that never got it (the run died before the request left) charges it now, once.
+      const outcome = await resendCharge(db, gateways, charge, now);
+      if (outcome !== 'pending') reconciled += 1;
+      continue;
+    }
+    const found = status;
+    const outcome = await db.transaction().execute((trx) => applyChargeStatus(trx, charge, found, now));
+    if (outcome !== 'pending' && outcome !== 'mismatch') reconciled += 1;
+  }
+  return reconciled;
+}
+
+async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: ChargeRow, now: number) {
+  const sub = await findSubscription(db, Number(charge.subscription_id));
+  const card = sub?.card_id == null ? undefined : await findCard(db, Number(sub.card_id));
+  if (!card?.token || card.gateway !== charge.gateway) return 'pending' as const;
+  const gateway = gateways[charge.gateway as GatewayName]!;
+  const subscriber = await subscriberOf(db, Number(sub!.user_id));
+  let status: PaymentStatus;
+  try {
+    status = await gateway.chargeSavedCard({
+      token: card.token,
+      orderReference: charge.order_reference,
+      amountCents: charge.amount_cents,
+      currency: 'EUR',
+      customerEmail: subscriber?.email ?? '',
+      idempotencyKey: charge.idempotency_key,
+    });
+  } catch (error) {
+    // Refused (the nonce or order reference was used: the first request arrived) or unreachable:
+    // the charge stays pending until the gateway names the payment.
+    if (error instanceof GatewayRefusedError || error instanceof GatewayUnavailableError) return 'pending' as const;
+    throw error;
+  }
+  return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+}
+
+/** One billing run: reconcile what earlier runs left, then charge everything due. */
+export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number): Promise<BillingReport> {
+  const report: BillingReport = { charged: 0, failed: 0, pending: 0, ended: 0, skipped: 0, reconciled: 0 };
+  report.reconciled = await reconcile(db, gateways, now);
+  for (let afterId = 0; ;) {
+    const ids = await dueSubscriptionIds(db, now, afterId, BATCH);
+    if (ids.length === 0) break;
+    afterId = ids.at(-1)!;
+    for (const id of ids) {
+      const claim = await claimRenewal(db, id, now);
+      if (claim === null) report.skipped += 1;
+      else if (claim === 'ended') report.ended += 1;
+      else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
+    }
+  }
+  return report;
+}
+
+function count(report: BillingReport, outcome: ChargeOutcome): void {
+  if (outcome === 'settled') report.charged += 1;
+  else if (outcome === 'failed') report.failed += 1;
+  else if (outcome === 'pending') report.pending += 1;
+  else report.skipped += 1;
+}

@@ -1,0 +1,105 @@
+// The SQL of saved cards.
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { SavedCard } from '../payments/index.js';
+import type { SubscriptionCardTable } from './subscriptions.tables.js';
+
+export type CardRow = Selectable<SubscriptionCardTable>;
+
+export function activeCardsOf(db: Db, clientAccountId: number): Promise<CardRow[]> {
+  return db
+    .selectFrom('subscription_card')
+    .selectAll()
+    .where('client_account_id', '=', clientAccountId)
+    .where('state', '=', 'ACTIVE')
+    .orderBy('id')
+    .execute();
+}
+
+export function findCard(db: Db, id: number): Promise<CardRow | undefined> {
+  return db.selectFrom('subscription_card').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The caller's card; undefined also when it is another client's. */
+export async function ownCard(db: Db, clientAccountId: number, id: number): Promise<CardRow | undefined> {
+  const card = await findCard(db, id);
+  return card && Number(card.client_account_id) === clientAccountId ? card : undefined;
+}
+
+export function findCardByPayment(db: Db, gateway: string, reference: string, orderReference: string) {
+  return db
+    .selectFrom('subscription_card')
+    .selectAll()
+    .where('gateway', '=', gateway)
+    .where((eb) => eb.or([eb('payment_reference', '=', reference), eb('order_reference', '=', orderReference)]))
+    .executeTakeFirst();
+}
+
+export async function insertCard(db: Db, row: Insertable<SubscriptionCardTable>): Promise<number> {
+  const inserted = await db.insertInto('subscription_card').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export async function setPaymentReference(db: Db, id: number, reference: string, now: number): Promise<void> {
+  await db.updateTable('subscription_card').set({ payment_reference: reference, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Confirms a pending card with what the gateway says of it; false when it was confirmed (or removed) already. */
+export async function confirmCard(db: Db, id: number, card: SavedCard, isDefault: boolean, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_card')
+    .set({
+      state: 'ACTIVE',
+      token: card.token,
+      brand: card.brand,
+      last_four: card.lastFour,
+      expiry_month: card.expiryMonth,
+      expiry_year: card.expiryYear,
+      is_default: isDefault,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('state', '=', 'PENDING')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function makeDefault(db: Db, clientAccountId: number, id: number | null, now: number): Promise<void> {
+  await db
+    .updateTable('subscription_card')
+    .set({ is_default: false, updated_at: now })
+    .where('client_account_id', '=', clientAccountId)
+    .where('is_default', '=', true)
+    .execute();
+  if (id !== null) await db.updateTable('subscription_card').set({ is_default: true, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Removes cards and points the subscriptions that used them at `replacement` (or at none). */
+export async function deleteCards(db: Db, ids: number[], replacement: number | null, now: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  await db.updateTable('subscription').set({ card_id: replacement, updated_at: now }).where('card_id', 'in', ids).execute();
+  const result = await db.deleteFrom('subscription_card').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Cards never confirmed since `pendingBefore`, and confirmed cards whose expiry month ended before `now`. */
+export async function cardsToPrune(db: Db, pendingBefore: number, now: number): Promise<number[]> {
+  const date = new Date(now);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth() + 1;
+  const rows = await db
+    .selectFrom('subscription_card')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'PENDING'), eb('created_at', '<', pendingBefore)]),
+        eb.and([
+          eb('state', '=', 'ACTIVE'),
+          eb.or([eb('expiry_year', '<', year), eb.and([eb('expiry_year', '=', year), eb('expiry_month', '<', month)])]),
+        ]),
+      ]),
+    )
+    .limit(1000)
+    .execute();
+  return rows.map((row) => Number(row.id));
+}

@@ -1,0 +1,130 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { authenticate } from '../../http/auth.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { isLanguage } from '../../i18n/index.js';
+import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSaving } from './cards.service.js';
+import { CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
+import { subscriberOf } from './subscriptions.repository.js';
+import type { SubscriptionsDeps } from './subscriptions.deps.js';
+
+const tags = ['subscription credit cards'];
+const security = [{ bearer: [] }];
+
+/** Where the front-end shows the outcome of saving a card (the store's front-end URL before it). */
+export const CARD_SAVED_PATH = '/account/subscription-cards';
+
+/**
+ * The logged-in client's saved cards for subscriptions. POST answers the redirect form of the
+ * gateway's card-saving page; the gateway sends the shopper back to GET /subscription-credit-card/return,
+ * which asks the gateway (never the request) and redirects to the front-end.
+ */
+export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
+  const db = deps.database.db;
+  const api = `${deps.config.publicUrl}${deps.config.basePath}`;
+  const urls = {
+    returnUrl: (cardId: number) => `${api}/subscription-credit-card/return?cardId=${cardId}`,
+    callbackUrl: (gateway: string) => `${api}/payment/${gateway}/callback`,
+  };
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+  });
+  const owner = async (request: FastifyRequest) => {
+    const principal = await authenticate(db, request);
+    const user = await subscriberOf(db, principal.userId);
+    return { principal, email: user?.email ?? '' };
+  };
+
+  app.get(
+    '/subscription-credit-card',
+    {
+      schema: {
+        tags,
+        summary: "The caller's saved cards (confirmed ones): brand, last four digits, expiry, default",
+        headers: StoreRequestHeaders,
+        security,
+        response: { 200: success(Type.Array(CardSchema)), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request) => listCards(db, (await authenticate(db, request)).clientAccountId),
+  );
+
+  app.post(
+    '/subscription-credit-card',
+    {
+      schema: {
+        tags,
+        summary: "Starts saving a card: the redirect form of the gateway's page (nothing is charged; a token is requested)",
+        headers: StoreRequestHeaders,
+        security,
+        response: { 200: success(RedirectFormSchema), ...errors(...storeRouteErrors, 401, 503) },
+      },
+    },
+    async (request) => {
+      const { principal, email } = await owner(request);
+      const language = isLanguage(request.language) ? request.language : 'et';
+      const who = { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode, email, language };
+      return startCardSaving(db, { gateways: deps.gateways, urls }, who, request.ip, request.actionTime);
+    },
+  );
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/subscription-credit-card/return',
+    config: { storeScoped: false },
+    schema: {
+      tags,
+      summary: "The shopper's return from the gateway's card page: verified with the gateway, then a redirect to the front-end",
+      description: `303 to the store's front-end ${CARD_SAVED_PATH}?cardId=<id>&saved=true|false.`,
+      querystring: CardReturnQuery,
+      response: { 303: { description: 'To the front-end', type: 'null' }, ...errors(400, 404) },
+    },
+    handler: async (request, reply) => {
+      const card = await settleCardReturn(db, deps.gateways, request.query.cardId, request.actionTime);
+      const store = card ? await deps.stores.get(card.store_code) : undefined;
+      const saved = card?.state === 'ACTIVE';
+      const frontend = store?.frontendUrl ?? '';
+      return reply
+        .header('Cache-Control', 'no-store')
+        .redirect(`${frontend}${CARD_SAVED_PATH}?cardId=${request.query.cardId}&saved=${saved}`, 303);
+    },
+  });
+
+  app.put(
+    '/subscription-credit-card/:id/default',
+    {
+      schema: {
+        tags,
+        summary: 'Makes a saved card the default one',
+        headers: StoreRequestHeaders,
+        params: IdParams,
+        security,
+        response: { 200: success(CardSchema), ...errors(...storeRouteErrors, 401, 404) },
+      },
+    },
+    async (request) => {
+      const principal = await authenticate(db, request);
+      return setDefaultCard(db, principal.clientAccountId, request.params.id, request.actionTime);
+    },
+  );
+
+  app.delete(
+    '/subscription-credit-card/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Removes a saved card (its subscriptions move to the default card left)',
+        headers: StoreRequestHeaders,
+        params: IdParams,
+        security,
+        response: { 204: Type.Null({ description: 'Removed' }), ...errors(...storeRouteErrors, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const principal = await authenticate(db, request);
+      await removeCard(db, principal.clientAccountId, request.params.id, request.actionTime);
+      return reply.code(204).send(null);
+    },
+  );
+};

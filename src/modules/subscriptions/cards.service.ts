@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { DomainError, notFound } from '../../infra/domain-error.js';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  type GatewayName,
+  type Gateways,
+  type PaymentGateway,
+  type PaymentStatus,
+  type RedirectForm,
+} from '../payments/index.js';
+import {
+  activeCardsOf,
+  cardsToPrune,
+  confirmCard,
+  deleteCards,
+  findCard,
+  insertCard,
+  makeDefault,
+  ownCard,
+  setPaymentReference,
+  type CardRow,
+} from './cards.repository.js';
+import { DAY_MS } from './periods.js';
+
+// Saved cards. POST starts the gateway's card-saving payment (nothing is taken: amount 0 with a
+// token requested under an unscheduled agreement) and answers its redirect form. The card row is
+// PENDING until the gateway, asked by the shop itself (the shopper's return or a callback), says
+// the payment settled and names the token; then only the token, brand, last four digits and expiry
+// are kept. A card never confirmed within a day, and a card past its expiry, is pruned.
+
+export interface CardUrls {
+  /** Where the gateway sends the shopper back after saving card `cardId`. */
+  returnUrl(cardId: number): string;
+  callbackUrl(gateway: GatewayName): string;
+}
+
+export interface CardOwner {
+  clientAccountId: number;
+  storeCode: string;
+  email: string;
+  language: 'et' | 'en' | 'ru';
+}
+
+/** A never-confirmed card is given up after this long. */
+export const PENDING_CARD_LIFETIME_MS = DAY_MS;
+
+/** The gateway new cards are saved with: EveryPay when configured, else the test gateway. */
+export function cardGateway(gateways: Gateways): PaymentGateway {
+  const gateway = gateways.everypay ?? gateways.test;
+  if (!gateway) throw new DomainError('unavailable', 'subscriptions.gatewayUnavailable', {}, 60);
+  return gateway;
+}
+
+export function cardWire(card: CardRow) {
+  return {
+    id: Number(card.id),
+    brand: card.brand ?? '',
+    lastFour: card.last_four ?? '',
+    expiryMonth: Number(card.expiry_month),
+    expiryYear: Number(card.expiry_year),
+    isDefault: Boolean(card.is_default),
+    createdAt: new Date(Number(card.created_at)).toISOString(),
+  };
+}
+
+export async function listCards(db: Db, clientAccountId: number) {
+  return (await activeCardsOf(db, clientAccountId)).map(cardWire);
+}
+
+export async function startCardSaving(
+  db: Kysely<Database>,
+  deps: { gateways: Gateways; urls: CardUrls },
+  owner: CardOwner,
+  customerIp: string | null,
+  now: number,
+): Promise<RedirectForm> {
+  const gateway = cardGateway(deps.gateways);
+  const orderReference = `SC${randomBytes(8).toString('hex').toUpperCase()}`;
+  // Committed before the gateway is called: the callback may come before this request ends.
+  const cardId = await insertCard(db, {
+    client_account_id: owner.clientAccountId,
+    store_code: owner.storeCode,
+    gateway: gateway.name,
+    state: 'PENDING',
+    order_reference: orderReference,
+    payment_reference: null,
+    token: null,
+    brand: null,
+    last_four: null,
+    expiry_month: null,
+    expiry_year: null,
+    is_default: false,
+    created_at: now,
+    updated_at: now,
+  });
+  try {
+    const created = await gateway.createPayment({
+      orderReference,
+      amountCents: 0,
+      currency: 'EUR',
+      customerEmail: owner.email,
+      customerIp,
+      locale: owner.language,
+      returnUrl: deps.urls.returnUrl(cardId),
+      callbackUrl: deps.urls.callbackUrl(gateway.name),
+      idempotencyKey: orderReference,
+      requestToken: true,
+    });
+    await setPaymentReference(db, cardId, created.reference, now);
+    return created.redirect;
+  } catch (error) {
+    if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
+    await deleteCards(db, [cardId], null, now);
+    throw new DomainError('unavailable', 'subscriptions.gatewayUnavailable', {}, 30);
+  }
+}
+
+export type CardOutcome = 'saved' | 'failed' | 'pending' | 'done-already' | 'mismatch';
+
+/** Applies the gateway's word on a card-saving payment (fetched by the shop, never taken from a request). */
+export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentStatus, now: number): Promise<CardOutcome> {
+  if (status.orderReference !== card.order_reference) return 'mismatch';
+  if (card.state !== 'PENDING') return 'done-already';
+  if (status.state === 'pending') return 'pending';
+  if (status.state === 'settled' && status.card) {
+    const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
+    return (await confirmCard(trx, Number(card.id), status.card, !hasDefault, now)) ? 'saved' : 'done-already';
+  }
+  // Declined, cancelled, or settled without a token: nothing to keep.
+  await deleteCards(trx, [Number(card.id)], null, now);
+  return 'failed';
+}
+
+/** The shopper is back: the card's payment is looked up at its gateway and applied. Answers whether the card is saved. */
+export async function settleCardReturn(db: Kysely<Database>, gateways: Gateways, cardId: number, now: number): Promise<CardRow | null> {
+  const card = await findCard(db, cardId);
+  if (!card) return null;
+  const gateway = gateways[card.gateway as GatewayName];
+  if (card.state === 'PENDING' && card.payment_reference && gateway) {
+    let status: PaymentStatus | null = null;
+    try {
+      status = await gateway.fetchStatus(card.payment_reference);
+    } catch (error) {
+      if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
+    }
+    if (status) await db.transaction().execute((trx) => applyCardStatus(trx, card, status, now));
+  }
+  return (await findCard(db, cardId)) ?? null;
+}
+
+export async function setDefaultCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const card = await ownCard(trx, clientAccountId, id);
+    if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
+    await makeDefault(trx, clientAccountId, id, now);
+    return cardWire((await findCard(trx, id))!);
+  });
+}
+
+/** Removes a card; subscriptions that used it move to the default card left (or to none until one is saved). */
+export async function removeCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const card = await ownCard(trx, clientAccountId, id);
+    if (!card) throw notFound('subscriptions.cardNotFound', { id });
+    const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);
+    const next = others.find((other) => other.is_default) ?? others.at(-1);
+    await deleteCards(trx, [id], next ? Number(next.id) : null, now);
+    if (card.is_default && next) await makeDefault(trx, clientAccountId, Number(next.id), now);
+  });
+}
+
+/** Maintenance: never-confirmed cards older than a day and expired cards; answers how many went. */
+export async function pruneCards(db: Kysely<Database>, now: number): Promise<number> {
+  const ids = await cardsToPrune(db, now - PENDING_CARD_LIFETIME_MS, now);
+  return db.transaction().execute((trx) => deleteCards(trx, ids, null, now));
+}

@@ -1,0 +1,79 @@
+// The SQL of subscription charges: one row per subscription, period, purpose and attempt,
+// inserted (and committed) before the gateway is called.
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { ChargeState, SubscriptionChargeTable } from './subscriptions.tables.js';
+
+export type ChargeRow = Selectable<SubscriptionChargeTable>;
+
+/** Inserts the charge unless its (subscription, period, purpose, attempt) exists; the new row, or undefined. */
+export async function insertChargeOnce(db: Db, row: Omit<ChargeRow, 'id'>): Promise<ChargeRow | undefined> {
+  const inserted = await db
+    .insertInto('subscription_charge')
+    .values(row)
+    .onConflict((oc) => oc.columns(['subscription_id', 'period_number', 'purpose', 'attempt']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted ? { ...row, id: Number(inserted.id) } : undefined;
+}
+
+export function pendingChargeOf(db: Db, subscriptionId: number): Promise<ChargeRow | undefined> {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+}
+
+export async function countCharges(db: Db, subscriptionId: number, periodNumber: number, purpose: ChargeRow['purpose']): Promise<number> {
+  const row = await db
+    .selectFrom('subscription_charge')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_number', '=', periodNumber)
+    .where('purpose', '=', purpose)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Pending charges last touched before `before`: a run that died, or an answer that never came. */
+export function stalePendingCharges(db: Db, before: number, limit: number): Promise<ChargeRow[]> {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('state', '=', 'pending')
+    .where('updated_at', '<', before)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export function findChargeByGatewayPayment(db: Db, gateway: string, reference: string, orderReference: string) {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('gateway', '=', gateway)
+    .where((eb) => eb.or([eb('reference', '=', reference), eb('order_reference', '=', orderReference)]))
+    .executeTakeFirst();
+}
+
+export async function setChargeReference(db: Db, id: number, reference: string, now: number): Promise<void> {
+  await db
+    .updateTable('subscription_charge')
+    .set({ reference, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+/** Finishes a pending charge; false when it was finished already (another run, a callback). */
+export async function finishCharge(db: Db, id: number, state: Exclude<ChargeState, 'pending'>, reference: string | null, now: number) {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ state, updated_at: now, ...(reference === null ? {} : { reference }) })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

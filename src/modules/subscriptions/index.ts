@@ -1,0 +1,11 @@
+// The subscriptions module's public surface: its routes, import kind, billing (CLI and worker),
+// mails, maintenance, the handler of its payments' callbacks, tables and messages.
+export { subscriptionsRoutes, type SubscriptionsDeps } from './subscriptions.routes.js';
+export { subscriptionPlansKind } from './plans.import.js';
+export { billDue, type BillingReport } from './billing.service.js';
+export { subscriptionStats, type MonthStats } from './stats.service.js';
+export { scheduleSubscriptionBilling, subscriptionPayments } from './subscriptions.jobs.js';
+export { SUBSCRIPTION_MAIL_JOB, subscriptionMailHandler } from './subscriptions.mails.js';
+export { pruneCards as subscriptionCardPruning } from './cards.service.js';
+export type * from './subscriptions.tables.js';
+export { subscriptionsMessages } from './subscriptions.messages.js';

@@ -1,0 +1,52 @@
+// The calendar and money rules of subscriptions, in one place: how long a period is, what an
+// upgrade costs for the days left, and when a failed charge is tried again.
+
+export const DAY_MS = 86_400_000;
+
+/** The same moment `months` calendar months later (UTC); the 31st becomes the month's last day. */
+export function addMonths(ms: number, months: number): number {
+  const date = new Date(ms);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Date.UTC(
+    year,
+    month,
+    Math.min(date.getUTCDate(), lastDay),
+    date.getUTCHours(),
+    date.getUTCMinutes(),
+    date.getUTCSeconds(),
+    date.getUTCMilliseconds(),
+  );
+}
+
+/**
+ * What an upgrade costs now: the monthly difference times the days left of the period over the
+ * period's days. A started day counts as left (the subscriber gets the better plan for it); the
+ * period's days are its length in whole days (a month of 28 to 31). The result is rounded to the
+ * cent, half up, in integer arithmetic: floor((2 * diff * left + days) / (2 * days)).
+ * Example: 10.00 more a month, 16 days left of 30: 1000 * 16 / 30 = 533.33... -> 5.33.
+ */
+export function proratedCents(differenceCents: number, now: number, periodStart: number, periodEnd: number): number {
+  if (differenceCents <= 0 || now >= periodEnd) return 0;
+  const days = Math.max(1, Math.round((periodEnd - periodStart) / DAY_MS));
+  const left = Math.min(days, Math.ceil((periodEnd - now) / DAY_MS));
+  return Math.floor((2 * differenceCents * left + days) / (2 * days));
+}
+
+/**
+ * After a failed charge the subscription is tried again 1, 3 and 7 days after it was due
+ * (3 retries over 7 days); when the last one fails too, it lapses.
+ */
+export const RETRY_AFTER_FIRST_FAILURE_DAYS = [1, 3, 7] as const;
+
+/** When the next attempt is due after `failedAttempts` failures of a charge due at `dueAt`; null: lapse. */
+export function nextAttemptAt(failedAttempts: number, dueAt: number): number | null {
+  const days = RETRY_AFTER_FIRST_FAILURE_DAYS[failedAttempts - 1];
+  return days === undefined ? null : dueAt + days * DAY_MS;
+}
+
+/** Plans of one family replace each other (upgrade, downgrade); a client has one live subscription per family. */
+export function familyOf(kind: string): 'AUDIO' | 'EBOOK' {
+  return kind === 'EBOOK_SHELF' ? 'EBOOK' : 'AUDIO';
+}

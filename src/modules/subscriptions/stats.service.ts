@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+// `subscription stats`: per calendar month (UTC) the revenue (settled charges), subscriptions
+// started, trials started and how many of them were converted (their first month was paid),
+// subscriptions churned (ended or lapsed after they had started), the active count at the month's
+// end, and churn as churned / active at the month's start. Read in keyset pages, so memory grows
+// with the months, not with the subscriptions.
+
+export interface MonthStats {
+  month: string;
+  revenue: number;
+  started: number;
+  trials: number;
+  trialsConverted: number;
+  trialConversion: number | null;
+  churned: number;
+  activeAtEnd: number;
+  churnRate: number | null;
+}
+
+const PAGE = 5000;
+const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+
+export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStats[]> {
+  const months = new Map<string, Omit<MonthStats, 'month' | 'trialConversion' | 'churnRate' | 'activeAtEnd'>>();
+  const at = (month: string) => {
+    let stats = months.get(month);
+    if (!stats) months.set(month, (stats = { revenue: 0, started: 0, trials: 0, trialsConverted: 0, churned: 0 }));
+    return stats;
+  };
+  // Each subscription's life: [started, ended) as months, for the active counts.
+  const lives: Array<[string, string | null]> = [];
+  for (let afterId = 0; ;) {
+    const subs = await db
+      .selectFrom('subscription')
+      .leftJoin('subscription_trial_use', (join) =>
+        join.onRef('subscription_trial_use.subscription_id', '=', 'subscription.id').on('subscription_trial_use.subject', 'like', 'A%'),
+      )
+      .select(['subscription.id', 'subscription.created_at', 'subscription.ended_at', 'subscription_trial_use.subject'])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('subscription_charge')
+              .select('subscription_charge.id')
+              .whereRef('subscription_charge.subscription_id', '=', 'subscription.id')
+              .where('subscription_charge.purpose', '=', 'PERIOD')
+              .where('subscription_charge.state', '=', 'settled'),
+          )
+          .as('paid'),
+      )
+      .where('subscription.id', '>', afterId)
+      .orderBy('subscription.id')
+      .limit(PAGE)
+      .execute();
+    if (subs.length === 0) break;
+    afterId = Number(subs.at(-1)!.id);
+    for (const sub of subs) {
+      const trial = sub.subject !== null;
+      const paid = Boolean(sub.paid);
+      // A subscription whose first charge was declined never started.
+      if (!trial && !paid) continue;
+      const started = monthOf(Number(sub.created_at));
+      const ended = sub.ended_at === null ? null : monthOf(Number(sub.ended_at));
+      at(started).started += 1;
+      if (trial) at(started).trials += 1;
+      if (trial && paid) at(started).trialsConverted += 1;
+      if (ended !== null) at(ended).churned += 1;
+      lives.push([started, ended]);
+    }
+  }
+  for (let afterId = 0; ;) {
+    const charges = await db
+      .selectFrom('subscription_charge')
+      .select(['id', 'amount_cents', 'updated_at'])
+      .where('state', '=', 'settled')
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute();
+    if (charges.length === 0) break;
+    afterId = Number(charges.at(-1)!.id);
+    for (const charge of charges) at(monthOf(Number(charge.updated_at))).revenue += charge.amount_cents;
+  }
+  const ordered = [...months.keys()].sort();
+  return ordered.map((month, index) => {
+    const stats = months.get(month)!;
+    const activeAtEnd = lives.filter(([start, end]) => start <= month && (end === null || end > month)).length;
+    const previous = ordered[index - 1];
+    const activeAtStart = lives.filter(([start, end]) => start < month && (end === null || end >= month)).length;
+    return {
+      month,
+      ...stats,
+      revenue: stats.revenue / 100,
+      trialConversion: stats.trials === 0 ? null : Math.round((stats.trialsConverted / stats.trials) * 1000) / 1000,
+      activeAtEnd,
+      churnRate: previous === undefined || activeAtStart === 0 ? null : Math.round((stats.churned / activeAtStart) * 1000) / 1000,
+    };
+  });
+}

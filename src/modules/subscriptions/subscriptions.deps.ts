@@ -1,0 +1,12 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import type { StoreReader } from '../../http/request-context.js';
+import type { Gateways } from '../payments/index.js';
+
+/** What the subscription routes need; app.ts builds it. */
+export interface SubscriptionsDeps {
+  database: DatabaseHandle;
+  gateways: Gateways;
+  stores: StoreReader;
+  /** The API's public URL and base path: the gateways send shoppers and callbacks back to it. */
+  config: { publicUrl: string; basePath: string };
+}

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
+import { withLease } from '../../infra/jobs/lease.js';
+import type { Logger } from '../../infra/logger.js';
+import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
+import { applyChargeStatus } from './billing.apply.js';
+import { billDue } from './billing.service.js';
+import { findCardByPayment } from './cards.repository.js';
+import { applyCardStatus } from './cards.service.js';
+import { findChargeByGatewayPayment } from './charges.repository.js';
+
+// The worker's side of subscriptions: the billing schedule, and what a gateway's callback about
+// one of this module's payments (a card saved, a charge) does.
+
+/**
+ * The billing run every hour (so at least daily, and soon after a worker restarts), under a lease
+ * so worker processes take turns. Two runs at once would still charge nothing twice (billing.service.ts);
+ * the lease only saves the work.
+ */
+export const BILLING_INTERVAL_MS = 3_600_000;
+const LEASE_TTL_MS = 30 * 60_000;
+
+export function scheduleSubscriptionBilling(
+  deps: { db: Kysely<Database>; gateways: Gateways; log: Logger },
+  intervalMs = BILLING_INTERVAL_MS,
+  clock: Clock = systemClock,
+): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    const now = clock.now();
+    running = withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () => billDue(deps.db, deps.gateways, now))
+      .then(
+        (run) => run.ran && deps.log.info(run.result, 'subscription billing run'),
+        (err: unknown) => deps.log.error({ err }, 'subscription billing failed'),
+      )
+      .finally(() => {
+        busy = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * Applies a gateway status (fetched from the gateway by the callback route, never taken from the
+ * callback) to the card or charge it names; false when it names none of this module's payments.
+ */
+export function subscriptionPayments(db: Kysely<Database>) {
+  return async (gateway: GatewayName, status: PaymentStatus, now: number): Promise<boolean> =>
+    db.transaction().execute(async (trx) => {
+      const card = await findCardByPayment(trx, gateway, status.reference, status.orderReference);
+      if (card) return (await applyCardStatus(trx, card, status, now)) !== 'mismatch';
+      const charge = await findChargeByGatewayPayment(trx, gateway, status.reference, status.orderReference);
+      if (charge) return (await applyChargeStatus(trx, charge, status, now)) !== 'mismatch';
+      return false;
+    });
+}

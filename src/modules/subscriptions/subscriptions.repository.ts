@@ -1,0 +1,100 @@
+// The SQL of plans, subscriptions and trials (cards: cards.repository.ts; charges: charges.repository.ts).
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { PlanKind, SubscriptionPlanTable, SubscriptionStatus, SubscriptionTable } from './subscriptions.tables.js';
+
+export type PlanRow = Selectable<SubscriptionPlanTable>;
+export type SubscriptionRow = Selectable<SubscriptionTable>;
+
+/** Statuses of a subscription that still holds its family's slot. */
+export const LIVE: readonly SubscriptionStatus[] = ['PENDING', 'TRIAL', 'ACTIVE', 'FAILED'];
+
+export function plansOfStore(db: Db, storeCode: string): Promise<PlanRow[]> {
+  return db
+    .selectFrom('subscription_plan')
+    .selectAll()
+    .where('is_active', '=', true)
+    .orderBy('position')
+    .orderBy('id')
+    .execute()
+    .then((plans) => plans.filter((plan) => plan.stores.split(',').includes(storeCode)));
+}
+
+export function findPlan(db: Db, id: number): Promise<PlanRow | undefined> {
+  return db.selectFrom('subscription_plan').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function plansByIds(db: Db, ids: number[]): Promise<PlanRow[]> {
+  return ids.length === 0 ? Promise.resolve([]) : db.selectFrom('subscription_plan').selectAll().where('id', 'in', ids).execute();
+}
+
+export function subscriptionsOf(db: Db, clientAccountId: number): Promise<SubscriptionRow[]> {
+  return db.selectFrom('subscription').selectAll().where('client_account_id', '=', clientAccountId).orderBy('id', 'desc').execute();
+}
+
+export function findSubscription(db: Db, id: number): Promise<SubscriptionRow | undefined> {
+  return db.selectFrom('subscription').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The caller's subscription; undefined also when it is another client's (the same 404 as none). */
+export async function ownSubscription(db: Db, clientAccountId: number, id: number): Promise<SubscriptionRow | undefined> {
+  const row = await findSubscription(db, id);
+  return row && Number(row.client_account_id) === clientAccountId ? row : undefined;
+}
+
+export async function insertSubscription(db: Db, row: Insertable<SubscriptionTable>): Promise<number> {
+  const inserted = await db.insertInto('subscription').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export async function updateSubscription(db: Db, id: number, changes: Updateable<SubscriptionTable>): Promise<void> {
+  await db.updateTable('subscription').set(changes).where('id', '=', id).execute();
+}
+
+/** Whether the user or the client account has had a trial of this kind of plan. */
+export async function hadTrial(db: Db, userId: number, clientAccountId: number, kind: PlanKind): Promise<boolean> {
+  const row = await db
+    .selectFrom('subscription_trial_use')
+    .select('subject')
+    .where('subject', 'in', [`U${userId}`, `A${clientAccountId}`])
+    .where('plan_kind', '=', kind)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function recordTrial(db: Db, userId: number, clientAccountId: number, kind: PlanKind, subscriptionId: number, now: number) {
+  await db
+    .insertInto('subscription_trial_use')
+    .values(
+      [`U${userId}`, `A${clientAccountId}`].map((subject) => ({
+        subject,
+        plan_kind: kind,
+        subscription_id: subscriptionId,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/** Who gets a subscription's mails and gateway requests: the user's email and language. */
+export function subscriberOf(db: Db, userId: number) {
+  return db.selectFrom('app_user').select(['email', 'language', 'first_name']).where('id', '=', userId).executeTakeFirst();
+}
+
+/** Subscriptions whose period ended (renewal or end) or whose retry is due, by id after `afterId`. */
+export async function dueSubscriptionIds(db: Db, now: number, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscription')
+    .select('id')
+    .where('id', '>', afterId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', 'in', ['TRIAL', 'ACTIVE']), eb('period_end', '<=', now)]),
+        eb.and([eb('status', '=', 'FAILED'), eb('next_attempt_at', '<=', now)]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => Number(row.id));
+}

@@ -1,0 +1,125 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { authenticate } from '../../http/auth.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { isLanguage, type Language } from '../../i18n/index.js';
+import { cardsRoutes } from './cards.routes.js';
+import type { SubscriptionsDeps } from './subscriptions.deps.js';
+import { listPlans } from './plans.js';
+import { ChangePlanBody, IdParams, PlanSchema, SubscribeBody, SubscriptionSchema } from './subscriptions.schemas.js';
+import { cancelSubscription, changePlan, listSubscriptions, subscribe } from './subscriptions.service.js';
+
+const security = [{ bearer: [] }];
+const languageOf = (request: FastifyRequest): Language => (isLanguage(request.language) ? request.language : 'et');
+
+/** Subscription plans (public), and the logged-in client's subscriptions and saved cards. */
+export type { SubscriptionsDeps };
+
+export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
+  const db = deps.database.db;
+  await app.register(cardsRoutes, deps);
+  const subscriber = async (request: FastifyRequest) => {
+    const principal = await authenticate(db, request);
+    return { userId: principal.userId, clientAccountId: principal.clientAccountId, storeCode: principal.storeCode };
+  };
+
+  app.get(
+    '/subscription-plan',
+    {
+      schema: {
+        tags: ['subscription plans'],
+        summary: "The store's subscription plans with titles in the caller's language",
+        headers: StoreRequestHeaders,
+        response: { 200: success(Type.Array(PlanSchema)), ...errors(...storeRouteErrors) },
+      },
+    },
+    async (request) => listPlans(db, request.store!.code, languageOf(request)),
+  );
+
+  const tags = ['subscriptions'];
+  const noStore = {
+    onRequest: async (_request: FastifyRequest, reply: { header(name: string, value: string): unknown }) =>
+      void reply.header('Cache-Control', 'no-store'),
+  };
+
+  app.get(
+    '/subscription',
+    {
+      ...noStore,
+      schema: {
+        tags,
+        summary: "The caller's subscriptions, newest first (ended ones too)",
+        headers: StoreRequestHeaders,
+        security,
+        response: { 200: success(Type.Array(SubscriptionSchema)), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request) => listSubscriptions(db, await subscriber(request), languageOf(request)),
+  );
+
+  app.post(
+    '/subscription',
+    {
+      ...noStore,
+      schema: {
+        tags,
+        summary:
+          'Subscribes to a plan: a trial when the user and the client account never had one of its kind, else the first month is charged',
+        description:
+          '201 with the subscription (TRIAL or ACTIVE; PENDING while the gateway has not answered). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, or no saved card.',
+        headers: StoreRequestHeaders,
+        body: SubscribeBody,
+        security,
+        response: { 201: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 409, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const sub = await subscribe(db, deps.gateways, await subscriber(request), request.body, languageOf(request), request.actionTime);
+      return reply.code(201).send(sub);
+    },
+  );
+
+  app.put(
+    '/subscription/:id/plan',
+    {
+      ...noStore,
+      schema: {
+        tags,
+        summary: 'Switches the plan: an upgrade is charged now for the days left; a downgrade takes effect at the period end',
+        description: 'Proration: docs/architecture.md (Subscriptions). The current plan again calls off a pending downgrade.',
+        headers: StoreRequestHeaders,
+        params: IdParams,
+        body: ChangePlanBody,
+        security,
+        response: { 200: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 404, 409, 415, 422, 503) },
+      },
+    },
+    async (request) =>
+      changePlan(
+        db,
+        deps.gateways,
+        await subscriber(request),
+        request.params.id,
+        request.body.planId,
+        languageOf(request),
+        request.actionTime,
+      ),
+  );
+
+  app.delete(
+    '/subscription/:id',
+    {
+      ...noStore,
+      schema: {
+        tags,
+        summary: 'Cancels at the period end (access until then); a subscription whose renewal failed ends at once',
+        headers: StoreRequestHeaders,
+        params: IdParams,
+        security,
+        response: { 200: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 404, 409) },
+      },
+    },
+    async (request) => cancelSubscription(db, await subscriber(request), request.params.id, languageOf(request), request.actionTime),
+  );
+};

@@ -1,0 +1,212 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import type { Language } from '../../i18n/index.js';
+import { conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
+import type { Gateways } from '../payments/index.js';
+import { newCharge, runCharge } from './billing.service.js';
+import { activeCardsOf, ownCard } from './cards.repository.js';
+import { countCharges, insertChargeOnce } from './charges.repository.js';
+import { DAY_MS, familyOf, proratedCents } from './periods.js';
+import { planWire } from './plans.js';
+import { queueSubscriptionMail } from './subscriptions.mails.js';
+import {
+  findPlan,
+  findSubscription,
+  hadTrial,
+  insertSubscription,
+  LIVE,
+  ownSubscription,
+  plansByIds,
+  recordTrial,
+  subscriptionsOf,
+  updateSubscription,
+  type PlanRow,
+  type SubscriptionRow,
+} from './subscriptions.repository.js';
+
+// Subscribing, switching plans and cancelling. Rules: one live subscription per client account
+// and family (audio, e-book), held by a unique `live_key`; a trial only when neither the user nor
+// the client account has had one for that kind of plan; else the first month is charged at once
+// through the saved card. An upgrade is charged now for the days left (periods.ts); a downgrade
+// waits for the period's end; a cancel keeps access until the period's end.
+
+export interface Subscriber {
+  userId: number;
+  clientAccountId: number;
+  storeCode: string;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+
+export function subscriptionWire(sub: SubscriptionRow, plans: Map<number, PlanRow>, language: Language) {
+  return {
+    id: Number(sub.id),
+    status: sub.status,
+    plan: planWire(plans.get(Number(sub.plan_id))!, language),
+    nextPlanId: sub.next_plan_id === null ? null : Number(sub.next_plan_id),
+    cardId: sub.card_id === null ? null : Number(sub.card_id),
+    trial: Boolean(sub.trial),
+    currentPeriodStart: iso(sub.period_start),
+    currentPeriodEnd: iso(sub.period_end),
+    cancelAtPeriodEnd: Boolean(sub.cancel_at_period_end),
+    nextAttemptAt: iso(sub.next_attempt_at),
+    createdAt: iso(sub.created_at)!,
+    endedAt: iso(sub.ended_at),
+  };
+}
+
+async function wireOf(db: Db, subs: SubscriptionRow[], language: Language) {
+  const plans = await plansByIds(db, [...new Set(subs.map((sub) => Number(sub.plan_id)))]);
+  const byId = new Map(plans.map((plan) => [Number(plan.id), plan]));
+  return subs.map((sub) => subscriptionWire(sub, byId, language));
+}
+
+export async function listSubscriptions(db: Db, who: Subscriber, language: Language) {
+  return wireOf(db, await subscriptionsOf(db, who.clientAccountId), language);
+}
+
+async function subscriptionById(db: Db, id: number, language: Language) {
+  return (await wireOf(db, [(await findSubscription(db, id))!], language))[0]!;
+}
+
+/** A plan the caller's store sells, or the 422 naming the field. */
+async function sellablePlan(db: Db, planId: number, storeCode: string): Promise<PlanRow> {
+  const plan = await findPlan(db, planId);
+  if (!plan || !plan.is_active || !plan.stores.split(',').includes(storeCode))
+    throw invalidField('planId', 'subscriptions.planNotFound', { id: planId });
+  return plan;
+}
+
+export async function subscribe(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  who: Subscriber,
+  input: { planId: number; cardId?: number },
+  language: Language,
+  now: number,
+) {
+  const claim = await db
+    .transaction()
+    .execute(async (trx) => {
+      const plan = await sellablePlan(trx, input.planId, who.storeCode);
+      const card =
+        input.cardId === undefined
+          ? (await activeCardsOf(trx, who.clientAccountId)).find((c) => c.is_default)
+          : await ownCard(trx, who.clientAccountId, input.cardId);
+      if (input.cardId !== undefined && card?.state !== 'ACTIVE')
+        throw invalidField('cardId', 'subscriptions.cardNotFound', { id: input.cardId });
+      if (!card) throw invalidField('cardId', 'subscriptions.cardNeeded');
+      const trial = plan.trial_days > 0 && !(await hadTrial(trx, who.userId, who.clientAccountId, plan.kind));
+      const id = await insertSubscription(trx, {
+        client_account_id: who.clientAccountId,
+        user_id: who.userId,
+        store_code: who.storeCode,
+        plan_id: Number(plan.id),
+        status: trial ? 'TRIAL' : 'PENDING',
+        live_key: `${who.clientAccountId}:${familyOf(plan.kind)}`,
+        card_id: Number(card.id),
+        trial,
+        period_number: 0,
+        period_start: now,
+        period_end: trial ? now + plan.trial_days * DAY_MS : now,
+        next_plan_id: null,
+        cancel_at_period_end: false,
+        failed_attempts: 0,
+        next_attempt_at: null,
+        created_at: now,
+        updated_at: now,
+        ended_at: null,
+      });
+      if (trial) {
+        await recordTrial(trx, who.userId, who.clientAccountId, plan.kind, id, now);
+        await queueSubscriptionMail(trx, id, 'purchased', now);
+        return { id, charge: null, token: null };
+      }
+      const fields = { period_number: 1, purpose: 'PERIOD' as const, attempt: 1, plan_id: Number(plan.id), amount_cents: plan.price_cents };
+      const charge = (await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now)))!;
+      return { id, charge, token: card.token };
+    })
+    .catch((error: unknown) => {
+      // The family's slot is taken: a live subscription exists (or a parallel request just made one).
+      if (isUniqueViolation(error)) throw conflict('subscriptions.alreadySubscribed');
+      throw error;
+    });
+  if (claim.charge) {
+    const outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
+    if (outcome === 'failed') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
+  }
+  return subscriptionById(db, claim.id, language);
+}
+
+export async function changePlan(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  who: Subscriber,
+  id: number,
+  planId: number,
+  language: Language,
+  now: number,
+) {
+  const claim = await db.transaction().execute(async (trx) => {
+    const sub = await ownSubscription(trx, who.clientAccountId, id);
+    if (!sub) throw notFound('subscriptions.notFound', { id });
+    if (!['TRIAL', 'ACTIVE'].includes(sub.status) || sub.cancel_at_period_end)
+      throw conflict('subscriptions.notChangeable', { status: sub.cancel_at_period_end ? 'CANCELLED' : sub.status });
+    const current = (await findPlan(trx, Number(sub.plan_id)))!;
+    const plan = await sellablePlan(trx, planId, sub.store_code);
+    if (familyOf(plan.kind) !== familyOf(current.kind)) throw invalidField('planId', 'subscriptions.otherFamily');
+    if (Number(plan.id) === Number(current.id)) {
+      // The current plan again: a downgrade waiting for the period's end is called off.
+      await updateSubscription(trx, id, { next_plan_id: null, updated_at: now });
+      return null;
+    }
+    const amount = proratedCents(plan.price_cents - current.price_cents, now, Number(sub.period_start), Number(sub.period_end));
+    if (plan.price_cents <= current.price_cents) {
+      await updateSubscription(trx, id, { next_plan_id: Number(plan.id), updated_at: now });
+      return null;
+    }
+    // A trial, or the very end of a period, costs nothing to upgrade: the better plan from now on.
+    if (sub.trial || amount === 0) {
+      await updateSubscription(trx, id, { plan_id: Number(plan.id), next_plan_id: null, updated_at: now });
+      return null;
+    }
+    const card = sub.card_id === null ? undefined : await ownCard(trx, who.clientAccountId, Number(sub.card_id));
+    if (card?.state !== 'ACTIVE') throw invalidField('planId', 'subscriptions.cardNeeded');
+    const attempt = (await countCharges(trx, id, sub.period_number, 'UPGRADE')) + 1;
+    const fields = {
+      period_number: sub.period_number,
+      purpose: 'UPGRADE' as const,
+      attempt,
+      plan_id: Number(plan.id),
+      amount_cents: amount,
+    };
+    const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));
+    if (!charge) throw conflict('subscriptions.paymentPending');
+    return { charge, token: card.token };
+  });
+  if (claim) {
+    const outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
+    if (outcome === 'failed') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
+    if (outcome === 'pending') throw new DomainError('unavailable', 'subscriptions.paymentPending', {}, 60);
+  }
+  return subscriptionById(db, id, language);
+}
+
+/** Cancels at the period's end (access until then); a subscription whose renewal failed ends at once. */
+export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, id: number, language: Language, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const sub = await ownSubscription(trx, who.clientAccountId, id);
+    if (!sub) throw notFound('subscriptions.notFound', { id });
+    if (!LIVE.includes(sub.status) || sub.status === 'PENDING') throw conflict('subscriptions.notChangeable', { status: sub.status });
+    if (sub.cancel_at_period_end) return;
+    if (sub.status === 'FAILED') {
+      await updateSubscription(trx, id, { status: 'ENDED', live_key: null, next_attempt_at: null, ended_at: now, updated_at: now });
+    } else {
+      await updateSubscription(trx, id, { cancel_at_period_end: true, next_plan_id: null, updated_at: now });
+    }
+    await queueSubscriptionMail(trx, id, 'cancelled', now);
+  });
+  return subscriptionById(db, id, language);
+}

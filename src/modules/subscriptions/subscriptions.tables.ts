@@ -1,0 +1,104 @@
+// The subscriptions module's tables (migration 2026_11_24_1400). Conventions of every table: src/db/schema.ts.
+import type { Generated } from 'kysely';
+import type { BooleanColumn } from '../../db/schema.js';
+
+export type PlanKind = 'AUDIO_CREDITS' | 'AUDIO_UNLIMITED' | 'EBOOK_SHELF';
+export type SubscriptionStatus = 'PENDING' | 'TRIAL' | 'ACTIVE' | 'FAILED' | 'LAPSED' | 'ENDED';
+export type CardState = 'PENDING' | 'ACTIVE';
+export type ChargePurpose = 'PERIOD' | 'UPGRADE';
+export type ChargeState = 'pending' | 'settled' | 'failed';
+
+export interface SubscriptionPlanTable {
+  id: Generated<number>;
+  code: string;
+  kind: PlanKind;
+  /** JSON: title per language. */
+  titles: string;
+  credits_per_month: number | null;
+  shelf_size: number | null;
+  price_cents: number;
+  trial_days: number;
+  /** Comma-separated store codes. */
+  stores: string;
+  position: number;
+  is_active: BooleanColumn;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A saved card: the gateway's token and what a person knows the card by. Never its number. */
+export interface SubscriptionCardTable {
+  id: Generated<number>;
+  client_account_id: number;
+  store_code: string;
+  gateway: string;
+  state: CardState;
+  /** The shop's reference of the card-saving payment at the gateway. */
+  order_reference: string;
+  payment_reference: string | null;
+  token: string | null;
+  brand: string | null;
+  last_four: string | null;
+  expiry_month: number | null;
+  expiry_year: number | null;
+  is_default: BooleanColumn;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SubscriptionTable {
+  id: Generated<number>;
+  client_account_id: number;
+  user_id: number;
+  store_code: string;
+  plan_id: number;
+  status: SubscriptionStatus;
+  live_key: string | null;
+  card_id: number | null;
+  /** The current period is a trial (nothing was charged for it). */
+  trial: BooleanColumn;
+  period_number: number;
+  period_start: number;
+  period_end: number;
+  /** A downgrade waiting for the period's end. */
+  next_plan_id: number | null;
+  cancel_at_period_end: BooleanColumn;
+  failed_attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+  ended_at: number | null;
+}
+
+export interface SubscriptionTrialUseTable {
+  subject: string;
+  plan_kind: PlanKind;
+  subscription_id: number;
+  created_at: number;
+}
+
+export interface SubscriptionChargeTable {
+  id: Generated<number>;
+  subscription_id: number;
+  period_number: number;
+  purpose: ChargePurpose;
+  attempt: number;
+  /** The plan the charge pays for (the new one for an upgrade or a renewal after a downgrade). */
+  plan_id: number;
+  amount_cents: number;
+  gateway: string;
+  order_reference: string;
+  idempotency_key: string;
+  reference: string | null;
+  state: ChargeState;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SubscriptionsTables {
+  subscription_plan: SubscriptionPlanTable;
+  subscription_card: SubscriptionCardTable;
+  subscription: SubscriptionTable;
+  subscription_trial_use: SubscriptionTrialUseTable;
+  subscription_charge: SubscriptionChargeTable;
+}

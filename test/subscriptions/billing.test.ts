@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
+import type { TestCustomer } from '../helpers/customers.js';
+import {
+  DAY,
+  bill,
+  chargesOf,
+  createCustomer,
+  mailJobs,
+  mitPayments,
+  saveCard,
+  startSubscriptionShop,
+  subscribe,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
+
+let s: SubscriptionShop;
+beforeAll(async () => {
+  s = await startSubscriptionShop();
+});
+afterAll(async () => s.close());
+
+/** A paying SHELF5 subscriber (no trial): period 1 charged, ACTIVE. */
+async function activeSubscriber(): Promise<{ customer: TestCustomer; id: number; end: number; token: string }> {
+  const customer = await createCustomer(s.t.database.db);
+  await saveCard(s, customer);
+  const token = s.everypay.cards().at(-1)!.token;
+  const response = await subscribe(s, customer, 'SHELF5');
+  expect(response.statusCode, response.body).toBe(201);
+  const sub = response.json();
+  expect(sub.status).toBe('ACTIVE');
+  return { customer, id: sub.id, end: Date.parse(sub.currentPeriodEnd), token };
+}
+
+describe('billing', () => {
+  it('renews a due subscription through a merchant-initiated charge and extends the period without a gap', async () => {
+    const { id, end } = await activeSubscriber();
+    await bill(s, end - 1000);
+    expect((await subscriptionRow(s, id)).period_number).toBe(1);
+    await bill(s, end + 1000);
+    const row = await subscriptionRow(s, id);
+    expect(row).toMatchObject({ status: 'ACTIVE', period_number: 2, period_start: end });
+    expect(Number(row.period_end)).toBeGreaterThanOrEqual(end + 28 * DAY);
+    const mits = mitPayments(s, id);
+    expect(mits.map((r) => (r.body as Record<string, unknown>).token_agreement)).toEqual(['unscheduled', 'unscheduled']);
+    await bill(s, end + 2000);
+    expect(mitPayments(s, id)).toHaveLength(2);
+  });
+
+  it('a failed renewal is FAILED, mailed, retried 3 times over 7 days, then lapses', async () => {
+    const { id, end, token } = await activeSubscriber();
+    s.everypay.setCardOutcome(token, 'failed');
+    await bill(s, end + 1000);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', failed_attempts: 1, next_attempt_at: end + DAY });
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'billingFailed']);
+    await bill(s, end + DAY - 1000);
+    expect(mitPayments(s, id)).toHaveLength(2);
+    await bill(s, end + DAY);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', failed_attempts: 2, next_attempt_at: end + 3 * DAY });
+    await bill(s, end + 3 * DAY);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', failed_attempts: 3, next_attempt_at: end + 7 * DAY });
+    await bill(s, end + 7 * DAY);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'LAPSED', failed_attempts: 4, live_key: null });
+    expect(mitPayments(s, id)).toHaveLength(5); // the first month, the renewal and its 3 retries
+    await bill(s, end + 30 * DAY);
+    expect(mitPayments(s, id)).toHaveLength(5);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'billingFailed']);
+  });
+
+  it('a retry that succeeds makes it ACTIVE again, the period starting where the last one ended', async () => {
+    const { id, end, token } = await activeSubscriber();
+    s.everypay.setCardOutcome(token, 'failed');
+    await bill(s, end + 1000);
+    s.everypay.setCardOutcome(token, 'settled');
+    await bill(s, end + DAY);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2, period_start: end, failed_attempts: 0 });
+    expect((await chargesOf(s, id)).map((c) => [c.period_number, c.attempt, c.state])).toEqual([
+      [1, 1, 'settled'],
+      [2, 1, 'failed'],
+      [2, 2, 'settled'],
+    ]);
+  });
+
+  it('two billing runs at once charge every due subscription exactly once', async () => {
+    const subs = [];
+    for (let i = 0; i < 5; i += 1) subs.push(await activeSubscriber());
+    const at = Math.max(...subs.map((sub) => sub.end)) + 1000;
+    const reports = await Promise.all([bill(s, at), bill(s, at), bill(s, at)]);
+    expect(reports.reduce((sum, report) => sum + report.charged, 0)).toBe(subs.length);
+    for (const sub of subs) {
+      expect(mitPayments(s, sub.id)).toHaveLength(2);
+      expect(await subscriptionRow(s, sub.id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+    }
+  });
+
+  it('a lost answer leaves the charge pending; the callback settles it and no run charges it again', async () => {
+    const { id, end } = await activeSubscriber();
+    s.everypay.breakApi('lost-answer', 1);
+    const report = await bill(s, end + 1000);
+    expect(report.pending).toBe(1);
+    await s.everypay.callbacksIdle();
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+    await bill(s, end + STALE_CHARGE_MS + 2000);
+    expect(mitPayments(s, id)).toHaveLength(2);
+    expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(1);
+  });
+
+  it('a run killed halfway (answer lost, no callback yet): later runs reconcile, never charge twice, miss nothing', async () => {
+    const { id, end } = await activeSubscriber();
+    s.everypay.holdCallbacks();
+    s.everypay.breakApi('lost-answer', 1);
+    await bill(s, end + 1000);
+    expect((await chargesOf(s, id)).at(-1)).toMatchObject({ period_number: 2, state: 'pending', reference: null });
+    // A second worker right away: the pending row is another run's, nothing is charged.
+    await bill(s, end + 2000);
+    // Later, the stale row is reconciled: EveryPay refuses the repeated request (its nonce was used).
+    await bill(s, end + STALE_CHARGE_MS + 3000);
+    expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(1);
+    expect((await subscriptionRow(s, id)).period_number).toBe(1);
+    await s.everypay.releaseCallbacks();
+    await s.everypay.callbacksIdle();
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+    expect((await chargesOf(s, id)).at(-1)).toMatchObject({ state: 'settled' });
+    expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(1);
+  });
+
+  it('a run that died before its request reached EveryPay: the reconcile sends it once', async () => {
+    const { id, end } = await activeSubscriber();
+    s.everypay.breakApi({ status: 503 }, 1);
+    await bill(s, end + 1000);
+    expect((await chargesOf(s, id)).at(-1)).toMatchObject({ state: 'pending' });
+    expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(0);
+    await bill(s, end + STALE_CHARGE_MS + 2000);
+    expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(1);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+  });
+});

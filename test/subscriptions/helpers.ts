@@ -1,0 +1,167 @@
+import { expect } from 'vitest';
+import { newToken } from '../../src/infra/tokens.js';
+import { configuredGateways, type Gateways } from '../../src/modules/payments/index.js';
+import { billDue } from '../../src/modules/subscriptions/index.js';
+import { importLines } from '../basket/import-helpers.js';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { everypayEnv } from '../orders/everypay-helpers.js';
+import { createListeningApp } from '../orders/helpers.js';
+
+// A shop that sells subscriptions and saves cards through the local EveryPay (real HTTP both
+// ways), its plans, and the steps the tests take: save a card, subscribe, run billing.
+
+export const DAY = 86_400_000;
+
+export const PLAN_LINES = [
+  {
+    code: 'AUDIO1',
+    kind: 'AUDIO_CREDITS',
+    titles: { et: 'Audio 1', en: 'Audio one', ru: 'Аудио 1' },
+    credits: 1,
+    monthlyPrice: 9.99,
+    trialDays: 14,
+    stores: ['WEB', 'WEB2'],
+    position: 1,
+  },
+  {
+    code: 'AUDIOMAX',
+    kind: 'AUDIO_UNLIMITED',
+    titles: { et: 'Audio piiramatu' },
+    monthlyPrice: 19.99,
+    trialDays: 7,
+    stores: ['WEB'],
+    position: 2,
+  },
+  {
+    code: 'SHELF5',
+    kind: 'EBOOK_SHELF',
+    titles: { et: 'Riiul 5', en: 'Shelf of 5' },
+    shelfSize: 5,
+    monthlyPrice: 7.5,
+    stores: ['WEB'],
+    position: 3,
+  },
+  { code: 'OLD', kind: 'EBOOK_SHELF', titles: { et: 'Vana' }, shelfSize: 2, monthlyPrice: 3, stores: ['WEB'], active: false },
+];
+
+export interface SubscriptionShop {
+  t: TestApp;
+  origin: string;
+  everypay: EveryPayServer;
+  gateways: Gateways;
+  plans: Record<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startSubscriptionShop(): Promise<SubscriptionShop> {
+  const everypay = await startEveryPayServer();
+  const { t, origin } = await createListeningApp({ env: everypayEnv(everypay) });
+  everypay.setCallbackUrl(`${origin}${t.config.basePath}/payment/everypay/callback`);
+  const imported = await importLines(t, 'subscription-plans', PLAN_LINES);
+  expect(imported.statusCode, imported.body).toBe(200);
+  const rows = await t.database.db.selectFrom('subscription_plan').select(['id', 'code']).execute();
+  const gateways = configuredGateways({
+    database: t.database,
+    clock: { now: () => Date.now() },
+    everypay: t.config.everypay,
+    testGateway: true,
+    publicUrl: t.config.orders.publicUrl,
+    basePath: t.config.basePath,
+  });
+  return {
+    t,
+    origin,
+    everypay,
+    gateways,
+    plans: Object.fromEntries(rows.map((row) => [row.code, Number(row.id)])),
+    async close() {
+      await everypay.close();
+      await t.close();
+    },
+  };
+}
+
+export const auth = (customer: Pick<TestCustomer, 'token'>) => ({ authorization: `Bearer ${customer.token}` });
+
+export function call(s: SubscriptionShop, customer: Pick<TestCustomer, 'token'> | null, method: string, url: string, payload?: unknown) {
+  return s.t.app.inject({
+    method: method as 'GET',
+    url,
+    headers: customer ? auth(customer) : {},
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+}
+
+/** Saves a card the whole way: POST, the shopper pays on EveryPay's page, the browser comes back. */
+export async function saveCard(s: SubscriptionShop, customer: TestCustomer, action: 'pay' | 'decline' = 'pay'): Promise<number> {
+  const started = await call(s, customer, 'POST', '/subscription-credit-card');
+  expect(started.statusCode, started.body).toBe(200);
+  const form = started.json() as { url: string; fields: Record<string, string> };
+  const back = await s.everypay.shopper(form.fields.payment_reference!, action);
+  const response = await fetch(back, { redirect: 'manual' });
+  expect(response.status).toBe(303);
+  const location = new URL(response.headers.get('location')!, 'http://frontend.invalid');
+  return Number(location.searchParams.get('cardId'));
+}
+
+export async function subscribe(s: SubscriptionShop, customer: TestCustomer, planCode: string, cardId?: number) {
+  return call(s, customer, 'POST', '/subscription', { planId: s.plans[planCode], ...(cardId === undefined ? {} : { cardId }) });
+}
+
+export const bill = (s: SubscriptionShop, now: number) => billDue(s.t.database.db, s.gateways, now);
+
+export async function subscriptionRow(s: SubscriptionShop, id: number) {
+  return s.t.database.db.selectFrom('subscription').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+export async function chargesOf(s: SubscriptionShop, id: number) {
+  return s.t.database.db.selectFrom('subscription_charge').selectAll().where('subscription_id', '=', id).orderBy('id').execute();
+}
+
+/** EveryPay's merchant-initiated payments for a subscription (its order references start SUB<id>-). */
+export function mitPayments(s: SubscriptionShop, id: number) {
+  return s.everypay.requests
+    .filter((r) => r.path === '/api/v4/payments/mit')
+    .filter((r) => String((r.body as Record<string, unknown>).order_reference).startsWith(`SUB${id}-`));
+}
+
+export async function mailJobs(s: SubscriptionShop, subscriptionId: number) {
+  const jobs = await s.t.database.db.selectFrom('job').select('payload').where('type', '=', 'subscription.mail').execute();
+  return jobs
+    .map((job) => JSON.parse(job.payload) as { subscriptionId: number; kind: string })
+    .filter((job) => job.subscriptionId === subscriptionId)
+    .map((job) => job.kind);
+}
+
+/** A second client account (a company's, say) of the same user, with its own token. */
+export async function secondAccountOf(s: SubscriptionShop, customer: TestCustomer): Promise<TestCustomer> {
+  const db = s.t.database.db;
+  const first = await db.selectFrom('client_account').selectAll().where('id', '=', customer.clientAccountId).executeTakeFirstOrThrow();
+  const now = Date.now();
+  const code = `WT2${now.toString().slice(-7)}`;
+  const account = await db
+    .insertInto('client_account')
+    .values({ ...first, id: undefined, code, type: 'BUSINESS', role: 'master', created_at: now } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const { token, hash } = newToken();
+  await db
+    .insertInto('access_token')
+    .values({
+      token_hash: hash,
+      user_id: first.user_id,
+      client_account_id: account.id,
+      store_code: 'WEB',
+      role: 'BUSINESS',
+      created_at: now,
+      expires_at: now + 3_600_000,
+      login_method: 'password',
+      native_form: null,
+    })
+    .execute();
+  return { token, clientCode: code, clientAccountId: Number(account.id), companyId: null };
+}
+
+export { createCustomer };

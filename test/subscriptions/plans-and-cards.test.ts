@@ -1,0 +1,162 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createImporter } from '../../src/infra/import/index.js';
+import { importKinds } from '../../src/import-kinds.js';
+import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
+import { importLines } from '../basket/import-helpers.js';
+import { DAY, PLAN_LINES, call, createCustomer, saveCard, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
+
+let s: SubscriptionShop;
+beforeAll(async () => {
+  s = await startSubscriptionShop();
+});
+afterAll(async () => s.close());
+
+describe('import subscription-plans', () => {
+  it('upserts by code, is idempotent, and reports bad lines by number', async () => {
+    const again = await importLines(s.t, 'subscription-plans', PLAN_LINES);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().outcomes).toEqual({ unchanged: PLAN_LINES.length });
+    const file = join(tmpdir(), `plans-${Date.now()}.ndjson`);
+    const bad = [
+      { ...PLAN_LINES[0], monthlyPrice: 10.99 },
+      { code: 'X1', kind: 'AUDIO_CREDITS', titles: { et: 'X' }, monthlyPrice: 5, stores: ['WEB'] },
+      { code: 'X2', kind: 'EBOOK_SHELF', titles: { et: 'X' }, shelfSize: 3, credits: 2, monthlyPrice: 5, stores: ['WEB'] },
+      'not json',
+      { code: 'X3', kind: 'PODCAST', titles: { et: 'X' }, monthlyPrice: 5, stores: ['WEB'] },
+      { ...PLAN_LINES[2], kind: 'AUDIO_UNLIMITED', shelfSize: undefined },
+    ];
+    writeFileSync(file, bad.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'));
+    const reported: string[] = [];
+    const run = createImporter(importKinds, { db: s.t.database.db, clock: { now: () => Date.now() } }).start('subscription-plans', {
+      force: false,
+    });
+    const summary = await run(file, (line) => reported.push(line));
+    expect(summary.outcomes).toEqual({ updated: 1 });
+    expect(reported.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 3', 'line 4', 'line 5', 'line 6']);
+    expect(reported[0]).toMatch(/credits/);
+    expect(reported[4]).toMatch(/kind/);
+    await importLines(s.t, 'subscription-plans', [PLAN_LINES[0]]);
+  });
+
+  it('GET /subscription-plan lists the active plans the store sells, titles in the caller language', async () => {
+    const et = await s.t.app.inject({ method: 'GET', url: '/subscription-plan' });
+    expect(et.statusCode).toBe(200);
+    expect(et.json().map((plan: { code: string }) => plan.code)).toEqual(['AUDIO1', 'AUDIOMAX', 'SHELF5']);
+    expect(et.json()[0]).toEqual({
+      id: s.plans.AUDIO1,
+      code: 'AUDIO1',
+      kind: 'AUDIO_CREDITS',
+      title: 'Audio 1',
+      creditsPerMonth: 1,
+      shelfSize: null,
+      monthlyPrice: 9.99,
+      trialDays: 14,
+      stores: ['WEB', 'WEB2'],
+    });
+    const en = await s.t.app.inject({ method: 'GET', url: '/subscription-plan', headers: { 'x-app-language': 'en' } });
+    expect(en.json().map((plan: { title: string }) => plan.title)).toEqual(['Audio one', 'Audio piiramatu', 'Shelf of 5']);
+    const web2 = await s.t.app.inject({ method: 'GET', url: '/subscription-plan', headers: { store: 'WEB2' } });
+    expect(web2.json().map((plan: { code: string }) => plan.code)).toEqual(['AUDIO1']);
+  });
+});
+
+describe('saved cards', () => {
+  it('saves a card through EveryPay with an unscheduled token agreement, keeping only token, brand, last four and expiry', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const cardId = await saveCard(s, customer);
+    const oneoff = s.everypay.requests.filter((r) => r.path === '/api/v4/payments/oneoff').at(-1)!;
+    expect(oneoff.body).toMatchObject({ amount: 0, request_token: true, token_agreement: 'unscheduled' });
+    const listed = await call(s, customer, 'GET', '/subscription-credit-card');
+    const year = new Date().getUTCFullYear() + 3;
+    expect(listed.json()).toEqual([
+      {
+        id: cardId,
+        brand: 'master_card',
+        lastFour: '1002',
+        expiryMonth: 12,
+        expiryYear: year,
+        isDefault: true,
+        createdAt: expect.any(String),
+      },
+    ]);
+    const row = await s.t.database.db.selectFrom('subscription_card').selectAll().where('id', '=', cardId).executeTakeFirstOrThrow();
+    const token = s.everypay.cards().at(-1)!.token;
+    expect(row.token).toBe(token);
+    // Nothing of the card but these: no number, no BIN, no holder, no CVC.
+    const stored = JSON.stringify(row);
+    for (const secret of ['5204740000001002', '520474', 'Test Holder']) expect(stored).not.toContain(secret);
+    expect(Object.keys(row).sort()).toEqual(
+      [
+        'id',
+        'client_account_id',
+        'store_code',
+        'gateway',
+        'state',
+        'order_reference',
+        'payment_reference',
+        'token',
+        'brand',
+        'last_four',
+        'expiry_month',
+        'expiry_year',
+        'is_default',
+        'created_at',
+        'updated_at',
+      ].sort(),
+    );
+  });
+
+  it('a declined card-saving payment saves nothing; a repeated return changes nothing', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    await saveCard(s, customer, 'decline');
+    expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toEqual([]);
+    const rows = await s.t.database.db
+      .selectFrom('subscription_card')
+      .selectAll()
+      .where('client_account_id', '=', customer.clientAccountId)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('default and delete check ownership; deleting the default makes another card the default', async () => {
+    const owner = await createCustomer(s.t.database.db);
+    const other = await createCustomer(s.t.database.db);
+    const first = await saveCard(s, owner);
+    const second = await saveCard(s, owner);
+    expect((await call(s, other, 'PUT', `/subscription-credit-card/${first}/default`)).statusCode).toBe(404);
+    expect((await call(s, other, 'DELETE', `/subscription-credit-card/${first}`)).statusCode).toBe(404);
+    expect((await call(s, null, 'GET', '/subscription-credit-card')).statusCode).toBe(401);
+    expect((await call(s, owner, 'PUT', '/subscription-credit-card/abc/default')).statusCode).toBe(400);
+    const made = await call(s, owner, 'PUT', `/subscription-credit-card/${second}/default`);
+    expect(made.statusCode).toBe(200);
+    expect(made.json()).toMatchObject({ id: second, isDefault: true });
+    expect((await call(s, owner, 'DELETE', `/subscription-credit-card/${second}`)).statusCode).toBe(204);
+    const left = (await call(s, owner, 'GET', '/subscription-credit-card')).json();
+    expect(left).toMatchObject([{ id: first, isDefault: true }]);
+  });
+
+  it('maintenance removes never-confirmed and expired cards', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const kept = await saveCard(s, customer);
+    const expired = await saveCard(s, customer);
+    await s.t.database.db.updateTable('subscription_card').set({ expiry_year: 2020 }).where('id', '=', expired).execute();
+    const started = await call(s, customer, 'POST', '/subscription-credit-card');
+    expect(started.statusCode).toBe(200);
+    const pending = await s.t.database.db
+      .selectFrom('subscription_card')
+      .select('id')
+      .where('client_account_id', '=', customer.clientAccountId)
+      .where('state', '=', 'PENDING')
+      .executeTakeFirstOrThrow();
+    expect(await subscriptionCardPruning(s.t.database.db, Date.now())).toBe(1);
+    expect(await subscriptionCardPruning(s.t.database.db, Date.now() + 2 * DAY)).toBe(1);
+    const ids = (
+      await s.t.database.db.selectFrom('subscription_card').select('id').where('client_account_id', '=', customer.clientAccountId).execute()
+    ).map((row) => Number(row.id));
+    expect(ids).toEqual([kept]);
+    expect(ids).not.toContain(Number(pending.id));
+  });
+});
