@@ -2,6 +2,7 @@ import type { ImportKinds } from './infra/import/index.js';
 import { importUsers } from './modules/accounts/index.js';
 import { basketImportKinds } from './modules/basket/index.js';
 import { catalogueImportKinds } from './modules/catalogue-import/index.js';
+import { contentImportKinds } from './modules/content/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
 
 /**
@@ -17,4 +18,5 @@ export const importKinds: ImportKinds = {
   ...catalogueImportKinds,
   'sales-history': salesHistoryKind,
   ...basketImportKinds,
+  ...contentImportKinds,
 };

@@ -1,3 +1,6 @@
 // The content module's public surface: content pages, block pages (composite, category, discount,
 // main), banners and menus; their read routes, operator edits and import kinds.
 export type * from './content.tables.js';
+export { contentMessages } from './content.messages.js';
+export { contentImportKinds } from './content-kinds.js';
+export { contentRoutes, type ContentDeps } from './content.routes.js';
