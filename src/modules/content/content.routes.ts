@@ -56,11 +56,11 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
   registerConditionalGet(app);
 
   async function read<T>(
-    request: FastifyRequest & { query: { preview?: boolean } },
+    request: FastifyRequest & { query: { preview?: string } },
     reply: FastifyReply,
     answer: (context: ContentContext) => Promise<T>,
   ): Promise<T> {
-    const preview = request.query.preview === true;
+    const preview = request.query.preview === '1' || request.query.preview === 'true';
     if (preview) await authenticateOperator(deps.database.db, request);
     const caller = preview ? GUEST : await callerOf(request);
     const store = requestStore(request);
@@ -74,18 +74,10 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
     return result;
   }
 
-  const schema = <P extends TSchema | undefined, Q extends TSchema, R extends TSchema>(
-    tags: string,
-    summary: string,
-    params: P,
-    querystring: Q,
-    response: R,
-    notFound = true,
-  ) => ({
+  const schema = <Q extends TSchema, R extends TSchema>(tags: string, summary: string, querystring: Q, response: R, notFound = true) => ({
     tags: [tags],
     summary,
     headers: StoreRequestHeaders,
-    params,
     querystring,
     security: OPTIONAL_BEARER,
     response: { 200: success(response), ...errors(...storeRouteErrors, 401, ...(notFound ? [404] : [])) },
@@ -94,33 +86,30 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
   app.get(
     '/content-page/:slug',
     {
-      schema: schema('content pages', 'A content page: title, sanitized HTML body, SEO texts', SlugParams, PreviewQuery, ContentPageSchema),
+      schema: {
+        params: SlugParams,
+        ...schema('content pages', 'A content page: title, sanitized HTML body, SEO texts', PreviewQuery, ContentPageSchema),
+      },
     },
     (request, reply) => read(request, reply, (context) => contentPage(deps, context, request.params.slug)),
   );
   app.get(
     '/composite-page/:slug',
     {
-      schema: schema(
-        'composite pages',
-        'A page of ordered blocks; product blocks priced for the caller',
-        SlugParams,
-        PreviewQuery,
-        BlockPageSchema,
-      ),
+      schema: {
+        params: SlugParams,
+        ...schema('composite pages', 'A page of ordered blocks; product blocks priced for the caller', PreviewQuery, BlockPageSchema),
+      },
     },
     (request, reply) => read(request, reply, (context) => blockPage(deps, context, { kind: 'COMPOSITE', slug: request.params.slug })),
   );
   app.get(
     '/category-page/:categoryId',
     {
-      schema: schema(
-        'category landing pages',
-        "A category's landing page of ordered blocks",
-        CategoryIdParams,
-        PreviewQuery,
-        BlockPageSchema,
-      ),
+      schema: {
+        params: CategoryIdParams,
+        ...schema('category landing pages', "A category's landing page of ordered blocks", PreviewQuery, BlockPageSchema),
+      },
     },
     (request, reply) =>
       read(request, reply, (context) => blockPage(deps, context, { kind: 'CATEGORY', categoryId: request.params.categoryId })),
@@ -129,10 +118,10 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
     '/discount-page/:slug',
     {
       schema: {
+        params: SlugParams,
         ...schema(
           'discount landing pages',
           "A campaign's landing page: blocks, the campaign and a page of its products",
-          SlugParams,
           DiscountPageQuery,
           DiscountPageSchema,
         ),
@@ -149,7 +138,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
   app.get(
     '/main-page',
     {
-      schema: schema('main page blocks', "The store's home page blocks, resolved for the caller", undefined, PreviewQuery, BlockPageSchema),
+      schema: schema('main page blocks', "The store's home page blocks, resolved for the caller", PreviewQuery, BlockPageSchema),
     },
     (request, reply) => read(request, reply, (context) => blockPage(deps, context, { kind: 'MAIN' })),
   );
@@ -159,7 +148,6 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
       schema: schema(
         'header banners',
         'Header banners shown now to this kind of customer, in order',
-        undefined,
         PreviewQuery,
         Type.Array(BannerSchema),
         false,
@@ -170,14 +158,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
   app.get(
     '/mega-menu',
     {
-      schema: schema(
-        'mega menu',
-        'The category tree with featured links, and the menu banners',
-        undefined,
-        PreviewQuery,
-        MegaMenuSchema,
-        false,
-      ),
+      schema: schema('mega menu', 'The category tree with featured links, and the menu banners', PreviewQuery, MegaMenuSchema, false),
     },
     (request, reply) => read(request, reply, (context) => megaMenu(deps, context)),
   );

@@ -6,12 +6,18 @@ import { BLOCK_TYPES, COMPONENTS, PAGE_KINDS } from './content-input.schemas.js'
 // Wire shapes of the content reads. Times are RFC 3339 UTC; `language` says which language the
 // texts are in (the one asked for, else the store's default).
 
+/**
+ * The catalogue's card without its schema id: a page holds cards in several places (blocks and a
+ * discount page's products), and one answer's schema may not define the same id twice.
+ */
+const { $id: _cardId, ...Card } = ProductCardSchema;
+
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const PreviewQuery = Type.Object({
   preview: Type.Optional(
-    Type.Boolean({
-      description: 'With an operator API key as the bearer token: show drafts and items outside their window (never cached)',
+    Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')], {
+      description: '1 or true, with an operator API key as the bearer token: show drafts and items outside their window (never cached)',
     }),
   ),
 });
@@ -72,7 +78,7 @@ export const BlockSchema = Type.Object({
   placement: Type.Optional(Type.String()),
   banners: Type.Optional(Type.Array(BannerSchema)),
   component: Type.Optional(Type.Union(COMPONENTS.map((name) => Type.Literal(name)))),
-  products: Type.Optional(Type.Array(ProductCardSchema, { description: 'Visible to the caller and priced for them' })),
+  products: Type.Optional(Type.Array(Card, { description: 'Visible to the caller and priced for them' })),
   campaigns: Type.Optional(Type.Array(CampaignSummarySchema)),
   links: Type.Optional(Type.Array(LinkSchema)),
 });
@@ -97,7 +103,7 @@ export const DiscountPageSchema = Type.Composite([
   BlockPageSchema,
   Type.Object({
     campaign: Nullable(CampaignSummarySchema),
-    products: Type.Array(ProductCardSchema, { description: "A page of the campaign's products (page, per-page), priced for the caller" }),
+    products: Type.Array(Card, { description: "A page of the campaign's products (page, per-page), priced for the caller" }),
   }),
 ]);
 
