@@ -150,7 +150,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
-      await api.register(contentRoutes, { database, catalogue });
+      await api.register(contentRoutes, { database, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(backInStockRoutes, { database, config });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });

@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registerConditionalGet } from '../../http/http-cache.js';
+import { registerGuestResponseCache } from '../../http/response-cache.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { authenticateOperator } from '../admin/index.js';
-import { callerResolver, catalogueContext, GUEST, type Caller } from '../catalogue/index.js';
+import { callerResolver, catalogueContext, GUEST, GUEST_ANSWERS, type Caller } from '../catalogue/index.js';
 import { HEADER_PLACEMENT } from './banners.service.js';
 import { contentAdminRoutes } from './content-admin.routes.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
@@ -23,7 +24,10 @@ import {
 } from './content.schemas.js';
 import { blockPage, contentPage, discountPage, headerBanners, megaMenu } from './content.service.js';
 
-export type ContentDeps = ContentReadDeps;
+export interface ContentDeps extends ContentReadDeps {
+  /** How long a guest's answer is kept in this process (the catalogue's TTL: a page shows its products' prices); 0: never. */
+  guestAnswerTtlMs: number;
+}
 
 /** A client's token for their prices, or an operator's API key with `preview`. */
 const OPTIONAL_BEARER: Array<Record<string, string[]>> = [{}, { bearer: [] }];
@@ -54,6 +58,8 @@ function setContentCache(reply: FastifyReply, caller: Caller | 'preview'): void 
 export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app, deps) => {
   const callerOf = callerResolver(deps.database);
   registerConditionalGet(app);
+  // Most readers are guests reading the same few pages: their answers are kept for a short while.
+  registerGuestResponseCache(app, { ttlMs: deps.guestAnswerTtlMs, maxEntries: GUEST_ANSWERS });
 
   async function read<T>(
     request: FastifyRequest & { query: { preview?: string } },
