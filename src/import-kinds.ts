@@ -2,6 +2,7 @@ import type { ImportKinds } from './infra/import/index.js';
 import { importUsers } from './modules/accounts/index.js';
 import { basketImportKinds } from './modules/basket/index.js';
 import { catalogueImportKinds } from './modules/catalogue-import/index.js';
+import { contentImportKinds } from './modules/content/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
 import { subscriptionPlansKind } from './modules/subscriptions/index.js';
 
@@ -19,4 +20,5 @@ export const importKinds: ImportKinds = {
   'sales-history': salesHistoryKind,
   ...basketImportKinds,
   'subscription-plans': subscriptionPlansKind,
+  ...contentImportKinds,
 };

@@ -7,6 +7,7 @@ import type { AdminTables } from './modules/admin/index.js';
 import type { BackInStockTables } from './modules/back-in-stock/index.js';
 import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
+import type { ContentTables } from './modules/content/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
@@ -31,6 +32,7 @@ declare module './db/schema.js' {
       BasketTables,
       CatalogueTables,
       CompaniesTables,
+      ContentTables,
       CountryTables,
       DataExportTables,
       NewsletterTables,

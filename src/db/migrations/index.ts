@@ -21,6 +21,7 @@ import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 import * as indexGuestOrderEmail from './2026_11_24_0500_index_guest_order_email.js';
+import * as createContentPages from './2026_11_24_1000_create_content_pages.js';
 import * as createSubscriptions from './2026_11_24_1400_create_subscriptions.js';
 import * as addTestGatewayRequestToken from './2026_11_24_1401_add_test_gateway_request_token.js';
 
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,
   '2026_11_24_0500_index_guest_order_email': indexGuestOrderEmail,
+  '2026_11_24_1000_create_content_pages': createContentPages,
   '2026_11_24_1400_create_subscriptions': createSubscriptions,
   '2026_11_24_1401_add_test_gateway_request_token': addTestGatewayRequestToken,
 };
