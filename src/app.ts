@@ -24,6 +24,7 @@ import { backInStockRoutes } from './modules/back-in-stock/index.js';
 import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
+import { contactRoutes } from './modules/contact/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
@@ -150,6 +151,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(backInStockRoutes, { database, config });
+      await api.register(contactRoutes, { database, config });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways = configuredGateways({

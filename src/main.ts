@@ -29,6 +29,7 @@ async function usage(): Promise<string> {
     { SEARCH_USAGE },
     { NEWSLETTER_USAGE },
     { GDPR_USAGE },
+    { CONTACT_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -41,6 +42,7 @@ async function usage(): Promise<string> {
     import('./modules/search/search.cli.js'),
     import('./modules/newsletter/newsletter.cli.js'),
     import('./modules/gdpr/gdpr.cli.js'),
+    import('./modules/contact/contact.cli.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -61,6 +63,7 @@ ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
 ${NEWSLETTER_USAGE}
 ${GDPR_USAGE}
+${CONTACT_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -185,6 +188,12 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
         await gdprCommand({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'contact':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { contactCommand } = await import('./modules/contact/contact.cli.js');
+        await contactCommand(database.db, args, print);
       });
     default:
       throw new CliUsageError(`unknown command "${command}"`);

@@ -10,6 +10,7 @@ import { backInStockMessages } from './modules/back-in-stock/index.js';
 import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
+import { contactMessages } from './modules/contact/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { newsletterMessages } from './modules/newsletter/index.js';
 import { downloadsMessages } from './modules/downloads/index.js';
@@ -33,6 +34,7 @@ declare module './i18n/index.js' {
       Keys<typeof basketMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof companiesMessages>,
+      Keys<typeof contactMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof newsletterMessages>,
       Keys<typeof downloadsMessages>,
@@ -53,6 +55,7 @@ for (const set of [
   basketMessages,
   catalogueMessages,
   companiesMessages,
+  contactMessages,
   dataExportMessages,
   newsletterMessages,
   downloadsMessages,

@@ -8,6 +8,7 @@ import type { BackInStockTables } from './modules/back-in-stock/index.js';
 import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
+import type { ContactTables } from './modules/contact/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { NewsletterTables } from './modules/newsletter/index.js';
@@ -30,6 +31,7 @@ declare module './db/schema.js' {
       BasketTables,
       CatalogueTables,
       CompaniesTables,
+      ContactTables,
       CountryTables,
       DataExportTables,
       NewsletterTables,
