@@ -44,7 +44,11 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
-    [CONTACT_MAIL_JOB]: contactMailHandler({ db: deps.database.db, mailer: deps.mailer, backofficeEmails: deps.config.mail.backofficeEmails }),
+    [CONTACT_MAIL_JOB]: contactMailHandler({
+      db: deps.database.db,
+      mailer: deps.mailer,
+      backofficeEmails: deps.config.mail.backofficeEmails,
+    }),
   };
 }
 
