@@ -25,6 +25,7 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
 import { contactRoutes } from './modules/contact/index.js';
+import { createCtrRecorder, ctrRoutes } from './modules/ctr/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
@@ -110,6 +111,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   };
   // Written before the database handle is closed by whoever owns it.
   app.addHook('onClose', async () => deps.sessionActions.flush());
+  const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: async (_store, ids) => new Set(ids) });
+  app.addHook('onClose', async () => bannerCtr.flush());
   registerSecurityHeaders(app, headers);
   registerErrorHandling(app);
   const clock = infra.clock ?? systemClock;
@@ -152,6 +155,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(backInStockRoutes, { database, config });
       await api.register(contactRoutes, { database, config });
+      await api.register(ctrRoutes, { database, recorder: bannerCtr });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways = configuredGateways({

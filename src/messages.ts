@@ -11,6 +11,7 @@ import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
 import { contactMessages } from './modules/contact/index.js';
+import { ctrMessages } from './modules/ctr/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { newsletterMessages } from './modules/newsletter/index.js';
 import { downloadsMessages } from './modules/downloads/index.js';
@@ -35,6 +36,7 @@ declare module './i18n/index.js' {
       Keys<typeof catalogueMessages>,
       Keys<typeof companiesMessages>,
       Keys<typeof contactMessages>,
+      Keys<typeof ctrMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof newsletterMessages>,
       Keys<typeof downloadsMessages>,
@@ -56,6 +58,7 @@ for (const set of [
   catalogueMessages,
   companiesMessages,
   contactMessages,
+  ctrMessages,
   dataExportMessages,
   newsletterMessages,
   downloadsMessages,

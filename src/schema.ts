@@ -9,6 +9,7 @@ import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
 import type { ContactTables } from './modules/contact/index.js';
+import type { CtrTables } from './modules/ctr/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { NewsletterTables } from './modules/newsletter/index.js';
@@ -32,6 +33,7 @@ declare module './db/schema.js' {
       CatalogueTables,
       CompaniesTables,
       ContactTables,
+      CtrTables,
       CountryTables,
       DataExportTables,
       NewsletterTables,

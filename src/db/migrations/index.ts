@@ -21,6 +21,7 @@ import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 import * as createStoreContact from './2026_11_24_1200_create_store_contact.js';
+import * as createBannerCtr from './2026_11_24_1201_create_banner_ctr.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,
   '2026_11_24_1200_create_store_contact': createStoreContact,
+  '2026_11_24_1201_create_banner_ctr': createBannerCtr,
 };
