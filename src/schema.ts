@@ -7,6 +7,7 @@ import type { AdminTables } from './modules/admin/index.js';
 import type { BackInStockTables } from './modules/back-in-stock/index.js';
 import type { BasketTables } from './modules/basket/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
+import type { ContentTables } from './modules/content/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
 import type { ContactTables } from './modules/contact/index.js';
 import type { CtrTables } from './modules/ctr/index.js';
@@ -34,6 +35,7 @@ declare module './db/schema.js' {
       CompaniesTables,
       ContactTables,
       CtrTables,
+      ContentTables,
       CountryTables,
       DataExportTables,
       NewsletterTables,

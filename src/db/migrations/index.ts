@@ -20,6 +20,7 @@ import * as createWishlist from './2026_11_24_0210_create_wishlist.js';
 import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
+import * as createContentPages from './2026_11_24_1000_create_content_pages.js';
 import * as createStoreContact from './2026_11_24_1200_create_store_contact.js';
 import * as createBannerCtr from './2026_11_24_1201_create_banner_ctr.js';
 
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0220_create_newsletter': createNewsletter,
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,
+  '2026_11_24_1000_create_content_pages': createContentPages,
   '2026_11_24_1200_create_store_contact': createStoreContact,
   '2026_11_24_1201_create_banner_ctr': createBannerCtr,
 };
