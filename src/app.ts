@@ -25,7 +25,7 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
 import { contactRoutes } from './modules/contact/index.js';
-import { createCtrRecorder, ctrRoutes } from './modules/ctr/index.js';
+import { createCtrRecorder, ctrRoutes, existingBanners } from './modules/ctr/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
@@ -111,7 +111,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   };
   // Written before the database handle is closed by whoever owns it.
   app.addHook('onClose', async () => deps.sessionActions.flush());
-  const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: async (_store, ids) => new Set(ids) });
+  const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: existingBanners(infra.database.db) });
   app.addHook('onClose', async () => bannerCtr.flush());
   registerSecurityHeaders(app, headers);
   registerErrorHandling(app);
