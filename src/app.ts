@@ -37,6 +37,7 @@ import { gdprRoutes } from './modules/gdpr/index.js';
 import { profileRoutes } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
+import { sitemapRoutes } from './modules/sitemap/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
@@ -173,6 +174,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       const downloadsConfig = { downloads: config.downloads, basePath: config.basePath, publicUrl: config.orders.publicUrl };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
       await api.register(productFilesRoutes, { database, fileStore });
+      await api.register(sitemapRoutes, { fileStore });
     },
     { prefix: config.basePath },
   );

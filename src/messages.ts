@@ -20,6 +20,7 @@ import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
+import { sitemapMessages } from './modules/sitemap/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
 import { wishlistMessages } from './modules/wishlist/index.js';
@@ -45,6 +46,7 @@ declare module './i18n/index.js' {
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
+      Keys<typeof sitemapMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof trackingMessages>,
       Keys<typeof wishlistMessages> {}
@@ -67,6 +69,7 @@ for (const set of [
   ordersMessages,
   profileMessages,
   searchMessages,
+  sitemapMessages,
   socialMessages,
   trackingMessages,
   wishlistMessages,

@@ -19,6 +19,7 @@ import type { OrdersTables } from './modules/orders/index.js';
 import type { ProfileTables } from './modules/profile/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
 import type { SearchTables } from './modules/search/index.js';
+import type { SitemapTables } from './modules/sitemap/index.js';
 import type { SocialTables } from './modules/social/index.js';
 import type { StoreTables } from './modules/store/index.js';
 import type { TrackingTables } from './modules/tracking/index.js';
@@ -43,6 +44,7 @@ declare module './db/schema.js' {
       OrdersTables,
       ProfileTables,
       SearchTables,
+      SitemapTables,
       SocialTables,
       StoreTables,
       TestGatewayTables,

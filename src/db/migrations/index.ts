@@ -23,6 +23,7 @@ import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 import * as createContentPages from './2026_11_24_1000_create_content_pages.js';
 import * as createStoreContact from './2026_11_24_1200_create_store_contact.js';
 import * as createBannerCtr from './2026_11_24_1201_create_banner_ctr.js';
+import * as createSitemapSection from './2026_11_24_1202_create_sitemap_section.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1000_create_content_pages': createContentPages,
   '2026_11_24_1200_create_store_contact': createStoreContact,
   '2026_11_24_1201_create_banner_ctr': createBannerCtr,
+  '2026_11_24_1202_create_sitemap_section': createSitemapSection,
 };
