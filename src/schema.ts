@@ -6,6 +6,7 @@ import type { AccountsTables } from './modules/accounts/index.js';
 import type { AdminTables } from './modules/admin/index.js';
 import type { BackInStockTables } from './modules/back-in-stock/index.js';
 import type { BasketTables } from './modules/basket/index.js';
+import type { BlogTables } from './modules/blog/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { ContentTables } from './modules/content/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
@@ -32,6 +33,7 @@ declare module './db/schema.js' {
       AdminTables,
       BackInStockTables,
       BasketTables,
+      BlogTables,
       CatalogueTables,
       CompaniesTables,
       ContactTables,

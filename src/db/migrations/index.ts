@@ -21,6 +21,8 @@ import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 import * as createContentPages from './2026_11_24_1000_create_content_pages.js';
+import * as createBlog from './2026_11_24_1100_create_blog.js';
+import * as createShopScheduleAndRedirect from './2026_11_24_1101_create_shop_schedule_and_redirect.js';
 import * as createStoreContact from './2026_11_24_1200_create_store_contact.js';
 import * as createBannerCtr from './2026_11_24_1201_create_banner_ctr.js';
 import * as createSitemapSection from './2026_11_24_1202_create_sitemap_section.js';
@@ -50,6 +52,8 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,
   '2026_11_24_1000_create_content_pages': createContentPages,
+  '2026_11_24_1100_create_blog': createBlog,
+  '2026_11_24_1101_create_shop_schedule_and_redirect': createShopScheduleAndRedirect,
   '2026_11_24_1200_create_store_contact': createStoreContact,
   '2026_11_24_1201_create_banner_ctr': createBannerCtr,
   '2026_11_24_1202_create_sitemap_section': createSitemapSection,
