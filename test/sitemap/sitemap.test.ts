@@ -89,6 +89,51 @@ beforeAll(async () => {
       })
       .execute();
   }
+  for (const [code, language, slug, active, to] of [
+    ['POST-ET', 'et', 'kevadraamatud', true, null],
+    ['POST-EN', 'en', 'spring-books', true, null],
+    ['POST-DRAFT', 'et', 'mustand', false, null],
+    ['POST-OVER', 'ru', 'proshloe', true, now - 1000],
+  ] as const) {
+    await db
+      .insertInto('blog_post')
+      .values({
+        code,
+        store_code: 'WEB',
+        language,
+        slug,
+        title: slug,
+        summary: null,
+        body: '<p>Tekst</p>',
+        image_url: null,
+        author: null,
+        category_id: null,
+        seo_title: null,
+        seo_description: null,
+        is_active: active,
+        visible_from: null,
+        visible_to: to,
+        published_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+  await db
+    .insertInto('news')
+    .values({
+      code: 'NEWS-1',
+      store_code: 'WEB',
+      slug: 'uus-pood',
+      image_url: null,
+      is_active: true,
+      visible_from: null,
+      visible_to: null,
+      published_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   t = await createTestApp({ env: { FILE_STORE_DIR: files } });
 }, 60_000);
 afterAll(async () => {
@@ -139,6 +184,8 @@ describe('sitemap generate', () => {
     expect(await sectionUrls('campaigns')).toEqual([`${FRONT}/campaign/${fixture.campaign}`]);
     expect(await sectionUrls('product-lists')).toEqual([`${FRONT}/product-list/${fixture.list}`]);
     expect(await sectionUrls('content-pages')).toEqual([`${FRONT}/content-page/tarne`]);
+    expect((await sectionUrls('blog-posts')).sort()).toEqual([`${FRONT}/blog/kevadraamatud`, `${FRONT}/blog/spring-books`]);
+    expect(await sectionUrls('news')).toEqual([`${FRONT}/news/uus-pood`]);
     // Only the store asked for.
     expect((await get('/sitemap/WEB2/sitemap.xml')).statusCode).toBe(404);
   });
@@ -148,7 +195,7 @@ describe('sitemap generate', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^WEB\tpersons\t2 URLs\t2 files\t\S+\tok$/m);
     expect(status.stdout).toMatch(/^WEB\tcontent-pages\t1 URLs\t1 files\t\S+\tok$/m);
-    expect(status.stdout.trim().split('\n')).toHaveLength(8);
+    expect(status.stdout.trim().split('\n')).toHaveLength(10);
   });
 
   it('reports a failing section, writes the others and keeps the failed one’s files from the run before in the index', async () => {

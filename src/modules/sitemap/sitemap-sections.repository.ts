@@ -19,15 +19,15 @@ export interface SitemapSection {
   urls(db: Db, storeCode: string, now: number): AsyncIterable<SitemapUrl>;
 }
 
-const PAGE = 1_000;
+export const PAGE = 1_000;
 
-interface KeyedRow {
+export interface KeyedRow {
   id: number | bigint | string;
   updated_at: number | bigint | string;
 }
 
 /** Rows after the last id of the previous page, in id order, until a short page. */
-async function* keysetPages<Row extends KeyedRow>(page: (afterId: number) => Promise<Row[]>, path: (row: Row) => string) {
+export async function* keysetPages<Row extends KeyedRow>(page: (afterId: number) => Promise<Row[]>, path: (row: Row) => string) {
   let after = 0;
   for (;;) {
     const rows = await page(after);
@@ -186,26 +186,5 @@ export const campaignSection: SitemapSection = {
           .limit(PAGE)
           .execute(),
       byId('campaign'),
-    ),
-};
-
-/** Content pages published now (active, in their window), by slug. */
-export const contentPageSection: SitemapSection = {
-  name: 'content-pages',
-  urls: (db, storeCode, now) =>
-    keysetPages(
-      (after) =>
-        db
-          .selectFrom('content_page as cp')
-          .select(['cp.id', 'cp.updated_at', 'cp.slug'])
-          .where('cp.store_code', '=', storeCode)
-          .where('cp.is_active', '=', true)
-          .where((eb) => eb.or([eb('cp.visible_from', 'is', null), eb('cp.visible_from', '<=', now)]))
-          .where((eb) => eb.or([eb('cp.visible_to', 'is', null), eb('cp.visible_to', '>', now)]))
-          .where('cp.id', '>', after)
-          .orderBy('cp.id')
-          .limit(PAGE)
-          .execute(),
-      (row) => `/content-page/${encodeURIComponent(row.slug)}`,
     ),
 };

@@ -1,7 +1,7 @@
+import { blogPostSection, contentPageSection, newsSection } from './sitemap-content-sections.repository.js';
 import {
   campaignSection,
   categorySection,
-  contentPageSection,
   personSection,
   productListSection,
   productSection,
@@ -20,4 +20,6 @@ export const SITEMAP_SECTIONS: readonly SitemapSection[] = [
   productListSection,
   campaignSection,
   contentPageSection,
+  blogPostSection,
+  newsSection,
 ];
