@@ -207,7 +207,11 @@ async function main(argv: string[]): Promise<number> {
           import('./infra/file-store/index.js'),
         ]);
         const fileStore = await createFileStore(config.fileStore);
-        code = await sitemapCommand({ db: database.db, fileStore, serviceUrl: `${config.orders.publicUrl}${config.basePath}` }, args, print);
+        code = await sitemapCommand(
+          { db: database.db, fileStore, serviceUrl: `${config.orders.publicUrl}${config.basePath}` },
+          args,
+          print,
+        );
       });
       return code;
     }
