@@ -25,6 +25,8 @@ import { basketRoutes } from './modules/basket/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { contentRoutes } from './modules/content/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
+import { contactRoutes } from './modules/contact/index.js';
+import { createCtrRecorder, ctrRoutes, existingBanners } from './modules/ctr/index.js';
 import { countryRoutes } from './modules/country/index.js';
 import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
@@ -36,6 +38,7 @@ import { gdprRoutes } from './modules/gdpr/index.js';
 import { profileRoutes } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
+import { sitemapRoutes } from './modules/sitemap/index.js';
 import { socialRoutes } from './modules/social/index.js';
 import { subscriptionPayments, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
@@ -111,6 +114,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   };
   // Written before the database handle is closed by whoever owns it.
   app.addHook('onClose', async () => deps.sessionActions.flush());
+  const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: existingBanners(infra.database.db) });
+  app.addHook('onClose', async () => bannerCtr.flush());
   registerSecurityHeaders(app, headers);
   registerErrorHandling(app);
   const clock = infra.clock ?? systemClock;
@@ -153,6 +158,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(contentRoutes, { database, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(backInStockRoutes, { database, config });
+      await api.register(contactRoutes, { database, config });
+      await api.register(ctrRoutes, { database, recorder: bannerCtr });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways = configuredGateways({
@@ -174,6 +181,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       const downloadsConfig = { downloads: config.downloads, basePath: config.basePath, publicUrl: config.orders.publicUrl };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
       await api.register(productFilesRoutes, { database, fileStore });
+      await api.register(sitemapRoutes, { fileStore });
     },
     { prefix: config.basePath },
   );

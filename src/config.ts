@@ -9,6 +9,8 @@ import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/fi
 // module's routes (and Fastify), or each CLI command would pay for them at start.
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
 import { readBackInStockConfig, type BackInStockSection } from './modules/back-in-stock/back-in-stock.config.js';
+import { readContactConfig, type ContactSection } from './modules/contact/contact.config.js';
+import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
@@ -62,6 +64,8 @@ export interface Config extends CatalogueConfig {
   search: SearchSection;
   tracking: TrackingSection;
   backInStock: BackInStockSection;
+  contact: ContactSection;
+  ctr: CtrSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
   everypay: EveryPayConfig | undefined;
   /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
@@ -117,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
     backInStock: readBackInStockConfig(reader),
+    contact: readContactConfig(reader),
+    ctr: readCtrConfig(reader),
     everypay: readEveryPayConfig(reader),
     testGateway: readTestGatewayConfig(reader),
   };

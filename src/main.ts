@@ -30,6 +30,8 @@ async function usage(): Promise<string> {
     { NEWSLETTER_USAGE },
     { GDPR_USAGE },
     { SUBSCRIPTION_USAGE },
+    { CONTACT_USAGE },
+    { SITEMAP_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -43,6 +45,8 @@ async function usage(): Promise<string> {
     import('./modules/newsletter/newsletter.cli.js'),
     import('./modules/gdpr/gdpr.cli.js'),
     import('./modules/subscriptions/subscriptions.cli.js'),
+    import('./modules/contact/contact.cli.js'),
+    import('./modules/sitemap/sitemap.cli.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -64,6 +68,8 @@ ${SEARCH_USAGE}
 ${NEWSLETTER_USAGE}
 ${GDPR_USAGE}
 ${SUBSCRIPTION_USAGE}
+${CONTACT_USAGE}
+${SITEMAP_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -207,6 +213,29 @@ async function main(argv: string[]): Promise<number> {
         });
         await subscriptionCommand({ db: database.db, gateways, clock: systemClock }, args, print);
       });
+    case 'contact':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { contactCommand } = await import('./modules/contact/contact.cli.js');
+        await contactCommand(database.db, args, print);
+      });
+    case 'sitemap': {
+      let code = 0;
+      await withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const [{ sitemapCommand }, { createFileStore }] = await Promise.all([
+          import('./modules/sitemap/sitemap.cli.js'),
+          import('./infra/file-store/index.js'),
+        ]);
+        const fileStore = await createFileStore(config.fileStore);
+        code = await sitemapCommand(
+          { db: database.db, fileStore, serviceUrl: `${config.orders.publicUrl}${config.basePath}` },
+          args,
+          print,
+        );
+      });
+      return code;
+    }
     default:
       throw new CliUsageError(`unknown command "${command}"`);
   }

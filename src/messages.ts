@@ -11,6 +11,8 @@ import { basketMessages } from './modules/basket/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
 import { contentMessages } from './modules/content/index.js';
+import { contactMessages } from './modules/contact/index.js';
+import { ctrMessages } from './modules/ctr/index.js';
 import { dataExportMessages } from './modules/data-export/index.js';
 import { newsletterMessages } from './modules/newsletter/index.js';
 import { downloadsMessages } from './modules/downloads/index.js';
@@ -19,6 +21,7 @@ import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
+import { sitemapMessages } from './modules/sitemap/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { subscriptionsMessages } from './modules/subscriptions/index.js';
 import { trackingMessages } from './modules/tracking/index.js';
@@ -36,6 +39,8 @@ declare module './i18n/index.js' {
       Keys<typeof catalogueMessages>,
       Keys<typeof companiesMessages>,
       Keys<typeof contentMessages>,
+      Keys<typeof contactMessages>,
+      Keys<typeof ctrMessages>,
       Keys<typeof dataExportMessages>,
       Keys<typeof newsletterMessages>,
       Keys<typeof downloadsMessages>,
@@ -44,6 +49,7 @@ declare module './i18n/index.js' {
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
+      Keys<typeof sitemapMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof subscriptionsMessages>,
       Keys<typeof trackingMessages>,
@@ -58,6 +64,8 @@ for (const set of [
   catalogueMessages,
   companiesMessages,
   contentMessages,
+  contactMessages,
+  ctrMessages,
   dataExportMessages,
   newsletterMessages,
   downloadsMessages,
@@ -66,6 +74,7 @@ for (const set of [
   ordersMessages,
   profileMessages,
   searchMessages,
+  sitemapMessages,
   socialMessages,
   subscriptionsMessages,
   trackingMessages,

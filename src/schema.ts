@@ -6,9 +6,12 @@ import type { AccountsTables } from './modules/accounts/index.js';
 import type { AdminTables } from './modules/admin/index.js';
 import type { BackInStockTables } from './modules/back-in-stock/index.js';
 import type { BasketTables } from './modules/basket/index.js';
+import type { BlogTables } from './modules/blog/index.js';
 import type { CatalogueTables } from './modules/catalogue/index.js';
 import type { ContentTables } from './modules/content/index.js';
 import type { CompaniesTables } from './modules/companies/index.js';
+import type { ContactTables } from './modules/contact/index.js';
+import type { CtrTables } from './modules/ctr/index.js';
 import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { NewsletterTables } from './modules/newsletter/index.js';
@@ -17,6 +20,7 @@ import type { OrdersTables } from './modules/orders/index.js';
 import type { ProfileTables } from './modules/profile/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
 import type { SearchTables } from './modules/search/index.js';
+import type { SitemapTables } from './modules/sitemap/index.js';
 import type { SocialTables } from './modules/social/index.js';
 import type { StoreTables } from './modules/store/index.js';
 import type { SubscriptionsTables } from './modules/subscriptions/index.js';
@@ -30,8 +34,11 @@ declare module './db/schema.js' {
       AdminTables,
       BackInStockTables,
       BasketTables,
+      BlogTables,
       CatalogueTables,
       CompaniesTables,
+      ContactTables,
+      CtrTables,
       ContentTables,
       CountryTables,
       DataExportTables,
@@ -40,6 +47,7 @@ declare module './db/schema.js' {
       OrdersTables,
       ProfileTables,
       SearchTables,
+      SitemapTables,
       SocialTables,
       StoreTables,
       SubscriptionsTables,

@@ -14,6 +14,7 @@ import {
   scheduleBackInStockScan,
 } from './modules/back-in-stock/index.js';
 import { basketPruning } from './modules/basket/index.js';
+import { CONTACT_MAIL_JOB, contactMailHandler } from './modules/contact/index.js';
 import { pruneUsedLinks } from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
@@ -50,6 +51,11 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [CONTACT_MAIL_JOB]: contactMailHandler({
+      db: deps.database.db,
+      mailer: deps.mailer,
+      backofficeEmails: deps.config.mail.backofficeEmails,
+    }),
   };
 }
 

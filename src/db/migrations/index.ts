@@ -22,6 +22,11 @@ import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 import * as indexGuestOrderEmail from './2026_11_24_0500_index_guest_order_email.js';
 import * as createContentPages from './2026_11_24_1000_create_content_pages.js';
+import * as createBlog from './2026_11_24_1100_create_blog.js';
+import * as createShopScheduleAndRedirect from './2026_11_24_1101_create_shop_schedule_and_redirect.js';
+import * as createStoreContact from './2026_11_24_1200_create_store_contact.js';
+import * as createBannerCtr from './2026_11_24_1201_create_banner_ctr.js';
+import * as createSitemapSection from './2026_11_24_1202_create_sitemap_section.js';
 import * as createSubscriptions from './2026_11_24_1400_create_subscriptions.js';
 import * as addTestGatewayRequestToken from './2026_11_24_1401_add_test_gateway_request_token.js';
 
@@ -51,6 +56,11 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0240_create_downloads': createDownloads,
   '2026_11_24_0500_index_guest_order_email': indexGuestOrderEmail,
   '2026_11_24_1000_create_content_pages': createContentPages,
+  '2026_11_24_1100_create_blog': createBlog,
+  '2026_11_24_1101_create_shop_schedule_and_redirect': createShopScheduleAndRedirect,
+  '2026_11_24_1200_create_store_contact': createStoreContact,
+  '2026_11_24_1201_create_banner_ctr': createBannerCtr,
+  '2026_11_24_1202_create_sitemap_section': createSitemapSection,
   '2026_11_24_1400_create_subscriptions': createSubscriptions,
   '2026_11_24_1401_add_test_gateway_request_token': addTestGatewayRequestToken,
 };

@@ -31,6 +31,10 @@ export { audienceKey, isVisibleTo, visibleProduct, visibleSearchProduct, type Co
 // Wire shapes other modules answer with.
 export { literals, ProductCardSchema, ProductTypeSchema } from './catalogue.schemas.js';
 
+// The shops (the contact page lists them).
+export { activeShops, type ShopRow } from './shops/shop.repository.js';
+export { ShopSchema } from './shops/shop.schemas.js';
+
 // The values a product row derives from other tables, for every writer of products.
 export { discountPercent } from './denormalised.js';
 export { refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.repository.js';

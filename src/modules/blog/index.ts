@@ -1,0 +1,3 @@
+// Blog, news, shop schedules, redirects and QR codes: what the front-end shows around the
+// catalogue (issue 16). Other modules and the composition roots import this module only from here.
+export type * from './blog.tables.js';

@@ -1,0 +1,12 @@
+import type { EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
+
+/** The `contact` section of the configuration: how many contact-form messages one client address may send. */
+export interface ContactSection {
+  /** POST /contact per client address (IPv6 by its /64), counted in the database. */
+  perIp: RateLimit;
+}
+
+export function readContactConfig(env: EnvReader): ContactSection {
+  return { perIp: env.rateLimit('CONTACT_RATE_LIMIT_PER_IP', '5/1h') };
+}

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DatabaseHandle } from '../../db/database.js';
+import { requestStore } from '../../http/request-context.js';
+import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { activeShops } from '../catalogue/index.js';
+import type { ContactSection } from './contact.config.js';
+import { queueContactMails } from './contact.jobs.js';
+import { findStoreContact } from './contact.repository.js';
+import { ContactBody, ContactSchema } from './contact.schemas.js';
+import { contactMessageOf, countContactMessage } from './contact.service.js';
+
+export interface ContactDeps {
+  database: DatabaseHandle;
+  config: { contact: ContactSection; jobs: { maxAttempts: number } };
+}
+
+const tags = ['contact page'];
+
+/** The contact page: the store's office and shops, and the contact form. */
+export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app, { database, config }) => {
+  const db = database.db;
+
+  app.get(
+    '/contact',
+    {
+      schema: {
+        tags,
+        summary: "The store's contact data (its office) and its active shops",
+        headers: StoreRequestHeaders,
+        response: { 200: success(ContactSchema), ...errors(...storeRouteErrors) },
+      },
+    },
+    async (request, reply) => {
+      const store = requestStore(request);
+      const [office, shops] = await Promise.all([findStoreContact(db, store.code), activeShops(db, request.language)]);
+      // The same for every caller: nothing in it depends on who asks.
+      reply.header('Cache-Control', 'public, max-age=600');
+      return { store: { code: store.code, name: store.name, ...office }, shops };
+    },
+  );
+
+  app.post(
+    '/contact',
+    {
+      schema: {
+        tags,
+        summary: "Sends a message to the store's office, and an acknowledgement to the sender",
+        description:
+          'Both mails go through the outbox (202: queued). Limited per client address (CONTACT_RATE_LIMIT_PER_IP; 429 with ' +
+          'Retry-After). A message with the hidden `website` field filled in is answered the same and not sent.',
+        headers: StoreRequestHeaders,
+        body: ContactBody,
+        response: { 202: success(Type.Object({})), ...errors(...storeRouteErrors, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const store = requestStore(request);
+      const input = { storeCode: store.code, language: request.language, ip: request.ip, now: request.actionTime, body: request.body };
+      await countContactMessage(db, config.contact, input);
+      const message = contactMessageOf(input);
+      if (message !== undefined) {
+        await db.transaction().execute((trx) => queueContactMails(trx, message, config.jobs.maxAttempts, input.now));
+      }
+      reply.header('Cache-Control', 'no-store');
+      return reply.code(202).send({});
+    },
+  );
+};

@@ -1,0 +1,39 @@
+import type { Db } from '../../db/database.js';
+import type { Language } from '../../i18n/index.js';
+import { addressKey } from '../../infra/address-key.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
+import type { ContactSection } from './contact.config.js';
+import type { ContactMessage } from './contact.mails.js';
+import type { ContactBody } from './contact.schemas.js';
+
+// The rules of a contact-form message: counted against the client address before any work (a
+// bot's flood is refused at the limit whatever it sends), a filled honeypot is answered the same
+// and sends nothing, and what is sent is trimmed.
+
+export interface ContactInput {
+  storeCode: string;
+  language: Language;
+  ip: string;
+  now: number;
+  body: ContactBody;
+}
+
+/** Counts the message against the address's limit (429 with Retry-After past it). */
+export async function countContactMessage(db: Db, limits: ContactSection, input: Pick<ContactInput, 'ip' | 'now'>): Promise<void> {
+  await consumeRateLimit(db, `contact:ip:${addressKey(input.ip)}`, limits.perIp, input.now);
+}
+
+/** The message to mail, or undefined when the honeypot was filled (a bot: nothing is sent). */
+export function contactMessageOf(input: ContactInput): ContactMessage | undefined {
+  const { body } = input;
+  if (body.website !== undefined && body.website.trim() !== '') return undefined;
+  return {
+    storeCode: input.storeCode,
+    language: input.language,
+    name: body.name.trim(),
+    email: body.email.trim(),
+    subject: body.subject.trim(),
+    message: body.message.trim(),
+    orderCode: body.orderCode?.trim() ?? null,
+  };
+}

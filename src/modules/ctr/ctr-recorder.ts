@@ -1,0 +1,129 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import { addressKey } from '../../infra/address-key.js';
+import { tokenBuckets } from '../../infra/token-bucket.js';
+import type { CtrSection } from './ctr.config.js';
+import { addCtrCounts, type CtrCount } from './ctr.repository.js';
+
+export type CtrEvent = 'view' | 'click';
+
+/**
+ * Which of these banner ids are banners of the store (the content module's banners; app.ts hands
+ * the check in). Asked once per store and flush, never on the request path; an unknown id's
+ * counts are dropped.
+ */
+export type BannerCheck = (storeCode: string, bannerIds: readonly number[]) => Promise<ReadonlySet<number>>;
+
+/** Where the recorder reports lost counts (a pino logger fits). */
+export interface CtrLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface CtrReport {
+  event: CtrEvent;
+  storeCode: string;
+  bannerId: number;
+  placement: string;
+  /** The front-end's session token, or undefined: then the client address stands for the session. */
+  sessionId: string | undefined;
+  address: string;
+  now: number;
+}
+
+export interface CtrRecorder {
+  /** Counts one event in memory; never throws, never waits. Past a cap it is silently not counted. */
+  record(report: CtrReport): void;
+  /** Writes what has been counted; called on app close and by the timer. */
+  flush(): Promise<void>;
+}
+
+export interface CtrRecorderOptions {
+  limits: CtrSection;
+  knownBanners: BannerCheck;
+  /** How long counts may wait in memory before they are written. */
+  intervalMs?: number;
+  /** Distinct store/banner/placement/hour keys held at most (the database is down): beyond, events are dropped. */
+  maxKeys?: number;
+}
+
+const HOUR_MS = 3_600_000;
+const BATCH = 500;
+
+/**
+ * Adds views and clicks up in memory and writes them as a few upserts per interval, so a banner
+ * shown on every page costs no write per page. The caps (token buckets, like session actions')
+ * keep one browser's burst, or a bot's, to a handful of counts a minute per banner.
+ */
+export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options: CtrRecorderOptions): CtrRecorder {
+  const intervalMs = options.intervalMs ?? 1000;
+  const maxKeys = options.maxKeys ?? 50_000;
+  const perSessionBanner = tokenBuckets(options.limits.perSessionBanner);
+  const perAddress = tokenBuckets(options.limits.perAddress);
+  let counts = new Map<string, CtrCount>();
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let dropped = 0;
+
+  const write = async (batch: CtrCount[]): Promise<void> => {
+    try {
+      const known = new Map<string, ReadonlySet<number>>();
+      for (const storeCode of new Set(batch.map((count) => count.storeCode))) {
+        const ids = [...new Set(batch.filter((count) => count.storeCode === storeCode).map((count) => count.bannerId))];
+        known.set(storeCode, await options.knownBanners(storeCode, ids));
+      }
+      const kept = batch.filter((count) => known.get(count.storeCode)?.has(count.bannerId));
+      for (let start = 0; start < kept.length; start += BATCH) await addCtrCounts(database.db, kept.slice(start, start + BATCH));
+    } catch (err) {
+      log.error({ err, rows: batch.length }, 'banner views and clicks not recorded');
+    }
+  };
+
+  const drain = (): Promise<void> => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (counts.size > 0) {
+      const batch = [...counts.values()];
+      counts = new Map();
+      writing = writing.then(() => write(batch));
+    }
+    if (dropped > 0) {
+      log.warn({ dropped }, 'banner views and clicks dropped: too many waiting to be written');
+      dropped = 0;
+    }
+    return writing;
+  };
+
+  return {
+    record(report) {
+      try {
+        const session = report.sessionId ?? `address:${addressKey(report.address)}`;
+        const sessionKey = `${report.storeCode}|${session}|${report.bannerId}|${report.event}`;
+        // The session's cap first: a burst past it does not use up its address's allowance.
+        if (perSessionBanner.take(sessionKey, 1, report.now) > 0) return;
+        if (perAddress.take(addressKey(report.address), 1, report.now) > 0) return;
+        const hourStart = report.now - (report.now % HOUR_MS);
+        const key = `${report.storeCode}|${report.bannerId}|${report.placement}|${hourStart}`;
+        let count = counts.get(key);
+        if (count === undefined) {
+          if (counts.size >= maxKeys) {
+            dropped += 1;
+            return;
+          }
+          count = { storeCode: report.storeCode, bannerId: report.bannerId, placement: report.placement, hourStart, views: 0, clicks: 0 };
+          counts.set(key, count);
+        }
+        if (report.event === 'view') count.views += 1;
+        else count.clicks += 1;
+        if (timer === undefined) {
+          timer = setTimeout(() => void drain(), intervalMs);
+          timer.unref();
+        }
+      } catch (err) {
+        log.error({ err }, 'banner view or click not recorded');
+      }
+    },
+    flush: () => drain(),
+  };
+}

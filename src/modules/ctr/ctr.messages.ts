@@ -1,0 +1,19 @@
+// Banner click-through statistics: the report's answers. English is the reference; every language
+// has every key (the types make a missing one a compile error).
+
+const en = {
+  'ctr.toBeforeFrom': '"to" must not be before "from".',
+  'ctr.unknownStore': 'There is no such store: WEB or WEB2.',
+};
+
+const et: Record<keyof typeof en, string> = {
+  'ctr.toBeforeFrom': '"to" ei tohi olla enne "from"-i.',
+  'ctr.unknownStore': 'Sellist poodi ei ole: WEB või WEB2.',
+};
+
+const ru: Record<keyof typeof en, string> = {
+  'ctr.toBeforeFrom': '"to" не может быть раньше "from".',
+  'ctr.unknownStore': 'Такого магазина нет: WEB или WEB2.',
+};
+
+export const ctrMessages = { en, et, ru };

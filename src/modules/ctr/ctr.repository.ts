@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+
+export interface CtrCount {
+  storeCode: string;
+  bannerId: number;
+  placement: string;
+  hourStart: number;
+  views: number;
+  clicks: number;
+}
+
+/** Adds counts to their hours' rows in one statement (the batch holds each key once). */
+export async function addCtrCounts(db: Db, counts: readonly CtrCount[]): Promise<void> {
+  if (counts.length === 0) return;
+  await db
+    .insertInto('banner_ctr')
+    .values(
+      counts.map((count) => ({
+        store_code: count.storeCode,
+        banner_id: count.bannerId,
+        placement: count.placement,
+        hour_start: count.hourStart,
+        views: count.views,
+        clicks: count.clicks,
+      })),
+    )
+    .onConflict((conflict) =>
+      conflict.columns(['store_code', 'banner_id', 'placement', 'hour_start']).doUpdateSet({
+        views: sql<number>`banner_ctr.views + excluded.views`,
+        clicks: sql<number>`banner_ctr.clicks + excluded.clicks`,
+      }),
+    )
+    .execute();
+}
+
+export interface CtrReportFilter {
+  from: number;
+  to: number;
+  storeCode?: string;
+}
+
+export interface CtrReportRow {
+  storeCode: string;
+  bannerId: number;
+  placement: string;
+  views: number;
+  clicks: number;
+}
+
+function reportBase(db: Db, filter: CtrReportFilter) {
+  let query = db.selectFrom('banner_ctr').where('hour_start', '>=', filter.from).where('hour_start', '<', filter.to);
+  if (filter.storeCode !== undefined) query = query.where('store_code', '=', filter.storeCode);
+  return query;
+}
+
+/** One page of the period's sums per store, banner and placement, most viewed first, and how many there are. */
+export async function ctrReport(
+  db: Db,
+  filter: CtrReportFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: CtrReportRow[]; total: number }> {
+  const rows = await reportBase(db, filter)
+    .select(['store_code', 'banner_id', 'placement'])
+    .select((eb) => [eb.fn.sum<number>('views').as('views'), eb.fn.sum<number>('clicks').as('clicks')])
+    .groupBy(['store_code', 'banner_id', 'placement'])
+    .orderBy('views', 'desc')
+    .orderBy('store_code')
+    .orderBy('banner_id')
+    .orderBy('placement')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  const counted = await db
+    .selectFrom(
+      reportBase(db, filter).select(['store_code', 'banner_id', 'placement']).groupBy(['store_code', 'banner_id', 'placement']).as('g'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  return {
+    rows: rows.map((row) => ({
+      storeCode: row.store_code,
+      bannerId: Number(row.banner_id),
+      placement: row.placement,
+      views: Number(row.views),
+      clicks: Number(row.clicks),
+    })),
+    total: Number(counted.total),
+  };
+}

@@ -1,0 +1,50 @@
+import type { Db } from '../../db/database.js';
+import { invalidField } from '../../infra/domain-error.js';
+import { isStoreCode } from '../store/index.js';
+import { ctrReport } from './ctr.repository.js';
+
+const HOUR_MS = 3_600_000;
+
+export interface CtrReportInput {
+  from: string;
+  to: string;
+  store?: string;
+  page: { offset: number; perPage: number };
+}
+
+export interface CtrReportLine {
+  store: string;
+  bannerId: number;
+  placement: string;
+  views: number;
+  clicks: number;
+  rate: number;
+}
+
+/**
+ * The operators' report: views, clicks and their rate per store, banner and placement over whole
+ * hours, from the hour `from` falls in to the hour `to` falls in (an hour start as `to` ends before it).
+ */
+export async function bannerCtrReport(db: Db, input: CtrReportInput): Promise<{ lines: CtrReportLine[]; total: number }> {
+  const from = Date.parse(input.from);
+  const to = Date.parse(input.to);
+  if (to < from) throw invalidField('to', 'ctr.toBeforeFrom');
+  if (input.store !== undefined && !isStoreCode(input.store)) throw invalidField('store', 'ctr.unknownStore');
+  const filter = {
+    from: from - (from % HOUR_MS),
+    to: Math.ceil(to / HOUR_MS) * HOUR_MS,
+    ...(input.store !== undefined && { storeCode: input.store }),
+  };
+  const { rows, total } = await ctrReport(db, filter, { offset: input.page.offset, limit: input.page.perPage });
+  return {
+    lines: rows.map((row) => ({
+      store: row.storeCode,
+      bannerId: row.bannerId,
+      placement: row.placement,
+      views: row.views,
+      clicks: row.clicks,
+      rate: row.views === 0 ? 0 : Math.round((row.clicks / row.views) * 10_000) / 10_000,
+    })),
+    total,
+  };
+}

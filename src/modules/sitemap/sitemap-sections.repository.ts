@@ -1,0 +1,190 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { GUEST, visibleProduct } from '../catalogue/index.js';
+
+// The sitemap's sections: each is one small provider of the front-end paths of one kind of page,
+// read by keyset pages of PAGE rows (never the whole table in memory, never an OFFSET that grows),
+// with the time the thing last changed. What a guest may see is the catalogue's rule.
+
+export interface SitemapUrl {
+  /** The front-end path, after the store's front-end URL. */
+  path: string;
+  /** Unix ms of the last change. */
+  lastmod: number;
+}
+
+export interface SitemapSection {
+  /** Also the file names' stem: letters, digits and hyphens. */
+  name: string;
+  urls(db: Db, storeCode: string, now: number): AsyncIterable<SitemapUrl>;
+}
+
+export const PAGE = 1_000;
+
+export interface KeyedRow {
+  id: number | bigint | string;
+  updated_at: number | bigint | string;
+}
+
+/** Rows after the last id of the previous page, in id order, until a short page. */
+export async function* keysetPages<Row extends KeyedRow>(page: (afterId: number) => Promise<Row[]>, path: (row: Row) => string) {
+  let after = 0;
+  for (;;) {
+    const rows = await page(after);
+    for (const row of rows) yield { path: path(row), lastmod: Number(row.updated_at) };
+    if (rows.length < PAGE) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
+const byId = (prefix: string) => (row: KeyedRow) => `/${prefix}/${Number(row.id)}`;
+
+export const productSection: SitemapSection = {
+  name: 'products',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('product as p')
+          .select(['p.id', 'p.updated_at'])
+          .where(visibleProduct(storeCode, GUEST))
+          .where('p.id', '>', after)
+          .orderBy('p.id')
+          .limit(PAGE)
+          .execute(),
+      byId('product'),
+    ),
+};
+
+export const categorySection: SitemapSection = {
+  name: 'categories',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('category')
+          .select(['id', 'updated_at'])
+          .where('store_code', '=', storeCode)
+          .where('is_active', '=', true)
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+      byId('category'),
+    ),
+};
+
+/** Persons in every role (authors, translators, illustrators, readers ...) with a product a guest sees in the store. */
+export const personSection: SitemapSection = {
+  name: 'persons',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('person as pe')
+          .select(['pe.id', 'pe.updated_at'])
+          .where('pe.id', '>', after)
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('product_person as pp')
+                .innerJoin('product as p', 'p.id', 'pp.product_id')
+                .select(sql`1`.as('one'))
+                .whereRef('pp.person_id', '=', 'pe.id')
+                .where(visibleProduct(storeCode, GUEST)),
+            ),
+          )
+          .orderBy('pe.id')
+          .limit(PAGE)
+          .execute(),
+      byId('person'),
+    ),
+};
+
+/** Publishers with a product a guest sees in the store. */
+export const publisherSection: SitemapSection = {
+  name: 'publishers',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('publisher as o')
+          .select(['o.id', 'o.updated_at'])
+          .where('o.id', '>', after)
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('product as p')
+                .select(sql`1`.as('one'))
+                .whereRef('p.publisher_id', '=', 'o.id')
+                .where(visibleProduct(storeCode, GUEST)),
+            ),
+          )
+          .orderBy('o.id')
+          .limit(PAGE)
+          .execute(),
+      byId('publisher'),
+    ),
+};
+
+/** Series with a product a guest sees in the store. */
+export const seriesSection: SitemapSection = {
+  name: 'series',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('series as o')
+          .select(['o.id', 'o.updated_at'])
+          .where('o.id', '>', after)
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('product as p')
+                .select(sql`1`.as('one'))
+                .whereRef('p.series_id', '=', 'o.id')
+                .where(visibleProduct(storeCode, GUEST)),
+            ),
+          )
+          .orderBy('o.id')
+          .limit(PAGE)
+          .execute(),
+      byId('series'),
+    ),
+};
+
+export const productListSection: SitemapSection = {
+  name: 'product-lists',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('product_list')
+          .select(['id', 'updated_at'])
+          .where('store_code', '=', storeCode)
+          .where('is_active', '=', true)
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+      byId('product-list'),
+    ),
+};
+
+/** Campaigns valid now (their window), as GET /campaign lists them. */
+export const campaignSection: SitemapSection = {
+  name: 'campaigns',
+  urls: (db, storeCode, now) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('campaign as c')
+          .select(['c.id', 'c.updated_at'])
+          .where('c.store_code', '=', storeCode)
+          .where('c.is_active', '=', true)
+          .where((eb) => eb.or([eb('c.valid_from', 'is', null), eb('c.valid_from', '<=', now)]))
+          .where((eb) => eb.or([eb('c.valid_to', 'is', null), eb('c.valid_to', '>', now)]))
+          .where('c.id', '>', after)
+          .orderBy('c.id')
+          .limit(PAGE)
+          .execute(),
+      byId('campaign'),
+    ),
+};

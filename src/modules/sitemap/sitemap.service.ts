@@ -1,0 +1,66 @@
+import type { Db } from '../../db/database.js';
+import type { FileStore } from '../../infra/file-store/index.js';
+import { storeFileKey, writeIndexFile, writeSectionFiles } from './sitemap-files.js';
+import type { SitemapSection } from './sitemap-sections.repository.js';
+import { replaceSectionStatuses, sectionStatuses, type SectionStatus } from './sitemap.repository.js';
+
+/** Search engines take up to 50,000 URLs a file; smaller files are fetched and re-read faster. */
+export const MAX_URLS_PER_FILE = 8_000;
+
+export interface SitemapStore {
+  code: string;
+  /** The front-end's base URL: the sitemap's URLs are the front-end's pages. */
+  frontendUrl: string;
+}
+
+export interface GenerateOptions {
+  sections: readonly SitemapSection[];
+  now: number;
+  /** Where this service serves the files (PUBLIC_URL + BASE_PATH + /sitemap/<store>/), for the index. */
+  filesUrl: (storeCode: string, file: string) => string;
+  maxUrlsPerFile?: number;
+}
+
+/**
+ * Generates one store's sitemap: each section on its own (an error in one is recorded and the rest
+ * go on; the index then keeps that section's files of the run before), then the index, then the
+ * run's statuses. Files a section no longer needs are removed.
+ */
+export async function generateStoreSitemap(
+  db: Db,
+  fileStore: FileStore,
+  store: SitemapStore,
+  options: GenerateOptions,
+): Promise<SectionStatus[]> {
+  const maxUrls = options.maxUrlsPerFile ?? MAX_URLS_PER_FILE;
+  const previous = new Map((await sectionStatuses(db, store.code)).map((status) => [status.section, status]));
+  const statuses: SectionStatus[] = [];
+  const entries: Array<{ file: string; lastmod: number }> = [];
+  for (const section of options.sections) {
+    const counted = { urls: 0 };
+    const before = previous.get(section.name);
+    try {
+      const target = { storeCode: store.code, stem: section.name, baseUrl: store.frontendUrl, maxUrls };
+      const { files } = await writeSectionFiles(fileStore, target, section.urls(db, store.code, options.now), counted);
+      for (const stale of before?.files.filter((file) => !files.includes(file)) ?? [])
+        await fileStore.delete(storeFileKey(store.code, stale));
+      statuses.push({ storeCode: store.code, section: section.name, generatedAt: options.now, urls: counted.urls, files, error: null });
+      entries.push(...files.map((file) => ({ file, lastmod: options.now })));
+    } catch (err) {
+      const kept = before?.files ?? [];
+      const error = err instanceof Error ? err.message : String(err);
+      statuses.push({
+        storeCode: store.code,
+        section: section.name,
+        generatedAt: options.now,
+        urls: counted.urls,
+        files: kept,
+        error: error.slice(0, 2000),
+      });
+      entries.push(...kept.map((file) => ({ file, lastmod: before!.generatedAt })));
+    }
+  }
+  await writeIndexFile(fileStore, store.code, entries, (file) => options.filesUrl(store.code, file));
+  await db.transaction().execute((trx) => replaceSectionStatuses(trx, store.code, statuses));
+  return statuses;
+}

@@ -1,0 +1,159 @@
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { contactCommand } from '../../src/modules/contact/index.js';
+import { createShop } from '../helpers/catalogue.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// The contact page: the office's data and shops; the form's validation, limit per client address
+// and honeypot; both mails (office with Reply-To the sender, acknowledgement in the sender's
+// language) through the outbox to a real SMTP server.
+
+let t: TestApp;
+let smtp: SmtpCatcher;
+let addressCounter = 0;
+// Each test posts from its own client address, so the limit of one does not spill into another.
+const nextIp = () => `198.51.100.${++addressCounter}`;
+
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url, CONTACT_RATE_LIMIT_PER_IP: '3/1h', BACKOFFICE_EMAILS: 'backoffice@example.ee' } });
+  await contactCommand(
+    t.database.db,
+    ['set', 'WEB', '--company=Raamat OÜ', '--email=office@example.ee', '--phone=+372 600 0000', '--address=Viru 1, Tallinn'],
+    () => {},
+  );
+});
+afterAll(async () => {
+  await t.close();
+  await smtp.close();
+});
+beforeEach(() => smtp.clear());
+
+const form = { name: 'Mari Maasikas', email: 'mari@example.ee', subject: 'Tellimuse kohta', message: 'Kas mu raamat on teel?\nAitäh!' };
+const post = (body: object, options: { ip?: string; language?: string; store?: string } = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/contact',
+    payload: body,
+    remoteAddress: options.ip ?? nextIp(),
+    headers: { ...(options.language && { 'x-app-language': options.language }), ...(options.store && { store: options.store }) },
+  });
+const recipients = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((to) => to?.value.map((v) => v.address));
+
+describe('GET /contact', () => {
+  it("answers the store's office data and its active shops, cacheable by anyone", async () => {
+    const code = `CSHOP${Date.now().toString(36)}`;
+    await createShop(t.database.db, { code, name: 'Kesklinna pood' });
+    const response = await t.app.inject({ method: 'GET', url: '/contact' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('public, max-age=600');
+    const body = response.json();
+    expect(body.store).toEqual({
+      code: 'WEB',
+      name: 'Main store',
+      companyName: 'Raamat OÜ',
+      email: 'office@example.ee',
+      phone: '+372 600 0000',
+      address: 'Viru 1, Tallinn',
+    });
+    expect(body.shops.map((shop: { code: string }) => shop.code)).toContain(code);
+    expect(body.shops.find((shop: { code: string }) => shop.code === code).name).toBe('Kesklinna pood');
+  });
+
+  it('shows empty fields for a store whose office data has not been set', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/contact', headers: { store: 'WEB2' } });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().store).toMatchObject({ code: 'WEB2', companyName: null, email: null, phone: null, address: null });
+  });
+});
+
+describe('POST /contact', () => {
+  it('mails the office (Reply-To the sender, with the order) and acknowledges to the sender in their language', async () => {
+    const response = await post({ ...form, orderCode: ' A-1001 ' }, { language: 'en' });
+    expect(response.statusCode, response.body).toBe(202);
+    expect(response.json()).toEqual({});
+    expect(await t.drainJobs()).toBe(2);
+    const office = smtp.mails.find((mail) => recipients(mail).includes('office@example.ee'))!;
+    expect(office.subject).toBe('Kontaktivorm: Tellimuse kohta');
+    expect(office.replyTo?.value[0]?.address).toBe('mari@example.ee');
+    expect(office.text).toContain('Mari Maasikas <mari@example.ee>');
+    expect(office.text).toContain('Tellimus: A-1001');
+    expect(office.text).toContain('Kas mu raamat on teel?');
+    const ack = smtp.mails.find((mail) => recipients(mail).includes('mari@example.ee'))!;
+    expect(ack.subject).toBe('We received your message – Main store');
+    expect(ack.text).toContain('Dear Mari Maasikas');
+    expect(ack.text).toContain('Kas mu raamat on teel?');
+    expect(smtp.mails).toHaveLength(2);
+  });
+
+  it('escapes what the sender wrote in the HTML of both mails', async () => {
+    expect((await post({ ...form, message: '<script>alert(1)</script><img src=x onerror=alert(2)>' })).statusCode).toBe(202);
+    await t.drainJobs();
+    expect(smtp.mails).toHaveLength(2);
+    for (const mail of smtp.mails) {
+      expect(mail.html).not.toContain('<script>');
+      expect(mail.html).not.toContain('<img');
+      expect(mail.html).toContain('&lt;script&gt;');
+    }
+  });
+
+  it('goes to BACKOFFICE_EMAILS when the store has no office email', async () => {
+    expect((await post(form, { store: 'WEB2' })).statusCode).toBe(202);
+    await t.drainJobs();
+    expect(smtp.mails.flatMap(recipients).sort()).toEqual(['backoffice@example.ee', 'mari@example.ee']);
+  });
+
+  it('answers a filled honeypot the same and sends nothing', async () => {
+    const response = await post({ ...form, website: 'http://spam.example' });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toEqual({});
+    expect(await t.drainJobs()).toBe(0);
+    expect(smtp.mails).toEqual([]);
+    // An empty honeypot (what the real form sends) is a real message.
+    expect((await post({ ...form, website: '' })).statusCode).toBe(202);
+    expect(await t.drainJobs()).toBe(2);
+  });
+
+  it('refuses bad input with 422 field errors and queues nothing', async () => {
+    const bad: Array<[object, string]> = [
+      [{ ...form, email: 'not-an-email' }, 'email'],
+      [{ ...form, name: '   ' }, 'name'],
+      [{ ...form, subject: 'Hi\r\nBcc: victim@example.ee' }, 'subject'],
+      [{ ...form, message: '' }, 'message'],
+      [{ ...form, message: 'x'.repeat(5001) }, 'message'],
+      [{ ...form, orderCode: 'A 1; drop' }, 'orderCode'],
+      [{ ...form, email: 123 }, 'email'],
+      [{ name: 'Only a name' }, 'email'],
+    ];
+    for (const [body, field] of bad) {
+      const response = await post(body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+      expect(JSON.stringify(response.json()), JSON.stringify(body)).toContain(field);
+    }
+    const notJson = await t.app.inject({ method: 'POST', url: '/contact', payload: 'hello', headers: { 'content-type': 'text/plain' } });
+    expect(notJson.statusCode).toBe(415);
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/contact',
+      payload: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(broken.statusCode).toBe(400);
+    expect(await t.drainJobs()).toBe(0);
+  });
+
+  it('counts per client address: the fourth message from one address is a 429 with Retry-After, honeypot or not', async () => {
+    const ip = nextIp();
+    expect((await post(form, { ip })).statusCode).toBe(202);
+    expect((await post({ ...form, website: 'bot' }, { ip })).statusCode).toBe(202);
+    expect((await post(form, { ip })).statusCode).toBe(202);
+    const refused = await post(form, { ip });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json()).toMatchObject({ status: 429 });
+    // Another address is not affected.
+    expect((await post(form)).statusCode).toBe(202);
+    expect(await t.drainJobs()).toBe(6);
+  });
+});

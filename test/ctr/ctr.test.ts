@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// Banner click-through statistics: the front-end's view and click reports are answered at once
+// (202), counted at most CTR_CAP_PER_SESSION_BANNER per session and banner and CTR_CAP_PER_IP per
+// address, written in batches, and summed per banner and placement in the operators' report.
+
+let t: TestApp;
+let key: string;
+
+// Per hour: the buckets refill a token every 20 minutes, so a slow machine's seconds add none mid-test.
+beforeAll(async () => {
+  t = await createTestApp({ env: { CTR_CAP_PER_SESSION_BANNER: '3/1h', CTR_CAP_PER_IP: '20/1h' } });
+  key = await createApiKey(t.database.db, 'ctr-report', Date.now());
+  for (const name of [11, 21, 22, 31, 41, 42, 43, 51, 61]) id[name] = await createBanner('WEB');
+  id[12] = await createBanner('WEB2');
+  for (let marker = 1; marker <= 20; marker += 1) id[900_000 + marker] = await createBanner('WEB');
+});
+afterAll(() => t.close());
+
+// The tests' banners by a short name; the report answers their real ids.
+const id: Record<number, number> = {};
+let banners = 0;
+async function createBanner(store: string): Promise<number> {
+  const now = Date.now();
+  const row = await t.database.db
+    .insertInto('banner')
+    .values({
+      code: `CTR-${++banners}`,
+      store_code: store,
+      placement: 'HEADER',
+      position: banners,
+      customer_kinds: '',
+      link_url: null,
+      image_url: null,
+      is_active: true,
+      visible_from: null,
+      visible_to: null,
+      translations: '{}',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+let addresses = 0;
+const nextAddress = () => `203.0.113.${++addresses}`;
+const report = (event: 'view' | 'click', body: object, options: { session?: string; address?: string; store?: string } = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/ctr/${event}`,
+    payload: body,
+    remoteAddress: options.address ?? '192.0.2.1',
+    headers: { ...(options.session && { 'x-session-id': options.session }), ...(options.store && { store: options.store }) },
+  });
+const HOUR = 3_600_000;
+const period = () => ({ from: new Date(Date.now() - HOUR).toISOString(), to: new Date(Date.now() + HOUR).toISOString() });
+const adminReport = (query: Record<string, string>, authorization = `Bearer ${key}`) =>
+  t.app.inject({ method: 'GET', url: `/admin/ctr?${new URLSearchParams(query).toString()}`, headers: { authorization } });
+
+interface Line {
+  store: string;
+  bannerId: number;
+  placement: string;
+  views: number;
+  clicks: number;
+  rate: number;
+}
+const linesOf = async (bannerIds: number[]): Promise<Line[]> => {
+  const response = await adminReport({ ...period(), 'per-page': '100' });
+  expect(response.statusCode, response.body).toBe(200);
+  return (response.json() as Line[]).filter((line) => bannerIds.includes(line.bannerId));
+};
+
+/** Waits until the recorder has written a fresh marker banner's view: everything counted before it is written by then. */
+let markers = 0;
+async function settled(): Promise<void> {
+  const banner = 900_000 + ++markers;
+  expect((await report('view', { bannerId: id[banner], placement: 'marker' }, { address: nextAddress() })).statusCode).toBe(202);
+  await expect.poll(async () => (await linesOf([id[banner]!])).length, { timeout: 5000, interval: 100 }).toBe(1);
+}
+
+describe('POST /ctr/view and /ctr/click', () => {
+  it("counts a browser's burst as a few: at most 3 views and 3 clicks per session and banner", async () => {
+    for (let i = 0; i < 50; i += 1)
+      expect((await report('view', { bannerId: id[11], placement: 'header' }, { session: 'burst-1' })).statusCode).toBe(202);
+    for (let i = 0; i < 10; i += 1)
+      expect((await report('click', { bannerId: id[11], placement: 'header' }, { session: 'burst-1' })).statusCode).toBe(202);
+    // Another session, another banner and another placement are counted apart.
+    await report('view', { bannerId: id[11], placement: 'header' }, { session: 'burst-2' });
+    await report('view', { bannerId: id[11], placement: 'header' }, { session: 'burst-2' });
+    await report('click', { bannerId: id[11], placement: 'header' }, { session: 'burst-2' });
+    await report('view', { bannerId: id[11], placement: 'main-page' }, { session: 'burst-2' });
+    await report('view', { bannerId: id[12], placement: 'main-page' }, { session: 'burst-1', store: 'WEB2' });
+    await settled();
+    const lines = await linesOf([id[11]!, id[12]!]);
+    expect(lines).toEqual([
+      { store: 'WEB', bannerId: id[11], placement: 'header', views: 5, clicks: 4, rate: 0.8 },
+      { store: 'WEB', bannerId: id[11], placement: 'main-page', views: 1, clicks: 0, rate: 0 },
+      { store: 'WEB2', bannerId: id[12], placement: 'main-page', views: 1, clicks: 0, rate: 0 },
+    ]);
+  });
+
+  it('without a session id counts per client address; one address counts at most CTR_CAP_PER_IP whatever its sessions', async () => {
+    const address = nextAddress();
+    for (let i = 0; i < 5; i += 1) await report('view', { bannerId: id[21], placement: 'header' }, { address });
+    for (let i = 0; i < 30; i += 1) await report('view', { bannerId: id[22], placement: 'header' }, { address, session: `made-up-${i}` });
+    await settled();
+    const lines = await linesOf([id[21]!, id[22]!]);
+    // 3 of banner 21 (one "session": the address), then the address's 20 less those 3 of banner 22.
+    expect(lines.map((line) => [line.bannerId, line.views])).toEqual([
+      [id[22], 17],
+      [id[21], 3],
+    ]);
+  });
+
+  it("answers a banner that does not exist, or is another store's, the same and counts nothing", async () => {
+    const address = nextAddress();
+    expect((await report('view', { bannerId: 987_654_321, placement: 'header' }, { address })).statusCode).toBe(202);
+    expect((await report('click', { bannerId: id[12], placement: 'header' }, { address })).statusCode).toBe(202);
+    expect((await report('view', { bannerId: id[61], placement: 'header' }, { address })).statusCode).toBe(202);
+    await settled();
+    expect(await linesOf([987_654_321])).toEqual([]);
+    expect((await linesOf([id[12]!])).filter((line) => line.store === 'WEB')).toEqual([]);
+    expect(await linesOf([id[61]!])).toEqual([{ store: 'WEB', bannerId: id[61], placement: 'header', views: 1, clicks: 0, rate: 0 }]);
+  });
+
+  it('refuses malformed reports with 422 (nothing counted) and never a 500', async () => {
+    for (const body of [
+      { bannerId: 'abc', placement: 'header' },
+      { bannerId: 0, placement: 'header' },
+      { bannerId: 1.5, placement: 'header' },
+      { bannerId: id[31], placement: 'with space' },
+      { bannerId: id[31], placement: '' },
+      { bannerId: id[31], placement: 'x'.repeat(41) },
+      { bannerId: id[31] },
+      {},
+    ]) {
+      const response = await report('view', body, { address: nextAddress() });
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+    }
+    const broken = await t.app.inject({ method: 'POST', url: '/ctr/click', payload: '{', headers: { 'content-type': 'application/json' } });
+    expect(broken.statusCode).toBe(400);
+    await settled();
+    expect(await linesOf([id[31]!])).toEqual([]);
+  });
+});
+
+describe('GET /admin/ctr', () => {
+  it('needs an operator key', async () => {
+    expect((await adminReport(period(), '')).statusCode).toBe(401);
+    expect((await adminReport(period(), 'Bearer not-a-key')).statusCode).toBe(401);
+  });
+
+  it('pages the lines, most viewed first, with the pagination headers', async () => {
+    for (const [banner, views] of [
+      [41, 3],
+      [42, 2],
+      [43, 1],
+    ] as const) {
+      for (let i = 0; i < views; i += 1)
+        await report('view', { bannerId: id[banner], placement: 'paged' }, { session: `paged-${i}`, address: nextAddress() });
+    }
+    await settled();
+    const first = await adminReport({ ...period(), store: 'WEB', 'per-page': '1' });
+    expect(first.statusCode).toBe(200);
+    const total = Number(first.headers['x-pagination-total-count']);
+    expect(total).toBeGreaterThanOrEqual(3);
+    expect(first.headers['x-pagination-page-count']).toBe(String(total));
+    const all: Line[] = [];
+    for (let page = 1; page <= total; page += 1)
+      all.push(...(await adminReport({ ...period(), store: 'WEB', 'per-page': '1', page: String(page) })).json());
+    expect(all.filter((line) => line.placement === 'paged').map((line) => [line.bannerId, line.views])).toEqual([
+      [id[41], 3],
+      [id[42], 2],
+      [id[43], 1],
+    ]);
+    expect(all.every((line, i) => i === 0 || all[i - 1]!.views >= line.views)).toBe(true);
+  });
+
+  it('counts only the hours of the period', async () => {
+    await report('view', { bannerId: id[51], placement: 'header' }, { address: nextAddress() });
+    await settled();
+    const past = { from: new Date(Date.now() - 5 * HOUR).toISOString(), to: new Date(Date.now() - 2 * HOUR).toISOString() };
+    const response = await adminReport({ ...past, 'per-page': '100' });
+    expect(response.statusCode).toBe(200);
+    expect((response.json() as Line[]).filter((line) => line.bannerId === id[51])).toEqual([]);
+    expect(await linesOf([id[51]!])).toHaveLength(1);
+  });
+
+  it('refuses a bad period or store with a 4xx', async () => {
+    const { from, to } = period();
+    expect((await adminReport({ from: 'yesterday', to })).statusCode).toBe(400);
+    expect((await adminReport({ from })).statusCode).toBe(400);
+    expect((await adminReport({ from: to, to: from })).statusCode).toBe(422);
+    expect((await adminReport({ from, to, store: 'NOPE' })).statusCode).toBe(422);
+    expect((await adminReport({ from, to, page: '0' })).statusCode).toBe(400);
+  });
+});
