@@ -39,6 +39,7 @@ import { socialRoutes } from './modules/social/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 import { wishlistRoutes } from './modules/wishlist/index.js';
+import { giftCardsRoutes } from './modules/gift-cards/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
 
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
+      await api.register(giftCardsRoutes, { database });
       await api.register(backInStockRoutes, { database, config });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });

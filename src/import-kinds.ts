@@ -3,6 +3,7 @@ import { importUsers } from './modules/accounts/index.js';
 import { basketImportKinds } from './modules/basket/index.js';
 import { catalogueImportKinds } from './modules/catalogue-import/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
+import { giftCardsKind } from './modules/gift-cards/index.js';
 
 /**
  * The kinds `import <kind> <file>` and `POST /admin/import/:kind` accept: a composition root, the
@@ -17,4 +18,5 @@ export const importKinds: ImportKinds = {
   ...catalogueImportKinds,
   'sales-history': salesHistoryKind,
   ...basketImportKinds,
+  'gift-cards': giftCardsKind,
 };

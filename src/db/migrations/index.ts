@@ -20,6 +20,7 @@ import * as createWishlist from './2026_11_24_0210_create_wishlist.js';
 import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
+import * as createGiftCards from './2026_11_24_1300_create_gift_cards.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0220_create_newsletter': createNewsletter,
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,
+  '2026_11_24_1300_create_gift_cards': createGiftCards,
 };

@@ -11,6 +11,7 @@ import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type Del
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
+import { shareOverCards, type CardShare } from '../gift-cards/index.js';
 
 // A basket priced for its caller from current data, in cents: every read and every write answer
 // is this, worked out afresh in the caller's transaction. Prices come from the one pricing module
@@ -62,6 +63,11 @@ export interface PricedBasket {
   totalCents: number;
   vat: Array<{ ratePercent: number; netCents: number; vatCents: number }>;
   vatIncluded: boolean;
+  /** The gift cards on the basket and what each pays of the total with VAT, in the order added. */
+  giftCards: CardShare[];
+  giftCardCents: number;
+  /** What is left to pay after the gift cards: the total with VAT less giftCardCents. */
+  toPayCents: number;
 }
 
 export async function priceBasket(
@@ -159,6 +165,12 @@ export async function priceLines(
       })
     : null;
   const deliveryCents = delivery?.offered ? delivery.costCents : 0;
+  const totalCents = subtotalCents - discountCents + deliveryCents;
+  const vat = vatTable(orderable, delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null, vatIncluded);
+  // Final price = items + delivery - gift cards; the cards pay what is paid, with VAT.
+  const payableCents = vatIncluded ? totalCents : totalCents + vat.reduce((sum, rate) => sum + rate.vatCents, 0);
+  const giftCards = basket ? await shareOverCards(db, basket.id, payableCents, now) : [];
+  const giftCardCents = giftCards.reduce((sum, card) => sum + card.amountCents, 0);
   return {
     basket,
     lines,
@@ -169,9 +181,12 @@ export async function priceLines(
     ...shape,
     delivery,
     deliveryCents,
-    totalCents: subtotalCents - discountCents + deliveryCents,
-    vat: vatTable(orderable, delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null, vatIncluded),
+    totalCents,
+    vat,
     vatIncluded,
+    giftCards,
+    giftCardCents,
+    toPayCents: payableCents - giftCardCents,
   };
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ProductTypeSchema } from '../catalogue/index.js';
 import { StoreRequestHeaders } from '../../http/schemas.js';
+import { GiftCardCode } from '../gift-cards/index.js';
 
 const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
@@ -36,6 +37,9 @@ export const DeliveryMethodsQuery = Type.Object({
   ),
 });
 export const RemoveProductQuery = Type.Object({ productId: ProductId }, { additionalProperties: false });
+
+export const GiftCardBody = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
+export const GiftCardQuery = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
 
 export const DiscountBody = Type.Object(
   {
@@ -112,6 +116,17 @@ export const BasketSchema = Type.Object(
     total: Money(),
     vat: Type.Array(Type.Object({ rate: Type.Number(), net: Money(), vat: Money() })),
     vatIncluded: Type.Boolean({ description: 'False for wholesale: the totals are without VAT' }),
+    giftCards: Type.Array(
+      Type.Object({
+        code: Type.String({ description: "The card's last four characters (the whole code is never shown back)" }),
+        amount: Money('What this card pays of the basket'),
+        balance: Money('What is left on the card now (0 when expired)'),
+        usable: Type.Boolean({ description: 'False for a card spent or expired: take it off before checkout' }),
+      }),
+      { description: 'Gift cards paying for the basket, in the order they were added' },
+    ),
+    giftCardAmount: Money('What the gift cards pay, with VAT'),
+    toPay: Money('What is left to pay: total with VAT less giftCardAmount'),
     currency: Type.String(),
     messages: Type.Optional(
       Type.Array(Notice, {

@@ -21,6 +21,7 @@ import {
   type BasketWrites,
 } from './basket.repository.js';
 import { checkQuantity, MAX_LINES, maxOrderable } from './basket-rules.js';
+import { clearBasketCards } from '../gift-cards/index.js';
 
 // The basket's writes. Each takes the caller's transaction and a basket opened for writing
 // (openBasket: locked, created when missing), checks the rules before it changes anything, and
@@ -206,9 +207,10 @@ export async function removeProduct(trx: Db, basket: BasketRow, productId: numbe
   return touchBasket(trx, basket, now);
 }
 
-/** Empties the basket: its lines, its discount code and its delivery choice. */
+/** Empties the basket: its lines, its gift cards, its discount code and its delivery choice. */
 export async function clearBasket(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
   await deleteAllLines(trx, basket.id);
+  await clearBasketCards(trx, basket.id);
   return touchBasket(trx, basket, now, {
     discount_code_id: null,
     delivery_method_id: null,

@@ -73,6 +73,14 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
     total: toWireMoney(priced.totalCents),
     vat: priced.vat.map((row) => ({ rate: row.ratePercent, net: toWireMoney(row.netCents), vat: toWireMoney(row.vatCents) })),
     vatIncluded: priced.vatIncluded,
+    giftCards: priced.giftCards.map((card) => ({
+      code: card.hint,
+      amount: toWireMoney(card.amountCents),
+      balance: toWireMoney(card.balanceCents),
+      usable: card.usable,
+    })),
+    giftCardAmount: toWireMoney(priced.giftCardCents),
+    toPay: toWireMoney(priced.toPayCents),
     currency: 'EUR',
   };
 }

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { OrderStatus } from './orders.tables.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
+import { giveBackOrderHolds, takeOrderHolds } from '../gift-cards/index.js';
 
 // The order state machine: the one place an order's status changes. A transition is a
 // conditional update (from the states it may leave, to one it may enter), so two actors racing
@@ -50,6 +51,9 @@ export const HOLDING_STOCK: readonly OrderStatus[] = [
 ];
 /** States in which the order was paid or needs no online payment. */
 export const PAID: readonly OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED'];
+
+/** States in which the order will not be (or no longer is) paid for: its gift cards get their money back. */
+const GIVEN_UP: readonly OrderStatus[] = ['PAYMENT_FAILED', 'CANCELLED', 'FAILED'];
 
 export const ORDER_PROCESSING_JOB = 'order.process';
 
@@ -105,6 +109,9 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   // Stock sold at processing is no longer held, so leaving after it releases nothing.
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
+  // Gift cards: paid takes the order's holds; given up (or its money back) returns them to the cards.
+  if (transition.to === 'PENDING_PROCESSING') await takeOrderHolds(trx, transition.orderId, transition.now);
+  if (GIVEN_UP.includes(transition.to)) await giveBackOrderHolds(trx, transition.orderId, transition.now);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,
