@@ -38,7 +38,11 @@ export async function cardId(db: Db, code: string): Promise<number> {
 }
 
 export async function setExpiry(db: Db, code: string, expiresAt: number): Promise<void> {
-  await db.updateTable('gift_card').set({ expires_at: expiresAt }).where('id', '=', await cardId(db, code)).execute();
+  await db
+    .updateTable('gift_card')
+    .set({ expires_at: expiresAt })
+    .where('id', '=', await cardId(db, code))
+    .execute();
 }
 
 export interface Ledger {

@@ -166,7 +166,11 @@ export async function priceLines(
     : null;
   const deliveryCents = delivery?.offered ? delivery.costCents : 0;
   const totalCents = subtotalCents - discountCents + deliveryCents;
-  const vat = vatTable(orderable, delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null, vatIncluded);
+  const vat = vatTable(
+    orderable,
+    delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null,
+    vatIncluded,
+  );
   // Final price = items + delivery - gift cards; the cards pay what is paid, with VAT.
   const payableCents = vatIncluded ? totalCents : totalCents + vat.reduce((sum, rate) => sum + rate.vatCents, 0);
   const giftCards = basket ? await shareOverCards(db, basket.id, payableCents, now) : [];
