@@ -14,6 +14,7 @@ import {
   scheduleBackInStockScan,
 } from './modules/back-in-stock/index.js';
 import { basketPruning } from './modules/basket/index.js';
+import { expireCards } from './modules/gift-cards/index.js';
 import { pruneUsedLinks } from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
@@ -95,6 +96,8 @@ export function createJobRunner(
         newsletterRequests: newsletterRequestPruning(),
         usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
         backInStockRequests: backInStockPruning(),
+        // Conditional per card: two workers expire each card once.
+        expiredGiftCards: (db, now) => expireCards(db, now),
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
