@@ -14,7 +14,13 @@ import {
   scheduleBackInStockScan,
 } from './modules/back-in-stock/index.js';
 import { basketPruning } from './modules/basket/index.js';
-import { expireCards } from './modules/gift-cards/index.js';
+import {
+  expireCards,
+  GIFT_CARD_ISSUE_JOB,
+  GIFT_CARD_MAIL_JOB,
+  giftCardIssueHandler,
+  giftCardMailHandler,
+} from './modules/gift-cards/index.js';
 import { pruneUsedLinks } from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
@@ -44,6 +50,8 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [GIFT_CARD_ISSUE_JOB]: giftCardIssueHandler({ db: deps.database.db }),
+    [GIFT_CARD_MAIL_JOB]: giftCardMailHandler({ db: deps.database.db, mailer: deps.mailer }),
   };
 }
 

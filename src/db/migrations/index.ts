@@ -21,6 +21,7 @@ import * as createNewsletter from './2026_11_24_0220_create_newsletter.js';
 import * as createCompanies from './2026_11_24_0230_create_companies.js';
 import * as createDownloads from './2026_11_24_0240_create_downloads.js';
 import * as createGiftCards from './2026_11_24_1300_create_gift_cards.js';
+import * as createVirtualGiftCards from './2026_11_24_1301_create_virtual_gift_cards.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0230_create_companies': createCompanies,
   '2026_11_24_0240_create_downloads': createDownloads,
   '2026_11_24_1300_create_gift_cards': createGiftCards,
+  '2026_11_24_1301_create_virtual_gift_cards': createVirtualGiftCards,
 };

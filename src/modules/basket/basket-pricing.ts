@@ -11,7 +11,7 @@ import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type Del
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
-import { shareOverCards, type CardShare } from '../gift-cards/index.js';
+import { shareOverCards, virtualCardLines, type CardShare, type VirtualCardLine } from '../gift-cards/index.js';
 
 // A basket priced for its caller from current data, in cents: every read and every write answer
 // is this, worked out afresh in the caller's transaction. Prices come from the one pricing module
@@ -40,6 +40,8 @@ export interface PricedLine {
   totalCents: number;
   discountCents: number;
   notice: LineNotice | null;
+  /** A virtual gift card line's details (its amount is the line's price); null for other lines. */
+  virtualCard: VirtualCardLine | null;
 }
 
 export interface PricedBasket {
@@ -97,10 +99,18 @@ export async function priceLines(
       : new Map<number, number>();
   const vatIncluded = caller.kind !== 'WHOLESALE';
   const lines: PricedLine[] = [];
+  const cards =
+    basket && rows.some((row) => row.product.type === VIRTUAL_GIFT_CARD)
+      ? await virtualCardLines(db, basket.id)
+      : new Map<number, VirtualCardLine>();
   for (const { line, product } of rows) {
-    const price = priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
+    const virtualCard = product.type === VIRTUAL_GIFT_CARD ? (cards.get(product.id) ?? null) : null;
+    const price = virtualCard
+      ? { priceCents: virtualCard.amountCents, strikeThroughCents: null, vatIncluded, discountPercent: 0, source: 'shop' as const }
+      : priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
     const visible = isVisibleTo(product, caller);
-    const maxQuantity = visible ? maxOrderable(product) : 0;
+    // A virtual gift card without its details (amount, recipient) cannot be ordered.
+    const maxQuantity = visible && (product.type !== VIRTUAL_GIFT_CARD || virtualCard) ? maxOrderable(product) : 0;
     const available = maxQuantity > 0;
     // An unavailable line keeps its quantity on show; it counts for nothing either way.
     const quantity = available ? Math.min(line.quantity, maxQuantity) : line.quantity;
@@ -121,6 +131,7 @@ export async function priceLines(
       totalCents: price.priceCents * quantity,
       discountCents: 0,
       notice,
+      virtualCard,
     });
   }
   const orderable = lines.filter((line) => line.available);
@@ -194,6 +205,7 @@ export async function priceLines(
   };
 }
 
+const VIRTUAL_GIFT_CARD = 'VIRTUAL_GIFT_CARD';
 const isDigitalLine = (line: PricedLine) => isDigitalProduct(line.product);
 const withRate = (line: PricedLine, cents: number) => ({ cents, ratePercent: line.product.vatRatePercent });
 

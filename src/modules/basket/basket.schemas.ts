@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ProductTypeSchema } from '../catalogue/index.js';
 import { StoreRequestHeaders } from '../../http/schemas.js';
-import { GiftCardCode } from '../gift-cards/index.js';
+import { GiftCardCode, VirtualGiftCardInput } from '../gift-cards/index.js';
 
 const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
@@ -18,7 +18,11 @@ export const BasketHeaders = Type.Object({
 });
 
 export const AddProductBody = Type.Object(
-  { productId: ProductId, quantity: Type.Integer({ minimum: 1, maximum: 999, description: 'How many to add, 1-999' }) },
+  {
+    productId: ProductId,
+    quantity: Type.Integer({ minimum: 1, maximum: 999, description: 'How many to add, 1-999' }),
+    giftCard: Type.Optional(VirtualGiftCardInput),
+  },
   { additionalProperties: false },
 );
 export type AddProductBody = Static<typeof AddProductBody>;
@@ -74,6 +78,18 @@ export const BasketItemSchema = Type.Object({
   deliveryTime: NullableString(),
   maxQuantity: Type.Integer({ description: 'The most that may be ordered now' }),
   notice: Type.Union([Notice, Type.Null()], { description: 'Set when the line changed: UNAVAILABLE, QUANTITY_CUT, PRICE_CHANGED' }),
+  giftCard: Type.Optional(
+    Type.Object(
+      {
+        amount: Money(),
+        recipientName: Type.String(),
+        recipientEmail: Type.String(),
+        message: Type.String(),
+        deliveryDate: Type.String({ format: 'date' }),
+      },
+      { description: 'A virtual gift card line: its amount (the line price), recipient and delivery date' },
+    ),
+  ),
 });
 
 export const BasketSchema = Type.Object(

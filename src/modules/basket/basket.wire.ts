@@ -42,6 +42,15 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
       deliveryTime: line.product.deliveryTime,
       maxQuantity: line.maxQuantity,
       notice: line.notice && { code: line.notice.code, message: noticeText(line.notice, line.price.priceCents, language) },
+      ...(line.virtualCard && {
+        giftCard: {
+          amount: toWireMoney(line.virtualCard.amountCents),
+          recipientName: line.virtualCard.recipientName,
+          recipientEmail: line.virtualCard.recipientEmail,
+          message: line.virtualCard.message,
+          deliveryDate: line.virtualCard.deliverOn,
+        },
+      }),
     })),
     subtotal: toWireMoney(priced.subtotalCents),
     discounts: code

@@ -65,3 +65,44 @@ export async function countBasketCards(trx: Db, basketId: number): Promise<numbe
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * The virtual cards a client bought (any store) or received (sent to its login email and
+ * mailed), newest first. Reads the account's email from the accounts' tables.
+ */
+export async function cardsOfClient(db: Db, clientAccountId: number) {
+  const account = await db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select('app_user.email')
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+  const email = account?.email.trim().toLowerCase() ?? '';
+  return db
+    .selectFrom('gift_card')
+    .select([
+      'id',
+      'code_hint',
+      'initial_cents',
+      'balance_cents',
+      'expires_at',
+      'buyer_client_account_id',
+      'recipient_name',
+      'recipient_email',
+      'message',
+      'deliver_at',
+      'mailed_at',
+      'created_at',
+    ])
+    .where('kind', '=', 'VIRTUAL')
+    .where((eb) =>
+      eb.or([
+        eb('buyer_client_account_id', '=', clientAccountId),
+        eb.and([eb('recipient_email', '=', email), eb('mailed_at', 'is not', null)]),
+      ]),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(200)
+    .execute();
+}

@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
+import { unauthenticated } from '../../infra/domain-error.js';
+import { callerResolver } from '../catalogue/index.js';
+import { cardsOfClient } from './gift-cards.repository.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { toWireMoney } from '../pricing/index.js';
-import { BalanceQuery, BalanceSchema, GiftCardHeaders } from './gift-cards.schemas.js';
+import { BalanceQuery, BalanceSchema, GiftCardHeaders, VirtualGiftCardSchema } from './gift-cards.schemas.js';
 import { lookUpCard } from './gift-cards.service.js';
 
 export interface GiftCardsDeps {
@@ -18,6 +22,7 @@ const tags = ['virtual gift cards'];
  */
 export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database }) => {
   const db = database.db;
+  const callerOf = callerResolver(database);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
   });
@@ -37,6 +42,37 @@ export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (
       const card = await lookUpCard(db, request.query.code, request.ip, request.actionTime);
       if (!card) return { valid: false, balance: 0, currency: 'EUR', expiresAt: null };
       return { valid: true, balance: toWireMoney(card.balanceCents), currency: 'EUR', expiresAt: new Date(card.expiresAt).toISOString() };
+    },
+  );
+
+  app.get(
+    '/virtual-gift-card',
+    {
+      schema: {
+        tags,
+        summary: 'The virtual gift cards the caller bought or received, newest first',
+        headers: GiftCardHeaders,
+        security: [{ bearer: [] }],
+        response: { 200: success(Type.Array(VirtualGiftCardSchema), 'list'), ...errors(...storeRouteErrors, 401) },
+      },
+    },
+    async (request) => {
+      const caller = await callerOf(request);
+      if (caller.clientAccountId === null) throw unauthenticated('giftCards.loginRequired');
+      const rows = await cardsOfClient(db, caller.clientAccountId);
+      return rows.map((row) => ({
+        id: Number(row.id),
+        role: Number(row.buyer_client_account_id) === caller.clientAccountId ? ('BOUGHT' as const) : ('RECEIVED' as const),
+        code: row.mailed_at === null ? null : row.code_hint,
+        amount: toWireMoney(Number(row.initial_cents)),
+        balance: toWireMoney(Number(row.balance_cents)),
+        expiresAt: new Date(Number(row.expires_at)).toISOString(),
+        recipientName: row.recipient_name ?? '',
+        recipientEmail: row.recipient_email ?? '',
+        message: row.message ?? '',
+        deliveryAt: new Date(Number(row.deliver_at)).toISOString(),
+        delivered: row.mailed_at !== null,
+      }));
     },
   );
 };

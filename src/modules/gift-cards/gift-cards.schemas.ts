@@ -23,3 +23,21 @@ export const BalanceSchema = Type.Object(
   },
   { description: "A gift card's balance" },
 );
+
+export const VirtualGiftCardSchema = Type.Object({
+  id: Type.Integer(),
+  role: Type.Union([Type.Literal('BOUGHT'), Type.Literal('RECEIVED')], {
+    description: 'BOUGHT by the caller, or RECEIVED (mailed to the caller’s email); a card the caller sent itself is BOUGHT',
+  }),
+  code: Type.Union([Type.String(), Type.Null()], {
+    description: 'The last four characters of the code once mailed (the whole code is only in the recipient’s mail)',
+  }),
+  amount: Money('What the card was bought for'),
+  balance: Money('What is left on it'),
+  expiresAt: Type.String({ format: 'date-time' }),
+  recipientName: Type.String(),
+  recipientEmail: Type.String(),
+  message: Type.String(),
+  deliveryAt: Type.String({ format: 'date-time' }),
+  delivered: Type.Boolean(),
+});

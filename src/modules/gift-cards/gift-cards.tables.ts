@@ -57,7 +57,35 @@ export interface BasketGiftCardTable {
   added_at: number;
 }
 
+export interface BasketVirtualGiftCardTable {
+  basket_id: number;
+  product_id: number;
+  amount_cents: number;
+  recipient_name: string;
+  recipient_email: string;
+  message: string;
+  deliver_on: string;
+}
+
+export interface VirtualGiftCardPurchaseTable {
+  order_id: number;
+  position: number;
+  amount_cents: number;
+  recipient_name: string;
+  recipient_email: string;
+  message: string;
+  deliver_at: number;
+  buyer_client_account_id: number | null;
+  buyer_email: string;
+  store_code: string;
+  language: string;
+  gift_card_id: number | null;
+  created_at: number;
+}
+
 export interface GiftCardsTables {
+  basket_virtual_gift_card: BasketVirtualGiftCardTable;
+  virtual_gift_card_purchase: VirtualGiftCardPurchaseTable;
   gift_card: GiftCardTable;
   gift_card_entry: GiftCardEntryTable;
   gift_card_hold: GiftCardHoldTable;

@@ -18,3 +18,14 @@ export {
   type CardShare,
 } from './gift-cards.service.js';
 export { expireCards } from './gift-card-ledger.js';
+export {
+  VirtualGiftCardInput,
+  checkVirtualCard,
+  clearVirtualCardLines,
+  onOrderPaid,
+  recordPurchases,
+  saveVirtualCardLine,
+  virtualCardLines,
+  type VirtualCardLine,
+} from './virtual-cards.js';
+export { GIFT_CARD_ISSUE_JOB, GIFT_CARD_MAIL_JOB, giftCardIssueHandler, giftCardMailHandler } from './gift-cards.jobs.js';
