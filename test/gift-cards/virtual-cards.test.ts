@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
@@ -184,6 +185,56 @@ describe('bought, issued, delivered', () => {
     expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toHaveLength(1);
     expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes(recipientEmail))).toHaveLength(1);
     expect(smtp.mails.length - sent).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('refunded after it was issued', () => {
+  it('the card is voided (what is left comes off, it expires) and its delivery mail is not sent', async () => {
+    const buyer = await createCustomer(db());
+    const who: Who = { bearer: buyer.token };
+    const book = await stockedBook(t, shop, 5);
+    await fill(t, who, [[book, 1]]);
+    expect((await addVoucher(who, details({ amount: 25, recipientEmail: 'void@example.ee' }))).statusCode).toBe(200);
+    const placed = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'TEST_GATEWAY' }));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const link = orderLink(placed.json().location);
+    const form = (await t.app.inject({ method: 'GET', url: link.path })).json() as { url: string };
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: new URL(form.url).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'action=pay',
+    });
+    expect(paid.statusCode).toBe(303);
+    const status = async () =>
+      await db().selectFrom('customer_order').select(['status', 'code']).where('id', '=', link.orderId).executeTakeFirstOrThrow();
+    await expect.poll(async () => (await status()).status, { timeout: 10_000 }).toBe('PENDING_PROCESSING');
+    await t.drainJobs();
+    const [issued] = await db().selectFrom('gift_card').selectAll().where('order_id', '=', link.orderId).execute();
+    expect(Number(issued!.balance_cents)).toBe(2500);
+
+    const key = await createApiKey(db(), `refunds-${Date.now()}`, Date.now());
+    const refund = await t.app.inject({
+      method: 'POST',
+      url: `/admin/orders/${(await status()).code}/refund`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: {},
+    });
+    expect(refund.statusCode, refund.body).toBe(200);
+    expect((await status()).status).toBe('CANCELLED');
+    const [voided] = await db().selectFrom('gift_card').selectAll().where('order_id', '=', link.orderId).execute();
+    expect(Number(voided!.balance_cents)).toBe(0);
+    expect(Number(voided!.expires_at)).toBeLessThanOrEqual(Date.now());
+    const kinds = await db().selectFrom('gift_card_entry').select('kind').where('gift_card_id', '=', voided!.id).orderBy('id').execute();
+    expect(kinds.map((entry) => entry.kind)).toEqual(['ISSUE', 'VOID']);
+    await db()
+      .updateTable('job')
+      .set({ run_at: Date.now() - 1 })
+      .where('type', '=', 'gift-card.mail')
+      .where('status', '=', 'pending')
+      .execute();
+    await t.drainJobs();
+    expect(smtp.mails.some((mail) => JSON.stringify(mail.to).includes('void@example.ee'))).toBe(false);
   });
 });
 

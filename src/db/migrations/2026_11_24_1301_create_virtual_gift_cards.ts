@@ -34,6 +34,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('store_code', 'varchar(16)', (c) => c.notNull())
     .addColumn('language', 'varchar(8)', (c) => c.notNull())
     .addColumn('gift_card_id', 'bigint', (c) => c.references('gift_card.id').onDelete('set null'))
+    // Set when the order was given up or its money went back: not issued (or voided when it was).
+    .addColumn('cancelled_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('virtual_gift_card_purchase_pk', ['order_id', 'position'])
     .execute();

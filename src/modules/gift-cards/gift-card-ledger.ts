@@ -169,3 +169,18 @@ export async function expireCards(db: Db, now: number, limit = 500): Promise<num
   }
   return expired;
 }
+
+/** A bought card whose order was refunded or cancelled: what is left comes off (VOID) and it expires now. */
+export async function voidCard(trx: Db, cardId: number, orderId: number, now: number): Promise<void> {
+  const card = await trx.selectFrom('gift_card').select('balance_cents').where('id', '=', cardId).executeTakeFirst();
+  if (!card) return;
+  const cents = Number(card.balance_cents);
+  const done = await trx
+    .updateTable('gift_card')
+    .set({ balance_cents: 0, expires_at: now, updated_at: now })
+    .where('id', '=', cardId)
+    .where('balance_cents', '=', cents)
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) > 0 && cents > 0)
+    await addEntry(trx, { cardId, kind: 'VOID', amountCents: -cents, heldCents: 0, orderId, now });
+}

@@ -30,6 +30,7 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
       .selectAll()
       .where('order_id', '=', orderId)
       .where('gift_card_id', 'is', null)
+      .where('cancelled_at', 'is', null)
       .orderBy('position')
       .execute();
     let issued = 0;
@@ -120,7 +121,8 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       await deps.mailer.send({ to: card.buyer_email, ...buyerMail(details) });
       return 'sent';
     }
-    if (card.mailed_at !== null) return 'skipped';
+    // Mailed already, or voided with its order.
+    if (card.mailed_at !== null || Number(card.expires_at) <= at) return 'skipped';
     const code = generateCode();
     const key = await codeKey(deps.db, at);
     await deps.db

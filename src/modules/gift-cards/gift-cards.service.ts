@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
 import { conflict, invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
 import { consumeRateLimit, refundHit, type RateLimit } from '../../infra/rate-limit.js';
-import { captureOrder, giveBackOrder, reserve } from './gift-card-ledger.js';
+import { reserve } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeKey, normaliseCode } from './gift-card-code.js';
 import {
   attachCard,
@@ -119,8 +119,3 @@ export async function holdForOrder(trx: Db, orderId: number, shares: readonly Ca
     if (!(await reserve(trx, card.cardId, orderId, card.amountCents, now))) throw conflict('giftCards.balanceChanged', { hint: card.hint });
   }
 }
-
-/** The order is paid: its holds are taken (moveOrder calls it in the transition's transaction). */
-export const takeOrderHolds = captureOrder;
-/** The order is given up or its money goes back: holds released, taken amounts refunded to the cards. */
-export const giveBackOrderHolds = giveBackOrder;

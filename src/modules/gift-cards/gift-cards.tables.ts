@@ -2,7 +2,7 @@
 import type { Generated } from 'kysely';
 
 export type GiftCardKind = 'PHYSICAL' | 'VIRTUAL';
-export type GiftCardEntryKind = 'ISSUE' | 'IMPORT' | 'RESERVE' | 'CAPTURE' | 'RELEASE' | 'REFUND' | 'EXPIRY';
+export type GiftCardEntryKind = 'ISSUE' | 'IMPORT' | 'RESERVE' | 'CAPTURE' | 'RELEASE' | 'REFUND' | 'EXPIRY' | 'VOID';
 export type GiftCardHoldState = 'HELD' | 'CAPTURED' | 'RELEASED' | 'REFUNDED';
 
 export interface GiftCardTable {
@@ -80,6 +80,7 @@ export interface VirtualGiftCardPurchaseTable {
   store_code: string;
   language: string;
   gift_card_id: number | null;
+  cancelled_at: number | null;
   created_at: number;
 }
 

@@ -9,12 +9,10 @@ export { GiftCardCode } from './gift-cards.schemas.js';
 export {
   addCardToBasket,
   clearBasketCards,
-  giveBackOrderHolds,
   holdForOrder,
   lookUpCard,
   removeCardFromBasket,
   shareOverCards,
-  takeOrderHolds,
   type CardShare,
 } from './gift-cards.service.js';
 export { expireCards } from './gift-card-ledger.js';
@@ -22,6 +20,7 @@ export {
   VirtualGiftCardInput,
   checkVirtualCard,
   clearVirtualCardLines,
+  onOrderGivenUp,
   onOrderPaid,
   recordPurchases,
   saveVirtualCardLine,

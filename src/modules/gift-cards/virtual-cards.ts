@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
-import { captureOrder } from './gift-card-ledger.js';
+import { captureOrder, giveBackOrder, voidCard } from './gift-card-ledger.js';
 
 // Virtual gift cards bought in the shop: what a basket line of a VIRTUAL_GIFT_CARD product says
 // (the amount is its price), its copy on the order at checkout, and the job queued with the paid
@@ -125,6 +125,7 @@ export async function recordPurchases(
         store_code: buyer.storeCode,
         language: buyer.language,
         gift_card_id: null,
+        cancelled_at: null,
         created_at: now,
       })),
     )
@@ -137,6 +138,13 @@ export async function recordPurchases(
  */
 export async function onOrderPaid(trx: Db, orderId: number, now: number): Promise<void> {
   await captureOrder(trx, orderId, now);
+  // Paid after all (a late settle): cards not issued yet are wanted again.
+  await trx
+    .updateTable('virtual_gift_card_purchase')
+    .set({ cancelled_at: null })
+    .where('order_id', '=', orderId)
+    .where('gift_card_id', 'is', null)
+    .execute();
   const bought = await trx
     .selectFrom('virtual_gift_card_purchase')
     .select('position')
@@ -144,4 +152,23 @@ export async function onOrderPaid(trx: Db, orderId: number, now: number): Promis
     .where('gift_card_id', 'is', null)
     .executeTakeFirst();
   if (bought) await enqueueJob(trx, { type: GIFT_CARD_ISSUE_JOB, payload: { orderId } }, { maxAttempts: 10, now });
+}
+
+/**
+ * The order is given up or its money goes back (moveOrder, in the transition's transaction): the
+ * cards that paid for it get their shares back, the cards it bought are not issued, and those
+ * issued are voided (what is left on them is taken off with a VOID entry; they expire now, so
+ * their delivery mail is not sent).
+ */
+export async function onOrderGivenUp(trx: Db, orderId: number, now: number): Promise<void> {
+  await giveBackOrder(trx, orderId, now);
+  const bought = await trx
+    .selectFrom('virtual_gift_card_purchase')
+    .select('gift_card_id')
+    .where('order_id', '=', orderId)
+    .where('cancelled_at', 'is', null)
+    .execute();
+  if (bought.length === 0) return;
+  await trx.updateTable('virtual_gift_card_purchase').set({ cancelled_at: now }).where('order_id', '=', orderId).execute();
+  for (const { gift_card_id: cardId } of bought) if (cardId !== null) await voidCard(trx, Number(cardId), orderId, now);
 }

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { OrderStatus } from './orders.tables.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
-import { giveBackOrderHolds, onOrderPaid } from '../gift-cards/index.js';
+import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
 
 // The order state machine: the one place an order's status changes. A transition is a
 // conditional update (from the states it may leave, to one it may enter), so two actors racing
@@ -110,9 +110,9 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
   // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
-  // (or its money back) returns the holds to the cards.
+  // (or its money back) returns the holds to the cards and voids the cards it bought.
   if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
-  if (GIVEN_UP.includes(transition.to)) await giveBackOrderHolds(trx, transition.orderId, transition.now);
+  if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,
