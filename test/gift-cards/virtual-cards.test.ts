@@ -129,6 +129,10 @@ describe('bought, issued, delivered', () => {
     expect(await issueJobs(link.orderId)).toBe(0);
 
     expect((await t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+    const code = (await db().selectFrom('customer_order').select('code').where('id', '=', link.orderId).executeTakeFirstOrThrow()).code;
+    const detail = await call(t, 'GET', `/order/${code}`, who);
+    expect(detail.statusCode, detail.body).toBe(200);
+    expect(detail.json()).toMatchObject({ status: 'PENDING_PROCESSING', giftCardAmount: 55.9, total: 0 });
     // The paid transition queued the issuing in its own transaction.
     expect(await issueJobs(link.orderId)).toBe(1);
     await t.drainJobs();
@@ -157,14 +161,14 @@ describe('bought, issued, delivered', () => {
     await t.drainJobs();
     const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes(recipientEmail));
     expect(delivered.text).toContain('Palju õnne!');
-    const code = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
-    expect((await balance(t, code)).json()).toMatchObject({ valid: true, balance: 30 });
-    expect(await ledger(db(), code)).toMatchObject({ balanceCents: 3000, entrySumCents: 3000, kinds: ['ISSUE'] });
+    const cardCode = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
+    expect((await balance(t, cardCode)).json()).toMatchObject({ valid: true, balance: 30 });
+    expect(await ledger(db(), cardCode)).toMatchObject({ balanceCents: 3000, entrySumCents: 3000, kinds: ['ISSUE'] });
     // The code is not in the database.
-    expect(JSON.stringify(await db().selectFrom('gift_card').selectAll().execute())).not.toContain(code.replace(/-/g, ''));
-    expect(JSON.stringify(await db().selectFrom('job').selectAll().execute())).not.toContain(code.replace(/-/g, ''));
+    expect(JSON.stringify(await db().selectFrom('gift_card').selectAll().execute())).not.toContain(cardCode.replace(/-/g, ''));
+    expect(JSON.stringify(await db().selectFrom('job').selectAll().execute())).not.toContain(cardCode.replace(/-/g, ''));
 
-    const hint = code.replace(/-/g, '').slice(-4);
+    const hint = cardCode.replace(/-/g, '').slice(-4);
     expect((await list({ bearer: buyer.token })).json()).toEqual([
       expect.objectContaining({ role: 'BOUGHT', code: hint, delivered: true }),
     ]);
