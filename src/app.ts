@@ -44,6 +44,7 @@ import { subscriptionPayments, subscriptionsRoutes } from './modules/subscriptio
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 import { wishlistRoutes } from './modules/wishlist/index.js';
+import { giftCardsRoutes } from './modules/gift-cards/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
 
@@ -157,6 +158,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(contentRoutes, { database, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
+      await api.register(giftCardsRoutes, { database });
       await api.register(backInStockRoutes, { database, config });
       await api.register(contactRoutes, { database, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });

@@ -5,6 +5,7 @@ import { catalogueImportKinds } from './modules/catalogue-import/index.js';
 import { contentImportKinds } from './modules/content/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
 import { subscriptionPlansKind } from './modules/subscriptions/index.js';
+import { giftCardsKind } from './modules/gift-cards/index.js';
 
 /**
  * The kinds `import <kind> <file>` and `POST /admin/import/:kind` accept: a composition root, the
@@ -21,4 +22,5 @@ export const importKinds: ImportKinds = {
   ...basketImportKinds,
   'subscription-plans': subscriptionPlansKind,
   ...contentImportKinds,
+  'gift-cards': giftCardsKind,
 };

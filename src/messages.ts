@@ -17,6 +17,7 @@ import { dataExportMessages } from './modules/data-export/index.js';
 import { newsletterMessages } from './modules/newsletter/index.js';
 import { downloadsMessages } from './modules/downloads/index.js';
 import { gdprMessages } from './modules/gdpr/index.js';
+import { giftCardsMessages } from './modules/gift-cards/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
@@ -45,6 +46,7 @@ declare module './i18n/index.js' {
       Keys<typeof newsletterMessages>,
       Keys<typeof downloadsMessages>,
       Keys<typeof gdprMessages>,
+      Keys<typeof giftCardsMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
@@ -70,6 +72,7 @@ for (const set of [
   newsletterMessages,
   downloadsMessages,
   gdprMessages,
+  giftCardsMessages,
   checkoutMessages,
   ordersMessages,
   profileMessages,

@@ -16,6 +16,7 @@ import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { NewsletterTables } from './modules/newsletter/index.js';
 import type { DownloadsTables } from './modules/downloads/index.js';
+import type { GiftCardsTables } from './modules/gift-cards/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
 import type { ProfileTables } from './modules/profile/index.js';
 import type { TestGatewayTables } from './modules/payments/index.js';
@@ -44,6 +45,7 @@ declare module './db/schema.js' {
       DataExportTables,
       NewsletterTables,
       DownloadsTables,
+      GiftCardsTables,
       OrdersTables,
       ProfileTables,
       SearchTables,

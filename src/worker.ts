@@ -15,6 +15,13 @@ import {
 } from './modules/back-in-stock/index.js';
 import { basketPruning } from './modules/basket/index.js';
 import { CONTACT_MAIL_JOB, contactMailHandler } from './modules/contact/index.js';
+import {
+  expireCards,
+  GIFT_CARD_ISSUE_JOB,
+  GIFT_CARD_MAIL_JOB,
+  giftCardIssueHandler,
+  giftCardMailHandler,
+} from './modules/gift-cards/index.js';
 import { pruneUsedLinks } from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
@@ -56,6 +63,8 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       mailer: deps.mailer,
       backofficeEmails: deps.config.mail.backofficeEmails,
     }),
+    [GIFT_CARD_ISSUE_JOB]: giftCardIssueHandler({ db: deps.database.db }),
+    [GIFT_CARD_MAIL_JOB]: giftCardMailHandler({ db: deps.database.db, mailer: deps.mailer }),
   };
 }
 
@@ -110,6 +119,8 @@ export function createJobRunner(
         usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
         backInStockRequests: backInStockPruning(),
         subscriptionCards: subscriptionCardPruning,
+        // Conditional per card: two workers expire each card once.
+        expiredGiftCards: (db, now) => expireCards(db, now),
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);

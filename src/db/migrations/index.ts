@@ -27,6 +27,8 @@ import * as createShopScheduleAndRedirect from './2026_11_24_1101_create_shop_sc
 import * as createStoreContact from './2026_11_24_1200_create_store_contact.js';
 import * as createBannerCtr from './2026_11_24_1201_create_banner_ctr.js';
 import * as createSitemapSection from './2026_11_24_1202_create_sitemap_section.js';
+import * as createGiftCards from './2026_11_24_1300_create_gift_cards.js';
+import * as createVirtualGiftCards from './2026_11_24_1301_create_virtual_gift_cards.js';
 import * as createSubscriptions from './2026_11_24_1400_create_subscriptions.js';
 import * as addTestGatewayRequestToken from './2026_11_24_1401_add_test_gateway_request_token.js';
 
@@ -61,6 +63,8 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1200_create_store_contact': createStoreContact,
   '2026_11_24_1201_create_banner_ctr': createBannerCtr,
   '2026_11_24_1202_create_sitemap_section': createSitemapSection,
+  '2026_11_24_1300_create_gift_cards': createGiftCards,
+  '2026_11_24_1301_create_virtual_gift_cards': createVirtualGiftCards,
   '2026_11_24_1400_create_subscriptions': createSubscriptions,
   '2026_11_24_1401_add_test_gateway_request_token': addTestGatewayRequestToken,
 };

@@ -11,6 +11,7 @@ import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type Del
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
+import { shareOverCards, virtualCardLines, type CardShare, type VirtualCardLine } from '../gift-cards/index.js';
 
 // A basket priced for its caller from current data, in cents: every read and every write answer
 // is this, worked out afresh in the caller's transaction. Prices come from the one pricing module
@@ -39,6 +40,8 @@ export interface PricedLine {
   totalCents: number;
   discountCents: number;
   notice: LineNotice | null;
+  /** A virtual gift card line's details (its amount is the line's price); null for other lines. */
+  virtualCard: VirtualCardLine | null;
 }
 
 export interface PricedBasket {
@@ -62,6 +65,11 @@ export interface PricedBasket {
   totalCents: number;
   vat: Array<{ ratePercent: number; netCents: number; vatCents: number }>;
   vatIncluded: boolean;
+  /** The gift cards on the basket and what each pays of the total with VAT, in the order added. */
+  giftCards: CardShare[];
+  giftCardCents: number;
+  /** What is left to pay after the gift cards: the total with VAT less giftCardCents. */
+  toPayCents: number;
 }
 
 export async function priceBasket(
@@ -91,10 +99,18 @@ export async function priceLines(
       : new Map<number, number>();
   const vatIncluded = caller.kind !== 'WHOLESALE';
   const lines: PricedLine[] = [];
+  const cards =
+    basket && rows.some((row) => row.product.type === VIRTUAL_GIFT_CARD)
+      ? await virtualCardLines(db, basket.id)
+      : new Map<number, VirtualCardLine>();
   for (const { line, product } of rows) {
-    const price = priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
+    const virtualCard = product.type === VIRTUAL_GIFT_CARD ? (cards.get(product.id) ?? null) : null;
+    const price = virtualCard
+      ? { priceCents: virtualCard.amountCents, strikeThroughCents: null, vatIncluded, discountPercent: 0, source: 'shop' as const }
+      : priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
     const visible = isVisibleTo(product, caller);
-    const maxQuantity = visible ? maxOrderable(product) : 0;
+    // A virtual gift card without its details (amount, recipient) cannot be ordered.
+    const maxQuantity = visible && (product.type !== VIRTUAL_GIFT_CARD || virtualCard) ? maxOrderable(product) : 0;
     const available = maxQuantity > 0;
     // An unavailable line keeps its quantity on show; it counts for nothing either way.
     const quantity = available ? Math.min(line.quantity, maxQuantity) : line.quantity;
@@ -115,6 +131,7 @@ export async function priceLines(
       totalCents: price.priceCents * quantity,
       discountCents: 0,
       notice,
+      virtualCard,
     });
   }
   const orderable = lines.filter((line) => line.available);
@@ -159,6 +176,16 @@ export async function priceLines(
       })
     : null;
   const deliveryCents = delivery?.offered ? delivery.costCents : 0;
+  const totalCents = subtotalCents - discountCents + deliveryCents;
+  const vat = vatTable(
+    orderable,
+    delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null,
+    vatIncluded,
+  );
+  // Final price = items + delivery - gift cards; the cards pay what is paid, with VAT.
+  const payableCents = vatIncluded ? totalCents : totalCents + vat.reduce((sum, rate) => sum + rate.vatCents, 0);
+  const giftCards = basket ? await shareOverCards(db, basket.id, payableCents, now) : [];
+  const giftCardCents = giftCards.reduce((sum, card) => sum + card.amountCents, 0);
   return {
     basket,
     lines,
@@ -169,12 +196,16 @@ export async function priceLines(
     ...shape,
     delivery,
     deliveryCents,
-    totalCents: subtotalCents - discountCents + deliveryCents,
-    vat: vatTable(orderable, delivery?.offered ? { ratePercent: delivery.method.vatRatePercent, cents: deliveryCents } : null, vatIncluded),
+    totalCents,
+    vat,
     vatIncluded,
+    giftCards,
+    giftCardCents,
+    toPayCents: payableCents - giftCardCents,
   };
 }
 
+const VIRTUAL_GIFT_CARD = 'VIRTUAL_GIFT_CARD';
 const isDigitalLine = (line: PricedLine) => isDigitalProduct(line.product);
 const withRate = (line: PricedLine, cents: number) => ({ cents, ratePercent: line.product.vatRatePercent });
 

@@ -26,6 +26,7 @@ import { availableDeliveryMethods, chooseDelivery } from './delivery/delivery.se
 import { applyDiscountCode, lookUpDiscountCode, removeDiscountCode } from './discount-codes/discount-code.service.js';
 import { deliveryMethodWire } from './delivery/delivery.wire.js';
 import { mergeRoute } from './merge.routes.js';
+import { giftCardRoutes } from './basket-gift-cards.routes.js';
 
 export interface BasketDeps {
   database: DatabaseHandle;
@@ -200,4 +201,5 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   );
 
   await mergeRoute(app, { http, schema: { ...common, response: written } });
+  await giftCardRoutes(app, { http, database, schema: { ...common, response: written } });
 };

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ProductTypeSchema } from '../catalogue/index.js';
 import { StoreRequestHeaders } from '../../http/schemas.js';
+import { GiftCardCode, VirtualGiftCardInput } from '../gift-cards/index.js';
 
 const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
@@ -17,7 +18,11 @@ export const BasketHeaders = Type.Object({
 });
 
 export const AddProductBody = Type.Object(
-  { productId: ProductId, quantity: Type.Integer({ minimum: 1, maximum: 999, description: 'How many to add, 1-999' }) },
+  {
+    productId: ProductId,
+    quantity: Type.Integer({ minimum: 1, maximum: 999, description: 'How many to add, 1-999' }),
+    giftCard: Type.Optional(VirtualGiftCardInput),
+  },
   { additionalProperties: false },
 );
 export type AddProductBody = Static<typeof AddProductBody>;
@@ -36,6 +41,9 @@ export const DeliveryMethodsQuery = Type.Object({
   ),
 });
 export const RemoveProductQuery = Type.Object({ productId: ProductId }, { additionalProperties: false });
+
+export const GiftCardBody = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
+export const GiftCardQuery = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
 
 export const DiscountBody = Type.Object(
   {
@@ -70,6 +78,18 @@ export const BasketItemSchema = Type.Object({
   deliveryTime: NullableString(),
   maxQuantity: Type.Integer({ description: 'The most that may be ordered now' }),
   notice: Type.Union([Notice, Type.Null()], { description: 'Set when the line changed: UNAVAILABLE, QUANTITY_CUT, PRICE_CHANGED' }),
+  giftCard: Type.Optional(
+    Type.Object(
+      {
+        amount: Money(),
+        recipientName: Type.String(),
+        recipientEmail: Type.String(),
+        message: Type.String(),
+        deliveryDate: Type.String({ format: 'date' }),
+      },
+      { description: 'A virtual gift card line: its amount (the line price), recipient and delivery date' },
+    ),
+  ),
 });
 
 export const BasketSchema = Type.Object(
@@ -112,6 +132,17 @@ export const BasketSchema = Type.Object(
     total: Money(),
     vat: Type.Array(Type.Object({ rate: Type.Number(), net: Money(), vat: Money() })),
     vatIncluded: Type.Boolean({ description: 'False for wholesale: the totals are without VAT' }),
+    giftCards: Type.Array(
+      Type.Object({
+        code: Type.String({ description: "The card's last four characters (the whole code is never shown back)" }),
+        amount: Money('What this card pays of the basket'),
+        balance: Money('What is left on the card now (0 when expired)'),
+        usable: Type.Boolean({ description: 'False for a card spent or expired: take it off before checkout' }),
+      }),
+      { description: 'Gift cards paying for the basket, in the order they were added' },
+    ),
+    giftCardAmount: Money('What the gift cards pay, with VAT'),
+    toPay: Money('What is left to pay: total with VAT less giftCardAmount'),
     currency: Type.String(),
     messages: Type.Optional(
       Type.Array(Notice, {

@@ -21,6 +21,13 @@ import {
   type BasketWrites,
 } from './basket.repository.js';
 import { checkQuantity, MAX_LINES, maxOrderable } from './basket-rules.js';
+import {
+  checkVirtualCard,
+  clearBasketCards,
+  clearVirtualCardLines,
+  saveVirtualCardLine,
+  type VirtualGiftCardInput,
+} from '../gift-cards/index.js';
 
 // The basket's writes. Each takes the caller's transaction and a basket opened for writing
 // (openBasket: locked, created when missing), checks the rules before it changes anything, and
@@ -126,26 +133,42 @@ export async function addProduct(
   queries: BasketWriteQueries,
   context: BasketContext,
   basket: BasketRow,
-  input: { productId: number; quantity: number },
+  input: { productId: number; quantity: number; giftCard?: VirtualGiftCardInput },
 ): Promise<{ lines: BasketLine[]; product: BasketProduct }> {
   const storeCode = context.store.code;
   const lines = await queries.lines(trx, basket.id, storeCode);
   const existing = lines.find((entry) => entry.product.id === input.productId);
   const known = existing?.product ?? (await queries.product(trx, input.productId, storeCode));
   if (known === undefined) throw invalidField('productId', 'basket.unknownProduct', { id: input.productId });
-  const { product, priceCents } = await orderableProduct(trx, context, input.productId, known);
-  const quantity = (existing?.line.quantity ?? 0) + input.quantity;
-  checkQuantity(product, quantity);
+  const orderable = await orderableProduct(trx, context, input.productId, known);
+  const { product } = orderable;
+  let { priceCents } = orderable;
+  // A virtual gift card's line is one card: its amount is its price; adding it again replaces its details.
+  const card = virtualCard(product, input.giftCard, storeCode, context.now);
+  if (card) priceCents = card.amountCents;
+  const quantity = card ? 1 : (existing?.line.quantity ?? 0) + input.quantity;
+  checkQuantity(product, card ? input.quantity : quantity);
   if (!existing && lines.length >= MAX_LINES) throw invalidField('productId', 'basket.tooManyLines', { max: MAX_LINES });
   const line = existing
     ? { ...existing.line, quantity, seen_price_cents: priceCents }
     : { basket_id: basket.id, product_id: input.productId, quantity, seen_price_cents: priceCents, added_at: context.now };
   await queries.writes.upsertLine(trx, line);
+  if (card) await saveVirtualCardLine(trx, basket.id, product.id, card);
   if (existing) existing.line = line;
   else lines.push({ line, product });
   // In the order a read would give: when they were added, then by product.
   lines.sort((a, b) => a.line.added_at - b.line.added_at || a.line.product_id - b.line.product_id);
   return { lines, product };
+}
+
+/** The card details a VIRTUAL_GIFT_CARD product needs (a 422 without them), refused for any other product. */
+function virtualCard(product: BasketProduct, input: VirtualGiftCardInput | undefined, storeCode: string, now: number) {
+  if (product.type !== 'VIRTUAL_GIFT_CARD') {
+    if (input !== undefined) throw invalidField('giftCard', 'giftCards.detailsNotWanted');
+    return undefined;
+  }
+  if (input === undefined) throw invalidField('giftCard', 'giftCards.detailsRequired');
+  return checkVirtualCard(input, storeCode, now);
 }
 
 /** A product addProducts could not add, and why (the basket rule's message). */
@@ -206,9 +229,11 @@ export async function removeProduct(trx: Db, basket: BasketRow, productId: numbe
   return touchBasket(trx, basket, now);
 }
 
-/** Empties the basket: its lines, its discount code and its delivery choice. */
+/** Empties the basket: its lines, its gift cards, its discount code and its delivery choice. */
 export async function clearBasket(trx: Db, basket: BasketRow, now: number): Promise<BasketRow> {
   await deleteAllLines(trx, basket.id);
+  await clearBasketCards(trx, basket.id);
+  await clearVirtualCardLines(trx, basket.id);
   return touchBasket(trx, basket, now, {
     discount_code_id: null,
     delivery_method_id: null,

@@ -42,6 +42,15 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
       deliveryTime: line.product.deliveryTime,
       maxQuantity: line.maxQuantity,
       notice: line.notice && { code: line.notice.code, message: noticeText(line.notice, line.price.priceCents, language) },
+      ...(line.virtualCard && {
+        giftCard: {
+          amount: toWireMoney(line.virtualCard.amountCents),
+          recipientName: line.virtualCard.recipientName,
+          recipientEmail: line.virtualCard.recipientEmail,
+          message: line.virtualCard.message,
+          deliveryDate: line.virtualCard.deliverOn,
+        },
+      }),
     })),
     subtotal: toWireMoney(priced.subtotalCents),
     discounts: code
@@ -73,6 +82,14 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
     total: toWireMoney(priced.totalCents),
     vat: priced.vat.map((row) => ({ rate: row.ratePercent, net: toWireMoney(row.netCents), vat: toWireMoney(row.vatCents) })),
     vatIncluded: priced.vatIncluded,
+    giftCards: priced.giftCards.map((card) => ({
+      code: card.hint,
+      amount: toWireMoney(card.amountCents),
+      balance: toWireMoney(card.balanceCents),
+      usable: card.usable,
+    })),
+    giftCardAmount: toWireMoney(priced.giftCardCents),
+    toPay: toWireMoney(priced.toPayCents),
     currency: 'EUR',
   };
 }

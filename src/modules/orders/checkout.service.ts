@@ -5,6 +5,7 @@ import type { MessageKey } from '../../i18n/index.js';
 import { basketCheckout } from '../basket/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
+import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
 import { recordCreated } from './order-states.js';
 import {
@@ -136,6 +137,21 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   );
   if (priced.code && priced.discountCents > 0 && !(await basketCheckout.countDiscountCodeUse(trx, priced.code.code.id)))
     throw new InvalidInputError([{ field: 'discountCode', messageKey: 'basket.code.USED_UP' }]);
+  // Virtual gift cards bought: their details, by order line, for the card issued once paid.
+  await recordPurchases(
+    trx,
+    orderId,
+    {
+      clientAccountId: context.caller.clientAccountId,
+      email: input.form.billingEmail.trim().toLowerCase(),
+      storeCode: context.store.code,
+      language: context.language,
+    },
+    lines.flatMap((line, index) => (line.virtualCard ? [{ position: index + 1, card: line.virtualCard }] : [])),
+    now,
+  );
+  // The cards' shares are held on their ledgers now; a balance spent meanwhile refuses it all.
+  await holdForOrder(trx, orderId, priced.giftCards, now);
   // "Subscribe me" asks for a subscription like the newsletter form: the buyer confirms by mail.
   if (input.form.newsletterSubscription === true)
     await requestSubscription(
@@ -237,8 +253,10 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     discount_cents: priced.discountCents,
     subtotal_cents: priced.subtotalCents,
     vat_cents: vatCents,
-    // What is paid: with VAT. A wholesale basket is priced without it, so its VAT is added.
-    total_cents: priced.vatIncluded ? priced.totalCents : priced.totalCents + vatCents,
+    // What is paid: with VAT (a wholesale basket is priced without it, so its VAT is added), less
+    // what the gift cards pay; nothing left means the order skips the gateway.
+    gift_card_cents: priced.giftCardCents,
+    total_cents: (priced.vatIncluded ? priced.totalCents : priced.totalCents + vatCents) - priced.giftCardCents,
     vat_included: priced.vatIncluded,
     session_id: input.sessionId ?? null,
     created_at: now,

@@ -3,6 +3,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
+import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
 
 // The order state machine: the one place an order's status changes. A transition is a
 // conditional update (from the states it may leave, to one it may enter), so two actors racing
@@ -52,6 +53,9 @@ export const HOLDING_STOCK: readonly OrderStatus[] = [
 ];
 /** States in which the order was paid or needs no online payment. */
 export const PAID: readonly OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED'];
+
+/** States in which the order will not be (or no longer is) paid for: its gift cards get their money back. */
+const GIVEN_UP: readonly OrderStatus[] = ['PAYMENT_FAILED', 'CANCELLED', 'FAILED'];
 
 export const ORDER_PROCESSING_JOB = 'order.process';
 
@@ -108,6 +112,10 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
   if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
+  // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
+  // (or its money back) returns the holds to the cards and voids the cards it bought.
+  if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
+  if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,

@@ -52,6 +52,8 @@ export const OrderSchema = Type.Object({
   payment: Type.Object({ methodId: Type.String(), state: Nullable(Type.String()) }),
   vat: Money(),
   vatIncluded: Type.Boolean(),
+  /** What gift cards paid of the order; total is what was left to pay after them. */
+  giftCardAmount: Money(),
   total: Money(),
   shipping: Contact,
   billing: Contact,

@@ -58,6 +58,7 @@ export function toOrderWire({ order, lines, history, paymentState }: OrderDetail
     payment: { methodId: order.payment_method, state: paymentState },
     vat: toWireMoney(order.vat_cents),
     vatIncluded: Boolean(order.vat_included),
+    giftCardAmount: toWireMoney(Number(order.gift_card_cents)),
     total: toWireMoney(order.total_cents),
     shipping: contact('shipping'),
     billing: contact('billing'),

@@ -60,6 +60,8 @@ export interface CustomerOrderTable {
   discount_code: string | null;
   discount_cents: number;
   subtotal_cents: number;
+  /** What gift cards paid (migration 1300); total_cents is what is left to pay online. */
+  gift_card_cents: ColumnType<number, number | undefined, number>;
   total_cents: number;
   vat_cents: number;
   vat_included: BooleanColumn;

@@ -1,0 +1,186 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { GiftCardEntryKind, GiftCardHoldState, GiftCardTable } from './gift-cards.tables.js';
+
+// The ledger: every change of a card's money is an entry, written in the same transaction as the
+// card's `balance_cents` (the sum of the entries' amount_cents). Money leaves the balance only by
+// a conditional update (`balance_cents >= amount`), so racing checkouts cannot overspend a card:
+// on PostgreSQL the second update waits for the first's row lock and re-checks the condition, on
+// SQLite writers run one at a time. An order's part of a card is a hold whose state moves by
+// conditional updates (HELD -> CAPTURED -> REFUNDED, HELD -> RELEASED), so an effect repeated by a
+// racing actor or a retried job does nothing the second time.
+
+async function addEntry(
+  trx: Db,
+  entry: { cardId: number; kind: GiftCardEntryKind; amountCents: number; heldCents: number; orderId: number | null; now: number },
+) {
+  await trx
+    .insertInto('gift_card_entry')
+    .values({
+      gift_card_id: entry.cardId,
+      kind: entry.kind,
+      amount_cents: entry.amountCents,
+      held_cents: entry.heldCents,
+      order_id: entry.orderId,
+      created_at: entry.now,
+    })
+    .execute();
+}
+
+/** Adds to the balance (never refused). */
+async function credit(trx: Db, cardId: number, cents: number, now: number) {
+  await trx
+    .updateTable('gift_card')
+    .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
+    .where('id', '=', cardId)
+    .execute();
+}
+
+/** Takes from the balance when it covers the sum and the card has not expired; false otherwise. */
+async function debit(trx: Db, cardId: number, cents: number, now: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('gift_card')
+    .set({ balance_cents: sql<number>`balance_cents - ${cents}`, updated_at: now })
+    .where('id', '=', cardId)
+    .where('balance_cents', '>=', cents)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export type NewCard = Omit<GiftCardTable, 'id' | 'balance_cents' | 'created_at' | 'updated_at'>;
+
+/** A new card with its first entry (ISSUE for a bought card, IMPORT for a back-office one). */
+export async function createCard(trx: Db, card: NewCard, kind: 'ISSUE' | 'IMPORT', now: number): Promise<number> {
+  const row = await trx
+    .insertInto('gift_card')
+    .values({ ...card, balance_cents: card.initial_cents, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const cardId = Number(row.id);
+  await addEntry(trx, { cardId, kind, amountCents: card.initial_cents, heldCents: 0, orderId: card.order_id, now });
+  return cardId;
+}
+
+/** Moves a back-office card's balance by the change of its loaded value (an IMPORT entry). */
+export async function adjustImported(trx: Db, cardId: number, deltaCents: number, now: number): Promise<void> {
+  await credit(trx, cardId, deltaCents, now);
+  await addEntry(trx, { cardId, kind: 'IMPORT', amountCents: deltaCents, heldCents: 0, orderId: null, now });
+}
+
+/** Holds `cents` of the card for the order; false when the balance does not cover it (or it expired). */
+export async function reserve(trx: Db, cardId: number, orderId: number, cents: number, now: number): Promise<boolean> {
+  if (!(await debit(trx, cardId, cents, now))) return false;
+  await trx
+    .insertInto('gift_card_hold')
+    .values({ gift_card_id: cardId, order_id: orderId, amount_cents: cents, state: 'HELD', created_at: now, updated_at: now })
+    .execute();
+  await addEntry(trx, { cardId, kind: 'RESERVE', amountCents: -cents, heldCents: cents, orderId, now });
+  return true;
+}
+
+async function holdsOf(trx: Db, orderId: number, state: GiftCardHoldState) {
+  const rows = await trx
+    .selectFrom('gift_card_hold')
+    .select(['gift_card_id', 'amount_cents'])
+    .where('order_id', '=', orderId)
+    .where('state', '=', state)
+    .orderBy('gift_card_id')
+    .execute();
+  return rows.map((row) => ({ cardId: Number(row.gift_card_id), cents: Number(row.amount_cents) }));
+}
+
+/** Moves a hold from one state to another; false when somebody moved it first. */
+async function moveHold(trx: Db, cardId: number, orderId: number, from: GiftCardHoldState, to: GiftCardHoldState, now: number) {
+  const moved = await trx
+    .updateTable('gift_card_hold')
+    .set({ state: to, updated_at: now })
+    .where('gift_card_id', '=', cardId)
+    .where('order_id', '=', orderId)
+    .where('state', '=', from)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}
+
+/**
+ * The order is paid: what it holds is taken. A hold released earlier (the order was given up,
+ * then its payment settled late) is taken again when the card still covers it; when it does not,
+ * the hold stays released (the card's ledger shows it to an operator).
+ */
+export async function captureOrder(trx: Db, orderId: number, now: number): Promise<{ short: number }> {
+  for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
+    if (await moveHold(trx, cardId, orderId, 'HELD', 'CAPTURED', now))
+      await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
+  }
+  let short = 0;
+  for (const { cardId, cents } of await holdsOf(trx, orderId, 'RELEASED')) {
+    if (!(await debit(trx, cardId, cents, now))) {
+      short += cents;
+      continue;
+    }
+    await moveHold(trx, cardId, orderId, 'RELEASED', 'CAPTURED', now);
+    await addEntry(trx, { cardId, kind: 'RESERVE', amountCents: -cents, heldCents: cents, orderId, now });
+    await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
+  }
+  return { short };
+}
+
+/** The order will not be paid, or its money goes back: held amounts are released, taken ones refunded to the card. */
+export async function giveBackOrder(trx: Db, orderId: number, now: number): Promise<void> {
+  for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
+    if (!(await moveHold(trx, cardId, orderId, 'HELD', 'RELEASED', now))) continue;
+    await credit(trx, cardId, cents, now);
+    await addEntry(trx, { cardId, kind: 'RELEASE', amountCents: cents, heldCents: -cents, orderId, now });
+  }
+  for (const { cardId, cents } of await holdsOf(trx, orderId, 'CAPTURED')) {
+    if (!(await moveHold(trx, cardId, orderId, 'CAPTURED', 'REFUNDED', now))) continue;
+    await credit(trx, cardId, cents, now);
+    await addEntry(trx, { cardId, kind: 'REFUND', amountCents: cents, heldCents: 0, orderId, now });
+  }
+}
+
+/**
+ * Cards past their expiry keep nothing: each one's balance goes to zero with an EXPIRY entry (a
+ * conditional update on the balance read, so a racing release is expired on the next run).
+ * Returns how many cards expired.
+ */
+export async function expireCards(db: Db, now: number, limit = 500): Promise<number> {
+  const due = await db
+    .selectFrom('gift_card')
+    .select(['id', 'balance_cents'])
+    .where('expires_at', '<=', now)
+    .where('balance_cents', '>', 0)
+    .limit(limit)
+    .execute();
+  let expired = 0;
+  for (const card of due) {
+    const cents = Number(card.balance_cents);
+    await db.transaction().execute(async (trx) => {
+      const done = await trx
+        .updateTable('gift_card')
+        .set({ balance_cents: 0, updated_at: now })
+        .where('id', '=', card.id)
+        .where('balance_cents', '=', cents)
+        .executeTakeFirst();
+      if (Number(done.numUpdatedRows) === 0) return;
+      await addEntry(trx, { cardId: Number(card.id), kind: 'EXPIRY', amountCents: -cents, heldCents: 0, orderId: null, now });
+      expired += 1;
+    });
+  }
+  return expired;
+}
+
+/** A bought card whose order was refunded or cancelled: what is left comes off (VOID) and it expires now. */
+export async function voidCard(trx: Db, cardId: number, orderId: number, now: number): Promise<void> {
+  const card = await trx.selectFrom('gift_card').select('balance_cents').where('id', '=', cardId).executeTakeFirst();
+  if (!card) return;
+  const cents = Number(card.balance_cents);
+  const done = await trx
+    .updateTable('gift_card')
+    .set({ balance_cents: 0, expires_at: now, updated_at: now })
+    .where('id', '=', cardId)
+    .where('balance_cents', '=', cents)
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) > 0 && cents > 0)
+    await addEntry(trx, { cardId, kind: 'VOID', amountCents: -cents, heldCents: 0, orderId, now });
+}

@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PostgresAdapter, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { DateValue, LineError, Money, cents, endTimestamp, inLineTransaction, lineKind, lineParser } from '../catalogue-import/index.js';
+import { adjustImported, createCard } from './gift-card-ledger.js';
+import { checkCharacterHolds, codeHint, codeKey, normaliseCode, type CodeKey } from './gift-card-code.js';
+
+// `import gift-cards`: the back office's physical gift cards, upserted by code. `balance` is the
+// card's value as the back office loaded it: a new card starts with it; for a known card the
+// change of that value since the last import is written to the ledger as an IMPORT entry, so
+// what the card paid online is kept and the same file imported twice changes nothing. The
+// code itself is never stored (its HMAC and last four characters are), and no error names it.
+
+const GiftCardLine = Type.Object(
+  {
+    code: Type.String({ minLength: 8, maxLength: 64, pattern: '^[A-Za-z0-9 -]+$' }),
+    balance: Money,
+    expiresAt: DateValue,
+  },
+  { additionalProperties: false },
+);
+type GiftCardLine = Static<typeof GiftCardLine>;
+
+interface CardRecord {
+  code: string;
+  loadedCents: number;
+  expiresAt: number;
+}
+
+const isPostgres = (db: Transaction<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+function convert(line: GiftCardLine): CardRecord {
+  const code = normaliseCode(line.code);
+  if (code.length < 8) throw new LineError('/code: at least 8 letters or digits');
+  if (!checkCharacterHolds(code)) throw new LineError('/code: a 17-character code must end in its check character');
+  return { code, loadedCents: cents(line.balance, 'balance'), expiresAt: endTimestamp(line.expiresAt, 'expiresAt')! };
+}
+
+async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: CardRecord, now: number): Promise<string> {
+  const codeHmac = key.hmac(record.code);
+  let query = trx.selectFrom('gift_card').select(['id', 'kind', 'initial_cents', 'expires_at']).where('code_hmac', '=', codeHmac);
+  if (isPostgres(trx)) query = query.forUpdate();
+  const stored = await query.executeTakeFirst();
+  if (!stored) {
+    await createCard(
+      trx,
+      {
+        code_hmac: codeHmac,
+        code_hint: codeHint(record.code),
+        kind: 'PHYSICAL',
+        initial_cents: record.loadedCents,
+        expires_at: record.expiresAt,
+        order_id: null,
+        order_position: null,
+        buyer_client_account_id: null,
+        recipient_name: null,
+        recipient_email: null,
+        message: null,
+        store_code: null,
+        language: null,
+        deliver_at: null,
+        mailed_at: null,
+      },
+      'IMPORT',
+      now,
+    );
+    return 'created';
+  }
+  if (stored.kind !== 'PHYSICAL') throw new LineError('/code: the code of a card bought in the shop');
+  const delta = record.loadedCents - Number(stored.initial_cents);
+  if (delta === 0 && Number(stored.expires_at) === record.expiresAt) return 'unchanged';
+  if (delta !== 0) await adjustImported(trx, Number(stored.id), delta, now);
+  await trx
+    .updateTable('gift_card')
+    .set({ initial_cents: record.loadedCents, expires_at: record.expiresAt, updated_at: now })
+    .where('id', '=', stored.id)
+    .execute();
+  return 'updated';
+}
+
+export const giftCardsKind = lineKind('import gift-cards <file.ndjson>     physical gift cards and their balances', ({ db, clock }) => ({
+  parse: lineParser(GiftCardLine, convert),
+  async apply(record: CardRecord) {
+    const key = await codeKey(db, clock.now());
+    return inLineTransaction(db, (trx) => upsertCard(trx, key, record, clock.now()));
+  },
+}));

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { enqueueJob } from '../../infra/jobs/queue.js';
+import type { JobHandler } from '../../infra/jobs/worker.js';
+import type { Mailer } from '../../infra/mail/mailer.js';
+import { getStore } from '../store/index.js';
+import { createCard } from './gift-card-ledger.js';
+import { codeHint, codeKey, displayCode, generateCode } from './gift-card-code.js';
+import { buyerMail, recipientMail } from './gift-cards.mails.js';
+import { GIFT_CARD_ISSUE_JOB, VIRTUAL_CARD_VALID_MS } from './virtual-cards.js';
+
+// The virtual cards' jobs. Issuing (queued with the order's paid transition) makes each bought
+// card with its balance, expiry and ISSUE entry, tells the buyer, and queues the recipient's mail
+// for the delivery date, all in one transaction per card (a repeat finds the card made and skips
+// it). The card's code is minted only by the recipient's mail, just before it is sent, and kept
+// as its HMAC: no code waits in the database or the outbox. A mail that failed after the server
+// took it is sent again with a new code (the first one no longer works); the card is marked
+// mailed once a mail went out.
+
+export { GIFT_CARD_ISSUE_JOB };
+export const GIFT_CARD_MAIL_JOB = 'gift-card.mail';
+const MAIL_ATTEMPTS = 8;
+
+export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler {
+  return async ({ orderId }: { orderId: number }) => {
+    const at = Date.now();
+    const purchases = await deps.db
+      .selectFrom('virtual_gift_card_purchase')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .where('gift_card_id', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .orderBy('position')
+      .execute();
+    let issued = 0;
+    for (const purchase of purchases) {
+      await deps.db.transaction().execute(async (trx) => {
+        const claimed = await trx
+          .selectFrom('gift_card')
+          .select('id')
+          .where('order_id', '=', orderId)
+          .where('order_position', '=', purchase.position)
+          .executeTakeFirst();
+        if (claimed) return;
+        const deliverAt = Number(purchase.deliver_at);
+        const cardId = await createCard(
+          trx,
+          {
+            // A placeholder that no HMAC equals (64 hex digits) until the code is minted.
+            code_hmac: `pending:${randomBytes(16).toString('hex')}`,
+            code_hint: '',
+            kind: 'VIRTUAL',
+            initial_cents: Number(purchase.amount_cents),
+            expires_at: deliverAt + VIRTUAL_CARD_VALID_MS,
+            order_id: orderId,
+            order_position: purchase.position,
+            buyer_client_account_id: purchase.buyer_client_account_id,
+            recipient_name: purchase.recipient_name,
+            recipient_email: purchase.recipient_email,
+            message: purchase.message,
+            store_code: purchase.store_code,
+            language: purchase.language,
+            deliver_at: deliverAt,
+            mailed_at: null,
+          },
+          'ISSUE',
+          at,
+        );
+        await trx
+          .updateTable('virtual_gift_card_purchase')
+          .set({ gift_card_id: cardId })
+          .where('order_id', '=', orderId)
+          .where('position', '=', purchase.position)
+          .execute();
+        const mail = (to: 'buyer' | 'recipient', runAt: number) =>
+          enqueueJob(trx, { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to }, runAt }, { maxAttempts: MAIL_ATTEMPTS, now: at });
+        await mail('buyer', at);
+        await mail('recipient', Math.max(at, deliverAt));
+        issued += 1;
+      });
+    }
+    return `issued ${issued}`;
+  };
+}
+
+export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
+  return async ({ cardId, to }: { cardId: number; to: 'buyer' | 'recipient' }) => {
+    const at = Date.now();
+    const card = await deps.db
+      .selectFrom('gift_card')
+      .innerJoin('virtual_gift_card_purchase', 'virtual_gift_card_purchase.gift_card_id', 'gift_card.id')
+      .select([
+        'gift_card.id',
+        'gift_card.initial_cents',
+        'gift_card.expires_at',
+        'gift_card.deliver_at',
+        'gift_card.mailed_at',
+        'gift_card.recipient_name',
+        'gift_card.recipient_email',
+        'gift_card.message',
+        'gift_card.language',
+        'gift_card.store_code',
+        'virtual_gift_card_purchase.buyer_email',
+      ])
+      .where('gift_card.id', '=', cardId)
+      .executeTakeFirst();
+    if (!card) return 'skipped';
+    const store = await getStore(deps.db, card.store_code ?? 'WEB');
+    const storeName = store?.name ?? card.store_code ?? '';
+    const details = {
+      amountCents: Number(card.initial_cents),
+      expiresAt: Number(card.expires_at),
+      deliverAt: Number(card.deliver_at),
+      recipientName: card.recipient_name ?? '',
+      message: card.message ?? '',
+      language: card.language ?? 'et',
+      storeName,
+    };
+    if (to === 'buyer') {
+      await deps.mailer.send({ to: card.buyer_email, ...buyerMail(details) });
+      return 'sent';
+    }
+    // Mailed already, or voided with its order.
+    if (card.mailed_at !== null || Number(card.expires_at) <= at) return 'skipped';
+    const code = generateCode();
+    const key = await codeKey(deps.db, at);
+    await deps.db
+      .updateTable('gift_card')
+      .set({ code_hmac: key.hmac(code), code_hint: codeHint(code), updated_at: at })
+      .where('id', '=', cardId)
+      .where('mailed_at', 'is', null)
+      .execute();
+    await deps.mailer.send({ to: card.recipient_email ?? '', ...recipientMail({ ...details, code: displayCode(code) }) });
+    await deps.db.updateTable('gift_card').set({ mailed_at: at, updated_at: at }).where('id', '=', cardId).execute();
+    return 'sent';
+  };
+}

@@ -1,0 +1,54 @@
+import { isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
+
+// The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
+// delivery date (the code, the amount, the buyer's message, the expiry), and to the buyer when
+// the card is issued (when it will be delivered, never the code).
+
+export interface CardMailDetails {
+  amountCents: number;
+  expiresAt: number;
+  deliverAt: number;
+  recipientName: string;
+  message: string;
+  language: string;
+  storeName: string;
+}
+
+const money = (cents: number, language: Language) => {
+  const amount = (cents / 100).toFixed(2);
+  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
+};
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[MessageKey, Record<string, string>] | string>) {
+  const language: Language = isLanguage(details.language) ? details.language : 'et';
+  const params = {
+    amount: money(details.amountCents, language),
+    expires: day(details.expiresAt),
+    date: day(details.deliverAt),
+    name: details.recipientName,
+    store: details.storeName,
+  };
+  const paragraphs = blocks.map((block) => (typeof block === 'string' ? block : translate(language, block[0], { ...params, ...block[1] })));
+  const text = paragraphs.join('\n\n');
+  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${paragraphs
+    .map((paragraph) => `<p>${escapeHtml(paragraph).replace(/\n/g, '<br>')}</p>`)
+    .join('')}</body></html>`;
+  return { subject: translate(language, subject, params), text, html };
+}
+
+export function recipientMail(details: CardMailDetails & { code: string }) {
+  return render(details, 'giftCards.mail.recipientSubject', [
+    ['giftCards.mail.recipientIntro', {}],
+    ...(details.message ? [details.message] : []),
+    ['giftCards.mail.code', { code: details.code }],
+    ['giftCards.mail.expires', {}],
+  ]);
+}
+
+export function buyerMail(details: CardMailDetails) {
+  return render(details, 'giftCards.mail.buyerSubject', [['giftCards.mail.buyerIntro', {}]]);
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

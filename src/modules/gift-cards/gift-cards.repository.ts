@@ -1,0 +1,108 @@
+import type { Db } from '../../db/database.js';
+
+// The gift cards' reads and the basket's list of cards (SQL only; the ledger's writes are in
+// gift-card-ledger.ts).
+
+export async function findCardByHmac(db: Db, codeHmac: string) {
+  return db
+    .selectFrom('gift_card')
+    .select(['id', 'code_hint', 'kind', 'initial_cents', 'balance_cents', 'expires_at'])
+    .where('code_hmac', '=', codeHmac)
+    .executeTakeFirst();
+}
+
+export interface BasketCard {
+  cardId: number;
+  hint: string;
+  balanceCents: number;
+  expiresAt: number;
+}
+
+/** The cards on a basket, in the order they were added. */
+export async function basketCards(db: Db, basketId: number): Promise<BasketCard[]> {
+  const rows = await db
+    .selectFrom('basket_gift_card')
+    .innerJoin('gift_card', 'gift_card.id', 'basket_gift_card.gift_card_id')
+    .select(['gift_card.id', 'gift_card.code_hint', 'gift_card.balance_cents', 'gift_card.expires_at'])
+    .where('basket_gift_card.basket_id', '=', basketId)
+    .orderBy('basket_gift_card.added_at')
+    .orderBy('gift_card.id')
+    .execute();
+  return rows.map((row) => ({
+    cardId: Number(row.id),
+    hint: row.code_hint,
+    balanceCents: Number(row.balance_cents),
+    expiresAt: Number(row.expires_at),
+  }));
+}
+
+export async function attachCard(trx: Db, basketId: number, cardId: number, now: number): Promise<void> {
+  await trx
+    .insertInto('basket_gift_card')
+    .values({ basket_id: basketId, gift_card_id: cardId, added_at: now })
+    .onConflict((oc) => oc.columns(['basket_id', 'gift_card_id']).doNothing())
+    .execute();
+}
+
+export async function detachCard(trx: Db, basketId: number, cardId: number): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('basket_gift_card')
+    .where('basket_id', '=', basketId)
+    .where('gift_card_id', '=', cardId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function detachAllCards(trx: Db, basketId: number): Promise<void> {
+  await trx.deleteFrom('basket_gift_card').where('basket_id', '=', basketId).execute();
+}
+
+export async function countBasketCards(trx: Db, basketId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('basket_gift_card')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('basket_id', '=', basketId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The virtual cards a client bought (any store) or received (sent to its login email and
+ * mailed), newest first. Reads the account's email from the accounts' tables.
+ */
+export async function cardsOfClient(db: Db, clientAccountId: number) {
+  const account = await db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select('app_user.email')
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+  const email = account?.email.trim().toLowerCase() ?? '';
+  return db
+    .selectFrom('gift_card')
+    .select([
+      'id',
+      'code_hint',
+      'initial_cents',
+      'balance_cents',
+      'expires_at',
+      'buyer_client_account_id',
+      'recipient_name',
+      'recipient_email',
+      'message',
+      'deliver_at',
+      'mailed_at',
+      'created_at',
+    ])
+    .where('kind', '=', 'VIRTUAL')
+    .where((eb) =>
+      eb.or([
+        eb('buyer_client_account_id', '=', clientAccountId),
+        eb.and([eb('recipient_email', '=', email), eb('mailed_at', 'is not', null)]),
+      ]),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(200)
+    .execute();
+}

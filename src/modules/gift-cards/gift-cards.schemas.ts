@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { StoreRequestHeaders } from '../../http/schemas.js';
+
+const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
+
+/** A code as typed: letters, digits, spaces and dashes (any letter case; dashes and spaces are ignored). */
+export const GiftCardCode = Type.String({
+  minLength: 4,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9 -]+$',
+  description: 'Gift card code as printed (XXXX-XXXX-XXXX-XXXX-C); case, spaces and dashes do not matter',
+});
+
+export const GiftCardHeaders = Type.Object({ ...StoreRequestHeaders.properties });
+export const BalanceQuery = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
+
+export const BalanceSchema = Type.Object(
+  {
+    valid: Type.Boolean({ description: 'False for a code that is unknown or expired (the rest is then 0 and null: both look the same)' }),
+    balance: Money('What is left to spend; 0 when not valid'),
+    currency: Type.String(),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { description: "A gift card's balance" },
+);
+
+export const VirtualGiftCardSchema = Type.Object({
+  id: Type.Integer(),
+  role: Type.Union([Type.Literal('BOUGHT'), Type.Literal('RECEIVED')], {
+    description: 'BOUGHT by the caller, or RECEIVED (mailed to the caller’s email); a card the caller sent itself is BOUGHT',
+  }),
+  code: Type.Union([Type.String(), Type.Null()], {
+    description: 'The last four characters of the code once mailed (the whole code is only in the recipient’s mail)',
+  }),
+  amount: Money('What the card was bought for'),
+  balance: Money('What is left on it'),
+  expiresAt: Type.String({ format: 'date-time' }),
+  recipientName: Type.String(),
+  recipientEmail: Type.String(),
+  message: Type.String(),
+  deliveryAt: Type.String({ format: 'date-time' }),
+  delivered: Type.Boolean(),
+});

@@ -1,0 +1,94 @@
+// The gift cards' tables (migration 2026_11_24_1300). Conventions of every table: src/db/schema.ts.
+import type { Generated } from 'kysely';
+
+export type GiftCardKind = 'PHYSICAL' | 'VIRTUAL';
+export type GiftCardEntryKind = 'ISSUE' | 'IMPORT' | 'RESERVE' | 'CAPTURE' | 'RELEASE' | 'REFUND' | 'EXPIRY' | 'VOID';
+export type GiftCardHoldState = 'HELD' | 'CAPTURED' | 'RELEASED' | 'REFUNDED';
+
+export interface GiftCardTable {
+  id: Generated<number>;
+  /** HMAC-SHA256 (hex) of the normalised code under the server key: the code itself is never stored. */
+  code_hmac: string;
+  /** The code's last four characters, for lists and mails to the buyer. */
+  code_hint: string;
+  kind: GiftCardKind;
+  initial_cents: number;
+  /** The spendable balance: always the sum of the card's entries' amount_cents. */
+  balance_cents: number;
+  expires_at: number;
+  order_id: number | null;
+  order_position: number | null;
+  buyer_client_account_id: number | null;
+  recipient_name: string | null;
+  recipient_email: string | null;
+  message: string | null;
+  store_code: string | null;
+  language: string | null;
+  deliver_at: number | null;
+  mailed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface GiftCardEntryTable {
+  id: Generated<number>;
+  gift_card_id: number;
+  kind: GiftCardEntryKind;
+  /** What the entry adds to the spendable balance (negative takes away). */
+  amount_cents: number;
+  /** What it adds to the part held for unpaid orders. */
+  held_cents: number;
+  order_id: number | null;
+  created_at: number;
+}
+
+export interface GiftCardHoldTable {
+  gift_card_id: number;
+  order_id: number;
+  amount_cents: number;
+  state: GiftCardHoldState;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BasketGiftCardTable {
+  basket_id: number;
+  gift_card_id: number;
+  added_at: number;
+}
+
+export interface BasketVirtualGiftCardTable {
+  basket_id: number;
+  product_id: number;
+  amount_cents: number;
+  recipient_name: string;
+  recipient_email: string;
+  message: string;
+  deliver_on: string;
+}
+
+export interface VirtualGiftCardPurchaseTable {
+  order_id: number;
+  position: number;
+  amount_cents: number;
+  recipient_name: string;
+  recipient_email: string;
+  message: string;
+  deliver_at: number;
+  buyer_client_account_id: number | null;
+  buyer_email: string;
+  store_code: string;
+  language: string;
+  gift_card_id: number | null;
+  cancelled_at: number | null;
+  created_at: number;
+}
+
+export interface GiftCardsTables {
+  basket_virtual_gift_card: BasketVirtualGiftCardTable;
+  virtual_gift_card_purchase: VirtualGiftCardPurchaseTable;
+  gift_card: GiftCardTable;
+  gift_card_entry: GiftCardEntryTable;
+  gift_card_hold: GiftCardHoldTable;
+  basket_gift_card: BasketGiftCardTable;
+}

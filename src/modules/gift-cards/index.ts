@@ -1,0 +1,30 @@
+// The gift cards' public surface: the routes, the import kind, tables and messages; what the
+// basket uses to price and keep a basket's cards; what checkout and the order state machine call
+// in their own transactions to hold, take and give back an order's part of its cards.
+export { giftCardsRoutes, type GiftCardsDeps } from './gift-cards.routes.js';
+export { giftCardsKind } from './gift-cards.import.js';
+export type * from './gift-cards.tables.js';
+export { giftCardsMessages } from './gift-cards.messages.js';
+export { GiftCardCode } from './gift-cards.schemas.js';
+export {
+  addCardToBasket,
+  clearBasketCards,
+  holdForOrder,
+  lookUpCard,
+  removeCardFromBasket,
+  shareOverCards,
+  type CardShare,
+} from './gift-cards.service.js';
+export { expireCards } from './gift-card-ledger.js';
+export {
+  VirtualGiftCardInput,
+  checkVirtualCard,
+  clearVirtualCardLines,
+  onOrderGivenUp,
+  onOrderPaid,
+  recordPurchases,
+  saveVirtualCardLine,
+  virtualCardLines,
+  type VirtualCardLine,
+} from './virtual-cards.js';
+export { GIFT_CARD_ISSUE_JOB, GIFT_CARD_MAIL_JOB, giftCardIssueHandler, giftCardMailHandler } from './gift-cards.jobs.js';

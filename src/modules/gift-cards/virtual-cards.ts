@@ -1,0 +1,174 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Db } from '../../db/database.js';
+import { invalidField } from '../../infra/domain-error.js';
+import { enqueueJob } from '../../infra/jobs/queue.js';
+import { captureOrder, giveBackOrder, voidCard } from './gift-card-ledger.js';
+
+// Virtual gift cards bought in the shop: what a basket line of a VIRTUAL_GIFT_CARD product says
+// (the amount is its price), its copy on the order at checkout, and the job queued with the paid
+// transition that issues the cards (gift-cards.jobs.ts).
+
+export const VirtualGiftCardInput = Type.Object(
+  {
+    amount: Type.Number({ minimum: 0, maximum: 100_000, description: 'Euros, two decimals, within the store’s range' }),
+    recipientName: Type.String({ minLength: 1, maxLength: 200 }),
+    recipientEmail: Type.String({ format: 'email', maxLength: 254 }),
+    message: Type.Optional(Type.String({ maxLength: 1000 })),
+    deliveryDate: Type.String({ format: 'date', description: 'The day the card is mailed to the recipient (today to a year ahead)' }),
+  },
+  { additionalProperties: false, description: 'Required for a VIRTUAL_GIFT_CARD product, refused for any other' },
+);
+export type VirtualGiftCardInput = Static<typeof VirtualGiftCardInput>;
+
+/** The amounts a store sells virtual cards for, in cents. */
+export const VIRTUAL_CARD_RANGE: Record<string, { minCents: number; maxCents: number }> = {
+  WEB: { minCents: 1_000, maxCents: 50_000 },
+  WEB2: { minCents: 1_000, maxCents: 50_000 },
+};
+const DAY_MS = 86_400_000;
+/** The mail goes out at 06:00 UTC (08:00 or 09:00 in Tallinn) of the delivery date. */
+const DELIVERY_HOUR_MS = 6 * 3_600_000;
+/** A virtual card is valid for a year from its delivery. */
+export const VIRTUAL_CARD_VALID_MS = 365 * DAY_MS;
+export const GIFT_CARD_ISSUE_JOB = 'gift-card.issue';
+
+export interface VirtualCardLine {
+  amountCents: number;
+  recipientName: string;
+  recipientEmail: string;
+  message: string;
+  deliverOn: string;
+}
+
+export const deliverAt = (deliverOn: string) => Date.parse(`${deliverOn}T00:00:00Z`) + DELIVERY_HOUR_MS;
+
+/** The line's details as the rules want them; a 422 naming the field otherwise. */
+export function checkVirtualCard(input: VirtualGiftCardInput, storeCode: string, now: number): VirtualCardLine {
+  const range = VIRTUAL_CARD_RANGE[storeCode] ?? VIRTUAL_CARD_RANGE.WEB!;
+  const amountCents = Math.round(input.amount * 100);
+  if (Math.abs(amountCents - input.amount * 100) > 1e-6 || amountCents < range.minCents || amountCents > range.maxCents)
+    throw invalidField('giftCard.amount', 'giftCards.amountRange', {
+      min: (range.minCents / 100).toFixed(2),
+      max: (range.maxCents / 100).toFixed(2),
+    });
+  const today = new Date(now).toISOString().slice(0, 10);
+  const latest = new Date(now + 365 * DAY_MS).toISOString().slice(0, 10);
+  if (Number.isNaN(Date.parse(input.deliveryDate)) || input.deliveryDate < today || input.deliveryDate > latest)
+    throw invalidField('giftCard.deliveryDate', 'giftCards.deliveryDate', { from: today, to: latest });
+  return {
+    amountCents,
+    recipientName: input.recipientName.trim(),
+    recipientEmail: input.recipientEmail.trim().toLowerCase(),
+    message: (input.message ?? '').trim(),
+    deliverOn: input.deliveryDate,
+  };
+}
+
+export async function saveVirtualCardLine(trx: Db, basketId: number, productId: number, line: VirtualCardLine): Promise<void> {
+  const values = {
+    amount_cents: line.amountCents,
+    recipient_name: line.recipientName,
+    recipient_email: line.recipientEmail,
+    message: line.message,
+    deliver_on: line.deliverOn,
+  };
+  await trx
+    .insertInto('basket_virtual_gift_card')
+    .values({ basket_id: basketId, product_id: productId, ...values })
+    .onConflict((oc) => oc.columns(['basket_id', 'product_id']).doUpdateSet(values))
+    .execute();
+}
+
+/** The basket's virtual card lines by product. */
+export async function virtualCardLines(db: Db, basketId: number): Promise<Map<number, VirtualCardLine>> {
+  const rows = await db.selectFrom('basket_virtual_gift_card').selectAll().where('basket_id', '=', basketId).execute();
+  return new Map(
+    rows.map((row) => [
+      Number(row.product_id),
+      {
+        amountCents: Number(row.amount_cents),
+        recipientName: row.recipient_name,
+        recipientEmail: row.recipient_email,
+        message: row.message,
+        deliverOn: row.deliver_on,
+      },
+    ]),
+  );
+}
+
+export async function clearVirtualCardLines(trx: Db, basketId: number): Promise<void> {
+  await trx.deleteFrom('basket_virtual_gift_card').where('basket_id', '=', basketId).execute();
+}
+
+/** Checkout: the order's virtual card lines, by the order line's position. */
+export async function recordPurchases(
+  trx: Db,
+  orderId: number,
+  buyer: { clientAccountId: number | null; email: string; storeCode: string; language: string },
+  lines: ReadonlyArray<{ position: number; card: VirtualCardLine }>,
+  now: number,
+): Promise<void> {
+  if (lines.length === 0) return;
+  await trx
+    .insertInto('virtual_gift_card_purchase')
+    .values(
+      lines.map(({ position, card }) => ({
+        order_id: orderId,
+        position,
+        amount_cents: card.amountCents,
+        recipient_name: card.recipientName,
+        recipient_email: card.recipientEmail,
+        message: card.message,
+        deliver_at: deliverAt(card.deliverOn),
+        buyer_client_account_id: buyer.clientAccountId,
+        buyer_email: buyer.email,
+        store_code: buyer.storeCode,
+        language: buyer.language,
+        gift_card_id: null,
+        cancelled_at: null,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * The order is paid (moveOrder, in the transition's transaction): the cards that pay for it are
+ * taken, and the cards it bought are queued for issuing.
+ */
+export async function onOrderPaid(trx: Db, orderId: number, now: number): Promise<void> {
+  await captureOrder(trx, orderId, now);
+  // Paid after all (a late settle): cards not issued yet are wanted again.
+  await trx
+    .updateTable('virtual_gift_card_purchase')
+    .set({ cancelled_at: null })
+    .where('order_id', '=', orderId)
+    .where('gift_card_id', 'is', null)
+    .execute();
+  const bought = await trx
+    .selectFrom('virtual_gift_card_purchase')
+    .select('position')
+    .where('order_id', '=', orderId)
+    .where('gift_card_id', 'is', null)
+    .executeTakeFirst();
+  if (bought) await enqueueJob(trx, { type: GIFT_CARD_ISSUE_JOB, payload: { orderId } }, { maxAttempts: 10, now });
+}
+
+/**
+ * The order is given up or its money goes back (moveOrder, in the transition's transaction): the
+ * cards that paid for it get their shares back, the cards it bought are not issued, and those
+ * issued are voided (what is left on them is taken off with a VOID entry; they expire now, so
+ * their delivery mail is not sent).
+ */
+export async function onOrderGivenUp(trx: Db, orderId: number, now: number): Promise<void> {
+  await giveBackOrder(trx, orderId, now);
+  const bought = await trx
+    .selectFrom('virtual_gift_card_purchase')
+    .select('gift_card_id')
+    .where('order_id', '=', orderId)
+    .where('cancelled_at', 'is', null)
+    .execute();
+  if (bought.length === 0) return;
+  await trx.updateTable('virtual_gift_card_purchase').set({ cancelled_at: now }).where('order_id', '=', orderId).execute();
+  for (const { gift_card_id: cardId } of bought) if (cardId !== null) await voidCard(trx, Number(cardId), orderId, now);
+}

@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { call, type Who } from '../basket/helpers.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { balance, card, dateIn, ledger } from './helpers.js';
+
+// Virtual gift cards through HTTP: the basket line with its amount, recipient, message and
+// delivery date; the card issued by a job queued with the paid transition; the buyer told; the
+// recipient's mail (with the code) on the delivery date and not before; the list of cards a
+// client bought or received, which nobody else sees.
+
+let t: TestApp;
+let shop: Shop;
+let smtp: SmtpCatcher;
+let voucher: number;
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  ({ t } = await createListeningApp({ env: { SMTP_URL: smtp.url, CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' } }));
+  shop = await setUpShop(t);
+  voucher = await createProduct(t.database.db, { type: 'VIRTUAL_GIFT_CARD', name: 'Kinkekaart', price: 10, vatRate: 0 });
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+const db = () => t.database.db;
+
+const emailOf = async (customer: TestCustomer) =>
+  (
+    await db()
+      .selectFrom('client_account')
+      .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+      .select('app_user.email')
+      .where('client_account.id', '=', customer.clientAccountId)
+      .executeTakeFirstOrThrow()
+  ).email;
+
+const details = (overrides: Record<string, unknown> = {}) => ({
+  amount: 30,
+  recipientName: 'Jaan Tamm',
+  recipientEmail: 'jaan@example.ee',
+  message: 'Palju õnne!',
+  deliveryDate: dateIn(1),
+  ...overrides,
+});
+const addVoucher = (who: Who, giftCard: unknown, quantity = 1) =>
+  call(t, 'POST', '/basket/add-product', who, { productId: voucher, quantity, ...(giftCard === undefined ? {} : { giftCard }) });
+const list = (who: Who) => call(t, 'GET', '/virtual-gift-card', who);
+
+describe('a virtual gift card in the basket', () => {
+  it('goes in with its amount as the price and its details on the line; adding it again replaces them', async () => {
+    const who = await fill(t, {}, []);
+    const added = await addVoucher(who, details());
+    expect(added.statusCode, added.body).toBe(200);
+    const token = added.headers['basket-token'] as string;
+    expect(added.json().items).toEqual([
+      expect.objectContaining({
+        productId: voucher,
+        quantity: 1,
+        unitPrice: 30,
+        lineTotal: 30,
+        giftCard: {
+          amount: 30,
+          recipientName: 'Jaan Tamm',
+          recipientEmail: 'jaan@example.ee',
+          message: 'Palju õnne!',
+          deliveryDate: dateIn(1),
+        },
+      }),
+    ]);
+    const again = await addVoucher({ token }, details({ amount: 45.5, recipientEmail: 'MARI@Example.ee' }));
+    expect(again.json()).toMatchObject({
+      items: [{ quantity: 1, unitPrice: 45.5, giftCard: { amount: 45.5, recipientEmail: 'mari@example.ee' } }],
+      total: 45.5,
+    });
+  });
+
+  it('refuses what the store does not sell: amounts out of range, past or far dates, missing details, details on a book', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const refusals: Array<[unknown, number]> = [
+      [undefined, 422],
+      [details({ amount: 5 }), 422],
+      [details({ amount: 500.01 }), 422],
+      [details({ amount: 10.005 }), 422],
+      [details({ deliveryDate: dateIn(-1) }), 422],
+      [details({ deliveryDate: dateIn(400) }), 422],
+      [details({ deliveryDate: '2026-02-30' }), 422],
+      [details({ recipientEmail: 'not-an-email' }), 422],
+      [details({ recipientName: '' }), 422],
+      [details({ amount: '30' }), 422],
+    ];
+    for (const [giftCard, status] of refusals) {
+      const response = await addVoucher({}, giftCard);
+      expect(response.statusCode, `${JSON.stringify(giftCard)}: ${response.body}`).toBe(status);
+    }
+    expect((await addVoucher({}, details(), 2)).statusCode).toBe(422);
+    const onBook = await call(t, 'POST', '/basket/add-product', {}, { productId: book, quantity: 1, giftCard: details() });
+    expect(onBook.statusCode).toBe(422);
+  });
+});
+
+describe('bought, issued, delivered', () => {
+  it('is issued once the order is paid, the buyer is told, the recipient gets the code on the delivery date', async () => {
+    const buyer = await createCustomer(db());
+    const recipient = await createCustomer(db());
+    const stranger = await createCustomer(db());
+    const recipientEmail = await emailOf(recipient);
+    const who: Who = { bearer: buyer.token };
+    const book = await stockedBook(t, shop, 5);
+    await fill(t, who, [[book, 1]]);
+    expect((await addVoucher(who, details({ recipientEmail: recipientEmail.toUpperCase() }))).statusCode).toBe(200);
+    // A physical card pays all of it (20.00 + 30.00, and 5.90 for the courier chosen at checkout):
+    // nothing is left for the gateway.
+    const payWith = await card(t, 100);
+    const basket = await call(t, 'POST', '/basket/add-gift-card', who, { code: payWith });
+    expect(basket.json()).toMatchObject({ total: 50, giftCardAmount: 50, toPay: 0 });
+    const placed = await checkout(t, who, checkoutForm(shop, { billingEmail: 'buyer@example.ee' }));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const link = orderLink(placed.json().location);
+    const purchases = await db().selectFrom('virtual_gift_card_purchase').selectAll().where('order_id', '=', link.orderId).execute();
+    expect(purchases).toHaveLength(1);
+    expect(purchases[0]).toMatchObject({ recipient_email: recipientEmail.toLowerCase(), buyer_client_account_id: buyer.clientAccountId });
+    expect(await ledger(db(), payWith)).toMatchObject({ balanceCents: 10_000 - 5590, heldCents: 5590 });
+    // Not paid yet: no card, no issuing job.
+    expect(await issueJobs(link.orderId)).toBe(0);
+
+    expect((await t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+    const code = (await db().selectFrom('customer_order').select('code').where('id', '=', link.orderId).executeTakeFirstOrThrow()).code;
+    const detail = await call(t, 'GET', `/order/${code}`, who);
+    expect(detail.statusCode, detail.body).toBe(200);
+    expect(detail.json()).toMatchObject({ status: 'PENDING_PROCESSING', giftCardAmount: 55.9, total: 0 });
+    // The paid transition queued the issuing in its own transaction.
+    expect(await issueJobs(link.orderId)).toBe(1);
+    await t.drainJobs();
+    const issued = await db().selectFrom('gift_card').selectAll().where('order_id', '=', link.orderId).execute();
+    expect(issued).toHaveLength(1);
+    expect(issued[0]).toMatchObject({ kind: 'VIRTUAL', mailed_at: null });
+    expect(Number(issued[0]!.balance_cents)).toBe(3000);
+    expect(Number(issued[0]!.expires_at)).toBeGreaterThan(Date.now() + 360 * 86_400_000);
+    const told = await smtp.waitFor((mail) => mail.to !== undefined && JSON.stringify(mail.to).includes('buyer@example.ee'));
+    expect(told.text).toContain('Jaan Tamm');
+    expect(told.text).not.toMatch(/[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]/);
+    // Before the delivery date nothing goes to the recipient, and the recipient does not see it yet.
+    expect(smtp.mails.some((mail) => JSON.stringify(mail.to).includes(recipientEmail))).toBe(false);
+    expect((await list({ bearer: buyer.token })).json()).toEqual([
+      expect.objectContaining({ role: 'BOUGHT', amount: 30, balance: 30, code: null, delivered: false, recipientName: 'Jaan Tamm' }),
+    ]);
+    expect((await list({ bearer: recipient.token })).json()).toEqual([]);
+
+    // The delivery date comes.
+    await db()
+      .updateTable('job')
+      .set({ run_at: Date.now() - 1 })
+      .where('type', '=', 'gift-card.mail')
+      .where('status', '=', 'pending')
+      .execute();
+    await t.drainJobs();
+    const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes(recipientEmail));
+    expect(delivered.text).toContain('Palju õnne!');
+    const cardCode = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
+    expect((await balance(t, cardCode)).json()).toMatchObject({ valid: true, balance: 30 });
+    expect(await ledger(db(), cardCode)).toMatchObject({ balanceCents: 3000, entrySumCents: 3000, kinds: ['ISSUE'] });
+    // The code is not in the database.
+    expect(JSON.stringify(await db().selectFrom('gift_card').selectAll().execute())).not.toContain(cardCode.replace(/-/g, ''));
+    expect(JSON.stringify(await db().selectFrom('job').selectAll().execute())).not.toContain(cardCode.replace(/-/g, ''));
+
+    const hint = cardCode.replace(/-/g, '').slice(-4);
+    expect((await list({ bearer: buyer.token })).json()).toEqual([
+      expect.objectContaining({ role: 'BOUGHT', code: hint, delivered: true }),
+    ]);
+    expect((await list({ bearer: recipient.token })).json()).toEqual([
+      expect.objectContaining({ role: 'RECEIVED', code: hint, balance: 30 }),
+    ]);
+    // Somebody else sees none of it; a guest is asked to log in.
+    expect((await list({ bearer: stranger.token })).json()).toEqual([]);
+    expect((await list({})).statusCode).toBe(401);
+    // A second run of the jobs sends nothing again and issues nothing again.
+    const sent = smtp.mails.length;
+    await db()
+      .updateTable('job')
+      .set({ status: 'pending', run_at: Date.now() - 1 })
+      .where('type', 'in', ['gift-card.issue', 'gift-card.mail'])
+      .execute();
+    await t.drainJobs();
+    expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toHaveLength(1);
+    expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes(recipientEmail))).toHaveLength(1);
+    expect(smtp.mails.length - sent).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('refunded after it was issued', () => {
+  it('the card is voided (what is left comes off, it expires) and its delivery mail is not sent', async () => {
+    const buyer = await createCustomer(db());
+    const who: Who = { bearer: buyer.token };
+    const book = await stockedBook(t, shop, 5);
+    await fill(t, who, [[book, 1]]);
+    expect((await addVoucher(who, details({ amount: 25, recipientEmail: 'void@example.ee' }))).statusCode).toBe(200);
+    const placed = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'TEST_GATEWAY' }));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const link = orderLink(placed.json().location);
+    const form = (await t.app.inject({ method: 'GET', url: link.path })).json() as { url: string };
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: new URL(form.url).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'action=pay',
+    });
+    expect(paid.statusCode).toBe(303);
+    const status = async () =>
+      await db().selectFrom('customer_order').select(['status', 'code']).where('id', '=', link.orderId).executeTakeFirstOrThrow();
+    await expect.poll(async () => (await status()).status, { timeout: 10_000 }).toBe('PENDING_PROCESSING');
+    await t.drainJobs();
+    const [issued] = await db().selectFrom('gift_card').selectAll().where('order_id', '=', link.orderId).execute();
+    expect(Number(issued!.balance_cents)).toBe(2500);
+
+    const key = await createApiKey(db(), `refunds-${Date.now()}`, Date.now());
+    const refund = await t.app.inject({
+      method: 'POST',
+      url: `/admin/orders/${(await status()).code}/refund`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: {},
+    });
+    expect(refund.statusCode, refund.body).toBe(200);
+    expect((await status()).status).toBe('CANCELLED');
+    const [voided] = await db().selectFrom('gift_card').selectAll().where('order_id', '=', link.orderId).execute();
+    expect(Number(voided!.balance_cents)).toBe(0);
+    expect(Number(voided!.expires_at)).toBeLessThanOrEqual(Date.now());
+    const kinds = await db().selectFrom('gift_card_entry').select('kind').where('gift_card_id', '=', voided!.id).orderBy('id').execute();
+    expect(kinds.map((entry) => entry.kind)).toEqual(['ISSUE', 'VOID']);
+    await db()
+      .updateTable('job')
+      .set({ run_at: Date.now() - 1 })
+      .where('type', '=', 'gift-card.mail')
+      .where('status', '=', 'pending')
+      .execute();
+    await t.drainJobs();
+    expect(smtp.mails.some((mail) => JSON.stringify(mail.to).includes('void@example.ee'))).toBe(false);
+  });
+});
+
+async function issueJobs(orderId: number): Promise<number> {
+  const jobs = await db().selectFrom('job').select('payload').where('type', '=', 'gift-card.issue').execute();
+  return jobs.filter((job) => (JSON.parse(job.payload) as { orderId: number }).orderId === orderId).length;
+}
