@@ -1,6 +1,7 @@
 import type { ImportKinds } from './infra/import/index.js';
 import { importUsers } from './modules/accounts/index.js';
 import { basketImportKinds } from './modules/basket/index.js';
+import { blogImportKinds } from './modules/blog/index.js';
 import { catalogueImportKinds } from './modules/catalogue-import/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
 
@@ -17,4 +18,5 @@ export const importKinds: ImportKinds = {
   ...catalogueImportKinds,
   'sales-history': salesHistoryKind,
   ...basketImportKinds,
+  ...blogImportKinds,
 };
