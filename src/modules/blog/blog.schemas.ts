@@ -8,7 +8,10 @@ const Time = (description: string) => Type.String({ format: 'date-time', descrip
 
 export const PreviewQuery = Type.Object({
   preview: Type.Optional(
-    Type.Boolean({ description: 'With an operator API key (Authorization: Bearer): show drafts and items outside their window' }),
+    Type.String({
+      pattern: '^(1|0|true|false)$',
+      description: '1 (or true) with an operator API key (Authorization: Bearer): show drafts and items outside their window',
+    }),
   ),
 });
 

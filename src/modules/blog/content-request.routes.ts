@@ -21,9 +21,9 @@ export async function readModeOf(
   reply: FastifyReply,
   db: Db,
   callerOf: CallerResolver,
-  preview: boolean | undefined,
+  preview: string | undefined,
 ): Promise<ReadMode> {
-  if (preview === true) {
+  if (preview === '1' || preview === 'true') {
     await authenticateOperator(db, request);
     reply.header('Cache-Control', 'no-store');
     return 'preview';

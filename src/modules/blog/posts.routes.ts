@@ -28,7 +28,7 @@ export interface ContentReadDeps {
 /** GET /blog, /blog/:slug, /blog-category, /news and /news/:slug. */
 export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app, { database, caller }) => {
   const db = database.db;
-  const contextOf = async (request: FastifyRequest, reply: FastifyReply, preview: boolean | undefined): Promise<ContentContext> => {
+  const contextOf = async (request: FastifyRequest, reply: FastifyReply, preview: string | undefined): Promise<ContentContext> => {
     const mode = await readModeOf(request, reply, db, caller, preview);
     const store = requestStore(request);
     return { store: store.code, language: request.language, storeDefaultLanguage: store.defaultLanguage, now: request.actionTime, mode };
