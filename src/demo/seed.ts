@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { DEMO_PASSWORD } from './accounts.js';
 import { lockIdTables } from './bulk-writer.js';
 import { writeBasketDemo } from './basket.js';
+import { writeContentDemo } from './content.js';
 import { writeDatasetIn } from './catalogue-generator.js';
 import { COUNTRIES } from '../db/migrations/data/countries-2026-11.js';
 import type { Database } from '../db/schema.js';
@@ -68,6 +69,8 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
   }
   // Delivery and discount codes also for a demo catalogue loaded before baskets existed.
   await db.transaction().execute((trx) => writeBasketDemo(trx, options.now));
+  // Blog, news, shop schedules and redirects (idempotent, like the basket's).
+  await db.transaction().execute((trx) => writeContentDemo(trx, options.now));
   return seedReport(database);
 }
 

@@ -237,3 +237,12 @@ export const contentKinds = {
   redirects: redirect,
   'shop-schedules': shopSchedule,
 } as Record<string, ContentKind>;
+
+/** Writes one record of a kind as an import line would (the demo data); throws on a bad one. */
+export async function applyContentLine(trx: Trx, kindName: string, value: unknown, now: number): Promise<Outcome> {
+  const kind = contentKinds[kindName];
+  if (!kind) throw new Error(`unknown content kind ${kindName}`);
+  const parsed = kind.parse(value);
+  if ('error' in parsed) throw new Error(`${kindName}: ${parsed.error}`);
+  return kind.apply(trx, parsed.record, now);
+}

@@ -4,3 +4,4 @@ export type * from './blog.tables.js';
 export { blogMessages } from './blog.messages.js';
 export { blogRoutes, type BlogDeps } from './blog.routes.js';
 export { blogImportKinds } from './content-import.js';
+export { applyContentLine } from './content-kinds.js';
