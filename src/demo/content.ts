@@ -11,7 +11,14 @@ const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const POSTS = [
   ['et', 'sugise-lugemisnimekiri', 'Sügise lugemisnimekiri', 'Kümme raamatut pikkadeks õhtuteks.', 'lugemine', ['sügis', 'soovitused']],
-  ['et', 'kuidas-valida-lasteraamatut', 'Kuidas valida lasteraamatut', 'Vanusele sobiv, ilus ja jutustav.', 'lapsed', ['lapsed', 'soovitused']],
+  [
+    'et',
+    'kuidas-valida-lasteraamatut',
+    'Kuidas valida lasteraamatut',
+    'Vanusele sobiv, ilus ja jutustav.',
+    'lapsed',
+    ['lapsed', 'soovitused'],
+  ],
   ['en', 'autumn-reading-list', 'An autumn reading list', 'Ten books for long evenings.', 'lugemine', ['autumn', 'recommendations']],
   ['en', 'meet-the-author-evenings', 'Meet-the-author evenings', 'Authors visit our shops this winter.', 'uritused', ['events']],
   ['ru', 'osennij-spisok-chtenija', 'Осенний список чтения', 'Десять книг для долгих вечеров.', 'lugemine', ['осень']],
@@ -52,7 +59,16 @@ export async function writeContentDemo(trx: Transaction<Database>, now: number):
   await applyContentLine(
     trx,
     'blog-posts',
-    { code: 'DEMO-POST-DRAFT', store: 'WEB', language: 'et', slug: 'mustand', title: 'Mustand', body: '<p>Pooleli.</p>', active: false, publishedAt: date(now) },
+    {
+      code: 'DEMO-POST-DRAFT',
+      store: 'WEB',
+      language: 'et',
+      slug: 'mustand',
+      title: 'Mustand',
+      body: '<p>Pooleli.</p>',
+      active: false,
+      publishedAt: date(now),
+    },
     now,
   );
   const news = [
@@ -61,8 +77,15 @@ export async function writeContentDemo(trx: Transaction<Database>, now: number):
     ['tasuta-tarne', { et: 'Tasuta tarne üle 30 €', en: 'Free delivery over €30', ru: 'Бесплатная доставка от 30 €' }],
   ] as const;
   for (const [index, [slug, titles]] of news.entries()) {
-    const translations = Object.fromEntries(Object.entries(titles).map(([language, title]) => [language, { title, body: `<p>${title}.</p>` }]));
-    await applyContentLine(trx, 'news', { code: `DEMO-NEWS-${index + 1}`, store: 'WEB', slug, translations, publishedAt: date(now - index * 3 * DAY) }, now);
+    const translations = Object.fromEntries(
+      Object.entries(titles).map(([language, title]) => [language, { title, body: `<p>${title}.</p>` }]),
+    );
+    await applyContentLine(
+      trx,
+      'news',
+      { code: `DEMO-NEWS-${index + 1}`, store: 'WEB', slug, translations, publishedAt: date(now - index * 3 * DAY) },
+      now,
+    );
   }
   const year = new Date(now).getUTCFullYear();
   const weekly = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, opens: '10:00', closes: weekday >= 6 ? '20:00' : '21:00' }));
@@ -77,6 +100,16 @@ export async function writeContentDemo(trx: Transaction<Database>, now: number):
       await applyContentLine(trx, 'shop-schedules', { shop, weekly, exceptions }, now);
     }
   }
-  await applyContentLine(trx, 'redirects', { code: 'DEMO-OLD-BLOG', store: 'WEB', path: '/uudised/blogi.php', target: '/blog', status: 301 }, now);
-  await applyContentLine(trx, 'redirects', { code: 'DEMO-SALE', store: 'WEB', path: '/kampaania', target: '/news/tasuta-tarne', status: 302 }, now);
+  await applyContentLine(
+    trx,
+    'redirects',
+    { code: 'DEMO-OLD-BLOG', store: 'WEB', path: '/uudised/blogi.php', target: '/blog', status: 301 },
+    now,
+  );
+  await applyContentLine(
+    trx,
+    'redirects',
+    { code: 'DEMO-SALE', store: 'WEB', path: '/kampaania', target: '/news/tasuta-tarne', status: 302 },
+    now,
+  );
 }

@@ -24,11 +24,15 @@ beforeAll(async () => {
   t = await createTestApp();
   key = await operatorKey(t);
   const now = Date.now();
-  expect((await importContent(t, 'blog-categories', [
-    { code: 'READ', store: 'WEB', slug: 'lugemine', names: { et: 'Lugemine', en: 'Reading' }, position: 1 },
-    { code: 'NEWS', store: 'WEB', slug: 'uudised', names: { et: 'Uudised' }, position: 2 },
-    { code: 'OFF', store: 'WEB', slug: 'peidus', names: { et: 'Peidus' }, active: false },
-  ])).json()).toMatchObject({ errorCount: 0 });
+  expect(
+    (
+      await importContent(t, 'blog-categories', [
+        { code: 'READ', store: 'WEB', slug: 'lugemine', names: { et: 'Lugemine', en: 'Reading' }, position: 1 },
+        { code: 'NEWS', store: 'WEB', slug: 'uudised', names: { et: 'Uudised' }, position: 2 },
+        { code: 'OFF', store: 'WEB', slug: 'peidus', names: { et: 'Peidus' }, active: false },
+      ])
+    ).json(),
+  ).toMatchObject({ errorCount: 0 });
   const res = await importContent(t, 'blog-posts', [
     post('P1', { category: 'READ', tags: ['Raamatud', 'suvi'], publishedAt: '2026-01-01' }),
     post('P2', { category: 'READ', tags: ['raamatud'], publishedAt: '2026-02-01' }),
@@ -37,13 +41,29 @@ beforeAll(async () => {
     post('DRAFT', { active: false }),
     post('FUTURE', { visibleFrom: iso(now + DAY) }),
     post('PAST', { visibleTo: iso(now - DAY) }),
-    post('XSS', { body: '<p onclick="alert(1)">hi<script>alert(1)</script><a href="javascript:alert(1)">x</a><img src=x onerror=alert(1)></p>', publishedAt: '2025-01-01' }),
+    post('XSS', {
+      body: '<p onclick="alert(1)">hi<script>alert(1)</script><a href="javascript:alert(1)">x</a><img src=x onerror=alert(1)></p>',
+      publishedAt: '2025-01-01',
+    }),
   ]);
   expect(res.json()).toMatchObject({ errorCount: 0, outcomes: { created: 8 } });
   await importContent(t, 'news', [
-    { code: 'N1', store: 'WEB', slug: 'avamine', publishedAt: '2026-01-05', translations: { et: { title: 'Avamine', body: '<b>et</b>' }, en: { title: 'Opening', body: '<b>en</b>' } } },
+    {
+      code: 'N1',
+      store: 'WEB',
+      slug: 'avamine',
+      publishedAt: '2026-01-05',
+      translations: { et: { title: 'Avamine', body: '<b>et</b>' }, en: { title: 'Opening', body: '<b>en</b>' } },
+    },
     { code: 'N2', store: 'WEB', slug: 'ainult-eesti', publishedAt: '2026-01-06', translations: { et: { title: 'Eesti', body: 'x' } } },
-    { code: 'N3', store: 'WEB', slug: 'mustand', active: false, publishedAt: '2026-01-07', translations: { et: { title: 'Mustand', body: 'x' } } },
+    {
+      code: 'N3',
+      store: 'WEB',
+      slug: 'mustand',
+      active: false,
+      publishedAt: '2026-01-07',
+      translations: { et: { title: 'Mustand', body: 'x' } },
+    },
     { code: 'N4', store: 'WEB2', slug: 'outlet', publishedAt: '2026-01-07', translations: { et: { title: 'Outlet', body: 'x' } } },
   ]);
 });
@@ -57,7 +77,12 @@ describe('GET /blog', () => {
     const res = await get('/blog');
     expect(res.statusCode, res.body).toBe(200);
     expect(slugs(res)).toEqual(['p3', 'p2', 'p1', 'xss']);
-    expect(res.json()[2]).toMatchObject({ code: 'P1', language: 'et', category: { code: 'READ', slug: 'lugemine', name: 'Lugemine' }, tags: ['raamatud', 'suvi'] });
+    expect(res.json()[2]).toMatchObject({
+      code: 'P1',
+      language: 'et',
+      category: { code: 'READ', slug: 'lugemine', name: 'Lugemine' },
+      tags: ['raamatud', 'suvi'],
+    });
     expect(res.headers['x-pagination-total-count']).toBe('4');
     expect(slugs(await get('/blog', { 'x-app-language': 'en' }))).toEqual(['en1']);
     expect(slugs(await get('/blog', { 'x-app-language': 'ru' }))).toEqual([]);

@@ -20,8 +20,12 @@ describe('content imports', () => {
   it('upserts by code idempotently', async () => {
     expect((await importContent(t, 'blog-posts', [post])).json()).toMatchObject({ outcomes: { created: 1 }, errorCount: 0 });
     expect((await importContent(t, 'blog-posts', [post])).json()).toMatchObject({ outcomes: { unchanged: 1 } });
-    expect((await importContent(t, 'blog-posts', [{ ...post, title: 'Uus', tags: ['a'] }])).json()).toMatchObject({ outcomes: { updated: 1 } });
-    expect((await importContent(t, 'blog-posts', [{ ...post, title: 'Uus', tags: ['a'] }])).json()).toMatchObject({ outcomes: { unchanged: 1 } });
+    expect((await importContent(t, 'blog-posts', [{ ...post, title: 'Uus', tags: ['a'] }])).json()).toMatchObject({
+      outcomes: { updated: 1 },
+    });
+    expect((await importContent(t, 'blog-posts', [{ ...post, title: 'Uus', tags: ['a'] }])).json()).toMatchObject({
+      outcomes: { unchanged: 1 },
+    });
     const schedule = { shop: 'VIRU', weekly: [{ weekday: 1, opens: '10:00', closes: '18:00' }] };
     expect((await importContent(t, 'shop-schedules', [schedule])).json()).toMatchObject({ outcomes: { updated: 1 } });
     expect((await importContent(t, 'shop-schedules', [schedule])).json()).toMatchObject({ outcomes: { unchanged: 1 } });
@@ -66,7 +70,12 @@ describe('PUT and DELETE /admin/content/:kind/:code', () => {
     let res = await t.app.inject({ method: 'PUT', url: '/admin/content/blog-posts/ADMIN', headers: auth(), payload: body });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ kind: 'blog-posts', code: 'ADMIN', outcome: 'created' });
-    res = await t.app.inject({ method: 'PUT', url: '/admin/content/blog-posts/ADMIN', headers: auth(), payload: { ...body, body: '<script>x</script><p>y</p>' } });
+    res = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/content/blog-posts/ADMIN',
+      headers: auth(),
+      payload: { ...body, body: '<script>x</script><p>y</p>' },
+    });
     expect(res.json().outcome).toBe('updated');
     expect((await t.app.inject({ method: 'GET', url: '/blog/admin-post' })).json().body).toBe('<p>y</p>');
     res = await t.app.inject({ method: 'DELETE', url: '/admin/content/blog-posts/ADMIN', headers: auth() });
@@ -82,7 +91,12 @@ describe('PUT and DELETE /admin/content/:kind/:code', () => {
     expectErrorBody(await t.app.inject({ method: 'PUT', url: '/admin/content/pages/X', headers: auth(), payload: {} }), 404, 'Not Found');
     expectErrorBody(await t.app.inject({ method: 'PUT', url: '/admin/content/news/N1', payload: {} }), 401, 'Unauthorized');
     expectErrorBody(await t.app.inject({ method: 'DELETE', url: '/admin/content/news/N1' }), 401, 'Unauthorized');
-    const text = await t.app.inject({ method: 'PUT', url: '/admin/content/news/N1', headers: { ...auth(), 'content-type': 'text/plain' }, payload: 'x' });
+    const text = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/content/news/N1',
+      headers: { ...auth(), 'content-type': 'text/plain' },
+      payload: 'x',
+    });
     expect(text.statusCode).toBe(415);
   });
 });

@@ -74,23 +74,44 @@ describe('GET /shop/:code/schedule', () => {
 
   it('is open inside the hours in winter time (UTC+2) and says when it closes', async () => {
     // Tuesday 1 December 10:00 UTC = 12:00 in Tallinn.
-    expect((await schedule('2026-12-01T10:00:00Z')).json()).toMatchObject({ openNow: true, nextChange: { at: '2026-12-01T17:00:00Z', opens: false } });
+    expect((await schedule('2026-12-01T10:00:00Z')).json()).toMatchObject({
+      openNow: true,
+      nextChange: { at: '2026-12-01T17:00:00Z', opens: false },
+    });
     // 19:00 local is closing time: closed, opens Wednesday 10:00 local.
-    expect((await schedule('2026-12-01T17:00:00Z')).json()).toMatchObject({ openNow: false, nextChange: { at: '2026-12-02T08:00:00Z', opens: true } });
+    expect((await schedule('2026-12-01T17:00:00Z')).json()).toMatchObject({
+      openNow: false,
+      nextChange: { at: '2026-12-02T08:00:00Z', opens: true },
+    });
   });
 
   it('uses summer time (UTC+3) in June', async () => {
     // Wednesday 10 June 06:59 UTC = 09:59 local: closed; opens at 07:00 UTC.
-    expect((await schedule('2026-06-10T06:59:00Z')).json()).toMatchObject({ openNow: false, nextChange: { at: '2026-06-10T07:00:00Z', opens: true } });
-    expect((await schedule('2026-06-10T07:00:00Z')).json()).toMatchObject({ openNow: true, nextChange: { at: '2026-06-10T16:00:00Z', opens: false } });
+    expect((await schedule('2026-06-10T06:59:00Z')).json()).toMatchObject({
+      openNow: false,
+      nextChange: { at: '2026-06-10T07:00:00Z', opens: true },
+    });
+    expect((await schedule('2026-06-10T07:00:00Z')).json()).toMatchObject({
+      openNow: true,
+      nextChange: { at: '2026-06-10T16:00:00Z', opens: false },
+    });
   });
 
   it('crosses the DST changes: Saturday closing and Monday opening across 29 March and 25 October', async () => {
     // Saturday 28 March 16:00 local (UTC+2) -> Monday 30 March 10:00 local, now UTC+3.
-    expect((await schedule('2026-03-28T14:00:00Z')).json()).toMatchObject({ openNow: true, nextChange: { at: '2026-03-28T15:00:00Z', opens: false } });
-    expect((await schedule('2026-03-28T15:00:00Z')).json()).toMatchObject({ openNow: false, nextChange: { at: '2026-03-30T07:00:00Z', opens: true } });
+    expect((await schedule('2026-03-28T14:00:00Z')).json()).toMatchObject({
+      openNow: true,
+      nextChange: { at: '2026-03-28T15:00:00Z', opens: false },
+    });
+    expect((await schedule('2026-03-28T15:00:00Z')).json()).toMatchObject({
+      openNow: false,
+      nextChange: { at: '2026-03-30T07:00:00Z', opens: true },
+    });
     // Saturday 24 October after closing (UTC+3) -> Monday 26 October 10:00, now UTC+2.
-    expect((await schedule('2026-10-24T15:00:00Z')).json()).toMatchObject({ openNow: false, nextChange: { at: '2026-10-26T08:00:00Z', opens: true } });
+    expect((await schedule('2026-10-24T15:00:00Z')).json()).toMatchObject({
+      openNow: false,
+      nextChange: { at: '2026-10-26T08:00:00Z', opens: true },
+    });
   });
 
   it('takes the local date around midnight, and holidays and short days over the week', async () => {
@@ -99,7 +120,10 @@ describe('GET /shop/:code/schedule', () => {
     expect(body.today).toEqual({ date: '2026-12-24', closed: false, opens: '10:00', closes: '14:00' });
     expect(body.nextChange).toEqual({ at: '2026-12-24T08:00:00Z', opens: true });
     // After the short day: closed on the 25th (a Friday), next opening Saturday the 26th.
-    expect((await schedule('2026-12-24T12:00:00Z')).json()).toMatchObject({ openNow: false, nextChange: { at: '2026-12-26T08:00:00Z', opens: true } });
+    expect((await schedule('2026-12-24T12:00:00Z')).json()).toMatchObject({
+      openNow: false,
+      nextChange: { at: '2026-12-26T08:00:00Z', opens: true },
+    });
   });
 
   it('has no change at midnight for a shop open through the night', async () => {
