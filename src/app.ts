@@ -22,6 +22,7 @@ import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
 import { backInStockRoutes } from './modules/back-in-stock/index.js';
 import { basketRoutes } from './modules/basket/index.js';
+import { blogRoutes } from './modules/blog/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { contentRoutes } from './modules/content/index.js';
 import { companiesRoutes } from './modules/companies/index.js';
@@ -162,6 +163,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(backInStockRoutes, { database, config });
       await api.register(contactRoutes, { database, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });
+      await api.register(blogRoutes, { database });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways = configuredGateways({

@@ -1,6 +1,7 @@
 import type { ImportKinds } from './infra/import/index.js';
 import { importUsers } from './modules/accounts/index.js';
 import { basketImportKinds } from './modules/basket/index.js';
+import { blogImportKinds } from './modules/blog/index.js';
 import { catalogueImportKinds } from './modules/catalogue-import/index.js';
 import { contentImportKinds } from './modules/content/index.js';
 import { salesHistoryKind } from './modules/data-export/index.js';
@@ -23,4 +24,5 @@ export const importKinds: ImportKinds = {
   'subscription-plans': subscriptionPlansKind,
   ...contentImportKinds,
   'gift-cards': giftCardsKind,
+  ...blogImportKinds,
 };

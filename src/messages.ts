@@ -8,6 +8,7 @@ import { accountsMessages } from './modules/accounts/index.js';
 import { adminMessages } from './modules/admin/index.js';
 import { backInStockMessages } from './modules/back-in-stock/index.js';
 import { basketMessages } from './modules/basket/index.js';
+import { blogMessages } from './modules/blog/index.js';
 import { catalogueMessages } from './modules/catalogue/index.js';
 import { companiesMessages } from './modules/companies/index.js';
 import { contentMessages } from './modules/content/index.js';
@@ -37,6 +38,7 @@ declare module './i18n/index.js' {
       Keys<typeof adminMessages>,
       Keys<typeof backInStockMessages>,
       Keys<typeof basketMessages>,
+      Keys<typeof blogMessages>,
       Keys<typeof catalogueMessages>,
       Keys<typeof companiesMessages>,
       Keys<typeof contentMessages>,
@@ -63,6 +65,7 @@ for (const set of [
   adminMessages,
   backInStockMessages,
   basketMessages,
+  blogMessages,
   catalogueMessages,
   companiesMessages,
   contentMessages,

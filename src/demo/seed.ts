@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { DEMO_PASSWORD } from './accounts.js';
 import { lockIdTables } from './bulk-writer.js';
 import { writeBasketDemo } from './basket.js';
+import { writeBlogDemo } from './blog.js';
 import { writeContentDemo } from './content.js';
 import { writeDatasetIn } from './catalogue-generator.js';
 import { COUNTRIES } from '../db/migrations/data/countries-2026-11.js';
@@ -71,6 +72,8 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
   await db.transaction().execute((trx) => writeBasketDemo(trx, options.now));
   // Pages, banners and menus also for a demo catalogue loaded before content existed.
   await db.transaction().execute((trx) => writeContentDemo(trx, options.now));
+  // Blog, news, shop schedules and redirects (idempotent, like the basket's).
+  await db.transaction().execute((trx) => writeBlogDemo(trx, options.now));
   return seedReport(database);
 }
 

@@ -1,0 +1,73 @@
+import type { Db } from '../../db/database.js';
+import { publishedAt } from './publishing.js';
+
+// What a QR code points to. A code is `<kind>-<code>`, the kind telling which namespace the rest is
+// looked up in (split at the first hyphen, so the rest may hold hyphens):
+//   product-<product code>   the product page          <front-end>/product/<product id>
+//   shop-<shop code>          the shop's page           <front-end>/shop/<shop code>
+//   blog-<post code>          a published blog post     <front-end>/blog/<slug>
+//   news-<news code>          a published news item     <front-end>/news/<slug>
+//   redirect-<redirect code>  an active redirect's old path (the front-end sends it on), so a
+//                             printed code can be pointed elsewhere later: <front-end><path>
+// `page-` is kept for content pages (their module adds it). Unknown kind or code: 404.
+
+export const QR_KINDS = ['product', 'shop', 'blog', 'news', 'redirect'] as const;
+
+type PathOf = (db: Db, store: string, code: string, now: number) => Promise<string | undefined>;
+
+const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
+  async product(db, _store, code) {
+    const row = await db
+      .selectFrom('product')
+      .select('id')
+      .where('code', '=', code)
+      .where('is_active', '=', true)
+      .where('hidden_web', '=', false)
+      .executeTakeFirst();
+    return row ? `/product/${row.id}` : undefined;
+  },
+  async shop(db, _store, code) {
+    const row = await db.selectFrom('shop').select('code').where('code', '=', code).where('is_active', '=', true).executeTakeFirst();
+    return row ? `/shop/${encodeURIComponent(row.code)}` : undefined;
+  },
+  async blog(db, store, code, now) {
+    const row = await db
+      .selectFrom('blog_post')
+      .select('slug')
+      .where('code', '=', code)
+      .where('store_code', '=', store)
+      .where(publishedAt('blog_post', now))
+      .executeTakeFirst();
+    return row ? `/blog/${encodeURIComponent(row.slug)}` : undefined;
+  },
+  async news(db, store, code, now) {
+    const row = await db
+      .selectFrom('news')
+      .select('slug')
+      .where('code', '=', code)
+      .where('store_code', '=', store)
+      .where(publishedAt('news', now))
+      .executeTakeFirst();
+    return row ? `/news/${encodeURIComponent(row.slug)}` : undefined;
+  },
+  async redirect(db, store, code) {
+    const row = await db
+      .selectFrom('redirect')
+      .select('path')
+      .where('code', '=', code)
+      .where('store_code', '=', store)
+      .where('is_active', '=', true)
+      .executeTakeFirst();
+    return row?.path;
+  },
+};
+
+/** The front-end path of a QR code's target in the store, or undefined when there is none. */
+export async function qrTargetPath(db: Db, store: string, qrCode: string, now: number): Promise<string | undefined> {
+  const hyphen = qrCode.indexOf('-');
+  if (hyphen <= 0) return undefined;
+  const kind = qrCode.slice(0, hyphen);
+  const code = qrCode.slice(hyphen + 1);
+  if (code === '' || !Object.hasOwn(TARGETS, kind)) return undefined;
+  return TARGETS[kind as (typeof QR_KINDS)[number]](db, store, code, now);
+}

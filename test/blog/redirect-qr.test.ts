@@ -1,0 +1,99 @@
+import QRCode from 'qrcode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QR_OPTIONS } from '../../src/modules/blog/qr-code.routes.js';
+import { createProduct, createShop } from '../helpers/catalogue.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { importContent, operatorKey } from './helpers.js';
+
+let t: TestApp;
+let key = '';
+let product = 0;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  key = await operatorKey(t);
+  product = await createProduct(t.database.db, { code: 'BOOK-1' });
+  await createShop(t.database.db, { code: 'VIRU', name: 'Viru' });
+  const res = await importContent(t, 'redirects', [
+    { code: 'OLD-BOOK', store: 'WEB', path: 'https://old.example/Raamat.php?id=5#top', target: '/product/1', status: 301 },
+    { code: 'SALE', store: 'WEB', path: '/soodus/', target: 'https://campaign.example/sale', status: 302 },
+    { code: 'OFF', store: 'WEB', path: '/vana', target: '/uus', active: false },
+  ]);
+  expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
+  await importContent(t, 'blog-posts', [
+    { code: 'POST', store: 'WEB', language: 'et', slug: 'postitus', title: 'P', body: 'x', publishedAt: '2026-01-01' },
+    { code: 'DRAFT', store: 'WEB', language: 'et', slug: 'mustand', title: 'D', body: 'x', publishedAt: '2026-01-01', active: false },
+  ]);
+});
+afterAll(() => t.close());
+
+const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+const hits = async (code: string) =>
+  (await get(`/admin/content/redirects/${code}`, { authorization: `Bearer ${key}` })).json() as { hits: number; lastHitAt: string | null };
+
+describe('GET /external-url', () => {
+  it('finds an old URL in any of its spellings, with the status and the full target URL', async () => {
+    const res = await get(`/external-url?path=${encodeURIComponent('/Raamat.php?id=5')}`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ path: '/Raamat.php?id=5', target: '/product/1', url: 'http://localhost:5173/product/1', status: 301 });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect((await get('/external-url?path=/soodus')).json()).toMatchObject({ status: 302, url: 'https://campaign.example/sale' });
+    expect((await get(`/external-url?path=${encodeURIComponent('https://x.example/soodus/#a')}`)).statusCode).toBe(200);
+  });
+
+  it('is a 404 for an unknown, inactive or other-store path, a 400 for a non-path', async () => {
+    expectErrorBody(await get('/external-url?path=/nope'), 404, 'Not Found');
+    expectErrorBody(await get('/external-url?path=/vana'), 404, 'Not Found');
+    expectErrorBody(await get('/external-url?path=/soodus', { store: 'WEB2' }), 404, 'Not Found');
+    expectErrorBody(await get('/external-url?path=nopath'), 400, 'Bad Request');
+    expectErrorBody(await get('/external-url'), 400, 'Bad Request');
+  });
+
+  it('counts every hit exactly (batched, written before the admin reads)', async () => {
+    const before = (await hits('SALE')).hits;
+    await Promise.all(Array.from({ length: 25 }, () => get('/external-url?path=/soodus')));
+    const after = await hits('SALE');
+    expect(after.hits).toBe(before + 25);
+    expect(after.lastHitAt).not.toBeNull();
+    expect((await hits('OFF')).hits).toBe(0);
+    expectErrorBody(await get('/admin/content/redirects/SALE'), 401, 'Unauthorized');
+  });
+});
+
+describe('GET /qr-code/:code', () => {
+  const expected = (url: string) => QRCode.toString(url, QR_OPTIONS);
+
+  it('draws the front-end URL of a product, shop, post and redirect', async () => {
+    const cases: Array<[string, string]> = [
+      ['product-BOOK-1', `http://localhost:5173/product/${product}`],
+      ['shop-VIRU', 'http://localhost:5173/shop/VIRU'],
+      ['blog-POST', 'http://localhost:5173/blog/postitus'],
+      ['redirect-SALE', 'http://localhost:5173/soodus'],
+    ];
+    const bodies = new Set<string>();
+    for (const [code, url] of cases) {
+      const res = await get(`/qr-code/${code}`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+      expect(res.body).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+      expect(res.body).toBe(await expected(url));
+      bodies.add(res.body);
+    }
+    expect(bodies.size).toBe(cases.length);
+  });
+
+  it('uses the store front-end URL and caches for guests', async () => {
+    const res = await get('/qr-code/shop-VIRU', { store: 'WEB2' });
+    expect(res.body).toBe(await expected('http://localhost:5174/shop/VIRU'));
+    expect(res.headers['cache-control']).toBe('public, max-age=600');
+    expect((await get('/qr-code/shop-VIRU', { store: 'WEB2', 'if-none-match': String(res.headers.etag) })).statusCode).toBe(304);
+  });
+
+  it('is a 404 for an unknown kind, code or unpublished target', async () => {
+    for (const code of ['product-NOPE', 'shop-NOPE', 'blog-DRAFT', 'redirect-OFF', 'page-x', 'nokind', 'x-1']) {
+      expectErrorBody(await get(`/qr-code/${code}`), 404, 'Not Found');
+    }
+    expectErrorBody(await get('/qr-code/a'), 400, 'Bad Request');
+  });
+});
