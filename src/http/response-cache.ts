@@ -92,10 +92,26 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
  * the cache. `?page=01` and `?page=1`, `/product/007` and `/product/7` are one answer too.
  */
 function keyOf(request: FastifyRequest): string {
-  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const names = queryNamesOf(request);
   const query = (request.query ?? {}) as Record<string, unknown>;
-  const known = Object.keys(schema?.properties ?? {}).flatMap((name) => (query[name] === undefined ? [] : [[name, query[name]]]));
+  const known: unknown[] = [];
+  for (const name of names) if (query[name] !== undefined) known.push(name, query[name]);
   return JSON.stringify([request.store?.code ?? '', request.language, request.routeOptions.url, request.params ?? {}, known]);
+}
+
+const NO_NAMES: readonly string[] = [];
+const queryNames = new WeakMap<object, readonly string[]>();
+
+/** The query parameters the route's schema declares, in its order (read once per route). */
+function queryNamesOf(request: FastifyRequest): readonly string[] {
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  if (!schema) return NO_NAMES;
+  let names = queryNames.get(schema);
+  if (names === undefined) {
+    names = Object.keys(schema.properties ?? {});
+    queryNames.set(schema, names);
+  }
+  return names;
 }
 
 /** The path and the parameters other than page and per-page, as setPaginationHeaders (http/paging.ts) puts them in each link. */
