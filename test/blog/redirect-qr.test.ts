@@ -25,6 +25,11 @@ beforeAll(async () => {
     { code: 'POST', store: 'WEB', language: 'et', slug: 'postitus', title: 'P', body: 'x', publishedAt: '2026-01-01' },
     { code: 'DRAFT', store: 'WEB', language: 'et', slug: 'mustand', title: 'D', body: 'x', publishedAt: '2026-01-01', active: false },
   ]);
+  const pages = await importContent(t, 'content-pages', [
+    { code: 'ABOUT', store: 'WEB', slug: 'meist', translations: { et: { title: 'Meist', body: '<p>x</p>' } } },
+    { code: 'HIDDEN', store: 'WEB', slug: 'peidus', active: false, translations: { et: { title: 'Peidus', body: '<p>x</p>' } } },
+  ]);
+  expect(pages.json(), pages.body).toMatchObject({ errorCount: 0 });
 });
 afterAll(() => t.close());
 
@@ -64,11 +69,12 @@ describe('GET /external-url', () => {
 describe('GET /qr-code/:code', () => {
   const expected = (url: string) => QRCode.toString(url, QR_OPTIONS);
 
-  it('draws the front-end URL of a product, shop, post and redirect', async () => {
+  it('draws the front-end URL of a product, shop, post, content page and redirect', async () => {
     const cases: Array<[string, string]> = [
       ['product-BOOK-1', `http://localhost:5173/product/${product}`],
       ['shop-VIRU', 'http://localhost:5173/shop/VIRU'],
       ['blog-POST', 'http://localhost:5173/blog/postitus'],
+      ['page-ABOUT', 'http://localhost:5173/content-page/meist'],
       ['redirect-SALE', 'http://localhost:5173/soodus'],
     ];
     const bodies = new Set<string>();
@@ -91,7 +97,7 @@ describe('GET /qr-code/:code', () => {
   });
 
   it('is a 404 for an unknown kind, code or unpublished target', async () => {
-    for (const code of ['product-NOPE', 'shop-NOPE', 'blog-DRAFT', 'redirect-OFF', 'page-x', 'nokind', 'x-1']) {
+    for (const code of ['product-NOPE', 'shop-NOPE', 'blog-DRAFT', 'redirect-OFF', 'page-x', 'page-HIDDEN', 'nokind', 'x-1']) {
       expectErrorBody(await get(`/qr-code/${code}`), 404, 'Not Found');
     }
     expectErrorBody(await get('/qr-code/a'), 400, 'Bad Request');

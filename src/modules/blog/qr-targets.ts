@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { publishedAt } from './publishing.js';
+import { publishedAt } from '../../infra/publishing.js';
 
 // What a QR code points to. A code is `<kind>-<code>`, the kind telling which namespace the rest is
 // looked up in (split at the first hyphen, so the rest may hold hyphens):
@@ -7,11 +7,12 @@ import { publishedAt } from './publishing.js';
 //   shop-<shop code>          the shop's page           <front-end>/shop/<shop code>
 //   blog-<post code>          a published blog post     <front-end>/blog/<slug>
 //   news-<news code>          a published news item     <front-end>/news/<slug>
+//   page-<page code>          a published content page  <front-end>/content-page/<slug>
 //   redirect-<redirect code>  an active redirect's old path (the front-end sends it on), so a
 //                             printed code can be pointed elsewhere later: <front-end><path>
-// `page-` is kept for content pages (their module adds it). Unknown kind or code: 404.
+// Unknown kind or code: 404.
 
-export const QR_KINDS = ['product', 'shop', 'blog', 'news', 'redirect'] as const;
+export const QR_KINDS = ['product', 'shop', 'blog', 'news', 'page', 'redirect'] as const;
 
 type PathOf = (db: Db, store: string, code: string, now: number) => Promise<string | undefined>;
 
@@ -49,6 +50,16 @@ const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
       .where(publishedAt('news', now))
       .executeTakeFirst();
     return row ? `/news/${encodeURIComponent(row.slug)}` : undefined;
+  },
+  async page(db, store, code, now) {
+    const row = await db
+      .selectFrom('content_page')
+      .select('slug')
+      .where('code', '=', code)
+      .where('store_code', '=', store)
+      .where(publishedAt('content_page', now))
+      .executeTakeFirst();
+    return row ? `/content-page/${encodeURIComponent(row.slug)}` : undefined;
   },
   async redirect(db, store, code) {
     const row = await db

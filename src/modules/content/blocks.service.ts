@@ -5,7 +5,8 @@ import { bannersByPlacement } from './banners.service.js';
 import { blocksOf, campaignsByCode, productIdsByCode, type CampaignFacts, type PageBlockRow } from './content.repository.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
 import type { BlockWire, CampaignSummaryWire, LinkWire } from './content.schemas.js';
-import { isPublished, isShown } from './published.js';
+import { isPublishedAt } from '../../infra/publishing.js';
+import { isShown } from './published.js';
 import { parseTranslations, pickLabel, pickLanguage } from './translations.js';
 
 // A block page's blocks, resolved for the caller in one answer: the shown blocks in order, their
@@ -71,7 +72,7 @@ export function campaignWire(campaign: CampaignFacts, context: ContentContext): 
 
 /** Whether the catalogue shows the campaign now: active and running (the catalogue's own rule; no preview for it). */
 export function campaignRunning(campaign: CampaignFacts, now: number): boolean {
-  return isPublished({ is_active: campaign.isActive, visible_from: campaign.validFrom, visible_to: campaign.validTo }, now);
+  return isPublishedAt({ is_active: campaign.isActive, visible_from: campaign.validFrom, visible_to: campaign.validTo }, now);
 }
 
 /** The page's shown blocks, resolved for the caller. */

@@ -1,17 +1,7 @@
-// The one definition of what the public sees: an active item inside its window [from, to). An
-// operator's preview sees drafts and items outside their window too.
+import { isPublishedAt, type PublishedFacts } from '../../infra/publishing.js';
 
-export interface PublishedFacts {
-  is_active: boolean | number;
-  visible_from: number | string | null;
-  visible_to: number | string | null;
-}
-
-export function isPublished(item: PublishedFacts, now: number): boolean {
-  if (!item.is_active) return false;
-  if (item.visible_from !== null && Number(item.visible_from) > now) return false;
-  return item.visible_to === null || Number(item.visible_to) > now;
-}
+// An operator's preview sees drafts and items outside their window too; the public sees what
+// infra/publishing.ts says.
 
 /** Whom a read is for: the public at `now`, or an operator's preview (which sees everything). */
 export interface Audience {
@@ -20,7 +10,7 @@ export interface Audience {
 }
 
 export function isShown(item: PublishedFacts, { now, preview }: Audience): boolean {
-  return preview || isPublished(item, now);
+  return preview || isPublishedAt(item, now);
 }
 
 /** Of several items under one key (a store's main pages, its menus), the one shown: the most recently started. */

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { publishedAt } from '../../infra/publishing.js';
 import { keysetPages, PAGE, type SitemapSection } from './sitemap-sections.repository.js';
 
 // The sections of the content modules' pages: content pages, blog posts and news, each as the
@@ -17,9 +18,7 @@ function publishedSection(name: string, table: PublishedTable, prefix: string): 
             .selectFrom(table)
             .select(['id', 'updated_at', 'slug'])
             .where('store_code', '=', storeCode)
-            .where('is_active', '=', true)
-            .where((eb) => eb.or([eb('visible_from', 'is', null), eb('visible_from', '<=', now)]))
-            .where((eb) => eb.or([eb('visible_to', 'is', null), eb('visible_to', '>', now)]))
+            .where(publishedAt(table, now))
             .where('id', '>', after)
             .orderBy('id')
             .limit(PAGE)

@@ -100,55 +100,36 @@ export const personSection: SitemapSection = {
     ),
 };
 
-/** Publishers with a product a guest sees in the store. */
-export const publisherSection: SitemapSection = {
-  name: 'publishers',
-  urls: (db, storeCode) =>
-    keysetPages(
-      (after) =>
-        db
-          .selectFrom('publisher as o')
-          .select(['o.id', 'o.updated_at'])
-          .where('o.id', '>', after)
-          .where(({ exists, selectFrom }) =>
-            exists(
-              selectFrom('product as p')
-                .select(sql`1`.as('one'))
-                .whereRef('p.publisher_id', '=', 'o.id')
-                .where(visibleProduct(storeCode, GUEST)),
-            ),
-          )
-          .orderBy('o.id')
-          .limit(PAGE)
-          .execute(),
-      byId('publisher'),
-    ),
-};
+/** Publishers or series with a product a guest sees in the store. */
+function ownerOfProductsSection(name: string, table: 'publisher' | 'series', column: 'publisher_id' | 'series_id'): SitemapSection {
+  return {
+    name,
+    urls: (db, storeCode) =>
+      keysetPages(
+        (after) =>
+          db
+            // Both tables have the id and updated_at read here; the cast names one for the types.
+            .selectFrom(`${table} as o` as 'publisher as o')
+            .select(['o.id', 'o.updated_at'])
+            .where('o.id', '>', after)
+            .where(({ exists, selectFrom }) =>
+              exists(
+                selectFrom('product as p')
+                  .select(sql`1`.as('one'))
+                  .whereRef(`p.${column}` as 'p.publisher_id', '=', 'o.id')
+                  .where(visibleProduct(storeCode, GUEST)),
+              ),
+            )
+            .orderBy('o.id')
+            .limit(PAGE)
+            .execute(),
+        byId(table),
+      ),
+  };
+}
 
-/** Series with a product a guest sees in the store. */
-export const seriesSection: SitemapSection = {
-  name: 'series',
-  urls: (db, storeCode) =>
-    keysetPages(
-      (after) =>
-        db
-          .selectFrom('series as o')
-          .select(['o.id', 'o.updated_at'])
-          .where('o.id', '>', after)
-          .where(({ exists, selectFrom }) =>
-            exists(
-              selectFrom('product as p')
-                .select(sql`1`.as('one'))
-                .whereRef('p.series_id', '=', 'o.id')
-                .where(visibleProduct(storeCode, GUEST)),
-            ),
-          )
-          .orderBy('o.id')
-          .limit(PAGE)
-          .execute(),
-      byId('series'),
-    ),
-};
+export const publisherSection = ownerOfProductsSection('publishers', 'publisher', 'publisher_id');
+export const seriesSection = ownerOfProductsSection('series', 'series', 'series_id');
 
 export const productListSection: SitemapSection = {
   name: 'product-lists',
