@@ -7,6 +7,7 @@ import { cataloguePersonalData } from '../catalogue/index.js';
 import { companiesPersonalData } from '../companies/index.js';
 import { dataExportPersonalData } from '../data-export/index.js';
 import { downloadsPersonalData } from '../downloads/index.js';
+import { giftCardsPersonalData } from '../gift-cards/index.js';
 import { newsletterPersonalData } from '../newsletter/index.js';
 import { ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
@@ -25,6 +26,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   companiesPersonalData,
   ordersPersonalData,
   downloadsPersonalData,
+  giftCardsPersonalData,
   basketPersonalData,
   wishlistPersonalData,
   backInStockPersonalData,

@@ -5,6 +5,7 @@ export { giftCardsRoutes, type GiftCardsDeps } from './gift-cards.routes.js';
 export { giftCardsKind } from './gift-cards.import.js';
 export type * from './gift-cards.tables.js';
 export { giftCardsMessages } from './gift-cards.messages.js';
+export { giftCardsPersonalData } from './gift-cards.personal-data.js';
 export { GiftCardCode } from './gift-cards.schemas.js';
 export {
   addCardToBasket,

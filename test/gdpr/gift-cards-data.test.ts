@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, type Who } from '../basket/helpers.js';
+import { dateIn } from '../gift-cards/helpers.js';
+import { createAccountsTestApp, GOOD_PASSWORD, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { as } from '../profile/helpers.js';
+
+// Virtual gift cards in "your data": a card the person bought (their message) and one sent to
+// them (their name and email) are in the export; the erasure takes the person out of both and
+// leaves the other person's side as it was.
+
+let t: AccountsTestApp;
+let shop: Shop;
+let voucher: number;
+let book: number;
+beforeAll(async () => {
+  t = await createAccountsTestApp({ env: { CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' } });
+  shop = await setUpShop(t);
+  book = await stockedBook(t, shop, 100);
+  voucher = await createProduct(t.database.db, { type: 'VIRTUAL_GIFT_CARD', name: 'Kinkekaart', price: 10, vatRate: 0 });
+});
+afterAll(async () => t?.close());
+
+/** Buys a book and a virtual card for `recipientEmail` with the message; answers the order's id. */
+async function buyCard(who: Who, recipientEmail: string, message: string, billingEmail: string): Promise<number> {
+  const basket = await fill(t, who, [[book, 1]]);
+  const giftCard = { amount: 25, recipientName: 'Saaja Nimi', recipientEmail, message, deliveryDate: dateIn(3) };
+  const added = await call(t, 'POST', '/basket/add-product', basket, { productId: voucher, quantity: 1, giftCard });
+  expect(added.statusCode, added.body).toBe(200);
+  const token = (added.headers['basket-token'] as string | undefined) ?? basket.token;
+  const placed = await checkout(t, { ...basket, token }, checkoutForm(shop, { billingEmail, paymentMethodId: 'CASH_ON_DELIVERY' }));
+  expect(placed.statusCode, placed.body).toBe(200);
+  const link = orderLink(placed.json().location);
+  const orderId = link.orderId;
+  // Cash on delivery: opening the payment link marks it paid, and the worker issues the card.
+  expect((await t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+  await t.drainJobs();
+  // Delivered by the back office: the erasure waits for open orders.
+  await t.database.db.updateTable('customer_order').set({ status: 'COMPLETED' }).where('id', '=', orderId).execute();
+  return orderId;
+}
+
+describe('gift cards in "your data"', () => {
+  it('exports the cards bought and received, and the erasure takes the person out of both', async () => {
+    const email = uniqueEmail('dora');
+    const token = await registerVerified(t, email);
+    const bought = await buyCard({ bearer: token }, 'friend@example.ee', 'Dora soovib head sünnipäeva', email);
+    const received = await buyCard({}, email.toUpperCase(), 'Sõbralt', 'giver@example.ee');
+
+    const data = (await as(t, token)('GET', '/client-account/export')).json();
+    expect(data.giftCards).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ role: 'buyer', recipientEmail: 'friend@example.ee', message: 'Dora soovib head sünnipäeva' }),
+        expect.objectContaining({ role: 'recipient', recipientName: 'Saaja Nimi', amount: 25 }),
+      ]),
+    );
+    // The giver's words are not the recipient's data.
+    expect(JSON.stringify(data.giftCards)).not.toContain('Sõbralt');
+
+    expect((await as(t, token)('DELETE', '/client-account', { password: GOOD_PASSWORD })).statusCode).toBe(204);
+    const rows = await t.database.db
+      .selectFrom('virtual_gift_card_purchase')
+      .selectAll()
+      .where('order_id', 'in', [bought, received])
+      .execute();
+    const mine = rows.find((row) => Number(row.order_id) === bought)!;
+    const theirs = rows.find((row) => Number(row.order_id) === received)!;
+    expect(mine).toMatchObject({ recipient_email: 'friend@example.ee', message: '' });
+    expect(mine.buyer_email).toMatch(/@erased\.invalid$/);
+    expect(theirs).toMatchObject({ recipient_name: '[erased]', message: 'Sõbralt', buyer_email: 'giver@example.ee' });
+    expect(theirs.recipient_email).toMatch(/@erased\.invalid$/);
+    expect(JSON.stringify(rows).toLowerCase()).not.toContain(email.toLowerCase());
+    // The issued cards keep their money, without her.
+    const cards = await t.database.db.selectFrom('gift_card').selectAll().where('order_id', 'in', [bought, received]).execute();
+    expect(cards).toHaveLength(2);
+    expect(JSON.stringify(cards).toLowerCase()).not.toContain(email.toLowerCase());
+    expect(cards.find((card) => Number(card.order_id) === received)).toMatchObject({ recipient_name: '[erased]', balance_cents: 2500 });
+  });
+});
