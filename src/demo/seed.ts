@@ -4,6 +4,7 @@ import { DEMO_PASSWORD } from './accounts.js';
 import { lockIdTables } from './bulk-writer.js';
 import { writeBasketDemo } from './basket.js';
 import { writeBlogDemo } from './blog.js';
+import { writeContactDemo } from './contact.js';
 import { writeContentDemo } from './content.js';
 import { writeDatasetIn } from './catalogue-generator.js';
 import { COUNTRIES } from '../db/migrations/data/countries-2026-11.js';
@@ -74,6 +75,8 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
   await db.transaction().execute((trx) => writeContentDemo(trx, options.now));
   // Blog, news, shop schedules and redirects (idempotent, like the basket's).
   await db.transaction().execute((trx) => writeBlogDemo(trx, options.now));
+  // The stores' office contact data, where blank.
+  await db.transaction().execute((trx) => writeContactDemo(trx, options.now));
   return seedReport(database);
 }
 

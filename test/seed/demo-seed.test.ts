@@ -202,6 +202,16 @@ describe(`the demo bookstore (${engine})`, () => {
     expect(stocked.length).toBeGreaterThan(shops.length / 2);
   });
 
+  it("fills the stores' office contact data, and keeps an operator's own on a second run", async () => {
+    const contact = await t.app.inject({ method: 'GET', url: '/contact', headers: { store: 'WEB' } });
+    expect(contact.statusCode, contact.body).toBe(200);
+    expect(JSON.stringify(contact.json())).toContain('info@raamatupood.example');
+    await db().updateTable('store_contact').set({ email: 'office@own.example' }).where('store_code', '=', 'WEB').execute();
+    await seedDemo(t.database, { now: NOW });
+    const again = await db().selectFrom('store_contact').select('email').where('store_code', '=', 'WEB').executeTakeFirstOrThrow();
+    expect(again.email).toBe('office@own.example');
+  });
+
   it('runs one current, one past and one future campaign with retail and business prices', async () => {
     const campaigns = await db().selectFrom('campaign').selectAll().where('store_code', '=', 'WEB').execute();
     const when = campaigns.map((c) => (c.valid_to! <= NOW ? 'past' : c.valid_from! > NOW ? 'future' : 'current'));
