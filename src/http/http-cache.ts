@@ -11,12 +11,12 @@ export type CacheAudience = 'public' | 'private' | 'none';
 
 export const PUBLIC_MAX_AGE_SECONDS = 60;
 
-export function setCacheHeaders(reply: FastifyReply, audience: CacheAudience): void {
+export function setCacheHeaders(reply: FastifyReply, audience: CacheAudience, maxAgeSeconds = PUBLIC_MAX_AGE_SECONDS): void {
   if (audience === 'none') {
     reply.header('Cache-Control', 'no-store');
     return;
   }
-  reply.header('Cache-Control', `${audience}, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+  reply.header('Cache-Control', `${audience}, max-age=${maxAgeSeconds}`);
   // The answer depends on these request headers; a shared cache must key on them. Added to what is
   // there already: with several allowed origins the CORS plugin has set `Vary: Origin`.
   addVary(reply, ['store', 'x-app-language', 'Authorization', 'Accept-Encoding']);

@@ -2,14 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { authenticateOperator } from '../admin/index.js';
 import type { CallerResolver } from '../catalogue/index.js';
+import { contentCacheFor } from '../content/index.js';
 import type { ReadMode } from './publishing.js';
 
-// The HTTP side of reading content (blog, news, schedules): preview or public, and the caching.
-// Content does not depend on prices, so retail customers get the same shared-cacheable answer as
-// guests (the catalogue's retail answers are private because of their discounts). Business and
-// wholesale answers are never stored, as in the catalogue.
-
-export const CONTENT_MAX_AGE_SECONDS = 600;
+// The HTTP side of reading content (blog, news, schedules): preview or public, and the caching
+// (the content module's rule: shared-cacheable for guests and retail, never stored for the rest).
 
 /**
  * `?preview=1` with an operator API key: drafts and items outside their window show, and the
@@ -32,19 +29,3 @@ export async function readModeOf(
   contentCacheFor(reply, caller.kind);
   return 'public';
 }
-
-/** Cache-Control for content: shared-cacheable for guests and retail, never stored for the rest. */
-export function contentCacheFor(reply: FastifyReply, kind: string, maxAgeSeconds = CONTENT_MAX_AGE_SECONDS): void {
-  if (kind !== 'GUEST' && kind !== 'SIMPLE') {
-    reply.header('Cache-Control', 'no-store');
-    return;
-  }
-  reply.header('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-  // Added to what is there: with several allowed origins the CORS plugin has set `Vary: Origin`.
-  const current = reply.getHeader('vary');
-  const present = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((name) => name.trim());
-  const names = [...present.filter((name) => name !== ''), ...VARY];
-  reply.header('Vary', [...new Map(names.map((name) => [name.toLowerCase(), name])).values()].join(', '));
-}
-
-const VARY = ['store', 'x-app-language', 'Authorization', 'Accept-Encoding'];

@@ -4,7 +4,7 @@ import QRCode from 'qrcode';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors } from '../../http/schemas.js';
-import { contentCacheFor } from './content-request.routes.js';
+import { contentCacheFor } from '../content/index.js';
 import type { ContentReadDeps } from './posts.routes.js';
 import { qrTargetPath } from './qr-targets.js';
 

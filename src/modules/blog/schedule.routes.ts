@@ -4,7 +4,7 @@ import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { ContentReadDeps } from './posts.routes.js';
-import { CONTENT_MAX_AGE_SECONDS, contentCacheFor } from './content-request.routes.js';
+import { CONTENT_MAX_AGE_SECONDS, contentCacheFor } from '../content/index.js';
 import { activeShopId, scheduleOf } from './schedule.repository.js';
 import { openState, scheduleView } from './schedule.js';
 import { fallbackLanguages } from './translations.js';

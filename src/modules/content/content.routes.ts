@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { registerConditionalGet } from '../../http/http-cache.js';
+import { registerConditionalGet, setCacheHeaders } from '../../http/http-cache.js';
 import { registerGuestResponseCache } from '../../http/response-cache.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
@@ -36,18 +36,19 @@ const OPTIONAL_BEARER: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 export const CONTENT_MAX_AGE_SECONDS = 600;
 
 /**
- * Guests and retail customers get the same kind of answer (a retail customer's own discount is on
- * its product cards, so the Authorization header is part of the cache key); business and
- * wholesale answers carry company prices and are never stored. A preview is never stored.
+ * Cache headers of content (pages, blog, news, schedules, QR codes): guests and retail customers
+ * get the same kind of answer (a retail customer's own discount is on its product cards, so the
+ * Authorization header is part of the cache key); business and wholesale answers carry company
+ * prices and are never stored.
  */
+export function contentCacheFor(reply: FastifyReply, customerKind: string, maxAgeSeconds = CONTENT_MAX_AGE_SECONDS): void {
+  setCacheHeaders(reply, customerKind === 'GUEST' || customerKind === 'SIMPLE' ? 'public' : 'none', maxAgeSeconds);
+}
+
+/** A preview is never stored. */
 function setContentCache(reply: FastifyReply, caller: Caller | 'preview'): void {
-  if (caller === 'preview' || (caller.kind !== 'GUEST' && caller.kind !== 'SIMPLE')) {
-    reply.header('Cache-Control', 'no-store');
-    return;
-  }
-  reply.header('Cache-Control', `public, max-age=${CONTENT_MAX_AGE_SECONDS}`);
-  const vary = String(reply.getHeader('vary') ?? '');
-  reply.header('Vary', [vary, 'store, x-app-language, Authorization, Accept-Encoding'].filter((part) => part !== '').join(', '));
+  if (caller === 'preview') reply.header('Cache-Control', 'no-store');
+  else contentCacheFor(reply, caller.kind);
 }
 
 /**

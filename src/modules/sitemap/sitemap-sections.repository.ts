@@ -56,23 +56,29 @@ export const productSection: SitemapSection = {
     ),
 };
 
-export const categorySection: SitemapSection = {
-  name: 'categories',
-  urls: (db, storeCode) =>
-    keysetPages(
-      (after) =>
-        db
-          .selectFrom('category')
-          .select(['id', 'updated_at'])
-          .where('store_code', '=', storeCode)
-          .where('is_active', '=', true)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(PAGE)
-          .execute(),
-      byId('category'),
-    ),
-};
+/** The store's active rows of a table with its own page (categories, product lists). */
+function activeOfStoreSection(name: string, table: 'category' | 'product_list', prefix: string): SitemapSection {
+  return {
+    name,
+    urls: (db, storeCode) =>
+      keysetPages(
+        (after) =>
+          db
+            // Both tables have the columns read here; the cast names one for the types.
+            .selectFrom(table as 'category')
+            .select(['id', 'updated_at'])
+            .where('store_code', '=', storeCode)
+            .where('is_active', '=', true)
+            .where('id', '>', after)
+            .orderBy('id')
+            .limit(PAGE)
+            .execute(),
+        byId(prefix),
+      ),
+  };
+}
+
+export const categorySection = activeOfStoreSection('categories', 'category', 'category');
 
 /** Persons in every role (authors, translators, illustrators, readers ...) with a product a guest sees in the store. */
 export const personSection: SitemapSection = {
@@ -131,23 +137,7 @@ function ownerOfProductsSection(name: string, table: 'publisher' | 'series', col
 export const publisherSection = ownerOfProductsSection('publishers', 'publisher', 'publisher_id');
 export const seriesSection = ownerOfProductsSection('series', 'series', 'series_id');
 
-export const productListSection: SitemapSection = {
-  name: 'product-lists',
-  urls: (db, storeCode) =>
-    keysetPages(
-      (after) =>
-        db
-          .selectFrom('product_list')
-          .select(['id', 'updated_at'])
-          .where('store_code', '=', storeCode)
-          .where('is_active', '=', true)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(PAGE)
-          .execute(),
-      byId('product-list'),
-    ),
-};
+export const productListSection = activeOfStoreSection('product-lists', 'product_list', 'product-list');
 
 /** Campaigns valid now (their window), as GET /campaign lists them. */
 export const campaignSection: SitemapSection = {
