@@ -7,3 +7,4 @@ export { CONTENT_MAX_AGE_SECONDS, contentCacheFor, contentRoutes, type ContentDe
 // Single saves (upsert by code, HTML sanitized), for the demo data.
 export { saveBanner, saveBlockPage, saveContentPage, saveMenu } from './content-write.service.js';
 export type { BannerInput, BlockPageInput, ContentPageInput, MenuInput } from './content-input.schemas.js';
+export { existingBanners } from './banner-ids.repository.js';
