@@ -118,12 +118,21 @@ export async function fillBaskets(base: string, ids: number[], count: number, li
 }
 
 /** A back office that takes every order hand-off (200), so processed orders reach COMPLETED. */
-export async function startBackoffice(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+export async function startBackoffice(): Promise<{
+  url: string;
+  received: () => number;
+  /** Deliveries per Idempotency-Key (the order code). */
+  deliveries: Map<string, number>;
+  close: () => Promise<void>;
+}> {
   let received = 0;
+  const deliveries = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       received += 1;
+      const key = String(request.headers['idempotency-key'] ?? '');
+      deliveries.set(key, (deliveries.get(key) ?? 0) + 1);
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
@@ -132,6 +141,7 @@ export async function startBackoffice(): Promise<{ url: string; received: () => 
   return {
     url: `http://${LOOPBACK}:${port}/orders`,
     received: () => received,
+    deliveries,
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }

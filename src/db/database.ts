@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PoolQueryPostgresDialect } from './postgres-driver.js';
+import { PoolQueryPostgresDialect, singlePool } from './postgres-driver.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { registerTimeBudgetFunction } from './time-budget-function.js';
@@ -82,7 +82,7 @@ function openPostgres(url: string): DatabaseHandle {
   });
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(pool) });
+  const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(singlePool(pool)) });
   const select = async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[];
   return {
     db,

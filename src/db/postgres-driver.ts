@@ -16,13 +16,25 @@ import {
 } from 'kysely';
 import { quoteName } from './quote-name.js';
 
+/** Where a dialect's connections come from: one pool, or a choice made per connection (db/replica-routing.ts). */
+export interface PoolSource {
+  pick(): pg.Pool;
+  /** Ends what this source owns when its Kysely instance is destroyed. */
+  stop(): Promise<void>;
+}
+
+/** The pool itself as a source: destroying the Kysely instance ends it. */
+export function singlePool(pool: pg.Pool): PoolSource {
+  return { pick: () => pool, stop: async () => void (pool.ended || (await pool.end())) };
+}
+
 /**
  * A Kysely dialect for node-postgres that runs a query outside a transaction with `pool.query`
  * (one round trip, the client returned at once) and checks a client out only for a transaction.
  * Kysely's stock driver checks a client out and back in around every single query.
  */
 export class PoolQueryPostgresDialect implements Dialect {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: PoolSource) {}
   createAdapter(): DialectAdapter {
     return new PostgresAdapter();
   }
@@ -38,12 +50,12 @@ export class PoolQueryPostgresDialect implements Dialect {
 }
 
 class PoolQueryPostgresDriver implements Driver {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: PoolSource) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PostgresConnection(this.pool);
+    return new PostgresConnection(this.pool.pick());
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -79,7 +91,7 @@ class PoolQueryPostgresDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    if (!this.pool.ended) await this.pool.end();
+    await this.pool.stop();
   }
 }
 
