@@ -4,8 +4,9 @@ import { sharedSecret } from '../../infra/secrets.js';
 
 // A signed download link: `<payload>.<mac>`, both base64url. The payload names the link (a random
 // id, so a link counts its download once), what gives the file (a purchase's order id, or `S` and a
-// subscription take's id), the file, the client it was made for and when it expires; the mac is an HMAC-SHA256 of the payload with a server secret. The
-// token is the credential of GET /direct-download/{token}: nothing in it can be changed unnoticed.
+// subscription take's id), the file, the client it was made for and when it expires; the mac is an
+// HMAC-SHA256 of the payload with a server secret. The token is the credential of
+// GET /direct-download/{token}: nothing in it can be changed unnoticed.
 
 const SECRET_NAME = 'download-link';
 

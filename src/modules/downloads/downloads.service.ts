@@ -15,10 +15,11 @@ import {
 
 // The rules of downloads. A download item is one file (format) of one entitlement, named
 // `<orderId>-<fileId>` for a purchase and `S<takeId>-<fileId>` for what a subscription gave (listed
-// and linked only while the subscription gives access: subscriptions' accessibleTakes). The caller sees and links only its own items in the request's store;
-// anything else is the same 404 as an unknown id. A link counts one download of its entitlement the
-// first time it is used, whatever range that asks for; later requests with the same link until it
-// expires (a resumed or parallel download) are free. Past DOWNLOAD_LIMIT a new link is refused.
+// and linked only while the subscription gives access: subscriptions' accessibleTakes). The caller
+// sees and links only its own items in the request's store; anything else is the same 404 as an
+// unknown id. A link counts one download of its entitlement the first time it is used, whatever
+// range that asks for; later requests with the same link until it expires (a resumed or parallel
+// download) are free. Past DOWNLOAD_LIMIT a new link is refused.
 
 export interface Owner {
   clientAccountId: number;
