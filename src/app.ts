@@ -100,6 +100,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     requestIdHeader: false,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
+    // Fastify's default (100) answers 414 to a signed download token with ids of a few digits;
+    // every parameter's schema still sets its own maximum (a token's is 400).
+    routerOptions: { maxParamLength: 400 },
     trustProxy: trustProxyOption(config.trustProxy),
     frameworkErrors: answerFrameworkError(headers, config.defaultLanguage),
   }).withTypeProvider<TypeBoxTypeProvider>();

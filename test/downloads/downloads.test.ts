@@ -87,6 +87,7 @@ describe('GET /download', () => {
     expect(response.headers['x-pagination-page-count']).toBe('2');
     expect(epubItem).toMatchObject({
       id: `${world.orderId}-${epubItem.id.split('-')[1]}`,
+      source: 'ORDER',
       productId: world.ebooks[0]!.id,
       contentType: 'application/epub+zip',
       size: epub.length,
@@ -202,6 +203,14 @@ describe('GET /direct-download/{token}', () => {
     ]) {
       expectErrorBody(await get(world, `/direct-download/${bad}`, {}, en), 403, 'Forbidden');
     }
+  });
+
+  it('takes the token of a link with many-digit ids (no 414 from the router)', async () => {
+    const link = { orderId: 123_456_789, fileId: 987_654_321, clientAccountId: 123_456_789, expiresAt: Date.now() + 60_000 };
+    const token = linkSigner(LINK_SECRET).sign(link);
+    expect(token.length).toBeGreaterThan(100);
+    // Signed right, but no such entitlement.
+    expectErrorBody(await get(world, `/direct-download/${token}`, {}, en), 403, 'Forbidden');
   });
 
   it('is a 403 once the link has expired', async () => {

@@ -55,9 +55,9 @@ export interface SubscriptionShop {
   close(): Promise<void>;
 }
 
-export async function startSubscriptionShop(): Promise<SubscriptionShop> {
+export async function startSubscriptionShop(env: Record<string, string> = {}): Promise<SubscriptionShop> {
   const everypay = await startEveryPayServer();
-  const { t, origin } = await createListeningApp({ env: everypayEnv(everypay) });
+  const { t, origin } = await createListeningApp({ env: { ...everypayEnv(everypay), ...env } });
   everypay.setCallbackUrl(`${origin}${t.config.basePath}/payment/everypay/callback`);
   const imported = await importLines(t, 'subscription-plans', PLAN_LINES);
   expect(imported.statusCode, imported.body).toBe(200);

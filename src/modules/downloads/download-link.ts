@@ -3,35 +3,39 @@ import type { Db } from '../../db/database.js';
 import { sharedSecret } from '../../infra/secrets.js';
 
 // A signed download link: `<payload>.<mac>`, both base64url. The payload names the link (a random
-// id, so a link counts its download once), the entitlement's order, the file, the client it was
-// made for and when it expires; the mac is an HMAC-SHA256 of the payload with a server secret. The
-// token is the credential of GET /direct-download/{token}: nothing in it can be changed unnoticed.
+// id, so a link counts its download once), what gives the file (a purchase's order id, or `S` and a
+// subscription take's id), the file, the client it was made for and when it expires; the mac is an
+// HMAC-SHA256 of the payload with a server secret. The token is the credential of
+// GET /direct-download/{token}: nothing in it can be changed unnoticed.
 
 const SECRET_NAME = 'download-link';
 
-export interface DownloadLink {
+/** What gives the right to a file: a purchase (its order) or a subscription take. */
+export type Grant = { orderId: number; takeId?: undefined } | { takeId: number; orderId?: undefined };
+
+export type DownloadLink = Grant & {
   linkId: string;
-  orderId: number;
   fileId: number;
   clientAccountId: number;
   expiresAt: number;
-}
+};
 
 export interface LinkSigner {
-  sign(link: Omit<DownloadLink, 'linkId'>): string;
+  sign(link: Grant & { fileId: number; clientAccountId: number; expiresAt: number }): string;
   /** The link of a well-formed, untampered token (expired or not), else undefined. */
   verify(token: string): DownloadLink | undefined;
 }
 
 const TOKEN = /^([A-Za-z0-9_-]{10,200})\.([A-Za-z0-9_-]{43})$/;
-const PAYLOAD = /^([A-Za-z0-9_-]{22})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})$/;
+const PAYLOAD = /^([A-Za-z0-9_-]{22})\.(S?[1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})$/;
 
 export function linkSigner(secret: string): LinkSigner {
   const mac = (payload: string) => createHmac('sha256', secret).update(`download:${payload}`).digest();
   return {
-    sign({ orderId, fileId, clientAccountId, expiresAt }) {
+    sign({ orderId, takeId, fileId, clientAccountId, expiresAt }) {
       const linkId = randomBytes(16).toString('base64url');
-      const payload = Buffer.from(`${linkId}.${orderId}.${fileId}.${clientAccountId}.${expiresAt}`).toString('base64url');
+      const grant = takeId === undefined ? String(orderId) : `S${takeId}`;
+      const payload = Buffer.from(`${linkId}.${grant}.${fileId}.${clientAccountId}.${expiresAt}`).toString('base64url');
       return `${payload}.${mac(payload).toString('base64url')}`;
     },
     verify(token) {
@@ -43,10 +47,10 @@ export function linkSigner(secret: string): LinkSigner {
       if (given.length !== 32 || !timingSafeEqual(given, mac(payload))) return undefined;
       const fields = PAYLOAD.exec(Buffer.from(payload, 'base64url').toString('latin1'));
       if (!fields) return undefined;
-      const [, linkId, orderId, fileId, clientAccountId, expiresAt] = fields as unknown as string[];
+      const [, linkId, grant, fileId, clientAccountId, expiresAt] = fields as unknown as [string, string, string, string, string, string];
       return {
-        linkId: linkId!,
-        orderId: Number(orderId),
+        linkId,
+        ...(grant.startsWith('S') ? { takeId: Number(grant.slice(1)) } : { orderId: Number(grant) }),
         fileId: Number(fileId),
         clientAccountId: Number(clientAccountId),
         expiresAt: Number(expiresAt),

@@ -2,7 +2,7 @@ import type { EnvReader } from '../../infra/env.js';
 
 /** The `downloads` section: how long a signed link lives, what signs it, and how many downloads an entitlement has. */
 export interface DownloadsSection {
-  /** DOWNLOAD_LIMIT: downloads per entitlement (a bought product in an order), every format together. */
+  /** DOWNLOAD_LIMIT: downloads per entitlement (a bought product in an order, or a subscription take), every format together. */
   limit: number;
   /** DOWNLOAD_LINK_TTL: how long a link from GET /download/{id}/link works. */
   linkTtlMs: number;

@@ -53,7 +53,12 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     {
       schema: {
         tags,
-        summary: "The logged-in client's downloadable files in this store (bought e-books and audiobooks), paged",
+        summary:
+          "The logged-in client's downloadable files in this store (bought e-books and audiobooks, and what subscriptions give), paged",
+        description:
+          'One item per purchase or subscription take and format, newest first. What a subscription gave (POST /subscription/{id}/take) ' +
+          'is listed only while the subscription gives access: not after a lapse, nor after the period end of a cancelled one, nor once ' +
+          'an e-book is taken off the shelf.',
         headers: StoreRequestHeaders,
         querystring: DownloadListQuery,
         security: [{ bearer: [] }],
@@ -68,10 +73,12 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode },
         page,
         rules.limit,
+        request.actionTime,
       );
       setPaginationHeaders(request, reply, page, total);
       return items.map((item) => ({
         id: item.id,
+        source: item.takeId === null ? ('ORDER' as const) : ('SUBSCRIPTION' as const),
         orderCode: item.orderCode,
         productId: item.productId,
         productCode: item.productCode,

@@ -16,21 +16,27 @@ export type FileFormat = keyof typeof FILE_FORMATS;
 export const DownloadListQuery = PagingQuery;
 
 export const DownloadIdParams = Type.Object({
-  id: Type.String({ maxLength: 40, description: 'A download item: `<orderId>-<fileId>` as GET /download gives it' }),
+  id: Type.String({
+    maxLength: 40,
+    description: 'A download item as GET /download gives it: `<orderId>-<fileId>`, or `S<takeId>-<fileId>` for what a subscription gave',
+  }),
 });
 
 export const DownloadSchema = Type.Object({
   id: Type.String({ description: 'Pass to GET /download/{id}/link' }),
-  orderCode: Type.String(),
+  source: Type.Union([Type.Literal('ORDER'), Type.Literal('SUBSCRIPTION')], {
+    description: 'ORDER: bought; SUBSCRIPTION: given by a subscription (POST /subscription/{id}/take), downloadable while it lasts',
+  }),
+  orderCode: Type.String({ description: "The purchase's order; empty for what a subscription gave" }),
   productId: Type.Integer(),
   productCode: Type.String(),
   title: Type.String(),
   format: Type.String({ description: Object.keys(FILE_FORMATS).join(', ') }),
   contentType: Type.String(),
   size: Type.Integer({ description: 'Bytes' }),
-  downloadsUsed: Type.Integer({ description: 'Downloads counted for this purchase, every format together' }),
+  downloadsUsed: Type.Integer({ description: 'Downloads counted for this purchase (or subscription take), every format together' }),
   downloadsAllowed: Type.Integer(),
-  purchasedAt: Type.String({ format: 'date-time' }),
+  purchasedAt: Type.String({ format: 'date-time', description: 'When it was bought, or taken with the subscription' }),
 });
 
 export const DownloadLinkSchema = Type.Object({

@@ -3,13 +3,23 @@ import type { PageRequest } from '../../http/paging.js';
 import { forbidden, notFound } from '../../infra/domain-error.js';
 import { byteRange, type RangeAnswer } from './byte-range.js';
 import type { LinkSigner } from './download-link.js';
-import { countDownload, downloadPage, entitledFile, markLinkUsed, type DownloadRow, type EntitledFile } from './downloads.repository.js';
+import {
+  countDownload,
+  downloadPage,
+  entitledFile,
+  markLinkUsed,
+  takenFile,
+  type DownloadRow,
+  type EntitledFile,
+} from './downloads.repository.js';
 
 // The rules of downloads. A download item is one file (format) of one entitlement, named
-// `<orderId>-<fileId>`. The caller sees and links only its own items in the request's store;
-// anything else is the same 404 as an unknown id. A link counts one download of its entitlement the
-// first time it is used, whatever range that asks for; later requests with the same link until it
-// expires (a resumed or parallel download) are free. Past DOWNLOAD_LIMIT a new link is refused.
+// `<orderId>-<fileId>` for a purchase and `S<takeId>-<fileId>` for what a subscription gave (listed
+// and linked only while the subscription gives access: subscriptions' accessibleTakes). The caller
+// sees and links only its own items in the request's store; anything else is the same 404 as an
+// unknown id. A link counts one download of its entitlement the first time it is used, whatever
+// range that asks for; later requests with the same link until it expires (a resumed or parallel
+// download) are free. Past DOWNLOAD_LIMIT a new link is refused.
 
 export interface Owner {
   clientAccountId: number;
@@ -21,11 +31,23 @@ export interface DownloadItem extends DownloadRow {
   allowed: number;
 }
 
-const ITEM_ID = /^([1-9][0-9]{0,15})-([1-9][0-9]{0,15})$/;
+const ITEM_ID = /^(S?)([1-9][0-9]{0,15})-([1-9][0-9]{0,15})$/;
 
-export async function listDownloads(db: Db, owner: Owner, page: PageRequest, limit: number) {
-  const { rows, total } = await downloadPage(db, owner, page);
-  return { items: rows.map((row): DownloadItem => ({ ...row, id: `${row.orderId}-${row.fileId}`, allowed: limit })), total };
+const itemId = (row: DownloadRow) => (row.takeId === null ? `${row.orderId}-${row.fileId}` : `S${row.takeId}-${row.fileId}`);
+
+export async function listDownloads(db: Db, owner: Owner, page: PageRequest, limit: number, now: number) {
+  const { rows, total } = await downloadPage(db, owner, page, now);
+  return { items: rows.map((row): DownloadItem => ({ ...row, id: itemId(row), allowed: limit })), total };
+}
+
+/** The file of an item id the caller named, if it is the caller's (in the store, when given) and gives access now. */
+function fileOfItem(db: Db, id: string, owner: { clientAccountId: number; storeCode?: string }, now: number) {
+  const parts = ITEM_ID.exec(id);
+  if (!parts) return Promise.resolve(undefined);
+  const [, take, grantId, fileId] = parts as unknown as [string, string, string, string];
+  return take === 'S'
+    ? takenFile(db, { takeId: Number(grantId), fileId: Number(fileId), ...owner }, now)
+    : entitledFile(db, { orderId: Number(grantId), fileId: Number(fileId), ...owner });
 }
 
 /** A signed link to the caller's item `id`, valid for `ttlMs`. */
@@ -37,15 +59,12 @@ export async function createLink(
   rules: { limit: number; ttlMs: number },
   now: number,
 ): Promise<{ token: string; expiresAt: number }> {
-  const parts = ITEM_ID.exec(id);
-  const file = parts && (await entitledFile(db, { orderId: Number(parts[1]), fileId: Number(parts[2]), ...owner }));
+  const file = await fileOfItem(db, id, owner, now);
   if (!file) throw notFound('downloads.notFound', { id: id.slice(0, 40) });
   if (file.used >= rules.limit) throw forbidden('downloads.limitReached', { limit: rules.limit });
   const expiresAt = now + rules.ttlMs;
-  return {
-    token: signer.sign({ orderId: file.orderId, fileId: file.fileId, clientAccountId: owner.clientAccountId, expiresAt }),
-    expiresAt,
-  };
+  const grant = file.takeId === undefined ? { orderId: file.orderId } : { takeId: file.takeId };
+  return { token: signer.sign({ ...grant, fileId: file.fileId, clientAccountId: owner.clientAccountId, expiresAt }), expiresAt };
 }
 
 export interface OpenedDownload {
@@ -69,13 +88,18 @@ export async function openDownload(
   const link = signer.verify(request.token);
   if (!link || link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
   if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
-  // Any store: the link was made in the entitlement's store and carries no other.
-  const file = await entitledFile(trx, { orderId: link.orderId, fileId: link.fileId, clientAccountId: link.clientAccountId });
+  // Any store: the link was made in the entitlement's store and carries no other. A take's link
+  // stops working when the take stops giving access (a lapse, the end of a cancelled period, off the shelf).
+  const owner = { clientAccountId: link.clientAccountId };
+  const file =
+    link.takeId === undefined
+      ? await entitledFile(trx, { orderId: link.orderId, fileId: link.fileId, ...owner })
+      : await takenFile(trx, { takeId: link.takeId, fileId: link.fileId, ...owner }, now);
   if (!file) throw forbidden('downloads.linkInvalid');
   const range = byteRange(request.range, file.size);
   // The route answers 416 with the file's size; nothing is counted.
   if (range.kind === 'unsatisfiable') return { file, range };
-  if (await markLinkUsed(trx, { linkId: link.linkId, orderId: file.orderId, productId: file.productId, expiresAt: link.expiresAt })) {
+  if (await markLinkUsed(trx, { ...file, linkId: link.linkId, expiresAt: link.expiresAt })) {
     const used = await countDownload(trx, file, limit, now);
     if (used === undefined) throw forbidden('downloads.limitReached', { limit });
   }

@@ -22,10 +22,19 @@ export interface DownloadCountTable {
   updated_at: number;
 }
 
+/** Downloads used of one subscription take (what a subscription gave), whatever its format. */
+export interface DownloadTakeCountTable {
+  take_id: number;
+  used: number;
+  updated_at: number;
+}
+
 /** A signed link that has counted its download. */
 export interface DownloadLinkUseTable {
   link_id: string;
+  /** The purchase's order; 0 for a link to a subscription take (take_id). */
   order_id: number;
+  take_id: number | null;
   product_id: number;
   expires_at: number;
 }
@@ -34,4 +43,5 @@ export interface DownloadsTables {
   product_file: ProductFileTable;
   download_count: DownloadCountTable;
   download_link_use: DownloadLinkUseTable;
+  download_take_count: DownloadTakeCountTable;
 }

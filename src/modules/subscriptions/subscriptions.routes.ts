@@ -7,6 +7,7 @@ import { isLanguage, type Language } from '../../i18n/index.js';
 import { cardsRoutes } from './cards.routes.js';
 import type { SubscriptionsDeps } from './subscriptions.deps.js';
 import { listPlans } from './plans.js';
+import { takesRoutes } from './takes.routes.js';
 import { ChangePlanBody, IdParams, PlanSchema, SubscribeBody, SubscriptionSchema } from './subscriptions.schemas.js';
 import { cancelSubscription, changePlan, listSubscriptions, subscribe } from './subscriptions.service.js';
 
@@ -19,6 +20,7 @@ export type { SubscriptionsDeps };
 export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
   const db = deps.database.db;
   await app.register(cardsRoutes, deps);
+  await app.register(takesRoutes, deps);
   const subscriber = async (request: FastifyRequest) => {
     const principal = await authenticate(db, request);
     return { userId: principal.userId, clientAccountId: principal.clientAccountId, storeCode: principal.storeCode };

@@ -71,3 +71,28 @@ export const RedirectFormSchema = Type.Object({
   method: Type.Union([Type.Literal('GET'), Type.Literal('POST')]),
   fields: Type.Record(Type.String(), Type.String()),
 });
+
+export const TakeBody = Type.Object({ productId: Id }, { additionalProperties: false });
+export const TakeQuery = Type.Object({ productId: Id });
+
+export const TakenItemSchema = Type.Object({
+  id: Type.Integer(),
+  productId: Type.Integer(),
+  productCode: Type.String(),
+  title: Type.String(),
+  kind: Type.Union([Type.Literal('AUDIOBOOK'), Type.Literal('EBOOK')]),
+  usedCredit: Type.Boolean({ description: 'Taken with a credit of an AUDIO_CREDITS plan' }),
+  takenAt: Time,
+});
+
+export const TakesSchema = Type.Object({
+  subscriptionId: Type.Integer(),
+  items: Type.Array(TakenItemSchema, {
+    description:
+      'What the subscription holds, newest first: its audiobooks, or the e-books on its shelf. In GET /download while the subscription lasts',
+  }),
+  creditsLeft: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'AUDIO_CREDITS: credits left this period (they do not carry over)',
+  }),
+  shelfFree: Type.Union([Type.Integer(), Type.Null()], { description: 'EBOOK_SHELF: free places on the shelf' }),
+});

@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migration 2026_11_24_1400). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -95,10 +95,29 @@ export interface SubscriptionChargeTable {
   updated_at: number;
 }
 
+/** An audiobook or e-book a subscription gave (takes.service.ts). */
+export interface SubscriptionTakeTable {
+  id: Generated<number>;
+  subscription_id: number;
+  client_account_id: number;
+  store_code: string;
+  product_id: number;
+  kind: TakeKind;
+  period_number: number;
+  used_credit: BooleanColumn;
+  /** `<subscription>:<product>` while held; null once an e-book is taken off the shelf. */
+  held_key: string | null;
+  created_at: number;
+  returned_at: number | null;
+}
+
+export type TakeKind = 'AUDIOBOOK' | 'EBOOK';
+
 export interface SubscriptionsTables {
   subscription_plan: SubscriptionPlanTable;
   subscription_card: SubscriptionCardTable;
   subscription: SubscriptionTable;
   subscription_trial_use: SubscriptionTrialUseTable;
   subscription_charge: SubscriptionChargeTable;
+  subscription_take: SubscriptionTakeTable;
 }
