@@ -10,6 +10,7 @@ import { registerApiDocs } from './http/api-docs.js';
 import { answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
+import { registerReadYourWrites } from './http/read-your-writes.js';
 import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { trustProxyOption } from './http/trust-proxy.js';
@@ -126,6 +127,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const clock = infra.clock ?? systemClock;
   const storeHook = registerRequestContext(app, config, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);
+  if (config.replica) registerReadYourWrites(app, { stickyMs: config.replica.stickyMs });
   await registerCors(app, config);
   closeKeptAliveConnectionsOnShutdown(app);
 
@@ -155,18 +157,20 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(profileRoutes, { database, config });
       await api.register(gdprRoutes, { database, config });
       // One catalogue (its caches of products, trees and names) for its own routes and for search's.
-      const catalogue = createCatalogue(deps);
+      // Catalogue, content, blog and export reads may go to a read replica (db/replica-routing.ts).
+      const replicaReads = database.replicaReads;
+      const catalogue = createCatalogue({ ...deps, database: replicaReads });
       await api.register(catalogueRoutes, { ...deps, catalogue });
       await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
-      await api.register(contentRoutes, { database, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
+      await api.register(contentRoutes, { database: replicaReads, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(giftCardsRoutes, { database });
       await api.register(backInStockRoutes, { database, config });
       await api.register(contactRoutes, { database, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });
-      await api.register(blogRoutes, { database });
+      await api.register(blogRoutes, { database: replicaReads });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways = configuredGateways({
@@ -193,7 +197,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     { prefix: config.basePath },
   );
   // The analytics partner's API: its own prefix, HTTP Basic, not store-scoped, its own API document.
-  await app.register(dataExportRoutes, { database: infra.database, config, prefix: config.dataExportPath });
+  await app.register(dataExportRoutes, { database: infra.database.replicaReads, config, prefix: config.dataExportPath });
 
   return app;
 }

@@ -1,7 +1,7 @@
 import { API_DOCS_MODES, type ApiDocsMode } from './http/api-docs-mode.js';
 import { readTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LANGUAGES, type Language } from './i18n/index.js';
-import { envReader, type Env } from './infra/env.js';
+import { envReader, type Env, type EnvReader } from './infra/env.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
 import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
 import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/file-store.config.js';
@@ -37,6 +37,8 @@ export interface Config extends CatalogueConfig {
   port: number;
   host: string;
   databaseUrl: string;
+  /** A PostgreSQL streaming replica for catalogue, search, content and export reads (docs/deployment.md). */
+  replica: ReplicaConfig | undefined;
   basePath: string;
   dataExportPath: string;
   corsOrigins: string[];
@@ -72,6 +74,14 @@ export interface Config extends CatalogueConfig {
   testGateway: TestGatewaySetting;
 }
 
+export interface ReplicaConfig {
+  url: string;
+  /** Past this much replay lag every read goes to the primary. */
+  maxLagMs: number;
+  /** How long a caller's reads stay on the primary after the caller wrote. */
+  stickyMs: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -88,6 +98,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`DATABASE_URL must be sqlite:<file>, sqlite::memory: or postgres://..., got "${databaseUrl}"`);
   }
 
+  const replica = readReplicaConfig(reader, databaseUrl, problems);
+
   const corsOrigins = reader.list('CORS_ORIGINS');
   for (const origin of corsOrigins) {
     if (!isOrigin(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://shop.example, got "${origin}"`);
@@ -97,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: reader.integer('PORT', 3000, 0, 65535),
     host: reader.read('HOST', '127.0.0.1'),
     databaseUrl,
+    replica,
     basePath: reader.pathPrefix('BASE_PATH', ''),
     dataExportPath: reader.pathPrefix('DATA_EXPORT_PATH', '/export'),
     corsOrigins,
@@ -131,6 +144,18 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function readReplicaConfig(reader: EnvReader, databaseUrl: string, problems: string[]): ReplicaConfig | undefined {
+  const url = reader.optional('DATABASE_REPLICA_URL');
+  const maxLagMs = reader.integer('DATABASE_REPLICA_MAX_LAG_MS', 1000, 0, 600_000);
+  const stickyMs = reader.integer('DATABASE_REPLICA_STICKY_MS', 5000, 0, 600_000);
+  if (url === undefined || url === '') return undefined;
+  if (!/^postgres(ql)?:\/\/.+/.test(url) || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(`DATABASE_REPLICA_URL must be a postgres://... replica of a PostgreSQL DATABASE_URL, got "${url}"`);
+    return undefined;
+  }
+  return { url, maxLagMs, stickyMs };
 }
 
 function isOrigin(value: string): boolean {

@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PoolQueryPostgresDialect, singlePool } from './postgres-driver.js';
+import { PoolQueryPostgresDialect, singlePool, type PoolSource } from './postgres-driver.js';
+import { replicaRouter } from './replica-routing.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { registerTimeBudgetFunction } from './time-budget-function.js';
@@ -28,14 +29,37 @@ export interface DatabaseHandle {
    * at once on SQLite, the transaction's client on PostgreSQL), else as `select` does.
    */
   selectOn<R>(db: Db, sql: string, parameters: readonly unknown[]): Promise<R[]>;
+  /**
+   * The same database for reads that may be a moment stale (catalogue, search, content, export):
+   * with a PostgreSQL read replica (DATABASE_REPLICA_URL), its plain SELECTs outside transactions
+   * go to the replica while it keeps up (db/replica-routing.ts); everything else, and every read
+   * without a replica, goes where this handle's do. The handle owns it: close the handle, not this.
+   */
+  replicaReads: DatabaseHandle;
+  /** With a replica: whether it is read from now (for readiness and metrics). */
+  replicaUsable?: () => boolean;
   close(): Promise<void>;
+}
+
+export interface ReplicaOptions {
+  url: string;
+  /** Past this much replay lag the replica is not read from (ms). */
+  maxLagMs: number;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL only: a streaming replica for `replicaReads`. */
+  replica?: ReplicaOptions;
 }
 
 const INT8_OID = 20;
 
-export function createDatabase(url: string): DatabaseHandle {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
+  if (url.startsWith('sqlite:')) {
+    if (options.replica) throw new Error('A read replica (DATABASE_REPLICA_URL) needs PostgreSQL');
+    return openSqlite(url.slice('sqlite:'.length));
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica);
   throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
 }
 
@@ -57,7 +81,7 @@ function openSqlite(location: string): DatabaseHandle {
   registerTimeBudgetFunction(sqlite);
   const dialect = new CachedSqliteDialect(sqlite);
   const db = new Kysely<Database>({ dialect });
-  return {
+  return readingItself({
     db,
     engine: 'sqlite',
     sqlite,
@@ -67,10 +91,17 @@ function openSqlite(location: string): DatabaseHandle {
     selectOn: (on, sql, parameters) =>
       on.isTransaction ? dialect.driver.selectInTransaction(sql, parameters) : dialect.driver.select(sql, parameters),
     close: () => db.destroy(),
-  };
+  });
 }
 
-function openPostgres(url: string): DatabaseHandle {
+/** A handle whose `replicaReads` is itself: no replica, or the replica view. */
+function readingItself(handle: Omit<DatabaseHandle, 'replicaReads'>): DatabaseHandle {
+  const whole = handle as DatabaseHandle;
+  whole.replicaReads = whole;
+  return whole;
+}
+
+function newPool(url: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -82,8 +113,14 @@ function openPostgres(url: string): DatabaseHandle {
   });
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(singlePool(pool)) });
-  const select = async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[];
+  return pool;
+}
+
+/** A handle on PostgreSQL whose statements outside transactions go where `source` sends them. */
+function postgresHandle(source: PoolSource): Omit<DatabaseHandle, 'replicaReads'> {
+  const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(source) });
+  const select = async <R>(sql: string, parameters: readonly unknown[]) =>
+    (await source.forStatement(sql).query(sql, parameters as unknown[])).rows as R[];
   return {
     db,
     engine: 'postgres',
@@ -92,5 +129,25 @@ function openPostgres(url: string): DatabaseHandle {
     selectOn: async <R>(on: Db, sql: string, parameters: readonly unknown[]) =>
       on.isTransaction ? (await on.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows : select<R>(sql, parameters),
     close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, replica: ReplicaOptions | undefined): DatabaseHandle {
+  const pool = newPool(url);
+  const primary = postgresHandle(singlePool(pool));
+  if (!replica) {
+    return readingItself(primary);
+  }
+  const router = replicaRouter(pool, newPool(replica.url), { maxLagMs: replica.maxLagMs });
+  const routed = postgresHandle(router);
+  const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable });
+  return {
+    ...primary,
+    replicaReads,
+    replicaUsable: router.replicaUsable,
+    close: async () => {
+      await routed.close();
+      await primary.close();
+    },
   };
 }

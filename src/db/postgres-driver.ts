@@ -16,16 +16,19 @@ import {
 } from 'kysely';
 import { quoteName } from './quote-name.js';
 
-/** Where a dialect's connections come from: one pool, or a choice made per connection (db/replica-routing.ts). */
+/** Where a dialect's queries go: one pool, or a choice made per statement (db/replica-routing.ts). */
 export interface PoolSource {
-  pick(): pg.Pool;
+  /** The pool for one statement outside a transaction. */
+  forStatement(sql: string): pg.Pool;
+  /** The pool a transaction takes its client from (a read-only one may go to a replica). */
+  forTransaction(readOnly: boolean): pg.Pool;
   /** Ends what this source owns when its Kysely instance is destroyed. */
   stop(): Promise<void>;
 }
 
 /** The pool itself as a source: destroying the Kysely instance ends it. */
 export function singlePool(pool: pg.Pool): PoolSource {
-  return { pick: () => pool, stop: async () => void (pool.ended || (await pool.end())) };
+  return { forStatement: () => pool, forTransaction: () => pool, stop: async () => void (pool.ended || (await pool.end())) };
 }
 
 /**
@@ -55,11 +58,11 @@ class PoolQueryPostgresDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PostgresConnection(this.pool.pick());
+    return new PostgresConnection(this.pool);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const client = await (connection as PostgresConnection).checkOut();
+    const client = await (connection as PostgresConnection).checkOut(settings.accessMode === 'read only');
     let sql = 'begin';
     if (settings.isolationLevel) sql += ` isolation level ${settings.isolationLevel}`;
     if (settings.accessMode) sql += ` ${settings.accessMode}`;
@@ -98,10 +101,10 @@ class PoolQueryPostgresDriver implements Driver {
 class PostgresConnection implements DatabaseConnection {
   private client: pg.PoolClient | undefined;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: PoolSource) {}
 
-  async checkOut(): Promise<pg.PoolClient> {
-    this.client ??= await this.pool.connect();
+  async checkOut(readOnly: boolean): Promise<pg.PoolClient> {
+    this.client ??= await this.pool.forTransaction(readOnly).connect();
     return this.client;
   }
 
@@ -111,7 +114,7 @@ class PostgresConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const runner = this.client ?? this.pool;
+    const runner = this.client ?? this.pool.forStatement(query.sql);
     const result = await runner.query(query.sql, [...query.parameters]);
     const changed = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command);
     return {

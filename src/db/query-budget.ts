@@ -59,10 +59,14 @@ export async function withinBudget<T>(database: DatabaseHandle, budget: QueryBud
   if (left <= 0) throw new QueryBudgetExceeded();
   try {
     if (database.engine === 'sqlite') return await work(database.db);
-    return await database.db.transaction().execute(async (trx) => {
-      await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
-      return work(trx);
-    });
+    // Read only: a replica may serve it (db/replica-routing.ts).
+    return await database.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
+        return work(trx);
+      });
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code === QUERY_CANCELED) throw new QueryBudgetExceeded();
     throw error;

@@ -65,7 +65,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       ...options.env,
       DATABASE_URL: scratch.url,
     });
-    database = createDatabase(config.databaseUrl);
+    database = createDatabase(config.databaseUrl, { replica: config.replica });
     // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
     await migrateToLatest(database);
     app = await buildApp(config, { database, logStream: options.logStream });
@@ -108,7 +108,7 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
  * Like scratchDatabase, but on PostgreSQL a copy of the template the global setup migrated
  * (test/setup/postgres-template.ts); SQLite in memory migrates faster than it copies.
  */
-async function migratedScratchDatabase(): Promise<ScratchDatabase> {
+export async function migratedScratchDatabase(): Promise<ScratchDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const template = inject('postgresTemplate');
   if (!adminUrl || !template) return scratchDatabase();

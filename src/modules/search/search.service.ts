@@ -124,7 +124,8 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
   const guarded = <T>(context: SearchContext, work: (db: Db) => Promise<T>): Promise<T> =>
     indexGuarded(async () => {
       try {
-        return await withinBudget(database, context.budget, work);
+        // A request's reads may go to a read replica; the index upkeep stays on the primary.
+        return await withinBudget(database.replicaReads, context.budget, work);
       } catch (error) {
         if (error instanceof QueryBudgetExceeded) throw searchTooSlow();
         throw error;
