@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
 import type { StoreDiscounts } from '../pricing/index.js';
-import { buildCategoryTree, type CategoryTree } from './browse/category-tree.js';
+import { buildCategoryTree, isSubtreeList, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
 import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
@@ -96,16 +96,14 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   const listing = categoryListingReader(database);
   let rebuilding: Promise<void> | undefined;
   /**
-   * The category's kept list when the filter is exactly a category's subtree (what its page lists);
+   * The category's kept list when the filter is exactly a subtree as the tree gave it (what a category page lists);
    * a stale one starts a rebuild (once per process at a time) and the lists query meanwhile.
    */
-  const keptList = async ({ store, language, caller }: CatalogueContext, filter: ProductFilter): Promise<KeptList | undefined> => {
+  const keptList = ({ caller }: CatalogueContext, filter: ProductFilter): KeptList | undefined => {
     const ids = filter.categoryIds;
-    if (ids === undefined || ids.length === 0) return undefined;
+    if (ids === undefined || ids.length === 0 || !isSubtreeList(ids)) return undefined;
     if (Object.entries(filter).some(([key, value]) => key !== 'categoryIds' && value !== undefined)) return undefined;
     const categoryId = ids[0]!;
-    const subtree = (await trees.get(`${store.code}:${language}`)).subtreeIds(categoryId);
-    if (subtree.length !== ids.length || subtree.some((id, index) => id !== ids[index])) return undefined;
     const audience = audienceKey(caller);
     return {
       async count() {
@@ -163,16 +161,16 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
           limit: slice.perPage,
           now: context.now,
         },
-        await keptList(context, filter),
+        keptList(context, filter),
       );
       return { cards: await cards(context, ids), total };
     },
-    productCount: async (context, filter) =>
+    productCount: (context, filter) =>
       countVisibleProducts(
         db,
         counts,
         { storeCode: context.store.code, caller: context.caller, filter, now: context.now },
-        await keptList(context, filter),
+        keptList(context, filter),
       ),
     priceContext,
     categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
