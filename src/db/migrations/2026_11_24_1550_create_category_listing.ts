@@ -12,7 +12,8 @@ import { PostgresAdapter } from 'kysely';
 // categories or its stores change. The subtree changes only with the category tree, which a trigger
 // cannot walk (no recursion in SQLite triggers): a category change bumps category_listing_state.version,
 // and readers use the listing only while built_version equals it; the catalogue rebuilds it
-// (src/modules/catalogue/browse/category-listing.repository.ts). It starts unbuilt.
+// (src/modules/catalogue/browse/category-listing.repository.ts). This migration builds it for the
+// catalogue already there, so the first list after a deploy does not have to.
 
 /** Sorts after every real release date in descending order: unknown dates come last, as in the lists. */
 export const UNKNOWN_RELEASE = '-9223372036854775808';
@@ -52,6 +53,45 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`insert into category_listing_state (id, version, built_version) values (1, 1, 0)`.execute(db);
   if (postgres) await postgresTriggers(db);
   else await sqliteTriggers(db);
+  await buildListing(db, postgres);
+}
+
+/** The first build, from the tree and products there are (the same statements as the catalogue's rebuild, as of this migration). */
+async function buildListing(db: Kysely<any>, postgres: boolean): Promise<void> {
+  const yes = postgres ? 'true' : '1';
+  const no = postgres ? 'false' : '0';
+  await sql
+    .raw(
+      `insert into category_subtree (ancestor_id, category_id, store_code)
+      with recursive reach(id, store_code) as (
+        select id, store_code from category where is_active = ${yes} and parent_id is null
+        union all
+        select c.id, c.store_code from category c join reach r on c.parent_id = r.id where c.is_active = ${yes} and c.store_code = r.store_code
+      ), sub(ancestor_id, category_id, store_code) as (
+        select id, id, store_code from reach
+        union all
+        select s.ancestor_id, c.id, s.store_code from sub s join category c on c.parent_id = s.category_id
+          where c.is_active = ${yes} and c.store_code = s.store_code
+      )
+      select ancestor_id, category_id, store_code from sub`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `insert into category_listing (category_id, audience, newest_key, product_id)
+      select distinct s.ancestor_id, a.audience, coalesce(p.released_at, ${UNKNOWN_RELEASE}), p.id
+      from product p
+      join product_category pc on pc.product_id = p.id
+      join category_subtree s on s.category_id = pc.category_id
+      join product_store ps on ps.product_id = p.id and ps.store_code = s.store_code
+      join (select 'R' as audience union all select 'B') a
+        on (a.audience = 'R' and p.hidden_web = ${no}) or (a.audience = 'B' and p.hidden_business = ${no})
+      where p.is_active = ${yes}`,
+    )
+    .execute(db);
+  await sql`insert into category_listing_count (category_id, audience, products)
+    select category_id, audience, count(*) from category_listing group by category_id, audience`.execute(db);
+  await sql`update category_listing_state set built_version = version where id = 1`.execute(db);
 }
 
 /** The statements that bring one product's listing rows and the counts they feed up to date. */
