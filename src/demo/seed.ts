@@ -7,6 +7,7 @@ import { writeBlogDemo } from './blog.js';
 import { writeContactDemo } from './contact.js';
 import { writeContentDemo } from './content.js';
 import { writeDatasetIn } from './catalogue-generator.js';
+import { categoryListingIsStale, rebuildCategoryListing } from '../modules/catalogue/index.js';
 import { COUNTRIES } from '../db/migrations/data/countries-2026-11.js';
 import type { Database } from '../db/schema.js';
 
@@ -69,6 +70,8 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
       await writeDatasetIn(database, trx, { products: DEMO_PRODUCTS, now, passwordHash });
     });
   }
+  // The category lists' kept order, for the tree just written (or one a crash left stale).
+  if (await categoryListingIsStale(db)) await rebuildCategoryListing(db);
   // Delivery and discount codes also for a demo catalogue loaded before baskets existed.
   await db.transaction().execute((trx) => writeBasketDemo(trx, options.now));
   // Pages, banners and menus also for a demo catalogue loaded before content existed.

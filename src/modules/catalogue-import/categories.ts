@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Code, LineError, Position, Store, Translated, TranslatedText, lineParser, nameRows } from './fields.js';
+import { categoryListingIsStale, rebuildCategoryListing } from '../catalogue/index.js';
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
@@ -58,6 +59,11 @@ export const categoriesKind = lineKind(
         if (written.changed.level !== undefined) await relevel(trx, written.id, wanted.level, now);
         return written.outcome;
       }),
+    // A changed tree leaves the category lists' kept order stale (the lists query meanwhile): rebuilt here, once per import.
+    async finish() {
+      if (await categoryListingIsStale(db)) await rebuildCategoryListing(db);
+      return {};
+    },
   }),
 );
 

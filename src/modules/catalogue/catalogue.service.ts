@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
 import type { StoreDiscounts } from '../pricing/index.js';
-import { buildCategoryTree, type CategoryTree } from './browse/category-tree.js';
+import { buildCategoryTree, isSubtreeList, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
 import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
@@ -12,8 +12,16 @@ import { toCard } from './products/product-card.mapper.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode } from './products/product.repository.js';
 import type { BaseCache, BaseReader, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
-import { countVisibleProducts, productPage, type ProductFilter, type ProductListCaches, type ProductSort } from './product-query.js';
-import { isVisibleTo } from './visibility.js';
+import { categoryListingReader, rebuildCategoryListing } from './browse/category-listing.repository.js';
+import {
+  countVisibleProducts,
+  productPage,
+  type KeptList,
+  type ProductFilter,
+  type ProductListCaches,
+  type ProductSort,
+} from './product-query.js';
+import { audienceKey, isVisibleTo } from './visibility.js';
 
 // Bounds of the per-process caches: a few tens of MB at most, whatever the catalogue's size.
 const BASE_CACHE_ENTRIES = 50_000;
@@ -85,6 +93,31 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     return buildCategoryTree(await categoryRows(db, storeCode, language));
   });
 
+  const listing = categoryListingReader(database);
+  let rebuilding: Promise<void> | undefined;
+  /**
+   * The category's kept list when the filter is exactly a subtree as the tree gave it (what a category page lists);
+   * a stale one starts a rebuild (once per process at a time) and the lists query meanwhile.
+   */
+  const keptList = ({ caller }: CatalogueContext, filter: ProductFilter): KeptList | undefined => {
+    const ids = filter.categoryIds;
+    if (ids === undefined || ids.length === 0 || !isSubtreeList(ids)) return undefined;
+    if (Object.entries(filter).some(([key, value]) => key !== 'categoryIds' && value !== undefined)) return undefined;
+    const categoryId = ids[0]!;
+    const audience = audienceKey(caller);
+    return {
+      async count() {
+        const total = await listing.count(categoryId, audience);
+        if (total === undefined)
+          rebuilding ??= rebuildCategoryListing(db)
+            .catch(() => undefined)
+            .finally(() => (rebuilding = undefined));
+        return total;
+      },
+      page: (offset, limit) => listing.page(categoryId, audience, offset, limit),
+    };
+  };
+
   const priceContext = async ({ caller, store, now }: CatalogueContext, ids: readonly number[]): Promise<PriceContext> => ({
     caller,
     store,
@@ -116,19 +149,29 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     },
     cards,
     async listPage(context, filter, sort, slice) {
-      const { ids, total } = await productPage(db, lists, {
-        storeCode: context.store.code,
-        caller: context.caller,
-        filter,
-        sort,
-        offset: slice.offset,
-        limit: slice.perPage,
-        now: context.now,
-      });
+      const { ids, total } = await productPage(
+        db,
+        lists,
+        {
+          storeCode: context.store.code,
+          caller: context.caller,
+          filter,
+          sort,
+          offset: slice.offset,
+          limit: slice.perPage,
+          now: context.now,
+        },
+        keptList(context, filter),
+      );
       return { cards: await cards(context, ids), total };
     },
     productCount: (context, filter) =>
-      countVisibleProducts(db, counts, { storeCode: context.store.code, caller: context.caller, filter, now: context.now }),
+      countVisibleProducts(
+        db,
+        counts,
+        { storeCode: context.store.code, caller: context.caller, filter, now: context.now },
+        keptList(context, filter),
+      ),
     priceContext,
     categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
     bindings,

@@ -168,6 +168,37 @@ export interface ProductCategoryTable {
   category_id: number;
 }
 
+/** A category of a store's shown tree and each category at or below it (migration 1550). */
+export interface CategorySubtreeTable {
+  ancestor_id: number;
+  category_id: number;
+  store_code: string;
+}
+
+/** What an audience sees in a category's subtree, in the default order (newest_key, product_id both descending). */
+export interface CategoryListingTable {
+  category_id: number;
+  /** R: the public catalogue; B: the business one (visibility.ts, audienceKey). */
+  audience: 'R' | 'B';
+  /** released_at, or the smallest bigint when unknown (last in descending order). */
+  newest_key: number;
+  product_id: number;
+}
+
+export interface CategoryListingCountTable {
+  category_id: number;
+  audience: 'R' | 'B';
+  products: number;
+}
+
+export interface CategoryListingStateTable {
+  id: number;
+  /** Bumped by every change of the category tree. */
+  version: number;
+  /** The version category_subtree and category_listing were built from. */
+  built_version: number;
+}
+
 export interface ShopTable {
   id: Generated<number>;
   code: string;
@@ -306,6 +337,10 @@ export interface CatalogueTables {
   category: CategoryTable;
   category_name: CategoryNameTable;
   product_category: ProductCategoryTable;
+  category_subtree: CategorySubtreeTable;
+  category_listing: CategoryListingTable;
+  category_listing_count: CategoryListingCountTable;
+  category_listing_state: CategoryListingStateTable;
   shop: ShopTable;
   shop_name: ShopNameTable;
   shop_stock: ShopStockTable;

@@ -16,6 +16,7 @@ export {
   type ListSlice,
 } from './catalogue.service.js';
 export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
+export { categoryListingIsStale, rebuildCategoryListing } from './browse/category-listing.repository.js';
 export type { BindingNames } from './products/binding-names.repository.js';
 export type { ProductBase, ProductCard } from './products/product-card.types.js';
 export type { ProductSort } from './product-query.js';

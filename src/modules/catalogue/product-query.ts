@@ -28,6 +28,15 @@ export interface ProductListCaches {
 }
 
 /**
+ * A list kept in the database in the list's own order with its total (a category's subtree in the
+ * default order, browse/category-listing.repository.ts); `count` is undefined while it is stale.
+ */
+export interface KeptList {
+  count(): Promise<number | undefined>;
+  page(offset: number, limit: number): Promise<number[]>;
+}
+
+/**
  * Ids of one page of visible products and how many there are in all. Both are kept per filter for
  * the cache period: a shopper paging through a category, and the next shopper doing the same,
  * should not make the database count the category again.
@@ -36,21 +45,27 @@ export async function productPage(
   db: Kysely<Database>,
   caches: ProductListCaches,
   query: ProductPageQuery,
+  kept?: KeptList,
 ): Promise<{ ids: number[]; total: number }> {
   const filterKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`;
-  const total = await caches.counts.get(filterKey, async () => {
-    const row = await visibleProducts(db, query)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  });
+  // The kept list answers in the default order only; a stale one leaves both halves to the query.
+  const keptTotal = kept === undefined ? undefined : await kept.count();
+  const total = await caches.counts.get(filterKey, async () => keptTotal ?? countQuery(db, query));
   // A page past the end is empty without asking: page=10000000 must not make the database walk the list.
   if (query.offset >= total || query.limit === 0) return { ids: [], total };
   const ids = await caches.pages.get(`${filterKey}|${query.sort}|${priceBasis(query)}|${query.offset}|${query.limit}`, async () => {
+    if (kept !== undefined && keptTotal !== undefined && query.sort === 'newest') return kept.page(query.offset, query.limit);
     const rows = await ordered(visibleProducts(db, query), query).select('p.id').offset(query.offset).limit(query.limit).execute();
     return rows.map((row) => row.id);
   });
   return { ids, total };
+}
+
+async function countQuery(db: Kysely<Database>, query: Pick<ProductPageQuery, 'storeCode' | 'caller' | 'filter' | 'now'>): Promise<number> {
+  const row = await visibleProducts(db, { ...query, sort: 'newest', offset: 0, limit: 0 })
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** What the price sorts order by: the regular price, which for wholesale customers excludes VAT. */
@@ -142,11 +157,10 @@ export function countVisibleProducts(
   db: Kysely<Database>,
   counts: BoundedCache<string, number>,
   query: Pick<ProductPageQuery, 'storeCode' | 'caller' | 'filter' | 'now'>,
+  kept?: KeptList,
 ): Promise<number> {
-  return counts.get(`${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`, async () => {
-    const row = await visibleProducts(db, { ...query, sort: 'newest', offset: 0, limit: 0 })
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  });
+  return counts.get(
+    `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`,
+    async () => (await kept?.count()) ?? countQuery(db, query),
+  );
 }

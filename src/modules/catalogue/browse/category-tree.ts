@@ -22,6 +22,14 @@ export interface CategoryTree {
   path(id: number): CategoryNode[];
 }
 
+/** The lists subtreeIds() gave: a filter holding one of them is a whole subtree, its first id the subtree's top. */
+const subtrees = new WeakSet<readonly number[]>();
+
+/** Whether `ids` is a list subtreeIds() gave (not one put together elsewhere), so its first id names the whole list. */
+export function isSubtreeList(ids: readonly number[]): boolean {
+  return subtrees.has(ids);
+}
+
 /** The tree of a store's active categories from their rows (in display order). */
 export function buildCategoryTree(rows: readonly CategoryRow[]): CategoryTree {
   const byId = new Map<number, CategoryNode>();
@@ -62,6 +70,7 @@ export function buildCategoryTree(rows: readonly CategoryRow[]): CategoryTree {
         ids.push(node.id);
         for (const child of node.childIds) stack.push(reachable.get(child)!);
       }
+      subtrees.add(ids);
       return ids;
     },
     path(id) {

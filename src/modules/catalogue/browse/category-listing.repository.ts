@@ -1,0 +1,105 @@
+import { PostgresAdapter, sql } from 'kysely';
+import type { DatabaseHandle, Db } from '../../../db/database.js';
+import { preparedQuery } from '../../../db/prepared.js';
+
+// A category's list in its default order and its total, read from category_listing and
+// category_listing_count (migration 1550) instead of counted and sorted per request. Triggers keep
+// both exact when products, their categories or stores change; a change of the category tree makes
+// them stale (category_listing_state) until rebuildCategoryListing() runs, and while stale the lists
+// take the old path, so an answer is never built from an outdated tree.
+
+/** The smallest bigint: where a product of unknown release date sorts in descending order (last). */
+const UNKNOWN_RELEASE = sql.raw('-9223372036854775808');
+
+export interface CategoryListing {
+  /** The total of the category's list for the audience; undefined while the listing is stale. */
+  count(categoryId: number, audience: 'R' | 'B'): Promise<number | undefined>;
+  /** Ids of one page in the default order (newest first, unknown dates last, then id descending). */
+  page(categoryId: number, audience: 'R' | 'B', offset: number, limit: number): Promise<number[]>;
+}
+
+export function categoryListingReader(database: DatabaseHandle): CategoryListing {
+  const counted = preparedQuery(database, (db, categoryId: number, audience: 'R' | 'B') =>
+    db
+      .selectFrom('category_listing_state as s')
+      .select([
+        sql<number>`case when s.version = s.built_version then 1 else 0 end`.as('current'),
+        (eb) =>
+          eb
+            .selectFrom('category_listing_count as c')
+            .select('c.products')
+            .where('c.category_id', '=', categoryId)
+            .where('c.audience', '=', audience)
+            .as('products'),
+      ])
+      .where('s.id', '=', 1),
+  );
+  const paged = preparedQuery(database, (db, categoryId: number, audience: 'R' | 'B', limit: number, offset: number) =>
+    db
+      .selectFrom('category_listing')
+      .select('product_id')
+      .where('category_id', '=', categoryId)
+      .where('audience', '=', audience)
+      .orderBy('newest_key', 'desc')
+      .orderBy('product_id', 'desc')
+      .limit(limit)
+      .offset(offset),
+  );
+  return {
+    async count(categoryId, audience) {
+      const [row] = await counted(categoryId, audience);
+      return row && Number(row.current) === 1 ? Number(row.products ?? 0) : undefined;
+    },
+    async page(categoryId, audience, offset, limit) {
+      const rows = await paged(categoryId, audience, limit, offset);
+      return rows.map((row) => Number(row.product_id));
+    },
+  };
+}
+
+/** Whether a category change since the last build left the listing stale. */
+export async function categoryListingIsStale(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('category_listing_state').select(['version', 'built_version']).where('id', '=', 1).executeTakeFirst();
+  return row !== undefined && Number(row.version) !== Number(row.built_version);
+}
+
+/**
+ * Builds the subtrees, the listing and the counts afresh from the category tree and the products,
+ * in one transaction; what it built from is recorded, so a tree change that lands meanwhile leaves
+ * it stale for the next build. Writers wait for it (PostgreSQL: a table lock; SQLite: the write lock).
+ */
+export async function rebuildCategoryListing(db: Db): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  await db.transaction().execute(async (trx) => {
+    if (postgres) await sql`lock table category_subtree, category_listing, category_listing_count in share row exclusive mode`.execute(trx);
+    const state = await trx.selectFrom('category_listing_state').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
+    await sql`delete from category_subtree`.execute(trx);
+    // The shown tree of categories.ts: active categories under active parents of the same store, from the roots down.
+    await sql`insert into category_subtree (ancestor_id, category_id, store_code)
+      with recursive reach(id, store_code) as (
+        select id, store_code from category where is_active = true and parent_id is null
+        union all
+        select c.id, c.store_code from category c join reach r on c.parent_id = r.id where c.is_active = true and c.store_code = r.store_code
+      ), sub(ancestor_id, category_id, store_code) as (
+        select id, id, store_code from reach
+        union all
+        select s.ancestor_id, c.id, s.store_code from sub s join category c on c.parent_id = s.category_id
+          where c.is_active = true and c.store_code = s.store_code
+      )
+      select ancestor_id, category_id, store_code from sub`.execute(trx);
+    await sql`delete from category_listing`.execute(trx);
+    await sql`delete from category_listing_count`.execute(trx);
+    await sql`insert into category_listing (category_id, audience, newest_key, product_id)
+      select distinct s.ancestor_id, a.audience, coalesce(p.released_at, ${UNKNOWN_RELEASE}), p.id
+      from product p
+      join product_category pc on pc.product_id = p.id
+      join category_subtree s on s.category_id = pc.category_id
+      join product_store ps on ps.product_id = p.id and ps.store_code = s.store_code
+      join (select 'R' as audience union all select 'B') a
+        on (a.audience = 'R' and p.hidden_web = false) or (a.audience = 'B' and p.hidden_business = false)
+      where p.is_active = true`.execute(trx);
+    await sql`insert into category_listing_count (category_id, audience, products)
+      select category_id, audience, count(*) from category_listing group by category_id, audience`.execute(trx);
+    await trx.updateTable('category_listing_state').set({ built_version: state.version }).where('id', '=', 1).execute();
+  });
+}
