@@ -3,7 +3,9 @@
 
 const en = {
   'integrations.badSignature': 'The request is not signed with the supplier secret: send X-Timestamp and X-Signature (docs/integrations.md).',
-  'integrations.staleTimestamp': 'X-Timestamp is {reason}: sign each request with the current time (Unix seconds, at most 5 minutes old).',
+  'integrations.timestampMissing': 'X-Timestamp is missing or not Unix seconds: sign each request with the current time.',
+  'integrations.timestampTooOld': 'X-Timestamp is more than 5 minutes old: sign each request anew with the current time.',
+  'integrations.timestampAhead': 'X-Timestamp is in the future: check the clock of the sending machine.',
   'integrations.replayed': 'This signed request was received before; sign each request anew.',
   'integrations.supplierDisabled': 'Feeds from this supplier are switched off; ask the shop to enable them.',
   'integrations.unknownFeedKind': 'Unknown feed "{kind}". Use one of: stock, prices, products.',
@@ -13,7 +15,9 @@ const en = {
 
 const et: Record<keyof typeof en, string> = {
   'integrations.badSignature': 'Päring ei ole tarnija võtmega allkirjastatud: saatke X-Timestamp ja X-Signature (docs/integrations.md).',
-  'integrations.staleTimestamp': 'X-Timestamp on {reason}: allkirjastage iga päring praeguse ajaga (Unixi sekundid, kuni 5 minutit vana).',
+  'integrations.timestampMissing': 'X-Timestamp puudub või ei ole Unixi sekundid: allkirjastage iga päring praeguse ajaga.',
+  'integrations.timestampTooOld': 'X-Timestamp on üle 5 minuti vana: allkirjastage iga päring uuesti praeguse ajaga.',
+  'integrations.timestampAhead': 'X-Timestamp on tulevikus: kontrollige saatva masina kella.',
   'integrations.replayed': 'See allkirjastatud päring on juba saabunud; allkirjastage iga päring uuesti.',
   'integrations.supplierDisabled': 'Selle tarnija andmevood on välja lülitatud; paluge poel need sisse lülitada.',
   'integrations.unknownFeedKind': 'Tundmatu andmevoog "{kind}". Lubatud: stock, prices, products.',
@@ -23,7 +27,9 @@ const et: Record<keyof typeof en, string> = {
 
 const ru: Record<keyof typeof en, string> = {
   'integrations.badSignature': 'Запрос не подписан ключом поставщика: передайте X-Timestamp и X-Signature (docs/integrations.md).',
-  'integrations.staleTimestamp': 'X-Timestamp {reason}: подписывайте каждый запрос текущим временем (секунды Unix, не старше 5 минут).',
+  'integrations.timestampMissing': 'X-Timestamp отсутствует или не в секундах Unix: подписывайте каждый запрос текущим временем.',
+  'integrations.timestampTooOld': 'X-Timestamp старше 5 минут: подпишите запрос заново текущим временем.',
+  'integrations.timestampAhead': 'X-Timestamp в будущем: проверьте часы отправляющей машины.',
   'integrations.replayed': 'Этот подписанный запрос уже был получен; подписывайте каждый запрос заново.',
   'integrations.supplierDisabled': 'Потоки данных этого поставщика отключены; попросите магазин включить их.',
   'integrations.unknownFeedKind': 'Неизвестный поток "{kind}". Допустимые: stock, prices, products.',

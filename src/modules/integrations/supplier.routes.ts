@@ -24,8 +24,16 @@ export interface SupplierRoutesDeps {
   config: IntegrationsSection;
 }
 
-const unauthorized = (key: 'integrations.badSignature' | 'integrations.staleTimestamp', params: Record<string, string> = {}) =>
-  new HttpError(401, key, params, { 'WWW-Authenticate': 'HMAC-SHA256 realm="storefront-supplier", headers="x-timestamp x-signature"' });
+type Refusal = 'integrations.badSignature' | 'integrations.timestampMissing' | 'integrations.timestampTooOld' | 'integrations.timestampAhead';
+
+const STALE: Record<'missing' | 'too-old' | 'in-the-future', Refusal> = {
+  missing: 'integrations.timestampMissing',
+  'too-old': 'integrations.timestampTooOld',
+  'in-the-future': 'integrations.timestampAhead',
+};
+
+const unauthorized = (key: Refusal) =>
+  new HttpError(401, key, {}, { 'WWW-Authenticate': 'HMAC-SHA256 realm="storefront-supplier", headers="x-timestamp x-signature"' });
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
@@ -61,7 +69,7 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
     if (supplier.disabled_at !== null) throw new HttpError(403, 'integrations.supplierDisabled');
     await consumeRateLimit(db, `supplier:${supplier.id}`, config.supplierRateLimit, request.actionTime);
     const stale = staleTimestamp(header(request, TIMESTAMP_HEADER), request.actionTime);
-    if (stale) throw unauthorized('integrations.staleTimestamp', { reason: stale.replaceAll('-', ' ') });
+    if (stale) throw unauthorized(STALE[stale]);
     const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     if (type !== NDJSON) throw new HttpError(415, 'admin.unsupportedMediaType', { type: type.slice(0, 100) });
     if (Number(request.headers['content-length']) > SUPPLIER_BODY_LIMIT_BYTES) throw tooLarge(SUPPLIER_BODY_LIMIT_BYTES);
