@@ -68,7 +68,7 @@ export const eventFeedRoutes: FastifyPluginAsyncTypebox<EventFeedDeps> = async (
           'it is committed, so a poller that passes the last `next` never misses one (docs/integrations.md).',
         security: [{ bearer: [] }],
         querystring: Query,
-        response: { 200: success(Page, 'plain'), ...errors(400, 401, 422) },
+        response: { 200: success(Page, 'plain'), ...errors(400, 401) },
       },
     },
     async (request) => {
