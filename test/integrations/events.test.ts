@@ -58,9 +58,15 @@ async function allEvents(limit = 50): Promise<FeedEvent[]> {
 describe('events of the writers', () => {
   it('customer.created when someone registers, customer.updated and consent.changed when the profile changes', async () => {
     await register(t, 'events-reader@example.ee');
-    const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', 'events-reader@example.ee').executeTakeFirstOrThrow();
+    const user = await t.database.db
+      .selectFrom('app_user')
+      .select('id')
+      .where('email', '=', 'events-reader@example.ee')
+      .executeTakeFirstOrThrow();
     const created = (await allEvents()).filter((event) => event.stream === `customer:${user.id}`);
-    expect(created).toMatchObject([{ type: 'customer.created', sequence: 1, data: { email: 'events-reader@example.ee', firstName: 'Mari' } }]);
+    expect(created).toMatchObject([
+      { type: 'customer.created', sequence: 1, data: { email: 'events-reader@example.ee', firstName: 'Mari' } },
+    ]);
 
     const alice = await createCustomer(t.database.db, { firstName: 'Alice' });
     const put = await t.app.inject({
@@ -70,7 +76,11 @@ describe('events of the writers', () => {
       payload: { lastName: 'Kask', marketingConsents: { email: true, sms: true } },
     });
     expect(put.statusCode, put.body).toBe(200);
-    const account = await t.database.db.selectFrom('client_account').select('user_id').where('id', '=', alice.clientAccountId).executeTakeFirstOrThrow();
+    const account = await t.database.db
+      .selectFrom('client_account')
+      .select('user_id')
+      .where('id', '=', alice.clientAccountId)
+      .executeTakeFirstOrThrow();
     const events = (await allEvents()).filter((event) => event.stream === `customer:${account.user_id}`);
     expect(events.map((event) => [event.type, event.sequence, event.data.channel ?? null])).toEqual([
       ['consent.changed', 1, 'EMAIL'],
@@ -85,7 +95,11 @@ describe('events of the writers', () => {
     await backOfficeImport(t, 'products', [book('EV-1')]);
     const product = await t.database.db.selectFrom('product').select(['id', 'code']).where('code', '=', 'EV-1').executeTakeFirstOrThrow();
     const bob = await createCustomer(t.database.db);
-    const order = await insertOrder(t.database.db, { status: 'NEW', lines: [{ productId: product.id, productCode: product.code }], clientAccountId: bob.clientAccountId });
+    const order = await insertOrder(t.database.db, {
+      status: 'NEW',
+      lines: [{ productId: product.id, productCode: product.code }],
+      clientAccountId: bob.clientAccountId,
+    });
     const guest = await insertOrder(t.database.db, {
       status: 'NEW',
       lines: [{ productId: product.id, productCode: product.code }],
@@ -95,7 +109,11 @@ describe('events of the writers', () => {
       await moveOrder(trx, { orderId: order.id, from: 'NEW', to: 'CANCELLED', cause: 'test', now: Date.now() });
       await moveOrder(trx, { orderId: guest.id, from: 'NEW', to: 'CANCELLED', cause: 'test', now: Date.now() });
     });
-    const account = await t.database.db.selectFrom('client_account').select('user_id').where('id', '=', bob.clientAccountId).executeTakeFirstOrThrow();
+    const account = await t.database.db
+      .selectFrom('client_account')
+      .select('user_id')
+      .where('id', '=', bob.clientAccountId)
+      .executeTakeFirstOrThrow();
     const events = (await allEvents()).filter((event) => event.type === 'order.status-changed');
     expect(events.map((event) => [event.stream, event.data.code, event.data.previousStatus, event.data.status])).toEqual([
       [`customer:${account.user_id}`, order.code, 'NEW', 'CANCELLED'],
@@ -174,7 +192,9 @@ describe('GET /integration/events', () => {
         await lateCommitted;
       });
       await lateWritten;
-      await t.database.db.transaction().execute((trx) => emitEvent(trx, { type: 'customer.updated', stream: 'customer:early', data: {} }, Date.now()));
+      await t.database.db
+        .transaction()
+        .execute((trx) => emitEvent(trx, { type: 'customer.updated', stream: 'customer:early', data: {} }, Date.now()));
       const first = (await feed(`?after=${last}`)).json() as { events: FeedEvent[]; next: string };
       expect(first.events.map((event) => event.stream)).toEqual(['customer:early']);
       commitLate();

@@ -140,7 +140,11 @@ describe('POST /integration/supplier/{code}/{kind}', () => {
 
   it('answers 404 for an unknown feed, 415 for another type, 413 over the size limit', async () => {
     expectErrorBody(await postFeed(t, 'ACME', 'campaigns', '{}', secret), 404, 'Not Found');
-    expectErrorBody(await postFeed(t, 'ACME', 'stock', '{}', secret, { headers: { 'content-type': 'application/json' } }), 415, 'Unsupported Media Type');
+    expectErrorBody(
+      await postFeed(t, 'ACME', 'stock', '{}', secret, { headers: { 'content-type': 'application/json' } }),
+      415,
+      'Unsupported Media Type',
+    );
     const big = 'x'.repeat(SUPPLIER_BODY_LIMIT_BYTES + 10);
     expectErrorBody(await postFeed(t, 'ACME', 'stock', big, secret), 413, 'Payload Too Large');
   });

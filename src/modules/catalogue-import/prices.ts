@@ -74,7 +74,8 @@ export function priceLines({ db, clock }: ImportDeps, scope: LineScope): LineImp
     async apply(record: PriceRecord) {
       const productId = await refs.requireOne('product', record.product, 'product');
       await requireSupplierProduct(db, productId, record.product, scope);
-      if (record.kind === 'company' && scope.supplierId !== undefined) throw new LineError('/company: company prices come from the back office only');
+      if (record.kind === 'company' && scope.supplierId !== undefined)
+        throw new LineError('/company: company prices come from the back office only');
       return inLineTransaction(db, async (trx) => {
         if (record.kind === 'company') return companyPrice(trx, productId, record);
         const now = clock.now();

@@ -9,9 +9,7 @@ export async function nextSequence(trx: Db, stream: string): Promise<number> {
   const row = await trx
     .insertInto('integration_stream')
     .values({ stream, last_sequence: 1 })
-    .onConflict((conflict) =>
-      conflict.column('stream').doUpdateSet({ last_sequence: sql<number>`integration_stream.last_sequence + 1` }),
-    )
+    .onConflict((conflict) => conflict.column('stream').doUpdateSet({ last_sequence: sql<number>`integration_stream.last_sequence + 1` }))
     .returning('last_sequence')
     .executeTakeFirstOrThrow();
   return Number(row.last_sequence);
@@ -51,7 +49,11 @@ export async function positionEvents(trx: Db, batch: number): Promise<number> {
     where integration_event.id = numbered.id`.execute(trx);
   const positioned = Number(result.numAffectedRows ?? 0);
   if (positioned > 0) {
-    await trx.updateTable('integration_cursor').set({ position: base + positioned }).where('name', '=', 'events').execute();
+    await trx
+      .updateTable('integration_cursor')
+      .set({ position: base + positioned })
+      .where('name', '=', 'events')
+      .execute();
   }
   return positioned;
 }

@@ -27,14 +27,20 @@ export async function feedClientOfToken(db: Db, token: string, now: number): Pro
 }
 
 /** `storefront event-feed ...`. */
-export async function eventFeedCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+export async function eventFeedCommand(
+  { db, clock }: { db: Db; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [action, name, ...rest] = args;
   if (action === 'list' && name === undefined) {
     const rows = await db.selectFrom('event_feed_client').selectAll().orderBy('name').execute();
     if (rows.length === 0) print('No event feed clients.');
     for (const row of rows) {
       const used = row.last_used_at === null ? 'never used' : `last used ${toRfc3339(row.last_used_at)}`;
-      print(`${row.name}\tcreated ${toRfc3339(row.created_at)}\t${used}\t${row.revoked_at === null ? 'active' : `REVOKED ${toRfc3339(row.revoked_at)}`}`);
+      print(
+        `${row.name}\tcreated ${toRfc3339(row.created_at)}\t${used}\t${row.revoked_at === null ? 'active' : `REVOKED ${toRfc3339(row.revoked_at)}`}`,
+      );
     }
     return;
   }

@@ -2,7 +2,8 @@
 // English is the reference; every language has every key (the types make a missing one a compile error).
 
 const en = {
-  'integrations.badSignature': 'The request is not signed with the supplier secret: send X-Timestamp and X-Signature (docs/integrations.md).',
+  'integrations.badSignature':
+    'The request is not signed with the supplier secret: send X-Timestamp and X-Signature (docs/integrations.md).',
   'integrations.timestampMissing': 'X-Timestamp is missing or not Unix seconds: sign each request with the current time.',
   'integrations.timestampTooOld': 'X-Timestamp is more than 5 minutes old: sign each request anew with the current time.',
   'integrations.timestampAhead': 'X-Timestamp is in the future: check the clock of the sending machine.',

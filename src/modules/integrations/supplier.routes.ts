@@ -24,7 +24,8 @@ export interface SupplierRoutesDeps {
   config: IntegrationsSection;
 }
 
-type Refusal = 'integrations.badSignature' | 'integrations.timestampMissing' | 'integrations.timestampTooOld' | 'integrations.timestampAhead';
+type Refusal =
+  'integrations.badSignature' | 'integrations.timestampMissing' | 'integrations.timestampTooOld' | 'integrations.timestampAhead';
 
 const STALE: Record<'missing' | 'too-old' | 'in-the-future', Refusal> = {
   missing: 'integrations.timestampMissing',

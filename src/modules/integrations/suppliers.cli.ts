@@ -12,7 +12,11 @@ export const SUPPLIER_USAGE = `  supplier add <code> <name>          a supplier 
   supplier list                       codes, names, state, active products (never the secrets)`;
 
 /** `storefront supplier ...`. */
-export async function supplierCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+export async function supplierCommand(
+  { db, clock }: { db: Db; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [action, code, ...rest] = args;
   if (action === 'list' && code === undefined) {
     const suppliers = await listSuppliers(db);

@@ -28,7 +28,8 @@ async function existing(db: Db, code: string): Promise<SupplierRow> {
 
 /** A new supplier; its secret (shown once). */
 export async function addSupplier(db: Db, code: string, name: string, now: number): Promise<string> {
-  if (!SUPPLIER_CODE.test(code)) throw new SupplierError('a supplier code is 1 to 40 letters, digits, _ or -, starting with a letter or digit');
+  if (!SUPPLIER_CODE.test(code))
+    throw new SupplierError('a supplier code is 1 to 40 letters, digits, _ or -, starting with a letter or digit');
   if (name.trim() === '' || name.length > 200) throw new SupplierError('a supplier name is 1 to 200 characters');
   if (await findSupplierByCode(db, code)) throw new SupplierError(`a supplier with code "${code}" exists already`);
   const secret = newSecret();

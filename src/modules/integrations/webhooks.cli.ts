@@ -54,9 +54,22 @@ function integer(value: string | true | undefined, name: string, fallback?: numb
 }
 
 /** `storefront webhook ...`. */
-export async function webhookCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+export async function webhookCommand(
+  { db, clock }: { db: Db; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [action, ...rest] = args;
-  const { positional, flags } = options(rest, ['--events', '--max-attempts', '--from-start', '--status', '--limit', '--dead', '--from', '--to']);
+  const { positional, flags } = options(rest, [
+    '--events',
+    '--max-attempts',
+    '--from-start',
+    '--status',
+    '--limit',
+    '--dead',
+    '--from',
+    '--to',
+  ]);
   if (action === 'add' && positional.length === 2) {
     const events = flags.get('--events');
     const secret = await addEndpoint(
@@ -78,7 +91,9 @@ export async function webhookCommand({ db, clock }: { db: Db; clock: Clock }, ar
     const endpoints = await listEndpoints(db);
     if (endpoints.length === 0) print('No webhook endpoints.');
     for (const endpoint of endpoints) {
-      print(`${endpoint.name}\t${endpoint.url}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}`);
+      print(
+        `${endpoint.name}\t${endpoint.url}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}`,
+      );
     }
     return;
   }
@@ -89,11 +104,18 @@ export async function webhookCommand({ db, clock }: { db: Db; clock: Clock }, ar
   }
   if (action === 'deliveries' && positional.length === 1) {
     const status = flags.get('--status');
-    const rows = await endpointDeliveries(db, positional[0]!, typeof status === 'string' ? status : undefined, integer(flags.get('--limit'), '--limit', 50));
+    const rows = await endpointDeliveries(
+      db,
+      positional[0]!,
+      typeof status === 'string' ? status : undefined,
+      integer(flags.get('--limit'), '--limit', 50),
+    );
     if (rows.length === 0) print('No deliveries.');
     for (const row of rows) {
       const delivered = row.delivered_at === null ? '' : `\tdelivered ${toRfc3339(row.delivered_at)}`;
-      print(`#${row.id}\tposition ${row.position}\t${row.type}\t${row.stream}#${row.sequence}\t${row.status}\t${row.attempts} attempts${delivered}${row.last_error ? `\t${row.last_error}` : ''}`);
+      print(
+        `#${row.id}\tposition ${row.position}\t${row.type}\t${row.stream}#${row.sequence}\t${row.status}\t${row.attempts} attempts${delivered}${row.last_error ? `\t${row.last_error}` : ''}`,
+      );
     }
     return;
   }
@@ -101,7 +123,9 @@ export async function webhookCommand({ db, clock }: { db: Db; clock: Clock }, ar
     const rows = await deliveryAttempts(db, integer(positional[0], 'the delivery id'));
     if (rows.length === 0) print('No attempts.');
     for (const row of rows) {
-      print(`${toRfc3339(row.created_at)}\tattempt ${row.attempt}\t${row.status_code ?? '-'}\t${row.duration_ms} ms${row.error ? `\t${row.error}` : ''}`);
+      print(
+        `${toRfc3339(row.created_at)}\tattempt ${row.attempt}\t${row.status_code ?? '-'}\t${row.duration_ms} ms${row.error ? `\t${row.error}` : ''}`,
+      );
     }
     return;
   }
@@ -110,7 +134,12 @@ export async function webhookCommand({ db, clock }: { db: Db; clock: Clock }, ar
     let count: number;
     if (flags.has('--dead')) count = await replayEndpoint(db, target, { deadOnly: true }, clock.now());
     else if (flags.has('--from') || flags.has('--to')) {
-      count = await replayEndpoint(db, target, { deadOnly: false, from: integer(flags.get('--from'), '--from'), to: integer(flags.get('--to'), '--to') }, clock.now());
+      count = await replayEndpoint(
+        db,
+        target,
+        { deadOnly: false, from: integer(flags.get('--from'), '--from'), to: integer(flags.get('--to'), '--to') },
+        clock.now(),
+      );
     } else count = await replayDelivery(db, integer(target, 'the delivery id'), clock.now());
     print(`${count} deliveries queued again.`);
     return;

@@ -157,7 +157,14 @@ export async function markDelivered(db: Db, id: number, attempts: number, now: n
     .execute();
 }
 
-export async function markFailed(db: Db, id: number, attempts: number, error: string, retryAt: number | 'dead', now: number): Promise<void> {
+export async function markFailed(
+  db: Db,
+  id: number,
+  attempts: number,
+  error: string,
+  retryAt: number | 'dead',
+  now: number,
+): Promise<void> {
   await db
     .updateTable('webhook_delivery')
     .set({

@@ -37,7 +37,8 @@ async function existing(db: Db, name: string): Promise<EndpointRow> {
 
 /** A new endpoint; its signing secret (shown once). */
 export async function addEndpoint(db: Db, input: NewEndpoint, now: number): Promise<string> {
-  if (!NAME.test(input.name)) throw new WebhookError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
+  if (!NAME.test(input.name))
+    throw new WebhookError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
   let url: URL;
   try {
     url = new URL(input.url);
@@ -94,7 +95,8 @@ export async function replayEndpoint(
 }
 
 export async function endpointDeliveries(db: Db, name: string, status: string | undefined, limit: number) {
-  if (status !== undefined && !['pending', 'delivered', 'dead'].includes(status)) throw new WebhookError('--status is pending, delivered or dead');
+  if (status !== undefined && !['pending', 'delivered', 'dead'].includes(status))
+    throw new WebhookError('--status is pending, delivered or dead');
   return deliveriesOf(db, (await existing(db, name)).id, status, limit);
 }
 

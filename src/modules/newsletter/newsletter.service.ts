@@ -92,6 +92,10 @@ export async function unsubscribe(trx: Db, signer: UnsubscribeSigner, link: Reci
   await expirePendingRequests(trx, recipient.email, recipient.storeCode, now);
   await syncUserNewsletterFlag(trx, recipient.email, now);
   if (withdrawn) {
-    await newsletterConsentChanged(trx, { email: recipient.email, storeCode: recipient.storeCode, granted: false, source: 'unsubscribe-link' }, now);
+    await newsletterConsentChanged(
+      trx,
+      { email: recipient.email, storeCode: recipient.storeCode, granted: false, source: 'unsubscribe-link' },
+      now,
+    );
   }
 }

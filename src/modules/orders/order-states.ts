@@ -102,7 +102,12 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
     })
     .execute();
   await enter(trx, current.status, transition);
-  await orderEvent(trx, transition.orderId, { type: 'order.status-changed', from: current.status, cause: transition.cause }, transition.now);
+  await orderEvent(
+    trx,
+    transition.orderId,
+    { type: 'order.status-changed', from: current.status, cause: transition.cause },
+    transition.now,
+  );
   return true;
 }
 

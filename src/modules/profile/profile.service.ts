@@ -119,7 +119,14 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
     if (wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
     await insertConsentEvent(trx, actor.userId, consent, wanted, now);
     if (consent !== 'EMAIL') {
-      const data = { customerId: actor.userId, email: before.email, channel: consent, store: actor.storeCode, granted: wanted, source: 'profile' };
+      const data = {
+        customerId: actor.userId,
+        email: before.email,
+        channel: consent,
+        store: actor.storeCode,
+        granted: wanted,
+        source: 'profile',
+      };
       await emitEvent(trx, { type: 'consent.changed', stream: customerStream(actor.userId), data }, now);
     }
   }
