@@ -8,6 +8,8 @@ import { emitEvent } from '../../src/modules/events/index.js';
 import { eventFeedCommand } from '../../src/modules/integrations/index.js';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { systemClock } from '../../src/infra/clock.js';
+import { personalDataParts } from '../../src/modules/gdpr/index.js';
+import { eraseByEmail } from '../../src/modules/gdpr/gdpr.service.js';
 import { backOfficeImport, book } from './helpers.js';
 
 // The events the writers emit in their transactions, and the pull feed that serves them.
@@ -144,6 +146,24 @@ describe('events of the writers', () => {
       }),
     ).rejects.toThrow('the change failed');
     expect((await allEvents()).length).toBe(before);
+  });
+});
+
+describe('events and erasure', () => {
+  it("blanks a person's events when their data is erased and tells the platforms with customer.erased", async () => {
+    await register(t, 'erase-me@example.ee');
+    const user = await t.database.db
+      .selectFrom('app_user')
+      .select('id')
+      .where('email', '=', 'erase-me@example.ee')
+      .executeTakeFirstOrThrow();
+    await eraseByEmail(t.database.db, personalDataParts, 'erase-me@example.ee', Date.now());
+    const events = (await allEvents()).filter((event) => event.stream === `customer:${user.id}`);
+    expect(events.map((event) => [event.type, event.data])).toEqual([
+      ['customer.created', { erased: true }],
+      ['customer.erased', { customerId: user.id }],
+    ]);
+    expect(JSON.stringify(await allEvents())).not.toContain('erase-me@example.ee');
   });
 });
 

@@ -9,6 +9,7 @@ import { insertEvent, nextSequence } from './events.repository.js';
 export type EventType =
   | 'customer.created'
   | 'customer.updated'
+  | 'customer.erased'
   | 'consent.changed'
   | 'order.created'
   | 'order.status-changed'

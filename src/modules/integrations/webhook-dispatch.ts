@@ -126,7 +126,8 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
   /** One run: position, fan out, and send until nothing is due (bounded). */
   async function runOnce(): Promise<RunReport> {
     const report: RunReport = { positioned: 0, attempted: 0, delivered: 0 };
-    const outcome = await withLease(db, 'webhook-dispatch', { ttlMs: 60_000, now: clock.now() }, async () => {
+    // Not ran: another process is dispatching; this one's turn comes at a later run.
+    await withLease(db, 'webhook-dispatch', { ttlMs: 60_000, now: clock.now() }, async () => {
       report.positioned = await positionAll();
       await fanOutAll();
       for (let round = 0; round < ROUNDS_PER_RUN; round += 1) {
@@ -139,7 +140,6 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
         }
       }
     });
-    if (!outcome.ran) log.info('another process is dispatching webhooks');
     return report;
   }
 
