@@ -43,7 +43,7 @@ import {
   subscriptionMailHandler,
 } from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
-import { scheduleWebhookDispatch } from './modules/integrations/index.js';
+import { pruneIntegrationEvents, scheduleWebhookDispatch } from './modules/integrations/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
 
@@ -123,6 +123,7 @@ export function createJobRunner(
         subscriptionCards: subscriptionCardPruning,
         // Conditional per card: two workers expire each card once.
         expiredGiftCards: (db, now) => expireCards(db, now),
+        integrationEvents: pruneIntegrationEvents,
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/infra/clock.js';
 import { emitEvent, type EventType } from '../../src/modules/events/index.js';
-import { createWebhookDispatcher, signText, type WebhookDispatcher } from '../../src/modules/integrations/index.js';
+import { createWebhookDispatcher, pruneIntegrationEvents, signText, type WebhookDispatcher } from '../../src/modules/integrations/index.js';
 import { addEndpoint, deliveryAttempts, replayDelivery, replayEndpoint } from '../../src/modules/integrations/webhooks.service.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -170,5 +170,27 @@ describe('webhook delivery', () => {
     await dispatcher.runOnce();
     const dead = await t.database.db.selectFrom('webhook_delivery').select('status').where('id', '=', row.id).executeTakeFirstOrThrow();
     expect(dead.status).toBe('dead');
+  });
+
+  it('prunes delivered webhooks after 30 days and events after 90, keeping events a dead letter still needs', async () => {
+    const count = async (table: 'webhook_delivery' | 'webhook_attempt' | 'integration_event') =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = { deliveries: await count('webhook_delivery'), events: await count('integration_event') };
+    expect(await pruneIntegrationEvents(t.database.db, clock.now() + 29 * 86_400_000)).toBe(0);
+    await pruneIntegrationEvents(t.database.db, clock.now() + 91 * 86_400_000);
+    const dead = await t.database.db.selectFrom('webhook_delivery').select(['status', 'event_id']).execute();
+    expect(dead.length).toBeGreaterThan(0);
+    expect(dead.every((row) => row.status !== 'delivered')).toBe(true);
+    expect(await count('webhook_delivery')).toBeLessThan(before.deliveries);
+    // What is left: the events of the deliveries not delivered.
+    expect(await count('integration_event')).toBe(new Set(dead.map((row) => row.event_id)).size);
+    expect(await count('webhook_attempt')).toBeGreaterThan(0);
   });
 });

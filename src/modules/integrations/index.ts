@@ -7,6 +7,7 @@ export { WEBHOOK_USAGE, webhookCommand } from './webhooks.cli.js';
 export { EVENT_FEED_USAGE, eventFeedCommand } from './feed-clients.js';
 export { createWebhookDispatcher, retryDelayMs, scheduleWebhookDispatch, type WebhookDispatcher } from './webhook-dispatch.js';
 export { signText, MAX_AGE_SECONDS } from './signature.js';
+export { pruneIntegrationEvents } from './webhooks.repository.js';
 export { readIntegrationsConfig, type IntegrationsSection } from './integrations.config.js';
 export type { IntegrationsTables } from './integrations.tables.js';
 export { integrationsMessages } from './integrations.messages.js';

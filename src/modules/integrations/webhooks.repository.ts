@@ -211,3 +211,37 @@ export function deliveriesOf(db: Db, endpointId: number, status: string | undefi
 export function attemptsOf(db: Db, deliveryId: number) {
   return db.selectFrom('webhook_attempt').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The hourly maintenance (src/worker.ts): delivered webhooks and their log after 30 days, and
+ * events after 90 days once no delivery of them waits or is dead (a poller more than 90 days
+ * behind misses them). How many rows went.
+ */
+export async function pruneIntegrationEvents(db: Db, now: number): Promise<number> {
+  const delivered = db
+    .selectFrom('webhook_delivery')
+    .select('id')
+    .where('status', '=', 'delivered')
+    .where('delivered_at', '<', now - 30 * DAY_MS);
+  const attempts = await db.deleteFrom('webhook_attempt').where('delivery_id', 'in', delivered).executeTakeFirst();
+  const deliveries = await db
+    .deleteFrom('webhook_delivery')
+    .where('status', '=', 'delivered')
+    .where('delivered_at', '<', now - 30 * DAY_MS)
+    .executeTakeFirst();
+  const events = await db
+    .deleteFrom('integration_event')
+    .where('created_at', '<', now - 90 * DAY_MS)
+    .where('position', 'is not', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_delivery').select('webhook_delivery.id').whereRef('webhook_delivery.event_id', '=', 'integration_event.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(attempts.numDeletedRows) + Number(deliveries.numDeletedRows) + Number(events.numDeletedRows);
+}
