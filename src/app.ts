@@ -20,6 +20,7 @@ import { systemClock, type Clock } from './infra/clock.js';
 import { createImporter } from './infra/import/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
+import { eventFeedRoutes, supplierRoutes } from './modules/integrations/index.js';
 import { appConfigRoutes } from './modules/app-config/index.js';
 import { backInStockRoutes } from './modules/back-in-stock/index.js';
 import { basketRoutes } from './modules/basket/index.js';
@@ -188,6 +189,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
       await api.register(adminOrdersRoutes, { database, gateways });
+      await api.register(supplierRoutes, { database, clock, config: config.integrations });
+      await api.register(eventFeedRoutes, { database });
       const fileStore = await createFileStore(config.fileStore);
       const downloadsConfig = { downloads: config.downloads, basePath: config.basePath, publicUrl: config.orders.publicUrl };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });

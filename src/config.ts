@@ -9,6 +9,7 @@ import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/fi
 // module's routes (and Fastify), or each CLI command would pay for them at start.
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
 import { readBackInStockConfig, type BackInStockSection } from './modules/back-in-stock/back-in-stock.config.js';
+import { readIntegrationsConfig, type IntegrationsSection } from './modules/integrations/integrations.config.js';
 import { readContactConfig, type ContactSection } from './modules/contact/contact.config.js';
 import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
@@ -66,6 +67,7 @@ export interface Config extends CatalogueConfig {
   search: SearchSection;
   tracking: TrackingSection;
   backInStock: BackInStockSection;
+  integrations: IntegrationsSection;
   contact: ContactSection;
   ctr: CtrSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
     backInStock: readBackInStockConfig(reader),
+    integrations: readIntegrationsConfig(reader),
     contact: readContactConfig(reader),
     ctr: readCtrConfig(reader),
     everypay: readEveryPayConfig(reader),

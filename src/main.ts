@@ -32,6 +32,9 @@ async function usage(): Promise<string> {
     { SUBSCRIPTION_USAGE },
     { CONTACT_USAGE },
     { SITEMAP_USAGE },
+    { SUPPLIER_USAGE },
+    { WEBHOOK_USAGE },
+    { EVENT_FEED_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -47,6 +50,9 @@ async function usage(): Promise<string> {
     import('./modules/subscriptions/subscriptions.cli.js'),
     import('./modules/contact/contact.cli.js'),
     import('./modules/sitemap/sitemap.cli.js'),
+    import('./modules/integrations/suppliers.cli.js'),
+    import('./modules/integrations/webhooks.cli.js'),
+    import('./modules/integrations/feed-clients.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -70,6 +76,9 @@ ${GDPR_USAGE}
 ${SUBSCRIPTION_USAGE}
 ${CONTACT_USAGE}
 ${SITEMAP_USAGE}
+${SUPPLIER_USAGE}
+${WEBHOOK_USAGE}
+${EVENT_FEED_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -160,6 +169,16 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
         await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'supplier':
+    case 'webhook':
+    case 'event-feed':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { supplierCommand, webhookCommand, eventFeedCommand } = await import('./modules/integrations/index.js');
+        const run = command === 'supplier' ? supplierCommand : command === 'webhook' ? webhookCommand : eventFeedCommand;
+        await run({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
       return withDatabase(config.databaseUrl, async (database) => {

@@ -19,6 +19,7 @@ import { newsletterMessages } from './modules/newsletter/index.js';
 import { downloadsMessages } from './modules/downloads/index.js';
 import { gdprMessages } from './modules/gdpr/index.js';
 import { giftCardsMessages } from './modules/gift-cards/index.js';
+import { integrationsMessages } from './modules/integrations/index.js';
 import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
@@ -49,6 +50,7 @@ declare module './i18n/index.js' {
       Keys<typeof downloadsMessages>,
       Keys<typeof gdprMessages>,
       Keys<typeof giftCardsMessages>,
+      Keys<typeof integrationsMessages>,
       Keys<typeof checkoutMessages>,
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
@@ -76,6 +78,7 @@ for (const set of [
   downloadsMessages,
   gdprMessages,
   giftCardsMessages,
+  integrationsMessages,
   checkoutMessages,
   ordersMessages,
   profileMessages,

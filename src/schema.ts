@@ -16,6 +16,8 @@ import type { CountryTables } from './modules/country/index.js';
 import type { DataExportTables } from './modules/data-export/index.js';
 import type { NewsletterTables } from './modules/newsletter/index.js';
 import type { DownloadsTables } from './modules/downloads/index.js';
+import type { EventsTables } from './modules/events/index.js';
+import type { IntegrationsTables } from './modules/integrations/index.js';
 import type { GiftCardsTables } from './modules/gift-cards/index.js';
 import type { OrdersTables } from './modules/orders/index.js';
 import type { ProfileTables } from './modules/profile/index.js';
@@ -45,6 +47,8 @@ declare module './db/schema.js' {
       DataExportTables,
       NewsletterTables,
       DownloadsTables,
+      EventsTables,
+      IntegrationsTables,
       GiftCardsTables,
       OrdersTables,
       ProfileTables,

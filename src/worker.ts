@@ -43,6 +43,7 @@ import {
   subscriptionMailHandler,
 } from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
+import { pruneIntegrationEvents, scheduleWebhookDispatch } from './modules/integrations/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
 
@@ -104,6 +105,7 @@ export function createJobRunner(
   let orderSweep: { stop(): Promise<void> } | undefined;
   let backInStockScan: { stop(): Promise<void> } | undefined;
   let subscriptionBilling: { stop(): Promise<void> } | undefined;
+  let webhookDispatch: { stop(): Promise<void> } | undefined;
   return {
     worker,
     mailer,
@@ -121,16 +123,19 @@ export function createJobRunner(
         subscriptionCards: subscriptionCardPruning,
         // Conditional per card: two workers expire each card once.
         expiredGiftCards: (db, now) => expireCards(db, now),
+        integrationEvents: pruneIntegrationEvents,
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
       subscriptionBilling = scheduleSubscriptionBilling({ db: database.db, gateways, log });
+      webhookDispatch = scheduleWebhookDispatch({ db: database.db, log, intervalMs: config.jobs.pollIntervalMs });
     },
     async stop() {
       pruning?.stop();
       await orderSweep?.stop();
       await backInStockScan?.stop();
       await subscriptionBilling?.stop();
+      await webhookDispatch?.stop();
       await worker.stop();
       mailer.close();
     },

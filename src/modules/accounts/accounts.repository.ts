@@ -3,6 +3,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
 import type { AppUserTable, ClientAccountStatus, ClientAccountTable, CompanyTable } from './accounts.tables.js';
+import { customerStream, emitEvent } from '../events/index.js';
 
 export type UserRow = Selectable<AppUserTable>;
 export type ClientAccountRow = Selectable<ClientAccountTable>;
@@ -36,7 +37,26 @@ export async function insertUser(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  const id = Number(row.id);
+  // Every way a person becomes a user passes here (registration, invitations, imports, social
+  // sign-in): the marketing platforms' event commits with the row (modules/events).
+  await emitEvent(
+    db,
+    {
+      type: 'customer.created',
+      stream: customerStream(id),
+      data: {
+        customerId: id,
+        email: normaliseEmail(user.email),
+        firstName: user.first_name ?? null,
+        lastName: user.last_name ?? null,
+        language: user.language,
+        newsletter: user.newsletter ?? false,
+      },
+    },
+    now,
+  );
+  return id;
 }
 
 export function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at'>, now: number) {

@@ -21,3 +21,8 @@ export {
 } from './fields.js';
 export { lineKind } from './kind.js';
 export { inLineTransaction } from './write.js';
+// The feeds a supplier pushes (modules/integrations): the same formats, limited to its products.
+export { productFeed, type ProductFeedScope } from './products.import.js';
+export { stockLines } from './stock.js';
+export { priceLines } from './prices.js';
+export type { LineScope } from './line-scope.js';

@@ -1,8 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { discountPercent } from '../catalogue/index.js';
 import { Code, LineError, Money, cents, lineParser, optionalCents } from './fields.js';
+import type { ImportDeps, LineImporter } from '../../infra/import/index.js';
 import { lineKind } from './kind.js';
+import { productChanged } from './product-events.js';
 import { References } from './references.js';
+import { requireSupplierProduct, type LineScope } from './line-scope.js';
 import { changedColumns, inLineTransaction, isEmpty, type Outcome, type Trx } from './write.js';
 import {
   deleteCompanyPrice,
@@ -56,18 +59,33 @@ function convert(line: PriceLine): PriceRecord {
   };
 }
 
-export const pricesKind = lineKind('import prices <file.ndjson>         price changes of products, company prices', ({ db, clock }) => {
+export const pricesKind = lineKind('import prices <file.ndjson>         price changes of products, company prices', (deps) =>
+  priceLines(deps, {}),
+);
+
+/**
+ * The price feed's lines; with a supplier in `scope`, only that supplier's products and no company
+ * prices (those are the back office's agreements with its customers).
+ */
+export function priceLines({ db, clock }: ImportDeps, scope: LineScope): LineImporter<PriceRecord> {
   const refs = new References(db);
   return {
     parse: lineParser(PriceLine, convert),
     async apply(record: PriceRecord) {
       const productId = await refs.requireOne('product', record.product, 'product');
-      return inLineTransaction(db, (trx) =>
-        record.kind === 'product' ? productPrices(trx, productId, record, clock.now()) : companyPrice(trx, productId, record),
-      );
+      await requireSupplierProduct(db, productId, record.product, scope);
+      if (record.kind === 'company' && scope.supplierId !== undefined)
+        throw new LineError('/company: company prices come from the back office only');
+      return inLineTransaction(db, async (trx) => {
+        if (record.kind === 'company') return companyPrice(trx, productId, record);
+        const now = clock.now();
+        const outcome = await productPrices(trx, productId, record, now);
+        if (outcome !== 'unchanged') await productChanged(trx, productId, 'prices', now);
+        return outcome;
+      });
     },
   };
-});
+}
 
 async function productPrices(
   trx: Trx,

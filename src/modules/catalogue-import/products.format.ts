@@ -111,6 +111,7 @@ export type ProductColumns = Required<
     | 'publisher_id'
     | 'series_id'
     | 'physical_book_id'
+    | 'supplier_id'
     | 'discount_percent'
     | 'web_stock'
     | 'reserved_quantity'

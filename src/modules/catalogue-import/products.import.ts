@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ImportKind } from '../../infra/import/index.js';
+import type { ImportDeps, ImportKind, ImportOptions, RunImport } from '../../infra/import/index.js';
 import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from '../../infra/import/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
@@ -8,12 +8,20 @@ import { parseProductLine, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
 import { References } from './references.js';
 import { chunks, inLineTransaction } from './write.js';
-import { activeProductsPage, deactivateProducts, setPhysicalBook, touchProduct } from './products.repository.js';
+import { activeProductsPage, deactivateProducts, setPhysicalBook, supplierOfCode, touchProduct } from './products.repository.js';
+import { productChanged, productsDeactivated } from './product-events.js';
 
 // The product feed is full: a product the file does not list is no longer sold and is
 // deactivated after the last line. A first pass collects the file's codes (the only thing kept in
 // memory for the whole file), so that a truncated feed is refused before anything is written and
 // links to products later in the file (physicalBook, related) are told apart from unknown codes.
+// A feed answers for a scope: the back office's feed for the products no supplier keeps, a
+// supplier's feed (modules/integrations) for that supplier's own; each deactivates only in its scope.
+
+/** Whose products a feed lists: a supplier's (its id), or the back office's (null). */
+export interface ProductFeedScope {
+  supplierId: number | null;
+}
 
 /** What the first pass learns: every code the file names, and which of them it deactivates. */
 interface Feed {
@@ -33,14 +41,17 @@ export const productsKind: ImportKind = {
   usage: `import products <file.ndjson> [--force]
                                       the full product feed: active products it does not list are
                                       deactivated; refused when that is more than half of them`,
-  create:
-    ({ db, clock }, { force }) =>
-    async (file, report) => {
-      const feed = await scanFeed(file);
-      await refuseMassDeactivation(db, feed, force);
-      return importNdjson(file, productLines(db, clock, feed), report);
-    },
+  create: (deps, options) => productFeed(deps, options, { supplierId: null }),
 };
+
+/** A full product feed of the scope: unlisted active products of the scope are deactivated. */
+export function productFeed({ db, clock }: ImportDeps, { force }: ImportOptions, scope: ProductFeedScope): RunImport {
+  return async (file, report) => {
+    const feed = await scanFeed(file);
+    await refuseMassDeactivation(db, feed, force, scope);
+    return importNdjson(file, productLines(db, clock, feed, scope), report);
+  };
+}
 
 async function scanFeed(file: string): Promise<Feed> {
   const feed: Feed = { codes: new Set(), inactive: new Set() };
@@ -61,10 +72,10 @@ async function scanFeed(file: string): Promise<Feed> {
 }
 
 /** Pages through the active products' ids and codes, keyset by id: constant memory. */
-async function* activeProducts(db: Kysely<Database>): AsyncGenerator<Array<{ id: number; code: string }>> {
+async function* activeProducts(db: Kysely<Database>, scope: ProductFeedScope): AsyncGenerator<Array<{ id: number; code: string }>> {
   let after = 0;
   for (;;) {
-    const page = await activeProductsPage(db, after);
+    const page = await activeProductsPage(db, after, scope.supplierId);
     if (page.length === 0) return;
     yield page;
     after = page[page.length - 1]!.id;
@@ -75,11 +86,11 @@ async function* activeProducts(db: Kysely<Database>): AsyncGenerator<Array<{ id:
  * "More than half" is strict and counts against what is active now: on an empty catalogue
  * nothing is deactivated (0 of 0), so a first import always runs.
  */
-async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: boolean): Promise<void> {
+async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: boolean, scope: ProductFeedScope): Promise<void> {
   if (force) return;
   let active = 0;
   let dropped = 0;
-  for await (const page of activeProducts(db)) {
+  for await (const page of activeProducts(db, scope)) {
     active += page.length;
     for (const { code } of page) if (!feed.codes.has(code) || feed.inactive.has(code)) dropped += 1;
   }
@@ -91,7 +102,7 @@ async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: b
   }
 }
 
-function productLines(db: Kysely<Database>, clock: Clock, feed: Feed): LineImporter<ProductRecord> {
+function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: ProductFeedScope): LineImporter<ProductRecord> {
   const refs = new References(db);
   const pending: PendingLinks[] = [];
 
@@ -129,9 +140,15 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed): LineImpor
   return {
     parse: parseProductLine,
     async apply(record, line) {
+      if (scope.supplierId !== null) await admitSupplierProduct(db, record.code, scope.supplierId);
       await refs.requireBinding(record.columns.binding_code);
       const product = await resolve(record);
-      const { id, outcome } = await inLineTransaction(db, (trx) => writeProduct(trx, product, clock.now()));
+      const { id, outcome } = await inLineTransaction(db, async (trx) => {
+        const now = clock.now();
+        const written = await writeProduct(trx, product, now, scope.supplierId === null ? {} : { supplier_id: scope.supplierId });
+        if (written.outcome !== 'unchanged') await productChanged(trx, written.id, 'feed', now);
+        return written;
+      });
       refs.remember('product', record.code, id);
       if (product.physicalBookId === undefined || product.relatedIds === undefined) {
         pending.push({
@@ -147,7 +164,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed): LineImpor
     },
     async finish(fail) {
       for (const links of pending) await link(db, refs, links, fail, clock.now());
-      return { deactivated: await deactivateUnlisted(db, feed, clock.now()) };
+      return { deactivated: await deactivateUnlisted(db, feed, clock.now(), scope) };
     },
   };
 }
@@ -186,12 +203,22 @@ async function link(
   });
 }
 
-async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number): Promise<number> {
+async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number, scope: ProductFeedScope): Promise<number> {
   const unlisted: number[] = [];
-  for await (const page of activeProducts(db)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
+  for await (const page of activeProducts(db, scope)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
   let deactivated = 0;
   for (const part of chunks(unlisted)) {
-    deactivated += await deactivateProducts(db, part, now);
+    deactivated += await inLineTransaction(db, async (trx) => {
+      const codes = await deactivateProducts(trx, part, now);
+      await productsDeactivated(trx, codes, now);
+      return codes.length;
+    });
   }
   return deactivated;
+}
+
+/** A supplier's feed writes its own products and new ones, never the back office's or another supplier's. */
+async function admitSupplierProduct(db: Kysely<Database>, code: string, supplierId: number): Promise<void> {
+  const owner = await supplierOfCode(db, code);
+  if (owner !== undefined && owner !== supplierId) throw new LineError(`/code: product "${code}" is not one of this supplier's products`);
 }

@@ -1,15 +1,20 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
 // The SQL of the products import's passes over the catalogue (products.import.ts): links written
 // after the lines, and the deactivation of products the feed no longer lists.
 
-/** A page of the active products' ids and codes after `after`, by id. */
-export function activeProductsPage(db: Kysely<Database>, after: number) {
+/**
+ * A page of the active products' ids and codes after `after`, by id: the supplier's products, or
+ * (null) the back office's, which no supplier feeds.
+ */
+export function activeProductsPage(db: Kysely<Database>, after: number, supplierId: number | null) {
   return db
     .selectFrom('product')
     .select(['id', 'code'])
     .where('is_active', '=', true)
+    .where('supplier_id', supplierId === null ? 'is' : '=', supplierId)
     .where('id', '>', after)
     .orderBy('id')
     .limit(5000)
@@ -35,13 +40,29 @@ export async function touchProduct(trx: Transaction<Database>, productId: number
   await trx.updateTable('product').set({ updated_at: now }).where('id', '=', productId).execute();
 }
 
-/** Deactivates those of the products still active; how many it did. */
-export async function deactivateProducts(db: Kysely<Database>, ids: number[], now: number): Promise<number> {
-  const result = await db
+/** Deactivates those of the products still active; the codes of those it did. */
+export async function deactivateProducts(trx: Db, ids: number[], now: number): Promise<string[]> {
+  const rows = await trx
     .updateTable('product')
     .set({ is_active: false, updated_at: now })
     .where('id', 'in', ids)
     .where('is_active', '=', true)
+    .returning('code')
+    .execute();
+  return rows.map((row) => row.code);
+}
+
+/** Which supplier a product code belongs to: undefined for a new code, null for the back office's. */
+export async function supplierOfCode(db: Db, code: string): Promise<number | null | undefined> {
+  const row = await db.selectFrom('product').select('supplier_id').where('code', '=', code).executeTakeFirst();
+  return row === undefined ? undefined : row.supplier_id === null ? null : Number(row.supplier_id);
+}
+
+/** What a product event says of the product. */
+export function productSnapshot(db: Db, productId: number) {
+  return db
+    .selectFrom('product')
+    .select(['code', 'ean', 'name', 'is_active', 'shop_price_cents', 'original_price_cents', 'availability', 'web_stock'])
+    .where('id', '=', productId)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows);
 }

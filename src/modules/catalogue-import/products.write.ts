@@ -20,10 +20,17 @@ export interface ResolvedProduct {
   categoryIds: number[];
 }
 
-export async function writeProduct(trx: Trx, product: ResolvedProduct, now: number): Promise<{ id: number; outcome: Outcome }> {
+/** `owner`: the supplier whose feed writes it (a supplier's feed claims the products it creates). */
+export async function writeProduct(
+  trx: Trx,
+  product: ResolvedProduct,
+  now: number,
+  owner: { supplier_id?: number } = {},
+): Promise<{ id: number; outcome: Outcome }> {
   const { record } = product;
   const wanted = {
     ...record.columns,
+    ...owner,
     publisher_id: product.publisherId,
     series_id: product.seriesId,
     discount_percent: discountPercent(record.columns.shop_price_cents, record.columns.original_price_cents),

@@ -1,8 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { refreshWebStock } from '../catalogue/index.js';
 import { Code, lineParser } from './fields.js';
+import type { ImportDeps, LineImporter } from '../../infra/import/index.js';
 import { lineKind } from './kind.js';
+import { productChanged } from './product-events.js';
 import { References } from './references.js';
+import { requireSupplierProduct, type LineScope } from './line-scope.js';
 import { inLineTransaction, type Outcome } from './write.js';
 import { findShopStock, insertShopStock, updateShopStock } from './stock.repository.js';
 
@@ -15,12 +18,18 @@ const StockLine = Type.Object(
 );
 type StockLine = Static<typeof StockLine>;
 
-export const stockKind = lineKind('import stock <file.ndjson>          stock per product and shop (web stock follows)', ({ db, clock }) => {
+export const stockKind = lineKind('import stock <file.ndjson>          stock per product and shop (web stock follows)', (deps) =>
+  stockLines(deps, {}),
+);
+
+/** The stock feed's lines; with a supplier in `scope`, only that supplier's products. */
+export function stockLines({ db, clock }: ImportDeps, scope: LineScope): LineImporter<StockLine> {
   const refs = new References(db);
   return {
     parse: lineParser(StockLine, (line) => line),
     async apply(line: StockLine) {
       const productId = await refs.requireOne('product', line.product, 'product');
+      await requireSupplierProduct(db, productId, line.product, scope);
       const shopId = await refs.requireOne('shop', line.shop, 'shop');
       return inLineTransaction(db, async (trx): Promise<Outcome> => {
         const now = clock.now();
@@ -32,8 +41,9 @@ export const stockKind = lineKind('import stock <file.ndjson>          stock per
           await insertShopStock(trx, productId, shopId, line.quantity, now);
         }
         await refreshWebStock(trx, [productId]);
+        await productChanged(trx, productId, 'stock', now);
         return stored ? 'updated' : 'created';
       });
     },
   };
-});
+}

@@ -105,6 +105,8 @@ export interface ProductTable {
   rating_count: ColumnType<number, number | undefined, number>;
   /** Publication date (Unix ms): "newest" and "new products". */
   released_at: number | null;
+  /** The supplier whose feeds keep it (modules/integrations); null: the back office's. */
+  supplier_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
 }

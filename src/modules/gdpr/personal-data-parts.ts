@@ -7,6 +7,7 @@ import { cataloguePersonalData } from '../catalogue/index.js';
 import { companiesPersonalData } from '../companies/index.js';
 import { dataExportPersonalData } from '../data-export/index.js';
 import { downloadsPersonalData } from '../downloads/index.js';
+import { eventsPersonalData } from '../events/index.js';
 import { giftCardsPersonalData } from '../gift-cards/index.js';
 import { newsletterPersonalData } from '../newsletter/index.js';
 import { ordersPersonalData } from '../orders/index.js';
@@ -34,6 +35,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   socialPersonalData,
   trackingPersonalData,
   dataExportPersonalData,
+  eventsPersonalData,
   jobsPersonalData,
   accountsPersonalData,
 ];

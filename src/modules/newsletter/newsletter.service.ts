@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { badRequest, forbidden } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { NewsletterConfig } from './newsletter.config.js';
+import { newsletterConsentChanged } from './newsletter.events.js';
 import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
   expirePendingRequests,
@@ -53,6 +54,11 @@ export async function setConfirmedAddressConsent(
   if (input.wanted) await upsertSubscriber(trx, { email, storeCode: input.storeCode, language: input.language, source: input.source }, now);
   else await withdrawEverywhere(trx, email, now);
   await syncUserNewsletterFlag(trx, email, now);
+  await newsletterConsentChanged(
+    trx,
+    { email, storeCode: input.wanted ? input.storeCode : null, granted: input.wanted, source: input.source },
+    now,
+  );
 }
 
 const badToken = () => badRequest('newsletter.badToken');
@@ -70,6 +76,7 @@ export async function confirmSubscription(
   const subscription = { email: request.email, storeCode: request.store_code, language: request.language, source: request.source };
   await upsertSubscriber(trx, subscription, now);
   await syncUserNewsletterFlag(trx, request.email, now);
+  await newsletterConsentChanged(trx, { email: request.email, storeCode: request.store_code, granted: true, source: request.source }, now);
   return { email: request.email, storeCode: request.store_code, language: request.language };
 }
 
@@ -81,7 +88,14 @@ export async function confirmSubscription(
 export async function unsubscribe(trx: Db, signer: UnsubscribeSigner, link: Recipient & { signature: string }, now: number): Promise<void> {
   const recipient = { email: normaliseEmail(link.email), storeCode: link.storeCode };
   if (recipient.email !== link.email || !signer.verify(recipient, link.signature)) throw forbidden('newsletter.badSignature');
-  await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
+  const withdrawn = await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
   await expirePendingRequests(trx, recipient.email, recipient.storeCode, now);
   await syncUserNewsletterFlag(trx, recipient.email, now);
+  if (withdrawn) {
+    await newsletterConsentChanged(
+      trx,
+      { email: recipient.email, storeCode: recipient.storeCode, granted: false, source: 'unsubscribe-link' },
+      now,
+    );
+  }
 }

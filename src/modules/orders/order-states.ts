@@ -3,6 +3,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
+import { orderEvent } from './order-events.js';
 import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
 
 // The order state machine: the one place an order's status changes. A transition is a
@@ -101,6 +102,12 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
     })
     .execute();
   await enter(trx, current.status, transition);
+  await orderEvent(
+    trx,
+    transition.orderId,
+    { type: 'order.status-changed', from: current.status, cause: transition.cause },
+    transition.now,
+  );
   return true;
 }
 
@@ -130,4 +137,5 @@ export async function recordCreated(trx: Db, orderId: number, now: number): Prom
     .insertInto('order_status_change')
     .values({ order_id: orderId, from_status: null, to_status: 'NEW', cause: 'checkout', created_at: now })
     .execute();
+  await orderEvent(trx, orderId, { type: 'order.created' }, now);
 }

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { setConfirmedAddressConsent } from '../newsletter/index.js';
+import { customerStream, emitEvent } from '../events/index.js';
 import {
   categoriesOfStore,
   consentEvents,
@@ -117,8 +118,37 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
     const wanted = input.marketingConsents?.[name];
     if (wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
     await insertConsentEvent(trx, actor.userId, consent, wanted, now);
+    if (consent !== 'EMAIL') {
+      const data = {
+        customerId: actor.userId,
+        email: before.email,
+        channel: consent,
+        store: actor.storeCode,
+        granted: wanted,
+        source: 'profile',
+      };
+      await emitEvent(trx, { type: 'consent.changed', stream: customerStream(actor.userId), data }, now);
+    }
   }
-  return readProfile(trx, actor);
+  const after = await readProfile(trx, actor);
+  await emitEvent(
+    trx,
+    {
+      type: 'customer.updated',
+      stream: customerStream(actor.userId),
+      data: {
+        customerId: actor.userId,
+        email: after.email,
+        firstName: after.firstName,
+        lastName: after.lastName,
+        phone: after.phone,
+        language: after.language,
+        birthday: after.birthday,
+      },
+    },
+    now,
+  );
+  return after;
 }
 
 /** A client's preferences; without a saved row the defaults: mail in the user's language, service notifications on. */

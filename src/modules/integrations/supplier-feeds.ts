@@ -1,0 +1,35 @@
+import { importNdjson, withImportLock, type ImportDeps, type ImportSummary, type RunImport } from '../../infra/import/index.js';
+import { priceLines, productFeed, stockLines } from '../catalogue-import/index.js';
+
+// The feeds a supplier pushes: the back office's import formats (docs/import.md), each limited to
+// the supplier's own products. The product feed is full for the supplier: its active products the
+// feed does not list are deactivated, and a feed that would deactivate more than half of them is
+// refused, as for the back office's feed. One feed of a kind per supplier runs at a time.
+
+export const SUPPLIER_FEED_KINDS = ['stock', 'prices', 'products'] as const;
+export type SupplierFeedKind = (typeof SUPPLIER_FEED_KINDS)[number];
+
+export const isSupplierFeedKind = (kind: string): kind is SupplierFeedKind => (SUPPLIER_FEED_KINDS as readonly string[]).includes(kind);
+
+function feed(deps: ImportDeps, kind: SupplierFeedKind, supplierId: number, force: boolean): RunImport {
+  switch (kind) {
+    case 'products':
+      return productFeed(deps, { force }, { supplierId });
+    case 'stock':
+      return (file, report) => importNdjson(file, stockLines(deps, { supplierId }), report);
+    case 'prices':
+      return (file, report) => importNdjson(file, priceLines(deps, { supplierId }), report);
+  }
+}
+
+/** Runs the supplier's feed of `kind` on the file; ImportRefusedError / ImportRunningError as the imports. */
+export function runSupplierFeed(
+  deps: ImportDeps,
+  supplier: { id: number },
+  kind: SupplierFeedKind,
+  file: string,
+  report: (line: string) => void,
+): Promise<ImportSummary> {
+  const run = feed(deps, kind, supplier.id, false);
+  return withImportLock(deps.db, `${kind}@supplier-${supplier.id}`, () => run(file, report), undefined, deps.clock);
+}

@@ -1,0 +1,148 @@
+import type { Db } from '../../db/database.js';
+import { toRfc3339 } from '../../db/time.js';
+import { CliUsageError } from '../../infra/cli-usage.js';
+import type { Clock } from '../../infra/clock.js';
+import {
+  addEndpoint,
+  deliveryAttempts,
+  endpointDeliveries,
+  listEndpoints,
+  removeEndpoint,
+  replayDelivery,
+  replayEndpoint,
+} from './webhooks.service.js';
+
+export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--max-attempts <n>] [--from-start]
+                                      an endpoint for signed event webhooks (docs/integrations.md);
+                                      --events * (default) or types and prefixes: customer.,order.created;
+                                      --max-attempts 10 (then a dead letter); prints its secret once
+  webhook list                        endpoints, their events and deliveries waiting (never the secrets)
+  webhook remove <name>               the endpoint and its delivery log
+  webhook deliveries <name> [--status pending|delivered|dead] [--limit <n>]
+                                      the delivery log, newest first
+  webhook attempts <delivery id>      every attempt of a delivery: time, status, error
+  webhook replay <delivery id>        sends a delivery again (a dead letter, or one delivered)
+  webhook replay <name> --dead        sends the endpoint's dead letters again
+  webhook replay <name> --from <position> --to <position>
+                                      sends the endpoint's deliveries of those events again`;
+
+function options(args: string[], known: string[]): { positional: string[]; flags: Map<string, string | true> } {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    if (!known.includes(arg)) throw new CliUsageError(`webhook: unknown option ${arg}`);
+    const next = args[index + 1];
+    if (arg === '--from-start' || arg === '--dead') flags.set(arg, true);
+    else if (next === undefined) throw new CliUsageError(`webhook: ${arg} needs a value`);
+    else {
+      flags.set(arg, next);
+      index += 1;
+    }
+  }
+  return { positional, flags };
+}
+
+function integer(value: string | true | undefined, name: string, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) throw new CliUsageError(`webhook: ${name} needs a whole number`);
+  return Number(value);
+}
+
+/** `storefront webhook ...`. */
+export async function webhookCommand(
+  { db, clock }: { db: Db; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
+  const [action, ...rest] = args;
+  const { positional, flags } = options(rest, [
+    '--events',
+    '--max-attempts',
+    '--from-start',
+    '--status',
+    '--limit',
+    '--dead',
+    '--from',
+    '--to',
+  ]);
+  if (action === 'add' && positional.length === 2) {
+    const events = flags.get('--events');
+    const secret = await addEndpoint(
+      db,
+      {
+        name: positional[0]!,
+        url: positional[1]!,
+        eventTypes: typeof events === 'string' ? events : '*',
+        maxAttempts: integer(flags.get('--max-attempts'), '--max-attempts', 10),
+        fromStart: flags.has('--from-start'),
+      },
+      clock.now(),
+    );
+    print(`Webhook endpoint "${positional[0]}" added. Its signing secret (shown only now):`);
+    print(secret);
+    return;
+  }
+  if (action === 'list' && positional.length === 0) {
+    const endpoints = await listEndpoints(db);
+    if (endpoints.length === 0) print('No webhook endpoints.');
+    for (const endpoint of endpoints) {
+      print(
+        `${endpoint.name}\t${endpoint.url}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}`,
+      );
+    }
+    return;
+  }
+  if (action === 'remove' && positional.length === 1) {
+    await removeEndpoint(db, positional[0]!);
+    print(`Webhook endpoint "${positional[0]}" removed.`);
+    return;
+  }
+  if (action === 'deliveries' && positional.length === 1) {
+    const status = flags.get('--status');
+    const rows = await endpointDeliveries(
+      db,
+      positional[0]!,
+      typeof status === 'string' ? status : undefined,
+      integer(flags.get('--limit'), '--limit', 50),
+    );
+    if (rows.length === 0) print('No deliveries.');
+    for (const row of rows) {
+      const delivered = row.delivered_at === null ? '' : `\tdelivered ${toRfc3339(row.delivered_at)}`;
+      print(
+        `#${row.id}\tposition ${row.position}\t${row.type}\t${row.stream}#${row.sequence}\t${row.status}\t${row.attempts} attempts${delivered}${row.last_error ? `\t${row.last_error}` : ''}`,
+      );
+    }
+    return;
+  }
+  if (action === 'attempts' && positional.length === 1) {
+    const rows = await deliveryAttempts(db, integer(positional[0], 'the delivery id'));
+    if (rows.length === 0) print('No attempts.');
+    for (const row of rows) {
+      print(
+        `${toRfc3339(row.created_at)}\tattempt ${row.attempt}\t${row.status_code ?? '-'}\t${row.duration_ms} ms${row.error ? `\t${row.error}` : ''}`,
+      );
+    }
+    return;
+  }
+  if (action === 'replay' && positional.length === 1) {
+    const target = positional[0]!;
+    let count: number;
+    if (flags.has('--dead')) count = await replayEndpoint(db, target, { deadOnly: true }, clock.now());
+    else if (flags.has('--from') || flags.has('--to')) {
+      count = await replayEndpoint(
+        db,
+        target,
+        { deadOnly: false, from: integer(flags.get('--from'), '--from'), to: integer(flags.get('--to'), '--to') },
+        clock.now(),
+      );
+    } else count = await replayDelivery(db, integer(target, 'the delivery id'), clock.now());
+    print(`${count} deliveries queued again.`);
+    return;
+  }
+  throw new CliUsageError('webhook: expected add, list, remove, deliveries, attempts or replay (see the usage)');
+}

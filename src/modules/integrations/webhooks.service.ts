@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/database.js';
+import { lastPosition } from '../events/index.js';
+import {
+  allEndpoints,
+  attemptsOf,
+  deleteEndpoint,
+  deliveriesOf,
+  findEndpointByName,
+  insertEndpoint,
+  requeueDeliveries,
+  type EndpointRow,
+} from './webhooks.repository.js';
+
+// Webhook endpoints as the operator manages them (`storefront webhook ...`). The signing secret is
+// made here and shown once; it is stored as it is, because every request is signed with it.
+
+export class WebhookError extends Error {}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,99}$/;
+const EVENT_TYPES = /^(\*|[a-z-]+\.([a-z-]+)?)(,([a-z-]+\.([a-z-]+)?))*$/;
+
+export interface NewEndpoint {
+  name: string;
+  url: string;
+  eventTypes: string;
+  maxAttempts: number;
+  /** Deliver the events already written too (else only the ones written from now on). */
+  fromStart: boolean;
+}
+
+async function existing(db: Db, name: string): Promise<EndpointRow> {
+  const endpoint = await findEndpointByName(db, name);
+  if (!endpoint) throw new WebhookError(`no webhook endpoint named "${name}"`);
+  return endpoint;
+}
+
+/** A new endpoint; its signing secret (shown once). */
+export async function addEndpoint(db: Db, input: NewEndpoint, now: number): Promise<string> {
+  if (!NAME.test(input.name))
+    throw new WebhookError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
+  let url: URL;
+  try {
+    url = new URL(input.url);
+  } catch {
+    throw new WebhookError(`"${input.url}" is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookError('the URL must be http(s)');
+  if (input.url.length > 2000) throw new WebhookError('the URL is longer than 2000 characters');
+  if (!EVENT_TYPES.test(input.eventTypes) || input.eventTypes.length > 500) {
+    throw new WebhookError('--events is *, or a comma-separated list of event types and prefixes (customer.,order.status-changed)');
+  }
+  if (!Number.isInteger(input.maxAttempts) || input.maxAttempts < 1 || input.maxAttempts > 100) {
+    throw new WebhookError('--max-attempts is a whole number from 1 to 100');
+  }
+  if (await findEndpointByName(db, input.name)) throw new WebhookError(`a webhook endpoint named "${input.name}" exists already`);
+  const secret = randomBytes(32).toString('base64url');
+  await insertEndpoint(
+    db,
+    {
+      name: input.name,
+      url: url.toString(),
+      secret,
+      event_types: input.eventTypes,
+      max_attempts: input.maxAttempts,
+      fanned_position: input.fromStart ? 0 : await lastPosition(db),
+    },
+    now,
+  );
+  return secret;
+}
+
+export async function removeEndpoint(db: Db, name: string): Promise<void> {
+  await deleteEndpoint(db, (await existing(db, name)).id);
+}
+
+export const listEndpoints = (db: Db) => allEndpoints(db);
+
+/** Replays one delivery (by id) whatever its state; how many were queued (0 or 1). */
+export function replayDelivery(db: Db, id: number, now: number): Promise<number> {
+  return requeueDeliveries(db, { id }, now);
+}
+
+/** Replays an endpoint's deliveries: its dead letters, or every delivery in a range of event positions. */
+export async function replayEndpoint(
+  db: Db,
+  name: string,
+  range: { deadOnly: true } | { deadOnly: false; from: number; to: number },
+  now: number,
+): Promise<number> {
+  const endpoint = await existing(db, name);
+  if (range.deadOnly) return requeueDeliveries(db, { endpointId: endpoint.id, status: 'dead' }, now);
+  if (range.from > range.to) throw new WebhookError('--from is after --to');
+  return requeueDeliveries(db, { endpointId: endpoint.id, fromPosition: range.from, toPosition: range.to }, now);
+}
+
+export async function endpointDeliveries(db: Db, name: string, status: string | undefined, limit: number) {
+  if (status !== undefined && !['pending', 'delivered', 'dead'].includes(status))
+    throw new WebhookError('--status is pending, delivered or dead');
+  return deliveriesOf(db, (await existing(db, name)).id, status, limit);
+}
+
+export const deliveryAttempts = (db: Db, deliveryId: number) => attemptsOf(db, deliveryId);

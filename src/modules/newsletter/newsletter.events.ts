@@ -1,0 +1,31 @@
+import type { Db } from '../../db/database.js';
+import { customerStream, emailStream, emitEvent } from '../events/index.js';
+
+// Consent events for partner integrations (modules/events), written in the transaction of the
+// change: the stream of the account with the address when there is one, else the address's own.
+
+export async function newsletterConsentChanged(
+  trx: Db,
+  change: { email: string; storeCode: string | null; granted: boolean; source: string },
+  now: number,
+): Promise<void> {
+  const user = await trx.selectFrom('app_user').select('id').where('email', '=', change.email).executeTakeFirst();
+  const customerId = user === undefined ? null : Number(user.id);
+  await emitEvent(
+    trx,
+    {
+      type: 'consent.changed',
+      stream: customerId === null ? emailStream(change.email) : customerStream(customerId),
+      data: {
+        customerId,
+        email: change.email,
+        channel: 'EMAIL',
+        // null: every store (a withdrawal given as the person's, not one store's).
+        store: change.storeCode,
+        granted: change.granted,
+        source: change.source,
+      },
+    },
+    now,
+  );
+}

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('the integrations configuration', () => {
+  it('limits each supplier to 60 feed requests an hour unless SUPPLIER_RATE_LIMIT says otherwise', () => {
+    expect(loadConfig({}).integrations).toEqual({ supplierRateLimit: { max: 60, windowMs: 3_600_000 } });
+    expect(loadConfig({ SUPPLIER_RATE_LIMIT: '10/1m' }).integrations.supplierRateLimit).toEqual({ max: 10, windowMs: 60_000 });
+    for (const bad of ['often', '0/1m', '5']) {
+      expect(() => loadConfig({ SUPPLIER_RATE_LIMIT: bad }), bad).toThrow(ConfigError);
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+// The operators' commands of the partner integrations, as real processes.
+
+let dir: string;
+let env: Record<string, string>;
+let drop: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'storefront-integrations-cli-'));
+  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  drop = scratch?.drop;
+  env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
+  if (scratch) expect((await runCli(['migrate'], env)).code).toBe(0);
+});
+afterAll(async () => {
+  await drop?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (...args: string[]) => runCli(args, env);
+
+/** A command is a process of its own, several seconds each on a loaded machine. */
+const CLI_TIMEOUT_MS = 180_000;
+
+describe('storefront supplier, webhook and event-feed', () => {
+  it(
+    'adds a supplier (its secret printed once), disables and enables it, rotates its secret, lists and removes it',
+    async () => {
+      const added = await run('supplier', 'add', 'ACME', 'Acme', 'Books');
+      expect(added.code, added.stderr).toBe(0);
+      const secret = added.stdout.trim().split('\n').pop()!;
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect((await run('supplier', 'add', 'ACME', 'Again')).code).toBe(1);
+      expect((await run('supplier', 'disable', 'ACME')).stdout).toContain('disabled');
+      const listed = await run('supplier', 'list');
+      expect(listed.stdout).toMatch(/^ACME\tAcme Books\tDISABLED \S+Z\t0 active products/m);
+      expect(listed.stdout).not.toContain(secret);
+      const rotated = (await run('supplier', 'rotate', 'ACME')).stdout.trim().split('\n').pop()!;
+      expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(rotated).not.toBe(secret);
+      expect((await run('supplier', 'remove', 'ACME')).code).toBe(0);
+      const unknown = await run('supplier', 'enable', 'ACME');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no supplier with code "ACME"');
+      expect((await run('supplier', 'frobnicate')).code).toBe(2);
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it(
+    'adds, lists and removes webhook endpoints; replays say how many deliveries were queued',
+    async () => {
+      const added = await run(
+        'webhook',
+        'add',
+        'crm',
+        'https://crm.example/hooks',
+        '--events',
+        'customer.,order.created',
+        '--max-attempts',
+        '5',
+      );
+      expect(added.code, added.stderr).toBe(0);
+      const secret = added.stdout.trim().split('\n').pop()!;
+      const listed = await run('webhook', 'list');
+      expect(listed.stdout).toMatch(/^crm\thttps:\/\/crm\.example\/hooks\tevents customer\.,order\.created\tmax attempts 5/m);
+      expect(listed.stdout).not.toContain(secret);
+      expect((await run('webhook', 'add', 'bad', 'ftp://x')).code).toBe(1);
+      expect((await run('webhook', 'replay', 'crm', '--dead')).stdout).toContain('0 deliveries queued again.');
+      expect((await run('webhook', 'replay', 'crm', '--from', 'x', '--to', '2')).code).toBe(2);
+      expect((await run('webhook', 'remove', 'crm')).code).toBe(0);
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it(
+    'adds an event feed client (its token printed once) and revokes it',
+    async () => {
+      const added = await run('event-feed', 'add', 'platform');
+      expect(added.code, added.stderr).toBe(0);
+      const token = added.stdout.trim().split('\n').pop()!;
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect((await run('event-feed', 'revoke', 'platform')).stdout).toContain('revoked');
+      const listed = await run('event-feed', 'list');
+      expect(listed.stdout).toMatch(/^platform\tcreated \S+Z\tnever used\tREVOKED/m);
+      expect(listed.stdout).not.toContain(token);
+    },
+    CLI_TIMEOUT_MS,
+  );
+});

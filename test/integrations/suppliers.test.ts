@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUPPLIER_BODY_LIMIT_BYTES } from '../../src/modules/integrations/index.js';
+import { addSupplier, rotateSupplierSecret, setSupplierEnabled } from '../../src/modules/integrations/suppliers.service.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { backOfficeImport, book, ndjson, postFeed } from './helpers.js';
+
+// Suppliers push stock, prices and products, signed with their secret, limited to their own products.
+
+let t: TestApp;
+let secret: string;
+let otherSecret: string;
+beforeAll(async () => {
+  t = await createTestApp({ env: { SUPPLIER_RATE_LIMIT: '1000/1m' } });
+  secret = await addSupplier(t.database.db, 'ACME', 'Acme Books', Date.now());
+  otherSecret = await addSupplier(t.database.db, 'OTHER', 'Other Books', Date.now());
+  // The back office's own products and a shop.
+  await backOfficeImport(t, 'products', [book('BO-1'), book('BO-2')]);
+  await backOfficeImport(t, 'shops', [{ code: 'WAREHOUSE', names: { et: 'Ladu' }, city: 'Tallinn', webStock: true }]);
+});
+afterAll(() => t.close());
+
+const products = (codes: string[]) =>
+  t.database.db
+    .selectFrom('product as p')
+    .leftJoin('supplier as s', 's.id', 'p.supplier_id')
+    .select(['p.code', 'p.is_active', 's.code as supplier', 'p.shop_price_cents', 'p.web_stock'])
+    .where('p.code', 'in', codes)
+    .orderBy('p.code')
+    .execute();
+
+describe('POST /integration/supplier/{code}/{kind}', () => {
+  it("imports a signed products feed; the products it creates are the supplier's", async () => {
+    const response = await postFeed(t, 'ACME', 'products', ndjson([book('A-1'), book('A-2'), book('A-3'), book('A-4')]), secret);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({ lines: 4, outcomes: { created: 4 }, errors: [], errorCount: 0 });
+    const rows = await products(['A-1', 'A-4', 'BO-1']);
+    expect(rows.map((row) => [row.code, row.supplier])).toEqual([
+      ['A-1', 'ACME'],
+      ['A-4', 'ACME'],
+      ['BO-1', null],
+    ]);
+  });
+
+  it("refuses lines about the back office's or another supplier's products as bad lines", async () => {
+    const response = await postFeed(t, 'OTHER', 'products', ndjson([book('A-1', { name: 'Stolen' }), book('O-1')]), otherSecret);
+    expect(response.json()).toMatchObject({ outcomes: { created: 1 }, errorCount: 1 });
+    expect(response.json().errors[0]).toEqual({ line: 1, message: expect.stringContaining('not one of this supplier') });
+    const stock = await postFeed(
+      t,
+      'ACME',
+      'stock',
+      ndjson([
+        { product: 'A-1', shop: 'WAREHOUSE', quantity: 7 },
+        { product: 'BO-1', shop: 'WAREHOUSE', quantity: 3 },
+      ]),
+      secret,
+    );
+    expect(stock.json()).toMatchObject({ outcomes: { created: 1 }, errorCount: 1 });
+    const prices = await postFeed(
+      t,
+      'ACME',
+      'prices',
+      ndjson([
+        { product: 'A-2', shopPrice: 12.5 },
+        { product: 'O-1', shopPrice: 1 },
+        { product: 'A-2', company: '10000001', price: 5 },
+      ]),
+      secret,
+    );
+    expect(prices.json()).toMatchObject({ outcomes: { updated: 1 }, errorCount: 2 });
+    const rows = await products(['A-1', 'A-2', 'BO-1', 'O-1']);
+    expect(rows.map((row) => [row.code, row.shop_price_cents, row.web_stock])).toEqual([
+      ['A-1', 990, 7],
+      ['A-2', 1250, 0],
+      ['BO-1', 990, 0],
+      ['O-1', 990, 0],
+    ]);
+  });
+
+  it("refuses a products feed that would deactivate more than half of the supplier's active products; half is allowed", async () => {
+    const refused = await postFeed(t, 'ACME', 'products', ndjson([book('A-1')]), secret);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toContain('deactivate 3 of the 4 active products');
+    expect((await products(['A-2', 'A-3', 'A-4'])).every((row) => Boolean(row.is_active))).toBe(true);
+
+    const half = await postFeed(t, 'ACME', 'products', ndjson([book('A-1'), book('A-2')]), secret);
+    expect(half.statusCode, half.body).toBe(200);
+    expect(half.json().outcomes).toMatchObject({ deactivated: 2 });
+    const rows = await products(['A-1', 'A-2', 'A-3', 'A-4', 'BO-1', 'BO-2', 'O-1']);
+    // Only the supplier's own unlisted products: the back office's and the other supplier's stay.
+    expect(rows.filter((row) => !row.is_active).map((row) => row.code)).toEqual(['A-3', 'A-4']);
+  });
+
+  it("leaves the suppliers' products alone when the back office's full feed does not list them", async () => {
+    const summary = await backOfficeImport(t, 'products', [book('BO-1'), book('BO-2')]);
+    expect(summary.outcomes.deactivated ?? 0).toBe(0);
+    expect((await products(['A-1', 'O-1'])).every((row) => Boolean(row.is_active))).toBe(true);
+  });
+
+  it('refuses a bad signature, a missing one, another supplier secret and an unknown supplier with 401, writing nothing', async () => {
+    const body = ndjson([{ product: 'A-1', shop: 'WAREHOUSE', quantity: 99 }]);
+    const wrong = await postFeed(t, 'ACME', 'stock', body, otherSecret);
+    expectErrorBody(wrong, 401, 'Unauthorized');
+    expect(wrong.headers['www-authenticate']).toContain('HMAC-SHA256');
+    expectErrorBody(await postFeed(t, 'ACME', 'stock', body, secret, { signature: 'nope' }), 401, 'Unauthorized');
+    expectErrorBody(await postFeed(t, 'ACME', 'stock', body, secret, { signature: 'A'.repeat(64) }), 401, 'Unauthorized');
+    // A signature of another body (the body was changed on the way).
+    const tampered = await postFeed(t, 'ACME', 'stock', body.replace('99', '98'), secret, {
+      signature: (await import('../../src/modules/integrations/index.js')).signText(secret, String(Math.floor(Date.now() / 1000)), body),
+    });
+    expectErrorBody(tampered, 401, 'Unauthorized');
+    expectErrorBody(await postFeed(t, 'NOBODY', 'stock', body, secret), 401, 'Unauthorized');
+    const noHeaders = await t.app.inject({
+      method: 'POST',
+      url: '/integration/supplier/ACME/stock',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: body,
+    });
+    expectErrorBody(noHeaders, 401, 'Unauthorized');
+    expect((await products(['A-1']))[0]!.web_stock).toBe(7);
+  });
+
+  it('refuses a timestamp older than 5 minutes or too far ahead, and the same signed request sent again', async () => {
+    const body = ndjson([{ product: 'A-1', shop: 'WAREHOUSE', quantity: 8 }]);
+    const now = Math.floor(Date.now() / 1000);
+    const old = await postFeed(t, 'ACME', 'stock', body, secret, { timestampSeconds: now - 301 });
+    expectErrorBody(old, 401, 'Unauthorized');
+    expect(old.json().message).toContain('5 minutes old');
+    const ahead = await postFeed(t, 'ACME', 'stock', body, secret, { timestampSeconds: now + 120 });
+    expect(ahead.json().message).toContain('in the future');
+    expect(ahead.statusCode).toBe(401);
+    const fresh = await postFeed(t, 'ACME', 'stock', body, secret, { timestampSeconds: now - 200 });
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    const replayed = await postFeed(t, 'ACME', 'stock', body, secret, { timestampSeconds: now - 200 });
+    expectErrorBody(replayed, 409, 'Conflict');
+    expect(replayed.json().message).toContain('received before');
+    expect((await products(['A-1']))[0]!.web_stock).toBe(8);
+  });
+
+  it('answers 404 for an unknown feed, 415 for another type, 413 over the size limit', async () => {
+    expectErrorBody(await postFeed(t, 'ACME', 'campaigns', '{}', secret), 404, 'Not Found');
+    expectErrorBody(
+      await postFeed(t, 'ACME', 'stock', '{}', secret, { headers: { 'content-type': 'application/json' } }),
+      415,
+      'Unsupported Media Type',
+    );
+    const big = 'x'.repeat(SUPPLIER_BODY_LIMIT_BYTES + 10);
+    expectErrorBody(await postFeed(t, 'ACME', 'stock', big, secret), 413, 'Payload Too Large');
+  });
+
+  it("the kill switch refuses the supplier's feeds with 403 until it is enabled again; a rotated secret replaces the old", async () => {
+    const body = ndjson([{ product: 'A-1', shop: 'WAREHOUSE', quantity: 5 }]);
+    await setSupplierEnabled(t.database.db, 'ACME', false, Date.now());
+    expectErrorBody(await postFeed(t, 'ACME', 'stock', body, secret), 403, 'Forbidden');
+    expect((await products(['A-1']))[0]!.web_stock).toBe(8);
+    await setSupplierEnabled(t.database.db, 'ACME', true, Date.now());
+    const rotated = await rotateSupplierSecret(t.database.db, 'ACME', Date.now());
+    expectErrorBody(await postFeed(t, 'ACME', 'stock', body, secret), 401, 'Unauthorized');
+    expect((await postFeed(t, 'ACME', 'stock', body, rotated)).statusCode).toBe(200);
+    expect((await products(['A-1']))[0]!.web_stock).toBe(5);
+  });
+});
+
+describe('the rate limit per supplier', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ env: { SUPPLIER_RATE_LIMIT: '2/1h' } });
+  });
+  afterAll(() => limited.close());
+
+  it('answers 429 with Retry-After past the limit, counted per supplier', async () => {
+    const one = await addSupplier(limited.database.db, 'ONE', 'One', Date.now());
+    const two = await addSupplier(limited.database.db, 'TWO', 'Two', Date.now());
+    const body = (n: number) => ndjson([{ product: `X-${n}`, shop: 'NONE', quantity: 1 }]);
+    expect((await postFeed(limited, 'ONE', 'stock', body(1), one)).statusCode).toBe(200);
+    expect((await postFeed(limited, 'ONE', 'stock', body(2), one)).statusCode).toBe(200);
+    const third = await postFeed(limited, 'ONE', 'stock', body(3), one);
+    expectErrorBody(third, 429, 'Too Many Requests');
+    expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await postFeed(limited, 'TWO', 'stock', body(4), two)).statusCode).toBe(200);
+  });
+});
