@@ -144,6 +144,9 @@ async function main(argv: string[]): Promise<number> {
         const summary = await run(file, (line) => process.stderr.write(`${line}\n`));
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
+        // Its products are searchable when it exits; a first import's search answers 503 until then.
+        const { foldImportedChanges } = await import('./modules/search/index.js');
+        await foldImportedChanges(database, (line) => process.stderr.write(`${line}\n`));
       });
       return failed > 0 ? 1 : 0;
     }
