@@ -32,6 +32,7 @@ async function usage(): Promise<string> {
     { SUBSCRIPTION_USAGE },
     { CONTACT_USAGE },
     { SITEMAP_USAGE },
+    { BACKUP_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -47,6 +48,7 @@ async function usage(): Promise<string> {
     import('./modules/subscriptions/subscriptions.cli.js'),
     import('./modules/contact/contact.cli.js'),
     import('./modules/sitemap/sitemap.cli.js'),
+    import('./db/backup.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -70,6 +72,7 @@ ${GDPR_USAGE}
 ${SUBSCRIPTION_USAGE}
 ${CONTACT_USAGE}
 ${SITEMAP_USAGE}
+${BACKUP_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -238,6 +241,12 @@ async function main(argv: string[]): Promise<number> {
         );
       });
       return code;
+    }
+    case 'backup':
+    case 'restore': {
+      // No migration: a backup copies the database as it is, and a restore must not open it first.
+      const { backupCommand, restoreCommand } = await import('./db/backup.js');
+      return (command === 'backup' ? backupCommand : restoreCommand)(config.databaseUrl, args, print);
     }
     default:
       throw new CliUsageError(`unknown command "${command}"`);
