@@ -22,7 +22,8 @@ type Print = (line: string) => void;
 function sqliteFile(url: string): string | undefined {
   if (!url.startsWith('sqlite:')) return undefined;
   const file = url.slice('sqlite:'.length);
-  if (file === '' || file === ':memory:') throw new CliUsageError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
+  if (file === '' || file === ':memory:')
+    throw new CliUsageError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
   return resolve(file);
 }
 

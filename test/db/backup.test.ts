@@ -124,7 +124,10 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('open in another process');
     expect(readFileSync(live).length).toBe(size);
-    expect((await app.inject({ method: 'POST', url: '/newsletter/subscribe', payload: { email: 'after@example.com', language: 'et' } })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'POST', url: '/newsletter/subscribe', payload: { email: 'after@example.com', language: 'et' } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('refuses a file that is not a whole storefront database', async () => {
@@ -156,7 +159,10 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     const reopened = createDatabase(`sqlite:${live}`);
     try {
       await migrateToLatest(reopened);
-      const row = await reopened.db.selectFrom('product').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const row = await reopened.db
+        .selectFrom('product')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(row.n)).toBeGreaterThan(1000);
     } finally {
       await reopened.close();

@@ -74,5 +74,5 @@ describe('import', () => {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     expect(Number(indexed.n)).toBe(700);
-  });
+  }, 120_000);
 });

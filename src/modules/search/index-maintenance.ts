@@ -155,7 +155,8 @@ export function backgroundFolder(
       }
       await finishBuild(handle.db, clock.now());
       const ms = clock.now() - started;
-      if (folded >= FOLD_BATCH) log.info({ folded, ms, perSecond: Math.round((folded * 1000) / Math.max(ms, 1)) }, 'search index caught up');
+      if (folded >= FOLD_BATCH)
+        log.info({ folded, ms, perSecond: Math.round((folded * 1000) / Math.max(ms, 1)) }, 'search index caught up');
     } catch (err) {
       // A database without the index (not migrated yet) or a lost connection: try again later.
       log.warn({ err }, 'search index upkeep failed');

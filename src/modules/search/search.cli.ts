@@ -9,7 +9,6 @@ export const SEARCH_USAGE = `  search reindex                      rebuild the s
                                       (X-Search-Available: 0) in every process until it is done
   search status                       whether the index is ready and how many changes wait to be folded in`;
 
-
 /** `storefront search ...`: operators rebuild the search index or look at its state. */
 export async function searchCommand(
   database: DatabaseHandle,
@@ -48,5 +47,6 @@ export async function foldImportedChanges(database: DatabaseHandle, progress: (l
   const { folded, seconds } = await foldAllQueued(database, createEngine(database), {
     progress: (done) => progress(`search index: ${done} changes folded`),
   });
-  if (folded > 0) progress(`search index: ${folded} changes folded in ${seconds.toFixed(1)} s (${Math.round(folded / Math.max(seconds, 0.001))}/s)`);
+  if (folded > 0)
+    progress(`search index: ${folded} changes folded in ${seconds.toFixed(1)} s (${Math.round(folded / Math.max(seconds, 0.001))}/s)`);
 }
