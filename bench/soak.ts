@@ -1,7 +1,8 @@
 // Soak: a mixed shopper load (browse, search, register, basket, checkout with payment) against
 // one service process (the compiled build, its worker inline, as `serve` runs) for N minutes, then
 // three checks on that process:
-//   - resident memory (VmRSS) at the end is within 10 % of its value after the warm-up;
+//   - resident memory (VmRSS) at the end is within 10 % of its value after the warm-up (medians of
+//     the first span after the warm-up and the last span of the run, see judge());
 //   - no file descriptors leak: /proc/<pid>/fd at the end, under the same load, is not above the
 //     count after the warm-up (plus a small slack for sockets and SQLite files in flux);
 //   - p99 latency did not drift: the last window's p99 is at most 1.5x the first window's after
@@ -48,7 +49,7 @@ const totalMs = minutes * 60_000;
 const warmupMs = Math.max(30_000, totalMs / 6);
 /** p99 windows after the warm-up: ten of them (at least 15 s each). */
 const windowMs = Math.max(15_000, (totalMs - warmupMs) / 10);
-const SAMPLE_MS = 5_000;
+const SAMPLE_MS = 2_000;
 const FD_SLACK = 8;
 
 type Action = 'browse' | 'product' | 'search' | 'autocomplete' | 'register' | 'basket' | 'checkout';
@@ -230,12 +231,17 @@ function judge(
   latencies: Array<{ at: number; ms: number }>,
   run: Pick<SoakReport, 'failures' | 'counts' | 'minutes' | 'clients'>,
 ): SoakReport {
-  // The warm-up's value: the mean of its last three samples (one sample may catch a GC's peak or trough).
-  const warm = samples.filter((s) => s.at <= warmupMs).slice(-3);
-  const end = samples.slice(-3);
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const rssWarm = mean(warm.map((s) => s.rssMb));
-  const rssEnd = mean(end.map((s) => s.rssMb));
+  // Memory saw-tooths between major GCs (tens of MB on a 200 MB process), so single samples, or
+  // the last few, compare a peak with a trough. Each value is the median of a span of samples:
+  // the first span after the warm-up against the last span of the run (a third of the measured
+  // time, at least 60 s). Descriptors: the highest count of the first span against the lowest of
+  // the last, so only descriptors held for the whole last span count as a leak.
+  const spanMs = Math.max(60_000, (totalMs - warmupMs) / 3);
+  const warm = samples.filter((s) => s.at >= warmupMs && s.at <= warmupMs + spanMs);
+  const end = samples.filter((s) => s.at >= totalMs - spanMs);
+  const median = (values: number[]) => percentile(values, 50);
+  const rssWarm = median(warm.map((s) => s.rssMb));
+  const rssEnd = median(end.map((s) => s.rssMb));
   const fdsWarm = Math.max(...warm.map((s) => s.fds));
   const fdsEnd = Math.min(...end.map((s) => s.fds));
   const windows: Window[] = [];
@@ -272,7 +278,16 @@ function judge(
       passed: run.failures.size === 0,
     },
   ];
-  return { ...run, warmupS: warmupMs / 1000, samples, windows, checks, passed: checks.every((c) => c.passed), requests: latencies.length };
+  return {
+    ...run,
+    warmupS: warmupMs / 1000,
+    spanS: spanMs / 1000,
+    samples,
+    windows,
+    checks,
+    passed: checks.every((c) => c.passed),
+    requests: latencies.length,
+  };
 }
 
 main().then(

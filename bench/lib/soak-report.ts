@@ -12,6 +12,8 @@ export interface SoakReport {
   minutes: number;
   clients: number;
   warmupS: number;
+  /** Seconds of samples each memory value is the median of. */
+  spanS: number;
   requests: number;
   counts: Map<string, number>;
   failures: Map<string, number>;
@@ -40,8 +42,10 @@ with the demo bookstore; each draws an action per request: product list pages, p
 basket adds, simple registrations (queued mails) and full purchases through the test gateway (two basket adds,
 checkout, create-form, pay, return; its worker processes the order and hands it to a local back office).
 ${fmt(report.requests)} actions (${fmt(report.requests / seconds, 1)}/s): ${[...report.counts].map(([a, n]) => `${a} ${fmt(n)}`).join(', ')}.
-The first ${fmt(report.warmupS)} s are the warm-up; memory and descriptors after it are the mean / maximum of its last three samples
-(every 5 s), at the end the mean / minimum of the last three, all under the same load.
+The first ${fmt(report.warmupS)} s are the warm-up. Samples every 2 s; memory after the warm-up is the median of the samples of the
+${fmt(report.spanS)} s after it, at the end the median of the last ${fmt(report.spanS)} s (resident memory saw-tooths by tens of MB between
+major collections, so single samples compare a peak with a trough); descriptors: the maximum of the first span against the
+minimum of the last, all under the same load.
 
 | Check | value | target | result |
 | --- | ---: | --- | --- |
