@@ -35,6 +35,7 @@ async function usage(): Promise<string> {
     { SUPPLIER_USAGE },
     { WEBHOOK_USAGE },
     { EVENT_FEED_USAGE },
+    { BACKUP_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -53,6 +54,7 @@ async function usage(): Promise<string> {
     import('./modules/integrations/suppliers.cli.js'),
     import('./modules/integrations/webhooks.cli.js'),
     import('./modules/integrations/feed-clients.js'),
+    import('./db/backup.js'),
   ]);
   return `usage: npm run cli -- <command>   (or: storefront <command>)
 
@@ -79,6 +81,7 @@ ${SITEMAP_USAGE}
 ${SUPPLIER_USAGE}
 ${WEBHOOK_USAGE}
 ${EVENT_FEED_USAGE}
+${BACKUP_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
@@ -153,6 +156,9 @@ async function main(argv: string[]): Promise<number> {
         const summary = await run(file, (line) => process.stderr.write(`${line}\n`));
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
+        // Its products are searchable when it exits; a first import's search answers 503 until then.
+        const { foldImportedChanges } = await import('./modules/search/index.js');
+        await foldImportedChanges(database, (line) => process.stderr.write(`${line}\n`));
       });
       return failed > 0 ? 1 : 0;
     }
@@ -254,6 +260,12 @@ async function main(argv: string[]): Promise<number> {
         );
       });
       return code;
+    }
+    case 'backup':
+    case 'restore': {
+      // No migration: a backup copies the database as it is, and a restore must not open it first.
+      const { backupCommand, restoreCommand } = await import('./db/backup.js');
+      return (command === 'backup' ? backupCommand : restoreCommand)(config.databaseUrl, args, print);
     }
     default:
       throw new CliUsageError(`unknown command "${command}"`);

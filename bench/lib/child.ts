@@ -18,6 +18,8 @@ export interface ChildSpec {
   readyPath: string;
   /** Options for node itself (`--cpu-prof`, which NODE_OPTIONS does not take). */
   nodeOptions?: string[];
+  /** How long to wait for readyPath (READY_TIMEOUT_MS by default; a long soak on a busy machine may wait longer). */
+  readyTimeoutMs?: number;
 }
 
 export interface RunningChild {
@@ -90,7 +92,7 @@ export async function startChild(spec: ChildSpec, root: string): Promise<Running
     clearTimeout(timer);
   };
   try {
-    await waitReady(`${baseUrl}${spec.readyPath}`, exited);
+    await waitReady(`${baseUrl}${spec.readyPath}`, exited, spec.readyTimeoutMs);
   } catch (err) {
     await stop();
     throw new Error(`${spec.script} did not start: ${(err as Error).message}\n${output}`);
@@ -126,10 +128,10 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
-async function waitReady(url: string, exited: Promise<void>): Promise<void> {
+async function waitReady(url: string, exited: Promise<void>, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (gone) throw new Error('the process exited');
     try {
@@ -141,7 +143,7 @@ async function waitReady(url: string, exited: Promise<void>): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no 200 from ${url} within ${READY_TIMEOUT_MS} ms`);
+  throw new Error(`no 200 from ${url} within ${timeoutMs} ms`);
 }
 
 /** Last resort on exit or a crash of run.ts: no child outlives it. */

@@ -4,9 +4,10 @@ import type { TestApp } from '../helpers/test-app.js';
 /**
  * `count` plain books in WEB named "Bulk book <n> <word>", written in batches (thousands in a
  * second or two on both engines, where createProduct writes one at a time), with the search index
- * folded, for tests that need a search to take a while.
+ * folded (unless `fold: false`: left queued, as a first import leaves them), for tests that need a
+ * search to take a while.
  */
-export async function createBulkProducts(t: TestApp, count: number, prefix = 'BULK'): Promise<void> {
+export async function createBulkProducts(t: TestApp, count: number, prefix = 'BULK', options: { fold?: boolean } = {}): Promise<void> {
   const db = t.database.db;
   const now = Date.now();
   const BATCH = 400;
@@ -54,6 +55,7 @@ export async function createBulkProducts(t: TestApp, count: number, prefix = 'BU
       .values(ids.map(({ id }) => ({ product_id: id, store_code: 'WEB' })))
       .execute();
   }
+  if (options.fold === false) return;
   const engine = createEngine(t.database);
   while ((await foldBatch(t.database, engine, FOLD_BATCH, Date.now())) > 0);
 }

@@ -66,6 +66,8 @@ export interface SearchEngine {
   /** Replaces the documents of these products; `removed` are ids whose product is gone. */
   writeProducts(trx: Db, documents: ProductDocument[], removed: number[]): Promise<void>;
   writeNames(trx: Db, kind: NameKind, documents: NameDocument[], removed: number[]): Promise<void>;
+  /** Whether the text index holds any product document (none: never built, e.g. before a first import is folded). */
+  hasDocuments(db: Db): Promise<boolean>;
   /** Empties the text index (a rebuild refills it). */
   clear(trx: Db): Promise<void>;
   /** Compacts the index after a rebuild. */

@@ -3,8 +3,10 @@ import { systemClock, type Clock } from '../../infra/clock.js';
 import { groupBy } from '../../infra/group-by.js';
 import { NAME_KINDS, type NameKind, type PendingRow, type ProductDocument, type SearchEngine } from './engine.js';
 import { indexText } from './query-text.js';
+import { noteFirstBuild } from './index-readiness.js';
 import {
   copySearchProducts,
+  FOLD_BATCH,
   countPending,
   documentRows,
   markBuilding,
@@ -14,7 +16,7 @@ import {
   readState,
 } from './search-index.repository.js';
 
-export { BACKLOG_LIMIT, readState, type IndexState } from './search-index.repository.js';
+export { BACKLOG_LIMIT, FOLD_BATCH, readState, type IndexState } from './search-index.repository.js';
 
 // Keeping the text index current. Writers never call us: triggers (migration 1000) queue the ids
 // of changed products, persons, publishers and series in search_pending within the writer's
@@ -22,9 +24,11 @@ export { BACKLOG_LIMIT, readState, type IndexState } from './search-index.reposi
 // - before a search answers, when a few changes are queued (so a search sees what was just saved);
 // - in the background of every API process, until the queue is empty (imports, the demo data);
 // - all at once by `search reindex`, which queues everything and marks the index as building.
-// A fold that empties the queue while the index is building marks it ready.
+// A fold that empties the queue while the index is building marks it ready. A first build (a
+// catalogue filled before the index, see index-readiness.ts) is marked 'building' too.
 
-export const FOLD_BATCH = 500;
+/** Batches of a background fold while the index is building (searches answer 503 anyway): fewer, larger transactions. */
+const BUILD_BATCH = 2_000;
 
 /** Where index upkeep reports (the application's logger). */
 export interface SearchLog {
@@ -84,6 +88,34 @@ export async function startRebuild(handle: DatabaseHandle, engine: SearchEngine,
   });
 }
 
+/**
+ * Folds everything queued, batch after batch, and marks a build done: what `import` runs at its
+ * end (so its changes are searchable when it exits) and `search reindex` runs. Other processes may
+ * fold alongside; whoever takes the last rows marks the index ready.
+ */
+export async function foldAllQueued(
+  handle: DatabaseHandle,
+  engine: SearchEngine,
+  options: { clock?: Clock; batch?: number; progress?: (folded: number) => void } = {},
+): Promise<{ folded: number; seconds: number }> {
+  const clock = options.clock ?? systemClock;
+  const batch = options.batch ?? BUILD_BATCH;
+  const started = performance.now();
+  await noteFirstBuild(handle.db, engine, await readState(handle.db), clock.now());
+  let folded = 0;
+  let lastReport = started;
+  for (let taken = batch; taken > 0;) {
+    taken = await foldBatch(handle, engine, batch, clock.now());
+    folded += taken;
+    if (options.progress && performance.now() - lastReport > 2000) {
+      lastReport = performance.now();
+      options.progress(folded);
+    }
+  }
+  await finishBuild(handle.db, clock.now());
+  return { folded, seconds: (performance.now() - started) / 1000 };
+}
+
 export interface BackgroundFolder {
   /** Folds queued changes every `intervalMs` (at once, batch after batch, while there is a backlog). */
   start(): void;
@@ -107,21 +139,24 @@ export function backgroundFolder(
 
   async function tick(): Promise<void> {
     try {
-      const state = await readState(handle.db);
+      const state = await noteFirstBuild(handle.db, engine, await readState(handle.db), clock.now());
       if (state.backlog === 0) {
         if (state.status === 'building') await finishBuild(handle.db, clock.now());
         return;
       }
       const started = clock.now();
+      const batch = state.status === 'building' ? BUILD_BATCH : FOLD_BATCH;
       let folded = 0;
-      for (let taken = FOLD_BATCH; taken === FOLD_BATCH && !stopped;) {
-        taken = await foldBatch(handle, engine, FOLD_BATCH, clock.now());
+      for (let taken = batch; taken === batch && !stopped;) {
+        taken = await foldBatch(handle, engine, batch, clock.now());
         folded += taken;
         // Let requests in between batches.
         await new Promise((resolve) => setImmediate(resolve));
       }
       await finishBuild(handle.db, clock.now());
-      if (folded >= FOLD_BATCH) log.info({ folded, ms: clock.now() - started }, 'search index caught up');
+      const ms = clock.now() - started;
+      if (folded >= FOLD_BATCH)
+        log.info({ folded, ms, perSecond: Math.round((folded * 1000) / Math.max(ms, 1)) }, 'search index caught up');
     } catch (err) {
       // A database without the index (not migrated yet) or a lost connection: try again later.
       log.warn({ err }, 'search index upkeep failed');
@@ -161,13 +196,22 @@ function ids(rows: PendingRow[] | undefined): number[] {
 export async function productDocuments(db: Db, productIds: number[]): Promise<ProductDocument[]> {
   const { products, persons } = await documentRows(db, productIds);
   const personsOf = groupBy(persons, (row) => row.product_id);
+  // A batch names the same persons, publishers and series many times over: each is folded once.
+  const folded = new Map<string, string>();
+  const name = (text: string | null) => {
+    if (!text) return '';
+    let result = folded.get(text);
+    if (result === undefined) folded.set(text, (result = indexText(text)));
+    return result;
+  };
+  const join = (parts: string[]) => parts.filter((part) => part !== '').join(' ');
   return products.map((row) => ({
     id: row.id,
     title: indexText(row.name),
     tags: indexText(...altNames(row.alt_names)),
-    persons: indexText(...new Set((personsOf.get(row.id) ?? []).map((person) => person.name))),
-    publisher: indexText(row.publisher),
-    series: indexText(row.series),
+    persons: join([...new Set((personsOf.get(row.id) ?? []).map((person) => person.name))].map(name)),
+    publisher: name(row.publisher),
+    series: name(row.series),
   }));
 }
 

@@ -79,6 +79,9 @@ export function createPostgresEngine(): SearchEngine {
           on conflict (kind, entity_id) do update set name = excluded.name, document = excluded.document`.execute(trx);
       }
     },
+    async hasDocuments(db) {
+      return (await sql`select 1 from search_document limit 1`.execute(db)).rows.length > 0;
+    },
     async clear(trx) {
       await sql`delete from search_document`.execute(trx);
       await sql`delete from search_name`.execute(trx);

@@ -13,6 +13,9 @@ export interface IndexState {
 /** A queue longer than this means the index is far behind (a first import): searches answer 503 until it catches up. */
 export const BACKLOG_LIMIT = 10_000;
 
+/** Changes folded per transaction by a search and by the background; a search folds this many before answering. */
+export const FOLD_BATCH = 500;
+
 export async function readState(db: Db): Promise<IndexState> {
   const result = await sql<{ status: IndexState['status']; backlog: number }>`select status,
     (select count(*) from (select 1 from search_pending limit ${BACKLOG_LIMIT + 1}) x) as backlog
@@ -30,6 +33,17 @@ export async function markReadyWhenEmpty(db: Db, now: number): Promise<void> {
     .where('status', '=', 'building')
     .where((eb) => eb.not(eb.exists(eb.selectFrom('search_pending').select('kind'))))
     .execute();
+}
+
+/** A first build (see index-readiness.ts): 'building' unless a rebuild or another process got there first. */
+export async function markFirstBuild(db: Db, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('search_state')
+    .set({ status: 'building', changed_at: now })
+    .where('id', '=', 1)
+    .where('status', '=', 'ready')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The index is being rebuilt: searches answer 503 in every process until it is ready. */

@@ -2,14 +2,12 @@ import { CliUsageError } from '../../infra/cli-usage.js';
 import type { DatabaseHandle } from '../../db/database.js';
 import { systemClock } from '../../infra/clock.js';
 import { createEngine } from './engines.js';
-import { finishBuild, foldBatch, readState, startRebuild } from './index-maintenance.js';
+import { foldAllQueued, readState, startRebuild } from './index-maintenance.js';
 import { countSearchProducts } from './search-index.repository.js';
 
 export const SEARCH_USAGE = `  search reindex                      rebuild the search index from the catalogue; searches answer 503
                                       (X-Search-Available: 0) in every process until it is done
   search status                       whether the index is ready and how many changes wait to be folded in`;
-
-const REINDEX_BATCH = 2_000;
 
 /** `storefront search ...`: operators rebuild the search index or look at its state. */
 export async function searchCommand(
@@ -31,19 +29,24 @@ export async function searchCommand(
   const started = performance.now();
   const queued = await startRebuild(database, engine, systemClock.now());
   progress(`search reindex: ${queued} products, persons, publishers and series queued; searches answer 503 until done`);
-  let folded = 0;
-  let lastReport = started;
-  for (let taken = REINDEX_BATCH; taken > 0;) {
-    // API processes fold alongside; whoever takes the last rows marks the index ready.
-    taken = await foldBatch(database, engine, REINDEX_BATCH, systemClock.now());
-    folded += taken;
-    if (performance.now() - lastReport > 2000) {
-      lastReport = performance.now();
-      progress(`search reindex: ${folded} of ${queued} folded`);
-    }
-  }
-  await finishBuild(database.db, systemClock.now());
+  // API processes fold alongside; whoever takes the last rows marks the index ready.
+  const { folded } = await foldAllQueued(database, engine, {
+    progress: (done) => progress(`search reindex: ${done} of ${queued} folded`),
+  });
   await engine.optimize(database.db);
   const state = await readState(database.db);
   print(`Search index rebuilt: ${folded} entries in ${((performance.now() - started) / 1000).toFixed(1)} s; status=${state.status}`);
+}
+
+/**
+ * What `import` runs after its lines: folds the changes the import queued (and any others), so its
+ * products are searchable when it exits, even with no API process running; after a first import
+ * searches answer 503 until this is done (see index-readiness.ts).
+ */
+export async function foldImportedChanges(database: DatabaseHandle, progress: (line: string) => void): Promise<void> {
+  const { folded, seconds } = await foldAllQueued(database, createEngine(database), {
+    progress: (done) => progress(`search index: ${done} changes folded`),
+  });
+  if (folded > 0)
+    progress(`search index: ${folded} changes folded in ${seconds.toFixed(1)} s (${Math.round(folded / Math.max(seconds, 0.001))}/s)`);
 }

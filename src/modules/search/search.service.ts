@@ -16,6 +16,7 @@ import {
   type IndexState,
   type SearchLog,
 } from './index-maintenance.js';
+import { noteFirstBuild } from './index-readiness.js';
 import { queryKey, type ParsedQuery } from './query-text.js';
 import { bestFound, countFound, findsAny, foundPage } from './found-products.repository.js';
 import { forCounting, needsPrice, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
@@ -133,7 +134,10 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     });
 
   async function ready(now: number): Promise<void> {
-    if (!state || state.expires <= now) state = { value: await indexGuarded(() => readState(db)), expires: now + stateTtl };
+    if (!state || state.expires <= now) {
+      const read = await indexGuarded(async () => noteFirstBuild(db, engine, await readState(db), now));
+      state = { value: read, expires: now + stateTtl };
+    }
     const { status, backlog } = state.value;
     if (status !== 'ready' || backlog > BACKLOG_LIMIT) throw searchUnavailable();
     if (backlog > 0) {

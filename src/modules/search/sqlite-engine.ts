@@ -58,6 +58,9 @@ export function createSqliteEngine(): SearchEngine {
         await sql`insert into search_name_fts (rowid, name) values ${sql.join(rows)}`.execute(trx);
       }
     },
+    async hasDocuments(db) {
+      return (await sql`select 1 from search_product_fts limit 1`.execute(db)).rows.length > 0;
+    },
     async clear(trx) {
       await sql`delete from search_product_fts`.execute(trx);
       await sql`delete from search_name_fts`.execute(trx);
