@@ -37,6 +37,8 @@ export interface Config extends CatalogueConfig {
   port: number;
   host: string;
   databaseUrl: string;
+  /** SQLite: worker threads that run the slow reads (lists, search, exports) off the event loop; 0: none. */
+  sqliteReadWorkers: number;
   basePath: string;
   dataExportPath: string;
   corsOrigins: string[];
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: reader.integer('PORT', 3000, 0, 65535),
     host: reader.read('HOST', '127.0.0.1'),
     databaseUrl,
+    sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
     basePath: reader.pathPrefix('BASE_PATH', ''),
     dataExportPath: reader.pathPrefix('DATA_EXPORT_PATH', '/export'),
     corsOrigins,

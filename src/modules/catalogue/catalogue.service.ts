@@ -71,6 +71,8 @@ export interface CatalogueServiceDeps {
 
 export function createCatalogue({ database, config }: CatalogueServiceDeps): Catalogue {
   const db = database.db;
+  // Lists and their counts can read thousands of rows: off the event loop where the engine allows (db/database.ts).
+  const listDb = database.readDb;
   const ttl = config.catalogueCacheTtlMs;
   const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES);
   const readBases = baseReader(database);
@@ -116,7 +118,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     },
     cards,
     async listPage(context, filter, sort, slice) {
-      const { ids, total } = await productPage(db, lists, {
+      const { ids, total } = await productPage(listDb, lists, {
         storeCode: context.store.code,
         caller: context.caller,
         filter,
@@ -128,7 +130,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       return { cards: await cards(context, ids), total };
     },
     productCount: (context, filter) =>
-      countVisibleProducts(db, counts, { storeCode: context.store.code, caller: context.caller, filter, now: context.now }),
+      countVisibleProducts(listDb, counts, { storeCode: context.store.code, caller: context.caller, filter, now: context.now }),
     priceContext,
     categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
     bindings,
