@@ -86,8 +86,10 @@ export async function benchStall(
 ): Promise<StallSection> {
   const variants: StallVariant[] = [];
   const before = process.env.BENCH_STALL_BEFORE;
-  if (before) variants.push({ label: `before the fix (\`${before}\`)`, script: before, env: {}, attackPath: ATTACK_PATH });
-  variants.push({ label: 'this build (`dist/main.js`)', script: 'dist/main.js', env: {}, attackPath: ATTACK_PATH });
+  // BENCH_STALL_COLD_ONLY=1: only the cold rows (issue 19), which a loaded machine may need to measure apart.
+  const coldOnly = process.env.BENCH_STALL_COLD_ONLY === '1';
+  if (before && !coldOnly) variants.push({ label: `before the fix (\`${before}\`)`, script: before, env: {}, attackPath: ATTACK_PATH });
+  if (!coldOnly) variants.push({ label: 'this build (`dist/main.js`)', script: 'dist/main.js', env: {}, attackPath: ATTACK_PATH });
   for (const workers of ['0', '2'])
     variants.push({
       label: `this build, caches off, cold dynamic filters, \`SQLITE_READ_WORKERS=${workers}\``,
