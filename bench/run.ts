@@ -192,7 +192,8 @@ async function main(): Promise<void> {
   // The export part generates 2,000,000 rows, then walks 3 × 9,000 pages and the whole collection 3 times.
   const exportSeconds = runs('export') ? 1800 : 0;
   // The stall part: up to two builds, each a warm-up and two phases of the duration, plus seeding the demo.
-  const stallSeconds = runs('stall') ? 2 * (load.warmupSeconds + 2 * load.durationSeconds + 60) : 0;
+  // Four services at most (the before build, this build, and this build cold with the read pool off and on).
+  const stallSeconds = runs('stall') ? 4 * (load.warmupSeconds + 2 * load.durationSeconds + 120) : 0;
   const budgetMs =
     ((load.warmupSeconds + load.durationSeconds) * (SCENARIOS.length + 1) +
       120 +

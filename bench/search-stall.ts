@@ -13,6 +13,26 @@ import { percentile } from './lib/stats.js';
 
 export const ATTACK_PATH = '/product-dynamic-filter/search-author?term=a%20b%20c%20d%20e%20f%20g%20h&limit=50';
 
+// Issue 19, point 2: the same shopper while 4 connections send the costliest cold read of the demo
+// bookstore, the dynamic filters of the whole store (every facet counted over 3,000 products, a new
+// priceMax each time), with the caches off and the search limit per address out of the way, so that
+// every attack request reads. Measured with the read pool off (SQLITE_READ_WORKERS=0: the reads run
+// on the event loop) and on (the default, 2 worker threads).
+export const COLD_ATTACK_PATH = '/product-dynamic-filter/filters?facetLimit=50';
+const COLD_ENV = {
+  CATALOGUE_CACHE_TTL_MS: '0',
+  CATALOGUE_LIST_CACHE_TTL_MS: '0',
+  STORE_CACHE_TTL_MS: '1000',
+  SEARCH_RATE_LIMIT_PER_IP: '100000000/1m',
+};
+
+interface StallVariant {
+  label: string;
+  script: string;
+  env: Record<string, string>;
+  attackPath: string;
+}
+
 export interface StallOptions {
   attackConnections: number;
   probe: ProbeOptions;
@@ -64,17 +84,26 @@ export async function benchStall(
   options: StallOptions,
   log: (line: string) => void,
 ): Promise<StallSection> {
-  const builds: Array<[label: string, script: string]> = [];
+  const variants: StallVariant[] = [];
   const before = process.env.BENCH_STALL_BEFORE;
-  if (before) builds.push([`before the fix (\`${before}\`)`, before]);
-  builds.push(['this build (`dist/main.js`)', 'dist/main.js']);
+  // BENCH_STALL_COLD_ONLY=1: only the cold rows (issue 19), which a loaded machine may need to measure apart.
+  const coldOnly = process.env.BENCH_STALL_COLD_ONLY === '1';
+  if (before && !coldOnly) variants.push({ label: `before the fix (\`${before}\`)`, script: before, env: {}, attackPath: ATTACK_PATH });
+  if (!coldOnly) variants.push({ label: 'this build (`dist/main.js`)', script: 'dist/main.js', env: {}, attackPath: ATTACK_PATH });
+  for (const workers of ['0', '2'])
+    variants.push({
+      label: `this build, caches off, cold dynamic filters, \`SQLITE_READ_WORKERS=${workers}\``,
+      script: 'dist/main.js',
+      env: { ...COLD_ENV, SQLITE_READ_WORKERS: workers },
+      attackPath: COLD_ATTACK_PATH,
+    });
   const runs: StallRun[] = [];
-  for (const [index, [label, script]] of builds.entries()) {
-    const spec = serviceSpec(join(tmp, `stall-${index}.db`));
+  for (const [index, { label, script, env, attackPath }] of variants.entries()) {
+    const spec = serviceSpec(join(tmp, `stall-${index}.db`), env);
     const server = await startChild({ ...spec, script }, root);
     try {
       log(`stall: ${label}: shopper probe at ${options.probe.ratePerSecond} req/s, ${options.attackConnections} attack connections`);
-      const run = await measure(server, label, options);
+      const run = await measure(server, label, attackPath, options);
       log(
         `  quiet p50 ${run.quiet.p50Ms.toFixed(2)} ms, attacked p50 ${run.attacked.p50Ms.toFixed(2)} ms (${run.ratio.toFixed(2)}x); attack ${JSON.stringify(run.attack.statuses)}`,
       );
@@ -90,7 +119,7 @@ export function stallPasses(run: StallRun, options: StallOptions): boolean {
   return run.ratio <= options.maxP50Ratio && run.quiet.non2xx + run.quiet.errors + run.attacked.non2xx + run.attacked.errors === 0;
 }
 
-async function measure(server: RunningChild, build: string, options: StallOptions): Promise<StallRun> {
+async function measure(server: RunningChild, build: string, attackPath: string, options: StallOptions): Promise<StallRun> {
   const ids: number[] = [];
   for (let page = 1; ids.length < options.products; page += 1) {
     const cards = (await (await fetch(`${server.baseUrl}/product?per-page=100&page=${page}`)).json()) as Array<{ id: number }>;
@@ -105,7 +134,7 @@ async function measure(server: RunningChild, build: string, options: StallOption
       connections: options.attackConnections,
       duration: seconds,
       timeout: 10,
-      requests: [{ setupRequest: (request) => ({ ...request, path: `${ATTACK_PATH}&priceMax=${(Math.random() * 100).toFixed(2)}` }) }],
+      requests: [{ setupRequest: (request) => ({ ...request, path: `${attackPath}&priceMax=${(Math.random() * 100).toFixed(2)}` }) }],
     });
 
   await browse(options.warmupSeconds);
@@ -162,7 +191,7 @@ export function renderStallSection(section: StallSection, meta: { date: Date; co
         )} | ${run.quiet.answers + run.attacked.answers} | ${run.quiet.non2xx + run.attacked.non2xx} | ${run.quiet.errors + run.attacked.errors} | ` +
       `≤ ${o.maxP50Ratio}× | ${stallPasses(run, o) ? 'pass' : 'FAIL'} |`,
   );
-  return `## Search stall: another shopper's product page while 4 connections hammer a degenerate search
+  return `## Search stall: another shopper's product page while 4 connections hammer a degenerate search, and a cold read
 
 - Date: ${meta.date.toISOString()}
 - Machine: ${meta.machine}
@@ -186,6 +215,11 @@ ${rows.join('\n')}
   \`npx tsc -p tsconfig.build.json\` there, then \`BENCH_STALL_BEFORE=bench/.tmp/before/dist/main.js npm run bench -- --only stall\`.
 - A load average above the CPU count means other work shared the machine (and CPU 1): absolute latencies are then inflated,
   the before row's most (its attack requests each took that much longer, and the shopper waited behind four of them).
+- The cold rows (issue 19): the same build with \`CATALOGUE_CACHE_TTL_MS=0\`, \`CATALOGUE_LIST_CACHE_TTL_MS=0\` and
+  \`SEARCH_RATE_LIMIT_PER_IP=100000000/1m\` (every attack request reads), attacked with \`${COLD_ATTACK_PATH}&priceMax=<random>\`
+  (the whole store's dynamic filters, the costliest cold read of the demo bookstore), once with the read pool off
+  (\`SQLITE_READ_WORKERS=0\`: the reads run on the event loop) and once with it on (the default, 2 worker threads at a lower OS
+  priority, so that pinned to one CPU the event loop still gets most of it).
 - What the fix changed for this request: the one-letter word list is a 400 before anything is read (\`SEARCH_RATE_LIMIT_PER_IP\`
   answers 429, after a 250 ms pause, past 3,000 ms of search work per 10 s from one address, a refused request counting 20); a facet name search reads its name matches once (it ran the
   full-text match again for every found product: 110 ms, now 0.3 ms); and no search read may take more than \`SEARCH_TIME_BUDGET_MS\`.`;

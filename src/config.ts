@@ -40,6 +40,8 @@ export interface Config extends CatalogueConfig {
   databaseUrl: string;
   /** A PostgreSQL streaming replica for catalogue, search, content and export reads (docs/deployment.md). */
   replica: ReplicaConfig | undefined;
+  /** SQLite: worker threads that run the slow reads (lists, search, exports) off the event loop; 0: none. */
+  sqliteReadWorkers: number;
   basePath: string;
   dataExportPath: string;
   corsOrigins: string[];
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: reader.read('HOST', '127.0.0.1'),
     databaseUrl,
     replica,
+    sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
     basePath: reader.pathPrefix('BASE_PATH', ''),
     dataExportPath: reader.pathPrefix('DATA_EXPORT_PATH', '/export'),
     corsOrigins,

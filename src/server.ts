@@ -22,7 +22,7 @@ export interface ServeOptions {
 export async function serve(served: Config, options: ServeOptions): Promise<void> {
   // TEST_GATEWAY unset: the test gateway comes with the demo data and not without it.
   const config: Config = { ...served, testGateway: testGatewayEnabled(served.testGateway, options.seedDemo) ? 'on' : 'off' };
-  const database = createDatabase(config.databaseUrl, { replica: config.replica });
+  const database = createDatabase(config.databaseUrl, { readWorkers: config.sqliteReadWorkers, replica: config.replica });
   await prepareSchema(database);
   const app = await buildApp(config, { database });
   if (options.seedDemo) {

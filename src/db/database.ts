@@ -7,6 +7,8 @@ import { PoolQueryPostgresDialect, singlePool, type PoolSource } from './postgre
 import { replicaRouter } from './replica-routing.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
+import { SqliteReadPoolDialect } from './sqlite-read-dialect.js';
+import { SqliteReadPool } from './sqlite-read-pool.js';
 import { registerTimeBudgetFunction } from './time-budget-function.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -16,6 +18,14 @@ export type Db = Kysely<Database> | Transaction<Database>;
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
+  /**
+   * For reads that can be slow (lists, search, facets, exports), outside transactions only: on
+   * SQLite with a read pool, read-only connections in worker threads (db/sqlite-read-pool.ts), so
+   * the event loop does not wait for them; else `db` itself (PostgreSQL's pool already reads off
+   * the loop). A read sees every committed write, so a request reads its own write once its
+   * transaction has committed; reads that must see a transaction's writes go to that transaction.
+   */
+  readDb: Kysely<Database>;
   engine: Engine;
   /** The raw better-sqlite3 handle on SQLite, for benchmarks and maintenance only. */
   sqlite?: BetterSqlite3.Database;
@@ -48,6 +58,8 @@ export interface ReplicaOptions {
 }
 
 export interface DatabaseOptions {
+  /** SQLite: worker threads of the read pool behind `readDb` (0: none, `readDb` is `db`; never for `:memory:`). */
+  readWorkers?: number;
   /** PostgreSQL only: a streaming replica for `replicaReads`. */
   replica?: ReplicaOptions;
 }
@@ -57,13 +69,13 @@ const INT8_OID = 20;
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
     if (options.replica) throw new Error('A read replica (DATABASE_REPLICA_URL) needs PostgreSQL');
-    return openSqlite(url.slice('sqlite:'.length));
+    return openSqlite(url.slice('sqlite:'.length), options.readWorkers ?? 0);
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica);
   throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
 }
 
-function openSqlite(location: string): DatabaseHandle {
+function openSqlite(location: string, readWorkers: number): DatabaseHandle {
   const file = location === ':memory:' || location === '' ? ':memory:' : location;
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
@@ -81,8 +93,14 @@ function openSqlite(location: string): DatabaseHandle {
   registerTimeBudgetFunction(sqlite);
   const dialect = new CachedSqliteDialect(sqlite);
   const db = new Kysely<Database>({ dialect });
+  // An in-memory database is private to its connection: another thread could not see it.
+  const readDb =
+    readWorkers > 0 && file !== ':memory:'
+      ? new Kysely<Database>({ dialect: new SqliteReadPoolDialect(new SqliteReadPool(file, readWorkers)) })
+      : db;
   return readingItself({
     db,
+    readDb,
     engine: 'sqlite',
     sqlite,
     select: (sql, parameters) => dialect.driver.select(sql, parameters),
@@ -90,7 +108,10 @@ function openSqlite(location: string): DatabaseHandle {
     // transaction at a time, so a statement on it belongs to the open transaction.
     selectOn: (on, sql, parameters) =>
       on.isTransaction ? dialect.driver.selectInTransaction(sql, parameters) : dialect.driver.select(sql, parameters),
-    close: () => db.destroy(),
+    close: async () => {
+      if (readDb !== db) await readDb.destroy();
+      await db.destroy();
+    },
   });
 }
 
@@ -123,6 +144,7 @@ function postgresHandle(source: PoolSource): Omit<DatabaseHandle, 'replicaReads'
     (await source.forStatement(sql).query(sql, parameters as unknown[])).rows as R[];
   return {
     db,
+    readDb: db,
     engine: 'postgres',
     select,
     // A transaction's queries must go to its client: Kysely's executor of the transaction, with the SQL already compiled.

@@ -25,8 +25,9 @@ export interface QueryBudget {
   /** performance.now() at which reads stop. */
   readonly deadline: number;
   /**
-   * Milliseconds the budgeted reads held the event loop so far (what a per-address limit charges):
-   * their time on SQLite; 0 on PostgreSQL, whose reads wait without blocking it.
+   * Milliseconds the budgeted SQLite reads took so far (what a per-address limit charges): the
+   * event loop's time, or with a read pool the pool's, which every shopper's lists and searches
+   * share; 0 on PostgreSQL, whose server has its own pool of processes.
    */
   blockedMs: number;
 }
@@ -48,17 +49,17 @@ export function budgetCondition(database: Pick<DatabaseHandle, 'engine'>, budget
 
 /**
  * Runs `work` within what is left of the budget (on SQLite adding the time it took to `budget.blockedMs`).
- * On SQLite the work runs on the database as it is (its queries carry budgetCondition()); on
+ * On SQLite the work runs on the read handle (db/database.ts; its queries carry budgetCondition()); on
  * PostgreSQL in a transaction whose statement_timeout is what is left. Throws QueryBudgetExceeded
  * when the budget is gone, before or during the work.
  */
 export async function withinBudget<T>(database: DatabaseHandle, budget: QueryBudget | undefined, work: (db: Db) => Promise<T>): Promise<T> {
-  if (!budget) return work(database.db);
+  if (!budget) return work(database.readDb);
   const started = performance.now();
   const left = Math.floor(budget.deadline - started);
   if (left <= 0) throw new QueryBudgetExceeded();
   try {
-    if (database.engine === 'sqlite') return await work(database.db);
+    if (database.engine === 'sqlite') return await work(database.readDb);
     // Read only: a replica may serve it (db/replica-routing.ts).
     return await database.db
       .transaction()

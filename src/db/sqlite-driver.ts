@@ -204,7 +204,7 @@ interface RowStatement {
  * make it (a later column of the same name wins). The names are quoted as computed keys, so no
  * column name can be code or set a prototype.
  */
-function rowMaker(columns: ReadonlyArray<{ name: string }>): (values: unknown[]) => unknown {
+export function rowMaker(columns: ReadonlyArray<{ name: string }>): (values: unknown[]) => unknown {
   const fields = columns.map((column, index) => `[${JSON.stringify(column.name)}]: values[${index}]`);
   return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => unknown;
 }
@@ -232,7 +232,7 @@ class SqliteConnection implements DatabaseConnection {
 }
 
 /** better-sqlite3 binds numbers, strings, bigints, buffers and null; SQLite has no boolean or date. */
-function toSqliteValues(values: readonly unknown[]): unknown[] {
+export function toSqliteValues(values: readonly unknown[]): unknown[] {
   // Most queries bind neither, so the copy is made only when one needs converting.
   if (!values.some((value) => typeof value === 'boolean' || value instanceof Date)) return values as unknown[];
   return values.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value));

@@ -38,10 +38,7 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
 
   // The other parameters are serialised once; each link only adds its page.
   const [path = '/', search = ''] = request.url.split('?', 2);
-  const params = new URLSearchParams(search);
-  params.delete('page');
-  params.delete('per-page');
-  const kept = params.toString();
+  const kept = otherParameters(search);
   const prefix = `<${path}?${kept === '' ? '' : `${kept}&`}page=`;
   const suffix = `&per-page=${page.perPage}>; rel="`;
   const link = (target: number, rel: string) => `${prefix}${target}${suffix}${rel}"`;
@@ -51,6 +48,17 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   if (page.page < pageCount) links.push(link(page.page + 1, 'next'));
   links.push(link(last, 'last'));
   reply.header('Link', links.join(', '));
+}
+
+const PAGING_ONLY = /^(?:(?:page|per-page)=[^&]*(?:&|$))*$/;
+
+/** The query without `page` and `per-page`, as URLSearchParams writes it; most list requests have nothing else, which needs no parsing. */
+function otherParameters(search: string): string {
+  if (PAGING_ONLY.test(search)) return '';
+  const params = new URLSearchParams(search);
+  params.delete('page');
+  params.delete('per-page');
+  return params.toString();
 }
 
 /** One page of a list already in memory (reference data, a short bounded list), with its headers. */

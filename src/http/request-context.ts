@@ -38,6 +38,8 @@ export interface StoreReader {
   readonly codes: readonly string[];
   /** The store with that code; undefined when there is none. */
   get(code: string): Promise<RequestStore | undefined>;
+  /** What get() would answer at once from a cache, if it can; undefined when it would have to read. */
+  peek?(code: string): { value: RequestStore | undefined } | undefined;
 }
 
 /** The configuration the request context reads. */
@@ -85,7 +87,8 @@ export function registerRequestContext(
     // Anything that depends on who is calling must not be kept by a shared cache: a caller shows
     // who it is by its Authorization, or by a single-use token in the URL (a verification or reset
     // link, a social sign-in), whose answer names the user.
-    if (request.headers.authorization !== undefined || CREDENTIAL_IN_QUERY.test(request.url)) reply.header('Cache-Control', 'no-store');
+    if (request.headers.authorization !== undefined || (request.url.includes('?') && CREDENTIAL_IN_QUERY.test(request.url)))
+      reply.header('Cache-Control', 'no-store');
     done();
   });
 
@@ -97,13 +100,43 @@ export function registerRequestContext(
   return storeHook;
 }
 
-type RequestHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type RequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
-/** The `store` header: unknown code 400, locked store 423 before any processing; OPTIONS passes. */
+/**
+ * The `store` header: unknown code 400, locked store 423 before any processing; OPTIONS passes.
+ * A callback hook that finishes at once when the store's settings are cached (nearly always): an
+ * async hook costs every store-scoped request a promise and a turn of the microtask queue.
+ */
 function storeScopedHook(config: RequestContextConfig, stores: StoreReader): RequestHook {
-  return async (request, reply) => {
-    if (request.method !== 'OPTIONS') await enterStore(request, reply, config, stores, request.headers['x-app-language']);
+  return (request, reply, done) => {
+    if (request.method === 'OPTIONS') return done();
+    const code = request.headers.store ?? config.defaultStore;
+    const cached = typeof code === 'string' ? stores.peek?.(code) : undefined;
+    if (cached === undefined) {
+      stores.get(typeof code === 'string' ? code : '').then(
+        (store) => enter(request, reply, stores, code, store, done),
+        (error: Error) => done(error),
+      );
+      return;
+    }
+    enter(request, reply, stores, code, cached.value, done);
   };
+}
+
+function enter(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  stores: StoreReader,
+  code: string | string[],
+  store: RequestStore | undefined,
+  done: (error?: Error) => void,
+): void {
+  try {
+    enterStore(request, reply, stores, code, typeof code === 'string' ? store : undefined, request.headers['x-app-language']);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
 }
 
 export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
@@ -111,15 +144,14 @@ export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
   if (!existing.includes(hook as never)) route.onRequest = [...existing, hook] as RouteOptions['onRequest'];
 }
 
-async function enterStore(
+function enterStore(
   request: FastifyRequest,
   reply: FastifyReply,
-  config: RequestContextConfig,
   stores: StoreReader,
+  code: string | string[],
+  store: RequestStore | undefined,
   asked: string | string[] | undefined,
-): Promise<void> {
-  const code = request.headers.store ?? config.defaultStore;
-  const store = typeof code === 'string' ? await stores.get(code) : undefined;
+): void {
   if (!store) {
     throw new HttpError(400, 'error.unknownStore', { store: String(code).slice(0, 32), stores: stores.codes.join(', ') });
   }

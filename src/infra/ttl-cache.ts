@@ -5,6 +5,8 @@
  */
 export interface TtlCache<K, V> {
   get(key: K): Promise<V>;
+  /** The value kept for `key` if it is still fresh, without loading; `undefined` when none is. */
+  peek(key: K): { value: V } | undefined;
   clear(): void;
 }
 
@@ -18,6 +20,10 @@ export function ttlCache<K, V>(ttlMs: number, load: (key: K) => Promise<V>): Ttl
       const value = await load(key);
       if (ttlMs > 0) entries.set(key, { value, expires: now + ttlMs });
       return value;
+    },
+    peek(key) {
+      const cached = entries.get(key);
+      return cached !== undefined && cached.expires > Date.now() ? cached : undefined;
     },
     clear() {
       entries.clear();

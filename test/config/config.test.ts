@@ -7,6 +7,7 @@ describe('configuration', () => {
       port: 3000,
       host: '127.0.0.1',
       databaseUrl: 'sqlite:./data/storefront.db',
+      sqliteReadWorkers: 2,
       basePath: '',
       dataExportPath: '/export',
       corsOrigins: [],
@@ -61,6 +62,8 @@ describe('configuration', () => {
       { BUSINESS_APPROVAL_STORES: 'WEB,SHOP' },
       { LOGIN_FAILURES_PER_ADDRESS: 'many' },
       { LOGIN_FAILURES_PER_EMAIL: '0/1m' },
+      { SQLITE_READ_WORKERS: '17' },
+      { SQLITE_READ_WORKERS: 'two' },
     ]) {
       expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
     }
@@ -77,9 +80,11 @@ describe('configuration', () => {
       DEFAULT_STORE: 'WEB2',
       DEFAULT_LANGUAGE: 'ru',
       LOG_LEVEL: 'warn',
+      SQLITE_READ_WORKERS: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
+      sqliteReadWorkers: 0,
       basePath: '/api/v1',
       dataExportPath: '/data',
       corsOrigins: ['https://a.example', 'https://b.example:8443'],

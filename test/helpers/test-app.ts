@@ -25,6 +25,11 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Runs after the modules are registered and before the app is ready: add test-only routes here. */
   beforeReady?: (app: App) => void | Promise<void>;
+  /**
+   * SQLite: a database file (in a scratch directory) instead of `:memory:`, which the read pool
+   * (SQLITE_READ_WORKERS) needs; TEST_SQLITE_FILE=1 gives every app one.
+   */
+  sqliteFile?: boolean;
   /** Where the app (and its job runner) logs instead of stdout; see log-capture.ts. Give a LOG_LEVEL too. */
   logStream?: { write(line: string): void };
 }
@@ -34,7 +39,7 @@ export const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
 /** An app on a fresh, migrated database of its own, as every test file gets. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const scratch = await migratedScratchDatabase();
+  const scratch = await migratedScratchDatabase(options.sqliteFile ?? process.env.TEST_SQLITE_FILE === '1');
   // Without SMTP_URL mails go to files: never into the working tree.
   const mailDir = mkdtempSync(join(tmpdir(), 'storefront-mail-'));
   let database: DatabaseHandle | undefined;
@@ -65,7 +70,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       ...options.env,
       DATABASE_URL: scratch.url,
     });
-    database = createDatabase(config.databaseUrl, { replica: config.replica });
+    database = createDatabase(config.databaseUrl, { readWorkers: config.sqliteReadWorkers, replica: config.replica });
     // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
     await migrateToLatest(database);
     app = await buildApp(config, { database, logStream: options.logStream });
@@ -108,8 +113,12 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
  * Like scratchDatabase, but on PostgreSQL a copy of the template the global setup migrated
  * (test/setup/postgres-template.ts); SQLite in memory migrates faster than it copies.
  */
-export async function migratedScratchDatabase(): Promise<ScratchDatabase> {
+export async function migratedScratchDatabase(sqliteFile = false): Promise<ScratchDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl && sqliteFile) {
+    const dir = mkdtempSync(join(tmpdir(), 'storefront-db-'));
+    return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
   const template = inject('postgresTemplate');
   if (!adminUrl || !template) return scratchDatabase();
   const name = scratchName();

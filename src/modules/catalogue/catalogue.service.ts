@@ -79,6 +79,8 @@ export interface CatalogueServiceDeps {
 
 export function createCatalogue({ database, config }: CatalogueServiceDeps): Catalogue {
   const db = database.db;
+  // Lists and their counts can read thousands of rows: off the event loop where the engine allows (db/database.ts).
+  const listDb = database.readDb;
   const ttl = config.catalogueCacheTtlMs;
   const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES);
   const readBases = baseReader(database);
@@ -150,7 +152,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     cards,
     async listPage(context, filter, sort, slice) {
       const { ids, total } = await productPage(
-        db,
+        listDb,
         lists,
         {
           storeCode: context.store.code,
@@ -167,7 +169,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     },
     productCount: (context, filter) =>
       countVisibleProducts(
-        db,
+        listDb,
         counts,
         { storeCode: context.store.code, caller: context.caller, filter, now: context.now },
         keptList(context, filter),

@@ -88,7 +88,8 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
       async (request, reply) => {
         const query = request.query as WindowQuery;
         const window = collection.filterable ? createdWindow(query, request.language) : {};
-        const context = { db, defaultStore: config.defaultStore, now: request.actionTime };
+        // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
+        const context = { db: database.readDb, defaultStore: config.defaultStore, now: request.actionTime };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {
           reply.header('Content-Type', 'application/x-ndjson; charset=utf-8');

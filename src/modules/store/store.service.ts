@@ -46,6 +46,8 @@ export interface StoreCache {
   readonly codes: readonly StoreCode[];
   /** The store with that code; undefined for a code that is not a store's. */
   get(code: string): Promise<StoreSettings | undefined>;
+  /** What get() would answer from the cache without waiting; undefined when it would have to read. */
+  peek(code: string): { value: StoreSettings | undefined } | undefined;
   invalidate(): void;
 }
 
@@ -63,6 +65,7 @@ export function createStoreCache(database: DatabaseHandle, ttlMs: number): Store
   return {
     codes: STORE_CODES,
     get: async (code) => (isStoreCode(code) ? cache.get(code) : undefined),
+    peek: (code) => (isStoreCode(code) ? cache.peek(code) : { value: undefined }),
     invalidate: () => cache.clear(),
   };
 }
