@@ -23,6 +23,7 @@ import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
+import { siteMessages } from './modules/site/index.js';
 import { sitemapMessages } from './modules/sitemap/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { subscriptionsMessages } from './modules/subscriptions/index.js';
@@ -53,6 +54,7 @@ declare module './i18n/index.js' {
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
+      Keys<typeof siteMessages>,
       Keys<typeof sitemapMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof subscriptionsMessages>,
@@ -80,6 +82,7 @@ for (const set of [
   ordersMessages,
   profileMessages,
   searchMessages,
+  siteMessages,
   sitemapMessages,
   socialMessages,
   subscriptionsMessages,

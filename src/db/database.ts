@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PoolQueryPostgresDialect } from './postgres-driver.js';
+import { PoolQueryPostgresDialect, postgresStatementTime } from './postgres-driver.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { registerTimeBudgetFunction } from './time-budget-function.js';
@@ -28,10 +28,24 @@ export interface DatabaseHandle {
    * at once on SQLite, the transaction's client on PostgreSQL), else as `select` does.
    */
   selectOn<R>(db: Db, sql: string, parameters: readonly unknown[]): Promise<R[]>;
+  /** The connections now, for /metrics: the pool's on PostgreSQL; SQLite's one connection and the transactions waiting for it. */
+  connections(): ConnectionStats;
   close(): Promise<void>;
 }
 
+export interface ConnectionStats {
+  /** Connections open (SQLite: 1). */
+  open: number;
+  /** Of them, idle (SQLite: 0 while a transaction holds the connection). */
+  idle: number;
+  /** Callers waiting for a connection (SQLite: transactions waiting for the open one). */
+  waiting: number;
+  /** The most the pool opens. */
+  max: number;
+}
+
 const INT8_OID = 20;
+const POOL_MAX = 10;
 
 export function createDatabase(url: string): DatabaseHandle {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
@@ -66,6 +80,12 @@ function openSqlite(location: string): DatabaseHandle {
     // transaction at a time, so a statement on it belongs to the open transaction.
     selectOn: (on, sql, parameters) =>
       on.isTransaction ? dialect.driver.selectInTransaction(sql, parameters) : dialect.driver.select(sql, parameters),
+    connections: () => ({
+      open: sqlite.open ? 1 : 0,
+      idle: sqlite.open && !dialect.driver.busy ? 1 : 0,
+      waiting: dialect.driver.waitingTransactions,
+      max: 1,
+    }),
     close: () => db.destroy(),
   };
 }
@@ -73,7 +93,7 @@ function openSqlite(location: string): DatabaseHandle {
 function openPostgres(url: string): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: POOL_MAX,
     // Timestamps (Unix milliseconds) and counts are int8; they fit a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -83,7 +103,14 @@ function openPostgres(url: string): DatabaseHandle {
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(pool) });
-  const select = async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[];
+  const select = async <R>(sql: string, parameters: readonly unknown[]) => {
+    const started = performance.now();
+    try {
+      return (await pool.query(sql, parameters as unknown[])).rows as R[];
+    } finally {
+      postgresStatementTime.observe((performance.now() - started) / 1000);
+    }
+  };
   return {
     db,
     engine: 'postgres',
@@ -91,6 +118,7 @@ function openPostgres(url: string): DatabaseHandle {
     // A transaction's queries must go to its client: Kysely's executor of the transaction, with the SQL already compiled.
     selectOn: async <R>(on: Db, sql: string, parameters: readonly unknown[]) =>
       on.isTransaction ? (await on.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows : select<R>(sql, parameters),
+    connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: POOL_MAX }),
     close: () => db.destroy(),
   };
 }

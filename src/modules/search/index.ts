@@ -8,5 +8,6 @@ export { SEARCH_USAGE, searchCommand } from './search.cli.js';
 export { createEngine } from './engines.js';
 export type { SearchEngine } from './engine.js';
 export { BACKLOG_LIMIT, FOLD_BATCH, finishBuild, foldBatch, readState, startRebuild } from './index-maintenance.js';
+export { countPending } from './search-index.repository.js';
 export type { SearchPendingTable, SearchProductTable, SearchStateTable, SearchTables } from './search.tables.js';
 export { searchMessages } from './search.messages.js';
