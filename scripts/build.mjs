@@ -9,27 +9,28 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
-const STAMP = join(DIST, '.build-stamp');
+const stampOf = (root) => join(root, 'dist', '.build-stamp');
 /** Besides src/, what changes the build: the compiler's settings and the package (its type, dependencies). */
 const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
 
 /** The newest modification time of any input, in ms. */
-function newestInput() {
+function newestInput(root) {
   let newest = 0;
   const visit = (path) => {
     const stat = statSync(path);
     if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
     else newest = Math.max(newest, stat.mtimeMs);
   };
-  visit(join(ROOT, 'src'));
-  for (const file of INPUTS) visit(join(ROOT, file));
+  visit(join(root, 'src'));
+  for (const file of INPUTS) if (existsSync(join(root, file))) visit(join(root, file));
   return newest;
 }
 
 /** Why dist/ must be built again, or undefined when it is current. */
-export function staleReason() {
-  if (!existsSync(STAMP)) return existsSync(DIST) ? 'dist/ was not built by npm run build' : 'dist/ is missing';
-  return statSync(STAMP).mtimeMs < newestInput() ? 'a source is newer than dist/' : undefined;
+export function staleReason(root = ROOT) {
+  const stamp = stampOf(root);
+  if (!existsSync(stamp)) return existsSync(join(root, 'dist')) ? 'dist/ was not built by npm run build' : 'dist/ is missing';
+  return statSync(stamp).mtimeMs < newestInput(root) ? 'a source is newer than dist/' : undefined;
 }
 
 /** Compiles from scratch; throws when the compiler is missing or reports errors. */
@@ -43,8 +44,8 @@ export function build() {
   const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`the build failed (tsc exited with ${result.status ?? result.signal})`);
   // The start time, not the end: a source saved while tsc ran is newer, and the next start builds again.
-  writeFileSync(STAMP, '');
-  utimesSync(STAMP, started / 1000, started / 1000);
+  writeFileSync(stampOf(ROOT), '');
+  utimesSync(stampOf(ROOT), started / 1000, started / 1000);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
