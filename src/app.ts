@@ -8,16 +8,20 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerApiDocs } from './http/api-docs.js';
 import { answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
+import { errorBody } from './http/errors.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { registerReadYourWrites } from './http/read-your-writes.js';
 import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { trustProxyOption } from './http/trust-proxy.js';
 import { validatorCompiler } from './http/validation.js';
+import { translate } from './i18n/index.js';
 import { importKinds } from './import-kinds.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { createImporter } from './infra/import/index.js';
+import { logDestination } from './infra/log-format.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { eventFeedRoutes, supplierRoutes } from './modules/integrations/index.js';
@@ -48,6 +52,7 @@ import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 import { wishlistRoutes } from './modules/wishlist/index.js';
 import { giftCardsRoutes } from './modules/gift-cards/index.js';
+import { metricsPlacement, metricsRoutes } from './modules/metrics/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
 
@@ -89,12 +94,14 @@ const EXPOSED_HEADERS = [
 /** Builds the whole HTTP application; every module is registered here, explicitly, in one place. */
 export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const headers = securityHeaders({ https: new URL(config.social.publicUrl).protocol === 'https:' });
+  // JSON lines, or readable ones on a terminal (infra/log-format.ts); a test's stream as given.
+  const logStream = infra.logStream ?? logDestination(config.logFormat);
   const app = Fastify({
     logger: {
       level: config.logLevel,
       // A request is logged by its route and redacted query, never its URL or headers (request-log.ts).
       ...LOG_PRIVACY,
-      ...(infra.logStream ? { stream: infra.logStream } : {}),
+      ...(logStream ? { stream: logStream } : {}),
     },
     // One log line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -129,6 +136,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const storeHook = registerRequestContext(app, config, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);
   if (config.replica) registerReadYourWrites(app, { stickyMs: config.replica.stickyMs });
+  // Requests are counted only where /metrics shows them; without it the hook is not there at all.
+  const metricsAt = metricsPlacement(config.metrics);
+  if (metricsAt !== 'off') registerRequestMetrics(app);
   await registerCors(app, config);
   closeKeptAliveConnectionsOnShutdown(app);
 
@@ -201,9 +211,33 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   );
   // The analytics partner's API: its own prefix, HTTP Basic, not store-scoped, its own API document.
   await app.register(dataExportRoutes, { database: infra.database.replicaReads, config, prefix: config.dataExportPath });
+  // Prometheus scrapes the root path; on the API only behind METRICS_TOKEN (else it is on its own listener, or off).
+  if (metricsAt === 'api') await app.register(metricsRoutes, metricsDeps(config, infra));
 
   return app;
 }
+
+/**
+ * The listener of METRICS_HOST:METRICS_PORT: GET /metrics and nothing else (404 in the error
+ * shape), no request context, no docs; a METRICS_TOKEN, when also set, is required here too.
+ */
+export async function buildMetricsApp(config: Config, infra: Infra): Promise<App> {
+  const logStream = infra.logStream ?? logDestination(config.logFormat);
+  const app = Fastify({
+    logger: { level: config.logLevel, ...LOG_PRIVACY, ...(logStream ? { stream: logStream } : {}) },
+    logController: new LogController({ disableRequestLogging: true }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(404, translate(config.defaultLanguage, 'error.notFound'))));
+  await app.register(metricsRoutes, metricsDeps(config, infra));
+  return app;
+}
+
+const metricsDeps = (config: Config, infra: Infra) => ({
+  database: infra.database,
+  ...(infra.clock ? { clock: infra.clock } : {}),
+  token: config.metrics.token,
+  defaultLanguage: config.defaultLanguage,
+});
 
 /**
  * On close, Node closes the connections that are idle at that moment and waits for the rest. A

@@ -2,6 +2,7 @@ import { API_DOCS_MODES, type ApiDocsMode } from './http/api-docs-mode.js';
 import { readTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LANGUAGES, type Language } from './i18n/index.js';
 import { envReader, type Env, type EnvReader } from './infra/env.js';
+import { LOG_FORMATS, type LogFormat } from './infra/log-format.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
 import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
 import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/file-store.config.js';
@@ -19,6 +20,7 @@ import { readConversionsConfig, type ConversionsConfig } from './modules/marketi
 import { readNewsletterConfig, type NewsletterSection } from './modules/newsletter/newsletter.config.js';
 import { readTestGatewayConfig, type TestGatewaySetting } from './modules/payments/test-gateway/test-gateway.config.js';
 import { readSearchConfig, type SearchSection } from './modules/search/search.config.js';
+import { readMetricsConfig, type MetricsConfig } from './modules/metrics/metrics.config.js';
 import { readTrackingConfig, type TrackingSection } from './modules/tracking/tracking.config.js';
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
 import { readOrdersConfig, type OrdersSection } from './modules/orders/orders.config.js';
@@ -48,6 +50,8 @@ export interface Config extends CatalogueConfig {
   defaultStore: StoreCode;
   defaultLanguage: Language;
   logLevel: LogLevel;
+  /** LOG_FORMAT: JSON lines, readable lines, or (auto) readable on a terminal only. */
+  logFormat: LogFormat;
   /** How long a process may serve store settings (lock, active, languages) before reading them again. */
   storeCacheTtlMs: number;
   /** Which proxies in front may tell the client address (X-Forwarded-For): none, a hop count or their addresses. */
@@ -76,6 +80,8 @@ export interface Config extends CatalogueConfig {
   everypay: EveryPayConfig | undefined;
   /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
   testGateway: TestGatewaySetting;
+  /** Where GET /metrics is served: its own listener, the API behind a token, or nowhere. */
+  metrics: MetricsConfig;
 }
 
 export interface ReplicaConfig {
@@ -121,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultStore: reader.oneOf('DEFAULT_STORE', 'WEB', STORE_CODES),
     defaultLanguage: reader.oneOf('DEFAULT_LANGUAGE', 'et', LANGUAGES),
     logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    logFormat: reader.oneOf('LOG_FORMAT', 'auto', LOG_FORMATS),
     storeCacheTtlMs: reader.integer('STORE_CACHE_TTL_MS', 1000, 0, 60_000),
     ...readCatalogueConfig(reader),
     trustProxy: readTrustProxy(reader),
@@ -144,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     ctr: readCtrConfig(reader),
     everypay: readEveryPayConfig(reader),
     testGateway: readTestGatewayConfig(reader),
+    metrics: readMetricsConfig(reader),
   };
   if (config.dataExportPath === '' || config.dataExportPath === config.basePath) {
     problems.push('DATA_EXPORT_PATH must be a path prefix of its own, different from BASE_PATH');

@@ -24,6 +24,7 @@ import { checkoutMessages } from './modules/orders/index.js';
 import { ordersMessages } from './modules/orders/index.js';
 import { profileMessages } from './modules/profile/index.js';
 import { searchMessages } from './modules/search/index.js';
+import { siteMessages } from './modules/site/index.js';
 import { sitemapMessages } from './modules/sitemap/index.js';
 import { socialMessages } from './modules/social/index.js';
 import { subscriptionsMessages } from './modules/subscriptions/index.js';
@@ -55,6 +56,7 @@ declare module './i18n/index.js' {
       Keys<typeof ordersMessages>,
       Keys<typeof profileMessages>,
       Keys<typeof searchMessages>,
+      Keys<typeof siteMessages>,
       Keys<typeof sitemapMessages>,
       Keys<typeof socialMessages>,
       Keys<typeof subscriptionsMessages>,
@@ -83,6 +85,7 @@ for (const set of [
   ordersMessages,
   profileMessages,
   searchMessages,
+  siteMessages,
   sitemapMessages,
   socialMessages,
   subscriptionsMessages,

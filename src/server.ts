@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { buildApp } from './app.js';
+import { buildApp, buildMetricsApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
 import { LOG_PRIVACY } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
+import { logDestination } from './infra/log-format.js';
 import { testGatewayEnabled } from './modules/payments/index.js';
 import { createJobRunner } from './worker.js';
 
@@ -31,8 +32,10 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
   }
   const jobs = config.jobs.worker === 'inline' ? createJobRunner(database, config, app.log.child({ component: 'worker' })) : undefined;
 
+  const metrics = await startMetricsListener(config, database);
   onSignal(app.log, async () => {
     await app.close();
+    await metrics?.close();
     await jobs?.stop();
     await database.close();
   });
@@ -47,14 +50,29 @@ export async function work(config: Config): Promise<void> {
   const database = createDatabase(config.databaseUrl);
   await prepareSchema(database);
   // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
-  const log = pino({ level: config.logLevel, ...LOG_PRIVACY }).child({ component: 'worker' });
+  const options = { level: config.logLevel, ...LOG_PRIVACY };
+  const destination = logDestination(config.logFormat);
+  const log = (destination ? pino(options, destination) : pino(options)).child({ component: 'worker' });
   const jobs = createJobRunner(database, config, log);
+  // A worker's mails and jobs are counted in its own process: it serves /metrics on METRICS_PORT too.
+  const metrics = await startMetricsListener(config, database);
   onSignal(log, async () => {
+    await metrics?.close();
     await jobs.stop();
     await database.close();
   });
   jobs.start();
   log.info('worker started');
+}
+
+/** GET /metrics on METRICS_HOST:METRICS_PORT when a port is set (modules/metrics). */
+async function startMetricsListener(config: Config, database: DatabaseHandle): Promise<App | undefined> {
+  const { port, host } = config.metrics;
+  if (port === undefined) return undefined;
+  const metrics = await buildMetricsApp(config, { database });
+  const address = await metrics.listen({ port, host });
+  metrics.log.info(`metrics at ${address}/metrics`);
+  return metrics;
 }
 
 /** On the first SIGTERM or SIGINT: stop cleanly and exit 0; on a second: exit at once. */

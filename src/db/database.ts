@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PoolQueryPostgresDialect, singlePool, type PoolSource } from './postgres-driver.js';
+import { PoolQueryPostgresDialect, postgresStatementTime, singlePool, type PoolSource } from './postgres-driver.js';
 import { replicaRouter } from './replica-routing.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
@@ -48,6 +48,8 @@ export interface DatabaseHandle {
   replicaReads: DatabaseHandle;
   /** With a replica: whether it is read from now (for readiness and metrics). */
   replicaUsable?: () => boolean;
+  /** The connections now, for /metrics: the pool's on PostgreSQL; SQLite's one connection and the transactions waiting for it. */
+  connections(): ConnectionStats;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,19 @@ export interface DatabaseOptions {
   replica?: ReplicaOptions;
 }
 
+export interface ConnectionStats {
+  /** Connections open (SQLite: 1). */
+  open: number;
+  /** Of them, idle (SQLite: 0 while a transaction holds the connection). */
+  idle: number;
+  /** Callers waiting for a connection (SQLite: transactions waiting for the open one). */
+  waiting: number;
+  /** The most the pool opens. */
+  max: number;
+}
+
 const INT8_OID = 20;
+const POOL_MAX = 10;
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
@@ -108,6 +122,12 @@ function openSqlite(location: string, readWorkers: number): DatabaseHandle {
     // transaction at a time, so a statement on it belongs to the open transaction.
     selectOn: (on, sql, parameters) =>
       on.isTransaction ? dialect.driver.selectInTransaction(sql, parameters) : dialect.driver.select(sql, parameters),
+    connections: () => ({
+      open: sqlite.open ? 1 : 0,
+      idle: sqlite.open && !dialect.driver.busy ? 1 : 0,
+      waiting: dialect.driver.waitingTransactions,
+      max: 1,
+    }),
     close: async () => {
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
@@ -125,7 +145,7 @@ function readingItself(handle: Omit<DatabaseHandle, 'replicaReads'>): DatabaseHa
 function newPool(url: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: POOL_MAX,
     // Timestamps (Unix milliseconds) and counts are int8; they fit a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -137,11 +157,17 @@ function newPool(url: string): pg.Pool {
   return pool;
 }
 
-/** A handle on PostgreSQL whose statements outside transactions go where `source` sends them. */
-function postgresHandle(source: PoolSource): Omit<DatabaseHandle, 'replicaReads'> {
+/** A handle on PostgreSQL whose statements outside transactions go where `source` sends them; `pool` is the primary's. */
+function postgresHandle(source: PoolSource, pool: pg.Pool): Omit<DatabaseHandle, 'replicaReads'> {
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(source) });
-  const select = async <R>(sql: string, parameters: readonly unknown[]) =>
-    (await source.forStatement(sql).query(sql, parameters as unknown[])).rows as R[];
+  const select = async <R>(sql: string, parameters: readonly unknown[]) => {
+    const started = performance.now();
+    try {
+      return (await source.forStatement(sql).query(sql, parameters as unknown[])).rows as R[];
+    } finally {
+      postgresStatementTime.observe((performance.now() - started) / 1000);
+    }
+  };
   return {
     db,
     readDb: db,
@@ -150,18 +176,19 @@ function postgresHandle(source: PoolSource): Omit<DatabaseHandle, 'replicaReads'
     // A transaction's queries must go to its client: Kysely's executor of the transaction, with the SQL already compiled.
     selectOn: async <R>(on: Db, sql: string, parameters: readonly unknown[]) =>
       on.isTransaction ? (await on.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows : select<R>(sql, parameters),
+    connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: POOL_MAX }),
     close: () => db.destroy(),
   };
 }
 
 function openPostgres(url: string, replica: ReplicaOptions | undefined): DatabaseHandle {
   const pool = newPool(url);
-  const primary = postgresHandle(singlePool(pool));
+  const primary = postgresHandle(singlePool(pool), pool);
   if (!replica) {
     return readingItself(primary);
   }
   const router = replicaRouter(pool, newPool(replica.url), { maxLagMs: replica.maxLagMs });
-  const routed = postgresHandle(router);
+  const routed = postgresHandle(router, pool);
   const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable });
   return {
     ...primary,

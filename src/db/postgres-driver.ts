@@ -14,6 +14,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { dbStatementSeconds } from '../infra/metrics/process-metrics.js';
 import { quoteName } from './quote-name.js';
 
 /** Where a dialect's queries go: one pool, or a choice made per statement (db/replica-routing.ts). */
@@ -30,6 +31,8 @@ export interface PoolSource {
 export function singlePool(pool: pg.Pool): PoolSource {
   return { forStatement: () => pool, forTransaction: () => pool, stop: async () => void (pool.ended || (await pool.end())) };
 }
+/** Round trips of statements on PostgreSQL, for /metrics (the pool's own `select` path records here too). */
+export const postgresStatementTime = dbStatementSeconds.series('postgres');
 
 /**
  * A Kysely dialect for node-postgres that runs a query outside a transaction with `pool.query`
@@ -115,7 +118,13 @@ class PostgresConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const runner = this.client ?? this.pool.forStatement(query.sql);
-    const result = await runner.query(query.sql, [...query.parameters]);
+    const started = performance.now();
+    let result: pg.QueryResult;
+    try {
+      result = await runner.query(query.sql, [...query.parameters]);
+    } finally {
+      postgresStatementTime.observe((performance.now() - started) / 1000);
+    }
     const changed = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command);
     return {
       numAffectedRows: changed ? BigInt(result.rowCount ?? 0) : undefined,

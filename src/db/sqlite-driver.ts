@@ -13,6 +13,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { dbStatementSeconds } from '../infra/metrics/process-metrics.js';
 import { quoteName } from './quote-name.js';
 
 /**
@@ -43,6 +44,7 @@ export class CachedSqliteDialect implements Dialect {
 }
 
 const STATEMENT_CACHE_LIMIT = 1000;
+const statementTime = dbStatementSeconds.series('sqlite');
 
 export class CachedSqliteDriver implements Driver {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
@@ -50,8 +52,15 @@ export class CachedSqliteDriver implements Driver {
   /** Resolves when the open transaction ends; undefined while none is open. */
   private transactionDone: Promise<void> | undefined;
   private endTransaction: (() => void) | undefined;
+  /** Transactions waiting for the open one to end: SQLite's counterpart of a pool's waiting clients. */
+  waitingTransactions = 0;
 
   constructor(private readonly database: BetterSqlite3.Database) {}
+
+  /** Whether a transaction holds the connection now. */
+  get busy(): boolean {
+    return this.transactionDone !== undefined;
+  }
 
   async init(): Promise<void> {}
 
@@ -62,7 +71,14 @@ export class CachedSqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    while (this.transactionDone) await this.transactionDone;
+    if (this.transactionDone) {
+      this.waitingTransactions += 1;
+      try {
+        while (this.transactionDone) await this.transactionDone;
+      } finally {
+        this.waitingTransactions -= 1;
+      }
+    }
     this.transactionDone = new Promise((resolve) => (this.endTransaction = resolve));
     (connection as SqliteConnection).ownsTransaction = true;
     this.run(CompiledQuery.raw('begin immediate'));
@@ -130,6 +146,7 @@ export class CachedSqliteDriver implements Driver {
 
   /** A read's rows; a write's RETURNING rows (none without one). */
   private runStatement<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
+    const started = performance.now();
     try {
       const { statement, toRow } = this.rowStatement(sql);
       const values = toSqliteValues(parameters);
@@ -143,6 +160,8 @@ export class CachedSqliteDriver implements Driver {
       return Promise.resolve(result);
     } catch (error) {
       return Promise.reject(error);
+    } finally {
+      statementTime.observe((performance.now() - started) / 1000);
     }
   }
 
@@ -164,11 +183,16 @@ export class CachedSqliteDriver implements Driver {
   }
 
   run<R>(query: CompiledQuery): QueryResult<R> {
-    const statement = this.prepare(query.sql);
-    const parameters = toSqliteValues(query.parameters);
-    if (statement.reader) return { rows: statement.all(parameters) as R[] };
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    const started = performance.now();
+    try {
+      const statement = this.prepare(query.sql);
+      const parameters = toSqliteValues(query.parameters);
+      if (statement.reader) return { rows: statement.all(parameters) as R[] };
+      const { changes, lastInsertRowid } = statement.run(parameters);
+      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    } finally {
+      statementTime.observe((performance.now() - started) / 1000);
+    }
   }
 
   private prepare(sql: string): BetterSqlite3.Statement {

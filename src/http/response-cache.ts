@@ -53,7 +53,7 @@ const FROM_CACHE = Symbol('fromResponseCache');
 
 export function registerGuestResponseCache(app: FastifyInstance, options: ResponseCacheOptions): void {
   if (options.ttlMs <= 0) return;
-  const answers = boundedCache<string, CachedAnswer>(options.ttlMs, options.maxEntries);
+  const answers = boundedCache<string, CachedAnswer>(options.ttlMs, options.maxEntries, 'guest-answers');
   const cacheable = (request: FastifyRequest) => request.method === 'GET' && request.headers.authorization === undefined;
 
   app.decorateReply('replayTag', null);

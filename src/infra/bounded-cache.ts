@@ -8,19 +8,23 @@ export interface BoundedCache<K, V> {
   get(key: K, load: () => Promise<V>): Promise<V>;
   /** Values for many keys; the misses are loaded together by `loadMany`, which returns them by key. */
   getMany(keys: readonly K[], loadMany: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>>;
-  /** The value when one is kept and fresh; nothing is loaded. */
+  /** The value when one is kept and fresh; nothing is loaded (a lookup all the same: counted as a hit or a miss). */
   peek(key: K): V | undefined;
   set(key: K, value: V): void;
   clear(): void;
 }
+
+import { cacheStats } from './metrics/cache-stats.js';
 
 interface Entry<V> {
   value: V;
   expires: number;
 }
 
-export function boundedCache<K, V>(ttlMs: number, maxEntries: number): BoundedCache<K, V> {
+/** `name` reports its hits and misses in /metrics (storefront_cache_hit_ratio). */
+export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: string): BoundedCache<K, V> {
   const entries = new Map<K, Entry<V>>();
+  const stats = cacheStats(name);
   const loading = new Map<K, Promise<V>>();
 
   const fresh = (key: K, now: number): Entry<V> | undefined => {
@@ -46,7 +50,11 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number): BoundedCa
     async get(key, load) {
       const now = Date.now();
       const hit = fresh(key, now);
-      if (hit) return hit.value;
+      if (hit) {
+        stats.hits += 1;
+        return hit.value;
+      }
+      stats.misses += 1;
       const pending = loading.get(key);
       if (pending) return pending;
       const promise = load().then(
@@ -72,6 +80,8 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number): BoundedCa
         if (hit) found.set(key, hit.value);
         else if (!found.has(key)) missing.push(key);
       }
+      stats.hits += found.size;
+      stats.misses += missing.length;
       if (missing.length > 0) {
         const loaded = await loadMany(missing);
         for (const [key, value] of loaded) {
@@ -82,7 +92,10 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number): BoundedCa
       return found;
     },
     peek(key) {
-      return fresh(key, Date.now())?.value;
+      const hit = fresh(key, Date.now());
+      if (hit) stats.hits += 1;
+      else stats.misses += 1;
+      return hit?.value;
     },
     set(key, value) {
       keep(key, value, Date.now());

@@ -77,3 +77,31 @@ export async function countJobsByStatus(db: Db): Promise<Record<JobStatus, numbe
   for (const row of rows) if (isJobStatus(row.status)) counts[row.status] = Number(row.count);
   return counts;
 }
+
+/** What /metrics reports of the outbox: jobs waiting, running and dead, and how long the oldest due job has waited. */
+export interface JobBacklog {
+  pending: number;
+  running: number;
+  dead: number;
+  /** Milliseconds since the oldest pending job became due; 0 when none is due. */
+  oldestDueMs: number;
+}
+
+/** Read at scrape time; the status indexes serve both queries (done jobs, the bulk of the table, are not counted). */
+export async function jobBacklog(db: Db, now: number): Promise<JobBacklog> {
+  const rows = await db
+    .selectFrom('job')
+    .select(['status', (eb) => eb.fn.countAll().as('count')])
+    .where('status', 'in', ['pending', 'running', 'dead'])
+    .groupBy('status')
+    .execute();
+  const count = (status: JobStatus) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  const oldest = await db
+    .selectFrom('job')
+    .select((eb) => eb.fn.min('run_at').as('run_at'))
+    .where('status', '=', 'pending')
+    .where('run_at', '<=', now)
+    .executeTakeFirst();
+  const dueSince = oldest?.run_at === null || oldest?.run_at === undefined ? now : Number(oldest.run_at);
+  return { pending: count('pending'), running: count('running'), dead: count('dead'), oldestDueMs: Math.max(0, now - dueSince) };
+}

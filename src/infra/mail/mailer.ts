@@ -4,6 +4,7 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Logger } from '../logger.js';
+import { mailsTotal } from '../metrics/process-metrics.js';
 import type { MailConfig } from './mail.config.js';
 
 export interface MailMessage {
@@ -26,7 +27,24 @@ export interface Mailer {
 
 export function createMailer(config: MailerConfig, log: Logger): Mailer {
   const mailer = config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
-  return skippingInvalidRecipients(mailer, log);
+  return skippingInvalidRecipients(counted(mailer), log);
+}
+
+/** Counts what reached the server (or its file) and what did not, for /metrics; a dropped erased recipient is neither. */
+function counted(mailer: Mailer): Mailer {
+  return {
+    async send(message) {
+      try {
+        const sent = await mailer.send(message);
+        mailsTotal.inc({ result: 'sent' });
+        return sent;
+      } catch (error) {
+        mailsTotal.inc({ result: 'failed' });
+        throw error;
+      }
+    },
+    close: () => mailer.close(),
+  };
 }
 
 /** RFC 2606's `.invalid` top-level domain: what an erased person's address becomes (`erased-<id>@erased.invalid`). */

@@ -82,18 +82,25 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   // Lists and their counts can read thousands of rows: off the event loop where the engine allows (db/database.ts).
   const listDb = database.readDb;
   const ttl = config.catalogueCacheTtlMs;
-  const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES);
+  const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES, 'catalogue.products');
   const readBases = baseReader(database);
   const listTtl = config.catalogueListCacheTtlMs;
-  const lists: ProductListCaches = { counts: boundedCache(listTtl, LIST_CACHE_ENTRIES), pages: boundedCache(listTtl, LIST_CACHE_ENTRIES) };
+  const lists: ProductListCaches = {
+    counts: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-counts'),
+    pages: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-pages'),
+  };
   // The same counts as the product lists of the same filters: kept as long.
-  const counts = boundedCache<string, number>(listTtl, COUNT_CACHE_ENTRIES);
-  const bindingNames = ttlCache(ttl, () => readBindingNames(db));
+  const counts = boundedCache<string, number>(listTtl, COUNT_CACHE_ENTRIES, 'catalogue.counts');
+  const bindingNames = ttlCache(ttl, () => readBindingNames(db), 'catalogue.bindings');
   const bindings = () => bindingNames.get(null);
-  const trees = ttlCache(ttl, async (key: string) => {
-    const [storeCode, language] = key.split(':') as [string, Language];
-    return buildCategoryTree(await categoryRows(db, storeCode, language));
-  });
+  const trees = ttlCache(
+    ttl,
+    async (key: string) => {
+      const [storeCode, language] = key.split(':') as [string, Language];
+      return buildCategoryTree(await categoryRows(db, storeCode, language));
+    },
+    'catalogue.category-trees',
+  );
 
   const listing = categoryListingReader(database);
   let rebuilding: Promise<void> | undefined;

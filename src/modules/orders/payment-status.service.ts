@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
 import type { GatewayName, PaymentStatus } from '../payments/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
@@ -18,14 +19,26 @@ export interface AppliedStatus {
   orderStatus: OrderStatus | null;
 }
 
-/** Applies the gateway's status of a payment once; `source` names who reported it, for the history. */
+type StatusSource = 'callback' | 'return' | 'sweep' | 'refund';
+
+/**
+ * Applies the gateway's status of a payment once; `source` names who reported it, for the history.
+ * Each outcome is counted for /metrics (storefront_payments_total); a transaction that rolls back
+ * after this has still been counted, which only an error does.
+ */
 export async function applyPaymentStatus(
   trx: Db,
   gateway: GatewayName,
   status: PaymentStatus,
-  source: 'callback' | 'return' | 'sweep' | 'refund',
+  source: StatusSource,
   now: number,
 ): Promise<AppliedStatus> {
+  const applied = await applyOnce(trx, gateway, status, source, now);
+  paymentsTotal.inc({ gateway, state: status.state, outcome: applied.outcome });
+  return applied;
+}
+
+async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, source: StatusSource, now: number): Promise<AppliedStatus> {
   const payment = await trx
     .selectFrom('order_payment')
     .innerJoin('customer_order', 'customer_order.id', 'order_payment.order_id')

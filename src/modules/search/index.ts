@@ -10,5 +10,6 @@ export type { SearchEngine } from './engine.js';
 export { BACKLOG_LIMIT, FOLD_BATCH, finishBuild, foldAllQueued, foldBatch, readState, startRebuild } from './index-maintenance.js';
 // Readiness checks (/site/ready) ask this whether searches can answer.
 export { searchIndexReadiness, type SearchIndexReadiness, type UnreadyReason } from './index-readiness.js';
+export { countPending } from './search-index.repository.js';
 export type { SearchPendingTable, SearchProductTable, SearchStateTable, SearchTables } from './search.tables.js';
 export { searchMessages } from './search.messages.js';

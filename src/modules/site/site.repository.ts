@@ -1,4 +1,5 @@
-import type { DatabaseHandle } from '../../db/database.js';
+import { sql } from 'kysely';
+import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 
 /**
@@ -8,4 +9,15 @@ import { preparedQuery } from '../../db/prepared.js';
  */
 export function databasePing(database: DatabaseHandle): () => Promise<unknown> {
   return preparedQuery(database, (db) => db.selectNoFrom((eb) => eb.lit(1).as('ok')));
+}
+
+/** Names of the migrations the database has run; none when it has never been migrated. */
+export async function appliedMigrationNames(db: Db): Promise<string[]> {
+  try {
+    const result = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return result.rows.map((row) => row.name);
+  } catch {
+    // No kysely_migration table yet: a database nobody has migrated.
+    return [];
+  }
 }

@@ -5,9 +5,17 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
+import { translate, type Language } from '../../i18n/index.js';
+import { notReadyReasons, type NotReadyReason } from './readiness.js';
 import { databasePing } from './site.repository.js';
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') });
+const ReadySchema = Type.Object({
+  status: Type.Literal('ready'),
+  database: Type.Literal('ok'),
+  migrations: Type.Literal('ok'),
+  search: Type.Literal('ok'),
+});
 const VersionSchema = Type.Object({
   name: Type.String(),
   version: Type.String(),
@@ -54,6 +62,32 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
   );
 
   app.get(
+    '/site/ready',
+    {
+      config: { storeScoped: false },
+      schema: {
+        tags: ['site'],
+        summary: 'Readiness: the database answers, no migration is pending and the search index is ready',
+        description:
+          'For load balancers and orchestrators deciding whether to send traffic; /site/health is the cheap liveness check. ' +
+          'Answers 503 with every reason in the message while the database does not answer, the schema needs migrations, ' +
+          'or the search index is being rebuilt or far behind (a first import).',
+        response: { 200: success(ReadySchema, 'plain'), ...errors(503) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      const reasons = await notReadyReasons(database, ping);
+      if (reasons.length > 0) {
+        request.log.warn({ reasons }, 'not ready');
+        const text = reasons.map((reason) => reasonText(request.language, reason)).join('; ');
+        throw new HttpError(503, 'site.notReady', { reasons: text }, { 'Cache-Control': 'no-store' });
+      }
+      return { status: 'ready' as const, database: 'ok' as const, migrations: 'ok' as const, search: 'ok' as const };
+    },
+  );
+
+  app.get(
     '/site/version',
     {
       config: { storeScoped: false },
@@ -62,3 +96,20 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
     async () => version,
   );
 };
+
+/** Long lists of pending migrations are cut: the first few name the gap well enough. */
+const SHOWN_MIGRATIONS = 3;
+
+function reasonText(language: Language, reason: NotReadyReason): string {
+  switch (reason.check) {
+    case 'database':
+      return translate(language, 'site.notReady.database');
+    case 'migrations': {
+      const shown = reason.pending.slice(0, SHOWN_MIGRATIONS).join(', ');
+      const more = reason.pending.length > SHOWN_MIGRATIONS ? ` +${reason.pending.length - SHOWN_MIGRATIONS}` : '';
+      return translate(language, 'site.notReady.migrations', { names: shown + more });
+    }
+    case 'search':
+      return translate(language, 'site.notReady.search', { state: reason.state });
+  }
+}

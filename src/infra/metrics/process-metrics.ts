@@ -1,0 +1,76 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { namedCacheStats } from './cache-stats.js';
+import { FastHistogram } from './fast-histogram.js';
+
+// What this process counts, whatever app or database it serves: requests, SQL statements, mails,
+// payments, cache lookups, and Node's own figures (event-loop lag, memory, handles). Lower layers
+// and modules write here; /metrics (modules/metrics) adds the figures read from the database at
+// scrape time. Nothing here is an HTTP concern, so the worker and the CLI may count too.
+
+export const processMetrics = new Registry();
+
+/** Latency of answered requests by method, route pattern (never the raw URL) and status; its _count is the request count. */
+export const httpRequestSeconds = new FastHistogram(
+  'storefront_http_request_duration_seconds',
+  'Time to answer a request, by method, route pattern and status (the _count is the number of requests)',
+  ['method', 'route', 'status'],
+  [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+).registerIn(processMetrics);
+
+/** Time of each SQL statement the database layer runs, by engine. */
+export const dbStatementSeconds = new FastHistogram(
+  'storefront_db_statement_duration_seconds',
+  'Time of a SQL statement (on SQLite the synchronous call; on PostgreSQL the round trip), by engine',
+  ['engine'],
+  [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+).registerIn(processMetrics);
+
+export const mailsTotal = new Counter({
+  name: 'storefront_mails_total',
+  help: 'Mails handed to the mail server (or written to MAIL_DIR), by result: sent or failed',
+  labelNames: ['result'] as const,
+  registers: [processMetrics],
+});
+
+export const paymentsTotal = new Counter({
+  name: 'storefront_payments_total',
+  help: "Gateway statuses of payments applied to orders, by gateway, the payment's state and the outcome (applied, duplicate, stale, mismatch, unknown)",
+  labelNames: ['gateway', 'state', 'outcome'] as const,
+  registers: [processMetrics],
+});
+
+new Counter({
+  name: 'storefront_cache_lookups_total',
+  help: 'Lookups of the per-process caches, by cache and result (hit or miss)',
+  labelNames: ['cache', 'result'] as const,
+  registers: [processMetrics],
+  collect() {
+    this.reset();
+    for (const [cache, stats] of namedCacheStats()) {
+      if (stats.hits > 0) this.inc({ cache, result: 'hit' }, stats.hits);
+      if (stats.misses > 0) this.inc({ cache, result: 'miss' }, stats.misses);
+    }
+  },
+});
+
+new Gauge({
+  name: 'storefront_cache_hit_ratio',
+  help: 'Share of lookups of each per-process cache answered from the cache, since the process started',
+  labelNames: ['cache'] as const,
+  registers: [processMetrics],
+  collect() {
+    this.reset();
+    for (const [cache, { hits, misses }] of namedCacheStats()) {
+      if (hits + misses > 0) this.set({ cache }, hits / (hits + misses));
+    }
+  },
+});
+
+let nodeMetricsStarted = false;
+
+/** Node's own figures (event-loop lag, heap, handles, CPU); started once, by whoever serves /metrics. */
+export function startNodeMetrics(): void {
+  if (nodeMetricsStarted) return;
+  nodeMetricsStarted = true;
+  collectDefaultMetrics({ register: processMetrics });
+}

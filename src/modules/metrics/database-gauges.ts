@@ -1,0 +1,57 @@
+import { Gauge, Registry } from 'prom-client';
+import type { DatabaseHandle } from '../../db/database.js';
+import type { Clock } from '../../infra/clock.js';
+import { jobBacklog } from '../../infra/jobs/queue.js';
+import { countPending } from '../search/index.js';
+
+/** Where scrape failures are reported (the application's logger). */
+export interface GaugeLog {
+  warn(details: object, message: string): void;
+}
+
+/**
+ * The figures read from the database when /metrics is scraped: the outbox, the search queue and
+ * the connections. Shared by every process on the database, so any one's /metrics tells them; a
+ * scrape whose reads fail still answers, with storefront_database_up 0 and these left out.
+ */
+export interface DatabaseGauges {
+  registry: Registry;
+  /** Reads the database and sets the gauges; never throws. */
+  refresh(): Promise<void>;
+}
+
+export function databaseGauges(database: DatabaseHandle, clock: Clock, log: GaugeLog): DatabaseGauges {
+  const registry = new Registry();
+  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const up = gauge('storefront_database_up', 'Whether the reads of this scrape answered (1) or failed (0)');
+  const jobs = gauge('storefront_jobs', 'Jobs in the outbox by status (pending, running, dead)', ['status']);
+  const oldest = gauge('storefront_job_oldest_due_age_seconds', 'How long the oldest due pending job has waited; 0 when none waits');
+  const search = gauge('storefront_search_changes_pending', 'Changes queued for the search index and not folded in yet');
+  const connections = gauge(
+    'storefront_db_connections',
+    'Database connections by state: open, idle, waiting (callers waiting for one) and max',
+    ['state'],
+  );
+
+  return {
+    registry,
+    async refresh() {
+      const pool = database.connections();
+      for (const [state, value] of Object.entries(pool)) connections.set({ state }, value);
+      try {
+        const now = clock.now();
+        const [backlog, pending] = await Promise.all([jobBacklog(database.db, now), countPending(database.db)]);
+        jobs.set({ status: 'pending' }, backlog.pending);
+        jobs.set({ status: 'running' }, backlog.running);
+        jobs.set({ status: 'dead' }, backlog.dead);
+        oldest.set(backlog.oldestDueMs / 1000);
+        search.set(pending);
+        up.set(1);
+      } catch (err) {
+        log.warn({ err }, 'metrics: reading the database failed');
+        for (const stale of [jobs, oldest, search]) stale.reset();
+        up.set(0);
+      }
+    },
+  };
+}

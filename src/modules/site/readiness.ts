@@ -1,0 +1,41 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import { migrations } from '../../db/migrations/index.js';
+import { BACKLOG_LIMIT, readState } from '../search/index.js';
+import { appliedMigrationNames } from './site.repository.js';
+
+/** Why the service should not be sent traffic; none means ready. */
+export type NotReadyReason =
+  { check: 'database' } | { check: 'migrations'; pending: string[] } | { check: 'search'; state: 'building' | 'behind' | 'missing' };
+
+/**
+ * What a load balancer asks before it sends traffic (GET /site/ready): the database answers, its
+ * schema is this build's, and the search index can answer (not being rebuilt and not far behind,
+ * the rule searches use, so a first import keeps a process out of rotation until it caught up).
+ * Liveness is /site/health, which asks the database only.
+ */
+export async function notReadyReasons(database: DatabaseHandle, ping: () => Promise<unknown>): Promise<NotReadyReason[]> {
+  try {
+    await ping();
+  } catch {
+    // The other checks would only fail the same way.
+    return [{ check: 'database' }];
+  }
+  const reasons: NotReadyReason[] = [];
+  const applied = new Set(await appliedMigrationNames(database.db));
+  const pending = Object.keys(migrations).filter((name) => !applied.has(name));
+  if (pending.length > 0) reasons.push({ check: 'migrations', pending });
+  const search = await searchState(database);
+  if (search !== 'ready') reasons.push({ check: 'search', state: search });
+  return reasons;
+}
+
+async function searchState(database: DatabaseHandle): Promise<'ready' | 'building' | 'behind' | 'missing'> {
+  try {
+    const { status, backlog } = await readState(database.db);
+    if (status !== 'ready') return 'building';
+    return backlog > BACKLOG_LIMIT ? 'behind' : 'ready';
+  } catch {
+    // No index tables (a schema not migrated this far) or no state row.
+    return 'missing';
+  }
+}
