@@ -11,6 +11,7 @@ import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type Auth
 import { readBackInStockConfig, type BackInStockSection } from './modules/back-in-stock/back-in-stock.config.js';
 import { readContactConfig, type ContactSection } from './modules/contact/contact.config.js';
 import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
+import { readSubscriptionsConfig, type SubscriptionsSection } from './modules/subscriptions/subscriptions.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
@@ -66,6 +67,7 @@ export interface Config extends CatalogueConfig {
   backInStock: BackInStockSection;
   contact: ContactSection;
   ctr: CtrSection;
+  subscriptions: SubscriptionsSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
   everypay: EveryPayConfig | undefined;
   /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     backInStock: readBackInStockConfig(reader),
     contact: readContactConfig(reader),
     ctr: readCtrConfig(reader),
+    subscriptions: readSubscriptionsConfig(reader),
     everypay: readEveryPayConfig(reader),
     testGateway: readTestGatewayConfig(reader),
   };

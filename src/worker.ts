@@ -124,7 +124,12 @@ export function createJobRunner(
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
-      subscriptionBilling = scheduleSubscriptionBilling({ db: database.db, gateways, log });
+      subscriptionBilling = scheduleSubscriptionBilling({
+        db: database.db,
+        gateways,
+        log,
+        concurrency: config.subscriptions.billingConcurrency,
+      });
     },
     async stop() {
       pruning?.stop();
