@@ -31,6 +31,7 @@ import * as createGiftCards from './2026_11_24_1300_create_gift_cards.js';
 import * as createVirtualGiftCards from './2026_11_24_1301_create_virtual_gift_cards.js';
 import * as createSubscriptions from './2026_11_24_1400_create_subscriptions.js';
 import * as addTestGatewayRequestToken from './2026_11_24_1401_add_test_gateway_request_token.js';
+import * as addOrderPaymentRefundDue from './2026_11_24_1510_add_order_payment_refund_due.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1301_create_virtual_gift_cards': createVirtualGiftCards,
   '2026_11_24_1400_create_subscriptions': createSubscriptions,
   '2026_11_24_1401_add_test_gateway_request_token': addTestGatewayRequestToken,
+  '2026_11_24_1510_add_order_payment_refund_due': addOrderPaymentRefundDue,
 };
