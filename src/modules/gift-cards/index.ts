@@ -16,6 +16,7 @@ export {
   shareOverCards,
   type CardShare,
 } from './gift-cards.service.js';
+export { moveBasketGiftCards } from './basket-merge.js';
 export { capturedCents, expireCards, retakeReleased } from './gift-card-ledger.js';
 export {
   VirtualGiftCardInput,
