@@ -6,8 +6,8 @@
 //
 // Each request checks one of `cards` valid codes from a random client address (the service runs
 // with TRUST_PROXY=1 behind "a proxy" that sets X-Forwarded-For, as in production), so every
-// request does the whole work of a right code: the per-address count (one upsert), the HMAC
-// look-up, and the count taken back (one update). Prints its markdown; `--write` also writes its
+// request does the whole work of a right code: the HMAC look-up and a read of the per-address
+// count of wrong codes (a right code writes nothing; only wrong codes are counted). Prints its markdown; `--write` also writes its
 // section of bench/RESULTS.md (`<!-- bench:gift-cards -->`), for the lead's runs on a quiet machine.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     `- Command: \`npm run build && npx tsx bench/gift-card-balance.ts --cards ${cardCount} --seconds ${values.seconds}\`${values.script === 'dist/main.js' ? '' : ` (service: ${values.script}, not a result)`}`,
     '',
     `${cardCount.toLocaleString('en-US')} physical cards, SQLite. Every request is a random right code from a random client address`,
-    '(X-Forwarded-For behind TRUST_PROXY=1): the per-address count, the HMAC look-up and the count taken back.',
+    '(X-Forwarded-For behind TRUST_PROXY=1): the HMAC look-up and a read of the per-address count of wrong codes (no write).',
     `${values.connections} connections, ${values.warmup} s warm-up each, then ${values.seconds} s each in two alternating halves.`,
     '',
     '| Scenario | req/s | p99 (ms) | requests | non-2xx | errors | ratio to ceiling | target | result |',

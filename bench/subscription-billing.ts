@@ -1,25 +1,54 @@
 // A billing run over N due subscriptions against the local EveryPay (real HTTP, a merchant-initiated
-// charge each): `npx tsx bench/subscription-billing.ts [subscriptions]` (SQLite in a temporary
-// directory; DATABASE_URL=postgres://... for PostgreSQL, on a database of its own). Prints charges
-// per second and the peak RSS of the process (the local EveryPay runs in it too, so the RSS is an
-// upper bound of the shop's).
+// charge each), the way `subscription bill` runs it (billDue with its pool):
+//
+//   npx tsx bench/subscription-billing.ts [--subscriptions 100000] [--concurrency 1,4] [--write]
+//
+// Each pool size runs in a child process of its own on a fresh SQLite database in a temporary
+// directory (DATABASE_URL=postgres://... for PostgreSQL, on a database of its own, one pool size a
+// run), so each peak RSS is its own. Prints charges per second and the peak RSS of the process (the
+// local EveryPay runs in it too, with its request log off, so the RSS is an upper bound of the
+// shop's); `--write` also writes its section of bench/RESULTS.md (`<!-- bench:subscription-billing -->`).
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg, release, tmpdir, type } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createEveryPayGateway } from '../src/modules/payments/index.js';
 import { billDue } from '../src/modules/subscriptions/index.js';
 import { startEveryPayServer } from '../test/helpers/everypay-server.js';
+import { writeResultsSection } from './lib/results-file.js';
 
-const COUNT = Number(process.argv[2] ?? 1000);
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const { values } = parseArgs({
+  options: {
+    subscriptions: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '1,4' },
+    write: { type: 'boolean', default: false },
+    // Internal: one measured run in this process, its result as one JSON line.
+    child: { type: 'boolean', default: false },
+  },
+});
+const COUNT = Number(values.subscriptions);
 const BATCH = 1000;
 
-async function main(): Promise<void> {
+interface RunResult {
+  engine: string;
+  concurrency: number;
+  subscriptions: number;
+  report: Awaited<ReturnType<typeof billDue>>;
+  seconds: number;
+  chargesPerSecond: number;
+  peakRssMb: number;
+}
+
+async function measure(concurrency: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-billing-'));
   const database = createDatabase(process.env.DATABASE_URL ?? `sqlite:${join(dir, 'bench.sqlite')}`);
-  const everypay = await startEveryPayServer();
+  const everypay = await startEveryPayServer({ recordRequests: false });
   try {
     await migrateToLatest(database);
     const { db } = database;
@@ -117,25 +146,80 @@ async function main(): Promise<void> {
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
     const started = performance.now();
-    const report = await billDue(db, { everypay: gateway }, Date.now());
+    const report = await billDue(db, { everypay: gateway }, Date.now(), { concurrency });
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    console.log(
-      JSON.stringify({
-        engine: database.engine,
-        subscriptions: COUNT,
-        report,
-        seconds: Math.round(seconds * 100) / 100,
-        chargesPerSecond: Math.round((report.charged / seconds) * 10) / 10,
-        peakRssMb: Math.round(peakRss / 1_048_576),
-      }),
-    );
+    return {
+      engine: database.engine,
+      concurrency,
+      subscriptions: COUNT,
+      report,
+      seconds: Math.round(seconds * 100) / 100,
+      chargesPerSecond: Math.round((report.charged / seconds) * 10) / 10,
+      peakRssMb: Math.round(peakRss / 1_048_576),
+    };
   } finally {
     await everypay.close();
     await database.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const pools = values.concurrency.split(',').map(Number);
+  if (values.child) {
+    process.stdout.write(`${JSON.stringify(await measure(pools[0]!))}\n`);
+    return;
+  }
+  const uptime = execFileSync('uptime', { encoding: 'utf8' }).trim();
+  const startLoad = loadavg()[0]!.toFixed(2);
+  const results: RunResult[] = [];
+  for (const pool of pools) {
+    process.stderr.write(`billing ${COUNT} subscriptions, ${pool} at once\n`);
+    const out = execFileSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), '--child', '--subscriptions', String(COUNT), '--concurrency', String(pool)],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
+    );
+    const result = JSON.parse(out.trim().split('\n').at(-1)!) as RunResult;
+    process.stderr.write(`${JSON.stringify(result)}\n`);
+    results.push(result);
+  }
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  const markdown = [
+    '## Subscriptions: a billing run over due subscriptions',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}, ${type()} ${release()}; load average ${startLoad} at the start (shared with other work: the numbers are noisy)`,
+    `- \`uptime\` at the start: \`${uptime}\``,
+    `- Command: \`npx tsx bench/subscription-billing.ts --subscriptions ${COUNT} --concurrency ${values.concurrency}\``,
+    '',
+    `${fmt(COUNT)} ACTIVE subscriptions whose period ended, each with a saved card, billed by one run of \`billDue\` (what`,
+    '`subscription bill` and the worker run) against the local EveryPay over real HTTP: per subscription a committed',
+    'charge row, a merchant-initiated charge, and the outcome applied. One process per pool size (service and local',
+    'EveryPay together, so the RSS is an upper bound of the service alone); SQLite unless the engine says otherwise.',
+    '',
+    '| Engine | Pool (`SUBSCRIPTION_BILLING_CONCURRENCY`) | subscriptions | charged | failed | pending | seconds | charges/s | peak RSS (MB) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...results.map(
+      (r) =>
+        `| ${r.engine} | ${r.concurrency} | ${fmt(r.subscriptions)} | ${fmt(r.report.charged)} | ${r.report.failed} | ${r.report.pending} | ${r.seconds} | ${fmt(r.chargesPerSecond)} | ${r.peakRssMb} |`,
+    ),
+    '',
+  ].join('\n');
+  if (values.write)
+    writeResultsSection(join(ROOT, 'bench', 'RESULTS.md'), 'subscription-billing', markdown, [
+      'core',
+      'catalogue',
+      'search',
+      'export',
+      'basket',
+      'wishlist',
+      'gift-cards',
+      'subscription-billing',
+    ]);
+  process.stdout.write(`${markdown}\n`);
 }
 
 await main();

@@ -13,6 +13,7 @@ import { readBackInStockConfig, type BackInStockSection } from './modules/back-i
 import { readIntegrationsConfig, type IntegrationsSection } from './modules/integrations/integrations.config.js';
 import { readContactConfig, type ContactSection } from './modules/contact/contact.config.js';
 import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
+import { readSubscriptionsConfig, type SubscriptionsSection } from './modules/subscriptions/subscriptions.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
 import { readEveryPayConfig, type EveryPayConfig } from './modules/payments/everypay/everypay.config.js';
@@ -76,6 +77,7 @@ export interface Config extends CatalogueConfig {
   integrations: IntegrationsSection;
   contact: ContactSection;
   ctr: CtrSection;
+  subscriptions: SubscriptionsSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
   everypay: EveryPayConfig | undefined;
   /** TEST_GATEWAY: the simulated payment page; `with-demo` (unset) is resolved by `serve`. */
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     integrations: readIntegrationsConfig(reader),
     contact: readContactConfig(reader),
     ctr: readCtrConfig(reader),
+    subscriptions: readSubscriptionsConfig(reader),
     everypay: readEveryPayConfig(reader),
     testGateway: readTestGatewayConfig(reader),
     metrics: readMetricsConfig(reader),

@@ -236,7 +236,11 @@ async function main(argv: string[]): Promise<number> {
           publicUrl: config.orders.publicUrl,
           basePath: config.basePath,
         });
-        await subscriptionCommand({ db: database.db, gateways, clock: systemClock }, args, print);
+        await subscriptionCommand(
+          { db: database.db, gateways, clock: systemClock, concurrency: config.subscriptions.billingConcurrency },
+          args,
+          print,
+        );
       });
     case 'contact':
       return withDatabase(config.databaseUrl, async (database) => {

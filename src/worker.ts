@@ -127,7 +127,12 @@ export function createJobRunner(
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
-      subscriptionBilling = scheduleSubscriptionBilling({ db: database.db, gateways, log });
+      subscriptionBilling = scheduleSubscriptionBilling({
+        db: database.db,
+        gateways,
+        log,
+        concurrency: config.subscriptions.billingConcurrency,
+      });
       webhookDispatch = scheduleWebhookDispatch({ db: database.db, log, intervalMs: config.jobs.pollIntervalMs });
     },
     async stop() {

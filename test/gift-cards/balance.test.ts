@@ -105,6 +105,27 @@ describe('GET /virtual-gift-card/balance', () => {
     expect((await balance(t, code, other)).statusCode).toBe(429);
   });
 
+  it('a right code writes nothing; guesses sent all at once still get only 10 answers, then a right code waits too', async () => {
+    const code = await card(t, 5);
+    const ip = '203.0.113.60';
+    const counters = async () =>
+      Number(
+        (
+          await db()
+            .selectFrom('rate_limit')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await counters();
+    for (let i = 0; i < 5; i++) expect((await balance(t, code, ip)).json().valid).toBe(true);
+    expect(await counters()).toBe(before);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => balance(t, newCode(), ip)));
+    expect(answers.filter((answer) => answer.statusCode === 200)).toHaveLength(10);
+    expect(answers.filter((answer) => answer.statusCode === 429)).toHaveLength(20);
+    expect((await balance(t, code, ip)).statusCode).toBe(429);
+  });
+
   it('bad input is a 4xx, never a 500', async () => {
     for (const query of ['', '?code=', '?code=%00abcdefgh', '?code=abc', `?code=${'A'.repeat(65)}`, '?code=ABCD%2FEFGH', '?other=1']) {
       const response = await t.app.inject({ method: 'GET', url: `/virtual-gift-card/balance${query}`, remoteAddress: '192.0.2.99' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
+import type { Gateways, PaymentGateway } from '../../src/modules/payments/index.js';
+import { billDue, STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import {
   DAY,
@@ -134,5 +135,55 @@ describe('billing', () => {
     await bill(s, end + STALE_CHARGE_MS + 2000);
     expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(1);
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+  });
+
+  it('a run with a pool charges several subscriptions at once, and two pooled runs beside each other still charge each period once', async () => {
+    // The gateway as a pooled run sees it: how many charges are at EveryPay at the same time.
+    let inFlight = 0;
+    let most = 0;
+    const everypay = s.gateways.everypay!;
+    const counted: Gateways = {
+      ...s.gateways,
+      everypay: Object.assign(Object.create(everypay) as PaymentGateway, {
+        async chargeSavedCard(input: Parameters<PaymentGateway['chargeSavedCard']>[0]) {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          try {
+            return await everypay.chargeSavedCard(input);
+          } finally {
+            inFlight -= 1;
+          }
+        },
+      }),
+    };
+    const first = [];
+    for (let i = 0; i < 8; i += 1) first.push(await activeSubscriber());
+    const report = await billDue(s.t.database.db, counted, Math.max(...first.map((sub) => sub.end)) + 1000, { concurrency: 3 });
+    expect(report).toMatchObject({ charged: 8, failed: 0, pending: 0 });
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(3);
+    for (const sub of first) expect(mitPayments(s, sub.id)).toHaveLength(2);
+
+    // Two pooled runs at once, with a declined card and an answer lost on the way back.
+    const second = [];
+    for (let i = 0; i < 6; i += 1) second.push(await activeSubscriber());
+    s.everypay.setCardOutcome(second[0]!.token, 'failed');
+    s.everypay.breakApi('lost-answer', 1);
+    const at = Math.max(...second.map((sub) => sub.end)) + 1000;
+    const reports = await Promise.all([
+      billDue(s.t.database.db, s.gateways, at, { concurrency: 4 }),
+      billDue(s.t.database.db, s.gateways, at, { concurrency: 2 }),
+    ]);
+    const total = (key: 'charged' | 'failed' | 'pending') => reports.reduce((sum, r) => sum + r[key], 0);
+    expect(total('charged') + total('failed') + total('pending')).toBe(second.length);
+    expect(total('pending')).toBe(1);
+    await s.everypay.callbacksIdle();
+    await billDue(s.t.database.db, s.gateways, at + STALE_CHARGE_MS + 1000, { concurrency: 4 });
+    for (const sub of second) {
+      expect(mitPayments(s, sub.id)).toHaveLength(2);
+      expect(s.everypay.paymentsFor(`SUB${sub.id}-2P1`)).toHaveLength(1);
+    }
+    expect(await subscriptionRow(s, second[0]!.id)).toMatchObject({ status: 'FAILED', failed_attempts: 1 });
+    for (const sub of second.slice(1)) expect(await subscriptionRow(s, sub.id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
   });
 });

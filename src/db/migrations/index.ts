@@ -33,6 +33,7 @@ import * as createSubscriptions from './2026_11_24_1400_create_subscriptions.js'
 import * as addTestGatewayRequestToken from './2026_11_24_1401_add_test_gateway_request_token.js';
 import * as createSubscriptionTakes from './2026_11_24_1500_create_subscription_takes.js';
 import * as createDownloadTakeCount from './2026_11_24_1501_create_download_take_count.js';
+import * as addOrderPaymentRefundDue from './2026_11_24_1510_add_order_payment_refund_due.js';
 import * as createIntegrationEvents from './2026_11_24_1530_create_integration_events.js';
 import * as createSuppliers from './2026_11_24_1531_create_suppliers.js';
 import * as createCategoryListing from './2026_11_24_1550_create_category_listing.js';
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1401_add_test_gateway_request_token': addTestGatewayRequestToken,
   '2026_11_24_1500_create_subscription_takes': createSubscriptionTakes,
   '2026_11_24_1501_create_download_take_count': createDownloadTakeCount,
+  '2026_11_24_1510_add_order_payment_refund_due': addOrderPaymentRefundDue,
   '2026_11_24_1530_create_integration_events': createIntegrationEvents,
   '2026_11_24_1531_create_suppliers': createSuppliers,
   '2026_11_24_1550_create_category_listing': createCategoryListing,

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { translate, type Language } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Caller } from '../catalogue/index.js';
+import { moveBasketGiftCards } from '../gift-cards/index.js';
 import { getStore } from '../store/index.js';
 import { readBasketProducts } from './basket-lines.repository.js';
 import { readClientPricing } from './basket-products.repository.js';
@@ -42,7 +43,7 @@ export interface MergeOutcome {
  * way each moved line leaves the guest basket in the same transaction, so a retried login never
  * doubles one, and a second merge running at once waits for the client basket's lock and then
  * finds the moved lines gone. The guest's code and delivery choice are taken when the client's
- * basket has none. The client basket gets a new version when anything moved.
+ * basket has none; its gift cards and virtual gift card details move too (gift-cards' basket-merge.ts). The client basket gets a new version when anything moved.
  */
 export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: string, now: number): Promise<MergeOutcome> {
   const guest = await findGuestBasket(trx, hashToken(guestToken), client.store_code, now - GUEST_BASKET_TTL_MS, true);
@@ -71,6 +72,9 @@ export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: str
     }
   }
   const takeDelivery = client.delivery_method_id === null && guest.delivery_method_id !== null;
+  // The guest's gift cards and virtual gift card details come along (before the guest basket goes).
+  const moved = guestRows.map((row) => row.product_id).filter((id) => !leftOut.includes(id));
+  await moveBasketGiftCards(trx, guest.id, client.id, moved);
   if (leftOut.length === 0) await deleteBasket(trx, guest.id);
   else if (leftOut.length === guestRows.length) return { basket: client, linesLeftOut: leftOut.length };
   else {

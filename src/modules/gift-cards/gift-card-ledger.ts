@@ -90,6 +90,11 @@ async function holdsOf(trx: Db, orderId: number, state: GiftCardHoldState) {
   return rows.map((row) => ({ cardId: Number(row.gift_card_id), cents: Number(row.amount_cents) }));
 }
 
+/** What the order's cards paid and still have to give back: the sum of its CAPTURED holds. */
+export async function capturedCents(trx: Db, orderId: number): Promise<number> {
+  return (await holdsOf(trx, orderId, 'CAPTURED')).reduce((sum, hold) => sum + hold.cents, 0);
+}
+
 /** Moves a hold from one state to another; false when somebody moved it first. */
 async function moveHold(trx: Db, cardId: number, orderId: number, from: GiftCardHoldState, to: GiftCardHoldState, now: number) {
   const moved = await trx
@@ -103,26 +108,40 @@ async function moveHold(trx: Db, cardId: number, orderId: number, from: GiftCard
 }
 
 /**
- * The order is paid: what it holds is taken. A hold released earlier (the order was given up,
- * then its payment settled late) is taken again when the card still covers it; when it does not,
- * the hold stays released (the card's ledger shows it to an operator).
+ * The order is paid: what it holds is taken. Holds released earlier (the order was given up, then
+ * its payment settled late) are taken again, all or none (retakeReleased); a late settle checks
+ * that first and does not revive an order its cards can no longer pay (orders' payment status).
  */
-export async function captureOrder(trx: Db, orderId: number, now: number): Promise<{ short: number }> {
+export async function captureOrder(trx: Db, orderId: number, now: number): Promise<{ short: boolean }> {
   for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
     if (await moveHold(trx, cardId, orderId, 'HELD', 'CAPTURED', now))
       await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
   }
-  let short = 0;
-  for (const { cardId, cents } of await holdsOf(trx, orderId, 'RELEASED')) {
-    if (!(await debit(trx, cardId, cents, now))) {
-      short += cents;
-      continue;
+  return { short: !(await retakeReleased(trx, orderId, now)) };
+}
+
+/**
+ * Takes again what the order's cards got back when it was given up, all or none: true when every
+ * released hold is CAPTURED again (or there was none), false when one card no longer covers its
+ * share (spent or expired since), and then no card changes (the ones debited are credited back in
+ * the same transaction, before any entry is written).
+ */
+export async function retakeReleased(trx: Db, orderId: number, now: number): Promise<boolean> {
+  const released = await holdsOf(trx, orderId, 'RELEASED');
+  const taken: typeof released = [];
+  for (const hold of released) {
+    if (!(await debit(trx, hold.cardId, hold.cents, now))) {
+      for (const back of taken) await credit(trx, back.cardId, back.cents, now);
+      return false;
     }
+    taken.push(hold);
+  }
+  for (const { cardId, cents } of taken) {
     await moveHold(trx, cardId, orderId, 'RELEASED', 'CAPTURED', now);
     await addEntry(trx, { cardId, kind: 'RESERVE', amountCents: -cents, heldCents: cents, orderId, now });
     await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
   }
-  return { short };
+  return true;
 }
 
 /** The order will not be paid, or its money goes back: held amounts are released, taken ones refunded to the card. */

@@ -17,8 +17,8 @@ const tags = ['virtual gift cards'];
 
 /**
  * The virtual gift cards group. The balance check is open to anyone with a code and counted per
- * address (WRONG_GIFT_CARD_CODE_LIMIT: unknown and expired codes keep their count, a usable one
- * takes it back); an unknown code and an expired one get the same answer.
+ * address (WRONG_GIFT_CARD_CODE_LIMIT: unknown and expired codes are counted, a usable one is not
+ * but waits like any other past the limit); an unknown code and an expired one get the same answer.
  */
 export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database }) => {
   const db = database.db;

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
 import { conflict, invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
-import { consumeRateLimit, refundHit, type RateLimit } from '../../infra/rate-limit.js';
+import { consumeRateLimit, countedHits, rateLimited, type RateLimit } from '../../infra/rate-limit.js';
 import { reserve } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeKey, normaliseCode } from './gift-card-code.js';
 import {
@@ -16,8 +16,8 @@ import {
   type BasketCard,
 } from './gift-cards.repository.js';
 
-// Gift cards as a way to pay: look a code up (every attempt counted per address first, a usable
-// card takes its count back), put it on a basket, share the basket's payable sum over its cards,
+// Gift cards as a way to pay: look a code up (wrong codes counted per address, a right one
+// answered only while the address has guesses left), put it on a basket, share the basket's payable sum over its cards,
 // hold the shares at checkout and take or give them back as the order moves.
 
 /**
@@ -43,17 +43,26 @@ export interface FoundCard {
 
 /**
  * The card of a typed code, when it can be used now (known and not expired); undefined
- * otherwise. Counted against the caller's address before the look-up (a 429 past the limit); a
- * usable card takes its count back. Runs outside any transaction, so the count stays when the
- * request fails.
+ * otherwise. Only wrong codes (unknown, expired, a wrong check character) are counted against the
+ * caller's address, and a right one is answered only while that count is under the limit (a 429
+ * otherwise, the same as for a wrong one), so a right code costs two reads and no write.
+ *
+ * The cap stays exact across processes and parallel requests: misses are counted atomically in
+ * the database, and a right code is answered only when fewer than `max` misses were counted before
+ * its read. Of any number of guesses sent at once, only those evaluated before the max-th miss
+ * can be answered at all, so an address still gets at most `max` guesses per window with a chance
+ * of a hit (with the count taken first and given back, as before, the same `max` held). Runs
+ * outside any transaction, so a miss stays counted when the request fails.
  */
 export async function lookUpCard(db: Kysely<Database>, typed: string, ip: string, now: number): Promise<FoundCard | undefined> {
-  await consumeRateLimit(db, limitKey(ip), WRONG_GIFT_CARD_CODE_LIMIT, now);
   const code = normaliseCode(typed);
-  if (!checkCharacterHolds(code)) return undefined;
-  const card = await findCardByHmac(db, (await codeKey(db, now)).hmac(code));
-  if (!card || Number(card.expires_at) <= now) return undefined;
-  await refundHit(db, limitKey(ip), WRONG_GIFT_CARD_CODE_LIMIT, now);
+  const card = checkCharacterHolds(code) ? await findCardByHmac(db, (await codeKey(db, now)).hmac(code)) : undefined;
+  if (!card || Number(card.expires_at) <= now) {
+    await consumeRateLimit(db, limitKey(ip), WRONG_GIFT_CARD_CODE_LIMIT, now);
+    return undefined;
+  }
+  const { hits, secondsLeft } = await countedHits(db, limitKey(ip), WRONG_GIFT_CARD_CODE_LIMIT, now);
+  if (hits >= WRONG_GIFT_CARD_CODE_LIMIT.max) throw rateLimited(secondsLeft);
   return {
     id: Number(card.id),
     hint: card.code_hint,

@@ -16,7 +16,8 @@ export {
   shareOverCards,
   type CardShare,
 } from './gift-cards.service.js';
-export { expireCards } from './gift-card-ledger.js';
+export { moveBasketGiftCards } from './basket-merge.js';
+export { capturedCents, expireCards, retakeReleased } from './gift-card-ledger.js';
 export {
   VirtualGiftCardInput,
   checkVirtualCard,

@@ -6,6 +6,8 @@ const en = {
   'orders.notPaid': 'Order {code} is {status}: it has not been paid, so the back office cannot have it.',
   'orders.noSettledPayment': 'Order {code} has no settled payment to refund.',
   'orders.refundTooLarge': 'The refund of {amount} EUR is more than is left of the payment ({left} EUR).',
+  'orders.giftCardRefundWhole':
+    'The order was paid by gift cards only: its refund gives them back all they paid ({left} EUR), leave the amount out.',
   'orders.gatewayOff': 'The payment gateway "{gateway}" of order {code} is not configured.',
   'orders.gatewayUnavailable': 'The payment gateway "{gateway}" could not be reached; try again later.',
   'orders.gatewayRefused': 'The payment gateway "{gateway}" refused the refund.',
@@ -31,6 +33,8 @@ const et: Record<keyof typeof en, string> = {
   'orders.notPaid': 'Tellimus {code} on olekus {status}: see ei ole makstud, nii et tagakontoril ei saa seda olla.',
   'orders.noSettledPayment': 'Tellimusel {code} ei ole laekunud makset, mida tagastada.',
   'orders.refundTooLarge': 'Tagastus {amount} EUR on suurem kui makse järelejäänud osa ({left} EUR).',
+  'orders.giftCardRefundWhole':
+    'Tellimus on makstud ainult kinkekaartidega: tagastus annab neile tagasi kogu makstud summa ({left} EUR), jätke summa märkimata.',
   'orders.gatewayOff': 'Tellimuse {code} makseviis "{gateway}" ei ole seadistatud.',
   'orders.gatewayUnavailable': 'Makseteenus "{gateway}" ei ole kättesaadav; proovige hiljem uuesti.',
   'orders.gatewayRefused': 'Makseteenus "{gateway}" keeldus tagastusest.',
@@ -56,6 +60,8 @@ const ru: Record<keyof typeof en, string> = {
   'orders.notPaid': 'Заказ {code} в состоянии {status}: он не оплачен, поэтому его не может быть в бэк-офисе.',
   'orders.noSettledPayment': 'У заказа {code} нет поступившего платежа для возврата.',
   'orders.refundTooLarge': 'Возврат {amount} EUR больше оставшейся части платежа ({left} EUR).',
+  'orders.giftCardRefundWhole':
+    'Заказ оплачен только подарочными картами: возврат возвращает им всю оплаченную сумму ({left} EUR), не указывайте сумму.',
   'orders.gatewayOff': 'Платёжный шлюз "{gateway}" заказа {code} не настроен.',
   'orders.gatewayUnavailable': 'Платёжный шлюз "{gateway}" недоступен; повторите попытку позже.',
   'orders.gatewayRefused': 'Платёжный шлюз "{gateway}" отклонил возврат.',

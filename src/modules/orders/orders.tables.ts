@@ -114,6 +114,8 @@ export interface OrderPaymentTable {
   refunded_cents: ColumnType<number, number | undefined, number>;
   state: PaymentState;
   redirect: string | null;
+  /** Settled for an order that could not go on (its gift cards fell short): the sweep refunds it. */
+  refund_due_at: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
 }

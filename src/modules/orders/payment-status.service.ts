@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
 import type { GatewayName, PaymentStatus } from '../payments/index.js';
+import { retakeReleased } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
@@ -70,6 +71,13 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     .where('id', '=', payment.id)
     .execute();
   const moved = await moveForState(trx, orderId, payment.status, status, `payment ${status.state} (${gateway} ${source})`, now);
+  if (moved === 'cards-short') {
+    // Settled after the order was given up, and its gift cards no longer cover their share: the
+    // order stays given up, operators see the mismatch in the inbox, and the sweep refunds the payment.
+    await trx.updateTable('order_payment').set({ refund_due_at: now }).where('id', '=', payment.id).execute();
+    await setInboxOutcome(trx, gateway, status, 'mismatch', now);
+    return { outcome: 'mismatch', orderId, orderStatus: payment.status };
+  }
   await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
   return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: await orderStatus(trx, orderId) };
 }
@@ -96,11 +104,20 @@ async function applyUnknownPayment(trx: Db, gateway: GatewayName, status: Paymen
   return { outcome: 'mismatch', orderId, orderStatus: order.status };
 }
 
-async function moveForState(trx: Db, orderId: number, current: OrderStatus, status: PaymentStatus, cause: string, now: number) {
+async function moveForState(
+  trx: Db,
+  orderId: number,
+  current: OrderStatus,
+  status: PaymentStatus,
+  cause: string,
+  now: number,
+): Promise<boolean | 'cards-short'> {
   const { refundedCents, amountCents } = status;
   switch (status.state) {
     case 'settled':
-      // A late settle revives an order given up on (PAYMENT_FAILED, CANCELLED by the sweep).
+      // A late settle revives an order given up on (PAYMENT_FAILED, CANCELLED by the sweep), when
+      // its gift cards can take their shares again (all of them); otherwise it is not paid in full.
+      if ((current === 'PAYMENT_FAILED' || current === 'CANCELLED') && !(await retakeReleased(trx, orderId, now))) return 'cards-short';
       return moveOrder(trx, { orderId, from: ['PENDING_PAYMENT', 'PAYMENT_FAILED', 'CANCELLED'], to: 'PENDING_PROCESSING', cause, now });
     case 'failed':
     case 'abandoned':

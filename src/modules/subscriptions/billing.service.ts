@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
+import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import { insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
 import { findPlan, findSubscription, subscriberOf, updateSubscription, dueSubscriptionIds } from './subscriptions.repository.js';
 
@@ -21,7 +22,7 @@ import { findPlan, findSubscription, subscriberOf, updateSubscription, dueSubscr
 
 /** A pending charge younger than this may still be in another run's hands. */
 export const STALE_CHARGE_MS = 10 * 60_000;
-const BATCH = 200;
+const BATCH = 500;
 
 export interface BillingReport {
   charged: number;
@@ -178,22 +179,54 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
   return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
 }
 
-/** One billing run: reconcile what earlier runs left, then charge everything due. */
-export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number): Promise<BillingReport> {
+export interface BillingOptions {
+  /** Subscriptions charged at once; each one's claim, gateway call and outcome stay in order. */
+  concurrency?: number;
+}
+
+/**
+ * One billing run: reconcile what earlier runs left, then charge everything due, `concurrency`
+ * subscriptions at a time. Running charges side by side changes none of the guarantees above: each
+ * subscription is claimed by its own committed charge row before its gateway call, and a batch's
+ * ids are distinct, so the pool only overlaps the waits for the gateway.
+ */
+export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number, options: BillingOptions = {}): Promise<BillingReport> {
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_BILLING_CONCURRENCY));
   const report: BillingReport = { charged: 0, failed: 0, pending: 0, ended: 0, skipped: 0, reconciled: 0 };
   report.reconciled = await reconcile(db, gateways, now);
   for (let afterId = 0; ;) {
     const ids = await dueSubscriptionIds(db, now, afterId, BATCH);
     if (ids.length === 0) break;
     afterId = ids.at(-1)!;
-    for (const id of ids) {
+    await inPool(ids, concurrency, async (id) => {
       const claim = await claimRenewal(db, id, now);
       if (claim === null) report.skipped += 1;
       else if (claim === 'ended') report.ended += 1;
       else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
-    }
+    });
   }
   return report;
+}
+
+/**
+ * Runs `work` on every item, at most `size` at once. The first failure stops new work; the items
+ * already started finish (their charges are committed or pending, for reconcile) before it is thrown.
+ */
+async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
+  if (failure) throw failure.error;
 }
 
 function count(report: BillingReport, outcome: ChargeOutcome): void {

@@ -11,7 +11,10 @@ export async function insertChargeOnce(db: Db, row: Omit<ChargeRow, 'id'>): Prom
   const inserted = await db
     .insertInto('subscription_charge')
     .values(row)
-    .onConflict((oc) => oc.columns(['subscription_id', 'period_number', 'purpose', 'attempt']).doNothing())
+    // Any unique key: the order reference is made of the same four fields, and two runs inserting
+    // the same charge at once on PostgreSQL can meet on its index first (a target of the four
+    // columns alone turned that race into an error).
+    .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
   return inserted ? { ...row, id: Number(inserted.id) } : undefined;

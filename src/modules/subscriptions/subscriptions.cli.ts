@@ -13,11 +13,12 @@ export const SUBSCRIPTION_USAGE = `  subscription bill                   charge 
 
 /** `storefront subscription bill`: one billing run now; prints its counts as JSON. `stats`: one line a month. */
 export async function subscriptionCommand(
-  deps: { db: Kysely<Database>; gateways: Gateways; clock: Clock },
+  deps: { db: Kysely<Database>; gateways: Gateways; clock: Clock; concurrency?: number },
   args: string[],
   print: (line: string) => void,
 ): Promise<void> {
-  if (args.length === 1 && args[0] === 'bill') return print(JSON.stringify(await billDue(deps.db, deps.gateways, deps.clock.now())));
+  if (args.length === 1 && args[0] === 'bill')
+    return print(JSON.stringify(await billDue(deps.db, deps.gateways, deps.clock.now(), { concurrency: deps.concurrency })));
   if (args.length === 1 && args[0] === 'stats') {
     for (const month of await subscriptionStats(deps.db)) print(JSON.stringify(month));
     return;

@@ -22,7 +22,7 @@ export const BILLING_INTERVAL_MS = 3_600_000;
 const LEASE_TTL_MS = 30 * 60_000;
 
 export function scheduleSubscriptionBilling(
-  deps: { db: Kysely<Database>; gateways: Gateways; log: Logger },
+  deps: { db: Kysely<Database>; gateways: Gateways; log: Logger; concurrency?: number },
   intervalMs = BILLING_INTERVAL_MS,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
@@ -32,7 +32,9 @@ export function scheduleSubscriptionBilling(
     if (busy) return;
     busy = true;
     const now = clock.now();
-    running = withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () => billDue(deps.db, deps.gateways, now))
+    running = withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () =>
+      billDue(deps.db, deps.gateways, now, { concurrency: deps.concurrency }),
+    )
       .then(
         (run) => run.ran && deps.log.info(run.result, 'subscription billing run'),
         (err: unknown) => deps.log.error({ err }, 'subscription billing failed'),

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { conflict, DomainError, invalidField, notFound } from '../../../infra/domain-error.js';
 import { setSaleCreatedNavByOrder } from '../../data-export/index.js';
+import { capturedCents } from '../../gift-cards/index.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName } from '../../payments/index.js';
 import { moveOrder, PAID } from '../order-states.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
@@ -79,7 +80,7 @@ export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code
   const payment = (await paymentsOf(db, [order.id])).find(
     (p) => p.reference !== null && (p.state === 'settled' || (p.state === 'refunded' && p.refunded_cents < p.amount_cents)),
   );
-  if (!payment) throw conflict('orders.noSettledPayment', { code });
+  if (!payment) return refundToGiftCards(db, order, code, amountCents, now);
   const left = payment.amount_cents - payment.refunded_cents;
   const cents = amountCents ?? left;
   if (cents > left) throw conflict('orders.refundTooLarge', { amount: (cents / 100).toFixed(2), left: (left / 100).toFixed(2) });
@@ -96,5 +97,30 @@ export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code
     throw error;
   }
   await db.transaction().execute((trx) => applyPaymentStatus(trx, name, status, 'refund', now));
+  return documentOf(db, code);
+}
+
+/**
+ * An order no gateway payment settled for, paid by its gift cards alone: the refund is what the
+ * cards paid, back on their ledgers (the CANCELLED transition refunds each CAPTURED hold once).
+ * A card's share goes back whole, so a part refund is refused; an order whose cards have nothing
+ * left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409.
+ */
+async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: string, amountCents: number | undefined, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const left = await capturedCents(trx, order.id);
+    if (left === 0 || !PAID.includes(order.status)) throw conflict('orders.noSettledPayment', { code });
+    const cents = amountCents ?? left;
+    if (cents > left) throw conflict('orders.refundTooLarge', { amount: (cents / 100).toFixed(2), left: (left / 100).toFixed(2) });
+    if (cents !== left) throw conflict('orders.giftCardRefundWhole', { left: (left / 100).toFixed(2) });
+    const moved = await moveOrder(trx, {
+      orderId: order.id,
+      from: PAID,
+      to: 'CANCELLED',
+      cause: `refunded ${(cents / 100).toFixed(2)} EUR to its gift cards`,
+      now,
+    });
+    if (!moved) throw conflict('orders.noSettledPayment', { code });
+  });
   return documentOf(db, code);
 }

@@ -10,6 +10,7 @@ import type { OrderStatus } from '../orders.tables.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
 import { handOff } from './handoff.js';
 import { processOrder } from './process-order.js';
+import { refundUnmatchedPayments } from './unmatched-refunds.js';
 import { ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.repository.js';
 
 // The worker's periodic sweep of orders, under a lease so that it never runs twice at once, in
@@ -20,7 +21,8 @@ import { ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.
 //   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
 //   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
 //           back office is down, and the next sweep comes soon enough);
-//   stuck   PENDING_PROCESSING/PROCESSING/PENDING_NAV_PROCESSING past stuckAfterMs: FAILED.
+//   stuck   PENDING_PROCESSING/PROCESSING/PENDING_NAV_PROCESSING past stuckAfterMs: FAILED;
+//   refunds payments that settled for orders that could not go on (unmatched-refunds.ts).
 
 export const ORDER_SWEEP_LEASE = 'order-sweep';
 const BATCH = 100;
@@ -40,6 +42,7 @@ export interface SweepReport {
   processed: number;
   handedOff: number;
   failed: number;
+  refunded: number;
 }
 
 /** One sweep; `{ ran: false }` when another is under way (in any process). */
@@ -47,7 +50,7 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
   // A sweep that outlives its interval keeps the lease (renewed); a crashed one blocks for one interval.
   const ttlMs = Math.max(deps.config.sweepIntervalMs, 60_000);
   return withLease(deps.db, ORDER_SWEEP_LEASE, { now, ttlMs }, async () => {
-    const report: SweepReport = { cancelled: 0, paid: 0, processed: 0, handedOff: 0, failed: 0 };
+    const report: SweepReport = { cancelled: 0, paid: 0, processed: 0, handedOff: 0, failed: 0, refunded: 0 };
     for (const status of ['NEW', 'PENDING_PAYMENT'] as const)
       await eachOrder(deps, status, now - deps.config.unpaidAfterMs, async (orderId) => {
         const outcome = await settleUnpaid(deps, orderId, now);
@@ -72,6 +75,7 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
           report.failed += 1;
         return true;
       });
+    report.refunded = await refundUnmatchedPayments(deps, now);
     return report;
   });
 }

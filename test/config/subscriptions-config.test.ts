@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+// The subscriptions section: how many charges a billing run has at the gateway at once.
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.join('\n');
+    throw error;
+  }
+  return '';
+}
+
+describe('the subscriptions section', () => {
+  it('charges 4 subscriptions at once by default', () => {
+    expect(loadConfig({}).subscriptions).toEqual({ billingConcurrency: 4 });
+  });
+
+  it('reads SUBSCRIPTION_BILLING_CONCURRENCY', () => {
+    expect(loadConfig({ SUBSCRIPTION_BILLING_CONCURRENCY: '12' }).subscriptions.billingConcurrency).toBe(12);
+  });
+
+  it('refuses a pool of none, of too many or of words', () => {
+    for (const value of ['0', '33', 'many'])
+      expect(problemsOf({ SUBSCRIPTION_BILLING_CONCURRENCY: value })).toContain('SUBSCRIPTION_BILLING_CONCURRENCY');
+  });
+});
