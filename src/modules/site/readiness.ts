@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
-import { BACKLOG_LIMIT, readState } from '../search/index.js';
+import { searchIndexReadiness } from '../search/index.js';
 import { appliedMigrationNames } from './site.repository.js';
 
 /** Why the service should not be sent traffic; none means ready. */
@@ -13,7 +13,7 @@ export type NotReadyReason =
  * the rule searches use, so a first import keeps a process out of rotation until it caught up).
  * Liveness is /site/health, which asks the database only.
  */
-export async function notReadyReasons(database: DatabaseHandle, ping: () => Promise<unknown>): Promise<NotReadyReason[]> {
+export async function notReadyReasons(database: DatabaseHandle, ping: () => Promise<unknown>, now: number): Promise<NotReadyReason[]> {
   try {
     await ping();
   } catch {
@@ -24,18 +24,8 @@ export async function notReadyReasons(database: DatabaseHandle, ping: () => Prom
   const applied = new Set(await appliedMigrationNames(database.db));
   const pending = Object.keys(migrations).filter((name) => !applied.has(name));
   if (pending.length > 0) reasons.push({ check: 'migrations', pending });
-  const search = await searchState(database);
-  if (search !== 'ready') reasons.push({ check: 'search', state: search });
+  // The search module's own rule: the same answer a search would give now (a first build included).
+  const search = await searchIndexReadiness(database, now);
+  if (!search.ready) reasons.push({ check: 'search', state: search.reason ?? 'missing' });
   return reasons;
-}
-
-async function searchState(database: DatabaseHandle): Promise<'ready' | 'building' | 'behind' | 'missing'> {
-  try {
-    const { status, backlog } = await readState(database.db);
-    if (status !== 'ready') return 'building';
-    return backlog > BACKLOG_LIMIT ? 'behind' : 'ready';
-  } catch {
-    // No index tables (a schema not migrated this far) or no state row.
-    return 'missing';
-  }
 }

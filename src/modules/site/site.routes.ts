@@ -77,7 +77,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      const reasons = await notReadyReasons(database, ping);
+      const reasons = await notReadyReasons(database, ping, request.actionTime);
       if (reasons.length > 0) {
         request.log.warn({ reasons }, 'not ready');
         const text = reasons.map((reason) => reasonText(request.language, reason)).join('; ');
