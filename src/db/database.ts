@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PoolQueryPostgresDialect, postgresStatementTime, singlePool, type PoolSource } from './postgres-driver.js';
+import { PoolQueryPostgresDialect, singlePool, timedQuery, type PoolSource } from './postgres-driver.js';
 import { replicaRouter } from './replica-routing.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
@@ -160,14 +160,8 @@ function newPool(url: string): pg.Pool {
 /** A handle on PostgreSQL whose statements outside transactions go where `source` sends them; `pool` is the primary's. */
 function postgresHandle(source: PoolSource, pool: pg.Pool): Omit<DatabaseHandle, 'replicaReads'> {
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(source) });
-  const select = async <R>(sql: string, parameters: readonly unknown[]) => {
-    const started = performance.now();
-    try {
-      return (await source.forStatement(sql).query(sql, parameters as unknown[])).rows as R[];
-    } finally {
-      postgresStatementTime.observe((performance.now() - started) / 1000);
-    }
-  };
+  const select = async <R>(sql: string, parameters: readonly unknown[]) =>
+    (await timedQuery(source.forStatement(sql), sql, parameters)).rows as R[];
   return {
     db,
     readDb: db,

@@ -31,8 +31,19 @@ export interface PoolSource {
 export function singlePool(pool: pg.Pool): PoolSource {
   return { forStatement: () => pool, forTransaction: () => pool, stop: async () => void (pool.ended || (await pool.end())) };
 }
-/** Round trips of statements on PostgreSQL, for /metrics (the pool's own `select` path records here too). */
-export const postgresStatementTime = dbStatementSeconds.series('postgres');
+
+/** Round trips of statements on PostgreSQL, for /metrics. */
+const postgresStatementTime = dbStatementSeconds.series('postgres');
+
+/** One statement on a pool or a client, its round trip timed for /metrics (the driver's and the prepared-query path). */
+export async function timedQuery(runner: pg.Pool | pg.PoolClient, sql: string, parameters: readonly unknown[]): Promise<pg.QueryResult> {
+  const started = performance.now();
+  try {
+    return await runner.query(sql, parameters as unknown[]);
+  } finally {
+    postgresStatementTime.observe((performance.now() - started) / 1000);
+  }
+}
 
 /**
  * A Kysely dialect for node-postgres that runs a query outside a transaction with `pool.query`
@@ -117,14 +128,7 @@ class PostgresConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const runner = this.client ?? this.pool.forStatement(query.sql);
-    const started = performance.now();
-    let result: pg.QueryResult;
-    try {
-      result = await runner.query(query.sql, [...query.parameters]);
-    } finally {
-      postgresStatementTime.observe((performance.now() - started) / 1000);
-    }
+    const result = await timedQuery(this.client ?? this.pool.forStatement(query.sql), query.sql, query.parameters);
     const changed = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command);
     return {
       numAffectedRows: changed ? BigInt(result.rowCount ?? 0) : undefined,

@@ -36,10 +36,11 @@ export function registerReadYourWrites(app: FastifyInstance, options: { stickyMs
   // The callback form: the rest of the request's life runs inside onPrimary's async context.
   app.addHook('onRequest', (request, _reply, done) => {
     if (!READS.has(request.method)) return onPrimary(done);
-    const until = wroteUntil.get(callerOf(request));
+    const caller = callerOf(request);
+    const until = wroteUntil.get(caller);
     if (until === undefined) return done();
     if (until > now()) return onPrimary(done);
-    wroteUntil.delete(callerOf(request));
+    wroteUntil.delete(caller);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
