@@ -91,8 +91,12 @@ export interface EveryPayServer {
   cards(): FakeCard[];
   /** How the next merchant-initiated charges of a saved card end (its bank approves or declines them). */
   setCardOutcome(token: string, outcome: 'settled' | 'failed'): void;
-  /** The API misbehaves for the next `times` requests (every request when left out); null repairs it. */
-  breakApi(breakage: Breakage | null, times?: number): void;
+  /**
+   * The API misbehaves for the next `times` requests (every request when left out), or only for
+   * those to `path`: a test that breaks one charge must not have the breakage taken by a late
+   * callback's status fetch from an earlier step. null repairs it.
+   */
+  breakApi(breakage: Breakage | null, times?: number, path?: string): void;
   close(): Promise<void>;
 }
 
@@ -118,7 +122,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const cards = new Map<string, FakeCard>();
   const requests: ApiRequest[] = [];
   const callbacks = new CallbackSender(options.callbackUrl, options.callbackFormat ?? 'form');
-  let breakage: { how: Breakage; left: number } | null = null;
+  let breakage: { how: Breakage; left: number; path?: string } | null = null;
   let url = '';
 
   const linkOf = (payment: FakePayment) => `${url}/lp?payment_reference=${payment.reference}`;
@@ -262,7 +266,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         rawBody,
         body,
       });
-    if (breakage) {
+    if (breakage && (breakage.path === undefined || breakage.path === target.pathname)) {
       const { how } = breakage;
       if (--breakage.left <= 0) breakage = null;
       if (how === 'hang') return; // never answered; close() drops the socket
@@ -366,8 +370,8 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
       if (!card) throw new Error(`the EveryPay server never issued token ${token}`);
       card.outcome = outcome;
     },
-    breakApi(how, times = Infinity) {
-      breakage = how === null ? null : { how, left: times };
+    breakApi(how, times = Infinity, path) {
+      breakage = how === null ? null : { how, left: times, path };
     },
     async close() {
       await callbacks.idle();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateways, PaymentGateway } from '../../src/modules/payments/index.js';
 import { billDue, STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
 import type { TestCustomer } from '../helpers/customers.js';
@@ -8,6 +8,7 @@ import {
   chargesOf,
   createCustomer,
   mailJobs,
+  MIT_PATH,
   mitPayments,
   saveCard,
   startSubscriptionShop,
@@ -21,6 +22,11 @@ beforeAll(async () => {
   s = await startSubscriptionShop();
 });
 afterAll(async () => s.close());
+// A test that fails while callbacks are held must not leave the next tests without them.
+afterEach(async () => {
+  await s.everypay.releaseCallbacks();
+  s.everypay.breakApi(null);
+});
 
 /** A paying SHELF5 subscriber (no trial): period 1 charged, ACTIVE. */
 async function activeSubscriber(): Promise<{ customer: TestCustomer; id: number; end: number; token: string }> {
@@ -97,7 +103,7 @@ describe('billing', () => {
 
   it('a lost answer leaves the charge pending; the callback settles it and no run charges it again', async () => {
     const { id, end } = await activeSubscriber();
-    s.everypay.breakApi('lost-answer', 1);
+    s.everypay.breakApi('lost-answer', 1, MIT_PATH);
     const report = await bill(s, end + 1000);
     expect(report.pending).toBe(1);
     await s.everypay.callbacksIdle();
@@ -110,7 +116,7 @@ describe('billing', () => {
   it('a run killed halfway (answer lost, no callback yet): later runs reconcile, never charge twice, miss nothing', async () => {
     const { id, end } = await activeSubscriber();
     s.everypay.holdCallbacks();
-    s.everypay.breakApi('lost-answer', 1);
+    s.everypay.breakApi('lost-answer', 1, MIT_PATH);
     await bill(s, end + 1000);
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ period_number: 2, state: 'pending', reference: null });
     // A second worker right away: the pending row is another run's, nothing is charged.
@@ -128,7 +134,7 @@ describe('billing', () => {
 
   it('a run that died before its request reached EveryPay: the reconcile sends it once', async () => {
     const { id, end } = await activeSubscriber();
-    s.everypay.breakApi({ status: 503 }, 1);
+    s.everypay.breakApi({ status: 503 }, 1, MIT_PATH);
     await bill(s, end + 1000);
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ state: 'pending' });
     expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(0);
@@ -168,7 +174,7 @@ describe('billing', () => {
     const second = [];
     for (let i = 0; i < 6; i += 1) second.push(await activeSubscriber());
     s.everypay.setCardOutcome(second[0]!.token, 'failed');
-    s.everypay.breakApi('lost-answer', 1);
+    s.everypay.breakApi('lost-answer', 1, MIT_PATH);
     const at = Math.max(...second.map((sub) => sub.end)) + 1000;
     const reports = await Promise.all([
       billDue(s.t.database.db, s.gateways, at, { concurrency: 4 }),

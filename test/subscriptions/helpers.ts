@@ -121,9 +121,12 @@ export async function chargesOf(s: SubscriptionShop, id: number) {
 }
 
 /** EveryPay's merchant-initiated payments for a subscription (its order references start SUB<id>-). */
+/** EveryPay's merchant-initiated charge of a saved card. */
+export const MIT_PATH = '/api/v4/payments/mit';
+
 export function mitPayments(s: SubscriptionShop, id: number) {
   return s.everypay.requests
-    .filter((r) => r.path === '/api/v4/payments/mit')
+    .filter((r) => r.path === MIT_PATH)
     .filter((r) => String((r.body as Record<string, unknown>).order_reference).startsWith(`SUB${id}-`));
 }
 
