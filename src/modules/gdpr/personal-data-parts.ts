@@ -13,6 +13,7 @@ import { newsletterPersonalData } from '../newsletter/index.js';
 import { ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
 import { socialPersonalData } from '../social/index.js';
+import { subscriptionsPersonalData } from '../subscriptions/index.js';
 import { trackingPersonalData } from '../tracking/index.js';
 import { wishlistPersonalData } from '../wishlist/index.js';
 
@@ -28,6 +29,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   ordersPersonalData,
   downloadsPersonalData,
   giftCardsPersonalData,
+  subscriptionsPersonalData,
   basketPersonalData,
   wishlistPersonalData,
   backInStockPersonalData,

@@ -1,0 +1,131 @@
+import type { Db } from '../../db/database.js';
+import { toRfc3339 } from '../../db/time.js';
+import { conflict } from '../../infra/domain-error.js';
+import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+
+// A person's subscriptions (plan, periods, their charges), saved cards (brand, last four digits,
+// expiry; never the gateway's token) and what the subscriptions gave them (takes). The erasure
+// ends every live subscription at once (nothing more is charged to a person who is gone), deletes
+// the saved cards with their tokens and the takes, and keeps the charges: money that moved, tied
+// to a client account that the accounts part anonymises. It waits while a charge is at the
+// gateway, whose answer would otherwise extend a subscription that was just ended.
+
+const CAP = 1_000;
+const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
+const euros = (cents: number) => Number(cents) / 100;
+const LIVE = ['PENDING', 'TRIAL', 'ACTIVE', 'FAILED'] as const;
+
+async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return { subscriptions: [], cards: [], takes: [] };
+  const subscriptions = await db
+    .selectFrom('subscription as s')
+    .innerJoin('subscription_plan as p', 'p.id', 's.plan_id')
+    .select(['s.id', 's.store_code', 'p.code as plan', 's.status', 's.trial', 's.period_start', 's.period_end'])
+    .select(['s.cancel_at_period_end', 's.created_at', 's.ended_at'])
+    .where('s.client_account_id', 'in', ids)
+    .orderBy('s.id')
+    .limit(CAP)
+    .execute();
+  const subscriptionIds = subscriptions.map((row) => Number(row.id));
+  const charges =
+    subscriptionIds.length === 0
+      ? []
+      : await db
+          .selectFrom('subscription_charge')
+          .select(['subscription_id', 'period_number', 'purpose', 'amount_cents', 'state', 'created_at'])
+          .where('subscription_id', 'in', subscriptionIds)
+          .orderBy('id')
+          .limit(CAP)
+          .execute();
+  const cards = await db
+    .selectFrom('subscription_card')
+    .select(['store_code', 'state', 'brand', 'last_four', 'expiry_month', 'expiry_year', 'is_default', 'created_at'])
+    .where('client_account_id', 'in', ids)
+    .orderBy('id')
+    .limit(CAP)
+    .execute();
+  const takes = await db
+    .selectFrom('subscription_take')
+    .select(['subscription_id', 'product_id', 'kind', 'period_number', 'created_at', 'returned_at'])
+    .where('client_account_id', 'in', ids)
+    .orderBy('id')
+    .limit(CAP)
+    .execute();
+  return {
+    subscriptions: subscriptions.map((row) => ({
+      id: Number(row.id),
+      store: row.store_code,
+      plan: row.plan,
+      status: row.status,
+      trial: Boolean(row.trial),
+      periodStart: time(row.period_start),
+      periodEnd: time(row.period_end),
+      cancelAtPeriodEnd: Boolean(row.cancel_at_period_end),
+      since: time(row.created_at),
+      endedAt: time(row.ended_at),
+      charges: charges
+        .filter((charge) => Number(charge.subscription_id) === Number(row.id))
+        .map((charge) => ({
+          period: charge.period_number,
+          purpose: charge.purpose,
+          amount: euros(charge.amount_cents),
+          state: charge.state,
+          at: time(charge.created_at),
+        })),
+    })),
+    cards: cards.map((row) => ({
+      store: row.store_code,
+      state: row.state,
+      brand: row.brand,
+      lastFour: row.last_four,
+      expires: row.expiry_year === null ? null : `${row.expiry_year}-${String(row.expiry_month).padStart(2, '0')}`,
+      isDefault: Boolean(row.is_default),
+      since: time(row.created_at),
+    })),
+    takes: takes.map((row) => ({
+      subscriptionId: Number(row.subscription_id),
+      productId: Number(row.product_id),
+      kind: row.kind,
+      period: row.period_number,
+      takenAt: time(row.created_at),
+      returnedAt: time(row.returned_at),
+    })),
+  };
+}
+
+async function refuseWhileCharging(trx: Db, subject: PersonalDataSubject) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return;
+  const charging = await trx
+    .selectFrom('subscription_charge as c')
+    .innerJoin('subscription as s', 's.id', 'c.subscription_id')
+    .select('c.id')
+    .where('s.client_account_id', 'in', ids)
+    .where('c.state', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
+  if (charging) throw conflict('gdpr.subscriptionCharging');
+}
+
+async function eraseSubscriptions(trx: Db, subject: PersonalDataSubject, now: number) {
+  const ids = accountIdsOf(subject);
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('subscription')
+    .set({ status: 'ENDED', live_key: null, ended_at: now, next_attempt_at: null, updated_at: now })
+    .where('client_account_id', 'in', ids)
+    .where('status', 'in', LIVE)
+    .execute();
+  await trx.updateTable('subscription').set({ card_id: null, updated_at: now }).where('client_account_id', 'in', ids).execute();
+  await trx.deleteFrom('subscription_card').where('client_account_id', 'in', ids).execute();
+  await trx.deleteFrom('subscription_take').where('client_account_id', 'in', ids).execute();
+}
+
+/** The subscriptions module's part of "your data". */
+export const subscriptionsPersonalData: PersonalDataPart = {
+  name: 'subscriptions',
+  export: exportSubscriptions,
+  refuseErasure: refuseWhileCharging,
+  erase: eraseSubscriptions,
+};
