@@ -1,7 +1,10 @@
 // Soak: a mixed shopper load (browse, search, register, basket, checkout with payment) against
 // one service process (the compiled build, its worker inline, as `serve` runs) for N minutes, then
 // three checks on that process:
-//   - resident memory (VmRSS) at the end is within 10 % of its value after the warm-up (medians of
+//   - resident memory at the end is within 10 % of its value after the warm-up: the anonymous part
+//     (RssAnon: heap, buffers, everything a leak grows), not the pages of the database file that
+//     SQLite maps (mmap_size) and that grow with the file as orders and accounts are written; VmRSS
+//     and the file-backed part are reported beside it (medians of
 //     the first span after the warm-up and the last span of the run, see judge());
 //   - no file descriptors leak: /proc/<pid>/fd at the end, under the same load, is not above the
 //     count after the warm-up (plus a small slack for sockets and SQLite files in flux);
@@ -27,7 +30,7 @@ import { purchase } from './lib/buyers.js';
 import { checkoutForm, importCourier, startBackoffice } from './lib/checkout-shop.js';
 import { killAllChildren, startChild } from './lib/child.js';
 import { writeResultsSection } from './lib/results-file.js';
-import { soakSection, type SoakReport, type Window } from './lib/soak-report.js';
+import { soakSection, type ProcessSample, type SoakReport, type Window } from './lib/soak-report.js';
 import { percentile } from './lib/stats.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -181,7 +184,7 @@ async function main(): Promise<number> {
       for (const [action, weight] of MIX) if ((n -= weight) < 0) return action;
       return 'browse';
     };
-    const samples: Array<{ at: number; rssMb: number; fds: number }> = [];
+    const samples: Array<ProcessSample> = [];
     const sample = () => samples.push({ at: performance.now() - started, ...processState(service.pid) });
     sample();
     const sampler = setInterval(sample, SAMPLE_MS);
@@ -195,7 +198,7 @@ async function main(): Promise<number> {
           lastLog = performance.now();
           const last = samples.at(-1)!;
           log(
-            `${((lastLog - started) / 60_000).toFixed(1)} min: ${latencies.length} requests, RSS ${last.rssMb.toFixed(0)} MB, ${last.fds} fds`,
+            `${((lastLog - started) / 60_000).toFixed(1)} min: ${latencies.length} requests, RSS ${last.rssMb.toFixed(0)} MB (anonymous ${last.anonMb.toFixed(0)}), ${last.fds} fds`,
           );
         }
       }
@@ -219,15 +222,15 @@ async function main(): Promise<number> {
   }
 }
 
-/** VmRSS (MB) and open file descriptors of a process, from /proc. */
-function processState(pid: number): { rssMb: number; fds: number } {
+/** Resident memory (MB: all, anonymous, file-backed) and open file descriptors of a process, from /proc. */
+function processState(pid: number): Omit<ProcessSample, 'at'> {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return { rssMb: rssKb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rssMb: mb('VmRSS'), anonMb: mb('RssAnon'), fileMb: mb('RssFile'), fds: readdirSync(`/proc/${pid}/fd`).length };
 }
 
 function judge(
-  samples: Array<{ at: number; rssMb: number; fds: number }>,
+  samples: Array<ProcessSample>,
   latencies: Array<{ at: number; ms: number }>,
   run: Pick<SoakReport, 'failures' | 'counts' | 'minutes' | 'clients'>,
 ): SoakReport {
@@ -242,6 +245,9 @@ function judge(
   const median = (values: number[]) => percentile(values, 50);
   const rssWarm = median(warm.map((s) => s.rssMb));
   const rssEnd = median(end.map((s) => s.rssMb));
+  const anonWarm = median(warm.map((s) => s.anonMb));
+  const anonEnd = median(end.map((s) => s.anonMb));
+  const change = (from: number, to: number) => `${to.toFixed(0)} / ${from.toFixed(0)} MB (${(((to - from) / from) * 100).toFixed(1)} %)`;
   const fdsWarm = Math.max(...warm.map((s) => s.fds));
   const fdsEnd = Math.min(...end.map((s) => s.fds));
   const windows: Window[] = [];
@@ -254,10 +260,16 @@ function judge(
   const last = windows.at(-1)!;
   const checks = [
     {
-      name: 'resident memory, end / after warm-up',
-      value: `${rssEnd.toFixed(0)} / ${rssWarm.toFixed(0)} MB (${(((rssEnd - rssWarm) / rssWarm) * 100).toFixed(1)} %)`,
+      name: 'resident memory (anonymous), end / after warm-up',
+      value: change(anonWarm, anonEnd),
       target: 'within ±10 %',
-      passed: Math.abs(rssEnd - rssWarm) <= rssWarm * 0.1,
+      passed: Math.abs(anonEnd - anonWarm) <= anonWarm * 0.1,
+    },
+    {
+      name: 'resident memory (all, with the mapped database file), end / after warm-up',
+      value: change(rssWarm, rssEnd),
+      target: 'information',
+      passed: true,
     },
     {
       name: 'open file descriptors, end / after warm-up',

@@ -8,6 +8,15 @@ export interface Window {
   p99: number;
 }
 
+/** One sample of the service process: resident memory in MB (all, anonymous, file-backed) and open descriptors. */
+export interface ProcessSample {
+  at: number;
+  rssMb: number;
+  anonMb: number;
+  fileMb: number;
+  fds: number;
+}
+
 export interface SoakReport {
   minutes: number;
   clients: number;
@@ -17,7 +26,7 @@ export interface SoakReport {
   requests: number;
   counts: Map<string, number>;
   failures: Map<string, number>;
-  samples: Array<{ at: number; rssMb: number; fds: number }>;
+  samples: ProcessSample[];
   windows: Window[];
   checks: Array<{ name: string; value: string; target: string; passed: boolean }>;
   passed: boolean;
@@ -44,7 +53,9 @@ checkout, create-form, pay, return; its worker processes the order and hands it 
 ${fmt(report.requests)} actions (${fmt(report.requests / seconds, 1)}/s): ${[...report.counts].map(([a, n]) => `${a} ${fmt(n)}`).join(', ')}.
 The first ${fmt(report.warmupS)} s are the warm-up. Samples every 2 s; memory after the warm-up is the median of the samples of the
 ${fmt(report.spanS)} s after it, at the end the median of the last ${fmt(report.spanS)} s (resident memory saw-tooths by tens of MB between
-major collections, so single samples compare a peak with a trough); descriptors: the maximum of the first span against the
+major collections, so single samples compare a peak with a trough). The judged memory is the anonymous part
+(heap and buffers, where a leak grows); the file-backed part is mostly the pages of the SQLite file the service maps,
+which grow with the file as the run writes orders and accounts, and which the kernel may drop. Descriptors: the maximum of the first span against the
 minimum of the last, all under the same load.
 
 | Check | value | target | result |
@@ -55,8 +66,8 @@ ${report.checks.map((c) => `| ${c.name} | ${c.value} | ${c.target} | ${c.passed 
 | ---: | ---: | ---: | ---: |
 ${report.windows.map((w) => `| ${fmt(w.fromS)} | ${fmt(w.requests)} | ${fmt(w.p50, 1)} | ${fmt(w.p99, 1)} |`).join('\n')}
 
-| Time (s) | RSS (MB) | fds |
-| ---: | ---: | ---: |
-${perMinute.map((s) => `| ${fmt(s.at / 1000)} | ${fmt(s.rssMb, 1)} | ${s.fds} |`).join('\n')}
+| Time (s) | RSS (MB) | anonymous (MB) | file-backed (MB) | fds |
+| ---: | ---: | ---: | ---: | ---: |
+${perMinute.map((s) => `| ${fmt(s.at / 1000)} | ${fmt(s.rssMb, 1)} | ${fmt(s.anonMb, 1)} | ${fmt(s.fileMb, 1)} | ${s.fds} |`).join('\n')}
 ${report.failures.size > 0 ? `\nFailures:\n${[...report.failures].map(([k, n]) => `- ${n} × ${k}`).join('\n')}\n` : ''}`;
 }
