@@ -67,6 +67,15 @@ describe('email change', () => {
     expect((await login(t, oldEmail)).statusCode).toBe(422);
     const told = await mailTo(t, oldEmail, /email address was changed/);
     expect(told.text).toContain(newEmail);
+    // The marketing platform hears of the new address in the same transaction.
+    const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', newEmail).executeTakeFirstOrThrow();
+    const updates = await t.database.db
+      .selectFrom('integration_event')
+      .select('data')
+      .where('stream', '=', `customer:${user.id}`)
+      .where('type', '=', 'customer.updated')
+      .execute();
+    expect(updates.map((row) => JSON.parse(row.data).email)).toEqual([newEmail]);
     // The token is used up.
     expectErrorBody(await confirm(access, confirmToken(mail)), 400, 'Bad Request');
   });

@@ -28,7 +28,7 @@ import {
   setPasswordHash,
 } from './profile.repository.js';
 import type { UserUpdate } from './profile.schemas.js';
-import type { ProfileActor } from './profile.service.js';
+import { emitCustomerUpdated, type ProfileActor } from './profile.service.js';
 
 // The login identity: a new email takes effect once the new address confirmed it; a new password
 // needs the current one. Like the accounts module's flows, the password work (the throttle, the
@@ -148,6 +148,7 @@ export async function confirmEmailChange(
     if (isUniqueViolation(error)) throw conflict('profile.emailTaken');
     throw error;
   }
+  await emitCustomerUpdated(trx, actor, now);
   await queueProfileMail(
     trx,
     config.jobs.maxAttempts,

@@ -130,24 +130,25 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
       await emitEvent(trx, { type: 'consent.changed', stream: customerStream(actor.userId), data }, now);
     }
   }
+  return emitCustomerUpdated(trx, actor, now);
+}
+
+/**
+ * `customer.updated` for the marketing platform, with the profile as it is now: after a profile
+ * edit and after a confirmed change of the login email. Answers that profile.
+ */
+export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: number) {
   const after = await readProfile(trx, actor);
-  await emitEvent(
-    trx,
-    {
-      type: 'customer.updated',
-      stream: customerStream(actor.userId),
-      data: {
-        customerId: actor.userId,
-        email: after.email,
-        firstName: after.firstName,
-        lastName: after.lastName,
-        phone: after.phone,
-        language: after.language,
-        birthday: after.birthday,
-      },
-    },
-    now,
-  );
+  const data = {
+    customerId: actor.userId,
+    email: after.email,
+    firstName: after.firstName,
+    lastName: after.lastName,
+    phone: after.phone,
+    language: after.language,
+    birthday: after.birthday,
+  };
+  await emitEvent(trx, { type: 'customer.updated', stream: customerStream(actor.userId), data }, now);
   return after;
 }
 
