@@ -16,12 +16,12 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * name starts with the folded prefix exactly when it lies in [prefix, prefix || x'ff'), no UTF-8
  * byte being 0xff), which answers the same and reads only the names of the prefix.
  */
-export function startsWith(column: string, prefix: string, engine: Engine): Expression<SqlBool> {
+export function startsWith(column: string, prefix: string, byteRange: boolean): Expression<SqlBool> {
   const ref = sql.ref(column);
   const side = (fold: 'upper' | 'lower', folded: string) => {
     const folding = sql`${sql.raw(fold)}(${ref})`;
     const like = sql`${folding} like ${`${escapeLike(folded)}%`} escape '\\'`;
-    if (engine === 'postgres') return like;
+    if (!byteRange) return like;
     return sql`(${folding} >= ${folded} and ${folding} < ${folded} || x'ff' and ${like})`;
   };
   return sql<SqlBool>`(${side('upper', prefix.toUpperCase())} or ${side('lower', prefix.toLowerCase())})`;
@@ -29,8 +29,8 @@ export function startsWith(column: string, prefix: string, engine: Engine): Expr
 
 export type Engine = 'sqlite' | 'postgres';
 
-/** The engine `db` runs on: what startsWith writes for. */
-export function engineOf(db: Kysely<any>): Engine {
+/** The engine `db` runs on (startsWith's byte range is for SQLite). */
+export function engineOf<DB>(db: Kysely<DB>): Engine {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
@@ -47,17 +47,23 @@ export interface NameFilter {
   /** Name prefix. */
   q?: string;
   letter?: string;
+  /**
+   * SQLite: read the prefix's names from the folded-name indexes and sort them (best for a count, and
+   * for a page of a prefix few names have), or, when false, walk every name in order up to the page's
+   * end (best for a page of a prefix thousands of names have). The answer is the same. Default true.
+   */
+  prefixRange?: boolean;
 }
 
 /** The query narrowed to names starting with the filter's prefix and letter. */
 export function withNamePrefix<DB, TB extends keyof DB, O>(
-  db: Kysely<any>,
+  db: Kysely<DB>,
   query: SelectQueryBuilder<DB, TB, O>,
   column: string,
-  { q, letter }: NameFilter,
+  { q, letter, prefixRange = true }: NameFilter,
 ) {
-  const engine = engineOf(db);
-  for (const prefix of [q, letter]) if (prefix !== undefined) query = query.where(startsWith(column, prefix, engine));
+  const byteRange = prefixRange && engineOf(db) === 'sqlite';
+  for (const prefix of [q, letter]) if (prefix !== undefined) query = query.where(startsWith(column, prefix, byteRange));
   return query;
 }
 
