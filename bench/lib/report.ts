@@ -46,7 +46,9 @@ export function microPasses(row: MicroRow): boolean {
 export function httpTable(ceilingRow: HttpRow, rows: HttpRow[]): string {
   const ceiling = ceilingRow.result;
   const withCold = rows.some((row) => row.cachesOff !== undefined);
-  const cpuOf = (r: LoadResult) => (r.serverCpuMicros === undefined ? '—' : fmt(r.serverCpuMicros, 1));
+  // No request completed (an overloaded machine): no CPU per request to show.
+  const cpuOf = (r: LoadResult) =>
+    r.serverCpuMicros === undefined || !Number.isFinite(r.serverCpuMicros) ? '—' : fmt(r.serverCpuMicros, 1);
   const cold = (r: LoadResult | undefined) =>
     !withCold
       ? ''
