@@ -34,7 +34,7 @@ export interface CatalogueSection {
 
 interface Scenario {
   name: string;
-  server: 'ceiling' | 'service';
+  server: 'ceiling' | 'service' | 'cold';
   paths: string[];
   target?: number;
 }
@@ -78,18 +78,27 @@ export async function benchCatalogue(
       paths: allProductIds.map((id) => `/product/${id}`),
     },
   ];
+  // Every service row again against a second service with the per-process caches off (issue 19):
+  // what a long tail of shoppers costs, each row shown beside its cached figures.
+  const measured: Scenario[] = [
+    ...scenarios,
+    ...scenarios.filter((s) => s.server === 'service').map((s): Scenario => ({ name: coldName(s), server: 'cold', paths: s.paths })),
+  ];
   const children: RunningChild[] = [];
   try {
     const ceiling = await startChild({ script: 'bench/ceiling-server.mjs', readyPath: '/' }, root);
     children.push(ceiling);
     const service = await startChild(serviceSpec(dbFile), root);
     children.push(service);
-    const servers = { ceiling, service };
+    const spec = serviceSpec(dbFile);
+    const cold = await startChild({ ...spec, env: { ...spec.env, ...CACHES_OFF } }, root);
+    children.push(cold);
+    const servers = { ceiling, service, cold };
     log(
-      `catalogue: ${scenarios.length} targets, ${load.warmupSeconds} s warm-up each, then ${load.durationSeconds} s each in ${load.sliceSeconds} s slices`,
+      `catalogue: ${measured.length} targets, ${load.warmupSeconds} s warm-up each, then ${load.durationSeconds} s each in ${load.sliceSeconds} s slices`,
     );
     const results = await measureInterleaved(
-      scenarios.map((s) => ({
+      measured.map((s) => ({
         name: s.name,
         url: servers[s.server].baseUrl,
         paths: s.paths,
@@ -102,7 +111,12 @@ export async function benchCatalogue(
       log(
         `  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
       );
-      return { name: s.name, result, target: s.target };
+      const cachesOff = results.get(coldName(s));
+      if (cachesOff !== undefined)
+        log(
+          `  ${s.name}, caches off: ${Math.round(cachesOff.requestsPerSecond)} req/s, p99 ${cachesOff.p99Ms} ms, non-2xx ${cachesOff.non2xx}`,
+        );
+      return { name: s.name, result, target: s.target, cachesOff };
     };
     const [ceilingRow, ...rows] = scenarios.map(row);
     return {
@@ -116,6 +130,11 @@ export async function benchCatalogue(
     for (const child of children) await child.stop();
   }
 }
+
+/** The per-process caches off: every catalogue read goes to the database (issue 19). */
+export const CACHES_OFF = { CATALOGUE_CACHE_TTL_MS: '0', CATALOGUE_LIST_CACHE_TTL_MS: '0' };
+
+const coldName = (s: Scenario) => `${s.name}, caches off`;
 
 /**
  * Products a guest of WEB may see, and the largest WEB categories whose subtree holds at least

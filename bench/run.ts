@@ -186,9 +186,9 @@ async function main(): Promise<void> {
     (2 * loginOptions.leadSeconds + 2 * loginOptions.settleSeconds) * loginSlices +
     60;
   // The catalogue part generates its dataset first (a few minutes at 200,000 products).
-  const catalogueSeconds = runs('catalogue') ? 900 + (load.warmupSeconds + load.durationSeconds) * 5 : 0;
-  // The search part may generate its datasets (SQLite unless the catalogue part left one, PostgreSQL), then 2 × 13 targets.
-  const searchSeconds = runs('search') ? 1800 + (load.warmupSeconds + load.durationSeconds) * 26 : 0;
+  const catalogueSeconds = runs('catalogue') ? 900 + (load.warmupSeconds + load.durationSeconds) * 9 : 0;
+  // The search part may generate its datasets (SQLite unless the catalogue part left one, PostgreSQL), then 2 × 19 targets.
+  const searchSeconds = runs('search') ? 1800 + (load.warmupSeconds + load.durationSeconds) * 38 : 0;
   // The export part generates 2,000,000 rows, then walks 3 × 9,000 pages and the whole collection 3 times.
   const exportSeconds = runs('export') ? 1800 : 0;
   // The stall part: up to two builds, each a warm-up and two phases of the duration, plus seeding the demo.

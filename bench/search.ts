@@ -7,12 +7,14 @@
 // Each row spreads its requests over a set of paths (20 common words, 500 rare words, 1,000 EANs,
 // about 150 prefixes), so the per-process result caches (CATALOGUE_CACHE_TTL_MS, 5 s by default)
 // hold popular answers as in production while rare ones miss. Then the same requests run on a
-// second service with CATALOGUE_CACHE_TTL_MS=0 on a few connections: what a miss costs (information).
+// second service with the caches off (CATALOGUE_CACHE_TTL_MS=0, CATALOGUE_LIST_CACHE_TTL_MS=0), at the
+// same load (the "caches off" columns) and on a few connections: what a miss costs (information).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.js';
+import { CACHES_OFF } from './catalogue.js';
 import { buildCatalogueDataset } from './catalogue-dataset.js';
 import { startChild, type ChildSpec, type RunningChild } from './lib/child.js';
 import { measureInterleaved, type LoadOptions, type LoadResult } from './lib/http-load.js';
@@ -128,7 +130,7 @@ async function runEngine(
     const servers: Record<ServerName, RunningChild> = {
       ceiling: await startChild({ script: 'bench/ceiling-server.mjs', readyPath: '/' }, root),
       service: await startChild({ ...spec(UNLIMITED), readyPath: '/product/search?q=a' }, root),
-      uncached: await startChild({ ...spec({ ...UNLIMITED, CATALOGUE_CACHE_TTL_MS: '0' }), readyPath: '/product/search?q=a' }, root),
+      uncached: await startChild({ ...spec({ ...UNLIMITED, ...CACHES_OFF }), readyPath: '/product/search?q=a' }, root),
     };
     children.push(...Object.values(servers));
     const measure = async (scenarios: Scenario[], options: LoadOptions): Promise<HttpRow[]> => {
@@ -153,7 +155,14 @@ async function runEngine(
       });
     };
     const scenarios = scenariosFor(targets);
-    const [ceiling, ...rows] = await measure(scenarios, load);
+    const [ceiling, ...cachedRows] = await measure(scenarios, load);
+    // The "caches off" columns (issue 19): the same rows at the same load on the service without caches,
+    // a pass of their own so that their queued work never spills into a cached row's slice.
+    const cold = await measure(
+      scenarios.slice(1).map((s): Scenario => ({ name: `${s.name}, caches off`, server: 'uncached', paths: s.paths })),
+      load,
+    );
+    const rows = cachedRows.map((row, index): HttpRow => ({ ...row, cachesOff: cold[index]!.result }));
     // Afterwards and apart: 50 connections of misses would queue seconds of database work that
     // spills into the next target's slice and skews every ratio.
     const misses = await measure(missScenarios(targets), { ...load, connections: MISS_CONNECTIONS });

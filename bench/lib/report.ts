@@ -8,6 +8,8 @@ export interface HttpRow {
   result: LoadResult;
   /** Share of the ceiling's requests/s to reach; undefined for the ceiling itself. */
   target?: number;
+  /** The same requests to a second service with the per-process caches off (issue 19); shown as extra columns. */
+  cachesOff?: LoadResult;
 }
 
 export interface Report {
@@ -36,9 +38,23 @@ export function microPasses(row: MicroRow): boolean {
   return row.target === undefined || row.ratio >= row.target;
 }
 
-/** The HTTP table: the ceiling's row, then each scenario with its ratio to the ceiling and verdict. */
+/**
+ * The HTTP table: the ceiling's row, then each scenario with its ratio to the ceiling and verdict;
+ * when a row was also measured with the caches off, four columns more for that run (information:
+ * the verdict is the default settings').
+ */
 export function httpTable(ceilingRow: HttpRow, rows: HttpRow[]): string {
   const ceiling = ceilingRow.result;
+  const withCold = rows.some((row) => row.cachesOff !== undefined);
+  // No request completed (an overloaded machine): no CPU per request to show.
+  const cpuOf = (r: LoadResult) =>
+    r.serverCpuMicros === undefined || !Number.isFinite(r.serverCpuMicros) ? '—' : fmt(r.serverCpuMicros, 1);
+  const cold = (r: LoadResult | undefined) =>
+    !withCold
+      ? ''
+      : r === undefined
+        ? ' — | — | — | — |'
+        : ` ${fmt(r.requestsPerSecond)}${r.non2xx + r.errors > 0 ? ` (${r.non2xx + r.errors} failed)` : ''} | ${fmt(r.p99Ms, 2, 0)} | ${cpuOf(r)} | ${pct(r.requestsPerSecond / ceiling.requestsPerSecond)} |`;
   const lines = [ceilingRow, ...rows].map((row) => {
     const r = row.result;
     const verdict =
@@ -53,12 +69,13 @@ export function httpTable(ceilingRow: HttpRow, rows: HttpRow[]): string {
           : 'FAIL';
     const target = row.target === undefined ? '—' : `≥ ${pct(row.target)}`;
     const range = `${fmt(r.sliceRange[0])}–${fmt(r.sliceRange[1])}`;
-    const cpu = r.serverCpuMicros === undefined ? '—' : fmt(r.serverCpuMicros, 1);
-    return `| ${row.name} | ${fmt(r.requestsPerSecond)} | ${range} | ${fmt(r.p99Ms, 2, 0)} | ${cpu} | ${fmt(r.total)} | ${r.non2xx} | ${r.errors} | ${pct(r.requestsPerSecond / ceiling.requestsPerSecond)} | ${target} | ${verdict} |`;
+    return `| ${row.name} | ${fmt(r.requestsPerSecond)} | ${range} | ${fmt(r.p99Ms, 2, 0)} | ${cpuOf(r)} | ${fmt(r.total)} | ${r.non2xx} | ${r.errors} | ${pct(r.requestsPerSecond / ceiling.requestsPerSecond)} | ${target} | ${verdict} |${cold(row.cachesOff)}`;
   });
+  const coldHead = withCold ? ' caches off: req/s | caches off: p99 (ms) | caches off: CPU µs/req | caches off: ratio |' : '';
+  const coldRule = withCold ? ' ---: | ---: | ---: | ---: |' : '';
   return [
-    '| Scenario | req/s (avg) | slice req/s (min–max) | p99 (ms) | server CPU µs/req | requests | non-2xx | errors | ratio to ceiling | target | result |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    `| Scenario | req/s (avg) | slice req/s (min–max) | p99 (ms) | server CPU µs/req | requests | non-2xx | errors | ratio to ceiling | target | result |${coldHead}`,
+    `| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |${coldRule}`,
     ...lines,
   ].join('\n');
 }

@@ -48,7 +48,10 @@ ${httpTable(engine.ceiling, engine.rows)}
 
 ${cpuLine(engine.ceiling, engine.rows, engine.labels)}
 
-Every request a miss (a second service process with \`CATALOGUE_CACHE_TTL_MS=0\`, no per-process cache at all), ${MISS_CONNECTIONS} connections,
+The "caches off" columns: the same rows at the same load on a second service process with the per-process caches off
+(\`CATALOGUE_CACHE_TTL_MS=0\`, \`CATALOGUE_LIST_CACHE_TTL_MS=0\`), measured in a pass of their own after the cached rows (information).
+
+Every request a miss (the same second service process, no per-process cache at all), ${MISS_CONNECTIONS} connections,
 measured after the rows above:
 
 ${missTable(engine.misses)}

@@ -1,7 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
-import { ttlCache } from '../../infra/ttl-cache.js';
 import type { StoreDiscounts } from '../pricing/index.js';
 import { buildCategoryTree, isSubtreeList, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
@@ -21,6 +20,7 @@ import {
   type ProductListCaches,
   type ProductSort,
 } from './product-query.js';
+import { referenceCache, referenceVersions } from './reference-cache.js';
 import { audienceKey, isVisibleTo } from './visibility.js';
 
 // Bounds of the per-process caches: a few tens of MB at most, whatever the catalogue's size.
@@ -91,10 +91,18 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   };
   // The same counts as the product lists of the same filters: kept as long.
   const counts = boundedCache<string, number>(listTtl, COUNT_CACHE_ENTRIES, 'catalogue.counts');
-  const bindingNames = ttlCache(ttl, () => readBindingNames(db), 'catalogue.bindings');
-  const bindings = () => bindingNames.get(null);
-  const trees = ttlCache(
+  // Read by every list: kept while their version stands, so a cold list does not rebuild them (reference-cache.ts).
+  const version = referenceVersions(database);
+  const bindingNames = referenceCache(
     ttl,
+    () => version('binding'),
+    () => readBindingNames(db),
+    'catalogue.bindings',
+  );
+  const bindings = () => bindingNames.get(null);
+  const trees = referenceCache(
+    ttl,
+    () => version('category'),
     async (key: string) => {
       const [storeCode, language] = key.split(':') as [string, Language];
       return buildCategoryTree(await categoryRows(db, storeCode, language));

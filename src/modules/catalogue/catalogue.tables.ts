@@ -201,6 +201,19 @@ export interface CategoryListingStateTable {
   built_version: number;
 }
 
+/** Bumped by triggers whenever a kind of reference data changes: 'category' (category, category_name), 'binding' (binding_name). */
+export interface CatalogueReferenceVersionTable {
+  name: 'category' | 'binding';
+  version: number;
+}
+
+/** Each product_category row with the product's sales_count (kept by triggers): a category's best sellers from the top of its key. */
+export interface CategorySalesTable {
+  category_id: number;
+  sales_count: number;
+  product_id: number;
+}
+
 export interface ShopTable {
   id: Generated<number>;
   code: string;
@@ -343,6 +356,8 @@ export interface CatalogueTables {
   category_listing: CategoryListingTable;
   category_listing_count: CategoryListingCountTable;
   category_listing_state: CategoryListingStateTable;
+  catalogue_reference_version: CatalogueReferenceVersionTable;
+  category_sales: CategorySalesTable;
   shop: ShopTable;
   shop_name: ShopNameTable;
   shop_stock: ShopStockTable;

@@ -1,4 +1,4 @@
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Caller } from '../caller.js';
 
 // What the catalogue's own lists (authors, publishers, series, campaigns, quotes, ...) share:
@@ -10,13 +10,28 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * `column` starts with `prefix`, ignoring case. Both engines may fold only ASCII (SQLite always,
  * PostgreSQL under the C locale), so the column is compared upper-cased with the upper-cased prefix
  * and lower-cased with the lower-cased one: "õun" finds "Õunapuu" through the first, "ÕUN" finds
- * "õunapuu" through the second. The prefix is bound, its wildcards escaped.
+ * "õunapuu" through the second. The prefix is bound, its wildcards escaped. Both expressions are
+ * indexed for authors and publishers (migration 1641): PostgreSQL reads a LIKE prefix from such an
+ * index itself; SQLite cannot, so there each side also gets the byte range of its prefix (a folded
+ * name starts with the folded prefix exactly when it lies in [prefix, prefix || x'ff'), no UTF-8
+ * byte being 0xff), which answers the same and reads only the names of the prefix.
  */
-export function startsWith(column: string, prefix: string): Expression<SqlBool> {
+export function startsWith(column: string, prefix: string, byteRange: boolean): Expression<SqlBool> {
   const ref = sql.ref(column);
-  const upper = `${escapeLike(prefix.toUpperCase())}%`;
-  const lower = `${escapeLike(prefix.toLowerCase())}%`;
-  return sql<SqlBool>`(upper(${ref}) like ${upper} escape '\\' or lower(${ref}) like ${lower} escape '\\')`;
+  const side = (fold: 'upper' | 'lower', folded: string) => {
+    const folding = sql`${sql.raw(fold)}(${ref})`;
+    const like = sql`${folding} like ${`${escapeLike(folded)}%`} escape '\\'`;
+    if (!byteRange) return like;
+    return sql`(${folding} >= ${folded} and ${folding} < ${folded} || x'ff' and ${like})`;
+  };
+  return sql<SqlBool>`(${side('upper', prefix.toUpperCase())} or ${side('lower', prefix.toLowerCase())})`;
+}
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** The engine `db` runs on (startsWith's byte range is for SQLite). */
+export function engineOf<DB>(db: Kysely<DB>): Engine {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** A name filter from the query: a trimmed prefix, or undefined when empty. */
@@ -32,15 +47,23 @@ export interface NameFilter {
   /** Name prefix. */
   q?: string;
   letter?: string;
+  /**
+   * SQLite: read the prefix's names from the folded-name indexes and sort them (best for a count, and
+   * for a page of a prefix few names have), or, when false, walk every name in order up to the page's
+   * end (best for a page of a prefix thousands of names have). The answer is the same. Default true.
+   */
+  prefixRange?: boolean;
 }
 
 /** The query narrowed to names starting with the filter's prefix and letter. */
 export function withNamePrefix<DB, TB extends keyof DB, O>(
+  db: Kysely<DB>,
   query: SelectQueryBuilder<DB, TB, O>,
   column: string,
-  { q, letter }: NameFilter,
+  { q, letter, prefixRange = true }: NameFilter,
 ) {
-  for (const prefix of [q, letter]) if (prefix !== undefined) query = query.where(startsWith(column, prefix));
+  const byteRange = prefixRange && engineOf(db) === 'sqlite';
+  for (const prefix of [q, letter]) if (prefix !== undefined) query = query.where(startsWith(column, prefix, byteRange));
   return query;
 }
 

@@ -9,6 +9,12 @@ import type { NameFilter } from './browse.repository.js';
 // they list, built once when their routes are registered; the routes only call them.
 
 const CACHE_ENTRIES = 20_000;
+/**
+ * Up to this many visible names, a page by name prefix sorts the prefix's names read from the index
+ * (about 20 µs each on SQLite at 200,000 products); past it, walking all names in order up to the
+ * page's end is cheaper (measured: "mar", 2,536 names, 46 ms sorted vs 6 ms walked).
+ */
+const FEW_NAMES = 300;
 
 /** A thing by id, kept for the cache period (misses too); not-found with `notFoundKey` when there is none. */
 export function createEntityReader<T>(
@@ -52,10 +58,12 @@ export function createNameIndex<E extends object, T>(ttlMs: number, source: Name
       filter.letter ?? null,
       ...Object.values(narrowed).map((value) => value ?? null),
     ]);
-    const [total, items] = await Promise.all([
-      counts.get(key, () => source.count(filter)),
-      pages.get(`${key}|${page.offset}|${page.perPage}`, () => source.page(filter, page.offset, page.perPage)),
-    ]);
+    const total = await counts.get(key, () => source.count(filter));
+    // A prefix few names have is read from the folded-name indexes; one of thousands walks the names in order (NameFilter.prefixRange).
+    const prefixRange = total <= FEW_NAMES;
+    const items = await pages.get(`${key}|${page.offset}|${page.perPage}`, () =>
+      source.page({ ...filter, prefixRange }, page.offset, page.perPage),
+    );
     return { items, total };
   };
 }

@@ -35,7 +35,7 @@ function authors(db: Kysely<Database>, filter: NameFilter) {
           .where(visibleProduct(filter.storeCode, filter.caller)),
       ),
     );
-  return withNamePrefix(query, 'person.name', filter);
+  return withNamePrefix(db, query, 'person.name', filter);
 }
 
 export const countAuthors = (db: Kysely<Database>, filter: NameFilter) => countRows(authors(db, filter));

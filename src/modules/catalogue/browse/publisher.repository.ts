@@ -26,7 +26,7 @@ function publishers(db: Kysely<Database>, filter: NameFilter) {
           .where(visibleProduct(filter.storeCode, filter.caller)),
       ),
     );
-  return withNamePrefix(query, 'publisher.name', filter);
+  return withNamePrefix(db, query, 'publisher.name', filter);
 }
 
 export const countPublishers = (db: Kysely<Database>, filter: NameFilter) => countRows(publishers(db, filter));

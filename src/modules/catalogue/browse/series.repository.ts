@@ -32,7 +32,7 @@ function seriesList(db: Kysely<Database>, filter: SeriesFilter) {
       ),
     );
   if (filter.publisherId !== undefined) query = query.where('series.publisher_id', '=', filter.publisherId);
-  return withNamePrefix(query, 'series.name', filter);
+  return withNamePrefix(db, query, 'series.name', filter);
 }
 
 export const countSeries = (db: Kysely<Database>, filter: SeriesFilter) => countRows(seriesList(db, filter));

@@ -7,9 +7,6 @@ import { visibleProduct } from '../visibility.js';
 export const RECENT_ORDERS = 1_000;
 /** Ids kept per product: the largest `limit` a caller may ask for. */
 export const MAX_RECOMMENDATIONS = 50;
-/** See sameCategory: a category ranked whole without more ado, and how far the best sellers are walked. */
-const SMALL_CATEGORY = 1_000;
-const BEST_SELLER_WALK = 5_000;
 
 export interface RecommendationSubject {
   productId: number;
@@ -98,45 +95,34 @@ async function sameAuthor(db: Kysely<Database>, subject: RecommendationSubject):
 }
 
 /**
- * The best sellers of the product's most specific categories. A leaf may hold tens of thousands of
- * products. A small one (SMALL_CATEGORY rows at most) is ranked whole. For a larger one the
- * catalogue's best sellers are walked first, from the top of product_sales_idx, and the walk
- * stops after BEST_SELLER_WALK of them (each checked against the category by primary key): a
- * large category has its best sellers there, and then nothing else is read. Only a category that
- * sells too little for that is ranked whole. The answer is the same either way.
+ * The best sellers of the product's most specific categories: each category's from the top of
+ * category_sales (category_id, sales_count, product_id; migration 1642), walked in its key's
+ * order until MAX_RECOMMENDATIONS visible ones are found, then merged. The best of the union is
+ * among each category's best, so this is the ranking of every member, at the cost of a page.
  */
 async function sameCategory(db: Kysely<Database>, subject: RecommendationSubject): Promise<number[]> {
   const { productId, storeCode, caller, categoryIds } = subject;
-  if (categoryIds.length === 0) return [];
-  const members = db.selectFrom('product_category').select('product_id').where('category_id', 'in', categoryIds);
-  if ((await members.limit(SMALL_CATEGORY + 1).execute()).length > SMALL_CATEGORY) {
-    const walk = db
-      .selectFrom('product as p')
-      .select(['p.id', 'p.sales_count'])
-      .where('p.id', '<>', productId)
-      .where(visibleProduct(storeCode, caller))
-      .orderBy('p.sales_count', 'desc')
-      .orderBy('p.id', 'desc')
-      .limit(BEST_SELLER_WALK);
-    const rows = await db
-      .selectFrom(walk.as('top'))
-      .select('top.id')
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('product_category as pc')
-            .select('pc.product_id')
-            .whereRef('pc.product_id', '=', 'top.id')
-            .where('pc.category_id', 'in', categoryIds),
-        ),
-      )
-      .orderBy('top.sales_count', 'desc')
-      .orderBy('top.id', 'desc')
-      .limit(MAX_RECOMMENDATIONS)
-      .execute();
-    if (rows.length === MAX_RECOMMENDATIONS) return rows.map((row) => row.id);
-  }
-  return ranked(db, subject, members);
+  const tops = await Promise.all(
+    [...new Set(categoryIds)].map((categoryId) =>
+      db
+        .selectFrom('category_sales as cs')
+        .innerJoin('product as p', 'p.id', 'cs.product_id')
+        .select(['cs.product_id as id', 'cs.sales_count'])
+        .where('cs.category_id', '=', categoryId)
+        .where('cs.product_id', '<>', productId)
+        .where(visibleProduct(storeCode, caller))
+        .orderBy('cs.sales_count', 'desc')
+        .orderBy('cs.product_id', 'desc')
+        .limit(MAX_RECOMMENDATIONS)
+        .execute(),
+    ),
+  );
+  const best = new Map<number, number>();
+  for (const rows of tops) for (const row of rows) best.set(Number(row.id), Number(row.sales_count));
+  return [...best]
+    .sort(([a, salesA], [b, salesB]) => salesB - salesA || b - a)
+    .slice(0, MAX_RECOMMENDATIONS)
+    .map(([id]) => id);
 }
 
 /**

@@ -1,0 +1,62 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { cacheStats } from '../../infra/metrics/cache-stats.js';
+import type { CatalogueReferenceVersionTable } from './catalogue.tables.js';
+
+// Reference data every list reads (category trees, binding names) kept per process and checked
+// against catalogue_reference_version (migration 1640, bumped by triggers on every change) once its
+// cache period is over: a row read by primary key instead of reading and building the whole tree
+// again. With the caches off (a period of 0) every read asks the version, so an answer is never
+// older than the data; with them on, nothing changes within the period.
+
+export type ReferenceName = CatalogueReferenceVersionTable['name'];
+
+export interface ReferenceCache<K, V> {
+  get(key: K): Promise<V>;
+}
+
+/** The current version of a kind of reference data (undefined only in a database without the table's rows). */
+export function referenceVersions(database: DatabaseHandle): (name: ReferenceName) => Promise<number | undefined> {
+  const read = preparedQuery(database, (db, name: ReferenceName) =>
+    db.selectFrom('catalogue_reference_version').select('version').where('name', '=', name),
+  );
+  return async (name) => {
+    const [row] = await read(name);
+    return row === undefined ? undefined : Number(row.version);
+  };
+}
+
+/**
+ * Keeps what `load` gives per key for `ttlMs`; after that the value is kept on as long as the
+ * version of `name` has not changed, and loaded again when it has. The keys are few (store x language).
+ */
+export function referenceCache<K, V>(
+  ttlMs: number,
+  version: () => Promise<number | undefined>,
+  load: (key: K) => Promise<V>,
+  statsName: string,
+): ReferenceCache<K, V> {
+  const entries = new Map<K, { value: V; version: number; expires: number }>();
+  const stats = cacheStats(statsName);
+  return {
+    async get(key) {
+      const now = Date.now();
+      const kept = entries.get(key);
+      if (kept !== undefined && kept.expires > now) {
+        stats.hits += 1;
+        return kept.value;
+      }
+      // The version is read before the data: a change landing in between makes the next read load again.
+      const current = await version();
+      if (kept !== undefined && current !== undefined && kept.version === current) {
+        stats.hits += 1;
+        kept.expires = now + ttlMs;
+        return kept.value;
+      }
+      stats.misses += 1;
+      const value = await load(key);
+      if (current !== undefined) entries.set(key, { value, version: current, expires: now + ttlMs });
+      return value;
+    },
+  };
+}
