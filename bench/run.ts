@@ -129,7 +129,7 @@ async function runHttp(load: LoadOptions, tmp: string): Promise<{ ceiling: HttpR
     const row = (s: Scenario): HttpRow => {
       const result = results.get(s.name) as LoadResult;
       log(
-        `  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+        `  ${s.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, server CPU ${cpuText(result.serverCpuMicros)} µs/req, non-2xx ${result.non2xx}, errors ${result.errors}`,
       );
       return { name: s.name, result, target: s.target };
     };
@@ -138,6 +138,9 @@ async function runHttp(load: LoadOptions, tmp: string): Promise<{ ceiling: HttpR
     for (const child of children) await child.stop();
   }
 }
+
+/** Server CPU per answered request; on a shared machine a steadier figure than req/s. */
+const cpuText = (micros: number | undefined): string => (micros === undefined ? '—' : micros.toFixed(1));
 
 /** The login section on a service process of its own, its users imported before it starts. */
 async function runLogin(options: LoginOptions, tmp: string): Promise<LoginSection> {

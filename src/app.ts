@@ -14,7 +14,7 @@ import { attachStoreHook, registerRequestContext } from './http/request-context.
 import { registerReadYourWrites } from './http/read-your-writes.js';
 import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
-import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { securityHeaders } from './http/security-headers.js';
 import { trustProxyOption } from './http/trust-proxy.js';
 import { validatorCompiler } from './http/validation.js';
 import { translate } from './i18n/index.js';
@@ -130,10 +130,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   app.addHook('onClose', async () => deps.sessionActions.flush());
   const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: existingBanners(infra.database.db) });
   app.addHook('onClose', async () => bannerCtr.flush());
-  registerSecurityHeaders(app, headers);
   registerErrorHandling(app);
   const clock = infra.clock ?? systemClock;
-  const storeHook = registerRequestContext(app, config, deps.stores, clock);
+  const storeHook = registerRequestContext(app, { ...config, fixedHeaders: headers }, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);
   if (config.replica) registerReadYourWrites(app, { stickyMs: config.replica.stickyMs });
   // Requests are counted only where /metrics shows them; without it the hook is not there at all.

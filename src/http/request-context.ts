@@ -47,6 +47,12 @@ export interface RequestContextConfig {
   defaultLanguage: Language;
   /** The store of a request without a `store` header. */
   defaultStore: string;
+  /**
+   * Headers every answer carries (security-headers.ts), set first so that an error thrown by any
+   * later hook or handler keeps them. Here rather than in a hook of their own: every hook is a
+   * step of Fastify's hook runner on every request.
+   */
+  fixedHeaders?: Record<string, string>;
 }
 
 /** The store of a store-scoped route; the hook guarantees it is there. */
@@ -77,7 +83,9 @@ export function registerRequestContext(
 
   // Runs on every request, so it stays synchronous and reads no route options (Fastify builds
   // that object anew on each access); the store part is a hook of the store-scoped routes alone.
+  const fixedHeaders = Object.entries(config.fixedHeaders ?? {});
   app.addHook('onRequest', (request, reply, done) => {
+    for (const [name, value] of fixedHeaders) reply.header(name, value);
     request.actionTime = clock.now();
     reply.header('action-time', Math.floor(request.actionTime / 1000));
     reply.header('x-request-id', request.id);

@@ -1,5 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-
 /** One year, this host and its subdomains; sent only when the service's public URL is https. */
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
@@ -7,7 +5,8 @@ export const HSTS = 'max-age=31536000; includeSubDomains';
  * Headers every answer carries, errors and 404s included: the API answers JSON, never content to
  * sniff as HTML or script; it has no reason to tell another site which URL a link was followed
  * from (URLs can hold tokens); and when it is reached over https (PUBLIC_URL), browsers must not
- * fall back to http.
+ * fall back to http. The request context's hook sets them on every request (request-context.ts's
+ * `fixedHeaders`); a URL Fastify cannot route at all never reaches the hooks (see answerFrameworkError).
  */
 export function securityHeaders(options: { https: boolean }): Record<string, string> {
   return {
@@ -15,15 +14,4 @@ export function securityHeaders(options: { https: boolean }): Record<string, str
     'Referrer-Policy': 'no-referrer',
     ...(options.https ? { 'Strict-Transport-Security': HSTS } : {}),
   };
-}
-
-/**
- * Sets them when the request arrives, so that an error thrown by any later hook or handler keeps
- * them. (A URL Fastify cannot route at all never reaches the hooks: see answerFrameworkError.)
- */
-export function registerSecurityHeaders(app: FastifyInstance, headers: Record<string, string>): void {
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
-  });
 }
