@@ -201,6 +201,12 @@ export interface CategoryListingStateTable {
   built_version: number;
 }
 
+/** A product's page inputs from its child tables as one JSON text, kept by triggers (migration 2026_11_24_1600). */
+export interface ProductDocumentTable {
+  product_id: number;
+  body: string;
+}
+
 export interface ShopTable {
   id: Generated<number>;
   code: string;
@@ -343,6 +349,7 @@ export interface CatalogueTables {
   category_listing: CategoryListingTable;
   category_listing_count: CategoryListingCountTable;
   category_listing_state: CategoryListingStateTable;
+  product_document: ProductDocumentTable;
   shop: ShopTable;
   shop_name: ShopNameTable;
   shop_stock: ShopStockTable;
