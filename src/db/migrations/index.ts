@@ -37,6 +37,7 @@ import * as addOrderPaymentRefundDue from './2026_11_24_1510_add_order_payment_r
 import * as createIntegrationEvents from './2026_11_24_1530_create_integration_events.js';
 import * as createSuppliers from './2026_11_24_1531_create_suppliers.js';
 import * as createCategoryListing from './2026_11_24_1550_create_category_listing.js';
+import * as createProductDocument from './2026_11_24_1600_create_product_document.js';
 import * as createCatalogueReferenceVersion from './2026_11_24_1640_create_catalogue_reference_version.js';
 import * as indexNamePrefixAndPublisherNewest from './2026_11_24_1641_index_name_prefix_and_publisher_newest.js';
 import * as createCategorySales from './2026_11_24_1642_create_category_sales.js';
@@ -82,6 +83,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1530_create_integration_events': createIntegrationEvents,
   '2026_11_24_1531_create_suppliers': createSuppliers,
   '2026_11_24_1550_create_category_listing': createCategoryListing,
+  '2026_11_24_1600_create_product_document': createProductDocument,
   '2026_11_24_1640_create_catalogue_reference_version': createCatalogueReferenceVersion,
   '2026_11_24_1641_index_name_prefix_and_publisher_newest': indexNamePrefixAndPublisherNewest,
   '2026_11_24_1642_create_category_sales': createCategorySales,

@@ -214,6 +214,12 @@ export interface CategorySalesTable {
   product_id: number;
 }
 
+/** A product's page inputs from its child tables as one JSON text, kept by triggers (migration 2026_11_24_1600). */
+export interface ProductDocumentTable {
+  product_id: number;
+  body: string;
+}
+
 export interface ShopTable {
   id: Generated<number>;
   code: string;
@@ -358,6 +364,7 @@ export interface CatalogueTables {
   category_listing_state: CategoryListingStateTable;
   catalogue_reference_version: CatalogueReferenceVersionTable;
   category_sales: CategorySalesTable;
+  product_document: ProductDocumentTable;
   shop: ShopTable;
   shop_name: ShopNameTable;
   shop_stock: ShopStockTable;

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
 import { preparedQuery } from '../../../db/prepared.js';
 import type { PersonRole } from '../catalogue.tables.js';
 import type { Language } from '../../../i18n/index.js';
@@ -25,44 +27,80 @@ export interface ProductExtras {
   availabilityByShop: Array<{ code: string; name: string; city: string; address: string | null; quantity: number }>;
 }
 
+/** The product row with what its page shows of its publisher, series and physical edition; `p` is the product. */
+export function extrasRow(db: Kysely<Database>) {
+  return db
+    .selectFrom('product as p')
+    .leftJoin('publisher', 'publisher.id', 'p.publisher_id')
+    .leftJoin('series', 'series.id', 'p.series_id')
+    .leftJoin('product as physical', 'physical.id', 'p.physical_book_id')
+    .select([
+      'p.ean',
+      'p.alt_names',
+      'p.description',
+      'p.pages',
+      'p.width_mm',
+      'p.height_mm',
+      'p.depth_mm',
+      'p.weight_g',
+      'p.vat_rate_percent',
+      'publisher.id as publisher_id',
+      'publisher.code as publisher_code',
+      'publisher.name as publisher_name',
+      'series.id as series_id',
+      'series.code as series_code',
+      'series.name as series_name',
+      'p.series_number',
+      'physical.id as physical_id',
+      'physical.code as physical_code',
+      'physical.name as physical_name',
+      'physical.is_active as physical_active',
+    ]);
+}
+
+export type ExtrasRow = Awaited<ReturnType<ReturnType<typeof extrasRow>['execute']>>[number];
+
+/** What the page shows of the product's other tables, read one way or another (its own queries, or its document). */
+export interface ExtrasParts {
+  codes: Array<{ code: string }>;
+  people: ProductExtras['persons'];
+  categoryIds: number[];
+  imageRows: ProductExtras['images'];
+  ebookRow: ProductExtras['ebook'] | undefined;
+  shopRows: ShopStockRow[];
+}
+
+export type ShopStockRow = {
+  code: string;
+  city: string;
+  address: string | null;
+  name: string | null;
+  et_name: string | null;
+  quantity: number;
+};
+
+/** The product's stock in each active shop that has some, in the shops' order, with the shop's name in the language. */
+export function shopStockReader(database: DatabaseHandle): (id: number, language: Language) => Promise<ShopStockRow[]> {
+  return preparedQuery(database, (db, id: number, language: Language) =>
+    withTranslations(db.selectFrom('shop_stock').innerJoin('shop', 'shop.id', 'shop_stock.shop_id'), 'shop_name', 'shop.id', language)
+      .select(['shop.code', 'shop.city', 'shop.address', 'asked.name as name', 'et.name as et_name', 'shop_stock.quantity'])
+      .where('shop_stock.product_id', '=', id)
+      .where('shop_stock.quantity', '>', 0)
+      .where('shop.is_active', '=', true)
+      .orderBy('shop.position')
+      .orderBy('shop.id'),
+  );
+}
+
 export type ExtrasReader = (id: number, tree: CategoryTree, language: Language) => Promise<ProductExtras | undefined>;
 
 /**
- * Reads what the product page shows beyond the card. Its queries are prepared once (built and
- * compiled by Kysely at start-up): a page view that misses the cache runs seven indexed reads and
- * nothing else.
+ * Reads what the product page shows beyond the card with its own queries (the availability route;
+ * the page itself reads its document: product-document.repository.ts). Its queries are prepared
+ * once (built and compiled by Kysely at start-up): seven indexed reads and nothing else.
  */
 export function productExtrasReader(database: DatabaseHandle): ExtrasReader {
-  const productRow = preparedQuery(database, (db, id: number) =>
-    db
-      .selectFrom('product as p')
-      .leftJoin('publisher', 'publisher.id', 'p.publisher_id')
-      .leftJoin('series', 'series.id', 'p.series_id')
-      .leftJoin('product as physical', 'physical.id', 'p.physical_book_id')
-      .select([
-        'p.ean',
-        'p.alt_names',
-        'p.description',
-        'p.pages',
-        'p.width_mm',
-        'p.height_mm',
-        'p.depth_mm',
-        'p.weight_g',
-        'p.vat_rate_percent',
-        'publisher.id as publisher_id',
-        'publisher.code as publisher_code',
-        'publisher.name as publisher_name',
-        'series.id as series_id',
-        'series.code as series_code',
-        'series.name as series_name',
-        'p.series_number',
-        'physical.id as physical_id',
-        'physical.code as physical_code',
-        'physical.name as physical_name',
-        'physical.is_active as physical_active',
-      ])
-      .where('p.id', '=', id),
-  );
+  const productRow = preparedQuery(database, (db, id: number) => extrasRow(db).where('p.id', '=', id));
   const altCodes = preparedQuery(database, (db, id: number) =>
     db.selectFrom('product_alt_code').select('code').where('product_id', '=', id).orderBy('code'),
   );
@@ -97,15 +135,7 @@ export function productExtrasReader(database: DatabaseHandle): ExtrasReader {
       .orderBy('id')
       .limit(1),
   );
-  const shops = preparedQuery(database, (db, id: number, language: Language) =>
-    withTranslations(db.selectFrom('shop_stock').innerJoin('shop', 'shop.id', 'shop_stock.shop_id'), 'shop_name', 'shop.id', language)
-      .select(['shop.code', 'shop.city', 'shop.address', 'asked.name as name', 'et.name as et_name', 'shop_stock.quantity'])
-      .where('shop_stock.product_id', '=', id)
-      .where('shop_stock.quantity', '>', 0)
-      .where('shop.is_active', '=', true)
-      .orderBy('shop.position')
-      .orderBy('shop.id'),
-  );
+  const shops = shopStockReader(database);
 
   return async (id, tree, language) => {
     const [product] = await productRow(id);
@@ -118,43 +148,52 @@ export function productExtrasReader(database: DatabaseHandle): ExtrasReader {
       ebook(id),
       shops(id, language),
     ]);
-    const hasDimensions = product.width_mm !== null || product.height_mm !== null || product.depth_mm !== null;
-    return {
-      ean: product.ean,
-      altCodes: codes.map((row) => row.code),
-      altNames: parseNames(product.alt_names),
-      description: product.description,
-      pages: product.pages,
-      dimensions: hasDimensions ? { widthMm: product.width_mm, heightMm: product.height_mm, depthMm: product.depth_mm } : null,
-      weightG: product.weight_g,
-      vatRatePercent: product.vat_rate_percent,
-      publisher:
-        product.publisher_id === null ? null : { id: product.publisher_id, code: product.publisher_code!, name: product.publisher_name! },
-      series:
-        product.series_id === null
-          ? null
-          : { id: product.series_id, code: product.series_code!, name: product.series_name!, number: product.series_number },
-      persons: people,
-      // Only the categories of this store's tree that are shown, root first.
-      categories: categoryRows
-        .map((row) => tree.byId.get(row.category_id))
-        .filter((node) => node !== undefined)
-        .sort((a, b) => a.level - b.level || a.position - b.position || a.id - b.id)
-        .map(({ id: categoryId, code, name, level, parentId }) => ({ id: categoryId, code, name, level, parentId })),
-      images: imageRows,
-      physicalBook:
-        product.physical_id === null || !product.physical_active
-          ? null
-          : { id: product.physical_id, code: product.physical_code!, name: product.physical_name! },
-      ebook: ebookRow ?? null,
-      availabilityByShop: shopRows.map((shop) => ({
-        code: shop.code,
-        name: translatedName(shop),
-        city: shop.city,
-        address: shop.address,
-        quantity: shop.quantity,
-      })),
-    };
+    return toExtras(
+      product,
+      { codes, people, categoryIds: categoryRows.map((row) => row.category_id), imageRows, ebookRow, shopRows },
+      tree,
+    );
+  };
+}
+
+/** The page's extras from the product row and its parts; categories are the ones of this store's tree that are shown, root first. */
+export function toExtras(product: ExtrasRow, parts: ExtrasParts, tree: CategoryTree): ProductExtras {
+  const { codes, people, categoryIds, imageRows, ebookRow, shopRows } = parts;
+  const hasDimensions = product.width_mm !== null || product.height_mm !== null || product.depth_mm !== null;
+  return {
+    ean: product.ean,
+    altCodes: codes.map((row) => row.code),
+    altNames: parseNames(product.alt_names),
+    description: product.description,
+    pages: product.pages,
+    dimensions: hasDimensions ? { widthMm: product.width_mm, heightMm: product.height_mm, depthMm: product.depth_mm } : null,
+    weightG: product.weight_g,
+    vatRatePercent: product.vat_rate_percent,
+    publisher:
+      product.publisher_id === null ? null : { id: product.publisher_id, code: product.publisher_code!, name: product.publisher_name! },
+    series:
+      product.series_id === null
+        ? null
+        : { id: product.series_id, code: product.series_code!, name: product.series_name!, number: product.series_number },
+    persons: people,
+    categories: categoryIds
+      .map((categoryId) => tree.byId.get(categoryId))
+      .filter((node) => node !== undefined)
+      .sort((a, b) => a.level - b.level || a.position - b.position || a.id - b.id)
+      .map(({ id: categoryId, code, name, level, parentId }) => ({ id: categoryId, code, name, level, parentId })),
+    images: imageRows,
+    physicalBook:
+      product.physical_id === null || !product.physical_active
+        ? null
+        : { id: product.physical_id, code: product.physical_code!, name: product.physical_name! },
+    ebook: ebookRow ?? null,
+    availabilityByShop: shopRows.map((shop) => ({
+      code: shop.code,
+      name: translatedName(shop),
+      city: shop.city,
+      address: shop.address,
+      quantity: shop.quantity,
+    })),
   };
 }
 

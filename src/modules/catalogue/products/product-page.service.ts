@@ -6,10 +6,14 @@ import type { CatalogueConfig } from '../catalogue.config.js';
 import type { Catalogue, CatalogueContext } from '../catalogue.service.js';
 import { priceFields, toCard } from './product-card.mapper.js';
 import type { ProductBase, ProductCard } from './product-card.types.js';
-import { productExtrasReader, type ProductExtras } from './product-details.repository.js';
+import { productExtrasReader, shopStockReader, toExtras, type ProductExtras } from './product-details.repository.js';
+import { productPageReader } from './product-document.repository.js';
+import { isVisibleTo } from '../visibility.js';
 import { activeCampaignOf, findProductIdByCode, productAssets, relatedProductIds } from './product.repository.js';
 
 const EXTRAS_CACHE_ENTRIES = 20_000;
+const PAGE_CACHE_ENTRIES = 20_000;
+const REF_CACHE_ENTRIES = 20_000;
 
 export type ProductDetails = ProductCard & ProductExtras;
 
@@ -57,6 +61,35 @@ export function createProductPages({ database, config, catalogue }: ProductPages
   const db = database.db;
   const extrasCache = boundedCache<string, ProductExtras | undefined>(config.catalogueCacheTtlMs, EXTRAS_CACHE_ENTRIES);
   const readExtras = productExtrasReader(database);
+  const readPage = productPageReader(database);
+  const readShops = shopStockReader(database);
+  // What a product page shows, the same for every caller of a store and language: the base and the extras.
+  const pageCache = boundedCache<string, { base: ProductBase; extras: ProductExtras } | null>(
+    config.catalogueCacheTtlMs,
+    PAGE_CACHE_ENTRIES,
+    'catalogue.product-pages',
+  );
+  const refBases = boundedCache<string, ProductBase | null>(config.catalogueCacheTtlMs, REF_CACHE_ENTRIES, 'catalogue.edition-bases');
+
+  /** The page from the product's document (one read, the shops a second); null when the product has no document. */
+  function page({ store, language }: CatalogueContext, id: number) {
+    return pageCache.get(`${store.code}:${language}:${id}`, async () => {
+      const found = await readPage(store.code, id);
+      if (!found) return null;
+      const [tree, shopRows] = await Promise.all([catalogue.categoryTree(store.code, language), readShops(id, language)]);
+      return { base: found.base, extras: toExtras(found.extrasRow, { ...found.parts, shopRows }, tree) };
+    });
+  }
+
+  /** The details by the product's own queries: for a product the document misses (none is left without one by the triggers). */
+  async function detailsByQueries(context: CatalogueContext, id: number): Promise<ProductDetails> {
+    const base = await visibleBase(context, id);
+    const [found, prices] = await Promise.all([extras(context, id), catalogue.priceContext(context, [id])]);
+    if (!found) throw notFound('catalogue.productNotFound', { id });
+    const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleRef(context, found.ebook)]);
+    const card = toCard(base, prices, context.language, await catalogue.bindings());
+    return { ...card, ...found, physicalBook, ebook };
+  }
 
   async function visibleBase(context: CatalogueContext, id: number): Promise<ProductBase> {
     const base = await catalogue.visibleBase(context, id);
@@ -73,7 +106,12 @@ export function createProductPages({ database, config, catalogue }: ProductPages
   /** The other edition if the caller may see it: it is cached with the page for every caller, whether this caller may see it is not. */
   async function visibleRef<T extends { id: number }>(context: CatalogueContext, ref: T | null): Promise<T | null> {
     if (ref === null) return null;
-    return (await catalogue.visibleBase(context, ref.id)) ? ref : null;
+    const storeCode = context.store.code;
+    const base = await refBases.get(
+      `${storeCode}:${ref.id}`,
+      async () => (await readPage(storeCode, ref.id))?.base ?? (await catalogue.base(storeCode, ref.id)) ?? null,
+    );
+    return base && isVisibleTo(base, context.caller) ? ref : null;
   }
 
   return {
@@ -84,12 +122,17 @@ export function createProductPages({ database, config, catalogue }: ProductPages
       return id;
     },
     async details(context, id) {
-      const base = await visibleBase(context, id);
-      const [found, prices] = await Promise.all([extras(context, id), catalogue.priceContext(context, [id])]);
-      if (!found) throw notFound('catalogue.productNotFound', { id });
-      const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleRef(context, found.ebook)]);
-      const card = toCard(base, prices, context.language, await catalogue.bindings());
-      return { ...card, ...found, physicalBook, ebook };
+      const found = await page(context, id);
+      if (!found) return detailsByQueries(context, id);
+      const { base, extras: shown } = found;
+      if (!isVisibleTo(base, context.caller)) throw notFound('catalogue.productNotFound', { id });
+      const [prices, bindings, physicalBook, ebook] = await Promise.all([
+        catalogue.priceContext(context, [id]),
+        catalogue.bindings(),
+        visibleRef(context, shown.physicalBook),
+        visibleRef(context, shown.ebook),
+      ]);
+      return { ...toCard(base, prices, context.language, bindings), ...shown, physicalBook, ebook };
     },
     async prices(context, id) {
       const base = await visibleBase(context, id);
