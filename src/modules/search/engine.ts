@@ -42,8 +42,9 @@ export type Matches = RawBuilder<{ id: number; rank: number }>;
 export interface SearchEngine {
   readonly name: Engine;
   /**
-   * Whether a page is best read with its total in one query (`count(*) over ()`): about free on
-   * PostgreSQL, where it saves a second pass over the matches; on SQLite a separate count is cheaper.
+   * Whether a page is best read with its total in one pass (PostgreSQL: `count(*) over ()`, about
+   * free; SQLite: the matches kept once, then counted and sorted), instead of a second query that
+   * visits every match again. A total already known (cached) is not counted again.
    */
   readonly countsWithPage: boolean;
   /**
