@@ -43,10 +43,11 @@ export interface SearchEngine {
   readonly name: Engine;
   /**
    * Whether a page is best read with its total in one pass (PostgreSQL: `count(*) over ()`, about
-   * free; SQLite: the matches kept once, then counted and sorted), instead of a second query that
-   * visits every match again. A total already known (cached) is not counted again.
+   * free; SQLite: a text's matches kept once, then counted and sorted for the page), instead of a
+   * second query that visits every product found again. `textMatch`: whether a text narrows them
+   * (without one SQLite finds most of the catalogue, which is cheaper counted apart).
    */
-  readonly countsWithPage: boolean;
+  countsWithPage(textMatch: boolean): boolean;
   /**
    * Whether to read the matches once (a materialised CTE) and also look the products up by their
    * ids: PostgreSQL cannot estimate a text match and would otherwise scan every product.

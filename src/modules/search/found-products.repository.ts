@@ -18,7 +18,10 @@ export async function countFound(db: Db, engine: SearchEngine, scope: SearchScop
   return Number(row?.n ?? 0);
 }
 
-/** One page of the found ids in `sort` order, and with `withTotal` the count of all of them (null on an empty page). */
+/**
+ * One page of the found ids in `sort` order, and with `withTotal` the count of all of them where it comes cheaply with
+ * the page (null: not counted, or an empty page).
+ */
 export async function foundPage(
   db: Db,
   engine: SearchEngine,
@@ -29,7 +32,12 @@ export async function foundPage(
   withTotal: boolean,
 ): Promise<{ ids: number[]; total: number | null }> {
   const price = priceFor(engine, scope, sort);
-  if (withTotal && engine.name === 'sqlite') return pageWithCount(db, engine, scope, sort, offset, limit);
+  if (withTotal && engine.name === 'sqlite') {
+    // Without a text the products are most of the catalogue: keeping them all costs more than counting them apart
+    // (88 -> 125 ms on 200,000), so the page comes without its total and the caller counts.
+    if (scope.text.kind === 'match') return pageWithCount(db, engine, scope, sort, offset, limit);
+    return foundPage(db, engine, scope, sort, offset, limit, false);
+  }
   const columns = withTotal ? [sql<number>`sp.id`.as('id'), sql<number>`count(*) over ()`.as('total')] : [sql<number>`sp.id`.as('id')];
   const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), sort, scope, price)
     .offset(offset)

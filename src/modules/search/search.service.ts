@@ -201,7 +201,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
         const page = (withTotal: boolean) => pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
         // The count is kept apart from the pages: paging and sorting the same search reuse it.
-        if (engine.countsWithPage && counts.peek(filterKey) === undefined) {
+        if (engine.countsWithPage(text.kind === 'match') && counts.peek(filterKey) === undefined) {
           const found = await page(true);
           // A page read without its total (cached while the count was) has a null total too.
           const all = found.total ?? (offset === 0 && found.ids.length === 0 ? 0 : await total());
