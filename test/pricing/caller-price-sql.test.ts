@@ -3,6 +3,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import {
   callerPriceSql,
+  type CampaignPriceRead,
   priceFor,
   type CampaignPrice,
   type PricedProduct,
@@ -114,8 +115,12 @@ afterAll(async () => {
   await drop?.();
 });
 
-async function sqlPrices(caller: PricingCaller, store: StoreDiscounts): Promise<Map<number, { price: number; discount: number }>> {
-  const price = callerPriceSql(createEngine(handle), { caller, store, storeCode: STORE, now: NOW });
+async function sqlPrices(
+  caller: PricingCaller,
+  store: StoreDiscounts,
+  campaigns: CampaignPriceRead = 'join',
+): Promise<Map<number, { price: number; discount: number }>> {
+  const price = callerPriceSql(createEngine(handle), { caller, store, storeCode: STORE, now: NOW }, campaigns);
   // The price reads search_product (sp) and its joins, as search does.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let query = (handle.db as any).selectFrom('search_product as sp');
@@ -156,6 +161,8 @@ describe(`the caller's price in SQL equals pricing.ts on a generated catalogue (
           compared += 1;
         }
         expect(wrong, `${who}, store ${JSON.stringify(store)}`).toEqual([]);
+        // Campaign prices looked up per product (a text search's matches) are the same prices.
+        expect(await sqlPrices(caller, store, 'lookup'), `${who}, looked up`).toEqual(inSql);
       }
     }
     expect(compared).toBe(STORE_DISCOUNTS.length * callers.length * products.size);

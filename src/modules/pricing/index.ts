@@ -16,6 +16,7 @@ export {
 export {
   callerPriceSql,
   pricingKey,
+  type CampaignPriceRead,
   type LeastFunction,
   type PriceJoin,
   type PriceScope,

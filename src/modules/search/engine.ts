@@ -42,10 +42,12 @@ export type Matches = RawBuilder<{ id: number; rank: number }>;
 export interface SearchEngine {
   readonly name: Engine;
   /**
-   * Whether a page is best read with its total in one query (`count(*) over ()`): about free on
-   * PostgreSQL, where it saves a second pass over the matches; on SQLite a separate count is cheaper.
+   * Whether a page is best read with its total in one pass (PostgreSQL: `count(*) over ()`, about
+   * free; SQLite: a text's matches kept once, then counted and sorted for the page), instead of a
+   * second query that visits every product found again. `textMatch`: whether a text narrows them
+   * (without one SQLite finds most of the catalogue, which is cheaper counted apart).
    */
-  readonly countsWithPage: boolean;
+  countsWithPage(textMatch: boolean): boolean;
   /**
    * Whether to read the matches once (a materialised CTE) and also look the products up by their
    * ids: PostgreSQL cannot estimate a text match and would otherwise scan every product.

@@ -1,8 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { int } from '../../db/sql-int.js';
-import { callerPriceSql } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
-import { scopedProducts, type SearchScope } from './search-query.js';
+import { callerPrice, scopedProducts, type SearchScope } from './search-query.js';
 
 // Facet counts with GROUP BY over the products the search finds: the same query, materialised
 // once, then counted per facet in one statement. A value's count is the number of products the
@@ -74,7 +73,7 @@ export function emptyFacets(): FacetCounts {
 }
 
 export async function facetCounts(db: Db, engine: SearchEngine, scope: SearchScope, request: FacetRequest): Promise<FacetCounts> {
-  const price = callerPriceSql(engine, scope);
+  const price = callerPrice(engine, scope);
   const found = scopedProducts(db, engine, scope, price)
     .select(['sp.id', 'sp.type', 'sp.binding_code', 'sp.language', 'sp.publisher_id', 'sp.series_id', price.price.as('price')])
     .limit(FACET_CAP + 1);

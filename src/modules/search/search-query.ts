@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { productFilterConditions, visibleSearchProduct, type Caller, type ProductFilter } from '../catalogue/index.js';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import { int } from '../../db/sql-int.js';
@@ -138,34 +138,76 @@ function newSince(now: number, releasedSince: number | undefined): number {
 
 /** The price expressions for the caller, or undefined when nothing in the query needs them. */
 export function priceFor(engine: SearchEngine, scope: SearchScope, sort?: SearchSort): PriceSql | undefined {
-  return needsPrice(scope.filter, sort) ? callerPriceSql(engine, scope) : undefined;
+  return needsPrice(scope.filter, sort) ? callerPrice(engine, scope) : undefined;
+}
+
+/**
+ * The caller's price expressions for the scope. On SQLite a text search prices its matches by
+ * looking each one's campaign prices up by index: the join read every running campaign price of
+ * the store and indexed them for every query (6 ms of a 10 ms two-filter count on 200,000
+ * products). Without a text the rows are the whole catalogue, where the join is the cheaper;
+ * PostgreSQL hashes the join either way.
+ */
+export function callerPrice(engine: SearchEngine, scope: SearchScope): PriceSql {
+  return callerPriceSql(engine, scope, engine.name === 'sqlite' && scope.text.kind !== 'none' ? 'lookup' : 'join');
+}
+
+/** One key of a sort: an expression over the query's tables and its direction. */
+export interface SortKey {
+  value: RawBuilder<unknown> | string;
+  direction: 'asc' | 'desc';
+}
+
+/** The keys of a sort, most significant first (the id last, so every order is total). */
+export function sortKeys(sort: SearchSort, scope: SearchScope, price: PriceSql | undefined): SortKey[] {
+  switch (sort) {
+    case 'price':
+      return [
+        { value: price!.price, direction: 'asc' },
+        { value: 'sp.id', direction: 'asc' },
+      ];
+    case '-price':
+      return [
+        { value: price!.price, direction: 'desc' },
+        { value: 'sp.id', direction: 'desc' },
+      ];
+    case 'discount':
+      return [
+        { value: price!.discount, direction: 'desc' },
+        { value: 'sp.id', direction: 'desc' },
+      ];
+    case 'name':
+      return [
+        { value: 'sp.name', direction: 'asc' },
+        { value: 'sp.id', direction: 'asc' },
+      ];
+    case 'newest':
+      return [
+        { value: sql`case when sp.released_at is null then 1 else 0 end`, direction: 'asc' },
+        { value: 'sp.released_at', direction: 'desc' },
+        { value: 'sp.id', direction: 'desc' },
+      ];
+    case 'sales':
+      return [
+        { value: 'sp.sales_count', direction: 'desc' },
+        { value: 'sp.id', direction: 'desc' },
+      ];
+    case 'relevance':
+    default:
+      // Out of stock sinks; then the text's rank (title matches first), then what sells.
+      return [
+        { value: OUT_OF_STOCK_LAST, direction: 'asc' },
+        ...(scope.text.kind === 'match' ? [{ value: 'm.rank', direction: 'asc' } as const] : []),
+        { value: 'sp.sales_count', direction: 'desc' },
+        { value: 'sp.id', direction: 'desc' },
+      ];
+  }
 }
 
 export function ordered(query: Query, sort: SearchSort, scope: SearchScope, price: PriceSql | undefined): Query {
-  switch (sort) {
-    case 'price':
-      return query.orderBy(price!.price, 'asc').orderBy('sp.id', 'asc');
-    case '-price':
-      return query.orderBy(price!.price, 'desc').orderBy('sp.id', 'desc');
-    case 'discount':
-      return query.orderBy(price!.discount, 'desc').orderBy('sp.id', 'desc');
-    case 'name':
-      return query.orderBy('sp.name', 'asc').orderBy('sp.id', 'asc');
-    case 'newest':
-      return query
-        .orderBy(sql`case when sp.released_at is null then 1 else 0 end`)
-        .orderBy('sp.released_at', 'desc')
-        .orderBy('sp.id', 'desc');
-    case 'sales':
-      return query.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
-    case 'relevance':
-    default: {
-      // Out of stock sinks; then the text's rank (title matches first), then what sells.
-      const byStock = query.orderBy(OUT_OF_STOCK_LAST);
-      const byRank = scope.text.kind === 'match' ? byStock.orderBy('m.rank', 'asc') : byStock;
-      return byRank.orderBy('sp.sales_count', 'desc').orderBy('sp.id', 'desc');
-    }
-  }
+  let result = query;
+  for (const key of sortKeys(sort, scope, price)) result = result.orderBy(key.value, key.direction);
+  return result;
 }
 
 function languageCondition(groups: LanguageGroup[]) {

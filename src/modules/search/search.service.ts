@@ -200,11 +200,14 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         // Past the window the page is empty without sorting that deep.
         if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
         const page = (withTotal: boolean) => pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
-        if (engine.countsWithPage) {
-          const found = await page(true);
-          return { ids: found.ids, total: found.total ?? (offset === 0 ? 0 : await total()) };
-        }
         // The count is kept apart from the pages: paging and sorting the same search reuse it.
+        if (engine.countsWithPage(text.kind === 'match') && counts.peek(filterKey) === undefined) {
+          const found = await page(true);
+          // A page read without its total (cached while the count was) has a null total too.
+          const all = found.total ?? (offset === 0 && found.ids.length === 0 ? 0 : await total());
+          counts.set(filterKey, all);
+          return { ids: found.ids, total: all };
+        }
         const [found, all] = await Promise.all([page(false), total()]);
         return { ids: found.ids, total: all };
       });

@@ -23,7 +23,7 @@ function withinBudget(budget: QueryBudget | undefined) {
 export function createSqliteEngine(): SearchEngine {
   return {
     name: 'sqlite',
-    countsWithPage: false,
+    countsWithPage: (textMatch) => textMatch,
     looksUpMatches: false,
     matchProducts(query, top, budget) {
       if (top === 0)
