@@ -50,7 +50,10 @@ const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 const log = (line) => process.stdout.write(`[${seconds()} s] ${line}\n`);
 
 const source = readSource(resolve(values.from));
-const out = resolve(values.out ?? join(HERE, 'data', `vendure-${source.projectProducts}.sqlite`));
+// catalogue-20000.db -> data/vendure-20000.sqlite, the name bench/peer-vendure.ts looks for (the dataset
+// itself holds a product more than asked for, so its count would not match).
+const sizeInName = /catalogue-(\d+)\.db$/.exec(values.from)?.[1];
+const out = resolve(values.out ?? join(HERE, 'data', `vendure-${sizeInName ?? source.projectProducts}.sqlite`));
 log(`${source.products.length} products visible in WEB (of ${source.projectProducts}), ${source.collections.length} collections -> ${out}`);
 mkdirSync(dirname(out), { recursive: true });
 for (const suffix of ['', '-wal', '-shm', '.csv']) rmSync(`${out}${suffix}`, { force: true });
