@@ -37,6 +37,7 @@ import * as addOrderPaymentRefundDue from './2026_11_24_1510_add_order_payment_r
 import * as createIntegrationEvents from './2026_11_24_1530_create_integration_events.js';
 import * as createSuppliers from './2026_11_24_1531_create_suppliers.js';
 import * as createCategoryListing from './2026_11_24_1550_create_category_listing.js';
+import * as coverWishlistList from './2026_11_24_1660_cover_wishlist_list.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1530_create_integration_events': createIntegrationEvents,
   '2026_11_24_1531_create_suppliers': createSuppliers,
   '2026_11_24_1550_create_category_listing': createCategoryListing,
+  '2026_11_24_1660_cover_wishlist_list': coverWishlistList,
 };
