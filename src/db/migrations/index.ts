@@ -41,6 +41,7 @@ import * as createProductDocument from './2026_11_24_1600_create_product_documen
 import * as createCatalogueReferenceVersion from './2026_11_24_1640_create_catalogue_reference_version.js';
 import * as indexNamePrefixAndPublisherNewest from './2026_11_24_1641_index_name_prefix_and_publisher_newest.js';
 import * as createCategorySales from './2026_11_24_1642_create_category_sales.js';
+import * as coverWishlistList from './2026_11_24_1660_cover_wishlist_list.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1640_create_catalogue_reference_version': createCatalogueReferenceVersion,
   '2026_11_24_1641_index_name_prefix_and_publisher_newest': indexNamePrefixAndPublisherNewest,
   '2026_11_24_1642_create_category_sales': createCategorySales,
+  '2026_11_24_1660_cover_wishlist_list': coverWishlistList,
 };

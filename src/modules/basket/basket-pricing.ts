@@ -11,7 +11,7 @@ import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type Del
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
-import { shareOverCards, virtualCardLines, type CardShare, type VirtualCardLine } from '../gift-cards/index.js';
+import { shareOverCards, virtualCardLines, type BasketCardsReader, type CardShare, type VirtualCardLine } from '../gift-cards/index.js';
 
 // A basket priced for its caller from current data, in cents: every read and every write answer
 // is this, worked out afresh in the caller's transaction. Prices come from the one pricing module
@@ -72,13 +72,19 @@ export interface PricedBasket {
   toPayCents: number;
 }
 
+/** The reads pricing makes: the lines with their products, and the gift cards (Kysely-built by default). */
+export interface PricingReads {
+  lines: LineReader;
+  cards?: BasketCardsReader;
+}
+
 export async function priceBasket(
   db: Db,
   context: BasketContext,
   basket: BasketRow | undefined,
-  readLines: LineReader = buildLineQueries.lines,
+  reads: PricingReads = buildLineQueries,
 ): Promise<PricedBasket> {
-  return priceLines(db, context, basket, basket ? await readLines(db, basket.id, context.store.code) : []);
+  return priceLines(db, context, basket, basket ? await reads.lines(db, basket.id, context.store.code) : [], reads.cards);
 }
 
 /** The basket priced from its lines as read (in the caller's transaction, or just now outside one). */
@@ -87,6 +93,7 @@ export async function priceLines(
   context: BasketContext,
   basket: BasketRow | undefined,
   rows: readonly BasketLine[],
+  readCards?: BasketCardsReader,
 ): Promise<PricedBasket> {
   const { caller, store, now } = context;
   const companyPrices =
@@ -184,7 +191,7 @@ export async function priceLines(
   );
   // Final price = items + delivery - gift cards; the cards pay what is paid, with VAT.
   const payableCents = vatIncluded ? totalCents : totalCents + vat.reduce((sum, rate) => sum + rate.vatCents, 0);
-  const giftCards = basket ? await shareOverCards(db, basket.id, payableCents, now) : [];
+  const giftCards = basket ? await shareOverCards(db, basket.id, payableCents, now, readCards) : [];
   const giftCardCents = giftCards.reduce((sum, card) => sum + card.amountCents, 0);
   return {
     basket,

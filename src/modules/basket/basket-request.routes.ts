@@ -55,7 +55,7 @@ export function basketHttp(database: DatabaseHandle): BasketHttp {
         const opened = await openBasket(trx, owner, context.store.code, context.now);
         checkIfMatch(request, opened.basket);
         const basket = await work(trx, context, opened.basket);
-        return { priced: await priceBasket(trx, context, basket, queries.lines), token: opened.token };
+        return { priced: await priceBasket(trx, context, basket, queries), token: opened.token };
       });
       return http.answer(reply, request, priced, token);
     },
@@ -66,7 +66,7 @@ export function basketHttp(database: DatabaseHandle): BasketHttp {
         // If-Match names the version the write is based on: the one before this write's.
         checkIfMatch(request, { ...opened.basket, version: opened.basket.version - 1 });
         const lines = await work(trx, context, opened.basket, queries);
-        return { priced: await priceLines(trx, context, opened.basket, lines), token: opened.token };
+        return { priced: await priceLines(trx, context, opened.basket, lines, queries.cards), token: opened.token };
       });
       return http.answer(reply, request, priced, token);
     },

@@ -60,7 +60,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
     const { context, owner } = await http.contextOf(request);
     const basket = await reads.find(owner, context.store.code, context.now);
     const token = basket && owner.kind === 'guest' ? (owner.token ?? null) : null;
-    return { context, priced: await priceBasket(db, context, basket, reads.lines), token };
+    return { context, priced: await priceBasket(db, context, basket, reads), token };
   }
 
   const common = { tags, headers: BasketHeaders, security: SECURITY };

@@ -23,6 +23,8 @@ import {
 import { checkQuantity, MAX_LINES, maxOrderable } from './basket-rules.js';
 import {
   checkVirtualCard,
+  preparedBasketCards,
+  type BasketCardsReader,
   clearBasketCards,
   clearVirtualCardLines,
   saveVirtualCardLine,
@@ -52,16 +54,18 @@ export function basketReads(handle: DatabaseHandle) {
       return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
     },
     lines: preparedLineQueries(handle).lines,
+    cards: preparedBasketCards(handle),
   };
 }
 
 /** The write path's statements, compiled once, for use inside the write's transaction. */
 export interface BasketWriteQueries extends LineQueries {
   writes: BasketWrites;
+  cards: BasketCardsReader;
 }
 
 export function basketWriteQueries(handle: DatabaseHandle): BasketWriteQueries {
-  return { ...preparedLineQueries(handle), writes: preparedBasketWrites(handle) };
+  return { ...preparedLineQueries(handle), writes: preparedBasketWrites(handle), cards: preparedBasketCards(handle) };
 }
 
 export interface OpenedBasket {

@@ -56,6 +56,8 @@ export interface Catalogue {
   visibleBase(context: CatalogueContext, id: number): Promise<ProductBase | undefined>;
   /** The products the caller may see, priced for them, in the order of `ids`. */
   cards(context: CatalogueContext, ids: readonly number[]): Promise<ProductCard[]>;
+  /** Which of the products the caller may see (from the same bases as cards, without pricing them). */
+  visibleIds(context: CatalogueContext, ids: readonly number[]): Promise<Set<number>>;
   /** One page of a product list and how many products the list has in all. */
   listPage(
     context: CatalogueContext,
@@ -165,6 +167,12 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       return found && isVisibleTo(found, context.caller) ? found : undefined;
     },
     cards,
+    async visibleIds(context, ids) {
+      const found = await loadBases(readBases, bases, context.store.code, ids);
+      const visible = new Set<number>();
+      for (const id of ids) if (isVisibleTo(found.get(id) ?? HIDDEN, context.caller)) visible.add(id);
+      return visible;
+    },
     async listPage(context, filter, sort, slice) {
       const { ids, total } = await productPage(
         listDb,
@@ -199,6 +207,9 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     },
   };
 }
+
+/** What a missing product is to the visibility rule: seen by nobody. */
+const HIDDEN = { isActive: false, inStore: false, hiddenWeb: true, hiddenBusiness: true };
 
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */
 const BUSINESS_AUDIENCE: Caller = { ...GUEST, kind: 'BUSINESS' };

@@ -14,6 +14,7 @@ import {
   detachCard,
   findCardByHmac,
   type BasketCard,
+  type BasketCardsReader,
 } from './gift-cards.repository.js';
 
 // Gift cards as a way to pay: look a code up (wrong codes counted per address, a right one
@@ -98,8 +99,14 @@ export interface CardShare {
 }
 
 /** The basket's cards and what each pays of `payableCents`, in the order they were added. */
-export async function shareOverCards(db: Db, basketId: number, payableCents: number, now: number): Promise<CardShare[]> {
-  return share(await basketCards(db, basketId), payableCents, now);
+export async function shareOverCards(
+  db: Db,
+  basketId: number,
+  payableCents: number,
+  now: number,
+  readCards: BasketCardsReader = basketCards,
+): Promise<CardShare[]> {
+  return share(await readCards(db, basketId), payableCents, now);
 }
 
 export function share(cards: readonly BasketCard[], payableCents: number, now: number): CardShare[] {

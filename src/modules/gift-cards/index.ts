@@ -17,6 +17,7 @@ export {
   type CardShare,
 } from './gift-cards.service.js';
 export { moveBasketGiftCards } from './basket-merge.js';
+export { preparedBasketCards, type BasketCardsReader } from './gift-cards.repository.js';
 export { capturedCents, expireCards, retakeReleased } from './gift-card-ledger.js';
 export {
   VirtualGiftCardInput,

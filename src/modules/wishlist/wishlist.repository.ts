@@ -1,9 +1,9 @@
 import { PostgresAdapter, sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-import { visibleProduct, type Caller } from '../catalogue/index.js';
+import type { DatabaseHandle, Db } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 
-// All of the wishlist's SQL. A page is read through wishlist_item_page_idx, newest first, with the
-// catalogue's one visibility rule in SQL, so a hidden product is neither on a page nor counted.
+// All of the wishlist's SQL. A list is read through wishlist_item_list_idx, newest first; which
+// items the caller sees is the catalogue's visibility rule on its bases (wishlist.service.ts).
 
 export interface WishlistOwner {
   clientAccountId: number;
@@ -15,34 +15,30 @@ export interface WishlistPageRow {
   created_at: number;
 }
 
-/** One page of the visible items, newest first, and how many visible items there are in all. */
-export async function wishlistPage(
-  db: Db,
-  owner: WishlistOwner,
-  caller: Caller,
-  slice: { offset: number; perPage: number },
-): Promise<{ rows: WishlistPageRow[]; total: number }> {
-  const visible = visibleProduct(owner.storeCode, caller);
-  const base = db
-    .selectFrom('wishlist_item as w')
-    .innerJoin('product as p', 'p.id', 'w.product_id')
-    .where('w.client_account_id', '=', owner.clientAccountId)
-    .where('w.store_code', '=', owner.storeCode)
-    .where(visible);
-  const [rows, count] = await Promise.all([
-    base
+/** Every item of the owner, newest first: product and time added. */
+export type WishlistItemsReader = (owner: WishlistOwner) => Promise<WishlistPageRow[]>;
+
+/**
+ * The items reader, compiled once. It reads wishlist_item_list_idx alone (the index holds the
+ * product id): which of the products the caller may see is the catalogue's to say, from its
+ * bases (wishlist.service.ts), so no product or assortment row is read here. A list is capped
+ * (MAX_WISHLIST_ITEMS), so reading it whole stays a few hundred short rows.
+ */
+export function wishlistItemsReader(handle: DatabaseHandle): WishlistItemsReader {
+  const items = preparedQuery(handle, (db, clientAccountId: number, storeCode: string) =>
+    db
+      .selectFrom('wishlist_item as w')
       .select(['w.product_id', 'w.created_at'])
+      .where('w.client_account_id', '=', clientAccountId)
+      .where('w.store_code', '=', storeCode)
       .orderBy('w.created_at', 'desc')
-      .orderBy('w.id', 'desc')
-      .limit(slice.perPage)
-      .offset(slice.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    rows: rows.map((row) => ({ product_id: Number(row.product_id), created_at: Number(row.created_at) })),
-    total: Number(count.total),
-  };
+      .orderBy('w.id', 'desc'),
+  );
+  return async (owner) =>
+    (await items(owner.clientAccountId, owner.storeCode)).map((row) => ({
+      product_id: Number(row.product_id),
+      created_at: Number(row.created_at),
+    }));
 }
 
 /**

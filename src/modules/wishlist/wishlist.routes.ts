@@ -7,6 +7,7 @@ import { callerResolver, catalogueContext, type Catalogue } from '../catalogue/i
 import type { SessionActionRecorder } from '../tracking/index.js';
 import { AddToWishlistBody, WishlistHeaders, WishlistItemSchema, WishlistProductParams, WishlistQuery } from './wishlist.schemas.js';
 import { addToWishlist, removeFromWishlist, wishlistItems, wishlistProduct, type WishlistItem } from './wishlist.service.js';
+import { wishlistItemsReader } from './wishlist.repository.js';
 
 export interface WishlistDeps {
   database: DatabaseHandle;
@@ -28,6 +29,7 @@ const wire = (item: WishlistItem) => ({ addedAt: new Date(item.addedAt).toISOStr
 export const wishlistRoutes: FastifyPluginAsyncTypebox<WishlistDeps> = async (app, { database, catalogue, sessionActions }) => {
   const db = database.db;
   const callerOf = callerResolver(database);
+  const readItems = wishlistItemsReader(database);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
   });
@@ -47,7 +49,7 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<WishlistDeps> = async (ap
     async (request, reply) => {
       const context = catalogueContext(request, await callerOf(request));
       const page = pageRequest(request.query);
-      const { items, total } = await wishlistItems(db, catalogue, context, page);
+      const { items, total } = await wishlistItems(readItems, catalogue, context, page);
       setPaginationHeaders(request, reply, page, total);
       return items.map(wire);
     },

@@ -1,7 +1,15 @@
 import type { Db } from '../../db/database.js';
 import { invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
 import type { Catalogue, CatalogueContext, ProductCard } from '../catalogue/index.js';
-import { countItems, deleteItem, insertItem, itemAddedAt, lockOwner, wishlistPage, type WishlistOwner } from './wishlist.repository.js';
+import {
+  countItems,
+  deleteItem,
+  insertItem,
+  itemAddedAt,
+  lockOwner,
+  type WishlistItemsReader,
+  type WishlistOwner,
+} from './wishlist.repository.js';
 
 // The wishlist's rules. Cards come from the catalogue (its cached bases, its visibility rule and
 // pricing's price for the caller), so an item shows exactly what the catalogue shows. A product
@@ -23,13 +31,24 @@ export function wishlistOwner(context: CatalogueContext): WishlistOwner {
   return { clientAccountId, storeCode: context.store.code };
 }
 
+/**
+ * One page of the visible items, newest first, and how many there are in all. Which items the
+ * caller sees comes from the catalogue's bases, as the cards themselves do, so the count and the
+ * page agree with each other and with the cards (the same rule on the same facts).
+ */
 export async function wishlistItems(
-  db: Db,
+  readItems: WishlistItemsReader,
   catalogue: Catalogue,
   context: CatalogueContext,
   slice: { offset: number; perPage: number },
 ): Promise<{ items: WishlistItem[]; total: number }> {
-  const { rows, total } = await wishlistPage(db, wishlistOwner(context), context.caller, slice);
+  const all = await readItems(wishlistOwner(context));
+  const visible = await catalogue.visibleIds(
+    context,
+    all.map((row) => row.product_id),
+  );
+  const shown = all.filter((row) => visible.has(row.product_id));
+  const rows = shown.slice(slice.offset, slice.offset + slice.perPage);
   const cards = new Map(
     (
       await catalogue.cards(
@@ -43,7 +62,7 @@ export async function wishlistItems(
     const product = cards.get(row.product_id);
     if (product) items.push({ addedAt: row.created_at, product });
   }
-  return { items, total };
+  return { items, total: shown.length };
 }
 
 /** The product's card for the caller; an unknown product or one hidden from the caller is a 404. Read before the write's transaction. */
