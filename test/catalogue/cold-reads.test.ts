@@ -7,6 +7,7 @@ import { authorPage } from '../../src/modules/catalogue/browse/person.repository
 import { publisherPage } from '../../src/modules/catalogue/browse/publisher.repository.js';
 import { recommendedIds } from '../../src/modules/catalogue/merchandising/recommendation.repository.js';
 import { createCategory, createPerson, createProduct, createPublisher } from '../helpers/catalogue.js';
+import { overlappingWrites } from '../helpers/overlapping-writes.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Issue 19, cold reads: reference data kept while its version stands (migration 1640), indexed name
@@ -263,5 +264,20 @@ describe("recommendations: a category's best sellers from category_sales", () =>
     const got = await recommendedIds(db(), { productId: subject, productCode: 'NONE', storeCode: 'WEB', caller: GUEST, categoryIds });
     expect(got).toEqual(expected.map((row) => Number(row.id)));
     expect(got[0]).toBe(crime[1]);
+  });
+
+  it('keeps the committed count when a sale and a new category link of one product overlap', async () => {
+    const product = await createProduct(db(), { categoryIds: [ids.crime!], salesCount: 3 });
+    await overlappingWrites(
+      db(),
+      (trx) => trx.updateTable('product').set({ sales_count: 40 }).where('id', '=', product).execute(),
+      (trx) => trx.insertInto('product_category').values({ product_id: product, category_id: ids.poetry! }).execute(),
+    );
+    await overlappingWrites(
+      db(),
+      (trx) => trx.insertInto('product_category').values({ product_id: product, category_id: ids.root! }).execute(),
+      (trx) => trx.updateTable('product').set({ sales_count: 41 }).where('id', '=', product).execute(),
+    );
+    await expectCategorySalesExact(db());
   });
 });

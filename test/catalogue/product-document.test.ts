@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentBody } from '../../src/db/migrations/2026_11_24_1600_create_product_document.js';
 import { createCampaign, createCategory, createPerson, createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { createImportTestApp, type ImportTestApp } from '../import/helpers.js';
+import { overlappingWrites } from '../helpers/overlapping-writes.js';
 
 // The product page reads a product's document (product_document), which triggers keep in the
 // writer's transaction. Every product must have one, equal to a document built afresh from its
@@ -147,6 +148,55 @@ describe('the product document', () => {
     await expectExact();
     expect((await details(ids.book!)).ebook).toBeNull();
     expect((await t.app.inject({ method: 'GET', url: `/product/${ids.ebook}` })).statusCode).toBe(404);
+  });
+
+  it('stays exact when two transactions write one product at once, and both commit', async () => {
+    await overlappingWrites(
+      db(),
+      (trx) => trx.insertInto('product_alt_code').values({ product_id: ids.book!, code: '9789985000002' }).execute(),
+      (trx) =>
+        trx
+          .insertInto('product_asset')
+          .values({
+            product_id: ids.book!,
+            kind: 'IMAGE',
+            url: 'https://img.example/c.jpg',
+            mime_type: null,
+            width: 1,
+            height: 1,
+            position: 9,
+          })
+          .execute(),
+    );
+    await overlappingWrites(
+      db(),
+      (trx) => trx.insertInto('product_store').values({ product_id: ids.book!, store_code: 'WEB2' }).execute(),
+      (trx) => trx.insertInto('product_alt_code').values({ product_id: ids.book!, code: '9789985000003' }).execute(),
+    );
+    await expectExact();
+    const page = await details(ids.book!);
+    expect(page.altCodes).toEqual(['9789985000002', '9789985000003']);
+    expect(page.images.map((i: { url: string }) => i.url)).toContain('https://img.example/c.jpg');
+  });
+
+  it('shows a rename committed while another transaction links the person to a product', async () => {
+    const person = await createPerson(db(), 'Juhan Liiv', 'LIIV');
+    await overlappingWrites(
+      db(),
+      (trx) => trx.updateTable('person').set({ name: 'Juhan Liiv (1864-1913)' }).where('id', '=', person).execute(),
+      (trx) => trx.insertInto('product_person').values({ product_id: ids.book!, person_id: person, role: 'AUTHOR', position: 9 }).execute(),
+    );
+    await overlappingWrites(
+      db(),
+      (trx) => trx.updateTable('campaign').set({ is_active: true }).where('id', '=', ids.campaign!).execute(),
+      (trx) =>
+        trx
+          .insertInto('campaign_price')
+          .values({ campaign_id: ids.campaign!, product_id: ids.book!, customer_kind: 'BUSINESS', price_cents: 300, position: 2 })
+          .execute(),
+    );
+    await expectExact();
+    expect((await details(ids.book!)).persons.find((p: { code: string }) => p.code === 'LIIV').name).toBe('Juhan Liiv (1864-1913)');
   });
 
   it('is what the page reads: a document changed behind the triggers shows', async () => {

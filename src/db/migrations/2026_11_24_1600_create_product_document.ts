@@ -49,10 +49,10 @@ export function documentBody(postgres: boolean): string {
   )`;
 }
 
-/** The statements that bring the documents of the products `where` selects (over `p`) up to date. */
-function refreshDocuments(where: string, postgres: boolean): string {
+/** SQLite's statements that bring the documents of the products `where` selects (over `p`) up to date. */
+function refreshDocuments(where: string): string {
   return `delete from product_document where product_id in (select p.id from product p where ${where});
-    insert into product_document (product_id, body) select p.id, ${documentBody(postgres)} from product p where ${where};`;
+    insert into product_document (product_id, body) select p.id, ${documentBody(false)} from product p where ${where};`;
 }
 
 /** One product's refresh (its id an expression such as `new.product_id`); a null id refreshes nothing. */
@@ -60,6 +60,9 @@ function refreshOne(id: string, postgres: boolean): string {
   return `delete from product_document where product_id = ${id};
     insert into product_document (product_id, body) select p.id, ${documentBody(postgres)} from product p where p.id = ${id};`;
 }
+
+/** pg_advisory_xact_lock's first key for product documents (any constant no other lock uses). */
+const DOCUMENT_LOCK_SPACE = 1_600_024;
 
 /** Child tables whose rows are a product's document inputs, each keyed by product_id. */
 const CHILD_TABLES = ['product_store', 'product_person', 'product_alt_code', 'product_category', 'product_asset', 'campaign_price'];
@@ -83,8 +86,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 async function sqliteTriggers(db: Kysely<any>): Promise<void> {
   const one = (id: string) => refreshOne(id, false);
   const changed = (columns: string[]) => columns.map((c) => `old.${c} is not new.${c}`).join(' or ');
-  const ofPerson = (id: string) => refreshDocuments(`p.id in (select product_id from product_person where person_id = ${id})`, false);
-  const ofCampaign = (id: string) => refreshDocuments(`p.id in (select product_id from campaign_price where campaign_id = ${id})`, false);
+  const ofPerson = (id: string) => refreshDocuments(`p.id in (select product_id from product_person where person_id = ${id})`);
+  const ofCampaign = (id: string) => refreshDocuments(`p.id in (select product_id from campaign_price where campaign_id = ${id})`);
   const triggers: Array<[string, string]> = [
     ['product_document_product_insert', `after insert on product begin ${one('new.id')} ${one('new.physical_book_id')} end`],
     [
@@ -113,9 +116,16 @@ async function sqliteTriggers(db: Kysely<any>): Promise<void> {
 }
 
 async function postgresTriggers(db: Kysely<any>): Promise<void> {
+  // Under READ COMMITTED two writers of one product's inputs would each rebuild its document from
+  // a snapshot without the other's rows (and the second's insert would meet the first's committed
+  // row): a transaction-scoped lock per product makes the second wait for the first's commit, and
+  // its statements then read what the first wrote. Ids beyond int4 share a lock with another id:
+  // harmless, only more waiting.
   await sql
     .raw(
-      `create or replace function product_document_refresh(pid bigint) returns void language plpgsql as $$ begin ${refreshOne('pid', true)} end $$`,
+      `create or replace function product_document_refresh(pid bigint) returns void language plpgsql as $$ begin
+        perform pg_advisory_xact_lock(${DOCUMENT_LOCK_SPACE}, (pid % 2147483647)::int);
+        ${refreshOne('pid', true)} end $$`,
     )
     .execute(db);
   const fn = async (name: string, body: string) =>
@@ -126,19 +136,20 @@ async function postgresTriggers(db: Kysely<any>): Promise<void> {
      if tg_op <> 'INSERT' then perform product_document_refresh(old.physical_book_id); end if;
      if tg_op <> 'DELETE' then perform product_document_refresh(new.physical_book_id); end if;`,
   );
+  // A new link to a person or a campaign reads that row's name or terms: a share lock waits for a
+  // rename or a change of terms in flight to commit (whose own refresh cannot see this link yet).
   await fn(
     'product_document_child_changed',
-    `if tg_op <> 'INSERT' then perform product_document_refresh(old.product_id); end if;
+    `if tg_op <> 'DELETE' and tg_table_name = 'product_person' then perform 1 from person where id = new.person_id for share; end if;
+     if tg_op <> 'DELETE' and tg_table_name = 'campaign_price' then perform 1 from campaign where id = new.campaign_id for share; end if;
+     if tg_op <> 'INSERT' then perform product_document_refresh(old.product_id); end if;
      if tg_op <> 'DELETE' and (tg_op = 'INSERT' or new.product_id is distinct from old.product_id) then perform product_document_refresh(new.product_id); end if;`,
   );
-  await fn(
-    'product_document_person_changed',
-    refreshDocuments('p.id in (select product_id from product_person where person_id = new.id)', true),
-  );
-  await fn(
-    'product_document_campaign_changed',
-    refreshDocuments('p.id in (select product_id from campaign_price where campaign_id = new.id)', true),
-  );
+  // Product by product, in id order, through the locked refresh.
+  const each = (ids: string) =>
+    `perform product_document_refresh(product_id) from (select distinct product_id from ${ids} order by product_id) ids;`;
+  await fn('product_document_person_changed', each('product_person where person_id = new.id'));
+  await fn('product_document_campaign_changed', each('campaign_price where campaign_id = new.id'));
   const changed = (columns: string[]) => columns.map((c) => `old.${c} is distinct from new.${c}`).join(' or ');
   const triggers = [
     `product_document_product_insert after insert or delete on product for each row execute function product_document_product_changed()`,

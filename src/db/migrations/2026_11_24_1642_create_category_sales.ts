@@ -30,9 +30,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   if (postgres) {
     const fn = async (name: string, body: string) =>
       sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`).execute(db);
+    // The share lock waits for a sales count change in flight on that product to commit, so the
+    // new row copies the count it committed (that change's own update cannot see this link yet).
     await fn(
       'category_sales_link_changed',
-      `if tg_op <> 'INSERT' then ${link('old')} end if; if tg_op <> 'DELETE' then ${link('new')} end if;`,
+      `if tg_op <> 'INSERT' then ${link('old')} end if;
+       if tg_op <> 'DELETE' then perform 1 from product where id = new.product_id for share; ${link('new')} end if;`,
     );
     await fn('category_sales_product_changed', sales);
     await sql`create trigger category_sales_link_changed after insert or update or delete on product_category
