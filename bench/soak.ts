@@ -8,8 +8,9 @@
 //     the first span after the warm-up and the last span of the run, see judge());
 //   - no file descriptors leak: /proc/<pid>/fd at the end, under the same load, is not above the
 //     count after the warm-up (plus a small slack for sockets and SQLite files in flux);
-//   - p99 latency did not drift: the last window's p99 is at most 1.5x the first window's after
-//     the warm-up (plus 10 ms, so a 4 ms p99 may be 16 ms on a noisy machine).
+//   - p99 latency did not drift: the median p99 of the last three windows is at most 1.5x that of
+//     the first three after the warm-up (plus 10 ms, so a 4 ms p99 may be 16 ms on a noisy
+//     machine); one window's p99 alone moves with whatever else the machine did in those seconds.
 //
 //   npm run build && npx tsx bench/soak.ts [--minutes 30] [--clients 8]
 //
@@ -256,8 +257,10 @@ function judge(
     if (inWindow.length > 0)
       windows.push({ fromS: from / 1000, requests: inWindow.length, p50: percentile(inWindow, 50), p99: percentile(inWindow, 99) });
   }
-  const first = windows[0]!;
-  const last = windows.at(-1)!;
+  // Three windows a side: a drift lasts, a hiccup of the machine falls in one window.
+  const p99Of = (side: Window[]) => median(side.map((w) => w.p99));
+  const firstP99 = p99Of(windows.slice(0, 3));
+  const lastP99 = p99Of(windows.slice(-3));
   const checks = [
     {
       name: 'resident memory (anonymous), end / after warm-up',
@@ -278,10 +281,10 @@ function judge(
       passed: fdsEnd <= fdsWarm + FD_SLACK,
     },
     {
-      name: 'p99, last / first window',
-      value: `${last.p99.toFixed(1)} / ${first.p99.toFixed(1)} ms`,
+      name: 'p99, last / first three windows (median)',
+      value: `${lastP99.toFixed(1)} / ${firstP99.toFixed(1)} ms`,
       target: '≤ 1.5 × first + 10 ms',
-      passed: last.p99 <= first.p99 * 1.5 + 10,
+      passed: lastP99 <= firstP99 * 1.5 + 10,
     },
     {
       name: 'failed requests',

@@ -120,10 +120,13 @@ export async function chargesOf(s: SubscriptionShop, id: number) {
   return s.t.database.db.selectFrom('subscription_charge').selectAll().where('subscription_id', '=', id).orderBy('id').execute();
 }
 
-/** EveryPay's merchant-initiated payments for a subscription (its order references start SUB<id>-). */
 /** EveryPay's merchant-initiated charge of a saved card. */
 export const MIT_PATH = '/api/v4/payments/mit';
 
+/**
+ * The merchant-initiated charge requests EveryPay received for a subscription (its order
+ * references start SUB<id>-), refused repeats included: a request, not always a payment.
+ */
 export function mitPayments(s: SubscriptionShop, id: number) {
   return s.everypay.requests
     .filter((r) => r.path === MIT_PATH)
