@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newCharge } from '../../src/modules/subscriptions/billing.service.js';
+import { insertChargeOnce } from '../../src/modules/subscriptions/charges.repository.js';
+import { lockSubscription } from '../../src/modules/subscriptions/subscriptions.repository.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { MIT_PATH, bill, call, chargesOf, mitPayments, startSubscriptionShop, subscriptionRow, type SubscriptionShop } from './helpers.js';
 import { createTakeCatalogue, subscriber, take, type TakeCatalogue } from './takes-helpers.js';
@@ -79,5 +82,36 @@ describe('subscriptions in "your data"', () => {
       .where('client_account_id', '=', sub.customer.clientAccountId)
       .execute();
     expect(cards).toHaveLength(1);
+  });
+
+  it('waits for a renewal claimed at the same moment and then refuses: the claimed charge is never made for a person who is gone', async () => {
+    const sub = await subscriber(s, 'SHELF5');
+    const row = await subscriptionRow(s, sub.id);
+    let claimed!: () => void;
+    const claimedNow = new Promise<void>((resolve) => (claimed = resolve));
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    // A billing run's claim (billing.service.ts claimRenewal), held open before its commit.
+    const claim = s.t.database.db.transaction().execute(async (trx) => {
+      await lockSubscription(trx, sub.id);
+      const fields = {
+        period_number: 2,
+        purpose: 'PERIOD' as const,
+        attempt: 1,
+        plan_id: Number(row.plan_id),
+        amount_cents: 750,
+        gateway: 'everypay',
+      };
+      await insertChargeOnce(trx, newCharge({ id: sub.id }, fields, Date.now()));
+      claimed();
+      await committed;
+    });
+    await claimedNow;
+    const erasure = erase(sub.customer.token);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    commit();
+    await claim;
+    expectErrorBody(await erasure, 409, 'Conflict');
+    expect(await subscriptionRow(s, sub.id)).toMatchObject({ status: 'ACTIVE', period_number: 1 });
   });
 });

@@ -21,7 +21,8 @@ export const PersonalDataExport = Type.Object(
     description:
       'Everything held about the caller, one key per part: account (user, clientAccounts, wholesaleRequests, logins), profile ' +
       '(consentHistory, pendingEmailChange, addresses, preferences), catalogue (categoryPreferences, comments, ratings), ' +
-      'companyMemberships, orders (with lines), downloads, baskets, newsletter, socialIdentities, sessionActions, salesHistory. ' +
+      'companyMemberships, orders (with lines), downloads, baskets, newsletter, socialIdentities, sessionActions, salesHistory, ' +
+      'subscriptions (subscriptions with their charges, saved cards without tokens, takes). ' +
       'Long lists are capped (newest first) and then carry `truncated: true` and a `note`. No password or token hashes.',
   },
 );

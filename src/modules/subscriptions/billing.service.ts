@@ -6,7 +6,14 @@ import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './bil
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import { insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
-import { findPlan, findSubscription, subscriberOf, updateSubscription, dueSubscriptionIds } from './subscriptions.repository.js';
+import {
+  findPlan,
+  findSubscription,
+  lockSubscription,
+  subscriberOf,
+  updateSubscription,
+  dueSubscriptionIds,
+} from './subscriptions.repository.js';
 
 // Billing: every subscription whose period ended (or whose retry is due) is charged through its
 // saved card with a merchant-initiated charge. A period is never charged twice:
@@ -87,7 +94,9 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
 async function claimRenewal(db: Kysely<Database>, subscriptionId: number, now: number) {
   return db.transaction().execute(async (trx) => {
-    const sub = await findSubscription(trx, subscriptionId);
+    // Locked: an erasure of the subscriber in flight either ended it first (not due) or waits and
+    // then finds this claim's pending charge (and refuses).
+    const sub = await lockSubscription(trx, subscriptionId);
     if (!sub) return null;
     const due =
       (['TRIAL', 'ACTIVE'].includes(sub.status) && Number(sub.period_end) <= now) ||

@@ -7,9 +7,10 @@ import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '.
 // expiry; never the gateway's token) and what the subscriptions gave them (takes). The erasure
 // ends every live subscription at once (nothing more is charged to a person who is gone), deletes
 // the saved cards with their tokens and the takes, and keeps the charges: money that moved, tied
-// to a client account that the accounts part anonymises. It waits while a charge is at the
-// gateway, whose answer would otherwise extend a subscription that was just ended.
+// to a client account that the accounts part anonymises. It is refused (409) while a charge is at
+// the gateway, whose answer would otherwise extend a subscription that was just ended.
 
+/** Each list holds at most this many rows, newest first; `truncated` and a note say when there were more. */
 const CAP = 1_000;
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 const euros = (cents: number) => Number(cents) / 100;
@@ -17,15 +18,15 @@ const LIVE = ['PENDING', 'TRIAL', 'ACTIVE', 'FAILED'] as const;
 
 async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
-  if (ids.length === 0) return { subscriptions: [], cards: [], takes: [] };
+  if (ids.length === 0) return { subscriptions: [], cards: [], takes: [], truncated: false };
   const subscriptions = await db
     .selectFrom('subscription as s')
     .innerJoin('subscription_plan as p', 'p.id', 's.plan_id')
     .select(['s.id', 's.store_code', 'p.code as plan', 's.status', 's.trial', 's.period_start', 's.period_end'])
     .select(['s.cancel_at_period_end', 's.created_at', 's.ended_at'])
     .where('s.client_account_id', 'in', ids)
-    .orderBy('s.id')
-    .limit(CAP)
+    .orderBy('s.id', 'desc')
+    .limit(CAP + 1)
     .execute();
   const subscriptionIds = subscriptions.map((row) => Number(row.id));
   const charges =
@@ -35,25 +36,26 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
           .selectFrom('subscription_charge')
           .select(['subscription_id', 'period_number', 'purpose', 'amount_cents', 'state', 'created_at'])
           .where('subscription_id', 'in', subscriptionIds)
-          .orderBy('id')
-          .limit(CAP)
+          .orderBy('id', 'desc')
+          .limit(CAP + 1)
           .execute();
   const cards = await db
     .selectFrom('subscription_card')
     .select(['store_code', 'state', 'brand', 'last_four', 'expiry_month', 'expiry_year', 'is_default', 'created_at'])
     .where('client_account_id', 'in', ids)
-    .orderBy('id')
-    .limit(CAP)
+    .orderBy('id', 'desc')
+    .limit(CAP + 1)
     .execute();
   const takes = await db
     .selectFrom('subscription_take')
     .select(['subscription_id', 'product_id', 'kind', 'period_number', 'created_at', 'returned_at'])
     .where('client_account_id', 'in', ids)
-    .orderBy('id')
-    .limit(CAP)
+    .orderBy('id', 'desc')
+    .limit(CAP + 1)
     .execute();
+  const truncated = [subscriptions, charges, cards, takes].some((rows) => rows.length > CAP);
   return {
-    subscriptions: subscriptions.map((row) => ({
+    subscriptions: subscriptions.slice(0, CAP).map((row) => ({
       id: Number(row.id),
       store: row.store_code,
       plan: row.plan,
@@ -65,6 +67,7 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
       since: time(row.created_at),
       endedAt: time(row.ended_at),
       charges: charges
+        .slice(0, CAP)
         .filter((charge) => Number(charge.subscription_id) === Number(row.id))
         .map((charge) => ({
           period: charge.period_number,
@@ -74,7 +77,7 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
           at: time(charge.created_at),
         })),
     })),
-    cards: cards.map((row) => ({
+    cards: cards.slice(0, CAP).map((row) => ({
       store: row.store_code,
       state: row.state,
       brand: row.brand,
@@ -83,7 +86,7 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
       isDefault: Boolean(row.is_default),
       since: time(row.created_at),
     })),
-    takes: takes.map((row) => ({
+    takes: takes.slice(0, CAP).map((row) => ({
       subscriptionId: Number(row.subscription_id),
       productId: Number(row.product_id),
       kind: row.kind,
@@ -91,12 +94,22 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
       takenAt: time(row.created_at),
       returnedAt: time(row.returned_at),
     })),
+    truncated,
+    ...(truncated ? { note: `Each list holds only the newest ${CAP} entries; ask customer service for the rest.` } : {}),
   };
 }
 
 async function refuseWhileCharging(trx: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   if (ids.length === 0) return;
+  // The person's subscriptions are locked first, as a renewal's claim locks its subscription: a
+  // claim committed meanwhile shows its pending charge below, and a later claim waits for the
+  // erasure and finds the subscription ended.
+  await trx
+    .updateTable('subscription')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('client_account_id', 'in', ids)
+    .execute();
   const charging = await trx
     .selectFrom('subscription_charge as c')
     .innerJoin('subscription as s', 's.id', 'c.subscription_id')

@@ -36,6 +36,20 @@ export function findSubscription(db: Db, id: number): Promise<SubscriptionRow | 
   return db.selectFrom('subscription').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * A subscription, locked for the rest of the transaction (a no-op update takes the row lock on
+ * PostgreSQL; SQLite runs one write transaction at a time): a renewal's claim and an erasure of
+ * its person take it first, so one of them sees what the other committed.
+ */
+export function lockSubscription(db: Db, id: number): Promise<SubscriptionRow | undefined> {
+  return db
+    .updateTable('subscription')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The caller's subscription; undefined also when it is another client's (the same 404 as none). */
 export async function ownSubscription(db: Db, clientAccountId: number, id: number): Promise<SubscriptionRow | undefined> {
   const row = await findSubscription(db, id);
