@@ -7,9 +7,15 @@ import type { CatalogueReferenceVersionTable } from './catalogue.tables.js';
 // against catalogue_reference_version (migration 1640, bumped by triggers on every change) once its
 // cache period is over: a row read by primary key instead of reading and building the whole tree
 // again. With the caches off (a period of 0) every read asks the version, so an answer is never
-// older than the data; with them on, nothing changes within the period.
+// older than the data; with them on, nothing changes within the period. One exception is bounded:
+// with a read replica the version (primary) and the data (replica) can come from two servers, and
+// data a replica had not caught up with would be kept under the new version; so nothing is kept
+// longer than MAX_AGE_MS past its load, whatever the version says.
 
 export type ReferenceName = CatalogueReferenceVersionTable['name'];
+
+/** The longest a loaded value is kept, however long its version stands. */
+const MAX_AGE_MS = 60_000;
 
 export interface ReferenceCache<K, V> {
   get(key: K): Promise<V>;
@@ -36,7 +42,7 @@ export function referenceCache<K, V>(
   load: (key: K) => Promise<V>,
   statsName: string,
 ): ReferenceCache<K, V> {
-  const entries = new Map<K, { value: V; version: number; expires: number }>();
+  const entries = new Map<K, { value: V; version: number; expires: number; loadedAt: number }>();
   const stats = cacheStats(statsName);
   return {
     async get(key) {
@@ -48,14 +54,14 @@ export function referenceCache<K, V>(
       }
       // The version is read before the data: a change landing in between makes the next read load again.
       const current = await version();
-      if (kept !== undefined && current !== undefined && kept.version === current) {
+      if (kept !== undefined && current !== undefined && kept.version === current && now - kept.loadedAt < MAX_AGE_MS) {
         stats.hits += 1;
         kept.expires = now + ttlMs;
         return kept.value;
       }
       stats.misses += 1;
       const value = await load(key);
-      if (current !== undefined) entries.set(key, { value, version: current, expires: now + ttlMs });
+      if (current !== undefined) entries.set(key, { value, version: current, expires: now + ttlMs, loadedAt: now });
       return value;
     },
   };
