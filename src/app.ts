@@ -170,7 +170,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       // Catalogue, content, blog and export reads may go to a read replica (db/replica-routing.ts).
       const replicaReads = database.replicaReads;
       const catalogue = createCatalogue({ ...deps, database: replicaReads });
-      await api.register(catalogueRoutes, { ...deps, catalogue });
+      await api.register(catalogueRoutes, { ...deps, database: replicaReads, callerDatabase: database, catalogue });
       await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
       await api.register(basketRoutes, { database, sessionActions: deps.sessionActions });

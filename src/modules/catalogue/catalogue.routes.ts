@@ -23,7 +23,7 @@ export const GUEST_ANSWERS = 20_000;
  * group. Answers that may be cached get an ETag and answer conditional GETs with 304.
  */
 export const catalogueRoutes: FastifyPluginAsyncTypebox<CatalogueDeps> = async (app, deps) => {
-  const routeDeps: CatalogueRouteDeps = { ...deps, caller: callerResolver(deps.database) };
+  const routeDeps: CatalogueRouteDeps = { ...deps, caller: callerResolver(deps.callerDatabase ?? deps.database) };
   registerConditionalGet(app);
   registerGuestResponseCache(app, {
     ttlMs: deps.config.catalogueCacheTtlMs,
