@@ -14,6 +14,8 @@ export interface ProcessSample {
   rssMb: number;
   anonMb: number;
   fileMb: number;
+  /** The JS heap in use (the service's /metrics). */
+  heapMb: number;
   fds: number;
 }
 
@@ -53,7 +55,9 @@ checkout, create-form, pay, return; its worker processes the order and hands it 
 ${fmt(report.requests)} actions (${fmt(report.requests / seconds, 1)}/s): ${[...report.counts].map(([a, n]) => `${a} ${fmt(n)}`).join(', ')}.
 The first ${fmt(report.warmupS)} s are the warm-up. Samples every 2 s; memory after the warm-up is the median of the samples of the
 ${fmt(report.spanS)} s after it, at the end the median of the last ${fmt(report.spanS)} s (resident memory saw-tooths by tens of MB between
-major collections, so single samples compare a peak with a trough). The judged memory is the anonymous part
+major collections, so single samples compare a peak with a trough). Leaks are judged on the live JS heap: the lowest
+"heap used" of each span (the service's /metrics), a trough after a major collection. Resident memory is judged from
+runs of 10 minutes or more (a shorter run reports it: V8 is still sizing its heap under full load); the part judged is the anonymous one
 (heap and buffers, where a leak grows); the file-backed part is mostly the pages of the SQLite file the service maps,
 which grow with the file as the run writes orders and accounts, and which the kernel may drop. Descriptors: the maximum of the first span against the
 minimum of the last, all under the same load.
@@ -66,8 +70,8 @@ ${report.checks.map((c) => `| ${c.name} | ${c.value} | ${c.target} | ${c.passed 
 | ---: | ---: | ---: | ---: |
 ${report.windows.map((w) => `| ${fmt(w.fromS)} | ${fmt(w.requests)} | ${fmt(w.p50, 1)} | ${fmt(w.p99, 1)} |`).join('\n')}
 
-| Time (s) | RSS (MB) | anonymous (MB) | file-backed (MB) | fds |
-| ---: | ---: | ---: | ---: | ---: |
-${perMinute.map((s) => `| ${fmt(s.at / 1000)} | ${fmt(s.rssMb, 1)} | ${fmt(s.anonMb, 1)} | ${fmt(s.fileMb, 1)} | ${s.fds} |`).join('\n')}
+| Time (s) | RSS (MB) | anonymous (MB) | file-backed (MB) | JS heap used (MB) | fds |
+| ---: | ---: | ---: | ---: | ---: | ---: |
+${perMinute.map((s) => `| ${fmt(s.at / 1000)} | ${fmt(s.rssMb, 1)} | ${fmt(s.anonMb, 1)} | ${fmt(s.fileMb, 1)} | ${fmt(s.heapMb, 1)} | ${s.fds} |`).join('\n')}
 ${report.failures.size > 0 ? `\nFailures:\n${[...report.failures].map(([k, n]) => `- ${n} × ${k}`).join('\n')}\n` : ''}`;
 }
