@@ -199,6 +199,14 @@ describe('the product document', () => {
     expect((await details(ids.book!)).persons.find((p: { code: string }) => p.code === 'LIIV').name).toBe('Juhan Liiv (1864-1913)');
   });
 
+  it('refreshes both products when a child row moves from one to another', async () => {
+    const other = await createProduct(db(), { code: 'OTHER' });
+    await db().updateTable('product_alt_code').set({ product_id: other }).where('code', '=', '9789985000003').execute();
+    await expectExact();
+    expect((await details(other)).altCodes).toEqual(['9789985000003']);
+    expect((await details(ids.book!)).altCodes).toEqual(['9789985000002']);
+  });
+
   it('is what the page reads: a document changed behind the triggers shows', async () => {
     const kept = await db().selectFrom('product_document').select('body').where('product_id', '=', ids.book!).executeTakeFirstOrThrow();
     const body = { ...JSON.parse(kept.body), ac: ['TAMPERED'] };

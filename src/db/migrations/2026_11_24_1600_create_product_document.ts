@@ -108,7 +108,12 @@ async function sqliteTriggers(db: Kysely<any>): Promise<void> {
   for (const table of CHILD_TABLES) {
     triggers.push(
       [`product_document_${table}_insert`, `after insert on ${table} begin ${one('new.product_id')} end`],
-      [`product_document_${table}_update`, `after update on ${table} begin ${one('old.product_id')} ${one('new.product_id')} end`],
+      [`product_document_${table}_update`, `after update on ${table} begin ${one('old.product_id')} end`],
+      // A row moved to another product refreshes that one too (most updates keep the product).
+      [
+        `product_document_${table}_move`,
+        `after update on ${table} when new.product_id is not old.product_id begin ${one('new.product_id')} end`,
+      ],
       [`product_document_${table}_delete`, `after delete on ${table} begin ${one('old.product_id')} end`],
     );
   }
