@@ -65,13 +65,18 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /**
    * Claims the next job: first one whose claim expired (its worker died), then the due pending job
-   * that waited longest. Two reads that each walk one index from its start, instead of one read
-   * with an OR whose matches had to be sorted: with a backlog of 100,000 jobs that sort cost 25 ms
-   * per claim on SQLite, on the event loop of an API process running its worker inline, so a
-   * growing backlog slowed every request and the worker fell further behind (bench/soak.ts).
+   * that waited longest. One UPDATE whose target is the first of two subqueries that each walk one
+   * index from its start, instead of one read with an OR whose matches had to be sorted: with a
+   * backlog of 100,000 jobs that sort cost 25 ms per claim on SQLite, on the event loop of an API
+   * process running its worker inline, so a growing backlog slowed every request and the worker
+   * fell further behind (bench/soak.ts).
    */
   async function claim(includeDelayed: boolean): Promise<JobRow | undefined> {
     const at = now();
+    // Many workers poll at once: each skips rows another has locked instead of queueing behind it.
+    // SQLite has one writer at a time, so the single UPDATE statement is atomic there anyway.
+    const lockable = <Q extends SelectQueryBuilder<Database, 'job', { id: number }>>(query: Q) =>
+      database.engine === 'postgres' ? query.forUpdate().skipLocked() : query;
     const orphaned = db
       .selectFrom('job')
       .select('id')
@@ -87,13 +92,6 @@ export function createWorker(options: WorkerOptions): Worker {
       .orderBy('run_at')
       .orderBy('id')
       .limit(1);
-    return (await claimOf(orphaned, at)) ?? (await claimOf(pending, at));
-  }
-
-  function claimOf(next: SelectQueryBuilder<Database, 'job', { id: number }>, at: number): Promise<JobRow | undefined> {
-    // Many workers poll at once: each skips rows another has locked instead of queueing behind it.
-    // SQLite has one writer at a time, so the single UPDATE statement is atomic there anyway.
-    const candidate = database.engine === 'postgres' ? next.forUpdate().skipLocked() : next;
     return db
       .updateTable('job')
       .set((eb) => ({
@@ -102,7 +100,7 @@ export function createWorker(options: WorkerOptions): Worker {
         locked_until: at + lockMs,
         updated_at: at,
       }))
-      .where('id', '=', candidate)
+      .where('id', '=', (eb) => eb.fn.coalesce(lockable(orphaned), lockable(pending)))
       .returningAll()
       .executeTakeFirst();
   }
