@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { lockingSubscriptions } from './subscriptions.repository.js';
 
 // A person's subscriptions (plan, periods, their charges), saved cards (brand, last four digits,
 // expiry; never the gateway's token) and what the subscriptions gave them (takes). The erasure
@@ -105,11 +106,7 @@ async function refuseWhileCharging(trx: Db, subject: PersonalDataSubject) {
   // The person's subscriptions are locked first, as a renewal's claim locks its subscription: a
   // claim committed meanwhile shows its pending charge below, and a later claim waits for the
   // erasure and finds the subscription ended.
-  await trx
-    .updateTable('subscription')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('client_account_id', 'in', ids)
-    .execute();
+  await lockingSubscriptions(trx).where('client_account_id', 'in', ids).execute();
   const charging = await trx
     .selectFrom('subscription_charge as c')
     .innerJoin('subscription as s', 's.id', 'c.subscription_id')

@@ -37,17 +37,19 @@ export function findSubscription(db: Db, id: number): Promise<SubscriptionRow | 
 }
 
 /**
- * A subscription, locked for the rest of the transaction (a no-op update takes the row lock on
- * PostgreSQL; SQLite runs one write transaction at a time): a renewal's claim and an erasure of
- * its person take it first, so one of them sees what the other committed.
+ * Subscription rows locked for the rest of the transaction: a no-op update takes their row locks
+ * on PostgreSQL (SQLite runs one write transaction at a time). Narrow it with `where`.
+ */
+export function lockingSubscriptions(db: Db) {
+  return db.updateTable('subscription').set((eb) => ({ updated_at: eb.ref('updated_at') }));
+}
+
+/**
+ * A subscription, locked: a renewal's claim and an erasure of its person take it first, so one of
+ * them sees what the other committed.
  */
 export function lockSubscription(db: Db, id: number): Promise<SubscriptionRow | undefined> {
-  return db
-    .updateTable('subscription')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  return lockingSubscriptions(db).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /** The caller's subscription; undefined also when it is another client's (the same 404 as none). */

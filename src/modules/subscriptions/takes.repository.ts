@@ -3,7 +3,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { visibleProduct, type Caller } from '../catalogue/index.js';
-import type { SubscriptionRow } from './subscriptions.repository.js';
+import { lockingSubscriptions, type SubscriptionRow } from './subscriptions.repository.js';
 import type { SubscriptionTakeTable, TakeKind } from './subscriptions.tables.js';
 
 export type TakeRow = Selectable<SubscriptionTakeTable>;
@@ -12,18 +12,11 @@ export type TakeRow = Selectable<SubscriptionTakeTable>;
 export const heldKey = (subscriptionId: number, productId: number) => `${subscriptionId}:${productId}`;
 
 /**
- * The caller's subscription, locked for the rest of the transaction: a no-op update takes its row
- * lock on PostgreSQL (SQLite runs one write transaction at a time), so two takes of one
+ * The caller's subscription, locked for the rest of the transaction, so two takes of one
  * subscription count its credits and shelf one after the other. Undefined for another client's.
  */
 export async function lockOwnSubscription(trx: Db, clientAccountId: number, id: number): Promise<SubscriptionRow | undefined> {
-  return trx
-    .updateTable('subscription')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('id', '=', id)
-    .where('client_account_id', '=', clientAccountId)
-    .returningAll()
-    .executeTakeFirst();
+  return lockingSubscriptions(trx).where('id', '=', id).where('client_account_id', '=', clientAccountId).returningAll().executeTakeFirst();
 }
 
 export interface TakeableProduct {
