@@ -100,6 +100,7 @@ export function createJobRunner(
     handlers: buildJobHandlers({ database, config, mailer }),
     log,
     pollIntervalMs: config.jobs.pollIntervalMs,
+    concurrency: config.jobs.concurrency,
   });
   let pruning: { stop(): void } | undefined;
   let orderSweep: { stop(): Promise<void> } | undefined;

@@ -237,6 +237,39 @@ describe(`the job queue on ${engine}`, () => {
     await sleep(50);
     expect((await job(later)).status).toBe('pending');
   });
+  it('runs up to `concurrency` jobs at once while polling, each once, and stop() waits for all of them', async () => {
+    const gates: Array<() => void> = [];
+    const started: number[] = [];
+    const w = worker(
+      {
+        slow: (_payload, { job: { id } }) =>
+          new Promise<void>((resolve) => {
+            started.push(id);
+            gates.push(resolve);
+          }),
+      },
+      { concurrency: 3 },
+    );
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push(await enqueueJob(database.db, { type: 'slow', payload: { i } }, defaults));
+    w.start();
+    while (started.length < 3) await sleep(5);
+    await sleep(50);
+    expect(started).toHaveLength(3); // the fourth waits for room
+    expect(await countJobsByStatus(database.db)).toMatchObject({ pending: 2, running: 3 });
+
+    gates.shift()!();
+    while (started.length < 4) await sleep(5);
+    let stopped = false;
+    const stopping = w.stop().then(() => (stopped = true));
+    await sleep(50);
+    expect(stopped).toBe(false);
+    for (const open of gates.splice(0)) open();
+    await stopping;
+    expect(started).toHaveLength(4); // stop() claimed nothing more
+    expect(new Set(started).size).toBe(4);
+    expect(await countJobsByStatus(database.db)).toEqual({ pending: 1, running: 0, done: 4, dead: 0 });
+  });
 });
 
 describe('storefront jobs', () => {
