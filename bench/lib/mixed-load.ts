@@ -97,7 +97,6 @@ export async function runMixedLoad(input: MixedLoadInput): Promise<MixedLoadResu
         return;
       }
       case 'purchase': {
-        if (nextBasket >= input.baskets.length) return act('browse', n, api);
         const email = `buyer-${runId}-${n}@example.ee`;
         const form = JSON.stringify({ ...input.form, shippingEmail: email, billingEmail: email });
         orders.push({ id: await purchase(api, input.baskets[nextBasket++]!, form), email });
@@ -111,7 +110,9 @@ export async function runMixedLoad(input: MixedLoadInput): Promise<MixedLoadResu
   const shopper = async () => {
     while (performance.now() < deadline) {
       const n = counter++;
-      const kind = pickAction(n);
+      // Once every filled basket is bought, a purchase drawn is a browse (and counted as one).
+      const drawn = pickAction(n);
+      const kind = drawn === 'purchase' && nextBasket >= input.baskets.length ? 'browse' : drawn;
       const begun = performance.now();
       try {
         await act(kind, n, input.apis[n % input.apis.length]!);
