@@ -84,7 +84,8 @@ export async function buildCatalogueDataset(options: CatalogueDatasetOptions): P
     const listingStarted = performance.now();
     await rebuildCategoryListing(database.db);
     log(`  category listing: built in ${((performance.now() - listingStarted) / 1000).toFixed(1)} s`);
-    // Fresh statistics, so the query planner sees the real table sizes.
+    // Fresh statistics, so the query planner sees the real table sizes (the service keeps sqlite_stat1
+    // and drops the STAT4 samples when it opens the file: src/db/sqlite-statistics.ts).
     await sql`analyze`.execute(database.db);
     database.sqlite?.pragma('synchronous = NORMAL');
     const products = Number(

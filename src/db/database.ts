@@ -9,6 +9,7 @@ import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { SqliteReadPoolDialect } from './sqlite-read-dialect.js';
 import { SqliteReadPool } from './sqlite-read-pool.js';
+import { dropStat4Samples } from './sqlite-statistics.js';
 import { registerTimeBudgetFunction } from './time-budget-function.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -103,6 +104,8 @@ function openSqlite(location: string, readWorkers: number): DatabaseHandle {
   // Memory-mapped reads share the OS page cache across processes; the page cache covers writes.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 1073741824');
+  // Before the read workers open it, so none of them loads the samples either.
+  dropStat4Samples(sqlite);
   // Reads that must not stall the process carry a deadline (db/query-budget.ts).
   registerTimeBudgetFunction(sqlite);
   const dialect = new CachedSqliteDialect(sqlite);
