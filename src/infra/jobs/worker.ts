@@ -193,7 +193,7 @@ export function createWorker(options: WorkerOptions): Worker {
         job = await claim(false);
       } catch (err) {
         // A lost database connection must not take the process down; the next poll tries again.
-        log.error({ err }, 'job worker could not claim or record a job');
+        log.error({ err }, 'job worker could not claim a job');
       }
       if (job !== undefined) {
         const inHand = run(job)
