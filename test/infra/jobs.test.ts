@@ -237,6 +237,7 @@ describe(`the job queue on ${engine}`, () => {
     await sleep(50);
     expect((await job(later)).status).toBe('pending');
   });
+
   it('runs up to `concurrency` jobs at once while polling, each once, and stop() waits for all of them', async () => {
     const gates: Array<() => void> = [];
     const started: number[] = [];
@@ -268,6 +269,7 @@ describe(`the job queue on ${engine}`, () => {
     await stopping;
     expect(started).toHaveLength(4); // stop() claimed nothing more
     expect(new Set(started).size).toBe(4);
+    expect(started).toEqual(ids.slice(0, 4)); // claimed oldest first, one claim at a time
     expect(await countJobsByStatus(database.db)).toEqual({ pending: 1, running: 0, done: 4, dead: 0 });
   });
 });
