@@ -16,6 +16,7 @@ import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { securityHeaders } from './http/security-headers.js';
 import { trustProxyOption } from './http/trust-proxy.js';
+import { serializerCompiler } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { translate } from './i18n/index.js';
 import { importKinds } from './import-kinds.js';
@@ -117,6 +118,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
 
