@@ -27,8 +27,9 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema 
 // branch, on every serialisation. TypeBox writes every nullable field (`Type.Union([X,
 // Type.Null()])`) as such an anyOf: a product card has eight, so a list of 50 cards ran ~400
 // validations (a date-format check among them) just to tell null from a value. `nullable: true`
-// on X says the same to the serializer with one `=== null` test. Only the serializer's copy is
-// rewritten: validation and /docs keep the schema as written.
+// on X says the same to the serializer with one `=== null` test; a union of string literals (a
+// status, a role) is a string with an enum, which the serializer writes without a check. Only the
+// serializer's copy is rewritten: validation and /docs keep the schema as written.
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'];
 const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains'];
@@ -39,7 +40,13 @@ export function foldNullableUnions(schema: Schema): Schema {
   const result: Schema = {};
   for (const [key, value] of Object.entries(schema)) result[key] = foldKeyword(key, value);
   const union = result.anyOf;
-  if (!Array.isArray(union) || union.length !== 2) return result;
+  if (!Array.isArray(union)) return result;
+  const literalType = typeOfLiterals(union);
+  if (literalType !== undefined) {
+    const { anyOf: _union, ...siblings } = result;
+    return { type: literalType, enum: union.map((branch: Schema) => branch.const), ...siblings };
+  }
+  if (union.length !== 2) return result;
   const nullAt = union.findIndex((branch) => isSchema(branch) && branch.type === 'null' && Object.keys(branch).length === 1);
   const other: unknown = union[1 - nullAt];
   if (nullAt === -1 || !isSchema(other) || BRANCHING.some((keyword) => keyword in other) || other.type === undefined) return result;
@@ -56,6 +63,15 @@ function foldKeyword(key: string, value: unknown): unknown {
   }
   if (SUBSCHEMAS.includes(key) && isSchema(value)) return foldNullableUnions(value);
   return value;
+}
+
+/** The one type of a union of literals (`Type.Union([Type.Literal('A'), ...])`); undefined for any other union. */
+function typeOfLiterals(union: unknown[]): unknown {
+  const [first] = union;
+  if (!isSchema(first)) return undefined;
+  const literal = (branch: unknown) =>
+    isSchema(branch) && 'const' in branch && branch.type === first.type && Object.keys(branch).length === 2;
+  return typeof first.type === 'string' && first.type !== 'null' && union.every(literal) ? first.type : undefined;
 }
 
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -79,6 +79,17 @@ describe('response serializer compiler', () => {
     expect(folded.properties.anyOf).toEqual({ type: 'string', nullable: true });
   });
 
+  it('writes a union of literals as a string with an enum, a nullable one too', () => {
+    const role = Type.Union([Type.Literal('MASTER'), Type.Literal('EMPLOYEE')], { description: 'Role' });
+    const schema = Type.Object({ role, gender: Type.Union([Type.Union([Type.Literal('MALE'), Type.Literal('FEMALE')]), Type.Null()]) });
+    const folded = foldNullableUnions(JSON.parse(JSON.stringify(schema))) as { properties: Record<string, unknown> };
+    expect(folded.properties.role).toEqual({ type: 'string', enum: ['MASTER', 'EMPLOYEE'], description: 'Role' });
+    expect(folded.properties.gender).toEqual({ type: 'string', enum: ['MALE', 'FEMALE'], nullable: true });
+    const serialize = compile(schema);
+    expect(serialize({ role: 'MASTER', gender: null })).toBe('{"role":"MASTER","gender":null}');
+    expect(serialize({ role: 'EMPLOYEE', gender: 'FEMALE' })).toBe('{"role":"EMPLOYEE","gender":"FEMALE"}');
+  });
+
   it('gives the same JSON as fast-json-stringify on the schema as written, with and without nulls', () => {
     const asWritten = fastJsonStringify(JSON.parse(JSON.stringify(ProductDetailsSchema)), { schema: {} });
     const serialize = compile(ProductDetailsSchema);
