@@ -1,5 +1,6 @@
 import type { Language } from '../../../i18n/index.js';
 import { groupBy } from '../../../infra/group-by.js';
+import { isoDate } from '../../../infra/iso-date.js';
 import { priceFor, toWireMoney, type CampaignPrice } from '../../pricing/index.js';
 import { pricingCustomer } from '../caller.js';
 import type { BindingNames } from './binding-names.repository.js';
@@ -63,6 +64,8 @@ export function priceFields(base: ProductBase, context: PriceContext) {
 }
 
 export function toCard(base: ProductBase, context: PriceContext, language: Language, bindings: BindingNames): ProductCard {
+  // Field by field rather than spread: one object literal of one shape, built for every card of every list.
+  const price = priceFields(base, context);
   return {
     id: base.id,
     code: base.code,
@@ -73,17 +76,16 @@ export function toCard(base: ProductBase, context: PriceContext, language: Langu
     year: base.year,
     imageUrl: base.imageUrl,
     authors: base.authors,
-    ...wirePrice(priceFields(base, context)),
+    price: price.price,
+    strikeThroughPrice: price.strikeThroughPrice,
+    discountPercent: price.discountPercent,
+    vatIncluded: price.vatIncluded,
     availability: base.availability,
     deliveryTime: base.deliveryTime,
     stockCount: base.webStock,
     rating: ratingOf(base),
-    releaseDate: base.releasedAt === null ? null : new Date(base.releasedAt).toISOString().slice(0, 10),
+    releaseDate: base.releasedAt === null ? null : isoDate(base.releasedAt),
   };
-}
-
-function wirePrice({ source: _source, ...price }: ReturnType<typeof priceFields>) {
-  return price;
 }
 
 export function ratingOf(base: Pick<ProductBase, 'ratingSum' | 'ratingCount'>): { average: number | null; count: number } {
