@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { digest } from '../infra/digest.js';
 
 /**
  * Caching of catalogue answers by shared caches (a CDN) and browsers. What a guest sees is the same
@@ -43,7 +43,7 @@ export function registerConditionalGet(app: FastifyInstance): void {
     if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
     // An answer replayed from the response cache brings its ETag along.
     const known = reply.getHeader('etag');
-    const etag = typeof known === 'string' ? known : `"${createHash('sha1').update(payload).digest('base64url')}"`;
+    const etag = typeof known === 'string' ? known : `"${digest('sha1', payload, 'base64url')}"`;
     reply.header('ETag', etag);
     if (matches(request.headers['if-none-match'], etag)) {
       reply.code(304);

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { digest } from './digest.js';
 
 /** SHA-256 hex of a token: what is stored and looked up; the token itself never is. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return digest('sha256', token, 'hex');
 }
 
 /** A new opaque token (32 random bytes, base64url) and its hash. */
