@@ -16,7 +16,7 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema 
   const text = JSON.stringify(schema);
   let serializer = serializers.get(text);
   if (!serializer) {
-    const folded = foldNullableUnions(JSON.parse(text) as Schema);
+    const folded = foldUnions(JSON.parse(text) as Schema);
     serializer = fastJsonStringify(folded as unknown as Parameters<typeof fastJsonStringify>[0], { schema: {} }) as Serializer;
     serializers.set(text, serializer);
   }
@@ -36,7 +36,8 @@ const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else'
 /** Keywords fast-json-stringify handles before it looks at `nullable` (so it would ignore it). */
 const BRANCHING = ['anyOf', 'oneOf', 'allOf', '$ref', 'if'];
 
-export function foldNullableUnions(schema: Schema): Schema {
+/** The schema with its nullable and literal unions folded as above, at every depth; a new object. */
+export function foldUnions(schema: Schema): Schema {
   const result: Schema = {};
   for (const [key, value] of Object.entries(schema)) result[key] = foldKeyword(key, value);
   const union = result.anyOf;
@@ -56,12 +57,12 @@ export function foldNullableUnions(schema: Schema): Schema {
 
 function foldKeyword(key: string, value: unknown): unknown {
   if (SCHEMA_MAPS.includes(key) && isSchema(value)) {
-    return Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, isSchema(sub) ? foldNullableUnions(sub) : sub]));
+    return Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, isSchema(sub) ? foldUnions(sub) : sub]));
   }
   if ((SCHEMA_LISTS.includes(key) || key === 'items') && Array.isArray(value)) {
-    return value.map((sub: unknown) => (isSchema(sub) ? foldNullableUnions(sub) : sub));
+    return value.map((sub: unknown) => (isSchema(sub) ? foldUnions(sub) : sub));
   }
-  if (SUBSCHEMAS.includes(key) && isSchema(value)) return foldNullableUnions(value);
+  if (SUBSCHEMAS.includes(key) && isSchema(value)) return foldUnions(value);
   return value;
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import fastJsonStringify from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
-import { foldNullableUnions, serializerCompiler } from '../../src/http/serialization.js';
+import { foldUnions, serializerCompiler } from '../../src/http/serialization.js';
 import { ProductDetailsSchema } from '../../src/modules/catalogue/catalogue.schemas.js';
 
 const compile = (schema: object) => serializerCompiler({ schema, method: 'GET', url: '/x', httpStatus: '200' });
@@ -71,7 +71,7 @@ describe('response serializer compiler', () => {
         }),
       ),
     );
-    const folded = foldNullableUnions(schema) as { properties: Record<string, Record<string, unknown>> };
+    const folded = foldUnions(schema) as { properties: Record<string, Record<string, unknown>> };
     expect(folded.properties.year).toEqual({ type: 'integer', description: 'Year', nullable: true });
     expect(folded.properties.refs!.items).toMatchObject({ type: 'object', nullable: true });
     expect(folded.properties.either).toEqual(schema.properties.either);
@@ -82,7 +82,7 @@ describe('response serializer compiler', () => {
   it('writes a union of literals as a string with an enum, a nullable one too', () => {
     const role = Type.Union([Type.Literal('MASTER'), Type.Literal('EMPLOYEE')], { description: 'Role' });
     const schema = Type.Object({ role, gender: Type.Union([Type.Union([Type.Literal('MALE'), Type.Literal('FEMALE')]), Type.Null()]) });
-    const folded = foldNullableUnions(JSON.parse(JSON.stringify(schema))) as { properties: Record<string, unknown> };
+    const folded = foldUnions(JSON.parse(JSON.stringify(schema))) as { properties: Record<string, unknown> };
     expect(folded.properties.role).toEqual({ type: 'string', enum: ['MASTER', 'EMPLOYEE'], description: 'Role' });
     expect(folded.properties.gender).toEqual({ type: 'string', enum: ['MALE', 'FEMALE'], nullable: true });
     const serialize = compile(schema);
