@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toRfc3339 } from '../../src/db/time.js';
 import { createExportPager, DEFAULT_PAGER_OPTIONS } from '../../src/modules/data-export/export-pager.js';
 import { createReadAhead } from '../../src/modules/data-export/read-ahead.js';
-import { rfc3339 } from '../../src/modules/data-export/rfc3339.js';
 
 describe('the keyset boundary cache', () => {
   it('starts a page after the nearest known earlier boundary, with an OFFSET for the pages in between', () => {
@@ -77,26 +75,5 @@ describe('the read-ahead', () => {
     ahead.schedule('b', async () => ({ items: ['b'], last: undefined }));
     expect(ahead.take('a')).toBeUndefined();
     expect((await ahead.take('b'))?.items).toEqual(['b']);
-  });
-});
-
-describe('rfc3339', () => {
-  it('gives the same text as db/time.ts, before and after 1970, and throws for an impossible date', () => {
-    const samples = [
-      0,
-      -1,
-      -86_400_000,
-      999,
-      1000,
-      Date.UTC(2026, 10, 22, 10, 15, 0, 999),
-      Date.UTC(2000, 1, 29, 23, 59, 59),
-      Date.UTC(1900, 0, 1),
-      Date.UTC(9999, 11, 31, 23, 59, 59),
-      Date.UTC(12000, 0, 1),
-      Date.UTC(500, 5, 5),
-    ];
-    for (let i = 0; i < 5000; i += 1) samples.push(Math.floor((Math.random() - 0.3) * 1e13));
-    for (const ms of samples) expect(rfc3339(ms), String(ms)).toBe(toRfc3339(ms));
-    expect(() => rfc3339(9e15)).toThrow(RangeError);
   });
 });

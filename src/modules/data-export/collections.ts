@@ -1,4 +1,4 @@
-import { rfc3339 } from './rfc3339.js';
+import { toRfc3339 } from '../../db/time.js';
 import { groupBy, lastBoundary, pickName, type ExportCollection } from './collection.js';
 import {
   readCategoryPreferences,
@@ -34,7 +34,7 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
         gender: row.gender ?? '',
         // The spec lists birthday on every row: null while the client has not given it.
         birthday: row.birthday !== null && BIRTHDAY.test(row.birthday) ? `${row.birthday}T00:00:00Z` : null,
-        created: rfc3339(Number(row.created_at)),
+        created: toRfc3339(Number(row.created_at)),
         preferences: (preferencesOf.get(Number(row.id)) ?? []).map((preference) => preference.code),
       };
     });
@@ -59,7 +59,7 @@ export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
         order: row.order_code,
         client: row.client_code,
         clientType: row.client_type,
-        createdAt: rfc3339(Number(row.created_at)),
+        createdAt: toRfc3339(Number(row.created_at)),
         sourceType: row.source_type,
         products: (linesOf.get(Number(row.id)) ?? []).map((line) => line.product_code),
         city: row.city,
@@ -68,7 +68,7 @@ export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
         shop: row.shop_code,
       };
       // Filled by a later import once the back office has created the order; absent until then.
-      if (row.created_nav !== null) item.createdNav = rfc3339(Number(row.created_nav));
+      if (row.created_nav !== null) item.createdNav = toRfc3339(Number(row.created_nav));
       return item;
     });
     return { items, last: lastBoundary(rows) };
@@ -88,7 +88,7 @@ export const sessionActionsCollection: ExportCollection<SessionActionItem> = {
       // The spec's client is a non-null string: a guest's action has an empty one.
       client: row.client_code ?? '',
       actionType: row.action_type,
-      createdAt: rfc3339(Number(row.created_at)),
+      createdAt: toRfc3339(Number(row.created_at)),
     }));
     return { items, last: lastBoundary(rows) };
   },

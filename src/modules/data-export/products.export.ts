@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { rfc3339 } from './rfc3339.js';
+import { toRfc3339 } from '../../db/time.js';
 import { priceFor, toWireMoney, type PricedProduct, type StoreDiscounts } from '../pricing/index.js';
 import { groupBy, lastBoundary, pickName, type ExportCollection, type ExportContext } from './collection.js';
 import type { CategoryItem, ProductItem } from './data-export.schemas.js';
@@ -92,8 +92,8 @@ export const productsCollection: ExportCollection<ProductItem> = {
         description: row.description,
         stockCount: Number(row.web_stock),
         imageUrl: row.image_url,
-        createdAt: rfc3339(Number(row.created_at)),
-        updatedAt: rfc3339(Number(row.updated_at)),
+        createdAt: toRfc3339(Number(row.created_at)),
+        updatedAt: toRfc3339(Number(row.updated_at)),
         categories: categoriesOf.get(id) ?? [],
         authors: (authorsOf.get(id) ?? []).map((a) => ({ name: a.name, code: a.code })),
         publisher: row.publisher_id === null ? null : (publisherById.get(Number(row.publisher_id)) ?? null),

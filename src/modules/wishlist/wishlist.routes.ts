@@ -8,7 +8,7 @@ import type { SessionActionRecorder } from '../tracking/index.js';
 import { AddToWishlistBody, WishlistHeaders, WishlistItemSchema, WishlistProductParams, WishlistQuery } from './wishlist.schemas.js';
 import { addToWishlist, removeFromWishlist, wishlistItems, wishlistProduct, type WishlistItem } from './wishlist.service.js';
 import { wishlistItemsReader } from './wishlist.repository.js';
-import { isoDateTime } from '../../infra/iso-date.js';
+import { toIsoTimestamp } from '../../db/time.js';
 
 export interface WishlistDeps {
   database: DatabaseHandle;
@@ -20,7 +20,7 @@ export interface WishlistDeps {
 
 const tags = ['wishlist'];
 const security = [{ bearer: [] }];
-const wire = (item: WishlistItem) => ({ addedAt: isoDateTime(item.addedAt), product: item.product });
+const wire = (item: WishlistItem) => ({ addedAt: toIsoTimestamp(item.addedAt), product: item.product });
 
 /**
  * The logged-in client's wishlist in the request's store. Every answer is `no-store`. POST is

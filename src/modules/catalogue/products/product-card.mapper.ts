@@ -1,6 +1,6 @@
 import type { Language } from '../../../i18n/index.js';
 import { groupBy } from '../../../infra/group-by.js';
-import { isoDate } from '../../../infra/iso-date.js';
+import { toIsoDate } from '../../../db/time.js';
 import { priceFor, toWireMoney, type CampaignPrice } from '../../pricing/index.js';
 import { pricingCustomer } from '../caller.js';
 import type { BindingNames } from './binding-names.repository.js';
@@ -84,7 +84,7 @@ export function toCard(base: ProductBase, context: PriceContext, language: Langu
     deliveryTime: base.deliveryTime,
     stockCount: base.webStock,
     rating: ratingOf(base),
-    releaseDate: base.releasedAt === null ? null : isoDate(base.releasedAt),
+    releaseDate: base.releasedAt === null ? null : toIsoDate(base.releasedAt),
   };
 }
 
