@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -33,8 +33,11 @@ export function localFileStore(dir: string): FileStore {
       const path = pathOf(key);
       await mkdir(dirname(path), { recursive: true });
       const temporary = `${path}.${randomBytes(6).toString('hex')}.part`;
+      // Opened before the copy starts: a write stream that opens its own file may create it after a
+      // failed copy has already cleaned up, and leave a stray part file behind.
+      const handle = await open(temporary, 'wx');
       try {
-        await pipeline(content, createWriteStream(temporary, { flags: 'wx' }));
+        await pipeline(content, handle.createWriteStream());
         await rename(temporary, path);
       } catch (error) {
         await rm(temporary, { force: true });

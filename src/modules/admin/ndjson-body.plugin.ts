@@ -1,5 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -65,7 +64,9 @@ export function acceptNdjsonBodies(app: FastifyInstance, limit: number): void {
       },
     });
     try {
-      await pipeline(payload, counter, createWriteStream(bodyFile(body.dir)));
+      // Opened before the copy, so a failed copy cannot create the file after its folder is removed.
+      const file = await open(bodyFile(body.dir), 'wx');
+      await pipeline(payload, counter, file.createWriteStream());
     } catch (error) {
       await remove(body);
       throw error;
