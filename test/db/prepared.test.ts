@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { preparedQuery } from '../../src/db/prepared.js';
+import { preparedListQuery, preparedQuery } from '../../src/db/prepared.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // Prepared queries (compiled once) inside and outside transactions, on the engine the suite targets.
@@ -82,5 +82,28 @@ describe(`prepared queries on ${engine}`, () => {
       ['x', 'b'],
       ['with "quotes"', 1],
     ]);
+  });
+
+  it('runs a list query for lists of any length, with the arguments after the list, in and outside a transaction', async () => {
+    // Codes of web stores in the list, of the given activity: the list and a scalar in one statement.
+    const storesIn = preparedListQuery(database, (db, codes: readonly string[], active: boolean) =>
+      db.selectFrom('web_store').select('code').where('code', 'in', codes).where('is_active', '=', active).orderBy('code'),
+    );
+    const codes = (rows: Array<{ code: string }>) => rows.map((row) => row.code);
+    expect(codes(await storesIn(['WEB'], true))).toEqual(['WEB']);
+    expect(codes(await storesIn(['WEB2', 'NOPE', 'WEB'], true))).toEqual(['WEB', 'WEB2']);
+    expect(codes(await storesIn(['WEB', 'WEB2'], false))).toEqual([]);
+    // Longer than the lengths it keeps compiled: compiled for the call, same answer.
+    const many = [...Array.from({ length: 150 }, (_, index) => `X${index}`), 'WEB2'];
+    expect(codes(await storesIn(many, true))).toEqual(['WEB2']);
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await trx.updateTable('web_store').set({ is_active: false }).where('code', '=', 'WEB2').execute();
+        expect(codes(await storesIn.on(trx, ['WEB', 'WEB2'], false))).toEqual(['WEB2']);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(codes(await storesIn(['WEB', 'WEB2'], false))).toEqual([]);
+    expect(() => storesIn([], true)).toThrow('the list is empty');
   });
 });

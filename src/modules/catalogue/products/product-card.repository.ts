@@ -1,21 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../../db/database.js';
-import { preparedQuery } from '../../../db/prepared.js';
+import { preparedListQuery, preparedQuery } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 import type { Caller } from '../caller.js';
 import { toBases } from './product-card.mapper.js';
 import { PRODUCT_BASE_COLUMNS, type BaseReader } from './product-card.types.js';
 
-// The four reads of a base, for one product (`=`, prepared once) or a page of them (`in`).
-const productRows = (db: Kysely<Database>, ids: number | number[]) => {
+// The four reads of a base, for one product (`=`) or a page of them (`in`), each prepared once.
+type Ids = number | readonly number[];
+const productRows = (db: Kysely<Database>, ids: Ids) => {
   const query = db.selectFrom('product').select(PRODUCT_BASE_COLUMNS);
   return Array.isArray(ids) ? query.where('id', 'in', ids) : query.where('id', '=', ids);
 };
-const storeRows = (db: Kysely<Database>, storeCode: string, ids: number | number[]) => {
+const storeRows = (db: Kysely<Database>, storeCode: string, ids: Ids) => {
   const query = db.selectFrom('product_store').select('product_id').where('store_code', '=', storeCode);
   return Array.isArray(ids) ? query.where('product_id', 'in', ids) : query.where('product_id', '=', ids);
 };
-const authorRows = (db: Kysely<Database>, ids: number | number[]) => {
+const authorRows = (db: Kysely<Database>, ids: Ids) => {
   const query = db
     .selectFrom('product_person')
     .innerJoin('person', 'person.id', 'product_person.person_id')
@@ -25,7 +26,7 @@ const authorRows = (db: Kysely<Database>, ids: number | number[]) => {
     .orderBy('product_person.product_id')
     .orderBy('product_person.position');
 };
-const campaignRows = (db: Kysely<Database>, storeCode: string, ids: number | number[]) => {
+const campaignRows = (db: Kysely<Database>, storeCode: string, ids: Ids) => {
   const query = db
     .selectFrom('campaign_price')
     .innerJoin('campaign', 'campaign.id', 'campaign_price.campaign_id')
@@ -43,10 +44,15 @@ const campaignRows = (db: Kysely<Database>, storeCode: string, ids: number | num
 
 /**
  * Reads bases: a page of them with one query per table, a single product (a product page that
- * missed the cache) with the same queries prepared once, so nothing is built per call.
+ * missed the cache) with the same queries; all prepared, so nothing is built per call.
  */
 export function baseReader(database: DatabaseHandle): BaseReader {
-  const db = database.db;
+  const many = {
+    products: preparedListQuery(database, (q, ids: readonly number[]) => productRows(q, ids)),
+    inStore: preparedListQuery(database, (q, ids: readonly number[], storeCode: string) => storeRows(q, storeCode, ids)),
+    authors: preparedListQuery(database, (q, ids: readonly number[]) => authorRows(q, ids)),
+    campaigns: preparedListQuery(database, (q, ids: readonly number[], storeCode: string) => campaignRows(q, storeCode, ids)),
+  };
   const one = {
     products: preparedQuery(database, (q, id: number) => productRows(q, id)),
     inStore: preparedQuery(database, (q, storeCode: string, id: number) => storeRows(q, storeCode, id)),
@@ -65,12 +71,11 @@ export function baseReader(database: DatabaseHandle): BaseReader {
       ]);
       return toBases({ products, inStore, authors, campaigns });
     }
-    const list = [...ids];
     const [products, inStore, authors, campaigns] = await Promise.all([
-      productRows(db, list).execute(),
-      storeRows(db, storeCode, list).execute(),
-      authorRows(db, list).execute(),
-      campaignRows(db, storeCode, list).execute(),
+      many.products(ids),
+      many.inStore(ids, storeCode),
+      many.authors(ids),
+      many.campaigns(ids, storeCode),
     ]);
     return toBases({ products, inStore, authors, campaigns });
   };
