@@ -160,6 +160,11 @@ describe('billing', () => {
         async chargeSavedCard(input: Parameters<PaymentGateway['chargeSavedCard']>[0]) {
           inFlight += 1;
           most = Math.max(most, inFlight);
+          if (inFlight >= 2 && !overlapped) {
+            overlapped = true;
+            onOverlap();
+          }
+          if (!overlapped) await Promise.race([overlap, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
           try {
             return await everypay.chargeSavedCard(input);
           } finally {
