@@ -15,6 +15,7 @@ import { registerReadYourWrites } from './http/read-your-writes.js';
 import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { securityHeaders } from './http/security-headers.js';
+import { gatedServerFactory } from './http/turn-budget.js';
 import { trustProxyOption } from './http/trust-proxy.js';
 import { serializerCompiler } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
@@ -115,6 +116,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     routerOptions: { maxParamLength: 400 },
     trustProxy: trustProxyOption(config.trustProxy),
     frameworkErrors: answerFrameworkError(headers, config.defaultLanguage),
+    // Requests start within a CPU budget per turn of the event loop, so new connections are let in under load.
+    serverFactory: gatedServerFactory(config.httpTurnBudgetMs),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -45,6 +45,8 @@ export interface Config extends CatalogueConfig {
   replica: ReplicaConfig | undefined;
   /** SQLite: worker threads that run the slow reads (lists, search, exports) off the event loop; 0: none. */
   sqliteReadWorkers: number;
+  /** CPU time (ms) of request starts per turn of the event loop before the rest wait a turn (http/turn-budget.ts); 0: no gate. */
+  httpTurnBudgetMs: number;
   basePath: string;
   dataExportPath: string;
   corsOrigins: string[];
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     replica,
     sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
+    httpTurnBudgetMs: reader.integer('HTTP_TURN_BUDGET_MS', 2, 0, 1000),
     basePath: reader.pathPrefix('BASE_PATH', ''),
     dataExportPath: reader.pathPrefix('DATA_EXPORT_PATH', '/export'),
     corsOrigins,

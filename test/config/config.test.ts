@@ -8,6 +8,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       databaseUrl: 'sqlite:./data/storefront.db',
       sqliteReadWorkers: 2,
+      httpTurnBudgetMs: 2,
       basePath: '',
       dataExportPath: '/export',
       corsOrigins: [],
@@ -81,10 +82,12 @@ describe('configuration', () => {
       DEFAULT_LANGUAGE: 'ru',
       LOG_LEVEL: 'warn',
       SQLITE_READ_WORKERS: '0',
+      HTTP_TURN_BUDGET_MS: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
       sqliteReadWorkers: 0,
+      httpTurnBudgetMs: 0,
       basePath: '/api/v1',
       dataExportPath: '/data',
       corsOrigins: ['https://a.example', 'https://b.example:8443'],
