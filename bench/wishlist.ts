@@ -226,7 +226,7 @@ async function main(): Promise<void> {
           `**Missed.** A page of 1 (token lookup, the caller's discounts, the page and count statements) runs at ${share(results.one)} of the`,
           `ceiling; the other ${ITEMS - 1} cards (cached bases, pricing, serialisation) make a page of ${ITEMS} take ${(rps(results.one) / rps(results.wishlist)).toFixed(1)}x as long. The`,
           `catalogue's own list of ${ITEMS} cards for the same logged-in callers runs at ${share(results.catalogue)}: what is missing is in the cards, work the`,
-          'wishlist shares with every product list, not in the wishlist\'s own statements.',
+          "wishlist shares with every product list, not in the wishlist's own statements.",
           '',
         ]),
   ].join('\n');
