@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { httpTurnWaitSeconds } from '../infra/metrics/process-metrics.js';
 
 // Why this exists: libuv (1.45 and later, so Node 20) accepts one new connection per turn of the
 // event loop, and in that turn it reads every socket that has a request. Under load one turn can
@@ -26,6 +27,8 @@ export interface TurnGateOptions {
   now?: () => number;
   /** Runs a task in the check phase of the loop (setImmediate); tests pass their own. */
   defer?: (task: () => void) => void;
+  /** Told how long (ms) each request that waited for a later turn waited. */
+  onWait?: (ms: number) => void;
 }
 
 /**
@@ -35,8 +38,8 @@ export interface TurnGateOptions {
  */
 const MAX_STEPS_PER_TURN = 32;
 
-export function createTurnGate({ budgetMs, now = () => performance.now(), defer = setImmediate }: TurnGateOptions): TurnGate {
-  const waiting: Array<() => void> = [];
+export function createTurnGate({ budgetMs, now = () => performance.now(), defer = setImmediate, onWait }: TurnGateOptions): TurnGate {
+  const waiting: Array<{ start: () => void; since: number }> = [];
   /** When the current turn's first request started; -1 when none has in this turn. */
   let turnStarted = -1;
   /** The steps of the next (or the running) check phase. */
@@ -58,7 +61,11 @@ export function createTurnGate({ budgetMs, now = () => performance.now(), defer 
       turnStarted = at;
     }
     current.steps -= 1;
-    if (waiting.length > 0 && at - turnStarted < budgetMs) waiting.shift()!();
+    if (waiting.length > 0 && at - turnStarted < budgetMs) {
+      const next = waiting.shift()!;
+      onWait?.(at - next.since);
+      next.start();
+    }
     if (current.steps > 0) return;
     batch = undefined;
     if (waiting.length > 0) schedule();
@@ -67,8 +74,8 @@ export function createTurnGate({ budgetMs, now = () => performance.now(), defer 
 
   return {
     admit(start) {
+      const at = now();
       if (waiting.length === 0) {
-        const at = now();
         if (turnStarted < 0) {
           turnStarted = at;
           // Ends this turn's budget after the poll that is running now (nothing else would).
@@ -77,7 +84,7 @@ export function createTurnGate({ budgetMs, now = () => performance.now(), defer 
         }
         if (at - turnStarted < budgetMs) return start();
       }
-      waiting.push(start);
+      waiting.push({ start, since: at });
       schedule();
     },
     get waiting() {
@@ -102,7 +109,8 @@ export interface ServerTimeouts {
  */
 export function gatedServerFactory(budgetMs: number): (handler: RequestHandler, options: ServerTimeouts) => Server {
   return (handler, options) => {
-    const gate = budgetMs > 0 ? createTurnGate({ budgetMs }) : undefined;
+    const waited = httpTurnWaitSeconds.series();
+    const gate = budgetMs > 0 ? createTurnGate({ budgetMs, onWait: (ms) => waited.observe(ms / 1000) }) : undefined;
     const server = createServer(gate ? (request, response) => gate.admit(() => handler(request, response)) : handler);
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;

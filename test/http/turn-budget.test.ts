@@ -2,6 +2,8 @@ import { request as httpRequest, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTurnGate, gatedServerFactory } from '../../src/http/turn-budget.js';
+import { processMetrics } from '../../src/infra/metrics/process-metrics.js';
+import { sample } from '../metrics/metrics-text.js';
 
 /**
  * A loop of turns as the gate sees it: tasks deferred during a turn run in the next one (as
@@ -83,6 +85,20 @@ describe('turn gate', () => {
     expect(gate.waiting).toBe(0);
   });
 
+  it('tells how long each request that waited for a later turn waited, and nothing for the others', () => {
+    const loop = simulatedLoop();
+    const waits: number[] = [];
+    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer, onWait: (ms) => waits.push(ms) });
+    const started: string[] = [];
+    for (let index = 0; index < 4; index += 1) gate.admit(loop.work(started, `r${index}`, 1.5));
+    // r0 and r1 start at once (r1 at 1.5 ms, within the budget); r2 and r3 queue at 3 ms.
+    expect(waits).toEqual([]);
+    while (loop.pending > 0) loop.turn();
+    expect(started).toEqual(['r0', 'r1', 'r2', 'r3']);
+    // r2 starts first in the next turn (at 3 ms), r3 after r2's 1.5 ms of work: within that turn's budget.
+    expect(waits).toEqual([0, 1.5]);
+  });
+
   it('does not start a request that arrives behind waiting ones before them', () => {
     const loop = simulatedLoop();
     const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
@@ -106,6 +122,8 @@ describe('gated node:http server', () => {
 
   it('answers every request of many connections, bodies intact and each connection in order, with Fastify-style timeouts', async () => {
     const budgetMs = 1;
+    const waited = async () => sample(await processMetrics.metrics(), 'storefront_http_turn_wait_seconds_count') ?? 0;
+    const waitedBefore = await waited();
     const server = gatedServerFactory(budgetMs)(
       (request, response) => {
         // Some CPU per request so that turns overflow their budget and requests wait.
@@ -155,5 +173,7 @@ describe('gated node:http server', () => {
       expect(answers.map((answer) => answer.url)).toEqual(Array.from({ length: 15 }, (_, index) => `/c${connection}/r${index}`));
       for (const [index, answer] of answers.entries()) expect(answer.body).toBe(`payload-${connection}-${index}-${'x'.repeat(index * 97)}`);
     }
+    // 20 connections sending at once into 0.5 ms requests overflow a 1 ms turn: some waited, and /metrics counts them.
+    expect(await waited()).toBeGreaterThan(waitedBefore);
   });
 });

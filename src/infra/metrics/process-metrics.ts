@@ -17,6 +17,14 @@ export const httpRequestSeconds = new FastHistogram(
   [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 ).registerIn(processMetrics);
 
+/** How long requests waited for a turn of the event loop (http/turn-budget.ts): only those that did wait. */
+export const httpTurnWaitSeconds = new FastHistogram(
+  'storefront_http_turn_wait_seconds',
+  'Time a request waited, before it started, for a turn of the event loop with CPU budget left (HTTP_TURN_BUDGET_MS); the _count is how many waited',
+  [],
+  [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+).registerIn(processMetrics);
+
 /** Time of each SQL statement the database layer runs, by engine. */
 export const dbStatementSeconds = new FastHistogram(
   'storefront_db_statement_duration_seconds',
