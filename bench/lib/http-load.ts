@@ -1,5 +1,5 @@
 import autocannon, { type Result } from 'autocannon';
-import { median } from './stats.js';
+import { median, percentile } from './stats.js';
 
 export interface LoadOptions {
   connections: number;
@@ -31,6 +31,12 @@ export interface LoadResult {
   serverCpuMicros: number | undefined;
   /** Median of the slices' p99 latencies. */
   p99Ms: number;
+  /**
+   * p99 of the answers on connections that had answered before, over all slices: each slice opens
+   * its connections anew, and a connection's first answer also waits to be accepted (the server's
+   * loop accepts one per turn), which real clients keeping their connections do not.
+   */
+  p99OpenMs: number;
   total: number;
   non2xx: number;
   /** Connection errors and timeouts. */
@@ -43,7 +49,8 @@ export interface LoadResult {
  * ratios between targets stay fair.
  */
 export async function measureInterleaved(targets: LoadTarget[], options: LoadOptions): Promise<Map<string, LoadResult>> {
-  const run = (target: LoadTarget, duration: number) =>
+  const onOpen = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+  const run = (target: LoadTarget, duration: number, latencies?: number[]) =>
     autocannon({
       url: target.url,
       duration,
@@ -51,6 +58,7 @@ export async function measureInterleaved(targets: LoadTarget[], options: LoadOpt
       pipelining: options.pipelining,
       timeout: 10,
       ...(target.paths && { requests: [{ setupRequest: randomPath(target.paths) }] }),
+      ...(latencies && { setupClient: keepLatenciesAfterFirst(latencies) }),
     });
   for (const target of targets) await run(target, options.warmupSeconds);
 
@@ -59,16 +67,27 @@ export async function measureInterleaved(targets: LoadTarget[], options: LoadOpt
     const seconds = Math.min(left, options.sliceSeconds);
     for (const target of targets) {
       const cpuBefore = target.serverCpuSeconds?.();
-      const result = await run(target, seconds);
+      const result = await run(target, seconds, onOpen.get(target.name));
       const cpuAfter = target.serverCpuSeconds?.();
       const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
       slices.get(target.name)?.push(Object.assign(result, { cpu }));
     }
   }
-  return new Map(targets.map((t) => [t.name, combine(slices.get(t.name) ?? [])]));
+  return new Map(targets.map((t) => [t.name, combine(slices.get(t.name) ?? [], onOpen.get(t.name) ?? [])]));
 }
 
 type Slice = Result & { cpu: number | undefined };
+
+/** autocannon's per-connection hook: every answer's latency (ms) but the connection's first. */
+function keepLatenciesAfterFirst(latencies: number[]) {
+  return (client: { on(event: 'response', listener: (status: number, bytes: number, ms: number) => void): void }) => {
+    let first = true;
+    client.on('response', (_status, _bytes, ms) => {
+      if (first) first = false;
+      else latencies.push(ms);
+    });
+  };
+}
 
 function randomPath(paths: readonly string[]) {
   return <R extends { path?: string }>(request: R): R => {
@@ -77,7 +96,7 @@ function randomPath(paths: readonly string[]) {
   };
 }
 
-function combine(results: Slice[]): LoadResult {
+function combine(results: Slice[], openLatencies: number[]): LoadResult {
   const sum = (pick: (r: Slice) => number) => results.reduce((total, r) => total + pick(r), 0);
   const cpuKnown = results.every((r) => r.cpu !== undefined);
   const rates = results.map((r) => r.requests.total / r.duration);
@@ -86,6 +105,7 @@ function combine(results: Slice[]): LoadResult {
     sliceRange: [Math.min(...rates), Math.max(...rates)],
     serverCpuMicros: cpuKnown ? (sum((r) => r.cpu ?? 0) / sum((r) => r.requests.total)) * 1e6 : undefined,
     p99Ms: median(results.map((r) => r.latency.p99)),
+    p99OpenMs: openLatencies.length > 0 ? Math.round(percentile(openLatencies, 99) * 10) / 10 : Number.NaN,
     total: sum((r) => r.requests.total),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors + r.timeouts),
