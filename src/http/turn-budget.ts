@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { httpTurnWaitSeconds } from '../infra/metrics/process-metrics.js';
 
@@ -61,15 +61,20 @@ export function createTurnGate({ budgetMs, now = () => performance.now(), defer 
       turnStarted = at;
     }
     current.steps -= 1;
-    if (waiting.length > 0 && at - turnStarted < budgetMs) {
-      const next = waiting.shift()!;
-      onWait?.(at - next.since);
-      next.start();
+    try {
+      if (waiting.length > 0 && at - turnStarted < budgetMs) {
+        const next = waiting.shift()!;
+        onWait?.(at - next.since);
+        next.start();
+      }
+    } finally {
+      // Also when a start threw: a batch left running would keep every later request waiting.
+      if (current.steps === 0) {
+        batch = undefined;
+        if (waiting.length > 0) schedule();
+        else turnStarted = -1;
+      }
     }
-    if (current.steps > 0) return;
-    batch = undefined;
-    if (waiting.length > 0) schedule();
-    else turnStarted = -1;
   }
 
   return {
@@ -97,6 +102,7 @@ type RequestHandler = (request: IncomingMessage, response: ServerResponse) => vo
 
 /** The options Fastify passes to a server factory that the server it would have made takes from them. */
 export interface ServerTimeouts {
+  http?: ServerOptions;
   keepAliveTimeout?: number;
   requestTimeout?: number;
   connectionTimeout?: number;
@@ -104,18 +110,26 @@ export interface ServerTimeouts {
 }
 
 /**
- * Fastify's `serverFactory`: the node:http server Fastify would have made (its timeouts as Fastify
- * sets them), with its requests started through a turn gate; without a budget (0), not gated.
+ * Fastify's `serverFactory`: the node:http server Fastify would have made (its options and
+ * timeouts as Fastify sets them), with its requests started through a turn gate; without a budget
+ * (0), not gated. A request whose client went away while it waited is not started: its socket is
+ * closed, and Fastify, attaching its listeners only then, would wait for a body that never comes.
  */
 export function gatedServerFactory(budgetMs: number): (handler: RequestHandler, options: ServerTimeouts) => Server {
   return (handler, options) => {
     const waited = httpTurnWaitSeconds.series();
     const gate = budgetMs > 0 ? createTurnGate({ budgetMs, onWait: (ms) => waited.observe(ms / 1000) }) : undefined;
-    const server = createServer(gate ? (request, response) => gate.admit(() => handler(request, response)) : handler);
+    const gated: RequestHandler = (request, response) =>
+      gate!.admit(() => {
+        if (request.destroyed) response.destroy();
+        else handler(request, response);
+      });
+    const server = createServer(options.http ?? {}, gate ? gated : handler);
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
     if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
-    if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    if (options.maxRequestsPerSocket !== undefined && options.maxRequestsPerSocket > 0)
+      server.maxRequestsPerSocket = options.maxRequestsPerSocket;
     return server;
   };
 }

@@ -1,4 +1,4 @@
-import { request as httpRequest, Agent } from 'node:http';
+import { request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTurnGate, gatedServerFactory } from '../../src/http/turn-budget.js';
@@ -20,12 +20,19 @@ function simulatedLoop() {
       log.push(name);
       clock += ms;
     },
-    /** Runs the deferred tasks of one turn; returns how many there were. */
+    /** Runs the deferred tasks of one turn, each even when one before it threw (then rethrown). */
     turn() {
       const tasks = deferred;
       deferred = [];
-      for (const task of tasks) task();
-      return tasks.length;
+      const errors: unknown[] = [];
+      for (const task of tasks) {
+        try {
+          task();
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+      if (errors.length > 0) throw errors[0];
     },
     get pending() {
       return deferred.length;
@@ -99,17 +106,36 @@ describe('turn gate', () => {
     expect(waits).toEqual([0, 1.5]);
   });
 
-  it('does not start a request that arrives behind waiting ones before them', () => {
+  it('does not start a request that arrives behind waiting ones before them, even with budget left', () => {
     const loop = simulatedLoop();
     const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
     const started: string[] = [];
     gate.admit(loop.work(started, 'first', 3));
-    gate.admit(loop.work(started, 'second', 0));
-    loop.turn();
-    // A cheap request arriving while one waits queues behind it, even with budget left in its turn.
+    gate.admit(() => {
+      started.push('second');
+      // Arrives while 'third' still waits, in a turn with all of its budget left (second costs nothing).
+      gate.admit(loop.work(started, 'late', 0));
+    });
     gate.admit(loop.work(started, 'third', 0));
     while (loop.pending > 0) loop.turn();
-    expect(started).toEqual(['first', 'second', 'third']);
+    expect(started).toEqual(['first', 'second', 'third', 'late']);
+  });
+
+  it('keeps starting requests after a start threw in the last step of a turn', () => {
+    const loop = simulatedLoop();
+    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
+    const started: string[] = [];
+    gate.admit(loop.work(started, 'first', 3));
+    gate.admit(() => {
+      throw new Error('a handler that throws');
+    });
+    expect(() => loop.turn()).toThrow('a handler that throws');
+    // The next request fills the turn and the one after it has to wait: it must still start.
+    gate.admit(loop.work(started, 'a', 3));
+    gate.admit(loop.work(started, 'b', 0));
+    while (loop.pending > 0) loop.turn();
+    expect(started).toEqual(['first', 'a', 'b']);
+    expect(gate.waiting).toBe(0);
   });
 });
 
@@ -120,7 +146,7 @@ describe('gated node:http server', () => {
     close = undefined;
   });
 
-  it('answers every request of many connections, bodies intact and each connection in order, with Fastify-style timeouts', async () => {
+  it('answers every request of many connections with its own body, and keeps the timeouts Fastify sets', async () => {
     const budgetMs = 1;
     const waited = async () => sample(await processMetrics.metrics(), 'storefront_http_turn_wait_seconds_count') ?? 0;
     const waitedBefore = await waited();
@@ -137,9 +163,9 @@ describe('gated node:http server', () => {
           response.end(JSON.stringify({ url: request.url, body }));
         });
       },
-      { keepAliveTimeout: 72_000, requestTimeout: 0, connectionTimeout: 0 },
+      { keepAliveTimeout: 72_000, requestTimeout: 30_000, connectionTimeout: 5_000 },
     );
-    expect(server.keepAliveTimeout).toBe(72_000);
+    expect([server.keepAliveTimeout, server.requestTimeout, server.timeout]).toEqual([72_000, 30_000, 5_000]);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const agent = new Agent({ keepAlive: true, maxSockets: 20 });
     close = async () => {
@@ -147,11 +173,15 @@ describe('gated node:http server', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
     const { port } = server.address() as AddressInfo;
+    // Every other request a GET without a body: one that waited must still start (not be taken for a client that left).
+    const bodyOf = (connection: number, index: number) =>
+      index % 2 === 0 ? '' : `payload-${connection}-${index}-${'x'.repeat(index * 97)}`;
     const post = (connection: number, index: number) =>
       new Promise<{ url: string; body: string }>((resolve, reject) => {
-        const body = `payload-${connection}-${index}-${'x'.repeat(index * 97)}`;
+        const body = bodyOf(connection, index);
+        const method = body === '' ? 'GET' : 'POST';
         const req = httpRequest(
-          { port, host: '127.0.0.1', method: 'POST', path: `/c${connection}/r${index}`, agent, headers: { 'content-type': 'text/plain' } },
+          { port, host: '127.0.0.1', method, path: `/c${connection}/r${index}`, agent, headers: { 'content-type': 'text/plain' } },
           (res) => {
             let text = '';
             res.setEncoding('utf8');
@@ -171,9 +201,29 @@ describe('gated node:http server', () => {
     );
     for (const [connection, answers] of connections.entries()) {
       expect(answers.map((answer) => answer.url)).toEqual(Array.from({ length: 15 }, (_, index) => `/c${connection}/r${index}`));
-      for (const [index, answer] of answers.entries()) expect(answer.body).toBe(`payload-${connection}-${index}-${'x'.repeat(index * 97)}`);
+      for (const [index, answer] of answers.entries()) expect(answer.body).toBe(bodyOf(connection, index));
     }
     // 20 connections sending at once into 0.5 ms requests overflow a 1 ms turn: some waited, and /metrics counts them.
     expect(await waited()).toBeGreaterThan(waitedBefore);
+  });
+  it('does not start a request whose client left while it waited, and starts the ones behind it', async () => {
+    const handled: string[] = [];
+    const server = gatedServerFactory(1)((request) => {
+      handled.push(request.url ?? '');
+      // The first request uses up its turn's budget, so the others wait for the next turn.
+      const until = performance.now() + 3;
+      while (performance.now() < until);
+    }, {});
+    const listener = server.listeners('request')[0] as (request: IncomingMessage, response: ServerResponse) => void;
+    const closed: string[] = [];
+    const arrive = (url: string, clientLeft: boolean) =>
+      listener({ url, destroyed: clientLeft } as IncomingMessage, { destroy: () => void closed.push(url) } as unknown as ServerResponse);
+    arrive('/busy', false);
+    arrive('/left', true);
+    arrive('/stayed', false);
+    expect(handled).toEqual(['/busy']);
+    for (let turn = 0; turn < 10 && handled.length < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(handled).toEqual(['/busy', '/stayed']);
+    expect(closed).toEqual(['/left']);
   });
 });
