@@ -119,12 +119,14 @@ export function gatedServerFactory(budgetMs: number): (handler: RequestHandler, 
   return (handler, options) => {
     const waited = httpTurnWaitSeconds.series();
     const gate = budgetMs > 0 ? createTurnGate({ budgetMs, onWait: (ms) => waited.observe(ms / 1000) }) : undefined;
-    const gated: RequestHandler = (request, response) =>
-      gate!.admit(() => {
-        if (request.destroyed) response.destroy();
-        else handler(request, response);
-      });
-    const server = createServer(options.http ?? {}, gate ? gated : handler);
+    const onRequest: RequestHandler = gate
+      ? (request, response) =>
+          gate.admit(() => {
+            if (request.destroyed) response.destroy();
+            else handler(request, response);
+          })
+      : handler;
+    const server = createServer(options.http ?? {}, onRequest);
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
     if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
