@@ -12,12 +12,15 @@ import { sample } from '../metrics/metrics-text.js';
 function simulatedLoop() {
   let clock = 0;
   let deferred: Array<() => void> = [];
+  /** The requests started so far, in order. */
+  const started: string[] = [];
   return {
+    started,
     now: () => clock,
     defer: (task: () => void) => void deferred.push(task),
     /** A request whose work takes `ms` once started (its clock moves as the work runs). */
-    work: (log: string[], name: string, ms: number) => () => {
-      log.push(name);
+    work: (name: string, ms: number) => () => {
+      started.push(name);
       clock += ms;
     },
     /** Runs the deferred tasks of one turn, each even when one before it threw (then rethrown). */
@@ -34,18 +37,27 @@ function simulatedLoop() {
       }
       if (errors.length > 0) throw errors[0];
     },
+    /** Runs turns until nothing is deferred. */
+    drain() {
+      while (deferred.length > 0) this.turn();
+    },
     get pending() {
       return deferred.length;
     },
   };
 }
 
+/** A gate with a 2 ms budget on a simulated loop. */
+function gateOnSimulatedLoop(onWait?: (ms: number) => void) {
+  const loop = simulatedLoop();
+  const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer, onWait });
+  return { loop, gate, started: loop.started };
+}
+
 describe('turn gate', () => {
   it('starts requests while the turn has budget and the rest, in order, in later turns', () => {
-    const loop = simulatedLoop();
-    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
-    const started: string[] = [];
-    for (let index = 0; index < 8; index += 1) gate.admit(loop.work(started, `r${index}`, 1));
+    const { loop, gate, started } = gateOnSimulatedLoop();
+    for (let index = 0; index < 8; index += 1) gate.admit(loop.work(`r${index}`, 1));
     // 1 ms each: two fit the 2 ms budget of the turn that read them.
     expect(started).toEqual(['r0', 'r1']);
     expect(gate.waiting).toBe(6);
@@ -67,10 +79,8 @@ describe('turn gate', () => {
   });
 
   it('starts one request per turn even when one alone is over the budget', () => {
-    const loop = simulatedLoop();
-    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
-    const started: string[] = [];
-    for (let index = 0; index < 3; index += 1) gate.admit(loop.work(started, `slow${index}`, 10));
+    const { loop, gate, started } = gateOnSimulatedLoop();
+    for (let index = 0; index < 3; index += 1) gate.admit(loop.work(`slow${index}`, 10));
     expect(started).toEqual(['slow0']);
     loop.turn();
     expect(started).toEqual(['slow0', 'slow1']);
@@ -79,61 +89,53 @@ describe('turn gate', () => {
   });
 
   it('starts at once again once the queue is empty and a new turn began', () => {
-    const loop = simulatedLoop();
-    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
-    const started: string[] = [];
-    gate.admit(loop.work(started, 'a', 5));
-    gate.admit(loop.work(started, 'b', 0));
+    const { loop, gate, started } = gateOnSimulatedLoop();
+    gate.admit(loop.work('a', 5));
+    gate.admit(loop.work('b', 0));
     expect(started).toEqual(['a']);
-    while (loop.pending > 0) loop.turn();
+    loop.drain();
     expect(started).toEqual(['a', 'b']);
-    gate.admit(loop.work(started, 'c', 0));
+    gate.admit(loop.work('c', 0));
     expect(started).toEqual(['a', 'b', 'c']);
     expect(gate.waiting).toBe(0);
   });
 
   it('tells how long each request that waited for a later turn waited, and nothing for the others', () => {
-    const loop = simulatedLoop();
     const waits: number[] = [];
-    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer, onWait: (ms) => waits.push(ms) });
-    const started: string[] = [];
-    for (let index = 0; index < 4; index += 1) gate.admit(loop.work(started, `r${index}`, 1.5));
+    const { loop, gate, started } = gateOnSimulatedLoop((ms) => waits.push(ms));
+    for (let index = 0; index < 4; index += 1) gate.admit(loop.work(`r${index}`, 1.5));
     // r0 and r1 start at once (r1 at 1.5 ms, within the budget); r2 and r3 queue at 3 ms.
     expect(waits).toEqual([]);
-    while (loop.pending > 0) loop.turn();
+    loop.drain();
     expect(started).toEqual(['r0', 'r1', 'r2', 'r3']);
     // r2 starts first in the next turn (at 3 ms), r3 after r2's 1.5 ms of work: within that turn's budget.
     expect(waits).toEqual([0, 1.5]);
   });
 
   it('does not start a request that arrives behind waiting ones before them, even with budget left', () => {
-    const loop = simulatedLoop();
-    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
-    const started: string[] = [];
-    gate.admit(loop.work(started, 'first', 3));
+    const { loop, gate, started } = gateOnSimulatedLoop();
+    gate.admit(loop.work('first', 3));
     gate.admit(() => {
       started.push('second');
       // Arrives while 'third' still waits, in a turn with all of its budget left (second costs nothing).
-      gate.admit(loop.work(started, 'late', 0));
+      gate.admit(loop.work('late', 0));
     });
-    gate.admit(loop.work(started, 'third', 0));
-    while (loop.pending > 0) loop.turn();
+    gate.admit(loop.work('third', 0));
+    loop.drain();
     expect(started).toEqual(['first', 'second', 'third', 'late']);
   });
 
   it('keeps starting requests after a start threw in the last step of a turn', () => {
-    const loop = simulatedLoop();
-    const gate = createTurnGate({ budgetMs: 2, now: loop.now, defer: loop.defer });
-    const started: string[] = [];
-    gate.admit(loop.work(started, 'first', 3));
+    const { loop, gate, started } = gateOnSimulatedLoop();
+    gate.admit(loop.work('first', 3));
     gate.admit(() => {
       throw new Error('a handler that throws');
     });
     expect(() => loop.turn()).toThrow('a handler that throws');
     // The next request fills the turn and the one after it has to wait: it must still start.
-    gate.admit(loop.work(started, 'a', 3));
-    gate.admit(loop.work(started, 'b', 0));
-    while (loop.pending > 0) loop.turn();
+    gate.admit(loop.work('a', 3));
+    gate.admit(loop.work('b', 0));
+    loop.drain();
     expect(started).toEqual(['first', 'a', 'b']);
     expect(gate.waiting).toBe(0);
   });
