@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedListQuery, preparedQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { CampaignPrice } from '../pricing/index.js';
 import type { BasketProduct } from './basket-products.repository.js';
@@ -95,11 +95,12 @@ const productCampaignRows = (db: Kysely<Database>, productId: number, storeCode:
     .where(campaignStore, '=', storeCode)
     .where('c.is_active', '=', sql.lit(true));
 
-// Several products at once (add-product's rule checks, a merge), not prepared: the list varies.
-const productsRows = (db: Db, ids: number[], storeCode: string) =>
+// Several products at once (add-product's rule checks, a merge; prepared per list length for the
+// products GET /basket keeps, basket-product-cache.ts).
+const productsRows = (db: Db, ids: readonly number[], storeCode: string) =>
   db.selectFrom('product as p').select(PRODUCT_COLUMNS).select(inStore(storeCode)).where('p.id', 'in', ids);
 
-const productsCampaignRows = (db: Db, ids: number[], storeCode: string) =>
+const productsCampaignRows = (db: Db, ids: readonly number[], storeCode: string) =>
   db
     .selectFrom('campaign_price as cp')
     .innerJoin('campaign as c', 'c.id', 'cp.campaign_id')
@@ -163,14 +164,50 @@ export function preparedLineQueries(handle: DatabaseHandle): LineQueries {
 /** The products with these ids as the basket sees them in the store, by id; missing ids are left out. */
 export async function readBasketProducts(db: Db, storeCode: string, ids: readonly number[]): Promise<Map<number, BasketProduct>> {
   if (ids.length === 0) return new Map();
-  const list = [...ids];
   const [rows, campaigns] = await Promise.all([
-    productsRows(db, list, storeCode).execute(),
-    productsCampaignRows(db, list, storeCode).execute(),
+    productsRows(db, ids, storeCode).execute(),
+    productsCampaignRows(db, ids, storeCode).execute(),
   ]);
+  return productsById(rows, campaigns);
+}
+
+/** readBasketProducts compiled once per number of ids (GET /basket's misses of its kept products). */
+export function preparedBasketProducts(
+  handle: DatabaseHandle,
+): (db: Db, storeCode: string, ids: readonly number[]) => Promise<Map<number, BasketProduct>> {
+  const products = preparedListQuery(handle, (db, ids: readonly number[], storeCode: string) => productsRows(db, ids, storeCode));
+  const campaigns = preparedListQuery(handle, (db, ids: readonly number[], storeCode: string) => productsCampaignRows(db, ids, storeCode));
+  return async (db, storeCode, ids) => {
+    if (ids.length === 0) return new Map();
+    const [rows, campaignRows] = await Promise.all([products.on(db, ids, storeCode), campaigns.on(db, ids, storeCode)]);
+    return productsById(rows, campaignRows);
+  };
+}
+
+function productsById(rows: readonly ProductColumnsRow[], campaigns: readonly CampaignRow[]): Map<number, BasketProduct> {
   const result = new Map(rows.map((row) => [Number(row.product_id), basketProduct(row)]));
   for (const row of campaigns) result.get(Number(row.product_id))?.campaignPrices.push(campaignPrice(row));
   return result;
+}
+
+/** A basket's lines without their products, in the order they were added (compiled once). */
+export function preparedPlainLines(handle: DatabaseHandle): (db: Db, basketId: number) => Promise<BasketLineRow[]> {
+  const rows = preparedQuery(handle, (db, basketId: number) =>
+    db
+      .selectFrom('basket_line')
+      .select(['product_id', 'quantity', 'seen_price_cents', 'added_at'])
+      .where('basket_id', '=', basketId)
+      .orderBy('added_at')
+      .orderBy('product_id'),
+  );
+  return async (db, basketId) =>
+    (await rows.on(db, basketId)).map((row) => ({
+      basket_id: basketId,
+      product_id: Number(row.product_id),
+      quantity: row.quantity,
+      seen_price_cents: row.seen_price_cents,
+      added_at: Number(row.added_at),
+    }));
 }
 
 export const hasCampaign = (row: { has_campaign: number | boolean }) => Boolean(row.has_campaign);

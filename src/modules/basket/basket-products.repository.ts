@@ -3,8 +3,9 @@ import type { Availability, DeliveryTime } from '../catalogue/index.js';
 import type { ProductTypeCode } from '../../db/schema.js';
 import type { CampaignPrice } from '../pricing/index.js';
 
-// What the basket reads of the catalogue, always from the tables and inside the caller's
-// transaction (never from the catalogue's per-process caches: these facts move money).
+// What the basket reads of the catalogue. Writes and checkout read it from the tables inside their
+// transaction (these facts move money); GET /basket shows products kept per process for the
+// catalogue's cache period, as the catalogue's own cards do (basket-product-cache.ts).
 
 export interface BasketProduct {
   id: number;

@@ -5,6 +5,7 @@ import { requestStore } from '../../http/request-context.js';
 import { isTokenShaped } from '../../infra/tokens.js';
 import { callerResolver, type Caller } from '../catalogue/index.js';
 import type { BasketLine } from './basket-lines.repository.js';
+import type { BasketProductCache } from './basket-product-cache.js';
 import { priceBasket, priceLines, type BasketContext, type PricedBasket } from './basket-pricing.js';
 import type { BasketRow } from './basket.repository.js';
 import type { BasketWire } from './basket.schemas.js';
@@ -22,7 +23,7 @@ export interface BasketHttp {
   write(
     request: FastifyRequest,
     reply: FastifyReply,
-    work: (trx: Db, context: BasketContext, basket: BasketRow) => Promise<BasketRow>,
+    work: (trx: Db, context: BasketContext, basket: BasketRow, queries: BasketWriteQueries) => Promise<BasketRow>,
     resolved?: { context: BasketContext; owner: BasketOwner },
   ): Promise<BasketWire>;
   /**
@@ -38,10 +39,12 @@ export interface BasketHttp {
   answer(reply: FastifyReply, request: FastifyRequest, priced: PricedBasket, token: string | null): BasketWire;
 }
 
-export function basketHttp(database: DatabaseHandle): BasketHttp {
+/** `products`: the basket group's kept products (basket-product-cache.ts); without them every read joins the products. */
+export function basketHttp(database: DatabaseHandle, products?: BasketProductCache): BasketHttp {
   const db = database.db;
   const callerOf = callerResolver(database);
-  const queries = basketWriteQueries(database);
+  const written = basketWriteQueries(database);
+  const queries: BasketWriteQueries = products ? { ...written, ...products.forWrites(written) } : written;
   const http: BasketHttp = {
     async contextOf(request) {
       const caller = await callerOf(request);
@@ -54,7 +57,7 @@ export function basketHttp(database: DatabaseHandle): BasketHttp {
       const { priced, token } = await db.transaction().execute(async (trx) => {
         const opened = await openBasket(trx, owner, context.store.code, context.now);
         checkIfMatch(request, opened.basket);
-        const basket = await work(trx, context, opened.basket);
+        const basket = await work(trx, context, opened.basket, queries);
         return { priced: await priceBasket(trx, context, basket, queries), token: opened.token };
       });
       return http.answer(reply, request, priced, token);

@@ -26,10 +26,13 @@ import { availableDeliveryMethods, chooseDelivery } from './delivery/delivery.se
 import { applyDiscountCode, lookUpDiscountCode, removeDiscountCode } from './discount-codes/discount-code.service.js';
 import { deliveryMethodWire } from './delivery/delivery.wire.js';
 import { mergeRoute } from './merge.routes.js';
+import { basketProductCache } from './basket-product-cache.js';
 import { giftCardRoutes } from './basket-gift-cards.routes.js';
 
 export interface BasketDeps {
   database: DatabaseHandle;
+  /** How long GET /basket may show a product as read (the catalogue's cache period, CATALOGUE_CACHE_TTL_MS). */
+  productTtlMs: number;
   /** Buffered writer of session actions: adding a product records ADD_TO_BASKET. */
   sessionActions: SessionActionRecorder;
 }
@@ -45,15 +48,18 @@ const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
  * per store, and a basket-token header never reaches it. Every answer is `Cache-Control:
  * no-store`; a write with a stale `If-Match` is a 412 and changes nothing.
  */
-export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, { database, sessionActions }) => {
+export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, { database, sessionActions, productTtlMs }) => {
   const db = database.db;
-  app.addHook('onRequest', async (_request, reply) => {
+  // A callback hook: an async one costs every request of the group a promise and a microtask turn.
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.header('Cache-Control', 'no-store');
+    done();
   });
 
-  const http = basketHttp(database);
+  const products = basketProductCache(database, productTtlMs);
+  const http = basketHttp(database, products);
   // The read path's queries, compiled once.
-  const reads = basketReads(database);
+  const reads = basketReads(database, products.lines);
 
   /** The basket as it is now (none: the empty answer); a guest's token is echoed only when it found a basket. */
   async function current(request: FastifyRequest) {
@@ -124,7 +130,8 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   app.put(
     '/basket/change-quantity',
     { schema: { ...common, summary: "Sets a line's quantity; 0 removes it", body: ChangeQuantityBody, response: written } },
-    (request, reply) => http.write(request, reply, (trx, context, basket) => changeQuantity(trx, context, basket, request.body)),
+    (request, reply) =>
+      http.write(request, reply, (trx, context, basket, queries) => changeQuantity(trx, queries, context, basket, request.body)),
   );
 
   app.delete(

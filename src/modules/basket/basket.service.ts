@@ -1,5 +1,5 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { preparedLineQueries, readBasketProducts, type BasketLine, type LineQueries } from './basket-lines.repository.js';
+import { preparedLineQueries, type BasketLine, type LineQueries, type LineReader } from './basket-lines.repository.js';
 import { invalidField, InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
@@ -44,8 +44,8 @@ export const EMPTY_BASKET_TTL_MS = DAY_MS;
 /** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
 export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined };
 
-/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions). */
-export function basketReads(handle: DatabaseHandle) {
+/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions; `lines` from the kept products). */
+export function basketReads(handle: DatabaseHandle, lines: LineReader) {
   const finders = preparedBasketFinders(handle);
   return {
     find(owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
@@ -53,7 +53,7 @@ export function basketReads(handle: DatabaseHandle) {
       if (owner.token === undefined) return Promise.resolve(undefined);
       return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
     },
-    lines: preparedLineQueries(handle).lines,
+    lines,
     cards: preparedBasketCards(handle),
   };
 }
@@ -109,14 +109,13 @@ export async function openBasketForWrite(
   return { basket: await writes.createGuest(trx, hash, storeCode, now), token };
 }
 
-/** The product as the caller may order it, and its price for them now; a 422 on productId otherwise. */
+/** The product (as read in the write's transaction) as the caller may order it, and its price for them now; a 422 on productId otherwise. */
 async function orderableProduct(
   trx: Db,
   context: BasketContext,
   productId: number,
-  known?: BasketProduct,
+  product: BasketProduct | undefined,
 ): Promise<{ product: BasketProduct; priceCents: number }> {
-  const product = known ?? (await readBasketProducts(trx, context.store.code, [productId])).get(productId);
   if (!product || !isVisibleTo(product, context.caller)) throw invalidField('productId', 'basket.unknownProduct', { id: productId });
   if (maxOrderable(product) === 0) throw invalidField('productId', 'basket.unavailable');
   const { caller } = context;
@@ -128,9 +127,9 @@ async function orderableProduct(
 
 /**
  * Adds a quantity of a product to a basket opened by openBasketForWrite (locked, its version
- * already moved on). One read of the lines with their products (the product too when it is not in
- * the basket yet), the rules checked on what it read, one write of the line. Returns the lines as
- * they are now, for the answer, so nothing is read twice.
+ * already moved on). One read of the lines and one of the product, the rules checked on what it
+ * read, one write of the line. Returns the lines as they are now, for the answer, so nothing is
+ * read twice.
  */
 export async function addProduct(
   trx: Db,
@@ -142,8 +141,8 @@ export async function addProduct(
   const storeCode = context.store.code;
   const lines = await queries.lines(trx, basket.id, storeCode);
   const existing = lines.find((entry) => entry.product.id === input.productId);
-  const known = existing?.product ?? (await queries.product(trx, input.productId, storeCode));
-  if (known === undefined) throw invalidField('productId', 'basket.unknownProduct', { id: input.productId });
+  // Read in this transaction even when it has a line: the lines' products may be kept ones (basket-product-cache.ts).
+  const known = await queries.product(trx, input.productId, storeCode);
   const orderable = await orderableProduct(trx, context, input.productId, known);
   const { product } = orderable;
   let { priceCents } = orderable;
@@ -158,7 +157,7 @@ export async function addProduct(
     : { basket_id: basket.id, product_id: input.productId, quantity, seen_price_cents: priceCents, added_at: context.now };
   await queries.writes.upsertLine(trx, line);
   if (card) await saveVirtualCardLine(trx, basket.id, product.id, card);
-  if (existing) existing.line = line;
+  if (existing) Object.assign(existing, { line, product });
   else lines.push({ line, product });
   // In the order a read would give: when they were added, then by product.
   lines.sort((a, b) => a.line.added_at - b.line.added_at || a.line.product_id - b.line.product_id);
@@ -210,6 +209,7 @@ export async function addProducts(
 /** Sets a line's quantity; 0 removes the line. */
 export async function changeQuantity(
   trx: Db,
+  queries: LineQueries,
   context: BasketContext,
   basket: BasketRow,
   input: { productId: number; quantity: number },
@@ -219,7 +219,8 @@ export async function changeQuantity(
   if (input.quantity === 0) {
     await deleteLine(trx, basket.id, input.productId);
   } else {
-    const { product, priceCents } = await orderableProduct(trx, context, input.productId);
+    const known = await queries.product(trx, input.productId, context.store.code);
+    const { product, priceCents } = await orderableProduct(trx, context, input.productId, known);
     checkQuantity(product, input.quantity);
     await updateLine(trx, basket.id, input.productId, input.quantity, priceCents);
   }
