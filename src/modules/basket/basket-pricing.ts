@@ -105,6 +105,8 @@ export async function priceLines(
         )
       : new Map<number, number>();
   const vatIncluded = caller.kind !== 'WHOLESALE';
+  // One customer for every line, but for wholesale, whose company may have a price per product.
+  const customer = caller.kind === 'WHOLESALE' ? undefined : pricingCustomer(caller);
   const lines: PricedLine[] = [];
   const cards =
     basket && rows.some((row) => row.product.type === VIRTUAL_GIFT_CARD)
@@ -114,7 +116,7 @@ export async function priceLines(
     const virtualCard = product.type === VIRTUAL_GIFT_CARD ? (cards.get(product.id) ?? null) : null;
     const price = virtualCard
       ? { priceCents: virtualCard.amountCents, strikeThroughCents: null, vatIncluded, discountPercent: 0, source: 'shop' as const }
-      : priceFor(toPriced(product), pricingCustomer(caller, companyPrices.get(product.id)), store, now);
+      : priceFor(product, customer ?? pricingCustomer(caller, companyPrices.get(product.id)), store, now);
     const visible = isVisibleTo(product, caller);
     // A virtual gift card without its details (amount, recipient) cannot be ordered.
     const maxQuantity = visible && (product.type !== VIRTUAL_GIFT_CARD || virtualCard) ? maxOrderable(product) : 0;
@@ -222,17 +224,6 @@ export const payableWithVatCents = (orderable: PricedLine[], vatIncluded: boolea
     orderable.map((line) => withRate(line, line.totalCents - line.discountCents)),
     vatIncluded,
   );
-
-function toPriced(product: BasketProduct) {
-  return {
-    type: product.type,
-    shopPriceCents: product.shopPriceCents,
-    originalPriceCents: product.originalPriceCents,
-    wholesalePriceCents: product.wholesalePriceCents,
-    vatRatePercent: product.vatRatePercent,
-    campaignPrices: product.campaignPrices,
-  };
-}
 
 function codeLine(line: PricedLine, categories: Map<number, Set<string>>, vatIncluded: boolean): CodeLine {
   return {
