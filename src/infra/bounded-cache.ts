@@ -10,6 +10,7 @@ export interface BoundedCache<K, V> {
   getMany(keys: readonly K[], loadMany: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>>;
   /** The value when one is kept and fresh; nothing is loaded (a lookup all the same: counted as a hit or a miss). */
   peek(key: K): V | undefined;
+  /** Keeps a value read elsewhere; a load that began before it and ends after it does not replace it. */
   set(key: K, value: V): void;
   clear(): void;
 }
@@ -19,6 +20,8 @@ import { cacheStats } from './metrics/cache-stats.js';
 interface Entry<V> {
   value: V;
   expires: number;
+  /** When it was kept, in the cache's own count of keeps: a load never overwrites a later `set`. */
+  kept: number;
 }
 
 /** `name` reports its hits and misses in /metrics (storefront_cache_hit_ratio). */
@@ -35,15 +38,20 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
     return undefined;
   };
 
-  const keep = (key: K, value: V, now: number) => {
+  let keeps = 0;
+  /** Keeps the value; one loaded since `loadStarted` does not replace a value set after the load began (it read older data). */
+  const keep = (key: K, value: V, now: number, loadStarted = Infinity) => {
     if (ttlMs <= 0) return;
+    const current = entries.get(key);
+    if (current !== undefined && current.kept > loadStarted) return;
     entries.delete(key);
     if (entries.size >= maxEntries) {
       // Map iteration is insertion order: the first key is the oldest.
       const oldest = entries.keys().next();
       if (!oldest.done) entries.delete(oldest.value);
     }
-    entries.set(key, { value, expires: now + ttlMs });
+    keeps += 1;
+    entries.set(key, { value, expires: now + ttlMs, kept: keeps });
   };
 
   return {
@@ -57,10 +65,11 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
       stats.misses += 1;
       const pending = loading.get(key);
       if (pending) return pending;
+      const started = keeps;
       const promise = load().then(
         (value) => {
           loading.delete(key);
-          keep(key, value, now);
+          keep(key, value, now, started);
           return value;
         },
         (error: unknown) => {
@@ -83,10 +92,11 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
       stats.hits += found.size;
       stats.misses += missing.length;
       if (missing.length > 0) {
+        const started = keeps;
         const loaded = await loadMany(missing);
         for (const [key, value] of loaded) {
           found.set(key, value);
-          keep(key, value, now);
+          keep(key, value, now, started);
         }
       }
       return found;
