@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createProduct, createShop, setStock } from '../helpers/catalogue.js';
+import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, read, type Who } from './helpers.js';
 
@@ -92,20 +93,62 @@ describe('a basket with the catalogue cache period on', () => {
       expect(unitPrice(await read(t, web2), id)).toBe(20);
     }
     expect(await productPrice(id, 'WEB2')).toBe(20);
+
+    // A line no write of this process read (another process added it): the read itself reads it, for its store.
+    const other = await stockedProduct(20, ['WEB', 'WEB2']);
+    await createCampaign(t.database.db, { store: 'WEB', prices: [{ productId: other, price: 14 }] });
+    const basketIds = await t.database.db
+      .selectFrom('basket')
+      .select(['id', 'store_code'])
+      .where('id', 'in', [(await read(t, web)).id!, (await read(t, web2)).id!])
+      .execute();
+    for (const basket of basketIds) {
+      const seen = basket.store_code === 'WEB' ? 1400 : 2000;
+      await t.database.db
+        .insertInto('basket_line')
+        .values({ basket_id: basket.id, product_id: other, quantity: 1, seen_price_cents: seen, added_at: Date.now() })
+        .execute();
+    }
+    expect(unitPrice(await read(t, web2), other)).toBe(20);
+    expect(unitPrice(await read(t, web), other)).toBe(14);
+    // A product only WEB sells, on a WEB2 line: read for WEB2, it is not orderable there.
+    const webOnly = await stockedProduct(8, ['WEB']);
+    const web2Basket = basketIds.find((basket) => basket.store_code === 'WEB2')!;
+    await t.database.db
+      .insertInto('basket_line')
+      .values({ basket_id: web2Basket.id, product_id: webOnly, quantity: 1, seen_price_cents: 800, added_at: Date.now() })
+      .execute();
+    expect((await read(t, web2)).items.find((item) => item.productId === webOnly)?.available).toBe(false);
   });
 
-  it('drops a line whose product is gone, as the joined read does', async () => {
-    const id = await stockedProduct(9);
-    const kept = await stockedProduct(11);
+  it('never says a price changed from a kept copy older than the line', async () => {
+    const id = await stockedProduct(20);
     const who: Who = { token: (await add(t, {}, id, 1)).basketToken! };
-    await add(t, who, kept, 1);
-    expect((await read(t, who)).items).toHaveLength(2);
-    // Its lines go with it (the foreign key), so even the kept copy is not shown.
-    await t.database.db.deleteFrom('shop_stock').where('product_id', '=', id).execute();
-    await t.database.db.deleteFrom('product').where('id', '=', id).execute();
+    const basket = await read(t, who);
+    expect(unitPrice(basket, id)).toBe(20);
+    // Another process changes the price and a write there records the new one on the line.
+    await setPrice(id, 25);
+    await t.database.db.updateTable('basket_line').set({ seen_price_cents: 2500 }).where('basket_id', '=', basket.id!).execute();
     const after = await read(t, who);
-    expect(after.items.map((item) => item.productId)).toEqual([kept]);
-    expect(after.subtotal).toBe(11);
+    const line = after.items.find((item) => item.productId === id)!;
+    expect([line.unitPrice, line.notice]).toEqual([25, null]);
+    // What it read is kept: the next read shows the same.
+    expect(unitPrice(await read(t, who), id)).toBe(25);
+  });
+
+  it('answers a merge with the products as the merge read them', async () => {
+    const db = t.database.db;
+    const id = await stockedProduct(10);
+    const client = await createCustomer(db);
+    const guest = (await add(t, {}, id, 3)).basketToken!;
+    basketOf(await call(t, 'POST', '/basket/add-product', { bearer: client.token }, { productId: id, quantity: 1 }));
+    expect((await read(t, { bearer: client.token })).items[0]!.maxQuantity).toBe(50);
+    // Only 2 left (another process took the rest): the merge caps 1 + 3 at 2, and its answer says why.
+    await setStock(db, id, shop, 2);
+    const merged = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token: guest }));
+    const line = merged.items.find((item) => item.productId === id)!;
+    expect([line.quantity, line.maxQuantity]).toEqual([2, 2]);
+    expect((await read(t, { bearer: client.token })).items[0]!.maxQuantity).toBe(2);
   });
 });
 

@@ -119,6 +119,9 @@ export interface BasketLine {
   product: BasketProduct;
 }
 
+/** The products with these ids as the basket sees them in the store, by id; missing ids are left out. */
+export type ProductsReader = (db: Db, storeCode: string, ids: readonly number[]) => Promise<Map<number, BasketProduct>>;
+
 /** Reads a basket's lines with their products, in the order they were added, on `db` (a transaction or the database). */
 export type LineReader = (db: Db, basketId: number, storeCode: string) => Promise<BasketLine[]>;
 
@@ -127,6 +130,7 @@ export interface LineQueries {
   lines: LineReader;
   /** The product with this id as the basket sees it in the store; undefined when there is none. */
   product(db: Db, productId: number, storeCode: string): Promise<BasketProduct | undefined>;
+  products: ProductsReader;
 }
 
 /** Built by Kysely per call, for code that has no database handle at hand. */
@@ -139,6 +143,7 @@ export const buildLineQueries: LineQueries = {
     const [row] = await productRows(db, productId, storeCode).execute();
     return row && toProduct(row, row.has_campaign ? await productCampaignRows(db, productId, storeCode).execute() : []);
   },
+  products: (db, storeCode, ids) => readBasketProducts(db, storeCode, ids),
 };
 
 /** The queries compiled once; they run on any Db, an open transaction included. */
@@ -150,6 +155,7 @@ export function preparedLineQueries(handle: DatabaseHandle): LineQueries {
     productCampaignRows(db, productId, storeCode),
   );
   return {
+    products: preparedBasketProducts(handle),
     lines: async (db, basketId, storeCode) => {
       const rows = await lines.on(db, basketId, storeCode);
       return toLines(basketId, rows, rows.some(hasCampaign) ? await campaigns.on(db, basketId, storeCode) : []);

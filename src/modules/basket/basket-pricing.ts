@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { isVisibleTo, pricingCustomer, type Caller } from '../catalogue/index.js';
 import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
 import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
-import { buildLineQueries, type BasketLine, type LineReader } from './basket-lines.repository.js';
+import { buildLineQueries, type BasketLine, type LineReader, type ProductsReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
 import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
@@ -76,6 +76,12 @@ export interface PricedBasket {
 export interface PricingReads {
   lines: LineReader;
   cards?: BasketCardsReader;
+  /**
+   * Where `lines` gives kept products (basket-product-cache.ts): the products with these ids read
+   * now. A line whose price differs from the one it was added at is priced again from it, so a
+   * "price changed" notice is never made from a copy older than the line.
+   */
+  refresh?: ProductsReader;
 }
 
 export async function priceBasket(
@@ -84,7 +90,27 @@ export async function priceBasket(
   basket: BasketRow | undefined,
   reads: PricingReads = buildLineQueries,
 ): Promise<PricedBasket> {
-  return priceLines(db, context, basket, basket ? await reads.lines(db, basket.id, context.store.code) : [], reads.cards);
+  return priceRead(db, context, basket, basket ? await reads.lines(db, basket.id, context.store.code) : [], reads);
+}
+
+/** priceLines for lines as `reads` read them, again from the products as they are now where a kept one shows a changed price. */
+export async function priceRead(
+  db: Db,
+  context: BasketContext,
+  basket: BasketRow | undefined,
+  rows: readonly BasketLine[],
+  reads: Omit<PricingReads, 'lines'>,
+): Promise<PricedBasket> {
+  const priced = await priceLines(db, context, basket, rows, reads.cards);
+  const changed = priced.lines.filter((line) => line.notice?.code === 'PRICE_CHANGED').map((line) => line.product.id);
+  if (!reads.refresh || changed.length === 0) return priced;
+  const read = await reads.refresh(db, context.store.code, changed);
+  const refreshed = rows.flatMap((row) => {
+    if (!changed.includes(row.product.id)) return [row];
+    const product = read.get(row.product.id);
+    return product ? [{ line: row.line, product }] : [];
+  });
+  return priceLines(db, context, basket, refreshed, reads.cards);
 }
 
 /** The basket priced from its lines as read (in the caller's transaction, or just now outside one). */

@@ -7,6 +7,7 @@ import {
   type BasketLine,
   type LineQueries,
   type LineReader,
+  type ProductsReader,
 } from './basket-lines.repository.js';
 import type { BasketProduct } from './basket-products.repository.js';
 
@@ -14,16 +15,21 @@ import type { BasketProduct } from './basket-products.repository.js';
 // catalogue's cache period (CATALOGUE_CACHE_TTL_MS), so a line's price is the product card's and a
 // basket read costs one small read of its lines (measured: the lines joined to their products were
 // about a quarter of GET /basket and of add-product). What a rule decides on is never kept data: a
-// write reads the product it acts on in its transaction (and keeps it, so the answer and the reads
-// after it in this process show what it decided on), and checkout reads every product afresh.
-// With a period of 0 the lines are read joined to their products, as checkout reads them.
+// write reads the products it acts on in its transaction (add-product, change-quantity, merge) and
+// keeps them, so its answer and the reads after it in this process show what it decided on (a read
+// that began before never puts an older copy back: infra/bounded-cache.ts); checkout reads every
+// product afresh. A line whose kept product shows a price other than the one the line was added at
+// is priced again from the product read now (`refresh`), so "price changed" is never said from a
+// copy older than the line. With a period of 0 the lines are read joined to their products.
 /** The most products kept per store and process (about 1 KB each). */
 const KEPT_PRODUCTS = 50_000;
 
 export interface BasketProductCache {
   /** The basket's lines, their products from the kept ones (the others read in one batch). */
   lines: LineReader;
-  /** The write path's queries: the lines as `lines` reads them, the product a write acts on read by `queries` and kept. */
+  /** Products read now, and kept (basket-pricing.ts's `refresh`: a line whose kept product shows a changed price); none with a period of 0. */
+  refresh?: ProductsReader;
+  /** The write path's queries: the lines as `lines` reads them; the products a write acts on read by `queries`, and kept. */
   forWrites(queries: LineQueries): LineQueries;
 }
 
@@ -67,8 +73,19 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
     return result;
   }
 
+  /** `read`'s products, kept for the reads after them (a kept one read earlier is replaced). */
+  const keeping =
+    (read: ProductsReader): ProductsReader =>
+    async (db, storeCode, ids) => {
+      const found = await read(db, storeCode, ids);
+      const kept = keptIn(storeCode);
+      for (const [id, product] of found) kept.set(id, product);
+      return found;
+    };
+
   return {
     lines,
+    refresh: keeping(readProducts),
     forWrites(queries) {
       return {
         lines,
@@ -77,6 +94,7 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
           if (product) keptIn(storeCode).set(productId, product);
           return product;
         },
+        products: keeping(queries.products),
       };
     },
   };

@@ -6,7 +6,7 @@ import { isTokenShaped } from '../../infra/tokens.js';
 import { callerResolver, type Caller } from '../catalogue/index.js';
 import type { BasketLine } from './basket-lines.repository.js';
 import type { BasketProductCache } from './basket-product-cache.js';
-import { priceBasket, priceLines, type BasketContext, type PricedBasket } from './basket-pricing.js';
+import { priceBasket, priceRead, type BasketContext, type PricedBasket } from './basket-pricing.js';
 import type { BasketRow } from './basket.repository.js';
 import type { BasketWire } from './basket.schemas.js';
 import { basketWriteQueries, openBasket, openBasketForWrite, type BasketOwner, type BasketWriteQueries } from './basket.service.js';
@@ -44,7 +44,7 @@ export function basketHttp(database: DatabaseHandle, products?: BasketProductCac
   const db = database.db;
   const callerOf = callerResolver(database);
   const written = basketWriteQueries(database);
-  const queries: BasketWriteQueries = products ? { ...written, ...products.forWrites(written) } : written;
+  const queries: BasketWriteQueries = products ? { ...written, ...products.forWrites(written), refresh: products.refresh } : written;
   const http: BasketHttp = {
     async contextOf(request) {
       const caller = await callerOf(request);
@@ -69,7 +69,7 @@ export function basketHttp(database: DatabaseHandle, products?: BasketProductCac
         // If-Match names the version the write is based on: the one before this write's.
         checkIfMatch(request, { ...opened.basket, version: opened.basket.version - 1 });
         const lines = await work(trx, context, opened.basket, queries);
-        return { priced: await priceLines(trx, context, opened.basket, lines, queries.cards), token: opened.token };
+        return { priced: await priceRead(trx, context, opened.basket, lines, queries), token: opened.token };
       });
       return http.answer(reply, request, priced, token);
     },

@@ -59,7 +59,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   const products = basketProductCache(database, productTtlMs);
   const http = basketHttp(database, products);
   // The read path's queries, compiled once.
-  const reads = basketReads(database, products.lines);
+  const reads = basketReads(database, products);
 
   /** The basket as it is now (none: the empty answer); a guest's token is echoed only when it found a basket. */
   async function current(request: FastifyRequest) {

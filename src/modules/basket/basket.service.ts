@@ -1,5 +1,6 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { preparedLineQueries, type BasketLine, type LineQueries, type LineReader } from './basket-lines.repository.js';
+import { preparedLineQueries, type BasketLine, type LineQueries, type ProductsReader } from './basket-lines.repository.js';
+import type { BasketProductCache } from './basket-product-cache.js';
 import { invalidField, InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
@@ -44,8 +45,8 @@ export const EMPTY_BASKET_TTL_MS = DAY_MS;
 /** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
 export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined };
 
-/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions; `lines` from the kept products). */
-export function basketReads(handle: DatabaseHandle, lines: LineReader) {
+/** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions; the lines' products as `products` keeps them). */
+export function basketReads(handle: DatabaseHandle, products: BasketProductCache) {
   const finders = preparedBasketFinders(handle);
   return {
     find(owner: BasketOwner, storeCode: string, now: number): Promise<BasketRow | undefined> {
@@ -53,7 +54,8 @@ export function basketReads(handle: DatabaseHandle, lines: LineReader) {
       if (owner.token === undefined) return Promise.resolve(undefined);
       return finders.guest(hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS);
     },
-    lines,
+    lines: products.lines,
+    refresh: products.refresh,
     cards: preparedBasketCards(handle),
   };
 }
@@ -62,6 +64,8 @@ export function basketReads(handle: DatabaseHandle, lines: LineReader) {
 export interface BasketWriteQueries extends LineQueries {
   writes: BasketWrites;
   cards: BasketCardsReader;
+  /** basket-pricing.ts's PricingReads.refresh, where the lines' products are kept ones. */
+  refresh?: ProductsReader;
 }
 
 export function basketWriteQueries(handle: DatabaseHandle): BasketWriteQueries {

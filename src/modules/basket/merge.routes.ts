@@ -20,9 +20,9 @@ export async function mergeRoute(app: FastifyInstance, { http, schema }: { http:
       }
       const token = guestToken(request);
       let linesLeftOut = 0;
-      const answer = await http.write(request, reply, async (trx, ctx, basket) => {
+      const answer = await http.write(request, reply, async (trx, ctx, basket, queries) => {
         if (token === undefined) return basket;
-        const merged = await mergeGuestInto(trx, basket, token, ctx.now);
+        const merged = await mergeGuestInto(trx, basket, token, ctx.now, queries.products);
         linesLeftOut = merged.linesLeftOut;
         return merged.basket;
       });

@@ -4,7 +4,7 @@ import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Caller } from '../catalogue/index.js';
 import { moveBasketGiftCards } from '../gift-cards/index.js';
 import { getStore } from '../store/index.js';
-import { readBasketProducts } from './basket-lines.repository.js';
+import { readBasketProducts, type ProductsReader } from './basket-lines.repository.js';
 import { readClientPricing } from './basket-products.repository.js';
 import { priceBasket } from './basket-pricing.js';
 import {
@@ -45,11 +45,17 @@ export interface MergeOutcome {
  * finds the moved lines gone. The guest's code and delivery choice are taken when the client's
  * basket has none; its gift cards and virtual gift card details move too (gift-cards' basket-merge.ts). The client basket gets a new version when anything moved.
  */
-export async function mergeGuestInto(trx: Db, client: BasketRow, guestToken: string, now: number): Promise<MergeOutcome> {
+export async function mergeGuestInto(
+  trx: Db,
+  client: BasketRow,
+  guestToken: string,
+  now: number,
+  readProducts: ProductsReader = readBasketProducts,
+): Promise<MergeOutcome> {
   const guest = await findGuestBasket(trx, hashToken(guestToken), client.store_code, now - GUEST_BASKET_TTL_MS, true);
   if (!guest) return { basket: client, linesLeftOut: 0 };
   const [guestRows, clientRows] = await Promise.all([basketLines(trx, guest.id), basketLines(trx, client.id)]);
-  const products = await readBasketProducts(
+  const products = await readProducts(
     trx,
     client.store_code,
     guestRows.map((row) => row.product_id),
