@@ -42,6 +42,7 @@ import * as createCatalogueReferenceVersion from './2026_11_24_1640_create_catal
 import * as indexNamePrefixAndPublisherNewest from './2026_11_24_1641_index_name_prefix_and_publisher_newest.js';
 import * as createCategorySales from './2026_11_24_1642_create_category_sales.js';
 import * as coverWishlistList from './2026_11_24_1660_cover_wishlist_list.js';
+import * as watchCataloguePrices from './2026_11_27_1300_watch_catalogue_prices.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1641_index_name_prefix_and_publisher_newest': indexNamePrefixAndPublisherNewest,
   '2026_11_24_1642_create_category_sales': createCategorySales,
   '2026_11_24_1660_cover_wishlist_list': coverWishlistList,
+  '2026_11_27_1300_watch_catalogue_prices': watchCataloguePrices,
 };

@@ -196,6 +196,18 @@ function productsById(rows: readonly ProductColumnsRow[], campaigns: readonly Ca
   return result;
 }
 
+/**
+ * The version of what basket lines are priced from (catalogue_reference_version 'price', bumped by
+ * triggers: migration 2026_11_27_1300), on any Db; undefined in a database without the row.
+ */
+export function preparedPriceVersion(handle: DatabaseHandle): (db: Db) => Promise<number | undefined> {
+  const read = preparedQuery(handle, (db) => db.selectFrom('catalogue_reference_version').select('version').where('name', '=', 'price'));
+  return async (db) => {
+    const [row] = await read.on(db);
+    return row === undefined ? undefined : Number(row.version);
+  };
+}
+
 /** A basket's lines without their products, in the order they were added (compiled once). */
 export function preparedPlainLines(handle: DatabaseHandle): (db: Db, basketId: number) => Promise<BasketLineRow[]> {
   const rows = preparedQuery(handle, (db, basketId: number) =>

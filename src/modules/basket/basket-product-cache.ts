@@ -4,6 +4,7 @@ import {
   preparedBasketProducts,
   preparedLineQueries,
   preparedPlainLines,
+  preparedPriceVersion,
   type BasketLine,
   type LineQueries,
   type LineReader,
@@ -11,16 +12,19 @@ import {
 } from './basket-lines.repository.js';
 import type { BasketProduct } from './basket-products.repository.js';
 
-// A basket shows its lines' products as the catalogue shows them: kept per process for the
-// catalogue's cache period (CATALOGUE_CACHE_TTL_MS), so a line's price is the product card's and a
-// basket read costs one small read of its lines (measured: the lines joined to their products were
-// about a quarter of GET /basket and of add-product). What a rule decides on is never kept data: a
-// write reads the products it acts on in its transaction (add-product, change-quantity, merge) and
-// keeps them, so its answer and the reads after it in this process show what it decided on (a read
-// that began before never puts an older copy back: infra/bounded-cache.ts); checkout reads every
-// product afresh. A line whose kept product shows a price other than the one the line was added at
-// is priced again from the product read now (`refresh`), so "price changed" is never said from a
-// copy older than the line. With a period of 0 the lines are read joined to their products.
+// A basket's lines' products, kept per process so that a basket read costs one small read of its
+// lines and one of a version (measured: the lines joined to their products were about a quarter of
+// GET /basket and of add-product). They are kept only while the 'price' version of
+// catalogue_reference_version stands (bumped by triggers on every change to prices, VAT,
+// campaigns, assortments, visibility and availability: migration 2026_11_27_1300), so a basket is
+// priced from current data on every read, and at most CATALOGUE_CACHE_TTL_MS, which bounds how old
+// the stock it shows may be. What a rule decides on is never kept data: a write reads the products
+// it acts on in its transaction (add-product, change-quantity, merge) and keeps them, so its answer
+// and the reads after it in this process show what it decided on (a read that began before never
+// puts an older copy back: infra/bounded-cache.ts); checkout reads every product afresh. A line
+// whose kept product shows a price other than the one the line was added at is priced again from
+// the product read now (`refresh`). With a period of 0 the lines are read joined to their products.
+
 /** The most products kept per store and process (about 1 KB each). */
 const KEPT_PRODUCTS = 50_000;
 
@@ -35,22 +39,35 @@ export interface BasketProductCache {
 
 export function basketProductCache(handle: DatabaseHandle, ttlMs: number): BasketProductCache {
   if (ttlMs <= 0) return { lines: preparedLineQueries(handle).lines, forWrites: (queries) => queries };
-  // One cache per store, by product id: number keys cost a fraction of composed strings (a tenth of
-  // GET /basket went to building and hashing `store:id` keys).
-  const stores = new Map<string, BoundedCache<number, BasketProduct | null>>();
-  const keptIn = (storeCode: string) => {
-    let kept = stores.get(storeCode);
-    if (kept === undefined) {
-      kept = boundedCache(ttlMs, KEPT_PRODUCTS, 'basket.products');
-      stores.set(storeCode, kept);
+  type Stores = Map<string, BoundedCache<number, BasketProduct | null>>;
+  // The products kept under one price version, per store and by product id (number keys cost a
+  // fraction of composed strings: a tenth of GET /basket went to building and hashing `store:id` keys).
+  let kept: { version: number | undefined; stores: Stores } = { version: undefined, stores: new Map() };
+  const inStore = (stores: Stores, storeCode: string) => {
+    let products = stores.get(storeCode);
+    if (products === undefined) {
+      products = boundedCache(ttlMs, KEPT_PRODUCTS, 'basket.products');
+      stores.set(storeCode, products);
     }
-    return kept;
+    return products;
   };
   const plainLines = preparedPlainLines(handle);
   const readProducts = preparedBasketProducts(handle);
+  const priceVersion = preparedPriceVersion(handle);
 
-  async function products(db: Db, storeCode: string, ids: number[]): Promise<Map<number, BasketProduct | null>> {
-    return keptIn(storeCode).getMany(ids, async (missing) => {
+  /**
+   * The products kept under the current price version: none once it moved on (loads still running
+   * then fill the set they began with, which is dropped). Read before the data, as
+   * catalogue/reference-cache.ts does: a change landing in between makes the next read load again.
+   */
+  async function current(db: Db): Promise<Stores> {
+    const version = await priceVersion(db);
+    if (version !== kept.version) kept = { version, stores: new Map() };
+    return kept.stores;
+  }
+
+  async function products(db: Db, stores: Stores, storeCode: string, ids: number[]): Promise<Map<number, BasketProduct | null>> {
+    return inStore(stores, storeCode).getMany(ids, async (missing) => {
       const read = await readProducts(db, storeCode, missing);
       // A product that is gone is kept as such (its line goes with it, by the foreign key).
       return new Map(missing.map((id) => [id, read.get(id) ?? null]));
@@ -58,10 +75,12 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
   }
 
   async function lines(db: Db, basketId: number, storeCode: string): Promise<BasketLine[]> {
+    const stores = await current(db);
     const rows = await plainLines(db, basketId);
     if (rows.length === 0) return [];
     const found = await products(
       db,
+      stores,
       storeCode,
       rows.map((row) => row.product_id),
     );
@@ -78,8 +97,8 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
     (read: ProductsReader): ProductsReader =>
     async (db, storeCode, ids) => {
       const found = await read(db, storeCode, ids);
-      const kept = keptIn(storeCode);
-      for (const [id, product] of found) kept.set(id, product);
+      const products = inStore(kept.stores, storeCode);
+      for (const [id, product] of found) products.set(id, product);
       return found;
     };
 
@@ -91,7 +110,7 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
         lines,
         async product(db, productId, storeCode) {
           const product = await queries.product(db, productId, storeCode);
-          if (product) keptIn(storeCode).set(productId, product);
+          if (product) inStore(kept.stores, storeCode).set(productId, product);
           return product;
         },
         products: keeping(queries.products),

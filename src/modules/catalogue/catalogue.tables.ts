@@ -203,7 +203,8 @@ export interface CategoryListingStateTable {
 
 /** Bumped by triggers whenever a kind of reference data changes: 'category' (category, category_name), 'binding' (binding_name). */
 export interface CatalogueReferenceVersionTable {
-  name: 'category' | 'binding';
+  /** 'price': what basket lines are priced from (migration 2026_11_27_1300). */
+  name: 'category' | 'binding' | 'price';
   version: number;
 }
 
