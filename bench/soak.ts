@@ -20,7 +20,7 @@
 // The database is a fresh SQLite file with the demo bookstore (3,000 products). The section
 // `soak` of bench/RESULTS.md is rewritten; the exit status is 1 when a check fails. Not part of the
 // test suite (it runs for minutes); CI runs it with --minutes 3.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,7 +219,7 @@ async function main(): Promise<number> {
           lastLog = performance.now();
           const last = samples.at(-1)!;
           log(
-            `${((lastLog - started) / 60_000).toFixed(1)} min: ${latencies.length} requests, RSS ${last.rssMb.toFixed(0)} MB (anonymous ${last.anonMb.toFixed(0)}, JS heap used ${last.heapMb.toFixed(0)}), ${last.fds} fds`,
+            `${((lastLog - started) / 60_000).toFixed(1)} min: ${latencies.length} requests, RSS ${last.rssMb.toFixed(0)} MB (anonymous ${last.anonMb.toFixed(0)}, JS heap used ${last.heapMb.toFixed(0)}), ${last.fds} fds (${last.fdKinds})`,
           );
         }
       }
@@ -258,7 +258,27 @@ async function heapUsedMb(base: string): Promise<number> {
 function processState(pid: number): Omit<ProcessSample, 'at' | 'heapMb'> {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
-  return { rssMb: mb('VmRSS'), anonMb: mb('RssAnon'), fileMb: mb('RssFile'), fds: readdirSync(`/proc/${pid}/fd`).length };
+  const fds = readdirSync(`/proc/${pid}/fd`);
+  return { rssMb: mb('VmRSS'), anonMb: mb('RssAnon'), fileMb: mb('RssFile'), fds: fds.length, fdKinds: fdKinds(pid, fds) };
+}
+
+/** The descriptors by kind (socket, pipe, anon_inode, file), most first. */
+function fdKinds(pid: number, fds: string[]): string {
+  const counts = new Map<string, number>();
+  for (const fd of fds) {
+    let kind = 'gone';
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      kind = /^(socket|pipe|anon_inode):/.exec(target)?.[1] ?? 'file';
+    } catch {
+      // Closed between the listing and the look.
+    }
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, count]) => `${kind} ${count}`)
+    .join(', ');
 }
 
 function judge(
@@ -284,8 +304,11 @@ function judge(
   const lowestHeap = (span: ProcessSample[]) => Math.min(...span.map((s) => s.heapMb).filter(Number.isFinite));
   const heapWarm = lowestHeap(warm);
   const heapEnd = lowestHeap(end);
-  const fdsWarm = Math.max(...warm.map((s) => s.fds));
-  const fdsEnd = Math.min(...end.map((s) => s.fds));
+  // An empty span fails the check, as before (no sample: -Infinity / Infinity).
+  const mostWarm = warm.reduce((most, s) => (s.fds > most.fds ? s : most), { fds: -Infinity, fdKinds: 'no sample' });
+  const leastEnd = end.reduce((least, s) => (s.fds < least.fds ? s : least), { fds: Infinity, fdKinds: 'no sample' });
+  const fdsWarm = mostWarm.fds;
+  const fdsEnd = leastEnd.fds;
   const windows: Window[] = [];
   for (let from = warmupMs; from < totalMs - 1; from += windowMs) {
     const inWindow = latencies.filter((l) => l.at >= from && l.at < from + windowMs).map((l) => l.ms);
@@ -318,7 +341,7 @@ function judge(
     },
     {
       name: 'open file descriptors, end / after warm-up',
-      value: `${fdsEnd} / ${fdsWarm}`,
+      value: `${fdsEnd} / ${fdsWarm} (end: ${leastEnd.fdKinds}; after warm-up: ${mostWarm.fdKinds})`,
       target: `end ≤ warm-up + ${FD_SLACK}`,
       passed: fdsEnd <= fdsWarm + FD_SLACK,
     },

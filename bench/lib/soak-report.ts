@@ -17,6 +17,8 @@ export interface ProcessSample {
   /** The JS heap in use (the service's /metrics). */
   heapMb: number;
   fds: number;
+  /** What the descriptors are, e.g. `socket 12, pipe 13, file 9`: what grew, when the fd check fails. */
+  fdKinds: string;
 }
 
 export interface SoakReport {
