@@ -143,7 +143,7 @@ export const buildLineQueries: LineQueries = {
     const [row] = await productRows(db, productId, storeCode).execute();
     return row && toProduct(row, row.has_campaign ? await productCampaignRows(db, productId, storeCode).execute() : []);
   },
-  products: (db, storeCode, ids) => readBasketProducts(db, storeCode, ids),
+  products: readBasketProducts,
 };
 
 /** The queries compiled once; they run on any Db, an open transaction included. */
@@ -178,9 +178,7 @@ export async function readBasketProducts(db: Db, storeCode: string, ids: readonl
 }
 
 /** readBasketProducts compiled once per number of ids (GET /basket's misses of its kept products). */
-export function preparedBasketProducts(
-  handle: DatabaseHandle,
-): (db: Db, storeCode: string, ids: readonly number[]) => Promise<Map<number, BasketProduct>> {
+export function preparedBasketProducts(handle: DatabaseHandle): ProductsReader {
   const products = preparedListQuery(handle, (db, ids: readonly number[], storeCode: string) => productsRows(db, ids, storeCode));
   const campaigns = preparedListQuery(handle, (db, ids: readonly number[], storeCode: string) => productsCampaignRows(db, ids, storeCode));
   return async (db, storeCode, ids) => {
@@ -194,18 +192,6 @@ function productsById(rows: readonly ProductColumnsRow[], campaigns: readonly Ca
   const result = new Map(rows.map((row) => [Number(row.product_id), basketProduct(row)]));
   for (const row of campaigns) result.get(Number(row.product_id))?.campaignPrices.push(campaignPrice(row));
   return result;
-}
-
-/**
- * The version of what basket lines are priced from (catalogue_reference_version 'price', bumped by
- * triggers: migration 2026_11_27_1300), on any Db; undefined in a database without the row.
- */
-export function preparedPriceVersion(handle: DatabaseHandle): (db: Db) => Promise<number | undefined> {
-  const read = preparedQuery(handle, (db) => db.selectFrom('catalogue_reference_version').select('version').where('name', '=', 'price'));
-  return async (db) => {
-    const [row] = await read.on(db);
-    return row === undefined ? undefined : Number(row.version);
-  };
 }
 
 /** A basket's lines without their products, in the order they were added (compiled once). */

@@ -1,10 +1,10 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { boundedCache, type BoundedCache } from '../../infra/bounded-cache.js';
+import { referenceVersions } from '../catalogue/index.js';
 import {
   preparedBasketProducts,
   preparedLineQueries,
   preparedPlainLines,
-  preparedPriceVersion,
   type BasketLine,
   type LineQueries,
   type LineReader,
@@ -53,15 +53,16 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
   };
   const plainLines = preparedPlainLines(handle);
   const readProducts = preparedBasketProducts(handle);
-  const priceVersion = preparedPriceVersion(handle);
+  const versions = referenceVersions(handle);
 
   /**
-   * The products kept under the current price version: none once it moved on (loads still running
-   * then fill the set they began with, which is dropped). Read before the data, as
-   * catalogue/reference-cache.ts does: a change landing in between makes the next read load again.
+   * The products kept under the current price version (catalogue_reference_version 'price'): none
+   * once it moved on (loads still running then fill the set they began with, which is dropped). Read
+   * before the products, as catalogue/reference-cache.ts does: a change landing in between makes the
+   * next read load again.
    */
   async function current(db: Db): Promise<Stores> {
-    const version = await priceVersion(db);
+    const version = await versions('price', db);
     if (version !== kept.version) kept = { version, stores: new Map() };
     return kept.stores;
   }
@@ -75,9 +76,9 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
   }
 
   async function lines(db: Db, basketId: number, storeCode: string): Promise<BasketLine[]> {
-    const stores = await current(db);
     const rows = await plainLines(db, basketId);
     if (rows.length === 0) return [];
+    const stores = await current(db);
     const found = await products(
       db,
       stores,

@@ -17,6 +17,8 @@ export {
 } from './catalogue.service.js';
 export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
 export { categoryListingIsStale, rebuildCategoryListing } from './browse/category-listing.repository.js';
+// The versions of reference data, bumped by triggers (the basket keeps its products under 'price').
+export { referenceVersions } from './reference-cache.js';
 export type { BindingNames } from './products/binding-names.repository.js';
 export type { ProductBase, ProductCard } from './products/product-card.types.js';
 export type { ProductSort } from './product-query.js';

@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { cacheStats } from '../../infra/metrics/cache-stats.js';
 import type { CatalogueReferenceVersionTable } from './catalogue.tables.js';
@@ -21,13 +21,16 @@ export interface ReferenceCache<K, V> {
   get(key: K): Promise<V>;
 }
 
-/** The current version of a kind of reference data (undefined only in a database without the table's rows). */
-export function referenceVersions(database: DatabaseHandle): (name: ReferenceName) => Promise<number | undefined> {
+/**
+ * The current version of a kind of reference data (undefined only in a database without the table's
+ * rows); on `db` when given (a transaction: the basket's writes read 'price' inside theirs).
+ */
+export function referenceVersions(database: DatabaseHandle): (name: ReferenceName, db?: Db) => Promise<number | undefined> {
   const read = preparedQuery(database, (db, name: ReferenceName) =>
     db.selectFrom('catalogue_reference_version').select('version').where('name', '=', name),
   );
-  return async (name) => {
-    const [row] = await read(name);
+  return async (name, db) => {
+    const [row] = await (db ? read.on(db, name) : read(name));
     return row === undefined ? undefined : Number(row.version);
   };
 }
