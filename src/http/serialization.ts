@@ -1,5 +1,5 @@
 import fastJsonStringify from 'fast-json-stringify';
-import type { FastifySerializerCompiler } from 'fastify';
+import type { FastifyReply, FastifySerializerCompiler } from 'fastify';
 
 type Serializer = (data: unknown) => string;
 type Schema = Record<string, unknown>;
@@ -76,3 +76,12 @@ function typeOfLiterals(union: unknown[]): unknown {
 }
 
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Sends `text`, already the JSON of the route's response schema, as it is: Fastify sends a string
+ * with a JSON content type without serializing it again. For answers written from text kept
+ * between requests (product cards); the route still declares its schema for validation and /docs.
+ */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
+}

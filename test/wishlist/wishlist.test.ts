@@ -182,6 +182,30 @@ describe('reading', () => {
     expect(ids(await list(other))).toEqual([p.first, fresh]);
   });
 
+  it('orders items added in the same millisecond by the order they were added in, the later first', async () => {
+    const someone = await createCustomer(t.database.db);
+    const at = Date.UTC(2026, 0, 2);
+    // Rows straight to the table: three adds within one millisecond, then one a millisecond later.
+    for (const [i, productId] of [p.second, p.first, p.third].entries()) {
+      await t.database.db
+        .insertInto('wishlist_item')
+        .values({
+          client_account_id: someone.clientAccountId,
+          store_code: 'WEB',
+          product_id: productId!,
+          created_at: at + (i === 2 ? 1 : 0),
+        })
+        .execute();
+    }
+    const response = await list(someone);
+    expect(ids(response)).toEqual([p.third, p.first, p.second]);
+    expect((response.json() as Array<{ addedAt: string }>).map((item) => item.addedAt)).toEqual([
+      '2026-01-02T00:00:00.001Z',
+      '2026-01-02T00:00:00.000Z',
+      '2026-01-02T00:00:00.000Z',
+    ]);
+  });
+
   it("keeps clients apart: one client's list and deletes never touch another's", async () => {
     const mine = ids(await list(client));
     expect(mine).toEqual([p.first]);

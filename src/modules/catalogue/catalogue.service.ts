@@ -8,6 +8,7 @@ import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
 import { toCard } from './products/product-card.mapper.js';
+import { cardText } from './products/product-card.text.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode } from './products/product.repository.js';
 import type { BaseCache, BaseReader, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
@@ -56,8 +57,16 @@ export interface Catalogue {
   visibleBase(context: CatalogueContext, id: number): Promise<ProductBase | undefined>;
   /** The products the caller may see, priced for them, in the order of `ids`. */
   cards(context: CatalogueContext, ids: readonly number[]): Promise<ProductCard[]>;
-  /** Which of the products the caller may see (from the same bases as cards, without pricing them). */
-  visibleIds(context: CatalogueContext, ids: readonly number[]): Promise<Set<number>>;
+  /**
+   * For a list kept outside the catalogue (a wishlist): how many of `ids` the caller may see, and
+   * the slice of those as card texts (JSON of ProductCardSchema, priced for the caller), in the
+   * order of `ids`. One read of the bases serves the count and the page.
+   */
+  visibleCardTexts(
+    context: CatalogueContext,
+    ids: readonly number[],
+    slice: ListSlice,
+  ): Promise<{ total: number; cards: Array<{ id: number; text: string }> }>;
   /** One page of a product list and how many products the list has in all. */
   listPage(
     context: CatalogueContext,
@@ -84,8 +93,18 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   // Lists and their counts can read thousands of rows: off the event loop where the engine allows (db/database.ts).
   const listDb = database.readDb;
   const ttl = config.catalogueCacheTtlMs;
-  const bases: BaseCache = boundedCache(ttl, BASE_CACHE_ENTRIES, 'catalogue.products');
+  // One cache per store, keyed by product id: a composed `store:id` key cost a string built and
+  // hashed per product per request, a tenth of a list of 50 cards.
+  const basesByStore = new Map<string, BaseCache>();
   const readBases = baseReader(database);
+  const loadBases = (storeCode: string, ids: readonly number[]) => {
+    let cache = basesByStore.get(storeCode);
+    if (cache === undefined) {
+      cache = boundedCache(ttl, BASE_CACHE_ENTRIES, 'catalogue.products');
+      basesByStore.set(storeCode, cache);
+    }
+    return basesIn(readBases, cache, storeCode, ids);
+  };
   const listTtl = config.catalogueListCacheTtlMs;
   const lists: ProductListCaches = {
     counts: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-counts'),
@@ -145,11 +164,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   });
 
   const cards: Catalogue['cards'] = async (context, ids) => {
-    const [found, prices, names] = await Promise.all([
-      loadBases(readBases, bases, context.store.code, ids),
-      priceContext(context, ids),
-      bindings(),
-    ]);
+    const [found, prices, names] = await Promise.all([loadBases(context.store.code, ids), priceContext(context, ids), bindings()]);
     const result: ProductCard[] = [];
     for (const id of ids) {
       const base = found.get(id);
@@ -158,7 +173,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     return result;
   };
 
-  const base = async (storeCode: string, id: number) => (await loadBases(readBases, bases, storeCode, [id])).get(id);
+  const base = async (storeCode: string, id: number) => (await loadBases(storeCode, [id])).get(id);
 
   return {
     base,
@@ -167,11 +182,23 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       return found && isVisibleTo(found, context.caller) ? found : undefined;
     },
     cards,
-    async visibleIds(context, ids) {
-      const found = await loadBases(readBases, bases, context.store.code, ids);
-      const visible = new Set<number>();
-      for (const id of ids) if (isVisibleTo(found.get(id) ?? HIDDEN, context.caller)) visible.add(id);
-      return visible;
+    async visibleCardTexts(context, ids, slice) {
+      const found = await loadBases(context.store.code, ids);
+      const shown: ProductBase[] = [];
+      for (const id of ids) {
+        const visible = found.get(id);
+        if (visible && isVisibleTo(visible, context.caller)) shown.push(visible);
+      }
+      const page = shown.slice(slice.offset, slice.offset + slice.perPage);
+      const [prices, names] = await Promise.all([
+        priceContext(
+          context,
+          page.map((base) => base.id),
+        ),
+        bindings(),
+      ]);
+      const cards = page.map((base) => ({ id: base.id, text: cardText(base, prices, context.language, names) }));
+      return { total: shown.length, cards };
     },
     async listPage(context, filter, sort, slice) {
       const { ids, total } = await productPage(
@@ -208,19 +235,14 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   };
 }
 
-/** What a missing product is to the visibility rule: seen by nobody. */
-const HIDDEN = { isActive: false, inStore: false, hiddenWeb: true, hiddenBusiness: true };
-
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */
 const BUSINESS_AUDIENCE: Caller = { ...GUEST, kind: 'BUSINESS' };
 
-/** Bases of the given products in the store, by id; ids with no product are left out. */
-async function loadBases(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {
-  const keys = ids.map((id) => `${storeCode}:${id}`);
-  const found = await cache.getMany(keys, async (missing) => {
-    const missingIds = missing.map((key) => Number(key.slice(storeCode.length + 1)));
-    const loaded = await read(storeCode, missingIds);
-    return new Map(missingIds.map((id) => [`${storeCode}:${id}`, loaded.get(id) ?? null]));
+/** Bases of the given products in the store (its cache), by id; ids with no product are left out. */
+async function basesIn(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {
+  const found = await cache.getMany(ids, async (missing) => {
+    const loaded = await read(storeCode, missing);
+    return new Map(missing.map((id) => [id, loaded.get(id) ?? null]));
   });
   const result = new Map<number, ProductBase>();
   for (const entry of found.values()) if (entry) result.set(entry.id, entry);

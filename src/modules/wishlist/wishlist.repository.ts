@@ -25,6 +25,10 @@ export type WishlistItemsReader = (owner: WishlistOwner) => Promise<WishlistPage
  * (MAX_WISHLIST_ITEMS), so reading it whole stays a few hundred short rows.
  */
 export function wishlistItemsReader(handle: DatabaseHandle): WishlistItemsReader {
+  return handle.engine === 'sqlite' ? itemsAsOneValue(handle) : itemsAsRows(handle);
+}
+
+function itemsAsRows(handle: DatabaseHandle): WishlistItemsReader {
   const items = preparedQuery(handle, (db, clientAccountId: number, storeCode: string) =>
     db
       .selectFrom('wishlist_item as w')
@@ -39,6 +43,28 @@ export function wishlistItemsReader(handle: DatabaseHandle): WishlistItemsReader
       product_id: Number(row.product_id),
       created_at: Number(row.created_at),
     }));
+}
+
+/**
+ * On SQLite the same items as one JSON value: better-sqlite3 builds a JavaScript object per row
+ * through the engine's API, which cost half of the read (52 µs for 50 items, against 26 µs as
+ * one value and JSON.parse). An aggregate's input order is not promised, so the order is the sort
+ * here (an already ordered list is one pass).
+ */
+function itemsAsOneValue(handle: DatabaseHandle): WishlistItemsReader {
+  const items = preparedQuery(handle, (db, clientAccountId: number, storeCode: string) =>
+    db
+      .selectFrom('wishlist_item as w')
+      .select(sql<string>`json_group_array(json_array(w.product_id, w.created_at, w.id))`.as('items'))
+      .where('w.client_account_id', '=', clientAccountId)
+      .where('w.store_code', '=', storeCode),
+  );
+  return async (owner) => {
+    const [row] = await items(owner.clientAccountId, owner.storeCode);
+    const list = JSON.parse(row?.items ?? '[]') as Array<[productId: number, createdAt: number, id: number]>;
+    list.sort((a, b) => b[1] - a[1] || b[2] - a[2]);
+    return list.map(([productId, createdAt]) => ({ product_id: productId, created_at: createdAt }));
+  };
 }
 
 /**

@@ -31,6 +31,12 @@ export function wishlistOwner(context: CatalogueContext): WishlistOwner {
   return { clientAccountId, storeCode: context.store.code };
 }
 
+/** An item of a page of the list: when it was added, and its card as JSON text (ProductCardSchema). */
+export interface WishlistPageItem {
+  addedAt: number;
+  cardText: string;
+}
+
 /**
  * One page of the visible items, newest first, and how many there are in all. Which items the
  * caller sees comes from the catalogue's bases, as the cards themselves do, so the count and the
@@ -41,28 +47,15 @@ export async function wishlistItems(
   catalogue: Catalogue,
   context: CatalogueContext,
   slice: { offset: number; perPage: number },
-): Promise<{ items: WishlistItem[]; total: number }> {
+): Promise<{ items: WishlistPageItem[]; total: number }> {
   const all = await readItems(wishlistOwner(context));
-  const visible = await catalogue.visibleIds(
+  const addedAt = new Map(all.map((row) => [row.product_id, row.created_at]));
+  const { total, cards } = await catalogue.visibleCardTexts(
     context,
     all.map((row) => row.product_id),
+    slice,
   );
-  const shown = all.filter((row) => visible.has(row.product_id));
-  const rows = shown.slice(slice.offset, slice.offset + slice.perPage);
-  const cards = new Map(
-    (
-      await catalogue.cards(
-        context,
-        rows.map((row) => row.product_id),
-      )
-    ).map((card) => [card.id, card]),
-  );
-  const items: WishlistItem[] = [];
-  for (const row of rows) {
-    const product = cards.get(row.product_id);
-    if (product) items.push({ addedAt: row.created_at, product });
-  }
-  return { items, total: shown.length };
+  return { items: cards.map((card) => ({ addedAt: addedAt.get(card.id)!, cardText: card.text })), total };
 }
 
 /** The product's card for the caller; an unknown product or one hidden from the caller is a 404. Read before the write's transaction. */

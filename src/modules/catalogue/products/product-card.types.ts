@@ -61,8 +61,8 @@ export interface ProductCard {
   releaseDate: string | null;
 }
 
-/** Bases by `store:id`; null for an id with no product (kept too, so a miss is not read again). */
-export type BaseCache = BoundedCache<string, ProductBase | null>;
+/** One store's bases by product id; null for an id with no product (kept too, so a miss is not read again). */
+export type BaseCache = BoundedCache<number, ProductBase | null>;
 
 export type BaseReader = (storeCode: string, ids: readonly number[]) => Promise<Map<number, ProductBase>>;
 

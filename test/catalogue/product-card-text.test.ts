@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { Type } from '@sinclair/typebox';
+import { serializerCompiler } from '../../src/http/serialization.js';
+import { GUEST, ProductCardSchema, type Caller, type ProductBase } from '../../src/modules/catalogue/index.js';
+import { toCard } from '../../src/modules/catalogue/products/product-card.mapper.js';
+import { cardText } from '../../src/modules/catalogue/products/product-card.text.js';
+import type { PriceContext } from '../../src/modules/catalogue/products/product-card.types.js';
+
+// A card written as text (kept per base, priced per call) must be the very text the response
+// serializer writes for toCard's object: the wishlist sends it as it is.
+
+const bindings = { name: (code: string, language: string) => `${code} in ${language} "quoted" \\ õ` };
+const store = { guestDiscountPercent: 0, loggedInDiscountPercent: 3 };
+const serialize = serializerCompiler({ schema: Type.Array(ProductCardSchema), method: 'GET', url: '/', httpStatus: '200' }) as (
+  data: unknown,
+) => string;
+
+function base(overrides: Partial<ProductBase> = {}): ProductBase {
+  return {
+    id: 7,
+    code: '1000007',
+    name: 'Tõde ja "õigus" \\ 1\u2028 <b>',
+    type: 'BOOK',
+    language: 'ET',
+    bindingCode: 'HARDCOVER',
+    year: 1926,
+    imageUrl: 'https://img.example/7.jpg',
+    availability: 'AVAILABLE',
+    deliveryTime: 'DAYS_1_7',
+    webStock: 12,
+    ratingSum: 14,
+    ratingCount: 3,
+    releasedAt: Date.UTC(1926, 4, 17),
+    isActive: true,
+    hiddenWeb: false,
+    hiddenBusiness: false,
+    inStore: true,
+    pricing: { type: 'BOOK', shopPriceCents: 1999, originalPriceCents: 2499, wholesalePriceCents: 1200, vatRatePercent: 9 },
+    authors: [{ id: 1, code: 'P1', name: 'A. H. Tammsaare' }],
+    ...overrides,
+  };
+}
+
+const caller = (overrides: Partial<Caller>): Caller => ({ ...GUEST, ...overrides });
+const context = (who: Caller, companyPrices = new Map<number, number>()): PriceContext => ({
+  caller: who,
+  store,
+  now: Date.UTC(2026, 10, 27),
+  companyPrices,
+});
+
+describe('a card as text', () => {
+  const bases = [
+    base(),
+    base({ id: 8, bindingCode: null, year: null, imageUrl: null, language: null, deliveryTime: null, releasedAt: null }),
+    base({ id: 9, authors: [], ratingSum: 0, ratingCount: 0, availability: 'TEMPORARILY_OUT_OF_STOCK', webStock: 0 }),
+    base({
+      id: 10,
+      name: 'Война и мир 📚',
+      authors: [
+        { id: 2, code: 'P2', name: 'Лев Толстой' },
+        { id: 3, code: 'P3', name: 'x' },
+      ],
+    }),
+    base({
+      id: 11,
+      pricing: {
+        type: 'BOOK',
+        shopPriceCents: 1000,
+        originalPriceCents: null,
+        wholesalePriceCents: null,
+        vatRatePercent: 9,
+        campaignPrices: [{ customerKind: 'RETAIL', priceCents: 799 }],
+      },
+    }),
+  ];
+  const callers = [
+    caller({}),
+    caller({ kind: 'SIMPLE', clientAccountId: 1, clientCode: 'C1', clientDiscountPercent: 5 }),
+    caller({ kind: 'WHOLESALE', clientAccountId: 2, clientCode: 'C2', companyId: 4, companyDiscountPercent: 10 }),
+  ];
+
+  it('is the serializer’s text of toCard’s object, for every caller, language and kind of value', () => {
+    for (const who of callers) {
+      for (const language of ['et', 'en', 'ru'] as const) {
+        const priced = context(who, new Map([[7, 1111]]));
+        const cards = bases.map((one) => toCard(one, priced, language, bindings));
+        const texts = bases.map((one) => cardText(one, priced, language, bindings));
+        expect(`[${texts.join(',')}]`).toBe(serialize(cards));
+      }
+    }
+  });
+
+  it('keeps the caller-free text per base and language, and prices every call anew', () => {
+    const one = base({ id: 12 });
+    const guest = cardText(one, context(callers[0]!), 'et', bindings);
+    const client = cardText(one, context(callers[1]!), 'et', bindings);
+    expect(JSON.parse(guest).price).toBe(19.99);
+    expect(JSON.parse(client).price).toBe(toCard(one, context(callers[1]!), 'et', bindings).price);
+    expect(JSON.parse(client).price).not.toBe(19.99);
+    expect(JSON.parse(cardText(one, context(callers[0]!), 'en', bindings)).binding.name).toContain('in en');
+    expect(JSON.parse(guest).binding.name).toContain('in et');
+  });
+});
