@@ -67,6 +67,11 @@ export interface Catalogue {
     ids: readonly number[],
     slice: ListSlice,
   ): Promise<{ total: number; cards: Array<{ id: number; text: string }> }>;
+  /**
+   * `cards` as the JSON text of an array of ProductCardSchema, for routes that send it as it is
+   * (http/serialization.ts sendJsonText): all of a card but its price is written once per kept base.
+   */
+  cardsText(context: CatalogueContext, ids: readonly number[]): Promise<string>;
   /** One page of a product list and how many products the list has in all. */
   listPage(
     context: CatalogueContext,
@@ -74,6 +79,13 @@ export interface Catalogue {
     sort: ProductSort,
     slice: ListSlice,
   ): Promise<{ cards: ProductCard[]; total: number }>;
+  /** listPage with the cards as text (cardsText): what a list route sends. */
+  listPageText(
+    context: CatalogueContext,
+    filter: ProductFilter,
+    sort: ProductSort,
+    slice: ListSlice,
+  ): Promise<{ text: string; total: number }>;
   /** How many products of the filter the caller may see: the count a category, person, ... page shows. */
   productCount(context: CatalogueContext, filter: ProductFilter): Promise<number>;
   priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
@@ -163,15 +175,37 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     companyPrices: await companyPrices(db, caller, ids),
   });
 
-  const cards: Catalogue['cards'] = async (context, ids) => {
+  /** The bases of `ids` the caller may see, in order, and what pricing them takes. */
+  const shownBases = async (context: CatalogueContext, ids: readonly number[]) => {
     const [found, prices, names] = await Promise.all([loadBases(context.store.code, ids), priceContext(context, ids), bindings()]);
-    const result: ProductCard[] = [];
-    for (const id of ids) {
-      const base = found.get(id);
-      if (base && isVisibleTo(base, context.caller)) result.push(toCard(base, prices, context.language, names));
-    }
-    return result;
+    return { shown: visibleOf(found, ids, context.caller), prices, names };
   };
+
+  const cards: Catalogue['cards'] = async (context, ids) => {
+    const { shown, prices, names } = await shownBases(context, ids);
+    return shown.map((base) => toCard(base, prices, context.language, names));
+  };
+
+  const cardsText: Catalogue['cardsText'] = async (context, ids) => {
+    const { shown, prices, names } = await shownBases(context, ids);
+    return `[${shown.map((base) => cardText(base, prices, context.language, names)).join(',')}]`;
+  };
+
+  const pageIds = (context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice) =>
+    productPage(
+      listDb,
+      lists,
+      {
+        storeCode: context.store.code,
+        caller: context.caller,
+        filter,
+        sort,
+        offset: slice.offset,
+        limit: slice.perPage,
+        now: context.now,
+      },
+      keptList(context, filter),
+    );
 
   const base = async (storeCode: string, id: number) => (await loadBases(storeCode, [id])).get(id);
 
@@ -183,12 +217,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     },
     cards,
     async visibleCardTexts(context, ids, slice) {
-      const found = await loadBases(context.store.code, ids);
-      const shown: ProductBase[] = [];
-      for (const id of ids) {
-        const visible = found.get(id);
-        if (visible && isVisibleTo(visible, context.caller)) shown.push(visible);
-      }
+      const shown = visibleOf(await loadBases(context.store.code, ids), ids, context.caller);
       const page = shown.slice(slice.offset, slice.offset + slice.perPage);
       const [prices, names] = await Promise.all([
         priceContext(
@@ -200,22 +229,14 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       const cards = page.map((base) => ({ id: base.id, text: cardText(base, prices, context.language, names) }));
       return { total: shown.length, cards };
     },
+    cardsText,
     async listPage(context, filter, sort, slice) {
-      const { ids, total } = await productPage(
-        listDb,
-        lists,
-        {
-          storeCode: context.store.code,
-          caller: context.caller,
-          filter,
-          sort,
-          offset: slice.offset,
-          limit: slice.perPage,
-          now: context.now,
-        },
-        keptList(context, filter),
-      );
+      const { ids, total } = await pageIds(context, filter, sort, slice);
       return { cards: await cards(context, ids), total };
+    },
+    async listPageText(context, filter, sort, slice) {
+      const { ids, total } = await pageIds(context, filter, sort, slice);
+      return { text: await cardsText(context, ids), total };
     },
     productCount: (context, filter) =>
       countVisibleProducts(
@@ -233,6 +254,16 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       return found !== undefined && isVisibleTo(found, businessCatalogue ? BUSINESS_AUDIENCE : GUEST);
     },
   };
+}
+
+/** The bases of `ids` the caller may see, in the order of `ids`. */
+function visibleOf(found: Map<number, ProductBase>, ids: readonly number[], caller: Caller): ProductBase[] {
+  const shown: ProductBase[] = [];
+  for (const id of ids) {
+    const base = found.get(id);
+    if (base && isVisibleTo(base, caller)) shown.push(base);
+  }
+  return shown;
 }
 
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */

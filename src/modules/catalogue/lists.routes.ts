@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { sendJsonText } from '../../http/serialization.js';
 import { prefixOf } from './browse/browse.repository.js';
 import type { NameListQuery } from './browse/browse.schemas.js';
 import type { NameIndexReader } from './browse/name-index.service.js';
@@ -142,9 +143,9 @@ export function productsRoute<P extends TObject, Q extends TObject>(
       cacheFor(reply, caller);
       const { query } = typed;
       const page = pageRequest(query);
-      const { cards, total } = await catalogue.listPage(context, filter, query.sort ?? products.defaultSort, page);
+      const { text, total } = await catalogue.listPageText(context, filter, query.sort ?? products.defaultSort, page);
       setPaginationHeaders(request, reply, page, total);
-      return cards;
+      return sendJsonText(reply, text);
     },
   );
 }

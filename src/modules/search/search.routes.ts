@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { registerConditionalGet } from '../../http/http-cache.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { registerGuestResponseCache } from '../../http/response-cache.js';
+import { sendJsonText } from '../../http/serialization.js';
 import { StoreRequestHeaders, success } from '../../http/schemas.js';
 import { cacheFor, callerResolver, catalogueContext, GUEST_ANSWERS, ProductCardSchema } from '../catalogue/index.js';
 import { autocompleteRoutes } from './autocomplete.routes.js';
@@ -55,7 +56,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, d
       setPaginationHeaders(request, reply, page, total);
       reply.header('X-Search-Available', '1');
       cacheFor(reply, caller);
-      return catalogue.cards(context, ids);
+      return sendJsonText(reply, await catalogue.cardsText(context, ids));
     },
   );
 

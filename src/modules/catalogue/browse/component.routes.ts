@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
+import { sendJsonText } from '../../../http/serialization.js';
 import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { ProductCardSchema } from '../catalogue.schemas.js';
@@ -74,9 +75,9 @@ export const componentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = as
         const filter = { ...component.filter(context.now), ...(await scope(catalogue, context, request.query)) };
         cacheFor(reply, caller);
         const page = pageRequest(request.query, COMPONENT_PAGING);
-        const { cards, total } = await catalogue.listPage(context, filter, component.sort, page);
+        const { text, total } = await catalogue.listPageText(context, filter, component.sort, page);
         setPaginationHeaders(request, reply, page, total);
-        return cards;
+        return sendJsonText(reply, text);
       },
     );
   }

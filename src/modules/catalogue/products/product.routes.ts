@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { pageOfList, pageRequest, PagingQuery, setPaginationHeaders } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
+import { sendJsonText } from '../../../http/serialization.js';
 import { recordView } from '../../tracking/index.js';
 import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
@@ -37,9 +38,9 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       cacheFor(reply, caller);
       const sort = query.sort ?? (query.productListId !== undefined || query.campaignId !== undefined ? 'position' : 'newest');
       const page = pageRequest(query);
-      const { cards, total } = await catalogue.listPage(context, filter, sort, page);
+      const { text, total } = await catalogue.listPageText(context, filter, sort, page);
       setPaginationHeaders(request, reply, page, total);
-      return cards;
+      return sendJsonText(reply, text);
     },
   );
 
