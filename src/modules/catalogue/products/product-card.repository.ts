@@ -4,6 +4,7 @@ import { preparedListQuery, preparedQuery } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 import type { Caller } from '../caller.js';
 import { toBases } from './product-card.mapper.js';
+import { documentBaseReader } from './product-document.repository.js';
 import { PRODUCT_BASE_COLUMNS, type BaseReader } from './product-card.types.js';
 
 // The four reads of a base, for one product (`=`) or a page of them (`in`), each prepared once.
@@ -44,9 +45,11 @@ const campaignRows = (db: Kysely<Database>, storeCode: string, ids: Ids) => {
 
 /**
  * Reads bases: a page of them with one query per table, a single product (a product page that
- * missed the cache) with the same queries; all prepared, so nothing is built per call.
+ * missed the cache) with the same queries; all prepared, so nothing is built per call. On SQLite
+ * from the products' documents in one read instead (product-document.repository.ts).
  */
 export function baseReader(database: DatabaseHandle): BaseReader {
+  if (database.engine === 'sqlite') return documentBaseReader(database);
   const many = {
     products: preparedListQuery(database, (q, ids: readonly number[]) => productRows(q, ids)),
     inStore: preparedListQuery(database, (q, ids: readonly number[], storeCode: string) => storeRows(q, storeCode, ids)),

@@ -1,8 +1,9 @@
 import type { DatabaseHandle } from '../../../db/database.js';
-import { preparedQuery } from '../../../db/prepared.js';
+import { sql } from 'kysely';
+import { preparedListQuery, preparedQuery } from '../../../db/prepared.js';
 import type { CampaignPriceTable, PersonRole } from '../catalogue.tables.js';
 import { toBases } from './product-card.mapper.js';
-import { PRODUCT_BASE_COLUMNS, type BaseRows, type ProductBase } from './product-card.types.js';
+import { PRODUCT_BASE_COLUMNS, type BaseReader, type BaseRows, type ProductBase } from './product-card.types.js';
 import { extrasRow, type ExtrasParts, type ExtrasRow } from './product-details.repository.js';
 
 // The product page's cold read (issue 19): the product row, its publisher, series and physical
@@ -44,22 +45,7 @@ export function productPageReader(database: DatabaseHandle): ProductPageReader {
     const [row] = await read(id);
     if (!row) return undefined;
     const document = JSON.parse(row.body) as ProductDocument;
-    const rows: BaseRows = {
-      products: [row],
-      inStore: document.s.includes(storeCode) ? [{ product_id: id }] : [],
-      authors: document.pe
-        .filter(([, , , role]) => role === 'AUTHOR')
-        .map(([personId, code, name]) => ({ product_id: id, id: personId, code, name })),
-      campaigns: document.cp
-        .filter(([store]) => store === storeCode)
-        .map(([, kind, priceCents, validFrom, validTo]) => ({
-          product_id: id,
-          customer_kind: kind,
-          price_cents: priceCents,
-          valid_from: validFrom,
-          valid_to: validTo,
-        })),
-    };
+    const rows: BaseRows = { products: [row], ...documentRows(storeCode, id, document) };
     return {
       base: toBases(rows).get(id)!,
       extrasRow: row,
@@ -71,5 +57,96 @@ export function productPageReader(database: DatabaseHandle): ProductPageReader {
         ebookRow: document.eb === null ? null : { id: document.eb[0], code: document.eb[1], name: document.eb[2] },
       },
     };
+  };
+}
+
+/** What a base reads from the product's child tables (its store, authors, campaign prices), from its document. */
+function documentRows(storeCode: string, id: number, document: Pick<ProductDocument, 's' | 'pe' | 'cp'>): Omit<BaseRows, 'products'> {
+  return {
+    inStore: document.s.includes(storeCode) ? [{ product_id: id }] : [],
+    authors: document.pe
+      .filter(([, , , role]) => role === 'AUTHOR')
+      .map(([personId, code, name]) => ({ product_id: id, id: personId, code, name })),
+    campaigns: document.cp
+      .filter(([store]) => store === storeCode)
+      .map(([, kind, priceCents, validFrom, validTo]) => ({
+        product_id: id,
+        customer_kind: kind,
+        price_cents: priceCents,
+        valid_from: validFrom,
+        valid_to: validTo,
+      })),
+  };
+}
+
+type ProductBaseRow = BaseRows['products'][number];
+type ValuesOf<C extends readonly string[]> = { -readonly [K in keyof C]: C[K] extends keyof ProductBaseRow ? ProductBaseRow[C[K]] : never };
+/** A product row's values in PRODUCT_BASE_COLUMNS' order (productRow checks the order against the types). */
+type ProductValues = ValuesOf<typeof PRODUCT_BASE_COLUMNS>;
+
+/**
+ * A product row from its values in PRODUCT_BASE_COLUMNS' order, as one literal: an object grown
+ * column by column cost 30 times as much (1.8 µs against 0.06 µs a row).
+ */
+function productRow(v: ProductValues): ProductBaseRow {
+  return {
+    id: v[0],
+    code: v[1],
+    name: v[2],
+    type: v[3],
+    language: v[4],
+    binding_code: v[5],
+    year: v[6],
+    image_url: v[7],
+    availability: v[8],
+    delivery_time: v[9],
+    web_stock: v[10],
+    rating_sum: v[11],
+    rating_count: v[12],
+    released_at: v[13],
+    is_active: v[14],
+    hidden_web: v[15],
+    hidden_business: v[16],
+    shop_price_cents: v[17],
+    original_price_cents: v[18],
+    wholesale_price_cents: v[19],
+    vat_rate_percent: v[20],
+  };
+}
+
+/**
+ * A page of bases on SQLite in one read that answers with two values: the product rows and their
+ * documents, each as one JSON text. better-sqlite3 builds every row as an object through the
+ * engine's API, about half a microsecond a value: the four reads of a page of 20 (product rows of
+ * 21 columns, stores, authors, campaign prices) cost about 400 µs, this one about 220 µs. Both
+ * aggregates take the same rows in the same pass, so their arrays line up; a product without a
+ * document is left out, as the product page leaves it out.
+ */
+export function documentBaseReader(database: DatabaseHandle): BaseReader {
+  const read = preparedListQuery(database, (db, ids: readonly number[]) =>
+    db
+      .selectFrom('product as p')
+      .innerJoin('product_document as d', 'd.product_id', 'p.id')
+      .select([
+        sql<string>`json_group_array(json_array(${sql.join(BASE_SELECTION.map((column) => sql.ref(column)))}))`.as('products'),
+        sql<string | null>`'[' || group_concat(d.body, ',') || ']'`.as('documents'),
+      ])
+      .where('p.id', 'in', ids),
+  );
+  return async (storeCode, ids) => {
+    if (ids.length === 0) return new Map();
+    const [row] = await read(ids);
+    const values = JSON.parse(row?.products ?? '[]') as ProductValues[];
+    const documents = JSON.parse(row?.documents ?? '[]') as ProductDocument[];
+    const rows: BaseRows = { products: [], inStore: [], authors: [], campaigns: [] };
+    for (let i = 0; i < values.length; i += 1) {
+      const product = productRow(values[i]!);
+      const { inStore, authors, campaigns } = documentRows(storeCode, product.id, documents[i]!);
+      rows.products.push(product);
+      rows.inStore.push(...inStore);
+      rows.authors.push(...authors);
+      rows.campaigns.push(...campaigns);
+    }
+    return toBases(rows);
   };
 }
