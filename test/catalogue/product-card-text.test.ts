@@ -91,6 +91,44 @@ describe('a card as text', () => {
     }
   });
 
+  it('keeps priced texts only while no campaign starts or ends, and per what the caller and the store pay', () => {
+    const day = 86_400_000;
+    const start = Date.UTC(2026, 10, 27);
+    const one = base({
+      id: 13,
+      pricing: {
+        type: 'BOOK',
+        shopPriceCents: 2000,
+        originalPriceCents: 2500,
+        wholesalePriceCents: 1500,
+        vatRatePercent: 9,
+        campaignPrices: [
+          { customerKind: 'RETAIL', priceCents: 1500, validFrom: start + day, validTo: start + 3 * day },
+          { customerKind: 'RETAIL', priceCents: 1200, validFrom: start + 2 * day },
+          { customerKind: 'BUSINESS', priceCents: 1100, validTo: start + 2 * day + 1 },
+        ],
+      },
+    });
+    const otherStore = { guestDiscountPercent: 7, loggedInDiscountPercent: 3 };
+    const business = caller({ kind: 'BUSINESS', clientAccountId: 3, clientCode: 'C3', companyId: 5, companyDiscountPercent: 2 });
+    const times = [0, day - 1, day, day + 1, 2 * day - 1, 2 * day, 2 * day + 1, 3 * day - 1, 3 * day, 9 * day, day, 0];
+    const seen = new Set<string>();
+    for (const now of times.map((t) => start + t)) {
+      for (const who of [...callers, business]) {
+        for (const shop of [store, otherStore]) {
+          for (const own of [new Map<number, number>(), new Map([[13, 999]])]) {
+            const priced = { caller: who, store: shop, now, companyPrices: own };
+            const text = cardText(one, priced, 'et', bindings);
+            expect(text, `${who.kind} at +${now - start}`).toBe(serialize([toCard(one, priced, 'et', bindings)]).slice(1, -1));
+            seen.add(text);
+          }
+        }
+      }
+    }
+    // The sweep crossed prices that differ (so the kept texts were put to the test).
+    expect(seen.size).toBeGreaterThan(8);
+  });
+
   it('keeps the caller-free text per base and language, and prices every call anew', () => {
     const one = base({ id: 12 });
     const guest = cardText(one, context(callers[0]!), 'et', bindings);
