@@ -207,7 +207,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       keptList(context, filter),
     );
 
-  const base = async (storeCode: string, id: number) => (await loadBases(storeCode, [id])).get(id);
+  const base = async (storeCode: string, id: number) => (await loadBases(storeCode, [id])).get(id) ?? undefined;
 
   return {
     base,
@@ -257,7 +257,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
 }
 
 /** The bases of `ids` the caller may see, in the order of `ids`. */
-function visibleOf(found: Map<number, ProductBase>, ids: readonly number[], caller: Caller): ProductBase[] {
+function visibleOf(found: Map<number, ProductBase | null>, ids: readonly number[], caller: Caller): ProductBase[] {
   const shown: ProductBase[] = [];
   for (const id of ids) {
     const base = found.get(id);
@@ -269,15 +269,12 @@ function visibleOf(found: Map<number, ProductBase>, ids: readonly number[], call
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */
 const BUSINESS_AUDIENCE: Caller = { ...GUEST, kind: 'BUSINESS' };
 
-/** Bases of the given products in the store (its cache), by id; ids with no product are left out. */
-async function basesIn(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase>> {
-  const found = await cache.getMany(ids, async (missing) => {
+/** Bases of the given products in the store (its cache), by id; null for an id with no product. */
+function basesIn(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase | null>> {
+  return cache.getMany(ids, async (missing) => {
     const loaded = await read(storeCode, missing);
     return new Map(missing.map((id) => [id, loaded.get(id) ?? null]));
   });
-  const result = new Map<number, ProductBase>();
-  for (const entry of found.values()) if (entry) result.set(entry.id, entry);
-  return result;
 }
 
 /** The filters a product list and a search share, from their query: a category means its subtree. */
