@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { serializerCompiler } from '../../src/http/serialization.js';
 import { GUEST, ProductCardSchema, type Caller, type ProductBase } from '../../src/modules/catalogue/index.js';
 import { toCard } from '../../src/modules/catalogue/products/product-card.mapper.js';
-import { cardText } from '../../src/modules/catalogue/products/product-card.text.js';
+import { cardText, cardTextOnce } from '../../src/modules/catalogue/products/product-card.text.js';
 import type { PriceContext } from '../../src/modules/catalogue/products/product-card.types.js';
 
 // A card written as text (kept per base, priced per call) must be the very text the response
@@ -87,6 +87,9 @@ describe('a card as text', () => {
         const cards = bases.map((one) => toCard(one, priced, language, bindings));
         const texts = bases.map((one) => cardText(one, priced, language, bindings));
         expect(`[${texts.join(',')}]`).toBe(serialize(cards));
+        // Written again from what was kept of them, and with nothing kept.
+        expect(`[${bases.map((one) => cardText(one, priced, language, bindings)).join(',')}]`).toBe(serialize(cards));
+        expect(`[${bases.map((one) => cardTextOnce(one, priced, language, bindings)).join(',')}]`).toBe(serialize(cards));
       }
     }
   });

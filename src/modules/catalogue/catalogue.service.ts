@@ -8,7 +8,7 @@ import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
 import { toCard } from './products/product-card.mapper.js';
-import { cardText } from './products/product-card.text.js';
+import { cardText, cardTextOnce } from './products/product-card.text.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode } from './products/product.repository.js';
 import type { BaseCache, BaseReader, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
@@ -109,6 +109,8 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   // hashed per product per request, a tenth of a list of 50 cards.
   const basesByStore = new Map<string, BaseCache>();
   const readBases = baseReader(database);
+  // Bases kept for a period keep their cards' texts too; with the caches off there is nothing to keep them with.
+  const writeCard = ttl > 0 ? cardText : cardTextOnce;
   const loadBases = (storeCode: string, ids: readonly number[]) => {
     let cache = basesByStore.get(storeCode);
     if (cache === undefined) {
@@ -188,7 +190,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
 
   const cardsText: Catalogue['cardsText'] = async (context, ids) => {
     const { shown, prices, names } = await shownBases(context, ids);
-    return `[${shown.map((base) => cardText(base, prices, context.language, names)).join(',')}]`;
+    return `[${shown.map((base) => writeCard(base, prices, context.language, names)).join(',')}]`;
   };
 
   const pageIds = (context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice) =>
@@ -226,7 +228,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
         ),
         bindings(),
       ]);
-      const cards = page.map((base) => ({ id: base.id, text: cardText(base, prices, context.language, names) }));
+      const cards = page.map((base) => ({ id: base.id, text: writeCard(base, prices, context.language, names) }));
       return { total: shown.length, cards };
     },
     cardsText,

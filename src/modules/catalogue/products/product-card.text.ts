@@ -1,17 +1,19 @@
 import type { Language } from '../../../i18n/index.js';
-import { toIsoDate } from '../../../db/time.js';
 import type { CampaignPrice } from '../../pricing/index.js';
 import type { BindingNames } from './binding-names.repository.js';
-import { priceFields, ratingOf } from './product-card.mapper.js';
-import type { PriceContext, ProductBase } from './product-card.types.js';
+import { serializerCompiler } from '../../../http/serialization.js';
+import { ProductCardSchema } from '../catalogue.schemas.js';
+import { priceFields, toCard } from './product-card.mapper.js';
+import type { PriceContext, ProductBase, ProductCard } from './product-card.types.js';
 
-// A card as JSON text (ProductCardSchema: the same fields in the same order as toCard and the
-// response serializer write them). A list of 50 cards spent about a third of its time in the
-// serializer walking every card field by field, and again in measuring and encoding the answer
-// it built from thousands of small pieces. All of a card but its price is the same for every
-// caller while the base is kept, so that text is written once per base and language and kept
-// with it. A base lives as long as the catalogue keeps it, so the kept text (the binding's name
-// included) is as current as the base itself.
+// A card as JSON text, written by the response serializer's own function for ProductCardSchema. A
+// list of 50 cards spent about a third of its time in the serializer walking every card field by
+// field, and again in measuring and encoding the answer it built from thousands of small pieces.
+// All of a card but its price is the same for every caller while the base is kept, so the text
+// around the price is cut from the first card written and kept with the base, per language. A
+// base lives as long as the catalogue keeps it, so the kept text (the binding's name included) is
+// as current as the base itself. With the caches off nothing is kept (cardTextOnce): a base is
+// read for one answer only, and keeping would cost more than it saves.
 //
 // The price is a function of the base, the pricing inputs of the caller (kind, discounts, a
 // company's own price) and of the store (its discounts), and the time only through the campaign
@@ -30,8 +32,21 @@ interface KeptCard {
 /** Pricing inputs a base keeps texts for; more are rare (a handful of discount levels), and start it over. */
 const MAX_PRICED_PER_BASE = 16;
 
+/** The response serializer's own writer of a card (the same compiled function the routes' schemas get). */
+const serializeCard = serializerCompiler({ schema: ProductCardSchema, method: 'GET', url: '', httpStatus: '200' }) as (
+  card: ProductCard,
+) => string;
+/** Where the price fields start, and the first field after them (ProductCardSchema's order). */
+const PRICE_FIELD = ',"price":';
+const AFTER_PRICE_FIELDS = ',"availability":';
+
 const keptCards = new WeakMap<ProductBase, Partial<Record<Language, KeptCard>>>();
 const contextKeys = new WeakMap<PriceContext, string>();
+
+/** The card as text with nothing kept: for bases that are not kept either (caches off), where keeping costs more than it saves. */
+export function cardTextOnce(base: ProductBase, context: PriceContext, language: Language, bindings: BindingNames): string {
+  return serializeCard(toCard(base, context, language, bindings));
+}
 
 export function cardText(base: ProductBase, context: PriceContext, language: Language, bindings: BindingNames): string {
   let kept = keptCards.get(base);
@@ -39,15 +54,23 @@ export function cardText(base: ProductBase, context: PriceContext, language: Lan
     kept = {};
     keptCards.set(base, kept);
   }
-  const card = (kept[language] ??= keptCard(base, language, bindings));
   const key = pricingKey(context, base.id);
   const now = context.now;
+  const card = kept[language];
+  if (card === undefined) {
+    // The first card is the serializer's whole text; the parts around the price are cut from it.
+    const text = cardTextOnce(base, context, language, bindings);
+    const priced = new Map([[key, { text, ...campaignWindow(base.pricing.campaignPrices, now) }]]);
+    // Keys are written unescaped and every string value's quotes escaped, so these are the fields themselves.
+    kept[language] = { before: text.slice(0, text.indexOf(PRICE_FIELD)), after: text.slice(text.indexOf(AFTER_PRICE_FIELDS)), priced };
+    return text;
+  }
   const hit = card.priced.get(key);
   if (hit !== undefined && hit.from <= now && now < hit.to) return hit.text;
   const price = priceFields(base, context);
   const text =
     card.before +
-    ',"price":' +
+    PRICE_FIELD +
     price.price +
     ',"strikeThroughPrice":' +
     (price.strikeThroughPrice === null ? 'null' : price.strikeThroughPrice) +
@@ -85,27 +108,4 @@ function campaignWindow(campaigns: readonly CampaignPrice[] | undefined, now: nu
     }
   }
   return { from, to };
-}
-
-function keptCard(base: ProductBase, language: Language, bindings: BindingNames): KeptCard {
-  const before = JSON.stringify({
-    id: base.id,
-    code: base.code,
-    name: base.name,
-    type: base.type,
-    language: base.language,
-    binding: base.bindingCode === null ? null : { code: base.bindingCode, name: bindings.name(base.bindingCode, language) },
-    year: base.year,
-    imageUrl: base.imageUrl,
-    authors: base.authors.map(({ id, code, name }) => ({ id, code, name })),
-  });
-  const after = JSON.stringify({
-    availability: base.availability,
-    deliveryTime: base.deliveryTime,
-    stockCount: base.webStock,
-    rating: ratingOf(base),
-    releaseDate: base.releasedAt === null ? null : toIsoDate(base.releasedAt),
-  });
-  // The two objects' texts less the brace where the price fields go between them.
-  return { before: before.slice(0, -1), after: ',' + after.slice(1), priced: new Map() };
 }
