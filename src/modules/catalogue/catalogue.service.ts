@@ -24,8 +24,10 @@ import {
 import { referenceCache, referenceVersions } from './reference-cache.js';
 import { audienceKey, isVisibleTo } from './visibility.js';
 
-// Bounds of the per-process caches: a few tens of MB at most, whatever the catalogue's size.
-const BASE_CACHE_ENTRIES = 50_000;
+// Bounds of the per-process caches, whatever the catalogue's size. A kept base also keeps its cards'
+// texts (product-card.text.ts: about 0.6 KB for each language and pricing level in use), so the
+// bases of a store with their texts stay within about 100 MB with two languages and a few levels.
+const BASE_CACHE_ENTRIES_PER_STORE = 25_000;
 const LIST_CACHE_ENTRIES = 20_000;
 const COUNT_CACHE_ENTRIES = 20_000;
 
@@ -114,7 +116,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   const loadBases = (storeCode: string, ids: readonly number[]) => {
     let cache = basesByStore.get(storeCode);
     if (cache === undefined) {
-      cache = boundedCache(ttl, BASE_CACHE_ENTRIES, 'catalogue.products');
+      cache = boundedCache(ttl, BASE_CACHE_ENTRIES_PER_STORE, 'catalogue.products');
       basesByStore.set(storeCode, cache);
     }
     return basesIn(readBases, cache, storeCode, ids);

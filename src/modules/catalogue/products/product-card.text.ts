@@ -12,7 +12,8 @@ import type { PriceContext, ProductBase, ProductCard } from './product-card.type
 // All of a card but its price is the same for every caller while the base is kept, so the text
 // around the price is cut from the first card written and kept with the base, per language. A
 // base lives as long as the catalogue keeps it, so the kept text (the binding's name included) is
-// as current as the base itself. With the caches off nothing is kept (cardTextOnce): a base is
+// as current as the base itself (a renamed binding shows once the bases kept before the rename
+// expire, within a cache period). With the caches off nothing is kept (cardTextOnce): a base is
 // read for one answer only, and keeping would cost more than it saves.
 //
 // The price is a function of the base, the pricing inputs of the caller (kind, discounts, a
@@ -29,8 +30,11 @@ interface KeptCard {
   priced: Map<string, { text: string; from: number; to: number }>;
 }
 
-/** Pricing inputs a base keeps texts for; more are rare (a handful of discount levels), and start it over. */
-const MAX_PRICED_PER_BASE = 16;
+/**
+ * Pricing inputs a base keeps texts for (a guest and a few discount levels); more start it over,
+ * which costs a pricing, not a wrong price. Bounds the texts' memory (catalogue.service.ts).
+ */
+const MAX_PRICED_PER_BASE = 4;
 
 /** The response serializer's own writer of a card (the same compiled function the routes' schemas get). */
 const serializeCard = serializerCompiler({ schema: ProductCardSchema, method: 'GET', url: '', httpStatus: '200' }) as (

@@ -118,9 +118,10 @@ function productRow(v: ProductValues): ProductBaseRow {
  * A page of bases on SQLite in one read that answers with two values: the product rows and their
  * documents, each as one JSON text. better-sqlite3 builds every row as an object through the
  * engine's API, about half a microsecond a value: the four reads of a page of 20 (product rows of
- * 21 columns, stores, authors, campaign prices) cost about 400 µs, this one about 220 µs. Both
- * aggregates take the same rows in the same pass, so their arrays line up; a product without a
- * document is left out, as the product page leaves it out.
+ * 21 columns, stores, authors, campaign prices) cost about 400 µs, this one about 220 µs. Each
+ * document comes with its product's id (an aggregate's order is not promised, so the two are
+ * matched by id, not by position); a product without a document is left out, as the product page
+ * leaves it out.
  */
 export function documentBaseReader(database: DatabaseHandle): BaseReader {
   const read = preparedListQuery(database, (db, ids: readonly number[]) =>
@@ -129,7 +130,7 @@ export function documentBaseReader(database: DatabaseHandle): BaseReader {
       .innerJoin('product_document as d', 'd.product_id', 'p.id')
       .select([
         sql<string>`json_group_array(json_array(${sql.join(BASE_SELECTION.map((column) => sql.ref(column)))}))`.as('products'),
-        sql<string | null>`'[' || group_concat(d.body, ',') || ']'`.as('documents'),
+        sql<string | null>`'[' || group_concat('[' || d.product_id || ',' || d.body || ']', ',') || ']'`.as('documents'),
       ])
       .where('p.id', 'in', ids),
   );
@@ -137,11 +138,13 @@ export function documentBaseReader(database: DatabaseHandle): BaseReader {
     if (ids.length === 0) return new Map();
     const [row] = await read(ids);
     const values = JSON.parse(row?.products ?? '[]') as ProductValues[];
-    const documents = JSON.parse(row?.documents ?? '[]') as ProductDocument[];
+    const documents = new Map(JSON.parse(row?.documents ?? '[]') as Array<[number, ProductDocument]>);
     const rows: BaseRows = { products: [], inStore: [], authors: [], campaigns: [] };
-    for (let i = 0; i < values.length; i += 1) {
-      const product = productRow(values[i]!);
-      const { inStore, authors, campaigns } = documentRows(storeCode, product.id, documents[i]!);
+    for (const productValues of values) {
+      const product = productRow(productValues);
+      const document = documents.get(product.id);
+      if (document === undefined) continue;
+      const { inStore, authors, campaigns } = documentRows(storeCode, product.id, document);
       rows.products.push(product);
       rows.inStore.push(...inStore);
       rows.authors.push(...authors);
