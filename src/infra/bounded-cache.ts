@@ -84,10 +84,15 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
       const now = Date.now();
       const found = new Map<K, V>();
       const missing: K[] = [];
+      // A key the list names twice is loaded once (a set only when something is missing).
+      let asked: Set<K> | undefined;
       for (const key of keys) {
         const hit = fresh(key, now);
         if (hit) found.set(key, hit.value);
-        else if (!found.has(key)) missing.push(key);
+        else if (!(asked ??= new Set()).has(key)) {
+          asked.add(key);
+          missing.push(key);
+        }
       }
       stats.hits += found.size;
       stats.misses += missing.length;

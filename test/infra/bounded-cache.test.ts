@@ -39,3 +39,18 @@ describe('boundedCache: a load and a set of the same key', () => {
     expect(cache.peek('k')).toBe(2);
   });
 });
+
+describe('boundedCache.getMany', () => {
+  it('loads a missing key once, however often the keys name it', async () => {
+    for (const ttl of [0, 60_000]) {
+      const cache = boundedCache<number, string>(ttl, 100);
+      const asked: number[][] = [];
+      const found = await cache.getMany([1, 2, 1, 3, 2], async (missing) => {
+        asked.push(missing);
+        return new Map(missing.map((key) => [key, `v${key}`]));
+      });
+      expect(asked, `ttl ${ttl}`).toEqual([[1, 2, 3]]);
+      expect(Object.fromEntries(found)).toEqual({ 1: 'v1', 2: 'v2', 3: 'v3' });
+    }
+  });
+});
