@@ -120,3 +120,20 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
     },
   };
 }
+
+/**
+ * One boundedCache per group (a store), made on first use, each bounded on its own: the keys stay
+ * plain numbers (a composed `store:id` string was built and hashed per product per request, a tenth
+ * of a list of 50 cards). The groups must be few and known (store codes).
+ */
+export function boundedCaches<G, K, V>(ttlMs: number, maxEntriesEach: number, name?: string): (group: G) => BoundedCache<K, V> {
+  const caches = new Map<G, BoundedCache<K, V>>();
+  return (group) => {
+    let cache = caches.get(group);
+    if (cache === undefined) {
+      cache = boundedCache<K, V>(ttlMs, maxEntriesEach, name);
+      caches.set(group, cache);
+    }
+    return cache;
+  };
+}

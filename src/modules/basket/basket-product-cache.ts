@@ -1,5 +1,5 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { boundedCache, type BoundedCache } from '../../infra/bounded-cache.js';
+import { boundedCaches, type BoundedCache } from '../../infra/bounded-cache.js';
 import { referenceVersions } from '../catalogue/index.js';
 import {
   preparedBasketProducts,
@@ -39,18 +39,10 @@ export interface BasketProductCache {
 
 export function basketProductCache(handle: DatabaseHandle, ttlMs: number): BasketProductCache {
   if (ttlMs <= 0) return { lines: preparedLineQueries(handle).lines, forWrites: (queries) => queries };
-  type Stores = Map<string, BoundedCache<number, BasketProduct | null>>;
-  // The products kept under one price version, per store and by product id (number keys cost a
-  // fraction of composed strings: a tenth of GET /basket went to building and hashing `store:id` keys).
-  let kept: { version: number | undefined; stores: Stores } = { version: undefined, stores: new Map() };
-  const inStore = (stores: Stores, storeCode: string) => {
-    let products = stores.get(storeCode);
-    if (products === undefined) {
-      products = boundedCache(ttlMs, KEPT_PRODUCTS, 'basket.products');
-      stores.set(storeCode, products);
-    }
-    return products;
-  };
+  type Stores = (storeCode: string) => BoundedCache<number, BasketProduct | null>;
+  const newStores = (): Stores => boundedCaches(ttlMs, KEPT_PRODUCTS, 'basket.products');
+  // The products kept under one price version, per store and by product id.
+  let kept: { version: number | undefined; stores: Stores } = { version: undefined, stores: newStores() };
   const plainLines = preparedPlainLines(handle);
   const readProducts = preparedBasketProducts(handle);
   const versions = referenceVersions(handle);
@@ -63,12 +55,12 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
    */
   async function current(db: Db): Promise<Stores> {
     const version = await versions('price', db);
-    if (version !== kept.version) kept = { version, stores: new Map() };
+    if (version !== kept.version) kept = { version, stores: newStores() };
     return kept.stores;
   }
 
   async function products(db: Db, stores: Stores, storeCode: string, ids: number[]): Promise<Map<number, BasketProduct | null>> {
-    return inStore(stores, storeCode).getMany(ids, async (missing) => {
+    return stores(storeCode).getMany(ids, async (missing) => {
       const read = await readProducts(db, storeCode, missing);
       // A product that is gone is kept as such (its line goes with it, by the foreign key).
       return new Map(missing.map((id) => [id, read.get(id) ?? null]));
@@ -98,7 +90,7 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
     (read: ProductsReader): ProductsReader =>
     async (db, storeCode, ids) => {
       const found = await read(db, storeCode, ids);
-      const products = inStore(kept.stores, storeCode);
+      const products = kept.stores(storeCode);
       for (const [id, product] of found) products.set(id, product);
       return found;
     };
@@ -111,7 +103,7 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
         lines,
         async product(db, productId, storeCode) {
           const product = await queries.product(db, productId, storeCode);
-          if (product) inStore(kept.stores, storeCode).set(productId, product);
+          if (product) kept.stores(storeCode).set(productId, product);
           return product;
         },
         products: keeping(queries.products),

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
-import { boundedCache } from '../../infra/bounded-cache.js';
+import { boundedCache, boundedCaches } from '../../infra/bounded-cache.js';
 import type { StoreDiscounts } from '../pricing/index.js';
 import { buildCategoryTree, isSubtreeList, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
@@ -11,7 +11,7 @@ import { toCard } from './products/product-card.mapper.js';
 import { cardText, cardTextOnce } from './products/product-card.text.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode } from './products/product.repository.js';
-import type { BaseCache, BaseReader, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
+import type { BaseCache, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
 import { categoryListingReader, rebuildCategoryListing } from './browse/category-listing.repository.js';
 import {
   countVisibleProducts,
@@ -107,20 +107,16 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   // Lists and their counts can read thousands of rows: off the event loop where the engine allows (db/database.ts).
   const listDb = database.readDb;
   const ttl = config.catalogueCacheTtlMs;
-  // One cache per store, keyed by product id: a composed `store:id` key cost a string built and
-  // hashed per product per request, a tenth of a list of 50 cards.
-  const basesByStore = new Map<string, BaseCache>();
+  const basesIn: (storeCode: string) => BaseCache = boundedCaches(ttl, BASE_CACHE_ENTRIES_PER_STORE, 'catalogue.products');
   const readBases = baseReader(database);
   // Bases kept for a period keep their cards' texts too; with the caches off there is nothing to keep them with.
   const writeCard = ttl > 0 ? cardText : cardTextOnce;
-  const loadBases = (storeCode: string, ids: readonly number[]) => {
-    let cache = basesByStore.get(storeCode);
-    if (cache === undefined) {
-      cache = boundedCache(ttl, BASE_CACHE_ENTRIES_PER_STORE, 'catalogue.products');
-      basesByStore.set(storeCode, cache);
-    }
-    return basesIn(readBases, cache, storeCode, ids);
-  };
+  /** Bases of the given products in the store, by id; null for an id with no product. */
+  const loadBases = (storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase | null>> =>
+    basesIn(storeCode).getMany(ids, async (missing) => {
+      const loaded = await readBases(storeCode, missing);
+      return new Map(missing.map((id) => [id, loaded.get(id) ?? null]));
+    });
   const listTtl = config.catalogueListCacheTtlMs;
   const lists: ProductListCaches = {
     counts: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-counts'),
@@ -272,14 +268,6 @@ function visibleOf(found: Map<number, ProductBase | null>, ids: readonly number[
 
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */
 const BUSINESS_AUDIENCE: Caller = { ...GUEST, kind: 'BUSINESS' };
-
-/** Bases of the given products in the store (its cache), by id; null for an id with no product. */
-function basesIn(read: BaseReader, cache: BaseCache, storeCode: string, ids: readonly number[]): Promise<Map<number, ProductBase | null>> {
-  return cache.getMany(ids, async (missing) => {
-    const loaded = await read(storeCode, missing);
-    return new Map(missing.map((id) => [id, loaded.get(id) ?? null]));
-  });
-}
 
 /** The filters a product list and a search share, from their query: a category means its subtree. */
 export async function browseFilter(
