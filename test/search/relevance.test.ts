@@ -86,6 +86,22 @@ describe('relevance order', () => {
     expect((await names(t, q('tammsaare')))[0]).toBe('Tammsaare elu ja looming');
   });
 
+  it('orders each tier by sales: title, then persons, then tags, whatever sells more below', async () => {
+    // Kevade (a tag "Tõde") outsells every product here, Mälestused (by Tõde Kask) sells 3: the tiers come first.
+    const found = await names(t, q('tõde'));
+    // Titles by sales (90, 40, 0), persons' (3, 0), the tag's, then out of stock.
+    expect(found).toEqual([
+      'Tõde ja õigus I',
+      'Tõde ja õigus II',
+      'Tõde kontoris',
+      'Mälestused',
+      'Tõe otsingul',
+      'Kevade',
+      'Tõde kohtusaalis',
+      'Tõde ja vale',
+    ]);
+  });
+
   it('puts products that are out of stock last, whatever they match', async () => {
     const found = await names(t, q('tõde'));
     expect(found.slice(-2)).toEqual(['Tõde kohtusaalis', 'Tõde ja vale']);

@@ -43,6 +43,8 @@ import * as indexNamePrefixAndPublisherNewest from './2026_11_24_1641_index_name
 import * as createCategorySales from './2026_11_24_1642_create_category_sales.js';
 import * as coverWishlistList from './2026_11_24_1660_cover_wishlist_list.js';
 import * as watchCataloguePrices from './2026_11_27_1300_watch_catalogue_prices.js';
+import * as indexSearchRelevance from './2026_11_27_1700_index_search_relevance.js';
+import * as indexSearchHidden from './2026_11_27_1710_index_search_hidden.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -91,4 +93,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1642_create_category_sales': createCategorySales,
   '2026_11_24_1660_cover_wishlist_list': coverWishlistList,
   '2026_11_27_1300_watch_catalogue_prices': watchCataloguePrices,
+  '2026_11_27_1700_index_search_relevance': indexSearchRelevance,
+  '2026_11_27_1710_index_search_hidden': indexSearchHidden,
 };

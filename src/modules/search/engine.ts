@@ -54,12 +54,31 @@ export interface SearchEngine {
    */
   readonly looksUpMatches: boolean;
   /**
-   * Products whose document holds every term, ranked (title above persons and tags above
-   * publisher and series); with `top`, only that many of the best ranked (autocomplete). `top: 0`
-   * asks for every match unranked (rank 0), for counts and facets, which need no order. With a
-   * budget the matches are read within it (where the engine needs a condition for that).
+   * Products whose document holds every term, ranked by tier: 0 where every term is in the title,
+   * 1 where every term is in the title and persons, 2 for the rest (tags, publisher, series), so a
+   * search orders by tier and then by sales, as documented. With `top`, only that many of the best
+   * by the engine's weighted text rank (autocomplete's shortlist). `top: 0` asks for every match
+   * unranked (rank 0), for counts and facets, which need no order. With a budget the matches are
+   * read within it (where the engine needs a condition for that).
    */
   matchProducts(query: TextQuery, top?: number, budget?: QueryBudget): Matches;
+  /**
+   * The matches of tiers 0 and of 0 and 1 together, unranked, where the engine reads them cheaply
+   * apart (SQLite: FTS5 column filters), for a relevance page walked in sales order
+   * (relevance-walk.repository.ts); undefined where it does not.
+   */
+  tierMatches(query: TextQuery): Matches[] | undefined;
+  /**
+   * How many of the text's matches an audience (R public, B business catalogue) sees in a store,
+   * counted by the text index alone (SQLite: each document holds words for where it is hidden);
+   * undefined where the engine counts with the products' rows.
+   */
+  countVisibleMatches(
+    query: TextQuery,
+    storeCode: string,
+    audience: 'R' | 'B',
+    budget?: QueryBudget,
+  ): RawBuilder<{ n: number }> | undefined;
   /** Products whose title or persons come close to the text, for typos; undefined where the engine has no such matching. */
   similarProducts(query: TextQuery, limit: number): Matches | undefined;
   /** Persons, publishers or series whose name holds every term; with `top`, only that many of the best ranked. */

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { audienceKey } from '../catalogue/index.js';
 import type { Db, SearchEngine } from './engine.js';
+import { walkedRelevancePage, walkTiers, WALK_MIN_FOUND } from './relevance-walk.repository.js';
 import { ordered, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
 
 // The reads of the products a search finds (search.service.ts decides which and caches them);
@@ -12,6 +14,12 @@ export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope)
 }
 
 export async function countFound(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
+  const { text } = scope;
+  const fromIndex =
+    text.kind === 'match' && text.query && Object.keys(scope.filter).length === 0
+      ? engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget)
+      : undefined;
+  if (fromIndex) return Number((await fromIndex.execute(db)).rows[0]?.n ?? 0);
   const row = await scopedProducts(db, engine, scope)
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirst();
@@ -31,13 +39,33 @@ export async function foundPage(
   limit: number,
   withTotal: boolean,
 ): Promise<{ ids: number[]; total: number | null }> {
-  const price = priceFor(engine, scope, sort);
+  const tiers = sort === 'relevance' ? walkTiers(engine, scope, offset, limit) : undefined;
+  if (tiers) {
+    // The count first (from the text index alone): it says whether the walk pays.
+    const total = await countFound(db, engine, scope);
+    const walked = total >= WALK_MIN_FOUND ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
+    return { ids: walked ?? (await rankedPage(db, engine, scope, sort, offset, limit, false)).ids, total };
+  }
   if (withTotal && engine.name === 'sqlite') {
     // Without a text the products are most of the catalogue: keeping them all costs more than counting them apart
     // (88 -> 125 ms on 200,000), so the page comes without its total and the caller counts.
     if (scope.text.kind === 'match') return pageWithCount(db, engine, scope, sort, offset, limit);
-    return foundPage(db, engine, scope, sort, offset, limit, false);
+    return rankedPage(db, engine, scope, sort, offset, limit, false);
   }
+  return rankedPage(db, engine, scope, sort, offset, limit, withTotal);
+}
+
+/** The page as one ordered query over every product found (PostgreSQL counts them in the same pass). */
+async function rankedPage(
+  db: Db,
+  engine: SearchEngine,
+  scope: SearchScope,
+  sort: SearchSort,
+  offset: number,
+  limit: number,
+  withTotal: boolean,
+): Promise<{ ids: number[]; total: number | null }> {
+  const price = priceFor(engine, scope, sort);
   const columns = withTotal ? [sql<number>`sp.id`.as('id'), sql<number>`count(*) over ()`.as('total')] : [sql<number>`sp.id`.as('id')];
   const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), sort, scope, price)
     .offset(offset)

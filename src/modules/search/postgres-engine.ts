@@ -3,7 +3,8 @@ import type { Matches, PendingRow, SearchEngine, TextQuery } from './engine.js';
 
 // PostgreSQL: tsvector with the 'simple' configuration (the text is folded by the application,
 // so no language's stemming or stop words apply) and pg_trgm for typos. Weights: A title,
-// B persons, C tags, D publisher and series; ts_rank's weight array is {D, C, B, A}.
+// B persons, C tags, D publisher and series: a search's tier (engine.ts) is a match restricted to
+// weights; autocomplete's shortlist is ranked by ts_rank, whose weight array is {D, C, B, A}.
 
 const RANK_WEIGHTS = '{0.05, 0.2, 0.3, 1.0}';
 /**
@@ -17,10 +18,17 @@ const similarText = (query: TextQuery): string | undefined => {
 };
 const ROWS_PER_INSERT = 400;
 
-/** to_tsquery text from folded terms: each one quoted as a lexeme, so no operator reaches the parser. */
-export function tsQuery({ terms, prefix }: TextQuery): string {
-  return terms.map((term, index) => `'${term}'${prefix && index === terms.length - 1 ? ':*' : ''}`).join(' & ');
+/**
+ * to_tsquery text from folded terms: each one quoted as a lexeme, so no operator reaches the parser.
+ * With `weights`, each lexeme matches only in the columns of those weights ('a':AB, 'b':*AB).
+ */
+export function tsQuery({ terms, prefix }: TextQuery, weights = ''): string {
+  const label = (index: number) => `${prefix && index === terms.length - 1 ? '*' : ''}${weights}`;
+  return terms.map((term, index) => `'${term}'${label(index) ? `:${label(index)}` : ''}`).join(' & ');
 }
+
+/** The weights of each tier but the last (engine.ts): the title (A), the title and persons (A, B). */
+const TIER_WEIGHTS = ['A', 'AB'];
 
 export function createPostgresEngine(): SearchEngine {
   return {
@@ -31,13 +39,20 @@ export function createPostgresEngine(): SearchEngine {
       if (top === 0) {
         return sql`(select d.product_id as id, 0 as rank from search_document d where d.document @@ to_tsquery('simple', ${tsQuery(query)}) offset 0)` as Matches;
       }
-      // `offset 0` keeps the planner from merging the match into the outer query: it cannot
-      // estimate a text match, and once merged it may check thousands of filtered products one
-      // by one against their documents instead of reading the few matches from the index.
-      const best = top === undefined ? sql`offset 0` : sql`order by rank limit ${top}`;
+      if (top === undefined) {
+        // `offset 0` keeps the planner from merging the match into the outer query: it cannot
+        // estimate a text match, and once merged it may check thousands of filtered products one
+        // by one against their documents instead of reading the few matches from the index.
+        const [title, titleAndPersons] = TIER_WEIGHTS.map((weights) => tsQuery(query, weights));
+        return sql`(select d.product_id as id, case when d.document @@ to_tsquery('simple', ${title}) then 0
+          when d.document @@ to_tsquery('simple', ${titleAndPersons}) then 1 else 2 end as rank
+          from search_document d where d.document @@ to_tsquery('simple', ${tsQuery(query)}) offset 0)` as Matches;
+      }
       return sql`(select d.product_id as id, -ts_rank(${RANK_WEIGHTS}::float4[], d.document, q.q) as rank
-        from search_document d, to_tsquery('simple', ${tsQuery(query)}) q(q) where d.document @@ q.q ${best})` as Matches;
+        from search_document d, to_tsquery('simple', ${tsQuery(query)}) q(q) where d.document @@ q.q order by rank limit ${top})` as Matches;
     },
+    tierMatches: () => undefined,
+    countVisibleMatches: () => undefined,
     similarProducts(query, limit) {
       const text = similarText(query);
       if (text === undefined) return undefined;

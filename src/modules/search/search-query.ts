@@ -3,7 +3,7 @@ import { productFilterConditions, visibleSearchProduct, type Caller, type Produc
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import { int } from '../../db/sql-int.js';
 import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
-import type { Db, Matches, SearchEngine } from './engine.js';
+import type { Db, Matches, SearchEngine, TextQuery } from './engine.js';
 
 // The products a search finds, as one query over search_product (alias sp): visibility for the
 // caller, the text match (joined as m), every filter and every sort. Facets run the same query.
@@ -38,9 +38,11 @@ export interface SearchFilter extends ProductFilter {
 
 /**
  * How the text narrows the products: not at all, an EAN/ISBN lookup, or a match (ranked, and the
- * same products unranked for counting, where the order does not matter).
+ * same products unranked for counting, where the order does not matter; `query`: the words of an
+ * exact match, for what the engine reads from its index alone: counts and walked pages).
  */
-export type TextFilter = { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'match'; matches: Matches; unranked: Matches };
+export type TextFilter =
+  { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'match'; matches: Matches; unranked: Matches; query?: TextQuery };
 
 /** The scope for counting: the same products, without the cost of ranking them. */
 export function forCounting(scope: SearchScope): SearchScope {

@@ -168,7 +168,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     if (text.kind === 'codes') return { kind: 'codes', codes: text.codes };
     if (text.terms.length === 0) return 'nothing';
     const unranked: Matches = engine.matchProducts(text, 0, context.budget);
-    const exact: TextFilter = { kind: 'match', matches: engine.matchProducts(text, top, context.budget), unranked };
+    const exact: TextFilter = { kind: 'match', matches: engine.matchProducts(text, top, context.budget), unranked, query: text };
     const similar = engine.similarProducts(text, SIMILAR_LIMIT);
     if (!similar) return exact;
     const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}`;

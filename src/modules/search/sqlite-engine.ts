@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery } from './engine.js';
 
-// SQLite: FTS5 (better-sqlite3 builds it in). Column weights of bm25 follow the table's columns
-// (title, tags, persons, publisher, series): a title match outranks the rest by far. bm25 is
+// SQLite: FTS5 (better-sqlite3 builds it in). A search's rank is its tier (engine.ts): which columns
+// hold every word, read from FTS5 column filters. Autocomplete's shortlist (`top`) is ranked by bm25,
+// whose column weights follow the table's columns (title, tags, persons, publisher, series); bm25 is
 // negative, lower is better, which is the rank order the interface asks for.
 
 const KIND_CODE: Record<NameKind, number> = { person: 1, publisher: 2, series: 3 };
@@ -13,6 +14,34 @@ const ROWS_PER_INSERT = 400;
 export function ftsQuery({ terms, prefix }: TextQuery): string {
   return terms.map((term, index) => `"${term}"${prefix && index === terms.length - 1 ? '*' : ''}`).join(' ');
 }
+
+/**
+ * The text columns of each tier: every word in the title, in the title and persons, anywhere. A text
+ * is always matched within columns: the sixth, `hidden`, holds the visibility words (migration 1710).
+ */
+const TIER_COLUMNS = ['title', '{title persons}', '{title tags persons publisher series}'];
+const ALL_TIERS = TIER_COLUMNS.length - 1;
+
+/** FTS5 query text that matches only where every word is in the tier's columns. */
+const tierQuery = (query: TextQuery, tier = ALL_TIERS) => `${TIER_COLUMNS[tier]} : (${ftsQuery(query)})`;
+
+/**
+ * A product document's `hidden` words, from search_product `sp`: one for each store and audience that
+ * does not see the product (catalogue/visibility.ts's rule), `hr` (public catalogue) or `hb` (business
+ * catalogue) and the store code in hex. Migration 1710 wrote the first ones with the same expression.
+ */
+const HIDDEN_WORDS = sql`coalesce((select group_concat(word, ' ') from (
+  select 'hr' || hex(ws.code) as word from web_store ws
+    where not (sp.is_active = 1 and sp.hidden_web = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0)
+  union all
+  select 'hb' || hex(ws.code) from web_store ws
+    where not (sp.is_active = 1 and sp.hidden_business = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0))), '')`;
+
+/** The `hidden` word of a store and audience (R public, B business catalogue). */
+export const hiddenWord = (storeCode: string, audience: 'R' | 'B') =>
+  `h${audience.toLowerCase()}${Buffer.from(storeCode, 'utf8').toString('hex')}`;
+
+const matchingRowids = (text: string) => sql`(select rowid from search_product_fts where search_product_fts match ${text})`;
 
 /** The time budget's check on the rows of an FTS5 match (`and ...`), or nothing without a budget. */
 function withinBudget(budget: QueryBudget | undefined) {
@@ -27,11 +56,28 @@ export function createSqliteEngine(): SearchEngine {
     looksUpMatches: false,
     matchProducts(query, top, budget) {
       if (top === 0)
-        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${ftsQuery(query)} ${withinBudget(budget)})` as Matches;
+        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)})` as Matches;
+      if (top === undefined) {
+        // Each match's tier: the rowids of the title's and of the title's and persons' matches are read once
+        // each (a list SQLite keeps for the statement), against bm25's reading of every match's sizes and hits.
+        return sql`(select rowid as id, case when rowid in ${matchingRowids(tierQuery(query, 0))} then 0
+          when rowid in ${matchingRowids(tierQuery(query, 1))} then 1 else 2 end as rank
+          from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)})` as Matches;
+      }
       // `order by 2`: the rank column as computed once (a second bm25() call would score every match again).
-      const best = top === undefined ? sql`` : sql`order by 2 limit ${top}`;
       return sql`(select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0) as rank
-        from search_product_fts where search_product_fts match ${ftsQuery(query)} ${withinBudget(budget)} ${best})` as Matches;
+        from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
+    },
+    tierMatches(query) {
+      return [0, 1].map(
+        (tier) => sql`(select rowid as id from search_product_fts where search_product_fts match ${tierQuery(query, tier)})` as Matches,
+      );
+    },
+    countVisibleMatches(query, storeCode, audience, budget) {
+      const text = `${tierQuery(query)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
+      return sql<{
+        n: number;
+      }>`select count(*) as n from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)}`;
     },
     similarProducts: () => undefined,
     matchNames(kind, query, top, budget) {
@@ -47,7 +93,9 @@ export function createSqliteEngine(): SearchEngine {
         const rows = documents
           .slice(start, start + ROWS_PER_INSERT)
           .map((d) => sql`(${d.id}, ${d.title}, ${d.tags}, ${d.persons}, ${d.publisher}, ${d.series})`);
-        await sql`insert into search_product_fts (rowid, title, tags, persons, publisher, series) values ${sql.join(rows)}`.execute(trx);
+        await sql`insert into search_product_fts (rowid, title, tags, persons, publisher, series, hidden)
+          select d.column1, d.column2, d.column3, d.column4, d.column5, d.column6, ${HIDDEN_WORDS}
+          from (values ${sql.join(rows)}) as d left join search_product sp on sp.id = d.column1`.execute(trx);
       }
     },
     async writeNames(trx, kind, documents, removed) {

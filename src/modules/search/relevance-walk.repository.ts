@@ -1,0 +1,111 @@
+import { sql, type RawBuilder } from 'kysely';
+import { visibleSearchProduct } from '../catalogue/index.js';
+import { budgetCondition } from '../../db/query-budget.js';
+import type { Db, Matches, SearchEngine } from './engine.js';
+import type { SearchScope } from './search-query.js';
+
+// SQLite: the first pages of a broad text by relevance, read in the order of the sort instead of
+// ranking every match. Relevance is (out of stock last, tier, sales, id); within one availability
+// class and one tier it is the order of search_product_relevance_idx (migration 1700). So each
+// (class, tier) segment is a walk of the index's class, in sales order, keeping the products of the
+// tier the caller sees, until the page is full. A common word matches one product in 50: page 1 is
+// about a thousand index entries, against a few thousand matches each looked up, ranked and sorted.
+// A walk stops after WALK_CAP entries; where one ends there short of the page, the page is read the
+// usual way (search-query.ts), which gives the same rows: the walk only decides how they are found.
+
+/** How many products a text must find before its pages are walked; fewer are cheaper ranked one by one. */
+export const WALK_MIN_FOUND = 1_000;
+/** Walked pages: results up to this far. */
+export const WALK_WINDOW = 100;
+/** Index entries one segment's walk reads at most. */
+export const WALK_CAP = 20_000;
+
+const AVAILABILITY_CLASSES = [0, 1, 2];
+/** The index's first column: the same expression, or SQLite does not use the index. */
+const AVAILABILITY_CLASS = sql`(case availability when 'TEMPORARILY_OUT_OF_STOCK' then 1 when 'PERMANENTLY_OUT_OF_STOCK' then 2 else 0 end)`;
+
+interface Segment {
+  availability: number;
+  /** The tier's matches with those of the tiers above it. */
+  within: Matches;
+  above: Matches | undefined;
+}
+
+interface Found {
+  id: number;
+  sales: number;
+}
+
+/**
+ * The cumulative tier sets a walk reads (the title's matches, the title's and persons', every match), or
+ * undefined where walking does not apply: a filter, past the window, an engine without tiers, not a text.
+ */
+export function walkTiers(engine: SearchEngine, scope: SearchScope, offset: number, limit: number): Matches[] | undefined {
+  const { text } = scope;
+  if (text.kind !== 'match' || !text.query || Object.keys(scope.filter).length > 0 || offset + limit > WALK_WINDOW) return undefined;
+  const tiers = engine.tierMatches(text.query);
+  return tiers && [...tiers, text.unranked];
+}
+
+/** The ids of results offset to offset + limit by relevance, or undefined where a walk stopped at its cap. */
+export async function walkedRelevancePage(
+  db: Db,
+  engine: SearchEngine,
+  scope: SearchScope,
+  tiers: Matches[],
+  offset: number,
+  limit: number,
+  cap = WALK_CAP,
+): Promise<number[] | undefined> {
+  const found: number[] = [];
+  const wanted = offset + limit;
+  for (const availability of AVAILABILITY_CLASSES) {
+    for (let tier = 0; tier < tiers.length && found.length < wanted; tier++) {
+      const segment = { availability, within: tiers[tier]!, above: tier > 0 ? tiers[tier - 1] : undefined };
+      const need = wanted - found.length;
+      const rows = await walkSegment(db, engine, scope, segment, need, cap);
+      // Short of the page, the walk either saw its whole class (the segment is complete) or stopped at
+      // the cap: then the text's products are too sparse in this order, and ranking its matches is cheaper.
+      if (rows.length < need && (await classLongerThan(db, availability, cap))) return undefined;
+      // The walk's order is the index's; sorted here too, so no plan can change the page.
+      rows.sort((a, b) => b.sales - a.sales || b.id - a.id);
+      for (const row of rows) found.push(row.id);
+    }
+  }
+  return found.slice(offset, wanted);
+}
+
+/** The tier's and the caller's products, on the walked id (w.id: the match lists are probed before a product row is read). */
+function segmentConditions(engine: SearchEngine, scope: SearchScope, segment: Segment): RawBuilder<unknown> {
+  const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
+  const notAbove = segment.above ? sql`and w.id not in (select id from ${segment.above} as a)` : sql``;
+  const budget = budgetCondition({ engine: engine.name }, scope.budget, 'w.id');
+  return sql`w.id in (select id from ${segment.within} as t) ${notAbove} ${budget ? sql`and ${budget}` : sql``} and ${visible}`;
+}
+
+/**
+ * The segment's first `need` rows, walking the index's availability class (CROSS JOIN: SQLite keeps the walk
+ * outside). The order names only the columns after the class: with the class too, SQLite sorts instead.
+ */
+async function walkSegment(
+  db: Db,
+  engine: SearchEngine,
+  scope: SearchScope,
+  segment: Segment,
+  need: number,
+  cap: number,
+): Promise<Found[]> {
+  const result = await sql<Found>`select sp.id as id, sp.sales_count as sales
+    from (select id from search_product indexed by search_product_relevance_idx where ${AVAILABILITY_CLASS} = ${segment.availability}
+      order by sales_count desc, id desc limit ${cap}) as w
+    cross join search_product as sp on sp.id = w.id
+    where ${segmentConditions(engine, scope, segment)} limit ${need}`.execute(db);
+  return result.rows;
+}
+
+/** Whether the availability class has more than `cap` products (so a walk of `cap` did not see all of it). */
+async function classLongerThan(db: Db, availability: number, cap: number): Promise<boolean> {
+  const result = await sql`select 1 from search_product indexed by search_product_relevance_idx
+    where ${AVAILABILITY_CLASS} = ${availability} limit 1 offset ${cap}`.execute(db);
+  return result.rows.length > 0;
+}
