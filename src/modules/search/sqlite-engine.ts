@@ -38,10 +38,12 @@ const HIDDEN_WORDS = sql`coalesce((select group_concat(word, ' ') from (
     where not (sp.is_active = 1 and sp.hidden_business = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0))), '')`;
 
 /** The `hidden` word of a store and audience (R public, B business catalogue). */
-export const hiddenWord = (storeCode: string, audience: 'R' | 'B') =>
+const hiddenWord = (storeCode: string, audience: 'R' | 'B') =>
   `h${audience.toLowerCase()}${Buffer.from(storeCode, 'utf8').toString('hex')}`;
 
-const matchingRowids = (text: string) => sql`(select rowid from search_product_fts where search_product_fts match ${text})`;
+/** The products of a tier (and of the tiers above it), unranked. */
+const tierMatches = (query: TextQuery, tier: number) =>
+  sql`(select rowid as id from search_product_fts where search_product_fts match ${tierQuery(query, tier)})` as Matches;
 
 /** The time budget's check on the rows of an FTS5 match (`and ...`), or nothing without a budget. */
 function withinBudget(budget: QueryBudget | undefined) {
@@ -60,19 +62,15 @@ export function createSqliteEngine(): SearchEngine {
       if (top === undefined) {
         // Each match's tier: the rowids of the title's and of the title's and persons' matches are read once
         // each (a list SQLite keeps for the statement), against bm25's reading of every match's sizes and hits.
-        return sql`(select rowid as id, case when rowid in ${matchingRowids(tierQuery(query, 0))} then 0
-          when rowid in ${matchingRowids(tierQuery(query, 1))} then 1 else 2 end as rank
+        return sql`(select rowid as id, case when rowid in ${tierMatches(query, 0)} then 0
+          when rowid in ${tierMatches(query, 1)} then 1 else 2 end as rank
           from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)})` as Matches;
       }
       // `order by 2`: the rank column as computed once (a second bm25() call would score every match again).
       return sql`(select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0) as rank
         from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
     },
-    tierMatches(query) {
-      return [0, 1].map(
-        (tier) => sql`(select rowid as id from search_product_fts where search_product_fts match ${tierQuery(query, tier)})` as Matches,
-      );
-    },
+    tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
     countVisibleMatches(query, storeCode, audience, budget) {
       const text = `${tierQuery(query)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
       return sql<{
