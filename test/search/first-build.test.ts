@@ -39,7 +39,7 @@ describe('a first import', () => {
         expect(response.headers['x-search-available'], url).toBe('0');
       }
       // A search folds nothing while the index is building: the queue is the background's.
-      expect(await readState(t.database.db)).toEqual({ status: 'building', backlog: 1_200 });
+      expect(await readState(t.database.db)).toEqual({ status: 'building', backlog: 1_200, queued: true });
 
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       await waitUntilReady(t);

@@ -64,7 +64,7 @@ describe('import', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/search index: \d+ changes folded in [\d.]+ s/);
     }
-    expect(await readState(handle.db)).toEqual({ status: 'ready', backlog: 0 });
+    expect(await readState(handle.db)).toEqual({ status: 'ready', backlog: 0, queued: false });
     expect(await searchIndexReadiness(handle, Date.now())).toEqual({ ready: true, queued: 0 });
     const status = await runCli(['search', 'status'], { DATABASE_URL: url });
     expect(status.stdout.trim()).toBe('status=ready queued=0 products=700');

@@ -122,7 +122,7 @@ describe('while the index cannot answer', () => {
     // The other catalogue endpoints do not depend on the index.
     expect((await t.app.inject({ url: `/product/${c.product.truth}` })).statusCode).toBe(200);
     while ((await foldBatch(t.database, engine, 7, Date.now())) > 0);
-    expect(await readState(t.database.db)).toEqual({ status: 'ready', backlog: 0 });
+    expect(await readState(t.database.db)).toEqual({ status: 'ready', backlog: 0, queued: false });
     expect(await names(t, q('tõde'))).toEqual(before);
   });
 

@@ -43,7 +43,7 @@ describe('storefront search', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Search index rebuilt: \d+ entries .* status=ready/);
     expect(result.stderr).toContain('queued');
-    expect(await readState(handle.db)).toEqual({ status: 'ready', backlog: 0 });
+    expect(await readState(handle.db)).toEqual({ status: 'ready', backlog: 0, queued: false });
     const status = await runCli(['search', 'status'], { DATABASE_URL: url });
     expect(status.stdout.trim()).toBe('status=ready queued=0 products=30');
   });
@@ -68,7 +68,7 @@ describe('a listening API process', () => {
       const deadline = Date.now() + 15_000;
       while ((await readState(t.database.db)).status !== 'ready' && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await readState(t.database.db)).toEqual({ status: 'ready', backlog: 0 });
+      expect(await readState(t.database.db)).toEqual({ status: 'ready', backlog: 0, queued: false });
       const response = await t.app.inject({ url: '/product/search?q=kevade' });
       expect(response.json().map((card: { name: string }) => card.name)).toEqual(['Kevade']);
     } finally {

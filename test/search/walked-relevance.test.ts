@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as hiddenWordsMigration from '../../src/db/migrations/2026_11_27_1710_index_search_hidden.js';
 import { GUEST } from '../../src/modules/catalogue/index.js';
-import { createEngine, FOLD_BATCH, foldBatch } from '../../src/modules/search/index.js';
-import { walkedRelevancePage, walkTiers } from '../../src/modules/search/relevance-walk.repository.js';
+import { createEngine, FOLD_BATCH, foldBatch, readState } from '../../src/modules/search/index.js';
+import { walkedRelevancePage, walkPays, walkTiers } from '../../src/modules/search/relevance-walk.repository.js';
 import type { SearchScope } from '../../src/modules/search/search-query.js';
 import { createPerson, createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
@@ -20,22 +20,22 @@ import { get } from './fixtures.js';
 
 let t: TestApp;
 let business: TestCustomer;
-/** The "Other book"s' tiers: "bulk" is in their persons (1) or their tags (2); "Plain book"s have it in their tags. */
+/** The "Other book"s' tiers: "bulk" is in their persons (1) or their tags (2). */
 const tierOf = new Map<number, number>();
 
 beforeAll(async () => {
   t = await createTestApp();
   const db = t.database.db;
-  await createBulkProducts(t, 1_500, 'BULK', { fold: false });
-  // Every kind of product a walk passes: out of stock, hidden from either audience, inactive, in the other store only.
-  await sql`update product set availability = 'TEMPORARILY_OUT_OF_STOCK' where id % 7 = 0`.execute(db);
+  await createBulkProducts(t, 2_600, 'BULK', { fold: false });
+  // Every kind of product a walk passes: out of stock, hidden from either audience, inactive, in the other store
+  // only. Few of the title matches are in stock, so the first pages cross from the title's tier to the persons'
+  // and the tags' (the "Other book"s, mostly in stock) and on to the products out of stock.
+  await sql`update product set availability = 'TEMPORARILY_OUT_OF_STOCK' where id % 40 <> 0`.execute(db);
   await sql`update product set availability = 'PERMANENTLY_OUT_OF_STOCK' where id % 11 = 0`.execute(db);
   await sql`update product set hidden_web = ${true} where id % 13 = 0`.execute(db);
   await sql`update product set hidden_business = ${true} where id % 17 = 0`.execute(db);
   await sql`update product set is_active = ${false} where id % 19 = 0`.execute(db);
   await sql`update product set sales_count = 1000 + id where id % 29 = 0`.execute(db);
-  // Most of them find "bulk" in their tags only: the first pages then cross from one tier to the next.
-  await sql`update product set name = 'Plain book ' || id, alt_names = '["bulk"]' where id % 20 <> 0`.execute(db);
   await sql`delete from product_store where product_id % 23 = 0`.execute(db);
   await sql`insert into product_store (product_id, store_code) select id, 'WEB2' from product where id % 3 = 0`.execute(db);
   const author = await createPerson(db, 'Bulk Author');
@@ -45,14 +45,19 @@ beforeAll(async () => {
       name: `Other book ${n}`,
       ...(byPerson ? { persons: [{ id: author }] } : { altNames: ['bulk edition'] }),
       salesCount: 2_000 + n,
-      availability: n % 5 === 0 ? 'TEMPORARILY_OUT_OF_STOCK' : 'AVAILABLE',
+      availability: n % 6 === 0 ? 'TEMPORARILY_OUT_OF_STOCK' : 'AVAILABLE',
     });
     tierOf.set(id, byPerson ? 1 : 2);
   }
   business = await createCustomer(db, { kind: 'BUSINESS' });
+  await foldQueued();
+});
+
+/** Folds every queued change, as a process's background does within a second. */
+async function foldQueued(): Promise<void> {
   const searchEngine = createEngine(t.database);
   while ((await foldBatch(t.database, searchEngine, FOLD_BATCH, Date.now())) > 0);
-});
+}
 afterAll(() => t.close());
 
 const CLASS: Record<string, number> = { TEMPORARILY_OUT_OF_STOCK: 1, PERMANENTLY_OUT_OF_STOCK: 2 };
@@ -71,10 +76,10 @@ async function expected(store: string, audience: 'R' | 'B'): Promise<number[]> {
           .where('ps.store_code', '=', store),
       ),
     )
-    .where((eb) => eb.or(['Bulk book%', 'Plain book%', 'Other book%'].map((name) => eb('p.name', 'like', name))))
+    .where((eb) => eb.or(['Bulk book%', 'Other book%'].map((name) => eb('p.name', 'like', name))))
     .execute();
   const visible = rows.filter((row) => Boolean(row.is_active) && !(audience === 'R' ? row.hidden_web : row.hidden_business));
-  const tier = (row: (typeof rows)[number]) => tierOf.get(row.id) ?? (row.name.startsWith('Plain') ? 2 : 0);
+  const tier = (row: (typeof rows)[number]) => tierOf.get(row.id) ?? 0;
   const key = (row: (typeof rows)[number]) => [CLASS[row.availability] ?? 0, tier(row), -row.sales_count, -row.id];
   return visible
     .sort((a, b) => {
@@ -120,8 +125,7 @@ describe('a broad text by relevance', () => {
       sql`update product set is_active = ${true} where id = ${third}`,
       sql`insert into product_store (product_id, store_code) values (${second}, 'WEB')`,
     ];
-    for (const [index, change] of changes.entries()) {
-      await change.execute(db);
+    const check = async (when: string) => {
       for (const [store, customer, audience] of [
         ['WEB', undefined, 'R'],
         ['WEB', business, 'B'],
@@ -129,13 +133,30 @@ describe('a broad text by relevance', () => {
       ] as const) {
         const order = await expected(store, audience);
         const { body, total } = await searched(store, customer, 1);
-        expect(total, `change ${index}, ${store} ${audience}`).toBe(order.length);
+        expect(total, `${when}, ${store} ${audience}`).toBe(order.length);
         expect(
           body.map((card) => card.id),
-          `change ${index}, ${store} ${audience}`,
+          `${when}, ${store} ${audience}`,
         ).toEqual(order.slice(0, 20));
       }
+    };
+    for (const [index, change] of changes.entries()) {
+      // Searched at once (the change waits to be folded: rows are counted), then once folded (the index counts).
+      await change.execute(db);
+      await check(`change ${index}`);
+      await foldQueued();
+      await check(`change ${index}, folded`);
     }
+  });
+
+  it('answers at once after a visibility change of more products than searches wait for', async () => {
+    const db = t.database.db;
+    await sql`update product set hidden_business = ${true} where name like 'Bulk book%'`.execute(db);
+    expect(await readState(db)).toMatchObject({ status: 'ready', backlog: 0, queued: engine === 'sqlite' });
+    const { total } = await searched('WEB', business, 1);
+    expect(total).toBe((await expected('WEB', 'B')).length);
+    await sql`update product set hidden_business = ${false} where name like 'Bulk book%' and id % 17 <> 0`.execute(db);
+    await foldQueued();
   });
 });
 
@@ -154,9 +175,12 @@ describe.runIf(engine === 'sqlite')('the walk itself (SQLite)', () => {
   };
 
   it('reads the pages the search answered, and gives up (for the ranked read) where its cap ends it short', async () => {
+    await foldQueued();
     const searchEngine = createEngine(t.database);
     const tiers = walkTiers(searchEngine, scope(), 0, 20)!;
     expect(tiers).toHaveLength(3);
+    // So the searches above were walked in WEB: enough title matches, nothing waiting to be folded.
+    expect(await walkPays(t.database.db, searchEngine, scope())).toBe(true);
     const order = await expected('WEB', 'R');
     expect(await walkedRelevancePage(t.database.db, searchEngine, scope(), tiers, 40, 20)).toEqual(order.slice(40, 60));
     expect(await walkedRelevancePage(t.database.db, searchEngine, scope(), tiers, 0, 20, 10)).toBeUndefined();
@@ -167,6 +191,7 @@ describe.runIf(engine === 'sqlite')('the walk itself (SQLite)', () => {
 
   it('writes the same hidden words when a document is folded as migration 1710 wrote from the documents before it', async () => {
     const db = t.database.db;
+    await foldQueued();
     const read = async () =>
       (await sql<{ id: number; hidden: string }>`select rowid as id, hidden from search_product_fts order by rowid`.execute(db)).rows;
     const folded = await read();

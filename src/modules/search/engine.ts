@@ -32,7 +32,7 @@ export interface NameDocument {
 }
 
 export interface PendingRow {
-  kind: 'product' | NameKind;
+  kind: 'product' | 'visibility' | NameKind;
   entity_id: number;
 }
 
@@ -69,16 +69,18 @@ export interface SearchEngine {
    */
   tierMatches(query: TextQuery): Matches[] | undefined;
   /**
-   * How many of the text's matches an audience (R public, B business catalogue) sees in a store,
-   * counted by the text index alone (SQLite: each document holds words for where it is hidden);
-   * undefined where the engine counts with the products' rows.
+   * How many of the text's matches (of a tier and those above it; all by default) an audience (R
+   * public, B business catalogue) sees in a store, counted by the text index alone (SQLite: each
+   * document holds words for where it is hidden); n is null while changes wait to be folded (count
+   * the rows then). Undefined where the engine counts with the products' rows.
    */
   countVisibleMatches(
     query: TextQuery,
     storeCode: string,
     audience: 'R' | 'B',
     budget?: QueryBudget,
-  ): RawBuilder<{ n: number }> | undefined;
+    tier?: number,
+  ): RawBuilder<{ n: number | null }> | undefined;
   /** Products whose title or persons come close to the text, for typos; undefined where the engine has no such matching. */
   similarProducts(query: TextQuery, limit: number): Matches | undefined;
   /** Persons, publishers or series whose name holds every term; with `top`, only that many of the best ranked. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { audienceKey } from '../catalogue/index.js';
 import type { Db, SearchEngine } from './engine.js';
-import { walkedRelevancePage, walkTiers, WALK_MIN_FOUND } from './relevance-walk.repository.js';
+import { walkedRelevancePage, walkPays, walkTiers } from './relevance-walk.repository.js';
 import { ordered, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
 
 // The reads of the products a search finds (search.service.ts decides which and caches them);
@@ -19,11 +19,23 @@ export async function countFound(db: Db, engine: SearchEngine, scope: SearchScop
     text.kind === 'match' && text.query && Object.keys(scope.filter).length === 0
       ? engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget)
       : undefined;
-  if (fromIndex) return Number((await fromIndex.execute(db)).rows[0]?.n ?? 0);
+  const counted = fromIndex && (await fromIndex.execute(db)).rows[0]?.n;
+  if (counted !== undefined && counted !== null) return Number(counted);
   const row = await scopedProducts(db, engine, scope)
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** A page of found ids, and the total where it came with them (null: not counted, or an empty page). */
+type FoundIds = { ids: number[]; total: number | null };
+
+/** Which page of what: the products found, their order and the page's window. */
+interface PageOf {
+  scope: SearchScope;
+  sort: SearchSort;
+  offset: number;
+  limit: number;
 }
 
 /**
@@ -38,33 +50,24 @@ export async function foundPage(
   offset: number,
   limit: number,
   withTotal: boolean,
-): Promise<{ ids: number[]; total: number | null }> {
+): Promise<FoundIds> {
+  const page = { scope, sort, offset, limit };
   const tiers = sort === 'relevance' ? walkTiers(engine, scope, offset, limit) : undefined;
   if (tiers) {
-    // The count first (from the text index alone): it says whether the walk pays.
     const total = await countFound(db, engine, scope);
-    const walked = total >= WALK_MIN_FOUND ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
-    return { ids: walked ?? (await rankedPage(db, engine, scope, sort, offset, limit, false)).ids, total };
+    const walked = (await walkPays(db, engine, scope)) ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
+    return { ids: walked ?? (await rankedPage(db, engine, page, false)).ids, total };
   }
   if (withTotal && engine.name === 'sqlite') {
     // Without a text the products are most of the catalogue: keeping them all costs more than counting them apart
     // (88 -> 125 ms on 200,000), so the page comes without its total and the caller counts.
-    if (scope.text.kind === 'match') return pageWithCount(db, engine, scope, sort, offset, limit);
-    return rankedPage(db, engine, scope, sort, offset, limit, false);
+    return scope.text.kind === 'match' ? pageWithCount(db, engine, page) : rankedPage(db, engine, page, false);
   }
-  return rankedPage(db, engine, scope, sort, offset, limit, withTotal);
+  return rankedPage(db, engine, page, withTotal);
 }
 
 /** The page as one ordered query over every product found (PostgreSQL counts them in the same pass). */
-async function rankedPage(
-  db: Db,
-  engine: SearchEngine,
-  scope: SearchScope,
-  sort: SearchSort,
-  offset: number,
-  limit: number,
-  withTotal: boolean,
-): Promise<{ ids: number[]; total: number | null }> {
+async function rankedPage(db: Db, engine: SearchEngine, { scope, sort, offset, limit }: PageOf, withTotal: boolean): Promise<FoundIds> {
   const price = priceFor(engine, scope, sort);
   const columns = withTotal ? [sql<number>`sp.id`.as('id'), sql<number>`count(*) over ()`.as('total')] : [sql<number>`sp.id`.as('id')];
   const rows = (await ordered(scopedProducts(db, engine, scope, price).select(columns), sort, scope, price)
@@ -83,14 +86,7 @@ async function rankedPage(
  * count visited every match a second time (a third of a common word's cost), and `count(*) over ()`
  * keeps SQLite from sorting only the page's rows.
  */
-async function pageWithCount(
-  db: Db,
-  engine: SearchEngine,
-  scope: SearchScope,
-  sort: SearchSort,
-  offset: number,
-  limit: number,
-): Promise<{ ids: number[]; total: number | null }> {
+async function pageWithCount(db: Db, engine: SearchEngine, { scope, sort, offset, limit }: PageOf): Promise<FoundIds> {
   const price = priceFor(engine, scope, sort);
   const keys = sortKeys(sort, scope, price);
   const key = (index: number) => sql.ref(`k${index}`);

@@ -45,7 +45,7 @@ export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, li
   return handle.db.transaction().execute(async (trx) => {
     const claimed = await engine.claimPending(trx, limit);
     const byKind = groupBy(claimed, (row) => row.kind);
-    const productIds = ids(byKind.get('product'));
+    const productIds = [...new Set([...ids(byKind.get('product')), ...ids(byKind.get('visibility'))])];
     if (productIds.length > 0) {
       const documents = await productDocuments(trx, productIds);
       const found = new Set(documents.map((d) => d.id));
@@ -140,7 +140,7 @@ export function backgroundFolder(
   async function tick(): Promise<void> {
     try {
       const state = await noteFirstBuild(handle.db, engine, await readState(handle.db), clock.now());
-      if (state.backlog === 0) {
+      if (!state.queued) {
         if (state.status === 'building') await finishBuild(handle.db, clock.now());
         return;
       }

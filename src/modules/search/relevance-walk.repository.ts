@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { visibleSearchProduct } from '../catalogue/index.js';
+import { audienceKey, visibleSearchProduct } from '../catalogue/index.js';
 import { budgetCondition } from '../../db/query-budget.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
 import type { SearchScope } from './search-query.js';
@@ -13,12 +13,15 @@ import type { SearchScope } from './search-query.js';
 // A walk stops after WALK_CAP entries; where one ends there short of the page, the page is read the
 // usual way (search-query.ts), which gives the same rows: the walk only decides how they are found.
 
-/** How many products a text must find before its pages are walked; fewer are cheaper ranked one by one. */
-export const WALK_MIN_FOUND = 1_000;
+/**
+ * How many products the caller sees with every word in the title before a text's pages are walked:
+ * fewer are sparse in the walk's order (it would stop at its cap) and cheaper ranked one by one.
+ */
+export const WALK_MIN_TITLED = 2_000;
 /** Walked pages: results up to this far. */
 export const WALK_WINDOW = 100;
 /** Index entries one segment's walk reads at most. */
-export const WALK_CAP = 20_000;
+export const WALK_CAP = 10_000;
 
 const AVAILABILITY_CLASSES = [0, 1, 2];
 /** The index's first column: the same expression, or SQLite does not use the index. */
@@ -47,6 +50,15 @@ export function walkTiers(engine: SearchEngine, scope: SearchScope, offset: numb
   return tiers && [...tiers, text.unranked];
 }
 
+/** Whether the text's title matches are dense enough to walk (counted by the text index alone: no when it cannot). */
+export async function walkPays(db: Db, engine: SearchEngine, scope: SearchScope): Promise<boolean> {
+  const { text } = scope;
+  if (text.kind !== 'match' || !text.query) return false;
+  const titled = engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget, 0);
+  const counted = titled && (await titled.execute(db)).rows[0]?.n;
+  return counted !== undefined && counted !== null && Number(counted) >= WALK_MIN_TITLED;
+}
+
 /** The ids of results offset to offset + limit by relevance, or undefined where a walk stopped at its cap. */
 export async function walkedRelevancePage(
   db: Db,
@@ -67,7 +79,8 @@ export async function walkedRelevancePage(
       // Short of the page, the walk either saw its whole class (the segment is complete) or stopped at
       // the cap: then the text's products are too sparse in this order, and ranking its matches is cheaper.
       if (rows.length < need && (await classLongerThan(db, availability, cap))) return undefined;
-      // The walk's order is the index's; sorted here too, so no plan can change the page.
+      // Which rows: the first `need` in the index's order (CROSS JOIN keeps the walk, a LIMITed subquery read in
+      // order, as the outer loop). Their order: sorted here again, which costs nothing for 100 rows.
       rows.sort((a, b) => b.sales - a.sales || b.id - a.id);
       for (const row of rows) found.push(row.id);
     }
@@ -75,12 +88,15 @@ export async function walkedRelevancePage(
   return found.slice(offset, wanted);
 }
 
-/** The tier's and the caller's products, on the walked id (w.id: the match lists are probed before a product row is read). */
+/**
+ * The tier's and the caller's products, on the walked id (w.id: the match lists are probed before a product row
+ * is read); the budget first, so it is checked on walked entries, not only on the matches among them.
+ */
 function segmentConditions(engine: SearchEngine, scope: SearchScope, segment: Segment): RawBuilder<unknown> {
   const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
   const notAbove = segment.above ? sql`and w.id not in (select id from ${segment.above} as a)` : sql``;
   const budget = budgetCondition({ engine: engine.name }, scope.budget, 'w.id');
-  return sql`w.id in (select id from ${segment.within} as t) ${notAbove} ${budget ? sql`and ${budget}` : sql``} and ${visible}`;
+  return sql`${budget ? sql`${budget} and` : sql``} w.id in (select id from ${segment.within} as t) ${notAbove} and ${visible}`;
 }
 
 /**

@@ -6,8 +6,10 @@ import type { NameKind } from './engine.js';
 
 export interface IndexState {
   status: 'ready' | 'building';
-  /** Queued changes, counted up to BACKLOG_LIMIT + 1. */
+  /** Queued changes searches wait for, counted up to BACKLOG_LIMIT + 1. */
   backlog: number;
+  /** Whether anything at all is queued: the backlog or products whose visibility changed. */
+  queued: boolean;
 }
 
 /** A queue longer than this means the index is far behind (a first import): searches answer 503 until it catches up. */
@@ -16,13 +18,19 @@ export const BACKLOG_LIMIT = 10_000;
 /** Changes folded per transaction by a search and by the background; a search folds this many before answering. */
 export const FOLD_BATCH = 500;
 
+/**
+ * The state, and how far behind the index is. A visibility change (an import hiding or moving
+ * thousands of products) is no text change: searches read visibility from search_product and
+ * count from rows while one is queued, so it neither makes them wait nor answer 503.
+ */
 export async function readState(db: Db): Promise<IndexState> {
-  const result = await sql<{ status: IndexState['status']; backlog: number }>`select status,
-    (select count(*) from (select 1 from search_pending limit ${BACKLOG_LIMIT + 1}) x) as backlog
+  const result = await sql<{ status: IndexState['status']; backlog: number; queued: number }>`select status,
+    (select count(*) from (select 1 from search_pending where kind <> 'visibility' limit ${BACKLOG_LIMIT + 1}) x) as backlog,
+    exists (select 1 from search_pending) as queued
     from search_state where id = 1`.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('search_state has no row');
-  return { status: row.status, backlog: Number(row.backlog) };
+  return { status: row.status, backlog: Number(row.backlog), queued: Boolean(row.queued) };
 }
 
 /** Marks a build done once nothing is queued. */

@@ -12,9 +12,12 @@ export interface SearchStateTable {
   changed_at: number;
 }
 
-/** Products, persons, publishers and series whose text changed and is not yet in the index. */
+/**
+ * Products, persons, publishers and series whose text changed and is not yet in the index;
+ * `visibility`: products whose hidden words changed (SQLite, migration 1710), which no search waits for.
+ */
 export interface SearchPendingTable {
-  kind: 'product' | 'person' | 'publisher' | 'series';
+  kind: 'product' | 'visibility' | 'person' | 'publisher' | 'series';
   entity_id: number;
 }
 

@@ -27,19 +27,20 @@ const tierQuery = (query: TextQuery, tier = ALL_TIERS) => `${TIER_COLUMNS[tier]}
 
 /**
  * A product document's `hidden` words, from search_product `sp`: one for each store and audience that
- * does not see the product (catalogue/visibility.ts's rule), `hr` (public catalogue) or `hb` (business
- * catalogue) and the store code in hex. Migration 1710 wrote the first ones with the same expression.
+ * does not see the product (catalogue/visibility.ts's rule; a product without a row is hidden everywhere),
+ * `0r` (public catalogue) or `0b` (business catalogue) and the store code in hex. Migration 1710 wrote
+ * the first ones with the same expression.
  */
 const HIDDEN_WORDS = sql`coalesce((select group_concat(word, ' ') from (
-  select 'hr' || hex(ws.code) as word from web_store ws
-    where not (sp.is_active = 1 and sp.hidden_web = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0)
+  select '0r' || hex(ws.code) as word from web_store ws
+    where not coalesce(sp.is_active = 1 and sp.hidden_web = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0, 0)
   union all
-  select 'hb' || hex(ws.code) from web_store ws
-    where not (sp.is_active = 1 and sp.hidden_business = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0))), '')`;
+  select '0b' || hex(ws.code) from web_store ws
+    where not coalesce(sp.is_active = 1 and sp.hidden_business = 0 and instr(' ' || sp.stores || ' ', ' ' || ws.code || ' ') > 0, 0))), '')`;
 
 /** The `hidden` word of a store and audience (R public, B business catalogue). */
 const hiddenWord = (storeCode: string, audience: 'R' | 'B') =>
-  `h${audience.toLowerCase()}${Buffer.from(storeCode, 'utf8').toString('hex')}`;
+  `0${audience.toLowerCase()}${Buffer.from(storeCode, 'utf8').toString('hex')}`;
 
 /** The products of a tier (and of the tiers above it), unranked. */
 const tierMatches = (query: TextQuery, tier: number) =>
@@ -71,11 +72,13 @@ export function createSqliteEngine(): SearchEngine {
         from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
     },
     tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
-    countVisibleMatches(query, storeCode, audience, budget) {
-      const text = `${tierQuery(query)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
+    countVisibleMatches(query, storeCode, audience, budget, tier = ALL_TIERS) {
+      // While a product's text or visibility waits to be folded its words may be stale: no count (the caller counts rows).
+      const text = `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
       return sql<{
-        n: number;
-      }>`select count(*) as n from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)}`;
+        n: number | null;
+      }>`select case when exists (select 1 from search_pending where kind in ('product', 'visibility')) then null
+        else (select count(*) from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)}) end as n`;
     },
     similarProducts: () => undefined,
     matchNames(kind, query, top, budget) {
