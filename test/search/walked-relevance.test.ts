@@ -180,7 +180,10 @@ describe.runIf(engine === 'sqlite')('the walk itself (SQLite)', () => {
     const tiers = walkTiers(searchEngine, scope(), 0, 20)!;
     expect(tiers).toHaveLength(3);
     // So the searches above were walked in WEB: enough title matches, nothing waiting to be folded.
-    expect(await walkPays(t.database.db, searchEngine, scope())).toBe(true);
+    const query = { terms: ['bulk'], prefix: true };
+    const counted = (await searchEngine.countVisibleMatches(query, 'WEB', 'R', undefined, true)!.execute(t.database.db)).rows[0]!;
+    expect(walkPays(counted.titled)).toBe(true);
+    expect(counted.n).toBe((await expected('WEB', 'R')).length);
     const order = await expected('WEB', 'R');
     expect(await walkedRelevancePage(t.database.db, searchEngine, scope(), tiers, 40, 20)).toEqual(order.slice(40, 60));
     expect(await walkedRelevancePage(t.database.db, searchEngine, scope(), tiers, 0, 20, 10)).toBeUndefined();

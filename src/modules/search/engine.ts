@@ -69,18 +69,18 @@ export interface SearchEngine {
    */
   tierMatches(query: TextQuery): Matches[] | undefined;
   /**
-   * How many of the text's matches (of a tier and those above it; all by default) an audience (R
-   * public, B business catalogue) sees in a store, counted by the text index alone (SQLite: each
-   * document holds words for where it is hidden); n is null while changes wait to be folded (count
-   * the rows then). Undefined where the engine counts with the products' rows.
+   * How many of the text's matches an audience (R public, B business catalogue) sees in a store (n)
+   * and, `withTitled`, how many of them have every word in the title, counted by the text index alone
+   * (SQLite: each document holds words for where it is hidden). Both are null while changes wait to
+   * be folded (count the rows then). Undefined where the engine counts with the products' rows.
    */
   countVisibleMatches(
     query: TextQuery,
     storeCode: string,
     audience: 'R' | 'B',
-    budget?: QueryBudget,
-    tier?: number,
-  ): RawBuilder<{ n: number | null }> | undefined;
+    budget: QueryBudget | undefined,
+    withTitled: boolean,
+  ): RawBuilder<{ n: number | null; titled: number | null }> | undefined;
   /** Products whose title or persons come close to the text, for typos; undefined where the engine has no such matching. */
   similarProducts(query: TextQuery, limit: number): Matches | undefined;
   /** Persons, publishers or series whose name holds every term; with `top`, only that many of the best ranked. */

@@ -14,17 +14,25 @@ export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope)
 }
 
 export async function countFound(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
-  const { text } = scope;
-  const fromIndex =
-    text.kind === 'match' && text.query && Object.keys(scope.filter).length === 0
-      ? engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget)
-      : undefined;
-  const counted = fromIndex && (await fromIndex.execute(db)).rows[0]?.n;
-  if (counted !== undefined && counted !== null) return Number(counted);
+  const counted = await indexCounts(db, engine, scope, false);
+  if (counted) return counted.total;
   const row = await scopedProducts(db, engine, scope)
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/**
+ * What the text index alone counts of a text without filters (SQLite): the products the caller sees, and with
+ * `withTitled` those with every word in the title; undefined where the rows must be counted.
+ */
+async function indexCounts(db: Db, engine: SearchEngine, scope: SearchScope, withTitled: boolean) {
+  const { text } = scope;
+  if (text.kind !== 'match' || !text.query || Object.keys(scope.filter).length > 0) return undefined;
+  const counts = engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget, withTitled);
+  const row = counts && (await counts.execute(db)).rows[0];
+  if (!row || row.n === null) return undefined;
+  return { total: Number(row.n), titled: row.titled === null ? null : Number(row.titled) };
 }
 
 /** A page of found ids, and the total where it came with them (null: not counted, or an empty page). */
@@ -54,8 +62,11 @@ export async function foundPage(
   const page = { scope, sort, offset, limit };
   const tiers = sort === 'relevance' ? walkTiers(engine, scope, offset, limit) : undefined;
   if (tiers) {
-    const total = await countFound(db, engine, scope);
-    const walked = (await walkPays(db, engine, scope)) ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
+    // Counted by the text index where it can (nothing waits to be folded), with the title matches: they say whether a
+    // walk pays (on 376 frequent words of 200,000 products, gating by the total instead made 95 of them 1.5-2 ms slower).
+    const counted = await indexCounts(db, engine, scope, true);
+    const total = counted?.total ?? (await countFound(db, engine, scope));
+    const walked = walkPays(counted?.titled) ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
     return { ids: walked ?? (await rankedPage(db, engine, page, false)).ids, total };
   }
   if (withTotal && engine.name === 'sqlite') {

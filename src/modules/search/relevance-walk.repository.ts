@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { audienceKey, visibleSearchProduct } from '../catalogue/index.js';
+import { visibleSearchProduct } from '../catalogue/index.js';
 import { budgetCondition } from '../../db/query-budget.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
 import type { SearchScope } from './search-query.js';
@@ -50,13 +50,9 @@ export function walkTiers(engine: SearchEngine, scope: SearchScope, offset: numb
   return tiers && [...tiers, text.unranked];
 }
 
-/** Whether the text's title matches are dense enough to walk (counted by the text index alone: no when it cannot). */
-export async function walkPays(db: Db, engine: SearchEngine, scope: SearchScope): Promise<boolean> {
-  const { text } = scope;
-  if (text.kind !== 'match' || !text.query) return false;
-  const titled = engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget, 0);
-  const counted = titled && (await titled.execute(db)).rows[0]?.n;
-  return counted !== undefined && counted !== null && Number(counted) >= WALK_MIN_TITLED;
+/** Whether a text whose caller sees `titled` title matches (unknown: undefined or null) is dense enough to walk. */
+export function walkPays(titled: number | null | undefined): boolean {
+  return titled !== undefined && titled !== null && titled >= WALK_MIN_TITLED;
 }
 
 /** The ids of results offset to offset + limit by relevance, or undefined where a walk stopped at its cap. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery } from './engine.js';
 
@@ -72,13 +72,17 @@ export function createSqliteEngine(): SearchEngine {
         from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
     },
     tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
-    countVisibleMatches(query, storeCode, audience, budget, tier = ALL_TIERS) {
+    countVisibleMatches(query, storeCode, audience, budget, withTitled) {
       // While a product's text or visibility waits to be folded its words may be stale: no count (the caller counts rows).
-      const text = `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
-      return sql<{
-        n: number | null;
-      }>`select case when exists (select 1 from search_pending where kind in ('product', 'visibility')) then null
-        else (select count(*) from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)}) end as n`;
+      const visible = (tier: number) => `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
+      const count = (tier: number) =>
+        sql<number>`(select count(*) from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)})`;
+      const unlessPending = (
+        counted: RawBuilder<number>,
+      ) => sql`case when exists (select 1 from search_pending where kind in ('product', 'visibility'))
+        then null else ${counted} end`;
+      return sql<{ n: number | null; titled: number | null }>`select ${unlessPending(count(ALL_TIERS))} as n,
+        ${withTitled ? unlessPending(count(0)) : sql`null`} as titled`;
     },
     similarProducts: () => undefined,
     matchNames(kind, query, top, budget) {
