@@ -11,8 +11,8 @@ import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { createBulkProducts } from './bulk-catalogue.js';
 import { get } from './fixtures.js';
 
-// A text that finds over a thousand products: on SQLite its first pages by relevance are walked in sales
-// order (relevance-walk.repository.ts) and its total is counted from the text index alone (the `hidden`
+// A text that finds over 2,000 products by their titles: on SQLite its first pages by relevance are walked in
+// sales order (relevance-walk.repository.ts) and its total is counted from the text index alone (the `hidden`
 // words, migration 1710). Both must give what the rule gives, computed here from the rows themselves:
 // out of stock last, then the tier (every word in the title, in title and persons, elsewhere), then
 // sales, then id; only products the caller sees in the store, counted again after every kind of
@@ -141,13 +141,14 @@ describe('a broad text by relevance', () => {
       }
     };
     for (const [index, change] of changes.entries()) {
-      // Searched at once (the change waits to be folded: rows are counted), then once folded (the index counts).
+      // Searched at once (the change waits to be folded: rows are counted), then once folded (SQLite's index counts).
       await change.execute(db);
       await check(`change ${index}`);
       await foldQueued();
-      await check(`change ${index}, folded`);
+      if (engine === 'sqlite') await check(`change ${index}, folded`);
     }
-  });
+    // About 40 searches of 2,600 matches each, ranked on PostgreSQL: seconds on a loaded CI machine.
+  }, 60_000);
 
   it('answers at once after a visibility change of more products than searches wait for', async () => {
     const db = t.database.db;

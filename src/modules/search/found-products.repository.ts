@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { audienceKey } from '../catalogue/index.js';
 import type { Db, SearchEngine } from './engine.js';
 import { walkedRelevancePage, walkPays, walkTiers } from './relevance-walk.repository.js';
-import { ordered, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
+import { ordered, plainText, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
 
 // The reads of the products a search finds (search.service.ts decides which and caches them);
 // the query itself is compiled by search-query.ts.
@@ -27,9 +27,8 @@ export async function countFound(db: Db, engine: SearchEngine, scope: SearchScop
  * `withTitled` those with every word in the title; undefined where the rows must be counted.
  */
 async function indexCounts(db: Db, engine: SearchEngine, scope: SearchScope, withTitled: boolean) {
-  const { text } = scope;
-  if (text.kind !== 'match' || !text.query || Object.keys(scope.filter).length > 0) return undefined;
-  const counts = engine.countVisibleMatches(text.query, scope.storeCode, audienceKey(scope.caller), scope.budget, withTitled);
+  const query = plainText(scope);
+  const counts = query && engine.countVisibleMatches(query, scope.storeCode, audienceKey(scope.caller), scope.budget, withTitled);
   const row = counts && (await counts.execute(db)).rows[0];
   if (!row || row.n === null) return undefined;
   return { total: Number(row.n), titled: row.titled === null ? null : Number(row.titled) };

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { visibleSearchProduct } from '../catalogue/index.js';
 import { budgetCondition } from '../../db/query-budget.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
-import type { SearchScope } from './search-query.js';
+import { plainText, type SearchScope } from './search-query.js';
 
 // SQLite: the first pages of a broad text by relevance, read in the order of the sort instead of
 // ranking every match. Relevance is (out of stock last, tier, sales, id); within one availability
@@ -44,10 +44,9 @@ interface Found {
  * undefined where walking does not apply: a filter, past the window, an engine without tiers, not a text.
  */
 export function walkTiers(engine: SearchEngine, scope: SearchScope, offset: number, limit: number): Matches[] | undefined {
-  const { text } = scope;
-  if (text.kind !== 'match' || !text.query || Object.keys(scope.filter).length > 0 || offset + limit > WALK_WINDOW) return undefined;
-  const tiers = engine.tierMatches(text.query);
-  return tiers && [...tiers, text.unranked];
+  const query = plainText(scope);
+  const tiers = query && offset + limit <= WALK_WINDOW ? engine.tierMatches(query) : undefined;
+  return tiers && scope.text.kind === 'match' ? [...tiers, scope.text.unranked] : undefined;
 }
 
 /** Whether a text whose caller sees `titled` title matches (unknown: undefined or null) is dense enough to walk. */

@@ -44,6 +44,15 @@ export interface SearchFilter extends ProductFilter {
 export type TextFilter =
   { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'match'; matches: Matches; unranked: Matches; query?: TextQuery };
 
+/**
+ * The words of a scope that is an exact text match and nothing else (no filter): what an engine can count and
+ * walk from its text index alone (found-products.repository.ts, relevance-walk.repository.ts).
+ */
+export function plainText(scope: SearchScope): TextQuery | undefined {
+  const { text } = scope;
+  return text.kind === 'match' && Object.keys(scope.filter).length === 0 ? text.query : undefined;
+}
+
 /** The scope for counting: the same products, without the cost of ranking them. */
 export function forCounting(scope: SearchScope): SearchScope {
   return scope.text.kind === 'match' ? { ...scope, text: { ...scope.text, matches: scope.text.unranked } } : scope;
