@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { audienceKey } from '../catalogue/index.js';
 import type { Db, SearchEngine } from './engine.js';
 import { walkedRelevancePage, walkPays, walkTiers } from './relevance-walk.repository.js';
-import { ordered, plainText, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
+import { forCounting, ordered, plainText, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
 
 // The reads of the products a search finds (search.service.ts decides which and caches them);
 // the query itself is compiled by search-query.ts.
@@ -14,8 +14,11 @@ export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope)
 }
 
 export async function countFound(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
-  const counted = await indexCounts(db, engine, scope, false);
-  if (counted) return counted.total;
+  return (await indexCounts(db, engine, scope, false))?.total ?? countRows(db, engine, scope);
+}
+
+/** The count read from the found products' rows. */
+async function countRows(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
   const row = await scopedProducts(db, engine, scope)
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirst();
@@ -64,7 +67,7 @@ export async function foundPage(
     // Counted by the text index where it can (nothing waits to be folded), with the title matches: they say whether a
     // walk pays (on 376 frequent words of 200,000 products, gating by the total instead made 95 of them 1.5-2 ms slower).
     const counted = await indexCounts(db, engine, scope, true);
-    const total = counted?.total ?? (await countFound(db, engine, scope));
+    const total = counted?.total ?? (await countRows(db, engine, forCounting(scope)));
     const walked = walkPays(counted?.titled) ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
     return { ids: walked ?? (await rankedPage(db, engine, page, false)).ids, total };
   }
