@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { visibleSearchProduct } from '../catalogue/index.js';
 import { budgetCondition } from '../../db/query-budget.js';
 import type { Db, Matches, SearchEngine } from './engine.js';
-import { plainText, type SearchScope } from './search-query.js';
+import { availabilityClass, plainText, type SearchScope } from './search-query.js';
 
 // SQLite: the first pages of a broad text by relevance, read in the order of the sort instead of
 // ranking every match. Relevance is (out of stock last, tier, sales, id); within one availability
@@ -24,8 +24,8 @@ export const WALK_WINDOW = 100;
 export const WALK_CAP = 10_000;
 
 const AVAILABILITY_CLASSES = [0, 1, 2];
-/** The index's first column: the same expression, or SQLite does not use the index. */
-const AVAILABILITY_CLASS = sql`(case availability when 'TEMPORARILY_OUT_OF_STOCK' then 1 when 'PERMANENTLY_OUT_OF_STOCK' then 2 else 0 end)`;
+/** The index's first column (the walk's subqueries read search_product unaliased). */
+const AVAILABILITY_CLASS = availabilityClass(sql.ref('availability'));
 
 interface Segment {
   availability: number;

@@ -73,7 +73,13 @@ export interface SearchScope {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Query = SelectQueryBuilder<any, any, object>;
 
-const OUT_OF_STOCK_LAST = sql<number>`(case sp.availability when 'TEMPORARILY_OUT_OF_STOCK' then 1 when 'PERMANENTLY_OUT_OF_STOCK' then 2 else 0 end)`;
+/**
+ * Relevance's first key: 0 in stock, 1 out for now, 2 for good. The expression of search_product_relevance_idx
+ * (migration 1700) too, which SQLite uses only for this same expression (a table alias aside).
+ */
+export const availabilityClass = (column: RawBuilder<unknown>) =>
+  sql<number>`(case ${column} when 'TEMPORARILY_OUT_OF_STOCK' then 1 when 'PERMANENTLY_OUT_OF_STOCK' then 2 else 0 end)`;
+const OUT_OF_STOCK_LAST = availabilityClass(sql.ref('sp.availability'));
 
 /** Whether the query needs the caller's price (a price filter, a price or discount sort). */
 export function needsPrice(filter: SearchFilter, sort?: SearchSort): boolean {
