@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { HttpError } from '../../http/errors.js';
+import { readPackageInfo } from '../../infra/package-info.js';
 import { errors, success } from '../../http/schemas.js';
 import { translate, type Language } from '../../i18n/index.js';
 import { notReadyReasons, type NotReadyReason } from './readiness.js';
@@ -22,10 +22,7 @@ const VersionSchema = Type.Object({
   schemaVersion: Type.String({ description: 'Newest database migration this build knows' }),
 });
 
-const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-  name: string;
-  version: string;
-};
+const packageJson = readPackageInfo();
 const version = {
   name: packageJson.name,
   version: packageJson.version,
