@@ -4,7 +4,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { fixedClock } from '../../src/infra/clock.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { createTestApp, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 import { add, call, type Who } from './helpers.js';
 import { importLines } from './import-helpers.js';
 
@@ -22,7 +22,7 @@ let book = 0;
 beforeAll(async () => {
   // Only for its configuration: this file's app runs on its own database with a clock it moves.
   config = await createTestApp();
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   drop = scratch.drop;
   database = createDatabase(scratch.url);
   await migrateToLatest(database);

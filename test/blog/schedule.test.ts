@@ -5,7 +5,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { fixedClock } from '../../src/infra/clock.js';
 import { createShop } from '../helpers/catalogue.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 import { importContent } from './helpers.js';
 
 // GET /shop/:code/schedule with the app's clock moved by hand: open now and the next change in
@@ -19,7 +19,7 @@ const clock = fixedClock(Date.parse('2026-06-10T06:00:00Z'));
 
 beforeAll(async () => {
   config = await createTestApp();
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   drop = scratch.drop;
   database = createDatabase(scratch.url);
   await migrateToLatest(database);

@@ -9,7 +9,7 @@ import { productPage } from '../../src/modules/catalogue/product-query.js';
 import { createEngine } from '../../src/modules/search/index.js';
 import { scopedProducts } from '../../src/modules/search/search-query.js';
 import { generateCatalogue, random, type GeneratedCatalogue } from '../helpers/generated-catalogue.js';
-import { scratchDatabase } from '../helpers/test-app.js';
+import { migratedScratchDatabase } from '../helpers/test-app.js';
 
 // One product filter, two compilers: product-query.ts over `product` (lists) and search-query.ts
 // over `search_product` (search). On a generated catalogue, every filter (and random
@@ -33,7 +33,7 @@ const caller = (kind: Caller['kind']): Caller => ({
 const CALLERS: Caller[] = [caller('GUEST'), caller('SIMPLE'), caller('BUSINESS'), caller('WHOLESALE')];
 
 beforeAll(async () => {
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   drop = scratch.drop;
   handle = createDatabase(scratch.url);
   await migrateToLatest(handle);

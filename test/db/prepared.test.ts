@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { preparedListQuery, preparedQuery } from '../../src/db/prepared.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // Prepared queries (compiled once) inside and outside transactions, on the engine the suite targets.
 
 let database: DatabaseHandle;
 let drop: () => Promise<void>;
 beforeAll(async () => {
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   drop = scratch.drop;
   database = createDatabase(scratch.url);
   await migrateToLatest(database);

@@ -7,7 +7,7 @@ import { fixedClock } from '../../src/infra/clock.js';
 import { changeStore } from '../../src/modules/store/index.js';
 import { createAccountsTestApp, me, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, scratchDatabase } from '../helpers/test-app.js';
+import { createTestApp, migratedScratchDatabase } from '../helpers/test-app.js';
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -163,7 +163,7 @@ describe('the action time', () => {
   it('comes from the clock the app is given, and Retry-After counts from it', async () => {
     const start = Date.UTC(2030, 0, 1, 12, 0, 0);
     const clock = fixedClock(start);
-    const scratch = await scratchDatabase();
+    const scratch = await migratedScratchDatabase();
     const database = createDatabase(scratch.url);
     try {
       await migrateToLatest(database);

@@ -5,14 +5,14 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';
 import { countJobsByStatus, enqueueJob, listJobs, retryJob, type JobRow } from '../../src/infra/jobs/queue.js';
 import { createWorker, type JobHandlers } from '../../src/infra/jobs/worker.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 import { recordingLogger } from '../helpers/logger.js';
 
 let database: DatabaseHandle;
 let url: string;
 let drop: () => Promise<void>;
 beforeAll(async () => {
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   ({ url, drop } = scratch);
   database = createDatabase(url);
   await migrateToLatest(database);

@@ -14,7 +14,7 @@ import {
 import { createEngine } from '../../src/modules/search/index.js';
 import { createCustomer } from '../helpers/customers.js';
 import { generateCatalogue } from '../helpers/generated-catalogue.js';
-import { scratchDatabase } from '../helpers/test-app.js';
+import { migratedScratchDatabase } from '../helpers/test-app.js';
 
 // Pricing has two forms of one rule: priceFor (TypeScript, for cards and exports) and
 // callerPriceSql (SQL, for search filters and sorts). On a generated catalogue, every product's
@@ -39,7 +39,7 @@ let products: Map<number, PricedProduct>;
 let companyPrices: Map<string, number>;
 
 beforeAll(async () => {
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   drop = scratch.drop;
   handle = createDatabase(scratch.url);
   await migrateToLatest(handle);

@@ -6,7 +6,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { readState, searchIndexReadiness } from '../../src/modules/search/index.js';
 import { runCli } from '../helpers/cli.js';
-import { scratchDatabase } from '../helpers/test-app.js';
+import { migratedScratchDatabase } from '../helpers/test-app.js';
 
 // Issue 18, point 5: `import` folds the search changes it queued before it exits, so a first
 // import run with no API process is searchable at once (and never leaves the index building).
@@ -17,7 +17,7 @@ let handle: DatabaseHandle;
 const dir = mkdtempSync(join(tmpdir(), 'storefront-import-folds-'));
 
 beforeAll(async () => {
-  if (process.env.TEST_DATABASE_URL) ({ url, drop } = await scratchDatabase());
+  if (process.env.TEST_DATABASE_URL) ({ url, drop } = await migratedScratchDatabase());
   else {
     url = `sqlite:${join(dir, 'shop.db')}`;
     drop = async () => {};

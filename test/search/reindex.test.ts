@@ -8,7 +8,7 @@ import { createEngine } from '../../src/modules/search/engines.js';
 import { readState, startRebuild } from '../../src/modules/search/index-maintenance.js';
 import { createPerson, createProduct } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, scratchDatabase } from '../helpers/test-app.js';
+import { createTestApp, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // `search reindex` as an operator runs it, on a database of its own; and the background upkeep
 // of a listening API process, which finishes a rebuild without anyone searching.
@@ -20,7 +20,7 @@ let dir: string | undefined;
 
 beforeAll(async () => {
   if (process.env.TEST_DATABASE_URL) {
-    ({ url, drop } = await scratchDatabase());
+    ({ url, drop } = await migratedScratchDatabase());
   } else {
     dir = mkdtempSync(join(tmpdir(), 'storefront-search-'));
     url = `sqlite:${join(dir, 'search.db')}`;

@@ -26,7 +26,8 @@ const tierOf = new Map<number, number>();
 beforeAll(async () => {
   t = await createTestApp();
   const db = t.database.db;
-  await createBulkProducts(t, 2_600, 'BULK', { fold: false });
+  // PostgreSQL walks nothing: there the rule needs only enough matches for the pages checked.
+  await createBulkProducts(t, engine === 'sqlite' ? 2_600 : 700, 'BULK', { fold: false });
   // Every kind of product a walk passes: out of stock, hidden from either audience, inactive, in the other store
   // only. Few of the title matches are in stock, so the first pages cross from the title's tier to the persons'
   // and the tags' (the "Other book"s, mostly in stock) and on to the products out of stock.
@@ -147,7 +148,7 @@ describe('a broad text by relevance', () => {
       await foldQueued();
       if (engine === 'sqlite') await check(`change ${index}, folded`);
     }
-    // About 40 searches of 2,600 matches each, ranked on PostgreSQL: seconds on a loaded CI machine.
+    // About 40 searches of 2,600 matches each on SQLite: seconds on a loaded CI machine.
   }, 60_000);
 
   it('answers at once after a visibility change of more products than searches wait for', async () => {

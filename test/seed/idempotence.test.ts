@@ -5,7 +5,7 @@ import { ID_TABLES, INSERT_ORDER } from '../../src/demo/batch.js';
 import { generateDataset } from '../../src/demo/catalogue-generator.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { seedDemo } from '../../src/demo/seed.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 
 const opened: Array<{ database: DatabaseHandle; drop: () => Promise<void> }> = [];
 afterEach(async () => {
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function freshDatabase(): Promise<DatabaseHandle> {
-  const scratch = await scratchDatabase();
+  const scratch = await migratedScratchDatabase();
   const database = createDatabase(scratch.url);
   opened.push({ database, drop: scratch.drop });
   await migrateToLatest(database);

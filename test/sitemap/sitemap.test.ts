@@ -15,7 +15,7 @@ import {
   createSeries,
 } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 
 // `storefront sitemap generate` end to end: a real process writes the files of a real database to
 // the file store, the API serves them; sections, the split of a section into files, a section's
@@ -31,7 +31,7 @@ const FRONT = 'http://localhost:5173';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'storefront-sitemap-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   drop = scratch?.drop;
   const url = scratch?.url ?? `sqlite:${join(dir, 'sitemap.db')}`;
   const files = join(dir, 'files');
