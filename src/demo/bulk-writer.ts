@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DatabaseHandle, Db } from '../db/database.js';
 import { quoteName } from '../db/quote-name.js';
+import { beginBulkWrite, DOCUMENT_CHILD_TABLES, endBulkWrite } from '../modules/catalogue/index.js';
 import { ID_TABLES, INSERT_ORDER, type Batch, type IdBase, type TableName } from './batch.js';
 
 // Fast bulk inserts for the demo data and the benchmark dataset: multi-row INSERTs in chunks. On
@@ -22,12 +23,14 @@ export class BulkWriter {
 
   /** Writes a batch, table by table in foreign-key order. Call inside a transaction. */
   async write(trx: Db, batch: Batch): Promise<void> {
+    await beginBulkWrite(this.handle, trx);
     for (const table of INSERT_ORDER) {
       const rows = batch[table] as Record<string, unknown>[] | undefined;
       if (rows === undefined || rows.length === 0) continue;
       if (this.handle.engine === 'sqlite' && this.handle.sqlite) this.writeSqlite(this.handle.sqlite, table, rows);
       else await writePostgres(trx, table, rows);
     }
+    await endBulkWrite(this.handle, trx, documentsWritten(batch));
   }
 
   private writeSqlite(sqlite: BetterSqlite3.Database, table: TableName, rows: Record<string, unknown>[]): void {
@@ -76,6 +79,15 @@ async function writePostgres(trx: Db, table: TableName, rows: Record<string, unk
       .values(chunk as never)
       .execute();
   }
+}
+
+/** The products whose documents a batch's rows change: its products, their physical books, the children's products. */
+function* documentsWritten(batch: Batch): Generator<number> {
+  for (const product of batch.product ?? []) {
+    yield Number(product.id);
+    if (product.physical_book_id != null) yield Number(product.physical_book_id);
+  }
+  for (const table of DOCUMENT_CHILD_TABLES) for (const row of batch[table] ?? []) yield Number(row.product_id);
 }
 
 /** Every column any row sets: rows of one table may leave different optional columns out. */
