@@ -1,3 +1,4 @@
+import { beginBulkWrite, endBulkWrite } from '../../src/modules/catalogue/index.js';
 import { createEngine, FOLD_BATCH, foldBatch } from '../../src/modules/search/index.js';
 import type { TestApp } from '../helpers/test-app.js';
 
@@ -49,11 +50,20 @@ export async function createBulkProducts(t: TestApp, count: number, prefix = 'BU
         updated_at: now,
       };
     });
-    const ids = await db.insertInto('product').values(rows).returning('id').execute();
-    await db
-      .insertInto('product_store')
-      .values(ids.map(({ id }) => ({ product_id: id, store_code: 'WEB' })))
-      .execute();
+    // As the demo's bulk writer does: on PostgreSQL the documents are built once per product, not per row.
+    await db.transaction().execute(async (trx) => {
+      await beginBulkWrite(t.database, trx);
+      const ids = await trx.insertInto('product').values(rows).returning('id').execute();
+      await trx
+        .insertInto('product_store')
+        .values(ids.map(({ id }) => ({ product_id: id, store_code: 'WEB' })))
+        .execute();
+      await endBulkWrite(
+        t.database,
+        trx,
+        ids.map(({ id }) => Number(id)),
+      );
+    });
   }
   if (options.fold === false) return;
   const engine = createEngine(t.database);
