@@ -22,12 +22,12 @@ describe('timestamps as text', () => {
   it('write what toISOString writes, across leap years, centuries, times of day and outside the fast years', () => {
     // Every day of four centuries, at a time of day that differs from day to day.
     for (let ms = Date.UTC(1800, 0, 1); ms < Date.UTC(2200, 0, 1); ms += 86_400_000 + 3_601_007) samples.push(ms);
-    for (const ms of samples) {
+    // Compared as plain strings and asserted once: an expect() per sample was most of the file's 10 s.
+    const wrong = samples.filter((ms) => {
       const iso = new Date(ms).toISOString();
-      expect(toIsoTimestamp(ms), String(ms)).toBe(iso);
-      expect(toRfc3339(ms), String(ms)).toBe(iso.replace(/\.\d{3}Z$/, 'Z'));
-      expect(toIsoDate(ms), String(ms)).toBe(iso.slice(0, 10));
-    }
+      return toIsoTimestamp(ms) !== iso || toRfc3339(ms) !== iso.replace(/\.\d{3}Z$/, 'Z') || toIsoDate(ms) !== iso.slice(0, 10);
+    });
+    expect(wrong.map((ms) => [ms, toIsoTimestamp(ms), toRfc3339(ms), toIsoDate(ms)])).toEqual([]);
   });
 
   it('throws a RangeError for an impossible date, as Date does', () => {
@@ -51,7 +51,8 @@ describe('timestamps as text', () => {
       Date.UTC(500, 5, 5),
     ];
     for (let i = 0; i < 5000; i += 1) moments.push(Math.floor((Math.random() - 0.3) * 1e13));
-    for (const ms of moments) expect(toRfc3339(ms), String(ms)).toBe(new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    const wrong = moments.filter((ms) => toRfc3339(ms) !== new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    expect(wrong.map((ms) => [ms, toRfc3339(ms)])).toEqual([]);
     expect(() => toRfc3339(9e15)).toThrow(RangeError);
   });
 });
