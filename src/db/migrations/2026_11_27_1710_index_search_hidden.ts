@@ -14,6 +14,8 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 // documents after this has run (it would write none of the words). This rebuilds the table from the
 // documents already there, in one transaction, so no search waits for a refold and a failed run
 // leaves the table as it was. PostgreSQL counts its matches with the page: nothing changes there.
+// Edited once after it shipped, to the same table, rows and trigger: it renamed a new table into place,
+// which costs every fresh database 114 ms (SQLite checks each trigger and view on a rename).
 
 /** The `hidden` words of search_product `sp`; sqlite-engine.ts's HIDDEN_WORDS is the same rule. */
 const HIDDEN_WORDS = `coalesce((select group_concat(word, ' ') from (
