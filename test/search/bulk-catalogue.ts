@@ -8,7 +8,12 @@ import type { TestApp } from '../helpers/test-app.js';
  * folded (unless `fold: false`: left queued, as a first import leaves them), for tests that need a
  * search to take a while.
  */
-export async function createBulkProducts(t: TestApp, count: number, prefix = 'BULK', options: { fold?: boolean } = {}): Promise<void> {
+export async function createBulkProducts(
+  t: Pick<TestApp, 'database'>,
+  count: number,
+  prefix = 'BULK',
+  options: { fold?: boolean } = {},
+): Promise<void> {
   const db = t.database.db;
   const now = Date.now();
   const BATCH = 400;

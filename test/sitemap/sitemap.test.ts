@@ -5,7 +5,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { beginBulkWrite, endBulkWrite } from '../../src/modules/catalogue/index.js';
 import {
   createCampaign,
   createCategory,
@@ -16,6 +15,7 @@ import {
   createSeries,
 } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
+import { createBulkProducts } from '../search/bulk-catalogue.js';
 import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 
 // `storefront sitemap generate` end to end: a real process writes the files of a real database to
@@ -219,41 +219,8 @@ describe('sitemap generate', () => {
   });
 
   it('puts 8,000 URLs in a file: 8,003 products make two files, and the files no longer needed are gone', async () => {
-    const now = Date.now();
-    // In one bulk write, as the demo's: on PostgreSQL each product's document is built once, not per row.
-    await database.db.transaction().execute(async (db) => {
-      await beginBulkWrite(database, db);
-      const ids: number[] = [];
-      for (let batch = 0; batch < 8; batch += 1) {
-        const rows = await db
-          .insertInto('product')
-          .values(
-            Array.from({ length: 1000 }, (_, i) => ({
-              code: `BULK-${batch}-${i}`,
-              type: 'BOOK' as const,
-              name: `Bulk ${batch}-${i}`,
-              shop_price_cents: 1000,
-              vat_rate_percent: 9,
-              availability: 'AVAILABLE',
-              is_active: true,
-              hidden_web: false,
-              hidden_business: false,
-              created_at: now,
-              updated_at: now,
-            })),
-          )
-          .returning('id')
-          .execute();
-        ids.push(...rows.map((row) => Number(row.id)));
-      }
-      for (let start = 0; start < ids.length; start += 1000) {
-        await db
-          .insertInto('product_store')
-          .values(ids.slice(start, start + 1000).map((product_id) => ({ product_id, store_code: 'WEB' })))
-          .execute();
-      }
-      await endBulkWrite(database, db, ids);
-    });
+    // Written as bulk writes (on PostgreSQL each product's document is built once, not per row); no search needed.
+    await createBulkProducts({ database }, 8_000, 'BULK', { fold: false });
     const run = await runCli(['sitemap', 'generate'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^WEB\tproducts\t8003 URLs\t2 files\t\S+\tok$/m);
