@@ -12,7 +12,8 @@ export interface PackageInfo {
  * different depth under src/ (tsx), dist/ (the build) and a bundle (the tests' CLI build), and
  * the package file is the nearest one above it in all three.
  */
-export function readPackageInfo(from = fileURLToPath(import.meta.url)): PackageInfo {
+export function readPackageInfo(): PackageInfo {
+  const from = fileURLToPath(import.meta.url);
   for (let dir = dirname(from); ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
