@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as hiddenWordsMigration from '../../src/db/migrations/2026_11_27_1710_index_search_hidden.js';
 import { GUEST } from '../../src/modules/catalogue/index.js';
 import { createEngine, FOLD_BATCH, foldBatch, readState } from '../../src/modules/search/index.js';
-import { walkedRelevancePage, walkPays, walkTiers } from '../../src/modules/search/relevance-walk.repository.js';
+import { WALK_MIN_TITLED, walkedRelevancePage, walkPays, walkTiers } from '../../src/modules/search/relevance-walk.repository.js';
 import type { SearchScope } from '../../src/modules/search/search-query.js';
 import { createPerson, createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
@@ -183,9 +183,15 @@ describe.runIf(engine === 'sqlite')('the walk itself (SQLite)', () => {
     expect(tiers).toHaveLength(3);
     // So the searches above were walked in WEB: enough title matches, nothing waiting to be folded.
     const query = { terms: ['bulk'], prefix: true };
-    const counted = (await searchEngine.countVisibleMatches(query, 'WEB', 'R', undefined, true)!.execute(t.database.db)).rows[0]!;
+    const counts = async (titledUpTo?: number) =>
+      (await searchEngine.countVisibleMatches(query, 'WEB', 'R', undefined, titledUpTo)!.execute(t.database.db)).rows[0]!;
+    const counted = await counts(WALK_MIN_TITLED);
     expect(walkPays(counted.titled)).toBe(true);
     expect(counted.n).toBe((await expected('WEB', 'R')).length);
+    // The title matches are counted only as far as the walk's question goes; the total is counted whole.
+    expect(counted.titled).toBe(WALK_MIN_TITLED);
+    expect((await counts(WALK_MIN_TITLED + 50)).titled).toBe(WALK_MIN_TITLED + 50);
+    expect(await counts()).toEqual({ n: counted.n, titled: null });
     const order = await expected('WEB', 'R');
     expect(await walkedRelevancePage(t.database.db, searchEngine, scope(), tiers, 40, 20)).toEqual(order.slice(40, 60));
     expect(await walkedRelevancePage(t.database.db, searchEngine, scope(), tiers, 0, 20, 10)).toBeUndefined();

@@ -70,16 +70,17 @@ export interface SearchEngine {
   tierMatches(query: TextQuery): Matches[] | undefined;
   /**
    * How many of the text's matches an audience (R public, B business catalogue) sees in a store (n)
-   * and, `withTitled`, how many of them have every word in the title, counted by the text index alone
-   * (SQLite: each document holds words for where it is hidden). Both are null while changes wait to
-   * be folded (count the rows then). Undefined where the engine counts with the products' rows.
+   * and, with `titledUpTo`, how many of them have every word in the title, counted up to that many
+   * (whether a walk pays asks no more; reading the rest cost a common word ~160 µs), by the text
+   * index alone (SQLite: each document holds words for where it is hidden). Both are null while
+   * changes wait to be folded (count the rows then). Undefined where the engine counts with the products' rows.
    */
   countVisibleMatches(
     query: TextQuery,
     storeCode: string,
     audience: 'R' | 'B',
     budget: QueryBudget | undefined,
-    withTitled: boolean,
+    titledUpTo: number | undefined,
   ): RawBuilder<{ n: number | null; titled: number | null }> | undefined;
   /** Products whose title or persons come close to the text, for typos; undefined where the engine has no such matching. */
   similarProducts(query: TextQuery, limit: number): Matches | undefined;

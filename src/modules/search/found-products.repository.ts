@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { audienceKey } from '../catalogue/index.js';
 import type { Db, SearchEngine } from './engine.js';
-import { walkedRelevancePage, walkPays, walkTiers } from './relevance-walk.repository.js';
+import { WALK_MIN_TITLED, walkedRelevancePage, walkPays, walkTiers } from './relevance-walk.repository.js';
 import { forCounting, ordered, plainText, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
 
 // The reads of the products a search finds (search.service.ts decides which and caches them);
@@ -14,7 +14,7 @@ export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope)
 }
 
 export async function countFound(db: Db, engine: SearchEngine, scope: SearchScope): Promise<number> {
-  return (await indexCounts(db, engine, scope, false))?.total ?? countRows(db, engine, scope);
+  return (await indexCounts(db, engine, scope))?.total ?? countRows(db, engine, scope);
 }
 
 /** The count read from the found products' rows. */
@@ -27,11 +27,11 @@ async function countRows(db: Db, engine: SearchEngine, scope: SearchScope): Prom
 
 /**
  * What the text index alone counts of a text without filters (SQLite): the products the caller sees, and with
- * `withTitled` those with every word in the title; undefined where the rows must be counted.
+ * `titledUpTo` those with every word in the title, up to that many; undefined where the rows must be counted.
  */
-async function indexCounts(db: Db, engine: SearchEngine, scope: SearchScope, withTitled: boolean) {
+async function indexCounts(db: Db, engine: SearchEngine, scope: SearchScope, titledUpTo?: number) {
   const query = plainText(scope);
-  const counts = query && engine.countVisibleMatches(query, scope.storeCode, audienceKey(scope.caller), scope.budget, withTitled);
+  const counts = query && engine.countVisibleMatches(query, scope.storeCode, audienceKey(scope.caller), scope.budget, titledUpTo);
   const row = counts && (await counts.execute(db)).rows[0];
   if (!row || row.n === null) return undefined;
   return { total: Number(row.n), titled: row.titled === null ? null : Number(row.titled) };
@@ -66,7 +66,7 @@ export async function foundPage(
   if (tiers) {
     // Counted by the text index where it can (nothing waits to be folded), with the title matches: they say whether a
     // walk pays (on 376 frequent words of 200,000 products, gating by the total instead made 95 of them 1.5-2 ms slower).
-    const counted = await indexCounts(db, engine, scope, true);
+    const counted = await indexCounts(db, engine, scope, WALK_MIN_TITLED);
     const total = counted?.total ?? (await countRows(db, engine, forCounting(scope)));
     const walked = walkPays(counted?.titled) ? await walkedRelevancePage(db, engine, scope, tiers, offset, limit) : undefined;
     return { ids: walked ?? (await rankedPage(db, engine, page, false)).ids, total };

@@ -72,17 +72,19 @@ export function createSqliteEngine(): SearchEngine {
         from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
     },
     tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
-    countVisibleMatches(query, storeCode, audience, budget, withTitled) {
+    countVisibleMatches(query, storeCode, audience, budget, titledUpTo) {
       // While a product's text or visibility waits to be folded its words may be stale: no count (the caller counts rows).
       const visible = (tier: number) => `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
-      const count = (tier: number) =>
-        sql<number>`(select count(*) from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)})`;
+      const count = (tier: number, upTo?: number) =>
+        upTo === undefined
+          ? sql<number>`(select count(*) from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)})`
+          : sql<number>`(select count(*) from (select 1 from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)} limit ${upTo}))`;
       const unlessPending = (
         counted: RawBuilder<number>,
       ) => sql`case when exists (select 1 from search_pending where kind in ('product', 'visibility'))
         then null else ${counted} end`;
       return sql<{ n: number | null; titled: number | null }>`select ${unlessPending(count(ALL_TIERS))} as n,
-        ${withTitled ? unlessPending(count(0)) : sql`null`} as titled`;
+        ${titledUpTo === undefined ? sql`null` : unlessPending(count(0, titledUpTo))} as titled`;
     },
     similarProducts: () => undefined,
     matchNames(kind, query, top, budget) {
