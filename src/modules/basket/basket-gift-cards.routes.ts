@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
-import { addCardToBasket, lookUpCard, removeCardFromBasket } from '../gift-cards/index.js';
+import { addCardToBasket, cardLookupKey, lookUpCard, removeCardFromBasket } from '../gift-cards/index.js';
 import type { BasketHttp } from './basket-request.routes.js';
 import { BasketSchema, GiftCardBody, GiftCardQuery } from './basket.schemas.js';
 import { touchBasket } from './basket.repository.js';
@@ -45,10 +45,13 @@ export async function giftCardRoutes(
   app.delete<{ Querystring: { code: string } }>(
     '/basket/remove-gift-card',
     { schema: { ...schema, summary: 'Takes a gift card off the basket', querystring: GiftCardQuery } },
-    (request, reply) =>
-      http.write(request, reply, async (trx, context, basket) => {
-        await removeCardFromBasket(db, trx, basket.id, request.query.code, context.now);
+    async (request, reply) => {
+      // Before the basket's transaction, as the add's look-up is (cardLookupKey says why).
+      const lookupKey = await cardLookupKey(db, request.query.code, request.actionTime);
+      return http.write(request, reply, async (trx, context, basket) => {
+        await removeCardFromBasket(trx, basket.id, lookupKey);
         return touchBasket(trx, basket, context.now);
-      }),
+      });
+    },
   );
 }

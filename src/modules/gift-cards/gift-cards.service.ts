@@ -81,9 +81,18 @@ export async function addCardToBasket(trx: Db, basketId: number, card: FoundCard
   await attachCard(trx, basketId, card.id, now);
 }
 
-/** Takes the card of `typed` off the basket; a 404 when it is not on it. Not rate-limited: it only finds cards on the caller's own basket. */
-export async function removeCardFromBasket(db: Kysely<Database>, trx: Db, basketId: number, typed: string, now: number): Promise<void> {
-  const card = await findCardByHmac(trx, (await codeKey(db, now)).hmac(normaliseCode(typed)));
+/**
+ * What a typed code is looked up by. Read before any transaction: the first call of a process reads
+ * (or makes) the server key on `db`, and on SQLite a read from outside an open transaction waits
+ * for it to end, so inside the basket's transaction it would wait for itself.
+ */
+export async function cardLookupKey(db: Kysely<Database>, typed: string, now: number): Promise<string> {
+  return (await codeKey(db, now)).hmac(normaliseCode(typed));
+}
+
+/** Takes the card of `lookupKey` (cardLookupKey) off the basket; a 404 when it is not on it. Not rate-limited: it only finds cards on the caller's own basket. */
+export async function removeCardFromBasket(trx: Db, basketId: number, lookupKey: string): Promise<void> {
+  const card = await findCardByHmac(trx, lookupKey);
   if (!card || !(await detachCard(trx, basketId, Number(card.id)))) throw notFound('giftCards.notInBasket');
 }
 

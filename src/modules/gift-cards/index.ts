@@ -12,6 +12,7 @@ export {
   clearBasketCards,
   holdForOrder,
   lookUpCard,
+  cardLookupKey,
   removeCardFromBasket,
   shareOverCards,
   type CardShare,
