@@ -139,8 +139,11 @@ describe('callbacks', () => {
       body: '{}',
     });
     expect(none.status).toBe(400);
-    const unknownGateway = await fetch(`${origin}/payment/paypal/callback`, { method: 'POST' });
-    expect(unknownGateway.status).toBe(404);
+    // Unknown names, those of an object's own members among them, are 404s (they were 500s).
+    for (const name of ['paypal', 'constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const unknownGateway = await fetch(`${origin}/payment/${name}/callback`, { method: 'POST' });
+      expect(unknownGateway.status, name).toBe(404);
+    }
     const status = (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
     expect(status).toBe('PENDING_PAYMENT');
   });

@@ -137,7 +137,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     handler: async (request) => {
       // Each callback makes us call the gateway: a flood of forged ones must not turn into one there.
       await consumeRateLimit(db, `callback:ip:${addressKey(request.ip)}`, deps.config.orders.callbackRateLimit, request.actionTime);
-      const gateway = gateways[request.params.gateway as GatewayName];
+      // Own names only: `constructor` or `toString` would find the object's prototype's members.
+      const name = request.params.gateway;
+      const gateway = Object.hasOwn(gateways, name) ? gateways[name as GatewayName] : undefined;
       if (!gateway) throw notFound('checkout.unknownGateway', { gateway: request.params.gateway.slice(0, 20) });
       const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });
       if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
