@@ -199,7 +199,11 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       // Callbacks about a subscription's card or charge come to the same gateway callback URL.
       const otherPayments = subscriptionPayments(database.db);
       await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock, otherPayments });
-      const subscriptionUrls = { publicUrl: config.orders.publicUrl, basePath: config.basePath };
+      const subscriptionUrls = {
+        publicUrl: config.orders.publicUrl,
+        basePath: config.basePath,
+        returnRateLimit: config.orders.callbackRateLimit,
+      };
       await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
       await api.register(adminOrdersRoutes, { database, gateways });

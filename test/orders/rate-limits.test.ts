@@ -3,8 +3,8 @@ import { expectErrorBody } from '../helpers/http.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, setUpShop, stockedBook, type Shop } from './helpers.js';
 
-// What an anonymous client can repeat is limited per address: checkouts, and gateway callbacks
-// (each of which makes the service call the gateway).
+// What an anonymous client can repeat is limited per address: checkouts, gateway callbacks and
+// returns from the card-saving page (each of which can make the service call the gateway).
 
 let t: TestApp;
 let shop: Shop;
@@ -39,4 +39,12 @@ it('callbacks past the limit are a 429 before the gateway is asked', async () =>
   const statuses = [];
   for (let i = 0; i < 4; i += 1) statuses.push((await post()).statusCode);
   expect(statuses).toEqual([404, 404, 404, 429]);
+});
+
+it('returns from the card-saving page past the limit are a 429 before the gateway is asked', async () => {
+  const back = (ip: string) => t.app.inject({ method: 'GET', url: '/subscription-credit-card/return?cardId=999999', remoteAddress: ip });
+  const statuses = [];
+  for (let i = 0; i < 4; i += 1) statuses.push((await back('203.0.113.31')).statusCode);
+  expect(statuses).toEqual([303, 303, 303, 429]);
+  expect((await back('203.0.113.32')).statusCode).toBe(303);
 });

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { authenticate } from '../../http/auth.js';
+import { addressKey } from '../../infra/address-key.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { isLanguage } from '../../i18n/index.js';
 import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSaving } from './cards.service.js';
@@ -78,9 +80,11 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       summary: "The shopper's return from the gateway's card page: verified with the gateway, then a redirect to the front-end",
       description: `303 to the store's front-end ${CARD_SAVED_PATH}?cardId=<id>&saved=true|false.`,
       querystring: CardReturnQuery,
-      response: { 303: { description: 'To the front-end', type: 'null' }, ...errors(400, 404) },
+      response: { 303: { description: 'To the front-end', type: 'null' }, ...errors(400, 429) },
     },
     handler: async (request, reply) => {
+      // Anyone may send this (the card id is no secret) and a pending card's return asks the gateway: limited per address.
+      await consumeRateLimit(db, `card-return:ip:${addressKey(request.ip)}`, deps.config.returnRateLimit, request.actionTime);
       const card = await settleCardReturn(db, deps.gateways, request.query.cardId, request.actionTime);
       const store = card ? await deps.stores.get(card.store_code) : undefined;
       const saved = card?.state === 'ACTIVE';

@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { StoreReader } from '../../http/request-context.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 import type { Gateways } from '../payments/index.js';
 
 /** What the subscription routes need; app.ts builds it. */
@@ -8,5 +9,10 @@ export interface SubscriptionsDeps {
   gateways: Gateways;
   stores: StoreReader;
   /** The API's public URL and base path: the gateways send shoppers and callbacks back to it. */
-  config: { publicUrl: string; basePath: string };
+  config: {
+    publicUrl: string;
+    basePath: string;
+    /** Returns from the card page per address: each one may make us ask the gateway (the payment callback's limit). */
+    returnRateLimit: RateLimit;
+  };
 }
