@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccountsTestApp,
+  GOOD_PASSWORD,
   login,
   mailTo,
   me,
   register,
+  registerVerified,
   tokenFromMail,
   uniqueEmail,
   verify,
@@ -130,9 +132,46 @@ describe('inviting an employee', () => {
     expect((await register(t, email, 'WEB2')).statusCode).toBe(200);
     await t.drainJobs();
     t.smtp.clear();
-    await invite(t, master.token, email);
+    const invited = await invite(t, master.token, email);
+    // Until they accept, the company sees the names it typed, never the person's own (Mari Maasikas) behind an address it knew.
+    expect(invited).toMatchObject({ firstName: 'Tiit', lastName: 'Töötaja', status: 'INVITED' });
+    expect((await users(master.token)).find((user) => user.email === email)).toMatchObject({ firstName: 'Tiit', lastName: 'Töötaja' });
     const employee = await acceptInvitation(t, email);
     expect((await me(t, employee)).json()).toMatchObject({ role: 'BUSINESS', webStoreNavCode: 'WEB' });
+    // They joined: the company sees them as they are.
+    expect((await users(master.token)).find((user) => user.email === email)).toMatchObject({
+      firstName: 'Mari',
+      lastName: 'Maasikas',
+      status: 'ACTIVE',
+    });
+  });
+});
+
+describe("the invitation's names", () => {
+  it('go with the data of the person they were given for', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('web2');
+    const own = await registerVerified(t, email, 'WEB2');
+    const { id } = await invite(t, master.token, email);
+    const kept = () => t.database.db.selectFrom('company_invitation').selectAll().where('client_account_id', '=', id).execute();
+    expect(await kept()).toMatchObject([{ first_name: 'Tiit', last_name: 'Töötaja' }]);
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: '/client-account/export',
+      headers: { authorization: `Bearer ${own}`, store: 'WEB2' },
+    });
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().companyMemberships).toEqual([
+      expect.objectContaining({ store: 'WEB', status: 'PENDING_CONFIRMATION', invitedAs: { firstName: 'Tiit', lastName: 'Töötaja' } }),
+    ]);
+    const erased = await t.app.inject({
+      method: 'DELETE',
+      url: '/client-account',
+      headers: { authorization: `Bearer ${own}`, store: 'WEB2' },
+      payload: { password: GOOD_PASSWORD },
+    });
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(await kept()).toEqual([]);
   });
 });
 
@@ -157,14 +196,21 @@ describe('changing a company user', () => {
     expect((await users(second)).find((user) => user.id === id)!.role).toBe('MASTER');
   });
 
-  it('refuses to rename someone who also uses the address outside the company', async () => {
+  it('renames only the invitation of someone who had a user already, and refuses to rename them once they use the address outside the company', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('web2');
     expect((await register(t, email, 'WEB2')).statusCode).toBe(200);
     const { id } = await invite(t, master.token, email);
-    expectErrorBody(await call(t, 'PUT', `/company-user/${id}`, master.token, { lastName: 'Uus' }), 409, 'Conflict');
-    const user = await t.database.db.selectFrom('app_user').select('last_name').where('email', '=', email).executeTakeFirstOrThrow();
-    expect(user.last_name).toBe('Maasikas');
+    const lastName = async () =>
+      (await t.database.db.selectFrom('app_user').select('last_name').where('email', '=', email).executeTakeFirstOrThrow()).last_name;
+    // Not accepted yet: the names are the invitation's, the company's to change; the person's stay theirs.
+    const renamed = await call(t, 'PUT', `/company-user/${id}`, master.token, { lastName: 'Uus' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({ firstName: 'Tiit', lastName: 'Uus', status: 'INVITED' });
+    expect(await lastName()).toBe('Maasikas');
+    await acceptInvitation(t, email);
+    expectErrorBody(await call(t, 'PUT', `/company-user/${id}`, master.token, { lastName: 'Uuem' }), 409, 'Conflict');
+    expect(await lastName()).toBe('Maasikas');
   });
 });
 

@@ -46,6 +46,7 @@ import * as watchCataloguePrices from './2026_11_27_1300_watch_catalogue_prices.
 import * as indexSearchRelevance from './2026_11_27_1700_index_search_relevance.js';
 import * as indexSearchHidden from './2026_11_27_1710_index_search_hidden.js';
 import * as deferTriggersInBulkWrites from './2026_11_27_2100_defer_triggers_in_bulk_writes.js';
+import * as createCompanyInvitation from './2026_11_28_0000_create_company_invitation.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -97,4 +98,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_1700_index_search_relevance': indexSearchRelevance,
   '2026_11_27_1710_index_search_hidden': indexSearchHidden,
   '2026_11_27_2100_defer_triggers_in_bulk_writes': deferTriggersInBulkWrites,
+  '2026_11_28_0000_create_company_invitation': createCompanyInvitation,
 };

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { conflict } from '../../infra/domain-error.js';
 import type { PersonalDataPart, PersonalDataSubject } from '../../infra/personal-data.js';
 import { EMPLOYEE_ROLES, wireRole } from './company-roles.js';
+import { forgetInvitationNames } from './company-users.repository.js';
 
 // Company memberships: which company each business or wholesale account belongs to, in which
 // role. The company itself is the business's data, not the person's, and stays. A company must
@@ -21,6 +22,18 @@ async function exportMemberships(db: Db, subject: PersonalDataSubject) {
     )
     .execute();
   const byId = new Map(companies.map((company) => [Number(company.id), company]));
+  const invitations = await db
+    .selectFrom('company_invitation')
+    .select(['client_account_id', 'first_name', 'last_name'])
+    .where(
+      'client_account_id',
+      'in',
+      members.map((account) => account.id),
+    )
+    .execute();
+  const invitedAs = new Map(
+    invitations.map((row) => [Number(row.client_account_id), { firstName: row.first_name, lastName: row.last_name }]),
+  );
   return members.map((account) => {
     const company = byId.get(account.companyId!);
     return {
@@ -29,6 +42,8 @@ async function exportMemberships(db: Db, subject: PersonalDataSubject) {
       company: company ? { name: company.name, registryCode: company.registry_code, vatNumber: company.vat_number } : null,
       role: wireRole(account.role),
       status: account.status,
+      // The names the company gave when it invited them, where it did so knowing their address already.
+      invitedAs: invitedAs.get(account.id) ?? null,
     };
   });
 }
@@ -51,10 +66,17 @@ async function refuseLastMaster(trx: Db, subject: PersonalDataSubject) {
   }
 }
 
-/** The companies module's part of "your data". Membership ends with the account (marked erased by accounts). */
+/**
+ * The companies module's part of "your data". Membership ends with the account (marked erased by
+ * accounts); the names a master gave the person's invitations go.
+ */
 export const companiesPersonalData: PersonalDataPart = {
   name: 'companyMemberships',
   export: exportMemberships,
   refuseErasure: refuseLastMaster,
-  erase: async () => {},
+  erase: (trx, subject) =>
+    forgetInvitationNames(
+      trx,
+      subject.accounts.map((account) => account.id),
+    ),
 };

@@ -1,4 +1,4 @@
-// A wholesale company's sub-companies and their delivery addresses. Conventions of every table: src/db/schema.ts.
+// Invitations' names, and a wholesale company's sub-companies and their delivery addresses. Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 
 export interface SubCompanyTable {
@@ -23,7 +23,19 @@ export interface SubCompanyAddressTable {
   phone: string | null;
 }
 
+/**
+ * The names a master gave inviting someone who already had a user: what the company sees of them
+ * until they accept (company-users.service.ts), never the person's own names.
+ */
+export interface CompanyInvitationTable {
+  client_account_id: number;
+  first_name: string;
+  last_name: string;
+  created_at: number;
+}
+
 export interface CompaniesTables {
+  company_invitation: CompanyInvitationTable;
   sub_company: SubCompanyTable;
   sub_company_address: SubCompanyAddressTable;
 }

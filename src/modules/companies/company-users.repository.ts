@@ -36,12 +36,15 @@ const memberColumns = [
   'app_user.email',
   'app_user.first_name',
   'app_user.last_name',
+  'company_invitation.first_name as invited_first_name',
+  'company_invitation.last_name as invited_last_name',
 ] as const;
 
 function members(db: Db, scope: { companyId: number; storeCode: string }) {
   return db
     .selectFrom('client_account')
     .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .leftJoin('company_invitation', 'company_invitation.client_account_id', 'client_account.id')
     .where('client_account.company_id', '=', scope.companyId)
     .where('client_account.store_code', '=', scope.storeCode)
     .where('client_account.status', 'in', MEMBER_STATUSES);
@@ -122,6 +125,25 @@ export async function hasAccountOutsideCompany(db: Db, userId: number, companyId
     .where('status', '!=', 'REMOVED')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Keeps the names a master gave inviting someone who already had a user (replacing an earlier invitation's of the same account). */
+export async function keepInvitationNames(db: Db, accountId: number, names: { first_name: string; last_name: string }, now: number) {
+  await db
+    .insertInto('company_invitation')
+    .values({ client_account_id: accountId, ...names, created_at: now })
+    .onConflict((conflict) => conflict.column('client_account_id').doUpdateSet({ ...names, created_at: now }))
+    .execute();
+}
+
+export async function renameInvitation(db: Db, accountId: number, names: { first_name?: string; last_name?: string }): Promise<void> {
+  await db.updateTable('company_invitation').set(names).where('client_account_id', '=', accountId).execute();
+}
+
+/** The invitations' names of these accounts go (their person's data is erased). */
+export async function forgetInvitationNames(db: Db, accountIds: number[]): Promise<void> {
+  if (accountIds.length === 0) return;
+  await db.deleteFrom('company_invitation').where('client_account_id', 'in', accountIds).execute();
 }
 
 export async function renameUser(db: Db, userId: number, names: { first_name?: string; last_name?: string }, now: number): Promise<void> {

@@ -20,9 +20,11 @@ import {
   countOtherActiveMasters,
   findCompanyUser,
   hasAccountOutsideCompany,
+  keepInvitationNames,
   lockCompany,
   reattachRemovedAccount,
   removeAccount,
+  renameInvitation,
   renameUser,
   setAccountRole,
   type CompanyUserRow,
@@ -34,13 +36,17 @@ import {
 const scopeOf = (master: CompanyMaster) => ({ companyId: master.companyId, storeCode: master.storeCode });
 const userNotFound = () => notFound('companies.userNotFound');
 
+/** Whether the company sees the names it gave the invitation: someone who had a user already and has not accepted yet. */
+const shownAsInvited = (row: CompanyUserRow) => row.status !== 'ACTIVE' && row.invited_first_name !== null;
+
 export function toCompanyUser(row: CompanyUserRow): CompanyUser {
+  const invited = shownAsInvited(row);
   return {
     id: Number(row.id),
     clientCode: row.code,
     email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
+    firstName: invited ? row.invited_first_name! : row.first_name,
+    lastName: invited ? row.invited_last_name! : row.last_name,
     role: wireRole(row.role),
     status: row.status === 'ACTIVE' ? 'ACTIVE' : 'INVITED',
     createdAt: new Date(Number(row.created_at)).toISOString(),
@@ -71,6 +77,7 @@ export async function inviteCompanyUser(
   await lockCompany(trx, master.companyId);
   const role = storedRole(master.kind, invitation.role);
   const user = await findUserByEmail(trx, invitation.email);
+  const names = { first_name: invitation.firstName, last_name: invitation.lastName };
   let userId: number;
   let accountId: number | undefined;
   let language = input.language;
@@ -82,7 +89,6 @@ export async function inviteCompanyUser(
     const removed = accounts.find((account) => account.type === master.kind);
     if (removed && (await reattachRemovedAccount(trx, Number(removed.id), master.companyId, role))) accountId = Number(removed.id);
   } else {
-    const names = { first_name: invitation.firstName, last_name: invitation.lastName };
     userId = await insertUser(trx, { email: normaliseEmail(invitation.email), ...names, language }, now);
   }
   if (accountId === undefined) {
@@ -94,6 +100,8 @@ export async function inviteCompanyUser(
     accountId = Number(account.id);
     await setAccountRole(trx, accountId, role);
   }
+  // Someone who had a user already: the company sees the names it typed, not the person's own, until they accept.
+  if (user) await keepInvitationNames(trx, accountId, names, now);
   await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language, invitation: true }, now);
   return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
 }
@@ -116,7 +124,10 @@ export async function changeCompanyUser(trx: Db, master: CompanyMaster, id: numb
     }
     await setAccountRole(trx, targetId, storedRole(master.kind, change.role));
   }
-  if (change.firstName !== undefined || change.lastName !== undefined) {
+  if ((change.firstName !== undefined || change.lastName !== undefined) && shownAsInvited(target)) {
+    // Not accepted yet: the names are the invitation's, the company's own to change; the person's stay theirs.
+    await renameInvitation(trx, targetId, { first_name: change.firstName, last_name: change.lastName });
+  } else if (change.firstName !== undefined || change.lastName !== undefined) {
     const userId = Number(target.user_id);
     if (userId !== master.userId && (await hasAccountOutsideCompany(trx, userId, master.companyId))) {
       throw conflict('companies.nameNotTheirs');
