@@ -417,6 +417,16 @@ describe('configuration', () => {
       expectErrorBody(await bare.app.inject({ method: 'GET', url: '/auth/external?authclient=google' }), 404, 'Not Found');
       expectErrorBody(await bare.app.inject({ method: 'GET', url: '/auth/external?client=apple&id=1&token=x' }), 404, 'Not Found');
       expectErrorBody(await t.app.inject({ method: 'GET', url: '/auth/external?authclient=myspace' }), 404, 'Not Found');
+      // Names of every object's own members are unknown providers too (they were 500s), and start no flow.
+      const flows = async () => (await t.database.db.selectFrom('oauth_transaction').select('state_hash').execute()).length;
+      const before = await flows();
+      for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        const url = `/auth/external?authclient=${name}`;
+        expectErrorBody(await t.app.inject({ method: 'GET', url }), 404, 'Not Found');
+        expectErrorBody(await t.app.inject({ method: 'POST', url: '/auth/external', payload: { authclient: name } }), 404, 'Not Found');
+        expectErrorBody(await t.app.inject({ method: 'GET', url: `/auth/external?client=${name}&id=1&token=x` }), 404, 'Not Found');
+      }
+      expect(await flows()).toBe(before);
     } finally {
       await bare.close();
     }

@@ -51,7 +51,8 @@ export interface FlowStore {
 }
 
 export function providerClient(social: SocialContext, name: string): SocialProviderClient {
-  const provider = social.providers[name as SocialProvider];
+  // Own names only: `constructor` or `__proto__` would find the object's prototype's members.
+  const provider = Object.hasOwn(social.providers, name) ? social.providers[name as SocialProvider] : undefined;
   if (!provider) throw notFound('auth.providerNotConfigured', { provider: name.slice(0, 20) });
   return provider;
 }
