@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerApiDocs } from './http/api-docs.js';
-import { answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { errorBody } from './http/errors.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
@@ -116,6 +116,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     routerOptions: { maxParamLength: 400 },
     trustProxy: trustProxyOption(config.trustProxy),
     frameworkErrors: answerFrameworkError(headers, config.defaultLanguage),
+    // What Node cannot parse as a request at all: the same shape and headers (error-handler.ts).
+    clientErrorHandler: answerClientError(headers, config.defaultLanguage),
     // Requests start within a CPU budget per turn of the event loop, so new connections are let in under load.
     serverFactory: gatedServerFactory(config.httpTurnBudgetMs),
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { translate, type Language } from '../i18n/index.js';
 import { DomainError, InvalidInputError, type DomainErrorKind } from '../infra/domain-error.js';
@@ -106,6 +108,36 @@ export function answerFrameworkError(headers: Record<string, string>, language: 
       .header('x-request-id', request.id)
       .code(status)
       .send(errorBody(status, translate(language, 'error.badUrl')));
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node cannot parse as an HTTP request (a malformed request
+ * line or header, headers or a URL over Node's limit, a request that never finished arriving) is
+ * answered on the socket before there is a request. Fastify's default answers in its own shape,
+ * without the headers every other answer has; this answers in the documented one, in the default
+ * language, and closes the connection (nothing after the bad bytes can be trusted).
+ */
+export function answerClientError(headers: Record<string, string>, language: Language) {
+  const fixed = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    // A connection reset leaves nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, key] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ([408, 'error.requestTimeout'] as const)
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? ([431, 'error.headersTooLarge'] as const)
+          : ([400, 'error.badHttp'] as const);
+    const body = JSON.stringify(errorBody(status, translate(language, key)));
+    if (socket.writable)
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${fixed}content-type: application/json; charset=utf-8\r\n` +
+          `content-language: ${language}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    socket.destroy(error);
   };
 }
 
