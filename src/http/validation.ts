@@ -110,6 +110,9 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       return say('validation.unknownField');
     case 'nul':
       return say('validation.invalidCharacters');
+    case 'minProperties':
+      // An object of changes with none in it (`{}`): no field to name.
+      return say('validation.noFields');
     default:
       return say('validation.invalid');
   }

@@ -37,6 +37,7 @@ const en = {
   'validation.unknownField': '{field} is not an accepted field.',
   'validation.invalidCharacters': '{field} contains characters that are not allowed.',
   'validation.invalid': '{field} is invalid.',
+  'validation.noFields': 'Send at least one field.',
   'auth.unauthorized': 'Your request was made with invalid or expired credentials.',
   'auth.otherStoreToken': 'This access token belongs to another web store.',
 };
@@ -78,6 +79,7 @@ const et: Catalogue = {
   'validation.unknownField': '{field} ei ole lubatud väli.',
   'validation.invalidCharacters': '{field} sisaldab lubamatuid märke.',
   'validation.invalid': '{field} on vigane.',
+  'validation.noFields': 'Saatke vähemalt üks väli.',
   'auth.unauthorized': 'Päring tehti vigaste või aegunud volitustega.',
   'auth.otherStoreToken': 'See juurdepääsuvõti kuulub teisele veebipoele.',
 };
@@ -116,6 +118,7 @@ const ru: Catalogue = {
   'validation.unknownField': '«{field}» не является допустимым полем.',
   'validation.invalidCharacters': 'Значение «{field}» содержит недопустимые символы.',
   'validation.invalid': 'Значение «{field}» неверно.',
+  'validation.noFields': 'Отправьте хотя бы одно поле.',
   'auth.unauthorized': 'Запрос выполнен с недействительными или просроченными учётными данными.',
   'auth.otherStoreToken': 'Этот ключ доступа принадлежит другому интернет-магазину.',
 };

@@ -135,7 +135,10 @@ describe('bad input', () => {
   });
 
   it('refuses an empty change, and bad ids with a 400', async () => {
-    expect(expectFieldErrors(await call(t, 'PUT', `/company-user/${employeeA.id}`, masterA.token, {}))).toBeDefined();
+    // Nothing to change: said as such (it was " is invalid.", naming no field).
+    const empty = await call(t, 'PUT', `/company-user/${employeeA.id}`, masterA.token, {});
+    expect(expectFieldErrors(empty)).toEqual(['']);
+    expect(empty.json()).toEqual([{ field: '', message: 'Saatke vähemalt üks väli.' }]);
     for (const id of ['abc', '0', '-1', '1.5', '99999999999999999999']) {
       expect((await call(t, 'PUT', `/company-user/${id}`, masterA.token, { role: 'MASTER' })).statusCode, id).toBe(400);
       expect((await call(t, 'DELETE', `/company-user/${id}`, masterA.token)).statusCode, id).toBe(400);
