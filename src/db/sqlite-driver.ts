@@ -44,6 +44,27 @@ export class CachedSqliteDialect implements Dialect {
 }
 
 const STATEMENT_CACHE_LIMIT = 1000;
+
+/**
+ * How long the open transaction may run no statement while queries wait for it. A transaction's
+ * code that awaits a query on the outer handle waits for that query, which waits for the
+ * transaction to end: nothing moves, and every request of the process waits behind them for ever
+ * (a gift-card removal once did this). Past this, the waiting queries fail instead, the culprit
+ * among them, so its transaction rolls back and the process goes on; the error names the mistake.
+ * A transaction's own work issues statements, and nothing else should keep SQLite's one
+ * connection idle that long (a test shortens it).
+ */
+export const idleTransaction = { limitMs: 10_000 };
+
+export class IdleTransactionError extends Error {
+  constructor(idleMs: number) {
+    super(
+      `Waited for an open transaction that ran no statement for ${Math.round(idleMs)} ms: ` +
+        'its code is probably awaiting a query on the outer handle (run that on the transaction, or before or after it)',
+    );
+    this.name = 'IdleTransactionError';
+  }
+}
 const statementTime = dbStatementSeconds.series('sqlite');
 
 export class CachedSqliteDriver implements Driver {
@@ -54,6 +75,8 @@ export class CachedSqliteDriver implements Driver {
   private endTransaction: (() => void) | undefined;
   /** Transactions waiting for the open one to end: SQLite's counterpart of a pool's waiting clients. */
   waitingTransactions = 0;
+  /** When the last statement ran (performance.now()): while a transaction is open, one of its own. */
+  private lastStatementAt = 0;
 
   constructor(private readonly database: BetterSqlite3.Database) {}
 
@@ -74,7 +97,7 @@ export class CachedSqliteDriver implements Driver {
     if (this.transactionDone) {
       this.waitingTransactions += 1;
       try {
-        while (this.transactionDone) await this.transactionDone;
+        while (this.transactionDone) await this.untilTransactionEnds();
       } finally {
         this.waitingTransactions -= 1;
       }
@@ -122,7 +145,25 @@ export class CachedSqliteDriver implements Driver {
 
   /** Waits while another handle's transaction is open, so a plain query never joins it. */
   waitFor(connection: SqliteConnection): Promise<void> | undefined {
-    return connection.ownsTransaction ? undefined : this.transactionDone;
+    return connection.ownsTransaction || !this.transactionDone ? undefined : this.untilTransactionEnds();
+  }
+
+  /** The open transaction's end; an IdleTransactionError once it has run no statement for idleTransaction.limitMs. */
+  private untilTransactionEnds(): Promise<void> {
+    const done = this.transactionDone ?? Promise.resolve();
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const check = () => {
+        const idle = performance.now() - this.lastStatementAt;
+        if (idle >= idleTransaction.limitMs) reject(new IdleTransactionError(idle));
+        else timer = setTimeout(check, idleTransaction.limitMs - idle + 1);
+      };
+      check();
+      void done.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
@@ -130,7 +171,7 @@ export class CachedSqliteDriver implements Driver {
    * path of prepared queries (db/prepared.ts). Waits only while a transaction is open.
    */
   select<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
-    if (this.transactionDone) return this.transactionDone.then(() => this.select<R>(sql, parameters));
+    if (this.transactionDone) return this.untilTransactionEnds().then(() => this.select<R>(sql, parameters));
     return this.runStatement<R>(sql, parameters);
   }
 
@@ -161,7 +202,8 @@ export class CachedSqliteDriver implements Driver {
     } catch (error) {
       return Promise.reject(error);
     } finally {
-      statementTime.observe((performance.now() - started) / 1000);
+      this.lastStatementAt = performance.now();
+      statementTime.observe((this.lastStatementAt - started) / 1000);
     }
   }
 
@@ -191,7 +233,8 @@ export class CachedSqliteDriver implements Driver {
       const { changes, lastInsertRowid } = statement.run(parameters);
       return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
     } finally {
-      statementTime.observe((performance.now() - started) / 1000);
+      this.lastStatementAt = performance.now();
+      statementTime.observe((this.lastStatementAt - started) / 1000);
     }
   }
 

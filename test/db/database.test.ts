@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
+import { idleTransaction } from '../../src/db/sqlite-driver.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 let database: DatabaseHandle;
@@ -69,6 +70,45 @@ describe(`the ${engine} driver`, () => {
     const web2 = await database.db.selectFrom('web_store').select('name').where('code', '=', 'WEB2').executeTakeFirstOrThrow();
     expect(web2.name).toBe('Outside');
   });
+
+  it.skipIf(engine !== 'sqlite')(
+    'fails the queries that wait for a transaction which runs nothing, so one awaiting a query of the outer handle does not stop the process',
+    async () => {
+      const limit = idleTransaction.limitMs;
+      idleTransaction.limitMs = 150;
+      try {
+        const started = Date.now();
+        // The transaction waits for the query, the query for the transaction: before, neither ever settled.
+        await expect(
+          database.db.transaction().execute(async (trx) => {
+            await trx.updateTable('web_store').set({ name: 'Deadlocked' }).where('code', '=', 'WEB').execute();
+            await database.db.selectFrom('web_store').select('name').execute();
+          }),
+        ).rejects.toThrow('ran no statement');
+        await expect(
+          database.db.transaction().execute(async () => {
+            await database.select('select name from web_store', []);
+          }),
+        ).rejects.toThrow('ran no statement');
+        expect(Date.now() - started).toBeLessThan(3_000);
+        // Rolled back, and the database answers at once.
+        expect(await storeName()).toBe('Committed');
+
+        // A transaction at work for longer than the limit keeps its waiters waiting, however long it takes.
+        let outside: Promise<unknown> | undefined;
+        await database.db.transaction().execute(async (trx) => {
+          for (let step = 0; step < 8; step += 1) {
+            await trx.selectFrom('web_store').select('name').execute();
+            outside ??= database.db.selectFrom('web_store').select('name').where('code', '=', 'WEB').execute();
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        });
+        await expect(outside).resolves.toEqual([{ name: 'Committed' }]);
+      } finally {
+        idleTransaction.limitMs = limit;
+      }
+    },
+  );
 
   it('serialises concurrent transactions without losing an update', async () => {
     await database.db.updateTable('country').set({ position: 0 }).where('code', '=', 'MT').execute();
