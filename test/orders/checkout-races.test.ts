@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveOrder, PAID } from '../../src/modules/orders/order-states.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
@@ -146,6 +147,61 @@ describe('callbacks', () => {
     }
     const status = (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
     expect(status).toBe('PENDING_PAYMENT');
+  });
+});
+
+describe('a payment starts once', () => {
+  it('five create-forms at once make one payment at the gateway: each answers its form, or asks to wait while it is made', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const { orderId, path } = orderLink((await checkout(t, await fill(t, {}, [[book, 1]]), checkoutForm(shop))).json().location);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => fetch(`${origin}${path}`)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      statuses.join(),
+    ).toBe(true);
+    const forms = new Set(await Promise.all(answers.filter((answer) => answer.status === 200).map((answer) => answer.text())));
+    expect(forms.size).toBe(1);
+    const payments = await db().selectFrom('order_payment').select(['state', 'reference']).where('order_id', '=', orderId).execute();
+    expect(payments).toEqual([{ state: 'pending', reference: expect.any(String) }]);
+    const changes = await db().selectFrom('order_status_change').select('to_status').where('order_id', '=', orderId).execute();
+    expect(changes.map((change) => change.to_status)).toEqual(['NEW', 'PENDING_PAYMENT']);
+  });
+});
+
+describe('an order moves from the status it is in when it moves', () => {
+  it('a full refund that waited for processing to commit cancels the order it finds PROCESSING', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const { orderId } = orderLink((await checkout(t, await fill(t, {}, [[book, 1]]), checkoutForm(shop))).json().location);
+    await db().updateTable('customer_order').set({ status: 'PENDING_PROCESSING' }).where('id', '=', orderId).execute();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let moved!: () => void;
+    const processingMoved = new Promise<void>((resolve) => (moved = resolve));
+    const processing = db()
+      .transaction()
+      .execute(async (trx) => {
+        await moveOrder(trx, { orderId, from: 'PENDING_PROCESSING', to: 'PROCESSING', cause: 'processing', now: Date.now() });
+        moved();
+        await gate;
+      });
+    await processingMoved;
+    // Began while processing held the order (PostgreSQL: its row; SQLite: the one write transaction).
+    const refund = db()
+      .transaction()
+      .execute((trx) => moveOrder(trx, { orderId, from: [...PAID, 'FAILED'], to: 'CANCELLED', cause: 'refunded', now: Date.now() }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await processing;
+    // It read PENDING_PROCESSING before processing committed, and took the move for somebody else's.
+    expect(await refund).toBe(true);
+    const changes = await db()
+      .selectFrom('order_status_change')
+      .select('to_status')
+      .where('order_id', '=', orderId)
+      .orderBy('id')
+      .execute();
+    expect(changes.map((change) => change.to_status)).toEqual(['NEW', 'PROCESSING', 'CANCELLED']);
   });
 });
 

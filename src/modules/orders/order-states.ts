@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
+import { lockOrder } from './orders.repository.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 import { orderEvent } from './order-events.js';
 import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
@@ -82,6 +83,8 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
   const from = typeof transition.from === 'string' ? [transition.from] : transition.from;
   for (const state of from)
     if (!canMove(state, transition.to)) throw new Error(`order state machine: ${state} -> ${transition.to} is not a transition`);
+  // Locked first: a status read without it may be moved by another transaction before this one's update.
+  await lockOrder(trx, transition.orderId);
   const current = await trx.selectFrom('customer_order').select('status').where('id', '=', transition.orderId).executeTakeFirst();
   if (!current || !from.includes(current.status)) return false;
   const moved = await trx

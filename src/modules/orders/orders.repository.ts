@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { PostgresAdapter, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { CustomerOrderTable, OrderLineTable } from './orders.tables.js';
 
@@ -49,6 +49,17 @@ export async function knownCountries(db: Db, codes: string[]): Promise<Set<strin
     )
     .execute();
   return new Set(rows.map((row) => row.code));
+}
+
+/**
+ * Locks the order's row until the transaction ends on PostgreSQL, so that what is read of it next
+ * (its status above all) stays true until commit: two transactions that each read it and then
+ * moved it took turns only at the update, and the second went on from what it had read before.
+ * SQLite runs one write transaction at a time.
+ */
+export async function lockOrder(trx: Db, orderId: number): Promise<void> {
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await trx.selectFrom('customer_order').select('id').where('id', '=', orderId).forUpdate().execute();
 }
 
 export async function findOrder(db: Db, orderId: number): Promise<OrderRow | undefined> {

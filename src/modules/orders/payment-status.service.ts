@@ -4,6 +4,7 @@ import type { GatewayName, PaymentStatus } from '../payments/index.js';
 import { retakeReleased } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
+import { lockOrder } from './orders.repository.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 // What a gateway's word on a payment does to its order. The callback, the shopper's return, the
@@ -50,33 +51,36 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
       'order_payment.state',
       'customer_order.code',
       'order_payment.order_reference',
-      'customer_order.status',
     ])
     .where('order_payment.gateway', '=', gateway)
     .where('order_payment.reference', '=', status.reference)
     .executeTakeFirst();
   if (!payment) return applyUnknownPayment(trx, gateway, status, now);
-  const inbox = await recordInInbox(trx, gateway, status, Number(payment.order_id), now);
   const orderId = Number(payment.order_id);
+  // The order's status decides what this status does to it: locked before it is read, so that a
+  // transition committed meanwhile (processing, the unpaid sweep) is seen, not moved over.
+  await lockOrder(trx, orderId);
+  const current = await orderStatus(trx, orderId);
+  const inbox = await recordInInbox(trx, gateway, status, orderId, now);
   // A repeat may have waited for the first one's commit: the order's status is read after it.
   if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };
   // The gateway's record must be of this order and this sum; anything else moves nothing.
   if (status.orderReference !== (payment.order_reference ?? payment.code) || status.amountCents !== payment.amount_cents) {
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
-    return { outcome: 'mismatch', orderId, orderStatus: payment.status };
+    return { outcome: 'mismatch', orderId, orderStatus: current };
   }
   await trx
     .updateTable('order_payment')
     .set({ state: status.state as PaymentState, refunded_cents: status.refundedCents, updated_at: now })
     .where('id', '=', payment.id)
     .execute();
-  const moved = await moveForState(trx, orderId, payment.status, status, `payment ${status.state} (${gateway} ${source})`, now);
+  const moved = await moveForState(trx, orderId, current, status, `payment ${status.state} (${gateway} ${source})`, now);
   if (moved === 'cards-short') {
     // Settled after the order was given up, and its gift cards no longer cover their share: the
     // order stays given up, operators see the mismatch in the inbox, and the sweep refunds the payment.
     await trx.updateTable('order_payment').set({ refund_due_at: now }).where('id', '=', payment.id).execute();
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
-    return { outcome: 'mismatch', orderId, orderStatus: payment.status };
+    return { outcome: 'mismatch', orderId, orderStatus: current };
   }
   await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
   return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: await orderStatus(trx, orderId) };

@@ -5,7 +5,7 @@ import { DomainError } from '../../infra/domain-error.js';
 import type { GatewayName, Gateways, PaymentGateway, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
 import { moveOrder, PAID } from './order-states.js';
-import { findOrder, latestPayment, type OrderRow } from './orders.repository.js';
+import { findOrder, latestPayment, lockOrder, type OrderRow } from './orders.repository.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
 import { applyPaymentStatus } from './payment-status.service.js';
 import { attemptReference } from './payment-reference.js';
@@ -43,6 +43,8 @@ export async function startPayment(
   now: number,
 ): Promise<RedirectForm> {
   const claim = await db.transaction().execute(async (trx): Promise<Claim> => {
+    // Two create-forms at once take turns here, so the second sees the first's payment (PostgreSQL; SQLite takes turns anyway).
+    await lockOrder(trx, orderId);
     const order = (await findOrder(trx, orderId))!;
     const method = PAYMENT_METHODS.find((candidate) => candidate.id === order.payment_method);
     const gatewayName = method?.gateway ?? null;
@@ -63,7 +65,8 @@ export async function startPayment(
     } else if (order.status !== 'NEW') throw notStartable(order);
     const gateway = deps.gateways[gatewayName];
     if (!gateway) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 60);
-    await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now });
+    if (!(await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now })))
+      throw notStartable(order);
     const idempotencyKey = randomBytes(16).toString('hex');
     const attempts = await trx
       .selectFrom('order_payment')
@@ -106,11 +109,15 @@ export async function startPayment(
       callbackUrl: deps.urls.callbackUrl(gateway.name),
       idempotencyKey,
     });
-    await db
+    const kept = await db
       .updateTable('order_payment')
       .set({ reference: created.reference, redirect: JSON.stringify(created.redirect), state: 'pending', updated_at: now })
       .where('id', '=', paymentId)
-      .execute();
+      .where('state', '=', 'creating')
+      .executeTakeFirst();
+    // Taken for lost meanwhile (a gateway slower than LOST_CREATE_MS) and replaced: this payment is
+    // nobody's to pay, so its page is not shown; the shopper asks again and gets the one that stands.
+    if (Number(kept.numUpdatedRows) === 0) throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
     return created.redirect;
   } catch (error) {
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
