@@ -7,6 +7,7 @@ import {
   chargesOf,
   createCustomer,
   mailJobs,
+  mitPayments,
   saveCard,
   secondAccountOf,
   startSubscriptionShop,
@@ -157,6 +158,33 @@ describe('plan changes and cancels', () => {
     const renewed = (await call(s, company, 'GET', '/subscription')).json()[0];
     expect(renewed).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIO1' }, nextPlanId: null });
     expect((await chargesOf(s, sub.id)).at(-1)).toMatchObject({ purpose: 'PERIOD', period_number: 2, amount_cents: 999, state: 'settled' });
+  });
+
+  it('an upgrade sent twice at once is charged once: the second waits for the first and is told a payment is pending', async () => {
+    const payer = await createCustomer(s.t.database.db);
+    await saveCard(s, payer);
+    const company = await secondAccountOf(s, payer);
+    await saveCard(s, company);
+    await subscribe(s, payer, 'AUDIO1');
+    const sub = (await subscribe(s, company, 'AUDIO1')).json();
+    const now = Date.now();
+    await s.t.database.db
+      .updateTable('subscription')
+      .set({ period_start: now - 14 * DAY, period_end: now + 16 * DAY })
+      .where('id', '=', sub.id)
+      .execute();
+    const upgrade = () => call(s, company, 'PUT', `/subscription/${sub.id}/plan`, { planId: s.plans.AUDIOMAX });
+    const answers = await Promise.all([upgrade(), upgrade()]);
+    // Before, the second claimed attempt 2 while the first waited for the gateway, and the card paid both.
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 409]);
+    const upgrades = (await chargesOf(s, sub.id)).filter((charge) => charge.purpose === 'UPGRADE');
+    expect(upgrades.map((charge) => charge.state)).toEqual(['settled']);
+    expect(
+      mitPayments(s, sub.id).filter((request) => /U\d+$/.test(String((request.body as { order_reference: string }).order_reference))),
+    ).toHaveLength(1);
+    // Once settled, asking again changes nothing and charges nothing.
+    expect((await upgrade()).statusCode).toBe(200);
+    expect((await chargesOf(s, sub.id)).filter((charge) => charge.purpose === 'UPGRADE')).toHaveLength(1);
   });
 
   it('a cancel keeps access until the period end, then ends without a charge, and mails once', async () => {

@@ -7,7 +7,7 @@ import { conflict, DomainError, invalidField, notFound } from '../../infra/domai
 import type { Gateways } from '../payments/index.js';
 import { newCharge, runCharge } from './billing.service.js';
 import { activeCardsOf, ownCard } from './cards.repository.js';
-import { countCharges, insertChargeOnce } from './charges.repository.js';
+import { countCharges, insertChargeOnce, pendingChargeOf } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
@@ -17,6 +17,7 @@ import {
   hadTrial,
   insertSubscription,
   LIVE,
+  lockSubscription,
   ownSubscription,
   plansByIds,
   recordTrial,
@@ -150,10 +151,15 @@ export async function changePlan(
   now: number,
 ) {
   const claim = await db.transaction().execute(async (trx) => {
-    const sub = await ownSubscription(trx, who.clientAccountId, id);
+    // Locked, as a renewal's claim locks it: two changes at once (a double click, a retry after a
+    // 503) take turns, and the second sees the first's charge.
+    const locked = await lockSubscription(trx, id);
+    const sub = locked && Number(locked.client_account_id) === who.clientAccountId ? locked : undefined;
     if (!sub) throw notFound('subscriptions.notFound', { id });
     if (!['TRIAL', 'ACTIVE'].includes(sub.status) || sub.cancel_at_period_end)
       throw conflict('subscriptions.notChangeable', { status: sub.cancel_at_period_end ? 'CANCELLED' : sub.status });
+    // A charge still waiting for the gateway (this change's, or a renewal's) is settled first: the plan it pays for is not known yet.
+    if (await pendingChargeOf(trx, id)) throw conflict('subscriptions.paymentPending');
     const current = (await findPlan(trx, Number(sub.plan_id)))!;
     const plan = await sellablePlan(trx, planId, sub.store_code);
     if (familyOf(plan.kind) !== familyOf(current.kind)) throw invalidField('planId', 'subscriptions.otherFamily');
