@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basketOf, call } from '../basket/helpers.js';
+import { importLines } from '../basket/import-helpers.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
+
+// A code that only makes parcel machines free is used like any other: the order names it, and it
+// counts against its limit (it was never counted, so its limit never held).
+
+let t: TestApp;
+let shop: Shop;
+let dpd: number;
+let machine: number;
+beforeAll(async () => {
+  t = await createTestApp({ env: { TEST_GATEWAY: 'on' } });
+  shop = await setUpShop(t);
+  const db = t.database.db;
+  expect(
+    (
+      await importLines(t, 'parcel-machines', [
+        { carrier: 'DPD', code: 'D1', name: 'Rocca al Mare', city: 'Tallinn', address: 'Paldiski mnt 102' },
+      ])
+    ).statusCode,
+  ).toBe(200);
+  const methods = await importLines(t, 'delivery-methods', [
+    {
+      code: 'DPD',
+      kind: 'PARCEL_MACHINE',
+      carrier: 'DPD',
+      names: { et: 'DPD pakiautomaat' },
+      prices: [{ store: 'WEB', price: 3.49 }],
+      daysMin: 1,
+      daysMax: 2,
+    },
+  ]);
+  expect(methods.statusCode, methods.body).toBe(200);
+  dpd = Number((await db.selectFrom('delivery_method').select('id').where('code', '=', 'DPD').executeTakeFirstOrThrow()).id);
+  machine = Number((await db.selectFrom('parcel_machine').select('id').where('code', '=', 'D1').executeTakeFirstOrThrow()).id);
+  expect((await importLines(t, 'discount-codes', [{ code: 'FREEPM1', freeParcelMachine: true, maxUses: 1 }])).statusCode).toBe(200);
+});
+afterAll(() => t?.close());
+
+const uses = async () =>
+  Number(
+    (await t.database.db.selectFrom('discount_code').select('used_count').where('code', '=', 'FREEPM1').executeTakeFirstOrThrow())
+      .used_count,
+  );
+
+describe('a code that only makes parcel machines free', () => {
+  it('is named by the order and counted, and its last use is the last', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const choice = { deliveryMethodId: dpd, parcelMachineId: machine };
+    const basketAt = async () => {
+      const who = await fill(t, {}, [[book, 1]]);
+      basketOf(await call(t, 'PUT', '/basket/delivery', who, choice));
+      return { who, coded: await call(t, 'POST', '/basket/add-discount', who, { code: 'FREEPM1' }) };
+    };
+    const first = await basketAt();
+    const basket = basketOf(first.coded);
+    expect([basket.deliveryCost, basket.discounts[0]!.applied]).toEqual([0, true]);
+    const placed = await checkout(t, first.who, checkoutForm(shop, choice));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const { orderId } = orderLink(placed.json().location);
+    const order = await t.database.db
+      .selectFrom('customer_order')
+      .select(['discount_code', 'delivery_cents'])
+      .where('id', '=', orderId)
+      .executeTakeFirstOrThrow();
+    expect([order.discount_code, Number(order.delivery_cents)]).toEqual(['FREEPM1', 0]);
+    expect(await uses()).toBe(1);
+
+    // Used up: the next basket is told so, and pays for its parcel machine.
+    const second = await basketAt();
+    expect(second.coded.statusCode).toBe(422);
+    expect(second.coded.json()).toEqual([{ field: 'code', message: 'Kood on ära kasutatud.' }]);
+    expect(basketOf(await call(t, 'GET', '/basket', second.who)).deliveryCost).toBe(3.49);
+    expect(await uses()).toBe(1);
+  });
+});
