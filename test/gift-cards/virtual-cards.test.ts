@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { giftCardIssueHandler } from '../../src/modules/gift-cards/gift-cards.jobs.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
@@ -239,6 +240,42 @@ describe('refunded after it was issued', () => {
       .execute();
     await t.drainJobs();
     expect(smtp.mails.some((mail) => JSON.stringify(mail.to).includes('void@example.ee'))).toBe(false);
+  });
+});
+
+describe('given up while its card is being issued', () => {
+  it('issues no card for a purchase cancelled after the issuing job read it', async () => {
+    const buyer = await createCustomer(db());
+    const who: Who = { bearer: buyer.token };
+    await fill(t, who, [[await stockedBook(t, shop, 5), 1]]);
+    expect((await addVoucher(who, details({ amount: 20, recipientEmail: 'race@example.ee' }))).statusCode).toBe(200);
+    const placed = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'TEST_GATEWAY' }));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const link = orderLink(placed.json().location);
+    // The order given up (a refund, a cancel) in a transaction that commits while the job runs.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let cancelled!: () => void;
+    const marked = new Promise<void>((resolve) => (cancelled = resolve));
+    const givingUp = db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .updateTable('virtual_gift_card_purchase')
+          .set({ cancelled_at: Date.now() })
+          .where('order_id', '=', link.orderId)
+          .execute();
+        cancelled();
+        await gate;
+      });
+    await marked;
+    const issuing = giftCardIssueHandler({ db: db() })({ orderId: link.orderId }, {} as never);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await givingUp;
+    await issuing;
+    // PostgreSQL: the job read the purchase before the cancel committed, and issued a card with a working code for it.
+    expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toEqual([]);
   });
 });
 

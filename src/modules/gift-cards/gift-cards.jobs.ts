@@ -36,6 +36,17 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
     let issued = 0;
     for (const purchase of purchases) {
       await deps.db.transaction().execute(async (trx) => {
+        // Still to issue, read again under its row's lock (a no-op update): the list above was read
+        // before this transaction, and a refund or cancel may have given the order up since.
+        const still = await trx
+          .updateTable('virtual_gift_card_purchase')
+          .set((eb) => ({ position: eb.ref('position') }))
+          .where('order_id', '=', orderId)
+          .where('position', '=', purchase.position)
+          .where('gift_card_id', 'is', null)
+          .where('cancelled_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(still.numUpdatedRows) === 0) return;
         const claimed = await trx
           .selectFrom('gift_card')
           .select('id')
