@@ -5,6 +5,7 @@ import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { balance, card, dateIn, ledger } from './helpers.js';
@@ -253,27 +254,13 @@ describe('given up while its card is being issued', () => {
     expect(placed.statusCode, placed.body).toBe(200);
     const link = orderLink(placed.json().location);
     // The order given up (a refund, a cancel) in a transaction that commits while the job runs.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let cancelled!: () => void;
-    const marked = new Promise<void>((resolve) => (cancelled = resolve));
-    const givingUp = db()
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .updateTable('virtual_gift_card_purchase')
-          .set({ cancelled_at: Date.now() })
-          .where('order_id', '=', link.orderId)
-          .execute();
-        cancelled();
-        await gate;
-      });
-    await marked;
-    const issuing = giftCardIssueHandler({ db: db() })({ orderId: link.orderId }, {} as never);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    release();
-    await givingUp;
-    await issuing;
+    await whileTransactionOpen(
+      db(),
+      (trx) =>
+        trx.updateTable('virtual_gift_card_purchase').set({ cancelled_at: Date.now() }).where('order_id', '=', link.orderId).execute(),
+      () => giftCardIssueHandler({ db: db() })({ orderId: link.orderId }, {} as never),
+      100,
+    );
     // PostgreSQL: the job read the purchase before the cancel committed, and issued a card with a working code for it.
     expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toEqual([]);
   });

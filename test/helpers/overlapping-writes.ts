@@ -2,15 +2,15 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 
 /**
- * Runs `first` in a transaction that stays open (uncommitted) while `second` starts in another
- * transaction, then commits the first and waits for both. On PostgreSQL the second writes while
- * the first's rows are in flight, which is where kept tables (triggers) can miss each other's
- * rows; on SQLite the second waits for the write lock. Either way both must commit.
+ * Runs `first` in a transaction that stays open (uncommitted) while `during` starts, then commits
+ * the first and waits for both. `during` runs as its caller would run it: a transaction of its own,
+ * a job handler. On PostgreSQL it reaches the first's rows while they are in flight, which is where
+ * a read taken before a lock goes stale; on SQLite it waits for the write lock.
  */
-export async function overlappingWrites(
+export async function whileTransactionOpen(
   db: Kysely<Database>,
   first: (trx: Transaction<Database>) => Promise<unknown>,
-  second: (trx: Transaction<Database>) => Promise<unknown>,
+  during: () => Promise<unknown>,
   overlapMs = 300,
 ): Promise<void> {
   let wrote!: () => void;
@@ -23,11 +23,22 @@ export async function overlappingWrites(
     await released;
   });
   await Promise.race([firstWrote, one]);
-  const two = db.transaction().execute(async (trx) => {
-    await second(trx);
-  });
+  const two = during();
   // Long enough for the second to reach the rows (or locks) the first holds.
   await new Promise((resolve) => setTimeout(resolve, overlapMs));
   release();
   await Promise.all([one, two]);
+}
+
+/**
+ * Two transactions whose writes overlap (whileTransactionOpen): on PostgreSQL kept tables
+ * (triggers) can miss each other's rows there. Either way both must commit.
+ */
+export function overlappingWrites(
+  db: Kysely<Database>,
+  first: (trx: Transaction<Database>) => Promise<unknown>,
+  second: (trx: Transaction<Database>) => Promise<unknown>,
+  overlapMs = 300,
+): Promise<void> {
+  return whileTransactionOpen(db, first, () => db.transaction().execute(async (trx) => void (await second(trx))), overlapMs);
 }

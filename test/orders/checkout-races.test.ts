@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveOrder, PAID } from '../../src/modules/orders/order-states.js';
+import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
@@ -174,27 +175,19 @@ describe('an order moves from the status it is in when it moves', () => {
     const book = await stockedBook(t, shop, 5);
     const { orderId } = orderLink((await checkout(t, await fill(t, {}, [[book, 1]]), checkoutForm(shop))).json().location);
     await db().updateTable('customer_order').set({ status: 'PENDING_PROCESSING' }).where('id', '=', orderId).execute();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let moved!: () => void;
-    const processingMoved = new Promise<void>((resolve) => (moved = resolve));
-    const processing = db()
-      .transaction()
-      .execute(async (trx) => {
-        await moveOrder(trx, { orderId, from: 'PENDING_PROCESSING', to: 'PROCESSING', cause: 'processing', now: Date.now() });
-        moved();
-        await gate;
-      });
-    await processingMoved;
-    // Began while processing held the order (PostgreSQL: its row; SQLite: the one write transaction).
-    const refund = db()
-      .transaction()
-      .execute((trx) => moveOrder(trx, { orderId, from: [...PAID, 'FAILED'], to: 'CANCELLED', cause: 'refunded', now: Date.now() }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    release();
-    await processing;
+    let refunded: boolean | undefined;
+    await whileTransactionOpen(
+      db(),
+      (trx) => moveOrder(trx, { orderId, from: 'PENDING_PROCESSING', to: 'PROCESSING', cause: 'processing', now: Date.now() }),
+      // Begun while processing holds the order (PostgreSQL: its row; SQLite: the one write transaction).
+      async () =>
+        (refunded = await db()
+          .transaction()
+          .execute((trx) => moveOrder(trx, { orderId, from: [...PAID, 'FAILED'], to: 'CANCELLED', cause: 'refunded', now: Date.now() }))),
+      100,
+    );
     // It read PENDING_PROCESSING before processing committed, and took the move for somebody else's.
-    expect(await refund).toBe(true);
+    expect(refunded).toBe(true);
     const changes = await db()
       .selectFrom('order_status_change')
       .select('to_status')

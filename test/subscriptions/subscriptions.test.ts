@@ -104,6 +104,18 @@ describe('subscribing', () => {
   });
 });
 
+/** An AUDIO1 subscription paid by card (no trial): the user's trial is used up on their other account first. */
+async function paidSubscription() {
+  const payer = await createCustomer(s.t.database.db);
+  await saveCard(s, payer);
+  const company = await secondAccountOf(s, payer);
+  await saveCard(s, company);
+  await subscribe(s, payer, 'AUDIO1');
+  const sub = (await subscribe(s, company, 'AUDIO1')).json();
+  expect(sub.status).toBe('ACTIVE');
+  return { company, sub };
+}
+
 describe('plan changes and cancels', () => {
   it('prorates an upgrade to the cent, half up, by the days left', () => {
     const start = Date.UTC(2026, 0, 1);
@@ -126,14 +138,7 @@ describe('plan changes and cancels', () => {
     // Other family: refused.
     expect((await call(s, customer, 'PUT', `/subscription/${trialUser.id}/plan`, { planId: s.plans.SHELF5 })).statusCode).toBe(422);
 
-    const payer = await createCustomer(s.t.database.db);
-    await saveCard(s, payer);
-    const company = await secondAccountOf(s, payer);
-    await saveCard(s, company);
-    // The user had no trial yet: use it up on one account, then pay on the other.
-    await subscribe(s, payer, 'AUDIO1');
-    const sub = (await subscribe(s, company, 'AUDIO1')).json();
-    expect(sub.status).toBe('ACTIVE');
+    const { company, sub } = await paidSubscription();
     // Midway: 14 days of a 30-day period gone, 16 days (less an hour) left.
     const now = Date.now();
     await s.t.database.db
@@ -161,12 +166,7 @@ describe('plan changes and cancels', () => {
   });
 
   it('an upgrade sent twice at once is charged once: the second waits for the first and is told a payment is pending', async () => {
-    const payer = await createCustomer(s.t.database.db);
-    await saveCard(s, payer);
-    const company = await secondAccountOf(s, payer);
-    await saveCard(s, company);
-    await subscribe(s, payer, 'AUDIO1');
-    const sub = (await subscribe(s, company, 'AUDIO1')).json();
+    const { company, sub } = await paidSubscription();
     const now = Date.now();
     await s.t.database.db
       .updateTable('subscription')
