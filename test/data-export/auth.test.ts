@@ -95,7 +95,7 @@ describe('HTTP Basic as an export user', () => {
 describe('rate limits', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { DATA_EXPORT_RATE_LIMIT: '3/1m', DATA_EXPORT_AUTH_FAILURES_PER_IP: '2/1m' } });
+    t = await createTestApp({ env: { DATA_EXPORT_RATE_LIMIT: '3/1h', DATA_EXPORT_AUTH_FAILURES_PER_IP: '2/1h' } });
   });
   afterAll(() => t.close());
 

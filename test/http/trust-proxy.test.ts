@@ -32,7 +32,7 @@ describe.each([
 ])('behind one proxy, trusted by %s', (_, trustProxy) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: trustProxy, AUTH_RATE_LIMIT_PER_IP: '3/1m' } });
+    t = await createTestApp({ env: { TRUST_PROXY: trustProxy, AUTH_RATE_LIMIT_PER_IP: '3/1h' } });
   });
   afterAll(() => t.close());
 

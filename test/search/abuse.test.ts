@@ -17,7 +17,7 @@ const DEGENERATE = encodeURIComponent('a b c d e f g h');
 describe('per-address limit on search, facets and autocomplete', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { SEARCH_RATE_LIMIT_PER_IP: '10/1m' } });
+    t = await createTestApp({ env: { SEARCH_RATE_LIMIT_PER_IP: '10/1h' } });
     await createProduct(t.database.db, { name: 'Kevade' });
   });
   afterAll(() => t.close());
