@@ -124,15 +124,17 @@ export async function changeCompanyUser(trx: Db, master: CompanyMaster, id: numb
     }
     await setAccountRole(trx, targetId, storedRole(master.kind, change.role));
   }
-  if ((change.firstName !== undefined || change.lastName !== undefined) && shownAsInvited(target)) {
+  if (change.firstName !== undefined || change.lastName !== undefined) {
+    const names = { first_name: change.firstName, last_name: change.lastName };
     // Not accepted yet: the names are the invitation's, the company's own to change; the person's stay theirs.
-    await renameInvitation(trx, targetId, { first_name: change.firstName, last_name: change.lastName });
-  } else if (change.firstName !== undefined || change.lastName !== undefined) {
-    const userId = Number(target.user_id);
-    if (userId !== master.userId && (await hasAccountOutsideCompany(trx, userId, master.companyId))) {
-      throw conflict('companies.nameNotTheirs');
+    if (shownAsInvited(target)) await renameInvitation(trx, targetId, names);
+    else {
+      const userId = Number(target.user_id);
+      if (userId !== master.userId && (await hasAccountOutsideCompany(trx, userId, master.companyId))) {
+        throw conflict('companies.nameNotTheirs');
+      }
+      await renameUser(trx, userId, names, now);
     }
-    await renameUser(trx, userId, { first_name: change.firstName, last_name: change.lastName }, now);
   }
   return toCompanyUser((await findCompanyUser(trx, scope, targetId))!);
 }

@@ -135,7 +135,8 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
       reserved_quantity: stockBound[index] ? line.quantity : 0,
     })),
   );
-  if (priced.code && codeApplied(priced) && !(await basketCheckout.countDiscountCodeUse(trx, priced.code.code.id)))
+  const code = appliedCode(priced);
+  if (code && !(await basketCheckout.countDiscountCodeUse(trx, code.id)))
     throw new InvalidInputError([{ field: 'discountCode', messageKey: 'basket.code.USED_UP' }]);
   // Virtual gift cards bought: their details, by order line, for the card issued once paid.
   await recordPurchases(
@@ -208,13 +209,13 @@ function basketProblems(priced: PricedBasket): InvalidField[] {
 }
 
 /**
- * Whether the basket's code changed the order: a discount, or the parcel machine it makes free (a
+ * The basket's code where it changed the order: a discount, or the parcel machine it makes free (a
  * code may do only that). Then the order names it and it is counted as a use against its limit.
  */
-function codeApplied(priced: PricedBasket): boolean {
+function appliedCode(priced: PricedBasket) {
   const code = priced.code;
-  if (!code || code.reason !== null) return false;
-  return priced.discountCents > 0 || (code.freeParcelMachine && priced.delivery?.method.kind === 'PARCEL_MACHINE');
+  if (!code || code.reason !== null) return null;
+  return priced.discountCents > 0 || (code.freeParcelMachine && priced.delivery?.method.kind === 'PARCEL_MACHINE') ? code.code : null;
 }
 
 function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBasket, paymentMethod: string, now: number) {
@@ -258,8 +259,8 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     delivery_cents: priced.deliveryCents,
     delivery_vat_rate: delivery.method.vatRatePercent,
     payment_method: paymentMethod,
-    discount_code_id: priced.code && codeApplied(priced) ? priced.code.code.id : null,
-    discount_code: priced.code && codeApplied(priced) ? priced.code.code.code : null,
+    discount_code_id: appliedCode(priced)?.id ?? null,
+    discount_code: appliedCode(priced)?.code ?? null,
     discount_cents: priced.discountCents,
     subtotal_cents: priced.subtotalCents,
     vat_cents: vatCents,

@@ -83,34 +83,28 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
   const from = typeof transition.from === 'string' ? [transition.from] : transition.from;
   for (const state of from)
     if (!canMove(state, transition.to)) throw new Error(`order state machine: ${state} -> ${transition.to} is not a transition`);
-  // Locked first: a status read without it may be moved by another transaction before this one's update.
-  await lockOrder(trx, transition.orderId);
-  const current = await trx.selectFrom('customer_order').select('status').where('id', '=', transition.orderId).executeTakeFirst();
-  if (!current || !from.includes(current.status)) return false;
+  // Read under the lock: a status read without it may be moved by another transaction before this one's update.
+  const current = await lockOrder(trx, transition.orderId);
+  if (!current || !from.includes(current)) return false;
   const moved = await trx
     .updateTable('customer_order')
     .set({ status: transition.to, status_changed_at: transition.now, updated_at: transition.now })
     .where('id', '=', transition.orderId)
-    .where('status', '=', current.status)
+    .where('status', '=', current)
     .executeTakeFirst();
   if (Number(moved.numUpdatedRows) === 0) return false;
   await trx
     .insertInto('order_status_change')
     .values({
       order_id: transition.orderId,
-      from_status: current.status,
+      from_status: current,
       to_status: transition.to,
       cause: transition.cause.slice(0, 200),
       created_at: transition.now,
     })
     .execute();
-  await enter(trx, current.status, transition);
-  await orderEvent(
-    trx,
-    transition.orderId,
-    { type: 'order.status-changed', from: current.status, cause: transition.cause },
-    transition.now,
-  );
+  await enter(trx, current, transition);
+  await orderEvent(trx, transition.orderId, { type: 'order.status-changed', from: current, cause: transition.cause }, transition.now);
   return true;
 }
 

@@ -1,6 +1,6 @@
 import { PostgresAdapter, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { CustomerOrderTable, OrderLineTable } from './orders.tables.js';
+import type { CustomerOrderTable, OrderLineTable, OrderStatus } from './orders.tables.js';
 
 // The orders module's SQL for orders, their lines and history (stock: stock.repository.ts).
 
@@ -52,14 +52,15 @@ export async function knownCountries(db: Db, codes: string[]): Promise<Set<strin
 }
 
 /**
- * Locks the order's row until the transaction ends on PostgreSQL, so that what is read of it next
- * (its status above all) stays true until commit: two transactions that each read it and then
- * moved it took turns only at the update, and the second went on from what it had read before.
- * SQLite runs one write transaction at a time.
+ * Locks the order's row until the transaction ends on PostgreSQL and answers its status (undefined
+ * for no such order), read under the lock, so that it stays true until commit: two transactions
+ * that each read it and then moved it took turns only at the update, and the second went on from
+ * what it had read before. SQLite runs one write transaction at a time.
  */
-export async function lockOrder(trx: Db, orderId: number): Promise<void> {
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await trx.selectFrom('customer_order').select('id').where('id', '=', orderId).forUpdate().execute();
+export async function lockOrder(trx: Db, orderId: number): Promise<OrderStatus | undefined> {
+  const read = trx.selectFrom('customer_order').select('status').where('id', '=', orderId);
+  const row = await (trx.getExecutor().adapter instanceof PostgresAdapter ? read.forUpdate() : read).executeTakeFirst();
+  return row?.status;
 }
 
 export async function findOrder(db: Db, orderId: number): Promise<OrderRow | undefined> {

@@ -59,8 +59,7 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   const orderId = Number(payment.order_id);
   // The order's status decides what this status does to it: locked before it is read, so that a
   // transition committed meanwhile (processing, the unpaid sweep) is seen, not moved over.
-  await lockOrder(trx, orderId);
-  const current = await orderStatus(trx, orderId);
+  const current = (await lockOrder(trx, orderId))!;
   const inbox = await recordInInbox(trx, gateway, status, orderId, now);
   // A repeat may have waited for the first one's commit: the order's status is read after it.
   if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };

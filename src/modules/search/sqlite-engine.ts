@@ -75,10 +75,12 @@ export function createSqliteEngine(): SearchEngine {
     countVisibleMatches(query, storeCode, audience, budget, titledUpTo) {
       // While a product's text or visibility waits to be folded its words may be stale: no count (the caller counts rows).
       const visible = (tier: number) => `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
-      const count = (tier: number, upTo?: number) =>
-        upTo === undefined
-          ? sql<number>`(select count(*) from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)})`
-          : sql<number>`(select count(*) from (select 1 from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)} limit ${upTo}))`;
+      const count = (tier: number, upTo?: number) => {
+        const matches = sql`from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)}`;
+        return upTo === undefined
+          ? sql<number>`(select count(*) ${matches})`
+          : sql<number>`(select count(*) from (select 1 ${matches} limit ${upTo}))`;
+      };
       const unlessPending = (
         counted: RawBuilder<number>,
       ) => sql`case when exists (select 1 from search_pending where kind in ('product', 'visibility'))
