@@ -32,19 +32,49 @@ function call(method: 'GET' | 'POST' | 'DELETE', url: string, who?: TestCustomer
 }
 const ask = (body: unknown, who?: TestCustomer, headers?: Record<string, string>) => call('POST', '/back-in-stock', who, body, headers);
 
+/** A guest's answer without its expiry (now + 14 days on the real clock, so a few ms apart). */
+function sameButExpiry(answer: unknown) {
+  const { expiresAt, ...rest } = answer as { expiresAt: string };
+  expect(Math.abs(Date.parse(expiresAt) - Date.now() - 14 * 86_400_000)).toBeLessThan(60_000);
+  return rest;
+}
+
+async function clientAddress(who: TestCustomer): Promise<string> {
+  const user = await t.database.db
+    .selectFrom('client_account as ca')
+    .innerJoin('app_user as u', 'u.id', 'ca.user_id')
+    .select('u.email')
+    .where('ca.id', '=', who.clientAccountId)
+    .executeTakeFirstOrThrow();
+  return user.email;
+}
+
 describe('POST /back-in-stock', () => {
-  it('takes a guest request with an email, once: 201 then 200 with the same id, one row, no-store', async () => {
+  it('takes a guest request with an email, once: 202 twice with the same answer, one row, no-store', async () => {
     const first = await ask({ productId: p.soldOut, email: 'Guest.One@Example.EE' });
-    expect(first.statusCode, first.body).toBe(201);
+    expect(first.statusCode, first.body).toBe(202);
     expect(first.headers['cache-control']).toBe('no-store');
-    const body = first.json() as { id: number; email: string; createdAt: string; expiresAt: string; notifiedAt: null };
-    expect(body).toMatchObject({ productId: p.soldOut, email: 'guest.one@example.ee', notifiedAt: null });
-    expect(Date.parse(body.expiresAt) - Date.parse(body.createdAt)).toBe(14 * 86_400_000);
+    expect(first.json()).toEqual({ productId: p.soldOut, email: 'guest.one@example.ee', expiresAt: expect.any(String) });
     const again = await ask({ productId: p.soldOut, email: 'guest.one@example.ee' });
-    expect(again.statusCode).toBe(200);
-    expect((again.json() as { id: number }).id).toBe(body.id);
+    expect(again.statusCode).toBe(202);
+    expect(sameButExpiry(again.json())).toEqual(sameButExpiry(first.json()));
     const rows = await t.database.db.selectFrom('back_in_stock_request').selectAll().where('email', '=', 'guest.one@example.ee').execute();
     expect(rows).toHaveLength(1);
+  });
+
+  it("tells a guest nothing of the address's earlier requests: a client's or a notified one answers as a new one", async () => {
+    const email = (await clientAddress(other)).toUpperCase();
+    const fresh = await ask({ productId: p.comingSoon, email: 'nobody.asked@example.ee' });
+    expect((await ask({ productId: p.comingSoon }, other)).statusCode).toBe(201);
+    const db = t.database.db;
+    await db.updateTable('back_in_stock_request').set({ notified_at: 1 }).where('client_account_id', '=', other.clientAccountId).execute();
+    const guess = await ask({ productId: p.comingSoon, email });
+    expect(guess.statusCode).toBe(202);
+    expect(sameButExpiry(guess.json())).toEqual({ ...sameButExpiry(fresh.json()), email: email.toLowerCase() });
+    // Still the client's request, and listed as theirs.
+    const listed = (await call('GET', '/back-in-stock', other)).json() as Array<{ productId: number; notifiedAt: string | null }>;
+    expect(listed).toEqual([expect.objectContaining({ productId: p.comingSoon, notifiedAt: null })]);
+    await db.deleteFrom('back_in_stock_request').where('client_account_id', '=', other.clientAccountId).execute();
   });
 
   it("requires a guest's email (422) and tells a client at its own address (another address is a 422)", async () => {
@@ -53,14 +83,14 @@ describe('POST /back-in-stock', () => {
     expect(missing.json()).toEqual([{ field: 'email', message: expect.any(String) }]);
     const own = await ask({ productId: p.soldOut }, client);
     expect(own.statusCode).toBe(201);
-    const user = await t.database.db
-      .selectFrom('client_account as ca')
-      .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-      .select('u.email')
-      .where('ca.id', '=', client.clientAccountId)
-      .executeTakeFirstOrThrow();
-    expect(own.json()).toMatchObject({ email: user.email });
-    expect((await ask({ productId: p.comingSoon, email: user.email.toUpperCase() }, client)).statusCode).toBe(201);
+    const email = await clientAddress(client);
+    expect(own.json()).toMatchObject({ email, notifiedAt: null });
+    const body = own.json() as { createdAt: string; expiresAt: string };
+    expect(Date.parse(body.expiresAt) - Date.parse(body.createdAt)).toBe(14 * 86_400_000);
+    const again = await ask({ productId: p.soldOut }, client);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ id: (own.json() as { id: number }).id });
+    expect((await ask({ productId: p.comingSoon, email: email.toUpperCase() }, client)).statusCode).toBe(201);
     const foreign = await ask({ productId: p.soldOut, email: 'somebody.else@example.ee' }, client);
     expect(foreign.statusCode).toBe(422);
   });
@@ -154,8 +184,8 @@ describe('rate limits', () => {
 
   it('counts per email address: the third request for one address is a 429 with Retry-After, from any client address', async () => {
     const product = await createProduct(limited.database.db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
-    expect((await askOn({ productId: product, email: 'victim@example.ee' }, '192.0.2.1')).statusCode).toBe(201);
-    expect((await askOn({ productId: product, email: 'victim@example.ee' }, '192.0.2.2')).statusCode).toBe(200);
+    expect((await askOn({ productId: product, email: 'victim@example.ee' }, '192.0.2.1')).statusCode).toBe(202);
+    expect((await askOn({ productId: product, email: 'victim@example.ee' }, '192.0.2.2')).statusCode).toBe(202);
     const refused = await askOn({ productId: product, email: 'Victim@Example.ee' }, '192.0.2.3');
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
@@ -164,12 +194,12 @@ describe('rate limits', () => {
   it('counts per client address: the fourth request from one address is a 429, whatever the email', async () => {
     const product = await createProduct(limited.database.db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
     for (let i = 0; i < 3; i += 1) {
-      expect((await askOn({ productId: product, email: `flood${i}@example.ee` }, '198.51.100.7')).statusCode).toBe(201);
+      expect((await askOn({ productId: product, email: `flood${i}@example.ee` }, '198.51.100.7')).statusCode).toBe(202);
     }
     const refused = await askOn({ productId: product, email: 'flood9@example.ee' }, '198.51.100.7');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBeDefined();
     // Another address is not affected.
-    expect((await askOn({ productId: product, email: 'flood9@example.ee' }, '198.51.100.8')).statusCode).toBe(201);
+    expect((await askOn({ productId: product, email: 'flood9@example.ee' }, '198.51.100.8')).statusCode).toBe(202);
   });
 });

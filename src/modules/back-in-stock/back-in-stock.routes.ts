@@ -7,7 +7,14 @@ import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../ht
 import { callerResolver, catalogueContext } from '../catalogue/index.js';
 import type { BackInStockSection } from './back-in-stock.config.js';
 import { clientRequestPage, deleteClientRequest, type BackInStockRow } from './back-in-stock.repository.js';
-import { BackInStockBody, BackInStockListItem, BackInStockParams, BackInStockQuery, BackInStockSchema } from './back-in-stock.schemas.js';
+import {
+  BackInStockBody,
+  BackInStockListItem,
+  BackInStockParams,
+  BackInStockQuery,
+  BackInStockSchema,
+  GuestBackInStockSchema,
+} from './back-in-stock.schemas.js';
 import { requestBackInStock, requestingClient } from './back-in-stock.service.js';
 
 export interface BackInStockDeps {
@@ -27,10 +34,11 @@ const wire = (row: BackInStockRow) => ({
 });
 
 /**
- * Back-in-stock requests. POST is open to guests (with an email) and clients; 201 for a new
- * request, 200 for one that was there (re-armed for 14 days). GET and DELETE are a logged-in
- * client's, in the request's store; another client's id is the same 404 as an unknown one.
- * Every answer is `no-store`.
+ * Back-in-stock requests. POST is open to clients (201 for a new request, 200 for one that was
+ * there, re-armed for 14 days, with the stored row) and to guests with an email: a guest is
+ * answered 202 and only what it sent and the new expiry, whether or not the address asked before.
+ * GET and DELETE are a logged-in client's, in the request's store; another client's id is the same
+ * 404 as an unknown one. Every answer is `no-store`.
  */
 export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (app, { database, config }) => {
   const db = database.db;
@@ -51,6 +59,7 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
         response: {
           200: success(BackInStockSchema),
           201: success(BackInStockSchema),
+          202: success(GuestBackInStockSchema),
           ...errors(...storeRouteErrors, 401, 404, 409, 413, 415, 422, 429),
         },
       },
@@ -66,6 +75,9 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
         productId: request.body.productId,
         email: request.body.email,
       });
+      if (context.caller.clientAccountId === null) {
+        return reply.code(202).send({ productId: Number(row.product_id), email: row.email, expiresAt: iso(Number(row.expires_at)) });
+      }
       return reply.code(created ? 201 : 200).send(wire(row));
     },
   );

@@ -31,6 +31,16 @@ export const BackInStockSchema = Type.Object({
   }),
 });
 
+/**
+ * A guest's answer: what was asked and until when, the same whether or not the address had asked
+ * before (anyone may type any address, so the answer must not tell who asked for what).
+ */
+export const GuestBackInStockSchema = Type.Object({
+  productId: Type.Integer(),
+  email: Type.String({ description: 'Where the mail goes' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'Without news by then, the request is dropped (14 days)' }),
+});
+
 export const BackInStockListItem = Type.Object({
   ...BackInStockSchema.properties,
   productCode: Type.String(),
