@@ -44,9 +44,10 @@ it('callbacks past the limit are a 429 before the gateway is asked', async () =>
 });
 
 it('returns from the card-saving page past the limit are a 429 before the gateway is asked', async () => {
-  const back = (ip: string) => t.app.inject({ method: 'GET', url: '/subscription-credit-card/return?cardId=999999', remoteAddress: ip });
+  const url = `/subscription-credit-card/return?cardId=999999&checksum=${'0'.repeat(64)}`;
+  const back = (ip: string) => t.app.inject({ method: 'GET', url, remoteAddress: ip });
   const statuses = [];
   for (let i = 0; i < 4; i += 1) statuses.push((await back('203.0.113.31')).statusCode);
-  expect(statuses).toEqual([303, 303, 303, 429]);
-  expect((await back('203.0.113.32')).statusCode).toBe(303);
+  expect(statuses).toEqual([404, 404, 404, 429]);
+  expect((await back('203.0.113.32')).statusCode).toBe(404);
 });

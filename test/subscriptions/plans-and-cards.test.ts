@@ -121,6 +121,32 @@ describe('saved cards', () => {
     expect(rows).toEqual([]);
   });
 
+  it('a return link names one card: another id, a changed checksum or none is refused and asks the gateway nothing', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const started = await call(s, customer, 'POST', '/subscription-credit-card');
+    expect(started.statusCode, started.body).toBe(200);
+    const sent = s.everypay.requests.filter((r) => r.path === '/api/v4/payments/oneoff').at(-1)!;
+    const link = new URL(String((sent.body as { customer_url: string }).customer_url));
+    const cardId = Number(link.searchParams.get('cardId'));
+    const checksum = link.searchParams.get('checksum')!;
+    expect(checksum).toMatch(/^[0-9a-f]{64}$/);
+    const back = (query: string) => s.t.app.inject({ method: 'GET', url: `/subscription-credit-card/return?${query}` });
+    const asked = s.everypay.requests.length;
+    const flipped = `${checksum.slice(0, -1)}${checksum.endsWith('0') ? '1' : '0'}`;
+    for (const query of [`cardId=${cardId}&checksum=${flipped}`, `cardId=${cardId - 1}&checksum=${checksum}`]) {
+      const refused = await back(query);
+      expect(refused.statusCode, query).toBe(404);
+      expect(refused.headers.location).toBeUndefined();
+    }
+    expect((await back(`cardId=${cardId}`)).statusCode).toBe(400);
+    expect(s.everypay.requests.length).toBe(asked);
+    const form = started.json() as { fields: Record<string, string> };
+    const own = await fetch(await s.everypay.shopper(form.fields.payment_reference!, 'pay'), { redirect: 'manual' });
+    expect(own.status).toBe(303);
+    expect(own.headers.get('location')).toContain(`cardId=${cardId}&saved=true`);
+    expect(s.everypay.requests.length).toBeGreaterThan(asked);
+  });
+
   it('default and delete check ownership; deleting the default makes another card the default', async () => {
     const owner = await createCustomer(s.t.database.db);
     const other = await createCustomer(s.t.database.db);

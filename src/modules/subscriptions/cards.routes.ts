@@ -4,8 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import { authenticate } from '../../http/auth.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { notFound } from '../../infra/domain-error.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { isLanguage } from '../../i18n/index.js';
+import { cardReturnLinks } from './card-return-link.js';
 import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSaving } from './cards.service.js';
 import { CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
 import { subscriberOf } from './subscriptions.repository.js';
@@ -19,14 +21,15 @@ export const CARD_SAVED_PATH = '/account/subscription-cards';
 
 /**
  * The logged-in client's saved cards for subscriptions. POST answers the redirect form of the
- * gateway's card-saving page; the gateway sends the shopper back to GET /subscription-credit-card/return,
- * which asks the gateway (never the request) and redirects to the front-end.
+ * gateway's card-saving page; the gateway sends the shopper back to GET /subscription-credit-card/return
+ * (signed: card-return-link.ts), which asks the gateway (never the request) and redirects to the front-end.
  */
 export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
   const db = deps.database.db;
   const api = `${deps.config.publicUrl}${deps.config.basePath}`;
+  const returnLinks = await cardReturnLinks(db, api, Date.now());
   const urls = {
-    returnUrl: (cardId: number) => `${api}/subscription-credit-card/return?cardId=${cardId}`,
+    returnUrl: returnLinks.url,
     callbackUrl: (gateway: string) => `${api}/payment/${gateway}/callback`,
   };
   app.addHook('onRequest', async (_request, reply) => {
@@ -80,18 +83,18 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       summary: "The shopper's return from the gateway's card page: verified with the gateway, then a redirect to the front-end",
       description: `303 to the store's front-end ${CARD_SAVED_PATH}?cardId=<id>&saved=true|false.`,
       querystring: CardReturnQuery,
-      response: { 303: { description: 'To the front-end', type: 'null' }, ...errors(400, 429) },
+      response: { 303: { description: 'To the front-end', type: 'null' }, ...errors(400, 404, 429) },
     },
     handler: async (request, reply) => {
-      // Anyone may send this (the card id is no secret) and a pending card's return asks the gateway: limited per address.
+      // Anyone may send this and a pending card's return asks the gateway: limited per address, before the checksum is read.
       await consumeRateLimit(db, `card-return:ip:${addressKey(request.ip)}`, deps.config.returnRateLimit, request.actionTime);
-      const card = await settleCardReturn(db, deps.gateways, request.query.cardId, request.actionTime);
+      const { cardId, checksum } = request.query;
+      if (!returnLinks.verify(cardId, checksum)) throw notFound('subscriptions.cardNotFound', { id: cardId });
+      const card = await settleCardReturn(db, deps.gateways, cardId, request.actionTime);
       const store = card ? await deps.stores.get(card.store_code) : undefined;
       const saved = card?.state === 'ACTIVE';
       const frontend = store?.frontendUrl ?? '';
-      return reply
-        .header('Cache-Control', 'no-store')
-        .redirect(`${frontend}${CARD_SAVED_PATH}?cardId=${request.query.cardId}&saved=${saved}`, 303);
+      return reply.header('Cache-Control', 'no-store').redirect(`${frontend}${CARD_SAVED_PATH}?cardId=${cardId}&saved=${saved}`, 303);
     },
   });
 

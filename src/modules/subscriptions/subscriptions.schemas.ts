@@ -61,6 +61,7 @@ export const ChangePlanBody = Type.Object({ planId: Id }, { additionalProperties
 
 export const CardReturnQuery = Type.Object({
   cardId: Id,
+  checksum: Type.String({ maxLength: 128, description: "The return link's HMAC of the card id" }),
   // The gateway adds its own parameters (payment_reference, order_reference); none is trusted.
   payment_reference: Type.Optional(Type.String({ maxLength: 256 })),
   order_reference: Type.Optional(Type.String({ maxLength: 256 })),
