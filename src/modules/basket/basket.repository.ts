@@ -1,16 +1,14 @@
-import { PostgresAdapter, sql, type Selectable, type Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { BasketLineTable, BasketTable } from './basket.tables.js';
 
-// All of the basket's own SQL. Every write to a basket first locks its row (lockBasket), so
-// concurrent writes to one basket run one after the other and never lose an update; SQLite
-// serialises write transactions anyway (`begin immediate`).
+// All of the basket's own SQL. Every write to a basket first locks its row (the reads' `lock`), so
+// concurrent writes to one basket run one after the other and never lose an update.
 
 export type BasketRow = Selectable<BasketTable>;
 export type BasketLineRow = Selectable<BasketLineTable>;
-
-const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const normalise = (row: BasketRow): BasketRow => ({
   ...row,
@@ -30,14 +28,14 @@ export async function findGuestBasket(db: Db, tokenHash: string, storeCode: stri
     .where('token_hash', '=', tokenHash)
     .where('store_code', '=', storeCode)
     .where('updated_at', '>=', changedSince);
-  if (lock && isPostgres(db)) query = query.forUpdate();
+  if (lock) query = lockedOnPostgres(db, query);
   const row = await query.executeTakeFirst();
   return row && normalise(row);
 }
 
 export async function findClientBasket(db: Db, clientAccountId: number, storeCode: string, lock: boolean) {
   let query = db.selectFrom('basket').selectAll().where('client_account_id', '=', clientAccountId).where('store_code', '=', storeCode);
-  if (lock && isPostgres(db)) query = query.forUpdate();
+  if (lock) query = lockedOnPostgres(db, query);
   const row = await query.executeTakeFirst();
   return row && normalise(row);
 }

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Generated, type Kysely, type Transaction } from 'kysely';
+import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
+import { isPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 
 // The generic SQL of writing by comparison (write.ts, child-rows.ts): coded records and the child
@@ -65,7 +66,7 @@ export async function insertChildRows(trx: Transaction<Database>, table: string,
  * a line made a large feed several times slower.
  */
 export function inLineTransaction<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   return db.transaction().execute(async (trx) => {
     if (postgres) await sql`set local synchronous_commit = off`.execute(trx);
     return work(trx);

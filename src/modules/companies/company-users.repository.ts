@@ -1,5 +1,5 @@
-import { PostgresAdapter } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
 import type { PageRequest } from '../../http/paging.js';
 
 // The SQL of company users: the client accounts of a company in a store, and the user behind each.
@@ -17,12 +17,11 @@ export function callerAccount(db: Db, clientAccountId: number) {
 }
 
 /**
- * Serialises the changes to one company's users on PostgreSQL (SQLite's write transactions are
- * serial already), so that two masters demoting or removing each other at once cannot both pass
- * the "one master stays" check.
+ * Serialises the changes to one company's users on PostgreSQL, so that two masters demoting or
+ * removing each other at once cannot both pass the "one master stays" check.
  */
 export async function lockCompany(db: Db, companyId: number): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(db)) return;
   await db.selectFrom('company').select('id').where('id', '=', companyId).forUpdate().execute();
 }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PostgresAdapter, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 import { DateValue, LineError, Money, cents, endTimestamp, inLineTransaction, lineKind, lineParser } from '../catalogue-import/index.js';
 import { adjustImported, createCard } from './gift-card-ledger.js';
@@ -27,8 +28,6 @@ interface CardRecord {
   expiresAt: number;
 }
 
-const isPostgres = (db: Transaction<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
-
 function convert(line: GiftCardLine): CardRecord {
   const code = normaliseCode(line.code);
   if (code.length < 8) throw new LineError('/code: at least 8 letters or digits');
@@ -38,9 +37,10 @@ function convert(line: GiftCardLine): CardRecord {
 
 async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: CardRecord, now: number): Promise<string> {
   const codeHmac = key.hmac(record.code);
-  let query = trx.selectFrom('gift_card').select(['id', 'kind', 'initial_cents', 'expires_at']).where('code_hmac', '=', codeHmac);
-  if (isPostgres(trx)) query = query.forUpdate();
-  const stored = await query.executeTakeFirst();
+  const stored = await lockedOnPostgres(
+    trx,
+    trx.selectFrom('gift_card').select(['id', 'kind', 'initial_cents', 'expires_at']).where('code_hmac', '=', codeHmac),
+  ).executeTakeFirst();
   if (!stored) {
     await createCard(
       trx,

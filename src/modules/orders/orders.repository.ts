@@ -1,5 +1,6 @@
-import { PostgresAdapter, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { CustomerOrderTable, OrderLineTable, OrderStatus } from './orders.tables.js';
 
 // The orders module's SQL for orders, their lines and history (stock: stock.repository.ts).
@@ -55,11 +56,10 @@ export async function knownCountries(db: Db, codes: string[]): Promise<Set<strin
  * Locks the order's row until the transaction ends on PostgreSQL and answers its status (undefined
  * for no such order), read under the lock, so that it stays true until commit: two transactions
  * that each read it and then moved it took turns only at the update, and the second went on from
- * what it had read before. SQLite runs one write transaction at a time.
+ * what it had read before.
  */
 export async function lockOrder(trx: Db, orderId: number): Promise<OrderStatus | undefined> {
-  const read = trx.selectFrom('customer_order').select('status').where('id', '=', orderId);
-  const row = await (trx.getExecutor().adapter instanceof PostgresAdapter ? read.forUpdate() : read).executeTakeFirst();
+  const row = await lockedOnPostgres(trx, trx.selectFrom('customer_order').select('status').where('id', '=', orderId)).executeTakeFirst();
   return row?.status;
 }
 

@@ -1,5 +1,6 @@
-import { PostgresAdapter, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
 import type { AppUserTable } from '../accounts/index.js';
 import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
 
@@ -8,8 +9,6 @@ import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingC
 
 export type AddressRow = Selectable<ClientAddressTable>;
 export type PreferenceRow = Selectable<ClientPreferenceTable>;
-
-const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export function findProfile(db: Db, clientAccountId: number) {
   return db
@@ -125,8 +124,7 @@ export async function revokeOtherTokens(db: Db, userId: number, keptTokenHash: s
 
 /**
  * Serialises a client's address writes: on PostgreSQL the client account's row is locked for the
- * transaction (the count limit and the one default per kind hold under concurrent requests); a
- * SQLite transaction holds the database's write lock from its start already.
+ * transaction (the count limit and the one default per kind hold under concurrent requests).
  */
 export async function lockClientAccount(trx: Db, clientAccountId: number): Promise<void> {
   if (!isPostgres(trx)) return;

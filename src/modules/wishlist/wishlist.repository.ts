@@ -1,6 +1,7 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
+import { isPostgres } from '../../db/row-lock.js';
 
 // All of the wishlist's SQL. A list is read through wishlist_item_list_idx, newest first; which
 // items the caller sees is the catalogue's visibility rule on its bases (wishlist.service.ts).
@@ -69,10 +70,10 @@ function itemsAsOneValue(handle: DatabaseHandle): WishlistItemsReader {
 
 /**
  * Serialises the client's wishlist writes (the cap check) on PostgreSQL by locking the account's
- * row; SQLite runs one write transaction at a time anyway.
+ * row.
  */
 export async function lockOwner(trx: Db, owner: WishlistOwner): Promise<void> {
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(trx)) return;
   await trx.selectFrom('client_account').select('id').where('id', '=', owner.clientAccountId).forUpdate().execute();
 }
 

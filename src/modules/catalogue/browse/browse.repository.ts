@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { isPostgres } from '../../../db/row-lock.js';
 import type { Caller } from '../caller.js';
 
 // What the catalogue's own lists (authors, publishers, series, campaigns, quotes, ...) share:
@@ -31,7 +32,7 @@ export type Engine = 'sqlite' | 'postgres';
 
 /** The engine `db` runs on (startsWith's byte range is for SQLite). */
 export function engineOf<DB>(db: Kysely<DB>): Engine {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+  return isPostgres(db) ? 'postgres' : 'sqlite';
 }
 
 /** A name filter from the query: a trimmed prefix, or undefined when empty. */

@@ -1,6 +1,7 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DatabaseHandle, Db } from '../../../db/database.js';
 import { preparedQuery } from '../../../db/prepared.js';
+import { isPostgres } from '../../../db/row-lock.js';
 
 // A category's list in its default order and its total, read from category_listing and
 // category_listing_count (migration 1550) instead of counted and sorted per request. Triggers keep
@@ -69,7 +70,7 @@ export async function categoryListingIsStale(db: Db): Promise<boolean> {
  * it stale for the next build. Writers wait for it (PostgreSQL: a table lock; SQLite: the write lock).
  */
 export async function rebuildCategoryListing(db: Db): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   await db.transaction().execute(async (trx) => {
     if (postgres) await sql`lock table category_subtree, category_listing, category_listing_count in share row exclusive mode`.execute(trx);
     const state = await trx.selectFrom('category_listing_state').select('version').where('id', '=', 1).executeTakeFirstOrThrow();

@@ -1,0 +1,22 @@
+import { PostgresAdapter, type SelectQueryBuilder } from 'kysely';
+import type { Db } from './database.js';
+
+/**
+ * Whether `db` (any handle or transaction) runs on PostgreSQL, where the code has `db` and not the
+ * `DatabaseHandle` with its `engine`. A row lock is taken only where it holds (`lockedOnPostgres` says why).
+ */
+export function isPostgres(db: Pick<Db, 'getExecutor'>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * The query with `FOR UPDATE` on PostgreSQL, so the rows it reads stay locked until the transaction
+ * ends; on SQLite the query unchanged, because a SQLite write transaction is serial already (it
+ * starts with `begin immediate` and holds the database's write lock from then), and SQLite rejects
+ * `for update`. Where the locked rows must also be filtered or returned by a write, an update that
+ * sets a column to itself (`set((eb) => ({ col: eb.ref('col') }))`) takes the same lock on both
+ * engines and needs no engine test.
+ */
+export function lockedOnPostgres<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  return isPostgres(db) ? query.forUpdate() : query;
+}
