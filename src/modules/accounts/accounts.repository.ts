@@ -236,6 +236,16 @@ export async function insertCompany(db: Db, company: Omit<Insertable<CompanyTabl
   return Number(row.id);
 }
 
+/** How many client accounts (any status) belong to the company. */
+export async function companyAccountCount(db: Db, companyId: number): Promise<number> {
+  const row = await db
+    .selectFrom('client_account')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findCompany(db: Db, id: number) {
   return db.selectFrom('company').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -7,12 +7,14 @@ import { queueAccountMail } from './accounts.jobs.js';
 import {
   accountsOfUser,
   changeAccountStatus,
+  companyAccountCount,
   createClientAccount,
   findUserByEmail,
   insertCompany,
   insertUser,
   normaliseEmail,
   updateCompany,
+  type ClientAccountRow,
 } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
 import { refuseReservedEmail } from './email-rules.js';
@@ -98,13 +100,16 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
  * may name anyone as the contact, so the account is usable only once the contact followed the
  * link mailed to them (the verification flow, which for a user who is verified already asks to
  * confirm the account), and in a store that wants it only after the back office approved it
- * (the link is mailed then). An account that is ACTIVE already is left alone.
+ * (the link is mailed then). Only an earlier registration of the contact's own (a master alone in
+ * its company, not active) is taken up again; any other business account of theirs here (active,
+ * removed by its company, invited to one) is left alone with its company, since the form is
+ * anyone's: it must not rewrite a company or bring a removed employee back.
  */
 export async function registerBusiness(trx: Db, context: AccountsContext, form: BusinessRegistrationForm, now: number): Promise<void> {
   const { config, storeCode, language } = context;
   const { userId } = await findOrCreateContact(trx, form, language, now);
   const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'BUSINESS' && a.store_code === storeCode);
-  if (existing?.status === 'ACTIVE') return;
+  if (existing && !(await isOwnPendingRegistration(trx, existing))) return;
   const status = config.accounts.businessApprovalStores.includes(storeCode) ? 'PENDING_APPROVAL' : 'PENDING_CONFIRMATION';
   let accountId: number;
   if (existing && existing.company_id !== null) {
@@ -121,6 +126,15 @@ export async function registerBusiness(trx: Db, context: AccountsContext, form: 
   }
   const pending = status === 'PENDING_APPROVAL' ? { pendingAccountId: accountId } : {};
   await queueAccountMail(trx, config, { ...backofficeMail('BUSINESS', storeCode, form), ...pending }, now);
+}
+
+/** The states of a business registration that its contact has not taken up (or the back office turned down). */
+const REGISTRATION_STATUSES: readonly string[] = ['PENDING_CONFIRMATION', 'PENDING_APPROVAL', 'REJECTED'];
+
+/** Whether the account is an earlier business registration not yet in use: a master, alone in its company, never active. */
+async function isOwnPendingRegistration(trx: Db, account: ClientAccountRow): Promise<boolean> {
+  if (!REGISTRATION_STATUSES.includes(account.status) || account.role !== 'company_master' || account.company_id === null) return false;
+  return (await companyAccountCount(trx, account.company_id)) === 1;
 }
 
 /**

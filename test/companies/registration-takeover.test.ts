@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountsTestApp, login, mailsTo, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { acceptInvitation, call, companyMaster, invite } from './fixtures.js';
+
+// A business registration is anyone's form naming anyone as the contact. Naming a person who has a
+// business account of a company already (invited, removed, or in use) must change nothing of that
+// company or account: before, the form rewrote the company's name, codes and address and put a
+// removed employee's account back to confirmation, so the removed employee was a member again.
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+const form = (email: string) => ({
+  companyName: 'Võõras Firma OÜ',
+  registryCode: '99999999',
+  vatNumber: 'EE999999999',
+  address: { street: 'Võõra 1', city: 'Kusagil', postcode: '00000', countryCode: 'EE' },
+  contact: { firstName: 'Võõras', lastName: 'Inimene', email, phone: '+3725550000' },
+});
+
+async function registerAnonymously(email: string) {
+  const response = await t.app.inject({ method: 'POST', url: '/auth/register-business', headers: { store: 'WEB' }, payload: form(email) });
+  expect(response.statusCode, response.body).toBe(200);
+  await t.drainJobs();
+}
+
+const companyOf = (clientAccountId: number) =>
+  t.database.db
+    .selectFrom('client_account as a')
+    .innerJoin('company as c', 'c.id', 'a.company_id')
+    .select(['c.id', 'c.name', 'c.registry_code', 'c.vat_number', 'c.street', 'c.city'])
+    .where('a.id', '=', clientAccountId)
+    .executeTakeFirstOrThrow();
+
+const accountsOf = (email: string) =>
+  t.database.db
+    .selectFrom('client_account as a')
+    .innerJoin('app_user as u', 'u.id', 'a.user_id')
+    .select(['a.id', 'a.company_id', 'a.role', 'a.status'])
+    .where('u.email', '=', email)
+    .orderBy('a.id')
+    .execute();
+
+describe("a business registration naming a company's person", () => {
+  for (const kind of ['an invited employee', 'an invited master', 'a removed employee', 'an active employee'] as const) {
+    it(`leaves the company and the account of ${kind} as they were, and mails them no link`, async () => {
+      const master = await companyMaster(t, 'BUSINESS', 30);
+      const email = uniqueEmail('member');
+      const invited = await invite(t, master.token, email, kind === 'an invited master' ? 'MASTER' : 'EMPLOYEE');
+      if (kind === 'an active employee') await acceptInvitation(t, email);
+      if (kind === 'a removed employee')
+        expect((await call(t, 'DELETE', `/company-user/${invited.id}`, master.token)).statusCode).toBe(200);
+      await t.drainJobs();
+      const company = await companyOf(master.clientAccountId);
+      const accounts = await accountsOf(email);
+      const mails = mailsTo(t, email).length;
+
+      await registerAnonymously(email);
+
+      expect(await companyOf(master.clientAccountId)).toEqual(company);
+      expect(await accountsOf(email)).toEqual(accounts);
+      expect(mailsTo(t, email)).toHaveLength(mails);
+      if (kind === 'a removed employee') expect((await login(t, email)).statusCode).not.toBe(200);
+    });
+  }
+
+  it("still takes up the contact's own registration that was not confirmed (one company, the newest form)", async () => {
+    const email = uniqueEmail('own');
+    await registerAnonymously(email);
+    const [first] = await accountsOf(email);
+    await registerAnonymously(email);
+    const again = await accountsOf(email);
+    expect(again).toEqual([first]);
+    expect((await companyOf(first!.id)).name).toBe('Võõras Firma OÜ');
+  });
+});
