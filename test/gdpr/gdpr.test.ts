@@ -342,6 +342,29 @@ describe('DELETE /client-account', () => {
     expect(account.status).toBe('ERASED');
   });
 
+  it("counts a token re-issued by switching store from the old one's sign-in, so switching does not make a login fresh", async () => {
+    const db = t.database.db;
+    const eve = await createCustomer(db);
+    const signedIn = Date.now() - 11 * 60_000;
+    await db.updateTable('access_token').set({ created_at: signedIn }).where('token_hash', '=', hashToken(eve.token)).execute();
+    const switched = await as(t, eve.token)('POST', '/auth/switch-web-store', { webStoreNavCode: 'WEB2' });
+    expect(switched.statusCode, switched.body).toBe(200);
+    const token = (switched.json() as { accessToken: string }).accessToken;
+    const stored = await db
+      .selectFrom('access_token')
+      .select('signed_in_at')
+      .where('token_hash', '=', hashToken(token))
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.signed_in_at)).toBe(signedIn);
+    const erase = await t.app.inject({
+      method: 'DELETE',
+      url: '/client-account',
+      headers: { authorization: `Bearer ${token}`, store: 'WEB2' },
+      payload: {},
+    });
+    expectErrorBody(erase, 403, 'Forbidden');
+  });
+
   it('refuses the last master of a company that has other users, and lets a master alone erase', async () => {
     const db = t.database.db;
     const master = await createCustomer(db, { kind: 'BUSINESS' });

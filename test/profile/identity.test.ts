@@ -11,6 +11,8 @@ import {
   uniqueEmail,
   type AccountsTestApp,
 } from '../helpers/accounts.js';
+import { hashToken } from '../../src/infra/tokens.js';
+import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { as } from './helpers.js';
 
@@ -127,6 +129,25 @@ describe('email change', () => {
     ]);
     // The link still works after all that.
     expect((await confirm(alice, token)).statusCode).toBe(200);
+  });
+});
+
+describe('email change of a user without a password', () => {
+  it('needs a sign-in of the last 10 minutes: an old token alone cannot move the account to another address', async () => {
+    const db = t.database.db;
+    const user = await createCustomer(db);
+    const stale = { created_at: Date.now() - 11 * 60_000 };
+    await db.updateTable('access_token').set(stale).where('token_hash', '=', hashToken(user.token)).execute();
+    const refused = await putMe(user.token, { email: uniqueEmail('elsewhere') });
+    expectErrorBody(refused, 403, 'Forbidden');
+    const account = await db
+      .selectFrom('client_account')
+      .select('user_id')
+      .where('id', '=', user.clientAccountId)
+      .executeTakeFirstOrThrow();
+    expect(await db.selectFrom('email_change').selectAll().where('user_id', '=', account.user_id).execute()).toEqual([]);
+    await db.updateTable('access_token').set({ created_at: Date.now() }).where('token_hash', '=', hashToken(user.token)).execute();
+    expect((await putMe(user.token, { email: uniqueEmail('elsewhere') })).statusCode).toBe(200);
   });
 });
 

@@ -261,6 +261,8 @@ export async function insertAccessToken(
     expiresAt: number;
     loginMethod: string;
     nativeForm: boolean | null;
+    /** When its holder signed in, if not now (a re-issued token keeps its source's). */
+    signedInAt?: number;
   },
   now: number,
 ): Promise<void> {
@@ -273,11 +275,22 @@ export async function insertAccessToken(
       store_code: token.storeCode,
       role: token.role,
       created_at: now,
+      signed_in_at: token.signedInAt ?? now,
       expires_at: token.expiresAt,
       login_method: token.loginMethod,
       native_form: token.nativeForm,
     })
     .execute();
+}
+
+/** When the token's holder last signed in (its creation for tokens from before that was kept); undefined: no such token. */
+export async function tokenSignedInAt(db: Db, tokenHash: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('access_token')
+    .select(['signed_in_at', 'created_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return row && Number(row.signed_in_at ?? row.created_at);
 }
 
 export async function revokeToken(db: Db, tokenHash: string): Promise<void> {

@@ -95,6 +95,8 @@ export interface AccessTokenTable {
   store_code: string;
   role: AccountType;
   created_at: number;
+  /** When its holder last proved who they are (a token re-issued from another keeps its time); null: created_at. */
+  signed_in_at: number | null;
   expires_at: number;
   /** `password`, `google`, `facebook` or `apple`; null for tokens from before it was recorded. */
   login_method: string | null;

@@ -17,7 +17,15 @@ export { renderMail, type MailContent } from './accounts.mail-templates.js';
 export { admitLogin, settleLogin } from './login-throttle.js';
 export { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';
-export { loginBasketRequest, openSession, type LoginBasketRequest, type LoginResult, type SessionRequest } from './session.service.js';
+export {
+  FRESH_SIGN_IN_MS,
+  loginBasketRequest,
+  openSession,
+  signedInRecently,
+  type LoginBasketRequest,
+  type LoginResult,
+  type SessionRequest,
+} from './session.service.js';
 export { activateDroppingCredentials, createActivatedUser } from './users.service.js';
 export { importUsers } from './users-import.js';
 export { WHOLESALE_USAGE, wholesaleCommand, type WholesaleCommandDeps } from './wholesale.cli.js';

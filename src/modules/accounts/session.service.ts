@@ -14,6 +14,7 @@ import {
   findUserById,
   insertAccessToken,
   revokeToken,
+  tokenSignedInAt,
   updateUser,
   type ClientAccountRow,
   type UserRow,
@@ -50,6 +51,20 @@ export function basketAfterLogin(trx: Db, account: ClientAccountRow, basket: Log
 export interface LoginMethod {
   method: string;
   nativeForm?: boolean;
+  /** A token re-issued from another: when that one's holder signed in (else now). */
+  signedInAt?: number;
+}
+
+/**
+ * How long after signing in a token may do what a stolen token must not (erase the account,
+ * change the email of an account without a password): a person at the device signs in again.
+ */
+export const FRESH_SIGN_IN_MS = 10 * 60_000;
+
+/** Whether the token's holder signed in within FRESH_SIGN_IN_MS (re-issued tokens count from their source's sign-in). */
+export async function signedInRecently(db: Db, tokenHash: string, now: number): Promise<boolean> {
+  const signedInAt = await tokenSignedInAt(db, tokenHash);
+  return signedInAt !== undefined && signedInAt >= now - FRESH_SIGN_IN_MS;
 }
 
 /** Who acts with a bearer token (the http layer's Principal has these). */
@@ -81,6 +96,7 @@ export async function issueAccessToken(
       expiresAt: now + config.accounts.accessTokenTtlMs,
       loginMethod: how.method,
       nativeForm: how.nativeForm ?? null,
+      signedInAt: how.signedInAt,
     },
     now,
   );
@@ -178,7 +194,7 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
 export async function switchWebStore(
   trx: Db,
   config: SessionConfig,
-  actor: Actor,
+  actor: Actor & { tokenHash: string },
   input: { target: string; basket: LoginBasketRequest },
   now: number,
 ) {
@@ -191,7 +207,9 @@ export async function switchWebStore(
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
     (await ensureClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
   // The new token is a retail one whatever else the user holds there: it never widens the role.
-  const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch' });
+  // Not a sign-in: the new token keeps the old one's sign-in time.
+  const signedInAt = await tokenSignedInAt(trx, actor.tokenHash);
+  const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch', signedInAt });
   return { accessToken, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
 

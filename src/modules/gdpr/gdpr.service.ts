@@ -6,7 +6,7 @@ import { forbidden, invalidField } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
 import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
-import { admitLogin, normaliseEmail, settleLogin, type AccountsConfig } from '../accounts/index.js';
+import { admitLogin, normaliseEmail, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
 
 // "Your data": the export of everything held about a person and its erasure, over the parts every
 // module contributes (personal-data-parts.ts). The erasure runs in ONE transaction the caller
@@ -19,8 +19,6 @@ export type GdprConfig = Pick<AccountsConfig, 'accounts' | 'rateLimits'>;
 export const EXPORTS_PER_USER: RateLimit = { max: 5, windowMs: 3_600_000 };
 /** Erasure attempts per user (wrong passwords also count as failed logins). */
 export const ERASURES_PER_USER: RateLimit = { max: 10, windowMs: 3_600_000 };
-/** A user without a password confirms an erasure by having logged in this recently. */
-export const FRESH_LOGIN_MS = 10 * 60_000;
 
 /** The person behind a user id, with every client account (all stores, any status); undefined when unknown. */
 export async function loadSubject(db: Db, userId: number): Promise<PersonalDataSubject | undefined> {
@@ -96,8 +94,7 @@ export async function eraseCaller(
     await settleLogin(db, config.rateLimits, attempt, now, !check.ok);
     if (!check.ok) throw invalidField('password', 'gdpr.wrongPassword');
   } else {
-    const token = await db.selectFrom('access_token').select('created_at').where('token_hash', '=', request.tokenHash).executeTakeFirst();
-    if (!token || Number(token.created_at) < now - FRESH_LOGIN_MS) throw forbidden('gdpr.freshLoginRequired');
+    if (!(await signedInRecently(db, request.tokenHash, now))) throw forbidden('gdpr.freshLoginRequired');
   }
   await db.transaction().execute(async (trx) => {
     const subject = await loadSubject(trx, request.userId);

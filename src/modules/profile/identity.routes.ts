@@ -26,7 +26,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app
         headers: StoreRequestHeaders,
         body: UserUpdate,
         security,
-        response: { 200: success(UserUpdated), ...errors(...storeRouteErrors, 401, 413, 415, 422, 429) },
+        response: { 200: success(UserUpdated), ...errors(...storeRouteErrors, 401, 403, 413, 415, 422, 429) },
       },
     },
     async (request) =>

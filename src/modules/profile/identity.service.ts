@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
-import { badRequest, conflict, invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
+import { badRequest, conflict, forbidden, invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
@@ -13,6 +13,7 @@ import {
   passwordFieldErrors,
   refuseReservedEmail,
   settleLogin,
+  signedInRecently,
   type AccountsConfig,
 } from '../accounts/index.js';
 import { queueProfileMail } from './profile.jobs.js';
@@ -73,6 +74,9 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
     errors.push({ field: 'currentPassword', messageKey: 'profile.currentPasswordRequired' });
   }
   if (errors.length > 0) throw new InvalidInputError(errors);
+  // Without a password to ask for, a recent sign-in stands for it: an old token alone (stolen from a
+  // device or a log) must not move the account to another address, whose reset then sets a password.
+  if (!needsPassword && !(await signedInRecently(db, actor.tokenHash, now))) throw forbidden('profile.freshLoginRequired');
   if (needsPassword)
     await checkCurrentPassword(
       db,
