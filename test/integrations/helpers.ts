@@ -38,7 +38,7 @@ export function postFeed(
   kind: string,
   body: string,
   secret: string,
-  options: { timestampSeconds?: number; signature?: string; headers?: Record<string, string> } = {},
+  options: { timestampSeconds?: number; signature?: string; headers?: Record<string, string>; remoteAddress?: string } = {},
 ) {
   const timestamp = String(options.timestampSeconds ?? Math.floor(Date.now() / 1000));
   return t.app.inject({
@@ -52,5 +52,6 @@ export function postFeed(
       ...options.headers,
     },
     payload: body,
+    ...(options.remoteAddress === undefined ? {} : { remoteAddress: options.remoteAddress }),
   });
 }

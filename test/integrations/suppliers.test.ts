@@ -180,4 +180,53 @@ describe('the rate limit per supplier', () => {
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
     expect((await postFeed(limited, 'TWO', 'stock', body(4), two)).statusCode).toBe(200);
   });
+
+  it("counts a supplier's requests only once signed: nobody else can use up its hour", async () => {
+    const three = await addSupplier(limited.database.db, 'THREE', 'Three', Date.now());
+    const body = (n: number) => ndjson([{ product: `Y-${n}`, shop: 'NONE', quantity: 1 }]);
+    for (let n = 0; n < 4; n += 1) {
+      expectErrorBody(await postFeed(limited, 'THREE', 'stock', body(n), 'not-the-secret'), 401, 'Unauthorized');
+    }
+    expect((await postFeed(limited, 'THREE', 'stock', body(5), three)).statusCode).toBe(200);
+    expect((await postFeed(limited, 'THREE', 'stock', body(6), three)).statusCode).toBe(200);
+    expectErrorBody(await postFeed(limited, 'THREE', 'stock', body(7), three), 429, 'Too Many Requests');
+  });
+
+  it('answers a known and an unknown supplier code alike until the signature is checked, a disabled one too', async () => {
+    await addSupplier(limited.database.db, 'FOUR', 'Four', Date.now());
+    await setSupplierEnabled(limited.database.db, 'FOUR', false, Date.now());
+    const body = ndjson([{ product: 'Z-1', shop: 'NONE', quantity: 1 }]);
+    const noTimestamp = { headers: { 'x-timestamp': '' } };
+    for (const [kind, options] of [
+      ['stock', noTimestamp],
+      ['bogus', {}],
+      ['stock', {}],
+    ] as const) {
+      const known = await postFeed(limited, 'FOUR', kind, body, 'not-the-secret', options);
+      const unknown = await postFeed(limited, 'NOBODY', kind, body, 'not-the-secret', options);
+      expect(known.statusCode, `${kind} ${known.body}`).toBe(unknown.statusCode);
+      expect(known.json()).toEqual(unknown.json());
+    }
+  });
+});
+
+describe('the rate limit per client address', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ env: { SUPPLIER_RATE_LIMIT_PER_IP: '3/1h' } });
+  });
+  afterAll(() => limited.close());
+
+  it('counts every request from one address, signed or not, before anything else', async () => {
+    const secret = await addSupplier(limited.database.db, 'ONE', 'One', Date.now());
+    const body = (n: number) => ndjson([{ product: `X-${n}`, shop: 'NONE', quantity: 1 }]);
+    const from = (n: number, ip: string, key = secret) => postFeed(limited, 'ONE', 'stock', body(n), key, { remoteAddress: ip });
+    expect((await from(1, '198.51.100.20', 'wrong')).statusCode).toBe(401);
+    expect((await from(2, '198.51.100.20', 'wrong')).statusCode).toBe(401);
+    expect((await from(3, '198.51.100.20')).statusCode).toBe(200);
+    const refused = await from(4, '198.51.100.20');
+    expectErrorBody(refused, 429, 'Too Many Requests');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await from(5, '198.51.100.21')).statusCode).toBe(200);
+  });
 });

@@ -8,6 +8,7 @@ import { errors, success } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
 import type { Clock } from '../../infra/clock.js';
 import { ImportRefusedError, ImportRunningError, parseReport } from '../../infra/import/index.js';
+import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { acceptNdjsonBodies, IMPORT_ERRORS_LISTED, ImportResult, NDJSON, tooLarge, withNdjsonBody } from '../admin/index.js';
 import type { IntegrationsSection } from './integrations.config.js';
@@ -53,8 +54,11 @@ const Headers = Type.Object({
 
 /**
  * Suppliers push their feeds here, signed with their secret. Everything that can be refused
- * without the body (supplier, kind, kill switch, rate limit, timestamp, type, declared size) is
- * refused before the body is read; the signature is checked over the body before anything is written.
+ * without the body (address rate limit, kind, timestamp, type, declared size, unknown supplier) is
+ * refused before the body is read, with the same answers for a known and an unknown supplier code;
+ * the signature is checked over the body before anything else. Only then does the supplier's own
+ * kill switch and rate limit answer: an unsigned request tells nobody who is a supplier and
+ * spends nothing of a supplier's count.
  */
 export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = async (app, { database, clock, config }) => {
   const { db } = database;
@@ -63,17 +67,16 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
 
   const beforeBody = async (request: FastifyRequest<{ Params: { code: string; kind: string } }>) => {
     const { code, kind } = request.params;
-    // An unknown supplier answers like a bad signature: the path does not tell who is a supplier.
-    const supplier = await findSupplierByCode(db, code.slice(0, 40));
-    if (!supplier) throw unauthorized('integrations.badSignature');
+    await consumeRateLimit(db, `supplier:ip:${addressKey(request.ip)}`, config.supplierAddressRateLimit, request.actionTime);
     if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind: kind.slice(0, 20) });
-    if (supplier.disabled_at !== null) throw new HttpError(403, 'integrations.supplierDisabled');
-    await consumeRateLimit(db, `supplier:${supplier.id}`, config.supplierRateLimit, request.actionTime);
     const stale = staleTimestamp(header(request, TIMESTAMP_HEADER), request.actionTime);
     if (stale) throw unauthorized(STALE[stale]);
     const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     if (type !== NDJSON) throw new HttpError(415, 'admin.unsupportedMediaType', { type: type.slice(0, 100) });
     if (Number(request.headers['content-length']) > SUPPLIER_BODY_LIMIT_BYTES) throw tooLarge(SUPPLIER_BODY_LIMIT_BYTES);
+    // An unknown supplier answers like a bad signature: the path does not tell who is a supplier.
+    const supplier = await findSupplierByCode(db, code.slice(0, 40));
+    if (!supplier) throw unauthorized('integrations.badSignature');
     suppliers.set(request, supplier);
   };
 
@@ -112,6 +115,8 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
         const summary = await withNdjsonBody(request, async (file) => {
           if (!sameSignature(await signFile(supplier.secret, timestamp, file), given)) throw unauthorized('integrations.badSignature');
           const now = request.actionTime;
+          if (supplier.disabled_at !== null) throw new HttpError(403, 'integrations.supplierDisabled');
+          await consumeRateLimit(db, `supplier:${supplier.id}`, config.supplierRateLimit, now);
           if (!(await recordSignature(db, supplier.id, given, now, now - 2 * (MAX_AGE_SECONDS * 1000)))) {
             throw new HttpError(409, 'integrations.replayed');
           }
