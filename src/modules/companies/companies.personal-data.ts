@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { conflict } from '../../infra/domain-error.js';
 import type { PersonalDataPart, PersonalDataSubject } from '../../infra/personal-data.js';
 import { EMPLOYEE_ROLES, wireRole } from './company-roles.js';
-import { forgetInvitationNames } from './company-users.repository.js';
+import { forgetInvitationNames, lockCompany } from './company-users.repository.js';
 
 // Company memberships: which company each business or wholesale account belongs to, in which
 // role. The company itself is the business's data, not the person's, and stays. A company must
@@ -50,6 +50,11 @@ async function exportMemberships(db: Db, subject: PersonalDataSubject) {
 
 async function refuseLastMaster(trx: Db, subject: PersonalDataSubject) {
   const ownIds = subject.accounts.map((account) => account.id);
+  // Under the lock every change to a company's users takes: two masters leaving at once, or a
+  // master leaving while removing the other, would each count the other as the master who stays.
+  // In id order, so two erasures sharing companies do not deadlock.
+  const companyIds = [...new Set(subject.accounts.flatMap((account) => (account.companyId === null ? [] : [account.companyId])))];
+  for (const companyId of companyIds.sort((a, b) => a - b)) await lockCompany(trx, companyId);
   for (const account of subject.accounts) {
     if (account.companyId === null || account.status !== 'ACTIVE' || EMPLOYEE_ROLES.includes(account.role)) continue;
     // The company's members in that store as company-users.repository counts them.

@@ -17,8 +17,8 @@ export function callerAccount(db: Db, clientAccountId: number) {
 }
 
 /**
- * Serialises the changes to one company's users on PostgreSQL, so that two masters demoting or
- * removing each other at once cannot both pass the "one master stays" check.
+ * Serialises the changes to one company's users on PostgreSQL (a master's erasure among them), so
+ * that two masters demoting, removing or erasing at once cannot both pass the "one master stays" check.
  */
 export async function lockCompany(db: Db, companyId: number): Promise<void> {
   if (!isPostgres(db)) return;
