@@ -2,7 +2,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
-import { createAccountsTestApp, type AccountsTestApp } from '../helpers/accounts.js';
+import { createAccountsTestApp, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { expectErrorBody } from '../helpers/http.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { call, companyMaster } from './fixtures.js';
 
@@ -17,6 +18,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => t.database.db;
+
+/** A company of the kind with two masters, A and B. */
+async function twoMasters(kind: 'BUSINESS' | 'WHOLESALE') {
+  const a = await companyMaster(t, kind);
+  const b = await companyMaster(t, kind);
+  await db().updateTable('client_account').set({ company_id: a.companyId }).where('id', '=', b.clientAccountId).execute();
+  return { a, b, companyId: a.companyId! };
+}
 
 /** A business company of two masters, A and B, and an employee. */
 async function twoMastersAndAnEmployee() {
@@ -97,5 +106,50 @@ describe('a master erasing themselves at once with another change to the masters
     // PostgreSQL: the erasure counted B, the removal counted A, and both committed.
     expect([erase!.statusCode === 204, remove!.statusCode === 200].filter(Boolean), `${erase!.body} ${remove!.body}`).toHaveLength(1);
     expect(await activeMasters(companyId)).toBe(1);
+  });
+});
+
+describe('a master demoted while their request is in flight', () => {
+  /** B demoted to employee in a transaction that holds the company as every change to its users does, and commits while `request` runs. */
+  async function whileDemoted(
+    b: { clientAccountId: number },
+    companyId: number,
+    role: string,
+    request: () => Promise<LightMyRequestResponse>,
+  ) {
+    let answer!: LightMyRequestResponse;
+    await whileTransactionOpen(
+      db(),
+      async (trx) => {
+        await trx
+          .updateTable('company')
+          .set((eb) => ({ name: eb.ref('name') }))
+          .where('id', '=', companyId)
+          .execute();
+        await trx.updateTable('client_account').set({ role }).where('id', '=', b.clientAccountId).execute();
+      },
+      async () => (answer = await request()),
+    );
+    return answer;
+  }
+
+  it('cannot invite a master once the demotion has committed', async () => {
+    const { b, companyId } = await twoMasters('BUSINESS');
+    const email = uniqueEmail('late-master');
+    const invite = await whileDemoted(b, companyId, 'company_employee', () =>
+      call(t, 'POST', '/company-user', b.token, { email, firstName: 'Hilja', lastName: 'Peakasutaja', role: 'MASTER' }),
+    );
+    // PostgreSQL: B's role was read before the company's lock, and B invited a new master as one.
+    expectErrorBody(invite, 403, 'Forbidden');
+    expect(await db().selectFrom('app_user').select('id').where('email', '=', email).execute()).toEqual([]);
+  });
+
+  it('cannot add a sub-company once the demotion has committed', async () => {
+    const { b, companyId } = await twoMasters('WHOLESALE');
+    const created = await whileDemoted(b, companyId, 'wholesale_employee', () =>
+      call(t, 'POST', '/sub-company', b.token, { name: 'Hiline Kool', addresses: [] }),
+    );
+    expectErrorBody(created, 403, 'Forbidden');
+    expect(await db().selectFrom('sub_company').select('id').where('company_id', '=', companyId).execute()).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { forbidden } from '../../infra/domain-error.js';
-import { callerAccount } from './company-users.repository.js';
+import { callerAccount, lockCompany } from './company-users.repository.js';
 import { isCompanyKind, wireRole, type CompanyKind } from './company-roles.js';
 
 /** A master user of a company acting in a store: everything they manage is looked up within `companyId` and `storeCode`. */
@@ -36,4 +36,23 @@ export async function wholesaleMaster(db: Db, principal: { clientAccountId: numb
   const account = await callerAccount(db, principal.clientAccountId);
   if (account && account.type === 'BUSINESS') throw forbidden('companies.wholesaleOnly');
   return companyMaster(db, principal);
+}
+
+/**
+ * For a change to the company: the caller as `read` answers them (companyMaster, wholesaleMaster),
+ * read again under the company's lock (lockCompany, held until the transaction ends), which every
+ * change to its users takes. A demotion or removal of the caller that commits meanwhile is then a
+ * 403, not the role they had before it.
+ */
+export async function lockedMaster(
+  trx: Db,
+  principal: { clientAccountId: number },
+  read: (db: Db, principal: { clientAccountId: number }) => Promise<CompanyMaster>,
+): Promise<CompanyMaster> {
+  const { companyId } = await read(trx, principal);
+  await lockCompany(trx, companyId);
+  const master = await read(trx, principal);
+  // An active account keeps its company; one in another now was removed meanwhile (with its sessions).
+  if (master.companyId !== companyId) throw forbidden('companies.companyAccountsOnly');
+  return master;
 }

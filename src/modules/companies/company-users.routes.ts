@@ -6,7 +6,7 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, success } from '../../http/schemas.js';
 import { CompanyUser, CompanyUserChange, CompanyUserInvitation, Empty, IdParams, ListQuery } from './companies.schemas.js';
 import { bearerCaller, callerErrors, SECURITY, type CompaniesDeps } from './company-caller.plugin.js';
-import { companyMaster } from './company-access.js';
+import { companyMaster, lockedMaster } from './company-access.js';
 import { changeCompanyUser, inviteCompanyUser, listCompanyUsers, removeCompanyUser } from './company-users.service.js';
 
 const tags = ['company users'];
@@ -58,7 +58,7 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
     async (request) => {
       try {
         return await db.transaction().execute(async (trx) => {
-          const caller = await companyMaster(trx, principalOf(request));
+          const caller = await lockedMaster(trx, principalOf(request), companyMaster);
           const input = { invitation: request.body, language: request.language };
           return await inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
         });
@@ -87,7 +87,7 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
     },
     async (request) =>
       db.transaction().execute(async (trx) => {
-        const caller = await companyMaster(trx, principalOf(request));
+        const caller = await lockedMaster(trx, principalOf(request), companyMaster);
         return changeCompanyUser(trx, caller, request.params.id, request.body, request.actionTime);
       }),
   );
@@ -108,7 +108,7 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
     },
     async (request) => {
       await db.transaction().execute(async (trx) => {
-        const caller = await companyMaster(trx, principalOf(request));
+        const caller = await lockedMaster(trx, principalOf(request), companyMaster);
         await removeCompanyUser(trx, caller, request.params.id, request.actionTime);
       });
       return {};

@@ -21,7 +21,6 @@ import {
   findCompanyUser,
   hasAccountOutsideCompany,
   keepInvitationNames,
-  lockCompany,
   reattachRemovedAccount,
   removeAccount,
   renameInvitation,
@@ -32,6 +31,8 @@ import {
 
 // A company's users are its client accounts in the store. Every id is looked up within the
 // master's company and store, so another company's id is the same 404 as one that does not exist.
+// A change is given the master read under the company's lock (lockedMaster), so it runs under that
+// lock: two changes to one company's users, the "one master stays" checks among them, never overlap.
 
 const scopeOf = (master: CompanyMaster) => ({ companyId: master.companyId, storeCode: master.storeCode });
 const userNotFound = () => notFound('companies.userNotFound');
@@ -74,7 +75,6 @@ export async function inviteCompanyUser(
 ): Promise<CompanyUser> {
   const { invitation } = input;
   refuseReservedEmail('email', invitation.email);
-  await lockCompany(trx, master.companyId);
   const role = storedRole(master.kind, invitation.role);
   const user = await findUserByEmail(trx, invitation.email);
   const names = { first_name: invitation.firstName, last_name: invitation.lastName };
@@ -112,7 +112,6 @@ export async function inviteCompanyUser(
  * someone whose every account is in this company.
  */
 export async function changeCompanyUser(trx: Db, master: CompanyMaster, id: number, change: CompanyUserChange, now: number) {
-  await lockCompany(trx, master.companyId);
   const scope = scopeOf(master);
   const target = await findCompanyUser(trx, scope, id);
   if (!target) throw userNotFound();
@@ -141,7 +140,6 @@ export async function changeCompanyUser(trx: Db, master: CompanyMaster, id: numb
 
 /** Removes a user from the company (their account REMOVED, sessions ended); never the last active master. */
 export async function removeCompanyUser(trx: Db, master: CompanyMaster, id: number, now: number): Promise<void> {
-  await lockCompany(trx, master.companyId);
   const scope = scopeOf(master);
   const target = await findCompanyUser(trx, scope, id);
   if (!target) throw userNotFound();

@@ -4,7 +4,7 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, success } from '../../http/schemas.js';
 import { Empty, IdParams, ListQuery, SubCompany, SubCompanyChange, SubCompanyForm } from './companies.schemas.js';
 import { bearerCaller, callerErrors, SECURITY, type CompaniesDeps } from './company-caller.plugin.js';
-import { wholesaleMaster } from './company-access.js';
+import { lockedMaster, wholesaleMaster } from './company-access.js';
 import { changeSubCompany, createSubCompany, listSubCompanies, removeSubCompany } from './sub-companies.service.js';
 
 const tags = ['sub-companies'];
@@ -51,7 +51,7 @@ export const subCompanyRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async 
     },
     async (request) =>
       db.transaction().execute(async (trx) => {
-        const caller = await wholesaleMaster(trx, principalOf(request));
+        const caller = await lockedMaster(trx, principalOf(request), wholesaleMaster);
         return createSubCompany(trx, caller, request.body, request.actionTime);
       }),
   );
@@ -72,7 +72,7 @@ export const subCompanyRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async 
     },
     async (request) =>
       db.transaction().execute(async (trx) => {
-        const caller = await wholesaleMaster(trx, principalOf(request));
+        const caller = await lockedMaster(trx, principalOf(request), wholesaleMaster);
         return changeSubCompany(trx, caller, request.params.id, request.body, request.actionTime);
       }),
   );
@@ -93,7 +93,7 @@ export const subCompanyRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async 
     async (request) => {
       await db
         .transaction()
-        .execute(async (trx) => removeSubCompany(trx, await wholesaleMaster(trx, principalOf(request)), request.params.id));
+        .execute(async (trx) => removeSubCompany(trx, await lockedMaster(trx, principalOf(request), wholesaleMaster), request.params.id));
       return {};
     },
   );
