@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { isPostgres } from '../../db/row-lock.js';
+import { isPostgres, lockedOnPostgres } from '../../db/row-lock.js';
 import type { AppUserTable } from '../accounts/index.js';
 import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
 
@@ -31,6 +31,14 @@ export function findProfile(db: Db, clientAccountId: number) {
     ])
     .where('client_account.id', '=', clientAccountId)
     .executeTakeFirst();
+}
+
+/**
+ * Serialises the changes to a user's profile and consents: the user's row is locked for the
+ * transaction (lockedOnPostgres), so a second request reads what the first wrote.
+ */
+export async function lockUser(trx: Db, userId: number): Promise<void> {
+  await lockedOnPostgres(trx, trx.selectFrom('app_user').select('id').where('id', '=', userId)).execute();
 }
 
 type ProfileColumns = Pick<Updateable<AppUserTable>, 'first_name' | 'last_name' | 'phone' | 'gender' | 'birthday' | 'language'>;
@@ -123,8 +131,9 @@ export async function revokeOtherTokens(db: Db, userId: number, keptTokenHash: s
 // --- addresses --------------------------------------------------------------------------------
 
 /**
- * Serialises a client's address writes: on PostgreSQL the client account's row is locked for the
- * transaction (the count limit and the one default per kind hold under concurrent requests).
+ * Serialises a client's address and preference writes: on PostgreSQL the client account's row is
+ * locked for the transaction (the count limit and the one default per kind hold under concurrent
+ * requests; two partial preference updates both stay).
  */
 export async function lockClientAccount(trx: Db, clientAccountId: number): Promise<void> {
   if (!isPostgres(trx)) return;

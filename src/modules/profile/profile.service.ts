@@ -10,6 +10,8 @@ import {
   findProfile,
   followedCategories,
   insertConsentEvent,
+  lockClientAccount,
+  lockUser,
   replaceFollowedCategories,
   savePreferences,
   updateProfileColumns,
@@ -85,6 +87,8 @@ function checkBirthday(birthday: string | null | undefined, now: number): void {
 /** Changes the given fields; a consent that changes is recorded with the action time. */
 export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientAccountUpdate, now: number) {
   checkBirthday(input.birthday, now);
+  // A double submit: the second waits and finds the consent changed already, so it is recorded once.
+  await lockUser(trx, actor.userId);
   const before = await readProfile(trx, actor);
   await updateProfileColumns(
     trx,
@@ -175,6 +179,8 @@ export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientA
 }
 
 export async function updatePreferences(trx: Db, actor: ProfileActor, input: PreferencesUpdate, now: number): Promise<Preferences> {
+  // Two partial updates at once: the second merges into what the first saved, and neither is lost.
+  await lockClientAccount(trx, actor.clientAccountId);
   const current = await readPreferences(trx, actor);
   const next: Preferences = {
     newsletterLanguage: input.newsletterLanguage ?? current.newsletterLanguage,
