@@ -180,7 +180,12 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(catalogueRoutes, { ...deps, database: replicaReads, callerDatabase: database, catalogue });
       await api.register(searchRoutes, { ...deps, catalogue });
       await api.register(trackingRoutes, { database, sessionActions: deps.sessionActions, productVisible: catalogue.seesProductCode });
-      await api.register(basketRoutes, { database, sessionActions: deps.sessionActions, productTtlMs: config.catalogueCacheTtlMs });
+      await api.register(basketRoutes, {
+        database,
+        sessionActions: deps.sessionActions,
+        productTtlMs: config.catalogueCacheTtlMs,
+        config,
+      });
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(contentRoutes, { database: replicaReads, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(giftCardsRoutes, { database });

@@ -12,6 +12,7 @@ import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type Auth
 import { readBackInStockConfig, type BackInStockSection } from './modules/back-in-stock/back-in-stock.config.js';
 import { readIntegrationsConfig, type IntegrationsSection } from './modules/integrations/integrations.config.js';
 import { readContactConfig, type ContactSection } from './modules/contact/contact.config.js';
+import { readBasketConfig, type BasketSection } from './modules/basket/basket.config.js';
 import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
 import { readSubscriptionsConfig, type SubscriptionsSection } from './modules/subscriptions/subscriptions.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
@@ -78,6 +79,7 @@ export interface Config extends CatalogueConfig {
   backInStock: BackInStockSection;
   integrations: IntegrationsSection;
   contact: ContactSection;
+  basket: BasketSection;
   ctr: CtrSection;
   subscriptions: SubscriptionsSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
@@ -153,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     backInStock: readBackInStockConfig(reader),
     integrations: readIntegrationsConfig(reader),
     contact: readContactConfig(reader),
+    basket: readBasketConfig(reader),
     ctr: readCtrConfig(reader),
     subscriptions: readSubscriptionsConfig(reader),
     everypay: readEveryPayConfig(reader),

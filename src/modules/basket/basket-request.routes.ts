@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
+import { addressKey } from '../../infra/address-key.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 import { isTokenShaped } from '../../infra/tokens.js';
 import { callerResolver, type Caller } from '../catalogue/index.js';
 import type { BasketLine } from './basket-lines.repository.js';
@@ -39,8 +41,11 @@ export interface BasketHttp {
   answer(reply: FastifyReply, request: FastifyRequest, priced: PricedBasket, token: string | null): BasketWire;
 }
 
-/** `products`: the basket group's kept products (basket-product-cache.ts); without them every read joins the products. */
-export function basketHttp(database: DatabaseHandle, products?: BasketProductCache): BasketHttp {
+/**
+ * `newGuestBaskets`: how many new guest baskets one client address may make (BASKET_RATE_LIMIT_PER_IP).
+ * `products`: the basket group's kept products (basket-product-cache.ts); without them every read joins the products.
+ */
+export function basketHttp(database: DatabaseHandle, newGuestBaskets: RateLimit, products?: BasketProductCache): BasketHttp {
   const db = database.db;
   const callerOf = callerResolver(database);
   const written = basketWriteQueries(database);
@@ -55,7 +60,7 @@ export function basketHttp(database: DatabaseHandle, products?: BasketProductCac
     async write(request, reply, work, resolved) {
       const { context, owner } = resolved ?? (await http.contextOf(request));
       const { priced, token } = await db.transaction().execute(async (trx) => {
-        const opened = await openBasket(trx, owner, context.store.code, context.now);
+        const opened = await openBasket(trx, owner, context.store.code, context.now, newGuestBaskets);
         checkIfMatch(request, opened.basket);
         const basket = await work(trx, context, opened.basket, queries);
         return { priced: await priceBasket(trx, context, basket, queries), token: opened.token };
@@ -65,7 +70,7 @@ export function basketHttp(database: DatabaseHandle, products?: BasketProductCac
     async writeLines(request, reply, work) {
       const { context, owner } = await http.contextOf(request);
       const { priced, token } = await db.transaction().execute(async (trx) => {
-        const opened = await openBasketForWrite(trx, queries.writes, owner, context.store.code, context.now);
+        const opened = await openBasketForWrite(trx, queries.writes, owner, context.store.code, context.now, newGuestBaskets);
         // If-Match names the version the write is based on: the one before this write's.
         checkIfMatch(request, { ...opened.basket, version: opened.basket.version - 1 });
         const lines = await work(trx, context, opened.basket, queries);
@@ -85,7 +90,7 @@ export function basketHttp(database: DatabaseHandle, products?: BasketProductCac
 /** Whose basket: the bearer token's client (any basket-token is ignored), else the guest's token. */
 function ownerOf(request: FastifyRequest, caller: Caller): BasketOwner {
   if (caller.clientAccountId !== null) return { kind: 'client', clientAccountId: caller.clientAccountId };
-  return { kind: 'guest', token: guestToken(request) };
+  return { kind: 'guest', token: guestToken(request), address: addressKey(request.ip) };
 }
 
 /** The request's guest token; a header that is not token-shaped is a 400. */

@@ -8,6 +8,7 @@ import type { Caller } from '../catalogue/index.js';
 import { toWireMoney } from '../pricing/index.js';
 import type { SessionActionRecorder } from '../tracking/index.js';
 import { basketHttp } from './basket-request.routes.js';
+import type { BasketSection } from './basket.config.js';
 import { priceBasket } from './basket-pricing.js';
 import {
   AddProductBody,
@@ -35,6 +36,7 @@ export interface BasketDeps {
   productTtlMs: number;
   /** Buffered writer of session actions: adding a product records ADD_TO_BASKET. */
   sessionActions: SessionActionRecorder;
+  config: { basket: BasketSection };
 }
 
 const tags = ['basket'];
@@ -48,7 +50,7 @@ const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
  * per store, and a basket-token header never reaches it. Every answer is `Cache-Control:
  * no-store`; a write with a stale `If-Match` is a 412 and changes nothing.
  */
-export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, { database, sessionActions, productTtlMs }) => {
+export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, { database, sessionActions, productTtlMs, config }) => {
   const db = database.db;
   // A callback hook: an async one costs every request of the group a promise and a microtask turn.
   app.addHook('onRequest', (_request, reply, done) => {
@@ -57,7 +59,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   });
 
   const products = basketProductCache(database, productTtlMs);
-  const http = basketHttp(database, products);
+  const http = basketHttp(database, config.basket.newGuestBasketsPerIp, products);
   // The read path's queries, compiled once.
   const reads = basketReads(database, products);
 

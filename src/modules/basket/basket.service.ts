@@ -2,6 +2,7 @@ import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedLineQueries, type BasketLine, type LineQueries, type ProductsReader } from './basket-lines.repository.js';
 import type { BasketProductCache } from './basket-product-cache.js';
 import { invalidField, InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
+import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import { pricingCustomer, isVisibleTo } from '../catalogue/index.js';
 import { priceFor } from '../pricing/index.js';
@@ -43,7 +44,8 @@ export const GUEST_BASKET_TTL_MS = 30 * DAY_MS;
 export const EMPTY_BASKET_TTL_MS = DAY_MS;
 
 /** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
-export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined };
+/** A guest's `address` is its client address's rate-limit key (infra/address-key.ts). */
+export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined; address: string };
 
 /** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions; the lines' products as `products` keeps them). */
 export function basketReads(handle: DatabaseHandle, products: BasketProductCache) {
@@ -83,14 +85,29 @@ export interface OpenedBasket {
  * first use; a guest without a valid token gets a new basket and a new token (never one of the
  * client's choosing, so nobody can plant a token on somebody else).
  */
-export async function openBasket(trx: Db, owner: BasketOwner, storeCode: string, now: number): Promise<OpenedBasket> {
+export async function openBasket(trx: Db, owner: BasketOwner, storeCode: string, now: number, limit: RateLimit): Promise<OpenedBasket> {
   if (owner.kind === 'client') return { basket: await ensureClientBasket(trx, owner.clientAccountId, storeCode, now), token: null };
   if (owner.token !== undefined) {
     const found = await findGuestBasket(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, true);
     if (found) return { basket: found, token: owner.token };
   }
+  return newGuestBasket(trx, owner.address, limit, now, (hash) => createGuestBasket(trx, hash, storeCode, now));
+}
+
+/**
+ * A new guest basket and its token, counted per client address first: every write without a
+ * basket-token makes one, kept 30 days, so an unlimited client could fill the table.
+ */
+async function newGuestBasket(
+  trx: Db,
+  address: string,
+  limit: RateLimit,
+  now: number,
+  create: (tokenHash: string) => Promise<BasketRow>,
+): Promise<OpenedBasket> {
+  await consumeRateLimit(trx, `basket:new:ip:${address}`, limit, now);
   const { token, hash } = newToken();
-  return { basket: await createGuestBasket(trx, hash, storeCode, now), token };
+  return { basket: await create(hash), token };
 }
 
 /**
@@ -103,14 +120,14 @@ export async function openBasketForWrite(
   owner: BasketOwner,
   storeCode: string,
   now: number,
+  limit: RateLimit,
 ): Promise<OpenedBasket> {
   if (owner.kind === 'client') return { basket: await writes.bumpClient(trx, owner.clientAccountId, storeCode, now), token: null };
   if (owner.token !== undefined) {
     const found = await writes.bumpGuest(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, now);
     if (found) return { basket: found, token: owner.token };
   }
-  const { token, hash } = newToken();
-  return { basket: await writes.createGuest(trx, hash, storeCode, now), token };
+  return newGuestBasket(trx, owner.address, limit, now, (hash) => writes.createGuest(trx, hash, storeCode, now));
 }
 
 /** The product (as read in the write's transaction) as the caller may order it, and its price for them now; a 422 on productId otherwise. */

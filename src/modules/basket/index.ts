@@ -2,6 +2,7 @@
 // login answers use to merge a guest basket into a client's (loginBasket) inside their own
 // transaction.
 export { basketRoutes, type BasketDeps } from './basket.routes.js';
+export { readBasketConfig, type BasketSection } from './basket.config.js';
 export { basketPruning } from './basket.jobs.js';
 export { loginBasket, mergeGuestInto, type LoginBasketInput } from './merge.service.js';
 export { BasketSchema, type BasketWire } from './basket.schemas.js';

@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import type { StoreReader } from '../../http/request-context.js';
 import type { Clock } from '../../infra/clock.js';
 import type { OrdersSection } from './orders.config.js';
+import type { BasketSection } from '../basket/index.js';
 import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
 import type { OrderRow } from './orders.repository.js';
@@ -10,7 +11,7 @@ import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js'
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {
   database: DatabaseHandle;
-  config: { orders: OrdersSection; basePath: string; jobs: { maxAttempts: number } };
+  config: { orders: OrdersSection; basket: BasketSection; basePath: string; jobs: { maxAttempts: number } };
   stores: StoreReader;
   /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
   gateways: Gateways;

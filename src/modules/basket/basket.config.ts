@@ -1,0 +1,12 @@
+import type { EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
+
+/** The `basket` section of the configuration. */
+export interface BasketSection {
+  /** New guest baskets (a write without a basket-token) per client address (IPv6 by its /64), counted in the database. */
+  newGuestBasketsPerIp: RateLimit;
+}
+
+export function readBasketConfig(env: EnvReader): BasketSection {
+  return { newGuestBasketsPerIp: env.rateLimit('BASKET_RATE_LIMIT_PER_IP', '300/1h') };
+}
