@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { SelectQueryNode, TableNode, type Kysely, type KyselyPlugin, type Transaction } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 
 /**
@@ -41,4 +41,30 @@ export function overlappingWrites(
   overlapMs = 300,
 ): Promise<void> {
   return whileTransactionOpen(db, first, () => db.transaction().execute(async (trx) => void (await second(trx))), overlapMs);
+}
+
+/**
+ * A handle on `db` whose first read of `table` hands back its rows only after `between` has run
+ * (and committed). Code given this handle (a job handler, on the outer handle) meets a change that
+ * lands between its read and its write, on both engines: whileTransactionOpen cannot place one
+ * there on SQLite, where a read outside a transaction waits for the open one to end.
+ */
+export function afterFirstRead(db: Kysely<Database>, table: keyof Database, between: () => Promise<unknown>): Kysely<Database> {
+  const reads = new Set<string>();
+  let done = false;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      const from = SelectQueryNode.is(node) ? node.from?.froms : undefined;
+      if (from?.some((item) => TableNode.is(item) && item.table.identifier.name === table)) reads.add(queryId.queryId);
+      return node;
+    },
+    async transformResult({ result, queryId }) {
+      if (!done && reads.has(queryId.queryId)) {
+        done = true;
+        await between();
+      }
+      return result;
+    },
+  };
+  return db.withPlugin(plugin);
 }

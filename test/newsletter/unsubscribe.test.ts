@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { createAccountsTestApp, mailsTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 import {
   confirm,
@@ -11,7 +11,8 @@ import {
   subscribeConfirmed,
   subscriberRows,
 } from './helpers.js';
-import { newsletterUnsubscribeHeaders } from '../../src/modules/newsletter/index.js';
+import { newsletterMailHandler, newsletterUnsubscribeHeaders } from '../../src/modules/newsletter/index.js';
+import { afterFirstRead } from '../helpers/overlapping-writes.js';
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -74,6 +75,42 @@ describe('POST /newsletter/unsubscribe', () => {
     expect((await oneClick(t, oneClickPath(mail))).statusCode).toBe(200);
     expectErrorBody(await confirm(t, newsletterToken(mail)), 400, 'Bad Request');
     expect(await subscriberRows(t, email)).toEqual([]);
+  });
+
+  it('an unsubscribe that commits while the confirmation mail is being made cancels it: no mail, no working link', async () => {
+    const db = t.database.db;
+    const email = uniqueEmail('unsub-racing');
+    expect((await subscribe(t, { email, language: 'en' })).statusCode).toBe(200);
+    const request = await db.selectFrom('newsletter_request').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    // The signed link of an earlier mail to the address, followed after the worker read the request.
+    const headers = await newsletterUnsubscribeHeaders(db, t.config, { email, storeCode: 'WEB' }, Date.now());
+    const url = new URL(/^<(.+)>$/.exec(headers['List-Unsubscribe']!)![1]!);
+    const unsubscribing = async () => expect((await oneClick(t, `${url.pathname}${url.search}`)).statusCode).toBe(200);
+    const job = newsletterMailHandler({
+      db: afterFirstRead(db, 'newsletter_request', unsubscribing),
+      config: t.config,
+      mailer: t.jobs.mailer,
+    });
+    expect(await job({ kind: 'confirmation', requestId: request.id }, {} as never)).toBe('cancelled');
+    await t.drainJobs();
+    expect(mailsTo(t, email)).toEqual([]);
+    const row = await db.selectFrom('newsletter_request').selectAll().where('id', '=', request.id).executeTakeFirstOrThrow();
+    expect(row.token_hash).toBeNull();
+    expect(Number(row.expires_at)).toBeLessThanOrEqual(Date.now());
+    expect(await subscriberRows(t, email)).toEqual([]);
+  });
+
+  it('a confirmation mail sent again (a retry after a failed send) still goes, and only its link works', async () => {
+    const email = uniqueEmail('unsub-retry');
+    await subscribe(t, { email, language: 'en' });
+    const first = newsletterToken(await confirmationMailTo(t, email));
+    const request = await t.database.db.selectFrom('newsletter_request').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const job = newsletterMailHandler({ db: t.database.db, config: t.config, mailer: t.jobs.mailer });
+    expect(await job({ kind: 'confirmation', requestId: request.id }, {} as never)).toBe('sent');
+    const again = await t.smtp.waitFor((mail) => JSON.stringify(mail.to).includes(email) && !(mail.text ?? '').includes(first));
+    const second = newsletterToken(again);
+    expectErrorBody(await confirm(t, first), 400, 'Bad Request');
+    expect((await confirm(t, second)).statusCode).toBe(200);
   });
 
   it('subscribing again after a withdrawal records a new consent', async () => {

@@ -39,7 +39,14 @@ export function newsletterMailHandler(deps: NewsletterMailDeps): JobHandler {
     const store = await getStore(db, request.store_code);
     if (!store) throw new Error(`unknown store ${request.store_code}`);
     const { token, hash } = newToken();
-    await setRequestToken(db, request.id, hash, now + config.newsletter.confirmTokenTtlMs);
+    // An unsubscribe (or a confirmation) that committed since the read above: no mail, no working link.
+    const stored = await setRequestToken(
+      db,
+      { id: request.id, expiresAtRead: request.expires_at },
+      hash,
+      now + config.newsletter.confirmTokenTtlMs,
+    );
+    if (!stored) return 'cancelled';
     const recipient = { email: request.email, storeCode: request.store_code };
     const signer = unsubscribeSigner(await unsubscribeSecret(db, config.newsletter.unsubscribeSecret, now));
     const language: Language = isLanguage(request.language) ? request.language : 'et';

@@ -35,8 +35,26 @@ export function findRequest(db: Db, id: number): Promise<NewsletterRequestRow | 
   return db.selectFrom('newsletter_request').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function setRequestToken(db: Db, id: number, tokenHash: string, expiresAt: number): Promise<void> {
-  await db.updateTable('newsletter_request').set({ token_hash: tokenHash, expires_at: expiresAt }).where('id', '=', id).execute();
+/**
+ * Stores the hash of a freshly minted token, only while the request is still as the worker read it:
+ * not confirmed, its expiry unchanged. An unsubscribe cancels it by setting the expiry to its own
+ * time, which can be later than the worker's clock, so the expiry read is compared, not a time.
+ * False when the request changed since (nothing may be mailed for it).
+ */
+export async function setRequestToken(
+  db: Db,
+  request: { id: number; expiresAtRead: number | null },
+  tokenHash: string,
+  expiresAt: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('newsletter_request')
+    .set({ token_hash: tokenHash, expires_at: expiresAt })
+    .where('id', '=', request.id)
+    .where('confirmed_at', 'is', null)
+    .where((eb) => (request.expiresAtRead === null ? eb('expires_at', 'is', null) : eb('expires_at', '=', request.expiresAtRead)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** The unused, unexpired request a token was minted for. */
