@@ -17,7 +17,8 @@ import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { as } from './helpers.js';
 
 // PUT /user/me and POST /user/me/confirm-email: the login email changes only once the new address
-// confirms it (the old one is told), the password only with the current one (other sessions end).
+// confirms it (the old one is told), the password only with the current one; either ends the other
+// sessions.
 // Users are made through the real registration and mails go to a real SMTP server.
 
 let t: AccountsTestApp;
@@ -80,6 +81,24 @@ describe('email change', () => {
     expect(updates.map((row) => JSON.parse(row.data).email)).toEqual([newEmail]);
     // The token is used up.
     expectErrorBody(await confirm(access, confirmToken(mail)), 400, 'Bad Request');
+  });
+
+  it("ends the user's other sessions on confirmation and keeps the caller's", async () => {
+    const oldEmail = uniqueEmail('moves');
+    const newEmail = uniqueEmail('moved');
+    const mine = await registerVerified(t, oldEmail);
+    // Another device's session (or a token taken from one).
+    const other = (await login(t, oldEmail)).json().accessToken as string;
+    const bystander = await registerVerified(t, uniqueEmail('bystander'));
+    expect((await putMe(mine, { email: newEmail, currentPassword: GOOD_PASSWORD })).statusCode).toBe(200);
+    const mail = await mailTo(t, newEmail, /Confirm your new email/);
+    // Asking alone ends nothing: the address is not the login yet.
+    expect((await me(t, other)).statusCode).toBe(200);
+    expect((await confirm(mine, confirmToken(mail))).statusCode).toBe(200);
+    expectErrorBody(await me(t, other), 401, 'Unauthorized');
+    expect((await me(t, mine)).json().email).toBe(newEmail);
+    // Somebody else's sessions are not touched.
+    expect((await me(t, bystander)).statusCode).toBe(200);
   });
 
   it('answers the same whether the address is taken, and refuses the confirmation with a 409', async () => {

@@ -127,7 +127,8 @@ async function checkCurrentPassword(
 /**
  * POST /user/me/confirm-email: the token from the mail to the new address, presented by the same
  * user logged in. 400 for a token that is unknown, expired, replaced or another user's; 409 when
- * the address has meanwhile become another user's login (the change stays pending).
+ * the address has meanwhile become another user's login (the change stays pending). The user's
+ * other sessions end.
  */
 export async function confirmEmailChange(
   trx: Db,
@@ -152,6 +153,9 @@ export async function confirmEmailChange(
     if (isUniqueViolation(error)) throw conflict('profile.emailTaken');
     throw error;
   }
+  // The login identity changed, as with a new password: sessions opened before (another device, a
+  // token taken from one) end; the caller, who just proved the new mailbox, stays.
+  await revokeOtherTokens(trx, actor.userId, actor.tokenHash);
   await emitCustomerUpdated(trx, actor, now);
   await queueProfileMail(
     trx,
