@@ -126,6 +126,8 @@ async function main(): Promise<number> {
     AUTH_RATE_LIMIT_PER_EMAIL: '100000000/1m',
     CHECKOUT_RATE_LIMIT_PER_IP: '100000000/1m',
     BASKET_RATE_LIMIT_PER_IP: '100000000/1m',
+    // Every purchase's return (and callback) comes from the one load address.
+    PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000000/1m',
     SEARCH_RATE_LIMIT_PER_IP: '100000000/1m',
     // /metrics for the JS heap beside what /proc shows: a leak grows the heap, caches of native code do not.
     METRICS_TOKEN,

@@ -27,9 +27,10 @@ export interface EveryPayShop {
   close(): Promise<void>;
 }
 
-export async function startEveryPayShop(): Promise<EveryPayShop> {
+/** `env`: more of the app's variables (a test's own limits). */
+export async function startEveryPayShop(env: Record<string, string> = {}): Promise<EveryPayShop> {
   const everypay = await startEveryPayServer();
-  const { t, origin } = await createListeningApp({ env: { ...everypayEnv(everypay), CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' } });
+  const { t, origin } = await createListeningApp({ env: { ...everypayEnv(everypay), CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m', ...env } });
   // EveryPay keeps one callback URL per shop, set in its merchant portal.
   everypay.setCallbackUrl(`${origin}${t.config.basePath}/payment/everypay/callback`);
   const shop = await setUpShop(t);

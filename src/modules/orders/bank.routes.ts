@@ -82,10 +82,12 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       response: {
         303: { description: "To the front-end's finished page, or its failed page when the payment failed", type: 'null' },
         200: { description: 'A silent or backup ping (VK_AUTO=Y, silent=1): an empty answer', type: 'null' },
-        ...errors(400, 404),
+        ...errors(400, 404, 429),
       },
     },
     handler: async (request, reply) => {
+      // A return of an unpaid order asks the gateway, and anyone may repeat one: limited per address, before the checksum is read.
+      await consumeRateLimit(db, `bank-return:ip:${addressKey(request.ip)}`, deps.config.orders.callbackRateLimit, request.actionTime);
       const query = request.query;
       const order = await linkedOrder(query.orderId, query.checksum);
       const status = await settleReturn(db, gateways, order, request.actionTime);

@@ -53,6 +53,8 @@ export const HOLDING_STOCK: readonly OrderStatus[] = [
   'PROCESSING',
   'PENDING_NAV_PROCESSING',
 ];
+/** States in which the order waits for its online payment (started or not). */
+export const AWAITING_PAYMENT: readonly OrderStatus[] = ['NEW', 'PENDING_PAYMENT'];
 /** States in which the order was paid or needs no online payment. */
 export const PAID: readonly OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED'];
 

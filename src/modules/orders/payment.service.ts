@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { DomainError } from '../../infra/domain-error.js';
 import type { GatewayName, Gateways, PaymentGateway, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
-import { moveOrder, PAID } from './order-states.js';
+import { AWAITING_PAYMENT, moveOrder, PAID } from './order-states.js';
 import { findOrder, latestPayment, lockOrder, type OrderRow } from './orders.repository.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
 import { applyPaymentStatus } from './payment-status.service.js';
@@ -133,9 +133,13 @@ export async function startPayment(
 /**
  * The shopper is back from the gateway: ask the gateway how the payment stands (the request's own
  * parameters are not trusted) and apply it. Answers the order's status after it; a gateway that
- * cannot be reached leaves it as it was (the callback or the sweep will tell).
+ * cannot be reached leaves it as it was (the callback or the sweep will tell). An order no longer
+ * waiting for its payment answers its status without asking: anyone holding the order's link may
+ * repeat the return, and each ask is a call on the merchant's credentials (a late settle of an
+ * order given up on is the callback's to apply).
  */
 export async function settleReturn(db: Kysely<Database>, gateways: Gateways, order: OrderRow, now: number): Promise<OrderRow['status']> {
+  if (!AWAITING_PAYMENT.includes(order.status)) return order.status;
   const payment = await latestPayment(db, order.id);
   const gateway = payment?.gateway ? gateways[payment.gateway as GatewayName] : undefined;
   if (!payment?.reference || !gateway) return order.status;
