@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { refreshRating } from './denormalised.repository.js';
+import { lockProduct } from './reviews/comment.repository.js';
 
 // What the catalogue keeps of a client: followed categories, comments (with the author name they
 // gave) and ratings. The erasure deletes them and recounts the ratings of the products concerned.
@@ -56,8 +57,12 @@ async function eraseCatalogue(trx: Db, subject: PersonalDataSubject) {
   await trx.deleteFrom('client_category_preference').where('client_account_id', 'in', ids).execute();
   await trx.deleteFrom('product_comment').where('client_account_id', 'in', ids).execute();
   const rated = await trx.selectFrom('product_rating').select('product_id').where('client_account_id', 'in', ids).execute();
+  // The products' rating locks first (in id order), as a rating change takes it: a rating given
+  // meanwhile is then in the recount, which otherwise read the totals from before it.
+  const products = [...new Set(rated.map((row) => Number(row.product_id)))].sort((a, b) => a - b);
+  for (const productId of products) await lockProduct(trx, productId);
   await trx.deleteFrom('product_rating').where('client_account_id', 'in', ids).execute();
-  for (const row of rated) await refreshRating(trx, Number(row.product_id));
+  for (const productId of products) await refreshRating(trx, productId);
 }
 
 /** The catalogue's part of "your data": followed categories, comments and ratings. */

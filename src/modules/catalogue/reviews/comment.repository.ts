@@ -1,6 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { Db, Engine } from '../../../db/database.js';
-import type { Database } from '../../../db/schema.js';
+import type { Db } from '../../../db/database.js';
+import { isPostgres } from '../../../db/row-lock.js';
 
 export interface CommentRow {
   id: number;
@@ -111,8 +110,8 @@ export async function authorNames(
  * insert that references the product (whose key-share lock would make a later upgrade deadlock),
  * leaves plain comment inserts unblocked. SQLite transactions (begin immediate) are serial already.
  */
-export async function lockProduct(trx: Transaction<Database>, engine: Engine, productId: number): Promise<void> {
-  if (engine !== 'postgres') return;
+export async function lockProduct(trx: Db, productId: number): Promise<void> {
+  if (!isPostgres(trx)) return;
   await trx.selectFrom('product').select('id').where('id', '=', productId).forNoKeyUpdate().execute();
 }
 

@@ -106,7 +106,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
         language: request.language,
         now: request.actionTime,
       };
-      const row = await db.transaction().execute((trx) => createComment(trx, database.engine, input));
+      const row = await db.transaction().execute((trx) => createComment(trx, input));
       return reply.code(201).send(toCommentWire(row, clientAccountId, request.language));
     },
   );
@@ -172,9 +172,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const { caller, clientAccountId } = await client(request);
       await requireVisible(request, caller, request.params.id);
       const { rating } = request.body;
-      return db
-        .transaction()
-        .execute((trx) => setRating(trx, database.engine, request.params.id, clientAccountId, rating, request.actionTime));
+      return db.transaction().execute((trx) => setRating(trx, request.params.id, clientAccountId, rating, request.actionTime));
     },
   );
 
@@ -194,9 +192,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     async (request) => {
       const { caller, clientAccountId } = await client(request);
       await requireVisible(request, caller, request.params.id);
-      return db
-        .transaction()
-        .execute((trx) => setRating(trx, database.engine, request.params.id, clientAccountId, null, request.actionTime));
+      return db.transaction().execute((trx) => setRating(trx, request.params.id, clientAccountId, null, request.actionTime));
     },
   );
 };

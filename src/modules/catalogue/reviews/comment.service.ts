@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Db, Engine } from '../../../db/database.js';
+import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { toRfc3339 } from '../../../db/time.js';
 import { translate, type Language } from '../../../i18n/index.js';
@@ -84,9 +84,9 @@ export interface CommentInput {
  * Writes a comment and, when a rating comes with it, the client's rating and the product's totals.
  * Counts against the client's comment rate limit first (429 past it).
  */
-export async function createComment(trx: Transaction<Database>, engine: Engine, input: CommentInput): Promise<CommentRow> {
+export async function createComment(trx: Transaction<Database>, input: CommentInput): Promise<CommentRow> {
   await consumeRateLimit(trx, `catalogue:comment:${input.clientAccountId}`, COMMENT_RATE_LIMIT, input.now);
-  if (input.rating !== undefined) await lockProduct(trx, engine, input.productId);
+  if (input.rating !== undefined) await lockProduct(trx, input.productId);
   const names = await authorNames(trx, input.clientAccountId);
   const id = await insertComment(trx, {
     productId: input.productId,
@@ -128,13 +128,12 @@ export async function ratingSummary(db: Db, productId: number, clientAccountId: 
  */
 export async function setRating(
   trx: Transaction<Database>,
-  engine: Engine,
   productId: number,
   clientAccountId: number,
   rating: number | null,
   now: number,
 ): Promise<RatingSummary> {
-  await lockProduct(trx, engine, productId);
+  await lockProduct(trx, productId);
   if (rating === null) {
     if (await deleteRating(trx, productId, clientAccountId)) await refreshRating(trx, productId);
   } else {
