@@ -18,7 +18,6 @@ export { admitLogin, settleLogin } from './login-throttle.js';
 export { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';
 export {
-  FRESH_SIGN_IN_MS,
   loginBasketRequest,
   openSession,
   signedInRecently,

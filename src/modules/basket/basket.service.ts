@@ -43,8 +43,10 @@ export const GUEST_BASKET_TTL_MS = 30 * DAY_MS;
 /** An empty basket is deleted this long after its last change. */
 export const EMPTY_BASKET_TTL_MS = DAY_MS;
 
-/** Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined). */
-/** A guest's `address` is its client address's rate-limit key (infra/address-key.ts). */
+/**
+ * Whose basket: a client account's (per store), or a guest's by its token (none yet: undefined);
+ * a guest's `address` is its client address's rate-limit key (infra/address-key.ts).
+ */
 export type BasketOwner = { kind: 'client'; clientAccountId: number } | { kind: 'guest'; token: string | undefined; address: string };
 
 /** The read path's look-ups, compiled once: the owner's basket and its lines (outside transactions; the lines' products as `products` keeps them). */
