@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+import { pruneExpired } from '../../src/infra/maintenance.js';
+import { erasedEmailOf, type PersonalDataSubject } from '../../src/infra/personal-data.js';
+import { dueRequestIds } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
+import { basketPruning } from '../../src/modules/basket/index.js';
+import { removeAccount } from '../../src/modules/companies/company-users.repository.js';
+import { personalDataParts } from '../../src/modules/gdpr/index.js';
+import { pruneIntegrationEvents } from '../../src/modules/integrations/index.js';
+import { expirePendingRequests, withdrawEverywhere } from '../../src/modules/newsletter/newsletter.repository.js';
+import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
+import { createCustomer } from '../helpers/customers.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// The statements that read or delete by a column of a table that grows every day (the hourly
+// prunes, the back-in-stock scan, "your data", a removed company user's sessions) are planned
+// through an index on both engines: none reads the whole table. They are recorded as the code
+// runs them (a plugin compiles each query), then explained with their own parameters; on
+// PostgreSQL with sequential scans off, as on a large table, so that only a missing index scans.
+
+const GROWING = [
+  'integration_event',
+  'webhook_delivery',
+  'back_in_stock_request',
+  'basket',
+  'job',
+  'rate_limit',
+  'session_action',
+  'sales_history',
+  'newsletter_request',
+  'virtual_gift_card_purchase',
+  'access_token',
+  'subscription',
+  'subscription_card',
+];
+
+let t: TestApp;
+const sqlite = () => t.database.engine === 'sqlite';
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+/** A handle on the test database that keeps every statement run through it, compiled. */
+function recording(db: Kysely<Database>): { db: Kysely<Database>; statements: CompiledQuery[] } {
+  const statements: CompiledQuery[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      statements.push(db.getExecutor().compileQuery(node, queryId));
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  };
+  return { db: db.withPlugin(plugin), statements };
+}
+
+async function planOf(query: CompiledQuery): Promise<string> {
+  return t.database.db.connection().execute(async (connection) => {
+    if (!sqlite()) await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+    try {
+      const explained = await connection.executeQuery<Record<string, string>>({
+        ...query,
+        sql: `${sqlite() ? 'explain query plan' : 'explain'} ${query.sql}`,
+      });
+      return explained.rows.map((row) => (sqlite() ? row.detail : row['QUERY PLAN'])).join('\n');
+    } finally {
+      if (!sqlite()) await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+    }
+  });
+}
+
+/** The growing tables the plan reads whole. */
+function scannedTables(plan: string): string[] {
+  const scan = sqlite() ? /(?:^|\n)\s*SCAN (\w+)/g : /Seq Scan on (\w+)/g;
+  return [...plan.matchAll(scan)].map((match) => match[1]!).filter((table) => GROWING.includes(table));
+}
+
+/**
+ * Reads of a whole table that are known and kept: the outbox's jobs naming a person are found by a
+ * text search of their payloads (no index can serve it), on an erasure or a data export, which a
+ * person may ask for a few times an hour; done jobs are pruned after 30 days.
+ */
+const KNOWN_SCANS = [/from "job" where lower\(payload\) like/];
+
+async function expectIndexed(statements: CompiledQuery[]) {
+  expect(statements.length).toBeGreaterThan(0);
+  for (const statement of statements) {
+    if (!GROWING.some((table) => statement.sql.includes(`"${table}"`))) continue;
+    if (KNOWN_SCANS.some((known) => known.test(statement.sql))) continue;
+    const plan = await planOf(statement);
+    expect(scannedTables(plan), `${statement.sql}\n${plan}`).toEqual([]);
+  }
+}
+
+describe('statements on tables that grow every day', () => {
+  it('the hourly prunes read their rows through an index', async () => {
+    const { db, statements } = recording(t.database.db);
+    const now = Date.now();
+    await pruneExpired(db, now);
+    await pruneIntegrationEvents(db, now);
+    await basketPruning()(db, now);
+    await subscriptionCardPruning(db, now);
+    await expectIndexed(statements);
+  });
+
+  it("the back-in-stock scan, a newsletter unsubscribe and a removed company user's sessions do too", async () => {
+    const { db, statements } = recording(t.database.db);
+    const now = Date.now();
+    await dueRequestIds(db, { store_code: 'WEB', audience: 'R' }, now, 200);
+    await expirePendingRequests(db, 'someone@example.ee', 'WEB', now);
+    await withdrawEverywhere(db, 'someone@example.ee', now);
+    const member = await createCustomer(t.database.db, { kind: 'BUSINESS' });
+    const { user_id } = await t.database.db
+      .selectFrom('client_account')
+      .select('user_id')
+      .where('id', '=', member.clientAccountId)
+      .executeTakeFirstOrThrow();
+    expect(await removeAccount(db, member.clientAccountId, Number(user_id), now)).toBe(true);
+    await expectIndexed(statements);
+  });
+
+  it("a person's data (export and erasure) is found through indexes", async () => {
+    const { db, statements } = recording(t.database.db);
+    const now = Date.now();
+    const customer = await createCustomer(t.database.db);
+    const account = await t.database.db
+      .selectFrom('client_account as a')
+      .innerJoin('app_user as u', 'u.id', 'a.user_id')
+      .select(['a.user_id', 'a.code', 'u.email'])
+      .where('a.id', '=', customer.clientAccountId)
+      .executeTakeFirstOrThrow();
+    const userId = Number(account.user_id);
+    const subject: PersonalDataSubject = {
+      userId,
+      email: account.email,
+      accounts: [
+        {
+          id: customer.clientAccountId,
+          code: account.code,
+          storeCode: 'WEB',
+          type: 'SIMPLE',
+          companyId: null,
+          role: 'customer',
+          status: 'ACTIVE',
+        },
+      ],
+      erasedEmail: erasedEmailOf(userId),
+    };
+    for (const part of personalDataParts) await part.export(db, subject);
+    await db.transaction().execute(async (trx) => {
+      for (const part of personalDataParts) await part.erase(trx, subject, now);
+    });
+    await expectIndexed(statements);
+  });
+});
