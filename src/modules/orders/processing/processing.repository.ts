@@ -70,13 +70,12 @@ export async function ordersInStatusSince(
     .orderBy('status_changed_at')
     .orderBy('id')
     .limit(limit);
+  // The cursor's own lower bound first, so the index range starts at the cursor: with the OR alone
+  // the range began at the status's oldest order and each batch read again what the last ones had.
   if (cursor)
-    query = query.where((eb) =>
-      eb.or([
-        eb('status_changed_at', '>', cursor.changedAt),
-        eb.and([eb('status_changed_at', '=', cursor.changedAt), eb('id', '>', cursor.id)]),
-      ]),
-    );
+    query = query
+      .where('status_changed_at', '>=', cursor.changedAt)
+      .where((eb) => eb.or([eb('status_changed_at', '>', cursor.changedAt), eb('id', '>', cursor.id)]));
   const rows = await query.execute();
   return rows.map((row) => ({ id: Number(row.id), status_changed_at: Number(row.status_changed_at) }));
 }
