@@ -199,4 +199,14 @@ describe('GET /admin/ctr', () => {
     expect((await adminReport({ from, to, store: 'NOPE' })).statusCode).toBe(422);
     expect((await adminReport({ from, to, page: '0' })).statusCode).toBe(400);
   });
+
+  it('covers at most 366 days in one report (each hour of the range is read)', async () => {
+    const day = 86_400_000;
+    const to = new Date().toISOString();
+    const longest = await adminReport({ from: new Date(Date.now() - 366 * day).toISOString(), to });
+    expect(longest.statusCode, longest.body).toBe(200);
+    const tooLong = await adminReport({ from: new Date(Date.now() - 367 * day).toISOString(), to });
+    expect(tooLong.statusCode).toBe(422);
+    expect(tooLong.json()).toEqual([{ field: 'to', message: expect.stringContaining('366') }]);
+  });
 });

@@ -3,16 +3,19 @@
 
 const en = {
   'ctr.toBeforeFrom': '"to" must not be before "from".',
+  'ctr.rangeTooLong': 'A report covers at most {days} days.',
   'ctr.unknownStore': 'There is no such store: WEB or WEB2.',
 };
 
 const et: Record<keyof typeof en, string> = {
   'ctr.toBeforeFrom': '"to" ei tohi olla enne "from"-i.',
+  'ctr.rangeTooLong': 'Aruanne hõlmab kõige rohkem {days} päeva.',
   'ctr.unknownStore': 'Sellist poodi ei ole: WEB või WEB2.',
 };
 
 const ru: Record<keyof typeof en, string> = {
   'ctr.toBeforeFrom': '"to" не может быть раньше "from".',
+  'ctr.rangeTooLong': 'Отчёт охватывает не более {days} дней.',
   'ctr.unknownStore': 'Такого магазина нет: WEB или WEB2.',
 };
 

@@ -25,10 +25,16 @@ export interface CtrReportLine {
  * The operators' report: views, clicks and their rate per store, banner and placement over whole
  * hours, from the hour `from` falls in to the hour `to` falls in (an hour start as `to` ends before it).
  */
+/** The longest period one report covers. */
+export const MAX_REPORT_DAYS = 366;
+const DAY_MS = 86_400_000;
+
 export async function bannerCtrReport(db: Db, input: CtrReportInput): Promise<{ lines: CtrReportLine[]; total: number }> {
   const from = Date.parse(input.from);
   const to = Date.parse(input.to);
   if (to < from) throw invalidField('to', 'ctr.toBeforeFrom');
+  // Each hour of the range is a row per banner and placement to add up: a range of years is a long read.
+  if (to - from > MAX_REPORT_DAYS * DAY_MS) throw invalidField('to', 'ctr.rangeTooLong', { days: MAX_REPORT_DAYS });
   if (input.store !== undefined && !isStoreCode(input.store)) throw invalidField('store', 'ctr.unknownStore');
   const filter = {
     from: from - (from % HOUR_MS),
