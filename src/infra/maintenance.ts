@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { deleteInBatches } from '../db/batched-delete.js';
 import type { Database } from '../db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { pruneRateLimits } from './rate-limit.js';
@@ -19,12 +20,12 @@ export interface PruneReport {
  */
 export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
   const rateLimits = await pruneRateLimits(db, now - DAY_MS);
-  const jobs = await db
-    .deleteFrom('job')
-    .where('status', '=', 'done')
-    .where('updated_at', '<', now - keepDoneJobsMs)
-    .executeTakeFirst();
-  return { rateLimits, jobs: Number(jobs.numDeletedRows) };
+  const jobs = await deleteInBatches(db, 'job', {
+    key: 'id',
+    where: (eb) => eb.and([eb('status', '=', 'done'), eb('updated_at', '<', now - keepDoneJobsMs)]),
+    orderBy: 'updated_at',
+  });
+  return { rateLimits, jobs };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import { deleteInBatches } from '../db/batched-delete.js';
 import type { Database } from '../db/schema.js';
 import { addressKey } from './address-key.js';
 import { DomainError } from './domain-error.js';
@@ -30,8 +31,11 @@ export function perIpRateLimit(db: Kysely<Database>, limit: RateLimit) {
 
 /** Removes counters of windows that have ended; run periodically. */
 export async function pruneRateLimits(db: Kysely<Database>, olderThan: number): Promise<number> {
-  const result = await db.deleteFrom('rate_limit').where('window_start', '<', olderThan).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'rate_limit', {
+    key: 'key',
+    where: (eb) => eb('window_start', '<', olderThan),
+    orderBy: 'window_start',
+  });
 }
 
 // For limits counted after the fact (failed logins): look at a counter first, count a hit only

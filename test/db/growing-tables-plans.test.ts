@@ -3,13 +3,19 @@ import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import { pruneExpired } from '../../src/infra/maintenance.js';
 import { erasedEmailOf, type PersonalDataSubject } from '../../src/infra/personal-data.js';
+import { accessTokenPruning } from '../../src/modules/accounts/index.js';
+import { backInStockPruning } from '../../src/modules/back-in-stock/index.js';
 import { dueRequestIds } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
 import { basketPruning } from '../../src/modules/basket/index.js';
 import { removeAccount } from '../../src/modules/companies/company-users.repository.js';
+import { pruneUsedLinks } from '../../src/modules/downloads/index.js';
 import { personalDataParts } from '../../src/modules/gdpr/index.js';
 import { pruneIntegrationEvents } from '../../src/modules/integrations/index.js';
+import { newsletterRequestPruning } from '../../src/modules/newsletter/index.js';
 import { expirePendingRequests, withdrawEverywhere } from '../../src/modules/newsletter/newsletter.repository.js';
+import { socialSignInPruning, usedIdTokenPruning } from '../../src/modules/social/index.js';
 import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
+import { sessionActionPruning } from '../../src/modules/tracking/index.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -33,6 +39,9 @@ const GROWING = [
   'access_token',
   'subscription',
   'subscription_card',
+  'used_id_token',
+  'download_link_use',
+  'webhook_attempt',
 ];
 
 let t: TestApp;
@@ -101,6 +110,13 @@ describe('statements on tables that grow every day', () => {
     await pruneIntegrationEvents(db, now);
     await basketPruning()(db, now);
     await subscriptionCardPruning(db, now);
+    await accessTokenPruning()(db, now);
+    await socialSignInPruning()(db, now);
+    await usedIdTokenPruning()(db, now);
+    await newsletterRequestPruning()(db, now);
+    await pruneUsedLinks(db, now);
+    await backInStockPruning()(db, now);
+    await sessionActionPruning(90 * 86_400_000)(db, now);
     await expectIndexed(statements);
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
 import type { AppUserTable, ClientAccountStatus, ClientAccountTable, CompanyTable } from './accounts.tables.js';
@@ -299,8 +300,11 @@ export async function revokeToken(db: Db, tokenHash: string): Promise<void> {
 
 /** Deletes access tokens that have expired (the hourly maintenance). */
 export async function pruneExpiredAccessTokens(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('access_token').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'access_token', {
+    key: 'token_hash',
+    where: (eb) => eb('expires_at', '<=', now),
+    orderBy: 'expires_at',
+  });
 }
 
 export async function revokeAllTokensOfUser(db: Db, userId: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import { GUEST, visibleProduct, type Caller } from '../catalogue/index.js';
 import type { BackInStockRequestTable } from './back-in-stock.tables.js';
@@ -190,8 +191,11 @@ export async function mailFacts(db: Db, id: number) {
 
 /** Deletes requests past their 14 days, notified or not. */
 export async function pruneBackInStockRequests(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('back_in_stock_request').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'back_in_stock_request', {
+    key: 'id',
+    where: (eb) => eb('expires_at', '<=', now),
+    orderBy: 'expires_at',
+  });
 }
 
 /** The client account's login email and mail language. */

@@ -1,4 +1,5 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
@@ -107,19 +108,21 @@ export async function touchBasket(db: Db, basket: BasketRow, now: number, change
  * (lines go with them). Returns how many baskets were.
  */
 export async function pruneBaskets(db: Db, now: number, emptyMs: number, guestMs: number): Promise<number> {
-  const empty = await db
-    .deleteFrom('basket')
-    .where('updated_at', '<', now - emptyMs)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('basket_line').select(sql.lit(1).as('one')).whereRef('basket_line.basket_id', '=', 'basket.id'))),
-    )
-    .executeTakeFirst();
-  const guests = await db
-    .deleteFrom('basket')
-    .where('client_account_id', 'is', null)
-    .where('updated_at', '<', now - guestMs)
-    .executeTakeFirst();
-  return Number(empty.numDeletedRows) + Number(guests.numDeletedRows);
+  const empty = await deleteInBatches(db, 'basket', {
+    key: 'id',
+    where: ({ and, eb, not, exists, selectFrom }) =>
+      and([
+        eb('updated_at', '<', now - emptyMs),
+        not(exists(selectFrom('basket_line').select(sql.lit(1).as('one')).whereRef('basket_line.basket_id', '=', 'basket.id'))),
+      ]),
+    orderBy: 'updated_at',
+  });
+  const guests = await deleteInBatches(db, 'basket', {
+    key: 'id',
+    where: (eb) => eb.and([eb('client_account_id', 'is', null), eb('updated_at', '<', now - guestMs)]),
+    orderBy: 'updated_at',
+  });
+  return empty + guests;
 }
 
 /** The two basket look-ups of the read path, compiled once (outside transactions only). */

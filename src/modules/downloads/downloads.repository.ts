@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
 import { accessibleTakes } from '../subscriptions/index.js';
@@ -249,8 +250,11 @@ export async function countDownload(
 
 /** Links whose expiry has passed need no record of their use. */
 export async function pruneUsedLinks(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('download_link_use').where('expires_at', '<', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'download_link_use', {
+    key: 'link_id',
+    where: (eb) => eb('expires_at', '<', now),
+    orderBy: 'expires_at',
+  });
 }
 
 export interface ProductFileInput {

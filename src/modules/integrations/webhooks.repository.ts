@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { WebhookDeliveryTable, WebhookEndpointTable } from './integrations.tables.js';
 
@@ -220,28 +221,37 @@ const DAY_MS = 86_400_000;
  * behind misses them). How many rows went.
  */
 export async function pruneIntegrationEvents(db: Db, now: number): Promise<number> {
-  const delivered = db
-    .selectFrom('webhook_delivery')
-    .select('id')
-    .where('status', '=', 'delivered')
-    .where('delivered_at', '<', now - 30 * DAY_MS);
-  const attempts = await db.deleteFrom('webhook_attempt').where('delivery_id', 'in', delivered).executeTakeFirst();
-  const deliveries = await db
-    .deleteFrom('webhook_delivery')
-    .where('status', '=', 'delivered')
-    .where('delivered_at', '<', now - 30 * DAY_MS)
-    .executeTakeFirst();
-  const events = await db
-    .deleteFrom('integration_event')
-    .where('created_at', '<', now - 90 * DAY_MS)
-    .where('position', 'is not', null)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_delivery').select('webhook_delivery.id').whereRef('webhook_delivery.event_id', '=', 'integration_event.id'),
-        ),
+  // Attempts first, then their deliveries, then the events no delivery names: each step in batches.
+  const attempts = await deleteInBatches(db, 'webhook_attempt', {
+    key: 'id',
+    where: ({ eb, selectFrom }) =>
+      eb(
+        'delivery_id',
+        'in',
+        selectFrom('webhook_delivery')
+          .select('webhook_delivery.id')
+          .where('webhook_delivery.status', '=', 'delivered')
+          .where('webhook_delivery.delivered_at', '<', now - 30 * DAY_MS),
       ),
-    )
-    .executeTakeFirst();
-  return Number(attempts.numDeletedRows) + Number(deliveries.numDeletedRows) + Number(events.numDeletedRows);
+  });
+  const deliveries = await deleteInBatches(db, 'webhook_delivery', {
+    key: 'id',
+    where: (eb) => eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<', now - 30 * DAY_MS)]),
+    orderBy: 'delivered_at',
+  });
+  const events = await deleteInBatches(db, 'integration_event', {
+    key: 'id',
+    where: ({ and, eb, not, exists, selectFrom }) =>
+      and([
+        eb('created_at', '<', now - 90 * DAY_MS),
+        eb('position', 'is not', null),
+        not(
+          exists(
+            selectFrom('webhook_delivery').select('webhook_delivery.id').whereRef('webhook_delivery.event_id', '=', 'integration_event.id'),
+          ),
+        ),
+      ]),
+    orderBy: 'created_at',
+  });
+  return attempts + deliveries + events;
 }

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { NewsletterRequestTable, NewsletterSubscriberTable } from './newsletter.tables.js';
 
@@ -188,10 +189,13 @@ export function currentSubscribersPage(db: Db, afterId: number, limit: number, s
 
 /** Deletes requests made before `before` whose links no longer work; the consent is on the subscriber. */
 export async function pruneRequests(db: Db, before: number, now: number): Promise<number> {
-  const result = await db
-    .deleteFrom('newsletter_request')
-    .where('created_at', '<', before)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '<', now), eb('confirmed_at', 'is not', null)]))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'newsletter_request', {
+    key: 'id',
+    where: (eb) =>
+      eb.and([
+        eb('created_at', '<', before),
+        eb.or([eb('expires_at', 'is', null), eb('expires_at', '<', now), eb('confirmed_at', 'is not', null)]),
+      ]),
+    orderBy: 'created_at',
+  });
 }

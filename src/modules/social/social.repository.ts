@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { AuthRecordTable, OauthTransactionTable, SocialProvider, UsedIdTokenTable } from './social.tables.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 
 export function insertTransaction(db: Db, row: Insertable<OauthTransactionTable>) {
@@ -95,13 +96,24 @@ export async function recordIdTokenUse(db: Db, row: UsedIdTokenTable): Promise<b
 
 /** Deletes expired sign-in flows and authentication records. */
 export async function pruneExpiredSignIns(db: Db, now: number): Promise<number> {
-  const flows = await db.deleteFrom('oauth_transaction').where('expires_at', '<=', now).executeTakeFirst();
-  const records = await db.deleteFrom('auth_record').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(flows.numDeletedRows) + Number(records.numDeletedRows);
+  const flows = await deleteInBatches(db, 'oauth_transaction', {
+    key: 'state_hash',
+    where: (eb) => eb('expires_at', '<=', now),
+    orderBy: 'expires_at',
+  });
+  const records = await deleteInBatches(db, 'auth_record', {
+    key: 'id_hash',
+    where: (eb) => eb('expires_at', '<=', now),
+    orderBy: 'expires_at',
+  });
+  return flows + records;
 }
 
 /** Forgets ID tokens that have expired: the providers' signature checks refuse them by now. */
 export async function pruneUsedIdTokens(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('used_id_token').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'used_id_token', {
+    key: 'token_key',
+    where: (eb) => eb('expires_at', '<=', now),
+    orderBy: 'expires_at',
+  });
 }

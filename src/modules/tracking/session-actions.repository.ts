@@ -1,3 +1,4 @@
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { SessionActionType } from './tracking.tables.js';
 
@@ -8,18 +9,12 @@ const PRUNE_BATCH = 10_000;
  * SQLite never holds the write lock for long. Returns how many were deleted.
  */
 export async function pruneSessionActions(db: Db, before: number): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const result = await db
-      .deleteFrom('session_action')
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('session_action').select('id').where('created_at', '<', before).orderBy('created_at').limit(PRUNE_BATCH),
-      )
-      .executeTakeFirst();
-    const count = Number(result.numDeletedRows);
-    deleted += count;
-    if (count < PRUNE_BATCH) return deleted;
-  }
+  return deleteInBatches(db, 'session_action', {
+    key: 'id',
+    where: (eb) => eb('created_at', '<', before),
+    orderBy: 'created_at',
+    batchSize: PRUNE_BATCH,
+  });
 }
 
 export interface SessionActionRow {
