@@ -42,6 +42,8 @@ const GROWING = [
   'used_id_token',
   'download_link_use',
   'webhook_attempt',
+  'auth_record',
+  'oauth_transaction',
 ];
 
 let t: TestApp;

@@ -40,6 +40,9 @@ const INDEXES: NewIndex[] = [
   { name: 'virtual_gift_card_purchase_buyer_idx', table: 'virtual_gift_card_purchase', columns: ['buyer_email'] },
   { name: 'virtual_gift_card_purchase_buyer_account_idx', table: 'virtual_gift_card_purchase', columns: ['buyer_client_account_id'] },
   { name: 'virtual_gift_card_purchase_recipient_idx', table: 'virtual_gift_card_purchase', columns: ['recipient_email'] },
+  // An erased user's sign-ins in flight (social linking), found by the user.
+  { name: 'auth_record_link_user_idx', table: 'auth_record', columns: ['link_user_id'] },
+  { name: 'oauth_transaction_link_user_idx', table: 'oauth_transaction', columns: ['link_user_id'] },
   // A removed company user's sessions; a removed card's subscriptions; the card prune.
   { name: 'access_token_client_idx', table: 'access_token', columns: ['client_account_id'] },
   { name: 'subscription_card_idx', table: 'subscription', columns: ['card_id'] },
