@@ -86,10 +86,11 @@ export async function countBasketCards(trx: Db, basketId: number): Promise<numbe
 }
 
 /**
- * The virtual cards a client bought (any store) or received (sent to its login email and
- * mailed), newest first. Reads the account's email from the accounts' tables.
+ * One page of the virtual cards a client bought (any store) or received (sent to its login email
+ * and mailed), newest first, with how many there are in all. Reads the account's email from the
+ * accounts' tables.
  */
-export async function cardsOfClient(db: Db, clientAccountId: number) {
+export async function cardsOfClientPage(db: Db, clientAccountId: number, slice: { offset: number; perPage: number }) {
   const account = await db
     .selectFrom('client_account')
     .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
@@ -97,31 +98,37 @@ export async function cardsOfClient(db: Db, clientAccountId: number) {
     .where('client_account.id', '=', clientAccountId)
     .executeTakeFirst();
   const email = account?.email.trim().toLowerCase() ?? '';
-  return db
+  const base = db
     .selectFrom('gift_card')
-    .select([
-      'id',
-      'code_hint',
-      'initial_cents',
-      'balance_cents',
-      'expires_at',
-      'buyer_client_account_id',
-      'recipient_name',
-      'recipient_email',
-      'message',
-      'deliver_at',
-      'mailed_at',
-      'created_at',
-    ])
     .where('kind', '=', 'VIRTUAL')
     .where((eb) =>
       eb.or([
         eb('buyer_client_account_id', '=', clientAccountId),
         eb.and([eb('recipient_email', '=', email), eb('mailed_at', 'is not', null)]),
       ]),
-    )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(200)
-    .execute();
+    );
+  const [rows, count] = await Promise.all([
+    base
+      .select([
+        'id',
+        'code_hint',
+        'initial_cents',
+        'balance_cents',
+        'expires_at',
+        'buyer_client_account_id',
+        'recipient_name',
+        'recipient_email',
+        'message',
+        'deliver_at',
+        'mailed_at',
+        'created_at',
+      ])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(slice.perPage)
+      .offset(slice.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
 }

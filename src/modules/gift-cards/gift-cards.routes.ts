@@ -3,10 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { unauthenticated } from '../../infra/domain-error.js';
 import { callerResolver } from '../catalogue/index.js';
-import { cardsOfClient } from './gift-cards.repository.js';
+import { cardsOfClientPage } from './gift-cards.repository.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { toWireMoney } from '../pricing/index.js';
-import { BalanceQuery, BalanceSchema, GiftCardHeaders, VirtualGiftCardSchema } from './gift-cards.schemas.js';
+import { BalanceQuery, BalanceSchema, GiftCardHeaders, VirtualGiftCardListQuery, VirtualGiftCardSchema } from './gift-cards.schemas.js';
 import { lookUpCard } from './gift-cards.service.js';
 
 export interface GiftCardsDeps {
@@ -50,16 +51,19 @@ export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (
     {
       schema: {
         tags,
-        summary: 'The virtual gift cards the caller bought or received, newest first',
+        summary: 'The virtual gift cards the caller bought or received, newest first (paged)',
         headers: GiftCardHeaders,
+        querystring: VirtualGiftCardListQuery,
         security: [{ bearer: [] }],
         response: { 200: success(Type.Array(VirtualGiftCardSchema), 'list'), ...errors(...storeRouteErrors, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const caller = await callerOf(request);
       if (caller.clientAccountId === null) throw unauthenticated('giftCards.loginRequired');
-      const rows = await cardsOfClient(db, caller.clientAccountId);
+      const page = pageRequest(request.query);
+      const { rows, total } = await cardsOfClientPage(db, caller.clientAccountId, page);
+      setPaginationHeaders(request, reply, page, total);
       return rows.map((row) => ({
         id: Number(row.id),
         role: Number(row.buyer_client_account_id) === caller.clientAccountId ? ('BOUGHT' as const) : ('RECEIVED' as const),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PagingQuery } from '../../http/paging.js';
 import { StoreRequestHeaders } from '../../http/schemas.js';
 
 const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
@@ -13,6 +14,7 @@ export const GiftCardCode = Type.String({
 
 export const GiftCardHeaders = Type.Object({ ...StoreRequestHeaders.properties });
 export const BalanceQuery = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
+export const VirtualGiftCardListQuery = Type.Object({ ...PagingQuery.properties }, { additionalProperties: false });
 
 export const BalanceSchema = Type.Object(
   {
