@@ -49,6 +49,7 @@ import * as deferTriggersInBulkWrites from './2026_11_27_2100_defer_triggers_in_
 import * as createCompanyInvitation from './2026_11_28_0000_create_company_invitation.js';
 import * as addAccessTokenSignedInAt from './2026_11_28_0300_add_access_token_signed_in_at.js';
 import * as indexGrowingTables from './2026_11_28_0400_index_growing_tables.js';
+import * as indexHeldLists from './2026_11_28_0500_index_held_lists.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -103,4 +104,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0000_create_company_invitation': createCompanyInvitation,
   '2026_11_28_0300_add_access_token_signed_in_at': addAccessTokenSignedInAt,
   '2026_11_28_0400_index_growing_tables': indexGrowingTables,
+  '2026_11_28_0500_index_held_lists': indexHeldLists,
 };

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PagingQuery } from '../../http/paging.js';
 
 // TypeBox for the bodies, parameters and answers of the subscription routes. Money is euros with
 // two decimals on the wire; times are RFC 3339 UTC.
@@ -75,6 +76,7 @@ export const RedirectFormSchema = Type.Object({
 
 export const TakeBody = Type.Object({ productId: Id }, { additionalProperties: false });
 export const TakeQuery = Type.Object({ productId: Id });
+export const TakesListQuery = Type.Object({ ...PagingQuery.properties }, { additionalProperties: false });
 
 export const TakenItemSchema = Type.Object({
   id: Type.Integer(),
@@ -90,7 +92,8 @@ export const TakesSchema = Type.Object({
   subscriptionId: Type.Integer(),
   items: Type.Array(TakenItemSchema, {
     description:
-      'What the subscription holds, newest first: its audiobooks, or the e-books on its shelf. In GET /download while the subscription lasts',
+      'What the subscription holds, newest first: its audiobooks, or the e-books on its shelf. In GET /download while the subscription ' +
+      'lasts. Paged: GET gives the page asked for (X-Pagination-* headers), POST and DELETE the first page (20 items)',
   }),
   creditsLeft: Type.Union([Type.Integer(), Type.Null()], {
     description: 'AUDIO_CREDITS: credits left this period (they do not carry over)',

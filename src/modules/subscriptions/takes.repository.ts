@@ -56,7 +56,10 @@ export async function creditsUsed(db: Db, subscriptionId: number, periodNumber: 
   return Number(row.used);
 }
 
-/** How many products the subscription holds now (an e-book shelf's books). */
+/**
+ * How many products the subscription holds now (an e-book shelf's books; the total of its list): a
+ * count over subscription_take_held_idx, which holds only held takes.
+ */
 export async function heldCount(db: Db, subscriptionId: number): Promise<number> {
   const row = await db
     .selectFrom('subscription_take')
@@ -67,8 +70,12 @@ export async function heldCount(db: Db, subscriptionId: number): Promise<number>
   return Number(row.held);
 }
 
-/** What the subscription holds now (audiobooks stay; e-books until taken off the shelf), newest first, with the product's code and name. */
-export function heldItems(db: Db, subscriptionId: number) {
+/**
+ * One page of what the subscription holds now (audiobooks stay for good, so this grows every
+ * month; e-books until taken off the shelf), newest first, with the product's code and name: a
+ * range of subscription_take_held_idx, in its order.
+ */
+export function heldItemsPage(db: Db, subscriptionId: number, slice: { offset: number; perPage: number }) {
   return db
     .selectFrom('subscription_take as t')
     .innerJoin('product as p', 'p.id', 't.product_id')
@@ -77,6 +84,8 @@ export function heldItems(db: Db, subscriptionId: number) {
     .where('t.held_key', 'is not', null)
     .orderBy('t.created_at', 'desc')
     .orderBy('t.id', 'desc')
+    .limit(slice.perPage)
+    .offset(slice.offset)
     .execute();
 }
 

@@ -4,8 +4,9 @@ import { authenticate } from '../../http/auth.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { GUEST, type Caller } from '../catalogue/index.js';
 import type { SubscriptionsDeps } from './subscriptions.deps.js';
-import { IdParams, TakeBody, TakeQuery, TakesSchema } from './subscriptions.schemas.js';
-import { giveBack, takeProduct, takesOf } from './takes.service.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { IdParams, TakeBody, TakeQuery, TakesListQuery, TakesSchema } from './subscriptions.schemas.js';
+import { giveBack, takeProduct, takesPage } from './takes.service.js';
 
 const tags = ['subscriptions'];
 const security = [{ bearer: [] }];
@@ -28,14 +29,20 @@ export const takesRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
     {
       schema: {
         tags,
-        summary: 'What the subscription holds (audiobooks taken, e-books on the shelf) and what it still gives this period',
+        summary: 'What the subscription holds (audiobooks taken, e-books on the shelf; paged) and what it still gives this period',
         headers: StoreRequestHeaders,
         params: IdParams,
+        querystring: TakesListQuery,
         security,
         response: { 200: success(TakesSchema), ...errors(...storeRouteErrors, 401, 404) },
       },
     },
-    async (request) => takesOf(db, (await taker(request)).who, request.params.id),
+    async (request, reply) => {
+      const page = pageRequest(request.query);
+      const { takes, total } = await takesPage(db, (await taker(request)).who, request.params.id, page);
+      setPaginationHeaders(request, reply, page, total);
+      return takes;
+    },
   );
 
   app.post(

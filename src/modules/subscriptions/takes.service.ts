@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Db } from '../../db/database.js';
 import { conflict, invalidField, notFound } from '../../infra/domain-error.js';
+import { MAIN_API_PAGING, type PageRequest } from '../../http/paging.js';
 import type { Caller } from '../catalogue/index.js';
 import type { Subscriber } from './subscriptions.service.js';
 import { findPlan, ownSubscription, type PlanRow, type SubscriptionRow } from './subscriptions.repository.js';
@@ -10,7 +11,7 @@ import type { PlanKind, TakeKind } from './subscriptions.tables.js';
 import {
   creditsUsed,
   heldCount,
-  heldItems,
+  heldItemsPage,
   heldTake,
   insertTake,
   lockOwnSubscription,
@@ -79,13 +80,22 @@ export async function giveBack(db: Kysely<Database>, who: Subscriber, id: number
   return takesOf(db, who, id);
 }
 
-/** What the caller's subscription holds, and what it still gives this period. */
+/** The first page of a list, what POST and DELETE answer with. */
+const FIRST_PAGE: PageRequest = { page: 1, perPage: MAIN_API_PAGING.defaultPerPage, offset: 0 };
+
+/** The first page of what the caller's subscription holds, and what it still gives this period. */
 export async function takesOf(db: Db, who: Subscriber, id: number) {
+  return (await takesPage(db, who, id, FIRST_PAGE)).takes;
+}
+
+/** One page of what the caller's subscription holds (and how many it holds), and what it still gives this period. */
+export async function takesPage(db: Db, who: Subscriber, id: number, page: PageRequest) {
   const sub = await ownSubscription(db, who.clientAccountId, id);
   if (!sub) throw notFound('subscriptions.notFound', { id });
   const plan = (await findPlan(db, Number(sub.plan_id)))!;
-  const items = await heldItems(db, id);
-  return {
+  const items = await heldItemsPage(db, id, page);
+  const total = await heldCount(db, id);
+  const takes = {
     subscriptionId: id,
     items: items.map((item) => ({
       id: Number(item.id),
@@ -97,8 +107,9 @@ export async function takesOf(db: Db, who: Subscriber, id: number) {
       takenAt: new Date(Number(item.created_at)).toISOString(),
     })),
     creditsLeft: await creditsLeft(db, sub, plan),
-    shelfFree: plan.kind === 'EBOOK_SHELF' ? Math.max(0, (plan.shelf_size ?? 0) - items.length) : null,
+    shelfFree: plan.kind === 'EBOOK_SHELF' ? Math.max(0, (plan.shelf_size ?? 0) - total) : null,
   };
+  return { takes, total };
 }
 
 async function creditsLeft(db: Db, sub: SubscriptionRow, plan: PlanRow): Promise<number | null> {
