@@ -51,14 +51,31 @@ export async function updateProfileColumns(db: Db, userId: number, changes: Prof
     .execute();
 }
 
-/** Every consent change of the user, oldest first. */
-export function consentEvents(db: Db, userId: number) {
-  return db
-    .selectFrom('marketing_consent_event')
-    .select(['consent', 'granted', 'created_at'])
-    .where('user_id', '=', userId)
-    .orderBy('id')
-    .execute();
+/**
+ * The newest event of each consent and answer (given, withdrawn) of the user: at most six rows, one
+ * index seek each (marketing_consent_event_latest_idx). The history grows with every toggle; the
+ * profile shows only when each consent was last given and last withdrawn.
+ */
+export async function latestConsentEvents(db: Db, userId: number) {
+  const newest = (consent: MarketingConsent, granted: boolean) =>
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('marketing_consent_event')
+          .select(['id', 'consent', 'granted', 'created_at'])
+          .where('user_id', '=', userId)
+          .where('consent', '=', consent)
+          .where('granted', '=', granted)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .as('e'),
+      )
+      .selectAll();
+  const [first, ...rest] = (['EMAIL', 'SMS', 'PERSONALISATION'] as const).flatMap((consent) => [
+    newest(consent, true),
+    newest(consent, false),
+  ]);
+  return rest.reduce((query, next) => query.unionAll(next), first!).execute();
 }
 
 export async function insertConsentEvent(db: Db, userId: number, consent: MarketingConsent, granted: boolean, now: number) {

@@ -5,11 +5,11 @@ import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
 import {
   categoriesOfStore,
-  consentEvents,
   findPreferences,
   findProfile,
   followedCategories,
   insertConsentEvent,
+  latestConsentEvents,
   lockClientAccount,
   lockUser,
   replaceFollowedCategories,
@@ -47,23 +47,24 @@ async function profileOf(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>) {
 
 export async function readProfile(db: Db, actor: ProfileActor) {
   const profile = await profileOf(db, actor);
-  const events = await consentEvents(db, profile.user_id);
+  const latest = await latestConsentEvents(db, profile.user_id);
   const state = (consent: MarketingConsent) => {
-    let givenAt: number | null = null;
-    let withdrawnAt: number | null = null;
-    let granted = false;
+    const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
+    const withdrawn = latest.find((event) => event.consent === consent && !event.granted);
     // Registration records the marketing mail consent only as app_user.newsletter, given with the terms.
-    if (consent === 'EMAIL' && Boolean(profile.newsletter)) {
-      granted = true;
-      givenAt = profile.terms_accepted_at ?? profile.created_at;
-    }
-    for (const event of events.filter((e) => e.consent === consent)) {
-      granted = Boolean(event.granted);
-      if (granted) givenAt = Number(event.created_at);
-      else withdrawnAt = Number(event.created_at);
-    }
-    if (consent === 'EMAIL') granted = Boolean(profile.newsletter);
-    return { granted, givenAt: givenAt === null ? null : iso(givenAt), withdrawnAt: withdrawnAt === null ? null : iso(withdrawnAt) };
+    const registered = consent === 'EMAIL' && Boolean(profile.newsletter) ? (profile.terms_accepted_at ?? profile.created_at) : null;
+    const givenAt = given ? Number(given.created_at) : registered;
+    const withdrawnAt = withdrawn ? Number(withdrawn.created_at) : null;
+    // The newer of the two is the consent's state; the email consent is the newsletter flag.
+    const granted =
+      consent === 'EMAIL'
+        ? Boolean(profile.newsletter)
+        : given !== undefined && (withdrawn === undefined || Number(given.id) > Number(withdrawn.id));
+    return {
+      granted,
+      givenAt: givenAt === null ? null : iso(Number(givenAt)),
+      withdrawnAt: withdrawnAt === null ? null : iso(withdrawnAt),
+    };
   };
   return {
     clientCode: profile.code,
