@@ -1,9 +1,9 @@
-import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteInBatches } from '../../src/db/batched-delete.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import type { Database } from '../../src/db/schema.js';
+import { recordingStatements } from '../helpers/query-plans.js';
 import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // deleteInBatches on the engine the suite targets: a backlog larger than a batch goes in several
@@ -22,26 +22,13 @@ afterAll(async () => {
   await drop();
 });
 
-/** A handle on the test database that counts the statements run through it. */
-function counting(db: Kysely<Database>): { db: Kysely<Database>; statements: () => number } {
-  let statements = 0;
-  const plugin: KyselyPlugin = {
-    transformQuery({ node }) {
-      statements += 1;
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  };
-  return { db: db.withPlugin(plugin), statements: () => statements };
-}
-
 describe(`deleteInBatches on ${engine}`, () => {
   it('deletes exactly the matching rows of a table keyed by a text column, in more than one statement, and counts them', async () => {
     const db = database.db;
     // 23 old windows (more than four batches of 5) and 7 current ones.
     const rows = Array.from({ length: 30 }, (_, i) => ({ key: `window-${i}`, window_start: i < 23 ? 1_000 + i : 50_000 + i, hits: 1 }));
     await db.insertInto('rate_limit').values(rows).execute();
-    const counted = counting(db);
+    const counted = recordingStatements(db);
 
     const deleted = await deleteInBatches(counted.db, 'rate_limit', {
       key: 'key',
@@ -52,7 +39,7 @@ describe(`deleteInBatches on ${engine}`, () => {
 
     expect(deleted).toBe(23);
     // Five batches of 5, 5, 5, 5, 3: the last one, short, ends it.
-    expect(counted.statements()).toBe(5);
+    expect(counted.statements).toHaveLength(5);
     const left = await db.selectFrom('rate_limit').select('key').where('key', 'like', 'window-%').orderBy('window_start').execute();
     expect(left.map((row) => row.key)).toEqual(rows.slice(23).map((row) => row.key));
   });
@@ -71,7 +58,7 @@ describe(`deleteInBatches on ${engine}`, () => {
       updated_at: now - i,
     }));
     await db.insertInto('job').values(jobs).execute();
-    const counted = counting(db);
+    const counted = recordingStatements(db);
 
     // Eight done jobs: two full batches of 4, then an empty one.
     const deleted = await deleteInBatches(counted.db, 'job', {
@@ -82,7 +69,7 @@ describe(`deleteInBatches on ${engine}`, () => {
     });
 
     expect(deleted).toBe(8);
-    expect(counted.statements()).toBe(3);
+    expect(counted.statements).toHaveLength(3);
     const left = await db.selectFrom('job').select('status').where('type', '=', 'batched-delete-test').execute();
     expect(left.map((row) => row.status)).toEqual(['dead', 'dead', 'dead', 'dead']);
   });
@@ -95,7 +82,7 @@ describe(`deleteInBatches on ${engine}`, () => {
       .execute();
     const others = () => sql<{ n: number }>`select count(*) as n from rate_limit where key not like 'pair-%'`.execute(db);
     const othersBefore = Number((await others()).rows[0]!.n);
-    const counted = counting(db);
+    const counted = recordingStatements(db);
 
     // rate_limit's key is `key` alone; (key, window_start) names the same rows and exercises the tuple.
     const deleted = await deleteInBatches(counted.db, 'rate_limit', {
@@ -105,7 +92,7 @@ describe(`deleteInBatches on ${engine}`, () => {
     });
 
     expect(deleted).toBe(3);
-    expect(counted.statements()).toBe(2);
+    expect(counted.statements).toHaveLength(2);
     const left = await db.selectFrom('rate_limit').select('key').where('key', 'like', 'pair-%').orderBy('key').execute();
     expect(left.map((row) => row.key)).toEqual(['pair-0', 'pair-2', 'pair-4', 'pair-6']);
     expect(Number((await others()).rows[0]!.n)).toBe(othersBefore);

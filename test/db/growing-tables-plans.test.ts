@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
-import type { Database } from '../../src/db/schema.js';
+import type { CompiledQuery } from 'kysely';
 import { pruneExpired } from '../../src/infra/maintenance.js';
 import { erasedEmailOf, type PersonalDataSubject } from '../../src/infra/personal-data.js';
 import { accessTokenPruning } from '../../src/modules/accounts/index.js';
@@ -17,6 +16,7 @@ import { socialSignInPruning, usedIdTokenPruning } from '../../src/modules/socia
 import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
 import { sessionActionPruning } from '../../src/modules/tracking/index.js';
 import { createCustomer } from '../helpers/customers.js';
+import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // The statements that read or delete by a column of a table that grows every day (the hourly
@@ -53,34 +53,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A handle on the test database that keeps every statement run through it, compiled. */
-function recording(db: Kysely<Database>): { db: Kysely<Database>; statements: CompiledQuery[] } {
-  const statements: CompiledQuery[] = [];
-  const plugin: KyselyPlugin = {
-    transformQuery({ node, queryId }) {
-      statements.push(db.getExecutor().compileQuery(node, queryId));
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  };
-  return { db: db.withPlugin(plugin), statements };
-}
-
-async function planOf(query: CompiledQuery): Promise<string> {
-  return t.database.db.connection().execute(async (connection) => {
-    if (!sqlite()) await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-    try {
-      const explained = await connection.executeQuery<Record<string, string>>({
-        ...query,
-        sql: `${sqlite() ? 'explain query plan' : 'explain'} ${query.sql}`,
-      });
-      return explained.rows.map((row) => (sqlite() ? row.detail : row['QUERY PLAN'])).join('\n');
-    } finally {
-      if (!sqlite()) await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-    }
-  });
-}
-
 /** The growing tables the plan reads whole. */
 function scannedTables(plan: string): string[] {
   const scan = sqlite() ? /(?:^|\n)\s*SCAN (\w+)/g : /Seq Scan on (\w+)/g;
@@ -99,14 +71,14 @@ async function expectIndexed(statements: CompiledQuery[]) {
   for (const statement of statements) {
     if (!GROWING.some((table) => statement.sql.includes(`"${table}"`))) continue;
     if (KNOWN_SCANS.some((known) => known.test(statement.sql))) continue;
-    const plan = await planOf(statement);
+    const plan = await planOfStatement(t.database.db, statement);
     expect(scannedTables(plan), `${statement.sql}\n${plan}`).toEqual([]);
   }
 }
 
 describe('statements on tables that grow every day', () => {
   it('the hourly prunes read their rows through an index', async () => {
-    const { db, statements } = recording(t.database.db);
+    const { db, statements } = recordingStatements(t.database.db);
     const now = Date.now();
     await pruneExpired(db, now);
     await pruneIntegrationEvents(db, now);
@@ -123,7 +95,7 @@ describe('statements on tables that grow every day', () => {
   });
 
   it("the back-in-stock scan, a newsletter unsubscribe and a removed company user's sessions do too", async () => {
-    const { db, statements } = recording(t.database.db);
+    const { db, statements } = recordingStatements(t.database.db);
     const now = Date.now();
     await dueRequestIds(db, { store_code: 'WEB', audience: 'R' }, now, 200);
     await expirePendingRequests(db, 'someone@example.ee', 'WEB', now);
@@ -139,7 +111,7 @@ describe('statements on tables that grow every day', () => {
   });
 
   it("a person's data (export and erasure) is found through indexes", async () => {
-    const { db, statements } = recording(t.database.db);
+    const { db, statements } = recordingStatements(t.database.db);
     const now = Date.now();
     const customer = await createCustomer(t.database.db);
     const account = await t.database.db

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CompiledQuery } from 'kysely';
 import { ordersInStatusSince } from '../../src/modules/orders/processing/processing.repository.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
+import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // The sweep reads a status's stale orders in batches after a cursor (status_changed_at, id). Every
@@ -39,18 +39,7 @@ it('walks every stale order once in batches, ties on the time included, each bat
 
   if (t.database.engine !== 'sqlite') return;
   // The batch after a cursor, as the code runs it: an index range bounded below by the cursor's time.
-  const statements: CompiledQuery[] = [];
-  const recorded = db.withPlugin({
-    transformQuery: ({ node, queryId }) => {
-      statements.push(db.getExecutor().compileQuery(node, queryId));
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  });
+  const { db: recorded, statements } = recordingStatements(db);
   await ordersInStatusSince(recorded, 'PENDING_PAYMENT', Date.now(), cursor, 2);
-  const statement = statements[0]!;
-  const explained = await db
-    .connection()
-    .execute((connection) => connection.executeQuery<{ detail: string }>({ ...statement, sql: `explain query plan ${statement.sql}` }));
-  expect(explained.rows.map((row) => row.detail).join('\n')).toMatch(/status_changed_at>\? AND status_changed_at<\?/);
+  expect(await planOfStatement(db, statements[0]!)).toMatch(/status_changed_at>\? AND status_changed_at<\?/);
 });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
-import type { Database } from '../../src/db/schema.js';
 import { latestConsentEvents } from '../../src/modules/profile/profile.repository.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from './helpers.js';
 
@@ -77,35 +76,13 @@ describe('the marketing consents after many toggles', () => {
   });
 
   it('reads them through marketing_consent_event_latest_idx, one seek each', async () => {
-    const statements: CompiledQuery[] = [];
-    const plugin: KyselyPlugin = {
-      transformQuery({ node, queryId }) {
-        statements.push(db().getExecutor().compileQuery(node, queryId));
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    };
-    const recorded: Kysely<Database> = db().withPlugin(plugin);
+    const { db: recorded, statements } = recordingStatements(db());
     const userId = await userIdOf(dora);
     expect((await latestConsentEvents(recorded, userId)).length).toBe(6);
     // The plugin sees each part of the union too; the statement run is the whole union.
     const union = statements.find((statement) => statement.sql.split(' union all ').length === 6)!;
     expect(union).toBeDefined();
-    const sqlite = t.database.engine === 'sqlite';
-    const plan = await db()
-      .connection()
-      .execute(async (connection) => {
-        if (!sqlite) await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-        try {
-          const explained = await connection.executeQuery<Record<string, string>>({
-            ...union,
-            sql: `${sqlite ? 'explain query plan' : 'explain'} ${union.sql}`,
-          });
-          return explained.rows.map((row) => (sqlite ? row.detail : row['QUERY PLAN'])).join('\n');
-        } finally {
-          if (!sqlite) await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-        }
-      });
+    const plan = await planOfStatement(db(), union);
     expect(plan.match(/marketing_consent_event_latest_idx/g)?.length, plan).toBe(6);
     expect(plan).not.toMatch(/TEMP B-TREE|Sort|SCAN marketing_consent_event\b(?! USING)/);
   });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
-import type { Database } from '../../src/db/schema.js';
 import { heldCount, heldItemsPage } from '../../src/modules/subscriptions/takes.repository.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { call, type SubscriptionShop, startSubscriptionShop } from './helpers.js';
 import { createTakeCatalogue, subscriber, take, type Subscriber, type TakeCatalogue } from './takes-helpers.js';
 
@@ -58,33 +57,13 @@ describe('GET /subscription/{id}/take, paged', () => {
   });
 
   it('reads a page and the count as a range of subscription_take_held_idx, without a sort', async () => {
-    const statements: CompiledQuery[] = [];
     const db = s.t.database.db;
-    const plugin: KyselyPlugin = {
-      transformQuery({ node, queryId }) {
-        statements.push(db.getExecutor().compileQuery(node, queryId));
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    };
-    const recorded: Kysely<Database> = db.withPlugin(plugin);
+    const { db: recorded, statements } = recordingStatements(db);
     expect(await heldCount(recorded, sub.id)).toBe(TAKEN);
     expect(await heldItemsPage(recorded, sub.id, { offset: 0, perPage: 20 })).toHaveLength(20);
     expect(statements).toHaveLength(2);
-    const sqlite = s.t.database.engine === 'sqlite';
     for (const statement of statements) {
-      const plan = await db.connection().execute(async (connection) => {
-        if (!sqlite) await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-        try {
-          const explained = await connection.executeQuery<Record<string, string>>({
-            ...statement,
-            sql: `${sqlite ? 'explain query plan' : 'explain'} ${statement.sql}`,
-          });
-          return explained.rows.map((row) => (sqlite ? row.detail : row['QUERY PLAN'])).join('\n');
-        } finally {
-          if (!sqlite) await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-        }
-      });
+      const plan = await planOfStatement(db, statement);
       expect(plan, statement.sql).toContain('subscription_take_held_idx');
       expect(plan, statement.sql).not.toMatch(/TEMP B-TREE|Sort/);
     }
