@@ -1,4 +1,4 @@
-import { sql, type Compilable } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { GUEST } from '../../src/modules/catalogue/index.js';
@@ -8,6 +8,7 @@ import { publisherPage } from '../../src/modules/catalogue/browse/publisher.repo
 import { recommendedIds } from '../../src/modules/catalogue/merchandising/recommendation.repository.js';
 import { createCategory, createPerson, createProduct, createPublisher } from '../helpers/catalogue.js';
 import { overlappingWrites } from '../helpers/overlapping-writes.js';
+import { planOfStatement } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Issue 19, cold reads: reference data kept while its version stands (migration 1640), indexed name
@@ -48,26 +49,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const get = (url: string) => t.app.inject({ method: 'GET', url });
-
-/** The engine's plan of the query, its parameters bound (PostgreSQL: optionally with sequential scans off, as on a large table). */
-async function planOf(query: Compilable<unknown>, options: { noSeqScan?: boolean } = {}): Promise<string> {
-  const compiled = query.compile();
-  const sqlite = engineOf(db()) === 'sqlite';
-  return db()
-    .connection()
-    .execute(async (connection) => {
-      if (!sqlite && options.noSeqScan) await sql`set enable_seqscan = off`.execute(connection);
-      try {
-        const explained = await connection.executeQuery<Record<string, string>>({
-          ...compiled,
-          sql: `${sqlite ? 'explain query plan' : 'explain'} ${compiled.sql}`,
-        });
-        return explained.rows.map((row) => (sqlite ? row.detail : row['QUERY PLAN'])).join('\n');
-      } finally {
-        if (!sqlite) await sql`reset enable_seqscan`.execute(connection);
-      }
-    });
-}
 
 describe('reference data with the caches off', () => {
   const version = async (name: string) =>
@@ -182,15 +163,11 @@ describe('name prefixes of authors and publishers', () => {
 
   it('reads the names of the prefix from the folded-name indexes', async () => {
     for (const table of ['person', 'publisher'] as const) {
-      const plan = await planOf(
-        db()
-          .selectFrom(table)
-          .select('id')
-          .where(startsWith(`${table}.name`, 'mar', engineOf(db()) === 'sqlite')),
-        {
-          noSeqScan: true,
-        },
-      );
+      const query = db()
+        .selectFrom(table)
+        .select('id')
+        .where(startsWith(`${table}.name`, 'mar', engineOf(db()) === 'sqlite'));
+      const plan = await planOfStatement(db(), query.compile());
       expect(plan).toContain(`${table}_name_upper_idx`);
       expect(plan).toContain(`${table}_name_lower_idx`);
     }
@@ -208,7 +185,7 @@ describe("a publisher's products, newest first", () => {
       .orderBy('p.released_at', 'desc')
       .orderBy('p.id', 'desc')
       .limit(20);
-    const plan = await planOf(query, { noSeqScan: true });
+    const plan = await planOfStatement(db(), query.compile());
     expect(plan).toContain('product_publisher_newest_idx');
     expect(plan).not.toMatch(/TEMP B-TREE|Sort/);
   });
