@@ -20,3 +20,11 @@ export function isPostgres(db: Pick<Db, 'getExecutor'>): boolean {
 export function lockedOnPostgres<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
   return isPostgres(db) ? query.forUpdate() : query;
 }
+
+/**
+ * Takes the rows' locks (FOR UPDATE) until the transaction ends on PostgreSQL; on SQLite runs
+ * nothing, its write transaction holding the database's lock already (lockedOnPostgres).
+ */
+export async function lockRowsOnPostgres<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>): Promise<void> {
+  if (isPostgres(db)) await query.forUpdate().execute();
+}

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
 import { forbidden } from '../../infra/domain-error.js';
 import { callerAccount, lockCompany } from './company-users.repository.js';
 import { isCompanyKind, wireRole, type CompanyKind } from './company-roles.js';
@@ -49,7 +50,10 @@ export async function lockedMaster(
   principal: { clientAccountId: number },
   read: (db: Db, principal: { clientAccountId: number }) => Promise<CompanyMaster>,
 ): Promise<CompanyMaster> {
-  const { companyId } = await read(trx, principal);
+  const first = await read(trx, principal);
+  // A SQLite write transaction is serial from its start (lockCompany takes nothing): what was read stays true.
+  if (!isPostgres(trx)) return first;
+  const { companyId } = first;
   await lockCompany(trx, companyId);
   const master = await read(trx, principal);
   // An active account keeps its company; one in another now was removed meanwhile (with its sessions).

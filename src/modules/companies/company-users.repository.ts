@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { isPostgres } from '../../db/row-lock.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { PageRequest } from '../../http/paging.js';
 
 // The SQL of company users: the client accounts of a company in a store, and the user behind each.
@@ -21,8 +21,7 @@ export function callerAccount(db: Db, clientAccountId: number) {
  * that two masters demoting, removing or erasing at once cannot both pass the "one master stays" check.
  */
 export async function lockCompany(db: Db, companyId: number): Promise<void> {
-  if (!isPostgres(db)) return;
-  await db.selectFrom('company').select('id').where('id', '=', companyId).forUpdate().execute();
+  await lockRowsOnPostgres(db, db.selectFrom('company').select('id').where('id', '=', companyId));
 }
 
 const memberColumns = [

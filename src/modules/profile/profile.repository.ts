@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { isPostgres, lockedOnPostgres } from '../../db/row-lock.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { AppUserTable } from '../accounts/index.js';
 import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
 
@@ -35,10 +35,10 @@ export function findProfile(db: Db, clientAccountId: number) {
 
 /**
  * Serialises the changes to a user's profile and consents: the user's row is locked for the
- * transaction (lockedOnPostgres), so a second request reads what the first wrote.
+ * transaction on PostgreSQL, so a second request reads what the first wrote.
  */
 export async function lockUser(trx: Db, userId: number): Promise<void> {
-  await lockedOnPostgres(trx, trx.selectFrom('app_user').select('id').where('id', '=', userId)).execute();
+  await lockRowsOnPostgres(trx, trx.selectFrom('app_user').select('id').where('id', '=', userId));
 }
 
 type ProfileColumns = Pick<Updateable<AppUserTable>, 'first_name' | 'last_name' | 'phone' | 'gender' | 'birthday' | 'language'>;
@@ -153,8 +153,7 @@ export async function revokeOtherTokens(db: Db, userId: number, keptTokenHash: s
  * requests; two partial preference updates both stay).
  */
 export async function lockClientAccount(trx: Db, clientAccountId: number): Promise<void> {
-  if (!isPostgres(trx)) return;
-  await trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId).forUpdate().execute();
+  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId));
 }
 
 export function addressesOf(db: Db, clientAccountId: number): Promise<AddressRow[]> {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
-import { isPostgres } from '../../db/row-lock.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 
 // All of the wishlist's SQL. A list is read through wishlist_item_list_idx, newest first; which
 // items the caller sees is the catalogue's visibility rule on its bases (wishlist.service.ts).
@@ -73,8 +73,7 @@ function itemsAsOneValue(handle: DatabaseHandle): WishlistItemsReader {
  * row.
  */
 export async function lockOwner(trx: Db, owner: WishlistOwner): Promise<void> {
-  if (!isPostgres(trx)) return;
-  await trx.selectFrom('client_account').select('id').where('id', '=', owner.clientAccountId).forUpdate().execute();
+  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', owner.clientAccountId));
 }
 
 /** Adds the product unless it is there already; true when a row was added. */
