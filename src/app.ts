@@ -217,7 +217,12 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(supplierRoutes, { database, clock, config: config.integrations });
       await api.register(eventFeedRoutes, { database });
       const fileStore = await createFileStore(config.fileStore);
-      const downloadsConfig = { downloads: config.downloads, basePath: config.basePath, publicUrl: config.orders.publicUrl };
+      const downloadsConfig = {
+        downloads: config.downloads,
+        basePath: config.basePath,
+        publicUrl: config.orders.publicUrl,
+        linkGuessesPerIp: config.linkGuessesPerIp,
+      };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
       await api.register(productFilesRoutes, { database, fileStore });
       await api.register(sitemapRoutes, { fileStore });

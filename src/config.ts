@@ -6,6 +6,7 @@ import { LOG_FORMATS, type LogFormat } from './infra/log-format.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
 import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
 import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/file-store.config.js';
+import type { RateLimit } from './infra/rate-limit.js';
 // The sections' own files rather than the modules' index: reading the environment must not load every
 // module's routes (and Fastify), or each CLI command would pay for them at start.
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
@@ -60,6 +61,8 @@ export interface Config extends CatalogueConfig {
   storeCacheTtlMs: number;
   /** Which proxies in front may tell the client address (X-Forwarded-For): none, a hop count or their addresses. */
   trustProxy: TrustProxy;
+  /** Wrong credentials (order checksums, download tokens) an address may present in links before it is refused (infra/wrong-guesses.ts). */
+  linkGuessesPerIp: RateLimit;
   /** Who is served the API documents: everyone, operators (and export users for theirs), or nobody. */
   apiDocs: ApiDocsMode;
   mail: MailConfig;
@@ -138,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     storeCacheTtlMs: reader.integer('STORE_CACHE_TTL_MS', 1000, 0, 60_000),
     ...readCatalogueConfig(reader),
     trustProxy: readTrustProxy(reader),
+    linkGuessesPerIp: reader.rateLimit('LINK_GUESS_RATE_LIMIT_PER_IP', '100/1h'),
     apiDocs: reader.oneOf('API_DOCS', 'public', API_DOCS_MODES),
     mail: readMailConfig(reader),
     jobs: readJobsConfig(reader),

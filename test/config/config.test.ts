@@ -52,6 +52,8 @@ describe('configuration', () => {
     expect(accounts.accounts.businessApprovalStores).toEqual(['WEB', 'WEB2']);
     expect(accounts.rateLimits.loginFailuresPerAddress).toEqual({ max: 3, windowMs: 300_000 });
     expect(accounts.rateLimits.loginFailuresPerEmail).toEqual({ max: 50, windowMs: 3_600_000 });
+    expect(loadConfig({}).linkGuessesPerIp).toEqual({ max: 100, windowMs: 3_600_000 });
+    expect(loadConfig({ LINK_GUESS_RATE_LIMIT_PER_IP: '20/10m' }).linkGuessesPerIp).toEqual({ max: 20, windowMs: 600_000 });
     for (const bad of [
       { ACCESS_TOKEN_TTL: '30 days' },
       { RESET_TOKEN_TTL: '0' },

@@ -7,6 +7,8 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { DomainError } from '../../infra/domain-error.js';
 import type { FileStore } from '../../infra/file-store/index.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
+import { wrongGuesses } from '../../infra/wrong-guesses.js';
 import { linkSecret, linkSigner, type LinkSigner } from './download-link.js';
 import type { DownloadsSection } from './downloads.config.js';
 import {
@@ -23,7 +25,7 @@ import { createLink, listDownloads, openDownload } from './downloads.service.js'
 export interface DownloadsDeps {
   database: DatabaseHandle;
   fileStore: FileStore;
-  config: { downloads: DownloadsSection; basePath: string; publicUrl: string };
+  config: { downloads: DownloadsSection; basePath: string; publicUrl: string; linkGuessesPerIp: RateLimit };
 }
 
 const tags = ['downloads'];
@@ -37,6 +39,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (app, { database, fileStore, config }) => {
   const db = database.db;
   const rules = { limit: config.downloads.limit, ttlMs: config.downloads.linkTtlMs };
+  const guesses = wrongGuesses(db, config.linkGuessesPerIp);
   // Made on first use: the stored secret needs the database, which is not read while registering.
   let signer: Promise<LinkSigner> | undefined;
   const signerAt = (now: number) => {
@@ -133,18 +136,22 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         params: DirectDownloadParams,
         headers: DirectDownloadHeaders,
         security: [{}, { bearer: [] }],
-        response: { 200: success(FileBytes, 'plain'), 206: success(FileBytes, 'plain'), ...errors(400, 401, 403, 416, 500, 503) },
+        response: { 200: success(FileBytes, 'plain'), 206: success(FileBytes, 'plain'), ...errors(400, 401, 403, 416, 429, 500, 503) },
       },
     },
     async (request, reply) => {
       const now = request.actionTime;
       const bearerClient = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).clientAccountId;
-      const signer = await signerAt(now);
+      // The token is the credential: a tampered or made-up one counts against the address (infra/wrong-guesses.ts).
+      await guesses.admit(request.ip, now);
+      const link = (await signerAt(now)).verify(request.params.token);
+      if (!link) {
+        await guesses.missed(request.ip, now);
+        throw new DomainError('forbidden', 'downloads.linkInvalid');
+      }
       const { file, range } = await db
         .transaction()
-        .execute((trx) =>
-          openDownload(trx, signer, { token: request.params.token, bearerClient, range: request.headers.range }, rules.limit, now),
-        );
+        .execute((trx) => openDownload(trx, { link, bearerClient, range: request.headers.range }, rules.limit, now));
       if (range.kind === 'unsatisfiable') {
         throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
       }

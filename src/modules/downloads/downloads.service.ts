@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
 import { forbidden, notFound } from '../../infra/domain-error.js';
 import { byteRange, type RangeAnswer } from './byte-range.js';
-import type { LinkSigner } from './download-link.js';
+import type { DownloadLink, LinkSigner } from './download-link.js';
 import {
   countDownload,
   downloadPage,
@@ -73,20 +73,19 @@ export interface OpenedDownload {
 }
 
 /**
- * Checks a link and counts its download: 403 when tampered, expired, made for another client than
- * the bearer's (`bearerClient`, when one was sent), no longer entitled or past the limit. A range
- * outside the file comes back `unsatisfiable` (the route answers 416) and counts nothing. Runs in
- * the caller's transaction, so a refused count leaves no trace of the link either.
+ * Checks a verified link (the route verifies its signature) and counts its download: 403 when expired, made for
+ * another client than the bearer's (`bearerClient`, when one was sent), no longer entitled or past the limit. A
+ * range outside the file comes back `unsatisfiable` (the route answers 416) and counts nothing. Runs in the
+ * caller's transaction, so a refused count leaves no trace of the link either.
  */
 export async function openDownload(
   trx: Db,
-  signer: LinkSigner,
-  request: { token: string; bearerClient: number | undefined; range: string | undefined },
+  request: { link: DownloadLink; bearerClient: number | undefined; range: string | undefined },
   limit: number,
   now: number,
 ): Promise<OpenedDownload> {
-  const link = signer.verify(request.token);
-  if (!link || link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
+  const { link } = request;
+  if (link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
   if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
   // Any store: the link was made in the entitlement's store and carries no other. A take's link
   // stops working when the take stops giving access (a lapse, the end of a cancelled period, off the shelf).

@@ -47,8 +47,14 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     reply.header('Cache-Control', 'no-store');
   });
 
-  async function linkedOrder(orderId: number, sent: string): Promise<OrderRow> {
-    const order = checksum.verify(orderId, sent) ? await findOrder(db, orderId) : undefined;
+  /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
+  async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {
+    await deps.guesses.admit(request.ip, request.actionTime);
+    if (!checksum.verify(orderId, sent)) {
+      await deps.guesses.missed(request.ip, request.actionTime);
+      throw notFound('checkout.orderNotFound');
+    }
+    const order = await findOrder(db, orderId);
     if (!order) throw notFound('checkout.orderNotFound');
     return order;
   }
@@ -61,11 +67,11 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         tags: ['checkout'],
         summary: "Starts the order's payment: the form the front-end auto-submits (or the finished page when nothing is paid online)",
         querystring: OrderLinkQuery,
-        response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 503) },
+        response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 429, 503) },
       },
     },
     async (request): Promise<RedirectForm> => {
-      const order = await linkedOrder(request.query.orderId, request.query.checksum);
+      const order = await linkedOrder(request.query.orderId, request.query.checksum, request);
       return startPayment(db, { gateways, urls }, order.id, request.ip, request.actionTime);
     },
   );
@@ -89,7 +95,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       // A return of an unpaid order asks the gateway, and anyone may repeat one: limited per address, before the checksum is read.
       await consumeRateLimit(db, `bank-return:ip:${addressKey(request.ip)}`, deps.config.orders.callbackRateLimit, request.actionTime);
       const query = request.query;
-      const order = await linkedOrder(query.orderId, query.checksum);
+      const order = await linkedOrder(query.orderId, query.checksum, request);
       const status = await settleReturn(db, gateways, order, request.actionTime);
       if (query.VK_AUTO === 'Y' || query.silent === '1' || query.silent === 'true') return reply.code(200).type('text/plain').send('');
       const failed = status === 'PAYMENT_FAILED' || status === 'CANCELLED' || status === 'FAILED';
@@ -106,11 +112,11 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         tags: ['checkout'],
         summary: "The checkout summary page's data: the order, and whether it was paid",
         body: PaymentResultBody,
-        response: { 200: success(PaymentResultSchema, 'plain'), ...errors(400, 404, 415) },
+        response: { 200: success(PaymentResultSchema, 'plain'), ...errors(400, 404, 415, 429) },
       },
     },
     async (request) => {
-      const order = await linkedOrder(request.body.orderId, request.body.checksum);
+      const order = await linkedOrder(request.body.orderId, request.body.checksum, request);
       const detail = await orderDetail(db, order);
       const result = PAID.includes(order.status)
         ? 'SUCCESS'

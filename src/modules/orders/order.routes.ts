@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { translate } from '../../i18n/index.js';
+import { DomainError } from '../../infra/domain-error.js';
 import { addProducts, basketHttp } from '../basket/index.js';
 import { boughtProductPage, clientOrderPage } from './order-history.repository.js';
 import { loggedInClient, readableOrder } from './order-access.service.js';
@@ -36,6 +37,19 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
   });
+  /**
+   * An order read with a checksum is a guest's link: the 404 of a wrong checksum or an unknown code counts against
+   * the address (infra/wrong-guesses.ts), after the work's transaction.
+   */
+  const byChecksum = <T>(request: { ip: string; actionTime: number; query: { checksum?: string } }, read: () => Promise<T>) =>
+    request.query.checksum === undefined
+      ? read()
+      : deps.guesses.checked(
+          request.ip,
+          request.actionTime,
+          read,
+          (error) => error instanceof DomainError && error.messageKey === 'checkout.orderNotFound',
+        );
 
   app.get(
     '/order',
@@ -70,13 +84,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
         params: OrderCodeParams,
         querystring: OrderAccessQuery,
         security: SECURITY,
-        response: { 200: success(OrderSchema), ...errors(...storeRouteErrors, 401, 404) },
+        response: { 200: success(OrderSchema), ...errors(...storeRouteErrors, 401, 404, 429) },
       },
     },
     async (request) => {
       const { context } = await http.contextOf(request);
       const reader = { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum: request.query.checksum };
-      const order = await readableOrder(db, deps.checksum, reader, request.params.code);
+      const order = await byChecksum(request, () => readableOrder(db, deps.checksum, reader, request.params.code));
       return toOrderWire(await orderDetail(db, order));
     },
   );
@@ -94,30 +108,36 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
         params: OrderCodeParams,
         querystring: OrderAccessQuery,
         security: SECURITY,
-        response: { 200: success(RepeatAnswer), ...errors(...storeRouteErrors, 401, 404, 412) },
+        response: { 200: success(RepeatAnswer), ...errors(...storeRouteErrors, 401, 404, 412, 429) },
       },
     },
     async (request, reply) => {
       let notAdded: Array<{ productId: number; productCode: string; title: string; reason: string }> = [];
-      const basket = await http.writeLines(request, reply, async (trx, context, basket, queries) => {
-        const reader = { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum: request.query.checksum };
-        const order = await readableOrder(trx, deps.checksum, reader, request.params.code);
-        const lines = await orderLines(trx, order.id);
-        const quantities = new Map<number, number>();
-        for (const line of lines) quantities.set(line.product_id, (quantities.get(line.product_id) ?? 0) + line.quantity);
-        const items = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
-        const result = await addProducts(trx, queries, context, basket, items);
-        notAdded = result.refused.map(({ productId, reason }) => {
-          const line = lines.find((entry) => entry.product_id === productId);
-          return {
-            productId,
-            productCode: line?.product_code ?? '',
-            title: line?.title ?? '',
-            reason: translate(request.language, reason.messageKey, reason.params),
+      const basket = await byChecksum(request, () =>
+        http.writeLines(request, reply, async (trx, context, basket, queries) => {
+          const reader = {
+            clientAccountId: context.caller.clientAccountId,
+            storeCode: context.store.code,
+            checksum: request.query.checksum,
           };
-        });
-        return result.lines;
-      });
+          const order = await readableOrder(trx, deps.checksum, reader, request.params.code);
+          const lines = await orderLines(trx, order.id);
+          const quantities = new Map<number, number>();
+          for (const line of lines) quantities.set(line.product_id, (quantities.get(line.product_id) ?? 0) + line.quantity);
+          const items = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
+          const result = await addProducts(trx, queries, context, basket, items);
+          notAdded = result.refused.map(({ productId, reason }) => {
+            const line = lines.find((entry) => entry.product_id === productId);
+            return {
+              productId,
+              productCode: line?.product_code ?? '',
+              title: line?.title ?? '',
+              reason: translate(request.language, reason.messageKey, reason.params),
+            };
+          });
+          return result.lines;
+        }),
+      );
       return { basket, notAdded };
     },
   );

@@ -1,6 +1,8 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { StoreReader } from '../../http/request-context.js';
 import type { Clock } from '../../infra/clock.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
+import type { WrongGuesses } from '../../infra/wrong-guesses.js';
 import type { OrdersSection } from './orders.config.js';
 import type { BasketSection } from '../basket/index.js';
 import type { PaymentUrls } from './payment.service.js';
@@ -11,7 +13,7 @@ import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js'
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {
   database: DatabaseHandle;
-  config: { orders: OrdersSection; basket: BasketSection; basePath: string; jobs: { maxAttempts: number } };
+  config: { orders: OrdersSection; basket: BasketSection; basePath: string; jobs: { maxAttempts: number }; linkGuessesPerIp: RateLimit };
   stores: StoreReader;
   /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
   gateways: Gateways;
@@ -25,6 +27,8 @@ export interface OrdersDeps {
 
 export interface OrdersHttp extends OrdersDeps {
   checksum: OrderChecksum;
+  /** Wrong checksums presented per address (a guest's order links). */
+  guesses: WrongGuesses;
   urls: PaymentUrls;
 }
 

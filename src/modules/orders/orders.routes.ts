@@ -4,11 +4,13 @@ import { checkoutRoutes } from './checkout.routes.js';
 import { checksumSecret, orderChecksum } from './checksum.js';
 import { orderRoutes } from './order.routes.js';
 import { paymentUrls, type OrdersDeps } from './orders.deps.js';
+import { wrongGuesses } from '../../infra/wrong-guesses.js';
 
 /** The orders module's routes: checkout, the banking helpers, the gateways' callbacks and the customer's orders. */
 export const ordersRoutes: FastifyPluginAsyncTypebox<OrdersDeps> = async (app, deps) => {
   const checksum = orderChecksum(await checksumSecret(deps.database.db, deps.config.orders.checksumSecret, deps.clock.now()));
-  const http = { ...deps, checksum, urls: paymentUrls(deps, checksum) };
+  const guesses = wrongGuesses(deps.database.db, deps.config.linkGuessesPerIp);
+  const http = { ...deps, checksum, guesses, urls: paymentUrls(deps, checksum) };
   await app.register(checkoutRoutes, http);
   await app.register(bankRoutes, http);
   await app.register(orderRoutes, http);
