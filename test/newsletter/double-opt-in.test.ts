@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsTestApp, mailsTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { newsletterRequestPruning } from '../../src/modules/newsletter/index.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { confirm, confirmationMailTo, newsletterToken, rawHeader, subscribe, subscribeConfirmed, subscriberRows } from './helpers.js';
+import {
+  confirm,
+  confirmationMailTo,
+  newsletterToken,
+  oneClick,
+  oneClickPath,
+  rawHeader,
+  subscribe,
+  subscribeConfirmed,
+  subscriberRows,
+} from './helpers.js';
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -70,10 +80,37 @@ describe('POST /newsletter/subscribe and /newsletter/confirm', () => {
     expect(mail.text).toMatch(/\/newsletter\/unsubscribe\?email=.+&store=WEB&signature=[0-9a-f]{64}/);
   });
 
-  it('refuses a used, an expired, an unknown and a malformed token with 400', async () => {
+  it('answers a link followed again, or twice at once, as the first time and records the consent once', async () => {
+    const consents = async (email: string) =>
+      (await t.database.db.selectFrom('integration_event').select('data').where('type', '=', 'consent.changed').execute()).filter(
+        (row) => (JSON.parse(String(row.data)) as { email: string }).email === email,
+      ).length;
+    const email = uniqueEmail('news-again');
+    const mail = await subscribeConfirmed(t, email);
+    const [row] = await subscriberRows(t, email);
+    const again = await confirm(t, newsletterToken(mail));
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual({ email, store: 'WEB', language: 'en' });
+    expect(await subscriberRows(t, email)).toEqual([row]);
+    expect(await consents(email)).toBe(1);
+
+    const both = uniqueEmail('news-both');
+    await subscribe(t, { email: both, language: 'en' });
+    const token = newsletterToken(await confirmationMailTo(t, both));
+    const answers = await Promise.all([confirm(t, token), confirm(t, token)]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200]);
+    expect(answers[0]!.json()).toEqual(answers[1]!.json());
+    expect(await subscriberRows(t, both)).toHaveLength(1);
+    expect(await consents(both)).toBe(1);
+  });
+
+  it('refuses a followed link once its subscription was withdrawn, an expired, an unknown and a malformed token with 400', async () => {
     const email = uniqueEmail('news-used');
     const mail = await subscribeConfirmed(t, email);
+    const withdrawn = await oneClick(t, oneClickPath(mail));
+    expect(withdrawn.statusCode, withdrawn.body).toBe(200);
     expectErrorBody(await confirm(t, newsletterToken(mail)), 400, 'Bad Request');
+    expect((await subscriberRows(t, email))[0]!.withdrawn_at).not.toBeNull();
 
     const late = uniqueEmail('news-late');
     await subscribe(t, { email: late, language: 'en' });

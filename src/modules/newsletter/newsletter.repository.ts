@@ -58,13 +58,12 @@ export async function setRequestToken(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** The unused, unexpired request a token was minted for. */
-export function findPendingRequestByToken(db: Db, tokenHash: string, now: number): Promise<NewsletterRequestRow | undefined> {
+/** The request a token was minted for, followed or not, while its link lasts. */
+export function findLiveRequestByToken(db: Db, tokenHash: string, now: number): Promise<NewsletterRequestRow | undefined> {
   return db
     .selectFrom('newsletter_request')
     .selectAll()
     .where('token_hash', '=', tokenHash)
-    .where('confirmed_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
 }

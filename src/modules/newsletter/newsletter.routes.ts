@@ -62,7 +62,8 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
       preValidation: limitPerIp,
       schema: {
         tags,
-        summary: 'Follow the confirmation link: the subscription starts now (400 for a link unknown, used or expired)',
+        summary:
+          'Follow the confirmation link: the subscription starts now. Followed again, the link answers as the first time while that subscription stands (400 for a link unknown or expired, or once the subscription was withdrawn)',
         headers: StoreRequestHeaders,
         body: ConfirmForm,
         response: { 200: success(Confirmed), ...formErrors },

@@ -6,7 +6,9 @@ import { newsletterConsentChanged } from './newsletter.events.js';
 import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
   expirePendingRequests,
-  findPendingRequestByToken,
+  findCurrentSubscriber,
+  findLiveRequestByToken,
+  findRequest,
   insertRequest,
   markRequestConfirmed,
   normaliseEmail,
@@ -70,14 +72,22 @@ export async function confirmSubscription(
   now: number,
 ): Promise<{ email: string; storeCode: string; language: string }> {
   if (!isTokenShaped(token)) throw badToken();
-  const request = await findPendingRequestByToken(trx, hashToken(token), now);
-  // A link followed twice at once: only the first confirmation records the consent.
-  if (!request || !(await markRequestConfirmed(trx, request.id, now))) throw badToken();
+  const request = await findLiveRequestByToken(trx, hashToken(token), now);
+  if (!request) throw badToken();
+  const answer = { email: request.email, storeCode: request.store_code, language: request.language };
+  // A link followed twice (a double click, a mail scanner that opened it first, two at once): only the first
+  // confirmation records the consent; the others get its answer while the subscription it started stands.
+  if (request.confirmed_at !== null || !(await markRequestConfirmed(trx, request.id, now))) {
+    const first = await findRequest(trx, request.id);
+    const subscriber = await findCurrentSubscriber(trx, request.email, request.store_code);
+    if (first?.confirmed_at == null || !subscriber || subscriber.consented_at < first.confirmed_at) throw badToken();
+    return answer;
+  }
   const subscription = { email: request.email, storeCode: request.store_code, language: request.language, source: request.source };
   await upsertSubscriber(trx, subscription, now);
   await syncUserNewsletterFlag(trx, request.email, now);
   await newsletterConsentChanged(trx, { email: request.email, storeCode: request.store_code, granted: true, source: request.source }, now);
-  return { email: request.email, storeCode: request.store_code, language: request.language };
+  return answer;
 }
 
 /**
