@@ -2,13 +2,15 @@ import { sql } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
-import { accessibleTakes } from '../subscriptions/index.js';
+import { accessibleTakes, subscriptionGivingAccess } from '../subscriptions/index.js';
 import type { Grant } from './download-link.js';
 
 // All of the downloads module's SQL. Entitlements are the orders module's rows (order_entitlement),
 // read with the order's store; what subscriptions give comes from the subscriptions module's
-// accessibleTakes (only the takes that give access now). This module keeps its own counts beside
-// them: per purchase (order, product) and per take.
+// accessibleTakes (only the takes that give access now). The list reads download_item, one row per
+// listed file that triggers keep from both (migration 2026_11_28_0600), and asks subscriptions
+// whether a take's subscription gives access now. This module keeps its own counts beside them:
+// per purchase (order, product) and per take.
 
 export interface DownloadRow {
   /** The purchase's order, or null for a subscription take. */
@@ -28,50 +30,45 @@ export interface DownloadRow {
 }
 
 const number = (value: number | string | bigint) => Number(value);
-const nullableNumber = (value: number | string | bigint | null) => (value === null ? null : Number(value));
+/** An item's order or take id; 0 (the other kind's) is null. */
+const grantId = (value: number | string | bigint) => (Number(value) === 0 ? null : Number(value));
 
-interface GrantRow {
-  order_id: number | null;
-  take_id: number | null;
-  order_code: string | null;
-  product_id: number;
-  granted_at: number;
+/**
+ * The client's listed items in the store (download_item, kept by triggers): its purchases, and its
+ * held takes whose subscription gives access now (subscriptions' subscriptionGivingAccess).
+ */
+function itemsOf(db: Db, owner: { clientAccountId: number; storeCode: string }, now: number) {
+  return db
+    .selectFrom('download_item as i')
+    .where('i.client_account_id', '=', owner.clientAccountId)
+    .where('i.store_code', '=', owner.storeCode)
+    .where((eb) => eb.or([eb('i.take_id', '=', 0), eb.exists(subscriptionGivingAccess(db, eb.ref('i.subscription_id'), now))]));
 }
 
-/** The client's purchases in the store and the subscription takes that give access now, as one derived table. */
-function grantsOf(db: Db, owner: { clientAccountId: number; storeCode: string }, now: number) {
-  const purchases = db
-    .selectFrom('order_entitlement as e')
-    .innerJoin('customer_order as o', 'o.id', 'e.order_id')
-    .where('e.client_account_id', '=', owner.clientAccountId)
-    .where('o.store_code', '=', owner.storeCode)
-    .select(['e.order_id as order_id', sql<null>`null`.as('take_id'), 'o.code as order_code', 'e.product_id', 'e.created_at as granted_at'])
-    .$castTo<GrantRow>();
-  const takes = db
-    .selectFrom(accessibleTakes(db, owner, now).as('tk'))
-    .select([sql<null>`null`.as('order_id'), 'tk.take_id', sql<null>`null`.as('order_code'), 'tk.product_id', 'tk.taken_at as granted_at'])
-    .$castTo<GrantRow>();
-  return purchases.unionAll(takes).as('g');
-}
-
-/** The client's entitled files in the store: one row per purchase or take and format, newest first. */
+/**
+ * The client's entitled files in the store: one row per purchase or take and format, newest first
+ * (then the order, the take, the file). A page is a range of download_item_list_idx, in its order,
+ * and the total a count over the same range.
+ */
 export async function downloadPage(
   db: Db,
   owner: { clientAccountId: number; storeCode: string },
   page: PageRequest,
   now: number,
 ): Promise<{ rows: DownloadRow[]; total: number }> {
-  const base = db.selectFrom(grantsOf(db, owner, now)).innerJoin('product_file as f', 'f.product_id', 'g.product_id');
   const [rows, total] = await Promise.all([
-    base
-      .innerJoin('product as p', 'p.id', 'g.product_id')
-      .leftJoin('download_count as c', (join) => join.onRef('c.order_id', '=', 'g.order_id').onRef('c.product_id', '=', 'g.product_id'))
-      .leftJoin('download_take_count as tc', 'tc.take_id', 'g.take_id')
+    itemsOf(db, owner, now)
+      .innerJoin('product_file as f', 'f.id', 'i.file_id')
+      .innerJoin('product as p', 'p.id', 'i.product_id')
+      // A take's order_id is 0 and a purchase's take_id 0: neither matches a row.
+      .leftJoin('customer_order as o', 'o.id', 'i.order_id')
+      .leftJoin('download_count as c', (join) => join.onRef('c.order_id', '=', 'i.order_id').onRef('c.product_id', '=', 'i.product_id'))
+      .leftJoin('download_take_count as tc', 'tc.take_id', 'i.take_id')
       .select([
-        'g.order_id',
-        'g.take_id',
-        'g.order_code',
-        'g.product_id',
+        'i.order_id',
+        'i.take_id',
+        'o.code as order_code',
+        'i.product_id',
         'p.code as product_code',
         'p.name',
         'f.id as file_id',
@@ -80,21 +77,23 @@ export async function downloadPage(
         'f.size_bytes',
         'c.used',
         'tc.used as take_used',
-        'g.granted_at',
+        'i.granted_at',
       ])
-      .orderBy('g.granted_at', 'desc')
-      .orderBy(sql`coalesce(g.order_id, 0)`, 'desc')
-      .orderBy(sql`coalesce(g.take_id, 0)`, 'desc')
-      .orderBy('f.id')
+      .orderBy('i.granted_at', 'desc')
+      .orderBy('i.order_id', 'desc')
+      .orderBy('i.take_id', 'desc')
+      .orderBy('i.file_id')
       .limit(page.perPage)
       .offset(page.offset)
       .execute(),
-    base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+    itemsOf(db, owner, now)
+      .select((eb) => eb.fn.countAll<number | string>().as('total'))
+      .executeTakeFirstOrThrow(),
   ]);
   return {
     rows: rows.map((row) => ({
-      orderId: nullableNumber(row.order_id),
-      takeId: nullableNumber(row.take_id),
+      orderId: grantId(row.order_id),
+      takeId: grantId(row.take_id),
       orderCode: row.order_code ?? '',
       productId: number(row.product_id),
       productCode: row.product_code,

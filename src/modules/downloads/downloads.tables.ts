@@ -39,9 +39,30 @@ export interface DownloadLinkUseTable {
   expires_at: number;
 }
 
+/**
+ * One item of a client's download list (GET /download): a purchase's or a held take's file, kept
+ * by triggers (migration 2026_11_28_0600) in the list's order (download_item_list_idx).
+ */
+export interface DownloadItemTable {
+  /** The purchase's order; 0 for a take. */
+  order_id: number;
+  /** The subscription take; 0 for a purchase. */
+  take_id: number;
+  file_id: number;
+  product_id: number;
+  client_account_id: number;
+  /** The order's store, or the take's. */
+  store_code: string;
+  /** When it was bought (the entitlement's created_at) or taken. */
+  granted_at: number;
+  /** The take's subscription, which gives access or not as the list is read; null for a purchase. */
+  subscription_id: number | null;
+}
+
 export interface DownloadsTables {
   product_file: ProductFileTable;
   download_count: DownloadCountTable;
   download_link_use: DownloadLinkUseTable;
   download_take_count: DownloadTakeCountTable;
+  download_item: DownloadItemTable;
 }

@@ -1,6 +1,7 @@
 // The subscriptions module's public surface: its routes, import kind, billing (CLI and worker),
 // mails, maintenance, the handler of its payments' callbacks, what its takes give to download
-// (accessibleTakes, for the downloads module), its part of "your data", tables and messages.
+// (accessibleTakes and subscriptionGivingAccess, for the downloads module), its part of "your
+// data", tables and messages.
 export { subscriptionsRoutes, type SubscriptionsDeps } from './subscriptions.routes.js';
 export { subscriptionPlansKind } from './plans.import.js';
 export { billDue, type BillingReport } from './billing.service.js';
@@ -8,7 +9,7 @@ export { subscriptionStats, type MonthStats } from './stats.service.js';
 export { scheduleSubscriptionBilling, subscriptionPayments } from './subscriptions.jobs.js';
 export { SUBSCRIPTION_MAIL_JOB, subscriptionMailHandler } from './subscriptions.mails.js';
 export { pruneCards as subscriptionCardPruning } from './cards.service.js';
-export { accessibleTakes } from './takes.repository.js';
+export { accessibleTakes, subscriptionGivingAccess } from './takes.repository.js';
 export { subscriptionsPersonalData } from './subscriptions.personal-data.js';
 export type * from './subscriptions.tables.js';
 export { subscriptionsMessages } from './subscriptions.messages.js';

@@ -1,10 +1,10 @@
 // The SQL of what subscriptions give (subscription_take), and the one definition of "a take gives
 // access now" that the downloads module reads through index.ts.
-import type { Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { visibleProduct, type Caller } from '../catalogue/index.js';
 import { lockingSubscriptions, type SubscriptionRow } from './subscriptions.repository.js';
-import type { SubscriptionTakeTable, TakeKind } from './subscriptions.tables.js';
+import type { SubscriptionTable, SubscriptionTakeTable, TakeKind } from './subscriptions.tables.js';
 
 export type TakeRow = Selectable<SubscriptionTakeTable>;
 
@@ -138,16 +138,29 @@ export function accessibleTakes(db: Db, owner: { clientAccountId: number; storeC
     .select(['t.id as take_id', 't.product_id as product_id', 't.created_at as taken_at'])
     .where('t.client_account_id', '=', owner.clientAccountId)
     .where('t.held_key', 'is not', null)
-    .where((eb) =>
-      eb.or([
-        eb('s.status', '=', 'FAILED'),
-        eb.and([
-          eb('s.status', 'in', ['TRIAL', 'ACTIVE']),
-          eb.or([eb('s.cancel_at_period_end', '=', false), eb('s.period_end', '>', now)]),
-        ]),
-      ]),
-    );
+    .where((eb) => lasting(eb, now));
   if (owner.storeCode !== undefined) query = query.where('t.store_code', '=', owner.storeCode);
   if (owner.takeId !== undefined) query = query.where('t.id', '=', owner.takeId);
   return query;
+}
+
+/**
+ * The subscription `subscriptionId` (an expression of the caller's query, such as a column), when
+ * it gives access now to what was taken with it (the rule of accessibleTakes): a query to wrap in
+ * EXISTS, one look-up by primary key. The downloads list keeps its held takes and asks this as it reads.
+ */
+export function subscriptionGivingAccess(db: Db, subscriptionId: Expression<number | null>, now: number) {
+  return db
+    .selectFrom('subscription as s')
+    .select(sql.lit(1).as('one'))
+    .where('s.id', '=', subscriptionId)
+    .where((eb) => lasting(eb, now));
+}
+
+/** The subscription `s` lasts now: TRIAL or ACTIVE (a cancelled one until its period's end), or FAILED. */
+function lasting(eb: ExpressionBuilder<{ s: SubscriptionTable }, 's'>, now: number) {
+  return eb.or([
+    eb('s.status', '=', 'FAILED'),
+    eb.and([eb('s.status', 'in', ['TRIAL', 'ACTIVE']), eb.or([eb('s.cancel_at_period_end', '=', false), eb('s.period_end', '>', now)])]),
+  ]);
 }
