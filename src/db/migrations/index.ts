@@ -51,6 +51,7 @@ import * as addAccessTokenSignedInAt from './2026_11_28_0300_add_access_token_si
 import * as indexGrowingTables from './2026_11_28_0400_index_growing_tables.js';
 import * as indexHeldLists from './2026_11_28_0500_index_held_lists.js';
 import * as createDownloadItem from './2026_11_28_0600_create_download_item.js';
+import * as createBoughtProduct from './2026_11_28_0610_create_bought_product.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -107,4 +108,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0400_index_growing_tables': indexGrowingTables,
   '2026_11_28_0500_index_held_lists': indexHeldLists,
   '2026_11_28_0600_create_download_item': createDownloadItem,
+  '2026_11_28_0610_create_bought_product': createBoughtProduct,
 };

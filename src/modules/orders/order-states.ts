@@ -3,6 +3,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 import { lockOrder } from './orders.repository.js';
+import { countPaidOrder, PAID_STATUSES, uncountPaidOrder } from './order-history.repository.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 import { orderEvent } from './order-events.js';
 import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
@@ -12,8 +13,8 @@ import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
 // for the same order (a callback and the shopper's return, two workers) move it once: the loser
 // sees false and does nothing. Every change is recorded with its time and cause, and the effects
 // of entering a state commit with it in the caller's transaction: stock held for an order that
-// will not be paid goes back, a paid order is queued for processing, and a cancelled one gives
-// nothing more to download.
+// will not be paid goes back, a paid order is queued for processing and counted in its client's
+// bought products, and a cancelled one gives nothing more to download (nor counts as bought).
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'NEW',
@@ -55,8 +56,8 @@ export const HOLDING_STOCK: readonly OrderStatus[] = [
 ];
 /** States in which the order waits for its online payment (started or not). */
 export const AWAITING_PAYMENT: readonly OrderStatus[] = ['NEW', 'PENDING_PAYMENT'];
-/** States in which the order was paid or needs no online payment. */
-export const PAID: readonly OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED'];
+/** States in which the order was paid or needs no online payment: the purchase history's list (one list). */
+export const PAID: readonly OrderStatus[] = PAID_STATUSES;
 
 /** States in which the order will not be (or no longer is) paid for: its gift cards get their money back. */
 const GIVEN_UP: readonly OrderStatus[] = ['PAYMENT_FAILED', 'CANCELLED', 'FAILED'];
@@ -118,6 +119,12 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
   if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
+  // The client's bought products (GET /bought-product) count the paid orders: one that starts or
+  // stops being paid changes them now, with its status.
+  const wasPaid = PAID.includes(from);
+  const paid = PAID.includes(transition.to);
+  if (!wasPaid && paid) await countPaidOrder(trx, transition.orderId);
+  if (wasPaid && !paid) await uncountPaidOrder(trx, transition.orderId);
   // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
   // (or its money back) returns the holds to the cards and voids the cards it bought.
   if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);

@@ -138,6 +138,25 @@ export interface OrderEntitlementTable {
   created_at: number;
 }
 
+/**
+ * What a client account's paid orders in a store bought, per product (migration 2026_11_28_0610):
+ * kept by the order state machine in the transaction of every status change that makes an order
+ * count or stop counting as paid (order-history.repository.ts).
+ */
+export interface BoughtProductTable {
+  client_account_id: number;
+  store_code: string;
+  product_id: number;
+  /** The quantity over the paid orders' lines of the product. */
+  quantity: number;
+  /** How many paid order lines have the product: the row goes when none does. */
+  line_count: number;
+  /** The newest paid order that has the product. */
+  last_order_id: number;
+  /** The position of the product's first line in that order: the line whose code, title and type the list shows. */
+  last_position: number;
+}
+
 export interface OrdersTables {
   customer_order: CustomerOrderTable;
   order_line: OrderLineTable;
@@ -145,4 +164,5 @@ export interface OrdersTables {
   order_payment: OrderPaymentTable;
   payment_callback: PaymentCallbackTable;
   order_entitlement: OrderEntitlementTable;
+  bought_product: BoughtProductTable;
 }
