@@ -10,12 +10,15 @@ import { removeAccount } from '../../src/modules/companies/company-users.reposit
 import { pruneUsedLinks } from '../../src/modules/downloads/index.js';
 import { personalDataParts } from '../../src/modules/gdpr/index.js';
 import { pruneIntegrationEvents } from '../../src/modules/integrations/index.js';
+import { boughtProductPage } from '../../src/modules/orders/order-history.repository.js';
+import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { newsletterRequestPruning } from '../../src/modules/newsletter/index.js';
 import { expirePendingRequests, withdrawEverywhere } from '../../src/modules/newsletter/newsletter.repository.js';
 import { socialSignInPruning, usedIdTokenPruning } from '../../src/modules/social/index.js';
 import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
 import { sessionActionPruning } from '../../src/modules/tracking/index.js';
 import { createCustomer } from '../helpers/customers.js';
+import { insertOrder } from '../helpers/order-fixtures.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -44,6 +47,9 @@ const GROWING = [
   'webhook_attempt',
   'auth_record',
   'oauth_transaction',
+  'customer_order',
+  'order_line',
+  'bought_product',
 ];
 
 let t: TestApp;
@@ -141,6 +147,63 @@ describe('statements on tables that grow every day', () => {
     await db.transaction().execute(async (trx) => {
       for (const part of personalDataParts) await part.erase(trx, subject, now);
     });
+    await expectIndexed(statements);
+  });
+});
+
+describe("a client's purchase history (GET /bought-product, bought_product)", () => {
+  it('reads page 1 and the total as a range of bought_product_page_idx, without a sort', async () => {
+    const db = t.database.db;
+    const customer = await createCustomer(db);
+    const owner = { clientAccountId: customer.clientAccountId, storeCode: 'WEB' };
+    const line = (productId: number) => ({ productId, productCode: `P${productId}` });
+    for (const lines of [[line(9001), line(9002)], [line(9001)], [line(9003)]]) {
+      const order = await insertOrder(db, { status: 'NEW', clientAccountId: customer.clientAccountId, lines });
+      await db
+        .transaction()
+        .execute((trx) => moveOrder(trx, { orderId: order.id, from: 'NEW', to: 'PENDING_PROCESSING', cause: 'paid', now: Date.now() }));
+    }
+    const { db: reader, statements } = recordingStatements(db);
+    const page = await boughtProductPage(reader, owner, { page: 1, perPage: 20, offset: 0 });
+    expect(page.rows.map((row) => [row.productId, row.quantity])).toEqual([
+      [9003, 1],
+      [9001, 2],
+      [9002, 1],
+    ]);
+    expect(page.total).toBe(3);
+    expect(statements).toHaveLength(2);
+    // Each row of the page finds its line by the line's key.
+    expect(await planOfStatement(db, statements[0]!)).toMatch(
+      /order_line_pk|sqlite_autoindex_order_line_1 \(order_id=\? AND position=\?\)/,
+    );
+    for (const statement of statements) {
+      const plan = await planOfStatement(db, statement);
+      expect(plan, statement.sql).toContain('bought_product_page_idx');
+      expect(plan, statement.sql).not.toMatch(/TEMP B-TREE|Sort/);
+      expect(scannedTables(plan), `${statement.sql}\n${plan}`).toEqual([]);
+    }
+  });
+
+  it('is kept through indexes when an order starts or stops being paid', async () => {
+    const db = t.database.db;
+    const customer = await createCustomer(db);
+    const line = (productId: number) => ({ productId, productCode: `P${productId}` });
+    const { db: recorded, statements } = recordingStatements(db);
+    const ids: number[] = [];
+    for (const lines of [[line(9101), line(9102)], [line(9101)]]) {
+      const order = await insertOrder(db, { status: 'NEW', clientAccountId: customer.clientAccountId, lines });
+      ids.push(order.id);
+      await recorded
+        .transaction()
+        .execute((trx) => moveOrder(trx, { orderId: order.id, from: 'NEW', to: 'PENDING_PROCESSING', cause: 'paid', now: Date.now() }));
+    }
+    // The newer order given up: 9101's last order is looked for among the client's earlier ones.
+    await recorded
+      .transaction()
+      .execute((trx) =>
+        moveOrder(trx, { orderId: ids[1]!, from: 'PENDING_PROCESSING', to: 'CANCELLED', cause: 'refunded', now: Date.now() }),
+      );
+    expect(statements.some((statement) => statement.sql.includes('"bought_product"'))).toBe(true);
     await expectIndexed(statements);
   });
 });
