@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as boughtProductMigration from '../../src/db/migrations/2026_11_28_0600_create_bought_product.js';
+import type { Db } from '../../src/db/database.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders, type OrderSweepDeps } from '../../src/modules/orders/index.js';
+import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { configuredGateways } from '../../src/modules/payments/index.js';
 import type { Who } from '../basket/helpers.js';
 import { createProduct, setStock } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
+import { insertOrder } from '../helpers/order-fixtures.js';
+import { overlappingWrites } from '../helpers/overlapping-writes.js';
 import { checkout, checkoutForm, fill, orderLink } from './helpers.js';
 import { age, orderStatus, startCardShop, type CardShop } from './processing-helpers.js';
 
@@ -28,6 +32,10 @@ type Client = Who & { clientAccountId: number; storeCode: string };
 let alice: Client;
 let bob: Client;
 let carol: Client;
+const client = async (store: string): Promise<Client> => {
+  const customer = await createCustomer(db(), { store });
+  return { bearer: customer.token, store, clientAccountId: customer.clientAccountId, storeCode: store };
+};
 
 beforeAll(async () => {
   s = await startCardShop();
@@ -53,10 +61,6 @@ beforeAll(async () => {
   });
   p.outlet = await createProduct(db(), { name: 'Outlet', price: 10, stores: ['WEB', 'WEB2'] });
   for (const id of [p.book, p.atlas, p.outlet]) await setStock(db(), id, s.shop.shopId, 50);
-  const client = async (store: string): Promise<Client> => {
-    const customer = await createCustomer(db(), { store });
-    return { bearer: customer.token, store, clientAccountId: customer.clientAccountId, storeCode: store };
-  };
   alice = await client('WEB');
   bob = await client('WEB');
   carol = await client('WEB2');
@@ -331,5 +335,33 @@ describe('GET /bought-product through the orders’ real transitions', () => {
       bob: [[p.book, 1, orders.b1.code]],
       carol: [[p.outlet, 2, orders.c1.code]],
     });
+  });
+});
+
+type Placed = Awaited<ReturnType<typeof insertOrder>>;
+
+// On PostgreSQL the second transaction reaches the product's row while the first holds it; on
+// SQLite it waits for the write lock. Orders written as checkout leaves them (NEW), moved by the
+// state machine as the payment and refund paths move them.
+describe('two transactions moving orders of one client at once', () => {
+  it('the last order cancelled while an older one is paid late, either first: the one paid late is last, both counted', async () => {
+    for (const cancelFirst of [true, false]) {
+      const who = await client('WEB');
+      const lines = [{ productId: p.atlas, productCode: 'ATLAS' }];
+      const placed: Placed[] = [];
+      for (let n = 0; n < 3; n += 1) placed.push(await insertOrder(db(), { status: 'NEW', clientAccountId: who.clientAccountId, lines }));
+      const [older, late, last] = placed as [Placed, Placed, Placed];
+      const move = (orderId: number, from: 'NEW' | 'PENDING_PROCESSING', to: 'PENDING_PROCESSING' | 'CANCELLED') => (trx: Db) =>
+        moveOrder(trx, { orderId, from, to, cause: 'test', now: Date.now() });
+      for (const order of [older, last])
+        await db()
+          .transaction()
+          .execute(move(order.id, 'NEW', 'PENDING_PROCESSING'));
+      expect(await boughtBy(who)).toEqual([[p.atlas, 2, last.code]]);
+      const cancel = move(last.id, 'PENDING_PROCESSING', 'CANCELLED');
+      const payLate = move(late.id, 'NEW', 'PENDING_PROCESSING');
+      await overlappingWrites(db(), cancelFirst ? cancel : payLate, cancelFirst ? payLate : cancel);
+      expect(await boughtBy(who)).toEqual([[p.atlas, 2, late.code]]);
+    }
   });
 });
