@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as boughtProductMigration from '../../src/db/migrations/2026_11_28_0600_create_bought_product.js';
+import * as boughtProductMigration from '../../src/db/migrations/2026_11_28_0610_create_bought_product.js';
 import type { Db } from '../../src/db/database.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
@@ -312,7 +312,7 @@ describe('GET /bought-product through the orders’ real transitions', () => {
     ]);
   });
 
-  it('migration 0600 fills bought_product from the orders with what the transitions kept', async () => {
+  it('migration 0610 fills bought_product from the orders with what the transitions kept', async () => {
     const kept = () =>
       db()
         .selectFrom('bought_product')
