@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/infra/tokens.js';
 import { createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { COMMENT_RESUBMIT_WINDOW_MS } from '../../src/modules/catalogue/reviews/comment.service.js';
 import { createProduct } from '../helpers/catalogue.js';
 import {
   auth,
@@ -12,6 +14,7 @@ import {
   rate,
   setNamesOf,
 } from '../helpers/catalogue-comments.js';
+import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 
 let t: AccountsTestApp;
@@ -31,6 +34,7 @@ beforeAll(async () => {
   ids.hiddenWeb = await createProduct(db, { code: 'C-B2B', hiddenWeb: true });
   ids.hiddenBusiness = await createProduct(db, { code: 'C-RETAIL', hiddenBusiness: true });
   ids.outlet = await createProduct(db, { code: 'C-OUT', stores: ['WEB2'] });
+  ids.repeat = await createProduct(db, { code: 'C-AGAIN', name: 'Talv' });
   alice = await registerVerified(t, uniqueEmail('alice'));
   bob = await registerVerified(t, uniqueEmail('bob'));
   outletClient = await registerVerified(t, uniqueEmail('outlet'), 'WEB2');
@@ -197,6 +201,102 @@ describe('POST /product/:id/comments', () => {
     expect(await countRows(t.database.db, 'product_comment')).toBe(before);
     // Others are not affected.
     expect((await postComment(t, bob, ids.quiet!, { body: 'Minu oma' })).statusCode).toBe(201);
+  });
+});
+
+describe('POST /product/:id/comments sent again', () => {
+  /** A retail client of its own, so that no other test's comments count against its rate limit. */
+  const newClient = async (firstName = 'Mari') => (await createCustomer(t.database.db, { firstName })).token;
+  const commentsOf = (token: string) =>
+    t.database.db
+      .selectFrom('product_comment')
+      .innerJoin('access_token', 'access_token.client_account_id', 'product_comment.client_account_id')
+      .select(['product_comment.id', 'product_comment.product_id', 'product_comment.body'])
+      .where('access_token.token_hash', '=', hashToken(token))
+      .orderBy('product_comment.id')
+      .execute();
+
+  it('answers the first comment (same status and body) and writes nothing, rating and rate limit included', async () => {
+    const client = await newClient();
+    const first = await postComment(t, client, ids.repeat!, { body: 'Topeltklõps', rating: 4 });
+    expect(first.statusCode, first.body).toBe(201);
+    const ratingRows = await countRows(t.database.db, 'product_rating');
+    // A retry sends the same bytes; a second click may come with other whitespace around the text.
+    const second = await postComment(t, client, ids.repeat!, { body: ' Topeltklõps\n', rating: 4 });
+    expect(second.statusCode).toBe(first.statusCode);
+    expect(second.json()).toEqual(first.json());
+    expect(await commentsOf(client)).toHaveLength(1);
+    expect(await countRows(t.database.db, 'product_rating')).toBe(ratingRows);
+    // The repeats took nothing from the 10 comments in 10 minutes: nine more new ones are still allowed.
+    for (let i = 0; i < 5; i += 1)
+      expect((await postComment(t, client, ids.repeat!, { body: 'Topeltklõps', rating: 4 })).statusCode).toBe(201);
+    for (let i = 0; i < 9; i += 1) expect((await postComment(t, client, ids.repeat!, { body: `Uus ${i}` })).statusCode).toBe(201);
+    expect(await commentsOf(client)).toHaveLength(10);
+    // At the limit, a repeat of the last still answers it; only something new is a 429.
+    const repeat = await postComment(t, client, ids.repeat!, { body: 'Uus 8' });
+    expect(repeat.statusCode, repeat.body).toBe(201);
+    expect(repeat.json().body).toBe('Uus 8');
+    expectErrorBody(await postComment(t, client, ids.repeat!, { body: 'Veel üks' }), 429, 'Too Many Requests');
+    expect(await commentsOf(client)).toHaveLength(10);
+  });
+
+  it('makes one comment of two identical submits at the same time, and both answer it', async () => {
+    // A few rounds, each a new text: on PostgreSQL both requests of a round are in flight together.
+    for (let round = 0; round < 3; round += 1) {
+      const client = await newClient();
+      const payload = { body: `Samal ajal ${round}`, rating: 5 };
+      const [one, two] = await Promise.all([postComment(t, client, ids.repeat!, payload), postComment(t, client, ids.repeat!, payload)]);
+      expect(one.statusCode, one.body).toBe(201);
+      expect(two.statusCode, two.body).toBe(201);
+      expect(two.json()).toEqual(one.json());
+      expect(await commentsOf(client)).toHaveLength(1);
+    }
+  });
+
+  it('writes a new comment for another text, rating or product, or once the window has passed', async () => {
+    const client = await newClient();
+    const first = (await postComment(t, client, ids.repeat!, { body: 'Esimene', rating: 3 })).json();
+    const answers = [
+      await postComment(t, client, ids.repeat!, { body: 'Esimene!', rating: 3 }),
+      await postComment(t, client, ids.repeat!, { body: 'esimene', rating: 3 }),
+      await postComment(t, client, ids.repeat!, { body: 'Esimene', rating: 2 }),
+      await postComment(t, client, ids.repeat!, { body: 'Esimene' }),
+      await postComment(t, client, ids.quiet!, { body: 'Esimene', rating: 3 }),
+    ];
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(201);
+    const made = answers.map((answer) => answer.json().id);
+    expect(new Set([first.id, ...made]).size).toBe(6);
+    // The first, written just outside the window: the same submit now is a new comment.
+    const cutoff = Date.now() - COMMENT_RESUBMIT_WINDOW_MS;
+    await t.database.db.updateTable('product_comment').set({ created_at: cutoff }).where('id', '=', first.id).execute();
+    const later = await postComment(t, client, ids.repeat!, { body: 'Esimene', rating: 3 });
+    expect(later.statusCode, later.body).toBe(201);
+    expect(later.json().id).not.toBe(first.id);
+    // Just inside it, the first is answered again.
+    const newer = (await postComment(t, client, ids.repeat!, { body: 'Teine' })).json();
+    await t.database.db
+      .updateTable('product_comment')
+      .set({ created_at: Date.now() - COMMENT_RESUBMIT_WINDOW_MS + 60_000 })
+      .where('id', '=', newer.id)
+      .execute();
+    expect((await postComment(t, client, ids.repeat!, { body: 'Teine' })).json().id).toBe(newer.id);
+    expect(await commentsOf(client)).toHaveLength(8);
+  });
+
+  it("gives another client's identical text a comment of their own", async () => {
+    const mari = await newClient('Mari');
+    const jaan = await newClient('Jaan');
+    const payload = { body: 'Parim raamat sel aastal', rating: 5 };
+    const hers = (await postComment(t, mari, ids.repeat!, payload)).json();
+    const his = await postComment(t, jaan, ids.repeat!, payload);
+    expect(his.statusCode, his.body).toBe(201);
+    expect(his.json()).toMatchObject({ authorName: 'Jaan M.', own: true, rating: 5 });
+    expect(his.json().id).not.toBe(hers.id);
+    // At the same time too.
+    const [a, b] = await Promise.all([postComment(t, mari, ids.quiet!, payload), postComment(t, jaan, ids.quiet!, payload)]);
+    expect(a.json().id).not.toBe(b.json().id);
+    expect((await commentsOf(mari)).map((row) => row.body)).toEqual([payload.body, payload.body]);
+    expect((await commentsOf(jaan)).map((row) => row.body)).toEqual([payload.body, payload.body]);
   });
 });
 

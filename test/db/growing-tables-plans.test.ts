@@ -17,13 +17,16 @@ import { expirePendingRequests, withdrawEverywhere } from '../../src/modules/new
 import { socialSignInPruning, usedIdTokenPruning } from '../../src/modules/social/index.js';
 import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
 import { sessionActionPruning } from '../../src/modules/tracking/index.js';
+import { createComment } from '../../src/modules/catalogue/reviews/comment.service.js';
+import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // The statements that read or delete by a column of a table that grows every day (the hourly
-// prunes, the back-in-stock scan, "your data", a removed company user's sessions) are planned
+// prunes, the back-in-stock scan, "your data", a removed company user's sessions, a new comment's
+// look-up of the same submit) are planned
 // through an index on both engines: none reads the whole table. They are recorded as the code
 // runs them (a plugin compiles each query), then explained with their own parameters; on
 // PostgreSQL with sequential scans off, as on a large table, so that only a missing index scans.
@@ -50,6 +53,7 @@ const GROWING = [
   'customer_order',
   'order_line',
   'bought_product',
+  'product_comment',
 ];
 
 let t: TestApp;
@@ -114,6 +118,21 @@ describe('statements on tables that grow every day', () => {
       .executeTakeFirstOrThrow();
     expect(await removeAccount(db, member.clientAccountId, Number(user_id), now)).toBe(true);
     await expectIndexed(statements);
+  });
+
+  it('a new comment and its repeat find the same submit through product_comment_submission_idx', async () => {
+    const { db, statements } = recordingStatements(t.database.db);
+    const now = Date.now();
+    const customer = await createCustomer(t.database.db);
+    const productId = await createProduct(t.database.db);
+    const input = { productId, clientAccountId: customer.clientAccountId, body: 'Hea', rating: 4, language: 'et' as const, now };
+    const first = await db.transaction().execute((trx) => createComment(trx, input));
+    const again = await db.transaction().execute((trx) => createComment(trx, { ...input, now: now + 1 }));
+    expect(again.id).toBe(first.id);
+    await expectIndexed(statements);
+    const lookUp = statements.find((statement) => /from "product_comment" where "client_account_id" = /.test(statement.sql));
+    expect(lookUp?.sql).toContain('"submission_hash" =');
+    expect(await planOfStatement(t.database.db, lookUp!)).toContain('product_comment_submission_idx');
   });
 
   it("a person's data (export and erasure) is found through indexes", async () => {

@@ -317,6 +317,8 @@ export interface ProductCommentTable {
   body: string;
   language: string;
   created_at: number;
+  /** What was submitted (product, text, rating) hashed, to find a repeated submit (migration 0620); null on earlier rows. */
+  submission_hash: string | null;
 }
 
 export interface ProductRatingTable {

@@ -61,6 +61,7 @@ export interface NewComment {
   body: string;
   language: string;
   createdAt: number;
+  submissionHash: string;
 }
 
 export async function insertComment(db: Db, comment: NewComment): Promise<number> {
@@ -73,10 +74,31 @@ export async function insertComment(db: Db, comment: NewComment): Promise<number
       body: comment.body,
       language: comment.language,
       created_at: comment.createdAt,
+      submission_hash: comment.submissionHash,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * The id of the client's newest comment with this submission hash (which names the product),
+ * written after `after`: one seek of product_comment_submission_idx.
+ */
+export async function findSubmission(
+  db: Db,
+  submission: { clientAccountId: number; hash: string; after: number },
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('product_comment')
+    .select('id')
+    .where('client_account_id', '=', submission.clientAccountId)
+    .where('submission_hash', '=', submission.hash)
+    .where('created_at', '>', submission.after)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
 }
 
 /** Deletes the comment only when it is the client's own on this product; false otherwise. */
@@ -101,6 +123,17 @@ export async function authorNames(
     .select(['app_user.first_name', 'app_user.last_name'])
     .where('client_account.id', '=', clientAccountId)
     .executeTakeFirst();
+}
+
+/**
+ * Serialises the comment writes of one client account on PostgreSQL, so that of two identical
+ * submits at once the second waits for the first to commit and then finds its comment. NO KEY
+ * UPDATE, as in lockProduct: the rows that reference the account (orders, baskets...) take a key
+ * share lock on it when inserted, which this does not wait for. SQLite transactions are serial already.
+ */
+export async function lockAuthor(trx: Db, clientAccountId: number): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId).forNoKeyUpdate().execute();
 }
 
 /**

@@ -9,7 +9,16 @@ import { cacheFor as catalogueCacheFor, catalogueContext } from '../catalogue-re
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { IdParams } from '../catalogue.schemas.js';
 import { CommentForm, CommentParams, CommentSchema, CommentsQuery, RatingForm, RatingSummarySchema } from './comment.schemas.js';
-import { commentText, createComment, deleteComment, listComments, ratingSummary, setRating, toCommentWire } from './comment.service.js';
+import {
+  COMMENT_RESUBMIT_WINDOW_MS,
+  commentText,
+  createComment,
+  deleteComment,
+  listComments,
+  ratingSummary,
+  setRating,
+  toCommentWire,
+} from './comment.service.js';
 
 const tags = ['product comments and ratings'];
 const readErrors = errors(...storeRouteErrors, 401, 404);
@@ -86,7 +95,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
         summary: 'Comment on the product; with `rating`, rate it too',
         description:
           "The author name is the user's first name and the initial of the last name. At most 10 new comments " +
-          `per client account in 10 minutes (429 with Retry-After past that). ${STALE_CARDS}`,
+          'per client account in 10 minutes (429 with Retry-After past that). The same body (and rating) from the same ' +
+          `client on the same product again within ${COMMENT_RESUBMIT_WINDOW_MS / 60_000} minutes (a double click, a retry) answers the first comment, ` +
+          `201 as before, and writes nothing. ${STALE_CARDS}`,
         headers: StoreRequestHeaders,
         security: [{ bearer: [] }],
         params: IdParams,

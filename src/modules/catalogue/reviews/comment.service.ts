@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
@@ -14,7 +15,9 @@ import {
   deleteOwnComment,
   deleteRating,
   findComment,
+  findSubmission,
   insertComment,
+  lockAuthor,
   lockProduct,
   ratingTotals,
   upsertRating,
@@ -28,6 +31,13 @@ import { COMMENT_MAX_CHARACTERS, type CommentWire, type RatingSummary } from './
 
 /** New comments per client account: enough for a keen reader, too few for a spam run. */
 export const COMMENT_RATE_LIMIT = { max: 10, windowMs: 10 * 60_000 };
+
+/**
+ * How long the same submit again (same client, product, text and rating) answers the first comment
+ * instead of writing a second: a double click arrives within a second, a retry after a timeout on a
+ * poor mobile connection within a minute or two. Past it, the same words again are taken as meant.
+ */
+export const COMMENT_RESUBMIT_WINDOW_MS = 5 * 60_000;
 
 const AUTHOR_FIRST_NAME_MAX = 80;
 
@@ -81,10 +91,27 @@ export interface CommentInput {
 }
 
 /**
+ * What identifies a submit: the product, the text as stored (trimmed) and the rating, or none. The
+ * author is the row's client account; the language the request was read in is not part of it.
+ */
+function submissionHash(input: CommentInput): string {
+  const submitted = JSON.stringify([input.productId, input.body, input.rating ?? null]);
+  return createHash('sha256').update(submitted).digest('hex');
+}
+
+/**
  * Writes a comment and, when a rating comes with it, the client's rating and the product's totals.
- * Counts against the client's comment rate limit first (429 past it).
+ * The same submit again within COMMENT_RESUBMIT_WINDOW_MS answers the comment the first one wrote
+ * and changes nothing (no second comment, rating or rate-limit count); the client's comment writes
+ * are serialised, so two at once make one comment. Otherwise it counts against the client's
+ * comment rate limit first (429 past it).
  */
 export async function createComment(trx: Transaction<Database>, input: CommentInput): Promise<CommentRow> {
+  await lockAuthor(trx, input.clientAccountId);
+  const hash = submissionHash(input);
+  const after = input.now - COMMENT_RESUBMIT_WINDOW_MS;
+  const earlier = await findSubmission(trx, { clientAccountId: input.clientAccountId, hash, after });
+  if (earlier !== undefined) return commentById(trx, earlier);
   await consumeRateLimit(trx, `catalogue:comment:${input.clientAccountId}`, COMMENT_RATE_LIMIT, input.now);
   if (input.rating !== undefined) await lockProduct(trx, input.productId);
   const names = await authorNames(trx, input.clientAccountId);
@@ -95,11 +122,16 @@ export async function createComment(trx: Transaction<Database>, input: CommentIn
     body: input.body,
     language: input.language,
     createdAt: input.now,
+    submissionHash: hash,
   });
   if (input.rating !== undefined) {
     await upsertRating(trx, input.productId, input.clientAccountId, input.rating, input.now);
     await refreshRating(trx, input.productId);
   }
+  return commentById(trx, id);
+}
+
+async function commentById(trx: Transaction<Database>, id: number): Promise<CommentRow> {
   const row = await findComment(trx, id);
   if (!row) throw new Error(`Comment ${id} vanished inside its own transaction`);
   return row;
