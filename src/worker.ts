@@ -15,6 +15,7 @@ import {
 } from './modules/back-in-stock/index.js';
 import { basketPruning } from './modules/basket/index.js';
 import { CONTACT_MAIL_JOB, contactMailHandler } from './modules/contact/index.js';
+import { bannerCtrPruning } from './modules/ctr/index.js';
 import {
   expireCards,
   GIFT_CARD_ISSUE_JOB,
@@ -125,6 +126,7 @@ export function createJobRunner(
         // Conditional per card: two workers expire each card once.
         expiredGiftCards: (db, now) => expireCards(db, now),
         integrationEvents: pruneIntegrationEvents,
+        bannerCtrHours: bannerCtrPruning,
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { bannerCtrPruning, CTR_RETENTION_DAYS } from '../../src/modules/ctr/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Banner click-through statistics: the front-end's view and click reports are answered at once
@@ -208,5 +209,57 @@ describe('GET /admin/ctr', () => {
     const tooLong = await adminReport({ from: new Date(Date.now() - 367 * day).toISOString(), to });
     expect(tooLong.statusCode).toBe(422);
     expect(tooLong.json()).toEqual([{ field: 'to', message: expect.stringContaining('366') }]);
+  });
+});
+
+describe('pruning', () => {
+  it(`deletes the hours older than ${CTR_RETENTION_DAYS} days and keeps the rest`, async () => {
+    const db = t.database.db;
+    const day = 86_400_000;
+    const now = Date.now();
+    const hourOf = (at: number) => at - (at % HOUR);
+    const cutoff = now - CTR_RETENTION_DAYS * day;
+    const banner = await createBanner('WEB');
+    const hours = {
+      yearsAgo: hourOf(now - 5 * 365 * day),
+      pastRetention: hourOf(cutoff) - HOUR,
+      withinRetention: hourOf(cutoff) + HOUR,
+      // The oldest hour of the longest report of the same period a year before: two report spans back.
+      yearBeforeLongest: hourOf(now - 2 * 366 * day),
+      lastMonth: hourOf(now - 30 * day),
+      thisHour: hourOf(now),
+    };
+    await db
+      .insertInto('banner_ctr')
+      .values(
+        Object.values(hours).map((hour) => ({
+          store_code: 'WEB',
+          banner_id: banner,
+          placement: 'header',
+          hour_start: hour,
+          views: 5,
+          clicks: 1,
+        })),
+      )
+      .execute();
+    const left = async () =>
+      (await db.selectFrom('banner_ctr').select('hour_start').where('banner_id', '=', banner).orderBy('hour_start').execute()).map((row) =>
+        Number(row.hour_start),
+      );
+
+    expect(await bannerCtrPruning(db, now)).toBe(2);
+    expect(await left()).toEqual([hours.withinRetention, hours.yearBeforeLongest, hours.lastMonth, hours.thisHour]);
+    // Run again (the next hour, or another worker at once): nothing more goes.
+    expect(await bannerCtrPruning(db, now)).toBe(0);
+    // What is kept still adds up in the report.
+    const lastYear = await adminReport({
+      from: new Date(hours.yearBeforeLongest).toISOString(),
+      to: new Date(hours.yearBeforeLongest + 366 * day).toISOString(),
+      'per-page': '100',
+    });
+    expect(lastYear.statusCode, lastYear.body).toBe(200);
+    expect((lastYear.json() as Line[]).filter((line) => line.bannerId === banner)).toEqual([
+      { store: 'WEB', bannerId: banner, placement: 'header', views: 5, clicks: 1, rate: 0.2 },
+    ]);
   });
 });

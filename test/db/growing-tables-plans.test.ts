@@ -7,6 +7,7 @@ import { backInStockPruning } from '../../src/modules/back-in-stock/index.js';
 import { dueRequestIds } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
 import { basketPruning } from '../../src/modules/basket/index.js';
 import { removeAccount } from '../../src/modules/companies/company-users.repository.js';
+import { bannerCtrPruning } from '../../src/modules/ctr/index.js';
 import { pruneUsedLinks } from '../../src/modules/downloads/index.js';
 import { personalDataParts } from '../../src/modules/gdpr/index.js';
 import { pruneIntegrationEvents } from '../../src/modules/integrations/index.js';
@@ -54,6 +55,7 @@ const GROWING = [
   'order_line',
   'bought_product',
   'product_comment',
+  'banner_ctr',
 ];
 
 let t: TestApp;
@@ -101,6 +103,7 @@ describe('statements on tables that grow every day', () => {
     await pruneUsedLinks(db, now);
     await backInStockPruning()(db, now);
     await sessionActionPruning(90 * 86_400_000)(db, now);
+    await bannerCtrPruning(db, now);
     await expectIndexed(statements);
   });
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 
 export interface CtrCount {
@@ -87,4 +88,13 @@ export async function ctrReport(
     })),
     total: Number(counted.total),
   };
+}
+
+/** Deletes the hours that start before `before` (Unix ms), in batches from the oldest (banner_ctr_hour_idx); returns how many went. */
+export async function pruneCtrHours(db: Db, before: number): Promise<number> {
+  return deleteInBatches(db, 'banner_ctr', {
+    key: ['store_code', 'banner_id', 'placement', 'hour_start'],
+    where: (eb) => eb('hour_start', '<', before),
+    orderBy: 'hour_start',
+  });
 }

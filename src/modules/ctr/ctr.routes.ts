@@ -8,7 +8,7 @@ import { authenticateOperator } from '../admin/index.js';
 import { normaliseSessionId } from '../tracking/index.js';
 import type { CtrEvent, CtrRecorder } from './ctr-recorder.js';
 import { CtrBody, CtrReportItem, CtrReportQuery } from './ctr.schemas.js';
-import { bannerCtrReport } from './ctr.service.js';
+import { bannerCtrReport, CTR_RETENTION_DAYS, MAX_REPORT_DAYS } from './ctr.service.js';
 
 export interface CtrDeps {
   database: DatabaseHandle;
@@ -60,6 +60,9 @@ export const ctrRoutes: FastifyPluginAsyncTypebox<CtrDeps> = async (app, { datab
       schema: {
         tags: ['admin'],
         summary: 'Banner views, clicks and click-through rate per store, banner and placement over a period, most viewed first',
+        description:
+          `A period covers at most ${MAX_REPORT_DAYS} days. Hours older than ${CTR_RETENTION_DAYS} days are deleted by the hourly ` +
+          'maintenance (the longest period and the same period a year before, and a month to spare): what they held is counted no more.',
         security: [{ bearer: [] }],
         querystring: CtrReportQuery,
         response: { 200: success(Type.Array(CtrReportItem), 'list'), ...errors(400, 401, 422, 500) },

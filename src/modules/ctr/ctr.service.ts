@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { invalidField } from '../../infra/domain-error.js';
+import type { PruneTask } from '../../infra/maintenance.js';
 import { isStoreCode } from '../store/index.js';
-import { ctrReport } from './ctr.repository.js';
+import { ctrReport, pruneCtrHours } from './ctr.repository.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -21,14 +22,26 @@ export interface CtrReportLine {
   rate: number;
 }
 
-/**
- * The operators' report: views, clicks and their rate per store, banner and placement over whole
- * hours, from the hour `from` falls in to the hour `to` falls in (an hour start as `to` ends before it).
- */
 /** The longest period one report covers. */
 export const MAX_REPORT_DAYS = 366;
 const DAY_MS = 86_400_000;
 
+/**
+ * How long an hour's counts are kept. The report caps a period's length, not how far back it
+ * reaches, so the rule keeps what the longest report needs to be compared with the same period a
+ * year before (two spans, 732 days), plus a month in which that comparison may still be made
+ * (763 days). Older hours are deleted by the hourly maintenance (bannerCtrPruning): nothing deleted
+ * them, and the table gains a row per banner, placement and hour with traffic.
+ */
+export const CTR_RETENTION_DAYS = 2 * MAX_REPORT_DAYS + 31;
+
+/** The hourly maintenance's task for banner statistics: hours older than CTR_RETENTION_DAYS go. */
+export const bannerCtrPruning: PruneTask = (db, now) => pruneCtrHours(db, now - CTR_RETENTION_DAYS * DAY_MS);
+
+/**
+ * The operators' report: views, clicks and their rate per store, banner and placement over whole
+ * hours, from the hour `from` falls in to the hour `to` falls in (an hour start as `to` ends before it).
+ */
 export async function bannerCtrReport(db: Db, input: CtrReportInput): Promise<{ lines: CtrReportLine[]; total: number }> {
   const from = Date.parse(input.from);
   const to = Date.parse(input.to);
