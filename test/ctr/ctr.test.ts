@@ -210,6 +210,16 @@ describe('GET /admin/ctr', () => {
     expect(tooLong.statusCode).toBe(422);
     expect(tooLong.json()).toEqual([{ field: 'to', message: expect.stringContaining('366') }]);
   });
+
+  it(`refuses a period that starts before the ${CTR_RETENTION_DAYS} days kept (its hours are deleted) with a 422`, async () => {
+    const day = 86_400_000;
+    const daysAgo = (days: number) => new Date(Date.now() - days * day).toISOString();
+    const oldest = await adminReport({ from: daysAgo(CTR_RETENTION_DAYS - 1), to: daysAgo(CTR_RETENTION_DAYS - 30) });
+    expect(oldest.statusCode, oldest.body).toBe(200);
+    const gone = await adminReport({ from: daysAgo(CTR_RETENTION_DAYS + 1), to: daysAgo(CTR_RETENTION_DAYS - 30) });
+    expect(gone.statusCode).toBe(422);
+    expect(gone.json()).toEqual([{ field: 'from', message: expect.stringContaining(String(CTR_RETENTION_DAYS)) }]);
+  });
 });
 
 describe('pruning', () => {

@@ -62,7 +62,7 @@ export const ctrRoutes: FastifyPluginAsyncTypebox<CtrDeps> = async (app, { datab
         summary: 'Banner views, clicks and click-through rate per store, banner and placement over a period, most viewed first',
         description:
           `A period covers at most ${MAX_REPORT_DAYS} days. Hours older than ${CTR_RETENTION_DAYS} days are deleted by the hourly ` +
-          'maintenance (the longest period and the same period a year before, and a month to spare): what they held is counted no more.',
+          'maintenance (the longest period and the same period a year before, and a month to spare); a `from` before them is a 422.',
         security: [{ bearer: [] }],
         querystring: CtrReportQuery,
         response: { 200: success(Type.Array(CtrReportItem), 'list'), ...errors(400, 401, 422, 500) },
@@ -71,7 +71,13 @@ export const ctrRoutes: FastifyPluginAsyncTypebox<CtrDeps> = async (app, { datab
     async (request, reply) => {
       const page = pageRequest(request.query);
       const { from, to, store } = request.query;
-      const { lines, total } = await bannerCtrReport(database.db, { from, to, ...(store !== undefined && { store }), page });
+      const { lines, total } = await bannerCtrReport(database.db, {
+        from,
+        to,
+        ...(store !== undefined && { store }),
+        page,
+        now: request.actionTime,
+      });
       setPaginationHeaders(request, reply, page, total);
       reply.header('Cache-Control', 'no-store');
       return lines;

@@ -11,6 +11,8 @@ export interface CtrReportInput {
   to: string;
   store?: string;
   page: { offset: number; perPage: number };
+  /** The request's time: hours before the retention (CTR_RETENTION_DAYS) are gone. */
+  now: number;
 }
 
 export interface CtrReportLine {
@@ -48,6 +50,8 @@ export async function bannerCtrReport(db: Db, input: CtrReportInput): Promise<{ 
   if (to < from) throw invalidField('to', 'ctr.toBeforeFrom');
   // Each hour of the range is a row per banner and placement to add up: a range of years is a long read.
   if (to - from > MAX_REPORT_DAYS * DAY_MS) throw invalidField('to', 'ctr.rangeTooLong', { days: MAX_REPORT_DAYS });
+  // Deleted hours would read as no traffic: a report that reaches past the retention says so instead.
+  if (from < input.now - CTR_RETENTION_DAYS * DAY_MS) throw invalidField('from', 'ctr.beforeRetention', { days: CTR_RETENTION_DAYS });
   if (input.store !== undefined && !isStoreCode(input.store)) throw invalidField('store', 'ctr.unknownStore');
   const filter = {
     from: from - (from % HOUR_MS),
