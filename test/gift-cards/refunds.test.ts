@@ -1,10 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders, type OrderSweepDeps } from '../../src/modules/orders/index.js';
-import { configuredGateways } from '../../src/modules/payments/index.js';
 import { call, type Who } from '../basket/helpers.js';
-import { createForm, startEveryPayShop, type EveryPayShop } from '../orders/everypay-helpers.js';
+import { createForm, startEveryPayShop, sweepDepsOf, type EveryPayShop } from '../orders/everypay-helpers.js';
 import { checkout, checkoutForm, fill, orderLink, stockedBook } from '../orders/helpers.js';
 import { card, ledger } from './helpers.js';
 
@@ -19,16 +17,7 @@ let sweep: OrderSweepDeps;
 beforeAll(async () => {
   s = await startEveryPayShop();
   key = await createApiKey(s.t.database.db, 'back-office', Date.now());
-  const { config } = s.t;
-  const gateways = configuredGateways({
-    database: s.t.database,
-    clock: systemClock,
-    everypay: config.everypay,
-    testGateway: false,
-    publicUrl: config.orders.publicUrl,
-    basePath: config.basePath,
-  });
-  sweep = { db: db(), config: config.orders, gateways, log: s.t.app.log };
+  sweep = sweepDepsOf(s.t);
 });
 afterEach(async () => {
   await s.everypay.callbacksIdle();

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as boughtProductMigration from '../../src/db/migrations/2026_11_28_0610_create_bought_product.js';
 import type { Db } from '../../src/db/database.js';
-import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders, type OrderSweepDeps } from '../../src/modules/orders/index.js';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
-import { configuredGateways } from '../../src/modules/payments/index.js';
 import type { Who } from '../basket/helpers.js';
 import { createProduct, setStock } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { overlappingWrites } from '../helpers/overlapping-writes.js';
+import { sweepDepsOf } from './everypay-helpers.js';
 import { checkout, checkoutForm, fill, orderLink } from './helpers.js';
 import { age, orderStatus, startCardShop, type CardShop } from './processing-helpers.js';
 
@@ -40,16 +39,7 @@ const client = async (store: string): Promise<Client> => {
 beforeAll(async () => {
   s = await startCardShop();
   key = await createApiKey(db(), 'back-office', Date.now());
-  const { config } = s.t;
-  const gateways = configuredGateways({
-    database: s.t.database,
-    clock: systemClock,
-    everypay: config.everypay,
-    testGateway: false,
-    publicUrl: config.orders.publicUrl,
-    basePath: config.basePath,
-  });
-  sweep = { db: db(), config: config.orders, gateways, log: s.t.app.log };
+  sweep = sweepDepsOf(s.t);
   p.book = await createProduct(db(), { name: 'Kevade', price: 12 });
   p.atlas = await createProduct(db(), { name: 'Atlas', price: 30 });
   p.ebook = await createProduct(db(), {

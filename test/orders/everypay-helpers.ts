@@ -1,4 +1,7 @@
 import { expect } from 'vitest';
+import { systemClock } from '../../src/infra/clock.js';
+import type { OrderSweepDeps } from '../../src/modules/orders/index.js';
+import { configuredGateways } from '../../src/modules/payments/index.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
@@ -141,3 +144,17 @@ export function pageOf(t: TestApp, location: string): 'finished' | 'failed' | 'o
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** What the order sweep needs, with the app's configured gateways (the real EveryPay adapter against the local server). */
+export function sweepDepsOf(t: TestApp): OrderSweepDeps {
+  const { config } = t;
+  const gateways = configuredGateways({
+    database: t.database,
+    clock: systemClock,
+    everypay: config.everypay,
+    testGateway: false,
+    publicUrl: config.orders.publicUrl,
+    basePath: config.basePath,
+  });
+  return { db: t.database.db, config: config.orders, gateways, log: t.app.log };
+}

@@ -1,9 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sweepOrders, type OrderSweepDeps } from '../../src/modules/orders/index.js';
-import { configuredGateways } from '../../src/modules/payments/index.js';
-import { systemClock } from '../../src/infra/clock.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
-import { placeCardOrder } from './everypay-helpers.js';
+import { placeCardOrder, sweepDepsOf } from './everypay-helpers.js';
 import {
   age,
   cardPayment,
@@ -27,17 +25,8 @@ const db = () => s.t.database.db;
 beforeAll(async () => {
   // A sweep held by an unanswered EveryPay request lasts this long: time enough to try a second one.
   s = await startCardShop({ EVERYPAY_TIMEOUT_MS: '4000' });
-  const { config } = s.t;
-  const gateways = configuredGateways({
-    database: s.t.database,
-    clock: systemClock,
-    everypay: config.everypay,
-    testGateway: false,
-    publicUrl: config.orders.publicUrl,
-    basePath: config.basePath,
-  });
-  expect(Object.keys(gateways)).toEqual(['everypay']);
-  deps = { db: db(), config: config.orders, gateways, log: s.t.app.log };
+  deps = sweepDepsOf(s.t);
+  expect(Object.keys(deps.gateways)).toEqual(['everypay']);
 });
 afterEach(() => s.everypay.breakApi(null));
 afterAll(() => s?.close());
