@@ -27,6 +27,7 @@ async function usage(): Promise<string> {
     { EXPORT_USER_USAGE },
     { STORE_USAGE },
     { SEARCH_USAGE },
+    { ORDERS_USAGE },
     { NEWSLETTER_USAGE },
     { GDPR_USAGE },
     { SUBSCRIPTION_USAGE },
@@ -46,6 +47,7 @@ async function usage(): Promise<string> {
     import('./modules/data-export/export-user.cli.js'),
     import('./modules/store/store.cli.js'),
     import('./modules/search/search.cli.js'),
+    import('./modules/orders/orders.cli.js'),
     import('./modules/newsletter/newsletter.cli.js'),
     import('./modules/gdpr/gdpr.cli.js'),
     import('./modules/subscriptions/subscriptions.cli.js'),
@@ -73,6 +75,7 @@ ${BUSINESS_USAGE}
 ${API_KEY_USAGE}
 ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
+${ORDERS_USAGE}
 ${NEWSLETTER_USAGE}
 ${GDPR_USAGE}
 ${SUBSCRIPTION_USAGE}
@@ -206,6 +209,12 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, (line) => process.stderr.write(`${line}\n`));
+      });
+    case 'orders':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { ordersCommand } = await import('./modules/orders/orders.cli.js');
+        await ordersCommand(database.db, args, print);
       });
     case 'newsletter':
       return withDatabase(config.databaseUrl, async (database) => {

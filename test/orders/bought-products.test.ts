@@ -3,6 +3,7 @@ import * as boughtProductMigration from '../../src/db/migrations/2026_11_28_0610
 import type { Db } from '../../src/db/database.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders, type OrderSweepDeps } from '../../src/modules/orders/index.js';
+import { rebuildBoughtProducts } from '../../src/modules/orders/order-history.repository.js';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
 import type { Who } from '../basket/helpers.js';
 import { createProduct, setStock } from '../helpers/catalogue.js';
@@ -325,6 +326,22 @@ describe('GET /bought-product through the orders’ real transitions', () => {
       bob: [[p.book, 1, orders.b1.code]],
       carol: [[p.outlet, 2, orders.c1.code]],
     });
+  });
+
+  it('is built again from the orders after processes of an earlier build moved some without keeping it', async () => {
+    // What an API or worker of the build before 0610 does during a rolling deploy: it writes the status alone.
+    await db().updateTable('customer_order').set({ status: 'CANCELLED' }).where('id', '=', orders.a4.id).execute();
+    await insertOrder(db(), {
+      status: 'PENDING_PROCESSING',
+      clientAccountId: alice.clientAccountId,
+      lines: [{ productId: p.atlas, productCode: 'ATLAS' }],
+    });
+    expect(await listed(alice)).not.toEqual(await oldAggregation(alice));
+    const rows = await db()
+      .transaction()
+      .execute((trx) => rebuildBoughtProducts(trx));
+    expect(rows).toBe(5);
+    await everybody();
   });
 });
 
