@@ -107,13 +107,15 @@ function submissionHash(input: CommentInput): string {
  * comment rate limit first (429 past it).
  */
 export async function createComment(trx: Transaction<Database>, input: CommentInput): Promise<CommentRow> {
+  // The product before the author, as the erasure of a person takes them (their rated products, then at the end their
+  // account): two transactions taking them the other way round could deadlock on PostgreSQL.
+  if (input.rating !== undefined) await lockProduct(trx, input.productId);
   await lockAuthor(trx, input.clientAccountId);
   const hash = submissionHash(input);
   const after = input.now - COMMENT_RESUBMIT_WINDOW_MS;
   const earlier = await findSubmission(trx, { clientAccountId: input.clientAccountId, hash, after });
   if (earlier !== undefined) return commentById(trx, earlier);
   await consumeRateLimit(trx, `catalogue:comment:${input.clientAccountId}`, COMMENT_RATE_LIMIT, input.now);
-  if (input.rating !== undefined) await lockProduct(trx, input.productId);
   const names = await authorNames(trx, input.clientAccountId);
   const id = await insertComment(trx, {
     productId: input.productId,
