@@ -22,6 +22,7 @@ import { createComment } from '../../src/modules/catalogue/reviews/comment.servi
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
+import { orderFeed } from '../../src/modules/orders/processing/admin-orders.service.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -120,6 +121,12 @@ describe('statements on tables that grow every day', () => {
       .where('id', '=', member.clientAccountId)
       .executeTakeFirstOrThrow();
     expect(await removeAccount(db, member.clientAccountId, Number(user_id), now)).toBe(true);
+    await expectIndexed(statements);
+  });
+
+  it("the operators' order feed reads a page after its cursor, and the count, through customer_order_updated_idx", async () => {
+    const { db, statements } = recordingStatements(t.database.db);
+    await orderFeed(db, Date.now() - 60_000, { offset: 0, limit: 20, cursor: { updatedAt: Date.now() - 30_000, id: 1 } });
     await expectIndexed(statements);
   });
 

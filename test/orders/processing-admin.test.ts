@@ -80,6 +80,46 @@ describe('GET /admin/orders', () => {
     expect(later.json()).toEqual([]);
   });
 
+  it('walks by cursor without missing an order that changes meanwhile, where page numbers skip one', async () => {
+    const feed = (query: string) => t.app.inject({ url: `/admin/orders?${query}`, headers: auth() });
+    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((order) => order.code);
+    const touch = async (code: string) =>
+      expect((await post(`/admin/orders/${code}/status`, { status: 'Seen', createdAt: '2026-11-24T10:15:00Z' })).statusCode).toBe(200);
+
+    let since = encodeURIComponent(new Date().toISOString());
+    const paged = [await processedOrder(), await processedOrder(), await processedOrder()];
+    const first = await feed(`updatedSince=${since}&per-page=1`);
+    expect(codes(first)).toEqual([paged[0]!.code]);
+    await touch(paged[0]!.code);
+    // The first order moved to the end: page 2 is now the third, and the second is never read.
+    expect(codes(await feed(`updatedSince=${since}&per-page=1&page=2`))).toEqual([paged[2]!.code]);
+
+    since = encodeURIComponent(new Date().toISOString());
+    const walked = [await processedOrder(), await processedOrder(), await processedOrder()];
+    const seen: string[] = [];
+    let response = await feed(`updatedSince=${since}&per-page=1`);
+    seen.push(...codes(response));
+    await touch(walked[0]!.code);
+    for (let step = 0; step < 10 && response.headers['x-next-cursor'] !== undefined; step += 1) {
+      const cursor = String(response.headers['x-next-cursor']);
+      expect(cursor).toMatch(/^\d+\.\d+$/);
+      response = await feed(`updatedSince=${since}&per-page=1&after=${cursor}`);
+      expect(response.statusCode, response.body).toBe(200);
+      if (response.headers['x-next-cursor'] !== undefined)
+        expect(response.headers.link).toBe(
+          `</admin/orders?updatedSince=${since}&per-page=1&after=${String(response.headers['x-next-cursor'])}>; rel="next"`,
+        );
+      seen.push(...codes(response));
+    }
+    // Every order, the one changed meanwhile again at the end; the walk ends on an empty page without a cursor.
+    expect(seen).toEqual([walked[0]!.code, walked[1]!.code, walked[2]!.code, walked[0]!.code]);
+    expect(response.json()).toEqual([]);
+    expect(response.headers.link).toBeUndefined();
+
+    expectErrorBody(await feed('after=soon'), 400, 'Bad Request');
+    expect(expectFieldErrors(await feed('after=1.2&page=2'))).toEqual(['page']);
+  });
+
   it('refuses a missing key, a bad key and bad parameters with a 4xx', async () => {
     expectErrorBody(await t.app.inject({ url: '/admin/orders' }), 401, 'Unauthorized');
     expectErrorBody(await t.app.inject({ url: '/admin/orders', headers: { authorization: 'Bearer nope' } }), 401, 'Unauthorized');

@@ -36,14 +36,30 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
         summary: "The back office's pull feed: orders changed since a time, oldest change first",
         security,
         querystring: OrderFeedQuery,
-        response: { 200: success(Type.Array(OrderDocumentSchema), 'list'), ...errors(400, 401, 500) },
+        response: { 200: success(Type.Array(OrderDocumentSchema), 'list'), ...errors(400, 401, 422, 500) },
       },
     },
     async (request, reply) => {
-      const since = request.query.updatedSince === undefined ? 0 : Date.parse(request.query.updatedSince);
+      const { updatedSince, after } = request.query;
+      const since = updatedSince === undefined ? 0 : Date.parse(updatedSince);
+      if (after !== undefined && request.query.page !== undefined && request.query.page !== 1)
+        throw invalidField('page', 'orders.pageWithCursor');
       const page = pageRequest(request.query);
-      const { orders, total } = await orderFeed(db, since, page.offset, page.perPage);
+      const [updatedAt, id] = after === undefined ? [] : after.split('.').map(Number);
+      const cursor = updatedAt === undefined || id === undefined ? undefined : { updatedAt, id };
+      const { orders, total, next } = await orderFeed(db, since, { offset: page.offset, limit: page.perPage, cursor });
       setPaginationHeaders(request, reply, page, total);
+      const nextCursor = next && `${next.updatedAt}.${next.id}`;
+      if (nextCursor) reply.header('X-Next-Cursor', nextCursor);
+      if (cursor) {
+        // Page numbers mean nothing after a cursor: the walk's one link is its next page.
+        const [path, search = ''] = request.url.split('?', 2);
+        const query = new URLSearchParams(search);
+        query.delete('page');
+        if (nextCursor) query.set('after', nextCursor);
+        if (nextCursor) reply.header('Link', `<${path}?${query.toString()}>; rel="next"`);
+        else reply.removeHeader('Link');
+      }
       return orders;
     },
   );

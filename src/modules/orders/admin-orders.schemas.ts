@@ -8,6 +8,15 @@ const dateTime = (description: string) => Type.String({ format: 'date-time', max
 export const OrderFeedQuery = Type.Composite([
   Type.Object({
     updatedSince: Type.Optional(dateTime('RFC 3339: orders changed at or after this time (all when absent)')),
+    after: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,16}\\.[0-9]{1,16}$',
+        maxLength: 33,
+        description:
+          'Where a walk goes on: the X-Next-Cursor of the page before (the orders after its last one). Page numbers shift when an ' +
+          'order read on an earlier page changes meanwhile (it moves to the end); a walk by cursor misses none. Not with `page`.',
+      }),
+    ),
   }),
   PagingQuery,
 ]);

@@ -3,6 +3,7 @@
 
 const en = {
   'orders.notFound': 'There is no order with the code "{code}".',
+  'orders.pageWithCursor': 'A walk by "after" goes on from its cursor: leave "page" out.',
   'orders.notPaid': 'Order {code} is {status}: it has not been paid, so the back office cannot have it.',
   'orders.noSettledPayment': 'Order {code} has no settled payment to refund.',
   'orders.refundTooLarge': 'The refund of {amount} EUR is more than is left of the payment ({left} EUR).',
@@ -30,6 +31,7 @@ const en = {
 
 const et: Record<keyof typeof en, string> = {
   'orders.notFound': 'Tellimust koodiga "{code}" ei ole.',
+  'orders.pageWithCursor': 'Läbimine "after"-iga jätkab oma kursorist: jätke "page" ära.',
   'orders.notPaid': 'Tellimus {code} on olekus {status}: see ei ole makstud, nii et tagakontoril ei saa seda olla.',
   'orders.noSettledPayment': 'Tellimusel {code} ei ole laekunud makset, mida tagastada.',
   'orders.refundTooLarge': 'Tagastus {amount} EUR on suurem kui makse järelejäänud osa ({left} EUR).',
@@ -57,6 +59,7 @@ const et: Record<keyof typeof en, string> = {
 
 const ru: Record<keyof typeof en, string> = {
   'orders.notFound': 'Заказа с кодом "{code}" нет.',
+  'orders.pageWithCursor': 'Обход по "after" продолжается с его курсора: не указывайте "page".',
   'orders.notPaid': 'Заказ {code} в состоянии {status}: он не оплачен, поэтому его не может быть в бэк-офисе.',
   'orders.noSettledPayment': 'У заказа {code} нет поступившего платежа для возврата.',
   'orders.refundTooLarge': 'Возврат {amount} EUR больше оставшейся части платежа ({left} EUR).',

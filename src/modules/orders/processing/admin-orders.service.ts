@@ -9,14 +9,32 @@ import { moveOrder, PAID } from '../order-states.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
 import { mainPayment, orderDocument, type OrderDocument } from './order-document.js';
 import type { Gateways } from '../../payments/index.js';
-import { feedPage, findOrderByCode, linesOf, paymentsOf, setHandedOff, setNavStatus, type OrderRow } from './processing.repository.js';
+import {
+  feedPage,
+  findOrderByCode,
+  type FeedCursor,
+  linesOf,
+  paymentsOf,
+  setHandedOff,
+  setNavStatus,
+  type OrderRow,
+} from './processing.repository.js';
 
 // The operators' side of orders: the pull feed, the back office's report of its own order time and
 // status, and refunds through the order's gateway.
 
-/** One page of orders updated at or after `since`, oldest change first, each as the hand-off sends it. */
-export async function orderFeed(db: Db, since: number, offset: number, limit: number): Promise<{ orders: OrderDocument[]; total: number }> {
-  const { rows, total } = await feedPage(db, since, offset, limit);
+/**
+ * One page of orders updated at or after `since`, oldest change first, each as the hand-off sends it: from
+ * `offset`, or after `cursor`; `next` is where a full page's walk goes on.
+ */
+export async function orderFeed(
+  db: Db,
+  since: number,
+  page: { offset: number; limit: number; cursor?: FeedCursor },
+): Promise<{ orders: OrderDocument[]; total: number; next: FeedCursor | undefined }> {
+  const { rows, total } = await feedPage(db, since, page);
+  const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;
+  const next = last && { updatedAt: Number(last.updated_at), id: Number(last.id) };
   const ids = rows.map((row) => Number(row.id));
   const [lines, payments] = await Promise.all([linesOf(db, ids), paymentsOf(db, ids)]);
   const orders = rows.map((row) =>
@@ -26,7 +44,7 @@ export async function orderFeed(db: Db, since: number, offset: number, limit: nu
       mainPayment(payments.filter((payment) => Number(payment.order_id) === Number(row.id))),
     ),
   );
-  return { orders, total };
+  return { orders, total, next };
 }
 
 async function orderOf(db: Db, code: string): Promise<OrderRow> {

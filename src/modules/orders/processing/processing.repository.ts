@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
 import type { CustomerOrderTable, OrderLineTable, OrderPaymentTable, OrderStatus } from '../orders.tables.js';
 
 // The SQL of order processing, the sweep and the operators' order endpoints.
@@ -80,19 +81,48 @@ export async function ordersInStatusSince(
   return rows.map((row) => ({ id: Number(row.id), status_changed_at: Number(row.status_changed_at) }));
 }
 
-/** One page of the operators' feed: orders with a code updated at or after `since`, by (updated_at, id). */
-export async function feedPage(db: Db, since: number, offset: number, limit: number): Promise<{ rows: OrderRow[]; total: number }> {
-  const base = db.selectFrom('customer_order').where('customer_order.updated_at', '>=', since).where('customer_order.code', 'is not', null);
+/** Where a walk of the feed goes on: after the order last read, by (updated_at, id). */
+export interface FeedCursor {
+  updatedAt: number;
+  id: number;
+}
+
+/**
+ * One page of the operators' feed: orders with a code updated at or after `since`, by (updated_at, id),
+ * from `offset`, or after `cursor` (a range of customer_order_updated_idx from the cursor on). The
+ * total counts what the filter finds from the same place.
+ */
+export async function feedPage(
+  db: Db,
+  since: number,
+  page: { offset: number; limit: number; cursor?: FeedCursor },
+): Promise<{ rows: OrderRow[]; total: number }> {
+  const { cursor } = page;
+  const inFeed = (eb: ExpressionBuilder<Database, 'customer_order'>) =>
+    eb.and([
+      eb('customer_order.updated_at', '>=', since),
+      eb('customer_order.code', 'is not', null),
+      // The cursor's own lower bound too, so the index range starts at it (as the sweep's batches do).
+      ...(cursor
+        ? [
+            eb('customer_order.updated_at', '>=', cursor.updatedAt),
+            eb.or([eb('customer_order.updated_at', '>', cursor.updatedAt), eb('customer_order.id', '>', cursor.id)]),
+          ]
+        : []),
+    ]);
   const [rows, count] = await Promise.all([
     orderWithClient(db)
-      .where('customer_order.updated_at', '>=', since)
-      .where('customer_order.code', 'is not', null)
+      .where(inFeed)
       .orderBy('customer_order.updated_at')
       .orderBy('customer_order.id')
-      .limit(limit)
-      .offset(offset)
+      .limit(page.limit)
+      .offset(page.offset)
       .execute(),
-    base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('customer_order')
+      .where(inFeed)
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.count) };
 }
