@@ -3,7 +3,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 import { lockOrder } from './orders.repository.js';
-import { countPaidOrder, PAID_STATUSES, uncountPaidOrder } from './order-history.repository.js';
+import { PAID_STATUSES } from './order-history.repository.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 import { orderEvent } from './order-events.js';
 import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
@@ -13,8 +13,9 @@ import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
 // for the same order (a callback and the shopper's return, two workers) move it once: the loser
 // sees false and does nothing. Every change is recorded with its time and cause, and the effects
 // of entering a state commit with it in the caller's transaction: stock held for an order that
-// will not be paid goes back, a paid order is queued for processing and counted in its client's
-// bought products, and a cancelled one gives nothing more to download (nor counts as bought).
+// will not be paid goes back, a paid order is queued for processing, and a cancelled one gives
+// nothing more to download. The client's bought products follow the status by triggers (migration
+// 2026_11_28_0610), in the same transaction.
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'NEW',
@@ -119,12 +120,6 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
   if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
-  // The client's bought products (GET /bought-product) count the paid orders: one that starts or
-  // stops being paid changes them now, with its status.
-  const wasPaid = PAID.includes(from);
-  const paid = PAID.includes(transition.to);
-  if (!wasPaid && paid) await countPaidOrder(trx, transition.orderId);
-  if (wasPaid && !paid) await uncountPaidOrder(trx, transition.orderId);
   // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
   // (or its money back) returns the holds to the cards and voids the cards it bought.
   if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
