@@ -27,7 +27,6 @@ async function usage(): Promise<string> {
     { EXPORT_USER_USAGE },
     { STORE_USAGE },
     { SEARCH_USAGE },
-    { ORDERS_USAGE },
     { NEWSLETTER_USAGE },
     { GDPR_USAGE },
     { SUBSCRIPTION_USAGE },
@@ -47,7 +46,6 @@ async function usage(): Promise<string> {
     import('./modules/data-export/export-user.cli.js'),
     import('./modules/store/store.cli.js'),
     import('./modules/search/search.cli.js'),
-    import('./modules/orders/orders.cli.js'),
     import('./modules/newsletter/newsletter.cli.js'),
     import('./modules/gdpr/gdpr.cli.js'),
     import('./modules/subscriptions/subscriptions.cli.js'),
@@ -75,7 +73,6 @@ ${BUSINESS_USAGE}
 ${API_KEY_USAGE}
 ${EXPORT_USER_USAGE}
 ${SEARCH_USAGE}
-${ORDERS_USAGE}
 ${NEWSLETTER_USAGE}
 ${GDPR_USAGE}
 ${SUBSCRIPTION_USAGE}
@@ -209,12 +206,6 @@ async function main(argv: string[]): Promise<number> {
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, (line) => process.stderr.write(`${line}\n`));
-      });
-    case 'orders':
-      return withDatabase(config.databaseUrl, async (database) => {
-        await migrateEmbedded(database);
-        const { ordersCommand } = await import('./modules/orders/orders.cli.js');
-        await ordersCommand(database.db, args, print);
       });
     case 'newsletter':
       return withDatabase(config.databaseUrl, async (database) => {

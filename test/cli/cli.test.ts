@@ -78,18 +78,11 @@ describe('the CLI', () => {
     [['store', 'lock', 'WEB', '--until', 'yesterday']],
     [['seed']],
     [['serve', '--fast']],
-    [['orders', 'rebuild']],
   ])('refuses %j with a message and a non-zero exit', async (args) => {
     const result = await runCli(args, env);
     expect(result.code).not.toBe(0);
     expect(result.stderr.length + result.stdout.length).toBeGreaterThan(0);
     expect(result.stderr).not.toMatch(/\n\s+at /);
-  });
-
-  it('builds the purchase histories again from the orders', async () => {
-    const result = await runCli(['orders', 'rebuild-bought-products'], env);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Purchase histories rebuilt: \d+ products bought by clients$/m);
   });
 
   it('prints usage for help', async () => {

@@ -54,7 +54,7 @@ const mine = `client_account_id = new.client_account_id and store_code = new.sto
 const itsProducts = `product_id in (select product_id from order_line where order_id = new.id)`;
 
 /** The order's lines added per product; `newest` picks the larger order id (max on SQLite, greatest on PostgreSQL). */
-const countOrder = (newest: string) => `insert into bought_product
+export const countOrder = (newest: string) => `insert into bought_product
     (client_account_id, store_code, product_id, quantity, line_count, last_order_id, last_position)
   select new.client_account_id, new.store_code, l.product_id, sum(l.quantity), count(*), new.id, min(l.position)
   from order_line l where l.order_id = new.id group by l.product_id order by l.product_id
@@ -72,7 +72,7 @@ const newestPaidWith = `(select o.id from customer_order o
   order by o.id desc limit 1)`;
 
 /** The order's lines taken out: quantities, then rows no paid line has, then the last order where it was this one. */
-const uncountOrder = `update bought_product set
+export const uncountOrder = `update bought_product set
     quantity = quantity - (select sum(l.quantity) from order_line l where l.order_id = new.id and l.product_id = bought_product.product_id),
     line_count = line_count - (select count(*) from order_line l where l.order_id = new.id and l.product_id = bought_product.product_id)
   where ${mine} and ${itsProducts};

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { isPostgres } from '../../db/row-lock.js';
 import type { PageRequest } from '../../http/paging.js';
 import { normaliseOrder, type OrderRow } from './orders.repository.js';
 import type { OrderStatus } from './orders.tables.js';
@@ -118,30 +117,4 @@ export async function boughtProductPage(db: Db, owner: OrderOwner, page: PageReq
     })),
     total: Number(total.total),
   };
-}
-
-/**
- * Builds bought_product again from the orders, in the caller's transaction; answers how many rows it
- * holds. Only this build's state machine keeps it, so orders that processes of an earlier build moved
- * after migration 0610 are missing from it or counted wrongly (docs/deployment.md: `storefront
- * orders rebuild-bought-products` once they are gone). On PostgreSQL the table is locked first: a
- * status change that has written to it has committed before the orders are read, and one that has
- * not waits and adds itself to the rebuilt rows.
- */
-export async function rebuildBoughtProducts(trx: Db): Promise<number> {
-  if (isPostgres(trx)) await sql`lock table bought_product in exclusive mode`.execute(trx);
-  await trx.deleteFrom('bought_product').execute();
-  await sql`insert into bought_product (client_account_id, store_code, product_id, quantity, line_count, last_order_id, last_position)
-    select b.client_account_id, b.store_code, b.product_id, b.quantity, b.line_count, b.last_order_id,
-      (select min(l.position) from order_line l where l.order_id = b.last_order_id and l.product_id = b.product_id)
-    from (select o.client_account_id, o.store_code, l.product_id, sum(l.quantity) as quantity, count(*) as line_count,
-        max(o.id) as last_order_id
-      from order_line l join customer_order o on o.id = l.order_id
-      where o.client_account_id is not null and o.status in (${sql.join([...PAID_STATUSES])})
-      group by o.client_account_id, o.store_code, l.product_id) b`.execute(trx);
-  const counted = await trx
-    .selectFrom('bought_product')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(counted.n);
 }
