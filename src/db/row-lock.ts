@@ -22,9 +22,14 @@ export function lockedOnPostgres<DB, TB extends keyof DB, O>(db: Db, query: Sele
 }
 
 /**
- * Takes the rows' locks (FOR UPDATE) until the transaction ends on PostgreSQL; on SQLite runs
- * nothing, its write transaction holding the database's lock already (lockedOnPostgres).
+ * Takes the rows' locks until the transaction ends on PostgreSQL; on SQLite runs nothing, its write
+ * transaction holding the database's lock already (lockedOnPostgres). `no key update` is the weaker
+ * lock that inserts referencing the rows (which take a key-share lock on them) do not wait for.
  */
-export async function lockRowsOnPostgres<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>): Promise<void> {
-  if (isPostgres(db)) await query.forUpdate().execute();
+export async function lockRowsOnPostgres<DB, TB extends keyof DB, O>(
+  db: Db,
+  query: SelectQueryBuilder<DB, TB, O>,
+  strength: 'update' | 'no key update' = 'update',
+): Promise<void> {
+  if (isPostgres(db)) await (strength === 'update' ? query.forUpdate() : query.forNoKeyUpdate()).execute();
 }

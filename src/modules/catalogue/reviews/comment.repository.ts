@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.js';
-import { isPostgres } from '../../../db/row-lock.js';
+import { lockRowsOnPostgres } from '../../../db/row-lock.js';
 
 export interface CommentRow {
   id: number;
@@ -132,8 +132,7 @@ export async function authorNames(
  * share lock on it when inserted, which this does not wait for. SQLite transactions are serial already.
  */
 export async function lockAuthor(trx: Db, clientAccountId: number): Promise<void> {
-  if (!isPostgres(trx)) return;
-  await trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId).forNoKeyUpdate().execute();
+  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId), 'no key update');
 }
 
 /**
@@ -144,8 +143,7 @@ export async function lockAuthor(trx: Db, clientAccountId: number): Promise<void
  * leaves plain comment inserts unblocked. SQLite transactions (begin immediate) are serial already.
  */
 export async function lockProduct(trx: Db, productId: number): Promise<void> {
-  if (!isPostgres(trx)) return;
-  await trx.selectFrom('product').select('id').where('id', '=', productId).forNoKeyUpdate().execute();
+  await lockRowsOnPostgres(trx, trx.selectFrom('product').select('id').where('id', '=', productId), 'no key update');
 }
 
 export async function upsertRating(trx: Db, productId: number, clientAccountId: number, rating: number, now: number): Promise<void> {
