@@ -47,6 +47,20 @@ export async function setNavStatus(trx: Db, orderId: number, status: string, cre
     .execute();
 }
 
+/**
+ * Orders after (`at`, `id`) in (`column`, id) order. The cursor's own lower bound comes first, so the
+ * index range starts at the cursor: with the OR alone it began at the oldest order, and each batch or
+ * page read again what the ones before had.
+ */
+function after(
+  eb: ExpressionBuilder<Database, 'customer_order'>,
+  column: 'customer_order.status_changed_at' | 'customer_order.updated_at',
+  at: number,
+  id: number,
+) {
+  return eb.and([eb(column, '>=', at), eb.or([eb(column, '>', at), eb('customer_order.id', '>', id)])]);
+}
+
 export interface SweepCursor {
   changedAt: number;
   id: number;
@@ -71,12 +85,7 @@ export async function ordersInStatusSince(
     .orderBy('status_changed_at')
     .orderBy('id')
     .limit(limit);
-  // The cursor's own lower bound first, so the index range starts at the cursor: with the OR alone
-  // the range began at the status's oldest order and each batch read again what the last ones had.
-  if (cursor)
-    query = query
-      .where('status_changed_at', '>=', cursor.changedAt)
-      .where((eb) => eb.or([eb('status_changed_at', '>', cursor.changedAt), eb('id', '>', cursor.id)]));
+  if (cursor) query = query.where((eb) => after(eb, 'customer_order.status_changed_at', cursor.changedAt, cursor.id));
   const rows = await query.execute();
   return rows.map((row) => ({ id: Number(row.id), status_changed_at: Number(row.status_changed_at) }));
 }
@@ -102,13 +111,7 @@ export async function feedPage(
     eb.and([
       eb('customer_order.updated_at', '>=', since),
       eb('customer_order.code', 'is not', null),
-      // The cursor's own lower bound too, so the index range starts at it (as the sweep's batches do).
-      ...(cursor
-        ? [
-            eb('customer_order.updated_at', '>=', cursor.updatedAt),
-            eb.or([eb('customer_order.updated_at', '>', cursor.updatedAt), eb('customer_order.id', '>', cursor.id)]),
-          ]
-        : []),
+      ...(cursor ? [after(eb, 'customer_order.updated_at', cursor.updatedAt, cursor.id)] : []),
     ]);
   const [rows, count] = await Promise.all([
     orderWithClient(db)
