@@ -78,9 +78,10 @@ export async function confirmSubscription(
   // A link followed twice (a double click, a mail scanner that opened it first, two at once): only the first
   // confirmation records the consent; the others get its answer while the subscription it started stands.
   if (request.confirmed_at !== null || !(await markRequestConfirmed(trx, request.id, now))) {
-    const first = await findRequest(trx, request.id);
+    // Taken at once by another confirmation, the time is only in the row as it is now.
+    const confirmedAt = request.confirmed_at ?? (await findRequest(trx, request.id))?.confirmed_at;
     const subscriber = await findCurrentSubscriber(trx, request.email, request.store_code);
-    if (first?.confirmed_at == null || !subscriber || subscriber.consented_at < first.confirmed_at) throw badToken();
+    if (confirmedAt == null || !subscriber || subscriber.consented_at < confirmedAt) throw badToken();
     return answer;
   }
   const subscription = { email: request.email, storeCode: request.store_code, language: request.language, source: request.source };
