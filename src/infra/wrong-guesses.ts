@@ -13,33 +13,41 @@ import { countedHits, countHit, rateLimited, type RateLimit } from './rate-limit
 // pass the check before any is counted, so the limit may be passed by as many as run at once.
 
 export interface WrongGuesses {
-  /** Refuses (429) an address that has presented `limit.max` wrong credentials in the current window. */
-  admit(address: string, now: number): Promise<void>;
-  /** Counts one wrong credential presented by the address. */
-  missed(address: string, now: number): Promise<void>;
   /**
-   * `work` for an admitted address; a failure that `wasWrong` tells was a wrong credential is counted once
-   * `work` has ended (outside its transaction) and rethrown.
+   * The verified credential (`verified`: its value, undefined or false when it did not verify) of an address
+   * that may still guess: 429 past the limit, `refusal` (counted) for a wrong one.
+   */
+  verified<T>(address: string, now: number, verified: T | undefined | false, refusal: () => Error): Promise<T>;
+  /**
+   * `work` for an address that may still guess; a failure that `wasWrong` tells was a wrong credential is
+   * counted once `work` has ended (outside its transaction) and rethrown.
    */
   checked<T>(address: string, now: number, work: () => Promise<T>, wasWrong: (error: unknown) => boolean): Promise<T>;
 }
 
 export function wrongGuesses(db: Kysely<Database>, limit: RateLimit): WrongGuesses {
   const keyOf = (address: string) => `link-guess:ip:${addressKey(address)}`;
+  /** Refuses (429) an address that has presented `limit.max` wrong credentials in the current window. */
+  const admit = async (address: string, now: number) => {
+    const counted = await countedHits(db, keyOf(address), limit, now);
+    if (counted.hits >= limit.max) throw rateLimited(counted.secondsLeft);
+  };
+  const missed = (address: string, now: number) => countHit(db, keyOf(address), limit, now);
   return {
-    async admit(address, now) {
-      const counted = await countedHits(db, keyOf(address), limit, now);
-      if (counted.hits >= limit.max) throw rateLimited(counted.secondsLeft);
-    },
-    async missed(address, now) {
-      await countHit(db, keyOf(address), limit, now);
+    async verified(address, now, verified, refusal) {
+      await admit(address, now);
+      if (verified === undefined || verified === false) {
+        await missed(address, now);
+        throw refusal();
+      }
+      return verified;
     },
     async checked(address, now, work, wasWrong) {
-      await this.admit(address, now);
+      await admit(address, now);
       try {
         return await work();
       } catch (error) {
-        if (wasWrong(error)) await this.missed(address, now);
+        if (wasWrong(error)) await missed(address, now);
         throw error;
       }
     },

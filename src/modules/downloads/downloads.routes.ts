@@ -143,12 +143,8 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       const now = request.actionTime;
       const bearerClient = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).clientAccountId;
       // The token is the credential: a tampered or made-up one counts against the address (infra/wrong-guesses.ts).
-      await guesses.admit(request.ip, now);
-      const link = (await signerAt(now)).verify(request.params.token);
-      if (!link) {
-        await guesses.missed(request.ip, now);
-        throw new DomainError('forbidden', 'downloads.linkInvalid');
-      }
+      const signed = (await signerAt(now)).verify(request.params.token);
+      const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
       const { file, range } = await db
         .transaction()
         .execute((trx) => openDownload(trx, { link, bearerClient, range: request.headers.range }, rules.limit, now));

@@ -49,11 +49,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {
-    await deps.guesses.admit(request.ip, request.actionTime);
-    if (!checksum.verify(orderId, sent)) {
-      await deps.guesses.missed(request.ip, request.actionTime);
-      throw notFound('checkout.orderNotFound');
-    }
+    await deps.guesses.verified(request.ip, request.actionTime, checksum.verify(orderId, sent), () => notFound('checkout.orderNotFound'));
     const order = await findOrder(db, orderId);
     if (!order) throw notFound('checkout.orderNotFound');
     return order;
