@@ -1,26 +1,19 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteInBatches } from '../../src/db/batched-delete.js';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { recordingStatements } from '../helpers/query-plans.js';
-import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
+import { engine, openMigratedScratch } from '../helpers/test-app.js';
 
 // deleteInBatches on the engine the suite targets: a backlog larger than a batch goes in several
 // statements, exactly the matching rows go, and the count is theirs.
 
 let database: DatabaseHandle;
-let drop: () => Promise<void>;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  const scratch = await migratedScratchDatabase();
-  drop = scratch.drop;
-  database = createDatabase(scratch.url);
-  await migrateToLatest(database);
+  ({ database, close } = await openMigratedScratch());
 });
-afterAll(async () => {
-  await database.close();
-  await drop();
-});
+afterAll(async () => close());
 
 describe(`deleteInBatches on ${engine}`, () => {
   it('deletes exactly the matching rows of a table keyed by a text column, in more than one statement, and counts them', async () => {

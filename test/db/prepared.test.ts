@@ -1,24 +1,17 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { preparedListQuery, preparedQuery } from '../../src/db/prepared.js';
-import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
+import { engine, openMigratedScratch } from '../helpers/test-app.js';
 
 // Prepared queries (compiled once) inside and outside transactions, on the engine the suite targets.
 
 let database: DatabaseHandle;
-let drop: () => Promise<void>;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  const scratch = await migratedScratchDatabase();
-  drop = scratch.drop;
-  database = createDatabase(scratch.url);
-  await migrateToLatest(database);
+  ({ database, close } = await openMigratedScratch());
 });
-afterAll(async () => {
-  await database.close();
-  await drop();
-});
+afterAll(async () => close());
 
 const storeName = () => preparedQuery(database, (db, code: string) => db.selectFrom('web_store').select('name').where('code', '=', code));
 const rename = () =>

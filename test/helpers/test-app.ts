@@ -126,6 +126,20 @@ export async function migratedScratchDatabase(sqliteFile = false): Promise<Scrat
   return scratchOn(adminUrl, name);
 }
 
+/** A migrated scratch database opened as the service opens one (no app); `close` closes and drops it. */
+export async function openMigratedScratch(): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
+  const scratch = await migratedScratchDatabase();
+  const database = createDatabase(scratch.url);
+  await migrateToLatest(database);
+  return {
+    database,
+    async close() {
+      await database.close();
+      await scratch.drop();
+    },
+  };
+}
+
 const scratchName = () => `storefront_test_${process.pid}_${randomBytes(4).toString('hex')}`;
 
 function scratchOn(adminUrl: string, name: string): ScratchDatabase {
