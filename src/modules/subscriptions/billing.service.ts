@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
-import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
+import { applyChargeOutcome, applyChargeStatus, outcomeOf, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import { insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
@@ -88,7 +88,10 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
     if (error instanceof GatewayUnavailableError) return 'pending' as const;
     throw error;
   }
-  return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+  const applied = await db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+  // The gateway's callback for this very payment may land first and finish the row: the charge is still this
+  // run's, with the outcome the gateway answered (a billing report counted it as skipped before).
+  return applied === 'applied-already' ? outcomeOf(status) : applied;
 }
 
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
