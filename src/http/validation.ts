@@ -15,11 +15,20 @@ const common: Options = { allErrors: true, useDefaults: true, removeAdditional: 
 const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
 
+/**
+ * How deep a value may nest (objects and arrays). A JSON body is parsed at any depth, and where a
+ * schema leaves an object open (additional properties, a record, an unknown value) the parsed
+ * value reaches the walks below and the routes: nested 100,000 levels deep it overflowed the
+ * stack of the first recursive walk (a 500). No documented body comes near this.
+ */
+const MAX_DEPTH = 64;
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
   // A NUL character is valid JSON and a valid %00 in a URL, but no text column takes it
   // (PostgreSQL refuses it outright, even as a query parameter), so a string that holds one is a
-  // field error (422 in a body, 400 elsewhere), never a database failure.
+  // field error (422 in a body, 400 elsewhere), never a database failure. So is a value nested
+  // deeper than MAX_DEPTH. The schema's own check runs first: it removes unknown fields.
   const validateWithoutNul = (value: unknown) => {
     const valid = validate(value);
     validateWithoutNul.errors = valid ? nulErrors(value, '') : validate.errors;
@@ -31,24 +40,28 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 
 function nulErrors(value: unknown, path: string): ErrorObject[] | null {
   // Every request's headers, parameters and body pass here: the common case allocates nothing.
-  return hasNul(value) ? nulErrorsAt(value, path) : null;
+  return hasNulOrDepth(value, 0) ? nulErrorsAt(value, path, 0, path) : null;
 }
 
-function hasNul(value: unknown): boolean {
+function hasNulOrDepth(value: unknown, depth: number): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (value === null || typeof value !== 'object') return false;
-  for (const key in value) if (Object.hasOwn(value, key) && hasNul((value as Record<string, unknown>)[key])) return true;
+  if (depth >= MAX_DEPTH) return true;
+  for (const key in value) if (Object.hasOwn(value, key) && hasNulOrDepth((value as Record<string, unknown>)[key], depth + 1)) return true;
   return false;
 }
 
-function nulErrorsAt(value: unknown, path: string): ErrorObject[] | null {
+/** The NUL and depth errors of `value`; a too deep value is reported at its top-level field (`top`). */
+function nulErrorsAt(value: unknown, path: string, depth: number, top: string): ErrorObject[] | null {
   if (typeof value === 'string') {
     return value.includes('\u0000') ? [{ instancePath: path, schemaPath: '', keyword: 'nul', params: {} }] : null;
   }
   if (value === null || typeof value !== 'object') return null;
+  if (depth >= MAX_DEPTH) return [{ instancePath: top, schemaPath: '', keyword: 'depth', params: { limit: MAX_DEPTH } }];
   const errors: ErrorObject[] = [];
   for (const [key, child] of Object.entries(value)) {
-    errors.push(...(nulErrorsAt(child, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`) ?? []));
+    const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    errors.push(...(nulErrorsAt(child, childPath, depth + 1, depth === 0 ? childPath : top) ?? []));
   }
   return errors.length > 0 ? errors : null;
 }
@@ -110,6 +123,8 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       return say('validation.unknownField');
     case 'nul':
       return say('validation.invalidCharacters');
+    case 'depth':
+      return say('validation.tooDeep', { limit: Number(params.limit) });
     case 'minProperties':
       // An object of changes with none in it (`{}`): no field to name.
       return say('validation.noFields');

@@ -70,6 +70,17 @@ describe('a JSON body', () => {
     expect(handled).toBe(before);
   });
 
+  it('nested deeper than 64 levels is a 422 naming its field, not a stack overflow', async () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const before = handled;
+    // An open schema keeps an unknown field: nested 100,000 levels deep it overflowed the NUL check (a 500).
+    const response = await post(`{"email":"a@b.ee","name":"Mari","extra":${nested(100_000)}}`, { 'x-app-language': 'en' });
+    expect(response.json()).toEqual([{ field: 'extra', message: 'extra is nested more than 64 levels deep.' }]);
+    expect(response.statusCode).toBe(422);
+    expect(handled).toBe(before);
+    expect((await post(`{"email":"a@b.ee","name":"Mari","extra":${nested(60)}}`)).statusCode).toBe(200);
+  });
+
   it('with a too long value is a 422', async () => {
     expect(expectFieldErrors(await post({ email: 'a@b.ee', name: 'x'.repeat(11) }))).toEqual(['name']);
   });
