@@ -111,6 +111,10 @@ describe('POST /integration/supplier/{code}/{kind}', () => {
     });
     expectErrorBody(tampered, 401, 'Unauthorized');
     expectErrorBody(await postFeed(t, 'NOBODY', 'stock', body, secret), 401, 'Unauthorized');
+    // Codes no supplier can have, as an unknown one (a NUL character failed the lookup on PostgreSQL: a 500).
+    for (const code of ['AC%00ME', encodeURIComponent('ÄCME 📚'), 'A'.repeat(41)]) {
+      expectErrorBody(await postFeed(t, code, 'stock', body, secret), 401, 'Unauthorized');
+    }
     const noHeaders = await t.app.inject({
       method: 'POST',
       url: '/integration/supplier/ACME/stock',

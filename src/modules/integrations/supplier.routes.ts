@@ -15,6 +15,7 @@ import type { IntegrationsSection } from './integrations.config.js';
 import { MAX_AGE_SECONDS, sameSignature, signFile, SIGNATURE_HEADER, staleTimestamp, TIMESTAMP_HEADER } from './signature.js';
 import { isSupplierFeedKind, runSupplierFeed, SUPPLIER_FEED_KINDS } from './supplier-feeds.js';
 import { findSupplierByCode, recordSignature, type SupplierRow } from './suppliers.repository.js';
+import { SUPPLIER_CODE } from './suppliers.service.js';
 
 /** A supplier's feed is smaller than the back office's full one; bigger ones are refused with 413. */
 export const SUPPLIER_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -75,7 +76,9 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
     if (type !== NDJSON) throw new HttpError(415, 'admin.unsupportedMediaType', { type: type.slice(0, 100) });
     if (Number(request.headers['content-length']) > SUPPLIER_BODY_LIMIT_BYTES) throw tooLarge(SUPPLIER_BODY_LIMIT_BYTES);
     // An unknown supplier answers like a bad signature: the path does not tell who is a supplier.
-    const supplier = await findSupplierByCode(db, code.slice(0, 40));
+    // The path is not validated yet (this runs before the schema): a code no supplier can have is
+    // not looked up (a NUL character in it failed the query on PostgreSQL, a 500).
+    const supplier = SUPPLIER_CODE.test(code) ? await findSupplierByCode(db, code) : undefined;
     if (!supplier) throw unauthorized('integrations.badSignature');
     suppliers.set(request, supplier);
   };
