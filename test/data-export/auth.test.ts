@@ -33,6 +33,9 @@ describe('HTTP Basic as an export user', () => {
     expectUnauthorized(await get(t, { authorization: basic(user.name, `${user.password}x`) }));
     expectUnauthorized(await get(t, { authorization: basic('nobody', user.password) }));
     expectUnauthorized(await get(t, { authorization: basic('x'.repeat(500), user.password) }));
+    // Names no export user can have (a NUL character failed the lookup on PostgreSQL: a 500).
+    expectUnauthorized(await get(t, { authorization: basic(`${user.name}\u0000`, user.password) }));
+    expectUnauthorized(await get(t, { authorization: basic('Jüri 📚', user.password) }));
     const ok = await get(t, { authorization: user.authorization });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['cache-control']).toBe('no-store');

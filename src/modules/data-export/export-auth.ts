@@ -7,6 +7,7 @@ import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { createAllowlist, type Allowlist } from './cidr.js';
 import type { ExportSettings } from './data-export.config.js';
 import { findExportUser, rateLimitReached, type ExportUserRow } from './export-user.repository.js';
+import { EXPORT_USER_NAME } from './export-user.service.js';
 
 /** Missing or wrong credentials: the routes answer 401 with a Basic challenge (WWW-Authenticate). */
 export class ExportCredentialsError extends Error {
@@ -101,7 +102,9 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
   return async function authenticateExportUser({ authorization, ip, now }: ExportCredentialsInput): Promise<ExportUser> {
     const credentials = basicCredentials(authorization);
     if (credentials === undefined) throw new ExportCredentialsError();
-    const user = credentials.name.length <= 64 ? await findExportUser(db, credentials.name) : undefined;
+    // A name no export user can have is not looked up (one with a NUL character failed the query on
+    // PostgreSQL, a 500); its password is still checked, for the same timing as an unknown user's.
+    const user = EXPORT_USER_NAME.test(credentials.name) ? await findExportUser(db, credentials.name) : undefined;
     if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) return failure(ip, now);
     if (user.disabled_at !== null) throw forbidden('dataExport.disabled');
     if (!allowlistOf(user.allowed_cidrs).allows(ip)) throw forbidden('dataExport.ipNotAllowed', { ip });

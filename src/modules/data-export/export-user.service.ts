@@ -16,7 +16,8 @@ import {
 export class ExportUserError extends Error {}
 
 // No colon (HTTP Basic splits at the first one) and nothing a shell or a log would mangle.
-const NAME = /^[A-Za-z0-9._-]{1,64}$/;
+/** What an export user's name may be (the authentication looks up no other). */
+export const EXPORT_USER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface ExportUserView {
   name: string;
@@ -50,7 +51,7 @@ export async function addExportUser(
   cidrs: readonly string[],
   now: number,
 ): Promise<{ password: string }> {
-  if (!NAME.test(name)) throw new ExportUserError('the name must be 1 to 64 letters, digits, dots, underscores or hyphens');
+  if (!EXPORT_USER_NAME.test(name)) throw new ExportUserError('the name must be 1 to 64 letters, digits, dots, underscores or hyphens');
   const allowedCidrs = normaliseCidrs(cidrs);
   if (await findExportUser(db, name))
     throw new ExportUserError(`export user "${name}" exists already (rotate its password with: export-user rotate ${name})`);
