@@ -1,0 +1,474 @@
+import { STATUS_CODES } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '../../src/demo/accounts.js';
+import { seedDemo } from '../../src/demo/seed.js';
+import { systemClock } from '../../src/infra/clock.js';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { eventFeedCommand, signText } from '../../src/modules/integrations/index.js';
+import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
+import { createEngine, foldAllQueued } from '../../src/modules/search/index.js';
+import { exportUser } from '../data-export/fixtures.js';
+import { createCustomer } from '../helpers/customers.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { badRequests, type BadRequest, type Depth, type Operation, type Parameter, type Schema } from './bad-input-cases.js';
+
+// The bar: bad input of every kind gets a clear 4xx in the documented shape and changes nothing; a
+// 500 is a bug. This sweep takes every operation of the API documents the app serves (the main one
+// with the operators' routes, and the data-export one), sends each the bad requests
+// bad-input-cases.ts derives from its documented parameters, headers and body, as a guest, as a
+// customer and with the route's own credential, and checks every answer: below 500, a 4xx in the
+// error shape (test/helpers/http.ts), no stack trace or SQL, and no rows added or removed by a
+// request that was refused. Requests the API accepts (a valid request, a value the schema allows)
+// may change rows; they are counted, not judged. All findings are reported in one assertion.
+//
+// BAD_INPUT_SWEEP_REPORT=<file> writes every request's outcome there (for a person reading a run).
+
+/** Tables that legitimately change on a refused request, and why (read from the code that writes them). */
+const ATTEMPT_TABLES: Record<string, string> = {
+  // Fixed-window counters: auth endpoints count every request per address, wrong link checksums and
+  // failed logins count per address (src/infra/wrong-guesses.ts, accounts/login-throttle.ts), the
+  // data export counts failed authentications; a refusal is exactly what they count.
+  rate_limit: 'rate-limit windows and wrong-guess counts',
+  // sharedSecret (src/infra/secrets.ts) stores a signing secret the first time any request needs
+  // it (to check an unsubscribe link, a download link, a gift card code): once, whatever the answer.
+  app_secret: 'signing secrets made on first use',
+};
+
+/**
+ * Tables written by a buffer in the background (a timer or a full batch, up to a second after the
+ * request that recorded the row): their rows land during whichever request runs then, so they are
+ * not attributed to requests. The recorders take only what accepted requests hand them.
+ */
+const BUFFERED_TABLES: Record<string, string> = {
+  session_action: 'views and adds, written in batches by tracking/session-actions.ts',
+  banner_ctr: 'banner views and clicks, written in batches by ctr/ctr-recorder.ts',
+};
+const unjudged = (table: string) => table in ATTEMPT_TABLES || table in BUFFERED_TABLES;
+
+/** Rate limits out of the way: the sweep would otherwise see mostly 429s past the first requests. */
+const GENEROUS = '100000000/1m';
+const ENV: Record<string, string> = {
+  API_DOCS: 'operator',
+  TEST_GATEWAY: 'on',
+  LINK_GUESS_RATE_LIMIT_PER_IP: GENEROUS,
+  LOGIN_FAILURES_PER_ADDRESS: GENEROUS,
+  LOGIN_FAILURES_PER_EMAIL: GENEROUS,
+  BACK_IN_STOCK_RATE_LIMIT_PER_IP: GENEROUS,
+  BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: GENEROUS,
+  CHECKOUT_RATE_LIMIT_PER_IP: GENEROUS,
+  PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: GENEROUS,
+  DATA_EXPORT_RATE_LIMIT: GENEROUS,
+  DATA_EXPORT_AUTH_FAILURES_PER_IP: GENEROUS,
+  CTR_CAP_PER_SESSION_BANNER: GENEROUS,
+  CTR_CAP_PER_IP: GENEROUS,
+  SUPPLIER_RATE_LIMIT: GENEROUS,
+  SUPPLIER_RATE_LIMIT_PER_IP: GENEROUS,
+  BASKET_RATE_LIMIT_PER_IP: GENEROUS,
+  CONTACT_RATE_LIMIT_PER_IP: GENEROUS,
+  NEWSLETTER_RATE_LIMIT_PER_IP: GENEROUS,
+  NEWSLETTER_RATE_LIMIT_PER_EMAIL: GENEROUS,
+};
+
+/**
+ * Path parameters whose schema sample would only ever reach a 404: a value that exists instead (the
+ * demo's codes), so that the bad values of the other parts get past the lookup.
+ */
+const PATH_VALUES: Record<string, Record<string, string>> = {
+  '/product/code/{code}': { code: '1000001' },
+  '/shop/{code}': { code: 'HPS' },
+  '/shop/{code}/schedule': { code: 'HPS' },
+  '/content-page/{slug}': { slug: 'meist' },
+  '/blog/{slug}': { slug: 'sugise-lugemisnimekiri' },
+  '/news/{slug}': { slug: 'uus-pood-tartus' },
+  '/campaign/code/{code}': { code: 'WEB-BOOK-WEEK' },
+  '/product-list/code/{code}': { code: 'WEB-BOOK-CLUB' },
+  '/product-list/code/{code}/products': { code: 'WEB-BOOK-CLUB' },
+  '/admin/content/redirects/{code}': { code: 'DEMO-OLD-BLOG' },
+  '/admin/import/{kind}': { kind: 'publishers' },
+  '/integration/supplier/{code}/{kind}': { code: 'SWEEP', kind: 'stock' },
+  '/payment/{gateway}/callback': { gateway: 'test' },
+  '/sitemap/{store}/{file}': { store: 'WEB', file: 'sitemap.xml' },
+  '/admin/content/{kind}/{code}': { kind: 'content-pages' },
+};
+
+/** Body fields whose schema sample is refused before the rest is read: a value that works instead. */
+const BODY_VALUES: Record<string, Record<string, unknown>> = {
+  'POST /auth/login': { email: 'mari@example.com', password: DEMO_PASSWORD, web_store_nav_code: 'WEB' },
+  'POST /auth/switch-web-store': { webStoreNavCode: 'WEB2' },
+  'POST /basket/add-discount': { code: 'TERE10' },
+};
+
+/** Signs of a stack trace or of SQL in a body. */
+const LEAKS: Array<[string, RegExp]> = [
+  ['stack trace', /\n\s+at [\w$.<>]+ \(|\bat (?:async )?[\w$.]+ \((?:file:|node:|\/)|node_modules\/|\.ts:\d+:\d+/],
+  [
+    'SQL',
+    /\b(?:select\s.+\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b|SQLITE_|syntax error at|violates \w+ constraint|duplicate key value|relation "\w+"|no such (?:table|column)/i,
+  ],
+  ['error class', /\b(?:TypeError|RangeError|ReferenceError|SyntaxError|SqliteError|DatabaseError):/],
+];
+
+interface Identity {
+  name: 'guest' | 'customer' | 'operator' | 'feed client' | 'supplier' | 'export user';
+  /** The credential, refreshed when a request that was accepted may have used it up. */
+  headers(request: BadRequest): Record<string, string>;
+  /** Called after an accepted request that may have changed the caller (logged out, deleted). */
+  refresh?(): Promise<void>;
+}
+
+interface Outcome {
+  operation: string;
+  identity: string;
+  label: string;
+  status: number;
+  problems: string[];
+  changed: Record<string, number>;
+  body: string;
+  ms?: number;
+}
+
+/** Net rows added (+) or removed (-) per table since the last call. */
+interface RowTracker {
+  changes(): Promise<Record<string, number>>;
+  /** count(*) of every table. */
+  counts(): Promise<Record<string, number>>;
+  close?(): Promise<void>;
+}
+
+let t: TestApp;
+let operatorKey: string;
+let feedToken: string;
+let supplierSecret: string;
+let exportAuthorization: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: ENV });
+  await seedDemo(t.database, { now: Date.now() });
+  // The demo's catalogue is searchable only once its queued changes are folded (else search is a 503).
+  await foldAllQueued(t.database, createEngine(t.database));
+  const db = t.database.db;
+  operatorKey = await createApiKey(db, 'bad-input-sweep', Date.now());
+  const lines: string[] = [];
+  await eventFeedCommand({ db, clock: systemClock }, ['add', 'bad-input-sweep'], (line) => lines.push(line));
+  feedToken = lines.at(-1)!;
+  supplierSecret = await addSupplier(db, 'SWEEP', 'Sweep Books', Date.now());
+  exportAuthorization = (await exportUser(db)).authorization;
+}, 120_000);
+afterAll(() => t?.close());
+
+async function rowTracker(): Promise<RowTracker> {
+  const db = t.database.db;
+  const tables = (
+    engine === 'sqlite'
+      ? // A full-text table's count(*) reads its whole index (milliseconds): its shadow tables (_content, _docsize) are counted.
+        await sql<{ name: string }>`select name from sqlite_master
+          where type = 'table' and name not like 'sqlite_%' and sql not like 'create virtual table%'`.execute(db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables
+          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
+  ).rows
+    .map((row) => row.name)
+    .filter((name) => !name.startsWith('kysely_migration') && name !== 'sweep_row_log')
+    .sort();
+  const countQuery = sql.raw<Record<string, number | string>>(
+    `select ${tables.map((name, i) => `(select count(*) from "${name}") as c${i}`).join(', ')}`,
+  );
+  const counts = async () => {
+    const row = (await countQuery.execute(db)).rows[0]!;
+    return Object.fromEntries(tables.map((name, i) => [name, Number(row[`c${i}`])]));
+  };
+  if (engine === 'sqlite') {
+    // Counting every table takes a fraction of a millisecond in memory: count after each request.
+    let last = await counts();
+    return {
+      counts,
+      async changes() {
+        const now = await counts();
+        const changed = Object.fromEntries(tables.filter((n) => now[n] !== last[n]).map((n) => [n, now[n]! - last[n]!]));
+        last = now;
+        return changed;
+      },
+    };
+  }
+  // On PostgreSQL counting every table takes some 20 ms, too long for each of thousands of
+  // requests: a row trigger on every table logs each insert and delete (in the writer's
+  // transaction, so a rolled-back write leaves nothing), and the log since the last request gives
+  // the changes. The sweep also compares full counts around each operation, which checks the log.
+  await sql`create unlogged table sweep_row_log (id bigserial primary key, t text not null, d integer not null)`.execute(db);
+  await sql`create function sweep_row_logged() returns trigger language plpgsql as $$
+      begin insert into sweep_row_log (t, d) values (tg_table_name, case when tg_op = 'INSERT' then 1 else -1 end); return null; end $$`.execute(
+    db,
+  );
+  for (const name of tables) {
+    await sql
+      .raw(`create trigger sweep_row_logged after insert or delete on "${name}" for each row execute function sweep_row_logged()`)
+      .execute(db);
+  }
+  // The log's last id, read on a connection of its own (a pooled query costs twice the round trip),
+  // tells whether anything was logged; only then is the log read.
+  const probe = new pg.Client({ connectionString: t.config.databaseUrl });
+  await probe.connect();
+  let lastId = 0;
+  return {
+    counts,
+    async changes() {
+      const { rows: last } = await probe.query<{ id: string | null }>('select max(id) as id from sweep_row_log');
+      if (Number(last[0]!.id ?? 0) === lastId) return {};
+      const { rows } = await probe.query<{ t: string; d: string; last: string }>(
+        'select t, sum(d) as d, max(id) as last from sweep_row_log where id > $1 group by t',
+        [lastId],
+      );
+      for (const row of rows) lastId = Math.max(lastId, Number(row.last));
+      return Object.fromEntries(rows.filter((row) => Number(row.d) !== 0).map((row) => [row.t, Number(row.d)]));
+    },
+    close: () => probe.end(),
+  };
+}
+
+/**
+ * The per-request changes must add up to what counting every table says: on PostgreSQL this checks
+ * the trigger log, and a write after an answer was sent (outside any request) shows here too.
+ */
+async function rowBooks(tracker: RowTracker) {
+  let before = await tracker.counts();
+  let explained: Record<string, number> = {};
+  return {
+    add(changes: Record<string, number>) {
+      for (const [table, delta] of Object.entries(changes)) explained[table] = (explained[table] ?? 0) + delta;
+    },
+    /** An outcome for each table whose count moved otherwise than the requests' changes since the last check. */
+    async check(operation: string): Promise<Outcome[]> {
+      this.add(await tracker.changes());
+      const after = await tracker.counts();
+      const unexplained = Object.keys(after).filter(
+        (table) => !(table in BUFFERED_TABLES) && after[table]! - before[table]! !== (explained[table] ?? 0),
+      );
+      const problems = unexplained.map(
+        (table) =>
+          `rows changed that no request accounts for: ${table} ${after[table]! - before[table]!} (requests: ${explained[table] ?? 0})`,
+      );
+      before = after;
+      explained = {};
+      return problems.length === 0
+        ? []
+        : [{ operation, identity: '-', label: 'row counts before and after', status: 0, problems, changed: {}, body: '' }];
+    },
+  };
+}
+
+/** The operations of an OpenAPI document, their paths with the document's server prefix. */
+function operationsOf(document: { paths: Record<string, Record<string, unknown>>; servers?: Array<{ url: string }> }): Operation[] {
+  const prefix = document.servers?.[0]?.url.replace(/\/$/, '') ?? '';
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, raw] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const op = raw as {
+        parameters?: Parameter[];
+        requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> };
+        security?: Array<Record<string, unknown>>;
+        responses?: Record<string, unknown>;
+      };
+      operations.push({
+        method: method.toUpperCase(),
+        path: prefix + path,
+        parameters: op.parameters ?? [],
+        body: op.requestBody
+          ? Object.fromEntries(Object.entries(op.requestBody.content).map(([type, content]) => [type, content.schema]))
+          : undefined,
+        responses: Object.keys(op.responses ?? {}),
+        secured: (op.security ?? []).length > 0 && !(op.security ?? []).some((s) => Object.keys(s).length === 0),
+      });
+    }
+  }
+  return operations;
+}
+
+/** Problems of one answer: a 5xx, a 4xx outside the error shape, internals in the body. */
+function problemsOf(response: LightMyRequestResponse, documented: Set<string>, html: boolean): string[] {
+  const problems: string[] = [];
+  const status = response.statusCode;
+  if (status >= 500 && !(status === 503 && documented.has('503'))) problems.push(`status ${status}`);
+  if (status >= 400 && html && String(response.headers['content-type']).startsWith('text/html')) {
+    // An HTML page: no JSON shape to check.
+  } else if (status >= 400) {
+    try {
+      if (status === 422) expectFieldErrors(response);
+      else expectErrorBody(response, status, STATUS_CODES[status]!);
+      expect(String(response.headers['content-type'])).toMatch(/^application\/json/);
+    } catch (error) {
+      problems.push(`not the error shape: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  // A stack trace has no place in any answer; SQL-like text may be a shop's own data in a 2xx.
+  for (const [what, pattern] of LEAKS) {
+    if ((what === 'stack trace' || status >= 400) && pattern.test(response.body)) problems.push(`${what} in the body`);
+  }
+  return problems;
+}
+
+const isOperatorPath = (path: string) => path.startsWith('/admin/');
+
+/**
+ * Pages a shopper's browser shows, documented as HTML: their own 4xx answers are HTML pages by
+ * design; they are checked for a 4xx and for leaks, not for the JSON error shape.
+ */
+const HTML_PAGES: Record<string, string> = {
+  'GET /payment/test/pay/{reference}': "the test gateway's simulated bank page (payments/test-gateway)",
+  'POST /payment/test/pay/{reference}': "the test gateway page's buttons (payments/test-gateway)",
+};
+
+describe('bad input on every documented operation', () => {
+  it('gets a 4xx in the documented shape (never a 5xx), leaks nothing and changes no rows', async () => {
+    const started = Date.now();
+    const operatorHeaders = { authorization: `Bearer ${operatorKey}` };
+    const main = await t.app.inject({ method: 'GET', url: '/openapi.json', headers: operatorHeaders });
+    const exported = await t.app.inject({ method: 'GET', url: '/export/openapi.json', headers: { authorization: exportAuthorization } });
+    expect(main.statusCode).toBe(200);
+    expect(exported.statusCode).toBe(200);
+    const documents = [main.json(), exported.json()] as Array<Schema & { paths: Record<string, Record<string, unknown>> }>;
+    const tracker = await rowTracker();
+    const books = await rowBooks(tracker);
+
+    const outcomes: Outcome[] = [];
+    let requests = 0;
+    let operationCount = 0;
+    for (const document of documents) {
+      for (const operation of operationsOf(document)) {
+        operationCount += 1;
+        const name = `${operation.method} ${operation.path}`;
+        const documented = new Set(operation.responses);
+        const identities = await identitiesFor(operation);
+        books.add(await tracker.changes());
+        for (const { identity, depth } of identities) {
+          // Authorization cases replace the caller's credential: the first (primary) caller sends them.
+          const cases = badRequests(operation, document, {
+            depth,
+            pathValues: PATH_VALUES[operation.path],
+            bodyValues: BODY_VALUES[name],
+          }).filter((bad) => identity === identities[0]!.identity || bad.authorization === undefined);
+          for (const bad of cases) {
+            const headers: Record<string, string | string[]> = { ...identity.headers(bad), ...bad.headers };
+            if (bad.authorization === null) delete headers.authorization;
+            else if (bad.authorization !== undefined) headers.authorization = bad.authorization;
+            const outcome: Outcome = {
+              operation: name,
+              identity: identity.name,
+              label: bad.label,
+              status: 0,
+              problems: [],
+              changed: {},
+              body: '',
+            };
+            outcomes.push(outcome);
+            const sent = performance.now();
+            let response: LightMyRequestResponse;
+            try {
+              // An address of its own: the limits per address (some fixed, like wrong discount codes) stay out of the way.
+              const remoteAddress = `10.${(requests >> 16) & 255}.${(requests >> 8) & 255}.${requests & 255}`;
+              response = await t.app.inject({ method: bad.method as 'GET', url: bad.url, headers, payload: bad.payload, remoteAddress });
+            } catch (error) {
+              outcome.problems.push(`inject threw: ${String(error)}`);
+              continue;
+            }
+            requests += 1;
+            outcome.ms = Math.round(performance.now() - sent);
+            outcome.status = response.statusCode;
+            outcome.body = response.body.slice(0, 300);
+            outcome.changed = await tracker.changes();
+            books.add(outcome.changed);
+            outcome.problems.push(...problemsOf(response, documented, name in HTML_PAGES));
+            if (response.statusCode >= 400) {
+              const judged = Object.entries(outcome.changed).filter(([table]) => !unjudged(table));
+              if (judged.length > 0) outcome.problems.push(`refused but changed rows: ${JSON.stringify(Object.fromEntries(judged))}`);
+            } else if (bad.method !== 'GET' && identity.refresh) {
+              // An accepted change may have logged the caller out or deleted them: a fresh one goes on.
+              await identity.refresh();
+              books.add(await tracker.changes());
+            }
+          }
+        }
+        // On SQLite the per-request changes are counts already, and this costs nothing; on
+        // PostgreSQL counting every table costs some 20 ms, so the log is checked once at the end.
+        if (engine === 'sqlite') outcomes.push(...(await books.check(name)));
+      }
+    }
+    outcomes.push(...(await books.check('the whole sweep')));
+    await tracker.close?.();
+
+    if (process.env.BAD_INPUT_SWEEP_REPORT) {
+      writeFileSync(process.env.BAD_INPUT_SWEEP_REPORT, outcomes.map((o) => JSON.stringify(o)).join('\n'));
+    }
+    const findings = summarize(outcomes.filter((o) => o.problems.length > 0));
+    expect(operationCount).toBeGreaterThan(150);
+    expect(requests).toBeGreaterThan(operationCount * 20);
+    expect(
+      findings,
+      `${findings.length} findings in ${requests} requests to ${operationCount} operations (${Math.round((Date.now() - started) / 1000)} s)`,
+    ).toEqual([]);
+  }, 600_000);
+});
+
+/** One line per operation and kind of problem, with a few of its requests. */
+function summarize(failed: Outcome[]): string[] {
+  const groups = new Map<string, Outcome[]>();
+  for (const outcome of failed) {
+    for (const problem of outcome.problems) {
+      const kind = problem.replace(/\{.*\}$/, '').replace(/: .*/, '');
+      const key = `${outcome.operation}: ${kind}`;
+      groups.set(key, [...(groups.get(key) ?? []), { ...outcome, problems: [problem] }]);
+    }
+  }
+  return [...groups.entries()].map(
+    ([key, list]) =>
+      `${key} (${list.length}x) e.g. ${list
+        .slice(0, 3)
+        .map((o) => `[${o.identity}] ${o.label} -> ${o.status} ${o.problems[0]} ${o.body.slice(0, 160)}`)
+        .join(' | ')}`,
+  );
+}
+
+/** Who sends the operation's requests: everyone, and the route's own credential gets every case. */
+async function identitiesFor(operation: Operation): Promise<Array<{ identity: Identity; depth: Depth }>> {
+  const guest: Identity = { name: 'guest', headers: () => ({}) };
+  const kind = /^\/(company-user|sub-company)/.test(operation.path) ? 'BUSINESS' : 'SIMPLE';
+  let token = (await createCustomer(t.database.db, { kind })).token;
+  const customer: Identity = {
+    name: 'customer',
+    headers: () => ({ authorization: `Bearer ${token}` }),
+    async refresh() {
+      token = (await createCustomer(t.database.db, { kind })).token;
+    },
+  };
+  const path = operation.path;
+  let own: Identity | undefined;
+  if (path.startsWith('/export/')) own = { name: 'export user', headers: () => ({ authorization: exportAuthorization }) };
+  else if (isOperatorPath(path)) own = { name: 'operator', headers: () => ({ authorization: `Bearer ${operatorKey}` }) };
+  else if (path === '/integration/events') own = { name: 'feed client', headers: () => ({ authorization: `Bearer ${feedToken}` }) };
+  else if (path.startsWith('/integration/supplier/')) {
+    own = {
+      name: 'supplier',
+      headers: (request) => {
+        const timestamp = String(Math.floor(Date.now() / 1000));
+        return { 'x-timestamp': timestamp, 'x-signature': signText(supplierSecret, timestamp, request.payload ?? '') };
+      },
+    };
+  }
+  // Callers without the route's credential are refused before anything is read: one case each.
+  if (own)
+    return [
+      { identity: own, depth: 'full' },
+      { identity: guest, depth: 'minimal' },
+      { identity: customer, depth: 'minimal' },
+    ];
+  // A guest takes the other branch of the routes that serve both (or is refused): one case each
+  // still reaches every parameter, header and field.
+  return [
+    { identity: customer, depth: 'full' },
+    { identity: guest, depth: 'minimal' },
+  ];
+}
