@@ -96,6 +96,7 @@ let A: Actor & { email: string; clientAccountId: number };
 let B: Actor & { email: string; clientAccountId: number };
 let C: Actor & { email: string; clientAccountId: number };
 let guest: Actor;
+let guestOfWeb2: Actor;
 /** A guest with a basket and an order of its own. */
 let G: Actor;
 let a: {
@@ -177,6 +178,7 @@ beforeAll(async () => {
   B = await registered('other-b', 'WEB', '198.51.100.12');
   C = await registered('web2-c', 'WEB2', '198.51.100.13');
   guest = { name: 'guest', store: 'WEB', ip: '198.51.100.14' };
+  guestOfWeb2 = { name: 'guest of WEB2', store: 'WEB2', ip: '198.51.100.16' };
 
   // The catalogue: a book, an e-book, a voucher, audiobooks, a sold-out book; P is sold in both stores.
   const book = await stockedBook(t, shop, 50);
@@ -416,6 +418,25 @@ function customerAttempts(): Attempt[] {
       method: 'POST',
       url: `/order/${a.order.code}/repeat?checksum=${foreignChecksum}`,
       expect: others(404, 404, 404),
+    },
+    // The order's own checksum is its guest link, but in its own store only.
+    {
+      route: 'GET /order/{code}?checksum (its own, in the other store)',
+      method: 'GET',
+      url: `/order/${a.order.code}?checksum=${a.order.checksum}`,
+      expect: [
+        [C, 404],
+        [guestOfWeb2, 404],
+      ],
+    },
+    {
+      route: 'POST /order/{code}/repeat?checksum (its own, in the other store)',
+      method: 'POST',
+      url: `/order/${a.order.code}/repeat?checksum=${a.order.checksum}`,
+      expect: [
+        [C, 404],
+        [guestOfWeb2, 404],
+      ],
     },
     {
       route: 'GET /bank/create-form (orderId, another checksum)',
