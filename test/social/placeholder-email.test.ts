@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { me } from '../helpers/accounts.js';
+import { mailTo, me, register, uniqueEmail } from '../helpers/accounts.js';
+import { createProduct } from '../helpers/catalogue.js';
 import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
+import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { placeOrder } from '../orders/purchase-helpers.js';
 
 // Issue 12, point 10: a provider user without an email gets a placeholder address. It was made from
 // the subject, so registering `google.<sub>@users.invalid` first turned that person's sign-in into
@@ -78,4 +81,60 @@ describe('a provider user without an email', () => {
     const identities = await t.database.db.selectFrom('social_identity').select('user_id').where('subject', '=', sub).execute();
     expect(identities).toHaveLength(1);
   });
+});
+
+// The ownership sweep's finding: an address the provider did not verify became the new user's login
+// email, and what the shop keeps by email took it as the user's own. A Facebook identity (whose
+// addresses are never taken as verified) or a Google one with email_verified false naming somebody
+// else's address exported that person's guest orders (names, addresses, phones) and back-in-stock
+// requests through GET /client-account/export, and DELETE /client-account would have erased them.
+describe('a provider user whose email the provider did not verify', () => {
+  let shop: Shop;
+  beforeAll(async () => {
+    shop = await setUpShop(t);
+  });
+
+  it.each(['google', 'facebook'] as const)(
+    '%s: gets a placeholder address, so nothing kept under the unverified one becomes theirs',
+    async (provider) => {
+      const db = t.database.db;
+      const book = await stockedBook(t, shop, 5);
+      const victim = uniqueEmail(`victim-${provider}`);
+      await placeOrder(t, shop, {}, [[book, 1]], {
+        form: { billingEmail: victim, billingName: 'Ohver Ohvrimees', shippingName: 'Ohver Ohvrimees' },
+      });
+      const soldOut = await createProduct(db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+      const asked = await t.app.inject({ method: 'POST', url: '/back-in-stock', payload: { productId: soldOut, email: victim } });
+      expect(asked.statusCode, asked.body).toBe(202);
+
+      const sub = newSubject();
+      const token =
+        provider === 'google'
+          ? await t.google.idToken({ sub, aud: IOS_APP, email: victim, email_verified: false, jti: newJti() })
+          : t.facebook.issueToken({ id: sub, email: victim });
+      const external = await t.app.inject({ method: 'GET', url: `/auth/external?client=${provider}&id=${sub}&token=${token}` });
+      expect(external.statusCode, external.body).toBe(200);
+      const response = await socialLogin(external.json().authId);
+      expect(response.statusCode, response.body).toBe(200);
+      const bearer = { authorization: `Bearer ${response.json().accessToken}` };
+      expect((await me(t, response.json().accessToken)).json().email).toMatch(
+        new RegExp(`^${provider}\\.nomail-[0-9a-f]{32}@users\\.invalid$`),
+      );
+      const exported = await t.app.inject({ method: 'GET', url: '/client-account/export', headers: bearer });
+      expect(exported.statusCode, exported.body).toBe(200);
+      expect(exported.json().orders.items).toEqual([]);
+      expect(exported.json().backInStockRequests).toEqual([]);
+      expect(exported.body).not.toContain('Ohver');
+      // An address of their own is theirs once they confirm it from its mailbox.
+      const own = uniqueEmail(`own-${provider}`);
+      const change = await t.app.inject({ method: 'PUT', url: '/user/me', headers: bearer, payload: { email: own } });
+      expect(change.statusCode, change.body).toBe(200);
+      expect((await mailTo(t, own)).text).toContain('/confirm-email?token=');
+
+      // The address stays its owner's: registering it mails them the verification link.
+      expect((await register(t, victim)).statusCode).toBe(200);
+      await t.drainJobs();
+      await t.smtp.waitFor((mail) => JSON.stringify(mail.to).includes(victim) && (mail.text ?? '').includes('verificationToken='), 5000);
+    },
+  );
 });

@@ -261,7 +261,11 @@ async function resolveUser(
       // Providers may withhold the email (Apple relay off, Facebook without permission). The
       // placeholder is random, so no registration can take it first (an address made from the
       // subject could be registered by anyone who knows it, and then this sign-in failed).
-      email: identity.email ?? placeholderEmail(identity.provider),
+      // An address the provider did not verify (Facebook's never are) is as good as withheld: the
+      // login email is taken as the person's own, and what is kept by email (guest orders billed
+      // to it, requests, gift cards sent to it) is theirs to export and erase. The person confirms
+      // an address of their own with PUT /user/me.
+      email: identity.email !== null && identity.emailVerified ? identity.email : placeholderEmail(identity.provider),
       firstName: identity.firstName,
       lastName: identity.lastName,
       language,
