@@ -8,6 +8,8 @@ export interface SentCallback {
   fields: Record<string, string>;
   /** The shop's HTTP status, or null when the request failed (the error says why). */
   status: number | null;
+  /** The shop's answer, as text (its JSON says what the shop made of the callback). */
+  answer?: string;
   error?: string;
 }
 
@@ -67,6 +69,12 @@ export class CallbackSender {
     return sent;
   }
 
+  /** Sends the held callbacks (and holds no more), then waits until every callback on its way has been answered. */
+  async flush(): Promise<void> {
+    if (this.held) await this.release();
+    await this.idle();
+  }
+
   /** Resolves when every callback on its way has been answered. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -91,7 +99,7 @@ export class CallbackSender {
         body,
         signal: AbortSignal.timeout(5000),
       });
-      await response.arrayBuffer();
+      record.answer = await response.text();
       record.status = response.status;
     } catch (err) {
       record.error = err instanceof Error ? err.message : String(err);

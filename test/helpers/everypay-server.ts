@@ -27,7 +27,8 @@ export type { EveryPayState, FakePayment };
  * - a hosted payment page at the payment link (Pay, Decline, Cancel) that sends the shopper back to
  *   customer_url with payment_reference and order_reference, and a callback to the callback URL the
  *   "merchant portal" holds (given at construction, like EveryPay's one per shop).
- * Every state change sends a callback unless callbacks are held. The error codes are this fake's own.
+ * Every state change sends a callback unless callbacks are held; answerAfterCallbacks makes an API call
+ * wait for its callbacks to be answered. The error codes are this fake's own.
  */
 
 export interface ApiRequest {
@@ -83,6 +84,14 @@ export interface EveryPayServer {
   releaseCallbacks(order?: 'made' | 'reversed'): Promise<SentCallback[]>;
   /** Resolves when every callback on its way has been answered. */
   callbacksIdle(): Promise<void>;
+  /**
+   * The next `times` API requests (1 when left out; only those to `path` when given) are carried out,
+   * and then answered only once the callbacks they made, and those held, have been delivered and
+   * answered by the shop: the callback is applied while the shop's own call is still outstanding
+   * (the callback-first order, made certain). The callback's own status fetch must not match: give a
+   * path, or a number of times the callbacks' fetches come after.
+   */
+  answerAfterCallbacks(options?: { path?: string; times?: number }): void;
   /** A payment the shop did not ask for (another amount for an order's reference, say), without a callback. */
   addPayment(input: { orderReference: string; amountCents: number; customerUrl?: string; state?: EveryPayState }): FakePayment;
   /** The shopper on the payment page: Pay, Decline or Cancel through HTTP; answers where the browser goes back to. */
@@ -123,6 +132,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const requests: ApiRequest[] = [];
   const callbacks = new CallbackSender(options.callbackUrl, options.callbackFormat ?? 'form');
   let breakage: { how: Breakage; left: number; path?: string } | null = null;
+  let lateAnswers: { left: number; path?: string } | null = null;
   let url = '';
 
   const linkOf = (payment: FakePayment) => `${url}/lp?payment_reference=${payment.reference}`;
@@ -279,7 +289,10 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         .writeHead(how.status, { 'content-type': 'application/json' })
         .end(how.body ?? '{"error":{"code":5000,"message":"Internal error"}}');
     }
+    const late = lateAnswers !== null && (lateAnswers.path === undefined || lateAnswers.path === target.pathname);
+    if (late && --lateAnswers!.left <= 0) lateAnswers = null;
     const answer = api(req, target.pathname, target.searchParams, body);
+    if (late) await callbacks.flush();
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer.json));
   }
 
@@ -341,6 +354,9 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     holdCallbacks: () => callbacks.hold(),
     releaseCallbacks: (order) => callbacks.release(order),
     callbacksIdle: () => callbacks.idle(),
+    answerAfterCallbacks({ path, times = 1 } = {}) {
+      lateAnswers = { left: times, path };
+    },
     addPayment: (input) =>
       add({
         orderReference: input.orderReference,

@@ -131,6 +131,27 @@ describe('local EveryPay server', () => {
     expect(await gateway.fetchStatus(reference)).toMatchObject({ state: 'refunded', amountCents: 3000, refundedCents: 1000 });
   });
 
+  it('answers a call only after the callbacks it made, and those held, were answered, on its path only', async () => {
+    const { reference } = await newPayment(3000);
+    await everypay.settle(reference);
+    everypay.answerAfterCallbacks({ path: '/api/v4/payments/refund' });
+    const seen = everypay.callbacks.length;
+    // A status read on another path is answered at once and leaves the rule in place.
+    await gateway.fetchStatus(reference);
+    await gateway.refund(reference, 1000, 'refund-1');
+    // The refund's callback was answered by the shop before the refund's answer came back.
+    expect(everypay.callbacks.slice(seen).map((sent) => [sent.fields.event_name, sent.status])).toEqual([['refunded', 200]]);
+
+    // Held callbacks go out with the call that waits for them: the shopper's return reading the status.
+    everypay.holdCallbacks();
+    const { reference: other } = await newPayment();
+    await everypay.settle(other);
+    expect(callbacks().filter((r) => fieldsOf(r.body).payment_reference === other)).toHaveLength(0);
+    everypay.answerAfterCallbacks({ path: `/api/v4/payments/${other}` });
+    expect(await gateway.fetchStatus(other)).toMatchObject({ state: 'settled' });
+    expect(everypay.callbacks.filter((sent) => sent.fields.payment_reference === other).map((sent) => sent.status)).toEqual([200]);
+  });
+
   it('forges callbacks: a reference it never issued, and a real payment of another amount for the same order', async () => {
     const forged = 'e'.repeat(56);
     await everypay.forgeCallback({ payment_reference: forged, order_reference: 'WT999999', event_name: 'status_updated' });
