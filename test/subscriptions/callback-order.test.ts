@@ -1,0 +1,280 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SentCallback } from '../helpers/everypay-callbacks.js';
+import type { TestCustomer } from '../helpers/customers.js';
+import {
+  DAY,
+  bill,
+  call,
+  chargesOf,
+  createCustomer,
+  mailJobs,
+  MIT_PATH,
+  mitPayments,
+  saveCard,
+  secondAccountOf,
+  startSubscriptionShop,
+  subscribe,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
+
+// Each subscription payment the shop makes with a saved card (the first month, an upgrade, a renewal)
+// is answered by EveryPay's API and announced by its callback; a card being saved is announced by the
+// callback and looked up again by the shopper's return. Both orders are forced here, never left to a
+// race: the answer (or return) applied first with the callback held until after it, and the callback
+// applied first, delivered and answered by the shop while the shop's own call to EveryPay is still
+// waiting for its answer. Either way the caller is told the same thing, the card is charged once, the
+// charge, subscription and mails are the same, and the same callback again (twice, and twice at once)
+// changes nothing.
+
+let s: SubscriptionShop;
+beforeAll(async () => {
+  // Every test here sends callbacks from one address; the limit is not what is tested.
+  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m' });
+});
+afterAll(async () => s.close());
+afterEach(async () => {
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+});
+
+type Order = 'answer first' | 'callback first';
+const ORDERS: Order[] = ['answer first', 'callback first'];
+/** The answer to a payment the card's bank declined. */
+const DECLINED = { name: 'Conflict', message: 'Kaardimakse lükati tagasi.', code: expect.any(Number), status: 409 };
+
+/**
+ * Runs `action` (which makes one payment call to EveryPay at `path`) with the callback of that payment
+ * applied after the answer, or before it; answers the action's result and the callbacks it made.
+ */
+async function inOrder<T>(order: Order, path: string, action: () => Promise<T>): Promise<{ result: T; sent: SentCallback[] }> {
+  // The callbacks of the steps before (the card saved, the first month) are not this payment's.
+  await s.everypay.callbacksIdle();
+  const from = s.everypay.callbacks.length;
+  if (order === 'answer first') s.everypay.holdCallbacks();
+  else s.everypay.answerAfterCallbacks({ path });
+  const result = await action();
+  if (order === 'answer first') {
+    // Nothing reached the shop before the answer was applied.
+    expect(s.everypay.callbacks.slice(from)).toEqual([]);
+    await s.everypay.releaseCallbacks();
+  } else {
+    // The callback was answered before EveryPay answered the call.
+    expect(s.everypay.callbacks.slice(from).map((callback) => callback.status)).toEqual([200]);
+  }
+  await s.everypay.callbacksIdle();
+  return { result, sent: s.everypay.callbacks.slice(from) };
+}
+
+const answers = (sent: SentCallback[]) => sent.map((callback) => [callback.status, JSON.parse(callback.answer ?? 'null')]);
+
+/** The same callback again: twice one after the other, then twice at once; each one answered 200. */
+async function repeatCallback(reference: string) {
+  const sent = [...(await s.everypay.notify(reference)), ...(await s.everypay.notify(reference))];
+  sent.push(...(await s.everypay.notify(reference, { times: 2 })));
+  expect(answers(sent)).toEqual(Array(4).fill([200, { outcome: 'applied' }]));
+}
+
+/** What a subscription's payments left behind: its row, charges, mails, EveryPay's payments and what the client lists. */
+async function stateOf(customer: TestCustomer, id: number) {
+  const charges = await chargesOf(s, id);
+  return {
+    row: await subscriptionRow(s, id),
+    charges: charges.map((charge) => [charge.purpose, charge.period_number, charge.attempt, charge.state, charge.amount_cents]),
+    references: charges.map((charge) => charge.reference),
+    mails: await mailJobs(s, id),
+    mits: mitPayments(s, id).length,
+    payments: charges.map((charge) => s.everypay.paymentsFor(charge.order_reference).length),
+    listed: (await call(s, customer, 'GET', '/subscription')).json(),
+  };
+}
+
+/** The EveryPay payment of a subscription's last charge. */
+async function lastPaymentOf(id: number) {
+  const charge = (await chargesOf(s, id)).at(-1)!;
+  const payments = s.everypay.paymentsFor(charge.order_reference);
+  expect(payments).toHaveLength(1);
+  expect(charge.reference).toBe(payments[0]!.reference);
+  return payments[0]!.reference;
+}
+
+/** A client with a saved card whose merchant-initiated charges end as `outcome`. */
+async function cardHolder(outcome: 'settled' | 'failed') {
+  const customer = await createCustomer(s.t.database.db);
+  await saveCard(s, customer);
+  s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, outcome);
+  return customer;
+}
+
+describe.each(ORDERS)('the first month charged at POST /subscription, %s', (order) => {
+  it('settled: 201 ACTIVE, charged once, one purchased mail', async () => {
+    const customer = await cardHolder('settled');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    expect(result.statusCode, result.body).toBe(201);
+    const sub = result.json();
+    expect(sub).toMatchObject({ status: 'ACTIVE', plan: { code: 'SHELF5' }, trial: false });
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(customer, sub.id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', period_number: 1, failed_attempts: 0 },
+      charges: [['PERIOD', 1, 1, 'settled', 750]],
+      mails: ['purchased'],
+      mits: 1,
+      payments: [1],
+    });
+    expect(state.listed).toEqual([sub]);
+    await repeatCallback(await lastPaymentOf(sub.id));
+    expect(await stateOf(customer, sub.id)).toEqual(state);
+  });
+
+  it('declined: 409 paymentDeclined, the subscription ENDED, nothing mailed, and the family free again', async () => {
+    const customer = await cardHolder('failed');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    expect(result.json()).toEqual(DECLINED);
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const [listed] = (await call(s, customer, 'GET', '/subscription')).json();
+    const state = await stateOf(customer, listed.id);
+    expect(state).toMatchObject({
+      row: { status: 'ENDED', live_key: null, period_number: 0 },
+      charges: [['PERIOD', 1, 1, 'failed', 750]],
+      mails: [],
+      mits: 1,
+      payments: [1],
+      listed: [{ id: listed.id, status: 'ENDED' }],
+    });
+    await repeatCallback(await lastPaymentOf(listed.id));
+    expect(await stateOf(customer, listed.id)).toEqual(state);
+  });
+});
+
+/** An ACTIVE AUDIO1 subscription paid by card, midway through its period (16 days left), with the card's next charges ending as `outcome`. */
+async function midwaySubscriber(outcome: 'settled' | 'failed') {
+  const payer = await createCustomer(s.t.database.db);
+  await saveCard(s, payer);
+  const company = await secondAccountOf(s, payer);
+  await saveCard(s, company);
+  // The user's trial of the kind goes to the first account; the company's subscription is paid.
+  expect((await subscribe(s, payer, 'AUDIO1')).statusCode).toBe(201);
+  const sub = (await subscribe(s, company, 'AUDIO1')).json();
+  expect(sub.status).toBe('ACTIVE');
+  const now = Date.now();
+  await s.t.database.db
+    .updateTable('subscription')
+    .set({ period_start: now - 14 * DAY, period_end: now + 16 * DAY })
+    .where('id', '=', sub.id)
+    .execute();
+  s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, outcome);
+  return { company, id: sub.id as number };
+}
+
+describe.each(ORDERS)('an upgrade charged at PUT /subscription/{id}/plan, %s', (order) => {
+  const upgrade = (who: TestCustomer, id: number) => call(s, who, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
+
+  it('settled: 200 on the better plan, charged once', async () => {
+    const { company, id } = await midwaySubscriber('settled');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    expect(result.statusCode, result.body).toBe(200);
+    expect(result.json()).toMatchObject({ id, status: 'ACTIVE', plan: { code: 'AUDIOMAX' }, nextPlanId: null });
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(company, id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', plan_id: s.plans.AUDIOMAX, period_number: 1 },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 999],
+        ['UPGRADE', 1, 1, 'settled', 533],
+      ],
+      mails: ['purchased'],
+      mits: 2,
+      payments: [1, 1],
+    });
+    expect(state.listed).toEqual([result.json()]);
+    await repeatCallback(await lastPaymentOf(id));
+    expect(await stateOf(company, id)).toEqual(state);
+    // Asked again: the plan is already the better one, nothing is charged.
+    expect((await upgrade(company, id)).statusCode).toBe(200);
+    expect(await stateOf(company, id)).toEqual({ ...state, row: { ...state.row, updated_at: expect.any(Number) } });
+  });
+
+  it('declined: 409 paymentDeclined, the plan unchanged, and a new attempt may be made', async () => {
+    const { company, id } = await midwaySubscriber('failed');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    expect(result.json()).toEqual(DECLINED);
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(company, id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', plan_id: s.plans.AUDIO1, period_number: 1 },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 999],
+        ['UPGRADE', 1, 1, 'failed', 533],
+      ],
+      mails: ['purchased'],
+      mits: 2,
+      payments: [1, 1],
+      listed: [{ id, status: 'ACTIVE', plan: { code: 'AUDIO1' } }],
+    });
+    await repeatCallback(await lastPaymentOf(id));
+    expect(await stateOf(company, id)).toEqual(state);
+  });
+});
+
+describe.each(ORDERS)('a renewal charged by the billing run, %s', (order) => {
+  /** A SHELF5 subscriber whose period ended a second ago: the only one the run finds due (the other tests' periods end later). */
+  async function dueSubscriber(outcome: 'settled' | 'failed') {
+    const customer = await cardHolder('settled');
+    const sub = (await subscribe(s, customer, 'SHELF5')).json();
+    expect(sub.status).toBe('ACTIVE');
+    const end = Date.now() - 1000;
+    await s.t.database.db
+      .updateTable('subscription')
+      .set({ period_start: end - 30 * DAY, period_end: end })
+      .where('id', '=', sub.id)
+      .execute();
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, outcome);
+    return { customer, id: sub.id as number, end };
+  }
+
+  it('settled: the run reports it charged; the next period follows without a gap', async () => {
+    const { customer, id, end } = await dueSubscriber('settled');
+    const { result: report, sent } = await inOrder(order, MIT_PATH, () => bill(s, end + 1000));
+    expect(report).toMatchObject({ charged: 1, failed: 0, pending: 0, skipped: 0 });
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(customer, id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', period_number: 2, period_start: end, failed_attempts: 0 },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 750],
+        ['PERIOD', 2, 1, 'settled', 750],
+      ],
+      mails: ['purchased'],
+      mits: 2,
+      payments: [1, 1],
+      listed: [{ id, status: 'ACTIVE', currentPeriodStart: new Date(end).toISOString() }],
+    });
+    await repeatCallback(await lastPaymentOf(id));
+    expect(await stateOf(customer, id)).toEqual(state);
+    // A second run finds nothing due.
+    expect(await bill(s, end + 2000)).toMatchObject({ charged: 0, failed: 0, pending: 0 });
+    expect(mitPayments(s, id)).toHaveLength(2);
+  });
+
+  it('declined: the run reports it failed; FAILED with a retry, one billingFailed mail', async () => {
+    const { customer, id, end } = await dueSubscriber('failed');
+    const { result: report, sent } = await inOrder(order, MIT_PATH, () => bill(s, end + 1000));
+    expect(report).toMatchObject({ charged: 0, failed: 1, pending: 0, skipped: 0 });
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(customer, id);
+    expect(state).toMatchObject({
+      row: { status: 'FAILED', period_number: 1, failed_attempts: 1, next_attempt_at: end + DAY },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 750],
+        ['PERIOD', 2, 1, 'failed', 750],
+      ],
+      mails: ['purchased', 'billingFailed'],
+      mits: 2,
+      payments: [1, 1],
+      listed: [{ id, status: 'FAILED', nextAttemptAt: new Date(end + DAY).toISOString() }],
+    });
+    await repeatCallback(await lastPaymentOf(id));
+    expect(await stateOf(customer, id)).toEqual(state);
+  });
+});
