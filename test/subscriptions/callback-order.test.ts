@@ -42,6 +42,7 @@ type Order = 'answer first' | 'callback first';
 const ORDERS: Order[] = ['answer first', 'callback first'];
 /** The answer to a payment the card's bank declined. */
 const DECLINED = { name: 'Conflict', message: 'Kaardimakse lükati tagasi.', code: expect.any(Number), status: 409 };
+const statusPath = (reference: string) => `/api/v4/payments/${reference}`;
 
 /**
  * Runs `action` (which makes one payment call to EveryPay at `path`) with the callback of that payment
@@ -276,5 +277,71 @@ describe.each(ORDERS)('a renewal charged by the billing run, %s', (order) => {
     });
     await repeatCallback(await lastPaymentOf(id));
     expect(await stateOf(customer, id)).toEqual(state);
+  });
+});
+
+describe.each(ORDERS)('saving a card: the return from EveryPay and its callback, %s', (order) => {
+  const flows = { 'answer first': 'return first', 'callback first': 'callback first' } as const;
+
+  /** POST, the shopper on EveryPay's page, then the return with the callback before or after it. */
+  async function saveInOrder(customer: TestCustomer, action: 'pay' | 'decline') {
+    const started = await call(s, customer, 'POST', '/subscription-credit-card');
+    expect(started.statusCode, started.body).toBe(200);
+    const reference = (started.json() as { fields: Record<string, string> }).fields.payment_reference!;
+    s.everypay.holdCallbacks();
+    const back = await s.everypay.shopper(reference, action);
+    const from = s.everypay.callbacks.length;
+    // The return's own look-up at EveryPay waits while the held callback is delivered and applied.
+    if (order === 'callback first') s.everypay.answerAfterCallbacks({ path: statusPath(reference) });
+    const response = await fetch(back, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    if (order === 'answer first') {
+      expect(s.everypay.callbacks.slice(from)).toEqual([]);
+      await s.everypay.releaseCallbacks();
+    } else {
+      expect(s.everypay.callbacks.slice(from).map((callback) => callback.status)).toEqual([200]);
+    }
+    await s.everypay.callbacksIdle();
+    const location = new URL(response.headers.get('location')!, 'http://frontend.invalid');
+    return { reference, location: `${location.pathname}${location.search}`, sent: s.everypay.callbacks.slice(from) };
+  }
+
+  const cardsOf = async (customer: TestCustomer) => ({
+    listed: (await call(s, customer, 'GET', '/subscription-credit-card')).json(),
+    rows: await s.t.database.db
+      .selectFrom('subscription_card')
+      .select(['id', 'state', 'token', 'is_default'])
+      .where('client_account_id', '=', customer.clientAccountId)
+      .execute(),
+  });
+
+  it(`paid, ${flows[order]}: saved=true, one ACTIVE default card`, async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const { reference, location, sent } = await saveInOrder(customer, 'pay');
+    const cards = await cardsOf(customer);
+    expect(cards.rows).toEqual([
+      { id: expect.any(Number), state: 'ACTIVE', token: s.everypay.payment(reference)!.card!.token, is_default: expect.anything() },
+    ]);
+    expect(Boolean(cards.rows[0]!.is_default)).toBe(true);
+    const id = Number(cards.rows[0]!.id);
+    expect(location).toBe(`/account/subscription-cards?cardId=${id}&saved=true`);
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    expect(cards.listed).toMatchObject([{ id, isDefault: true, lastFour: '1002' }]);
+    await repeatCallback(reference);
+    expect(await cardsOf(customer)).toEqual(cards);
+  });
+
+  it(`declined, ${flows[order]}: saved=false, nothing kept`, async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const { reference, location, sent } = await saveInOrder(customer, 'decline');
+    expect(location).toMatch(/^\/account\/subscription-cards\?cardId=\d+&saved=false$/);
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const cards = await cardsOf(customer);
+    expect(cards).toEqual({ listed: [], rows: [] });
+    await repeatCallback(reference);
+    expect(await cardsOf(customer)).toEqual(cards);
+    // Not taken for an unknown payment: the orders' callback inbox never saw it.
+    const inbox = await s.t.database.db.selectFrom('payment_callback').select('outcome').where('reference', '=', reference).execute();
+    expect(inbox).toEqual([]);
   });
 });

@@ -48,6 +48,9 @@ export interface CardOwner {
 /** A never-confirmed card is given up after this long. */
 export const PENDING_CARD_LIFETIME_MS = DAY_MS;
 
+/** The order reference of a card-saving payment (startCardSaving): no order's code and no charge's looks like it. */
+export const CARD_SAVING_REFERENCE = /^SC[0-9A-F]{16}$/;
+
 /** The gateway new cards are saved with: EveryPay when configured, else the test gateway. */
 export function cardGateway(gateways: Gateways): PaymentGateway {
   const gateway = gateways.everypay ?? gateways.test;

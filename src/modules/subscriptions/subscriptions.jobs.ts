@@ -7,7 +7,7 @@ import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js'
 import { applyChargeStatus } from './billing.apply.js';
 import { billDue } from './billing.service.js';
 import { findCardByPayment } from './cards.repository.js';
-import { applyCardStatus } from './cards.service.js';
+import { applyCardStatus, CARD_SAVING_REFERENCE } from './cards.service.js';
 import { findChargeByGatewayPayment } from './charges.repository.js';
 
 // The worker's side of subscriptions: the billing schedule, and what a gateway's callback about
@@ -63,6 +63,9 @@ export function subscriptionPayments(db: Kysely<Database>) {
       if (card) return (await applyCardStatus(trx, card, status, now)) !== 'mismatch';
       const charge = await findChargeByGatewayPayment(trx, gateway, status.reference, status.orderReference);
       if (charge) return (await applyChargeStatus(trx, charge, status, now)) !== 'mismatch';
-      return false;
+      // A card-saving payment whose card is gone: declined and removed (by the shopper's return or an
+      // earlier callback), removed by its owner, pruned or erased. Nothing is left to apply, and the
+      // callback is answered as the one that removed it was; orders would call it an unknown payment (404).
+      return CARD_SAVING_REFERENCE.test(status.orderReference);
     });
 }
