@@ -1,0 +1,434 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { sweepOrders } from '../../src/modules/orders/index.js';
+import { call, type Who } from '../basket/helpers.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer } from '../helpers/customers.js';
+import type { SentCallback } from '../helpers/everypay-callbacks.js';
+import { card, dateIn, ledger } from '../gift-cards/helpers.js';
+import { createForm, pageOf, shopperReturns, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
+import { checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
+import { age } from './processing-helpers.js';
+
+// A card payment at checkout is told to the shop twice: by the shopper's return (which asks EveryPay)
+// and by EveryPay's callback; the unpaid-order sweep asks too, and an operator's refund is answered by
+// EveryPay's API and announced by its callback. Both orders are forced here, never left to a race: the
+// shop's own call applied first with the callback held until after it, and the callback applied first,
+// delivered and answered while the shop's own call to EveryPay is still waiting for its answer. The
+// order bought a book and a virtual gift card and was paid in part with a gift card, so one payment
+// moves stock, two ledgers and a card to issue. Either way the shopper and the operator are told the
+// same, every effect happens once, and the same callback again (twice, twice at once) changes nothing.
+
+let s: EveryPayShop;
+let voucher: number;
+let operatorKey: string;
+beforeAll(async () => {
+  // Every test here sends callbacks from one address; the limit is not what is tested.
+  s = await startEveryPayShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m' });
+  voucher = await createProduct(s.t.database.db, { type: 'VIRTUAL_GIFT_CARD', name: 'Kinkekaart', price: 10, vatRate: 0 });
+  operatorKey = await createApiKey(s.t.database.db, 'back-office', Date.now());
+});
+afterEach(async () => {
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+});
+afterAll(async () => {
+  await s?.close();
+});
+const db = () => s.t.database.db;
+
+type Order = 'answer first' | 'callback first';
+const ORDERS: Order[] = ['answer first', 'callback first'];
+const statusPath = (reference: string) => `/api/v4/payments/${reference}`;
+const REFUND_PATH = '/api/v4/payments/refund';
+
+/**
+ * Runs `action` (which makes the shop call EveryPay at `path`) with EveryPay's callbacks held: until the
+ * action is done, or until that call of it, which is answered only once they were delivered and applied.
+ * `prepare` runs first with the callbacks held too (the shopper on EveryPay's page). Answers the action's
+ * result and the callbacks sent.
+ */
+async function inOrder<T>(
+  order: Order,
+  path: string,
+  action: () => Promise<T>,
+  prepare?: () => Promise<unknown>,
+): Promise<{ result: T; sent: SentCallback[] }> {
+  await s.everypay.callbacksIdle();
+  const from = s.everypay.callbacks.length;
+  s.everypay.holdCallbacks();
+  await prepare?.();
+  if (order === 'callback first') s.everypay.answerAfterCallbacks({ path });
+  const result = await action();
+  if (order === 'answer first') {
+    expect(s.everypay.callbacks.slice(from)).toEqual([]);
+    await s.everypay.releaseCallbacks();
+  } else {
+    expect(s.everypay.callbacks.slice(from).map((callback) => callback.status)).toEqual([200]);
+  }
+  await s.everypay.callbacksIdle();
+  return { result, sent: s.everypay.callbacks.slice(from) };
+}
+
+const answers = (sent: SentCallback[]) => sent.map((callback) => [callback.status, JSON.parse(callback.answer ?? 'null')]);
+
+/** The same callback again: twice one after the other, then twice at once; each one answered 200. */
+async function repeatCallback(reference: string) {
+  const sent = [...(await s.everypay.notify(reference)), ...(await s.everypay.notify(reference))];
+  sent.push(...(await s.everypay.notify(reference, { times: 2 })));
+  expect(sent.map((callback) => callback.status)).toEqual([200, 200, 200, 200]);
+  expect(answers(sent).map(([, answer]) => answer.outcome)).toEqual(Array(4).fill('duplicate'));
+}
+
+interface Purchase {
+  who: Who;
+  orderId: number;
+  checksum: string;
+  code: string;
+  bookId: number;
+  /** The gift card that pays 10.00 of it. */
+  payWith: string;
+  reference: string;
+}
+
+/** A client's order of a book (20.00) and a virtual gift card (30.00) with the courier (5.90), 10.00 of it paid by a gift card and the rest (45.90) by card: its payment started at EveryPay. */
+async function purchase(): Promise<Purchase> {
+  const buyer = await createCustomer(db());
+  const who: Who = { bearer: buyer.token };
+  const bookId = await stockedBook(s.t, s.shop, 5, 20);
+  await fill(s.t, who, [[bookId, 1]]);
+  const gift = {
+    amount: 30,
+    recipientName: 'Jaan Tamm',
+    recipientEmail: 'jaan@example.ee',
+    message: 'Palju õnne!',
+    deliveryDate: dateIn(1),
+  };
+  const added = await call(s.t, 'POST', '/basket/add-product', who, { productId: voucher, quantity: 1, giftCard: gift });
+  expect(added.statusCode, added.body).toBe(200);
+  const payWith = await card(s.t, 10);
+  const basket = await call(s.t, 'POST', '/basket/add-gift-card', who, { code: payWith });
+  expect(basket.json()).toMatchObject({ total: 50, giftCardAmount: 10 });
+  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
+  expect(placed.statusCode, placed.body).toBe(200);
+  const link = orderLink(placed.json().location);
+  const row = await db()
+    .selectFrom('customer_order')
+    .select(['code', 'total_cents'])
+    .where('id', '=', link.orderId)
+    .executeTakeFirstOrThrow();
+  expect(Number(row.total_cents)).toBe(4590);
+  const { reference } = await createForm(s, { ...link, code: row.code!, totalCents: 4590, productId: bookId });
+  return { who, orderId: link.orderId, checksum: link.checksum, code: row.code!, bookId, payWith, reference };
+}
+
+const countBy = (values: string[]) =>
+  Object.fromEntries([...new Set(values)].sort().map((value) => [value, values.filter((v) => v === value).length]));
+
+/** Everything a payment of the purchase moves, and what its buyer sees. */
+async function stateOf(p: Purchase) {
+  const [order, history, jobs, inbox, book, payments, purchases, issued, events] = await Promise.all([
+    db().selectFrom('customer_order').select('status').where('id', '=', p.orderId).executeTakeFirstOrThrow(),
+    db().selectFrom('order_status_change').select('to_status').where('order_id', '=', p.orderId).orderBy('id').execute(),
+    db().selectFrom('job').select(['type', 'payload']).execute(),
+    db()
+      .selectFrom('payment_callback')
+      .select(['state', 'outcome', 'received_count'])
+      .where('order_id', '=', p.orderId)
+      .orderBy('state')
+      .execute(),
+    db().selectFrom('product').select(['web_stock', 'reserved_quantity']).where('id', '=', p.bookId).executeTakeFirstOrThrow(),
+    db().selectFrom('order_payment').select(['state', 'amount_cents', 'refunded_cents']).where('order_id', '=', p.orderId).execute(),
+    db().selectFrom('virtual_gift_card_purchase').select(['gift_card_id', 'cancelled_at']).where('order_id', '=', p.orderId).execute(),
+    db().selectFrom('gift_card').select(['id', 'balance_cents', 'expires_at']).where('order_id', '=', p.orderId).execute(),
+    db().selectFrom('integration_event').select(['type', 'data']).execute(),
+  ]);
+  const mine = (payload: string) => {
+    const parsed = JSON.parse(payload) as { orderId?: number; cardId?: number };
+    return parsed.orderId === p.orderId || issued.some((card) => Number(card.id) === parsed.cardId);
+  };
+  const result = await s.t.app.inject({
+    method: 'POST',
+    url: '/bank/payment-result',
+    payload: { orderId: p.orderId, checksum: p.checksum },
+  });
+  const detail = await call(s.t, 'GET', `/order/${p.code}`, p.who);
+  return {
+    status: order.status,
+    moves: history.map((change) => change.to_status),
+    jobs: countBy(jobs.filter((job) => mine(job.payload)).map((job) => job.type)),
+    events: countBy(
+      events
+        .filter((event) => (JSON.parse(event.data) as { orderId?: number }).orderId === p.orderId)
+        .map((event) => `${event.type} ${(JSON.parse(event.data) as { status: string }).status}`),
+    ),
+    inbox: inbox.map((entry) => [entry.state, entry.outcome, Number(entry.received_count)]),
+    stock: { web: Number(book.web_stock), reserved: Number(book.reserved_quantity) },
+    payments: payments.map((payment) => [payment.state, Number(payment.amount_cents), Number(payment.refunded_cents)]),
+    atEveryPay: s.everypay.paymentsFor(p.code).map((payment) => [payment.state, payment.standingCents]),
+    payingCard: await ledger(db(), p.payWith),
+    bought: purchases.map((row) => ({ issued: row.gift_card_id !== null, cancelled: row.cancelled_at !== null })),
+    issued: issued.map((row) => Number(row.balance_cents)),
+    result: result.json().result,
+    seen: { status: detail.json().status, giftCardAmount: detail.json().giftCardAmount, total: detail.json().total },
+  };
+}
+
+/** The shopper pays or declines on EveryPay's page and comes back to the return, which asks EveryPay. */
+function payInOrder(p: Purchase, order: Order, action: 'pay' | 'decline') {
+  let back = '';
+  return inOrder(
+    order,
+    statusPath(p.reference),
+    () => shopperReturns(back),
+    async () => {
+      back = await s.everypay.shopper(p.reference, action);
+    },
+  );
+}
+
+describe.each(ORDERS)("checkout's card payment: the shopper's return and EveryPay's callback, %s", (order) => {
+  const returnOrCallback =
+    order === 'answer first'
+      ? 'the return applies it, the callback finds it applied'
+      : 'the callback applies it, the return finds it applied';
+
+  it(`paid: ${returnOrCallback}; the finished page, paid once, one card issued`, async () => {
+    const p = await purchase();
+    const { result: returned, sent } = await payInOrder(p, order, 'pay');
+    expect(returned.status).toBe(303);
+    expect(pageOf(s.t, returned.location)).toBe('finished');
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
+    const paid = await stateOf(p);
+    expect(paid).toEqual({
+      status: 'PENDING_PROCESSING',
+      moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'],
+      jobs: { 'gift-card.issue': 1, 'order.process': 1 },
+      events: { 'order.created NEW': 1, 'order.status-changed PENDING_PAYMENT': 1, 'order.status-changed PENDING_PROCESSING': 1 },
+      inbox: [['settled', 'applied', 2]],
+      stock: { web: 5, reserved: 1 },
+      payments: [['settled', 4590, 0]],
+      atEveryPay: [['settled', 4590]],
+      payingCard: expect.objectContaining({ balanceCents: 0, heldCents: 0, kinds: ['IMPORT', 'RESERVE', 'CAPTURE'] }),
+      bought: [{ issued: false, cancelled: false }],
+      issued: [],
+      result: 'SUCCESS',
+      seen: { status: 'PENDING_PROCESSING', giftCardAmount: 10, total: 45.9 },
+    });
+    await repeatCallback(p.reference);
+    expect(await stateOf(p)).toEqual({ ...paid, inbox: [['settled', 'applied', 6]] });
+    // The jobs run once: one card issued, the buyer told once.
+    await s.t.drainJobs();
+    const processed = await stateOf(p);
+    expect(processed.bought).toEqual([{ issued: true, cancelled: false }]);
+    expect(processed.issued).toEqual([3000]);
+    expect(processed.jobs).toMatchObject({ 'gift-card.issue': 1, 'order.process': 1, 'gift-card.mail': 2 });
+    await repeatCallback(p.reference);
+    await s.t.drainJobs();
+    expect(await stateOf(p)).toEqual({ ...processed, inbox: [['settled', 'applied', 10]] });
+  });
+
+  it(`declined: ${returnOrCallback}; the failed page, the stock and the gift card's share back once, no card issued`, async () => {
+    const p = await purchase();
+    const { result: returned, sent } = await payInOrder(p, order, 'decline');
+    expect(returned.status).toBe(303);
+    expect(pageOf(s.t, returned.location)).toBe('failed');
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
+    const declined = await stateOf(p);
+    expect(declined).toEqual({
+      status: 'PAYMENT_FAILED',
+      moves: ['NEW', 'PENDING_PAYMENT', 'PAYMENT_FAILED'],
+      jobs: {},
+      events: { 'order.created NEW': 1, 'order.status-changed PENDING_PAYMENT': 1, 'order.status-changed PAYMENT_FAILED': 1 },
+      inbox: [['failed', 'applied', 2]],
+      stock: { web: 5, reserved: 0 },
+      payments: [['failed', 4590, 0]],
+      atEveryPay: [['failed', 4590]],
+      payingCard: expect.objectContaining({ balanceCents: 1000, heldCents: 0, kinds: ['IMPORT', 'RESERVE', 'RELEASE'] }),
+      bought: [{ issued: false, cancelled: true }],
+      issued: [],
+      result: 'FAILED',
+      seen: { status: 'PAYMENT_FAILED', giftCardAmount: 10, total: 45.9 },
+    });
+    await repeatCallback(p.reference);
+    await s.t.drainJobs();
+    expect(await stateOf(p)).toEqual({ ...declined, inbox: [['failed', 'applied', 6]] });
+  });
+});
+
+describe.each(ORDERS)("an operator's refund: EveryPay's answer and its callback, %s", (order) => {
+  const refund = (p: Purchase, body: object) =>
+    s.t.app.inject({
+      method: 'POST',
+      url: `/admin/orders/${p.code}/refund`,
+      headers: { authorization: `Bearer ${operatorKey}` },
+      payload: body,
+    });
+  const refundRequests = (p: Purchase) =>
+    s.everypay.requests.filter(
+      (request) => request.path === REFUND_PATH && (request.body as { payment_reference: string }).payment_reference === p.reference,
+    );
+
+  /** The purchase paid (its callback) and processed, its gift card issued. */
+  async function processed() {
+    const p = await purchase();
+    await s.everypay.settle(p.reference);
+    await s.t.drainJobs();
+    const before = await stateOf(p);
+    expect(before).toMatchObject({ issued: [3000], payments: [['settled', 4590, 0]] });
+    expect(['PROCESSING', 'PENDING_NAV_PROCESSING', 'COMPLETED']).toContain(before.status);
+    return { p, before };
+  }
+
+  it('a part refund: 200 with the payment refunded in part, EveryPay refunds it once, the order goes on', async () => {
+    const { p, before } = await processed();
+    const { result, sent } = await inOrder(order, REFUND_PATH, () => refund(p, { amount: 10 }));
+    expect(result.statusCode, result.body).toBe(200);
+    expect(result.json()).toMatchObject({ code: p.code, status: before.status, payment: { state: 'refunded', refunded: 10 } });
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
+    expect(refundRequests(p)).toHaveLength(1);
+    const after = await stateOf(p);
+    expect(after).toEqual({
+      ...before,
+      inbox: [['refunded:1000', 'applied', 2], ...before.inbox],
+      payments: [['refunded', 4590, 1000]],
+      atEveryPay: [['refunded', 3590]],
+    });
+    await repeatCallback(p.reference);
+    await s.t.drainJobs();
+    expect(await stateOf(p)).toEqual({ ...after, inbox: [['refunded:1000', 'applied', 6], ...before.inbox] });
+  });
+
+  it('a full refund: 200 CANCELLED, EveryPay refunds it once, the gift card gets its share back once, the card bought is voided', async () => {
+    const { p, before } = await processed();
+    const { result, sent } = await inOrder(order, REFUND_PATH, () => refund(p, {}));
+    expect(result.statusCode, result.body).toBe(200);
+    expect(result.json()).toMatchObject({ code: p.code, status: 'CANCELLED', payment: { state: 'refunded', refunded: 45.9 } });
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
+    expect(refundRequests(p)).toHaveLength(1);
+    const after = await stateOf(p);
+    expect(after).toEqual({
+      ...before,
+      status: 'CANCELLED',
+      moves: [...before.moves, 'CANCELLED'],
+      events: { ...before.events, 'order.status-changed CANCELLED': 1 },
+      inbox: [['refunded:4590', 'applied', 2], ...before.inbox],
+      payments: [['refunded', 4590, 4590]],
+      atEveryPay: [['refunded', 0]],
+      payingCard: expect.objectContaining({ balanceCents: 1000, heldCents: 0, kinds: ['IMPORT', 'RESERVE', 'CAPTURE', 'REFUND'] }),
+      bought: [{ issued: true, cancelled: true }],
+      issued: [0],
+      result: 'FAILED',
+      seen: { ...before.seen, status: 'CANCELLED' },
+    });
+    await repeatCallback(p.reference);
+    await s.t.drainJobs();
+    expect(await stateOf(p)).toEqual({ ...after, inbox: [['refunded:4590', 'applied', 6], ...before.inbox] });
+    // Nothing is left to refund.
+    expect((await refund(p, {})).statusCode).toBe(409);
+    expect(refundRequests(p)).toHaveLength(1);
+  });
+});
+
+describe.each(ORDERS)("the unpaid-order sweep: its look-up at EveryPay and EveryPay's callback, %s", (order) => {
+  /** The purchase paid or declined on EveryPay's page 31 minutes ago; the shopper never came back. */
+  async function unreturned(action: 'pay' | 'decline') {
+    const p = await purchase();
+    await age(db(), p.orderId, 31);
+    const sweep = () => sweepOrders(sweepDepsOf(s.t), Date.now());
+    return { p, run: () => inOrder(order, statusPath(p.reference), sweep, () => s.everypay.shopper(p.reference, action)) };
+  }
+
+  it('settled: the sweep reports it paid; paid once', async () => {
+    const { p, run } = await unreturned('pay');
+    const { result, sent } = await run();
+    expect(result).toEqual({ ran: true, result: expect.objectContaining({ paid: 1, cancelled: 0 }) });
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
+    const paid = await stateOf(p);
+    expect(paid).toMatchObject({
+      status: 'PENDING_PROCESSING',
+      moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'],
+      jobs: { 'gift-card.issue': 1, 'order.process': 1 },
+      inbox: [['settled', 'applied', 2]],
+      stock: { web: 5, reserved: 1 },
+      payingCard: expect.objectContaining({ balanceCents: 0, kinds: ['IMPORT', 'RESERVE', 'CAPTURE'] }),
+      result: 'SUCCESS',
+    });
+    await repeatCallback(p.reference);
+    expect(await stateOf(p)).toEqual({ ...paid, inbox: [['settled', 'applied', 6]] });
+  });
+
+  it('declined: the sweep changes nothing more; PAYMENT_FAILED once, the share back once', async () => {
+    const { p, run } = await unreturned('decline');
+    const { result, sent } = await run();
+    expect(result).toEqual({ ran: true, result: expect.objectContaining({ paid: 0, cancelled: 0 }) });
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
+    const declined = await stateOf(p);
+    expect(declined).toMatchObject({
+      status: 'PAYMENT_FAILED',
+      moves: ['NEW', 'PENDING_PAYMENT', 'PAYMENT_FAILED'],
+      jobs: {},
+      inbox: [['failed', 'applied', 2]],
+      stock: { web: 5, reserved: 0 },
+      payingCard: expect.objectContaining({ balanceCents: 1000, kinds: ['IMPORT', 'RESERVE', 'RELEASE'] }),
+      bought: [{ issued: false, cancelled: true }],
+      result: 'FAILED',
+    });
+    await repeatCallback(p.reference);
+    expect(await stateOf(p)).toEqual({ ...declined, inbox: [['failed', 'applied', 6]] });
+  });
+});
+
+describe.each(ORDERS)("the sweep's refund of a payment that settled too late: EveryPay's answer and its callback, %s", (order) => {
+  it('refunded whole once; the order stays given up, the gift card untouched', async () => {
+    const p = await purchase();
+    await s.everypay.shopper(p.reference, 'decline');
+    await s.everypay.callbacksIdle();
+    // Another basket spends what the decline gave back to the gift card, then the payment settles after all.
+    const other = await createCustomer(db());
+    await fill(s.t, { bearer: other.token }, [[await stockedBook(s.t, s.shop, 5, 20), 1]]);
+    expect((await call(s.t, 'POST', '/basket/add-gift-card', { bearer: other.token }, { code: p.payWith })).statusCode).toBe(200);
+    expect((await checkout(s.t, { bearer: other.token }, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }))).statusCode).toBe(200);
+    await s.everypay.settle(p.reference);
+    await s.everypay.callbacksIdle();
+    const before = await stateOf(p);
+    expect(before).toMatchObject({
+      status: 'PAYMENT_FAILED',
+      inbox: [
+        ['failed', 'applied', 1],
+        ['settled', 'mismatch', 1],
+      ],
+    });
+
+    const { result, sent } = await inOrder(order, REFUND_PATH, () => sweepOrders(sweepDepsOf(s.t), Date.now()));
+    expect(result).toEqual({ ran: true, result: expect.objectContaining({ refunded: 1, paid: 0, cancelled: 0 }) });
+    expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'stale' }]]);
+    const after = await stateOf(p);
+    expect(after).toEqual({
+      ...before,
+      inbox: [
+        ['failed', 'applied', 1],
+        ['refunded:4590', 'stale', 2],
+        ['settled', 'mismatch', 1],
+      ],
+      payments: [['refunded', 4590, 4590]],
+      atEveryPay: [['refunded', 0]],
+    });
+    const due = await db().selectFrom('order_payment').select('refund_due_at').where('order_id', '=', p.orderId).execute();
+    expect(due).toEqual([{ refund_due_at: null }]);
+    await repeatCallback(p.reference);
+    expect(await sweepOrders(sweepDepsOf(s.t), Date.now())).toEqual({ ran: true, result: expect.objectContaining({ refunded: 0 }) });
+    expect(await stateOf(p)).toEqual({
+      ...after,
+      inbox: [
+        ['failed', 'applied', 1],
+        ['refunded:4590', 'stale', 6],
+        ['settled', 'mismatch', 1],
+      ],
+    });
+    const refunds = s.everypay.requests.filter(
+      (r) => r.path === REFUND_PATH && (r.body as { payment_reference: string }).payment_reference === p.reference,
+    );
+    expect(refunds).toHaveLength(1);
+  });
+});
