@@ -16,6 +16,8 @@ export interface FakeCard {
   type: string;
   /** How the next merchant-initiated charges of this card end. */
   outcome: 'settled' | 'failed';
+  /** The charge is answered while its bank is still deciding (sent_for_processing), and ends as `outcome` right after, with its callback. */
+  processing?: boolean;
 }
 
 /** The test card every shopper "enters" on the fake's page (EveryPay's own test Mastercard). */

@@ -98,8 +98,11 @@ export interface EveryPayServer {
   shopper(reference: string, action: 'pay' | 'decline' | 'cancel'): Promise<string>;
   /** The cards saved so far (their tokens), in order. */
   cards(): FakeCard[];
-  /** How the next merchant-initiated charges of a saved card end (its bank approves or declines them). */
-  setCardOutcome(token: string, outcome: 'settled' | 'failed'): void;
+  /**
+   * How the next merchant-initiated charges of a saved card end (its bank approves or declines them);
+   * `processing`: answered as sent_for_processing, and ending so right after, with a callback.
+   */
+  setCardOutcome(token: string, outcome: 'settled' | 'failed', options?: { processing?: boolean }): void;
   /**
    * The API misbehaves for the next `times` requests (every request when left out), or only for
    * those to `path`: a test that breaks one charge must not have the breakage taken by a late
@@ -246,12 +249,15 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         locale: null,
         nonce: valid.nonce,
         accountName,
-        state: valid.card.outcome,
+        state: valid.card.processing ? 'sent_for_processing' : valid.card.outcome,
       });
       payment.paidWith = valid.card;
-      // No shopper: the charge is decided at once, and the callback tells the shop as for any payment.
-      void notify(payment);
-      return { status: 201, json: wire(payment) };
+      const answer = { status: 201, json: wire(payment) };
+      // No shopper: the charge is decided at once (or just after the answer, when the bank is slow), and
+      // the callback tells the shop as for any payment.
+      if (valid.card.processing) void change(payment.reference, valid.card.outcome);
+      else void notify(payment);
+      return answer;
     }
     const valid = validateRefund(fields, { nonces, payment: (ref) => payments.get(ref) });
     if ('status' in valid) return error(valid);
@@ -381,10 +387,11 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
       return location;
     },
     cards: () => [...cards.values()],
-    setCardOutcome(token, outcome) {
+    setCardOutcome(token, outcome, { processing = false } = {}) {
       const card = cards.get(token);
       if (!card) throw new Error(`the EveryPay server never issued token ${token}`);
       card.outcome = outcome;
+      card.processing = processing;
     },
     breakApi(how, times = Infinity, path) {
       breakage = how === null ? null : { how, left: times, path };

@@ -345,3 +345,118 @@ describe.each(ORDERS)('saving a card: the return from EveryPay and its callback,
     expect(inbox).toEqual([]);
   });
 });
+
+// EveryPay may answer a charge while the card's bank is still deciding (sent_for_processing) and send
+// the callback with the decision right after. When the answer is applied first the shop cannot know
+// more than "pending"; when the callback came first, the charge is decided and the caller is told so.
+describe.each(ORDERS)('a charge EveryPay answers while the bank is still deciding, %s', (order) => {
+  const upgrade = (who: TestCustomer, id: number) => call(s, who, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
+  const processing = (outcome: 'settled' | 'failed') =>
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, outcome, { processing: true });
+
+  it('the first month settled: 201, PENDING until the callback, ACTIVE once it came; one purchased mail', async () => {
+    const customer = await cardHolder('settled');
+    processing('settled');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    expect(result.statusCode, result.body).toBe(201);
+    expect(result.json().status).toBe(order === 'answer first' ? 'PENDING' : 'ACTIVE');
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(customer, result.json().id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', period_number: 1 },
+      charges: [['PERIOD', 1, 1, 'settled', 750]],
+      mails: ['purchased'],
+      mits: 1,
+      payments: [1],
+    });
+    await repeatCallback(await lastPaymentOf(result.json().id));
+    expect(await stateOf(customer, result.json().id)).toEqual(state);
+  });
+
+  it('the first month declined: 201 PENDING until the callback, or 409 once it came; ENDED either way', async () => {
+    const customer = await cardHolder('settled');
+    processing('failed');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    if (order === 'answer first') {
+      expect(result.statusCode, result.body).toBe(201);
+      expect(result.json().status).toBe('PENDING');
+    } else expect(result.json()).toEqual(DECLINED);
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const [listed] = (await call(s, customer, 'GET', '/subscription')).json();
+    const state = await stateOf(customer, listed.id);
+    expect(state).toMatchObject({
+      row: { status: 'ENDED', live_key: null },
+      charges: [['PERIOD', 1, 1, 'failed', 750]],
+      mails: [],
+      mits: 1,
+    });
+    await repeatCallback(await lastPaymentOf(listed.id));
+    expect(await stateOf(customer, listed.id)).toEqual(state);
+  });
+
+  it('an upgrade settled: 503 paymentPending until the callback, 200 on the better plan once it came', async () => {
+    const { company, id } = await midwaySubscriber('settled');
+    processing('settled');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    if (order === 'answer first') expect(result.statusCode, result.body).toBe(503);
+    else {
+      expect(result.statusCode, result.body).toBe(200);
+      expect(result.json()).toMatchObject({ id, plan: { code: 'AUDIOMAX' } });
+    }
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(company, id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', plan_id: s.plans.AUDIOMAX },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 999],
+        ['UPGRADE', 1, 1, 'settled', 533],
+      ],
+      mits: 2,
+    });
+    await repeatCallback(await lastPaymentOf(id));
+    expect(await stateOf(company, id)).toEqual(state);
+  });
+
+  it('an upgrade declined: 503 paymentPending until the callback, 409 once it came; the plan unchanged', async () => {
+    const { company, id } = await midwaySubscriber('settled');
+    processing('failed');
+    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    if (order === 'answer first') expect(result.statusCode, result.body).toBe(503);
+    else expect(result.json()).toEqual(DECLINED);
+    expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+    const state = await stateOf(company, id);
+    expect(state).toMatchObject({
+      row: { status: 'ACTIVE', plan_id: s.plans.AUDIO1 },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 999],
+        ['UPGRADE', 1, 1, 'failed', 533],
+      ],
+      mits: 2,
+    });
+    await repeatCallback(await lastPaymentOf(id));
+    expect(await stateOf(company, id)).toEqual(state);
+  });
+
+  it('a renewal settled: the run reports it pending until the callback, charged once it came', async () => {
+    const customer = await cardHolder('settled');
+    const sub = (await subscribe(s, customer, 'SHELF5')).json();
+    const end = Date.now() - 1000;
+    await s.t.database.db
+      .updateTable('subscription')
+      .set({ period_start: end - 30 * DAY, period_end: end })
+      .where('id', '=', sub.id)
+      .execute();
+    processing('settled');
+    const { result: report } = await inOrder(order, MIT_PATH, () => bill(s, end + 1000));
+    expect(report).toMatchObject(order === 'answer first' ? { charged: 0, pending: 1 } : { charged: 1, pending: 0 });
+    expect(await stateOf(customer, sub.id)).toMatchObject({
+      row: { status: 'ACTIVE', period_number: 2, period_start: end },
+      charges: [
+        ['PERIOD', 1, 1, 'settled', 750],
+        ['PERIOD', 2, 1, 'settled', 750],
+      ],
+      mails: ['purchased'],
+      mits: 2,
+    });
+  });
+});

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
-import { applyChargeOutcome, applyChargeStatus, outcomeOf, type ChargeOutcome } from './billing.apply.js';
+import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
-import { insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
+import { chargeStateOf, insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
 import {
   findPlan,
   findSubscription,
@@ -89,9 +89,13 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
     throw error;
   }
   const applied = await db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+  if (applied !== 'applied-already' && applied !== 'pending') return applied;
   // The gateway's callback for this very payment may land first and finish the row: the charge is still this
-  // run's, with the outcome the gateway answered (a billing report counted it as skipped before).
-  return applied === 'applied-already' ? outcomeOf(status) : applied;
+  // run's, with the outcome the callback applied (a billing report counted it as skipped before). That is also
+  // so when the gateway answered while the bank was still deciding and its callback brought the decision
+  // before this answer was applied: the caller is told the decision, not "pending".
+  const finished = await chargeStateOf(db, Number(charge.id));
+  return finished === 'pending' ? 'pending' : finished;
 }
 
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */

@@ -40,6 +40,12 @@ export async function countCharges(db: Db, subscriptionId: number, periodNumber:
   return Number(row.n);
 }
 
+/** A charge's state as committed now (pending, settled or failed). */
+export async function chargeStateOf(db: Db, id: number): Promise<ChargeState> {
+  const row = await db.selectFrom('subscription_charge').select('state').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.state;
+}
+
 /** Pending charges last touched before `before`: a run that died, or an answer that never came. */
 export function stalePendingCharges(db: Db, before: number, limit: number): Promise<ChargeRow[]> {
   return db
