@@ -89,9 +89,11 @@ export interface EveryPayServer {
    * and then answered only once the callbacks they made, and those held, have been delivered and
    * answered by the shop: the callback is applied while the shop's own call is still outstanding
    * (the callback-first order, made certain). The callback's own status fetch must not match: give a
-   * path, or a number of times the callbacks' fetches come after.
+   * path, or a number of times the callbacks' fetches come after. `andThen` runs once the answer is made
+   * and before the callbacks go: a change EveryPay makes just after it answered (the bank decides), so
+   * the shop gets an answer older than the callback it applied meanwhile.
    */
-  answerAfterCallbacks(options?: { path?: string; times?: number }): void;
+  answerAfterCallbacks(options?: { path?: string; times?: number; andThen?: () => unknown }): void;
   /** A payment the shop did not ask for (another amount for an order's reference, say), without a callback. */
   addPayment(input: { orderReference: string; amountCents: number; customerUrl?: string; state?: EveryPayState }): FakePayment;
   /** The shopper on the payment page: Pay, Decline or Cancel through HTTP; answers where the browser goes back to. */
@@ -135,7 +137,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const requests: ApiRequest[] = [];
   const callbacks = new CallbackSender(options.callbackUrl, options.callbackFormat ?? 'form');
   let breakage: { how: Breakage; left: number; path?: string } | null = null;
-  let lateAnswers: { left: number; path?: string } | null = null;
+  let lateAnswers: { left: number; path?: string; andThen?: () => unknown } | null = null;
   let url = '';
 
   const linkOf = (payment: FakePayment) => `${url}/lp?payment_reference=${payment.reference}`;
@@ -295,10 +297,13 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         .writeHead(how.status, { 'content-type': 'application/json' })
         .end(how.body ?? '{"error":{"code":5000,"message":"Internal error"}}');
     }
-    const late = lateAnswers !== null && (lateAnswers.path === undefined || lateAnswers.path === target.pathname);
-    if (late && --lateAnswers!.left <= 0) lateAnswers = null;
+    const late = lateAnswers !== null && (lateAnswers.path === undefined || lateAnswers.path === target.pathname) ? lateAnswers : null;
+    if (late && --late.left <= 0) lateAnswers = null;
     const answer = api(req, target.pathname, target.searchParams, body);
-    if (late) await callbacks.flush();
+    if (late) {
+      await late.andThen?.();
+      await callbacks.flush();
+    }
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer.json));
   }
 
@@ -360,8 +365,8 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     holdCallbacks: () => callbacks.hold(),
     releaseCallbacks: (order) => callbacks.release(order),
     callbacksIdle: () => callbacks.idle(),
-    answerAfterCallbacks({ path, times = 1 } = {}) {
-      lateAnswers = { left: times, path };
+    answerAfterCallbacks({ path, times = 1, andThen } = {}) {
+      lateAnswers = { left: times, path, andThen };
     },
     addPayment: (input) =>
       add({

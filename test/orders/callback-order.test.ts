@@ -432,3 +432,79 @@ describe.each(ORDERS)("the sweep's refund of a payment that settled too late: Ev
     expect(refunds).toHaveLength(1);
   });
 });
+
+// The shopper's return may read the payment before EveryPay's last word on it (still with the bank:
+// sent_for_processing; or declined, and then paid after all), and the callback with that word may be
+// applied before the return applies what it read. Whichever comes first, the payment and the order end
+// as EveryPay says now: a status older than the one applied never takes its place.
+describe.each(ORDERS)('the return reads an earlier state of the payment, the callback brings it settled, %s', (order) => {
+  /** The return reads `read`; EveryPay settles the payment just after (its callback after the return, or applied before the return goes on). */
+  async function earlierReturn(p: Purchase, read: 'sent_for_processing' | 'failed') {
+    // EveryPay's page left the payment so, and has not told the shop yet.
+    s.everypay.payment(p.reference)!.state = read;
+    const back = new URL(s.everypay.payment(p.reference)!.customerUrl);
+    back.searchParams.set('payment_reference', p.reference);
+    back.searchParams.set('order_reference', p.code);
+    const settle = () => s.everypay.settle(p.reference);
+    await s.everypay.callbacksIdle();
+    const from = s.everypay.callbacks.length;
+    let returned;
+    if (order === 'answer first') {
+      returned = await shopperReturns(back.toString());
+      expect(s.everypay.callbacks.length).toBe(from);
+      await settle();
+    } else {
+      s.everypay.answerAfterCallbacks({ path: statusPath(p.reference), andThen: settle });
+      returned = await shopperReturns(back.toString());
+    }
+    await s.everypay.callbacksIdle();
+    return { returned, sent: s.everypay.callbacks.slice(from) };
+  }
+
+  it.each(['sent_for_processing', 'failed'] as const)(
+    'read %s: paid once; the payment row says settled, so the operator refunds it through EveryPay',
+    async (read) => {
+      const p = await purchase();
+      const { returned, sent } = await earlierReturn(p, read);
+      expect(returned.status).toBe(303);
+      // The page of what the return knew when it answered: a decline it applied first is the failed page.
+      expect(pageOf(s.t, returned.location)).toBe(order === 'answer first' && read === 'failed' ? 'failed' : 'finished');
+      expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
+      const paid = await stateOf(p);
+      const declinedFirst = order === 'answer first' && read === 'failed';
+      expect(paid).toMatchObject({
+        status: 'PENDING_PROCESSING',
+        moves: declinedFirst
+          ? ['NEW', 'PENDING_PAYMENT', 'PAYMENT_FAILED', 'PENDING_PROCESSING']
+          : ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'],
+        jobs: { 'order.process': 1 },
+        payments: [['settled', 4590, 0]],
+        atEveryPay: [['settled', 4590]],
+        payingCard: expect.objectContaining({ balanceCents: 0, heldCents: 0 }),
+        result: 'SUCCESS',
+        seen: { status: 'PENDING_PROCESSING', giftCardAmount: 10, total: 45.9 },
+      });
+      // What the return read is recorded: applied only as a decline the return applied first; read before the
+      // settle was applied, or still pending, it moves nothing (stale).
+      const earlier = read === 'failed' ? 'failed' : 'pending';
+      const earlierOutcome = declinedFirst ? 'applied' : 'stale';
+      expect(paid.inbox).toEqual([
+        [earlier, earlierOutcome, 1],
+        ['settled', 'applied', 1],
+      ]);
+      await repeatCallback(p.reference);
+      expect((await stateOf(p)).payments).toEqual([['settled', 4590, 0]]);
+      const refunded = await s.t.app.inject({
+        method: 'POST',
+        url: `/admin/orders/${p.code}/refund`,
+        headers: { authorization: `Bearer ${operatorKey}` },
+        payload: {},
+      });
+      expect(refunded.statusCode, refunded.body).toBe(200);
+      expect(refunded.json()).toMatchObject({ status: 'CANCELLED', payment: { state: 'refunded', refunded: 45.9 } });
+      await s.everypay.callbacksIdle();
+      expect(s.everypay.paymentsFor(p.code).map((payment) => [payment.state, payment.standingCents])).toEqual([['refunded', 0]]);
+      expect(await ledger(db(), p.payWith)).toMatchObject({ balanceCents: 1000, heldCents: 0 });
+    },
+  );
+});

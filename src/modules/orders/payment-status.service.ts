@@ -49,6 +49,7 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
       'order_payment.order_id',
       'order_payment.amount_cents',
       'order_payment.state',
+      'order_payment.refunded_cents',
       'customer_order.code',
       'order_payment.order_reference',
     ])
@@ -67,6 +68,12 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   if (status.orderReference !== (payment.order_reference ?? payment.code) || status.amountCents !== payment.amount_cents) {
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
     return { outcome: 'mismatch', orderId, orderStatus: current };
+  }
+  if (olderThan(status, payment)) {
+    // Read before a later state was applied (the return read "still processing", the callback then
+    // applied the settle): nothing goes back, neither the payment's state nor the order.
+    await setInboxOutcome(trx, gateway, status, 'stale', now);
+    return { outcome: 'stale', orderId, orderStatus: current };
   }
   await trx
     .updateTable('order_payment')
@@ -172,6 +179,19 @@ function setInboxOutcome(trx: Db, gateway: string, status: PaymentStatus, outcom
     .where('reference', '=', status.reference)
     .where('state', '=', inboxState(status))
     .execute();
+}
+
+/**
+ * How far a payment has come: started, given up (declined, abandoned, voided), settled, refunded. A
+ * payment only moves forward (a late settle follows a decline; a refund, a settle), and a larger refund
+ * follows a smaller one.
+ */
+const PROGRESS: Record<PaymentState, number> = { creating: 0, pending: 0, failed: 1, abandoned: 1, voided: 1, settled: 2, refunded: 3 };
+
+/** Whether the gateway's status is behind what the payment already has: read before that was applied. */
+function olderThan(status: PaymentStatus, payment: { state: PaymentState; refunded_cents: number }): boolean {
+  const behind = PROGRESS[status.state] - PROGRESS[payment.state];
+  return behind < 0 || (behind === 0 && status.state === 'refunded' && status.refundedCents < Number(payment.refunded_cents));
 }
 
 /** A part refund and a larger one later are two events: the refunded sum is part of the key. */
