@@ -460,3 +460,42 @@ describe.each(ORDERS)('a charge EveryPay answers while the bank is still decidin
     });
   });
 });
+
+describe('saving a card: the return reads a decline, the callback brings the card saved after all', () => {
+  it('the callback applied first keeps the card; the return then reads it saved', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const started = await call(s, customer, 'POST', '/subscription-credit-card');
+    const reference = (started.json() as { fields: Record<string, string> }).fields.payment_reference!;
+    const payment = s.everypay.payment(reference)!;
+    // EveryPay's page declined it and has not told the shop yet; the return reads that, then EveryPay
+    // settles it (the shopper paid after all) and its callback is applied before the return goes on.
+    payment.state = 'failed';
+    const back = new URL(payment.customerUrl);
+    back.searchParams.set('payment_reference', reference);
+    await s.everypay.callbacksIdle();
+    const from = s.everypay.callbacks.length;
+    s.everypay.answerAfterCallbacks({ path: statusPath(reference), andThen: () => s.everypay.settle(reference) });
+    const response = await fetch(back, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    await s.everypay.callbacksIdle();
+    expect(answers(s.everypay.callbacks.slice(from))).toEqual([[200, { outcome: 'applied' }]]);
+    const rows = await s.t.database.db
+      .selectFrom('subscription_card')
+      .select(['id', 'state', 'token'])
+      .where('client_account_id', '=', customer.clientAccountId)
+      .execute();
+    expect(rows).toEqual([{ id: expect.any(Number), state: 'ACTIVE', token: payment.card!.token }]);
+    expect(new URL(response.headers.get('location')!, 'http://frontend.invalid').search).toBe(`?cardId=${rows[0]!.id}&saved=true`);
+    expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toMatchObject([
+      { id: Number(rows[0]!.id), isDefault: true },
+    ]);
+    await repeatCallback(reference);
+    expect(
+      await s.t.database.db
+        .selectFrom('subscription_card')
+        .select(['id', 'state', 'token'])
+        .where('client_account_id', '=', customer.clientAccountId)
+        .execute(),
+    ).toEqual(rows);
+  });
+});

@@ -82,6 +82,15 @@ export async function deleteCards(db: Db, ids: number[], replacement: number | n
   return Number(result.numDeletedRows);
 }
 
+/**
+ * Removes a card that is still waiting for its gateway (no subscription uses one); false when it was
+ * confirmed (or removed) meanwhile.
+ */
+export async function deletePendingCard(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('subscription_card').where('id', '=', id).where('state', '=', 'PENDING').executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
 /** Cards never confirmed since `pendingBefore`, and confirmed cards whose expiry month ended before `now`. */
 export async function cardsToPrune(db: Db, pendingBefore: number, now: number): Promise<number[]> {
   const date = new Date(now);

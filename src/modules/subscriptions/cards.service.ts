@@ -17,6 +17,7 @@ import {
   cardsToPrune,
   confirmCard,
   deleteCards,
+  deletePendingCard,
   findCard,
   insertCard,
   makeDefault,
@@ -133,9 +134,10 @@ export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentSta
     const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
     return (await confirmCard(trx, Number(card.id), status.card, !hasDefault, now)) ? 'saved' : 'done-already';
   }
-  // Declined, cancelled, or settled without a token: nothing to keep.
-  await deleteCards(trx, [Number(card.id)], null, now);
-  return 'failed';
+  // Declined, cancelled, or settled without a token: nothing to keep. Only while still pending: `card` may
+  // have been read before a callback confirmed it (the shopper's return read a decline, the payment then
+  // settled and its callback was applied first), and a saved card is never removed by an older status.
+  return (await deletePendingCard(trx, Number(card.id))) ? 'failed' : 'done-already';
 }
 
 /** The shopper is back: the card's payment is looked up at its gateway and applied. Answers whether the card is saved. */
