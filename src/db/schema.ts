@@ -40,6 +40,15 @@ export interface JobTable {
   updated_at: number;
 }
 
+/**
+ * The addresses a job's payload names (migration 0400), kept by triggers on job: every string value
+ * with an '@', trimmed and lower-cased. Rows go with their job (on delete cascade).
+ */
+export interface JobEmailTable {
+  email: string;
+  job_id: number;
+}
+
 export interface RateLimitTable {
   key: string;
   window_start: number;
@@ -83,6 +92,7 @@ export interface AppSecretTable {
 export interface Database {
   app_secret: AppSecretTable;
   job: JobTable;
+  job_email: JobEmailTable;
   rate_limit: RateLimitTable;
   import_lock: ImportLockTable;
   job_lease: JobLeaseTable;
