@@ -20,6 +20,7 @@ export interface PruneReport {
  */
 export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
   const rateLimits = await pruneRateLimits(db, now - DAY_MS);
+  // A job's rows in job_email (the addresses it names) go with it: on delete cascade, by job_email_job_idx.
   const jobs = await deleteInBatches(db, 'job', {
     key: 'id',
     where: (eb) => eb.and([eb('status', '=', 'done'), eb('updated_at', '<', now - keepDoneJobsMs)]),

@@ -1,25 +1,33 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { PersonalDataPart, PersonalDataSubject } from '../personal-data.js';
 
 // The outbox (the job table) holds what a queued mail needs until the job is pruned, and some
-// payloads carry the address itself (a password reset asked by email, a registration form). The
-// erasure replaces the person's email in every job that still names it, and a job that has not
-// run yet is ended instead: nothing is sent about a person who is gone.
+// payloads carry the address itself (a password reset asked by email, a registration form, a
+// contact message, an email change). The erasure replaces the person's email in every job that
+// still names it, and a job that has not run yet is ended instead: nothing is sent about a person
+// who is gone.
+//
+// A job names the person when a string value of its payload is their email, trimmed and in any
+// case: the strings replaceEmail replaces. They are found through job_email (migration 0400), which
+// triggers keep for every write of a job, so a look-up is a range of its key, not a read of the
+// whole table. Until then a job was found by `lower(payload) like '%email%'`, which also listed a
+// job whose payload held the address inside a longer text (e.g. someone else's contact message
+// that mentions it); the erasure never replaced such a mention, but ended such a job if it was
+// pending. No job type writes an address inside another string: each carries it as a field of its
+// own (`email`, `newEmail`, `oldEmail`, `contact.email`, `contactEmail`), and names go in fields
+// of their own.
 
 /** Bounded like every part: the table is pruned, and one person is named by few jobs. */
 const JOBS_CAP = 1_000;
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 function jobsNaming(db: Db, email: string) {
-  const pattern = `%${escapeLike(JSON.stringify(email.trim().toLowerCase()).slice(1, -1))}%`;
   return db
-    .selectFrom('job')
-    .select(['id', 'type', 'payload', 'status', 'created_at'])
-    .where(sql<boolean>`lower(payload) like ${pattern} escape '\\'`)
-    .orderBy('id')
+    .selectFrom('job_email as e')
+    .innerJoin('job as j', 'j.id', 'e.job_id')
+    .select(['j.id', 'j.type', 'j.payload', 'j.status', 'j.created_at'])
+    .where('e.email', '=', email.trim().toLowerCase())
+    .orderBy('e.job_id')
     .limit(JOBS_CAP)
     .execute();
 }
