@@ -12,7 +12,7 @@ import { findSubscription, updateSubscription } from './subscriptions.repository
 export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch';
 
 /** The gateway's state in the charge's words: money taken, none taken, or not known yet. */
-export function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
+function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
   if (status.state === 'settled' || status.state === 'refunded') return 'settled';
   return status.state === 'pending' ? 'pending' : 'failed';
 }

@@ -94,8 +94,7 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
   // run's, with the outcome the callback applied (a billing report counted it as skipped before). That is also
   // so when the gateway answered while the bank was still deciding and its callback brought the decision
   // before this answer was applied: the caller is told the decision, not "pending".
-  const finished = await chargeStateOf(db, Number(charge.id));
-  return finished === 'pending' ? 'pending' : finished;
+  return chargeStateOf(db, Number(charge.id));
 }
 
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
