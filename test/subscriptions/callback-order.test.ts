@@ -303,7 +303,7 @@ describe.each(ORDERS)('saving a card: the return from EveryPay and its callback,
     }
     await s.everypay.callbacksIdle();
     const location = new URL(response.headers.get('location')!, 'http://frontend.invalid');
-    return { reference, location: `${location.pathname}${location.search}`, sent: s.everypay.callbacks.slice(from) };
+    return { reference, back, location: `${location.pathname}${location.search}`, sent: s.everypay.callbacks.slice(from) };
   }
 
   const cardsOf = async (customer: TestCustomer) => ({
@@ -331,18 +331,49 @@ describe.each(ORDERS)('saving a card: the return from EveryPay and its callback,
     expect(await cardsOf(customer)).toEqual(cards);
   });
 
-  it(`declined, ${flows[order]}: saved=false, nothing kept`, async () => {
+  it(`declined, ${flows[order]}: saved=false, the card DECLINED with no token and listed nowhere`, async () => {
     const customer = await createCustomer(s.t.database.db);
     const { reference, location, sent } = await saveInOrder(customer, 'decline');
     expect(location).toMatch(/^\/account\/subscription-cards\?cardId=\d+&saved=false$/);
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
     const cards = await cardsOf(customer);
-    expect(cards).toEqual({ listed: [], rows: [] });
+    const id = Number(new URL(location, 'http://frontend.invalid').searchParams.get('cardId'));
+    expect(cards).toEqual({ listed: [], rows: [{ id, state: 'DECLINED', token: null, is_default: expect.anything() }] });
+    expect(Boolean(cards.rows[0]!.is_default)).toBe(false);
     await repeatCallback(reference);
     expect(await cardsOf(customer)).toEqual(cards);
     // Not taken for an unknown payment: the orders' callback inbox never saw it.
     const inbox = await s.t.database.db.selectFrom('payment_callback').select('outcome').where('reference', '=', reference).execute();
     expect(inbox).toEqual([]);
+  });
+
+  it(`declined, ${flows[order]}, then settled after all: the late callback saves the card, listed, the default, and it pays`, async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const { reference, back, location } = await saveInOrder(customer, 'decline');
+    expect(location).toMatch(/^\/account\/subscription-cards\?cardId=\d+&saved=false$/);
+    const id = Number(new URL(location, 'http://frontend.invalid').searchParams.get('cardId'));
+    // Declined: listed nowhere, and no route takes it for a saved card.
+    expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toEqual([]);
+    expect((await call(s, customer, 'PUT', `/subscription-credit-card/${id}/default`)).statusCode).toBe(404);
+    expect((await subscribe(s, customer, 'SHELF5', id)).statusCode).toBe(422);
+    // The card's bank approves it after all: EveryPay settles the payment, saves the card and tells the shop.
+    const late = await s.everypay.settle(reference);
+    expect(answers(late)).toEqual([[200, { outcome: 'applied' }]]);
+    const token = s.everypay.payment(reference)!.card!.token;
+    const cards = await cardsOf(customer);
+    expect(cards.rows).toEqual([{ id, state: 'ACTIVE', token, is_default: expect.anything() }]);
+    expect(Boolean(cards.rows[0]!.is_default)).toBe(true);
+    expect(cards.listed).toEqual([expect.objectContaining({ id, isDefault: true, lastFour: '1002' })]);
+    // The shopper's return link now says saved; the callback again changes nothing.
+    const again = await fetch(back, { redirect: 'manual' });
+    expect(again.headers.get('location')).toMatch(new RegExp(`\\?cardId=${id}&saved=true$`));
+    await repeatCallback(reference);
+    expect(await cardsOf(customer)).toEqual(cards);
+    // It is a saved card like any other: a subscription is paid with it.
+    s.everypay.setCardOutcome(token, 'settled');
+    const sub = await subscribe(s, customer, 'SHELF5', id);
+    expect(sub.statusCode, sub.body).toBe(201);
+    expect(sub.json()).toMatchObject({ status: 'ACTIVE', cardId: id });
   });
 });
 

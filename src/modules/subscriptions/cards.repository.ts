@@ -44,7 +44,7 @@ export async function setPaymentReference(db: Db, id: number, reference: string,
   await db.updateTable('subscription_card').set({ payment_reference: reference, updated_at: now }).where('id', '=', id).execute();
 }
 
-/** Confirms a pending card with what the gateway says of it; false when it was confirmed (or removed) already. */
+/** Confirms a pending or declined card with what the gateway says of it; false when it was confirmed (or removed) already. */
 export async function confirmCard(db: Db, id: number, card: SavedCard, isDefault: boolean, now: number): Promise<boolean> {
   const result = await db
     .updateTable('subscription_card')
@@ -59,7 +59,7 @@ export async function confirmCard(db: Db, id: number, card: SavedCard, isDefault
       updated_at: now,
     })
     .where('id', '=', id)
-    .where('state', '=', 'PENDING')
+    .where('state', 'in', ['PENDING', 'DECLINED'])
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -82,16 +82,18 @@ export async function deleteCards(db: Db, ids: number[], replacement: number | n
   return Number(result.numDeletedRows);
 }
 
-/**
- * Removes a card that is still waiting for its gateway (no subscription uses one); false when it was
- * confirmed (or removed) meanwhile.
- */
-export async function deletePendingCard(db: Db, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('subscription_card').where('id', '=', id).where('state', '=', 'PENDING').executeTakeFirst();
-  return result.numDeletedRows > 0n;
+/** Marks a card still waiting for its gateway DECLINED; false when it was confirmed, declined (or removed) meanwhile. */
+export async function declinePendingCard(db: Db, id: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_card')
+    .set({ state: 'DECLINED', updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'PENDING')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-/** Cards never confirmed since `pendingBefore`, and confirmed cards whose expiry month ended before `now`. */
+/** Cards never confirmed since `pendingBefore` (pending or declined), and confirmed cards whose expiry month ended before `now`. */
 export async function cardsToPrune(db: Db, pendingBefore: number, now: number): Promise<number[]> {
   const date = new Date(now);
   const year = date.getUTCFullYear();
@@ -102,6 +104,7 @@ export async function cardsToPrune(db: Db, pendingBefore: number, now: number): 
     .where((eb) =>
       eb.or([
         eb.and([eb('state', '=', 'PENDING'), eb('created_at', '<', pendingBefore)]),
+        eb.and([eb('state', '=', 'DECLINED'), eb('created_at', '<', pendingBefore)]),
         eb.and([
           eb('state', '=', 'ACTIVE'),
           eb.or([eb('expiry_year', '<', year), eb.and([eb('expiry_year', '=', year), eb('expiry_month', '<', month)])]),

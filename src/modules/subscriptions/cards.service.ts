@@ -17,7 +17,7 @@ import {
   cardsToPrune,
   confirmCard,
   deleteCards,
-  deletePendingCard,
+  declinePendingCard,
   findCard,
   insertCard,
   makeDefault,
@@ -31,7 +31,10 @@ import { DAY_MS } from './periods.js';
 // token requested under an unscheduled agreement) and answers its redirect form. The card row is
 // PENDING until the gateway, asked by the shop itself (the shopper's return or a callback), says
 // the payment settled and names the token; then only the token, brand, last four digits and expiry
-// are kept. A card never confirmed within a day, and a card past its expiry, is pruned.
+// are kept. A decline makes it DECLINED, listed nowhere: the bank may still approve the payment
+// (EveryPay then settles it, saves the card at its end and calls back), and the shopper asked for
+// that card to be saved, so a settle the gateway reports later confirms it like a pending one. A
+// card never confirmed within a day (pending or declined), and a card past its expiry, is pruned.
 
 export interface CardUrls {
   /** Where the gateway sends the shopper back after saving card `cardId`. */
@@ -128,16 +131,18 @@ export type CardOutcome = 'saved' | 'failed' | 'pending' | 'done-already' | 'mis
 /** Applies the gateway's word on a card-saving payment (fetched by the shop, never taken from a request). */
 export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentStatus, now: number): Promise<CardOutcome> {
   if (status.orderReference !== card.order_reference) return 'mismatch';
-  if (card.state !== 'PENDING') return 'done-already';
-  if (status.state === 'pending') return 'pending';
+  if (card.state === 'ACTIVE') return 'done-already';
   if (status.state === 'settled' && status.card) {
+    // Pending, or declined before the bank approved it after all (a late settle): the card is saved.
     const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
     return (await confirmCard(trx, Number(card.id), status.card, !hasDefault, now)) ? 'saved' : 'done-already';
   }
-  // Declined, cancelled, or settled without a token: nothing to keep. Only while still pending: `card` may
-  // have been read before a callback confirmed it (the shopper's return read a decline, the payment then
-  // settled and its callback was applied first), and a saved card is never removed by an older status.
-  return (await deletePendingCard(trx, Number(card.id))) ? 'failed' : 'done-already';
+  if (status.state === 'pending') return 'pending';
+  // Declined, cancelled, or settled without a token: nothing to keep but the decline. Only while still
+  // pending: `card` may have been read before a callback confirmed it (the shopper's return read a
+  // decline, the payment then settled and its callback was applied first), and a saved card is never
+  // undone by an older status; a declined one is declined already.
+  return (await declinePendingCard(trx, Number(card.id), now)) ? 'failed' : 'done-already';
 }
 
 /** The shopper is back: the card's payment is looked up at its gateway and applied. Answers whether the card is saved. */

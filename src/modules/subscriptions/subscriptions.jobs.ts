@@ -63,9 +63,9 @@ export function subscriptionPayments(db: Kysely<Database>) {
       if (card) return (await applyCardStatus(trx, card, status, now)) !== 'mismatch';
       const charge = await findChargeByGatewayPayment(trx, gateway, status.reference, status.orderReference);
       if (charge) return (await applyChargeStatus(trx, charge, status, now)) !== 'mismatch';
-      // A card-saving payment whose card is gone: declined and removed (by the shopper's return or an
-      // earlier callback), removed by its owner, pruned or erased. Nothing is left to apply, and the
-      // callback is answered as the one that removed it was; orders would call it an unknown payment (404).
+      // A card-saving payment whose card is gone: removed by its owner, pruned (never confirmed within
+      // a day, declined ones too) or erased. Nothing is left to apply, and the callback is answered as
+      // the one that saw it last was; orders would call it an unknown payment (404).
       return CARD_SAVING_REFERENCE.test(status.orderReference);
     });
 }

@@ -4,7 +4,12 @@ import type { BooleanColumn } from '../../db/schema.js';
 
 export type PlanKind = 'AUDIO_CREDITS' | 'AUDIO_UNLIMITED' | 'EBOOK_SHELF';
 export type SubscriptionStatus = 'PENDING' | 'TRIAL' | 'ACTIVE' | 'FAILED' | 'LAPSED' | 'ENDED';
-export type CardState = 'PENDING' | 'ACTIVE';
+/**
+ * PENDING until the gateway answers the card-saving payment; ACTIVE once it settled with a token;
+ * DECLINED when it did not, kept (no card data, listed nowhere) until pruned with the pending ones,
+ * so that a payment the bank approves after all still saves the card.
+ */
+export type CardState = 'PENDING' | 'ACTIVE' | 'DECLINED';
 export type ChargePurpose = 'PERIOD' | 'UPGRADE';
 export type ChargeState = 'pending' | 'settled' | 'failed';
 
