@@ -94,6 +94,11 @@ export interface EveryPayServer {
    * the shop gets an answer older than the callback it applied meanwhile.
    */
   answerAfterCallbacks(options?: { path?: string; times?: number; andThen?: () => unknown }): void;
+  /**
+   * The next API request to `path` is carried out at once and answered only when `until` resolves: a
+   * slow answer, EveryPay's word as it stood when asked, arriving after it changed (and called back).
+   */
+  answerLate(path: string, until: Promise<unknown>): void;
   /** A payment the shop did not ask for (another amount for an order's reference, say), without a callback. */
   addPayment(input: { orderReference: string; amountCents: number; customerUrl?: string; state?: EveryPayState }): FakePayment;
   /** The shopper on the payment page: Pay, Decline or Cancel through HTTP; answers where the browser goes back to. */
@@ -138,6 +143,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const callbacks = new CallbackSender(options.callbackUrl, options.callbackFormat ?? 'form');
   let breakage: { how: Breakage; left: number; path?: string } | null = null;
   let lateAnswers: { left: number; path?: string; andThen?: () => unknown } | null = null;
+  let slowAnswer: { path: string; until: Promise<unknown> } | null = null;
   let url = '';
 
   const linkOf = (payment: FakePayment) => `${url}/lp?payment_reference=${payment.reference}`;
@@ -299,11 +305,14 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     }
     const late = lateAnswers !== null && (lateAnswers.path === undefined || lateAnswers.path === target.pathname) ? lateAnswers : null;
     if (late && --late.left <= 0) lateAnswers = null;
+    const slow = slowAnswer?.path === target.pathname ? slowAnswer : null;
+    if (slow) slowAnswer = null;
     const answer = api(req, target.pathname, target.searchParams, body);
     if (late) {
       await late.andThen?.();
       await callbacks.flush();
     }
+    if (slow) await slow.until;
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer.json));
   }
 
@@ -367,6 +376,9 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     callbacksIdle: () => callbacks.idle(),
     answerAfterCallbacks({ path, times = 1, andThen } = {}) {
       lateAnswers = { left: times, path, andThen };
+    },
+    answerLate(path, until) {
+      slowAnswer = { path, until };
     },
     addPayment: (input) =>
       add({

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders } from '../../src/modules/orders/index.js';
@@ -5,6 +6,7 @@ import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import type { SentCallback } from '../helpers/everypay-callbacks.js';
+import { engine } from '../helpers/test-app.js';
 import { card, dateIn, ledger } from '../gift-cards/helpers.js';
 import { createForm, pageOf, shopperReturns, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
 import { checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
@@ -505,6 +507,115 @@ describe.each(ORDERS)('the return reads an earlier state of the payment, the cal
       await s.everypay.callbacksIdle();
       expect(s.everypay.paymentsFor(p.code).map((payment) => [payment.state, payment.standingCents])).toEqual([['refunded', 0]]);
       expect(await ledger(db(), p.payWith)).toMatchObject({ balanceCents: 1000, heldCents: 0 });
+    },
+  );
+});
+
+// The same two at the same moment: the return read the payment (still with the bank, or declined) just
+// before the bank approved it, and its transaction read the payment row while the callback's, which
+// applies the settle, held the order. On PostgreSQL a transaction there reads the row as it was before
+// the callback's commit, so it must be read again under the order's lock; SQLite writes one transaction
+// at a time and cannot interleave them (the callback is applied first there, and the same must come out).
+describe('the return applies what it read while the callback settling the payment holds the order', () => {
+  const lockWaiters = async () =>
+    Number(
+      (
+        await sql<{ n: number | string }>`
+          select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db())
+      ).rows[0]!.n,
+    );
+  /**
+   * PostgreSQL: runs `during` while a transaction holds the order's row (as the callback's own holds it
+   * while it applies the settle), and lets go after it. SQLite: runs it, holding nothing (a transaction
+   * open here would keep the shop's requests from reaching EveryPay at all).
+   */
+  async function holdingOrderOnPostgres(orderId: number, during: () => Promise<void>) {
+    if (engine !== 'postgres') return during();
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx.selectFrom('customer_order').select('id').where('id', '=', orderId).forUpdate().execute();
+        await during();
+      });
+  }
+  async function until(what: string, done: () => boolean | Promise<boolean>) {
+    for (let tries = 0; tries < 1000; tries += 1) {
+      if (await done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`waited too long for ${what}`);
+  }
+
+  it.each(['sent_for_processing', 'failed'] as const)(
+    'read %s: the payment row stays settled under the paid order; the operator refunds it through EveryPay, once',
+    async (read) => {
+      const p = await purchase();
+      const payment = s.everypay.payment(p.reference)!;
+      // EveryPay's page left the payment so, and has not told the shop yet.
+      payment.state = read;
+      const back = new URL(payment.customerUrl);
+      back.searchParams.set('payment_reference', p.reference);
+      back.searchParams.set('order_reference', p.code);
+      await s.everypay.callbacksIdle();
+      const from = s.everypay.callbacks.length;
+      const asked = () => s.everypay.requests.filter((request) => request.path === statusPath(p.reference)).length;
+      const askedBefore = asked();
+      let answerReturn!: () => void;
+      s.everypay.answerLate(statusPath(p.reference), new Promise<void>((resolve) => (answerReturn = resolve)));
+      let returned!: ReturnType<typeof shopperReturns>;
+      await holdingOrderOnPostgres(p.orderId, async () => {
+        returned = shopperReturns(back.toString());
+        await until('the return to ask EveryPay', () => asked() > askedBefore);
+        // The bank approves it: EveryPay settles it and calls back. PostgreSQL: the callback has read
+        // the payment and waits for the order; SQLite: nothing holds the order, so it is applied.
+        const callback = s.everypay.settle(p.reference);
+        if (engine === 'postgres') await until('the callback to wait for the order', async () => (await lockWaiters()) >= 1);
+        else await callback;
+        // EveryPay's answer to the return, as the payment stood when it asked, arrives now.
+        answerReturn();
+        if (engine === 'postgres') await until('the return to wait for the order', async () => (await lockWaiters()) >= 2);
+      });
+      const { status, location } = await returned;
+      await s.everypay.callbacksIdle();
+      expect(status).toBe(303);
+      expect(pageOf(s.t, location)).toBe('finished');
+      expect(answers(s.everypay.callbacks.slice(from))).toEqual([[200, { outcome: 'applied' }]]);
+      const paid = await stateOf(p);
+      expect(paid).toMatchObject({
+        status: 'PENDING_PROCESSING',
+        moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'],
+        jobs: { 'gift-card.issue': 1, 'order.process': 1 },
+        // What the return read is recorded, and moves nothing: it is older than the settle applied.
+        inbox: [
+          [read === 'failed' ? 'failed' : 'pending', 'stale', 1],
+          ['settled', 'applied', 1],
+        ],
+        payments: [['settled', 4590, 0]],
+        atEveryPay: [['settled', 4590]],
+        payingCard: expect.objectContaining({ balanceCents: 0, heldCents: 0, kinds: ['IMPORT', 'RESERVE', 'CAPTURE'] }),
+        result: 'SUCCESS',
+      });
+      // So the operator's full refund is the card payment's, through EveryPay, and the gift card's share.
+      const refunded = await s.t.app.inject({
+        method: 'POST',
+        url: `/admin/orders/${p.code}/refund`,
+        headers: { authorization: `Bearer ${operatorKey}` },
+        payload: {},
+      });
+      expect(refunded.statusCode, refunded.body).toBe(200);
+      expect(refunded.json()).toMatchObject({ status: 'CANCELLED', payment: { state: 'refunded', refunded: 45.9 } });
+      await s.everypay.callbacksIdle();
+      expect(await stateOf(p)).toMatchObject({
+        status: 'CANCELLED',
+        payments: [['refunded', 4590, 4590]],
+        atEveryPay: [['refunded', 0]],
+        payingCard: expect.objectContaining({ balanceCents: 1000, heldCents: 0, kinds: ['IMPORT', 'RESERVE', 'CAPTURE', 'REFUND'] }),
+        stock: { web: 5, reserved: 0 },
+      });
+      const refunds = s.everypay.requests.filter(
+        (request) => request.path === REFUND_PATH && (request.body as { payment_reference: string }).payment_reference === p.reference,
+      );
+      expect(refunds).toHaveLength(1);
     },
   );
 });

@@ -152,6 +152,28 @@ describe('local EveryPay server', () => {
     expect(everypay.callbacks.filter((sent) => sent.fields.payment_reference === other).map((sent) => sent.status)).toEqual([200]);
   });
 
+  it('answers a call late with the state of when it was asked, on its path only', async () => {
+    const { reference } = await newPayment(3000);
+    let answer!: () => void;
+    everypay.answerLate(`/api/v4/payments/${reference}`, new Promise<void>((resolve) => (answer = resolve)));
+    // Another path is answered at once and leaves the rule in place.
+    expect(await gateway.fetchStatus('f'.repeat(56))).toBeNull();
+    const path = `/api/v4/payments/${reference}`;
+    const before = everypay.requests.filter((request) => request.path === path).length;
+    const asked = gateway.fetchStatus(reference);
+    let answered = false;
+    void asked.then(() => (answered = true));
+    while (everypay.requests.filter((request) => request.path === path).length === before)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await everypay.settle(reference);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    answer();
+    expect(await asked).toMatchObject({ state: 'pending' });
+    // Once only.
+    expect(await gateway.fetchStatus(reference)).toMatchObject({ state: 'settled' });
+  });
+
   it('forges callbacks: a reference it never issued, and a real payment of another amount for the same order', async () => {
     const forged = 'e'.repeat(56);
     await everypay.forgeCallback({ payment_reference: forged, order_reference: 'WT999999', event_name: 'status_updated' });

@@ -41,26 +41,34 @@ export async function applyPaymentStatus(
 }
 
 async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, source: StatusSource, now: number): Promise<AppliedStatus> {
+  const found = await trx
+    .selectFrom('order_payment')
+    .select(['id', 'order_id'])
+    .where('gateway', '=', gateway)
+    .where('reference', '=', status.reference)
+    .executeTakeFirst();
+  if (!found) return applyUnknownPayment(trx, gateway, status, now);
+  const orderId = Number(found.order_id);
+  // The order's status decides what this status does to it: locked before it is read, so that a
+  // transition committed meanwhile (processing, the unpaid sweep) is seen, not moved over.
+  const current = (await lockOrder(trx, orderId))!;
+  // The payment's state too is read under the order's lock, which every status applied to it holds:
+  // read before it, on PostgreSQL, it is the state before another applier's commit (the callback's
+  // settle, while a return that read "still with the bank" or a decline waited for the order), that
+  // older status is not seen as older, and it overwrites the settle under the paid order.
   const payment = await trx
     .selectFrom('order_payment')
     .innerJoin('customer_order', 'customer_order.id', 'order_payment.order_id')
     .select([
       'order_payment.id',
-      'order_payment.order_id',
       'order_payment.amount_cents',
       'order_payment.state',
       'order_payment.refunded_cents',
       'customer_order.code',
       'order_payment.order_reference',
     ])
-    .where('order_payment.gateway', '=', gateway)
-    .where('order_payment.reference', '=', status.reference)
-    .executeTakeFirst();
-  if (!payment) return applyUnknownPayment(trx, gateway, status, now);
-  const orderId = Number(payment.order_id);
-  // The order's status decides what this status does to it: locked before it is read, so that a
-  // transition committed meanwhile (processing, the unpaid sweep) is seen, not moved over.
-  const current = (await lockOrder(trx, orderId))!;
+    .where('order_payment.id', '=', found.id)
+    .executeTakeFirstOrThrow();
   const inbox = await recordInInbox(trx, gateway, status, orderId, now);
   // A repeat may have waited for the first one's commit: the order's status is read after it.
   if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };
