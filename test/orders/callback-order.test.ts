@@ -6,6 +6,7 @@ import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import type { SentCallback } from '../helpers/everypay-callbacks.js';
+import { expectErrorBody } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
 import { card, dateIn, ledger } from '../gift-cards/helpers.js';
 import { createForm, pageOf, shopperReturns, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
@@ -616,6 +617,77 @@ describe('the return applies what it read while the callback settling the paymen
         (request) => request.path === REFUND_PATH && (request.body as { payment_reference: string }).payment_reference === p.reference,
       );
       expect(refunds).toHaveLength(1);
+    },
+  );
+});
+
+describe("an operator's refund of an order whose card payment is not settled in the shop's rows", () => {
+  const refund = (p: Purchase, body: object) =>
+    s.t.app.inject({
+      method: 'POST',
+      url: `/admin/orders/${p.code}/refund`,
+      headers: { authorization: `Bearer ${operatorKey}` },
+      payload: body,
+    });
+  const refundRequests = (p: Purchase) =>
+    s.everypay.requests.filter(
+      (request) => request.path === REFUND_PATH && (request.body as { payment_reference: string }).payment_reference === p.reference,
+    );
+
+  it('still with the bank: 409 and nothing moves; once EveryPay settles it, the refund goes through EveryPay, once', async () => {
+    const p = await purchase();
+    // The shopper paid; the bank is still deciding, and EveryPay says so to the callback.
+    await s.everypay.setState(p.reference, 'sent_for_processing');
+    await s.everypay.callbacksIdle();
+    const pending = await stateOf(p);
+    expect(pending).toMatchObject({ status: 'PENDING_PAYMENT', payments: [['pending', 4590, 0]], stock: { web: 5, reserved: 1 } });
+    for (const body of [{}, { amount: 10 }]) {
+      const refused = expectErrorBody(await refund(p, body), 409, 'Conflict');
+      expect(refused.message).toBe(`Tellimusel ${p.code} ei ole laekunud makset, mida tagastada.`);
+    }
+    expect(await stateOf(p)).toEqual(pending);
+    expect(refundRequests(p)).toEqual([]);
+    // The bank approves it: paid, and now refunded in full through EveryPay with the gift card's share.
+    await s.everypay.settle(p.reference);
+    await s.everypay.callbacksIdle();
+    expect(await stateOf(p)).toMatchObject({ status: 'PENDING_PROCESSING', payments: [['settled', 4590, 0]] });
+    const refunded = await refund(p, {});
+    expect(refunded.statusCode, refunded.body).toBe(200);
+    expect(refunded.json()).toMatchObject({ status: 'CANCELLED', payment: { state: 'refunded', refunded: 45.9 } });
+    await s.everypay.callbacksIdle();
+    expect(await stateOf(p)).toMatchObject({
+      status: 'CANCELLED',
+      payments: [['refunded', 4590, 4590]],
+      atEveryPay: [['refunded', 0]],
+      payingCard: expect.objectContaining({ balanceCents: 1000, heldCents: 0, kinds: ['IMPORT', 'RESERVE', 'CAPTURE', 'REFUND'] }),
+      stock: { web: 5, reserved: 0 },
+      bought: [{ issued: false, cancelled: true }],
+    });
+    expect(refundRequests(p)).toHaveLength(1);
+    expectErrorBody(await refund(p, {}), 409, 'Conflict');
+    expect(refundRequests(p)).toHaveLength(1);
+  });
+
+  // An earlier build applied a status read before the settle over it (see the describe above), leaving
+  // the row of a paid order's payment pending or failed. The gift cards' refund alone would cancel the
+  // order and keep the card's money.
+  it.each(['pending', 'failed'] as const)(
+    'a paid order whose payment row an earlier build left %s: 409, nothing moves, EveryPay is asked nothing',
+    async (left) => {
+      const p = await purchase();
+      await s.everypay.settle(p.reference);
+      await s.everypay.callbacksIdle();
+      await db().updateTable('order_payment').set({ state: left }).where('order_id', '=', p.orderId).execute();
+      const before = await stateOf(p);
+      expect(before).toMatchObject({ status: 'PENDING_PROCESSING', payments: [[left, 4590, 0]], atEveryPay: [['settled', 4590]] });
+      for (const body of [{}, { amount: 10 }, { amount: 45.9 }]) {
+        const refused = expectErrorBody(await refund(p, body), 409, 'Conflict');
+        expect(refused.message).toBe(
+          `Tellimus ${p.code} on makstud makseviisiga "everypay", kuid pood ei tea seda makset laekununa: midagi ei tagastatud. Tagastage see makseviisi kaudu.`,
+        );
+      }
+      expect(await stateOf(p)).toEqual(before);
+      expect(refundRequests(p)).toEqual([]);
     },
   );
 });

@@ -6,6 +6,8 @@ const en = {
   'orders.pageWithCursor': 'A walk by "after" goes on from its cursor: leave "page" out.',
   'orders.notPaid': 'Order {code} is {status}: it has not been paid, so the back office cannot have it.',
   'orders.noSettledPayment': 'Order {code} has no settled payment to refund.',
+  'orders.paymentNotSettled':
+    'Order {code} was paid through "{gateway}", but the shop does not have that payment as settled: nothing was refunded. Refund it at the gateway.',
   'orders.refundTooLarge': 'The refund of {amount} EUR is more than is left of the payment ({left} EUR).',
   'orders.giftCardRefundWhole':
     'The order was paid by gift cards only: its refund gives them back all they paid ({left} EUR), leave the amount out.',
@@ -34,6 +36,8 @@ const et: Record<keyof typeof en, string> = {
   'orders.pageWithCursor': 'Läbimine "after"-iga jätkab oma kursorist: jätke "page" ära.',
   'orders.notPaid': 'Tellimus {code} on olekus {status}: see ei ole makstud, nii et tagakontoril ei saa seda olla.',
   'orders.noSettledPayment': 'Tellimusel {code} ei ole laekunud makset, mida tagastada.',
+  'orders.paymentNotSettled':
+    'Tellimus {code} on makstud makseviisiga "{gateway}", kuid pood ei tea seda makset laekununa: midagi ei tagastatud. Tagastage see makseviisi kaudu.',
   'orders.refundTooLarge': 'Tagastus {amount} EUR on suurem kui makse järelejäänud osa ({left} EUR).',
   'orders.giftCardRefundWhole':
     'Tellimus on makstud ainult kinkekaartidega: tagastus annab neile tagasi kogu makstud summa ({left} EUR), jätke summa märkimata.',
@@ -62,6 +66,8 @@ const ru: Record<keyof typeof en, string> = {
   'orders.pageWithCursor': 'Обход по "after" продолжается с его курсора: не указывайте "page".',
   'orders.notPaid': 'Заказ {code} в состоянии {status}: он не оплачен, поэтому его не может быть в бэк-офисе.',
   'orders.noSettledPayment': 'У заказа {code} нет поступившего платежа для возврата.',
+  'orders.paymentNotSettled':
+    'Заказ {code} оплачен через "{gateway}", но магазин не знает этот платёж как поступивший: ничего не возвращено. Верните его через платёжный шлюз.',
   'orders.refundTooLarge': 'Возврат {amount} EUR больше оставшейся части платежа ({left} EUR).',
   'orders.giftCardRefundWhole':
     'Заказ оплачен только подарочными картами: возврат возвращает им всю оплаченную сумму ({left} EUR), не указывайте сумму.',

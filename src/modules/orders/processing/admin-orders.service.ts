@@ -123,11 +123,18 @@ export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code
  * cards paid, back on their ledgers (the CANCELLED transition refunds each CAPTURED hold once).
  * A card's share goes back whole, so a part refund is refused; an order whose cards have nothing
  * left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409.
+ *
+ * A paid order with a payment made at a gateway (it has the gateway's reference) that is neither
+ * settled nor refunded in the shop's rows is a 409 too: it was paid through that payment, whose row
+ * is behind (a status read before the settle was applied over it, which earlier builds did), and
+ * cancelling it would keep the card's money while the order is off.
  */
 async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: string, amountCents: number | undefined, now: number) {
   await db.transaction().execute(async (trx) => {
     const left = await capturedCents(trx, order.id);
     if (left === 0 || !PAID.includes(order.status)) throw conflict('orders.noSettledPayment', { code });
+    const online = (await paymentsOf(trx, [order.id])).find((payment) => payment.reference !== null && payment.state !== 'refunded');
+    if (online) throw conflict('orders.paymentNotSettled', { code, gateway: online.gateway });
     const cents = amountCents ?? left;
     if (cents > left) throw conflict('orders.refundTooLarge', { amount: (cents / 100).toFixed(2), left: (left / 100).toFixed(2) });
     if (cents !== left) throw conflict('orders.giftCardRefundWhole', { left: (left / 100).toFixed(2) });
