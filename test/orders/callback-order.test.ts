@@ -5,7 +5,7 @@ import { sweepOrders } from '../../src/modules/orders/index.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
-import type { SentCallback } from '../helpers/everypay-callbacks.js';
+import { answers, CALLBACK_ORDERS, inOrder, type CallbackOrder } from '../helpers/everypay-order.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
 import { card, dateIn, ledger } from '../gift-cards/helpers.js';
@@ -40,40 +40,8 @@ afterAll(async () => {
 });
 const db = () => s.t.database.db;
 
-type Order = 'answer first' | 'callback first';
-const ORDERS: Order[] = ['answer first', 'callback first'];
 const statusPath = (reference: string) => `/api/v4/payments/${reference}`;
 const REFUND_PATH = '/api/v4/payments/refund';
-
-/**
- * Runs `action` (which makes the shop call EveryPay at `path`) with EveryPay's callbacks held: until the
- * action is done, or until that call of it, which is answered only once they were delivered and applied.
- * `prepare` runs first with the callbacks held too (the shopper on EveryPay's page). Answers the action's
- * result and the callbacks sent.
- */
-async function inOrder<T>(
-  order: Order,
-  path: string,
-  action: () => Promise<T>,
-  prepare?: () => Promise<unknown>,
-): Promise<{ result: T; sent: SentCallback[] }> {
-  await s.everypay.callbacksIdle();
-  const from = s.everypay.callbacks.length;
-  s.everypay.holdCallbacks();
-  await prepare?.();
-  if (order === 'callback first') s.everypay.answerAfterCallbacks({ path });
-  const result = await action();
-  if (order === 'answer first') {
-    expect(s.everypay.callbacks.slice(from)).toEqual([]);
-    await s.everypay.releaseCallbacks();
-  } else {
-    expect(s.everypay.callbacks.slice(from).map((callback) => callback.status)).toEqual([200]);
-  }
-  await s.everypay.callbacksIdle();
-  return { result, sent: s.everypay.callbacks.slice(from) };
-}
-
-const answers = (sent: SentCallback[]) => sent.map((callback) => [callback.status, JSON.parse(callback.answer ?? 'null')]);
 
 /** The same callback again: twice one after the other, then twice at once; each one answered 200. */
 async function repeatCallback(reference: string) {
@@ -178,9 +146,10 @@ async function stateOf(p: Purchase) {
 }
 
 /** The shopper pays or declines on EveryPay's page and comes back to the return, which asks EveryPay. */
-function payInOrder(p: Purchase, order: Order, action: 'pay' | 'decline') {
+function payInOrder(p: Purchase, order: CallbackOrder, action: 'pay' | 'decline') {
   let back = '';
   return inOrder(
+    s.everypay,
     order,
     statusPath(p.reference),
     () => shopperReturns(back),
@@ -190,7 +159,7 @@ function payInOrder(p: Purchase, order: Order, action: 'pay' | 'decline') {
   );
 }
 
-describe.each(ORDERS)("checkout's card payment: the shopper's return and EveryPay's callback, %s", (order) => {
+describe.each(CALLBACK_ORDERS)("checkout's card payment: the shopper's return and EveryPay's callback, %s", (order) => {
   const returnOrCallback =
     order === 'answer first'
       ? 'the return applies it, the callback finds it applied'
@@ -259,7 +228,7 @@ describe.each(ORDERS)("checkout's card payment: the shopper's return and EveryPa
   });
 });
 
-describe.each(ORDERS)("an operator's refund: EveryPay's answer and its callback, %s", (order) => {
+describe.each(CALLBACK_ORDERS)("an operator's refund: EveryPay's answer and its callback, %s", (order) => {
   const refund = (p: Purchase, body: object) =>
     s.t.app.inject({
       method: 'POST',
@@ -285,7 +254,7 @@ describe.each(ORDERS)("an operator's refund: EveryPay's answer and its callback,
 
   it('a part refund: 200 with the payment refunded in part, EveryPay refunds it once, the order goes on', async () => {
     const { p, before } = await processed();
-    const { result, sent } = await inOrder(order, REFUND_PATH, () => refund(p, { amount: 10 }));
+    const { result, sent } = await inOrder(s.everypay, order, REFUND_PATH, () => refund(p, { amount: 10 }));
     expect(result.statusCode, result.body).toBe(200);
     expect(result.json()).toMatchObject({ code: p.code, status: before.status, payment: { state: 'refunded', refunded: 10 } });
     expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
@@ -304,7 +273,7 @@ describe.each(ORDERS)("an operator's refund: EveryPay's answer and its callback,
 
   it('a full refund: 200 CANCELLED, EveryPay refunds it once, the gift card gets its share back once, the card bought is voided', async () => {
     const { p, before } = await processed();
-    const { result, sent } = await inOrder(order, REFUND_PATH, () => refund(p, {}));
+    const { result, sent } = await inOrder(s.everypay, order, REFUND_PATH, () => refund(p, {}));
     expect(result.statusCode, result.body).toBe(200);
     expect(result.json()).toMatchObject({ code: p.code, status: 'CANCELLED', payment: { state: 'refunded', refunded: 45.9 } });
     expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'applied' }]]);
@@ -333,13 +302,13 @@ describe.each(ORDERS)("an operator's refund: EveryPay's answer and its callback,
   });
 });
 
-describe.each(ORDERS)("the unpaid-order sweep: its look-up at EveryPay and EveryPay's callback, %s", (order) => {
+describe.each(CALLBACK_ORDERS)("the unpaid-order sweep: its look-up at EveryPay and EveryPay's callback, %s", (order) => {
   /** The purchase paid or declined on EveryPay's page 31 minutes ago; the shopper never came back. */
   async function unreturned(action: 'pay' | 'decline') {
     const p = await purchase();
     await age(db(), p.orderId, 31);
     const sweep = () => sweepOrders(sweepDepsOf(s.t), Date.now());
-    return { p, run: () => inOrder(order, statusPath(p.reference), sweep, () => s.everypay.shopper(p.reference, action)) };
+    return { p, run: () => inOrder(s.everypay, order, statusPath(p.reference), sweep, () => s.everypay.shopper(p.reference, action)) };
   }
 
   it('settled: the sweep reports it paid; paid once', async () => {
@@ -382,7 +351,7 @@ describe.each(ORDERS)("the unpaid-order sweep: its look-up at EveryPay and Every
   });
 });
 
-describe.each(ORDERS)("the sweep's refund of a payment that settled too late: EveryPay's answer and its callback, %s", (order) => {
+describe.each(CALLBACK_ORDERS)("the sweep's refund of a payment that settled too late: EveryPay's answer and its callback, %s", (order) => {
   it('refunded whole once; the order stays given up, the gift card untouched', async () => {
     const p = await purchase();
     await s.everypay.shopper(p.reference, 'decline');
@@ -403,7 +372,7 @@ describe.each(ORDERS)("the sweep's refund of a payment that settled too late: Ev
       ],
     });
 
-    const { result, sent } = await inOrder(order, REFUND_PATH, () => sweepOrders(sweepDepsOf(s.t), Date.now()));
+    const { result, sent } = await inOrder(s.everypay, order, REFUND_PATH, () => sweepOrders(sweepDepsOf(s.t), Date.now()));
     expect(result).toEqual({ ran: true, result: expect.objectContaining({ refunded: 1, paid: 0, cancelled: 0 }) });
     expect(answers(sent)).toEqual([[200, { outcome: order === 'answer first' ? 'duplicate' : 'stale' }]]);
     const after = await stateOf(p);
@@ -440,7 +409,7 @@ describe.each(ORDERS)("the sweep's refund of a payment that settled too late: Ev
 // sent_for_processing; or declined, and then paid after all), and the callback with that word may be
 // applied before the return applies what it read. Whichever comes first, the payment and the order end
 // as EveryPay says now: a status older than the one applied never takes its place.
-describe.each(ORDERS)('the return reads an earlier state of the payment, the callback brings it settled, %s', (order) => {
+describe.each(CALLBACK_ORDERS)('the return reads an earlier state of the payment, the callback brings it settled, %s', (order) => {
   /** The return reads `read`; EveryPay settles the payment just after (its callback after the return, or applied before the return goes on). */
   async function earlierReturn(p: Purchase, read: 'sent_for_processing' | 'failed') {
     // EveryPay's page left the payment so, and has not told the shop yet.

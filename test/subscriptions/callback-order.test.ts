@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SentCallback } from '../helpers/everypay-callbacks.js';
+import { answers, CALLBACK_ORDERS, inOrder } from '../helpers/everypay-order.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import {
   DAY,
@@ -38,36 +38,9 @@ afterEach(async () => {
   await s.everypay.callbacksIdle();
 });
 
-type Order = 'answer first' | 'callback first';
-const ORDERS: Order[] = ['answer first', 'callback first'];
 /** The answer to a payment the card's bank declined. */
 const DECLINED = { name: 'Conflict', message: 'Kaardimakse lükati tagasi.', code: expect.any(Number), status: 409 };
 const statusPath = (reference: string) => `/api/v4/payments/${reference}`;
-
-/**
- * Runs `action` (which makes one payment call to EveryPay at `path`) with the callback of that payment
- * applied after the answer, or before it; answers the action's result and the callbacks it made.
- */
-async function inOrder<T>(order: Order, path: string, action: () => Promise<T>): Promise<{ result: T; sent: SentCallback[] }> {
-  // The callbacks of the steps before (the card saved, the first month) are not this payment's.
-  await s.everypay.callbacksIdle();
-  const from = s.everypay.callbacks.length;
-  if (order === 'answer first') s.everypay.holdCallbacks();
-  else s.everypay.answerAfterCallbacks({ path });
-  const result = await action();
-  if (order === 'answer first') {
-    // Nothing reached the shop before the answer was applied.
-    expect(s.everypay.callbacks.slice(from)).toEqual([]);
-    await s.everypay.releaseCallbacks();
-  } else {
-    // The callback was answered before EveryPay answered the call.
-    expect(s.everypay.callbacks.slice(from).map((callback) => callback.status)).toEqual([200]);
-  }
-  await s.everypay.callbacksIdle();
-  return { result, sent: s.everypay.callbacks.slice(from) };
-}
-
-const answers = (sent: SentCallback[]) => sent.map((callback) => [callback.status, JSON.parse(callback.answer ?? 'null')]);
 
 /** The same callback again: twice one after the other, then twice at once; each one answered 200. */
 async function repeatCallback(reference: string) {
@@ -107,10 +80,10 @@ async function cardHolder(outcome: 'settled' | 'failed') {
   return customer;
 }
 
-describe.each(ORDERS)('the first month charged at POST /subscription, %s', (order) => {
+describe.each(CALLBACK_ORDERS)('the first month charged at POST /subscription, %s', (order) => {
   it('settled: 201 ACTIVE, charged once, one purchased mail', async () => {
     const customer = await cardHolder('settled');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
     expect(result.statusCode, result.body).toBe(201);
     const sub = result.json();
     expect(sub).toMatchObject({ status: 'ACTIVE', plan: { code: 'SHELF5' }, trial: false });
@@ -130,7 +103,7 @@ describe.each(ORDERS)('the first month charged at POST /subscription, %s', (orde
 
   it('declined: 409 paymentDeclined, the subscription ENDED, nothing mailed, and the family free again', async () => {
     const customer = await cardHolder('failed');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
     expect(result.json()).toEqual(DECLINED);
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
     const [listed] = (await call(s, customer, 'GET', '/subscription')).json();
@@ -168,12 +141,12 @@ async function midwaySubscriber(outcome: 'settled' | 'failed') {
   return { company, id: sub.id as number };
 }
 
-describe.each(ORDERS)('an upgrade charged at PUT /subscription/{id}/plan, %s', (order) => {
+describe.each(CALLBACK_ORDERS)('an upgrade charged at PUT /subscription/{id}/plan, %s', (order) => {
   const upgrade = (who: TestCustomer, id: number) => call(s, who, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
 
   it('settled: 200 on the better plan, charged once', async () => {
     const { company, id } = await midwaySubscriber('settled');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => upgrade(company, id));
     expect(result.statusCode, result.body).toBe(200);
     expect(result.json()).toMatchObject({ id, status: 'ACTIVE', plan: { code: 'AUDIOMAX' }, nextPlanId: null });
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
@@ -198,7 +171,7 @@ describe.each(ORDERS)('an upgrade charged at PUT /subscription/{id}/plan, %s', (
 
   it('declined: 409 paymentDeclined, the plan unchanged, and a new attempt may be made', async () => {
     const { company, id } = await midwaySubscriber('failed');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => upgrade(company, id));
     expect(result.json()).toEqual(DECLINED);
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
     const state = await stateOf(company, id);
@@ -218,7 +191,7 @@ describe.each(ORDERS)('an upgrade charged at PUT /subscription/{id}/plan, %s', (
   });
 });
 
-describe.each(ORDERS)('a renewal charged by the billing run, %s', (order) => {
+describe.each(CALLBACK_ORDERS)('a renewal charged by the billing run, %s', (order) => {
   /** A SHELF5 subscriber whose period ended a second ago: the only one the run finds due (the other tests' periods end later). */
   async function dueSubscriber(outcome: 'settled' | 'failed') {
     const customer = await cardHolder('settled');
@@ -236,7 +209,7 @@ describe.each(ORDERS)('a renewal charged by the billing run, %s', (order) => {
 
   it('settled: the run reports it charged; the next period follows without a gap', async () => {
     const { customer, id, end } = await dueSubscriber('settled');
-    const { result: report, sent } = await inOrder(order, MIT_PATH, () => bill(s, end + 1000));
+    const { result: report, sent } = await inOrder(s.everypay, order, MIT_PATH, () => bill(s, end + 1000));
     expect(report).toMatchObject({ charged: 1, failed: 0, pending: 0, skipped: 0 });
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
     const state = await stateOf(customer, id);
@@ -260,7 +233,7 @@ describe.each(ORDERS)('a renewal charged by the billing run, %s', (order) => {
 
   it('declined: the run reports it failed; FAILED with a retry, one billingFailed mail', async () => {
     const { customer, id, end } = await dueSubscriber('failed');
-    const { result: report, sent } = await inOrder(order, MIT_PATH, () => bill(s, end + 1000));
+    const { result: report, sent } = await inOrder(s.everypay, order, MIT_PATH, () => bill(s, end + 1000));
     expect(report).toMatchObject({ charged: 0, failed: 1, pending: 0, skipped: 0 });
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
     const state = await stateOf(customer, id);
@@ -280,7 +253,7 @@ describe.each(ORDERS)('a renewal charged by the billing run, %s', (order) => {
   });
 });
 
-describe.each(ORDERS)('saving a card: the return from EveryPay and its callback, %s', (order) => {
+describe.each(CALLBACK_ORDERS)('saving a card: the return from EveryPay and its callback, %s', (order) => {
   const flows = { 'answer first': 'return first', 'callback first': 'callback first' } as const;
 
   /** POST, the shopper on EveryPay's page, then the return with the callback before or after it. */
@@ -380,7 +353,7 @@ describe.each(ORDERS)('saving a card: the return from EveryPay and its callback,
 // EveryPay may answer a charge while the card's bank is still deciding (sent_for_processing) and send
 // the callback with the decision right after. When the answer is applied first the shop cannot know
 // more than "pending"; when the callback came first, the charge is decided and the caller is told so.
-describe.each(ORDERS)('a charge EveryPay answers while the bank is still deciding, %s', (order) => {
+describe.each(CALLBACK_ORDERS)('a charge EveryPay answers while the bank is still deciding, %s', (order) => {
   const upgrade = (who: TestCustomer, id: number) => call(s, who, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
   const processing = (outcome: 'settled' | 'failed') =>
     s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, outcome, { processing: true });
@@ -388,7 +361,7 @@ describe.each(ORDERS)('a charge EveryPay answers while the bank is still decidin
   it('the first month settled: 201, PENDING until the callback, ACTIVE once it came; one purchased mail', async () => {
     const customer = await cardHolder('settled');
     processing('settled');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
     expect(result.statusCode, result.body).toBe(201);
     expect(result.json().status).toBe(order === 'answer first' ? 'PENDING' : 'ACTIVE');
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
@@ -407,7 +380,7 @@ describe.each(ORDERS)('a charge EveryPay answers while the bank is still decidin
   it('the first month declined: 201 PENDING until the callback, or 409 once it came; ENDED either way', async () => {
     const customer = await cardHolder('settled');
     processing('failed');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => subscribe(s, customer, 'SHELF5'));
     if (order === 'answer first') {
       expect(result.statusCode, result.body).toBe(201);
       expect(result.json().status).toBe('PENDING');
@@ -428,7 +401,7 @@ describe.each(ORDERS)('a charge EveryPay answers while the bank is still decidin
   it('an upgrade settled: 503 paymentPending until the callback, 200 on the better plan once it came', async () => {
     const { company, id } = await midwaySubscriber('settled');
     processing('settled');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => upgrade(company, id));
     if (order === 'answer first') expect(result.statusCode, result.body).toBe(503);
     else {
       expect(result.statusCode, result.body).toBe(200);
@@ -451,7 +424,7 @@ describe.each(ORDERS)('a charge EveryPay answers while the bank is still decidin
   it('an upgrade declined: 503 paymentPending until the callback, 409 once it came; the plan unchanged', async () => {
     const { company, id } = await midwaySubscriber('settled');
     processing('failed');
-    const { result, sent } = await inOrder(order, MIT_PATH, () => upgrade(company, id));
+    const { result, sent } = await inOrder(s.everypay, order, MIT_PATH, () => upgrade(company, id));
     if (order === 'answer first') expect(result.statusCode, result.body).toBe(503);
     else expect(result.json()).toEqual(DECLINED);
     expect(answers(sent)).toEqual([[200, { outcome: 'applied' }]]);
@@ -478,7 +451,7 @@ describe.each(ORDERS)('a charge EveryPay answers while the bank is still decidin
       .where('id', '=', sub.id)
       .execute();
     processing('settled');
-    const { result: report } = await inOrder(order, MIT_PATH, () => bill(s, end + 1000));
+    const { result: report } = await inOrder(s.everypay, order, MIT_PATH, () => bill(s, end + 1000));
     expect(report).toMatchObject(order === 'answer first' ? { charged: 0, pending: 1 } : { charged: 1, pending: 0 });
     expect(await stateOf(customer, sub.id)).toMatchObject({
       row: { status: 'ACTIVE', period_number: 2, period_start: end },
