@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { translate, type Language, type MessageKey } from '../i18n/index.js';
 import type { FieldError } from './errors.js';
+import { textPatternFailure } from './text.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -31,12 +32,36 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   // deeper than MAX_DEPTH. The schema's own check runs first: it removes unknown fields.
   const validateWithoutNul = (value: unknown) => {
     const valid = validate(value);
-    validateWithoutNul.errors = valid ? nulErrors(value, '') : validate.errors;
+    validateWithoutNul.errors = valid ? nulErrors(value, '') : withTextFailures(validate.errors, value);
     return validateWithoutNul.errors === null || validateWithoutNul.errors === undefined || validateWithoutNul.errors.length === 0;
   };
   validateWithoutNul.errors = null as ErrorObject[] | null | undefined;
   return validateWithoutNul;
 };
+
+/**
+ * The errors, those of a text's pattern (text.ts) saying why it failed (`params.failure`): a control
+ * character and a blank value get different messages.
+ */
+function withTextFailures(errors: ErrorObject[] | null | undefined, value: unknown): ErrorObject[] | null | undefined {
+  if (!errors?.some((error) => error.keyword === 'pattern')) return errors;
+  return errors.map((error) => {
+    if (error.keyword !== 'pattern') return error;
+    const failure = textPatternFailure(error.params.pattern, valueAt(value, error.instancePath));
+    return failure === undefined ? error : { ...error, params: { ...error.params, failure } };
+  });
+}
+
+/** The value at a JSON pointer (`/addresses/0/city`) of the validated data. */
+function valueAt(value: unknown, pointer: string): unknown {
+  let node = value;
+  for (const part of pointer.split('/').slice(1)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
 
 function nulErrors(value: unknown, path: string): ErrorObject[] | null {
   // Every request's headers, parameters and body pass here: the common case allocates nothing.
@@ -118,6 +143,9 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       if (params.format === 'date') return say('validation.format.date');
       return say('validation.format');
     case 'pattern':
+      // A text (text.ts): a control character, or nothing but white space where text is required.
+      if (params.failure === 'control') return say('validation.invalidCharacters');
+      if (params.failure === 'blank') return say('validation.required');
       return say('validation.pattern');
     case 'additionalProperties':
       return say('validation.unknownField');

@@ -93,6 +93,17 @@ describe('the web redirect flow', () => {
     expect((await me(t, response.json().accessToken)).json()).toMatchObject({ firstName: 'Ülle', lastName: 'Õun' });
   });
 
+  it("Apple: control characters in the user field's name become spaces (the name goes into mails and exports)", async () => {
+    const sub = newSubject();
+    apple.addAccount({ sub, email: uniqueEmail('apple'), email_verified: true });
+    const browser = new Browser(t);
+    const back = await signInAtProvider(t, 'apple', await startWebFlow(t, browser, 'apple'), { sub });
+    const user = JSON.stringify({ name: { firstName: 'Ülle\r\nBcc: x@example.com', lastName: '\u0007Õun\u001b[31m' } });
+    const callback = await returnFromProvider(browser, { ...back, body: `${back.body}&user=${encodeURIComponent(user)}` });
+    const response = await socialLogin(new URL(String(callback.headers.location)).searchParams.get('authId')!);
+    expect((await me(t, response.json().accessToken)).json()).toMatchObject({ firstName: 'Ülle Bcc: x@example.com', lastName: 'Õun [31m' });
+  });
+
   it('Facebook: the OAuth dialog with PKCE, then the Graph API', async () => {
     const user = { id: newSubject(), email: uniqueEmail('fb'), first_name: 'Liis', last_name: 'Lepp' };
     const landing = await webFlow('facebook', { sub: user.id, facebookUser: user });

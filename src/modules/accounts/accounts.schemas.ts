@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StoreRequestHeaders } from '../../http/schemas.js';
+import { MultilineText, TextLine } from '../../http/text.js';
 import { BasketSchema } from '../basket/index.js';
 
 // Forms of the account endpoints. Every field has a length limit; a success response is the
 // accepted form without secrets.
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address' });
-const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Name = TextLine({ minLength: 1, maxLength: 100 });
 const Phone = Type.String({
   pattern: '^\\+?[0-9][0-9 ()-]{4,24}$',
   maxLength: 30,
@@ -34,16 +35,16 @@ export const WebRegistrationForm = Type.Object({ ...simpleFields, firstName: Nam
 export type SimpleRegistrationForm = Static<typeof MobileRegistrationForm>;
 
 const Address = Type.Object({
-  street: Type.String({ minLength: 1, maxLength: 200 }),
-  city: Type.String({ minLength: 1, maxLength: 100 }),
-  postcode: Type.String({ minLength: 1, maxLength: 20 }),
+  street: TextLine({ minLength: 1, maxLength: 200 }),
+  city: TextLine({ minLength: 1, maxLength: 100 }),
+  postcode: TextLine({ minLength: 1, maxLength: 20 }),
   countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
 });
 
 const ContactPerson = Type.Object({ firstName: Name, lastName: Name, email: Email, phone: Phone });
 
 const businessFields = {
-  companyName: Type.String({ minLength: 1, maxLength: 200 }),
+  companyName: TextLine({ minLength: 1, maxLength: 200 }),
   registryCode: Type.String({ pattern: '^[A-Za-z0-9-]{2,40}$', description: 'Commercial registry code' }),
   vatNumber: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}[A-Za-z0-9]{2,38}$', description: 'VAT number, e.g. EE100000000' })),
   address: Address,
@@ -56,7 +57,7 @@ export type BusinessRegistrationForm = Static<typeof BusinessRegistrationForm>;
 export const WholesaleRegistrationForm = Type.Object({
   ...businessFields,
   expectedYearlyTurnover: Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Expected yearly purchases, euros' }),
-  message: Type.Optional(Type.String({ maxLength: 2000 })),
+  message: Type.Optional(MultilineText({ maxLength: 2000 })),
 });
 export type WholesaleRegistrationForm = Static<typeof WholesaleRegistrationForm>;
 

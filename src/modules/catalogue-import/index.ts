@@ -5,11 +5,13 @@ export { catalogueImportKinds } from './kinds.js';
 export {
   Code,
   DateValue,
+  Line,
   LineError,
   Money,
   Name,
   Position,
   Store,
+  Text,
   Translated,
   cents,
   endTimestamp,

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
+import { TextLine } from '../../http/text.js';
 
 // Bodies, params and answers of the company-user and sub-company endpoints. Every string has a
 // length limit; an id is a positive integer (anything else is a 400 from validation).
 
-const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Name = TextLine({ minLength: 1, maxLength: 100 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -47,10 +48,10 @@ export const CompanyUser = Type.Object({
 export type CompanyUser = Static<typeof CompanyUser>;
 
 const Address = Type.Object({
-  recipient: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-  street: Type.String({ minLength: 1, maxLength: 200 }),
-  city: Type.String({ minLength: 1, maxLength: 100 }),
-  postcode: Type.String({ minLength: 1, maxLength: 20 }),
+  recipient: Type.Optional(Nullable(TextLine({ minLength: 1, maxLength: 200 }))),
+  street: TextLine({ minLength: 1, maxLength: 200 }),
+  city: TextLine({ minLength: 1, maxLength: 100 }),
+  postcode: TextLine({ minLength: 1, maxLength: 20 }),
   countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
   phone: Type.Optional(
     Nullable(Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{4,24}$', maxLength: 30, description: 'Digits with an optional leading +' })),
@@ -63,7 +64,7 @@ const Addresses = Type.Array(Address, { maxItems: MAX_ADDRESSES, description: 'D
 const RegistryCode = Type.String({ pattern: '^[A-Za-z0-9-]{2,40}$', description: 'Commercial registry code' });
 
 export const SubCompanyForm = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: TextLine({ minLength: 1, maxLength: 200 }),
   registryCode: Type.Optional(Nullable(RegistryCode)),
   addresses: Type.Optional(Addresses),
 });
@@ -71,7 +72,7 @@ export type SubCompanyForm = Static<typeof SubCompanyForm>;
 
 export const SubCompanyChange = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(TextLine({ minLength: 1, maxLength: 200 })),
     registryCode: Type.Optional(Nullable(RegistryCode)),
     addresses: Type.Optional({ ...Addresses, description: 'Replaces every address of the sub-company' }),
   },

@@ -1,15 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MultilineText, TextLine } from '../../http/text.js';
 import { ShopSchema } from '../catalogue/index.js';
-
-// One line, no control characters: the name and subject go into mail headers.
-const LINE = '^[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$';
 
 export const ContactBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: LINE, description: "The sender's name" }),
+    // One line each, no control characters: the name and subject go into mail headers.
+    name: TextLine({ minLength: 1, maxLength: 100, description: "The sender's name" }),
     email: Type.String({ format: 'email', maxLength: 254, description: 'Where the answer (and the acknowledgement) goes' }),
-    subject: Type.String({ minLength: 1, maxLength: 200, pattern: LINE }),
-    message: Type.String({ minLength: 1, maxLength: 5000, pattern: '\\S', description: 'Plain text' }),
+    subject: TextLine({ minLength: 1, maxLength: 200 }),
+    message: MultilineText({ minLength: 1, maxLength: 5000, description: 'Plain text' }),
     orderCode: Type.Optional(
       Type.String({
         minLength: 1,

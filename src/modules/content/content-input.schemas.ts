@@ -1,13 +1,9 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Code, DateValue, Name, Position, Store } from '../catalogue-import/index.js';
+import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue-import/index.js';
 
 // What operators send, one item at a time: a line of an NDJSON import (with its `code`) or the
 // body of `PUT /admin/content/<kind>/{code}` (the code is in the path). Formats: docs/import.md.
 
-/** One line of text, possibly empty. */
-const Line = (maxLength: number) => Type.String({ maxLength });
-/** Text of several lines (HTML): `multiline` lets the import's control-character check pass tabs and line breaks. */
-const Text = (maxLength: number) => Type.String({ maxLength, multiline: true });
 const Url = Type.String({ maxLength: 500, pattern: '^https?://\\S+$', description: 'http(s) URL' });
 /** Where a link goes: an absolute http(s) URL or a path inside the shop (no `javascript:` and the like). */
 const LinkUrl = Type.String({ maxLength: 500, pattern: '^(https?://\\S+|/\\S*)$', description: 'http(s) URL or a path starting with /' });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.js';
+import { MultilineText, TextLine } from '../../http/text.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { captureOrder, giveBackOrder, voidCard } from './gift-card-ledger.js';
@@ -11,9 +12,9 @@ import { captureOrder, giveBackOrder, voidCard } from './gift-card-ledger.js';
 export const VirtualGiftCardInput = Type.Object(
   {
     amount: Type.Number({ minimum: 0, maximum: 100_000, description: 'Euros, two decimals, within the store’s range' }),
-    recipientName: Type.String({ minLength: 1, maxLength: 200 }),
+    recipientName: TextLine({ minLength: 1, maxLength: 200 }),
     recipientEmail: Type.String({ format: 'email', maxLength: 254 }),
-    message: Type.Optional(Type.String({ maxLength: 1000 })),
+    message: Type.Optional(MultilineText({ maxLength: 1000 })),
     deliveryDate: Type.String({ format: 'date', description: 'The day the card is mailed to the recipient (today to a year ahead)' }),
   },
   { additionalProperties: false, description: 'Required for a VIRTUAL_GIFT_CARD product, refused for any other' },

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StoreRequestHeaders } from '../../http/schemas.js';
+import { MultilineText, TextLine } from '../../http/text.js';
 import { DeliveryMethodSchema } from '../basket/index.js';
 import { AddressSchema } from '../profile/index.js';
 
-const Text = (maxLength: number, description?: string) =>
-  Type.String({ minLength: 1, maxLength, pattern: '\\S', ...(description ? { description } : {}) });
+const Text = (maxLength: number, description?: string) => TextLine({ minLength: 1, maxLength, ...(description ? { description } : {}) });
 const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
 const Phone = Type.String({
   minLength: 5,
@@ -49,7 +49,7 @@ export const CheckoutBody = Type.Object(
     parcelMachineId: Type.Optional(Id),
     shopCode: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     paymentMethodId: Type.String({ minLength: 1, maxLength: 40, description: 'One of the ids in GET /checkout/meta' }),
-    notes: Type.Optional(Type.String({ maxLength: 1000 })),
+    notes: Type.Optional(MultilineText({ maxLength: 1000 })),
     termsAccepted: Type.Boolean({ description: 'Must be true' }),
     newsletterSubscription: Type.Optional(Type.Boolean()),
   },

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TextLine } from '../../http/text.js';
 
 // Bodies, params and answers of the profile routes. Every body is closed (the validator drops an
 // unknown field, so it can never reach a column) and every string has a length limit.
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+const Name = TextLine({ minLength: 1, maxLength: 100 });
 const Phone = Type.String({
   pattern: '^\\+?[0-9][0-9 ()-]{4,24}$',
   maxLength: 30,
@@ -88,7 +89,7 @@ export const ConfirmEmailBody = Type.Object(
 export const EmailConfirmed = Type.Object({ email: Type.String() });
 
 const AddressKind = Type.Union([Type.Literal('SHIPPING'), Type.Literal('BILLING')]);
-const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
+const Text = (maxLength: number) => TextLine({ minLength: 1, maxLength });
 
 export const AddressBody = Type.Object(
   {

@@ -100,8 +100,14 @@ export class SocialAuthError extends Error {
   }
 }
 
+/**
+ * A provider's name as a one-line text (src/http/text.ts): each run of control characters (a line
+ * break, an escape) becomes a space, as the name goes into mails and exports; null when blank.
+ */
 export function nameOrNull(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 100) : null;
+  if (typeof value !== 'string') return null;
+  const name = value.replace(/\p{Cc}+/gu, ' ').trim();
+  return name === '' ? null : name.slice(0, 100);
 }
 
 /** The identity an authentication record keeps. */

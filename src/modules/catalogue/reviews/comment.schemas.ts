@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery } from '../../../http/paging.js';
+import { MultilineText } from '../../../http/text.js';
 import { LANGUAGES } from '../../../i18n/index.js';
 import { IdParams, literals } from '../catalogue.schemas.js';
 
@@ -45,7 +46,7 @@ export const CommentsQuery = Type.Object({
 export type CommentsQuery = Static<typeof CommentsQuery>;
 
 export const CommentForm = Type.Object({
-  body: Type.String({ description: `The text: 1 to ${COMMENT_MAX_CHARACTERS} characters after trimming` }),
+  body: MultilineText({ description: `The text: 1 to ${COMMENT_MAX_CHARACTERS} characters after trimming` }),
   rating: Type.Optional({ ...RatingValue, description: "Also sets the caller's rating of the product (as PUT /product/{id}/rating)" }),
 });
 export type CommentForm = Static<typeof CommentForm>;
