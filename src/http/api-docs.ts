@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDocsMode } from './api-docs-mode.js';
+import { withSharedErrors, type RouteShape } from './schemas.js';
 
 export interface ApiDocsOptions {
   mode: ApiDocsMode;
@@ -36,11 +37,15 @@ export async function registerApiDocs(app: FastifyInstance, options: ApiDocsOpti
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Access token from /auth/login' } } },
     },
     // The routes are registered under BASE_PATH, which the server URL above already carries; the
-    // operators' routes appear only in the document that operators alone may read.
-    transform: ({ schema, url }) => ({
-      schema: mode === 'public' && operatorOnly(url) ? { ...schema, hide: true } : schema,
-      url: url.slice(basePath.length) || '/',
-    }),
+    // operators' routes appear only in the document that operators alone may read. Every operation
+    // lists the error statuses that any route taking what it takes can answer (schemas.ts).
+    transform: ({ schema, url, route }) => {
+      const documented = url.slice(basePath.length) || '/';
+      if (mode === 'public' && operatorOnly(url)) return { schema: { ...schema, hide: true }, url: documented };
+      if (schema === undefined || schema.hide === true) return { schema, url: documented };
+      const shape = { ...route, schema: schema as RouteShape['schema'] & { response?: Record<string, unknown> } };
+      return { schema: { ...schema, response: withSharedErrors(shape) }, url: documented };
+    },
   });
   await app.register(async (docs) => {
     if (mode === 'operator') docs.addHook('onRequest', options.authenticateOperator);

@@ -56,7 +56,8 @@ const errorDescriptions: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   413: 'Body larger than the limit',
-  415: 'Body is not JSON',
+  414: 'A path parameter longer than the limit',
+  415: 'Body of a content type the route does not take (JSON unless it says otherwise)',
   423: 'Web store locked for maintenance; retry later (see Retry-After)',
   429: 'Rate limit exceeded; retry later (see Retry-After)',
   500: 'Unexpected failure',
@@ -73,6 +74,48 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
         : { ...ErrorSchema, description: errorDescriptions[status] ?? 'Error', headers: commonHeaders };
   }
   return result;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What the statuses of sharedErrorStatuses depend on: a route's options as Fastify hands them to onRoute. */
+export interface RouteShape {
+  method: string | string[];
+  url: string;
+  schema?: { body?: unknown; querystring?: unknown; params?: unknown; headers?: unknown };
+  config?: { storeScoped?: boolean };
+}
+
+/**
+ * The error statuses a route can answer whatever its handler does, from what the route takes: the
+ * framework, the validator and the shared hooks answer them before or around the handler. /docs
+ * adds them to every operation (api-docs.ts), so a route lists by hand only its own.
+ *
+ * - 500: an unexpected failure, anywhere.
+ * - 400: a parameter, header or query the schema refuses; a body that is not JSON; an unknown store.
+ * - 414: a path parameter longer than the router takes (app.ts, maxParamLength).
+ * - 413, 415: a body over the limit, or of a type no parser takes (any method that may carry one).
+ * - 422: a JSON body the schema refuses.
+ * - 423: a store-scoped route of a locked store.
+ */
+export function sharedErrorStatuses(route: RouteShape): number[] {
+  const { schema = {} } = route;
+  const statuses = new Set([500]);
+  const pathParameters = /[:*]/.test(route.url);
+  const takesBody = [route.method].flat().some((method) => BODY_METHODS.has(method));
+  if (route.config?.storeScoped === true) statuses.add(400).add(423);
+  if (pathParameters) statuses.add(400).add(414);
+  if (schema.querystring !== undefined || schema.headers !== undefined || schema.params !== undefined) statuses.add(400);
+  if (takesBody) statuses.add(400).add(413).add(415);
+  // A body documented by content type (an NDJSON import) is read by its route, which lists its own 422.
+  const body = schema.body as { content?: unknown } | undefined;
+  if (body !== undefined && body.content === undefined) statuses.add(422);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+/** The route's responses with the shared error statuses added; the route's own entry of a status wins. */
+export function withSharedErrors(route: RouteShape & { schema?: { response?: Record<string, unknown> } }): Record<string, unknown> {
+  return { ...errors(...sharedErrorStatuses(route)), ...route.schema?.response };
 }
 
 /** Errors any store-scoped route can give before its handler runs. */

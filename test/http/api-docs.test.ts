@@ -35,6 +35,21 @@ describe('API_DOCS=public (the default)', () => {
     expect((await get(t, '/docs/yaml')).body).not.toContain('/admin/');
     expect((await get(t, '/export/openapi.json')).statusCode).toBe(200);
   });
+
+  it('lists on every operation the errors that any route taking what it takes can answer (http/schemas.ts)', async () => {
+    const doc = (await get(t, '/openapi.json')).json() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses);
+    // Nothing to refuse but a failure.
+    expect(statuses('/site/version', 'get')).toEqual(['200', '500']);
+    // A path parameter (400, 414), a method with a body (413, 415), a store (400, 423); its own 401 and 204.
+    expect(statuses('/wishlist/{productId}', 'delete')).toEqual(['204', '400', '401', '413', '414', '415', '423', '500']);
+    // A JSON body: 422.
+    expect(statuses('/bank/payment-result', 'post')).toEqual(expect.arrayContaining(['400', '413', '415', '422', '500']));
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item))
+        expect(Object.keys(operation.responses), `${method} ${path}`).toContain('500');
+    }
+  });
 });
 
 describe('API_DOCS=operator', () => {

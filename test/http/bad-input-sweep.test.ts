@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../../src/demo/accounts.js';
 import { seedDemo } from '../../src/demo/seed.js';
+import { LANGUAGES, translate } from '../../src/i18n/index.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { eventFeedCommand, signText } from '../../src/modules/integrations/index.js';
@@ -21,9 +22,9 @@ import { badRequests, type BadRequest, type Depth, type Operation, type Paramete
 // 500 is a bug. This sweep takes every operation of the API documents the app serves (the main one
 // with the operators' routes, and the data-export one), sends each the bad requests
 // bad-input-cases.ts derives from its documented parameters, headers and body, as a guest, as a
-// customer and with the route's own credential, and checks every answer: below 500, a 4xx in the
-// error shape (test/helpers/http.ts), no stack trace or SQL, and no rows added or removed by a
-// request that was refused. Requests the API accepts (a valid request, a value the schema allows)
+// customer and with the route's own credential, and checks every answer: below 500, a status the
+// operation documents, a 4xx in the error shape (test/helpers/http.ts), no stack trace or SQL, and
+// no rows added or removed by a request that was refused. Requests the API accepts (a valid request, a value the schema allows)
 // may change rows; they are counted, not judged. All findings are reported in one assertion.
 //
 // BAD_INPUT_SWEEP_REPORT=<file> writes every request's outcome there (for a person reading a run).
@@ -292,6 +293,10 @@ function operationsOf(document: { paths: Record<string, Record<string, unknown>>
 function problemsOf(response: LightMyRequestResponse, documented: Set<string>, html: boolean): string[] {
   const problems: string[] = [];
   const status = response.statusCode;
+  // Every answer's status is one the operation documents, the shared ones included (http/schemas.ts
+  // sharedErrorStatuses), except the not-found handler's: a path that leaves the route ("raw ../")
+  // reaches no operation at all.
+  if (!documented.has(String(status)) && !(status === 404 && isRouteNotFound(response))) problems.push(`status ${status} not documented`);
   if (status >= 500 && !(status === 503 && documented.has('503'))) problems.push(`status ${status}`);
   if (status >= 400 && html && String(response.headers['content-type']).startsWith('text/html')) {
     // An HTML page: no JSON shape to check.
@@ -309,6 +314,27 @@ function problemsOf(response: LightMyRequestResponse, documented: Set<string>, h
     if ((what === 'stack trace' || status >= 400) && pattern.test(response.body)) problems.push(`${what} in the body`);
   }
   return problems;
+}
+
+/** The not-found handler's message in each language, whatever the method and path. */
+const ROUTE_NOT_FOUND = LANGUAGES.map(
+  (language) =>
+    new RegExp(
+      `^${translate(language, 'error.routeNotFound', { method: '\u0000', path: '\u0001' })
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace('\u0000', '[A-Z]+')
+        .replace('\u0001', '.*')}$`,
+      's',
+    ),
+);
+
+function isRouteNotFound(response: LightMyRequestResponse): boolean {
+  try {
+    const message = (response.json() as { message?: unknown }).message;
+    return typeof message === 'string' && ROUTE_NOT_FOUND.some((pattern) => pattern.test(message));
+  } catch {
+    return false;
+  }
 }
 
 const isOperatorPath = (path: string) => path.startsWith('/admin/');

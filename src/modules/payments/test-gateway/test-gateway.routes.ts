@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { DatabaseHandle } from '../../../db/database.js';
+import { ErrorSchema } from '../../../http/schemas.js';
 import { isTestGatewayReference, testGatewayPagePath } from './test-gateway.adapter.js';
 import { createCallbackSender, CALLBACK_RETRY_DELAYS_MS } from './test-gateway.callback.js';
 import { messagePage, pageSecurityPolicy, paymentPage } from './test-gateway.page.js';
@@ -24,6 +25,9 @@ const OUTCOMES = new Map<string, TestGatewayState>([
 const FORM_BODY_LIMIT_BYTES = 4096;
 
 const Params = Type.Object({ reference: Type.String({ description: 'The payment reference createPayment answered' }) });
+/** A page of the simulated bank, for /docs (an HTML string is sent as it is, never serialized). */
+const page = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+const notFound = { 404: page('No payment at this address (a page saying so)') };
 
 /**
  * The test gateway's hosted payment page, as a payment service provider serves one: the shopper's
@@ -54,6 +58,7 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
         summary: 'Test gateway: the simulated bank page of a payment (HTML; no real money)',
         description:
           'Only when TEST_GATEWAY is on. Shows the order and amount with Pay, Decline and Cancel buttons; 404 page for an unknown payment.',
+        response: { 200: page('The payment page'), ...notFound },
       },
     },
     async (request, reply) => {
@@ -73,6 +78,14 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
         description:
           'Finishes a pending payment once (settled, failed or abandoned), posts the callback to the shop in the background, and ' +
           "answers 303 to the shop's return URL with payment_reference and order_reference. A finished payment is left as it is.",
+        response: {
+          303: { description: "To the shop's return URL", type: 'null' },
+          400: {
+            description: 'No known action in the form (a page saying so), or a malformed reference or body',
+            content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: ErrorSchema } },
+          },
+          ...notFound,
+        },
       },
     },
     async (request, reply) => {
