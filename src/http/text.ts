@@ -11,8 +11,9 @@ import { Type, type StringOptions, type TString } from '@sinclair/typebox';
 // client's validator and TypeBox's compiler (no `u` flag) read them as Ajv does. Each is anchored
 // at the start and has no nested repetition, so a long value is checked in linear time.
 
-/** Control characters: Unicode's Cc. */
-const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+/** Control characters: Unicode's Cc, as the inside of a character class (for a code's own pattern). */
+export const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
+const CONTROL = CONTROL_CHARACTERS;
 /** The control characters a text of several lines refuses: Cc but tab, line feed, carriage return. */
 const CONTROL_IN_TEXT = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
 /** Fails on a value of nothing but white space (the empty string included). */
@@ -50,13 +51,13 @@ export const TextLine = (options: TextOptions = {}): TString => text(options, fa
 export const MultilineText = (options: TextOptions = {}): TString => text(options, true);
 
 /**
- * Why `value` failed one of the patterns above, for the field's message: `control` when it holds a
- * control character the pattern refuses, `blank` when it is only white space; undefined when the
- * pattern is none of these (a phone number's, a code's).
+ * Why `value` failed a pattern, for the field's message: `control` when it holds a control character
+ * (one the pattern refuses, for the texts above), `blank` when a text above is only white space;
+ * undefined otherwise (a phone number's or a code's own pattern, failed by other characters).
  */
 export function textPatternFailure(pattern: unknown, value: unknown): 'control' | 'blank' | undefined {
   if (typeof value !== 'string') return undefined;
-  if (pattern === PATTERNS.line || pattern === PATTERNS.filledLine) return LINE_CONTROL.test(value) ? 'control' : 'blank';
   if (pattern === PATTERNS.text || pattern === PATTERNS.filledText) return TEXT_CONTROL.test(value) ? 'control' : 'blank';
-  return undefined;
+  if (LINE_CONTROL.test(value)) return 'control';
+  return pattern === PATTERNS.line || pattern === PATTERNS.filledLine ? 'blank' : undefined;
 }

@@ -200,6 +200,16 @@ const CASES: Case[] = [
     read: async () => (await send('GET', '/content-page/tekstivaljad')).json().seoTitle ?? null,
   },
   {
+    module: 'content (a code the operator names: a banner placement)',
+    field: 'placement',
+    request: (value, language) =>
+      send('PUT', '/admin/content/banners/TEXT3', {
+        language,
+        token: operatorKey,
+        payload: { store: 'WEB', placement: value, translations: { et: { title: 'Bänner' } } },
+      }),
+  },
+  {
     module: 'contact',
     field: 'subject',
     request: (value, language) =>

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { MultilineText, TextLine } from '../../http/text.js';
+import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
 import { STORE_CODES } from '../store/index.js';
 
 // Field shapes and conversions every catalogue import shares: codes, translated names, money,
@@ -9,16 +9,18 @@ import { STORE_CODES } from '../store/index.js';
 /** A problem with one line; its message is what the operator reads next to the line number. */
 export class LineError extends Error {}
 
+/** No white space at either end, no control character anywhere. */
+const CODE = `^[^\\s${CONTROL_CHARACTERS}]([^${CONTROL_CHARACTERS}]*[^\\s${CONTROL_CHARACTERS}])?$`;
+
 // Strings are plain text: no control characters (NUL, escape, ...; PostgreSQL cannot even store a
 // NUL). Only a `Text` (a description, opening hours, a quote) may hold tabs and line breaks. The
 // texts' schemas say so themselves (src/http/text.ts), so an operator's single edit over HTTP, whose
 // body is one of these line schemas, is refused alike; a line's check below names the character.
-export const Code = (description = 'code of the back office') =>
-  Type.String({ minLength: 1, maxLength: 40, pattern: '^\\S(.*\\S)?$', description });
+export const Code = (description = 'code of the back office') => Type.String({ minLength: 1, maxLength: 40, pattern: CODE, description });
 /** One line of text, possibly empty (an address, a phone number). */
 export const Line = (maxLength: number) => TextLine({ maxLength });
-/** A text of one or more lines, possibly empty. */
-export const Text = (maxLength: number) => MultilineText({ maxLength, multiline: true });
+/** A text of one or more lines, possibly empty (minLength 0) or else not blank. */
+export const Text = (maxLength: number, minLength = 0) => MultilineText({ minLength, maxLength, multiline: true });
 export const Name = (maxLength = 200) => TextLine({ minLength: 1, maxLength });
 export const Store = Type.Union(STORE_CODES.map((code) => Type.Literal(code)));
 export const Position = Type.Integer({ minimum: 0, maximum: 1_000_000 });

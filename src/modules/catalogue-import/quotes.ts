@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Code, LineError, lineParser } from './fields.js';
+import { Code, LineError, lineParser, Text } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
 import { changedColumns, inLineTransaction, isEmpty, type Outcome } from './write.js';
@@ -14,7 +14,7 @@ const QuoteLine = Type.Object(
     product: Type.Optional(Type.Union([Code('product code'), Type.Null()])),
     person: Type.Optional(Type.Union([Code('person code'), Type.Null()])),
     language: Type.Union([Type.Literal('et'), Type.Literal('en'), Type.Literal('ru')]),
-    text: Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S', multiline: true }),
+    text: Text(10_000, 1),
   },
   { additionalProperties: false },
 );
