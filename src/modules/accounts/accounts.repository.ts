@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
@@ -127,6 +127,19 @@ export async function consumeResetToken(db: Db, userId: number, tokenHash: strin
   return consumed.numUpdatedRows > 0n;
 }
 
+/** Whether the account counts in the user's one account per store and type: not REMOVED nor ERASED. */
+export const isLiveAccount = (account: { status: ClientAccountStatus }) => account.status !== 'REMOVED' && account.status !== 'ERASED';
+
+/**
+ * The user's account of `type` in `store` among `accounts`: the live one (at most one, see
+ * isLiveAccount), else the newest removed or erased one; undefined when there is none.
+ */
+export function accountOfType(accounts: ClientAccountRow[], storeCode: string, type: AccountType): ClientAccountRow | undefined {
+  const ofType = accounts.filter((a) => a.store_code === storeCode && a.type === type);
+  return ofType.find(isLiveAccount) ?? ofType.at(-1);
+}
+
+/** Every client account of the user (any store, any status), oldest first. */
 export function accountsOfUser(db: Db, userId: number): Promise<ClientAccountRow[]> {
   return db.selectFrom('client_account').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 }
@@ -171,15 +184,22 @@ export async function createClientAccount(db: Db, account: NewClientAccount, now
 }
 
 /**
- * The user's account of this type in the store, created (ACTIVE) when missing. Two requests at
- * once make one: the second insert waits for the first and then does nothing (a plain insert
+ * The condition of the partial unique index client_account_live_uq (migration 2026_11_29_0500), as
+ * an upsert must name it: SQLite takes an index as the conflict target only when the upsert's
+ * condition is the index's own, word for word (a bound parameter is not the same).
+ */
+const LIVE_ACCOUNT = sql<boolean>`status not in ('REMOVED', 'ERASED')`;
+
+/**
+ * The user's live account of this type in the store, created (ACTIVE) when missing. Two requests
+ * at once make one: the second insert waits for the first and then does nothing (a plain insert
  * would fail on the unique key and answer a 500), and the account made is read.
  */
 export async function ensureClientAccount(db: Db, account: NewClientAccount, now: number): Promise<ClientAccountRow> {
   const inserted = await db
     .insertInto('client_account')
     .values(accountValues(account, now))
-    .onConflict((conflict) => conflict.columns(['user_id', 'store_code', 'type']).doNothing())
+    .onConflict((conflict) => conflict.columns(['user_id', 'store_code', 'type']).where(LIVE_ACCOUNT).doNothing())
     .returning('id')
     .executeTakeFirst();
   if (inserted) return numbered(db, Number(inserted.id));
@@ -189,6 +209,7 @@ export async function ensureClientAccount(db: Db, account: NewClientAccount, now
     .where('user_id', '=', account.userId)
     .where('store_code', '=', account.storeCode)
     .where('type', '=', account.type)
+    .where('status', 'not in', ['REMOVED', 'ERASED'])
     .executeTakeFirstOrThrow();
 }
 

@@ -66,8 +66,12 @@ export interface ClientAccountTable {
  * back office (PENDING_APPROVAL, where the store wants it) and then for that person to follow the
  * link mailed to them (PENDING_CONFIRMATION); REJECTED when the back office declined it. An
  * employee's account (modules/companies) waits in PENDING_CONFIRMATION too, and is REMOVED when a
- * master of the company removes the employee: kept for the orders made with it, never usable again.
+ * master of the company removes the employee: kept for the orders made with it, and given back only
+ * to that company (an invitation of the same company); never usable otherwise.
  * ERASED: its person asked for their data to be erased (modules/gdpr); kept for the orders, never usable again.
+ * A user holds at most one account of a type in a store that is neither REMOVED nor ERASED (the
+ * partial unique index client_account_live_uq): another company's invitation makes a new one beside
+ * the removed one, which keeps the first company's orders, addresses and baskets.
  */
 export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED' | 'REMOVED' | 'ERASED';
 
