@@ -30,7 +30,7 @@ export async function companyMaster(t: AccountsTestApp, kind: 'BUSINESS' | 'WHOL
 export async function invite(t: AccountsTestApp, token: string, email: string, role: 'MASTER' | 'EMPLOYEE' = 'EMPLOYEE') {
   const response = await call(t, 'POST', '/company-user', token, { email, firstName: 'Tiit', lastName: 'Töötaja', role });
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { id: number; email: string; role: string; status: string; clientCode: string };
+  return response.json() as { id: number; email: string; role: string; status: string; clientCode: string; createdAt: string };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Language } from '../../i18n/index.js';
 import type { AccountsContext } from './accounts.context.js';
 import { queueAccountMail } from './accounts.jobs.js';
 import {
+  accountOfType,
   accountsOfUser,
   changeAccountStatus,
   companyAccountCount,
@@ -108,7 +109,7 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
 export async function registerBusiness(trx: Db, context: AccountsContext, form: BusinessRegistrationForm, now: number): Promise<void> {
   const { config, storeCode, language } = context;
   const { userId } = await findOrCreateContact(trx, form, language, now);
-  const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'BUSINESS' && a.store_code === storeCode);
+  const existing = accountOfType(await accountsOfUser(trx, userId), storeCode, 'BUSINESS');
   if (existing && !(await isOwnPendingRegistration(trx, existing))) return;
   const status = config.accounts.businessApprovalStores.includes(storeCode) ? 'PENDING_APPROVAL' : 'PENDING_CONFIRMATION';
   let accountId: number;

@@ -104,15 +104,17 @@ export async function issueAccessToken(
 }
 
 /**
- * The account types a user may act as in a store: only ACTIVE accounts (one a registration form
- * attached waits for its contact's confirmation), and a wholesale account cannot log in to WEB2.
+ * The accounts a user may act with in a store: only ACTIVE ones (one a registration form attached
+ * waits for its contact's confirmation; one a company removed stays with that company, beside the
+ * account another company gave the person since), and a wholesale account cannot log in to WEB2.
  */
+function usableAccounts(accounts: ClientAccountRow[], storeCode: string): ClientAccountRow[] {
+  return accounts.filter((a) => a.status === 'ACTIVE' && a.store_code === storeCode && !(a.type === 'WHOLESALE' && storeCode === 'WEB2'));
+}
+
+/** The account types a user may act as in a store (see usableAccounts). */
 export function rolesIn(accounts: ClientAccountRow[], storeCode: string): AccountType[] {
-  const held = new Set(
-    accounts
-      .filter((a) => a.status === 'ACTIVE' && a.store_code === storeCode && !(a.type === 'WHOLESALE' && storeCode === 'WEB2'))
-      .map((a) => a.type),
-  );
+  const held = new Set(usableAccounts(accounts, storeCode).map((a) => a.type));
   return ACCOUNT_TYPES.filter((type) => held.has(type));
 }
 
@@ -181,7 +183,8 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
   }
   if (asked === undefined && roles.length > 1) return { roles };
   const role = asked ?? roles[0]!;
-  const account = accounts.find((a) => a.store_code === storeCode && a.type === role)!;
+  // The usable one: beside it may be a removed account of the same type, kept for the company that removed them.
+  const account = usableAccounts(accounts, storeCode).find((a) => a.type === role)!;
   await request.beforeIssue?.();
   const accessToken = await issueAccessToken(trx, config, account, role, now, request.how);
   return { accessToken, basket: await basketAfterLogin(trx, account, request.basket, now) };

@@ -88,6 +88,8 @@ async function importUser(trx: Db, record: ImportedUser, now: number): Promise<s
     await updateUser(trx, userId, { email_verified: true, activated_at: now }, now);
   }
   const accounts = await accountsOfUser(trx, userId);
+  // Whatever its status: an imported account a company removed since is not imported again (the
+  // import runs again with the same file), nor is another made beside it.
   if (accounts.some((a) => a.store_code === record.store && a.type === record.accountType)) return existing ? 'unchanged' : 'created';
   const companyId = record.company
     ? await insertCompany(

@@ -88,22 +88,28 @@ export async function countOtherActiveMasters(
   return Number(total);
 }
 
-/** The user's client accounts in a store, whatever their status. */
+/** The user's client accounts in a store, whatever their status, oldest first. */
 export function accountsInStore(db: Db, userId: number, storeCode: string) {
   return db
     .selectFrom('client_account')
-    .select(['id', 'type', 'status'])
+    .select(['id', 'type', 'status', 'company_id'])
     .where('user_id', '=', userId)
     .where('store_code', '=', storeCode)
+    .orderBy('id')
     .execute();
 }
 
-/** Gives a removed account to a company again, waiting for its person's confirmation; false when it is not removed. */
+/**
+ * Gives a removed account back to the company that removed it, waiting for its person's
+ * confirmation; false when it is not a removed account of that company. Never moves an account to
+ * another company: what is kept by its id (orders, addresses, baskets) is the company's.
+ */
 export async function reattachRemovedAccount(db: Db, id: number, companyId: number, role: string): Promise<boolean> {
   const result = await db
     .updateTable('client_account')
-    .set({ company_id: companyId, role, status: 'PENDING_CONFIRMATION' })
+    .set({ role, status: 'PENDING_CONFIRMATION' })
     .where('id', '=', id)
+    .where('company_id', '=', companyId)
     .where('status', '=', 'REMOVED')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;

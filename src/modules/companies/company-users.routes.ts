@@ -48,7 +48,8 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
         summary: 'Invite a person into the company by email',
         description:
           'Creates the user when the email is new and a client account of the company in this store, and mails the ' +
-          'verification link with which the person sets a password. 409 when the email has an account in this store.',
+          'verification link with which the person sets a password. 409 when the email has an account in this store; ' +
+          'one a company removed does not count: this company gets its own back, another company makes a new one.',
         headers,
         body: CompanyUserInvitation,
         security: SECURITY,
@@ -63,7 +64,8 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
           return await inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
         });
       } catch (error) {
-        // Two companies inviting one new address at once: the loser's user or account insert hits the unique key.
+        // Two companies inviting one new address (or one removed person) at once: the loser's user or
+        // account write hits the unique key (app_user's email, client_account_live_uq).
         if (isUniqueViolation(error)) throw conflict('companies.emailHasAccount');
         throw error;
       }

@@ -63,8 +63,12 @@ export async function listCompanyUsers(db: Db, master: CompanyMaster, page: Page
  * Invites a person into the company: a user without a password when the email is new, a client
  * account of the company's kind waiting for their confirmation, and the verification mail of the
  * accounts module (queued in this transaction), whose link sets the password and activates the
- * account. An email with an account in this store already is a 409; an account this company or
- * another removed earlier is given back to the inviting company.
+ * account. An email with an account in this store already (in use, invited, or waiting for the
+ * back office) is a 409. An account removed earlier counts as none: this company gets back the
+ * account it removed, with the orders, addresses and baskets kept by it; another company's
+ * invitation makes a new account, and the removed one stays with the company that removed it, its
+ * data that company's (the person's own export and erasure still cover it). Two companies inviting
+ * one person at once: the second to commit is a 409 (the unique index on live accounts).
  */
 export async function inviteCompanyUser(
   trx: Db,
@@ -86,7 +90,10 @@ export async function inviteCompanyUser(
     if (isLanguage(user.language)) language = user.language;
     const accounts = await accountsInStore(trx, userId, master.storeCode);
     if (accounts.some((account) => account.status !== 'REMOVED')) throw conflict('companies.emailHasAccount');
-    const removed = accounts.find((account) => account.type === master.kind);
+    // Only the account this company removed; another company's removed account stays there.
+    const removed = accounts
+      .filter((account) => account.type === master.kind && account.company_id !== null && Number(account.company_id) === master.companyId)
+      .at(-1);
     if (removed && (await reattachRemovedAccount(trx, Number(removed.id), master.companyId, role))) accountId = Number(removed.id);
   } else {
     userId = await insertUser(trx, { email: normaliseEmail(invitation.email), ...names, language }, now);
