@@ -16,6 +16,7 @@ import {
   type AccountsTestApp,
 } from '../helpers/accounts.js';
 import { expectFieldErrors } from '../helpers/http.js';
+import { acceptInvitation, call, companyMaster, invite } from '../companies/fixtures.js';
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -176,6 +177,35 @@ describe('wholesale approve', () => {
     expect((await verify(t, tokenFromMail(mail, 'verificationToken'))).statusCode).toBe(200);
     expect((await login(t, email)).json()).toEqual({ roles: ['SIMPLE', 'WHOLESALE'] });
     expect((await login(t, email, GOOD_PASSWORD, 'WEB', 'WHOLESALE')).statusCode).toBe(200);
+  });
+
+  it('makes a new company and account for someone a wholesale company removed; the removed account stays that company’s', async () => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    const email = uniqueEmail('removed');
+    const removed = await invite(t, master.token, email);
+    await acceptInvitation(t, email);
+    expect((await call(t, 'DELETE', `/company-user/${removed.id}`, master.token)).statusCode).toBe(200);
+    const id = await pendingRequest(email);
+
+    const printed = await wholesale(['approve', String(id)]);
+    const code = /wholesale account (W\d{8})$/.exec(printed[0]!)![1];
+    expect(code).not.toBe(removed.clientCode);
+    const [old, made] = await accountsOf(email);
+    const removersCompany = await t.database.db
+      .selectFrom('client_account')
+      .select('company_id')
+      .where('id', '=', master.clientAccountId)
+      .executeTakeFirstOrThrow();
+    expect(old).toEqual({ store_code: 'WEB', type: 'WHOLESALE', company_id: removersCompany.company_id });
+    expect(made).toEqual({ store_code: 'WEB', type: 'WHOLESALE', company_id: expect.any(Number) });
+    expect(made!.company_id).not.toBe(removersCompany.company_id);
+
+    // The person confirms the new account and works with it; the removed one is not theirs to use.
+    const mail = await mailTo(t, email, /hulgikliendi konto/);
+    expect((await verify(t, tokenFromMail(mail, 'verificationToken'))).statusCode).toBe(200);
+    const loggedIn = await login(t, email);
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+    expect((await me(t, loggedIn.json().accessToken)).json()).toMatchObject({ clientCode: code, role: 'WHOLESALE' });
   });
 
   it('is refused for a request already decided', async () => {

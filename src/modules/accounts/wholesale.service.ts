@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import { queueAccountMail } from './accounts.jobs.js';
-import { accountsOfUser, createClientAccount, insertCompany } from './accounts.repository.js';
+import { accountsOfUser, createClientAccount, insertCompany, isLiveAccount } from './accounts.repository.js';
 import type { WholesaleRegistrationForm } from './accounts.schemas.js';
 import { companyValues, findOrCreateContact } from './registration.service.js';
 import {
@@ -46,7 +46,11 @@ export async function approveWholesale(trx: Db, config: WholesaleConfig, request
   const language: Language = isLanguage(request.language) ? request.language : 'et';
   await decide(trx, request.id, 'APPROVED', now);
   const { userId } = await findOrCreateContact(trx, form, language, now);
-  const existing = (await accountsOfUser(trx, userId)).find((a) => a.type === 'WHOLESALE' && a.store_code === request.store_code);
+  // A wholesale account of theirs in use is the one approved; one a company removed stays with that
+  // company (its orders are the company's), so the approval makes a new company and account.
+  const existing = (await accountsOfUser(trx, userId)).find(
+    (a) => a.type === 'WHOLESALE' && a.store_code === request.store_code && isLiveAccount(a),
+  );
   const account =
     existing ??
     (await createClientAccount(
