@@ -1,8 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../../src/demo/accounts.js';
 import { seedDemo } from '../../src/demo/seed.js';
@@ -15,6 +13,7 @@ import { createEngine, foldAllQueued } from '../../src/modules/search/index.js';
 import { exportUser } from '../data-export/fixtures.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '../helpers/row-tracker.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { badRequests, type BadRequest, type Depth, type Operation, type Parameter, type Schema } from './bad-input-cases.js';
 
@@ -29,26 +28,6 @@ import { badRequests, type BadRequest, type Depth, type Operation, type Paramete
 //
 // BAD_INPUT_SWEEP_REPORT=<file> writes every request's outcome there (for a person reading a run).
 
-/** Tables that legitimately change on a refused request, and why (read from the code that writes them). */
-const ATTEMPT_TABLES: Record<string, string> = {
-  // Fixed-window counters: auth endpoints count every request per address, wrong link checksums and
-  // failed logins count per address (src/infra/wrong-guesses.ts, accounts/login-throttle.ts), the
-  // data export counts failed authentications; a refusal is exactly what they count.
-  rate_limit: 'rate-limit windows and wrong-guess counts',
-  // sharedSecret (src/infra/secrets.ts) stores a signing secret the first time any request needs
-  // it (to check an unsubscribe link, a download link, a gift card code): once, whatever the answer.
-  app_secret: 'signing secrets made on first use',
-};
-
-/**
- * Tables written by a buffer in the background (a timer or a full batch, up to a second after the
- * request that recorded the row): their rows land during whichever request runs then, so they are
- * not attributed to requests. The recorders take only what accepted requests hand them.
- */
-const BUFFERED_TABLES: Record<string, string> = {
-  session_action: 'views and adds, written in batches by tracking/session-actions.ts',
-  banner_ctr: 'banner views and clicks, written in batches by ctr/ctr-recorder.ts',
-};
 const unjudged = (table: string) => table in ATTEMPT_TABLES || table in BUFFERED_TABLES;
 
 /** Rate limits out of the way: the sweep would otherwise see mostly 429s past the first requests. */
@@ -133,14 +112,6 @@ interface Outcome {
   ms?: number;
 }
 
-/** Net rows added (+) or removed (-) per table since the last call. */
-interface RowTracker {
-  changes(): Promise<Record<string, number>>;
-  /** count(*) of every table. */
-  counts(): Promise<Record<string, number>>;
-  close?(): Promise<void>;
-}
-
 let t: TestApp;
 let operatorKey: string;
 let feedToken: string;
@@ -161,74 +132,6 @@ beforeAll(async () => {
   exportAuthorization = (await exportUser(db)).authorization;
 }, 120_000);
 afterAll(() => t?.close());
-
-async function rowTracker(): Promise<RowTracker> {
-  const db = t.database.db;
-  const tables = (
-    engine === 'sqlite'
-      ? // A full-text table's count(*) reads its whole index (milliseconds): its shadow tables (_content, _docsize) are counted.
-        await sql<{ name: string }>`select name from sqlite_master
-          where type = 'table' and name not like 'sqlite_%' and sql not like 'create virtual table%'`.execute(db)
-      : await sql<{ name: string }>`select table_name as name from information_schema.tables
-          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
-  ).rows
-    .map((row) => row.name)
-    .filter((name) => !name.startsWith('kysely_migration') && name !== 'sweep_row_log')
-    .sort();
-  const countQuery = sql.raw<Record<string, number | string>>(
-    `select ${tables.map((name, i) => `(select count(*) from "${name}") as c${i}`).join(', ')}`,
-  );
-  const counts = async () => {
-    const row = (await countQuery.execute(db)).rows[0]!;
-    return Object.fromEntries(tables.map((name, i) => [name, Number(row[`c${i}`])]));
-  };
-  if (engine === 'sqlite') {
-    // Counting every table takes a fraction of a millisecond in memory: count after each request.
-    let last = await counts();
-    return {
-      counts,
-      async changes() {
-        const now = await counts();
-        const changed = Object.fromEntries(tables.filter((n) => now[n] !== last[n]).map((n) => [n, now[n]! - last[n]!]));
-        last = now;
-        return changed;
-      },
-    };
-  }
-  // On PostgreSQL counting every table takes some 20 ms, too long for each of thousands of
-  // requests: a row trigger on every table logs each insert and delete (in the writer's
-  // transaction, so a rolled-back write leaves nothing), and the log since the last request gives
-  // the changes. The sweep also compares full counts around each operation, which checks the log.
-  await sql`create unlogged table sweep_row_log (id bigserial primary key, t text not null, d integer not null)`.execute(db);
-  await sql`create function sweep_row_logged() returns trigger language plpgsql as $$
-      begin insert into sweep_row_log (t, d) values (tg_table_name, case when tg_op = 'INSERT' then 1 else -1 end); return null; end $$`.execute(
-    db,
-  );
-  for (const name of tables) {
-    await sql
-      .raw(`create trigger sweep_row_logged after insert or delete on "${name}" for each row execute function sweep_row_logged()`)
-      .execute(db);
-  }
-  // The log's last id, read on a connection of its own (a pooled query costs twice the round trip),
-  // tells whether anything was logged; only then is the log read.
-  const probe = new pg.Client({ connectionString: t.config.databaseUrl });
-  await probe.connect();
-  let lastId = 0;
-  return {
-    counts,
-    async changes() {
-      const { rows: last } = await probe.query<{ id: string | null }>('select max(id) as id from sweep_row_log');
-      if (Number(last[0]!.id ?? 0) === lastId) return {};
-      const { rows } = await probe.query<{ t: string; d: string; last: string }>(
-        'select t, sum(d) as d, max(id) as last from sweep_row_log where id > $1 group by t',
-        [lastId],
-      );
-      for (const row of rows) lastId = Math.max(lastId, Number(row.last));
-      return Object.fromEntries(rows.filter((row) => Number(row.d) !== 0).map((row) => [row.t, Number(row.d)]));
-    },
-    close: () => probe.end(),
-  };
-}
 
 /**
  * The per-request changes must add up to what counting every table says: on PostgreSQL this checks
@@ -357,7 +260,7 @@ describe('bad input on every documented operation', () => {
     expect(main.statusCode).toBe(200);
     expect(exported.statusCode).toBe(200);
     const documents = [main.json(), exported.json()] as Array<Schema & { paths: Record<string, Record<string, unknown>> }>;
-    const tracker = await rowTracker();
+    const tracker = await rowTracker(t.database.db, t.config.databaseUrl);
     const books = await rowBooks(tracker);
 
     const outcomes: Outcome[] = [];
