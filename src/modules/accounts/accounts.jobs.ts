@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import type { Language } from '../../i18n/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import { pruneExpiredAccessTokens } from './accounts.repository.js';
@@ -45,6 +46,22 @@ export type AccountRequest =
 /** Queues an account mail in the caller's transaction: it is sent if and only if that commits. */
 export function queueAccountMail(trx: Db, config: Pick<AccountsConfig, 'jobs'>, mail: AccountMail, now: number): Promise<number> {
   return enqueueJob(trx, { type: ACCOUNT_MAIL_JOB, payload: mail }, { maxAttempts: config.jobs.maxAttempts, now });
+}
+
+/**
+ * Queues an anonymous request (a registration, a password reset) in the caller's transaction,
+ * unless the same request (the same form or email, store and language) came within the resubmit
+ * window: a double click or a retry would otherwise mail twice, and the second verification or
+ * reset mail mints a new token that kills the link of the first. The answer is the same either way.
+ */
+export async function queueAccountRequest(
+  trx: Db,
+  config: Pick<AccountsConfig, 'jobs'>,
+  request: AccountRequest,
+  now: number,
+): Promise<void> {
+  if (!(await isFirstSubmission(trx, submissionKey('account-request', request), now))) return;
+  await queueAccountMail(trx, config, request, now);
 }
 
 /** The prune task for the worker (src/worker.ts): deletes access tokens that have expired. */

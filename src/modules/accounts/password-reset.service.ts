@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
-import { queueAccountMail } from './accounts.jobs.js';
+import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
 import {
   accountsOfUser,
   consumeResetToken,
@@ -14,11 +14,12 @@ import type { AccountsContext } from './accounts.context.js';
 
 /**
  * The request side of /auth/reset-password: one job with the normalised email, the same for an
- * address nobody has, so neither the answer nor the work done tells whether the email exists.
+ * address nobody has, so neither the answer nor the work done tells whether the email exists. The
+ * same request again within the resubmit window queues nothing (queueAccountRequest).
  */
 export async function queuePasswordReset(trx: Db, context: AccountsContext, email: string, now: number): Promise<void> {
   const { config, storeCode, language } = context;
-  await queueAccountMail(trx, config, { kind: 'resetRequest', email: normaliseEmail(email), storeCode, language }, now);
+  await queueAccountRequest(trx, config, { kind: 'resetRequest', email: normaliseEmail(email), storeCode, language }, now);
 }
 
 /**

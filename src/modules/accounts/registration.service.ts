@@ -3,7 +3,8 @@ import type { AccountType } from '../../db/schema.js';
 import { invalidField } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
 import type { AccountsContext } from './accounts.context.js';
-import { queueAccountMail } from './accounts.jobs.js';
+import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import {
   accountOfType,
   accountsOfUser,
@@ -34,7 +35,7 @@ export async function requestSimpleRegistration(
   const { config, storeCode, language } = context;
   refuseReservedEmail('email', form.email);
   checkBirthday(form.birthday, now);
-  await queueAccountMail(
+  await queueAccountRequest(
     trx,
     config,
     { kind: 'registration', form: { ...form, email: normaliseEmail(form.email) }, storeCode, language },
@@ -52,7 +53,7 @@ export async function requestBusinessRegistration(
   const { config, storeCode, language } = context;
   refuseReservedEmail('contact.email', form.contact.email);
   const contact = { ...form.contact, email: normaliseEmail(form.contact.email) };
-  await queueAccountMail(trx, config, { kind: 'businessRegistration', form: { ...form, contact }, storeCode, language }, now);
+  await queueAccountRequest(trx, config, { kind: 'businessRegistration', form: { ...form, contact }, storeCode, language }, now);
 }
 
 /** Simple registration in the worker, the same for the web and the mobile scenario: the spec's state table. */
@@ -142,12 +143,15 @@ async function isOwnPendingRegistration(trx: Db, account: ClientAccountRow): Pro
  * A wholesale registration is a request for the back office to approve
  * (`storefront wholesale approve|reject <id>`). Wholesale customers buy in the main store
  * (they cannot log in to WEB2), so the request is recorded for WEB whichever store it came from.
- * The same rows are written whether or not the email is known.
+ * The same rows are written whether or not the email is known. The same form again within the
+ * resubmit window (a double click, a retry) records nothing more: the back office would get the
+ * application, and its mail, twice.
  */
 export async function registerWholesale(trx: Db, context: AccountsContext, form: WholesaleRegistrationForm, now: number): Promise<void> {
   const { config, language } = context;
   refuseReservedEmail('contact.email', form.contact.email);
   const storeCode = 'WEB';
+  if (!(await isFirstSubmission(trx, submissionKey('wholesale-registration', [form, language]), now))) return;
   const requestId = await insertWholesaleRequest(trx, {
     store_code: storeCode,
     email: normaliseEmail(form.contact.email),
