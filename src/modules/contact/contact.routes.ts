@@ -5,10 +5,9 @@ import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { activeShops } from '../catalogue/index.js';
 import type { ContactSection } from './contact.config.js';
-import { queueContactMails } from './contact.jobs.js';
 import { findStoreContact } from './contact.repository.js';
 import { ContactBody, ContactSchema } from './contact.schemas.js';
-import { contactMessageOf, countContactMessage } from './contact.service.js';
+import { contactMessageOf, countContactMessage, queueContactMessage } from './contact.service.js';
 
 export interface ContactDeps {
   database: DatabaseHandle;
@@ -48,7 +47,8 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
         summary: "Sends a message to the store's office, and an acknowledgement to the sender",
         description:
           'Both mails go through the outbox (202: queued). Limited per client address (CONTACT_RATE_LIMIT_PER_IP; 429 with ' +
-          'Retry-After). A message with the hidden `website` field filled in is answered the same and not sent.',
+          'Retry-After). A message with the hidden `website` field filled in is answered the same and not sent. The same ' +
+          'message again within 5 minutes (a double click, a retry) is answered the same and not sent again.',
         headers: StoreRequestHeaders,
         body: ContactBody,
         response: { 202: success(Type.Object({})), ...errors(...storeRouteErrors, 413, 415, 422, 429) },
@@ -60,7 +60,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
       await countContactMessage(db, config.contact, input);
       const message = contactMessageOf(input);
       if (message !== undefined) {
-        await db.transaction().execute((trx) => queueContactMails(trx, message, config.jobs.maxAttempts, input.now));
+        await db.transaction().execute((trx) => queueContactMessage(trx, message, config.jobs.maxAttempts, input.now));
       }
       reply.header('Cache-Control', 'no-store');
       return reply.code(202).send({});

@@ -2,6 +2,8 @@ import type { Db } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
+import { queueContactMails } from './contact.jobs.js';
 import type { ContactSection } from './contact.config.js';
 import type { ContactMessage } from './contact.mails.js';
 import type { ContactBody } from './contact.schemas.js';
@@ -36,4 +38,14 @@ export function contactMessageOf(input: ContactInput): ContactMessage | undefine
     message: body.message.trim(),
     orderCode: body.orderCode?.trim() ?? null,
   };
+}
+
+/**
+ * Queues the message's two mails (to the office and the acknowledgement to the sender) in the
+ * caller's transaction, unless the same message came within the resubmit window: a double click or
+ * a retry would mail the office the same message twice, and the sender two acknowledgements.
+ */
+export async function queueContactMessage(trx: Db, message: ContactMessage, maxAttempts: number, now: number): Promise<void> {
+  if (!(await isFirstSubmission(trx, submissionKey('contact', message), now))) return;
+  await queueContactMails(trx, message, maxAttempts, now);
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { badRequest, forbidden } from '../../infra/domain-error.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { NewsletterConfig } from './newsletter.config.js';
 import { newsletterConsentChanged } from './newsletter.events.js';
@@ -29,7 +30,9 @@ export interface SubscribeRequest {
 /**
  * The request side of double opt-in: stores a pending request and queues its confirmation mail in
  * the same transaction, the same work whether or not the address is subscribed already, so the
- * answer tells nothing. The worker decides whether a mail goes out (newsletter.mails.ts).
+ * answer tells nothing. The worker decides whether a mail goes out (newsletter.mails.ts). The same
+ * request again within the resubmit window (a double click, a retry) stores and mails nothing more:
+ * the first link still works, and two identical mails would only confuse.
  */
 export async function requestSubscription(
   trx: Db,
@@ -37,7 +40,9 @@ export async function requestSubscription(
   input: SubscribeRequest,
   now: number,
 ): Promise<void> {
-  const requestId = await insertRequest(trx, { ...input, email: normaliseEmail(input.email) }, now);
+  const request = { ...input, email: normaliseEmail(input.email) };
+  if (!(await isFirstSubmission(trx, submissionKey('newsletter-subscribe', request), now))) return;
+  const requestId = await insertRequest(trx, request, now);
   await queueNewsletterMail(trx, config, { kind: 'confirmation', requestId }, now);
 }
 
