@@ -7,6 +7,7 @@ import {
   countryExists,
   deleteAddress,
   findAddress,
+  findSameAddress,
   insertAddress,
   lockClientAccount,
   updateAddress,
@@ -14,6 +15,7 @@ import {
 } from './profile.repository.js';
 import type { AddressBody, AddressWire } from './profile.schemas.js';
 import type { ProfileActor } from './profile.service.js';
+import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 
 // A client's saved shipping and billing addresses, with at most one default of each kind. Every
 // write locks the client account first, so the count limit and the single default hold under
@@ -54,9 +56,16 @@ async function checkedValues(trx: Db, body: AddressBody, now: number) {
   };
 }
 
+/**
+ * Saves a new address. The same form again within the resubmit window (a double click, a retry
+ * after a timeout) answers the address the first one saved, as it is, and saves nothing: under the
+ * client account's lock, two at once make one.
+ */
 export async function createAddress(trx: Db, actor: ProfileActor, body: AddressBody, now: number): Promise<AddressWire> {
   await lockClientAccount(trx, actor.clientAccountId);
   const values = await checkedValues(trx, body, now);
+  const same = await findSameAddress(trx, actor.clientAccountId, values, body.isDefault === true, now - RESUBMIT_WINDOW_MS);
+  if (same) return addressWire(same);
   if ((await countAddresses(trx, actor.clientAccountId)) >= MAX_ADDRESSES) {
     throw invalidField('kind', 'profile.tooManyAddresses', { limit: MAX_ADDRESSES });
   }

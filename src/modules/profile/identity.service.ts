@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import { badRequest, conflict, forbidden, invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import {
@@ -26,7 +27,7 @@ import {
   revokeOtherTokens,
   saveEmailChange,
   setLoginEmail,
-  setPasswordHash,
+  replacePasswordHash,
 } from './profile.repository.js';
 import type { UserUpdate } from './profile.schemas.js';
 import { emitCustomerUpdated, type ProfileActor } from './profile.service.js';
@@ -91,12 +92,17 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
 
   await db.transaction().execute(async (trx) => {
     const mail = { userId: actor.userId, storeCode: actor.storeCode, language: request.language };
-    if (newEmail !== undefined) {
+    // The same new email again within the resubmit window (a double click, a retry) is the change
+    // already pending: a second mail would mint a new token and kill the link of the first.
+    if (newEmail !== undefined && (await isFirstSubmission(trx, submissionKey('email-change', [actor.userId, newEmail]), now))) {
       await saveEmailChange(trx, actor.userId, newEmail, now);
       await queueProfileMail(trx, config.jobs.maxAttempts, { kind: 'confirmEmail', newEmail, ...mail }, now);
     }
     if (passwordHash !== undefined) {
-      await setPasswordHash(trx, actor.userId, passwordHash, now);
+      // Checked against the hash read before the transaction: a change that committed since (the
+      // same form sent twice at once) makes this one's current password a wrong one.
+      if (!(await replacePasswordHash(trx, actor.userId, user.password_hash, passwordHash, now)))
+        throw invalidField('currentPassword', 'profile.wrongPassword');
       await revokeOtherTokens(trx, actor.userId, actor.tokenHash);
       await queueProfileMail(trx, config.jobs.maxAttempts, { kind: 'passwordChanged', ...mail }, now);
     }

@@ -136,8 +136,25 @@ export async function setLoginEmail(db: Db, userId: number, email: string, now: 
     .execute();
 }
 
-export async function setPasswordHash(db: Db, userId: number, passwordHash: string, now: number): Promise<void> {
-  await db.updateTable('app_user').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+/**
+ * Replaces the password hash only while it is still the one the current password was checked
+ * against; false when another change committed since (two changes at once: the second is refused
+ * as a wrong current password, as it would be one after the other).
+ */
+export async function replacePasswordHash(
+  db: Db,
+  userId: number,
+  checked: string | null,
+  passwordHash: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('app_user')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('id', '=', userId)
+    .where((eb) => (checked === null ? eb('password_hash', 'is', null) : eb('password_hash', '=', checked)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Ends every session of the user but the one presented. */
@@ -196,6 +213,33 @@ export async function clearDefault(db: Db, clientAccountId: number, kind: Addres
     .where('client_account_id', '=', clientAccountId)
     .where('default_for', '=', kind)
     .execute();
+}
+
+/**
+ * The client's newest address saved after `after` with exactly these values and default state:
+ * the one a submit of the same form made moments ago.
+ */
+export async function findSameAddress(
+  db: Db,
+  clientAccountId: number,
+  values: Pick<AddressRow, 'kind' | 'name' | 'phone' | 'address' | 'city' | 'postcode' | 'country_code'>,
+  isDefault: boolean,
+  after: number,
+): Promise<AddressRow | undefined> {
+  let query = db
+    .selectFrom('client_address')
+    .selectAll()
+    .where('client_account_id', '=', clientAccountId)
+    .where('created_at', '>', after)
+    .where('kind', '=', values.kind)
+    .where('name', '=', values.name)
+    .where('phone', '=', values.phone)
+    .where('address', '=', values.address)
+    .where('city', '=', values.city)
+    .where('postcode', '=', values.postcode)
+    .where('country_code', '=', values.country_code);
+  query = isDefault ? query.where('default_for', '=', values.kind) : query.where('default_for', 'is', null);
+  return query.orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function insertAddress(db: Db, address: Insertable<ClientAddressTable>): Promise<number> {

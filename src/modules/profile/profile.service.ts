@@ -135,24 +135,31 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
       await emitEvent(trx, { type: 'consent.changed', stream: customerStream(actor.userId), data }, now);
     }
   }
-  return emitCustomerUpdated(trx, actor, now);
+  // The same form again (a double click, a retry) changes nothing the platform is told of: no event.
+  return emitCustomerUpdated(trx, actor, now, before);
+}
+
+function customerData(actor: ProfileActor, profile: Awaited<ReturnType<typeof readProfile>>) {
+  return {
+    customerId: actor.userId,
+    email: profile.email,
+    firstName: profile.firstName,
+    lastName: profile.lastName,
+    phone: profile.phone,
+    language: profile.language,
+    birthday: profile.birthday,
+  };
 }
 
 /**
  * `customer.updated` for the marketing platform, with the profile as it is now: after a profile
- * edit and after a confirmed change of the login email. Answers that profile.
+ * edit and after a confirmed change of the login email; not when what it tells is what it was
+ * `before` the edit. Answers that profile.
  */
-export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: number) {
+export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: number, before?: Awaited<ReturnType<typeof readProfile>>) {
   const after = await readProfile(trx, actor);
-  const data = {
-    customerId: actor.userId,
-    email: after.email,
-    firstName: after.firstName,
-    lastName: after.lastName,
-    phone: after.phone,
-    language: after.language,
-    birthday: after.birthday,
-  };
+  const data = customerData(actor, after);
+  if (before !== undefined && JSON.stringify(customerData(actor, before)) === JSON.stringify(data)) return after;
   await emitEvent(trx, { type: 'customer.updated', stream: customerStream(actor.userId), data }, now);
   return after;
 }
