@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { SubCompanyAddressTable, SubCompanyTable } from './companies.tables.js';
 
@@ -40,6 +41,34 @@ export function addressesOf(db: Db, subCompanyIds: number[]): Promise<SubCompany
     .where('sub_company_id', 'in', subCompanyIds)
     .orderBy('sub_company_id')
     .orderBy('position')
+    .execute();
+}
+
+/**
+ * Serialises the sub-company writes of one company on PostgreSQL (NO KEY UPDATE: the rows that
+ * reference the company take a key share lock when inserted, which this does not wait for), so of
+ * two identical forms at once the second finds the first's sub-company. SQLite's write
+ * transactions are serial already.
+ */
+export async function lockCompany(trx: Db, companyId: number): Promise<void> {
+  await lockRowsOnPostgres(trx, trx.selectFrom('company').select('id').where('id', '=', companyId), 'no key update');
+}
+
+/** The company's sub-companies with this name and registry code made after `after`, newest first. */
+export function recentSubCompaniesNamed(
+  db: Db,
+  companyId: number,
+  named: { name: string; registry_code: string | null },
+  after: number,
+): Promise<SubCompanyRow[]> {
+  return db
+    .selectFrom('sub_company')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('name', '=', named.name)
+    .where((eb) => (named.registry_code === null ? eb('registry_code', 'is', null) : eb('registry_code', '=', named.registry_code)))
+    .where('created_at', '>', after)
+    .orderBy('id', 'desc')
     .execute();
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { notFound } from '../../infra/domain-error.js';
+import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { SubCompany, SubCompanyAddress, SubCompanyChange, SubCompanyForm } from './companies.schemas.js';
 import type { CompanyMaster } from './company-access.js';
@@ -8,6 +9,8 @@ import {
   deleteSubCompany,
   findSubCompany,
   insertSubCompany,
+  lockCompany,
+  recentSubCompaniesNamed,
   replaceAddresses,
   subCompanyPage,
   updateSubCompany,
@@ -76,10 +79,32 @@ export async function listSubCompanies(db: Db, master: CompanyMaster, page: Page
   return { items: await withAddresses(db, rows), total };
 }
 
+/**
+ * Adds a sub-company. The same form again within the resubmit window (a double click, a retry
+ * after a timeout) answers the sub-company the first one made, as it is, and adds nothing: under
+ * the company's lock, two at once make one.
+ */
 export async function createSubCompany(trx: Db, master: CompanyMaster, form: SubCompanyForm, now: number): Promise<SubCompany> {
-  const id = await insertSubCompany(trx, { company_id: master.companyId, name: form.name, registry_code: form.registryCode ?? null }, now);
-  await replaceAddresses(trx, id, addressValues(form.addresses ?? []));
+  await lockCompany(trx, master.companyId);
+  const named = { name: form.name, registry_code: form.registryCode ?? null };
+  const addresses = addressValues(form.addresses ?? []);
+  const recent = await withAddresses(trx, await recentSubCompaniesNamed(trx, master.companyId, named, now - RESUBMIT_WINDOW_MS));
+  const same = recent.find((made) => sameAddresses(made.addresses, addresses));
+  if (same) return same;
+  const id = await insertSubCompany(trx, { company_id: master.companyId, ...named }, now);
+  await replaceAddresses(trx, id, addresses);
   return readSubCompany(trx, master, id);
+}
+
+function sameAddresses(made: SubCompany['addresses'], asked: NewAddress[]): boolean {
+  const values = (
+    address: { recipient: string | null; street: string; city: string; postcode: string; phone: string | null },
+    country: string,
+  ) => JSON.stringify([address.recipient, address.street, address.city, address.postcode, country, address.phone]);
+  return (
+    made.length === asked.length &&
+    made.every((address, i) => values(address, address.countryCode) === values(asked[i]!, asked[i]!.country_code))
+  );
 }
 
 export async function changeSubCompany(trx: Db, master: CompanyMaster, id: number, change: SubCompanyChange, now: number) {
