@@ -204,11 +204,13 @@ export interface RefusedProduct {
 }
 
 /**
- * Adds several products with addProduct's rules, each on its own: one the rules refuse (unknown,
- * hidden, unavailable, over a quantity limit, too many lines) is left out and reported, and the
- * others are added. For putting an earlier order back in the basket.
+ * Puts products in the basket so that each has at least the given quantity, with addProduct's
+ * rules, each on its own: one the rules refuse (unknown, hidden, unavailable, over a quantity
+ * limit, too many lines) is left out and reported, and the others are added. A product the basket
+ * holds enough of already is left as it is, so the same products put again (a double click, a
+ * retry after a timeout) change nothing. For putting an earlier order back in the basket.
  */
-export async function addProducts(
+export async function topUpProducts(
   trx: Db,
   queries: BasketWriteQueries,
   context: BasketContext,
@@ -216,17 +218,19 @@ export async function addProducts(
   items: ReadonlyArray<{ productId: number; quantity: number }>,
 ): Promise<{ lines: BasketLine[]; refused: RefusedProduct[] }> {
   const refused: RefusedProduct[] = [];
-  let lines: BasketLine[] | undefined;
+  let lines = await queries.lines(trx, basket.id, context.store.code);
   for (const item of items) {
+    const held = lines.find((entry) => entry.product.id === item.productId)?.line.quantity ?? 0;
+    if (held >= item.quantity) continue;
     try {
-      lines = (await addProduct(trx, queries, context, basket, item)).lines;
+      lines = (await addProduct(trx, queries, context, basket, { productId: item.productId, quantity: item.quantity - held })).lines;
     } catch (error) {
       // The rules are checked before anything is written, so a refusal leaves the basket as it was.
       if (!(error instanceof InvalidInputError) || error.fields[0] === undefined) throw error;
       refused.push({ productId: item.productId, reason: error.fields[0] });
     }
   }
-  return { lines: lines ?? (await queries.lines(trx, basket.id, context.store.code)), refused };
+  return { lines, refused };
 }
 
 /** Sets a line's quantity; 0 removes the line. */

@@ -13,7 +13,7 @@ export { basketMessages } from './basket.messages.js';
 export * as basketCheckout from './basket.checkout.js';
 export { basketHttp } from './basket-request.routes.js';
 // Putting an earlier order's products back (modules/orders, POST /order/{code}/repeat), in writeLines' transaction.
-export { addProducts, type RefusedProduct } from './basket.service.js';
+export { topUpProducts, type RefusedProduct } from './basket.service.js';
 export { availableDeliveryMethods, HOME_COUNTRY } from './delivery/delivery.service.js';
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
 export { DeliveryMethodSchema } from './basket.schemas.js';

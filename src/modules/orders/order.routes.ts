@@ -4,7 +4,7 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { translate } from '../../i18n/index.js';
 import { DomainError } from '../../infra/domain-error.js';
-import { addProducts, basketHttp } from '../basket/index.js';
+import { basketHttp, topUpProducts } from '../basket/index.js';
 import { boughtProductPage, clientOrderPage } from './order-history.repository.js';
 import { loggedInClient, readableOrder } from './order-access.service.js';
 import { orderDetail } from './order-detail.service.js';
@@ -102,8 +102,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
         tags,
         summary: "Puts the order's products back in the caller's basket",
         description:
-          'Each product with its ordered quantity, under the basket rules (visibility, availability, quantity limits); ' +
-          'the ones refused are listed in notAdded with the reason. A guest without a basket-token gets a new basket and the basket-token header.',
+          'Each product with its ordered quantity, under the basket rules (visibility, availability, quantity limits): a product ' +
+          'the basket holds is topped up to the ordered quantity, one it holds as many of or more is left as it is, so the same ' +
+          'call again (a double click, a retry) changes nothing. The ones refused are listed in notAdded with the reason. ' +
+          'A guest without a basket-token gets a new basket and the basket-token header.',
         headers: OrderHeaders,
         params: OrderCodeParams,
         querystring: OrderAccessQuery,
@@ -125,7 +127,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
           const quantities = new Map<number, number>();
           for (const line of lines) quantities.set(line.product_id, (quantities.get(line.product_id) ?? 0) + line.quantity);
           const items = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
-          const result = await addProducts(trx, queries, context, basket, items);
+          const result = await topUpProducts(trx, queries, context, basket, items);
           notAdded = result.refused.map(({ productId, reason }) => {
             const line = lines.find((entry) => entry.product_id === productId);
             return {
