@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
 import { forbidden, invalidField } from '../../infra/domain-error.js';
@@ -97,9 +98,21 @@ export async function eraseCaller(
     if (!(await signedInRecently(db, request.tokenHash, now))) throw forbidden('gdpr.freshLoginRequired');
   }
   await db.transaction().execute(async (trx) => {
+    // The caller's session first: an erasure ends it, so of two at once (a double click) the second
+    // waits for the first and finds it gone, and erases (and tells the integrations) nothing again.
+    if (!(await lockSession(trx, request.tokenHash))) return;
     const subject = await loadSubject(trx, request.userId);
     if (subject) await eraseSubject(trx, parts, subject, now);
   });
+}
+
+/** Locks the caller's access token on PostgreSQL (SQLite's write transactions are serial); false when it is gone. */
+async function lockSession(trx: Db, tokenHash: string): Promise<boolean> {
+  const row = await lockedOnPostgres(
+    trx,
+    trx.selectFrom('access_token').select('token_hash').where('token_hash', '=', tokenHash),
+  ).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** `storefront gdpr erase <email>`: the same erasure for an operator, without a confirmation. */

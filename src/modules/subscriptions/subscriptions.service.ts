@@ -18,7 +18,6 @@ import {
   insertSubscription,
   LIVE,
   lockSubscription,
-  ownSubscription,
   plansByIds,
   recordTrial,
   subscriptionsOf,
@@ -203,7 +202,10 @@ export async function changePlan(
 /** Cancels at the period's end (access until then); a subscription whose renewal failed ends at once. */
 export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, id: number, language: Language, now: number) {
   await db.transaction().execute(async (trx) => {
-    const sub = await ownSubscription(trx, who.clientAccountId, id);
+    // Locked, as a plan change locks it: of two cancellations at once (a double click) the second
+    // sees the first's and changes nothing, so the cancellation is mailed once.
+    const locked = await lockSubscription(trx, id);
+    const sub = locked && Number(locked.client_account_id) === who.clientAccountId ? locked : undefined;
     if (!sub) throw notFound('subscriptions.notFound', { id });
     if (!LIVE.includes(sub.status) || sub.status === 'PENDING') throw conflict('subscriptions.notChangeable', { status: sub.status });
     if (sub.cancel_at_period_end) return;
