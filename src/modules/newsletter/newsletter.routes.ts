@@ -40,6 +40,7 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
         tags,
         summary:
           'Ask for a subscription: a confirmation link is mailed; nothing is subscribed until it is followed (the answer never tells whether the address is subscribed)',
+        description: 'The same request again within 5 minutes (a double click, a retry) is answered the same and mails nothing more.',
         headers: StoreRequestHeaders,
         body: SubscribeForm,
         response: { 200: success(Empty), ...formErrors },

@@ -36,6 +36,9 @@ export const addressRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app,
       schema: {
         tags,
         summary: `Saves an address (at most ${MAX_ADDRESSES}); isDefault makes it the default of its kind`,
+        description:
+          'The same address posted again within 5 minutes (a double click, a retry after a timeout) answers the address the ' +
+          'first one saved, 201 as before, and saves nothing.',
         headers: StoreRequestHeaders,
         body: AddressBody,
         security,
