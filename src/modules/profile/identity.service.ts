@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import { badRequest, conflict, forbidden, invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
-import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
+import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import {
@@ -24,6 +24,7 @@ import {
   findEmailChangeByToken,
   findProfile,
   findUserIdByEmail,
+  lockUser,
   revokeOtherTokens,
   saveEmailChange,
   setLoginEmail,
@@ -93,8 +94,9 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
   await db.transaction().execute(async (trx) => {
     const mail = { userId: actor.userId, storeCode: actor.storeCode, language: request.language };
     // The same new email again within the resubmit window (a double click, a retry) is the change
-    // already pending: a second mail would mint a new token and kill the link of the first.
-    if (newEmail !== undefined && (await isFirstSubmission(trx, submissionKey('email-change', [actor.userId, newEmail]), now))) {
+    // already pending: a second mail would mint a new token and kill the link of the first. Under
+    // the user's lock, so of two at once the second sees the first's.
+    if (newEmail !== undefined && !(await isPendingEmailChange(trx, actor.userId, newEmail, now))) {
       await saveEmailChange(trx, actor.userId, newEmail, now);
       await queueProfileMail(trx, config.jobs.maxAttempts, { kind: 'confirmEmail', newEmail, ...mail }, now);
     }
@@ -109,6 +111,13 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
   });
   const pending = await findEmailChange(db, actor.userId);
   return { email: user.email, pendingEmail: pending?.new_email ?? null, passwordChanged: passwordHash !== undefined };
+}
+
+/** Whether the user asked for this very change moments ago (it is still the one pending), taking the user's lock. */
+async function isPendingEmailChange(trx: Db, userId: number, newEmail: string, now: number): Promise<boolean> {
+  await lockUser(trx, userId);
+  const pending = await findEmailChange(trx, userId);
+  return pending !== undefined && pending.new_email === newEmail && Number(pending.requested_at) > now - RESUBMIT_WINDOW_MS;
 }
 
 /**
