@@ -11,6 +11,7 @@ import {
   type AccountsTestApp,
 } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { pastResubmitWindow } from '../helpers/resubmit.js';
 
 // The limits count in fixed one-minute windows. Each test runs with the app's clock frozen one
 // second into a window of its own, so no test straddles a window edge or meets another test's
@@ -53,7 +54,11 @@ describe('registration and reset per email (AUTH_RATE_LIMIT_PER_EMAIL=3/1m)', ()
     await registerVerified(t, email); // the registration is one of the three requests
     const mailsBefore = mailsTo(t, email).length;
 
-    for (let attempt = 1; attempt <= 5; attempt += 1) expect((await resetPassword(t, email)).statusCode).toBe(200);
+    // Each asked apart (the same request within minutes is one double submit: resubmit.ts).
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      await pastResubmitWindow(t.database.db);
+      expect((await resetPassword(t, email)).statusCode).toBe(200);
+    }
     await t.drainJobs();
     const resetMails = mailsTo(t, email).slice(mailsBefore);
     expect(resetMails).toHaveLength(2);
@@ -71,9 +76,14 @@ describe('registration and reset per email (AUTH_RATE_LIMIT_PER_EMAIL=3/1m)', ()
 
   it('sends no more than the ceiling of registration mails per email, across the registration forms', async () => {
     const email = uniqueEmail('register');
-    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await register(t, email)).statusCode).toBe(200);
+    // Each asked apart (the same form within minutes is one double submit: resubmit.ts).
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await pastResubmitWindow(t.database.db);
+      expect((await register(t, email)).statusCode).toBe(200);
+    }
     const mailsAtCeiling = mailsTo(t, email).length;
     expect(mailsAtCeiling).toBe(3);
+    await pastResubmitWindow(t.database.db);
     expect((await register(t, email)).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'POST', url: '/auth/register', payload: { email: email.toUpperCase() } })).statusCode).toBe(200);
     const business = await t.app.inject({

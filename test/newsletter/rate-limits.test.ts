@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createAccountsTestApp, mailsTo, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { confirm } from './helpers.js';
+import { pastResubmitWindow } from '../helpers/resubmit.js';
 
 // Fixed one-minute windows: each test runs with the clock frozen one second into a window of its
 // own (in the past, so the worker, on the real clock, finds the queued mails due).
@@ -35,6 +36,8 @@ describe('newsletter rate limits', () => {
   it('caps subscribe requests for one email (NEWSLETTER_RATE_LIMIT_PER_EMAIL=2/1m), whatever the address, so an inbox is not flooded', async () => {
     const email = uniqueEmail('limit-mail');
     expect((await from('10.0.0.1', { email, language: 'en' })).statusCode).toBe(200);
+    // Asked apart (the same request within minutes is one double submit, mailed once).
+    await pastResubmitWindow(t.database.db);
     expect((await from('10.0.0.2', { email: email.toUpperCase(), language: 'en' })).statusCode).toBe(200);
     expectTooManyRequests(await from('10.0.0.3', { email, language: 'en' }));
     // Another address is not affected.
