@@ -1081,7 +1081,18 @@ function normalised(body: string): unknown {
   return walk(value);
 }
 
-const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+/** Compared as JSON with every object's keys in order (the row log of PostgreSQL groups tables in any order). */
+const same = (x: unknown, y: unknown) => JSON.stringify(sorted(x)) === JSON.stringify(sorted(y));
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, item]) => [key, sorted(item)]),
+    );
+  return value;
+}
 
 function classify(run: Run, single: Run, documented: Set<string>): { class: Class; note: string } {
   const bad = run.statuses.filter((status) => status >= 500 || !documented.has(String(status)));
