@@ -52,6 +52,12 @@ export function lockSubscription(db: Db, id: number): Promise<SubscriptionRow | 
   return lockingSubscriptions(db).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
+/** The caller's subscription, locked (lockSubscription); undefined also when it is another client's (the same 404 as none). */
+export async function lockOwnSubscription(db: Db, clientAccountId: number, id: number): Promise<SubscriptionRow | undefined> {
+  const row = await lockSubscription(db, id);
+  return row && Number(row.client_account_id) === clientAccountId ? row : undefined;
+}
+
 /** The caller's subscription; undefined also when it is another client's (the same 404 as none). */
 export async function ownSubscription(db: Db, clientAccountId: number, id: number): Promise<SubscriptionRow | undefined> {
   const row = await findSubscription(db, id);

@@ -17,7 +17,7 @@ import {
   hadTrial,
   insertSubscription,
   LIVE,
-  lockSubscription,
+  lockOwnSubscription,
   plansByIds,
   recordTrial,
   subscriptionsOf,
@@ -152,8 +152,7 @@ export async function changePlan(
   const claim = await db.transaction().execute(async (trx) => {
     // Locked, as a renewal's claim locks it: two changes at once (a double click, a retry after a
     // 503) take turns, and the second sees the first's charge.
-    const locked = await lockSubscription(trx, id);
-    const sub = locked && Number(locked.client_account_id) === who.clientAccountId ? locked : undefined;
+    const sub = await lockOwnSubscription(trx, who.clientAccountId, id);
     if (!sub) throw notFound('subscriptions.notFound', { id });
     if (!['TRIAL', 'ACTIVE'].includes(sub.status) || sub.cancel_at_period_end)
       throw conflict('subscriptions.notChangeable', { status: sub.cancel_at_period_end ? 'CANCELLED' : sub.status });
@@ -204,8 +203,7 @@ export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, 
   await db.transaction().execute(async (trx) => {
     // Locked, as a plan change locks it: of two cancellations at once (a double click) the second
     // sees the first's and changes nothing, so the cancellation is mailed once.
-    const locked = await lockSubscription(trx, id);
-    const sub = locked && Number(locked.client_account_id) === who.clientAccountId ? locked : undefined;
+    const sub = await lockOwnSubscription(trx, who.clientAccountId, id);
     if (!sub) throw notFound('subscriptions.notFound', { id });
     if (!LIVE.includes(sub.status) || sub.status === 'PENDING') throw conflict('subscriptions.notChangeable', { status: sub.status });
     if (sub.cancel_at_period_end) return;
