@@ -127,8 +127,11 @@ export async function consumeResetToken(db: Db, userId: number, tokenHash: strin
   return consumed.numUpdatedRows > 0n;
 }
 
+/** The statuses of accounts left out of the user's one account per store and type (client_account_live_uq). */
+const NOT_LIVE: readonly ClientAccountStatus[] = ['REMOVED', 'ERASED'];
+
 /** Whether the account counts in the user's one account per store and type: not REMOVED nor ERASED. */
-export const isLiveAccount = (account: { status: ClientAccountStatus }) => account.status !== 'REMOVED' && account.status !== 'ERASED';
+export const isLiveAccount = (account: { status: ClientAccountStatus }) => !NOT_LIVE.includes(account.status);
 
 /**
  * The user's account of `type` in `store` among `accounts`: the live one (at most one, see
@@ -209,7 +212,7 @@ export async function ensureClientAccount(db: Db, account: NewClientAccount, now
     .where('user_id', '=', account.userId)
     .where('store_code', '=', account.storeCode)
     .where('type', '=', account.type)
-    .where('status', 'not in', ['REMOVED', 'ERASED'])
+    .where('status', 'not in', NOT_LIVE)
     .executeTakeFirstOrThrow();
 }
 
