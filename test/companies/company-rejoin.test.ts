@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsTestApp, GOOD_PASSWORD, login, me, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
-import { placeOrder } from '../orders/purchase-helpers.js';
-import { acceptInvitation, call, companyMaster, invite } from './fixtures.js';
+import { acceptInvitation, call, companyMaster, invite, seenBy as seenByToken, useAccount as useAccountOf } from './fixtures.js';
 
 // A person a company removed, invited by another company. Their removed account is the first
 // company's: the orders placed for it, its delivery addresses, basket and wishlist. Before, the
@@ -33,41 +32,8 @@ const ok = async (response: Promise<LightMyRequestResponse>, status = 200) => {
 type CompanyUser = { id: number; clientCode: string; email: string; status: string; createdAt: string };
 const usersOf = async (token: string) => (await ok(call(t, 'GET', '/company-user?per-page=100', token))).json() as CompanyUser[];
 
-/** What a person sees of their own account with this token. */
-async function seenBy(token: string) {
-  const orders = (await ok(call(t, 'GET', '/order', token))).json() as Array<{ code: string }>;
-  const addresses = (await ok(call(t, 'GET', '/client-account/address', token))).json() as Array<{ address: string }>;
-  const wishlist = (await ok(call(t, 'GET', '/wishlist', token))).json() as unknown[];
-  const basket = (await ok(call(t, 'GET', '/basket', token))).json() as { products?: unknown[]; items?: unknown[] };
-  return {
-    clientCode: (await ok(me(t, token))).json().clientCode as string,
-    orders: orders.map((order) => order.code),
-    addresses: addresses.map((address) => address.address),
-    wishlist: wishlist.length,
-    basketLines: (basket.products ?? basket.items ?? []).length,
-  };
-}
-
-/** The employee's things in a company: an order, a delivery address, a wishlist line and a basket line. */
-async function useAccount(token: string, street: string) {
-  const order = await placeOrder(t, shop, { bearer: token, ip: '203.0.113.40' }, [[book, 1]], { form: { paymentMethodId: 'INVOICE' } });
-  await ok(
-    call(t, 'POST', '/client-account/address', token, {
-      kind: 'SHIPPING',
-      name: 'Tiit Töötaja',
-      phone: '+372 5123 4567',
-      address: street,
-      city: 'Tartu',
-      postcode: '51007',
-      countryNavCode: 'EE',
-      isDefault: true,
-    }),
-    201,
-  );
-  await ok(call(t, 'POST', '/wishlist', token, { productId: book }), 201);
-  await ok(call(t, 'POST', '/basket/add-product', token, { productId: book, quantity: 2 }));
-  return order.code;
-}
+const seenBy = (token: string) => seenByToken(t, token);
+const useAccount = (token: string, street: string) => useAccountOf(t, shop, book, token, street);
 
 const accountRow = (id: number) =>
   t.database.db.selectFrom('client_account').select(['company_id', 'status']).where('id', '=', id).executeTakeFirstOrThrow();

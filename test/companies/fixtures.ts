@@ -1,7 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { GOOD_PASSWORD, login, mailTo, tokenFromMail, verify, type AccountsTestApp } from '../helpers/accounts.js';
+import { GOOD_PASSWORD, login, mailTo, me, tokenFromMail, verify, type AccountsTestApp } from '../helpers/accounts.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import type { Shop } from '../orders/helpers.js';
+import { placeOrder } from '../orders/purchase-helpers.js';
 
 // Shared steps of the companies tests: requests with a bearer token, and the invitation flow
 // through the real SMTP server, the verification link and the login.
@@ -46,4 +48,46 @@ export async function acceptInvitation(t: AccountsTestApp, email: string): Promi
   const loggedIn = await login(t, email, GOOD_PASSWORD);
   expect(loggedIn.statusCode, loggedIn.body).toBe(200);
   return loggedIn.json().accessToken as string;
+}
+
+async function ok(response: Promise<LightMyRequestResponse>, status = 200): Promise<LightMyRequestResponse> {
+  const answer = await response;
+  expect(answer.statusCode, answer.body).toBe(status);
+  return answer;
+}
+
+/** What a person sees of their own account with this token: its code, orders, addresses, wishlist and basket. */
+export async function seenBy(t: AccountsTestApp, token: string) {
+  const orders = (await ok(call(t, 'GET', '/order', token))).json() as Array<{ code: string }>;
+  const addresses = (await ok(call(t, 'GET', '/client-account/address', token))).json() as Array<{ address: string }>;
+  const wishlist = (await ok(call(t, 'GET', '/wishlist', token))).json() as unknown[];
+  const basket = (await ok(call(t, 'GET', '/basket', token))).json() as { products?: unknown[]; items?: unknown[] };
+  return {
+    clientCode: (await ok(me(t, token))).json().clientCode as string,
+    orders: orders.map((order) => order.code),
+    addresses: addresses.map((address) => address.address),
+    wishlist: wishlist.length,
+    basketLines: (basket.products ?? basket.items ?? []).length,
+  };
+}
+
+/** Uses the account of this token: an order of `book`, a delivery address on `street`, a wishlist line and a basket line; answers the order's code. */
+export async function useAccount(t: AccountsTestApp, shop: Shop, book: number, token: string, street: string): Promise<string> {
+  const order = await placeOrder(t, shop, { bearer: token, ip: '203.0.113.40' }, [[book, 1]], { form: { paymentMethodId: 'INVOICE' } });
+  await ok(
+    call(t, 'POST', '/client-account/address', token, {
+      kind: 'SHIPPING',
+      name: 'Tiit Töötaja',
+      phone: '+372 5123 4567',
+      address: street,
+      city: 'Tartu',
+      postcode: '51007',
+      countryNavCode: 'EE',
+      isDefault: true,
+    }),
+    201,
+  );
+  await ok(call(t, 'POST', '/wishlist', token, { productId: book }), 201);
+  await ok(call(t, 'POST', '/basket/add-product', token, { productId: book, quantity: 2 }));
+  return order.code;
 }
