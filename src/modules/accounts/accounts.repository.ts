@@ -133,15 +133,6 @@ const NOT_LIVE: readonly ClientAccountStatus[] = ['REMOVED', 'ERASED'];
 /** Whether the account counts in the user's one account per store and type: not REMOVED nor ERASED. */
 export const isLiveAccount = (account: { status: ClientAccountStatus }) => !NOT_LIVE.includes(account.status);
 
-/**
- * The user's account of `type` in `store` among `accounts`: the live one (at most one, see
- * isLiveAccount), else the newest removed or erased one; undefined when there is none.
- */
-export function accountOfType(accounts: ClientAccountRow[], storeCode: string, type: AccountType): ClientAccountRow | undefined {
-  const ofType = accounts.filter((a) => a.store_code === storeCode && a.type === type);
-  return ofType.find(isLiveAccount) ?? ofType.at(-1);
-}
-
 /** Every client account of the user (any store, any status), oldest first. */
 export function accountsOfUser(db: Db, userId: number): Promise<ClientAccountRow[]> {
   return db.selectFrom('client_account').selectAll().where('user_id', '=', userId).orderBy('id').execute();

@@ -70,8 +70,9 @@ export interface ClientAccountTable {
  * to that company (an invitation of the same company); never usable otherwise.
  * ERASED: its person asked for their data to be erased (modules/gdpr); kept for the orders, never usable again.
  * A user holds at most one account of a type in a store that is neither REMOVED nor ERASED (the
- * partial unique index client_account_live_uq): another company's invitation makes a new one beside
- * the removed one, which keeps the first company's orders, addresses and baskets.
+ * partial unique index client_account_live_uq): another company's invitation, the person's own
+ * business registration or an approval of their wholesale request makes a new one beside the
+ * removed one, which keeps the first company's orders, addresses and baskets.
  */
 export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED' | 'REMOVED' | 'ERASED';
 

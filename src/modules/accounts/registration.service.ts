@@ -6,7 +6,6 @@ import type { AccountsContext } from './accounts.context.js';
 import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import {
-  accountOfType,
   accountsOfUser,
   changeAccountStatus,
   companyAccountCount,
@@ -14,6 +13,7 @@ import {
   findUserByEmail,
   insertCompany,
   insertUser,
+  isLiveAccount,
   normaliseEmail,
   updateCompany,
   type ClientAccountRow,
@@ -103,14 +103,18 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
  * link mailed to them (the verification flow, which for a user who is verified already asks to
  * confirm the account), and in a store that wants it only after the back office approved it
  * (the link is mailed then). Only an earlier registration of the contact's own (a master alone in
- * its company, not active) is taken up again; any other business account of theirs here (active,
- * removed by its company, invited to one) is left alone with its company, since the form is
- * anyone's: it must not rewrite a company or bring a removed employee back.
+ * its company, not active) is taken up again; any other live business account of theirs here
+ * (active, invited to a company) is left alone with its company, and nothing is mailed, since the
+ * form is anyone's: it must not rewrite a company. An account a company removed (or an erased
+ * one) is no account here: it stays with that company, its orders, addresses, basket and wishlist
+ * the company's, and the registration makes a new company and account as for anyone. Two at once
+ * make one: the second account insert hits the live-account index, and the retry takes the first
+ * up as the contact's own registration.
  */
 export async function registerBusiness(trx: Db, context: AccountsContext, form: BusinessRegistrationForm, now: number): Promise<void> {
   const { config, storeCode, language } = context;
   const { userId } = await findOrCreateContact(trx, form, language, now);
-  const existing = accountOfType(await accountsOfUser(trx, userId), storeCode, 'BUSINESS');
+  const existing = (await accountsOfUser(trx, userId)).find((a) => a.store_code === storeCode && a.type === 'BUSINESS' && isLiveAccount(a));
   if (existing && !(await isOwnPendingRegistration(trx, existing))) return;
   const status = config.accounts.businessApprovalStores.includes(storeCode) ? 'PENDING_APPROVAL' : 'PENDING_CONFIRMATION';
   let accountId: number;
