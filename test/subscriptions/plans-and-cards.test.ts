@@ -97,6 +97,7 @@ describe('saved cards', () => {
         'state',
         'order_reference',
         'payment_reference',
+        'redirect',
         'token',
         'brand',
         'last_four',

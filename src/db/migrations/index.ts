@@ -55,6 +55,7 @@ import * as createBoughtProduct from './2026_11_28_0610_create_bought_product.js
 import * as addCommentSubmissionHash from './2026_11_28_0620_add_comment_submission_hash.js';
 import * as indexJobEmails from './2026_11_29_0400_index_job_emails.js';
 import * as uniqueLiveClientAccounts from './2026_11_29_0500_unique_live_client_accounts.js';
+import * as addSubscriptionCardRedirect from './2026_11_29_0800_add_subscription_card_redirect.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -115,4 +116,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0620_add_comment_submission_hash': addCommentSubmissionHash,
   '2026_11_29_0400_index_job_emails': indexJobEmails,
   '2026_11_29_0500_unique_live_client_accounts': uniqueLiveClientAccounts,
+  '2026_11_29_0800_add_subscription_card_redirect': addSubscriptionCardRedirect,
 };

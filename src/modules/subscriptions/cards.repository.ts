@@ -1,7 +1,8 @@
 // The SQL of saved cards.
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { SavedCard } from '../payments/index.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
+import type { RedirectForm, SavedCard } from '../payments/index.js';
 import type { SubscriptionCardTable } from './subscriptions.tables.js';
 
 export type CardRow = Selectable<SubscriptionCardTable>;
@@ -35,13 +36,42 @@ export function findCardByPayment(db: Db, gateway: string, reference: string, or
     .executeTakeFirst();
 }
 
+/**
+ * Serialises starting a client's card savings: on PostgreSQL the client account's row is locked for
+ * the transaction (`no key update`: rows referencing the account are inserted meanwhile without
+ * waiting), so of two starts at once the second sees the card the first committed; SQLite runs one
+ * write transaction at a time.
+ */
+export async function lockCardOwner(trx: Db, clientAccountId: number): Promise<void> {
+  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId), 'no key update');
+}
+
+/** The client's newest card of the store still waiting for its gateway, started at `since` or later. */
+export function recentPendingCard(db: Db, clientAccountId: number, storeCode: string, since: number): Promise<CardRow | undefined> {
+  return db
+    .selectFrom('subscription_card')
+    .selectAll()
+    .where('client_account_id', '=', clientAccountId)
+    .where('store_code', '=', storeCode)
+    .where('state', '=', 'PENDING')
+    .where('created_at', '>=', since)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 export async function insertCard(db: Db, row: Insertable<SubscriptionCardTable>): Promise<number> {
   const inserted = await db.insertInto('subscription_card').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(inserted.id);
 }
 
-export async function setPaymentReference(db: Db, id: number, reference: string, now: number): Promise<void> {
-  await db.updateTable('subscription_card').set({ payment_reference: reference, updated_at: now }).where('id', '=', id).execute();
+/** The card-saving payment its gateway made: its reference, and the redirect form a repeat is answered. */
+export async function setPaymentStarted(db: Db, id: number, reference: string, redirect: RedirectForm, now: number): Promise<void> {
+  await db
+    .updateTable('subscription_card')
+    .set({ payment_reference: reference, redirect: JSON.stringify(redirect), updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Confirms a pending or declined card with what the gateway says of it; false when it was confirmed (or removed) already. */

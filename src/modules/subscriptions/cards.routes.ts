@@ -61,9 +61,14 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       schema: {
         tags,
         summary: "Starts saving a card: the redirect form of the gateway's page (nothing is charged; a token is requested)",
+        description:
+          'Asked again by the same client in the same store within 5 minutes while that card is still being saved (a double ' +
+          'click, a retry), the same form: one card and one payment at the gateway. Two at once: the second waits for the ' +
+          "first one's form (409 when it takes longer than 10 seconds; try again). Once the card is saved or declined, a new " +
+          'card is started.',
         headers: StoreRequestHeaders,
         security,
-        response: { 200: success(RedirectFormSchema), ...errors(...storeRouteErrors, 401, 503) },
+        response: { 200: success(RedirectFormSchema), ...errors(...storeRouteErrors, 401, 409, 503) },
       },
     },
     async (request) => {

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
+import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
@@ -20,15 +22,18 @@ import {
   declinePendingCard,
   findCard,
   insertCard,
+  lockCardOwner,
   makeDefault,
   ownCard,
-  setPaymentReference,
+  recentPendingCard,
+  setPaymentStarted,
   type CardRow,
 } from './cards.repository.js';
 import { DAY_MS } from './periods.js';
 
 // Saved cards. POST starts the gateway's card-saving payment (nothing is taken: amount 0 with a
-// token requested under an unscheduled agreement) and answers its redirect form. The card row is
+// token requested under an unscheduled agreement) and answers its redirect form; asked again while
+// that card is pending and recent, it answers the same form (startCardSaving). The card row is
 // PENDING until the gateway, asked by the shop itself (the shopper's return or a callback), says
 // the payment settled and names the token; then only the token, brand, last four digits and expiry
 // are kept. A decline makes it DECLINED, listed nowhere: the bank may still approve the payment
@@ -78,6 +83,21 @@ export async function listCards(db: Db, clientAccountId: number) {
   return (await activeCardsOf(db, clientAccountId)).map(cardWire);
 }
 
+/** A card whose gateway call started this long ago without giving its form is taken as lost (its process died). */
+export const LOST_START_MS = 60_000;
+/** How long a repeat waits for the gateway call of the request it repeats, and how often it looks. */
+const REPEAT_WAIT_MS = 10_000;
+const REPEAT_LOOK_MS = 50;
+
+/**
+ * Starts saving a card: a PENDING card row, committed, then the gateway's card-saving payment, whose
+ * redirect form is kept on the row and answered. The same client in the same store asking again
+ * within the resubmit window while that card is still pending (a double click, a retry after a
+ * timeout) is answered the same form: no second card, no second payment at the gateway. Two at once
+ * take turns on the client's lock, and the second waits for the first one's form (or its failure).
+ * A card saved or declined, or started before the window, does not count: a new one is started (a
+ * second card, or another try after a decline).
+ */
 export async function startCardSaving(
   db: Kysely<Database>,
   deps: { gateways: Gateways; urls: CardUrls },
@@ -87,23 +107,34 @@ export async function startCardSaving(
 ): Promise<RedirectForm> {
   const gateway = cardGateway(deps.gateways);
   const orderReference = `SC${randomBytes(8).toString('hex').toUpperCase()}`;
-  // Committed before the gateway is called: the callback may come before this request ends.
-  const cardId = await insertCard(db, {
-    client_account_id: owner.clientAccountId,
-    store_code: owner.storeCode,
-    gateway: gateway.name,
-    state: 'PENDING',
-    order_reference: orderReference,
-    payment_reference: null,
-    token: null,
-    brand: null,
-    last_four: null,
-    expiry_month: null,
-    expiry_year: null,
-    is_default: false,
-    created_at: now,
-    updated_at: now,
+  // Committed before the gateway is called: the callback may come before this request ends, and a
+  // repeat finds it.
+  const claim = await db.transaction().execute(async (trx): Promise<{ repeat: CardRow } | { cardId: number }> => {
+    await lockCardOwner(trx, owner.clientAccountId);
+    const recent = await recentPendingCard(trx, owner.clientAccountId, owner.storeCode, now - RESUBMIT_WINDOW_MS);
+    // One whose gateway call never gave a form within LOST_START_MS is nobody's to pay: a new one is started.
+    if (recent && (recent.redirect !== null || now - Number(recent.created_at) < LOST_START_MS)) return { repeat: recent };
+    const cardId = await insertCard(trx, {
+      client_account_id: owner.clientAccountId,
+      store_code: owner.storeCode,
+      gateway: gateway.name,
+      state: 'PENDING',
+      order_reference: orderReference,
+      payment_reference: null,
+      redirect: null,
+      token: null,
+      brand: null,
+      last_four: null,
+      expiry_month: null,
+      expiry_year: null,
+      is_default: false,
+      created_at: now,
+      updated_at: now,
+    });
+    return { cardId };
   });
+  if ('repeat' in claim) return firstForm(db, claim.repeat);
+  const { cardId } = claim;
   try {
     const created = await gateway.createPayment({
       orderReference,
@@ -117,12 +148,30 @@ export async function startCardSaving(
       idempotencyKey: orderReference,
       requestToken: true,
     });
-    await setPaymentReference(db, cardId, created.reference, now);
+    await setPaymentStarted(db, cardId, created.reference, created.redirect, now);
     return created.redirect;
   } catch (error) {
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
     await deleteCards(db, [cardId], null, now);
-    throw new DomainError('unavailable', 'subscriptions.gatewayUnavailable', {}, 30);
+    throw gatewayUnavailable();
+  }
+}
+
+const gatewayUnavailable = () => new DomainError('unavailable', 'subscriptions.gatewayUnavailable', {}, 30);
+
+/**
+ * The form of the card a repeat found: at once when its gateway call is done, else once it is (the
+ * first request is still waiting for the gateway). The first request's failure removed the card:
+ * the repeat is answered the same 503. Still no form after REPEAT_WAIT_MS: a 409 to try again shortly.
+ */
+async function firstForm(db: Kysely<Database>, found: CardRow): Promise<RedirectForm> {
+  let card: CardRow | undefined = found;
+  for (let waited = 0; ; waited += REPEAT_LOOK_MS) {
+    if (!card) throw gatewayUnavailable();
+    if (card.redirect !== null) return JSON.parse(card.redirect) as RedirectForm;
+    if (waited >= REPEAT_WAIT_MS) throw new DomainError('conflict', 'subscriptions.cardBeingStarted', {}, 2);
+    await sleep(REPEAT_LOOK_MS);
+    card = await findCard(db, Number(found.id));
   }
 }
 

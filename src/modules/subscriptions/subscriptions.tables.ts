@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -41,6 +41,11 @@ export interface SubscriptionCardTable {
   /** The shop's reference of the card-saving payment at the gateway. */
   order_reference: string;
   payment_reference: string | null;
+  /**
+   * JSON: the redirect form of the card-saving payment, once its gateway made it (migration
+   * 2026_11_29_0800); what the same client asking again while the card is pending and recent is answered.
+   */
+  redirect: string | null;
   token: string | null;
   brand: string | null;
   last_four: string | null;

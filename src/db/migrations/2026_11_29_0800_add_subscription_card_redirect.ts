@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+
+// POST /subscription-credit-card sent twice (a double click, a retry after a timeout) started two
+// cards and two card-saving payments at the gateway. A card being saved now keeps the redirect form
+// its gateway gave (the payment page's address and the payment's reference, nothing secret: the
+// shopper's browser is sent there), so that the same client asking again while it is still pending
+// and recent is answered that form. Earlier rows have none; none of them is recent.
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('subscription_card').addColumn('redirect', 'text').execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('subscription_card').dropColumn('redirect').execute();
+}
