@@ -1,8 +1,11 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
 import { LOST_START_MS } from '../../src/modules/subscriptions/cards.service.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, secondAccountOf, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
 
 // POST /subscription-credit-card sent again (a double click, a retry after a timeout) while the card
@@ -94,6 +97,36 @@ describe('POST /subscription-credit-card twice', () => {
     const rows = await cardRows(customer);
     expect(rows).toHaveLength(1);
     expect(await oneoffsOf(customer)).toEqual([rows[0]!.order_reference]);
+  });
+
+  it('at once, both past their look-up before either writes its card (PostgreSQL: the card table held): one card', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const lockWaiters = async () =>
+      Number(
+        (
+          await sql<{ n: number | string }>`
+            select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+            s.t.database.db,
+          )
+        ).rows[0]!.n,
+      );
+    let answers!: [LightMyRequestResponse, LightMyRequestResponse];
+    if (engine !== 'postgres') answers = await Promise.all([start(customer), start(customer)]);
+    else
+      await s.t.database.db.transaction().execute(async (trx) => {
+        // Each start's insert of its card waits here, after its look-up found none unless the client's
+        // lock made the second wait for the first one's commit.
+        await sql`lock table subscription_card in share mode`.execute(trx);
+        const both = Promise.all([start(customer), start(customer)]);
+        await until('both starts to wait', async () => (await lockWaiters()) >= 2);
+        void both.then((done) => (answers = done));
+      });
+    await until('both answers', () => answers !== undefined);
+    const [one, two] = answers;
+    expect([one.statusCode, two.statusCode], `${one.body} ${two.body}`).toEqual([200, 200]);
+    expect(two.json()).toEqual(one.json());
+    expect(await cardRows(customer)).toHaveLength(1);
+    expect(await oneoffsOf(customer)).toHaveLength(1);
   });
 
   it("the second while EveryPay has not answered the first: it waits for the first one's form", async () => {
