@@ -12,6 +12,8 @@ import { call, createCustomer, saveCard, secondAccountOf, startSubscriptionShop,
 // it started is still being saved is answered the first one's redirect form: one card row, one
 // card-saving payment at EveryPay. Two at once end the same. Once that card is saved or declined, or
 // after the resubmit window, a POST starts another card (a second card, another try).
+// DELETE /subscription-credit-card/{id} removes a saved card only: one being saved or declined is
+// listed nowhere and is the same 404 as an unknown id.
 
 let s: SubscriptionShop;
 beforeAll(async () => {
@@ -248,5 +250,46 @@ describe('POST /subscription-credit-card again, not a repeat', () => {
     expect(companys.json()).not.toEqual(own.json());
     expect(await cardRows(customer)).toHaveLength(1);
     expect(await cardRows(company)).toHaveLength(1);
+  });
+});
+
+describe('DELETE /subscription-credit-card/{id} of a card not saved', () => {
+  /** The 404 of an id no card has, to compare with. */
+  const unknown = async (customer: TestCustomer) => {
+    const response = await call(s, customer, 'DELETE', '/subscription-credit-card/987654321');
+    return expectErrorBody(response, 404, 'Not Found');
+  };
+
+  it('declined: 404 as an unknown id; the card stays, and a late settle still saves it', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const started = (await start(customer)).json() as Form;
+    const id = await finish(started, 'decline');
+    const before = await cardRows(customer);
+    expect(before).toEqual([expect.objectContaining({ id, state: 'DECLINED' })]);
+    const refused = await call(s, customer, 'DELETE', `/subscription-credit-card/${id}`);
+    const body = expectErrorBody(refused, 404, 'Not Found');
+    const other = await unknown(customer);
+    expect(body.code).toBe(other.code);
+    expect(body.message).toBe(other.message.replace('987654321', String(id)));
+    expect(await cardRows(customer)).toEqual(before);
+    await s.everypay.settle(started.fields.payment_reference!);
+    await s.everypay.callbacksIdle();
+    expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toMatchObject([{ id, isDefault: true }]);
+  });
+
+  it('being saved: 404 as an unknown id; the card stays, and paying it saves it', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const started = (await start(customer)).json() as Form;
+    const [row] = await cardRows(customer);
+    const id = Number(row!.id);
+    const refused = await call(s, customer, 'DELETE', `/subscription-credit-card/${id}`);
+    const body = expectErrorBody(refused, 404, 'Not Found');
+    expect(body.message).toBe((await unknown(customer)).message.replace('987654321', String(id)));
+    expect(await cardRows(customer)).toEqual([row]);
+    expect(await finish(started, 'pay')).toBe(id);
+    expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toMatchObject([{ id, isDefault: true }]);
+    // Saved, it is removed like any other.
+    expect((await call(s, customer, 'DELETE', `/subscription-credit-card/${id}`)).statusCode).toBe(204);
+    expect(await cardRows(customer)).toEqual([]);
   });
 });

@@ -127,6 +127,7 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       schema: {
         tags,
         summary: 'Removes a saved card (its subscriptions move to the default card left)',
+        description: 'Only a saved card (one GET lists): a card still being saved, or declined, is a 404 as an unknown one is.',
         headers: StoreRequestHeaders,
         params: IdParams,
         security,

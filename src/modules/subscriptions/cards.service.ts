@@ -220,11 +220,16 @@ export async function setDefaultCard(db: Kysely<Database>, clientAccountId: numb
   });
 }
 
-/** Removes a card; subscriptions that used it move to the default card left (or to none until one is saved). */
+/**
+ * Removes a saved card; subscriptions that used it move to the default card left (or to none until
+ * one is saved). Only a saved (ACTIVE) card, as for making one the default: a card being saved or
+ * declined is listed nowhere and is the same 404 as an unknown one. It is left to its gateway's word
+ * (a shopper who pays after all has asked for the card, and gets it saved) and to pruning.
+ */
 export async function removeCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const card = await ownCard(trx, clientAccountId, id);
-    if (!card) throw notFound('subscriptions.cardNotFound', { id });
+    if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
     const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);
     const next = others.find((other) => other.is_default) ?? others.at(-1);
     await deleteCards(trx, [id], next ? Number(next.id) : null, now);
