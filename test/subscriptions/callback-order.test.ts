@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answers, CALLBACK_ORDERS, inOrder } from '../helpers/everypay-order.js';
 import type { TestCustomer } from '../helpers/customers.js';
+import { engine } from '../helpers/test-app.js';
 import {
   DAY,
   bill,
@@ -502,4 +504,98 @@ describe('saving a card: the return reads a decline, the callback brings the car
         .execute(),
     ).toEqual(rows);
   });
+});
+
+// The same two at the same moment (orders' 5b000cf): EveryPay's answer to the shop's charge read the
+// payment still with the bank, or declined, just before the bank approved it, and the shop applies that
+// answer while the callback bringing the settle holds the charge's row. On PostgreSQL a statement
+// there reads the rows as they were before the callback's commit; the charge is finished by an update
+// whose condition (still pending) is checked again under the row's lock, so the older answer changes
+// nothing. SQLite writes one transaction at a time (the callback is applied first there, and the same
+// must come out).
+describe('the answer to a charge is applied while the callback settling it holds the charge', () => {
+  const lockWaiters = async () =>
+    Number(
+      (
+        await sql<{ n: number | string }>`
+          select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+          s.t.database.db,
+        )
+      ).rows[0]!.n,
+    );
+  async function until(what: string, done: () => boolean | Promise<boolean>) {
+    for (let tries = 0; tries < 1000; tries += 1) {
+      if (await done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`waited too long for ${what}`);
+  }
+  /**
+   * PostgreSQL: runs `during` while a transaction holds the subscription's row, so the callback's
+   * transaction, which finished the charge, waits there with the charge's row locked. SQLite: runs it,
+   * holding nothing (an open transaction would keep the shop from writing at all).
+   */
+  async function holdingSubscriptionOnPostgres(id: number, during: () => Promise<void>) {
+    if (engine !== 'postgres') return during();
+    await s.t.database.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('subscription').select('id').where('id', '=', id).forUpdate().execute();
+      await during();
+    });
+  }
+
+  it.each(['sent_for_processing', 'failed'] as const)(
+    'a renewal, the answer read %s: the charge stays settled, the run reports it charged, the next period follows',
+    async (read) => {
+      const customer = await cardHolder('settled');
+      const sub = (await subscribe(s, customer, 'SHELF5')).json();
+      expect(sub.status).toBe('ACTIVE');
+      const end = Date.now() - 1000;
+      await s.t.database.db
+        .updateTable('subscription')
+        .set({ period_start: end - 30 * DAY, period_end: end })
+        .where('id', '=', sub.id)
+        .execute();
+      const token = s.everypay.cards().at(-1)!.token;
+      // sent_for_processing: EveryPay answers so and settles it right after; failed: it answers the
+      // decline, and the bank approves it after all (settled below).
+      if (read === 'sent_for_processing') s.everypay.setCardOutcome(token, 'settled', { processing: true });
+      else s.everypay.setCardOutcome(token, 'failed');
+      await s.everypay.callbacksIdle();
+      const from = s.everypay.callbacks.length;
+      s.everypay.holdCallbacks();
+      const asked = () => mitPayments(s, sub.id).length;
+      let answer!: () => void;
+      s.everypay.answerLate(MIT_PATH, new Promise<void>((resolve) => (answer = resolve)));
+      const run = bill(s, end + 1000);
+      await until('the run to charge the card', () => asked() === 2);
+      const charge = (await chargesOf(s, sub.id)).at(-1)!;
+      const reference = s.everypay.paymentsFor(charge.order_reference)[0]!.reference;
+      if (read === 'failed') await s.everypay.settle(reference);
+      expect(s.everypay.payment(reference)!.state).toBe('settled');
+      await holdingSubscriptionOnPostgres(sub.id, async () => {
+        const callbacks = s.everypay.releaseCallbacks();
+        // PostgreSQL: the callback finished the charge and waits for the subscription; SQLite: it is applied.
+        if (engine === 'postgres') await until('the callback to wait for the subscription', async () => (await lockWaiters()) >= 1);
+        else await callbacks;
+        // EveryPay's answer, as the payment stood when the shop asked, arrives now.
+        answer();
+        if (engine === 'postgres') await until('the answer to wait for the charge', async () => (await lockWaiters()) >= 2);
+      });
+      const report = await run;
+      await s.everypay.callbacksIdle();
+      expect(report).toMatchObject({ charged: 1, failed: 0, pending: 0 });
+      expect(answers(s.everypay.callbacks.slice(from)).every(([status]) => status === 200)).toBe(true);
+      expect(await stateOf(customer, sub.id)).toMatchObject({
+        row: { status: 'ACTIVE', period_number: 2, period_start: end, failed_attempts: 0, next_attempt_at: null },
+        charges: [
+          ['PERIOD', 1, 1, 'settled', 750],
+          ['PERIOD', 2, 1, 'settled', 750],
+        ],
+        references: [expect.any(String), reference],
+        mails: ['purchased'],
+        mits: 2,
+        payments: [1, 1],
+      });
+    },
+  );
 });
