@@ -2,9 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateways, PaymentGateway } from '../../src/modules/payments/index.js';
 import { billDue, STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
 import type { TestCustomer } from '../helpers/customers.js';
+import { expectErrorBody } from '../helpers/http.js';
 import {
   DAY,
   bill,
+  call,
   chargesOf,
   createCustomer,
   mailJobs,
@@ -203,4 +205,46 @@ describe('billing', () => {
     expect(await subscriptionRow(s, second[0]!.id)).toMatchObject({ status: 'FAILED', failed_attempts: 1 });
     for (const sub of second.slice(1)) expect(await subscriptionRow(s, sub.id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
   });
+});
+
+// A charge's outcome moves its subscription (settled: the next period). A cancellation applied while it
+// waited for the gateway made that outcome land on an ended subscription: a FAILED one, ended at once,
+// came back ACTIVE when its retry settled, without its family's slot and renewing every month.
+describe('cancelling while a charge waits for the gateway', () => {
+  it.each(['FAILED', 'ACTIVE'] as const)(
+    '%s, its renewal pending: 409 and nothing changes; once it settled, the cancellation ends it at the period end with no more charges',
+    async (status) => {
+      const { customer, id, end, token } = await activeSubscriber();
+      let at = end + 1000;
+      if (status === 'FAILED') {
+        s.everypay.setCardOutcome(token, 'failed');
+        await bill(s, at);
+        at = end + DAY;
+      }
+      expect((await subscriptionRow(s, id)).status).toBe(status);
+      // EveryPay answers the renewal (or its retry) while the bank decides, and tells the settle later.
+      s.everypay.setCardOutcome(token, 'settled', { processing: true });
+      s.everypay.holdCallbacks();
+      await bill(s, at);
+      expect((await chargesOf(s, id)).at(-1)).toMatchObject({ period_number: 2, state: 'pending' });
+      const before = await subscriptionRow(s, id);
+      const mails = await mailJobs(s, id);
+      const refused = await call(s, customer, 'DELETE', `/subscription/${id}`);
+      expectErrorBody(refused, 409, 'Conflict');
+      expect(refused.headers['retry-after']).toBe('60');
+      expect(await subscriptionRow(s, id)).toEqual(before);
+      expect(await mailJobs(s, id)).toEqual(mails);
+      await s.everypay.releaseCallbacks();
+      await s.everypay.callbacksIdle();
+      const paid = await subscriptionRow(s, id);
+      expect(paid).toMatchObject({ status: 'ACTIVE', period_number: 2, period_start: end, live_key: expect.any(String) });
+      const cancelled = await call(s, customer, 'DELETE', `/subscription/${id}`);
+      expect(cancelled.json()).toMatchObject({ status: 'ACTIVE', cancelAtPeriodEnd: true });
+      expect(await mailJobs(s, id)).toEqual([...mails, 'cancelled']);
+      const charged = mitPayments(s, id).length;
+      await bill(s, Number(paid.period_end) + 1000);
+      expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ENDED', live_key: null });
+      expect(mitPayments(s, id)).toHaveLength(charged);
+    },
+  );
 });

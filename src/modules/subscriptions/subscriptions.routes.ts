@@ -116,6 +116,9 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       schema: {
         tags,
         summary: 'Cancels at the period end (access until then); a subscription whose renewal failed ends at once',
+        description:
+          '409 while one of its charges is still with the gateway (a renewal or its retry, an upgrade): its outcome decides ' +
+          'the period first; try again once it is confirmed.',
         headers: StoreRequestHeaders,
         params: IdParams,
         security,

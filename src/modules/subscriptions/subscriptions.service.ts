@@ -198,15 +198,22 @@ export async function changePlan(
   return subscriptionById(db, id, language);
 }
 
-/** Cancels at the period's end (access until then); a subscription whose renewal failed ends at once. */
+/**
+ * Cancels at the period's end (access until then); a subscription whose renewal failed ends at once.
+ * Not while one of its charges waits for the gateway (a renewal's retry, say): that charge's outcome
+ * moves the subscription (settled: the next period), and applied after the cancellation it made an
+ * ended subscription ACTIVE again, without its family's slot, renewing every month.
+ */
 export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, id: number, language: Language, now: number) {
   await db.transaction().execute(async (trx) => {
-    // Locked, as a plan change locks it: of two cancellations at once (a double click) the second
-    // sees the first's and changes nothing, so the cancellation is mailed once.
+    // Locked, as a plan change and a renewal's claim lock it: of two cancellations at once (a double
+    // click) the second sees the first's and changes nothing, so the cancellation is mailed once; a
+    // charge claimed meanwhile is seen pending.
     const sub = await lockOwnSubscription(trx, who.clientAccountId, id);
     if (!sub) throw notFound('subscriptions.notFound', { id });
     if (!LIVE.includes(sub.status) || sub.status === 'PENDING') throw conflict('subscriptions.notChangeable', { status: sub.status });
     if (sub.cancel_at_period_end) return;
+    if (await pendingChargeOf(trx, id)) throw new DomainError('conflict', 'subscriptions.chargePending', {}, 60);
     if (sub.status === 'FAILED') {
       await updateSubscription(trx, id, { status: 'ENDED', live_key: null, next_attempt_at: null, ended_at: now, updated_at: now });
     } else {
