@@ -902,10 +902,7 @@ function subscriptionCases(): Case[] {
   return [
     {
       op: 'POST /subscription-credit-card',
-      expect: 'c',
-      why:
-        'NOT FIXED (subscriptions/cards.* is another change in flight): each call starts a card and a payment at the gateway; ' +
-        'the one the shopper does not finish stays pending until it is pruned',
+      expect: 'a',
       prepare: async () => {
         const who = await customer();
         return { request: request(who, 'POST', '/subscription-credit-card'), view: listView(who, '/subscription-credit-card') };
