@@ -186,7 +186,13 @@ async function benchEngine(label: string, databaseUrl: string, ceiling: RunningC
         {
           script: build.script,
           args: ['serve'],
-          env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', BASE_PATH: '', BASKET_RATE_LIMIT_PER_IP: '100000000/1m' },
+          env: {
+            DATABASE_URL: databaseUrl,
+            LOG_LEVEL: 'warn',
+            BASE_PATH: '',
+            BASKET_RATE_LIMIT_PER_IP: '100000000/1m',
+            BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
+          },
           readyPath: '/site/health',
         },
         ROOT,

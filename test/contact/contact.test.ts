@@ -5,8 +5,8 @@ import { createShop } from '../helpers/catalogue.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
-// The contact page: the office's data and shops; the form's validation, limit per client address
-// and honeypot; both mails (office with Reply-To the sender, acknowledgement in the sender's
+// The contact page: the office's data and shops; the form's validation, limits per client address
+// and per sender's email, and honeypot; both mails (office with Reply-To the sender, acknowledgement in the sender's
 // language) through the outbox to a real SMTP server.
 
 let t: TestApp;
@@ -17,7 +17,15 @@ const nextIp = () => `198.51.100.${++addressCounter}`;
 
 beforeAll(async () => {
   smtp = await startSmtpCatcher();
-  t = await createTestApp({ env: { SMTP_URL: smtp.url, CONTACT_RATE_LIMIT_PER_IP: '3/1h', BACKOFFICE_EMAILS: 'backoffice@example.ee' } });
+  t = await createTestApp({
+    env: {
+      SMTP_URL: smtp.url,
+      CONTACT_RATE_LIMIT_PER_IP: '3/1h',
+      // The tests send as one sender; the per-email limit's own test uses senders of its own.
+      CONTACT_RATE_LIMIT_PER_EMAIL: '15/1h',
+      BACKOFFICE_EMAILS: 'backoffice@example.ee',
+    },
+  });
   await contactCommand(
     t.database.db,
     ['set', 'WEB', '--company=Raamat OÜ', '--email=office@example.ee', '--phone=+372 600 0000', '--address=Viru 1, Tallinn'],
@@ -157,5 +165,21 @@ describe('POST /contact', () => {
     // Another address is not affected.
     expect((await post(message(5))).statusCode).toBe(202);
     expect(await t.drainJobs()).toBe(6);
+  });
+
+  it("counts per sender's email too: from many addresses, past the limit a 429 that mails nothing; another sender is not affected", async () => {
+    const sender = { ...form, email: 'Sage.Saatja@Example.ee' };
+    const message = (n: number) => ({ ...sender, message: `${form.message} (${n})` });
+    for (let n = 1; n <= 15; n += 1) expect((await post(message(n))).statusCode).toBe(202);
+    await t.drainJobs();
+    smtp.clear();
+    // The same address in other letters is the same sender.
+    const refused = await post({ ...message(16), email: 'SAGE.saatja@example.EE' });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json()).toMatchObject({ status: 429 });
+    expect(await t.drainJobs()).toBe(0);
+    expect((await post({ ...message(17), email: 'teine.saatja@example.ee' })).statusCode).toBe(202);
+    expect(await t.drainJobs()).toBe(2);
   });
 });

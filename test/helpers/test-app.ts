@@ -66,6 +66,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       SEARCH_TIME_BUDGET_MS: '30000',
       SESSION_ACTION_RATE_LIMIT_PER_IP: '100000000/1m',
       SESSION_ACTION_RATE_LIMIT_PER_SESSION: '100000000/1m',
+      // And for a guest's basket writes (per process, in memory); guest-baskets-limit.test.ts and
+      // rate-limit-sweep.test.ts set their own.
+      BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
       MAIL_DIR: mailDir,
       ...options.env,
       DATABASE_URL: scratch.url,

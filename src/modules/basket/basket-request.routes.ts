@@ -3,9 +3,11 @@ import type { DatabaseHandle, Db } from '../../db/database.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { addressKey } from '../../infra/address-key.js';
-import type { RateLimit } from '../../infra/rate-limit.js';
+import { rateLimited } from '../../infra/rate-limit.js';
+import { tokenBuckets, type TokenBuckets } from '../../infra/token-bucket.js';
 import { isTokenShaped } from '../../infra/tokens.js';
 import { callerResolver, type Caller } from '../catalogue/index.js';
+import type { BasketSection } from './basket.config.js';
 import type { BasketLine } from './basket-lines.repository.js';
 import type { BasketProductCache } from './basket-product-cache.js';
 import { priceBasket, priceRead, type BasketContext, type PricedBasket } from './basket-pricing.js';
@@ -42,11 +44,36 @@ export interface BasketHttp {
 }
 
 /**
- * `newGuestBaskets`: how many new guest baskets one client address may make (BASKET_RATE_LIMIT_PER_IP).
+ * The buckets of guest writes per client address (BASKET_WRITE_RATE_LIMIT_PER_IP), one set per
+ * configuration: the basket routes, the order repeat and checkout each make a BasketHttp, and an
+ * address's writes through any of them count together.
+ */
+const guestWriteBuckets = new WeakMap<BasketSection, TokenBuckets>();
+
+/**
+ * `limits`: how many new guest baskets one client address may make (BASKET_RATE_LIMIT_PER_IP, in
+ * the database) and how many guest writes it may send (BASKET_WRITE_RATE_LIMIT_PER_IP, in memory).
  * `products`: the basket group's kept products (basket-product-cache.ts); without them every read joins the products.
  */
-export function basketHttp(database: DatabaseHandle, newGuestBaskets: RateLimit, products?: BasketProductCache): BasketHttp {
+export function basketHttp(database: DatabaseHandle, limits: BasketSection, products?: BasketProductCache): BasketHttp {
   const db = database.db;
+  const newGuestBaskets = limits.newGuestBasketsPerIp;
+  let guestWrites = guestWriteBuckets.get(limits);
+  if (guestWrites === undefined) {
+    guestWrites = tokenBuckets(limits.guestWritesPerIp);
+    guestWriteBuckets.set(limits, guestWrites);
+  }
+  const writesOf = guestWrites;
+  /**
+   * A guest's write is counted per address before its transaction (a 429 with Retry-After past the
+   * limit): anyone can repeat one, each costs a transaction, and a guest's writes to a basket it
+   * has are not counted anywhere else. A client's writes are not counted here.
+   */
+  const admitWrite = (owner: BasketOwner, now: number) => {
+    if (owner.kind !== 'guest') return;
+    const wait = writesOf.take(owner.address, 1, now);
+    if (wait > 0) throw rateLimited(wait);
+  };
   const callerOf = callerResolver(database);
   const written = basketWriteQueries(database);
   const queries: BasketWriteQueries = products ? { ...written, ...products.forWrites(written), refresh: products.refresh } : written;
@@ -59,6 +86,7 @@ export function basketHttp(database: DatabaseHandle, newGuestBaskets: RateLimit,
     },
     async write(request, reply, work, resolved) {
       const { context, owner } = resolved ?? (await http.contextOf(request));
+      admitWrite(owner, context.now);
       const { priced, token } = await db.transaction().execute(async (trx) => {
         const opened = await openBasket(trx, owner, context.store.code, context.now, newGuestBaskets);
         checkIfMatch(request, opened.basket);
@@ -69,6 +97,7 @@ export function basketHttp(database: DatabaseHandle, newGuestBaskets: RateLimit,
     },
     async writeLines(request, reply, work) {
       const { context, owner } = await http.contextOf(request);
+      admitWrite(owner, context.now);
       const { priced, token } = await db.transaction().execute(async (trx) => {
         const opened = await openBasketForWrite(trx, queries.writes, owner, context.store.code, context.now, newGuestBaskets);
         // If-Match names the version the write is based on: the one before this write's.

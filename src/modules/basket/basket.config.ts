@@ -5,8 +5,17 @@ import type { RateLimit } from '../../infra/rate-limit.js';
 export interface BasketSection {
   /** New guest baskets (a write without a basket-token) per client address (IPv6 by its /64), counted in the database. */
   newGuestBasketsPerIp: RateLimit;
+  /**
+   * Guest basket writes of any kind per client address (IPv6 by its /64), a token bucket in this
+   * process's memory: a guest's writes to a basket it has cost a transaction each and are not
+   * counted by newGuestBasketsPerIp.
+   */
+  guestWritesPerIp: RateLimit;
 }
 
 export function readBasketConfig(env: EnvReader): BasketSection {
-  return { newGuestBasketsPerIp: env.rateLimit('BASKET_RATE_LIMIT_PER_IP', '300/1h') };
+  return {
+    newGuestBasketsPerIp: env.rateLimit('BASKET_RATE_LIMIT_PER_IP', '300/1h'),
+    guestWritesPerIp: env.rateLimit('BASKET_WRITE_RATE_LIMIT_PER_IP', '600/1m'),
+  };
 }

@@ -41,7 +41,8 @@ export interface BasketDeps {
 
 const tags = ['basket'];
 const readErrors = errors(...storeRouteErrors, 401);
-const writeErrors = errors(...storeRouteErrors, 401, 404, 412, 413, 415, 422);
+// 429: a guest past its writes or new baskets per address (BASKET_WRITE_RATE_LIMIT_PER_IP, BASKET_RATE_LIMIT_PER_IP).
+const writeErrors = errors(...storeRouteErrors, 401, 404, 412, 413, 415, 422, 429);
 const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 
 /**
@@ -59,7 +60,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   });
 
   const products = basketProductCache(database, productTtlMs);
-  const http = basketHttp(database, config.basket.newGuestBasketsPerIp, products);
+  const http = basketHttp(database, config.basket, products);
   // The read path's queries, compiled once.
   const reads = basketReads(database, products);
 

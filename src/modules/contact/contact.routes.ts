@@ -46,8 +46,8 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
         tags,
         summary: "Sends a message to the store's office, and an acknowledgement to the sender",
         description:
-          'Both mails go through the outbox (202: queued). Limited per client address (CONTACT_RATE_LIMIT_PER_IP; 429 with ' +
-          'Retry-After). A message with the hidden `website` field filled in is answered the same and not sent. The same ' +
+          'Both mails go through the outbox (202: queued). Limited per client address and per sender email ' +
+          '(CONTACT_RATE_LIMIT_PER_IP, CONTACT_RATE_LIMIT_PER_EMAIL; 429 with Retry-After). A message with the hidden `website` field filled in is answered the same and not sent. The same ' +
           'message again within 5 minutes (a double click, a retry) is answered the same and not sent again.',
         headers: StoreRequestHeaders,
         body: ContactBody,

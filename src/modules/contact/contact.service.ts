@@ -20,9 +20,18 @@ export interface ContactInput {
   body: ContactBody;
 }
 
-/** Counts the message against the address's limit (429 with Retry-After past it). */
-export async function countContactMessage(db: Db, limits: ContactSection, input: Pick<ContactInput, 'ip' | 'now'>): Promise<void> {
+/**
+ * Counts the message against the client address's limit, then against the sender's email's (429
+ * with Retry-After past either): the acknowledgement goes to whatever email the form names, so
+ * without the second many addresses together could fill one inbox.
+ */
+export async function countContactMessage(
+  db: Db,
+  limits: ContactSection,
+  input: Pick<ContactInput, 'ip' | 'now'> & { body: Pick<ContactBody, 'email'> },
+): Promise<void> {
   await consumeRateLimit(db, `contact:ip:${addressKey(input.ip)}`, limits.perIp, input.now);
+  await consumeRateLimit(db, `contact:email:${input.body.email.trim().toLowerCase()}`, limits.perEmail, input.now);
 }
 
 /** The message to mail, or undefined when the honeypot was filled (a bot: nothing is sent). */

@@ -21,7 +21,7 @@ const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
   const { database, urls } = deps;
   const db = database.db;
-  const http = basketHttp(database, deps.config.basket.newGuestBasketsPerIp);
+  const http = basketHttp(database, deps.config.basket);
   const configured = new Set(Object.keys(deps.gateways) as GatewayName[]);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');

@@ -33,7 +33,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
   const db = deps.database.db;
-  const http = basketHttp(deps.database, deps.config.basket.newGuestBasketsPerIp);
+  const http = basketHttp(deps.database, deps.config.basket);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
   });

@@ -123,7 +123,8 @@ export const FacetsSchema = Type.Object({
 export const searchHeaders = {
   'x-search-available': { type: 'string', description: '1: the search index answered; 0 (with 503): it is being rebuilt' },
 };
-export const searchErrors = errors(...storeRouteErrors, 401, 503);
+/** 429: past the address's work limit (search-guards.routes.ts), on every route of the group. */
+export const searchErrors = errors(...storeRouteErrors, 401, 429, 503);
 
 /** Adds X-Search-Available to a success schema's documented headers. */
 export function withSearchHeader<T extends object>(schema: T): T {
