@@ -25,8 +25,9 @@ export interface WrongGuesses {
   checked<T>(address: string, now: number, work: () => Promise<T>, wasWrong: (error: unknown) => boolean): Promise<T>;
 }
 
-export function wrongGuesses(db: Kysely<Database>, limit: RateLimit): WrongGuesses {
-  const keyOf = (address: string) => `link-guess:ip:${addressKey(address)}`;
+/** `name` keeps a count of its own: links by default; gateway callbacks that name no payment count apart. */
+export function wrongGuesses(db: Kysely<Database>, limit: RateLimit, name = 'link-guess'): WrongGuesses {
+  const keyOf = (address: string) => `${name}:ip:${addressKey(address)}`;
   /** Refuses (429) an address that has presented `limit.max` wrong credentials in the current window. */
   const admit = async (address: string, now: number) => {
     const counted = await countedHits(db, keyOf(address), limit, now);

@@ -27,6 +27,7 @@ describe('the orders section', () => {
       sweepIntervalMs: 2 * 60_000,
       checkoutRateLimit: { max: 30, windowMs: 60_000 },
       callbackRateLimit: { max: 300, windowMs: 60_000 },
+      callbacksPerPayment: { max: 30, windowMs: 3_600_000 },
     });
   });
 
@@ -46,6 +47,7 @@ describe('the orders section', () => {
         ORDER_SWEEP_INTERVAL: '30s',
         CHECKOUT_RATE_LIMIT_PER_IP: '10/1m',
         PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100/1m',
+        PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT: '5/10m',
       }).orders,
     ).toMatchObject({
       publicUrl: 'https://api.shop.example',
@@ -58,6 +60,7 @@ describe('the orders section', () => {
       sweepIntervalMs: 30_000,
       checkoutRateLimit: { max: 10 },
       callbackRateLimit: { max: 100 },
+      callbacksPerPayment: { max: 5, windowMs: 600_000 },
     });
   });
 
@@ -67,5 +70,6 @@ describe('the orders section', () => {
     expect(problemsOf({ BACKOFFICE_ORDERS_URL: 'https://erp.example' })).toContain('BACKOFFICE_ORDERS_SECRET');
     expect(problemsOf({ ORDER_STUCK_AFTER: 'soon' })).toContain('ORDER_STUCK_AFTER');
     expect(problemsOf({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: 'lots' })).toContain('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP');
+    expect(problemsOf({ PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT: '0/1h' })).toContain('PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT');
   });
 });

@@ -4,6 +4,7 @@ import { errors, success } from '../../http/schemas.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
+import { wrongGuesses } from '../../infra/wrong-guesses.js';
 import { translate } from '../../i18n/index.js';
 import type { GatewayName, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
@@ -46,6 +47,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
   });
+  // Callbacks that name no payment of the gateway (or none at all), per sending address.
+  const forgedCallbacks = wrongGuesses(db, deps.config.orders.callbackRateLimit, 'callback-miss');
+  const forged = (error: unknown) => error instanceof DomainError && (error.kind === 'not-found' || error.kind === 'bad-request');
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {
@@ -138,33 +142,46 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       params: GatewayParams,
       response: { 200: Type.Object({ outcome: Type.String() }), ...errors(400, 404, 429, 503) },
     },
-    handler: async (request) => {
-      // Each callback makes us call the gateway: a flood of forged ones must not turn into one there.
-      await consumeRateLimit(db, `callback:ip:${addressKey(request.ip)}`, deps.config.orders.callbackRateLimit, request.actionTime);
-      // Own names only: `constructor` or `toString` would find the object's prototype's members.
-      const name = request.params.gateway;
-      const gateway = Object.hasOwn(gateways, name) ? gateways[name as GatewayName] : undefined;
-      if (!gateway) throw notFound('checkout.unknownGateway', { gateway: request.params.gateway.slice(0, 20) });
-      const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });
-      if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
-      let status;
-      try {
-        status = await gateway.fetchStatus(reference);
-      } catch (error) {
-        // The gateway retries a callback we could not verify.
-        if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
-          throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
-        throw error;
-      }
-      if (!status) throw notFound('checkout.unknownPayment');
-      if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return { outcome: 'applied' };
-      const applied = await db
-        .transaction()
-        .execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
-      if (applied.outcome === 'unknown') throw notFound('checkout.unknownPayment');
-      if (applied.outcome === 'mismatch')
-        request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');
-      return { outcome: applied.outcome };
-    },
+    // Each callback makes us call the gateway: a flood of forged ones must not turn into one there.
+    // Yet a genuine callback is never refused for its address: the gateway sends every shop's
+    // callbacks from a few servers, and a billing run (subscriptions) makes them arrive several a
+    // second, more than any per-address limit low enough to matter would let through. So a forged
+    // flood is limited twice instead: a callback naming no payment of the gateway counts against
+    // its address (past PAYMENT_CALLBACK_RATE_LIMIT_PER_IP, a 429 before the gateway is asked), and
+    // the callbacks naming one payment count against it (PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT), so
+    // a real reference sent again and again cannot either. A genuine payment's callbacks are a few.
+    handler: async (request) => forgedCallbacks.checked(request.ip, request.actionTime, () => applyCallback(request), forged),
   });
+
+  async function applyCallback(request: {
+    params: { gateway: string };
+    query: unknown;
+    body: unknown;
+    actionTime: number;
+    log: { warn(details: object, message: string): void };
+  }): Promise<{ outcome: string }> {
+    // Own names only: `constructor` or `toString` would find the object's prototype's members.
+    const name = request.params.gateway;
+    const gateway = Object.hasOwn(gateways, name) ? gateways[name as GatewayName] : undefined;
+    if (!gateway) throw notFound('checkout.unknownGateway', { gateway: request.params.gateway.slice(0, 20) });
+    const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });
+    if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
+    await consumeRateLimit(db, `callback:payment:${gateway.name}:${reference}`, deps.config.orders.callbacksPerPayment, request.actionTime);
+    let status;
+    try {
+      status = await gateway.fetchStatus(reference);
+    } catch (error) {
+      // The gateway retries a callback we could not verify.
+      if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
+        throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
+      throw error;
+    }
+    if (!status) throw notFound('checkout.unknownPayment');
+    if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return { outcome: 'applied' };
+    const applied = await db.transaction().execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
+    if (applied.outcome === 'unknown') throw notFound('checkout.unknownPayment');
+    if (applied.outcome === 'mismatch')
+      request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');
+    return { outcome: applied.outcome };
+  }
 };

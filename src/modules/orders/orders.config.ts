@@ -27,8 +27,14 @@ export interface OrdersSection {
   stuckAfterMs: number;
   /** Checkouts an address may start (anonymous clients can repeat them). */
   checkoutRateLimit: RateLimit;
-  /** Gateway callbacks an address may send: each one makes the service ask the gateway. */
+  /**
+   * Gateway callbacks naming no payment of the gateway that an address may send (genuine ones are
+   * never counted), and shoppers' returns from the gateway an address may send: each makes the
+   * service ask the gateway.
+   */
   callbackRateLimit: RateLimit;
+  /** Callbacks naming one payment, from any address: a genuine payment's are a few. */
+  callbacksPerPayment: RateLimit;
   /** How often the worker sweeps orders (paid ones missed, hand-offs to retry, limits above). */
   sweepIntervalMs: number;
 }
@@ -56,5 +62,6 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
     checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),
     callbackRateLimit: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP', '300/1m'),
+    callbacksPerPayment: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT', '30/1h'),
   };
 }
