@@ -83,7 +83,8 @@ async function benchEngine(label: string, databaseUrl: string, ceiling: RunningC
     TEST_GATEWAY: 'on',
     // PUBLIC_URL: unset, it is http://127.0.0.1:<PORT>, the address startChild gives the service.
     CHECKOUT_RATE_LIMIT_PER_IP: '100000000/1m',
-    BASKET_RATE_LIMIT_PER_IP: '100000000/1m', BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
+    BASKET_RATE_LIMIT_PER_IP: '100000000/1m',
+    BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
     // Every purchase's return (and callback) comes from the one load address.
     PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000000/1m',
     WORKER: 'off',

@@ -148,7 +148,8 @@ async function main(): Promise<number> {
       SMTP_URL: smtp.url,
       AUTH_RATE_LIMIT_PER_IP: `${AUTH_LIMIT}/10m`,
       CHECKOUT_RATE_LIMIT_PER_IP: '100000000/1m',
-      BASKET_RATE_LIMIT_PER_IP: '100000000/1m', BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
+      BASKET_RATE_LIMIT_PER_IP: '100000000/1m',
+      BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
       // Every purchase's return (and callback) comes from the one load address.
       PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000000/1m',
       BACKOFFICE_ORDERS_URL: backoffice.url,

@@ -12,7 +12,10 @@ describe('CONTACT_RATE_LIMIT_PER_IP and CONTACT_RATE_LIMIT_PER_EMAIL', () => {
 
   it('read <count>/<duration>', () => {
     expect(loadConfig({ CONTACT_RATE_LIMIT_PER_IP: '2/10m' }).contact).toEqual({ perIp: { max: 2, windowMs: 600_000 }, perEmail: HOUR });
-    expect(loadConfig({ CONTACT_RATE_LIMIT_PER_EMAIL: '3/1d' }).contact).toEqual({ perIp: HOUR, perEmail: { max: 3, windowMs: 86_400_000 } });
+    expect(loadConfig({ CONTACT_RATE_LIMIT_PER_EMAIL: '3/1d' }).contact).toEqual({
+      perIp: HOUR,
+      perEmail: { max: 3, windowMs: 86_400_000 },
+    });
   });
 
   it('refuse anything else, naming the variable', () => {

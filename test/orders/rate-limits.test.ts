@@ -16,7 +16,11 @@ beforeAll(async () => {
   // Hour-long windows: the windows are fixed, so a minute's boundary between two of a test's requests
   // started the count again (CI on PostgreSQL once saw 200, 200, 200).
   ({ t } = await createListeningApp({
-    env: { CHECKOUT_RATE_LIMIT_PER_IP: '2/1h', PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '3/1h', PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT: '4/1h' },
+    env: {
+      CHECKOUT_RATE_LIMIT_PER_IP: '2/1h',
+      PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '3/1h',
+      PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT: '4/1h',
+    },
   }));
   shop = await setUpShop(t);
 });
