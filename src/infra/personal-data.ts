@@ -19,7 +19,11 @@ export interface SubjectAccount {
 /** Whose data: the login identity and every client account of it (all stores), read once. */
 export interface PersonalDataSubject {
   userId: number;
-  /** The login email before the erasure (newsletter subscriptions and requests are kept by email). */
+  /**
+   * The address what is kept by email (newsletter subscriptions, requests, guest orders) is looked up
+   * by: the login email before the erasure while it is confirmed; for a user who has not confirmed it,
+   * an address nothing is kept under (modules/gdpr), since those rows are the address owner's.
+   */
   email: string;
   accounts: SubjectAccount[];
   /** The non-deliverable placeholder that replaces the email wherever a row is kept (RFC 2606 `.invalid`). */

@@ -8,6 +8,7 @@ import { verifyPassword } from '../../infra/passwords.js';
 import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
 import { admitLogin, normaliseEmail, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
+import { isLoginEmailConfirmed } from '../profile/index.js';
 
 // "Your data": the export of everything held about a person and its erasure, over the parts every
 // module contributes (personal-data-parts.ts). The erasure runs in ONE transaction the caller
@@ -21,10 +22,21 @@ export const EXPORTS_PER_USER: RateLimit = { max: 5, windowMs: 3_600_000 };
 /** Erasure attempts per user (wrong passwords also count as failed logins). */
 export const ERASURES_PER_USER: RateLimit = { max: 10, windowMs: 3_600_000 };
 
-/** The person behind a user id, with every client account (all stores, any status); undefined when unknown. */
+/**
+ * The address nothing is kept under, that stands for the login email of a user who has not confirmed
+ * it: what the parts keep by email (guest orders billed to it, requests, newsletter rows, gift cards
+ * sent to it, events and mails naming it) is the address owner's, not this user's, to export or erase.
+ */
+export const unconfirmedEmailOf = (userId: number) => `unconfirmed-${userId}@unconfirmed.invalid`;
+
+/**
+ * The person behind a user id, with every client account (all stores, any status); undefined when
+ * unknown. Its email is the login email only while that is confirmed (unconfirmedEmailOf).
+ */
 export async function loadSubject(db: Db, userId: number): Promise<PersonalDataSubject | undefined> {
   const user = await db.selectFrom('app_user').select(['id', 'email']).where('id', '=', userId).executeTakeFirst();
   if (!user) return undefined;
+  const email = (await isLoginEmailConfirmed(db, userId)) ? user.email : unconfirmedEmailOf(userId);
   const accounts = await db
     .selectFrom('client_account')
     .select(['id', 'code', 'store_code', 'type', 'company_id', 'role', 'status'])
@@ -33,7 +45,7 @@ export async function loadSubject(db: Db, userId: number): Promise<PersonalDataS
     .execute();
   return {
     userId: Number(user.id),
-    email: user.email,
+    email,
     erasedEmail: erasedEmailOf(Number(user.id)),
     accounts: accounts.map((account) => ({
       id: Number(account.id),

@@ -88,23 +88,25 @@ export async function countBasketCards(trx: Db, basketId: number): Promise<numbe
 /**
  * One page of the virtual cards a client bought (any store) or received (sent to its login email
  * and mailed), newest first, with how many there are in all. Reads the account's email from the
- * accounts' tables.
+ * accounts' tables, and whether it is confirmed from the profile's: the cards sent to an address the
+ * user has not confirmed are its owner's.
  */
 export async function cardsOfClientPage(db: Db, clientAccountId: number, slice: { offset: number; perPage: number }) {
   const account = await db
     .selectFrom('client_account')
     .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .select('app_user.email')
+    .leftJoin('unconfirmed_login_email', 'unconfirmed_login_email.user_id', 'app_user.id')
+    .select(['app_user.email', 'unconfirmed_login_email.user_id as unconfirmed'])
     .where('client_account.id', '=', clientAccountId)
     .executeTakeFirst();
-  const email = account?.email.trim().toLowerCase() ?? '';
+  const email = account && account.unconfirmed === null ? account.email.trim().toLowerCase() : null;
   const base = db
     .selectFrom('gift_card')
     .where('kind', '=', 'VIRTUAL')
     .where((eb) =>
       eb.or([
         eb('buyer_client_account_id', '=', clientAccountId),
-        eb.and([eb('recipient_email', '=', email), eb('mailed_at', 'is not', null)]),
+        ...(email === null ? [] : [eb.and([eb('recipient_email', '=', email), eb('mailed_at', 'is not', null)])]),
       ]),
     );
   const [rows, count] = await Promise.all([

@@ -22,7 +22,9 @@ export const identityRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app
         description:
           'A new email gets a confirmation link (valid 24 hours) and takes effect only when it is posted to POST /user/me/confirm-email; ' +
           'the answer is the same whether or not the address is taken. A new password ends every other session. ' +
-          'A wrong current password is a 422 and counts as a failed login (429 past the limit).',
+          'A wrong current password is a 422 and counts as a failed login (429 past the limit). ' +
+          'A user whose login email is not confirmed (GET /client-account: emailConfirmed) gives the same address to have the link ' +
+          'mailed to it; otherwise the same address is a 422.',
         headers: StoreRequestHeaders,
         body: UserUpdate,
         security,
@@ -46,7 +48,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app
         tags,
         summary: 'Confirms an email change with the token from the mail to the new address; the old address is told',
         description:
-          "400: the token is unknown, expired, replaced by a newer request or another user's. 409: the address became another user's meanwhile.",
+          "400: the token is unknown, expired, replaced by a newer request or another user's. 409: the address became another user's meanwhile. " +
+          'The login email is confirmed from then on; the link to the address the user has already only confirms it.',
         headers: StoreRequestHeaders,
         body: ConfirmEmailBody,
         security,

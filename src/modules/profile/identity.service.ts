@@ -24,7 +24,9 @@ import {
   findEmailChangeByToken,
   findProfile,
   findUserIdByEmail,
+  isLoginEmailConfirmed,
   lockUser,
+  markLoginEmailConfirmed,
   revokeOtherTokens,
   saveEmailChange,
   setLoginEmail,
@@ -52,7 +54,9 @@ export interface UserChangeRequest {
 
 /**
  * PUT /user/me. The answer is the same whether or not the new email belongs to someone else:
- * that is told only on confirmation, to whoever holds the new mailbox.
+ * that is told only on confirmation, to whoever holds the new mailbox. A user whose login email is
+ * not confirmed (a social sign-up the provider did not vouch for) may ask for the same address: the
+ * link goes to it, and confirming it confirms the address as it stands.
  */
 export async function changeUser(db: Kysely<Database>, config: IdentityConfig, request: UserChangeRequest, now: number) {
   const { actor, input } = request;
@@ -62,7 +66,8 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
   const errors: InvalidField[] = [];
   if (newEmail !== undefined) {
     refuseReservedEmail('email', newEmail);
-    if (newEmail === user.email) errors.push({ field: 'email', messageKey: 'profile.sameEmail' });
+    if (newEmail === user.email && (await isLoginEmailConfirmed(db, actor.userId)))
+      errors.push({ field: 'email', messageKey: 'profile.sameEmail' });
   }
   if (input.newPassword !== undefined) {
     const form = { password: input.newPassword, passwordRepeat: input.newPasswordRepeat ?? '' };
@@ -143,7 +148,8 @@ async function checkCurrentPassword(
  * POST /user/me/confirm-email: the token from the mail to the new address, presented by the same
  * user logged in. 400 for a token that is unknown, expired, replaced or another user's; 409 when
  * the address has meanwhile become another user's login (the change stays pending). The user's
- * other sessions end.
+ * other sessions end. Either way the login email is now confirmed; the link to the address the user
+ * has already only confirms it (the login identity is the same: no session ends, nobody is told).
  */
 export async function confirmEmailChange(
   trx: Db,
@@ -161,6 +167,8 @@ export async function confirmEmailChange(
   if (holder && Number(holder.id) !== actor.userId) throw conflict('profile.emailTaken');
   const user = (await findProfile(trx, actor.clientAccountId))!;
   if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) throw badRequest('profile.badEmailToken');
+  await markLoginEmailConfirmed(trx, actor.userId);
+  if (change.new_email === user.email) return { email: user.email };
   try {
     await setLoginEmail(trx, actor.userId, change.new_email, now);
   } catch (error) {

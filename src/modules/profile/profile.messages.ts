@@ -5,6 +5,8 @@ const en = {
   'profile.emailTaken': 'This email address is already used by another account.',
   'profile.badEmailToken': 'The confirmation link is invalid or has expired.',
   'profile.sameEmail': 'This is already your email address.',
+  'profile.emailUnconfirmed':
+    'Your email address is not confirmed yet: confirm it first (give the same address as a new email and follow the link mailed to it).',
   'profile.currentPasswordRequired': 'Enter your current password.',
   'profile.freshLoginRequired': 'For your safety, log in again and change your email within 10 minutes of logging in.',
   'profile.wrongPassword': 'The current password is incorrect.',
@@ -31,6 +33,8 @@ const et: Record<keyof typeof en, string> = {
   'profile.emailTaken': 'See e-posti aadress on juba teise konto kasutuses.',
   'profile.badEmailToken': 'Kinnituslink on vigane või aegunud.',
   'profile.sameEmail': 'See on juba teie e-posti aadress.',
+  'profile.emailUnconfirmed':
+    'Teie e-posti aadress ei ole veel kinnitatud: kinnitage see kõigepealt (sisestage sama aadress uueks e-postiks ja avage sinna saadetud link).',
   'profile.currentPasswordRequired': 'Sisestage oma praegune parool.',
   'profile.freshLoginRequired':
     'Teie turvalisuse huvides logige uuesti sisse ja muutke e-posti aadressi 10 minuti jooksul pärast sisselogimist.',
@@ -58,6 +62,8 @@ const ru: Record<keyof typeof en, string> = {
   'profile.emailTaken': 'Этот адрес электронной почты уже используется другой учётной записью.',
   'profile.badEmailToken': 'Ссылка для подтверждения недействительна или устарела.',
   'profile.sameEmail': 'Это уже ваш адрес электронной почты.',
+  'profile.emailUnconfirmed':
+    'Ваш адрес электронной почты ещё не подтверждён: сначала подтвердите его (укажите тот же адрес как новый и перейдите по ссылке из письма).',
   'profile.currentPasswordRequired': 'Введите текущий пароль.',
   'profile.freshLoginRequired': 'В целях безопасности войдите снова и измените адрес электронной почты в течение 10 минут после входа.',
   'profile.wrongPassword': 'Текущий пароль неверен.',

@@ -2,9 +2,9 @@ import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
-// The profile's own tables: consent history, a pending email change (never its token), saved
-// addresses and notification preferences. The profile fields themselves are on app_user (the
-// accounts part). The erasure deletes every row.
+// The profile's own tables: consent history, a pending email change (never its token), whether the
+// login email is confirmed, saved addresses and notification preferences. The profile fields
+// themselves are on app_user (the accounts part). The erasure deletes every row.
 
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
@@ -19,6 +19,11 @@ async function exportProfile(db: Db, subject: PersonalDataSubject) {
   const emailChange = await db
     .selectFrom('email_change')
     .select(['new_email', 'requested_at', 'expires_at'])
+    .where('user_id', '=', subject.userId)
+    .executeTakeFirst();
+  const unconfirmed = await db
+    .selectFrom('unconfirmed_login_email')
+    .select('user_id')
     .where('user_id', '=', subject.userId)
     .executeTakeFirst();
   const addresses =
@@ -63,6 +68,7 @@ async function exportProfile(db: Db, subject: PersonalDataSubject) {
     pendingEmailChange: emailChange
       ? { newEmail: emailChange.new_email, requestedAt: time(emailChange.requested_at), expiresAt: time(emailChange.expires_at) }
       : null,
+    loginEmailConfirmed: unconfirmed === undefined,
     addresses: addresses.map((row) => ({
       clientCode: row.code,
       kind: row.kind,
@@ -93,6 +99,7 @@ async function eraseProfile(trx: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   await trx.deleteFrom('marketing_consent_event').where('user_id', '=', subject.userId).execute();
   await trx.deleteFrom('email_change').where('user_id', '=', subject.userId).execute();
+  await trx.deleteFrom('unconfirmed_login_email').where('user_id', '=', subject.userId).execute();
   if (ids.length === 0) return;
   await trx.deleteFrom('client_address').where('client_account_id', 'in', ids).execute();
   await trx.deleteFrom('client_preference').where('client_account_id', 'in', ids).execute();

@@ -329,3 +329,36 @@ export async function replaceFollowedCategories(db: Db, clientAccountId: number,
 export function findProfileUser(db: Db, userId: number) {
   return db.selectFrom('app_user').select(['id', 'email', 'first_name']).where('id', '=', userId).executeTakeFirst();
 }
+
+// --- whether the login email is confirmed ---------------------------------------------------
+
+/** Marks the user's login email as not confirmed (a social sign-up the provider did not vouch for). */
+export async function markLoginEmailUnconfirmed(db: Db, userId: number, now: number): Promise<void> {
+  await db
+    .insertInto('unconfirmed_login_email')
+    .values({ user_id: userId, since: now })
+    .onConflict((conflict) => conflict.column('user_id').doNothing())
+    .execute();
+}
+
+/** The user's login email is confirmed (by the link mailed to it, or by a provider that verified it). */
+export async function markLoginEmailConfirmed(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('unconfirmed_login_email').where('user_id', '=', userId).execute();
+}
+
+/** Confirms the login email only while it is `email` (normalised): a provider vouched for that address, not another. */
+export async function markLoginEmailConfirmedIf(db: Db, userId: number, email: string): Promise<void> {
+  await db
+    .deleteFrom('unconfirmed_login_email')
+    .where('user_id', '=', userId)
+    .where((eb) =>
+      eb.exists(eb.selectFrom('app_user').select('app_user.id').where('app_user.id', '=', userId).where('app_user.email', '=', email)),
+    )
+    .execute();
+}
+
+/** Whether the user's login email is confirmed: no row says otherwise. */
+export async function isLoginEmailConfirmed(db: Db, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('unconfirmed_login_email').select('user_id').where('user_id', '=', userId).executeTakeFirst();
+  return row === undefined;
+}

@@ -25,6 +25,12 @@ const ConsentState = Type.Object({
 export const ClientAccountProfile = Type.Object({
   clientCode: Type.String({ description: 'Read-only' }),
   email: Type.String({ description: 'The login email (changed through PUT /user/me)' }),
+  emailConfirmed: Type.Boolean({
+    description:
+      'Whether the login email is confirmed. Not for a social sign-up whose provider did not verify it: what the shop keeps by ' +
+      'that address (guest orders, requests, gift cards sent to it) is not shown, and the newsletter consent is not changed ' +
+      'here, until PUT /user/me with the same address and the link mailed to it confirm it, or the provider says it is verified.',
+  }),
   firstName: Type.Union([Type.String(), Type.Null()]),
   lastName: Type.Union([Type.String(), Type.Null()]),
   phone: Type.Union([Type.String(), Type.Null()]),

@@ -9,6 +9,7 @@ import {
   findProfile,
   followedCategories,
   insertConsentEvent,
+  isLoginEmailConfirmed,
   latestConsentEvents,
   lockClientAccount,
   lockUser,
@@ -48,18 +49,20 @@ async function profileOf(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>) {
 export async function readProfile(db: Db, actor: ProfileActor) {
   const profile = await profileOf(db, actor);
   const latest = await latestConsentEvents(db, profile.user_id);
+  // The newsletter flag follows the subscriptions of the login email (modules/newsletter): while
+  // that address is not confirmed, they are its owner's, not this user's.
+  const emailConfirmed = await isLoginEmailConfirmed(db, profile.user_id);
+  const newsletter = emailConfirmed && Boolean(profile.newsletter);
   const state = (consent: MarketingConsent) => {
     const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
     const withdrawn = latest.find((event) => event.consent === consent && !event.granted);
     // Registration records the marketing mail consent only as app_user.newsletter, given with the terms.
-    const registered = consent === 'EMAIL' && Boolean(profile.newsletter) ? (profile.terms_accepted_at ?? profile.created_at) : null;
+    const registered = consent === 'EMAIL' && newsletter ? (profile.terms_accepted_at ?? profile.created_at) : null;
     const givenAt = given ? Number(given.created_at) : registered;
     const withdrawnAt = withdrawn ? Number(withdrawn.created_at) : null;
     // The newer of the two is the consent's state; the email consent is the newsletter flag.
     const granted =
-      consent === 'EMAIL'
-        ? Boolean(profile.newsletter)
-        : given !== undefined && (withdrawn === undefined || Number(given.id) > Number(withdrawn.id));
+      consent === 'EMAIL' ? newsletter : given !== undefined && (withdrawn === undefined || Number(given.id) > Number(withdrawn.id));
     return {
       granted,
       givenAt: givenAt === null ? null : iso(Number(givenAt)),
@@ -69,6 +72,7 @@ export async function readProfile(db: Db, actor: ProfileActor) {
   return {
     clientCode: profile.code,
     email: profile.email,
+    emailConfirmed,
     firstName: profile.first_name,
     lastName: profile.last_name,
     phone: profile.phone,
@@ -91,6 +95,11 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
   // A double submit: the second waits and finds the consent changed already, so it is recorded once.
   await lockUser(trx, actor.userId);
   const before = await readProfile(trx, actor);
+  const emailConsent = input.marketingConsents?.email;
+  // The newsletter is subscribed or left here without the double opt-in's mail, as the login email
+  // is taken as confirmed: an address that is not would subscribe (or unsubscribe) its owner.
+  if (emailConsent !== undefined && emailConsent !== before.marketingConsents.email.granted && !before.emailConfirmed)
+    throw invalidField('marketingConsents.email', 'profile.emailUnconfirmed');
   await updateProfileColumns(
     trx,
     actor.userId,
@@ -104,7 +113,6 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
     },
     now,
   );
-  const emailConsent = input.marketingConsents?.email;
   if (emailConsent !== undefined && emailConsent !== before.marketingConsents.email.granted) {
     const preferences = await readPreferences(trx, actor);
     await setConfirmedAddressConsent(

@@ -26,6 +26,16 @@ export interface EmailChangeTable {
   requested_at: number;
 }
 
+/**
+ * A user whose login email is not confirmed (migration 2026_11_29_0840): a social sign-up whose
+ * provider did not verify the address, or one from before that was recorded. No row: confirmed.
+ * What the shop keeps by email that is not the account's own reaches the user only while it is.
+ */
+export interface UnconfirmedLoginEmailTable {
+  user_id: number;
+  since: number;
+}
+
 export type AddressKind = 'SHIPPING' | 'BILLING';
 
 export interface ClientAddressTable {
@@ -58,6 +68,7 @@ export interface ClientPreferenceTable {
 export interface ProfileTables {
   marketing_consent_event: MarketingConsentEventTable;
   email_change: EmailChangeTable;
+  unconfirmed_login_email: UnconfirmedLoginEmailTable;
   client_address: ClientAddressTable;
   client_preference: ClientPreferenceTable;
 }
