@@ -59,6 +59,11 @@ export function insertIdentity(
     .execute();
 }
 
+/** Unlinks every identity of the user (someone who proved the login email takes the account over). */
+export async function deleteIdentitiesOfUser(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('social_identity').where('user_id', '=', userId).execute();
+}
+
 export function insertAuthRecord(db: Db, row: Insertable<AuthRecordTable>) {
   return db.insertInto('auth_record').values(row).execute();
 }

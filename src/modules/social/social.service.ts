@@ -11,11 +11,13 @@ import {
   activateDroppingCredentials,
   createActivatedUser,
   findUserByEmail,
+  normaliseEmail,
   openSession,
   queueAccountMail,
   type LoginBasketRequest,
   type LoginResult,
 } from '../accounts/index.js';
+import { isLoginEmailConfirmed, markLoginEmailConfirmedIf, markLoginEmailUnconfirmed } from '../profile/index.js';
 import type { SocialProviders } from './provider-registry.js';
 import {
   identityOf,
@@ -28,6 +30,7 @@ import {
 import type { SocialConfig } from './social.config.js';
 import {
   consumeAuthRecord,
+  deleteIdentitiesOfUser,
   findIdentity,
   findUsableAuthRecord,
   insertAuthRecord,
@@ -189,11 +192,14 @@ export async function linkIdentity(
 }
 
 /**
- * Logs in with an authentication record. An identity linked before logs in. Otherwise a user
- * with the same email is linked only when the provider verified the email; a local account that
- * was never verified is then activated and its password and sessions dropped, so whoever
- * registered it before cannot keep access (no pre-account takeover). No user: one is created,
- * activated, with a simple account in the current store.
+ * Logs in with an authentication record. An identity linked before logs in (and confirms the login
+ * email when the provider now verified that very address). Otherwise a user with the same email is
+ * linked only when the provider verified the email; a local account that was never verified, or one
+ * a sign-up made with an address its provider did not vouch for, is then taken over: its password
+ * and sessions (and the latter's identities) are dropped, so whoever made it before cannot keep
+ * access (no pre-account takeover), and the address is confirmed. No user: one is created,
+ * activated, with a simple account in the current store; its login email is confirmed only when the
+ * provider verified it.
  */
 export async function socialLogin(
   trx: Db,
@@ -247,12 +253,25 @@ async function resolveUser(
   now: number,
 ): Promise<number> {
   const linked = await findIdentity(trx, identity.provider, identity.subject);
-  if (linked) return linked.user_id;
+  const vouched = identity.email !== null && identity.emailVerified ? normaliseEmail(identity.email) : null;
+  if (linked) {
+    // A user made before the provider's word was recorded (or whose provider did not vouch then)
+    // has the address confirmed once the provider says it is verified: that address, not another.
+    if (vouched !== null) await markLoginEmailConfirmedIf(trx, linked.user_id, vouched);
+    return linked.user_id;
+  }
   const byEmail = identity.email === null ? undefined : await findUserByEmail(trx, identity.email);
   if (byEmail) {
-    if (!identity.emailVerified) throw invalidField('authId', 'auth.linkWithPassword', { provider: identity.provider });
-    if (!byEmail.email_verified) await activateDroppingCredentials(trx, byEmail.id, now);
+    if (vouched === null) throw invalidField('authId', 'auth.linkWithPassword', { provider: identity.provider });
+    if (!(await isLoginEmailConfirmed(trx, byEmail.id))) {
+      // Made by a sign-up whose provider did not vouch for the address: whoever holds that identity
+      // is not known to own the mailbox, and this person is. As with an account never verified, the
+      // one who proved the address takes it over: the other identities, password and sessions go.
+      await deleteIdentitiesOfUser(trx, byEmail.id);
+      await activateDroppingCredentials(trx, byEmail.id, now);
+    } else if (!byEmail.email_verified) await activateDroppingCredentials(trx, byEmail.id, now);
     await linkIdentity(trx, config, byEmail.id, identity, language, now);
+    await markLoginEmailConfirmedIf(trx, byEmail.id, vouched);
     return byEmail.id;
   }
   const userId = await createActivatedUser(
@@ -265,7 +284,7 @@ async function resolveUser(
       // login email is taken as the person's own, and what is kept by email (guest orders billed
       // to it, requests, gift cards sent to it) is theirs to export and erase. The person confirms
       // an address of their own with PUT /user/me.
-      email: identity.email !== null && identity.emailVerified ? identity.email : placeholderEmail(identity.provider),
+      email: vouched ?? placeholderEmail(identity.provider),
       firstName: identity.firstName,
       lastName: identity.lastName,
       language,
@@ -274,6 +293,8 @@ async function resolveUser(
     now,
   );
   await insertIdentity(trx, { ...identity, userId }, now);
+  // Nobody confirmed a placeholder: it stays unconfirmed until the person confirms an address of their own.
+  if (vouched === null) await markLoginEmailUnconfirmed(trx, userId, now);
   return userId;
 }
 

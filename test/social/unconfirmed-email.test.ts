@@ -1,0 +1,231 @@
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as unconfirmedLoginEmail from '../../src/db/migrations/2026_11_29_0840_create_unconfirmed_login_email.js';
+import { createClientAccount } from '../../src/modules/accounts/index.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { mailTo, uniqueEmail } from '../helpers/accounts.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
+import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { placeOrder } from '../orders/purchase-helpers.js';
+import { as } from '../profile/helpers.js';
+
+// Social accounts made before c508fc7 took the provider's address whether or not the provider had
+// verified it (any Facebook one, Google's with email_verified false), and social_identity does not
+// record which: such an account still saw what the shop keeps under somebody else's address (their
+// guest orders, back-in-stock requests, gift cards sent to them). Migration 2026_11_29_0840 counts
+// those accounts' login emails as not confirmed; what is kept by email reaches a user only while
+// the login email is confirmed: by PUT /user/me with the same address and the link mailed to it, or
+// by the provider saying verified at a later sign-in. A sign-up the provider vouched for has it at once.
+
+let t: SocialTestApp;
+let shop: Shop;
+
+beforeAll(async () => {
+  t = await createSocialTestApp();
+  shop = await setUpShop(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+type Provider = 'google' | 'facebook';
+
+/**
+ * The rows a sign-up before c508fc7 left for a provider address nobody verified: an activated user
+ * without a password under that address, a simple account, and the identity, all at one action
+ * time. Then the migration runs over them, as it does on a database of that time.
+ */
+async function legacyAccount(provider: Provider, email: string): Promise<{ sub: string; userId: number }> {
+  const db = t.database.db;
+  const at = Date.now() - 86_400_000;
+  const sub = newSubject();
+  const user = await db
+    .insertInto('app_user')
+    .values({
+      email,
+      password_hash: null,
+      email_verified: true,
+      newsletter: false,
+      activated_at: at,
+      first_name: 'Ülle',
+      language: 'et',
+      created_at: at,
+      updated_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const userId = Number(user.id);
+  await createClientAccount(db, { userId, storeCode: 'WEB', type: 'SIMPLE' }, at);
+  await db.insertInto('social_identity').values({ provider, subject: sub, user_id: userId, email, created_at: at }).execute();
+  await unconfirmedLoginEmail.down(db);
+  await unconfirmedLoginEmail.up(db);
+  return { sub, userId };
+}
+
+/** Signs in through the native flow; the provider says what `verified` says about `email`. */
+async function signIn(provider: Provider, sub: string, email: string, verified: boolean) {
+  const token =
+    provider === 'google'
+      ? await t.google.idToken({ sub, aud: IOS_APP, email, email_verified: verified, jti: newJti() })
+      : t.facebook.issueToken({ id: sub, email });
+  const external = await t.app.inject({ method: 'GET', url: `/auth/external?client=${provider}&id=${sub}&token=${token}` });
+  expect(external.statusCode, external.body).toBe(200);
+  return t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId: external.json().authId, isNativeForm: true } });
+}
+
+async function accessToken(provider: Provider, sub: string, email: string, verified: boolean): Promise<string> {
+  const response = await signIn(provider, sub, email, verified);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().accessToken as string;
+}
+
+/** What the shop keeps under `email` that is not an account's: a guest order, a back-in-stock request, a gift card sent to it. */
+async function keptUnder(email: string): Promise<string> {
+  const book = await stockedBook(t, shop, 5);
+  const name = `Ohver ${newSubject()}`;
+  await placeOrder(t, shop, {}, [[book, 1]], { form: { billingEmail: email, billingName: name, shippingName: name } });
+  const soldOut = await createProduct(t.database.db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+  const asked = await t.app.inject({ method: 'POST', url: '/back-in-stock', payload: { productId: soldOut, email } });
+  expect(asked.statusCode, asked.body).toBe(202);
+  const now = Date.now();
+  await t.database.db
+    .insertInto('gift_card')
+    .values({
+      code_hmac: `hmac-${newSubject()}`,
+      code_hint: 'H001',
+      kind: 'VIRTUAL',
+      initial_cents: 2500,
+      balance_cents: 2500,
+      expires_at: now + 365 * 86_400_000,
+      buyer_client_account_id: null,
+      recipient_name: name,
+      recipient_email: email,
+      message: 'Palju õnne',
+      deliver_at: now,
+      mailed_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return name;
+}
+
+/** What the user behind `token` is shown of what is kept under its email: the export's parts and the gift cards. */
+async function seen(token: string) {
+  const call = as(t, token);
+  const exported = await call('GET', '/client-account/export');
+  expect(exported.statusCode, exported.body).toBe(200);
+  const cards = await call('GET', '/virtual-gift-card');
+  expect(cards.statusCode, cards.body).toBe(200);
+  const profile = await call('GET', '/client-account');
+  expect(profile.statusCode, profile.body).toBe(200);
+  return {
+    orders: exported.json().orders.items.length as number,
+    backInStock: exported.json().backInStockRequests.length as number,
+    cards: (cards.json() as unknown[]).length,
+    body: exported.body + cards.body,
+    loginEmailConfirmed: exported.json().profile.loginEmailConfirmed as boolean,
+    emailConfirmed: profile.json().emailConfirmed as boolean,
+  };
+}
+
+const NOTHING = { orders: 0, backInStock: 0, cards: 0, loginEmailConfirmed: false, emailConfirmed: false };
+const ALL = { orders: 1, backInStock: 1, cards: 1, loginEmailConfirmed: true, emailConfirmed: true };
+
+function confirmToken(mail: ParsedMail): string {
+  const match = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text ?? '');
+  expect(match, mail.text).not.toBeNull();
+  return match![1]!;
+}
+
+describe('an account made by social sign-up before the provider had to verify the email', () => {
+  it('does not see what is kept under its email until it confirms the address through the link mailed to it', async () => {
+    const email = uniqueEmail('victim-fb');
+    const name = await keptUnder(email);
+    const { sub } = await legacyAccount('facebook', email);
+    const token = await accessToken('facebook', sub, email, false);
+
+    const before = await seen(token);
+    expect(before).toMatchObject(NOTHING);
+    expect(before.body).not.toContain(name);
+
+    // The same address again is the way to confirm it: the link goes to that mailbox.
+    const asked = await as(t, token)('PUT', '/user/me', { email });
+    expect(asked.statusCode, asked.body).toBe(200);
+    expect(asked.json()).toEqual({ email, pendingEmail: email, passwordChanged: false });
+    const mail = await mailTo(t, email);
+    // Asking is not confirming.
+    expect(await seen(token)).toMatchObject(NOTHING);
+    const confirmed = await as(t, token)('POST', '/user/me/confirm-email', { token: confirmToken(mail) });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    expect(confirmed.json()).toEqual({ email });
+
+    const after = await seen(token);
+    expect(after).toMatchObject(ALL);
+    expect(after.body).toContain(name);
+    // Confirmed, the same address is no change.
+    expect(expectFieldErrors(await as(t, token)('PUT', '/user/me', { email }))).toEqual(['email']);
+  });
+
+  it('has the address confirmed when the provider, at a later sign-in, says it verified that address', async () => {
+    const email = uniqueEmail('victim-google');
+    const name = await keptUnder(email);
+    const { sub } = await legacyAccount('google', email);
+
+    const unverified = await accessToken('google', sub, email, false);
+    expect(await seen(unverified)).toMatchObject(NOTHING);
+    // A verified address other than the login email confirms nothing.
+    const elsewhere = await accessToken('google', sub, uniqueEmail('other'), true);
+    expect(await seen(elsewhere)).toMatchObject(NOTHING);
+
+    const verified = await accessToken('google', sub, email, true);
+    const after = await seen(verified);
+    expect(after).toMatchObject(ALL);
+    expect(after.body).toContain(name);
+  });
+
+  it("is taken over by the address's owner signing in with a provider that verified it: the unverified identity and its sessions go", async () => {
+    const email = uniqueEmail('victim-takeover');
+    const name = await keptUnder(email);
+    const { sub: facebookSub, userId } = await legacyAccount('facebook', email);
+    const squatter = await accessToken('facebook', facebookSub, email, false);
+
+    const owner = await accessToken('google', newSubject(), email, true);
+    const seenByOwner = await seen(owner);
+    expect(seenByOwner).toMatchObject(ALL);
+    expect(seenByOwner.body).toContain(name);
+    // The same account, without the identity that made it and its session.
+    const identities = await t.database.db.selectFrom('social_identity').select('provider').where('user_id', '=', userId).execute();
+    expect(identities).toEqual([{ provider: 'google' }]);
+    expectErrorBody(await as(t, squatter)('GET', '/client-account/export'), 401, 'Unauthorized');
+    // The Facebook identity is now an unverified address of someone else's account: refused, as any such link is.
+    expect(expectFieldErrors(await signIn('facebook', facebookSub, email, false))).toEqual(['authId']);
+  });
+
+  it('cannot subscribe or unsubscribe the address to the newsletter without the double opt-in while it is not confirmed', async () => {
+    const email = uniqueEmail('victim-news');
+    const { sub } = await legacyAccount('facebook', email);
+    const token = await accessToken('facebook', sub, email, false);
+    const refused = await as(t, token)('PUT', '/client-account', { marketingConsents: { email: true } });
+    expect(expectFieldErrors(refused)).toEqual(['marketingConsents.email']);
+    const subscribers = await t.database.db.selectFrom('newsletter_subscriber').select('email').where('email', '=', email).execute();
+    expect(subscribers).toEqual([]);
+  });
+});
+
+describe('a new social sign-up', () => {
+  it('whose provider verified the address sees what is kept under it at once', async () => {
+    const email = uniqueEmail('verified');
+    const name = await keptUnder(email);
+    const token = await accessToken('google', newSubject(), email, true);
+    const shown = await seen(token);
+    expect(shown).toMatchObject(ALL);
+    expect(shown.body).toContain(name);
+  });
+
+  it('whose provider did not verify it gets a placeholder that counts as not confirmed', async () => {
+    const token = await accessToken('facebook', newSubject(), uniqueEmail('unverified'), false);
+    expect(await seen(token)).toMatchObject(NOTHING);
+  });
+});
