@@ -203,14 +203,53 @@ describe('an account made by social sign-up before the provider had to verify th
     expect(expectFieldErrors(await signIn('facebook', facebookSub, email, false))).toEqual(['authId']);
   });
 
+  it("erases its own data and leaves what is kept under the address, which is the address owner's", async () => {
+    const db = t.database.db;
+    const email = uniqueEmail('victim-erase');
+    const name = await keptUnder(email);
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const token = await accessToken('facebook', sub, email, false);
+    const erased = await as(t, token)('DELETE', '/client-account', {});
+    expect(erased.statusCode, erased.body).toBe(204);
+
+    const orders = await db
+      .selectFrom('customer_order')
+      .select(['billing_name', 'billing_email'])
+      .where('billing_email', '=', email)
+      .execute();
+    expect(orders).toEqual([{ billing_name: name, billing_email: email }]);
+    const requests = await db.selectFrom('back_in_stock_request').select('email').where('email', '=', email).execute();
+    expect(requests).toEqual([{ email }]);
+    const cards = await db.selectFrom('gift_card').select('recipient_name').where('recipient_email', '=', email).execute();
+    expect(cards).toEqual([{ recipient_name: name }]);
+    expect(await db.selectFrom('unconfirmed_login_email').select('user_id').where('user_id', '=', userId).execute()).toEqual([]);
+  });
+
   it('cannot subscribe or unsubscribe the address to the newsletter without the double opt-in while it is not confirmed', async () => {
+    const db = t.database.db;
     const email = uniqueEmail('victim-news');
-    const { sub } = await legacyAccount('facebook', email);
+    const { sub, userId } = await legacyAccount('facebook', email);
     const token = await accessToken('facebook', sub, email, false);
     const refused = await as(t, token)('PUT', '/client-account', { marketingConsents: { email: true } });
     expect(expectFieldErrors(refused)).toEqual(['marketingConsents.email']);
-    const subscribers = await t.database.db.selectFrom('newsletter_subscriber').select('email').where('email', '=', email).execute();
-    expect(subscribers).toEqual([]);
+    const subscribers = () =>
+      db.selectFrom('newsletter_subscriber').select(['store_code', 'withdrawn_at']).where('email', '=', email).execute();
+    expect(await subscribers()).toEqual([]);
+
+    // The address's owner subscribes (the double opt-in done), and the newsletter flag follows the address.
+    const now = Date.now();
+    const subscription = { email, store_code: 'WEB', language: 'et', source: 'website', consented_at: now, withdrawn_at: null };
+    await db
+      .insertInto('newsletter_subscriber')
+      .values({ ...subscription, created_at: now, updated_at: now })
+      .execute();
+    await db.updateTable('app_user').set({ newsletter: true }).where('id', '=', userId).execute();
+    const profile = await as(t, token)('GET', '/client-account');
+    expect(profile.json().marketingConsents.email).toEqual({ granted: false, givenAt: null, withdrawnAt: null });
+    // Not this user's to end: "no" is what the account has already, and the owner's subscription stays.
+    const withdrawn = await as(t, token)('PUT', '/client-account', { marketingConsents: { email: false } });
+    expect(withdrawn.statusCode, withdrawn.body).toBe(200);
+    expect(await subscribers()).toEqual([{ store_code: 'WEB', withdrawn_at: null }]);
   });
 });
 
