@@ -37,10 +37,11 @@ export function findCardByPayment(db: Db, gateway: string, reference: string, or
 }
 
 /**
- * Serialises starting a client's card savings: on PostgreSQL the client account's row is locked for
+ * Serialises the writers of a client's cards: on PostgreSQL the client account's row is locked for
  * the transaction (`no key update`: rows referencing the account are inserted meanwhile without
- * waiting), so of two starts at once the second sees the card the first committed; SQLite runs one
- * write transaction at a time.
+ * waiting); SQLite runs one write transaction at a time. Of two starts at once the second sees the
+ * card the first committed; a card confirmed, removed or made the default sees the others' default
+ * as it is, so a client has one default card. Taken before any of the client's card rows.
  */
 export async function lockCardOwner(trx: Db, clientAccountId: number): Promise<void> {
   await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId), 'no key update');

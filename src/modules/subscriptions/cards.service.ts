@@ -182,7 +182,11 @@ export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentSta
   if (status.orderReference !== card.order_reference) return 'mismatch';
   if (card.state === 'ACTIVE') return 'done-already';
   if (status.state === 'settled' && status.card) {
-    // Pending, or declined before the bank approved it after all (a late settle): the card is saved.
+    // Pending, or declined before the bank approved it after all (a late settle): the card is saved,
+    // and is the default when no other saved card is. The client's lock first (then its cards, as
+    // every writer of them takes them): two of its cards confirmed at once both saw no default and
+    // both became one, and a removal or a new default committed meanwhile went unseen.
+    await lockCardOwner(trx, Number(card.client_account_id));
     const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
     return (await confirmCard(trx, Number(card.id), status.card, !hasDefault, now)) ? 'saved' : 'done-already';
   }
@@ -211,8 +215,10 @@ export async function settleCardReturn(db: Kysely<Database>, gateways: Gateways,
   return (await findCard(db, cardId)) ?? null;
 }
 
+/** Under the client's lock, as a card's confirmation and removal: one default card, whatever runs at once. */
 export async function setDefaultCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number) {
   return db.transaction().execute(async (trx) => {
+    await lockCardOwner(trx, clientAccountId);
     const card = await ownCard(trx, clientAccountId, id);
     if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
     await makeDefault(trx, clientAccountId, id, now);
@@ -224,10 +230,13 @@ export async function setDefaultCard(db: Kysely<Database>, clientAccountId: numb
  * Removes a saved card; subscriptions that used it move to the default card left (or to none until
  * one is saved). Only a saved (ACTIVE) card, as for making one the default: a card being saved or
  * declined is listed nowhere and is the same 404 as an unknown one. It is left to its gateway's word
- * (a shopper who pays after all has asked for the card, and gets it saved) and to pruning.
+ * (a shopper who pays after all has asked for the card, and gets it saved) and to pruning. Under
+ * the client's lock: a card confirmed meanwhile is either seen here (and made the default when the
+ * removed one was) or sees the removal (and becomes the default itself).
  */
 export async function removeCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await lockCardOwner(trx, clientAccountId);
     const card = await ownCard(trx, clientAccountId, id);
     if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
     const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);
