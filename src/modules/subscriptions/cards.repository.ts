@@ -44,7 +44,13 @@ export function findCardByPayment(db: Db, gateway: string, reference: string, or
  * as it is, so a client has one default card. Taken before any of the client's card rows.
  */
 export async function lockCardOwner(trx: Db, clientAccountId: number): Promise<void> {
-  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId), 'no key update');
+  await lockCardOwners(trx, [clientAccountId]);
+}
+
+/** lockCardOwner for several accounts (a person's, erased at once), in id order. */
+export async function lockCardOwners(trx: Db, clientAccountIds: number[]): Promise<void> {
+  const query = trx.selectFrom('client_account').select('id').where('id', 'in', clientAccountIds).orderBy('id');
+  await lockRowsOnPostgres(trx, query, 'no key update');
 }
 
 /** The client's newest card of the store still waiting for its gateway, started at `since` or later. */

@@ -3,6 +3,7 @@ import { toRfc3339 } from '../../db/time.js';
 import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { lockingSubscriptions } from './subscriptions.repository.js';
+import { lockCardOwners } from './cards.repository.js';
 
 // A person's subscriptions (plan, periods, their charges), saved cards (brand, last four digits,
 // expiry; never the gateway's token) and what the subscriptions gave them (takes). The erasure
@@ -103,9 +104,13 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
 async function refuseWhileCharging(trx: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   if (ids.length === 0) return;
-  // The person's subscriptions are locked first, as a renewal's claim locks its subscription: a
-  // claim committed meanwhile shows its pending charge below, and a later claim waits for the
-  // erasure and finds the subscription ended.
+  // The accounts first, as a card's start, confirmation, removal or new default takes its account
+  // before its cards and the subscriptions using them: the erasure deletes those cards and then
+  // updates the accounts, and taken in the other order the two would wait for each other.
+  await lockCardOwners(trx, ids);
+  // Then the person's subscriptions, as a renewal's claim locks its subscription: a claim
+  // committed meanwhile shows its pending charge below, and a later claim waits for the erasure
+  // and finds the subscription ended.
   await lockingSubscriptions(trx).where('client_account_id', 'in', ids).execute();
   const charging = await trx
     .selectFrom('subscription_charge as c')
