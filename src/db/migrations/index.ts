@@ -57,6 +57,7 @@ import * as indexJobEmails from './2026_11_29_0400_index_job_emails.js';
 import * as uniqueLiveClientAccounts from './2026_11_29_0500_unique_live_client_accounts.js';
 import * as addSubscriptionCardRedirect from './2026_11_29_0800_add_subscription_card_redirect.js';
 import * as createUnconfirmedLoginEmail from './2026_11_29_0840_create_unconfirmed_login_email.js';
+import * as indexSweptReads from './2026_11_29_0860_index_swept_reads.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -119,4 +120,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0500_unique_live_client_accounts': uniqueLiveClientAccounts,
   '2026_11_29_0800_add_subscription_card_redirect': addSubscriptionCardRedirect,
   '2026_11_29_0840_create_unconfirmed_login_email': createUnconfirmedLoginEmail,
+  '2026_11_29_0860_index_swept_reads': indexSweptReads,
 };
