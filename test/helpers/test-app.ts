@@ -32,6 +32,11 @@ export interface TestAppOptions {
   sqliteFile?: boolean;
   /** Where the app (and its job runner) logs instead of stdout; see log-capture.ts. Give a LOG_LEVEL too. */
   logStream?: { write(line: string): void };
+  /**
+   * The handle the app is given instead of the database itself (e.g. one that records the
+   * statements, see recording-database.ts); the test's `database` stays the one opened here.
+   */
+  wrapDatabase?: (database: DatabaseHandle) => DatabaseHandle;
 }
 
 /** Which engine the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
@@ -76,7 +81,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database = createDatabase(config.databaseUrl, { readWorkers: config.sqliteReadWorkers, replica: config.replica });
     // Creates every table on SQLite; on a copy of the PostgreSQL template there is nothing left to do.
     await migrateToLatest(database);
-    app = await buildApp(config, { database, logStream: options.logStream });
+    app = await buildApp(config, { database: options.wrapDatabase?.(database) ?? database, logStream: options.logStream });
     await options.beforeReady?.(app);
     await app.ready();
     const jobs = createJobRunner(database, config, app.log);
