@@ -5,15 +5,17 @@ import type { Database } from '../../src/db/schema.js';
 // The steps of a statement's plan that read a whole table, on either engine, for
 // test/http/plan-sweep.test.ts. The statement is explained with its own parameters; on
 // PostgreSQL with sequential scans off (as query-plans.ts does), as on a large table, so that
-// only a missing index scans.
+// only a missing index scans, and with hash and merge joins off, so that a join probes an index
+// per row where it can (on small tables PostgreSQL would rather read one side whole and hash it).
 //
 // Two kinds of whole read:
 // - `scan`: every row of the table (SQLite `SCAN t`, PostgreSQL `Seq Scan on t`), or a temporary
 //   index SQLite builds from every row of it (`AUTOMATIC ... INDEX`);
 // - `walk`: every entry of one of its indexes, in the index's order, with no bound on the range
-//   (SQLite `SCAN t USING [COVERING] INDEX i`, PostgreSQL an Index [Only] Scan without an Index
-//   Cond). It reads the whole table too, unless something stops it early: a LIMIT that the walk's
-//   order answers (a page of the newest, say). Whether one does is the caller's to judge.
+//   (SQLite `SCAN t USING [COVERING] INDEX i`, PostgreSQL an Index [Only] Scan or a Bitmap Index
+//   Scan without an Index Cond). It reads the whole table too, unless something stops it early:
+//   a LIMIT that the walk's order answers (a page of the newest, say). Whether one does is the
+//   caller's to judge.
 
 export interface WholeRead {
   table: string;

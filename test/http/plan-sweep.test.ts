@@ -17,7 +17,6 @@ import { dateIn, card as giftCard } from '../gift-cards/helpers.js';
 import { mailTo, register, registerVerified, tokenFromMail, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
-import { clientAccountOf } from '../helpers/catalogue-comments.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
 import { recordingDatabase, type StatementRecorder } from '../helpers/recording-database.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
@@ -37,13 +36,16 @@ import { badRequests, type Operation, type Parameter, type Schema } from './bad-
 // master with a sub-company; an operator; the event feed's client; the export's partner. Each
 // operation is called once as documented (bad-input-cases.ts builds the valid request from its
 // schemas, with values that exist), then once more for each optional filter, sort and type it
-// takes (one at a time) and for page 2 of a list.
+// takes (one at a time) and for page 2 of a list. Then a new customer and a new guest make the
+// writes a shopper makes most (basket, wishlist, back-in-stock, newsletter, comment and rating,
+// session action, checkout), judged the same way.
 //
 // Every SQL statement a request runs goes through a handle that records it with its parameters
 // (recording-database.ts, given to the app by createTestApp's wrapDatabase), and is explained on the
 // engine the suite runs on (whole-reads.ts; on PostgreSQL with sequential scans, hash joins and
 // merge joins off, so that only a missing index scans and every join probes an index per row, as
-// on large tables). No statement may read the whole of a table that grows with the business:
+// on large tables; its statistics are left unset, so every run plans alike). No statement may read
+// the whole of a table that grows with the business:
 // - a scan of one (SQLite `SCAN t` or an automatic index built from it, PostgreSQL `Seq Scan`) fails;
 // - so does a walk over a whole index of one (SQLite `SCAN t USING [COVERING] INDEX i`, PostgreSQL
 //   an Index [Only] Scan without an Index Cond): it reads every entry unless something stops it.
@@ -53,9 +55,11 @@ import { badRequests, type Operation, type Parameter, type Schema } from './bad-
 // - a whole read a route needs by design (a total the paging headers give, counted once per cache
 //   period) is listed in ALLOWED too, with the reason;
 // - REFERENCE_TABLES, the shop's set-up rather than its business, may be read whole.
-// Every other table is one that grows. An operation the documents gain that the sweep does not
-// call fails it, as does a valid request that is refused (it would not reach its reads), and an
-// ALLOWED entry that no statement needs any more (the list stays the list of what is read whole).
+// Every other table is one that grows. An operation the documents gain is called as it comes; the
+// sweep fails when a valid request is refused (it would not reach its reads: give its parameters
+// values that exist), on an optional parameter it has no value for, on an ALLOWED entry no statement
+// needs any more (the list stays the list of what is read whole), and on an index added for its
+// findings that no plan reads any more (SWEPT_INDEXES).
 //
 // What EXPLAIN does not show is not checked here: a trigger's statements (growing-tables-plans.test.ts
 // explains the bought-product triggers' own), and the foreign-key checks of a delete.
@@ -272,7 +276,7 @@ const OPTIONAL_LEFT_OUT: Record<string, string> = {
   categoryLimit: 'a smaller or larger cap reads the same way',
   after: 'a cursor of a page the sweep has not read (the first page reads from the start)',
   checksum: "the guest's order link: its own variant",
-  language: 'one of the texts languages: the default reads the same way',
+  language: "the texts' language: the caller's own reads the same way",
   VK_AUTO: "the bank's automatic return: the same reads",
   silent: "the bank's silent return: the same reads",
   payment_reference: "the gateway's return parameters: set where the operation needs them",
@@ -379,7 +383,6 @@ beforeAll(async () => {
       headers: { ...bearer, ...headers },
       ...(payload === undefined ? {} : { payload: payload as object }),
     });
-  const clientAccountId = await clientAccountOf(db, token);
 
   const book = await stockedBook(t, shop, 50);
   const ebook = await createProduct(db, { name: 'Plaani e-raamat', type: 'EBOOK', binding: 'EPUB', deliveryTime: 'INSTANT_DOWNLOAD' });
