@@ -48,7 +48,7 @@ import { profileRoutes } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { sitemapRoutes } from './modules/sitemap/index.js';
-import { socialRoutes } from './modules/social/index.js';
+import { socialRoutes, takeOverProvenMailbox } from './modules/social/index.js';
 import { subscriptionPayments, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
@@ -167,7 +167,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(siteRoutes, { database });
       await api.register(appConfigRoutes);
       await api.register(countryRoutes, { database, config });
-      await api.register(accountsRoutes, { database, config });
+      // A reset or verification link used proves the mailbox: an address nobody had confirmed is
+      // confirmed, and its owner takes the account over from whoever made it (modules/social).
+      await api.register(accountsRoutes, { database, config, mailboxProven: takeOverProvenMailbox });
       await api.register(newsletterRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       await api.register(companiesRoutes, { database, config });

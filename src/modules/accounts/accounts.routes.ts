@@ -8,7 +8,7 @@ import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { perIpRateLimit } from '../../infra/rate-limit.js';
 import type { AccountsConfig } from './accounts.config.js';
-import type { AccountsContext } from './accounts.context.js';
+import type { AccountsContext, MailboxProven } from './accounts.context.js';
 import {
   BusinessRegistrationForm,
   Empty,
@@ -39,10 +39,12 @@ import { pendingVerification, verificationMeta } from './verification.service.js
 const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
 const tags = ['auth'];
 
-/** What the account routes need: the database and the configuration they read. */
+/** What the account routes need: the database, the configuration they read, and what a link to the mailbox proves. */
 export interface AccountsDeps {
   database: DatabaseHandle;
   config: AccountsConfig;
+  /** Run when a reset or verification link is used (accounts.context.ts); wired by the app to other modules. */
+  mailboxProven: MailboxProven;
 }
 
 /** The spec's account endpoints, plus logout and /user/me so a client can check its token. */
@@ -188,6 +190,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       verifyEmail(
         db,
         config,
+        deps.mailboxProven,
         {
           token: tokenOf(request, 'verificationToken')!,
           storeCode: explicitStore(request),
@@ -237,7 +240,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await setNewPassword(db, tokenOf(request, 'passwordResetToken')!, request.body, request.actionTime);
+      await setNewPassword(db, deps.mailboxProven, tokenOf(request, 'passwordResetToken')!, request.body, request.actionTime);
       return {};
     },
   );

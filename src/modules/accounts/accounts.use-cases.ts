@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { hashPassword } from '../../infra/passwords.js';
 import type { AccountsConfig } from './accounts.config.js';
-import type { AccountsContext } from './accounts.context.js';
+import type { AccountsContext, MailboxProven } from './accounts.context.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
@@ -56,6 +56,7 @@ export async function logIn(
 export async function verifyEmail(
   db: Kysely<Database>,
   config: AccountsConfig,
+  mailboxProven: MailboxProven,
   input: { token: string; storeCode: string | undefined; form: VerificationForm; basket: LoginBasketRequest },
   now: number,
 ) {
@@ -65,7 +66,14 @@ export async function verifyEmail(
   return db
     .transaction()
     .execute((trx) =>
-      completeVerification(trx, config, verification, { passwordHash, newsletter: input.form.newsletter, basket: input.basket }, now),
+      completeVerification(
+        trx,
+        config,
+        mailboxProven,
+        verification,
+        { passwordHash, newsletter: input.form.newsletter, basket: input.basket },
+        now,
+      ),
     );
 }
 
@@ -75,11 +83,17 @@ export async function requestPasswordReset(db: Kysely<Database>, context: Accoun
 }
 
 /** Sets a new password with a reset token; ends every session of the user. */
-export async function setNewPassword(db: Kysely<Database>, token: string, form: NewPasswordForm, now: number): Promise<void> {
+export async function setNewPassword(
+  db: Kysely<Database>,
+  mailboxProven: MailboxProven,
+  token: string,
+  form: NewPasswordForm,
+  now: number,
+): Promise<void> {
   const user = await resetTokenUser(db, token, now);
   refuseFieldErrors(passwordFieldErrors(form, user.email));
   const passwordHash = await hashPassword(form.password);
-  await db.transaction().execute((trx) => replacePassword(trx, user.id, token, passwordHash, now));
+  await db.transaction().execute((trx) => replacePassword(trx, mailboxProven, user.id, token, passwordHash, now));
 }
 
 /**

@@ -1,6 +1,7 @@
 // The accounts module's public surface: its routes and their deps, the account mail job, the
 // `wholesale` command, the users import, and what other ways of signing in (social) build on.
 export { accountsRoutes, type AccountsDeps } from './accounts.routes.js';
+export type { MailboxProven } from './accounts.context.js';
 export {
   readAccountsConfig,
   readAuthRateLimits,

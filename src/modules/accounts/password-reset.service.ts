@@ -10,7 +10,7 @@ import {
   normaliseEmail,
   revokeAllTokensOfUser,
 } from './accounts.repository.js';
-import type { AccountsContext } from './accounts.context.js';
+import type { AccountsContext, MailboxProven } from './accounts.context.js';
 
 /**
  * The request side of /auth/reset-password: one job with the normalised email, the same for an
@@ -53,8 +53,20 @@ export async function resetTokenUser(db: Db, token: string, now: number): Promis
   return user;
 }
 
-/** Replaces the password (already hashed), consumes the reset token and revokes every access token of the user. */
-export async function replacePassword(trx: Db, userId: number, token: string, passwordHash: string, now: number): Promise<void> {
+/**
+ * Replaces the password (already hashed), consumes the reset token and revokes every access token
+ * of the user. The link was mailed to the login email, so whoever followed it owns the mailbox
+ * (mailboxProven: an address nobody had confirmed is taken over with it).
+ */
+export async function replacePassword(
+  trx: Db,
+  mailboxProven: MailboxProven,
+  userId: number,
+  token: string,
+  passwordHash: string,
+  now: number,
+): Promise<void> {
   if (!(await consumeResetToken(trx, userId, hashToken(token), passwordHash, now))) throw badToken();
+  await mailboxProven(trx, userId, now);
   await revokeAllTokensOfUser(trx, userId);
 }

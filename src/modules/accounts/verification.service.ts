@@ -5,6 +5,7 @@ import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
 import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import type { AccountsConfig } from './accounts.config.js';
+import type { MailboxProven } from './accounts.context.js';
 import {
   changeAccountStatus,
   consumeVerificationToken,
@@ -69,13 +70,14 @@ export function checkVerificationForm(form: VerificationForm, email: string): vo
 }
 
 /**
- * Activates the account, confirms the email, sets the password (already hashed) and logs the user
+ * Activates the account, confirms the email (mailboxProven), sets the password (already hashed) and logs the user
  * in (with the account's basket, the request's guest basket merged in), and queues the marketing event. The token is consumed by a conditional update, so of two
  * concurrent verifications with one token exactly one succeeds.
  */
 export async function completeVerification(
   trx: Db,
   config: Pick<AccountsConfig, 'accounts' | 'jobs'>,
+  mailboxProven: MailboxProven,
   verification: PendingVerification,
   input: { passwordHash: string; newsletter: boolean | undefined; basket: LoginBasketRequest },
   now: number,
@@ -107,8 +109,11 @@ export async function completeVerification(
   if (account.status === 'PENDING_CONFIRMATION' && !(await changeAccountStatus(trx, account.id, ['PENDING_CONFIRMATION'], 'ACTIVE'))) {
     throw badToken();
   }
+  // The link went to the login email: whoever followed it owns the mailbox. An account whose address
+  // nobody had confirmed is theirs now, and the sessions whoever made it opened end.
+  const takenOver = await mailboxProven(trx, user.id, now);
   // A password that replaces an earlier one ends the sessions made with it.
-  if (user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
+  if (takenOver || user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
   const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });
   await queueCompleteRegistration(trx, completeRegistrationEvent(user, account.store_code, now), {
     maxAttempts: config.jobs.maxAttempts,

@@ -10,6 +10,12 @@ export { readPreferences } from './profile.service.js';
 export type { ProfileTables } from './profile.tables.js';
 export { profileMessages } from './profile.messages.js';
 export { profilePersonalData } from './profile.personal-data.js';
-// Whether a user's login email is confirmed: social sign-in records and confirms it, and what the
-// shop keeps by email reaches the user only while it is (modules/gdpr).
-export { isLoginEmailConfirmed, markLoginEmailConfirmedIf, markLoginEmailUnconfirmed } from './profile.repository.js';
+// Whether a user's login email is confirmed: social sign-in and the accounts' mailed links (as the
+// app wires them) record and confirm it, and what the shop keeps by email reaches the user only
+// while it is (modules/gdpr).
+export {
+  isLoginEmailConfirmed,
+  markLoginEmailConfirmed,
+  markLoginEmailConfirmedIf,
+  markLoginEmailUnconfirmed,
+} from './profile.repository.js';

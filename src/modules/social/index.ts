@@ -1,5 +1,7 @@
 // The social module's public surface: the social sign-in routes, their deps and configuration.
 export { socialRoutes, type SocialDeps } from './social.routes.js';
+// For the accounts module's reset and verification links (wired in app.ts): the mailbox's owner takes an unconfirmed account over.
+export { takeOverProvenMailbox } from './social.service.js';
 export {
   readSocialConfig,
   type AppleConfig,

@@ -17,7 +17,7 @@ import {
   type LoginBasketRequest,
   type LoginResult,
 } from '../accounts/index.js';
-import { isLoginEmailConfirmed, markLoginEmailConfirmedIf, markLoginEmailUnconfirmed } from '../profile/index.js';
+import { isLoginEmailConfirmed, markLoginEmailConfirmed, markLoginEmailConfirmedIf, markLoginEmailUnconfirmed } from '../profile/index.js';
 import type { SocialProviders } from './provider-registry.js';
 import {
   identityOf,
@@ -242,6 +242,21 @@ export async function socialLogin(
     },
     now,
   );
+}
+
+/**
+ * Someone followed a link mailed to the user's login email (a password reset, a verification: the
+ * accounts module calls this, as the app wires it, in the transaction that uses the link). An
+ * address nobody had confirmed (a sign-up whose provider did not vouch for it) is now confirmed, and,
+ * as when its owner signs in with a provider that verified it, the account is theirs: the identities
+ * whoever made it linked go, and (the answer true) the accounts module ends every other session.
+ * A user whose address was confirmed already keeps their identities.
+ */
+export async function takeOverProvenMailbox(trx: Db, userId: number): Promise<boolean> {
+  if (await isLoginEmailConfirmed(trx, userId)) return false;
+  await deleteIdentitiesOfUser(trx, userId);
+  await markLoginEmailConfirmed(trx, userId);
+  return true;
 }
 
 async function resolveUser(
