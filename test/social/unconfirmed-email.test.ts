@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as unconfirmedLoginEmail from '../../src/db/migrations/2026_11_29_0840_create_unconfirmed_login_email.js';
 import { createClientAccount } from '../../src/modules/accounts/index.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { mailTo, uniqueEmail } from '../helpers/accounts.js';
+import { GOOD_PASSWORD, login, mailTo, tokenFromMail, uniqueEmail, verify } from '../helpers/accounts.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
 import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
@@ -250,6 +250,102 @@ describe('an account made by social sign-up before the provider had to verify th
     const withdrawn = await as(t, token)('PUT', '/client-account', { marketingConsents: { email: false } });
     expect(withdrawn.statusCode, withdrawn.body).toBe(200);
     expect(await subscribers()).toEqual([{ store_code: 'WEB', withdrawn_at: null }]);
+  });
+});
+
+describe('the address owner proving the mailbox through a link the accounts module mailed to it', () => {
+  const NEW_PASSWORD = 'Uus-parool-kuuse-all-77';
+
+  /** Asks for a password reset for `email`, follows the link from the mail and sets NEW_PASSWORD. */
+  async function resetPassword(email: string) {
+    const asked = await t.app.inject({
+      method: 'POST',
+      url: '/auth/reset-password',
+      headers: { 'x-app-language': 'en' },
+      payload: { email },
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const token = tokenFromMail(await mailTo(t, email, /Reset your password/), 'passwordResetToken');
+    const set = await t.app.inject({
+      method: 'POST',
+      url: '/auth/set-new-password',
+      payload: { passwordResetToken: token, password: NEW_PASSWORD, passwordRepeat: NEW_PASSWORD },
+    });
+    expect(set.statusCode, set.body).toBe(200);
+  }
+
+  const identitiesOf = (userId: number) =>
+    t.database.db.selectFrom('social_identity').select('provider').where('user_id', '=', userId).execute();
+
+  /** The impersonator's way in is gone: their session ends, and their Facebook identity no longer signs in to the account. */
+  async function expectImpersonatorOut(squatter: string, facebookSub: string, email: string, userId: number) {
+    expectErrorBody(await as(t, squatter)('GET', '/client-account/export'), 401, 'Unauthorized');
+    expect(await identitiesOf(userId)).toEqual([]);
+    // Now an unverified address of someone else's account: refused, as any such link is.
+    expect(expectFieldErrors(await signIn('facebook', facebookSub, email, false))).toEqual(['authId']);
+  }
+
+  it('by a password reset takes the account over: the impersonator is out, and the address is confirmed', async () => {
+    const email = uniqueEmail('victim-reset');
+    const name = await keptUnder(email);
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const squatter = await accessToken('facebook', sub, email, false);
+
+    await resetPassword(email);
+
+    await expectImpersonatorOut(squatter, sub, email, userId);
+    const owner = await login(t, email, NEW_PASSWORD);
+    expect(owner.statusCode, owner.body).toBe(200);
+    const seenByOwner = await seen(owner.json().accessToken);
+    expect(seenByOwner).toMatchObject(ALL);
+    expect(seenByOwner.body).toContain(name);
+  });
+
+  it('by a verification link (a business registration naming the address) takes the account over the same way', async () => {
+    const email = uniqueEmail('victim-verify');
+    const name = await keptUnder(email);
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const squatter = await accessToken('facebook', sub, email, false);
+
+    const form = {
+      companyName: `Firma ${newSubject()} OÜ`,
+      registryCode: '16000042',
+      address: { street: 'Pikk 1', city: 'Tallinn', postcode: '10123', countryCode: 'EE' },
+      contact: { firstName: 'Ülle', lastName: 'Tamm', email, phone: '+3725551234' },
+    };
+    const registered = await t.app.inject({ method: 'POST', url: '/auth/register-business', headers: { store: 'WEB' }, payload: form });
+    expect(registered.statusCode, registered.body).toBe(200);
+    const link = tokenFromMail(await mailTo(t, email, /ärikliendi konto/), 'verificationToken');
+    const verified = await verify(t, link);
+    expect(verified.statusCode, verified.body).toBe(200);
+
+    await expectImpersonatorOut(squatter, sub, email, userId);
+    // The session the link opened is the owner's, and stays.
+    expect((await as(t, verified.json().accessToken)('GET', '/client-account/export')).statusCode).toBe(200);
+    const owner = await login(t, email, GOOD_PASSWORD, 'WEB', 'SIMPLE');
+    expect(owner.statusCode, owner.body).toBe(200);
+    const seenByOwner = await seen(owner.json().accessToken);
+    expect(seenByOwner).toMatchObject(ALL);
+    expect(seenByOwner.body).toContain(name);
+  });
+
+  it('leaves a user whose address is confirmed their identities and provider sign-in after a password reset', async () => {
+    const email = uniqueEmail('confirmed-reset');
+    const sub = newSubject();
+    const before = await accessToken('google', sub, email, true);
+    const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const userId = Number(user.id);
+
+    await resetPassword(email);
+
+    expect(await identitiesOf(userId)).toEqual([{ provider: 'google' }]);
+    // The reset ended the sessions, as it does for anyone; the provider still signs in to the same account.
+    expectErrorBody(await as(t, before)('GET', '/client-account/export'), 401, 'Unauthorized');
+    const again = await accessToken('google', sub, email, true);
+    expect((await seen(again)).loginEmailConfirmed).toBe(true);
+    const row = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    expect(Number(row.id)).toBe(userId);
+    expect((await login(t, email, NEW_PASSWORD)).statusCode).toBe(200);
   });
 });
 
