@@ -560,3 +560,31 @@ function ndjsonBodyRequests(request: MakeRequest, contentType: string): BadReque
     request('ndjson with a bad charset', { payload: '{}', contentType: `${contentType}; charset=klingon` }),
   ];
 }
+
+/** The operations of an OpenAPI document, their paths with the document's server prefix. */
+export function operationsOf(document: { paths: Record<string, Record<string, unknown>>; servers?: Array<{ url: string }> }): Operation[] {
+  const prefix = document.servers?.[0]?.url.replace(/\/$/, '') ?? '';
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, raw] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const op = raw as {
+        parameters?: Parameter[];
+        requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> };
+        security?: Array<Record<string, unknown>>;
+        responses?: Record<string, unknown>;
+      };
+      operations.push({
+        method: method.toUpperCase(),
+        path: prefix + path,
+        parameters: op.parameters ?? [],
+        body: op.requestBody
+          ? Object.fromEntries(Object.entries(op.requestBody.content).map(([type, content]) => [type, content.schema]))
+          : undefined,
+        responses: Object.keys(op.responses ?? {}),
+        secured: (op.security ?? []).length > 0 && !(op.security ?? []).some((s) => Object.keys(s).length === 0),
+      });
+    }
+  }
+  return operations;
+}

@@ -15,7 +15,7 @@ import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '../helpers/row-tracker.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
-import { badRequests, type BadRequest, type Depth, type Operation, type Parameter, type Schema } from './bad-input-cases.js';
+import { badRequests, operationsOf, type BadRequest, type Depth, type Operation, type Schema } from './bad-input-cases.js';
 
 // The bar: bad input of every kind gets a clear 4xx in the documented shape and changes nothing; a
 // 500 is a bug. This sweep takes every operation of the API documents the app serves (the main one
@@ -163,34 +163,6 @@ async function rowBooks(tracker: RowTracker) {
         : [{ operation, identity: '-', label: 'row counts before and after', status: 0, problems, changed: {}, body: '' }];
     },
   };
-}
-
-/** The operations of an OpenAPI document, their paths with the document's server prefix. */
-function operationsOf(document: { paths: Record<string, Record<string, unknown>>; servers?: Array<{ url: string }> }): Operation[] {
-  const prefix = document.servers?.[0]?.url.replace(/\/$/, '') ?? '';
-  const operations: Operation[] = [];
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const [method, raw] of Object.entries(item)) {
-      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      const op = raw as {
-        parameters?: Parameter[];
-        requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> };
-        security?: Array<Record<string, unknown>>;
-        responses?: Record<string, unknown>;
-      };
-      operations.push({
-        method: method.toUpperCase(),
-        path: prefix + path,
-        parameters: op.parameters ?? [],
-        body: op.requestBody
-          ? Object.fromEntries(Object.entries(op.requestBody.content).map(([type, content]) => [type, content.schema]))
-          : undefined,
-        responses: Object.keys(op.responses ?? {}),
-        secured: (op.security ?? []).length > 0 && !(op.security ?? []).some((s) => Object.keys(s).length === 0),
-      });
-    }
-  }
-  return operations;
 }
 
 /** Problems of one answer: a 5xx, a 4xx outside the error shape, internals in the body. */

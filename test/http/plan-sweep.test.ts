@@ -25,7 +25,7 @@ import { explainable, explainStatement, tablesOf, type ExplainedStatement, type 
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import { checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { PLAN_LINES } from '../subscriptions/helpers.js';
-import { badRequests, type Operation, type Parameter, type Schema } from './bad-input-cases.js';
+import { badRequests, operationsOf, type Operation, type Schema } from './bad-input-cases.js';
 
 // The bar: "Every list is paged and indexed; nothing loads a whole table per request." This sweep
 // calls every documented GET operation of the API (the main document with the operators' routes,
@@ -669,34 +669,6 @@ afterAll(async () => {
   await smtp?.close();
   if (fileDir) rmSync(fileDir, { recursive: true, force: true });
 });
-
-/** The operations of an OpenAPI document, their paths with the document's server prefix (as bad-input-sweep.test.ts reads them). */
-function operationsOf(document: { paths: Record<string, Record<string, unknown>>; servers?: Array<{ url: string }> }): Operation[] {
-  const prefix = document.servers?.[0]?.url.replace(/\/$/, '') ?? '';
-  const operations: Operation[] = [];
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const [method, raw] of Object.entries(item)) {
-      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      const op = raw as {
-        parameters?: Parameter[];
-        requestBody?: { content: Record<string, { schema?: Schema }> };
-        security?: Array<Record<string, unknown>>;
-        responses?: Record<string, unknown>;
-      };
-      operations.push({
-        method: method.toUpperCase(),
-        path: prefix + path,
-        parameters: op.parameters ?? [],
-        body: op.requestBody
-          ? Object.fromEntries(Object.entries(op.requestBody.content).map(([type, content]) => [type, content.schema]))
-          : undefined,
-        responses: Object.keys(op.responses ?? {}),
-        secured: (op.security ?? []).length > 0 && !(op.security ?? []).some((s) => Object.keys(s).length === 0),
-      });
-    }
-  }
-  return operations;
-}
 
 /** The caller an operation is for. */
 function callerOf(path: string): CallerName {
