@@ -6,7 +6,7 @@ import type { Language } from '../../i18n/index.js';
 import { conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
 import type { Gateways } from '../payments/index.js';
 import { newCharge, runCharge } from './billing.service.js';
-import { activeCardsOf, ownCard } from './cards.repository.js';
+import { activeCardsOf, lockCardOwner, ownCard } from './cards.repository.js';
 import { countCharges, insertChargeOnce, pendingChargeOf } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
@@ -90,6 +90,11 @@ export async function subscribe(
   const claim = await db
     .transaction()
     .execute(async (trx) => {
+      // The client's lock first, as every writer of its cards takes it: the card is read (and the
+      // subscription naming it inserted) either before a removal of it, which then moves this
+      // subscription to the card left, or after, and is refused as gone. Read unlocked, a removal
+      // committed between the read and the insert left the subscription naming a deleted card.
+      await lockCardOwner(trx, who.clientAccountId);
       const plan = await sellablePlan(trx, input.planId, who.storeCode);
       const card =
         input.cardId === undefined
