@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
-import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
@@ -140,12 +139,11 @@ describe('the default card, with cards confirmed at once', () => {
 
   it('PUT .../default of a saved card while another is confirmed, the client having no default (PostgreSQL: the confirm past its look-up first): one default', async () => {
     const customer = await createCustomer(s.t.database.db);
-    const expiring = await saveCard(s, customer);
     const other = await saveCard(s, customer);
     await s.everypay.callbacksIdle();
-    // The default card expires and is pruned: the other saved card is left, not the default.
-    await s.t.database.db.updateTable('subscription_card').set({ expiry_year: 2000 }).where('id', '=', expiring).execute();
-    await subscriptionCardPruning(s.t.database.db, Date.now());
+    // A saved card that is not the default, the client having none (no request leaves a client so
+    // any more: a pruned default card hands over to the newest usable one; written here).
+    await s.t.database.db.updateTable('subscription_card').set({ is_default: false }).where('id', '=', other).execute();
     expect(await listed(customer)).toEqual([expect.objectContaining({ id: other, isDefault: false })]);
     const pending = await startCard(customer);
     const [row] = (await cardRows(customer)).filter((card) => card.state === 'PENDING');

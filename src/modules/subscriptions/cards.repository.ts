@@ -130,14 +130,32 @@ export async function declinePendingCard(db: Db, id: number, now: number): Promi
   return result.numUpdatedRows > 0n;
 }
 
-/** Cards never confirmed since `pendingBefore` (pending or declined), and confirmed cards whose expiry month ended before `now`. */
-export async function cardsToPrune(db: Db, pendingBefore: number, now: number): Promise<number[]> {
+/** Whether a saved card's expiry month ended before `now` (UTC). */
+export function cardExpired(card: Pick<CardRow, 'expiry_year' | 'expiry_month'>, now: number): boolean {
   const date = new Date(now);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth() + 1;
-  const rows = await db
+  const expiryYear = Number(card.expiry_year);
+  return expiryYear < year || (expiryYear === year && Number(card.expiry_month) < month);
+}
+
+export interface PrunableCard {
+  id: number;
+  clientAccountId: number;
+}
+
+/**
+ * Cards never confirmed since `pendingBefore` (pending or declined), and confirmed cards whose
+ * expiry month ended before `now`; only among `ids` when given (the same cards read again under
+ * their owners' locks: one confirmed meanwhile is no longer prunable).
+ */
+export async function cardsToPrune(db: Db, pendingBefore: number, now: number, ids?: number[]): Promise<PrunableCard[]> {
+  const date = new Date(now);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth() + 1;
+  let query = db
     .selectFrom('subscription_card')
-    .select('id')
+    .select(['id', 'client_account_id'])
     .where((eb) =>
       eb.or([
         eb.and([eb('state', '=', 'PENDING'), eb('created_at', '<', pendingBefore)]),
@@ -147,8 +165,8 @@ export async function cardsToPrune(db: Db, pendingBefore: number, now: number): 
           eb.or([eb('expiry_year', '<', year), eb.and([eb('expiry_year', '=', year), eb('expiry_month', '<', month)])]),
         ]),
       ]),
-    )
-    .limit(1000)
-    .execute();
-  return rows.map((row) => Number(row.id));
+    );
+  if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : [-1]);
+  const rows = await query.limit(1000).execute();
+  return rows.map((row) => ({ id: Number(row.id), clientAccountId: Number(row.client_account_id) }));
 }

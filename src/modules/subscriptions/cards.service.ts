@@ -16,6 +16,7 @@ import {
 } from '../payments/index.js';
 import {
   activeCardsOf,
+  cardExpired,
   cardsToPrune,
   confirmCard,
   deleteCards,
@@ -23,6 +24,7 @@ import {
   findCard,
   insertCard,
   lockCardOwner,
+  lockCardOwners,
   makeDefault,
   ownCard,
   recentPendingCard,
@@ -246,8 +248,34 @@ export async function removeCard(db: Kysely<Database>, clientAccountId: number, 
   });
 }
 
-/** Maintenance: never-confirmed cards older than a day and expired cards; answers how many went. */
+/**
+ * Maintenance: never-confirmed cards older than a day and expired cards; answers how many went.
+ * Under their owners' locks, as a removal: a client whose default card goes gets its newest card
+ * still usable (saved, not expired) as the default, and the subscriptions that used a pruned card
+ * move to the client's default card (or to none, as after a removal, when none is left). The cards
+ * are read again under the locks, so one confirmed or removed meanwhile is seen as it is now.
+ */
 export async function pruneCards(db: Kysely<Database>, now: number): Promise<number> {
-  const ids = await cardsToPrune(db, now - PENDING_CARD_LIFETIME_MS, now);
-  return db.transaction().execute((trx) => deleteCards(trx, ids, null, now));
+  const candidates = await cardsToPrune(db, now - PENDING_CARD_LIFETIME_MS, now);
+  if (candidates.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    await lockCardOwners(trx, [...new Set(candidates.map((card) => card.clientAccountId))]);
+    const pruned = await cardsToPrune(
+      trx,
+      now - PENDING_CARD_LIFETIME_MS,
+      now,
+      candidates.map((card) => card.id),
+    );
+    const byOwner = new Map<number, number[]>();
+    for (const card of pruned) byOwner.set(card.clientAccountId, [...(byOwner.get(card.clientAccountId) ?? []), card.id]);
+    let removed = 0;
+    for (const [clientAccountId, ids] of byOwner) {
+      const usable = (await activeCardsOf(trx, clientAccountId)).filter((card) => !ids.includes(Number(card.id)) && !cardExpired(card, now));
+      // The default card if it stays, else the newest usable one (activeCardsOf is in id order).
+      const next = usable.find((card) => card.is_default) ?? usable.at(-1);
+      removed += await deleteCards(trx, ids, next ? Number(next.id) : null, now);
+      if (next && !next.is_default) await makeDefault(trx, clientAccountId, Number(next.id), now);
+    }
+    return removed;
+  });
 }
