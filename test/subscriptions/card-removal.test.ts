@@ -1,0 +1,191 @@
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
+import type { TestCustomer } from '../helpers/customers.js';
+import { expectFieldErrors } from '../helpers/http.js';
+import { engine } from '../helpers/test-app.js';
+import { call, createCustomer, saveCard, startSubscriptionShop, subscribe, subscriptionRow, type SubscriptionShop } from './helpers.js';
+
+// A card that goes (removed by its owner, or pruned when it expired) leaves no subscription naming
+// it and no client without a default card while it has a usable one. POST /subscription takes the
+// client account's lock before it reads the card, as every writer of the client's cards does, so
+// a removal at the same moment is either seen by it (refused as the card gone) or sees the new
+// subscription (and moves it to the card left). Forced on PostgreSQL as card-default-race.test.ts
+// does: the subscription table is held (read, not written) until both requests wait on a lock, by
+// which time, without the client's lock, the subscribe has read the card and the removal has read
+// the subscriptions it moves. SQLite runs one write transaction at a time; there the two just run
+// at once, and the sequential tests below hold on both engines.
+
+let s: SubscriptionShop;
+beforeAll(async () => {
+  s = await startSubscriptionShop();
+});
+afterAll(async () => s.close());
+afterEach(async () => {
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+});
+
+async function until(what: string, done: () => boolean | Promise<boolean>) {
+  for (let tries = 0; tries < 500; tries += 1) {
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`waited too long for ${what}`);
+}
+
+const lockWaiters = async () =>
+  Number(
+    (
+      await sql<{ n: number | string }>`
+        select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(s.t.database.db)
+    ).rows[0]!.n,
+  );
+
+/** Runs `both` at once; on PostgreSQL with `table` held in share mode until both wait on a lock. */
+async function atOnce<T>(table: string, both: () => Promise<T>): Promise<T> {
+  if (engine !== 'postgres') return both();
+  let answers: { done: T } | { failed: unknown } | undefined;
+  await s.t.database.db.transaction().execute(async (trx) => {
+    await sql`lock table ${sql.table(table)} in share mode`.execute(trx);
+    void both().then(
+      (done) => (answers = { done }),
+      (failed: unknown) => (answers = { failed }),
+    );
+    await until('both to wait', async () => (await lockWaiters()) >= 2);
+  });
+  await until('both answers', () => answers !== undefined);
+  if ('failed' in answers!) throw answers.failed;
+  return answers!.done;
+}
+
+const listed = async (customer: TestCustomer) => {
+  const response = await call(s, customer, 'GET', '/subscription-credit-card');
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { id: number; isDefault: boolean }[];
+};
+
+const subscriptionsOf = async (customer: TestCustomer) => {
+  const response = await call(s, customer, 'GET', '/subscription');
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { id: number; status: string; cardId: number | null; plan: { code: string } }[];
+};
+
+/** A client with two saved cards (the first the default), whose charges settle. */
+async function twoCards() {
+  const customer = await createCustomer(s.t.database.db);
+  const first = await saveCard(s, customer);
+  const second = await saveCard(s, customer);
+  await s.everypay.callbacksIdle();
+  for (const card of s.everypay.cards().slice(-2)) s.everypay.setCardOutcome(card.token, 'settled');
+  expect(await listed(customer)).toEqual([
+    expect.objectContaining({ id: first, isDefault: true }),
+    expect.objectContaining({ id: second, isDefault: false }),
+  ]);
+  return { customer, first, second };
+}
+
+const expire = (id: number) => s.t.database.db.updateTable('subscription_card').set({ expiry_year: 2000 }).where('id', '=', id).execute();
+
+describe('POST /subscription and DELETE of its card at once', () => {
+  it.each(['named', 'the default'] as const)(
+    'the card %s (PostgreSQL: both past their reads): the subscription names a live card, or the subscribe was refused',
+    async (which) => {
+      const { customer, first, second } = await twoCards();
+      const [subscribed, removed] = await atOnce('subscription', () =>
+        Promise.all([
+          subscribe(s, customer, 'SHELF5', which === 'named' ? first : undefined),
+          call(s, customer, 'DELETE', `/subscription-credit-card/${first}`),
+        ]),
+      );
+      await s.everypay.callbacksIdle();
+      expect(removed.statusCode, removed.body).toBe(204);
+      expect(await listed(customer)).toEqual([expect.objectContaining({ id: second, isDefault: true })]);
+      const subs = await subscriptionsOf(customer);
+      if (subscribed.statusCode === 201) {
+        // Subscribed before the removal: the removal moved it to the card left.
+        expect(subs).toEqual([expect.objectContaining({ id: subscribed.json().id, status: 'ACTIVE', cardId: second })]);
+      } else {
+        // The removal first: the card named (or the default read) is gone, and nothing was subscribed.
+        expect(expectFieldErrors(subscribed)).toEqual(['cardId']);
+        expect(subs).toEqual([]);
+      }
+    },
+  );
+
+  it('one after the other: a removed card is refused (422 cardId); a subscription made first moves to the card left', async () => {
+    const { customer, first, second } = await twoCards();
+    expect((await call(s, customer, 'DELETE', `/subscription-credit-card/${first}`)).statusCode).toBe(204);
+    expect(expectFieldErrors(await subscribe(s, customer, 'SHELF5', first))).toEqual(['cardId']);
+    expect(await subscriptionsOf(customer)).toEqual([]);
+    const other = await twoCards();
+    const made = await subscribe(s, other.customer, 'SHELF5', other.first);
+    expect(made.statusCode, made.body).toBe(201);
+    expect((await call(s, other.customer, 'DELETE', `/subscription-credit-card/${other.first}`)).statusCode).toBe(204);
+    expect(await subscriptionsOf(other.customer)).toEqual([expect.objectContaining({ id: made.json().id, cardId: other.second })]);
+    // The first client's default is the card left: a subscription without a card named is paid with it.
+    const later = await subscribe(s, customer, 'SHELF5');
+    expect(later.statusCode, later.body).toBe(201);
+    expect(later.json()).toMatchObject({ status: 'ACTIVE', cardId: second });
+  });
+});
+
+describe('pruning expired cards', () => {
+  it("the default card expired: the newest usable card is the default, and the expired cards' subscriptions move to it", async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const [a, b, c, d] = [await saveCard(s, customer), await saveCard(s, customer), await saveCard(s, customer), await saveCard(s, customer)];
+    await s.everypay.callbacksIdle();
+    for (const card of s.everypay.cards().slice(-4)) s.everypay.setCardOutcome(card.token, 'settled');
+    expect((await listed(customer)).map((card) => [card.id, card.isDefault])).toEqual([
+      [a, true],
+      [b, false],
+      [c, false],
+      [d, false],
+    ]);
+    const shelf = await subscribe(s, customer, 'SHELF5', a);
+    const audio = await subscribe(s, customer, 'AUDIO1', d);
+    expect([shelf.statusCode, audio.statusCode]).toEqual([201, 201]);
+    // The default card and the newest one expire: c is the newest still usable.
+    await expire(a);
+    await expire(d);
+    expect(await subscriptionCardPruning(s.t.database.db, Date.now())).toBeGreaterThanOrEqual(2);
+    expect((await listed(customer)).map((card) => [card.id, card.isDefault])).toEqual([
+      [b, false],
+      [c, true],
+    ]);
+    const subs = await subscriptionsOf(customer);
+    expect(subs.map((sub) => [sub.id, sub.cardId]).sort()).toEqual(
+      [
+        [shelf.json().id, c],
+        [audio.json().id, c],
+      ].sort(),
+    );
+    // The new default is the default as any: removing the other card leaves it so.
+    expect((await call(s, customer, 'DELETE', `/subscription-credit-card/${b}`)).statusCode).toBe(204);
+    expect(await listed(customer)).toEqual([expect.objectContaining({ id: c, isDefault: true })]);
+  });
+
+  it('a card that is not the default expired: the default stays, and its subscription moves to the default', async () => {
+    const { customer, first, second } = await twoCards();
+    const sub = await subscribe(s, customer, 'SHELF5', second);
+    expect(sub.statusCode, sub.body).toBe(201);
+    await expire(second);
+    await subscriptionCardPruning(s.t.database.db, Date.now());
+    expect(await listed(customer)).toEqual([expect.objectContaining({ id: first, isDefault: true })]);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id: sub.json().id, cardId: first })]);
+  });
+
+  it("the client's only card expired: no card is left, and its subscription has none (as after a removal)", async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const only = await saveCard(s, customer);
+    await s.everypay.callbacksIdle();
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'settled');
+    const sub = await subscribe(s, customer, 'SHELF5');
+    expect(sub.statusCode, sub.body).toBe(201);
+    await expire(only);
+    await subscriptionCardPruning(s.t.database.db, Date.now());
+    expect(await listed(customer)).toEqual([]);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id: sub.json().id, status: 'ACTIVE', cardId: null })]);
+    expect((await subscriptionRow(s, sub.json().id)).card_id).toBeNull();
+  });
+});
