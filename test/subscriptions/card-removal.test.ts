@@ -133,7 +133,12 @@ describe('POST /subscription and DELETE of its card at once', () => {
 describe('pruning expired cards', () => {
   it("the default card expired: the newest usable card is the default, and the expired cards' subscriptions move to it", async () => {
     const customer = await createCustomer(s.t.database.db);
-    const [a, b, c, d] = [await saveCard(s, customer), await saveCard(s, customer), await saveCard(s, customer), await saveCard(s, customer)];
+    const [a, b, c, d] = [
+      await saveCard(s, customer),
+      await saveCard(s, customer),
+      await saveCard(s, customer),
+      await saveCard(s, customer),
+    ];
     await s.everypay.callbacksIdle();
     for (const card of s.everypay.cards().slice(-4)) s.everypay.setCardOutcome(card.token, 'settled');
     expect((await listed(customer)).map((card) => [card.id, card.isDefault])).toEqual([
