@@ -47,6 +47,13 @@ export const paymentsTotal = new Counter({
   registers: [processMetrics],
 });
 
+export const subscriptionLateSettlesTotal = new Counter({
+  name: 'storefront_subscription_late_settles_total',
+  help: 'Subscription charges settled at the gateway after they were recorded failed or no longer wanted, by outcome: applied (paid the period), refund_due, refunded, refund_failed (left for the next billing run)',
+  labelNames: ['outcome'] as const,
+  registers: [processMetrics],
+});
+
 new Counter({
   name: 'storefront_cache_lookups_total',
   help: 'Lookups of the per-process caches, by cache and result (hit or miss)',

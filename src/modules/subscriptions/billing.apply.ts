@@ -1,15 +1,23 @@
 import type { Db } from '../../db/database.js';
+import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import type { PaymentStatus } from '../payments/index.js';
-import { finishCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
+import { finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
-import { findSubscription, updateSubscription } from './subscriptions.repository.js';
+import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
 
 // What a charge's outcome does to its subscription, in the transaction that finishes the charge.
 // The charge row is finished by a conditional update (pending -> settled/failed), so whoever
 // applies an outcome second (a racing run, a callback after the answer) changes nothing.
+// One exception, so that no money the customer paid is lost to them: a charge recorded failed that
+// the gateway later reports settled (the bank approved it after all) is the paid charge when its
+// subscription still waits for that period (FAILED, retrying); else the money was taken for
+// nothing and the charge is marked refund_due, for the billing run to refund it through its
+// gateway (billing.service.ts). A settled charge the subscription no longer waits for (another
+// charge paid the period meanwhile) is marked so too. Each is a conditional update of the charge,
+// so a repeated callback does nothing the second time.
 
-export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch';
+export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due';
 
 /** The gateway's state in the charge's words: money taken, none taken, or not known yet. */
 function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
@@ -24,7 +32,61 @@ export async function applyChargeStatus(trx: Db, charge: ChargeRow, status: Paym
     await setChargeReference(trx, Number(charge.id), status.reference, now);
     return 'pending';
   }
-  return applyChargeOutcome(trx, charge, outcome, status.reference, now);
+  const applied = await applyChargeOutcome(trx, charge, outcome, status.reference, now);
+  // Settled now (not refunded: that money went back already) and finished before: a late settle.
+  if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
+  return applied;
+}
+
+/**
+ * A charge recorded failed that the gateway now reports settled. A period's charge of a
+ * subscription still retrying that period (FAILED) pays it: ACTIVE, the next period, as a retry
+ * that settled. Anything else (cancelled or ended meanwhile, the period paid by a retry, an
+ * upgrade the customer was told was declined) is refunded. Nothing when the charge is not failed
+ * (settled, or marked already: a repeated callback). The subscription is locked first, as a
+ * cancellation and a renewal's claim lock it: neither moves it between this read and the write.
+ */
+async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, now: number): Promise<ChargeOutcome> {
+  const sub = await lockSubscription(trx, Number(charge.subscription_id));
+  const paysPeriod =
+    sub !== undefined && charge.purpose === 'PERIOD' && sub.status === 'FAILED' && sub.period_number === charge.period_number - 1;
+  if (paysPeriod) {
+    if (!(await moveCharge(trx, Number(charge.id), 'failed', 'settled', reference, now))) return 'applied-already';
+    await startPaidPeriod(trx, sub, charge, now);
+    subscriptionLateSettlesTotal.inc({ outcome: 'applied' });
+    return 'settled';
+  }
+  if (!(await moveCharge(trx, Number(charge.id), 'failed', 'refund_due', reference, now))) return 'applied-already';
+  subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' });
+  return 'refund-due';
+}
+
+/** A settled charge its subscription no longer waits for: the money is to go back (refund_due). */
+async function refundDue(trx: Db, charge: ChargeRow, now: number): Promise<ChargeOutcome> {
+  await moveCharge(trx, Number(charge.id), 'settled', 'refund_due', null, now);
+  subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' });
+  return 'refund-due';
+}
+
+/** The period a settled period's charge paid: ACTIVE, following the last period without a gap (or from now, the first). */
+async function startPaidPeriod(trx: Db, sub: SubscriptionRow, charge: ChargeRow, now: number): Promise<void> {
+  const id = Number(sub.id);
+  const first = sub.status === 'PENDING';
+  // A renewal's period follows the last one without a gap, also after retries (access went on).
+  const start = first ? now : Number(sub.period_end);
+  await updateSubscription(trx, id, {
+    status: 'ACTIVE',
+    trial: false,
+    plan_id: charge.plan_id,
+    next_plan_id: sub.next_plan_id === charge.plan_id ? null : sub.next_plan_id,
+    period_number: charge.period_number,
+    period_start: start,
+    period_end: addMonths(start, 1),
+    failed_attempts: 0,
+    next_attempt_at: null,
+    updated_at: now,
+  });
+  if (first) await queueSubscriptionMail(trx, id, 'purchased', now);
 }
 
 export async function applyChargeOutcome(
@@ -39,28 +101,19 @@ export async function applyChargeOutcome(
   const id = Number(sub.id);
   if (charge.purpose === 'UPGRADE') {
     // The better plan from now on, if the subscription is still in the period the upgrade paid for.
-    if (outcome === 'settled' && sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status))
+    if (outcome !== 'settled') return outcome;
+    if (sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status)) {
       await updateSubscription(trx, id, { plan_id: charge.plan_id, next_plan_id: null, updated_at: now });
-    return outcome;
+      return outcome;
+    }
+    return refundDue(trx, charge, now);
   }
-  if (sub.period_number !== charge.period_number - 1) return outcome;
+  if (sub.period_number !== charge.period_number - 1) {
+    // Paid meanwhile (a late settle of an earlier attempt): this money is the period's second.
+    return outcome === 'settled' ? refundDue(trx, charge, now) : outcome;
+  }
   if (outcome === 'settled') {
-    const first = sub.status === 'PENDING';
-    // A renewal's period follows the last one without a gap, also after retries (access went on).
-    const start = first ? now : Number(sub.period_end);
-    await updateSubscription(trx, id, {
-      status: 'ACTIVE',
-      trial: false,
-      plan_id: charge.plan_id,
-      next_plan_id: sub.next_plan_id === charge.plan_id ? null : sub.next_plan_id,
-      period_number: charge.period_number,
-      period_start: start,
-      period_end: addMonths(start, 1),
-      failed_attempts: 0,
-      next_attempt_at: null,
-      updated_at: now,
-    });
-    if (first) await queueSubscriptionMail(trx, id, 'purchased', now);
+    await startPaidPeriod(trx, sub, charge, now);
     return 'settled';
   }
   if (sub.status === 'PENDING') {

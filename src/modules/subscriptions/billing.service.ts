@@ -1,11 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { Logger } from '../../infra/logger.js';
+import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
-import { chargeStateOf, insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
+import {
+  chargesToRefund,
+  chargeStateOf,
+  insertChargeOnce,
+  moveCharge,
+  pendingChargeOf,
+  stalePendingCharges,
+  type ChargeRow,
+} from './charges.repository.js';
 import {
   findPlan,
   findSubscription,
@@ -26,6 +36,9 @@ import {
 //    new charge. Where the gateway has no lookup (EveryPay), the very same request is sent again:
 //    its nonce and order reference make the gateway refuse it if the first one arrived, and the
 //    gateway's callback names that payment; if it never arrived, it is charged now, once.
+// 5. money a charge took for nothing (settled after it was recorded failed, once its subscription
+//    no longer wanted it: billing.apply.ts) is refunded whole through its gateway by each run,
+//    until the gateway says it is refunded.
 
 /** A pending charge younger than this may still be in another run's hands. */
 export const STALE_CHARGE_MS = 10 * 60_000;
@@ -38,6 +51,9 @@ export interface BillingReport {
   ended: number;
   skipped: number;
   reconciled: number;
+  /** Charges settled for nothing (billing.apply.ts) refunded by this run, and those left for the next one. */
+  refunded: number;
+  refundsLeft: number;
 }
 
 /** The charge's order reference at the gateway: one per row, so a retry is another payment there. */
@@ -94,7 +110,8 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
   // run's, with the outcome the callback applied (a billing report counted it as skipped before). That is also
   // so when the gateway answered while the bank was still deciding and its callback brought the decision
   // before this answer was applied: the caller is told the decision, not "pending".
-  return chargeStateOf(db, Number(charge.id));
+  const state = await chargeStateOf(db, Number(charge.id));
+  return state === 'refund_due' || state === 'refunded' ? ('refund-due' as const) : state;
 }
 
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
@@ -194,9 +211,58 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
   return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
 }
 
+/**
+ * Refunds the charges marked refund_due, each whole through its gateway under a key of its own: the
+ * payment is looked up first, so a run that died after the refund (or a refund made at the gateway
+ * by hand) marks it refunded without refunding twice. One the gateway cannot refund now is left for
+ * the next run, logged and counted (storefront_subscription_late_settles_total).
+ */
+export async function refundCharges(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  now: number,
+  log?: Pick<Logger, 'warn'>,
+): Promise<{ refunded: number; left: number }> {
+  const result = { refunded: 0, left: 0 };
+  for (const charge of await chargesToRefund(db, BATCH)) {
+    const gateway = gateways[charge.gateway as GatewayName];
+    let status: PaymentStatus | null = null;
+    try {
+      if (gateway && charge.reference) {
+        status = await gateway.fetchStatus(charge.reference);
+        if (status?.state === 'settled')
+          status = await gateway.refund(charge.reference, charge.amount_cents, `${charge.idempotency_key}-late`);
+      }
+    } catch (err) {
+      if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
+      log?.warn(
+        { err, chargeId: Number(charge.id) },
+        'subscription billing: the refund of a charge settled for nothing is left for the next run',
+      );
+    }
+    if (status?.state === 'refunded' && status.orderReference === charge.order_reference) {
+      if (await moveCharge(db, Number(charge.id), 'refund_due', 'refunded', null, now)) {
+        subscriptionLateSettlesTotal.inc({ outcome: 'refunded' });
+        result.refunded += 1;
+      }
+      continue;
+    }
+    if (!gateway || !charge.reference)
+      log?.warn(
+        { chargeId: Number(charge.id), gateway: charge.gateway },
+        'subscription billing: a charge to refund has no configured gateway',
+      );
+    subscriptionLateSettlesTotal.inc({ outcome: 'refund_failed' });
+    result.left += 1;
+  }
+  return result;
+}
+
 export interface BillingOptions {
   /** Subscriptions charged at once; each one's claim, gateway call and outcome stay in order. */
   concurrency?: number;
+  /** Where a refund left for the next run is told. */
+  log?: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -207,8 +273,11 @@ export interface BillingOptions {
  */
 export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number, options: BillingOptions = {}): Promise<BillingReport> {
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_BILLING_CONCURRENCY));
-  const report: BillingReport = { charged: 0, failed: 0, pending: 0, ended: 0, skipped: 0, reconciled: 0 };
+  const report: BillingReport = { charged: 0, failed: 0, pending: 0, ended: 0, skipped: 0, reconciled: 0, refunded: 0, refundsLeft: 0 };
   report.reconciled = await reconcile(db, gateways, now);
+  const refunds = await refundCharges(db, gateways, now, options.log);
+  report.refunded = refunds.refunded;
+  report.refundsLeft = refunds.left;
   for (let afterId = 0; ;) {
     const ids = await dueSubscriptionIds(db, now, afterId, BATCH);
     if (ids.length === 0) break;

@@ -270,7 +270,9 @@ export async function pruneCards(db: Kysely<Database>, now: number): Promise<num
     for (const card of pruned) byOwner.set(card.clientAccountId, [...(byOwner.get(card.clientAccountId) ?? []), card.id]);
     let removed = 0;
     for (const [clientAccountId, ids] of byOwner) {
-      const usable = (await activeCardsOf(trx, clientAccountId)).filter((card) => !ids.includes(Number(card.id)) && !cardExpired(card, now));
+      const usable = (await activeCardsOf(trx, clientAccountId)).filter(
+        (card) => !ids.includes(Number(card.id)) && !cardExpired(card, now),
+      );
       // The default card if it stays, else the newest usable one (activeCardsOf is in id order).
       const next = usable.find((card) => card.is_default) ?? usable.at(-1);
       removed += await deleteCards(trx, ids, next ? Number(next.id) : null, now);

@@ -86,3 +86,26 @@ export async function finishCharge(db: Db, id: number, state: Exclude<ChargeStat
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Moves a charge from one finished state to another; false when it is not in `from` (applied already). */
+export async function moveCharge(
+  db: Db,
+  id: number,
+  from: Exclude<ChargeState, 'pending'>,
+  to: Exclude<ChargeState, 'pending'>,
+  reference: string | null,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ state: to, updated_at: now, ...(reference === null ? {} : { reference }) })
+    .where('id', '=', id)
+    .where('state', '=', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Charges settled for nothing and not refunded yet, oldest first. */
+export function chargesToRefund(db: Db, limit: number): Promise<ChargeRow[]> {
+  return db.selectFrom('subscription_charge').selectAll().where('state', '=', 'refund_due').orderBy('id').limit(limit).execute();
+}

@@ -33,7 +33,7 @@ export function scheduleSubscriptionBilling(
     busy = true;
     const now = clock.now();
     running = withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () =>
-      billDue(deps.db, deps.gateways, now, { concurrency: deps.concurrency }),
+      billDue(deps.db, deps.gateways, now, { concurrency: deps.concurrency, log: deps.log }),
     )
       .then(
         (run) => run.ran && deps.log.info(run.result, 'subscription billing run'),

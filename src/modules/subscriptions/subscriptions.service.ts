@@ -140,7 +140,8 @@ export async function subscribe(
     });
   if (claim.charge) {
     const outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
-    if (outcome === 'failed') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
+    // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
+    if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
   }
   return subscriptionById(db, claim.id, language);
 }
@@ -197,7 +198,8 @@ export async function changePlan(
   });
   if (claim) {
     const outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
-    if (outcome === 'failed') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
+    // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
+    if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
     if (outcome === 'pending') throw new DomainError('unavailable', 'subscriptions.paymentPending', {}, 60);
   }
   return subscriptionById(db, id, language);

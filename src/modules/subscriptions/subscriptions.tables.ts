@@ -11,7 +11,13 @@ export type SubscriptionStatus = 'PENDING' | 'TRIAL' | 'ACTIVE' | 'FAILED' | 'LA
  */
 export type CardState = 'PENDING' | 'ACTIVE' | 'DECLINED';
 export type ChargePurpose = 'PERIOD' | 'UPGRADE';
-export type ChargeState = 'pending' | 'settled' | 'failed';
+/**
+ * pending (written before the gateway call), settled, failed; refund_due: settled at the gateway when
+ * the subscription no longer wanted it (a charge recorded failed that the bank approved after all,
+ * once the subscription was cancelled, ended or paid otherwise), until the billing run has refunded
+ * it: refunded.
+ */
+export type ChargeState = 'pending' | 'settled' | 'failed' | 'refund_due' | 'refunded';
 
 export interface SubscriptionPlanTable {
   id: Generated<number>;

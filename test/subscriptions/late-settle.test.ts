@@ -1,0 +1,175 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptionLateSettlesTotal } from '../../src/infra/metrics/process-metrics.js';
+import { answers } from '../helpers/everypay-order.js';
+import {
+  DAY,
+  bill,
+  call,
+  chargesOf,
+  createCustomer,
+  mitPayments,
+  saveCard,
+  startSubscriptionShop,
+  subscribe,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
+
+// A subscription charge the shop recorded failed (EveryPay answered the decline) that the card's
+// bank approves after all: EveryPay settles the payment and calls back. The money is the
+// customer's either way: while the subscription still retries that period (FAILED) the charge pays
+// it, once; after the subscription was cancelled or ended, the billing run refunds it through
+// EveryPay, once. The same callback again changes nothing.
+
+let s: SubscriptionShop;
+beforeAll(async () => {
+  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m' });
+});
+afterAll(async () => s.close());
+afterEach(async () => {
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+});
+
+const REFUND_PATH = '/api/v4/payments/refund';
+const refundsOf = (reference: string) =>
+  s.everypay.requests.filter((r) => r.path === REFUND_PATH && (r.body as Record<string, unknown>).payment_reference === reference);
+
+const lateSettles = async (outcome: string) =>
+  (await subscriptionLateSettlesTotal.get()).values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
+
+/** A SHELF5 subscriber whose renewal EveryPay declined: FAILED, its retry a day on. */
+async function declinedRenewal() {
+  const customer = await createCustomer(s.t.database.db);
+  await saveCard(s, customer);
+  const token = s.everypay.cards().at(-1)!.token;
+  s.everypay.setCardOutcome(token, 'settled');
+  const sub = (await subscribe(s, customer, 'SHELF5')).json();
+  expect(sub.status).toBe('ACTIVE');
+  const id = sub.id as number;
+  const end = Date.now() - 1000;
+  await s.t.database.db
+    .updateTable('subscription')
+    .set({ period_start: end - 30 * DAY, period_end: end })
+    .where('id', '=', id)
+    .execute();
+  s.everypay.setCardOutcome(token, 'failed');
+  await bill(s, end + 1000);
+  await s.everypay.callbacksIdle();
+  expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', failed_attempts: 1, next_attempt_at: end + DAY });
+  const charge = (await chargesOf(s, id)).at(-1)!;
+  expect(charge).toMatchObject({ period_number: 2, state: 'failed' });
+  return { customer, id, end, reference: charge.reference!, token };
+}
+
+/** The same callback again, twice: each answered 200. */
+async function repeatCallback(reference: string) {
+  const sent = [...(await s.everypay.notify(reference)), ...(await s.everypay.notify(reference))];
+  expect(answers(sent)).toEqual([
+    [200, { outcome: 'applied' }],
+    [200, { outcome: 'applied' }],
+  ]);
+}
+
+const chargeStates = async (id: number) => (await chargesOf(s, id)).map((charge) => [charge.period_number, charge.state]);
+
+describe('a declined subscription charge that EveryPay settles later', () => {
+  it('the subscription still retrying (FAILED): the charge pays the period, ACTIVE without a gap, once; no retry, no refund', async () => {
+    const { customer, id, end, reference } = await declinedRenewal();
+    const applied = await lateSettles('applied');
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    const row = await subscriptionRow(s, id);
+    expect(row).toMatchObject({ status: 'ACTIVE', period_number: 2, period_start: end, failed_attempts: 0, next_attempt_at: null });
+    expect(Number(row.period_end)).toBeGreaterThan(end + 27 * DAY);
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'settled'],
+    ]);
+    expect(await lateSettles('applied')).toBe(applied + 1);
+    const listed = (await call(s, customer, 'GET', '/subscription')).json();
+    expect(listed).toEqual([
+      expect.objectContaining({ id, status: 'ACTIVE', currentPeriodStart: new Date(end).toISOString(), nextAttemptAt: null }),
+    ]);
+    // The same callback again: nothing moves, the period is not extended twice.
+    await repeatCallback(reference);
+    expect(await subscriptionRow(s, id)).toEqual(row);
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'settled'],
+    ]);
+    // When the retry would have been due, the run charges nothing and refunds nothing.
+    const mits = mitPayments(s, id).length;
+    const report = await bill(s, end + DAY + 1000);
+    expect(mitPayments(s, id)).toHaveLength(mits);
+    expect(report.refunded).toBe(0);
+    expect(refundsOf(reference)).toEqual([]);
+    expect(s.everypay.payment(reference)!.state).toBe('settled');
+    expect(await subscriptionRow(s, id)).toEqual(row);
+  });
+
+  it('the subscription cancelled meanwhile (ENDED): the payment is marked, refunded once by the billing run, and the subscription stays ended', async () => {
+    const { customer, id, end, reference } = await declinedRenewal();
+    const cancelled = await call(s, customer, 'DELETE', `/subscription/${id}`);
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json()).toMatchObject({ status: 'ENDED' });
+    const ended = await subscriptionRow(s, id);
+    const due = await lateSettles('refund_due');
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refund_due'],
+    ]);
+    expect(await subscriptionRow(s, id)).toEqual(ended);
+    expect(await lateSettles('refund_due')).toBe(due + 1);
+    await repeatCallback(reference);
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refund_due'],
+    ]);
+    expect(await lateSettles('refund_due')).toBe(due + 1);
+    // The billing run refunds it whole through EveryPay; EveryPay's callback of the refund changes nothing more.
+    const report = await bill(s, end + 2000);
+    await s.everypay.callbacksIdle();
+    expect(report).toMatchObject({ refunded: 1, refundsLeft: 0 });
+    expect(refundsOf(reference)).toHaveLength(1);
+    expect(s.everypay.payment(reference)!.state).toBe('refunded');
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refunded'],
+    ]);
+    // Again: no second refund, the subscription still ENDED, nothing charged.
+    await repeatCallback(reference);
+    const mits = mitPayments(s, id).length;
+    expect(await bill(s, end + DAY + 1000)).toMatchObject({ refunded: 0, refundsLeft: 0 });
+    expect(refundsOf(reference)).toHaveLength(1);
+    expect(mitPayments(s, id)).toHaveLength(mits);
+    expect(await subscriptionRow(s, id)).toEqual(ended);
+    expect((await call(s, customer, 'GET', '/subscription')).json()).toEqual([expect.objectContaining({ id, status: 'ENDED' })]);
+  });
+
+  it('the first month declined (POST /subscription 409, ENDED): settled later, it is refunded, and the client may subscribe again', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    await saveCard(s, customer);
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'failed');
+    const declined = await subscribe(s, customer, 'SHELF5');
+    expect(declined.statusCode, declined.body).toBe(409);
+    await s.everypay.callbacksIdle();
+    const [sub] = (await call(s, customer, 'GET', '/subscription')).json();
+    expect(sub).toMatchObject({ status: 'ENDED' });
+    const reference = (await chargesOf(s, sub.id))[0]!.reference!;
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await chargeStates(sub.id)).toEqual([[1, 'refund_due']]);
+    expect((await subscriptionRow(s, sub.id)).status).toBe('ENDED');
+    expect(await bill(s, Date.now())).toMatchObject({ refunded: 1 });
+    await s.everypay.callbacksIdle();
+    expect(await chargeStates(sub.id)).toEqual([[1, 'refunded']]);
+    expect(s.everypay.payment(reference)!.state).toBe('refunded');
+    await repeatCallback(reference);
+    expect(await chargeStates(sub.id)).toEqual([[1, 'refunded']]);
+    expect(refundsOf(reference)).toHaveLength(1);
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'settled');
+    const again = await subscribe(s, customer, 'SHELF5');
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toMatchObject({ status: 'ACTIVE' });
+  });
+});
