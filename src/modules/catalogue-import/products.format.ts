@@ -142,6 +142,10 @@ export interface ProductRecord {
   assets: Asset[];
 }
 
+/** The types that may name their physical edition (physicalBook), which must be a BOOK (products.import.ts). */
+const DIGITAL_EDITIONS: readonly ProductTypeCode[] = ['EBOOK', 'AUDIOBOOK'];
+export const PHYSICAL_EDITION: ProductTypeCode = 'BOOK';
+
 function convert(line: ProductLine): ProductRecord {
   const altCodes = (line.altCodes ?? []).map((code, index) => barcode(code, `altCodes/${index}`));
   unique(line.stores, 'stores');
@@ -153,6 +157,8 @@ function convert(line: ProductLine): ProductRecord {
   );
   if (line.related?.includes(line.code)) throw new LineError('/related: a product cannot be related to itself');
   if (line.physicalBook === line.code) throw new LineError('/physicalBook: a product cannot be its own physical edition');
+  if (line.physicalBook && !DIGITAL_EDITIONS.includes(line.type))
+    throw new LineError(`/physicalBook: only an e-book or an audiobook has a physical edition, not a product of type ${line.type}`);
   if (line.seriesNumber !== undefined && line.seriesNumber !== null && !line.series)
     throw new LineError('/seriesNumber: given without a series');
   return {

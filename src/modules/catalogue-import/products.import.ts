@@ -4,11 +4,18 @@ import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from 
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
 import { LineError } from './fields.js';
-import { parseProductLine, type ProductRecord } from './products.format.js';
+import { parseProductLine, PHYSICAL_EDITION, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
 import { References } from './references.js';
 import { chunks, inLineTransaction } from './write.js';
-import { activeProductsPage, deactivateProducts, setPhysicalBook, supplierOfCode, touchProduct } from './products.repository.js';
+import {
+  activeProductsPage,
+  deactivateProducts,
+  productType,
+  setPhysicalBook,
+  supplierOfCode,
+  touchProduct,
+} from './products.repository.js';
 import { productChanged, productsDeactivated } from './product-events.js';
 
 // The product feed is full: a product the file does not list is no longer sold and is
@@ -125,6 +132,10 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     );
     const categories = await refs.categories(record.categories, 'categories');
     const [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
+    if (typeof physicalBook === 'number') {
+      const problem = await notPhysicalEdition(db, record.physicalBook!, physicalBook);
+      if (problem) throw new LineError(`/physicalBook: ${problem}`);
+    }
     const related = await products(record.related, 'related');
     return {
       record,
@@ -189,10 +200,17 @@ async function link(
       `product ${missing.map((code) => `"${code}"`).join(', ')} was not imported (its line was bad), so the product is not linked to it`,
     );
   }
+  let physicalBookId = links.physicalBook ? (found.get(links.physicalBook) ?? null) : null;
+  if (links.physicalBook && physicalBookId !== null) {
+    const problem = await notPhysicalEdition(db, links.physicalBook, physicalBookId);
+    if (problem) {
+      fail(links.line, `/physicalBook: ${problem}, so the product is not linked to it`);
+      physicalBookId = null;
+    }
+  }
   await inLineTransaction(db, async (trx) => {
     let changed = false;
     if (links.physicalBook) {
-      const physicalBookId = found.get(links.physicalBook) ?? null;
       changed = await setPhysicalBook(trx, links.productId, physicalBookId);
     }
     if (links.related) {
@@ -201,6 +219,15 @@ async function link(
     }
     if (changed) await touchProduct(trx, links.productId, now);
   });
+}
+
+/**
+ * Why the product `code` (id `id`) cannot be a physical edition, or undefined when it can: an e-book
+ * or audiobook names a printed book (PHYSICAL_EDITION), not another e-book nor a product of another kind.
+ */
+async function notPhysicalEdition(db: Kysely<Database>, code: string, id: number): Promise<string | undefined> {
+  const type = await productType(db, id);
+  return type === PHYSICAL_EDITION ? undefined : `product "${code}" is of type ${type ?? 'unknown'}, not a physical book (${PHYSICAL_EDITION})`;
 }
 
 async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number, scope: ProductFeedScope): Promise<number> {

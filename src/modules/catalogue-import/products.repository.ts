@@ -21,6 +21,12 @@ export function activeProductsPage(db: Kysely<Database>, after: number, supplier
     .execute();
 }
 
+/** The type of the product `id`, or undefined when there is none. */
+export async function productType(db: Kysely<Database>, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('product').select('type').where('id', '=', id).executeTakeFirst();
+  return row?.type;
+}
+
 /** Points the product at its physical book (or none); whether that changed it. */
 export async function setPhysicalBook(trx: Transaction<Database>, productId: number, physicalBookId: number | null): Promise<boolean> {
   const result = await trx
