@@ -6,6 +6,8 @@ export interface DownloadsSection {
   limit: number;
   /** DOWNLOAD_LINK_TTL: how long a link from GET /download/{id}/link works. */
   linkTtlMs: number;
+  /** DOWNLOAD_LINK_BUDGET: the bytes one link serves, in times its file's size (ranges and retries together). */
+  linkBudget: number;
   /** DOWNLOAD_LINK_SECRET; when unset the service makes one and keeps it in the database. */
   linkSecret: string | undefined;
 }
@@ -16,6 +18,7 @@ export function readDownloadsConfig(env: EnvReader): DownloadsSection {
   return {
     limit: env.integer('DOWNLOAD_LIMIT', 10, 1, 10_000),
     linkTtlMs: env.duration('DOWNLOAD_LINK_TTL', '5m'),
+    linkBudget: env.integer('DOWNLOAD_LINK_BUDGET', 3, 1, 100),
     linkSecret,
   };
 }

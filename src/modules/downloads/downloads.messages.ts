@@ -3,6 +3,7 @@
 const en = {
   'downloads.notFound': 'There is no download with the id "{id}" among your purchases.',
   'downloads.linkInvalid': 'This download link is not valid or has expired; ask for a new one.',
+  'downloads.linkSpent': 'This download link has served its file {times} times over and is used up; ask for a new one.',
   'downloads.otherClient': 'This download link was made for another customer.',
   'downloads.limitReached': 'This purchase has been downloaded {limit} times, which is the limit.',
   'downloads.rangeNotSatisfiable': 'The requested range is outside the file ({size} bytes).',
@@ -17,6 +18,7 @@ const en = {
 const et: Record<keyof typeof en, string> = {
   'downloads.notFound': 'Teie ostude seas ei ole allalaadimist tunnusega "{id}".',
   'downloads.linkInvalid': 'See allalaadimislink ei kehti või on aegunud; küsige uus.',
+  'downloads.linkSpent': 'Selle allalaadimislingiga on fail saadud juba {times} korra jagu ja link on ära kasutatud; küsige uus.',
   'downloads.otherClient': 'See allalaadimislink on tehtud teisele kliendile.',
   'downloads.limitReached': 'Seda ostu on alla laaditud {limit} korda, rohkem ei saa.',
   'downloads.rangeNotSatisfiable': 'Küsitud vahemik on failist ({size} baiti) väljas.',
@@ -31,6 +33,7 @@ const et: Record<keyof typeof en, string> = {
 const ru: Record<keyof typeof en, string> = {
   'downloads.notFound': 'Среди ваших покупок нет загрузки с идентификатором "{id}".',
   'downloads.linkInvalid': 'Эта ссылка для загрузки недействительна или устарела; запросите новую.',
+  'downloads.linkSpent': 'По этой ссылке файл уже получен {times} раза целиком, она исчерпана; запросите новую.',
   'downloads.otherClient': 'Эта ссылка для загрузки сделана для другого клиента.',
   'downloads.limitReached': 'Эту покупку скачали {limit} раз, больше нельзя.',
   'downloads.rangeNotSatisfiable': 'Запрошенный диапазон вне файла ({size} байт).',

@@ -192,8 +192,20 @@ export async function takenFile(
   };
 }
 
-/** Records that a link served its first request; false when it already had (a later request of the same link). */
-export async function markLinkUsed(db: Db, link: Grant & { linkId: string; productId: number; expiresAt: number }): Promise<boolean> {
+/**
+ * Adds `bytes` to what the link has served, unless that would pass `budget`: the first request of a
+ * link records it (`first`: its download is to be counted), a later one adds to it by one conditional
+ * update (`again`), and one past the budget changes nothing (`spent`). Concurrent requests of one link
+ * cannot pass the budget together: PostgreSQL's second insert waits for the first's commit and then
+ * updates, and an update re-reads the row another committed before applying its condition.
+ */
+export async function spendLinkBytes(
+  db: Db,
+  link: Grant & { linkId: string; productId: number; expiresAt: number },
+  bytes: number,
+  budget: number,
+): Promise<'first' | 'again' | 'spent'> {
+  if (bytes > budget) return 'spent';
   const inserted = await db
     .insertInto('download_link_use')
     .values({
@@ -202,11 +214,19 @@ export async function markLinkUsed(db: Db, link: Grant & { linkId: string; produ
       take_id: link.takeId ?? null,
       product_id: link.productId,
       expires_at: link.expiresAt,
+      bytes_served: bytes,
     })
     .onConflict((oc) => oc.column('link_id').doNothing())
     .returning('link_id')
     .executeTakeFirst();
-  return inserted !== undefined;
+  if (inserted !== undefined) return 'first';
+  const updated = await db
+    .updateTable('download_link_use')
+    .set({ bytes_served: sql<number>`bytes_served + ${bytes}` })
+    .where('link_id', '=', link.linkId)
+    .where(sql<boolean>`bytes_served + ${bytes} <= ${budget}`)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0 ? 'again' : 'spent';
 }
 
 /**

@@ -38,7 +38,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (app, { database, fileStore, config }) => {
   const db = database.db;
-  const rules = { limit: config.downloads.limit, ttlMs: config.downloads.linkTtlMs };
+  const rules = { limit: config.downloads.limit, ttlMs: config.downloads.linkTtlMs, linkBudget: config.downloads.linkBudget };
   const guesses = wrongGuesses(db, config.linkGuessesPerIp);
   // Made on first use: the stored secret needs the database, which is not read while registering.
   let signer: Promise<LinkSigner> | undefined;
@@ -103,7 +103,8 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         tags,
         summary: 'A signed link to one of the caller’s files, valid for a few minutes',
         description:
-          `The link works without a bearer token until it expires (DOWNLOAD_LINK_TTL). Its first use counts one download of the purchase; ` +
+          `The link works without a bearer token until it expires (DOWNLOAD_LINK_TTL) and while it has served less than ` +
+          `DOWNLOAD_LINK_BUDGET times the file's size (ranges and retries together). Its first use counts one download of the purchase; ` +
           `past DOWNLOAD_LIMIT downloads no link is given (403). An id that is not the caller's in this store is a 404.`,
         headers: StoreRequestHeaders,
         params: DownloadIdParams,
@@ -132,7 +133,10 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         description:
           'Streams the file with its Content-Type, Content-Length and Content-Disposition. One range (bytes=a-b, a- or -n) is a 206 with ' +
           'Content-Range; a range past the end is a 416. An expired or altered link, one made for another client than the bearer ' +
-          'sent, or one past the download limit is a 403. The first request of a link counts one download; later ones until it expires do not.',
+          'sent, or one past the download limit is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
+          'but every request spends the bytes it is answered with from the link\'s budget, DOWNLOAD_LINK_BUDGET times the file\'s size ' +
+          '(3 by default: a download resumed or fetched in ranges fits many times over, a link shared with others does not): a request ' +
+          'that would take the link past it is a 403 and sends nothing. A 416 spends nothing.',
         params: DirectDownloadParams,
         headers: DirectDownloadHeaders,
         security: [{}, { bearer: [] }],
@@ -147,7 +151,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
       const { file, range } = await db
         .transaction()
-        .execute((trx) => openDownload(trx, { link, bearerClient, range: request.headers.range }, rules.limit, now));
+        .execute((trx) => openDownload(trx, { link, bearerClient, range: request.headers.range }, rules, now));
       if (range.kind === 'unsatisfiable') {
         throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
       }

@@ -7,7 +7,7 @@ import {
   countDownload,
   downloadPage,
   entitledFile,
-  markLinkUsed,
+  spendLinkBytes,
   takenFile,
   type DownloadRow,
   type EntitledFile,
@@ -19,7 +19,9 @@ import {
 // sees and links only its own items in the request's store; anything else is the same 404 as an
 // unknown id. A link counts one download of its entitlement the first time it is used, whatever
 // range that asks for; later requests with the same link until it expires (a resumed or parallel
-// download) are free. Past DOWNLOAD_LIMIT a new link is refused.
+// download, a player's ranges) count no download but spend the link's bytes: it serves at most
+// DOWNLOAD_LINK_BUDGET times its file's size, so a shared link is not an unlimited source of copies
+// while it lasts. Past DOWNLOAD_LIMIT a new link is refused.
 
 export interface Owner {
   clientAccountId: number;
@@ -74,16 +76,18 @@ export interface OpenedDownload {
 
 /**
  * Checks a verified link (the route verifies its signature) and counts its download: 403 when expired, made for
- * another client than the bearer's (`bearerClient`, when one was sent), no longer entitled or past the limit. A
+ * another client than the bearer's (`bearerClient`, when one was sent), no longer entitled, past the limit, or
+ * when what the request would send takes the link past its bytes (DOWNLOAD_LINK_BUDGET times the file's size). A
  * range outside the file comes back `unsatisfiable` (the route answers 416) and counts nothing. Runs in the
  * caller's transaction, so a refused count leaves no trace of the link either.
  */
 export async function openDownload(
   trx: Db,
   request: { link: DownloadLink; bearerClient: number | undefined; range: string | undefined },
-  limit: number,
+  rules: { limit: number; linkBudget: number },
   now: number,
 ): Promise<OpenedDownload> {
+  const { limit } = rules;
   const { link } = request;
   if (link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
   if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
@@ -98,7 +102,10 @@ export async function openDownload(
   const range = byteRange(request.range, file.size);
   // The route answers 416 with the file's size; nothing is counted.
   if (range.kind === 'unsatisfiable') return { file, range };
-  if (await markLinkUsed(trx, { ...file, linkId: link.linkId, expiresAt: link.expiresAt })) {
+  const bytes = range.kind === 'partial' ? range.end - range.start + 1 : file.size;
+  const spent = await spendLinkBytes(trx, { ...file, linkId: link.linkId, expiresAt: link.expiresAt }, bytes, rules.linkBudget * file.size);
+  if (spent === 'spent') throw forbidden('downloads.linkSpent', { times: rules.linkBudget });
+  if (spent === 'first') {
     const used = await countDownload(trx, file, limit, now);
     if (used === undefined) throw forbidden('downloads.limitReached', { limit });
   }

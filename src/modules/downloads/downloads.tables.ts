@@ -29,7 +29,7 @@ export interface DownloadTakeCountTable {
   updated_at: number;
 }
 
-/** A signed link that has counted its download. */
+/** A signed link that has counted its download, and the bytes it has served. */
 export interface DownloadLinkUseTable {
   link_id: string;
   /** The purchase's order; 0 for a link to a subscription take (take_id). */
@@ -37,6 +37,8 @@ export interface DownloadLinkUseTable {
   take_id: number | null;
   product_id: number;
   expires_at: number;
+  /** What its requests were answered with, in bytes; at most DOWNLOAD_LINK_BUDGET times the file's size. */
+  bytes_served: Generated<number>;
 }
 
 /**
