@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as downloadItemMigration from '../../src/db/migrations/2026_11_28_0600_create_download_item.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { downloadPage } from '../../src/modules/downloads/downloads.repository.js';
+import { queueFileItems } from '../../src/modules/downloads/download-items.jobs.js';
 import { grantEntitlements, revokeEntitlements } from '../../src/modules/orders/entitlements.repository.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { engine } from '../helpers/test-app.js';
@@ -55,6 +56,8 @@ async function upload(productId: number, format: 'EPUB' | 'PDF' | 'MP3' | 'M4B')
     payload: randomBytes(500),
   });
   expect(response.statusCode, response.body).toBe(200);
+  // A new format reaches its holders' lists through the job the upload queued.
+  await s.t.drainJobs();
   filesOf.set(productId, [...(filesOf.get(productId) ?? []), response.json().id as number]);
 }
 
@@ -321,7 +324,9 @@ describe('GET /download over purchases and takes', () => {
           updated_at: Date.now(),
         })
         .returning('id')
-        .executeTakeFirstOrThrow();
+        .executeTakeFirstOrThrow()
+        // As the upload does: the holders' items come from the job queued with the file.
+        .then(async (row) => (await queueFileItems(trx, Number(row.id), Date.now()), row));
     const grant = (trx: typeof db, orderId: number) =>
       grantEntitlements(
         trx,
@@ -357,6 +362,7 @@ describe('GET /download over purchases and takes', () => {
       (trx) => grant(trx, orderB),
       (trx) => file(trx, 'ZIP2'),
     );
+    await s.t.drainJobs();
     const ids = ((await page(alice, '?per-page=100')).json() as Array<{ id: string }>).map((item) => item.id);
     expect(ids).toContain(`${orderA}-${fileA.id}`);
     expect(ids).toContain(`${orderB}-${fileB.id}`);

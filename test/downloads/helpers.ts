@@ -82,7 +82,7 @@ export async function createDownloadWorld(env: Record<string, string> = {}, eboo
 }
 
 /** Checks out the products with cash on delivery, opens the payment link (paid) and runs the processing job. */
-async function buy(t: TestApp, who: Who, productIds: number[], courierId: number): Promise<number> {
+export async function buy(t: TestApp, who: Who, productIds: number[], courierId: number): Promise<number> {
   let token: string | undefined;
   for (const productId of productIds) token = (await add(t, { ...who, token }, productId, 1)).basketToken ?? token;
   const contact = (prefix: string) => ({
@@ -118,14 +118,19 @@ async function buy(t: TestApp, who: Who, productIds: number[], courierId: number
   return orderId;
 }
 
-/** PUT /admin/product-files/{code}/{format} with the operator key. */
-export function upload(world: DownloadWorld, code: string, format: string, body: Buffer, query = '') {
-  return world.t.app.inject({
+/**
+ * PUT /admin/product-files/{code}/{format} with the operator key; then, unless `holdJobs`, runs the job
+ * it queued that gives the product's holders the new format's list item.
+ */
+export async function upload(world: DownloadWorld, code: string, format: string, body: Buffer, query = '', holdJobs = false) {
+  const response = await world.t.app.inject({
     method: 'PUT',
     url: `/admin/product-files/${code}/${format}${query}`,
     headers: { authorization: `Bearer ${world.operatorKey}`, 'content-type': 'application/octet-stream' },
     payload: body,
   });
+  if (response.statusCode === 200 && !holdJobs) await world.t.drainJobs();
+  return response;
 }
 
 export interface DownloadItem {

@@ -52,6 +52,7 @@ import * as indexGrowingTables from './2026_11_28_0400_index_growing_tables.js';
 import * as indexHeldLists from './2026_11_28_0500_index_held_lists.js';
 import * as createDownloadItem from './2026_11_28_0600_create_download_item.js';
 import * as addDownloadLinkBytes from './2026_11_30_0400_add_download_link_bytes.js';
+import * as batchNewFileItems from './2026_11_30_0410_batch_new_file_items.js';
 import * as createBoughtProduct from './2026_11_28_0610_create_bought_product.js';
 import * as addCommentSubmissionHash from './2026_11_28_0620_add_comment_submission_hash.js';
 import * as indexJobEmails from './2026_11_29_0400_index_job_emails.js';
@@ -123,4 +124,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0840_create_unconfirmed_login_email': createUnconfirmedLoginEmail,
   '2026_11_29_0860_index_swept_reads': indexSweptReads,
   '2026_11_30_0400_add_download_link_bytes': addDownloadLinkBytes,
+  '2026_11_30_0410_batch_new_file_items': batchNewFileItems,
 };

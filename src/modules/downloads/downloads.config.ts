@@ -8,6 +8,8 @@ export interface DownloadsSection {
   linkTtlMs: number;
   /** DOWNLOAD_LINK_BUDGET: the bytes one link serves, in times its file's size (ranges and retries together). */
   linkBudget: number;
+  /** DOWNLOAD_ITEMS_BATCH: holders given a new file's list item per statement (the job after an upload). */
+  itemsBatch: number;
   /** DOWNLOAD_LINK_SECRET; when unset the service makes one and keeps it in the database. */
   linkSecret: string | undefined;
 }
@@ -19,6 +21,7 @@ export function readDownloadsConfig(env: EnvReader): DownloadsSection {
     limit: env.integer('DOWNLOAD_LIMIT', 10, 1, 10_000),
     linkTtlMs: env.duration('DOWNLOAD_LINK_TTL', '5m'),
     linkBudget: env.integer('DOWNLOAD_LINK_BUDGET', 3, 1, 100),
+    itemsBatch: env.integer('DOWNLOAD_ITEMS_BATCH', 1000, 1, 100_000),
     linkSecret,
   };
 }

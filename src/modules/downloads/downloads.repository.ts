@@ -291,8 +291,15 @@ export async function productIdByCode(db: Db, code: string): Promise<number | un
   return row === undefined ? undefined : number(row.id);
 }
 
-/** Adds or replaces the product's file of that format; answers its id and the storage key it replaced, if any. */
-export async function saveProductFile(db: Db, file: ProductFileInput, now: number): Promise<{ id: number; replacedKey?: string }> {
+/**
+ * Adds or replaces the product's file of that format; answers its id, whether it is a new format of the
+ * product (`created`) and the storage key it replaced, if any.
+ */
+export async function saveProductFile(
+  db: Db,
+  file: ProductFileInput,
+  now: number,
+): Promise<{ id: number; created: boolean; replacedKey?: string }> {
   const previous = await db
     .selectFrom('product_file')
     .select('storage_key')
@@ -313,5 +320,5 @@ export async function saveProductFile(db: Db, file: ProductFileInput, now: numbe
     .returning('id')
     .executeTakeFirstOrThrow();
   const replacedKey = previous && previous.storage_key !== file.storageKey ? previous.storage_key : undefined;
-  return { id: number(row.id), ...(replacedKey ? { replacedKey } : {}) };
+  return { id: number(row.id), created: previous === undefined, ...(replacedKey ? { replacedKey } : {}) };
 }

@@ -9,6 +9,7 @@ import { validatorCompiler } from '../../http/validation.js';
 import { invalidField } from '../../infra/domain-error.js';
 import type { FileStore } from '../../infra/file-store/index.js';
 import { authenticateOperator } from '../admin/index.js';
+import { queueFileItems } from './download-items.jobs.js';
 import { productIdByCode, saveProductFile } from './downloads.repository.js';
 import { FILE_FORMATS, ProductFileParams, ProductFileQuery, ProductFileSchema, type FileFormat } from './downloads.schemas.js';
 
@@ -51,7 +52,9 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
       schema: {
         tags: ['admin'],
         summary: "Uploads a product's downloadable file in one format (the body is the file, application/octet-stream)",
-        description: `Replaces the product's file of that format. At most ${PRODUCT_FILE_MAX_BYTES} bytes.`,
+        description:
+          `Replaces the product's file of that format. At most ${PRODUCT_FILE_MAX_BYTES} bytes. A new format reaches the ` +
+          'download lists of the product\'s buyers and subscribers through a job, in pages (DOWNLOAD_ITEMS_BATCH); a link to it works at once.',
         params: ProductFileParams,
         querystring: ProductFileQuery,
         security: [{ bearer: [] }],
@@ -85,7 +88,12 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
       const file = { productId, format, storageKey, contentType, size: stored.size, filename };
       let saved;
       try {
-        saved = await saveProductFile(db, file, request.actionTime);
+        // A new format reaches its holders' download lists through a job, in pages (download-items.jobs.ts).
+        saved = await db.transaction().execute(async (trx) => {
+          const row = await saveProductFile(trx, file, request.actionTime);
+          if (row.created) await queueFileItems(trx, row.id, request.actionTime);
+          return row;
+        });
       } catch (error) {
         await fileStore.delete(storageKey);
         throw error;
