@@ -70,12 +70,22 @@ describe('configuration of downloads', () => {
   it('has defaults and reads every variable', () => {
     expect(loadConfig({})).toMatchObject({
       fileStore: { dir: './data/files' },
-      downloads: { limit: 10, linkTtlMs: 300_000, linkSecret: undefined },
+      downloads: { limit: 10, linkTtlMs: 300_000, linkBudget: 3, itemsBatch: 1000, linkSecret: undefined },
     });
     const secret = 'x'.repeat(32);
     expect(
-      loadConfig({ FILE_STORE_DIR: '/srv/files', DOWNLOAD_LIMIT: '3', DOWNLOAD_LINK_TTL: '90s', DOWNLOAD_LINK_SECRET: secret }),
-    ).toMatchObject({ fileStore: { dir: '/srv/files' }, downloads: { limit: 3, linkTtlMs: 90_000, linkSecret: secret } });
+      loadConfig({
+        FILE_STORE_DIR: '/srv/files',
+        DOWNLOAD_LIMIT: '3',
+        DOWNLOAD_LINK_TTL: '90s',
+        DOWNLOAD_LINK_BUDGET: '5',
+        DOWNLOAD_ITEMS_BATCH: '200',
+        DOWNLOAD_LINK_SECRET: secret,
+      }),
+    ).toMatchObject({
+      fileStore: { dir: '/srv/files' },
+      downloads: { limit: 3, linkTtlMs: 90_000, linkBudget: 5, itemsBatch: 200, linkSecret: secret },
+    });
   });
 
   it('refuses bad values, and a partial S3 configuration, by name', () => {
@@ -83,6 +93,8 @@ describe('configuration of downloads', () => {
       ['DOWNLOAD_LIMIT', '0'],
       ['DOWNLOAD_LIMIT', 'many'],
       ['DOWNLOAD_LINK_TTL', 'soon'],
+      ['DOWNLOAD_LINK_BUDGET', '0'],
+      ['DOWNLOAD_ITEMS_BATCH', 'all'],
       ['DOWNLOAD_LINK_SECRET', 'short'],
       ['FILE_STORE_S3_BUCKET', 'books'],
     ] as const) {

@@ -27,7 +27,10 @@ afterAll(async () => {
 
 const range = (from: number, to: number) => ({ range: `bytes=${from}-${to}` });
 const used = async () => (await downloads(world, world.customer)).find((item) => item.id === id)!.downloadsUsed;
-const served = async () => (await world.t.database.db.selectFrom('download_link_use').select(['link_id', 'bytes_served']).execute()).map((row) => Number(row.bytes_served));
+const served = async () =>
+  (await world.t.database.db.selectFrom('download_link_use').select(['link_id', 'bytes_served']).execute()).map((row) =>
+    Number(row.bytes_served),
+  );
 
 describe('the bytes a download link serves', () => {
   it('serves the whole file three times, then answers 403 in the error shape and sends nothing', async () => {

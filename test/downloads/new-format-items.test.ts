@@ -45,7 +45,12 @@ describe('a new format of a product many hold', () => {
     const fileId = uploaded.json().id as number;
     // The upload's transaction added no item; it queued the job.
     expect(await itemsOfFile(fileId)).toEqual([]);
-    const job = await db.selectFrom('job').select(['id', 'status']).where('type', '=', 'downloads.file-items').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const job = await db
+      .selectFrom('job')
+      .select(['id', 'status'])
+      .where('type', '=', 'downloads.file-items')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(job.status).toBe('pending');
 
     await world.t.drainJobs();
@@ -55,7 +60,7 @@ describe('a new format of a product many hold', () => {
     expect(added.map((row) => Number(row.order_id)).sort((a, b) => a - b)).toEqual(
       purchases.map((row) => Number(row.order_id)).sort((a, b) => a - b),
     );
-    expect((await db.selectFrom('job').select(['status', 'result']).where('id', '=', job.id).executeTakeFirstOrThrow())).toEqual({
+    expect(await db.selectFrom('job').select(['status', 'result']).where('id', '=', job.id).executeTakeFirstOrThrow()).toEqual({
       status: 'done',
       result: 'added 6',
     });
@@ -66,7 +71,7 @@ describe('a new format of a product many hold', () => {
     // Run again (a retry after a failure, a worker that lost its claim): done, nothing added twice.
     expect(await retryJob(db, job.id)).toBe(true);
     await world.t.drainJobs();
-    expect((await db.selectFrom('job').select(['status', 'result']).where('id', '=', job.id).executeTakeFirstOrThrow())).toEqual({
+    expect(await db.selectFrom('job').select(['status', 'result']).where('id', '=', job.id).executeTakeFirstOrThrow()).toEqual({
       status: 'done',
       result: 'added 0',
     });

@@ -227,7 +227,9 @@ async function link(
  */
 async function notPhysicalEdition(db: Kysely<Database>, code: string, id: number): Promise<string | undefined> {
   const type = await productType(db, id);
-  return type === PHYSICAL_EDITION ? undefined : `product "${code}" is of type ${type ?? 'unknown'}, not a physical book (${PHYSICAL_EDITION})`;
+  return type === PHYSICAL_EDITION
+    ? undefined
+    : `product "${code}" is of type ${type ?? 'unknown'}, not a physical book (${PHYSICAL_EDITION})`;
 }
 
 async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number, scope: ProductFeedScope): Promise<number> {

@@ -31,7 +31,7 @@ export function fileItemsHandler(deps: { db: Db; batch: number }): JobHandler {
       [purchaseKeys, addPurchaseItems],
       [takeKeys, addTakeItems],
     ] as const) {
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await keys(db, productId, after, batch);
         if (page.length === 0) break;
         const upto = page[page.length - 1]!;

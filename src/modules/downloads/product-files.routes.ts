@@ -54,7 +54,7 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
         summary: "Uploads a product's downloadable file in one format (the body is the file, application/octet-stream)",
         description:
           `Replaces the product's file of that format. At most ${PRODUCT_FILE_MAX_BYTES} bytes. A new format reaches the ` +
-          'download lists of the product\'s buyers and subscribers through a job, in pages (DOWNLOAD_ITEMS_BATCH); a link to it works at once.',
+          "download lists of the product's buyers and subscribers through a job, in pages (DOWNLOAD_ITEMS_BATCH); a link to it works at once.",
         params: ProductFileParams,
         querystring: ProductFileQuery,
         security: [{ bearer: [] }],
