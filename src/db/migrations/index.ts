@@ -51,8 +51,6 @@ import * as addAccessTokenSignedInAt from './2026_11_28_0300_add_access_token_si
 import * as indexGrowingTables from './2026_11_28_0400_index_growing_tables.js';
 import * as indexHeldLists from './2026_11_28_0500_index_held_lists.js';
 import * as createDownloadItem from './2026_11_28_0600_create_download_item.js';
-import * as addDownloadLinkBytes from './2026_11_30_0400_add_download_link_bytes.js';
-import * as batchNewFileItems from './2026_11_30_0410_batch_new_file_items.js';
 import * as createBoughtProduct from './2026_11_28_0610_create_bought_product.js';
 import * as addCommentSubmissionHash from './2026_11_28_0620_add_comment_submission_hash.js';
 import * as indexJobEmails from './2026_11_29_0400_index_job_emails.js';
@@ -60,6 +58,8 @@ import * as uniqueLiveClientAccounts from './2026_11_29_0500_unique_live_client_
 import * as addSubscriptionCardRedirect from './2026_11_29_0800_add_subscription_card_redirect.js';
 import * as createUnconfirmedLoginEmail from './2026_11_29_0840_create_unconfirmed_login_email.js';
 import * as indexSweptReads from './2026_11_29_0860_index_swept_reads.js';
+import * as addDownloadLinkBytes from './2026_11_30_0400_add_download_link_bytes.js';
+import * as batchNewFileItems from './2026_11_30_0410_batch_new_file_items.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
