@@ -65,6 +65,12 @@ export interface DatabaseOptions {
   readWorkers?: number;
   /** PostgreSQL only: a streaming replica for `replicaReads`. */
   replica?: ReplicaOptions;
+  /**
+   * SQLite in memory only: start from this database image (better-sqlite3's `serialize()`) instead
+   * of an empty database. The tests open every app's database from one migrated image, as they
+   * clone a migrated template on PostgreSQL, instead of running every migration again.
+   */
+  sqliteImage?: Buffer;
 }
 
 export interface ConnectionStats {
@@ -84,16 +90,17 @@ const POOL_MAX = 10;
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
     if (options.replica) throw new Error('A read replica (DATABASE_REPLICA_URL) needs PostgreSQL');
-    return openSqlite(url.slice('sqlite:'.length), options.readWorkers ?? 0);
+    return openSqlite(url.slice('sqlite:'.length), options.readWorkers ?? 0, options.sqliteImage);
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica);
   throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
 }
 
-function openSqlite(location: string, readWorkers: number): DatabaseHandle {
+function openSqlite(location: string, readWorkers: number, image?: Buffer): DatabaseHandle {
   const file = location === ':memory:' || location === '' ? ':memory:' : location;
+  if (image && file !== ':memory:') throw new Error('A database image (sqliteImage) opens only in memory: use sqlite::memory:');
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new BetterSqlite3(file);
+  const sqlite = new BetterSqlite3(image ?? file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
