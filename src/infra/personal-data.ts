@@ -25,6 +25,12 @@ export interface PersonalDataSubject {
    * an address nothing is kept under (modules/gdpr), since those rows are the address owner's.
    */
   email: string;
+  /**
+   * Whether the login email is confirmed (modules/profile). While it is not, what follows the address
+   * rather than the account (the newsletter flag on the user row too) is the address owner's, and a
+   * part shows it as the account not having it.
+   */
+  loginEmailConfirmed: boolean;
   accounts: SubjectAccount[];
   /** The non-deliverable placeholder that replaces the email wherever a row is kept (RFC 2606 `.invalid`). */
   erasedEmail: string;

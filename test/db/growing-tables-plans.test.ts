@@ -155,6 +155,7 @@ describe('statements on tables that grow every day', () => {
     const subject: PersonalDataSubject = {
       userId,
       email: account.email,
+      loginEmailConfirmed: true,
       accounts: [
         {
           id: customer.clientAccountId,

@@ -251,6 +251,45 @@ describe('an account made by social sign-up before the provider had to verify th
     expect(withdrawn.statusCode, withdrawn.body).toBe(200);
     expect(await subscribers()).toEqual([{ store_code: 'WEB', withdrawn_at: null }]);
   });
+
+  it("does not show the address owner's newsletter flag in the export's account part until the address is confirmed", async () => {
+    const db = t.database.db;
+    const email = uniqueEmail('victim-news-export');
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const token = await accessToken('facebook', sub, email, false);
+    // The owner's subscription (double opt-in done), which the user row's flag follows.
+    const now = Date.now();
+    await db
+      .insertInto('newsletter_subscriber')
+      .values({
+        email,
+        store_code: 'WEB',
+        language: 'et',
+        source: 'website',
+        consented_at: now,
+        withdrawn_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await db.updateTable('app_user').set({ newsletter: true }).where('id', '=', userId).execute();
+    const exported = async () => {
+      const response = await as(t, token)('GET', '/client-account/export');
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json() as { account: { user: { newsletter: boolean } }; profile: { loginEmailConfirmed: boolean } };
+    };
+    const before = await exported();
+    expect(before.profile.loginEmailConfirmed).toBe(false);
+    expect(before.account.user.newsletter).toBe(false);
+
+    // Confirmed through the link mailed to the address, the flag is the user's own and shows.
+    expect((await as(t, token)('PUT', '/user/me', { email })).statusCode).toBe(200);
+    const confirmed = await as(t, token)('POST', '/user/me/confirm-email', { token: confirmToken(await mailTo(t, email)) });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    const after = await exported();
+    expect(after.profile.loginEmailConfirmed).toBe(true);
+    expect(after.account.user.newsletter).toBe(true);
+  });
 });
 
 describe('the address owner proving the mailbox through a link the accounts module mailed to it', () => {

@@ -61,7 +61,9 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
       birthday: user.birthday,
       gender: user.gender,
       language: user.language,
-      newsletter: Boolean(user.newsletter),
+      // The flag follows the login email's subscriptions (modules/newsletter): while that address is
+      // not confirmed they are its owner's, and the account is shown without one, as GET /client-account does.
+      newsletter: subject.loginEmailConfirmed && Boolean(user.newsletter),
       activatedAt: time(user.activated_at),
       termsAcceptedAt: time(user.terms_accepted_at),
       createdAt: time(user.created_at),

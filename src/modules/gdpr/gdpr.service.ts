@@ -36,7 +36,8 @@ export const unconfirmedEmailOf = (userId: number) => `unconfirmed-${userId}@unc
 export async function loadSubject(db: Db, userId: number): Promise<PersonalDataSubject | undefined> {
   const user = await db.selectFrom('app_user').select(['id', 'email']).where('id', '=', userId).executeTakeFirst();
   if (!user) return undefined;
-  const email = (await isLoginEmailConfirmed(db, userId)) ? user.email : unconfirmedEmailOf(userId);
+  const loginEmailConfirmed = await isLoginEmailConfirmed(db, userId);
+  const email = loginEmailConfirmed ? user.email : unconfirmedEmailOf(userId);
   const accounts = await db
     .selectFrom('client_account')
     .select(['id', 'code', 'store_code', 'type', 'company_id', 'role', 'status'])
@@ -46,6 +47,7 @@ export async function loadSubject(db: Db, userId: number): Promise<PersonalDataS
   return {
     userId: Number(user.id),
     email,
+    loginEmailConfirmed,
     erasedEmail: erasedEmailOf(Number(user.id)),
     accounts: accounts.map((account) => ({
       id: Number(account.id),
