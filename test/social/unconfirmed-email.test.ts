@@ -1,10 +1,13 @@
+import { sql } from 'kysely';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as unconfirmedLoginEmail from '../../src/db/migrations/2026_11_29_0840_create_unconfirmed_login_email.js';
+import { hashToken } from '../../src/infra/tokens.js';
 import { createClientAccount } from '../../src/modules/accounts/index.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { GOOD_PASSWORD, login, mailTo, tokenFromMail, uniqueEmail, verify } from '../helpers/accounts.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { engine } from '../helpers/test-app.js';
 import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
 import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { placeOrder } from '../orders/purchase-helpers.js';
@@ -401,5 +404,127 @@ describe('a new social sign-up', () => {
   it('whose provider did not verify it gets a placeholder that counts as not confirmed', async () => {
     const token = await accessToken('facebook', newSubject(), uniqueEmail('unverified'), false);
     expect(await seen(token)).toMatchObject(NOTHING);
+  });
+});
+
+describe("a social sign-in racing the address owner's takeover", () => {
+  // The impersonator's Facebook sign-in has found its identity when the owner's password reset
+  // drops that identity and the user's sessions. On PostgreSQL the two are forced to overlap: a
+  // lock the test holds stops the sign-in after its look-up until the reset is done (or waits too).
+  // SQLite runs one write transaction at a time; there the sign-in's authId, got before the reset,
+  // is used after it.
+  const NEW_PASSWORD = 'Uus-parool-kuuse-all-78';
+
+  async function until(what: string, done: () => boolean | Promise<boolean>) {
+    for (let tries = 0; tries < 500; tries += 1) {
+      if (await done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`waited too long for ${what}`);
+  }
+
+  const lockWaiters = async () =>
+    Number(
+      (
+        await sql<{ n: number | string }>`
+          select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db)
+      ).rows[0]!.n,
+    );
+
+  type Answer = Awaited<ReturnType<typeof t.app.inject>>;
+
+  /**
+   * On PostgreSQL: holds `lock` in a transaction, starts the sign-in and waits until it waits on a
+   * lock, then starts the reset and waits until it is answered or waits too; then lets go.
+   */
+  async function overlapped(
+    lock: (trx: typeof t.database.db) => Promise<unknown>,
+    signIn: () => Promise<Answer>,
+    reset: () => Promise<Answer>,
+  ) {
+    if (engine !== 'postgres') {
+      const resetAnswer = await reset();
+      return { signedIn: await signIn(), reset: resetAnswer };
+    }
+    let signedIn: Answer | undefined;
+    let resetAnswer: Answer | undefined;
+    await t.database.db.transaction().execute(async (trx) => {
+      await lock(trx);
+      void signIn().then((answer) => (signedIn = answer));
+      await until('the sign-in to wait', async () => (await lockWaiters()) >= 1);
+      void reset().then((answer) => (resetAnswer = answer));
+      await until('the reset to end or wait', async () => resetAnswer !== undefined || (await lockWaiters()) >= 2);
+    });
+    await until('both answers', () => signedIn !== undefined && resetAnswer !== undefined);
+    return { signedIn: signedIn!, reset: resetAnswer! };
+  }
+
+  /** An impersonator's account with a reset link mailed to its address, and an authId of the Facebook identity not yet used. */
+  async function racing() {
+    const email = uniqueEmail('victim-race');
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const asked = await t.app.inject({
+      method: 'POST',
+      url: '/auth/reset-password',
+      headers: { 'x-app-language': 'en' },
+      payload: { email },
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const resetToken = tokenFromMail(await mailTo(t, email, /Reset your password/), 'passwordResetToken');
+    const token = t.facebook.issueToken({ id: sub, email });
+    const external = await t.app.inject({ method: 'GET', url: `/auth/external?client=facebook&id=${sub}&token=${token}` });
+    expect(external.statusCode, external.body).toBe(200);
+    const authId = external.json().authId as string;
+    return {
+      email,
+      userId,
+      authId,
+      signIn: () => t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId, isNativeForm: true } }),
+      reset: () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/auth/set-new-password',
+          payload: { passwordResetToken: resetToken, password: NEW_PASSWORD, passwordRepeat: NEW_PASSWORD },
+        }),
+    };
+  }
+
+  async function expectOwnerAlone(userId: number, email: string) {
+    const db = t.database.db;
+    expect(await db.selectFrom('social_identity').select('provider').where('user_id', '=', userId).execute()).toEqual([]);
+    expect(await db.selectFrom('access_token').select('token_hash').where('user_id', '=', userId).execute()).toEqual([]);
+    const owner = await login(t, email, NEW_PASSWORD);
+    expect(owner.statusCode, owner.body).toBe(200);
+    expect((await seen(owner.json().accessToken)).loginEmailConfirmed).toBe(true);
+  }
+
+  it('that found its identity before the takeover committed opens no session after it (PostgreSQL: the reset runs while the sign-in waits for the user)', async () => {
+    const race = await racing();
+    // A key-share lock: the reset's update of the user goes past it, a sign-in's lock of the user waits.
+    const { signedIn, reset } = await overlapped(
+      (trx) => sql`select id from app_user where id = ${race.userId} for key share`.execute(trx),
+      race.signIn,
+      race.reset,
+    );
+    expect(reset.statusCode, reset.body).toBe(200);
+    // The identity is gone: the sign-in is that of a Facebook address of someone else's account.
+    expect(expectFieldErrors(signedIn)).toEqual(['authId']);
+    await expectOwnerAlone(race.userId, race.email);
+  });
+
+  it("that holds the user when the takeover comes has its session ended by it (PostgreSQL: the sign-in's authId held until the reset waits)", async () => {
+    const race = await racing();
+    const { signedIn, reset } = await overlapped(
+      (trx) => sql`select id_hash from auth_record where id_hash = ${hashToken(race.authId)} for update`.execute(trx),
+      race.signIn,
+      race.reset,
+    );
+    expect(reset.statusCode, reset.body).toBe(200);
+    if (engine === 'postgres') {
+      // Its session came first, and the takeover ended it.
+      expect(signedIn.statusCode, signedIn.body).toBe(200);
+      expectErrorBody(await as(t, signedIn.json().accessToken)('GET', '/client-account/export'), 401, 'Unauthorized');
+    } else expect(expectFieldErrors(signedIn)).toEqual(['authId']);
+    await expectOwnerAlone(race.userId, race.email);
   });
 });

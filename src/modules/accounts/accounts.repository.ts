@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { AccountType } from '../../db/schema.js';
 import type { AppUserTable, ClientAccountStatus, ClientAccountTable, CompanyTable } from './accounts.tables.js';
 import { customerStream, emitEvent } from '../events/index.js';
@@ -11,6 +12,17 @@ export type ClientAccountRow = Selectable<ClientAccountTable>;
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/**
+ * Holds the user's row for the transaction on PostgreSQL (SQLite runs one write transaction at a
+ * time). A takeover of the account (a link used from the mailbox, a provider-verified sign-in by the
+ * address owner) updates the row before it drops the identities and sessions, so a sign-in that
+ * takes this lock and then reads its identity again either sees the takeover done or makes it wait
+ * until its own session exists, which the takeover then ends.
+ */
+export async function lockUser(trx: Db, userId: number): Promise<void> {
+  await lockRowsOnPostgres(trx, trx.selectFrom('app_user').select('id').where('id', '=', userId));
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {

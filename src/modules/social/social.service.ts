@@ -11,6 +11,7 @@ import {
   activateDroppingCredentials,
   createActivatedUser,
   findUserByEmail,
+  lockUser,
   normaliseEmail,
   openSession,
   queueAccountMail,
@@ -253,6 +254,9 @@ export async function socialLogin(
  * A user whose address was confirmed already keeps their identities.
  */
 export async function takeOverProvenMailbox(trx: Db, userId: number): Promise<boolean> {
+  // The link's use has updated the user's row already; the lock is taken here too so that every
+  // takeover drops identities under it, as a social sign-in expects (resolveUser).
+  await lockUser(trx, userId);
   if (await isLoginEmailConfirmed(trx, userId)) return false;
   await deleteIdentitiesOfUser(trx, userId);
   await markLoginEmailConfirmed(trx, userId);
@@ -267,8 +271,17 @@ async function resolveUser(
   language: Language,
   now: number,
 ): Promise<number> {
-  const linked = await findIdentity(trx, identity.provider, identity.subject);
+  let linked = await findIdentity(trx, identity.provider, identity.subject);
   const vouched = identity.email !== null && identity.emailVerified ? normaliseEmail(identity.email) : null;
+  if (linked) {
+    // A takeover (the address owner's reset or verification link, or their provider-verified
+    // sign-in) drops this identity and the user's sessions while it holds the user's row. Under that
+    // lock the identity is read again: a takeover that committed since the first read has dropped
+    // it (this sign-in then goes on as one of an identity nobody linked), and one that comes later
+    // waits for this session and ends it. Without it, a session opened after the takeover stayed.
+    await lockUser(trx, linked.user_id);
+    linked = await findIdentity(trx, identity.provider, identity.subject);
+  }
   if (linked) {
     // A user made before the provider's word was recorded (or whose provider did not vouch then)
     // has the address confirmed once the provider says it is verified: that address, not another.
@@ -278,6 +291,8 @@ async function resolveUser(
   const byEmail = identity.email === null ? undefined : await findUserByEmail(trx, identity.email);
   if (byEmail) {
     if (vouched === null) throw invalidField('authId', 'auth.linkWithPassword', { provider: identity.provider });
+    // The takeovers below drop identities and sessions under the user's lock (see above).
+    await lockUser(trx, byEmail.id);
     if (!(await isLoginEmailConfirmed(trx, byEmail.id))) {
       // Made by a sign-up whose provider did not vouch for the address: whoever holds that identity
       // is not known to own the mailbox, and this person is. As with an account never verified, the
