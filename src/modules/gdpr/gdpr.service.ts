@@ -26,6 +26,8 @@ export const ERASURES_PER_USER: RateLimit = { max: 10, windowMs: 3_600_000 };
  * The address nothing is kept under, that stands for the login email of a user who has not confirmed
  * it: what the parts keep by email (guest orders billed to it, requests, newsletter rows, gift cards
  * sent to it, events and mails naming it) is the address owner's, not this user's, to export or erase.
+ * Which users have not confirmed it, and what confirms it (a link followed from the mailbox does,
+ * since dcf8900): modules/profile's index.ts and docs/architecture.md.
  */
 export const unconfirmedEmailOf = (userId: number) => `unconfirmed-${userId}@unconfirmed.invalid`;
 
