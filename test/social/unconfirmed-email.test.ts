@@ -3,9 +3,10 @@ import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as unconfirmedLoginEmail from '../../src/db/migrations/2026_11_29_0840_create_unconfirmed_login_email.js';
 import { hashToken } from '../../src/infra/tokens.js';
+import { scanBackInStock } from '../../src/modules/back-in-stock/index.js';
 import { createClientAccount } from '../../src/modules/accounts/index.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { GOOD_PASSWORD, login, mailTo, tokenFromMail, uniqueEmail, verify } from '../helpers/accounts.js';
+import { GOOD_PASSWORD, login, mailsTo, mailTo, tokenFromMail, uniqueEmail, verify } from '../helpers/accounts.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
 import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
@@ -292,6 +293,44 @@ describe('an account made by social sign-up before the provider had to verify th
     const after = await exported();
     expect(after.profile.loginEmailConfirmed).toBe(true);
     expect(after.account.user.newsletter).toBe(true);
+  });
+});
+
+describe('back-in-stock mails of an account whose login email is not confirmed', () => {
+  it('are neither asked for (409) nor sent to the address, whose owner asked for nothing', async () => {
+    const db = t.database.db;
+    const email = uniqueEmail('victim-bis');
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const token = await accessToken('facebook', sub, email, false);
+    const soldOut = await createProduct(db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    expectErrorBody(await as(t, token)('POST', '/back-in-stock', { productId: soldOut }), 409, 'Conflict');
+    expect(await db.selectFrom('back_in_stock_request').select('id').where('email', '=', email).execute()).toEqual([]);
+
+    // A request the account made before requests were refused, and the product back in stock.
+    const account = await db.selectFrom('client_account').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow();
+    const now = Date.now();
+    await db
+      .insertInto('back_in_stock_request')
+      .values({
+        store_code: 'WEB',
+        product_id: soldOut,
+        email,
+        client_account_id: account.id,
+        language: 'et',
+        audience: 'R',
+        created_at: now,
+        expires_at: now + 86_400_000,
+        notified_at: null,
+      })
+      .execute();
+    await db
+      .updateTable('product')
+      .set({ availability: 'AVAILABLE', web_stock: 10, reserved_quantity: 0 })
+      .where('id', '=', soldOut)
+      .execute();
+    expect(await scanBackInStock(db, Date.now())).toBeGreaterThanOrEqual(1);
+    await t.drainJobs();
+    expect(mailsTo(t, email)).toEqual([]);
   });
 });
 

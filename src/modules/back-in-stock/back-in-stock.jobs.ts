@@ -81,6 +81,9 @@ export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mai
     // Deleted by its client (or pruned) since it was queued: nobody to tell.
     const facts = await mailFacts(deps.db, job.requestId);
     if (!facts) return 'skipped';
+    // A client whose login email is not confirmed would have the address's owner told of what
+    // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
+    if (facts.unconfirmed_user !== null) return 'skipped';
     const store = await getStore(deps.db, facts.store_code);
     const frontend = store?.frontendUrl ?? '';
     const mail = backInStockMail({

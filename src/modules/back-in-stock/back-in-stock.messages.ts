@@ -6,6 +6,8 @@ const en = {
   'backInStock.available': 'The product is available now: put it in the basket instead.',
   'backInStock.emailRequired': 'An email address is needed to tell you.',
   'backInStock.ownEmail': "A logged-in client is told at its own account's email address.",
+  'backInStock.emailUnconfirmed':
+    'Your email address is not confirmed yet: confirm it first (give the same address as a new email and follow the link mailed to it).',
   'backInStock.notFound': 'There is no such back-in-stock request.',
   'backInStock.loginRequired': 'Log in to see your back-in-stock requests.',
   'backInStock.mail.subject': '{product} is available again – {store}',
@@ -19,6 +21,8 @@ const et: Record<keyof typeof en, string> = {
   'backInStock.available': 'Toode on praegu saadaval: pange see otse ostukorvi.',
   'backInStock.emailRequired': 'Teavitamiseks on vaja e-posti aadressi.',
   'backInStock.ownEmail': 'Sisseloginud klienti teavitatakse tema konto e-posti aadressil.',
+  'backInStock.emailUnconfirmed':
+    'Teie e-posti aadress ei ole veel kinnitatud: kinnitage see kõigepealt (sisestage sama aadress uueks e-postiks ja avage sinna saadetud link).',
   'backInStock.notFound': 'Sellist teavitussoovi ei ole.',
   'backInStock.loginRequired': 'Oma teavitussoovide nägemiseks logige sisse.',
   'backInStock.mail.subject': '{product} on jälle saadaval – {store}',
@@ -32,6 +36,8 @@ const ru: Record<keyof typeof en, string> = {
   'backInStock.available': 'Товар сейчас в наличии: положите его в корзину.',
   'backInStock.emailRequired': 'Для уведомления нужен адрес электронной почты.',
   'backInStock.ownEmail': 'Вошедшего клиента уведомляют по адресу его учётной записи.',
+  'backInStock.emailUnconfirmed':
+    'Ваш адрес электронной почты ещё не подтверждён: сначала подтвердите его (укажите тот же адрес как новый и перейдите по ссылке из письма).',
   'backInStock.notFound': 'Такого запроса на уведомление нет.',
   'backInStock.loginRequired': 'Войдите, чтобы увидеть свои запросы на уведомление.',
   'backInStock.mail.subject': '{product} снова в наличии – {store}',

@@ -168,14 +168,19 @@ export async function claimNotification(trx: Db, id: number, now: number): Promi
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** What the mail needs: the request, its product, and the client's current email and language. */
+/**
+ * What the mail needs: the request, its product, the client's current email and language, and
+ * whether that email is unconfirmed (modules/profile's table).
+ */
 export async function mailFacts(db: Db, id: number) {
   return db
     .selectFrom('back_in_stock_request as r')
     .innerJoin('product as p', 'p.id', 'r.product_id')
     .leftJoin('client_account as ca', 'ca.id', 'r.client_account_id')
     .leftJoin('app_user as u', 'u.id', 'ca.user_id')
+    .leftJoin('unconfirmed_login_email as ule', 'ule.user_id', 'u.id')
     .select([
+      'ule.user_id as unconfirmed_user',
       'r.id',
       'r.store_code',
       'r.product_id',
@@ -199,11 +204,17 @@ export async function pruneBackInStockRequests(db: Db, now: number): Promise<num
 }
 
 /** The client account's login email and mail language. */
-export async function clientEmail(db: Db, clientAccountId: number): Promise<{ email: string; language: string } | undefined> {
-  return db
+export async function clientEmail(
+  db: Db,
+  clientAccountId: number,
+): Promise<{ email: string; language: string; confirmed: boolean } | undefined> {
+  const row = await db
     .selectFrom('client_account as ca')
     .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-    .select(['u.email', 'u.language'])
+    // Whether the login email is confirmed (modules/profile's table): one that is not is its owner's.
+    .leftJoin('unconfirmed_login_email as ule', 'ule.user_id', 'u.id')
+    .select(['u.email', 'u.language', 'ule.user_id as unconfirmed'])
     .where('ca.id', '=', clientAccountId)
     .executeTakeFirst();
+  return row && { email: row.email, language: row.language, confirmed: row.unconfirmed === null };
 }

@@ -53,6 +53,9 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
       schema: {
         tags,
         summary: 'Asks for one mail when a product that is not available now can be bought again (kept 14 days)',
+        description:
+          '409: the product is available now, or the logged-in client has not confirmed its login email ' +
+          '(GET /client-account: emailConfirmed), whose mailbox is then not known to be theirs.',
         headers: StoreRequestHeaders,
         body: BackInStockBody,
         security: [{}, { bearer: [] }],

@@ -37,6 +37,9 @@ export async function requestBackInStock(
   if (caller.clientAccountId !== null) {
     const own = await clientEmail(db, caller.clientAccountId);
     if (!own) throw unauthenticated('backInStock.loginRequired');
+    // The mail goes to the login email: one that is not confirmed is its owner's mailbox, and the
+    // request would also take over the owner's own guest request for the product.
+    if (!own.confirmed) throw conflict('backInStock.emailUnconfirmed');
     if (input.email !== undefined && normaliseEmail(input.email) !== own.email) throw invalidField('email', 'backInStock.ownEmail');
     email = own.email;
     language = own.language;
