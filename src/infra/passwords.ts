@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { normaliseEmail } from './email-address.js';
 import { availableParallelism } from 'node:os';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { createLimiter } from './limiter.js';
@@ -71,6 +72,6 @@ export function passwordProblem(password: string, email: string | null): Passwor
   if (length > PASSWORD_MAX_LENGTH) return 'tooLong';
   const lower = password.toLowerCase();
   if (COMMON_PASSWORDS.has(lower)) return 'common';
-  if (email !== null && lower === email.trim().toLowerCase()) return 'sameAsEmail';
+  if (email !== null && lower === normaliseEmail(email)) return 'sameAsEmail';
   return undefined;
 }

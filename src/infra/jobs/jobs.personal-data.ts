@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../email-address.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { PersonalDataPart, PersonalDataSubject } from '../personal-data.js';
 
@@ -26,7 +27,7 @@ function jobsNaming(db: Db, email: string) {
     .selectFrom('job_email as e')
     .innerJoin('job as j', 'j.id', 'e.job_id')
     .select(['j.id', 'j.type', 'j.payload', 'j.status', 'j.created_at'])
-    .where('e.email', '=', email.trim().toLowerCase())
+    .where('e.email', '=', normaliseEmail(email))
     .orderBy('e.job_id')
     .limit(JOBS_CAP)
     .execute();
@@ -34,7 +35,7 @@ function jobsNaming(db: Db, email: string) {
 
 /** Every string in the value equal to the email (case and spaces aside) replaced by `replacement`. */
 function replaceEmail(value: unknown, email: string, replacement: string): unknown {
-  if (typeof value === 'string') return value.trim().toLowerCase() === email ? replacement : value;
+  if (typeof value === 'string') return normaliseEmail(value) === email ? replacement : value;
   if (Array.isArray(value)) return value.map((item) => replaceEmail(item, email, replacement));
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceEmail(item, email, replacement)]));
@@ -47,7 +48,7 @@ async function exportJobs(db: Db, subject: PersonalDataSubject) {
 }
 
 async function eraseFromJobs(trx: Db, subject: PersonalDataSubject, now: number) {
-  const email = subject.email.trim().toLowerCase();
+  const email = normaliseEmail(subject.email);
   for (const job of await jobsNaming(trx, email)) {
     const payload = JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail));
     const notRun = job.status === 'pending';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountRequest } from './accounts.jobs.js';
-import { normaliseEmail } from './accounts.repository.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { countHit } from '../../infra/rate-limit.js';
 import { inTransactionRetryingOnUniqueViolation } from './accounts.use-cases.js';
 import { resolvePasswordReset } from './password-reset.service.js';

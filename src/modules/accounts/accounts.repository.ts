@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
@@ -9,10 +10,6 @@ import { customerStream, emitEvent } from '../events/index.js';
 
 export type UserRow = Selectable<AppUserTable>;
 export type ClientAccountRow = Selectable<ClientAccountTable>;
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /**
  * Holds the user's row for the transaction on PostgreSQL (SQLite runs one write transaction at a

@@ -1,4 +1,5 @@
 import { invalidField } from '../../infra/domain-error.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 
 // Addresses nobody receives mail at. The social module keeps users whose provider gave no email
 // under `<provider>.<subject>@users.invalid`: a registration must never take such an address,
@@ -8,7 +9,7 @@ const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org'];
 
 /** True for an address under a reserved top-level domain or example.com/net/org (and their subdomains). */
 export function hasReservedDomain(email: string): boolean {
-  const domain = email.trim().toLowerCase().split('@').pop()!.replace(/\.+$/, '');
+  const domain = normaliseEmail(email).split('@').pop()!.replace(/\.+$/, '');
   if (RESERVED_TOP_LEVEL_DOMAINS.has(domain.split('.').pop()!)) return true;
   return RESERVED_DOMAINS.some((reserved) => domain === reserved || domain.endsWith(`.${reserved}`));
 }

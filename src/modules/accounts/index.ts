@@ -11,14 +11,7 @@ export {
 } from './accounts.config.js';
 export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
-export {
-  createClientAccount,
-  findUserByEmail,
-  insertUser,
-  lockUser,
-  normaliseEmail,
-  type ClientAccountRow,
-} from './accounts.repository.js';
+export { createClientAccount, findUserByEmail, insertUser, lockUser, type ClientAccountRow } from './accounts.repository.js';
 export { refuseReservedEmail } from './email-rules.js';
 // For the profile module's email and password changes: the same rules and throttle as sign-up and login.
 export { renderMail, type MailContent } from './accounts.mail-templates.js';

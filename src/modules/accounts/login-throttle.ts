@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
 import { countedHits, countHit, rateLimited, refundHit } from '../../infra/rate-limit.js';
 import type { AuthRateLimits } from './accounts.config.js';
-import { normaliseEmail } from './accounts.repository.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 
 // Failed logins are counted per (email, client address) and per email. Counting every attempt
 // per email, before the password check, let anyone lock an owner out by guessing wrong with

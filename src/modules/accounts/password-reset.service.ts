@@ -1,15 +1,9 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
-import {
-  accountsOfUser,
-  consumeResetToken,
-  findUserByEmail,
-  findUserByResetToken,
-  normaliseEmail,
-  revokeAllTokensOfUser,
-} from './accounts.repository.js';
+import { accountsOfUser, consumeResetToken, findUserByEmail, findUserByResetToken, revokeAllTokensOfUser } from './accounts.repository.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { AccountType } from '../../db/schema.js';
 import { invalidField } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
@@ -14,7 +15,6 @@ import {
   insertCompany,
   insertUser,
   isLiveAccount,
-  normaliseEmail,
   updateCompany,
   type ClientAccountRow,
 } from './accounts.repository.js';

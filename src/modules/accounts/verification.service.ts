@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
@@ -12,7 +13,6 @@ import {
   findAccount,
   findCompany,
   findUserByVerificationToken,
-  normaliseEmail,
   revokeAllTokensOfUser,
   type ClientAccountRow,
   type UserRow,

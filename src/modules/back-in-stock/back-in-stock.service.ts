@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { conflict, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
@@ -23,8 +24,6 @@ export interface BackInStockInput {
   productId: number;
   email?: string;
 }
-
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 export async function requestBackInStock(
   db: Db,

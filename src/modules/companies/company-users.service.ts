@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { conflict, notFound } from '../../infra/domain-error.js';
 import type { PageRequest } from '../../http/paging.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
@@ -6,7 +7,6 @@ import {
   createClientAccount,
   findUserByEmail,
   insertUser,
-  normaliseEmail,
   queueAccountMail,
   refuseReservedEmail,
   type AccountsConfig,

@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
-import { normaliseEmail } from '../accounts/index.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { queueContactMails } from './contact.jobs.js';
 import type { ContactSection } from './contact.config.js';
 import type { ContactMessage } from './contact.mails.js';

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { insertEvent, nextSequence } from './events.repository.js';
 
 // Events for partner integrations (marketing platforms): customers, consents, orders and products.
@@ -26,7 +27,7 @@ export interface NewEvent {
 /** A registered customer's stream. */
 export const customerStream = (userId: number) => `customer:${userId}`;
 /** The stream of a person known only by email (a guest's orders, a subscriber without an account). */
-export const emailStream = (email: string) => `email:${email.trim().toLowerCase()}`;
+export const emailStream = (email: string) => `email:${normaliseEmail(email)}`;
 export const productStream = (code: string) => `product:${code}`;
 
 /** Writes the event in the caller's transaction (pass the trx!); its id. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Database } from '../../db/schema.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
@@ -25,6 +26,6 @@ export async function gdprCommand(
     if (error instanceof DomainError) throw new Error(translate('en', error.messageKey, error.params));
     throw error;
   }
-  if (!subject) throw new Error(`no user has the email ${email.trim().toLowerCase()}`);
+  if (!subject) throw new Error(`no user has the email ${normaliseEmail(email)}`);
   print(`Erased user ${subject.userId} (${subject.accounts.length} client accounts); it is now ${subject.erasedEmail}.`);
 }

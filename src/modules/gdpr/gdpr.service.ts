@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
@@ -7,7 +8,7 @@ import { forbidden, invalidField } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
 import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
-import { admitLogin, normaliseEmail, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
+import { admitLogin, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
 import { isLoginEmailConfirmed } from '../profile/index.js';
 
 // "Your data": the export of everything held about a person and its erasure, over the parts every

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
@@ -12,11 +13,9 @@ const CAP = 1_000;
 const euros = (cents: number) => Number(cents) / 100;
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
-const emailOf = (subject: PersonalDataSubject) => subject.email.trim().toLowerCase();
-
 async function exportGiftCards(db: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
-  const email = emailOf(subject);
+  const email = normaliseEmail(subject.email);
   const purchases = await db
     .selectFrom('virtual_gift_card_purchase')
     .select(['amount_cents', 'recipient_name', 'recipient_email', 'message', 'deliver_at', 'buyer_email', 'cancelled_at', 'created_at'])
@@ -48,7 +47,7 @@ async function exportGiftCards(db: Db, subject: PersonalDataSubject) {
 
 async function eraseFromGiftCards(trx: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
-  const email = emailOf(subject);
+  const email = normaliseEmail(subject.email);
   const received = { recipient_name: ERASED_MARKER, recipient_email: subject.erasedEmail };
   await trx.updateTable('virtual_gift_card_purchase').set(received).where('recipient_email', '=', email).execute();
   await trx.updateTable('gift_card').set(received).where('recipient_email', '=', email).execute();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
@@ -99,7 +100,7 @@ export async function cardsOfClientPage(db: Db, clientAccountId: number, slice: 
     .select(['app_user.email', 'unconfirmed_login_email.user_id as unconfirmed'])
     .where('client_account.id', '=', clientAccountId)
     .executeTakeFirst();
-  const email = account && account.unconfirmed === null ? account.email.trim().toLowerCase() : null;
+  const email = account && account.unconfirmed === null ? normaliseEmail(account.email) : null;
   const base = db
     .selectFrom('gift_card')
     .where('kind', '=', 'VIRTUAL')

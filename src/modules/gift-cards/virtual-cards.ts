@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { MultilineText, TextLine } from '../../http/text.js';
 import { invalidField } from '../../infra/domain-error.js';
@@ -59,7 +60,7 @@ export function checkVirtualCard(input: VirtualGiftCardInput, storeCode: string,
   return {
     amountCents,
     recipientName: input.recipientName.trim(),
-    recipientEmail: input.recipientEmail.trim().toLowerCase(),
+    recipientEmail: normaliseEmail(input.recipientEmail),
     message: (input.message ?? '').trim(),
     deliverOn: input.deliveryDate,
   };

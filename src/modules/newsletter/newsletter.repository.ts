@@ -6,10 +6,6 @@ import type { NewsletterRequestTable, NewsletterSubscriberTable } from './newsle
 export type NewsletterRequestRow = Selectable<NewsletterRequestTable>;
 export type SubscriberRow = Selectable<NewsletterSubscriberTable>;
 
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 export async function insertRequest(
   db: Db,
   request: { email: string; storeCode: string; language: string; source: string },

@@ -6,7 +6,7 @@ import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../ht
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import type { NewsletterConfig } from './newsletter.config.js';
-import { normaliseEmail } from './newsletter.repository.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { ConfirmForm, Confirmed, Empty, SubscribeForm, UnsubscribeQuery } from './newsletter.schemas.js';
 import { confirmSubscription, requestSubscription, unsubscribe } from './newsletter.service.js';
 import { unsubscribeSecret, unsubscribeSigner } from './unsubscribe-link.js';

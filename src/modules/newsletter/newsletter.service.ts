@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { badRequest, forbidden } from '../../infra/domain-error.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
@@ -12,7 +13,6 @@ import {
   findRequest,
   insertRequest,
   markRequestConfirmed,
-  normaliseEmail,
   syncUserNewsletterFlag,
   upsertSubscriber,
   withdrawEverywhere,

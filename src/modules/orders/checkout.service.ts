@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import type { MessageKey } from '../../i18n/index.js';
@@ -144,7 +145,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     orderId,
     {
       clientAccountId: context.caller.clientAccountId,
-      email: input.form.billingEmail.trim().toLowerCase(),
+      email: normaliseEmail(input.form.billingEmail),
       storeCode: context.store.code,
       language: context.language,
     },
@@ -231,14 +232,14 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     status: 'NEW' as const,
     status_changed_at: now,
     shipping_name: form.shippingName.trim(),
-    shipping_email: form.shippingEmail.trim().toLowerCase(),
+    shipping_email: normaliseEmail(form.shippingEmail),
     shipping_phone: form.shippingPhone.trim(),
     shipping_address: form.shippingAddress.trim(),
     shipping_city: form.shippingCity.trim(),
     shipping_postcode: form.shippingPostcode.trim(),
     shipping_country: form.shippingCountryNavCode.toUpperCase(),
     billing_name: form.billingName.trim(),
-    billing_email: form.billingEmail.trim().toLowerCase(),
+    billing_email: normaliseEmail(form.billingEmail),
     billing_phone: form.billingPhone.trim(),
     billing_address: form.billingAddress.trim(),
     billing_city: form.billingCity.trim(),

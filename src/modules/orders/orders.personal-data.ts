@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
@@ -19,7 +20,7 @@ const CHUNK = 500;
 /** The subject's orders: of their accounts, or guest orders billed to their email. */
 const ofSubject = (subject: PersonalDataSubject) => (eb: ExpressionBuilder<Database, 'customer_order'>) => {
   const ids = accountIdsOf(subject);
-  const guest = eb.and([eb('client_account_id', 'is', null), eb('billing_email', '=', subject.email.trim().toLowerCase())]);
+  const guest = eb.and([eb('client_account_id', 'is', null), eb('billing_email', '=', normaliseEmail(subject.email))]);
   return ids.length === 0 ? guest : eb.or([eb('client_account_id', 'in', ids), guest]);
 };
 

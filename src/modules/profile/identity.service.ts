@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
@@ -10,7 +11,6 @@ import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import {
   admitLogin,
-  normaliseEmail,
   passwordFieldErrors,
   refuseReservedEmail,
   settleLogin,

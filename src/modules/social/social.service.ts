@@ -1,4 +1,5 @@
 import { isUniqueViolation } from '../../db/unique-violation.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Db } from '../../db/database.js';
@@ -12,7 +13,6 @@ import {
   createActivatedUser,
   findUserByEmail,
   lockUser,
-  normaliseEmail,
   openSession,
   queueAccountMail,
   type LoginBasketRequest,

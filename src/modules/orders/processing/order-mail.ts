@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { normaliseEmail } from '../../../infra/email-address.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
@@ -25,7 +26,7 @@ export interface OrderMailJob {
 /** Queues the confirmation to the buyer, and to the receiver when the shipping email is another. */
 export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'billing_email' | 'shipping_email'>, now: number) {
   const recipients: OrderMailRecipient[] = ['buyer'];
-  if (order.shipping_email.trim().toLowerCase() !== order.billing_email.trim().toLowerCase()) recipients.push('receiver');
+  if (normaliseEmail(order.shipping_email) !== normaliseEmail(order.billing_email)) recipients.push('receiver');
   for (const recipient of recipients)
     await enqueueJob(trx, { type: ORDER_MAIL_JOB, payload: { orderId: order.id, recipient } }, { maxAttempts: MAIL_ATTEMPTS, now });
 }
