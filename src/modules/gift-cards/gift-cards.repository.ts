@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { normaliseEmail } from '../../infra/email-address.js';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
@@ -88,19 +87,11 @@ export async function countBasketCards(trx: Db, basketId: number): Promise<numbe
 
 /**
  * One page of the virtual cards a client bought (any store) or received (sent to its login email
- * and mailed), newest first, with how many there are in all. Reads the account's email from the
- * accounts' tables, and whether it is confirmed from the profile's: the cards sent to an address the
- * user has not confirmed are its owner's.
+ * and mailed), newest first, with how many there are in all. The email comes from the profile module
+ * and is null while the user has not confirmed it: the cards sent to an unconfirmed address are its
+ * owner's.
  */
-export async function cardsOfClientPage(db: Db, clientAccountId: number, slice: { offset: number; perPage: number }) {
-  const account = await db
-    .selectFrom('client_account')
-    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .leftJoin('unconfirmed_login_email', 'unconfirmed_login_email.user_id', 'app_user.id')
-    .select(['app_user.email', 'unconfirmed_login_email.user_id as unconfirmed'])
-    .where('client_account.id', '=', clientAccountId)
-    .executeTakeFirst();
-  const email = account && account.unconfirmed === null ? normaliseEmail(account.email) : null;
+export async function cardsOfClientPage(db: Db, clientAccountId: number, email: string | null, slice: { offset: number; perPage: number }) {
   const base = db
     .selectFrom('gift_card')
     .where('kind', '=', 'VIRTUAL')

@@ -3,15 +3,16 @@ import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { unauthenticated } from '../../infra/domain-error.js';
 import { callerResolver } from '../catalogue/index.js';
-import { cardsOfClientPage } from './gift-cards.repository.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { toWireMoney } from '../pricing/index.js';
 import { BalanceQuery, BalanceSchema, GiftCardHeaders, VirtualGiftCardListQuery, VirtualGiftCardSchema } from './gift-cards.schemas.js';
-import { lookUpCard } from './gift-cards.service.js';
+import { clientCardsPage, lookUpCard, type ConfirmedEmailOf } from './gift-cards.service.js';
 
 export interface GiftCardsDeps {
   database: DatabaseHandle;
+  /** profile's confirmedLoginEmailOf: the address whose received cards a client sees. */
+  confirmedEmailOf: ConfirmedEmailOf;
 }
 
 const tags = ['virtual gift cards'];
@@ -21,7 +22,7 @@ const tags = ['virtual gift cards'];
  * address (WRONG_GIFT_CARD_CODE_LIMIT: unknown and expired codes are counted, a usable one is not
  * but waits like any other past the limit); an unknown code and an expired one get the same answer.
  */
-export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database }) => {
+export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database, confirmedEmailOf }) => {
   const db = database.db;
   const callerOf = callerResolver(database);
   app.addHook('onRequest', async (_request, reply) => {
@@ -62,7 +63,7 @@ export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (
       const caller = await callerOf(request);
       if (caller.clientAccountId === null) throw unauthenticated('giftCards.loginRequired');
       const page = pageRequest(request.query);
-      const { rows, total } = await cardsOfClientPage(db, caller.clientAccountId, page);
+      const { rows, total } = await clientCardsPage(db, confirmedEmailOf, caller.clientAccountId, page);
       setPaginationHeaders(request, reply, page, total);
       return rows.map((row) => ({
         id: Number(row.id),

@@ -9,6 +9,7 @@ import { checkCharacterHolds, codeKey, normaliseCode } from './gift-card-code.js
 import {
   attachCard,
   basketCards,
+  cardsOfClientPage,
   countBasketCards,
   detachAllCards,
   detachCard,
@@ -74,6 +75,27 @@ export async function lookUpCard(db: Kysely<Database>, typed: string, ip: string
 }
 
 /** Puts a usable card on the basket (a 422 for a code that is not one). */
+/**
+ * The client account's login email while its user has confirmed it, else null: the profile module's
+ * confirmedLoginEmailOf, handed in by the app (profile reaches the gift cards through accounts and
+ * the basket, so importing it here would close a cycle).
+ */
+export type ConfirmedEmailOf = (db: Db, clientAccountId: number) => Promise<string | null>;
+
+/**
+ * One page of the virtual cards a client bought or received. Received means sent to its login email,
+ * and only while the user has confirmed that address: until then the cards sent to it are the
+ * address owner's.
+ */
+export async function clientCardsPage(
+  db: Db,
+  confirmedEmailOf: ConfirmedEmailOf,
+  clientAccountId: number,
+  slice: { offset: number; perPage: number },
+) {
+  return cardsOfClientPage(db, clientAccountId, await confirmedEmailOf(db, clientAccountId), slice);
+}
+
 export async function addCardToBasket(trx: Db, basketId: number, card: FoundCard | undefined, now: number): Promise<void> {
   if (!card) throw invalidField('code', 'giftCards.unknownCode');
   if ((await countBasketCards(trx, basketId)) >= MAX_BASKET_CARDS)

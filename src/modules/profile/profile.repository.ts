@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { AppUserTable } from '../accounts/index.js';
 import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
@@ -361,4 +362,20 @@ export async function markLoginEmailConfirmedIf(db: Db, userId: number, email: s
 export async function isLoginEmailConfirmed(db: Db, userId: number): Promise<boolean> {
   const row = await db.selectFrom('unconfirmed_login_email').select('user_id').where('user_id', '=', userId).executeTakeFirst();
   return row === undefined;
+}
+
+/**
+ * The client account's login email (normalised) while its user has confirmed it; null while the user
+ * has not (what the shop keeps under that address is its owner's, not this user's) or for an unknown
+ * account. For other modules that hand a client what was sent to its address (gift cards).
+ */
+export async function confirmedLoginEmailOf(db: Db, clientAccountId: number): Promise<string | null> {
+  const account = await db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .leftJoin('unconfirmed_login_email', 'unconfirmed_login_email.user_id', 'app_user.id')
+    .select(['app_user.email', 'unconfirmed_login_email.user_id as unconfirmed'])
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+  return account && account.unconfirmed === null ? normaliseEmail(account.email) : null;
 }
