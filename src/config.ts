@@ -14,6 +14,7 @@ import { readBackInStockConfig, type BackInStockSection } from './modules/back-i
 import { readIntegrationsConfig, type IntegrationsSection } from './modules/integrations/integrations.config.js';
 import { readContactConfig, type ContactSection } from './modules/contact/contact.config.js';
 import { readBasketConfig, type BasketSection } from './modules/basket/basket.config.js';
+import { readGiftCardsConfig, type GiftCardsSection } from './modules/gift-cards/gift-cards.config.js';
 import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
 import { readSubscriptionsConfig, type SubscriptionsSection } from './modules/subscriptions/subscriptions.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
@@ -83,6 +84,7 @@ export interface Config extends CatalogueConfig {
   integrations: IntegrationsSection;
   contact: ContactSection;
   basket: BasketSection;
+  giftCards: GiftCardsSection;
   ctr: CtrSection;
   subscriptions: SubscriptionsSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     integrations: readIntegrationsConfig(reader),
     contact: readContactConfig(reader),
     basket: readBasketConfig(reader),
+    giftCards: readGiftCardsConfig(reader),
     ctr: readCtrConfig(reader),
     subscriptions: readSubscriptionsConfig(reader),
     everypay: readEveryPayConfig(reader),

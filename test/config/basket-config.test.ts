@@ -6,6 +6,7 @@ describe('basket configuration', () => {
     expect(loadConfig({}).basket).toEqual({
       newGuestBasketsPerIp: { max: 300, windowMs: 3_600_000 },
       guestWritesPerIp: { max: 600, windowMs: 60_000 },
+      wrongCodesPerIp: { max: 10, windowMs: 600_000 },
     });
     expect(loadConfig({ BASKET_RATE_LIMIT_PER_IP: '20/1m' }).basket.newGuestBasketsPerIp).toEqual({ max: 20, windowMs: 60_000 });
     expect(loadConfig({ BASKET_WRITE_RATE_LIMIT_PER_IP: '20/1m' }).basket.guestWritesPerIp).toEqual({ max: 20, windowMs: 60_000 });

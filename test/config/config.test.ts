@@ -54,6 +54,11 @@ describe('configuration', () => {
     expect(accounts.rateLimits.loginFailuresPerEmail).toEqual({ max: 50, windowMs: 3_600_000 });
     expect(loadConfig({}).linkGuessesPerIp).toEqual({ max: 100, windowMs: 3_600_000 });
     expect(loadConfig({ LINK_GUESS_RATE_LIMIT_PER_IP: '20/10m' }).linkGuessesPerIp).toEqual({ max: 20, windowMs: 600_000 });
+    // The wrong-code limits: 10 in 10 minutes unless set.
+    expect(loadConfig({}).basket.wrongCodesPerIp).toEqual({ max: 10, windowMs: 600_000 });
+    expect(loadConfig({}).giftCards.wrongCodesPerIp).toEqual({ max: 10, windowMs: 600_000 });
+    expect(loadConfig({ DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP: '3/1h' }).basket.wrongCodesPerIp).toEqual({ max: 3, windowMs: 3_600_000 });
+    expect(loadConfig({ GIFT_CARD_GUESS_RATE_LIMIT_PER_IP: '2/1m' }).giftCards.wrongCodesPerIp).toEqual({ max: 2, windowMs: 60_000 });
     for (const bad of [
       { ACCESS_TOKEN_TTL: '30 days' },
       { RESET_TOKEN_TTL: '0' },
@@ -67,6 +72,8 @@ describe('configuration', () => {
       { LOGIN_FAILURES_PER_EMAIL: '0/1m' },
       { SQLITE_READ_WORKERS: '17' },
       { SQLITE_READ_WORKERS: 'two' },
+      { DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP: 'ten' },
+      { GIFT_CARD_GUESS_RATE_LIMIT_PER_IP: '0/10m' },
     ]) {
       expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
     }

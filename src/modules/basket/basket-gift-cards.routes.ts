@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { addCardToBasket, cardLookupKey, lookUpCard, removeCardFromBasket } from '../gift-cards/index.js';
 import type { BasketHttp } from './basket-request.routes.js';
@@ -13,7 +14,12 @@ import { touchBasket } from './basket.repository.js';
  */
 export async function giftCardRoutes(
   app: FastifyInstance,
-  { http, database, schema }: { http: BasketHttp; database: DatabaseHandle; schema: FastifySchema },
+  {
+    http,
+    database,
+    wrongCodesPerIp,
+    schema,
+  }: { http: BasketHttp; database: DatabaseHandle; wrongCodesPerIp: RateLimit; schema: FastifySchema },
 ): Promise<void> {
   const db = database.db;
   app.post<{ Body: { code: string } }>(
@@ -29,7 +35,7 @@ export async function giftCardRoutes(
     async (request, reply) => {
       // The caller and basket token are checked (401, 400) before a code is looked up and counted.
       const resolved = await http.contextOf(request);
-      const card = await lookUpCard(db, request.body.code, request.ip, request.actionTime);
+      const card = await lookUpCard(db, request.body.code, request.ip, wrongCodesPerIp, request.actionTime);
       return http.write(
         request,
         reply,

@@ -11,11 +11,18 @@ export interface BasketSection {
    * counted by newGuestBasketsPerIp.
    */
   guestWritesPerIp: RateLimit;
+  /**
+   * Wrong discount codes one client address (IPv6 by its /64) may try, counted in the database:
+   * every try is counted first and a right code takes its count back, so past the limit any code is
+   * a 429 until the window ends. Guessing codes is not a game.
+   */
+  wrongCodesPerIp: RateLimit;
 }
 
 export function readBasketConfig(env: EnvReader): BasketSection {
   return {
     newGuestBasketsPerIp: env.rateLimit('BASKET_RATE_LIMIT_PER_IP', '300/1h'),
     guestWritesPerIp: env.rateLimit('BASKET_WRITE_RATE_LIMIT_PER_IP', '600/1m'),
+    wrongCodesPerIp: env.rateLimit('DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP', '10/10m'),
   };
 }

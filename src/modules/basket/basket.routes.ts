@@ -9,6 +9,7 @@ import { toWireMoney } from '../pricing/index.js';
 import type { SessionActionRecorder } from '../tracking/index.js';
 import { basketHttp } from './basket-request.routes.js';
 import type { BasketSection } from './basket.config.js';
+import type { GiftCardsSection } from '../gift-cards/index.js';
 import { priceBasket } from './basket-pricing.js';
 import {
   AddProductBody,
@@ -36,7 +37,7 @@ export interface BasketDeps {
   productTtlMs: number;
   /** Buffered writer of session actions: adding a product records ADD_TO_BASKET. */
   sessionActions: SessionActionRecorder;
-  config: { basket: BasketSection };
+  config: { basket: BasketSection; giftCards: GiftCardsSection };
 }
 
 const tags = ['basket'];
@@ -170,7 +171,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
     async (request, reply) => {
       // The caller and basket token are checked (401, 400) before a code is looked up and counted.
       const resolved = await http.contextOf(request);
-      const code = await lookUpDiscountCode(db, request.body.code, request.ip, request.actionTime);
+      const code = await lookUpDiscountCode(db, request.body.code, request.ip, config.basket.wrongCodesPerIp, request.actionTime);
       return http.write(request, reply, (trx, context, basket) => applyDiscountCode(trx, context, basket, code), resolved);
     },
   );
@@ -211,5 +212,10 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, {
   );
 
   await mergeRoute(app, { http, schema: { ...common, response: written } });
-  await giftCardRoutes(app, { http, database, schema: { ...common, response: written } });
+  await giftCardRoutes(app, {
+    http,
+    database,
+    wrongCodesPerIp: config.giftCards.wrongCodesPerIp,
+    schema: { ...common, response: written },
+  });
 };

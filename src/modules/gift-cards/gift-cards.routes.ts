@@ -7,22 +7,24 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { toWireMoney } from '../pricing/index.js';
 import { BalanceQuery, BalanceSchema, GiftCardHeaders, VirtualGiftCardListQuery, VirtualGiftCardSchema } from './gift-cards.schemas.js';
+import type { GiftCardsSection } from './gift-cards.config.js';
 import { clientCardsPage, lookUpCard, type ConfirmedEmailOf } from './gift-cards.service.js';
 
 export interface GiftCardsDeps {
   database: DatabaseHandle;
   /** profile's confirmedLoginEmailOf: the address whose received cards a client sees. */
   confirmedEmailOf: ConfirmedEmailOf;
+  config: { giftCards: GiftCardsSection };
 }
 
 const tags = ['virtual gift cards'];
 
 /**
  * The virtual gift cards group. The balance check is open to anyone with a code and counted per
- * address (WRONG_GIFT_CARD_CODE_LIMIT: unknown and expired codes are counted, a usable one is not
+ * address (GIFT_CARD_GUESS_RATE_LIMIT_PER_IP: unknown and expired codes are counted, a usable one is not
  * but waits like any other past the limit); an unknown code and an expired one get the same answer.
  */
-export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database, confirmedEmailOf }) => {
+export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database, confirmedEmailOf, config }) => {
   const db = database.db;
   const callerOf = callerResolver(database);
   app.addHook('onRequest', async (_request, reply) => {
@@ -41,7 +43,7 @@ export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (
       },
     },
     async (request) => {
-      const card = await lookUpCard(db, request.query.code, request.ip, request.actionTime);
+      const card = await lookUpCard(db, request.query.code, request.ip, config.giftCards.wrongCodesPerIp, request.actionTime);
       if (!card) return { valid: false, balance: 0, currency: 'EUR', expiresAt: null };
       return { valid: true, balance: toWireMoney(card.balanceCents), currency: 'EUR', expiresAt: new Date(card.expiresAt).toISOString() };
     },

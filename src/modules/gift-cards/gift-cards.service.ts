@@ -22,14 +22,6 @@ import {
 // answered only while the address has guesses left), put it on a basket, share the basket's payable sum over its cards,
 // hold the shares at checkout and take or give them back as the order moves.
 
-/**
- * Codes one address may try (balance checks and baskets together) before it waits. With 80-bit
- * codes and a million live cards a guess hits with p = 10^6 / 2^80 ≈ 8·10^-19; at 10 guesses per
- * 10 minutes an address makes 1,440 a day, so even a million addresses (IPv6 /64s) guessing
- * together need about 2·10^6 years for an even chance. A code of the generated shape with a wrong
- * check character counts as a wrong code.
- */
-export const WRONG_GIFT_CARD_CODE_LIMIT: RateLimit = { max: 10, windowMs: 10 * 60_000 };
 /** How many cards one basket may be paid with. */
 export const MAX_BASKET_CARDS = 5;
 
@@ -54,17 +46,26 @@ export interface FoundCard {
  * its read. Of any number of guesses sent at once, only those evaluated before the max-th miss
  * can be answered at all, so an address still gets at most `max` guesses per window with a chance
  * of a hit (with the count taken first and given back, as before, the same `max` held). Runs
- * outside any transaction, so a miss stays counted when the request fails.
+ * outside any transaction, so a miss stays counted when the request fails. `limit` is the wrong
+ * codes one address may try, balance checks and baskets together (GIFT_CARD_GUESS_RATE_LIMIT_PER_IP,
+ * GiftCardsSection.wrongCodesPerIp); a code of the generated shape with a wrong check character is a
+ * wrong code.
  */
-export async function lookUpCard(db: Kysely<Database>, typed: string, ip: string, now: number): Promise<FoundCard | undefined> {
+export async function lookUpCard(
+  db: Kysely<Database>,
+  typed: string,
+  ip: string,
+  limit: RateLimit,
+  now: number,
+): Promise<FoundCard | undefined> {
   const code = normaliseCode(typed);
   const card = checkCharacterHolds(code) ? await findCardByHmac(db, (await codeKey(db, now)).hmac(code)) : undefined;
   if (!card || Number(card.expires_at) <= now) {
-    await consumeRateLimit(db, limitKey(ip), WRONG_GIFT_CARD_CODE_LIMIT, now);
+    await consumeRateLimit(db, limitKey(ip), limit, now);
     return undefined;
   }
-  const { hits, secondsLeft } = await countedHits(db, limitKey(ip), WRONG_GIFT_CARD_CODE_LIMIT, now);
-  if (hits >= WRONG_GIFT_CARD_CODE_LIMIT.max) throw rateLimited(secondsLeft);
+  const { hits, secondsLeft } = await countedHits(db, limitKey(ip), limit, now);
+  if (hits >= limit.max) throw rateLimited(secondsLeft);
   return {
     id: Number(card.id),
     hint: card.code_hint,

@@ -2,6 +2,7 @@
 // basket uses to price and keep a basket's cards; what checkout and the order state machine call
 // in their own transactions to hold, take and give back an order's part of its cards.
 export { giftCardsRoutes, type GiftCardsDeps } from './gift-cards.routes.js';
+export type { GiftCardsSection } from './gift-cards.config.js';
 export { giftCardsKind } from './gift-cards.import.js';
 export type * from './gift-cards.tables.js';
 export { giftCardsMessages } from './gift-cards.messages.js';

@@ -9,9 +9,6 @@ import type { BasketContext } from '../basket-pricing.js';
 import { findDiscountCode } from './discount-code.repository.js';
 import { blockingReason, type DiscountCode } from './discount-code.rules.js';
 
-/** Wrong codes one address may try before it has to wait: guessing codes is not a game. */
-export const WRONG_CODE_LIMIT: RateLimit = { max: 10, windowMs: 10 * 60_000 };
-
 const wrongCodeKey = (ip: string) => `basket:code:${addressKey(ip)}`;
 
 /**
@@ -19,13 +16,20 @@ const wrongCodeKey = (ip: string) => `basket:code:${addressKey(ip)}`;
  * though the request fails). Every attempt is counted first, in one atomic upsert, and an address
  * past its limit gets a 429 before the look-up, so the answer tells nothing about the code; a
  * right code takes its count back, a wrong one keeps it and is a 422. Counting after the look-up
- * let parallel wrong codes all pass the check before any of them was counted.
+ * let parallel wrong codes all pass the check before any of them was counted. `limit` is
+ * DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP (BasketSection.wrongCodesPerIp).
  */
-export async function lookUpDiscountCode(db: Kysely<Database>, typed: string, ip: string, now: number): Promise<DiscountCode> {
-  await consumeRateLimit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
+export async function lookUpDiscountCode(
+  db: Kysely<Database>,
+  typed: string,
+  ip: string,
+  limit: RateLimit,
+  now: number,
+): Promise<DiscountCode> {
+  await consumeRateLimit(db, wrongCodeKey(ip), limit, now);
   const code = await findDiscountCode(db, typed);
   if (!code) throw invalidField('code', 'basket.unknownCode');
-  await refundHit(db, wrongCodeKey(ip), WRONG_CODE_LIMIT, now);
+  await refundHit(db, wrongCodeKey(ip), limit, now);
   return code;
 }
 
