@@ -45,7 +45,7 @@ const LOW = 3;
  * above WRONG_CODES, as a wrong gift card's write (a 422) is a guest write too.
  */
 const BASKET_WRITES = 12;
-/** Fixed in the code, not settings: wrong discount and gift-card codes per address (10 in 10 minutes). */
+/** Wrong discount and gift-card codes per address: the settings' defaults (10 in 10 minutes), which the sweep checks as shipped. */
 const WRONG_CODES = 10;
 /** Requests sent once limited: each must be refused and change nothing. */
 const LIMITED_REPEATS = 2;
@@ -402,7 +402,7 @@ function cases(): Case[] {
       'a right code',
     ),
     {
-      ...perAddress('POST /basket/add-discount', 'WRONG_CODE_LIMIT (discount-code.service.ts)', WRONG_CODES, (ip) =>
+      ...perAddress('POST /basket/add-discount', 'DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP', WRONG_CODES, (ip) =>
         request(ip, 'POST', '/basket/add-discount', { code: `VALE${randomBytes(3).toString('hex')}` }),
       ),
       variant: 'wrong codes',
@@ -415,7 +415,7 @@ function cases(): Case[] {
       () => ({ deliveryMethodId: shop.methods.COURIER }),
     ),
     {
-      ...perAddress('POST /basket/add-gift-card', 'WRONG_GIFT_CARD_CODE_LIMIT (gift-cards.service.ts)', WRONG_CODES, (ip) =>
+      ...perAddress('POST /basket/add-gift-card', 'GIFT_CARD_GUESS_RATE_LIMIT_PER_IP', WRONG_CODES, (ip) =>
         request(ip, 'POST', '/basket/add-gift-card', { code: 'AAAA-BBBB-CCCC-DDDD-EEEE' }),
       ),
       variant: 'wrong codes',
@@ -440,7 +440,7 @@ function cases(): Case[] {
       };
     })(),
     basketWrite('DELETE /basket/remove-gift-card', 'DELETE', () => '/basket/remove-gift-card?code=AAAA-BBBB-CCCC-DDDD-EEEE'),
-    perAddress('GET /virtual-gift-card/balance', 'WRONG_GIFT_CARD_CODE_LIMIT (gift-cards.service.ts)', WRONG_CODES, (ip) =>
+    perAddress('GET /virtual-gift-card/balance', 'GIFT_CARD_GUESS_RATE_LIMIT_PER_IP', WRONG_CODES, (ip) =>
       request(ip, 'GET', '/virtual-gift-card/balance?code=AAAA-BBBB-CCCC-DDDD-EEEE'),
     ),
 
