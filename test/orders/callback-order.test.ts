@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders } from '../../src/modules/orders/index.js';
@@ -12,6 +11,7 @@ import { card, dateIn, ledger } from '../gift-cards/helpers.js';
 import { createForm, pageOf, shopperReturns, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
 import { checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
 import { age } from './processing-helpers.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
 
 // A card payment at checkout is told to the shop twice: by the shopper's return (which asks EveryPay)
 // and by EveryPay's callback; the unpaid-order sweep asks too, and an operator's refund is answered by
@@ -487,13 +487,6 @@ describe.each(CALLBACK_ORDERS)('the return reads an earlier state of the payment
 // the callback's commit, so it must be read again under the order's lock; SQLite writes one transaction
 // at a time and cannot interleave them (the callback is applied first there, and the same must come out).
 describe('the return applies what it read while the callback settling the payment holds the order', () => {
-  const lockWaiters = async () =>
-    Number(
-      (
-        await sql<{ n: number | string }>`
-          select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db())
-      ).rows[0]!.n,
-    );
   /**
    * PostgreSQL: runs `during` while a transaction holds the order's row (as the callback's own holds it
    * while it applies the settle), and lets go after it. SQLite: runs it, holding nothing (a transaction
@@ -507,13 +500,6 @@ describe('the return applies what it read while the callback settling the paymen
         await trx.selectFrom('customer_order').select('id').where('id', '=', orderId).forUpdate().execute();
         await during();
       });
-  }
-  async function until(what: string, done: () => boolean | Promise<boolean>) {
-    for (let tries = 0; tries < 1000; tries += 1) {
-      if (await done()) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`waited too long for ${what}`);
   }
 
   it.each(['sent_for_processing', 'failed'] as const)(
@@ -539,11 +525,11 @@ describe('the return applies what it read while the callback settling the paymen
         // The bank approves it: EveryPay settles it and calls back. PostgreSQL: the callback has read
         // the payment and waits for the order; SQLite: nothing holds the order, so it is applied.
         const callback = s.everypay.settle(p.reference);
-        if (engine === 'postgres') await until('the callback to wait for the order', async () => (await lockWaiters()) >= 1);
+        if (engine === 'postgres') await until('the callback to wait for the order', async () => (await lockWaiters(db())) >= 1);
         else await callback;
         // EveryPay's answer to the return, as the payment stood when it asked, arrives now.
         answerReturn();
-        if (engine === 'postgres') await until('the return to wait for the order', async () => (await lockWaiters()) >= 2);
+        if (engine === 'postgres') await until('the return to wait for the order', async () => (await lockWaiters(db())) >= 2);
       });
       const { status, location } = await returned;
       await s.everypay.callbacksIdle();

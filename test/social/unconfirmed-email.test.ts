@@ -13,6 +13,7 @@ import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } 
 import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { placeOrder } from '../orders/purchase-helpers.js';
 import { as } from '../profile/helpers.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
 
 // Social accounts made before c508fc7 took the provider's address whether or not the provider had
 // verified it (any Facebook one, Google's with email_verified false), and social_identity does not
@@ -454,22 +455,6 @@ describe("a social sign-in racing the address owner's takeover", () => {
   // is used after it.
   const NEW_PASSWORD = 'Uus-parool-kuuse-all-78';
 
-  async function until(what: string, done: () => boolean | Promise<boolean>) {
-    for (let tries = 0; tries < 500; tries += 1) {
-      if (await done()) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`waited too long for ${what}`);
-  }
-
-  const lockWaiters = async () =>
-    Number(
-      (
-        await sql<{ n: number | string }>`
-          select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db)
-      ).rows[0]!.n,
-    );
-
   type Answer = Awaited<ReturnType<typeof t.app.inject>>;
 
   /**
@@ -490,9 +475,9 @@ describe("a social sign-in racing the address owner's takeover", () => {
     await t.database.db.transaction().execute(async (trx) => {
       await lock(trx);
       void signIn().then((answer) => (signedIn = answer));
-      await until('the sign-in to wait', async () => (await lockWaiters()) >= 1);
+      await until('the sign-in to wait', async () => (await lockWaiters(t.database.db)) >= 1);
       void reset().then((answer) => (resetAnswer = answer));
-      await until('the reset to end or wait', async () => resetAnswer !== undefined || (await lockWaiters()) >= 2);
+      await until('the reset to end or wait', async () => resetAnswer !== undefined || (await lockWaiters(t.database.db)) >= 2);
     });
     await until('both answers', () => signedIn !== undefined && resetAnswer !== undefined);
     return { signedIn: signedIn!, reset: resetAnswer! };

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answers, CALLBACK_ORDERS, inOrder } from '../helpers/everypay-order.js';
 import type { TestCustomer } from '../helpers/customers.js';
@@ -19,6 +18,7 @@ import {
   subscriptionRow,
   type SubscriptionShop,
 } from './helpers.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
 
 // Each subscription payment the shop makes with a saved card (the first month, an upgrade, a renewal)
 // is answered by EveryPay's API and announced by its callback; a card being saved is announced by the
@@ -514,22 +514,6 @@ describe('saving a card: the return reads a decline, the callback brings the car
 // nothing. SQLite writes one transaction at a time (the callback is applied first there, and the same
 // must come out).
 describe('the answer to a charge is applied while the callback settling it holds the charge', () => {
-  const lockWaiters = async () =>
-    Number(
-      (
-        await sql<{ n: number | string }>`
-          select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
-          s.t.database.db,
-        )
-      ).rows[0]!.n,
-    );
-  async function until(what: string, done: () => boolean | Promise<boolean>) {
-    for (let tries = 0; tries < 1000; tries += 1) {
-      if (await done()) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`waited too long for ${what}`);
-  }
   /**
    * PostgreSQL: runs `during` while a transaction holds the subscription's row, so the callback's
    * transaction, which finished the charge, waits there with the charge's row locked. SQLite: runs it,
@@ -575,11 +559,12 @@ describe('the answer to a charge is applied while the callback settling it holds
       await holdingSubscriptionOnPostgres(sub.id, async () => {
         const callbacks = s.everypay.releaseCallbacks();
         // PostgreSQL: the callback finished the charge and waits for the subscription; SQLite: it is applied.
-        if (engine === 'postgres') await until('the callback to wait for the subscription', async () => (await lockWaiters()) >= 1);
+        if (engine === 'postgres')
+          await until('the callback to wait for the subscription', async () => (await lockWaiters(s.t.database.db)) >= 1);
         else await callbacks;
         // EveryPay's answer, as the payment stood when the shop asked, arrives now.
         answer();
-        if (engine === 'postgres') await until('the answer to wait for the charge', async () => (await lockWaiters()) >= 2);
+        if (engine === 'postgres') await until('the answer to wait for the charge', async () => (await lockWaiters(s.t.database.db)) >= 2);
       });
       const report = await run;
       await s.everypay.callbacksIdle();

@@ -4,6 +4,7 @@ import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
 
 // A client has one default card, whatever of its cards is confirmed, removed or made the default at
 // once: each of them decides the default under the client account's lock. Forced on PostgreSQL as
@@ -24,22 +25,6 @@ afterEach(async () => {
 
 type Form = { url: string; method: string; fields: Record<string, string> };
 
-async function until(what: string, done: () => boolean | Promise<boolean>) {
-  for (let tries = 0; tries < 500; tries += 1) {
-    if (await done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`waited too long for ${what}`);
-}
-
-const lockWaiters = async () =>
-  Number(
-    (
-      await sql<{ n: number | string }>`
-        select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(s.t.database.db)
-    ).rows[0]!.n,
-  );
-
 /**
  * Runs `both` (two requests) at once. On PostgreSQL the card table is held (share mode: read, not
  * written) until both wait on a lock: each has read what it reads before its first write to a card,
@@ -54,7 +39,7 @@ async function atOnce<T>(both: () => Promise<T>): Promise<T> {
       (done) => (answers = { done }),
       (failed: unknown) => (answers = { failed }),
     );
-    await until('both requests to wait', async () => (await lockWaiters()) >= 2);
+    await until('both requests to wait', async () => (await lockWaiters(s.t.database.db)) >= 2);
   });
   await until('both answers', () => answers !== undefined);
   if ('failed' in answers!) throw answers.failed;
@@ -160,9 +145,9 @@ describe('the default card, with cards confirmed at once', () => {
         // the PUT then makes the other card the default unless the client's lock keeps it waiting.
         await sql`select id from subscription_card where id = ${row!.id} for update`.execute(trx);
         void comeBack(back).then((status) => (returned = status));
-        await until('the confirm to wait', async () => (await lockWaiters()) >= 1);
+        await until('the confirm to wait', async () => (await lockWaiters(s.t.database.db)) >= 1);
         void makeDefault().then((response) => (made = response));
-        await until('the PUT to wait or end', async () => made !== undefined || (await lockWaiters()) >= 2);
+        await until('the PUT to wait or end', async () => made !== undefined || (await lockWaiters(s.t.database.db)) >= 2);
       });
       await until('both answers', () => made !== undefined && returned !== undefined);
       answers = [returned!, made!];

@@ -7,6 +7,7 @@ import type { TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, secondAccountOf, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
 
 // POST /subscription-credit-card sent again (a double click, a retry after a timeout) while the card
 // it started is still being saved is answered the first one's redirect form: one card row, one
@@ -62,14 +63,6 @@ async function finish(form: Form, action: 'pay' | 'decline'): Promise<number> {
   return Number(new URL(response.headers.get('location')!, 'http://frontend.invalid').searchParams.get('cardId'));
 }
 
-async function until(what: string, done: () => boolean | Promise<boolean>) {
-  for (let tries = 0; tries < 500; tries += 1) {
-    if (await done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`waited too long for ${what}`);
-}
-
 describe('POST /subscription-credit-card twice', () => {
   it('one after the other: the same form, one pending card, one payment at EveryPay; paying it saves one card', async () => {
     const customer = await createCustomer(s.t.database.db);
@@ -103,15 +96,6 @@ describe('POST /subscription-credit-card twice', () => {
 
   it('at once, both past their look-up before either writes its card (PostgreSQL: the card table held): one card', async () => {
     const customer = await createCustomer(s.t.database.db);
-    const lockWaiters = async () =>
-      Number(
-        (
-          await sql<{ n: number | string }>`
-            select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
-            s.t.database.db,
-          )
-        ).rows[0]!.n,
-      );
     let answers!: [LightMyRequestResponse, LightMyRequestResponse];
     if (engine !== 'postgres') answers = await Promise.all([start(customer), start(customer)]);
     else
@@ -120,7 +104,7 @@ describe('POST /subscription-credit-card twice', () => {
         // lock made the second wait for the first one's commit.
         await sql`lock table subscription_card in share mode`.execute(trx);
         const both = Promise.all([start(customer), start(customer)]);
-        await until('both starts to wait', async () => (await lockWaiters()) >= 2);
+        await until('both starts to wait', async () => (await lockWaiters(s.t.database.db)) >= 2);
         void both.then((done) => (answers = done));
       });
     await until('both answers', () => answers !== undefined);

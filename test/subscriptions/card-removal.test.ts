@@ -5,6 +5,7 @@ import type { TestCustomer } from '../helpers/customers.js';
 import { expectFieldErrors } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, startSubscriptionShop, subscribe, subscriptionRow, type SubscriptionShop } from './helpers.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
 
 // A card that goes (removed by its owner, or pruned when it expired) leaves no subscription naming
 // it and no client without a default card while it has a usable one. POST /subscription takes the
@@ -26,22 +27,6 @@ afterEach(async () => {
   await s.everypay.callbacksIdle();
 });
 
-async function until(what: string, done: () => boolean | Promise<boolean>) {
-  for (let tries = 0; tries < 500; tries += 1) {
-    if (await done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`waited too long for ${what}`);
-}
-
-const lockWaiters = async () =>
-  Number(
-    (
-      await sql<{ n: number | string }>`
-        select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(s.t.database.db)
-    ).rows[0]!.n,
-  );
-
 /** Runs `both` at once; on PostgreSQL with `table` held in share mode until both wait on a lock. */
 async function atOnce<T>(table: string, both: () => Promise<T>): Promise<T> {
   if (engine !== 'postgres') return both();
@@ -52,7 +37,7 @@ async function atOnce<T>(table: string, both: () => Promise<T>): Promise<T> {
       (done) => (answers = { done }),
       (failed: unknown) => (answers = { failed }),
     );
-    await until('both to wait', async () => (await lockWaiters()) >= 2);
+    await until('both to wait', async () => (await lockWaiters(s.t.database.db)) >= 2);
   });
   await until('both answers', () => answers !== undefined);
   if ('failed' in answers!) throw answers.failed;
