@@ -34,7 +34,9 @@ describe('the CLI', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     expect(first.stdout).toMatch(/"countries":\d+/);
-  });
+    // Two whole demo seeds in child processes: about 12 s on a quiet PostgreSQL here, past the
+    // default 20 s when the machine is shared.
+  }, 60_000);
 
   it('locks, unlocks and changes a store', async () => {
     const locked = await runCli(['store', 'lock', 'WEB', '--until', '2099-01-01T00:00:00Z'], env);
