@@ -8,7 +8,9 @@ import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import {
+  BACK_IN_STOCK_CONFIRMATION_JOB,
   BACK_IN_STOCK_MAIL_JOB,
+  backInStockConfirmationHandler,
   backInStockMailHandler,
   backInStockPruning,
   scheduleBackInStockScan,
@@ -59,6 +61,11 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [BACK_IN_STOCK_CONFIRMATION_JOB]: backInStockConfirmationHandler({
+      db: deps.database.db,
+      config: deps.config.backInStock,
+      mailer: deps.mailer,
+    }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [CONTACT_MAIL_JOB]: contactMailHandler({
       db: deps.database.db,

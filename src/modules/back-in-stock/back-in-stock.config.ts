@@ -7,11 +7,20 @@ export interface BackInStockSection {
   perIp: RateLimit;
   /** POST /back-in-stock per email address asked to be told: nobody signs one address up for a flood of mails. */
   perEmail: RateLimit;
+  /** How long a guest's confirmation link works after it is mailed; an unconfirmed request is dropped then. */
+  confirmTokenTtlMs: number;
+  /** The front-end page of the confirmation link (after the store's front-end URL), which posts the token on. */
+  confirmPath: string;
+  /** POST /back-in-stock/confirm per client address, counted before validation (nobody tries tokens in bulk). */
+  confirmPerIp: RateLimit;
 }
 
 export function readBackInStockConfig(env: EnvReader): BackInStockSection {
   return {
     perIp: env.rateLimit('BACK_IN_STOCK_RATE_LIMIT_PER_IP', '30/1h'),
     perEmail: env.rateLimit('BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL', '10/1h'),
+    confirmTokenTtlMs: env.duration('BACK_IN_STOCK_CONFIRM_TOKEN_TTL', '2d'),
+    confirmPath: env.urlPath('BACK_IN_STOCK_CONFIRM_PATH', '/back-in-stock/confirm'),
+    confirmPerIp: env.rateLimit('BACK_IN_STOCK_CONFIRM_RATE_LIMIT_PER_IP', '20/1m'),
   };
 }

@@ -6,18 +6,32 @@ import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { PruneTask } from '../../infra/maintenance.js';
+import { newToken } from '../../infra/tokens.js';
+import type { Db } from '../../db/database.js';
 import { getStore } from '../store/index.js';
-import { backInStockMail } from './back-in-stock.mails.js';
-import { claimNotification, dueRequestIds, mailFacts, pendingScopes, pruneBackInStockRequests } from './back-in-stock.repository.js';
+import type { BackInStockSection } from './back-in-stock.config.js';
+import { backInStockConfirmationMail, backInStockMail } from './back-in-stock.mails.js';
+import {
+  claimNotification,
+  dueRequestIds,
+  mailFacts,
+  pendingScopes,
+  pruneBackInStockRequests,
+  setRequestToken,
+  unconfirmedRequest,
+} from './back-in-stock.repository.js';
 
 // Telling requesters that a product is back. The worker scans the pending requests whose product
 // is available now (whatever made it so: a stock import, a products import, a status from the back
 // office, stock released by a cancelled order), so no writer of products has to know about
 // requests. Each request is claimed by a conditional update (notified_at from null) and its mail
 // job is queued in the same transaction: two scans racing, in one process or several, queue one
-// mail per request, and the outbox sends it once.
+// mail per request, and the outbox sends it once. Only confirmed requests are told: a guest's
+// waits until its address follows the link of the confirmation mail (below).
 
 export const BACK_IN_STOCK_MAIL_JOB = 'back-in-stock.mail';
+/** The confirmation mail of a guest's request (double opt-in); it carries the request's id, never a token. */
+export const BACK_IN_STOCK_CONFIRMATION_JOB = 'back-in-stock.confirmation';
 const MAIL_ATTEMPTS = 8;
 const BATCH = 200;
 /** A scan stops after this many batches; the next one goes on (a huge restock cannot stall the worker). */
@@ -81,6 +95,8 @@ export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mai
     // Deleted by its client (or pruned) since it was queued: nobody to tell.
     const facts = await mailFacts(deps.db, job.requestId);
     if (!facts) return 'skipped';
+    // Asked again by a guest since it was queued: it waits for the address to confirm it again.
+    if (facts.confirmed_at === null) return 'skipped';
     // A client whose login email is not confirmed would have the address's owner told of what
     // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
     if (facts.unconfirmed_user !== null) return 'skipped';
@@ -97,7 +113,54 @@ export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mai
   };
 }
 
-/** The worker's prune task: requests past their 14 days. */
+/** Queues the confirmation mail of a guest's request in the caller's transaction: sent if and only if that commits. */
+export function queueConfirmationMail(trx: Db, requestId: number, now: number): Promise<number> {
+  return enqueueJob(trx, { type: BACK_IN_STOCK_CONFIRMATION_JOB, payload: { requestId } }, { maxAttempts: MAIL_ATTEMPTS, now });
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Sends the confirmation mail of a guest's request. The token is minted here and only its hash is
+ * stored, committed before sending (a retry after a failed send mints a fresh one; the newest
+ * mail's link is the one that works). A request confirmed, taken over by its address's client,
+ * re-armed by a newer request (whose own job mails) or expired since it was queued gets no mail.
+ */
+export function backInStockConfirmationHandler(deps: {
+  db: Kysely<Database>;
+  config: Pick<BackInStockSection, 'confirmTokenTtlMs' | 'confirmPath'>;
+  mailer: Mailer;
+  clock?: Clock;
+}): JobHandler {
+  const clock = deps.clock ?? systemClock;
+  return async (job: { requestId: number }) => {
+    const now = clock.now();
+    const request = await unconfirmedRequest(deps.db, job.requestId);
+    if (!request) return 'skipped';
+    if (Number(request.expires_at) <= now) return 'cancelled';
+    const store = await getStore(deps.db, request.store_code);
+    if (!store) throw new Error(`unknown store ${request.store_code}`);
+    const { token, hash } = newToken();
+    const stored = await setRequestToken(
+      deps.db,
+      { id: Number(request.id), expiresAtRead: Number(request.expires_at) },
+      hash,
+      now + deps.config.confirmTokenTtlMs,
+    );
+    if (!stored) return 'cancelled';
+    const mail = backInStockConfirmationMail({
+      language: request.language,
+      productName: request.product_name,
+      storeName: store.name,
+      confirmUrl: `${store.frontendUrl}${deps.config.confirmPath}?backInStockToken=${token}`,
+      hours: Math.round(deps.config.confirmTokenTtlMs / HOUR_MS),
+    });
+    await deps.mailer.send({ to: request.email, ...mail });
+    return 'sent';
+  };
+}
+
+/** The worker's prune task: requests past their 14 days, and guests' requests whose link expired unconfirmed. */
 export function backInStockPruning(): PruneTask {
   return (db, now) => pruneBackInStockRequests(db, now);
 }

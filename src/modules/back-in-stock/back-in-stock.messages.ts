@@ -1,4 +1,4 @@
-// Back-in-stock messages: answers and the mail. English is the reference; every language has
+// Back-in-stock messages: answers, the confirmation mail of a guest's request and the mail. English is the reference; every language has
 // every key (the types make a missing one a compile error).
 
 const en = {
@@ -14,6 +14,12 @@ const en = {
   'backInStock.mail.body': 'Good news: {product} is available again in {store}.',
   'backInStock.mail.link': 'See the product: {url}',
   'backInStock.mail.once': 'You asked us to tell you when it is back; this is the only mail about it.',
+  'backInStock.badToken': 'The confirmation link is invalid or has expired.',
+  'backInStock.confirm.subject': 'Confirm: tell you when {product} is back – {store}',
+  'backInStock.confirm.body':
+    'Someone (hopefully you) asked {store} to mail this address once when {product} can be bought again. We mail nothing about it until you confirm.',
+  'backInStock.confirm.link': 'Confirm within {hours} hours: {url}',
+  'backInStock.confirm.ignore': 'If this was not you, ignore this mail: without your confirmation we send nothing more.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -29,6 +35,12 @@ const et: Record<keyof typeof en, string> = {
   'backInStock.mail.body': 'Hea uudis: {product} on poes {store} jälle saadaval.',
   'backInStock.mail.link': 'Vaadake toodet: {url}',
   'backInStock.mail.once': 'Soovisite teadet, kui toode on tagasi; rohkem me sellest ei kirjuta.',
+  'backInStock.badToken': 'Kinnituslink on vigane või aegunud.',
+  'backInStock.confirm.subject': 'Kinnitage: teatame, kui {product} on tagasi – {store}',
+  'backInStock.confirm.body':
+    'Keegi (loodetavasti teie) palus poel {store} saata sellele aadressile üks kiri, kui toodet {product} saab jälle osta. Me ei saada sellest midagi enne, kui olete soovi kinnitanud.',
+  'backInStock.confirm.link': 'Kinnitage {hours} tunni jooksul: {url}',
+  'backInStock.confirm.ignore': 'Kui see ei olnud teie, jätke kiri tähelepanuta: ilma kinnituseta me rohkem ei kirjuta.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -44,6 +56,12 @@ const ru: Record<keyof typeof en, string> = {
   'backInStock.mail.body': 'Хорошая новость: {product} снова в наличии в магазине {store}.',
   'backInStock.mail.link': 'Посмотреть товар: {url}',
   'backInStock.mail.once': 'Вы просили сообщить, когда товар появится; это единственное письмо о нём.',
+  'backInStock.badToken': 'Ссылка подтверждения недействительна или устарела.',
+  'backInStock.confirm.subject': 'Подтвердите: сообщим, когда {product} снова появится – {store}',
+  'backInStock.confirm.body':
+    'Кто-то (надеемся, вы) попросил магазин {store} написать на этот адрес, когда {product} снова можно будет купить. Без вашего подтверждения мы ничего об этом не пришлём.',
+  'backInStock.confirm.link': 'Подтвердите в течение {hours} ч.: {url}',
+  'backInStock.confirm.ignore': 'Если это были не вы, просто не обращайте внимания на письмо: без подтверждения мы больше не напишем.',
 };
 
 export const backInStockMessages = { en, et, ru };

@@ -47,9 +47,11 @@ export interface NewRequest {
 }
 
 /**
- * One request per store, product and email. Asking again re-arms it: a new 14 days, and a request
- * already notified (the product sold out again since) becomes pending again. Answers the row and
- * whether it is new.
+ * A logged-in client's request (its login email is confirmed, so the request is too). One request
+ * per store, product and email. Asking again re-arms it: a new 14 days, and a request already
+ * notified (the product sold out again since) becomes pending again; a guest's request for the
+ * address, confirmed or not, becomes the client's, confirmed, its link no longer needed. Answers the
+ * row and whether it is new.
  */
 export async function upsertRequest(db: Db, request: NewRequest): Promise<{ row: BackInStockRow; created: boolean }> {
   const existing = await db
@@ -71,11 +73,15 @@ export async function upsertRequest(db: Db, request: NewRequest): Promise<{ row:
       created_at: request.now,
       expires_at: request.expiresAt,
       notified_at: null,
+      confirmed_at: request.now,
+      token_hash: null,
     })
     .onConflict((conflict) =>
       conflict.columns(['store_code', 'product_id', 'email']).doUpdateSet({
         expires_at: request.expiresAt,
         notified_at: null,
+        confirmed_at: sql<number>`coalesce(back_in_stock_request.confirmed_at, ${request.now})`,
+        token_hash: null,
         language: request.language,
         // A guest's request taken over by the client who owns the address, never the other way.
         client_account_id: sql<number | null>`coalesce(${request.clientAccountId}, back_in_stock_request.client_account_id)`,
@@ -84,6 +90,121 @@ export async function upsertRequest(db: Db, request: NewRequest): Promise<{ row:
     .returningAll()
     .executeTakeFirstOrThrow();
   return { row, created: existing === undefined };
+}
+
+/**
+ * A guest's request, unconfirmed until the address follows the mailed link, which works until
+ * `linkExpiresAt` (the row is pruned then if nobody followed it). A request the address confirmed
+ * and that still waits is left alone, as is a client's (its own request, told at its login email):
+ * undefined then, and no mail is due. Otherwise the row, new or there (expired, notified since,
+ * or still unconfirmed), waits for a confirmation again; the link of a confirmation made before no
+ * longer works, and an unconfirmed row's link (mailed or about to be) keeps working until the next
+ * mail replaces it. Answers the id of the row that waits.
+ */
+export async function armGuestRequest(
+  trx: Db,
+  request: Omit<NewRequest, 'clientAccountId' | 'expiresAt'> & { linkExpiresAt: number },
+): Promise<number | undefined> {
+  const row = await trx
+    .insertInto('back_in_stock_request')
+    .values({
+      store_code: request.storeCode,
+      product_id: request.productId,
+      email: request.email,
+      client_account_id: null,
+      language: request.language,
+      audience: request.audience,
+      created_at: request.now,
+      expires_at: request.linkExpiresAt,
+      notified_at: null,
+      confirmed_at: null,
+      token_hash: null,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['store_code', 'product_id', 'email'])
+        .doUpdateSet({
+          expires_at: request.linkExpiresAt,
+          notified_at: null,
+          confirmed_at: null,
+          token_hash: sql<string | null>`case when back_in_stock_request.confirmed_at is null then back_in_stock_request.token_hash end`,
+          language: request.language,
+        })
+        .where((eb) =>
+          eb.and([
+            eb('back_in_stock_request.client_account_id', 'is', null),
+            eb.or([
+              eb('back_in_stock_request.confirmed_at', 'is', null),
+              eb('back_in_stock_request.notified_at', 'is not', null),
+              eb('back_in_stock_request.expires_at', '<=', request.now),
+            ]),
+          ]),
+        ),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return row && Number(row.id);
+}
+
+/** A guest's request waiting for its confirmation mail, with what the mail needs. */
+export function unconfirmedRequest(db: Db, id: number) {
+  return db
+    .selectFrom('back_in_stock_request as r')
+    .innerJoin('product as p', 'p.id', 'r.product_id')
+    .select(['r.id', 'r.store_code', 'r.product_id', 'r.email', 'r.language', 'r.expires_at', 'p.name as product_name'])
+    .where('r.id', '=', id)
+    .where('r.confirmed_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Stores the hash of the token about to be mailed, and how long its link works, if the request is
+ * as it was read: still unconfirmed and not re-armed or taken over since (false then: no mail).
+ */
+export async function setRequestToken(
+  db: Db,
+  request: { id: number; expiresAtRead: number },
+  tokenHash: string,
+  expiresAt: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('back_in_stock_request')
+    .set({ token_hash: tokenHash, expires_at: expiresAt })
+    .where('id', '=', request.id)
+    .where('confirmed_at', 'is', null)
+    .where('client_account_id', 'is', null)
+    .where('expires_at', '=', request.expiresAtRead)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The request a token was mailed for, followed or not, while it lasts. */
+export function findRequestByToken(db: Db, tokenHash: string, now: number): Promise<BackInStockRow | undefined> {
+  return db
+    .selectFrom('back_in_stock_request')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/**
+ * Confirms the request the token was mailed for, for the request's lifetime from now; false when it
+ * is not (or no longer) that token's unconfirmed request: another confirmation took it first.
+ */
+export async function markRequestConfirmed(db: Db, id: number, tokenHash: string, now: number, expiresAt: number): Promise<boolean> {
+  const result = await db
+    .updateTable('back_in_stock_request')
+    .set({ confirmed_at: now, expires_at: expiresAt })
+    .where('id', '=', id)
+    .where('token_hash', '=', tokenHash)
+    .where('confirmed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function findRequestById(db: Db, id: number): Promise<BackInStockRow | undefined> {
+  return db.selectFrom('back_in_stock_request').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The client's requests in the store that have not expired, newest first, one page, and their count. */
@@ -131,6 +252,7 @@ export async function pendingScopes(db: Db, now: number): Promise<Array<{ store_
     .select(['store_code', 'audience'])
     .distinct()
     .where('notified_at', 'is', null)
+    .where('confirmed_at', 'is not', null)
     .where('expires_at', '>', now)
     .execute();
 }
@@ -138,13 +260,14 @@ export async function pendingScopes(db: Db, now: number): Promise<Array<{ store_
 /** A caller who sees the audience's catalogue, for visibility only (the rule reads nothing but the kind). */
 const AUDIENCE_CALLER: Record<'R' | 'B', Caller> = { R: GUEST, B: { ...GUEST, kind: 'BUSINESS' } };
 
-/** Pending requests of the scope whose product the requester may see and is available now, oldest first. */
+/** Pending confirmed requests of the scope whose product the requester may see and is available now, oldest first. */
 export async function dueRequestIds(db: Db, scope: { store_code: string; audience: 'R' | 'B' }, now: number, limit: number) {
   const rows = await db
     .selectFrom('back_in_stock_request as r')
     .innerJoin('product as p', 'p.id', 'r.product_id')
     .select('r.id')
     .where('r.notified_at', 'is', null)
+    .where('r.confirmed_at', 'is not', null)
     .where('r.expires_at', '>', now)
     .where('r.store_code', '=', scope.store_code)
     .where('r.audience', '=', scope.audience)
@@ -163,6 +286,7 @@ export async function claimNotification(trx: Db, id: number, now: number): Promi
     .set({ notified_at: now })
     .where('id', '=', id)
     .where('notified_at', 'is', null)
+    .where('confirmed_at', 'is not', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
@@ -182,6 +306,7 @@ export async function mailFacts(db: Db, id: number) {
     .select([
       'ule.user_id as unconfirmed_user',
       'r.id',
+      'r.confirmed_at',
       'r.store_code',
       'r.product_id',
       'r.email',
@@ -194,7 +319,7 @@ export async function mailFacts(db: Db, id: number) {
     .executeTakeFirst();
 }
 
-/** Deletes requests past their 14 days, notified or not. */
+/** Deletes requests past their 14 days, notified or not, and guests' requests whose confirmation link expired unfollowed. */
 export async function pruneBackInStockRequests(db: Db, now: number): Promise<number> {
   return deleteInBatches(db, 'back_in_stock_request', {
     key: 'id',

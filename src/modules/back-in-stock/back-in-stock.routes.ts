@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
+import { addressKey } from '../../infra/address-key.js';
 import { notFound } from '../../infra/domain-error.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { callerResolver, catalogueContext } from '../catalogue/index.js';
@@ -9,13 +11,14 @@ import type { BackInStockSection } from './back-in-stock.config.js';
 import { clientRequestPage, deleteClientRequest, type BackInStockRow } from './back-in-stock.repository.js';
 import {
   BackInStockBody,
+  BackInStockConfirmBody,
   BackInStockListItem,
   BackInStockParams,
   BackInStockQuery,
   BackInStockSchema,
   GuestBackInStockSchema,
 } from './back-in-stock.schemas.js';
-import { requestBackInStock, requestingClient } from './back-in-stock.service.js';
+import { confirmBackInStock, requestBackInStock, requestingClient } from './back-in-stock.service.js';
 
 export interface BackInStockDeps {
   database: DatabaseHandle;
@@ -36,7 +39,9 @@ const wire = (row: BackInStockRow) => ({
 /**
  * Back-in-stock requests. POST is open to clients (201 for a new request, 200 for one that was
  * there, re-armed for 14 days, with the stored row) and to guests with an email: a guest is
- * answered 202 and only what it sent and the new expiry, whether or not the address asked before.
+ * answered 202 and only what it sent and the new expiry, whether or not the address asked before
+ * or confirmed. A guest's request is told only once the address follows the link mailed to it
+ * (POST /back-in-stock/confirm, anonymous, limited per client address before validation).
  * GET and DELETE are a logged-in client's, in the request's store; another client's id is the same
  * 404 as an unknown one. Every answer is `no-store`.
  */
@@ -69,7 +74,7 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
     },
     async (request, reply) => {
       const context = catalogueContext(request, await callerOf(request));
-      const { row, created } = await requestBackInStock(db, config.backInStock, {
+      const outcome = await requestBackInStock(db, config.backInStock, {
         caller: context.caller,
         storeCode: context.store.code,
         language: context.language,
@@ -78,10 +83,31 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
         productId: request.body.productId,
         email: request.body.email,
       });
-      if (context.caller.clientAccountId === null) {
-        return reply.code(202).send({ productId: Number(row.product_id), email: row.email, expiresAt: iso(Number(row.expires_at)) });
+      if (outcome.kind === 'guest') {
+        return reply.code(202).send({ productId: outcome.productId, email: outcome.email, expiresAt: iso(outcome.expiresAt) });
       }
-      return reply.code(created ? 201 : 200).send(wire(row));
+      return reply.code(outcome.created ? 201 : 200).send(wire(outcome.row));
+    },
+  );
+
+  app.post(
+    '/back-in-stock/confirm',
+    {
+      // Counted before validation, so malformed requests count too.
+      preValidation: async (request) =>
+        consumeRateLimit(db, `back-in-stock-confirm:ip:${addressKey(request.ip)}`, config.backInStock.confirmPerIp, request.actionTime),
+      schema: {
+        tags,
+        summary:
+          "Follow the confirmation link of a guest's request: it is confirmed now and waits 14 days from now. Followed again, the link answers as the first time (400 for a link unknown or expired)",
+        headers: StoreRequestHeaders,
+        body: BackInStockConfirmBody,
+        response: { 200: success(GuestBackInStockSchema), ...errors(...storeRouteErrors, 413, 415, 422, 429) },
+      },
+    },
+    async (request) => {
+      const confirmed = await db.transaction().execute((trx) => confirmBackInStock(trx, request.body.token, request.actionTime));
+      return { productId: confirmed.productId, email: confirmed.email, expiresAt: iso(confirmed.expiresAt) };
     },
   );
 

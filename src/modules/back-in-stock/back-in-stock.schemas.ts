@@ -46,3 +46,8 @@ export const BackInStockListItem = Type.Object({
   productCode: Type.String(),
   productName: Type.String(),
 });
+
+export const BackInStockConfirmBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200, description: 'The `backInStockToken` of the confirmation link' }) },
+  { additionalProperties: false },
+);

@@ -2,16 +2,29 @@ import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
-import { conflict, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
+import { badRequest, conflict, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
+import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { audienceKey, type Caller } from '../catalogue/index.js';
 import type { BackInStockSection } from './back-in-stock.config.js';
-import { clientEmail, requestableProduct, upsertRequest, type BackInStockRow } from './back-in-stock.repository.js';
+import { queueConfirmationMail } from './back-in-stock.jobs.js';
+import {
+  armGuestRequest,
+  clientEmail,
+  findRequestById,
+  findRequestByToken,
+  markRequestConfirmed,
+  requestableProduct,
+  upsertRequest,
+  type BackInStockRow,
+} from './back-in-stock.repository.js';
 
 // The rules of a back-in-stock request: a guest gives an email, a client is told at its own; only
 // a product the requester may see and that is not available now; one request per store, product
 // and address (asking again is the same request, for another 14 days); counted per client address
-// and per email before any work.
+// and per email before any work. A guest's request is double opt-in, as the newsletter's: it waits
+// unconfirmed, and a mail asks the address to confirm it; only confirmed requests are told.
 
 export const REQUEST_LIFETIME_MS = 14 * 86_400_000;
 
@@ -25,11 +38,16 @@ export interface BackInStockInput {
   email?: string;
 }
 
-export async function requestBackInStock(
-  db: Db,
-  limits: BackInStockSection,
-  input: BackInStockInput,
-): Promise<{ row: BackInStockRow; created: boolean }> {
+/** What a guest is answered, whatever the address had asked before (so it tells nobody who asked for what). */
+export interface GuestAnswer {
+  productId: number;
+  email: string;
+  expiresAt: number;
+}
+
+export type RequestOutcome = { kind: 'client'; row: BackInStockRow; created: boolean } | ({ kind: 'guest' } & GuestAnswer);
+
+export async function requestBackInStock(db: Db, config: BackInStockSection, input: BackInStockInput): Promise<RequestOutcome> {
   const { caller, now } = input;
   let email: string;
   let language: string = input.language;
@@ -46,22 +64,70 @@ export async function requestBackInStock(
     if (input.email === undefined) throw invalidField('email', 'backInStock.emailRequired');
     email = normaliseEmail(input.email);
   }
-  await consumeRateLimit(db, `back-in-stock:ip:${addressKey(input.ip)}`, limits.perIp, now);
-  await consumeRateLimit(db, `back-in-stock:email:${email}`, limits.perEmail, now);
+  await consumeRateLimit(db, `back-in-stock:ip:${addressKey(input.ip)}`, config.perIp, now);
+  await consumeRateLimit(db, `back-in-stock:email:${email}`, config.perEmail, now);
 
   const product = await requestableProduct(db, input.storeCode, caller, input.productId);
   if (!product) throw notFound('backInStock.unknownProduct', { id: input.productId });
   if (product.available) throw conflict('backInStock.available');
-  return upsertRequest(db, {
+  const request = {
     storeCode: input.storeCode,
     productId: input.productId,
     email,
-    clientAccountId: caller.clientAccountId,
     language,
     audience: audienceKey(caller),
     now,
-    expiresAt: now + REQUEST_LIFETIME_MS,
-  });
+  };
+  if (caller.clientAccountId !== null) {
+    const { row, created } = await upsertRequest(db, {
+      ...request,
+      clientAccountId: caller.clientAccountId,
+      expiresAt: now + REQUEST_LIFETIME_MS,
+    });
+    return { kind: 'client', row, created };
+  }
+  await db.transaction().execute((trx) => requestAsGuest(trx, config, request));
+  return { kind: 'guest', productId: input.productId, email, expiresAt: now + REQUEST_LIFETIME_MS };
+}
+
+/**
+ * A guest's request: stored unconfirmed (or left alone when its address confirmed it and it still
+ * waits, or it is a client's) with its confirmation mail queued in the same transaction. The same
+ * request again within the resubmit window (a double click, a retry) stores and mails nothing more:
+ * the first link works, and two identical mails would only confuse.
+ */
+async function requestAsGuest(
+  trx: Db,
+  config: Pick<BackInStockSection, 'confirmTokenTtlMs'>,
+  request: { storeCode: string; productId: number; email: string; language: string; audience: 'R' | 'B'; now: number },
+): Promise<void> {
+  const { storeCode, productId, email, now } = request;
+  if (!(await isFirstSubmission(trx, submissionKey('back-in-stock', { storeCode, productId, email }), now))) return;
+  const id = await armGuestRequest(trx, { ...request, linkExpiresAt: now + config.confirmTokenTtlMs });
+  if (id !== undefined) await queueConfirmationMail(trx, id, now);
+}
+
+const badToken = () => badRequest('backInStock.badToken');
+
+/**
+ * Follows a confirmation link: the request is confirmed now and waits 14 days from now. Followed
+ * again (a double click, a mail scanner that opened it first, two at once) it changes nothing and
+ * answers as the first time, while the link's request lasts.
+ */
+export async function confirmBackInStock(trx: Db, token: string, now: number): Promise<GuestAnswer> {
+  if (!isTokenShaped(token)) throw badToken();
+  const hash = hashToken(token);
+  const request = await findRequestByToken(trx, hash, now);
+  if (!request) throw badToken();
+  let confirmed: BackInStockRow | undefined = request;
+  if (request.confirmed_at === null) {
+    // Of two at once, one confirms; the other, refused by the conditional update, answers with the
+    // row as that one left it.
+    await markRequestConfirmed(trx, Number(request.id), hash, now, now + REQUEST_LIFETIME_MS);
+    confirmed = await findRequestById(trx, Number(request.id));
+  }
+  if (!confirmed || confirmed.confirmed_at === null || confirmed.token_hash !== hash) throw badToken();
+  return { productId: Number(confirmed.product_id), email: confirmed.email, expiresAt: Number(confirmed.expires_at) };
 }
 
 /** The logged-in client's account id; a guest has no list of requests (401). */

@@ -18,6 +18,14 @@ export interface BackInStockRequestTable {
   expires_at: number;
   /** Set once, by the conditional update that queues the mail; null while pending. */
   notified_at: number | null;
+  /**
+   * When the address confirmed the request: a guest's follows the mailed link (double opt-in), a
+   * client's is confirmed when made. Null while waiting; the scan tells only confirmed requests.
+   * While null, expires_at is when the link stops working.
+   */
+  confirmed_at: number | null;
+  /** SHA-256 of the confirmation link's token, set by the worker that mails it; null for a client's request. */
+  token_hash: string | null;
 }
 
 export interface BackInStockTables {

@@ -1,9 +1,11 @@
-// Back-in-stock's public surface: its routes (app.ts), the worker's scan, mail job and prune task
+// Back-in-stock's public surface: its routes (app.ts), the worker's scan, mail jobs and prune task
 // (worker.ts), its config section (config.ts), tables (schema.ts) and messages (messages.ts).
 export { backInStockRoutes, type BackInStockDeps } from './back-in-stock.routes.js';
 export {
+  BACK_IN_STOCK_CONFIRMATION_JOB,
   BACK_IN_STOCK_MAIL_JOB,
   BACK_IN_STOCK_SCAN_INTERVAL_MS,
+  backInStockConfirmationHandler,
   backInStockMailHandler,
   backInStockPruning,
   scanBackInStock,
