@@ -4,7 +4,7 @@ import { pruneExpired } from '../../src/infra/maintenance.js';
 import { erasedEmailOf, type PersonalDataSubject } from '../../src/infra/personal-data.js';
 import { accessTokenPruning } from '../../src/modules/accounts/index.js';
 import { backInStockPruning } from '../../src/modules/back-in-stock/index.js';
-import { dueRequestIds } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
+import { dueRequestIds, findRequestByToken, pendingScopes } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
 import { basketPruning } from '../../src/modules/basket/index.js';
 import { removeAccount } from '../../src/modules/companies/company-users.repository.js';
 import { bannerCtrPruning } from '../../src/modules/ctr/index.js';
@@ -108,6 +108,9 @@ describe('statements on tables that grow every day', () => {
     const { db, statements } = recordingStatements(t.database.db);
     const now = Date.now();
     await dueRequestIds(db, { store_code: 'WEB', audience: 'R' }, now, 200);
+    await pendingScopes(db, now);
+    // A guest's confirmation link, by its token's hash.
+    await findRequestByToken(db, 'a'.repeat(64), now);
     await expirePendingRequests(db, 'someone@example.ee', 'WEB', now);
     await withdrawEverywhere(db, 'someone@example.ee', now);
     const member = await createCustomer(t.database.db, { kind: 'BUSINESS' });
@@ -118,6 +121,14 @@ describe('statements on tables that grow every day', () => {
       .executeTakeFirstOrThrow();
     expect(await removeAccount(db, member.clientAccountId, Number(user_id), now)).toBe(true);
     await expectIndexed(statements);
+  });
+
+  it('the back-in-stock scan reads only confirmed pending requests through its partial index (back_in_stock_request_due_idx)', async () => {
+    const { db, statements } = recordingStatements(t.database.db);
+    await dueRequestIds(db, { store_code: 'WEB', audience: 'R' }, Date.now(), 200);
+    const [due] = statements.filter((statement) => statement.sql.includes('"back_in_stock_request"'));
+    expect(due!.sql).toMatch(/"confirmed_at" is not null/);
+    expect(await planOfStatement(t.database.db, due!)).toContain('back_in_stock_request_due_idx');
   });
 
   it("the operators' order feed reads a page after its cursor, and the count, through customer_order_updated_idx", async () => {

@@ -106,6 +106,7 @@ beforeAll(async () => {
     LINK_GUESS_RATE_LIMIT_PER_IP: GENEROUS,
     BACK_IN_STOCK_RATE_LIMIT_PER_IP: GENEROUS,
     BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: GENEROUS,
+    BACK_IN_STOCK_CONFIRM_RATE_LIMIT_PER_IP: GENEROUS,
     CONTACT_RATE_LIMIT_PER_IP: GENEROUS,
     CONTACT_RATE_LIMIT_PER_EMAIL: GENEROUS,
     NEWSLETTER_RATE_LIMIT_PER_IP: GENEROUS,
@@ -828,6 +829,17 @@ function listCases(): Case[] {
       variant: 'a guest',
       expect: 'a',
       prepare: async () => ({ request: request({}, 'POST', '/back-in-stock', { productId: f.soldOut, email: uniqueEmail('bis') }) }),
+    },
+    {
+      op: 'POST /back-in-stock/confirm',
+      expect: 'a',
+      prepare: async () => {
+        const email = uniqueEmail('bis-confirm');
+        await ok(send({}, 'POST', '/back-in-stock', { productId: f.soldOut, email }), 202);
+        return {
+          request: request({}, 'POST', '/back-in-stock/confirm', { token: linkParameter(await mailTo(email), 'backInStockToken') }),
+        };
+      },
     },
     {
       op: 'DELETE /back-in-stock/{id}',

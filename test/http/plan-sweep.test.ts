@@ -37,7 +37,7 @@ import { badRequests, operationsOf, type Operation, type Schema } from './bad-in
 // operation is called once as documented (bad-input-cases.ts builds the valid request from its
 // schemas, with values that exist), then once more for each optional filter, sort and type it
 // takes (one at a time) and for page 2 of a list. Then a new customer and a new guest make the
-// writes a shopper makes most (basket, wishlist, back-in-stock, newsletter, comment and rating,
+// writes a shopper makes most (basket, wishlist, back-in-stock and its confirmation, newsletter, comment and rating,
 // session action, checkout), judged the same way.
 //
 // Every SQL statement a request runs goes through a handle that records it with its parameters
@@ -881,7 +881,10 @@ describe("a shopper's most used writes", () => {
     await send(caller, 'PUT', '/basket/delivery', { deliveryMethodId: shop.methods.COURIER });
     await send(caller, 'POST', '/wishlist', { productId });
     await send(caller, 'POST', '/back-in-stock', { productId: soldOut });
-    await send(guest, 'POST', '/back-in-stock', { productId: soldOut, email: uniqueEmail('plan-sweep-guest') });
+    const bisGuest = uniqueEmail('plan-sweep-guest');
+    await send(guest, 'POST', '/back-in-stock', { productId: soldOut, email: bisGuest });
+    const bisToken = /[?&]backInStockToken=([A-Za-z0-9_-]+)/.exec((await mailTo(t, bisGuest, /./)).text ?? '')?.[1];
+    await send(guest, 'POST', '/back-in-stock/confirm', { token: bisToken });
     await send(guest, 'POST', '/newsletter/subscribe', { email: uniqueEmail('plan-sweep-news'), language: 'et' });
     await send(caller, 'POST', `/product/${productId}/comments`, { body: 'Väga hea lugemine', rating: 4 });
     await send(caller, 'PUT', `/product/${productId}/rating`, { rating: 5 });

@@ -68,6 +68,7 @@ const ENV: Record<string, string> = {
   NEWSLETTER_RATE_LIMIT_PER_EMAIL: low,
   BACK_IN_STOCK_RATE_LIMIT_PER_IP: low,
   BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: low,
+  BACK_IN_STOCK_CONFIRM_RATE_LIMIT_PER_IP: low,
   CONTACT_RATE_LIMIT_PER_IP: low,
   CONTACT_RATE_LIMIT_PER_EMAIL: low,
   CHECKOUT_RATE_LIMIT_PER_IP: low,
@@ -459,6 +460,9 @@ function cases(): Case[] {
         other: () => request(nextIp(), 'POST', '/back-in-stock', { productId: f.soldOut, email: nextEmail('bis-other') }),
       };
     })(),
+    perAddress('POST /back-in-stock/confirm', 'BACK_IN_STOCK_CONFIRM_RATE_LIMIT_PER_IP', LOW, (ip) =>
+      request(ip, 'POST', '/back-in-stock/confirm', { token: wrongToken() }),
+    ),
     perAddress('POST /contact', 'CONTACT_RATE_LIMIT_PER_IP', LOW, (ip, i) =>
       request(ip, 'POST', '/contact', contactForm(nextEmail('contact'), i)),
     ),
