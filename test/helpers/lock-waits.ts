@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
+import { engine } from './test-app.js';
 
 // Forcing an interleaving on PostgreSQL: a test holds a row or table, starts the requests that race,
 // and lets go only once they all wait on a lock, which is when each has read what it read unlocked.
@@ -18,4 +19,27 @@ export async function until(what: string, done: () => boolean | Promise<boolean>
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`waited too long for ${what}`);
+}
+
+/**
+ * Runs `requests` (two or more at once) so that each has read what it reads before its first write:
+ * on PostgreSQL with `table` held in share mode (read, not written) until at least two of them wait
+ * on a lock, then let go; unless the code's own lock made one wait for another's commit, every one
+ * has read the others' state as it was. SQLite runs one write transaction at a time: there they
+ * just run at once.
+ */
+export async function withTableHeld<T>(db: Kysely<Database>, table: string, requests: () => Promise<T>): Promise<T> {
+  if (engine !== 'postgres') return requests();
+  let answers: { done: T } | { failed: unknown } | undefined;
+  await db.transaction().execute(async (trx) => {
+    await sql`lock table ${sql.table(table)} in share mode`.execute(trx);
+    void requests().then(
+      (done) => (answers = { done }),
+      (failed: unknown) => (answers = { failed }),
+    );
+    await until('the requests to wait on a lock', async () => (await lockWaiters(db)) >= 2);
+  });
+  await until('their answers', () => answers !== undefined);
+  if ('failed' in answers!) throw answers.failed;
+  return answers!.done;
 }

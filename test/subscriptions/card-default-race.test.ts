@@ -4,7 +4,7 @@ import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
-import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { lockWaiters, until, withTableHeld } from '../helpers/lock-waits.js';
 
 // A client has one default card, whatever of its cards is confirmed, removed or made the default at
 // once: each of them decides the default under the client account's lock. Forced on PostgreSQL as
@@ -24,27 +24,6 @@ afterEach(async () => {
 });
 
 type Form = { url: string; method: string; fields: Record<string, string> };
-
-/**
- * Runs `both` (two requests) at once. On PostgreSQL the card table is held (share mode: read, not
- * written) until both wait on a lock: each has read what it reads before its first write to a card,
- * unless the client's lock made one wait for the other's commit.
- */
-async function atOnce<T>(both: () => Promise<T>): Promise<T> {
-  if (engine !== 'postgres') return both();
-  let answers: { done: T } | { failed: unknown } | undefined;
-  await s.t.database.db.transaction().execute(async (trx) => {
-    await sql`lock table subscription_card in share mode`.execute(trx);
-    void both().then(
-      (done) => (answers = { done }),
-      (failed: unknown) => (answers = { failed }),
-    );
-    await until('both requests to wait', async () => (await lockWaiters(s.t.database.db)) >= 2);
-  });
-  await until('both answers', () => answers !== undefined);
-  if ('failed' in answers!) throw answers.failed;
-  return answers!.done;
-}
 
 /** Starts saving a card; a pending card started earlier is aged past the resubmit window, so this is a second card, not a repeat. */
 async function startCard(customer: TestCustomer): Promise<Form> {
@@ -90,7 +69,7 @@ describe('the default card, with cards confirmed at once', () => {
     expect((await cardRows(customer)).map((row) => row.state)).toEqual(['PENDING', 'PENDING']);
     s.everypay.holdCallbacks();
     const backs = [await paid(first), await paid(second)];
-    const statuses = await atOnce(() => Promise.all(backs.map(comeBack)));
+    const statuses = await withTableHeld(s.t.database.db, 'subscription_card', () => Promise.all(backs.map(comeBack)));
     expect(statuses).toEqual([303, 303]);
     const cards = await listed(customer);
     expect(cards).toHaveLength(2);
@@ -109,7 +88,7 @@ describe('the default card, with cards confirmed at once', () => {
     const pending = await startCard(customer);
     s.everypay.holdCallbacks();
     const back = await paid(pending);
-    const [removed, returned] = await atOnce(() =>
+    const [removed, returned] = await withTableHeld(s.t.database.db, 'subscription_card', () =>
       Promise.all([call(s, customer, 'DELETE', `/subscription-credit-card/${saved}`), comeBack(back)]),
     );
     expect(removed.statusCode, removed.body).toBe(204);

@@ -1,13 +1,10 @@
-import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
 import { LOST_START_MS } from '../../src/modules/subscriptions/cards.service.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, secondAccountOf, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
-import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { until, withTableHeld } from '../helpers/lock-waits.js';
 
 // POST /subscription-credit-card sent again (a double click, a retry after a timeout) while the card
 // it started is still being saved is answered the first one's redirect form: one card row, one
@@ -96,18 +93,9 @@ describe('POST /subscription-credit-card twice', () => {
 
   it('at once, both past their look-up before either writes its card (PostgreSQL: the card table held): one card', async () => {
     const customer = await createCustomer(s.t.database.db);
-    let answers!: [LightMyRequestResponse, LightMyRequestResponse];
-    if (engine !== 'postgres') answers = await Promise.all([start(customer), start(customer)]);
-    else
-      await s.t.database.db.transaction().execute(async (trx) => {
-        // Each start's insert of its card waits here, after its look-up found none unless the client's
-        // lock made the second wait for the first one's commit.
-        await sql`lock table subscription_card in share mode`.execute(trx);
-        const both = Promise.all([start(customer), start(customer)]);
-        await until('both starts to wait', async () => (await lockWaiters(s.t.database.db)) >= 2);
-        void both.then((done) => (answers = done));
-      });
-    await until('both answers', () => answers !== undefined);
+    // Each start's insert of its card waits on the held table, after its look-up found none unless the
+    // client's lock made the second wait for the first one's commit.
+    const answers = await withTableHeld(s.t.database.db, 'subscription_card', () => Promise.all([start(customer), start(customer)]));
     const [one, two] = answers;
     expect([one.statusCode, two.statusCode], `${one.body} ${two.body}`).toEqual([200, 200]);
     expect(two.json()).toEqual(one.json());

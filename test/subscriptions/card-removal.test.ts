@@ -1,11 +1,9 @@
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { expectFieldErrors } from '../helpers/http.js';
-import { engine } from '../helpers/test-app.js';
 import { call, createCustomer, saveCard, startSubscriptionShop, subscribe, subscriptionRow, type SubscriptionShop } from './helpers.js';
-import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { withTableHeld } from '../helpers/lock-waits.js';
 
 // A card that goes (removed by its owner, or pruned when it expired) leaves no subscription naming
 // it and no client without a default card while it has a usable one. POST /subscription takes the
@@ -26,23 +24,6 @@ afterEach(async () => {
   await s.everypay.releaseCallbacks();
   await s.everypay.callbacksIdle();
 });
-
-/** Runs `both` at once; on PostgreSQL with `table` held in share mode until both wait on a lock. */
-async function atOnce<T>(table: string, both: () => Promise<T>): Promise<T> {
-  if (engine !== 'postgres') return both();
-  let answers: { done: T } | { failed: unknown } | undefined;
-  await s.t.database.db.transaction().execute(async (trx) => {
-    await sql`lock table ${sql.table(table)} in share mode`.execute(trx);
-    void both().then(
-      (done) => (answers = { done }),
-      (failed: unknown) => (answers = { failed }),
-    );
-    await until('both to wait', async () => (await lockWaiters(s.t.database.db)) >= 2);
-  });
-  await until('both answers', () => answers !== undefined);
-  if ('failed' in answers!) throw answers.failed;
-  return answers!.done;
-}
 
 const listed = async (customer: TestCustomer) => {
   const response = await call(s, customer, 'GET', '/subscription-credit-card');
@@ -77,7 +58,7 @@ describe('POST /subscription and DELETE of its card at once', () => {
     'the card %s (PostgreSQL: both past their reads): the subscription names a live card, or the subscribe was refused',
     async (which) => {
       const { customer, first, second } = await twoCards();
-      const [subscribed, removed] = await atOnce('subscription', () =>
+      const [subscribed, removed] = await withTableHeld(s.t.database.db, 'subscription', () =>
         Promise.all([
           subscribe(s, customer, 'SHELF5', which === 'named' ? first : undefined),
           call(s, customer, 'DELETE', `/subscription-credit-card/${first}`),
