@@ -338,19 +338,24 @@ describe('back-in-stock mails of an account whose login email is not confirmed',
   });
 });
 
+/** Asks for a password reset for `email` (in English) and answers the token of the link mailed to it. */
+async function resetTokenMailedTo(email: string): Promise<string> {
+  const asked = await t.app.inject({
+    method: 'POST',
+    url: '/auth/reset-password',
+    headers: { 'x-app-language': 'en' },
+    payload: { email },
+  });
+  expect(asked.statusCode, asked.body).toBe(200);
+  return tokenFromMail(await mailTo(t, email, /Reset your password/), 'passwordResetToken');
+}
+
 describe('the address owner proving the mailbox through a link the accounts module mailed to it', () => {
   const NEW_PASSWORD = 'Uus-parool-kuuse-all-77';
 
   /** Asks for a password reset for `email`, follows the link from the mail and sets NEW_PASSWORD. */
   async function resetPassword(email: string) {
-    const asked = await t.app.inject({
-      method: 'POST',
-      url: '/auth/reset-password',
-      headers: { 'x-app-language': 'en' },
-      payload: { email },
-    });
-    expect(asked.statusCode, asked.body).toBe(200);
-    const token = tokenFromMail(await mailTo(t, email, /Reset your password/), 'passwordResetToken');
+    const token = await resetTokenMailedTo(email);
     const set = await t.app.inject({
       method: 'POST',
       url: '/auth/set-new-password',
@@ -490,14 +495,7 @@ describe("a social sign-in racing the address owner's takeover", () => {
   async function racing() {
     const email = uniqueEmail('victim-race');
     const { sub, userId } = await legacyAccount('facebook', email);
-    const asked = await t.app.inject({
-      method: 'POST',
-      url: '/auth/reset-password',
-      headers: { 'x-app-language': 'en' },
-      payload: { email },
-    });
-    expect(asked.statusCode, asked.body).toBe(200);
-    const resetToken = tokenFromMail(await mailTo(t, email, /Reset your password/), 'passwordResetToken');
+    const resetToken = await resetTokenMailedTo(email);
     const token = t.facebook.issueToken({ id: sub, email });
     const external = await t.app.inject({ method: 'GET', url: `/auth/external?client=facebook&id=${sub}&token=${token}` });
     expect(external.statusCode, external.body).toBe(200);
