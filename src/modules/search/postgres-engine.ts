@@ -106,9 +106,13 @@ export function createPostgresEngine(): SearchEngine {
       await sql`analyze search_name`.execute(db);
     },
     async claimPending(trx, limit) {
-      // Several API processes fold at once: each takes rows no other transaction holds.
-      const result = await sql<PendingRow>`delete from search_pending where (kind, entity_id) in
-        (select kind, entity_id from search_pending limit ${limit} for update skip locked) returning kind, entity_id`.execute(trx);
+      // Several API processes fold at once: each takes rows no other transaction holds. The rows
+      // are named by ctid in an array computed once (a Tid Scan): written as `(kind, entity_id) in
+      // (select ...)`, stale statistics (a queue analysed near empty, then filled by an import) made
+      // the planner join the queue to its own batch by a nested loop, 10,000 x 5,000 comparisons,
+      // 10 s a batch. A locked row cannot move, so its ctid holds until the delete.
+      const result = await sql<PendingRow>`delete from search_pending where ctid = any(array(
+        select ctid from search_pending limit ${limit} for update skip locked)) returning kind, entity_id`.execute(trx);
       return result.rows.map((row) => ({ kind: row.kind, entity_id: Number(row.entity_id) }));
     },
     least(...values) {
