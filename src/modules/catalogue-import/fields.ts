@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
 import { STORE_CODES } from '../store/index.js';
+import { lineMessage } from './line-messages.js';
 
 // Field shapes and conversions every catalogue import shares: codes, translated names, money,
 // dates, barcodes. A line is checked whole against its schema before anything is looked up.
@@ -46,7 +47,7 @@ export type TranslatedText = Static<ReturnType<typeof TranslatedText>>;
 
 /**
  * A parser for lines of one schema: a control character where the schema does not allow it, else
- * the first schema error, as `/path: message`; then the extra checks (money, dates, barcodes) a
+ * the first schema error, as `/path: message` (line-messages.ts); then the extra checks (money, dates, barcodes) a
  * schema cannot express, which throw LineError.
  */
 export function lineParser<S extends TSchema, R>(
@@ -59,7 +60,7 @@ export function lineParser<S extends TSchema, R>(
     if (control !== undefined) return { error: control };
     if (!check.Check(value)) {
       const first = check.Errors(value).First();
-      return { error: `${first?.path || '(line)'}: ${first?.message ?? 'invalid'}` };
+      return { error: first ? lineMessage(first) : '(line): is invalid' };
     }
     try {
       return { record: convert(value) };
