@@ -18,6 +18,13 @@ export const BACKUP_USAGE = `  backup <file>                       SQLite: a con
 
 type Print = (line: string) => void;
 
+/** What pg_dump runs with: the command's environment (PATH, PGPASSWORD, ...) and where its messages go. */
+export interface BackupIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
 /** The database file of a `sqlite:` URL (refusing an in-memory one), or undefined for PostgreSQL. */
 function sqliteFile(url: string): string | undefined {
   if (!url.startsWith('sqlite:')) return undefined;
@@ -33,11 +40,11 @@ function oneFile(args: string[], command: string): string {
 }
 
 /** `backup <file>`: exit status 0 when the copy is complete and checked. */
-export async function backupCommand(url: string, args: string[], print: Print): Promise<number> {
+export async function backupCommand(url: string, args: string[], print: Print, io: BackupIo): Promise<number> {
   const target = oneFile(args, 'backup');
   if (existsSync(target)) throw new CliUsageError(`${target} already exists; a backup never overwrites a file`);
   const source = sqliteFile(url);
-  if (source === undefined) return pgDump(url, target, print);
+  if (source === undefined) return pgDump(url, target, print, io);
   if (!existsSync(source)) throw new CliUsageError(`no database at ${source}`);
   const started = performance.now();
   const partial = `${target}.partial`;
@@ -145,7 +152,7 @@ function syncFile(file: string): void {
 }
 
 /** PostgreSQL: pg_dump in its custom format (restored with pg_restore), or where to find it. */
-function pgDump(url: string, target: string, print: Print): Promise<number> {
+function pgDump(url: string, target: string, print: Print, io: BackupIo): Promise<number> {
   return new Promise((done) => {
     let finished = false;
     const finish = (code: number) => {
@@ -154,7 +161,12 @@ function pgDump(url: string, target: string, print: Print): Promise<number> {
       if (code !== 0) rmSync(target, { force: true });
       done(code);
     };
-    const child = spawn('pg_dump', ['--format=custom', `--file=${target}`, `--dbname=${url}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn('pg_dump', ['--format=custom', `--file=${target}`, `--dbname=${url}`], {
+      env: io.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.setEncoding('utf8').on('data', (text: string) => io.stdout.write(text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => io.stderr.write(text));
     child.on('error', (error: NodeJS.ErrnoException) => {
       print(
         error.code === 'ENOENT'
@@ -164,7 +176,9 @@ function pgDump(url: string, target: string, print: Print): Promise<number> {
       );
       finish(1);
     });
-    child.on('exit', (code) => {
+    // 'close', not 'exit': its messages are passed on by then.
+    child.on('close', (code) => {
+      if (finished) return;
       if (code === 0) print(`Backup written by pg_dump: ${target} (restore with pg_restore; see README, Backups)`);
       else print(`backup: pg_dump failed (exit ${code ?? 'by a signal'}); see its message above`);
       finish(code === 0 ? 0 : 1);

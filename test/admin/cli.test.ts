@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // The command line end to end; the importers themselves are tested by calling them (test/import).
@@ -31,7 +31,7 @@ describe('storefront api-key and import', () => {
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const revoked = await runCli(['api-key', 'revoke', 'back-office'], env);
     expect(revoked.stdout).toContain('"back-office": revoked');
-    const listed = await runCli(['api-key', 'list'], env);
+    const listed = await runCliProcess(['api-key', 'list'], env);
     expect(listed.stdout).toMatch(/^back-office\tcreated \S+Z\tnever used\tREVOKED \S+Z$/m);
     expect(listed.stdout).not.toContain(key);
   });
@@ -39,7 +39,7 @@ describe('storefront api-key and import', () => {
   it('imports a kind from the registry, exits 1 after a bad line and 2 on an unknown kind', async () => {
     const file = join(dir, 'publishers.ndjson');
     writeFileSync(file, `${JSON.stringify({ code: 'P1', name: 'Varrak' })}\n{"code": "P2"}\n`);
-    const imported = await runCli(['import', 'publishers', file], env);
+    const imported = await runCliProcess(['import', 'publishers', file], env);
     expect(imported.code).toBe(1);
     expect(imported.stdout).toContain('2 lines: {"created":1}, 1 bad');
     expect(imported.stderr).toMatch(/^line 2: .*name/m);

@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { createTestApp, engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, type Who } from './helpers.js';
 
-// `storefront import parcel-machines | delivery-methods | discount-codes` run as real processes on
+// `storefront import parcel-machines | delivery-methods | discount-codes` run (src/cli.ts) on
 // a database; then an app on that database lists the imported methods with their machine in
 // GET /basket/delivery-methods and takes the imported code in POST /basket/add-discount.
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli, runCliProcess, startCli } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 let env: Record<string, string>;
@@ -20,8 +20,10 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 describe('the CLI', () => {
+  // The binary itself: its arguments, output and exit status (0, 1 on bad settings, 2 on a bad
+  // command line) are runCli's. The other tests here, and the commands' own files, call runCli.
   it('migrates, and a second migrate has nothing to do', async () => {
-    const first = await runCli(['migrate'], env);
+    const first = await runCliProcess(['migrate'], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('create_web_store');
     const second = await runCli(['migrate'], env);
@@ -34,8 +36,8 @@ describe('the CLI', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     expect(first.stdout).toMatch(/"countries":\d+/);
-    // Two whole demo seeds in child processes: about 12 s on a quiet PostgreSQL here, past the
-    // default 20 s when the machine is shared.
+    // Two whole demo seeds: about 12 s on a quiet PostgreSQL here (in child processes, as they
+    // were), past the default 20 s when the machine is shared.
   }, 60_000);
 
   it('locks, unlocks and changes a store', async () => {
@@ -57,7 +59,7 @@ describe('the CLI', () => {
     );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('discounts: guest 5%, logged-in 7.5%');
-    const list = await runCli(['store', 'list'], env);
+    const list = await runCliProcess(['store', 'list'], env);
     expect(list.stdout).toMatch(/^WEB\t.*LOCKED/m);
     expect(list.stdout).toMatch(/^WEB2\t.*active=false\topen\tlanguages=et,en\tdefault=en/m);
     const unlocked = await runCli(['store', 'unlock', 'WEB'], env);
@@ -93,8 +95,15 @@ describe('the CLI', () => {
     expect(result.stdout).toContain('store lock <CODE>');
   });
 
+  it('exits 2 with the message and the usage when the binary is given a command it does not know', async () => {
+    const result = await runCliProcess(['frobnicate'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: unknown command "frobnicate"\n\nusage: /);
+    expect(result.stderr).toContain('store lock <CODE>');
+  });
+
   it('fails fast with a clear message on bad configuration', async () => {
-    const result = await runCli(['migrate'], { ...env, PORT: 'eighty', DEFAULT_STORE: 'SHOP' });
+    const result = await runCliProcess(['migrate'], { ...env, PORT: 'eighty', DEFAULT_STORE: 'SHOP' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('PORT must be');
     expect(result.stderr).toContain('DEFAULT_STORE must be');

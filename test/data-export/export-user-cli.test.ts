@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { ExportUserError, normaliseCidrs } from '../../src/modules/data-export/export-user.service.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 import { basic } from './fixtures.js';
 
@@ -74,7 +74,7 @@ describe('export-user commands', () => {
   });
 
   it('list shows the users, their state and allowlists', async () => {
-    const listed = await runCli(['export-user', 'list'], env);
+    const listed = await runCliProcess(['export-user', 'list'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^analytics\tenabled\t10\.0\.0\.0\/8,2001:db8::\/32\tcreated \d{4}-/);
     expect(listed.stdout).not.toContain(password);

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { seedDemo } from '../../src/demo/seed.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // Issue 18, point 6: `backup <file>` copies the SQLite database consistently while the service
@@ -95,7 +95,8 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     const deadline = Date.now() + 30_000;
     while (load.acknowledged.length < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const started = performance.now();
-    const result = await runCli(['backup', backup], { DATABASE_URL: `sqlite:${live}` });
+    // A process of its own, as an operator runs it beside the service.
+    const result = await runCliProcess(['backup', backup], { DATABASE_URL: `sqlite:${live}` });
     const ended = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await load.stop();
@@ -120,7 +121,7 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
 
   it('refuses to restore while the service has the database open, and changes nothing', async () => {
     const size = readFileSync(live).length;
-    const result = await runCli(['restore', backup], { DATABASE_URL: `sqlite:${live}` });
+    const result = await runCliProcess(['restore', backup], { DATABASE_URL: `sqlite:${live}` });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('open in another process');
     expect(readFileSync(live).length).toBe(size);

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { createCustomer } from '../helpers/customers.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // `storefront gdpr erase <email>`: the operator's erasure, the same use case as DELETE
-// /client-account, run as a process of its own on a database it shares with an app.
+// /client-account, run on a database it shares with an app (once as a process of its own).
 
 let dir: string;
 let env: Record<string, string>;
@@ -50,7 +50,7 @@ describe('storefront gdpr erase', () => {
     const other = await createCustomer(db);
     expect((await get(client.token, '/client-account')).statusCode).toBe(200);
 
-    const result = await runCli(['gdpr', 'erase', user.email.toUpperCase()], env);
+    const result = await runCliProcess(['gdpr', 'erase', user.email.toUpperCase()], env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`erased-${user.id}@erased.invalid`);
 

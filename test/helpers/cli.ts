@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { runCli as runCommandLine } from '../../src/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -8,6 +9,26 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** The environment a command gets: only what a test gives it, as an operator's shell would, and a quieter log. */
+const environment = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env });
+
+/**
+ * Runs `storefront <args>` to the end in this process: the binary's own code (src/cli.ts's runCli,
+ * which src/main.ts calls) on `env` and streams of its own, without starting a process (about half a
+ * second each, several seconds on a loaded machine). What a process adds (its arguments, exit status
+ * and signals) is covered by the tests that use runCliProcess or startCli, a few per command family.
+ */
+export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommandLine(args, {
+    env: environment(env),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
 }
 
 /**
@@ -18,13 +39,13 @@ export function startCli(args: string[], env: Record<string, string>): ChildProc
   const compiled = inject('cliEntry');
   return spawn(process.execPath, [...(compiled ? [compiled] : ['--import', 'tsx', 'src/main.ts']), ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    env: environment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
-/** Runs `storefront <args>` to the end. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs `storefront <args>` as a real process (startCli) to the end. */
+export function runCliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   const child = startCli(args, env);
   let stdout = '';
   let stderr = '';

@@ -7,13 +7,13 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 import { oneClick, oneClickPath, subscribeConfirmed } from './helpers.js';
 
-// The CLI is a process of its own, so the database is a file (SQLite) or a scratch database
-// (PostgreSQL) that it and the app share.
+// The CLI opens the database itself (one command as a process of its own), so the database is a
+// file (SQLite) or a scratch database (PostgreSQL) that it and the app share.
 let dir: string;
 let env: Record<string, string>;
 let drop: () => Promise<void> = async () => {};
@@ -53,7 +53,7 @@ describe('storefront newsletter export', () => {
   it('prints the current subscribers as NDJSON: email, language, store and consent time; not withdrawn ones', async () => {
     await subscribeConfirmed(t, kept, 'ru', 'WEB2');
     await oneClick(t, oneClickPath(await subscribeConfirmed(t, gone)));
-    const result = await runCli(['newsletter', 'export'], env);
+    const result = await runCliProcess(['newsletter', 'export'], env);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { createEngine } from '../../src/modules/search/engines.js';
 import { readState, startRebuild } from '../../src/modules/search/index-maintenance.js';
 import { createPerson, createProduct } from '../helpers/catalogue.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { createTestApp, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // `search reindex` as an operator runs it, on a database of its own; and the background upkeep
@@ -44,7 +44,7 @@ describe('storefront search', () => {
     expect(result.stdout).toMatch(/Search index rebuilt: \d+ entries .* status=ready/);
     expect(result.stderr).toContain('queued');
     expect(await readState(handle.db)).toEqual({ status: 'ready', backlog: 0, queued: false });
-    const status = await runCli(['search', 'status'], { DATABASE_URL: url });
+    const status = await runCliProcess(['search', 'status'], { DATABASE_URL: url });
     expect(status.stdout.trim()).toBe('status=ready queued=0 products=30');
   });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Starts the files that run the CLI as real processes (test/helpers/cli.ts) first: they are the
+ * Starts the files that run the CLI as real processes (runCliProcess and startCli of test/helpers/cli.ts) first: they are the
  * longest by far, and on a clean checkout (CI) vitest has no durations from an earlier run, so it
  * orders by file size and they came last, leaving one worker busy with them while the other idled.
  * Within each group the order is vitest's own (failed, then longest, from its cache).
@@ -17,7 +17,8 @@ export class SlowFilesFirst extends BaseSequencer {
 
 function runsTheCli(file: string): boolean {
   try {
-    return readFileSync(file, 'utf8').includes('/helpers/cli.js');
+    const text = readFileSync(file, 'utf8');
+    return text.includes('runCliProcess(') || text.includes('startCli(');
   } catch {
     return false;
   }

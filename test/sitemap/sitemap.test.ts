@@ -14,11 +14,11 @@ import {
   createPublisher,
   createSeries,
 } from '../helpers/catalogue.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { createBulkProducts } from '../search/bulk-catalogue.js';
 import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 
-// `storefront sitemap generate` end to end: a real process writes the files of a real database to
+// `storefront sitemap generate` end to end: the command writes the files of a real database to
 // the file store, the API serves them; sections, the split of a section into files, a section's
 // failure that leaves the others written, the status of the last run, and stale files removed.
 
@@ -192,7 +192,7 @@ describe('sitemap generate', () => {
   });
 
   it('shows the last run per store and section with `sitemap status`', async () => {
-    const status = await runCli(['sitemap', 'status'], env);
+    const status = await runCliProcess(['sitemap', 'status'], env);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^WEB\tpersons\t2 URLs\t2 files\t\S+\tok$/m);
     expect(status.stdout).toMatch(/^WEB\tcontent-pages\t1 URLs\t1 files\t\S+\tok$/m);

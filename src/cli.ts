@@ -1,0 +1,340 @@
+import { existsSync } from 'node:fs';
+import { CliUsageError } from './infra/cli-usage.js';
+import { ConfigError, loadConfig } from './config.js';
+import type { Env } from './infra/env.js';
+import type { DatabaseHandle } from './db/database.js';
+import { systemClock } from './infra/clock.js';
+
+// The command line, `storefront <command>`: src/main.ts (the binary) runs it on the process's own
+// arguments, environment and streams, and tests call runCli directly, without a process of their
+// own. Everything a command reads or writes goes through the CliIo it is given: nothing here reads
+// process.env, writes to process.stdout or sets process.exitCode, so two runs in one process do
+// not see each other's settings or output.
+//
+// Each command imports what it runs when it runs (`await import(...)`): `store list` need not
+// load Fastify, the routes and every module the server does, and starts several times faster.
+// The usage text names every command, so it is put together only when it is shown.
+
+/**
+ * Registers the modules' messages with translate() (src/messages.ts), which loads every module's
+ * index. Commands that run module code load it first; `store`, `jobs` and `migrate` print only
+ * their own text and skip it (serve and worker get it from app.ts and worker.ts).
+ */
+const loadMessages = () => import('./messages.js');
+
+async function usage(): Promise<string> {
+  const [
+    { importKinds },
+    { importUsage },
+    { JOBS_USAGE },
+    { WHOLESALE_USAGE },
+    { BUSINESS_USAGE },
+    { API_KEY_USAGE },
+    { EXPORT_USER_USAGE },
+    { STORE_USAGE },
+    { SEARCH_USAGE },
+    { NEWSLETTER_USAGE },
+    { GDPR_USAGE },
+    { SUBSCRIPTION_USAGE },
+    { CONTACT_USAGE },
+    { SITEMAP_USAGE },
+    { SUPPLIER_USAGE },
+    { WEBHOOK_USAGE },
+    { EVENT_FEED_USAGE },
+    { BACKUP_USAGE },
+  ] = await Promise.all([
+    import('./import-kinds.js'),
+    import('./infra/import/index.js'),
+    import('./infra/jobs/jobs.cli.js'),
+    import('./modules/accounts/wholesale.cli.js'),
+    import('./modules/accounts/business.cli.js'),
+    import('./modules/admin/api-keys.cli.js'),
+    import('./modules/data-export/export-user.cli.js'),
+    import('./modules/store/store.cli.js'),
+    import('./modules/search/search.cli.js'),
+    import('./modules/newsletter/newsletter.cli.js'),
+    import('./modules/gdpr/gdpr.cli.js'),
+    import('./modules/subscriptions/subscriptions.cli.js'),
+    import('./modules/contact/contact.cli.js'),
+    import('./modules/sitemap/sitemap.cli.js'),
+    import('./modules/integrations/suppliers.cli.js'),
+    import('./modules/integrations/webhooks.cli.js'),
+    import('./modules/integrations/feed-clients.js'),
+    import('./db/backup.js'),
+  ]);
+  return `usage: npm run cli -- <command>   (or: storefront <command>)
+
+commands:
+  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
+                                      --seed-demo also loads demo data, as npm start does)
+  migrate                             bring the database schema up to date
+  seed --demo                         load demo data (idempotent)
+${importUsage(importKinds)}
+  worker                              run background jobs (mails, events) until stopped; any number
+                                      may run beside the API (set WORKER=off on the API to use only these)
+${JOBS_USAGE}
+${STORE_USAGE}
+${WHOLESALE_USAGE}
+${BUSINESS_USAGE}
+${API_KEY_USAGE}
+${EXPORT_USER_USAGE}
+${SEARCH_USAGE}
+${NEWSLETTER_USAGE}
+${GDPR_USAGE}
+${SUBSCRIPTION_USAGE}
+${CONTACT_USAGE}
+${SITEMAP_USAGE}
+${SUPPLIER_USAGE}
+${WEBHOOK_USAGE}
+${EVENT_FEED_USAGE}
+${BACKUP_USAGE}
+  help                                show this text
+
+Configuration comes from the environment; see README.md.`;
+}
+
+/** Where a run's output goes; the binary's is its process's own. */
+export interface CliOutput {
+  write(text: string): unknown;
+}
+
+export interface CliIo {
+  /** The settings (see README.md); the binary's is process.env. */
+  env: Env;
+  stdout: CliOutput;
+  stderr: CliOutput;
+}
+
+/**
+ * Runs `storefront <argv>` and resolves with its exit status: 0 done, 1 failed, 2 a command line
+ * it cannot run (the message and the usage on stderr). `serve` and `worker` resolve with -1 once
+ * they run; they stop on a signal (src/server.ts), which only the binary should receive.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (err) {
+    if (err instanceof CliUsageError) {
+      io.stderr.write(`error: ${err.message}\n\n${await usage()}\n`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      io.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function main(argv: string[], io: CliIo): Promise<number> {
+  const print = (line: string) => void io.stdout.write(`${line}\n`);
+  const report = (line: string) => void io.stderr.write(`${line}\n`);
+  const [command, ...args] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    print(await usage());
+    return command === undefined ? 2 : 0;
+  }
+  const config = loadConfig(io.env);
+  switch (command) {
+    case 'serve': {
+      expectOnly(args, ['--seed-demo'], 'serve');
+      const { serve } = await import('./server.js');
+      await serve(config, { seedDemo: args.includes('--seed-demo') });
+      return -1; // keeps running until a signal
+    }
+    case 'migrate':
+      expectOnly(args, [], 'migrate');
+      return withDatabase(config.databaseUrl, async (database) => {
+        const { migrateToLatest } = await import('./db/migrate.js');
+        const applied = await migrateToLatest(database);
+        print(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
+      });
+    case 'seed':
+      if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { seedDemo } = await import('./demo/seed.js');
+        print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
+      });
+    case 'worker': {
+      expectOnly(args, [], 'worker');
+      const { work } = await import('./server.js');
+      await work(config);
+      return -1; // keeps running until a signal
+    }
+    case 'store':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { storeCommand } = await import('./modules/store/store.cli.js');
+        await storeCommand(database.db, args, print);
+      });
+    case 'jobs':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { jobsCommand } = await import('./infra/jobs/jobs.cli.js');
+        await jobsCommand(database.db, args, print);
+      });
+    case 'import': {
+      const [{ importKinds }, { createImporter }] = await Promise.all([
+        import('./import-kinds.js'),
+        import('./infra/import/index.js'),
+        loadMessages(),
+      ]);
+      const force = args.includes('--force');
+      const [kind, file, ...rest] = args.filter((arg) => arg !== '--force');
+      const known = kind !== undefined && Object.hasOwn(importKinds, kind);
+      if (!known || file === undefined || rest.length > 0) {
+        throw new CliUsageError(kind === undefined || known ? 'import <kind> <file.ndjson> [--force]' : `import: unknown kind "${kind}"`);
+      }
+      if (!existsSync(file)) throw new CliUsageError(`no such file: ${file}`);
+      let failed = 0;
+      await withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const run = createImporter(importKinds, { db: database.db, clock: systemClock }).start(kind, { force });
+        const summary = await run(file, report);
+        failed = summary.errors;
+        print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
+        // Its products are searchable when it exits; a first import's search answers 503 until then.
+        const { foldImportedChanges } = await import('./modules/search/index.js');
+        await foldImportedChanges(database, report);
+      });
+      return failed > 0 ? 1 : 0;
+    }
+    case 'export-user':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
+        await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'api-key':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
+        await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'supplier':
+    case 'webhook':
+    case 'event-feed':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { supplierCommand, webhookCommand, eventFeedCommand } = await import('./modules/integrations/index.js');
+        const run = command === 'supplier' ? supplierCommand : command === 'webhook' ? webhookCommand : eventFeedCommand;
+        await run({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'wholesale':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
+        await wholesaleCommand({ db: database.db, config }, args, print);
+      });
+    case 'business':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { businessCommand } = await import('./modules/accounts/business.cli.js');
+        await businessCommand({ db: database.db, config }, args, print);
+      });
+    case 'search':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { searchCommand } = await import('./modules/search/search.cli.js');
+        await searchCommand(database, args, print, report);
+      });
+    case 'newsletter':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
+        await newsletterCommand(database.db, args, print);
+      });
+    case 'gdpr':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
+        await gdprCommand({ db: database.db, clock: systemClock }, args, print);
+      });
+    case 'subscription':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        await loadMessages();
+        const [{ subscriptionCommand }, { configuredGateways }] = await Promise.all([
+          import('./modules/subscriptions/subscriptions.cli.js'),
+          import('./modules/payments/index.js'),
+        ]);
+        const gateways = configuredGateways({
+          database,
+          clock: systemClock,
+          everypay: config.everypay,
+          testGateway: config.testGateway !== 'off',
+          publicUrl: config.orders.publicUrl,
+          basePath: config.basePath,
+        });
+        await subscriptionCommand(
+          { db: database.db, gateways, clock: systemClock, concurrency: config.subscriptions.billingConcurrency },
+          args,
+          print,
+        );
+      });
+    case 'contact':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const { contactCommand } = await import('./modules/contact/contact.cli.js');
+        await contactCommand(database.db, args, print);
+      });
+    case 'sitemap': {
+      let code = 0;
+      await withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const [{ sitemapCommand }, { createFileStore }] = await Promise.all([
+          import('./modules/sitemap/sitemap.cli.js'),
+          import('./infra/file-store/index.js'),
+        ]);
+        const fileStore = await createFileStore(config.fileStore);
+        code = await sitemapCommand(
+          { db: database.db, fileStore, serviceUrl: `${config.orders.publicUrl}${config.basePath}` },
+          args,
+          print,
+        );
+      });
+      return code;
+    }
+    case 'backup':
+    case 'restore': {
+      // No migration: a backup copies the database as it is, and a restore must not open it first.
+      const { backupCommand, restoreCommand } = await import('./db/backup.js');
+      return command === 'backup' ? backupCommand(config.databaseUrl, args, print, io) : restoreCommand(config.databaseUrl, args, print);
+    }
+    default:
+      throw new CliUsageError(`unknown command "${command}"`);
+  }
+}
+
+function expectOnly(args: string[], allowed: string[], command: string): void {
+  const unknown = args.filter((arg) => !allowed.includes(arg));
+  if (unknown.length > 0) throw new CliUsageError(`${command}: unknown argument ${unknown.join(' ')}`);
+}
+
+async function withDatabase(url: string, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+  const { createDatabase } = await import('./db/database.js');
+  const database = createDatabase(url);
+  try {
+    await work(database);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** The embedded database is migrated by whatever opens it; PostgreSQL only by `migrate`. */
+async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
+  if (database.engine !== 'sqlite') return;
+  const { migrateToLatest } = await import('./db/migrate.js');
+  await migrateToLatest(database);
+}
