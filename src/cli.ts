@@ -103,6 +103,8 @@ export interface CliIo {
   env: Env;
   stdout: CliOutput;
   stderr: CliOutput;
+  /** A terminal to draw an import's progress bar on: the binary's stderr when it is one. */
+  progress?: NodeJS.WriteStream;
 }
 
 /**
@@ -193,7 +195,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock }).start(kind, { force });
-        const summary = await run(file, report);
+        const summary = await run(file, report, io.progress);
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
         // Its products are searchable when it exits; a first import's search answers 503 until then.

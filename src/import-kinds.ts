@@ -16,7 +16,7 @@ import { giftCardsKind } from './modules/gift-cards/index.js';
 export const importKinds: ImportKinds = {
   users: {
     usage: 'import users <file.ndjson>          users of the previous system',
-    create: (deps) => (file, report) => importUsers(deps, file, report),
+    create: (deps) => (file, report, progress) => importUsers(deps, file, report, progress),
   },
   ...catalogueImportKinds,
   'sales-history': salesHistoryKind,

@@ -3,6 +3,11 @@
 // environment and streams. Tests run the same runCli in their own process (test/helpers/cli.ts).
 import { runCli } from './cli.js';
 
-const code = await runCli(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });
+const code = await runCli(process.argv.slice(2), {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  progress: process.stderr.isTTY ? process.stderr : undefined,
+});
 // serve and worker (-1) keep running until a signal; the others end when their handles close.
 if (code >= 0) process.exitCode = code;

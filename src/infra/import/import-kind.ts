@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { withImportLock } from './import-lock.js';
-import type { ImportSummary } from './ndjson-import.js';
+import type { ImportProgress, ImportSummary } from './ndjson-import.js';
 
 /** What every importer may use; the CLI and `POST /admin/import/:kind` both build it. */
 export interface ImportDeps {
@@ -16,8 +16,11 @@ export interface ImportOptions {
   force: boolean;
 }
 
-/** Imports one NDJSON file; `report` receives one line per bad input line (`line N: message`). */
-export type RunImport = (file: string, report: (line: string) => void) => Promise<ImportSummary>;
+/**
+ * Imports one NDJSON file; `report` receives one line per bad input line (`line N: message`), and
+ * `progress`, when given (the CLI on a terminal), a progress bar.
+ */
+export type RunImport = (file: string, report: (line: string) => void, progress?: ImportProgress) => Promise<ImportSummary>;
 
 /** One kind of `import <kind> <file>`; `D` is what its importer needs beyond the database and clock. */
 export interface ImportKind<D extends ImportDeps = ImportDeps> {
@@ -49,7 +52,7 @@ export function createImporter<D extends ImportDeps>(kinds: ImportKinds<D>, deps
     start(kind, options) {
       if (!has(kind)) throw new Error(`unknown import kind "${kind}"`);
       const run = kinds[kind]!.create(deps, options);
-      return (file, report) => withImportLock(deps.db, kind, () => run(file, report), undefined, deps.clock);
+      return (file, report, progress) => withImportLock(deps.db, kind, () => run(file, report, progress), undefined, deps.clock);
     },
   };
 }

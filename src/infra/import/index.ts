@@ -11,4 +11,12 @@ export {
   type RunImport,
 } from './import-kind.js';
 export { IMPORT_LOCK_TTL_MS, ImportRunningError, withImportLock } from './import-lock.js';
-export { ImportRefusedError, importNdjson, parseReport, readNdjson, type ImportSummary, type LineImporter } from './ndjson-import.js';
+export {
+  ImportRefusedError,
+  importNdjson,
+  parseReport,
+  readNdjson,
+  type ImportProgress,
+  type ImportSummary,
+  type LineImporter,
+} from './ndjson-import.js';

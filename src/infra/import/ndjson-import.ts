@@ -2,6 +2,9 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import cliProgress from 'cli-progress';
 
+/** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
+export type ImportProgress = NodeJS.WriteStream;
+
 export interface ImportSummary {
   lines: number;
   /** Count per outcome the apply step reported, e.g. { created: 3, unchanged: 1 }. */
@@ -41,9 +44,14 @@ export function parseReport(text: string): { line: number; message: string } {
 
 /**
  * Reads an NDJSON file line by line (constant memory), applies each record, and reports a bad
- * line by its number and skips it whole. Shows a progress bar when stderr is a terminal.
+ * line by its number and skips it whole. Shows a progress bar on `progress` when given one.
  */
-export async function importNdjson<T>(file: string, importer: LineImporter<T>, report: (line: string) => void): Promise<ImportSummary> {
+export async function importNdjson<T>(
+  file: string,
+  importer: LineImporter<T>,
+  report: (line: string) => void,
+  progress?: ImportProgress,
+): Promise<ImportSummary> {
   const summary: ImportSummary = { lines: 0, outcomes: {}, errors: 0 };
   const fail = (lineNumber: number, message: string) => {
     summary.errors += 1;
@@ -52,7 +60,7 @@ export async function importNdjson<T>(file: string, importer: LineImporter<T>, r
   const count = (outcome: string, n = 1) => {
     if (n > 0) summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + n;
   };
-  summary.lines = await readNdjson(file, 'import', fail, async (value, lineNumber, bad) => {
+  summary.lines = await readNdjson(file, 'import', fail, progress, async (value, lineNumber, bad) => {
     const parsed = importer.parse(value);
     if ('error' in parsed) return bad(lineNumber, parsed.error);
     try {
@@ -72,7 +80,7 @@ const BOM = '\uFEFF';
 /**
  * Calls `visit` with each parsed line of an NDJSON file, in order, and returns the number of
  * lines; a line that is not JSON goes to `bad` instead. Blank lines and a leading byte order mark
- * are skipped. The progress bar (on a terminal) is labelled, so a first pass over a file is told
+ * are skipped. The progress bar (on `progress`, a terminal) is labelled, so a first pass over a file is told
  * apart from the import; `visit` reports through the `bad` it is handed, which keeps the bar from
  * overwriting the message.
  */
@@ -80,13 +88,14 @@ export async function readNdjson(
   file: string,
   label: string,
   bad: (lineNumber: number, message: string) => void,
+  progress: ImportProgress | undefined,
   visit: (value: unknown, lineNumber: number, bad: (lineNumber: number, message: string) => void) => void | Promise<void>,
 ): Promise<number> {
   const size = statSync(file).size;
   const input = createReadStream(file);
-  const bar = process.stderr.isTTY
+  const bar = progress
     ? new cliProgress.SingleBar(
-        { stream: process.stderr, format: ` ${label} {bar} {percentage}% | {value}/{total} bytes | {lines} lines` },
+        { stream: progress, format: ` ${label} {bar} {percentage}% | {value}/{total} bytes | {lines} lines` },
         cliProgress.Presets.shades_classic,
       )
     : undefined;

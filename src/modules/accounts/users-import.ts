@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
-import { importNdjson, type ImportSummary } from '../../infra/import/index.js';
+import { importNdjson, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
 import { legacyHashValue } from '../../infra/passwords.js';
 import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 
@@ -58,12 +58,14 @@ export async function importUsers(
   deps: { db: Kysely<Database>; clock?: Clock },
   file: string,
   report: (line: string) => void,
+  progress?: ImportProgress,
 ): Promise<ImportSummary> {
   const clock = deps.clock ?? systemClock;
   return importNdjson(
     file,
     { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) },
     report,
+    progress,
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ImportDeps, ImportKind, ImportOptions, RunImport } from '../../infra/import/index.js';
+import type { ImportDeps, ImportKind, ImportOptions, ImportProgress, RunImport } from '../../infra/import/index.js';
 import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from '../../infra/import/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
@@ -53,20 +53,21 @@ export const productsKind: ImportKind = {
 
 /** A full product feed of the scope: unlisted active products of the scope are deactivated. */
 export function productFeed({ db, clock }: ImportDeps, { force }: ImportOptions, scope: ProductFeedScope): RunImport {
-  return async (file, report) => {
-    const feed = await scanFeed(file);
+  return async (file, report, progress) => {
+    const feed = await scanFeed(file, progress);
     await refuseMassDeactivation(db, feed, force, scope);
-    return importNdjson(file, productLines(db, clock, feed, scope), report);
+    return importNdjson(file, productLines(db, clock, feed, scope), report, progress);
   };
 }
 
-async function scanFeed(file: string): Promise<Feed> {
+async function scanFeed(file: string, progress: ImportProgress | undefined): Promise<Feed> {
   const feed: Feed = { codes: new Set(), inactive: new Set() };
   // A line that is bad in other ways still names its product: it is skipped, not deactivated.
   await readNdjson(
     file,
     'scan',
     () => {},
+    progress,
     (value) => {
       if (typeof value !== 'object' || value === null) return;
       const { code, active } = value as { code?: unknown; active?: unknown };

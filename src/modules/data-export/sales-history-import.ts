@@ -98,6 +98,6 @@ export const salesHistoryKind: ImportKind = {
   usage: 'import sales-history <file.ndjson>  orders from the back office, for the data export',
   create:
     ({ db, clock }) =>
-    (file, report) =>
-      importNdjson(file, salesHistoryImporter(db, clock), report),
+    (file, report, progress) =>
+      importNdjson(file, salesHistoryImporter(db, clock), report, progress),
 };

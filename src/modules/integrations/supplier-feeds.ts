@@ -16,9 +16,9 @@ function feed(deps: ImportDeps, kind: SupplierFeedKind, supplierId: number, forc
     case 'products':
       return productFeed(deps, { force }, { supplierId });
     case 'stock':
-      return (file, report) => importNdjson(file, stockLines(deps, { supplierId }), report);
+      return (file, report, progress) => importNdjson(file, stockLines(deps, { supplierId }), report, progress);
     case 'prices':
-      return (file, report) => importNdjson(file, priceLines(deps, { supplierId }), report);
+      return (file, report, progress) => importNdjson(file, priceLines(deps, { supplierId }), report, progress);
   }
 }
 
