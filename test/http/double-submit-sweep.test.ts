@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { card as giftCard } from '../gift-cards/helpers.js';
 import { GOOD_PASSWORD, tokenFromMail, uniqueEmail, verify, type AccountsTestApp } from '../helpers/accounts.js';
 import { createCategory, createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { uploadProductFiles } from '../helpers/product-files.js';
 import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '../helpers/row-tracker.js';
 import { engine } from '../helpers/test-app.js';
 import { checkoutForm, fill, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
@@ -125,19 +125,10 @@ beforeAll(async () => {
   const audiobook = await createProduct(db, { name: 'Kuuldav', type: 'AUDIOBOOK', binding: 'MP3', deliveryTime: 'INSTANT_DOWNLOAD' });
   const ebook = await createProduct(db, { name: 'Riiulil', type: 'EBOOK', binding: 'EPUB', deliveryTime: 'INSTANT_DOWNLOAD' });
   const operator = await createApiKey(db, 'double-submit-files', Date.now());
-  for (const [productId, format] of [
+  await uploadProductFiles(t, operator, [
     [audiobook, 'MP3'],
     [ebook, 'EPUB'],
-  ] as const) {
-    const { code } = await db.selectFrom('product').select('code').where('id', '=', productId).executeTakeFirstOrThrow();
-    const uploaded = await t.app.inject({
-      method: 'PUT',
-      url: `/admin/product-files/${code}/${format}`,
-      headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/octet-stream' },
-      payload: randomBytes(1_000),
-    });
-    expect(uploaded.statusCode, uploaded.body).toBe(200);
-  }
+  ]);
   const categoryId = await createCategory(db, { et: 'Jälgitav' });
   const category = (await db.selectFrom('category').select('code').where('id', '=', categoryId).executeTakeFirstOrThrow()).code;
   const imported = await importLines(t, 'discount-codes', [{ code: 'KAKSKORD', percent: 10 }]);

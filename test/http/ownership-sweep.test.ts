@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { createProduct } from '../helpers/catalogue.js';
 import { clientAccountOf } from '../helpers/catalogue-comments.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { uploadProductFiles } from '../helpers/product-files.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { placeOrder, type PlacedOrder } from '../orders/purchase-helpers.js';
@@ -191,21 +191,11 @@ beforeAll(async () => {
   const commented = await createProduct(db, { name: 'Arvustatud', stores: ['WEB', 'WEB2'] });
   const soldOut = await createProduct(db, { name: 'Otsas', availability: 'TEMPORARILY_OUT_OF_STOCK', stores: ['WEB', 'WEB2'] });
   const operator = await createApiKey(db, 'sweep-files', Date.now());
-  for (const [productId, format] of [
+  await uploadProductFiles(t, operator, [
     [ebook, 'EPUB'],
     [takenAudiobook, 'MP3'],
     [otherAudiobook, 'MP3'],
-  ] as const) {
-    const { code } = await db.selectFrom('product').select('code').where('id', '=', productId).executeTakeFirstOrThrow();
-    await ok(
-      t.app.inject({
-        method: 'PUT',
-        url: `/admin/product-files/${code}/${format}`,
-        headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/octet-stream' },
-        payload: randomBytes(1_000),
-      }),
-    );
-  }
+  ]);
 
   // A's address.
   const address = await ok(

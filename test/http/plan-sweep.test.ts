@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { mailTo, register, registerVerified, tokenFromMail, uniqueEmail, type Ac
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
+import { uploadProductFiles } from '../helpers/product-files.js';
 import { recordingDatabase, type StatementRecorder } from '../helpers/recording-database.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { engine } from '../helpers/test-app.js';
@@ -395,20 +395,10 @@ beforeAll(async () => {
     price: 12,
   });
   const soldOut = await createProduct(db, { name: 'Otsas', availability: 'TEMPORARILY_OUT_OF_STOCK' });
-  for (const [productId, format] of [
+  await uploadProductFiles(t, operatorKey, [
     [ebook, 'EPUB'],
     [audiobook, 'MP3'],
-  ] as const) {
-    const { code } = await db.selectFrom('product').select('code').where('id', '=', productId).executeTakeFirstOrThrow();
-    await ok(
-      t.app.inject({
-        method: 'PUT',
-        url: `/admin/product-files/${code}/${format}`,
-        headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/octet-stream' },
-        payload: randomBytes(1_000),
-      }),
-    );
-  }
+  ]);
   await ok(
     send('POST', '/client-account/address', {
       kind: 'SHIPPING',
