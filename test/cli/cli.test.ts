@@ -117,7 +117,9 @@ describe('serve', () => {
     child.stdout!.on('data', (chunk) => (log += chunk));
     child.stderr!.on('data', (chunk) => (log += chunk));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listen line in: ${log}`)), 15_000);
+      // A whole app starting in a fresh process: ~3 s here when quiet, over 15 s (with nothing
+      // logged yet) in runs of these files on a shared 2-core machine.
+      const timer = setTimeout(() => reject(new Error(`no listen line in: ${log}`)), 45_000);
       child.stdout!.on('data', () => {
         const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
         if (match) {
@@ -155,5 +157,5 @@ describe('serve', () => {
     expect((await Promise.all(logins)).map((r) => r.status)).toEqual([422, 422, 422]);
     expect(await exited).toBe(0);
     expect(log).toContain('shut down cleanly');
-  });
+  }, 60_000);
 });
