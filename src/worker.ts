@@ -41,9 +41,11 @@ import { PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
   SUBSCRIPTION_MAIL_JOB,
+  SUBSCRIPTION_REFUND_JOB,
   scheduleSubscriptionBilling,
   subscriptionCardPruning,
   subscriptionMailHandler,
+  subscriptionRefundHandler,
 } from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 import { pruneIntegrationEvents, scheduleWebhookDispatch } from './modules/integrations/index.js';
@@ -51,7 +53,8 @@ import { pruneIntegrationEvents, scheduleWebhookDispatch } from './modules/integ
 import './messages.js';
 
 /** Every job type and what runs it; registered here, in one place, like the routes in app.ts. */
-export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer }): JobHandlers {
+export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer; gateways?: Gateways }): JobHandlers {
+  const gateways = deps.gateways ?? workerGateways(deps.database, deps.config);
   return {
     [ACCOUNT_MAIL_JOB]: accountMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
     [NEWSLETTER_MAIL_JOB]: newsletterMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
@@ -67,6 +70,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       mailer: deps.mailer,
     }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways }),
     [CONTACT_MAIL_JOB]: contactMailHandler({
       db: deps.database.db,
       mailer: deps.mailer,
@@ -88,12 +92,9 @@ export interface JobRunner {
 
 const PRUNE_INTERVAL_MS = 3_600_000;
 
-/** A worker over the outbox with the real mailer: inside `serve` (WORKER=inline) or `storefront worker`. */
-export function createJobRunner(
-  database: DatabaseHandle,
-  config: Config,
-  log: FastifyBaseLogger,
-  gateways: Gateways = configuredGateways({
+/** The gateways a worker pays and refunds through: the configured ones. */
+function workerGateways(database: DatabaseHandle, config: Config): Gateways {
+  return configuredGateways({
     database,
     clock: systemClock,
     everypay: config.everypay,
@@ -101,12 +102,20 @@ export function createJobRunner(
     testGateway: config.testGateway !== 'off',
     publicUrl: config.orders.publicUrl,
     basePath: config.basePath,
-  }),
+  });
+}
+
+/** A worker over the outbox with the real mailer: inside `serve` (WORKER=inline) or `storefront worker`. */
+export function createJobRunner(
+  database: DatabaseHandle,
+  config: Config,
+  log: FastifyBaseLogger,
+  gateways: Gateways = workerGateways(database, config),
 ): JobRunner {
   const mailer = createMailer(config.mail, log);
   const worker = createWorker({
     database,
-    handlers: buildJobHandlers({ database, config, mailer }),
+    handlers: buildJobHandlers({ database, config, mailer, gateways }),
     log,
     pollIntervalMs: config.jobs.pollIntervalMs,
     concurrency: config.jobs.concurrency,

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionLateSettlesTotal } from '../../src/infra/metrics/process-metrics.js';
+import { retryJob } from '../../src/infra/jobs/queue.js';
 import { answers } from '../helpers/everypay-order.js';
+import { until } from '../helpers/lock-waits.js';
 import {
   DAY,
   bill,
@@ -172,4 +174,111 @@ describe('a declined subscription charge that EveryPay settles later', () => {
     expect(again.statusCode, again.body).toBe(201);
     expect(again.json()).toMatchObject({ status: 'ACTIVE' });
   });
+});
+
+const refundJobs = async (chargeId: number) =>
+  (await s.t.database.db.selectFrom('job').selectAll().where('type', '=', 'subscription.refund').orderBy('id').execute()).filter(
+    (job) => (JSON.parse(job.payload) as { chargeId: number }).chargeId === chargeId,
+  );
+
+/** A FAILED renewal cancelled (ENDED), whose declined charge EveryPay then settles: refund_due, its refund queued. */
+async function settledForNothing() {
+  const renewal = await declinedRenewal();
+  const cancelled = await call(s, renewal.customer, 'DELETE', `/subscription/${renewal.id}`);
+  expect(cancelled.statusCode, cancelled.body).toBe(200);
+  expect(answers(await s.everypay.settle(renewal.reference))).toEqual([[200, { outcome: 'applied' }]]);
+  const charge = (await chargesOf(s, renewal.id)).at(-1)!;
+  expect(charge.state).toBe('refund_due');
+  return { ...renewal, chargeId: Number(charge.id) };
+}
+
+describe('the refund of a charge settled for nothing, queued with its mark', () => {
+  it('the job refunds it without a billing run; a repeated callback queues nothing more, and the job again refunds nothing', async () => {
+    const { id, reference, chargeId } = await settledForNothing();
+    expect(await refundJobs(chargeId)).toHaveLength(1);
+    await repeatCallback(reference);
+    expect(await refundJobs(chargeId)).toHaveLength(1);
+    expect(refundsOf(reference)).toEqual([]);
+    await s.t.drainJobs();
+    await s.everypay.callbacksIdle();
+    expect(refundsOf(reference)).toHaveLength(1);
+    expect(s.everypay.payment(reference)).toMatchObject({ state: 'refunded', standingCents: 0 });
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refunded'],
+    ]);
+    const [job] = await refundJobs(chargeId);
+    expect(job).toMatchObject({ status: 'done', result: 'refunded', attempts: 1 });
+    // EveryPay's callbacks (the refund's, a repeat) queue nothing; the same job run again refunds nothing.
+    await repeatCallback(reference);
+    expect(await refundJobs(chargeId)).toHaveLength(1);
+    expect(await retryJob(s.t.database.db, job!.id)).toBe(true);
+    await s.t.drainJobs();
+    expect(await refundJobs(chargeId)).toEqual([expect.objectContaining({ status: 'done', result: 'skipped' })]);
+    expect(refundsOf(reference)).toHaveLength(1);
+    expect(await bill(s, Date.now())).toMatchObject({ refunded: 0, refundsLeft: 0 });
+    expect(refundsOf(reference)).toHaveLength(1);
+  });
+
+  it('EveryPay down when the job runs: the job is tried again later, and refunds once then', async () => {
+    const { id, reference, chargeId } = await settledForNothing();
+    s.everypay.breakApi({ status: 503 }, 1, `/api/v4/payments/${reference}`);
+    await s.t.drainJobs();
+    expect(await refundJobs(chargeId)).toEqual([expect.objectContaining({ status: 'pending', attempts: 1 })]);
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refund_due'],
+    ]);
+    await s.t.jobs.worker.drain({ includeDelayed: true });
+    expect(await refundJobs(chargeId)).toEqual([expect.objectContaining({ status: 'done', result: 'refunded', attempts: 2 })]);
+    expect(refundsOf(reference)).toHaveLength(1);
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refunded'],
+    ]);
+  });
+
+  // Both look the payment up while it is still settled (EveryPay's answer to the first look-up is held
+  // until the other has refunded and marked it), so both send the refund: EveryPay refuses the second
+  // (its nonce is the first's), which then finds the payment refunded. One refund, nothing left.
+  it.each(['the job', 'the billing run'] as const)(
+    'the job and a billing run at once, %s looking the payment up first: one refund, the charge refunded, nothing left for later',
+    async (first) => {
+      const { id, reference, chargeId } = await settledForNothing();
+      s.everypay.holdCallbacks();
+      const statusPath = `/api/v4/payments/${reference}`;
+      const lookUps = () => s.everypay.requests.filter((r) => r.method === 'GET' && r.path === statusPath).length;
+      const before = lookUps();
+      let answer!: () => void;
+      s.everypay.answerLate(statusPath, new Promise<void>((resolve) => (answer = resolve)));
+      const runJob = () => s.t.drainJobs();
+      const runBilling = () => bill(s, Date.now());
+      const held = first === 'the job' ? runJob() : runBilling();
+      await until('the first look-up', () => lookUps() > before);
+      const other = await (first === 'the job' ? runBilling() : runJob());
+      expect(await chargeStates(id)).toEqual([
+        [1, 'settled'],
+        [2, 'refunded'],
+      ]);
+      answer();
+      const late = await held;
+      const report = (first === 'the job' ? other : late) as Awaited<ReturnType<typeof runBilling>>;
+      expect(refundsOf(reference)).toHaveLength(2);
+      expect(s.everypay.payment(reference)).toMatchObject({ state: 'refunded', standingCents: 0 });
+      expect(await chargeStates(id)).toEqual([
+        [1, 'settled'],
+        [2, 'refunded'],
+      ]);
+      expect(report.refundsLeft).toBe(0);
+      const [job] = await refundJobs(chargeId);
+      expect(job!.status).toBe('done');
+      expect(report.refunded + (job!.result === 'refunded' ? 1 : 0)).toBe(1);
+      await s.everypay.releaseCallbacks();
+      await s.everypay.callbacksIdle();
+      expect(await chargeStates(id)).toEqual([
+        [1, 'settled'],
+        [2, 'refunded'],
+      ]);
+    },
+  );
 });

@@ -3,6 +3,7 @@ import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metric
 import type { PaymentStatus } from '../payments/index.js';
 import { finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
+import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
 
@@ -12,8 +13,8 @@ import { findSubscription, lockSubscription, updateSubscription, type Subscripti
 // One exception, so that no money the customer paid is lost to them: a charge recorded failed that
 // the gateway later reports settled (the bank approved it after all) is the paid charge when its
 // subscription still waits for that period (FAILED, retrying); else the money was taken for
-// nothing and the charge is marked refund_due, for the billing run to refund it through its
-// gateway (billing.service.ts). A settled charge the subscription no longer waits for (another
+// nothing and the charge is marked refund_due, its refund queued at once (refunds.ts; the billing
+// run refunds whatever a job left). A settled charge the subscription no longer waits for (another
 // charge paid the period meanwhile) is marked so too. Each is a conditional update of the charge,
 // so a repeated callback does nothing the second time.
 
@@ -56,15 +57,13 @@ async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, no
     subscriptionLateSettlesTotal.inc({ outcome: 'applied' });
     return 'settled';
   }
-  if (!(await moveCharge(trx, Number(charge.id), 'failed', 'refund_due', reference, now))) return 'applied-already';
-  subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' });
+  if (!(await markRefundDue(trx, charge, 'failed', reference, now))) return 'applied-already';
   return 'refund-due';
 }
 
 /** A settled charge its subscription no longer waits for: the money is to go back (refund_due). */
 async function refundDue(trx: Db, charge: ChargeRow, now: number): Promise<ChargeOutcome> {
-  await moveCharge(trx, Number(charge.id), 'settled', 'refund_due', null, now);
-  subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' });
+  await markRefundDue(trx, charge, 'settled', null, now);
   return 'refund-due';
 }
 

@@ -2,20 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../infra/logger.js';
-import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
-import {
-  chargesToRefund,
-  chargeStateOf,
-  insertChargeOnce,
-  moveCharge,
-  pendingChargeOf,
-  stalePendingCharges,
-  type ChargeRow,
-} from './charges.repository.js';
+import { chargeStateOf, insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
+import { refundCharges } from './refunds.js';
 import {
   findPlan,
   findSubscription,
@@ -37,8 +29,9 @@ import {
 //    its nonce and order reference make the gateway refuse it if the first one arrived, and the
 //    gateway's callback names that payment; if it never arrived, it is charged now, once.
 // 5. money a charge took for nothing (settled after it was recorded failed, once its subscription
-//    no longer wanted it: billing.apply.ts) is refunded whole through its gateway by each run,
-//    until the gateway says it is refunded.
+//    no longer wanted it: billing.apply.ts) is refunded whole through its gateway by a job queued
+//    with the mark (refunds.ts), and by each run while it is left, until the gateway says it is
+//    refunded.
 
 /** A pending charge younger than this may still be in another run's hands. */
 export const STALE_CHARGE_MS = 10 * 60_000;
@@ -209,53 +202,6 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
     throw error;
   }
   return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
-}
-
-/**
- * Refunds the charges marked refund_due, each whole through its gateway under a key of its own: the
- * payment is looked up first, so a run that died after the refund (or a refund made at the gateway
- * by hand) marks it refunded without refunding twice. One the gateway cannot refund now is left for
- * the next run, logged and counted (storefront_subscription_late_settles_total).
- */
-export async function refundCharges(
-  db: Kysely<Database>,
-  gateways: Gateways,
-  now: number,
-  log?: Pick<Logger, 'warn'>,
-): Promise<{ refunded: number; left: number }> {
-  const result = { refunded: 0, left: 0 };
-  for (const charge of await chargesToRefund(db, BATCH)) {
-    const gateway = gateways[charge.gateway as GatewayName];
-    let status: PaymentStatus | null = null;
-    try {
-      if (gateway && charge.reference) {
-        status = await gateway.fetchStatus(charge.reference);
-        if (status?.state === 'settled')
-          status = await gateway.refund(charge.reference, charge.amount_cents, `${charge.idempotency_key}-late`);
-      }
-    } catch (err) {
-      if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
-      log?.warn(
-        { err, chargeId: Number(charge.id) },
-        'subscription billing: the refund of a charge settled for nothing is left for the next run',
-      );
-    }
-    if (status?.state === 'refunded' && status.orderReference === charge.order_reference) {
-      if (await moveCharge(db, Number(charge.id), 'refund_due', 'refunded', null, now)) {
-        subscriptionLateSettlesTotal.inc({ outcome: 'refunded' });
-        result.refunded += 1;
-      }
-      continue;
-    }
-    if (!gateway || !charge.reference)
-      log?.warn(
-        { chargeId: Number(charge.id), gateway: charge.gateway },
-        'subscription billing: a charge to refund has no configured gateway',
-      );
-    subscriptionLateSettlesTotal.inc({ outcome: 'refund_failed' });
-    result.left += 1;
-  }
-  return result;
 }
 
 export interface BillingOptions {

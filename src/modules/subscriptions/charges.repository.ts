@@ -40,6 +40,10 @@ export async function countCharges(db: Db, subscriptionId: number, periodNumber:
   return Number(row.n);
 }
 
+export function findCharge(db: Db, id: number): Promise<ChargeRow | undefined> {
+  return db.selectFrom('subscription_charge').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** A charge's state as committed now (pending, settled or failed). */
 export async function chargeStateOf(db: Db, id: number): Promise<ChargeState> {
   const row = await db.selectFrom('subscription_charge').select('state').where('id', '=', id).executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 // The subscriptions module's public surface: its routes, import kind, billing (CLI and worker),
-// mails, maintenance, the handler of its payments' callbacks, what its takes give to download
+// mails, refunds, maintenance, the handler of its payments' callbacks, what its takes give to download
 // (accessibleTakes and subscriptionGivingAccess, for the downloads module), its part of "your
 // data", tables and messages.
 export { subscriptionsRoutes, type SubscriptionsDeps } from './subscriptions.routes.js';
@@ -8,6 +8,7 @@ export { billDue, type BillingReport } from './billing.service.js';
 export { subscriptionStats, type MonthStats } from './stats.service.js';
 export { scheduleSubscriptionBilling, subscriptionPayments } from './subscriptions.jobs.js';
 export { SUBSCRIPTION_MAIL_JOB, subscriptionMailHandler } from './subscriptions.mails.js';
+export { SUBSCRIPTION_REFUND_JOB, subscriptionRefundHandler } from './refunds.js';
 export { pruneCards as subscriptionCardPruning } from './cards.service.js';
 export { accessibleTakes, subscriptionGivingAccess } from './takes.repository.js';
 export { subscriptionsPersonalData } from './subscriptions.personal-data.js';

@@ -14,8 +14,8 @@ export type ChargePurpose = 'PERIOD' | 'UPGRADE';
 /**
  * pending (written before the gateway call), settled, failed; refund_due: settled at the gateway when
  * the subscription no longer wanted it (a charge recorded failed that the bank approved after all,
- * once the subscription was cancelled, ended or paid otherwise), until the billing run has refunded
- * it: refunded.
+ * once the subscription was cancelled, ended or paid otherwise), until its refund job (or a billing
+ * run) has refunded it: refunded.
  */
 export type ChargeState = 'pending' | 'settled' | 'failed' | 'refund_due' | 'refunded';
 

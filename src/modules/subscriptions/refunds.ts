@@ -1,0 +1,135 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { enqueueJob } from '../../infra/jobs/queue.js';
+import type { JobHandler } from '../../infra/jobs/worker.js';
+import type { Logger } from '../../infra/logger.js';
+import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  type GatewayName,
+  type Gateways,
+  type PaymentGateway,
+  type PaymentStatus,
+} from '../payments/index.js';
+import { chargesToRefund, findCharge, moveCharge, type ChargeRow } from './charges.repository.js';
+
+// Money a charge took for nothing goes back (billing.apply.ts decides when: a late settle the
+// subscription no longer wanted). markRefundDue is the one way into refund_due, and it queues the
+// refund of that charge in the same transaction, so the customer's money goes back as soon as a
+// worker takes the job, not at the next billing run; each billing run still refunds whatever is
+// left (a job that died, a gateway that was down). Both refund a charge through refundCharge.
+
+export const SUBSCRIPTION_REFUND_JOB = 'subscription.refund';
+/** Tries of the job (about ten minutes of backoff in all); the billing run goes on after them. */
+const REFUND_JOB_ATTEMPTS = 6;
+const BATCH = 500;
+
+/**
+ * Marks a charge settled for nothing refund_due (from failed, a late settle, with the gateway's
+ * reference; or from settled, paid meanwhile by another charge) and queues its refund, in the
+ * caller's transaction. False, queueing nothing, when the charge is not in `from` (a repeated
+ * callback, a racing run): the refund was queued by whoever moved it.
+ */
+export async function markRefundDue(
+  trx: Db,
+  charge: Pick<ChargeRow, 'id'>,
+  from: 'failed' | 'settled',
+  reference: string | null,
+  now: number,
+): Promise<boolean> {
+  if (!(await moveCharge(trx, Number(charge.id), from, 'refund_due', reference, now))) return false;
+  await enqueueJob(
+    trx,
+    { type: SUBSCRIPTION_REFUND_JOB, payload: { chargeId: Number(charge.id) } },
+    { maxAttempts: REFUND_JOB_ATTEMPTS, now },
+  );
+  subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' });
+  return true;
+}
+
+export type RefundOutcome = 'refunded' | 'refunded-already' | 'left';
+
+/**
+ * Refunds one refund_due charge whole through its gateway under a key of its own (the same for
+ * every try and every refunder), then marks it refunded. The payment is looked up first, so a
+ * refunder that died after the refund (or a refund made at the gateway by hand) marks it without
+ * refunding twice. Two refunders at once (the job and a billing run) both looking it up settled send
+ * the same refund: the gateway refuses the second (its key, or nothing left standing), which then
+ * looks the payment up again and finds it refunded. `refunded-already`: someone else marked it.
+ * `left`: the gateway could not refund it now (logged and counted); it stays refund_due.
+ */
+export async function refundCharge(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  charge: ChargeRow,
+  now: number,
+  log?: Pick<Logger, 'warn'>,
+): Promise<RefundOutcome> {
+  const gateway = gateways[charge.gateway as GatewayName];
+  let status: PaymentStatus | null = null;
+  try {
+    if (gateway && charge.reference) status = await refundedPayment(gateway, charge, charge.reference);
+  } catch (err) {
+    if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
+    log?.warn({ err, chargeId: Number(charge.id) }, 'subscription billing: the refund of a charge settled for nothing is left for later');
+  }
+  if (status?.state === 'refunded' && status.orderReference === charge.order_reference) {
+    if (!(await moveCharge(db, Number(charge.id), 'refund_due', 'refunded', null, now))) return 'refunded-already';
+    subscriptionLateSettlesTotal.inc({ outcome: 'refunded' });
+    return 'refunded';
+  }
+  if (!gateway || !charge.reference)
+    log?.warn(
+      { chargeId: Number(charge.id), gateway: charge.gateway },
+      'subscription billing: a charge to refund has no configured gateway',
+    );
+  subscriptionLateSettlesTotal.inc({ outcome: 'refund_failed' });
+  return 'left';
+}
+
+/** The payment as it stands after its refund: refunded now unless it was already (or is not refundable). */
+async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<PaymentStatus | null> {
+  const found = await gateway.fetchStatus(reference);
+  if (found?.state !== 'settled') return found;
+  try {
+    return await gateway.refund(reference, charge.amount_cents, `${charge.idempotency_key}-late`);
+  } catch (err) {
+    // Refused: another refunder's request under the same key went first (or nothing is left
+    // standing). The payment as it is now tells whether it is refunded.
+    if (err instanceof GatewayRefusedError) return gateway.fetchStatus(reference);
+    throw err;
+  }
+}
+
+/** The billing run's part: every refund_due charge, oldest first; how many it refunded, and how many are left. */
+export async function refundCharges(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  now: number,
+  log?: Pick<Logger, 'warn'>,
+): Promise<{ refunded: number; left: number }> {
+  const result = { refunded: 0, left: 0 };
+  for (const charge of await chargesToRefund(db, BATCH)) {
+    const outcome = await refundCharge(db, gateways, charge, now, log);
+    if (outcome === 'refunded') result.refunded += 1;
+    else if (outcome === 'left') result.left += 1;
+  }
+  return result;
+}
+
+/**
+ * The job queued with the mark: refunds that one charge. Nothing when it is refunded already (by a
+ * billing run, or an earlier try of this job). A refund the gateway could not make now fails the try,
+ * so the worker tries again later; after the last try the billing run still refunds it.
+ */
+export function subscriptionRefundHandler(deps: { db: Kysely<Database>; gateways: Gateways }): JobHandler {
+  return async (job: { chargeId: number }, context) => {
+    const charge = await findCharge(deps.db, Number(job.chargeId));
+    if (charge?.state !== 'refund_due') return 'skipped';
+    const outcome = await refundCharge(deps.db, deps.gateways, charge, Date.now(), context.log);
+    if (outcome === 'left') throw new Error(`the refund of subscription charge ${job.chargeId} is left for later`);
+    return outcome;
+  };
+}
