@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import type { PaymentStatus } from '../payments/index.js';
-import { finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
+import { countCharges, finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
@@ -12,7 +12,8 @@ import { findSubscription, lockSubscription, updateSubscription, type Subscripti
 // applies an outcome second (a racing run, a callback after the answer) changes nothing.
 // One exception, so that no money the customer paid is lost to them: a charge recorded failed that
 // the gateway later reports settled (the bank approved it after all) is the paid charge when its
-// subscription still waits for that period (FAILED, retrying); else the money was taken for
+// subscription still waits for that period (FAILED, retrying) or, an upgrade's, for that upgrade
+// (on the plan it started from, nothing tried or chosen since); else the money was taken for
 // nothing and the charge is marked refund_due, its refund queued at once (refunds.ts; the billing
 // run refunds whatever a job left). A settled charge the subscription no longer waits for (another
 // charge paid the period meanwhile) is marked so too. Each is a conditional update of the charge,
@@ -42,10 +43,11 @@ export async function applyChargeStatus(trx: Db, charge: ChargeRow, status: Paym
 /**
  * A charge recorded failed that the gateway now reports settled. A period's charge of a
  * subscription still retrying that period (FAILED) pays it: ACTIVE, the next period, as a retry
- * that settled. Anything else (cancelled or ended meanwhile, the period paid by a retry, an
- * upgrade the customer was told was declined) is refunded. Nothing when the charge is not failed
- * (settled, or marked already: a repeated callback). The subscription is locked first, as a
- * cancellation and a renewal's claim lock it: neither moves it between this read and the write.
+ * that settled. An upgrade's charge gives the better plan when the customer still waits for it
+ * (upgradeStillWanted). Anything else (cancelled or ended meanwhile, the period paid by a retry, an
+ * upgrade tried again or replaced) is refunded. Nothing when the charge is not failed (settled, or
+ * marked already: a repeated callback). The subscription is locked first, as a cancellation, a plan
+ * change and a renewal's claim lock it: none moves it (or adds a charge) between this read and the write.
  */
 async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, now: number): Promise<ChargeOutcome> {
   const sub = await lockSubscription(trx, Number(charge.subscription_id));
@@ -57,8 +59,39 @@ async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, no
     subscriptionLateSettlesTotal.inc({ outcome: 'applied' });
     return 'settled';
   }
+  if (sub !== undefined && charge.purpose === 'UPGRADE' && (await upgradeStillWanted(trx, sub, charge))) {
+    if (!(await moveCharge(trx, Number(charge.id), 'failed', 'settled', reference, now))) return 'applied-already';
+    await upgradePlan(trx, sub, charge, now);
+    subscriptionLateSettlesTotal.inc({ outcome: 'applied' });
+    return 'settled';
+  }
   if (!(await markRefundDue(trx, charge, 'failed', reference, now))) return 'applied-already';
   return 'refund-due';
+}
+
+/**
+ * Whether the customer still waits for the upgrade a declined charge was for, so that its money
+ * settled late buys what it was paid for: the subscription is live (ACTIVE, not cancelled) in the
+ * period the charge's prorated amount was for, still on the plan the upgrade started from, and
+ * nothing replaced the upgrade: no later upgrade charge of that period (tried again, whatever its
+ * outcome) and no downgrade chosen since. An upgrade charged before the charge named its starting
+ * plan (from_plan_id null) cannot tell, and is refunded.
+ */
+async function upgradeStillWanted(trx: Db, sub: SubscriptionRow, charge: ChargeRow): Promise<boolean> {
+  return (
+    sub.status === 'ACTIVE' &&
+    !sub.cancel_at_period_end &&
+    sub.period_number === charge.period_number &&
+    charge.from_plan_id !== null &&
+    Number(sub.plan_id) === Number(charge.from_plan_id) &&
+    sub.next_plan_id === null &&
+    (await countCharges(trx, Number(sub.id), charge.period_number, 'UPGRADE')) === charge.attempt
+  );
+}
+
+/** The better plan an upgrade's settled charge paid for, from now on. */
+async function upgradePlan(trx: Db, sub: SubscriptionRow, charge: ChargeRow, now: number): Promise<void> {
+  await updateSubscription(trx, Number(sub.id), { plan_id: charge.plan_id, next_plan_id: null, updated_at: now });
 }
 
 /** A settled charge its subscription no longer waits for: the money is to go back (refund_due). */
@@ -102,7 +135,7 @@ export async function applyChargeOutcome(
     // The better plan from now on, if the subscription is still in the period the upgrade paid for.
     if (outcome !== 'settled') return outcome;
     if (sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status)) {
-      await updateSubscription(trx, id, { plan_id: charge.plan_id, next_plan_id: null, updated_at: now });
+      await upgradePlan(trx, sub, charge, now);
       return outcome;
     }
     return refundDue(trx, charge, now);

@@ -55,11 +55,13 @@ const referenceOf = (subscriptionId: number, period: number, purpose: string, at
 
 export function newCharge(
   sub: { id: number },
-  fields: Pick<ChargeRow, 'period_number' | 'purpose' | 'attempt' | 'plan_id' | 'amount_cents' | 'gateway'>,
+  fields: Pick<ChargeRow, 'period_number' | 'purpose' | 'attempt' | 'plan_id' | 'amount_cents' | 'gateway'> &
+    Partial<Pick<ChargeRow, 'from_plan_id'>>,
   now: number,
 ): Omit<ChargeRow, 'id'> {
   return {
     subscription_id: sub.id,
+    from_plan_id: null,
     ...fields,
     order_reference: referenceOf(sub.id, fields.period_number, fields.purpose, fields.attempt),
     idempotency_key: randomBytes(16).toString('hex'),

@@ -190,6 +190,7 @@ export async function changePlan(
       purpose: 'UPGRADE' as const,
       attempt,
       plan_id: Number(plan.id),
+      from_plan_id: Number(current.id),
       amount_cents: amount,
     };
     const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));

@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -101,6 +101,8 @@ export interface SubscriptionChargeTable {
   attempt: number;
   /** The plan the charge pays for (the new one for an upgrade or a renewal after a downgrade). */
   plan_id: number;
+  /** An upgrade's: the plan it started from (migration 2026_11_30_0650); null for a period's charge and older upgrades. */
+  from_plan_id: number | null;
   amount_cents: number;
   gateway: string;
   order_reference: string;
