@@ -1,5 +1,5 @@
 // The SQL of saved cards.
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { RedirectForm, SavedCard } from '../payments/index.js';
@@ -130,13 +130,25 @@ export async function declinePendingCard(db: Db, id: number, now: number): Promi
   return result.numUpdatedRows > 0n;
 }
 
+// When a saved card has expired, said once for JavaScript (cardExpired) and once for SQL
+// (expiredCardSql), beside each other on one cut-off: a card's expiry as a month number
+// (year * 12 + month - 1) below the month of `now` (UTC), i.e. its expiry month ended before now.
+// test/subscriptions/card-expiry.test.ts pins the two to each other around month and year ends.
+
+/** The month of `now` (UTC) as a month number: the first expiry month a card is still usable in. */
+function firstUsableMonth(now: number): number {
+  const date = new Date(now);
+  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+}
+
 /** Whether a saved card's expiry month ended before `now` (UTC). */
 export function cardExpired(card: Pick<CardRow, 'expiry_year' | 'expiry_month'>, now: number): boolean {
-  const date = new Date(now);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth() + 1;
-  const expiryYear = Number(card.expiry_year);
-  return expiryYear < year || (expiryYear === year && Number(card.expiry_month) < month);
+  return Number(card.expiry_year) * 12 + Number(card.expiry_month) - 1 < firstUsableMonth(now);
+}
+
+/** cardExpired in SQL, for a subscription_card row. */
+export function expiredCardSql(now: number) {
+  return sql<boolean>`subscription_card.expiry_year * 12 + subscription_card.expiry_month - 1 < ${firstUsableMonth(now)}`;
 }
 
 export interface PrunableCard {
@@ -150,9 +162,6 @@ export interface PrunableCard {
  * their owners' locks: one confirmed meanwhile is no longer prunable).
  */
 export async function cardsToPrune(db: Db, pendingBefore: number, now: number, ids?: number[]): Promise<PrunableCard[]> {
-  const date = new Date(now);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth() + 1;
   let query = db
     .selectFrom('subscription_card')
     .select(['id', 'client_account_id'])
@@ -160,10 +169,7 @@ export async function cardsToPrune(db: Db, pendingBefore: number, now: number, i
       eb.or([
         eb.and([eb('state', '=', 'PENDING'), eb('created_at', '<', pendingBefore)]),
         eb.and([eb('state', '=', 'DECLINED'), eb('created_at', '<', pendingBefore)]),
-        eb.and([
-          eb('state', '=', 'ACTIVE'),
-          eb.or([eb('expiry_year', '<', year), eb.and([eb('expiry_year', '=', year), eb('expiry_month', '<', month)])]),
-        ]),
+        eb.and([eb('state', '=', 'ACTIVE'), expiredCardSql(now)]),
       ]),
     );
   if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : [-1]);
