@@ -160,3 +160,56 @@ describe('pruning expired cards', () => {
     expect((await subscriptionRow(s, sub.json().id)).card_id).toBeNull();
   });
 });
+
+// The prune and a client's DELETE of a card at once. Both take the client account's lock before they
+// read the client's cards, so one sees the other's outcome. Forced on PostgreSQL: the subscription
+// table is held (read, not written) until both wait on a lock; the first write of each is the move
+// of its cards' subscriptions, so without the client's lock both have read the cards by then (the
+// prune choosing the newest usable card as the new default, the removal the expired default) and
+// each moves subscriptions to a card the other deletes.
+describe('pruning an expired default card while its owner removes another card', () => {
+  it.each(['the newest usable card (the one the prune hands the default to)', 'an older usable card'] as const)(
+    'DELETE of %s (PostgreSQL: both past their reads): no subscription names a deleted card, and one usable card is the default',
+    async (which) => {
+      const customer = await createCustomer(s.t.database.db);
+      const [expired, older, newest] = [await saveCard(s, customer), await saveCard(s, customer), await saveCard(s, customer)];
+      await s.everypay.callbacksIdle();
+      for (const card of s.everypay.cards().slice(-3)) s.everypay.setCardOutcome(card.token, 'settled');
+      const removed = which === 'an older usable card' ? older : newest;
+      const kept = removed === older ? newest : older;
+      const shelf = await subscribe(s, customer, 'SHELF5', expired);
+      const audio = await subscribe(s, customer, 'AUDIO1', removed);
+      expect([shelf.statusCode, audio.statusCode]).toEqual([201, 201]);
+      expect((await listed(customer)).map((card) => [card.id, card.isDefault])).toEqual([
+        [expired, true],
+        [older, false],
+        [newest, false],
+      ]);
+      await expire(expired);
+      const [, deleted] = await withTableHeld(s.t.database.db, 'subscription', () =>
+        Promise.all([
+          subscriptionCardPruning(s.t.database.db, Date.now()),
+          call(s, customer, 'DELETE', `/subscription-credit-card/${removed}`),
+        ]),
+      );
+      expect(deleted.statusCode, deleted.body).toBe(204);
+      expect(await listed(customer)).toEqual([expect.objectContaining({ id: kept, isDefault: true })]);
+      const subs = await subscriptionsOf(customer);
+      expect(subs.map((sub) => [sub.id, sub.cardId]).sort()).toEqual(
+        [
+          [shelf.json().id, kept],
+          [audio.json().id, kept],
+        ].sort(),
+      );
+      // No subscription of anyone names a card that is gone.
+      const dangling = await s.t.database.db
+        .selectFrom('subscription')
+        .leftJoin('subscription_card', 'subscription_card.id', 'subscription.card_id')
+        .select('subscription.id')
+        .where('subscription.card_id', 'is not', null)
+        .where('subscription_card.id', 'is', null)
+        .execute();
+      expect(dangling).toEqual([]);
+    },
+  );
+});
