@@ -5,7 +5,9 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 // An e-book's (or audiobook's) physicalBook names its printed edition: a product of type BOOK. A line
 // naming another e-book, a product of another kind, or itself is refused with a message on its line,
 // as an unknown reference is; a line of another type may not name one at all. A target later in the
-// file is checked once the file was read: the line's product is written, its link is not made.
+// file is checked once the file was read: the line's product is written, its link is not made. The
+// check reads the type the target has once the file is applied: a line of the file that retypes a
+// catalogue product counts, whether it comes before or after the e-book's line.
 
 let t: TestApp;
 let key: string;
@@ -36,9 +38,9 @@ const importProducts = (lines: unknown[]) =>
 
 const rows = async () =>
   Object.fromEntries(
-    (await t.database.db.selectFrom('product').select(['id', 'code', 'physical_book_id']).execute()).map((row) => [
+    (await t.database.db.selectFrom('product').select(['id', 'code', 'type', 'physical_book_id']).execute()).map((row) => [
       row.code,
-      { id: Number(row.id), physicalBookId: row.physical_book_id === null ? null : Number(row.physical_book_id) },
+      { id: Number(row.id), type: row.type, physicalBookId: row.physical_book_id === null ? null : Number(row.physical_book_id) },
     ]),
   );
 
@@ -79,5 +81,47 @@ describe('the physicalBook of a products import', () => {
     ]);
     const stored = await rows();
     expect(stored['E-1']!.physicalBookId).toBe(stored['B-1']!.id);
+  });
+
+  it('checks a target that a later line of the file retypes with the type that line gives it', async () => {
+    // The catalogue's R-BOOK is a BOOK and R-EBOOK an e-book; E-R1 is already linked to R-BOOK.
+    await importProducts([product('R-BOOK', 'BOOK'), product('R-EBOOK', 'EBOOK'), product('E-R1', 'EBOOK', 'R-BOOK')]);
+    const response = await importProducts([
+      product('E-R1', 'EBOOK', 'R-BOOK'),
+      product('E-R2', 'EBOOK', 'R-EBOOK'),
+      product('R-BOOK', 'EBOOK'),
+      product('R-EBOOK', 'BOOK'),
+    ]);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().errors).toEqual([
+      {
+        line: 1,
+        message: '/physicalBook: product "R-BOOK" is of type EBOOK, not a physical book (BOOK), so the product is not linked to it',
+      },
+    ]);
+    const stored = await rows();
+    expect([stored['R-BOOK']!.type, stored['R-EBOOK']!.type]).toEqual(['EBOOK', 'BOOK']);
+    // The link to what is no longer a BOOK is undone; the one to what became one is made.
+    expect(stored['E-R1']!.physicalBookId).toBeNull();
+    expect(stored['E-R2']!.physicalBookId).toBe(stored['R-EBOOK']!.id);
+  });
+
+  it('checks a target that an earlier line of the file retypes with the type it was given', async () => {
+    await importProducts([product('S-BOOK', 'BOOK'), product('S-EBOOK', 'EBOOK'), product('E-S1', 'EBOOK', 'S-BOOK')]);
+    const response = await importProducts([
+      product('S-BOOK', 'EBOOK'),
+      product('S-EBOOK', 'BOOK'),
+      product('E-S1', 'EBOOK', 'S-BOOK'),
+      product('E-S2', 'EBOOK', 'S-EBOOK'),
+    ]);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().errors).toEqual([
+      { line: 3, message: '/physicalBook: product "S-BOOK" is of type EBOOK, not a physical book (BOOK)' },
+    ]);
+    const stored = await rows();
+    expect([stored['S-BOOK']!.type, stored['S-EBOOK']!.type]).toEqual(['EBOOK', 'BOOK']);
+    // The refused line changed nothing: E-S1 keeps the link it had (as any refused line keeps its product).
+    expect(stored['E-S1']!.physicalBookId).toBe(stored['S-BOOK']!.id);
+    expect(stored['E-S2']!.physicalBookId).toBe(stored['S-EBOOK']!.id);
   });
 });

@@ -164,6 +164,32 @@ describe('POST /integration/supplier/{code}/{kind}', () => {
     expect((await postFeed(t, 'ACME', 'stock', body, rotated)).statusCode).toBe(200);
     expect((await products(['A-1']))[0]!.web_stock).toBe(5);
   });
+
+  it("checks an e-book's physicalBook with the type a later line of the same feed gives it", async () => {
+    const physSecret = await addSupplier(t.database.db, 'PHYS', 'Phys Books', Date.now());
+    const feed = (lines: unknown[]) => postFeed(t, 'PHYS', 'products', ndjson(lines), physSecret);
+    const ebook = (code: string, physicalBook: string) => book(code, { type: 'EBOOK', physicalBook });
+    expect((await feed([book('P-BOOK'), book('P-EBOOK', { type: 'EBOOK' })])).json().errors).toEqual([]);
+    const response = await feed([ebook('P-E1', 'P-BOOK'), ebook('P-E2', 'P-EBOOK'), book('P-BOOK', { type: 'EBOOK' }), book('P-EBOOK')]);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().errors).toEqual([
+      {
+        line: 1,
+        message: '/physicalBook: product "P-BOOK" is of type EBOOK, not a physical book (BOOK), so the product is not linked to it',
+      },
+    ]);
+    const linked = await t.database.db
+      .selectFrom('product as p')
+      .leftJoin('product as b', 'b.id', 'p.physical_book_id')
+      .select(['p.code', 'b.code as physicalBook'])
+      .where('p.code', 'in', ['P-E1', 'P-E2'])
+      .orderBy('p.code')
+      .execute();
+    expect(linked).toEqual([
+      { code: 'P-E1', physicalBook: null },
+      { code: 'P-E2', physicalBook: 'P-EBOOK' },
+    ]);
+  });
 });
 
 describe('the rate limit per supplier', () => {

@@ -20,8 +20,11 @@ import { productChanged, productsDeactivated } from './product-events.js';
 
 // The product feed is full: a product the file does not list is no longer sold and is
 // deactivated after the last line. A first pass collects the file's codes (the only thing kept in
-// memory for the whole file), so that a truncated feed is refused before anything is written and
-// links to products later in the file (physicalBook, related) are told apart from unknown codes.
+// memory for the whole file, each with the last line that names it), so that a truncated feed is
+// refused before anything is written and links to products later in the file (physicalBook,
+// related) are told apart from unknown codes. A physicalBook whose product has a line later in the
+// file is checked and made once the file was read, with the type that line gave it, not the type
+// it had before (a catalogue's BOOK retyped by a later line is no physical book).
 // A feed answers for a scope: the back office's feed for the products no supplier keeps, a
 // supplier's feed (modules/integrations) for that supplier's own; each deactivates only in its scope.
 
@@ -30,9 +33,9 @@ export interface ProductFeedScope {
   supplierId: number | null;
 }
 
-/** What the first pass learns: every code the file names, and which of them it deactivates. */
+/** What the first pass learns: every code the file names (with its last line), and which of them it deactivates. */
 interface Feed {
-  codes: Set<string>;
+  codes: Map<string, number>;
   inactive: Set<string>;
 }
 
@@ -61,18 +64,18 @@ export function productFeed({ db, clock }: ImportDeps, { force }: ImportOptions,
 }
 
 async function scanFeed(file: string, progress: ImportProgress | undefined): Promise<Feed> {
-  const feed: Feed = { codes: new Set(), inactive: new Set() };
+  const feed: Feed = { codes: new Map(), inactive: new Set() };
   // A line that is bad in other ways still names its product: it is skipped, not deactivated.
   await readNdjson(
     file,
     'scan',
     () => {},
     progress,
-    (value) => {
+    (value, lineNumber) => {
       if (typeof value !== 'object' || value === null) return;
       const { code, active } = value as { code?: unknown; active?: unknown };
       if (typeof code !== 'string') return;
-      feed.codes.add(code);
+      feed.codes.set(code, lineNumber);
       if (active === false) feed.inactive.add(code);
     },
   );
@@ -125,14 +128,16 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     });
   }
 
-  async function resolve(record: ProductRecord): Promise<ResolvedProduct> {
+  async function resolve(record: ProductRecord, line: number): Promise<ResolvedProduct> {
     const personIds = await refs.require(
       'person',
       record.persons.map((person) => person.code),
       'persons',
     );
     const categories = await refs.categories(record.categories, 'categories');
-    const [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
+    let [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
+    // A line later in the file may retype the catalogue's product: its type is known once that line was applied.
+    if (typeof physicalBook === 'number' && (feed.codes.get(record.physicalBook!) ?? 0) > line) physicalBook = 'pending';
     if (typeof physicalBook === 'number') {
       const problem = await notPhysicalEdition(db, record.physicalBook!, physicalBook);
       if (problem) throw new LineError(`/physicalBook: ${problem}`);
@@ -154,7 +159,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     async apply(record, line) {
       if (scope.supplierId !== null) await admitSupplierProduct(db, record.code, scope.supplierId);
       await refs.requireBinding(record.columns.binding_code);
-      const product = await resolve(record);
+      const product = await resolve(record, line);
       const { id, outcome } = await inLineTransaction(db, async (trx) => {
         const now = clock.now();
         const written = await writeProduct(trx, product, now, scope.supplierId === null ? {} : { supplier_id: scope.supplierId });
