@@ -37,6 +37,7 @@ async function usage(): Promise<string> {
     { GDPR_USAGE },
     { SUBSCRIPTION_USAGE },
     { CONTACT_USAGE },
+    { PRODUCT_FILE_USAGE },
     { SITEMAP_USAGE },
     { SUPPLIER_USAGE },
     { WEBHOOK_USAGE },
@@ -56,6 +57,7 @@ async function usage(): Promise<string> {
     import('./modules/gdpr/gdpr.cli.js'),
     import('./modules/subscriptions/subscriptions.cli.js'),
     import('./modules/contact/contact.cli.js'),
+    import('./modules/downloads/product-files.cli.js'),
     import('./modules/sitemap/sitemap.cli.js'),
     import('./modules/integrations/suppliers.cli.js'),
     import('./modules/integrations/webhooks.cli.js'),
@@ -83,6 +85,7 @@ ${NEWSLETTER_USAGE}
 ${GDPR_USAGE}
 ${SUBSCRIPTION_USAGE}
 ${CONTACT_USAGE}
+${PRODUCT_FILE_USAGE}
 ${SITEMAP_USAGE}
 ${SUPPLIER_USAGE}
 ${WEBHOOK_USAGE}
@@ -289,6 +292,15 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await migrateEmbedded(database);
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
+      });
+    case 'product-file':
+      return withDatabase(config.databaseUrl, async (database) => {
+        await migrateEmbedded(database);
+        const [{ productFileCommand }, { createFileStore }] = await Promise.all([
+          import('./modules/downloads/product-files.cli.js'),
+          import('./infra/file-store/index.js'),
+        ]);
+        await productFileCommand({ db: database.db, fileStore: await createFileStore(config.fileStore) }, args, print);
       });
     case 'sitemap': {
       let code = 0;

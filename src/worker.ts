@@ -25,7 +25,13 @@ import {
   giftCardIssueHandler,
   giftCardMailHandler,
 } from './modules/gift-cards/index.js';
-import { DOWNLOAD_FILE_ITEMS_JOB, fileItemsHandler, pruneUsedLinks } from './modules/downloads/index.js';
+import {
+  DOWNLOAD_FILE_ITEMS_JOB,
+  DOWNLOAD_FILE_REMOVAL_JOB,
+  fileItemsHandler,
+  fileRemovalHandler,
+  pruneUsedLinks,
+} from './modules/downloads/index.js';
 import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } from './modules/newsletter/index.js';
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import {
@@ -79,6 +85,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [GIFT_CARD_ISSUE_JOB]: giftCardIssueHandler({ db: deps.database.db }),
     [GIFT_CARD_MAIL_JOB]: giftCardMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [DOWNLOAD_FILE_ITEMS_JOB]: fileItemsHandler({ db: deps.database.db, batch: deps.config.downloads.itemsBatch }),
+    [DOWNLOAD_FILE_REMOVAL_JOB]: fileRemovalHandler({ db: deps.database.db, batch: deps.config.downloads.itemsBatch }),
   };
 }
 

@@ -62,6 +62,7 @@ import * as addDownloadLinkBytes from './2026_11_30_0400_add_download_link_bytes
 import * as batchNewFileItems from './2026_11_30_0410_batch_new_file_items.js';
 import * as addBackInStockConfirmation from './2026_11_30_0500_add_back_in_stock_confirmation.js';
 import * as addSubscriptionChargeFromPlan from './2026_11_30_0650_add_subscription_charge_from_plan.js';
+import * as batchRemovedFileItems from './2026_11_30_0700_batch_removed_file_items.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -129,4 +130,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_0410_batch_new_file_items': batchNewFileItems,
   '2026_11_30_0500_add_back_in_stock_confirmation': addBackInStockConfirmation,
   '2026_11_30_0650_add_subscription_charge_from_plan': addSubscriptionChargeFromPlan,
+  '2026_11_30_0700_batch_removed_file_items': batchRemovedFileItems,
 };

@@ -1,7 +1,15 @@
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
-import { addPurchaseItems, addTakeItems, productOfFile, purchaseKeys, takeKeys } from './download-items.repository.js';
+import {
+  addPurchaseItems,
+  addTakeItems,
+  lockProductItems,
+  productOfFile,
+  purchaseKeys,
+  removeFileItems,
+  takeKeys,
+} from './download-items.repository.js';
 
 // A new file (format) of a product is an item of every holder's download list (download_item). A
 // best seller has 100,000 holders: rather than one statement of that many rows in the upload's
@@ -35,11 +43,38 @@ export function fileItemsHandler(deps: { db: Db; batch: number }): JobHandler {
         const page = await keys(db, productId, after, batch);
         if (page.length === 0) break;
         const upto = page[page.length - 1]!;
-        added += await add(db, file, after, upto);
+        // A page and a removal of the file do not cross (download-items.repository.ts, lockProductItems).
+        added += await db.transaction().execute(async (trx) => {
+          await lockProductItems(trx, productId);
+          return add(trx, file, after, upto);
+        });
         if (page.length < batch) break;
         after = upto;
       }
     }
     return `added ${added}`;
+  };
+}
+
+// A removed file (removeProductFile) goes from its product_file row at once, in the removal's
+// transaction: no link is made for it from then on and none is served, and the list and its count
+// read an item with its file, so nobody sees its items. They are deleted by this job in pages of
+// DOWNLOAD_ITEMS_BATCH, each page one statement in a transaction of its own, rather than all of them
+// in the removal's. File ids are never used again, so a new upload of the same format (a new row) is
+// no item of this job's; a second run finds nothing to delete.
+
+export const DOWNLOAD_FILE_REMOVAL_JOB = 'downloads.file-removal';
+
+/** Queues the removal of a removed file's items, in the caller's transaction (the removal's). */
+export function queueFileRemoval(trx: Db, fileId: number, now: number): Promise<number> {
+  return enqueueJob(trx, { type: DOWNLOAD_FILE_REMOVAL_JOB, payload: { fileId } }, { maxAttempts: ATTEMPTS, now });
+}
+
+export function fileRemovalHandler(deps: { db: Db; batch: number }): JobHandler {
+  const { db, batch } = deps;
+  return async (job: { fileId: number }) => {
+    // Never the case (ids are not used again), but a file that exists keeps its items.
+    if ((await productOfFile(db, job.fileId)) !== undefined) return 'skipped';
+    return `removed ${await removeFileItems(db, job.fileId, batch)}`;
   };
 }

@@ -1,9 +1,15 @@
+import { PostgresAdapter, sql } from 'kysely';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 
 // The SQL of the job that gives a new file's item (download_item) to every holder of its product:
 // pages of purchases (order_entitlement by order_id) and held takes (subscription_take by id) in key
 // order (migration 2026_11_30_0410's indexes), each page's items one statement of at most a page of
-// rows, an item already there left as it is.
+// rows, an item already there left as it is; and of the job that takes a removed file's items off
+// the lists, in pages by download_item_file_idx.
+
+/** pg_advisory_xact_lock's first key for a product's download items (migration 2026_11_28_0600). */
+const LOCK_SPACE = 2_811_280;
 
 const number = (value: number | string | bigint) => Number(value);
 
@@ -98,4 +104,23 @@ export async function addTakeItems(db: Db, file: { fileId: number; productId: nu
     .onConflict((oc) => oc.columns(['order_id', 'take_id', 'file_id']).doNothing())
     .executeTakeFirst();
   return number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/**
+ * Takes the product's download-item lock shared for the rest of the transaction (PostgreSQL; SQLite
+ * runs one writer at a time): a removal of one of its files (exclusive, in its delete trigger) then
+ * either waits for the page or is seen by it.
+ */
+export async function lockProductItems(trx: Db, productId: number): Promise<void> {
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock_shared(${LOCK_SPACE}, (${productId}::bigint % 2147483647)::int)`.execute(trx);
+}
+
+/** Deletes the items of a removed file, `batch` a statement; answers how many went. */
+export function removeFileItems(db: Db, fileId: number, batch: number): Promise<number> {
+  return deleteInBatches(db, 'download_item', {
+    key: ['order_id', 'take_id', 'file_id'],
+    where: (eb) => eb('file_id', '=', fileId),
+    batchSize: batch,
+  });
 }

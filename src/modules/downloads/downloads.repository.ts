@@ -48,7 +48,8 @@ function itemsOf(db: Db, owner: { clientAccountId: number; storeCode: string }, 
 /**
  * The client's entitled files in the store: one row per purchase or take and format, newest first
  * (then the order, the take, the file). A page is a range of download_item_list_idx, in its order,
- * and the total a count over the same range.
+ * and the total a count over the same range; both read each item's file by key, so the items of a
+ * removed file, until the job that deletes them ran, are neither listed nor counted.
  */
 export async function downloadPage(
   db: Db,
@@ -86,7 +87,9 @@ export async function downloadPage(
       .limit(page.perPage)
       .offset(page.offset)
       .execute(),
+    // With its file, as the page reads it: a removed file's items wait for their job (download-items.jobs.ts).
     itemsOf(db, owner, now)
+      .innerJoin('product_file as f', 'f.id', 'i.file_id')
       .select((eb) => eb.fn.countAll<number | string>().as('total'))
       .executeTakeFirstOrThrow(),
   ]);
@@ -302,7 +305,7 @@ export async function saveProductFile(
 ): Promise<{ id: number; created: boolean; replacedKey?: string }> {
   const previous = await db
     .selectFrom('product_file')
-    .select('storage_key')
+    .select(['id', 'storage_key'])
     .where('product_id', '=', file.productId)
     .where('format', '=', file.format)
     .executeTakeFirst();
@@ -320,5 +323,21 @@ export async function saveProductFile(
     .returning('id')
     .executeTakeFirstOrThrow();
   const replacedKey = previous && previous.storage_key !== file.storageKey ? previous.storage_key : undefined;
-  return { id: number(row.id), created: previous === undefined, ...(replacedKey ? { replacedKey } : {}) };
+  // A format removed since `previous` was read is a new row: a new format again.
+  const created = previous === undefined || number(previous.id) !== number(row.id);
+  return { id: number(row.id), created, ...(replacedKey ? { replacedKey } : {}) };
+}
+
+/** Removes the product's file of that format; answers its id and storage key, or undefined when it has none. */
+export async function deleteProductFile(
+  db: Db,
+  file: { productId: number; format: string },
+): Promise<{ id: number; storageKey: string } | undefined> {
+  const row = await db
+    .deleteFrom('product_file')
+    .where('product_id', '=', file.productId)
+    .where('format', '=', file.format)
+    .returning(['id', 'storage_key'])
+    .executeTakeFirst();
+  return row === undefined ? undefined : { id: number(row.id), storageKey: row.storage_key };
 }

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localFileStore } from '../../src/infra/file-store/index.js';
+import { retryJob } from '../../src/infra/jobs/queue.js';
+import { productFileCommand } from '../../src/modules/downloads/product-files.cli.js';
+import type { Who } from '../basket/helpers.js';
+import { createCustomer } from '../helpers/customers.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { buy, createDownloadWorld, get, linkPath, upload, type DownloadWorld } from './helpers.js';
+
+// A removed format (storefront product-file remove) goes at once, in the removal's transaction: no
+// link is made for it and none made before is served, and the holders' lists (items and total) no
+// longer show it, as when its items went with it. The items themselves are deleted by a job the
+// removal queues, in pages of DOWNLOAD_ITEMS_BATCH (2 here), each page one statement: the removal
+// deletes none, however many people hold the product. A second run deletes nothing; a new upload of
+// the format while the items wait, and a purchase meanwhile, end with every holder's list whole.
+
+let world: DownloadWorld;
+let courierId: number;
+const holders: Who[] = [];
+
+beforeAll(async () => {
+  world = await createDownloadWorld({ DOWNLOAD_ITEMS_BATCH: '2' });
+  const db = world.t.database.db;
+  expect((await upload(world, world.ebooks[0]!.code, 'EPUB', randomBytes(1_000))).statusCode).toBe(200);
+  courierId = Number((await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow()).id);
+  holders.push(world.customer);
+  // Four more buyers (and the first one again): six purchases, more than two pages.
+  for (let index = 0; index < 4; index += 1) {
+    const customer = await createCustomer(db);
+    const who = { bearer: customer.token };
+    await buy(world.t, who, [world.ebooks[0]!.id], courierId);
+    holders.push(who);
+  }
+  await buy(world.t, world.customer, [world.ebooks[0]!.id], courierId);
+}, 120_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+/** The formats of the holder's list, with its total header checked against them. */
+async function formatsOf(who: Who): Promise<string[]> {
+  const response = await get(world, '/download?per-page=100', who);
+  expect(response.statusCode, response.body).toBe(200);
+  const items = response.json() as Array<{ id: string; format: string }>;
+  expect(response.headers['x-pagination-total-count']).toBe(String(items.length));
+  return items.map((item) => item.format).sort();
+}
+
+const itemsOfFile = async (fileId: number) =>
+  (await world.t.database.db.selectFrom('download_item').select('order_id').where('file_id', '=', fileId).execute()).length;
+
+async function uploadPdf(holdJobs = false): Promise<number> {
+  const response = await upload(world, world.ebooks[0]!.code, 'PDF', randomBytes(700), '', holdJobs);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().id as number;
+}
+
+async function removePdf(): Promise<string[]> {
+  const printed: string[] = [];
+  const fileStore = localFileStore(world.fileDir);
+  await productFileCommand({ db: world.t.database.db, fileStore }, ['remove', world.ebooks[0]!.code, 'PDF'], (line) => printed.push(line));
+  return printed;
+}
+
+const lastRemovalJob = () =>
+  world.t.database.db
+    .selectFrom('job')
+    .select(['id', 'status', 'result'])
+    .where('type', '=', 'downloads.file-removal')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+
+const expectWholeLists = async (formats: string[]) => {
+  expect(await formatsOf(world.customer)).toEqual(formats.flatMap((format) => [format, format]));
+  for (const who of holders.slice(1)) expect(await formatsOf(who)).toEqual(formats);
+};
+
+describe('a removed format of a product many hold', () => {
+  it('is gone from every list and link at once; the job deletes its items in pages, and a second run deletes nothing', async () => {
+    const pdf = await uploadPdf();
+    await expectWholeLists(['EPUB', 'PDF']);
+    const items = (await get(world, '/download?per-page=100', world.customer)).json() as Array<{ id: string; format: string }>;
+    const pdfItem = items.find((item) => item.format === 'PDF')!;
+    const minted = await linkPath(world, world.customer, pdfItem.id);
+    const { storage_key: storageKey } = await world.t.database.db
+      .selectFrom('product_file')
+      .select('storage_key')
+      .where('id', '=', pdf)
+      .executeTakeFirstOrThrow();
+
+    expect(await removePdf()).toEqual([`Removed ${world.ebooks[0]!.code}'s PDF file (${pdf}); its holders' list items go through a job.`]);
+    // The removal deleted no item: the job will, in pages.
+    expect(await itemsOfFile(pdf)).toBe(6);
+    expect((await lastRemovalJob()).status).toBe('pending');
+    // What holders see already: the format is neither listed nor counted, no link is made, none served.
+    await expectWholeLists(['EPUB']);
+    expectErrorBody(await get(world, `/download/${pdfItem.id}/link`, world.customer), 404, 'Not Found');
+    expectErrorBody(await get(world, minted), 403, 'Forbidden');
+    expect(existsSync(join(world.fileDir, storageKey))).toBe(false);
+
+    await world.t.drainJobs();
+    expect(await itemsOfFile(pdf)).toBe(0);
+    const job = await lastRemovalJob();
+    expect(job).toMatchObject({ status: 'done', result: 'removed 6' });
+    await expectWholeLists(['EPUB']);
+
+    // Run again (a retry after a failure, a worker that lost its claim): done, nothing else removed.
+    expect(await retryJob(world.t.database.db, job.id)).toBe(true);
+    await world.t.drainJobs();
+    expect(
+      await world.t.database.db.selectFrom('job').select(['status', 'result']).where('id', '=', job.id).executeTakeFirstOrThrow(),
+    ).toEqual({
+      status: 'done',
+      result: 'removed 0',
+    });
+    await expectWholeLists(['EPUB']);
+    expect(await itemsOfFile(pdf)).toBe(0);
+    // A format the product no longer has removes nothing.
+    expect(await removePdf()).toEqual([`${world.ebooks[0]!.code} has no PDF file; nothing was removed.`]);
+  });
+
+  it('uploaded again while the old items wait, reaches every holder once; the old items go, in either order of the jobs', async () => {
+    const old = await uploadPdf();
+    await removePdf();
+    const removal = await lastRemovalJob();
+    const again = await uploadPdf(true);
+    expect(again).not.toBe(old);
+    // Neither job ran: the old file is not shown, the new one not yet.
+    await expectWholeLists(['EPUB']);
+    await world.t.drainJobs();
+    expect([await itemsOfFile(old), await itemsOfFile(again)]).toEqual([0, 6]);
+    await expectWholeLists(['EPUB', 'PDF']);
+    // The removal once more, after the new file's job: the new file's items stay.
+    expect(await retryJob(world.t.database.db, removal.id)).toBe(true);
+    await world.t.drainJobs();
+    expect([await itemsOfFile(old), await itemsOfFile(again)]).toEqual([0, 6]);
+    await expectWholeLists(['EPUB', 'PDF']);
+  });
+
+  it('bought while its items wait, is not on the new buyer’s list, before or after the job', async () => {
+    const removed = (
+      await world.t.database.db
+        .selectFrom('product_file')
+        .select('id')
+        .where('product_id', '=', world.ebooks[0]!.id)
+        .where('format', '=', 'PDF')
+        .executeTakeFirstOrThrow()
+    ).id;
+    await removePdf();
+    // buy() runs the due jobs: hold the removal back until the purchase was granted.
+    const removal = await lastRemovalJob();
+    await world.t.database.db
+      .updateTable('job')
+      .set({ run_at: Date.now() + 3_600_000 })
+      .where('id', '=', removal.id)
+      .execute();
+    const customer = await createCustomer(world.t.database.db);
+    const buyer = { bearer: customer.token };
+    await buy(world.t, buyer, [world.ebooks[0]!.id], courierId);
+    expect(await formatsOf(buyer)).toEqual(['EPUB']);
+    await expectWholeLists(['EPUB']);
+    expect(await itemsOfFile(Number(removed))).toBe(6);
+    expect((await lastRemovalJob()).status).toBe('pending');
+    await world.t.database.db.updateTable('job').set({ run_at: Date.now() }).where('id', '=', removal.id).execute();
+    await world.t.drainJobs();
+    expect(await itemsOfFile(Number(removed))).toBe(0);
+    expect(await formatsOf(buyer)).toEqual(['EPUB']);
+    await expectWholeLists(['EPUB']);
+  });
+});
