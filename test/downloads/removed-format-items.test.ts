@@ -6,8 +6,11 @@ import { localFileStore } from '../../src/infra/file-store/index.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
 import { productFileCommand } from '../../src/modules/downloads/product-files.cli.js';
 import type { Who } from '../basket/helpers.js';
+import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { lockWaiters, until, withTableHeld } from '../helpers/lock-waits.js';
+import { engine } from '../helpers/test-app.js';
 import { buy, createDownloadWorld, get, linkPath, upload, type DownloadWorld } from './helpers.js';
 
 // A removed format (storefront product-file remove) goes at once, in the removal's transaction: no
@@ -170,5 +173,131 @@ describe('a removed format of a product many hold', () => {
     expect(await itemsOfFile(Number(removed))).toBe(0);
     expect(await formatsOf(buyer)).toEqual(['EPUB']);
     await expectWholeLists(['EPUB']);
+  });
+
+  it('removed while the format is uploaded again, or while someone buys it, ends with every list whole', async () => {
+    const db = world.t.database.db;
+    const productId = world.ebooks[0]!.id;
+    // Whatever ran first: each file the product has is on every purchase's list once, and no item is of another file.
+    const expectConsistent = async () => {
+      await world.t.drainJobs();
+      const files = (await db.selectFrom('product_file').select(['id', 'format']).where('product_id', '=', productId).execute()).map(
+        (file) => ({ id: Number(file.id), format: file.format }),
+      );
+      const purchases = await db.selectFrom('order_entitlement').select('order_id').where('product_id', '=', productId).execute();
+      for (const file of files) expect(await itemsOfFile(file.id)).toBe(purchases.length);
+      const stray = await db
+        .selectFrom('download_item')
+        .select('file_id')
+        .where('product_id', '=', productId)
+        .where(
+          'file_id',
+          'not in',
+          files.map((file) => file.id),
+        )
+        .execute();
+      expect(stray).toEqual([]);
+      const formats = files.map((file) => file.format).sort();
+      expect(await formatsOf(world.customer)).toEqual(formats.flatMap((format) => [format, format]));
+    };
+    for (let round = 0; round < 3; round += 1) {
+      if (
+        (await db.selectFrom('product_file').select('id').where('product_id', '=', productId).where('format', '=', 'PDF').execute())
+          .length === 0
+      )
+        await uploadPdf();
+      await Promise.all([removePdf(), uploadPdf(true)]);
+      await expectConsistent();
+      if (
+        (await db.selectFrom('product_file').select('id').where('product_id', '=', productId).where('format', '=', 'PDF').execute())
+          .length === 0
+      )
+        await uploadPdf();
+      const customer = await createCustomer(db);
+      await Promise.all([removePdf(), buy(world.t, { bearer: customer.token }, [productId], courierId)]);
+      await expectConsistent();
+    }
+  }, 60_000);
+
+  describe('in the orders that race (forced on PostgreSQL; SQLite runs one writer at a time)', () => {
+    /** A product of its own, with a PDF: its code, id and file id. */
+    async function productWithPdf() {
+      const db = world.t.database.db;
+      const id = await createProduct(db, {
+        name: 'Võidujooks',
+        type: 'EBOOK',
+        binding: 'EPUB',
+        deliveryTime: 'INSTANT_DOWNLOAD',
+        price: 5,
+      });
+      const { code } = await db.selectFrom('product').select('code').where('id', '=', id).executeTakeFirstOrThrow();
+      const uploaded = await upload(world, code, 'PDF', randomBytes(300));
+      expect(uploaded.statusCode, uploaded.body).toBe(200);
+      return { id, code, fileId: uploaded.json().id as number };
+    }
+    const remove = (code: string) =>
+      productFileCommand({ db: world.t.database.db, fileStore: localFileStore(world.fileDir) }, ['remove', code, 'PDF'], () => {});
+
+    it('a grant written while the file is removed leaves no item of it', async () => {
+      const db = world.t.database.db;
+      const product = await productWithPdf();
+      let removal: Promise<void> | undefined;
+      let removed = false;
+      // The grant (as the processing job writes it) has added its item of the PDF and stays open.
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('order_entitlement')
+          .values({
+            order_id: world.orderId,
+            product_id: product.id,
+            client_account_id: world.customer.clientAccountId,
+            created_at: Date.now(),
+          })
+          .execute();
+        if (engine !== 'postgres') return;
+        removal = remove(product.code).then(() => void (removed = true));
+        await until('the removal to wait for the grant, or be done', async () => removed || (await lockWaiters(db)) >= 1);
+        // Were the removal done already, its job would run now, before the grant's item is committed.
+        if (removed) await world.t.drainJobs();
+      });
+      await (removal ?? remove(product.code));
+      await world.t.drainJobs();
+      expect(await itemsOfFile(product.fileId)).toBe(0);
+      const listed = (await get(world, '/download?per-page=100', world.customer)).json() as Array<{ productId: number }>;
+      expect(listed.filter((item) => item.productId === product.id)).toEqual([]);
+    });
+
+    it('an upload of the format that read the old file before the removal committed is a new format', async () => {
+      const db = world.t.database.db;
+      const product = await productWithPdf();
+      await db
+        .insertInto('order_entitlement')
+        .values({
+          order_id: world.orderId,
+          product_id: product.id,
+          client_account_id: world.customer.clientAccountId,
+          created_at: Date.now(),
+        })
+        .execute();
+      expect(await itemsOfFile(product.fileId)).toBe(1);
+      // With the job table held, the removal has deleted the file and waits to queue its job; the upload has
+      // read the old file and waits for the removal at its insert, which then makes a new row.
+      const [, uploaded] = await withTableHeld(db, 'job', () =>
+        Promise.all([remove(product.code), upload(world, product.code, 'PDF', randomBytes(400), '', true)]),
+      );
+      expect(uploaded.statusCode, uploaded.body).toBe(200);
+      await world.t.drainJobs();
+      const files = await db.selectFrom('product_file').select('id').where('product_id', '=', product.id).execute();
+      // Either the upload replaced the file and the removal took it, or the removal ran first and the upload is a new
+      // file (on PostgreSQL, as forced: the file the upload read was removed under it).
+      if (engine === 'postgres') expect(files.map((file) => Number(file.id)).filter((id) => id !== product.fileId)).toHaveLength(1);
+      const expected = files.length === 0 ? [] : [{ productId: product.id, format: 'PDF' }];
+      if (files.length === 1) expect(await itemsOfFile(Number(files[0]!.id))).toBe(1);
+      expect(await itemsOfFile(product.fileId)).toBe(files.length === 1 && Number(files[0]!.id) === product.fileId ? 1 : 0);
+      const listed = (await get(world, '/download?per-page=100', world.customer)).json() as Array<{ productId: number; format: string }>;
+      expect(listed.filter((item) => item.productId === product.id).map(({ productId, format }) => ({ productId, format }))).toEqual(
+        expected,
+      );
+    });
   });
 });
