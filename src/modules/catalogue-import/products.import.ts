@@ -20,11 +20,11 @@ import { productChanged, productsDeactivated } from './product-events.js';
 
 // The product feed is full: a product the file does not list is no longer sold and is
 // deactivated after the last line. A first pass collects the file's codes (the only thing kept in
-// memory for the whole file, each with the last line that names it), so that a truncated feed is
+// memory for the whole file, each with its last line and whether that line makes it a BOOK), so that a truncated feed is
 // refused before anything is written and links to products later in the file (physicalBook,
-// related) are told apart from unknown codes. A physicalBook whose product has a line later in the
-// file is checked and made once the file was read, with the type that line gave it, not the type
-// it had before (a catalogue's BOOK retyped by a later line is no physical book).
+// related) are told apart from unknown codes. A physicalBook whose product a later line of the file
+// makes a BOOK, or no longer one, is checked and made once the file was read, with the type that
+// line gave it, not the type it had before.
 // A feed answers for a scope: the back office's feed for the products no supplier keeps, a
 // supplier's feed (modules/integrations) for that supplier's own; each deactivates only in its scope.
 
@@ -33,8 +33,9 @@ export interface ProductFeedScope {
   supplierId: number | null;
 }
 
-/** What the first pass learns: every code the file names (with its last line), and which of them it deactivates. */
+/** What the first pass learns: every code the file names, and which of them it deactivates. */
 interface Feed {
+  /** The last line naming each code, negative when that line does not make it a BOOK (PHYSICAL_EDITION). */
   codes: Map<string, number>;
   inactive: Set<string>;
 }
@@ -73,9 +74,9 @@ async function scanFeed(file: string, progress: ImportProgress | undefined): Pro
     progress,
     (value, lineNumber) => {
       if (typeof value !== 'object' || value === null) return;
-      const { code, active } = value as { code?: unknown; active?: unknown };
+      const { code, active, type } = value as { code?: unknown; active?: unknown; type?: unknown };
       if (typeof code !== 'string') return;
-      feed.codes.set(code, lineNumber);
+      feed.codes.set(code, type === PHYSICAL_EDITION ? lineNumber : -lineNumber);
       if (active === false) feed.inactive.add(code);
     },
   );
@@ -136,11 +137,12 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     );
     const categories = await refs.categories(record.categories, 'categories');
     let [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
-    // A line later in the file may retype the catalogue's product: its type is known once that line was applied.
-    if (typeof physicalBook === 'number' && (feed.codes.get(record.physicalBook!) ?? 0) > line) physicalBook = 'pending';
     if (typeof physicalBook === 'number') {
-      const problem = await notPhysicalEdition(db, record.physicalBook!, physicalBook);
-      if (problem) throw new LineError(`/physicalBook: ${problem}`);
+      const type = await productType(db, physicalBook);
+      // A later line that makes the catalogue's product a BOOK, or no longer one: checked once it was applied.
+      const later = feed.codes.get(record.physicalBook!) ?? 0;
+      if (Math.abs(later) > line && (type === PHYSICAL_EDITION) !== later > 0) physicalBook = 'pending';
+      else if (type !== PHYSICAL_EDITION) throw new LineError(`/physicalBook: ${notPhysicalEdition(record.physicalBook!, type)}`);
     }
     const related = await products(record.related, 'related');
     return {
@@ -208,9 +210,9 @@ async function link(
   }
   let physicalBookId = links.physicalBook ? (found.get(links.physicalBook) ?? null) : null;
   if (links.physicalBook && physicalBookId !== null) {
-    const problem = await notPhysicalEdition(db, links.physicalBook, physicalBookId);
-    if (problem) {
-      fail(links.line, `/physicalBook: ${problem}, so the product is not linked to it`);
+    const type = await productType(db, physicalBookId);
+    if (type !== PHYSICAL_EDITION) {
+      fail(links.line, `/physicalBook: ${notPhysicalEdition(links.physicalBook, type)}, so the product is not linked to it`);
       physicalBookId = null;
     }
   }
@@ -228,14 +230,11 @@ async function link(
 }
 
 /**
- * Why the product `code` (id `id`) cannot be a physical edition, or undefined when it can: an e-book
- * or audiobook names a printed book (PHYSICAL_EDITION), not another e-book nor a product of another kind.
+ * Why the product `code` of type `type` cannot be a physical edition: an e-book or audiobook names a
+ * printed book (PHYSICAL_EDITION), not another e-book nor a product of another kind.
  */
-async function notPhysicalEdition(db: Kysely<Database>, code: string, id: number): Promise<string | undefined> {
-  const type = await productType(db, id);
-  return type === PHYSICAL_EDITION
-    ? undefined
-    : `product "${code}" is of type ${type ?? 'unknown'}, not a physical book (${PHYSICAL_EDITION})`;
+function notPhysicalEdition(code: string, type: string | undefined): string {
+  return `product "${code}" is of type ${type ?? 'unknown'}, not a physical book (${PHYSICAL_EDITION})`;
 }
 
 async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number, scope: ProductFeedScope): Promise<number> {
