@@ -191,7 +191,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(contentRoutes, { database: replicaReads, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(giftCardsRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
-      await api.register(backInStockRoutes, { database, config });
+      await api.register(backInStockRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
       await api.register(contactRoutes, { database, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });
       await api.register(blogRoutes, { database: replicaReads });

@@ -43,7 +43,7 @@ import {
   orderProcessingHandler,
   scheduleOrderSweep,
 } from './modules/orders/index.js';
-import { PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
+import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
   SUBSCRIPTION_MAIL_JOB,
@@ -69,7 +69,11 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
-    [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({
+      db: deps.database.db,
+      mailer: deps.mailer,
+      confirmedEmailOf: confirmedLoginEmailOf,
+    }),
     [BACK_IN_STOCK_CONFIRMATION_JOB]: backInStockConfirmationHandler({
       db: deps.database.db,
       config: deps.config.backInStock,

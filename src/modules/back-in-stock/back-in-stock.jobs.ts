@@ -29,6 +29,15 @@ import {
 // mail per request, and the outbox sends it once. Only confirmed requests are told: a guest's
 // waits until its address follows the link of the confirmation mail (below).
 
+/**
+ * The client account's login email (normalised) while its user has confirmed it, else null: the
+ * profile module's confirmedLoginEmailOf, which the app hands the routes and the worker hands the
+ * mail job, as the gift cards get it. Whether a login email is confirmed is profile's table and
+ * rule; back-in-stock neither reads the one nor repeats the other, and stays below profile (which
+ * brings accounts, the basket and the gift cards with it).
+ */
+export type ConfirmedEmailOf = (db: Db, clientAccountId: number) => Promise<string | null>;
+
 export const BACK_IN_STOCK_MAIL_JOB = 'back-in-stock.mail';
 /** The confirmation mail of a guest's request (double opt-in); it carries the request's id, never a token. */
 export const BACK_IN_STOCK_CONFIRMATION_JOB = 'back-in-stock.confirmation';
@@ -90,7 +99,7 @@ export function scheduleBackInStockScan(
 }
 
 /** Sends one request's mail, rendered when sent: the product's name now, the client's address and language now. */
-export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
+export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mailer; confirmedEmailOf: ConfirmedEmailOf }): JobHandler {
   return async (job: { requestId: number }) => {
     // Deleted by its client (or pruned) since it was queued: nobody to tell.
     const facts = await mailFacts(deps.db, job.requestId);
@@ -99,7 +108,12 @@ export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mai
     if (facts.confirmed_at === null) return 'skipped';
     // A client whose login email is not confirmed would have the address's owner told of what
     // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
-    if (facts.unconfirmed_user !== null) return 'skipped';
+    // One look-up per mail job, and only for a client's request (a guest's address confirmed itself).
+    let clientEmail: string | null = null;
+    if (facts.client_account_id !== null) {
+      clientEmail = await deps.confirmedEmailOf(deps.db, Number(facts.client_account_id));
+      if (clientEmail === null) return 'skipped';
+    }
     const store = await getStore(deps.db, facts.store_code);
     const frontend = store?.frontendUrl ?? '';
     const mail = backInStockMail({
@@ -108,7 +122,7 @@ export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mai
       productUrl: `${frontend}/product/${facts.product_id}`,
       storeName: store?.name ?? facts.store_code,
     });
-    await deps.mailer.send({ to: facts.user_email ?? facts.email, ...mail });
+    await deps.mailer.send({ to: clientEmail ?? facts.email, ...mail });
     return 'sent';
   };
 }

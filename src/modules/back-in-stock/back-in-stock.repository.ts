@@ -293,8 +293,9 @@ export async function claimNotification(trx: Db, id: number, now: number): Promi
 }
 
 /**
- * What the mail needs: the request, its product, the client's current email and language, and
- * whether that email is unconfirmed (modules/profile's table).
+ * What the mail needs: the request, its product, and for a client's request its account and the
+ * user's language now (whether the client's login email is confirmed is profile's to say: the
+ * handler asks the function the worker hands it).
  */
 export async function mailFacts(db: Db, id: number) {
   return db
@@ -302,17 +303,15 @@ export async function mailFacts(db: Db, id: number) {
     .innerJoin('product as p', 'p.id', 'r.product_id')
     .leftJoin('client_account as ca', 'ca.id', 'r.client_account_id')
     .leftJoin('app_user as u', 'u.id', 'ca.user_id')
-    .leftJoin('unconfirmed_login_email as ule', 'ule.user_id', 'u.id')
     .select([
-      'ule.user_id as unconfirmed_user',
       'r.id',
+      'r.client_account_id',
       'r.confirmed_at',
       'r.store_code',
       'r.product_id',
       'r.email',
       'r.language',
       'p.name as product_name',
-      'u.email as user_email',
       'u.language as user_language',
     ])
     .where('r.id', '=', id)
@@ -328,18 +327,12 @@ export async function pruneBackInStockRequests(db: Db, now: number): Promise<num
   });
 }
 
-/** The client account's login email and mail language. */
-export async function clientEmail(
-  db: Db,
-  clientAccountId: number,
-): Promise<{ email: string; language: string; confirmed: boolean } | undefined> {
-  const row = await db
+/** The client account's login email and mail language (whether that email is confirmed is profile's to say). */
+export async function clientEmail(db: Db, clientAccountId: number): Promise<{ email: string; language: string } | undefined> {
+  return db
     .selectFrom('client_account as ca')
     .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-    // Whether the login email is confirmed (modules/profile's table): one that is not is its owner's.
-    .leftJoin('unconfirmed_login_email as ule', 'ule.user_id', 'u.id')
-    .select(['u.email', 'u.language', 'ule.user_id as unconfirmed'])
+    .select(['u.email', 'u.language'])
     .where('ca.id', '=', clientAccountId)
     .executeTakeFirst();
-  return row && { email: row.email, language: row.language, confirmed: row.unconfirmed === null };
 }

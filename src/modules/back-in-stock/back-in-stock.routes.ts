@@ -18,10 +18,13 @@ import {
   BackInStockSchema,
   GuestBackInStockSchema,
 } from './back-in-stock.schemas.js';
+import type { ConfirmedEmailOf } from './back-in-stock.jobs.js';
 import { confirmBackInStock, requestBackInStock, requestingClient } from './back-in-stock.service.js';
 
 export interface BackInStockDeps {
   database: DatabaseHandle;
+  /** profile's confirmedLoginEmailOf: a client whose login email is not confirmed asks nothing (409). */
+  confirmedEmailOf: ConfirmedEmailOf;
   config: { backInStock: BackInStockSection };
 }
 
@@ -45,7 +48,7 @@ const wire = (row: BackInStockRow) => ({
  * GET and DELETE are a logged-in client's, in the request's store; another client's id is the same
  * 404 as an unknown one. Every answer is `no-store`.
  */
-export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (app, { database, config }) => {
+export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (app, { database, confirmedEmailOf, config }) => {
   const db = database.db;
   const callerOf = callerResolver(database);
   app.addHook('onRequest', async (_request, reply) => {
@@ -74,7 +77,7 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
     },
     async (request, reply) => {
       const context = catalogueContext(request, await callerOf(request));
-      const outcome = await requestBackInStock(db, config.backInStock, {
+      const outcome = await requestBackInStock(db, config.backInStock, confirmedEmailOf, {
         caller: context.caller,
         storeCode: context.store.code,
         language: context.language,

@@ -8,7 +8,7 @@ import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { audienceKey, type Caller } from '../catalogue/index.js';
 import type { BackInStockSection } from './back-in-stock.config.js';
-import { queueConfirmationMail } from './back-in-stock.jobs.js';
+import { queueConfirmationMail, type ConfirmedEmailOf } from './back-in-stock.jobs.js';
 import {
   armGuestRequest,
   clientEmail,
@@ -47,7 +47,12 @@ export interface GuestAnswer {
 
 export type RequestOutcome = { kind: 'client'; row: BackInStockRow; created: boolean } | ({ kind: 'guest' } & GuestAnswer);
 
-export async function requestBackInStock(db: Db, config: BackInStockSection, input: BackInStockInput): Promise<RequestOutcome> {
+export async function requestBackInStock(
+  db: Db,
+  config: BackInStockSection,
+  confirmedEmailOf: ConfirmedEmailOf,
+  input: BackInStockInput,
+): Promise<RequestOutcome> {
   const { caller, now } = input;
   let email: string;
   let language: string = input.language;
@@ -56,7 +61,7 @@ export async function requestBackInStock(db: Db, config: BackInStockSection, inp
     if (!own) throw unauthenticated('backInStock.loginRequired');
     // The mail goes to the login email: one that is not confirmed is its owner's mailbox, and the
     // request would also take over the owner's own guest request for the product.
-    if (!own.confirmed) throw conflict('backInStock.emailUnconfirmed');
+    if ((await confirmedEmailOf(db, caller.clientAccountId)) === null) throw conflict('backInStock.emailUnconfirmed');
     if (input.email !== undefined && normaliseEmail(input.email) !== own.email) throw invalidField('email', 'backInStock.ownEmail');
     email = own.email;
     language = own.language;

@@ -5,6 +5,7 @@ export {
   BACK_IN_STOCK_CONFIRMATION_JOB,
   BACK_IN_STOCK_MAIL_JOB,
   BACK_IN_STOCK_SCAN_INTERVAL_MS,
+  type ConfirmedEmailOf,
   backInStockConfirmationHandler,
   backInStockMailHandler,
   backInStockPruning,
