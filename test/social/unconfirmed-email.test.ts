@@ -10,7 +10,7 @@ import { createProduct } from '../helpers/catalogue.js';
 import { GOOD_PASSWORD, login, mailsTo, mailTo, tokenFromMail, uniqueEmail, verify } from '../helpers/accounts.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
-import { createSocialTestApp, IOS_APP, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
+import { createSocialTestApp, IOS_APP, newJti, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
 import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { placeOrder } from '../orders/purchase-helpers.js';
 import { as } from '../profile/helpers.js';
@@ -551,5 +551,109 @@ describe("a social sign-in racing the address owner's takeover", () => {
       expectErrorBody(await as(t, signedIn.json().accessToken)('GET', '/client-account/export'), 401, 'Unauthorized');
     } else expect(expectFieldErrors(signedIn)).toEqual(['authId']);
     await expectOwnerAlone(race.userId, race.email);
+  });
+});
+
+describe('an identity linked to an account whose login email is not confirmed', () => {
+  // Linking is a sign-in at the provider by the logged-in user: when the provider vouches for the
+  // account's login email itself, that user has shown the mailbox is theirs, as a later sign-in of
+  // the identity would (GET /auth/external with a bearer, or the web flow and its confirm-link).
+
+  const identitiesOf = async (userId: number) =>
+    (
+      await t.database.db
+        .selectFrom('social_identity')
+        .select(['provider', 'email', 'email_verified'])
+        .where('user_id', '=', userId)
+        .orderBy('id')
+        .execute()
+    ).map((row) => ({ provider: row.provider, email: row.email, verified: Boolean(row.email_verified) }));
+
+  /** Links a Google identity to the account behind `bearer` in the app flow; the provider says `claims` of it. */
+  async function linkInApp(bearer: string, claims: { email: string; email_verified: boolean }) {
+    const sub = newSubject();
+    const token = await t.google.idToken({ sub, aud: IOS_APP, jti: newJti(), ...claims });
+    const linked = await t.app.inject({
+      method: 'GET',
+      url: `/auth/external?client=google&id=${sub}&token=${token}`,
+      headers: { authorization: `Bearer ${bearer}` },
+    });
+    expect(linked.statusCode, linked.body).toBe(200);
+    expect(linked.json()).toEqual({ linked: 'google' });
+  }
+
+  it("confirms the address when the web flow links a provider that verified it, and the owner's password reset then takes nothing over", async () => {
+    const email = uniqueEmail('linker-web');
+    const name = await keptUnder(email);
+    const { sub: facebookSub, userId } = await legacyAccount('facebook', email);
+    const bearer = await accessToken('facebook', facebookSub, email, false);
+
+    const googleSub = newSubject();
+    t.google.addAccount({ sub: googleSub, email, email_verified: true });
+    const landing = await webFlow(t, 'google', { sub: googleSub }, { headers: { authorization: `Bearer ${bearer}` } });
+    expect(landing.searchParams.get('link')).toBe('google');
+    // Landing is not linking: only the confirmation links, and confirms.
+    expect(await seen(bearer)).toMatchObject(NOTHING);
+    const confirmed = await as(t, bearer)('POST', '/auth/external/confirm-link', { authId: landing.searchParams.get('authId') });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    expect(confirmed.json()).toEqual({ linked: 'google' });
+
+    const after = await seen(bearer);
+    expect(after).toMatchObject(ALL);
+    expect(after.body).toContain(name);
+    expect(await identitiesOf(userId)).toEqual([
+      { provider: 'facebook', email, verified: false },
+      { provider: 'google', email, verified: true },
+    ]);
+
+    // The address is the account's, so a reset from its mailbox is a reset, not a takeover: both
+    // identities stay and sign in to the account.
+    const reset = await t.app.inject({
+      method: 'POST',
+      url: '/auth/set-new-password',
+      payload: {
+        passwordResetToken: await resetTokenMailedTo(email),
+        password: 'Uus-parool-kuuse-all-79',
+        passwordRepeat: 'Uus-parool-kuuse-all-79',
+      },
+    });
+    expect(reset.statusCode, reset.body).toBe(200);
+    expect((await identitiesOf(userId)).map((identity) => identity.provider)).toEqual(['facebook', 'google']);
+    expect((await seen(await accessToken('facebook', facebookSub, email, false))).loginEmailConfirmed).toBe(true);
+  });
+
+  it('confirms the address in the app flow only when the provider verified that very address', async () => {
+    const email = uniqueEmail('linker-app');
+    const { sub, userId } = await legacyAccount('facebook', email);
+    const bearer = await accessToken('facebook', sub, email, false);
+
+    await linkInApp(bearer, { email: uniqueEmail('elsewhere'), email_verified: true });
+    await linkInApp(bearer, { email, email_verified: false });
+    expect((await seen(bearer)).loginEmailConfirmed).toBe(false);
+
+    // Spaces and case aside, it is the login email (as a provider may send it).
+    await linkInApp(bearer, { email: `  ${email.toUpperCase()} `, email_verified: true });
+    expect((await seen(bearer)).loginEmailConfirmed).toBe(true);
+    expect((await identitiesOf(userId)).map((identity) => identity.verified)).toEqual([false, true, false, true]);
+    expect((await identitiesOf(userId)).at(-1)!.email).toBe(email);
+  });
+});
+
+describe("a provider's email with surrounding spaces", () => {
+  it('is kept and shown as the address it is, trimmed and lower-cased (Google and Facebook)', async () => {
+    const googleEmail = uniqueEmail('spaced-google');
+    const google = await accessToken('google', newSubject(), ` ${googleEmail.toUpperCase()}  `, true);
+    const facebookEmail = uniqueEmail('spaced-facebook');
+    const facebook = await accessToken('facebook', newSubject(), `  ${facebookEmail} `, false);
+    const identities = async (token: string) => {
+      const exported = await as(t, token)('GET', '/client-account/export');
+      expect(exported.statusCode, exported.body).toBe(200);
+      return (exported.json().socialIdentities as Array<{ provider: string; email: string }>).map(({ provider, email }) => ({
+        provider,
+        email,
+      }));
+    };
+    expect(await identities(google)).toEqual([{ provider: 'google', email: googleEmail }]);
+    expect(await identities(facebook)).toEqual([{ provider: 'facebook', email: facebookEmail }]);
   });
 });

@@ -61,6 +61,7 @@ import * as indexSweptReads from './2026_11_29_0860_index_swept_reads.js';
 import * as addDownloadLinkBytes from './2026_11_30_0400_add_download_link_bytes.js';
 import * as batchNewFileItems from './2026_11_30_0410_batch_new_file_items.js';
 import * as addBackInStockConfirmation from './2026_11_30_0500_add_back_in_stock_confirmation.js';
+import * as addSocialIdentityEmailVerified from './2026_11_30_0600_add_social_identity_email_verified.js';
 import * as addSubscriptionChargeFromPlan from './2026_11_30_0650_add_subscription_charge_from_plan.js';
 import * as batchRemovedFileItems from './2026_11_30_0700_batch_removed_file_items.js';
 
@@ -129,6 +130,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_0400_add_download_link_bytes': addDownloadLinkBytes,
   '2026_11_30_0410_batch_new_file_items': batchNewFileItems,
   '2026_11_30_0500_add_back_in_stock_confirmation': addBackInStockConfirmation,
+  '2026_11_30_0600_add_social_identity_email_verified': addSocialIdentityEmailVerified,
   '2026_11_30_0650_add_subscription_charge_from_plan': addSubscriptionChargeFromPlan,
   '2026_11_30_0700_batch_removed_file_items': batchRemovedFileItems,
 };

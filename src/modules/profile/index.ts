@@ -13,7 +13,8 @@ export { profilePersonalData } from './profile.personal-data.js';
 // Whether a user's login email is confirmed: social sign-in and the accounts' mailed links (as the
 // app wires them) record and confirm it, and what the shop keeps by email reaches the user only
 // while it is (modules/gdpr, unconfirmedEmailOf, and the virtual gift cards sent to that address:
-// confirmedLoginEmailOf). Only a social sign-up the provider did not vouch for leaves it
+// confirmedLoginEmailOf, handed by the app to the gift cards and to back-in-stock's routes and mail
+// job). Only a social sign-up the provider did not vouch for leaves it
 // unconfirmed; a password reset or verification link followed from the mailbox confirms it and
 // takes the account over (dcf8900), whatever migration 0840's comment says about passwords set
 // through links (that is only whom it marked). The whole rule: docs/architecture.md.

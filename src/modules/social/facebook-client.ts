@@ -3,6 +3,7 @@ import type { FacebookConfig } from './social.config.js';
 import {
   idTokenUse,
   isUnreachable,
+  emailOrNull,
   nameOrNull,
   ProviderUnavailableError,
   SocialAuthError,
@@ -50,7 +51,7 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
     return {
       provider: 'facebook',
       subject: String(me.id),
-      email: typeof me.email === 'string' ? me.email.toLowerCase() : null,
+      email: emailOrNull(me.email),
       emailVerified: false,
       firstName: nameOrNull(me.first_name),
       lastName: nameOrNull(me.last_name),
@@ -109,7 +110,7 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
         const identity: ProviderIdentity = {
           provider: 'facebook',
           subject: id,
-          email: typeof payload.email === 'string' ? payload.email.toLowerCase() : null,
+          email: emailOrNull(payload.email),
           emailVerified: false,
           firstName: nameOrNull(payload.given_name),
           lastName: nameOrNull(payload.family_name),

@@ -5,6 +5,7 @@ import type { SocialProvider } from './social.tables.js';
 import {
   idTokenUse,
   isUnreachable,
+  emailOrNull,
   nameOrNull,
   ProviderUnavailableError,
   SocialAuthError,
@@ -74,7 +75,7 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
     return {
       provider: name,
       subject: String(claims.sub),
-      email: typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
+      email: emailOrNull(claims.email),
       // Apple sends "true" as a string.
       emailVerified: claims.email_verified === true || claims.email_verified === 'true',
       firstName: nameOrNull(claims.given_name) ?? user.firstName,

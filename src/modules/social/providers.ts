@@ -1,4 +1,5 @@
 import type { JWTPayload } from 'jose';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { AuthRecordTable, SocialProvider } from './social.tables.js';
 
@@ -108,6 +109,16 @@ export function nameOrNull(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const name = value.replace(/\p{Cc}+/gu, ' ').trim();
   return name === '' ? null : name.slice(0, 100);
+}
+
+/**
+ * A provider's email as every address is stored and compared (trimmed, lower-cased: normaliseEmail);
+ * null when there is none, or only spaces.
+ */
+export function emailOrNull(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const email = normaliseEmail(value);
+  return email === '' ? null : email;
 }
 
 /** The identity an authentication record keeps. */

@@ -50,12 +50,19 @@ export function findIdentity(db: Db, provider: SocialProvider, subject: string) 
 
 export function insertIdentity(
   db: Db,
-  identity: { provider: SocialProvider; subject: string; userId: number; email: string | null },
+  identity: { provider: SocialProvider; subject: string; userId: number; email: string | null; emailVerified: boolean },
   now: number,
 ) {
   return db
     .insertInto('social_identity')
-    .values({ provider: identity.provider, subject: identity.subject, user_id: identity.userId, email: identity.email, created_at: now })
+    .values({
+      provider: identity.provider,
+      subject: identity.subject,
+      user_id: identity.userId,
+      email: identity.email,
+      email_verified: identity.email !== null && identity.emailVerified,
+      created_at: now,
+    })
     .execute();
 }
 

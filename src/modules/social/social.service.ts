@@ -176,7 +176,17 @@ export async function createAuthRecord(
   return authId;
 }
 
-/** Links an identity to a user (idempotent); 409 when it belongs to someone else. Mails the user. */
+/** The provider's address when the provider vouched for it (normalised), else null. */
+function vouchedEmail(identity: ProviderIdentity): string | null {
+  return identity.email !== null && identity.emailVerified ? normaliseEmail(identity.email) : null;
+}
+
+/**
+ * Links an identity to a user (idempotent); 409 when it belongs to someone else. Mails the user
+ * when the link is new. When the provider vouched for the user's login email itself, the address is
+ * confirmed, as at a sign-in of a linked identity: whoever the provider signs in owns that mailbox
+ * (a link to a user whose login email is another address confirms nothing).
+ */
 export async function linkIdentity(
   trx: Db,
   config: SocialConfig,
@@ -187,9 +197,12 @@ export async function linkIdentity(
 ) {
   const existing = await findIdentity(trx, identity.provider, identity.subject);
   if (existing && existing.user_id !== userId) throw conflict('auth.identityInUse', { provider: identity.provider });
-  if (existing) return;
-  await insertIdentity(trx, { ...identity, userId }, now);
-  await queueAccountMail(trx, config, { kind: 'identityLinked', userId, provider: identity.provider, language }, now);
+  if (!existing) {
+    await insertIdentity(trx, { ...identity, userId }, now);
+    await queueAccountMail(trx, config, { kind: 'identityLinked', userId, provider: identity.provider, language }, now);
+  }
+  const vouched = vouchedEmail(identity);
+  if (vouched !== null) await markLoginEmailConfirmedIf(trx, userId, vouched);
 }
 
 /**
@@ -252,6 +265,12 @@ export async function socialLogin(
  * as when its owner signs in with a provider that verified it, the account is theirs: the identities
  * whoever made it linked go, and (the answer true) the accounts module ends every other session.
  * A user whose address was confirmed already keeps their identities.
+ *
+ * Every identity goes, also one whose provider verified an address: a takeover runs only while the
+ * login email is unconfirmed, and every way an identity the provider verified that very address for
+ * comes to the user (a sign-up, a sign-in, a link) confirms it in the same transaction, so none the
+ * takeover meets was verified for it (identities older than migration 2026_11_30_0600 count as
+ * unverified: nobody recorded what their provider said).
  */
 export async function takeOverProvenMailbox(trx: Db, userId: number): Promise<boolean> {
   // The link's use has updated the user's row already; the lock is taken here too so that every
@@ -272,7 +291,7 @@ async function resolveUser(
   now: number,
 ): Promise<number> {
   let linked = await findIdentity(trx, identity.provider, identity.subject);
-  const vouched = identity.email !== null && identity.emailVerified ? normaliseEmail(identity.email) : null;
+  const vouched = vouchedEmail(identity);
   if (linked) {
     // A takeover (the address owner's reset or verification link, or their provider-verified
     // sign-in) drops this identity and the user's sessions while it holds the user's row. Under that
@@ -300,8 +319,8 @@ async function resolveUser(
       await deleteIdentitiesOfUser(trx, byEmail.id);
       await activateDroppingCredentials(trx, byEmail.id, now);
     } else if (!byEmail.email_verified) await activateDroppingCredentials(trx, byEmail.id, now);
+    // The link confirms the address: the provider vouched for this very one.
     await linkIdentity(trx, config, byEmail.id, identity, language, now);
-    await markLoginEmailConfirmedIf(trx, byEmail.id, vouched);
     return byEmail.id;
   }
   const userId = await createActivatedUser(

@@ -1,6 +1,6 @@
 // Social login: the OAuth round trips, linked identities and the authIds handed to clients.
 // Conventions of every table: src/db/schema.ts.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
 export type SocialProvider = 'google' | 'facebook' | 'apple';
@@ -31,6 +31,11 @@ export interface SocialIdentityTable {
   subject: string;
   user_id: number;
   email: string | null;
+  /**
+   * Whether the provider vouched for `email` when the identity was linked (never Facebook). Rows
+   * older than migration 2026_11_30_0600 are false: what their provider said was not recorded.
+   */
+  email_verified: ColumnType<boolean | number, boolean | undefined, boolean>;
   created_at: number;
 }
 
