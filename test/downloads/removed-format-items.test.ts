@@ -82,6 +82,42 @@ const expectWholeLists = async (formats: string[]) => {
   for (const who of holders.slice(1)) expect(await formatsOf(who)).toEqual(formats);
 };
 
+function deletePdf(code: string, who: { operator?: boolean } = { operator: true }) {
+  return world.t.app.inject({
+    method: 'DELETE',
+    url: `/admin/product-files/${code}/PDF`,
+    headers: who.operator ? { authorization: `Bearer ${world.operatorKey}` } : {},
+  });
+}
+
+describe('DELETE /admin/product-files/{productCode}/{format}', () => {
+  it('removes the format as the command does: 204, gone from every list at once, the items by the job; again, 404', async () => {
+    const pdf = await uploadPdf();
+    await expectWholeLists(['EPUB', 'PDF']);
+    const code = world.ebooks[0]!.code;
+    expectErrorBody(await deletePdf(code, {}), 401, 'Unauthorized');
+    expectErrorBody(await deletePdf('NO-SUCH-PRODUCT'), 404, 'Not Found');
+    expect(await itemsOfFile(pdf)).toBe(6);
+
+    const removed = await deletePdf(code);
+    expect(removed.statusCode, removed.body).toBe(204);
+    expect(removed.body).toBe('');
+    await expectWholeLists(['EPUB']);
+    expect(await world.t.database.db.selectFrom('product_file').select('id').where('id', '=', pdf).execute()).toEqual([]);
+    await world.t.drainJobs();
+    expect(await itemsOfFile(pdf)).toBe(0);
+    expect(await lastRemovalJob()).toMatchObject({ status: 'done', result: 'removed 6' });
+
+    // A second DELETE (a double click, a retry): the file is gone, nothing else is queued or removed.
+    const jobs = await world.t.database.db.selectFrom('job').select('id').where('type', '=', 'downloads.file-removal').execute();
+    const again = await deletePdf(code);
+    expectErrorBody(again, 404, 'Not Found');
+    expect(again.json().message).toBe(`Tootel "${code}" ei ole PDF-faili.`);
+    expect(await world.t.database.db.selectFrom('job').select('id').where('type', '=', 'downloads.file-removal').execute()).toEqual(jobs);
+    await expectWholeLists(['EPUB']);
+  });
+});
+
 describe('a removed format of a product many hold', () => {
   it('is gone from every list and link at once; the job deletes its items in pages, and a second run deletes nothing', async () => {
     const pdf = await uploadPdf();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { HttpError } from '../../http/errors.js';
@@ -11,6 +11,7 @@ import type { FileStore } from '../../infra/file-store/index.js';
 import { authenticateOperator } from '../admin/index.js';
 import { queueFileItems } from './download-items.jobs.js';
 import { productIdByCode, saveProductFile } from './downloads.repository.js';
+import { removeProductFile } from './product-files.service.js';
 import { FILE_FORMATS, ProductFileParams, ProductFileQuery, ProductFileSchema, type FileFormat } from './downloads.schemas.js';
 
 /** The largest file an operator may upload: a long audiobook fits. */
@@ -28,7 +29,8 @@ const tooLarge = () => new HttpError(413, 'downloads.tooLarge', { limit: PRODUCT
 /**
  * The operators' way to attach a downloadable file to a product: PUT the bytes of one format.
  * The body streams into the file store under a new key, so a download of the previous file that is
- * under way goes on; the row then points at the new key and the old file is removed.
+ * under way goes on; the row then points at the new key and the old file is removed. DELETE takes
+ * a format off the product (product-files.service.ts).
  */
 export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = async (app, { database, fileStore }) => {
   const db = database.db;
@@ -100,6 +102,32 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
       }
       if (saved.replacedKey) await fileStore.delete(saved.replacedKey);
       return { id: saved.id, productCode, format, contentType, size: stored.size, filename };
+    },
+  );
+
+  app.delete(
+    '/admin/product-files/:productCode/:format',
+    {
+      config: { storeScoped: false },
+      onRequest: async (request) => authenticateOperator(db, request),
+      schema: {
+        tags: ['admin'],
+        summary: "Removes a product's downloadable file in one format",
+        description:
+          "From then on no link is made for it and none is served, and its holders' download lists no longer show it; a job " +
+          'deletes their items in pages (DOWNLOAD_ITEMS_BATCH). 404 when the product, or its file of that format, does not exist.',
+        params: ProductFileParams,
+        security: [{ bearer: [] }],
+        response: { 204: Type.Null({ description: 'Removed' }), ...errors(400, 401, 404, 500) },
+      },
+    },
+    async (request, reply) => {
+      const { productCode } = request.params;
+      const format = request.params.format as FileFormat;
+      const removal = await removeProductFile({ db, fileStore }, { productCode, format }, request.actionTime);
+      if (removal.kind === 'unknownProduct') throw new HttpError(404, 'downloads.unknownProduct', { code: productCode.slice(0, 64) });
+      if (removal.kind === 'noFile') throw new HttpError(404, 'downloads.noFile', { code: productCode.slice(0, 64), format });
+      return reply.code(204).send(null);
     },
   );
 };
