@@ -269,18 +269,11 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
-        const [{ subscriptionCommand }, { configuredGateways }] = await Promise.all([
+        const [{ subscriptionCommand }, { workerGateways }] = await Promise.all([
           import('./modules/subscriptions/subscriptions.cli.js'),
-          import('./modules/payments/index.js'),
+          import('./worker.js'),
         ]);
-        const gateways = configuredGateways({
-          database,
-          clock: systemClock,
-          everypay: config.everypay,
-          testGateway: config.testGateway !== 'off',
-          publicUrl: config.orders.publicUrl,
-          basePath: config.basePath,
-        });
+        const gateways = workerGateways(database, config);
         await subscriptionCommand(
           { db: database.db, gateways, clock: systemClock, concurrency: config.subscriptions.billingConcurrency },
           args,

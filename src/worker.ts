@@ -103,8 +103,11 @@ export interface JobRunner {
 
 const PRUNE_INTERVAL_MS = 3_600_000;
 
-/** The gateways a worker pays and refunds through: the configured ones. */
-function workerGateways(database: DatabaseHandle, config: Config): Gateways {
+/**
+ * The gateways a process other than serve pays and refunds through (a worker, `subscription bill`):
+ * the configured ones.
+ */
+export function workerGateways(database: DatabaseHandle, config: Config): Gateways {
   return configuredGateways({
     database,
     clock: systemClock,

@@ -40,6 +40,14 @@ describe('the CLI', () => {
     // were), past the default 20 s when the machine is shared.
   }, 60_000);
 
+  it('runs `subscription bill` and prints what the run did', async () => {
+    const result = await runCli(['subscription', 'bill'], { ...env, TEST_GATEWAY: 'on' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(result.stdout) as object).sort()).toEqual(
+      ['charged', 'ended', 'failed', 'pending', 'reconciled', 'refunded', 'refundsLeft', 'skipped'].sort(),
+    );
+  });
+
   it('locks, unlocks and changes a store', async () => {
     const locked = await runCli(['store', 'lock', 'WEB', '--until', '2099-01-01T00:00:00Z'], env);
     expect(locked.code, locked.stderr).toBe(0);
