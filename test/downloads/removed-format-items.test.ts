@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
 import { localFileStore } from '../../src/infra/file-store/index.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
 import { productFileCommand } from '../../src/modules/downloads/product-files.cli.js';
@@ -51,6 +52,14 @@ async function formatsOf(who: Who): Promise<string[]> {
   const items = response.json() as Array<{ id: string; format: string }>;
   expect(response.headers['x-pagination-total-count']).toBe(String(items.length));
   return items.map((item) => item.format).sort();
+}
+
+/** The customer's entitlement to the product in their order, as the order's processing job writes it. */
+async function grant(db: Db, productId: number): Promise<void> {
+  await db
+    .insertInto('order_entitlement')
+    .values({ order_id: world.orderId, product_id: productId, client_account_id: world.customer.clientAccountId, created_at: Date.now() })
+    .execute();
 }
 
 const itemsOfFile = async (fileId: number) =>
@@ -281,15 +290,7 @@ describe('a removed format of a product many hold', () => {
       let removed = false;
       // The grant (as the processing job writes it) has added its item of the PDF and stays open.
       await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('order_entitlement')
-          .values({
-            order_id: world.orderId,
-            product_id: product.id,
-            client_account_id: world.customer.clientAccountId,
-            created_at: Date.now(),
-          })
-          .execute();
+        await grant(trx, product.id);
         if (engine !== 'postgres') return;
         removal = remove(product.code).then(() => void (removed = true));
         await until('the removal to wait for the grant, or be done', async () => removed || (await lockWaiters(db)) >= 1);
@@ -306,15 +307,7 @@ describe('a removed format of a product many hold', () => {
     it('an upload of the format that read the old file before the removal committed is a new format', async () => {
       const db = world.t.database.db;
       const product = await productWithPdf();
-      await db
-        .insertInto('order_entitlement')
-        .values({
-          order_id: world.orderId,
-          product_id: product.id,
-          client_account_id: world.customer.clientAccountId,
-          created_at: Date.now(),
-        })
-        .execute();
+      await grant(db, product.id);
       expect(await itemsOfFile(product.fileId)).toBe(1);
       // With the job table held, the removal has deleted the file and waits to queue its job; the upload has
       // read the old file and waits for the removal at its insert, which then makes a new row.
