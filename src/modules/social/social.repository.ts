@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { AuthRecordTable, OauthTransactionTable, SocialProvider, UsedIdTokenTable } from './social.tables.js';
 import { deleteInBatches } from '../../db/batched-delete.js';
+import { emailOrNull } from './providers.js';
 import type { Db } from '../../db/database.js';
 
 export function insertTransaction(db: Db, row: Insertable<OauthTransactionTable>) {
@@ -48,6 +49,15 @@ export function findIdentity(db: Db, provider: SocialProvider, subject: string) 
   return db.selectFrom('social_identity').selectAll().where('provider', '=', provider).where('subject', '=', subject).executeTakeFirst();
 }
 
+/** What the provider said of an identity's email: the address as every address is stored, and whether it vouched for it (never for none). */
+export function identityEmailColumns(identity: { email: string | null; emailVerified: boolean }): {
+  email: string | null;
+  email_verified: boolean;
+} {
+  const email = emailOrNull(identity.email);
+  return { email, email_verified: email !== null && identity.emailVerified };
+}
+
 export function insertIdentity(
   db: Db,
   identity: { provider: SocialProvider; subject: string; userId: number; email: string | null; emailVerified: boolean },
@@ -59,11 +69,15 @@ export function insertIdentity(
       provider: identity.provider,
       subject: identity.subject,
       user_id: identity.userId,
-      email: identity.email,
-      email_verified: identity.email !== null && identity.emailVerified,
+      ...identityEmailColumns(identity),
       created_at: now,
     })
     .execute();
+}
+
+/** Keeps what the provider says now of a linked identity's email (the address and whether it vouched for it). */
+export async function updateIdentityEmail(db: Db, id: number, columns: { email: string | null; email_verified: boolean }): Promise<void> {
+  await db.updateTable('social_identity').set(columns).where('id', '=', id).execute();
 }
 
 /** Unlinks every identity of the user (someone who proved the login email takes the account over). */

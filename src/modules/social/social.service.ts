@@ -34,10 +34,12 @@ import {
   deleteIdentitiesOfUser,
   findIdentity,
   findUsableAuthRecord,
+  identityEmailColumns,
   insertAuthRecord,
   insertIdentity,
   insertTransaction,
   recordIdTokenUse,
+  updateIdentityEmail,
 } from './social.repository.js';
 
 export const TEN_MINUTES_MS = 600_000;
@@ -182,10 +184,27 @@ function vouchedEmail(identity: ProviderIdentity): string | null {
 }
 
 /**
- * Links an identity to a user (idempotent); 409 when it belongs to someone else. Mails the user
- * when the link is new. When the provider vouched for the user's login email itself, the address is
- * confirmed, as at a sign-in of a linked identity: whoever the provider signs in owns that mailbox
- * (a link to a user whose login email is another address confirms nothing).
+ * Keeps what the provider says now of a linked identity's email: the address it gives (normalised;
+ * none when it gives none) and whether it vouches for it. Only the identity's row changes: the
+ * account's login email stays as it is, and is confirmed only as the callers' rules say (by a
+ * provider that verified that very address); a provider that no longer vouches un-confirms nothing.
+ */
+async function refreshIdentityEmail(
+  trx: Db,
+  stored: { id: number; email: string | null; email_verified: boolean | number },
+  identity: ProviderIdentity,
+): Promise<void> {
+  const said = identityEmailColumns(identity);
+  if (stored.email === said.email && Boolean(stored.email_verified) === said.email_verified) return;
+  await updateIdentityEmail(trx, stored.id, said);
+}
+
+/**
+ * Links an identity to a user (idempotent: a link made before keeps what the provider says now of
+ * its email); 409 when it belongs to someone else. Mails the user when the link is new. When the
+ * provider vouched for the user's login email itself, the address is confirmed, as at a sign-in of a
+ * linked identity: whoever the provider signs in owns that mailbox (a link to a user whose login
+ * email is another address confirms nothing).
  */
 export async function linkIdentity(
   trx: Db,
@@ -200,20 +219,20 @@ export async function linkIdentity(
   if (!existing) {
     await insertIdentity(trx, { ...identity, userId }, now);
     await queueAccountMail(trx, config, { kind: 'identityLinked', userId, provider: identity.provider, language }, now);
-  }
+  } else await refreshIdentityEmail(trx, existing, identity);
   const vouched = vouchedEmail(identity);
   if (vouched !== null) await markLoginEmailConfirmedIf(trx, userId, vouched);
 }
 
 /**
- * Logs in with an authentication record. An identity linked before logs in (and confirms the login
- * email when the provider now verified that very address). Otherwise a user with the same email is
- * linked only when the provider verified the email; a local account that was never verified, or one
- * a sign-up made with an address its provider did not vouch for, is then taken over: its password
- * and sessions (and the latter's identities) are dropped, so whoever made it before cannot keep
- * access (no pre-account takeover), and the address is confirmed. No user: one is created,
- * activated, with a simple account in the current store; its login email is confirmed only when the
- * provider verified it.
+ * Logs in with an authentication record. An identity linked before logs in, keeps what the provider
+ * says now of its email (refreshIdentityEmail), and confirms the login email when the provider now
+ * verified that very address. Otherwise a user with the same email is linked only when the provider
+ * verified the email; a local account that was never verified, or one a sign-up made with an address
+ * its provider did not vouch for, is then taken over: its password and sessions (and the latter's
+ * identities) are dropped, so whoever made it before cannot keep access (no pre-account takeover),
+ * and the address is confirmed. No user: one is created, activated, with a simple account in the
+ * current store; its login email is confirmed only when the provider verified it.
  */
 export async function socialLogin(
   trx: Db,
@@ -302,6 +321,9 @@ async function resolveUser(
     linked = await findIdentity(trx, identity.provider, identity.subject);
   }
   if (linked) {
+    // The provider's address may have changed, or its word on it: the identity's row follows (the
+    // export shows it), the login email does not; it is the account's, changed only by PUT /user/me.
+    await refreshIdentityEmail(trx, linked, identity);
     // A user made before the provider's word was recorded (or whose provider did not vouch then)
     // has the address confirmed once the provider says it is verified: that address, not another.
     if (vouched !== null) await markLoginEmailConfirmedIf(trx, linked.user_id, vouched);

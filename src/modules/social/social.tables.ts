@@ -30,10 +30,13 @@ export interface SocialIdentityTable {
   provider: SocialProvider;
   subject: string;
   user_id: number;
+  /** The address the provider gave at the identity's last sign-in or link (normalised); null: none. */
   email: string | null;
   /**
-   * Whether the provider vouched for `email` when the identity was linked (never Facebook). Rows
-   * older than migration 2026_11_30_0600 are false: what their provider said was not recorded.
+   * Whether the provider vouched for `email` at the identity's last sign-in or link (never
+   * Facebook). Rows older than migration 2026_11_30_0600 are false until their next sign-in: what
+   * their provider said was not recorded. Shown in the person's export; no rule reads it (sign-in
+   * and link decide by what the provider says in that very flow).
    */
   email_verified: ColumnType<boolean | number, boolean | undefined, boolean>;
   created_at: number;
