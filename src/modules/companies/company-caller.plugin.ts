@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { authenticate, type Principal } from '../../http/auth.js';
 import { errors, storeRouteErrors } from '../../http/schemas.js';
 import type { AccountsConfig } from '../accounts/index.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 /** What the company routes need: the database and the job settings the invitation mail is queued with. */
 export interface CompaniesDeps {
@@ -20,9 +21,7 @@ export const callerErrors = errors(...storeRouteErrors, 401, 403);
  */
 export function bearerCaller(app: FastifyInstance, database: DatabaseHandle) {
   const principals = new WeakMap<FastifyRequest, Principal>();
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   return {
     requireBearer: async (request: FastifyRequest) => {
       principals.set(request, await authenticate(database.db, request));

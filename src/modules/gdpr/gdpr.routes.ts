@@ -7,6 +7,7 @@ import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { ErasureBody, PersonalDataExport } from './gdpr.schemas.js';
 import { eraseCaller, EXPORTS_PER_USER, exportPersonalData, loadSubject, type GdprConfig } from './gdpr.service.js';
 import { personalDataParts } from './personal-data-parts.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface GdprDeps {
   database: DatabaseHandle;
@@ -17,9 +18,7 @@ export interface GdprDeps {
 export const gdprRoutes: FastifyPluginAsyncTypebox<GdprDeps> = async (app, deps) => {
   const db = deps.database.db;
   const principals = new WeakMap<object, Principal>();
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   // The caller is settled before the body is looked at: no token is a 401 whatever the body.
   const requireCaller = async (request: Parameters<typeof authenticate>[1]) => {
     principals.set(request, await authenticate(db, request));

@@ -9,6 +9,7 @@ import { toWireMoney } from '../pricing/index.js';
 import { BalanceQuery, BalanceSchema, GiftCardHeaders, VirtualGiftCardListQuery, VirtualGiftCardSchema } from './gift-cards.schemas.js';
 import type { GiftCardsSection } from './gift-cards.config.js';
 import { clientCardsPage, lookUpCard, type ConfirmedEmailOf } from './gift-cards.service.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface GiftCardsDeps {
   database: DatabaseHandle;
@@ -27,9 +28,7 @@ const tags = ['virtual gift cards'];
 export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (app, { database, confirmedEmailOf, config }) => {
   const db = database.db;
   const callerOf = callerResolver(database);
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
 
   app.get(
     '/virtual-gift-card/balance',

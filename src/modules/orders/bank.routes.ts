@@ -16,6 +16,7 @@ import type { OrdersHttp } from './orders.deps.js';
 import { findOrder, type OrderRow } from './orders.repository.js';
 import { applyPaymentStatus } from './payment-status.service.js';
 import { settleReturn, startPayment } from './payment.service.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 // The banking helpers and the gateways' callbacks. None is store-scoped: the gateway and the
 // shopper's browser come back without a store header; the order knows its store. An order is
@@ -44,9 +45,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   // Callbacks that name no payment of the gateway (or none at all), per sending address.
   const forgedCallbacks = wrongGuesses(db, deps.config.orders.callbackRateLimit, 'callback-miss');
   const forged = (error: unknown) => error instanceof DomainError && (error.kind === 'not-found' || error.kind === 'bad-request');

@@ -14,6 +14,7 @@ import { placeOrder, type CheckoutActor } from './checkout.service.js';
 import type { OrdersHttp } from './orders.deps.js';
 import { findOrderByIdempotencyKey, savedContact } from './orders.repository.js';
 import { paymentMethodsFor } from './payment-methods.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 
@@ -23,9 +24,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
   const db = database.db;
   const http = basketHttp(database, deps.config.basket);
   const configured = new Set(Object.keys(deps.gateways) as GatewayName[]);
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
 
   app.get(
     '/checkout/meta',

@@ -21,6 +21,7 @@ import {
 import { toOrderSummary, toOrderWire } from './order.wire.js';
 import type { OrdersHttp } from './orders.deps.js';
 import { orderLines } from './orders.repository.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 const tags = ['orders'];
 const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
@@ -34,9 +35,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
   const db = deps.database.db;
   const http = basketHttp(deps.database, deps.config.basket);
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   /**
    * An order read with a checksum is a guest's link: the 404 of a wrong checksum or an unknown code counts against
    * the address (infra/wrong-guesses.ts), after the work's transaction.

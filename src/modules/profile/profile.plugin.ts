@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { authenticate } from '../../http/auth.js';
 import type { ProfileActor } from './profile.service.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 /**
  * What every profile route shares: answers are never stored by a cache (`no-store`, errors too),
@@ -11,9 +12,7 @@ import type { ProfileActor } from './profile.service.js';
  */
 export function profileAuth(app: FastifyInstance, db: Kysely<Database>) {
   const actors = new WeakMap<FastifyRequest, ProfileActor>();
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   const requireActor = async (request: FastifyRequest) => {
     const principal = await authenticate(db, request);
     actors.set(request, {
