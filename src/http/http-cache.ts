@@ -50,7 +50,8 @@ export function registerNoStore(app: FastifyInstance): void {
  */
 export function registerConditionalGet(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    // A body written as text or as bytes (kept card texts: http/serialization.ts), not a stream.
+    if (request.method !== 'GET' || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
     const cacheControl = reply.getHeader('cache-control');
     if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
     // An answer replayed from the response cache brings its ETag along.

@@ -28,7 +28,8 @@ declare module 'fastify' {
 }
 
 interface CachedAnswer {
-  payload: string;
+  /** The body as sent: text, or bytes (kept card texts: http/serialization.ts). */
+  payload: string | Buffer;
   headers: Record<string, string>;
   tag: ReplayTag | null;
   /** The path and other parameters the answer's Link header was built from (linkBase). */
@@ -73,7 +74,7 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!cacheable(request) || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    if (!cacheable(request) || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
     if ((reply as unknown as Record<symbol, boolean>)[FROM_CACHE]) return payload;
     const cacheControl = reply.getHeader('cache-control');
     if (typeof cacheControl !== 'string' || !cacheControl.startsWith('public')) return payload;

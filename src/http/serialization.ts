@@ -79,9 +79,35 @@ const isSchema = (value: unknown): value is Schema => typeof value === 'object' 
 
 /**
  * Sends `text`, already the JSON of the route's response schema, as it is: Fastify sends a string
- * with a JSON content type without serializing it again. For answers written from text kept
- * between requests (product cards); the route still declares its schema for validation and /docs.
+ * or a Buffer with a JSON content type without serializing it again. For answers written from text
+ * kept between requests (product cards, kept as UTF-8 bytes: see jsonBytes); the route still
+ * declares its schema for validation and /docs.
  */
-export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+export function sendJsonText(reply: FastifyReply, text: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(text);
+}
+
+/**
+ * One body of JSON pieces: Buffers (kept UTF-8 bytes) copied as they are, strings (punctuation,
+ * numbers, timestamps) encoded where they go. A text joined from kept strings is measured and
+ * encoded again for every answer; pieces kept as bytes are copied once (product-card.text.ts).
+ */
+export function jsonBytes(pieces: ReadonlyArray<Buffer | string>): Buffer {
+  let length = 0;
+  for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+  const body = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += typeof piece === 'string' ? body.write(piece, at, 'utf8') : piece.copy(body, at);
+  return body;
+}
+
+/** A JSON array of elements already written as bytes. */
+export function jsonArrayBytes(elements: readonly Buffer[]): Buffer {
+  const pieces: Array<Buffer | string> = ['['];
+  for (let i = 0; i < elements.length; i += 1) {
+    if (i > 0) pieces.push(',');
+    pieces.push(elements[i]!);
+  }
+  pieces.push(']');
+  return jsonBytes(pieces);
 }

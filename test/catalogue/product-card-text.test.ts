@@ -3,11 +3,15 @@ import { Type } from '@sinclair/typebox';
 import { serializerCompiler } from '../../src/http/serialization.js';
 import { GUEST, ProductCardSchema, type Caller, type ProductBase } from '../../src/modules/catalogue/index.js';
 import { toCard } from '../../src/modules/catalogue/products/product-card.mapper.js';
-import { cardText, cardTextOnce } from '../../src/modules/catalogue/products/product-card.text.js';
+import { cardText as cardBytes, cardTextOnce as cardBytesOnce } from '../../src/modules/catalogue/products/product-card.text.js';
 import type { PriceContext } from '../../src/modules/catalogue/products/product-card.types.js';
 
 // A card written as text (kept per base, priced per call) must be the very text the response
-// serializer writes for toCard's object: the wishlist sends it as it is.
+// serializer writes for toCard's object: the wishlist sends it as it is. Cards are kept as their
+// UTF-8 bytes; these tests read them back as text.
+
+const cardText = (...args: Parameters<typeof cardBytes>) => cardBytes(...args).toString('utf8');
+const cardTextOnce = (...args: Parameters<typeof cardBytesOnce>) => cardBytesOnce(...args).toString('utf8');
 
 const bindings = { name: (code: string, language: string) => `${code} in ${language} "quoted" \\ õ` };
 const store = { guestDiscountPercent: 0, loggedInDiscountPercent: 3 };

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import fastJsonStringify from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
-import { foldUnions, serializerCompiler } from '../../src/http/serialization.js';
+import { foldUnions, jsonArrayBytes, jsonBytes, serializerCompiler } from '../../src/http/serialization.js';
 import { ProductDetailsSchema } from '../../src/modules/catalogue/catalogue.schemas.js';
 
 const compile = (schema: object) => serializerCompiler({ schema, method: 'GET', url: '/x', httpStatus: '200' });
@@ -95,5 +95,20 @@ describe('response serializer compiler', () => {
     const serialize = compile(ProductDetailsSchema);
     for (const nulls of [false, true]) expect(serialize(details(nulls))).toBe(asWritten(details(nulls)));
     expect(JSON.parse(serialize(details(true))).binding).toBeNull();
+  });
+});
+
+describe('JSON bodies joined from bytes', () => {
+  it('are the UTF-8 bytes of the text joined as strings, whatever the pieces hold', () => {
+    const pieces = ['{"a":"', Buffer.from('Война и мир 📚 €'), '","b":"õ\u2028', Buffer.from(''), '\ud800"}'];
+    const asText = pieces.map((piece) => piece.toString()).join('');
+    // A lone surrogate is written as U+FFFD, as writing the joined text would.
+    expect(jsonBytes(pieces).equals(Buffer.from(asText))).toBe(true);
+  });
+
+  it('write an array of elements, empty or not', () => {
+    expect(jsonArrayBytes([]).toString()).toBe('[]');
+    const elements = [{ name: 'Лев Толстой' }, { name: 'x' }, { price: 1.5 }];
+    expect(jsonArrayBytes(elements.map((element) => Buffer.from(JSON.stringify(element)))).toString()).toBe(JSON.stringify(elements));
   });
 });

@@ -9,6 +9,7 @@ import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
 import { toCard } from './products/product-card.mapper.js';
 import { cardText, cardTextOnce } from './products/product-card.text.js';
+import { jsonArrayBytes } from '../../http/serialization.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode } from './products/product.repository.js';
 import type { BaseCache, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
@@ -68,12 +69,12 @@ export interface Catalogue {
     context: CatalogueContext,
     ids: readonly number[],
     slice: ListSlice,
-  ): Promise<{ total: number; cards: Array<{ id: number; text: string }> }>;
+  ): Promise<{ total: number; cards: Array<{ id: number; text: Buffer }> }>;
   /**
-   * `cards` as the JSON text of an array of ProductCardSchema, for routes that send it as it is
-   * (http/serialization.ts sendJsonText): all of a card but its price is written once per kept base.
+   * `cards` as the JSON text (UTF-8 bytes) of an array of ProductCardSchema, for routes that send it
+   * as it is (http/serialization.ts sendJsonText): all of a card but its price is written once per kept base.
    */
-  cardsText(context: CatalogueContext, ids: readonly number[]): Promise<string>;
+  cardsText(context: CatalogueContext, ids: readonly number[]): Promise<Buffer>;
   /** One page of a product list and how many products the list has in all. */
   listPage(
     context: CatalogueContext,
@@ -87,7 +88,7 @@ export interface Catalogue {
     filter: ProductFilter,
     sort: ProductSort,
     slice: ListSlice,
-  ): Promise<{ text: string; total: number }>;
+  ): Promise<{ text: Buffer; total: number }>;
   /** How many products of the filter the caller may see: the count a category, person, ... page shows. */
   productCount(context: CatalogueContext, filter: ProductFilter): Promise<number>;
   priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
@@ -188,7 +189,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
 
   const cardsText: Catalogue['cardsText'] = async (context, ids) => {
     const { shown, prices, names } = await shownBases(context, ids);
-    return `[${shown.map((base) => writeCard(base, prices, context.language, names)).join(',')}]`;
+    return jsonArrayBytes(shown.map((base) => writeCard(base, prices, context.language, names)));
   };
 
   const pageIds = (context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice) =>

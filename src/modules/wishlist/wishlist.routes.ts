@@ -16,7 +16,8 @@ import {
 } from './wishlist.service.js';
 import { wishlistItemsReader } from './wishlist.repository.js';
 import { toIsoTimestamp } from '../../db/time.js';
-import { sendJsonText } from '../../http/serialization.js';
+import { jsonBytes, sendJsonText } from '../../http/serialization.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface WishlistDeps {
   database: DatabaseHandle;
@@ -34,13 +35,14 @@ const wire = (item: WishlistItem) => ({ addedAt: toIsoTimestamp(item.addedAt), p
  * A page as the JSON text of its schema (an array of WishlistItemSchema), from cards already
  * written as text by the catalogue: the serializer would write the same 50 cards field by field.
  */
-function pageText(items: readonly WishlistPageItem[]): string {
-  let text = '[';
+function pageText(items: readonly WishlistPageItem[]): Buffer {
+  const pieces: Array<Buffer | string> = ['['];
   for (let i = 0; i < items.length; i += 1) {
     const item = items[i]!;
-    text += (i === 0 ? '{"addedAt":"' : ',{"addedAt":"') + toIsoTimestamp(item.addedAt) + '","product":' + item.cardText + '}';
+    pieces.push((i === 0 ? '{"addedAt":"' : ',{"addedAt":"') + toIsoTimestamp(item.addedAt) + '","product":', item.cardText, '}');
   }
-  return text + ']';
+  pieces.push(']');
+  return jsonBytes(pieces);
 }
 
 /**
@@ -52,9 +54,7 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<WishlistDeps> = async (ap
   const db = database.db;
   const callerOf = callerResolver(database);
   const readItems = wishlistItemsReader(database);
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
 
   app.get(
     '/wishlist',

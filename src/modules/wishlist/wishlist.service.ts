@@ -34,7 +34,7 @@ export function wishlistOwner(context: CatalogueContext): WishlistOwner {
 /** An item of a page of the list: when it was added, and its card as JSON text (ProductCardSchema). */
 export interface WishlistPageItem {
   addedAt: number;
-  cardText: string;
+  cardText: Buffer;
 }
 
 /**
