@@ -1,14 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionLateSettlesTotal } from '../../src/infra/metrics/process-metrics.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
+import { recipientsOf } from '../back-in-stock/helpers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { until } from '../helpers/lock-waits.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import {
   DAY,
   bill,
   call,
   chargesOf,
   createCustomer,
+  mailJobs,
   mitPayments,
   saveCard,
   startSubscriptionShop,
@@ -24,10 +27,15 @@ import {
 // EveryPay, once. The same callback again changes nothing.
 
 let s: SubscriptionShop;
+let smtp: SmtpCatcher;
 beforeAll(async () => {
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m' });
+  smtp = await startSmtpCatcher();
+  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url });
 });
-afterAll(async () => s.close());
+afterAll(async () => {
+  await s.close();
+  await smtp.close();
+});
 afterEach(async () => {
   await s.everypay.releaseCallbacks();
   await s.everypay.callbacksIdle();
@@ -147,6 +155,20 @@ describe('a declined subscription charge that EveryPay settles later', () => {
     expect(mitPayments(s, id)).toHaveLength(mits);
     expect(await subscriptionRow(s, id)).toEqual(ended);
     expect((await call(s, customer, 'GET', '/subscription')).json()).toEqual([expect.objectContaining({ id, status: 'ENDED' })]);
+    // The customer, told the renewal failed, is mailed the refund once it was made: once, naming the plan and the amount.
+    await s.t.jobs.worker.drain({ includeDelayed: true });
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'billingFailed', 'cancelled', 'paymentRefunded']);
+    const user = await s.t.database.db
+      .selectFrom('subscription')
+      .innerJoin('app_user', 'app_user.id', 'subscription.user_id')
+      .select('app_user.email')
+      .where('subscription.id', '=', id)
+      .executeTakeFirstOrThrow();
+    const refunded = smtp.mails.filter(
+      (mail) => recipientsOf(mail).includes(user.email.toLowerCase()) && /tagastatud/.test(mail.subject ?? ''),
+    );
+    expect(refunded.map((mail) => mail.subject)).toEqual(['Teie makse 7,50 € on tagastatud']);
+    expect(refunded[0]!.text).toContain('Teie makse 7,50 € tellimuse Riiul 5 eest on kaardile tagastatud');
   });
 
   it('the first month declined (POST /subscription 409, ENDED): settled later, it is refunded, and the client may subscribe again', async () => {
@@ -229,9 +251,12 @@ describe('the refund of a charge settled for nothing, queued with its mark', () 
       [1, 'settled'],
       [2, 'refund_due'],
     ]);
+    expect(await mailJobs(s, id)).not.toContain('paymentRefunded');
     await s.t.jobs.worker.drain({ includeDelayed: true });
     expect(await refundJobs(chargeId)).toEqual([expect.objectContaining({ status: 'done', result: 'refunded', attempts: 2 })]);
     expect(refundsOf(reference)).toHaveLength(1);
+    // The refund's mail: once, queued by the try that made it.
+    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
     expect(await chargeStates(id)).toEqual([
       [1, 'settled'],
       [2, 'refunded'],
@@ -279,6 +304,8 @@ describe('the refund of a charge settled for nothing, queued with its mark', () 
         [1, 'settled'],
         [2, 'refunded'],
       ]);
+      // Mailed by the one that marked it refunded.
+      expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
     },
   );
 });

@@ -1,8 +1,13 @@
+import { sql } from 'kysely';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { sample, scrape } from '../metrics/metrics-text.js';
 import {
   DAY,
   PLAN_LINES,
@@ -10,6 +15,7 @@ import {
   call,
   chargesOf,
   createCustomer,
+  mailJobs,
   saveCard,
   secondAccountOf,
   startSubscriptionShop,
@@ -23,19 +29,28 @@ import {
 // after all: EveryPay settles it and calls back. The customer paid for the upgrade, so while they
 // still wait for it (the subscription live in that period, on the plan the upgrade started from, no
 // upgrade tried again and no other plan chosen since) the upgrade is applied. Otherwise the money
-// goes back at once, through the refund job. Either happens once, whatever callbacks repeat.
+// goes back at once, through the refund job. Either happens once, whatever callbacks repeat, and
+// the customer, told the upgrade was declined, gets one mail (through the local SMTP server) of
+// what became of it: the upgrade active, or the payment refunded once it was.
 
+const METRICS_TOKEN = 'late-upgrade-metrics-0123456789abcdef';
 let s: SubscriptionShop;
+let smtp: SmtpCatcher;
 beforeAll(async () => {
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m' });
-  // A cheaper audio plan, for a downgrade chosen after the declined upgrade.
+  smtp = await startSmtpCatcher();
+  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, METRICS_TOKEN });
+  // A cheaper audio plan, for a downgrade chosen after the declined upgrade; the upgrade's plan titled in every language.
   const cheaper = { ...PLAN_LINES[0], code: 'AUDIO0', titles: { et: 'Audio 0' }, monthlyPrice: 4.99, position: 9 };
-  const imported = await importLines(s.t, 'subscription-plans', [...PLAN_LINES, cheaper]);
+  const max = { ...PLAN_LINES[1], titles: { et: 'Audio piiramatu', en: 'Audio unlimited', ru: 'Аудио без ограничений' } };
+  const imported = await importLines(s.t, 'subscription-plans', [PLAN_LINES[0], max, ...PLAN_LINES.slice(2), cheaper]);
   expect(imported.statusCode, imported.body).toBe(200);
   const row = await s.t.database.db.selectFrom('subscription_plan').select('id').where('code', '=', 'AUDIO0').executeTakeFirstOrThrow();
   s.plans.AUDIO0 = Number(row.id);
 });
-afterAll(async () => s.close());
+afterAll(async () => {
+  await s.close();
+  await smtp.close();
+});
 afterEach(async () => {
   await s.everypay.releaseCallbacks();
   await s.everypay.callbacksIdle();
@@ -91,9 +106,51 @@ async function declinedUpgrade() {
 
 type Declined = Awaited<ReturnType<typeof declinedUpgrade>>;
 
+/** The customer's login email (their user's: the subscription's mails go to it). */
+async function emailOf(customer: TestCustomer): Promise<string> {
+  const row = await s.t.database.db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select('app_user.email')
+    .where('client_account.id', '=', customer.clientAccountId)
+    .executeTakeFirstOrThrow();
+  return row.email.toLowerCase();
+}
+
+const setLanguage = async (customer: TestCustomer, language: 'et' | 'en' | 'ru') =>
+  s.t.database.db
+    .updateTable('app_user')
+    .set({ language })
+    .where('email', '=', await emailOf(customer))
+    .execute();
+
+const APPLIED_SUBJECT = /Üleminek paketile|upgrade to .* is now active|Переход на тариф/;
+const REFUNDED_SUBJECT = /makse .* on tagastatud|payment of .* was refunded|платёж .* возвращён/;
+
+/** The mails the SMTP server received for the customer about the upgrade: the upgrade active, and the refund. */
+async function upgradeMails(customer: TestCustomer): Promise<{ applied: ParsedMail[]; refunded: ParsedMail[] }> {
+  const email = await emailOf(customer);
+  const theirs = smtp.mails.filter((mail) => recipientsOf(mail).includes(email));
+  return {
+    applied: theirs.filter((mail) => APPLIED_SUBJECT.test(mail.subject ?? '')),
+    refunded: theirs.filter((mail) => REFUNDED_SUBJECT.test(mail.subject ?? '')),
+  };
+}
+
+/** Cents as the mails write them: 12,34 € (Estonian, Russian), €12.34 (English). */
+const money = (cents: number, language: 'et' | 'en' | 'ru') =>
+  language === 'en' ? `€${(cents / 100).toFixed(2)}` : `${(cents / 100).toFixed(2).replace('.', ',')} €`;
+
+const amountOf = async (chargeId: number) =>
+  Number(
+    (await s.t.database.db.selectFrom('subscription_charge').select('amount_cents').where('id', '=', chargeId).executeTakeFirstOrThrow())
+      .amount_cents,
+  );
+
 describe('a declined upgrade charge that EveryPay settles later', () => {
   it('the customer still on the plan it started from, nothing since: the upgrade is applied, once, and nothing is refunded', async () => {
-    const { customer, id, reference } = await declinedUpgrade();
+    const declined = await declinedUpgrade();
+    const { customer, id, reference } = declined;
     const before = await subscriptionRow(s, id);
     expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
     expect(await shown(customer)).toMatchObject({ id, status: 'ACTIVE', plan: { code: 'AUDIOMAX' }, nextPlanId: null });
@@ -108,6 +165,11 @@ describe('a declined upgrade charge that EveryPay settles later', () => {
     expect(refundsOf(reference)).toEqual([]);
     expect(s.everypay.payment(reference)!.state).toBe('settled');
     expect(await subscriptionRow(s, id)).toEqual(row);
+    // One mail, in the subscriber's language (Estonian), naming the plan and the amount; none of a refund.
+    const mails = await upgradeMails(customer);
+    expect(mails.refunded).toEqual([]);
+    expect(mails.applied.map((mail) => mail.subject)).toEqual(['Üleminek paketile Audio piiramatu on nüüd jõus']);
+    expect(mails.applied[0]!.text).toContain(`ülemineku makse ${money(await amountOf(declined.chargeId), 'et')}`);
   });
 
   const meanwhile: [string, (declined: Declined) => Promise<void>, string][] = [
@@ -191,6 +253,8 @@ describe('a declined upgrade charge that EveryPay settles later', () => {
     expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
     expect((await chargesOf(s, id)).find((charge) => charge.reference === reference)!.state).toBe('refund_due');
     expect(await subscriptionRow(s, id)).toEqual(before);
+    // Marked, not refunded yet: no mail of it is queued.
+    expect(await mailJobs(s, id)).not.toContain('upgradeRefunded');
     await s.t.drainJobs();
     await s.everypay.callbacksIdle();
     expect(refundsOf(reference)).toHaveLength(1);
@@ -201,5 +265,128 @@ describe('a declined upgrade charge that EveryPay settles later', () => {
     expect(answers(await s.everypay.notify(reference))).toEqual([[200, { outcome: 'applied' }]]);
     await s.t.drainJobs();
     expect(refundsOf(reference)).toHaveLength(1);
+    // One mail, once the refund was made: the upgrade's plan and the amount refunded; none of the upgrade applied.
+    const mails = await upgradeMails(customer);
+    expect(mails.applied).toEqual([]);
+    const amount = money(await amountOf(declined.chargeId), 'et');
+    expect(mails.refunded.map((mail) => mail.subject)).toEqual([`Teie makse ${amount} on tagastatud`]);
+    expect(mails.refunded[0]!.text).toContain(`Teie makse ${amount} paketile Audio piiramatu ülemineku eest on kaardile tagastatud`);
+  });
+});
+
+describe('the mail of a late-settled upgrade', () => {
+  it('the upgrade applied: in English for an English-speaking subscriber, once, whatever callbacks and runs follow', async () => {
+    const { customer, id, reference, chargeId } = await declinedUpgrade();
+    await setLanguage(customer, 'en');
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    await s.t.drainJobs();
+    for (let i = 0; i < 2; i++) expect(answers(await s.everypay.notify(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    await s.t.drainJobs();
+    await bill(s, Date.now());
+    await s.t.drainJobs();
+    const mails = await upgradeMails(customer);
+    expect(mails.refunded).toEqual([]);
+    expect(mails.applied.map((mail) => mail.subject)).toEqual(['Your upgrade to Audio unlimited is now active']);
+    expect(mails.applied[0]!.text).toContain(
+      `Your bank approved the payment of ${money(await amountOf(chargeId), 'en')} for the upgrade to Audio unlimited after all`,
+    );
+    expect(mails.applied[0]!.html).toContain('Audio unlimited');
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeApplied']);
+  });
+
+  it('the refund: in Russian for a Russian-speaking subscriber, and a refund that fails once then succeeds mails once, after it succeeded', async () => {
+    const declined = await declinedUpgrade();
+    const { customer, id, reference, chargeId } = declined;
+    await setLanguage(customer, 'ru');
+    expect((await changePlan(customer, id, 'AUDIO0')).statusCode).toBe(200);
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    // EveryPay down for the job's first look-up of the payment: the refund is left for the job's next try.
+    s.everypay.breakApi({ status: 503 }, 1, `/api/v4/payments/${reference}`);
+    await s.t.drainJobs();
+    expect((await chargesOf(s, id)).find((charge) => charge.reference === reference)!.state).toBe('refund_due');
+    expect(refundsOf(reference)).toEqual([]);
+    expect(await mailJobs(s, id)).toEqual(['purchased']);
+    expect(await upgradeMails(customer)).toEqual({ applied: [], refunded: [] });
+    await s.t.jobs.worker.drain({ includeDelayed: true });
+    expect(refundsOf(reference)).toHaveLength(1);
+    expect((await chargesOf(s, id)).find((charge) => charge.reference === reference)!.state).toBe('refunded');
+    // A repeated callback, another drain and a billing run: nothing more is refunded or mailed.
+    expect(answers(await s.everypay.notify(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    await bill(s, Date.now());
+    await s.t.jobs.worker.drain({ includeDelayed: true });
+    expect(refundsOf(reference)).toHaveLength(1);
+    const mails = await upgradeMails(customer);
+    expect(mails.applied).toEqual([]);
+    const amount = money(await amountOf(chargeId), 'ru');
+    expect(mails.refunded.map((mail) => mail.subject)).toEqual([`Ваш платёж ${amount} возвращён`]);
+    expect(mails.refunded[0]!.text).toContain(`Ваш платёж ${amount} за переход на тариф Аудио без ограничений возвращён на карту`);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeRefunded']);
+  });
+});
+
+/**
+ * Makes the commit of every transaction that changes subscription `id`'s plan fail: the change writes
+ * a row whose deferred foreign key is checked only at COMMIT, so everything before it in the
+ * transaction ran. Undone by the function returned.
+ */
+async function failCommitsOfPlanChange(id: number): Promise<() => Promise<void>> {
+  const db = s.t.database.db;
+  await sql`create table late_guard_parent (id integer primary key)`.execute(db);
+  await sql`create table late_guard (parent_id integer references late_guard_parent (id) deferrable initially deferred)`.execute(db);
+  if (s.t.database.engine === 'sqlite') {
+    await sql
+      .raw(
+        `create trigger late_guard_trigger after update of plan_id on subscription when new.id = ${id} ` +
+          'begin insert into late_guard (parent_id) values (-1); end',
+      )
+      .execute(db);
+  } else {
+    await sql
+      .raw(
+        'create function late_guard_fn() returns trigger language plpgsql as ' +
+          '$$ begin insert into late_guard (parent_id) values (-1); return new; end $$',
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger late_guard_trigger after update of plan_id on subscription for each row when (new.id = ${id}) ` +
+          'execute function late_guard_fn()',
+      )
+      .execute(db);
+  }
+  return async () => {
+    await sql
+      .raw(s.t.database.engine === 'sqlite' ? 'drop trigger late_guard_trigger' : 'drop trigger late_guard_trigger on subscription')
+      .execute(db);
+    if (s.t.database.engine === 'postgres') await sql`drop function late_guard_fn()`.execute(db);
+    await sql`drop table late_guard`.execute(db);
+    await sql`drop table late_guard_parent`.execute(db);
+  };
+}
+
+describe('storefront_subscription_late_settles_total', () => {
+  const applied = async () =>
+    sample(await scrape(s.t, METRICS_TOKEN), 'storefront_subscription_late_settles_total', { outcome: 'applied' }) ?? 0;
+
+  it('counts a late upgrade applied once its transaction committed: a commit that fails counts nothing and mails nothing', async () => {
+    const { customer, id, reference } = await declinedUpgrade();
+    const before = await applied();
+    const repair = await failCommitsOfPlanChange(id);
+    let sent;
+    try {
+      sent = await s.everypay.settle(reference);
+    } finally {
+      await repair();
+    }
+    expect(sent.map((callback) => callback.status)).not.toContain(200);
+    expect(await upgrades(id)).toEqual([[1, 'failed']]);
+    expect((await shown(customer)).plan.code).toBe('AUDIO1');
+    expect(await applied()).toBe(before);
+    expect(await mailJobs(s, id)).toEqual(['purchased']);
+    // EveryPay's callback again, the commit no longer failing: applied and counted, once.
+    expect(answers(await s.everypay.notify(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await upgrades(id)).toEqual([[1, 'settled']]);
+    expect(await applied()).toBe(before + 1);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeApplied']);
   });
 });

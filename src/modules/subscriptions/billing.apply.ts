@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import type { PaymentStatus } from '../payments/index.js';
+import { afterCommit } from './after-commit.js';
 import { countCharges, finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { markRefundDue } from './refunds.js';
@@ -13,9 +14,10 @@ import { findSubscription, lockSubscription, updateSubscription, type Subscripti
 // One exception, so that no money the customer paid is lost to them: a charge recorded failed that
 // the gateway later reports settled (the bank approved it after all) is the paid charge when its
 // subscription still waits for that period (FAILED, retrying) or, an upgrade's, for that upgrade
-// (on the plan it started from, nothing tried or chosen since); else the money was taken for
-// nothing and the charge is marked refund_due, its refund queued at once (refunds.ts; the billing
-// run refunds whatever a job left). A settled charge the subscription no longer waits for (another
+// (on the plan it started from, nothing tried or chosen since), and the customer, told the upgrade
+// was declined, is mailed that it is active; else the money was taken for nothing and the charge is
+// marked refund_due, its refund queued at once (refunds.ts, which mails the customer once it is
+// made; the billing run refunds whatever a job left). A settled charge the subscription no longer waits for (another
 // charge paid the period meanwhile) is marked so too. Each is a conditional update of the charge,
 // so a repeated callback does nothing the second time.
 
@@ -56,13 +58,15 @@ async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, no
   if (paysPeriod) {
     if (!(await moveCharge(trx, Number(charge.id), 'failed', 'settled', reference, now))) return 'applied-already';
     await startPaidPeriod(trx, sub, charge, now);
-    subscriptionLateSettlesTotal.inc({ outcome: 'applied' });
+    afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'applied' }));
     return 'settled';
   }
   if (sub !== undefined && charge.purpose === 'UPGRADE' && (await upgradeStillWanted(trx, sub, charge))) {
     if (!(await moveCharge(trx, Number(charge.id), 'failed', 'settled', reference, now))) return 'applied-already';
     await upgradePlan(trx, sub, charge, now);
-    subscriptionLateSettlesTotal.inc({ outcome: 'applied' });
+    // The customer was told the upgrade was declined: they learn it is theirs after all.
+    await queueSubscriptionMail(trx, Number(sub.id), 'upgradeApplied', now, Number(charge.id));
+    afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'applied' }));
     return 'settled';
   }
   if (!(await markRefundDue(trx, charge, 'failed', reference, now))) return 'applied-already';

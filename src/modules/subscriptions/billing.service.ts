@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../infra/logger.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
+import { inTransaction } from './after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
@@ -80,7 +81,7 @@ export function newCharge(
 export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge: ChargeRow, token: string | null, now: number) {
   const gateway = gateways[charge.gateway as GatewayName];
   if (!gateway) return 'pending' as const;
-  if (token === null) return db.transaction().execute((trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+  if (token === null) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
   const sub = (await findSubscription(db, Number(charge.subscription_id)))!;
   const subscriber = await subscriberOf(db, Number(sub.user_id));
   let status: PaymentStatus;
@@ -94,12 +95,11 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
       idempotencyKey: charge.idempotency_key,
     });
   } catch (error) {
-    if (error instanceof GatewayRefusedError)
-      return db.transaction().execute((trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+    if (error instanceof GatewayRefusedError) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
     if (error instanceof GatewayUnavailableError) return 'pending' as const;
     throw error;
   }
-  const applied = await db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+  const applied = await inTransaction(db, (trx) => applyChargeStatus(trx, charge, status, now));
   if (applied !== 'applied-already' && applied !== 'pending') return applied;
   // The gateway's callback for this very payment may land first and finish the row: the charge is still this
   // run's, with the outcome the callback applied (a billing report counted it as skipped before). That is also
@@ -154,7 +154,7 @@ export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: n
   for (const charge of await stalePendingCharges(db, now - STALE_CHARGE_MS, BATCH)) {
     const gateway = gateways[charge.gateway as GatewayName];
     if (charge.gateway === 'none') {
-      await db.transaction().execute((trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+      await inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
       reconciled += 1;
       continue;
     }
@@ -175,7 +175,7 @@ export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: n
       continue;
     }
     const found = status;
-    const outcome = await db.transaction().execute((trx) => applyChargeStatus(trx, charge, found, now));
+    const outcome = await inTransaction(db, (trx) => applyChargeStatus(trx, charge, found, now));
     if (outcome !== 'pending' && outcome !== 'mismatch') reconciled += 1;
   }
   return reconciled;
@@ -203,7 +203,7 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
     if (error instanceof GatewayRefusedError || error instanceof GatewayUnavailableError) return 'pending' as const;
     throw error;
   }
-  return db.transaction().execute((trx) => applyChargeStatus(trx, charge, status, now));
+  return inTransaction(db, (trx) => applyChargeStatus(trx, charge, status, now));
 }
 
 export interface BillingOptions {

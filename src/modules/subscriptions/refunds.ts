@@ -13,13 +13,17 @@ import {
   type PaymentGateway,
   type PaymentStatus,
 } from '../payments/index.js';
+import { afterCommit, inTransaction } from './after-commit.js';
 import { chargesToRefund, findCharge, moveCharge, type ChargeRow } from './charges.repository.js';
+import { queueSubscriptionMail } from './subscriptions.mails.js';
 
 // Money a charge took for nothing goes back (billing.apply.ts decides when: a late settle the
 // subscription no longer wanted). markRefundDue is the one way into refund_due, and it queues the
 // refund of that charge in the same transaction, so the customer's money goes back as soon as a
 // worker takes the job, not at the next billing run; each billing run still refunds whatever is
-// left (a job that died, a gateway that was down). Both refund a charge through refundCharge.
+// left (a job that died, a gateway that was down). Both refund a charge through refundCharge,
+// which mails the customer in the transaction that marks the charge refunded: once, after the
+// money went back, however many tries it took.
 
 export const SUBSCRIPTION_REFUND_JOB = 'subscription.refund';
 /** Tries of the job (about ten minutes of backoff in all); the billing run goes on after them. */
@@ -45,7 +49,7 @@ export async function markRefundDue(
     { type: SUBSCRIPTION_REFUND_JOB, payload: { chargeId: Number(charge.id) } },
     { maxAttempts: REFUND_JOB_ATTEMPTS, now },
   );
-  subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' });
+  afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' }));
   return true;
 }
 
@@ -75,11 +79,8 @@ export async function refundCharge(
     if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
     log?.warn({ err, chargeId: Number(charge.id) }, 'subscription billing: the refund of a charge settled for nothing is left for later');
   }
-  if (status?.state === 'refunded' && status.orderReference === charge.order_reference) {
-    if (!(await moveCharge(db, Number(charge.id), 'refund_due', 'refunded', null, now))) return 'refunded-already';
-    subscriptionLateSettlesTotal.inc({ outcome: 'refunded' });
-    return 'refunded';
-  }
+  if (status?.state === 'refunded' && status.orderReference === charge.order_reference)
+    return inTransaction(db, (trx) => markRefunded(trx, charge, now));
   if (!gateway || !charge.reference)
     log?.warn(
       { chargeId: Number(charge.id), gateway: charge.gateway },
@@ -87,6 +88,18 @@ export async function refundCharge(
     );
   subscriptionLateSettlesTotal.inc({ outcome: 'refund_failed' });
   return 'left';
+}
+
+/**
+ * The charge refunded, and its customer told (a refund of an upgrade names it; of a period's
+ * charge, the plan), once: the conditional move is made by one refunder only.
+ */
+async function markRefunded(trx: Db, charge: ChargeRow, now: number): Promise<RefundOutcome> {
+  if (!(await moveCharge(trx, Number(charge.id), 'refund_due', 'refunded', null, now))) return 'refunded-already';
+  const kind = charge.purpose === 'UPGRADE' ? 'upgradeRefunded' : 'paymentRefunded';
+  await queueSubscriptionMail(trx, Number(charge.subscription_id), kind, now, Number(charge.id));
+  afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'refunded' }));
+  return 'refunded';
 }
 
 /** The payment as it stands after its refund: refunded now unless it was already (or is not refundable). */

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../infra/clock.js';
 import { withLease } from '../../infra/jobs/lease.js';
 import type { Logger } from '../../infra/logger.js';
 import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
+import { inTransaction } from './after-commit.js';
 import { applyChargeStatus } from './billing.apply.js';
 import { billDue } from './billing.service.js';
 import { findCardByPayment } from './cards.repository.js';
@@ -58,7 +59,7 @@ export function scheduleSubscriptionBilling(
  */
 export function subscriptionPayments(db: Kysely<Database>) {
   return async (gateway: GatewayName, status: PaymentStatus, now: number): Promise<boolean> =>
-    db.transaction().execute(async (trx) => {
+    inTransaction(db, async (trx) => {
       const card = await findCardByPayment(trx, gateway, status.reference, status.orderReference);
       if (card) return (await applyCardStatus(trx, card, status, now)) !== 'mismatch';
       const charge = await findChargeByGatewayPayment(trx, gateway, status.reference, status.orderReference);

@@ -5,44 +5,74 @@ import { isLanguage, translate, type Language, type MessageKey } from '../../i18
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
+import { findCharge } from './charges.repository.js';
 import { titleOf } from './plans.js';
 import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
 
-// The subscription mails: purchased, cancelled, billing failed. Queued in the outbox by the
-// transaction that made the change, so each goes out once; rendered when sent, in the
-// subscriber's language, from the subscription as it is then.
+// The subscription mails: purchased, cancelled, billing failed; and about a charge: an upgrade
+// whose declined charge the bank settled after all is active (billing.apply.ts), a charge taken for
+// nothing was refunded (refunds.ts; an upgrade's names it). Queued in the outbox by the transaction
+// that made the change, so each goes out once; rendered when sent, in the subscriber's language,
+// from the subscription as it is then, and a charge's mail from its charge: the plan it paid for
+// and its amount, whatever plan the subscription is on by then.
 
 export const SUBSCRIPTION_MAIL_JOB = 'subscription.mail';
 const MAIL_ATTEMPTS = 8;
 
-export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed';
+export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | ChargeMailKind;
+/** The mails about one charge, which the job names. */
+type ChargeMailKind = 'upgradeApplied' | 'upgradeRefunded' | 'paymentRefunded';
+const CHARGE_MAILS: readonly string[] = ['upgradeApplied', 'upgradeRefunded', 'paymentRefunded'] satisfies ChargeMailKind[];
 
-export async function queueSubscriptionMail(trx: Db, subscriptionId: number, kind: SubscriptionMailKind, now: number) {
-  await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload: { subscriptionId, kind } }, { maxAttempts: MAIL_ATTEMPTS, now });
+export async function queueSubscriptionMail(
+  trx: Db,
+  subscriptionId: number,
+  kind: Exclude<SubscriptionMailKind, ChargeMailKind>,
+  now: number,
+): Promise<void>;
+export async function queueSubscriptionMail(
+  trx: Db,
+  subscriptionId: number,
+  kind: ChargeMailKind,
+  now: number,
+  chargeId: number,
+): Promise<void>;
+export async function queueSubscriptionMail(trx: Db, subscriptionId: number, kind: SubscriptionMailKind, now: number, chargeId?: number) {
+  const payload = chargeId === undefined ? { subscriptionId, kind } : { subscriptionId, kind, chargeId };
+  await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload }, { maxAttempts: MAIL_ATTEMPTS, now });
 }
 
 const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchasedSubject',
   cancelled: 'subscriptions.mail.cancelledSubject',
   billingFailed: 'subscriptions.mail.billingFailedSubject',
+  upgradeApplied: 'subscriptions.mail.upgradeAppliedSubject',
+  upgradeRefunded: 'subscriptions.mail.refundedSubject',
+  paymentRefunded: 'subscriptions.mail.refundedSubject',
 };
 const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchased',
   cancelled: 'subscriptions.mail.cancelled',
   billingFailed: 'subscriptions.mail.billingFailed',
+  upgradeApplied: 'subscriptions.mail.upgradeApplied',
+  upgradeRefunded: 'subscriptions.mail.upgradeRefunded',
+  paymentRefunded: 'subscriptions.mail.paymentRefunded',
 };
 
 export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async (job: { subscriptionId: number; kind: SubscriptionMailKind }) => {
+  return async (job: { subscriptionId: number; kind: SubscriptionMailKind; chargeId?: number }) => {
     const sub = await findSubscription(deps.db, job.subscriptionId);
     const subscriber = sub ? await subscriberOf(deps.db, Number(sub.user_id)) : undefined;
     if (!sub || !subscriber || !(job.kind in SUBJECTS)) return 'skipped';
-    const plan = (await findPlan(deps.db, Number(sub.plan_id)))!;
+    const charge = CHARGE_MAILS.includes(job.kind) ? await findCharge(deps.db, Number(job.chargeId)) : undefined;
+    if (CHARGE_MAILS.includes(job.kind) && Number(charge?.subscription_id) !== Number(sub.id)) return 'skipped';
+    const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
       name: subscriber.first_name ?? '',
       until: new Date(Number(sub.period_end)).toISOString().slice(0, 10),
+      amount: charge ? formatMoney(charge.amount_cents, language) : '',
     };
     const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, BODIES[job.kind], params)];
     await deps.mailer.send({
@@ -53,6 +83,12 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     });
     return 'sent';
   };
+}
+
+/** 12,50 € in Estonian and Russian, €12.50 in English (as the order mails write it). */
+function formatMoney(cents: number, language: Language): string {
+  const amount = (cents / 100).toFixed(2);
+  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
 }
 
 function escapeHtml(text: string): string {

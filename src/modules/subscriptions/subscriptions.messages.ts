@@ -31,6 +31,14 @@ const en = {
   'subscriptions.mail.billingFailedSubject': 'We could not renew your subscription {plan}',
   'subscriptions.mail.billingFailed':
     'We could not charge your saved card for {plan}. We will try again in the coming days; please check your card or save a new one.',
+  'subscriptions.mail.upgradeAppliedSubject': 'Your upgrade to {plan} is now active',
+  'subscriptions.mail.upgradeApplied':
+    'Your bank approved the payment of {amount} for the upgrade to {plan} after all, so the upgrade is now active: your subscription is {plan} from now on.',
+  'subscriptions.mail.refundedSubject': 'Your payment of {amount} was refunded',
+  'subscriptions.mail.upgradeRefunded':
+    'Your payment of {amount} for the upgrade to {plan} was refunded to your card, as the upgrade did not take place. Your bank may take a few days to show it.',
+  'subscriptions.mail.paymentRefunded':
+    'Your payment of {amount} for the subscription {plan} was refunded to your card, as it was not needed. Your bank may take a few days to show it.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -65,6 +73,14 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.billingFailedSubject': 'Tellimuse {plan} pikendamine ebaõnnestus',
   'subscriptions.mail.billingFailed':
     'Me ei saanud teie salvestatud kaardilt tasu paketi {plan} eest. Proovime lähipäevil uuesti; palun kontrollige kaarti või salvestage uus.',
+  'subscriptions.mail.upgradeAppliedSubject': 'Üleminek paketile {plan} on nüüd jõus',
+  'subscriptions.mail.upgradeApplied':
+    'Teie pank kinnitas siiski paketile {plan} ülemineku makse {amount}, nii et üleminek on nüüd jõus: teie tellimus on nüüdsest {plan}.',
+  'subscriptions.mail.refundedSubject': 'Teie makse {amount} on tagastatud',
+  'subscriptions.mail.upgradeRefunded':
+    'Teie makse {amount} paketile {plan} ülemineku eest on kaardile tagastatud, sest üleminekut ei toimunud. Pangal võib selle kajastamine võtta mõne päeva.',
+  'subscriptions.mail.paymentRefunded':
+    'Teie makse {amount} tellimuse {plan} eest on kaardile tagastatud, sest seda ei olnud vaja. Pangal võib selle kajastamine võtta mõne päeva.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -99,6 +115,14 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.billingFailedSubject': 'Не удалось продлить подписку {plan}',
   'subscriptions.mail.billingFailed':
     'Не удалось списать оплату за {plan} с сохранённой карты. Мы попробуем снова в ближайшие дни; проверьте карту или сохраните новую.',
+  'subscriptions.mail.upgradeAppliedSubject': 'Переход на тариф {plan} выполнен',
+  'subscriptions.mail.upgradeApplied':
+    'Ваш банк всё же подтвердил платёж {amount} за переход на тариф {plan}, и переход выполнен: теперь ваша подписка — {plan}.',
+  'subscriptions.mail.refundedSubject': 'Ваш платёж {amount} возвращён',
+  'subscriptions.mail.upgradeRefunded':
+    'Ваш платёж {amount} за переход на тариф {plan} возвращён на карту, так как переход не состоялся. Банку может потребоваться несколько дней, чтобы отразить возврат.',
+  'subscriptions.mail.paymentRefunded':
+    'Ваш платёж {amount} за подписку {plan} возвращён на карту, так как он не понадобился. Банку может потребоваться несколько дней, чтобы отразить возврат.',
 };
 
 export const subscriptionsMessages = { en, et, ru };
