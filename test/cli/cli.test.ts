@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
+import { createEveryPayGateway } from '../../src/modules/payments/index.js';
+import { everypayEnv } from '../orders/everypay-helpers.js';
+import { MIT_PATH } from '../subscriptions/helpers.js';
 import { runCli, runCliProcess, startCli } from '../helpers/cli.js';
+import { createCustomer } from '../helpers/customers.js';
+import { startEveryPayServer } from '../helpers/everypay-server.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 let env: Record<string, string>;
@@ -46,6 +51,127 @@ describe('the CLI', () => {
     expect(Object.keys(JSON.parse(result.stdout) as object).sort()).toEqual(
       ['charged', 'ended', 'failed', 'pending', 'reconciled', 'refunded', 'refundsLeft', 'skipped'].sort(),
     );
+  });
+
+  // The run charges through the gateways worker.ts's workerGateways builds from the command's own
+  // settings: a subscription due on a card saved at EveryPay is charged at the local EveryPay server
+  // the EVERYPAY_* variables name, once, and renewed. Gateways built without EveryPay (or with another
+  // server) would leave the charge pending and EveryPay without a request.
+  it('runs `subscription bill` through the EveryPay its settings name: a due subscription on an EveryPay card is charged there', async () => {
+    const everypay = await startEveryPayServer();
+    const database = createDatabase(env.DATABASE_URL!);
+    try {
+      expect((await runCli(['migrate'], env)).code).toBe(0);
+      // A card saved at EveryPay as the card page saves one: a token-requesting payment the shopper pays.
+      const config = {
+        apiUrl: everypay.url,
+        apiUsername: everypay.apiUsername,
+        apiSecret: everypay.apiSecret,
+        accountName: everypay.accountName,
+      };
+      const saving = await createEveryPayGateway({ ...config, timeoutMs: 1500 }).createPayment({
+        orderReference: `CARDCLI${Date.now()}`,
+        amountCents: 0,
+        currency: 'EUR',
+        customerEmail: 'cli-bill@example.ee',
+        customerIp: null,
+        locale: 'et',
+        returnUrl: 'http://shop.invalid/return',
+        callbackUrl: 'http://shop.invalid/callback',
+        idempotencyKey: `cli-card-${Date.now()}`,
+        requestToken: true,
+      });
+      await everypay.shopper(saving.reference, 'pay');
+      const token = everypay.cards().at(-1)!.token;
+      const db = database.db;
+      const customer = await createCustomer(db);
+      const { user_id: userId } = await db
+        .selectFrom('client_account')
+        .select('user_id')
+        .where('id', '=', customer.clientAccountId)
+        .executeTakeFirstOrThrow();
+      const now = Date.now();
+      const plan = await db
+        .insertInto('subscription_plan')
+        .values({
+          code: `CLI${now}`,
+          kind: 'EBOOK_SHELF',
+          titles: JSON.stringify({ et: 'CLI riiul', en: null, ru: null }),
+          credits_per_month: null,
+          shelf_size: 3,
+          price_cents: 650,
+          trial_days: 0,
+          stores: 'WEB',
+          position: 1,
+          is_active: true,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const card = await db
+        .insertInto('subscription_card')
+        .values({
+          client_account_id: customer.clientAccountId,
+          store_code: 'WEB',
+          gateway: 'everypay',
+          state: 'ACTIVE',
+          order_reference: `CARDCLI${now}`,
+          payment_reference: saving.reference,
+          redirect: null,
+          token,
+          brand: 'master_card',
+          last_four: '1002',
+          expiry_month: 12,
+          expiry_year: new Date().getUTCFullYear() + 3,
+          is_default: true,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const sub = await db
+        .insertInto('subscription')
+        .values({
+          client_account_id: customer.clientAccountId,
+          user_id: Number(userId),
+          store_code: 'WEB',
+          plan_id: Number(plan.id),
+          status: 'ACTIVE',
+          live_key: `${customer.clientAccountId}:EBOOK`,
+          card_id: Number(card.id),
+          trial: false,
+          period_number: 1,
+          period_start: now - 31 * 86_400_000,
+          period_end: now - 60_000,
+          next_plan_id: null,
+          cancel_at_period_end: false,
+          failed_attempts: 0,
+          next_attempt_at: null,
+          created_at: now,
+          updated_at: now,
+          ended_at: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const id = Number(sub.id);
+
+      const result = await runCli(['subscription', 'bill'], { ...env, ...everypayEnv(everypay), TEST_GATEWAY: 'off' });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ charged: 1, pending: 0, failed: 0 });
+      const charges = everypay.requests.filter((r) => r.path === MIT_PATH);
+      expect(charges.map((r) => (r.body as Record<string, unknown>).order_reference)).toEqual([`SUB${id}-2P1`]);
+      expect(charges[0]!.body).toMatchObject({ token, amount: 6.5 });
+      const charge = await db.selectFrom('subscription_charge').selectAll().where('subscription_id', '=', id).executeTakeFirstOrThrow();
+      expect(charge).toMatchObject({ gateway: 'everypay', state: 'settled', period_number: 2, amount_cents: 650 });
+      expect(await db.selectFrom('subscription').selectAll().where('id', '=', id).executeTakeFirstOrThrow()).toMatchObject({
+        status: 'ACTIVE',
+        period_number: 2,
+      });
+    } finally {
+      await database.close();
+      await everypay.close();
+    }
   });
 
   it('locks, unlocks and changes a store', async () => {
