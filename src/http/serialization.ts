@@ -91,11 +91,14 @@ export function sendJsonText(reply: FastifyReply, text: string | Buffer): Fastif
  * One body of JSON pieces: Buffers (kept UTF-8 bytes) copied as they are, strings (punctuation,
  * numbers, timestamps) encoded where they go. A text joined from kept strings is measured and
  * encoded again for every answer; pieces kept as bytes are copied once (product-card.text.ts).
+ * The body is a Buffer of its own, safe to keep.
  */
 export function jsonBytes(pieces: ReadonlyArray<Buffer | string>): Buffer {
   let length = 0;
   for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  const body = Buffer.allocUnsafe(length);
+  // Not Buffer.allocUnsafe: under 4 KB that is a slice of Node's shared 8 KB pool, and a body kept
+  // (a card, a guest's answer) would keep the whole slab alive with whatever was written beside it.
+  const body = Buffer.allocUnsafeSlow(length);
   let at = 0;
   for (const piece of pieces) at += typeof piece === 'string' ? body.write(piece, at, 'utf8') : piece.copy(body, at);
   return body;

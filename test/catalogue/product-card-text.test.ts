@@ -136,6 +136,15 @@ describe('a card as text', () => {
     expect(seen.size).toBeGreaterThan(8);
   });
 
+  it('keeps each card as a Buffer of its own, not a slice of the shared 8 KB pool it would keep alive', () => {
+    const one = base({ id: 14 });
+    for (const who of callers) {
+      const first = cardBytes(one, context(who), 'et', bindings);
+      const again = cardBytes(one, context(who), 'et', bindings);
+      for (const kept of [first, again]) expect(kept.buffer.byteLength).toBe(kept.length);
+    }
+  });
+
   it('keeps the caller-free text per base and language, and prices every call anew', () => {
     const one = base({ id: 12 });
     const guest = cardText(one, context(callers[0]!), 'et', bindings);

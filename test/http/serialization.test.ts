@@ -106,6 +106,15 @@ describe('JSON bodies joined from bytes', () => {
     expect(jsonBytes(pieces).equals(Buffer.from(asText))).toBe(true);
   });
 
+  // Bodies are kept (the guest answer cache, kept cards): a Buffer under 4 KB from Buffer.allocUnsafe
+  // or Buffer.from(string) is a slice of Node's shared 8 KB pool and would keep the whole slab alive.
+  it('are Buffers of their own, not slices of the shared pool', () => {
+    const empty = jsonArrayBytes([]);
+    expect(empty.buffer.byteLength).toBe(empty.length);
+    const small = jsonBytes(['{"a":', Buffer.from('1'), '}']);
+    expect(small.buffer.byteLength).toBe(small.length);
+  });
+
   it('write an array of elements, empty or not', () => {
     expect(jsonArrayBytes([]).toString()).toBe('[]');
     const elements = [{ name: 'Лев Толстой' }, { name: 'x' }, { price: 1.5 }];

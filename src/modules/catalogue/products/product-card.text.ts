@@ -69,12 +69,12 @@ export function cardText(base: ProductBase, context: PriceContext, language: Lan
   if (card === undefined) {
     // The first card is the serializer's whole text; the parts around the price are cut from it.
     const whole = serializeCard(toCard(base, context, language, bindings));
-    const text = Buffer.from(whole);
+    const text = jsonBytes([whole]);
     const priced = new Map([[key, { text, ...campaignWindow(base.pricing.campaignPrices, now) }]]);
     // Keys are written unescaped and every string value's quotes escaped, so these are the fields themselves.
     kept[language] = {
-      before: Buffer.from(whole.slice(0, whole.indexOf(PRICE_FIELD))),
-      after: Buffer.from(whole.slice(whole.indexOf(AFTER_PRICE_FIELDS))),
+      before: jsonBytes([whole.slice(0, whole.indexOf(PRICE_FIELD))]),
+      after: jsonBytes([whole.slice(whole.indexOf(AFTER_PRICE_FIELDS))]),
       priced,
     };
     return text;
