@@ -62,7 +62,9 @@ export function registerConditionalGet(app: FastifyInstance): void {
       reply.code(304);
       reply.removeHeader('content-type');
       reply.removeHeader('content-length');
-      return '';
+      // No body at all (null, not ''): Fastify then sends no Content-Length, which on a 304 must
+      // be the 200's length or absent (RFC 9110 8.6); '' made it 0.
+      return null;
     }
     return payload;
   });

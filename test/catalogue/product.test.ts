@@ -310,6 +310,9 @@ describe('HTTP caching', () => {
     const again = await get(`/product/${ids.truth}`, { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // RFC 9110 8.6: a 304 carries no Content-Length unless it is the 200's; none at all here.
+    expect(again.headers['content-length']).toBeUndefined();
+    expect(again.headers['content-type']).toBeUndefined();
     expect((await get(`/product/${ids.truth}`, { 'if-none-match': `W/${etag}` })).statusCode).toBe(304);
     // Another language is another answer.
     expect((await get(`/product/${ids.truth}`, { 'if-none-match': etag, 'x-app-language': 'en' })).statusCode).toBe(200);
