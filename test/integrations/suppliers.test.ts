@@ -190,6 +190,43 @@ describe('POST /integration/supplier/{code}/{kind}', () => {
       { code: 'P-E2', physicalBook: 'P-EBOOK' },
     ]);
   });
+  it("refuses a feed line that makes the supplier's BOOK something else while the back office's e-books are linked to it", async () => {
+    const retypeSecret = await addSupplier(t.database.db, 'RETYPE', 'Retype Books', Date.now());
+    const feed = (lines: unknown[]) => postFeed(t, 'RETYPE', 'products', ndjson(lines), retypeSecret);
+    const ebook = (code: string, physicalBook: string) => book(code, { type: 'EBOOK', physicalBook });
+    expect((await feed([book('Q-BOOK'), book('Q-OTHER'), ebook('Q-E1', 'Q-BOOK')])).json().errors).toEqual([]);
+    // The back office links an e-book of its own to the supplier's BOOK; the feed cannot relink it.
+    const office = await backOfficeImport(t, 'products', [book('BO-1'), book('BO-2'), ebook('BO-E1', 'Q-BOOK')]);
+    expect(office.reported).toEqual([]);
+    const response = await feed([book('Q-BOOK', { type: 'USED_BOOK' }), book('Q-OTHER'), ebook('Q-E1', 'Q-OTHER')]);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().errors).toEqual([
+      {
+        line: 1,
+        message:
+          '/type: product "Q-BOOK" is the physical book (BOOK) of "BO-E1", and no accepted line of this file changes their physicalBook; ' +
+          'link them to another book (or to none) first, or keep its type BOOK',
+      },
+    ]);
+    // Once the back office links it elsewhere, the feed retypes its BOOK (its own e-book relinked by a later line).
+    await backOfficeImport(t, 'products', [book('BO-1'), book('BO-2'), ebook('BO-E1', 'BO-1')]);
+    await feed([ebook('Q-E1', 'Q-BOOK'), book('Q-OTHER'), book('Q-BOOK')]);
+    // (Another order than the refused body's, which the feed would take for a replay.)
+    const retyped = await feed([book('Q-OTHER'), book('Q-BOOK', { type: 'USED_BOOK' }), ebook('Q-E1', 'Q-OTHER')]);
+    expect(retyped.json()).toMatchObject({ outcomes: { updated: 2, unchanged: 1 }, errorCount: 0 });
+    const linked = await t.database.db
+      .selectFrom('product as p')
+      .leftJoin('product as b', 'b.id', 'p.physical_book_id')
+      .select(['p.code', 'p.type', 'b.code as physicalBook'])
+      .where('p.code', 'in', ['Q-BOOK', 'Q-E1', 'BO-E1'])
+      .orderBy('p.code')
+      .execute();
+    expect(linked).toEqual([
+      { code: 'BO-E1', type: 'EBOOK', physicalBook: 'BO-1' },
+      { code: 'Q-BOOK', type: 'USED_BOOK', physicalBook: null },
+      { code: 'Q-E1', type: 'EBOOK', physicalBook: 'Q-OTHER' },
+    ]);
+  });
 });
 
 describe('the rate limit per supplier', () => {

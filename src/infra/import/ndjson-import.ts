@@ -15,8 +15,11 @@ export interface ImportSummary {
 export interface LineImporter<T> {
   /** Parses and checks one record; returns an error message for a bad one. */
   parse(value: unknown): { record: T } | { error: string };
-  /** Applies one record in a transaction of its own, so a failing line leaves nothing behind. */
-  apply(record: T, lineNumber: number): Promise<string>;
+  /**
+   * Applies one record in a transaction of its own, so a failing line leaves nothing behind; its
+   * outcome, or undefined for a line the importer decides in `finish` (which counts it then).
+   */
+  apply(record: T, lineNumber: number): Promise<string | undefined>;
   /**
    * Runs once after the last line, for work that needs the whole file (links to records later in
    * it, dropping what the file no longer lists). Returns counts to add to the outcomes; `fail`
@@ -64,7 +67,8 @@ export async function importNdjson<T>(
     const parsed = importer.parse(value);
     if ('error' in parsed) return bad(lineNumber, parsed.error);
     try {
-      count(await importer.apply(parsed.record, lineNumber));
+      const outcome = await importer.apply(parsed.record, lineNumber);
+      if (outcome !== undefined) count(outcome);
     } catch (error) {
       bad(lineNumber, error instanceof Error ? error.message : String(error));
     }

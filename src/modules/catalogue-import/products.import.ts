@@ -7,10 +7,12 @@ import { LineError } from './fields.js';
 import { parseProductLine, PHYSICAL_EDITION, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
 import { References } from './references.js';
-import { chunks, inLineTransaction } from './write.js';
+import { chunks, inLineTransaction, type Outcome } from './write.js';
 import {
   activeProductsPage,
   deactivateProducts,
+  linkedEditions,
+  productOfCode,
   productType,
   setPhysicalBook,
   supplierOfCode,
@@ -25,6 +27,14 @@ import { productChanged, productsDeactivated } from './product-events.js';
 // related) are told apart from unknown codes. A physicalBook whose product a later line of the file
 // makes a BOOK, or no longer one, is checked and made once the file was read, with the type that
 // line gave it, not the type it had before.
+// A line that makes a BOOK of the catalogue something else is refused while e-books (or audiobooks)
+// stay linked to it: linked products the file does not list, or whose lines were refused. Their
+// links are theirs, not the BOOK line's to undo, and a supplier's feed must not write the back
+// office's e-books; so the operator is told on the BOOK's line, and the shop never shows an
+// e-book whose physical edition is not a book. A linked product whose own line is accepted is
+// relinked by it (another physicalBook, none, or this one, which is then checked with the new type
+// and not made), so its BOOK is retyped; when such a line comes later in the file, the BOOK's line
+// waits for the end of the file (kept in memory: rare, and only those lines).
 // A feed answers for a scope: the back office's feed for the products no supplier keeps, a
 // supplier's feed (modules/integrations) for that supplier's own; each deactivates only in its scope.
 
@@ -38,6 +48,12 @@ interface Feed {
   /** The last line naming each code, negative when that line does not make it a BOOK (PHYSICAL_EDITION). */
   codes: Map<string, number>;
   inactive: Set<string>;
+}
+
+/** A line that makes a BOOK something else while products linked to it have later lines: applied after the file. */
+interface DeferredLine {
+  record: ProductRecord;
+  line: number;
 }
 
 /** A link to a product later in the file, made once the whole file was read. */
@@ -117,6 +133,11 @@ async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: b
 function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: ProductFeedScope): LineImporter<ProductRecord> {
   const refs = new References(db);
   const pending: PendingLinks[] = [];
+  /** Products whose accepted line left their physicalBook to be made after the file (in `pending`). */
+  const relinked = new Set<number>();
+  /** The retyping lines that wait for the end of the file, in file order, and their codes. */
+  const deferred: DeferredLine[] = [];
+  const deferredCodes = new Set<string>();
 
   /** Ids of product codes; a code that is later in the file is `pending`, any other unknown one is an error. */
   async function products(codes: string[], field: string): Promise<Array<number | 'pending'>> {
@@ -137,7 +158,10 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     );
     const categories = await refs.categories(record.categories, 'categories');
     let [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
-    if (typeof physicalBook === 'number') {
+    if (typeof physicalBook === 'number' && deferredCodes.has(record.physicalBook!)) {
+      // Its retyping line waits for the end of the file: so does the check of this link.
+      physicalBook = 'pending';
+    } else if (typeof physicalBook === 'number') {
       const type = await productType(db, physicalBook);
       // A later line that makes the catalogue's product a BOOK, or no longer one: checked once it was applied.
       const later = feed.codes.get(record.physicalBook!) ?? 0;
@@ -156,34 +180,68 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     };
   }
 
+  /**
+   * Whether the line may be applied now, or waits for the end of the file (`final`: it is the end).
+   * A line that makes a stored BOOK something else is refused while a product stays linked to it
+   * that no accepted line of the file relinks; it waits while such a product's line is still to come.
+   */
+  async function retypeCheck(record: ProductRecord, line: number, final: boolean): Promise<'apply' | 'defer'> {
+    if (!final && deferredCodes.has(record.code)) return 'defer'; // after its earlier waiting line, in order
+    if (record.columns.type === PHYSICAL_EDITION) return 'apply';
+    const stored = await productOfCode(db, record.code);
+    if (stored?.type !== PHYSICAL_EDITION) return 'apply';
+    const linked = (await linkedEditions(db, Number(stored.id))).filter((edition) => !relinked.has(edition.id));
+    const left = final ? linked : linked.filter((edition) => Math.abs(feed.codes.get(edition.code) ?? 0) <= line);
+    if (left.length > 0) throw new LineError(`/type: ${stillLinked(record.code, left)}`);
+    return linked.length > 0 ? 'defer' : 'apply';
+  }
+
+  async function applyLine(record: ProductRecord, line: number, final: boolean): Promise<Outcome | undefined> {
+    if (scope.supplierId !== null) await admitSupplierProduct(db, record.code, scope.supplierId);
+    await refs.requireBinding(record.columns.binding_code);
+    const product = await resolve(record, line);
+    if ((await retypeCheck(record, line, final)) === 'defer') {
+      deferred.push({ record, line });
+      deferredCodes.add(record.code);
+      return undefined;
+    }
+    const { id, outcome } = await inLineTransaction(db, async (trx) => {
+      const now = clock.now();
+      const written = await writeProduct(trx, product, now, scope.supplierId === null ? {} : { supplier_id: scope.supplierId });
+      if (written.outcome !== 'unchanged') await productChanged(trx, written.id, 'feed', now);
+      return written;
+    });
+    refs.remember('product', record.code, id);
+    if (product.physicalBookId === undefined || product.relatedIds === undefined) {
+      pending.push({
+        line,
+        productId: id,
+        physicalBook: product.physicalBookId === undefined ? record.physicalBook! : undefined,
+        related: product.relatedIds === undefined ? record.related : undefined,
+      });
+      if (product.physicalBookId === undefined) relinked.add(id);
+      // The link will change: a product that was otherwise the same is still updated.
+      return outcome === 'unchanged' ? 'updated' : outcome;
+    }
+    return outcome;
+  }
+
   return {
     parse: parseProductLine,
-    async apply(record, line) {
-      if (scope.supplierId !== null) await admitSupplierProduct(db, record.code, scope.supplierId);
-      await refs.requireBinding(record.columns.binding_code);
-      const product = await resolve(record, line);
-      const { id, outcome } = await inLineTransaction(db, async (trx) => {
-        const now = clock.now();
-        const written = await writeProduct(trx, product, now, scope.supplierId === null ? {} : { supplier_id: scope.supplierId });
-        if (written.outcome !== 'unchanged') await productChanged(trx, written.id, 'feed', now);
-        return written;
-      });
-      refs.remember('product', record.code, id);
-      if (product.physicalBookId === undefined || product.relatedIds === undefined) {
-        pending.push({
-          line,
-          productId: id,
-          physicalBook: product.physicalBookId === undefined ? record.physicalBook! : undefined,
-          related: product.relatedIds === undefined ? record.related : undefined,
-        });
-        // The link will change: a product that was otherwise the same is still updated.
-        return outcome === 'unchanged' ? 'updated' : outcome;
-      }
-      return outcome;
-    },
+    apply: (record, line) => applyLine(record, line, false),
     async finish(fail) {
+      const outcomes: Record<string, number> = {};
+      // The waiting retyping lines first: the links left to make are checked with the types they give.
+      for (const { record, line } of deferred) {
+        try {
+          const outcome = (await applyLine(record, line, true))!;
+          outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        } catch (error) {
+          fail(line, error instanceof Error ? error.message : String(error));
+        }
+      }
       for (const links of pending) await link(db, refs, links, fail, clock.now());
-      return { deactivated: await deactivateUnlisted(db, feed, clock.now(), scope) };
+      return { ...outcomes, deactivated: await deactivateUnlisted(db, feed, clock.now(), scope) };
     },
   };
 }
@@ -235,6 +293,16 @@ async function link(
  */
 function notPhysicalEdition(code: string, type: string | undefined): string {
   return `product "${code}" is of type ${type ?? 'unknown'}, not a physical book (${PHYSICAL_EDITION})`;
+}
+
+/** Why the BOOK `code` keeps its type: the products still linked to it (the first ten named). */
+function stillLinked(code: string, linked: ReadonlyArray<{ code: string }>): string {
+  const shown = linked.slice(0, 10).map((edition) => `"${edition.code}"`);
+  const more = linked.length > shown.length ? ` and ${linked.length - shown.length} more` : '';
+  return (
+    `product "${code}" is the physical book (${PHYSICAL_EDITION}) of ${shown.join(', ')}${more}, and no accepted line of this file ` +
+    `changes their physicalBook; link them to another book (or to none) first, or keep its type ${PHYSICAL_EDITION}`
+  );
 }
 
 async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number, scope: ProductFeedScope): Promise<number> {

@@ -27,6 +27,17 @@ export async function productType(db: Kysely<Database>, id: number): Promise<str
   return row?.type;
 }
 
+/** The id and type of the product with this code, or undefined when there is none. */
+export function productOfCode(db: Kysely<Database>, code: string) {
+  return db.selectFrom('product').select(['id', 'type']).where('code', '=', code).executeTakeFirst();
+}
+
+/** The products (e-books, audiobooks) whose physicalBook is the product `id`, by code (product_physical_book_idx). */
+export async function linkedEditions(db: Kysely<Database>, id: number): Promise<Array<{ id: number; code: string }>> {
+  const rows = await db.selectFrom('product').select(['id', 'code']).where('physical_book_id', '=', id).orderBy('code').execute();
+  return rows.map((row) => ({ id: Number(row.id), code: row.code }));
+}
+
 /** Points the product at its physical book (or none); whether that changed it. */
 export async function setPhysicalBook(trx: Transaction<Database>, productId: number, physicalBookId: number | null): Promise<boolean> {
   const result = await trx
