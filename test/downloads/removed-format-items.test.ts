@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { localFileStore } from '../../src/infra/file-store/index.js';
@@ -86,6 +87,9 @@ const lastRemovalJob = () =>
     .orderBy('id', 'desc')
     .executeTakeFirstOrThrow();
 
+const removalJobs = () =>
+  world.t.database.db.selectFrom('job').select(['id', 'payload', 'status']).where('type', '=', 'downloads.file-removal').execute();
+
 const expectWholeLists = async (formats: string[]) => {
   expect(await formatsOf(world.customer)).toEqual(formats.flatMap((format) => [format, format]));
   for (const who of holders.slice(1)) expect(await formatsOf(who)).toEqual(formats);
@@ -108,9 +112,13 @@ describe('DELETE /admin/product-files/{productCode}/{format}', () => {
     expectErrorBody(await deletePdf('NO-SUCH-PRODUCT'), 404, 'Not Found');
     expect(await itemsOfFile(pdf)).toBe(6);
 
+    const before = await removalJobs();
     const removed = await deletePdf(code);
     expect(removed.statusCode, removed.body).toBe(204);
     expect(removed.body).toBe('');
+    // Exactly one job (queued by the delete's trigger, none by the removal itself), for this file.
+    const queued = (await removalJobs()).filter((job) => !before.some((old) => old.id === job.id));
+    expect(queued.map((job) => JSON.parse(job.payload) as unknown)).toEqual([{ fileId: pdf }]);
     await expectWholeLists(['EPUB']);
     expect(await world.t.database.db.selectFrom('product_file').select('id').where('id', '=', pdf).execute()).toEqual([]);
     await world.t.drainJobs();
@@ -169,6 +177,24 @@ describe('a removed format of a product many hold', () => {
     expect(await itemsOfFile(pdf)).toBe(0);
     // A format the product no longer has removes nothing.
     expect(await removePdf()).toEqual([`${world.ebooks[0]!.code} has no PDF file; nothing was removed.`]);
+  });
+
+  it('deleted by hand (SQL, as an operator in psql), has its items deleted by the same job', async () => {
+    const db = world.t.database.db;
+    const pdf = await uploadPdf();
+    await expectWholeLists(['EPUB', 'PDF']);
+    expect(await itemsOfFile(pdf)).toBe(6);
+    const before = await removalJobs();
+    await sql`delete from product_file where id = ${pdf}`.execute(db);
+    const queued = (await removalJobs()).filter((job) => !before.some((old) => old.id === job.id));
+    expect(queued.map((job) => ({ payload: JSON.parse(job.payload) as unknown, status: job.status }))).toEqual([
+      { payload: { fileId: pdf }, status: 'pending' },
+    ]);
+    await expectWholeLists(['EPUB']);
+    await world.t.drainJobs();
+    expect(await itemsOfFile(pdf)).toBe(0);
+    expect(await lastRemovalJob()).toMatchObject({ status: 'done', result: 'removed 6' });
+    await expectWholeLists(['EPUB']);
   });
 
   it('uploaded again while the old items wait, reaches every holder once; the old items go, in either order of the jobs', async () => {

@@ -56,19 +56,16 @@ export function fileItemsHandler(deps: { db: Db; batch: number }): JobHandler {
   };
 }
 
-// A removed file (removeProductFile) goes from its product_file row at once, in the removal's
-// transaction: no link is made for it from then on and none is served, and the list and its count
-// read an item with its file, so nobody sees its items. They are deleted by this job in pages of
-// DOWNLOAD_ITEMS_BATCH, each page one statement in a transaction of its own, rather than all of them
-// in the removal's. File ids are never used again, so a new upload of the same format (a new row) is
-// no item of this job's; a second run finds nothing to delete.
+// A removed file goes from its product_file row at once, in the removal's transaction: no link is
+// made for it from then on and none is served, and the list and its count read an item with its
+// file, so nobody sees its items. They are deleted by this job in pages of DOWNLOAD_ITEMS_BATCH, each
+// page one statement in a transaction of its own, rather than all of them in the removal's. The job
+// is queued by the delete's trigger (migration 2026_11_30_0850), in the deleting transaction,
+// whoever deletes the row: removeProductFile, or an operator's `delete from product_file` by hand.
+// File ids are never used again, so a new upload of the same format (a new row) is no item of this
+// job's; a second run finds nothing to delete.
 
 export const DOWNLOAD_FILE_REMOVAL_JOB = 'downloads.file-removal';
-
-/** Queues the removal of a removed file's items, in the caller's transaction (the removal's). */
-export function queueFileRemoval(trx: Db, fileId: number, now: number): Promise<number> {
-  return enqueueJob(trx, { type: DOWNLOAD_FILE_REMOVAL_JOB, payload: { fileId } }, { maxAttempts: ATTEMPTS, now });
-}
 
 export function fileRemovalHandler(deps: { db: Db; batch: number }): JobHandler {
   const { db, batch } = deps;

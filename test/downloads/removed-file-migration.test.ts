@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import * as queueRemovedFileItems from '../../src/db/migrations/2026_11_30_0850_queue_removed_file_items.js';
+import { fileRemovalHandler } from '../../src/modules/downloads/index.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { engine, openMigratedScratch } from '../helpers/test-app.js';
+
+// Migration 0850: the delete of a product_file row queues the job that deletes its download items,
+// whoever deletes it (here plain SQL, as an operator in psql). Up also queues the job of the items
+// whose file a hand-written delete took before it, and down stops the trigger queueing.
+
+let database: DatabaseHandle;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  ({ database, close } = await openMigratedScratch());
+});
+afterAll(async () => close());
+
+async function fileWithItems(productId: number, format: string, holders: number): Promise<number> {
+  const db = database.db;
+  const now = Date.now();
+  const { id } = await db
+    .insertInto('product_file')
+    .values({
+      product_id: productId,
+      format,
+      storage_key: `products/${productId}/${format}`,
+      content_type: 'application/pdf',
+      size_bytes: 1,
+      filename: 'a.pdf',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const fileId = Number(id);
+  for (let order = 1; order <= holders; order += 1) {
+    await db
+      .insertInto('download_item')
+      .values({
+        order_id: fileId * 1000 + order,
+        take_id: 0,
+        file_id: fileId,
+        product_id: productId,
+        client_account_id: order,
+        store_code: 'WEB',
+        granted_at: now,
+        subscription_id: null,
+      })
+      .execute();
+  }
+  return fileId;
+}
+
+const removalJobs = async () =>
+  (
+    await database.db
+      .selectFrom('job')
+      .select(['payload', 'status', 'attempts', 'max_attempts', 'run_at'])
+      .where('type', '=', 'downloads.file-removal')
+      .orderBy('id')
+      .execute()
+  ).map((job) => ({ ...job, payload: JSON.parse(job.payload) as unknown, run_at: Number(job.run_at) }));
+const items = async (fileId: number) =>
+  (await database.db.selectFrom('download_item').select('order_id').where('file_id', '=', fileId).execute()).length;
+const deleteByHand = (fileId: number) => sql`delete from product_file where id = ${fileId}`.execute(database.db);
+
+describe(`migration 2026_11_30_0850_queue_removed_file_items on ${engine}`, () => {
+  it('queues the removal job of a row deleted by hand, and up queues those of the files deleted before it', async () => {
+    const db = database.db;
+    const productId = await createProduct(db, { type: 'EBOOK', binding: 'PDF', deliveryTime: 'INSTANT_DOWNLOAD', price: 5 });
+    const [kept, before, after] = [
+      await fileWithItems(productId, 'EPUB', 2),
+      await fileWithItems(productId, 'PDF', 3),
+      await fileWithItems(productId, 'MP3', 2),
+    ];
+
+    // The schema before: a hand-written delete queues nothing, and leaves the items.
+    await queueRemovedFileItems.down(db);
+    await deleteByHand(before);
+    expect(await removalJobs()).toEqual([]);
+
+    const start = Date.now();
+    await queueRemovedFileItems.up(db);
+    const job = (fileId: number) => ({ payload: { fileId }, status: 'pending', attempts: 0, max_attempts: 10, run_at: expect.any(Number) });
+    expect(await removalJobs()).toEqual([job(before)]);
+    await deleteByHand(after);
+    const jobs = await removalJobs();
+    expect(jobs).toEqual([job(before), job(after)]);
+    // Due at once, by the wall clock in Unix ms (the worker's).
+    for (const queued of jobs) expect(Math.abs(queued.run_at - start)).toBeLessThan(60_000);
+
+    // Each queued job, as the worker runs it (its payload parsed; this handler reads nothing of the context).
+    const run = fileRemovalHandler({ db, batch: 2 });
+    expect(await Promise.all(jobs.map((queued) => run(queued.payload, {} as never)))).toEqual(['removed 3', 'removed 2']);
+    expect([await items(before), await items(after), await items(kept)]).toEqual([0, 0, 2]);
+  });
+});
