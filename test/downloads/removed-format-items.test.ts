@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { localFileStore } from '../../src/infra/file-store/index.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
+import { fileItemsHandler } from '../../src/modules/downloads/index.js';
 import { productFileCommand } from '../../src/modules/downloads/product-files.cli.js';
 import type { Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
@@ -329,6 +330,67 @@ describe('a removed format of a product many hold', () => {
       const listed = (await get(world, '/download?per-page=100', world.customer)).json() as Array<{ productId: number }>;
       expect(listed.filter((item) => item.productId === product.id)).toEqual([]);
     });
+
+    it.runIf(engine === 'postgres')(
+      "a removal while the new-file job writes a page waits for the page's commit; its job then deletes the page's item",
+      async () => {
+        const db = world.t.database.db;
+        const id = await createProduct(db, {
+          name: 'Lehekülg',
+          type: 'EBOOK',
+          binding: 'EPUB',
+          deliveryTime: 'INSTANT_DOWNLOAD',
+          price: 5,
+        });
+        const { code } = await db.selectFrom('product').select('code').where('id', '=', id).executeTakeFirstOrThrow();
+        // A holder before the file: the file's item is the new-file job's to add.
+        await grant(db, id);
+        const uploaded = await upload(world, code, 'PDF', randomBytes(300), '', true);
+        expect(uploaded.statusCode, uploaded.body).toBe(200);
+        const fileId = uploaded.json().id as number;
+        expect(await itemsOfFile(fileId)).toBe(0);
+
+        let page: Promise<unknown> | undefined;
+        let removal: Promise<void> | undefined;
+        let removed = false;
+        const rolledBack = new Error('rolled back');
+        await db
+          .transaction()
+          .execute(async (trx) => {
+            // Another writer's uncommitted item of the same purchase and file: the page (the product's lock taken shared,
+            // the file read) waits on it at its insert, and writes its own once this rolls back.
+            await trx
+              .insertInto('download_item')
+              .values({
+                order_id: world.orderId,
+                take_id: 0,
+                file_id: fileId,
+                product_id: id,
+                client_account_id: world.customer.clientAccountId,
+                store_code: 'WEB',
+                granted_at: Date.now(),
+                subscription_id: null,
+              })
+              .execute();
+            page = fileItemsHandler({ db, batch: 2 })({ fileId }, {} as never);
+            await until('the page to wait on the item', async () => (await lockWaiters(db)) >= 1);
+            removal = remove(code).then(() => void (removed = true));
+            await until('the removal to wait for the page, or be done', async () => removed || (await lockWaiters(db)) >= 2);
+            // Were the removal done already, its job would run now, before the page's item is committed.
+            if (removed) await world.t.drainJobs();
+            throw rolledBack;
+          })
+          .catch((error: unknown) => {
+            if (error !== rolledBack) throw error;
+          });
+        expect(await page).toBe('added 1');
+        await removal;
+        await world.t.drainJobs();
+        expect(await itemsOfFile(fileId)).toBe(0);
+        const listed = (await get(world, '/download?per-page=100', world.customer)).json() as Array<{ productId: number }>;
+        expect(listed.filter((item) => item.productId === id)).toEqual([]);
+      },
+    );
 
     it('an upload of the format that read the old file before the removal committed is a new format', async () => {
       const db = world.t.database.db;
