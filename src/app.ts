@@ -24,6 +24,7 @@ import { importKinds } from './import-kinds.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { createImporter } from './infra/import/index.js';
 import { logDestination } from './infra/log-format.js';
+import { setPasswordHashConcurrency } from './infra/passwords.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { adminRoutes, authenticateOperator } from './modules/admin/index.js';
 import { eventFeedRoutes, supplierRoutes } from './modules/integrations/index.js';
@@ -127,6 +128,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
 
+  // The process's one password hashing queue takes its size from these settings (infra/passwords.ts).
+  setPasswordHashConcurrency(config.passwordHashConcurrency);
   const deps: SharedDeps = {
     ...infra,
     config,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { CliUsageError } from './infra/cli-usage.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
 import type { DatabaseHandle } from './db/database.js';
 import { systemClock } from './infra/clock.js';
@@ -21,6 +21,15 @@ import { systemClock } from './infra/clock.js';
  * their own text and skip it (serve and worker get it from app.ts and worker.ts).
  */
 const loadMessages = () => import('./messages.js');
+
+/**
+ * Commands that hash passwords (seed, export-user) size the process's hashing queue from their
+ * settings first, as buildApp does for serve: it is the process's, not the run's (infra/passwords.ts).
+ */
+async function sizePasswordHashing(config: Config): Promise<void> {
+  const { setPasswordHashConcurrency } = await import('./infra/passwords.js');
+  setPasswordHashConcurrency(config.passwordHashConcurrency);
+}
 
 async function usage(): Promise<string> {
   const [
@@ -159,7 +168,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        await loadMessages();
+        await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { seedDemo } = await import('./demo/seed.js');
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
       });
@@ -210,7 +219,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'export-user':
       return withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        await loadMessages();
+        await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });

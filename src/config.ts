@@ -7,6 +7,7 @@ import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
 import { readMailConfig, type MailConfig } from './infra/mail/mail.config.js';
 import { readFileStoreConfig, type FileStoreConfig } from './infra/file-store/file-store.config.js';
 import type { RateLimit } from './infra/rate-limit.js';
+import { readPasswordHashConcurrency } from './infra/passwords.config.js';
 // The sections' own files rather than the modules' index: reading the environment must not load every
 // module's routes (and Fastify), or each CLI command would pay for them at start.
 import { readAccountsConfig, readAuthRateLimits, type AccountsSection, type AuthRateLimits } from './modules/accounts/accounts.config.js';
@@ -50,6 +51,8 @@ export interface Config extends CatalogueConfig {
   sqliteReadWorkers: number;
   /** CPU time (ms) of request starts per turn of the event loop before the rest wait a turn (http/turn-budget.ts); 0: no gate. */
   httpTurnBudgetMs: number;
+  /** Password hashes (argon2id) the process computes at once; the others wait in a queue (infra/passwords.ts). */
+  passwordHashConcurrency: number;
   basePath: string;
   dataExportPath: string;
   corsOrigins: string[];
@@ -133,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     replica,
     sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
     httpTurnBudgetMs: reader.integer('HTTP_TURN_BUDGET_MS', 2, 0, 1000),
+    passwordHashConcurrency: readPasswordHashConcurrency(reader),
     basePath: reader.pathPrefix('BASE_PATH', ''),
     dataExportPath: reader.pathPrefix('DATA_EXPORT_PATH', '/export'),
     corsOrigins,
