@@ -46,14 +46,17 @@ export interface NewRequest {
   expiresAt: number;
 }
 
+/** A logged-in client's request: its language is its user's, read by the statement that stores it. */
+export type ClientRequest = Omit<NewRequest, 'clientAccountId' | 'language'> & { clientAccountId: number };
+
 /**
  * A logged-in client's request (its login email is confirmed, so the request is too). One request
  * per store, product and email. Asking again re-arms it: a new 14 days, and a request already
  * notified (the product sold out again since) becomes pending again; a guest's request for the
- * address, confirmed or not, becomes the client's, confirmed, its link no longer needed. Answers the
- * row and whether it is new.
+ * address, confirmed or not, becomes the client's, confirmed, its link no longer needed. Either way
+ * it takes the language of the client's user now. Answers the row and whether it is new.
  */
-export async function upsertRequest(db: Db, request: NewRequest): Promise<{ row: BackInStockRow; created: boolean }> {
+export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ row: BackInStockRow; created: boolean }> {
   const existing = await db
     .selectFrom('back_in_stock_request')
     .select('id')
@@ -68,7 +71,12 @@ export async function upsertRequest(db: Db, request: NewRequest): Promise<{ row:
       product_id: request.productId,
       email: request.email,
       client_account_id: request.clientAccountId,
-      language: request.language,
+      language: (eb) =>
+        eb
+          .selectFrom('client_account as ca')
+          .innerJoin('app_user as u', 'u.id', 'ca.user_id')
+          .select('u.language')
+          .where('ca.id', '=', request.clientAccountId),
       audience: request.audience,
       created_at: request.now,
       expires_at: request.expiresAt,
@@ -82,7 +90,7 @@ export async function upsertRequest(db: Db, request: NewRequest): Promise<{ row:
         notified_at: null,
         confirmed_at: sql<number>`coalesce(back_in_stock_request.confirmed_at, ${request.now})`,
         token_hash: null,
-        language: request.language,
+        language: (eb) => eb.ref('excluded.language'),
         // A guest's request taken over by the client who owns the address, never the other way.
         client_account_id: sql<number | null>`coalesce(${request.clientAccountId}, back_in_stock_request.client_account_id)`,
       }),
@@ -325,14 +333,4 @@ export async function pruneBackInStockRequests(db: Db, now: number): Promise<num
     where: (eb) => eb('expires_at', '<=', now),
     orderBy: 'expires_at',
   });
-}
-
-/** The client account's login email and mail language (whether that email is confirmed is profile's to say). */
-export async function clientEmail(db: Db, clientAccountId: number): Promise<{ email: string; language: string } | undefined> {
-  return db
-    .selectFrom('client_account as ca')
-    .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-    .select(['u.email', 'u.language'])
-    .where('ca.id', '=', clientAccountId)
-    .executeTakeFirst();
 }

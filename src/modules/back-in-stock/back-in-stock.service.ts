@@ -11,7 +11,6 @@ import type { BackInStockSection } from './back-in-stock.config.js';
 import { queueConfirmationMail, type ConfirmedEmailOf } from './back-in-stock.jobs.js';
 import {
   armGuestRequest,
-  clientEmail,
   findRequestById,
   findRequestByToken,
   markRequestConfirmed,
@@ -55,16 +54,15 @@ export async function requestBackInStock(
 ): Promise<RequestOutcome> {
   const { caller, now } = input;
   let email: string;
-  let language: string = input.language;
   if (caller.clientAccountId !== null) {
-    const own = await clientEmail(db, caller.clientAccountId);
-    if (!own) throw unauthenticated('backInStock.loginRequired');
-    // The mail goes to the login email: one that is not confirmed is its owner's mailbox, and the
-    // request would also take over the owner's own guest request for the product.
-    if ((await confirmedEmailOf(db, caller.clientAccountId)) === null) throw conflict('backInStock.emailUnconfirmed');
-    if (input.email !== undefined && normaliseEmail(input.email) !== own.email) throw invalidField('email', 'backInStock.ownEmail');
-    email = own.email;
-    language = own.language;
+    // The mail goes to the login email, which profile answers only while it is confirmed: one that
+    // is not is its owner's mailbox, and the request would also take over the owner's own guest
+    // request for the product. The one read of the client's user here (its language is read by the
+    // upsert itself).
+    const own = await confirmedEmailOf(db, caller.clientAccountId);
+    if (own === null) throw conflict('backInStock.emailUnconfirmed');
+    if (input.email !== undefined && normaliseEmail(input.email) !== own) throw invalidField('email', 'backInStock.ownEmail');
+    email = own;
   } else {
     if (input.email === undefined) throw invalidField('email', 'backInStock.emailRequired');
     email = normaliseEmail(input.email);
@@ -79,7 +77,6 @@ export async function requestBackInStock(
     storeCode: input.storeCode,
     productId: input.productId,
     email,
-    language,
     audience: audienceKey(caller),
     now,
   };
@@ -91,7 +88,7 @@ export async function requestBackInStock(
     });
     return { kind: 'client', row, created };
   }
-  await db.transaction().execute((trx) => requestAsGuest(trx, config, request));
+  await db.transaction().execute((trx) => requestAsGuest(trx, config, { ...request, language: input.language }));
   return { kind: 'guest', productId: input.productId, email, expiresAt: now + REQUEST_LIFETIME_MS };
 }
 
