@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { normaliseEmail } from './email-address.js';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { createLimiter, type Limiter } from './limiter.js';
 import { DEFAULT_PASSWORD_HASH_CONCURRENCY } from './passwords.config.js';
 import { dictionary } from '@zxcvbn-ts/language-common';
 
@@ -26,47 +27,16 @@ const COMMON_PASSWORDS = new Set(dictionary.passwords.slice(0, 10_000).map((word
 // and the same thread pool, so two queues would let twice the setting run at once. Whoever builds a
 // process's dependencies from its settings (buildApp, the CLI commands that hash) sizes it with
 // setPasswordHashConcurrency; a later size holds for the hashes that start after it.
-let concurrency = DEFAULT_PASSWORD_HASH_CONCURRENCY;
-let running = 0;
-let mostRunning = 0;
-const waiting: Array<() => void> = [];
+const limit = createLimiter(DEFAULT_PASSWORD_HASH_CONCURRENCY);
 
 /** Sizes the process's password hashing queue (config.passwordHashConcurrency); waiting hashes start if it grew. */
 export function setPasswordHashConcurrency(size: number): void {
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`password hash concurrency must be a whole number above 0, got ${size}`);
-  concurrency = size;
-  mostRunning = running;
-  startWaiting();
+  limit.resize(size);
 }
 
 /** The queue as it is now, and the most hashes that ran at once since it was last sized: for tests. */
-export function passwordHashQueue(): { concurrency: number; running: number; waiting: number; mostRunning: number } {
-  return { concurrency, running, waiting: waiting.length, mostRunning };
-}
-
-// A finished hash hands its place to the next in line (counted as running before it resumes), so
-// a hash that arrives meanwhile cannot take it as well.
-function startWaiting(): void {
-  while (running < concurrency && waiting.length > 0) {
-    running += 1;
-    mostRunning = Math.max(mostRunning, running);
-    waiting.shift()!();
-  }
-}
-
-async function limit<T>(task: () => Promise<T>): Promise<T> {
-  if (running < concurrency && waiting.length === 0) {
-    running += 1;
-    mostRunning = Math.max(mostRunning, running);
-  } else {
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
-  try {
-    return await task();
-  } finally {
-    running -= 1;
-    startWaiting();
-  }
+export function passwordHashQueue(): ReturnType<Limiter['state']> {
+  return limit.state();
 }
 
 const argon2Hash = (password: string) => limit(() => hash(password, ARGON2));
