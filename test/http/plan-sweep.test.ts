@@ -84,6 +84,9 @@ const REFERENCE_TABLES: Record<string, string> = {
   delivery_country_fee: 'the fees per country',
   app_secret: "the app's keys (a few rows)",
   subscription_plan: 'the subscription plans (a handful)',
+  // Read whole by the catalogue's kept binding names, reloaded once a minute (reference-cache.ts): a
+  // sweep slower than that (a loaded machine) meets the reload in whatever request comes next.
+  binding_name: 'the names of the bindings (hardcover, paperback, ...: tens) in three languages',
   catalogue_reference_version: "one row a kind of reference data (the category tree's version, the bindings', ...)",
   search_state: "the search engine's state (one row)",
   kysely_migration: 'the migrations run (one row each)',
