@@ -20,6 +20,7 @@ import {
 } from './back-in-stock.schemas.js';
 import type { ConfirmedEmailOf } from './back-in-stock.jobs.js';
 import { confirmBackInStock, requestBackInStock, requestingClient } from './back-in-stock.service.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface BackInStockDeps {
   database: DatabaseHandle;
@@ -51,9 +52,7 @@ const wire = (row: BackInStockRow) => ({
 export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (app, { database, confirmedEmailOf, config }) => {
   const db = database.db;
   const callerOf = callerResolver(database);
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
 
   app.post(
     '/back-in-stock',

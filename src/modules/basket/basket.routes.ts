@@ -30,6 +30,7 @@ import { deliveryMethodWire } from './delivery/delivery.wire.js';
 import { mergeRoute } from './merge.routes.js';
 import { basketProductCache } from './basket-product-cache.js';
 import { giftCardRoutes } from './basket-gift-cards.routes.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface BasketDeps {
   database: DatabaseHandle;
@@ -54,11 +55,7 @@ const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
  */
 export const basketRoutes: FastifyPluginAsyncTypebox<BasketDeps> = async (app, { database, sessionActions, productTtlMs, config }) => {
   const db = database.db;
-  // A callback hook: an async one costs every request of the group a promise and a microtask turn.
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.header('Cache-Control', 'no-store');
-    done();
-  });
+  registerNoStore(app);
 
   const products = basketProductCache(database, productTtlMs);
   const http = basketHttp(database, config.basket, products);

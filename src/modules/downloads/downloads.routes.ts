@@ -21,6 +21,7 @@ import {
   FileBytes,
 } from './downloads.schemas.js';
 import { createLink, listDownloads, openDownload } from './downloads.service.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface DownloadsDeps {
   database: DatabaseHandle;
@@ -47,9 +48,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     signer.catch(() => (signer = undefined));
     return signer;
   };
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
 
   app.get(
     '/download',

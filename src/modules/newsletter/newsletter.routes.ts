@@ -10,6 +10,7 @@ import { normaliseEmail } from '../../infra/email-address.js';
 import { ConfirmForm, Confirmed, Empty, SubscribeForm, UnsubscribeQuery } from './newsletter.schemas.js';
 import { confirmSubscription, requestSubscription, unsubscribe } from './newsletter.service.js';
 import { unsubscribeSecret, unsubscribeSigner } from './unsubscribe-link.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 export interface NewsletterDeps {
   database: DatabaseHandle;
@@ -28,9 +29,7 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
   const limitPerIp = async (request: FastifyRequest) =>
     consumeRateLimit(db, `newsletter:ip:${addressKey(request.ip)}`, config.newsletter.perIp, request.actionTime);
   // Answers about someone's subscription are for them only.
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
 
   app.post(
     '/newsletter/subscribe',

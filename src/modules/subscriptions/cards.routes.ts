@@ -12,6 +12,7 @@ import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSavin
 import { CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
 import { subscriberOf } from './subscriptions.repository.js';
 import type { SubscriptionsDeps } from './subscriptions.deps.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 const tags = ['subscription credit cards'];
 const security = [{ bearer: [] }];
@@ -32,9 +33,7 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
     returnUrl: returnLinks.url,
     callbackUrl: (gateway: string) => `${api}/payment/${gateway}/callback`,
   };
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   const owner = async (request: FastifyRequest) => {
     const principal = await authenticate(db, request);
     const user = await subscriberOf(db, principal.userId);

@@ -7,6 +7,7 @@ import type { SubscriptionsDeps } from './subscriptions.deps.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { IdParams, TakeBody, TakeQuery, TakesListQuery, TakesSchema } from './subscriptions.schemas.js';
 import { giveBack, takeProduct, takesPage } from './takes.service.js';
+import { registerNoStore } from '../../http/http-cache.js';
 
 const tags = ['subscriptions'];
 const security = [{ bearer: [] }];
@@ -14,9 +15,7 @@ const security = [{ bearer: [] }];
 /** What a subscription gives: GET what it holds, POST to take an audiobook or an e-book, DELETE to take an e-book off the shelf. */
 export const takesRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
   const db = deps.database.db;
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-  });
+  registerNoStore(app);
   const taker = async (request: FastifyRequest) => {
     const principal = await authenticate(db, request);
     // Visibility reads only the caller's kind (public or business catalogue), not discounts.
