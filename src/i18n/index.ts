@@ -49,3 +49,9 @@ export function translate(language: Language, key: MessageKey, params: Record<st
   const template = catalogues[language].get(key) ?? catalogues.en.get(key) ?? key;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
+
+/** An amount in euros as a customer's mail writes it: 12,50 € in Estonian and Russian, €12.50 in English. */
+export function formatEuros(cents: number, language: Language): string {
+  const amount = (cents / 100).toFixed(2);
+  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
+}

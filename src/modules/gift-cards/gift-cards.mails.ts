@@ -1,4 +1,4 @@
-import { isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
 // delivery date (the code, the amount, the buyer's message, the expiry), and to the buyer when
@@ -14,16 +14,12 @@ export interface CardMailDetails {
   storeName: string;
 }
 
-const money = (cents: number, language: Language) => {
-  const amount = (cents / 100).toFixed(2);
-  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
-};
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[MessageKey, Record<string, string>] | string>) {
   const language: Language = isLanguage(details.language) ? details.language : 'et';
   const params = {
-    amount: money(details.amountCents, language),
+    amount: formatEuros(details.amountCents, language),
     expires: day(details.expiresAt),
     date: day(details.deliverAt),
     name: details.recipientName,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import { isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
@@ -72,7 +72,7 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
       plan: titleOf(plan, language),
       name: subscriber.first_name ?? '',
       until: new Date(Number(sub.period_end)).toISOString().slice(0, 10),
-      amount: charge ? formatMoney(charge.amount_cents, language) : '',
+      amount: charge ? formatEuros(charge.amount_cents, language) : '',
     };
     const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, BODIES[job.kind], params)];
     await deps.mailer.send({
@@ -83,12 +83,6 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     });
     return 'sent';
   };
-}
-
-/** 12,50 € in Estonian and Russian, €12.50 in English (as the order mails write it). */
-function formatMoney(cents: number, language: Language): string {
-  const amount = (cents / 100).toFixed(2);
-  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
 }
 
 function escapeHtml(text: string): string {

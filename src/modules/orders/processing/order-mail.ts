@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { normaliseEmail } from '../../../infra/email-address.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
-import { isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
+import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
@@ -47,7 +47,7 @@ export function orderMailHandler(deps: { db: Kysely<Database>; mailer: Mailer })
 export function confirmationMail(order: OrderRow, lines: readonly LineRow[], recipient: OrderMailRecipient, storeName: string) {
   const language: Language = isLanguage(order.language) ? order.language : 'et';
   const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
-  const money = (cents: number) => formatMoney(cents, language);
+  const money = (cents: number) => formatEuros(cents, language);
   const code = order.code ?? '';
   const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
   const intro =
@@ -88,12 +88,6 @@ function deliveryDetails(order: OrderRow): string {
     order.shipping_country,
   ];
   return [order.delivery_name, ...(place ? [place] : address)].filter((part) => part.trim() !== '').join(', ');
-}
-
-/** 12,50 € in Estonian and Russian, €12.50 in English. */
-export function formatMoney(cents: number, language: Language): string {
-  const amount = (cents / 100).toFixed(2);
-  return language === 'en' ? `€${amount}` : `${amount.replace('.', ',')} €`;
 }
 
 const escapeHtml = (text: string) =>
