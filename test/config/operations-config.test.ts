@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../helpers/config.js';
 
 // The operator's settings of issue 18: where /metrics is served (METRICS_HOST, METRICS_PORT,
 // METRICS_TOKEN) and how log lines look (LOG_FORMAT).
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('metrics and log settings', () => {
   it('serve no /metrics and choose the log format by the terminal by default', () => {
@@ -34,11 +25,11 @@ describe('metrics and log settings', () => {
   });
 
   it('refuse a bad port, a host without a port, a short token and an unknown log format, all at once', () => {
-    const problems = problemsOf({ METRICS_PORT: '70000', METRICS_TOKEN: 'short', LOG_FORMAT: 'xml' });
+    const problems = configProblems({ METRICS_PORT: '70000', METRICS_TOKEN: 'short', LOG_FORMAT: 'xml' });
     expect(problems.join('\n')).toMatch(/METRICS_PORT/);
     expect(problems.join('\n')).toMatch(/METRICS_TOKEN must be at least 16/);
     expect(problems.join('\n')).toMatch(/LOG_FORMAT/);
-    expect(problemsOf({ METRICS_HOST: '10.0.0.5' })).toEqual([expect.stringMatching(/METRICS_HOST needs METRICS_PORT/)]);
-    expect(problemsOf({ METRICS_PORT: 'abc' })).toEqual([expect.stringMatching(/METRICS_PORT must be a whole number/)]);
+    expect(configProblems({ METRICS_HOST: '10.0.0.5' })).toEqual([expect.stringMatching(/METRICS_HOST needs METRICS_PORT/)]);
+    expect(configProblems({ METRICS_PORT: 'abc' })).toEqual([expect.stringMatching(/METRICS_PORT must be a whole number/)]);
   });
 });

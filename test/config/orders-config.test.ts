@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../helpers/config.js';
 
 // The orders section: checkout's pages and limits, the order checksum secret, the back-office
 // hand-off and the worker's time limits.
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems.join('\n');
-    throw error;
-  }
-  return '';
-}
+const problemsOf = (env: Record<string, string>) => configProblems(env).join('\n');
 
 describe('the orders section', () => {
   it('has defaults', () => {

@@ -1,20 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../helpers/config.js';
 import { runCli } from '../helpers/cli.js';
 
 // PASSWORD_HASH_CONCURRENCY is a setting like the others: read with them from the environment a
 // process or runCli is given, and a bad value stops the start with the others' message.
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('PASSWORD_HASH_CONCURRENCY', () => {
   it('is cores - 1 (at least 1) unless set, and is read as given', () => {
@@ -26,7 +17,7 @@ describe('PASSWORD_HASH_CONCURRENCY', () => {
 
   it('refuses anything but a whole number from 1 to 64, with the message other settings give', () => {
     for (const bad of ['abc', '0', '-1', '1.5', '2x', '65', '1e3']) {
-      expect(problemsOf({ PASSWORD_HASH_CONCURRENCY: bad }), bad).toEqual([
+      expect(configProblems({ PASSWORD_HASH_CONCURRENCY: bad }), bad).toEqual([
         `PASSWORD_HASH_CONCURRENCY must be a whole number from 1 to 64, got "${bad}"`,
       ]);
     }

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../helpers/config.js';
 
 // The subscriptions section: how many charges a billing run has at the gateway at once.
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems.join('\n');
-    throw error;
-  }
-  return '';
-}
+const problemsOf = (env: Record<string, string>) => configProblems(env).join('\n');
 
 describe('the subscriptions section', () => {
   it('charges 4 subscriptions at once by default', () => {
