@@ -68,13 +68,13 @@ export function cardText(base: ProductBase, context: PriceContext, language: Lan
   const card = kept[language];
   if (card === undefined) {
     // The first card is the serializer's whole text; the parts around the price are cut from it.
-    const whole = serializeCard(toCard(base, context, language, bindings));
-    const text = jsonBytes([whole]);
+    const text = jsonBytes([serializeCard(toCard(base, context, language, bindings))]);
     const priced = new Map([[key, { text, ...campaignWindow(base.pricing.campaignPrices, now) }]]);
-    // Keys are written unescaped and every string value's quotes escaped, so these are the fields themselves.
+    // Keys are written unescaped and every string value's quotes escaped, so these are the fields
+    // themselves. The parts are views of the card's own bytes (encoded once), not copies.
     kept[language] = {
-      before: jsonBytes([whole.slice(0, whole.indexOf(PRICE_FIELD))]),
-      after: jsonBytes([whole.slice(whole.indexOf(AFTER_PRICE_FIELDS))]),
+      before: text.subarray(0, text.indexOf(PRICE_FIELD)),
+      after: text.subarray(text.indexOf(AFTER_PRICE_FIELDS)),
       priced,
     };
     return text;
