@@ -64,8 +64,9 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     const sub = await findSubscription(deps.db, job.subscriptionId);
     const subscriber = sub ? await subscriberOf(deps.db, Number(sub.user_id)) : undefined;
     if (!sub || !subscriber || !(job.kind in SUBJECTS)) return 'skipped';
-    const charge = CHARGE_MAILS.includes(job.kind) ? await findCharge(deps.db, Number(job.chargeId)) : undefined;
-    if (CHARGE_MAILS.includes(job.kind) && Number(charge?.subscription_id) !== Number(sub.id)) return 'skipped';
+    const aboutCharge = CHARGE_MAILS.includes(job.kind);
+    const charge = aboutCharge ? await findCharge(deps.db, Number(job.chargeId)) : undefined;
+    if (aboutCharge && Number(charge?.subscription_id) !== Number(sub.id)) return 'skipped';
     const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
