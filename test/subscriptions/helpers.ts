@@ -134,7 +134,7 @@ export function mitPayments(s: SubscriptionShop, id: number) {
 }
 
 export async function mailJobs(s: SubscriptionShop, subscriptionId: number) {
-  const jobs = await s.t.database.db.selectFrom('job').select('payload').where('type', '=', 'subscription.mail').execute();
+  const jobs = await s.t.database.db.selectFrom('job').select('payload').where('type', '=', 'subscription.mail').orderBy('id').execute();
   return jobs
     .map((job) => JSON.parse(job.payload) as { subscriptionId: number; kind: string })
     .filter((job) => job.subscriptionId === subscriptionId)
