@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
+import { failCommitsOfUpdate } from '../helpers/failing-commit.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { sample, scrape } from '../metrics/metrics-text.js';
@@ -324,46 +324,6 @@ describe('the mail of a late-settled upgrade', () => {
   });
 });
 
-/**
- * Makes the commit of every transaction that changes subscription `id`'s plan fail: the change writes
- * a row whose deferred foreign key is checked only at COMMIT, so everything before it in the
- * transaction ran. Undone by the function returned.
- */
-async function failCommitsOfPlanChange(id: number): Promise<() => Promise<void>> {
-  const db = s.t.database.db;
-  await sql`create table late_guard_parent (id integer primary key)`.execute(db);
-  await sql`create table late_guard (parent_id integer references late_guard_parent (id) deferrable initially deferred)`.execute(db);
-  if (s.t.database.engine === 'sqlite') {
-    await sql
-      .raw(
-        `create trigger late_guard_trigger after update of plan_id on subscription when new.id = ${id} ` +
-          'begin insert into late_guard (parent_id) values (-1); end',
-      )
-      .execute(db);
-  } else {
-    await sql
-      .raw(
-        'create function late_guard_fn() returns trigger language plpgsql as ' +
-          '$$ begin insert into late_guard (parent_id) values (-1); return new; end $$',
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `create trigger late_guard_trigger after update of plan_id on subscription for each row when (new.id = ${id}) ` +
-          'execute function late_guard_fn()',
-      )
-      .execute(db);
-  }
-  return async () => {
-    await sql
-      .raw(s.t.database.engine === 'sqlite' ? 'drop trigger late_guard_trigger' : 'drop trigger late_guard_trigger on subscription')
-      .execute(db);
-    if (s.t.database.engine === 'postgres') await sql`drop function late_guard_fn()`.execute(db);
-    await sql`drop table late_guard`.execute(db);
-    await sql`drop table late_guard_parent`.execute(db);
-  };
-}
-
 describe('storefront_subscription_late_settles_total', () => {
   const applied = async () =>
     sample(await scrape(s.t, METRICS_TOKEN), 'storefront_subscription_late_settles_total', { outcome: 'applied' }) ?? 0;
@@ -371,7 +331,7 @@ describe('storefront_subscription_late_settles_total', () => {
   it('counts a late upgrade applied once its transaction committed: a commit that fails counts nothing and mails nothing', async () => {
     const { customer, id, reference } = await declinedUpgrade();
     const before = await applied();
-    const repair = await failCommitsOfPlanChange(id);
+    const repair = await failCommitsOfUpdate(s.t.database, 'subscription', 'plan_id', id);
     let sent;
     try {
       sent = await s.everypay.settle(reference);

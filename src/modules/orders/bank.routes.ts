@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { inTransaction } from '../../db/after-commit.js';
 import { errors, success } from '../../http/schemas.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
@@ -177,7 +178,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     }
     if (!status) throw notFound('checkout.unknownPayment');
     if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return { outcome: 'applied' };
-    const applied = await db.transaction().execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
+    const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
     if (applied.outcome === 'unknown') throw notFound('checkout.unknownPayment');
     if (applied.outcome === 'mismatch')
       request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');

@@ -1,3 +1,4 @@
+import { afterCommit } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
 import type { GatewayName, PaymentStatus } from '../payments/index.js';
@@ -25,8 +26,9 @@ type StatusSource = 'callback' | 'return' | 'sweep' | 'refund';
 
 /**
  * Applies the gateway's status of a payment once; `source` names who reported it, for the history.
- * Each outcome is counted for /metrics (storefront_payments_total); a transaction that rolls back
- * after this has still been counted, which only an error does.
+ * Each outcome is counted for /metrics (storefront_payments_total) once the caller's transaction
+ * committed: one that rolls back counts nothing. So every transaction that reaches this is opened
+ * by inTransaction (db/after-commit.ts); afterCommit throws on any other.
  */
 export async function applyPaymentStatus(
   trx: Db,
@@ -36,7 +38,7 @@ export async function applyPaymentStatus(
   now: number,
 ): Promise<AppliedStatus> {
   const applied = await applyOnce(trx, gateway, status, source, now);
-  paymentsTotal.inc({ gateway, state: status.state, outcome: applied.outcome });
+  afterCommit(trx, () => paymentsTotal.inc({ gateway, state: status.state, outcome: applied.outcome }));
   return applied;
 }
 

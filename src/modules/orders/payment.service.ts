@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../db/after-commit.js';
 import type { Database } from '../../db/schema.js';
 import { DomainError } from '../../infra/domain-error.js';
 import type { GatewayName, Gateways, PaymentGateway, RedirectForm } from '../payments/index.js';
@@ -151,7 +152,7 @@ export async function settleReturn(db: Kysely<Database>, gateways: Gateways, ord
     throw error;
   }
   if (!status) return order.status;
-  const applied = await db.transaction().execute((trx) => applyPaymentStatus(trx, gateway.name, status, 'return', now));
+  const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'return', now));
   return applied.orderStatus ?? order.status;
 }
 

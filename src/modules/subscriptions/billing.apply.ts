@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import type { PaymentStatus } from '../payments/index.js';
-import { afterCommit } from './after-commit.js';
+import { afterCommit } from '../../db/after-commit.js';
 import { countCharges, finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { markRefundDue } from './refunds.js';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../infra/logger.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
-import { inTransaction } from './after-commit.js';
+import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';

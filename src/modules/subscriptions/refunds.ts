@@ -13,7 +13,7 @@ import {
   type PaymentGateway,
   type PaymentStatus,
 } from '../payments/index.js';
-import { afterCommit, inTransaction } from './after-commit.js';
+import { afterCommit, inTransaction } from '../../db/after-commit.js';
 import { chargesToRefund, findCharge, moveCharge, type ChargeRow } from './charges.repository.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../infra/clock.js';
 import { withLease } from '../../infra/jobs/lease.js';
 import type { Logger } from '../../infra/logger.js';
 import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
-import { inTransaction } from './after-commit.js';
+import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeStatus } from './billing.apply.js';
 import { billDue } from './billing.service.js';
 import { findCardByPayment } from './cards.repository.js';

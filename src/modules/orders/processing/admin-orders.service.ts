@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { conflict, DomainError, invalidField, notFound } from '../../../infra/domain-error.js';
@@ -114,7 +115,7 @@ export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code
     if (error instanceof GatewayRefusedError) throw conflict('orders.gatewayRefused', { gateway: name });
     throw error;
   }
-  await db.transaction().execute((trx) => applyPaymentStatus(trx, name, status, 'refund', now));
+  await inTransaction(db, (trx) => applyPaymentStatus(trx, name, status, 'refund', now));
   return documentOf(db, code);
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../../db/after-commit.js';
 import type { Database } from '../../../db/schema.js';
 import { systemClock, type Clock } from '../../../infra/clock.js';
 import { withLease } from '../../../infra/jobs/lease.js';
@@ -124,7 +125,7 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
     const status = await gateway.fetchStatus(payment.reference!);
     if (status !== null) statuses.push({ gateway: name, status });
   }
-  return deps.db.transaction().execute(async (trx) => {
+  return inTransaction(deps.db, async (trx) => {
     for (const { gateway, status } of statuses) await applyPaymentStatus(trx, gateway, status, 'sweep', now);
     const minutes = Math.round(deps.config.unpaidAfterMs / 60_000);
     const cancelled = await moveOrder(trx, {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../../db/after-commit.js';
 import type { Database } from '../../../db/schema.js';
 import type { Logger } from '../../../infra/logger.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways } from '../../payments/index.js';
@@ -38,7 +39,7 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
       deps.log.warn({ err, orderId: payment.order_id }, 'order sweep: the refund of an unmatched payment is left for the next sweep');
       continue;
     }
-    await deps.db.transaction().execute(async (trx) => {
+    await inTransaction(deps.db, async (trx) => {
       if (status) await applyPaymentStatus(trx, name, status, 'refund', now);
       await trx.updateTable('order_payment').set({ refund_due_at: null, updated_at: now }).where('id', '=', payment.id).execute();
     });

@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
 
-// What a transaction of this module does outside the database (a metric counted) happens only
-// once it committed: a rollback (an error after the count, a lost race) leaves it undone. The
-// module's transactions that can register one are opened by inTransaction; afterCommit on any
-// other transaction is a mistake and throws, so that an effect is never silently dropped.
+// What a transaction does outside the database (a metric counted) happens only once it committed: a
+// rollback (an error after the count, a lost race, a COMMIT that fails) leaves it undone. Every
+// transaction whose code can register one is opened by inTransaction; afterCommit on any other
+// transaction is a mistake and throws, so that an effect is never silently dropped. Used by the
+// subscriptions' charges and the orders' payment statuses (storefront_payments_total).
 
 const effectsOf = new WeakMap<Transaction<Database>, (() => void)[]>();
 
