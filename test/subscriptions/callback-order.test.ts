@@ -417,6 +417,8 @@ describe.each(CALLBACK_ORDERS)('a charge EveryPay answers while the bank is stil
         ['PERIOD', 1, 1, 'settled', 999],
         ['UPGRADE', 1, 1, 'settled', 533],
       ],
+      // Told the payment was being processed (503), the customer is mailed the upgrade active; told 200, nothing.
+      mails: order === 'answer first' ? ['purchased', 'upgradeConfirmed'] : ['purchased'],
       mits: 2,
     });
     await repeatCallback(await lastPaymentOf(id));
@@ -437,6 +439,8 @@ describe.each(CALLBACK_ORDERS)('a charge EveryPay answers while the bank is stil
         ['PERIOD', 1, 1, 'settled', 999],
         ['UPGRADE', 1, 1, 'failed', 533],
       ],
+      // Told the payment was being processed (503), the customer is mailed the decline; told 409, nothing.
+      mails: order === 'answer first' ? ['purchased', 'upgradeDeclined'] : ['purchased'],
       mits: 2,
     });
     await repeatCallback(await lastPaymentOf(id));

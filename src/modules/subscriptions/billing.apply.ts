@@ -132,14 +132,22 @@ export async function applyChargeOutcome(
   reference: string | null,
   now: number,
 ): Promise<ChargeOutcome> {
-  if (!(await finishCharge(trx, Number(charge.id), outcome, reference, now))) return 'applied-already';
+  const finished = await finishCharge(trx, Number(charge.id), outcome, reference, now);
+  if (!finished) return 'applied-already';
   const sub = (await findSubscription(trx, Number(charge.subscription_id)))!;
   const id = Number(sub.id);
   if (charge.purpose === 'UPGRADE') {
     // The better plan from now on, if the subscription is still in the period the upgrade paid for.
-    if (outcome !== 'settled') return outcome;
+    // A customer told the payment was being processed (503) is mailed the outcome, in this
+    // transaction: only the one that finished the charge gets here. Money taken for an upgrade that
+    // no longer applies is refunded, and that refund mailed (refunds.ts).
+    if (outcome !== 'settled') {
+      if (finished.toldPending) await queueSubscriptionMail(trx, id, 'upgradeDeclined', now, Number(charge.id));
+      return outcome;
+    }
     if (sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status)) {
       await upgradePlan(trx, sub, charge, now);
+      if (finished.toldPending) await queueSubscriptionMail(trx, id, 'upgradeConfirmed', now, Number(charge.id));
       return outcome;
     }
     return refundDue(trx, charge, now);

@@ -68,6 +68,7 @@ export function newCharge(
     idempotency_key: randomBytes(16).toString('hex'),
     reference: null,
     state: 'pending',
+    pending_told_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -105,7 +106,12 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
   // run's, with the outcome the callback applied (a billing report counted it as skipped before). That is also
   // so when the gateway answered while the bank was still deciding and its callback brought the decision
   // before this answer was applied: the caller is told the decision, not "pending".
-  const state = await chargeStateOf(db, Number(charge.id));
+  return decidedOutcome(db, Number(charge.id));
+}
+
+/** A charge's outcome as committed now: pending, or what was applied to it (a settle refunded since is refund-due). */
+export async function decidedOutcome(db: Kysely<Database>, chargeId: number) {
+  const state = await chargeStateOf(db, chargeId);
   return state === 'refund_due' || state === 'refunded' ? ('refund-due' as const) : state;
 }
 

@@ -80,11 +80,36 @@ export async function setChargeReference(db: Db, id: number, reference: string, 
     .execute();
 }
 
-/** Finishes a pending charge; false when it was finished already (another run, a callback). */
-export async function finishCharge(db: Db, id: number, state: Exclude<ChargeState, 'pending'>, reference: string | null, now: number) {
-  const result = await db
+/**
+ * Finishes a pending charge; null when it was finished already (another run, a callback). `toldPending`:
+ * its customer was told it is being processed (markPendingTold), read from the row this update
+ * finished, so a mark committed while this transaction waited for the row is seen.
+ */
+export async function finishCharge(
+  db: Db,
+  id: number,
+  state: Exclude<ChargeState, 'pending'>,
+  reference: string | null,
+  now: number,
+): Promise<{ toldPending: boolean } | null> {
+  const row = await db
     .updateTable('subscription_charge')
     .set({ state, updated_at: now, ...(reference === null ? {} : { reference }) })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .returning('pending_told_at')
+    .executeTakeFirst();
+  return row ? { toldPending: row.pending_told_at !== null } : null;
+}
+
+/**
+ * Records that the charge's customer is told it is being processed, if it still is (pending); false
+ * when it was finished meanwhile (a callback came first): its outcome is what the customer is told then.
+ */
+export async function markPendingTold(db: Db, id: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ pending_told_at: now })
     .where('id', '=', id)
     .where('state', '=', 'pending')
     .executeTakeFirst();

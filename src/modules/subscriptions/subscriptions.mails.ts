@@ -10,8 +10,9 @@ import { titleOf } from './plans.js';
 import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
 
 // The subscription mails: purchased, cancelled, billing failed; and about a charge: an upgrade
-// whose declined charge the bank settled after all is active (billing.apply.ts), a charge taken for
-// nothing was refunded (refunds.ts; an upgrade's names it). Queued in the outbox by the transaction
+// whose declined charge the bank settled after all is active (billing.apply.ts), an upgrade whose
+// customer was told its payment was being processed is active, or declined and the plan unchanged
+// (billing.apply.ts), a charge taken for nothing was refunded (refunds.ts; an upgrade's names it). Queued in the outbox by the transaction
 // that made the change, so each goes out once; rendered when sent, in the subscriber's language,
 // from the subscription as it is then, and a charge's mail from its charge: the plan it paid for
 // and its amount, whatever plan the subscription is on by then.
@@ -21,8 +22,14 @@ const MAIL_ATTEMPTS = 8;
 
 export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | ChargeMailKind;
 /** The mails about one charge, which the job names. */
-type ChargeMailKind = 'upgradeApplied' | 'upgradeRefunded' | 'paymentRefunded';
-const CHARGE_MAILS: readonly string[] = ['upgradeApplied', 'upgradeRefunded', 'paymentRefunded'] satisfies ChargeMailKind[];
+type ChargeMailKind = 'upgradeApplied' | 'upgradeConfirmed' | 'upgradeDeclined' | 'upgradeRefunded' | 'paymentRefunded';
+const CHARGE_MAILS: readonly string[] = [
+  'upgradeApplied',
+  'upgradeConfirmed',
+  'upgradeDeclined',
+  'upgradeRefunded',
+  'paymentRefunded',
+] satisfies ChargeMailKind[];
 
 export async function queueSubscriptionMail(
   trx: Db,
@@ -47,6 +54,8 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   cancelled: 'subscriptions.mail.cancelledSubject',
   billingFailed: 'subscriptions.mail.billingFailedSubject',
   upgradeApplied: 'subscriptions.mail.upgradeAppliedSubject',
+  upgradeConfirmed: 'subscriptions.mail.upgradeAppliedSubject',
+  upgradeDeclined: 'subscriptions.mail.upgradeDeclinedSubject',
   upgradeRefunded: 'subscriptions.mail.refundedSubject',
   paymentRefunded: 'subscriptions.mail.refundedSubject',
 };
@@ -55,6 +64,8 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   cancelled: 'subscriptions.mail.cancelled',
   billingFailed: 'subscriptions.mail.billingFailed',
   upgradeApplied: 'subscriptions.mail.upgradeApplied',
+  upgradeConfirmed: 'subscriptions.mail.upgradeConfirmed',
+  upgradeDeclined: 'subscriptions.mail.upgradeDeclined',
   upgradeRefunded: 'subscriptions.mail.upgradeRefunded',
   paymentRefunded: 'subscriptions.mail.paymentRefunded',
 };
@@ -68,9 +79,12 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     const charge = aboutCharge ? await findCharge(deps.db, Number(job.chargeId)) : undefined;
     if (aboutCharge && Number(charge?.subscription_id) !== Number(sub.id)) return 'skipped';
     const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
+    // The plan the subscription is on now, which a declined upgrade left it on.
+    const current = charge ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
+      current: titleOf(current, language),
       name: subscriber.first_name ?? '',
       until: new Date(Number(sub.period_end)).toISOString().slice(0, 10),
       amount: charge ? formatEuros(charge.amount_cents, language) : '',

@@ -34,6 +34,11 @@ const en = {
   'subscriptions.mail.upgradeAppliedSubject': 'Your upgrade to {plan} is now active',
   'subscriptions.mail.upgradeApplied':
     'Your bank approved the payment of {amount} for the upgrade to {plan} after all, so the upgrade is now active: your subscription is {plan} from now on.',
+  'subscriptions.mail.upgradeConfirmed':
+    'Your bank confirmed the payment of {amount} for the upgrade to {plan}, so the upgrade is now active: your subscription is {plan} from now on.',
+  'subscriptions.mail.upgradeDeclinedSubject': 'Your upgrade to {plan} did not go through',
+  'subscriptions.mail.upgradeDeclined':
+    'Your bank declined the payment of {amount} for the upgrade to {plan}, so the upgrade did not go through and nothing was charged. Your subscription stays {current}.',
   'subscriptions.mail.refundedSubject': 'Your payment of {amount} was refunded',
   'subscriptions.mail.upgradeRefunded':
     'Your payment of {amount} for the upgrade to {plan} was refunded to your card, as the upgrade did not take place. Your bank may take a few days to show it.',
@@ -76,6 +81,11 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.upgradeAppliedSubject': 'Üleminek paketile {plan} on nüüd jõus',
   'subscriptions.mail.upgradeApplied':
     'Teie pank kinnitas siiski paketile {plan} ülemineku makse {amount}, nii et üleminek on nüüd jõus: teie tellimus on nüüdsest {plan}.',
+  'subscriptions.mail.upgradeConfirmed':
+    'Teie pank kinnitas paketile {plan} ülemineku makse {amount}, nii et üleminek on nüüd jõus: teie tellimus on nüüdsest {plan}.',
+  'subscriptions.mail.upgradeDeclinedSubject': 'Üleminek paketile {plan} ei õnnestunud',
+  'subscriptions.mail.upgradeDeclined':
+    'Teie pank lükkas paketile {plan} ülemineku makse {amount} tagasi, nii et üleminekut ei toimunud ja tasu ei võetud. Teie tellimus on endiselt {current}.',
   'subscriptions.mail.refundedSubject': 'Teie makse {amount} on tagastatud',
   'subscriptions.mail.upgradeRefunded':
     'Teie makse {amount} paketile {plan} ülemineku eest on kaardile tagastatud, sest üleminekut ei toimunud. Pangal võib selle kajastamine võtta mõne päeva.',
@@ -118,6 +128,11 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.upgradeAppliedSubject': 'Переход на тариф {plan} выполнен',
   'subscriptions.mail.upgradeApplied':
     'Ваш банк всё же подтвердил платёж {amount} за переход на тариф {plan}, и переход выполнен: теперь ваша подписка — {plan}.',
+  'subscriptions.mail.upgradeConfirmed':
+    'Ваш банк подтвердил платёж {amount} за переход на тариф {plan}, и переход выполнен: теперь ваша подписка — {plan}.',
+  'subscriptions.mail.upgradeDeclinedSubject': 'Переход на тариф {plan} не выполнен',
+  'subscriptions.mail.upgradeDeclined':
+    'Ваш банк отклонил платёж {amount} за переход на тариф {plan}, поэтому переход не выполнен и оплата не списана. Ваша подписка остаётся прежней: {current}.',
   'subscriptions.mail.refundedSubject': 'Ваш платёж {amount} возвращён',
   'subscriptions.mail.upgradeRefunded':
     'Ваш платёж {amount} за переход на тариф {plan} возвращён на карту, так как переход не состоялся. Банку может потребоваться несколько дней, чтобы отразить возврат.',

@@ -5,9 +5,9 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Language } from '../../i18n/index.js';
 import { conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
 import type { Gateways } from '../payments/index.js';
-import { newCharge, runCharge } from './billing.service.js';
+import { decidedOutcome, newCharge, runCharge } from './billing.service.js';
 import { activeCardsOf, lockCardOwner, ownCard } from './cards.repository.js';
-import { countCharges, insertChargeOnce, pendingChargeOf } from './charges.repository.js';
+import { countCharges, insertChargeOnce, markPendingTold, pendingChargeOf } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
@@ -198,7 +198,11 @@ export async function changePlan(
     return { charge, token: card.token };
   });
   if (claim) {
-    const outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
+    const chargeId = Number(claim.charge.id);
+    let outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
+    // Still with the bank: the customer is told so (503), and mailed the outcome once it comes
+    // (billing.apply.ts). Decided meanwhile (its callback came first): the customer is told that now.
+    if (outcome === 'pending' && !(await markPendingTold(db, chargeId, now))) outcome = await decidedOutcome(db, chargeId);
     // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
     if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
     if (outcome === 'pending') throw new DomainError('unavailable', 'subscriptions.paymentPending', {}, 60);

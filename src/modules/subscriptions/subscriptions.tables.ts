@@ -109,6 +109,8 @@ export interface SubscriptionChargeTable {
   idempotency_key: string;
   reference: string | null;
   state: ChargeState;
+  /** When the customer was told the charge is being processed (an upgrade's 503; migration 2026_11_30_0950): its outcome is mailed. */
+  pending_told_at: number | null;
   created_at: number;
   updated_at: number;
 }
