@@ -12,10 +12,11 @@ import { findPlan, findSubscription, subscriberOf } from './subscriptions.reposi
 // The subscription mails: purchased, cancelled, billing failed; and about a charge: an upgrade
 // whose declined charge the bank settled after all is active (billing.apply.ts), an upgrade whose
 // customer was told its payment was being processed is active, or declined and the plan unchanged
-// (billing.apply.ts), a charge taken for nothing was refunded (refunds.ts; an upgrade's names it). Queued in the outbox by the transaction
-// that made the change, so each goes out once; rendered when sent, in the subscriber's language,
-// from the subscription as it is then, and a charge's mail from its charge: the plan it paid for
-// and its amount, whatever plan the subscription is on by then.
+// (billing.apply.ts), a charge taken for nothing was refunded (refunds.ts; an upgrade's names it).
+// Queued in the outbox by the transaction that made the change, so each goes out once; rendered
+// when sent, in the subscriber's language, from the subscription as it is then, and a charge's mail
+// from its charge: the plan it paid for and its amount, whatever plan the subscription is on by then
+// (which a declined upgrade's mail names as the plan kept).
 
 export const SUBSCRIPTION_MAIL_JOB = 'subscription.mail';
 const MAIL_ATTEMPTS = 8;
@@ -80,7 +81,7 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     if (aboutCharge && Number(charge?.subscription_id) !== Number(sub.id)) return 'skipped';
     const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
     // The plan the subscription is on now, which a declined upgrade left it on.
-    const current = charge ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
+    const current = job.kind === 'upgradeDeclined' ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
