@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientAccount } from '../../src/modules/accounts/index.js';
 import { markLoginEmailUnconfirmed } from '../../src/modules/profile/index.js';
-import { GOOD_PASSWORD, login, me, registerVerified, uniqueEmail } from '../helpers/accounts.js';
+import { GOOD_PASSWORD, login, mailsTo, me, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { expectFieldErrors } from '../helpers/http.js';
 import { createSocialTestApp, IOS_APP, newJti, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
 import { as } from '../profile/helpers.js';
@@ -39,6 +39,16 @@ async function signIn(sub: string, claims: Claims): Promise<string> {
   const response = await socialLogin(await appAuthId(sub, claims));
   expect(response.statusCode, response.body).toBe(200);
   return response.json().accessToken as string;
+}
+
+/**
+ * Links through the web redirect flow, started with `bearer`, the identity the provider knows as
+ * `sub`, linked to that user before: it lands on the front-end with `linked=google`, nothing pending.
+ */
+async function webRelink(sub: string, bearer: string): Promise<void> {
+  const landing = await webFlow(t, 'google', { sub }, { headers: { authorization: `Bearer ${bearer}` } });
+  expect(landing.pathname).toBe('/social-login');
+  expect(Object.fromEntries(landing.searchParams)).toEqual({ linked: 'google' });
 }
 
 /** Signs in through the web redirect flow as the person the provider knows as `sub` now. */
@@ -223,6 +233,41 @@ describe('a link of an identity linked to the same user before', () => {
     expect(linked.json()).toEqual({ linked: 'google' });
     expect(await seen(bearer)).toEqual({
       identities: [{ provider: 'google', email: changed, emailVerified: false }],
+      loginEmail: email,
+      loginEmailConfirmed: true,
+      emailConfirmed: true,
+    });
+  });
+  it("keeps the provider's new address and word on it (web flow with a bearer, landing with linked=)", async () => {
+    const sub = newSubject();
+    const first = uniqueEmail('web-relink');
+    t.google.addAccount({ sub, email: first, email_verified: true });
+    const bearer = await webSignIn(sub);
+
+    // The person changes the address at the provider, which does not vouch for the new one yet.
+    const changed = uniqueEmail('web-relink-changed');
+    t.google.addAccount({ sub, email: `  ${changed.toUpperCase()} `, email_verified: false });
+    await webRelink(sub, bearer);
+    expect(await seen(bearer)).toEqual({
+      identities: [{ provider: 'google', email: changed, emailVerified: false }],
+      loginEmail: first,
+      loginEmailConfirmed: true,
+      emailConfirmed: true,
+    });
+    // The link is not made again: nobody is mailed of it.
+    await t.drainJobs();
+    expect(mailsTo(t, first).filter((mail) => /Google/.test(mail.subject ?? ''))).toEqual([]);
+  });
+
+  it('confirms the login email when the provider now verifies that very address (web flow with a bearer)', async () => {
+    const email = uniqueEmail('web-relink-confirm');
+    const { sub } = await olderAccount(email, false);
+    const bearer = await signIn(sub, { email, email_verified: false });
+    expect((await seen(bearer)).loginEmailConfirmed).toBe(false);
+    t.google.addAccount({ sub, email, email_verified: true });
+    await webRelink(sub, bearer);
+    expect(await seen(bearer)).toEqual({
+      identities: [{ provider: 'google', email, emailVerified: true }],
       loginEmail: email,
       loginEmailConfirmed: true,
       emailConfirmed: true,

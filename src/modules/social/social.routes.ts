@@ -50,7 +50,8 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       'Web: `?authclient=google|facebook|apple[&returnUrl=]` answers 302 to the provider and sets an HttpOnly flow cookie; the ' +
       "provider comes back here (in the same browser: without the cookie the callback is a 403) and it ends in a 302 to the store's " +
       'front-end `/social-login?authId=` (or the error page with `reason`). Started with a bearer token, the web flow links: it lands ' +
-      'with `?link=<provider>&authId=`, and the link is made by `POST /auth/external/confirm-link` with that bearer. ' +
+      'with `?link=<provider>&authId=`, and the link is made by `POST /auth/external/confirm-link` with that bearer; an identity ' +
+      'linked to that user before lands with `?linked=<provider>` and keeps what the provider says now of its email. ' +
       'App: `client`, `id`, `token` (and `nonce`) in the query or a POST body answer `{authId}`, or with a bearer link at once ' +
       '(`{linked}`; 409 when the identity belongs to another user). An ID token is taken once: again, it is a 401.',
     headers: StoreRequestHeaders,

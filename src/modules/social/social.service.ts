@@ -184,27 +184,32 @@ function vouchedEmail(identity: ProviderIdentity): string | null {
 }
 
 /**
- * Keeps what the provider says now of a linked identity's email: the address it gives (normalised;
- * none when it gives none) and whether it vouches for it. Only the identity's row changes: the
- * account's login email stays as it is, and is confirmed only as the callers' rules say (by a
- * provider that verified that very address); a provider that no longer vouches un-confirms nothing.
+ * What every sign-in or link of an identity linked before does with what the provider says now of
+ * its email (the app and web flows alike, with or without a bearer). The identity's row keeps the
+ * address the provider gives (normalised; none when it gives none) and whether it vouches for it;
+ * the account's login email stays as it is, and is confirmed when the provider now verified that
+ * very address (not another): whoever the provider signs in owns that mailbox. A provider that no
+ * longer vouches un-confirms nothing.
  */
-async function refreshIdentityEmail(
+async function refreshLinkedIdentity(
   trx: Db,
-  stored: { id: number; email: string | null; email_verified: boolean | number },
+  linked: { id: number; user_id: number; email: string | null; email_verified: boolean | number },
   identity: ProviderIdentity,
 ): Promise<void> {
   const said = identityEmailColumns(identity);
-  if (stored.email === said.email && Boolean(stored.email_verified) === said.email_verified) return;
-  await updateIdentityEmail(trx, stored.id, said);
+  if (linked.email !== said.email || Boolean(linked.email_verified) !== said.email_verified) {
+    await updateIdentityEmail(trx, linked.id, said);
+  }
+  const vouched = vouchedEmail(identity);
+  if (vouched !== null) await markLoginEmailConfirmedIf(trx, linked.user_id, vouched);
 }
 
 /**
  * Links an identity to a user (idempotent: a link made before keeps what the provider says now of
- * its email); 409 when it belongs to someone else. Mails the user when the link is new. When the
- * provider vouched for the user's login email itself, the address is confirmed, as at a sign-in of a
- * linked identity: whoever the provider signs in owns that mailbox (a link to a user whose login
- * email is another address confirms nothing).
+ * its email, refreshLinkedIdentity); 409 when it belongs to someone else. Mails the user when the
+ * link is new. When the provider vouched for the user's login email itself, the address is
+ * confirmed, as at a sign-in of a linked identity: whoever the provider signs in owns that mailbox
+ * (a link to a user whose login email is another address confirms nothing).
  */
 export async function linkIdentity(
   trx: Db,
@@ -216,12 +221,25 @@ export async function linkIdentity(
 ) {
   const existing = await findIdentity(trx, identity.provider, identity.subject);
   if (existing && existing.user_id !== userId) throw conflict('auth.identityInUse', { provider: identity.provider });
-  if (!existing) {
-    await insertIdentity(trx, { ...identity, userId }, now);
-    await queueAccountMail(trx, config, { kind: 'identityLinked', userId, provider: identity.provider, language }, now);
-  } else await refreshIdentityEmail(trx, existing, identity);
+  if (existing) return refreshLinkedIdentity(trx, existing, identity);
+  await insertIdentity(trx, { ...identity, userId }, now);
+  await queueAccountMail(trx, config, { kind: 'identityLinked', userId, provider: identity.provider, language }, now);
   const vouched = vouchedEmail(identity);
   if (vouched !== null) await markLoginEmailConfirmedIf(trx, userId, vouched);
+}
+
+/**
+ * Where the web flow started with a bearer (a link) stands with its identity: another user's
+ * (`inUse`, nothing changes); already this user's (`linked`: it keeps what the provider says now of
+ * its email, as every other sign-in or link of it does); or nobody's (`new`: the link waits for that
+ * user's confirmation, POST /auth/external/confirm-link, and nothing is written here).
+ */
+export async function webLinkStanding(trx: Db, userId: number, identity: ProviderIdentity): Promise<'inUse' | 'linked' | 'new'> {
+  const existing = await findIdentity(trx, identity.provider, identity.subject);
+  if (!existing) return 'new';
+  if (existing.user_id !== userId) return 'inUse';
+  await refreshLinkedIdentity(trx, existing, identity);
+  return 'linked';
 }
 
 /**
@@ -323,10 +341,9 @@ async function resolveUser(
   if (linked) {
     // The provider's address may have changed, or its word on it: the identity's row follows (the
     // export shows it), the login email does not; it is the account's, changed only by PUT /user/me.
-    await refreshIdentityEmail(trx, linked, identity);
     // A user made before the provider's word was recorded (or whose provider did not vouch then)
     // has the address confirmed once the provider says it is verified: that address, not another.
-    if (vouched !== null) await markLoginEmailConfirmedIf(trx, linked.user_id, vouched);
+    await refreshLinkedIdentity(trx, linked, identity);
     return linked.user_id;
   }
   const byEmail = identity.email === null ? undefined : await findUserByEmail(trx, identity.email);

@@ -4,7 +4,7 @@ import type { SocialProvider } from './social.tables.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import { ProviderUnavailableError, SocialAuthError, type ProviderIdentity } from './providers.js';
-import { findIdentity, isLiveTransaction, stashCallbackForm, takeTransaction } from './social.repository.js';
+import { isLiveTransaction, stashCallbackForm, takeTransaction } from './social.repository.js';
 import {
   callbackUrl,
   createAuthRecord,
@@ -12,6 +12,7 @@ import {
   providerClient,
   useIdTokenOnce,
   verifiedNativeIdentity,
+  webLinkStanding,
   type FlowStore,
   type SocialContext,
 } from './social.service.js';
@@ -36,7 +37,9 @@ export type RedirectOutcome = { kind: 'landing'; location: string } | { kind: 'r
  * The provider's answer to the redirect flow, taken only in the browser that started it (its flow
  * cookie's nonce). A sign-in lands on the social-login page with an authId; a link (the flow was
  * started with a bearer token) lands with `link=<provider>&authId=` and is made only when that
- * user confirms it; a failure lands on the error page with a reason code.
+ * user confirms it, or, for an identity linked to that user before, lands with `linked=<provider>`
+ * and keeps what the provider says now of its email (webLinkStanding); a failure lands on the
+ * error page with a reason code.
  */
 export async function finishRedirect(
   db: Kysely<Database>,
@@ -86,9 +89,9 @@ export async function finishRedirect(
   if (transaction.return_url) landing.searchParams.set('returnUrl', transaction.return_url);
   const linkUserId = transaction.link_user_id;
   if (linkUserId !== null) {
-    const owner = await findIdentity(db, identity.provider, identity.subject);
-    if (owner && owner.user_id !== linkUserId) return errorPage(store, 'identity_in_use');
-    if (owner) {
+    const standing = await db.transaction().execute((trx) => webLinkStanding(trx, linkUserId, identity));
+    if (standing === 'inUse') return errorPage(store, 'identity_in_use');
+    if (standing === 'linked') {
       landing.searchParams.set('linked', identity.provider);
     } else {
       landing.searchParams.set('link', identity.provider);
