@@ -9,6 +9,7 @@ import {
   companyClientToken,
   countRows,
   deleteComment,
+  getRating,
   listComments,
   postComment,
   rate,
@@ -221,12 +222,31 @@ describe('POST /product/:id/comments sent again', () => {
     const first = await postComment(t, client, ids.repeat!, { body: 'Topeltklõps', rating: 4 });
     expect(first.statusCode, first.body).toBe(201);
     const ratingRows = await countRows(t.database.db, 'product_rating');
+    // The rating as of long ago: a repeat that rewrote it would show in updated_at.
+    const clientAccountId = await clientAccountOf(t.database.db, client);
+    const longAgo = Date.UTC(2020, 0, 1);
+    await t.database.db
+      .updateTable('product_rating')
+      .set({ updated_at: longAgo })
+      .where('product_id', '=', ids.repeat!)
+      .where('client_account_id', '=', clientAccountId)
+      .execute();
+    const ratedAt = async () =>
+      (
+        await t.database.db
+          .selectFrom('product_rating')
+          .select('updated_at')
+          .where('product_id', '=', ids.repeat!)
+          .where('client_account_id', '=', clientAccountId)
+          .executeTakeFirstOrThrow()
+      ).updated_at;
     // A retry sends the same bytes; a second click may come with other whitespace around the text.
     const second = await postComment(t, client, ids.repeat!, { body: ' Topeltklõps\n', rating: 4 });
     expect(second.statusCode).toBe(first.statusCode);
     expect(second.json()).toEqual(first.json());
     expect(await commentsOf(client)).toHaveLength(1);
     expect(await countRows(t.database.db, 'product_rating')).toBe(ratingRows);
+    expect(Number(await ratedAt())).toBe(longAgo);
     // The repeats took nothing from the 10 comments in 10 minutes: nine more new ones are still allowed.
     for (let i = 0; i < 5; i += 1)
       expect((await postComment(t, client, ids.repeat!, { body: 'Topeltklõps', rating: 4 })).statusCode).toBe(201);
@@ -253,14 +273,14 @@ describe('POST /product/:id/comments sent again', () => {
     }
   });
 
-  it('writes a new comment for another text, rating or product, or once the window has passed', async () => {
+  it('writes a new comment for another text or product, or once the window has passed', async () => {
     const client = await newClient();
     const first = (await postComment(t, client, ids.repeat!, { body: 'Esimene', rating: 3 })).json();
     const answers = [
       await postComment(t, client, ids.repeat!, { body: 'Esimene!', rating: 3 }),
       await postComment(t, client, ids.repeat!, { body: 'esimene', rating: 3 }),
-      await postComment(t, client, ids.repeat!, { body: 'Esimene', rating: 2 }),
-      await postComment(t, client, ids.repeat!, { body: 'Esimene' }),
+      await postComment(t, client, ids.repeat!, { body: 'Esimene!!' }),
+      await postComment(t, client, ids.repeat!, { body: 'Esimene?' }),
       await postComment(t, client, ids.quiet!, { body: 'Esimene', rating: 3 }),
     ];
     for (const answer of answers) expect(answer.statusCode, answer.body).toBe(201);
@@ -281,6 +301,33 @@ describe('POST /product/:id/comments sent again', () => {
       .execute();
     expect((await postComment(t, client, ids.repeat!, { body: 'Teine' })).json().id).toBe(newer.id);
     expect(await commentsOf(client)).toHaveLength(8);
+  });
+
+  it("takes the same text with other stars as the same comment, whose stars readers see are the author's last", async () => {
+    const client = await newClient();
+    const productId = await createProduct(t.database.db, { code: 'C-STARS', name: 'Tähed' });
+    const comments = async () =>
+      (await listComments(t, undefined, productId))
+        .json()
+        .map(({ body, rating }: { body: string; rating: number | null }) => ({ body, rating }));
+    const summary = async () => (await getRating(t, client, productId)).json();
+
+    const first = await postComment(t, client, productId, { body: 'Hea raamat', rating: 4 });
+    expect(first.statusCode, first.body).toBe(201);
+    // Other stars clicked and the same text sent again: no second comment with the same words,
+    // and the stars sent last are the author's rating, next to the comment and in the totals.
+    for (const rating of [2, 4, 1]) {
+      const again = await postComment(t, client, productId, { body: ' Hea raamat\n', rating });
+      expect(again.statusCode, again.body).toBe(201);
+      expect(again.json()).toEqual({ ...first.json(), rating });
+      expect(await comments()).toEqual([{ body: 'Hea raamat', rating }]);
+      expect(await summary()).toEqual({ average: rating, count: 1, own: rating });
+    }
+    // Without stars it is the same comment, and the rating stays as it was.
+    const plain = await postComment(t, client, productId, { body: 'Hea raamat' });
+    expect(plain.json()).toEqual({ ...first.json(), rating: 1 });
+    expect(await comments()).toEqual([{ body: 'Hea raamat', rating: 1 }]);
+    expect(await commentsOf(client)).toHaveLength(1);
   });
 
   it("gives another client's identical text a comment of their own", async () => {

@@ -82,8 +82,8 @@ export async function insertComment(db: Db, comment: NewComment): Promise<number
 }
 
 /**
- * The id of the client's newest comment with this submission hash (which names the product),
- * written after `after`: one seek of product_comment_submission_idx.
+ * The id of the client's newest comment with this submission hash (which names the product and the
+ * text), written after `after`: one seek of product_comment_submission_idx.
  */
 export async function findSubmission(
   db: Db,
@@ -174,11 +174,16 @@ export async function ratingTotals(db: Db, productId: number, clientAccountId: n
   const row = await db.selectFrom('product').select(['rating_sum', 'rating_count']).where('id', '=', productId).executeTakeFirst();
   if (!row) return undefined;
   if (clientAccountId === null) return { ...row, own: null };
+  return { ...row, own: await ownRating(db, productId, clientAccountId) };
+}
+
+/** The client's rating of the product; null without one. */
+export async function ownRating(db: Db, productId: number, clientAccountId: number): Promise<number | null> {
   const own = await db
     .selectFrom('product_rating')
     .select('rating')
     .where('product_id', '=', productId)
     .where('client_account_id', '=', clientAccountId)
     .executeTakeFirst();
-  return { ...row, own: own?.rating ?? null };
+  return own?.rating ?? null;
 }

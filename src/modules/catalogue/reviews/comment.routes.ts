@@ -95,9 +95,10 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
         summary: 'Comment on the product; with `rating`, rate it too',
         description:
           "The author name is the user's first name and the initial of the last name. At most 10 new comments " +
-          'per client account in 10 minutes (429 with Retry-After past that). The same body (and rating) from the same ' +
-          `client on the same product again within ${COMMENT_RESUBMIT_WINDOW_MS / 60_000} minutes (a double click, a retry) answers the first comment, ` +
-          `201 as before, and writes nothing. ${STALE_CARDS}`,
+          'per client account in 10 minutes (429 with Retry-After past that). The same body from the same client on the same ' +
+          `product again within ${COMMENT_RESUBMIT_WINDOW_MS / 60_000} minutes (a double click, a retry, other stars clicked) answers the first ` +
+          'comment, 201 as before, and writes no second one; a `rating` sent with it is still the rating (as PUT /product/{id}/rating), ' +
+          `which the comment then shows. ${STALE_CARDS}`,
         headers: StoreRequestHeaders,
         security: [{ bearer: [] }],
         params: IdParams,

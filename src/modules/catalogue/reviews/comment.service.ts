@@ -19,6 +19,7 @@ import {
   insertComment,
   lockAuthor,
   lockProduct,
+  ownRating,
   ratingTotals,
   upsertRating,
   type CommentFilter,
@@ -33,9 +34,10 @@ import { COMMENT_MAX_CHARACTERS, type CommentWire, type RatingSummary } from './
 export const COMMENT_RATE_LIMIT = { max: 10, windowMs: 10 * 60_000 };
 
 /**
- * How long the same submit again (same client, product, text and rating) answers the first comment
- * instead of writing a second: a double click arrives within a second, a retry after a timeout on a
- * poor mobile connection within a minute or two. Past it, the same words again are taken as meant.
+ * How long the same text again (same client, product and text) answers the first comment instead
+ * of writing a second: a double click arrives within a second, a retry after a timeout on a poor
+ * mobile connection, or the same text sent again with other stars, within a minute or two. Past it,
+ * the same words again are taken as meant.
  */
 export const COMMENT_RESUBMIT_WINDOW_MS = 5 * 60_000;
 
@@ -91,20 +93,25 @@ export interface CommentInput {
 }
 
 /**
- * What identifies a submit: the product, the text as stored (trimmed) and the rating, or none. The
- * author is the row's client account; the language the request was read in is not part of it.
+ * What identifies a comment's submit: the product and the text as stored (trimmed). The author is
+ * the row's client account; the language the request was read in is not part of it, nor are the
+ * stars: a comment shows its author's one rating of the product, not stars of its own, so the same
+ * words with other stars are the same comment (see createComment).
  */
 function submissionHash(input: CommentInput): string {
-  const submitted = JSON.stringify([input.productId, input.body, input.rating ?? null]);
+  const submitted = JSON.stringify([input.productId, input.body]);
   return createHash('sha256').update(submitted).digest('hex');
 }
 
 /**
  * Writes a comment and, when a rating comes with it, the client's rating and the product's totals.
- * The same submit again within COMMENT_RESUBMIT_WINDOW_MS answers the comment the first one wrote
- * and changes nothing (no second comment, rating or rate-limit count); the client's comment writes
- * are serialised, so two at once make one comment. Otherwise it counts against the client's
- * comment rate limit first (429 past it).
+ * The same text again within COMMENT_RESUBMIT_WINDOW_MS answers the comment the first one wrote
+ * and writes no second one (nor counts against the rate limit); the client's comment writes are
+ * serialised, so two at once make one comment. A rating sent with it is still the client's rating
+ * of the product, as PUT /product/{id}/rating sets it: stars changed between two clicks of the same
+ * text are the ones readers see next to it and the totals count (a repeat with the stars the client
+ * has, or none, writes nothing at all). Otherwise it counts against the client's comment rate limit
+ * first (429 past it).
  */
 export async function createComment(trx: Transaction<Database>, input: CommentInput): Promise<CommentRow> {
   // The product before the author, as the erasure of a person takes them (their rated products, then at the end their
@@ -114,7 +121,12 @@ export async function createComment(trx: Transaction<Database>, input: CommentIn
   const hash = submissionHash(input);
   const after = input.now - COMMENT_RESUBMIT_WINDOW_MS;
   const earlier = await findSubmission(trx, { clientAccountId: input.clientAccountId, hash, after });
-  if (earlier !== undefined) return commentById(trx, earlier);
+  if (earlier !== undefined) {
+    if (input.rating !== undefined && (await ownRating(trx, input.productId, input.clientAccountId)) !== input.rating) {
+      await rateProduct(trx, input.productId, input.clientAccountId, input.rating, input.now);
+    }
+    return commentById(trx, earlier);
+  }
   await consumeRateLimit(trx, `catalogue:comment:${input.clientAccountId}`, COMMENT_RATE_LIMIT, input.now);
   const names = await authorNames(trx, input.clientAccountId);
   const id = await insertComment(trx, {
@@ -126,11 +138,14 @@ export async function createComment(trx: Transaction<Database>, input: CommentIn
     createdAt: input.now,
     submissionHash: hash,
   });
-  if (input.rating !== undefined) {
-    await upsertRating(trx, input.productId, input.clientAccountId, input.rating, input.now);
-    await refreshRating(trx, input.productId);
-  }
+  if (input.rating !== undefined) await rateProduct(trx, input.productId, input.clientAccountId, input.rating, input.now);
   return commentById(trx, id);
+}
+
+/** Sets the client's one rating of the product and recomputes the product's totals; the caller holds lockProduct. */
+async function rateProduct(trx: Transaction<Database>, productId: number, clientAccountId: number, rating: number, now: number) {
+  await upsertRating(trx, productId, clientAccountId, rating, now);
+  await refreshRating(trx, productId);
 }
 
 async function commentById(trx: Transaction<Database>, id: number): Promise<CommentRow> {
@@ -170,10 +185,7 @@ export async function setRating(
   await lockProduct(trx, productId);
   if (rating === null) {
     if (await deleteRating(trx, productId, clientAccountId)) await refreshRating(trx, productId);
-  } else {
-    await upsertRating(trx, productId, clientAccountId, rating, now);
-    await refreshRating(trx, productId);
-  }
+  } else await rateProduct(trx, productId, clientAccountId, rating, now);
   const row = await ratingTotals(trx, productId, clientAccountId);
   return row ? summaryOf(row) : EMPTY_SUMMARY;
 }
