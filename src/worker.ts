@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { systemClock } from './infra/clock.js';
+import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
@@ -89,7 +90,24 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [GIFT_CARD_ISSUE_JOB]: giftCardIssueHandler({ db: deps.database.db }),
     [GIFT_CARD_MAIL_JOB]: giftCardMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [DOWNLOAD_FILE_ITEMS_JOB]: fileItemsHandler({ db: deps.database.db, batch: deps.config.downloads.itemsBatch }),
-    [DOWNLOAD_FILE_REMOVAL_JOB]: fileRemovalHandler({ db: deps.database.db, batch: deps.config.downloads.itemsBatch }),
+    [DOWNLOAD_FILE_REMOVAL_JOB]: fileRemovalHandler({
+      db: deps.database.db,
+      batch: deps.config.downloads.itemsBatch,
+      // Made at the first removal that has bytes to delete: the S3 client is loaded only then.
+      fileStore: once(() => createFileStore(deps.config.fileStore)),
+    }),
+  };
+}
+
+/** `make`, called once on first use; a failed call is tried again at the next. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
   };
 }
 

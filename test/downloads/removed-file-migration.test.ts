@@ -92,7 +92,8 @@ describe(`migration 2026_11_30_0850_queue_removed_file_items on ${engine}`, () =
     for (const queued of jobs) expect(Math.abs(queued.run_at - start)).toBeLessThan(60_000);
 
     // Each queued job, as the worker runs it (its payload parsed; this handler reads nothing of the context).
-    const run = fileRemovalHandler({ db, batch: 2 });
+    // 0850's payload names no stored key: the job deletes the items only, and never asks for the store.
+    const run = fileRemovalHandler({ db, batch: 2, fileStore: () => Promise.reject(new Error('0850 jobs name no stored file')) });
     expect(await Promise.all(jobs.map((queued) => run(queued.payload, {} as never)))).toEqual(['removed 3', 'removed 2']);
     expect([await items(before), await items(after), await items(kept)]).toEqual([0, 0, 2]);
   });

@@ -119,12 +119,12 @@ describe('DELETE /admin/product-files/{productCode}/{format}', () => {
     expect(removed.body).toBe('');
     // Exactly one job (queued by the delete's trigger, none by the removal itself), for this file.
     const queued = (await removalJobs()).filter((job) => !before.some((old) => old.id === job.id));
-    expect(queued.map((job) => JSON.parse(job.payload) as unknown)).toEqual([{ fileId: pdf }]);
+    expect(queued.map((job) => JSON.parse(job.payload) as unknown)).toEqual([{ fileId: pdf, storageKey: expect.any(String) }]);
     await expectWholeLists(['EPUB']);
     expect(await world.t.database.db.selectFrom('product_file').select('id').where('id', '=', pdf).execute()).toEqual([]);
     await world.t.drainJobs();
     expect(await itemsOfFile(pdf)).toBe(0);
-    expect(await lastRemovalJob()).toMatchObject({ status: 'done', result: 'removed 6' });
+    expect(await lastRemovalJob()).toMatchObject({ status: 'done', result: 'removed 6; stored file deleted' });
 
     // A second DELETE (a double click, a retry): the file is gone, nothing else is queued or removed.
     const jobs = await world.t.database.db.selectFrom('job').select('id').where('type', '=', 'downloads.file-removal').execute();
@@ -162,7 +162,7 @@ describe('a removed format of a product many hold', () => {
     await world.t.drainJobs();
     expect(await itemsOfFile(pdf)).toBe(0);
     const job = await lastRemovalJob();
-    expect(job).toMatchObject({ status: 'done', result: 'removed 6' });
+    expect(job).toMatchObject({ status: 'done', result: 'removed 6; stored file deleted' });
     await expectWholeLists(['EPUB']);
 
     // Run again (a retry after a failure, a worker that lost its claim): done, nothing else removed.
@@ -172,7 +172,8 @@ describe('a removed format of a product many hold', () => {
       await world.t.database.db.selectFrom('job').select(['status', 'result']).where('id', '=', job.id).executeTakeFirstOrThrow(),
     ).toEqual({
       status: 'done',
-      result: 'removed 0',
+      // The stored file went with the removal: deleting it again is no error.
+      result: 'removed 0; stored file deleted',
     });
     await expectWholeLists(['EPUB']);
     expect(await itemsOfFile(pdf)).toBe(0);
@@ -189,12 +190,12 @@ describe('a removed format of a product many hold', () => {
     await sql`delete from product_file where id = ${pdf}`.execute(db);
     const queued = (await removalJobs()).filter((job) => !before.some((old) => old.id === job.id));
     expect(queued.map((job) => ({ payload: JSON.parse(job.payload) as unknown, status: job.status }))).toEqual([
-      { payload: { fileId: pdf }, status: 'pending' },
+      { payload: { fileId: pdf, storageKey: expect.any(String) }, status: 'pending' },
     ]);
     await expectWholeLists(['EPUB']);
     await world.t.drainJobs();
     expect(await itemsOfFile(pdf)).toBe(0);
-    expect(await lastRemovalJob()).toMatchObject({ status: 'done', result: 'removed 6' });
+    expect(await lastRemovalJob()).toMatchObject({ status: 'done', result: 'removed 6; stored file deleted' });
     await expectWholeLists(['EPUB']);
   });
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { isStoreKey, type FileStore } from '../../infra/file-store/index.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import {
@@ -8,6 +9,7 @@ import {
   productOfFile,
   purchaseKeys,
   removeFileItems,
+  storageKeyInUse,
   takeKeys,
 } from './download-items.repository.js';
 
@@ -60,18 +62,57 @@ export function fileItemsHandler(deps: { db: Db; batch: number }): JobHandler {
 // made for it from then on and none is served, and the list and its count read an item with its
 // file, so nobody sees its items. They are deleted by this job in pages of DOWNLOAD_ITEMS_BATCH, each
 // page one statement in a transaction of its own, rather than all of them in the removal's. The job
-// is queued by the delete's trigger (migration 2026_11_30_0850), in the deleting transaction,
-// whoever deletes the row: removeProductFile, or an operator's `delete from product_file` by hand.
-// File ids are never used again, so a new upload of the same format (a new row) is no item of this
-// job's; a second run finds nothing to delete.
+// is queued by the delete's trigger (migrations 2026_11_30_0850 and 1050), in the deleting
+// transaction, whoever deletes the row: removeProductFile, or an operator's `delete from
+// product_file` by hand. File ids are never used again, so a new upload of the same format (a new
+// row) is no item of this job's; a second run finds nothing to delete.
+//
+// Then the job deletes the file's stored bytes (the payload's storageKey, since migration 1050),
+// unless another row still refers to them: a row deleted by hand left them in the store for good.
+// removeProductFile has deleted them already, so there it deletes nothing. A job queued before 1050
+// (`{"fileId":<id>}`, no key) deletes the items only: nothing names its bytes any more.
+//
+// The job's time (run_at) is the database's clock when the trigger wrote it, or the application's
+// when removeProductFile set it (product-files.service.ts). The handler reads neither: it deletes
+// what is there when it runs, and records no time.
 
 export const DOWNLOAD_FILE_REMOVAL_JOB = 'downloads.file-removal';
 
-export function fileRemovalHandler(deps: { db: Db; batch: number }): JobHandler {
+export function fileRemovalHandler(deps: { db: Db; batch: number; fileStore: () => Promise<FileStore> }): JobHandler {
   const { db, batch } = deps;
-  return async (job: { fileId: number }) => {
+  return async (job: { fileId: number; storageKey?: unknown }) => {
     // Never the case (ids are not used again), but a file that exists keeps its items.
     if ((await productOfFile(db, job.fileId)) !== undefined) return 'skipped';
-    return `removed ${await removeFileItems(db, job.fileId, batch)}`;
+    const removed = `removed ${await removeFileItems(db, job.fileId, batch)}`;
+    if (typeof job.storageKey !== 'string') return removed;
+    const stored = await deleteStoredFile({ db, fileStore: await deps.fileStore() }, job.storageKey);
+    return `${removed}; stored file ${BYTES_RESULT[stored]}`;
   };
+}
+
+const BYTES_RESULT: Record<StoredFileRemoval, string> = {
+  deleted: 'deleted',
+  inUse: 'kept, another file row refers to it',
+  notAStoreKey: 'left, its key is none the store takes',
+};
+
+/** What became of a removed file's stored bytes. */
+export type StoredFileRemoval = 'deleted' | 'inUse' | 'notAStoreKey';
+
+/**
+ * Deletes the stored file under `storageKey` unless a product_file row still refers to it (a row
+ * copied by hand, say: every upload writes a key of its own). Run after the removing delete has
+ * committed, so the row removed is no longer counted. Deleting a file already gone is no error in
+ * either store, so two runs at once, or a run after the removal's own delete, both succeed. A key the
+ * store refuses (written by hand: absolute, with "..") names nothing the store ever wrote; it is
+ * left alone rather than failing the job ten times.
+ *
+ * Not atomic with the check: a row referring to the key written by hand between the two loses its
+ * bytes, as one written just after the removal would have before. The application never reuses a key.
+ */
+export async function deleteStoredFile(deps: { db: Db; fileStore: FileStore }, storageKey: string): Promise<StoredFileRemoval> {
+  if (!isStoreKey(storageKey)) return 'notAStoreKey';
+  if (await storageKeyInUse(deps.db, storageKey)) return 'inUse';
+  await deps.fileStore.delete(storageKey);
+  return 'deleted';
 }

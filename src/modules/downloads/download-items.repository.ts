@@ -124,3 +124,37 @@ export function removeFileItems(db: Db, fileId: number, batch: number): Promise<
     batchSize: batch,
   });
 }
+
+/** Whether a product_file row refers to the stored key (by product_file_storage_key_idx). */
+export async function storageKeyInUse(db: Db, storageKey: string): Promise<boolean> {
+  const row = await db.selectFrom('product_file').select('id').where('storage_key', '=', storageKey).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The highest job id committed (or written by this transaction), 0 when there is none. */
+export async function lastJobId(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('job')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return row?.id === null || row?.id === undefined ? 0 : number(row.id);
+}
+
+/**
+ * Sets the times of the removal job the delete's trigger (migration 2026_11_30_1050) queued for the
+ * file, in the deleting transaction, to `now`: the job, uncommitted, is seen by nobody else. It is the
+ * one of `type` whose payload starts with the file's id, among the jobs after `afterJobId` (the last
+ * id before the delete; the trigger's id comes from the sequence later), so a read of a few rows by
+ * the primary key. Answers how many jobs it changed (1; 0 if no trigger queued one).
+ */
+export async function stampRemovalJob(trx: Db, job: { type: string; fileId: number; afterJobId: number }, now: number): Promise<number> {
+  const result = await trx
+    .updateTable('job')
+    .set({ run_at: now, created_at: now, updated_at: now })
+    .where('id', '>', job.afterJobId)
+    .where('type', '=', job.type)
+    .where('status', '=', 'pending')
+    .where('payload', 'like', `{"fileId":${job.fileId},%`)
+    .executeTakeFirst();
+  return number(result.numUpdatedRows);
+}

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import type { FileStore } from '../../infra/file-store/index.js';
 import { FILE_FORMATS, type FileFormat } from './downloads.schemas.js';
 import { removeProductFile } from './product-files.service.js';
@@ -12,7 +13,7 @@ export const PRODUCT_FILE_USAGE = `  product-file remove <productCode> <FORMAT>
 
 /** `storefront product-file remove <productCode> <FORMAT>`. */
 export async function productFileCommand(
-  deps: { db: Db; fileStore: FileStore },
+  deps: { db: Db; fileStore: FileStore; clock?: Clock },
   args: string[],
   print: (line: string) => void,
 ): Promise<void> {
@@ -21,7 +22,7 @@ export async function productFileCommand(
     throw new CliUsageError('product-file remove <productCode> <FORMAT>');
   if (!Object.hasOwn(FILE_FORMATS, format))
     throw new CliUsageError(`product-file remove: the format is one of ${Object.keys(FILE_FORMATS).join(', ')}, not "${format}"`);
-  const removal = await removeProductFile(deps, { productCode, format: format as FileFormat });
+  const removal = await removeProductFile(deps, { productCode, format: format as FileFormat }, (deps.clock ?? systemClock).now());
   if (removal.kind === 'unknownProduct') throw new CliUsageError(`product-file remove: there is no product with the code "${productCode}"`);
   print(
     removal.kind === 'noFile'

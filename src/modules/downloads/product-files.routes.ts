@@ -124,7 +124,7 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
     async (request, reply) => {
       const { productCode } = request.params;
       const format = request.params.format as FileFormat;
-      const removal = await removeProductFile({ db, fileStore }, { productCode, format });
+      const removal = await removeProductFile({ db, fileStore }, { productCode, format }, request.actionTime);
       if (removal.kind === 'unknownProduct') throw new HttpError(404, 'downloads.unknownProduct', { code: productCode.slice(0, 64) });
       if (removal.kind === 'noFile') throw new HttpError(404, 'downloads.noFile', { code: productCode.slice(0, 64), format });
       return reply.code(204).send(null);
