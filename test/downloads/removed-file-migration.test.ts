@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import * as queueRemovedFileItems from '../../src/db/migrations/2026_11_30_0850_queue_removed_file_items.js';
+import * as removeDeletedFileBytes from '../../src/db/migrations/2026_11_30_1050_remove_deleted_file_bytes.js';
 import { fileRemovalHandler } from '../../src/modules/downloads/index.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { engine, openMigratedScratch } from '../helpers/test-app.js';
@@ -65,6 +66,32 @@ const removalJobs = async () =>
 const items = async (fileId: number) =>
   (await database.db.selectFrom('download_item').select('order_id').where('file_id', '=', fileId).execute()).length;
 const deleteByHand = (fileId: number) => sql`delete from product_file where id = ${fileId}`.execute(database.db);
+
+// Migration 1050 (first: the test of 0850 below leaves its trigger in place): the job names the
+// row's stored key too, whatever characters a key written by hand holds; down names the file only.
+describe(`migration 2026_11_30_1050_remove_deleted_file_bytes on ${engine}`, () => {
+  it("queues the job with the row's stored key, and down without it", async () => {
+    const db = database.db;
+    const productId = await createProduct(db, { type: 'EBOOK', binding: 'PDF', deliveryTime: 'INSTANT_DOWNLOAD', price: 5 });
+    const [epub, pdf] = [await fileWithItems(productId, 'EPUB', 1), await fileWithItems(productId, 'PDF', 1)];
+    const odd = 'products/ä "x" \\ \u0007.epub';
+    await db.updateTable('product_file').set({ storage_key: odd }).where('id', '=', epub).execute();
+    const queued = async (act: () => Promise<unknown>) => {
+      const before = (await removalJobs()).length;
+      await act();
+      return (await removalJobs()).slice(before).map((job) => job.payload);
+    };
+    expect(await queued(() => deleteByHand(epub))).toEqual([{ fileId: epub, storageKey: odd }]);
+    await removeDeletedFileBytes.down(db);
+    expect(await queued(() => deleteByHand(pdf))).toEqual([{ fileId: pdf }]);
+    await removeDeletedFileBytes.up(db);
+    const again = await fileWithItems(productId, 'MP3', 1);
+    expect(await queued(() => deleteByHand(again))).toEqual([{ fileId: again, storageKey: `products/${productId}/MP3` }]);
+    // Nothing left for the test below: its up queues a job for each file with items and no row.
+    await db.deleteFrom('download_item').where('file_id', 'in', [epub, pdf, again]).execute();
+    await db.deleteFrom('job').execute();
+  });
+});
 
 describe(`migration 2026_11_30_0850_queue_removed_file_items on ${engine}`, () => {
   it('queues the removal job of a row deleted by hand, and up queues those of the files deleted before it', async () => {
