@@ -180,6 +180,28 @@ describe(`on the local disk (${engine})`, () => {
     }
   });
 
+  it('an upload replacing a file keeps the bytes another row refers to, and answers 200 over a key the store does not take', async () => {
+    const [first, second] = world.ebooks;
+    const { id, key } = await uploadPdf(world, first!.code);
+    const copy = await rowByHand(world, second!.id, 'PDF', key);
+    // The first e-book's PDF uploaded again: its old key is the second's still.
+    const replaced = await uploadPdf(world, first!.code);
+    expect(replaced.id).toBe(id);
+    expect(stored(key)).toBe(true);
+    // A key written by hand that the store refuses: the upload is saved, and says so.
+    await world.t.database.db.updateTable('product_file').set({ storage_key: '../by-hand.pdf' }).where('id', '=', id).execute();
+    const again = await uploadPdf(world, first!.code);
+    expect(again.id).toBe(id);
+    expect(stored(again.key)).toBe(true);
+    // The second's bytes go with its row; the first's with its.
+    await removeByCommand(world, second!.code, localFileStore(world.fileDir));
+    expect(stored(key)).toBe(false);
+    await removeByCommand(world, first!.code, localFileStore(world.fileDir));
+    expect(stored(again.key)).toBe(false);
+    expect(copy).toBeGreaterThan(id);
+    await world.t.drainJobs();
+  });
+
   it("the command's and the API's job take the application's clock; a hand delete's, the database's, and it is due at once", async () => {
     const code = world.ebooks[0]!.code;
     // The command with its clock an hour back (a test's clock, say): the job is written at that time.

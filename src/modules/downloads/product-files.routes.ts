@@ -9,7 +9,7 @@ import { validatorCompiler } from '../../http/validation.js';
 import { invalidField } from '../../infra/domain-error.js';
 import type { FileStore } from '../../infra/file-store/index.js';
 import { authenticateOperator } from '../admin/index.js';
-import { queueFileItems } from './download-items.jobs.js';
+import { deleteStoredFile, queueFileItems } from './download-items.jobs.js';
 import { productIdByCode, saveProductFile } from './downloads.repository.js';
 import { removeProductFile } from './product-files.service.js';
 import { FILE_FORMATS, ProductFileParams, ProductFileQuery, ProductFileSchema, type FileFormat } from './downloads.schemas.js';
@@ -100,7 +100,8 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
         await fileStore.delete(storageKey);
         throw error;
       }
-      if (saved.replacedKey) await fileStore.delete(saved.replacedKey);
+      // The old bytes, unless a row still refers to them (one copied by hand), as a removal's.
+      if (saved.replacedKey) await deleteStoredFile({ db, fileStore }, saved.replacedKey);
       return { id: saved.id, productCode, format, contentType, size: stored.size, filename };
     },
   );
