@@ -15,12 +15,14 @@ export type FileRemoval = { kind: 'removed'; id: number } | { kind: 'unknownProd
  * From the commit on no link is made for it and none is served; the lists read an item with its
  * file, so they no longer show it.
  *
- * The trigger can only write the database's clock into the job; here, in the same transaction, the
- * job takes `now` (the action's time, the application's Clock) instead, as every job the application
- * queues does: the worker compares run_at with the application's clock, not the database server's,
- * and a test's clock decides it. A row deleted by hand keeps the database's time (there is no other
- * clock in a psql session): the job is then due by that server's clock, off by their skew, and
- * nothing else reads it (the handler takes no time from the job, and deletes rather than marks).
+ * The trigger can only write the database server's clock into the job; here, in the same
+ * transaction, the job takes `now` (the action's time, the application's Clock) instead, as every
+ * job the application queues does. What the time decides is only when the job is due and its place
+ * in the queue: the worker compares run_at with its own host's clock, which the database server's
+ * may be off from, and orders due jobs by run_at; a test's clock then sets it as it sets every other
+ * job's. A row deleted by hand keeps the database's time (a psql session has no other clock): due
+ * early or late by the servers' skew, which changes nothing else, as the handler reads no time from
+ * the job and records none (it deletes the items and bytes rather than marking them).
  */
 export async function removeProductFile(
   deps: { db: Db; fileStore: FileStore },
