@@ -9,9 +9,10 @@ import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 
-// A shop with e-books, a customer who bought them through the real flow (basket, checkout with
-// cash on delivery, the payment link that marks it paid, the worker's processing that grants the
-// entitlements), and an operator key to upload the books' files.
+// A shop with e-books, a customer who bought them through the real flow (basket, checkout paid on
+// the test gateway's page, the shopper's return that settles it, the worker's processing that
+// grants the entitlements), and an operator key to upload the books' files. (E-books sent by e-mail
+// cannot be paid cash on delivery: nobody would collect it.)
 
 export const LINK_SECRET = 'download-link-secret-for-the-tests-0123456789';
 
@@ -28,7 +29,10 @@ export interface DownloadWorld {
 
 export async function createDownloadWorld(env: Record<string, string> = {}, ebookCount = 1): Promise<DownloadWorld> {
   const fileDir = mkdtempSync(join(tmpdir(), 'storefront-files-'));
-  const t = await createTestApp({ env: { FILE_STORE_DIR: fileDir, DOWNLOAD_LINK_SECRET: LINK_SECRET, ...env } });
+  const t = await createTestApp({
+    // The test gateway's callback goes nowhere (the discard port): the shopper's return settles the payment.
+    env: { FILE_STORE_DIR: fileDir, DOWNLOAD_LINK_SECRET: LINK_SECRET, TEST_GATEWAY: 'on', PUBLIC_URL: 'http://127.0.0.1:9', ...env },
+  });
   const db = t.database.db;
   const ebooks: DownloadWorld['ebooks'] = [];
   for (let index = 0; index < ebookCount; index += 1) {
@@ -103,7 +107,7 @@ export async function buy(t: TestApp, who: Who, productIds: number[], courierId:
       ...contact('shipping'),
       ...contact('billing'),
       deliveryMethodId: courierId,
-      paymentMethodId: 'CASH_ON_DELIVERY',
+      paymentMethodId: 'TEST_GATEWAY',
       termsAccepted: true,
     },
   );
@@ -111,6 +115,17 @@ export async function buy(t: TestApp, who: Who, productIds: number[], courierId:
   const location = new URL((checkout.json() as { location: string }).location);
   const form = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
   expect(form.statusCode, form.body).toBe(200);
+  const page = new URL((form.json() as { url: string }).url);
+  const pressed = await t.app.inject({
+    method: 'POST',
+    url: page.pathname,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'action=pay',
+  });
+  expect(pressed.statusCode, pressed.body).toBe(303);
+  const back = new URL(pressed.headers.location as string);
+  const returned = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  expect(returned.statusCode, returned.body).toBe(303);
   await t.drainJobs();
   const orderId = Number(location.searchParams.get('orderId'));
   const entitled = await t.database.db.selectFrom('order_entitlement').select('product_id').where('order_id', '=', orderId).execute();

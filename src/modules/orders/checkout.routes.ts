@@ -44,7 +44,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       const countries = await allCountries(db, request.language);
       return {
         deliveryMethods: methods.map(deliveryMethodWire),
-        paymentMethods: paymentMethodsFor(context.caller.kind, configured).map((method) => ({
+        paymentMethods: paymentMethodsFor(context.caller.kind, configured, priced.digitalOnly).map((method) => ({
           id: method.id,
           name: translate(request.language, method.nameKey),
           online: method.gateway !== null,

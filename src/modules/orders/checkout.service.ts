@@ -94,7 +94,13 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   if (priced) refuseSoldOut(priced);
   if (priced) problems.push(...basketProblems(priced));
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
-  const refusal = paymentMethodRefusal(method, context.caller.kind, priced?.delivery?.method.kind ?? '', input.gateways);
+  const refusal = paymentMethodRefusal(
+    method,
+    context.caller.kind,
+    priced?.delivery?.method.kind ?? '',
+    input.gateways,
+    priced?.digitalOnly ?? false,
+  );
   if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery))
     problems.push({ field: 'paymentMethodId', messageKey: refusal });
   if (problems.length > 0 || !priced || !priced.basket || !priced.delivery || !method) throw new InvalidInputError(problems);

@@ -5,7 +5,8 @@ import type { MessageKey } from '../../i18n/index.js';
 // How an order may be paid. Online methods go through a gateway (only those configured are
 // offered); the others need nothing paid online, so their orders skip the payment page: invoice
 // for business and wholesale customers, paying in the shop where the parcel is picked up, cash to
-// the courier.
+// the courier. Those two are paid when a parcel is handed over, so a basket of digital items only
+// (sent by e-mail, granted as soon as the order is processed) cannot use them: nobody would collect.
 
 export interface PaymentMethod {
   id: string;
@@ -14,27 +15,57 @@ export interface PaymentMethod {
   kinds: readonly CustomerKind[];
   /** Delivery kinds it goes with; null for any. */
   deliveryKinds: readonly string[] | null;
+  /** Paid at the hand-over of a parcel: not for a basket of digital items only. */
+  paidAtHandOver: boolean;
 }
 
 const EVERYONE: readonly CustomerKind[] = ['GUEST', 'SIMPLE', 'BUSINESS', 'WHOLESALE'];
 
 export const PAYMENT_METHODS: readonly PaymentMethod[] = [
-  { id: 'EVERYPAY', nameKey: 'checkout.payment.everypay', gateway: 'everypay', kinds: EVERYONE, deliveryKinds: null },
-  { id: 'TEST_GATEWAY', nameKey: 'checkout.payment.test', gateway: 'test', kinds: EVERYONE, deliveryKinds: null },
-  { id: 'INVOICE', nameKey: 'checkout.payment.invoice', gateway: null, kinds: ['BUSINESS', 'WHOLESALE'], deliveryKinds: null },
-  { id: 'PAY_IN_SHOP', nameKey: 'checkout.payment.inShop', gateway: null, kinds: EVERYONE, deliveryKinds: ['SHOP_PICKUP', 'DRIVE_IN'] },
+  {
+    id: 'EVERYPAY',
+    nameKey: 'checkout.payment.everypay',
+    gateway: 'everypay',
+    kinds: EVERYONE,
+    deliveryKinds: null,
+    paidAtHandOver: false,
+  },
+  { id: 'TEST_GATEWAY', nameKey: 'checkout.payment.test', gateway: 'test', kinds: EVERYONE, deliveryKinds: null, paidAtHandOver: false },
+  {
+    id: 'INVOICE',
+    nameKey: 'checkout.payment.invoice',
+    gateway: null,
+    kinds: ['BUSINESS', 'WHOLESALE'],
+    deliveryKinds: null,
+    paidAtHandOver: false,
+  },
+  {
+    id: 'PAY_IN_SHOP',
+    nameKey: 'checkout.payment.inShop',
+    gateway: null,
+    kinds: EVERYONE,
+    deliveryKinds: ['SHOP_PICKUP', 'DRIVE_IN'],
+    paidAtHandOver: true,
+  },
   {
     id: 'CASH_ON_DELIVERY',
     nameKey: 'checkout.payment.cashOnDelivery',
     gateway: null,
     kinds: ['GUEST', 'SIMPLE'],
     deliveryKinds: ['COURIER', 'EXPRESS_COURIER'],
+    paidAtHandOver: true,
   },
 ];
 
-/** The methods a customer of this kind can use, given which gateways are configured. */
-export function paymentMethodsFor(kind: CustomerKind, gateways: ReadonlySet<GatewayName>): PaymentMethod[] {
-  return PAYMENT_METHODS.filter((method) => method.kinds.includes(kind) && (method.gateway === null || gateways.has(method.gateway)));
+/**
+ * The methods a customer of this kind can use, given which gateways are configured; for a basket
+ * of digital items only, not those paid at a parcel's hand-over.
+ */
+export function paymentMethodsFor(kind: CustomerKind, gateways: ReadonlySet<GatewayName>, digitalOnly = false): PaymentMethod[] {
+  return PAYMENT_METHODS.filter(
+    (method) =>
+      method.kinds.includes(kind) && (method.gateway === null || gateways.has(method.gateway)) && !(digitalOnly && method.paidAtHandOver),
+  );
 }
 
 /** Why the method can't pay this order, as a message key; null when it can. */
@@ -43,8 +74,10 @@ export function paymentMethodRefusal(
   kind: CustomerKind,
   deliveryKind: string,
   gateways: ReadonlySet<GatewayName>,
+  digitalOnly = false,
 ): MessageKey | null {
   if (!method || !paymentMethodsFor(kind, gateways).includes(method)) return 'checkout.unknownPaymentMethod';
   if (method.deliveryKinds !== null && !method.deliveryKinds.includes(deliveryKind)) return 'checkout.paymentNotWithDelivery';
+  if (digitalOnly && method.paidAtHandOver) return 'checkout.paymentNotWithDelivery';
   return null;
 }
