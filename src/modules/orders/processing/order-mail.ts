@@ -62,6 +62,8 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], rec
     ...(order.discount_cents > 0 ? [say('orders.mail.discount', { amount: money(order.discount_cents) })] : []),
     say('orders.mail.delivery', { method: order.delivery_name, amount: money(order.delivery_cents) }),
     say(order.vat_included ? 'orders.mail.vatIncluded' : 'orders.mail.vatAdded', { amount: money(order.vat_cents) }),
+    // What gift cards paid: the total is what is left, so the lines add up to it.
+    ...(order.gift_card_cents > 0 ? [say('orders.mail.giftCards', { amount: money(order.gift_card_cents) })] : []),
     say('orders.mail.total', { amount: money(order.total_cents) }),
   ];
   const blocks: string[][] = [

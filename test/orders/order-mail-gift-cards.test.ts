@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../basket/helpers.js';
+import { card } from '../gift-cards/helpers.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
+import { orderRow } from './purchase-helpers.js';
+
+// The order-confirmation mail lists what the order costs: the items, the code's discount, the
+// delivery, and what gift cards paid, so that its lines add up to the total it asks for. Without
+// the cards' line a shopper who paid 10 € by card read "Items 20,00 €, Delivery 5,90 €, Total
+// 15,90 €" and could not tell where the 10 € went.
+
+let t: TestApp;
+let shop: Shop;
+let smtp: SmtpCatcher;
+
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url } });
+  shop = await setUpShop(t);
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+
+const EXPECTED = {
+  et: ['Tooted: 20,00 €', 'Tarne (Kuller): 5,90 €', 'Kinkekaardid: −10,00 €', 'Kokku: 15,90 €'],
+  en: ['Items: €20.00', 'Delivery (Courier): €5.90', 'Gift cards: −€10.00', 'Total: €15.90'],
+  ru: ['Товары: 20,00 €', 'Подарочные карты: −10,00 €', 'Итого: 15,90 €'],
+};
+
+describe('the confirmation mail of an order gift cards paid part of', () => {
+  for (const language of ['et', 'en', 'ru'] as const) {
+    it(`names what the cards paid, in ${language}`, async () => {
+      const book = await stockedBook(t, shop, 5, 20);
+      const who = await fill(t, {}, [[book, 1]]);
+      const code = await card(t, 10);
+      expect((await call(t, 'POST', '/basket/add-gift-card', who, { code })).statusCode).toBe(200);
+      const placed = await t.app.inject({
+        method: 'POST',
+        url: '/checkout',
+        headers: { 'basket-token': who.token!, 'x-app-language': language },
+        payload: checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }),
+      });
+      expect(placed.statusCode, placed.body).toBe(200);
+      const { orderId, path } = orderLink(placed.json().location);
+      expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+      await t.drainJobs();
+      const order = await orderRow(t.database.db, orderId);
+      expect(Number(order.gift_card_cents)).toBe(1000);
+      expect(Number(order.total_cents)).toBe(1590);
+
+      const mail = await smtp.waitFor((message) => message.subject?.includes(order.code!) === true);
+      const lines = (mail.text ?? '').split('\n');
+      // Items 20,00 + delivery 5,90 − cards 10,00 = the 15,90 asked for.
+      expect(lines).toEqual(expect.arrayContaining(EXPECTED[language]));
+    });
+  }
+});
