@@ -6,7 +6,7 @@ import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
-import { translate } from '../../i18n/index.js';
+import { translate, type MessageKey } from '../../i18n/index.js';
 import type { GatewayName, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
 import { PAID } from './order-states.js';
@@ -126,7 +126,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       const language = (['et', 'en', 'ru'] as const).find((code) => code === order.language) ?? request.language;
       return {
         result,
-        reason: result === 'FAILED' ? translate(language, 'checkout.paymentNotStartable', { status: order.status }) : null,
+        reason: result === 'FAILED' ? translate(language, failureReason(order.status)) : null,
         order: toOrderWire(detail),
       } as const;
     },
@@ -185,3 +185,10 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     return { outcome: applied.outcome };
   }
 };
+
+/** What the failed page tells the shopper about an order that was not paid. */
+function failureReason(status: string): MessageKey {
+  if (status === 'CANCELLED') return 'checkout.result.cancelled';
+  if (status === 'PAYMENT_FAILED') return 'checkout.result.paymentFailed';
+  return 'checkout.result.failed';
+}
