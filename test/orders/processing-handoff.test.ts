@@ -29,7 +29,7 @@ const drainAll = () => t.jobs.worker.drain({ includeDelayed: true });
 async function paidOrder() {
   const book = await stockedBook(t, shop, 5, 12.5);
   const order = await placeOrder(t, shop, {}, [[book, 2]], { form: { billingCity: 'Tartu' } });
-  return { id: order.orderId, code: order.code };
+  return { id: order.orderId, code: order.code, checksum: order.checksum };
 }
 
 describe('the back-office hand-off', () => {
@@ -128,5 +128,29 @@ describe('the back-office hand-off', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it("shows the customer the order's states, never the operators' causes (the back office's errors, settings)", async () => {
+    office.respondWith(503);
+    const order = await paidOrder();
+    await drainAll();
+    expect((await statusHistory(t.database.db, order.id)).at(-1)!.cause).toMatch(/back office answered 503/);
+    const { checksum } = order;
+    for (const response of [
+      await t.app.inject({ method: 'GET', url: `/order/${order.code}?checksum=${checksum}` }),
+      await t.app.inject({ method: 'POST', url: '/bank/payment-result', payload: { orderId: order.id, checksum } }),
+    ]) {
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.body).not.toMatch(/back.office|BACKOFFICE|answered|nothing to pay/i);
+      const body = response.json() as { statusHistory?: unknown[]; order?: { statusHistory: unknown[] } };
+      const history = (body.statusHistory ?? body.order!.statusHistory) as Array<Record<string, unknown>>;
+      expect(history.map((change) => Object.keys(change).sort())).toEqual(history.map(() => ['at', 'status']));
+      expect(history.map((change) => change.status)).toEqual(['NEW', 'PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING']);
+    }
+    // Leave nothing parked for the tests after this one.
+    office.respondWith(200);
+    const sweep = { db: t.database.db, config: t.config.orders, gateways: {}, log: t.app.log };
+    await sweepOrders(sweep, Date.now());
+    expect(await orderStatus(t.database.db, order.id)).toBe('COMPLETED');
   });
 });

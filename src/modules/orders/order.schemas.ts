@@ -58,7 +58,7 @@ export const OrderSchema = Type.Object({
   shipping: Contact,
   billing: Contact,
   notes: Type.String(),
-  statusHistory: Type.Array(Type.Object({ status: Type.String(), at: Type.String({ format: 'date-time' }), cause: Type.String() })),
+  statusHistory: Type.Array(Type.Object({ status: Type.String(), at: Type.String({ format: 'date-time' }) })),
 });
 
 /** One order in the caller's list. */

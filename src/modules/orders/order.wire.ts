@@ -63,7 +63,8 @@ export function toOrderWire({ order, lines, history, paymentState }: OrderDetail
     shipping: contact('shipping'),
     billing: contact('billing'),
     notes: order.notes,
-    statusHistory: history.map((change) => ({ status: change.to_status, at: iso(change.created_at), cause: change.cause })),
+    // The causes are the operators' (the back office's errors, settings): the customer sees the states and their times.
+    statusHistory: history.map((change) => ({ status: change.to_status, at: iso(change.created_at) })),
   };
 }
 
