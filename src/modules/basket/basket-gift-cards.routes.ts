@@ -55,7 +55,7 @@ export async function giftCardRoutes(
       // Before the basket's transaction, as the add's look-up is (cardLookupKey says why).
       const lookupKey = await cardLookupKey(db, request.query.code, request.actionTime);
       return http.write(request, reply, async (trx, context, basket) => {
-        await removeCardFromBasket(trx, basket.id, lookupKey);
+        await removeCardFromBasket(trx, basket.id, lookupKey, request.query.code);
         return touchBasket(trx, basket, context.now);
       });
     },

@@ -68,7 +68,9 @@ export function displayCode(code: string): string {
   return looksGenerated(code) ? `${code.match(/.{4}/g)!.join('-')}-${code.slice(RANDOM_CHARS)}` : code;
 }
 
-export const codeHint = (code: string) => code.slice(-4);
+/** How many of a code's last characters are kept to show it (the basket, the lists). */
+export const HINT_LENGTH = 4;
+export const codeHint = (code: string) => code.slice(-HINT_LENGTH);
 
 export interface CodeKey {
   hmac(normalisedCode: string): string;

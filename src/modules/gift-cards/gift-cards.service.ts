@@ -5,7 +5,7 @@ import { addressKey } from '../../infra/address-key.js';
 import { conflict, invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
 import { consumeRateLimit, countedHits, rateLimited, type RateLimit } from '../../infra/rate-limit.js';
 import { reserve } from './gift-card-ledger.js';
-import { checkCharacterHolds, codeKey, normaliseCode } from './gift-card-code.js';
+import { checkCharacterHolds, codeKey, HINT_LENGTH, normaliseCode } from './gift-card-code.js';
 import {
   attachCard,
   basketCards,
@@ -113,10 +113,19 @@ export async function cardLookupKey(db: Kysely<Database>, typed: string, now: nu
   return (await codeKey(db, now)).hmac(normaliseCode(typed));
 }
 
-/** Takes the card of `lookupKey` (cardLookupKey) off the basket; a 404 when it is not on it. Not rate-limited: it only finds cards on the caller's own basket. */
-export async function removeCardFromBasket(trx: Db, basketId: number, lookupKey: string): Promise<void> {
+/**
+ * Takes the card of `lookupKey` (cardLookupKey of `typed`) off the basket; a 404 when it is not on
+ * it. `typed` may also be the code as the basket shows it (its last four characters, all a
+ * front-end knows of a card after a reload or a login's merge) when one card on this basket ends
+ * so. Not rate-limited: it only finds cards on the caller's own basket.
+ */
+export async function removeCardFromBasket(trx: Db, basketId: number, lookupKey: string, typed: string): Promise<void> {
   const card = await findCardByHmac(trx, lookupKey);
-  if (!card || !(await detachCard(trx, basketId, Number(card.id)))) throw notFound('giftCards.notInBasket');
+  if (card && (await detachCard(trx, basketId, Number(card.id)))) return;
+  const shown = normaliseCode(typed);
+  const onBasket = shown.length === HINT_LENGTH ? (await basketCards(trx, basketId)).filter((c) => normaliseCode(c.hint) === shown) : [];
+  if (onBasket.length === 1 && (await detachCard(trx, basketId, onBasket[0]!.cardId))) return;
+  throw notFound('giftCards.notInBasket');
 }
 
 export const clearBasketCards = detachAllCards;
