@@ -7,16 +7,16 @@ import { LineError } from './fields.js';
 import { parseProductLine, PHYSICAL_EDITION, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
 import { References } from './references.js';
-import { chunks, inLineTransaction, type Outcome } from './write.js';
+import { chunks, inLineTransaction, type Outcome, type Trx } from './write.js';
 import {
   activeProductsPage,
   deactivateProducts,
   linkedEditions,
-  productOfCode,
-  productType,
+  physicalBookType,
   setPhysicalBook,
   supplierOfCode,
   touchProduct,
+  typeToChange,
 } from './products.repository.js';
 import { productChanged, productsDeactivated } from './product-events.js';
 
@@ -35,6 +35,11 @@ import { productChanged, productsDeactivated } from './product-events.js';
 // relinked by it (another physicalBook, none, or this one, which is then checked with the new type
 // and not made), so its BOOK is retyped; when such a line comes later in the file, the BOOK's line
 // waits for the end of the file (kept in memory: rare, and only those lines).
+// Both rules hold between imports running at once (the back office's and a supplier's, each in
+// its own process or request): a line reads what its check rests on in its own transaction, the
+// BOOK's row locked on PostgreSQL (products.repository.ts), so a link and a retype of the same
+// BOOK are one after the other and the second sees the first. Whether a line retypes a stored
+// product is told by the row its write reads: the other lines pay nothing for the check.
 // A feed answers for a scope: the back office's feed for the products no supplier keeps, a
 // supplier's feed (modules/integrations) for that supplier's own; each deactivates only in its scope.
 
@@ -55,6 +60,9 @@ interface DeferredLine {
   record: ProductRecord;
   line: number;
 }
+
+/** Thrown in a line's transaction to undo it: the line waits for the end of the file (a DeferredLine). */
+class WaitForFile extends Error {}
 
 /** A link to a product later in the file, made once the whole file was read. */
 interface PendingLinks {
@@ -150,7 +158,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     });
   }
 
-  async function resolve(record: ProductRecord, line: number): Promise<ResolvedProduct> {
+  async function resolve(record: ProductRecord): Promise<ResolvedProduct> {
     const personIds = await refs.require(
       'person',
       record.persons.map((person) => person.code),
@@ -158,21 +166,14 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
     );
     const categories = await refs.categories(record.categories, 'categories');
     let [physicalBook] = record.physicalBook ? await products([record.physicalBook], 'physicalBook') : [null];
-    if (typeof physicalBook === 'number' && deferredCodes.has(record.physicalBook!)) {
-      // Its retyping line waits for the end of the file: so does the check of this link.
-      physicalBook = 'pending';
-    } else if (typeof physicalBook === 'number') {
-      const type = await productType(db, physicalBook);
-      // A later line that makes the catalogue's product a BOOK, or no longer one: checked once it was applied.
-      const later = feed.codes.get(record.physicalBook!) ?? 0;
-      if (Math.abs(later) > line && (type === PHYSICAL_EDITION) !== later > 0) physicalBook = 'pending';
-      else if (type !== PHYSICAL_EDITION) throw new LineError(`/physicalBook: ${notPhysicalEdition(record.physicalBook!, type)}`);
-    }
+    // Its retyping line waits for the end of the file: so does the check of this link.
+    if (typeof physicalBook === 'number' && deferredCodes.has(record.physicalBook!)) physicalBook = 'pending';
     const related = await products(record.related, 'related');
     return {
       record,
       publisherId: await refs.optional('publisher', record.publisher, 'publisher'),
       seriesId: await refs.optional('series', record.series, 'series'),
+      // A catalogue product's id is checked in the line's transaction (physicalBookNow).
       physicalBookId: physicalBook === 'pending' ? undefined : physicalBook,
       relatedIds: related.includes('pending') ? undefined : (related as number[]),
       persons: record.persons.map((person, position) => ({ person_id: personIds[position]!, role: person.role, position })),
@@ -181,35 +182,63 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
   }
 
   /**
-   * Whether the line may be applied now, or waits for the end of the file (`final`: it is the end).
-   * A line that makes a stored BOOK something else is refused while a product stays linked to it
-   * that no accepted line of the file relinks; it waits while such a product's line is still to come.
+   * The line's physicalBook `id`, a product of the catalogue, checked in the line's transaction:
+   * undefined when a later line of the file makes it a BOOK, or no longer one (linked once that
+   * line was applied, with the type it gave); refused when it is not a BOOK.
    */
-  async function retypeCheck(record: ProductRecord, line: number, final: boolean): Promise<'apply' | 'defer'> {
-    if (!final && deferredCodes.has(record.code)) return 'defer'; // after its earlier waiting line, in order
-    if (record.columns.type === PHYSICAL_EDITION) return 'apply';
-    const stored = await productOfCode(db, record.code);
-    if (stored?.type !== PHYSICAL_EDITION) return 'apply';
-    const linked = (await linkedEditions(db, Number(stored.id))).filter((edition) => !relinked.has(edition.id));
-    const left = final ? linked : linked.filter((edition) => Math.abs(feed.codes.get(edition.code) ?? 0) <= line);
-    if (left.length > 0) throw new LineError(`/type: ${stillLinked(record.code, left)}`);
-    return linked.length > 0 ? 'defer' : 'apply';
+  async function physicalBookNow(trx: Trx, record: ProductRecord, line: number, id: number): Promise<number | undefined> {
+    const type = await physicalBookType(trx, id);
+    const later = feed.codes.get(record.physicalBook!) ?? 0;
+    if (Math.abs(later) > line && (type === PHYSICAL_EDITION) !== later > 0) return undefined;
+    if (type !== PHYSICAL_EDITION) throw new LineError(`/physicalBook: ${notPhysicalEdition(record.physicalBook!, type)}`);
+    return id;
   }
 
+  /**
+   * Run in the line's transaction when the line changes the type of the stored product `id`, before
+   * it is written (`final`: the end of the file). A line that makes a BOOK something else is
+   * refused while a product stays linked to it that no accepted line of the file relinks; it waits
+   * for the end of the file (WaitForFile) while such a product's line is still to come.
+   */
+  async function retypeCheck(trx: Trx, record: ProductRecord, id: number, line: number, final: boolean): Promise<void> {
+    if (record.columns.type === PHYSICAL_EDITION) return;
+    if ((await typeToChange(trx, id)) !== PHYSICAL_EDITION) return;
+    const linked = (await linkedEditions(trx, id)).filter((edition) => !relinked.has(edition.id));
+    const left = final ? linked : linked.filter((edition) => Math.abs(feed.codes.get(edition.code) ?? 0) <= line);
+    if (left.length > 0) throw new LineError(`/type: ${stillLinked(record.code, left)}`);
+    if (linked.length > 0) throw new WaitForFile();
+  }
+
+  /** Applies the line (`final`: at the end of the file), or leaves it to wait for the end: undefined. */
   async function applyLine(record: ProductRecord, line: number, final: boolean): Promise<Outcome | undefined> {
     if (scope.supplierId !== null) await admitSupplierProduct(db, record.code, scope.supplierId);
     await refs.requireBinding(record.columns.binding_code);
-    const product = await resolve(record, line);
-    if ((await retypeCheck(record, line, final)) === 'defer') {
-      deferred.push({ record, line });
-      deferredCodes.add(record.code);
-      return undefined;
-    }
-    const { id, outcome } = await inLineTransaction(db, async (trx) => {
+    const resolved = await resolve(record);
+    if (final || !deferredCodes.has(record.code)) {
+      try {
+        return await writeLine(resolved, line, final);
+      } catch (error) {
+        if (!(error instanceof WaitForFile)) throw error;
+      }
+    } // else after its earlier waiting line, in order
+    deferred.push({ record, line });
+    deferredCodes.add(record.code);
+    return undefined;
+  }
+
+  /** The line's transaction: its checks and its write, then its links to later lines noted. */
+  async function writeLine(resolved: ResolvedProduct, line: number, final: boolean): Promise<Outcome> {
+    const { record } = resolved;
+    const { id, outcome, product } = await inLineTransaction(db, async (trx) => {
+      const product =
+        typeof resolved.physicalBookId === 'number'
+          ? { ...resolved, physicalBookId: await physicalBookNow(trx, record, line, resolved.physicalBookId) }
+          : resolved;
       const now = clock.now();
-      const written = await writeProduct(trx, product, now, scope.supplierId === null ? {} : { supplier_id: scope.supplierId });
+      const owner = scope.supplierId === null ? {} : { supplier_id: scope.supplierId };
+      const written = await writeProduct(trx, product, now, owner, (id) => retypeCheck(trx, record, id, line, final));
       if (written.outcome !== 'unchanged') await productChanged(trx, written.id, 'feed', now);
-      return written;
+      return { ...written, product };
     });
     refs.remember('product', record.code, id);
     if (product.physicalBookId === undefined || product.relatedIds === undefined) {
@@ -266,15 +295,17 @@ async function link(
       `product ${missing.map((code) => `"${code}"`).join(', ')} was not imported (its line was bad), so the product is not linked to it`,
     );
   }
-  let physicalBookId = links.physicalBook ? (found.get(links.physicalBook) ?? null) : null;
-  if (links.physicalBook && physicalBookId !== null) {
-    const type = await productType(db, physicalBookId);
-    if (type !== PHYSICAL_EDITION) {
-      fail(links.line, `/physicalBook: ${notPhysicalEdition(links.physicalBook, type)}, so the product is not linked to it`);
-      physicalBookId = null;
+  // The physicalBook is checked in the transaction that links it, as a line's is (physicalBookType).
+  const refused = await inLineTransaction(db, async (trx) => {
+    let physicalBookId = links.physicalBook ? (found.get(links.physicalBook) ?? null) : null;
+    let refused: string | undefined;
+    if (links.physicalBook && physicalBookId !== null) {
+      const type = await physicalBookType(trx, physicalBookId);
+      if (type !== PHYSICAL_EDITION) {
+        refused = `/physicalBook: ${notPhysicalEdition(links.physicalBook, type)}, so the product is not linked to it`;
+        physicalBookId = null;
+      }
     }
-  }
-  await inLineTransaction(db, async (trx) => {
     let changed = false;
     if (links.physicalBook) {
       changed = await setPhysicalBook(trx, links.productId, physicalBookId);
@@ -284,7 +315,9 @@ async function link(
       changed = (await syncRelated(trx, links.productId, relatedIds, false)) || changed;
     }
     if (changed) await touchProduct(trx, links.productId, now);
+    return refused;
   });
+  if (refused !== undefined) fail(links.line, refused);
 }
 
 /**

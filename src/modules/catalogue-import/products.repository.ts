@@ -1,9 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { isPostgres, lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 
-// The SQL of the products import's passes over the catalogue (products.import.ts): links written
-// after the lines, and the deactivation of products the feed no longer lists.
+// The SQL of the products import (products.import.ts) beside writing a line (products.write.ts):
+// the reads the checks of an e-book's physicalBook rest on, taken in the line's transaction, links
+// written after the lines, and the deactivation of products the feed no longer lists.
 
 /**
  * A page of the active products' ids and codes after `after`, by id: the supplier's products, or
@@ -21,20 +23,32 @@ export function activeProductsPage(db: Kysely<Database>, after: number, supplier
     .execute();
 }
 
-/** The type of the product `id`, or undefined when there is none. */
-export async function productType(db: Kysely<Database>, id: number): Promise<string | undefined> {
-  const row = await db.selectFrom('product').select('type').where('id', '=', id).executeTakeFirst();
+/**
+ * The type of the product `id` (undefined when there is none) that a line links an e-book to, read
+ * in the line's transaction. On PostgreSQL the row stays key-share locked until the line commits:
+ * a retype of the product (typeToChange's `for update`) waits for the link to be in, and this read
+ * waits for a retype in flight and then reads the type it gave. It does not wait for other
+ * writes of the product. On SQLite the line's transaction holds the database's write lock already.
+ */
+export async function physicalBookType(trx: Transaction<Database>, id: number): Promise<string | undefined> {
+  const query = trx.selectFrom('product').select('type').where('id', '=', id);
+  const row = await (isPostgres(trx) ? query.forKeyShare() : query).executeTakeFirst();
   return row?.type;
 }
 
-/** The id and type of the product with this code, or undefined when there is none. */
-export function productOfCode(db: Kysely<Database>, code: string) {
-  return db.selectFrom('product').select(['id', 'type']).where('code', '=', code).executeTakeFirst();
+/**
+ * The type of the product `id` that a line is about to change, read in the line's transaction and,
+ * on PostgreSQL, locked `for update` until it commits: a line of another import linking an e-book
+ * to it (physicalBookType) has committed its link before this returns, or waits for this line.
+ */
+export async function typeToChange(trx: Transaction<Database>, id: number): Promise<string | undefined> {
+  const row = await lockedOnPostgres(trx, trx.selectFrom('product').select('type').where('id', '=', id)).executeTakeFirst();
+  return row?.type;
 }
 
 /** The products (e-books, audiobooks) whose physicalBook is the product `id`, by code (product_physical_book_idx). */
-export async function linkedEditions(db: Kysely<Database>, id: number): Promise<Array<{ id: number; code: string }>> {
-  const rows = await db.selectFrom('product').select(['id', 'code']).where('physical_book_id', '=', id).orderBy('code').execute();
+export async function linkedEditions(trx: Transaction<Database>, id: number): Promise<Array<{ id: number; code: string }>> {
+  const rows = await trx.selectFrom('product').select(['id', 'code']).where('physical_book_id', '=', id).orderBy('code').execute();
   return rows.map((row) => ({ id: Number(row.id), code: row.code }));
 }
 

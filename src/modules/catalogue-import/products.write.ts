@@ -20,12 +20,18 @@ export interface ResolvedProduct {
   categoryIds: number[];
 }
 
-/** `owner`: the supplier whose feed writes it (a supplier's feed claims the products it creates). */
+/**
+ * `owner`: the supplier whose feed writes it (a supplier's feed claims the products it creates).
+ * `retyping` runs when the line changes the type of a stored product, before anything of the line
+ * is written, and may throw to refuse it; whether the type changes is told by the stored row the
+ * write reads anyway, so other lines cost no read.
+ */
 export async function writeProduct(
   trx: Trx,
   product: ResolvedProduct,
   now: number,
   owner: { supplier_id?: number } = {},
+  retyping: (id: number) => Promise<void> = async () => {},
 ): Promise<{ id: number; outcome: Outcome }> {
   const { record } = product;
   const wanted = {
@@ -37,9 +43,11 @@ export async function writeProduct(
     ...(product.physicalBookId === undefined ? {} : { physical_book_id: product.physicalBookId }),
     ...(record.salesCount === undefined ? {} : { sales_count: record.salesCount }),
   };
-  const { id, outcome } = await upsertByCode(trx, 'product', record.code, wanted, now, (id, isNew) =>
-    writeChildren(trx, id, product, isNew),
-  );
+  const { id, outcome } = await upsertByCode(trx, 'product', record.code, wanted, now, async (id, isNew, changed) => {
+    // upsertByCode calls this before it writes a stored product's row: nothing of the line is written yet.
+    if (!isNew && changed.type !== undefined) await retyping(id);
+    return writeChildren(trx, id, product, isNew);
+  });
   return { id, outcome };
 }
 

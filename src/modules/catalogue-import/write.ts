@@ -63,7 +63,8 @@ export interface Upserted<W> {
 /**
  * Writes the record with this code: inserted when it is new; otherwise only the columns that
  * differ are written, with a new updated_at, and nothing at all when neither they nor its child
- * rows changed. `children` writes those rows (names, prices, ...) and says whether it wrote any.
+ * rows changed. `children` writes those rows (names, prices, ...) and says whether it wrote any;
+ * for a stored record it runs before the record's row is written, with the columns that will be.
  */
 export async function upsertByCode<T extends CodedTable, W extends RecordColumns<T>>(
   trx: Trx,
