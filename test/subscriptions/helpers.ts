@@ -171,3 +171,64 @@ export async function secondAccountOf(s: SubscriptionShop, customer: TestCustome
 }
 
 export { createCustomer };
+
+/** The client's (first) subscription as GET /subscription shows it. */
+export async function shownSubscription(s: SubscriptionShop, customer: TestCustomer) {
+  const response = await call(s, customer, 'GET', '/subscription');
+  expect(response.statusCode, response.body).toBe(200);
+  return (response.json() as { id: number; status: string; plan: { code: string }; nextPlanId: number | null }[])[0]!;
+}
+
+/** The subscription's upgrade charges, as [attempt, state]. */
+export const upgradeCharges = async (s: SubscriptionShop, id: number) =>
+  (await chargesOf(s, id)).filter((charge) => charge.purpose === 'UPGRADE').map((charge) => [charge.attempt, charge.state]);
+
+/** The customer's login email (their user's: the subscription's mails go to it). */
+export async function loginEmailOf(s: SubscriptionShop, customer: TestCustomer): Promise<string> {
+  const row = await s.t.database.db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select('app_user.email')
+    .where('client_account.id', '=', customer.clientAccountId)
+    .executeTakeFirstOrThrow();
+  return row.email.toLowerCase();
+}
+
+/** The language of the customer's user, which the subscription's mails are written in. */
+export async function setMailLanguage(s: SubscriptionShop, customer: TestCustomer, language: 'et' | 'en' | 'ru') {
+  await s.t.database.db
+    .updateTable('app_user')
+    .set({ language })
+    .where('email', '=', await loginEmailOf(s, customer))
+    .execute();
+}
+
+/** Cents as the mails write them: 12,34 € (Estonian, Russian), €12.34 (English). */
+export const mailMoney = (cents: number, language: 'et' | 'en' | 'ru') =>
+  language === 'en' ? `€${(cents / 100).toFixed(2)}` : `${(cents / 100).toFixed(2).replace('.', ',')} €`;
+
+/**
+ * A paid AUDIO1 subscription half-way through its period, whose period ends in `periodLeftMs`: a second
+ * client account of a user who had the trial, with a saved card (`token`) EveryPay settles. What the
+ * upgrade tests try an upgrade on.
+ */
+export async function halfWayAudio1(s: SubscriptionShop, periodLeftMs: number) {
+  const payer = await createCustomer(s.t.database.db);
+  await saveCard(s, payer);
+  const customer = await secondAccountOf(s, payer);
+  await saveCard(s, customer);
+  await s.everypay.callbacksIdle();
+  const token = s.everypay.cards().at(-1)!.token;
+  s.everypay.setCardOutcome(token, 'settled');
+  await subscribe(s, payer, 'AUDIO1');
+  const sub = (await subscribe(s, customer, 'AUDIO1')).json();
+  expect(sub.status).toBe('ACTIVE');
+  const id = sub.id as number;
+  const now = Date.now();
+  await s.t.database.db
+    .updateTable('subscription')
+    .set({ period_start: now - 14 * DAY, period_end: now + periodLeftMs })
+    .where('id', '=', id)
+    .execute();
+  return { customer, id, token };
+}

@@ -14,13 +14,15 @@ import {
   bill,
   call,
   chargesOf,
-  createCustomer,
   mailJobs,
-  saveCard,
-  secondAccountOf,
   startSubscriptionShop,
-  subscribe,
   subscriptionRow,
+  halfWayAudio1,
+  loginEmailOf,
+  mailMoney,
+  setMailLanguage,
+  shownSubscription,
+  upgradeCharges,
   type SubscriptionShop,
 } from './helpers.js';
 
@@ -63,37 +65,16 @@ const refundsOf = (reference: string) =>
 const changePlan = (customer: TestCustomer, id: number, code: string) =>
   call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans[code] });
 
-const shown = async (customer: TestCustomer) => {
-  const response = await call(s, customer, 'GET', '/subscription');
-  expect(response.statusCode, response.body).toBe(200);
-  return (response.json() as { id: number; status: string; plan: { code: string }; nextPlanId: number | null }[])[0]!;
-};
+const shown = (customer: TestCustomer) => shownSubscription(s, customer);
 
-const upgrades = async (id: number) =>
-  (await chargesOf(s, id)).filter((charge) => charge.purpose === 'UPGRADE').map((charge) => [charge.attempt, charge.state]);
+const upgrades = (id: number) => upgradeCharges(s, id);
 
 /**
  * A paid AUDIO1 subscription half-way through its period (a second client account of a user who had
  * the trial) whose upgrade to AUDIOMAX EveryPay declined: 409, still AUDIO1, the upgrade's charge failed.
  */
 async function declinedUpgrade() {
-  const payer = await createCustomer(s.t.database.db);
-  await saveCard(s, payer);
-  const customer = await secondAccountOf(s, payer);
-  await saveCard(s, customer);
-  await s.everypay.callbacksIdle();
-  const token = s.everypay.cards().at(-1)!.token;
-  s.everypay.setCardOutcome(token, 'settled');
-  await subscribe(s, payer, 'AUDIO1');
-  const sub = (await subscribe(s, customer, 'AUDIO1')).json();
-  expect(sub.status).toBe('ACTIVE');
-  const id = sub.id as number;
-  const now = Date.now();
-  await s.t.database.db
-    .updateTable('subscription')
-    .set({ period_start: now - 14 * DAY, period_end: now + 16 * DAY - 3_600_000 })
-    .where('id', '=', id)
-    .execute();
+  const { customer, id, token } = await halfWayAudio1(s, 16 * DAY - 3_600_000);
   s.everypay.setCardOutcome(token, 'failed');
   const declined = await changePlan(customer, id, 'AUDIOMAX');
   expect(expectErrorBody(declined, 409, 'Conflict').message).toBe('Kaardimakse lükati tagasi.');
@@ -106,23 +87,9 @@ async function declinedUpgrade() {
 
 type Declined = Awaited<ReturnType<typeof declinedUpgrade>>;
 
-/** The customer's login email (their user's: the subscription's mails go to it). */
-async function emailOf(customer: TestCustomer): Promise<string> {
-  const row = await s.t.database.db
-    .selectFrom('client_account')
-    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .select('app_user.email')
-    .where('client_account.id', '=', customer.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return row.email.toLowerCase();
-}
+const emailOf = (customer: TestCustomer) => loginEmailOf(s, customer);
 
-const setLanguage = async (customer: TestCustomer, language: 'et' | 'en' | 'ru') =>
-  s.t.database.db
-    .updateTable('app_user')
-    .set({ language })
-    .where('email', '=', await emailOf(customer))
-    .execute();
+const setLanguage = (customer: TestCustomer, language: 'et' | 'en' | 'ru') => setMailLanguage(s, customer, language);
 
 const APPLIED_SUBJECT = /Üleminek paketile|upgrade to .* is now active|Переход на тариф/;
 const REFUNDED_SUBJECT = /makse .* on tagastatud|payment of .* was refunded|платёж .* возвращён/;
@@ -136,10 +103,6 @@ async function upgradeMails(customer: TestCustomer): Promise<{ applied: ParsedMa
     refunded: theirs.filter((mail) => REFUNDED_SUBJECT.test(mail.subject ?? '')),
   };
 }
-
-/** Cents as the mails write them: 12,34 € (Estonian, Russian), €12.34 (English). */
-const money = (cents: number, language: 'et' | 'en' | 'ru') =>
-  language === 'en' ? `€${(cents / 100).toFixed(2)}` : `${(cents / 100).toFixed(2).replace('.', ',')} €`;
 
 const amountOf = async (chargeId: number) =>
   Number(
@@ -169,7 +132,7 @@ describe('a declined upgrade charge that EveryPay settles later', () => {
     const mails = await upgradeMails(customer);
     expect(mails.refunded).toEqual([]);
     expect(mails.applied.map((mail) => mail.subject)).toEqual(['Üleminek paketile Audio piiramatu on nüüd jõus']);
-    expect(mails.applied[0]!.text).toContain(`ülemineku makse ${money(await amountOf(declined.chargeId), 'et')}`);
+    expect(mails.applied[0]!.text).toContain(`ülemineku makse ${mailMoney(await amountOf(declined.chargeId), 'et')}`);
   });
 
   const meanwhile: [string, (declined: Declined) => Promise<void>, string][] = [
@@ -268,7 +231,7 @@ describe('a declined upgrade charge that EveryPay settles later', () => {
     // One mail, once the refund was made: the upgrade's plan and the amount refunded; none of the upgrade applied.
     const mails = await upgradeMails(customer);
     expect(mails.applied).toEqual([]);
-    const amount = money(await amountOf(declined.chargeId), 'et');
+    const amount = mailMoney(await amountOf(declined.chargeId), 'et');
     expect(mails.refunded.map((mail) => mail.subject)).toEqual([`Teie makse ${amount} on tagastatud`]);
     expect(mails.refunded[0]!.text).toContain(`Teie makse ${amount} paketile Audio piiramatu ülemineku eest on kaardile tagastatud`);
   });
@@ -288,7 +251,7 @@ describe('the mail of a late-settled upgrade', () => {
     expect(mails.refunded).toEqual([]);
     expect(mails.applied.map((mail) => mail.subject)).toEqual(['Your upgrade to Audio unlimited is now active']);
     expect(mails.applied[0]!.text).toContain(
-      `Your bank approved the payment of ${money(await amountOf(chargeId), 'en')} for the upgrade to Audio unlimited after all`,
+      `Your bank approved the payment of ${mailMoney(await amountOf(chargeId), 'en')} for the upgrade to Audio unlimited after all`,
     );
     expect(mails.applied[0]!.html).toContain('Audio unlimited');
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeApplied']);
@@ -317,7 +280,7 @@ describe('the mail of a late-settled upgrade', () => {
     expect(refundsOf(reference)).toHaveLength(1);
     const mails = await upgradeMails(customer);
     expect(mails.applied).toEqual([]);
-    const amount = money(await amountOf(chargeId), 'ru');
+    const amount = mailMoney(await amountOf(chargeId), 'ru');
     expect(mails.refunded.map((mail) => mail.subject)).toEqual([`Ваш платёж ${amount} возвращён`]);
     expect(mails.refunded[0]!.text).toContain(`Ваш платёж ${amount} за переход на тариф Аудио без ограничений возвращён на карту`);
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeRefunded']);

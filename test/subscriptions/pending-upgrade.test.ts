@@ -13,12 +13,14 @@ import {
   bill,
   call,
   chargesOf,
-  createCustomer,
   mailJobs,
-  saveCard,
-  secondAccountOf,
   startSubscriptionShop,
-  subscribe,
+  halfWayAudio1,
+  loginEmailOf,
+  mailMoney,
+  setMailLanguage,
+  shownSubscription,
+  upgradeCharges,
   type SubscriptionShop,
 } from './helpers.js';
 
@@ -63,25 +65,11 @@ async function billLeftPending(id: number) {
   return bill(s, Date.now());
 }
 
-const shown = async (customer: TestCustomer) => {
-  const response = await call(s, customer, 'GET', '/subscription');
-  expect(response.statusCode, response.body).toBe(200);
-  return (response.json() as { id: number; status: string; plan: { code: string } }[])[0]!;
-};
+const shown = (customer: TestCustomer) => shownSubscription(s, customer);
 
-const upgrades = async (id: number) =>
-  (await chargesOf(s, id)).filter((charge) => charge.purpose === 'UPGRADE').map((charge) => [charge.attempt, charge.state]);
+const upgrades = (id: number) => upgradeCharges(s, id);
 
-/** The customer's login email (their user's: the subscription's mails go to it). */
-async function emailOf(customer: TestCustomer): Promise<string> {
-  const row = await s.t.database.db
-    .selectFrom('client_account')
-    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .select('app_user.email')
-    .where('client_account.id', '=', customer.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return row.email.toLowerCase();
-}
+const emailOf = (customer: TestCustomer) => loginEmailOf(s, customer);
 
 /** The mails the SMTP server received for the customer, after the worker sent what was queued. */
 async function mailsTo(customer: TestCustomer): Promise<ParsedMail[]> {
@@ -90,10 +78,6 @@ async function mailsTo(customer: TestCustomer): Promise<ParsedMail[]> {
   return smtp.mails.filter((mail) => recipientsOf(mail).includes(email));
 }
 
-/** Cents as the mails write them: 12,34 € (Estonian, Russian), €12.34 (English). */
-const money = (cents: number, language: 'et' | 'en' | 'ru') =>
-  language === 'en' ? `€${(cents / 100).toFixed(2)}` : `${(cents / 100).toFixed(2).replace('.', ',')} €`;
-
 /**
  * A paid AUDIO1 subscription half-way through its period (a second client account of a user who had
  * the trial, speaking `language`) whose upgrade to AUDIOMAX EveryPay answered while the bank was still
@@ -101,28 +85,8 @@ const money = (cents: number, language: 'et' | 'en' | 'ru') =>
  * and EveryPay's callback of it is held.
  */
 async function pendingUpgrade(outcome: 'settled' | 'failed', language: 'et' | 'en' | 'ru' = 'et') {
-  const payer = await createCustomer(s.t.database.db);
-  await saveCard(s, payer);
-  const customer = await secondAccountOf(s, payer);
-  await saveCard(s, customer);
-  await s.everypay.callbacksIdle();
-  const token = s.everypay.cards().at(-1)!.token;
-  s.everypay.setCardOutcome(token, 'settled');
-  await subscribe(s, payer, 'AUDIO1');
-  const sub = (await subscribe(s, customer, 'AUDIO1')).json();
-  expect(sub.status).toBe('ACTIVE');
-  const id = sub.id as number;
-  const now = Date.now();
-  await s.t.database.db
-    .updateTable('subscription')
-    .set({ period_start: now - 14 * DAY, period_end: now + 16 * DAY })
-    .where('id', '=', id)
-    .execute();
-  await s.t.database.db
-    .updateTable('app_user')
-    .set({ language })
-    .where('email', '=', await emailOf(customer))
-    .execute();
+  const { customer, id, token } = await halfWayAudio1(s, 16 * DAY);
+  await setMailLanguage(s, customer, language);
   s.everypay.setCardOutcome(token, outcome, { processing: true });
   s.everypay.holdCallbacks();
   const pending = await call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
@@ -153,7 +117,7 @@ describe('an upgrade answered "being processed" (503) that the bank then decides
     expect(about(mails, DECLINED)).toEqual([]);
     expect(about(mails, APPLIED).map((mail) => mail.subject)).toEqual(['Üleminek paketile Audio piiramatu on nüüd jõus']);
     const [applied] = about(mails, APPLIED);
-    expect(applied!.text).toContain(`Teie pank kinnitas paketile Audio piiramatu ülemineku makse ${money(amount, 'et')}`);
+    expect(applied!.text).toContain(`Teie pank kinnitas paketile Audio piiramatu ülemineku makse ${mailMoney(amount, 'et')}`);
     // Confirmed, not "approved after all": it was never said to be declined.
     expect(applied!.text).not.toContain('siiski');
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeConfirmed']);
@@ -171,7 +135,7 @@ describe('an upgrade answered "being processed" (503) that the bank then decides
     expect(about(mails, DECLINED).map((mail) => mail.subject)).toEqual(['Your upgrade to Audio unlimited did not go through']);
     const [declined] = about(mails, DECLINED);
     expect(declined!.text).toContain(
-      `Your bank declined the payment of ${money(amount, 'en')} for the upgrade to Audio unlimited, so the upgrade did not go through`,
+      `Your bank declined the payment of ${mailMoney(amount, 'en')} for the upgrade to Audio unlimited, so the upgrade did not go through`,
     );
     expect(declined!.text).toContain('Your subscription stays Audio one.');
     expect(declined!.html).toContain('Audio one');
@@ -183,7 +147,7 @@ describe('an upgrade answered "being processed" (503) that the bank then decides
     await s.everypay.releaseCallbacks();
     const mails = about(await mailsTo(customer), DECLINED);
     expect(mails.map((mail) => mail.subject)).toEqual(['Переход на тариф Аудио без ограничений не выполнен']);
-    expect(mails[0]!.text).toContain(`Ваш банк отклонил платёж ${money(amount, 'ru')} за переход на тариф Аудио без ограничений`);
+    expect(mails[0]!.text).toContain(`Ваш банк отклонил платёж ${mailMoney(amount, 'ru')} за переход на тариф Аудио без ограничений`);
     expect(mails[0]!.text).toContain('Ваша подписка остаётся прежней: Аудио 1.');
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeDeclined']);
   });
