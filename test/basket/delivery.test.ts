@@ -5,7 +5,7 @@ import { createCustomer } from '../helpers/customers.js';
 import { expectFieldErrors } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, read, type Who } from './helpers.js';
-import { importLines } from './import-helpers.js';
+import { EMAIL_DELIVERY_LINE, importLines } from './import-helpers.js';
 
 // Delivery methods and parcel machines, imported as the back office sends them; the methods a
 // basket may use with their prices, thresholds and estimates; and choosing one.
@@ -111,16 +111,7 @@ beforeAll(async () => {
       daysMax: 10,
       position: 7,
     },
-    {
-      code: 'EMAIL',
-      kind: 'COURIER',
-      names: { et: 'E-postiga' },
-      prices: [{ store: 'WEB', price: 0 }],
-      suitsDigitalOnly: true,
-      daysMin: 0,
-      daysMax: 0,
-      position: 8,
-    },
+    { ...EMAIL_DELIVERY_LINE, position: 8 },
     { code: 'OUTLETONLY', kind: 'COURIER', names: { et: 'Outlet' }, prices: [{ store: 'WEB2', price: 1 }], daysMin: 1, daysMax: 1 },
     { code: 'BADPM', kind: 'PARCEL_MACHINE', names: { et: 'x' }, prices: [{ store: 'WEB', price: 1 }], daysMin: 1, daysMax: 1 },
     {

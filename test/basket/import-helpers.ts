@@ -12,3 +12,14 @@ export async function importLines(t: TestApp, kind: string, lines: unknown[]) {
   });
   return response;
 }
+
+/** A delivery-methods line: free delivery by e-mail, for a basket of e-books only (filed under COURIER, as the demo's). */
+export const EMAIL_DELIVERY_LINE = {
+  code: 'EMAIL',
+  kind: 'COURIER',
+  names: { et: 'E-postiga' },
+  prices: [{ store: 'WEB', price: 0 }],
+  suitsDigitalOnly: true,
+  daysMin: 0,
+  daysMax: 0,
+};

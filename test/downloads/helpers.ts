@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { add, call, type Who } from '../basket/helpers.js';
-import { importLines } from '../basket/import-helpers.js';
+import { EMAIL_DELIVERY_LINE, importLines } from '../basket/import-helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -48,15 +48,7 @@ export async function createDownloadWorld(env: Record<string, string> = {}, eboo
   }
   const methods = await importLines(t, 'delivery-methods', [
     // A basket of e-books only is sent by e-mail.
-    {
-      code: 'EMAIL',
-      kind: 'COURIER',
-      names: { et: 'E-postiga' },
-      prices: [{ store: 'WEB', price: 0 }],
-      suitsDigitalOnly: true,
-      daysMin: 0,
-      daysMax: 0,
-    },
+    EMAIL_DELIVERY_LINE,
   ]);
   expect(methods.statusCode, methods.body).toBe(200);
   const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();

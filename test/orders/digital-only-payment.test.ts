@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Who } from '../basket/helpers.js';
-import { importLines } from '../basket/import-helpers.js';
+import { EMAIL_DELIVERY_LINE, importLines } from '../basket/import-helpers.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, fill, setUpShop, stockedBook, type Shop } from './helpers.js';
@@ -19,17 +19,7 @@ let email: number;
 beforeAll(async () => {
   t = await createTestApp({ env: { TEST_GATEWAY: 'on' } });
   shop = await setUpShop(t);
-  const imported = await importLines(t, 'delivery-methods', [
-    {
-      code: 'EMAIL',
-      kind: 'COURIER',
-      names: { et: 'E-postiga' },
-      prices: [{ store: 'WEB', price: 0 }],
-      suitsDigitalOnly: true,
-      daysMin: 0,
-      daysMax: 0,
-    },
-  ]);
+  const imported = await importLines(t, 'delivery-methods', [EMAIL_DELIVERY_LINE]);
   expect(imported.statusCode, imported.body).toBe(200);
   const row = await t.database.db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
   email = Number(row.id);
