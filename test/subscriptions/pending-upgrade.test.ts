@@ -91,7 +91,9 @@ async function pendingUpgrade(outcome: 'settled' | 'failed', language: 'et' | 'e
   s.everypay.holdCallbacks();
   const pending = await call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
   // In the request's language (Estonian), not the subscriber's.
-  expect(expectErrorBody(pending, 503, 'Service Unavailable').message).toBe('Makse on veel töös; tellimus algab, kui see on kinnitatud.');
+  expect(expectErrorBody(pending, 503, 'Service Unavailable').message).toBe(
+    'Makse on veel töös; uus pakett hakkab kehtima, kui makse on kinnitatud, ja tulemusest saadame teile e-kirja.',
+  );
   expect(await shown(customer)).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIO1' } });
   const charge = (await chargesOf(s, id)).at(-1)!;
   expect(charge).toMatchObject({ purpose: 'UPGRADE', state: 'pending' });
@@ -107,6 +109,11 @@ const about = (mails: ParsedMail[], subject: RegExp) => mails.filter((mail) => s
 describe('an upgrade answered "being processed" (503) that the bank then decides', () => {
   it('settled, by the callback: the better plan, and one mail in Estonian naming it and the amount; the callback again mails nothing', async () => {
     const { customer, id, reference, amount } = await pendingUpgrade('settled');
+    // Another change meanwhile waits for this one's payment: the plan it would start from is not known yet.
+    const again = await call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIO1 });
+    expect(expectErrorBody(again, 409, 'Conflict').message).toBe(
+      'Selle tellimuse makse on veel töös; proovige uuesti, kui see on kinnitatud.',
+    );
     expect(answers(await s.everypay.releaseCallbacks())).toEqual([[200, { outcome: 'applied' }]]);
     expect(await shown(customer)).toMatchObject({ id, status: 'ACTIVE', plan: { code: 'AUDIOMAX' } });
     expect(await upgrades(id)).toEqual([[1, 'settled']]);

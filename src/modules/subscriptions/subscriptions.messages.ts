@@ -7,7 +7,8 @@ const en = {
   'subscriptions.cardNeeded': 'Save a card first: subscriptions are paid with a saved card.',
   'subscriptions.alreadySubscribed': 'You already have a subscription of this kind.',
   'subscriptions.paymentDeclined': 'The card was declined.',
-  'subscriptions.paymentPending': 'The payment is still being processed; the subscription starts when it is confirmed.',
+  'subscriptions.paymentPending':
+    'The payment is still being processed; the new plan starts once it is confirmed, and we will e-mail you the outcome.',
   'subscriptions.chargePending': 'A payment of this subscription is still being processed; try again once it is confirmed.',
   'subscriptions.gatewayUnavailable': 'Card payments are unavailable at the moment. Please try again later.',
   'subscriptions.cardBeingStarted': 'Saving your card is being started; try again in a moment.',
@@ -53,7 +54,8 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.cardNeeded': 'Salvestage esmalt kaart: tellimuse eest makstakse salvestatud kaardiga.',
   'subscriptions.alreadySubscribed': 'Teil on juba sellist liiki tellimus.',
   'subscriptions.paymentDeclined': 'Kaardimakse lükati tagasi.',
-  'subscriptions.paymentPending': 'Makse on veel töös; tellimus algab, kui see on kinnitatud.',
+  'subscriptions.paymentPending':
+    'Makse on veel töös; uus pakett hakkab kehtima, kui makse on kinnitatud, ja tulemusest saadame teile e-kirja.',
   'subscriptions.chargePending': 'Selle tellimuse makse on veel töös; proovige uuesti, kui see on kinnitatud.',
   'subscriptions.gatewayUnavailable': 'Kaardimaksed ei ole praegu võimalikud. Palun proovige hiljem uuesti.',
   'subscriptions.cardBeingStarted': 'Kaardi salvestamist alustatakse; proovige hetke pärast uuesti.',
@@ -100,7 +102,8 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.cardNeeded': 'Сначала сохраните карту: подписка оплачивается сохранённой картой.',
   'subscriptions.alreadySubscribed': 'У вас уже есть подписка этого вида.',
   'subscriptions.paymentDeclined': 'Оплата картой отклонена.',
-  'subscriptions.paymentPending': 'Платёж ещё обрабатывается; подписка начнётся после подтверждения.',
+  'subscriptions.paymentPending':
+    'Платёж ещё обрабатывается; новый тариф начнёт действовать после подтверждения, о результате мы сообщим по электронной почте.',
   'subscriptions.chargePending': 'Платёж по этой подписке ещё обрабатывается; повторите после его подтверждения.',
   'subscriptions.gatewayUnavailable': 'Оплата картой сейчас недоступна. Попробуйте позже.',
   'subscriptions.cardBeingStarted': 'Сохранение карты начинается; повторите чуть позже.',

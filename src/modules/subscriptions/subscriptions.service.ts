@@ -163,7 +163,7 @@ export async function changePlan(
     if (!['TRIAL', 'ACTIVE'].includes(sub.status) || sub.cancel_at_period_end)
       throw conflict('subscriptions.notChangeable', { status: sub.cancel_at_period_end ? 'CANCELLED' : sub.status });
     // A charge still waiting for the gateway (this change's, or a renewal's) is settled first: the plan it pays for is not known yet.
-    if (await pendingChargeOf(trx, id)) throw conflict('subscriptions.paymentPending');
+    if (await pendingChargeOf(trx, id)) throw conflict('subscriptions.chargePending');
     const current = (await findPlan(trx, Number(sub.plan_id)))!;
     const plan = await sellablePlan(trx, planId, sub.store_code);
     if (familyOf(plan.kind) !== familyOf(current.kind)) throw invalidField('planId', 'subscriptions.otherFamily');
@@ -194,7 +194,7 @@ export async function changePlan(
       amount_cents: amount,
     };
     const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));
-    if (!charge) throw conflict('subscriptions.paymentPending');
+    if (!charge) throw conflict('subscriptions.chargePending');
     return { charge, token: card.token };
   });
   if (claim) {
