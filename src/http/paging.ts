@@ -28,7 +28,16 @@ export function pageRequest(query: PagingQuery, limits: PagingLimits = MAIN_API_
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-/** Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last. */
+/**
+ * The longest Link header sent. Each link repeats the request's other parameters, so a long query
+ * (a cache buster, a pasted text) made a header of five times its size: Node's own HTTP client
+ * refuses answers whose headers pass 16 KB, and a proxy such as nginx answers 502 when they pass its
+ * buffer (4-8 KB by default). Past this the answer has no Link; the X-Pagination-* headers still
+ * give the page, its size and the page count.
+ */
+export const LINK_HEADER_MAX_LENGTH = 2048;
+
+/** Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last (when it fits LINK_HEADER_MAX_LENGTH). */
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number): void {
   const pageCount = Math.ceil(total / page.perPage);
   reply.header('X-Pagination-Current-Page', page.page);
@@ -47,7 +56,9 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   if (page.page > 1) links.push(link(Math.min(page.page - 1, last), 'prev'));
   if (page.page < pageCount) links.push(link(page.page + 1, 'next'));
   links.push(link(last, 'last'));
-  reply.header('Link', links.join(', '));
+  const header = links.join(', ');
+  if (header.length <= LINK_HEADER_MAX_LENGTH) reply.header('Link', header);
+  else reply.removeHeader('Link');
 }
 
 const PAGING_ONLY = /^(?:(?:page|per-page)=[^&]*(?:&|$))*$/;

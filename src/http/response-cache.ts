@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { boundedCache } from '../infra/bounded-cache.js';
+import { LINK_HEADER_MAX_LENGTH } from './paging.js';
 
 /**
  * A guest's catalogue answer is the same for every guest of a store and language until the data
@@ -68,8 +69,11 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     reply.headers(hit.headers);
     // The Link header names the URL it was made for: the same parameters, maybe other unknown ones.
     const base = linkBase(request.url);
-    if (hit.headers.link !== undefined && base !== hit.linkBase)
-      reply.header('link', hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`));
+    if (hit.headers.link !== undefined && base !== hit.linkBase) {
+      const link = hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`);
+      if (link.length <= LINK_HEADER_MAX_LENGTH) reply.header('link', link);
+      else reply.removeHeader('link');
+    }
     return reply.send(hit.payload);
   });
 
@@ -78,6 +82,8 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     if ((reply as unknown as Record<symbol, boolean>)[FROM_CACHE]) return payload;
     const cacheControl = reply.getHeader('cache-control');
     if (typeof cacheControl !== 'string' || !cacheControl.startsWith('public')) return payload;
+    // A list whose Link was left out for its length would replay without one to shorter URLs of the same key.
+    if (reply.hasHeader('x-pagination-current-page') && !reply.hasHeader('link')) return payload;
     answers.set(keyOf(request), { payload, headers: keptHeaders(reply), tag: reply.replayTag, linkBase: linkBase(request.url) });
     return payload;
   });

@@ -40,6 +40,19 @@ describe('the guest response cache', () => {
     expect(own.headers['cache-control']).toBe('private, max-age=60');
   });
 
+  it("keeps a list's Link header within its length whichever URL of one answer comes first", async () => {
+    const pad = `pad=${'x'.repeat(3000)}`;
+    // A long URL first: its answer (no Link) is not kept, so the short URL still gets its links.
+    expect((await get(`/product?per-page=2&${pad}`)).headers.link).toBeUndefined();
+    expect(String((await get('/product?per-page=2')).headers.link)).toContain('</product?page=1&per-page=2>; rel="self"');
+    // A short URL first: replayed to a long one, the rewritten links would pass the length, so they are left out.
+    expect((await get('/product?per-page=3')).headers.link).toBeDefined();
+    const replayed = await get(`/product?per-page=3&${pad}`);
+    expect(replayed.statusCode).toBe(200);
+    expect(replayed.headers.link).toBeUndefined();
+    expect(replayed.headers['x-pagination-per-page']).toBe('3');
+  });
+
   it('still checks the store and the request before replaying', async () => {
     const url = `/product/${productId}?x=1`;
     const cached = await get(url);
