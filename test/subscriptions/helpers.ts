@@ -1,10 +1,13 @@
+import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import { newToken } from '../../src/infra/tokens.js';
 import { configuredGateways, type Gateways } from '../../src/modules/payments/index.js';
 import { billDue } from '../../src/modules/subscriptions/index.js';
+import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
+import type { SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import { createListeningApp } from '../orders/helpers.js';
@@ -112,6 +115,20 @@ export async function subscribe(s: SubscriptionShop, customer: TestCustomer, pla
 
 export const bill = (s: SubscriptionShop, now: number) => billDue(s.t.database.db, s.gateways, now);
 
+/** A pending charge last touched this long ago is the billing run's to look up (billing.service.ts, STALE_CHARGE_MS). */
+const STALE = 11 * 60_000;
+
+/** The billing run, now, with the subscription's pending charge made old enough for its look-up. */
+export async function billStalePending(s: SubscriptionShop, id: number) {
+  await s.t.database.db
+    .updateTable('subscription_charge')
+    .set({ updated_at: Date.now() - STALE })
+    .where('subscription_id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+  return bill(s, Date.now());
+}
+
 export async function subscriptionRow(s: SubscriptionShop, id: number) {
   return s.t.database.db.selectFrom('subscription').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
@@ -194,6 +211,16 @@ export async function loginEmailOf(s: SubscriptionShop, customer: TestCustomer):
   return row.email.toLowerCase();
 }
 
+/**
+ * The mails the SMTP server received for the customer, after the worker sent what was queued; with
+ * `since`, only those after the first `since` mails it received.
+ */
+export async function mailsReceivedBy(s: SubscriptionShop, smtp: SmtpCatcher, customer: TestCustomer, since = 0): Promise<ParsedMail[]> {
+  await s.t.drainJobs();
+  const email = await loginEmailOf(s, customer);
+  return smtp.mails.slice(since).filter((mail) => recipientsOf(mail).includes(email));
+}
+
 /** The language of the customer's user, which the subscription's mails are written in. */
 export async function setMailLanguage(s: SubscriptionShop, customer: TestCustomer, language: 'et' | 'en' | 'ru') {
   await s.t.database.db
@@ -208,11 +235,10 @@ export const mailMoney = (cents: number, language: 'et' | 'en' | 'ru') =>
   language === 'en' ? `€${(cents / 100).toFixed(2)}` : `${(cents / 100).toFixed(2).replace('.', ',')} €`;
 
 /**
- * A paid AUDIO1 subscription half-way through its period, whose period ends in `periodLeftMs`: a second
- * client account of a user who had the trial, with a saved card (`token`) EveryPay settles. What the
- * upgrade tests try an upgrade on.
+ * A customer whose subscription to AUDIO1 is charged at once (no trial): a second client account of a
+ * user who had the trial, with a saved card (`token`) EveryPay settles.
  */
-export async function halfWayAudio1(s: SubscriptionShop, periodLeftMs: number) {
+export async function paidSubscriber(s: SubscriptionShop) {
   const payer = await createCustomer(s.t.database.db);
   await saveCard(s, payer);
   const customer = await secondAccountOf(s, payer);
@@ -221,6 +247,15 @@ export async function halfWayAudio1(s: SubscriptionShop, periodLeftMs: number) {
   const token = s.everypay.cards().at(-1)!.token;
   s.everypay.setCardOutcome(token, 'settled');
   await subscribe(s, payer, 'AUDIO1');
+  return { customer, token };
+}
+
+/**
+ * A paid AUDIO1 subscription half-way through its period, whose period ends in `periodLeftMs`
+ * (paidSubscriber's). What the upgrade tests try an upgrade on.
+ */
+export async function halfWayAudio1(s: SubscriptionShop, periodLeftMs: number) {
+  const { customer, token } = await paidSubscriber(s);
   const sub = (await subscribe(s, customer, 'AUDIO1')).json();
   expect(sub.status).toBe('ACTIVE');
   const id = sub.id as number;

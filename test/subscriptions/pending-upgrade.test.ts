@@ -1,6 +1,5 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
@@ -10,14 +9,14 @@ import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import {
   DAY,
   PLAN_LINES,
-  bill,
+  billStalePending,
   call,
   chargesOf,
   mailJobs,
   startSubscriptionShop,
   halfWayAudio1,
-  loginEmailOf,
   mailMoney,
+  mailsReceivedBy,
   setMailLanguage,
   shownSubscription,
   upgradeCharges,
@@ -51,32 +50,15 @@ afterEach(async () => {
   await s.everypay.callbacksIdle();
 });
 
-/** A pending charge last touched this long ago is the billing run's to look up (billing.service.ts, STALE_CHARGE_MS). */
-const STALE = 11 * 60_000;
-
 /** The billing run, now, with the subscription's pending charge made old enough for its look-up. */
-async function billLeftPending(id: number) {
-  await s.t.database.db
-    .updateTable('subscription_charge')
-    .set({ updated_at: Date.now() - STALE })
-    .where('subscription_id', '=', id)
-    .where('state', '=', 'pending')
-    .execute();
-  return bill(s, Date.now());
-}
+const billLeftPending = (id: number) => billStalePending(s, id);
 
 const shown = (customer: TestCustomer) => shownSubscription(s, customer);
 
 const upgrades = (id: number) => upgradeCharges(s, id);
 
-const emailOf = (customer: TestCustomer) => loginEmailOf(s, customer);
-
 /** The mails the SMTP server received for the customer, after the worker sent what was queued. */
-async function mailsTo(customer: TestCustomer): Promise<ParsedMail[]> {
-  await s.t.drainJobs();
-  const email = await emailOf(customer);
-  return smtp.mails.filter((mail) => recipientsOf(mail).includes(email));
-}
+const mailsTo = (customer: TestCustomer) => mailsReceivedBy(s, smtp, customer);
 
 /**
  * A paid AUDIO1 subscription half-way through its period (a second client account of a user who had
