@@ -161,8 +161,11 @@ export async function applyChargeOutcome(
     return 'settled';
   }
   if (sub.status === 'PENDING') {
-    // The first charge was declined: the subscription never started.
+    // The first charge was declined: the subscription never started. A customer told it was being
+    // processed (201 PENDING) is mailed so, in this transaction, as an upgrade's outcome is above;
+    // one whose request heard the decline (409) is not. A settled first month mails its start (startPaidPeriod).
     await updateSubscription(trx, id, { status: 'ENDED', live_key: null, ended_at: now, updated_at: now });
+    if (finished.toldPending) await queueSubscriptionMail(trx, id, 'startDeclined', now, Number(charge.id));
     return 'failed';
   }
   const failedAttempts = sub.failed_attempts + 1;

@@ -9,7 +9,9 @@ import { findCharge } from './charges.repository.js';
 import { titleOf } from './plans.js';
 import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
 
-// The subscription mails: purchased, cancelled, billing failed; and about a charge: an upgrade
+// The subscription mails: purchased, cancelled, billing failed; and about a charge: a first month
+// whose customer was told its payment was being processed declined, so the subscription did not
+// start (billing.apply.ts; settled, it is the purchased mail), an upgrade
 // whose declined charge the bank settled after all is active (billing.apply.ts), an upgrade whose
 // customer was told its payment was being processed is active, or declined and the plan unchanged
 // (billing.apply.ts), a charge taken for nothing was refunded (refunds.ts; an upgrade's names it).
@@ -23,8 +25,9 @@ const MAIL_ATTEMPTS = 8;
 
 export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | ChargeMailKind;
 /** The mails about one charge, which the job names. */
-type ChargeMailKind = 'upgradeApplied' | 'upgradeConfirmed' | 'upgradeDeclined' | 'upgradeRefunded' | 'paymentRefunded';
+type ChargeMailKind = 'startDeclined' | 'upgradeApplied' | 'upgradeConfirmed' | 'upgradeDeclined' | 'upgradeRefunded' | 'paymentRefunded';
 const CHARGE_MAILS: readonly string[] = [
+  'startDeclined',
   'upgradeApplied',
   'upgradeConfirmed',
   'upgradeDeclined',
@@ -54,6 +57,7 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchasedSubject',
   cancelled: 'subscriptions.mail.cancelledSubject',
   billingFailed: 'subscriptions.mail.billingFailedSubject',
+  startDeclined: 'subscriptions.mail.startDeclinedSubject',
   upgradeApplied: 'subscriptions.mail.upgradeAppliedSubject',
   upgradeConfirmed: 'subscriptions.mail.upgradeAppliedSubject',
   upgradeDeclined: 'subscriptions.mail.upgradeDeclinedSubject',
@@ -64,6 +68,7 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchased',
   cancelled: 'subscriptions.mail.cancelled',
   billingFailed: 'subscriptions.mail.billingFailed',
+  startDeclined: 'subscriptions.mail.startDeclined',
   upgradeApplied: 'subscriptions.mail.upgradeApplied',
   upgradeConfirmed: 'subscriptions.mail.upgradeConfirmed',
   upgradeDeclined: 'subscriptions.mail.upgradeDeclined',

@@ -32,6 +32,9 @@ const en = {
   'subscriptions.mail.billingFailedSubject': 'We could not renew your subscription {plan}',
   'subscriptions.mail.billingFailed':
     'We could not charge your saved card for {plan}. We will try again in the coming days; please check your card or save a new one.',
+  'subscriptions.mail.startDeclinedSubject': 'Your subscription {plan} did not start',
+  'subscriptions.mail.startDeclined':
+    'Your bank declined the payment of {amount} for the first month of {plan}, so your subscription did not start and nothing was charged. You can subscribe again with another card.',
   'subscriptions.mail.upgradeAppliedSubject': 'Your upgrade to {plan} is now active',
   'subscriptions.mail.upgradeApplied':
     'Your bank approved the payment of {amount} for the upgrade to {plan} after all, so the upgrade is now active: your subscription is {plan} from now on.',
@@ -80,6 +83,9 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.billingFailedSubject': 'Tellimuse {plan} pikendamine ebaõnnestus',
   'subscriptions.mail.billingFailed':
     'Me ei saanud teie salvestatud kaardilt tasu paketi {plan} eest. Proovime lähipäevil uuesti; palun kontrollige kaarti või salvestage uus.',
+  'subscriptions.mail.startDeclinedSubject': 'Teie tellimus {plan} ei alanud',
+  'subscriptions.mail.startDeclined':
+    'Teie pank lükkas tellimuse {plan} esimese kuu makse {amount} tagasi, nii et tellimus ei alanud ja tasu ei võetud. Võite tellida uuesti mõne teise kaardiga.',
   'subscriptions.mail.upgradeAppliedSubject': 'Üleminek paketile {plan} on nüüd jõus',
   'subscriptions.mail.upgradeApplied':
     'Teie pank kinnitas siiski paketile {plan} ülemineku makse {amount}, nii et üleminek on nüüd jõus: teie tellimus on nüüdsest {plan}.',
@@ -128,6 +134,9 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.billingFailedSubject': 'Не удалось продлить подписку {plan}',
   'subscriptions.mail.billingFailed':
     'Не удалось списать оплату за {plan} с сохранённой карты. Мы попробуем снова в ближайшие дни; проверьте карту или сохраните новую.',
+  'subscriptions.mail.startDeclinedSubject': 'Ваша подписка {plan} не началась',
+  'subscriptions.mail.startDeclined':
+    'Ваш банк отклонил платёж {amount} за первый месяц подписки {plan}, поэтому подписка не началась и оплата не списана. Вы можете оформить подписку снова с другой картой.',
   'subscriptions.mail.upgradeAppliedSubject': 'Переход на тариф {plan} выполнен',
   'subscriptions.mail.upgradeApplied':
     'Ваш банк всё же подтвердил платёж {amount} за переход на тариф {plan}, и переход выполнен: теперь ваша подписка — {plan}.',

@@ -7,7 +7,8 @@ import { conflict, DomainError, invalidField, notFound } from '../../infra/domai
 import type { Gateways } from '../payments/index.js';
 import { decidedOutcome, newCharge, runCharge } from './billing.service.js';
 import { activeCardsOf, lockCardOwner, ownCard } from './cards.repository.js';
-import { countCharges, insertChargeOnce, markPendingTold, pendingChargeOf } from './charges.repository.js';
+import type { ChargeOutcome } from './billing.apply.js';
+import { countCharges, insertChargeOnce, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
@@ -139,7 +140,8 @@ export async function subscribe(
       throw error;
     });
   if (claim.charge) {
-    const outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
+    // Still with the bank: 201 PENDING, and the outcome is mailed once it comes (billing.apply.ts).
+    const outcome = await chargeWhileTheCustomerWaits(db, gateways, claim.charge, claim.token, now);
     // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
     if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
   }
@@ -198,16 +200,31 @@ export async function changePlan(
     return { charge, token: card.token };
   });
   if (claim) {
-    const chargeId = Number(claim.charge.id);
-    let outcome = await runCharge(db, gateways, claim.charge, claim.token, now);
-    // Still with the bank: the customer is told so (503), and mailed the outcome once it comes
-    // (billing.apply.ts). Decided meanwhile (its callback came first): the customer is told that now.
-    if (outcome === 'pending' && !(await markPendingTold(db, chargeId, now))) outcome = await decidedOutcome(db, chargeId);
+    // Still with the bank: the customer is told so (503), and mailed the outcome once it comes (billing.apply.ts).
+    const outcome = await chargeWhileTheCustomerWaits(db, gateways, claim.charge, claim.token, now);
     // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
     if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
     if (outcome === 'pending') throw new DomainError('unavailable', 'subscriptions.paymentPending', {}, 60);
   }
   return subscriptionById(db, id, language);
+}
+
+/**
+ * Runs a charge the customer waits for (the first month, an upgrade) and gives its outcome. Still with
+ * the bank: the charge records that the customer is told so (markPendingTold), and the transaction that
+ * finishes it mails them the outcome (billing.apply.ts). Decided meanwhile (its callback came first,
+ * and mailed nothing): that outcome, which the customer is told now instead.
+ */
+async function chargeWhileTheCustomerWaits(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  charge: ChargeRow,
+  token: string | null,
+  now: number,
+): Promise<ChargeOutcome> {
+  const outcome = await runCharge(db, gateways, charge, token, now);
+  if (outcome === 'pending' && !(await markPendingTold(db, Number(charge.id), now))) return decidedOutcome(db, Number(charge.id));
+  return outcome;
 }
 
 /**
