@@ -1,5 +1,5 @@
 import { toRfc3339 } from '../../db/time.js';
-import { addDays, clockText, instantOf, localTime, SHOP_TIME_ZONE, weekdayOf } from './tallinn-time.js';
+import { addDays, clockText, instantOf, localTime, SHOP_TIME_ZONE, weekdayOf } from '../../infra/shop-time.js';
 
 // A shop's schedule: regular hours per weekday, dated exceptions (a holiday closed all day, a short
 // day), and from them whether the shop is open at an instant and when that next changes. Hours are
