@@ -1,5 +1,6 @@
 // Wall-clock time in Europe/Tallinn (EET, UTC+2; EEST, UTC+3 from the last Sunday of March 03:00
-// to the last Sunday of October 04:00), where the shops are. Shop hours are written in local time.
+// to the last Sunday of October 04:00), where the shops are. Shop hours are written in local time, and
+// a date the shop gives alone (a gift card valid through it) is a day there.
 
 export const SHOP_TIME_ZONE = 'Europe/Tallinn';
 
@@ -63,6 +64,11 @@ export function instantOf(date: string, minute: number): number {
 export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
+}
+
+/** The end of a local date (exclusive): the next local midnight, 2027-12-31 -> 2027-12-31T22:00:00Z. */
+export function endOfLocalDay(date: string): number {
+  return instantOf(addDays(date, 1), 0);
 }
 
 /** ISO weekday of a local date: 1 = Monday ... 7 = Sunday. */

@@ -16,12 +16,15 @@ export const GiftCardHeaders = Type.Object({ ...StoreRequestHeaders.properties }
 export const BalanceQuery = Type.Object({ code: GiftCardCode }, { additionalProperties: false });
 export const VirtualGiftCardListQuery = Type.Object({ ...PagingQuery.properties }, { additionalProperties: false });
 
+const EXPIRES_AT =
+  'When the card stops working. A physical card valid through a day expires at that day’s end in the shop’s time zone (Europe/Tallinn): valid through 2027-12-31, 2027-12-31T22:00:00.000Z';
+
 export const BalanceSchema = Type.Object(
   {
     valid: Type.Boolean({ description: 'False for a code that is unknown or expired (the rest is then 0 and null: both look the same)' }),
     balance: Money('What is left to spend; 0 when not valid'),
     currency: Type.String(),
-    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    expiresAt: Type.Union([Type.String({ format: 'date-time', description: EXPIRES_AT }), Type.Null()]),
   },
   { description: "A gift card's balance" },
 );
@@ -36,7 +39,7 @@ export const VirtualGiftCardSchema = Type.Object({
   }),
   amount: Money('What the card was bought for'),
   balance: Money('What is left on it'),
-  expiresAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time', description: EXPIRES_AT }),
   recipientName: Type.String(),
   recipientEmail: Type.String(),
   message: Type.String(),
