@@ -5,6 +5,7 @@ import { lockIdTables } from './bulk-writer.js';
 import { writeBasketDemo } from './basket.js';
 import { writeBlogDemo } from './blog.js';
 import { writeContactDemo } from './contact.js';
+import { writeStoreNamesDemo } from './stores.js';
 import { writeContentDemo } from './content.js';
 import { writeDatasetIn } from './catalogue-generator.js';
 import { categoryListingIsStale, rebuildCategoryListing } from '../modules/catalogue/index.js';
@@ -78,8 +79,11 @@ export async function seedDemo(database: DatabaseHandle, options: { now: number 
   await db.transaction().execute((trx) => writeContentDemo(trx, options.now));
   // Blog, news, shop schedules and redirects (idempotent, like the basket's).
   await db.transaction().execute((trx) => writeBlogDemo(trx, options.now));
-  // The stores' office contact data, where blank.
-  await db.transaction().execute((trx) => writeContactDemo(trx, options.now));
+  // The stores' office contact data, where blank, and their names, where the placeholders stand.
+  await db.transaction().execute(async (trx) => {
+    await writeContactDemo(trx, options.now);
+    await writeStoreNamesDemo(trx, options.now);
+  });
   return seedReport(database);
 }
 
