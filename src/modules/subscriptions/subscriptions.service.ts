@@ -212,8 +212,8 @@ export async function changePlan(
 /**
  * Runs a charge the customer waits for (the first month, an upgrade) and gives its outcome. Still with
  * the bank: the charge records that the customer is told so (markPendingTold), and the transaction that
- * finishes it mails them the outcome (billing.apply.ts). Decided meanwhile (its callback came first,
- * and mailed nothing): that outcome, which the customer is told now instead.
+ * finishes it mails them the outcome (billing.apply.ts). Decided meanwhile (its callback came before
+ * the mark, so no outcome mail is queued): that outcome, which the answer tells the customer instead.
  */
 async function chargeWhileTheCustomerWaits(
   db: Kysely<Database>,
