@@ -4,7 +4,11 @@ import { MultilineText, TextLine } from '../../http/text.js';
 import { BasketSchema } from '../basket/index.js';
 
 // Forms of the account endpoints. Every field has a length limit; a success response is the
-// accepted form without secrets.
+// accepted form without secrets. Every form is closed (`closed`): a field it does not name is
+// dropped, not kept. The anonymous forms are stored as sent (a registration in its outbox job, a
+// wholesale application in its row), so an open one kept up to a megabyte of anything per request,
+// and an address among the extra fields put that job into the export of whoever owns the address.
+const closed = { additionalProperties: false } as const;
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address' });
 const Name = TextLine({ minLength: 1, maxLength: 100 });
@@ -29,19 +33,25 @@ const simpleFields = {
 };
 
 /** Mobile scenario: only the email is required. */
-export const MobileRegistrationForm = Type.Object({ ...simpleFields, firstName: Type.Optional(Name), lastName: Type.Optional(Name) });
+export const MobileRegistrationForm = Type.Object(
+  { ...simpleFields, firstName: Type.Optional(Name), lastName: Type.Optional(Name) },
+  closed,
+);
 /** Web scenario: first and last name are required too. */
-export const WebRegistrationForm = Type.Object({ ...simpleFields, firstName: Name, lastName: Name });
+export const WebRegistrationForm = Type.Object({ ...simpleFields, firstName: Name, lastName: Name }, closed);
 export type SimpleRegistrationForm = Static<typeof MobileRegistrationForm>;
 
-const Address = Type.Object({
-  street: TextLine({ minLength: 1, maxLength: 200 }),
-  city: TextLine({ minLength: 1, maxLength: 100 }),
-  postcode: TextLine({ minLength: 1, maxLength: 20 }),
-  countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
-});
+const Address = Type.Object(
+  {
+    street: TextLine({ minLength: 1, maxLength: 200 }),
+    city: TextLine({ minLength: 1, maxLength: 100 }),
+    postcode: TextLine({ minLength: 1, maxLength: 20 }),
+    countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+  },
+  closed,
+);
 
-const ContactPerson = Type.Object({ firstName: Name, lastName: Name, email: Email, phone: Phone });
+const ContactPerson = Type.Object({ firstName: Name, lastName: Name, email: Email, phone: Phone }, closed);
 
 const businessFields = {
   companyName: TextLine({ minLength: 1, maxLength: 200 }),
@@ -51,14 +61,17 @@ const businessFields = {
   contact: ContactPerson,
 };
 
-export const BusinessRegistrationForm = Type.Object(businessFields);
+export const BusinessRegistrationForm = Type.Object(businessFields, closed);
 export type BusinessRegistrationForm = Static<typeof BusinessRegistrationForm>;
 
-export const WholesaleRegistrationForm = Type.Object({
-  ...businessFields,
-  expectedYearlyTurnover: Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Expected yearly purchases, euros' }),
-  message: Type.Optional(MultilineText({ maxLength: 2000 })),
-});
+export const WholesaleRegistrationForm = Type.Object(
+  {
+    ...businessFields,
+    expectedYearlyTurnover: Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Expected yearly purchases, euros' }),
+    message: Type.Optional(MultilineText({ maxLength: 2000 })),
+  },
+  closed,
+);
 export type WholesaleRegistrationForm = Static<typeof WholesaleRegistrationForm>;
 
 const Token = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
@@ -71,33 +84,42 @@ export const VerificationTokenQuery = Type.Object({ verificationToken });
 export const OptionalVerificationTokenQuery = Type.Object({ verificationToken: Type.Optional(verificationToken) });
 export const ResetTokenQuery = Type.Object({ passwordResetToken: Type.Optional(passwordResetToken) });
 
-export const VerificationForm = Type.Object({
-  password: Password,
-  passwordRepeat: Password,
-  termsAccepted: Type.Boolean({ description: 'Must be true' }),
-  newsletter: Type.Optional(Type.Boolean()),
-  verificationToken: Type.Optional(Token('The token from the verification mail, instead of the query parameter')),
-});
+export const VerificationForm = Type.Object(
+  {
+    password: Password,
+    passwordRepeat: Password,
+    termsAccepted: Type.Boolean({ description: 'Must be true' }),
+    newsletter: Type.Optional(Type.Boolean()),
+    verificationToken: Type.Optional(Token('The token from the verification mail, instead of the query parameter')),
+  },
+  closed,
+);
 export type VerificationForm = Static<typeof VerificationForm>;
 
-export const NewPasswordForm = Type.Object({
-  password: Password,
-  passwordRepeat: Password,
-  passwordResetToken: Type.Optional(Token('The token from the reset mail, instead of the query parameter')),
-});
+export const NewPasswordForm = Type.Object(
+  {
+    password: Password,
+    passwordRepeat: Password,
+    passwordResetToken: Type.Optional(Token('The token from the reset mail, instead of the query parameter')),
+  },
+  closed,
+);
 export type NewPasswordForm = Static<typeof NewPasswordForm>;
 
-export const ResetPasswordForm = Type.Object({ email: Email });
+export const ResetPasswordForm = Type.Object({ email: Email }, closed);
 
-export const LoginForm = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 254 }),
-  password: Type.String({ minLength: 1, maxLength: 1000 }),
-  web_store_nav_code: Type.String({ maxLength: 16, description: 'Store code: WEB or WEB2' }),
-  role: Type.Optional(Role),
-});
+export const LoginForm = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 1000 }),
+    web_store_nav_code: Type.String({ maxLength: 16, description: 'Store code: WEB or WEB2' }),
+    role: Type.Optional(Role),
+  },
+  closed,
+);
 export type LoginForm = Static<typeof LoginForm>;
 
-export const SwitchStoreForm = Type.Object({ webStoreNavCode: Type.String({ maxLength: 16, description: 'Target store code' }) });
+export const SwitchStoreForm = Type.Object({ webStoreNavCode: Type.String({ maxLength: 16, description: 'Target store code' }) }, closed);
 
 /** The headers of the endpoints that log in: the store's, and a guest's basket to merge. */
 export const LoginHeaders = Type.Object({
