@@ -48,6 +48,17 @@ export const oneClick = (t: AccountsTestApp, path: string) =>
     payload: 'List-Unsubscribe=One-Click',
   });
 
+/** The same POST as multipart/form-data, which RFC 8058 says a mail client SHOULD send. */
+export const oneClickMultipart = (t: AccountsTestApp, path: string) => {
+  const boundary = '----one-click-7MA4YWxkTrZu0gW';
+  return t.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`,
+  });
+};
+
 export async function subscriberRows(t: AccountsTestApp, email: string) {
   return t.database.db.selectFrom('newsletter_subscriber').selectAll().where('email', '=', email).execute();
 }

@@ -6,6 +6,7 @@ import {
   confirmationMailTo,
   newsletterToken,
   oneClick,
+  oneClickMultipart,
   oneClickPath,
   subscribe,
   subscribeConfirmed,
@@ -49,6 +50,27 @@ describe('POST /newsletter/unsubscribe', () => {
     expect(json.statusCode, json.body).toBe(200);
     expect((await subscriberRows(t, email))[0]!.withdrawn_at).not.toBeNull();
     expect((await t.app.inject({ method: 'POST', url: path })).statusCode).toBe(200);
+  });
+
+  it("takes RFC 8058's multipart/form-data one-click POST too, and refuses one over the size of such a form", async () => {
+    const email = uniqueEmail('unsub-multipart');
+    const path = oneClickPath(await subscribeConfirmed(t, email));
+    const response = await oneClickMultipart(t, path);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({});
+    expect((await subscriberRows(t, email))[0]!.withdrawn_at).not.toBeNull();
+    expect((await oneClickMultipart(t, path)).statusCode).toBe(200);
+
+    const other = uniqueEmail('unsub-multipart-huge');
+    const otherPath = oneClickPath(await subscribeConfirmed(t, other));
+    const huge = await t.app.inject({
+      method: 'POST',
+      url: otherPath,
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      payload: `--x\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\n${'x'.repeat(5000)}\r\n--x--\r\n`,
+    });
+    expectErrorBody(huge, 413, 'Payload Too Large');
+    expect((await subscriberRows(t, other))[0]!.withdrawn_at).toBeNull();
   });
 
   it('refuses a tampered signature, another address or another store with 403 and changes nothing', async () => {

@@ -85,6 +85,11 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
         done(null, Object.fromEntries(new URLSearchParams(body as string)));
       },
     );
+    // RFC 8058 §3.2: a mail client SHOULD send `List-Unsubscribe=One-Click` as multipart/form-data
+    // (and MAY form-encode it). The signed query is what unsubscribes, so the parts are not read.
+    scope.addContentTypeParser('multipart/form-data', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, _body, done) => {
+      done(null, {});
+    });
     scope.post(
       '/newsletter/unsubscribe',
       {
@@ -94,7 +99,7 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
         schema: {
           tags,
           summary:
-            'Unsubscribe with a signed link (the List-Unsubscribe header of every marketing mail); RFC 8058 one-click: any body, e.g. `List-Unsubscribe=One-Click` form-encoded, or none',
+            'Unsubscribe with a signed link (the List-Unsubscribe header of every marketing mail); RFC 8058 one-click: `List-Unsubscribe=One-Click` as multipart/form-data or form-encoded, a JSON body, or none',
           querystring: UnsubscribeQuery,
           response: { 200: success(Empty, 'plain'), ...errors(400, 403, 413, 415, 429, 500) },
         },
