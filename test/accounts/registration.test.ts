@@ -160,6 +160,27 @@ describe('the state table of registration', () => {
     expect((await login(t, email)).json()).toEqual({ roles: ['SIMPLE', 'BUSINESS'] });
   });
 
+  it('a company customer here with a simple account in the other store gets the simple account here, not the other-store mail', async () => {
+    const email = uniqueEmail('company-retail');
+    await registerBusiness(email);
+    expect((await verify(t, tokenFromMail(await mailTo(t, email), 'verificationToken'))).statusCode).toBe(200);
+    expect((await register(t, email, 'WEB2')).statusCode).toBe(200);
+    expect((await login(t, email, GOOD_PASSWORD, 'WEB2')).statusCode).toBe(200);
+
+    expect((await register(t, email, 'WEB')).statusCode).toBe(200);
+    await t.drainJobs();
+    // Told to log in here, they would get their business account and never a retail one.
+    const latest = mailsTo(t, email).at(-1)!;
+    expect(latest.subject).not.toMatch(/Teil on juba konto/);
+    expect(await accountsOf(email)).toEqual([
+      expect.objectContaining({ store_code: 'WEB', type: 'BUSINESS' }),
+      expect.objectContaining({ store_code: 'WEB2', type: 'SIMPLE' }),
+      expect.objectContaining({ store_code: 'WEB', type: 'SIMPLE' }),
+    ]);
+    expect((await verify(t, tokenFromMail(latest, 'verificationToken'))).statusCode).toBe(200);
+    expect((await login(t, email)).json()).toEqual({ roles: ['SIMPLE', 'BUSINESS'] });
+  });
+
   it('gives the same answer whether or not the email was known', async () => {
     const known = uniqueEmail();
     await registerVerified(t, known);

@@ -21,6 +21,7 @@ import {
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
 import { refuseReservedEmail } from './email-rules.js';
 import { insertWholesaleRequest } from './wholesale.repository.js';
+import { rolesIn } from './session.service.js';
 
 // Registration answers the same, after the same work, whether or not the email is known: the
 // request checks the form and queues one job; the worker (below) applies the state table.
@@ -83,7 +84,11 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
   const simpleHere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code === storeCode);
   const simpleElsewhere = accounts.find((a) => a.type === 'SIMPLE' && a.store_code !== storeCode);
   if (Boolean(user.email_verified) && simpleHere) return;
-  if (Boolean(user.email_verified) && simpleElsewhere) {
+  // The other-store mail tells them to log in here with the same password, and that login makes the
+  // retail account here only for someone who holds no account here (openSession). A business or
+  // wholesale customer here is the state table's user without a simple account: told to log in,
+  // they got their company account and never the retail one.
+  if (Boolean(user.email_verified) && simpleElsewhere && rolesIn(accounts, storeCode).length === 0) {
     await queueAccountMail(
       trx,
       config,
