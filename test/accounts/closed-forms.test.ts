@@ -67,11 +67,7 @@ describe('fields the account forms do not name', () => {
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual(form);
 
-    const row = await t.database.db
-      .selectFrom('wholesale_request')
-      .select('form')
-      .where('email', '=', email)
-      .executeTakeFirstOrThrow();
+    const row = await t.database.db.selectFrom('wholesale_request').select('form').where('email', '=', email).executeTakeFirstOrThrow();
     expect(JSON.parse(row.form)).toEqual(form);
   });
 });

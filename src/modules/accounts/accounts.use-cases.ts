@@ -9,7 +9,14 @@ import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.sc
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
 import { admitLogin, settleLogin } from './login-throttle.js';
-import { checkCredentials, openSession, storeNamedIn, type LoginBasketRequest, type LoginResult } from './session.service.js';
+import {
+  checkCredentials,
+  openSession,
+  refuseLockedStore,
+  storeNamedIn,
+  type LoginBasketRequest,
+  type LoginResult,
+} from './session.service.js';
 import { checkVerificationForm, completeVerification, pendingVerification } from './verification.service.js';
 
 // The account flows that take more than one transaction's worth of work: rate limits that must
@@ -29,6 +36,7 @@ export async function logIn(
 ): Promise<LoginResult> {
   const { form, address } = input;
   const storeCode = storeNamedIn('web_store_nav_code', form.web_store_nav_code);
+  await refuseLockedStore(db, storeCode, now);
   const attempt = { email: form.email, address };
   await admitLogin(db, config.rateLimits, attempt, now);
   let failed = false;

@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
-import { invalidField } from '../../infra/domain-error.js';
+import { DomainError, invalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { newToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import { loginBasket, type BasketWire } from '../basket/index.js';
-import { isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
+import { getStore, isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
   accountsOfUser,
@@ -127,6 +127,18 @@ export function storeNamedIn(field: string, code: string): StoreCode {
 }
 
 /**
+ * A 423 when the store a login or a switch names in its body is locked. The request hook answers a
+ * locked store 423 by the `store` header only: named in the body, a locked store gave out tokens,
+ * made accounts and merged baskets while it was closed for maintenance.
+ */
+export async function refuseLockedStore(db: Db, storeCode: StoreCode, now: number): Promise<void> {
+  const store = await getStore(db, storeCode);
+  if (!store?.isLocked) return;
+  const retryAfter = store.lockedUntil === null ? 0 : Math.ceil((Number(store.lockedUntil) - now) / 1000);
+  throw new DomainError('locked', 'error.storeLocked', {}, retryAfter > 0 ? retryAfter : undefined);
+}
+
+/**
  * The user the credentials belong to. Wrong password, unknown email and a user without a password
  * get the same 422 after the same work (the hash runs in every case), after `onFailure` (which
  * counts the failure); "not verified" is told only once the password was right. A legacy hash is
@@ -205,6 +217,7 @@ export async function switchWebStore(
   const storeCode = storeNamedIn('webStoreNavCode', target);
   if (storeCode === actor.storeCode) throw invalidField('webStoreNavCode', 'auth.sameStore');
   if (actor.role !== 'SIMPLE') throw invalidField('webStoreNavCode', 'auth.retailOnly');
+  await refuseLockedStore(trx, storeCode, now);
   const accounts = await accountsOfUser(trx, actor.userId);
   const account =
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
