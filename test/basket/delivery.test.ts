@@ -292,6 +292,27 @@ describe('PUT /basket/delivery', () => {
     expect((await read(t, who)).deliveryCost).toBe(5.9);
   });
 
+  it('says a free parcel-machine code changes nothing with no machine chosen, or one free anyway, and applies it only when it does', async () => {
+    const who = await basketWith([[p.book, 1]]);
+    const notCovered = { code: 'DELIVERY_NOT_COVERED', message: expect.stringContaining('ainult pakiautomaati tarne') };
+    const coded = basketOf(await call(t, 'POST', '/basket/add-discount', who, { code: 'freepm' }));
+    expect(coded.discounts).toEqual([{ code: 'FREEPM', amount: 0, applied: false, reason: notCovered }]);
+    const express = basketOf(await choose(who, { deliveryMethodId: method.EXPRESS }));
+    expect([express.deliveryCost, express.total, express.discounts]).toEqual([9.9, 29.9, [{ ...coded.discounts[0], reason: notCovered }]]);
+    // The methods list still shows what the code makes free.
+    expect((await methodsOf(who)).find((listed) => listed.code === 'DPD')!.price).toBe(0);
+    const dpd = basketOf(await choose(who, { deliveryMethodId: method.DPD, parcelMachineId: machine.D1 }));
+    expect([dpd.deliveryCost, dpd.discounts[0]!.applied, dpd.discounts[0]!.reason]).toEqual([0, true, null]);
+    // Omniva is free over 40.00 without the code.
+    await add(t, who, p.book, 2);
+    const omniva = basketOf(await choose(who, { deliveryMethodId: method.OMNIVA, parcelMachineId: machine['1002'] }));
+    expect([omniva.deliveryCost, omniva.discounts[0]!.applied, omniva.discounts[0]!.reason?.code]).toEqual([
+      0,
+      false,
+      'DELIVERY_FREE_ANYWAY',
+    ]);
+  });
+
   it('chooses a pickup shop (drive-in has its one), and checks it', async () => {
     const who = await basketWith([[p.book, 1]]);
     expect(basketOf(await choose(who, { deliveryMethodId: method.SHOP, shopCode: 'TRT1' })).deliveryMethod).toMatchObject({

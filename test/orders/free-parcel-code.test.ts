@@ -47,6 +47,28 @@ const uses = async () =>
   );
 
 describe('a code that only makes parcel machines free', () => {
+  it('with a courier is neither refused nor named nor counted: it changed nothing', async () => {
+    await importLines(t, 'discount-codes', [{ code: 'FREEPM2', freeParcelMachine: true }]);
+    const book = await stockedBook(t, shop, 5);
+    const who = await fill(t, {}, [[book, 1]]);
+    const coded = basketOf(await call(t, 'POST', '/basket/add-discount', who, { code: 'FREEPM2' }));
+    expect(coded.discounts[0]).toMatchObject({ applied: false, reason: { code: 'DELIVERY_NOT_COVERED' } });
+    const placed = await checkout(t, who, checkoutForm(shop));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const order = await t.database.db
+      .selectFrom('customer_order')
+      .select(['discount_code', 'delivery_cents'])
+      .where('id', '=', orderLink(placed.json().location).orderId)
+      .executeTakeFirstOrThrow();
+    expect([order.discount_code, Number(order.delivery_cents)]).toEqual([null, 590]);
+    const code = await t.database.db
+      .selectFrom('discount_code')
+      .select('used_count')
+      .where('code', '=', 'FREEPM2')
+      .executeTakeFirstOrThrow();
+    expect(Number(code.used_count)).toBe(0);
+  });
+
   it('is named by the order and counted, and its last use is the last', async () => {
     const book = await stockedBook(t, shop, 5);
     const choice = { deliveryMethodId: dpd, parcelMachineId: machine };

@@ -9,7 +9,13 @@ import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
 import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
-import { evaluateCode, type CodeLine, type CodeReason, type DiscountCode } from './discount-codes/discount-code.rules.js';
+import {
+  evaluateCode,
+  freeDeliveryReason,
+  type CodeLine,
+  type CodeReason,
+  type DiscountCode,
+} from './discount-codes/discount-code.rules.js';
 import { isDigitalProduct, maxOrderable } from './basket-rules.js';
 import { shareOverCards, virtualCardLines, type BasketCardsReader, type CardShare, type VirtualCardLine } from '../gift-cards/index.js';
 
@@ -49,6 +55,11 @@ export interface PricedBasket {
   lines: PricedLine[];
   itemCount: number;
   subtotalCents: number;
+  /**
+   * The basket's code: what it takes off the lines, why it changes nothing about the price (null
+   * when it does), and whether it makes parcel machines free for this basket (whichever delivery
+   * is chosen: the delivery methods list shows them free).
+   */
   code: { code: DiscountCode; amountCents: number; reason: CodeReason | null; freeParcelMachine: boolean } | null;
   discountCents: number;
   digitalOnly: boolean;
@@ -197,19 +208,32 @@ export async function priceLines(
       },
     );
     for (const line of orderable) line.discountCents = outcome.perLine.get(line.product.id) ?? 0;
-    code = { code: discountCode, amountCents: outcome.amountCents, reason: outcome.reason, freeParcelMachine: outcome.freeParcelMachine };
+    code = {
+      code: discountCode,
+      amountCents: outcome.amountCents,
+      reason: outcome.reason,
+      freeParcelMachine: outcome.freeParcelMachine && outcome.reason === null,
+    };
   }
   const discountCents = code?.amountCents ?? 0;
   const digitalOnly = orderable.length > 0 && orderable.every((line) => isDigitalLine(line));
   const weight = orderable.reduce((sum, line) => sum + (line.product.weightG ?? 0) * line.quantity, 0);
   const shape = { digitalOnly, heavy: weight > HEAVY_BASKET_GRAMS };
-  const delivery = basket
-    ? await chosenDelivery(db, context, basket, {
-        ...shape,
-        payableCents: payableWithVatCents(orderable, vatIncluded),
-        freeParcelMachine: code?.freeParcelMachine === true && code.reason === null,
-      })
-    : null;
+  const deliveryShape = {
+    ...shape,
+    payableCents: payableWithVatCents(orderable, vatIncluded),
+    freeParcelMachine: code?.freeParcelMachine === true,
+  };
+  const delivery = basket ? await chosenDelivery(db, context, basket, deliveryShape) : null;
+  // A code that takes nothing off the lines says so unless it makes the chosen delivery free.
+  if (code && code.reason === null && code.amountCents === 0)
+    code.reason = freeDeliveryReason(
+      delivery && {
+        kind: delivery.method.kind,
+        offered: delivery.offered,
+        regularCents: callerDeliveryCost(delivery.method, { ...deliveryShape, freeParcelMachine: false }, delivery.countryCode, caller),
+      },
+    );
   const deliveryCents = delivery?.offered ? delivery.costCents : 0;
   const totalCents = subtotalCents - discountCents + deliveryCents;
   const vat = vatTable(

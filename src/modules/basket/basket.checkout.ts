@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 // basket's own rules, price it afresh, and empty it once the order holds its lines.
 
 export { shipsOnlyFromStock, isDigitalProduct };
+export { DELIVERY_REASONS } from './discount-codes/discount-code.rules.js';
 export type { PricedBasket, PricedLine, BasketContext } from './basket-pricing.js';
 export type { BasketOwner } from './basket.service.js';
 export type { BasketRow } from './basket.repository.js';

@@ -106,8 +106,11 @@ export const BasketSchema = Type.Object(
       Type.Object({
         code: Type.String(),
         amount: Money(),
-        applied: Type.Boolean(),
-        reason: Type.Union([Notice, Type.Null()], { description: 'Why the code takes nothing off now' }),
+        applied: Type.Boolean({ description: 'True only when the code changes the price: a discount, or the chosen delivery made free' }),
+        reason: Type.Union([Notice, Type.Null()], {
+          description:
+            'Why the code changes nothing now (null while applied), e.g. DELIVERY_NOT_COVERED for a free parcel-machine code with another delivery',
+        }),
       }),
     ),
     discountAmount: Money(),

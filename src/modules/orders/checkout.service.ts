@@ -205,7 +205,8 @@ function basketProblems(priced: PricedBasket): InvalidField[] {
     else if (line.notice?.code === 'QUANTITY_CUT')
       problems.push({ field, messageKey: 'checkout.lineQuantityCut', params: { product: line.product.name, max: line.notice.max } });
   }
-  if (priced.code && priced.code.reason !== null)
+  // A code that changes nothing only because of the delivery this form chooses is left unused, not refused.
+  if (priced.code && priced.code.reason !== null && !basketCheckout.DELIVERY_REASONS.has(priced.code.reason))
     problems.push({
       field: 'discountCode',
       messageKey: `basket.code.${priced.code.reason}` as MessageKey,
@@ -216,13 +217,12 @@ function basketProblems(priced: PricedBasket): InvalidField[] {
 }
 
 /**
- * The basket's code where it changed the order: a discount, or the parcel machine it makes free (a
- * code may do only that). Then the order names it and it is counted as a use against its limit.
+ * The basket's code where it changed the order (pricing gives it a reason otherwise): a discount,
+ * or the parcel machine it makes free (a code may do only that). Then the order names it and it is
+ * counted as a use against its limit.
  */
 function appliedCode(priced: PricedBasket) {
-  const code = priced.code;
-  if (!code || code.reason !== null) return null;
-  return priced.discountCents > 0 || (code.freeParcelMachine && priced.delivery?.method.kind === 'PARCEL_MACHINE') ? code.code : null;
+  return priced.code && priced.code.reason === null ? priced.code.code : null;
 }
 
 function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBasket, paymentMethod: string, now: number) {

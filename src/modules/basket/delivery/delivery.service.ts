@@ -82,7 +82,7 @@ export async function availableDeliveryMethods(db: Db, context: BasketContext, p
   const shape = {
     ...priced,
     payableCents,
-    freeParcelMachine: priced.code?.freeParcelMachine === true && priced.code.reason === null,
+    freeParcelMachine: priced.code?.freeParcelMachine === true,
   };
   const shown = shownMoney(context.caller, priced.subtotalCents - priced.discountCents, payableCents);
   return methods.map((method: DeliveryMethod) => ({

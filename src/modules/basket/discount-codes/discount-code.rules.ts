@@ -39,7 +39,15 @@ export type CodeReason =
   | 'CUSTOMER_KIND'
   | 'BELOW_MINIMUM'
   | 'NO_ELIGIBLE_ITEMS'
-  | 'OTHER_DISCOUNT_LARGER';
+  | 'OTHER_DISCOUNT_LARGER'
+  | 'DELIVERY_NOT_COVERED'
+  | 'DELIVERY_FREE_ANYWAY';
+
+/**
+ * Reasons that depend only on the delivery chosen: the code is kept, takes nothing off, and
+ * checkout goes on without it (the delivery is chosen on the checkout form itself).
+ */
+export const DELIVERY_REASONS: ReadonlySet<CodeReason> = new Set(['DELIVERY_NOT_COVERED', 'DELIVERY_FREE_ANYWAY']);
 
 /** What the code rules read of a basket line (an orderable one). */
 export interface CodeLine {
@@ -125,6 +133,17 @@ export function evaluateCode(
     reason: takesSomething ? null : 'OTHER_DISCOUNT_LARGER',
     freeParcelMachine: code.freeParcelMachine,
   };
+}
+
+/**
+ * Why a code that applies but takes nothing off the lines (one that only makes parcel machines
+ * free) changes nothing about the price either: no parcel machine is the delivery (none chosen,
+ * another kind, or one the basket no longer suits), or the machine costs nothing without the code.
+ * Null when the code makes the chosen machine free. `regularCents` is the machine's cost without it.
+ */
+export function freeDeliveryReason(delivery: { kind: string; offered: boolean; regularCents: number } | null): CodeReason | null {
+  if (!delivery || !delivery.offered || delivery.kind !== 'PARCEL_MACHINE') return 'DELIVERY_NOT_COVERED';
+  return delivery.regularCents === 0 ? 'DELIVERY_FREE_ANYWAY' : null;
 }
 
 function isEligible(code: DiscountCode, line: CodeLine): boolean {
