@@ -189,7 +189,9 @@ describe('putting a code on the basket', () => {
     const who = await basketWith([[p.novel, 1]]);
     const below = basketOf(await addCode(who, 'MIN50'));
     expect(below.discounts[0]).toMatchObject({ applied: false, amount: 0, reason: { code: 'BELOW_MINIMUM' } });
-    expect(below.discounts[0]!.reason!.message).toContain('50.00');
+    expect(below.discounts[0]!.reason!.message).toBe('Kood eeldab ostukorvi vähemalt 50,00 € eest.');
+    expect((await read(t, { ...who, language: 'ru' })).discounts[0]!.reason!.message).toBe('Код действует для корзины от 50,00 €.');
+    expect((await read(t, { ...who, language: 'en' })).discounts[0]!.reason!.message).toBe('The code needs a basket of at least €50.00.');
     const reached = await add(t, who, p.novel, 2);
     expect(reached.discounts[0]).toMatchObject({ applied: true, amount: 9 });
   });

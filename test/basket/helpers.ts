@@ -13,6 +13,8 @@ export interface Who {
   store?: string;
   ip?: string;
   session?: string;
+  /** x-app-language: et (the default), en or ru. */
+  language?: string;
 }
 
 export interface BasketAnswer {
@@ -60,6 +62,7 @@ export function call(t: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url:
   if (who.ifMatch !== undefined) headers['if-match'] = who.ifMatch;
   if (who.store !== undefined) headers.store = who.store;
   if (who.session !== undefined) headers['x-session-id'] = who.session;
+  if (who.language !== undefined) headers['x-app-language'] = who.language;
   return t.app.inject({ method, url, headers, remoteAddress: who.ip, ...(body === undefined ? {} : { payload: body as object }) });
 }
 

@@ -119,7 +119,10 @@ describe('lines whose product changed', () => {
     await db().updateTable('product').set({ shop_price_cents: 1200 }).where('id', '=', id).execute();
     const basket = await read(t, who);
     expect(basket.items[0]).toMatchObject({ unitPrice: 12, lineTotal: 12, notice: { code: 'PRICE_CHANGED' } });
-    expect(basket.items[0]!.notice!.message).toMatch(/10\.00.*12\.00/);
+    // Money as each language writes it: a decimal comma in Estonian and Russian.
+    expect(basket.items[0]!.notice!.message).toBe('Hind muutus: 10,00 € -> 12,00 €.');
+    expect((await read(t, { ...who, language: 'ru' })).items[0]!.notice!.message).toBe('Цена изменилась: 10,00 € -> 12,00 €.');
+    expect((await read(t, { ...who, language: 'en' })).items[0]!.notice!.message).toBe('The price changed from €10.00 to €12.00.');
     const rewritten = await add(t, who, id, 1);
     expect(rewritten.items[0]).toMatchObject({ quantity: 2, lineTotal: 24, notice: null });
   });

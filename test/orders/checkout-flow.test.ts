@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, setStock } from '../helpers/catalogue.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
+import { importLines } from '../basket/import-helpers.js';
+import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
 // The whole purchase through the test gateway, as the front-end drives it: checkout, create-form,
 // the gateway's page (its buttons posted as the browser would), the gateway's real HTTP callback
@@ -193,5 +194,19 @@ describe('orders with nothing to pay online', () => {
     const response = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'PAY_IN_SHOP' }));
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual([expect.objectContaining({ field: 'paymentMethodId' })]);
+  });
+
+  it('a code below its minimum is a 422 on discountCode, its sum written as the language writes money', async () => {
+    expect((await importLines(t, 'discount-codes', [{ code: 'MIN30', percent: 10, minBasket: 30 }])).statusCode).toBe(200);
+    const book = await stockedBook(t, shop, 3);
+    const who = await fill(t, {}, [[book, 1]]);
+    expect((await call(t, 'POST', '/basket/add-discount', who, { code: 'MIN30' })).statusCode).toBe(200);
+    const refused = async (language: string) => {
+      const response = await checkout(t, who, checkoutForm(shop), { 'x-app-language': language });
+      expect(response.statusCode).toBe(422);
+      return response.json() as Array<{ field: string; message: string }>;
+    };
+    expect(await refused('et')).toEqual([{ field: 'discountCode', message: 'Kood eeldab ostukorvi vähemalt 30,00 € eest.' }]);
+    expect(await refused('en')).toEqual([{ field: 'discountCode', message: 'The code needs a basket of at least €30.00.' }]);
   });
 });

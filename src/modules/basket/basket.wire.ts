@@ -1,9 +1,7 @@
-import { translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { formatEuros, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { toWireMoney } from '../pricing/index.js';
 import type { LineNotice, PricedBasket, PricedLine } from './basket-pricing.js';
 import type { BasketWire } from './basket.schemas.js';
-
-const euros = (cents: number) => toWireMoney(cents).toFixed(2);
 
 /** The basket's version as the wire and the ETag carry it: its id and write count. */
 export const basketVersion = (basket: { id: number; version: number }) => `${basket.id}-${basket.version}`;
@@ -15,7 +13,10 @@ function noticeText(notice: LineNotice, unitCents: number, language: Language): 
     case 'QUANTITY_CUT':
       return translate(language, 'basket.notice.QUANTITY_CUT', { max: notice.max });
     case 'PRICE_CHANGED':
-      return translate(language, 'basket.notice.PRICE_CHANGED', { from: euros(notice.fromCents), to: euros(unitCents) });
+      return translate(language, 'basket.notice.PRICE_CHANGED', {
+        from: formatEuros(notice.fromCents, language),
+        to: formatEuros(unitCents, language),
+      });
   }
 }
 
@@ -69,7 +70,9 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
             applied: code.reason === null,
             reason: code.reason && {
               code: code.reason,
-              message: translate(language, `basket.code.${code.reason}` as MessageKey, { min: euros(code.code.minBasketCents ?? 0) }),
+              message: translate(language, `basket.code.${code.reason}` as MessageKey, {
+                min: formatEuros(code.code.minBasketCents ?? 0, language),
+              }),
             },
           },
         ]

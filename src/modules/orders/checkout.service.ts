@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
-import type { MessageKey } from '../../i18n/index.js';
+import { formatEuros, type Language, type MessageKey } from '../../i18n/index.js';
 import { basketCheckout } from '../basket/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
@@ -92,7 +92,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   }
   if (priced && priced.lines.length === 0) throw badRequest('checkout.emptyBasket');
   if (priced) refuseSoldOut(priced);
-  if (priced) problems.push(...basketProblems(priced));
+  if (priced) problems.push(...basketProblems(priced, context.language));
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
   const refusal = paymentMethodRefusal(
     method,
@@ -196,7 +196,7 @@ function refuseSoldOut(priced: PricedBasket): void {
 }
 
 /** Lines that cannot be ordered as they stand, and a code that no longer applies. */
-function basketProblems(priced: PricedBasket): InvalidField[] {
+function basketProblems(priced: PricedBasket, language: Language): InvalidField[] {
   const problems: InvalidField[] = [];
   for (const line of priced.lines) {
     const field = `lines.${line.product.code}`;
@@ -210,7 +210,7 @@ function basketProblems(priced: PricedBasket): InvalidField[] {
     problems.push({
       field: 'discountCode',
       messageKey: `basket.code.${priced.code.reason}` as MessageKey,
-      params: { min: ((priced.code.code.minBasketCents ?? 0) / 100).toFixed(2) },
+      params: { min: formatEuros(priced.code.code.minBasketCents ?? 0, language) },
     });
   if (priced.delivery && !priced.delivery.offered) problems.push({ field: 'deliveryMethodId', messageKey: 'basket.deliveryNotOffered' });
   return problems;
