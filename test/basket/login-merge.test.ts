@@ -96,6 +96,10 @@ describe('POST /auth/login with a basket-token', () => {
     // 999 is the most of a line, the web stock of 4 caps the scarce one, an e-book is 1.
     expect(quantities(basket)).toEqual({ [p.book]: 999, [p.scarce]: 4, [p.ebook]: 1, [p.both]: 2 });
     expect([basket.basketToken, basket.itemCount, basket.total]).toEqual([null, 1006, 9990 + 20 + 8 + 14]);
+    // The cut to the stock is told (the scarce line only: the rules' caps of 999 and 1 are no news).
+    expect(basket.items.filter((item) => item.notice !== null).map((item) => [item.productId, item.notice!.code])).toEqual([
+      [p.scarce, 'QUANTITY_CUT'],
+    ]);
     // The answer is the client's basket as the basket endpoints show it, for either token.
     const stored = await read(t, { bearer: accessToken });
     expect([stored.id, stored.version, quantities(stored)]).toEqual([basket.id, basket.version, quantities(basket)]);

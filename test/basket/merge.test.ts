@@ -58,6 +58,11 @@ describe('POST /basket/merge', () => {
     expect(merged.basketToken).toBeNull();
     expect(quantities(merged)).toEqual({ [p.book]: 7, [p.scarce]: 4, [p.ebook]: 1, [p.gone]: 2 });
     expect(merged.items.find((item) => item.productId === p.gone)!.available).toBe(false);
+    // 3 + 3 of a book with 4 in stock: the merge's cut is told, on this answer and on the next read.
+    const cut = { quantity: 4, maxQuantity: 4, notice: { code: 'QUANTITY_CUT', message: 'Tellida saab ainult 4 tk; kogust vähendati.' } };
+    expect(merged.items.find((item) => item.productId === p.scarce)).toMatchObject(cut);
+    expect((await read(t, { bearer: client.token })).items.find((item) => item.productId === p.scarce)).toMatchObject(cut);
+    expect(merged.items.filter((item) => item.notice?.code === 'QUANTITY_CUT').map((item) => item.productId)).toEqual([p.scarce]);
     expect((await read(t, { token })).id).toBeNull();
     // A retry finds nothing more to merge.
     const retried = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token }));

@@ -5,7 +5,7 @@ import type { Caller } from '../catalogue/index.js';
 import { moveBasketGiftCards } from '../gift-cards/index.js';
 import { getStore } from '../store/index.js';
 import { readBasketProducts, type ProductsReader } from './basket-lines.repository.js';
-import { readClientPricing } from './basket-products.repository.js';
+import { readClientPricing, type BasketProduct } from './basket-products.repository.js';
 import { priceBasket } from './basket-pricing.js';
 import {
   basketLines,
@@ -19,7 +19,7 @@ import {
   updateLine,
   type BasketRow,
 } from './basket.repository.js';
-import { isDigitalProduct, MAX_LINES, MAX_QUANTITY, maxOrderable } from './basket-rules.js';
+import { isDigitalProduct, MAX_LINES, MAX_QUANTITY } from './basket-rules.js';
 import { GUEST_BASKET_TTL_MS } from './basket.service.js';
 import type { BasketWire } from './basket.schemas.js';
 import { toBasketWire } from './basket.wire.js';
@@ -34,8 +34,9 @@ export interface MergeOutcome {
 /**
  * Moves the guest basket of `guestToken` (in the client basket's store) into the client's basket,
  * which the caller has opened (locked). Quantities of a product in both are added, then capped by
- * the rules (999; 1 for a digital product; the web stock of an item that ships only from stock);
- * an unavailable line stays as it is. The 100-line rule holds too, and a merge never loses a line:
+ * the line rules (999; 1 for a digital product); one beyond the web stock of an item that ships
+ * only from stock is kept, and the basket shows it cut with QUANTITY_CUT; an unavailable line
+ * stays as it is. The 100-line rule holds too, and a merge never loses a line:
  * the client's lines stay, the guest's lines of products the client has are added to them, and new
  * guest lines are added in the guest basket's order while fewer than MAX_LINES; the ones that do
  * not fit stay in the guest basket (under the same token, so a later merge with room takes them)
@@ -112,12 +113,13 @@ export function mergeMessages(linesLeftOut: number, language: Language): BasketW
   ];
 }
 
-function capped(quantity: number, product: Parameters<typeof maxOrderable>[0]): number {
-  let max = isDigitalProduct(product) ? 1 : MAX_QUANTITY;
-  const orderable = maxOrderable(product);
-  // An item out of stock keeps its line (shown unavailable) rather than vanish.
-  if (orderable > 0) max = Math.min(max, orderable);
-  return Math.max(1, Math.min(quantity, max));
+/**
+ * The added quantity within the line rules (999; 1 of a digital product). It is not cut to the
+ * stock here: pricing cuts what counts to the stock and the line says QUANTITY_CUT, as for any
+ * line whose stock fell, so the shopper is told (a stored cut said nothing).
+ */
+function capped(quantity: number, product: Pick<BasketProduct, 'type' | 'deliveryTime'>): number {
+  return Math.max(1, Math.min(quantity, isDigitalProduct(product) ? 1 : MAX_QUANTITY));
 }
 
 export interface LoginBasketInput {
