@@ -27,7 +27,12 @@ export async function moveBasketGiftCards(trx: Db, guestBasketId: number, client
     if (!onClient.has(Number(row.gift_card_id)) && onClient.size < MAX_BASKET_CARDS) {
       await trx
         .insertInto('basket_gift_card')
-        .values({ basket_id: clientBasketId, gift_card_id: row.gift_card_id, added_at: row.added_at })
+        .values({
+          basket_id: clientBasketId,
+          gift_card_id: row.gift_card_id,
+          added_at: row.added_at,
+          seen_balance_cents: row.seen_balance_cents,
+        })
         .onConflict((oc) => oc.columns(['basket_id', 'gift_card_id']).doNothing())
         .execute();
       onClient.add(Number(row.gift_card_id));

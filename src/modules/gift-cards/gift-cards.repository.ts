@@ -19,6 +19,8 @@ export interface BasketCard {
   hint: string;
   balanceCents: number;
   expiresAt: number;
+  /** The balance the shopper saw (basket_gift_card.seen_balance_cents); null: none recorded. */
+  seenBalanceCents: number | null;
 }
 
 /** Reads the cards on a basket, in the order they were added, on `db` (a transaction or the database). */
@@ -28,7 +30,13 @@ const basketCardRows = (db: Kysely<Database>, basketId: number) =>
   db
     .selectFrom('basket_gift_card')
     .innerJoin('gift_card', 'gift_card.id', 'basket_gift_card.gift_card_id')
-    .select(['gift_card.id', 'gift_card.code_hint', 'gift_card.balance_cents', 'gift_card.expires_at'])
+    .select([
+      'gift_card.id',
+      'gift_card.code_hint',
+      'gift_card.balance_cents',
+      'gift_card.expires_at',
+      'basket_gift_card.seen_balance_cents',
+    ])
     .where('basket_gift_card.basket_id', '=', basketId)
     .orderBy('basket_gift_card.added_at')
     .orderBy('gift_card.id');
@@ -41,6 +49,7 @@ const toBasketCards = (rows: readonly BasketCardRow[]): BasketCard[] =>
     hint: row.code_hint,
     balanceCents: Number(row.balance_cents),
     expiresAt: Number(row.expires_at),
+    seenBalanceCents: row.seen_balance_cents === null ? null : Number(row.seen_balance_cents),
   }));
 
 /** The cards on a basket, built by Kysely per call (where no database handle is at hand). */
@@ -55,11 +64,26 @@ export function preparedBasketCards(handle: DatabaseHandle): BasketCardsReader {
   return async (db, basketId) => toBasketCards(await rows.on(db, basketId));
 }
 
-export async function attachCard(trx: Db, basketId: number, cardId: number, now: number): Promise<void> {
+/** Puts the card on the basket with the balance the answer shows; again, it records that balance as seen. */
+export async function attachCard(trx: Db, basketId: number, cardId: number, balanceCents: number, now: number): Promise<void> {
   await trx
     .insertInto('basket_gift_card')
-    .values({ basket_id: basketId, gift_card_id: cardId, added_at: now })
-    .onConflict((oc) => oc.columns(['basket_id', 'gift_card_id']).doNothing())
+    .values({ basket_id: basketId, gift_card_id: cardId, added_at: now, seen_balance_cents: balanceCents })
+    .onConflict((oc) => oc.columns(['basket_id', 'gift_card_id']).doUpdateSet({ seen_balance_cents: balanceCents }))
+    .execute();
+}
+
+/** Records the balances the basket's cards have now as the ones its shopper has seen. */
+export async function recordSeenBalances(db: Db, basketId: number): Promise<void> {
+  await db
+    .updateTable('basket_gift_card')
+    .set((eb) => ({
+      seen_balance_cents: eb
+        .selectFrom('gift_card')
+        .select('gift_card.balance_cents')
+        .whereRef('gift_card.id', '=', 'basket_gift_card.gift_card_id'),
+    }))
+    .where('basket_id', '=', basketId)
     .execute();
 }
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
-import { conflict, invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
+import { DomainError, invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
 import { consumeRateLimit, countedHits, rateLimited, type RateLimit } from '../../infra/rate-limit.js';
 import { reserve } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeKey, HINT_LENGTH, normaliseCode } from './gift-card-code.js';
@@ -101,7 +101,7 @@ export async function addCardToBasket(trx: Db, basketId: number, card: FoundCard
   if (!card) throw invalidField('code', 'giftCards.unknownCode');
   if ((await countBasketCards(trx, basketId)) >= MAX_BASKET_CARDS)
     throw invalidField('code', 'giftCards.tooMany', { max: MAX_BASKET_CARDS });
-  await attachCard(trx, basketId, card.id, now);
+  await attachCard(trx, basketId, card.id, card.balanceCents, now);
 }
 
 /**
@@ -136,6 +136,11 @@ export interface CardShare {
   balanceCents: number;
   /** What this card pays of the basket. */
   amountCents: number;
+  /**
+   * What it paid of the same sum in the basket the shopper saw: worked out from the balance the
+   * shopper saw (seenBalanceCents), as a line's price change is told from the price it was added at.
+   */
+  shownCents: number;
   usable: boolean;
 }
 
@@ -151,28 +156,67 @@ export async function shareOverCards(
 }
 
 export function share(cards: readonly BasketCard[], payableCents: number, now: number): CardShare[] {
+  const usable = cards.map((card) => card.expiresAt > now && card.balanceCents > 0);
+  const amounts = payInTurn(
+    cards.map((card, index) => (usable[index] ? card.balanceCents : 0)),
+    payableCents,
+  );
+  const shown = payInTurn(
+    cards.map((card, index) => (usable[index] ? (card.seenBalanceCents ?? card.balanceCents) : 0)),
+    payableCents,
+  );
+  return cards.map((card, index) => ({
+    cardId: card.cardId,
+    hint: card.hint,
+    balanceCents: usable[index] ? card.balanceCents : 0,
+    amountCents: amounts[index]!,
+    shownCents: shown[index]!,
+    usable: usable[index]!,
+  }));
+}
+
+/** What each balance pays of `payableCents`, in turn: each what it has, up to what is left. */
+function payInTurn(balances: readonly number[], payableCents: number): number[] {
   let left = Math.max(0, payableCents);
-  return cards.map((card) => {
-    const usable = card.expiresAt > now && card.balanceCents > 0;
-    const amountCents = usable ? Math.min(card.balanceCents, left) : 0;
-    left -= amountCents;
-    return { cardId: card.cardId, hint: card.hint, balanceCents: usable ? card.balanceCents : 0, amountCents, usable };
+  return balances.map((balance) => {
+    const paid = Math.min(Math.max(0, balance), left);
+    left -= paid;
+    return paid;
   });
 }
 
 /**
- * Holds each card's share for the new order, in checkout's transaction. A card that can pay
- * nothing any more (spent or expired) is a 422 (the shopper takes it off); a balance spent
- * by another order since the basket was priced is a 409 and the whole checkout rolls back.
+ * Checkout's 409 when a card pays less than the basket showed: another order spent its balance
+ * meanwhile. Carries the basket, so the route can record, once the checkout has rolled back, that
+ * its shopper has been told (recordSeenBalances): the basket read again shows the new share, and
+ * the next checkout goes on with it.
  */
-export async function holdForOrder(trx: Db, orderId: number, shares: readonly CardShare[], now: number): Promise<void> {
+export class CardBalanceChangedError extends DomainError {
+  constructor(
+    readonly basketId: number,
+    hint: string,
+  ) {
+    super('conflict', 'giftCards.balanceChanged', { hint });
+  }
+}
+
+/**
+ * Holds each card's share for the new order, in checkout's transaction. A card that can pay
+ * nothing any more (spent or expired) is a 422 (the shopper takes it off). A card that pays less
+ * than the basket showed (another order spent it since the shopper saw its balance), or whose
+ * balance another checkout took since this one priced the basket, is a 409 and the whole checkout
+ * rolls back: the shopper would otherwise pay more online than the basket said.
+ */
+export async function holdForOrder(trx: Db, basketId: number, orderId: number, shares: readonly CardShare[], now: number): Promise<void> {
   const idle = shares.filter((card) => !card.usable);
   if (idle.length > 0)
     throw new InvalidInputError(
       idle.map((card) => ({ field: `giftCards.${card.hint}`, messageKey: 'giftCards.nothingLeft', params: { hint: card.hint } })),
     );
+  const short = shares.find((card) => card.amountCents < card.shownCents);
+  if (short) throw new CardBalanceChangedError(basketId, short.hint);
   for (const card of shares) {
     if (card.amountCents === 0) continue;
-    if (!(await reserve(trx, card.cardId, orderId, card.amountCents, now))) throw conflict('giftCards.balanceChanged', { hint: card.hint });
+    if (!(await reserve(trx, card.cardId, orderId, card.amountCents, now))) throw new CardBalanceChangedError(basketId, card.hint);
   }
 }

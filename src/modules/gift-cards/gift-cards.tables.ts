@@ -55,6 +55,11 @@ export interface BasketGiftCardTable {
   basket_id: number;
   gift_card_id: number;
   added_at: number;
+  /**
+   * The card's balance when the shopper put it on the basket (or was last told it, by checkout's
+   * 409): what the share the basket showed was worked out from. Null on rows from before 2026_11_30_1150.
+   */
+  seen_balance_cents: number | null;
 }
 
 export interface BasketVirtualGiftCardTable {

@@ -10,6 +10,7 @@ export { giftCardsPersonalData } from './gift-cards.personal-data.js';
 export { GiftCardCode } from './gift-cards.schemas.js';
 export {
   addCardToBasket,
+  CardBalanceChangedError,
   clearBasketCards,
   holdForOrder,
   lookUpCard,
@@ -19,7 +20,7 @@ export {
   type CardShare,
 } from './gift-cards.service.js';
 export { moveBasketGiftCards } from './basket-merge.js';
-export { preparedBasketCards, type BasketCardsReader } from './gift-cards.repository.js';
+export { preparedBasketCards, recordSeenBalances, type BasketCardsReader } from './gift-cards.repository.js';
 export { capturedCents, expireCards, retakeReleased } from './gift-card-ledger.js';
 export {
   VirtualGiftCardInput,

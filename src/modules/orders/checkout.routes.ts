@@ -7,6 +7,7 @@ import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { translate } from '../../i18n/index.js';
 import { allCountries } from '../country/index.js';
 import { availableDeliveryMethods, basketHttp, basketCheckout, deliveryMethodWire, HOME_COUNTRY } from '../basket/index.js';
+import { CardBalanceChangedError, recordSeenBalances } from '../gift-cards/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { savedAddresses } from '../profile/index.js';
 import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } from './checkout.schemas.js';
@@ -65,7 +66,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
         summary: 'Makes an order of the basket and answers where to pay it',
         description:
           'In one transaction: the basket priced afresh, the order (NEW) with its lines, stock held, the code counted, the basket emptied. ' +
-          'The same Idempotency-Key, or the same unchanged basket, answers the first order. 400: empty basket; 409: the last copies sold; 422: every field and line at fault.',
+          'The same Idempotency-Key, or the same unchanged basket, answers the first order. 400: empty basket; 409: the last copies sold, or a gift card pays less than the basket showed; 422: every field and line at fault.',
         headers: CheckoutHeaders,
         security: SECURITY,
         body: CheckoutBody,
@@ -96,6 +97,10 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       try {
         orderId = (await db.transaction().execute((trx) => placeOrder(trx, actor, input, context.now))).orderId;
       } catch (error) {
+        // The 409 tells the shopper a card's balance changed: from now on its balance counts as seen
+        // (a write of its own, the checkout having rolled back), so the basket read again shows the
+        // share the next checkout holds.
+        if (error instanceof CardBalanceChangedError) await recordSeenBalances(db, error.basketId);
         // Two requests with one key at once: the one that lost the insert answers the winner's order.
         if (!isUniqueViolation(error) || input.idempotencyKey === undefined || actor.idempotencyScope === null) throw error;
         const earlier = await findOrderByIdempotencyKey(db, actor.idempotencyScope, input.idempotencyKey);

@@ -158,8 +158,8 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     lines.flatMap((line, index) => (line.virtualCard ? [{ position: index + 1, card: line.virtualCard }] : [])),
     now,
   );
-  // The cards' shares are held on their ledgers now; a balance spent meanwhile refuses it all.
-  await holdForOrder(trx, orderId, priced.giftCards, now);
+  // The cards' shares are held on their ledgers now; a card paying less than the basket showed refuses it all.
+  await holdForOrder(trx, basket.id, orderId, priced.giftCards, now);
   // "Subscribe me" asks for a subscription like the newsletter form: the buyer confirms by mail.
   if (input.form.newsletterSubscription === true)
     await requestSubscription(
