@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, setStock } from '../helpers/catalogue.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { importLines } from '../basket/import-helpers.js';
+import { createCustomer } from '../helpers/customers.js';
 import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
 // The whole purchase through the test gateway, as the front-end drives it: checkout, create-form,
@@ -194,6 +195,20 @@ describe('orders with nothing to pay online', () => {
     const response = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'PAY_IN_SHOP' }));
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual([expect.objectContaining({ field: 'paymentMethodId' })]);
+  });
+
+  it('a code that takes off only part of what it says (the line carries a discount) is applied: named and counted', async () => {
+    expect((await importLines(t, 'discount-codes', [{ code: 'TENPC', percent: 10 }])).statusCode).toBe(200);
+    const client = await createCustomer(db(), { discountPercent: 5 });
+    const book = await stockedBook(t, shop, 3);
+    const who = await fill(t, { bearer: client.token }, [[book, 1]]);
+    const coded = (await call(t, 'POST', '/basket/add-discount', who, { code: 'TENPC' })).json();
+    // 10 % of 20.00 is 2.00; the client's own 5 % (1.00) is not added to: the code takes 1.00 and says why.
+    expect(coded.discounts[0]).toMatchObject({ amount: 1, applied: true, reason: { code: 'OTHER_DISCOUNT_PARTLY' } });
+    const placed = await checkout(t, who, checkoutForm(shop));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const order = await orderRow(orderLink(placed.json().location).orderId);
+    expect([order.discount_code, Number(order.discount_cents)]).toEqual(['TENPC', 100]);
   });
 
   it('a code below its minimum is a 422 on discountCode, its sum written as the language writes money', async () => {

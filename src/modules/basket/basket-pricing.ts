@@ -10,6 +10,7 @@ import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.reposi
 import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import {
+  codeApplies,
   evaluateCode,
   freeDeliveryReason,
   type CodeLine,
@@ -56,11 +57,12 @@ export interface PricedBasket {
   itemCount: number;
   subtotalCents: number;
   /**
-   * The basket's code: what it takes off the lines, why it changes nothing about the price (null
-   * when it does), and whether it makes parcel machines free for this basket (whichever delivery
-   * is chosen: the delivery methods list shows them free).
+   * The basket's code: what it takes off the lines, whether it changes the price (applied), why it
+   * does not or takes off less than it says (null when it does all it says), and whether it makes
+   * parcel machines free for this basket (whichever delivery is chosen: the delivery methods list
+   * shows them free).
    */
-  code: { code: DiscountCode; amountCents: number; reason: CodeReason | null; freeParcelMachine: boolean } | null;
+  code: { code: DiscountCode; amountCents: number; reason: CodeReason | null; applied: boolean; freeParcelMachine: boolean } | null;
   discountCents: number;
   digitalOnly: boolean;
   heavy: boolean;
@@ -212,7 +214,8 @@ export async function priceLines(
       code: discountCode,
       amountCents: outcome.amountCents,
       reason: outcome.reason,
-      freeParcelMachine: outcome.freeParcelMachine && outcome.reason === null,
+      applied: codeApplies(outcome.reason),
+      freeParcelMachine: outcome.freeParcelMachine && codeApplies(outcome.reason),
     };
   }
   const discountCents = code?.amountCents ?? 0;
@@ -226,7 +229,7 @@ export async function priceLines(
   };
   const delivery = basket ? await chosenDelivery(db, context, basket, deliveryShape) : null;
   // A code that takes nothing off the lines says so unless it makes the chosen delivery free.
-  if (code && code.reason === null && code.amountCents === 0)
+  if (code && code.reason === null && code.amountCents === 0) {
     code.reason = freeDeliveryReason(
       delivery && {
         kind: delivery.method.kind,
@@ -234,6 +237,8 @@ export async function priceLines(
         regularCents: callerDeliveryCost(delivery.method, { ...deliveryShape, freeParcelMachine: false }, delivery.countryCode, caller),
       },
     );
+    code.applied = code.reason === null;
+  }
   const deliveryCents = delivery?.offered ? delivery.costCents : 0;
   const totalCents = subtotalCents - discountCents + deliveryCents;
   const vat = vatTable(

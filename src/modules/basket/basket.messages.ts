@@ -26,6 +26,8 @@ const en = {
   'basket.code.BELOW_MINIMUM': 'The code needs a basket of at least {min}.',
   'basket.code.NO_ELIGIBLE_ITEMS': 'No product in the basket is covered by the code.',
   'basket.code.OTHER_DISCOUNT_LARGER': 'The products already carry a larger discount.',
+  'basket.code.OTHER_DISCOUNT_PARTLY':
+    'Some products already carry a discount of their own; the code never adds to it, so it takes off only what goes beyond it.',
   'basket.code.DELIVERY_NOT_COVERED': 'The code makes only parcel-machine delivery free; choose a parcel machine to use it.',
   'basket.code.DELIVERY_FREE_ANYWAY': 'Delivery to this parcel machine is free for this basket without the code.',
   'basket.unknownDeliveryMethod': 'There is no delivery method {id} in this store.',
@@ -63,6 +65,8 @@ const et: Record<keyof typeof en, string> = {
   'basket.code.BELOW_MINIMUM': 'Kood eeldab ostukorvi vähemalt {min} eest.',
   'basket.code.NO_ELIGIBLE_ITEMS': 'Kood ei kehti ühelegi korvis olevale tootele.',
   'basket.code.OTHER_DISCOUNT_LARGER': 'Toodetel on juba suurem soodustus.',
+  'basket.code.OTHER_DISCOUNT_PARTLY':
+    'Osal toodetel on juba oma soodustus; kood ei liitu sellega ja võtab maha ainult selle, mis soodustust ületab.',
   'basket.code.DELIVERY_NOT_COVERED': 'Kood teeb tasuta ainult pakiautomaati tarne; selle kasutamiseks vali pakiautomaat.',
   'basket.code.DELIVERY_FREE_ANYWAY': 'Selle ostukorvi tarne pakiautomaati on ka koodita tasuta.',
   'basket.unknownDeliveryMethod': 'Selles poes ei ole tarneviisi {id}.',
@@ -100,6 +104,8 @@ const ru: Record<keyof typeof en, string> = {
   'basket.code.BELOW_MINIMUM': 'Код действует для корзины от {min}.',
   'basket.code.NO_ELIGIBLE_ITEMS': 'Код не распространяется ни на один товар в корзине.',
   'basket.code.OTHER_DISCOUNT_LARGER': 'На товары уже действует бóльшая скидка.',
+  'basket.code.OTHER_DISCOUNT_PARTLY':
+    'На часть товаров уже действует своя скидка; код с ней не суммируется и снимает только то, что её превышает.',
   'basket.code.DELIVERY_NOT_COVERED': 'Код делает бесплатной только доставку в почтомат; чтобы его использовать, выберите почтомат.',
   'basket.code.DELIVERY_FREE_ANYWAY': 'Доставка этой корзины в почтомат бесплатна и без кода.',
   'basket.unknownDeliveryMethod': 'В этом магазине нет способа доставки {id}.',

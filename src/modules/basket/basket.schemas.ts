@@ -109,7 +109,8 @@ export const BasketSchema = Type.Object(
         applied: Type.Boolean({ description: 'True only when the code changes the price: a discount, or the chosen delivery made free' }),
         reason: Type.Union([Notice, Type.Null()], {
           description:
-            'Why the code changes nothing now (null while applied), e.g. DELIVERY_NOT_COVERED for a free parcel-machine code with another delivery',
+            'Why the code changes nothing now (DELIVERY_NOT_COVERED: a free parcel-machine code with another delivery), or, while applied, ' +
+            'why it takes off less than it says (OTHER_DISCOUNT_PARTLY: the products carry discounts of their own, and the larger wins line by line)',
         }),
       }),
     ),

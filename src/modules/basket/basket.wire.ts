@@ -67,7 +67,7 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
           {
             code: code.code.code,
             amount: toWireMoney(code.amountCents),
-            applied: code.reason === null,
+            applied: code.applied,
             reason: code.reason && {
               code: code.reason,
               message: translate(language, `basket.code.${code.reason}` as MessageKey, {

@@ -206,7 +206,7 @@ function basketProblems(priced: PricedBasket, language: Language): InvalidField[
       problems.push({ field, messageKey: 'checkout.lineQuantityCut', params: { product: line.product.name, max: line.notice.max } });
   }
   // A code that changes nothing only because of the delivery this form chooses is left unused, not refused.
-  if (priced.code && priced.code.reason !== null && !basketCheckout.DELIVERY_REASONS.has(priced.code.reason))
+  if (priced.code && priced.code.reason !== null && !priced.code.applied && !basketCheckout.DELIVERY_REASONS.has(priced.code.reason))
     problems.push({
       field: 'discountCode',
       messageKey: `basket.code.${priced.code.reason}` as MessageKey,
@@ -217,12 +217,12 @@ function basketProblems(priced: PricedBasket, language: Language): InvalidField[
 }
 
 /**
- * The basket's code where it changed the order (pricing gives it a reason otherwise): a discount,
- * or the parcel machine it makes free (a code may do only that). Then the order names it and it is
+ * The basket's code where it changed the order (pricing says whether it did): a discount, or the
+ * parcel machine it makes free (a code may do only that). Then the order names it and it is
  * counted as a use against its limit.
  */
 function appliedCode(priced: PricedBasket) {
-  return priced.code && priced.code.reason === null ? priced.code.code : null;
+  return priced.code?.applied ? priced.code.code : null;
 }
 
 function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBasket, paymentMethod: string, now: number) {

@@ -29,7 +29,10 @@ export interface DiscountCode {
   conditions: Array<{ mode: DiscountConditionMode; kind: DiscountConditionKind; value: string }>;
 }
 
-/** Why a code takes nothing off now. */
+/**
+ * Why a code takes nothing off now; or, OTHER_DISCOUNT_PARTLY, why it takes off less than it says
+ * (its products already carry discounts of their own, and the larger wins line by line).
+ */
 export type CodeReason =
   | 'INACTIVE'
   | 'NOT_YET_VALID'
@@ -40,6 +43,7 @@ export type CodeReason =
   | 'BELOW_MINIMUM'
   | 'NO_ELIGIBLE_ITEMS'
   | 'OTHER_DISCOUNT_LARGER'
+  | 'OTHER_DISCOUNT_PARTLY'
   | 'DELIVERY_NOT_COVERED'
   | 'DELIVERY_FREE_ANYWAY';
 
@@ -71,6 +75,9 @@ export interface CodeOutcome {
   /** Whether parcel-machine delivery is free by this code (it applies). */
   freeParcelMachine: boolean;
 }
+
+/** Whether a code with this reason (or none) changes the price: it is applied, named by the order and counted. */
+export const codeApplies = (reason: CodeReason | null): boolean => reason === null || reason === 'OTHER_DISCOUNT_PARTLY';
 
 /** Reasons that hold whatever the basket holds: the code cannot be added at all while one holds. */
 export const BLOCKING_REASONS: ReadonlySet<CodeReason> = new Set([
@@ -106,9 +113,12 @@ export function evaluateCode(
   // A code that only makes parcel machines free needs no eligible line.
   if (eligible.length === 0 && (code.percent !== null || code.amountCents !== null)) return none('NO_ELIGIBLE_ITEMS');
   const perLine = new Map<number, number>();
+  // What the code takes off lines without discounts of their own: what it says it does.
+  let saysCents = 0;
   if (code.percent !== null) {
     for (const line of eligible) {
       const codePrice = percentOff(line.basePriceCents, code.percent);
+      saysCents += (line.basePriceCents - codePrice) * line.quantity;
       const off = Math.max(0, line.unitPriceCents - codePrice) * line.quantity;
       if (off > 0) perLine.set(line.productId, off);
     }
@@ -118,6 +128,7 @@ export function evaluateCode(
       code.amountCents,
       shopTotals.reduce((a, b) => a + b, 0),
     );
+    saysCents = amount;
     const parts = shares(amount, shopTotals);
     eligible.forEach((line, index) => {
       const codeTotal = shopTotals[index]! - parts[index]!;
@@ -126,13 +137,13 @@ export function evaluateCode(
     });
   }
   const amountCents = [...perLine.values()].reduce((a, b) => a + b, 0);
-  const takesSomething = amountCents > 0 || code.freeParcelMachine;
-  return {
-    amountCents,
-    perLine,
-    reason: takesSomething ? null : 'OTHER_DISCOUNT_LARGER',
-    freeParcelMachine: code.freeParcelMachine,
-  };
+  return { amountCents, perLine, reason: reasonOf(code, amountCents, saysCents), freeParcelMachine: code.freeParcelMachine };
+}
+
+/** Why a code that applies takes off `amountCents` where it says `saysCents`: the lines' own discounts win. */
+function reasonOf(code: DiscountCode, amountCents: number, saysCents: number): CodeReason | null {
+  if (amountCents === 0) return code.freeParcelMachine ? null : 'OTHER_DISCOUNT_LARGER';
+  return amountCents < saysCents ? 'OTHER_DISCOUNT_PARTLY' : null;
 }
 
 /**
