@@ -17,7 +17,7 @@ afterAll(() => t.close());
 
 const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
 
-function post(kind: string, body: string | Readable, headers: Record<string, string> = {}, query = '') {
+function post(kind: string, body: string | Buffer | Readable, headers: Record<string, string> = {}, query = '') {
   return t.app.inject({
     method: 'POST',
     url: `/admin/import/${kind}${query}`,
@@ -98,6 +98,36 @@ describe('POST /admin/import/:kind', () => {
     expect(response.json()).toEqual({ lines: 0, outcomes: {}, errors: [], errorCount: 0 });
   });
 
+  it('refuses a line that is not UTF-8 (a Windows-1257 export) by its number instead of storing U+FFFD for its letters', async () => {
+    // "Tänapäev" as Windows-1257 (or Latin-1) writes it: ä is the one byte 0xE4.
+    const latin = Buffer.from(`${JSON.stringify({ code: 'ENC-1', name: 'T_nap_ev' })}\n`, 'latin1');
+    latin[latin.indexOf('_')] = 0xe4;
+    latin[latin.lastIndexOf('_')] = 0xe4;
+    const body = Buffer.concat([
+      latin,
+      // UTF-8, with Windows line ends, is read as before: letters, the euro sign and a last line without one.
+      Buffer.from(`${JSON.stringify({ code: 'ENC-2', name: 'Tänapäev €' })}\r\n${JSON.stringify({ code: 'ENC-3', name: 'Ümar' })}`),
+    ]);
+    const response = await post('publishers', body);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({
+      lines: 3,
+      outcomes: { created: 2 },
+      errors: [{ line: 1, message: expect.stringContaining('not UTF-8') }],
+      errorCount: 1,
+    });
+    const stored = await t.database.db
+      .selectFrom('publisher')
+      .select(['code', 'name'])
+      .where('code', 'like', 'ENC-%')
+      .orderBy('code')
+      .execute();
+    expect(stored).toEqual([
+      { code: 'ENC-2', name: 'Tänapäev €' },
+      { code: 'ENC-3', name: 'Ümar' },
+    ]);
+  });
+
   it('needs an operator key: 401 with WWW-Authenticate for a missing, unknown or revoked one', async () => {
     const body = ndjson([{ code: 'P9', name: 'x' }]);
     const missing = await post('publishers', body, { authorization: '' });
@@ -166,6 +196,27 @@ describe('POST /admin/import/:kind', () => {
     expect(refused.message).toContain('deactivate 2 of the 3 active products');
     const forced = await post('products', ndjson([book('A')]), {}, '?force=true');
     expect(forced.json()).toEqual({ lines: 1, outcomes: { unchanged: 1, deactivated: 2 }, errors: [], errorCount: 0 });
+  });
+
+  it('keeps a product active whose line in the full feed is not UTF-8: the line is bad, its product still listed', async () => {
+    // Forced: the catalogue is then A and ENC-P whatever the tests before left.
+    const both = await post('products', ndjson([book('A'), book('ENC-P')]), {}, '?force=true');
+    expect(both.json()).toMatchObject({ errors: [] });
+    const latin = Buffer.from(JSON.stringify({ ...book('ENC-P'), name: 'T_nap_ev' }), 'latin1');
+    latin[latin.indexOf('_')] = 0xe4;
+    const feed = await post('products', Buffer.concat([Buffer.from(`${JSON.stringify(book('A'))}\n`), latin]));
+    expect(feed.json()).toEqual({
+      lines: 2,
+      outcomes: { unchanged: 1 },
+      errors: [{ line: 2, message: expect.stringContaining('not UTF-8') }],
+      errorCount: 1,
+    });
+    const stored = await t.database.db
+      .selectFrom('product')
+      .select(['name', 'is_active'])
+      .where('code', '=', 'ENC-P')
+      .executeTakeFirstOrThrow();
+    expect([stored.name, Boolean(stored.is_active)]).toEqual(['ENC-P', true]);
   });
 
   it("is left out of the public /openapi.json (the operators' document has it: test/http/api-docs.test.ts)", async () => {

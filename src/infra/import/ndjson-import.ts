@@ -1,5 +1,4 @@
 import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import cliProgress from 'cli-progress';
 
 /** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
@@ -80,13 +79,45 @@ export async function importNdjson<T>(
 }
 
 const BOM = '\uFEFF';
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Strict: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. A file saved in
+ * Windows-1257 or Latin-1 (as NAV can export) would otherwise import every "ä" as "\uFFFD" without a
+ * word. The mark is kept, so a byte order mark is still told apart from line 1's JSON below.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lossyUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+/** What an operator does about it: convert the file from the back office's code page. */
+const NOT_UTF8 = 'not UTF-8 text; save the file as UTF-8 (e.g. iconv -f WINDOWS-1257 -t UTF-8 in.ndjson > out.ndjson)';
+
+/** The lines of a byte stream as bytes, split at LF with a CR before it dropped; a last line without LF too. */
+async function* byteLines(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  for await (const chunk of input) {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      pending.push(chunk.subarray(start, end));
+      yield withoutCarriageReturn(Buffer.concat(pending));
+      pending = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  }
+  if (pending.length > 0) yield withoutCarriageReturn(Buffer.concat(pending));
+}
+
+const withoutCarriageReturn = (line: Buffer) => (line.at(-1) === CARRIAGE_RETURN ? line.subarray(0, -1) : line);
 
 /**
  * Calls `visit` with each parsed line of an NDJSON file, in order, and returns the number of
- * lines; a line that is not JSON goes to `bad` instead. Blank lines and a leading byte order mark
- * are skipped. The progress bar (on `progress`, a terminal) is labelled, so a first pass over a file is told
+ * lines; a line that is not UTF-8 or not JSON goes to `bad` instead. Blank lines and a leading byte
+ * order mark are skipped. The progress bar (on `progress`, a terminal) is labelled, so a first pass over a file is told
  * apart from the import; `visit` reports through the `bad` it is handed, which keeps the bar from
- * overwriting the message.
+ * overwriting the message. `lossy` reads a line that is not UTF-8 with U+FFFD in its place, for a
+ * pass that only looks for what a line names (the product feed's scan: a bad line's product is
+ * skipped, not deactivated).
  */
 export async function readNdjson(
   file: string,
@@ -94,7 +125,9 @@ export async function readNdjson(
   bad: (lineNumber: number, message: string) => void,
   progress: ImportProgress | undefined,
   visit: (value: unknown, lineNumber: number, bad: (lineNumber: number, message: string) => void) => void | Promise<void>,
+  { lossy = false }: { lossy?: boolean } = {},
 ): Promise<number> {
+  const decoder = lossy ? lossyUtf8 : utf8;
   const size = statSync(file).size;
   const input = createReadStream(file);
   const bar = progress
@@ -112,11 +145,18 @@ export async function readNdjson(
     bar?.start(size, input.bytesRead, { lines });
   };
   try {
-    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+    for await (const bytes of byteLines(input)) {
       lines += 1;
       const lineNumber = lines;
-      // A byte order mark (NAV exports start with one) is not part of the first line's JSON;
-      // readline keeps it, and JSON.parse would refuse the line.
+      let text: string;
+      try {
+        text = decoder.decode(bytes);
+      } catch {
+        badLine(lineNumber, NOT_UTF8);
+        continue;
+      }
+      // A byte order mark (NAV exports start with one) is not part of the first line's JSON,
+      // and JSON.parse would refuse the line.
       const line = lineNumber === 1 && text.startsWith(BOM) ? text.slice(1) : text;
       if (line.trim() === '') continue;
       let value: unknown;
@@ -130,6 +170,7 @@ export async function readNdjson(
       if (lines % 256 === 0) bar?.update(input.bytesRead, { lines });
     }
   } finally {
+    input.destroy();
     bar?.update(size, { lines });
     bar?.stop();
   }
