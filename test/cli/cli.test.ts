@@ -236,6 +236,21 @@ describe('the CLI', () => {
     expect(result.stderr).toContain('store lock <CODE>');
   });
 
+  // The command line is right, what it names is not there: a failure to act on, not a success that
+  // did nothing (exit 0, "0 deliveries queued again.") nor a bad command line (exit 2, the message
+  // above a page of usage).
+  it.each([
+    [['jobs', 'retry', '999999'], 'no job with id 999999'],
+    [['webhook', 'replay', '999999'], 'no webhook delivery #999999 (webhook deliveries <name> lists them)'],
+    [['webhook', 'attempts', '999999'], 'no webhook delivery #999999 (webhook deliveries <name> lists them)'],
+    [['event-feed', 'revoke', 'nobody'], 'no event feed client named "nobody"'],
+  ])('exits 1 with the message alone when %j names nothing that is there', async (args, message) => {
+    const result = await runCli(args, env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error: ${message}\n`);
+    expect(result.stdout).toBe('');
+  });
+
   it('fails fast with a clear message on bad configuration', async () => {
     const result = await runCliProcess(['migrate'], { ...env, PORT: 'eighty', DEFAULT_STORE: 'SHOP' });
     expect(result.code).toBe(1);

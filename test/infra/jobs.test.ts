@@ -302,8 +302,8 @@ describe('storefront jobs', () => {
 
     expect(await run(['retry', String(dead)])).toEqual([`job ${dead} is pending again and runs at the next poll of a worker`]);
     expect((await job(dead)).status).toBe('pending');
-    await expect(run(['retry', String(dead)])).rejects.toThrow(`job ${dead} is pending, not dead: nothing to retry`);
-    await expect(run(['retry', String(dead + 1000)])).rejects.toThrow(`no dead job with id ${dead + 1000}`);
+    await expect(run(['retry', String(dead)])).rejects.toThrow(`job ${dead} is pending, not dead or done: nothing to retry`);
+    await expect(run(['retry', String(dead + 1000)])).rejects.toThrow(`no job with id ${dead + 1000}`);
   });
 
   it.each([

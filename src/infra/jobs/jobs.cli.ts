@@ -50,9 +50,11 @@ async function retry(db: Kysely<Database>, args: string[], print: (line: string)
     print(`job ${id} is pending again and runs at the next poll of a worker`);
     return;
   }
+  // The command line was right and the job is not there to retry: a failure (exit 1) whose message
+  // is not buried under the usage, as a bad command line's is.
   const job = await db.selectFrom('job').select(['status']).where('id', '=', id).executeTakeFirst();
-  if (job === undefined) throw new CliUsageError(`no dead job with id ${id}`);
-  throw new CliUsageError(`job ${id} is ${job.status}, not dead: nothing to retry`);
+  if (job === undefined) throw new Error(`no job with id ${id}`);
+  throw new Error(`job ${id} is ${job.status}, not dead or done: nothing to retry`);
 }
 
 function describe(job: JobRow): string {

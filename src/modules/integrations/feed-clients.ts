@@ -55,13 +55,16 @@ export async function eventFeedCommand(
     return;
   }
   if (action === 'revoke' && name !== undefined && rest.length === 0) {
+    // A misspelt name is a failure (exit 1), not a success that revoked nothing; revoking twice is fine.
+    const client = await db.selectFrom('event_feed_client').select('id').where('name', '=', name).executeTakeFirst();
+    if (!client) throw new Error(`no event feed client named "${name}"`);
     const result = await db
       .updateTable('event_feed_client')
       .set({ revoked_at: clock.now() })
-      .where('name', '=', name)
+      .where('id', '=', client.id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    print(Number(result.numUpdatedRows) > 0 ? `Event feed client "${name}" revoked.` : `No active event feed client named "${name}".`);
+    print(`Event feed client "${name}": ${Number(result.numUpdatedRows) > 0 ? 'revoked' : 'already revoked'}.`);
     return;
   }
   throw new CliUsageError('event-feed: expected add <name>, list or revoke <name>');

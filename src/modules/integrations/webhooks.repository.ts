@@ -209,6 +209,10 @@ export function deliveriesOf(db: Db, endpointId: number, status: string | undefi
   return query.execute();
 }
 
+export async function deliveryExists(db: Db, deliveryId: number): Promise<boolean> {
+  return (await db.selectFrom('webhook_delivery').select('id').where('id', '=', deliveryId).executeTakeFirst()) !== undefined;
+}
+
 export function attemptsOf(db: Db, deliveryId: number) {
   return db.selectFrom('webhook_attempt').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
 }

@@ -4,6 +4,7 @@ import { lastPosition } from '../events/index.js';
 import {
   allEndpoints,
   attemptsOf,
+  deliveryExists,
   deleteEndpoint,
   deliveriesOf,
   findEndpointByName,
@@ -76,9 +77,11 @@ export async function removeEndpoint(db: Db, name: string): Promise<void> {
 
 export const listEndpoints = (db: Db) => allEndpoints(db);
 
-/** Replays one delivery (by id) whatever its state; how many were queued (0 or 1). */
-export function replayDelivery(db: Db, id: number, now: number): Promise<number> {
-  return requeueDeliveries(db, { id }, now);
+/** Replays one delivery (by id) whatever its state; how many were queued (1). */
+export async function replayDelivery(db: Db, id: number, now: number): Promise<number> {
+  const queued = await requeueDeliveries(db, { id }, now);
+  if (queued === 0) throw noDelivery(id);
+  return queued;
 }
 
 /** Replays an endpoint's deliveries: its dead letters, or every delivery in a range of event positions. */
@@ -100,4 +103,12 @@ export async function endpointDeliveries(db: Db, name: string, status: string | 
   return deliveriesOf(db, (await existing(db, name)).id, status, limit);
 }
 
-export const deliveryAttempts = (db: Db, deliveryId: number) => attemptsOf(db, deliveryId);
+/** Every attempt of a delivery, oldest first; none yet for a delivery still waiting for its first. */
+export async function deliveryAttempts(db: Db, deliveryId: number) {
+  if (!(await deliveryExists(db, deliveryId))) throw noDelivery(deliveryId);
+  return attemptsOf(db, deliveryId);
+}
+
+// An id that names no delivery (mistyped, or its endpoint removed) says so, where "0 deliveries
+// queued again" or "No attempts." told the operator a replay or a look had worked.
+const noDelivery = (id: number) => new WebhookError(`no webhook delivery #${id} (webhook deliveries <name> lists them)`);
