@@ -128,6 +128,18 @@ describe('POST /admin/import/:kind', () => {
     ]);
   });
 
+  it('skips a line over 16 MiB unread, by its number, and goes on with the next', async () => {
+    // What a JSON array on one line (not NDJSON) or a file without line ends looks like.
+    const huge = JSON.stringify({ code: 'HUGE', name: 'x'.repeat(17 * 1024 * 1024) });
+    const response = await post('publishers', `${huge}\n${JSON.stringify({ code: 'AFTER-HUGE', name: 'Järgmine' })}\n`);
+    expect(response.json()).toEqual({
+      lines: 2,
+      outcomes: { created: 1 },
+      errors: [{ line: 1, message: 'longer than 16 MiB, not read (is the file NDJSON, one record a line?)' }],
+      errorCount: 1,
+    });
+  });
+
   it('needs an operator key: 401 with WWW-Authenticate for a missing, unknown or revoked one', async () => {
     const body = ndjson([{ code: 'P9', name: 'x' }]);
     const missing = await post('publishers', body, { authorization: '' });

@@ -92,20 +92,45 @@ const lossyUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 /** What an operator does about it: convert the file from the back office's code page. */
 const NOT_UTF8 = 'not UTF-8 text; save the file as UTF-8 (e.g. iconv -f WINDOWS-1257 -t UTF-8 in.ndjson > out.ndjson)';
 
-/** The lines of a byte stream as bytes, split at LF with a CR before it dropped; a last line without LF too. */
-async function* byteLines(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+/**
+ * A line longer than this is skipped unread. No record of any kind comes near it (a content page's
+ * HTML in three languages is well under a megabyte), and a file that is not NDJSON (a JSON array on
+ * one line, a binary export) must not be held whole in memory, nor reported as bad UTF-8 when it is
+ * too big for a string.
+ */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const TOO_LONG = Symbol('longer than MAX_LINE_BYTES');
+const TOO_LONG_MESSAGE = `longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB, not read (is the file NDJSON, one record a line?)`;
+
+/**
+ * The lines of a byte stream as bytes, split at LF with a CR before it dropped, a last line without
+ * LF too; TOO_LONG in place of a line over MAX_LINE_BYTES, whose bytes are dropped as they come.
+ */
+async function* byteLines(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer | typeof TOO_LONG> {
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let tooLong = false;
   for await (const chunk of input) {
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-      pending.push(chunk.subarray(start, end));
-      yield withoutCarriageReturn(Buffer.concat(pending));
+      if (tooLong || pendingBytes + end - start > MAX_LINE_BYTES) yield TOO_LONG;
+      else yield withoutCarriageReturn(Buffer.concat([...pending, chunk.subarray(start, end)]));
       pending = [];
+      pendingBytes = 0;
+      tooLong = false;
       start = end + 1;
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+    if (start === chunk.length || tooLong) continue;
+    pending.push(chunk.subarray(start));
+    pendingBytes += chunk.length - start;
+    if (pendingBytes > MAX_LINE_BYTES) {
+      pending = [];
+      pendingBytes = 0;
+      tooLong = true;
+    }
   }
-  if (pending.length > 0) yield withoutCarriageReturn(Buffer.concat(pending));
+  if (tooLong) yield TOO_LONG;
+  else if (pending.length > 0) yield withoutCarriageReturn(Buffer.concat(pending));
 }
 
 const withoutCarriageReturn = (line: Buffer) => (line.at(-1) === CARRIAGE_RETURN ? line.subarray(0, -1) : line);
@@ -148,6 +173,10 @@ export async function readNdjson(
     for await (const bytes of byteLines(input)) {
       lines += 1;
       const lineNumber = lines;
+      if (bytes === TOO_LONG) {
+        badLine(lineNumber, TOO_LONG_MESSAGE);
+        continue;
+      }
       let text: string;
       try {
         text = decoder.decode(bytes);
