@@ -81,10 +81,12 @@ describe('createdFrom and createdTo', () => {
     ['createdTo', '2026-11-10 10:60:00'],
     ['createdFrom', 'yesterday'],
     ['createdTo', ''],
-  ])('a malformed %s (%j) is a 400 naming it', async (field, value) => {
+  ])('a malformed %s (%j) is a 400 naming it and showing the format', async (field, value) => {
     for (const path of ['/sales-history', '/client-account']) {
       const body = expectErrorBody(await get(`${path}?${field}=${encodeURIComponent(value)}`), 400, 'Bad Request');
       expect(body.message).toContain(field);
+      // The partner's likeliest mistake, an ISO 8601 time, is told what to send as well.
+      expect(body.message).toContain('2026-11-22 10:15:00');
     }
   });
 
