@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
@@ -70,8 +71,45 @@ describe('storefront supplier, webhook and event-feed', () => {
       const listed = await run('webhook', 'list');
       expect(listed.stdout).toMatch(/^crm\thttps:\/\/crm\.example\/hooks\tevents customer\.,order\.created\tmax attempts 5/m);
       expect(listed.stdout).not.toContain(secret);
+      expect(listed.stdout).toMatch(/^crm\t.*\t0 waiting, 0 dead$/m);
+      // Two deliveries still to send and a dead letter, as the dispatcher leaves them.
+      const database = createDatabase(env.DATABASE_URL!);
+      try {
+        const endpoint = await database.db.selectFrom('webhook_endpoint').select('id').where('name', '=', 'crm').executeTakeFirstOrThrow();
+        for (const [position, status] of [
+          [1, 'dead'],
+          [2, 'pending'],
+          [3, 'pending'],
+          [4, 'delivered'],
+        ] as const) {
+          const stream = `customer:${position}`;
+          const event = await database.db
+            .insertInto('integration_event')
+            .values({ type: 'customer.updated', stream, sequence: 1, position, data: '{}', created_at: 0 })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          await database.db
+            .insertInto('webhook_delivery')
+            .values({
+              endpoint_id: endpoint.id,
+              event_id: event.id,
+              stream,
+              position,
+              status,
+              attempts: 1,
+              next_attempt_at: 0,
+              created_at: 0,
+              updated_at: 0,
+            })
+            .execute();
+        }
+      } finally {
+        await database.close();
+      }
+      expect((await run('webhook', 'list')).stdout).toMatch(/^crm\t.*\t2 waiting, 1 dead$/m);
       expect((await run('webhook', 'add', 'bad', 'ftp://x')).code).toBe(1);
-      expect((await run('webhook', 'replay', 'crm', '--dead')).stdout).toContain('0 deliveries queued again.');
+      expect((await run('webhook', 'replay', 'crm', '--dead')).stdout).toContain('1 deliveries queued again.');
+      expect((await run('webhook', 'list')).stdout).toMatch(/^crm\t.*\t3 waiting, 0 dead$/m);
       expect((await run('webhook', 'replay', 'crm', '--from', 'x', '--to', '2')).code).toBe(2);
       expect((await run('webhook', 'remove', 'crm')).code).toBe(0);
     },

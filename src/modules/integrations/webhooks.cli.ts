@@ -16,7 +16,7 @@ export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--m
                                       an endpoint for signed event webhooks (docs/integrations.md);
                                       --events * (default) or types and prefixes: customer.,order.created;
                                       --max-attempts 10 (then a dead letter); prints its secret once
-  webhook list                        endpoints, their events and deliveries waiting (never the secrets)
+  webhook list                        endpoints, their events, deliveries waiting and dead letters (never the secrets)
   webhook remove <name>               the endpoint and its delivery log
   webhook deliveries <name> [--status pending|delivered|dead] [--limit <n>]
                                       the delivery log, newest first
@@ -92,7 +92,7 @@ export async function webhookCommand(
     if (endpoints.length === 0) print('No webhook endpoints.');
     for (const endpoint of endpoints) {
       print(
-        `${endpoint.name}\t${endpoint.url}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}`,
+        `${endpoint.name}\t${endpoint.url}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}\t${endpoint.pending} waiting, ${endpoint.dead} dead`,
       );
     }
     return;

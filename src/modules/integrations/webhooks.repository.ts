@@ -12,6 +12,23 @@ export function allEndpoints(db: Db): Promise<EndpointRow[]> {
   return db.selectFrom('webhook_endpoint').selectAll().orderBy('name').execute();
 }
 
+/** Per endpoint id, its deliveries waiting to be sent (pending) and its dead letters; endpoints with neither are left out. */
+export async function unsentDeliveryCounts(db: Db): Promise<Map<number, { pending: number; dead: number }>> {
+  const rows = await db
+    .selectFrom('webhook_delivery')
+    .select(['endpoint_id', 'status', (eb) => eb.fn.countAll().as('n')])
+    .where('status', 'in', ['pending', 'dead'])
+    .groupBy(['endpoint_id', 'status'])
+    .execute();
+  const counts = new Map<number, { pending: number; dead: number }>();
+  for (const row of rows) {
+    const of = counts.get(Number(row.endpoint_id)) ?? { pending: 0, dead: 0 };
+    of[row.status === 'dead' ? 'dead' : 'pending'] = Number(row.n);
+    counts.set(Number(row.endpoint_id), of);
+  }
+  return counts;
+}
+
 export function findEndpointByName(db: Db, name: string): Promise<EndpointRow | undefined> {
   return db.selectFrom('webhook_endpoint').selectAll().where('name', '=', name).executeTakeFirst();
 }

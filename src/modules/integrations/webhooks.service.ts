@@ -10,6 +10,7 @@ import {
   findEndpointByName,
   insertEndpoint,
   requeueDeliveries,
+  unsentDeliveryCounts,
   type EndpointRow,
 } from './webhooks.repository.js';
 
@@ -75,7 +76,11 @@ export async function removeEndpoint(db: Db, name: string): Promise<void> {
   await deleteEndpoint(db, (await existing(db, name)).id);
 }
 
-export const listEndpoints = (db: Db) => allEndpoints(db);
+/** The endpoints by name, each with how many deliveries wait to be sent and how many are dead letters. */
+export async function listEndpoints(db: Db) {
+  const [endpoints, unsent] = await Promise.all([allEndpoints(db), unsentDeliveryCounts(db)]);
+  return endpoints.map((endpoint) => ({ ...endpoint, ...(unsent.get(endpoint.id) ?? { pending: 0, dead: 0 }) }));
+}
 
 /** Replays one delivery (by id) whatever its state; how many were queued (1). */
 export async function replayDelivery(db: Db, id: number, now: number): Promise<number> {
