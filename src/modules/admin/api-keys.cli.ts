@@ -4,7 +4,8 @@ import { toRfc3339 } from '../../db/time.js';
 import type { Clock } from '../../infra/clock.js';
 import { createApiKey, listApiKeys, revokeApiKeyByName } from './api-keys.service.js';
 
-export const API_KEY_USAGE = `  api-key add <name>                  make an operator API key for POST /admin/import/<kind>;
+export const API_KEY_USAGE = `  api-key add <name>                  make an operator API key for the /admin/... endpoints (imports,
+                                      orders, content, product files, banner statistics);
                                       the key is printed once and cannot be shown again
   api-key list                        names, created, last used, revoked (never the keys)
   api-key revoke <name>               the key stops working at once`;
