@@ -210,25 +210,56 @@ describe('POST /admin/import/:kind', () => {
     expect(forced.json()).toEqual({ lines: 1, outcomes: { unchanged: 1, deactivated: 2 }, errors: [], errorCount: 0 });
   });
 
-  it('keeps a product active whose line in the full feed is not UTF-8: the line is bad, its product still listed', async () => {
-    // Forced: the catalogue is then A and ENC-P whatever the tests before left.
-    const both = await post('products', ndjson([book('A'), book('ENC-P')]), {}, '?force=true');
-    expect(both.json()).toMatchObject({ errors: [] });
-    const latin = Buffer.from(JSON.stringify({ ...book('ENC-P'), name: 'T_nap_ev' }), 'latin1');
+  it('keeps a product active whose line in the full feed is bad as bytes or as JSON: its product is still listed', async () => {
+    // Forced: the catalogue is then these four whatever the tests before left.
+    const codes = ['A', 'B', 'ENC-P', 'DUP-P'];
+    const first = await post('products', ndjson(codes.map((code) => book(code))), {}, '?force=true');
+    expect(first.json()).toMatchObject({ errors: [] });
+    const latin = Buffer.from(`${JSON.stringify({ ...book('ENC-P'), name: 'T_nap_ev' })}\n`, 'latin1');
     latin[latin.indexOf('_')] = 0xe4;
-    const feed = await post('products', Buffer.concat([Buffer.from(`${JSON.stringify(book('A'))}\n`), latin]));
+    const twice = `${JSON.stringify(book('DUP-P')).slice(0, -1)},"shopPrice":1.99}`;
+    const feed = await post('products', Buffer.concat([Buffer.from(ndjson([book('A'), book('B')]) + '\n'), latin, Buffer.from(twice)]));
     expect(feed.json()).toEqual({
-      lines: 2,
-      outcomes: { unchanged: 1 },
-      errors: [{ line: 2, message: expect.stringContaining('not UTF-8') }],
-      errorCount: 1,
+      lines: 4,
+      outcomes: { unchanged: 2 },
+      errors: [
+        { line: 3, message: expect.stringContaining('not UTF-8') },
+        { line: 4, message: expect.stringContaining('"shopPrice" is given twice') },
+      ],
+      errorCount: 2,
     });
     const stored = await t.database.db
       .selectFrom('product')
-      .select(['name', 'is_active'])
-      .where('code', '=', 'ENC-P')
-      .executeTakeFirstOrThrow();
-    expect([stored.name, Boolean(stored.is_active)]).toEqual(['ENC-P', true]);
+      .select(['code', 'name', 'is_active', 'shop_price_cents'])
+      .where('code', 'in', ['ENC-P', 'DUP-P'])
+      .orderBy('code')
+      .execute();
+    expect(stored.map((row) => [row.code, row.name, Boolean(row.is_active), Number(row.shop_price_cents)])).toEqual([
+      ['DUP-P', 'DUP-P', true, 990],
+      ['ENC-P', 'ENC-P', true, 990],
+    ]);
+  });
+
+  it('refuses a line that gives a member twice, whichever object holds it, and reads quotes and brackets in strings as text', async () => {
+    const response = await post(
+      'publishers',
+      [
+        '{"code":"TWICE-1","name":"Esimene","code":"TWICE-2"}',
+        JSON.stringify({ code: 'TWICE-3', name: 'Sulg { "code": [ ] \\', description: '"name":"x"' }),
+        '{"code":"TWICE-4","name":"a","n\\u0061me":"b"}',
+      ].join('\n'),
+    );
+    expect(response.json()).toEqual({
+      lines: 3,
+      outcomes: { created: 1 },
+      errors: [
+        { line: 1, message: '"code" is given twice in one object; which one is meant?' },
+        { line: 3, message: '"name" is given twice in one object; which one is meant?' },
+      ],
+      errorCount: 2,
+    });
+    const stored = await t.database.db.selectFrom('publisher').select('code').where('code', 'like', 'TWICE-%').execute();
+    expect(stored.map((row) => row.code)).toEqual(['TWICE-3']);
   });
 
   it("is left out of the public /openapi.json (the operators' document has it: test/http/api-docs.test.ts)", async () => {

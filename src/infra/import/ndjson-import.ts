@@ -1,5 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
+import { repeatedMember } from './repeated-member.js';
 
 /** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
 export type ImportProgress = NodeJS.WriteStream;
@@ -140,9 +141,10 @@ const withoutCarriageReturn = (line: Buffer) => (line.at(-1) === CARRIAGE_RETURN
  * lines; a line that is not UTF-8 or not JSON goes to `bad` instead. Blank lines and a leading byte
  * order mark are skipped. The progress bar (on `progress`, a terminal) is labelled, so a first pass over a file is told
  * apart from the import; `visit` reports through the `bad` it is handed, which keeps the bar from
- * overwriting the message. `lossy` reads a line that is not UTF-8 with U+FFFD in its place, for a
- * pass that only looks for what a line names (the product feed's scan: a bad line's product is
- * skipped, not deactivated).
+ * overwriting the message. A line that gives a member twice (`{"code":"A",...,"code":"B"}`) is bad
+ * too. `lenient` takes both (a line that is not UTF-8 with U+FFFD in place of what is not, the last
+ * of a repeated member), for a pass that only looks for what a line names (the product feed's scan:
+ * a bad line's product is skipped, not deactivated).
  */
 export async function readNdjson(
   file: string,
@@ -150,9 +152,9 @@ export async function readNdjson(
   bad: (lineNumber: number, message: string) => void,
   progress: ImportProgress | undefined,
   visit: (value: unknown, lineNumber: number, bad: (lineNumber: number, message: string) => void) => void | Promise<void>,
-  { lossy = false }: { lossy?: boolean } = {},
+  { lenient = false }: { lenient?: boolean } = {},
 ): Promise<number> {
-  const decoder = lossy ? lossyUtf8 : utf8;
+  const decoder = lenient ? lossyUtf8 : utf8;
   const size = statSync(file).size;
   const input = createReadStream(file);
   const bar = progress
@@ -193,6 +195,11 @@ export async function readNdjson(
         value = JSON.parse(line);
       } catch {
         badLine(lineNumber, 'not valid JSON');
+        continue;
+      }
+      const repeated = lenient ? undefined : repeatedMember(line);
+      if (repeated !== undefined) {
+        badLine(lineNumber, `${JSON.stringify(repeated)} is given twice in one object; which one is meant?`);
         continue;
       }
       await visit(value, lineNumber, badLine);

@@ -103,7 +103,7 @@ async function scanFeed(file: string, progress: ImportProgress | undefined): Pro
       feed.codes.set(code, type === PHYSICAL_EDITION ? lineNumber : -lineNumber);
       if (active === false) feed.inactive.add(code);
     },
-    { lossy: true },
+    { lenient: true },
   );
   return feed;
 }
