@@ -60,10 +60,15 @@ export function instantOf(date: string, minute: number): number {
   return valid.length > 0 ? Math.min(...valid) : before;
 }
 
-/** The local date `days` after `date`. */
+/**
+ * The local date `days` after `date`. Written from its parts, not cut from toISOString(), which gives a year
+ * past 9999 as `+010000`: the day after 9999-12-31 (a gift card's "never expires") then read as no date.
+ */
 export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
+  const next = new Date(Date.UTC(year, month - 1, day + days));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(next.getUTCFullYear()).padStart(4, '0')}-${two(next.getUTCMonth() + 1)}-${two(next.getUTCDate())}`;
 }
 
 /** The end of a local date (exclusive): the next local midnight, 2027-12-31 -> 2027-12-31T22:00:00Z. */

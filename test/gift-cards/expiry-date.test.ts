@@ -28,6 +28,11 @@ describe('a gift card imported valid through a date', () => {
     expect(await expiresAt(await card(t, 20, '2027-12-31T18:00:00+02:00'))).toBe('2027-12-31T16:00:00.000Z');
   });
 
+  it('takes the last date there is, 9999-12-31, as "never expires" (its end is the next midnight in Tallinn)', async () => {
+    // The day after it has a five-digit year, which a date text cannot hold: that broke the import's line.
+    expect(await expiresAt(await card(t, 20, '9999-12-31'))).toBe('9999-12-31T22:00:00.000Z');
+  });
+
   it('is spendable through 23:59:59 of its last day in Tallinn, and expired at midnight', async () => {
     const code = await card(t, 15, '2027-12-31');
     // The hourly maintenance's expiry, run at those instants (the other tests' cards end earlier).
