@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { addDays, endOfLocalDay } from '../../src/infra/shop-time.js';
 import { giftCardIssueHandler } from '../../src/modules/gift-cards/gift-cards.jobs.js';
+import { expireCards } from '../../src/modules/gift-cards/index.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
@@ -191,6 +193,40 @@ describe('bought, issued, delivered', () => {
     expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toHaveLength(1);
     expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes(recipientEmail))).toHaveLength(1);
     expect(smtp.mails.length - sent).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the day its mail says it is valid until', () => {
+  it("is a day in Tallinn the card works through: it ends at that day's midnight there, and the balance shows that end", async () => {
+    const who: Who = { bearer: (await createCustomer(db())).token };
+    await fill(t, who, [[await stockedBook(t, shop, 5), 1]]);
+    const deliveryDate = dateIn(2);
+    expect((await addVoucher(who, details({ recipientEmail: 'until@example.ee', deliveryDate }))).statusCode).toBe(200);
+    expect((await call(t, 'POST', '/basket/add-gift-card', who, { code: await card(t, 100) })).statusCode).toBe(200);
+    const placed = await checkout(t, who, checkoutForm(shop));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const link = orderLink(placed.json().location);
+    expect((await t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+    await t.drainJobs();
+    await db()
+      .updateTable('job')
+      .set({ run_at: Date.now() - 1 })
+      .where('type', '=', 'gift-card.mail')
+      .where('status', '=', 'pending')
+      .execute();
+    await t.drainJobs();
+    const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes('until@example.ee'));
+    const until = /Kaart kehtib kuni (\d{4}-\d{2}-\d{2})\./.exec(delivered.text ?? '')![1]!;
+    // A year (365 days) from the delivery date; it was mailed at 08:00 or 09:00 in Tallinn, and ended so a year on.
+    expect(until).toBe(addDays(deliveryDate, 365));
+    const code = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
+    const end = endOfLocalDay(until);
+    expect((await balance(t, code)).json()).toMatchObject({ valid: true, expiresAt: new Date(end).toISOString() });
+    // The hourly maintenance's expiry at 23:59:59.999 of that day in Tallinn, and at its midnight.
+    await expireCards(db(), end - 1);
+    expect(await ledger(db(), code)).toMatchObject({ balanceCents: 3000, kinds: ['ISSUE'] });
+    await expireCards(db(), end);
+    expect(await ledger(db(), code)).toMatchObject({ balanceCents: 0, kinds: ['ISSUE', 'EXPIRY'] });
   });
 });
 

@@ -8,7 +8,7 @@ import { getStore } from '../store/index.js';
 import { createCard } from './gift-card-ledger.js';
 import { codeHint, codeKey, displayCode, generateCode } from './gift-card-code.js';
 import { buyerMail, recipientMail } from './gift-cards.mails.js';
-import { GIFT_CARD_ISSUE_JOB, VIRTUAL_CARD_VALID_MS } from './virtual-cards.js';
+import { GIFT_CARD_ISSUE_JOB, virtualCardEnd } from './virtual-cards.js';
 
 // The virtual cards' jobs. Issuing (queued with the order's paid transition) makes each bought
 // card with its balance, expiry and ISSUE entry, tells the buyer, and queues the recipient's mail
@@ -63,7 +63,7 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
             code_hint: '',
             kind: 'VIRTUAL',
             initial_cents: Number(purchase.amount_cents),
-            expires_at: deliverAt + VIRTUAL_CARD_VALID_MS,
+            expires_at: virtualCardEnd(deliverAt),
             order_id: orderId,
             order_position: purchase.position,
             buyer_client_account_id: purchase.buyer_client_account_id,

@@ -1,3 +1,4 @@
+import { localTime } from '../../infra/shop-time.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
@@ -14,13 +15,14 @@ export interface CardMailDetails {
   storeName: string;
 }
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+// Days in Tallinn, where the recipient spends the card: the delivery's, and the last the card works (its end is exclusive).
+const day = (ms: number) => localTime(ms).date;
 
 function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[MessageKey, Record<string, string>] | string>) {
   const language: Language = isLanguage(details.language) ? details.language : 'et';
   const params = {
     amount: formatEuros(details.amountCents, language),
-    expires: day(details.expiresAt),
+    expires: day(details.expiresAt - 1),
     date: day(details.deliverAt),
     name: details.recipientName,
     store: details.storeName,

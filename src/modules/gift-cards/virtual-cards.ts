@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import { MultilineText, TextLine } from '../../http/text.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { addDays, endOfLocalDay, localTime } from '../../infra/shop-time.js';
 import { captureOrder, giveBackOrder, voidCard } from './gift-card-ledger.js';
 
 // Virtual gift cards bought in the shop: what a basket line of a VIRTUAL_GIFT_CARD product says
@@ -30,8 +31,8 @@ export const VIRTUAL_CARD_RANGE: Record<string, { minCents: number; maxCents: nu
 const DAY_MS = 86_400_000;
 /** The mail goes out at 06:00 UTC (08:00 or 09:00 in Tallinn) of the delivery date. */
 const DELIVERY_HOUR_MS = 6 * 3_600_000;
-/** A virtual card is valid for a year from its delivery. */
-export const VIRTUAL_CARD_VALID_MS = 365 * DAY_MS;
+/** A virtual card is valid for a year (365 days) from its delivery date. */
+const VALID_DAYS = 365;
 export const GIFT_CARD_ISSUE_JOB = 'gift-card.issue';
 
 export interface VirtualCardLine {
@@ -43,6 +44,13 @@ export interface VirtualCardLine {
 }
 
 export const deliverAt = (deliverOn: string) => Date.parse(`${deliverOn}T00:00:00Z`) + DELIVERY_HOUR_MS;
+
+/**
+ * The (exclusive) end of a card delivered at `delivered`: the end in Tallinn of the day a year after its
+ * delivery date, as a physical card's date ends (gift-cards.import.ts). Its mail names that day as the one
+ * it is valid until; ended a year after the delivery hour, it stopped at 08:00 or 09:00 of the day named.
+ */
+export const virtualCardEnd = (delivered: number) => endOfLocalDay(addDays(localTime(delivered).date, VALID_DAYS));
 
 /** The line's details as the rules want them; a 422 naming the field otherwise. */
 export function checkVirtualCard(input: VirtualGiftCardInput, storeCode: string, now: number): VirtualCardLine {
