@@ -35,9 +35,9 @@ export function pageRequest(query: PagingQuery, limits: PagingLimits = MAIN_API_
  * buffer (4-8 KB by default). Past this the answer has no Link; the X-Pagination-* headers still
  * give the page, its size and the page count.
  */
-export const LINK_HEADER_MAX_LENGTH = 2048;
+const LINK_HEADER_MAX_LENGTH = 2048;
 
-/** Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last (when it fits LINK_HEADER_MAX_LENGTH). */
+/** Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last (setLinkHeader: left out past LINK_HEADER_MAX_LENGTH). */
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number): void {
   const pageCount = Math.ceil(total / page.perPage);
   reply.header('X-Pagination-Current-Page', page.page);
@@ -56,7 +56,11 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   if (page.page > 1) links.push(link(Math.min(page.page - 1, last), 'prev'));
   if (page.page < pageCount) links.push(link(page.page + 1, 'next'));
   links.push(link(last, 'last'));
-  const header = links.join(', ');
+  setLinkHeader(reply, links.join(', '));
+}
+
+/** Sets the Link header, or leaves it out when it is longer than LINK_HEADER_MAX_LENGTH. */
+export function setLinkHeader(reply: FastifyReply, header: string): void {
   if (header.length <= LINK_HEADER_MAX_LENGTH) reply.header('Link', header);
   else reply.removeHeader('Link');
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { boundedCache } from '../infra/bounded-cache.js';
-import { LINK_HEADER_MAX_LENGTH } from './paging.js';
+import { setLinkHeader } from './paging.js';
 
 /**
  * A guest's catalogue answer is the same for every guest of a store and language until the data
@@ -69,11 +69,8 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     reply.headers(hit.headers);
     // The Link header names the URL it was made for: the same parameters, maybe other unknown ones.
     const base = linkBase(request.url);
-    if (hit.headers.link !== undefined && base !== hit.linkBase) {
-      const link = hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`);
-      if (link.length <= LINK_HEADER_MAX_LENGTH) reply.header('link', link);
-      else reply.removeHeader('link');
-    }
+    if (hit.headers.link !== undefined && base !== hit.linkBase)
+      setLinkHeader(reply, hit.headers.link.split(`<${hit.linkBase}`).join(`<${base}`));
     return reply.send(hit.payload);
   });
 

@@ -116,6 +116,12 @@ describe('GET /admin/orders', () => {
     expect(response.json()).toEqual([]);
     expect(response.headers.link).toBeUndefined();
 
+    // A cursor's link repeats the other parameters too: past the Link header's length it is left out, as a page's (http/paging.ts).
+    const long = await feed(`updatedSince=${since}&per-page=1&after=1.1&pad=${'x'.repeat(3000)}`);
+    expect(long.statusCode, long.body).toBe(200);
+    expect(long.headers['x-next-cursor']).toMatch(/^\d+\.\d+$/);
+    expect(long.headers.link).toBeUndefined();
+
     expectErrorBody(await feed('after=soon'), 400, 'Bad Request');
     expect(expectFieldErrors(await feed('after=1.2&page=2'))).toEqual(['page']);
   });

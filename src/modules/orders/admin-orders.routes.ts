@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
-import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { pageRequest, setLinkHeader, setPaginationHeaders } from '../../http/paging.js';
 import { errors, success } from '../../http/schemas.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { authenticateOperator } from '../admin/index.js';
@@ -57,7 +57,7 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
         const query = new URLSearchParams(search);
         query.delete('page');
         if (nextCursor) query.set('after', nextCursor);
-        if (nextCursor) reply.header('Link', `<${path}?${query.toString()}>; rel="next"`);
+        if (nextCursor) setLinkHeader(reply, `<${path}?${query.toString()}>; rel="next"`);
         else reply.removeHeader('Link');
       }
       return orders;
