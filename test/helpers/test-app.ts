@@ -8,6 +8,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Clock } from '../../src/infra/clock.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { cloneTemplate, databaseUrl } from '../setup/postgres-template.js';
 
@@ -37,6 +38,8 @@ export interface TestAppOptions {
    * statements, see recording-database.ts); the test's `database` stays the one opened here.
    */
   wrapDatabase?: (database: DatabaseHandle) => DatabaseHandle;
+  /** The app's clock (fixedClock: a test moves it by hand); the system's by default. */
+  clock?: Clock;
 }
 
 /** Which engine the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
@@ -86,7 +89,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     // On a copy of the migrated SQLite image or PostgreSQL template there is nothing left to do; a
     // safety net for a migration the copy missed, and what creates every table in a database file.
     await migrateToLatest(database);
-    app = await buildApp(config, { database: options.wrapDatabase?.(database) ?? database, logStream: options.logStream });
+    app = await buildApp(config, {
+      database: options.wrapDatabase?.(database) ?? database,
+      logStream: options.logStream,
+      clock: options.clock,
+    });
     await options.beforeReady?.(app);
     await app.ready();
     const jobs = createJobRunner(database, config, app.log);

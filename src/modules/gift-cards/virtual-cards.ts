@@ -17,7 +17,10 @@ export const VirtualGiftCardInput = Type.Object(
     recipientName: TextLine({ minLength: 1, maxLength: 200 }),
     recipientEmail: Type.String({ format: 'email', maxLength: 254 }),
     message: Type.Optional(MultilineText({ maxLength: 1000 })),
-    deliveryDate: Type.String({ format: 'date', description: 'The day the card is mailed to the recipient (today to a year ahead)' }),
+    deliveryDate: Type.String({
+      format: 'date',
+      description: 'The day the card is mailed to the recipient: today to a year ahead, days in Tallinn',
+    }),
   },
   { additionalProperties: false, description: 'Required for a VIRTUAL_GIFT_CARD product, refused for any other' },
 );
@@ -28,11 +31,10 @@ export const VIRTUAL_CARD_RANGE: Record<string, { minCents: number; maxCents: nu
   WEB: { minCents: 1_000, maxCents: 50_000 },
   WEB2: { minCents: 1_000, maxCents: 50_000 },
 };
-const DAY_MS = 86_400_000;
 /** The mail goes out at 06:00 UTC (08:00 or 09:00 in Tallinn) of the delivery date. */
 const DELIVERY_HOUR_MS = 6 * 3_600_000;
-/** A virtual card is valid for a year (365 days) from its delivery date. */
-const VALID_DAYS = 365;
+/** A year, in days: how far ahead a card may be delivered, and how long it is valid from its delivery date. */
+const YEAR_DAYS = 365;
 export const GIFT_CARD_ISSUE_JOB = 'gift-card.issue';
 
 export interface VirtualCardLine {
@@ -50,7 +52,7 @@ export const deliverAt = (deliverOn: string) => Date.parse(`${deliverOn}T00:00:0
  * delivery date, as a physical card's date ends (gift-cards.import.ts). Its mail names that day as the one
  * it is valid until; ended a year after the delivery hour, it stopped at 08:00 or 09:00 of the day named.
  */
-export const virtualCardEnd = (delivered: number) => endOfLocalDay(addDays(localTime(delivered).date, VALID_DAYS));
+export const virtualCardEnd = (delivered: number) => endOfLocalDay(addDays(localTime(delivered).date, YEAR_DAYS));
 
 /** The line's details as the rules want them; a 422 naming the field otherwise. */
 export function checkVirtualCard(input: VirtualGiftCardInput, storeCode: string, now: number): VirtualCardLine {
@@ -61,8 +63,9 @@ export function checkVirtualCard(input: VirtualGiftCardInput, storeCode: string,
       min: (range.minCents / 100).toFixed(2),
       max: (range.maxCents / 100).toFixed(2),
     });
-  const today = new Date(now).toISOString().slice(0, 10);
-  const latest = new Date(now + 365 * DAY_MS).toISOString().slice(0, 10);
+  // Days in Tallinn: in UTC, today was still yesterday there for two or three hours after midnight.
+  const today = localTime(now).date;
+  const latest = addDays(today, YEAR_DAYS);
   if (Number.isNaN(Date.parse(input.deliveryDate)) || input.deliveryDate < today || input.deliveryDate > latest)
     throw invalidField('giftCard.deliveryDate', 'giftCards.deliveryDate', { from: today, to: latest });
   return {
