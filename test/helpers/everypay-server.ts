@@ -41,8 +41,11 @@ export interface ApiRequest {
 }
 
 /** How the API misbehaves: an HTTP error, no answer at all, or an answer that is not JSON. */
-/** `lost-answer`: the request is carried out, then the connection drops before the answer. */
-export type Breakage = { status: number; body?: string } | 'hang' | 'bad-json' | 'lost-answer';
+/**
+ * `lost-answer`: the request is carried out, then the connection drops before the answer. `other-amount`: it
+ * is carried out, and the answer names an amount a cent above the payment's (the shop must not trust it).
+ */
+export type Breakage = { status: number; body?: string } | 'hang' | 'bad-json' | 'lost-answer' | 'other-amount';
 
 export interface EveryPayServerOptions {
   apiUsername?: string;
@@ -297,6 +300,14 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
       if (how === 'lost-answer') {
         api(req, target.pathname, target.searchParams, body);
         return void res.destroy();
+      }
+      if (how === 'other-amount') {
+        const { status, json } = api(req, target.pathname, target.searchParams, body) as {
+          status: number;
+          json: { initial_amount: number };
+        };
+        const answer = { ...json, initial_amount: Math.round(json.initial_amount * 100 + 1) / 100 };
+        return void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       }
       if (how === 'bad-json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"payment_reference": ');
       return void res

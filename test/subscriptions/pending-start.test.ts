@@ -122,6 +122,22 @@ describe('a first month answered "being processed" (201 PENDING) that the bank t
     expect(await mailJobs(s, id)).toEqual(['startDeclined']);
   });
 
+  it('answered with another amount (unproven, so still pending): 201 PENDING, and the decline that comes is mailed', async () => {
+    const { customer, token } = await paidSubscriber(s);
+    await s.t.drainJobs();
+    s.everypay.setCardOutcome(token, 'failed', { processing: true });
+    s.everypay.holdCallbacks();
+    s.everypay.breakApi('other-amount', 1, '/api/v4/payments/mit');
+    const started = await subscribe(s, customer, 'AUDIO1');
+    expect(started.statusCode, started.body).toBe(201);
+    expect(started.json()).toMatchObject({ status: 'PENDING' });
+    const id = started.json().id as number;
+    expect((await chargesOf(s, id)).map((charge) => charge.state)).toEqual(['pending']);
+    expect(answers(await s.everypay.releaseCallbacks())).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await shownSubscription(s, customer)).toMatchObject({ id, status: 'ENDED' });
+    expect(await mailJobs(s, id)).toEqual(['startDeclined']);
+  });
+
   it('declined at once: the customer hears it from the 409, and no mail is sent', async () => {
     const { customer, token } = await paidSubscriber(s);
     s.everypay.setCardOutcome(token, 'failed');

@@ -181,4 +181,17 @@ describe('an upgrade answered "being processed" (503) that the bank then decides
     expect(about(await mailsTo(customer), APPLIED)).toHaveLength(1);
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeConfirmed']);
   });
+
+  it('answered with another amount (unproven, so still pending): 503 as pending, not 200 on the old plan, and the outcome mailed', async () => {
+    const { customer, id, token } = await halfWayAudio1(s, 16 * DAY);
+    s.everypay.setCardOutcome(token, 'settled', { processing: true });
+    s.everypay.holdCallbacks();
+    s.everypay.breakApi('other-amount', 1, '/api/v4/payments/mit');
+    const changed = await call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
+    expectErrorBody(changed, 503, 'Service Unavailable');
+    expect(await upgrades(id)).toEqual([[1, 'pending']]);
+    expect(answers(await s.everypay.releaseCallbacks())).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await shown(customer)).toMatchObject({ id, status: 'ACTIVE', plan: { code: 'AUDIOMAX' } });
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeConfirmed']);
+  });
 });

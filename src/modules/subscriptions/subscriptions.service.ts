@@ -223,8 +223,10 @@ async function chargeWhileTheCustomerWaits(
   now: number,
 ): Promise<ChargeOutcome> {
   const outcome = await runCharge(db, gateways, charge, token, now);
-  if (outcome === 'pending' && !(await markPendingTold(db, Number(charge.id), now))) return decidedOutcome(db, Number(charge.id));
-  return outcome;
+  // An answer naming another amount or order (mismatch) proves nothing and leaves the charge pending, as
+  // "still with the bank" does: its callback or the billing run's look-up decides it, and mails that.
+  if (outcome !== 'pending' && outcome !== 'mismatch') return outcome;
+  return (await markPendingTold(db, Number(charge.id), now)) ? 'pending' : decidedOutcome(db, Number(charge.id));
 }
 
 /**
