@@ -155,14 +155,7 @@ describe('bought, issued, delivered', () => {
     ]);
     expect((await list({ bearer: recipient.token })).json()).toEqual([]);
 
-    // The delivery date comes.
-    await db()
-      .updateTable('job')
-      .set({ run_at: Date.now() - 1 })
-      .where('type', '=', 'gift-card.mail')
-      .where('status', '=', 'pending')
-      .execute();
-    await t.drainJobs();
+    await deliveryDateComes();
     const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes(recipientEmail));
     expect(delivered.text).toContain('Palju õnne!');
     const cardCode = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
@@ -208,16 +201,11 @@ describe('the day its mail says it is valid until', () => {
     const link = orderLink(placed.json().location);
     expect((await t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
     await t.drainJobs();
-    await db()
-      .updateTable('job')
-      .set({ run_at: Date.now() - 1 })
-      .where('type', '=', 'gift-card.mail')
-      .where('status', '=', 'pending')
-      .execute();
-    await t.drainJobs();
+    await deliveryDateComes();
     const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes('until@example.ee'));
     const until = /Kaart kehtib kuni (\d{4}-\d{2}-\d{2})\./.exec(delivered.text ?? '')![1]!;
-    // A year (365 days) from the delivery date; it was mailed at 08:00 or 09:00 in Tallinn, and ended so a year on.
+    // A year (365 days) from the delivery date, through that whole day: ended 365 days after the delivery hour
+    // (06:00 UTC), the card stopped at 08:00 or 09:00 in Tallinn of the day its mail named.
     expect(until).toBe(addDays(deliveryDate, 365));
     const code = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
     const end = endOfLocalDay(until);
@@ -269,13 +257,7 @@ describe('refunded after it was issued', () => {
     expect(Number(voided!.expires_at)).toBeLessThanOrEqual(Date.now());
     const kinds = await db().selectFrom('gift_card_entry').select('kind').where('gift_card_id', '=', voided!.id).orderBy('id').execute();
     expect(kinds.map((entry) => entry.kind)).toEqual(['ISSUE', 'VOID']);
-    await db()
-      .updateTable('job')
-      .set({ run_at: Date.now() - 1 })
-      .where('type', '=', 'gift-card.mail')
-      .where('status', '=', 'pending')
-      .execute();
-    await t.drainJobs();
+    await deliveryDateComes();
     expect(smtp.mails.some((mail) => JSON.stringify(mail.to).includes('void@example.ee'))).toBe(false);
   });
 });
@@ -301,6 +283,17 @@ describe('given up while its card is being issued', () => {
     expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toEqual([]);
   });
 });
+
+/** The delivery date comes: the recipients' mails queued for it go out. */
+async function deliveryDateComes(): Promise<void> {
+  await db()
+    .updateTable('job')
+    .set({ run_at: Date.now() - 1 })
+    .where('type', '=', 'gift-card.mail')
+    .where('status', '=', 'pending')
+    .execute();
+  await t.drainJobs();
+}
 
 async function issueJobs(orderId: number): Promise<number> {
   const jobs = await db().selectFrom('job').select('payload').where('type', '=', 'gift-card.issue').execute();
