@@ -17,7 +17,7 @@ export const BalanceQuery = Type.Object({ code: GiftCardCode }, { additionalProp
 export const VirtualGiftCardListQuery = Type.Object({ ...PagingQuery.properties }, { additionalProperties: false });
 
 const EXPIRES_AT =
-  'When the card stops working. A physical card valid through a day expires at that day’s end in the shop’s time zone (Europe/Tallinn): valid through 2027-12-31, 2027-12-31T22:00:00.000Z';
+  'When the card stops working. A card valid through a day (a physical card’s date; a virtual card’s, a year after its delivery) expires at that day’s end in the shop’s time zone (Europe/Tallinn): valid through 2027-12-31, 2027-12-31T22:00:00.000Z';
 
 export const BalanceSchema = Type.Object(
   {
