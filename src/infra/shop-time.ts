@@ -76,6 +76,14 @@ export function endOfLocalDay(date: string): number {
   return instantOf(addDays(date, 1), 0);
 }
 
+/**
+ * The local date of the last moment before an (exclusive) end: the day something ending then can still be
+ * used on, as a mail names it (2027-12-31T22:00:00Z -> 2027-12-31; 2027-01-04T22:30:00Z -> 2027-01-05).
+ */
+export function lastLocalDay(end: number): string {
+  return localTime(end - 1).date;
+}
+
 /** ISO weekday of a local date: 1 = Monday ... 7 = Sunday. */
 export function weekdayOf(date: string): number {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];

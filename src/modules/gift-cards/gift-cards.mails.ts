@@ -1,4 +1,4 @@
-import { localTime } from '../../infra/shop-time.js';
+import { lastLocalDay, localTime } from '../../infra/shop-time.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
@@ -15,15 +15,13 @@ export interface CardMailDetails {
   storeName: string;
 }
 
-// Days in Tallinn, where the recipient spends the card: the delivery's, and the last the card works (its end is exclusive).
-const day = (ms: number) => localTime(ms).date;
-
 function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[MessageKey, Record<string, string>] | string>) {
   const language: Language = isLanguage(details.language) ? details.language : 'et';
   const params = {
     amount: formatEuros(details.amountCents, language),
-    expires: day(details.expiresAt - 1),
-    date: day(details.deliverAt),
+    // Days in Tallinn, where the card is spent: the last it works (its end is exclusive), and its delivery's.
+    expires: lastLocalDay(details.expiresAt),
+    date: localTime(details.deliverAt).date,
     name: details.recipientName,
     store: details.storeName,
   };

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { lastLocalDay } from '../../infra/shop-time.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { findCharge } from './charges.repository.js';
@@ -92,7 +93,8 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
       plan: titleOf(plan, language),
       current: titleOf(current, language),
       name: subscriber.first_name ?? '',
-      until: new Date(Number(sub.period_end)).toISOString().slice(0, 10),
+      // The day in Tallinn the period ends on: in UTC, an end in the first hours of a day there was the day before.
+      until: lastLocalDay(Number(sub.period_end)),
       amount: charge ? formatEuros(charge.amount_cents, language) : '',
     };
     const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, BODIES[job.kind], params)];

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import {
+  call,
+  createCustomer,
+  mailsReceivedBy,
+  saveCard,
+  setMailLanguage,
+  startSubscriptionShop,
+  subscribe,
+  type SubscriptionShop,
+} from './helpers.js';
+
+// The day a subscription's mail says it can be used until is the day in Tallinn on which its period ends.
+// Read in UTC, a period ending in the first two or three hours of a day in Tallinn was named the day before.
+
+let s: SubscriptionShop;
+let smtp: SmtpCatcher;
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  s = await startSubscriptionShop({ SMTP_URL: smtp.url });
+});
+afterAll(async () => {
+  await s.close();
+  await smtp.close();
+});
+
+describe("a subscription mail's date", () => {
+  it('is the day in Tallinn its period ends: 00:30 there on 5 January is the 5th (22:30 UTC on the 4th)', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    await setMailLanguage(s, customer, 'en');
+    await saveCard(s, customer);
+    const trial = await subscribe(s, customer, 'AUDIO1');
+    expect(trial.json()).toMatchObject({ status: 'TRIAL' });
+    const id = trial.json().id as number;
+    await s.t.database.db
+      .updateTable('subscription')
+      .set({ period_end: Date.parse('2027-01-05T00:30:00+02:00') })
+      .where('id', '=', id)
+      .execute();
+    expect((await call(s, customer, 'DELETE', `/subscription/${id}`)).statusCode).toBe(200);
+    const cancelled = (await mailsReceivedBy(s, smtp, customer)).find((mail) => mail.subject?.endsWith('is cancelled'));
+    expect(cancelled?.text).toContain('You can use it until 2027-01-05;');
+  });
+});
