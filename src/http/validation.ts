@@ -4,11 +4,14 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { translate, type Language, type MessageKey } from '../i18n/index.js';
 import type { FieldError } from './errors.js';
 import { textPatternFailure } from './text.js';
+import { summariseUnions } from './union-errors.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false };
+// `verbose`: an error carries the value and the schema it failed, which describing a union needs
+// (union-errors.ts), and an integer's message (a positive id).
+const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false, verbose: true };
 
 // Query strings, path parameters and headers arrive as text, so they are coerced to the schema's
 // types ("2" -> 2). A JSON body is not: {"page": "2"} where a number is expected is a client bug
@@ -95,9 +98,9 @@ function nulErrorsAt(value: unknown, path: string, depth: number, top: string): 
 export function toFieldErrors(errors: ErrorObject[], language: Language): FieldError[] {
   const seen = new Set<string>();
   const result: FieldError[] = [];
-  for (const error of errors) {
+  for (const error of summariseUnions(errors)) {
     const field = fieldOf(error);
-    // anyOf/oneOf report each branch; the field's own keyword error says it better.
+    // A union's errors are summarised above; one left (its branches not found) adds nothing.
     if (seen.has(field) || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
     seen.add(field);
     result.push({ field, message: messageOf(error, field, language) });
@@ -121,8 +124,15 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
   switch (error.keyword) {
     case 'required':
       return say('validation.required');
-    case 'type':
-      return params.type === 'integer' ? say('validation.integer') : say('validation.type', { type: String(params.type) });
+    case 'type': {
+      const types = String(params.type).split(',');
+      if (types.length > 1) return say('validation.types', { types: types.join(', ') });
+      if (params.type !== 'integer') return say('validation.type', { type: String(params.type) });
+      // An id: a whole number from 1.
+      return Number((error.parentSchema as { minimum?: unknown } | undefined)?.minimum) >= 1
+        ? say('validation.positiveInteger')
+        : say('validation.integer');
+    }
     case 'minLength':
       return say('validation.minLength', { limit: Number(params.limit) });
     case 'maxLength':
