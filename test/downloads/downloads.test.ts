@@ -151,6 +151,10 @@ describe('GET /direct-download/{token}', () => {
       ['bytes=-25', size - 25, size - 1],
       ['bytes=-200000', 0, size - 1],
       ['bytes=99000-500000', 99_000, size - 1],
+      // The unit in any case; a last position or a suffix past Number.MAX_SAFE_INTEGER reaches the end.
+      ['Bytes = 10-19', 10, 19],
+      ['bytes=99000-18446744073709551616', 99_000, size - 1],
+      ['bytes=-18446744073709551616', 0, size - 1],
     ];
     for (const [range, start, end] of cases) {
       const response = await get(world, path, {}, { range });
@@ -164,13 +168,15 @@ describe('GET /direct-download/{token}', () => {
 
   it('answers 416 with the size for a range past the end, and the whole file for one it does not serve', async () => {
     const path = await linkPath(world, world.customer, epubItem.id);
-    for (const range of [`bytes=${epub.length}-`, 'bytes=200000-200010', 'bytes=-0']) {
+    // A first position past Number.MAX_SAFE_INTEGER is past the end too (it was the whole file).
+    const huge = ['bytes=18446744073709551616-', 'bytes=9007199254740992-9007199254740993', `bytes=${'9'.repeat(400)}-`];
+    for (const range of [`bytes=${epub.length}-`, 'bytes=200000-200010', 'bytes=-0', ...huge]) {
       const response = await get(world, path, {}, { range, ...en });
       expectErrorBody(response, 416, 'Range Not Satisfiable');
       expect(response.headers['content-range']).toBe(`bytes */${epub.length}`);
     }
     // Each answers the whole file: a link serves it DOWNLOAD_LINK_BUDGET (3) times, so each has its own link.
-    for (const range of ['bytes=5-2', 'bytes=0-1,5-6', 'items=0-1', 'bytes=x-y']) {
+    for (const range of ['bytes=5-2', 'bytes=0-1,5-6', 'items=0-1', 'bytes=x-y', 'bytes=1 0-20', 'bytes=--5']) {
       const response = await get(world, await linkPath(world, world.customer, epubItem.id), {}, { range });
       expect(response.statusCode, range).toBe(200);
       expect(response.rawPayload.length, range).toBe(epub.length);
@@ -254,7 +260,9 @@ describe('GET /direct-download/{token}', () => {
     expect(after.find((item) => item.id === pdfItem.id)!.downloadsUsed).toBe(usedBefore + 1);
     // An unused link counts nothing; neither does a 416.
     await linkPath(world, world.customer, epubItem.id);
-    expect((await get(world, await linkPath(world, world.customer, epubItem.id), {}, { range: 'bytes=999999-' })).statusCode).toBe(416);
+    for (const range of ['bytes=999999-', 'bytes=18446744073709551616-']) {
+      expect((await get(world, await linkPath(world, world.customer, epubItem.id), {}, { range })).statusCode, range).toBe(416);
+    }
     expect((await downloads(world, world.customer)).find((item) => item.id === epubItem.id)!.downloadsUsed).toBe(usedBefore + 1);
     expect((await world.t.app.inject({ method: 'HEAD', url: path })).statusCode).toBe(404);
   });

@@ -53,6 +53,19 @@ describe('the bytes a download link serves', () => {
     expect((await get(world, await linkPath(world, world.customer, id))).statusCode).toBe(200);
   });
 
+  it('spends nothing and counts nothing on a range that starts past Number.MAX_SAFE_INTEGER (a 416, not the whole file)', async () => {
+    const before = { used: await used(), served: await served() };
+    const link = await linkPath(world, world.customer, id);
+    for (const start of ['18446744073709551616', '9007199254740992']) {
+      const response = await get(world, link, {}, { range: `bytes=${start}-`, ...en });
+      expectErrorBody(response, 416, 'Range Not Satisfiable');
+      expect(response.headers['content-range']).toBe(`bytes */${SIZE}`);
+    }
+    expect({ used: await used(), served: await served() }).toEqual(before);
+    // The link still serves its whole budget.
+    for (let copy = 0; copy < 3; copy += 1) expect((await get(world, link)).statusCode).toBe(200);
+  });
+
   it('serves a file fetched in ranges and fetched again, up to the budget to the byte', async () => {
     const link = await linkPath(world, world.customer, id);
     // 11 ranges of 1000 bytes: 11,000 of the 12,000.

@@ -4,24 +4,35 @@
 
 export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
-const SINGLE = /^bytes=(\d{0,15})-(\d{0,15})$/;
+// The unit is case-insensitive (RFC 9110 §14.1); a position has any number of digits (§14.1.1).
+const SINGLE = /^bytes\s*=\s*(\d*)\s*-\s*(\d*)$/i;
+
+/**
+ * A position of the header. One past Number.MAX_SAFE_INTEGER is past the end of every file: it is
+ * Infinity, not a number rounded (or a header ignored), so that `bytes=18446744073709551616-` is a
+ * 416 and not the whole file, and a last position or a suffix that large reaches to the end.
+ */
+function position(digits: string): number {
+  const value = Number(digits);
+  return Number.isSafeInteger(value) ? value : Infinity;
+}
 
 export function byteRange(header: string | undefined, size: number): RangeAnswer {
   if (header === undefined) return { kind: 'whole' };
-  const match = SINGLE.exec(header.replace(/\s+/g, ''));
+  const match = SINGLE.exec(header.trim());
   // Another unit, several ranges or a malformed one: ignored, as the RFC says a server may.
   if (!match) return { kind: 'whole' };
   const [, first = '', last = ''] = match;
   if (first === '' && last === '') return { kind: 'whole' };
   if (first === '') {
     // The last n bytes; all of them when n is at least the size.
-    const suffix = Number(last);
+    const suffix = position(last);
     if (suffix === 0 || size === 0) return { kind: 'unsatisfiable' };
     return { kind: 'partial', start: Math.max(size - suffix, 0), end: size - 1 };
   }
-  const start = Number(first);
+  const start = position(first);
   // `a-b` with b before a is not a valid range: ignored.
-  if (last !== '' && Number(last) < start) return { kind: 'whole' };
+  if (last !== '' && position(last) < start) return { kind: 'whole' };
   if (start >= size) return { kind: 'unsatisfiable' };
-  return { kind: 'partial', start, end: last === '' ? size - 1 : Math.min(Number(last), size - 1) };
+  return { kind: 'partial', start, end: last === '' ? size - 1 : Math.min(position(last), size - 1) };
 }
