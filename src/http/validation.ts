@@ -29,18 +29,28 @@ const MAX_DEPTH = 64;
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  // Ajv checks `minProperties` before it removes the fields a closed object does not name, so
+  // {"foo": 1} passed an object of changes that needs one (`minProperties: 1`) and reached the route
+  // as {}. A second pass over what is left sees the object as the route will.
+  const twice = usesKeyword(schema, 'minProperties');
   // A NUL character is valid JSON and a valid %00 in a URL, but no text column takes it
   // (PostgreSQL refuses it outright, even as a query parameter), so a string that holds one is a
   // field error (422 in a body, 400 elsewhere), never a database failure. So is a value nested
   // deeper than MAX_DEPTH. The schema's own check runs first: it removes unknown fields.
   const validateWithoutNul = (value: unknown) => {
-    const valid = validate(value);
+    const valid = validate(value) && (!twice || validate(value));
     validateWithoutNul.errors = valid ? nulErrors(value, '') : withTextFailures(validate.errors, value);
     return validateWithoutNul.errors === null || validateWithoutNul.errors === undefined || validateWithoutNul.errors.length === 0;
   };
   validateWithoutNul.errors = null as ErrorObject[] | null | undefined;
   return validateWithoutNul;
 };
+
+/** Whether `keyword` appears anywhere in `schema`. */
+function usesKeyword(schema: unknown, keyword: string): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  return Object.hasOwn(schema, keyword) || Object.values(schema).some((child) => usesKeyword(child, keyword));
+}
 
 /**
  * The errors, those of a text's pattern (text.ts) saying why it failed (`params.failure`): a control

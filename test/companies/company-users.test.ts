@@ -196,6 +196,24 @@ describe('changing a company user', () => {
     expect((await users(second)).find((user) => user.id === id)!.role).toBe('MASTER');
   });
 
+  it('refuses a change with no field it names, as an empty one, with a 422 that changes nothing', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const { id } = await invite(t, master.token, uniqueEmail('employee'));
+    const before = await users(master.token);
+    const empty = await call(t, 'PUT', `/company-user/${id}`, master.token, {});
+    expect(empty.statusCode, empty.body).toBe(422);
+    for (const body of [{ foo: 1 }, { foo: 1, bar: 'x' }]) {
+      const response = await call(t, 'PUT', `/company-user/${id}`, master.token, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+      expect(response.json()).toEqual(empty.json());
+    }
+    expect(await users(master.token)).toEqual(before);
+    // A field it names is changed; one it does not name beside it is dropped.
+    const promoted = await call(t, 'PUT', `/company-user/${id}`, master.token, { role: 'MASTER', foo: 1 });
+    expect(promoted.statusCode, promoted.body).toBe(200);
+    expect(promoted.json()).toMatchObject({ id, role: 'MASTER' });
+  });
+
   it('renames only the invitation of someone who had a user already, and refuses to rename them once they use the address outside the company', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('web2');

@@ -80,9 +80,22 @@ describe('sub-companies', () => {
     expect((await call(t, 'GET', '/sub-company', master.token)).json()).toEqual([]);
   });
 
-  it('refuses an empty change with a 422', async () => {
+  it('refuses a change with no field it names, as an empty one, with a 422 that moves nothing', async () => {
     const master = await companyMaster(t, 'WHOLESALE');
     const { id } = (await call(t, 'POST', '/sub-company', master.token, { name: 'X' })).json();
-    expectFieldErrors(await call(t, 'PUT', `/sub-company/${id}`, master.token, {}));
+    // An updatedAt long past: a change of nothing that still touched the row would show.
+    await t.database.db.updateTable('sub_company').set({ updated_at: 1_000_000 }).where('id', '=', id).execute();
+    const before = (await call(t, 'GET', '/sub-company', master.token)).json();
+    for (const body of [{}, { foo: 1 }, { foo: 1, bar: 'x' }]) {
+      const response = await call(t, 'PUT', `/sub-company/${id}`, master.token, body);
+      expect(expectFieldErrors(response), JSON.stringify(body)).toEqual(['']);
+      expect(response.json()).toEqual((await call(t, 'PUT', `/sub-company/${id}`, master.token, {})).json());
+    }
+    expect((await call(t, 'GET', '/sub-company', master.token)).json()).toEqual(before);
+    // A field it names is changed; one it does not name beside it is dropped.
+    const renamed = await call(t, 'PUT', `/sub-company/${id}`, master.token, { name: 'Y', foo: 1 });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({ id, name: 'Y' });
+    expect(renamed.json()).not.toHaveProperty('foo');
   });
 });

@@ -8,6 +8,11 @@ import { TextLine } from '../../http/text.js';
 const Name = TextLine({ minLength: 1, maxLength: 100 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * An object of changes: at least one field it names. A field it does not name is dropped first (so
+ * {"foo": 1} is the 422 of {}, not a change of nothing that still moved the sub-company's updatedAt).
+ */
+const changes = { additionalProperties: false, minProperties: 1 } as const;
 
 export const COMPANY_ROLES = ['MASTER', 'EMPLOYEE'] as const;
 export type CompanyRole = (typeof COMPANY_ROLES)[number];
@@ -29,7 +34,7 @@ export type CompanyUserInvitation = Static<typeof CompanyUserInvitation>;
 
 export const CompanyUserChange = Type.Object(
   { role: Type.Optional(Role), firstName: Type.Optional(Name), lastName: Type.Optional(Name) },
-  { minProperties: 1, description: 'The fields to change' },
+  { ...changes, description: 'The fields to change; a field it does not name is dropped' },
 );
 export type CompanyUserChange = Static<typeof CompanyUserChange>;
 
@@ -76,7 +81,7 @@ export const SubCompanyChange = Type.Object(
     registryCode: Type.Optional(Nullable(RegistryCode)),
     addresses: Type.Optional({ ...Addresses, description: 'Replaces every address of the sub-company' }),
   },
-  { minProperties: 1, description: 'The fields to change' },
+  { ...changes, description: 'The fields to change; a field it does not name is dropped' },
 );
 export type SubCompanyChange = Static<typeof SubCompanyChange>;
 
