@@ -10,7 +10,8 @@ import { importLines } from './import-helpers.js';
 
 // The express courier's cut-off through HTTP: GET /basket/delivery-methods estimates express
 // orders before 12:00 Europe/Tallinn for the same day and later ones for the next, by the app's
-// clock (summer time UTC+3, winter time UTC+2). The courier next to it has no cut-off.
+// clock (summer time UTC+3, winter time UTC+2, and the days the clocks change). The courier next to
+// it has no cut-off.
 
 let config: TestApp;
 let database: DatabaseHandle;
@@ -81,6 +82,15 @@ describe('the express courier in GET /basket/delivery-methods', () => {
   it('uses winter time (UTC+2) in January', async () => {
     expect((await estimatesAt('2026-01-12T09:59:00Z')).EXPRESS).toEqual({ from: '2026-01-12', to: '2026-01-12' });
     expect((await estimatesAt('2026-01-12T10:00:00Z')).EXPRESS).toEqual({ from: '2026-01-13', to: '2026-01-13' });
+  });
+
+  it('takes the noon of the clock change days by the offset at noon, not at midnight', async () => {
+    // 2026-03-29: clocks go from 03:00 (UTC+2) to 04:00 (UTC+3), so noon is 09:00 UTC.
+    expect((await estimatesAt('2026-03-29T08:59:00Z')).EXPRESS).toEqual({ from: '2026-03-29', to: '2026-03-29' });
+    expect((await estimatesAt('2026-03-29T09:00:00Z')).EXPRESS).toEqual({ from: '2026-03-30', to: '2026-03-30' });
+    // 2026-10-25: clocks go from 04:00 (UTC+3) back to 03:00 (UTC+2), so noon is 10:00 UTC.
+    expect((await estimatesAt('2026-10-25T09:59:00Z')).EXPRESS).toEqual({ from: '2026-10-25', to: '2026-10-25' });
+    expect((await estimatesAt('2026-10-25T10:00:00Z')).EXPRESS).toEqual({ from: '2026-10-26', to: '2026-10-26' });
   });
 
   it('takes the date in Tallinn: just after midnight there it is already the next day', async () => {

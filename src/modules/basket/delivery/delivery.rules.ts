@@ -1,3 +1,4 @@
+import { addDays, localTime } from '../../../infra/shop-time.js';
 import type { DeliveryKind } from '../basket.tables.js';
 
 // Which delivery methods a basket can use, what they cost and when they arrive. A basket of only
@@ -8,9 +9,8 @@ import type { DeliveryKind } from '../basket.tables.js';
 // next day.
 
 export const HEAVY_BASKET_GRAMS = 20_000;
-const EXPRESS_CUTOFF_HOUR = 12;
-const TIME_ZONE = 'Europe/Tallinn';
-const DAY_MS = 86_400_000;
+/** Minutes after local midnight: 12:00 in Tallinn. */
+const EXPRESS_CUTOFF_MINUTE = 12 * 60;
 
 export interface DeliveryMethod {
   id: number;
@@ -63,26 +63,9 @@ export function deliveryCost(
 
 /** The first and last day (Tallinn dates, YYYY-MM-DD) an order placed at `now` arrives. */
 export function deliveryEstimate(method: DeliveryMethod, now: number): { from: string; to: string } {
-  const { date, hour } = tallinnClock(now);
-  const late = method.kind === 'EXPRESS_COURIER' && hour >= EXPRESS_CUTOFF_HOUR ? 1 : 0;
+  const { date, minute } = localTime(now);
+  const late = method.kind === 'EXPRESS_COURIER' && minute >= EXPRESS_CUTOFF_MINUTE ? 1 : 0;
   return { from: addDays(date, method.daysMin + late), to: addDays(date, method.daysMax + late) };
-}
-
-function tallinnClock(now: number): { date: string; hour: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: TIME_ZONE,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(now);
-  const part = (type: string) => parts.find((p) => p.type === type)!.value;
-  return { date: `${part('year')}-${part('month')}-${part('day')}`, hour: Number(part('hour')) };
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** What a basket's stored delivery choice points at, as read now. */
