@@ -105,6 +105,19 @@ describe('a virtual gift card in the basket', () => {
     const onBook = await call(t, 'POST', '/basket/add-product', {}, { productId: book, quantity: 1, giftCard: details() });
     expect(onBook.statusCode).toBe(422);
   });
+
+  it("writes the store's amounts in the refusal as the caller's language writes money", async () => {
+    const refusals = {
+      et: 'Kinkekaardi summa on 10,00 € kuni 500,00 €, täissentides.',
+      en: 'A gift card is for €10.00 to €500.00, in whole cents.',
+      ru: 'Сумма подарочной карты от 10,00 € до 500,00 €, в целых центах.',
+    };
+    for (const [language, message] of Object.entries(refusals)) {
+      const response = await addVoucher({ language }, details({ amount: 500.01 }));
+      expect(response.statusCode, response.body).toBe(422);
+      expect(response.json()).toEqual([{ field: 'giftCard.amount', message }]);
+    }
+  });
 });
 
 describe('bought, issued, delivered', () => {

@@ -170,7 +170,7 @@ export async function addProduct(
   const { product } = orderable;
   let { priceCents } = orderable;
   // A virtual gift card's line is one card: its amount is its price; adding it again replaces its details.
-  const card = virtualCard(product, input.giftCard, storeCode, context.now);
+  const card = virtualCard(product, input.giftCard, context);
   if (card) priceCents = card.amountCents;
   const quantity = card ? 1 : (existing?.line.quantity ?? 0) + input.quantity;
   checkQuantity(product, card ? input.quantity : quantity);
@@ -188,13 +188,13 @@ export async function addProduct(
 }
 
 /** The card details a VIRTUAL_GIFT_CARD product needs (a 422 without them), refused for any other product. */
-function virtualCard(product: BasketProduct, input: VirtualGiftCardInput | undefined, storeCode: string, now: number) {
+function virtualCard(product: BasketProduct, input: VirtualGiftCardInput | undefined, context: BasketContext) {
   if (product.type !== 'VIRTUAL_GIFT_CARD') {
     if (input !== undefined) throw invalidField('giftCard', 'giftCards.detailsNotWanted');
     return undefined;
   }
   if (input === undefined) throw invalidField('giftCard', 'giftCards.detailsRequired');
-  return checkVirtualCard(input, storeCode, now);
+  return checkVirtualCard(input, { storeCode: context.store.code, language: context.language }, context.now);
 }
 
 /** A product addProducts could not add, and why (the basket rule's message). */

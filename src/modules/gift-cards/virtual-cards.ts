@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
+import { formatEuros, type Language } from '../../i18n/index.js';
 import { MultilineText, TextLine } from '../../http/text.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
@@ -54,14 +55,21 @@ export const deliverAt = (deliverOn: string) => Date.parse(`${deliverOn}T00:00:0
  */
 export const virtualCardEnd = (delivered: number) => endOfLocalDay(addDays(localTime(delivered).date, YEAR_DAYS));
 
-/** The line's details as the rules want them; a 422 naming the field otherwise. */
-export function checkVirtualCard(input: VirtualGiftCardInput, storeCode: string, now: number): VirtualCardLine {
-  const range = VIRTUAL_CARD_RANGE[storeCode] ?? VIRTUAL_CARD_RANGE.WEB!;
+/**
+ * The line's details as the rules want them; a 422 naming the field otherwise, with the store's amounts
+ * written as the caller's language writes money.
+ */
+export function checkVirtualCard(
+  input: VirtualGiftCardInput,
+  caller: { storeCode: string; language: Language },
+  now: number,
+): VirtualCardLine {
+  const range = VIRTUAL_CARD_RANGE[caller.storeCode] ?? VIRTUAL_CARD_RANGE.WEB!;
   const amountCents = Math.round(input.amount * 100);
   if (Math.abs(amountCents - input.amount * 100) > 1e-6 || amountCents < range.minCents || amountCents > range.maxCents)
     throw invalidField('giftCard.amount', 'giftCards.amountRange', {
-      min: (range.minCents / 100).toFixed(2),
-      max: (range.maxCents / 100).toFixed(2),
+      min: formatEuros(range.minCents, caller.language),
+      max: formatEuros(range.maxCents, caller.language),
     });
   // Days in Tallinn: in UTC, today was still yesterday there for two or three hours after midnight.
   const today = localTime(now).date;
