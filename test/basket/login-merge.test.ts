@@ -96,9 +96,21 @@ describe('POST /auth/login with a basket-token', () => {
     // 999 is the most of a line, the web stock of 4 caps the scarce one, an e-book is 1.
     expect(quantities(basket)).toEqual({ [p.book]: 999, [p.scarce]: 4, [p.ebook]: 1, [p.both]: 2 });
     expect([basket.basketToken, basket.itemCount, basket.total]).toEqual([null, 1006, 9990 + 20 + 8 + 14]);
-    // The cut to the stock is told (the scarce line only: the rules' caps of 999 and 1 are no news).
+    // The cut to the stock is told on its line, and the rules' caps of 999 and 1 in the answer's messages.
     expect(basket.items.filter((item) => item.notice !== null).map((item) => [item.productId, item.notice!.code])).toEqual([
       [p.scarce, 'QUANTITY_CUT'],
+    ]);
+    expect(basket.messages).toEqual([
+      {
+        code: 'MERGE_QUANTITY_CAPPED',
+        message:
+          'Mõlemas korvis olnud tooteid, mille kogus oli kokku üle 999 tk: 1; ühte toodet saab korvis olla kuni 999 tk, seega vähendati kogus 999 tk-ni.',
+      },
+      {
+        code: 'MERGE_DIGITAL_ONCE',
+        message:
+          'Mõlemas korvis olnud digitaalseid tooteid: 1; digitaalset toodet saab korvi panna ainult ühe, seega on igaüks korvis üks kord.',
+      },
     ]);
     // The answer is the client's basket as the basket endpoints show it, for either token.
     const stored = await read(t, { bearer: accessToken });

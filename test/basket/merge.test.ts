@@ -63,11 +63,46 @@ describe('POST /basket/merge', () => {
     expect(merged.items.find((item) => item.productId === p.scarce)).toMatchObject(cut);
     expect((await read(t, { bearer: client.token })).items.find((item) => item.productId === p.scarce)).toMatchObject(cut);
     expect(merged.items.filter((item) => item.notice?.code === 'QUANTITY_CUT').map((item) => item.productId)).toEqual([p.scarce]);
+    // The e-book in both is kept once, and the answer says so.
+    expect(merged.messages?.map((message) => message.code)).toEqual(['MERGE_DIGITAL_ONCE']);
     expect((await read(t, { token })).id).toBeNull();
     // A retry finds nothing more to merge.
     const retried = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token }));
     expect([quantities(retried), retried.version]).toEqual([quantities(merged), merged.version]);
     await t.database.db.updateTable('product').set({ availability: 'AVAILABLE' }).where('id', '=', p.gone).execute();
+  });
+
+  it("tells the cuts by the line rules (999 of a product, one of a digital one) in the answer's messages, once", async () => {
+    // A preorder is not limited by stock: only the rule of 999 cuts it.
+    const preorder = await createProduct(t.database.db, { availability: 'COMING_SOON', deliveryTime: 'PREORDER', price: 1 });
+    const told = {
+      en: [
+        'Products in both baskets whose quantities came to more than 999 together: 1; a basket holds at most 999 of one product, so they were cut to 999.',
+        'Digital products in both baskets: 1; a digital product can be in the basket once only, so each is there once.',
+      ],
+      ru: [
+        'Товаров, которые были в обеих корзинах и которых вместе оказалось больше 999 шт.: 1; одного товара в корзине может быть не более 999 шт., поэтому количество уменьшено до 999.',
+        'Цифровых товаров, которые были в обеих корзинах: 1; цифровой товар можно положить в корзину только один раз, поэтому каждый из них в корзине один раз.',
+      ],
+    };
+    for (const [language, [capped, once]] of Object.entries(told)) {
+      const client = await createCustomer(t.database.db);
+      await add(t, { bearer: client.token }, preorder, 400);
+      await add(t, { bearer: client.token }, p.ebook, 1);
+      const token = await guestWith([
+        [preorder, 600],
+        [p.ebook, 1],
+      ]);
+      const merged = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token, language }));
+      expect(quantities(merged)).toEqual({ [preorder]: 999, [p.ebook]: 1 });
+      expect(merged.items.map((item) => item.notice)).toEqual([null, null]);
+      expect(merged.messages).toEqual([
+        { code: 'MERGE_QUANTITY_CAPPED', message: capped },
+        { code: 'MERGE_DIGITAL_ONCE', message: once },
+      ]);
+      // The cut is done: the basket holds 999 and one, and later answers have nothing to tell.
+      expect((await read(t, { bearer: client.token, language })).messages).toBeUndefined();
+    }
   });
 
   it('needs a client (401 for a guest), refuses a malformed token (400), and merges nothing of another store', async () => {

@@ -12,6 +12,10 @@ const en = {
   'basket.tooManyLines': 'A basket holds at most {max} different products.',
   'basket.mergeLinesLeftOut':
     '{count} products from the basket you had before logging in did not fit (a basket holds at most {max}); they stay in that basket.',
+  'basket.mergeQuantityCapped':
+    'Products in both baskets whose quantities came to more than {max} together: {count}; a basket holds at most {max} of one product, so they were cut to {max}.',
+  'basket.mergeDigitalOnce':
+    'Digital products in both baskets: {count}; a digital product can be in the basket once only, so each is there once.',
   'basket.notInBasket': 'Product {id} is not in the basket.',
   'basket.unknownCode': 'There is no such discount code.',
   'basket.notice.UNAVAILABLE': 'No longer available; not counted in the total.',
@@ -51,6 +55,10 @@ const et: Record<keyof typeof en, string> = {
   'basket.tooManyLines': 'Ostukorvis saab olla kuni {max} erinevat toodet.',
   'basket.mergeLinesLeftOut':
     'Enne sisselogimist korvis olnud toodetest {count} ei mahtunud korvi (korvis saab olla kuni {max} toodet); need jäid sinna korvi.',
+  'basket.mergeQuantityCapped':
+    'Mõlemas korvis olnud tooteid, mille kogus oli kokku üle {max} tk: {count}; ühte toodet saab korvis olla kuni {max} tk, seega vähendati kogus {max} tk-ni.',
+  'basket.mergeDigitalOnce':
+    'Mõlemas korvis olnud digitaalseid tooteid: {count}; digitaalset toodet saab korvi panna ainult ühe, seega on igaüks korvis üks kord.',
   'basket.notInBasket': 'Toodet {id} ei ole ostukorvis.',
   'basket.unknownCode': 'Sellist sooduskoodi ei ole.',
   'basket.notice.UNAVAILABLE': 'Ei ole enam saadaval; summas ei arvestata.',
@@ -90,6 +98,10 @@ const ru: Record<keyof typeof en, string> = {
   'basket.tooManyLines': 'В корзине может быть не более {max} разных товаров.',
   'basket.mergeLinesLeftOut':
     'Товаров из корзины до входа, не поместившихся в корзину (не более {max}): {count}; они остались в той корзине.',
+  'basket.mergeQuantityCapped':
+    'Товаров, которые были в обеих корзинах и которых вместе оказалось больше {max} шт.: {count}; одного товара в корзине может быть не более {max} шт., поэтому количество уменьшено до {max}.',
+  'basket.mergeDigitalOnce':
+    'Цифровых товаров, которые были в обеих корзинах: {count}; цифровой товар можно положить в корзину только один раз, поэтому каждый из них в корзине один раз.',
   'basket.notInBasket': 'Товара {id} нет в корзине.',
   'basket.unknownCode': 'Такого кода скидки нет.',
   'basket.notice.UNAVAILABLE': 'Больше не доступен; в сумме не учитывается.',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { HttpError } from '../../http/errors.js';
 import { guestToken, type BasketHttp } from './basket-request.routes.js';
-import { mergeGuestInto, mergeMessages } from './merge.service.js';
+import { mergeGuestInto, mergeMessages, type MergeNews } from './merge.service.js';
 
 /** POST /basket/merge: the guest basket of the basket-token header moves into the bearer token's client's basket. */
 export async function mergeRoute(app: FastifyInstance, { http, schema }: { http: BasketHttp; schema: FastifySchema }): Promise<void> {
@@ -19,14 +19,14 @@ export async function mergeRoute(app: FastifyInstance, { http, schema }: { http:
         throw new HttpError(401, 'auth.unauthorized', {}, { 'WWW-Authenticate': 'Bearer realm="storefront"' });
       }
       const token = guestToken(request);
-      let linesLeftOut = 0;
+      let news: MergeNews | undefined;
       const answer = await http.write(request, reply, async (trx, ctx, basket, queries) => {
         if (token === undefined) return basket;
         const merged = await mergeGuestInto(trx, basket, token, ctx.now, queries.products);
-        linesLeftOut = merged.linesLeftOut;
+        news = merged.news;
         return merged.basket;
       });
-      const messages = mergeMessages(linesLeftOut, request.language);
+      const messages = news && mergeMessages(news, request.language);
       return messages ? { ...answer, messages } : answer;
     },
   );

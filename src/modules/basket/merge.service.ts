@@ -24,19 +24,31 @@ import { GUEST_BASKET_TTL_MS } from './basket.service.js';
 import type { BasketWire } from './basket.schemas.js';
 import { toBasketWire } from './basket.wire.js';
 
-/** What a merge did: the client basket after it, and how many guest lines did not fit in it. */
+/** What a merge did: the client basket after it, and what it could not take as the guest basket had it. */
 export interface MergeOutcome {
   basket: BasketRow;
+  news: MergeNews;
+}
+
+/** What the shopper is told after a merge (mergeMessages): each count is of products. */
+export interface MergeNews {
   /** Guest lines left in the guest basket because the client's basket holds MAX_LINES products. */
   linesLeftOut: number;
+  /** Products in both baskets whose quantities added up to more than MAX_QUANTITY: cut to it. */
+  cutToMax: number;
+  /** Digital products in both baskets: kept once. */
+  digitalKeptOnce: number;
 }
+
+const NO_NEWS: MergeNews = { linesLeftOut: 0, cutToMax: 0, digitalKeptOnce: 0 };
 
 /**
  * Moves the guest basket of `guestToken` (in the client basket's store) into the client's basket,
  * which the caller has opened (locked). Quantities of a product in both are added, then capped by
- * the line rules (999; 1 for a digital product); one beyond the web stock of an item that ships
- * only from stock is kept, and the basket shows it cut with QUANTITY_CUT; an unavailable line
- * stays as it is. The 100-line rule holds too, and a merge never loses a line:
+ * the line rules (999; 1 for a digital product), and the outcome counts those cuts for the answer's
+ * messages; one beyond the web stock of an item that ships only from stock is kept, and the basket
+ * shows it cut with QUANTITY_CUT; an unavailable line stays as it is. The 100-line rule holds too,
+ * and a merge never loses a line:
  * the client's lines stay, the guest's lines of products the client has are added to them, and new
  * guest lines are added in the guest basket's order while fewer than MAX_LINES; the ones that do
  * not fit stay in the guest basket (under the same token, so a later merge with room takes them)
@@ -54,7 +66,7 @@ export async function mergeGuestInto(
   readProducts: ProductsReader = readBasketProducts,
 ): Promise<MergeOutcome> {
   const guest = await findGuestBasket(trx, hashToken(guestToken), client.store_code, now - GUEST_BASKET_TTL_MS, true);
-  if (!guest) return { basket: client, linesLeftOut: 0 };
+  if (!guest) return { basket: client, news: NO_NEWS };
   const [guestRows, clientRows] = await Promise.all([basketLines(trx, guest.id), basketLines(trx, client.id)]);
   const products = await readProducts(
     trx,
@@ -63,6 +75,8 @@ export async function mergeGuestInto(
   );
   let lineCount = clientRows.length;
   const leftOut: number[] = [];
+  let cutToMax = 0;
+  let digitalKeptOnce = 0;
   for (const row of guestRows) {
     const existing = clientRows.find((line) => line.product_id === row.product_id);
     if (!existing && lineCount >= MAX_LINES) {
@@ -71,7 +85,12 @@ export async function mergeGuestInto(
     }
     const product = products.get(row.product_id);
     const wanted = (existing?.quantity ?? 0) + row.quantity;
-    const quantity = product ? capped(wanted, product) : wanted;
+    // A product not read here (no longer in the store) has no rules to cap by: the sum stays.
+    const quantity = product ? Math.min(wanted, lineLimit(product)) : wanted;
+    if (quantity < wanted) {
+      if (isDigitalProduct(product!)) digitalKeptOnce += 1;
+      else cutToMax += 1;
+    }
     if (existing) await updateLine(trx, client.id, row.product_id, quantity, existing.seen_price_cents);
     else {
       await insertLine(trx, { ...row, basket_id: client.id, quantity });
@@ -83,7 +102,7 @@ export async function mergeGuestInto(
   const moved = guestRows.map((row) => row.product_id).filter((id) => !leftOut.includes(id));
   await moveBasketGiftCards(trx, guest.id, client.id, moved);
   if (leftOut.length === 0) await deleteBasket(trx, guest.id);
-  else if (leftOut.length === guestRows.length) return { basket: client, linesLeftOut: leftOut.length };
+  else if (leftOut.length === guestRows.length) return { basket: client, news: { ...NO_NEWS, linesLeftOut: leftOut.length } };
   else {
     for (const row of guestRows) if (!leftOut.includes(row.product_id)) await deleteLine(trx, guest.id, row.product_id);
     await touchBasket(trx, guest, now);
@@ -99,27 +118,38 @@ export async function mergeGuestInto(
         }
       : {}),
   });
-  return { basket, linesLeftOut: leftOut.length };
-}
-
-/** The answer's message when a merge left guest lines out (see mergeGuestInto). */
-export function mergeMessages(linesLeftOut: number, language: Language): BasketWire['messages'] {
-  if (linesLeftOut === 0) return undefined;
-  return [
-    {
-      code: 'MERGE_LINES_LEFT_OUT',
-      message: translate(language, 'basket.mergeLinesLeftOut', { count: linesLeftOut, max: MAX_LINES }),
-    },
-  ];
+  return { basket, news: { linesLeftOut: leftOut.length, cutToMax, digitalKeptOnce } };
 }
 
 /**
- * The added quantity within the line rules (999; 1 of a digital product). It is not cut to the
- * stock here: pricing cuts what counts to the stock and the line says QUANTITY_CUT, as for any
- * line whose stock fell, so the shopper is told (a stored cut said nothing).
+ * The answer's messages about what a merge could not do as the baskets had it (see mergeGuestInto):
+ * guest lines left out, and sums cut by the line rules. A cut by the rules is told here, once: the
+ * stored line holds the capped quantity, which no later read can tell apart.
  */
-function capped(quantity: number, product: Pick<BasketProduct, 'type' | 'deliveryTime'>): number {
-  return Math.max(1, Math.min(quantity, isDigitalProduct(product) ? 1 : MAX_QUANTITY));
+export function mergeMessages(news: MergeNews, language: Language): BasketWire['messages'] {
+  const messages: NonNullable<BasketWire['messages']> = [];
+  if (news.linesLeftOut > 0)
+    messages.push({
+      code: 'MERGE_LINES_LEFT_OUT',
+      message: translate(language, 'basket.mergeLinesLeftOut', { count: news.linesLeftOut, max: MAX_LINES }),
+    });
+  if (news.cutToMax > 0)
+    messages.push({
+      code: 'MERGE_QUANTITY_CAPPED',
+      message: translate(language, 'basket.mergeQuantityCapped', { count: news.cutToMax, max: MAX_QUANTITY }),
+    });
+  if (news.digitalKeptOnce > 0)
+    messages.push({ code: 'MERGE_DIGITAL_ONCE', message: translate(language, 'basket.mergeDigitalOnce', { count: news.digitalKeptOnce }) });
+  return messages.length > 0 ? messages : undefined;
+}
+
+/**
+ * The most of the product a line holds by the line rules (999; 1 of a digital product). A merged sum
+ * is not cut to the stock here: pricing cuts what counts to the stock and the line says
+ * QUANTITY_CUT, as for any line whose stock fell, so the shopper is told (a stored cut said nothing).
+ */
+function lineLimit(product: Pick<BasketProduct, 'type' | 'deliveryTime'>): number {
+  return isDigitalProduct(product) ? 1 : MAX_QUANTITY;
 }
 
 export interface LoginBasketInput {
@@ -153,14 +183,14 @@ export async function loginBasket(trx: Db, input: LoginBasketInput): Promise<Bas
   };
   const token = input.guestToken !== undefined && isTokenShaped(input.guestToken) ? input.guestToken : undefined;
   let basket: BasketRow | undefined;
-  let linesLeftOut = 0;
+  let news = NO_NEWS;
   if (token !== undefined && (await findGuestBasket(trx, hashToken(token), store.code, input.now - GUEST_BASKET_TTL_MS, false))) {
     const client = await ensureClientBasket(trx, input.clientAccountId, store.code, input.now);
-    ({ basket, linesLeftOut } = await mergeGuestInto(trx, client, token, input.now));
+    ({ basket, news } = await mergeGuestInto(trx, client, token, input.now));
   } else {
     basket = await findClientBasket(trx, input.clientAccountId, store.code, false);
   }
   const priced = await priceBasket(trx, { caller, store, language: input.language, now: input.now }, basket);
-  const messages = mergeMessages(linesLeftOut, input.language);
+  const messages = mergeMessages(news, input.language);
   return { ...toBasketWire(priced, null, input.language), ...(messages ? { messages } : {}) };
 }
