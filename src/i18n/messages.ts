@@ -1,5 +1,6 @@
-// The messages every layer shares: the wire's errors, validation, and the bearer-token refusals
-// the request's authentication gives. Each module keeps its own messages (`<m>.messages.ts`);
+// The messages every layer shares: the wire's errors, validation, the bearer-token refusals
+// the request's authentication gives, and the refusal of an address nobody receives mail at
+// (infra/email-address.ts). Each module keeps its own messages (`<m>.messages.ts`);
 // src/messages.ts registers them. English is the reference; every language has every key (the
 // type below makes a missing one a compile error).
 
@@ -43,6 +44,7 @@ const en = {
   'validation.noFields': 'Send at least one field.',
   'auth.unauthorized': 'Your request was made with invalid or expired credentials.',
   'auth.otherStoreToken': 'This access token belongs to another web store.',
+  'email.reservedDomain': 'This email address cannot be used; enter an address you receive mail at.',
 };
 
 export type SharedMessageKey = keyof typeof en;
@@ -88,6 +90,7 @@ const et: Catalogue = {
   'validation.noFields': 'Saatke vähemalt üks väli.',
   'auth.unauthorized': 'Päring tehti vigaste või aegunud volitustega.',
   'auth.otherStoreToken': 'See juurdepääsuvõti kuulub teisele veebipoele.',
+  'email.reservedDomain': 'Seda e-posti aadressi ei saa kasutada; sisestage aadress, kuhu teile kirjad jõuavad.',
 };
 
 const ru: Catalogue = {
@@ -130,6 +133,7 @@ const ru: Catalogue = {
   'validation.noFields': 'Отправьте хотя бы одно поле.',
   'auth.unauthorized': 'Запрос выполнен с недействительными или просроченными учётными данными.',
   'auth.otherStoreToken': 'Этот ключ доступа принадлежит другому интернет-магазину.',
+  'email.reservedDomain': 'Этот адрес электронной почты нельзя использовать; укажите адрес, на который вы получаете письма.',
 };
 
 export const sharedMessages: Record<'et' | 'en' | 'ru', Catalogue> = { en, et, ru };

@@ -96,6 +96,24 @@ describe('POST /back-in-stock', () => {
     expect(foreign.statusCode).toBe(422);
   });
 
+  it("refuses a guest's address at a reserved domain as registration does (422 on email), storing and counting nothing", async () => {
+    const rows = () => t.database.db.selectFrom('back_in_stock_request').select('id').execute();
+    const limits = () => t.database.db.selectFrom('rate_limit').select('key').execute();
+    for (const email of ['mari@example.com', 'mari@shop.example.net', 'mari@mail.test', 'facebook.1@users.invalid']) {
+      const before = [await rows(), await limits()];
+      const response = await ask({ productId: p.soldOut, email }, undefined, { 'x-app-language': 'en' });
+      expect(response.statusCode, email).toBe(422);
+      expect(response.json()).toEqual([
+        { field: 'email', message: 'This email address cannot be used; enter an address you receive mail at.' },
+      ]);
+      expect([await rows(), await limits()]).toEqual(before);
+    }
+    expect((await ask({ productId: p.soldOut, email: 'mari@example.org' }, undefined, { 'x-app-language': 'ru' })).json()).toEqual([
+      { field: 'email', message: 'Этот адрес электронной почты нельзя использовать; укажите адрес, на который вы получаете письма.' },
+    ]);
+    expect((await ask({ productId: p.soldOut, email: 'mari@examples.org' })).statusCode).toBe(202);
+  });
+
   it('refuses a product that is available now (409), and unknown, hidden or other-store products (404)', async () => {
     const available = await ask({ productId: p.available, email: 'a@example.ee' });
     expect(available.statusCode).toBe(409);

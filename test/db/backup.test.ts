@@ -29,7 +29,7 @@ function writeLoad(baseUrl: string) {
   const failures: string[] = [];
   const writer = async () => {
     while (!stopped) {
-      const email = `w${next++}@example.com`;
+      const email = `w${next++}@example.ee`;
       const response = await fetch(`${baseUrl}/newsletter/subscribe`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -126,7 +126,7 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     expect(result.stdout).toContain('open in another process');
     expect(readFileSync(live).length).toBe(size);
     expect(
-      (await app.inject({ method: 'POST', url: '/newsletter/subscribe', payload: { email: 'after@example.com', language: 'et' } }))
+      (await app.inject({ method: 'POST', url: '/newsletter/subscribe', payload: { email: 'after@example.ee', language: 'et' } }))
         .statusCode,
     ).toBe(200);
   });
@@ -148,13 +148,13 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     await app.close();
     await database.close();
     const saved = emailsIn(backup);
-    expect(emailsIn(live).has('after@example.com')).toBe(true);
+    expect(emailsIn(live).has('after@example.ee')).toBe(true);
     const result = await runCli(['restore', backup], { DATABASE_URL: `sqlite:${live}` });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Restored .* the previous database is kept as .*before-restore-/);
     const restored = emailsIn(live);
     expect(restored).toEqual(saved);
-    expect(restored.has('after@example.com')).toBe(false);
+    expect(restored.has('after@example.ee')).toBe(false);
     expect(readdirSync(dir).filter((name) => name.startsWith('shop.db.before-restore-'))).toHaveLength(1);
     // The restored file is a working database: the service starts on it.
     const reopened = createDatabase(`sqlite:${live}`);

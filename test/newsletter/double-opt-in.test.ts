@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const countOf = async (table: 'job' | 'newsletter_request') =>
+const countOf = async (table: 'job' | 'newsletter_request' | 'rate_limit') =>
   Number(
     (
       await t.database.db
@@ -165,6 +165,25 @@ describe('POST /newsletter/subscribe and /newsletter/confirm', () => {
     expect(await flag()).toBe(false);
     expect((await confirm(t, token)).statusCode).toBe(200);
     expect(await flag()).toBe(true);
+  });
+
+  it('refuses an address at a reserved domain as registration does (422 on email), storing, counting and mailing nothing', async () => {
+    for (const email of ['mari@example.com', 'mari@mail.example.org', 'mari@shop.test', 'google.nomail-1@users.INVALID']) {
+      const before = await Promise.all([countOf('newsletter_request'), countOf('job'), countOf('rate_limit')]);
+      const response = await subscribe(t, { email, language: 'ru' }, { 'x-app-language': 'en' });
+      expect(response.statusCode, email).toBe(422);
+      expect(response.json()).toEqual([
+        { field: 'email', message: 'This email address cannot be used; enter an address you receive mail at.' },
+      ]);
+      expect(await Promise.all([countOf('newsletter_request'), countOf('job'), countOf('rate_limit')])).toEqual(before);
+    }
+    // In the store's language by default; an address that only looks alike is taken.
+    expect((await subscribe(t, { email: 'mari@example.net', language: 'et' })).json()).toEqual([
+      { field: 'email', message: 'Seda e-posti aadressi ei saa kasutada; sisestage aadress, kuhu teile kirjad jõuavad.' },
+    ]);
+    expect((await subscribe(t, { email: uniqueEmail('mari').replace('@example.ee', '@myexample.com'), language: 'et' })).statusCode).toBe(
+      200,
+    );
   });
 
   it('answers bad input with 4xx in the documented shapes', async () => {

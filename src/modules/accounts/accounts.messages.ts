@@ -20,7 +20,6 @@ const en = {
   'terms.required': 'You must accept the terms and conditions.',
   'birthday.range': 'The birthday must be a past date after 1900-01-01.',
   'wholesale.noWeb2': 'Wholesale customers register in the main web store.',
-  'email.reservedDomain': 'This email address cannot be used; enter an address you receive mail at.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -42,7 +41,6 @@ const et: Record<keyof typeof en, string> = {
   'terms.required': 'Peate nõustuma tingimustega.',
   'birthday.range': 'Sünnipäev peab olema möödunud kuupäev pärast 01.01.1900.',
   'wholesale.noWeb2': 'Hulgikliendid registreeruvad põhiveebipoes.',
-  'email.reservedDomain': 'Seda e-posti aadressi ei saa kasutada; sisestage aadress, kuhu teile kirjad jõuavad.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -64,7 +62,6 @@ const ru: Record<keyof typeof en, string> = {
   'terms.required': 'Необходимо принять условия.',
   'birthday.range': 'Дата рождения должна быть в прошлом и после 01.01.1900.',
   'wholesale.noWeb2': 'Оптовые клиенты регистрируются в основном интернет-магазине.',
-  'email.reservedDomain': 'Этот адрес электронной почты нельзя использовать; укажите адрес, на который вы получаете письма.',
 };
 
 export const accountsMessages = { en, et, ru };

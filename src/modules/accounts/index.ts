@@ -12,7 +12,9 @@ export {
 export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
 export { createClientAccount, findUserByEmail, insertUser, lockUser, type ClientAccountRow } from './accounts.repository.js';
-export { refuseReservedEmail } from './email-rules.js';
+// The reserved-address rule lives in infra (the newsletter, below accounts, needs it too); given on here
+// for the modules that take their registration rules from accounts.
+export { refuseReservedEmail } from '../../infra/email-address.js';
 // For the profile module's email and password changes: the same rules and throttle as sign-up and login.
 export { renderMail, type MailContent } from './accounts.mail-templates.js';
 export { admitLogin, settleLogin } from './login-throttle.js';

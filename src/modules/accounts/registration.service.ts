@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { normaliseEmail } from '../../infra/email-address.js';
+import { normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
 import type { AccountType } from '../../db/schema.js';
 import { invalidField } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
@@ -19,7 +19,6 @@ import {
   type ClientAccountRow,
 } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
-import { refuseReservedEmail } from './email-rules.js';
 import { insertWholesaleRequest } from './wholesale.repository.js';
 import { rolesIn } from './session.service.js';
 

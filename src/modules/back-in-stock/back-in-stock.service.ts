@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { normaliseEmail } from '../../infra/email-address.js';
+import { normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { badRequest, conflict, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
@@ -65,6 +65,8 @@ export async function requestBackInStock(
     email = own;
   } else {
     if (input.email === undefined) throw invalidField('email', 'backInStock.emailRequired');
+    // Its confirmation mail could never arrive, so the request could never be told.
+    refuseReservedEmail('email', input.email);
     email = normaliseEmail(input.email);
   }
   await consumeRateLimit(db, `back-in-stock:ip:${addressKey(input.ip)}`, config.perIp, now);
