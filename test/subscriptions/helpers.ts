@@ -7,7 +7,7 @@ import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
-import type { SmtpCatcher } from '../helpers/smtp.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import { createListeningApp } from '../orders/helpers.js';
@@ -85,6 +85,41 @@ export async function startSubscriptionShop(env: Record<string, string> = {}): P
     },
   };
 }
+
+/** A subscription shop that mails through its own local SMTP server (`smtp`); close() stops both. */
+export interface MailingShop extends SubscriptionShop {
+  smtp: SmtpCatcher;
+}
+
+/**
+ * The shop the tests of what customers are mailed use: EveryPay's callbacks not rate-limited (the
+ * tests send many from one address), `env` on top.
+ */
+export async function startMailingShop(env: Record<string, string> = {}): Promise<MailingShop> {
+  const smtp = await startSmtpCatcher();
+  const shop = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, ...env });
+  return {
+    ...shop,
+    smtp,
+    async close() {
+      await shop.close();
+      await smtp.close();
+    },
+  };
+}
+
+/** After a test that held EveryPay's callbacks: sends what it held and waits for them, so none reaches the next test. */
+export async function releaseHeldCallbacks(s: SubscriptionShop) {
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+}
+
+/** EveryPay's refund of a payment. */
+export const REFUND_PATH = '/api/v4/payments/refund';
+
+/** The refund requests EveryPay received for the payment. */
+export const refundRequests = (s: SubscriptionShop, reference: string) =>
+  s.everypay.requests.filter((r) => r.path === REFUND_PATH && (r.body as Record<string, unknown>).payment_reference === reference);
 
 export const auth = (customer: Pick<TestCustomer, 'token'>) => ({ authorization: `Bearer ${customer.token}` });
 
@@ -215,10 +250,10 @@ export async function loginEmailOf(s: SubscriptionShop, customer: TestCustomer):
  * The mails the SMTP server received for the customer, after the worker sent what was queued; with
  * `since`, only those after the first `since` mails it received.
  */
-export async function mailsReceivedBy(s: SubscriptionShop, smtp: SmtpCatcher, customer: TestCustomer, since = 0): Promise<ParsedMail[]> {
+export async function mailsReceivedBy(s: MailingShop, customer: TestCustomer, since = 0): Promise<ParsedMail[]> {
   await s.t.drainJobs();
   const email = await loginEmailOf(s, customer);
-  return smtp.mails.slice(since).filter((mail) => recipientsOf(mail).includes(email));
+  return s.smtp.mails.slice(since).filter((mail) => recipientsOf(mail).includes(email));
 }
 
 /** The language of the customer's user, which the subscription's mails are written in. */

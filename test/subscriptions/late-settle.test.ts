@@ -4,7 +4,6 @@ import { retryJob } from '../../src/infra/jobs/queue.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { until } from '../helpers/lock-waits.js';
-import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import {
   DAY,
   bill,
@@ -14,10 +13,12 @@ import {
   mailJobs,
   mitPayments,
   saveCard,
-  startSubscriptionShop,
   subscribe,
   subscriptionRow,
-  type SubscriptionShop,
+  type MailingShop,
+  refundRequests,
+  releaseHeldCallbacks,
+  startMailingShop,
 } from './helpers.js';
 
 // A subscription charge the shop recorded failed (EveryPay answered the decline) that the card's
@@ -26,26 +27,16 @@ import {
 // it, once; after the subscription was cancelled or ended, the billing run refunds it through
 // EveryPay, once. The same callback again changes nothing.
 
-let s: SubscriptionShop;
-let smtp: SmtpCatcher;
+let s: MailingShop;
 beforeAll(async () => {
-  smtp = await startSmtpCatcher();
   // The races below hold EveryPay's first answer while the other party runs whole; under load that took longer than
   // the tests' usual 1.5 s client timeout, the held look-up failed as "EveryPay unavailable", and only one refund went.
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, EVERYPAY_TIMEOUT_MS: '15000' });
+  s = await startMailingShop({ EVERYPAY_TIMEOUT_MS: '15000' });
 });
-afterAll(async () => {
-  await s.close();
-  await smtp.close();
-});
-afterEach(async () => {
-  await s.everypay.releaseCallbacks();
-  await s.everypay.callbacksIdle();
-});
+afterAll(() => s.close());
+afterEach(() => releaseHeldCallbacks(s));
 
-const REFUND_PATH = '/api/v4/payments/refund';
-const refundsOf = (reference: string) =>
-  s.everypay.requests.filter((r) => r.path === REFUND_PATH && (r.body as Record<string, unknown>).payment_reference === reference);
+const refundsOf = (reference: string) => refundRequests(s, reference);
 
 const lateSettles = async (outcome: string) =>
   (await subscriptionLateSettlesTotal.get()).values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
@@ -166,7 +157,7 @@ describe('a declined subscription charge that EveryPay settles later', () => {
       .select('app_user.email')
       .where('subscription.id', '=', id)
       .executeTakeFirstOrThrow();
-    const refunded = smtp.mails.filter(
+    const refunded = s.smtp.mails.filter(
       (mail) => recipientsOf(mail).includes(user.email.toLowerCase()) && /tagastatud/.test(mail.subject ?? ''),
     );
     expect(refunded.map((mail) => mail.subject)).toEqual(['Teie makse 7,50 € on tagastatud']);

@@ -6,7 +6,6 @@ import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { failCommitsOfUpdate } from '../helpers/failing-commit.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { sample, scrape } from '../metrics/metrics-text.js';
 import {
   DAY,
@@ -15,7 +14,6 @@ import {
   call,
   chargesOf,
   mailJobs,
-  startSubscriptionShop,
   subscriptionRow,
   halfWayAudio1,
   loginEmailOf,
@@ -23,7 +21,10 @@ import {
   setMailLanguage,
   shownSubscription,
   upgradeCharges,
-  type SubscriptionShop,
+  type MailingShop,
+  refundRequests,
+  releaseHeldCallbacks,
+  startMailingShop,
 } from './helpers.js';
 
 // PUT /subscription/{id}/plan to a dearer plan charges the days left; EveryPay declined that charge
@@ -36,11 +37,9 @@ import {
 // what became of it: the upgrade active, or the payment refunded once it was.
 
 const METRICS_TOKEN = 'late-upgrade-metrics-0123456789abcdef';
-let s: SubscriptionShop;
-let smtp: SmtpCatcher;
+let s: MailingShop;
 beforeAll(async () => {
-  smtp = await startSmtpCatcher();
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, METRICS_TOKEN });
+  s = await startMailingShop({ METRICS_TOKEN });
   // A cheaper audio plan, for a downgrade chosen after the declined upgrade; the upgrade's plan titled in every language.
   const cheaper = { ...PLAN_LINES[0], code: 'AUDIO0', titles: { et: 'Audio 0' }, monthlyPrice: 4.99, position: 9 };
   const max = { ...PLAN_LINES[1], titles: { et: 'Audio piiramatu', en: 'Audio unlimited', ru: 'Аудио без ограничений' } };
@@ -49,18 +48,10 @@ beforeAll(async () => {
   const row = await s.t.database.db.selectFrom('subscription_plan').select('id').where('code', '=', 'AUDIO0').executeTakeFirstOrThrow();
   s.plans.AUDIO0 = Number(row.id);
 });
-afterAll(async () => {
-  await s.close();
-  await smtp.close();
-});
-afterEach(async () => {
-  await s.everypay.releaseCallbacks();
-  await s.everypay.callbacksIdle();
-});
+afterAll(() => s.close());
+afterEach(() => releaseHeldCallbacks(s));
 
-const REFUND_PATH = '/api/v4/payments/refund';
-const refundsOf = (reference: string) =>
-  s.everypay.requests.filter((r) => r.path === REFUND_PATH && (r.body as Record<string, unknown>).payment_reference === reference);
+const refundsOf = (reference: string) => refundRequests(s, reference);
 
 const changePlan = (customer: TestCustomer, id: number, code: string) =>
   call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans[code] });
@@ -97,7 +88,7 @@ const REFUNDED_SUBJECT = /makse .* on tagastatud|payment of .* was refunded|пл
 /** The mails the SMTP server received for the customer about the upgrade: the upgrade active, and the refund. */
 async function upgradeMails(customer: TestCustomer): Promise<{ applied: ParsedMail[]; refunded: ParsedMail[] }> {
   const email = await emailOf(customer);
-  const theirs = smtp.mails.filter((mail) => recipientsOf(mail).includes(email));
+  const theirs = s.smtp.mails.filter((mail) => recipientsOf(mail).includes(email));
   return {
     applied: theirs.filter((mail) => APPLIED_SUBJECT.test(mail.subject ?? '')),
     refunded: theirs.filter((mail) => REFUNDED_SUBJECT.test(mail.subject ?? '')),

@@ -1,29 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import {
   call,
   createCustomer,
   mailsReceivedBy,
   saveCard,
   setMailLanguage,
-  startSubscriptionShop,
   subscribe,
-  type SubscriptionShop,
+  type MailingShop,
+  startMailingShop,
 } from './helpers.js';
 
 // The day a subscription's mail says it can be used until is the day in Tallinn on which its period ends.
 // Read in UTC, a period ending in the first two or three hours of a day in Tallinn was named the day before.
 
-let s: SubscriptionShop;
-let smtp: SmtpCatcher;
+let s: MailingShop;
 beforeAll(async () => {
-  smtp = await startSmtpCatcher();
-  s = await startSubscriptionShop({ SMTP_URL: smtp.url });
+  s = await startMailingShop();
 });
-afterAll(async () => {
-  await s.close();
-  await smtp.close();
-});
+afterAll(() => s.close());
 
 describe("a subscription mail's date", () => {
   it('is the day in Tallinn its period ends: 00:30 there on 5 January is the 5th (22:30 UTC on the 4th)', async () => {
@@ -39,7 +33,7 @@ describe("a subscription mail's date", () => {
       .where('id', '=', id)
       .execute();
     expect((await call(s, customer, 'DELETE', `/subscription/${id}`)).statusCode).toBe(200);
-    const cancelled = (await mailsReceivedBy(s, smtp, customer)).find((mail) => mail.subject?.endsWith('is cancelled'));
+    const cancelled = (await mailsReceivedBy(s, customer)).find((mail) => mail.subject?.endsWith('is cancelled'));
     expect(cancelled?.text).toContain('You can use it until 2027-01-05;');
   });
 });

@@ -2,7 +2,6 @@ import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
-import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import {
   billStalePending,
   chargesOf,
@@ -12,9 +11,10 @@ import {
   paidSubscriber,
   setMailLanguage,
   shownSubscription,
-  startSubscriptionShop,
   subscribe,
-  type SubscriptionShop,
+  type MailingShop,
+  releaseHeldCallbacks,
+  startMailingShop,
 } from './helpers.js';
 
 // POST /subscription without a trial charges the first month at once. When EveryPay answers that charge
@@ -24,24 +24,15 @@ import {
 // (its usual start mail), or declined: it did not start and nothing was charged. The mail is queued in
 // the transaction that finishes the charge, so it goes out once, whatever callbacks repeat or race the run.
 
-let s: SubscriptionShop;
-let smtp: SmtpCatcher;
+let s: MailingShop;
 beforeAll(async () => {
-  smtp = await startSmtpCatcher();
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url });
+  s = await startMailingShop();
 });
-afterAll(async () => {
-  await s.close();
-  await smtp.close();
-});
-afterEach(async () => {
-  await s.everypay.releaseCallbacks();
-  await s.everypay.callbacksIdle();
-});
+afterAll(() => s.close());
+afterEach(() => releaseHeldCallbacks(s));
 
 /** The mails the customer received since the subscription was answered PENDING (not its user's trial on another account). */
-const mailsTo = ({ customer, mailsBefore }: { customer: TestCustomer; mailsBefore: number }) =>
-  mailsReceivedBy(s, smtp, customer, mailsBefore);
+const mailsTo = ({ customer, mailsBefore }: { customer: TestCustomer; mailsBefore: number }) => mailsReceivedBy(s, customer, mailsBefore);
 
 /**
  * A customer (speaking `language`) whose first month of AUDIO1 EveryPay answered while the bank was still
@@ -52,7 +43,7 @@ async function pendingStart(outcome: 'settled' | 'failed', language: 'et' | 'en'
   const { customer, token } = await paidSubscriber(s);
   await setMailLanguage(s, customer, language);
   await s.t.drainJobs();
-  const mailsBefore = smtp.mails.length;
+  const mailsBefore = s.smtp.mails.length;
   s.everypay.setCardOutcome(token, outcome, { processing: true });
   s.everypay.holdCallbacks();
   const started = await subscribe(s, customer, 'AUDIO1');

@@ -5,7 +5,6 @@ import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { failCommitsOfUpdate } from '../helpers/failing-commit.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import {
   DAY,
   PLAN_LINES,
@@ -13,14 +12,15 @@ import {
   call,
   chargesOf,
   mailJobs,
-  startSubscriptionShop,
   halfWayAudio1,
   mailMoney,
   mailsReceivedBy,
   setMailLanguage,
   shownSubscription,
   upgradeCharges,
-  type SubscriptionShop,
+  type MailingShop,
+  releaseHeldCallbacks,
+  startMailingShop,
 } from './helpers.js';
 
 // PUT /subscription/{id}/plan to a dearer plan charges the days left. When EveryPay answers that charge
@@ -30,25 +30,17 @@ import {
 // SMTP server): the upgrade active, or declined with the plan unchanged. The mail is queued in the
 // transaction that finishes the charge, so it goes out once, whatever callbacks repeat or race the run.
 
-let s: SubscriptionShop;
-let smtp: SmtpCatcher;
+let s: MailingShop;
 beforeAll(async () => {
-  smtp = await startSmtpCatcher();
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url });
+  s = await startMailingShop();
   // Both audio plans titled in every language, so each mail names them in the subscriber's.
   const one = { ...PLAN_LINES[0], titles: { et: 'Audio 1', en: 'Audio one', ru: 'Аудио 1' } };
   const max = { ...PLAN_LINES[1], titles: { et: 'Audio piiramatu', en: 'Audio unlimited', ru: 'Аудио без ограничений' } };
   const imported = await importLines(s.t, 'subscription-plans', [one, max, ...PLAN_LINES.slice(2)]);
   expect(imported.statusCode, imported.body).toBe(200);
 });
-afterAll(async () => {
-  await s.close();
-  await smtp.close();
-});
-afterEach(async () => {
-  await s.everypay.releaseCallbacks();
-  await s.everypay.callbacksIdle();
-});
+afterAll(() => s.close());
+afterEach(() => releaseHeldCallbacks(s));
 
 /** The billing run, now, with the subscription's pending charge made old enough for its look-up. */
 const billLeftPending = (id: number) => billStalePending(s, id);
@@ -58,7 +50,7 @@ const shown = (customer: TestCustomer) => shownSubscription(s, customer);
 const upgrades = (id: number) => upgradeCharges(s, id);
 
 /** The mails the SMTP server received for the customer, after the worker sent what was queued. */
-const mailsTo = (customer: TestCustomer) => mailsReceivedBy(s, smtp, customer);
+const mailsTo = (customer: TestCustomer) => mailsReceivedBy(s, customer);
 
 /**
  * A paid AUDIO1 subscription half-way through its period (a second client account of a user who had
