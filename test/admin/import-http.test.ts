@@ -5,13 +5,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/index.js';
 import { createApiKey, listApiKeys, revokeApiKeyByName } from '../../src/modules/admin/api-keys.service.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createBackOfficeApp } from '../helpers/back-office.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
 let key: string;
 beforeAll(async () => {
-  t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office', Date.now());
+  ({ t, key } = await createBackOfficeApp());
 });
 afterAll(() => t.close());
 

@@ -5,9 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKinds } from '../../src/import-kinds.js';
 import { ImportRunningError, withImportLock, type ImportSummary } from '../../src/infra/import/index.js';
-import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createBackOfficeApp } from '../helpers/back-office.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // Imports of one kind never overlap (in any process), and an import that began finishes even when
 // its client goes away.
@@ -15,8 +15,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 let t: TestApp;
 let key: string;
 beforeAll(async () => {
-  t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office', Date.now());
+  ({ t, key } = await createBackOfficeApp());
 });
 afterAll(() => t.close());
 

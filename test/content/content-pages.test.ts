@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createBackOfficeApp } from '../helpers/back-office.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { DAY, deleteContent, importContent, iso, putContent, read } from './content-helpers.js';
 
 let t: TestApp;
@@ -20,8 +20,7 @@ const page = (code: string, slug: string, extra: Record<string, unknown> = {}) =
 });
 
 beforeAll(async () => {
-  t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office', Date.now());
+  ({ t, key } = await createBackOfficeApp());
   const now = Date.now();
   const res = await importContent(t, key, 'content-pages', [
     page('ABOUT', 'about'),

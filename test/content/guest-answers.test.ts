@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { createCustomer } from '../helpers/customers.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createBackOfficeApp } from '../helpers/back-office.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { importContent, putContent, read } from './content-helpers.js';
 
 // With the catalogue's cache TTL on, a guest's content answer is kept in the process for that long;
@@ -12,8 +12,7 @@ let key: string;
 const body = (title: string) => ({ store: 'WEB', slug: 'kept', translations: { et: { title, body: '<p>x</p>' } } });
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { CATALOGUE_CACHE_TTL_MS: '60000' } });
-  key = await createApiKey(t.database.db, 'back-office', Date.now());
+  ({ t, key } = await createBackOfficeApp({ env: { CATALOGUE_CACHE_TTL_MS: '60000' } }));
   await importContent(t, key, 'content-pages', [{ code: 'KEPT', ...body('Esimene') }]);
 });
 afterAll(() => t.close());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { putContent, read } from '../content/content-helpers.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createBackOfficeApp } from '../helpers/back-office.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // Ajv checks `minProperties` before it drops the fields a closed object does not name, so an object
 // that needs one of its fields took one it does not name and reached the route empty: a content
@@ -12,8 +12,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 let t: TestApp;
 let key: string;
 beforeAll(async () => {
-  t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office', Date.now());
+  ({ t, key } = await createBackOfficeApp());
 });
 afterAll(() => t.close());
 

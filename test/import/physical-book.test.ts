@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { productStream } from '../../src/modules/events/index.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createBackOfficeApp } from '../helpers/back-office.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // An e-book's (or audiobook's) physicalBook names its printed edition: a product of type BOOK. A line
 // naming another e-book, a product of another kind, or itself is refused with a message on its line,
@@ -13,8 +13,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 let t: TestApp;
 let key: string;
 beforeAll(async () => {
-  t = await createTestApp();
-  key = await createApiKey(t.database.db, 'back-office', Date.now());
+  ({ t, key } = await createBackOfficeApp());
 });
 afterAll(() => t.close());
 

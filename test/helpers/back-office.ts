@@ -1,0 +1,15 @@
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './test-app.js';
+
+// An app and the API key its back office calls the admin routes (imports, content) with.
+
+export interface BackOfficeApp {
+  t: TestApp;
+  key: string;
+}
+
+export async function createBackOfficeApp(options: TestAppOptions = {}): Promise<BackOfficeApp> {
+  const t = await createTestApp(options);
+  const key = await createApiKey(t.database.db, 'back-office', Date.now());
+  return { t, key };
+}
