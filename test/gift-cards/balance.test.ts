@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireCards } from '../../src/modules/gift-cards/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { rowCount } from '../helpers/table-counts.js';
 import { importLines } from '../basket/import-helpers.js';
 import { balance, card, dateIn, importCards, ledger, newCode, setExpiry } from './helpers.js';
 
@@ -108,15 +109,7 @@ describe('GET /virtual-gift-card/balance', () => {
   it('a right code writes nothing; guesses sent all at once still get only 10 answers, then a right code waits too', async () => {
     const code = await card(t, 5);
     const ip = '203.0.113.60';
-    const counters = async () =>
-      Number(
-        (
-          await db()
-            .selectFrom('rate_limit')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const counters = () => rowCount(db(), 'rate_limit');
     const before = await counters();
     for (let i = 0; i < 5; i++) expect((await balance(t, code, ip)).json().valid).toBe(true);
     expect(await counters()).toBe(before);

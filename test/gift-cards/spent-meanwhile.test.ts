@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../basket/helpers.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { reservedQuantity, rowCount } from '../helpers/table-counts.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { card, ledger } from './helpers.js';
@@ -39,17 +40,8 @@ async function basketWithCard(code: string, bookPrice: number, ip: string) {
 
 const ordersOf = (ids: number[]) =>
   db().selectFrom('customer_order').select(['id', 'total_cents', 'gift_card_cents']).where('id', 'in', ids).execute();
-const orderCount = async () =>
-  Number(
-    (
-      await db()
-        .selectFrom('customer_order')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-const reserved = async (id: number) =>
-  Number((await db().selectFrom('product').select('reserved_quantity').where('id', '=', id).executeTakeFirstOrThrow()).reserved_quantity);
+const orderCount = () => rowCount(db(), 'customer_order');
+const reserved = (id: number) => reservedQuantity(db(), id);
 
 describe('a card another order spent after the shopper saw the basket', () => {
   it('is a 409 that changes nothing; read again, the basket shows the new share and the checkout holds it', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveOrder, PAID } from '../../src/modules/orders/order-states.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { reservedQuantity, rowCount } from '../helpers/table-counts.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
@@ -20,19 +21,8 @@ afterAll(async () => {
 });
 
 const db = () => t.database.db;
-const countOrders = async () =>
-  Number(
-    (
-      await db()
-        .selectFrom('customer_order')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-const reserved = async (productId: number) =>
-  Number(
-    (await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity,
-  );
+const countOrders = () => rowCount(db(), 'customer_order');
+const reserved = (productId: number) => reservedQuantity(db(), productId);
 
 describe('the last copies sell once', () => {
   it('of 20 simultaneous checkouts for 3 copies exactly 3 succeed; the rest get a 409 naming the product', async () => {
