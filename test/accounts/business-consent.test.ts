@@ -163,6 +163,17 @@ describe('BUSINESS_APPROVAL_STORES=WEB', () => {
     return lines;
   };
 
+  /** What `business <args>` refuses though its command line is right: the message it exits 1 with (not a usage error, exit 2). */
+  const refusal = async (args: string[]): Promise<string> => {
+    const error: unknown = await business(args).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(CliUsageError);
+    return (error as Error).message;
+  };
+
   it('waits for the back office, then for the contact; only then is the business role usable', async () => {
     const email = uniqueEmail('applicant');
     await registerVerified(t, email);
@@ -187,7 +198,7 @@ describe('BUSINESS_APPROVAL_STORES=WEB', () => {
     expect(expectFieldErrors(await login(t, email, GOOD_PASSWORD, 'WEB', 'BUSINESS'))).toEqual(['role']);
     expect((await verify(t, tokenFromMail(mail, 'verificationToken'))).statusCode).toBe(200);
     expect((await login(t, email, GOOD_PASSWORD, 'WEB', 'BUSINESS')).statusCode).toBe(200);
-    await expect(business(['approve', String(account!.id)])).rejects.toThrow(CliUsageError);
+    expect(await refusal(['approve', String(account!.id)])).toBe(`business account ${account!.id} is ACTIVE, not waiting for approval`);
   });
 
   it('a rejected account is never usable and its contact is not mailed', async () => {
@@ -202,10 +213,15 @@ describe('BUSINESS_APPROVAL_STORES=WEB', () => {
     await t.drainJobs();
     expect(mailsTo(t, email)).toEqual([]);
     expect(await accountsOf(t, email)).toEqual([expect.objectContaining({ status: 'REJECTED' })]);
-    await expect(business(['approve', String(account!.id)])).rejects.toThrow(/REJECTED/);
+    expect(await refusal(['approve', String(account!.id)])).toBe(`business account ${account!.id} is REJECTED, not waiting for approval`);
   });
 
-  it.each([[['approve', 'x']], [['reject']], [['list', 'all']], [['frob']], [['approve', '999999']]])('refuses %j', async (args) => {
+  it.each([[['approve', 'x']], [['reject']], [['list', 'all']], [['frob']]])('refuses %j with a usage error', async (args) => {
     await expect(business(args)).rejects.toThrow(CliUsageError);
+  });
+
+  it('refuses an account id that is not there with its message alone', async () => {
+    expect(await refusal(['approve', '999999'])).toBe('no business account 999999');
+    expect(await refusal(['reject', '999999'])).toBe('no business account 999999');
   });
 });

@@ -244,6 +244,10 @@ describe('the CLI', () => {
     [['webhook', 'replay', '999999'], 'no webhook delivery #999999 (webhook deliveries <name> lists them)'],
     [['webhook', 'attempts', '999999'], 'no webhook delivery #999999 (webhook deliveries <name> lists them)'],
     [['event-feed', 'revoke', 'nobody'], 'no event feed client named "nobody"'],
+    [['export-user', 'remove', 'nobody'], 'export-user remove: no export user "nobody"'],
+    [['wholesale', 'approve', '999999'], 'no wholesale request 999999'],
+    [['business', 'approve', '999999'], 'no business account 999999'],
+    [['product-file', 'remove', 'NOPE', 'PDF'], 'product-file remove: there is no product with the code "NOPE"'],
   ])('exits 1 with the message alone when %j names nothing that is there', async (args, message) => {
     const result = await runCli(args, env);
     expect(result.code).toBe(1);

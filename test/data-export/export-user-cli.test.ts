@@ -52,12 +52,18 @@ describe('export-user commands', () => {
     expect((await shops(basic('analytics', password), '192.168.0.1')).statusCode).toBe(403);
   });
 
-  it('refuses a second user of the same name, a bad name and a bad network (exit 2)', async () => {
-    for (const args of [['add', 'analytics'], ['add', 'has:colon'], ['add', 'ok-name', '--allow-ip', '10.0.0.0/33'], ['frobnicate']]) {
+  it('refuses a bad name and a bad network (exit 2), and a second user of the same name (exit 1)', async () => {
+    for (const args of [['add', 'has:colon'], ['add', 'ok-name', '--allow-ip', '10.0.0.0/33'], ['frobnicate']]) {
       const result = await runCli(['export-user', ...args], env);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/^error: /);
     }
+    // The command line is right, the name is taken: the message alone, not a page of usage.
+    const taken = await runCli(['export-user', 'add', 'analytics'], env);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toBe(
+      'error: export-user add: export user "analytics" exists already (rotate its password with: export-user rotate analytics)\n',
+    );
     expect(await database.db.selectFrom('export_user').select('name').execute()).toEqual([{ name: 'analytics' }]);
   }, 60_000);
 
@@ -98,6 +104,13 @@ describe('export-user commands', () => {
     expect((await shops(basic('analytics', fresh))).statusCode).toBe(200);
     expect((await runCli(['export-user', 'remove', 'analytics'], env)).code).toBe(0);
     expect((await shops(basic('analytics', fresh))).statusCode).toBe(401);
-    expect((await runCli(['export-user', 'remove', 'analytics'], env)).code).toBe(2);
+  }, 60_000);
+
+  it('exits 1 with one line when the user it names is not there', async () => {
+    for (const action of ['rotate', 'disable', 'enable', 'allow', 'remove']) {
+      const result = await runCli(['export-user', action, 'nobody'], env);
+      expect(result.code, action).toBe(1);
+      expect(result.stderr).toBe(`error: export-user ${action}: no export user "nobody"\n`);
+    }
   }, 60_000);
 });

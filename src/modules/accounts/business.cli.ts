@@ -3,12 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { AccountsConfig } from './accounts.config.js';
-import {
-  approveBusinessAccount,
-  BusinessDecisionError,
-  pendingBusinessAccounts,
-  rejectBusinessAccount,
-} from './business-approval.service.js';
+import { approveBusinessAccount, pendingBusinessAccounts, rejectBusinessAccount } from './business-approval.service.js';
 
 export const BUSINESS_USAGE = `  business list                       business accounts waiting for approval (BUSINESS_APPROVAL_STORES)
   business approve <account id>       mail the contact the link that confirms the account
@@ -34,16 +29,13 @@ export async function businessCommand(deps: BusinessCommandDeps, args: string[],
   }
   const id = Number(rawId);
   const now = (deps.clock ?? systemClock).now();
-  try {
-    if (action === 'approve') {
-      await db.transaction().execute((trx) => approveBusinessAccount(trx, config, id, now));
-      print(`Approved business account ${id}: the contact is mailed a link to confirm it`);
-    } else {
-      await db.transaction().execute((trx) => rejectBusinessAccount(trx, id));
-      print(`Rejected business account ${id}`);
-    }
-  } catch (error) {
-    if (error instanceof BusinessDecisionError) throw new CliUsageError(error.message);
-    throw error;
+  // An account that is not there or not waiting for approval is no bad command line: its
+  // BusinessDecisionError is printed alone and the command exits with 1.
+  if (action === 'approve') {
+    await db.transaction().execute((trx) => approveBusinessAccount(trx, config, id, now));
+    print(`Approved business account ${id}: the contact is mailed a link to confirm it`);
+  } else {
+    await db.transaction().execute((trx) => rejectBusinessAccount(trx, id));
+    print(`Rejected business account ${id}`);
   }
 }

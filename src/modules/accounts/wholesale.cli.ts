@@ -3,13 +3,7 @@ import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { AccountsConfig } from './accounts.config.js';
-import {
-  approveWholesale,
-  pendingWholesaleRequest,
-  pendingWholesaleRequests,
-  rejectWholesale,
-  WholesaleDecisionError,
-} from './wholesale.service.js';
+import { approveWholesale, pendingWholesaleRequest, pendingWholesaleRequests, rejectWholesale } from './wholesale.service.js';
 
 export const WHOLESALE_USAGE = `  wholesale list                      pending wholesale applications
   wholesale approve <id>              create the company and wholesale account; mail the contact
@@ -35,17 +29,14 @@ export async function wholesaleCommand(deps: WholesaleCommandDeps, args: string[
   }
   const id = Number(rawId);
   const now = (deps.clock ?? systemClock).now();
-  try {
-    const request = await pendingWholesaleRequest(db, id);
-    if (action === 'approve') {
-      const code = await db.transaction().execute((trx) => approveWholesale(trx, config, request, now));
-      print(`Approved request ${id}: wholesale account ${code}`);
-    } else {
-      await db.transaction().execute((trx) => rejectWholesale(trx, config, request, now));
-      print(`Rejected request ${id}`);
-    }
-  } catch (error) {
-    if (error instanceof WholesaleDecisionError) throw new CliUsageError(error.message);
-    throw error;
+  // A request that is not there or not pending is no bad command line: its WholesaleDecisionError
+  // is printed alone and the command exits with 1.
+  const request = await pendingWholesaleRequest(db, id);
+  if (action === 'approve') {
+    const code = await db.transaction().execute((trx) => approveWholesale(trx, config, request, now));
+    print(`Approved request ${id}: wholesale account ${code}`);
+  } else {
+    await db.transaction().execute((trx) => rejectWholesale(trx, config, request, now));
+    print(`Rejected request ${id}`);
   }
 }

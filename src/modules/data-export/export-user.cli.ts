@@ -6,6 +6,7 @@ import type { Clock } from '../../infra/clock.js';
 import {
   addExportUser,
   ExportUserError,
+  ExportUserRefusal,
   exportUsers,
   removeExportUser,
   rotateExportUser,
@@ -80,6 +81,8 @@ export async function exportUserCommand(
     }
   } catch (error) {
     if (error instanceof ExportUserError) throw new CliUsageError(`export-user ${action}: ${error.message}`);
+    // The command line is right, what it names is not there (or is taken): the message alone, exit 1.
+    if (error instanceof ExportUserRefusal) throw new Error(`export-user ${action}: ${error.message}`);
     throw error;
   }
 }

@@ -12,8 +12,11 @@ import {
   type ExportUserRow,
 } from './export-user.repository.js';
 
-/** A problem with an operator's request: the CLI prints it and exits with 2. */
+/** A name or network the command line gives that is not one: the CLI prints it with the usage and exits with 2. */
 export class ExportUserError extends Error {}
+
+/** A well-formed request the export users refuse (a name that is not there, or is taken): the CLI prints it and exits with 1. */
+export class ExportUserRefusal extends Error {}
 
 // No colon (HTTP Basic splits at the first one) and nothing a shell or a log would mangle.
 /** What an export user's name may be (the authentication looks up no other). */
@@ -54,7 +57,7 @@ export async function addExportUser(
   if (!EXPORT_USER_NAME.test(name)) throw new ExportUserError('the name must be 1 to 64 letters, digits, dots, underscores or hyphens');
   const allowedCidrs = normaliseCidrs(cidrs);
   if (await findExportUser(db, name))
-    throw new ExportUserError(`export user "${name}" exists already (rotate its password with: export-user rotate ${name})`);
+    throw new ExportUserRefusal(`export user "${name}" exists already (rotate its password with: export-user rotate ${name})`);
   const password = generatePassword();
   await insertExportUser(db, { name, passwordHash: await hashPassword(password), allowedCidrs }, now);
   return { password };
@@ -95,4 +98,4 @@ function view(row: ExportUserRow): ExportUserView {
   };
 }
 
-const noSuchUser = (name: string) => new ExportUserError(`no export user "${name}"`);
+const noSuchUser = (name: string) => new ExportUserRefusal(`no export user "${name}"`);

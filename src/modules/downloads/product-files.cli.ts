@@ -23,7 +23,8 @@ export async function productFileCommand(
   if (!Object.hasOwn(FILE_FORMATS, format))
     throw new CliUsageError(`product-file remove: the format is one of ${Object.keys(FILE_FORMATS).join(', ')}, not "${format}"`);
   const removal = await removeProductFile(deps, { productCode, format: format as FileFormat }, (deps.clock ?? systemClock).now());
-  if (removal.kind === 'unknownProduct') throw new CliUsageError(`product-file remove: there is no product with the code "${productCode}"`);
+  // The command line is right, the product it names is not there: the message alone, exit 1.
+  if (removal.kind === 'unknownProduct') throw new Error(`product-file remove: there is no product with the code "${productCode}"`);
   print(
     removal.kind === 'noFile'
       ? `${productCode} has no ${format} file; nothing was removed.`
