@@ -15,6 +15,8 @@ export { createClientAccount, findUserByEmail, insertUser, lockUser, type Client
 // The reserved-address rule lives in infra (the newsletter, below accounts, needs it too); given on here
 // for the modules that take their registration rules from accounts.
 export { refuseReservedEmail } from '../../infra/email-address.js';
+// The profile's birthday is registration's: from 1900 up to yesterday in Tallinn.
+export { checkBirthday } from './birthday.js';
 // For the profile module's email and password changes: the same rules and throttle as sign-up and login.
 export { renderMail, type MailContent } from './accounts.mail-templates.js';
 export { admitLogin, settleLogin } from './login-throttle.js';

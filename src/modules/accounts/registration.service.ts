@@ -1,7 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
 import type { AccountType } from '../../db/schema.js';
-import { invalidField } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
 import type { AccountsContext } from './accounts.context.js';
 import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
@@ -19,6 +18,7 @@ import {
   type ClientAccountRow,
 } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
+import { checkBirthday } from './birthday.js';
 import { insertWholesaleRequest } from './wholesale.repository.js';
 import { rolesIn } from './session.service.js';
 
@@ -217,10 +217,4 @@ function backofficeMail(registration: Extract<AccountType, 'BUSINESS' | 'WHOLESA
     registryCode: form.registryCode,
     contactEmail: form.contact.email,
   };
-}
-
-/** A birthday from 1900 up to yesterday (UTC, at the action time). */
-function checkBirthday(birthday: string | undefined, now: number): void {
-  if (birthday === undefined) return;
-  if (birthday < '1900-01-01' || birthday >= new Date(now).toISOString().slice(0, 10)) throw invalidField('birthday', 'birthday.range');
 }

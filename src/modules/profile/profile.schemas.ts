@@ -14,7 +14,7 @@ const Phone = Type.String({
 });
 const Language = Type.Union([Type.Literal('et'), Type.Literal('en'), Type.Literal('ru')]);
 const Gender = Type.Union([Type.Literal('MALE'), Type.Literal('FEMALE'), Type.Literal('OTHER')]);
-const Birthday = Type.String({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01 up to yesterday' });
+const Birthday = Type.String({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01 up to yesterday in Tallinn' });
 
 const ConsentState = Type.Object({
   granted: Type.Boolean(),

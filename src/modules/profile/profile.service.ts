@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { checkBirthday } from '../accounts/index.js';
 import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
 import {
@@ -81,12 +82,6 @@ export async function readProfile(db: Db, actor: ProfileActor) {
     language: isLanguage(profile.language) ? profile.language : ('et' as Language),
     marketingConsents: { email: state('EMAIL'), sms: state('SMS'), personalisation: state('PERSONALISATION') },
   };
-}
-
-/** The registration's rule: a birthday from 1900-01-01 up to yesterday (UTC, at the action time). */
-function checkBirthday(birthday: string | null | undefined, now: number): void {
-  if (birthday === undefined || birthday === null) return;
-  if (birthday < '1900-01-01' || birthday >= iso(now).slice(0, 10)) throw invalidField('birthday', 'birthday.range');
 }
 
 /** Changes the given fields; a consent that changes is recorded with the action time. */
