@@ -154,11 +154,16 @@ export function optionalTimestamp(value: string | null | undefined, field: strin
 
 const DAY_MS = 86_400_000;
 
+/** Whether a date value is a date alone (`YYYY-MM-DD`), not a date-time. */
+export function isDateOnly(value: string): boolean {
+  return DATE.test(value);
+}
+
 /** An end of validity: a date alone means "to the end of that day" (the stored end is exclusive). */
 export function endTimestamp(value: string | null | undefined, field: string): number | null {
   if (value === null || value === undefined) return null;
   const ms = timestamp(value, field);
-  return DATE.test(value) ? ms + DAY_MS : ms;
+  return isDateOnly(value) ? ms + DAY_MS : ms;
 }
 
 /** The digits of an EAN/ISBN as written with hyphens or spaces; ISBN-10 may end in X. */

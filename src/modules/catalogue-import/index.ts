@@ -15,6 +15,7 @@ export {
   Translated,
   cents,
   endTimestamp,
+  isDateOnly,
   lineParser,
   nameRows,
   optionalCents,

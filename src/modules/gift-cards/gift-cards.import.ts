@@ -3,7 +3,17 @@ import type { Transaction } from 'kysely';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import { endOfLocalDay } from '../../infra/shop-time.js';
 import type { Database } from '../../db/schema.js';
-import { DateValue, LineError, Money, cents, endTimestamp, inLineTransaction, lineKind, lineParser } from '../catalogue-import/index.js';
+import {
+  DateValue,
+  LineError,
+  Money,
+  cents,
+  endTimestamp,
+  inLineTransaction,
+  isDateOnly,
+  lineKind,
+  lineParser,
+} from '../catalogue-import/index.js';
 import { adjustImported, createCard } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeHint, codeKey, normaliseCode, type CodeKey } from './gift-card-code.js';
 
@@ -43,7 +53,7 @@ function convert(line: GiftCardLine): CardRecord {
  */
 function validityEnd(value: string): number {
   const end = endTimestamp(value, 'expiresAt')!;
-  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? endOfLocalDay(value) : end;
+  return isDateOnly(value) ? endOfLocalDay(value) : end;
 }
 
 async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: CardRecord, now: number): Promise<string> {
