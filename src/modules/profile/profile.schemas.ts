@@ -4,6 +4,12 @@ import { TextLine } from '../../http/text.js';
 // Bodies, params and answers of the profile routes. Every body is closed (the validator drops an
 // unknown field, so it can never reach a column) and every string has a length limit.
 
+/**
+ * An object of changes: at least one field it names. A field it does not name is dropped first, so
+ * {"foo": 1} is the 422 of {}, not a change of nothing that still moved the user's updated_at or
+ * wrote the client's preferences row.
+ */
+const changes = { additionalProperties: false, minProperties: 1 } as const;
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 const Name = TextLine({ minLength: 1, maxLength: 100 });
@@ -63,7 +69,7 @@ export const ClientAccountUpdate = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'Fields left out stay as they are; null clears a field that may be empty' },
+  { ...changes, description: 'Fields left out stay as they are; null clears a field that may be empty' },
 );
 export type ClientAccountUpdate = Static<typeof ClientAccountUpdate>;
 
@@ -155,7 +161,7 @@ export const PreferencesUpdate = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'Fields left out stay as they are' },
+  { ...changes, description: 'Fields left out stay as they are' },
 );
 export type PreferencesUpdate = Static<typeof PreferencesUpdate>;
 
