@@ -196,6 +196,21 @@ describe('changing a company user', () => {
     expect((await users(second)).find((user) => user.id === id)!.role).toBe('MASTER');
   });
 
+  it('drops a field the invitation does not name, whatever it holds, as the other forms do', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('employee');
+    // A NUL no column takes: a field that was kept (and ignored) made it the 422 of a field nobody reads.
+    const response = await call(t, 'POST', '/company-user', master.token, {
+      email,
+      firstName: 'Tiit',
+      lastName: 'Töötaja',
+      role: 'EMPLOYEE',
+      note: 'a\u0000b',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ email, firstName: 'Tiit', status: 'INVITED' });
+  });
+
   it('refuses a change with no field it names, as an empty one, with a 422 that changes nothing', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const { id } = await invite(t, master.token, uniqueEmail('employee'));

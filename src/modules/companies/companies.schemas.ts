@@ -2,8 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { TextLine } from '../../http/text.js';
 
-// Bodies, params and answers of the company-user and sub-company endpoints. Every string has a
-// length limit; an id is a positive integer (anything else is a 400 from validation).
+// Bodies, params and answers of the company-user and sub-company endpoints. Every body is closed (the
+// validator drops a field it does not name, nested ones too, so it never reaches the service), every
+// string has a length limit; an id is a positive integer (anything else is a 400 from validation).
 
 const Name = TextLine({ minLength: 1, maxLength: 100 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -24,12 +25,15 @@ const Role = Type.Union(
 export const IdParams = Type.Object({ id: Id });
 export const ListQuery = PagingQuery;
 
-export const CompanyUserInvitation = Type.Object({
-  email: Type.String({ format: 'email', maxLength: 254, description: 'Where the invitation goes' }),
-  firstName: Name,
-  lastName: Name,
-  role: Role,
-});
+export const CompanyUserInvitation = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254, description: 'Where the invitation goes' }),
+    firstName: Name,
+    lastName: Name,
+    role: Role,
+  },
+  { additionalProperties: false },
+);
 export type CompanyUserInvitation = Static<typeof CompanyUserInvitation>;
 
 export const CompanyUserChange = Type.Object(
@@ -52,27 +56,33 @@ export const CompanyUser = Type.Object({
 });
 export type CompanyUser = Static<typeof CompanyUser>;
 
-const Address = Type.Object({
-  recipient: Type.Optional(Nullable(TextLine({ minLength: 1, maxLength: 200 }))),
-  street: TextLine({ minLength: 1, maxLength: 200 }),
-  city: TextLine({ minLength: 1, maxLength: 100 }),
-  postcode: TextLine({ minLength: 1, maxLength: 20 }),
-  countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
-  phone: Type.Optional(
-    Nullable(Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{4,24}$', maxLength: 30, description: 'Digits with an optional leading +' })),
-  ),
-});
+const Address = Type.Object(
+  {
+    recipient: Type.Optional(Nullable(TextLine({ minLength: 1, maxLength: 200 }))),
+    street: TextLine({ minLength: 1, maxLength: 200 }),
+    city: TextLine({ minLength: 1, maxLength: 100 }),
+    postcode: TextLine({ minLength: 1, maxLength: 20 }),
+    countryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+    phone: Type.Optional(
+      Nullable(Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{4,24}$', maxLength: 30, description: 'Digits with an optional leading +' })),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type SubCompanyAddress = Static<typeof Address>;
 
 export const MAX_ADDRESSES = 20;
 const Addresses = Type.Array(Address, { maxItems: MAX_ADDRESSES, description: 'Delivery addresses; the first is the default' });
 const RegistryCode = Type.String({ pattern: '^[A-Za-z0-9-]{2,40}$', description: 'Commercial registry code' });
 
-export const SubCompanyForm = Type.Object({
-  name: TextLine({ minLength: 1, maxLength: 200 }),
-  registryCode: Type.Optional(Nullable(RegistryCode)),
-  addresses: Type.Optional(Addresses),
-});
+export const SubCompanyForm = Type.Object(
+  {
+    name: TextLine({ minLength: 1, maxLength: 200 }),
+    registryCode: Type.Optional(Nullable(RegistryCode)),
+    addresses: Type.Optional(Addresses),
+  },
+  { additionalProperties: false },
+);
 export type SubCompanyForm = Static<typeof SubCompanyForm>;
 
 export const SubCompanyChange = Type.Object(
