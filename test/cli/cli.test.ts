@@ -255,6 +255,13 @@ describe('the CLI', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('exits 1 with the message alone when an event-feed name is taken, as api-key, supplier and webhook do', async () => {
+    expect((await runCli(['event-feed', 'add', 'taken-feed'], env)).code).toBe(0);
+    const result = await runCli(['event-feed', 'add', 'taken-feed'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error: event-feed: a client named "taken-feed" exists already\n');
+  });
+
   it('fails fast with a clear message on bad configuration', async () => {
     const result = await runCliProcess(['migrate'], { ...env, PORT: 'eighty', DEFAULT_STORE: 'SHOP' });
     expect(result.code).toBe(1);

@@ -47,7 +47,8 @@ export async function eventFeedCommand(
   if (action === 'add' && name !== undefined && rest.length === 0) {
     if (!NAME.test(name)) throw new CliUsageError('event-feed: a name is 1 to 100 letters, digits, spaces or . _ @ -');
     const taken = await db.selectFrom('event_feed_client').select('id').where('name', '=', name).executeTakeFirst();
-    if (taken) throw new CliUsageError(`event-feed: a client named "${name}" exists already`);
+    // A taken name is a refusal to act on (exit 1), as api-key, supplier and webhook answer it; not a bad command line.
+    if (taken) throw new Error(`event-feed: a client named "${name}" exists already`);
     const { token, hash } = newToken();
     await db.insertInto('event_feed_client').values({ name, token_hash: hash, created_at: clock.now() }).execute();
     print(`Event feed client "${name}" (the token is shown only now):`);
