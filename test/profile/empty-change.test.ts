@@ -74,4 +74,22 @@ describe('a PUT with no field it names', () => {
     );
     expect(changed.statusCode, changed.body).toBe(200);
   });
+
+  it.each([
+    ['/client-account', 'marketingConsents'],
+    ['/client-account/preferences', 'channels'],
+    ['/client-account/preferences', 'notifications'],
+  ])('%s: a nested %s with no field it names is a 422 on it and writes nothing', async (url, field) => {
+    const call = as(t, customer.token);
+    await t.database.db
+      .updateTable('app_user')
+      .set({ updated_at: 1_000_000 })
+      .where('id', '=', (await userRow()).id)
+      .execute();
+    const [user, preferences, written] = [await userRow(), await preferenceRows(), await outbox()];
+    for (const nested of [{}, { foo: 1 }]) expect(expectFieldErrors(await call('PUT', url, { [field]: nested }))).toEqual([field]);
+    expect(await userRow()).toEqual(user);
+    expect(await preferenceRows()).toEqual(preferences);
+    expect(await outbox()).toEqual(written);
+  });
 });

@@ -5,9 +5,9 @@ import { TextLine } from '../../http/text.js';
 // unknown field, so it can never reach a column) and every string has a length limit.
 
 /**
- * An object of changes: at least one field it names. A field it does not name is dropped first, so
- * {"foo": 1} is the 422 of {}, not a change of nothing that still moved the user's updated_at or
- * wrote the client's preferences row.
+ * An object of changes, the body's and each nested one's: at least one field it names. A field it
+ * does not name is dropped first, so {"foo": 1} (or {"channels": {}}) is the 422 of {}, not a change
+ * of nothing that still moved the user's updated_at or wrote the client's preferences row.
  */
 const changes = { additionalProperties: false, minProperties: 1 } as const;
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -65,7 +65,7 @@ export const ClientAccountUpdate = Type.Object(
           sms: Type.Optional(Type.Boolean()),
           personalisation: Type.Optional(Type.Boolean({ description: 'Offers based on what the client buys and views' })),
         },
-        { additionalProperties: false },
+        changes,
       ),
     ),
   },
@@ -147,9 +147,7 @@ export type Preferences = Static<typeof PreferencesSchema>;
 export const PreferencesUpdate = Type.Object(
   {
     newsletterLanguage: Type.Optional(Language),
-    channels: Type.Optional(
-      Type.Object({ email: Type.Optional(Type.Boolean()), sms: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-    ),
+    channels: Type.Optional(Type.Object({ email: Type.Optional(Type.Boolean()), sms: Type.Optional(Type.Boolean()) }, changes)),
     notifications: Type.Optional(
       Type.Object(
         {
@@ -157,7 +155,7 @@ export const PreferencesUpdate = Type.Object(
           backInStock: Type.Optional(Type.Boolean()),
           wishlistOffers: Type.Optional(Type.Boolean()),
         },
-        { additionalProperties: false },
+        changes,
       ),
     ),
   },
