@@ -46,26 +46,33 @@ const outbox = async () => ({
   ),
 });
 
+/** Runs `refused` and checks it wrote nothing: the user row, the preferences rows, the jobs and events. */
+async function expectNothingWritten(refused: () => Promise<void>): Promise<void> {
+  // An updated_at long past: a change of nothing that still touched the row would show.
+  await t.database.db
+    .updateTable('app_user')
+    .set({ updated_at: 1_000_000 })
+    .where('id', '=', (await userRow()).id)
+    .execute();
+  const [user, preferences, written] = [await userRow(), await preferenceRows(), await outbox()];
+  await refused();
+  expect(await userRow()).toEqual(user);
+  expect(await preferenceRows()).toEqual(preferences);
+  expect(await outbox()).toEqual(written);
+}
+
 describe('a PUT with no field it names', () => {
   it.each(['/client-account', '/client-account/preferences'])('%s: is the 422 of {} and writes nothing', async (url) => {
     const call = as(t, customer.token);
-    // An updated_at long past: a change of nothing that still touched the row would show.
-    await t.database.db
-      .updateTable('app_user')
-      .set({ updated_at: 1_000_000 })
-      .where('id', '=', (await userRow()).id)
-      .execute();
-    const [user, preferences, written] = [await userRow(), await preferenceRows(), await outbox()];
-    const empty = await call('PUT', url, {});
-    expect(expectFieldErrors(empty)).toEqual(['']);
-    for (const body of [{ foo: 1 }, { foo: 1, bar: 'x' }]) {
-      const response = await call('PUT', url, body);
-      expect(response.statusCode, JSON.stringify(body)).toBe(422);
-      expect(response.json()).toEqual(empty.json());
-    }
-    expect(await userRow()).toEqual(user);
-    expect(await preferenceRows()).toEqual(preferences);
-    expect(await outbox()).toEqual(written);
+    await expectNothingWritten(async () => {
+      const empty = await call('PUT', url, {});
+      expect(expectFieldErrors(empty)).toEqual(['']);
+      for (const body of [{ foo: 1 }, { foo: 1, bar: 'x' }]) {
+        const response = await call('PUT', url, body);
+        expect(response.statusCode, JSON.stringify(body)).toBe(422);
+        expect(response.json()).toEqual(empty.json());
+      }
+    });
     // A field it names is changed; one it does not name beside it is dropped.
     const changed = await call(
       'PUT',
@@ -81,15 +88,8 @@ describe('a PUT with no field it names', () => {
     ['/client-account/preferences', 'notifications'],
   ])('%s: a nested %s with no field it names is a 422 on it and writes nothing', async (url, field) => {
     const call = as(t, customer.token);
-    await t.database.db
-      .updateTable('app_user')
-      .set({ updated_at: 1_000_000 })
-      .where('id', '=', (await userRow()).id)
-      .execute();
-    const [user, preferences, written] = [await userRow(), await preferenceRows(), await outbox()];
-    for (const nested of [{}, { foo: 1 }]) expect(expectFieldErrors(await call('PUT', url, { [field]: nested }))).toEqual([field]);
-    expect(await userRow()).toEqual(user);
-    expect(await preferenceRows()).toEqual(preferences);
-    expect(await outbox()).toEqual(written);
+    await expectNothingWritten(async () => {
+      for (const nested of [{}, { foo: 1 }]) expect(expectFieldErrors(await call('PUT', url, { [field]: nested }))).toEqual([field]);
+    });
   });
 });
