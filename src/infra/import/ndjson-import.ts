@@ -115,7 +115,11 @@ async function* byteLines(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer |
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       if (tooLong || pendingBytes + end - start > MAX_LINE_BYTES) yield TOO_LONG;
-      else yield withoutCarriageReturn(Buffer.concat([...pending, chunk.subarray(start, end)]));
+      // A line within one chunk (nearly every line) is a view of it, not a copy: the stream never reuses a chunk.
+      else
+        yield withoutCarriageReturn(
+          pending.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...pending, chunk.subarray(start, end)]),
+        );
       pending = [];
       pendingBytes = 0;
       tooLong = false;
