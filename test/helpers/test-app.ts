@@ -77,6 +77,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       // And for a guest's basket writes (per process, in memory); guest-baskets-limit.test.ts and
       // rate-limit-sweep.test.ts set their own.
       BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
+      // Tests read the export right after they write; settle.test.ts sets its own.
+      DATA_EXPORT_SETTLE_MS: '0',
       MAIL_DIR: mailDir,
       ...options.env,
       DATABASE_URL: scratch.url,

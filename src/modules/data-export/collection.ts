@@ -22,6 +22,8 @@ export interface ExportContext {
   defaultStore: string;
   /** The moment prices are worked out for (campaign validity). */
   now: number;
+  /** Rows created after this are not shown yet (`settledPart`). */
+  settledUntil: number;
 }
 
 export type ExportTable = 'client_account' | 'product' | 'sales_history' | 'session_action' | 'shop';
@@ -33,6 +35,12 @@ export interface ExportCollection<Item = unknown> {
   table: ExportTable;
   /** Whether it takes createdFrom and createdTo. */
   filterable: boolean;
+  /**
+   * Whether this service stamps the rows as it writes them, so the newest are cut off until they
+   * settle (`settledPart`). Sales history carries each order's own time from an import: there is
+   * nothing to wait for, and a cut would only hide an order stamped ahead of this clock.
+   */
+  settles: boolean;
   /** Items of the slice, in export order, and the boundary of the last one. */
   load(context: ExportContext, slice: Slice): Promise<{ items: Item[]; last: Boundary | undefined }>;
 }

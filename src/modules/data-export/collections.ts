@@ -19,6 +19,7 @@ const BIRTHDAY = /^\d{4}-\d{2}-\d{2}$/;
 export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
   path: '/client-account',
   table: 'client_account',
+  settles: true,
   filterable: true,
   async load({ db }, slice) {
     const rows = await readClientAccounts(db, slice);
@@ -45,6 +46,7 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
 export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
   path: '/sales-history',
   table: 'sales_history',
+  settles: false,
   filterable: true,
   async load({ db }, slice) {
     const rows = await readSalesHistory(db, slice);
@@ -78,6 +80,7 @@ export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
 export const sessionActionsCollection: ExportCollection<SessionActionItem> = {
   path: '/session',
   table: 'session_action',
+  settles: true,
   filterable: false,
   async load({ db }, slice) {
     const rows = await readSessionActions(db, slice);
@@ -97,6 +100,7 @@ export const sessionActionsCollection: ExportCollection<SessionActionItem> = {
 export const shopsCollection: ExportCollection<ShopItem> = {
   path: '/shop',
   table: 'shop',
+  settles: true,
   filterable: false,
   async load({ db }, slice) {
     const rows = await readShops(db, slice);

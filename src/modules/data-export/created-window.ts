@@ -44,6 +44,17 @@ export function createdWindow(query: { createdFrom?: string; createdTo?: string 
   return { from, to: to === undefined ? undefined : to + 999 };
 }
 
+/**
+ * The window as far as a read may show it now: rows created after `until` are left for a later
+ * read. A row is stamped before it is written (a session action when its request starts, an
+ * account before its password hash, a batch of imported products before the batch commits), so
+ * the newest few seconds may still gain rows in the middle; cutting them off keeps every page
+ * served complete for good (see DATA_EXPORT_SETTLE_MS).
+ */
+export function settledPart(window: CreatedWindow, until: number): CreatedWindow {
+  return { from: window.from, to: window.to === undefined ? until : Math.min(window.to, until) };
+}
+
 /** A stable key of the window, for the caches of counts and page boundaries. */
 export function windowKey(window: CreatedWindow): string {
   return `${window.from ?? ''}..${window.to ?? ''}`;

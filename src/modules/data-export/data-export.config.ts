@@ -12,6 +12,8 @@ export interface ExportSettings {
   sessionActionRetentionDays: number;
   /** How long a total count (X-Pagination-Total-Count) is reused for the same collection and filter. */
   countCacheTtlMs: number;
+  /** Rows are exported once they are this old: the newest may still gain rows before them. */
+  settleMs: number;
 }
 
 /** The config fields the data export reads (names as in src/config.ts, so the whole Config fits). */
@@ -31,5 +33,6 @@ export function readDataExportConfig(env: EnvReader): ExportSettings {
     authFailuresPerIp: env.rateLimit('DATA_EXPORT_AUTH_FAILURES_PER_IP', '20/15m'),
     sessionActionRetentionDays: env.integer('SESSION_ACTION_RETENTION_DAYS', 365, 1, 36_500),
     countCacheTtlMs: env.integer('DATA_EXPORT_COUNT_CACHE_TTL_MS', 15_000, 0, 3_600_000),
+    settleMs: env.integer('DATA_EXPORT_SETTLE_MS', 5_000, 0, 3_600_000),
   };
 }

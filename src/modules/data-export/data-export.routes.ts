@@ -89,7 +89,12 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         const query = request.query as WindowQuery;
         const window = collection.filterable ? createdWindow(query, request.language) : {};
         // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
-        const context = { db: database.readDb, defaultStore: config.defaultStore, now: request.actionTime };
+        const context = {
+          db: database.readDb,
+          defaultStore: config.defaultStore,
+          now: request.actionTime,
+          settledUntil: request.actionTime - config.dataExport.settleMs,
+        };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {
           reply.header('Content-Type', 'application/x-ndjson; charset=utf-8');

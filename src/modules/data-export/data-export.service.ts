@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Boundary, ExportCollection, ExportContext } from './collection.js';
 import { countInWindow } from './export-slice.repository.js';
-import { windowKey, type CreatedWindow } from './created-window.js';
+import { settledPart, windowKey, type CreatedWindow } from './created-window.js';
 import type { ExportPager } from './export-pager.js';
 import type { LoadedPage, ReadAhead } from './read-ahead.js';
 
@@ -17,6 +17,11 @@ export interface ExportPage {
   total: number;
 }
 
+/** The part of the window a read shows now (`settledPart`). */
+function shownPart(context: ExportContext, collection: ExportCollection, window: CreatedWindow): CreatedWindow {
+  return collection.settles ? settledPart(window, context.settledUntil) : window;
+}
+
 /**
  * One page of a collection. The total is counted once per filter (see the pager); a page past the
  * end is answered from it without reading; any other page seeks from the nearest known boundary,
@@ -30,12 +35,15 @@ export async function exportPage(
   page: PageWanted,
 ): Promise<ExportPage> {
   const { pager, readAhead } = caches;
+  // Keyed by the window asked for: the settled part only grows, and the rows a full page holds
+  // are settled for good, so its boundary stays right as the cut moves on.
   const walk = `${collection.path}|${windowKey(window)}`;
-  const total = await pager.total(walk, () => countInWindow(context.db, collection.table, window));
+  const shown = shownPart(context, collection, window);
+  const total = await pager.total(walk, () => countInWindow(context.db, collection.table, shown));
   if (page.offset >= total) return { items: [], total };
   const read = (number: number): Promise<LoadedPage> => {
     const start = pager.start(walk, page.perPage, number);
-    return collection.load(context, { window, after: start.after, offset: start.offset, limit: page.perPage });
+    return collection.load(context, { window: shown, after: start.after, offset: start.offset, limit: page.perPage });
   };
   const key = (number: number) => `${walk}|${page.perPage}|${number}`;
   const { items, last } = (await readAhead.take(key(page.page))) ?? (await read(page.page));
@@ -80,6 +88,7 @@ export function exportStream(
 ): Readable {
   let outcome: 'completed' | 'aborted' | 'failed' = 'aborted';
   let rows = 0;
+  const shown = shownPart(context, collection, window);
   async function* lines(): AsyncGenerator<string> {
     streamStats.active += 1;
     try {
@@ -87,7 +96,7 @@ export function exportStream(
       for (;;) {
         let batch: { items: unknown[]; last: Boundary | undefined };
         try {
-          batch = await collection.load(context, { window, after, offset: 0, limit: batchSize });
+          batch = await collection.load(context, { window: shown, after, offset: 0, limit: batchSize });
         } catch (err) {
           outcome = 'failed';
           log.error({ err, collection: collection.path, rows }, 'export stream failed');

@@ -30,6 +30,7 @@ import {
 export const productsCollection: ExportCollection<ProductItem> = {
   path: '/product',
   table: 'product',
+  settles: true,
   filterable: false,
   async load(context, slice) {
     const { db } = context;
