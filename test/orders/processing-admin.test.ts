@@ -277,7 +277,13 @@ describe('POST /admin/orders/{code}/refund', () => {
     for (const body of [{ amount: 0 }, { amount: -1 }, { amount: 1.005 }, { amount: '5' }, { amount: null }, { amount: 1e9 }, { amt: 1 }])
       expectFieldErrors(await post(`/admin/orders/${paid.code}/refund`, body));
     // A misspelt field is refused, never read as "refund everything".
-    expect(expectFieldErrors(await post(`/admin/orders/${paid.code}/refund`, { amout: 5 }))).toEqual(['amout']);
+    const english = { ...auth(), 'x-app-language': 'en' };
+    const misspelt = await post(`/admin/orders/${paid.code}/refund`, { amout: 5 }, english);
+    expect(expectFieldErrors(misspelt)).toEqual(['amout']);
+    // Said as every other body's unknown field is, not as a bad value of a field that exists.
+    expect(misspelt.json()).toEqual([{ field: 'amout', message: 'amout is not an accepted field.' }]);
+    const two = await post(`/admin/orders/${paid.code}/refund`, { amount: 0, note: 'x' }, english);
+    expect(two.json()).toEqual(expect.arrayContaining([{ field: 'note', message: 'note is not an accepted field.' }]));
     expect(refunds().length).toBe(calls);
     expect(await orderStatus(t.database.db, paid.id)).toBe('PENDING_NAV_PROCESSING');
   });

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { pageRequest, setLinkHeader, setPaginationHeaders } from '../../http/paging.js';
 import { errors, success } from '../../http/schemas.js';
-import { invalidField } from '../../infra/domain-error.js';
+import { InvalidInputError, invalidField } from '../../infra/domain-error.js';
 import { authenticateOperator } from '../admin/index.js';
 import { NavStatusBody, OrderCodeParams, OrderDocumentSchema, OrderFeedQuery, RefundBody } from './admin-orders.schemas.js';
 import { orderFeed, refundOrder, reportNavStatus } from './processing/admin-orders.service.js';
@@ -19,6 +20,22 @@ export interface AdminOrdersDeps {
 }
 
 const security = [{ bearer: [] }];
+
+/**
+ * A preValidation hook refusing the body's fields `schema` does not name, each with the message an
+ * unknown field gets everywhere. The validator would drop them silently (it removes what a closed
+ * object does not name), and a schema that refuses them itself (`additionalProperties: Never`)
+ * says "is invalid", as of a bad value of a field that exists.
+ */
+function refuseUnknownFields(schema: TObject) {
+  return async (request: FastifyRequest) => {
+    const body = request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+    const unknown = Object.keys(body).filter((field) => !Object.hasOwn(schema.properties, field));
+    if (unknown.length > 0)
+      throw new InvalidInputError(unknown.map((field) => ({ field, messageKey: 'validation.unknownField', params: { field } })));
+  };
+}
 
 export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = async (app, { database, gateways }) => {
   const { db } = database;
@@ -90,6 +107,7 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
     {
       config: { storeScoped: false },
       onRequest: operator,
+      preValidation: refuseUnknownFields(RefundBody),
       schema: {
         tags: ['admin'],
         summary: "Refunds all or part of the order's settled payment through its gateway",

@@ -46,8 +46,9 @@ export const RefundBody = Type.Object(
       Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Euros to refund; all that is left of the payment when absent' }),
     ),
   },
-  // Refused, not dropped as elsewhere: {"amout": 5} must not become a refund of everything.
-  { additionalProperties: Type.Never() },
+  // Closed, and an unknown field is refused (the route's refuseUnknownFields), not dropped as elsewhere:
+  // {"amout": 5} must not become a refund of everything.
+  { additionalProperties: false },
 );
 export type RefundBody = Static<typeof RefundBody>;
 
