@@ -14,7 +14,7 @@ import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } fro
 import { placeOrder, type CheckoutActor } from './checkout.service.js';
 import type { OrdersHttp } from './orders.deps.js';
 import { findOrderByIdempotencyKey, savedContact } from './orders.repository.js';
-import { paymentMethodsFor } from './payment-methods.js';
+import { prepaymentReason, paymentMethodsFor } from './payment-methods.js';
 import { registerNoStore } from '../../http/http-cache.js';
 
 const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
@@ -45,7 +45,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       const countries = await allCountries(db, request.language);
       return {
         deliveryMethods: methods.map(deliveryMethodWire),
-        paymentMethods: paymentMethodsFor(context.caller.kind, configured, priced.digitalOnly).map((method) => ({
+        paymentMethods: paymentMethodsFor(context.caller.kind, configured, prepaymentReason(priced) !== null).map((method) => ({
           id: method.id,
           name: translate(request.language, method.nameKey),
           online: method.gateway !== null,

@@ -17,7 +17,7 @@ import {
   knownCountries,
   setOrderCode,
 } from './orders.repository.js';
-import { PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
+import { prepaymentReason, PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
 import { holdStock } from './stock.repository.js';
 
 type PricedBasket = basketCheckout.PricedBasket;
@@ -99,7 +99,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     context.caller.kind,
     priced?.delivery?.method.kind ?? '',
     input.gateways,
-    priced?.digitalOnly ?? false,
+    priced ? prepaymentReason(priced) : null,
   );
   if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery))
     problems.push({ field: 'paymentMethodId', messageKey: refusal });

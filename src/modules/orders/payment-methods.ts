@@ -5,8 +5,8 @@ import type { MessageKey } from '../../i18n/index.js';
 // How an order may be paid. Online methods go through a gateway (only those configured are
 // offered); the others need nothing paid online, so their orders skip the payment page: invoice
 // for business and wholesale customers, paying in the shop where the parcel is picked up, cash to
-// the courier. Those two are paid when a parcel is handed over, so a basket of digital items only
-// (sent by e-mail, granted as soon as the order is processed) cannot use them: nobody would collect.
+// the courier. Those two are paid when a parcel is handed over, after the order was processed, so
+// they are not for a basket that must be paid first (prepaymentReason below).
 
 export interface PaymentMethod {
   id: string;
@@ -15,8 +15,21 @@ export interface PaymentMethod {
   kinds: readonly CustomerKind[];
   /** Delivery kinds it goes with; null for any. */
   deliveryKinds: readonly string[] | null;
-  /** Paid at the hand-over of a parcel: not for a basket of digital items only. */
+  /** Paid at the hand-over of a parcel: not for a basket that must be paid first. */
   paidAtHandOver: boolean;
+}
+
+/**
+ * Why the basket must be paid before its order is processed, as the refusal of a method paid at the
+ * hand-over; null when it need not be. A basket of digital items only (sent by e-mail, granted as
+ * soon as the order is processed) hands no parcel over, so nobody would collect. A virtual gift card
+ * is money, issued and spendable once its order is processed: beside a book, a buyer who refused
+ * the parcel kept the card unpaid. (An e-book beside a book still goes with the parcel's payment.)
+ */
+export function prepaymentReason(basket: { digitalOnly: boolean; lines: ReadonlyArray<{ virtualCard: unknown }> }): MessageKey | null {
+  if (basket.digitalOnly) return 'checkout.paymentNotWithDelivery';
+  if (basket.lines.some((line) => line.virtualCard !== null)) return 'checkout.paymentNotForGiftCards';
+  return null;
 }
 
 const EVERYONE: readonly CustomerKind[] = ['GUEST', 'SIMPLE', 'BUSINESS', 'WHOLESALE'];
@@ -59,12 +72,12 @@ export const PAYMENT_METHODS: readonly PaymentMethod[] = [
 
 /**
  * The methods a customer of this kind can use, given which gateways are configured; for a basket
- * of digital items only, not those paid at a parcel's hand-over.
+ * that must be paid first (prepaymentReason), not those paid at a parcel's hand-over.
  */
-export function paymentMethodsFor(kind: CustomerKind, gateways: ReadonlySet<GatewayName>, digitalOnly = false): PaymentMethod[] {
+export function paymentMethodsFor(kind: CustomerKind, gateways: ReadonlySet<GatewayName>, mustPayFirst = false): PaymentMethod[] {
   return PAYMENT_METHODS.filter(
     (method) =>
-      method.kinds.includes(kind) && (method.gateway === null || gateways.has(method.gateway)) && !(digitalOnly && method.paidAtHandOver),
+      method.kinds.includes(kind) && (method.gateway === null || gateways.has(method.gateway)) && !(mustPayFirst && method.paidAtHandOver),
   );
 }
 
@@ -74,10 +87,10 @@ export function paymentMethodRefusal(
   kind: CustomerKind,
   deliveryKind: string,
   gateways: ReadonlySet<GatewayName>,
-  digitalOnly = false,
+  prepayment: MessageKey | null = null,
 ): MessageKey | null {
   if (!method || !paymentMethodsFor(kind, gateways).includes(method)) return 'checkout.unknownPaymentMethod';
   if (method.deliveryKinds !== null && !method.deliveryKinds.includes(deliveryKind)) return 'checkout.paymentNotWithDelivery';
-  if (digitalOnly && method.paidAtHandOver) return 'checkout.paymentNotWithDelivery';
+  if (prepayment !== null && method.paidAtHandOver) return prepayment;
   return null;
 }
