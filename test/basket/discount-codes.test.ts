@@ -236,6 +236,37 @@ describe('conditions', () => {
   });
 });
 
+describe('gift cards', () => {
+  // A gift card is money: pricing sells it at face value to everyone, and a code must not sell it
+  // below that either (10 % off a 50.00 card was 50.00 to spend for 45.00).
+  it('are never discounted by a code: a percentage or an amount goes to the other lines only', async () => {
+    const db = t.database.db;
+    const card = await createProduct(db, { type: 'GIFT_CARD', binding: null, price: 25, vatRate: 0, originalPrice: null });
+    const virtual = await createProduct(db, { type: 'VIRTUAL_GIFT_CARD', binding: null, price: 10, vatRate: 0, originalPrice: null });
+    const deliveryDate = new Date(Date.now() + DAY).toISOString().slice(0, 10);
+    const giftCard = { amount: 50, recipientName: 'Jaan Tamm', recipientEmail: 'jaan@example.ee', message: 'Palju õnne!', deliveryDate };
+    const basket = async () => {
+      const who = await basketWith([
+        [p.novel, 1],
+        [card, 1],
+      ]);
+      expect((await call(t, 'POST', '/basket/add-product', who, { productId: virtual, quantity: 1, giftCard })).statusCode).toBe(200);
+      return who;
+    };
+    // TEN on the novel alone: 18.00 against the guest's 19.00, so 1.00 off; the cards pay 75.00 in full.
+    const percent = basketOf(await addCode(await basket(), 'TEN'));
+    expect([percent.subtotal, percent.discountAmount, percent.total]).toEqual([94, 1, 93]);
+    // FIVEOFF's 5.00 all falls on the novel (less its own 1.00), none on the cards.
+    const amount = basketOf(await addCode(await basket(), 'FIVEOFF'));
+    expect([amount.discountAmount, amount.total]).toEqual([4, 90]);
+    // A code for gift cards only covers no line.
+    await importLines(t, 'discount-codes', [{ code: 'CARDS', percent: 10, include: { types: ['GIFT_CARD', 'VIRTUAL_GIFT_CARD'] } }]);
+    const cardsOnly = basketOf(await addCode(await basket(), 'CARDS'));
+    expect(cardsOnly.discounts[0]).toMatchObject({ amount: 0, applied: false, reason: { code: 'NO_ELIGIBLE_ITEMS' } });
+    expect(cardsOnly.total).toBe(94);
+  });
+});
+
 describe('wrong codes', () => {
   it('are a 422, and after 10 from one address a 429 even for a right code; another address is not held up', async () => {
     const who = await basketWith([[p.novel, 1]]);

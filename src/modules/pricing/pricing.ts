@@ -61,11 +61,14 @@ export interface Price {
 const PPM = 1_000_000n;
 
 // A gift card is money in another form: selling one below face value would be handing out cash.
-const GIFT_CARDS: ReadonlySet<ProductType> = new Set<ProductType>(['GIFT_CARD', 'VIRTUAL_GIFT_CARD']);
+const GIFT_CARDS: ReadonlySet<string> = new Set<ProductType>(['GIFT_CARD', 'VIRTUAL_GIFT_CARD']);
+
+/** Whether a product of this type is a gift card: sold at face value, no discount of any kind (a basket's code neither). */
+export const isGiftCard = (type: string): boolean => GIFT_CARDS.has(type);
 
 export function priceFor(product: PricedProduct, customer: Customer, store: StoreDiscounts, now: number): Price {
   validate(product, customer, store, now);
-  if (GIFT_CARDS.has(product.type)) return giftCardPrice(product, customer);
+  if (isGiftCard(product.type)) return giftCardPrice(product, customer);
   switch (customer.kind) {
     case 'GUEST':
     case 'SIMPLE':

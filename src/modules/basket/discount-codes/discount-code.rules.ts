@@ -1,4 +1,4 @@
-import type { CustomerKind } from '../../pricing/index.js';
+import { isGiftCard, type CustomerKind } from '../../pricing/index.js';
 import { percentOff, shares } from '../basket-money.js';
 import type { DiscountConditionKind, DiscountConditionMode } from '../basket.tables.js';
 
@@ -8,9 +8,9 @@ import type { DiscountConditionKind, DiscountConditionMode } from '../basket.tab
 // off the shop price. A fixed amount is split over the eligible lines in proportion to their shop
 // price totals (never more than those totals); a line's share off its shop price total is the
 // code's price for that line, so a line with a smaller own discount gets the difference and one
-// with a larger own discount gets nothing. Conditions: within one kind
-// (categories, products, bindings, types) any listed value includes a line; every kind that
-// lists values must include it; any exclusion excludes it. A category includes its subtree.
+// with a larger own discount gets nothing. A gift card is never eligible (it is money). Conditions:
+// within one kind (categories, products, bindings, types) any listed value includes a line; every
+// kind that lists values must include it; any exclusion excludes it. A category includes its subtree.
 
 export interface DiscountCode {
   id: number;
@@ -158,6 +158,8 @@ export function freeDeliveryReason(delivery: { kind: string; offered: boolean; r
 }
 
 function isEligible(code: DiscountCode, line: CodeLine): boolean {
+  // A gift card is money, sold at face value (pricing): a code selling it for less would hand out cash.
+  if (isGiftCard(line.type)) return false;
   const includes = new Map<DiscountConditionKind, boolean>();
   for (const condition of code.conditions) {
     const hit = matches(condition.kind, condition.value, line);
