@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../basket/helpers.js';
+import { importLines } from '../basket/import-helpers.js';
 import { card } from '../gift-cards/helpers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -58,4 +59,39 @@ describe('the confirmation mail of an order gift cards paid part of', () => {
       expect(lines).toEqual(expect.arrayContaining(EXPECTED[language]));
     });
   }
+});
+
+describe('the confirmation mail of an order a code took something off', () => {
+  // The items are listed at their price and the code's discount once, below them: a line listed
+  // after the discount as well (18,00 € under "Items: 20,00 €, Discount: −2,00 €") took it off twice
+  // for whoever added the lines up.
+  it('lists each item before the discount, so the items add up to the sum the discount is taken from', async () => {
+    expect((await importLines(t, 'discount-codes', [{ code: 'MAIL10', percent: 10 }])).statusCode).toBe(200);
+    const book = await stockedBook(t, shop, 5, 20);
+    const title = (await t.database.db.selectFrom('product').select('name').where('id', '=', book).executeTakeFirstOrThrow()).name;
+    const who = await fill(t, {}, [[book, 1]]);
+    expect((await call(t, 'POST', '/basket/add-discount', who, { code: 'MAIL10' })).json()).toMatchObject({ discountAmount: 2 });
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: '/checkout',
+      headers: { 'basket-token': who.token! },
+      payload: checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }),
+    });
+    expect(placed.statusCode, placed.body).toBe(200);
+    const { orderId, path } = orderLink(placed.json().location);
+    expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+    await t.drainJobs();
+    const order = await orderRow(t.database.db, orderId);
+    const mail = await smtp.waitFor((message) => message.subject?.includes(order.code!) === true);
+    const lines = (mail.text ?? '').split('\n');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `${title} × 1: 20,00 €`,
+        'Tooted: 20,00 €',
+        'Allahindlus: −2,00 €',
+        'Tarne (Kuller): 5,90 €',
+        'Kokku: 23,90 €',
+      ]),
+    );
+  });
 });

@@ -54,8 +54,10 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], rec
     recipient === 'receiver'
       ? say('orders.mail.receiver', { buyer: order.billing_name, code, store: storeName })
       : say('orders.mail.buyer', { code });
+  // Each item before the code's discount (a line's total is after it): the discount is listed once,
+  // below, and the items add up to the sum it is taken from.
   const itemLines = lines.map((line) =>
-    say('orders.mail.line', { title: line.title, quantity: line.quantity, total: money(line.total_cents) }),
+    say('orders.mail.line', { title: line.title, quantity: line.quantity, total: money(line.total_cents + line.discount_cents) }),
   );
   const totals = [
     say('orders.mail.subtotal', { amount: money(order.subtotal_cents) }),
