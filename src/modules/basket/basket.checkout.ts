@@ -43,6 +43,27 @@ export async function priceForCheckout(trx: Db, context: BasketContext, basket: 
 /** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */
 export const emptyBasketAfterCheckout = clearBasket;
 
+/** Gives back the use of a code its order counted: the order will not be paid (never fewer than none). */
+export async function giveBackDiscountCodeUse(trx: Db, codeId: number): Promise<void> {
+  await trx
+    .updateTable('discount_code')
+    .set({ used_count: sql`case when used_count > 0 then used_count - 1 else 0 end` })
+    .where('id', '=', codeId)
+    .execute();
+}
+
+/**
+ * Takes the use again for an order that was given up and is paid after all (a late settle): the
+ * money is ours and the order goes on with its price, so it is counted past the code's limit too.
+ */
+export async function retakeDiscountCodeUse(trx: Db, codeId: number): Promise<void> {
+  await trx
+    .updateTable('discount_code')
+    .set({ used_count: sql`used_count + 1` })
+    .where('id', '=', codeId)
+    .execute();
+}
+
 /** Counts one use of a discount code unless it is used up; false when it was (a race for the last use). */
 export async function countDiscountCodeUse(trx: Db, codeId: number): Promise<boolean> {
   const counted = await trx

@@ -2,19 +2,20 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
-import { lockOrder } from './orders.repository.js';
+import { discountCodeOf, lockOrder } from './orders.repository.js';
 import { PAID_STATUSES } from './order-history.repository.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 import { orderEvent } from './order-events.js';
 import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
+import { basketCheckout } from '../basket/index.js';
 
 // The order state machine: the one place an order's status changes. A transition is a
 // conditional update (from the states it may leave, to one it may enter), so two actors racing
 // for the same order (a callback and the shopper's return, two workers) move it once: the loser
 // sees false and does nothing. Every change is recorded with its time and cause, and the effects
 // of entering a state commit with it in the caller's transaction: stock held for an order that
-// will not be paid goes back, a paid order is queued for processing, and a cancelled one gives
-// nothing more to download. The client's bought products follow the status by triggers (migration
+// will not be paid goes back (and its discount code's use), a paid order is queued for processing,
+// and a cancelled one gives nothing more to download. The client's bought products follow the status by triggers (migration
 // 2026_11_28_0610), in the same transaction.
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
@@ -124,6 +125,14 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   // (or its money back) returns the holds to the cards and voids the cards it bought.
   if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
   if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
+  // The discount code's use (counted by checkout) goes back with the order given up, once: a move
+  // between two given-up states (FAILED -> CANCELLED) changes nothing; paid after all takes it again.
+  const givenUp = GIVEN_UP.includes(transition.to);
+  if (givenUp !== GIVEN_UP.includes(from)) {
+    const codeId = await discountCodeOf(trx, transition.orderId);
+    if (codeId !== null && givenUp) await basketCheckout.giveBackDiscountCodeUse(trx, codeId);
+    if (codeId !== null && !givenUp) await basketCheckout.retakeDiscountCodeUse(trx, codeId);
+  }
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,

@@ -30,6 +30,13 @@ export function findOrderByIdempotencyKey(db: Db, scope: string, key: string) {
     .executeTakeFirst();
 }
 
+/** The id of the discount code the order counted a use of; null when it has none (or the code was deleted). */
+export async function discountCodeOf(db: Db, orderId: number): Promise<number | null> {
+  const row = await db.selectFrom('customer_order').select('discount_code_id').where('id', '=', orderId).executeTakeFirst();
+  const codeId = row?.discount_code_id;
+  return codeId === null || codeId === undefined ? null : Number(codeId);
+}
+
 export function findOrderByBasketVersion(db: Db, basketId: number, version: number) {
   return db
     .selectFrom('customer_order')
