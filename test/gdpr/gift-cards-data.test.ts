@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Who } from '../basket/helpers.js';
-import { dateIn } from '../gift-cards/helpers.js';
+import { card, dateIn } from '../gift-cards/helpers.js';
 import { createAccountsTestApp, GOOD_PASSWORD, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
@@ -15,7 +15,7 @@ let shop: Shop;
 let voucher: number;
 let book: number;
 beforeAll(async () => {
-  t = await createAccountsTestApp({ env: { CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' } });
+  t = await createAccountsTestApp({ env: { CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m', TEST_GATEWAY: 'on' } });
   shop = await setUpShop(t);
   book = await stockedBook(t, shop, 100);
   voucher = await createProduct(t.database.db, { type: 'VIRTUAL_GIFT_CARD', name: 'Kinkekaart', price: 10, vatRate: 0 });
@@ -29,11 +29,14 @@ async function buyCard(who: Who, recipientEmail: string, message: string, billin
   const added = await call(t, 'POST', '/basket/add-product', basket, { productId: voucher, quantity: 1, giftCard });
   expect(added.statusCode, added.body).toBe(200);
   const token = (added.headers['basket-token'] as string | undefined) ?? basket.token;
-  const placed = await checkout(t, { ...basket, token }, checkoutForm(shop, { billingEmail, paymentMethodId: 'CASH_ON_DELIVERY' }));
+  // A virtual card is paid first (not on delivery): a gift card pays all of it.
+  const paid = await call(t, 'POST', '/basket/add-gift-card', { ...basket, token }, { code: await card(t, 100) });
+  expect(paid.statusCode, paid.body).toBe(200);
+  const placed = await checkout(t, { ...basket, token }, checkoutForm(shop, { billingEmail, paymentMethodId: 'TEST_GATEWAY' }));
   expect(placed.statusCode, placed.body).toBe(200);
   const link = orderLink(placed.json().location);
   const orderId = link.orderId;
-  // Cash on delivery: opening the payment link marks it paid, and the worker issues the card.
+  // Nothing left to pay online: opening the payment link marks it paid, and the worker issues the card.
   expect((await t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
   await t.drainJobs();
   // Delivered by the back office: the erasure waits for open orders.
