@@ -8,7 +8,7 @@ import { importLines } from '../basket/import-helpers.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
-import type { TestApp } from '../helpers/test-app.js';
+import type { TestApp, TestAppOptions } from '../helpers/test-app.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import { createListeningApp } from '../orders/helpers.js';
 
@@ -58,9 +58,12 @@ export interface SubscriptionShop {
   close(): Promise<void>;
 }
 
-export async function startSubscriptionShop(env: Record<string, string> = {}): Promise<SubscriptionShop> {
+export async function startSubscriptionShop(
+  env: Record<string, string> = {},
+  options: Pick<TestAppOptions, 'wrapDatabase'> = {},
+): Promise<SubscriptionShop> {
   const everypay = await startEveryPayServer();
-  const { t, origin } = await createListeningApp({ env: { ...everypayEnv(everypay), ...env } });
+  const { t, origin } = await createListeningApp({ ...options, env: { ...everypayEnv(everypay), ...env } });
   everypay.setCallbackUrl(`${origin}${t.config.basePath}/payment/everypay/callback`);
   const imported = await importLines(t, 'subscription-plans', PLAN_LINES);
   expect(imported.statusCode, imported.body).toBe(200);
@@ -95,9 +98,12 @@ export interface MailingShop extends SubscriptionShop {
  * The shop the tests of what customers are mailed use: EveryPay's callbacks not rate-limited (the
  * tests send many from one address), `env` on top.
  */
-export async function startMailingShop(env: Record<string, string> = {}): Promise<MailingShop> {
+export async function startMailingShop(
+  env: Record<string, string> = {},
+  options: Pick<TestAppOptions, 'wrapDatabase'> = {},
+): Promise<MailingShop> {
   const smtp = await startSmtpCatcher();
-  const shop = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, ...env });
+  const shop = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, ...env }, options);
   return {
     ...shop,
     smtp,
@@ -185,11 +191,12 @@ export function mitPayments(s: SubscriptionShop, id: number) {
     .filter((r) => String((r.body as Record<string, unknown>).order_reference).startsWith(`SUB${id}-`));
 }
 
+/** The mails queued about a subscription, by kind (not the deadline of a charge's request, which is no mail: subscriptions.mails.ts). */
 export async function mailJobs(s: SubscriptionShop, subscriptionId: number) {
   const jobs = await s.t.database.db.selectFrom('job').select('payload').where('type', '=', 'subscription.mail').orderBy('id').execute();
   return jobs
     .map((job) => JSON.parse(job.payload) as { subscriptionId: number; kind: string })
-    .filter((job) => job.subscriptionId === subscriptionId)
+    .filter((job) => job.subscriptionId === subscriptionId && job.kind !== 'answerDeadline')
     .map((job) => job.kind);
 }
 

@@ -69,6 +69,7 @@ export function newCharge(
     reference: null,
     state: 'pending',
     pending_told_at: null,
+    answered_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -116,6 +116,37 @@ export async function markPendingTold(db: Db, id: number, now: number): Promise<
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Records that the charge's request answered its outcome itself (201, 200 or 409), so nothing about it is
+ * mailed; nothing when the customer is to be mailed already (unansweredChargeMail found them told nothing).
+ */
+export async function markAnswered(db: Db, id: number, now: number): Promise<void> {
+  await db
+    .updateTable('subscription_charge')
+    .set({ answered_at: now })
+    .where('id', '=', id)
+    .where('pending_told_at', 'is', null)
+    .where('answered_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Takes over telling a charge's outcome from a request that told the customer nothing (neither pending
+ * nor the outcome): marks it as if told pending, so the transaction that finishes it mails the outcome.
+ * The charge as it is then (a finished one was not mailed, and is the caller's to mail), or undefined
+ * when its request told the customer something.
+ */
+export function takeOverTelling(db: Db, id: number, now: number): Promise<ChargeRow | undefined> {
+  return db
+    .updateTable('subscription_charge')
+    .set({ pending_told_at: now })
+    .where('id', '=', id)
+    .where('pending_told_at', 'is', null)
+    .where('answered_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Moves a charge from one finished state to another; false when it is not in `from` (applied already). */
 export async function moveCharge(
   db: Db,

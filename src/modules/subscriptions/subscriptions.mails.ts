@@ -6,7 +6,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { lastLocalDay } from '../../infra/shop-time.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
-import { findCharge } from './charges.repository.js';
+import { findCharge, takeOverTelling, type ChargeRow } from './charges.repository.js';
 import { titleOf } from './plans.js';
 import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
 
@@ -19,7 +19,9 @@ import { findPlan, findSubscription, subscriberOf } from './subscriptions.reposi
 // Queued in the outbox by the transaction that made the change, so each goes out once; rendered
 // when sent, in the subscriber's language, from the subscription as it is then, and a charge's mail
 // from its charge: the plan it paid for and its amount, whatever plan the subscription is on by then
-// (which a declined upgrade's mail names as the plan kept).
+// (which a declined upgrade's mail names as the plan kept). A charge whose request may die before it
+// answers has a job of this type due once it must have answered (queueAnswerDeadline), which is not a
+// mail itself: it mails the outcome the request never told.
 
 export const SUBSCRIPTION_MAIL_JOB = 'subscription.mail';
 const MAIL_ATTEMPTS = 8;
@@ -35,6 +37,45 @@ const CHARGE_MAILS: readonly string[] = [
   'upgradeRefunded',
   'paymentRefunded',
 ] satisfies ChargeMailKind[];
+
+/** The job's kind that is not a mail: the deadline of a charge's request (queueAnswerDeadline). */
+const ANSWER_DEADLINE = 'answerDeadline';
+/** How long a request may take to answer its charge: the gateway's longest timeout is two minutes. */
+export const ANSWER_DEADLINE_MS = 5 * 60_000;
+
+/**
+ * Queued with a charge its customer waits for (a first month, an upgrade), in the transaction that claims
+ * it, and due once the request must have answered. A request that died after the gateway took the charge
+ * (or before it called the gateway) told the customer nothing: then the outcome is mailed, by this job
+ * when the charge is finished, else by the transaction that finishes it (takeOverTelling). A request
+ * that answered (pending, or the outcome) leaves the job nothing to do.
+ */
+export async function queueAnswerDeadline(trx: Db, subscriptionId: number, chargeId: number, now: number): Promise<void> {
+  const payload = { subscriptionId, kind: ANSWER_DEADLINE, chargeId };
+  await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload, runAt: now + ANSWER_DEADLINE_MS }, { maxAttempts: MAIL_ATTEMPTS, now });
+}
+
+/** What a finished charge nobody told its customer about is mailed: as its finisher mails a charge told pending (billing.apply.ts). */
+function untoldOutcomeMail(charge: ChargeRow): ChargeMailKind | null {
+  if (charge.state === 'pending') return null; // the transaction that finishes it mails it now
+  if (charge.purpose === 'UPGRADE') {
+    // Settled is applied (else it is refund_due); money to go back is mailed with its refund (refunds.ts).
+    if (charge.state === 'failed') return 'upgradeDeclined';
+    return charge.state === 'settled' ? 'upgradeConfirmed' : null;
+  }
+  // A first month settled mailed its start with it (startPaidPeriod); declined (then maybe settled late, and refunded), it did not start.
+  return charge.state === 'settled' ? null : 'startDeclined';
+}
+
+async function mailUntoldOutcome(db: Kysely<Database>, chargeId: number, now: number): Promise<string> {
+  return db.transaction().execute(async (trx) => {
+    const charge = await takeOverTelling(trx, chargeId, now);
+    const kind = charge ? untoldOutcomeMail(charge) : null;
+    if (!charge || !kind) return 'skipped';
+    await queueSubscriptionMail(trx, Number(charge.subscription_id), kind, now, chargeId);
+    return 'queued';
+  });
+}
 
 export async function queueSubscriptionMail(
   trx: Db,
@@ -78,7 +119,8 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
 };
 
 export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async (job: { subscriptionId: number; kind: SubscriptionMailKind; chargeId?: number }) => {
+  return async (job: { subscriptionId: number; kind: SubscriptionMailKind | typeof ANSWER_DEADLINE; chargeId?: number }) => {
+    if (job.kind === ANSWER_DEADLINE) return mailUntoldOutcome(deps.db, Number(job.chargeId), Date.now());
     const sub = await findSubscription(deps.db, job.subscriptionId);
     const subscriber = sub ? await subscriberOf(deps.db, Number(sub.user_id)) : undefined;
     if (!sub || !subscriber || !(job.kind in SUBJECTS)) return 'skipped';

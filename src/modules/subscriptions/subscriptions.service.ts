@@ -8,10 +8,10 @@ import type { Gateways } from '../payments/index.js';
 import { decidedOutcome, newCharge, runCharge } from './billing.service.js';
 import { activeCardsOf, lockCardOwner, ownCard } from './cards.repository.js';
 import type { ChargeOutcome } from './billing.apply.js';
-import { countCharges, insertChargeOnce, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
+import { countCharges, insertChargeOnce, markAnswered, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
-import { queueSubscriptionMail } from './subscriptions.mails.js';
+import { queueAnswerDeadline, queueSubscriptionMail } from './subscriptions.mails.js';
 import {
   findPlan,
   findSubscription,
@@ -132,6 +132,7 @@ export async function subscribe(
       }
       const fields = { period_number: 1, purpose: 'PERIOD' as const, attempt: 1, plan_id: Number(plan.id), amount_cents: plan.price_cents };
       const charge = (await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now)))!;
+      await queueAnswerDeadline(trx, id, Number(charge.id), now);
       return { id, charge, token: card.token };
     })
     .catch((error: unknown) => {
@@ -197,6 +198,7 @@ export async function changePlan(
     };
     const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));
     if (!charge) throw conflict('subscriptions.chargePending');
+    await queueAnswerDeadline(trx, id, Number(charge.id), now);
     return { charge, token: card.token };
   });
   if (claim) {
@@ -212,8 +214,10 @@ export async function changePlan(
 /**
  * Runs a charge the customer waits for (the first month, an upgrade) and gives its outcome. Still with
  * the bank: the charge records that the customer is told so (markPendingTold), and the transaction that
- * finishes it mails them the outcome (billing.apply.ts). Decided meanwhile (its callback came before
- * the mark, so no outcome mail is queued): that outcome, which the answer tells the customer instead.
+ * finishes it mails them the outcome (billing.apply.ts). Decided (here, or by its callback before the
+ * mark): the charge records that the answer tells it (markAnswered), and nothing is mailed. A request
+ * that dies before either is recorded told nothing: the job queued with the charge mails the outcome
+ * (queueAnswerDeadline).
  */
 async function chargeWhileTheCustomerWaits(
   db: Kysely<Database>,
@@ -222,11 +226,16 @@ async function chargeWhileTheCustomerWaits(
   token: string | null,
   now: number,
 ): Promise<ChargeOutcome> {
-  const outcome = await runCharge(db, gateways, charge, token, now);
+  const id = Number(charge.id);
+  let outcome = await runCharge(db, gateways, charge, token, now);
   // An answer naming another amount or order (mismatch) proves nothing and leaves the charge pending, as
   // "still with the bank" does: its callback or the billing run's look-up decides it, and mails that.
-  if (outcome !== 'pending' && outcome !== 'mismatch') return outcome;
-  return (await markPendingTold(db, Number(charge.id), now)) ? 'pending' : decidedOutcome(db, Number(charge.id));
+  if (outcome === 'pending' || outcome === 'mismatch') {
+    if (await markPendingTold(db, id, now)) return 'pending';
+    outcome = await decidedOutcome(db, id);
+  }
+  await markAnswered(db, id, now);
+  return outcome;
 }
 
 /**

@@ -109,8 +109,13 @@ export interface SubscriptionChargeTable {
   idempotency_key: string;
   reference: string | null;
   state: ChargeState;
-  /** When the customer was told the charge is being processed (an upgrade's 503; migration 2026_11_30_0950): its outcome is mailed. */
+  /**
+   * When the customer was told the charge is being processed (a 503 or 201 PENDING; migration 2026_11_30_0950), or
+   * was found told nothing once their request must have answered (a request that died): its outcome is mailed.
+   */
   pending_told_at: number | null;
+  /** When the customer's request answered the charge's outcome itself (migration 2026_11_30_1400): nothing about it is mailed. */
+  answered_at: number | null;
   created_at: number;
   updated_at: number;
 }
