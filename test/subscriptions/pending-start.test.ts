@@ -21,7 +21,7 @@ import {
 // while the card's bank is still deciding, the customer is answered 201 with the subscription PENDING. The
 // bank's decision then comes by EveryPay's callback, or by the billing run's look-up of a charge left
 // pending, and the customer hears it by mail (through the local SMTP server): the subscription started
-// (its usual start mail), or declined: it did not start and nothing was charged. The mail is queued in
+// (its usual start mail), or declined: it did not start (and money the bank takes after all is refunded). The mail is queued in
 // the transaction that finishes the charge, so it goes out once, whatever callbacks repeat or race the run.
 
 let s: MailingShop;
@@ -62,7 +62,7 @@ const DECLINED = /ei alanud$|did not start$|не началась$/;
 const about = (mails: ParsedMail[], subject: RegExp) => mails.filter((mail) => subject.test(mail.subject ?? ''));
 
 describe('a first month answered "being processed" (201 PENDING) that the bank then decides', () => {
-  it('declined, by the callback: ENDED, and one mail in Estonian that it did not start and nothing was charged; the callback again mails nothing', async () => {
+  it('declined, by the callback: ENDED, and one mail in Estonian that it did not start; the callback again mails nothing', async () => {
     const started = await pendingStart('failed');
     const { customer, id, reference, amount } = started;
     expect(answers(await s.everypay.releaseCallbacks())).toEqual([[200, { outcome: 'applied' }]]);
@@ -73,9 +73,33 @@ describe('a first month answered "being processed" (201 PENDING) that the bank t
     expect(about(mails, STARTED)).toEqual([]);
     expect(about(mails, DECLINED).map((mail) => mail.subject)).toEqual(['Teie tellimus Audio 1 ei alanud']);
     expect(about(mails, DECLINED)[0]!.text).toContain(
-      `Teie pank lükkas tellimuse Audio 1 esimese kuu makse ${mailMoney(amount, 'et')} tagasi, nii et tellimus ei alanud ja tasu ei võetud.`,
+      `Teie pank lükkas tellimuse Audio 1 esimese kuu makse ${mailMoney(amount, 'et')} tagasi, nii et tellimus ei alanud.`,
     );
     expect(await mailJobs(s, id)).toEqual(['startDeclined']);
+  });
+
+  it('declined, then settled late after all: told that it did not start and that money taken anyway goes back, then that it went back; never that nothing was charged', async () => {
+    const started = await pendingStart('failed', 'en');
+    const { id, reference, amount } = started;
+    await s.everypay.releaseCallbacks();
+    const declined = await mailsTo(started);
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    await s.t.drainJobs();
+    await s.everypay.callbacksIdle();
+    expect((await chargesOf(s, id)).map((charge) => charge.state)).toEqual(['refunded']);
+    const mails = await mailsTo(started);
+    const money = mailMoney(amount, 'en');
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      'Your subscription Audio one did not start',
+      `Your payment of ${money} was refunded`,
+    ]);
+    expect(declined.map((mail) => mail.subject)).toEqual(['Your subscription Audio one did not start']);
+    expect(mails[0]!.text).toContain(
+      `Your bank declined the payment of ${money} for the first month of Audio one, so your subscription did not start. Should your bank take the payment after all, we will refund it to your card.`,
+    );
+    expect(mails.map((mail) => mail.text).join('\n')).not.toMatch(/nothing was charged/);
+    expect(mails[1]!.text).toContain(`Your payment of ${money} for the subscription Audio one was refunded to your card`);
+    expect(await mailJobs(s, id)).toEqual(['startDeclined', 'paymentRefunded']);
   });
 
   it('declined, in English and Russian: the mail names the plan and the amount', async () => {

@@ -34,7 +34,7 @@ const en = {
     'We could not charge your saved card for {plan}. We will try again in the coming days; please check your card or save a new one.',
   'subscriptions.mail.startDeclinedSubject': 'Your subscription {plan} did not start',
   'subscriptions.mail.startDeclined':
-    'Your bank declined the payment of {amount} for the first month of {plan}, so your subscription did not start and nothing was charged. You can subscribe again with another card.',
+    'Your bank declined the payment of {amount} for the first month of {plan}, so your subscription did not start. Should your bank take the payment after all, we will refund it to your card. You can subscribe again with another card.',
   'subscriptions.mail.upgradeAppliedSubject': 'Your upgrade to {plan} is now active',
   'subscriptions.mail.upgradeApplied':
     'Your bank approved the payment of {amount} for the upgrade to {plan} after all, so the upgrade is now active: your subscription is {plan} from now on.',
@@ -42,7 +42,7 @@ const en = {
     'Your bank confirmed the payment of {amount} for the upgrade to {plan}, so the upgrade is now active: your subscription is {plan} from now on.',
   'subscriptions.mail.upgradeDeclinedSubject': 'Your upgrade to {plan} did not go through',
   'subscriptions.mail.upgradeDeclined':
-    'Your bank declined the payment of {amount} for the upgrade to {plan}, so the upgrade did not go through and nothing was charged. Your subscription stays {current}.',
+    'Your bank declined the payment of {amount} for the upgrade to {plan}, so the upgrade did not go through. Your subscription stays {current}. Should your bank take the payment after all, we will e-mail you: the upgrade is then made, or the payment refunded.',
   'subscriptions.mail.refundedSubject': 'Your payment of {amount} was refunded',
   'subscriptions.mail.upgradeRefunded':
     'Your payment of {amount} for the upgrade to {plan} was refunded to your card, as the upgrade did not take place. Your bank may take a few days to show it.',
@@ -85,7 +85,7 @@ const et: Record<keyof typeof en, string> = {
     'Me ei saanud teie salvestatud kaardilt tasu paketi {plan} eest. Proovime lähipäevil uuesti; palun kontrollige kaarti või salvestage uus.',
   'subscriptions.mail.startDeclinedSubject': 'Teie tellimus {plan} ei alanud',
   'subscriptions.mail.startDeclined':
-    'Teie pank lükkas tellimuse {plan} esimese kuu makse {amount} tagasi, nii et tellimus ei alanud ja tasu ei võetud. Võite tellida uuesti mõne teise kaardiga.',
+    'Teie pank lükkas tellimuse {plan} esimese kuu makse {amount} tagasi, nii et tellimus ei alanud. Kui pank makse siiski hiljem võtab, tagastame selle teie kaardile. Võite tellida uuesti mõne teise kaardiga.',
   'subscriptions.mail.upgradeAppliedSubject': 'Üleminek paketile {plan} on nüüd jõus',
   'subscriptions.mail.upgradeApplied':
     'Teie pank kinnitas siiski paketile {plan} ülemineku makse {amount}, nii et üleminek on nüüd jõus: teie tellimus on nüüdsest {plan}.',
@@ -93,7 +93,7 @@ const et: Record<keyof typeof en, string> = {
     'Teie pank kinnitas paketile {plan} ülemineku makse {amount}, nii et üleminek on nüüd jõus: teie tellimus on nüüdsest {plan}.',
   'subscriptions.mail.upgradeDeclinedSubject': 'Üleminek paketile {plan} ei õnnestunud',
   'subscriptions.mail.upgradeDeclined':
-    'Teie pank lükkas paketile {plan} ülemineku makse {amount} tagasi, nii et üleminekut ei toimunud ja tasu ei võetud. Teie tellimus on endiselt {current}.',
+    'Teie pank lükkas paketile {plan} ülemineku makse {amount} tagasi, nii et üleminekut ei toimunud. Teie tellimus on endiselt {current}. Kui pank makse siiski hiljem võtab, anname teile e-kirjaga teada: siis üleminek tehakse või makse tagastatakse.',
   'subscriptions.mail.refundedSubject': 'Teie makse {amount} on tagastatud',
   'subscriptions.mail.upgradeRefunded':
     'Teie makse {amount} paketile {plan} ülemineku eest on kaardile tagastatud, sest üleminekut ei toimunud. Pangal võib selle kajastamine võtta mõne päeva.',
@@ -136,7 +136,7 @@ const ru: Record<keyof typeof en, string> = {
     'Не удалось списать оплату за {plan} с сохранённой карты. Мы попробуем снова в ближайшие дни; проверьте карту или сохраните новую.',
   'subscriptions.mail.startDeclinedSubject': 'Ваша подписка {plan} не началась',
   'subscriptions.mail.startDeclined':
-    'Ваш банк отклонил платёж {amount} за первый месяц подписки {plan}, поэтому подписка не началась и оплата не списана. Вы можете оформить подписку снова с другой картой.',
+    'Ваш банк отклонил платёж {amount} за первый месяц подписки {plan}, поэтому подписка не началась. Если банк всё же спишет платёж, мы вернём его на вашу карту. Вы можете оформить подписку снова с другой картой.',
   'subscriptions.mail.upgradeAppliedSubject': 'Переход на тариф {plan} выполнен',
   'subscriptions.mail.upgradeApplied':
     'Ваш банк всё же подтвердил платёж {amount} за переход на тариф {plan}, и переход выполнен: теперь ваша подписка — {plan}.',
@@ -144,7 +144,7 @@ const ru: Record<keyof typeof en, string> = {
     'Ваш банк подтвердил платёж {amount} за переход на тариф {plan}, и переход выполнен: теперь ваша подписка — {plan}.',
   'subscriptions.mail.upgradeDeclinedSubject': 'Переход на тариф {plan} не выполнен',
   'subscriptions.mail.upgradeDeclined':
-    'Ваш банк отклонил платёж {amount} за переход на тариф {plan}, поэтому переход не выполнен и оплата не списана. Ваша подписка остаётся прежней: {current}.',
+    'Ваш банк отклонил платёж {amount} за переход на тариф {plan}, поэтому переход не выполнен. Ваша подписка остаётся прежней: {current}. Если банк всё же спишет платёж, мы сообщим вам письмом: тогда переход будет выполнен или платёж возвращён.',
   'subscriptions.mail.refundedSubject': 'Ваш платёж {amount} возвращён',
   'subscriptions.mail.upgradeRefunded':
     'Ваш платёж {amount} за переход на тариф {plan} возвращён на карту, так как переход не состоялся. Банку может потребоваться несколько дней, чтобы отразить возврат.',
