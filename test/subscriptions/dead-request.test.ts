@@ -7,6 +7,7 @@ import { dyingProcess, type DyingProcess } from './dying-process.js';
 import {
   DAY,
   MIT_PATH,
+  billStalePending,
   call,
   chargesOf,
   halfWayAudio1,
@@ -31,7 +32,8 @@ import {
 let s: MailingShop;
 let dying: DyingProcess;
 beforeAll(async () => {
-  s = await startMailingShop({}, { wrapDatabase: (database) => (dying = dyingProcess(database)).handle });
+  // A call EveryPay never answers is given up after this (the test of a request that dies before EveryPay took its charge waits for it).
+  s = await startMailingShop({ EVERYPAY_TIMEOUT_MS: '3000' }, { wrapDatabase: (database) => (dying = dyingProcess(database)).handle });
 });
 afterAll(() => s.close());
 afterEach(async () => {
@@ -103,6 +105,33 @@ describe('the process dies after EveryPay took a charge the customer waits for',
     await deadlinePasses();
     expect(await shownSubscription(s, customer)).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIOMAX' } });
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeConfirmed']);
+  });
+});
+
+describe('the process dies before EveryPay took the charge', () => {
+  it("a first month: the billing run's look-up sends it again, charged once then, and the decline mailed", async () => {
+    const { customer, token } = await paidSubscriber(s);
+    s.everypay.setCardOutcome(token, 'failed');
+    s.everypay.holdCallbacks();
+    // EveryPay receives the charge but never carries it out nor answers; the process dies while it waits.
+    s.everypay.breakApi('hang', 1, MIT_PATH);
+    const before = mits();
+    const sent = subscribe(s, customer, 'AUDIO1');
+    await until('the charge to reach EveryPay', () => mits() > before);
+    dying.die();
+    expect((await sent).statusCode).toBe(500);
+    dying.revive();
+    const { id } = await shownSubscription(s, customer);
+    const [charge] = await chargesOf(s, id);
+    expect(charge).toMatchObject({ state: 'pending', reference: null });
+    expect(s.everypay.paymentsFor(charge!.order_reference)).toEqual([]);
+    await deadlinePasses();
+    expect(await billStalePending(s, id)).toMatchObject({ reconciled: 1 });
+    await s.everypay.releaseCallbacks();
+    expect(await shownSubscription(s, customer)).toMatchObject({ id, status: 'ENDED' });
+    expect(s.everypay.paymentsFor(charge!.order_reference)).toHaveLength(1);
+    await deadlinePasses();
+    expect(await mailJobs(s, id)).toEqual(['startDeclined']);
   });
 });
 
