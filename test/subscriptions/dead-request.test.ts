@@ -106,6 +106,19 @@ describe('the process dies after EveryPay took a charge the customer waits for',
     expect(await shownSubscription(s, customer)).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIOMAX' } });
     expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeConfirmed']);
   });
+
+  it('an upgrade declined and then settled late before the deadline: mailed once that it is active after all', async () => {
+    const { customer, id, token } = await halfWayAudio1(s, 16 * DAY);
+    s.everypay.setCardOutcome(token, 'failed');
+    s.everypay.holdCallbacks();
+    await diesAfterTheCharge(() => call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX }));
+    await s.everypay.releaseCallbacks();
+    const reference = (await chargesOf(s, id)).at(-1)!.reference!;
+    expect(answers(await s.everypay.settle(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await shownSubscription(s, customer)).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIOMAX' } });
+    await deadlinePasses();
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeApplied']);
+  });
 });
 
 describe('the process dies before EveryPay took the charge', () => {

@@ -68,7 +68,7 @@ import * as queueRemovedFileItems from './2026_11_30_0850_queue_removed_file_ite
 import * as addSubscriptionChargePendingTold from './2026_11_30_0950_add_subscription_charge_pending_told.js';
 import * as removeDeletedFileBytes from './2026_11_30_1050_remove_deleted_file_bytes.js';
 import * as addBasketGiftCardSeenBalance from './2026_11_30_1150_add_basket_gift_card_seen_balance.js';
-import * as addSubscriptionChargeAnswered from './2026_11_30_1400_add_subscription_charge_answered.js';
+import * as addSubscriptionChargeOutcomeTold from './2026_11_30_1400_add_subscription_charge_outcome_told.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -142,5 +142,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_0950_add_subscription_charge_pending_told': addSubscriptionChargePendingTold,
   '2026_11_30_1050_remove_deleted_file_bytes': removeDeletedFileBytes,
   '2026_11_30_1150_add_basket_gift_card_seen_balance': addBasketGiftCardSeenBalance,
-  '2026_11_30_1400_add_subscription_charge_answered': addSubscriptionChargeAnswered,
+  '2026_11_30_1400_add_subscription_charge_outcome_told': addSubscriptionChargeOutcomeTold,
 };

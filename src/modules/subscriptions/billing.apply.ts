@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import type { PaymentStatus } from '../payments/index.js';
 import { afterCommit } from '../../db/after-commit.js';
-import { countCharges, finishCharge, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
+import { countCharges, finishCharge, markOutcomeTold, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
@@ -64,8 +64,10 @@ async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, no
   if (sub !== undefined && charge.purpose === 'UPGRADE' && (await upgradeStillWanted(trx, sub, charge))) {
     if (!(await moveCharge(trx, Number(charge.id), 'failed', 'settled', reference, now))) return 'applied-already';
     await upgradePlan(trx, sub, charge, now);
-    // The customer was told the upgrade was declined: they learn it is theirs after all.
+    // The customer was told the upgrade was declined: they learn it is theirs after all. Told nothing yet (their
+    // request died, and its deadline has not come), this is what they are told: the deadline mails nothing more.
     await queueSubscriptionMail(trx, Number(sub.id), 'upgradeApplied', now, Number(charge.id));
+    await markOutcomeTold(trx, Number(charge.id), now);
     afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'applied' }));
     return 'settled';
   }

@@ -69,7 +69,7 @@ export function newCharge(
     reference: null,
     state: 'pending',
     pending_told_at: null,
-    answered_at: null,
+    outcome_told_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -117,16 +117,17 @@ export async function markPendingTold(db: Db, id: number, now: number): Promise<
 }
 
 /**
- * Records that the charge's request answered its outcome itself (201, 200 or 409), so nothing about it is
- * mailed; nothing when the customer is to be mailed already (unansweredChargeMail found them told nothing).
+ * Records that the charge's customer was told its outcome (their request's answer, 201, 200 or 409; a late
+ * settle's mail), so the request's deadline mails nothing about it; nothing when that deadline took over
+ * already (takeOverTelling found them told nothing).
  */
-export async function markAnswered(db: Db, id: number, now: number): Promise<void> {
+export async function markOutcomeTold(db: Db, id: number, now: number): Promise<void> {
   await db
     .updateTable('subscription_charge')
-    .set({ answered_at: now })
+    .set({ outcome_told_at: now })
     .where('id', '=', id)
     .where('pending_told_at', 'is', null)
-    .where('answered_at', 'is', null)
+    .where('outcome_told_at', 'is', null)
     .execute();
 }
 
@@ -142,7 +143,7 @@ export function takeOverTelling(db: Db, id: number, now: number): Promise<Charge
     .set({ pending_told_at: now })
     .where('id', '=', id)
     .where('pending_told_at', 'is', null)
-    .where('answered_at', 'is', null)
+    .where('outcome_told_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
 }

@@ -8,7 +8,7 @@ import type { Gateways } from '../payments/index.js';
 import { decidedOutcome, newCharge, runCharge } from './billing.service.js';
 import { activeCardsOf, lockCardOwner, ownCard } from './cards.repository.js';
 import type { ChargeOutcome } from './billing.apply.js';
-import { countCharges, insertChargeOnce, markAnswered, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
+import { countCharges, insertChargeOnce, markOutcomeTold, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
 import { queueAnswerDeadline, queueSubscriptionMail } from './subscriptions.mails.js';
@@ -215,7 +215,7 @@ export async function changePlan(
  * Runs a charge the customer waits for (the first month, an upgrade) and gives its outcome. Still with
  * the bank: the charge records that the customer is told so (markPendingTold), and the transaction that
  * finishes it mails them the outcome (billing.apply.ts). Decided (here, or by its callback before the
- * mark): the charge records that the answer tells it (markAnswered), and nothing is mailed. A request
+ * mark): the charge records that the answer tells it (markOutcomeTold), and nothing is mailed. A request
  * that dies before either is recorded told nothing: the job queued with the charge mails the outcome
  * (queueAnswerDeadline).
  */
@@ -234,7 +234,7 @@ async function chargeWhileTheCustomerWaits(
     if (await markPendingTold(db, id, now)) return 'pending';
     outcome = await decidedOutcome(db, id);
   }
-  await markAnswered(db, id, now);
+  await markOutcomeTold(db, id, now);
   return outcome;
 }
 

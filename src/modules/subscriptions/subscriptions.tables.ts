@@ -114,8 +114,11 @@ export interface SubscriptionChargeTable {
    * was found told nothing once their request must have answered (a request that died): its outcome is mailed.
    */
   pending_told_at: number | null;
-  /** When the customer's request answered the charge's outcome itself (migration 2026_11_30_1400): nothing about it is mailed. */
-  answered_at: number | null;
+  /**
+   * When the customer was told the charge's outcome otherwise than by the mail of the transaction that finished it (their
+   * request's answer, or a late settle's mail; migration 2026_11_30_1400): the request's deadline mails nothing about it.
+   */
+  outcome_told_at: number | null;
   created_at: number;
   updated_at: number;
 }
