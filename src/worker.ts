@@ -47,11 +47,13 @@ import {
 import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
+  SUBSCRIPTION_ANSWER_DEADLINE_JOB,
   SUBSCRIPTION_MAIL_JOB,
   SUBSCRIPTION_REFUND_JOB,
   scheduleSubscriptionBilling,
   subscriptionCardPruning,
   subscriptionMailHandler,
+  answerDeadlineHandler,
   subscriptionRefundHandler,
 } from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
@@ -81,6 +83,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       mailer: deps.mailer,
     }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [SUBSCRIPTION_ANSWER_DEADLINE_JOB]: answerDeadlineHandler({ db: deps.database.db }),
     [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways }),
     [CONTACT_MAIL_JOB]: contactMailHandler({
       db: deps.database.db,

@@ -196,7 +196,7 @@ export async function mailJobs(s: SubscriptionShop, subscriptionId: number) {
   const jobs = await s.t.database.db.selectFrom('job').select('payload').where('type', '=', 'subscription.mail').orderBy('id').execute();
   return jobs
     .map((job) => JSON.parse(job.payload) as { subscriptionId: number; kind: string })
-    .filter((job) => job.subscriptionId === subscriptionId && job.kind !== 'answerDeadline')
+    .filter((job) => job.subscriptionId === subscriptionId)
     .map((job) => job.kind);
 }
 

@@ -7,7 +7,12 @@ export { subscriptionPlansKind } from './plans.import.js';
 export { billDue, type BillingReport } from './billing.service.js';
 export { subscriptionStats, type MonthStats } from './stats.service.js';
 export { scheduleSubscriptionBilling, subscriptionPayments } from './subscriptions.jobs.js';
-export { SUBSCRIPTION_MAIL_JOB, subscriptionMailHandler } from './subscriptions.mails.js';
+export {
+  answerDeadlineHandler,
+  SUBSCRIPTION_ANSWER_DEADLINE_JOB,
+  SUBSCRIPTION_MAIL_JOB,
+  subscriptionMailHandler,
+} from './subscriptions.mails.js';
 export { SUBSCRIPTION_REFUND_JOB, subscriptionRefundHandler } from './refunds.js';
 export { pruneCards as subscriptionCardPruning } from './cards.service.js';
 export { accessibleTakes, subscriptionGivingAccess } from './takes.repository.js';

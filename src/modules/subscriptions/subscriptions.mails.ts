@@ -20,8 +20,8 @@ import { findPlan, findSubscription, subscriberOf } from './subscriptions.reposi
 // when sent, in the subscriber's language, from the subscription as it is then, and a charge's mail
 // from its charge: the plan it paid for and its amount, whatever plan the subscription is on by then
 // (which a declined upgrade's mail names as the plan kept). A charge whose request may die before it
-// answers has a job of this type due once it must have answered (queueAnswerDeadline), which is not a
-// mail itself: it mails the outcome the request never told.
+// answers has a job of its own due once it must have answered (queueAnswerDeadline), which mails the
+// outcome the request never told.
 
 export const SUBSCRIPTION_MAIL_JOB = 'subscription.mail';
 const MAIL_ATTEMPTS = 8;
@@ -38,8 +38,8 @@ const CHARGE_MAILS: readonly string[] = [
   'paymentRefunded',
 ] satisfies ChargeMailKind[];
 
-/** The job's kind that is not a mail: the deadline of a charge's request (queueAnswerDeadline). */
-const ANSWER_DEADLINE = 'answerDeadline';
+/** The deadline of a charge's request (queueAnswerDeadline). */
+export const SUBSCRIPTION_ANSWER_DEADLINE_JOB = 'subscription.answer-deadline';
 /** How long a request may take to answer its charge: the gateway's longest timeout is two minutes. */
 export const ANSWER_DEADLINE_MS = 5 * 60_000;
 
@@ -51,8 +51,12 @@ export const ANSWER_DEADLINE_MS = 5 * 60_000;
  * that answered (pending, or the outcome) leaves the job nothing to do.
  */
 export async function queueAnswerDeadline(trx: Db, subscriptionId: number, chargeId: number, now: number): Promise<void> {
-  const payload = { subscriptionId, kind: ANSWER_DEADLINE, chargeId };
-  await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload, runAt: now + ANSWER_DEADLINE_MS }, { maxAttempts: MAIL_ATTEMPTS, now });
+  const payload = { subscriptionId, chargeId };
+  await enqueueJob(
+    trx,
+    { type: SUBSCRIPTION_ANSWER_DEADLINE_JOB, payload, runAt: now + ANSWER_DEADLINE_MS },
+    { maxAttempts: MAIL_ATTEMPTS, now },
+  );
 }
 
 /** What a finished charge nobody told its customer about is mailed: as its finisher mails a charge told pending (billing.apply.ts). */
@@ -118,9 +122,12 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   paymentRefunded: 'subscriptions.mail.paymentRefunded',
 };
 
+export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandler {
+  return (job: { chargeId: number }) => mailUntoldOutcome(deps.db, Number(job.chargeId), Date.now());
+}
+
 export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async (job: { subscriptionId: number; kind: SubscriptionMailKind | typeof ANSWER_DEADLINE; chargeId?: number }) => {
-    if (job.kind === ANSWER_DEADLINE) return mailUntoldOutcome(deps.db, Number(job.chargeId), Date.now());
+  return async (job: { subscriptionId: number; kind: SubscriptionMailKind; chargeId?: number }) => {
     const sub = await findSubscription(deps.db, job.subscriptionId);
     const subscriber = sub ? await subscriberOf(deps.db, Number(sub.user_id)) : undefined;
     if (!sub || !subscriber || !(job.kind in SUBJECTS)) return 'skipped';
