@@ -7,7 +7,7 @@ import { errors, StoreRequestHeaders, success } from '../../http/schemas.js';
 import { CompanyUser, CompanyUserChange, CompanyUserInvitation, Empty, IdParams, ListQuery } from './companies.schemas.js';
 import { bearerCaller, callerErrors, SECURITY, type CompaniesDeps } from './company-caller.plugin.js';
 import { companyMaster, lockedMaster } from './company-access.js';
-import { changeCompanyUser, inviteCompanyUser, listCompanyUsers, removeCompanyUser } from './company-users.service.js';
+import { changeCompanyUser, countInvitation, inviteCompanyUser, listCompanyUsers, removeCompanyUser } from './company-users.service.js';
 
 const tags = ['company users'];
 const headers = StoreRequestHeaders;
@@ -49,14 +49,16 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
         description:
           'Creates the user when the email is new and a client account of the company in this store, and mails the ' +
           'verification link with which the person sets a password. 409 when the email has an account in this store; ' +
-          'one a company removed does not count: this company gets its own back, another company makes a new one.',
+          'one a company removed does not count: this company gets its own back, another company makes a new one. ' +
+          'A company may send 50 invitations an hour, and an address be sent 5 by every company together (429 past either).',
         headers,
         body: CompanyUserInvitation,
         security: SECURITY,
-        response: { 200: success(CompanyUser), ...callerErrors, ...errors(409, 413, 415, 422) },
+        response: { 200: success(CompanyUser), ...callerErrors, ...errors(409, 413, 415, 422, 429) },
       },
     },
     async (request) => {
+      await countInvitation(db, await master(request), request.body.email, request.actionTime);
       try {
         return await db.transaction().execute(async (trx) => {
           const caller = await lockedMaster(trx, principalOf(request), companyMaster);

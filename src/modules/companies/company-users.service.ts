@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { conflict, notFound } from '../../infra/domain-error.js';
+import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
 import type { PageRequest } from '../../http/paging.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import {
@@ -36,6 +37,25 @@ import {
 
 const scopeOf = (master: CompanyMaster) => ({ companyId: master.companyId, storeCode: master.storeCode });
 const userNotFound = () => notFound('companies.userNotFound');
+
+/**
+ * Invitations one company may send, and one address may be sent by every company together, in an
+ * hour. Each mails the address a link under the company's name, which its master typed: unlimited,
+ * anyone who registered a company had the shop mail any address any text, and the same address
+ * again and again by removing and re-inviting it.
+ */
+export const INVITATIONS_PER_COMPANY: RateLimit = { max: 50, windowMs: 3_600_000 };
+export const INVITATIONS_PER_EMAIL: RateLimit = { max: 5, windowMs: 3_600_000 };
+
+/**
+ * Counts an invitation against both limits before any work (a 429 with Retry-After past either):
+ * a refused one (the address has an account here: a 409) counts too, so a master cannot test
+ * addresses without end either. On the database, never in the invitation's transaction.
+ */
+export async function countInvitation(db: Db, master: CompanyMaster, email: string, now: number): Promise<void> {
+  await consumeRateLimit(db, `company-invitation:company:${master.companyId}`, INVITATIONS_PER_COMPANY, now);
+  await consumeRateLimit(db, `company-invitation:email:${normaliseEmail(email)}`, INVITATIONS_PER_EMAIL, now);
+}
 
 /** Whether the company sees the names it gave the invitation: someone who had a user already and has not accepted yet. */
 const shownAsInvited = (row: CompanyUserRow) => row.status !== 'ACTIVE' && row.invited_first_name !== null;
