@@ -4,6 +4,7 @@ import { translate, type MessageKey } from '../../i18n/index.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
+import { countHit, type RateLimit } from '../../infra/rate-limit.js';
 import { newToken } from '../../infra/tokens.js';
 import { renderMail, type MailContent } from '../accounts/index.js';
 import { getStore } from '../store/index.js';
@@ -15,6 +16,14 @@ export interface ProfileMailDeps {
   mailer: Mailer;
   clock?: Clock;
 }
+
+/**
+ * Confirmation links one new address is mailed in an hour, whoever asked. The limit per user
+ * (identity.service.ts) bounds one account, but anyone can register many and have each mail the
+ * same address. Past it the mail is not sent (the asking user may ask again later): the request
+ * answered as always, so nobody learns from it what others asked.
+ */
+export const EMAIL_CHANGE_MAILS_PER_ADDRESS: RateLimit = { max: 5, windowMs: 3_600_000 };
 
 /**
  * Sends one profile mail. The confirmation of an email change mints its token here, committed
@@ -40,6 +49,8 @@ export function profileMailHandler(deps: ProfileMailDeps): JobHandler {
       case 'confirmEmail': {
         const pending = await findEmailChange(db, mail.userId);
         if (!pending || pending.new_email !== mail.newEmail) return 'skipped';
+        const mailed = await countHit(db, `profile:confirm-email:${mail.newEmail}`, EMAIL_CHANGE_MAILS_PER_ADDRESS, clock.now());
+        if (mailed > EMAIL_CHANGE_MAILS_PER_ADDRESS.max) return 'throttled';
         const { token, hash } = newToken();
         if (!(await setEmailChangeToken(db, mail.userId, mail.newEmail, hash, clock.now() + EMAIL_CHANGE_TTL_MS))) return 'skipped';
         const url = `${store.frontendUrl}${CONFIRM_EMAIL_PATH}?token=${token}`;

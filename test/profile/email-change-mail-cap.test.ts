@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMAIL_CHANGE_MAILS_PER_ADDRESS } from '../../src/modules/profile/profile.mails.js';
+import { createAccountsTestApp, GOOD_PASSWORD, mailsTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+
+// An email change mails its confirmation link to the new address, which the asking user types.
+// The limit per user (5 an hour) bounds one account; anyone can register many, and each could mail
+// one address five times an hour. The worker sends one address at most
+// EMAIL_CHANGE_MAILS_PER_ADDRESS of them in its window, however many users ask.
+
+const SUBJECT = /Confirm your new email/;
+
+let t: AccountsTestApp;
+beforeAll(async () => {
+  t = await createAccountsTestApp();
+});
+afterAll(() => t.close());
+
+const askFor = (token: string, email: string) =>
+  t.app.inject({
+    method: 'PUT',
+    url: '/user/me',
+    headers: { authorization: `Bearer ${token}`, store: 'WEB', 'x-app-language': 'en' },
+    payload: { email, currentPassword: GOOD_PASSWORD },
+  });
+
+const confirmations = (email: string) => mailsTo(t, email).filter((mail) => SUBJECT.test(mail.subject ?? ''));
+
+describe('email change confirmations', () => {
+  it('reach one address at most EMAIL_CHANGE_MAILS_PER_ADDRESS times however many users ask for it', async () => {
+    const victim = uniqueEmail('wanted-by-many');
+    const users = EMAIL_CHANGE_MAILS_PER_ADDRESS.max + 2;
+    for (let i = 0; i < users; i++) {
+      const token = await registerVerified(t, uniqueEmail(`asker-${i}`));
+      // Each is answered as usual: nobody learns from the answer what others asked.
+      const asked = await askFor(token, victim);
+      expect(asked.statusCode, asked.body).toBe(200);
+      expect(asked.json().pendingEmail).toBe(victim);
+    }
+    await t.drainJobs();
+    expect(confirmations(victim)).toHaveLength(EMAIL_CHANGE_MAILS_PER_ADDRESS.max);
+
+    // Another address is still mailed.
+    const other = uniqueEmail('wanted-by-one');
+    expect((await askFor(await registerVerified(t, uniqueEmail('asker')), other)).statusCode).toBe(200);
+    await t.drainJobs();
+    await t.smtp.waitFor(() => confirmations(other).length === 1, 5000);
+  });
+});
