@@ -49,4 +49,12 @@ describe("checkout's newsletter box", () => {
     await t.drainJobs();
     await t.smtp.waitFor(() => confirmationMails(other).length === 1, 5000);
   });
+
+  it('counts a confirmation once: a send the mail server failed and the worker retried is not another', async () => {
+    const email = uniqueEmail('box-retried');
+    t.smtp.failNext(2);
+    for (let i = 0; i < PER_EMAIL; i++) await orderSubscribing(email, `198.51.100.${120 + i}`);
+    await t.jobs.worker.drain({ includeDelayed: true });
+    expect(confirmationMails(email)).toHaveLength(PER_EMAIL);
+  });
 });

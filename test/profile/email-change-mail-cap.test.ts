@@ -45,4 +45,14 @@ describe('email change confirmations', () => {
     await t.drainJobs();
     await t.smtp.waitFor(() => confirmations(other).length === 1, 5000);
   });
+
+  it('counts a confirmation once: a send the mail server failed and the worker retried is not another', async () => {
+    const wanted = uniqueEmail('wanted-retried');
+    const tokens = [];
+    for (let i = 0; i < EMAIL_CHANGE_MAILS_PER_ADDRESS.max; i++) tokens.push(await registerVerified(t, uniqueEmail(`retry-asker-${i}`)));
+    t.smtp.failNext(2);
+    for (const token of tokens) expect((await askFor(token, wanted)).statusCode).toBe(200);
+    await t.jobs.worker.drain({ includeDelayed: true });
+    expect(confirmations(wanted)).toHaveLength(EMAIL_CHANGE_MAILS_PER_ADDRESS.max);
+  });
 });

@@ -41,8 +41,11 @@ export function newsletterMailHandler(deps: NewsletterMailDeps): JobHandler {
     // Cancelled by an unsubscribe before it was mailed (or a retry that came too late).
     if (request.expires_at !== null && request.expires_at <= now) return 'cancelled';
     if (await findCurrentSubscriber(db, request.email, request.store_code)) return 'already-subscribed';
-    const mailed = await countHit(db, `newsletter:mailed:${request.email}`, config.newsletter.perEmail, now);
-    if (mailed > config.newsletter.perEmail.max) return 'throttled';
+    // Counted at its first attempt (no token minted yet): a retry after a failed send is the same mail.
+    if (request.token_hash === null) {
+      const mailed = await countHit(db, `newsletter:mailed:${request.email}`, config.newsletter.perEmail, now);
+      if (mailed > config.newsletter.perEmail.max) return 'throttled';
+    }
     const store = await getStore(db, request.store_code);
     if (!store) throw new Error(`unknown store ${request.store_code}`);
     const { token, hash } = newToken();

@@ -49,8 +49,11 @@ export function profileMailHandler(deps: ProfileMailDeps): JobHandler {
       case 'confirmEmail': {
         const pending = await findEmailChange(db, mail.userId);
         if (!pending || pending.new_email !== mail.newEmail) return 'skipped';
-        const mailed = await countHit(db, `profile:confirm-email:${mail.newEmail}`, EMAIL_CHANGE_MAILS_PER_ADDRESS, clock.now());
-        if (mailed > EMAIL_CHANGE_MAILS_PER_ADDRESS.max) return 'throttled';
+        // Counted at its first attempt (no token minted yet): a retry after a failed send is the same mail.
+        if (pending.token_hash === null) {
+          const mailed = await countHit(db, `profile:confirm-email:${mail.newEmail}`, EMAIL_CHANGE_MAILS_PER_ADDRESS, clock.now());
+          if (mailed > EMAIL_CHANGE_MAILS_PER_ADDRESS.max) return 'throttled';
+        }
         const { token, hash } = newToken();
         if (!(await setEmailChangeToken(db, mail.userId, mail.newEmail, hash, clock.now() + EMAIL_CHANGE_TTL_MS))) return 'skipped';
         const url = `${store.frontendUrl}${CONFIRM_EMAIL_PATH}?token=${token}`;
