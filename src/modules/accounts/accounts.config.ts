@@ -41,8 +41,8 @@ export interface AccountsConfig {
   accounts: AccountsSection;
   rateLimits: AuthRateLimits;
   jobs: Pick<JobsConfig, 'maxAttempts'>;
-  /** Without SMTP (development) the mails' links are logged. */
-  mail: Pick<MailConfig, 'smtpUrl' | 'backofficeEmails'>;
+  /** The back office's addresses, told of business and wholesale registrations. */
+  mail: Pick<MailConfig, 'backofficeEmails'>;
 }
 
 export function readAccountsConfig(env: EnvReader): AccountsSection {
