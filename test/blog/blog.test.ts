@@ -110,12 +110,12 @@ describe('GET /blog', () => {
     for (const slug of ['draft', 'future', 'past']) expectErrorBody(await get(`/blog/${slug}`), 404, 'Not Found');
   });
 
-  it('caches for guests and retail, never for business and wholesale', async () => {
+  it('caches for guests anywhere and retail in their browser, never for business and wholesale', async () => {
     const guest = await get('/blog');
     expect(guest.headers['cache-control']).toBe('public, max-age=600');
     expect((await get('/blog', { 'if-none-match': String(guest.headers.etag) })).statusCode).toBe(304);
     const retail = await createCustomer(t.database.db, { kind: 'SIMPLE' });
-    expect((await get('/blog', { authorization: `Bearer ${retail.token}` })).headers['cache-control']).toBe('public, max-age=600');
+    expect((await get('/blog', { authorization: `Bearer ${retail.token}` })).headers['cache-control']).toBe('private, max-age=600');
     for (const kind of ['BUSINESS', 'WHOLESALE'] as const) {
       const customer = await createCustomer(t.database.db, { kind });
       const res = await get('/blog/p1', { authorization: `Bearer ${customer.token}` });

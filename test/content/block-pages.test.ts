@@ -157,10 +157,11 @@ describe('GET /main-page', () => {
     expect(links.links).toEqual([{ url: '/a', label: 'A-le' }]);
   });
 
-  it('prices product blocks for the caller: retail with their discount and still cacheable, business never cached', async () => {
+  it('prices product blocks for the caller: retail with their discount and cacheable by their browser alone, business never cached', async () => {
     const guest = (await read(t, '/main-page')).json().blocks[1].products;
     const asRetail = await read(t, '/main-page', auth(retail));
-    expect(asRetail.headers['cache-control']).toBe('public, max-age=600');
+    // Their own prices: a shared cache that ignored Vary: Authorization would show them to everybody.
+    expect(asRetail.headers['cache-control']).toBe('private, max-age=600');
     const asBusiness = await read(t, '/main-page', auth(business));
     expect(asBusiness.statusCode, asBusiness.body).toBe(200);
     expect(asBusiness.headers['cache-control']).toBe('no-store');

@@ -93,7 +93,7 @@ describe('GET /content-page/{slug}', () => {
 });
 
 describe('caching per customer kind', () => {
-  it('lets guests and retail customers cache for ten minutes with an ETag and 304; never business or wholesale', async () => {
+  it('lets guests (anywhere) and retail customers (in their browser) cache for ten minutes with an ETag and 304; never business or wholesale', async () => {
     const guest = await read(t, '/content-page/about');
     expect(guest.headers['cache-control']).toBe('public, max-age=600');
     expect(guest.headers.vary).toContain('x-app-language');
@@ -105,8 +105,12 @@ describe('caching per customer kind', () => {
 
     const retail = await createCustomer(t.database.db, { kind: 'SIMPLE' });
     const retailRes = await read(t, '/content-page/about', { authorization: `Bearer ${retail.token}` });
-    expect(retailRes.headers['cache-control']).toBe('public, max-age=600');
+    expect(retailRes.headers['cache-control']).toBe('private, max-age=600');
     expect(retailRes.headers.vary).toContain('Authorization');
+    expect(
+      (await read(t, '/content-page/about', { authorization: `Bearer ${retail.token}`, 'if-none-match': String(retailRes.headers.etag) }))
+        .statusCode,
+    ).toBe(304);
     for (const kind of ['BUSINESS', 'WHOLESALE'] as const) {
       const customer = await createCustomer(t.database.db, { kind });
       const res = await read(t, '/content-page/about', { authorization: `Bearer ${customer.token}` });

@@ -35,10 +35,16 @@ export function catalogueContext(request: FastifyRequest, caller: Caller): Catal
 
 /** Cache-Control (and so ETag and 304) for an answer to this caller. */
 export function cacheFor(reply: FastifyReply, caller: Caller): void {
-  setCacheHeaders(reply, audienceOf(caller));
+  setCacheHeaders(reply, cacheAudienceOf(caller.kind));
 }
 
-function audienceOf(caller: Caller): CacheAudience {
-  if (caller.kind === 'GUEST') return 'public';
-  return caller.kind === 'SIMPLE' ? 'private' : 'none';
+/**
+ * Who may keep an answer to this kind of caller: a guest's is the same for every guest (public); a
+ * retail customer's carries their own discount, so only their browser may keep it (a shared cache
+ * may store a `public` answer to a request with Authorization, and one that ignores Vary would hand
+ * it to everybody); business and wholesale answers carry company prices and are kept nowhere.
+ */
+export function cacheAudienceOf(kind: Caller['kind']): CacheAudience {
+  if (kind === 'GUEST') return 'public';
+  return kind === 'SIMPLE' ? 'private' : 'none';
 }

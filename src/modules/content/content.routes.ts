@@ -7,7 +7,7 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { authenticateOperator } from '../admin/index.js';
-import { callerResolver, catalogueContext, GUEST, GUEST_ANSWERS, type Caller } from '../catalogue/index.js';
+import { cacheAudienceOf, callerResolver, catalogueContext, GUEST, GUEST_ANSWERS, type Caller } from '../catalogue/index.js';
 import { HEADER_PLACEMENT } from './banners.service.js';
 import { contentAdminRoutes } from './content-admin.routes.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
@@ -36,13 +36,12 @@ const OPTIONAL_BEARER: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 export const CONTENT_MAX_AGE_SECONDS = 600;
 
 /**
- * Cache headers of content (pages, blog, news, schedules, QR codes): guests and retail customers
- * get the same kind of answer (a retail customer's own discount is on its product cards, so the
- * Authorization header is part of the cache key); business and wholesale answers carry company
- * prices and are never stored.
+ * Cache headers of content (pages, blog, news, schedules, QR codes), by the catalogue's rule: a
+ * guest's answer is public, a retail customer's private (its product cards carry their own
+ * discount), business and wholesale answers are never stored.
  */
-export function contentCacheFor(reply: FastifyReply, customerKind: string, maxAgeSeconds = CONTENT_MAX_AGE_SECONDS): void {
-  setCacheHeaders(reply, customerKind === 'GUEST' || customerKind === 'SIMPLE' ? 'public' : 'none', maxAgeSeconds);
+export function contentCacheFor(reply: FastifyReply, customerKind: Caller['kind'], maxAgeSeconds = CONTENT_MAX_AGE_SECONDS): void {
+  setCacheHeaders(reply, cacheAudienceOf(customerKind), maxAgeSeconds);
 }
 
 /** A preview is never stored. */
