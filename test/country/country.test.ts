@@ -22,11 +22,15 @@ describe('GET /country', () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
-  it('orders the rest by the name in the language asked', async () => {
+  it("orders the rest by the name in the language asked, by that language's alphabet", async () => {
     for (const language of ['et', 'en', 'ru']) {
       const names = (await all(language)).slice(4).map((c) => c.name);
-      expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(names).toEqual([...names].sort(new Intl.Collator(language).compare));
     }
+    // Estonian puts Š and Z right after S, and Õ Ä Ö Ü after W: not at the end by their code points.
+    const et = (await all('et')).map((c) => c.name);
+    expect(et.slice(et.indexOf('Suurbritannia'), et.indexOf('Suurbritannia') + 3)).toEqual(['Suurbritannia', 'Šveits', 'Taani']);
+    expect(et.indexOf('Tšehhi')).toBeLessThan(et.indexOf('Türgi'));
   });
 
   it('translates every name', async () => {
