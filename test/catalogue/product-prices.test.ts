@@ -86,6 +86,13 @@ describe('the price for the caller', () => {
     expect((await priceOf(ids.book)).price).toBe(19);
   });
 
+  it("gives the campaign's end as the campaign itself does: RFC 3339 to the second", async () => {
+    const { campaign } = await priceOf(ids.campaign);
+    const listed = (await t.app.inject({ url: '/campaign/code/XMAS' })).json();
+    expect(campaign.validTo).toBe(listed.validTo);
+    expect(campaign.validTo).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
   it('gives business customers the company discount off the list price, without strike-through', async () => {
     expect(await priceOf(ids.book, business)).toMatchObject({
       price: 17.5,

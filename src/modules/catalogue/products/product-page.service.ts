@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../../db/database.js';
+import { toRfc3339 } from '../../../db/time.js';
 import type { AssetKind } from '../catalogue.tables.js';
 import { notFound } from '../../../infra/domain-error.js';
 import { boundedCache } from '../../../infra/bounded-cache.js';
@@ -146,7 +147,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
         ...wire,
         vatRatePercent: base.pricing.vatRatePercent,
         currency: context.store.currency,
-        campaign: campaign && { ...campaign, validTo: campaign.validTo === null ? null : new Date(campaign.validTo).toISOString() },
+        campaign: campaign && { ...campaign, validTo: campaign.validTo === null ? null : toRfc3339(campaign.validTo) },
       };
     },
     extras,
