@@ -8,7 +8,7 @@ import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
 import { toCard } from './products/product-card.mapper.js';
-import { cardText, cardTextOnce } from './products/product-card.text.js';
+import { campaignWindow, cardText, cardTextOnce } from './products/product-card.text.js';
 import { jsonArrayBytes } from '../../http/serialization.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode } from './products/product.repository.js';
@@ -89,6 +89,11 @@ export interface Catalogue {
     sort: ProductSort,
     slice: ListSlice,
   ): Promise<{ text: Buffer; total: number }>;
+  /**
+   * The first instant after the context's time at which a campaign price of one of these products
+   * starts or ends, so a price shown now may change (Infinity: none); for answers kept for a while.
+   */
+  pricesChangeAt(context: CatalogueContext, ids: readonly number[]): Promise<number>;
   /** How many products of the filter the caller may see: the count a category, person, ... page shows. */
   productCount(context: CatalogueContext, filter: ProductFilter): Promise<number>;
   priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
@@ -238,6 +243,13 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     async listPageText(context, filter, sort, slice) {
       const { ids, total } = await pageIds(context, filter, sort, slice);
       return { text: await cardsText(context, ids), total };
+    },
+    async pricesChangeAt(context, ids) {
+      let at = Infinity;
+      for (const found of (await loadBases(context.store.code, ids)).values()) {
+        if (found) at = Math.min(at, campaignWindow(found.pricing.campaignPrices, context.now).to);
+      }
+      return at;
     },
     productCount: (context, filter) =>
       countVisibleProducts(

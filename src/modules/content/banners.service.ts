@@ -45,7 +45,8 @@ export async function bannersByPlacement(
   const rows = await bannersAt(db, context.catalogue.store.code, placements);
   const result = new Map<string, BannerWire[]>(placements.map((placement) => [placement, []]));
   for (const row of rows) {
-    if (!isShown(row, context.audience) || !forKind(row, context.catalogue.caller.kind)) continue;
+    // The kind first: another kind's banner neither shows nor changes this answer.
+    if (!forKind(row, context.catalogue.caller.kind) || !isShown(row, context.audience)) continue;
     const wire = toWire(row, context);
     if (wire) result.get(row.placement)?.push(wire);
   }

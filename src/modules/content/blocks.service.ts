@@ -1,12 +1,12 @@
 import { toRfc3339 } from '../../db/time.js';
 import type { Language } from '../../i18n/index.js';
-import type { CategoryTree, ProductCard, ProductFilter, ProductSort } from '../catalogue/index.js';
+import type { Catalogue, CategoryTree, ProductCard, ProductFilter, ProductSort } from '../catalogue/index.js';
 import { bannersByPlacement } from './banners.service.js';
 import { blocksOf, campaignsByCode, productIdsByCode, type CampaignFacts, type PageBlockRow } from './content.repository.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
 import type { BlockWire, CampaignSummaryWire, LinkWire } from './content.schemas.js';
 import { isPublishedAt } from '../../infra/publishing.js';
-import { isShown } from './published.js';
+import { isShown, noteChanges, type Audience } from './published.js';
 import { parseTranslations, pickLabel, pickLanguage } from './translations.js';
 
 // A block page's blocks, resolved for the caller in one answer: the shown blocks in order, their
@@ -70,9 +70,13 @@ export function campaignWire(campaign: CampaignFacts, context: ContentContext): 
   };
 }
 
-/** Whether the catalogue shows the campaign now: active and running (the catalogue's own rule; no preview for it). */
-export function campaignRunning(campaign: CampaignFacts, now: number): boolean {
-  return isPublishedAt({ is_active: campaign.isActive, visible_from: campaign.validFrom, visible_to: campaign.validTo }, now);
+/**
+ * Whether the catalogue shows the campaign now: active and running (the catalogue's own rule; no
+ * preview for it). Its start or end changes the answer: noted on the audience.
+ */
+export function campaignRunning(campaign: CampaignFacts, audience: Audience): boolean {
+  noteChanges(audience, campaign.validFrom, campaign.validTo);
+  return isPublishedAt({ is_active: campaign.isActive, visible_from: campaign.validFrom, visible_to: campaign.validTo }, audience.now);
 }
 
 /** The page's shown blocks, resolved for the caller. */
@@ -105,6 +109,7 @@ export async function resolveBlocks(
   ]);
   const ids = productCodes.map((code) => productIds.get(code)).filter((id): id is number => id !== undefined);
   const cards = new Map((await catalogue.cards(ctx, [...new Set(ids)])).map((card) => [card.id, card]));
+  const shownProducts: ProductCard[] = [...cards.values()];
 
   const componentProducts = async (settings: BlockSettings): Promise<ProductCard[]> => {
     const query = COMPONENT_QUERIES[settings.component!];
@@ -115,10 +120,12 @@ export async function resolveBlocks(
       if (categoryId === undefined) return [];
       filter.categoryIds = tree!.subtreeIds(categoryId);
     }
-    return (await catalogue.listPage(ctx, filter, query.sort, { offset: 0, perPage: settings.limit ?? 12 })).cards;
+    const { cards: listed } = await catalogue.listPage(ctx, filter, query.sort, { offset: 0, perPage: settings.limit ?? 12 });
+    shownProducts.push(...listed);
+    return listed;
   };
 
-  return Promise.all(
+  const resolved = await Promise.all(
     blocks.map(async ({ row, settings }) => {
       const texts = pickLanguage(parseTranslations<BlockTexts>(row.translations), ctx.language, context.defaultLanguage)?.texts ?? {};
       const block: BlockWire = { ...baseOf(row), title: texts.title ?? null, body: texts.body ?? null };
@@ -134,7 +141,7 @@ export async function resolveBlocks(
         case 'CAMPAIGN_LIST': {
           const shown = (settings.campaigns ?? [])
             .map((code) => campaigns.get(code))
-            .filter((c) => c !== undefined && campaignRunning(c, ctx.now));
+            .filter((c) => c !== undefined && campaignRunning(c, context.audience));
           return { ...block, campaigns: shown.map((campaign) => campaignWire(campaign!, context)) };
         }
         case 'PRODUCT_COMPONENT':
@@ -146,6 +153,14 @@ export async function resolveBlocks(
       }
     }),
   );
+  await notePriceChanges(catalogue, context, shownProducts);
+  return resolved;
+}
+
+/** A campaign price of a shown product that starts or ends changes the answer too: noted on the audience. */
+export async function notePriceChanges(catalogue: Catalogue, context: ContentContext, cards: readonly ProductCard[]): Promise<void> {
+  if (cards.length === 0) return;
+  noteChanges(context.audience, await catalogue.pricesChangeAt(context.catalogue, [...new Set(cards.map((card) => card.id))]));
 }
 
 function baseOf(row: PageBlockRow): Pick<BlockWire, 'id' | 'type' | 'position'> {

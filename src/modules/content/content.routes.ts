@@ -11,6 +11,7 @@ import { cacheAudienceOf, callerResolver, catalogueContext, GUEST, GUEST_ANSWERS
 import { HEADER_PLACEMENT } from './banners.service.js';
 import { contentAdminRoutes } from './content-admin.routes.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
+import { audienceAt, type Audience } from './published.js';
 import {
   BannerSchema,
   BlockPageSchema,
@@ -44,10 +45,18 @@ export function contentCacheFor(reply: FastifyReply, customerKind: Caller['kind'
   setCacheHeaders(reply, cacheAudienceOf(customerKind), maxAgeSeconds);
 }
 
-/** A preview is never stored. */
-function setContentCache(reply: FastifyReply, caller: Caller | 'preview'): void {
+/**
+ * A preview is never stored; any other answer no longer than until something it shows starts or
+ * ends (a page's, block's or banner's window, a campaign, a campaign price of a product on it).
+ */
+function setContentCache(reply: FastifyReply, caller: Caller | 'preview', audience: Audience): void {
   if (caller === 'preview') reply.header('Cache-Control', 'no-store');
-  else contentCacheFor(reply, caller.kind);
+  else contentCacheFor(reply, caller.kind, maxAgeUntil(audience));
+}
+
+/** Whole seconds from the answer's time to its first change, at most CONTENT_MAX_AGE_SECONDS. */
+function maxAgeUntil({ now, changesAt }: Audience): number {
+  return Math.min(CONTENT_MAX_AGE_SECONDS, Math.max(0, Math.floor((changesAt - now) / 1000)));
 }
 
 /**
@@ -73,10 +82,10 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentDeps> = async (app,
     const context: ContentContext = {
       catalogue: catalogueContext(request, caller),
       defaultLanguage: store.defaultLanguage,
-      audience: { now: request.actionTime, preview },
+      audience: audienceAt(request.actionTime, preview),
     };
     const result = await answer(context);
-    setContentCache(reply, preview ? 'preview' : caller);
+    setContentCache(reply, preview ? 'preview' : caller, context.audience);
     return result;
   }
 

@@ -2,7 +2,7 @@ import { toRfc3339 } from '../../db/time.js';
 import { notFound } from '../../infra/domain-error.js';
 import type { CategoryNode, ProductCard, ListSlice } from '../catalogue/index.js';
 import { bannersByPlacement, MENU_PLACEMENT } from './banners.service.js';
-import { campaignRunning, campaignWire, linkWire, resolveBlocks, type StoredLink } from './blocks.service.js';
+import { campaignRunning, campaignWire, linkWire, notePriceChanges, resolveBlocks, type StoredLink } from './blocks.service.js';
 import { blockPages, campaignsByCode, contentPageBySlug, menusOf, type BlockPageKey, type BlockPageRow } from './content.repository.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
 import type { BlockPageWire, CampaignSummaryWire, LinkWire } from './content.schemas.js';
@@ -91,9 +91,10 @@ export async function discountPage(deps: ContentReadDeps, context: ContentContex
   const campaign = campaigns.get(code);
   let summary: CampaignSummaryWire | null = null;
   let products: { cards: ProductCard[]; total: number } = { cards: [], total: 0 };
-  if (campaign !== undefined && campaignRunning(campaign, ctx.now)) {
+  if (campaign !== undefined && campaignRunning(campaign, context.audience)) {
     summary = campaignWire(campaign, context);
     products = await deps.catalogue.listPage(ctx, { campaignId: campaign.id }, 'position', slice);
+    await notePriceChanges(deps.catalogue, context, products.cards);
   }
   return { page: { ...pageWire(row, context), blocks, campaign: summary, products: products.cards }, total: products.total };
 }

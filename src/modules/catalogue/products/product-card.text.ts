@@ -110,7 +110,7 @@ function pricingKey(context: PriceContext, productId: number): string {
 }
 
 /** The longest [from, to) around `now` in which no campaign price starts or ends: which ones apply stays the same. */
-function campaignWindow(campaigns: readonly CampaignPrice[] | undefined, now: number): { from: number; to: number } {
+export function campaignWindow(campaigns: readonly CampaignPrice[] | undefined, now: number): { from: number; to: number } {
   let from = -Infinity;
   let to = Infinity;
   for (const campaign of campaigns ?? []) {
