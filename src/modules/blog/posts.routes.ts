@@ -18,7 +18,8 @@ import {
   SlugParams,
 } from './blog.schemas.js';
 import { getNews, getPost, listCategories, listNews, listPosts, type ContentContext } from './blog.service.js';
-import { readModeOf } from './content-request.routes.js';
+import { readerOf, setReadCache, type Reader } from './content-request.routes.js';
+import { nextWindowEdge, type WindowScope } from './window-edges.repository.js';
 
 export interface ContentReadDeps {
   database: DatabaseHandle;
@@ -28,11 +29,25 @@ export interface ContentReadDeps {
 /** GET /blog, /blog/:slug, /blog-category, /news and /news/:slug. */
 export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app, { database, caller }) => {
   const db = database.db;
-  const contextOf = async (request: FastifyRequest, reply: FastifyReply, preview: string | undefined): Promise<ContentContext> => {
-    const mode = await readModeOf(request, reply, db, caller, preview);
+  /** The reader and what the reads need; the answer is cached (cachedUntil) once it is known. */
+  const contextOf = async (request: FastifyRequest, preview: string | undefined): Promise<ContentContext & { reader: Reader }> => {
+    const reader = await readerOf(request, db, caller, preview);
     const store = requestStore(request);
-    return { store: store.code, language: request.language, storeDefaultLanguage: store.defaultLanguage, now: request.actionTime, mode };
+    const now = request.actionTime;
+    return { store: store.code, language: request.language, storeDefaultLanguage: store.defaultLanguage, now, mode: reader.mode, reader };
   };
+  /** Cache headers for an answer that changes when an item of `scope` comes into or goes out of its window. */
+  const cachedUntil = async (
+    reply: FastifyReply,
+    context: ContentContext & { reader: Reader },
+    scope: Omit<WindowScope, 'store' | 'now'>,
+  ) =>
+    setReadCache(
+      reply,
+      context.reader,
+      context.now,
+      context.mode === 'preview' ? Infinity : await nextWindowEdge(db, { ...scope, store: context.store, now: context.now }),
+    );
   const readErrors = errors(...storeRouteErrors, 401);
 
   app.get(
@@ -47,10 +62,11 @@ export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app
       },
     },
     async (request, reply) => {
-      const context = await contextOf(request, reply, request.query.preview);
+      const context = await contextOf(request, request.query.preview);
       const page = pageRequest(request.query);
       const { category, tag } = request.query;
       const { items, total } = await listPosts(db, context, { ...(category && { category }), ...(tag && { tag }) }, page);
+      await cachedUntil(reply, context, { table: 'blog_post', language: context.language });
       setPaginationHeaders(request, reply, page, total);
       return items;
     },
@@ -68,7 +84,12 @@ export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app
         response: { 200: success(BlogPostSchema), ...errors(...storeRouteErrors, 401, 404) },
       },
     },
-    async (request, reply) => getPost(db, await contextOf(request, reply, request.query.preview), request.params.slug),
+    async (request, reply) => {
+      const context = await contextOf(request, request.query.preview);
+      const post = await getPost(db, context, request.params.slug);
+      await cachedUntil(reply, context, { table: 'blog_post', slug: request.params.slug });
+      return post;
+    },
   );
 
   app.get(
@@ -83,7 +104,8 @@ export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app
       },
     },
     async (request, reply) => {
-      const context = await contextOf(request, reply, request.query.preview);
+      const context = await contextOf(request, request.query.preview);
+      setReadCache(reply, context.reader, context.now);
       return pageOfList(request, reply, request.query, await listCategories(db, context));
     },
   );
@@ -100,9 +122,10 @@ export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app
       },
     },
     async (request, reply) => {
-      const context = await contextOf(request, reply, request.query.preview);
+      const context = await contextOf(request, request.query.preview);
       const page = pageRequest(request.query);
       const { items, total } = await listNews(db, context, page);
+      await cachedUntil(reply, context, { table: 'news' });
       setPaginationHeaders(request, reply, page, total);
       return items;
     },
@@ -120,6 +143,11 @@ export const postRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app
         response: { 200: success(NewsSchema), ...errors(...storeRouteErrors, 401, 404) },
       },
     },
-    async (request, reply) => getNews(db, await contextOf(request, reply, request.query.preview), request.params.slug),
+    async (request, reply) => {
+      const context = await contextOf(request, request.query.preview);
+      const item = await getNews(db, context, request.params.slug);
+      await cachedUntil(reply, context, { table: 'news', slug: request.params.slug });
+      return item;
+    },
   );
 };
