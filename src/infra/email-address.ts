@@ -9,6 +9,28 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+// Providers that ignore dots in the local part: one Gmail inbox answers to every dotted spelling.
+const DOTLESS_DOMAINS: Record<string, string> = { 'gmail.com': 'gmail.com', 'googlemail.com': 'gmail.com' };
+
+/**
+ * The inbox an address reaches, as the key of a per-address limit on what is mailed or asked for.
+ * Mail systems deliver `name+anything@` to `name@` (sub-addressing, RFC 5233) and Gmail ignores dots,
+ * so `v+1@gmail.com` ... `v+9@gmail.com` and `v.i@gmail.com` are one inbox: keyed by the address as
+ * typed, each variant had a cap of its own and one inbox could be sent any number of mails. Only a
+ * key: the address is stored and mailed as given.
+ */
+export function mailboxKey(email: string): string {
+  const address = normaliseEmail(email);
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return address;
+  const domain = address.slice(at + 1);
+  let local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  if (plus > 0) local = local.slice(0, plus);
+  const dotless = DOTLESS_DOMAINS[domain];
+  return dotless === undefined ? `${local}@${domain}` : `${local.replaceAll('.', '')}@${dotless}`;
+}
+
 // Addresses nobody receives mail at (RFC 2606, RFC 6761): a registration must never take one (the
 // social module keeps users whose provider gave no email under `<provider>.<subject>@users.invalid`),
 // and a confirmation mailed to one (a newsletter's, a back-in-stock request's) could never arrive.

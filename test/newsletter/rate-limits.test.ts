@@ -49,6 +49,18 @@ describe('newsletter rate limits', () => {
     expect((await from('10.0.0.4', { email, language: 'en' })).statusCode).toBe(200);
   });
 
+  it('counts every spelling of one inbox as one address: sub-addresses (+tag) and, at Gmail, dots', async () => {
+    const name = `inbox${Date.now()}`;
+    expect((await from('10.2.0.1', { email: `${name}+1@gmail.com`, language: 'en' })).statusCode).toBe(200);
+    expect((await from('10.2.0.2', { email: `${name.slice(0, 3)}.${name.slice(3)}+2@googlemail.com`, language: 'en' })).statusCode).toBe(
+      200,
+    );
+    expectTooManyRequests(await from('10.2.0.3', { email: `${name}+3@gmail.com`, language: 'en' }));
+    // Another domain's inbox of the same name is another inbox; dots count there.
+    expect((await from('10.2.0.4', { email: `${name}+1@mail.ee`, language: 'en' })).statusCode).toBe(200);
+    expect((await from('10.2.0.4', { email: `${name.slice(0, 3)}.${name.slice(3)}@mail.ee`, language: 'en' })).statusCode).toBe(200);
+  });
+
   it('caps newsletter requests from one client address (NEWSLETTER_RATE_LIMIT_PER_IP=5/1m), malformed ones included', async () => {
     expect((await from('10.1.0.1', { email: 'broken' })).statusCode).toBe(422);
     for (let i = 0; i < 3; i += 1)

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
+import { mailboxKey, normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { badRequest, conflict, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
@@ -70,7 +70,7 @@ export async function requestBackInStock(
     email = normaliseEmail(input.email);
   }
   await consumeRateLimit(db, `back-in-stock:ip:${addressKey(input.ip)}`, config.perIp, now);
-  await consumeRateLimit(db, `back-in-stock:email:${email}`, config.perEmail, now);
+  await consumeRateLimit(db, `back-in-stock:email:${mailboxKey(email)}`, config.perEmail, now);
 
   const product = await requestableProduct(db, input.storeCode, caller, input.productId);
   if (!product) throw notFound('backInStock.unknownProduct', { id: input.productId });

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { normaliseEmail } from '../../infra/email-address.js';
+import { mailboxKey, normaliseEmail } from '../../infra/email-address.js';
 import { conflict, notFound } from '../../infra/domain-error.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -54,7 +54,7 @@ export const INVITATIONS_PER_EMAIL: RateLimit = { max: 5, windowMs: 3_600_000 };
  */
 export async function countInvitation(db: Db, master: CompanyMaster, email: string, now: number): Promise<void> {
   await consumeRateLimit(db, `company-invitation:company:${master.companyId}`, INVITATIONS_PER_COMPANY, now);
-  await consumeRateLimit(db, `company-invitation:email:${normaliseEmail(email)}`, INVITATIONS_PER_EMAIL, now);
+  await consumeRateLimit(db, `company-invitation:email:${mailboxKey(email)}`, INVITATIONS_PER_EMAIL, now);
 }
 
 /** Whether the company sees the names it gave the invitation: someone who had a user already and has not accepted yet. */

@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
-import { normaliseEmail } from '../../infra/email-address.js';
+import { mailboxKey } from '../../infra/email-address.js';
 import { queueContactMails } from './contact.jobs.js';
 import type { ContactSection } from './contact.config.js';
 import type { ContactMessage } from './contact.mails.js';
@@ -32,7 +32,7 @@ export async function countContactMessage(
   input: Pick<ContactInput, 'ip' | 'now'> & { body: Pick<ContactBody, 'email'> },
 ): Promise<void> {
   await consumeRateLimit(db, `contact:ip:${addressKey(input.ip)}`, limits.perIp, input.now);
-  await consumeRateLimit(db, `contact:email:${normaliseEmail(input.body.email)}`, limits.perEmail, input.now);
+  await consumeRateLimit(db, `contact:email:${mailboxKey(input.body.email)}`, limits.perEmail, input.now);
 }
 
 /** The message to mail, or undefined when the honeypot was filled (a bot: nothing is sent). */

@@ -4,6 +4,7 @@ import { isLanguage, type Language } from '../../i18n/index.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
+import { mailboxKey } from '../../infra/email-address.js';
 import { countHit } from '../../infra/rate-limit.js';
 import { newToken } from '../../infra/tokens.js';
 import { getStore } from '../store/index.js';
@@ -43,7 +44,7 @@ export function newsletterMailHandler(deps: NewsletterMailDeps): JobHandler {
     if (await findCurrentSubscriber(db, request.email, request.store_code)) return 'already-subscribed';
     // Counted at its first attempt (no token minted yet): a retry after a failed send is the same mail.
     if (request.token_hash === null) {
-      const mailed = await countHit(db, `newsletter:mailed:${request.email}`, config.newsletter.perEmail, now);
+      const mailed = await countHit(db, `newsletter:mailed:${mailboxKey(request.email)}`, config.newsletter.perEmail, now);
       if (mailed > config.newsletter.perEmail.max) return 'throttled';
     }
     const store = await getStore(db, request.store_code);

@@ -6,7 +6,7 @@ import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../ht
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import type { NewsletterConfig } from './newsletter.config.js';
-import { normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
+import { mailboxKey, refuseReservedEmail } from '../../infra/email-address.js';
 import { ConfirmForm, Confirmed, Empty, SubscribeForm, UnsubscribeQuery } from './newsletter.schemas.js';
 import { confirmSubscription, requestSubscription, unsubscribe } from './newsletter.service.js';
 import { unsubscribeSecret, unsubscribeSigner } from './unsubscribe-link.js';
@@ -51,7 +51,7 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
       // The link could never arrive (refused here, not in requestSubscription: checkout's box asks too).
       refuseReservedEmail('email', email);
       // Each request mails a link: capped per address so nobody can flood an inbox.
-      await consumeRateLimit(db, `newsletter:email:${normaliseEmail(email)}`, config.newsletter.perEmail, now);
+      await consumeRateLimit(db, `newsletter:email:${mailboxKey(email)}`, config.newsletter.perEmail, now);
       const input = { email, language, source: source ?? 'website', storeCode: requestStore(request).code };
       await db.transaction().execute((trx) => requestSubscription(trx, config, input, now));
       return {};

@@ -4,6 +4,7 @@ import { translate, type MessageKey } from '../../i18n/index.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
+import { mailboxKey } from '../../infra/email-address.js';
 import { countHit, type RateLimit } from '../../infra/rate-limit.js';
 import { newToken } from '../../infra/tokens.js';
 import { renderMail, type MailContent } from '../accounts/index.js';
@@ -51,7 +52,12 @@ export function profileMailHandler(deps: ProfileMailDeps): JobHandler {
         if (!pending || pending.new_email !== mail.newEmail) return 'skipped';
         // Counted at its first attempt (no token minted yet): a retry after a failed send is the same mail.
         if (pending.token_hash === null) {
-          const mailed = await countHit(db, `profile:confirm-email:${mail.newEmail}`, EMAIL_CHANGE_MAILS_PER_ADDRESS, clock.now());
+          const mailed = await countHit(
+            db,
+            `profile:confirm-email:${mailboxKey(mail.newEmail)}`,
+            EMAIL_CHANGE_MAILS_PER_ADDRESS,
+            clock.now(),
+          );
           if (mailed > EMAIL_CHANGE_MAILS_PER_ADDRESS.max) return 'throttled';
         }
         const { token, hash } = newToken();
