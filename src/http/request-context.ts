@@ -89,8 +89,8 @@ export function registerRequestContext(
     request.actionTime = clock.now();
     reply.header('action-time', Math.floor(request.actionTime / 1000));
     reply.header('x-request-id', request.id);
-    const asked = request.headers['x-app-language'];
-    request.language = isLanguage(asked) ? asked : config.defaultLanguage;
+    const asked = askedLanguage(request.headers['x-app-language']);
+    request.language = asked ?? config.defaultLanguage;
     reply.header('Content-Language', request.language);
     // Anything that depends on who is calling must not be kept by a shared cache: a caller shows
     // who it is by its Authorization, or by a single-use token in the URL (a verification or reset
@@ -152,6 +152,18 @@ export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
   if (!existing.includes(hook as never)) route.onRequest = [...existing, hook] as RouteOptions['onRequest'];
 }
 
+/**
+ * The language an `x-app-language` value names: `en` as sent by our apps, and also `EN`, `en-US` or
+ * `en_GB`, as a platform's locale API gives it (those got the default language, so a phone set to
+ * English read Estonian). The exact value is the fast path of every request.
+ */
+function askedLanguage(asked: string | string[] | undefined): Language | undefined {
+  if (isLanguage(asked)) return asked;
+  if (typeof asked !== 'string') return undefined;
+  const primary = /^\s*([A-Za-z]{2})(?:[-_][A-Za-z0-9-_]*)?\s*$/.exec(asked)?.[1]?.toLowerCase();
+  return isLanguage(primary) ? primary : undefined;
+}
+
 function enterStore(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -164,7 +176,8 @@ function enterStore(
     throw new HttpError(400, 'error.unknownStore', { store: String(code).slice(0, 32), stores: stores.codes.join(', ') });
   }
   request.store = store;
-  request.language = isLanguage(asked) && store.availableLanguages.includes(asked) ? asked : store.defaultLanguage;
+  const language = askedLanguage(asked);
+  request.language = language !== undefined && store.availableLanguages.includes(language) ? language : store.defaultLanguage;
   reply.header('Content-Language', request.language);
   reply.header('is_active', store.isActive ? '1' : '0');
   reply.header('available_languages', store.availableLanguages.join(','));

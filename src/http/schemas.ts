@@ -124,5 +124,9 @@ export const storeRouteErrors = [400, 423, 500] as const;
 /** Request headers of store-scoped routes, for validation and /docs. */
 export const StoreRequestHeaders = Type.Object({
   store: Type.Optional(Type.String({ description: 'Web store code: WEB or WEB2; the configured default when absent' })),
-  'x-app-language': Type.Optional(Type.String({ description: 'Language to answer in: et, en or ru; the store default otherwise' })),
+  'x-app-language': Type.Optional(
+    Type.String({
+      description: 'Language to answer in: et, en or ru (a locale such as en-US or EN counts as its language); the store default otherwise',
+    }),
+  ),
 });

@@ -98,6 +98,11 @@ describe('x-app-language', () => {
     ['et', 'et', 'Eesti'],
     ['de', 'et', 'Eesti'],
     ['EN;q=1', 'et', 'Eesti'],
+    // A platform's locale, as the apps may pass it on: its language.
+    ['EN', 'en', 'Estonia'],
+    ['en-US', 'en', 'Estonia'],
+    ['ru_RU', 'ru', 'Эстония'],
+    ['English', 'et', 'Eesti'],
   ])('%s answers in %s', async (asked, language, estonia) => {
     const response = await t.app.inject({ method: 'GET', url: '/country', headers: { 'x-app-language': asked } });
     expect(response.headers['content-language']).toBe(language);
