@@ -262,6 +262,38 @@ describe('the CLI', () => {
     expect(result.stderr).toBe('error: event-feed: a client named "taken-feed" exists already\n');
   });
 
+  // What is given is never valid, whatever the database holds: a bad argument, as README says (exit
+  // 2, the message above the usage), as a malformed export-user name already was; and nothing made.
+  it.each([
+    [['export-user', 'add', 'bad name!'], 'export-user add: the name must be'],
+    [['supplier', 'add', '-bad code', 'Acme'], 'supplier add: a supplier code is 1 to 40'],
+    [['supplier', 'add', 'ACME2', ' '], 'supplier add: a supplier name is 1 to 200 characters'],
+    [['api-key', 'add', '!key'], 'api-key add: a key name is 1 to 100'],
+    [['webhook', 'add', 'crm', 'ftp://crm.example'], 'webhook add: the URL must be http(s)'],
+    [['webhook', 'add', 'crm', 'not a url'], 'webhook add: "not a url" is not a URL'],
+    [['webhook', 'add', 'crm', 'https://crm.example', '--events', 'ORDERS'], 'webhook add: --events is *'],
+    [['webhook', 'add', 'crm', 'https://crm.example', '--max-attempts', '0'], 'webhook add: --max-attempts is a whole number'],
+    [['event-feed', 'add', '!feed'], 'event-feed: a name is 1 to 100'],
+  ])('exits 2 with the message and the usage when %j is malformed, and makes nothing', async (args, message) => {
+    const result = await runCli(args, env);
+    expect(result.code).toBe(2);
+    expect(result.stderr.startsWith(`error: ${message}`), result.stderr).toBe(true);
+    expect(result.stderr).toContain('\n\nusage: ');
+    expect(result.stdout).toBe('');
+    const listed = await runCli([args[0]!, 'list'], env);
+    expect(listed.stdout).not.toMatch(/ACME2|crm|!key|!feed|bad name/);
+  });
+
+  it('exits 1 with the message alone for a webhook replay range whose endpoint is not there, 2 for --from after --to', async () => {
+    expect((await runCli(['webhook', 'add', 'range-hook', 'https://crm.example'], env)).code).toBe(0);
+    const backwards = await runCli(['webhook', 'replay', 'range-hook', '--from', '5', '--to', '2'], env);
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toMatch(/^error: webhook replay: --from is after --to\n\nusage: /);
+    const nowhere = await runCli(['webhook', 'replay', 'nowhere', '--from', '1', '--to', '2'], env);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toBe('error: no webhook endpoint named "nowhere"\n');
+  });
+
   it('fails fast with a clear message on bad configuration', async () => {
     const result = await runCliProcess(['migrate'], { ...env, PORT: 'eighty', DEFAULT_STORE: 'SHOP' });
     expect(result.code).toBe(1);

@@ -107,7 +107,7 @@ describe('storefront supplier, webhook and event-feed', () => {
         await database.close();
       }
       expect((await run('webhook', 'list')).stdout).toMatch(/^crm\t.*\t2 waiting, 1 dead$/m);
-      expect((await run('webhook', 'add', 'bad', 'ftp://x')).code).toBe(1);
+      expect((await run('webhook', 'add', 'bad', 'ftp://x')).code).toBe(2);
       expect((await run('webhook', 'replay', 'crm', '--dead')).stdout).toContain('1 deliveries queued again.');
       expect((await run('webhook', 'list')).stdout).toMatch(/^crm\t.*\t3 waiting, 0 dead$/m);
       expect((await run('webhook', 'replay', 'crm', '--from', 'x', '--to', '2')).code).toBe(2);

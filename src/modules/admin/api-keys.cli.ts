@@ -2,7 +2,7 @@ import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { Clock } from '../../infra/clock.js';
-import { createApiKey, listApiKeys, revokeApiKeyByName } from './api-keys.service.js';
+import { ApiKeyInputError, createApiKey, listApiKeys, revokeApiKeyByName } from './api-keys.service.js';
 
 export const API_KEY_USAGE = `  api-key add <name>                  make an operator API key for the /admin/... endpoints (imports,
                                       orders, content, product files, banner statistics);
@@ -25,7 +25,10 @@ export async function apiKeyCommand({ db, clock }: { db: Db; clock: Clock }, arg
   }
   if ((action === 'add' || action === 'revoke') && name !== undefined && rest.length === 0) {
     if (action === 'add') {
-      const key = await createApiKey(db, name, clock.now());
+      const key = await createApiKey(db, name, clock.now()).catch((error: unknown) => {
+        // A malformed name is a bad argument (exit 2, with the usage); a taken one stays exit 1.
+        throw error instanceof ApiKeyInputError ? new CliUsageError(`api-key add: ${error.message}`) : error;
+      });
       print(`API key "${name}" (shown only now; keep it in a secret store):`);
       print(key);
     } else {

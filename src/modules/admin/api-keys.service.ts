@@ -15,11 +15,14 @@ import {
 
 export const API_KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,99}$/;
 
+/** What the command names is not there, or is taken: the command line itself was right. */
 export class ApiKeyError extends Error {}
+/** A name that is never valid: a command line the CLI cannot run. */
+export class ApiKeyInputError extends ApiKeyError {}
 
 export async function createApiKey(db: Db, name: string, now: number): Promise<string> {
   if (!API_KEY_NAME.test(name))
-    throw new ApiKeyError('a key name is 1 to 100 letters, digits, spaces or . _ @ - and starts with a letter or digit');
+    throw new ApiKeyInputError('a key name is 1 to 100 letters, digits, spaces or . _ @ - and starts with a letter or digit');
   if (await findApiKeyByName(db, name))
     throw new ApiKeyError(`an API key named "${name}" exists already (names stay taken after revoking)`);
   const { token, hash } = newToken();

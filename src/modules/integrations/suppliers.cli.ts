@@ -2,7 +2,14 @@ import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
-import { addSupplier, listSuppliers, removeSupplier, rotateSupplierSecret, setSupplierEnabled } from './suppliers.service.js';
+import {
+  addSupplier,
+  listSuppliers,
+  removeSupplier,
+  rotateSupplierSecret,
+  setSupplierEnabled,
+  SupplierInputError,
+} from './suppliers.service.js';
 
 export const SUPPLIER_USAGE = `  supplier add <code> <name>          a supplier that pushes feeds to POST /integration/supplier/<code>/<kind>;
                                       prints its signing secret once (docs/integrations.md)
@@ -12,11 +19,18 @@ export const SUPPLIER_USAGE = `  supplier add <code> <name>          a supplier 
   supplier list                       codes, names, state, active products (never the secrets)`;
 
 /** `storefront supplier ...`. */
-export async function supplierCommand(
-  { db, clock }: { db: Db; clock: Clock },
-  args: string[],
-  print: (line: string) => void,
-): Promise<void> {
+export async function supplierCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+  try {
+    await runSupplierCommand(deps, args, print);
+  } catch (error) {
+    // A malformed code or name is a bad argument (exit 2, with the usage), as a malformed export-user
+    // name is; a supplier that is not there, or a code that is taken, stays the one line of exit 1.
+    if (error instanceof SupplierInputError) throw new CliUsageError(`supplier ${args[0]}: ${error.message}`);
+    throw error;
+  }
+}
+
+async function runSupplierCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
   const [action, code, ...rest] = args;
   if (action === 'list' && code === undefined) {
     const suppliers = await listSuppliers(db);

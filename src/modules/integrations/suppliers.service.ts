@@ -16,7 +16,10 @@ import {
 
 export const SUPPLIER_CODE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
 
+/** What the command names is not there, or is taken: the command line itself was right. */
 export class SupplierError extends Error {}
+/** A code or name that is never valid: a command line the CLI cannot run. */
+export class SupplierInputError extends SupplierError {}
 
 const newSecret = () => randomBytes(32).toString('base64url');
 
@@ -29,8 +32,8 @@ async function existing(db: Db, code: string): Promise<SupplierRow> {
 /** A new supplier; its secret (shown once). */
 export async function addSupplier(db: Db, code: string, name: string, now: number): Promise<string> {
   if (!SUPPLIER_CODE.test(code))
-    throw new SupplierError('a supplier code is 1 to 40 letters, digits, _ or -, starting with a letter or digit');
-  if (name.trim() === '' || name.length > 200) throw new SupplierError('a supplier name is 1 to 200 characters');
+    throw new SupplierInputError('a supplier code is 1 to 40 letters, digits, _ or -, starting with a letter or digit');
+  if (name.trim() === '' || name.length > 200) throw new SupplierInputError('a supplier name is 1 to 200 characters');
   if (await findSupplierByCode(db, code)) throw new SupplierError(`a supplier with code "${code}" exists already`);
   const secret = newSecret();
   await insertSupplier(db, { code, name: name.trim(), secret }, now);

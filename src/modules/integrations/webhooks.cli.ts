@@ -10,6 +10,7 @@ import {
   removeEndpoint,
   replayDelivery,
   replayEndpoint,
+  WebhookInputError,
 } from './webhooks.service.js';
 
 export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--max-attempts <n>] [--from-start]
@@ -54,11 +55,18 @@ function integer(value: string | true | undefined, name: string, fallback?: numb
 }
 
 /** `storefront webhook ...`. */
-export async function webhookCommand(
-  { db, clock }: { db: Db; clock: Clock },
-  args: string[],
-  print: (line: string) => void,
-): Promise<void> {
+export async function webhookCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+  try {
+    await runWebhookCommand(deps, args, print);
+  } catch (error) {
+    // A malformed name, URL or option is a bad argument (exit 2, with the usage), as the options the
+    // parser refuses are; an endpoint or delivery that is not there stays the one line of exit 1.
+    if (error instanceof WebhookInputError) throw new CliUsageError(`webhook ${args[0]}: ${error.message}`);
+    throw error;
+  }
+}
+
+async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
   const [action, ...rest] = args;
   const { positional, flags } = options(rest, [
     '--events',

@@ -17,7 +17,10 @@ import {
 // Webhook endpoints as the operator manages them (`storefront webhook ...`). The signing secret is
 // made here and shown once; it is stored as it is, because every request is signed with it.
 
+/** What the command names is not there, or is taken: the command line itself was right. */
 export class WebhookError extends Error {}
+/** A name, URL or option that is never valid: a command line the CLI cannot run. */
+export class WebhookInputError extends WebhookError {}
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,99}$/;
 const EVENT_TYPES = /^(\*|[a-z-]+\.([a-z-]+)?)(,([a-z-]+\.([a-z-]+)?))*$/;
@@ -40,20 +43,20 @@ async function existing(db: Db, name: string): Promise<EndpointRow> {
 /** A new endpoint; its signing secret (shown once). */
 export async function addEndpoint(db: Db, input: NewEndpoint, now: number): Promise<string> {
   if (!NAME.test(input.name))
-    throw new WebhookError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
+    throw new WebhookInputError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
   let url: URL;
   try {
     url = new URL(input.url);
   } catch {
-    throw new WebhookError(`"${input.url}" is not a URL`);
+    throw new WebhookInputError(`"${input.url}" is not a URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookError('the URL must be http(s)');
-  if (input.url.length > 2000) throw new WebhookError('the URL is longer than 2000 characters');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookInputError('the URL must be http(s)');
+  if (input.url.length > 2000) throw new WebhookInputError('the URL is longer than 2000 characters');
   if (!EVENT_TYPES.test(input.eventTypes) || input.eventTypes.length > 500) {
-    throw new WebhookError('--events is *, or a comma-separated list of event types and prefixes (customer.,order.status-changed)');
+    throw new WebhookInputError('--events is *, or a comma-separated list of event types and prefixes (customer.,order.status-changed)');
   }
   if (!Number.isInteger(input.maxAttempts) || input.maxAttempts < 1 || input.maxAttempts > 100) {
-    throw new WebhookError('--max-attempts is a whole number from 1 to 100');
+    throw new WebhookInputError('--max-attempts is a whole number from 1 to 100');
   }
   if (await findEndpointByName(db, input.name)) throw new WebhookError(`a webhook endpoint named "${input.name}" exists already`);
   const secret = randomBytes(32).toString('base64url');
@@ -98,13 +101,13 @@ export async function replayEndpoint(
 ): Promise<number> {
   const endpoint = await existing(db, name);
   if (range.deadOnly) return requeueDeliveries(db, { endpointId: endpoint.id, status: 'dead' }, now);
-  if (range.from > range.to) throw new WebhookError('--from is after --to');
+  if (range.from > range.to) throw new WebhookInputError('--from is after --to');
   return requeueDeliveries(db, { endpointId: endpoint.id, fromPosition: range.from, toPosition: range.to }, now);
 }
 
 export async function endpointDeliveries(db: Db, name: string, status: string | undefined, limit: number) {
   if (status !== undefined && !['pending', 'delivered', 'dead'].includes(status))
-    throw new WebhookError('--status is pending, delivered or dead');
+    throw new WebhookInputError('--status is pending, delivered or dead');
   return deliveriesOf(db, (await existing(db, name)).id, status, limit);
 }
 
