@@ -25,6 +25,9 @@ import { insertOrder } from '../helpers/order-fixtures.js';
 import * as boughtProductTriggers from '../../src/db/migrations/2026_11_28_0610_create_bought_product.js';
 import * as jobEmailMigration from '../../src/db/migrations/2026_11_29_0400_index_job_emails.js';
 import { enqueueJob } from '../../src/infra/jobs/queue.js';
+import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';
+import { webhookCommand } from '../../src/modules/integrations/index.js';
+import { systemClock } from '../../src/infra/clock.js';
 import { orderFeed } from '../../src/modules/orders/processing/admin-orders.service.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -202,6 +205,35 @@ describe('statements on tables that grow every day', () => {
     const plan = await planOfStatement(t.database.db, CompiledQuery.raw(jobEmailMigration.jobRowsOut('1')));
     expect(plan).toContain('job_email_job_idx');
     expect(scannedTables(plan)).toEqual([]);
+  });
+});
+
+describe("the operators' lists, newest first", () => {
+  /** The page's statement on the table, explained: walked in the list's order through `index`, nothing sorted. */
+  async function expectWalked(statements: CompiledQuery[], table: string, index: string) {
+    const pages = statements.filter((statement) => statement.sql.includes(`from "${table}"`) && /order by/.test(statement.sql));
+    expect(pages).toHaveLength(1);
+    const plan = await planOfStatement(t.database.db, pages[0]!);
+    expect(plan, pages[0]!.sql).toContain(index);
+    expect(plan, pages[0]!.sql).not.toMatch(/TEMP B-TREE|Sort/);
+    expect(scannedTables(plan), `${pages[0]!.sql}\n${plan}`).toEqual([]);
+  }
+
+  it.each(['done', 'dead'])('jobs list --status=%s reads the page through job_status_id_idx', async (status) => {
+    const { db, statements } = recordingStatements(t.database.db);
+    await jobsCommand(db, ['list', `--status=${status}`], () => {});
+    await expectWalked(statements, 'job', 'job_status_id_idx');
+  });
+
+  it.each([
+    [[], 'webhook_delivery_endpoint_position_idx'],
+    [['--status', 'dead'], 'webhook_delivery_endpoint_status_position_idx'],
+  ])('webhook deliveries <name> %j reads the page through %s', async (options, index) => {
+    const deps = { db: t.database.db, clock: systemClock };
+    await webhookCommand(deps, ['add', `plans-${index}`, 'https://crm.example/hooks'], () => {});
+    const { db, statements } = recordingStatements(t.database.db);
+    await webhookCommand({ ...deps, db }, ['deliveries', `plans-${index}`, ...options], () => {});
+    await expectWalked(statements, 'webhook_delivery', index);
   });
 });
 
