@@ -115,10 +115,14 @@ export async function consumeVerificationToken(
 }
 
 /** The user a password reset token was minted for, while it is valid. */
-export function findUserByResetToken(db: Db, tokenHash: string, now: number): Promise<{ id: number; email: string } | undefined> {
+export function findUserByResetToken(
+  db: Db,
+  tokenHash: string,
+  now: number,
+): Promise<{ id: number; email: string; reset_expires_at: number | null } | undefined> {
   return db
     .selectFrom('app_user')
-    .select(['id', 'email'])
+    .select(['id', 'email', 'reset_expires_at'])
     .where('reset_token_hash', '=', tokenHash)
     .where('reset_expires_at', '>', now)
     .executeTakeFirst();
