@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { CliUsageError } from './infra/cli-usage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
@@ -203,6 +203,8 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         throw new CliUsageError(kind === undefined || known ? 'import <kind> <file.ndjson> [--force]' : `import: unknown kind "${kind}"`);
       }
       if (!existsSync(file)) throw new CliUsageError(`no such file: ${file}`);
+      // A folder (a path cut short, a glob that did not expand) failed mid-read with EISDIR, exit 1.
+      if (!statSync(file).isFile()) throw new CliUsageError(`not a file: ${file} (give the path of the NDJSON file itself)`);
       let failed = 0;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
@@ -210,6 +212,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         const summary = await run(file, report, io.progress);
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
+        if (summary.errors > 0) report(whatToDoAfterBadLines(summary.errors, summary.outcomes));
         // Its products are searchable when it exits; a first import's search answers 503 until then.
         const { foldImportedChanges } = await import('./modules/search/index.js');
         await foldImportedChanges(database, report);
@@ -353,4 +356,15 @@ async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
   if (database.engine !== 'sqlite') return;
   const { migrateToLatest } = await import('./db/migrate.js');
   await migrateToLatest(database);
+}
+
+/**
+ * The closing line of an import with bad lines, on stderr under them: what the operator does next.
+ * Every line of a file that is not this kind's NDJSON (a CSV, a JSON array, another kind) is bad.
+ */
+function whatToDoAfterBadLines(bad: number, outcomes: Record<string, number>): string {
+  if (Object.values(outcomes).every((count) => count === 0)) {
+    return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
+  }
+  return `The other lines were imported. Fix the ${bad} bad line${bad === 1 ? '' : 's'} above and import the whole file again: lines imported already stay unchanged.`;
 }

@@ -43,10 +43,30 @@ describe('storefront api-key and import', () => {
     expect(imported.code).toBe(1);
     expect(imported.stdout).toContain('2 lines: {"created":1}, 1 bad');
     expect(imported.stderr).toMatch(/^line 2: .*name/m);
+    expect(imported.stderr).toContain(
+      'The other lines were imported. Fix the 1 bad line above and import the whole file again: lines imported already stay unchanged.',
+    );
     const unknown = await runCli(['import', 'unicorns', file], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown kind "unicorns"');
     expect(unknown.stderr).toContain('import products <file.ndjson> [--force]');
+  });
+
+  it('says what to do when no line of the file was imported (a CSV, a JSON array): every line bad, exit 1', async () => {
+    const file = join(dir, 'publishers.csv');
+    writeFileSync(file, 'code,name\nP9,Varrak\n\n');
+    const imported = await runCli(['import', 'publishers', file], env);
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toContain('3 lines: {}, 2 bad');
+    expect(imported.stderr).toContain(
+      'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?',
+    );
+  });
+
+  it('refuses a folder given as the file with the usage, exit 2, before reading anything', async () => {
+    const refused = await runCli(['import', 'publishers', dir], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error: not a file: .+ \(give the path of the NDJSON file itself\)\n\nusage: /);
   });
 
   it('refuses an import while another process imports the same kind, exit 1, and imports nothing', async () => {
