@@ -154,7 +154,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'serve': {
       expectOnly(args, ['--seed-demo'], 'serve');
       const { serve } = await import('./server.js');
-      await serve(config, { seedDemo: args.includes('--seed-demo') });
+      await serve(config, { seedDemo: args.includes('--seed-demo') }).catch(explainTakenPort);
       return -1; // keeps running until a signal
     }
     case 'migrate':
@@ -367,4 +367,13 @@ function whatToDoAfterBadLines(bad: number, outcomes: Record<string, number>): s
     return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
   }
   return `The other lines were imported. Fix the ${bad} bad line${bad === 1 ? '' : 's'} above and import the whole file again: lines imported already stay unchanged.`;
+}
+
+/** A port another process listens on (a serve still running, a second one started): say which and what to do, not EADDRINUSE. */
+function explainTakenPort(error: unknown): never {
+  const { code, address, port } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown };
+  if (code !== 'EADDRINUSE') throw error;
+  throw new Error(
+    `${String(address)}:${String(port)} is in use by another process (a serve still running?): stop it, or set PORT (METRICS_PORT for the metrics listener) to a free port`,
+  );
 }

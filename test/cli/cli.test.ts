@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -303,6 +304,22 @@ describe('the CLI', () => {
 });
 
 describe('serve', () => {
+  it('exits 1 saying which address is taken and what to do when another process listens on PORT', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const result = await runCliProcess(['serve'], { ...env, PORT: String(port), PASSWORD_HASH_CONCURRENCY: '1' });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(
+        `error: 127.0.0.1:${port} is in use by another process (a serve still running?): stop it, or set PORT (METRICS_PORT for the metrics listener) to a free port`,
+      );
+      expect(result.stderr).not.toContain('EADDRINUSE');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
+
   it('serves, then on SIGTERM finishes the requests in flight and stops cleanly', async () => {
     const child = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info', PASSWORD_HASH_CONCURRENCY: '1' });
     let log = '';
