@@ -215,6 +215,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         publicUrl: config.orders.publicUrl,
         basePath: config.basePath,
         returnRateLimit: config.orders.callbackRateLimit,
+        cardChecks: config.subscriptions.cardChecks,
       };
       await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });

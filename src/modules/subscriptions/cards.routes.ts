@@ -64,14 +64,20 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
           'Asked again by the same client in the same store within 5 minutes while that card is still being saved (a double ' +
           'click, a retry), the same form: one card and one payment at the gateway. Two at once: the second waits for the ' +
           "first one's form (409 when it takes longer than 10 seconds; try again). Once the card is saved or declined, a new " +
-          'card is started.',
+          'card is started. Each request counts against a limit per client (CARD_CHECK_RATE_LIMIT_PER_CLIENT) and per client ' +
+          'address (CARD_CHECK_RATE_LIMIT_PER_IP): past either, a 429 with Retry-After.',
         headers: StoreRequestHeaders,
         security,
-        response: { 200: success(RedirectFormSchema), ...errors(...storeRouteErrors, 401, 409, 503) },
+        response: { 200: success(RedirectFormSchema), ...errors(...storeRouteErrors, 401, 409, 429, 503) },
       },
     },
     async (request) => {
+      // A card check that moves no money, declined, may be followed by the next at once: without a limit
+      // stolen cards could be tried here one after another. Counted before the work, whatever it ends in.
+      const limits = deps.config.cardChecks;
+      await consumeRateLimit(db, `card-check:ip:${addressKey(request.ip)}`, limits.perIp, request.actionTime);
       const { principal, email } = await owner(request);
+      await consumeRateLimit(db, `card-check:client:${principal.clientAccountId}`, limits.perClient, request.actionTime);
       const language = isLanguage(request.language) ? request.language : 'et';
       const who = { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode, email, language };
       return startCardSaving(db, { gateways: deps.gateways, urls }, who, request.ip, request.actionTime);

@@ -1,4 +1,5 @@
 import type { EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 
 /** How many charges a billing run has at the gateway at once unless told (SUBSCRIPTION_BILLING_CONCURRENCY). */
 export const DEFAULT_BILLING_CONCURRENCY = 4;
@@ -10,8 +11,19 @@ export interface SubscriptionsSection {
    * overlaps the waits for the gateway; every charge is still claimed and reconciled on its own.
    */
   billingConcurrency: number;
+  /**
+   * Card checks (POST /subscription-credit-card) one client, and one client address, may start: each
+   * declined check may be followed by another at once, which would let stolen cards be tried one by one.
+   */
+  cardChecks: { perClient: RateLimit; perIp: RateLimit };
 }
 
 export function readSubscriptionsConfig(env: EnvReader): SubscriptionsSection {
-  return { billingConcurrency: env.integer('SUBSCRIPTION_BILLING_CONCURRENCY', DEFAULT_BILLING_CONCURRENCY, 1, 32) };
+  return {
+    billingConcurrency: env.integer('SUBSCRIPTION_BILLING_CONCURRENCY', DEFAULT_BILLING_CONCURRENCY, 1, 32),
+    cardChecks: {
+      perClient: env.rateLimit('CARD_CHECK_RATE_LIMIT_PER_CLIENT', '10/1h'),
+      perIp: env.rateLimit('CARD_CHECK_RATE_LIMIT_PER_IP', '30/1h'),
+    },
+  };
 }

@@ -14,5 +14,7 @@ export interface SubscriptionsDeps {
     basePath: string;
     /** Returns from the card page per address: each one may make us ask the gateway (the payment callback's limit). */
     returnRateLimit: RateLimit;
+    /** Card checks started per client and per address (CARD_CHECK_RATE_LIMIT_PER_*). */
+    cardChecks: { perClient: RateLimit; perIp: RateLimit };
   };
 }
