@@ -22,6 +22,7 @@ export {
 export { moveBasketGiftCards } from './basket-merge.js';
 export { preparedBasketCards, recordSeenBalances, type BasketCardsReader } from './gift-cards.repository.js';
 export { capturedCents, expireCards, retakeReleased } from './gift-card-ledger.js';
+export { boughtCardsValue, restoreBoughtCards, takeOffBoughtCards, type BoughtCardsValue } from './bought-card-refunds.js';
 export {
   VirtualGiftCardInput,
   checkVirtualCard,

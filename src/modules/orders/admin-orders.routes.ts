@@ -6,8 +6,9 @@ import { pageRequest, setLinkHeader, setPaginationHeaders } from '../../http/pag
 import { errors, success } from '../../http/schemas.js';
 import { InvalidInputError, invalidField } from '../../infra/domain-error.js';
 import { authenticateOperator } from '../admin/index.js';
-import { NavStatusBody, OrderCodeParams, OrderDocumentSchema, OrderFeedQuery, RefundBody } from './admin-orders.schemas.js';
-import { orderFeed, refundOrder, reportNavStatus } from './processing/admin-orders.service.js';
+import { NavStatusBody, OrderCodeParams, OrderDocumentSchema, OrderFeedQuery, RefundBody, RefundHeaders } from './admin-orders.schemas.js';
+import { orderFeed, reportNavStatus } from './processing/admin-orders.service.js';
+import { refundOrder } from './processing/order-refunds.js';
 import type { Gateways } from '../payments/index.js';
 
 // The operators' order endpoints (operator API key, not store-scoped): the back office's pull
@@ -111,20 +112,31 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
       schema: {
         tags: ['admin'],
         summary: "Refunds all or part of the order's settled payment through its gateway",
+        description:
+          'Never more than was paid less what was spent of the gift cards the order bought (409 past it); the unspent value ' +
+          'it gives back of those cards is taken off them first, and X-Refund-Held-Back names the euros held back as spent. ' +
+          'A refund answered 503 (no answer from the gateway) is finished by sending it again (the same amount, or the same ' +
+          'Idempotency-Key): that looks the payment up at the gateway and answers what became of it, refunding once. A ' +
+          'refund sent while another of the payment is at the gateway is a 409, sent nowhere.',
         security,
         params: OrderCodeParams,
+        headers: RefundHeaders,
         body: RefundBody,
         response: { 200: success(OrderDocumentSchema, 'plain'), ...errors(400, 401, 404, 409, 415, 422, 500, 503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { amount } = request.body;
       let cents: number | undefined;
       if (amount !== undefined) {
         cents = Math.round(amount * 100);
         if (Math.abs(cents - amount * 100) > 1e-6) throw invalidField('amount', 'orders.cents');
       }
-      return refundOrder(db, gateways, request.params.code, cents, request.actionTime);
+      const requestKey = request.headers['idempotency-key'];
+      const refund = { amountCents: cents, requestKey };
+      const { document, heldBackCents } = await refundOrder(db, gateways, request.params.code, refund, request.actionTime);
+      if (heldBackCents > 0) void reply.header('X-Refund-Held-Back', (heldBackCents / 100).toFixed(2));
+      return document;
     },
   );
 };

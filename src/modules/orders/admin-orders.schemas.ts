@@ -52,6 +52,17 @@ export const RefundBody = Type.Object(
 );
 export type RefundBody = Static<typeof RefundBody>;
 
+export const RefundHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: "The operator's own key of this refund: sent again with it, the refund is made once and its result answered",
+    }),
+  ),
+});
+
 const money = Type.Number({ description: 'Euros, two decimals' });
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const nullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);

@@ -9,6 +9,10 @@ const en = {
   'orders.paymentNotSettled':
     'Order {code} was paid through "{gateway}", but the shop does not have that payment as settled: nothing was refunded. Refund it at the gateway.',
   'orders.refundTooLarge': 'The refund of {amount} EUR is more than is left of the payment ({left} EUR).',
+  'orders.refundTooLargeSpent':
+    'The refund of {amount} EUR is more than can be given back ({left} EUR): {spent} EUR of the gift cards this order bought was spent already, and spent money is not refunded.',
+  'orders.refundInProgress':
+    'A refund of {amount} EUR of this payment is at the payment gateway now: nothing was sent. Try again in a minute; the same request then answers what became of it.',
   'orders.giftCardRefundWhole':
     'The order was paid by gift cards only: its refund gives them back all they paid ({left} EUR), leave the amount out.',
   'orders.gatewayOff': 'The payment gateway "{gateway}" of order {code} is not configured.',
@@ -40,6 +44,10 @@ const et: Record<keyof typeof en, string> = {
   'orders.paymentNotSettled':
     'Tellimus {code} on makstud makseviisiga "{gateway}", kuid pood ei tea seda makset laekununa: midagi ei tagastatud. Tagastage see makseviisi kaudu.',
   'orders.refundTooLarge': 'Tagastus {amount} EUR on suurem kui makse järelejäänud osa ({left} EUR).',
+  'orders.refundTooLargeSpent':
+    'Tagastus {amount} EUR on suurem kui tagastada saab ({left} EUR): tellimusega ostetud kinkekaartidelt on {spent} EUR juba kasutatud ja kasutatud raha ei tagastata.',
+  'orders.refundInProgress':
+    'Selle makse tagastus {amount} EUR on praegu makseteenuses: midagi ei saadetud. Proovige minuti pärast uuesti; sama päring vastab siis, mis sellest sai.',
   'orders.giftCardRefundWhole':
     'Tellimus on makstud ainult kinkekaartidega: tagastus annab neile tagasi kogu makstud summa ({left} EUR), jätke summa märkimata.',
   'orders.gatewayOff': 'Tellimuse {code} makseviis "{gateway}" ei ole seadistatud.',
@@ -71,6 +79,10 @@ const ru: Record<keyof typeof en, string> = {
   'orders.paymentNotSettled':
     'Заказ {code} оплачен через "{gateway}", но магазин не знает этот платёж как поступивший: ничего не возвращено. Верните его через платёжный шлюз.',
   'orders.refundTooLarge': 'Возврат {amount} EUR больше оставшейся части платежа ({left} EUR).',
+  'orders.refundTooLargeSpent':
+    'Возврат {amount} EUR больше того, что можно вернуть ({left} EUR): с подарочных карт этого заказа уже потрачено {spent} EUR, потраченные деньги не возвращаются.',
+  'orders.refundInProgress':
+    'Возврат {amount} EUR по этому платежу сейчас в платёжном шлюзе: ничего не отправлено. Повторите через минуту; тот же запрос ответит, чем он закончился.',
   'orders.giftCardRefundWhole':
     'Заказ оплачен только подарочными картами: возврат возвращает им всю оплаченную сумму ({left} EUR), не указывайте сумму.',
   'orders.gatewayOff': 'Платёжный шлюз "{gateway}" заказа {code} не настроен.',

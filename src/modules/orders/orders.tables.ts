@@ -120,6 +120,26 @@ export interface OrderPaymentTable {
   updated_at: number;
 }
 
+/** An operator's refund of a payment, recorded before the gateway is asked (migration 2026_11_30_1550). */
+export type RefundState = 'sending' | 'unknown' | 'refunded' | 'refused';
+
+export interface OrderRefundTable {
+  id: Generated<number>;
+  payment_id: number;
+  /** What the operator asked for; null: all that can be given back. */
+  requested_cents: number | null;
+  amount_cents: number;
+  refunded_before_cents: number;
+  /** Taken off the gift cards the order bought before the gateway was asked. */
+  card_cents: number;
+  idempotency_key: string;
+  /** The operator's Idempotency-Key header, when sent. */
+  request_key: string | null;
+  state: RefundState;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface PaymentCallbackTable {
   gateway: string;
   reference: string;
@@ -163,6 +183,7 @@ export interface OrdersTables {
   order_status_change: OrderStatusChangeTable;
   order_payment: OrderPaymentTable;
   payment_callback: PaymentCallbackTable;
+  order_refund: OrderRefundTable;
   order_entitlement: OrderEntitlementTable;
   bought_product: BoughtProductTable;
 }

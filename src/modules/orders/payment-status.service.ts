@@ -2,7 +2,7 @@ import { afterCommit } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
 import type { GatewayName, PaymentStatus } from '../payments/index.js';
-import { retakeReleased } from '../gift-cards/index.js';
+import { boughtCardsValue, retakeReleased } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
 import { lockOrder } from './orders.repository.js';
@@ -144,8 +144,9 @@ async function moveForState(
     case 'voided':
       return moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'PAYMENT_FAILED', cause, now });
     case 'refunded':
-      // Refunded in full: the order is off. A part refund changes the payment's sum only.
-      if (refundedCents < amountCents) return true;
+      // Refunded in full (all but what was spent of the gift cards the order bought, which is never
+      // paid back): the order is off. A part refund changes the payment's sum only.
+      if (refundedCents < amountCents && refundedCents < amountCents - (await boughtCardsValue(trx, orderId)).spentCents) return true;
       return PAID.includes(current) || current === 'FAILED'
         ? moveOrder(trx, { orderId, from: [...PAID, 'FAILED'], to: 'CANCELLED', cause, now })
         : false;

@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { inTransaction } from '../../../db/after-commit.js';
+import type { Db } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+import { conflict, DomainError } from '../../../infra/domain-error.js';
+import { boughtCardsValue, capturedCents, restoreBoughtCards, takeOffBoughtCards } from '../../gift-cards/index.js';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  type GatewayName,
+  type Gateways,
+  type PaymentGateway,
+  type PaymentStatus,
+} from '../../payments/index.js';
+import { moveOrder, PAID } from '../order-states.js';
+import { lockOrder } from '../orders.repository.js';
+import { applyPaymentStatus } from '../payment-status.service.js';
+import { documentOf, orderOf } from './admin-orders.service.js';
+import type { OrderDocument } from './order-document.js';
+import { paymentsOf, type OrderRow, type PaymentRow } from './processing.repository.js';
+import { insertRefund, moveRefund, refundByRequestKey, unresolvedRefundOf, type RefundRow } from './refunds.repository.js';
+
+// Operators' refunds through the order's gateway. A refund is recorded (order_refund) before the
+// gateway is asked, under a gateway key of its own that every try sends, so the gateway makes it
+// once: a retry of a refund whose answer was lost (the operator got a 503) looks the payment up at
+// the gateway and answers what became of it, whether or not the gateway's callback applied it
+// meanwhile; a second refund while one is at the gateway is refused (409), never sent.
+//
+// Money spent from the gift cards the order bought is never paid back: a refund gives back at most
+// what was paid less that, and what it gives back of the cards' unspent value is taken off the cards
+// in the transaction that records it, before the gateway is asked, so it cannot be spent as well.
+
+/** How long a request may have its refund at the gateway (two calls within EVERYPAY_TIMEOUT_MS, with room). */
+const IN_FLIGHT_MS = 60_000;
+
+export interface RefundRequest {
+  /** What to refund; all that can be given back when undefined. */
+  amountCents: number | undefined;
+  /** The operator's Idempotency-Key: a retry under it answers the first refund's result. */
+  requestKey: string | undefined;
+}
+
+export interface RefundAnswer {
+  document: OrderDocument;
+  /** Spent from the gift cards the order bought: held back from every refund of it. */
+  heldBackCents: number;
+}
+
+type Claim = { kind: 'answered'; refund: RefundRow } | { kind: 'send'; refund: RefundRow; resumed: boolean; mine: boolean };
+
+const euros = (cents: number) => (cents / 100).toFixed(2);
+
+/** Refunds the order's settled payment (or its gift cards, when they paid it alone). */
+export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code: string, request: RefundRequest, now: number) {
+  const order = await orderOf(db, code);
+  const payment = (await paymentsOf(db, [order.id])).find(
+    (p) => p.reference !== null && (p.state === 'settled' || (p.state === 'refunded' && p.refunded_cents < p.amount_cents)),
+  );
+  if (!payment) return answer(db, await refundToGiftCards(db, order, code, request.amountCents, now), order.id);
+  const name = payment.gateway as GatewayName;
+  const gateway = gateways[name];
+  if (gateway === undefined) throw new DomainError('unavailable', 'orders.gatewayOff', { code, gateway: payment.gateway });
+  // An earlier refund left unresolved is finished first; then this request's own is made.
+  for (;;) {
+    const claim = await inTransaction(db, (trx) => claimRefund(trx, order.id, payment, request, now));
+    if (claim.kind === 'answered') return answerRefund(db, code, name, order.id, claim.refund.state);
+    const at = { gateway, name, reference: payment.reference!, orderId: order.id };
+    const state = await sendRefund(db, at, claim.refund, claim.resumed, now);
+    if (claim.mine) return answerRefund(db, code, name, order.id, state);
+  }
+}
+
+/**
+ * Under the order's lock: the refund this request finishes (its own Idempotency-Key's, finished
+ * already; or the payment's unresolved one), or a new one recorded, with the cards' share taken off.
+ */
+async function claimRefund(trx: Db, orderId: number, found: PaymentRow, request: RefundRequest, now: number): Promise<Claim> {
+  await lockOrder(trx, orderId);
+  if (request.requestKey !== undefined) {
+    const known = await refundByRequestKey(trx, found.id, request.requestKey);
+    if (known && (known.state === 'refunded' || known.state === 'refused')) return { kind: 'answered', refund: known };
+  }
+  const unresolved = await unresolvedRefundOf(trx, found.id);
+  if (unresolved) {
+    const inFlight = unresolved.state === 'sending' && now - Number(unresolved.updated_at) < IN_FLIGHT_MS;
+    if (inFlight || !(await moveRefund(trx, unresolved, 'sending', now)))
+      throw conflict('orders.refundInProgress', { amount: euros(unresolved.amount_cents) });
+    const resumed = { ...unresolved, state: 'sending' as const, updated_at: now };
+    return { kind: 'send', refund: resumed, resumed: true, mine: isRequestOf(unresolved, request) };
+  }
+  const payment = await trx.selectFrom('order_payment').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
+  const cards = await boughtCardsValue(trx, orderId);
+  const left = payment.amount_cents - payment.refunded_cents - cards.spentCents;
+  const cents = request.amountCents ?? left;
+  if (cents > left || cents <= 0) throw tooLarge(cents, left, cards.spentCents);
+  // The other things the order paid for come first; past them the refund is the cards' unspent value.
+  const cardCents = Math.max(0, cents - (left - cards.unspentCents));
+  if (cardCents > 0 && (await takeOffBoughtCards(trx, orderId, cardCents, now)) > 0)
+    throw tooLarge(cents, left - cardCents, cards.spentCents + cardCents); // spent meanwhile: rolled back
+  const refund = await insertRefund(trx, {
+    payment_id: payment.id,
+    requested_cents: request.amountCents ?? null,
+    amount_cents: cents,
+    refunded_before_cents: payment.refunded_cents,
+    card_cents: cardCents,
+    idempotency_key: `${payment.idempotency_key}-refund-${randomBytes(8).toString('hex')}`,
+    request_key: request.requestKey ?? null,
+    state: 'sending',
+    created_at: now,
+  });
+  return { kind: 'send', refund, resumed: false, mine: true };
+}
+
+function tooLarge(cents: number, left: number, spentCents: number) {
+  const amount = euros(cents);
+  if (spentCents > 0) return conflict('orders.refundTooLargeSpent', { amount, left: euros(Math.max(0, left)), spent: euros(spentCents) });
+  return conflict('orders.refundTooLarge', { amount, left: euros(Math.max(0, left)) });
+}
+
+/** Whether a request is a retry of this refund: the same Idempotency-Key, or without one the same sum asked. */
+function isRequestOf(refund: RefundRow, request: RefundRequest): boolean {
+  if (request.requestKey !== undefined) return refund.request_key === request.requestKey;
+  return refund.request_key === null && refund.requested_cents === (request.amountCents ?? null);
+}
+
+/**
+ * Has the gateway make the refund (once, under its key) and records the outcome: `refunded` with the
+ * payment's status applied in the same transaction, `refused`, or `unknown` and a 503 when the
+ * gateway did not answer.
+ */
+async function sendRefund(
+  db: Kysely<Database>,
+  at: { gateway: PaymentGateway; name: GatewayName; reference: string; orderId: number },
+  refund: RefundRow,
+  resumed: boolean,
+  now: number,
+): Promise<'refunded' | 'refused'> {
+  let status: PaymentStatus | null;
+  try {
+    status = await refundedPayment(at.gateway, at.reference, refund, resumed);
+  } catch (error) {
+    if (!(error instanceof GatewayUnavailableError)) throw error;
+    await moveRefund(db, refund, 'unknown', now);
+    throw new DomainError('unavailable', 'orders.gatewayUnavailable', { gateway: at.name });
+  }
+  if (status === null) {
+    // Nothing was paid back: what was taken off the bought cards for it goes back on them.
+    await inTransaction(db, async (trx) => {
+      if ((await moveRefund(trx, refund, 'refused', now)) && refund.card_cents > 0)
+        await restoreBoughtCards(trx, at.orderId, refund.card_cents, now);
+    });
+    return 'refused';
+  }
+  const applied = status;
+  await inTransaction(db, async (trx) => {
+    await applyPaymentStatus(trx, at.name, applied, 'refund', now);
+    await moveRefund(trx, refund, 'refunded', now);
+  });
+  return 'refunded';
+}
+
+/**
+ * The payment once the refund is made; null when the gateway refused it. A resumed refund may have
+ * been made already (its answer lost): the payment is looked up first. A refusal may be of the key
+ * used already: the payment as it is then tells.
+ */
+async function refundedPayment(gateway: PaymentGateway, reference: string, refund: RefundRow, resumed: boolean) {
+  const made = (status: PaymentStatus | null) =>
+    status?.state === 'refunded' && status.refundedCents >= refund.refunded_before_cents + refund.amount_cents ? status : null;
+  if (resumed) {
+    const found = made(await gateway.fetchStatus(reference));
+    if (found) return found;
+  }
+  try {
+    return await gateway.refund(reference, refund.amount_cents, refund.idempotency_key);
+  } catch (error) {
+    if (!(error instanceof GatewayRefusedError)) throw error;
+    return made(await gateway.fetchStatus(reference));
+  }
+}
+
+async function answerRefund(db: Kysely<Database>, code: string, gateway: GatewayName, orderId: number, state: RefundRow['state']) {
+  if (state === 'refused') throw conflict('orders.gatewayRefused', { gateway });
+  return answer(db, await documentOf(db, code), orderId);
+}
+
+async function answer(db: Kysely<Database>, document: OrderDocument, orderId: number): Promise<RefundAnswer> {
+  return { document, heldBackCents: (await boughtCardsValue(db, orderId)).spentCents };
+}
+
+/**
+ * An order no gateway payment settled for, paid by its gift cards alone: the refund is what the
+ * cards paid, back on their ledgers (the CANCELLED transition refunds each CAPTURED hold once).
+ * A card's share goes back whole, so a part refund is refused; an order whose cards have nothing
+ * left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409.
+ *
+ * A paid order with a payment made at a gateway (it has the gateway's reference) that is neither
+ * settled nor refunded in the shop's rows is a 409 too: it was paid through that payment, whose row
+ * is behind (a status read before the settle was applied over it, which earlier builds did), and
+ * cancelling it would keep the card's money while the order is off.
+ */
+async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: string, amountCents: number | undefined, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const left = await capturedCents(trx, order.id);
+    if (left === 0 || !PAID.includes(order.status)) throw conflict('orders.noSettledPayment', { code });
+    const online = (await paymentsOf(trx, [order.id])).find((payment) => payment.reference !== null && payment.state !== 'refunded');
+    if (online) throw conflict('orders.paymentNotSettled', { code, gateway: online.gateway });
+    const cents = amountCents ?? left;
+    if (cents > left) throw conflict('orders.refundTooLarge', { amount: euros(cents), left: euros(left) });
+    if (cents !== left) throw conflict('orders.giftCardRefundWhole', { left: euros(left) });
+    const moved = await moveOrder(trx, {
+      orderId: order.id,
+      from: PAID,
+      to: 'CANCELLED',
+      cause: `refunded ${euros(cents)} EUR to its gift cards`,
+      now,
+    });
+    if (!moved) throw conflict('orders.noSettledPayment', { code });
+  });
+  return documentOf(db, code);
+}

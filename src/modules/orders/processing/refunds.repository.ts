@@ -1,0 +1,55 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../../db/database.js';
+import type { OrderRefundTable, RefundState } from '../orders.tables.js';
+
+// The operators' refunds of a payment (order_refund): each recorded before the gateway is asked.
+
+export type RefundRow = Selectable<OrderRefundTable>;
+
+/** The payment's refund that is at the gateway or whose answer was lost, if any (one at most). */
+export function unresolvedRefundOf(db: Db, paymentId: number): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('order_refund')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('state', 'in', ['sending', 'unknown'])
+    .executeTakeFirst();
+}
+
+/** The payment's refund an operator sent under this Idempotency-Key, if any. */
+export function refundByRequestKey(db: Db, paymentId: number, requestKey: string): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('order_refund')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('request_key', '=', requestKey)
+    .executeTakeFirst();
+}
+
+export async function insertRefund(trx: Db, refund: Omit<RefundRow, 'id' | 'updated_at'>): Promise<RefundRow> {
+  return trx
+    .insertInto('order_refund')
+    .values({ ...refund, updated_at: refund.created_at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Moves a refund from the state (and last change) it was read in; false when someone else moved it
+ * meanwhile. Taking an `unknown` refund back to `sending` is how one retry claims its resolution.
+ */
+export async function moveRefund(
+  db: Db,
+  refund: Pick<RefundRow, 'id' | 'state' | 'updated_at'>,
+  to: RefundState,
+  now: number,
+): Promise<boolean> {
+  const moved = await db
+    .updateTable('order_refund')
+    .set({ state: to, updated_at: now })
+    .where('id', '=', refund.id)
+    .where('state', '=', refund.state)
+    .where('updated_at', '=', refund.updated_at)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}

@@ -1,0 +1,91 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody } from '../helpers/http.js';
+import { balance, ledger } from '../gift-cards/helpers.js';
+import { paidVirtualCard, REFUND_PATH, refundsAsked, spendCard, startRefundShop, type RefundShop } from './refund-helpers.js';
+
+// Refunding an order that bought a virtual gift card whose buyer (or recipient) already spent part of
+// it: what was spent is never paid back. A refund gives back at most what was paid less that (409
+// past it, sent nowhere), the unspent value it gives back is taken off the card first (so it cannot
+// be spent as well), the answer's X-Refund-Held-Back names what was held back, and the refund of all
+// that can be given back cancels the order.
+
+let s: RefundShop;
+beforeAll(async () => {
+  s = await startRefundShop();
+});
+afterEach(async () => {
+  s.everypay.breakApi(null);
+  await s.everypay.callbacksIdle();
+});
+afterAll(async () => {
+  await s?.close();
+});
+const db = () => s.t.database.db;
+const orderStatus = async (orderId: number) =>
+  (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
+
+describe('POST /admin/orders/{code}/refund of an order whose gift card was partly spent', () => {
+  it('refunds all but the spent 20.00 of a 25.00 card, voids the 5.00 left, cancels the order; more is a 409', async () => {
+    const bought = await paidVirtualCard(s, 25);
+    expect(bought.totalCents).toBe(5090);
+    await spendCard(s, bought.cardCode, 20);
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(500);
+
+    const tooMuch = await s.refund(bought.code, { amount: 30.91 });
+    const refused = expectErrorBody(tooMuch, 409, 'Conflict');
+    expect(refused.message).toContain('30.90');
+    expect(refused.message).toContain('20.00');
+    expect(refundsAsked(s, bought.reference)).toEqual([]);
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(500);
+
+    const whole = await s.refund(bought.code, {});
+    expect(whole.statusCode, whole.body).toBe(200);
+    expect(whole.headers['x-refund-held-back']).toBe('20.00');
+    expect(whole.json()).toMatchObject({ status: 'CANCELLED', payment: { state: 'refunded', amount: 50.9, refunded: 30.9 } });
+    expect(refundsAsked(s, bought.reference)).toEqual([3090]);
+    expect(s.everypay.payment(bought.reference)).toMatchObject({ standingCents: 2000 });
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 0, entrySumCents: 0 });
+    expect((await balance(s.t, bought.cardCode)).json()).toMatchObject({ balance: 0 });
+    await s.everypay.callbacksIdle();
+    expect(await orderStatus(bought.orderId)).toBe('CANCELLED');
+
+    expect((await s.refund(bought.code, {})).statusCode).toBe(409);
+    expect(refundsAsked(s, bought.reference)).toEqual([3090]);
+  });
+
+  it('part refunds: the other things first, past them the sum comes off the card before it is refunded', async () => {
+    const bought = await paidVirtualCard(s, 25);
+    await spendCard(s, bought.cardCode, 20);
+    // 10.00 of the book and the courier (25.90 in all): the card keeps its 5.00.
+    const first = await s.refund(bought.code, { amount: 10 });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers['x-refund-held-back']).toBe('20.00');
+    expect(first.json()).toMatchObject({ status: 'PENDING_NAV_PROCESSING', payment: { refunded: 10 } });
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(500);
+    // 17.00: the 15.90 left of them and 1.10 of the card, taken off it.
+    const second = await s.refund(bought.code, { amount: 17 });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json()).toMatchObject({ status: 'PENDING_NAV_PROCESSING', payment: { refunded: 27 } });
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(390);
+    // The 3.90 left on the card can go back once; past it a 409.
+    expectErrorBody(await s.refund(bought.code, { amount: 3.91 }), 409, 'Conflict');
+    const rest = await s.refund(bought.code, {});
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(rest.json()).toMatchObject({ status: 'CANCELLED', payment: { refunded: 30.9 } });
+    expect(refundsAsked(s, bought.reference)).toEqual([1000, 1700, 390]);
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(0);
+  });
+
+  it('a refund EveryPay refuses gives back to the card what was taken off it for the refund', async () => {
+    const bought = await paidVirtualCard(s, 25);
+    await spendCard(s, bought.cardCode, 20);
+    s.everypay.breakApi({ status: 422, body: '{"error":{"code":4999,"message":"Refunds are off"}}' }, 1, REFUND_PATH);
+    expectErrorBody(await s.refund(bought.code, {}), 409, 'Conflict');
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 500, entrySumCents: 500 });
+    expect(await orderStatus(bought.orderId)).toBe('PENDING_NAV_PROCESSING');
+    const whole = await s.refund(bought.code, {});
+    expect(whole.statusCode, whole.body).toBe(200);
+    expect(s.everypay.payment(bought.reference)).toMatchObject({ standingCents: 2000 });
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(0);
+  });
+});

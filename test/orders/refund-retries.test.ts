@@ -1,0 +1,116 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody } from '../helpers/http.js';
+import { until } from '../helpers/lock-waits.js';
+import { paidBook, REFUND_PATH, refundsAsked, startRefundShop, type RefundShop } from './refund-helpers.js';
+
+// An operator's refund is recorded before EveryPay is asked, under a key of its own that every try
+// sends. Two refunds at once: the second is refused (409) and sent nowhere. A refund whose answer was
+// lost (503) and is sent again: the retry looks the payment up and answers the first refund's result,
+// whether EveryPay's callback applied it meanwhile or not. In every case the customer is refunded once.
+
+let s: RefundShop;
+beforeAll(async () => {
+  s = await startRefundShop();
+});
+afterEach(async () => {
+  s.everypay.breakApi(null);
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+});
+afterAll(async () => {
+  await s?.close();
+});
+const db = () => s.t.database.db;
+
+/** What EveryPay has refunded of the payment, in cents: the truth the customer's bank sees. */
+const refundedAtEveryPay = (reference: string, totalCents: number) => totalCents - s.everypay.payment(reference)!.standingCents;
+
+const refundRows = (reference: string) =>
+  db()
+    .selectFrom('order_refund')
+    .innerJoin('order_payment', 'order_payment.id', 'order_refund.payment_id')
+    .select(['order_refund.state', 'order_refund.amount_cents'])
+    .where('order_payment.reference', '=', reference)
+    .orderBy('order_refund.id')
+    .execute();
+
+describe('POST /admin/orders/{code}/refund sent twice', () => {
+  it('two at once: the second is a 409 while the first is at EveryPay, and the payment is refunded once', async () => {
+    const order = await paidBook(s);
+    let answer!: () => void;
+    s.everypay.answerLate(
+      REFUND_PATH,
+      new Promise<void>((resolve) => {
+        answer = resolve;
+      }),
+    );
+    const first = s.refund(order.code, { amount: 5 });
+    await until('the first refund at EveryPay', () => refundsAsked(s, order.reference).length === 1);
+    const second = await s.refund(order.code, { amount: 5 });
+    const refused = expectErrorBody(second, 409, 'Conflict');
+    expect(refused.message).toContain('5.00');
+    const whole = await s.refund(order.code, {});
+    expectErrorBody(whole, 409, 'Conflict');
+    answer();
+    const done = await first;
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ payment: { refunded: 5 } });
+    expect(refundsAsked(s, order.reference)).toEqual([500]);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+  });
+
+  it('the answer lost, the callback applied it, then the same refund again: 200 with the first one, refunded once', async () => {
+    const order = await paidBook(s);
+    s.everypay.breakApi('lost-answer', 1, REFUND_PATH);
+    const lost = await s.refund(order.code, { amount: 5 });
+    expectErrorBody(lost, 503, 'Service Unavailable');
+    await s.everypay.callbacksIdle();
+    const applied = await db()
+      .selectFrom('order_payment')
+      .select('refunded_cents')
+      .where('reference', '=', order.reference)
+      .executeTakeFirstOrThrow();
+    expect(Number(applied.refunded_cents)).toBe(500);
+    const retry = await s.refund(order.code, { amount: 5 });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ payment: { refunded: 5 } });
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+    // A new refund after it is one of its own.
+    const next = await s.refund(order.code, { amount: 5 });
+    expect(next.statusCode, next.body).toBe(200);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(1000);
+  });
+
+  it('the answer lost and no callback, then the same refund again: 200 with the first one, not a 409, refunded once', async () => {
+    const order = await paidBook(s);
+    s.everypay.holdCallbacks();
+    s.everypay.breakApi('lost-answer', 1, REFUND_PATH);
+    expectErrorBody(await s.refund(order.code, {}), 503, 'Service Unavailable');
+    const retry = await s.refund(order.code, {});
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ status: 'CANCELLED', payment: { state: 'refunded', refunded: order.totalCents / 100 } });
+    await s.everypay.releaseCallbacks();
+    await s.everypay.callbacksIdle();
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(order.totalCents);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: order.totalCents }]);
+    expect((await s.refund(order.code, {})).statusCode).toBe(409);
+  });
+
+  it('under an Idempotency-Key: a retry after the lost answer, and one after it was answered, answer the first refund', async () => {
+    const order = await paidBook(s);
+    const key = { 'idempotency-key': 'refund-of-complaint-4711' };
+    s.everypay.breakApi('lost-answer', 1, REFUND_PATH);
+    expectErrorBody(await s.refund(order.code, { amount: 5 }, key), 503, 'Service Unavailable');
+    await s.everypay.callbacksIdle();
+    const retry = await s.refund(order.code, { amount: 5 }, key);
+    expect(retry.statusCode, retry.body).toBe(200);
+    const again = await s.refund(order.code, { amount: 5 }, key);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toMatchObject({ payment: { refunded: 5 } });
+    expect(refundsAsked(s, order.reference)).toEqual([500]);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expectErrorBody(await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'bad key' }), 400, 'Bad Request');
+  });
+});
