@@ -103,21 +103,6 @@ describe('POST /auth/verify-email with a spent link', () => {
   });
 });
 
-describe("a person's erasure", () => {
-  it('forgets their spent links: the same form again is then the 400 of any bad link', async () => {
-    const email = uniqueEmail('erased');
-    await register(t, email);
-    const token = tokenFromMail(await mailTo(t, email), 'verificationToken');
-    const verified = await verify(t, token);
-    expect(verified.statusCode).toBe(200);
-    const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-    const erased = await as(t, verified.json().accessToken)('DELETE', '/client-account', { password: GOOD_PASSWORD });
-    expect(erased.statusCode, erased.body).toBeLessThan(300);
-    expect(await t.database.db.selectFrom('spent_link').select('token_hash').where('user_id', '=', user.id).execute()).toEqual([]);
-    expectErrorBody(await verify(t, token), 400, 'Bad Request');
-  });
-});
-
 describe('POST /auth/set-new-password with a spent link', () => {
   const NEW_PASSWORD = 'Uus-parool-kuuse-all-77';
   const setNewPassword = (token: string, password = NEW_PASSWORD) =>
