@@ -7,7 +7,7 @@ import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { schedulePruning } from './infra/maintenance.js';
-import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler, spentLinkPruning } from './modules/accounts/index.js';
+import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import {
   BACK_IN_STOCK_CONFIRMATION_JOB,
   BACK_IN_STOCK_MAIL_JOB,
@@ -167,7 +167,6 @@ export function createJobRunner(
       worker.start();
       pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
         accessTokens: accessTokenPruning(),
-        spentLinks: spentLinkPruning(),
         socialSignIns: socialSignInPruning(),
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
         usedIdTokens: usedIdTokenPruning(),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompiledQuery } from 'kysely';
 import { pruneExpired } from '../../src/infra/maintenance.js';
 import { erasedEmailOf, type PersonalDataSubject } from '../../src/infra/personal-data.js';
-import { accessTokenPruning, spentLinkPruning } from '../../src/modules/accounts/index.js';
+import { accessTokenPruning } from '../../src/modules/accounts/index.js';
 import { backInStockPruning } from '../../src/modules/back-in-stock/index.js';
 import { dueRequestIds, findRequestByToken, pendingScopes } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
 import { basketPruning } from '../../src/modules/basket/index.js';
@@ -52,7 +52,6 @@ const GROWING = [
   'newsletter_request',
   'virtual_gift_card_purchase',
   'access_token',
-  'spent_link',
   'subscription',
   'subscription_card',
   'used_id_token',
@@ -98,7 +97,6 @@ describe('statements on tables that grow every day', () => {
     await basketPruning()(db, now);
     await subscriptionCardPruning(db, now);
     await accessTokenPruning()(db, now);
-    await spentLinkPruning()(db, now);
     await socialSignInPruning()(db, now);
     await usedIdTokenPruning()(db, now);
     await newsletterRequestPruning()(db, now);

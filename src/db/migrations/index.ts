@@ -70,7 +70,6 @@ import * as removeDeletedFileBytes from './2026_11_30_1050_remove_deleted_file_b
 import * as addBasketGiftCardSeenBalance from './2026_11_30_1150_add_basket_gift_card_seen_balance.js';
 import * as addSubscriptionChargeOutcomeTold from './2026_11_30_1400_add_subscription_charge_outcome_told.js';
 import * as indexOperatorLists from './2026_11_30_1500_index_operator_lists.js';
-import * as createSpentLink from './2026_11_30_1510_create_spent_link.js';
 import * as createOrderRefund from './2026_11_30_1550_create_order_refund.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -147,6 +146,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_1150_add_basket_gift_card_seen_balance': addBasketGiftCardSeenBalance,
   '2026_11_30_1400_add_subscription_charge_outcome_told': addSubscriptionChargeOutcomeTold,
   '2026_11_30_1500_index_operator_lists': indexOperatorLists,
-  '2026_11_30_1510_create_spent_link': createSpentLink,
   '2026_11_30_1550_create_order_refund': createOrderRefund,
 };

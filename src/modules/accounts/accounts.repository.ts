@@ -115,14 +115,10 @@ export async function consumeVerificationToken(
 }
 
 /** The user a password reset token was minted for, while it is valid. */
-export function findUserByResetToken(
-  db: Db,
-  tokenHash: string,
-  now: number,
-): Promise<{ id: number; email: string; reset_expires_at: number | null } | undefined> {
+export function findUserByResetToken(db: Db, tokenHash: string, now: number): Promise<{ id: number; email: string } | undefined> {
   return db
     .selectFrom('app_user')
-    .select(['id', 'email', 'reset_expires_at'])
+    .select(['id', 'email'])
     .where('reset_token_hash', '=', tokenHash)
     .where('reset_expires_at', '>', now)
     .executeTakeFirst();

@@ -31,10 +31,10 @@ import {
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
 import { logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
-import { checkResetLink } from './password-reset.service.js';
+import { resetTokenUser } from './password-reset.service.js';
 import { registerWholesale, requestBusinessRegistration, requestSimpleRegistration } from './registration.service.js';
 import { describeActor, endSession, loginBasketRequest, switchWebStore } from './session.service.js';
-import { checkVerificationLink, verificationMeta } from './verification.service.js';
+import { pendingVerification, verificationMeta } from './verification.service.js';
 
 const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
 const tags = ['auth'];
@@ -157,7 +157,6 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       schema: {
         tags,
         summary: 'What the verification page shows about the user',
-        description: 'The same again for a link followed already, while it would still be valid (400 once it would have expired).',
         headers: StoreRequestHeaders,
         querystring: VerificationTokenQuery,
         response: { 200: success(VerificationMeta), ...errors(...storeRouteErrors, 429) },
@@ -175,15 +174,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
           // Fastify validates the body before the query, so the token is checked here first.
           const token = tokenOf(request, 'verificationToken');
           if (token === undefined) throw new HttpError(400, 'auth.badVerificationToken');
-          await checkVerificationLink(db, token, explicitStore(request), request.actionTime);
+          await pendingVerification(db, token, explicitStore(request), request.actionTime);
         },
       ],
       schema: {
         tags,
         summary: 'Confirm the email, set the password and log in (the token in the query or, better, in the body)',
-        description:
-          'The same form again with a link followed already (a double click, two sends at once) logs in again while the link would ' +
-          'still be valid, when its password is the one the first send set; nothing else is done again. Any other password: 400.',
         headers: LoginHeaders,
         querystring: OptionalVerificationTokenQuery,
         body: VerificationForm,
@@ -199,7 +195,6 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
           token: tokenOf(request, 'verificationToken')!,
           storeCode: explicitStore(request),
           form: request.body,
-          address: request.ip,
           basket: loginBasket(request),
         },
         request.actionTime,
@@ -232,15 +227,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
         async (request) => {
           const token = tokenOf(request, 'passwordResetToken');
           if (token === undefined) throw new HttpError(400, 'auth.badResetToken');
-          await checkResetLink(db, token, request.actionTime);
+          await resetTokenUser(db, token, request.actionTime);
         },
       ],
       schema: {
         tags,
         summary: 'Set a new password with the token from the reset mail (in the query or, better, in the body); ends every session',
-        description:
-          'The same form again with a link followed already (a double click, two sends at once) answers {} while the link would still ' +
-          'be valid, when its password is the one the first send set, and sets nothing. Any other password: 400.',
         headers: StoreRequestHeaders,
         querystring: ResetTokenQuery,
         body: NewPasswordForm,
@@ -248,13 +240,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await setNewPassword(
-        db,
-        config,
-        deps.mailboxProven,
-        { token: tokenOf(request, 'passwordResetToken')!, form: request.body, address: request.ip },
-        request.actionTime,
-      );
+      await setNewPassword(db, deps.mailboxProven, tokenOf(request, 'passwordResetToken')!, request.body, request.actionTime);
       return {};
     },
   );

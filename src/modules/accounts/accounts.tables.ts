@@ -108,23 +108,8 @@ export interface AccessTokenTable {
   native_form: BooleanColumn | null;
 }
 
-/** A one-time link already followed, kept until its token would have expired (spent-links.ts). */
-export interface SpentLinkTable {
-  /** SHA-256 of the link's token, hex. */
-  token_hash: string;
-  kind: SpentLinkKind;
-  user_id: number;
-  /** The account a verification link activated; null for the other kinds. */
-  client_account_id: number | null;
-  spent_at: number;
-  expires_at: number;
-}
-
-export type SpentLinkKind = 'verification' | 'password-reset' | 'email-change';
-
 export interface AccountsTables {
   app_user: AppUserTable;
-  spent_link: SpentLinkTable;
   company: CompanyTable;
   client_account: ClientAccountTable;
   wholesale_request: WholesaleRequestTable;

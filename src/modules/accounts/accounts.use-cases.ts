@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import { hashPassword, verifyPassword } from '../../infra/passwords.js';
+import { hashPassword } from '../../infra/passwords.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
-import { isBadResetToken, queuePasswordReset, replacePassword, resetTokenUser, spentResetUser } from './password-reset.service.js';
+import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
 import { admitLogin, settleLogin } from './login-throttle.js';
 import {
   checkCredentials,
@@ -17,15 +17,7 @@ import {
   type LoginBasketRequest,
   type LoginResult,
 } from './session.service.js';
-import {
-  checkVerificationForm,
-  completeVerification,
-  isBadVerificationToken,
-  pendingVerification,
-  spentVerification,
-  verificationSession,
-  type PendingVerification,
-} from './verification.service.js';
+import { checkVerificationForm, completeVerification, pendingVerification } from './verification.service.js';
 
 // The account flows that take more than one transaction's worth of work: rate limits that must
 // count even when the work fails, and password hashing, which runs before the transaction opens
@@ -73,21 +65,10 @@ export async function verifyEmail(
   db: Kysely<Database>,
   config: AccountsConfig,
   mailboxProven: MailboxProven,
-  input: { token: string; storeCode: string | undefined; form: VerificationForm; address: string; basket: LoginBasketRequest },
+  input: { token: string; storeCode: string | undefined; form: VerificationForm; basket: LoginBasketRequest },
   now: number,
 ) {
-  // The link spent already (the form sent twice, or two at once and this one lost): answered as a repeat, or the 400.
-  const answerRepeat = async (error: unknown) => {
-    const repeat = isBadVerificationToken(error) ? await repeatedVerification(db, config, input, now) : undefined;
-    if (repeat === undefined) throw error;
-    return repeat;
-  };
-  let verification: PendingVerification;
-  try {
-    verification = await pendingVerification(db, input.token, input.storeCode, now);
-  } catch (error) {
-    return answerRepeat(error);
-  }
+  const verification = await pendingVerification(db, input.token, input.storeCode, now);
   checkVerificationForm(input.form, verification.user.email);
   const passwordHash = await hashPassword(input.form.password);
   return db
@@ -101,30 +82,7 @@ export async function verifyEmail(
         { passwordHash, newsletter: input.form.newsletter, basket: input.basket },
         now,
       ),
-    )
-    .catch(answerRepeat);
-}
-
-/**
- * The verification form again with the link its first send spent: the first answer (a session in
- * the account it activated) when the password is the one that send set, else undefined. The
- * password is checked as a login's, counted by the login throttle, so a spent link is no way round
- * it; nothing else of the first send runs again.
- */
-async function repeatedVerification(
-  db: Kysely<Database>,
-  config: AccountsConfig,
-  input: { token: string; storeCode: string | undefined; form: VerificationForm; address: string; basket: LoginBasketRequest },
-  now: number,
-) {
-  const spent = await spentVerification(db, input.token, input.storeCode, now);
-  if (!spent) return undefined;
-  const attempt = { email: spent.user.email, address: input.address };
-  await admitLogin(db, config.rateLimits, attempt, now);
-  const check = await verifyPassword(spent.user.password_hash, input.form.password, config.accounts.legacyPasswordSalt);
-  await settleLogin(db, config.rateLimits, attempt, now, !check.ok);
-  if (!check.ok) return undefined;
-  return db.transaction().execute((trx) => verificationSession(trx, config, spent.account, input.basket, now));
+    );
 }
 
 /** Mails a reset link (or the verification mail again); the answer never tells whether the email exists. */
@@ -135,49 +93,15 @@ export async function requestPasswordReset(db: Kysely<Database>, context: Accoun
 /** Sets a new password with a reset token; ends every session of the user. */
 export async function setNewPassword(
   db: Kysely<Database>,
-  config: AccountsConfig,
   mailboxProven: MailboxProven,
-  input: { token: string; form: NewPasswordForm; address: string },
+  token: string,
+  form: NewPasswordForm,
   now: number,
 ): Promise<void> {
-  const { token, form } = input;
-  // The link spent already (the form sent twice, or two at once and this one lost): answered as a repeat, or the 400.
-  const answerRepeat = async (error: unknown) => {
-    if (!isBadResetToken(error) || !(await isRepeatedReset(db, config, input, now))) throw error;
-  };
-  let user: Awaited<ReturnType<typeof resetTokenUser>>;
-  try {
-    user = await resetTokenUser(db, token, now);
-  } catch (error) {
-    return answerRepeat(error);
-  }
+  const user = await resetTokenUser(db, token, now);
   refuseFieldErrors(passwordFieldErrors(form, user.email));
   const passwordHash = await hashPassword(form.password);
-  await db
-    .transaction()
-    .execute((trx) => replacePassword(trx, mailboxProven, { userId: user.id, token, expiresAt: user.expiresAt }, passwordHash, now))
-    .catch(answerRepeat);
-}
-
-/**
- * The new-password form again with the link its first send spent: true when the password is the
- * one that send set and the user still has, so the repeat answers as the first did and sets
- * nothing; another password is not set with a spent link. Checked as a login's password is,
- * counted by the login throttle, so a spent link is no way round it.
- */
-async function isRepeatedReset(
-  db: Kysely<Database>,
-  config: AccountsConfig,
-  input: { token: string; form: NewPasswordForm; address: string },
-  now: number,
-): Promise<boolean> {
-  const user = await spentResetUser(db, input.token, now);
-  if (!user) return false;
-  const attempt = { email: user.email, address: input.address };
-  await admitLogin(db, config.rateLimits, attempt, now);
-  const check = await verifyPassword(user.password_hash, input.form.password, config.accounts.legacyPasswordSalt);
-  await settleLogin(db, config.rateLimits, attempt, now, !check.ok);
-  return check.ok;
+  await db.transaction().execute((trx) => replacePassword(trx, mailboxProven, user.id, token, passwordHash, now));
 }
 
 /**

@@ -11,7 +11,6 @@ export {
 } from './accounts.config.js';
 export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
-export { findSpentLink, forgetSpentLinks, recordSpentLink, spentLinkPruning } from './spent-links.js';
 export { createClientAccount, findUserByEmail, insertUser, lockUser, type ClientAccountRow } from './accounts.repository.js';
 // The reserved-address rule lives in infra (the newsletter, below accounts, needs it too); given on here
 // for the modules that take their registration rules from accounts.

@@ -1,17 +1,9 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
-import { badRequest, DomainError } from '../../infra/domain-error.js';
+import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
-import {
-  accountsOfUser,
-  consumeResetToken,
-  findUserByEmail,
-  findUserById,
-  findUserByResetToken,
-  revokeAllTokensOfUser,
-} from './accounts.repository.js';
-import { findSpentLink, recordSpentLink } from './spent-links.js';
+import { accountsOfUser, consumeResetToken, findUserByEmail, findUserByResetToken, revokeAllTokensOfUser } from './accounts.repository.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
 
 /**
@@ -47,52 +39,28 @@ export async function resolvePasswordReset(trx: Db, context: AccountsContext, em
 
 const badToken = () => badRequest('auth.badResetToken');
 
-/** The 400 of a reset token that is unknown, spent or expired: the one a repeat of a spent link may answer instead. */
-export const isBadResetToken = (error: unknown) => error instanceof DomainError && error.messageKey === 'auth.badResetToken';
-
-/** The user a reset token was minted for, and until when it is valid; 400 when it is unknown, used or expired. */
-export async function resetTokenUser(db: Db, token: string, now: number): Promise<{ id: number; email: string; expiresAt: number }> {
+/** The user a reset token was minted for; 400 when it is unknown, used or expired. */
+export async function resetTokenUser(db: Db, token: string, now: number): Promise<{ id: number; email: string }> {
   if (!isTokenShaped(token)) throw badToken();
   const user = await findUserByResetToken(db, hashToken(token), now);
   if (!user) throw badToken();
-  return { id: user.id, email: user.email, expiresAt: user.reset_expires_at! };
-}
-
-/**
- * The user whose password a spent reset link set, while the link would still be valid; undefined
- * for any other token. A repeat of the link sets nothing: it may only answer as the first did.
- */
-export async function spentResetUser(db: Db, token: string, now: number) {
-  if (!isTokenShaped(token)) return undefined;
-  const spent = await findSpentLink(db, 'password-reset', hashToken(token), now);
-  return spent && findUserById(db, Number(spent.user_id));
-}
-
-/** The set-new-password route's check before its form is read: a reset link still valid, or a spent one a repeat may follow. */
-export async function checkResetLink(db: Db, token: string, now: number): Promise<void> {
-  try {
-    await resetTokenUser(db, token, now);
-  } catch (error) {
-    if (!isBadResetToken(error) || !(await spentResetUser(db, token, now))) throw error;
-  }
+  return user;
 }
 
 /**
  * Replaces the password (already hashed), consumes the reset token and revokes every access token
  * of the user. The link was mailed to the login email, so whoever followed it owns the mailbox
- * (mailboxProven: an address nobody had confirmed is taken over with it). The spent link is kept
- * until the token would have expired, so that the same form sent again answers as this one.
+ * (mailboxProven: an address nobody had confirmed is taken over with it).
  */
 export async function replacePassword(
   trx: Db,
   mailboxProven: MailboxProven,
-  reset: { userId: number; token: string; expiresAt: number },
+  userId: number,
+  token: string,
   passwordHash: string,
   now: number,
 ): Promise<void> {
-  const { userId, token, expiresAt } = reset;
   if (!(await consumeResetToken(trx, userId, hashToken(token), passwordHash, now))) throw badToken();
-  await recordSpentLink(trx, { tokenHash: hashToken(token), kind: 'password-reset', userId, expiresAt }, now);
   await mailboxProven(trx, userId, now);
   await revokeAllTokensOfUser(trx, userId);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
-import { badRequest, DomainError } from '../../infra/domain-error.js';
+import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
 import { setConfirmedAddressConsent } from '../newsletter/index.js';
@@ -12,7 +12,6 @@ import {
   consumeVerificationToken,
   findAccount,
   findCompany,
-  findUserById,
   findUserByVerificationToken,
   revokeAllTokensOfUser,
   type ClientAccountRow,
@@ -21,12 +20,8 @@ import {
 import type { VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { basketAfterLogin, issueAccessToken, type LoginBasketRequest } from './session.service.js';
-import { findSpentLink, recordSpentLink } from './spent-links.js';
 
 const badToken = () => badRequest('auth.badVerificationToken');
-
-/** The 400 of a verification token that is unknown, spent or expired: the one a repeat of a spent link may answer instead. */
-export const isBadVerificationToken = (error: unknown) => error instanceof DomainError && error.messageKey === 'auth.badVerificationToken';
 
 /** A valid verification token, the user it was minted for and the client account it activates. */
 export interface PendingVerification {
@@ -52,28 +47,9 @@ export async function pendingVerification(db: Db, token: string, storeCode: stri
   return { token, user, account };
 }
 
-/**
- * A verification link as its page and its form see it: waiting for its verification, or spent and
- * still within its lifetime (a repeat may follow it); else the 400 of pendingVerification.
- */
-async function followableVerification(db: Db, token: string, storeCode: string | undefined, now: number) {
-  try {
-    return await pendingVerification(db, token, storeCode, now);
-  } catch (error) {
-    const spent = isBadVerificationToken(error) ? await spentVerification(db, token, storeCode, now) : undefined;
-    if (!spent) throw error;
-    return spent;
-  }
-}
-
-/** The verify route's check before its form is read. */
-export async function checkVerificationLink(db: Db, token: string, storeCode: string | undefined, now: number): Promise<void> {
-  await followableVerification(db, token, storeCode, now);
-}
-
-/** What the verification page shows about the user; the same page again for a link followed already. */
+/** What the verification page shows about the user. */
 export async function verificationMeta(db: Db, token: string, storeCode: string | undefined, now: number) {
-  const { user, account } = await followableVerification(db, token, storeCode, now);
+  const { user, account } = await pendingVerification(db, token, storeCode, now);
   const company = account.company_id === null ? undefined : await findCompany(db, account.company_id);
   return {
     email: user.email,
@@ -120,18 +96,6 @@ export async function completeVerification(
     now,
   );
   if (!consumed) throw badToken();
-  // Kept until the token would have expired, so that the same form sent again answers as this one.
-  await recordSpentLink(
-    trx,
-    {
-      tokenHash: hashToken(token),
-      kind: 'verification',
-      userId: user.id,
-      clientAccountId: account.id,
-      expiresAt: user.verification_expires_at!,
-    },
-    now,
-  );
   // The registration's newsletter tick (or the form's answer now): the address was just confirmed
   // by this very link, so it is the double opt-in's confirmation too, and the subscription starts.
   const newsletter = input.newsletter ?? Boolean(user.newsletter);
@@ -150,46 +114,12 @@ export async function completeVerification(
   const takenOver = await mailboxProven(trx, user.id, now);
   // A password that replaces an earlier one ends the sessions made with it.
   if (takenOver || user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
+  const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });
   await queueCompleteRegistration(trx, completeRegistrationEvent(user, account.store_code, now), {
     maxAttempts: config.jobs.maxAttempts,
     now,
   });
-  return verificationSession(trx, config, account, input.basket, now);
-}
-
-/**
- * The user and the account a spent verification link activated, while the link would still be
- * valid and the account is still active (a repeat of the verification answers with a session in
- * it); undefined otherwise, where the caller answers the 400 of any bad link.
- */
-export async function spentVerification(
-  db: Db,
-  token: string,
-  storeCode: string | undefined,
-  now: number,
-): Promise<{ user: UserRow; account: ClientAccountRow } | undefined> {
-  if (!isTokenShaped(token)) return undefined;
-  const spent = await findSpentLink(db, 'verification', hashToken(token), now);
-  if (!spent || spent.client_account_id === null) return undefined;
-  const [user, account] = await Promise.all([findUserById(db, Number(spent.user_id)), findAccount(db, Number(spent.client_account_id))]);
-  if (!user || !account || Number(account.user_id) !== Number(user.id) || account.status !== 'ACTIVE') return undefined;
-  if (storeCode !== undefined && storeCode !== account.store_code) throw badRequest('auth.activationMismatch');
-  return { user, account };
-}
-
-/**
- * The answer of a verification: a session in the account the link activated, the guest basket
- * merged in. A repeat of a spent link gets it too, and none of the first use's other work.
- */
-export async function verificationSession(
-  trx: Db,
-  config: Pick<AccountsConfig, 'accounts'>,
-  account: ClientAccountRow,
-  basket: LoginBasketRequest,
-  now: number,
-) {
-  const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });
-  return { accessToken, webStoreNavCode: account.store_code, basket: await basketAfterLogin(trx, account, basket, now) };
+  return { accessToken, webStoreNavCode: account.store_code, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
 
 function completeRegistrationEvent(user: UserRow, storeCode: string, actionTime: number): CompleteRegistrationEvent {

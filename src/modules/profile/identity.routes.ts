@@ -49,7 +49,6 @@ export const identityRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app
         summary: 'Confirms an email change with the token from the mail to the new address; the old address is told',
         description:
           "400: the token is unknown, expired, replaced by a newer request or another user's. 409: the address became another user's meanwhile. " +
-          'The same link again by the same user answers as the first time while it would still be valid, and changes nothing. ' +
           'The login email is confirmed from then on; the link to the address the user has already only confirms it.',
         headers: StoreRequestHeaders,
         body: ConfirmEmailBody,

@@ -11,8 +11,6 @@ import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import {
   admitLogin,
-  findSpentLink,
-  recordSpentLink,
   passwordFieldErrors,
   refuseReservedEmail,
   settleLogin,
@@ -147,20 +145,8 @@ async function checkCurrentPassword(
 }
 
 /**
- * The confirmation link followed again by the user it was made for, once it confirmed (a double
- * click, a mail client's second send, two at once): the answer of the first, the login email as
- * it stands, and nothing done again. Any other token, or another user with it, is the 400.
- */
-async function repeatedConfirmation(trx: Db, actor: ProfileActor, tokenHash: string, now: number) {
-  const spent = await findSpentLink(trx, 'email-change', tokenHash, now);
-  if (!spent || Number(spent.user_id) !== actor.userId) throw badRequest('profile.badEmailToken');
-  return { email: (await findProfile(trx, actor.clientAccountId))!.email };
-}
-
-/**
  * POST /user/me/confirm-email: the token from the mail to the new address, presented by the same
- * user logged in; the same link again answers as the first time while it would be valid
- * (repeatedConfirmation). 400 for a token that is unknown, expired, replaced or another user's; 409 when
+ * user logged in. 400 for a token that is unknown, expired, replaced or another user's; 409 when
  * the address has meanwhile become another user's login (the change stays pending). The user's
  * other sessions end. Either way the login email is now confirmed; the link to the address the user
  * has already only confirms it (the login identity is the same: no session ends, nobody is told).
@@ -176,15 +162,11 @@ export async function confirmEmailChange(
   if (!isTokenShaped(token)) throw badRequest('profile.badEmailToken');
   const tokenHash = hashToken(token);
   const change = await findEmailChangeByToken(trx, tokenHash, now);
-  if (!change) return repeatedConfirmation(trx, actor, tokenHash, now);
-  if (Number(change.user_id) !== actor.userId) throw badRequest('profile.badEmailToken');
+  if (!change || Number(change.user_id) !== actor.userId) throw badRequest('profile.badEmailToken');
   const holder = await findUserIdByEmail(trx, change.new_email);
   if (holder && Number(holder.id) !== actor.userId) throw conflict('profile.emailTaken');
   const user = (await findProfile(trx, actor.clientAccountId))!;
-  // Taken meanwhile by the same link sent at once: this one answers as its repeat.
-  if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) return repeatedConfirmation(trx, actor, tokenHash, now);
-  // Kept until the token would have expired, so that the same link followed again answers as this time.
-  await recordSpentLink(trx, { tokenHash, kind: 'email-change', userId: actor.userId, expiresAt: Number(change.expires_at) }, now);
+  if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) throw badRequest('profile.badEmailToken');
   await markLoginEmailConfirmed(trx, actor.userId);
   if (change.new_email === user.email) return { email: user.email };
   try {
