@@ -55,4 +55,17 @@ describe('email change confirmations', () => {
     await t.jobs.worker.drain({ includeDelayed: true });
     expect(confirmations(wanted)).toHaveLength(EMAIL_CHANGE_MAILS_PER_ADDRESS.max);
   });
+
+  it("counts each mail of a change asked for again, though the first mail's job minted its token already", async () => {
+    const wanted = uniqueEmail('wanted-again');
+    // Asked for, then another address, then the first again, before the worker runs: the change pending
+    // is the first address again, with both its jobs due (the one of the other address does nothing).
+    const users = Math.ceil(EMAIL_CHANGE_MAILS_PER_ADDRESS.max / 2) + 1;
+    for (let i = 0; i < users; i++) {
+      const token = await registerVerified(t, uniqueEmail(`again-asker-${i}`));
+      for (const email of [wanted, uniqueEmail(`elsewhere-${i}`), wanted]) expect((await askFor(token, email)).statusCode).toBe(200);
+    }
+    await t.drainJobs();
+    expect(confirmations(wanted)).toHaveLength(EMAIL_CHANGE_MAILS_PER_ADDRESS.max);
+  });
 });

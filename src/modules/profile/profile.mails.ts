@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { translate, type MessageKey } from '../../i18n/index.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
-import type { JobHandler } from '../../infra/jobs/worker.js';
+import type { JobContext, JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { mailboxKey } from '../../infra/email-address.js';
 import { countHit, type RateLimit } from '../../infra/rate-limit.js';
@@ -39,7 +39,7 @@ export function profileMailHandler(deps: ProfileMailDeps): JobHandler {
     return 'sent';
   };
 
-  return async (mail: ProfileMail) => {
+  return async (mail: ProfileMail, context: JobContext) => {
     const user = await findProfileUser(db, mail.userId);
     if (!user) return 'skipped';
     const store = await getStore(db, mail.storeCode);
@@ -50,8 +50,10 @@ export function profileMailHandler(deps: ProfileMailDeps): JobHandler {
       case 'confirmEmail': {
         const pending = await findEmailChange(db, mail.userId);
         if (!pending || pending.new_email !== mail.newEmail) return 'skipped';
-        // Counted at its first attempt (no token minted yet): a retry after a failed send is the same mail.
-        if (pending.token_hash === null) {
+        // Counted at the job's first attempt: a retry after a failed send is the same mail. Not by the token
+        // minted yet: a change asked for again (another address, then this one) shares its row with the
+        // earlier job, which minted the token, and each job mails the address.
+        if (context.job.attempts === 1) {
           const mailed = await countHit(
             db,
             `profile:confirm-email:${mailboxKey(mail.newEmail)}`,
