@@ -5,8 +5,10 @@ import { setLinkHeader } from './paging.js';
 /**
  * A guest's catalogue answer is the same for every guest of a store and language until the data
  * changes, and most traffic is guests reading the same popular pages. In the plugin it is
- * registered in, a guest's public 200 answer to GET is kept for `ttlMs` with the headers that
- * belong to it, and the next identical request gets it without running the handler again.
+ * registered in, a guest's public 200 answer to GET is kept with the headers that belong to it, and
+ * the next identical request gets it without running the handler again. It is kept for `ttlMs`, or
+ * less when its own max-age is shorter (content's ends when something it shows starts or ends), and
+ * replayed with an `Age` header (RFC 9111 4.2.3) so that a browser or CDN counts the time it was kept.
  *
  * It serves from `preHandler`, so the store hook (unknown store 400, locked store 423) and the
  * validation of the request have run first, and the request-context headers (action-time,
@@ -35,6 +37,9 @@ interface CachedAnswer {
   tag: ReplayTag | null;
   /** The path and other parameters the answer's Link header was built from (linkBase). */
   linkBase: string;
+  /** When it was made and when it is stale (Unix ms); the cache's own TTL may end it sooner. */
+  madeAt: number;
+  staleAt: number;
 }
 
 // The headers an answer carries that its handler (not the request context) set.
@@ -64,9 +69,13 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     if (!cacheable(request)) return;
     const hit = answers.peek(keyOf(request));
     if (!hit) return;
+    const now = Date.now();
+    // Past its own max-age: made again, and the new answer replaces it.
+    if (now >= hit.staleAt) return;
     if (hit.tag && options.onReplay) options.onReplay(request, hit.tag);
     (reply as unknown as Record<symbol, boolean>)[FROM_CACHE] = true;
     reply.headers(hit.headers);
+    reply.header('age', String(Math.floor((now - hit.madeAt) / 1000)));
     // The Link header names the URL it was made for: the same parameters, maybe other unknown ones.
     const base = linkBase(request.url);
     if (hit.headers.link !== undefined && base !== hit.linkBase)
@@ -81,9 +90,27 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     if (typeof cacheControl !== 'string' || !cacheControl.startsWith('public')) return payload;
     // A list whose Link was left out for its length would replay without one to shorter URLs of the same key.
     if (reply.hasHeader('x-pagination-current-page') && !reply.hasHeader('link')) return payload;
-    answers.set(keyOf(request), { payload, headers: keptHeaders(reply), tag: reply.replayTag, linkBase: linkBase(request.url) });
+    const lifetimeMs = Math.min(options.ttlMs, maxAgeMs(cacheControl) ?? options.ttlMs);
+    if (lifetimeMs <= 0) return payload;
+    const madeAt = Date.now();
+    answers.set(keyOf(request), {
+      payload,
+      headers: keptHeaders(reply),
+      tag: reply.replayTag,
+      linkBase: linkBase(request.url),
+      madeAt,
+      staleAt: madeAt + lifetimeMs,
+    });
     return payload;
   });
+}
+
+const MAX_AGE = /(?:^|[\s,])max-age=(\d+)/;
+
+/** The `max-age` of a Cache-Control value in ms, or undefined when it has none. */
+function maxAgeMs(cacheControl: string): number | undefined {
+  const match = MAX_AGE.exec(cacheControl);
+  return match ? Number(match[1]) * 1000 : undefined;
 }
 
 /**
