@@ -29,6 +29,7 @@ const MAX_DEPTH = 64;
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  const withRepeats = httpPart === 'querystring' ? repeatedParameterErrors : (errors: ErrorObject[] | null | undefined) => errors;
   // Ajv checks `minProperties` before it removes the fields a closed object does not name, so
   // {"foo": 1} passed an object of changes that needs one (`minProperties: 1`) and reached the route
   // as {}. A second pass over what is left sees the object as the route will.
@@ -39,12 +40,32 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   // deeper than MAX_DEPTH. The schema's own check runs first: it removes unknown fields.
   const validateWithoutNul = (value: unknown) => {
     const valid = validate(value) && (!twice || validate(value));
-    validateWithoutNul.errors = valid ? nulErrors(value, '') : withTextFailures(validate.errors, value);
+    validateWithoutNul.errors = valid ? nulErrors(value, '') : withTextFailures(withRepeats(validate.errors), value);
     return validateWithoutNul.errors === null || validateWithoutNul.errors === undefined || validateWithoutNul.errors.length === 0;
   };
   validateWithoutNul.errors = null as ErrorObject[] | null | undefined;
   return validateWithoutNul;
 };
+
+/**
+ * A query parameter given more than once (`?categoryId=1&categoryId=2`) arrives as a list, which a
+ * parameter that takes one value refuses as a wrong type: said as such, the message named the value
+ * the client sent ("must be a positive whole number"). Its errors become one that says it was
+ * repeated. A list parameter's refusal of its items (at `/ids/1`) or of their count is left as is.
+ */
+function repeatedParameterErrors(errors: ErrorObject[] | null | undefined): ErrorObject[] | null | undefined {
+  const repeated = (error: ErrorObject) =>
+    REFUSES_A_LIST.has(error.keyword) && Array.isArray(error.data) && !error.instancePath.includes('/', 1);
+  if (!errors?.some(repeated)) return errors;
+  const paths = new Set(errors.filter(repeated).map((error) => error.instancePath));
+  return [
+    ...[...paths].map((instancePath): ErrorObject => ({ instancePath, schemaPath: '', keyword: 'repeated', params: {} })),
+    ...errors.filter((error) => !paths.has(error.instancePath)),
+  ];
+}
+
+/** The keywords a single value's schema refuses a list with (a union's branches: `type`, then the union's own). */
+const REFUSES_A_LIST = new Set(['type', 'anyOf', 'oneOf']);
 
 /** Whether `keyword` appears anywhere in `schema`. */
 function usesKeyword(schema: unknown, keyword: string): boolean {
@@ -161,6 +182,7 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
     case 'format':
       if (params.format === 'email') return say('validation.format.email');
       if (params.format === 'date') return say('validation.format.date');
+      if (params.format === 'date-time') return say('validation.format.dateTime');
       return say('validation.format');
     case 'pattern':
       // A text (text.ts): a control character, or nothing but white space where text is required.
@@ -173,6 +195,8 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       return say('validation.invalidCharacters');
     case 'depth':
       return say('validation.tooDeep', { limit: Number(params.limit) });
+    case 'repeated':
+      return say('validation.repeated');
     case 'minProperties':
       // An object of changes with none in it (`{}`): no field to name.
       return say('validation.noFields');
