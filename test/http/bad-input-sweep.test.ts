@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../../src/demo/accounts.js';
 import { seedDemo } from '../../src/demo/seed.js';
-import { LANGUAGES, translate } from '../../src/i18n/index.js';
+import { LANGUAGES, translate, type Language, type MessageKey } from '../../src/i18n/index.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { eventFeedCommand, signText } from '../../src/modules/integrations/index.js';
@@ -204,6 +204,22 @@ const ROUTE_NOT_FOUND = LANGUAGES.map(
     ),
 );
 
+/**
+ * A query parameter given twice and refused for it by validation says so (http/validation.ts), in
+ * whichever language; it said what the value must be, which the client had sent. (A route that
+ * checks a link's token before validation refuses a repeated token as the bad link it is.)
+ */
+function repeatProblems(label: string, body: string): string[] {
+  const twice = /^query (.+) twice$/.exec(label);
+  if (!twice) return [];
+  const field = twice[1]!;
+  const text = (language: Language, key: MessageKey, reason = '') =>
+    JSON.stringify(translate(language, key, { field, reason })).slice(1, -1);
+  const language = LANGUAGES.find((candidate) => body.includes(text(candidate, 'error.badParameter')));
+  if (language === undefined || body.includes(text(language, 'validation.repeated'))) return [];
+  return ['a repeated parameter not said to be repeated'];
+}
+
 function isRouteNotFound(response: LightMyRequestResponse): boolean {
   try {
     const message = (response.json() as { message?: unknown }).message;
@@ -284,6 +300,7 @@ describe('bad input on every documented operation', () => {
             outcome.changed = await tracker.changes();
             books.add(outcome.changed);
             outcome.problems.push(...problemsOf(response, documented, name in HTML_PAGES));
+            if (response.statusCode === 400) outcome.problems.push(...repeatProblems(bad.label, response.body));
             if (response.statusCode >= 400) {
               const judged = Object.entries(outcome.changed).filter(([table]) => !unjudged(table));
               if (judged.length > 0) outcome.problems.push(`refused but changed rows: ${JSON.stringify(Object.fromEntries(judged))}`);
