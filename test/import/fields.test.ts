@@ -41,11 +41,11 @@ describe('barcodes', () => {
 });
 
 describe('dates', () => {
-  it('reads YYYY-MM-DD as UTC midnight and RFC 3339 with its offset', () => {
-    expect(timestamp('2026-11-22', 'from')).toBe(Date.UTC(2026, 10, 22));
+  it('reads YYYY-MM-DD as the Tallinn midnight and RFC 3339 with its offset', () => {
+    expect(timestamp('2026-11-22', 'from')).toBe(Date.UTC(2026, 10, 21, 22));
     expect(timestamp('2026-11-22T10:15:00+02:00', 'from')).toBe(Date.UTC(2026, 10, 22, 8, 15));
     expect(timestamp('2026-11-22T10:15:00.250Z', 'from')).toBe(Date.UTC(2026, 10, 22, 10, 15, 0, 250));
-    expect(endTimestamp('2026-12-24', 'to')).toBe(Date.UTC(2026, 11, 25));
+    expect(endTimestamp('2026-12-24', 'to')).toBe(Date.UTC(2026, 11, 24, 22));
     expect(endTimestamp('2026-12-24T12:00:00Z', 'to')).toBe(Date.UTC(2026, 11, 24, 12));
   });
 

@@ -157,8 +157,8 @@ describe('import campaigns', () => {
   it('imports a campaign; its price rows are replaced by the file', async () => {
     expect((await t.run('campaigns', [campaign])).outcomes).toEqual({ created: 1 });
     const row = await t.database.db.selectFrom('campaign').selectAll().where('code', '=', 'XMAS').executeTakeFirstOrThrow();
-    // A date alone as the end means to the end of that day (the stored end is exclusive).
-    expect([row.valid_from, row.valid_to]).toEqual([Date.UTC(2026, 11, 1), Date.UTC(2026, 11, 25)]);
+    // Dates alone are Tallinn days (UTC+2 in December); the end is the end of that day (exclusive).
+    expect([row.valid_from, row.valid_to]).toEqual([Date.UTC(2026, 10, 30, 22), Date.UTC(2026, 11, 24, 22)]);
     expect(await priceRows()).toHaveLength(3);
 
     const before = await t.snapshot();

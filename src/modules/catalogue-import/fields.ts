@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
+import { endOfLocalDay, instantOf } from '../../infra/shop-time.js';
 import { STORE_CODES } from '../store/index.js';
 import { lineMessage } from './line-messages.js';
 
@@ -27,7 +28,7 @@ export const Store = Type.Union(STORE_CODES.map((code) => Type.Literal(code)));
 export const Position = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 /** Euros as a JSON number, at most two decimals; converted with `cents()`. */
 export const Money = Type.Number({ minimum: 0, maximum: 9_999_999.99 });
-/** `YYYY-MM-DD` (UTC midnight) or an RFC 3339 date-time; converted with `timestamp()`. */
+/** `YYYY-MM-DD` (a day in the shop's time zone) or an RFC 3339 date-time; converted with `timestamp()`. */
 export const DateValue = Type.String({ maxLength: 40 });
 
 /** `{et, en?, ru?}`: Estonian is required, the others optional. */
@@ -133,8 +134,26 @@ export function optionalCents(euros: number | null | undefined, field: string): 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** Unix ms of `YYYY-MM-DD` (UTC midnight) or an RFC 3339 date-time; a bad or impossible date is a LineError. */
+/**
+ * Unix ms of `YYYY-MM-DD`, the start of that day in the shop's time zone (the shop's back office means
+ * Tallinn days: 2026-12-01 is 2026-11-30T22:00:00Z), or of an RFC 3339 date-time, whose offset says
+ * what it means; a bad or impossible date is a LineError.
+ */
 export function timestamp(value: string, field: string): number {
+  return parseDate(value, field, (date) => instantOf(date, 0));
+}
+
+/**
+ * Unix ms of a date shown back as a date, not a moment something starts (a book's release date): a
+ * date alone is its UTC midnight, which the wire's `toIsoDate` gives back as the same date.
+ */
+export function calendarDate(value: string | null | undefined, field: string): number | null {
+  if (value === null || value === undefined) return null;
+  return parseDate(value, field, (date) => Date.parse(`${date}T00:00:00Z`));
+}
+
+/** A date or date-time checked and converted; `ofDate` turns a valid date alone into its instant. */
+function parseDate(value: string, field: string, ofDate: (date: string) => number): number {
   const date = DATE.exec(value);
   const dateTime = date ? undefined : DATE_TIME.exec(value);
   const parts = date ?? dateTime;
@@ -143,7 +162,9 @@ export function timestamp(value: string, field: string): number {
     const ms = Date.parse(date ? `${value}T00:00:00Z` : value.replace(' ', 'T'));
     // Date.parse rolls 2026-02-30 over to March; a calendar date must survive the round trip.
     const check = new Date(Date.UTC(year, month - 1, day));
-    if (!Number.isNaN(ms) && check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day) return ms;
+    if (!Number.isNaN(ms) && check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day) {
+      return date ? ofDate(value) : ms;
+    }
   }
   throw new LineError(`/${field}: "${value.slice(0, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
 }
@@ -152,18 +173,19 @@ export function optionalTimestamp(value: string | null | undefined, field: strin
   return value === null || value === undefined ? null : timestamp(value, field);
 }
 
-const DAY_MS = 86_400_000;
-
 /** Whether a date value is a date alone (`YYYY-MM-DD`), not a date-time. */
 export function isDateOnly(value: string): boolean {
   return DATE.test(value);
 }
 
-/** An end of validity: a date alone means "to the end of that day" (the stored end is exclusive). */
+/**
+ * An end of validity: a date alone means "to the end of that day" in the shop's time zone, the next
+ * Tallinn midnight (the stored end is exclusive; 2026-12-14 ends at 2026-12-14T22:00:00Z).
+ */
 export function endTimestamp(value: string | null | undefined, field: string): number | null {
   if (value === null || value === undefined) return null;
   const ms = timestamp(value, field);
-  return isDateOnly(value) ? ms + DAY_MS : ms;
+  return isDateOnly(value) ? endOfLocalDay(value) : ms;
 }
 
 /** The digits of an EAN/ISBN as written with hyphens or spaces; ISBN-10 may end in X. */

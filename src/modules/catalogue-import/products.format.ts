@@ -12,11 +12,11 @@ import {
   Store,
   Text,
   barcode,
+  calendarDate,
   cents,
   lineParser,
   mainBarcode,
   optionalCents,
-  optionalTimestamp,
   unique,
 } from './fields.js';
 
@@ -187,7 +187,7 @@ function convert(line: ProductLine): ProductRecord {
       is_active: line.active ?? true,
       hidden_web: line.hiddenWeb ?? false,
       hidden_business: line.hiddenBusiness ?? false,
-      released_at: optionalTimestamp(line.releasedAt, 'releasedAt'),
+      released_at: calendarDate(line.releasedAt, 'releasedAt'),
     },
     salesCount: line.salesCount,
     publisher: line.publisher ?? null,
