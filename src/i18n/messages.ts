@@ -47,6 +47,12 @@ const en = {
   'auth.unauthorized': 'Your request was made with invalid or expired credentials.',
   'auth.otherStoreToken': 'This access token belongs to another web store.',
   'email.reservedDomain': 'This email address cannot be used; enter an address you receive mail at.',
+  // Why an import is refused before it reads a line (infra/import): the CLI's error in English, the
+  // reason of the HTTP import's 409 in the caller's language. A reason, so it starts in lower case.
+  'import.running':
+    'an import of {kind} has been running since {since}; try again when it has finished, or, if it stopped without finishing (its process crashed), after {until}, when its lock lapses',
+  'import.massDeactivation':
+    'the file would deactivate {dropped} of the {active} active products (more than half); nothing was imported. Check that the feed is complete, or force it (--force, or ?force=true over HTTP).',
 };
 
 export type SharedMessageKey = keyof typeof en;
@@ -95,6 +101,10 @@ const et: Catalogue = {
   'auth.unauthorized': 'Päring tehti vigaste või aegunud volitustega.',
   'auth.otherStoreToken': 'See juurdepääsuvõti kuulub teisele veebipoele.',
   'email.reservedDomain': 'Seda e-posti aadressi ei saa kasutada; sisestage aadress, kuhu teile kirjad jõuavad.',
+  'import.running':
+    'liigi {kind} import käib alates {since}; proovige uuesti, kui see on lõppenud, või, kui see katkes lõpetamata (protsess jooksis kokku), pärast {until}, kui selle lukk aegub',
+  'import.massDeactivation':
+    'fail deaktiveeriks {active} aktiivsest tootest {dropped} (üle poole); midagi ei imporditud. Kontrollige, et fail on täielik, või importige sunniviisiliselt (--force või HTTP kaudu ?force=true).',
 };
 
 const ru: Catalogue = {
@@ -141,6 +151,10 @@ const ru: Catalogue = {
   'auth.unauthorized': 'Запрос выполнен с недействительными или просроченными учётными данными.',
   'auth.otherStoreToken': 'Этот ключ доступа принадлежит другому интернет-магазину.',
   'email.reservedDomain': 'Этот адрес электронной почты нельзя использовать; укажите адрес, на который вы получаете письма.',
+  'import.running':
+    'импорт вида {kind} выполняется с {since}; повторите попытку, когда он завершится, или, если он прервался, не завершившись (процесс аварийно остановился), после {until}, когда истечёт его блокировка',
+  'import.massDeactivation':
+    'файл деактивировал бы {dropped} из {active} активных товаров (больше половины); ничего не импортировано. Проверьте, что файл полный, или выполните импорт принудительно (--force или ?force=true по HTTP).',
 };
 
 export const sharedMessages: Record<'et' | 'en' | 'ru', Catalogue> = { en, et, ru };

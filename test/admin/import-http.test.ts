@@ -204,8 +204,22 @@ describe('POST /admin/import/:kind', () => {
   it('refuses a product feed that would deactivate most of the catalogue with 409 unless force=true', async () => {
     const first = await post('products', ndjson(['A', 'B', 'C'].map(book)));
     expect(first.json()).toMatchObject({ outcomes: { created: 3 }, errors: [] });
-    const refused = expectErrorBody(await post('products', ndjson([book('A')])), 409, 'Conflict');
-    expect(refused.message).toContain('deactivate 2 of the 3 active products');
+    const refused = expectErrorBody(await post('products', ndjson([book('A')]), { 'x-app-language': 'en' }), 409, 'Conflict');
+    expect(refused.message).toBe(
+      'The import was refused: the file would deactivate 2 of the 3 active products (more than half); nothing was imported. ' +
+        'Check that the feed is complete, or force it (--force, or ?force=true over HTTP).',
+    );
+    // In Estonian and Russian the reason is translated too, not only the prefix.
+    const inEstonian = expectErrorBody(await post('products', ndjson([book('A')]), { 'x-app-language': 'et' }), 409, 'Conflict');
+    expect(inEstonian.message).toBe(
+      'Import keelduti: fail deaktiveeriks 3 aktiivsest tootest 2 (üle poole); midagi ei imporditud. ' +
+        'Kontrollige, et fail on täielik, või importige sunniviisiliselt (--force või HTTP kaudu ?force=true).',
+    );
+    const inRussian = expectErrorBody(await post('products', ndjson([book('A')]), { 'x-app-language': 'ru' }), 409, 'Conflict');
+    expect(inRussian.message).toBe(
+      'Импорт отклонён: файл деактивировал бы 2 из 3 активных товаров (больше половины); ничего не импортировано. ' +
+        'Проверьте, что файл полный, или выполните импорт принудительно (--force или ?force=true по HTTP).',
+    );
     const forced = await post('products', ndjson([book('A')]), {}, '?force=true');
     expect(forced.json()).toEqual({ lines: 1, outcomes: { unchanged: 1, deactivated: 2 }, errors: [], errorCount: 0 });
   });

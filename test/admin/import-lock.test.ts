@@ -68,9 +68,16 @@ describe('imports of one kind, one at a time', () => {
     try {
       await until(() => release !== undefined);
       const refused = expectErrorBody(await post('products', ndjson([book('A')])), 409, 'Conflict');
+      const { expires_at: lapses } = await t.database.db
+        .selectFrom('import_lock')
+        .select('expires_at')
+        .where('kind', '=', 'products')
+        .executeTakeFirstOrThrow();
       expect(refused.message).toMatch(
-        /^An import of products has been running since \d{4}-\d\d-\d\dT[\d:.]+Z; try again when it has finished\.$/,
+        /^The import was refused: an import of products has been running since \d{4}-\d\d-\d\dT[\d:.]+Z; try again when it has finished, or, if it stopped without finishing \(its process crashed\), after (\S+Z), when its lock lapses$/,
       );
+      // The time its lock lapses is the holder's: a running import renews it, a crashed one leaves it.
+      expect(Date.parse(/after (\S+Z),/.exec(refused.message)![1]!)).toBe(Math.ceil(Number(lapses) / 1000) * 1000);
       expect(await productCodes()).toEqual([]);
       const other = await post('publishers', ndjson([{ code: 'P1', name: 'Varrak' }]));
       expect(other.json()).toMatchObject({ outcomes: { created: 1 }, errorCount: 0 });
@@ -89,12 +96,44 @@ describe('imports of one kind, one at a time', () => {
       const first = post('gated-serial', ndjson([book('A'), book('S1')]));
       await gated.began;
       const second = expectErrorBody(await post('gated-serial', ndjson([book('A'), book('S2')])), 409, 'Conflict');
-      expect(second.message).toContain('An import of gated-serial has been running');
+      expect(second.message).toContain('an import of gated-serial has been running');
       gated.open();
       expect((await first).json()).toEqual({ lines: 2, outcomes: { unchanged: 1, created: 1 }, errors: [], errorCount: 0 });
       expect(await productCodes()).toEqual(['A', 'S1']);
     } finally {
       gated.remove();
+    }
+  });
+
+  it("says why in the caller's language, the lapse of the lock too: et, ru", async () => {
+    const db = t.database.db;
+    const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds, as the message gives them
+    const lapses = new Date(now + 45_000).toISOString().replace('.000', '');
+    await db
+      .insertInto('import_lock')
+      .values({ kind: 'series', owner: 'crashed', started_at: now - 15_000, expires_at: now + 45_000 })
+      .execute();
+    try {
+      const refusedIn = async (language: string) => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/admin/import/series',
+          headers: { ...headers(), 'x-app-language': language },
+          payload: ndjson([{ code: 'S1', name: 'Sari' }]),
+        });
+        return expectErrorBody(response, 409, 'Conflict').message;
+      };
+      expect(await refusedIn('et')).toBe(
+        `Import keelduti: liigi series import käib alates ${new Date(now - 15_000).toISOString().replace('.000', '')}; proovige uuesti, kui see on lõppenud, ` +
+          `või, kui see katkes lõpetamata (protsess jooksis kokku), pärast ${lapses}, kui selle lukk aegub`,
+      );
+      expect(await refusedIn('ru')).toBe(
+        `Импорт отклонён: импорт вида series выполняется с ${new Date(now - 15_000).toISOString().replace('.000', '')}; повторите попытку, когда он завершится, ` +
+          `или, если он прервался, не завершившись (процесс аварийно остановился), после ${lapses}, когда истечёт его блокировка`,
+      );
+      expect(await db.selectFrom('series').select('code').execute()).toEqual([]);
+    } finally {
+      await db.deleteFrom('import_lock').where('kind', '=', 'series').execute();
     }
   });
 
@@ -105,7 +144,10 @@ describe('imports of one kind, one at a time', () => {
       .insertInto('import_lock')
       .values({ kind: 'publishers', owner: 'alive', started_at: now, expires_at: now + 60_000 })
       .execute();
-    expectErrorBody(await post('publishers', ndjson([{ code: 'P2', name: 'Tänapäev' }])), 409, 'Conflict');
+    const refused = expectErrorBody(await post('publishers', ndjson([{ code: 'P2', name: 'Tänapäev' }])), 409, 'Conflict');
+    expect(refused.message).toContain(
+      `after ${new Date(Math.ceil((now + 60_000) / 1000) * 1000).toISOString().replace('.000', '')}, when its lock lapses`,
+    );
     await db
       .updateTable('import_lock')
       .set({ owner: 'crashed', started_at: now - 120_000, expires_at: now - 1 })

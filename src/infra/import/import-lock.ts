@@ -15,13 +15,19 @@ import { ImportRefusedError } from './ndjson-import.js';
 export const IMPORT_LOCK_TTL_MS = 60_000;
 const RENEW_EVERY_MS = 15_000;
 
-/** Another import of the same kind is running; nothing was read or written. */
+/**
+ * Another import of the same kind is running; nothing was read or written. The message says when
+ * its lock lapses: a live import renews it, but one whose process crashed holds the kind until then.
+ */
 export class ImportRunningError extends ImportRefusedError {
   constructor(
     readonly kind: string,
     readonly startedAt: number,
+    /** When the holder's lock expires unless it is renewed. */
+    readonly expiresAt: number,
   ) {
-    super(`an import of ${kind} has been running since ${toRfc3339(startedAt)}; try again when it has finished`);
+    // Whole seconds, rounded up: "after" the time given, the lock has lapsed.
+    super('import.running', { kind, since: toRfc3339(startedAt), until: toRfc3339(Math.ceil(expiresAt / 1000) * 1000) });
     this.name = 'ImportRunningError';
   }
 }
@@ -76,8 +82,9 @@ async function acquire(db: Kysely<Database>, kind: string, owner: string, ttlMs:
       .returning('owner')
       .executeTakeFirst();
     if (taken) return;
-    const holder = await db.selectFrom('import_lock').select('started_at').where('kind', '=', kind).executeTakeFirst();
-    if (holder) throw new ImportRunningError(kind, holder.started_at);
+    const holder = await db.selectFrom('import_lock').select(['started_at', 'expires_at']).where('kind', '=', kind).executeTakeFirst();
+    if (holder) throw new ImportRunningError(kind, holder.started_at, holder.expires_at);
   }
-  throw new ImportRunningError(kind, clock.now());
+  // The row changed hands twice while we looked: some import holds it, for at most one lifetime.
+  throw new ImportRunningError(kind, clock.now(), clock.now() + ttlMs);
 }

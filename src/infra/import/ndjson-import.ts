@@ -1,5 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
+import { translate, type Language, type MessageKey } from '../../i18n/index.js';
+import type { MessageParams } from '../domain-error.js';
 import { repeatedMember } from './repeated-member.js';
 
 /** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
@@ -30,12 +32,21 @@ export interface LineImporter<T> {
 
 /**
  * An import that must not run, e.g. a feed that would take down most of the catalogue. Thrown
- * before anything is written; the CLI exits with 1 and the HTTP import answers 409.
+ * before anything is written; the CLI exits with 1 and says why in English (the message), the
+ * HTTP import answers 409 with the reason in the caller's language (the key and its parameters).
  */
 export class ImportRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(
+    readonly reasonKey: MessageKey,
+    readonly params: MessageParams = {},
+  ) {
+    super(translate('en', reasonKey, params));
     this.name = 'ImportRefusedError';
+  }
+
+  /** Why, in `language`: the reason the HTTP import's refusal gives. */
+  reason(language: Language): string {
+    return translate(language, this.reasonKey, this.params);
   }
 }
 

@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { toRfc3339 } from '../../db/time.js';
 import { bearerToken } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { ImportRefusedError, ImportRunningError, parseReport, type Importer } from '../../infra/import/index.js';
+import { ImportRefusedError, parseReport, type Importer } from '../../infra/import/index.js';
 import { AdminHeaders, IMPORT_ERRORS_LISTED, ImportParams, ImportQuery, ImportResult } from './admin.schemas.js';
 import { operatorOfKey, type Operator } from './api-keys.service.js';
 import { NDJSON, acceptNdjsonBodies, tooLarge, withNdjsonBody } from './ndjson-body.plugin.js';
@@ -103,10 +102,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { d
         const summary = await withNdjsonBody(request, (file) => run(file, report));
         return { lines: summary.lines, outcomes: summary.outcomes, errors: lineErrors, errorCount };
       } catch (error) {
-        if (error instanceof ImportRunningError) {
-          throw new HttpError(409, 'admin.importRunning', { kind: error.kind, since: toRfc3339(error.startedAt) });
-        }
-        if (error instanceof ImportRefusedError) throw new HttpError(409, 'admin.importRefused', { reason: error.message });
+        // Another import holding the kind is a refusal like the others; the reason says when to retry.
+        if (error instanceof ImportRefusedError)
+          throw new HttpError(409, 'admin.importRefused', { reason: error.reason(request.language) });
         throw error;
       }
     },

@@ -132,10 +132,7 @@ async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: b
     for (const { code } of page) if (!feed.codes.has(code) || feed.inactive.has(code)) dropped += 1;
   }
   if (dropped * 2 > active) {
-    throw new ImportRefusedError(
-      `the file would deactivate ${dropped} of the ${active} active products (more than half); nothing was imported. ` +
-        'Check that the feed is complete, or force it (--force, or ?force=true over HTTP).',
-    );
+    throw new ImportRefusedError('import.massDeactivation', { dropped, active });
   }
 }
 
