@@ -39,13 +39,14 @@ const scopeOf = (master: CompanyMaster) => ({ companyId: master.companyId, store
 const userNotFound = () => notFound('companies.userNotFound');
 
 /**
- * Invitations one company may send, and one address may be sent by every company together, in an
- * hour. Each mails the address a link under the company's name, which its master typed: unlimited,
- * anyone who registered a company had the shop mail any address any text, and the same address
- * again and again by removing and re-inviting it.
+ * Invitations one company may send in an hour, and send to one address. Each mails the address a
+ * link under the company's name, which its master typed: unlimited, anyone who registered a company
+ * had the shop mail any address any text, and the same address again and again by removing and
+ * re-inviting it. The per-address count is the company's own: counted for every company together,
+ * one company could keep a person from being invited by their real employer.
  */
 export const INVITATIONS_PER_COMPANY: RateLimit = { max: 50, windowMs: 3_600_000 };
-export const INVITATIONS_PER_EMAIL: RateLimit = { max: 5, windowMs: 3_600_000 };
+export const INVITATIONS_PER_COMPANY_AND_EMAIL: RateLimit = { max: 5, windowMs: 3_600_000 };
 
 /**
  * Counts an invitation against both limits before any work (a 429 with Retry-After past either):
@@ -54,7 +55,7 @@ export const INVITATIONS_PER_EMAIL: RateLimit = { max: 5, windowMs: 3_600_000 };
  */
 export async function countInvitation(db: Db, master: CompanyMaster, email: string, now: number): Promise<void> {
   await consumeRateLimit(db, `company-invitation:company:${master.companyId}`, INVITATIONS_PER_COMPANY, now);
-  await consumeRateLimit(db, `company-invitation:email:${mailboxKey(email)}`, INVITATIONS_PER_EMAIL, now);
+  await consumeRateLimit(db, `company-invitation:email:${master.companyId}:${mailboxKey(email)}`, INVITATIONS_PER_COMPANY_AND_EMAIL, now);
 }
 
 /** Whether the company sees the names it gave the invitation: someone who had a user already and has not accepted yet. */
