@@ -227,6 +227,30 @@ describe('POST /integration/supplier/{code}/{kind}', () => {
       { code: 'Q-E1', type: 'EBOOK', physicalBook: 'Q-OTHER' },
     ]);
   });
+
+  it("refuses a feed while another import of its kind runs, saying when a crashed one's lock lapses, in the caller's language", async () => {
+    const db = t.database.db;
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const lapses = new Date(now + 45_000).toISOString().replace('.000', '');
+    const lockedSecret = await addSupplier(db, 'LOCKED', 'Locked Books', Date.now());
+    // A supplier's feed holds the lock of its kind for that supplier (supplier-feeds.ts).
+    const { id } = await db.selectFrom('supplier').select('id').where('code', '=', 'LOCKED').executeTakeFirstOrThrow();
+    const kind = `stock@supplier-${id}`;
+    await db
+      .insertInto('import_lock')
+      .values({ kind, owner: 'crashed', started_at: now - 15_000, expires_at: now + 45_000 })
+      .execute();
+    try {
+      const response = await postFeed(t, 'LOCKED', 'stock', ndjson([{ product: 'L-1', shop: 'WAREHOUSE', quantity: 1 }]), lockedSecret, {
+        headers: { 'x-app-language': 'et' },
+      });
+      const { message } = expectErrorBody(response, 409, 'Conflict');
+      expect(message).toContain(`Import keelduti: liigi ${kind} import käib alates `);
+      expect(message).toContain(`pärast ${lapses}, kui selle lukk aegub`);
+    } finally {
+      await db.deleteFrom('import_lock').where('kind', '=', kind).execute();
+    }
+  });
 });
 
 describe('the rate limit per supplier', () => {

@@ -7,7 +7,6 @@ const en = {
   'admin.importRefused': 'The import was refused: {reason}',
   'admin.unsupportedMediaType': 'Unsupported content type "{type}"; send application/x-ndjson.',
   'admin.bodyTooLarge': 'The request body is larger than {limit} bytes; split the file.',
-  'admin.importRunning': 'An import of {kind} has been running since {since}; try again when it has finished.',
   'admin.requestAborted': 'The request was aborted before the import began; nothing was imported.',
 };
 
@@ -17,7 +16,6 @@ const et: Record<keyof typeof en, string> = {
   'admin.importRefused': 'Import keelduti: {reason}',
   'admin.unsupportedMediaType': 'Sisu tüüp "{type}" ei ole toetatud; saatke application/x-ndjson.',
   'admin.bodyTooLarge': 'Päringu sisu on suurem kui {limit} baiti; jagage fail osadeks.',
-  'admin.importRunning': 'Liigi {kind} import käib alates {since}; proovige uuesti, kui see on lõppenud.',
   'admin.requestAborted': 'Päring katkestati enne impordi algust; midagi ei imporditud.',
 };
 
@@ -27,7 +25,6 @@ const ru: Record<keyof typeof en, string> = {
   'admin.importRefused': 'Импорт отклонён: {reason}',
   'admin.unsupportedMediaType': 'Тип содержимого "{type}" не поддерживается; отправьте application/x-ndjson.',
   'admin.bodyTooLarge': 'Тело запроса больше {limit} байт; разделите файл.',
-  'admin.importRunning': 'Импорт вида {kind} выполняется с {since}; повторите попытку, когда он завершится.',
   'admin.requestAborted': 'Запрос прерван до начала импорта; ничего не импортировано.',
 };
 

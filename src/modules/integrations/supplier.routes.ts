@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
-import { toRfc3339 } from '../../db/time.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
 import type { Clock } from '../../infra/clock.js';
-import { ImportRefusedError, ImportRunningError, parseReport } from '../../infra/import/index.js';
+import { ImportRefusedError, parseReport } from '../../infra/import/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { acceptNdjsonBodies, IMPORT_ERRORS_LISTED, ImportResult, NDJSON, tooLarge, withNdjsonBody } from '../admin/index.js';
@@ -129,10 +128,9 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
         });
         return { lines: summary.lines, outcomes: summary.outcomes, errors: lineErrors, errorCount };
       } catch (error) {
-        if (error instanceof ImportRunningError) {
-          throw new HttpError(409, 'admin.importRunning', { kind: request.params.kind, since: toRfc3339(error.startedAt) });
-        }
-        if (error instanceof ImportRefusedError) throw new HttpError(409, 'admin.importRefused', { reason: error.message });
+        // Another import holding the kind is a refusal like the others; the reason says when to retry (as the admin import's).
+        if (error instanceof ImportRefusedError)
+          throw new HttpError(409, 'admin.importRefused', { reason: error.reason(request.language) });
         throw error;
       }
     },
