@@ -28,24 +28,21 @@ async function imported(kind: string, lines: unknown[]): Promise<void> {
 
 const title = { et: { title: 'Pealkiri' } };
 
+/** A campaign imported with these bounds, and the window stored for it (Unix ms). */
+async function campaignWindow(code: string, validFrom: string, validTo: string): Promise<number[]> {
+  const prices = [{ product: 'BOOK', customerKind: 'RETAIL', price: 15 }];
+  await imported('campaigns', [{ code, store: 'WEB', validFrom, validTo, names: { et: code }, prices }]);
+  const row = await t.database.db
+    .selectFrom('campaign')
+    .select(['valid_from', 'valid_to'])
+    .where('code', '=', code)
+    .executeTakeFirstOrThrow();
+  return [Number(row.valid_from), Number(row.valid_to)];
+}
+
 describe('date-only values in imports are Tallinn days', () => {
   it("a campaign runs from the first day's local midnight to the end of its last day", async () => {
-    await imported('campaigns', [
-      {
-        code: 'JOULUD',
-        store: 'WEB',
-        validFrom: '2026-12-01',
-        validTo: '2026-12-14',
-        names: { et: 'Jõulud' },
-        prices: [{ product: 'BOOK', customerKind: 'RETAIL', price: 15 }],
-      },
-    ]);
-    const row = await t.database.db
-      .selectFrom('campaign')
-      .select(['valid_from', 'valid_to'])
-      .where('code', '=', 'JOULUD')
-      .executeTakeFirstOrThrow();
-    expect([Number(row.valid_from), Number(row.valid_to)]).toEqual([at('2026-11-30T22:00:00Z'), at('2026-12-14T22:00:00Z')]);
+    expect(await campaignWindow('JOULUD', '2026-12-01', '2026-12-14')).toEqual([at('2026-11-30T22:00:00Z'), at('2026-12-14T22:00:00Z')]);
   });
 
   it('across the clock changes: summer days are UTC+3, the change days are 23 and 25 hours long', async () => {
@@ -151,22 +148,10 @@ describe('date-only values in imports are Tallinn days', () => {
   });
 
   it('a date-time keeps its own offset, and a release date stays the date the shop shows', async () => {
-    await imported('campaigns', [
-      {
-        code: 'TIMED',
-        store: 'WEB',
-        validFrom: '2026-12-01T08:00:00+02:00',
-        validTo: '2026-12-14T12:00:00Z',
-        names: { et: 'Kell' },
-        prices: [{ product: 'BOOK', customerKind: 'RETAIL', price: 15 }],
-      },
+    expect(await campaignWindow('TIMED', '2026-12-01T08:00:00+02:00', '2026-12-14T12:00:00Z')).toEqual([
+      at('2026-12-01T06:00:00Z'),
+      at('2026-12-14T12:00:00Z'),
     ]);
-    const row = await t.database.db
-      .selectFrom('campaign')
-      .select(['valid_from', 'valid_to'])
-      .where('code', '=', 'TIMED')
-      .executeTakeFirstOrThrow();
-    expect([Number(row.valid_from), Number(row.valid_to)]).toEqual([at('2026-12-01T06:00:00Z'), at('2026-12-14T12:00:00Z')]);
 
     await imported('products', [
       {
