@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
-import { balance, ledger } from '../gift-cards/helpers.js';
+import { balance, card, ledger } from '../gift-cards/helpers.js';
 import { paidVirtualCard, REFUND_PATH, refundsAsked, spendCard, startRefundShop, type RefundShop } from './refund-helpers.js';
 
 // Refunding an order that bought a virtual gift card whose buyer (or recipient) already spent part of
@@ -51,6 +51,18 @@ describe('POST /admin/orders/{code}/refund of an order whose gift card was partl
 
     expect((await s.refund(bought.code, {})).statusCode).toBe(409);
     expect(refundsAsked(s, bought.reference)).toEqual([3090]);
+  });
+
+  it('an order its gift cards paid alone is refunded whole or not at all: with its card spent from, a 409 and nothing moves', async () => {
+    const paying = await card(s.t, 100);
+    const bought = await paidVirtualCard(s, 25, paying);
+    const paidFrom = (await ledger(db(), paying)).balanceCents;
+    await spendCard(s, bought.cardCode, 20);
+    const refused = expectErrorBody(await s.refund(bought.code, {}), 409, 'Conflict');
+    expect(refused.message).toContain('20.00');
+    expect((await ledger(db(), paying)).balanceCents).toBe(paidFrom);
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(500);
+    expect(await orderStatus(bought.orderId)).not.toBe('CANCELLED');
   });
 
   it('part refunds: the other things first, past them the sum comes off the card before it is refunded', async () => {

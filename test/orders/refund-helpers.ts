@@ -64,6 +64,28 @@ async function payByCard(s: RefundShop, who: Who) {
   return { orderId: link.orderId, code: row.code!, reference, totalCents: Number(row.total_cents) };
 }
 
+/** Checks out `who`'s basket paid in full by the gift card `code`: nothing is left to pay online, so opening the payment link marks it paid. */
+async function payByGiftCard(s: RefundShop, who: Who, code: string) {
+  const added = await call(s.t, 'POST', '/basket/add-gift-card', who, { code });
+  expect(added.statusCode, added.body).toBe(200);
+  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
+  expect(placed.statusCode, placed.body).toBe(200);
+  const link = orderLink(placed.json().location);
+  expect((await s.t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+  const row = await s.t.database.db
+    .selectFrom('customer_order')
+    .select(['code', 'total_cents'])
+    .where('id', '=', link.orderId)
+    .executeTakeFirstOrThrow();
+  return {
+    orderId: link.orderId,
+    code: row.code!,
+    reference: '',
+    totalCents: Number(row.total_cents),
+    paidBy: added.json() as { giftCardAmount: number },
+  };
+}
+
 /** A book of `price` euros bought by a guest and paid by card at EveryPay. */
 export async function paidBook(s: RefundShop, price = 20) {
   const book = await stockedBook(s.t, s.shop, 5, price);
@@ -72,17 +94,18 @@ export async function paidBook(s: RefundShop, price = 20) {
 
 /**
  * A virtual gift card of `euros` bought by a guest with a book of 20.00 (and the 5.90 courier) and
- * paid by card at EveryPay; the worker issues it and, on its delivery date, mails its code to the
+ * paid by card at EveryPay (or in full by the gift card `payingCard`); the worker issues it and, on its delivery date, mails its code to the
  * recipient: `cardCode`.
  */
-export async function paidVirtualCard(s: RefundShop, euros: number) {
+export async function paidVirtualCard(s: RefundShop, euros: number, payingCard?: string) {
   const book = await stockedBook(s.t, s.shop, 5, 20);
   const who = await fill(s.t, guest(), [[book, 1]]);
   const recipientEmail = `gift-${nextIp}@example.ee`;
   const giftCard = { amount: euros, recipientName: 'Jaan Tamm', recipientEmail, message: 'Palju õnne!', deliveryDate: dateIn(1) };
   const added = await call(s.t, 'POST', '/basket/add-product', who, { productId: s.voucher, quantity: 1, giftCard });
   expect(added.statusCode, added.body).toBe(200);
-  const order = await payByCard(s, { ...who, token: added.headers['basket-token'] as string });
+  const basket = { ...who, token: added.headers['basket-token'] as string };
+  const order = payingCard === undefined ? await payByCard(s, basket) : await payByGiftCard(s, basket, payingCard);
   await s.t.drainJobs();
   // The delivery date comes.
   await s.t.database.db
@@ -101,13 +124,8 @@ export async function spendCard(s: RefundShop, cardCode: string, euros: number) 
   const book = await stockedBook(s.t, s.shop, 5, Math.round((euros - 5.9) * 100) / 100);
   const who = await fill(s.t, guest(), [[book, 1]]);
   expect((await call(s.t, 'PUT', '/basket/delivery', who, { deliveryMethodId: s.shop.methods.COURIER })).statusCode).toBe(200);
-  const added = await call(s.t, 'POST', '/basket/add-gift-card', who, { code: cardCode });
-  expect(added.statusCode, added.body).toBe(200);
-  expect(added.json()).toMatchObject({ giftCardAmount: euros });
-  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
-  expect(placed.statusCode, placed.body).toBe(200);
-  const link = orderLink(placed.json().location);
-  expect((await s.t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+  const paid = await payByGiftCard(s, who, cardCode);
+  expect(paid.paidBy).toMatchObject({ giftCardAmount: euros });
 }
 
 /** The refunds EveryPay was asked for of one payment: their sums in cents. */

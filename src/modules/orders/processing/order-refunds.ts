@@ -192,8 +192,9 @@ async function answer(db: Kysely<Database>, document: OrderDocument, orderId: nu
 /**
  * An order no gateway payment settled for, paid by its gift cards alone: the refund is what the
  * cards paid, back on their ledgers (the CANCELLED transition refunds each CAPTURED hold once).
- * A card's share goes back whole, so a part refund is refused; an order whose cards have nothing
- * left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409.
+ * A card's share goes back whole, so a part refund is refused, and so is any refund once something
+ * of the cards the order bought was spent (it would pay that back); an order whose cards have
+ * nothing left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409.
  *
  * A paid order with a payment made at a gateway (it has the gateway's reference) that is neither
  * settled nor refunded in the shop's rows is a 409 too: it was paid through that payment, whose row
@@ -207,6 +208,9 @@ async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: st
     const online = (await paymentsOf(trx, [order.id])).find((payment) => payment.reference !== null && payment.state !== 'refunded');
     if (online) throw conflict('orders.paymentNotSettled', { code, gateway: online.gateway });
     const cents = amountCents ?? left;
+    // A card's share goes back whole, so with anything spent of the cards the order bought nothing can go back.
+    const { spentCents } = await boughtCardsValue(trx, order.id);
+    if (spentCents > 0) throw tooLarge(cents, left - spentCents, spentCents);
     if (cents > left) throw conflict('orders.refundTooLarge', { amount: euros(cents), left: euros(left) });
     if (cents !== left) throw conflict('orders.giftCardRefundWhole', { left: euros(left) });
     const moved = await moveOrder(trx, {
