@@ -1,19 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import { lockedOnPostgres } from '../../db/row-lock.js';
-import { endOfLocalDay } from '../../infra/shop-time.js';
 import type { Database } from '../../db/schema.js';
-import {
-  DateValue,
-  LineError,
-  Money,
-  cents,
-  endTimestamp,
-  inLineTransaction,
-  isDateOnly,
-  lineKind,
-  lineParser,
-} from '../catalogue-import/index.js';
+import { DateValue, LineError, Money, cents, endTimestamp, inLineTransaction, lineKind, lineParser } from '../catalogue-import/index.js';
 import { adjustImported, createCard } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeHint, codeKey, normaliseCode, type CodeKey } from './gift-card-code.js';
 
@@ -43,17 +32,8 @@ function convert(line: GiftCardLine): CardRecord {
   const code = normaliseCode(line.code);
   if (code.length < 8) throw new LineError('/code: at least 8 letters or digits');
   if (!checkCharacterHolds(code)) throw new LineError('/code: a 17-character code must end in its check character');
-  return { code, loadedCents: cents(line.balance, 'balance'), expiresAt: validityEnd(line.expiresAt) };
-}
-
-/**
- * The (exclusive) end of a card's validity: a date alone is the last day the card is valid in the shop's
- * time zone, so it ends at the next midnight in Tallinn (2027-12-31 -> 2027-12-31T22:00:00Z), not in UTC,
- * which left it usable two or three hours into the next day and shown expiring then; a date-time is the end.
- */
-function validityEnd(value: string): number {
-  const end = endTimestamp(value, 'expiresAt')!;
-  return isDateOnly(value) ? endOfLocalDay(value) : end;
+  // A date alone is the last day the card is valid: it ends at the next midnight in Tallinn, as every import's end date.
+  return { code, loadedCents: cents(line.balance, 'balance'), expiresAt: endTimestamp(line.expiresAt, 'expiresAt')! };
 }
 
 async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: CardRecord, now: number): Promise<string> {
