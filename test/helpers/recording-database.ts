@@ -1,5 +1,6 @@
 import { CompiledQuery, type KyselyPlugin, type QueryId } from 'kysely';
 import type { DatabaseHandle } from '../../src/db/database.js';
+import { wrappedDatabase } from './wrapped-database.js';
 
 // A database handle that records every statement the app runs through it, with its parameters,
 // for test/http/plan-sweep.test.ts: give it to the app (createTestApp's wrapDatabase) and read
@@ -33,26 +34,7 @@ export function recordingDatabase(database: DatabaseHandle): StatementRecorder {
     },
   };
   const record = (sql: string, parameters: readonly unknown[]) => recording?.push(CompiledQuery.raw(sql, [...parameters]));
-  const db = database.db.withPlugin(plugin);
-  const handle: DatabaseHandle = {
-    ...database,
-    db,
-    readDb: database.readDb === database.db ? db : database.readDb.withPlugin(plugin),
-    select(sql, parameters) {
-      record(sql, parameters);
-      return database.select(sql, parameters);
-    },
-    selectOn(on, sql, parameters) {
-      record(sql, parameters);
-      return database.selectOn(on, sql, parameters);
-    },
-    // The app reads the catalogue through replicaReads: without a replica, the handle itself.
-    get replicaReads() {
-      return handle;
-    },
-    // The app does not own the handle; createTestApp closes the database it opened.
-    close: async () => {},
-  };
+  const handle = wrappedDatabase(database, plugin, record);
   return {
     handle,
     start() {

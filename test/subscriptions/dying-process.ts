@@ -1,5 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import type { DatabaseHandle } from '../../src/db/database.js';
+import { wrappedDatabase } from '../helpers/wrapped-database.js';
 
 // A database handle through which the app's process can "die" at a chosen moment: from die() on, every
 // statement it runs fails (and each transaction it had open rolls back), so nothing the process would
@@ -24,25 +25,7 @@ export function dyingProcess(database: DatabaseHandle): DyingProcess {
     },
     transformResult: async ({ result }) => result,
   };
-  const db = database.db.withPlugin(plugin);
-  const handle: DatabaseHandle = {
-    ...database,
-    db,
-    readDb: database.readDb === database.db ? db : database.readDb.withPlugin(plugin),
-    select(sql, parameters) {
-      check();
-      return database.select(sql, parameters);
-    },
-    selectOn(on, sql, parameters) {
-      check();
-      return database.selectOn(on, sql, parameters);
-    },
-    get replicaReads() {
-      return handle;
-    },
-    // The app does not own the handle; createTestApp closes the database it opened.
-    close: async () => {},
-  };
+  const handle = wrappedDatabase(database, plugin, check);
   return {
     handle,
     die: () => (dead = true),
