@@ -8,8 +8,16 @@ import { answers, CALLBACK_ORDERS, inOrder, type CallbackOrder } from '../helper
 import { expectErrorBody } from '../helpers/http.js';
 import { engine } from '../helpers/test-app.js';
 import { card, dateIn, ledger } from '../gift-cards/helpers.js';
-import { createForm, pageOf, shopperReturns, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
-import { checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
+import {
+  checkoutByCard,
+  createForm,
+  pageOf,
+  shopperReturns,
+  startEveryPayShop,
+  sweepDepsOf,
+  type EveryPayShop,
+} from './everypay-helpers.js';
+import { checkout, checkoutForm, fill, stockedBook } from './helpers.js';
 import { age } from './processing-helpers.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 
@@ -80,17 +88,10 @@ async function purchase(): Promise<Purchase> {
   const payWith = await card(s.t, 10);
   const basket = await call(s.t, 'POST', '/basket/add-gift-card', who, { code: payWith });
   expect(basket.json()).toMatchObject({ total: 50, giftCardAmount: 10 });
-  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
-  expect(placed.statusCode, placed.body).toBe(200);
-  const link = orderLink(placed.json().location);
-  const row = await db()
-    .selectFrom('customer_order')
-    .select(['code', 'total_cents'])
-    .where('id', '=', link.orderId)
-    .executeTakeFirstOrThrow();
-  expect(Number(row.total_cents)).toBe(4590);
-  const { reference } = await createForm(s, { ...link, code: row.code!, totalCents: 4590, productId: bookId });
-  return { who, orderId: link.orderId, checksum: link.checksum, code: row.code!, bookId, payWith, reference };
+  const placed = await checkoutByCard(s, who);
+  expect(placed.totalCents).toBe(4590);
+  const { reference } = await createForm(s, { ...placed, productId: bookId });
+  return { who, orderId: placed.orderId, checksum: placed.checksum, code: placed.code, bookId, payWith, reference };
 }
 
 const countBy = (values: string[]) =>

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { sweepOrders } from '../../src/modules/orders/processing/order-sweep.js';
 import { importLines } from '../basket/import-helpers.js';
-import { call, checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
-import { createForm, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
+import { call, fill, stockedBook } from './helpers.js';
+import { checkoutByCard, createForm, startEveryPayShop, sweepDepsOf, type EveryPayShop } from './everypay-helpers.js';
 import { age } from './processing-helpers.js';
 
 // A discount code's use is counted by checkout (its last use goes to one order), and an order that
@@ -30,16 +30,9 @@ const status = async (orderId: number) =>
 async function orderWithCode(code: string) {
   const who = await fill(s.t, {}, [[await stockedBook(s.t, s.shop, 5, 20), 1]]);
   expect((await addCode(who, code)).statusCode).toBe(200);
-  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
-  expect(placed.statusCode, placed.body).toBe(200);
-  const link = orderLink(placed.json().location);
-  const row = await db()
-    .selectFrom('customer_order')
-    .select(['code', 'total_cents'])
-    .where('id', '=', link.orderId)
-    .executeTakeFirstOrThrow();
-  const { reference } = await createForm(s, { ...link, code: row.code!, totalCents: Number(row.total_cents), productId: 0 });
-  return { orderId: link.orderId, reference };
+  const placed = await checkoutByCard(s, who);
+  const { reference } = await createForm(s, { ...placed, productId: 0 });
+  return { orderId: placed.orderId, reference };
 }
 
 /** Whether another shopper's basket takes the code now. */

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { systemClock } from '../../src/infra/clock.js';
 import type { OrderSweepDeps } from '../../src/modules/orders/index.js';
 import { configuredGateways } from '../../src/modules/payments/index.js';
+import type { Who } from '../basket/helpers.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
@@ -59,14 +60,11 @@ export interface PlacedOrder {
   productId: number;
 }
 
-/** A guest's checkout of a book paid by card (EVERYPAY): the order is NEW. */
-export async function placeCardOrder(
+/** Checks out `who`'s basket to be paid by card (EVERYPAY): its link, code, total and status. */
+export async function checkoutByCard(
   s: Pick<EveryPayShop, 't' | 'shop'>,
-  price = 20,
-  { stock = 5, quantity = 1 }: { stock?: number; quantity?: number } = {},
-): Promise<PlacedOrder> {
-  const productId = await stockedBook(s.t, s.shop, stock, price);
-  const who = await fill(s.t, {}, [[productId, quantity]]);
+  who: Who,
+): Promise<Omit<PlacedOrder, 'productId'> & { status: string }> {
   const response = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
   expect(response.statusCode, response.body).toBe(200);
   const link = orderLink(response.json().location);
@@ -75,8 +73,19 @@ export async function placeCardOrder(
     .select(['code', 'total_cents', 'status'])
     .where('id', '=', link.orderId)
     .executeTakeFirstOrThrow();
-  expect(row.status).toBe('NEW');
-  return { ...link, code: row.code!, totalCents: Number(row.total_cents), productId };
+  return { ...link, code: row.code!, totalCents: Number(row.total_cents), status: row.status };
+}
+
+/** A guest's checkout of a book paid by card (EVERYPAY): the order is NEW. */
+export async function placeCardOrder(
+  s: Pick<EveryPayShop, 't' | 'shop'>,
+  price = 20,
+  { stock = 5, quantity = 1 }: { stock?: number; quantity?: number } = {},
+): Promise<PlacedOrder> {
+  const productId = await stockedBook(s.t, s.shop, stock, price);
+  const { status, ...placed } = await checkoutByCard(s, await fill(s.t, {}, [[productId, quantity]]));
+  expect(status).toBe('NEW');
+  return { ...placed, productId };
 }
 
 export interface Form {

@@ -5,8 +5,8 @@ import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { dateIn } from '../gift-cards/helpers.js';
-import { createForm, startEveryPayShop, type EveryPayShop } from './everypay-helpers.js';
-import { checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
+import { checkoutByCard, createForm, startEveryPayShop, type EveryPayShop } from './everypay-helpers.js';
+import { fill, stockedBook } from './helpers.js';
 
 // Shared by the refund tests: an app wired to the local EveryPay server both ways (callbacks come
 // back unless held) and to a local SMTP server (the bought gift card's code comes in its mail), an
@@ -48,40 +48,30 @@ const guest = (): Who => ({ ip: `10.0.9.${nextIp++}` });
 
 /** Checks out `who`'s basket by card and pays it on EveryPay's page; the callback makes the order paid. */
 async function payByCard(s: RefundShop, who: Who) {
-  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
-  expect(placed.statusCode, placed.body).toBe(200);
-  const link = orderLink(placed.json().location);
-  const row = await s.t.database.db
-    .selectFrom('customer_order')
-    .select(['code', 'total_cents'])
-    .where('id', '=', link.orderId)
-    .executeTakeFirstOrThrow();
-  const { reference } = await createForm(s, { ...link, code: row.code!, totalCents: Number(row.total_cents), productId: 0 });
+  const placed = await checkoutByCard(s, who);
+  const { reference } = await createForm(s, { ...placed, productId: 0 });
   await s.everypay.shopper(reference, 'pay');
   await s.everypay.callbacksIdle();
-  const paid = await s.t.database.db.selectFrom('customer_order').select('status').where('id', '=', link.orderId).executeTakeFirstOrThrow();
+  const paid = await s.t.database.db
+    .selectFrom('customer_order')
+    .select('status')
+    .where('id', '=', placed.orderId)
+    .executeTakeFirstOrThrow();
   expect(paid.status).toBe('PENDING_PROCESSING');
-  return { orderId: link.orderId, code: row.code!, reference, totalCents: Number(row.total_cents) };
+  return { orderId: placed.orderId, code: placed.code, reference, totalCents: placed.totalCents };
 }
 
 /** Checks out `who`'s basket paid in full by the gift card `code`: nothing is left to pay online, so opening the payment link marks it paid. */
 async function payByGiftCard(s: RefundShop, who: Who, code: string) {
   const added = await call(s.t, 'POST', '/basket/add-gift-card', who, { code });
   expect(added.statusCode, added.body).toBe(200);
-  const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
-  expect(placed.statusCode, placed.body).toBe(200);
-  const link = orderLink(placed.json().location);
-  expect((await s.t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
-  const row = await s.t.database.db
-    .selectFrom('customer_order')
-    .select(['code', 'total_cents'])
-    .where('id', '=', link.orderId)
-    .executeTakeFirstOrThrow();
+  const placed = await checkoutByCard(s, who);
+  expect((await s.t.app.inject({ method: 'GET', url: placed.path })).statusCode).toBe(200);
   return {
-    orderId: link.orderId,
-    code: row.code!,
+    orderId: placed.orderId,
+    code: placed.code,
     reference: '',
-    totalCents: Number(row.total_cents),
+    totalCents: placed.totalCents,
     paidBy: added.json() as { giftCardAmount: number },
   };
 }
