@@ -1,2 +1,21 @@
 /** A command line the CLI cannot run: it prints the message and the usage, and exits with 2. */
 export class CliUsageError extends Error {}
+
+/**
+ * Runs a command whose service refuses malformed arguments with errors of `inputError`: such an
+ * error is a bad argument (exit 2, with the usage, the message after `label`), as the options the
+ * parser refuses are; any other error (a thing that is not there, a name that is taken) stays the
+ * command's own one line of exit 1.
+ */
+export async function inputErrorsAsUsage<T>(
+  label: string,
+  inputError: abstract new (message: string) => Error,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof inputError) throw new CliUsageError(`${label}: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,4 +1,4 @@
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { CliUsageError, inputErrorsAsUsage } from '../../infra/cli-usage.js';
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { Clock } from '../../infra/clock.js';
@@ -25,10 +25,8 @@ export async function apiKeyCommand({ db, clock }: { db: Db; clock: Clock }, arg
   }
   if ((action === 'add' || action === 'revoke') && name !== undefined && rest.length === 0) {
     if (action === 'add') {
-      const key = await createApiKey(db, name, clock.now()).catch((error: unknown) => {
-        // A malformed name is a bad argument (exit 2, with the usage); a taken one stays exit 1.
-        throw error instanceof ApiKeyInputError ? new CliUsageError(`api-key add: ${error.message}`) : error;
-      });
+      // A malformed name is a bad argument; a taken one is not.
+      const key = await inputErrorsAsUsage('api-key add', ApiKeyInputError, () => createApiKey(db, name, clock.now()));
       print(`API key "${name}" (shown only now; keep it in a secret store):`);
       print(key);
     } else {

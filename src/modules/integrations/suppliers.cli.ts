@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { CliUsageError, inputErrorsAsUsage } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
 import {
   addSupplier,
@@ -19,15 +19,9 @@ export const SUPPLIER_USAGE = `  supplier add <code> <name>          a supplier 
   supplier list                       codes, names, state, active products (never the secrets)`;
 
 /** `storefront supplier ...`. */
-export async function supplierCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
-  try {
-    await runSupplierCommand(deps, args, print);
-  } catch (error) {
-    // A malformed code or name is a bad argument (exit 2, with the usage), as a malformed export-user
-    // name is; a supplier that is not there, or a code that is taken, stays the one line of exit 1.
-    if (error instanceof SupplierInputError) throw new CliUsageError(`supplier ${args[0]}: ${error.message}`);
-    throw error;
-  }
+export function supplierCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+  // A malformed code or name is a bad argument, as a malformed export-user name is.
+  return inputErrorsAsUsage(`supplier ${args[0]}`, SupplierInputError, () => runSupplierCommand(deps, args, print));
 }
 
 async function runSupplierCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {

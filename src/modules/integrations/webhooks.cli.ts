@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { CliUsageError, inputErrorsAsUsage } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
 import {
   addEndpoint,
@@ -55,15 +55,9 @@ function integer(value: string | true | undefined, name: string, fallback?: numb
 }
 
 /** `storefront webhook ...`. */
-export async function webhookCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
-  try {
-    await runWebhookCommand(deps, args, print);
-  } catch (error) {
-    // A malformed name, URL or option is a bad argument (exit 2, with the usage), as the options the
-    // parser refuses are; an endpoint or delivery that is not there stays the one line of exit 1.
-    if (error instanceof WebhookInputError) throw new CliUsageError(`webhook ${args[0]}: ${error.message}`);
-    throw error;
-  }
+export function webhookCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+  // A malformed name, URL or option is a bad argument; an endpoint or delivery that is not there is not.
+  return inputErrorsAsUsage(`webhook ${args[0]}`, WebhookInputError, () => runWebhookCommand(deps, args, print));
 }
 
 async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
