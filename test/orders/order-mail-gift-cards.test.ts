@@ -26,6 +26,23 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+/** Places `who`'s basket cash on delivery in `language`, lets the worker mail it, and answers the order's row and mail lines. */
+async function mailedCashOrder(who: { token?: string }, language: 'et' | 'en' | 'ru' = 'et') {
+  const placed = await t.app.inject({
+    method: 'POST',
+    url: '/checkout',
+    headers: { 'basket-token': who.token!, 'x-app-language': language },
+    payload: checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }),
+  });
+  expect(placed.statusCode, placed.body).toBe(200);
+  const { orderId, path } = orderLink(placed.json().location);
+  expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+  await t.drainJobs();
+  const order = await orderRow(t.database.db, orderId);
+  const mail = await smtp.waitFor((message) => message.subject?.includes(order.code!) === true);
+  return { order, lines: (mail.text ?? '').split('\n') };
+}
+
 const EXPECTED = {
   et: ['Tooted: 20,00 €', 'Tarne (Kuller): 5,90 €', 'Kinkekaardid: −10,00 €', 'Kokku: 15,90 €'],
   en: ['Items: €20.00', 'Delivery (Courier): €5.90', 'Gift cards: −€10.00', 'Total: €15.90'],
@@ -39,22 +56,9 @@ describe('the confirmation mail of an order gift cards paid part of', () => {
       const who = await fill(t, {}, [[book, 1]]);
       const code = await card(t, 10);
       expect((await call(t, 'POST', '/basket/add-gift-card', who, { code })).statusCode).toBe(200);
-      const placed = await t.app.inject({
-        method: 'POST',
-        url: '/checkout',
-        headers: { 'basket-token': who.token!, 'x-app-language': language },
-        payload: checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }),
-      });
-      expect(placed.statusCode, placed.body).toBe(200);
-      const { orderId, path } = orderLink(placed.json().location);
-      expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
-      await t.drainJobs();
-      const order = await orderRow(t.database.db, orderId);
+      const { order, lines } = await mailedCashOrder(who, language);
       expect(Number(order.gift_card_cents)).toBe(1000);
       expect(Number(order.total_cents)).toBe(1590);
-
-      const mail = await smtp.waitFor((message) => message.subject?.includes(order.code!) === true);
-      const lines = (mail.text ?? '').split('\n');
       // Items 20,00 + delivery 5,90 − cards 10,00 = the 15,90 asked for.
       expect(lines).toEqual(expect.arrayContaining(EXPECTED[language]));
     });
@@ -71,19 +75,7 @@ describe('the confirmation mail of an order a code took something off', () => {
     const title = (await t.database.db.selectFrom('product').select('name').where('id', '=', book).executeTakeFirstOrThrow()).name;
     const who = await fill(t, {}, [[book, 1]]);
     expect((await call(t, 'POST', '/basket/add-discount', who, { code: 'MAIL10' })).json()).toMatchObject({ discountAmount: 2 });
-    const placed = await t.app.inject({
-      method: 'POST',
-      url: '/checkout',
-      headers: { 'basket-token': who.token! },
-      payload: checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }),
-    });
-    expect(placed.statusCode, placed.body).toBe(200);
-    const { orderId, path } = orderLink(placed.json().location);
-    expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
-    await t.drainJobs();
-    const order = await orderRow(t.database.db, orderId);
-    const mail = await smtp.waitFor((message) => message.subject?.includes(order.code!) === true);
-    const lines = (mail.text ?? '').split('\n');
+    const { lines } = await mailedCashOrder(who);
     expect(lines).toEqual(
       expect.arrayContaining([
         `${title} × 1: 20,00 €`,
