@@ -3,6 +3,7 @@ import {
   createForm,
   pageOf,
   placeCardOrder,
+  settleEveryPay,
   shopperReturns,
   startEveryPayShop,
   viewOrder,
@@ -19,11 +20,7 @@ let s: EveryPayShop;
 beforeAll(async () => {
   s = await startEveryPayShop();
 });
-afterEach(async () => {
-  s.everypay.breakApi(null);
-  await s.everypay.releaseCallbacks();
-  await s.everypay.callbacksIdle();
-});
+afterEach(() => settleEveryPay(s));
 afterAll(async () => {
   await s?.close();
 });

@@ -50,6 +50,13 @@ export async function startEveryPayShop(env: Record<string, string> = {}): Promi
   };
 }
 
+/** After each test: EveryPay's API working again, the callbacks it held sent, and every callback answered. */
+export async function settleEveryPay(s: Pick<EveryPayShop, 'everypay'>): Promise<void> {
+  s.everypay.breakApi(null);
+  await s.everypay.releaseCallbacks();
+  await s.everypay.callbacksIdle();
+}
+
 export interface PlacedOrder {
   orderId: number;
   checksum: string;

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
 import { until } from '../helpers/lock-waits.js';
 import { paidBook, REFUND_PATH, refundsAsked, startRefundShop, type RefundShop } from './refund-helpers.js';
+import { settleEveryPay } from './everypay-helpers.js';
 
 // An operator's refund is recorded before EveryPay is asked, under a key of its own that every try
 // sends. Two refunds at once: the second is refused (409) and sent nowhere. A refund whose answer was
@@ -12,11 +13,7 @@ let s: RefundShop;
 beforeAll(async () => {
   s = await startRefundShop();
 });
-afterEach(async () => {
-  s.everypay.breakApi(null);
-  await s.everypay.releaseCallbacks();
-  await s.everypay.callbacksIdle();
-});
+afterEach(() => settleEveryPay(s));
 afterAll(async () => {
   await s?.close();
 });
