@@ -23,8 +23,14 @@ class LazyChildLogger {
   }
 
   private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
-    if ((this.parent as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.(level) === false) return;
+    if (!this.isLevelEnabled(level)) return;
     (this.real()[level] as LogFn)(...args);
+  }
+
+  /** Whether a line of this level would be written (pino's method; true where the parent cannot say). */
+  isLevelEnabled(level: string): boolean {
+    const owner = this.instance ?? this.parent;
+    return (owner as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.(level) !== false;
   }
 
   get level(): string {
