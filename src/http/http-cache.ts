@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { digest } from '../infra/digest.js';
 
 /**
@@ -24,6 +24,11 @@ export function setCacheHeaders(reply: FastifyReply, audience: CacheAudience, ma
 
 function addVary(reply: FastifyReply, names: string[]): void {
   const current = reply.getHeader('vary');
+  // Nearly always nothing is there yet (one allowed origin): no parsing, no merging.
+  if (current === undefined) {
+    reply.header('Vary', names.join(', '));
+    return;
+  }
   const present = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
     .split(',')
     .map((name) => name.trim())
@@ -49,25 +54,29 @@ export function registerNoStore(app: FastifyInstance): void {
  * body, and a conditional GET whose If-None-Match holds it gets a 304 without the body.
  */
 export function registerConditionalGet(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    // A body written as text or as bytes (kept card texts: http/serialization.ts), not a stream.
-    if (request.method !== 'GET' || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
-    const cacheControl = reply.getHeader('cache-control');
-    if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
-    // An answer replayed from the response cache brings its ETag along.
-    const known = reply.getHeader('etag');
-    const etag = typeof known === 'string' ? known : `"${digest('sha1', payload, 'base64url')}"`;
-    reply.header('ETag', etag);
-    if (matches(request.headers['if-none-match'], etag)) {
-      reply.code(304);
-      reply.removeHeader('content-type');
-      reply.removeHeader('content-length');
-      // No body at all (null, not ''): Fastify then sends no Content-Length, which on a 304 must
-      // be the 200's length or absent (RFC 9110 8.6); '' made it 0.
-      return null;
-    }
-    return payload;
-  });
+  // A callback hook: an async one costs every answer of the catalogue a promise and a microtask turn.
+  app.addHook('onSend', (request, reply, payload, done) => done(null, conditionalAnswer(request, reply, payload)));
+}
+
+/** The payload to send: the same with an ETag added where the answer may be kept, or none for a 304. */
+function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  // A body written as text or as bytes (kept card texts: http/serialization.ts), not a stream.
+  if (request.method !== 'GET' || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
+  const cacheControl = reply.getHeader('cache-control');
+  if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
+  // An answer replayed from the response cache brings its ETag along.
+  const known = reply.getHeader('etag');
+  const etag = typeof known === 'string' ? known : `"${digest('sha1', payload, 'base64url')}"`;
+  reply.header('ETag', etag);
+  if (matches(request.headers['if-none-match'], etag)) {
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    // No body at all (null, not ''): Fastify then sends no Content-Length, which on a 304 must
+    // be the 200's length or absent (RFC 9110 8.6); '' made it 0.
+    return null;
+  }
+  return payload;
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
