@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { preparedQuery } from '../../../db/prepared.js';
@@ -79,17 +79,22 @@ export type ShopStockRow = {
   quantity: number;
 };
 
-/** The product's stock in each active shop that has some, in the shops' order, with the shop's name in the language. */
+/**
+ * The product's stock in each active shop that has some, in the shops' order, with the shop's name
+ * in the language; `productId` is a value or a reference to the product's id in an outer query.
+ */
+export function shopStockQuery(db: Kysely<Database>, productId: number | ReturnType<typeof sql.ref<number>>, language: Language) {
+  return withTranslations(db.selectFrom('shop_stock').innerJoin('shop', 'shop.id', 'shop_stock.shop_id'), 'shop_name', 'shop.id', language)
+    .select(['shop.code', 'shop.city', 'shop.address', 'asked.name as name', 'et.name as et_name', 'shop_stock.quantity'])
+    .where('shop_stock.product_id', '=', productId)
+    .where('shop_stock.quantity', '>', 0)
+    .where('shop.is_active', '=', true)
+    .orderBy('shop.position')
+    .orderBy('shop.id');
+}
+
 export function shopStockReader(database: DatabaseHandle): (id: number, language: Language) => Promise<ShopStockRow[]> {
-  return preparedQuery(database, (db, id: number, language: Language) =>
-    withTranslations(db.selectFrom('shop_stock').innerJoin('shop', 'shop.id', 'shop_stock.shop_id'), 'shop_name', 'shop.id', language)
-      .select(['shop.code', 'shop.city', 'shop.address', 'asked.name as name', 'et.name as et_name', 'shop_stock.quantity'])
-      .where('shop_stock.product_id', '=', id)
-      .where('shop_stock.quantity', '>', 0)
-      .where('shop.is_active', '=', true)
-      .orderBy('shop.position')
-      .orderBy('shop.id'),
-  );
+  return preparedQuery(database, (db, id: number, language: Language) => shopStockQuery(db, id, language));
 }
 
 export type ExtrasReader = (id: number, tree: CategoryTree, language: Language) => Promise<ProductExtras | undefined>;

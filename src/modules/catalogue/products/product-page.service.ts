@@ -7,14 +7,13 @@ import type { CatalogueConfig } from '../catalogue.config.js';
 import type { Catalogue, CatalogueContext } from '../catalogue.service.js';
 import { priceFields, toCard } from './product-card.mapper.js';
 import type { ProductBase, ProductCard } from './product-card.types.js';
-import { productExtrasReader, shopStockReader, toExtras, type ProductExtras } from './product-details.repository.js';
+import { productExtrasReader, toExtras, type ProductExtras } from './product-details.repository.js';
 import { productPageReader } from './product-document.repository.js';
 import { isVisibleTo } from '../visibility.js';
 import { activeCampaignOf, findProductIdByCode, productAssets, relatedProductIds } from './product.repository.js';
 
 const EXTRAS_CACHE_ENTRIES = 20_000;
 const PAGE_CACHE_ENTRIES = 20_000;
-const REF_CACHE_ENTRIES = 20_000;
 
 export type ProductDetails = ProductCard & ProductExtras;
 
@@ -63,22 +62,19 @@ export function createProductPages({ database, config, catalogue }: ProductPages
   const extrasCache = boundedCache<string, ProductExtras | undefined>(config.catalogueCacheTtlMs, EXTRAS_CACHE_ENTRIES);
   const readExtras = productExtrasReader(database);
   const readPage = productPageReader(database);
-  const readShops = shopStockReader(database);
   // What a product page shows, the same for every caller of a store and language: the base and the extras.
   const pageCache = boundedCache<string, { base: ProductBase; extras: ProductExtras } | null>(
     config.catalogueCacheTtlMs,
     PAGE_CACHE_ENTRIES,
     'catalogue.product-pages',
   );
-  const refBases = boundedCache<string, ProductBase | null>(config.catalogueCacheTtlMs, REF_CACHE_ENTRIES, 'catalogue.edition-bases');
 
   /** The page from the product's document (one read, the shops a second); null when the product has no document. */
   function page({ store, language }: CatalogueContext, id: number) {
     return pageCache.get(`${store.code}:${language}:${id}`, async () => {
-      const found = await readPage(store.code, id);
+      const found = await readPage(store.code, id, language);
       if (!found) return null;
-      const [tree, shopRows] = await Promise.all([catalogue.categoryTree(store.code, language), readShops(id, language)]);
-      return { base: found.base, extras: toExtras(found.extrasRow, { ...found.parts, shopRows }, tree) };
+      return { base: found.base, extras: toExtras(found.extrasRow, found.parts, await catalogue.categoryTree(store.code, language)) };
     });
   }
 
@@ -107,11 +103,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
   /** The other edition if the caller may see it: it is cached with the page for every caller, whether this caller may see it is not. */
   async function visibleRef<T extends { id: number }>(context: CatalogueContext, ref: T | null): Promise<T | null> {
     if (ref === null) return null;
-    const storeCode = context.store.code;
-    const base = await refBases.get(
-      `${storeCode}:${ref.id}`,
-      async () => (await readPage(storeCode, ref.id))?.base ?? (await catalogue.base(storeCode, ref.id)) ?? null,
-    );
+    const base = await catalogue.base(context.store.code, ref.id);
     return base && isVisibleTo(base, context.caller) ? ref : null;
   }
 
