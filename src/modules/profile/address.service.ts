@@ -19,7 +19,8 @@ import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 
 // A client's saved shipping and billing addresses, with at most one default of each kind. Every
 // write locks the client account first, so the count limit and the single default hold under
-// concurrent requests; an id of another client's address is the same 404 as one that does not exist.
+// concurrent requests, and a change never finds the address it read deleted when it writes; an
+// id of another client's address is the same 404 as one that does not exist.
 
 export const MAX_ADDRESSES = 20;
 
@@ -97,6 +98,8 @@ export async function replaceAddress(trx: Db, actor: ProfileActor, id: number, b
   return addressWire((await findAddress(trx, actor.clientAccountId, id))!);
 }
 
+/** Under the client account's lock too: a change of the address in flight reads it, then writes it. */
 export async function removeAddress(trx: Db, actor: ProfileActor, id: number): Promise<void> {
+  await lockClientAccount(trx, actor.clientAccountId);
   if (!(await deleteAddress(trx, actor.clientAccountId, id))) throw notFound('profile.addressNotFound');
 }
