@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import { GUEST, visibleProduct, type Caller } from '../catalogue/index.js';
 import type { BackInStockRequestTable } from './back-in-stock.tables.js';
 
@@ -54,9 +55,12 @@ export type ClientRequest = Omit<NewRequest, 'clientAccountId' | 'language'> & {
  * per store, product and email. Asking again re-arms it: a new 14 days, and a request already
  * notified (the product sold out again since) becomes pending again; a guest's request for the
  * address, confirmed or not, becomes the client's, confirmed, its link no longer needed. Either way
- * it takes the language of the client's user now. Answers the row and whether it is new.
+ * it takes the language of the client's user now. Answers the row and whether it is new: in the
+ * caller's transaction, under the client account's lock, so of the same request sent at once one
+ * finds none and the others wait and find it (PostgreSQL; SQLite's write transactions are serial).
  */
 export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ row: BackInStockRow; created: boolean }> {
+  await lockRowsOnPostgres(db, db.selectFrom('client_account').select('id').where('id', '=', request.clientAccountId));
   const existing = await db
     .selectFrom('back_in_stock_request')
     .select('id')

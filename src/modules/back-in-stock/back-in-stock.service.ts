@@ -82,12 +82,10 @@ export async function requestBackInStock(
     audience: audienceKey(caller),
     now,
   };
-  if (caller.clientAccountId !== null) {
-    const { row, created } = await upsertRequest(db, {
-      ...request,
-      clientAccountId: caller.clientAccountId,
-      expiresAt: now + REQUEST_LIFETIME_MS,
-    });
+  const clientAccountId = caller.clientAccountId;
+  if (clientAccountId !== null) {
+    const asked = { ...request, clientAccountId, expiresAt: now + REQUEST_LIFETIME_MS };
+    const { row, created } = await db.transaction().execute((trx) => upsertRequest(trx, asked));
     return { kind: 'client', row, created };
   }
   await db.transaction().execute((trx) => requestAsGuest(trx, config, { ...request, language: input.language }));
