@@ -67,7 +67,7 @@ describe('the last use of a discount code taken by three checkouts at once', () 
 });
 
 describe('two masters demoting or removing each other at once', () => {
-  it('leaves the company one master: the second change is refused', async () => {
+  it('leaves the company one master: the second change is refused (403, or 401 for a removed caller)', async () => {
     for (const [first, second] of [
       ['demote', 'demote'],
       ['remove', 'remove'],
@@ -81,7 +81,10 @@ describe('two masters demoting or removing each other at once', () => {
       const change = (kind: 'demote' | 'remove', by: string, id: number) =>
         kind === 'demote' ? call(t, 'PUT', `/company-user/${id}`, by, { role: 'EMPLOYEE' }) : call(t, 'DELETE', `/company-user/${id}`, by);
       const answers = await Promise.all([change(first, a.token, idOf(b)), change(second, b.token, idOf(a))]);
-      expect(answers.map((answer) => answer.statusCode).sort(), `${first} + ${second}`).toEqual([200, 403]);
+      // The refused one is a 403, or a 401 when its caller was removed (and its token ended) before it was read.
+      const [done, refused] = answers.map((answer) => answer.statusCode).sort();
+      expect(done, `${first} + ${second}`).toBe(200);
+      expect([401, 403], `${first} + ${second}`).toContain(refused);
       const masters = await db()
         .selectFrom('client_account')
         .select('id')
