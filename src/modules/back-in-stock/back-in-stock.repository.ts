@@ -1,7 +1,7 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
-import { lockRowsOnPostgres } from '../../db/row-lock.js';
+import type { Database } from '../../db/schema.js';
 import { GUEST, visibleProduct, type Caller } from '../catalogue/index.js';
 import type { BackInStockRequestTable } from './back-in-stock.tables.js';
 
@@ -55,32 +55,26 @@ export type ClientRequest = Omit<NewRequest, 'clientAccountId' | 'language'> & {
  * per store, product and email. Asking again re-arms it: a new 14 days, and a request already
  * notified (the product sold out again since) becomes pending again; a guest's request for the
  * address, confirmed or not, becomes the client's, confirmed, its link no longer needed. Either way
- * it takes the language of the client's user now. Answers the row and whether it is new: in the
- * caller's transaction, under the client account's lock, so of the same request sent at once one
- * finds none and the others wait and find it (PostgreSQL; SQLite's write transactions are serial).
+ * it takes the language of the client's user now. Answers the row and whether it is new: the
+ * insert that made it says so, so of the same request sent at once exactly one is new (on
+ * PostgreSQL the others' inserts wait for it on the unique key, then re-arm it). Takes no lock
+ * an erasure takes after deleting the requests, so it cannot deadlock with one.
  */
 export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ row: BackInStockRow; created: boolean }> {
-  await lockRowsOnPostgres(db, db.selectFrom('client_account').select('id').where('id', '=', request.clientAccountId));
-  const existing = await db
-    .selectFrom('back_in_stock_request')
-    .select('id')
-    .where('store_code', '=', request.storeCode)
-    .where('product_id', '=', request.productId)
-    .where('email', '=', request.email)
-    .executeTakeFirst();
-  const row = await db
+  const clientLanguage = (eb: ExpressionBuilder<Database, 'back_in_stock_request'>) =>
+    eb
+      .selectFrom('client_account as ca')
+      .innerJoin('app_user as u', 'u.id', 'ca.user_id')
+      .select('u.language')
+      .where('ca.id', '=', request.clientAccountId);
+  const inserted = await db
     .insertInto('back_in_stock_request')
     .values({
       store_code: request.storeCode,
       product_id: request.productId,
       email: request.email,
       client_account_id: request.clientAccountId,
-      language: (eb) =>
-        eb
-          .selectFrom('client_account as ca')
-          .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-          .select('u.language')
-          .where('ca.id', '=', request.clientAccountId),
+      language: clientLanguage,
       audience: request.audience,
       created_at: request.now,
       expires_at: request.expiresAt,
@@ -88,20 +82,28 @@ export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ r
       confirmed_at: request.now,
       token_hash: null,
     })
-    .onConflict((conflict) =>
-      conflict.columns(['store_code', 'product_id', 'email']).doUpdateSet({
-        expires_at: request.expiresAt,
-        notified_at: null,
-        confirmed_at: sql<number>`coalesce(back_in_stock_request.confirmed_at, ${request.now})`,
-        token_hash: null,
-        language: (eb) => eb.ref('excluded.language'),
-        // A guest's request taken over by the client who owns the address, never the other way.
-        client_account_id: sql<number | null>`coalesce(${request.clientAccountId}, back_in_stock_request.client_account_id)`,
-      }),
-    )
+    .onConflict((conflict) => conflict.columns(['store_code', 'product_id', 'email']).doNothing())
     .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, created: existing === undefined };
+    .executeTakeFirst();
+  if (inserted) return { row: inserted, created: true };
+  const rearmed = await db
+    .updateTable('back_in_stock_request')
+    .set({
+      expires_at: request.expiresAt,
+      notified_at: null,
+      confirmed_at: sql<number>`coalesce(confirmed_at, ${request.now})`,
+      token_hash: null,
+      language: clientLanguage,
+      // A guest's request taken over by the client who owns the address, never the other way.
+      client_account_id: request.clientAccountId,
+    })
+    .where('store_code', '=', request.storeCode)
+    .where('product_id', '=', request.productId)
+    .where('email', '=', request.email)
+    .returningAll()
+    .executeTakeFirst();
+  // Deleted between the two statements (its owner's DELETE): asked now, it is new again.
+  return rearmed ? { row: rearmed, created: false } : upsertRequest(db, request);
 }
 
 /**
