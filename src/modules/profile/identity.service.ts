@@ -93,15 +93,16 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
       input.currentPassword!,
       now,
     );
-  if (newEmail !== undefined) await consumeRateLimit(db, `profile:email-change:${actor.userId}`, EMAIL_CHANGES_PER_USER, now);
   const passwordHash = input.newPassword === undefined ? undefined : await hashPassword(input.newPassword);
 
   await db.transaction().execute(async (trx) => {
     const mail = { userId: actor.userId, storeCode: actor.storeCode, language: request.language };
     // The same new email again within the resubmit window (a double click, a retry) is the change
     // already pending: a second mail would mint a new token and kill the link of the first. Under
-    // the user's lock, so of two at once the second sees the first's.
+    // the user's lock, so of two at once the second sees the first's. Only a change that mails is
+    // counted against the user's limit: repeats of one must not use it up.
     if (newEmail !== undefined && !(await isPendingEmailChange(trx, actor.userId, newEmail, now))) {
+      await consumeRateLimit(trx, `profile:email-change:${actor.userId}`, EMAIL_CHANGES_PER_USER, now);
       await saveEmailChange(trx, actor.userId, newEmail, now);
       await queueProfileMail(trx, config.jobs.maxAttempts, { kind: 'confirmEmail', newEmail, ...mail }, now);
     }
