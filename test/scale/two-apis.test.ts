@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { GOOD_PASSWORD, tokenFromMail, uniqueEmail } from '../helpers/accounts.js';
+import { call, createDeployment, sentTo, describeOnPostgres, SKIP_REASON, type Deployment, type RunningProcess } from './processes.js';
+
+// Two API processes (WORKER=off) and a worker of the compiled build on one PostgreSQL database, as
+// docs/deployment.md lays them out: a client that alternates between the APIs meets the limits
+// counted in the database at the same count, a double submit sent to both gives one result, and
+// what one process (or an operator's command) changes the other sees at once or within its TTL.
+
+const AUTH_LIMIT = 4;
+const GUESS_LIMIT = 3;
+
+describeOnPostgres(`two API processes on one database (skipped: ${SKIP_REASON})`, () => {
+  let deployment: Deployment;
+  let apis: RunningProcess[];
+  beforeAll(async () => {
+    deployment = await createDeployment({
+      AUTH_RATE_LIMIT_PER_IP: `${AUTH_LIMIT}/10m`,
+      GIFT_CARD_GUESS_RATE_LIMIT_PER_IP: `${GUESS_LIMIT}/10m`,
+      STORE_CACHE_TTL_MS: '1000',
+    });
+    apis = await Promise.all([deployment.startApi(), deployment.startApi(), deployment.startWorker()]);
+  }, 120_000);
+  afterAll(() => deployment?.close(), 60_000);
+
+  const [a, b] = [() => apis[0]!.url, () => apis[1]!.url];
+  const alternate = (i: number) => (i % 2 === 0 ? a() : b());
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+
+  it('a client alternating between the APIs gets the sign-in 429 at the same count as on one', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < AUTH_LIMIT + 2; i += 1) {
+      const response = await call(alternate(i), 'POST', '/auth/login', {
+        headers: from('198.51.100.1'),
+        body: { email: 'nobody@example.ee', password: 'wrong password 1', web_store_nav_code: 'WEB' },
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([...Array<number>(AUTH_LIMIT).fill(422), 429, 429]);
+  });
+
+  it('wrong gift-card codes are counted across the APIs', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < GUESS_LIMIT + 2; i += 1) {
+      statuses.push(
+        (await call(alternate(i), 'GET', `/virtual-gift-card/balance?code=NOPE${i}XXXXXXXX`, { headers: from('198.51.100.2') })).status,
+      );
+    }
+    expect(statuses.slice(GUESS_LIMIT)).toEqual([429, 429]);
+    expect(statuses.slice(0, GUESS_LIMIT)).not.toContain(429);
+  });
+
+  it('a registration sent to both APIs at once makes one user and one mail', async () => {
+    const email = uniqueEmail('twice');
+    const body = { email, firstName: 'Mari', lastName: 'Maasikas' };
+    const answers = await Promise.all(
+      [a(), b()].map((base) => call(base, 'POST', '/auth/register-simple', { body, headers: from('198.51.100.3') })),
+    );
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await deployment.smtp.waitFor((mail) => sentTo(mail, email), 15_000);
+    // Time for a second mail, if the worker was given two jobs.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(deployment.smtp.mails.filter((mail) => sentTo(mail, email))).toHaveLength(1);
+    const users = await deployment.database.db.selectFrom('app_user').select('id').where('email', '=', email).execute();
+    expect(users).toHaveLength(1);
+  });
+
+  it('a token signed out on one API stops working on the other at once', async () => {
+    const email = uniqueEmail('signout');
+    expect(
+      (
+        await call(a(), 'POST', '/auth/register-simple', {
+          body: { email, firstName: 'Mari', lastName: 'Maasikas' },
+          headers: from('198.51.100.4'),
+        })
+      ).status,
+    ).toBe(200);
+    const mail = await deployment.smtp.waitFor((m) => sentTo(m, email), 15_000);
+    const verified = await call(
+      b(),
+      'POST',
+      `/auth/verify-email?verificationToken=${encodeURIComponent(tokenFromMail(mail, 'verificationToken'))}`,
+      {
+        body: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD, termsAccepted: true },
+        headers: from('198.51.100.4'),
+      },
+    );
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    const bearer = { authorization: `Bearer ${verified.body.accessToken as string}` };
+    expect((await call(a(), 'GET', '/user/me', { headers: bearer })).status).toBe(200);
+    expect((await call(b(), 'GET', '/user/me', { headers: bearer })).status).toBe(200);
+    expect((await call(a(), 'POST', '/auth/logout', { headers: bearer, body: {} })).status).toBeLessThan(300);
+    expect((await call(b(), 'GET', '/user/me', { headers: bearer })).status).toBe(401);
+  });
+
+  it('an operator API key revoked by the command stops working on both APIs at once', async () => {
+    const added = await runCli(['api-key', 'add', 'scale-ops'], { DATABASE_URL: deployment.databaseUrl });
+    expect(added.code, added.stderr).toBe(0);
+    const key = added.stdout.trim().split('\n').at(-1)!;
+    const ctr = '/admin/ctr?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z';
+    for (const base of [a(), b()]) expect((await call(base, 'GET', ctr, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    const revoked = await runCli(['api-key', 'revoke', 'scale-ops'], { DATABASE_URL: deployment.databaseUrl });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    for (const base of [a(), b()]) expect((await call(base, 'GET', ctr, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+  });
+
+  it('a store locked by the command answers 423 on both APIs within STORE_CACHE_TTL_MS, and opens again', async () => {
+    const locked = await runCli(['store', 'lock', 'WEB'], { DATABASE_URL: deployment.databaseUrl });
+    expect(locked.code, locked.stderr).toBe(0);
+    try {
+      const started = Date.now();
+      for (const base of [a(), b()]) {
+        await expect
+          .poll(async () => (await call(base, 'GET', '/basket', { headers: from('198.51.100.5') })).status, {
+            timeout: 5000,
+            interval: 100,
+          })
+          .toBe(423);
+      }
+      expect(Date.now() - started).toBeLessThan(1000 + 1000);
+    } finally {
+      expect((await runCli(['store', 'unlock', 'WEB'], { DATABASE_URL: deployment.databaseUrl })).code).toBe(0);
+    }
+    for (const base of [a(), b()]) {
+      await expect
+        .poll(async () => (await call(base, 'GET', '/basket', { headers: from('198.51.100.5') })).status, { timeout: 5000, interval: 100 })
+        .not.toBe(423);
+    }
+  });
+});
