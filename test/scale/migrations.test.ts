@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { runCliProcess, startCli } from '../helpers/cli.js';
+import { scratchDatabase } from '../helpers/test-app.js';
+import { call, describeOnPostgres, SKIP_REASON } from './processes.js';
+
+// docs/deployment.md: migrations run once, from a release step; `serve` (and a worker) on
+// PostgreSQL refuses to start on an old schema, and `migrate` run twice at once (two release
+// steps racing) must leave one schema, each migration applied once.
+
+describeOnPostgres(`migrations on a shared database (skipped: ${SKIP_REASON})`, () => {
+  let databaseUrl: string;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const scratch = await scratchDatabase();
+    databaseUrl = scratch.url;
+    drop = scratch.drop;
+  });
+  afterAll(() => drop?.());
+
+  it('serve and worker started before the migration refuse to start, saying to run migrate', async () => {
+    const [serve, worker] = await Promise.all([
+      runCliProcess(['serve'], { DATABASE_URL: databaseUrl, PORT: '0', WORKER: 'off' }),
+      runCliProcess(['worker'], { DATABASE_URL: databaseUrl }),
+    ]);
+    for (const result of [serve, worker]) {
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain('needs migrations');
+      expect(result.stderr).toContain('migrate');
+    }
+  }, 60_000);
+
+  it('two migrate commands at once both succeed and apply each migration once', async () => {
+    const results = await Promise.all([0, 1].map(() => runCliProcess(['migrate'], { DATABASE_URL: databaseUrl })));
+    for (const result of results) expect(result.code, result.stderr + result.stdout).toBe(0);
+    const database = createDatabase(databaseUrl);
+    try {
+      const applied = await database.db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .execute();
+      expect(applied.map((row) => (row as { name: string }).name).sort()).toEqual(Object.keys(migrations).sort());
+    } finally {
+      await database.close();
+    }
+    // And the API now starts and is ready.
+    const child = startCli(['serve'], { DATABASE_URL: databaseUrl, PORT: '0', WORKER: 'off', LOG_LEVEL: 'info' });
+    let log = '';
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listen line in: ${log}`)), 45_000);
+        const onData = (chunk: Buffer) => {
+          log += chunk.toString();
+          const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout!.on('data', onData);
+        child.stderr!.on('data', onData);
+      });
+      expect((await call(url, 'GET', '/site/ready')).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 120_000);
+});
