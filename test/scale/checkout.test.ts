@@ -11,6 +11,8 @@ describeOnPostgres(`double submits across two API processes (skipped: ${SKIP_REA
   let apis: RunningProcess[];
   let productId: number;
   let courierId: number;
+  let apiKey: string;
+  let paidOrderId: number;
   beforeAll(async () => {
     deployment = await createDeployment({ JOB_POLL_INTERVAL_MS: '100' });
     apis = await Promise.all([deployment.startApi(), deployment.startApi(), deployment.startWorker()]);
@@ -18,10 +20,10 @@ describeOnPostgres(`double submits across two API processes (skipped: ${SKIP_REA
     const shopId = await createShop(db, { code: 'TLN1', name: 'Viru Keskus' });
     productId = await createProduct(db, { code: 'DOUBLE1', price: 12, name: 'Double book' });
     await setStock(db, productId, shopId, 100);
-    const key = await createApiKey(db, 'scale-checkout', Date.now());
+    apiKey = await createApiKey(db, 'scale-checkout', Date.now());
     const imported = await fetch(`${apis[0]!.url}/admin/import/delivery-methods`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/x-ndjson' },
       body: JSON.stringify({
         code: 'COURIER',
         kind: 'COURIER',
@@ -87,6 +89,7 @@ describeOnPostgres(`double submits across two API processes (skipped: ${SKIP_REA
     const placed = await call(apis[0]!.url, 'POST', '/checkout', { body: form(email), headers: { 'basket-token': token } });
     expect(placed.status, JSON.stringify(placed.body)).toBe(200);
     const location = new URL(placed.body.location as string);
+    paidOrderId = Number(location.searchParams.get('orderId'));
     const created = await call(apis[1]!.url, 'GET', `${location.pathname}${location.search}`);
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const page = new URL(created.body.url as string);
@@ -103,5 +106,31 @@ describeOnPostgres(`double submits across two API processes (skipped: ${SKIP_REA
     await deployment.smtp.waitFor((mail) => sentTo(mail, email), 15_000);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(deployment.smtp.mails.filter((mail) => sentTo(mail, email)).map((mail) => mail.subject)).toHaveLength(1);
+  });
+
+  it('a refund sent to both APIs at once with one Idempotency-Key refunds once', async () => {
+    const order = await deployment.database.db
+      .selectFrom('customer_order')
+      .select('code')
+      .where('id', '=', paidOrderId)
+      .executeTakeFirstOrThrow();
+    const answers = await Promise.all(
+      both().map((base) =>
+        call(base, 'POST', `/admin/orders/${order.code}/refund`, {
+          body: { amount: 5 },
+          headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'refund-once-1' },
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(
+      statuses.every((s) => s === 200 || s === 409),
+      JSON.stringify(answers.map((r) => r.body)),
+    ).toBe(true);
+    expect(answers.filter((r) => r.status === 200).map((r) => r.body.payment.refunded)).toEqual(
+      answers.filter((r) => r.status === 200).map(() => 5),
+    );
+    const refunds = await deployment.database.db.selectFrom('order_refund').selectAll().execute();
+    expect(refunds, JSON.stringify(refunds)).toHaveLength(1);
   });
 });
