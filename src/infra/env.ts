@@ -2,6 +2,7 @@
 // (`read<M>Config(env)` in its `<m>.config.ts`); src/config.ts composes the sections. A bad value
 // is recorded as a problem and replaced by its default, so one run reports every bad variable.
 import type { RateLimit } from './rate-limit.js';
+import { RATE_LIMIT_KEPT_MS } from './rate-limit-window.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -83,6 +84,10 @@ export function envReader(env: Env): { reader: EnvReader; problems: string[] } {
       const limit = parseRateLimit(raw);
       if (limit === undefined) {
         problems.push(`${name} must be <count>/<duration> such as 30/1m, got "${raw}"`);
+        return parseRateLimit(fallback)!;
+      }
+      if (limit.windowMs > RATE_LIMIT_KEPT_MS) {
+        problems.push(`${name} must count over a day at most (counters are pruned a day after their window starts), got "${raw}"`);
         return parseRateLimit(fallback)!;
       }
       return limit;

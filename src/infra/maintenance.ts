@@ -4,6 +4,7 @@ import { deleteInBatches } from '../db/batched-delete.js';
 import type { Database } from '../db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { pruneRateLimits } from './rate-limit.js';
+import { RATE_LIMIT_KEPT_MS } from './rate-limit-window.js';
 
 const DAY_MS = 86_400_000;
 
@@ -19,7 +20,7 @@ export interface PruneReport {
  * Idempotent, so workers running it at the same time do no harm.
  */
 export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJobsMs = 30 * DAY_MS): Promise<PruneReport> {
-  const rateLimits = await pruneRateLimits(db, now - DAY_MS);
+  const rateLimits = await pruneRateLimits(db, now - RATE_LIMIT_KEPT_MS);
   // A job's rows in job_email (the addresses it names) go with it: on delete cascade, by job_email_job_idx.
   const jobs = await deleteInBatches(db, 'job', {
     key: 'id',
