@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
 import { GOOD_PASSWORD, tokenFromMail, uniqueEmail } from '../helpers/accounts.js';
 import { call, createDeployment, sentTo, describeOnPostgres, SKIP_REASON, type Deployment, type RunningProcess } from './processes.js';
@@ -10,6 +11,7 @@ import { call, createDeployment, sentTo, describeOnPostgres, SKIP_REASON, type D
 
 const AUTH_LIMIT = 4;
 const GUESS_LIMIT = 3;
+const CATALOGUE_TTL_MS = 1500;
 
 describeOnPostgres(`two API processes on one database (skipped: ${SKIP_REASON})`, () => {
   let deployment: Deployment;
@@ -19,6 +21,7 @@ describeOnPostgres(`two API processes on one database (skipped: ${SKIP_REASON})`
       AUTH_RATE_LIMIT_PER_IP: `${AUTH_LIMIT}/10m`,
       GIFT_CARD_GUESS_RATE_LIMIT_PER_IP: `${GUESS_LIMIT}/10m`,
       STORE_CACHE_TTL_MS: '1000',
+      CATALOGUE_CACHE_TTL_MS: String(CATALOGUE_TTL_MS),
     });
     apis = await Promise.all([deployment.startApi(), deployment.startApi(), deployment.startWorker()]);
   }, 120_000);
@@ -127,5 +130,33 @@ describeOnPostgres(`two API processes on one database (skipped: ${SKIP_REASON})`
         .poll(async () => (await call(base, 'GET', '/basket', { headers: from('198.51.100.5') })).status, { timeout: 5000, interval: 100 })
         .not.toBe(423);
     }
+  });
+
+  it('a catalogue edit shows on both APIs within CATALOGUE_CACHE_TTL_MS, a price at once in a basket', async () => {
+    const db = deployment.database.db;
+    const id = await createProduct(db, { code: 'EDIT1', name: 'Old title', price: 10 });
+    await setStock(db, id, await createShop(db, { code: 'EDIT', name: 'Edit shop' }), 5);
+    const title = async (base: string) =>
+      JSON.stringify((await call(base, 'GET', `/product/${id}`, { headers: from('198.51.100.6') })).body);
+    for (const base of [a(), b()]) expect(await title(base)).toContain('Old title');
+    const basket = await call(b(), 'POST', '/basket/add-product', { body: { productId: id, quantity: 1 }, headers: from('198.51.100.6') });
+    expect(basket.status, JSON.stringify(basket.body)).toBe(200);
+    // As an import on another process writes it.
+    await db
+      .updateTable('product')
+      .set({ name: 'New title', shop_price_cents: 1500, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
+    const edited = Date.now();
+    // The basket prices from the price version the change moved on: the new price at once.
+    const read = await call(b(), 'GET', '/basket', {
+      headers: { ...from('198.51.100.6'), 'basket-token': basket.body.basketToken as string },
+    });
+    expect(read.status).toBe(200);
+    expect(JSON.stringify(read.body)).toMatch(/"(unitPrice|price)":15\b/);
+    for (const base of [a(), b()]) {
+      await expect.poll(() => title(base), { timeout: CATALOGUE_TTL_MS + 2000, interval: 100 }).toContain('New title');
+    }
+    expect(Date.now() - edited).toBeLessThan(CATALOGUE_TTL_MS + 1000);
   });
 });
