@@ -37,7 +37,11 @@ export async function pruneExpired(db: Kysely<Database>, now: number, keepDoneJo
  */
 export type PruneTask = (db: Kysely<Database>, now: number) => Promise<number>;
 
-/** Runs pruneExpired and `tasks` every `intervalMs` until stopped; a failure is logged and tried next time. */
+/**
+ * Runs pruneExpired and `tasks` once as the process starts and then every `intervalMs` until
+ * stopped; a failure is logged and tried next time. The first run is not an interval away: workers
+ * restarted more often than that (each release, a crash loop) would never prune at all.
+ */
 export function schedulePruning(
   db: Kysely<Database>,
   log: FastifyBaseLogger,
@@ -45,7 +49,7 @@ export function schedulePruning(
   tasks: Readonly<Record<string, PruneTask>> = {},
   clock: Clock = systemClock,
 ): { stop(): void } {
-  const timer = setInterval(() => {
+  const prune = () => {
     const now = clock.now();
     pruneExpired(db, now)
       .then(async (report) => {
@@ -57,7 +61,15 @@ export function schedulePruning(
         (report) => log.info(report, 'pruned expired rows'),
         (err: unknown) => log.error({ err }, 'pruning failed'),
       );
-  }, intervalMs);
+  };
+  const first = setTimeout(prune, 0);
+  const timer = setInterval(prune, intervalMs);
+  first.unref();
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
 }
