@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
-import { call, createDeployment, describeOnPostgres, sentTo, SKIP_REASON, type Deployment, type RunningProcess } from './processes.js';
+import { call, createDeployment, describeOnPostgres, sentTo, type Deployment, type RunningProcess } from './processes.js';
 
 // A shopper's double submit reaching both API processes at once (a proxy that spreads a retry to
 // the other process): one order for one basket, one payment taken for one order, one mail.
 
-describeOnPostgres(`double submits across two API processes (skipped: ${SKIP_REASON})`, () => {
+describeOnPostgres('double submits across two API processes', () => {
   let deployment: Deployment;
   let apis: RunningProcess[];
   let productId: number;

@@ -3,13 +3,13 @@ import { createDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { runCliProcess, startCli } from '../helpers/cli.js';
 import { scratchDatabase } from '../helpers/test-app.js';
-import { call, describeOnPostgres, SKIP_REASON } from './processes.js';
+import { call, describeOnPostgres } from './processes.js';
 
 // docs/deployment.md: migrations run once, from a release step; `serve` (and a worker) on
 // PostgreSQL refuses to start on an old schema, and `migrate` run twice at once (two release
 // steps racing) must leave one schema, each migration applied once.
 
-describeOnPostgres(`migrations on a shared database (skipped: ${SKIP_REASON})`, () => {
+describeOnPostgres('migrations on a shared database', () => {
   let databaseUrl: string;
   let drop: () => Promise<void>;
   beforeAll(async () => {

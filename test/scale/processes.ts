@@ -13,9 +13,11 @@ import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 // and `storefront worker` processes of the compiled build on one PostgreSQL database. SQLite is
 // for one machine (the same doc), so these files skip there, saying why.
 
-/** describe() on PostgreSQL; on SQLite a visible skip with the reason. */
-export const describeOnPostgres: typeof describe.skip = engine === 'postgres' ? describe : (describe.skip as typeof describe.skip);
-export const SKIP_REASON = 'many processes share one PostgreSQL database (docs/deployment.md); SQLite is one machine';
+/** describe() on PostgreSQL; on SQLite a skip whose name says why. */
+export function describeOnPostgres(name: string, tests: () => void): void {
+  if (engine === 'postgres') describe(name, tests);
+  else describe.skip(`${name} (skipped on SQLite: many processes share one PostgreSQL database, docs/deployment.md)`, tests);
+}
 
 /** A started `serve` or `worker`. */
 export interface RunningProcess {
@@ -127,12 +129,13 @@ function launch(args: string[], env: Record<string, string>, ready: RegExp) {
   return { process, ready: readyPromise };
 }
 
-/** JSON request to one process; answers status and parsed body. */
+/** A request to one process (store WEB unless told); answers its status and its body, parsed when JSON. */
 export async function call(
   base: string,
   method: string,
   path: string,
   options: { body?: unknown; headers?: Record<string, string> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test reads the fields of the answer it expects
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(`${base}${path}`, {
     method,

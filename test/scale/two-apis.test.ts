@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
 import { GOOD_PASSWORD, tokenFromMail, uniqueEmail } from '../helpers/accounts.js';
-import { call, createDeployment, sentTo, describeOnPostgres, SKIP_REASON, type Deployment, type RunningProcess } from './processes.js';
+import { call, createDeployment, sentTo, describeOnPostgres, type Deployment, type RunningProcess } from './processes.js';
 
 // Two API processes (WORKER=off) and a worker of the compiled build on one PostgreSQL database, as
 // docs/deployment.md lays them out: a client that alternates between the APIs meets the limits
@@ -13,7 +13,7 @@ const AUTH_LIMIT = 4;
 const GUESS_LIMIT = 3;
 const CATALOGUE_TTL_MS = 1500;
 
-describeOnPostgres(`two API processes on one database (skipped: ${SKIP_REASON})`, () => {
+describeOnPostgres('two API processes on one database', () => {
   let deployment: Deployment;
   let apis: RunningProcess[];
   beforeAll(async () => {

@@ -1,13 +1,13 @@
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
-import { call, createDeployment, describeOnPostgres, sentTo, SKIP_REASON, type Deployment, type RunningProcess } from './processes.js';
+import { call, createDeployment, describeOnPostgres, sentTo, type Deployment, type RunningProcess } from './processes.js';
 
 // `storefront worker` processes beside an API (WORKER=off) on one PostgreSQL database
 // (docs/deployment.md): a worker killed mid-job leaves the job to be taken again once its claim
 // runs out, sent once; two workers run each queued job once.
 
-describeOnPostgres(`worker processes on one database (skipped: ${SKIP_REASON})`, () => {
+describeOnPostgres('worker processes on one database', () => {
   let deployment: Deployment;
   let api: RunningProcess;
   // An SMTP server that takes the connection and never greets: a mail job hangs there mid-send.
