@@ -40,7 +40,9 @@ export type PruneTask = (db: Kysely<Database>, now: number) => Promise<number>;
 /**
  * Runs pruneExpired and `tasks` once as the process starts and then every `intervalMs` until
  * stopped; a failure is logged and tried next time. The first run is not an interval away: workers
- * restarted more often than that (each release, a crash loop) would never prune at all.
+ * restarted more often than that (each release, a crash loop) would never prune at all. A run
+ * still going when the process stops ends after the statement in hand (the database closes next):
+ * that is no failure, and the next start prunes again.
  */
 export function schedulePruning(
   db: Kysely<Database>,
@@ -49,17 +51,21 @@ export function schedulePruning(
   tasks: Readonly<Record<string, PruneTask>> = {},
   clock: Clock = systemClock,
 ): { stop(): void } {
+  let stopped = false;
   const prune = () => {
     const now = clock.now();
     pruneExpired(db, now)
       .then(async (report) => {
         const counts: Record<string, number> = {};
-        for (const [name, task] of Object.entries(tasks)) counts[name] = await task(db, now);
+        for (const [name, task] of Object.entries(tasks)) {
+          if (stopped) break;
+          counts[name] = await task(db, now);
+        }
         return { ...report, ...counts };
       })
       .then(
-        (report) => log.info(report, 'pruned expired rows'),
-        (err: unknown) => log.error({ err }, 'pruning failed'),
+        (report) => log.info(report, stopped ? 'pruned expired rows until the process stopped' : 'pruned expired rows'),
+        (err: unknown) => (stopped ? log.info('pruning ended by the process stopping') : log.error({ err }, 'pruning failed')),
       );
   };
   const first = setTimeout(prune, 0);
@@ -68,6 +74,7 @@ export function schedulePruning(
   timer.unref();
   return {
     stop: () => {
+      stopped = true;
       clearTimeout(first);
       clearInterval(timer);
     },

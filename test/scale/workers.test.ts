@@ -109,4 +109,13 @@ describeOnPostgres('worker processes on one database', () => {
       await worker.stop();
     }
   }, 60_000);
+
+  it('a worker stopped as it starts (its first pruning still running) stops cleanly, logging no error', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const worker = await deployment.startWorker();
+      expect(await worker.stop()).toBe(0);
+      expect(worker.output()).toContain('shut down cleanly');
+      expect(worker.output()).not.toContain('"level":50');
+    }
+  }, 60_000);
 });
