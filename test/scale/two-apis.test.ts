@@ -109,6 +109,9 @@ describeOnPostgres('two API processes on one database', () => {
   });
 
   it('a store locked by the command answers 423 on both APIs within STORE_CACHE_TTL_MS, and opens again', async () => {
+    // A guest's product page each process keeps (CATALOGUE_CACHE_TTL_MS) is not served past the lock either.
+    const id = await createProduct(deployment.database.db, { code: 'LOCK1', name: 'Locked book' });
+    for (const base of [a(), b()]) expect((await call(base, 'GET', `/product/${id}`)).status).toBe(200);
     const locked = await runCli(['store', 'lock', 'WEB'], { DATABASE_URL: deployment.databaseUrl });
     expect(locked.code, locked.stderr).toBe(0);
     try {
@@ -120,6 +123,7 @@ describeOnPostgres('two API processes on one database', () => {
             interval: 100,
           })
           .toBe(423);
+        expect((await call(base, 'GET', `/product/${id}`)).status).toBe(423);
       }
       expect(Date.now() - started).toBeLessThan(1000 + 1000);
     } finally {
