@@ -68,6 +68,9 @@ describeOnPostgres('two API processes on one database', () => {
     expect(deployment.smtp.mails.filter((mail) => sentTo(mail, email))).toHaveLength(1);
     const users = await deployment.database.db.selectFrom('app_user').select('id').where('email', '=', email).execute();
     expect(users).toHaveLength(1);
+    // The resubmit window (infra/resubmit.ts) held across the processes: one registration was queued.
+    const queued = await deployment.database.db.selectFrom('job_email').select('job_id').where('email', '=', email).execute();
+    expect(queued).toHaveLength(1);
   });
 
   it('a token signed out on one API stops working on the other at once', async () => {
