@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { runCliProcess, startCli } from '../helpers/cli.js';
+import { runCliProcess } from '../helpers/cli.js';
 import { scratchDatabase } from '../helpers/test-app.js';
-import { call, describeOnPostgres } from './processes.js';
+import { call, describeOnPostgres, startApiOn } from './processes.js';
 
 // docs/deployment.md: migrations run once, from a release step; `serve` (and a worker) on
 // PostgreSQL refuses to start on an old schema, and `migrate` run twice at once (two release
@@ -45,27 +45,11 @@ describeOnPostgres('migrations on a shared database', () => {
       await database.close();
     }
     // And the API now starts and is ready.
-    const child = startCli(['serve'], { DATABASE_URL: databaseUrl, PORT: '0', WORKER: 'off', LOG_LEVEL: 'info' });
-    let log = '';
-    const exited = new Promise((resolve) => child.on('close', resolve));
+    const api = await startApiOn({ DATABASE_URL: databaseUrl });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no listen line in: ${log}`)), 45_000);
-        const onData = (chunk: Buffer) => {
-          log += chunk.toString();
-          const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match[1]!);
-          }
-        };
-        child.stdout!.on('data', onData);
-        child.stderr!.on('data', onData);
-      });
-      expect((await call(url, 'GET', '/site/ready')).status).toBe(200);
+      expect((await call(api.url, 'GET', '/site/ready')).status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
-      await exited;
+      expect(await api.stop()).toBe(0);
     }
   }, 120_000);
 });

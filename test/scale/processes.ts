@@ -79,8 +79,8 @@ export async function createDeployment(env: Record<string, string> = {}): Promis
     database,
     smtp,
     env: common,
-    startApi: (extra = {}) => start(['serve'], /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, extra),
-    startWorker: (extra = {}) => start(['worker'], /worker started/, extra),
+    startApi: (extra = {}) => start(['serve'], API_READY, extra),
+    startWorker: (extra = {}) => start(['worker'], WORKER_READY, extra),
     async close() {
       await Promise.all([...running].map((p) => p.stop()));
       await database.close();
@@ -89,6 +89,17 @@ export async function createDeployment(env: Record<string, string> = {}): Promis
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What `serve` logs once it listens (at LOG_LEVEL=info), with its address; and a worker once it polls. */
+const API_READY = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
+const WORKER_READY = /worker started/;
+
+/** `storefront serve` on `env` alone (give it DATABASE_URL), listening on a free loopback port. */
+export async function startApiOn(env: Record<string, string>): Promise<RunningProcess> {
+  const started = launch(['serve'], { HOST: '127.0.0.1', PORT: '0', WORKER: 'off', LOG_LEVEL: 'info', ...env }, API_READY);
+  await started.ready;
+  return started.process;
 }
 
 function launch(args: string[], env: Record<string, string>, ready: RegExp) {
