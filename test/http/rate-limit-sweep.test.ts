@@ -50,10 +50,11 @@ const WRONG_CODES = 10;
 /** Requests sent once limited: each must be refused and change nothing. */
 const LIMITED_REPEATS = 2;
 
-// Windows of 30 days: the database's windows are fixed, and a boundary within a case would start its
-// count again (test/orders/rate-limits.test.ts once saw that with a minute's window); the token
-// buckets refill in that time by nothing worth counting.
-const WINDOW = '30d';
+// Windows of a day (the longest the settings take: counters are pruned a day after their window
+// starts): the database's windows are fixed, and a boundary within a case would start its count
+// again (test/orders/rate-limits.test.ts once saw that with a minute's window); the token buckets
+// refill in that time by nothing worth counting.
+const WINDOW = '1d';
 const low = `${LOW}/${WINDOW}`;
 const GENEROUS = '100000000/1m';
 const ENV: Record<string, string> = {
