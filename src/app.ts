@@ -22,6 +22,7 @@ import { validatorCompiler } from './http/validation.js';
 import { translate } from './i18n/index.js';
 import { importKinds } from './import-kinds.js';
 import { systemClock, type Clock } from './infra/clock.js';
+import type { Lifecycle } from './infra/lifecycle.js';
 import { createImporter } from './infra/import/index.js';
 import { logDestination } from './infra/log-format.js';
 import { setPasswordHashConcurrency } from './infra/passwords.js';
@@ -65,6 +66,8 @@ export interface Infra {
   clock?: Clock;
   /** Where log lines go; standard output unless a test reads them. */
   logStream?: DestinationStream;
+  /** Whether the process is stopping (set by the server on SIGTERM); never, unless given. */
+  lifecycle?: Lifecycle;
 }
 
 // What several modules share; each module takes only the part it declares in its own deps type.
@@ -150,6 +153,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   if (metricsAt !== 'off') registerRequestMetrics(app);
   await registerCors(app, config);
   closeKeptAliveConnectionsOnShutdown(app);
+  if (infra.lifecycle && config.shutdownDrainMs > 0) closeConnectionsWhileDraining(app, infra.lifecycle);
 
   await registerApiDocs(app, {
     mode: config.apiDocs,
@@ -167,7 +171,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         attachStoreHook(route, storeHook);
       });
       const { database } = infra;
-      await api.register(siteRoutes, { database });
+      await api.register(siteRoutes, { database, lifecycle: infra.lifecycle });
       await api.register(appConfigRoutes);
       await api.register(countryRoutes, { database, config });
       // A reset or verification link used proves the mailbox: an address nobody had confirmed is
@@ -271,6 +275,18 @@ const metricsDeps = (config: Config, infra: Infra) => ({
  * shutdown would wait for the client's keep-alive timeout. Until the server has closed, such
  * connections are closed as soon as they fall idle.
  */
+/**
+ * While the process drains (after SIGTERM, SHUTDOWN_DRAIN_MS), every answer closes its connection,
+ * so a client or proxy that keeps connections alive opens its next one to a process that stays.
+ * Registered only with a drain: other processes pay nothing per request.
+ */
+function closeConnectionsWhileDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (lifecycle.stopping) reply.header('Connection', 'close');
+    done();
+  });
+}
+
 function closeKeptAliveConnectionsOnShutdown(app: FastifyInstance): void {
   app.addHook('preClose', (done) => {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 25);

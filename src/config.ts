@@ -51,6 +51,8 @@ export interface Config extends CatalogueConfig {
   sqliteReadWorkers: number;
   /** CPU time (ms) of request starts per turn of the event loop before the rest wait a turn (http/turn-budget.ts); 0: no gate. */
   httpTurnBudgetMs: number;
+  /** After SIGTERM: how long an API process keeps answering, its readiness check saying it is stopping, before it closes. */
+  shutdownDrainMs: number;
   /** Password hashes (argon2id) the process computes at once; the others wait in a queue (infra/passwords.ts). */
   passwordHashConcurrency: number;
   basePath: string;
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     replica,
     sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
     httpTurnBudgetMs: reader.integer('HTTP_TURN_BUDGET_MS', 2, 0, 1000),
+    shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     passwordHashConcurrency: readPasswordHashConcurrency(reader),
     basePath: reader.pathPrefix('BASE_PATH', ''),
     dataExportPath: reader.pathPrefix('DATA_EXPORT_PATH', '/export'),

@@ -7,6 +7,7 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
 import { LOG_PRIVACY } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
+import { createLifecycle, type Lifecycle } from './infra/lifecycle.js';
 import { logDestination } from './infra/log-format.js';
 import { testGatewayEnabled } from './modules/payments/index.js';
 import { createJobRunner } from './worker.js';
@@ -25,7 +26,8 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
   const config: Config = { ...served, testGateway: testGatewayEnabled(served.testGateway, options.seedDemo) ? 'on' : 'off' };
   const database = createDatabase(config.databaseUrl, { readWorkers: config.sqliteReadWorkers, replica: config.replica });
   await prepareSchema(database);
-  const app = await buildApp(config, { database });
+  const lifecycle = createLifecycle();
+  const app = await buildApp(config, { database, lifecycle });
   if (options.seedDemo) {
     const report = await seedDemo(database, { now: systemClock.now() });
     app.log.info(report, 'demo data ready');
@@ -33,12 +35,17 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
   const jobs = config.jobs.worker === 'inline' ? createJobRunner(database, config, app.log.child({ component: 'worker' })) : undefined;
 
   const metrics = await startMetricsListener(config, database);
-  onSignal(app.log, async () => {
-    await app.close();
-    await metrics?.close();
-    await jobs?.stop();
-    await database.close();
-  });
+  const drain = { lifecycle, ms: config.shutdownDrainMs };
+  onSignal(
+    app.log,
+    async () => {
+      await app.close();
+      await metrics?.close();
+      await jobs?.stop();
+      await database.close();
+    },
+    drain,
+  );
 
   const address = await app.listen({ port: config.port, host: config.host });
   jobs?.start();
@@ -75,8 +82,13 @@ async function startMetricsListener(config: Config, database: DatabaseHandle): P
   return metrics;
 }
 
-/** On the first SIGTERM or SIGINT: stop cleanly and exit 0; on a second: exit at once. */
-function onSignal(log: FastifyBaseLogger, stop: () => Promise<void>): void {
+/**
+ * On the first SIGTERM or SIGINT: stop cleanly and exit 0; on a second: exit at once. An API
+ * process given a drain answers on for `drain.ms` after SIGTERM (an orchestrator's stop), its
+ * readiness check saying it is stopping, before it stops listening; SIGINT (a developer's Ctrl-C)
+ * stops at once.
+ */
+function onSignal(log: FastifyBaseLogger, stop: () => Promise<void>, drain?: { lifecycle: Lifecycle; ms: number }): void {
   let stopping = false;
   const handle = async (signal: string) => {
     if (stopping) {
@@ -84,6 +96,11 @@ function onSignal(log: FastifyBaseLogger, stop: () => Promise<void>): void {
       process.exit(1);
     }
     stopping = true;
+    if (drain && drain.ms > 0 && signal === 'SIGTERM') {
+      drain.lifecycle.stop();
+      log.info({ signal, drainMs: drain.ms }, 'stopping: answering on while the load balancer takes this process out');
+      await new Promise((resolve) => setTimeout(resolve, drain.ms));
+    }
     log.info({ signal }, 'shutting down: finishing work in flight');
     try {
       await stop();

@@ -1,7 +1,7 @@
-import { get as httpGet } from 'node:http';
+import { Agent, get as httpGet } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalogue.js';
-import { createDeployment, describeOnPostgres, type Deployment, type RunningProcess } from './processes.js';
+import { call, createDeployment, describeOnPostgres, type Deployment, type RunningProcess } from './processes.js';
 
 // docs/deployment.md, "Shutdown": SIGTERM finishes the requests in hand, closes the database and
 // exits 0. One API process is stopped while shoppers keep both busy: the other answers everything,
@@ -68,5 +68,50 @@ describeOnPostgres('an API process stopped under load', () => {
     const toStopping = outcomes.filter((o) => o.to === 'stopping');
     expect(toStopping.filter((o) => ![200, 503, 'ECONNREFUSED', 'ECONNRESET'].includes(o.status))).toEqual([]);
     expect(toStopping.filter((o) => o.status === 'ECONNRESET').length).toBeLessThanOrEqual(SHOPPERS / 2);
+  }, 60_000);
+});
+
+describeOnPostgres('an API process given a drain (SHUTDOWN_DRAIN_MS)', () => {
+  let deployment: Deployment;
+  let productId: number;
+  beforeAll(async () => {
+    deployment = await createDeployment();
+    productId = await createProduct(deployment.database.db, { code: 'DRAIN1', name: 'Draining book' });
+  }, 120_000);
+  afterAll(() => deployment?.close(), 60_000);
+
+  /** A GET on a kept-alive connection: its status and whether the answer closes the connection. */
+  const keptAliveGet = (url: string, agent: Agent) =>
+    new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = httpGet(url, { headers: { store: 'WEB', 'x-app-language': 'en' }, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+    });
+
+  // Between SIGTERM and closing, the process answers on while its readiness says it is stopping, so
+  // a load balancer takes it out of the pool before anything is cut; each answer closes its
+  // connection, so a proxy's next request goes to a process that stays.
+  it('answers on after SIGTERM, not ready and closing each connection, then exits 0', async () => {
+    const api = await deployment.startApi({ SHUTDOWN_DRAIN_MS: '1500' });
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const before = await keptAliveGet(`${api.url}/product/${productId}`, agent);
+      expect(before).toEqual({ status: 200, connection: 'keep-alive' });
+      const signalled = Date.now();
+      api.child.kill('SIGTERM');
+      await expect
+        .poll(async () => (await call(api.url, 'GET', '/site/ready', { headers: { 'x-app-language': 'en' } })).body?.message, {
+          timeout: 1_000,
+          interval: 50,
+        })
+        .toBe('The service is not ready: the process is stopping.');
+      expect(await keptAliveGet(`${api.url}/product/${productId}`, agent)).toEqual({ status: 200, connection: 'close' });
+      expect(await api.exited).toBe(0);
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(1500);
+    } finally {
+      agent.destroy();
+    }
   }, 60_000);
 });

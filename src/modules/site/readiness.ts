@@ -5,7 +5,10 @@ import { appliedMigrationNames } from './site.repository.js';
 
 /** Why the service should not be sent traffic; none means ready. */
 export type NotReadyReason =
-  { check: 'database' } | { check: 'migrations'; pending: string[] } | { check: 'search'; state: 'building' | 'behind' | 'missing' };
+  | { check: 'database' }
+  | { check: 'migrations'; pending: string[] }
+  | { check: 'search'; state: 'building' | 'behind' | 'missing' }
+  | { check: 'stopping' };
 
 /**
  * What a load balancer asks before it sends traffic (GET /site/ready): the database answers, its

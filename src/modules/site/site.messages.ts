@@ -6,6 +6,7 @@ const en = {
   'site.notReady.database': 'the database does not answer',
   'site.notReady.migrations': 'the database needs migrations ({names})',
   'site.notReady.search': 'the search index is not ready ({state})',
+  'site.notReady.stopping': 'the process is stopping',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -13,6 +14,7 @@ const et: Record<keyof typeof en, string> = {
   'site.notReady.database': 'andmebaas ei vasta',
   'site.notReady.migrations': 'andmebaas vajab migratsioone ({names})',
   'site.notReady.search': 'otsinguindeks ei ole valmis ({state})',
+  'site.notReady.stopping': 'protsess peatub',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -20,6 +22,7 @@ const ru: Record<keyof typeof en, string> = {
   'site.notReady.database': 'база данных не отвечает',
   'site.notReady.migrations': 'базе данных нужны миграции ({names})',
   'site.notReady.search': 'поисковый индекс не готов ({state})',
+  'site.notReady.stopping': 'процесс останавливается',
 };
 
 export const siteMessages = { en, et, ru };

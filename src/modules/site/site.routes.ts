@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { HttpError } from '../../http/errors.js';
+import type { Lifecycle } from '../../infra/lifecycle.js';
 import { readPackageInfo } from '../../infra/package-info.js';
 import { errors, success } from '../../http/schemas.js';
 import { translate, type Language } from '../../i18n/index.js';
@@ -31,10 +32,12 @@ const version = {
 
 export interface SiteDeps {
   database: DatabaseHandle;
+  /** A stopping process is not ready: the load balancer takes it out of the pool while it drains. */
+  lifecycle?: Lifecycle;
 }
 
 /** Site helpers: health for load balancers and monitors, version for operators. No store needed. */
-export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { database }) => {
+export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { database, lifecycle }) => {
   const ping = databasePing(database);
 
   app.get(
@@ -68,13 +71,15 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
         description:
           'For load balancers and orchestrators deciding whether to send traffic; /site/health is the cheap liveness check. ' +
           'Answers 503 with every reason in the message while the database does not answer, the schema needs migrations, ' +
-          'or the search index is being rebuilt or far behind (a first import).',
+          'or the search index is being rebuilt or far behind (a first import), and from SIGTERM on while the process drains (SHUTDOWN_DRAIN_MS).',
         response: { 200: success(ReadySchema, 'plain'), ...errors(503) },
       },
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      const reasons = await notReadyReasons(database, ping, request.actionTime);
+      const reasons: NotReadyReason[] = lifecycle?.stopping
+        ? [{ check: 'stopping' }]
+        : await notReadyReasons(database, ping, request.actionTime);
       if (reasons.length > 0) {
         request.log.warn({ reasons }, 'not ready');
         const text = reasons.map((reason) => reasonText(request.language, reason)).join('; ');
@@ -108,5 +113,7 @@ function reasonText(language: Language, reason: NotReadyReason): string {
     }
     case 'search':
       return translate(language, 'site.notReady.search', { state: reason.state });
+    case 'stopping':
+      return translate(language, 'site.notReady.stopping');
   }
 }
