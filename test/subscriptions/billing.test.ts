@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateways, PaymentGateway } from '../../src/modules/payments/index.js';
 import { billDue, STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
+import { scheduleSubscriptionBilling } from '../../src/modules/subscriptions/index.js';
+import type { Logger } from '../../src/infra/logger.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import {
@@ -247,4 +249,19 @@ describe('cancelling while a charge waits for the gateway', () => {
       expect(mitPayments(s, id)).toHaveLength(charged);
     },
   );
+});
+
+describe('the billing schedule', () => {
+  // A worker restarted more often than the hourly interval (each release, a crash loop) must still
+  // bill: the first run comes as the schedule starts, not an interval later.
+  it('bills a due subscription as it starts, not an interval later', async () => {
+    const { id, end } = await activeSubscriber();
+    const log = { info: () => undefined, error: () => undefined, warn: () => undefined } as unknown as Logger;
+    const schedule = scheduleSubscriptionBilling({ db: s.t.database.db, gateways: s.gateways, log }, 3_600_000, { now: () => end + 1000 });
+    try {
+      await expect.poll(async () => (await subscriptionRow(s, id)).period_number, { timeout: 5_000, interval: 50 }).toBe(2);
+    } finally {
+      await schedule.stop();
+    }
+  });
 });

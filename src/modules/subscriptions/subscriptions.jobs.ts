@@ -15,8 +15,9 @@ import { findChargeByGatewayPayment } from './charges.repository.js';
 // one of this module's payments (a card saved, a charge) does.
 
 /**
- * The billing run every hour (so at least daily, and soon after a worker restarts), under a lease
- * so worker processes take turns. Two runs at once would still charge nothing twice (billing.service.ts);
+ * The billing run as a worker starts and then every hour (so at least daily), under a lease so
+ * worker processes take turns; a worker restarted more often than hourly (each release, a crash
+ * loop) would otherwise never bill. Two runs at once would still charge nothing twice (billing.service.ts);
  * the lease only saves the work.
  */
 export const BILLING_INTERVAL_MS = 3_600_000;
@@ -29,7 +30,7 @@ export function scheduleSubscriptionBilling(
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
-  const timer = setInterval(() => {
+  const run = () => {
     if (busy) return;
     busy = true;
     const now = clock.now();
@@ -43,10 +44,14 @@ export function scheduleSubscriptionBilling(
       .finally(() => {
         busy = false;
       });
-  }, intervalMs);
+  };
+  const first = setTimeout(run, 0);
+  const timer = setInterval(run, intervalMs);
+  first.unref();
   timer.unref();
   return {
     async stop() {
+      clearTimeout(first);
       clearInterval(timer);
       await running;
     },
