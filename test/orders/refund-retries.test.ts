@@ -74,8 +74,8 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
     expect(retry.json()).toMatchObject({ payment: { refunded: 5 } });
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
     expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
-    // A new refund after it is one of its own.
-    const next = await s.refund(order.code, { amount: 5 });
+    // A second refund of the same sum soon after is told apart by an Idempotency-Key of its own.
+    const next = await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'second-refund-of-5' });
     expect(next.statusCode, next.body).toBe(200);
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(1000);
   });
@@ -92,7 +92,22 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
     await s.everypay.callbacksIdle();
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(order.totalCents);
     expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: order.totalCents }]);
-    expect((await s.refund(order.code, {})).statusCode).toBe(409);
+    expect((await s.refund(order.code, { amount: 1 })).statusCode).toBe(409);
+  });
+
+  it('a double click: the same refund again once the first was answered is that refund, not a second', async () => {
+    const order = await paidBook(s);
+    const first = await s.refund(order.code, { amount: 5 });
+    expect(first.statusCode, first.body).toBe(200);
+    const again = await s.refund(order.code, { amount: 5 });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toMatchObject({ payment: { refunded: 5 } });
+    expect(refundsAsked(s, order.reference)).toEqual([500]);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    // Another sum is another refund.
+    const other = await s.refund(order.code, { amount: 3 });
+    expect(other.json()).toMatchObject({ payment: { refunded: 8 } });
+    expect(refundsAsked(s, order.reference)).toEqual([500, 300]);
   });
 
   it('under an Idempotency-Key: a retry after the lost answer, and one after it was answered, answer the first refund', async () => {

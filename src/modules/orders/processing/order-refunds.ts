@@ -4,6 +4,7 @@ import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { conflict, DomainError } from '../../../infra/domain-error.js';
+import { RESUBMIT_WINDOW_MS } from '../../../infra/resubmit.js';
 import { boughtCardsValue, capturedCents, restoreBoughtCards, takeOffBoughtCards } from '../../gift-cards/index.js';
 import {
   GatewayRefusedError,
@@ -19,13 +20,22 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 import { documentOf, orderOf } from './admin-orders.service.js';
 import type { OrderDocument } from './order-document.js';
 import { paymentsOf, type OrderRow, type PaymentRow } from './processing.repository.js';
-import { insertRefund, moveRefund, refundByRequestKey, unresolvedRefundOf, type RefundRow } from './refunds.repository.js';
+import {
+  insertRefund,
+  moveRefund,
+  refundByRequestKey,
+  refundedWithoutKeySince,
+  unresolvedRefundOf,
+  type RefundRow,
+} from './refunds.repository.js';
 
 // Operators' refunds through the order's gateway. A refund is recorded (order_refund) before the
 // gateway is asked, under a gateway key of its own that every try sends, so the gateway makes it
 // once: a retry of a refund whose answer was lost (the operator got a 503) looks the payment up at
 // the gateway and answers what became of it, whether or not the gateway's callback applied it
-// meanwhile; a second refund while one is at the gateway is refused (409), never sent.
+// meanwhile; a second refund while one is at the gateway is refused (409), never sent; the same
+// refund sent again without a key after it was made (a double click) answers it within the
+// resubmit window. Two refunds of one sum within that window each need an Idempotency-Key.
 //
 // Money spent from the gift cards the order bought is never paid back: a refund gives back at most
 // what was paid less that, and what it gives back of the cards' unspent value is taken off the cards
@@ -80,6 +90,11 @@ async function claimRefund(trx: Db, orderId: number, found: PaymentRow, request:
   if (request.requestKey !== undefined) {
     const known = await refundByRequestKey(trx, found.id, request.requestKey);
     if (known && (known.state === 'refunded' || known.state === 'refused')) return { kind: 'answered', refund: known };
+  } else {
+    // Without a key, the same refund again within the resubmit window is a double click (or a retry
+    // of an answer that got lost on its way): it answers the refund made, not a second one.
+    const repeated = await refundedWithoutKeySince(trx, found.id, request.amountCents ?? null, now - RESUBMIT_WINDOW_MS);
+    if (repeated) return { kind: 'answered', refund: repeated };
   }
   const unresolved = await unresolvedRefundOf(trx, found.id);
   if (unresolved) {

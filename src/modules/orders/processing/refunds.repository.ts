@@ -26,6 +26,26 @@ export function refundByRequestKey(db: Db, paymentId: number, requestKey: string
     .executeTakeFirst();
 }
 
+/** The payment's last refund made since `since` that an operator asked for without a key, of this sum (null: all). */
+export function refundedWithoutKeySince(
+  db: Db,
+  paymentId: number,
+  requestedCents: number | null,
+  since: number,
+): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('order_refund')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('request_key', 'is', null)
+    .where('requested_cents', requestedCents === null ? 'is' : '=', requestedCents)
+    .where('state', '=', 'refunded')
+    .where('created_at', '>', since)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 export async function insertRefund(trx: Db, refund: Omit<RefundRow, 'id' | 'updated_at'>): Promise<RefundRow> {
   return trx
     .insertInto('order_refund')
