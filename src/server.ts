@@ -124,6 +124,10 @@ async function prepareSchema(database: DatabaseHandle): Promise<void> {
   const pending = await pendingMigrations(database);
   if (pending.length > 0) {
     await database.close();
-    throw new Error(`The database needs migrations (${pending.join(', ')}); run: npm run cli -- migrate`);
+    // A count and the first and last name: a fresh database lacks every migration, and ~70 names on one line hide the command.
+    const names = pending.length <= 2 ? pending.join(', ') : `${pending[0]} ... ${pending.at(-1)}`;
+    throw new Error(
+      `The database needs ${pending.length} migration${pending.length === 1 ? '' : 's'} (${names}); run: storefront migrate (npm run cli -- migrate in a checkout)`,
+    );
   }
 }
