@@ -161,6 +161,36 @@ describe(`the job queue on ${engine}`, () => {
     expect(await job(live)).toMatchObject({ status: 'running', attempts: 1 });
   });
 
+  it('renews the claim of a job running longer than its lock: another worker does not take it over meanwhile', async () => {
+    // Two pools on PostgreSQL so the second worker's claims really race; on SQLite one handle is one database.
+    const other = engine === 'postgres' ? createDatabase(url) : database;
+    try {
+      let calls = 0;
+      const slow: JobHandlers = {
+        slow: async () => {
+          calls += 1;
+          await sleep(700);
+        },
+      };
+      const id = await enqueueJob(database.db, { type: 'slow', payload: {} }, defaults);
+      const first = createWorker({ database, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 200 });
+      const second = createWorker({ database: other, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 200 });
+      const running = first.drain();
+      // The second polls all along the first's run, long past its lock of 200 ms.
+      let taken = 0;
+      for (let i = 0; i < 12; i += 1) {
+        await sleep(50);
+        taken += await second.drain();
+      }
+      await running;
+      expect(taken).toBe(0);
+      expect(calls).toBe(1);
+      expect(await job(id)).toMatchObject({ status: 'done', attempts: 1 });
+    } finally {
+      if (other !== database) await other.close();
+    }
+  });
+
   it('runs each job exactly once with two workers draining at the same time', async () => {
     // Two pools on PostgreSQL so the claims really race; on SQLite one handle is one database.
     const other = engine === 'postgres' ? createDatabase(url) : database;

@@ -40,7 +40,10 @@ export interface WorkerOptions {
    * processes run them.
    */
   concurrency?: number;
-  /** How long a claim lasts; a job still running after it is taken to be orphaned by a dead worker. */
+  /**
+   * How long a claim lasts unless renewed; the worker renews it while the job runs (every third of
+   * it), so only a job whose worker died (or hangs without a turn of its event loop) is taken over.
+   */
   lockMs?: number;
   backoffMs?: (attempt: number) => number;
   now?: () => number;
@@ -125,7 +128,7 @@ export function createWorker(options: WorkerOptions): Worker {
         log: jobLog,
         job: { id: job.id, type: job.type, attempts: job.attempts, createdAt: job.created_at },
       };
-      result = await handler(JSON.parse(job.payload), context);
+      result = await keepingClaim(job, jobLog, () => handler(JSON.parse(job.payload), context));
     } catch (err) {
       await fail(job, err, jobLog);
       return;
@@ -153,6 +156,37 @@ export function createWorker(options: WorkerOptions): Worker {
       // Kept, never deleted: an operator can read last_error and `jobs retry` it.
       await owned(job).set({ status: 'dead', locked_until: null, last_error: message, updated_at: at }).execute();
       jobLog.error({ err, attempts: job.attempts }, 'job failed for the last time and is dead');
+    }
+  }
+
+  /**
+   * Runs `work` while renewing the job's claim: a job longer than the lock (a slow mail server, a
+   * large hand-off) would otherwise be taken over by another worker and run twice at once. A renewal
+   * that finds the claim gone (taken over after a stall) is logged; the outcome is then not recorded.
+   */
+  async function keepingClaim<T>(job: JobRow, jobLog: Logger, work: () => Promise<T>): Promise<T> {
+    let finished = false;
+    const renew = setInterval(
+      () => {
+        owned(job)
+          .set({ locked_until: now() + lockMs })
+          .executeTakeFirst()
+          .then(
+            // A renewal landing after the job's outcome finds no running claim: that is no loss.
+            (renewed) =>
+              !finished &&
+              Number(renewed.numUpdatedRows) === 0 &&
+              jobLog.warn('job claim lost while running; another worker may take it over'),
+            (err: unknown) => jobLog.warn({ err }, 'job claim not renewed; tried again'),
+          );
+      },
+      Math.max(1, Math.floor(lockMs / 3)),
+    );
+    try {
+      return await work();
+    } finally {
+      finished = true;
+      clearInterval(renew);
     }
   }
 
