@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { formatEuros, type Language, type MessageKey } from '../../i18n/index.js';
 import { basketCheckout } from '../basket/index.js';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
 import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
@@ -59,6 +60,9 @@ const STORE_PREFIX: Record<string, string> = { WEB: 'WT', WEB2: 'WN' };
 export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutInput, now: number): Promise<PlacedOrder> {
   const { context } = actor;
   const requestHash = createHash('sha256').update(JSON.stringify(input.form)).digest('hex');
+  // A client's order is personal data: made under the lock the erasure takes first, so an erasure
+  // either sees it (and is refused while it is open) or has ended the account (a 401 here).
+  if (actor.owner.kind === 'client') await lockLiveClientAccount(trx, actor.owner.clientAccountId);
   const basket = await basketCheckout.lockBasketForCheckout(trx, actor.owner, context.store.code, now);
   if (input.idempotencyKey !== undefined && actor.idempotencyScope !== null) {
     const earlier = await findOrderByIdempotencyKey(trx, actor.idempotencyScope, input.idempotencyKey);

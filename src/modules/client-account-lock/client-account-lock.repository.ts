@@ -1,0 +1,29 @@
+import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
+import { unauthenticated } from '../../infra/domain-error.js';
+
+// The lock every writer of a client's personal data takes first, and the erasure too (modules/gdpr):
+// the client account's row. The writer's caller was resolved from its token before the transaction;
+// an erasure that commits meanwhile (it deletes the tokens and marks the account ERASED) is found here,
+// under the lock, and refused as the deleted token would be. Without it, an order, an address, a
+// wishlist item or a basket written while the erasure's transaction was open outlived the erasure.
+//
+// `no key update` (PostgreSQL; SQLite's write transactions are serial): the rows' status is all that
+// changes, so inserts that reference the account (a login's token) do not wait for it. Taken before
+// any other row of the client (basket, order, card), in every writer, so that no two of them deadlock.
+
+/**
+ * Locks the client account for a write of its personal data; 401 when it was erased (or is gone)
+ * since the caller's token was read.
+ */
+export async function lockLiveClientAccount(trx: Db, clientAccountId: number): Promise<void> {
+  const query = trx.selectFrom('client_account').select('status').where('id', '=', clientAccountId);
+  const account = await (isPostgres(trx) ? query.forNoKeyUpdate() : query).executeTakeFirst();
+  if (!account || account.status === 'ERASED') throw unauthenticated('auth.unauthorized');
+}
+
+/** Locks every client account of the user (the erasure's first lock after the caller's session), in id order. */
+export async function lockClientAccountsOfUser(trx: Db, userId: number): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom('client_account').select('id').where('user_id', '=', userId).orderBy('id').forNoKeyUpdate().execute();
+}

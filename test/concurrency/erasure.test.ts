@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { checkout, checkoutForm, fill, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { as } from '../profile/helpers.js';
+
+// The erasure (DELETE /client-account) and the same client's writes of personal data at once. Each
+// pair ends as one of them alone, then the other, would: a write before the erasure is erased with
+// the rest (or, an open order, refuses it); a write after it is a 401, as the erased token would
+// answer. Nothing outlives the erasure, and nothing is a 500 (a deadlock). On PostgreSQL they run at
+// once; SQLite runs them one after the other.
+
+let t: TestApp;
+let shop: Shop;
+let book: number;
+beforeAll(async () => {
+  t = await createTestApp();
+  shop = await setUpShop(t);
+  book = await stockedBook(t, shop, 10_000);
+});
+afterAll(async () => t?.close());
+
+const ROUNDS = 5;
+
+/** The client's erasure through HTTP (a client without a password, signed in just now). */
+const erase = (client: TestCustomer) => as(t, client.token)('DELETE', '/client-account', {});
+
+const status = async (client: TestCustomer) =>
+  (await t.database.db.selectFrom('client_account').select('status').where('id', '=', client.clientAccountId).executeTakeFirstOrThrow())
+    .status;
+
+describe('the erasure and a checkout (cash on delivery) at once', () => {
+  const placeOrder = (client: TestCustomer) =>
+    checkout(t, { bearer: client.token }, { ...checkoutForm(shop), paymentMethodId: 'CASH_ON_DELIVERY' });
+
+  it('ends as one of them first: the order and a 409, or the erasure and a 401; never both, never a 500', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const client = await createCustomer(t.database.db);
+      await fill(t, { bearer: client.token }, [[book, 1]]);
+      const [erased, placed] = await Promise.all([erase(client), placeOrder(client)]);
+      const orders = await t.database.db
+        .selectFrom('customer_order')
+        .select('shipping_name')
+        .where('client_account_id', '=', client.clientAccountId)
+        .execute();
+      if (placed.statusCode === 200) {
+        expectErrorBody(erased, 409, 'Conflict');
+        expect(await status(client)).toBe('ACTIVE');
+        expect(orders.map((order) => order.shipping_name)).toEqual(['Mari Maasikas']);
+      } else {
+        expect(erased.statusCode, erased.body).toBe(204);
+        expectErrorBody(placed, 401, 'Unauthorized');
+        expect(orders).toEqual([]);
+      }
+    }
+  });
+});
