@@ -1,7 +1,9 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, fill, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { as } from '../profile/helpers.js';
 
@@ -55,4 +57,32 @@ describe('the erasure and a checkout (cash on delivery) at once', () => {
       }
     }
   });
+});
+
+describe('the erasure and a basket writer holding the basket', () => {
+  it.runIf(engine === 'postgres')(
+    'waits for the basket before it touches the lines, as every basket writer takes them: no deadlock, both commit',
+    async () => {
+      const db = t.database.db;
+      for (let round = 0; round < 3; round++) {
+        const client = await createCustomer(db);
+        await fill(t, { bearer: client.token }, [[book, 1]]);
+        const basket = await db
+          .selectFrom('basket')
+          .select('id')
+          .where('client_account_id', '=', client.clientAccountId)
+          .executeTakeFirstOrThrow();
+        let erasing!: Promise<LightMyRequestResponse>;
+        // A writer's order (the basket's lock, then its lines), with the erasure started in between.
+        await db.transaction().execute(async (trx) => {
+          await trx.selectFrom('basket').select('id').where('id', '=', basket.id).forUpdate().execute();
+          erasing = erase(client);
+          await until('the erasure to wait on the basket', async () => (await lockWaiters(db)) >= 1);
+          await trx.updateTable('basket_line').set({ quantity: 2 }).where('basket_id', '=', basket.id).execute();
+        });
+        expect((await erasing).statusCode, (await erasing).body).toBe(204);
+        expect(await db.selectFrom('basket_line').select('product_id').where('basket_id', '=', basket.id).execute()).toEqual([]);
+      }
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
@@ -34,12 +35,22 @@ async function exportBaskets(db: Db, subject: PersonalDataSubject) {
   }));
 }
 
+/**
+ * The baskets' locks first, then their lines, then the baskets: the order every basket writer takes
+ * them in. Deleting the lines first held them while waiting for a basket a writer held, and the
+ * writer then waited for a line (a deadlock, a 500, when a checkout ran at once).
+ */
 async function eraseBaskets(trx: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   if (ids.length === 0) return;
-  const baskets = trx.selectFrom('basket').select('id').where('client_account_id', 'in', ids);
-  await trx.deleteFrom('basket_line').where('basket_id', 'in', baskets).execute();
-  await trx.deleteFrom('basket').where('client_account_id', 'in', ids).execute();
+  const baskets = await lockedOnPostgres(
+    trx,
+    trx.selectFrom('basket').select('id').where('client_account_id', 'in', ids).orderBy('id'),
+  ).execute();
+  if (baskets.length === 0) return;
+  const basketIds = baskets.map((basket) => basket.id);
+  await trx.deleteFrom('basket_line').where('basket_id', 'in', basketIds).execute();
+  await trx.deleteFrom('basket').where('id', 'in', basketIds).execute();
 }
 
 /** The basket module's part of "your data". */
