@@ -1,5 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askBackInStock } from '../back-in-stock/helpers.js';
+import { duringErasure } from '../gdpr/erasure-helpers.js';
+import { call } from '../basket/helpers.js';
+import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
@@ -16,14 +20,34 @@ import { as } from '../profile/helpers.js';
 let t: TestApp;
 let shop: Shop;
 let book: number;
+let soldOut: number;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({
+    env: {
+      BACK_IN_STOCK_RATE_LIMIT_PER_IP: '100000/1h',
+      BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: '100000/1h',
+    },
+  });
   shop = await setUpShop(t);
   book = await stockedBook(t, shop, 10_000);
+  soldOut = await createProduct(t.database.db, {
+    name: 'Läbi müüdud',
+    availability: 'TEMPORARILY_OUT_OF_STOCK',
+  });
 });
 afterAll(async () => t?.close());
 
 const ROUNDS = 5;
+
+const ADDRESS = {
+  kind: 'SHIPPING',
+  name: 'Mari Maasikas',
+  phone: '+372 5555 5555',
+  address: 'Rüütli 2',
+  city: 'Tartu',
+  postcode: '51007',
+  countryNavCode: 'EE',
+};
 
 /** The client's erasure through HTTP (a client without a password, signed in just now). */
 const erase = (client: TestCustomer) => as(t, client.token)('DELETE', '/client-account', {});
@@ -31,6 +55,89 @@ const erase = (client: TestCustomer) => as(t, client.token)('DELETE', '/client-a
 const status = async (client: TestCustomer) =>
   (await t.database.db.selectFrom('client_account').select('status').where('id', '=', client.clientAccountId).executeTakeFirstOrThrow())
     .status;
+
+/** The client's rows of one kind of personal data, counted after both requests. */
+type Rows = (client: TestCustomer) => Promise<number>;
+const count = (table: 'client_address' | 'wishlist_item' | 'back_in_stock_request' | 'basket'): Rows => {
+  return async (client) => {
+    const row = await t.database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('client_account_id', '=', client.clientAccountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+};
+
+interface Writer {
+  name: string;
+  prepare?: (client: TestCustomer) => Promise<void>;
+  write: (client: TestCustomer) => Promise<LightMyRequestResponse>;
+  ok: number;
+  rows: Rows;
+}
+
+const writers: Writer[] = [
+  {
+    name: 'POST /client-account/address',
+    write: (client) => as(t, client.token)('POST', '/client-account/address', ADDRESS),
+    ok: 201,
+    rows: count('client_address'),
+  },
+  {
+    name: 'PUT /client-account',
+    write: (client) => as(t, client.token)('PUT', '/client-account', { phone: '+372 5123 4567' }),
+    ok: 200,
+    rows: async (client) => {
+      const user = await t.database.db
+        .selectFrom('app_user')
+        .innerJoin('client_account', 'client_account.user_id', 'app_user.id')
+        .select('app_user.phone')
+        .where('client_account.id', '=', client.clientAccountId)
+        .executeTakeFirstOrThrow();
+      return user.phone === null ? 0 : 1;
+    },
+  },
+  {
+    name: 'POST /wishlist',
+    write: (client) => as(t, client.token)('POST', '/wishlist', { productId: book }),
+    ok: 201,
+    rows: count('wishlist_item'),
+  },
+  {
+    name: 'POST /back-in-stock',
+    write: (client) => askBackInStock(t, { productId: soldOut }, { authorization: `Bearer ${client.token}`, store: 'WEB' }),
+    ok: 201,
+    rows: count('back_in_stock_request'),
+  },
+  {
+    name: 'POST /basket/add-product',
+    write: (client) => call(t, 'POST', '/basket/add-product', { bearer: client.token }, { productId: book, quantity: 1 }),
+    ok: 200,
+    rows: count('basket'),
+  },
+];
+
+describe.each(writers)('the erasure and $name at once', (writer) => {
+  it('while the erasure is open, the write waits for it and is a 401; none of its rows is left', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const client = await createCustomer(t.database.db);
+      const written = await duringErasure(t, client, () => writer.write(client));
+      expectErrorBody(written, 401, 'Unauthorized');
+      expect(await writer.rows(client)).toBe(0);
+    }
+  });
+
+  it('sent together, either order ends with nothing of the client left and no 500', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const client = await createCustomer(t.database.db);
+      const [erased, written] = await Promise.all([erase(client), writer.write(client)]);
+      expect(erased.statusCode, erased.body).toBe(204);
+      expect([writer.ok, 401], written.body).toContain(written.statusCode);
+      expect(await writer.rows(client)).toBe(0);
+    }
+  });
+});
 
 describe('the erasure and a checkout (cash on delivery) at once', () => {
   const placeOrder = (client: TestCustomer) =>

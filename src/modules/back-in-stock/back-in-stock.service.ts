@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { mailboxKey, normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
@@ -85,7 +86,12 @@ export async function requestBackInStock(
   const clientAccountId = caller.clientAccountId;
   if (clientAccountId !== null) {
     const asked = { ...request, clientAccountId, expiresAt: now + REQUEST_LIFETIME_MS };
-    const { row, created } = await db.transaction().execute((trx) => upsertRequest(trx, asked));
+    const { row, created } = await db.transaction().execute(async (trx) => {
+      // The client account's lock, first as the erasure takes it: a request made after an erasure
+      // would outlive it.
+      await lockLiveClientAccount(trx, clientAccountId);
+      return upsertRequest(trx, asked);
+    });
     return { kind: 'client', row, created };
   }
   await db.transaction().execute((trx) => requestAsGuest(trx, config, { ...request, language: input.language }));

@@ -1,4 +1,5 @@
 import type { DatabaseHandle, Db } from '../../db/database.js';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { preparedLineQueries, type BasketLine, type LineQueries, type ProductsReader } from './basket-lines.repository.js';
 import type { BasketProductCache } from './basket-product-cache.js';
 import { invalidField, InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
@@ -84,11 +85,15 @@ export interface OpenedBasket {
 
 /**
  * The owner's basket for a write, locked until the transaction ends. A client's is created on
- * first use; a guest without a valid token gets a new basket and a new token (never one of the
+ * first use, under the client account's lock taken first (as the erasure takes it: a client erased
+ * since the token was read is a 401, and no basket outlives the erasure); a guest without a valid token gets a new basket and a new token (never one of the
  * client's choosing, so nobody can plant a token on somebody else).
  */
 export async function openBasket(trx: Db, owner: BasketOwner, storeCode: string, now: number, limit: RateLimit): Promise<OpenedBasket> {
-  if (owner.kind === 'client') return { basket: await ensureClientBasket(trx, owner.clientAccountId, storeCode, now), token: null };
+  if (owner.kind === 'client') {
+    await lockLiveClientAccount(trx, owner.clientAccountId);
+    return { basket: await ensureClientBasket(trx, owner.clientAccountId, storeCode, now), token: null };
+  }
   if (owner.token !== undefined) {
     const found = await findGuestBasket(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, true);
     if (found) return { basket: found, token: owner.token };
@@ -124,7 +129,10 @@ export async function openBasketForWrite(
   now: number,
   limit: RateLimit,
 ): Promise<OpenedBasket> {
-  if (owner.kind === 'client') return { basket: await writes.bumpClient(trx, owner.clientAccountId, storeCode, now), token: null };
+  if (owner.kind === 'client') {
+    await lockLiveClientAccount(trx, owner.clientAccountId);
+    return { basket: await writes.bumpClient(trx, owner.clientAccountId, storeCode, now), token: null };
+  }
   if (owner.token !== undefined) {
     const found = await writes.bumpGuest(trx, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, now);
     if (found) return { basket: found, token: owner.token };

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { invalidField, notFound } from '../../infra/domain-error.js';
 import {
   addressesOf,
@@ -9,7 +10,6 @@ import {
   findAddress,
   findSameAddress,
   insertAddress,
-  lockClientAccount,
   updateAddress,
   type AddressRow,
 } from './profile.repository.js';
@@ -63,7 +63,7 @@ async function checkedValues(trx: Db, body: AddressBody, now: number) {
  * client account's lock, two at once make one.
  */
 export async function createAddress(trx: Db, actor: ProfileActor, body: AddressBody, now: number): Promise<AddressWire> {
-  await lockClientAccount(trx, actor.clientAccountId);
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   const values = await checkedValues(trx, body, now);
   const same = await findSameAddress(trx, actor.clientAccountId, values, body.isDefault === true, now - RESUBMIT_WINDOW_MS);
   if (same) return addressWire(same);
@@ -85,7 +85,7 @@ export async function createAddress(trx: Db, actor: ProfileActor, body: AddressB
  * kind without isDefault) makes it no default; left out, it stays the default it was.
  */
 export async function replaceAddress(trx: Db, actor: ProfileActor, id: number, body: AddressBody, now: number): Promise<AddressWire> {
-  await lockClientAccount(trx, actor.clientAccountId);
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   const existing = await findAddress(trx, actor.clientAccountId, id);
   if (!existing) throw notFound('profile.addressNotFound');
   const values = await checkedValues(trx, body, now);
@@ -100,6 +100,6 @@ export async function replaceAddress(trx: Db, actor: ProfileActor, id: number, b
 
 /** Under the client account's lock too: a change of the address in flight reads it, then writes it. */
 export async function removeAddress(trx: Db, actor: ProfileActor, id: number): Promise<void> {
-  await lockClientAccount(trx, actor.clientAccountId);
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   if (!(await deleteAddress(trx, actor.clientAccountId, id))) throw notFound('profile.addressNotFound');
 }

@@ -165,15 +165,6 @@ export async function revokeOtherTokens(db: Db, userId: number, keptTokenHash: s
 
 // --- addresses --------------------------------------------------------------------------------
 
-/**
- * Serialises a client's address and preference writes: on PostgreSQL the client account's row is
- * locked for the transaction (the count limit and the one default per kind hold under concurrent
- * requests; two partial preference updates both stay).
- */
-export async function lockClientAccount(trx: Db, clientAccountId: number): Promise<void> {
-  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId));
-}
-
 export function addressesOf(db: Db, clientAccountId: number): Promise<AddressRow[]> {
   return db
     .selectFrom('client_address')

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { checkBirthday } from '../accounts/index.js';
@@ -12,7 +13,6 @@ import {
   insertConsentEvent,
   isLoginEmailConfirmed,
   latestConsentEvents,
-  lockClientAccount,
   lockUser,
   replaceFollowedCategories,
   savePreferences,
@@ -88,6 +88,9 @@ export async function readProfile(db: Db, actor: ProfileActor) {
 export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientAccountUpdate, now: number) {
   checkBirthday(input.birthday, now);
   // A double submit: the second waits and finds the consent changed already, so it is recorded once.
+  // The client account's lock first, as the erasure takes it: a change committed after an erasure
+  // would put the names back on the erased user.
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   await lockUser(trx, actor.userId);
   const before = await readProfile(trx, actor);
   const emailConsent = input.marketingConsents?.email;
@@ -191,7 +194,7 @@ export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientA
 
 export async function updatePreferences(trx: Db, actor: ProfileActor, input: PreferencesUpdate, now: number): Promise<Preferences> {
   // Two partial updates at once: the second merges into what the first saved, and neither is lost.
-  await lockClientAccount(trx, actor.clientAccountId);
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   const current = await readPreferences(trx, actor);
   const next: Preferences = {
     newsletterLanguage: input.newsletterLanguage ?? current.newsletterLanguage,

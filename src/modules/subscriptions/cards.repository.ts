@@ -41,7 +41,9 @@ export function findCardByPayment(db: Db, gateway: string, reference: string, or
  * the transaction (`no key update`: rows referencing the account are inserted meanwhile without
  * waiting); SQLite runs one write transaction at a time. Of two starts at once the second sees the
  * card the first committed; a card confirmed, removed or made the default sees the others' default
- * as it is, so a client has one default card. Taken before any of the client's card rows.
+ * as it is, so a client has one default card. Taken before any of the client's card rows. The
+ * client's own requests take the same lock by lockLiveClientAccount (modules/client-account-lock),
+ * which refuses an account erased meanwhile; this one is for the gateway's word on a card.
  */
 export async function lockCardOwner(trx: Db, clientAccountId: number): Promise<void> {
   await lockCardOwners(trx, [clientAccountId]);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
@@ -112,7 +113,7 @@ export async function startCardSaving(
   // Committed before the gateway is called: the callback may come before this request ends, and a
   // repeat finds it.
   const claim = await db.transaction().execute(async (trx): Promise<{ repeat: CardRow } | { cardId: number }> => {
-    await lockCardOwner(trx, owner.clientAccountId);
+    await lockLiveClientAccount(trx, owner.clientAccountId);
     const recent = await recentPendingCard(trx, owner.clientAccountId, owner.storeCode, now - RESUBMIT_WINDOW_MS);
     // One whose gateway call never gave a form within LOST_START_MS is nobody's to pay: a new one is started.
     if (recent && (recent.redirect !== null || now - Number(recent.created_at) < LOST_START_MS)) return { repeat: recent };
@@ -220,7 +221,7 @@ export async function settleCardReturn(db: Kysely<Database>, gateways: Gateways,
 /** Under the client's lock, as a card's confirmation and removal: one default card, whatever runs at once. */
 export async function setDefaultCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number) {
   return db.transaction().execute(async (trx) => {
-    await lockCardOwner(trx, clientAccountId);
+    await lockLiveClientAccount(trx, clientAccountId);
     const card = await ownCard(trx, clientAccountId, id);
     if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
     await makeDefault(trx, clientAccountId, id, now);
@@ -238,7 +239,7 @@ export async function setDefaultCard(db: Kysely<Database>, clientAccountId: numb
  */
 export async function removeCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await lockCardOwner(trx, clientAccountId);
+    await lockLiveClientAccount(trx, clientAccountId);
     const card = await ownCard(trx, clientAccountId, id);
     if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
     const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);

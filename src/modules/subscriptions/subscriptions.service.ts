@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
@@ -6,7 +7,7 @@ import type { Language } from '../../i18n/index.js';
 import { conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
 import type { Gateways } from '../payments/index.js';
 import { decidedOutcome, newCharge, runCharge } from './billing.service.js';
-import { activeCardsOf, lockCardOwner, ownCard } from './cards.repository.js';
+import { activeCardsOf, ownCard } from './cards.repository.js';
 import type { ChargeOutcome } from './billing.apply.js';
 import { countCharges, insertChargeOnce, markOutcomeTold, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
@@ -95,7 +96,7 @@ export async function subscribe(
       // subscription naming it inserted) either before a removal of it, which then moves this
       // subscription to the card left, or after, and is refused as gone. Read unlocked, a removal
       // committed between the read and the insert left the subscription naming a deleted card.
-      await lockCardOwner(trx, who.clientAccountId);
+      await lockLiveClientAccount(trx, who.clientAccountId);
       const plan = await sellablePlan(trx, input.planId, who.storeCode);
       const card =
         input.cardId === undefined

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
-import { lockRowsOnPostgres } from '../../db/row-lock.js';
 
 // All of the wishlist's SQL. A list is read through wishlist_item_list_idx, newest first; which
 // items the caller sees is the catalogue's visibility rule on its bases (wishlist.service.ts).
@@ -69,11 +69,11 @@ function itemsAsOneValue(handle: DatabaseHandle): WishlistItemsReader {
 }
 
 /**
- * Serialises the client's wishlist writes (the cap check) on PostgreSQL by locking the account's
- * row.
+ * Serialises the client's wishlist writes (the cap check) by the client account's lock, which
+ * refuses an account erased meanwhile (401).
  */
 export async function lockOwner(trx: Db, owner: WishlistOwner): Promise<void> {
-  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', owner.clientAccountId));
+  await lockLiveClientAccount(trx, owner.clientAccountId);
 }
 
 /** Adds the product unless it is there already; true when a row was added. */
