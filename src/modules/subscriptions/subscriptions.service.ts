@@ -164,8 +164,9 @@ export async function changePlan(
     // 503) take turns, and the second sees the first's charge.
     const sub = await lockOwnSubscription(trx, who.clientAccountId, id);
     if (!sub) throw notFound('subscriptions.notFound', { id });
-    if (!['TRIAL', 'ACTIVE'].includes(sub.status) || sub.cancel_at_period_end)
-      throw conflict('subscriptions.notChangeable', { status: sub.cancel_at_period_end ? 'CANCELLED' : sub.status });
+    if (!['TRIAL', 'ACTIVE'].includes(sub.status)) throw conflict('subscriptions.notChangeable', { status: sub.status });
+    // Still TRIAL or ACTIVE (as GET shows it, with cancelAtPeriodEnd): not a status of its own.
+    if (sub.cancel_at_period_end) throw conflict('subscriptions.cancelledAtPeriodEnd');
     // A charge still waiting for the gateway (this change's, or a renewal's) is settled first: the plan it pays for is not known yet.
     if (await pendingChargeOf(trx, id)) throw conflict('subscriptions.chargePending');
     const current = (await findPlan(trx, Number(sub.plan_id)))!;
