@@ -10,7 +10,8 @@ import { unauthenticated } from '../../infra/domain-error.js';
 //
 // `no key update` (PostgreSQL; SQLite's write transactions are serial): the rows' status is all that
 // changes, so inserts that reference the account (a login's token) do not wait for it. Taken before
-// any other row of the client (basket, order, card), in every writer, so that no two of them deadlock.
+// any other row of the client (basket, order, card), in every writer, so that no two of them deadlock;
+// only a company's lock comes before it (lockAccountsForErasure).
 
 /**
  * Locks the client account for a write of its personal data; 401 when it was erased (or is gone)
@@ -22,8 +23,16 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
   if (!account || account.status === 'ERASED') throw unauthenticated('auth.unauthorized');
 }
 
-/** Locks every client account of the user (the erasure's first lock after the caller's session), in id order. */
-export async function lockClientAccountsOfUser(trx: Db, userId: number): Promise<void> {
+/**
+ * The erasure's locks after the caller's session: the companies of the user's accounts, then the
+ * accounts, each in id order. The companies come first because a change to a company's users takes
+ * the company's lock and then its members' accounts (modules/companies): taken the other way round,
+ * an employee's erasure and their master's removal of them at once deadlocked.
+ */
+export async function lockAccountsForErasure(trx: Db, userId: number): Promise<void> {
   if (!isPostgres(trx)) return;
-  await trx.selectFrom('client_account').select('id').where('user_id', '=', userId).orderBy('id').forNoKeyUpdate().execute();
+  const accounts = trx.selectFrom('client_account').where('user_id', '=', userId);
+  const companyIds = accounts.select('company_id').where('company_id', 'is not', null);
+  await trx.selectFrom('company').select('id').where('id', 'in', companyIds).orderBy('id').forUpdate().execute();
+  await accounts.select('id').orderBy('id').forNoKeyUpdate().execute();
 }

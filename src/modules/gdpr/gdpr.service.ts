@@ -8,7 +8,7 @@ import { forbidden, invalidField } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
 import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
-import { lockClientAccountsOfUser } from '../client-account-lock/index.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { admitLogin, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
 import { isLoginEmailConfirmed } from '../profile/index.js';
 
@@ -73,15 +73,16 @@ export async function exportPersonalData(db: Db, parts: readonly PersonalDataPar
 }
 
 /**
- * Erases the subject in the caller's transaction: the client accounts' lock, every refusal, then
- * every part. Every writer of a client's personal data (checkout, basket, addresses, wishlist,
- * back-in-stock, subscriptions and cards) takes the same lock first (modules/client-account-lock):
+ * Erases the subject in the caller's transaction: the locks of the person's companies and client
+ * accounts, every refusal, then every part. Every writer of a client's personal data (checkout,
+ * basket, profile, addresses, wishlist, back-in-stock, subscriptions and cards) takes the client
+ * account's lock first (modules/client-account-lock):
  * a write that committed before is seen by the refusals and erased, one that waited is refused with a
  * 401 once this commits. Without it a checkout sent at once made an order the open-order refusal had
  * not seen, and kept the person's name and address after the erasure.
  */
 export async function eraseSubject(trx: Db, parts: readonly PersonalDataPart[], subject: PersonalDataSubject, now: number): Promise<void> {
-  await lockClientAccountsOfUser(trx, subject.userId);
+  await lockAccountsForErasure(trx, subject.userId);
   for (const part of parts) await part.refuseErasure?.(trx, subject, now);
   for (const part of parts) await part.erase(trx, subject, now);
 }
