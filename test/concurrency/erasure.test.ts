@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askBackInStock } from '../back-in-stock/helpers.js';
 import { duringErasure } from '../gdpr/erasure-helpers.js';
 import { call } from '../basket/helpers.js';
-import { createProduct } from '../helpers/catalogue.js';
+import { createCategory, createProduct } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
@@ -21,6 +21,7 @@ let t: TestApp;
 let shop: Shop;
 let book: number;
 let soldOut: number;
+let category: number;
 beforeAll(async () => {
   t = await createTestApp({
     env: {
@@ -30,6 +31,7 @@ beforeAll(async () => {
   });
   shop = await setUpShop(t);
   book = await stockedBook(t, shop, 10_000);
+  category = await createCategory(t.database.db, { et: 'Ajalugu', en: 'History' }, { code: 'HISTORY' });
   soldOut = await createProduct(t.database.db, {
     name: 'Läbi müüdud',
     availability: 'TEMPORARILY_OUT_OF_STOCK',
@@ -58,7 +60,7 @@ const status = async (client: TestCustomer) =>
 
 /** The client's rows of one kind of personal data, counted after both requests. */
 type Rows = (client: TestCustomer) => Promise<number>;
-const count = (table: 'client_address' | 'wishlist_item' | 'back_in_stock_request' | 'basket'): Rows => {
+const count = (table: 'client_address' | 'client_category_preference' | 'wishlist_item' | 'back_in_stock_request' | 'basket'): Rows => {
   return async (client) => {
     const row = await t.database.db
       .selectFrom(table)
@@ -96,6 +98,26 @@ const writers: Writer[] = [
         .where('client_account.id', '=', client.clientAccountId)
         .executeTakeFirstOrThrow();
       return user.phone === null ? 0 : 1;
+    },
+  },
+  {
+    name: 'PUT /category-preference',
+    write: (client) => as(t, client.token)('PUT', '/category-preference', { categories: [category] }),
+    ok: 200,
+    rows: count('client_category_preference'),
+  },
+  {
+    name: 'PUT /user/me (a new email)',
+    write: (client) => as(t, client.token)('PUT', '/user/me', { email: `new-${client.clientCode.toLowerCase()}@example.ee` }),
+    ok: 200,
+    rows: async (client) => {
+      const changes = await t.database.db
+        .selectFrom('email_change')
+        .innerJoin('client_account', 'client_account.user_id', 'email_change.user_id')
+        .select('email_change.new_email')
+        .where('client_account.id', '=', client.clientAccountId)
+        .execute();
+      return changes.length;
     },
   },
   {

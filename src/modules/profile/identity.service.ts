@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
@@ -96,6 +97,9 @@ export async function changeUser(db: Kysely<Database>, config: IdentityConfig, r
   const passwordHash = input.newPassword === undefined ? undefined : await hashPassword(input.newPassword);
 
   await db.transaction().execute(async (trx) => {
+    // The client account's lock first, as the erasure takes it: an email change or a password set
+    // after an erasure would give the erased user a way back in.
+    await lockLiveClientAccount(trx, actor.clientAccountId);
     const mail = { userId: actor.userId, storeCode: actor.storeCode, language: request.language };
     // The same new email again within the resubmit window (a double click, a retry) is the change
     // already pending: a second mail would mint a new token and kill the link of the first. Under

@@ -231,6 +231,7 @@ export async function replaceCategoryPreferences(
   language: Language,
   now: number,
 ) {
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   const codes = refs.filter((ref): ref is string => typeof ref === 'string');
   const ids = refs.filter((ref): ref is number => typeof ref === 'number');
   const found = refs.length === 0 ? [] : await categoriesOfStore(trx, actor.storeCode, { codes, ids }, language);
