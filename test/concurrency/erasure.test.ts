@@ -4,6 +4,7 @@ import { askBackInStock } from '../back-in-stock/helpers.js';
 import { duringErasure } from '../gdpr/erasure-helpers.js';
 import { call } from '../basket/helpers.js';
 import { createCategory, createProduct } from '../helpers/catalogue.js';
+import { postComment, rate } from '../helpers/catalogue-comments.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
@@ -60,7 +61,16 @@ const status = async (client: TestCustomer) =>
 
 /** The client's rows of one kind of personal data, counted after both requests. */
 type Rows = (client: TestCustomer) => Promise<number>;
-const count = (table: 'client_address' | 'client_category_preference' | 'wishlist_item' | 'back_in_stock_request' | 'basket'): Rows => {
+const count = (
+  table:
+    | 'client_address'
+    | 'client_category_preference'
+    | 'product_comment'
+    | 'product_rating'
+    | 'wishlist_item'
+    | 'back_in_stock_request'
+    | 'basket',
+): Rows => {
   return async (client) => {
     const row = await t.database.db
       .selectFrom(table)
@@ -119,6 +129,18 @@ const writers: Writer[] = [
         .execute();
       return changes.length;
     },
+  },
+  {
+    name: 'POST /product/{id}/comment (rated)',
+    write: (client) => postComment(t, client.token, book, { body: 'Hea raamat', rating: 4 }, { store: 'WEB' }),
+    ok: 201,
+    rows: count('product_comment'),
+  },
+  {
+    name: 'PUT /product/{id}/rating',
+    write: (client) => rate(t, client.token, book, { rating: 5 }, { store: 'WEB' }),
+    ok: 200,
+    rows: count('product_rating'),
   },
   {
     name: 'POST /wishlist',

@@ -126,16 +126,6 @@ export async function authorNames(
 }
 
 /**
- * Serialises the comment writes of one client account on PostgreSQL, so that of two identical
- * submits at once the second waits for the first to commit and then finds its comment. NO KEY
- * UPDATE, as in lockProduct: the rows that reference the account (orders, baskets...) take a key
- * share lock on it when inserted, which this does not wait for. SQLite transactions are serial already.
- */
-export async function lockAuthor(trx: Db, clientAccountId: number): Promise<void> {
-  await lockRowsOnPostgres(trx, trx.selectFrom('client_account').select('id').where('id', '=', clientAccountId), 'no key update');
-}
-
-/**
  * Serialises rating changes of one product; call it first in the transaction. On PostgreSQL two
  * transactions that each add a rating would otherwise both recompute the sum from a snapshot
  * without the other's row, and the later write would drop one. NO KEY UPDATE, taken before any

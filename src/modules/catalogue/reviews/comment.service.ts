@@ -6,6 +6,7 @@ import { toRfc3339 } from '../../../db/time.js';
 import { translate, type Language } from '../../../i18n/index.js';
 import { invalidField, notFound } from '../../../infra/domain-error.js';
 import { consumeRateLimit } from '../../../infra/rate-limit.js';
+import { lockLiveClientAccount } from '../../client-account-lock/index.js';
 import { refreshRating } from '../denormalised.repository.js';
 import { ratingOf } from '../products/product-card.mapper.js';
 import {
@@ -17,7 +18,6 @@ import {
   findComment,
   findSubmission,
   insertComment,
-  lockAuthor,
   lockProduct,
   ownRating,
   ratingTotals,
@@ -114,10 +114,11 @@ function submissionHash(input: CommentInput): string {
  * first (429 past it).
  */
 export async function createComment(trx: Transaction<Database>, input: CommentInput): Promise<CommentRow> {
-  // The product before the author, as the erasure of a person takes them (their rated products, then at the end their
-  // account): two transactions taking them the other way round could deadlock on PostgreSQL.
+  // The author before the product, as the erasure of a person takes them (their client account first, then their
+  // rated products): two transactions taking them the other way round could deadlock on PostgreSQL. The author's
+  // lock refuses an account erased since the token was read (401): the comment would outlive the erasure.
+  await lockLiveClientAccount(trx, input.clientAccountId);
   if (input.rating !== undefined) await lockProduct(trx, input.productId);
-  await lockAuthor(trx, input.clientAccountId);
   const hash = submissionHash(input);
   const after = input.now - COMMENT_RESUBMIT_WINDOW_MS;
   const earlier = await findSubmission(trx, { clientAccountId: input.clientAccountId, hash, after });
@@ -182,6 +183,8 @@ export async function setRating(
   rating: number | null,
   now: number,
 ): Promise<RatingSummary> {
+  // The rater's lock first, as a comment and the erasure take it; an erased rater is a 401.
+  await lockLiveClientAccount(trx, clientAccountId);
   await lockProduct(trx, productId);
   if (rating === null) {
     if (await deleteRating(trx, productId, clientAccountId)) await refreshRating(trx, productId);
