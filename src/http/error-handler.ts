@@ -33,6 +33,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpError | FieldValidationError | DomainError | InvalidInputError, request, reply) => {
     if (error instanceof DomainError) {
       if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
+      // A 401 names the scheme that would be accepted (RFC 9110 11.6.1), as the token check's own 401 does.
+      if (error.kind === 'unauthenticated' && !reply.hasHeader('www-authenticate'))
+        reply.header('WWW-Authenticate', 'Bearer realm="storefront"');
       const status = STATUS_OF[error.kind];
       return reply.code(status).send(errorBody(status, translate(request.language, error.messageKey, error.params), error.code));
     }

@@ -147,7 +147,10 @@ describe('POST /back-in-stock', () => {
 
 describe("a client's requests", () => {
   it('needs a bearer token for GET and DELETE (401)', async () => {
-    expect((await call('GET', '/back-in-stock')).statusCode).toBe(401);
+    const guest = await call('GET', '/back-in-stock');
+    expect(guest.statusCode).toBe(401);
+    // A 401 names the scheme a client should send (RFC 9110), as the token check's own 401 does.
+    expect(guest.headers['www-authenticate']).toBe('Bearer realm="storefront"');
     expect((await call('DELETE', '/back-in-stock/1')).statusCode).toBe(401);
   });
 
