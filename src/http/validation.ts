@@ -16,8 +16,26 @@ const common: Options = { allErrors: true, useDefaults: true, removeAdditional: 
 // Query strings, path parameters and headers arrive as text, so they are coerced to the schema's
 // types ("2" -> 2). A JSON body is not: {"page": "2"} where a number is expected is a client bug
 // and gets a 422, as does {"email": 123}.
-const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
-const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
+const coercing = withReadableDateTimes(addFormats(new Ajv({ ...common, coerceTypes: 'array' })));
+const strict = withReadableDateTimes(addFormats(new Ajv({ ...common, coerceTypes: false })));
+
+/**
+ * A date-time is one Date.parse reads, as well as RFC 3339: the routes turn it into milliseconds
+ * with Date.parse, and RFC 3339 (so ajv-formats) allows a leap second (23:59:60) and an offset of
+ * hours alone (+03), which Date.parse reads as NaN. NaN reached the database: PostgreSQL refused it
+ * (a 500), SQLite stored it as null (a back office's report lost its time).
+ */
+function withReadableDateTimes(ajv: Ajv): Ajv {
+  const rfc3339 = ajv.formats['date-time'] as {
+    validate: (text: string) => boolean;
+    compare: (a: string, b: string) => number | undefined;
+  };
+  return ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => rfc3339.validate(text) && Number.isFinite(Date.parse(text)),
+    compare: rfc3339.compare,
+  });
+}
 
 /**
  * How deep a value may nest (objects and arrays). A JSON body is parsed at any depth, and where a
