@@ -68,6 +68,8 @@ function stringEdges(schema: Schema): EdgeValue[] {
     { label: 'right-to-left and zero-width', value: '\u202e\u200b\ufeff' },
     { label: 'only spaces', value: ' '.repeat(Math.max(min, 3)) },
     { label: 'tab and newline', value: '\t\n' },
+    { label: 'trailing backslash', value: 'raamat\\' },
+    { label: 'LIKE wildcards', value: '%_%' },
   );
   switch (schema.format) {
     case 'date':
@@ -223,6 +225,12 @@ export function parameterEdges(schema: Schema): EdgeValue[] {
     { label: 'export time year 0', value: '0000-01-01 00:00:00' },
     { label: 'export time year 9999', value: '9999-12-31 23:59:59' },
     { label: 'emoji', value: '📚' },
+    { label: 'trailing backslash', value: 'raamat\\' },
+    { label: 'LIKE wildcards', value: '%_%' },
+    { label: 'quote', value: "o'" },
+    { label: 'half a cent', value: '0.005' },
+    { label: '1e-7', value: '1e-7' },
+    { label: '5e-324', value: '5e-324' },
   ];
   if (type === 'string') {
     const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
