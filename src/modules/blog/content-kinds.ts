@@ -12,7 +12,7 @@ import {
   type ShopScheduleLine as ScheduleLine,
 } from './content-lines.js';
 import { replaceChildren, slugTaken, upsertCoded, type Outcome, type Trx } from './content-write.repository.js';
-import { normalisePath } from './redirect-path.js';
+import { MAX_PATH_BYTES, normalisePath } from './redirect-path.js';
 import { deleteSchedule, replaceSchedule, shopIdByCode } from './schedule.repository.js';
 import type { ScheduleData } from './schedule.js';
 
@@ -155,6 +155,7 @@ const redirect: ContentKind<RedirectLine & { normalised: string }> = {
   parse: lineParser(RedirectLine, (line) => {
     const normalised = normalisePath(line.path);
     if (normalised === undefined) throw new LineError('/path: must start with "/" (or be a full http(s) URL)');
+    if (Buffer.byteLength(normalised) > MAX_PATH_BYTES) throw new LineError(`/path: must be at most ${MAX_PATH_BYTES} bytes in UTF-8`);
     if (line.target === normalised) throw new LineError('/target: a redirect to its own path would loop');
     return { ...line, normalised };
   }),

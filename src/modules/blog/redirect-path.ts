@@ -4,6 +4,12 @@
 // `/Book?id=1` from `/book?id=2`.
 
 export const MAX_PATH_LENGTH = 1000;
+/**
+ * What a stored path may take in UTF-8: it is unique per store (redirect_store_path_uq), and a
+ * PostgreSQL b-tree entry holds at most 2,704 bytes, which 1,000 characters of CJK or Cyrillic text
+ * exceed (a 500 there). A path of a full URL is percent-encoded ASCII and within it already.
+ */
+export const MAX_PATH_BYTES = 2000;
 
 /** The normalised path, or undefined when `value` is neither a path (`/...`) nor an http(s) URL. */
 export function normalisePath(value: string): string | undefined {
