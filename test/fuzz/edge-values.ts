@@ -45,6 +45,9 @@ export function typeOf(schema: Schema): string | undefined {
   return undefined;
 }
 
+/** `count` different CJK letters (three bytes each in UTF-8). */
+const differentLetters = (count: number) => Array.from({ length: count }, (_, i) => String.fromCodePoint(0x4e00 + (i % 20_000))).join('');
+
 /** Strings at the length edges: as long as allowed (in ASCII, two-byte and astral letters), then one more. */
 function stringEdges(schema: Schema): EdgeValue[] {
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
@@ -55,6 +58,8 @@ function stringEdges(schema: Schema): EdgeValue[] {
       { label: `${max} letters (maxLength)`, value: 'x'.repeat(max) },
       { label: `${max} two-byte letters`, value: 'ä'.repeat(max) },
       { label: `${Math.floor(max / 2)} emoji (maxLength code units)`, value: '📚'.repeat(Math.floor(max / 2)) },
+      // Different letters of three bytes each: a b-tree entry holds 2,704 bytes, and repeated ones would compress.
+      { label: `${max} different CJK letters`, value: differentLetters(max) },
       { label: `${max + 1} letters`, value: 'x'.repeat(max + 1) },
     );
   } else {
@@ -292,6 +297,9 @@ export function valueEdges(value: unknown): EdgeValue[] {
         { label: `${n + 1} letters`, value: 'x'.repeat(n + 1) },
       ]),
       { label: '201 two-byte letters', value: 'ä'.repeat(201) },
+      { label: '1000 different CJK letters', value: differentLetters(1000) },
+      // The same first character: a path keeps its "/", and the rest reaches the column.
+      { label: 'its first character and 999 different CJK letters', value: `${value.slice(0, 1)}${differentLetters(999)}` },
       { label: 'NUL', value: `${value}\u0000` },
       { label: 'lone surrogate', value: new Raw('"\\ud800"') },
       { label: 'date 2026-02-30', value: '2026-02-30' },

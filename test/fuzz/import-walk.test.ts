@@ -29,7 +29,7 @@ const importLine = (kind: string, line: unknown) =>
   });
 
 const SQL =
-  /SQLITE_|syntax error at|violates \w+ constraint|out of range for type|invalid input syntax|value too long for type|NaN|Infinity|undefined/i;
+  /SQLITE_|syntax error at|violates \w+ constraint|out of range for type|invalid input syntax|value too long for type|index row size|for index "|NaN|Infinity|undefined/i;
 
 /** Every path to a scalar or array of a line, nested objects included. */
 function pathsOf(value: unknown, path: Array<string | number> = []): Array<{ path: Array<string | number>; value: unknown }> {

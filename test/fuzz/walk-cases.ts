@@ -11,7 +11,7 @@ import { fieldEdges, headerEdges, parameterEdges, resolved, sampleOf, toJson, ty
 
 const LEAKS = [
   /\n\s+at [\w$.<>]+ \(|node_modules\/|\.ts:\d+:\d+/,
-  /SQLITE_|syntax error at|violates \w+ constraint|out of range for type|invalid input syntax|value too long for type|relation "\w+"/i,
+  /SQLITE_|syntax error at|violates \w+ constraint|out of range for type|invalid input syntax|value too long for type|index row size|for index "|relation "\w+"/i,
   /\b(?:TypeError|RangeError|ReferenceError|SyntaxError|SqliteError|DatabaseError):/,
 ];
 
