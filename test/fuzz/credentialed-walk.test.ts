@@ -23,6 +23,7 @@ import {
   paymentOf,
   type Shop,
 } from './walk-fixtures.js';
+import { SWEEP_ENV } from '../helpers/generous-limits.js';
 
 // The walk of every documented operation by the callers with credentials: a retail customer, a
 // wholesale company's master and its employee, the operator's API key and the analytics partner's
@@ -34,29 +35,6 @@ import {
 //
 // A fixed seed picks a bounded sample per operation and caller (WALK_CASES, 6 by default);
 // WALK_CASES=all sends every case (some 20,000 requests). WALK_REPORT=<file> writes every outcome there.
-
-const GENEROUS = '100000000/1m';
-const ENV: Record<string, string> = {
-  API_DOCS: 'operator',
-  TEST_GATEWAY: 'on',
-  LINK_GUESS_RATE_LIMIT_PER_IP: GENEROUS,
-  LOGIN_FAILURES_PER_ADDRESS: GENEROUS,
-  LOGIN_FAILURES_PER_EMAIL: GENEROUS,
-  BACK_IN_STOCK_RATE_LIMIT_PER_IP: GENEROUS,
-  BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: GENEROUS,
-  CHECKOUT_RATE_LIMIT_PER_IP: GENEROUS,
-  PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: GENEROUS,
-  DATA_EXPORT_RATE_LIMIT: GENEROUS,
-  DATA_EXPORT_AUTH_FAILURES_PER_IP: GENEROUS,
-  CTR_CAP_PER_SESSION_BANNER: GENEROUS,
-  CTR_CAP_PER_IP: GENEROUS,
-  BASKET_RATE_LIMIT_PER_IP: GENEROUS,
-  CONTACT_RATE_LIMIT_PER_IP: GENEROUS,
-  CONTACT_RATE_LIMIT_PER_EMAIL: GENEROUS,
-  NEWSLETTER_RATE_LIMIT_PER_IP: GENEROUS,
-  NEWSLETTER_RATE_LIMIT_PER_EMAIL: GENEROUS,
-  COMPANY_INVITATION_RATE_LIMIT: GENEROUS,
-};
 
 interface Outcome {
   operation: string;
@@ -305,7 +283,7 @@ function contentKindBases(): Record<string, Base> {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ env: ENV });
+  t = await createTestApp({ env: { ...SWEEP_ENV } });
   await seedDemo(t.database, { now: Date.now() });
   await foldAllQueued(t.database, createEngine(t.database));
   shop = await demoShop(t);

@@ -16,6 +16,7 @@ import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '../helpers/row-tracker.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { badRequests, operationsOf, type BadRequest, type Depth, type Operation, type Schema } from './bad-input-cases.js';
+import { SWEEP_ENV } from '../helpers/generous-limits.js';
 
 // The bar: bad input of every kind gets a clear 4xx in the documented shape and changes nothing; a
 // 500 is a bug. This sweep takes every operation of the API documents the app serves (the main one
@@ -29,31 +30,6 @@ import { badRequests, operationsOf, type BadRequest, type Depth, type Operation,
 // BAD_INPUT_SWEEP_REPORT=<file> writes every request's outcome there (for a person reading a run).
 
 const unjudged = (table: string) => table in ATTEMPT_TABLES || table in BUFFERED_TABLES;
-
-/** Rate limits out of the way: the sweep would otherwise see mostly 429s past the first requests. */
-const GENEROUS = '100000000/1m';
-const ENV: Record<string, string> = {
-  API_DOCS: 'operator',
-  TEST_GATEWAY: 'on',
-  LINK_GUESS_RATE_LIMIT_PER_IP: GENEROUS,
-  LOGIN_FAILURES_PER_ADDRESS: GENEROUS,
-  LOGIN_FAILURES_PER_EMAIL: GENEROUS,
-  BACK_IN_STOCK_RATE_LIMIT_PER_IP: GENEROUS,
-  BACK_IN_STOCK_RATE_LIMIT_PER_EMAIL: GENEROUS,
-  CHECKOUT_RATE_LIMIT_PER_IP: GENEROUS,
-  PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: GENEROUS,
-  DATA_EXPORT_RATE_LIMIT: GENEROUS,
-  DATA_EXPORT_AUTH_FAILURES_PER_IP: GENEROUS,
-  CTR_CAP_PER_SESSION_BANNER: GENEROUS,
-  CTR_CAP_PER_IP: GENEROUS,
-  SUPPLIER_RATE_LIMIT: GENEROUS,
-  SUPPLIER_RATE_LIMIT_PER_IP: GENEROUS,
-  BASKET_RATE_LIMIT_PER_IP: GENEROUS,
-  CONTACT_RATE_LIMIT_PER_IP: GENEROUS,
-  CONTACT_RATE_LIMIT_PER_EMAIL: GENEROUS,
-  NEWSLETTER_RATE_LIMIT_PER_IP: GENEROUS,
-  NEWSLETTER_RATE_LIMIT_PER_EMAIL: GENEROUS,
-};
 
 /**
  * Path parameters whose schema sample would only ever reach a 404: a value that exists instead (the
@@ -120,7 +96,7 @@ let supplierSecret: string;
 let exportAuthorization: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: ENV });
+  t = await createTestApp({ env: { ...SWEEP_ENV } });
   await seedDemo(t.database, { now: Date.now() });
   // The demo's catalogue is searchable only once its queued changes are folded (else search is a 503).
   await foldAllQueued(t.database, createEngine(t.database));
