@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountsTestApp, GOOD_PASSWORD, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { askEmailChange, createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 
 // An email change sent again and again (an impatient shopper's clicks, a client retrying after
 // timeouts) is one change: it answers the first one's result and mails once, so it does not use up
@@ -13,13 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const askFor = (token: string, email: string) =>
-  t.app.inject({
-    method: 'PUT',
-    url: '/user/me',
-    headers: { authorization: `Bearer ${token}`, store: 'WEB', 'x-app-language': 'en' },
-    payload: { email, currentPassword: GOOD_PASSWORD },
-  });
+const askFor = (token: string, email: string) => askEmailChange(t, token, email);
 
 describe('the same email change sent six times', () => {
   it('answers every copy as the first and counts it once against the five changes an hour', async () => {

@@ -115,6 +115,16 @@ export async function login(t: AccountsTestApp, email: string, password = GOOD_P
   });
 }
 
+/** PUT /user/me asking for a new email address, with the current password (as the English app sends it). */
+export function askEmailChange(t: AccountsTestApp, accessToken: string, email: string) {
+  return t.app.inject({
+    method: 'PUT',
+    url: '/user/me',
+    headers: { authorization: `Bearer ${accessToken}`, store: 'WEB', 'x-app-language': 'en' },
+    payload: { email, currentPassword: GOOD_PASSWORD },
+  });
+}
+
 export function me(t: AccountsTestApp, accessToken: string, store = 'WEB') {
   return t.app.inject({ method: 'GET', url: '/user/me', headers: { authorization: `Bearer ${accessToken}`, store } });
 }

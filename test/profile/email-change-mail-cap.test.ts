@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_CHANGE_MAILS_PER_ADDRESS } from '../../src/modules/profile/profile.mails.js';
-import { createAccountsTestApp, GOOD_PASSWORD, mailsTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  askEmailChange,
+  createAccountsTestApp,
+  mailsTo,
+  registerVerified,
+  uniqueEmail,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 
 // An email change mails its confirmation link to the new address, which the asking user types.
 // The limit per user (5 an hour) bounds one account; anyone can register many, and each could mail
@@ -15,13 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const askFor = (token: string, email: string) =>
-  t.app.inject({
-    method: 'PUT',
-    url: '/user/me',
-    headers: { authorization: `Bearer ${token}`, store: 'WEB', 'x-app-language': 'en' },
-    payload: { email, currentPassword: GOOD_PASSWORD },
-  });
+const askFor = (token: string, email: string) => askEmailChange(t, token, email);
 
 const confirmations = (email: string) => mailsTo(t, email).filter((mail) => SUBJECT.test(mail.subject ?? ''));
 
