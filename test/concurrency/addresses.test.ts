@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, type TestCustomer, SHIPPING_ADDRESS } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
 
@@ -12,15 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const ADDRESS = {
-  kind: 'SHIPPING',
-  name: 'Mari Maasikas',
-  phone: '+372 5555 5555',
-  address: 'Rüütli 2',
-  city: 'Tartu',
-  postcode: '51007',
-  countryNavCode: 'EE',
-};
+const ADDRESS = SHIPPING_ADDRESS;
 
 async function saved(client: TestCustomer, streets: string[]): Promise<number[]> {
   const ids: number[] = [];

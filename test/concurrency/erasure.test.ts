@@ -5,7 +5,7 @@ import { duringErasure } from '../gdpr/erasure-helpers.js';
 import { call } from '../basket/helpers.js';
 import { createCategory, createProduct } from '../helpers/catalogue.js';
 import { postComment, rate } from '../helpers/catalogue-comments.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, type TestCustomer, SHIPPING_ADDRESS } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
@@ -42,15 +42,7 @@ afterAll(async () => t?.close());
 
 const ROUNDS = 5;
 
-const ADDRESS = {
-  kind: 'SHIPPING',
-  name: 'Mari Maasikas',
-  phone: '+372 5555 5555',
-  address: 'Rüütli 2',
-  city: 'Tartu',
-  postcode: '51007',
-  countryNavCode: 'EE',
-};
+const ADDRESS = SHIPPING_ADDRESS;
 
 /** The client's erasure through HTTP (a client without a password, signed in just now). */
 const erase = (client: TestCustomer) => as(t, client.token)('DELETE', '/client-account', {});

@@ -105,3 +105,14 @@ export async function createCustomer(
     .execute();
   return { token, clientCode, clientAccountId: account.id, companyId: company?.id ?? null };
 }
+
+/** A shipping address as POST /client-account/address takes it. */
+export const SHIPPING_ADDRESS = {
+  kind: 'SHIPPING',
+  name: 'Mari Maasikas',
+  phone: '+372 5555 5555',
+  address: 'Rüütli 2',
+  city: 'Tartu',
+  postcode: '51007',
+  countryNavCode: 'EE',
+} as const;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, type TestCustomer, SHIPPING_ADDRESS } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from './helpers.js';
@@ -11,15 +11,7 @@ let t: TestApp;
 let alice: TestCustomer;
 let bob: TestCustomer;
 
-const home = {
-  kind: 'SHIPPING',
-  name: 'Mari Maasikas',
-  phone: '+372 5555 5555',
-  address: 'Rüütli 2',
-  city: 'Tartu',
-  postcode: '51007',
-  countryNavCode: 'EE',
-};
+const home = SHIPPING_ADDRESS;
 
 beforeAll(async () => {
   t = await createTestApp();
