@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { checkoutFormWith } from '../orders/helpers.js';
 
 // What the credentialed walk's callers own, so that a changed request gets past "there is no such
 // thing" to the code that writes: on the demo shop, a customer's address, order and basket line,
@@ -63,24 +64,7 @@ export const ADDRESS = {
 };
 
 export function checkoutForm(shop: Shop, paymentMethodId = 'CASH_ON_DELIVERY') {
-  const contact = (prefix: string) => ({
-    [`${prefix}Name`]: 'Mari Maasikas',
-    [`${prefix}Email`]: 'mari@example.ee',
-    [`${prefix}Phone`]: '+372 5555 1234',
-    [`${prefix}Address`]: 'Pikk 1',
-    [`${prefix}City`]: 'Tallinn',
-    [`${prefix}Postcode`]: '10123',
-    [`${prefix}CountryNavCode`]: 'EE',
-  });
-  return {
-    ...contact('shipping'),
-    ...contact('billing'),
-    deliveryMethodId: shop.courierId,
-    paymentMethodId,
-    notes: '',
-    termsAccepted: true,
-    newsletterSubscription: false,
-  };
+  return checkoutFormWith(shop.courierId, { paymentMethodId });
 }
 
 /** What one customer owns: a delivery address and an order (its create-form link), and a book in the basket. */

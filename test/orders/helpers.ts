@@ -54,6 +54,11 @@ export async function stockedBook(t: TestApp, shop: Shop, stock: number, price =
 }
 
 export function checkoutForm(shop: Shop, overrides: Record<string, unknown> = {}) {
+  return checkoutFormWith(shop.methods.COURIER, overrides);
+}
+
+/** A checkout form of Mari Maasikas in Tallinn, by the test gateway, with this delivery method. */
+export function checkoutFormWith(deliveryMethodId: number, overrides: Record<string, unknown> = {}) {
   const contact = (prefix: string) => ({
     [`${prefix}Name`]: 'Mari Maasikas',
     [`${prefix}Email`]: 'mari@example.ee',
@@ -66,7 +71,7 @@ export function checkoutForm(shop: Shop, overrides: Record<string, unknown> = {}
   return {
     ...contact('shipping'),
     ...contact('billing'),
-    deliveryMethodId: shop.methods.COURIER,
+    deliveryMethodId,
     paymentMethodId: 'TEST_GATEWAY',
     notes: '',
     termsAccepted: true,

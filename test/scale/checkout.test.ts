@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
+import { checkoutFormWith } from '../orders/helpers.js';
 import { call, createDeployment, describeOnPostgres, sentTo, type Deployment, type RunningProcess } from './processes.js';
 
 // A shopper's double submit reaching both API processes at once (a proxy that spreads a retry to
@@ -47,26 +48,7 @@ describeOnPostgres('double submits across two API processes', () => {
     return added.body.basketToken as string;
   }
 
-  const form = (email: string) => {
-    const contact = (prefix: string) => ({
-      [`${prefix}Name`]: 'Mari Maasikas',
-      [`${prefix}Email`]: email,
-      [`${prefix}Phone`]: '+372 5555 1234',
-      [`${prefix}Address`]: 'Pikk 1',
-      [`${prefix}City`]: 'Tallinn',
-      [`${prefix}Postcode`]: '10123',
-      [`${prefix}CountryNavCode`]: 'EE',
-    });
-    return {
-      ...contact('shipping'),
-      ...contact('billing'),
-      deliveryMethodId: courierId,
-      paymentMethodId: 'TEST_GATEWAY',
-      notes: '',
-      termsAccepted: true,
-      newsletterSubscription: false,
-    };
-  };
+  const form = (email: string) => checkoutFormWith(courierId, { shippingEmail: email, billingEmail: email });
 
   it('one basket checked out on both APIs at once makes one order', async () => {
     const token = await basket();
