@@ -270,12 +270,6 @@ const metricsDeps = (config: Config, infra: Infra) => ({
 });
 
 /**
- * On close, Node closes the connections that are idle at that moment and waits for the rest. A
- * keep-alive connection whose request was still in flight stays open after its answer, so the
- * shutdown would wait for the client's keep-alive timeout. Until the server has closed, such
- * connections are closed as soon as they fall idle.
- */
-/**
  * While the process drains (after SIGTERM, SHUTDOWN_DRAIN_MS), every answer closes its connection,
  * so a client or proxy that keeps connections alive opens its next one to a process that stays.
  * Registered only with a drain: other processes pay nothing per request.
@@ -287,6 +281,12 @@ function closeConnectionsWhileDraining(app: FastifyInstance, lifecycle: Lifecycl
   });
 }
 
+/**
+ * On close, Node closes the connections that are idle at that moment and waits for the rest. A
+ * keep-alive connection whose request was still in flight stays open after its answer, so the
+ * shutdown would wait for the client's keep-alive timeout. Until the server has closed, such
+ * connections are closed as soon as they fall idle.
+ */
 function closeKeptAliveConnectionsOnShutdown(app: FastifyInstance): void {
   app.addHook('preClose', (done) => {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 25);
