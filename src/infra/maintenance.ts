@@ -4,6 +4,7 @@ import { deleteInBatches } from '../db/batched-delete.js';
 import type { Database } from '../db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { pruneRateLimits } from './rate-limit.js';
+import { repeatFromStart } from './repeat.js';
 import { RATE_LIMIT_KEPT_MS } from './rate-limit-window.js';
 
 const DAY_MS = 86_400_000;
@@ -39,8 +40,7 @@ export type PruneTask = (db: Kysely<Database>, now: number) => Promise<number>;
 
 /**
  * Runs pruneExpired and `tasks` once as the process starts and then every `intervalMs` until
- * stopped; a failure is logged and tried next time. The first run is not an interval away: workers
- * restarted more often than that (each release, a crash loop) would never prune at all. A run
+ * stopped (repeat.ts); a failure is logged and tried next time. A run
  * still going when the process stops ends after the statement in hand (the database closes next):
  * that is no failure, and the next start prunes again.
  */
@@ -68,15 +68,11 @@ export function schedulePruning(
         (err: unknown) => (stopped ? log.info('pruning ended by the process stopping') : log.error({ err }, 'pruning failed')),
       );
   };
-  const first = setTimeout(prune, 0);
-  const timer = setInterval(prune, intervalMs);
-  first.unref();
-  timer.unref();
+  const repeating = repeatFromStart(prune, intervalMs);
   return {
     stop: () => {
       stopped = true;
-      clearTimeout(first);
-      clearInterval(timer);
+      repeating.stop();
     },
   };
 }

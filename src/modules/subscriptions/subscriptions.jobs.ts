@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { withLease } from '../../infra/jobs/lease.js';
+import { repeatFromStart } from '../../infra/repeat.js';
 import type { Logger } from '../../infra/logger.js';
 import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
 import { inTransaction } from '../../db/after-commit.js';
@@ -15,9 +16,8 @@ import { findChargeByGatewayPayment } from './charges.repository.js';
 // one of this module's payments (a card saved, a charge) does.
 
 /**
- * The billing run as a worker starts and then every hour (so at least daily), under a lease so
- * worker processes take turns; a worker restarted more often than hourly (each release, a crash
- * loop) would otherwise never bill. Two runs at once would still charge nothing twice (billing.service.ts);
+ * The billing run as a worker starts and then every hour (so at least daily; infra/repeat.ts), under
+ * a lease so worker processes take turns. Two runs at once would still charge nothing twice (billing.service.ts);
  * the lease only saves the work.
  */
 export const BILLING_INTERVAL_MS = 3_600_000;
@@ -45,14 +45,10 @@ export function scheduleSubscriptionBilling(
         busy = false;
       });
   };
-  const first = setTimeout(run, 0);
-  const timer = setInterval(run, intervalMs);
-  first.unref();
-  timer.unref();
+  const repeating = repeatFromStart(run, intervalMs);
   return {
     async stop() {
-      clearTimeout(first);
-      clearInterval(timer);
+      repeating.stop();
       await running;
     },
   };
