@@ -56,6 +56,11 @@ function requestToken(request: FastifyRequest): string {
   return token;
 }
 
+/**
+ * The token's principal. An account removed from its company or erased is never usable again: its
+ * tokens are deleted with it, and one a login issued as it went (read before, written after) must
+ * not work either.
+ */
 function principalQuery(db: Kysely<Database>, tokenHash: string) {
   return db
     .selectFrom('access_token')
@@ -68,7 +73,8 @@ function principalQuery(db: Kysely<Database>, tokenHash: string) {
       'access_token.expires_at',
       'client_account.code',
     ])
-    .where('access_token.token_hash', '=', tokenHash);
+    .where('access_token.token_hash', '=', tokenHash)
+    .where('client_account.status', 'not in', ['REMOVED', 'ERASED']);
 }
 
 type PrincipalRow = Awaited<ReturnType<ReturnType<typeof principalQuery>['executeTakeFirst']>>;
