@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, createEmployee } from '../helpers/customers.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
@@ -21,12 +21,7 @@ describe("an employee's erasure and the master removing them at once", () => {
     const db = t.database.db;
     for (let round = 0; round < 3; round++) {
       const master = await createCustomer(db, { kind: 'BUSINESS' });
-      const employee = await createCustomer(db, { kind: 'BUSINESS' });
-      await db
-        .updateTable('client_account')
-        .set({ company_id: master.companyId, role: 'company_employee' })
-        .where('id', '=', employee.clientAccountId)
-        .execute();
+      const employee = await createEmployee(db, master);
       let erased!: Promise<LightMyRequestResponse>;
       let removed!: Promise<LightMyRequestResponse>;
       // The employee's account held (as any writer of it holds it) until both requests wait on a lock:

@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, createEmployee } from '../helpers/customers.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // `storefront gdpr erase <email>`: the operator's erasure, the same use case as DELETE
@@ -82,12 +82,7 @@ describe('storefront gdpr erase', () => {
   it('is refused, like the customer, for the last master of a company with other users', async () => {
     const db = database.db;
     const master = await createCustomer(db, { kind: 'BUSINESS' });
-    const employee = await createCustomer(db, { kind: 'BUSINESS' });
-    await db
-      .updateTable('client_account')
-      .set({ company_id: master.companyId, role: 'company_employee' })
-      .where('id', '=', employee.clientAccountId)
-      .execute();
+    await createEmployee(db, master);
     const email = (
       await db
         .selectFrom('client_account')

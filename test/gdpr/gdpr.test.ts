@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/infra/tokens.js';
 import { createAccountsTestApp, GOOD_PASSWORD, login, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, createEmployee } from '../helpers/customers.js';
 import { exportUser } from '../data-export/fixtures.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
@@ -368,12 +368,7 @@ describe('DELETE /client-account', () => {
   it('refuses the last master of a company that has other users, and lets a master alone erase', async () => {
     const db = t.database.db;
     const master = await createCustomer(db, { kind: 'BUSINESS' });
-    const employee = await createCustomer(db, { kind: 'BUSINESS' });
-    await db
-      .updateTable('client_account')
-      .set({ company_id: master.companyId, role: 'company_employee' })
-      .where('id', '=', employee.clientAccountId)
-      .execute();
+    const employee = await createEmployee(db, master);
     expectErrorBody(await as(t, master.token)('DELETE', '/client-account', {}), 409, 'Conflict');
     const membership = (await as(t, employee.token)('GET', '/client-account/export')).json().companyMemberships;
     expect(membership).toEqual([

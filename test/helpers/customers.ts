@@ -106,6 +106,17 @@ export async function createCustomer(
   return { token, clientCode, clientAccountId: account.id, companyId: company?.id ?? null };
 }
 
+/** A business customer made an employee of `master`'s company (their own company is left without them). */
+export async function createEmployee(db: Kysely<Database>, master: TestCustomer): Promise<TestCustomer> {
+  const employee = await createCustomer(db, { kind: 'BUSINESS' });
+  await db
+    .updateTable('client_account')
+    .set({ company_id: master.companyId, role: 'company_employee' })
+    .where('id', '=', employee.clientAccountId)
+    .execute();
+  return { ...employee, companyId: master.companyId };
+}
+
 /** A shipping address as POST /client-account/address takes it. */
 export const SHIPPING_ADDRESS = {
   kind: 'SHIPPING',
