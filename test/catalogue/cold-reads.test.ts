@@ -104,6 +104,33 @@ describe('reference data with the caches off', () => {
     expect(await version('binding')).toBeGreaterThan(before);
     expect(await binding()).toBe('Kõva köide');
   });
+
+  // The product page reads both versions in its own statement (no statements of their own): they
+  // must still be the current ones, so a page read after a change shows it.
+  it("shows a category's and a binding's new name on the product page at the next read", async () => {
+    const page = async () => {
+      const details = (await get(`/product/${ids.bound}`)).json() as {
+        categories: Array<{ name: string }>;
+        binding: { name: string } | null;
+      };
+      return { categories: details.categories.map((category) => category.name), binding: details.binding?.name };
+    };
+    expect(await page()).toEqual({ categories: ['Luule'], binding: expect.any(String) });
+    await db()
+      .updateTable('category_name')
+      .set({ name: 'Värsid' })
+      .where('category_id', '=', ids.poetry!)
+      .where('language', '=', 'et')
+      .execute();
+    expect((await page()).categories).toEqual(['Värsid']);
+    await db()
+      .updateTable('binding_name')
+      .set({ name: 'Kaanega' })
+      .where('binding_code', '=', 'HARDCOVER')
+      .where('language', '=', 'et')
+      .execute();
+    expect(await page()).toEqual({ categories: ['Värsid'], binding: 'Kaanega' });
+  });
 });
 
 /** The prefix test as it was before the indexes (a LIKE on each folded side): the answers must not change. */

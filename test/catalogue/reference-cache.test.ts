@@ -9,13 +9,17 @@ afterEach(() => vi.useRealTimers());
 
 function counting(version: { now: number }) {
   let loads = 0;
+  let versionReads = 0;
   const cache = referenceCache<string, number>(
     0,
-    async () => version.now,
+    async () => {
+      versionReads += 1;
+      return version.now;
+    },
     async () => (loads += 1),
     'test-reference',
   );
-  return { cache, loads: () => loads };
+  return { cache, loads: () => loads, versionReads: () => versionReads };
 }
 
 describe('referenceCache', () => {
@@ -39,5 +43,18 @@ describe('referenceCache', () => {
     expect(loads()).toBe(1);
     vi.setSystemTime(1_000_000 + 61_000);
     expect(await cache.get('WEB:et')).toBe(2);
+  });
+
+  // The product page's statement reads the versions with the page: the cache must go by that.
+  it('goes by a version its caller read instead of reading it again', async () => {
+    const version = { now: 1 };
+    const { cache, loads, versionReads } = counting(version);
+    expect(await cache.get('WEB:et', 1)).toBe(1);
+    expect(await cache.get('WEB:et', 1)).toBe(1);
+    expect(loads()).toBe(1);
+    expect(await cache.get('WEB:et', 2)).toBe(2);
+    expect(versionReads()).toBe(0);
+    expect(await cache.get('WEB:et')).toBe(3);
+    expect(versionReads()).toBe(1);
   });
 });

@@ -97,8 +97,10 @@ export interface Catalogue {
   /** How many products of the filter the caller may see: the count a category, person, ... page shows. */
   productCount(context: CatalogueContext, filter: ProductFilter): Promise<number>;
   priceContext(context: CatalogueContext, ids: readonly number[]): Promise<PriceContext>;
-  categoryTree(storeCode: string, language: Language): Promise<CategoryTree>;
-  bindings(): Promise<BindingNames>;
+  /** `version`: the category version a statement of the caller just read, if it did (reference-cache.ts). */
+  categoryTree(storeCode: string, language: Language, version?: number): Promise<CategoryTree>;
+  /** `version`: the binding version a statement of the caller just read, if it did. */
+  bindings(version?: number): Promise<BindingNames>;
   /** Whether the product with this back-office code is one the public (or the business) audience may see in the store. */
   seesProductCode(storeCode: string, code: string, businessCatalogue: boolean): Promise<boolean>;
 }
@@ -138,7 +140,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     () => readBindingNames(db),
     'catalogue.bindings',
   );
-  const bindings = () => bindingNames.get(null);
+  const bindings = (version?: number) => bindingNames.get(null, version);
   const trees = referenceCache(
     ttl,
     () => version('category'),
@@ -259,7 +261,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
         keptList(context, filter),
       ),
     priceContext,
-    categoryTree: (storeCode, language) => trees.get(`${storeCode}:${language}`),
+    categoryTree: (storeCode, language, version) => trees.get(`${storeCode}:${language}`, version),
     bindings,
     async seesProductCode(storeCode, code, businessCatalogue) {
       const id = await findProductIdByCode(db, code);

@@ -18,7 +18,11 @@ export type ReferenceName = CatalogueReferenceVersionTable['name'];
 const MAX_AGE_MS = 60_000;
 
 export interface ReferenceCache<K, V> {
-  get(key: K): Promise<V>;
+  /**
+   * The value for `key`; `version`, when given, is the current version as a statement of the caller
+   * read it just now (before any of the data it goes with), used instead of reading it again.
+   */
+  get(key: K, version?: number): Promise<V>;
 }
 
 /**
@@ -48,7 +52,7 @@ export function referenceCache<K, V>(
   const entries = new Map<K, { value: V; version: number; expires: number; loadedAt: number }>();
   const stats = cacheStats(statsName);
   return {
-    async get(key) {
+    async get(key, known) {
       const now = Date.now();
       const kept = entries.get(key);
       if (kept !== undefined && kept.expires > now) {
@@ -56,7 +60,7 @@ export function referenceCache<K, V>(
         return kept.value;
       }
       // The version is read before the data: a change landing in between makes the next read load again.
-      const current = await version();
+      const current = known ?? (await version());
       if (kept !== undefined && current !== undefined && kept.version === current && now - kept.loadedAt < MAX_AGE_MS) {
         stats.hits += 1;
         kept.expires = now + ttlMs;

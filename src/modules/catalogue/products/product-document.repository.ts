@@ -31,6 +31,13 @@ export interface ProductPageRow {
   base: ProductBase;
   extrasRow: ExtrasRow;
   parts: ExtrasParts;
+  /** The versions of the category tree and the binding names as the same statement saw them (reference-cache.ts). */
+  versions: PageReferenceVersions;
+}
+
+export interface PageReferenceVersions {
+  category: number | undefined;
+  binding: number | undefined;
 }
 
 /** The product's page row in the store and language; undefined when there is no such product or it has no document. */
@@ -49,11 +56,27 @@ function shopsColumn(database: DatabaseHandle, db: Kysely<Database>, language: L
   return sql<string | ShopStockRow[]>`${json}`.as('shops');
 }
 
+/**
+ * A reference version as a column of the page's row: the page then needs no statement of its own to
+ * check its kept category tree and binding names (two statements, about 9 µs of a cold page on SQLite).
+ */
+function versionColumn(db: Kysely<Database>, name: 'category' | 'binding') {
+  return db.selectFrom('catalogue_reference_version').select('version').where('name', '=', sql.lit(name)).as(`${name}_version`);
+}
+
+const versionOf = (value: number | string | null): number | undefined => (value === null ? undefined : Number(value));
+
 export function productPageReader(database: DatabaseHandle): ProductPageReader {
   const read = preparedQuery(database, (db, id: number, language: Language) =>
     extrasRow(db)
       .innerJoin('product_document as d', 'd.product_id', 'p.id')
-      .select([...BASE_SELECTION, 'd.body', shopsColumn(database, db, language)])
+      .select([
+        ...BASE_SELECTION,
+        'd.body',
+        shopsColumn(database, db, language),
+        versionColumn(db, 'category'),
+        versionColumn(db, 'binding'),
+      ])
       .where('p.id', '=', id),
   );
   return async (storeCode, id, language) => {
@@ -72,6 +95,7 @@ export function productPageReader(database: DatabaseHandle): ProductPageReader {
         ebookRow: document.eb === null ? null : { id: document.eb[0], code: document.eb[1], name: document.eb[2] },
         shopRows: typeof row.shops === 'string' ? (JSON.parse(row.shops) as ShopStockRow[]) : row.shops,
       },
+      versions: { category: versionOf(row.category_version), binding: versionOf(row.binding_version) },
     };
   };
 }

@@ -69,13 +69,20 @@ export function createProductPages({ database, config, catalogue }: ProductPages
     'catalogue.product-pages',
   );
 
-  /** The page from the product's document (one read, the shops a second); null when the product has no document. */
-  function page({ store, language }: CatalogueContext, id: number) {
-    return pageCache.get(`${store.code}:${language}:${id}`, async () => {
+  /**
+   * The page from the product's document (one read); null when the product has no document. With it
+   * the binding version its statement read, when it was read for this call (not kept from another).
+   */
+  async function page({ store, language }: CatalogueContext, id: number) {
+    let bindingVersion: number | undefined;
+    const entry = await pageCache.get(`${store.code}:${language}:${id}`, async () => {
       const found = await readPage(store.code, id, language);
       if (!found) return null;
-      return { base: found.base, extras: toExtras(found.extrasRow, found.parts, await catalogue.categoryTree(store.code, language)) };
+      bindingVersion = found.versions.binding;
+      const tree = await catalogue.categoryTree(store.code, language, found.versions.category);
+      return { base: found.base, extras: toExtras(found.extrasRow, found.parts, tree) };
     });
+    return { entry, bindingVersion };
   }
 
   /** The details by the product's own queries: for a product the document misses (none is left without one by the triggers). */
@@ -115,13 +122,13 @@ export function createProductPages({ database, config, catalogue }: ProductPages
       return id;
     },
     async details(context, id) {
-      const found = await page(context, id);
-      if (!found) return detailsByQueries(context, id);
-      const { base, extras: shown } = found;
+      const { entry, bindingVersion } = await page(context, id);
+      if (!entry) return detailsByQueries(context, id);
+      const { base, extras: shown } = entry;
       if (!isVisibleTo(base, context.caller)) throw notFound('catalogue.productNotFound', { id });
       const [prices, bindings, physicalBook, ebook] = await Promise.all([
         catalogue.priceContext(context, [id]),
-        catalogue.bindings(),
+        catalogue.bindings(bindingVersion),
         visibleRef(context, shown.physicalBook),
         visibleRef(context, shown.ebook),
       ]);
