@@ -37,9 +37,8 @@ interface CachedAnswer {
   tag: ReplayTag | null;
   /** The path and other parameters the answer's Link header was built from (linkBase). */
   linkBase: string;
-  /** When it was made and when it is stale (Unix ms); the cache's own TTL may end it sooner. */
+  /** When it was made (Unix ms): its Age. It is kept for its max-age or the cache's TTL, the shorter. */
   madeAt: number;
-  staleAt: number;
 }
 
 // The headers an answer carries that its handler (not the request context) set.
@@ -67,11 +66,10 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
 
   app.addHook('preHandler', async (request, reply) => {
     if (!cacheable(request)) return;
+    // Kept no longer than its own max-age: past it, a miss, made again, and the new answer replaces it.
     const hit = answers.peek(keyOf(request));
     if (!hit) return;
     const now = Date.now();
-    // Past its own max-age: made again, and the new answer replaces it.
-    if (now >= hit.staleAt) return;
     if (hit.tag && options.onReplay) options.onReplay(request, hit.tag);
     (reply as unknown as Record<symbol, boolean>)[FROM_CACHE] = true;
     reply.headers(hit.headers);
@@ -92,15 +90,11 @@ export function registerGuestResponseCache(app: FastifyInstance, options: Respon
     if (reply.hasHeader('x-pagination-current-page') && !reply.hasHeader('link')) return payload;
     const lifetimeMs = Math.min(options.ttlMs, maxAgeMs(cacheControl) ?? options.ttlMs);
     if (lifetimeMs <= 0) return payload;
-    const madeAt = Date.now();
-    answers.set(keyOf(request), {
-      payload,
-      headers: keptHeaders(reply),
-      tag: reply.replayTag,
-      linkBase: linkBase(request.url),
-      madeAt,
-      staleAt: madeAt + lifetimeMs,
-    });
+    answers.set(
+      keyOf(request),
+      { payload, headers: keptHeaders(reply), tag: reply.replayTag, linkBase: linkBase(request.url), madeAt: Date.now() },
+      lifetimeMs,
+    );
     return payload;
   });
 }

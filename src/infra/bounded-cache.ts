@@ -10,8 +10,11 @@ export interface BoundedCache<K, V> {
   getMany(keys: readonly K[], loadMany: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>>;
   /** The value when one is kept and fresh; nothing is loaded (a lookup all the same: counted as a hit or a miss). */
   peek(key: K): V | undefined;
-  /** Keeps a value read elsewhere; a load that began before it and ends after it does not replace it. */
-  set(key: K, value: V): void;
+  /**
+   * Keeps a value read elsewhere, for `lifetimeMs` when shorter than the cache's TTL (an answer with
+   * its own max-age); a load that began before it and ends after it does not replace it.
+   */
+  set(key: K, value: V, lifetimeMs?: number): void;
   clear(): void;
 }
 
@@ -40,8 +43,8 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
 
   let keeps = 0;
   /** Keeps the value; one loaded since `loadStarted` does not replace a value set after the load began (it read older data). */
-  const keep = (key: K, value: V, now: number, loadStarted = Infinity) => {
-    if (ttlMs <= 0) return;
+  const keep = (key: K, value: V, now: number, loadStarted = Infinity, lifetimeMs = ttlMs) => {
+    if (ttlMs <= 0 || lifetimeMs <= 0) return;
     const current = entries.get(key);
     if (current !== undefined && current.kept > loadStarted) return;
     entries.delete(key);
@@ -51,7 +54,7 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
       if (!oldest.done) entries.delete(oldest.value);
     }
     keeps += 1;
-    entries.set(key, { value, expires: now + ttlMs, kept: keeps });
+    entries.set(key, { value, expires: now + Math.min(ttlMs, lifetimeMs), kept: keeps });
   };
 
   return {
@@ -112,8 +115,8 @@ export function boundedCache<K, V>(ttlMs: number, maxEntries: number, name?: str
       else stats.misses += 1;
       return hit?.value;
     },
-    set(key, value) {
-      keep(key, value, Date.now());
+    set(key, value, lifetimeMs) {
+      keep(key, value, Date.now(), Infinity, lifetimeMs);
     },
     clear() {
       entries.clear();

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createBackOfficeApp } from '../helpers/back-office.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { importContent, iso, read } from '../content/content-helpers.js';
+import { cacheStats } from '../../src/infra/metrics/cache-stats.js';
 
 // A guest's answer kept in the process (http/response-cache.ts) lives no longer than its own
 // max-age, which for content ends when something it shows starts or ends: a page that ends in 5 s
@@ -47,8 +48,12 @@ describe("a kept guest answer's lifetime", () => {
     expect(replayed.headers['cache-control']).toBe('public, max-age=5');
     expect(replayed.headers.age).toBe('3');
     at(NOW + 5 * SECOND);
-    // Past its end the page is gone: the handler ran again instead of replaying it.
+    // Past its end the page is gone: the handler ran again instead of replaying it, and the lookup
+    // counts as a miss in /metrics (it was counted a hit while the entry outlived its max-age).
+    const stats = cacheStats('guest-answers');
+    const before = { ...stats };
     expect((await read(t, '/content-page/ends')).statusCode).toBe(404);
+    expect(stats).toEqual({ hits: before.hits, misses: before.misses + 1 });
   });
 
   it('is never longer than the cache period, however long its max-age', async () => {
