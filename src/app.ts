@@ -222,7 +222,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         cardChecks: config.subscriptions.cardChecks,
       };
       await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
-      await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock }) });
+      await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock, log: app.log }) });
       await api.register(adminOrdersRoutes, { database, gateways });
       await api.register(supplierRoutes, { database, clock, config: config.integrations });
       await api.register(eventFeedRoutes, { database });

@@ -3,6 +3,7 @@ import { CliUsageError } from './infra/cli-usage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
 import type { DatabaseHandle } from './db/database.js';
+import type { Logger } from './infra/logger.js';
 import { systemClock } from './infra/clock.js';
 
 // The command line, `storefront <command>`: src/main.ts (the binary) runs it on the process's own
@@ -103,6 +104,22 @@ ${BACKUP_USAGE}
   help                                show this text
 
 Configuration comes from the environment; see README.md.`;
+}
+
+/**
+ * The log of a command that has one (an import's unexpected line errors): on stderr, beside the
+ * report of its bad lines (stdout has its summary), with the API's serializers and redaction, in
+ * LOG_FORMAT (readable lines on a terminal).
+ */
+async function commandLog(config: Config, io: CliIo): Promise<Logger> {
+  const [{ pino }, { LOG_PRIVACY }, { logDestination }] = await Promise.all([
+    import('pino'),
+    import('./http/request-log.js'),
+    import('./infra/log-format.js'),
+  ]);
+  const destination = logDestination(config.logFormat, io.stderr) ?? { write: (line: string) => void io.stderr.write(line) };
+  const log: Logger = pino({ level: config.logLevel, ...LOG_PRIVACY }, destination);
+  return log;
 }
 
 /** Where a run's output goes; the binary's is its process's own. */
@@ -208,7 +225,8 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       let failed = 0;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        const run = createImporter(importKinds, { db: database.db, clock: systemClock }).start(kind, { force });
+        const log = await commandLog(config, io);
+        const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
         const summary = await run(file, report, io.progress);
         failed = summary.errors;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);

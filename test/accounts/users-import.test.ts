@@ -53,7 +53,7 @@ describe('import users', () => {
       { email: 'uus@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, unknownField: 1 },
     ]);
     const reported: string[] = [];
-    const summary = await importUsers({ db: t.database.db }, path, (line) => reported.push(line));
+    const summary = await importUsers({ db: t.database.db, log: t.app.log }, path, (line) => reported.push(line));
     expect(summary).toEqual({ lines: 6, outcomes: { created: 2, 'account added': 1 }, errors: 3 });
     expect(reported.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 3', 'line 6']);
     expect(reported[1]).toContain('company');
@@ -80,9 +80,9 @@ describe('import users', () => {
       { email: 'twice@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Kaks-korda-22') },
     ];
     const path = file('twice.ndjson', lines);
-    await importUsers({ db: t.database.db }, path, () => {});
+    await importUsers({ db: t.database.db, log: t.app.log }, path, () => {});
     const before = await users();
-    const again = await importUsers({ db: t.database.db }, path, () => {});
+    const again = await importUsers({ db: t.database.db, log: t.app.log }, path, () => {});
     expect(again.outcomes).toEqual({ unchanged: 1 });
     expect(await users()).toEqual(before);
   });
@@ -91,7 +91,7 @@ describe('import users', () => {
     const path = file('inactive.ndjson', [
       { email: 'ootel@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: false, legacyPasswordHash: legacy('Ootel-parool-3') },
     ]);
-    await importUsers({ db: t.database.db }, path, () => {});
+    await importUsers({ db: t.database.db, log: t.app.log }, path, () => {});
     const response = await login(t, 'ootel@example.ee', 'Ootel-parool-3');
     expect(response.json()).toEqual([{ field: 'email', message: expect.any(String) }]);
   });

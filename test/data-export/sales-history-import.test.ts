@@ -30,7 +30,7 @@ function file(name: string, lines: unknown[]): string {
 }
 
 const run = (path: string, reported: string[] = []) =>
-  importNdjson(path, salesHistoryImporter(t.database.db, { now: () => now }), (line) => reported.push(line));
+  importNdjson(path, salesHistoryImporter(t.database.db, { now: () => now }), (line) => reported.push(line), t.app.log);
 const exported = async () =>
   (await t.app.inject({ method: 'GET', url: '/export/sales-history?per-page=1000', headers: { authorization } })).json() as Array<
     Record<string, unknown>

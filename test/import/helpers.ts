@@ -56,10 +56,10 @@ export async function createImportTestApp(): Promise<ImportTestApp> {
     file,
     async run(kind, lines, options = {}) {
       const reported: string[] = [];
-      const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock }, { force: options.force ?? false })(
-        file(lines),
-        (line) => reported.push(line),
-      );
+      const summary = await importKinds[kind]!.create(
+        { db: t.database.db, clock: systemClock, log: t.app.log },
+        { force: options.force ?? false },
+      )(file(lines), (line) => reported.push(line));
       return { ...summary, reported };
     },
     async snapshot(tables = CATALOGUE_TABLES) {

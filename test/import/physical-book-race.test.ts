@@ -98,7 +98,7 @@ async function backOffice(lines: unknown[]): Promise<string[]> {
   const file = join(dir, `lines-${files}.ndjson`);
   writeFileSync(file, ndjson(lines) + '\n');
   const reported: string[] = [];
-  const importer = createImporter(importKinds, { db: pausable(t.database).db, clock: systemClock });
+  const importer = createImporter(importKinds, { db: pausable(t.database).db, clock: systemClock, log: t.app.log });
   await importer.start('products', { force: true })(file, (line) => reported.push(line));
   return reported;
 }

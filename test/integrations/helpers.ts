@@ -25,8 +25,9 @@ export async function backOfficeImport(t: TestApp, kind: string, lines: unknown[
   const file = join(dir, 'lines.ndjson');
   writeFileSync(file, ndjson(lines) + '\n');
   const reported: string[] = [];
-  const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock }, { force: false })(file, (line) =>
-    reported.push(line),
+  const summary = await importKinds[kind]!.create({ db: t.database.db, clock: systemClock, log: t.app.log }, { force: false })(
+    file,
+    (line) => reported.push(line),
   );
   return { ...summary, reported };
 }

@@ -30,9 +30,12 @@ describe('import subscription-plans', () => {
     ];
     writeFileSync(file, bad.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'));
     const reported: string[] = [];
-    const run = createImporter(importKinds, { db: s.t.database.db, clock: { now: () => Date.now() } }).start('subscription-plans', {
-      force: false,
-    });
+    const run = createImporter(importKinds, { db: s.t.database.db, clock: { now: () => Date.now() }, log: s.t.app.log }).start(
+      'subscription-plans',
+      {
+        force: false,
+      },
+    );
     const summary = await run(file, (line) => reported.push(line));
     expect(summary.outcomes).toEqual({ updated: 1 });
     expect(reported.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 3', 'line 4', 'line 5', 'line 6']);

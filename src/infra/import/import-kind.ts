@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
 import { withImportLock } from './import-lock.js';
 import type { ImportProgress, ImportSummary } from './ndjson-import.js';
 
@@ -9,6 +10,8 @@ export interface ImportDeps {
   db: Kysely<Database>;
   /** Timestamps of the rows a line writes (created_at, updated_at). */
   clock: Clock;
+  /** Where a line's unexpected error is logged in full (the report names it by an id only). */
+  log: Logger;
 }
 
 export interface ImportOptions {
@@ -51,7 +54,7 @@ export function createImporter<D extends ImportDeps>(kinds: ImportKinds<D>, deps
     has,
     start(kind, options) {
       if (!has(kind)) throw new Error(`unknown import kind "${kind}"`);
-      const run = kinds[kind]!.create(deps, options);
+      const run = kinds[kind]!.create({ ...deps, log: deps.log.child({ importKind: kind }) }, options);
       return (file, report, progress) => withImportLock(deps.db, kind, () => run(file, report, progress), undefined, deps.clock);
     },
   };

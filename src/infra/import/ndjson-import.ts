@@ -2,6 +2,8 @@ import { createReadStream, statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { translate, type Language, type MessageKey } from '../../i18n/index.js';
 import type { MessageParams } from '../domain-error.js';
+import type { Logger } from '../logger.js';
+import { lineFailureMessage } from './line-failure.js';
 import { repeatedMember } from './repeated-member.js';
 
 /** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
@@ -19,15 +21,20 @@ export interface LineImporter<T> {
   parse(value: unknown): { record: T } | { error: string };
   /**
    * Applies one record in a transaction of its own, so a failing line leaves nothing behind; its
-   * outcome, or undefined for a line the importer decides in `finish` (which counts it then).
+   * outcome, or undefined for a line the importer decides in `finish` (which counts it then). A
+   * LineError is reported in its own words, any other error as unexpected (lineFailureMessage).
    */
   apply(record: T, lineNumber: number): Promise<string | undefined>;
   /**
    * Runs once after the last line, for work that needs the whole file (links to records later in
    * it, dropping what the file no longer lists). Returns counts to add to the outcomes; `fail`
-   * reports a problem of an earlier line by its number.
+   * reports a problem of an earlier line by its number, `failWith` the error such a line threw, as
+   * the lines' own errors are reported.
    */
-  finish?(fail: (lineNumber: number, message: string) => void): Promise<Record<string, number>>;
+  finish?(
+    fail: (lineNumber: number, message: string) => void,
+    failWith: (lineNumber: number, error: unknown) => void,
+  ): Promise<Record<string, number>>;
 }
 
 /**
@@ -58,12 +65,14 @@ export function parseReport(text: string): { line: number; message: string } {
 
 /**
  * Reads an NDJSON file line by line (constant memory), applies each record, and reports a bad
- * line by its number and skips it whole. Shows a progress bar on `progress` when given one.
+ * line by its number and skips it whole. A line that fails unexpectedly is logged on `log`.
+ * Shows a progress bar on `progress` when given one.
  */
 export async function importNdjson<T>(
   file: string,
   importer: LineImporter<T>,
   report: (line: string) => void,
+  log: Logger,
   progress?: ImportProgress,
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { lines: 0, outcomes: {}, errors: 0 };
@@ -75,17 +84,18 @@ export async function importNdjson<T>(
     if (n > 0) summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + n;
   };
   summary.lines = await readNdjson(file, 'import', fail, progress, async (value, lineNumber, bad) => {
-    const parsed = importer.parse(value);
-    if ('error' in parsed) return bad(lineNumber, parsed.error);
     try {
+      const parsed = importer.parse(value);
+      if ('error' in parsed) return bad(lineNumber, parsed.error);
       const outcome = await importer.apply(parsed.record, lineNumber);
       if (outcome !== undefined) count(outcome);
     } catch (error) {
-      bad(lineNumber, error instanceof Error ? error.message : String(error));
+      bad(lineNumber, lineFailureMessage(error, lineNumber, log));
     }
   });
   if (importer.finish) {
-    for (const [outcome, n] of Object.entries(await importer.finish(fail))) count(outcome, n);
+    const failWith = (lineNumber: number, error: unknown) => fail(lineNumber, lineFailureMessage(error, lineNumber, log));
+    for (const [outcome, n] of Object.entries(await importer.finish(fail, failWith))) count(outcome, n);
   }
   return summary;
 }

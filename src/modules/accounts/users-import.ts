@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { importNdjson, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
+import type { Logger } from '../../infra/logger.js';
 import { legacyHashValue } from '../../infra/passwords.js';
 import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 
@@ -55,7 +56,7 @@ function parse(value: unknown): { record: ImportedUser } | { error: string } {
  * a client account it lacks is added; importing the same file twice changes nothing.
  */
 export async function importUsers(
-  deps: { db: Kysely<Database>; clock?: Clock },
+  deps: { db: Kysely<Database>; clock?: Clock; log: Logger },
   file: string,
   report: (line: string) => void,
   progress?: ImportProgress,
@@ -65,6 +66,7 @@ export async function importUsers(
     file,
     { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) },
     report,
+    deps.log,
     progress,
   );
 }

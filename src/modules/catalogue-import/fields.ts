@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
+import { LineError } from '../../infra/import/index.js';
 import { endOfLocalDay, instantOf } from '../../infra/shop-time.js';
 import { STORE_CODES } from '../store/index.js';
 import { lineMessage } from './line-messages.js';
@@ -8,8 +9,9 @@ import { lineMessage } from './line-messages.js';
 // Field shapes and conversions every catalogue import shares: codes, translated names, money,
 // dates, barcodes. A line is checked whole against its schema before anything is looked up.
 
-/** A problem with one line; its message is what the operator reads next to the line number. */
-export class LineError extends Error {}
+// A problem with one line, in the operator's words: the import engine's, so that it tells them
+// from an unexpected error, whose text is logged and not shown.
+export { LineError } from '../../infra/import/index.js';
 
 /** No white space at either end, no control character anywhere. */
 const CODE = `^[^\\s${CONTROL_CHARACTERS}]([^${CONTROL_CHARACTERS}]*[^\\s${CONTROL_CHARACTERS}])?$`;

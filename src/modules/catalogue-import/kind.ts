@@ -2,5 +2,8 @@ import { importNdjson, type ImportDeps, type ImportKind, type ImportOptions, typ
 
 /** An import kind whose lines go through importNdjson: the common case. */
 export function lineKind<R>(usage: string, importer: (deps: ImportDeps, options: ImportOptions) => LineImporter<R>): ImportKind {
-  return { usage, create: (deps, options) => (file, report, progress) => importNdjson(file, importer(deps, options), report, progress) };
+  return {
+    usage,
+    create: (deps, options) => (file, report, progress) => importNdjson(file, importer(deps, options), report, deps.log, progress),
+  };
 }

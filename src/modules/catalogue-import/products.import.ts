@@ -80,11 +80,11 @@ export const productsKind: ImportKind = {
 };
 
 /** A full product feed of the scope: unlisted active products of the scope are deactivated. */
-export function productFeed({ db, clock }: ImportDeps, { force }: ImportOptions, scope: ProductFeedScope): RunImport {
+export function productFeed({ db, clock, log }: ImportDeps, { force }: ImportOptions, scope: ProductFeedScope): RunImport {
   return async (file, report, progress) => {
     const feed = await scanFeed(file, progress);
     await refuseMassDeactivation(db, feed, force, scope);
-    return importNdjson(file, productLines(db, clock, feed, scope), report, progress);
+    return importNdjson(file, productLines(db, clock, feed, scope), report, log, progress);
   };
 }
 
@@ -256,7 +256,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
   return {
     parse: parseProductLine,
     apply: (record, line) => applyLine(record, line, false),
-    async finish(fail) {
+    async finish(fail, failWith) {
       const outcomes: Record<string, number> = {};
       // The waiting retyping lines first: the links left to make are checked with the types they give.
       for (const { record, line } of deferred) {
@@ -264,7 +264,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
           const outcome = (await applyLine(record, line, true))!;
           outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
         } catch (error) {
-          fail(line, error instanceof Error ? error.message : String(error));
+          failWith(line, error);
         }
       }
       for (const links of pending) await link(db, refs, links, fail, clock.now());

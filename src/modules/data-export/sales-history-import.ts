@@ -97,7 +97,7 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
 export const salesHistoryKind: ImportKind = {
   usage: 'import sales-history <file.ndjson>  orders from the back office, for the data export',
   create:
-    ({ db, clock }) =>
+    ({ db, clock, log }) =>
     (file, report, progress) =>
-      importNdjson(file, salesHistoryImporter(db, clock), report, progress),
+      importNdjson(file, salesHistoryImporter(db, clock), report, log, progress),
 };

@@ -16,9 +16,9 @@ function feed(deps: ImportDeps, kind: SupplierFeedKind, supplierId: number, forc
     case 'products':
       return productFeed(deps, { force }, { supplierId });
     case 'stock':
-      return (file, report, progress) => importNdjson(file, stockLines(deps, { supplierId }), report, progress);
+      return (file, report, progress) => importNdjson(file, stockLines(deps, { supplierId }), report, deps.log, progress);
     case 'prices':
-      return (file, report, progress) => importNdjson(file, priceLines(deps, { supplierId }), report, progress);
+      return (file, report, progress) => importNdjson(file, priceLines(deps, { supplierId }), report, deps.log, progress);
   }
 }
 
@@ -30,6 +30,7 @@ export function runSupplierFeed(
   file: string,
   report: (line: string) => void,
 ): Promise<ImportSummary> {
-  const run = feed(deps, kind, supplier.id, false);
-  return withImportLock(deps.db, `${kind}@supplier-${supplier.id}`, () => run(file, report), undefined, deps.clock);
+  const lockName = `${kind}@supplier-${supplier.id}`;
+  const run = feed({ ...deps, log: deps.log.child({ importKind: lockName }) }, kind, supplier.id, false);
+  return withImportLock(deps.db, lockName, () => run(file, report), undefined, deps.clock);
 }

@@ -124,7 +124,7 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
           }
           const kind = request.params.kind;
           if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind });
-          return runSupplierFeed({ db, clock }, supplier, kind, file, report);
+          return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, report);
         });
         return { lines: summary.lines, outcomes: summary.outcomes, errors: lineErrors, errorCount };
       } catch (error) {

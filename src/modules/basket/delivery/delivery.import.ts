@@ -86,7 +86,7 @@ async function upsertMethod(trx: Transaction<Database>, line: MethodLine, now: n
   const shopIds: number[] = [];
   for (const code of line.shops ?? []) {
     const shop = await trx.selectFrom('shop').select('id').where('code', '=', code).executeTakeFirst();
-    if (!shop) throw new Error(`/shops: there is no shop "${code}"`);
+    if (!shop) throw new LineError(`/shops: there is no shop "${code}"`);
     shopIds.push(Number(shop.id));
   }
   const fees = line.countryFees ?? [];
