@@ -1,10 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
-import { importNdjson, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
+import { compileLineCheck, importNdjson, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
 import type { Logger } from '../../infra/logger.js';
 import { legacyHashValue } from '../../infra/passwords.js';
 import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
@@ -37,7 +36,7 @@ export const ImportedUser = Type.Object(
 );
 type ImportedUser = Static<typeof ImportedUser>;
 
-const check = TypeCompiler.Compile(ImportedUser);
+const check = compileLineCheck(ImportedUser);
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function parse(value: unknown): { record: ImportedUser } | { error: string } {

@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
-import { LineError } from '../../infra/import/index.js';
+import { compileLineCheck, LineError } from '../../infra/import/index.js';
 import { endOfLocalDay, instantOf } from '../../infra/shop-time.js';
 import { STORE_CODES } from '../store/index.js';
 import { lineMessage } from './line-messages.js';
@@ -50,14 +49,15 @@ export type TranslatedText = Static<ReturnType<typeof TranslatedText>>;
 
 /**
  * A parser for lines of one schema: a control character where the schema does not allow it, else
- * the first schema error, as `/path: message` (line-messages.ts); then the extra checks (money, dates, barcodes) a
- * schema cannot express, which throw LineError.
+ * the first schema error (lengths counted in code points, as over HTTP: compileLineCheck), as
+ * `/path: message` (line-messages.ts); then the extra checks (money, dates, barcodes) a schema
+ * cannot express, which throw LineError.
  */
 export function lineParser<S extends TSchema, R>(
   schema: S,
   convert: (value: Static<S>) => R,
 ): (value: unknown) => { record: R } | { error: string } {
-  const check = TypeCompiler.Compile(schema);
+  const check = compileLineCheck(schema);
   return (value) => {
     const control = controlCharacter(schema, value, '');
     if (control !== undefined) return { error: control };

@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
-import { importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
+import { compileLineCheck, importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
 import { findSaleByOrder, insertSale, setSaleCreatedNav } from './sales-history.repository.js';
 
 const code = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^\\S(.*\\S)?$' });
@@ -31,7 +30,7 @@ interface SaleRecord extends ImportedSale {
   createdNavMs: number | null;
 }
 
-const check = TypeCompiler.Compile(ImportedSale);
+const check = compileLineCheck(ImportedSale);
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
 function parse(value: unknown): { record: SaleRecord } | { error: string } {
