@@ -49,6 +49,12 @@ describe('dates', () => {
     expect(endTimestamp('2026-12-24T12:00:00Z', 'to')).toBe(Date.UTC(2026, 11, 24, 12));
   });
 
+  it('quotes a bad value cut before an emoji, not through it', () => {
+    const value = `${'1'.repeat(39)}📚 and more`;
+    expect(() => timestamp(value, 'from')).toThrow(`/from: "${'1'.repeat(39)}" is not a date`);
+    expect(() => barcode(`${'1'.repeat(39)}📚`, 'ean')).toThrow(`/ean: "${'1'.repeat(39)}" is not an EAN or ISBN`);
+  });
+
   it('refuses impossible dates and other formats', () => {
     for (const value of ['2026-02-30', '2026-13-01', '22.11.2026', '2026-11-22T10:15', 'yesterday']) {
       expect(() => timestamp(value, 'from'), value).toThrow(/is not a date/);

@@ -5,6 +5,15 @@ import type { Logger } from '../logger.js';
 export class LineError extends Error {}
 
 /**
+ * The start of a value quoted in a line's message: at most `max` UTF-16 units, never half of a
+ * character (a cut emoji would leave a lone surrogate in the report, which no UTF-8 text can hold).
+ */
+export function excerpt(value: string, max: number): string {
+  const cut = value.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
  * What the operator reads for a line that failed with `error`: a LineError's own words. Anything
  * else (a database's refusal, a bug) is not written for the operator: its text may quote SQL, a
  * constraint or another record's values. It is logged in full with the line's number and an id,

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { sanitizeHtmlContent } from '../../infra/html-sanitizer.js';
+import { excerpt } from '../../infra/import/index.js';
 import { endTimestamp, LineError, lineParser, optionalTimestamp, unique } from '../catalogue-import/index.js';
 import {
   BlogCategoryLine,
@@ -167,7 +168,7 @@ const redirect: ContentKind<RedirectLine & { normalised: string }> = {
       .where('path', '=', line.normalised)
       .where('code', '<>', line.code)
       .executeTakeFirst();
-    if (other) throw new LineError(`/path: "${line.normalised.slice(0, 100)}" already redirects as "${other.code}" in ${line.store}`);
+    if (other) throw new LineError(`/path: "${excerpt(line.normalised, 100)}" already redirects as "${other.code}" in ${line.store}`);
     const wanted = {
       store_code: line.store,
       path: line.normalised,

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
-import { compileLineCheck, LineError } from '../../infra/import/index.js';
+import { compileLineCheck, excerpt, LineError } from '../../infra/import/index.js';
 import { endOfLocalDay, instantOf } from '../../infra/shop-time.js';
 import { STORE_CODES } from '../store/index.js';
 import { lineMessage } from './line-messages.js';
@@ -168,7 +168,7 @@ function parseDate(value: string, field: string, ofDate: (date: string) => numbe
       return date ? ofDate(value) : ms;
     }
   }
-  throw new LineError(`/${field}: "${value.slice(0, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+  throw new LineError(`/${field}: "${excerpt(value, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
 }
 
 export function optionalTimestamp(value: string | null | undefined, field: string): number | null {
@@ -193,7 +193,7 @@ export function endTimestamp(value: string | null | undefined, field: string): n
 /** The digits of an EAN/ISBN as written with hyphens or spaces; ISBN-10 may end in X. */
 function barcodeDigits(value: string, field: string): string {
   const digits = value.replace(/[\s-]/g, '').toUpperCase();
-  if (!/^\d+X?$/.test(digits)) throw new LineError(`/${field}: "${value.slice(0, 40)}" is not an EAN or ISBN`);
+  if (!/^\d+X?$/.test(digits)) throw new LineError(`/${field}: "${excerpt(value, 40)}" is not an EAN or ISBN`);
   return digits;
 }
 
@@ -220,7 +220,7 @@ export function barcode(value: string, field: string): string {
     digits.length === 10 ? isbn10Valid(digits) : [8, 12, 13].includes(digits.length) && /^\d+$/.test(digits) && gtinValid(digits);
   if (!valid) {
     const kind = digits.length === 10 ? 'ISBN-10' : digits.length === 13 ? 'EAN-13/ISBN-13' : `${digits.length}-digit code`;
-    throw new LineError(`/${field}: "${value.slice(0, 40)}" is not a valid ${kind} (check digit or length)`);
+    throw new LineError(`/${field}: "${excerpt(value, 40)}" is not a valid ${kind} (check digit or length)`);
   }
   return digits;
 }
