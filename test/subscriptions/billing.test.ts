@@ -3,20 +3,17 @@ import type { Gateways, PaymentGateway } from '../../src/modules/payments/index.
 import { billDue, STALE_CHARGE_MS } from '../../src/modules/subscriptions/billing.service.js';
 import { scheduleSubscriptionBilling } from '../../src/modules/subscriptions/index.js';
 import type { Logger } from '../../src/infra/logger.js';
-import type { TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import {
+  activeShelfSubscriber,
   DAY,
   bill,
   call,
   chargesOf,
-  createCustomer,
   mailJobs,
   MIT_PATH,
   mitPayments,
-  saveCard,
   startSubscriptionShop,
-  subscribe,
   subscriptionRow,
   type SubscriptionShop,
 } from './helpers.js';
@@ -32,17 +29,7 @@ afterEach(async () => {
   s.everypay.breakApi(null);
 });
 
-/** A paying SHELF5 subscriber (no trial): period 1 charged, ACTIVE. */
-async function activeSubscriber(): Promise<{ customer: TestCustomer; id: number; end: number; token: string }> {
-  const customer = await createCustomer(s.t.database.db);
-  await saveCard(s, customer);
-  const token = s.everypay.cards().at(-1)!.token;
-  const response = await subscribe(s, customer, 'SHELF5');
-  expect(response.statusCode, response.body).toBe(201);
-  const sub = response.json();
-  expect(sub.status).toBe('ACTIVE');
-  return { customer, id: sub.id, end: Date.parse(sub.currentPeriodEnd), token };
-}
+const activeSubscriber = () => activeShelfSubscriber(s);
 
 describe('billing', () => {
   it('renews a due subscription through a merchant-initiated charge and extends the period without a gap', async () => {

@@ -60,7 +60,7 @@ export interface SubscriptionShop {
 
 export async function startSubscriptionShop(
   env: Record<string, string> = {},
-  options: Pick<TestAppOptions, 'wrapDatabase'> = {},
+  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile'> = {},
 ): Promise<SubscriptionShop> {
   const everypay = await startEveryPayServer();
   // Every test customer saves its cards from the one loopback address: the per-address limit is not what these test.
@@ -68,7 +68,7 @@ export async function startSubscriptionShop(
     ...options,
     env: { ...everypayEnv(everypay), CARD_CHECK_RATE_LIMIT_PER_IP: '100000/1h', ...env },
   });
-  everypay.setCallbackUrl(`${origin}${t.config.basePath}/payment/everypay/callback`);
+  everypay.setCallbackUrl(callbackUrlOf({ t, origin }));
   const imported = await importLines(t, 'subscription-plans', PLAN_LINES);
   expect(imported.statusCode, imported.body).toBe(200);
   const rows = await t.database.db.selectFrom('subscription_plan').select(['id', 'code']).execute();
@@ -92,6 +92,9 @@ export async function startSubscriptionShop(
     },
   };
 }
+
+/** Where the shop's EveryPay sends its callbacks (setCallbackUrl(null): none come). */
+export const callbackUrlOf = (s: Pick<SubscriptionShop, 't' | 'origin'>) => `${s.origin}${s.t.config.basePath}/payment/everypay/callback`;
 
 /** A subscription shop that mails through its own local SMTP server (`smtp`); close() stops both. */
 export interface MailingShop extends SubscriptionShop {
@@ -152,6 +155,20 @@ export async function saveCard(s: SubscriptionShop, customer: TestCustomer, acti
   expect(response.status).toBe(303);
   const location = new URL(response.headers.get('location')!, 'http://frontend.invalid');
   return Number(location.searchParams.get('cardId'));
+}
+
+/** A paying SHELF5 subscriber (no trial): period 1 charged, ACTIVE; `end` is the period's end, `token` the card's. */
+export async function activeShelfSubscriber(
+  s: SubscriptionShop,
+): Promise<{ customer: TestCustomer; id: number; end: number; token: string }> {
+  const customer = await createCustomer(s.t.database.db);
+  await saveCard(s, customer);
+  const token = s.everypay.cards().at(-1)!.token;
+  const response = await subscribe(s, customer, 'SHELF5');
+  expect(response.statusCode, response.body).toBe(201);
+  const sub = response.json();
+  expect(sub.status).toBe('ACTIVE');
+  return { customer, id: sub.id, end: Date.parse(sub.currentPeriodEnd), token };
 }
 
 export async function subscribe(s: SubscriptionShop, customer: TestCustomer, planCode: string, cardId?: number) {

@@ -7,7 +7,16 @@ import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
-import { chargeStateOf, insertChargeOnce, pendingChargeOf, stalePendingCharges, type ChargeRow } from './charges.repository.js';
+import {
+  chargeStateOf,
+  claimCheck,
+  countStuckCharges,
+  insertChargeOnce,
+  pendingChargeOf,
+  pendingChargesToCheck,
+  type ChargeRow,
+} from './charges.repository.js';
+import { DAY_MS } from './periods.js';
 import { refundCharges } from './refunds.js';
 import {
   findPlan,
@@ -28,7 +37,12 @@ import {
 //    looking the payment up at the gateway (its reference, or its order reference), never by a
 //    new charge. Where the gateway has no lookup (EveryPay), the very same request is sent again:
 //    its nonce and order reference make the gateway refuse it if the first one arrived, and the
-//    gateway's callback names that payment; if it never arrived, it is charged now, once.
+//    gateway's callback names that payment; if it never arrived, it is charged now, once. A charge
+//    the gateway took and whose callback never comes stays pending: it is looked up hourly in its
+//    first day, then daily, the least recently looked up first (so any number of them cannot keep a
+//    later one from its turn), and counted in each run's report as `stuck` once a day old, for the
+//    operator: `subscription charges --pending` lists them and `subscription settle` applies what the
+//    merchant portal shows (subscriptions.cli.ts), as a gateway's answer is applied.
 // 5. money a charge took for nothing (settled after it was recorded failed, once its subscription
 //    no longer wanted it: billing.apply.ts) is refunded whole through its gateway by a job queued
 //    with the mark (refunds.ts), and by each run while it is left, until the gateway says it is
@@ -36,6 +50,14 @@ import {
 
 /** A pending charge younger than this may still be in another run's hands. */
 export const STALE_CHARGE_MS = 10 * 60_000;
+/** A charge pending longer than this is stuck: the run's report counts it and the operator is warned. */
+export const STUCK_CHARGE_MS = DAY_MS;
+/**
+ * A stuck charge is looked up again after this in its first day (each hourly run: a little under an
+ * hour, so a run that starts a few minutes early still asks), and after RECHECK_LATER_MS from then on.
+ */
+const RECHECK_FIRST_DAY_MS = 50 * 60_000;
+const RECHECK_LATER_MS = 23 * 3_600_000;
 const BATCH = 500;
 
 export interface BillingReport {
@@ -48,6 +70,8 @@ export interface BillingReport {
   /** Charges settled for nothing (billing.apply.ts) refunded by this run, and those left for the next one. */
   refunded: number;
   refundsLeft: number;
+  /** Charges pending longer than a day (STUCK_CHARGE_MS): the gateway cannot settle them; see `subscription charges --pending`. */
+  stuck: number;
 }
 
 /** The charge's order reference at the gateway: one per row, so a retry is another payment there. */
@@ -70,6 +94,7 @@ export function newCharge(
     state: 'pending',
     pending_told_at: null,
     outcome_told_at: null,
+    checked_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -155,10 +180,21 @@ async function claimRenewal(db: Kysely<Database>, subscriptionId: number, now: n
   });
 }
 
-/** Looks stale pending charges up at their gateway and applies what it says. */
-export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: number): Promise<number> {
+/**
+ * Looks up to `batch` stale pending charges up at their gateway, the least recently looked up first, and
+ * applies what it says. Each is recorded looked up before its gateway is asked (claimCheck), whatever the
+ * answer, so one the gateway cannot settle waits RECHECK_FIRST_DAY_MS (then RECHECK_LATER_MS) for its next turn.
+ */
+export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: number, batch = BATCH): Promise<number> {
   let reconciled = 0;
-  for (const charge of await stalePendingCharges(db, now - STALE_CHARGE_MS, BATCH)) {
+  const schedule = {
+    staleBefore: now - STALE_CHARGE_MS,
+    newSince: now - DAY_MS,
+    newCheckedBefore: now - RECHECK_FIRST_DAY_MS,
+    oldCheckedBefore: now - RECHECK_LATER_MS,
+  };
+  for (const charge of await pendingChargesToCheck(db, schedule, batch)) {
+    if (!(await claimCheck(db, charge, now))) continue;
     const gateway = gateways[charge.gateway as GatewayName];
     if (charge.gateway === 'none') {
       await inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
@@ -216,8 +252,10 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
 export interface BillingOptions {
   /** Subscriptions charged at once; each one's claim, gateway call and outcome stay in order. */
   concurrency?: number;
-  /** Where a refund left for the next run is told. */
+  /** Where a refund left for the next run, and charges stuck pending, are told. */
   log?: Pick<Logger, 'warn'>;
+  /** Stale pending charges looked up per run (500). */
+  reconcileBatch?: number;
 }
 
 /**
@@ -228,8 +266,18 @@ export interface BillingOptions {
  */
 export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number, options: BillingOptions = {}): Promise<BillingReport> {
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_BILLING_CONCURRENCY));
-  const report: BillingReport = { charged: 0, failed: 0, pending: 0, ended: 0, skipped: 0, reconciled: 0, refunded: 0, refundsLeft: 0 };
-  report.reconciled = await reconcile(db, gateways, now);
+  const report: BillingReport = {
+    charged: 0,
+    failed: 0,
+    pending: 0,
+    ended: 0,
+    skipped: 0,
+    reconciled: 0,
+    refunded: 0,
+    refundsLeft: 0,
+    stuck: 0,
+  };
+  report.reconciled = await reconcile(db, gateways, now, options.reconcileBatch);
   const refunds = await refundCharges(db, gateways, now, options.log);
   report.refunded = refunds.refunded;
   report.refundsLeft = refunds.left;
@@ -244,6 +292,12 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
       else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
     });
   }
+  report.stuck = await countStuckCharges(db, now - STUCK_CHARGE_MS);
+  if (report.stuck > 0)
+    options.log?.warn(
+      { stuck: report.stuck },
+      'subscription billing: charges pending longer than a day; the gateway cannot settle them (storefront subscription charges --pending, then settle)',
+    );
   return report;
 }
 

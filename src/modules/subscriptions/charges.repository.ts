@@ -50,16 +50,66 @@ export async function chargeStateOf(db: Db, id: number): Promise<ChargeState> {
   return row.state;
 }
 
-/** Pending charges last touched before `before`: a run that died, or an answer that never came. */
-export function stalePendingCharges(db: Db, before: number, limit: number): Promise<ChargeRow[]> {
+/** When pending charges are due to be looked up at their gateway again (billing.service.ts decides). */
+export interface CheckSchedule {
+  /** Untouched since before this: no run has the charge in hand any more. */
+  staleBefore: number;
+  /** Charges created since this are new: looked up again once their last look-up is before `newCheckedBefore`. */
+  newSince: number;
+  newCheckedBefore: number;
+  /** Older ones once their last look-up is before this. */
+  oldCheckedBefore: number;
+}
+
+/**
+ * Stale pending charges due for a look-up (a run that died, an answer or callback that never came), the
+ * least recently looked up first (never: first of all), then oldest: a charge the gateway cannot settle
+ * waits for its next look-up behind the others, so any number of them cannot keep a later one from its turn.
+ */
+export function pendingChargesToCheck(db: Db, schedule: CheckSchedule, limit: number): Promise<ChargeRow[]> {
   return db
     .selectFrom('subscription_charge')
     .selectAll()
     .where('state', '=', 'pending')
-    .where('updated_at', '<', before)
+    .where('updated_at', '<', schedule.staleBefore)
+    .where((eb) =>
+      eb.or([
+        eb('checked_at', 'is', null),
+        eb.and([eb('created_at', '>=', schedule.newSince), eb('checked_at', '<', schedule.newCheckedBefore)]),
+        eb('checked_at', '<', schedule.oldCheckedBefore),
+      ]),
+    )
+    .orderBy((eb) => eb.fn.coalesce('checked_at', eb.lit(0)))
     .orderBy('id')
     .limit(limit)
     .execute();
+}
+
+/**
+ * Records that this run looks the pending charge up now, if no other run did since it was read: true
+ * when it is this run's to look up (two runs at once, the worker's and `subscription bill`, ask once).
+ * Recorded before the gateway is asked, so a charge whose look-up fails waits for its turn as well.
+ */
+export async function claimCheck(db: Db, charge: Pick<ChargeRow, 'id' | 'checked_at'>, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ checked_at: now })
+    .where('id', '=', charge.id)
+    .where('state', '=', 'pending')
+    .where('checked_at', charge.checked_at === null ? 'is' : '=', charge.checked_at)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** How many charges have been pending since before `createdBefore`. */
+export async function countStuckCharges(db: Db, createdBefore: number): Promise<number> {
+  const row = await db
+    .selectFrom('subscription_charge')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('state', '=', 'pending')
+    .where('created_at', '<', createdBefore)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export function findChargeByGatewayPayment(db: Db, gateway: string, reference: string, orderReference: string) {

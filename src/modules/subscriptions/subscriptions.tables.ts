@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -119,6 +119,11 @@ export interface SubscriptionChargeTable {
    * request's answer, or a late settle's mail; migration 2026_11_30_1400): the request's deadline mails nothing about it.
    */
   outcome_told_at: number | null;
+  /**
+   * When the billing run last looked the pending charge up at its gateway (or sent it again; migration
+   * 2026_11_30_1900); null: never. The least recently looked up go first, hourly in a charge's first day, then daily.
+   */
+  checked_at: number | null;
   created_at: number;
   updated_at: number;
 }
