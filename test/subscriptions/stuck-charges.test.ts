@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/infra/logger.js';
 import { billDue } from '../../src/modules/subscriptions/index.js';
 import {
   activeShelfSubscriber,
@@ -30,8 +31,12 @@ afterEach(async () => {
   await s.t.database.db.updateTable('subscription_charge').set({ state: 'failed' }).where('state', '=', 'pending').execute();
 });
 
+/** What the billing runs warned about. */
+const warnings: object[] = [];
+const log = { warn: (details: object) => warnings.push(details) } as unknown as Pick<Logger, 'warn'>;
+
 /** A billing run at `now` that looks up at most two stale pending charges. */
-const billTwo = (now: number) => billDue(s.t.database.db, s.gateways, now, { concurrency: 1, reconcileBatch: 2 });
+const billTwo = (now: number) => billDue(s.t.database.db, s.gateways, now, { concurrency: 1, reconcileBatch: 2, log });
 
 /**
  * Two renewals EveryPay took at `due` whose answers and callbacks were lost (stuck), then a third whose
@@ -84,8 +89,10 @@ describe('charges the gateway cannot settle', () => {
     expect(asked()).toEqual([3, 3]);
     await billTwo(due + 2 * HOUR);
     expect(asked()).toEqual([4, 4]);
-    // A day old: reported, and looked up once a day (a day after the last look-up, then not two hours later).
+    expect(warnings).toEqual([]);
+    // A day old: reported (and warned about), and looked up once a day (a day after the last look-up, then not two hours later).
     expect(await billTwo(due + DAY + 2 * HOUR)).toMatchObject({ stuck: 2 });
+    expect(warnings).toEqual([{ stuck: 2 }]);
     expect(asked()).toEqual([5, 5]);
     await billTwo(due + DAY + 4 * HOUR);
     expect(asked()).toEqual([5, 5]);

@@ -24,7 +24,7 @@ import { findSubscription, lockSubscription, updateSubscription, type Subscripti
 export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due';
 
 /** The gateway's state in the charge's words: money taken, none taken, or not known yet. */
-function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
+export function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
   if (status.state === 'settled' || status.state === 'refunded') return 'settled';
   return status.state === 'pending' ? 'pending' : 'failed';
 }

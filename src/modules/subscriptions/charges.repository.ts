@@ -112,6 +112,23 @@ export async function countStuckCharges(db: Db, createdBefore: number): Promise<
   return Number(row.n);
 }
 
+/** One page of the charges pending and untouched since before `staleBefore`, oldest first, after `afterId`. */
+export function stalePendingChargesPage(db: Db, staleBefore: number, afterId: number, limit: number): Promise<ChargeRow[]> {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('state', '=', 'pending')
+    .where('updated_at', '<', staleBefore)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export function findChargeByOrderReference(db: Db, orderReference: string): Promise<ChargeRow | undefined> {
+  return db.selectFrom('subscription_charge').selectAll().where('order_reference', '=', orderReference).executeTakeFirst();
+}
+
 export function findChargeByGatewayPayment(db: Db, gateway: string, reference: string, orderReference: string) {
   return db
     .selectFrom('subscription_charge')

@@ -4,24 +4,48 @@ import type { Clock } from '../../infra/clock.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Gateways } from '../payments/index.js';
 import { billDue } from './billing.service.js';
+import { settleCharge, stalePendingCharges } from './pending-charges.service.js';
 import { subscriptionStats } from './stats.service.js';
 
 export const SUBSCRIPTION_USAGE = `  subscription bill                   charge every subscription due (renewals, retries) through its
                                       saved card, end cancelled ones; safe to run beside the worker
   subscription stats                  per month: revenue, started, trials and their conversion,
-                                      churned, active at the month's end, churn rate (NDJSON)`;
+                                      churned, active at the month's end, churn rate (NDJSON)
+  subscription charges --pending      the charges still pending after 10 minutes, oldest first, to look
+                                      up in the gateway's merchant portal by order reference (NDJSON)
+  subscription settle <orderReference> paid <paymentReference> | failed [<paymentReference>]
+                                      applies what the merchant portal shows to a pending charge, as
+                                      the gateway's answer would be (the payment is checked there)`;
 
-/** `storefront subscription bill`: one billing run now; prints its counts as JSON. `stats`: one line a month. */
+const SETTLE_USAGE = 'subscription settle <orderReference> paid <paymentReference> | failed [<paymentReference>]';
+
+/**
+ * `storefront subscription bill`: one billing run now; prints its counts as JSON. `stats`: one line a month.
+ * `charges --pending` and `settle`: the operator's way out for charges the gateway cannot settle
+ * (pending-charges.service.ts).
+ */
 export async function subscriptionCommand(
   deps: { db: Kysely<Database>; gateways: Gateways; clock: Clock; concurrency?: number },
   args: string[],
   print: (line: string) => void,
 ): Promise<void> {
-  if (args.length === 1 && args[0] === 'bill')
+  const [action, ...rest] = args;
+  if (action === 'bill' && rest.length === 0)
     return print(JSON.stringify(await billDue(deps.db, deps.gateways, deps.clock.now(), { concurrency: deps.concurrency })));
-  if (args.length === 1 && args[0] === 'stats') {
+  if (action === 'stats' && rest.length === 0) {
     for (const month of await subscriptionStats(deps.db)) print(JSON.stringify(month));
     return;
   }
+  if (action === 'charges' && rest.length === 1 && rest[0] === '--pending') {
+    for await (const charge of stalePendingCharges(deps.db, deps.clock.now())) print(JSON.stringify(charge));
+    return;
+  }
+  if (action === 'settle') return print(JSON.stringify(await settleCharge(deps.db, deps.gateways, settleInput(rest), deps.clock.now())));
   throw new CliUsageError(`unknown subscription command "${args.join(' ')}"`);
+}
+
+function settleInput([orderReference, finding, paymentReference, ...extra]: string[]) {
+  const paid = finding === 'paid' && paymentReference !== undefined;
+  if (!orderReference || extra.length > 0 || !(paid || finding === 'failed')) throw new CliUsageError(SETTLE_USAGE);
+  return { orderReference, finding, paymentReference: paymentReference ?? null } as const;
 }
