@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { sample, scrape } from '../metrics/metrics-text.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import {
   activeShelfSubscriber,
@@ -21,11 +22,12 @@ import {
 // `subscription charges --pending` lists it, `subscription settle` applies what the merchant portal
 // shows, as the gateway's answer would be. Run as the operator runs them (runCli), on the shop's database.
 
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 let s: SubscriptionShop;
 let env: Record<string, string>;
 beforeAll(async () => {
   // A database file on SQLite, which the command opens beside the shop.
-  s = await startSubscriptionShop({}, { sqliteFile: true });
+  s = await startSubscriptionShop({ METRICS_TOKEN }, { sqliteFile: true });
   env = { DATABASE_URL: s.t.config.databaseUrl, ...everypayEnv(s.everypay), TEST_GATEWAY: 'off' };
 });
 afterAll(async () => s.close());
@@ -86,6 +88,23 @@ describe('subscription charges --pending', () => {
       checkedAt: new Date(checked).toISOString(),
     });
     expect((await subscription('charges')).code).toBe(2);
+  });
+});
+
+describe('charges stuck for over a day', () => {
+  it('are counted by /metrics until settled', async () => {
+    const stuck = async () => sample(await scrape(s.t, METRICS_TOKEN), 'storefront_subscription_charges_stuck');
+    const before = (await stuck())!;
+    const charge = await stuckRenewal();
+    expect(await stuck()).toBe(before);
+    await s.t.database.db
+      .updateTable('subscription_charge')
+      .set({ created_at: Date.now() - DAY - 60_000 })
+      .where('order_reference', '=', charge.orderReference)
+      .execute();
+    expect(await stuck()).toBe(before + 1);
+    expect((await subscription('settle', charge.orderReference, 'failed')).code).toBe(0);
+    expect(await stuck()).toBe(before);
   });
 });
 

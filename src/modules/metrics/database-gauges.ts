@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import type { Clock } from '../../infra/clock.js';
 import { jobBacklog } from '../../infra/jobs/queue.js';
 import { countPending } from '../search/index.js';
+import { stuckChargeCount } from '../subscriptions/index.js';
 
 /** Where scrape failures are reported (the application's logger). */
 export interface GaugeLog {
@@ -10,8 +11,8 @@ export interface GaugeLog {
 }
 
 /**
- * The figures read from the database when /metrics is scraped: the outbox, the search queue and
- * the connections. Shared by every process on the database, so any one's /metrics tells them; a
+ * The figures read from the database when /metrics is scraped: the outbox, the search queue, the
+ * subscription charges stuck pending and the connections. Shared by every process on the database, so any one's /metrics tells them; a
  * scrape whose reads fail still answers, with storefront_database_up 0 and these left out.
  */
 export interface DatabaseGauges {
@@ -27,6 +28,10 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
   const jobs = gauge('storefront_jobs', 'Jobs in the outbox by status (pending, running, dead)', ['status']);
   const oldest = gauge('storefront_job_oldest_due_age_seconds', 'How long the oldest due pending job has waited; 0 when none waits');
   const search = gauge('storefront_search_changes_pending', 'Changes queued for the search index and not folded in yet');
+  const stuckCharges = gauge(
+    'storefront_subscription_charges_stuck',
+    'Subscription charges pending for over a day: the gateway took them and cannot settle them (storefront subscription charges --pending, then settle)',
+  );
   const connections = gauge(
     'storefront_db_connections',
     'Database connections by state: open, idle, waiting (callers waiting for one) and max',
@@ -40,16 +45,21 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
       for (const [state, value] of Object.entries(pool)) connections.set({ state }, value);
       try {
         const now = clock.now();
-        const [backlog, pending] = await Promise.all([jobBacklog(database.db, now), countPending(database.db)]);
+        const [backlog, pending, stuck] = await Promise.all([
+          jobBacklog(database.db, now),
+          countPending(database.db),
+          stuckChargeCount(database.db, now),
+        ]);
         jobs.set({ status: 'pending' }, backlog.pending);
         jobs.set({ status: 'running' }, backlog.running);
         jobs.set({ status: 'dead' }, backlog.dead);
         oldest.set(backlog.oldestDueMs / 1000);
         search.set(pending);
+        stuckCharges.set(stuck);
         up.set(1);
       } catch (err) {
         log.warn({ err }, 'metrics: reading the database failed');
-        for (const stale of [jobs, oldest, search]) stale.reset();
+        for (const stale of [jobs, oldest, search, stuckCharges]) stale.reset();
         up.set(0);
       }
     },

@@ -249,6 +249,11 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: Ch
   return inTransaction(db, (trx) => applyChargeStatus(trx, charge, status, now));
 }
 
+/** How many charges have been pending longer than a day (STUCK_CHARGE_MS): the run's report, /metrics. */
+export function stuckChargeCount(db: Kysely<Database>, now: number): Promise<number> {
+  return countStuckCharges(db, now - STUCK_CHARGE_MS);
+}
+
 export interface BillingOptions {
   /** Subscriptions charged at once; each one's claim, gateway call and outcome stay in order. */
   concurrency?: number;
@@ -292,7 +297,7 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
       else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
     });
   }
-  report.stuck = await countStuckCharges(db, now - STUCK_CHARGE_MS);
+  report.stuck = await stuckChargeCount(db, now);
   if (report.stuck > 0)
     options.log?.warn(
       { stuck: report.stuck },

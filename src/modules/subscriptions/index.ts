@@ -1,10 +1,11 @@
-// The subscriptions module's public surface: its routes, import kind, billing (CLI and worker),
+// The subscriptions module's public surface: its routes, import kind, billing (CLI and worker; the
+// count of charges stuck pending, for /metrics),
 // mails, refunds, maintenance, the handler of its payments' callbacks, what its takes give to download
 // (accessibleTakes and subscriptionGivingAccess, for the downloads module), its part of "your
 // data", tables and messages.
 export { subscriptionsRoutes, type SubscriptionsDeps } from './subscriptions.routes.js';
 export { subscriptionPlansKind } from './plans.import.js';
-export { billDue, type BillingReport } from './billing.service.js';
+export { billDue, stuckChargeCount, type BillingReport } from './billing.service.js';
 export { subscriptionStats, type MonthStats } from './stats.service.js';
 export { scheduleSubscriptionBilling, subscriptionPayments } from './subscriptions.jobs.js';
 export {
