@@ -57,10 +57,14 @@ function requestToken(request: FastifyRequest): string {
 }
 
 /**
- * The token's principal. An account removed from its company or erased is never usable again: its
- * tokens are deleted with it, and one a login issued as it went (read before, written after) must
- * not work either.
+ * The statuses of a client account that is never usable again: removed from its company or erased.
+ * Its tokens are deleted with it; a token issued as it went (read before, written after) is refused
+ * here, and a write that waited for the change is refused under the account's lock
+ * (modules/client-account-lock).
  */
+export const ENDED_ACCOUNT_STATUSES = ['REMOVED', 'ERASED'] as const;
+
+/** The token's principal, unless its account has ended (ENDED_ACCOUNT_STATUSES). */
 function principalQuery(db: Kysely<Database>, tokenHash: string) {
   return db
     .selectFrom('access_token')
@@ -74,7 +78,7 @@ function principalQuery(db: Kysely<Database>, tokenHash: string) {
       'client_account.code',
     ])
     .where('access_token.token_hash', '=', tokenHash)
-    .where('client_account.status', 'not in', ['REMOVED', 'ERASED']);
+    .where('client_account.status', 'not in', ENDED_ACCOUNT_STATUSES);
 }
 
 type PrincipalRow = Awaited<ReturnType<ReturnType<typeof principalQuery>['executeTakeFirst']>>;

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { isPostgres } from '../../db/row-lock.js';
+import { ENDED_ACCOUNT_STATUSES } from '../../http/auth.js';
 import { unauthenticated } from '../../infra/domain-error.js';
 
 // The lock every writer of a client's personal data takes first, and the erasure too (modules/gdpr):
@@ -7,6 +8,9 @@ import { unauthenticated } from '../../infra/domain-error.js';
 // an erasure that commits meanwhile (it deletes the tokens and marks the account ERASED) is found here,
 // under the lock, and refused as the deleted token would be. Without it, an order, an address, a
 // wishlist item or a basket written while the erasure's transaction was open outlived the erasure.
+// A company user's removal (REMOVED, modules/companies) updates the same row and ends the same
+// tokens, so it is refused the same way: an employee's order, address or basket line that waited
+// for their removal was written after it, under the company, by someone no longer in it.
 //
 // `no key update` (PostgreSQL; SQLite's write transactions are serial): the rows' status is all that
 // changes, so inserts that reference the account (a login's token) do not wait for it. Taken before
@@ -14,13 +18,13 @@ import { unauthenticated } from '../../infra/domain-error.js';
 // only a company's lock comes before it (lockAccountsForErasure).
 
 /**
- * Locks the client account for a write of its personal data; 401 when it was erased (or is gone)
- * since the caller's token was read.
+ * Locks the client account for a write of its personal data; 401 when it was erased or removed from
+ * its company (or is gone) since the caller's token was read, as the token check answers after.
  */
 export async function lockLiveClientAccount(trx: Db, clientAccountId: number): Promise<void> {
   const query = trx.selectFrom('client_account').select('status').where('id', '=', clientAccountId);
   const account = await (isPostgres(trx) ? query.forNoKeyUpdate() : query).executeTakeFirst();
-  if (!account || account.status === 'ERASED') throw unauthenticated('auth.unauthorized');
+  if (!account || (ENDED_ACCOUNT_STATUSES as readonly string[]).includes(account.status)) throw unauthenticated('auth.unauthorized');
 }
 
 /**
