@@ -40,9 +40,16 @@ async function exportNewsletter(db: Db, subject: PersonalDataSubject) {
   };
 }
 
+/**
+ * The requests first, then the subscriptions: the order every writer of the address takes them in
+ * (newsletter.service.ts). A confirmation marks its request before it subscribes, so one that runs
+ * at once is either found holding the request, waited for and its subscription then deleted, or
+ * finds its request deleted (a 400, as an unknown link). Subscriptions deleted first missed the
+ * subscription of a confirmation still in flight, which outlived the erasure.
+ */
 async function eraseNewsletter(trx: Db, subject: PersonalDataSubject) {
-  await trx.deleteFrom('newsletter_subscriber').where('email', '=', subject.email).execute();
   await trx.deleteFrom('newsletter_request').where('email', '=', subject.email).execute();
+  await trx.deleteFrom('newsletter_subscriber').where('email', '=', subject.email).execute();
 }
 
 /** The newsletter module's part of "your data". */

@@ -139,20 +139,20 @@ export async function withdrawSubscriber(db: Db, email: string, storeCode: strin
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Withdraws the address's subscriptions in every store and cancels its pending confirmation links. */
+/** Cancels the address's pending confirmation links and withdraws its subscriptions in every store (requests first: newsletter.service.ts). */
 export async function withdrawEverywhere(db: Db, email: string, now: number): Promise<void> {
-  await db
-    .updateTable('newsletter_subscriber')
-    .set({ withdrawn_at: now, updated_at: now })
-    .where('email', '=', email)
-    .where('withdrawn_at', 'is', null)
-    .execute();
   await db
     .updateTable('newsletter_request')
     .set({ expires_at: now })
     .where('email', '=', email)
     .where('confirmed_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+  await db
+    .updateTable('newsletter_subscriber')
+    .set({ withdrawn_at: now, updated_at: now })
+    .where('email', '=', email)
+    .where('withdrawn_at', 'is', null)
     .execute();
 }
 

@@ -27,6 +27,10 @@ export interface SubscribeRequest {
   source: string;
 }
 
+// An address's rows are written requests first, then subscriptions (a confirmation marks its request
+// before it subscribes): in one order for every writer, the erasure's deletes among them
+// (newsletter.personal-data.ts), two of them at once never wait for each other both ways.
+
 /**
  * The request side of double opt-in: stores a pending request and queues its confirmation mail in
  * the same transaction, the same work whether or not the address is subscribed already, so the
@@ -104,8 +108,9 @@ export async function confirmSubscription(
 export async function unsubscribe(trx: Db, signer: UnsubscribeSigner, link: Recipient & { signature: string }, now: number): Promise<void> {
   const recipient = { email: normaliseEmail(link.email), storeCode: link.storeCode };
   if (recipient.email !== link.email || !signer.verify(recipient, link.signature)) throw forbidden('newsletter.badSignature');
-  const withdrawn = await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
+  // The requests before the subscription, as every writer of an address's rows takes them (the erasure too).
   await expirePendingRequests(trx, recipient.email, recipient.storeCode, now);
+  const withdrawn = await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
   await syncUserNewsletterFlag(trx, recipient.email, now);
   if (withdrawn) {
     await newsletterConsentChanged(
