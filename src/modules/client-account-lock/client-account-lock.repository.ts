@@ -40,3 +40,17 @@ export async function lockAccountsForErasure(trx: Db, userId: number): Promise<v
   await trx.selectFrom('company').select('id').where('id', 'in', companyIds).orderBy('id').forUpdate().execute();
   await accounts.select('id').orderBy('id').forNoKeyUpdate().execute();
 }
+
+/**
+ * For a write that names clients by code and never waits for them (session actions, written in
+ * batches after the request that recorded them answered): share-locks their client accounts
+ * (PostgreSQL, in id order) and answers the codes of those not erased. Share, so that an erasure
+ * (lockAccountsForErasure) waits for the write and then erases its rows, or the write waits for the
+ * erasure and leaves its clients out; writers of different clients never wait for each other.
+ */
+export async function lockUnerasedClientCodes(trx: Db, codes: readonly string[]): Promise<Set<string>> {
+  if (codes.length === 0) return new Set();
+  const query = trx.selectFrom('client_account').select(['code', 'status']).where('code', 'in', codes).orderBy('id');
+  const accounts = await (isPostgres(trx) ? query.forShare() : query).execute();
+  return new Set(accounts.filter((account) => account.status !== 'ERASED').map((account) => account.code));
+}

@@ -28,6 +28,7 @@ export interface SessionActionRow {
 
 /** Inserts a batch of session actions in one statement. */
 export async function insertSessionActions(db: Db, actions: readonly SessionActionRow[]): Promise<void> {
+  if (actions.length === 0) return;
   await db
     .insertInto('session_action')
     .values(

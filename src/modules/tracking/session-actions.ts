@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { lockUnerasedClientCodes } from '../client-account-lock/index.js';
 import type { SessionActionType } from './tracking.tables.js';
 import { insertSessionActions, type SessionActionRow } from './session-actions.repository.js';
 import { createSessionActionGate } from './session-action-gate.js';
@@ -51,6 +54,25 @@ export function normaliseSessionId(value: unknown): string | undefined {
 }
 
 /**
+ * Writes one batch. It is written after the requests that recorded it answered, maybe after their
+ * client's erasure: a client's actions are inserted under their accounts' share locks and an erased
+ * client's dropped (lockUnerasedClientCodes), so an erasure either deletes them or finds them never
+ * written. Without it, a view or basket add recorded as the erasure ran kept the client's code after
+ * it. A batch of guests' actions alone takes no lock.
+ */
+async function writeBatch(db: Kysely<Database>, batch: readonly SessionAction[]): Promise<void> {
+  const codes = [...new Set(batch.flatMap((action) => (action.clientCode === null ? [] : [action.clientCode])))];
+  if (codes.length === 0) return insertSessionActions(db, batch);
+  await db.transaction().execute(async (trx) => {
+    const unerased = await lockUnerasedClientCodes(trx, codes);
+    await insertSessionActions(
+      trx,
+      batch.filter((action) => action.clientCode === null || unerased.has(action.clientCode)),
+    );
+  });
+}
+
+/**
  * Buffers session actions and inserts them in batches. A product view must not wait for an
  * insert (nor fail because of one), so record() only queues; a timer or a full batch writes.
  * A failed batch is logged and dropped: these rows are analytics, not business records.
@@ -70,7 +92,7 @@ export function createSessionActionRecorder(
   const gate = options.limits && createSessionActionGate(options.limits);
 
   const write = (batch: SessionAction[]): Promise<void> =>
-    insertSessionActions(database.db, batch).then(
+    writeBatch(database.db, batch).then(
       () => undefined,
       (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
     );
