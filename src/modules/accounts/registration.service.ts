@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
 import { normaliseEmail, refuseReservedEmail } from '../../infra/email-address.js';
 import type { AccountType } from '../../db/schema.js';
 import type { Language } from '../../i18n/index.js';
@@ -19,6 +20,7 @@ import {
 } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
 import { checkBirthday } from './birthday.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { insertWholesaleRequest } from './wholesale.repository.js';
 import { rolesIn } from './session.service.js';
 
@@ -56,10 +58,27 @@ export async function requestBusinessRegistration(
   await queueAccountRequest(trx, config, { kind: 'businessRegistration', form: { ...form, contact }, storeCode, language }, now);
 }
 
+/**
+ * The user of the email as a registration adds an account to them: read under the locks the erasure
+ * takes (the person's companies, then their client accounts: lockAccountsForErasure), and read again
+ * once they are held. An erasure running meanwhile is waited for, and the email is then no one's (the
+ * registration makes a new person, as one sent after the erasure would); one that starts meanwhile
+ * waits for this registration and erases the account it adds. Read without them, a registration that
+ * ran as the erasure did added a live account to the erased user, and its link went to the erased
+ * placeholder address. (A user without any account has nothing to lock; none is made without one.)
+ */
+async function findPersonByEmail(trx: Db, email: string) {
+  const user = await findUserByEmail(trx, email);
+  // SQLite: the worker's write transaction is serial from its start, so the read stays true.
+  if (!user || !isPostgres(trx)) return user;
+  await lockAccountsForErasure(trx, user.id);
+  return findUserByEmail(trx, email);
+}
+
 /** Simple registration in the worker, the same for the web and the mobile scenario: the spec's state table. */
 export async function registerSimple(trx: Db, context: AccountsContext, form: SimpleRegistrationForm, now: number): Promise<void> {
   const { config, storeCode, language } = context;
-  const user = await findUserByEmail(trx, form.email);
+  const user = await findPersonByEmail(trx, form.email);
   if (!user) {
     const userId = await insertUser(
       trx,
@@ -180,7 +199,7 @@ export async function findOrCreateContact(
   language: Language,
   now: number,
 ): Promise<{ userId: number; verified: boolean }> {
-  const user = await findUserByEmail(trx, form.contact.email);
+  const user = await findPersonByEmail(trx, form.contact.email);
   if (user) return { userId: user.id, verified: Boolean(user.email_verified) };
   const userId = await insertUser(
     trx,

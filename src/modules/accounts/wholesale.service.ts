@@ -44,8 +44,11 @@ export function pendingWholesaleRequests(db: Db, limit = 100): Promise<Wholesale
 export async function approveWholesale(trx: Db, config: WholesaleConfig, request: WholesaleRequestRow, now: number): Promise<string> {
   const form = JSON.parse(request.form) as WholesaleRegistrationForm;
   const language: Language = isLanguage(request.language) ? request.language : 'et';
-  await decide(trx, request.id, 'APPROVED', now);
+  // The contact's locks before the request's row, in the erasure's order (it locks the person's
+  // accounts, then anonymises their requests): the other way round, an approval and the contact's
+  // erasure at once each waited for the other.
   const { userId } = await findOrCreateContact(trx, form, language, now);
+  await decide(trx, request.id, 'APPROVED', now);
   // A wholesale account of theirs in use is the one approved; one a company removed stays with that
   // company (its orders are the company's), so the approval makes a new company and account.
   const existing = (await accountsOfUser(trx, userId)).find(

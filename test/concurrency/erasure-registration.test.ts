@@ -1,0 +1,90 @@
+import type { Transaction } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/schema.js';
+import { registerSimple } from '../../src/modules/accounts/registration.service.js';
+import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
+import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { as } from '../profile/helpers.js';
+
+// "The person" of an erasure is the user: one email, with client accounts in every store. A
+// registration with that email in another store (the worker's side, which adds a retail account to
+// the user of the email: here a business customer's) and the erasure at once end as one of them first: a registration first adds
+// an account the erasure then marks ERASED with the rest; one after finds the email no one's and
+// makes a new person, as a registration sent after the erasure does. On PostgreSQL they run at
+// once; SQLite runs them one after the other.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const db = () => t.database.db;
+
+async function personOf(client: TestCustomer): Promise<{ userId: number; email: string }> {
+  const row = await db()
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select(['app_user.id', 'app_user.email'])
+    .where('client_account.id', '=', client.clientAccountId)
+    .executeTakeFirstOrThrow();
+  return { userId: Number(row.id), email: row.email };
+}
+
+/** The worker's side of POST /auth/register-simple in WEB2 for the email, in the caller's transaction. */
+const registerInWeb2 = (trx: Transaction<Database>, email: string) =>
+  registerSimple(
+    trx,
+    { config: t.config, storeCode: 'WEB2', language: 'et' },
+    { email, firstName: 'Mari', lastName: 'Maasikas' },
+    Date.now(),
+  );
+
+const accountsOfUser = (userId: number) =>
+  db().selectFrom('client_account').select(['store_code', 'type', 'status']).where('user_id', '=', userId).orderBy('id').execute();
+
+const userOfEmail = (email: string) => db().selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+
+describe('the erasure and a registration of the email in another store at once', () => {
+  it('a registration while the erasure is open waits for it and makes a new person of the email', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await createCustomer(db(), { kind: 'BUSINESS' });
+      const { userId, email } = await personOf(client);
+      await whileTransactionOpen(
+        db(),
+        async (trx) => eraseSubject(trx, personalDataParts, (await loadSubject(trx, userId))!, Date.now()),
+        () =>
+          db()
+            .transaction()
+            .execute((trx) => registerInWeb2(trx, email)),
+      );
+      expect(await accountsOfUser(userId)).toEqual([{ store_code: 'WEB', type: 'BUSINESS', status: 'ERASED' }]);
+      const registered = await userOfEmail(email);
+      expect(registered, 'the registration made a new user').toBeDefined();
+      expect(Number(registered!.id)).not.toBe(userId);
+      expect(await accountsOfUser(Number(registered!.id))).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', status: 'ACTIVE' }]);
+    }
+  });
+
+  it('a registration in flight when the erasure starts is waited for, and its account erased with the rest', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await createCustomer(db(), { kind: 'BUSINESS' });
+      const { userId, email } = await personOf(client);
+      let erased!: Awaited<ReturnType<ReturnType<typeof as>>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) => registerInWeb2(trx, email),
+        async () => (erased = await as(t, client.token)('DELETE', '/client-account', {})),
+      );
+      expect(erased.statusCode, erased.body).toBe(204);
+      expect(await accountsOfUser(userId)).toEqual([
+        { store_code: 'WEB', type: 'BUSINESS', status: 'ERASED' },
+        { store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' },
+      ]);
+      expect(await userOfEmail(email)).toBeUndefined();
+    }
+  });
+});
