@@ -99,9 +99,9 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
 async function eraseAccounts(trx: Db, subject: PersonalDataSubject, now: number) {
   await trx.deleteFrom('access_token').where('user_id', '=', subject.userId).execute();
   await trx.updateTable('wholesale_request').set({ email: subject.erasedEmail, form: '{}' }).where('email', '=', subject.email).execute();
-  // Every account of the user, read now: an account a registration added while the erasure waited for
-  // its locks (lockAccountsForErasure) is the person's too, and is not in the subject read before them.
-  await trx.updateTable('client_account').set({ status: 'ERASED' }).where('user_id', '=', subject.userId).execute();
+  if (subject.accounts.length > 0) {
+    await trx.updateTable('client_account').set({ status: 'ERASED' }).where('id', 'in', accountIdsOf(subject)).execute();
+  }
   await trx
     .updateTable('app_user')
     .set({

@@ -12,6 +12,8 @@ export {
 export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
 export { createClientAccount, findUserByEmail, insertUser, lockUser, type ClientAccountRow } from './accounts.repository.js';
+// For a company's invitation, which adds an account to the user of an email as a registration does.
+export { findPersonByEmail } from './registration.service.js';
 // The reserved-address rule lives in infra (the newsletter, below accounts, needs it too); given on here
 // for the modules that take their registration rules from accounts.
 export { refuseReservedEmail } from '../../infra/email-address.js';

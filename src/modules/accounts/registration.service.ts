@@ -59,19 +59,24 @@ export async function requestBusinessRegistration(
 }
 
 /**
- * The user of the email as a registration adds an account to them: read under the locks the erasure
- * takes (the person's companies, then their client accounts: lockAccountsForErasure), and read again
- * once they are held. An erasure running meanwhile is waited for, and the email is then no one's (the
- * registration makes a new person, as one sent after the erasure would); one that starts meanwhile
- * waits for this registration and erases the account it adds. Read without them, a registration that
- * ran as the erasure did added a live account to the erased user, and its link went to the erased
- * placeholder address. (A user without any account has nothing to lock; none is made without one.)
+ * The user of the email as a registration (or an invitation) adds an account to them: read under the
+ * locks the erasure takes (`lockPerson`: the person's companies, then their client accounts; only the
+ * accounts for a caller holding a company's lock already), and read again once they are held. An
+ * erasure running meanwhile is waited for, and the email is then no one's (a new person is made, as
+ * for a registration sent after the erasure); one that starts meanwhile waits for this transaction
+ * and erases the account it adds. Read without them, a registration that ran as the erasure did added
+ * a live account to the erased user, and its link went to the erased placeholder address. (A user
+ * without any account has nothing to lock; none is made without one.)
  */
-async function findPersonByEmail(trx: Db, email: string) {
+export async function findPersonByEmail(
+  trx: Db,
+  email: string,
+  lockPerson: (trx: Db, userId: number) => Promise<void> = lockAccountsForErasure,
+) {
   const user = await findUserByEmail(trx, email);
-  // SQLite: the worker's write transaction is serial from its start, so the read stays true.
+  // SQLite: a write transaction is serial from its start, so the read stays true.
   if (!user || !isPostgres(trx)) return user;
-  await lockAccountsForErasure(trx, user.id);
+  await lockPerson(trx, user.id);
   return findUserByEmail(trx, email);
 }
 

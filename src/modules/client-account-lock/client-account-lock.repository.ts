@@ -31,14 +31,28 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
  * The erasure's locks after the caller's session: the companies of the user's accounts, then the
  * accounts, each in id order. The companies come first because a change to a company's users takes
  * the company's lock and then its members' accounts (modules/companies): taken the other way round,
- * an employee's erasure and their master's removal of them at once deadlocked.
+ * an employee's erasure and their master's removal of them at once deadlocked. What adds an account
+ * to the user of an email (a registration, an approval) takes them too (findPersonByEmail, modules/accounts).
  */
 export async function lockAccountsForErasure(trx: Db, userId: number): Promise<void> {
   if (!isPostgres(trx)) return;
-  const accounts = trx.selectFrom('client_account').where('user_id', '=', userId);
-  const companyIds = accounts.select('company_id').where('company_id', 'is not', null);
+  const companyIds = trx
+    .selectFrom('client_account')
+    .select('company_id')
+    .where('user_id', '=', userId)
+    .where('company_id', 'is not', null);
   await trx.selectFrom('company').select('id').where('id', 'in', companyIds).orderBy('id').forUpdate().execute();
-  await accounts.select('id').orderBy('id').forNoKeyUpdate().execute();
+  await lockClientAccountsOfUser(trx, userId);
+}
+
+/**
+ * The second half of lockAccountsForErasure: the user's client accounts in id order (PostgreSQL),
+ * for a caller that holds a company's lock already (a company's invitation), which takes no other
+ * company's: the erasure waits for it at its company locks or holds all of them and the accounts.
+ */
+export async function lockClientAccountsOfUser(trx: Db, userId: number): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom('client_account').select('id').where('user_id', '=', userId).orderBy('id').forNoKeyUpdate().execute();
 }
 
 /**

@@ -2,4 +2,9 @@
 // first (the lock order, and why a writer refuses an erased account: client-account-lock.repository.ts).
 // A module of its own because basket, orders, profile, wishlist, back-in-stock and subscriptions all
 // take it, and accounts (the table's owner) imports basket.
-export { lockAccountsForErasure, lockLiveClientAccount, lockUnerasedClientCodes } from './client-account-lock.repository.js';
+export {
+  lockAccountsForErasure,
+  lockClientAccountsOfUser,
+  lockLiveClientAccount,
+  lockUnerasedClientCodes,
+} from './client-account-lock.repository.js';

@@ -6,12 +6,13 @@ import type { PageRequest } from '../../http/paging.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import {
   createClientAccount,
-  findUserByEmail,
+  findPersonByEmail,
   insertUser,
   queueAccountMail,
   refuseReservedEmail,
   type AccountsConfig,
 } from '../accounts/index.js';
+import { lockClientAccountsOfUser } from '../client-account-lock/index.js';
 import type { CompanyUser, CompanyUserChange, CompanyUserInvitation } from './companies.schemas.js';
 import type { CompanyMaster } from './company-access.js';
 import { EMPLOYEE_ROLES, storedRole, wireRole } from './company-roles.js';
@@ -101,7 +102,8 @@ export async function inviteCompanyUser(
   const { invitation } = input;
   refuseReservedEmail('email', invitation.email);
   const role = storedRole(master.kind, invitation.role);
-  const user = await findUserByEmail(trx, invitation.email);
+  // Under the person's account locks (the company's is held): an erasure of theirs meanwhile is waited for.
+  const user = await findPersonByEmail(trx, invitation.email, lockClientAccountsOfUser);
   const names = { first_name: invitation.firstName, last_name: invitation.lastName };
   let userId: number;
   let accountId: number | undefined;

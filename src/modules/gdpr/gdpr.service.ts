@@ -83,8 +83,12 @@ export async function exportPersonalData(db: Db, parts: readonly PersonalDataPar
  */
 export async function eraseSubject(trx: Db, parts: readonly PersonalDataPart[], subject: PersonalDataSubject, now: number): Promise<void> {
   await lockAccountsForErasure(trx, subject.userId);
-  for (const part of parts) await part.refuseErasure?.(trx, subject, now);
-  for (const part of parts) await part.erase(trx, subject, now);
+  // Read again under the locks: a registration or a company's invitation that added an account to the
+  // person takes them too (findPersonByEmail), and one waited for here is the person's to erase, with
+  // the names an invitation gave it.
+  const locked = (await loadSubject(trx, subject.userId)) ?? subject;
+  for (const part of parts) await part.refuseErasure?.(trx, locked, now);
+  for (const part of parts) await part.erase(trx, locked, now);
 }
 
 export interface ErasureRequest {

@@ -2,6 +2,8 @@ import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { registerSimple } from '../../src/modules/accounts/registration.service.js';
+import { companyMaster, lockedMaster } from '../../src/modules/companies/company-access.js';
+import { inviteCompanyUser } from '../../src/modules/companies/company-users.service.js';
 import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
 import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
@@ -9,11 +11,11 @@ import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
 
-// "The person" of an erasure is the user: one email, with client accounts in every store. A
-// registration with that email in another store (the worker's side, which adds a retail account to
-// the user of the email: here a business customer's) and the erasure at once end as one of them first: a registration first adds
-// an account the erasure then marks ERASED with the rest; one after finds the email no one's and
-// makes a new person, as a registration sent after the erasure does. On PostgreSQL they run at
+// "The person" of an erasure is the user: one email, with client accounts in every store. What adds
+// an account to the user of an email (a registration in another store, the worker's side; a
+// company's invitation) and the erasure at once end as one of them first: first, the account is
+// erased with the rest (an invitation's names too); after, the email is no one's and a new person
+// is made, as for a registration or invitation sent after the erasure. On PostgreSQL they run at
 // once; SQLite runs them one after the other.
 
 let t: TestApp;
@@ -86,5 +88,55 @@ describe('the erasure and a registration of the email in another store at once',
       ]);
       expect(await userOfEmail(email)).toBeUndefined();
     }
+  });
+});
+
+const invitationNames = (userId: number) =>
+  db()
+    .selectFrom('company_invitation')
+    .innerJoin('client_account', 'client_account.id', 'company_invitation.client_account_id')
+    .select('company_invitation.first_name')
+    .where('client_account.user_id', '=', userId)
+    .execute();
+
+describe("the erasure and a company's invitation of the email at once", () => {
+  const invitation = (email: string) => ({ email, firstName: 'Tiit', lastName: 'Töötaja', role: 'EMPLOYEE' as const });
+
+  it('an invitation while the erasure is open waits for it and invites a new person of the email', async () => {
+    const person = await createCustomer(db(), { store: 'WEB2' });
+    const { userId, email } = await personOf(person);
+    const master = await createCustomer(db(), { kind: 'BUSINESS' });
+    let invited!: Awaited<ReturnType<ReturnType<typeof as>>>;
+    await whileTransactionOpen(
+      db(),
+      async (trx) => eraseSubject(trx, personalDataParts, (await loadSubject(trx, userId))!, Date.now()),
+      async () => (invited = await as(t, master.token)('POST', '/company-user', invitation(email))),
+    );
+    expect(invited.statusCode, invited.body).toBe(200);
+    expect(await accountsOfUser(userId)).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' }]);
+    const registered = await userOfEmail(email);
+    expect(Number(registered!.id)).not.toBe(userId);
+    expect(await accountsOfUser(Number(registered!.id))).toEqual([{ store_code: 'WEB', type: 'BUSINESS', status: 'PENDING_CONFIRMATION' }]);
+  });
+
+  it('an invitation in flight when the erasure starts is waited for, and its account and names erased with the rest', async () => {
+    const person = await createCustomer(db(), { store: 'WEB2' });
+    const { userId, email } = await personOf(person);
+    const master = await createCustomer(db(), { kind: 'BUSINESS' });
+    let erased!: Awaited<ReturnType<ReturnType<typeof as>>>;
+    await whileTransactionOpen(
+      db(),
+      async (trx) => {
+        const caller = await lockedMaster(trx, { clientAccountId: master.clientAccountId }, companyMaster);
+        await inviteCompanyUser(trx, t.config, caller, { invitation: invitation(email), language: 'et' }, Date.now());
+      },
+      async () => (erased = await as(t, person.token, 'WEB2')('DELETE', '/client-account', {})),
+    );
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(await accountsOfUser(userId)).toEqual([
+      { store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' },
+      { store_code: 'WEB', type: 'BUSINESS', status: 'ERASED' },
+    ]);
+    expect(await invitationNames(userId)).toEqual([]);
   });
 });
