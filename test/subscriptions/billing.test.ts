@@ -196,6 +196,36 @@ describe('billing', () => {
   });
 });
 
+// A charge whose answer never came stays pending (stuck-charges.test.ts) for hours or days: the
+// customer who tries to cancel or change plan meanwhile is told it awaits the provider's confirmation
+// and to contact customer service if it lasts, not to try again in a minute.
+describe('changing a subscription whose charge has waited past its answer', () => {
+  it('is a 409 that says so, with an hour to wait; a charge just sent is a minute', async () => {
+    const { customer, id, end, token } = await activeSubscriber();
+    s.everypay.setCardOutcome(token, 'settled', { processing: true });
+    s.everypay.holdCallbacks();
+    await bill(s, end + 1000);
+    const [charge] = (await chargesOf(s, id)).filter((row) => row.state === 'pending');
+    const at = async (updatedAt: number) => {
+      await s.t.database.db.updateTable('subscription_charge').set({ updated_at: updatedAt }).where('id', '=', charge!.id).execute();
+      const refused = [
+        await call(s, customer, 'DELETE', `/subscription/${id}`),
+        await call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: 1 }),
+      ];
+      for (const answer of refused) expectErrorBody(answer, 409, 'Conflict');
+      return refused.map((answer) => [answer.headers['retry-after'], (answer.json() as { message: string }).message]);
+    };
+    const fresh = await at(Date.now());
+    const waited = await at(Date.now() - 11 * 60_000);
+    expect(fresh.map(([retry]) => retry)).toEqual(['60', '60']);
+    expect(waited.map(([retry]) => retry)).toEqual(['3600', '3600']);
+    expect(waited[0]![1]).not.toBe(fresh[0]![1]);
+    expect(waited[0]![1]).toBe(waited[1]![1]);
+    await s.everypay.releaseCallbacks();
+    await s.everypay.callbacksIdle();
+  });
+});
+
 // A charge's outcome moves its subscription (settled: the next period). A cancellation applied while it
 // waited for the gateway made that outcome land on an ended subscription: a FAILED one, ended at once,
 // came back ACTIVE when its retry settled, without its family's slot and renewing every month.

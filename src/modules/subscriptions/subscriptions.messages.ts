@@ -10,6 +10,8 @@ const en = {
   'subscriptions.paymentPending':
     'The payment is still being processed; the new plan starts once it is confirmed, and we will e-mail you the outcome.',
   'subscriptions.chargePending': 'A payment of this subscription is still being processed; try again once it is confirmed.',
+  'subscriptions.chargeAwaitingGateway':
+    'A payment of this subscription is waiting for the card payment provider to confirm it, which is checked every hour. If it is not confirmed within a day, please contact customer service.',
   'subscriptions.gatewayUnavailable': 'Card payments are unavailable at the moment. Please try again later.',
   'subscriptions.cardBeingStarted': 'Saving your card is being started; try again in a moment.',
   'subscriptions.notChangeable': 'A subscription in status {status} cannot be changed.',
@@ -61,6 +63,8 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.paymentPending':
     'Makse on veel töös; uus pakett hakkab kehtima, kui makse on kinnitatud, ja tulemusest saadame teile e-kirja.',
   'subscriptions.chargePending': 'Selle tellimuse makse on veel töös; proovige uuesti, kui see on kinnitatud.',
+  'subscriptions.chargeAwaitingGateway':
+    'Selle tellimuse makse ootab kaardimaksete pakkuja kinnitust, mida kontrollitakse iga tunni järel. Kui makset päeva jooksul ei kinnitata, võtke palun ühendust klienditeenindusega.',
   'subscriptions.gatewayUnavailable': 'Kaardimaksed ei ole praegu võimalikud. Palun proovige hiljem uuesti.',
   'subscriptions.cardBeingStarted': 'Kaardi salvestamist alustatakse; proovige hetke pärast uuesti.',
   'subscriptions.notChangeable': 'Olekus {status} tellimust ei saa muuta.',
@@ -113,6 +117,8 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.paymentPending':
     'Платёж ещё обрабатывается; новый тариф начнёт действовать после подтверждения, о результате мы сообщим по электронной почте.',
   'subscriptions.chargePending': 'Платёж по этой подписке ещё обрабатывается; повторите после его подтверждения.',
+  'subscriptions.chargeAwaitingGateway':
+    'Платёж по этой подписке ожидает подтверждения платёжного провайдера, оно проверяется каждый час. Если платёж не подтвердится в течение дня, обратитесь в службу поддержки.',
   'subscriptions.gatewayUnavailable': 'Оплата картой сейчас недоступна. Попробуйте позже.',
   'subscriptions.cardBeingStarted': 'Сохранение карты начинается; повторите чуть позже.',
   'subscriptions.notChangeable': 'Подписку в статусе {status} нельзя изменить.',

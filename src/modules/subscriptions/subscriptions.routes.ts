@@ -118,7 +118,9 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
         summary: 'Cancels at the period end (access until then); a subscription whose renewal failed ends at once',
         description:
           '409 while one of its charges is still with the gateway (a renewal or its retry, an upgrade): its outcome decides ' +
-          'the period first; try again once it is confirmed.',
+          'the period first; try again once it is confirmed (Retry-After: 60). A charge whose answer has not come in 10 ' +
+          'minutes is looked up hourly, then daily: its 409 says so and asks the customer to contact customer service if ' +
+          'it lasts a day (Retry-After: 3600). The plan change answers the same.',
         headers: StoreRequestHeaders,
         params: IdParams,
         security,

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Language } from '../../i18n/index.js';
 import { conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
 import type { Gateways } from '../payments/index.js';
-import { decidedOutcome, newCharge, runCharge } from './billing.service.js';
+import { decidedOutcome, newCharge, runCharge, STALE_CHARGE_MS } from './billing.service.js';
 import { activeCardsOf, ownCard } from './cards.repository.js';
 import type { ChargeOutcome } from './billing.apply.js';
 import { countCharges, insertChargeOnce, markOutcomeTold, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
@@ -168,7 +168,8 @@ export async function changePlan(
     // Still TRIAL or ACTIVE (as GET shows it, with cancelAtPeriodEnd): not a status of its own.
     if (sub.cancel_at_period_end) throw conflict('subscriptions.cancelledAtPeriodEnd');
     // A charge still waiting for the gateway (this change's, or a renewal's) is settled first: the plan it pays for is not known yet.
-    if (await pendingChargeOf(trx, id)) throw conflict('subscriptions.chargePending');
+    const pending = await pendingChargeOf(trx, id);
+    if (pending) throw chargePendingRefusal(pending, now);
     const current = (await findPlan(trx, Number(sub.plan_id)))!;
     const plan = await sellablePlan(trx, planId, sub.store_code);
     if (familyOf(plan.kind) !== familyOf(current.kind)) throw invalidField('planId', 'subscriptions.otherFamily');
@@ -241,6 +242,18 @@ async function chargeWhileTheCustomerWaits(
 }
 
 /**
+ * The 409 for a change while a charge of the subscription waits for its gateway. A charge in a
+ * request's or a run's hands is a moment's wait (retry in a minute); one left past STALE_CHARGE_MS
+ * waits for an answer that did not come, which the billing run asks for hourly, then daily, and an
+ * operator may have to settle (billing.service.ts): the customer is told so, not to retry every minute.
+ */
+function chargePendingRefusal(charge: Pick<ChargeRow, 'updated_at'>, now: number): DomainError {
+  if (Number(charge.updated_at) < now - STALE_CHARGE_MS)
+    return new DomainError('conflict', 'subscriptions.chargeAwaitingGateway', {}, 3600);
+  return new DomainError('conflict', 'subscriptions.chargePending', {}, 60);
+}
+
+/**
  * Cancels at the period's end (access until then); a subscription whose renewal failed ends at once.
  * Not while one of its charges waits for the gateway (a renewal's retry, say): that charge's outcome
  * moves the subscription (settled: the next period), and applied after the cancellation it made an
@@ -255,7 +268,8 @@ export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, 
     if (!sub) throw notFound('subscriptions.notFound', { id });
     if (!LIVE.includes(sub.status) || sub.status === 'PENDING') throw conflict('subscriptions.notChangeable', { status: sub.status });
     if (sub.cancel_at_period_end) return;
-    if (await pendingChargeOf(trx, id)) throw new DomainError('conflict', 'subscriptions.chargePending', {}, 60);
+    const pending = await pendingChargeOf(trx, id);
+    if (pending) throw chargePendingRefusal(pending, now);
     if (sub.status === 'FAILED') {
       await updateSubscription(trx, id, { status: 'ENDED', live_key: null, next_attempt_at: null, ended_at: now, updated_at: now });
     } else {
