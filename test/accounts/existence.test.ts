@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsTestApp, mailTo, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf } from '../helpers/customers.js';
 
 // The anonymous account endpoints must not tell, by the work they do, whether an email exists:
 // a request for a known email and one for an unknown email write the same rows to the same tables
@@ -46,13 +46,7 @@ async function rowsWrittenBy(send: () => Promise<{ statusCode: number; body: str
  */
 async function existingEmail(): Promise<string> {
   const customer = await createCustomer(t.database.db, { kind: 'SIMPLE', store: 'WEB' });
-  const row = await t.database.db
-    .selectFrom('client_account')
-    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .select('app_user.email')
-    .where('client_account.id', '=', customer.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return row.email;
+  return emailOf(t.database.db, customer);
 }
 
 const post = (url: string, payload: Record<string, unknown>) => () =>

@@ -5,7 +5,7 @@ import { backInStockPruning, REQUEST_LIFETIME_MS, scanBackInStock } from '../../
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createProduct, createShop } from '../helpers/catalogue.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { askConfirmed } from './helpers.js';
@@ -60,14 +60,7 @@ describe('a stock import makes a product available again', () => {
   it('mails each requester once, in its language, with the name and link; two racing workers send no second mail', async () => {
     const product = await createProduct(t.database.db, { name: 'Kevadine raamat', availability: 'TEMPORARILY_OUT_OF_STOCK' });
     const client = await createCustomer(t.database.db);
-    const clientEmail = (
-      await t.database.db
-        .selectFrom('client_account as ca')
-        .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-        .select('u.email')
-        .where('ca.id', '=', client.clientAccountId)
-        .executeTakeFirstOrThrow()
-    ).email;
+    const clientEmail = await emailOf(t.database.db, client);
     await guest({ productId: product, email: 'vene@example.ee' }, { 'x-app-language': 'ru' });
     await guest({ productId: product, email: 'eesti@example.ee' }, { 'x-app-language': 'et' });
     await guest({ productId: product, email: 'english@example.ee' }, { 'x-app-language': 'en' });

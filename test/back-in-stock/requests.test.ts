@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Back-in-stock requests through HTTP: who may ask for what, idempotent repeats, a client's own
@@ -39,14 +39,8 @@ function sameButExpiry(answer: unknown) {
   return rest;
 }
 
-async function clientAddress(who: TestCustomer): Promise<string> {
-  const user = await t.database.db
-    .selectFrom('client_account as ca')
-    .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-    .select('u.email')
-    .where('ca.id', '=', who.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return user.email;
+function clientAddress(who: TestCustomer): Promise<string> {
+  return emailOf(t.database.db, who);
 }
 
 describe('POST /back-in-stock', () => {

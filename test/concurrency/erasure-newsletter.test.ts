@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmSubscription } from '../../src/modules/newsletter/newsletter.service.js';
 import { duringErasure } from '../gdpr/erasure-helpers.js';
 import { createAccountsTestApp, type AccountsTestApp } from '../helpers/accounts.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { confirm, confirmationMailTo, newsletterToken, subscribe, subscriberRows } from '../newsletter/helpers.js';
@@ -21,22 +21,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const emailOf = async (client: TestCustomer) =>
-  (
-    await t.database.db
-      .selectFrom('client_account')
-      .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-      .select('app_user.email')
-      .where('client_account.id', '=', client.clientAccountId)
-      .executeTakeFirstOrThrow()
-  ).email;
-
 const requestRows = (email: string) => t.database.db.selectFrom('newsletter_request').select('id').where('email', '=', email).execute();
 
 /** A client whose login email has asked for the newsletter: the link of its confirmation mail, not yet followed. */
 async function clientWithConfirmationLink(): Promise<{ client: TestCustomer; email: string; token: string }> {
   const client = await createCustomer(t.database.db);
-  const email = await emailOf(client);
+  const email = await emailOf(t.database.db, client);
   const asked = await subscribe(t, { email, language: 'en' }, { store: 'WEB' });
   expect(asked.statusCode, asked.body).toBe(200);
   return { client, email, token: newsletterToken(await confirmationMailTo(t, email)) };
@@ -70,7 +60,7 @@ describe('the erasure and a confirmation link of the email at once', () => {
 describe('the erasure and a new request for the email at once', () => {
   it('a request sent while the erasure is open is a new one, kept as one sent after it; nothing is subscribed', async () => {
     const client = await createCustomer(t.database.db);
-    const email = await emailOf(client);
+    const email = await emailOf(t.database.db, client);
     const asked = await duringErasure(t, client, () => subscribe(t, { email, language: 'en' }, { store: 'WEB' }));
     expect(asked.statusCode, asked.body).toBe(200);
     expect(await requestRows(email)).toHaveLength(1);

@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { createCustomer, createEmployee } from '../helpers/customers.js';
+import { createCustomer, createEmployee, emailOf } from '../helpers/customers.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // `storefront gdpr erase <email>`: the operator's erasure, the same use case as DELETE
@@ -83,14 +83,7 @@ describe('storefront gdpr erase', () => {
     const db = database.db;
     const master = await createCustomer(db, { kind: 'BUSINESS' });
     await createEmployee(db, master);
-    const email = (
-      await db
-        .selectFrom('client_account')
-        .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-        .select('app_user.email')
-        .where('client_account.id', '=', master.clientAccountId)
-        .executeTakeFirstOrThrow()
-    ).email;
+    const email = await emailOf(db, master);
     const result = await runCli(['gdpr', 'erase', email], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('last master');

@@ -5,7 +5,7 @@ import { giftCardIssueHandler } from '../../src/modules/gift-cards/gift-cards.jo
 import { expireCards } from '../../src/modules/gift-cards/index.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -32,16 +32,6 @@ afterAll(async () => {
   await smtp?.close();
 });
 const db = () => t.database.db;
-
-const emailOf = async (customer: TestCustomer) =>
-  (
-    await db()
-      .selectFrom('client_account')
-      .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-      .select('app_user.email')
-      .where('client_account.id', '=', customer.clientAccountId)
-      .executeTakeFirstOrThrow()
-  ).email;
 
 const details = (overrides: Record<string, unknown> = {}) => ({
   amount: 30,
@@ -125,7 +115,7 @@ describe('bought, issued, delivered', () => {
     const buyer = await createCustomer(db());
     const recipient = await createCustomer(db());
     const stranger = await createCustomer(db());
-    const recipientEmail = await emailOf(recipient);
+    const recipientEmail = await emailOf(db(), recipient);
     const who: Who = { bearer: buyer.token };
     const book = await stockedBook(t, shop, 5);
     await fill(t, who, [[book, 1]]);

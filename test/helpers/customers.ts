@@ -127,3 +127,14 @@ export const SHIPPING_ADDRESS = {
   postcode: '51007',
   countryNavCode: 'EE',
 } as const;
+
+/** The customer's login email: their user's (the address their mails go to). */
+export async function emailOf(db: Kysely<Database>, customer: Pick<TestCustomer, 'clientAccountId'>): Promise<string> {
+  const row = await db
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select('app_user.email')
+    .where('client_account.id', '=', customer.clientAccountId)
+    .executeTakeFirstOrThrow();
+  return row.email;
+}

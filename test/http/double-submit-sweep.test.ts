@@ -10,7 +10,7 @@ import { companyMaster, invite } from '../companies/fixtures.js';
 import { card as giftCard } from '../gift-cards/helpers.js';
 import { GOOD_PASSWORD, tokenFromMail, uniqueEmail, verify, type AccountsTestApp } from '../helpers/accounts.js';
 import { createCategory, createProduct } from '../helpers/catalogue.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { uploadProductFiles } from '../helpers/product-files.js';
 import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '../helpers/row-tracker.js';
 import { engine } from '../helpers/test-app.js';
@@ -181,13 +181,7 @@ const send = (who: Caller, method: Method, url: string, body?: unknown, headers?
 /** A customer written to the tables (createCustomer), with its login email. */
 async function customer(kind: 'SIMPLE' | 'BUSINESS' | 'WHOLESALE' = 'SIMPLE'): Promise<TestCustomer & { email: string }> {
   const made = await createCustomer(t.database.db, { kind });
-  const row = await t.database.db
-    .selectFrom('client_account')
-    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .select('app_user.email')
-    .where('client_account.id', '=', made.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return { ...made, email: row.email };
+  return { ...made, email: await emailOf(t.database.db, made) };
 }
 
 /** A customer registered and verified through the real flow (so with a password). */

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
 import { LOST_START_MS } from '../../src/modules/subscriptions/cards.service.js';
-import type { TestCustomer } from '../helpers/customers.js';
+import { emailOf, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { call, createCustomer, saveCard, secondAccountOf, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
 import { until, withTableHeld } from '../helpers/lock-waits.js';
@@ -30,12 +30,7 @@ const start = (customer: TestCustomer) => call(s, customer, 'POST', '/subscripti
 
 /** The card-saving payments EveryPay was asked to create for this client's user (by its email): their order references. */
 async function oneoffsOf(customer: TestCustomer): Promise<string[]> {
-  const { email } = await s.t.database.db
-    .selectFrom('app_user')
-    .innerJoin('client_account', 'client_account.user_id', 'app_user.id')
-    .select('app_user.email')
-    .where('client_account.id', '=', customer.clientAccountId)
-    .executeTakeFirstOrThrow();
+  const email = await emailOf(s.t.database.db, customer);
   return s.everypay.requests
     .filter((request) => request.path === ONEOFF)
     .map((request) => request.body as { order_reference: string; email: string })

@@ -5,7 +5,7 @@ import { configuredGateways, type Gateways } from '../../src/modules/payments/in
 import { billDue } from '../../src/modules/subscriptions/index.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp, TestAppOptions } from '../helpers/test-app.js';
@@ -265,13 +265,7 @@ export const upgradeCharges = async (s: SubscriptionShop, id: number) =>
 
 /** The customer's login email (their user's: the subscription's mails go to it). */
 export async function loginEmailOf(s: SubscriptionShop, customer: TestCustomer): Promise<string> {
-  const row = await s.t.database.db
-    .selectFrom('client_account')
-    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-    .select('app_user.email')
-    .where('client_account.id', '=', customer.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return row.email.toLowerCase();
+  return (await emailOf(s.t.database.db, customer)).toLowerCase();
 }
 
 /**
