@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { invalidField } from '../../infra/domain-error.js';
 import { hashPassword } from '../../infra/passwords.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
@@ -54,6 +55,8 @@ export async function logIn(
         how: { method: 'password' },
         storeField: 'web_store_nav_code',
         basket: input.basket,
+        // The credentials were right for a person the erasure then ended: as to a login sent after it.
+        erasedAnswer: () => invalidField('password', 'auth.invalidCredentials'),
       },
       now,
     ),

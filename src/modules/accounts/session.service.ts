@@ -1,10 +1,11 @@
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
-import { DomainError, invalidField } from '../../infra/domain-error.js';
+import { DomainError, invalidField, unauthenticated } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { newToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import { loginBasket, type BasketWire } from '../basket/index.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { getStore, isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
@@ -13,6 +14,7 @@ import {
   findUserByEmail,
   findUserById,
   insertAccessToken,
+  isLiveAccount,
   revokeToken,
   tokenSignedInAt,
   updateUser,
@@ -172,6 +174,30 @@ export interface SessionRequest {
   /** Runs just before the token is issued (e.g. to consume a single-use record). */
   beforeIssue?: () => Promise<void>;
   basket: LoginBasketRequest;
+  /** The answer when the person was erased while the login waited for it (as to a login sent after it); a 401 by default. */
+  erasedAnswer?: () => Error;
+}
+
+const isLiveRetailAccount = (account: ClientAccountRow) => account.type === 'SIMPLE' && isLiveAccount(account);
+
+/**
+ * A retail customer of the other store logs in here with the same credentials: their retail account
+ * here is made, under the erasure's locks of the person (lockAccountsForErasure), with their accounts
+ * read again once those are held. An erasure running meanwhile is waited for, and the person is then
+ * found erased (no account is made: `erasedAnswer`); one that starts meanwhile waits for this login
+ * and erases the account and its token with the rest. Made without them, a login that ran as the
+ * erasure did left an active account with a working token on the erased person. Only a login that
+ * makes an account takes them: any other reads the accounts once, without a lock.
+ */
+async function accountsWithRetailHere(trx: Db, request: SessionRequest, now: number): Promise<ClientAccountRow[]> {
+  const { userId, storeCode } = request;
+  await lockAccountsForErasure(trx, userId);
+  const accounts = await accountsOfUser(trx, userId);
+  if (!accounts.some(isLiveRetailAccount)) throw (request.erasedAnswer ?? (() => unauthenticated('auth.unauthorized')))();
+  // A login at the same moment may have made it (or another account here) already.
+  if (rolesIn(accounts, storeCode).length > 0) return accounts;
+  await ensureClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
+  return accountsOfUser(trx, userId);
 }
 
 /**
@@ -183,10 +209,8 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
   const { userId, storeCode, role: asked } = request;
   let accounts = await accountsOfUser(trx, userId);
   let roles = rolesIn(accounts, storeCode);
-  // A retail customer of the other store logs in here with the same credentials.
-  if (roles.length === 0 && accounts.some((a) => a.type === 'SIMPLE')) {
-    await ensureClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
-    accounts = await accountsOfUser(trx, userId);
+  if (roles.length === 0 && accounts.some(isLiveRetailAccount)) {
+    accounts = await accountsWithRetailHere(trx, request, now);
     roles = rolesIn(accounts, storeCode);
   }
   if (roles.length === 0) throw invalidField(request.storeField, 'auth.noAccountInStore');

@@ -11,7 +11,7 @@ import { hashToken, newToken } from '../../infra/tokens.js';
 import {
   activateDroppingCredentials,
   createActivatedUser,
-  findUserByEmail,
+  findPersonByEmail,
   lockUser,
   openSession,
   queueAccountMail,
@@ -19,6 +19,7 @@ import {
   type LoginResult,
 } from '../accounts/index.js';
 import { isLoginEmailConfirmed, markLoginEmailConfirmed, markLoginEmailConfirmedIf, markLoginEmailUnconfirmed } from '../profile/index.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import type { SocialProviders } from './provider-registry.js';
 import {
   identityOf,
@@ -335,7 +336,7 @@ async function resolveUser(
     // lock the identity is read again: a takeover that committed since the first read has dropped
     // it (this sign-in then goes on as one of an identity nobody linked), and one that comes later
     // waits for this session and ends it. Without it, a session opened after the takeover stayed.
-    await lockUser(trx, linked.user_id);
+    await lockPerson(trx, linked.user_id);
     linked = await findIdentity(trx, identity.provider, identity.subject);
   }
   if (linked) {
@@ -346,7 +347,10 @@ async function resolveUser(
     await refreshLinkedIdentity(trx, linked, identity);
     return linked.user_id;
   }
-  const byEmail = identity.email === null ? undefined : await findUserByEmail(trx, identity.email);
+  // Read under the erasure's locks, as a registration reads it: an erasure running meanwhile is waited
+  // for, and the email is then no one's (a new person is made below, as for a sign-in sent after it);
+  // one that starts meanwhile waits for this sign-in and erases what it links and makes.
+  const byEmail = identity.email === null ? undefined : await findPersonByEmail(trx, identity.email);
   if (byEmail) {
     if (vouched === null) throw invalidField('authId', 'auth.linkWithPassword', { provider: identity.provider });
     // The takeovers below drop identities and sessions under the user's lock (see above).
@@ -384,6 +388,17 @@ async function resolveUser(
   // Nobody confirmed a placeholder: it stays unconfirmed until the person confirms an address of their own.
   if (vouched === null) await markLoginEmailUnconfirmed(trx, userId, now);
   return userId;
+}
+
+/**
+ * The user's row lock that a takeover holds, after the erasure's locks of the person (their companies
+ * and client accounts): the erasure's order, which takes the user's row last. A sign-in may make the
+ * person's account in this store (openSession), which takes the erasure's locks; taken after the
+ * user's row, a sign-in and an erasure at once could each hold what the other waits for.
+ */
+async function lockPerson(trx: Db, userId: number): Promise<void> {
+  await lockAccountsForErasure(trx, userId);
+  await lockUser(trx, userId);
 }
 
 /** An address no one holds or can register first: `.invalid` never delivers, the local part is 128 random bits. */

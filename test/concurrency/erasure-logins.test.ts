@@ -1,0 +1,174 @@
+import type { Transaction } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/schema.js';
+import { openSession } from '../../src/modules/accounts/session.service.js';
+import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
+import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
+import { createAuthRecord, socialLogin } from '../../src/modules/social/social.service.js';
+import { hashPassword } from '../../src/infra/passwords.js';
+import { GOOD_PASSWORD } from '../helpers/accounts.js';
+import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { expectFieldErrors } from '../helpers/http.js';
+import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { as } from '../profile/helpers.js';
+
+// A login in the other store makes the retail customer's account there (openSession), and a social
+// sign-in that finds its person by a provider-verified email does the same. Either one and the
+// erasure at once end as one of them first: the login first, its account and token are erased with
+// the rest; the erasure first, the login finds no such person (the wrong-credentials answer of a login
+// sent after it; a social sign-in makes a new person of the email, as one sent after it does). On
+// PostgreSQL they run at once; SQLite runs them one after the other.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const db = () => t.database.db;
+let passwordHash: string;
+beforeAll(async () => {
+  passwordHash = await hashPassword(GOOD_PASSWORD);
+});
+
+/** A verified retail customer of WEB with a password, and no account in WEB2. */
+async function retailCustomer(): Promise<TestCustomer & { userId: number; email: string }> {
+  const client = await createCustomer(db());
+  const row = await db()
+    .selectFrom('client_account')
+    .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+    .select(['app_user.id', 'app_user.email'])
+    .where('client_account.id', '=', client.clientAccountId)
+    .executeTakeFirstOrThrow();
+  await db().updateTable('app_user').set({ password_hash: passwordHash }).where('id', '=', row.id).execute();
+  return { ...client, userId: Number(row.id), email: row.email };
+}
+
+const erase = async (trx: Transaction<Database>, userId: number) =>
+  eraseSubject(trx, personalDataParts, (await loadSubject(trx, userId))!, Date.now());
+
+const accountsOfUser = (userId: number) =>
+  db().selectFrom('client_account').select(['store_code', 'status']).where('user_id', '=', userId).orderBy('id').execute();
+
+const tokensOfUser = (userId: number) => db().selectFrom('access_token').select('token_hash').where('user_id', '=', userId).execute();
+
+const userOfEmail = (email: string) => db().selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+
+const logInToWeb2 = (email: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/auth/login',
+    headers: { store: 'WEB2' },
+    payload: { email, password: GOOD_PASSWORD, web_store_nav_code: 'WEB2' },
+  });
+
+const noGuestBasket = { guestToken: undefined, language: 'et' as const };
+
+/** What POST /auth/login in WEB2 opens for the user once the credentials were checked. */
+const web2Session = (userId: number) => ({
+  userId,
+  storeCode: 'WEB2',
+  role: undefined,
+  how: { method: 'password' },
+  storeField: 'web_store_nav_code',
+  basket: noGuestBasket,
+});
+
+describe('the erasure and a password login in the other store at once', () => {
+  it('a login while the erasure is open waits for it, makes no account and answers as to a wrong password', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await retailCustomer();
+      let login!: Awaited<ReturnType<typeof logInToWeb2>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) => erase(trx, client.userId),
+        async () => (login = await logInToWeb2(client.email)),
+      );
+      expect(expectFieldErrors(login)).toEqual(['password']);
+      expect(await accountsOfUser(client.userId)).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
+      expect(await tokensOfUser(client.userId)).toEqual([]);
+    }
+  });
+
+  it('a login in flight when the erasure starts is waited for, and its account and token erased with the rest', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await retailCustomer();
+      let erased!: Awaited<ReturnType<ReturnType<typeof as>>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) => openSession(trx, t.config, web2Session(client.userId), Date.now()),
+        async () => (erased = await as(t, client.token)('DELETE', '/client-account', { password: GOOD_PASSWORD })),
+      );
+      expect(erased.statusCode, erased.body).toBe(204);
+      expect(await accountsOfUser(client.userId)).toEqual([
+        { store_code: 'WEB', status: 'ERASED' },
+        { store_code: 'WEB2', status: 'ERASED' },
+      ]);
+      expect(await tokensOfUser(client.userId)).toEqual([]);
+    }
+  });
+});
+
+/** An authId for a Google sign-in in WEB2 whose provider verified the email. */
+const googleAuthId = (email: string) =>
+  createAuthRecord(
+    db(),
+    { provider: 'google', subject: `sub-${email}`, email, emailVerified: true, firstName: 'Mari', lastName: 'Maasikas' },
+    'WEB2',
+    'et',
+    Date.now(),
+  );
+
+const signInToWeb2 = (authId: string) =>
+  t.app.inject({ method: 'POST', url: '/auth/social-login', headers: { store: 'WEB2' }, payload: { authId, isNativeForm: false } });
+
+const identitiesOfUser = (userId: number) => db().selectFrom('social_identity').select('subject').where('user_id', '=', userId).execute();
+
+describe('the erasure and a social sign-in of the email in the other store at once', () => {
+  it('a sign-in while the erasure is open waits for it and makes a new person of the email', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await retailCustomer();
+      const authId = await googleAuthId(client.email);
+      let signIn!: Awaited<ReturnType<typeof signInToWeb2>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) => erase(trx, client.userId),
+        async () => (signIn = await signInToWeb2(authId)),
+      );
+      expect(signIn.statusCode, signIn.body).toBe(200);
+      expect(await accountsOfUser(client.userId)).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
+      expect(await tokensOfUser(client.userId)).toEqual([]);
+      expect(await identitiesOfUser(client.userId)).toEqual([]);
+      const person = await userOfEmail(client.email);
+      expect(Number(person!.id)).not.toBe(client.userId);
+      expect(await accountsOfUser(Number(person!.id))).toEqual([{ store_code: 'WEB2', status: 'ACTIVE' }]);
+    }
+  });
+
+  it('a sign-in in flight when the erasure starts is waited for, and its account, token and identity erased with the rest', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await retailCustomer();
+      const authId = await googleAuthId(client.email);
+      let erased!: Awaited<ReturnType<ReturnType<typeof as>>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) =>
+          socialLogin(
+            trx,
+            t.config,
+            { authId, role: undefined, isNativeForm: false, storeCode: 'WEB2', language: 'et', basket: noGuestBasket },
+            Date.now(),
+          ),
+        async () => (erased = await as(t, client.token)('DELETE', '/client-account', { password: GOOD_PASSWORD })),
+      );
+      expect(erased.statusCode, erased.body).toBe(204);
+      expect(await accountsOfUser(client.userId)).toEqual([
+        { store_code: 'WEB', status: 'ERASED' },
+        { store_code: 'WEB2', status: 'ERASED' },
+      ]);
+      expect(await tokensOfUser(client.userId)).toEqual([]);
+      expect(await identitiesOfUser(client.userId)).toEqual([]);
+    }
+  });
+});
