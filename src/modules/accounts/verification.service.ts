@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { MailboxProven } from './accounts.context.js';
@@ -83,6 +84,11 @@ export async function completeVerification(
   now: number,
 ) {
   const { token, user, account } = verification;
+  // The erasure's locks of the person (their companies, then their client accounts) before the user's
+  // row, which the erasure writes last: taken after it, a verification and the erasure at once each
+  // held what the other waited for (a deadlock, a 500). An erasure that came first is waited for, and
+  // the link is then unknown; one that comes after waits for this and erases the account it activates.
+  await lockAccountsForErasure(trx, user.id);
   const consumed = await consumeVerificationToken(
     trx,
     user.id,

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/infra/passwords.js';
+import { newToken } from '../../src/infra/tokens.js';
+import { GOOD_PASSWORD } from '../helpers/accounts.js';
+import { createCustomer } from '../helpers/customers.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { as } from '../profile/helpers.js';
+
+// A person's email verification and their erasure at once. The verification confirms a business
+// account a registration form attached to a retail customer (PENDING_CONFIRMATION): it writes the
+// user's row, moves the account and ends the person's other sessions; the erasure locks the
+// person's accounts and writes the user's row last. Whichever comes first, the other waits for it
+// and then answers as it would after it: the verification first, its account is erased with the
+// rest; the erasure first, the link is unknown (400). Neither is a 500 (a deadlock). On PostgreSQL
+// they run at once; SQLite runs them one after the other.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const db = () => t.database.db;
+let passwordHash: string;
+beforeAll(async () => {
+  passwordHash = await hashPassword(GOOD_PASSWORD);
+});
+
+/**
+ * A retail customer of WEB with a password and a session, whose business registration in WEB waits
+ * for them to follow its verification link; answers the session and the link's token.
+ */
+async function customerConfirmingBusiness() {
+  const client = await createCustomer(db());
+  const { user_id: userId } = await db()
+    .selectFrom('client_account')
+    .select('user_id')
+    .where('id', '=', client.clientAccountId)
+    .executeTakeFirstOrThrow();
+  const now = Date.now();
+  const company = await db()
+    .insertInto('company')
+    .values({
+      name: `Firma ${client.clientCode} OÜ`,
+      registry_code: client.clientCode.slice(-8),
+      vat_number: null,
+      street: 'Rüütli 2',
+      city: 'Tartu',
+      postcode: '51007',
+      country_code: 'EE',
+      discount_percent: 0,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const business = await db()
+    .insertInto('client_account')
+    .values({
+      code: `${client.clientCode}B`,
+      user_id: userId,
+      store_code: 'WEB',
+      type: 'BUSINESS',
+      company_id: company.id,
+      role: 'company_master',
+      status: 'PENDING_CONFIRMATION',
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const link = newToken();
+  await db()
+    .updateTable('app_user')
+    .set({
+      password_hash: passwordHash,
+      verification_token_hash: link.hash,
+      verification_expires_at: now + 3_600_000,
+      verification_client_account_id: business.id,
+    })
+    .where('id', '=', userId)
+    .execute();
+  return { userId: Number(userId), session: client.token, link: link.token };
+}
+
+const verify = (link: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/auth/verify-email?verificationToken=${encodeURIComponent(link)}`,
+    headers: { store: 'WEB' },
+    payload: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD, termsAccepted: true },
+  });
+
+const accountsOfUser = (userId: number) =>
+  db().selectFrom('client_account').select(['type', 'status']).where('user_id', '=', userId).orderBy('id').execute();
+
+const tokensOfUser = (userId: number) => db().selectFrom('access_token').select('token_hash').where('user_id', '=', userId).execute();
+
+describe('the erasure and an email verification of the person at once', () => {
+  it('end as one of them first, never in a deadlock', async () => {
+    for (let round = 0; round < 20; round++) {
+      const person = await customerConfirmingBusiness();
+      const [erased, verified] = await Promise.all([
+        as(t, person.session)('DELETE', '/client-account', { password: GOOD_PASSWORD }),
+        verify(person.link),
+      ]);
+      expect([200, 400], verified.body).toContain(verified.statusCode);
+      // The verification ends the person's other sessions, the erasure's too when it came first.
+      expect([204, 401], erased.body).toContain(erased.statusCode);
+      const accounts = await accountsOfUser(person.userId);
+      if (verified.statusCode === 400) {
+        expect(accounts).toEqual([
+          { type: 'SIMPLE', status: 'ERASED' },
+          { type: 'BUSINESS', status: 'ERASED' },
+        ]);
+        expect(await tokensOfUser(person.userId)).toEqual([]);
+      } else {
+        expect(accounts.map((account) => account.status)).not.toContain('PENDING_CONFIRMATION');
+      }
+    }
+  });
+});
