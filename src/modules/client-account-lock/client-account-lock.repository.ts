@@ -28,11 +28,13 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
 }
 
 /**
- * The erasure's locks after the caller's session: the companies of the user's accounts, then the
- * accounts, each in id order. The companies come first because a change to a company's users takes
- * the company's lock and then its members' accounts (modules/companies): taken the other way round,
- * an employee's erasure and their master's removal of them at once deadlocked. What adds an account
- * to the user of an email (a registration, an approval) takes them too (findPersonByEmail, modules/accounts).
+ * The erasure's first locks (its caller's session, the user's row and the rest come after them): the
+ * companies of the user's accounts, then the accounts, each in id order. The companies come first
+ * because a change to a company's users takes the company's lock and then its members' accounts
+ * (modules/companies): taken the other way round, an employee's erasure and their master's removal of
+ * them at once deadlocked. What adds an account to the user of an email (a registration, an approval,
+ * a login in the other store, a social sign-in) takes them too (findPersonByEmail, openSession,
+ * modules/accounts), and so does an email verification, which writes the user's row and ends sessions.
  */
 export async function lockAccountsForErasure(trx: Db, userId: number): Promise<void> {
   if (!isPostgres(trx)) return;

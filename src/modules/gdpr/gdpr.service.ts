@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
-import { forbidden, invalidField } from '../../infra/domain-error.js';
+import { forbidden, invalidField, unauthenticated } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
 import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
@@ -129,12 +129,27 @@ export async function eraseCaller(
     if (!(await signedInRecently(db, request.tokenHash, now))) throw forbidden('gdpr.freshLoginRequired');
   }
   await db.transaction().execute(async (trx) => {
-    // The caller's session first: an erasure ends it, so of two at once (a double click) the second
-    // waits for the first and finds it gone, and erases (and tells the integrations) nothing again.
-    if (!(await lockSession(trx, request.tokenHash))) return;
+    // The person's locks, then the caller's session: an erasure ends it, so of two at once (a double
+    // click) the second waits for the first and finds it gone, and erases (and tells the integrations)
+    // nothing again. A session another request ended meanwhile (a verification that replaced the
+    // password, a logout) is the 401 the token check answers after, and erases nothing. The session
+    // after the person's locks, as every writer that ends sessions takes them (a verification, a
+    // password change, a company's removal of an employee): before them, the erasure held its session
+    // while it waited for the person's accounts, and such a writer held those and waited to delete it.
+    await lockAccountsForErasure(trx, request.userId);
+    if (!(await lockSession(trx, request.tokenHash))) {
+      if (await isErased(trx, request.userId)) return;
+      throw unauthenticated('auth.unauthorized');
+    }
     const subject = await loadSubject(trx, request.userId);
     if (subject) await eraseSubject(trx, parts, subject, now);
   });
+}
+
+/** Whether the user was erased (a double click's first erasure, committed while this one waited). */
+async function isErased(trx: Db, userId: number): Promise<boolean> {
+  const user = await trx.selectFrom('app_user').select('email').where('id', '=', userId).executeTakeFirst();
+  return user?.email === erasedEmailOf(userId);
 }
 
 /** Locks the caller's access token on PostgreSQL (SQLite's write transactions are serial); false when it is gone. */
