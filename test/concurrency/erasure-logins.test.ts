@@ -8,8 +8,9 @@ import { createAuthRecord, socialLogin } from '../../src/modules/social/social.s
 import { hashPassword } from '../../src/infra/passwords.js';
 import { GOOD_PASSWORD } from '../helpers/accounts.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
-import { expectFieldErrors } from '../helpers/http.js';
+import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { lockAccountsForErasure } from '../../src/modules/client-account-lock/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
 
@@ -110,18 +111,18 @@ describe('the erasure and a password login in the other store at once', () => {
   });
 });
 
-/** An authId for a Google sign-in in WEB2 whose provider verified the email. */
-const googleAuthId = (email: string) =>
+/** An authId for a Google sign-in in the store whose provider verified the email. */
+const googleAuthId = (email: string, store = 'WEB2') =>
   createAuthRecord(
     db(),
     { provider: 'google', subject: `sub-${email}`, email, emailVerified: true, firstName: 'Mari', lastName: 'Maasikas' },
-    'WEB2',
+    store,
     'et',
     Date.now(),
   );
 
-const signInToWeb2 = (authId: string) =>
-  t.app.inject({ method: 'POST', url: '/auth/social-login', headers: { store: 'WEB2' }, payload: { authId, isNativeForm: false } });
+const signIn = (authId: string, store = 'WEB2') =>
+  t.app.inject({ method: 'POST', url: '/auth/social-login', headers: { store }, payload: { authId, isNativeForm: false } });
 
 const identitiesOfUser = (userId: number) => db().selectFrom('social_identity').select('subject').where('user_id', '=', userId).execute();
 
@@ -130,13 +131,13 @@ describe('the erasure and a social sign-in of the email in the other store at on
     for (let round = 0; round < 3; round++) {
       const client = await retailCustomer();
       const authId = await googleAuthId(client.email);
-      let signIn!: Awaited<ReturnType<typeof signInToWeb2>>;
+      let signedIn!: Awaited<ReturnType<typeof signIn>>;
       await whileTransactionOpen(
         db(),
         (trx) => erase(trx, client.userId),
-        async () => (signIn = await signInToWeb2(authId)),
+        async () => (signedIn = await signIn(authId)),
       );
-      expect(signIn.statusCode, signIn.body).toBe(200);
+      expect(signedIn.statusCode, signedIn.body).toBe(200);
       expect(await accountsOfUser(client.userId)).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
       expect(await tokensOfUser(client.userId)).toEqual([]);
       expect(await identitiesOfUser(client.userId)).toEqual([]);
@@ -170,5 +171,27 @@ describe('the erasure and a social sign-in of the email in the other store at on
       expect(await tokensOfUser(client.userId)).toEqual([]);
       expect(await identitiesOfUser(client.userId)).toEqual([]);
     }
+  });
+
+  it('a sign-in of a linked identity that meets the erasure holding the person waits for it and finds it erased, in no deadlock', async () => {
+    const client = await retailCustomer();
+    const linked = await signIn(await googleAuthId(client.email, 'WEB'), 'WEB');
+    expect(linked.statusCode, linked.body).toBe(200);
+    const authId = await googleAuthId(client.email);
+    let signingIn!: ReturnType<typeof signIn>;
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        // The erasure's first locks; the sign-in is sent while it holds them, and it then writes the user's row.
+        await lockAccountsForErasure(trx, client.userId);
+        signingIn = signIn(authId);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await erase(trx, client.userId);
+      });
+    // The erasure deleted the identity's pending sign-ins: as for one sent after it, the authId is unknown.
+    expectErrorBody(await signingIn, 400, 'Bad Request');
+    expect(await accountsOfUser(client.userId)).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
+    expect(await tokensOfUser(client.userId)).toEqual([]);
+    expect(await userOfEmail(client.email)).toBeUndefined();
   });
 });
