@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
+import { logIn } from '../../src/modules/accounts/accounts.use-cases.js';
 import { openSession } from '../../src/modules/accounts/session.service.js';
 import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
 import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
@@ -9,7 +10,7 @@ import { hashPassword } from '../../src/infra/passwords.js';
 import { GOOD_PASSWORD } from '../helpers/accounts.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
-import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { afterFirstRead, whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { lockAccountsForErasure } from '../../src/modules/client-account-lock/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
@@ -108,6 +109,23 @@ describe('the erasure and a password login in the other store at once', () => {
       ]);
       expect(await tokensOfUser(client.userId)).toEqual([]);
     }
+  });
+});
+
+describe('a password login whose credentials were checked just before the erasure committed', () => {
+  it.each(['WEB', 'WEB2'])('is answered as a wrong password in %s, and opens no session', async (store) => {
+    const client = await retailCustomer();
+    // The login's read of the user hands back its rows (with the password) once the erasure has committed.
+    const erasing = afterFirstRead(db(), 'app_user', () =>
+      db()
+        .transaction()
+        .execute((trx) => erase(trx, client.userId)),
+    );
+    const form = { email: client.email, password: GOOD_PASSWORD, web_store_nav_code: store };
+    const login = logIn(erasing, t.config, { form, address: '192.0.2.1', basket: noGuestBasket }, Date.now());
+    await expect(login).rejects.toMatchObject({ fields: [{ field: 'password', messageKey: 'auth.invalidCredentials' }] });
+    expect(await accountsOfUser(client.userId)).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
+    expect(await tokensOfUser(client.userId)).toEqual([]);
   });
 });
 

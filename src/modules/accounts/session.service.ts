@@ -174,11 +174,20 @@ export interface SessionRequest {
   /** Runs just before the token is issued (e.g. to consume a single-use record). */
   beforeIssue?: () => Promise<void>;
   basket: LoginBasketRequest;
-  /** The answer when the person was erased while the login waited for it (as to a login sent after it); a 401 by default. */
+  /** The answer when the person was erased since the login found them (as to a login sent after it); a 401 by default. */
   erasedAnswer?: () => Error;
 }
 
 const isLiveRetailAccount = (account: ClientAccountRow) => account.type === 'SIMPLE' && isLiveAccount(account);
+
+/**
+ * Refuses a person the erasure ended after the login found them (it marks every account ERASED at
+ * once, and nothing else does): their credentials were checked before it committed.
+ */
+function refuseErasedPerson(accounts: ClientAccountRow[], request: SessionRequest): void {
+  if (accounts.length === 0 || !accounts.every((account) => account.status === 'ERASED')) return;
+  throw (request.erasedAnswer ?? (() => unauthenticated('auth.unauthorized')))();
+}
 
 /**
  * A retail customer of the other store logs in here with the same credentials: their retail account
@@ -193,7 +202,7 @@ async function accountsWithRetailHere(trx: Db, request: SessionRequest, now: num
   const { userId, storeCode } = request;
   await lockAccountsForErasure(trx, userId);
   const accounts = await accountsOfUser(trx, userId);
-  if (!accounts.some(isLiveRetailAccount)) throw (request.erasedAnswer ?? (() => unauthenticated('auth.unauthorized')))();
+  refuseErasedPerson(accounts, request);
   // A login at the same moment may have made it (or another account here) already.
   if (rolesIn(accounts, storeCode).length > 0) return accounts;
   await ensureClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
@@ -208,6 +217,7 @@ async function accountsWithRetailHere(trx: Db, request: SessionRequest, now: num
 export async function openSession(trx: Db, config: SessionConfig, request: SessionRequest, now: number): Promise<LoginResult> {
   const { userId, storeCode, role: asked } = request;
   let accounts = await accountsOfUser(trx, userId);
+  refuseErasedPerson(accounts, request);
   let roles = rolesIn(accounts, storeCode);
   if (roles.length === 0 && accounts.some(isLiveRetailAccount)) {
     accounts = await accountsWithRetailHere(trx, request, now);
