@@ -1,9 +1,14 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/infra/passwords.js';
 import { newToken } from '../../src/infra/tokens.js';
 import { completeVerification, pendingVerification } from '../../src/modules/accounts/verification.service.js';
 import { lockAccountsForErasure } from '../../src/modules/client-account-lock/index.js';
 import { takeOverProvenMailbox } from '../../src/modules/social/index.js';
+import { lockedOnPostgres } from '../../src/db/row-lock.js';
+import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
+import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
+import { expectErrorBody } from '../helpers/http.js';
 import { GOOD_PASSWORD } from '../helpers/accounts.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -139,5 +144,35 @@ describe('the erasure and an email verification of the person at once', () => {
     const erased = await erasing;
     expect(erased.statusCode, erased.body).toBe(401);
     expect(await erasedOrNot(person.userId)).toEqual({ accounts: ['ACTIVE', 'ACTIVE'], tokens: 1 });
+  });
+});
+
+describe('the erasure and a password reset of the person at once', () => {
+  it('a reset that meets the erasure holding the person and its session waits for it, in no deadlock', async () => {
+    const person = await customerConfirmingBusiness();
+    const reset = newToken();
+    await db()
+      .updateTable('app_user')
+      .set({ reset_token_hash: reset.hash, reset_expires_at: Date.now() + 3_600_000 })
+      .where('id', '=', person.userId)
+      .execute();
+    let resetting!: Promise<LightMyRequestResponse>;
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        // DELETE /client-account's first locks (the person's, then its session); it writes the user's row last.
+        await lockAccountsForErasure(trx, person.userId);
+        await lockedOnPostgres(trx, trx.selectFrom('access_token').select('token_hash').where('user_id', '=', person.userId)).execute();
+        resetting = t.app.inject({
+          method: 'POST',
+          url: `/auth/set-new-password?passwordResetToken=${reset.token}`,
+          payload: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await eraseSubject(trx, personalDataParts, (await loadSubject(trx, person.userId))!, Date.now());
+      });
+    // As for a reset sent after the erasure: its token was cleared with the rest.
+    expectErrorBody(await resetting, 400, 'Bad Request');
+    expect(await erasedOrNot(person.userId)).toEqual({ accounts: ['ERASED', 'ERASED'], tokens: 0 });
   });
 });

@@ -5,6 +5,7 @@ import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
 import { accountsOfUser, consumeResetToken, findUserByEmail, findUserByResetToken, revokeAllTokensOfUser } from './accounts.repository.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 
 /**
  * The request side of /auth/reset-password: one job with the normalised email, the same for an
@@ -60,6 +61,10 @@ export async function replacePassword(
   passwordHash: string,
   now: number,
 ): Promise<void> {
+  // The erasure's locks of the person before the user's row and sessions, as a verification takes
+  // them (completeVerification says why): an erasure that came first is waited for, and the link is
+  // then unknown.
+  await lockAccountsForErasure(trx, userId);
   if (!(await consumeResetToken(trx, userId, hashToken(token), passwordHash, now))) throw badToken();
   await mailboxProven(trx, userId, now);
   await revokeAllTokensOfUser(trx, userId);

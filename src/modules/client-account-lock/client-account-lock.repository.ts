@@ -34,7 +34,7 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
  * (modules/companies): taken the other way round, an employee's erasure and their master's removal of
  * them at once deadlocked. What adds an account to the user of an email (a registration, an approval,
  * a login in the other store, a social sign-in) takes them too (findPersonByEmail, openSession,
- * modules/accounts), and so does an email verification, which writes the user's row and ends sessions.
+ * modules/accounts), and so do an email verification and a password reset, which write the user's row and end sessions.
  */
 export async function lockAccountsForErasure(trx: Db, userId: number): Promise<void> {
   if (!isPostgres(trx)) return;
