@@ -15,6 +15,8 @@ import { setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { placeOrder } from '../orders/purchase-helpers.js';
 import { as } from '../profile/helpers.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { afterFirstRead } from '../helpers/overlapping-writes.js';
+import { socialLogin } from '../../src/modules/social/social.service.js';
 
 // Social accounts made before c508fc7 took the provider's address whether or not the provider had
 // verified it (any Facebook one, Google's with email_verified false), and social_identity does not
@@ -457,8 +459,9 @@ describe('a new social sign-up', () => {
 
 describe("a social sign-in racing the address owner's takeover", () => {
   // The impersonator's Facebook sign-in has found its identity when the owner's password reset
-  // drops that identity and the user's sessions. On PostgreSQL the two are forced to overlap: a
-  // lock the test holds stops the sign-in after its look-up until the reset is done (or waits too).
+  // drops that identity and the user's sessions. On PostgreSQL the two are forced to overlap: the
+  // sign-in's look-up answers once the reset is done, or a lock the test holds stops the sign-in
+  // until the reset waits too (both take the person's account locks before the user's row).
   // SQLite runs one write transaction at a time; there the sign-in's authId, got before the reset,
   // is used after it.
   const NEW_PASSWORD = 'Uus-parool-kuuse-all-78';
@@ -523,17 +526,31 @@ describe("a social sign-in racing the address owner's takeover", () => {
     expect((await seen(owner.json().accessToken)).loginEmailConfirmed).toBe(true);
   }
 
-  it('that found its identity before the takeover committed opens no session after it (PostgreSQL: the reset runs while the sign-in waits for the user)', async () => {
+  it('that found its identity before the takeover committed opens no session after it (PostgreSQL: the reset runs between its look-up and its locks)', async () => {
     const race = await racing();
-    // A key-share lock: the reset's update of the user goes past it, a sign-in's lock of the user waits.
-    const { signedIn, reset } = await overlapped(
-      (trx) => sql`select id from app_user where id = ${race.userId} for key share`.execute(trx),
-      race.signIn,
-      race.reset,
-    );
-    expect(reset.statusCode, reset.body).toBe(200);
+    let refused: string[];
+    let reset: Answer;
+    if (engine === 'postgres') {
+      // The sign-in's look-up of the identity answers once the reset has committed; it then takes the
+      // person's locks (the reset waited for nothing: the sign-in held none) and reads the identity again.
+      const db = afterFirstRead(t.database.db, 'social_identity', async () => (reset = await race.reset()));
+      const input = { authId: race.authId, role: undefined, isNativeForm: true, storeCode: 'WEB', language: 'et' as const };
+      const signingIn = db
+        .transaction()
+        .execute((trx) => socialLogin(trx, t.config, { ...input, basket: { guestToken: undefined, language: 'et' } }, Date.now()));
+      refused = (
+        (await signingIn.then(
+          () => ({ fields: [] }),
+          (error: unknown) => error,
+        )) as { fields: { field: string }[] }
+      ).fields.map((error) => error.field);
+    } else {
+      reset = await race.reset();
+      refused = expectFieldErrors(await race.signIn());
+    }
+    expect(reset!.statusCode, reset!.body).toBe(200);
     // The identity is gone: the sign-in is that of a Facebook address of someone else's account.
-    expect(expectFieldErrors(signedIn)).toEqual(['authId']);
+    expect(refused).toEqual(['authId']);
     await expectOwnerAlone(race.userId, race.email);
   });
 
