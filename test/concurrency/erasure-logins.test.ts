@@ -8,6 +8,8 @@ import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js
 import { createAuthRecord, socialLogin } from '../../src/modules/social/social.service.js';
 import { hashPassword } from '../../src/infra/passwords.js';
 import { GOOD_PASSWORD } from '../helpers/accounts.js';
+import { add } from '../basket/helpers.js';
+import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { afterFirstRead, whileTransactionOpen } from '../helpers/overlapping-writes.js';
@@ -109,6 +111,78 @@ describe('the erasure and a password login in the other store at once', () => {
       ]);
       expect(await tokensOfUser(client.userId)).toEqual([]);
     }
+  });
+});
+
+// A login where the account exists makes nothing but its token and, with a guest's basket-token, the
+// client's basket with the guest's lines: the client's data, written under the account's lock as
+// every writer of it is (openSession), so they do not outlive an erasure that ran at the same time.
+describe('the erasure and a login where the account exists, with a guest basket, at once', () => {
+  let product: number;
+  beforeAll(async () => {
+    product = await createProduct(db(), { price: 10 });
+    await setStock(db(), product, await createShop(db()), 1000);
+  });
+  const guestBasket = async () => (await add(t, { store: 'WEB' }, product, 2)).basketToken!;
+  const basketsOfUser = (userId: number) =>
+    db()
+      .selectFrom('basket')
+      .innerJoin('client_account', 'client_account.id', 'basket.client_account_id')
+      .select('basket.id')
+      .where('client_account.user_id', '=', userId)
+      .execute();
+  const logInToWeb = (email: string, basketToken: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { store: 'WEB', 'basket-token': basketToken },
+      payload: { email, password: GOOD_PASSWORD, web_store_nav_code: 'WEB' },
+    });
+
+  it('a login while the erasure is open waits for it and answers as to a wrong password, leaving no token or basket', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await retailCustomer();
+      const basketToken = await guestBasket();
+      let login!: Awaited<ReturnType<typeof logInToWeb>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) => erase(trx, client.userId),
+        async () => (login = await logInToWeb(client.email, basketToken)),
+      );
+      expect(expectFieldErrors(login)).toEqual(['password']);
+      expect(await tokensOfUser(client.userId)).toEqual([]);
+      expect(await basketsOfUser(client.userId)).toEqual([]);
+    }
+  });
+
+  it('a login in flight when the erasure starts is waited for, and its token and basket erased with the rest', async () => {
+    for (let round = 0; round < 3; round++) {
+      const client = await retailCustomer();
+      const basketToken = await guestBasket();
+      const session = { ...web2Session(client.userId), storeCode: 'WEB', basket: { guestToken: basketToken, language: 'et' as const } };
+      let erased!: Awaited<ReturnType<ReturnType<typeof as>>>;
+      await whileTransactionOpen(
+        db(),
+        (trx) => openSession(trx, t.config, session, Date.now()),
+        async () => (erased = await as(t, client.token)('DELETE', '/client-account', { password: GOOD_PASSWORD })),
+      );
+      expect(erased.statusCode, erased.body).toBe(204);
+      expect(await tokensOfUser(client.userId)).toEqual([]);
+      expect(await basketsOfUser(client.userId)).toEqual([]);
+    }
+  });
+
+  it('a switch to the other store while the erasure is open waits for it and is a 401, making no account there', async () => {
+    const client = await retailCustomer();
+    let switched!: Awaited<ReturnType<ReturnType<typeof as>>>;
+    await whileTransactionOpen(
+      db(),
+      (trx) => erase(trx, client.userId),
+      async () => (switched = await as(t, client.token)('POST', '/auth/switch-web-store', { webStoreNavCode: 'WEB2' })),
+    );
+    expectErrorBody(switched, 401, 'Unauthorized');
+    expect(await accountsOfUser(client.userId)).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
+    expect(await tokensOfUser(client.userId)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@ import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { newToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import { loginBasket, type BasketWire } from '../basket/index.js';
-import { lockAccountsForErasure } from '../client-account-lock/index.js';
+import { lockAccountsForErasure, lockLiveClientAccount } from '../client-account-lock/index.js';
 import { getStore, isStoreCode, STORE_CODES, type StoreCode } from '../store/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import {
@@ -184,7 +184,7 @@ const isLiveRetailAccount = (account: ClientAccountRow) => account.type === 'SIM
  * Refuses a person the erasure ended after the login found them (it marks every account ERASED at
  * once, and nothing else does): their credentials were checked before it committed.
  */
-function refuseErasedPerson(accounts: ClientAccountRow[], request: SessionRequest): void {
+function refuseErasedPerson(accounts: ClientAccountRow[], request: Pick<SessionRequest, 'erasedAnswer'>): void {
   if (accounts.length === 0 || !accounts.every((account) => account.status === 'ERASED')) return;
   throw (request.erasedAnswer ?? (() => unauthenticated('auth.unauthorized')))();
 }
@@ -210,6 +210,22 @@ async function accountsWithRetailHere(trx: Db, request: SessionRequest, now: num
 }
 
 /**
+ * The account a session is opened for, under its lock (modules/client-account-lock), as every writer
+ * of the client's data takes it: its token and basket are the client's data. An erasure (or a company's
+ * removal) running meanwhile is waited for and the login answered as one sent after it (`erasedAnswer`);
+ * one that starts meanwhile waits for this login and ends its token and basket with the rest. Without
+ * it, a login that ran as the erasure did left its token and the guest's merged basket on the erased account.
+ */
+async function lockChosenAccount(trx: Db, account: ClientAccountRow, request: SessionRequest): Promise<void> {
+  try {
+    await lockLiveClientAccount(trx, account.id);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'unauthenticated' && request.erasedAnswer) throw request.erasedAnswer();
+    throw error;
+  }
+}
+
+/**
  * Role selection and token, the same for every way of logging in: with several account types in
  * the store and no role given the answer is the roles to choose from (no account is chosen, so no
  * basket is merged); otherwise a token and the chosen account's basket, the guest's merged in.
@@ -231,6 +247,7 @@ export async function openSession(trx: Db, config: SessionConfig, request: Sessi
   const role = asked ?? roles[0]!;
   // The usable one: beside it may be a removed account of the same type, kept for the company that removed them.
   const account = usableAccounts(accounts, storeCode).find((a) => a.type === role)!;
+  await lockChosenAccount(trx, account, request);
   await request.beforeIssue?.();
   const accessToken = await issueAccessToken(trx, config, account, role, now, request.how);
   return { accessToken, basket: await basketAfterLogin(trx, account, request.basket, now) };
@@ -252,7 +269,11 @@ export async function switchWebStore(
   if (storeCode === actor.storeCode) throw invalidField('webStoreNavCode', 'auth.sameStore');
   if (actor.role !== 'SIMPLE') throw invalidField('webStoreNavCode', 'auth.retailOnly');
   await refuseLockedStore(trx, storeCode, now);
+  // Under the erasure's locks of the person, as a login that makes an account takes them: an erasure
+  // running meanwhile is waited for, and the switch then refused (401, as its token is gone).
+  await lockAccountsForErasure(trx, actor.userId);
   const accounts = await accountsOfUser(trx, actor.userId);
+  refuseErasedPerson(accounts, {});
   const account =
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
     (await ensureClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
