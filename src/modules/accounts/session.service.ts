@@ -196,7 +196,8 @@ function refuseErasedPerson(accounts: ClientAccountRow[], request: Pick<SessionR
  * found erased (no account is made: `erasedAnswer`); one that starts meanwhile waits for this login
  * and erases the account and its token with the rest. Made without them, a login that ran as the
  * erasure did left an active account with a working token on the erased person. Only a login that
- * makes an account takes them: any other reads the accounts once, without a lock.
+ * makes an account takes them; any other reads the accounts once and locks only the account it opens
+ * the session for (lockChosenAccount).
  */
 async function accountsWithRetailHere(trx: Db, request: SessionRequest, now: number): Promise<ClientAccountRow[]> {
   const { userId, storeCode } = request;
