@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
 import type { Database } from '../../db/schema.js';
+import { toIsoTimestamp } from '../../db/time.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { applyChargeOutcome, applyChargeStatus, outcomeOf, type ChargeOutcome } from './billing.apply.js';
 import { STALE_CHARGE_MS } from './billing.service.js';
@@ -16,7 +17,6 @@ import { findSubscription } from './subscriptions.repository.js';
 // slip, is what is applied, and the payment's reference is kept for a refund it may come to need.
 
 const PAGE = 500;
-const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /** A stale pending charge as `subscription charges --pending` prints it: what the merchant portal finds it by. */
 export interface PendingChargeLine {
@@ -56,8 +56,8 @@ function lineOf(charge: ChargeRow): PendingChargeLine {
     gateway: charge.gateway,
     orderReference: charge.order_reference,
     reference: charge.reference,
-    createdAt: iso(charge.created_at)!,
-    checkedAt: iso(charge.checked_at),
+    createdAt: toIsoTimestamp(Number(charge.created_at)),
+    checkedAt: charge.checked_at === null ? null : toIsoTimestamp(Number(charge.checked_at)),
   };
 }
 
@@ -153,6 +153,11 @@ async function resultOf(db: Kysely<Database>, orderReference: string, outcome: S
     orderReference,
     outcome,
     state: charge.state,
-    subscription: { id: Number(sub.id), status: sub.status, periodNumber: sub.period_number, periodEnd: iso(sub.period_end) },
+    subscription: {
+      id: Number(sub.id),
+      status: sub.status,
+      periodNumber: sub.period_number,
+      periodEnd: sub.period_end === null ? null : toIsoTimestamp(Number(sub.period_end)),
+    },
   };
 }
