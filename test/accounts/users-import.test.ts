@@ -75,6 +75,34 @@ describe('import users', () => {
     expect(accounts.map((a) => `${a.store_code}:${a.type}`)).toEqual(['WEB:SIMPLE', 'WEB2:SIMPLE']);
   });
 
+  it("words a line's faults as the catalogue kinds do, and stores nothing of the line", async () => {
+    const user = { email: 'sonad@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true };
+    const { store: _store, ...withoutStore } = user;
+    const path = file('faults.ndjson', [
+      { ...user, firstName: 'x'.repeat(101) },
+      { ...user, activated: 'yes' },
+      withoutStore,
+      { ...user, email: 'sonad.example.ee' },
+      { ...user, lastName: 'Tamm\u0000' },
+      { ...user, store: 'WEB3' },
+      { ...user, accountType: 'BUSINESS' },
+    ]);
+    const before = await users();
+    const reported: string[] = [];
+    const summary = await importUsers({ db: t.database.db, log: t.app.log }, path, (line) => reported.push(line));
+    expect(summary).toEqual({ lines: 7, outcomes: {}, errors: 7 });
+    expect(reported).toEqual([
+      'line 1: /firstName: must be at most 100 characters long',
+      'line 2: /activated: must be true or false',
+      'line 3: /store: is required',
+      'line 4: /email: is not an email address',
+      'line 5: /lastName: contains the control character U+0000; control characters (tabs and line breaks too) are not allowed here',
+      'line 6: /store: must be one of WEB, WEB2',
+      'line 7: /company: required for BUSINESS',
+    ]);
+    expect(await users()).toEqual(before);
+  });
+
   it('is idempotent: the same file again changes nothing', async () => {
     const lines = [
       { email: 'twice@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true, legacyPasswordHash: legacy('Kaks-korda-22') },

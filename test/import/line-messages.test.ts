@@ -50,4 +50,13 @@ describe('the message of a line the schema refuses', () => {
     expect(products.reported.join('\n')).not.toMatch(/Expected|\\u0000|\^\[/);
     expect(await t.snapshot()).toEqual(before);
   });
+
+  it("says an email address that is not one is not one (a shop's, as a user's in the users import)", async () => {
+    const before = await t.snapshot();
+    const shops = await t.run('shops', [
+      { code: 'SHOP-M', names: { et: 'Kauplus' }, city: 'Tallinn', webStock: false, email: 'pood.example.ee' },
+    ]);
+    expect(shops.reported).toEqual(['line 1: /email: is not an email address']);
+    expect(await t.snapshot()).toEqual(before);
+  });
 });

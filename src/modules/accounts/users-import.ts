@@ -3,15 +3,16 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
-import { compileLineCheck, importNdjson, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
+import { importNdjson, LineError, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
 import type { Logger } from '../../infra/logger.js';
 import { legacyHashValue } from '../../infra/passwords.js';
+import { Email, lineParser } from '../catalogue-import/index.js';
 import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 
 /** One line of `import users`: a user of the previous system and one of its client accounts. */
 export const ImportedUser = Type.Object(
   {
-    email: Type.String({ maxLength: 254 }),
+    email: Email(),
     firstName: Type.Optional(Type.String({ maxLength: 100 })),
     lastName: Type.Optional(Type.String({ maxLength: 100 })),
     phone: Type.Optional(Type.String({ maxLength: 30 })),
@@ -36,19 +37,14 @@ export const ImportedUser = Type.Object(
 );
 type ImportedUser = Static<typeof ImportedUser>;
 
-const check = compileLineCheck(ImportedUser);
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function parse(value: unknown): { record: ImportedUser } | { error: string } {
-  if (!check.Check(value)) {
-    const first = check.Errors(value).First();
-    return { error: `${first?.path || '(line)'}: ${first?.message ?? 'invalid'}` };
-  }
-  if (!EMAIL.test(value.email)) return { error: '/email: not an email address' };
-  if (value.accountType !== 'SIMPLE' && value.company === undefined) return { error: `/company: required for ${value.accountType}` };
-  if (value.accountType === 'WHOLESALE' && value.store === 'WEB2') return { error: '/store: wholesale accounts belong to WEB' };
-  return { record: value };
-}
+// Checked as the catalogue kinds' lines are, so a fault is worded alike (`/firstName: must be at
+// most 100 characters long`, `/email: is not an email address`), and a control character (a NUL
+// that PostgreSQL cannot store) is a bad line, not a failed write.
+const parse = lineParser(ImportedUser, (value) => {
+  if (value.accountType !== 'SIMPLE' && value.company === undefined) throw new LineError(`/company: required for ${value.accountType}`);
+  if (value.accountType === 'WHOLESALE' && value.store === 'WEB2') throw new LineError('/store: wholesale accounts belong to WEB');
+  return value;
+});
 
 /**
  * Imports users line by line. Idempotent: a user that exists keeps its password and data, and only

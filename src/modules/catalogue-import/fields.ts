@@ -3,7 +3,7 @@ import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js'
 import { compileLineCheck, excerpt, LineError } from '../../infra/import/index.js';
 import { endOfLocalDay, instantOf } from '../../infra/shop-time.js';
 import { STORE_CODES } from '../store/index.js';
-import { lineMessage } from './line-messages.js';
+import { EMAIL_PATTERN, lineMessage } from './line-messages.js';
 
 // Field shapes and conversions every catalogue import shares: codes, translated names, money,
 // dates, barcodes. A line is checked whole against its schema before anything is looked up.
@@ -25,6 +25,8 @@ export const Line = (maxLength: number) => TextLine({ maxLength });
 /** A text of one or more lines, possibly empty (minLength 0) or else not blank. */
 export const Text = (maxLength: number, minLength = 0) => MultilineText({ minLength, maxLength, multiline: true });
 export const Name = (maxLength = 200) => TextLine({ minLength: 1, maxLength });
+/** An email address: something@somewhere.tld, nothing more is checked. */
+export const Email = () => Type.String({ maxLength: 254, pattern: EMAIL_PATTERN });
 export const Store = Type.Union(STORE_CODES.map((code) => Type.Literal(code)));
 export const Position = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 /** Euros as a JSON number, at most two decimals; converted with `cents()`. */

@@ -1,10 +1,11 @@
 // The back office's catalogue feeds: one import kind per NDJSON format (docs/import.md); the
 // registry of every kind is the composition root src/import-kinds.ts.
 export { catalogueImportKinds } from './kinds.js';
-// The line helpers other modules' import kinds share (the basket's discount codes and delivery methods).
+// The line helpers other modules' import kinds share (the basket's discount codes and delivery methods, the users).
 export {
   Code,
   DateValue,
+  Email,
   Line,
   LineError,
   Money,

@@ -6,6 +6,9 @@ import { textPatternFailure } from '../../http/text.js';
 // What an operator reads next to a refused line's number: `/field: what is wrong`, in words,
 // instead of the schema library's own ("Expected union value", or the raw pattern of a code).
 
+/** The pattern of an email address field (fields.ts's Email): worded as such, not as a pattern. */
+export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
   number: 'a number',
@@ -73,6 +76,7 @@ function problem(error: ValueError): string {
 
 /** Control characters are reported before the schema is checked (fields.ts); what is left is white space. */
 function patternProblem(pattern: unknown, value: unknown): string {
+  if (pattern === EMAIL_PATTERN) return 'is not an email address';
   const text = textPatternFailure(pattern, value);
   if (text === 'blank') return 'must not be blank';
   if (typeof value === 'string' && value.trim() !== value) return 'must not begin or end with white space';

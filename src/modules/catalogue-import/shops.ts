@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { refreshWebStock } from '../catalogue/index.js';
-import { Code, Line, Name, Position, Translated, TranslatedText, lineParser, nameRows } from './fields.js';
+import { Code, Email, Line, Name, Position, Translated, TranslatedText, lineParser, nameRows } from './fields.js';
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
@@ -19,7 +19,7 @@ const ShopLine = Type.Object(
     city: Name(100),
     address: Optional(300),
     phone: Optional(30),
-    email: Type.Optional(Type.Union([Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }), Type.Null()])),
+    email: Type.Optional(Type.Union([Email(), Type.Null()])),
     webStock: Type.Boolean(),
     active: Type.Optional(Type.Boolean()),
     position: Type.Optional(Position),
