@@ -222,20 +222,22 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       if (!existsSync(file)) throw new CliUsageError(`no such file: ${file}`);
       // A folder (a path cut short, a glob that did not expand) failed mid-read with EISDIR, exit 1.
       if (!statSync(file).isFile()) throw new CliUsageError(`not a file: ${file} (give the path of the NDJSON file itself)`);
-      let failed = 0;
+      let failed = false;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
         const log = await commandLog(config, io);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
         const summary = await run(file, report, io.progress);
-        failed = summary.errors;
-        print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad`);
-        if (summary.errors > 0) report(whatToDoAfterBadLines(summary.errors, summary.outcomes));
+        const failedSteps = summary.failedSteps ?? 0;
+        failed = summary.errors > 0 || failedSteps > 0;
+        const steps = failedSteps > 0 ? `, ${failedSteps} step${failedSteps === 1 ? '' : 's'} after the last line not completed` : '';
+        print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad${steps}`);
+        if (failed) report(whatToDoAfterImport(summary.errors, failedSteps, summary.outcomes));
         // Its products are searchable when it exits; a first import's search answers 503 until then.
         const { foldImportedChanges } = await import('./modules/search/index.js');
         await foldImportedChanges(database, report);
       });
-      return failed > 0 ? 1 : 0;
+      return failed ? 1 : 0;
     }
     case 'export-user':
       return withDatabase(config.databaseUrl, async (database) => {
@@ -377,14 +379,20 @@ async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
 }
 
 /**
- * The closing line of an import with bad lines, on stderr under them: what the operator does next.
- * Every line of a file that is not this kind's NDJSON (a CSV, a JSON array, another kind) is bad.
+ * The closing line of an import with bad lines or failed steps, on stderr under them: what the
+ * operator does next. Every line of a file that is not this kind's NDJSON (a CSV, a JSON array,
+ * another kind) is bad.
  */
-function whatToDoAfterBadLines(bad: number, outcomes: Record<string, number>): string {
-  if (Object.values(outcomes).every((count) => count === 0)) {
+function whatToDoAfterImport(bad: number, failedSteps: number, outcomes: Record<string, number>): string {
+  if (bad > 0 && Object.values(outcomes).every((count) => count === 0)) {
     return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
   }
-  return `The other lines were imported. Fix the ${bad} bad line${bad === 1 ? '' : 's'} above and import the whole file again: lines imported already stay unchanged.`;
+  const fix = [
+    ...(bad > 0 ? [`the ${bad} bad line${bad === 1 ? '' : 's'} above`] : []),
+    ...(failedSteps > 0 ? ['the cause of what failed after the last line (in the log under its id)'] : []),
+  ];
+  const imported = bad > 0 ? 'The other lines were imported' : 'The lines were imported';
+  return `${imported}. Fix ${fix.join(' and ')} and import the whole file again: lines imported already stay unchanged.`;
 }
 
 /** A port another process listens on (a serve still running, a second one started): say which and what to do, not EADDRINUSE. */

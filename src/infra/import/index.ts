@@ -18,6 +18,7 @@ export {
   importNdjson,
   parseReport,
   readNdjson,
+  type EndOfFileReport,
   type ImportProgress,
   type ImportSummary,
   type LineImporter,

@@ -17,11 +17,31 @@ export function excerpt(value: string, max: number): string {
  * What the operator reads for a line that failed with `error`: a LineError's own words. Anything
  * else (a database's refusal, a bug) is not written for the operator: its text may quote SQL, a
  * constraint or another record's values. It is logged in full with the line's number and an id,
- * and the line's message names that id, so the log line is found from the report.
+ * and the line's message names that id, so the log line is found from the report. `notDone` says
+ * what of the line was not done: the line as a whole, unless it was written and only a later part
+ * of it (the product feed's links to later lines) failed.
  */
-export function lineFailureMessage(error: unknown, lineNumber: number, log: Logger): string {
+export function lineFailureMessage(error: unknown, lineNumber: number, log: Logger, notDone = 'could not be saved'): string {
   if (error instanceof LineError) return error.message;
+  const errorId = logUnexpected(log, error, { line: lineNumber }, 'an import line failed unexpectedly');
+  return unexpected(notDone, errorId);
+}
+
+/**
+ * What the operator reads for a step after the last line (`step`, e.g. the product feed's
+ * deactivation of what it does not list) that failed with `error`, which belongs to no line: as a
+ * line's unexpected error, in words and by the id it is logged under.
+ */
+export function stepFailureMessage(error: unknown, step: string, log: Logger): string {
+  const errorId = logUnexpected(log, error, { step }, 'an import step after the last line failed unexpectedly');
+  return `after the last line: ${unexpected(`${step} could not be completed`, errorId)}`;
+}
+
+const unexpected = (notDone: string, errorId: string) => `${notDone} (unexpected error, logged as ${errorId})`;
+
+/** Logs `error` in full with `fields` under a new id, and returns the id. */
+function logUnexpected(log: Logger, error: unknown, fields: Record<string, unknown>, message: string): string {
   const errorId = randomBytes(6).toString('hex');
-  log.error({ err: error, line: lineNumber, errorId }, 'an import line failed unexpectedly');
-  return `could not be saved (unexpected error, logged as ${errorId})`;
+  log.error({ err: error, ...fields, errorId }, message);
+  return errorId;
 }

@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import { translate, type Language, type MessageKey } from '../../i18n/index.js';
 import type { MessageParams } from '../domain-error.js';
 import type { Logger } from '../logger.js';
-import { lineFailureMessage } from './line-failure.js';
+import { lineFailureMessage, stepFailureMessage } from './line-failure.js';
 import { repeatedMember } from './repeated-member.js';
 
 /** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
@@ -13,7 +13,23 @@ export interface ImportSummary {
   lines: number;
   /** Count per outcome the apply step reported, e.g. { created: 3, unchanged: 1 }. */
   outcomes: Record<string, number>;
+  /** Bad lines. */
   errors: number;
+  /** Steps after the last line that failed unexpectedly (reported without a line number); left out when none did. */
+  failedSteps?: number;
+}
+
+/** How `finish` reports what went wrong after the last line. */
+export interface EndOfFileReport {
+  /** A problem of an earlier line, by its number, in the operator's words. */
+  fail(lineNumber: number, message: string): void;
+  /**
+   * The error an earlier line's work threw, reported as the lines' own errors are (lineFailureMessage);
+   * `notDone` says what of the line was not done when it was written already.
+   */
+  failWith(lineNumber: number, error: unknown, notDone?: string): void;
+  /** The unexpected error of a step of no line (`step`: what it was doing, e.g. "the deactivation of ..."). */
+  failStep(step: string, error: unknown): void;
 }
 
 export interface LineImporter<T> {
@@ -27,14 +43,10 @@ export interface LineImporter<T> {
   apply(record: T, lineNumber: number): Promise<string | undefined>;
   /**
    * Runs once after the last line, for work that needs the whole file (links to records later in
-   * it, dropping what the file no longer lists). Returns counts to add to the outcomes; `fail`
-   * reports a problem of an earlier line by its number, `failWith` the error such a line threw, as
-   * the lines' own errors are reported.
+   * it, dropping what the file no longer lists). Returns counts to add to the outcomes. What goes
+   * wrong is reported through `report`; an error it throws is reported as a failed step too.
    */
-  finish?(
-    fail: (lineNumber: number, message: string) => void,
-    failWith: (lineNumber: number, error: unknown) => void,
-  ): Promise<Record<string, number>>;
+  finish?(report: EndOfFileReport): Promise<Record<string, number>>;
 }
 
 /**
@@ -94,8 +106,25 @@ export async function importNdjson<T>(
     }
   });
   if (importer.finish) {
-    const failWith = (lineNumber: number, error: unknown) => fail(lineNumber, lineFailureMessage(error, lineNumber, log));
-    for (const [outcome, n] of Object.entries(await importer.finish(fail, failWith))) count(outcome, n);
+    // The lines were applied, each in its own transaction, and stay so: a step after them that
+    // fails is reported (and counted) beside the bad lines, and the import's answer is still its
+    // summary. A 500, or the CLI's raw error, would hide which lines were applied and show the
+    // database's text, to a supplier too; the step is done by importing the file again.
+    const failStep = (step: string, error: unknown) => {
+      summary.failedSteps = (summary.failedSteps ?? 0) + 1;
+      report(stepFailureMessage(error, step, log));
+    };
+    const endOfFile: EndOfFileReport = {
+      fail,
+      failWith: (lineNumber, error, notDone) => fail(lineNumber, lineFailureMessage(error, lineNumber, log, notDone)),
+      failStep,
+    };
+    try {
+      for (const [outcome, n] of Object.entries(await importer.finish(endOfFile))) count(outcome, n);
+    } catch (error) {
+      // A kind names its own steps; this is for what none of them caught.
+      failStep('the rest of the import', error);
+    }
   }
   return summary;
 }

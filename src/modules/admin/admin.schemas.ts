@@ -27,11 +27,21 @@ export const ImportResult = Type.Object(
     outcomes: Type.Record(Type.String(), Type.Integer(), {
       description: 'Count per outcome: created, updated, unchanged, deactivated, ...',
     }),
-    errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() }), {
-      maxItems: IMPORT_ERRORS_LISTED,
-      description: `Bad lines, each skipped whole: the first ${IMPORT_ERRORS_LISTED}, in the order they were found`,
+    errors: Type.Array(
+      Type.Object({
+        line: Type.Integer({
+          description: 'The line, or 0 for a step after the last line (the product feed deactivating what it does not list)',
+        }),
+        message: Type.String(),
+      }),
+      {
+        maxItems: IMPORT_ERRORS_LISTED,
+        description: `Bad lines, each skipped whole, and steps after the last line that failed: the first ${IMPORT_ERRORS_LISTED}, in the order they were found`,
+      },
+    ),
+    errorCount: Type.Integer({
+      description: 'How many lines were bad and steps failed in all (more than are listed in `errors` when over the limit)',
     }),
-    errorCount: Type.Integer({ description: 'How many lines were bad in all (more than are listed in `errors` when over the limit)' }),
   },
   { description: 'The import ran; bad lines (if any) are listed and were skipped' },
 );

@@ -256,7 +256,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
   return {
     parse: parseProductLine,
     apply: (record, line) => applyLine(record, line, false),
-    async finish(fail, failWith) {
+    async finish({ fail, failWith, failStep }) {
       const outcomes: Record<string, number> = {};
       // The waiting retyping lines first: the links left to make are checked with the types they give.
       for (const { record, line } of deferred) {
@@ -267,11 +267,21 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
           failWith(line, error);
         }
       }
-      for (const links of pending) await link(db, refs, links, fail, clock.now());
-      return { ...outcomes, deactivated: await deactivateUnlisted(db, feed, clock.now(), scope) };
+      // Each line's links in a transaction of their own: one that fails leaves the product written
+      // without them (a second import of the file makes them), and the other lines' are made.
+      for (const links of pending) {
+        try {
+          await link(db, refs, links, fail, clock.now());
+        } catch (error) {
+          failWith(links.line, error, LINKS_NOT_MADE);
+        }
+      }
+      return { ...outcomes, deactivated: await deactivateUnlisted(db, feed, clock.now(), scope, failStep) };
     },
   };
 }
+
+const LINKS_NOT_MADE = 'was saved, but its links to products later in the file could not be made';
 
 /**
  * Makes the links of a line to products later in the file. A target whose own line was bad does
@@ -336,16 +346,31 @@ function stillLinked(code: string, linked: ReadonlyArray<{ code: string }>): str
   );
 }
 
-async function deactivateUnlisted(db: Kysely<Database>, feed: Feed, now: number, scope: ProductFeedScope): Promise<number> {
-  const unlisted: number[] = [];
-  for await (const page of activeProducts(db, scope)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
+/**
+ * Deactivates the scope's active products the file does not list, 500 a transaction; the number it
+ * did. An unexpected error stops it there (`failStep`): what is left waits for the next import of
+ * the file, rather than meet the same refusal 500 at a time, each logged.
+ */
+async function deactivateUnlisted(
+  db: Kysely<Database>,
+  feed: Feed,
+  now: number,
+  scope: ProductFeedScope,
+  failStep: (step: string, error: unknown) => void,
+): Promise<number> {
   let deactivated = 0;
-  for (const part of chunks(unlisted)) {
-    deactivated += await inLineTransaction(db, async (trx) => {
-      const codes = await deactivateProducts(trx, part, now);
-      await productsDeactivated(trx, codes, now);
-      return codes.length;
-    });
+  try {
+    const unlisted: number[] = [];
+    for await (const page of activeProducts(db, scope)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
+    for (const part of chunks(unlisted)) {
+      deactivated += await inLineTransaction(db, async (trx) => {
+        const codes = await deactivateProducts(trx, part, now);
+        await productsDeactivated(trx, codes, now);
+        return codes.length;
+      });
+    }
+  } catch (error) {
+    failStep('the deactivation of the active products the file does not list', error);
   }
   return deactivated;
 }
