@@ -109,15 +109,16 @@ Configuration comes from the environment; see README.md.`;
 /**
  * The log of a command that has one (an import's unexpected line errors): on stderr, beside the
  * report of its bad lines (stdout has its summary), with the API's serializers and redaction, in
- * LOG_FORMAT (readable lines on a terminal).
+ * LOG_FORMAT (readable lines on a terminal). `output` is stderr, or the import's progress terminal
+ * on it, which writes a log line under its bar rather than over it.
  */
-async function commandLog(config: Config, io: CliIo): Promise<Logger> {
+async function commandLog(config: Config, output: CliOutput & { isTTY?: boolean }): Promise<Logger> {
   const [{ pino }, { LOG_PRIVACY }, { logDestination }] = await Promise.all([
     import('pino'),
     import('./http/request-log.js'),
     import('./infra/log-format.js'),
   ]);
-  const destination = logDestination(config.logFormat, io.stderr) ?? { write: (line: string) => void io.stderr.write(line) };
+  const destination = logDestination(config.logFormat, output) ?? { write: (line: string) => void output.write(line) };
   const log: Logger = pino({ level: config.logLevel, ...LOG_PRIVACY }, destination);
   return log;
 }
@@ -208,7 +209,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [{ importKinds }, { createImporter }] = await Promise.all([
+      const [{ importKinds }, { createImporter, ImportProgress }] = await Promise.all([
         import('./import-kinds.js'),
         import('./infra/import/index.js'),
         loadMessages(),
@@ -225,9 +226,10 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       let failed = false;
       await withDatabase(config.databaseUrl, async (database) => {
         await migrateEmbedded(database);
-        const log = await commandLog(config, io);
+        const progress = io.progress && new ImportProgress(io.progress);
+        const log = await commandLog(config, progress ?? io.stderr);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
-        const summary = await run(file, report, io.progress);
+        const summary = await run(file, report, progress);
         const failedSteps = summary.failedSteps ?? 0;
         failed = summary.errors > 0 || failedSteps > 0;
         const steps = failedSteps > 0 ? `, ${failedSteps} step${failedSteps === 1 ? '' : 's'} after the last line not completed` : '';

@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { withImportLock } from './import-lock.js';
-import type { ImportProgress, ImportSummary } from './ndjson-import.js';
+import type { ImportSummary } from './ndjson-import.js';
+import type { ImportProgress } from './progress.js';
 
 /** What every importer may use; the CLI and `POST /admin/import/:kind` both build it. */
 export interface ImportDeps {

@@ -11,6 +11,7 @@ export {
   type RunImport,
 } from './import-kind.js';
 export { excerpt, LineError } from './line-failure.js';
+export { ImportProgress } from './progress.js';
 export { compileLineCheck, type LineCheck } from './line-check.js';
 export { IMPORT_LOCK_TTL_MS, ImportRunningError, withImportLock } from './import-lock.js';
 export {
@@ -19,7 +20,6 @@ export {
   parseReport,
   readNdjson,
   type EndOfFileReport,
-  type ImportProgress,
   type ImportSummary,
   type LineImporter,
 } from './ndjson-import.js';

@@ -1,13 +1,10 @@
 import { createReadStream, statSync } from 'node:fs';
-import cliProgress from 'cli-progress';
 import { translate, type Language, type MessageKey } from '../../i18n/index.js';
 import type { MessageParams } from '../domain-error.js';
 import type { Logger } from '../logger.js';
 import { lineFailureMessage, stepFailureMessage } from './line-failure.js';
+import type { ImportProgress } from './progress.js';
 import { repeatedMember } from './repeated-member.js';
-
-/** A terminal to draw an import's progress bar on (the CLI's stderr when it is one); none without it. */
-export type ImportProgress = NodeJS.WriteStream;
 
 export interface ImportSummary {
   lines: number;
@@ -211,19 +208,13 @@ export async function readNdjson(
   const decoder = lenient ? lossyUtf8 : utf8;
   const size = statSync(file).size;
   const input = createReadStream(file);
-  const bar = progress
-    ? new cliProgress.SingleBar(
-        { stream: progress, format: ` ${label} {bar} {percentage}% | {value}/{total} bytes | {lines} lines` },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
-  bar?.start(size, 0, { lines: 0 });
+  const bar = progress?.start(label, size);
   let lines = 0;
-  // Messages go between bar redraws, so they are not overwritten.
+  // Messages go between bar redraws, so they are not overwritten; the bar comes back where the file is.
   const badLine = (lineNumber: number, message: string) => {
-    bar?.stop();
-    bad(lineNumber, message);
-    bar?.start(size, input.bytesRead, { lines });
+    if (!progress) return bad(lineNumber, message);
+    bar?.update(input.bytesRead, lines);
+    progress.between(() => bad(lineNumber, message));
   };
   try {
     for await (const bytes of byteLines(input)) {
@@ -257,11 +248,10 @@ export async function readNdjson(
         continue;
       }
       await visit(value, lineNumber, badLine);
-      if (lines % 256 === 0) bar?.update(input.bytesRead, { lines });
+      if (lines % 256 === 0) bar?.update(input.bytesRead, lines);
     }
   } finally {
     input.destroy();
-    bar?.update(size, { lines });
     bar?.stop();
   }
   return lines;
