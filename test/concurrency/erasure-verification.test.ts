@@ -8,7 +8,9 @@ import { takeOverProvenMailbox } from '../../src/modules/social/index.js';
 import { lockedOnPostgres } from '../../src/db/row-lock.js';
 import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
 import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
+import { runCli } from '../helpers/cli.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { GOOD_PASSWORD } from '../helpers/accounts.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -25,7 +27,8 @@ import { as } from '../profile/helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // A database file on SQLite: the command line's erasure opens the database as a process of its own would.
+  t = await createTestApp({ sqliteFile: true });
 });
 afterAll(async () => t?.close());
 
@@ -147,15 +150,28 @@ describe('the erasure and an email verification of the person at once', () => {
   });
 });
 
+/** Mails the person a password reset link; answers its token. */
+async function resetLinkOf(userId: number): Promise<string> {
+  const reset = newToken();
+  await db()
+    .updateTable('app_user')
+    .set({ reset_token_hash: reset.hash, reset_expires_at: Date.now() + 3_600_000 })
+    .where('id', '=', userId)
+    .execute();
+  return reset.token;
+}
+
+const setNewPassword = (resetToken: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/auth/set-new-password?passwordResetToken=${resetToken}`,
+    payload: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD },
+  });
+
 describe('the erasure and a password reset of the person at once', () => {
   it('a reset that meets the erasure holding the person and its session waits for it, in no deadlock', async () => {
     const person = await customerConfirmingBusiness();
-    const reset = newToken();
-    await db()
-      .updateTable('app_user')
-      .set({ reset_token_hash: reset.hash, reset_expires_at: Date.now() + 3_600_000 })
-      .where('id', '=', person.userId)
-      .execute();
+    const resetToken = await resetLinkOf(person.userId);
     let resetting!: Promise<LightMyRequestResponse>;
     await db()
       .transaction()
@@ -163,16 +179,77 @@ describe('the erasure and a password reset of the person at once', () => {
         // DELETE /client-account's first locks (the person's, then its session); it writes the user's row last.
         await lockAccountsForErasure(trx, person.userId);
         await lockedOnPostgres(trx, trx.selectFrom('access_token').select('token_hash').where('user_id', '=', person.userId)).execute();
-        resetting = t.app.inject({
-          method: 'POST',
-          url: `/auth/set-new-password?passwordResetToken=${reset.token}`,
-          payload: { password: GOOD_PASSWORD, passwordRepeat: GOOD_PASSWORD },
-        });
+        resetting = setNewPassword(resetToken);
         await new Promise((resolve) => setTimeout(resolve, 300));
         await eraseSubject(trx, personalDataParts, (await loadSubject(trx, person.userId))!, Date.now());
       });
     // As for a reset sent after the erasure: its token was cleared with the rest.
     expectErrorBody(await resetting, 400, 'Bad Request');
     expect(await erasedOrNot(person.userId)).toEqual({ accounts: ['ERASED', 'ERASED'], tokens: 0 });
+  });
+});
+
+// `storefront gdpr erase <email>` is the same erasure (eraseByEmail): the person's locks first, as the
+// verification and the reset take them. Each pair is forced both ways on PostgreSQL: the first holds
+// what it locked when it meets the app_user table held, and the second is sent then.
+describe('the command line erasure and a verification or a reset of the person at once', () => {
+  const eraseOnCommandLine = async (userId: number) => {
+    const { email } = await db().selectFrom('app_user').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+    return runCli(['gdpr', 'erase', email], { DATABASE_URL: t.config.databaseUrl });
+  };
+  const erasedEverything = { accounts: ['ERASED', 'ERASED'], tokens: 0 };
+
+  it('a verification holding the person is waited for, and what it activated is erased', async () => {
+    const person = await customerConfirmingBusiness();
+    const [verified, erased] = await firstHoldingThenSecond(
+      db(),
+      'app_user',
+      () => verify(person.link),
+      () => eraseOnCommandLine(person.userId),
+    );
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(erased.code, erased.stderr).toBe(0);
+    expect(await erasedOrNot(person.userId)).toEqual(erasedEverything);
+  });
+
+  it('a verification that meets the erasure holding the person waits for it, and its link is unknown', async () => {
+    const person = await customerConfirmingBusiness();
+    const [erased, verified] = await firstHoldingThenSecond(
+      db(),
+      'app_user',
+      () => eraseOnCommandLine(person.userId),
+      () => verify(person.link),
+    );
+    expect(erased.code, erased.stderr).toBe(0);
+    expectErrorBody(verified, 400, 'Bad Request');
+    expect(await erasedOrNot(person.userId)).toEqual(erasedEverything);
+  });
+
+  it('a reset holding the person is waited for, and the erasure ends what it left', async () => {
+    const person = await customerConfirmingBusiness();
+    const resetToken = await resetLinkOf(person.userId);
+    const [reset, erased] = await firstHoldingThenSecond(
+      db(),
+      'app_user',
+      () => setNewPassword(resetToken),
+      () => eraseOnCommandLine(person.userId),
+    );
+    expect(reset.statusCode, reset.body).toBe(200);
+    expect(erased.code, erased.stderr).toBe(0);
+    expect(await erasedOrNot(person.userId)).toEqual(erasedEverything);
+  });
+
+  it('a reset that meets the erasure holding the person waits for it, and its link is unknown', async () => {
+    const person = await customerConfirmingBusiness();
+    const resetToken = await resetLinkOf(person.userId);
+    const [erased, reset] = await firstHoldingThenSecond(
+      db(),
+      'app_user',
+      () => eraseOnCommandLine(person.userId),
+      () => setNewPassword(resetToken),
+    );
+    expect(erased.code, erased.stderr).toBe(0);
+    expectErrorBody(reset, 400, 'Bad Request');
+    expect(await erasedOrNot(person.userId)).toEqual(erasedEverything);
   });
 });

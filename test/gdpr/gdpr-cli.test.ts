@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 import { createCustomer, createEmployee, emailOf } from '../helpers/customers.js';
+import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
 // `storefront gdpr erase <email>`: the operator's erasure, the same use case as DELETE
@@ -68,6 +69,34 @@ describe('storefront gdpr erase', () => {
       .executeTakeFirstOrThrow();
     expect(account.status).toBe('ERASED');
     expect((await get(other.token, '/client-account')).statusCode).toBe(200);
+  });
+
+  it("run twice at once, erases once: the second finds the email no one's, and the integrations are told once", async () => {
+    const db = database.db;
+    const client = await createCustomer(db);
+    const email = await emailOf(db, client);
+    const { user_id: userId } = await db
+      .selectFrom('client_account')
+      .select('user_id')
+      .where('id', '=', client.clientAccountId)
+      .executeTakeFirstOrThrow();
+    // On PostgreSQL the second is sent while the first holds the person's locks (it waits at the app_user table).
+    const [first, second] = await firstHoldingThenSecond(
+      db,
+      'app_user',
+      () => runCli(['gdpr', 'erase', email], env),
+      () => runCli(['gdpr', 'erase', email], env),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`no user has the email ${email}`);
+    const told = await db
+      .selectFrom('integration_event')
+      .select('id')
+      .where('type', '=', 'customer.erased')
+      .where('stream', '=', `customer:${userId}`)
+      .execute();
+    expect(told).toHaveLength(1);
   });
 
   it('fails for an unknown email, and explains its usage', async () => {

@@ -43,3 +43,31 @@ export async function withTableHeld<T>(db: Kysely<Database>, table: string, requ
   if ('failed' in answers!) throw answers.failed;
   return answers!.done;
 }
+
+/**
+ * Runs `first` until it waits on a lock, then `second` until it waits too, then lets go: on PostgreSQL
+ * with `table` held in share mode (read, not written), so `first` holds whatever it locked before its
+ * write of `table` when `second` starts, and `second` meets it there. Answers both once both ended.
+ * SQLite runs one write transaction at a time: there `first` runs to its end before `second` starts.
+ */
+export async function firstHoldingThenSecond<A, B>(
+  db: Kysely<Database>,
+  table: string,
+  first: () => Promise<A>,
+  second: () => Promise<B>,
+): Promise<[A, B]> {
+  if (engine !== 'postgres') return [await first(), await second()];
+  let running: [Promise<A>, Promise<B>] | undefined;
+  await db.transaction().execute(async (trx) => {
+    await sql`lock table ${sql.table(table)} in share mode`.execute(trx);
+    const one = first();
+    // Handled now, thrown where both are awaited: the lock is let go first.
+    one.catch(() => {});
+    await until('the first to wait on a lock', async () => (await lockWaiters(db)) >= 1);
+    const two = second();
+    two.catch(() => {});
+    await until('the second to wait on a lock', async () => (await lockWaiters(db)) >= 2);
+    running = [one, two];
+  });
+  return Promise.all(running!);
+}

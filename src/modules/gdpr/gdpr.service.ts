@@ -79,9 +79,14 @@ export async function exportPersonalData(db: Db, parts: readonly PersonalDataPar
  * account's lock first (modules/client-account-lock):
  * a write that committed before is seen by the refusals and erased, one that waited is refused with a
  * 401 once this commits. Without it a checkout sent at once made an order the open-order refusal had
- * not seen, and kept the person's name and address after the erasure.
+ * not seen, and kept the person's name and address after the erasure. Answers the subject erased.
  */
-export async function eraseSubject(trx: Db, parts: readonly PersonalDataPart[], subject: PersonalDataSubject, now: number): Promise<void> {
+export async function eraseSubject(
+  trx: Db,
+  parts: readonly PersonalDataPart[],
+  subject: PersonalDataSubject,
+  now: number,
+): Promise<PersonalDataSubject> {
   await lockAccountsForErasure(trx, subject.userId);
   // Read again under the locks: a registration or a company's invitation that added an account to the
   // person takes them too (findPersonByEmail), and one waited for here is the person's to erase, with
@@ -89,6 +94,30 @@ export async function eraseSubject(trx: Db, parts: readonly PersonalDataPart[], 
   const locked = (await loadSubject(trx, subject.userId)) ?? subject;
   for (const part of parts) await part.refuseErasure?.(trx, locked, now);
   for (const part of parts) await part.erase(trx, locked, now);
+  return locked;
+}
+
+/**
+ * The erasure of a user in the caller's transaction, DELETE /client-account's and `gdpr erase`'s alike:
+ * the person's locks first, then `admitted`, what its caller must find under them (DELETE: its
+ * session still open; the CLI: the email still the user's), then the subject read under them and
+ * erased. Answers the subject erased, or undefined when `admitted` said there was nothing to erase.
+ * The person's locks before anything of the caller's, as every writer that ends the person's sessions
+ * or writes their user's row takes them (a verification, a password reset or change, a company's
+ * removal of an employee): before them, the erasure held its session while it waited for the person's
+ * accounts, and such a writer held those and waited to delete it.
+ */
+async function eraseUser(
+  trx: Db,
+  parts: readonly PersonalDataPart[],
+  userId: number,
+  now: number,
+  admitted: () => Promise<boolean>,
+): Promise<PersonalDataSubject | undefined> {
+  await lockAccountsForErasure(trx, userId);
+  if (!(await admitted())) return undefined;
+  const subject = await loadSubject(trx, userId);
+  return subject && eraseSubject(trx, parts, subject, now);
 }
 
 export interface ErasureRequest {
@@ -128,22 +157,17 @@ export async function eraseCaller(
   } else {
     if (!(await signedInRecently(db, request.tokenHash, now))) throw forbidden('gdpr.freshLoginRequired');
   }
-  await db.transaction().execute(async (trx) => {
-    // The person's locks, then the caller's session: an erasure ends it, so of two at once (a double
-    // click) the second waits for the first and finds it gone, and erases (and tells the integrations)
-    // nothing again. A session another request ended meanwhile (a verification that replaced the
-    // password, a logout) is the 401 the token check answers after, and erases nothing. The session
-    // after the person's locks, as every writer that ends sessions takes them (a verification, a
-    // password change, a company's removal of an employee): before them, the erasure held its session
-    // while it waited for the person's accounts, and such a writer held those and waited to delete it.
-    await lockAccountsForErasure(trx, request.userId);
-    if (!(await lockSession(trx, request.tokenHash))) {
-      if (await isErased(trx, request.userId)) return;
+  await db.transaction().execute((trx) =>
+    // An erasure ends its caller's session, so of two at once (a double click) the second waits for
+    // the first and finds it gone, and erases (and tells the integrations) nothing again. A session
+    // another request ended meanwhile (a verification that replaced the password, a logout) is the
+    // 401 the token check answers after, and erases nothing.
+    eraseUser(trx, parts, request.userId, now, async () => {
+      if (await lockSession(trx, request.tokenHash)) return true;
+      if (await isErased(trx, request.userId)) return false;
       throw unauthenticated('auth.unauthorized');
-    }
-    const subject = await loadSubject(trx, request.userId);
-    if (subject) await eraseSubject(trx, parts, subject, now);
-  });
+    }),
+  );
 }
 
 /** Whether the user was erased (a double click's first erasure, committed while this one waited). */
@@ -161,17 +185,27 @@ async function lockSession(trx: Db, tokenHash: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** `storefront gdpr erase <email>`: the same erasure for an operator, without a confirmation. */
+/**
+ * `storefront gdpr erase <email>`: the same erasure for an operator, without a confirmation. The email
+ * is read again under the person's locks, as a registration reads it (findPersonByEmail): an erasure
+ * that committed meanwhile (the person's own, another operator's) has made it no one's, and this one
+ * answers as for an unknown email rather than erase, and tell the integrations, again.
+ */
 export async function eraseByEmail(
   db: Kysely<Database>,
   parts: readonly PersonalDataPart[],
   email: string,
   now: number,
 ): Promise<PersonalDataSubject | undefined> {
+  const address = normaliseEmail(email);
   return db.transaction().execute(async (trx) => {
-    const user = await trx.selectFrom('app_user').select('id').where('email', '=', normaliseEmail(email)).executeTakeFirst();
-    const subject = user ? await loadSubject(trx, Number(user.id)) : undefined;
-    if (subject) await eraseSubject(trx, parts, subject, now);
-    return subject;
+    const user = await userIdOfEmail(trx, address);
+    if (user === undefined) return undefined;
+    return eraseUser(trx, parts, user, now, async () => (await userIdOfEmail(trx, address)) === user);
   });
+}
+
+async function userIdOfEmail(trx: Db, email: string): Promise<number | undefined> {
+  const user = await trx.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+  return user && Number(user.id);
 }
