@@ -156,6 +156,12 @@ export async function withdrawEverywhere(db: Db, email: string, now: number): Pr
     .execute();
 }
 
+/** The user whose login email the address is (the accounts module's table, as the flag below). */
+export async function findUserIdByEmail(db: Db, email: string): Promise<number | undefined> {
+  const user = await db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+  return user && Number(user.id);
+}
+
 /**
  * Keeps the account's `newsletter` flag (app_user, the accounts module's) in step with the
  * subscriptions of the same address: true while it is subscribed in any store.

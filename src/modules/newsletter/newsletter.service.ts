@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { badRequest, forbidden } from '../../infra/domain-error.js';
+import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { NewsletterConfig } from './newsletter.config.js';
@@ -10,6 +11,7 @@ import {
   expirePendingRequests,
   findCurrentSubscriber,
   findLiveRequestByToken,
+  findUserIdByEmail,
   findRequest,
   insertRequest,
   markRequestConfirmed,
@@ -29,7 +31,24 @@ export interface SubscribeRequest {
 
 // An address's rows are written requests first, then subscriptions (a confirmation marks its request
 // before it subscribes): in one order for every writer, the erasure's deletes among them
-// (newsletter.personal-data.ts), two of them at once never wait for each other both ways.
+// (newsletter.personal-data.ts), two of them at once never wait for each other both ways. A writer
+// that also writes the newsletter flag and consent event of the user of the address holds the
+// erasure's locks of that person before any of them (lockPersonOfAddress).
+
+/**
+ * For a link followed without a session (a confirmation, an unsubscribe), before the address's rows:
+ * the erasure's locks of the user whose login email the address is (their companies and client
+ * accounts), as a registration or a verification takes them. Such a link writes that user's newsletter
+ * flag and then their event stream, where the erasure takes the stream before the user's row; while the
+ * address's rows are the erasure's too, a link and an erasure at once meet there first, but a user
+ * whose login email nobody confirmed is erased without the address's rows (they are its owner's), and
+ * its owner's link and that erasure at once each held what the other waited for (a deadlock, a 500).
+ * The other writers (setConfirmedAddressConsent's callers) hold the person's locks already.
+ */
+async function lockPersonOfAddress(trx: Db, email: string): Promise<void> {
+  const user = await findUserIdByEmail(trx, email);
+  if (user !== undefined) await lockAccountsForErasure(trx, user);
+}
 
 /**
  * The request side of double opt-in: stores a pending request and queues its confirmation mail in
@@ -83,6 +102,8 @@ export async function confirmSubscription(
   if (!isTokenShaped(token)) throw badToken();
   const request = await findLiveRequestByToken(trx, hashToken(token), now);
   if (!request) throw badToken();
+  // An erasure waited for here that deleted the request leaves it to be marked by no one: a 400 below.
+  await lockPersonOfAddress(trx, request.email);
   const answer = { email: request.email, storeCode: request.store_code, language: request.language };
   // A link followed twice (a double click, a mail scanner that opened it first, two at once): only the first
   // confirmation records the consent; the others get its answer while the subscription it started stands.
@@ -108,6 +129,7 @@ export async function confirmSubscription(
 export async function unsubscribe(trx: Db, signer: UnsubscribeSigner, link: Recipient & { signature: string }, now: number): Promise<void> {
   const recipient = { email: normaliseEmail(link.email), storeCode: link.storeCode };
   if (recipient.email !== link.email || !signer.verify(recipient, link.signature)) throw forbidden('newsletter.badSignature');
+  await lockPersonOfAddress(trx, recipient.email);
   // The requests before the subscription, as every writer of an address's rows takes them (the erasure too).
   await expirePendingRequests(trx, recipient.email, recipient.storeCode, now);
   const withdrawn = await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
