@@ -41,6 +41,8 @@ export const ERASED_MARKER = '[erased]';
 
 /** The placeholder for a user's email after the erasure: unique by the user id, never deliverable. */
 export const erasedEmailOf = (userId: number) => `erased-${userId}@erased.invalid`;
+/** Whether an email is such a placeholder: the row it is on was the person's, and the erasure emptied it. */
+export const isErasedEmail = (email: string) => /^erased-\d+@erased\.invalid$/.test(email);
 
 export interface PersonalDataPart {
   /** The key of this part in the export's JSON. */

@@ -13,6 +13,7 @@ import {
   tokenFromMail,
   uniqueEmail,
   verify,
+  wholesaleForm,
   type AccountsTestApp,
 } from '../helpers/accounts.js';
 import { expectFieldErrors } from '../helpers/http.js';
@@ -23,20 +24,6 @@ beforeAll(async () => {
   t = await createAccountsTestApp();
 });
 afterAll(() => t.close());
-
-let companies = 0;
-function wholesaleForm(email: string) {
-  companies += 1;
-  return {
-    companyName: `Hulgiraamat ${companies} OÜ`,
-    registryCode: `1400000${companies}`,
-    vatNumber: 'EE100000002',
-    address: { street: 'Lai 5', city: 'Tartu', postcode: '51005', countryCode: 'EE' },
-    contact: { firstName: 'Kati', lastName: 'Kask', email, phone: '+372 5123 4567' },
-    expectedYearlyTurnover: 250_000,
-    message: 'We supply school libraries in southern Estonia.',
-  };
-}
 
 const applyForWholesale = (form: Record<string, unknown>, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'POST', url: '/auth/register-wholesale', headers, payload: form });
@@ -227,6 +214,32 @@ describe('wholesale approve', () => {
     expect(await refusal(['reject', String(id)])).toBe(`wholesale request ${id} is already APPROVED`);
     expect((await requestOf(email)).status).toBe('APPROVED');
     expect(await accountsOf(email)).toHaveLength(1);
+  });
+
+  it("is refused, as is a rejection, for a request whose contact's data was erased", async () => {
+    const email = uniqueEmail('wholesale');
+    const accessToken = await registerVerified(t, email);
+    const id = await pendingRequest(email);
+    const { user_id: userId } = await t.database.db
+      .selectFrom('client_account')
+      .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
+      .select('client_account.user_id')
+      .where('app_user.email', '=', email)
+      .executeTakeFirstOrThrow();
+    const erased = await t.app.inject({
+      method: 'DELETE',
+      url: '/client-account',
+      headers: { store: 'WEB', authorization: `Bearer ${accessToken}` },
+      payload: { password: GOOD_PASSWORD },
+    });
+    expect(erased.statusCode, erased.body).toBe(204);
+    const refused = `wholesale request ${id}: its contact's data was erased`;
+    expect(await refusal(['approve', String(id)])).toBe(refused);
+    expect(await refusal(['reject', String(id)])).toBe(refused);
+    // Nothing made again from the form, and no mail to the placeholder the request now has.
+    expect(await accountsOf(email)).toEqual([]);
+    const request = await t.database.db.selectFrom('wholesale_request').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(request).toMatchObject({ email: `erased-${userId}@erased.invalid`, form: '{}', status: 'PENDING', client_account_id: null });
   });
 });
 

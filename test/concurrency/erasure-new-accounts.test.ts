@@ -1,12 +1,16 @@
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
+import { wholesaleCommand } from '../../src/modules/accounts/index.js';
+import { WholesaleDecisionError } from '../../src/modules/accounts/wholesale.service.js';
 import { registerSimple } from '../../src/modules/accounts/registration.service.js';
 import { companyMaster, lockedMaster } from '../../src/modules/companies/company-access.js';
 import { inviteCompanyUser } from '../../src/modules/companies/company-users.service.js';
 import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
 import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
+import { wholesaleForm } from '../helpers/accounts.js';
 import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
@@ -138,5 +142,67 @@ describe("the erasure and a company's invitation of the email at once", () => {
       { store_code: 'WEB', type: 'BUSINESS', status: 'ERASED' },
     ]);
     expect(await invitationNames(userId)).toEqual([]);
+  });
+});
+
+describe('the erasure and the approval of a wholesale request naming the person at once', () => {
+  /** A customer of WEB2 who applied for wholesale in WEB with their own email: the pending request's id. */
+  async function applicant() {
+    const person = await createCustomer(db(), { store: 'WEB2' });
+    const { userId, email } = await personOf(person);
+    const applied = await t.app.inject({ method: 'POST', url: '/auth/register-wholesale', payload: wholesaleForm(email) });
+    expect(applied.statusCode, applied.body).toBe(200);
+    const request = await db().selectFrom('wholesale_request').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    return { person, userId, email, requestId: String(request.id) };
+  }
+
+  /** `storefront wholesale approve <id>`, as cli.ts runs it: what it printed, or the error it exits 1 with. */
+  const approve = (requestId: string) =>
+    wholesaleCommand({ db: db(), config: t.config }, ['approve', requestId], () => {}).then(
+      () => 'approved',
+      (error: unknown) => (error instanceof WholesaleDecisionError ? error.message : Promise.reject(error)),
+    );
+
+  const erase = (person: TestCustomer) => as(t, person.token, 'WEB2')('DELETE', '/client-account', {});
+  const requestRow = (requestId: string) =>
+    db().selectFrom('wholesale_request').select(['email', 'form', 'status']).where('id', '=', Number(requestId)).executeTakeFirstOrThrow();
+
+  it('an approval holding the person is waited for, and the account and company it made are erased with the rest', async () => {
+    const { person, userId, email, requestId } = await applicant();
+    // The approval holds the person's locks when it meets the table held at its decided step.
+    const [approved, erased] = await firstHoldingThenSecond(
+      db(),
+      'wholesale_request',
+      () => approve(requestId),
+      () => erase(person),
+    );
+    expect(approved).toBe('approved');
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(await accountsOfUser(userId)).toEqual([
+      { store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' },
+      { store_code: 'WEB', type: 'WHOLESALE', status: 'ERASED' },
+    ]);
+    expect(await userOfEmail(email)).toBeUndefined();
+    expect(await requestRow(requestId)).toMatchObject({ email: `erased-${userId}@erased.invalid`, form: '{}' });
+    // Its verification mail finds the account erased: no link is minted for the erased user.
+    await t.drainJobs();
+    const user = await db().selectFrom('app_user').select('verification_token_hash').where('id', '=', userId).executeTakeFirstOrThrow();
+    expect(user.verification_token_hash).toBeNull();
+  });
+
+  it('an approval that meets the erasure holding the person waits for it and approves nothing of the erased request', async () => {
+    const { person, userId, email, requestId } = await applicant();
+    // The erasure holds the person's locks when it meets the table held, where it erases the request.
+    const [erased, approved] = await firstHoldingThenSecond(
+      db(),
+      'wholesale_request',
+      () => erase(person),
+      () => approve(requestId),
+    );
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(approved).toBe(`wholesale request ${requestId}: its contact's data was erased`);
+    expect(await accountsOfUser(userId)).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' }]);
+    expect(await userOfEmail(email), 'no person was made again from the erased form').toBeUndefined();
+    expect(await requestRow(requestId)).toEqual({ email: `erased-${userId}@erased.invalid`, form: '{}', status: 'PENDING' });
   });
 });

@@ -45,6 +45,21 @@ export function uniqueEmail(prefix = 'user'): string {
   return `${prefix}.${Date.now().toString(36)}.${counter}@example.ee`;
 }
 
+let companies = 0;
+/** A wholesale registration form (POST /auth/register-wholesale) of a new company, with `email` as its contact. */
+export function wholesaleForm(email: string) {
+  companies += 1;
+  return {
+    companyName: `Hulgiraamat ${companies} OÜ`,
+    registryCode: String(14_000_000 + companies),
+    vatNumber: 'EE100000002',
+    address: { street: 'Lai 5', city: 'Tartu', postcode: '51005', countryCode: 'EE' },
+    contact: { firstName: 'Kati', lastName: 'Kask', email, phone: '+372 5123 4567' },
+    expectedYearlyTurnover: 250_000,
+    message: 'We supply school libraries in southern Estonia.',
+  };
+}
+
 export const GOOD_PASSWORD = 'Mets-kohiseb-vaikselt-42';
 
 /** Runs the outbox and returns the mail that reached `to` and matches `subject`. */

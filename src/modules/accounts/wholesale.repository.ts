@@ -17,13 +17,22 @@ export function listPendingWholesaleRequests(db: Db, limit: number): Promise<Who
   return db.selectFrom('wholesale_request').selectAll().where('status', '=', 'PENDING').orderBy('id').limit(limit).execute();
 }
 
-/** Records the decision unless another operator decided first: false then. */
-export async function decideWholesaleRequest(db: Db, id: number, status: 'APPROVED' | 'REJECTED', now: number): Promise<boolean> {
+/**
+ * Records the decision on the request as it was read (pending, its contact's email the one read):
+ * false when another operator decided first or the contact's erasure emptied it meanwhile.
+ */
+export async function decideWholesaleRequest(
+  db: Db,
+  request: Pick<WholesaleRequestRow, 'id' | 'email'>,
+  status: 'APPROVED' | 'REJECTED',
+  now: number,
+): Promise<boolean> {
   const decided = await db
     .updateTable('wholesale_request')
     .set({ status, decided_at: now })
-    .where('id', '=', id)
+    .where('id', '=', request.id)
     .where('status', '=', 'PENDING')
+    .where('email', '=', request.email)
     .executeTakeFirst();
   return decided.numUpdatedRows > 0n;
 }

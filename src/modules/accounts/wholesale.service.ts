@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
 import type { AccountsConfig } from './accounts.config.js';
 import { queueAccountMail } from './accounts.jobs.js';
 import { accountsOfUser, createClientAccount, insertCompany, isLiveAccount } from './accounts.repository.js';
@@ -17,18 +18,33 @@ export class WholesaleDecisionError extends Error {}
 
 type WholesaleConfig = Pick<AccountsConfig, 'jobs'>;
 
-/** The request with that id while it waits for a decision. */
+/** The request with that id while it waits for a decision, and its contact's data was not erased. */
 export async function pendingWholesaleRequest(db: Db, id: number): Promise<WholesaleRequestRow> {
   const request = await findWholesaleRequest(db, id);
   if (!request) throw new WholesaleDecisionError(`no wholesale request ${id}`);
+  refuseErased(request);
   if (request.status !== 'PENDING') throw new WholesaleDecisionError(`wholesale request ${id} is already ${request.status}`);
   return request;
 }
 
-/** Records the decision unless another operator decided first. */
-async function decide(trx: Db, id: number, status: 'APPROVED' | 'REJECTED', now: number): Promise<void> {
-  if (!(await decideWholesaleRequest(trx, id, status, now)))
-    throw new WholesaleDecisionError(`wholesale request ${id} was decided meanwhile`);
+/**
+ * The erasure of the contact (modules/gdpr) empties their requests (the email a placeholder, the form
+ * `{}`) and leaves them pending: nothing is left to decide on, and an approval made a new person and
+ * company of the form it had read before (or failed on the empty one).
+ */
+function refuseErased(request: WholesaleRequestRow): void {
+  if (isErasedEmail(request.email)) throw new WholesaleDecisionError(`wholesale request ${request.id}: its contact's data was erased`);
+}
+
+/**
+ * Records the decision on the request as read, unless another operator decided first or the contact's
+ * erasure, waited for at the contact's locks (an approval takes them first), emptied it meanwhile.
+ */
+async function decide(trx: Db, request: WholesaleRequestRow, status: 'APPROVED' | 'REJECTED', now: number): Promise<void> {
+  if (await decideWholesaleRequest(trx, request, status, now)) return;
+  const current = await findWholesaleRequest(trx, request.id);
+  if (current) refuseErased(current);
+  throw new WholesaleDecisionError(`wholesale request ${request.id} was decided meanwhile`);
 }
 
 export function pendingWholesaleRequests(db: Db, limit = 100): Promise<WholesaleRequestRow[]> {
@@ -48,7 +64,7 @@ export async function approveWholesale(trx: Db, config: WholesaleConfig, request
   // accounts, then anonymises their requests): the other way round, an approval and the contact's
   // erasure at once each waited for the other.
   const { userId } = await findOrCreateContact(trx, form, language, now);
-  await decide(trx, request.id, 'APPROVED', now);
+  await decide(trx, request, 'APPROVED', now);
   // A wholesale account of theirs in use is the one approved; one a company removed stays with that
   // company (its orders are the company's), so the approval makes a new company and account.
   const existing = (await accountsOfUser(trx, userId)).find(
@@ -77,6 +93,6 @@ export async function approveWholesale(trx: Db, config: WholesaleConfig, request
 }
 
 export async function rejectWholesale(trx: Db, config: WholesaleConfig, request: WholesaleRequestRow, now: number): Promise<void> {
-  await decide(trx, request.id, 'REJECTED', now);
+  await decide(trx, request, 'REJECTED', now);
   await queueAccountMail(trx, config, { kind: 'wholesaleRejected', requestId: request.id }, now);
 }
