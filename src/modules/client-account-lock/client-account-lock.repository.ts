@@ -35,6 +35,9 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
  * them at once deadlocked. What adds an account to the user of an email (a registration, an approval,
  * a login in the other store, a social sign-in) takes them too (findPersonByEmail, openSession,
  * modules/accounts), and so do an email verification and a password reset, which write the user's row and end sessions.
+ * There is always an account to lock: every user is made with one in the same transaction (a
+ * registration, an invitation, an approval, a social sign-up, the import), and no account row is ever
+ * deleted (a removed, rejected or erased one keeps its row, and is locked like any other).
  */
 export async function lockAccountsForErasure(trx: Db, userId: number): Promise<void> {
   if (!isPostgres(trx)) return;
