@@ -62,20 +62,113 @@ describe('paying for a basket of e-books only', () => {
       expect(await orderCount()).toBe(before + 1);
     });
   }
+});
 
-  it('still lets cash on delivery pay a parcel that carries an e-book beside a book', async () => {
-    const book = await stockedBook(t, shop, 3, 15);
+describe('paying for a parcel that carries a download beside a book', () => {
+  // An e-book, an audiobook or any other download is granted as soon as its order is processed, which
+  // an order paid at a parcel's hand-over is at once, and nothing here learns that the courier or the
+  // shop took the money. Beside a book it rode along with cash on delivery, and the buyer who then
+  // refused the parcel (or never collected it) kept the download without paying.
+  const PAY_NOW = 'An e-book, audiobook or other download is sent before the parcel is paid: choose a payment method that pays now.';
+  const download = {
+    'an e-book': () => ebook(t, 9),
+    'an audiobook': () => createProduct(t.database.db, { type: 'AUDIOBOOK', binding: 'MP3', deliveryTime: 'INSTANT_DOWNLOAD', price: 12 }),
+    // Not one of the digital types, but sent as a download: granted on processing all the same.
+    'music sent as a download': () =>
+      createProduct(t.database.db, { type: 'MUSIC', binding: 'MP3', deliveryTime: 'INSTANT_DOWNLOAD', price: 5 }),
+  };
+  const CASES = [
+    { kind: 'GUEST', item: 'an e-book' },
+    { kind: 'SIMPLE', item: 'an e-book' },
+    { kind: 'SIMPLE', item: 'an audiobook' },
+    { kind: 'GUEST', item: 'music sent as a download' },
+  ] as const;
+  const formFor = (paymentMethodId: string) =>
+    checkoutForm(
+      shop,
+      paymentMethodId === 'PAY_IN_SHOP' ? { paymentMethodId, deliveryMethodId: shop.methods.SHOP, shopCode: 'TLN1' } : { paymentMethodId },
+    );
+  // Keys are the buyer's own: one for every basket here.
+  const KEY = { 'idempotency-key': 'pay-now' };
+  const offered = async (who: Who) =>
+    ((await call(t, 'GET', '/checkout/meta', who)).json().paymentMethods as Array<{ id: string }>).map((method) => method.id);
+
+  for (const { kind, item } of CASES) {
+    it(`is not paid at the hand-over with ${item} in a ${kind === 'GUEST' ? 'guest' : 'client'}'s basket: only a method that pays now`, async () => {
+      const buyer: Who = kind === 'GUEST' ? {} : { bearer: (await createCustomer(t.database.db)).token };
+      const book = await stockedBook(t, shop, 3, 15);
+      const who = await fill(t, buyer, [
+        [book, 1],
+        [await download[item](), 1],
+      ]);
+      expect(await offered(who)).toEqual(['TEST_GATEWAY']);
+
+      const before = await orderCount();
+      const basket = await call(t, 'GET', '/basket', who);
+      for (const paymentMethodId of ['CASH_ON_DELIVERY', 'PAY_IN_SHOP']) {
+        // The same key the paying checkout sends below: a refusal keeps nothing of it.
+        const refused = await checkout(t, who, formFor(paymentMethodId), { 'x-app-language': 'en', ...KEY });
+        expect(refused.statusCode, refused.body).toBe(422);
+        // Said why: the delivery chosen goes with the method, the download does not.
+        expect(refused.json()).toEqual([{ field: 'paymentMethodId', message: PAY_NOW }]);
+      }
+      // Nothing written: no order, the basket as it was (its delivery too), no copy held.
+      expect(await orderCount()).toBe(before);
+      expect((await call(t, 'GET', '/basket', who)).json()).toEqual(basket.json());
+      const held = await t.database.db.selectFrom('product').select('reserved_quantity').where('id', '=', book).executeTakeFirstOrThrow();
+      expect(Number(held.reserved_quantity)).toBe(0);
+
+      const form = formFor('TEST_GATEWAY');
+      const paid = await checkout(t, who, form, KEY);
+      expect(paid.statusCode, paid.body).toBe(200);
+      // Sent twice (a double click): the same order, not a second one.
+      const again = await checkout(t, who, form, KEY);
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toEqual(paid.json());
+      expect(await orderCount()).toBe(before + 1);
+    });
+  }
+
+  it('says so in Estonian and Russian too', async () => {
     const who = await fill(t, {}, [
-      [book, 1],
+      [await stockedBook(t, shop, 3, 15), 1],
       [await ebook(t, 9), 1],
     ]);
-    const meta = await call(t, 'GET', '/checkout/meta', who);
-    expect((meta.json().paymentMethods as Array<{ id: string }>).map((method) => method.id)).toEqual([
-      'TEST_GATEWAY',
-      'PAY_IN_SHOP',
-      'CASH_ON_DELIVERY',
+    const messages = [];
+    for (const language of ['et', 'ru']) {
+      const refused = await checkout(t, who, formFor('CASH_ON_DELIVERY'), { 'x-app-language': language });
+      expect(refused.statusCode, refused.body).toBe(422);
+      messages.push(refused.json());
+    }
+    expect(messages).toEqual([
+      [
+        {
+          field: 'paymentMethodId',
+          message:
+            'E-raamat, audioraamat või muu allalaaditav toode saadetakse enne paki eest maksmist: vali makseviis, millega maksad kohe.',
+        },
+      ],
+      [
+        {
+          field: 'paymentMethodId',
+          message:
+            'Электронная книга, аудиокнига или другой загружаемый товар отправляется до оплаты посылки: выберите способ оплаты, которым платите сразу.',
+        },
+      ],
     ]);
-    const placed = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }));
+  });
+
+  it('offers cash on delivery again once the download is taken out, and takes it', async () => {
+    const digital = await ebook(t, 9);
+    const who = await fill(t, { bearer: (await createCustomer(t.database.db)).token }, [
+      [await stockedBook(t, shop, 3, 15), 1],
+      [digital, 1],
+    ]);
+    expect(await offered(who)).toEqual(['TEST_GATEWAY']);
+    const removed = await call(t, 'DELETE', `/basket/remove-product?productId=${digital}`, who);
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(await offered(who)).toEqual(['TEST_GATEWAY', 'PAY_IN_SHOP', 'CASH_ON_DELIVERY']);
+    const placed = await checkout(t, who, formFor('CASH_ON_DELIVERY'));
     expect(placed.statusCode, placed.body).toBe(200);
   });
 });

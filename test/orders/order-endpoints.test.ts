@@ -5,10 +5,12 @@ import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { payOnTestGateway } from './purchase-helpers.js';
 
 // The customer's order endpoints: GET /order, GET /order/{code}, POST /order/{code}/repeat and
 // GET /bought-product. Orders are made through the real flow: the basket, POST /checkout (cash on
-// delivery by courier), and GET /bank/create-form, which makes such an order PENDING_PROCESSING (paid).
+// delivery by courier), and GET /bank/create-form, which makes such an order PENDING_PROCESSING (paid);
+// the one with an e-book, never paid at the parcel's hand-over, is paid on the test gateway's page.
 
 let t: TestApp;
 const p = {} as Record<'book' | 'atlas' | 'ebook', number>;
@@ -40,8 +42,11 @@ const contact = {
   billingCountryNavCode: 'EE',
 };
 
-/** Fills the basket, checks out and (unless `pay` is false) opens the payment link, which marks a cash-on-delivery order paid. */
-async function placeOrder(who: Who, items: Array<[number, number]>, pay = true): Promise<Placed> {
+/**
+ * Fills the basket and checks out: cash on delivery whose payment link (opened) marks the order paid,
+ * the test gateway paid on its page, or cash on delivery left unpaid.
+ */
+async function placeOrder(who: Who, items: Array<[number, number]>, how: 'cash' | 'gateway' | 'unpaid' = 'cash'): Promise<Placed> {
   let basket: BasketAnswer | undefined;
   for (const [productId, quantity] of items)
     basket = await add(t, { ...who, token: basket?.basketToken ?? who.token }, productId, quantity);
@@ -49,19 +54,20 @@ async function placeOrder(who: Who, items: Array<[number, number]>, pay = true):
   const checkout = await call(t, 'POST', '/checkout', buyer, {
     ...contact,
     deliveryMethodId: courierId,
-    paymentMethodId: 'CASH_ON_DELIVERY',
+    paymentMethodId: how === 'gateway' ? 'TEST_GATEWAY' : 'CASH_ON_DELIVERY',
     termsAccepted: true,
   });
   expect(checkout.statusCode, checkout.body).toBe(200);
   const location = new URL((checkout.json() as { location: string }).location);
   const id = Number(location.searchParams.get('orderId'));
   const checksum = location.searchParams.get('checksum')!;
-  if (pay) {
+  if (how === 'gateway') await payOnTestGateway(t, `${location.pathname}${location.search}`);
+  if (how === 'cash') {
     const form = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
     expect(form.statusCode, form.body).toBe(200);
   }
   const row = await t.database.db.selectFrom('customer_order').select(['code', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
-  expect(row.status).toBe(pay ? 'PENDING_PROCESSING' : 'NEW');
+  expect(row.status).toBe(how === 'unpaid' ? 'NEW' : 'PENDING_PROCESSING');
   return { id, code: row.code!, checksum };
 }
 
@@ -82,7 +88,8 @@ function repeat(code: string, who: Who, checksum?: string) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // The test gateway's callback goes nowhere (the discard port): the shopper's return settles the payment.
+  t = await createTestApp({ env: { TEST_GATEWAY: 'on', PUBLIC_URL: 'http://127.0.0.1:9' } });
   const db = t.database.db;
   const shop = await createShop(db, { code: 'TRT1', name: 'Tasku', city: 'Tartu' });
   p.book = await createProduct(db, { name: 'Kevade', price: 12 });
@@ -111,12 +118,16 @@ beforeAll(async () => {
   const a = await createCustomer(db);
   alice = { bearer: a.token, clientAccountId: a.clientAccountId };
   bob = { bearer: (await createCustomer(db)).token };
-  orders.first = await placeOrder(alice, [
-    [p.book, 2],
-    [p.ebook, 1],
-  ]);
+  orders.first = await placeOrder(
+    alice,
+    [
+      [p.book, 2],
+      [p.ebook, 1],
+    ],
+    'gateway',
+  );
   orders.second = await placeOrder(alice, [[p.atlas, 1]]);
-  orders.unpaid = await placeOrder(alice, [[p.book, 1]], false);
+  orders.unpaid = await placeOrder(alice, [[p.book, 1]], 'unpaid');
   orders.guest = await placeOrder({}, [[p.atlas, 3]]);
 });
 
@@ -169,7 +180,11 @@ describe('GET /order/{code}', () => {
       [p.book, 2],
       [p.ebook, 1],
     ]);
-    expect(order.statusHistory.map((change: { status: string }) => change.status)).toEqual(['NEW', 'PENDING_PROCESSING']);
+    expect(order.statusHistory.map((change: { status: string }) => change.status)).toEqual([
+      'NEW',
+      'PENDING_PAYMENT',
+      'PENDING_PROCESSING',
+    ]);
   });
 
   it("is a 404 for another client's order, the same as an unknown one", async () => {

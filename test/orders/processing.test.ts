@@ -134,11 +134,18 @@ describe('order.process', () => {
   it('grants entitlements for the digital lines to the client account, once', async () => {
     const digital = await ebook(t);
     const paper = await stockedBook(t, shop, 3);
-    const customer = await createCustomer(db());
-    const order = await placeOrder(t, shop, { bearer: customer.token }, [
-      [digital, 1],
-      [paper, 1],
-    ]);
+    // Paid by invoice: an e-book is never paid at the parcel's hand-over (digital-only-payment.test.ts).
+    const customer = await createCustomer(db(), { kind: 'BUSINESS' });
+    const order = await placeOrder(
+      t,
+      shop,
+      { bearer: customer.token },
+      [
+        [digital, 1],
+        [paper, 1],
+      ],
+      { form: { paymentMethodId: 'INVOICE' } },
+    );
     await enqueueJob(db(), { type: 'order.process', payload: { orderId: order.orderId } }, { maxAttempts: 3 });
     await t.drainJobs();
     const entitlements = await db()

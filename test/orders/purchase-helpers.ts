@@ -54,6 +54,21 @@ export async function openCreateForm(t: TestApp, path: string): Promise<{ url: s
   return response.json();
 }
 
+/** Pays the order on the test gateway's page as a shopper does: create-form, Pay, and the return followed. */
+export async function payOnTestGateway(t: TestApp, path: string): Promise<void> {
+  const page = new URL((await openCreateForm(t, path)).url);
+  const pressed = await t.app.inject({
+    method: 'POST',
+    url: page.pathname,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'action=pay',
+  });
+  expect(pressed.statusCode, pressed.body).toBe(303);
+  const back = new URL(pressed.headers.location as string);
+  const returned = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  expect(returned.statusCode, returned.body).toBe(303);
+}
+
 export const orderRow = (db: Db, orderId: number) =>
   db.selectFrom('customer_order').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
 

@@ -10,6 +10,8 @@ const en = {
   'checkout.unknownPaymentMethod': 'This payment method cannot be used here.',
   'checkout.paymentNotWithDelivery': 'This payment method does not go with the chosen delivery.',
   'checkout.paymentNotForGiftCards': 'A virtual gift card is paid before it is issued: choose a payment method that pays now.',
+  'checkout.paymentNotForDownloads':
+    'An e-book, audiobook or other download is sent before the parcel is paid: choose a payment method that pays now.',
   'checkout.emptyBasket': 'The basket is empty.',
   'checkout.termsRequired': 'The terms must be accepted.',
   'checkout.unknownCountry': 'There is no country {code}.',
@@ -41,6 +43,8 @@ const et: typeof en = {
   'checkout.unknownPaymentMethod': 'Seda makseviisi ei saa siin kasutada.',
   'checkout.paymentNotWithDelivery': 'See makseviis ei sobi valitud tarneviisiga.',
   'checkout.paymentNotForGiftCards': 'E-kinkekaart makstakse enne väljastamist: vali makseviis, millega maksad kohe.',
+  'checkout.paymentNotForDownloads':
+    'E-raamat, audioraamat või muu allalaaditav toode saadetakse enne paki eest maksmist: vali makseviis, millega maksad kohe.',
   'checkout.emptyBasket': 'Ostukorv on tühi.',
   'checkout.termsRequired': 'Tingimustega tuleb nõustuda.',
   'checkout.unknownCountry': 'Riiki {code} ei ole.',
@@ -72,6 +76,8 @@ const ru: typeof en = {
   'checkout.unknownPaymentMethod': 'Этот способ оплаты здесь недоступен.',
   'checkout.paymentNotWithDelivery': 'Этот способ оплаты не подходит к выбранной доставке.',
   'checkout.paymentNotForGiftCards': 'Электронная подарочная карта оплачивается до выдачи: выберите способ оплаты, которым платите сразу.',
+  'checkout.paymentNotForDownloads':
+    'Электронная книга, аудиокнига или другой загружаемый товар отправляется до оплаты посылки: выберите способ оплаты, которым платите сразу.',
   'checkout.emptyBasket': 'Корзина пуста.',
   'checkout.termsRequired': 'Необходимо принять условия.',
   'checkout.unknownCountry': 'Страны {code} нет.',

@@ -1,6 +1,7 @@
 import type { CustomerKind } from './orders.tables.js';
 import type { GatewayName } from '../payments/index.js';
 import type { MessageKey } from '../../i18n/index.js';
+import { basketCheckout } from '../basket/index.js';
 
 // How an order may be paid. Online methods go through a gateway (only those configured are
 // offered); the others need nothing paid online, so their orders skip the payment page: invoice
@@ -19,16 +20,26 @@ export interface PaymentMethod {
   paidAtHandOver: boolean;
 }
 
+/** What prepaymentReason reads of a priced basket. */
+interface PrepaymentBasket {
+  digitalOnly: boolean;
+  lines: ReadonlyArray<Pick<basketCheckout.PricedLine, 'available' | 'product' | 'virtualCard'>>;
+}
+
 /**
  * Why the basket must be paid before its order is processed, as the refusal of a method paid at the
- * hand-over; null when it need not be. A basket of digital items only (sent by e-mail, granted as
- * soon as the order is processed) hands no parcel over, so nobody would collect. A virtual gift card
- * is money, issued and spendable once its order is processed: beside a book, a buyer who refused
- * the parcel kept the card unpaid. (An e-book beside a book still goes with the parcel's payment.)
+ * hand-over; null when it need not be. Processing grants every digital line (isDigitalProduct: the
+ * one notion that makes an order line digital and so granted or issued then, not shipped) at once,
+ * and nothing here ever learns that a courier or a shop took the money. So a basket with any digital
+ * line is paid first: a buyer who refused the parcel, or never collected it, kept the download or
+ * the card unpaid. A basket of digital items only hands no parcel over at all; a virtual gift card
+ * is money, and says so.
  */
-export function prepaymentReason(basket: { digitalOnly: boolean; lines: ReadonlyArray<{ virtualCard: unknown }> }): MessageKey | null {
+export function prepaymentReason(basket: PrepaymentBasket): MessageKey | null {
   if (basket.digitalOnly) return 'checkout.paymentNotWithDelivery';
-  if (basket.lines.some((line) => line.virtualCard !== null)) return 'checkout.paymentNotForGiftCards';
+  const sentFirst = basket.lines.filter((line) => line.available && basketCheckout.isDigitalProduct(line.product));
+  if (sentFirst.some((line) => line.virtualCard !== null)) return 'checkout.paymentNotForGiftCards';
+  if (sentFirst.length > 0) return 'checkout.paymentNotForDownloads';
   return null;
 }
 
