@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
-import { wholesaleCommand } from '../../src/modules/accounts/index.js';
+import { importUsers, wholesaleCommand } from '../../src/modules/accounts/index.js';
 import { WholesaleDecisionError } from '../../src/modules/accounts/wholesale.service.js';
 import { registerSimple } from '../../src/modules/accounts/registration.service.js';
 import { companyMaster, lockedMaster } from '../../src/modules/companies/company-access.js';
@@ -23,10 +26,15 @@ import { as } from '../profile/helpers.js';
 // once; SQLite runs them one after the other.
 
 let t: TestApp;
+let dir: string;
 beforeAll(async () => {
   t = await createTestApp();
+  dir = mkdtempSync(join(tmpdir(), 'storefront-erasure-import-'));
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const db = () => t.database.db;
 
@@ -92,6 +100,58 @@ describe('the erasure and a registration of the email in another store at once',
       ]);
       expect(await userOfEmail(email)).toBeUndefined();
     }
+  });
+});
+
+describe('the erasure and a users import line of the email at once', () => {
+  /** `storefront import users` of one line giving the email a retail account in WEB2: the line's outcome. */
+  async function importLine(email: string): Promise<Record<string, number>> {
+    const file = join(dir, `${email}.ndjson`);
+    writeFileSync(file, JSON.stringify({ email, firstName: 'Vana', store: 'WEB2', accountType: 'SIMPLE', activated: true }) + '\n');
+    const reported: string[] = [];
+    const summary = await importUsers({ db: db(), log: t.app.log }, file, (line) => reported.push(line));
+    expect(reported).toEqual([]);
+    return summary.outcomes;
+  }
+
+  const erase = (person: TestCustomer) => as(t, person.token)('DELETE', '/client-account', {});
+
+  // Both hold client_account in share mode where the erasure marks the accounts ERASED and the line
+  // inserts its account: whichever comes second meets the first there or at the person's locks.
+
+  it('a line that meets the erasure holding the person waits for it and makes a new person of the email', async () => {
+    const person = await createCustomer(db());
+    const { userId, email } = await personOf(person);
+    const [erased, imported] = await firstHoldingThenSecond(
+      db(),
+      'client_account',
+      () => erase(person),
+      () => importLine(email),
+    );
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(imported).toEqual({ created: 1 });
+    expect(await accountsOfUser(userId)).toEqual([{ store_code: 'WEB', type: 'SIMPLE', status: 'ERASED' }]);
+    const made = await userOfEmail(email);
+    expect(Number(made!.id)).not.toBe(userId);
+    expect(await accountsOfUser(Number(made!.id))).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', status: 'ACTIVE' }]);
+  });
+
+  it('a line holding the person is waited for, and the account it added erased with the rest', async () => {
+    const person = await createCustomer(db());
+    const { userId, email } = await personOf(person);
+    const [imported, erased] = await firstHoldingThenSecond(
+      db(),
+      'client_account',
+      () => importLine(email),
+      () => erase(person),
+    );
+    expect(imported).toEqual({ 'account added': 1 });
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(await accountsOfUser(userId)).toEqual([
+      { store_code: 'WEB', type: 'SIMPLE', status: 'ERASED' },
+      { store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' },
+    ]);
+    expect(await userOfEmail(email)).toBeUndefined();
   });
 });
 

@@ -7,7 +7,8 @@ import { importNdjson, LineError, type ImportProgress, type ImportSummary } from
 import type { Logger } from '../../infra/logger.js';
 import { legacyHashValue } from '../../infra/passwords.js';
 import { Email, lineParser } from '../catalogue-import/index.js';
-import { accountsOfUser, createClientAccount, findUserByEmail, insertCompany, insertUser, updateUser } from './accounts.repository.js';
+import { accountsOfUser, createClientAccount, insertCompany, insertUser, updateUser } from './accounts.repository.js';
+import { findPersonByEmail } from './registration.service.js';
 
 /** One line of `import users`: a user of the previous system and one of its client accounts. */
 export const ImportedUser = Type.Object(
@@ -66,9 +67,16 @@ export async function importUsers(
   );
 }
 
-/** One line: the user unless it exists, and the client account unless the user has it. */
+/**
+ * One line: the user unless it exists, and the client account unless the user has it. The user is
+ * read as a registration reads it, under the erasure's locks (findPersonByEmail): a line that adds an
+ * account while the person is erased is either waited for and erased with the rest, or waits and finds
+ * the email no one's and makes a new person, as the same line imported after the erasure does (the
+ * erasure keeps nothing that could tell the email was erased). Read without them, the line added a
+ * live account to the erased user.
+ */
 async function importUser(trx: Db, record: ImportedUser, now: number): Promise<string> {
-  const existing = await findUserByEmail(trx, record.email);
+  const existing = await findPersonByEmail(trx, record.email);
   const userId =
     existing?.id ??
     (await insertUser(

@@ -32,8 +32,8 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
  * companies of the user's accounts, then the accounts, each in id order. The companies come first
  * because a change to a company's users takes the company's lock and then its members' accounts
  * (modules/companies): taken the other way round, an employee's erasure and their master's removal of
- * them at once deadlocked. What adds an account to the user of an email (a registration, an approval,
- * a login in the other store, a social sign-in) takes them too (findPersonByEmail, openSession,
+ * them at once deadlocked. What adds an account to the user of an email (a registration, an import
+ * line, an approval, a login in the other store, a social sign-in) takes them too (findPersonByEmail, openSession,
  * modules/accounts), and so do an email verification and a password reset, which write the user's row and end sessions.
  * There is always an account to lock: every user is made with one in the same transaction (a
  * registration, an invitation, an approval, a social sign-up, the import), and no account row is ever
