@@ -216,10 +216,12 @@ describe('wholesale approve', () => {
     expect(await accountsOf(email)).toHaveLength(1);
   });
 
-  it("is refused, as is a rejection, for a request whose contact's data was erased", async () => {
+  it("closes a pending request when its contact's data is erased: no longer listed, and refused, as is a rejection", async () => {
     const email = uniqueEmail('wholesale');
     const accessToken = await registerVerified(t, email);
     const id = await pendingRequest(email);
+    const listed = () => wholesale(['list']).then((lines) => lines.filter((line) => line.startsWith(`${id}\t`)));
+    expect(await listed()).toHaveLength(1);
     const { user_id: userId } = await t.database.db
       .selectFrom('client_account')
       .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
@@ -233,13 +235,20 @@ describe('wholesale approve', () => {
       payload: { password: GOOD_PASSWORD },
     });
     expect(erased.statusCode, erased.body).toBe(204);
+    expect(await listed(), 'closed by the erasure').toEqual([]);
     const refused = `wholesale request ${id}: its contact's data was erased`;
     expect(await refusal(['approve', String(id)])).toBe(refused);
     expect(await refusal(['reject', String(id)])).toBe(refused);
     // Nothing made again from the form, and no mail to the placeholder the request now has.
     expect(await accountsOf(email)).toEqual([]);
     const request = await t.database.db.selectFrom('wholesale_request').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    expect(request).toMatchObject({ email: `erased-${userId}@erased.invalid`, form: '{}', status: 'PENDING', client_account_id: null });
+    expect(request).toMatchObject({
+      email: `erased-${userId}@erased.invalid`,
+      form: '{}',
+      status: 'ERASED',
+      decided_at: expect.any(Number),
+      client_account_id: null,
+    });
   });
 });
 

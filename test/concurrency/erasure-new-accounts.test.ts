@@ -243,7 +243,8 @@ describe('the erasure and the approval of a wholesale request naming the person 
       { store_code: 'WEB', type: 'WHOLESALE', status: 'ERASED' },
     ]);
     expect(await userOfEmail(email)).toBeUndefined();
-    expect(await requestRow(requestId)).toMatchObject({ email: `erased-${userId}@erased.invalid`, form: '{}' });
+    // Decided before the erasure: it stays approved, emptied.
+    expect(await requestRow(requestId)).toEqual({ email: `erased-${userId}@erased.invalid`, form: '{}', status: 'APPROVED' });
     // Its verification mail finds the account erased: no link is minted for the erased user.
     await t.drainJobs();
     const user = await db().selectFrom('app_user').select('verification_token_hash').where('id', '=', userId).executeTakeFirstOrThrow();
@@ -263,6 +264,6 @@ describe('the erasure and the approval of a wholesale request naming the person 
     expect(approved).toBe(`wholesale request ${requestId}: its contact's data was erased`);
     expect(await accountsOfUser(userId)).toEqual([{ store_code: 'WEB2', type: 'SIMPLE', status: 'ERASED' }]);
     expect(await userOfEmail(email), 'no person was made again from the erased form').toBeUndefined();
-    expect(await requestRow(requestId)).toEqual({ email: `erased-${userId}@erased.invalid`, form: '{}', status: 'PENDING' });
+    expect(await requestRow(requestId)).toEqual({ email: `erased-${userId}@erased.invalid`, form: '{}', status: 'ERASED' });
   });
 });

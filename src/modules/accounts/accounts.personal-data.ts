@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { eraseWholesaleRequests } from './wholesale.repository.js';
 
 // The login identity, the client accounts, wholesale requests and the logins (access tokens) of a
 // person. Password and token hashes are never exported. The erasure runs last of all parts: it
@@ -98,7 +99,7 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
 
 async function eraseAccounts(trx: Db, subject: PersonalDataSubject, now: number) {
   await trx.deleteFrom('access_token').where('user_id', '=', subject.userId).execute();
-  await trx.updateTable('wholesale_request').set({ email: subject.erasedEmail, form: '{}' }).where('email', '=', subject.email).execute();
+  await eraseWholesaleRequests(trx, subject.email, subject.erasedEmail, now);
   if (subject.accounts.length > 0) {
     await trx.updateTable('client_account').set({ status: 'ERASED' }).where('id', 'in', accountIdsOf(subject)).execute();
   }

@@ -76,7 +76,13 @@ export interface ClientAccountTable {
  */
 export type ClientAccountStatus = 'ACTIVE' | 'PENDING_APPROVAL' | 'PENDING_CONFIRMATION' | 'REJECTED' | 'REMOVED' | 'ERASED';
 
-export type WholesaleRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+/**
+ * A wholesale application waits (PENDING) for the back office to approve or reject it. ERASED: its
+ * contact's data was erased while it waited (modules/gdpr), which empties it (the email a placeholder,
+ * the form `{}`) and closes it, so it is no longer listed and nothing is left to decide on; decided_at
+ * is when it was erased. One decided before stays as decided, emptied alike.
+ */
+export type WholesaleRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'ERASED';
 
 export interface WholesaleRequestTable {
   id: Generated<number>;

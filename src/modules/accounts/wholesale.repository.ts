@@ -37,6 +37,23 @@ export async function decideWholesaleRequest(
   return decided.numUpdatedRows > 0n;
 }
 
+/**
+ * The erasure's part of the requests made with the contact's email: each is emptied (the email the
+ * erased placeholder, the form `{}`), and one still pending is closed as ERASED: left pending, it was
+ * listed for the back office with nothing to decide on and refused only when an operator tried to.
+ * Run under the contact's locks (modules/gdpr), which an approval takes before its decision; a
+ * rejection that decided first keeps its decision, one that comes after finds the request closed.
+ */
+export async function eraseWholesaleRequests(db: Db, email: string, erasedEmail: string, now: number): Promise<void> {
+  await db
+    .updateTable('wholesale_request')
+    .set({ status: 'ERASED', decided_at: now })
+    .where('email', '=', email)
+    .where('status', '=', 'PENDING')
+    .execute();
+  await db.updateTable('wholesale_request').set({ email: erasedEmail, form: '{}' }).where('email', '=', email).execute();
+}
+
 export async function setWholesaleRequestAccount(db: Db, id: number, clientAccountId: number): Promise<void> {
   await db.updateTable('wholesale_request').set({ client_account_id: clientAccountId }).where('id', '=', id).execute();
 }

@@ -29,8 +29,9 @@ export async function pendingWholesaleRequest(db: Db, id: number): Promise<Whole
 
 /**
  * The erasure of the contact (modules/gdpr) empties their requests (the email a placeholder, the form
- * `{}`) and leaves them pending: nothing is left to decide on, and an approval made a new person and
- * company of the form it had read before (or failed on the empty one).
+ * `{}`) and closes a pending one (ERASED): nothing is left to decide on, and an approval that read it
+ * before made a new person and company of the form it had read (or failed on the empty one). Told by
+ * the email, before the status: one decided before the erasure is emptied too, and is refused as erased.
  */
 function refuseErased(request: WholesaleRequestRow): void {
   if (isErasedEmail(request.email)) throw new WholesaleDecisionError(`wholesale request ${request.id}: its contact's data was erased`);
