@@ -86,11 +86,12 @@ describe('import users', () => {
       { ...user, lastName: 'Tamm\u0000' },
       { ...user, store: 'WEB3' },
       { ...user, accountType: 'BUSINESS' },
+      { ...user, accountType: 'WHOLESALE', store: 'WEB2', company },
     ]);
     const before = await users();
     const reported: string[] = [];
     const summary = await importUsers({ db: t.database.db, log: t.app.log }, path, (line) => reported.push(line));
-    expect(summary).toEqual({ lines: 7, outcomes: {}, errors: 7 });
+    expect(summary).toEqual({ lines: 8, outcomes: {}, errors: 8 });
     expect(reported).toEqual([
       'line 1: /firstName: must be at most 100 characters long',
       'line 2: /activated: must be true or false',
@@ -98,7 +99,8 @@ describe('import users', () => {
       'line 4: /email: is not an email address',
       'line 5: /lastName: contains the control character U+0000; control characters (tabs and line breaks too) are not allowed here',
       'line 6: /store: must be one of WEB, WEB2',
-      'line 7: /company: required for BUSINESS',
+      'line 7: /company: is required for a BUSINESS account',
+      'line 8: /store: must be WEB for a WHOLESALE account',
     ]);
     expect(await users()).toEqual(before);
   });

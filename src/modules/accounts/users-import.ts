@@ -42,8 +42,10 @@ type ImportedUser = Static<typeof ImportedUser>;
 // most 100 characters long`, `/email: is not an email address`), and a control character (a NUL
 // that PostgreSQL cannot store) is a bad line, not a failed write.
 const parse = lineParser(ImportedUser, (value) => {
-  if (value.accountType !== 'SIMPLE' && value.company === undefined) throw new LineError(`/company: required for ${value.accountType}`);
-  if (value.accountType === 'WHOLESALE' && value.store === 'WEB2') throw new LineError('/store: wholesale accounts belong to WEB');
+  if (value.accountType !== 'SIMPLE' && value.company === undefined) {
+    throw new LineError(`/company: is required for a ${value.accountType} account`);
+  }
+  if (value.accountType === 'WHOLESALE' && value.store === 'WEB2') throw new LineError('/store: must be WEB for a WHOLESALE account');
   return value;
 });
 
