@@ -130,6 +130,41 @@ describe('import sales-history', () => {
     expect((await exported()).map((order) => order.order)).toEqual(['WT100', 'SHOP-7', 'GOOD']);
   });
 
+  it("words a line's faults as the catalogue kinds do, and stores nothing of the line", async () => {
+    const { city: _city, ...withoutCity } = webOrder;
+    const before = await exported();
+    const reported: string[] = [];
+    const summary = await run(
+      file('faults.ndjson', [
+        { ...webOrder, order: 'F1', city: 'x'.repeat(101) },
+        { ...webOrder, order: 'F2', products: 'P-1' },
+        { ...withoutCity, order: 'F3' },
+        { ...webOrder, order: 'F4', createdNav: '2026-11-20 09:30:00' },
+        { ...webOrder, order: 'F5', createdNav: '2026-02-30T09:30:00Z' },
+        { ...webOrder, order: 'F6', createdNav: '2026-11-20' },
+        { ...webOrder, order: 'F7', client: 'W1\u0000' },
+        { ...webOrder, order: 'F8', session: 7 },
+        { ...webOrder, order: 'F9', clientType: 'PERSON' },
+        { ...webOrder, order: 'F10 ' },
+      ]),
+      reported,
+    );
+    expect(summary).toEqual({ lines: 10, outcomes: {}, errors: 10 });
+    expect(reported).toEqual([
+      'line 1: /city: must be at most 100 characters long',
+      'line 2: /products: must be a list',
+      'line 3: /city: is required',
+      'line 4: /createdNav: "2026-11-20 09:30:00" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)',
+      'line 5: /createdNav: "2026-02-30T09:30:00Z" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)',
+      'line 6: /createdNav: "2026-11-20" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)',
+      'line 7: /client: contains the control character U+0000; control characters (tabs and line breaks too) are not allowed here',
+      'line 8: /session: must be a string or null',
+      'line 9: /clientType: must be one of PYSIKLIENT, ETTEVOTE',
+      'line 10: /order: must not begin or end with white space',
+    ]);
+    expect(await exported()).toEqual(before);
+  });
+
   it('runs from the command line', async () => {
     const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
     const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };

@@ -158,19 +158,38 @@ export function calendarDate(value: string | null | undefined, field: string): n
 
 /** A date or date-time checked and converted; `ofDate` turns a valid date alone into its instant. */
 function parseDate(value: string, field: string, ofDate: (date: string) => number): number {
-  const date = DATE.exec(value);
-  const dateTime = date ? undefined : DATE_TIME.exec(value);
-  const parts = date ?? dateTime;
-  if (parts) {
-    const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-    const ms = Date.parse(date ? `${value}T00:00:00Z` : value.replace(' ', 'T'));
-    // Date.parse rolls 2026-02-30 over to March; a calendar date must survive the round trip.
-    const check = new Date(Date.UTC(year, month - 1, day));
-    if (!Number.isNaN(ms) && check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day) {
-      return date ? ofDate(value) : ms;
-    }
+  const ms = instantOfText(value, ofDate);
+  if (ms === undefined) throw new LineError(`/${field}: "${excerpt(value, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+  return ms;
+}
+
+/**
+ * Unix ms of an RFC 3339 date-time, for a moment a record names (when the back office created an
+ * order): a date alone is refused, as it says no time of day; a bad one is a LineError.
+ */
+export function dateTime(value: string, field: string): number {
+  const ms = instantOfText(value);
+  if (ms === undefined) {
+    throw new LineError(`/${field}: "${excerpt(value, 40)}" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)`);
   }
-  throw new LineError(`/${field}: "${excerpt(value, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+  return ms;
+}
+
+/**
+ * The instant of an RFC 3339 date-time, or of a date alone as `ofDate` says (none: not accepted);
+ * undefined for anything else, a day the calendar lacks (2026-02-30) included.
+ */
+function instantOfText(value: string, ofDate?: (date: string) => number): number | undefined {
+  const date = ofDate ? DATE.exec(value) : null;
+  const parts = date ?? DATE_TIME.exec(value);
+  if (!parts) return undefined;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const ms = Date.parse(date ? `${value}T00:00:00Z` : value.replace(' ', 'T'));
+  // Date.parse rolls 2026-02-30 over to March; a calendar date must survive the round trip.
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (Number.isNaN(ms) || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
+  return date && ofDate ? ofDate(value) : ms;
 }
 
 export function optionalTimestamp(value: string | null | undefined, field: string): number | null {

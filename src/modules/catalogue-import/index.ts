@@ -1,7 +1,8 @@
 // The back office's catalogue feeds: one import kind per NDJSON format (docs/import.md); the
 // registry of every kind is the composition root src/import-kinds.ts.
 export { catalogueImportKinds } from './kinds.js';
-// The line helpers other modules' import kinds share (the basket's discount codes and delivery methods, the users).
+// The line helpers other modules' import kinds share (the basket's discount codes and delivery methods, the users,
+// the sales history).
 export {
   Code,
   DateValue,
@@ -15,6 +16,7 @@ export {
   Text,
   Translated,
   cents,
+  dateTime,
   endTimestamp,
   isDateOnly,
   lineParser,

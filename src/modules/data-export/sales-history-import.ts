@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
-import { compileLineCheck, importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
+import { importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
+import { dateTime, lineParser } from '../catalogue-import/index.js';
 import { findSaleByOrder, insertSale, setSaleCreatedNav } from './sales-history.repository.js';
 
 const code = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^\\S(.*\\S)?$' });
@@ -30,22 +31,13 @@ interface SaleRecord extends ImportedSale {
   createdNavMs: number | null;
 }
 
-const check = compileLineCheck(ImportedSale);
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
-function parse(value: unknown): { record: SaleRecord } | { error: string } {
-  if (!check.Check(value)) {
-    const first = check.Errors(value).First();
-    return { error: `${first?.path || '(line)'}: ${first?.message ?? 'invalid'}` };
-  }
-  let createdNavMs: number | null = null;
-  if (value.createdNav !== undefined && value.createdNav !== null) {
-    const ms = RFC_3339.test(value.createdNav) ? Date.parse(value.createdNav) : Number.NaN;
-    if (Number.isNaN(ms)) return { error: '/createdNav: not an RFC 3339 date-time such as 2026-11-22T10:15:00Z' };
-    createdNavMs = ms;
-  }
-  return { record: { ...value, createdNavMs } };
-}
+// Checked as the catalogue kinds' lines are, so a fault is worded alike (`/city: must be at most 100
+// characters long`, `/createdNav: "..." is not an RFC 3339 date-time ...`), and a control character
+// (a NUL that PostgreSQL cannot store) is a bad line, not a failed write.
+const parse = lineParser(ImportedSale, (value): SaleRecord => {
+  const createdNav = value.createdNav ?? null;
+  return { ...value, createdNavMs: createdNav === null ? null : dateTime(createdNav, 'createdNav') };
+});
 
 /**
  * The back office's orders for the data export (sales history). `createdAt` is when an order first
