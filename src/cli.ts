@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
 import type { DatabaseHandle } from './db/database.js';
 import type { Logger } from './infra/logger.js';
+import type { ImportSummary } from './infra/import/index.js';
 import { systemClock } from './infra/clock.js';
 
 // The command line, `storefront <command>`: src/main.ts (the binary) runs it on the process's own
@@ -230,11 +231,9 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         const log = await commandLog(config, progress ?? io.stderr);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
         const summary = await run(file, report, progress);
-        const failedSteps = summary.failedSteps ?? 0;
-        failed = summary.errors > 0 || failedSteps > 0;
-        const steps = failedSteps > 0 ? `, ${failedSteps} step${failedSteps === 1 ? '' : 's'} after the last line not completed` : '';
-        print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad${steps}`);
-        if (failed) report(whatToDoAfterImport(summary.errors, failedSteps, summary.outcomes));
+        failed = summary.errors > 0 || (summary.failedSteps ?? 0) > 0;
+        print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad${failedStepsNote(summary)}`);
+        if (failed) report(whatToDoAfterImport(summary));
         // Its products are searchable when it exits; a first import's search answers 503 until then.
         const { foldImportedChanges } = await import('./modules/search/index.js');
         await foldImportedChanges(database, report);
@@ -380,12 +379,21 @@ async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
   await migrateToLatest(database);
 }
 
+/** The import summary line's note of its failed steps of no line (empty when none failed). */
+function failedStepsNote({ failedSteps = 0, stoppedBeforeFirstLine }: ImportSummary): string {
+  if (stoppedBeforeFirstLine) return ', stopped before the first line';
+  return failedSteps > 0 ? `, ${failedSteps} step${failedSteps === 1 ? '' : 's'} after the last line not completed` : '';
+}
+
 /**
  * The closing line of an import with bad lines or failed steps, on stderr under them: what the
  * operator does next. Every line of a file that is not this kind's NDJSON (a CSV, a JSON array,
  * another kind) is bad.
  */
-function whatToDoAfterImport(bad: number, failedSteps: number, outcomes: Record<string, number>): string {
+function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine }: ImportSummary): string {
+  if (stoppedBeforeFirstLine) {
+    return 'No line was imported. Fix the cause of what failed before the first line (in the log under its id) and import the file again.';
+  }
   if (bad > 0 && Object.values(outcomes).every((count) => count === 0)) {
     return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
   }

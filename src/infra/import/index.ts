@@ -19,6 +19,7 @@ export {
   importNdjson,
   parseReport,
   readNdjson,
+  stoppedBeforeFirstLine,
   type EndOfFileReport,
   type ImportSummary,
   type LineImporter,

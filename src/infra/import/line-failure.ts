@@ -27,14 +27,17 @@ export function lineFailureMessage(error: unknown, lineNumber: number, log: Logg
   return unexpected(notDone, errorId);
 }
 
+/** Where a step of no line runs: before the first line (a check of the whole file), or after the last. */
+export type StepPlace = 'before the first line' | 'after the last line';
+
 /**
- * What the operator reads for a step after the last line (`step`, e.g. the product feed's
- * deactivation of what it does not list) that failed with `error`, which belongs to no line: as a
- * line's unexpected error, in words and by the id it is logged under.
+ * What the operator reads for a step of no line (`step`, e.g. the product feed's deactivation of
+ * what it does not list, after the last line) that failed with `error`: as a line's unexpected
+ * error, in words and by the id it is logged under.
  */
-export function stepFailureMessage(error: unknown, step: string, log: Logger): string {
-  const errorId = logUnexpected(log, error, { step }, 'an import step after the last line failed unexpectedly');
-  return `after the last line: ${unexpected(`${step} could not be completed`, errorId)}`;
+export function stepFailureMessage(error: unknown, step: string, log: Logger, place: StepPlace = 'after the last line'): string {
+  const errorId = logUnexpected(log, error, { step }, `an import step ${place} failed unexpectedly`);
+  return `${place}: ${unexpected(`${step} could not be completed`, errorId)}`;
 }
 
 const unexpected = (notDone: string, errorId: string) => `${notDone} (unexpected error, logged as ${errorId})`;

@@ -12,8 +12,21 @@ export interface ImportSummary {
   outcomes: Record<string, number>;
   /** Bad lines. */
   errors: number;
-  /** Steps after the last line that failed unexpectedly (reported without a line number); left out when none did. */
+  /** Steps of no line that failed unexpectedly (reported without a line number); left out when none did. */
   failedSteps?: number;
+  /** Set when a step before the first line failed: no line was read, nothing was written. */
+  stoppedBeforeFirstLine?: true;
+}
+
+/**
+ * The summary of an import that a step before its first line (`step`, a check of the whole file
+ * such as the product feed's count of what it would deactivate) stopped with an unexpected error:
+ * reported as a failed step after the last line is (by an id, the error logged), not thrown, so the
+ * answer is the import's summary rather than a 500 or the CLI's raw error with the database's text.
+ */
+export function stoppedBeforeFirstLine(step: string, error: unknown, report: (line: string) => void, log: Logger): ImportSummary {
+  report(stepFailureMessage(error, step, log, 'before the first line'));
+  return { lines: 0, outcomes: {}, errors: 0, failedSteps: 1, stoppedBeforeFirstLine: true };
 }
 
 /** How `finish` reports what went wrong after the last line. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ImportDeps, ImportKind, ImportOptions, ImportProgress, RunImport } from '../../infra/import/index.js';
-import { ImportRefusedError, importNdjson, readNdjson, type LineImporter } from '../../infra/import/index.js';
+import { ImportRefusedError, importNdjson, readNdjson, stoppedBeforeFirstLine, type LineImporter } from '../../infra/import/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
 import { LineError } from './fields.js';
@@ -83,10 +83,18 @@ export const productsKind: ImportKind = {
 export function productFeed({ db, clock, log }: ImportDeps, { force }: ImportOptions, scope: ProductFeedScope): RunImport {
   return async (file, report, progress) => {
     const feed = await scanFeed(file, progress);
-    await refuseMassDeactivation(db, feed, force, scope);
+    try {
+      await refuseMassDeactivation(db, feed, force, scope);
+    } catch (error) {
+      if (error instanceof ImportRefusedError) throw error;
+      // Nothing is written yet: the import stops, and says so by an id rather than with the database's text.
+      return stoppedBeforeFirstLine(MASS_DEACTIVATION_CHECK, error, report, log);
+    }
     return importNdjson(file, productLines(db, clock, feed, scope), report, log, progress);
   };
 }
+
+const MASS_DEACTIVATION_CHECK = 'the check of how many active products the file would deactivate';
 
 async function scanFeed(file: string, progress: ImportProgress | undefined): Promise<Feed> {
   const feed: Feed = { codes: new Map(), inactive: new Set() };
