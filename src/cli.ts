@@ -236,7 +236,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         if (failed) report(whatToDoAfterImport(summary));
         // Its products are searchable when it exits; a first import's search answers 503 until then.
         const { foldImportedChanges } = await import('./modules/search/index.js');
-        await foldImportedChanges(database, report);
+        if (!(await foldImportedChanges(database, report, log.child({ importKind: kind })))) failed = true;
       });
       return failed ? 1 : 0;
     }

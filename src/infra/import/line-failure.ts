@@ -27,8 +27,11 @@ export function lineFailureMessage(error: unknown, lineNumber: number, log: Logg
   return unexpected(notDone, errorId);
 }
 
-/** Where a step of no line runs: before the first line (a check of the whole file), or after the last. */
-export type StepPlace = 'before the first line' | 'after the last line';
+/**
+ * Where a step of no line runs: before the first line (a check of the whole file), after the last,
+ * or after the import (the command line's fold of its changes into the search index).
+ */
+export type StepPlace = 'before the first line' | 'after the last line' | 'after the import';
 
 /**
  * What the operator reads for a step of no line (`step`, e.g. the product feed's deactivation of
