@@ -12,7 +12,7 @@ import { errorBody } from './http/errors.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { registerReadYourWrites } from './http/read-your-writes.js';
-import { LOG_PRIVACY, registerRequestLog } from './http/request-log.js';
+import { LOG_PRIVACY, privateLogger, registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { securityHeaders } from './http/security-headers.js';
 import { gatedServerFactory } from './http/turn-budget.js';
@@ -102,16 +102,17 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const headers = securityHeaders({ https: new URL(config.social.publicUrl).protocol === 'https:' });
   // JSON lines, or readable ones on a terminal (infra/log-format.ts); a test's stream as given.
   const logStream = infra.logStream ?? logDestination(config.logFormat);
+  // A request is logged by its route and redacted query, never its URL or headers (request-log.ts).
+  const log = privateLogger(config.logLevel, logStream);
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // A request is logged by its route and redacted query, never its URL or headers (request-log.ts).
-      ...LOG_PRIVACY,
-      ...(logStream ? { stream: logStream } : {}),
-    },
-    // One log line per request (onResponse below) instead of Fastify's two.
+    // The logger is ours, not Fastify's: with a logger of its own Fastify listens for every
+    // response's end (to write the request lines we replace with one of our own, onResponse
+    // below), a closure and two listeners per request for nothing. Requests still get a child
+    // with their id (lazy-logger.ts), and app.log is this logger (set below).
+    logger: false,
+    childLoggerFactory: lazyChildLoggerFactory(log),
+    // One log line per request (request-log.ts) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyChildLoggerFactory,
     requestIdHeader: false,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -125,6 +126,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     // Requests start within a CPU budget per turn of the event loop, so new connections are let in under load.
     serverFactory: gatedServerFactory(config.httpTurnBudgetMs),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Fastify's own lines (listening, client errors) and every plugin's app.log: a plain property
+  // that plugins registered below inherit.
+  app.log = log;
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

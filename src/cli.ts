@@ -114,14 +114,9 @@ Configuration comes from the environment; see README.md.`;
  * on it, which writes a log line under its bar rather than over it.
  */
 async function commandLog(config: Config, output: CliOutput & { isTTY?: boolean }): Promise<Logger> {
-  const [{ pino }, { LOG_PRIVACY }, { logDestination }] = await Promise.all([
-    import('pino'),
-    import('./http/request-log.js'),
-    import('./infra/log-format.js'),
-  ]);
+  const [{ privateLogger }, { logDestination }] = await Promise.all([import('./http/request-log.js'), import('./infra/log-format.js')]);
   const destination = logDestination(config.logFormat, output) ?? { write: (line: string) => void output.write(line) };
-  const log: Logger = pino({ level: config.logLevel, ...LOG_PRIVACY }, destination);
-  return log;
+  return privateLogger(config.logLevel, destination);
 }
 
 /** Where a run's output goes; the binary's is its process's own. */

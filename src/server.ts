@@ -1,11 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
 import { buildApp, buildMetricsApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
-import { LOG_PRIVACY } from './http/request-log.js';
+import { privateLogger } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
 import { createLifecycle, type Lifecycle } from './infra/lifecycle.js';
 import { logDestination } from './infra/log-format.js';
@@ -57,9 +56,7 @@ export async function work(config: Config): Promise<void> {
   const database = createDatabase(config.databaseUrl);
   await prepareSchema(database);
   // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
-  const options = { level: config.logLevel, ...LOG_PRIVACY };
-  const destination = logDestination(config.logFormat);
-  const log = (destination ? pino(options, destination) : pino(options)).child({ component: 'worker' });
+  const log = privateLogger(config.logLevel, logDestination(config.logFormat)).child({ component: 'worker' });
   const jobs = createJobRunner(database, config, log);
   // A worker's mails and jobs are counted in its own process: it serves /metrics on METRICS_PORT too.
   const metrics = await startMetricsListener(config, database);

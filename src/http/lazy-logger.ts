@@ -63,6 +63,11 @@ class LazyChildLogger {
   }
 }
 
-export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: ChildArgs[0], options?: ChildArgs[1]): FastifyBaseLogger {
-  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+/**
+ * Fastify's childLoggerFactory for a Fastify made without a logger of its own (app.ts): the parent
+ * it passes is its do-nothing logger, so every request's child is one of `root`'s.
+ */
+export function lazyChildLoggerFactory(root: FastifyBaseLogger) {
+  return (_fastifys: FastifyBaseLogger, bindings: ChildArgs[0], options?: ChildArgs[1]): FastifyBaseLogger =>
+    new LazyChildLogger(root, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { stdSerializers } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 
 // What the logs may say about a request. Single-use tokens travel in query strings (password
 // reset, email verification, the social providers' code and state, app sign-in ID tokens), and
@@ -121,6 +121,12 @@ export const LOG_PRIVACY = {
   serializers: logSerializers,
   redact: { paths: LOG_REDACT_PATHS, censor: REDACTED },
 };
+
+/** A process's logger (the API's, the worker's, a command's): LOG_PRIVACY on `destination`, else stdout. */
+export function privateLogger(level: string, destination: DestinationStream | undefined): Logger {
+  const options = { level, ...LOG_PRIVACY };
+  return destination ? pino(options, destination) : pino(options);
+}
 
 /**
  * One line per answered request: method, route, redacted query, status and time (no URL, no headers).
