@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importUsers } from '../../src/modules/accounts/index.js';
 import { createAccountsTestApp, login, type AccountsTestApp } from '../helpers/accounts.js';
 import { runCli } from '../helpers/cli.js';
+import { createCustomer } from '../helpers/customers.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { as } from '../profile/helpers.js';
 
 const SALT = 'old-system-salt';
 const legacy = (password: string) => createHash('sha512').update(`${SALT}-${password}-`).digest('hex');
@@ -103,6 +105,32 @@ describe('import users', () => {
       'line 8: /store: must be WEB for a WHOLESALE account',
     ]);
     expect(await users()).toEqual(before);
+  });
+
+  it("refuses a line naming an erased person's placeholder, which would give the erased user a live account", async () => {
+    const person = await createCustomer(t.database.db);
+    const { user_id: userId } = await t.database.db
+      .selectFrom('client_account')
+      .select('user_id')
+      .where('id', '=', person.clientAccountId)
+      .executeTakeFirstOrThrow();
+    const erased = await as(t, person.token)('DELETE', '/client-account', {});
+    expect(erased.statusCode, erased.body).toBe(204);
+    // A file taken from this system after the erasure names the user by the address the erasure gave it.
+    const placeholder = `erased-${userId}@erased.invalid`;
+    const path = file('erased.ndjson', [{ email: placeholder, store: 'WEB2', accountType: 'SIMPLE', activated: true }]);
+    const reported: string[] = [];
+    const summary = await importUsers({ db: t.database.db, log: t.app.log }, path, (line) => reported.push(line));
+    expect(summary).toEqual({ lines: 1, outcomes: {}, errors: 1 });
+    expect(reported).toEqual([
+      "line 1: /email: is the address an erasure left in place of a person's email, not a person's; leave erased people out of the file",
+    ]);
+    const accounts = await t.database.db
+      .selectFrom('client_account')
+      .select(['store_code', 'status'])
+      .where('user_id', '=', userId)
+      .execute();
+    expect(accounts).toEqual([{ store_code: 'WEB', status: 'ERASED' }]);
   });
 
   it('is idempotent: the same file again changes nothing', async () => {

@@ -6,6 +6,8 @@ import { systemClock, type Clock } from '../../infra/clock.js';
 import { importNdjson, LineError, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
 import type { Logger } from '../../infra/logger.js';
 import { legacyHashValue } from '../../infra/passwords.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { Email, lineParser } from '../catalogue-import/index.js';
 import { accountsOfUser, createClientAccount, insertCompany, insertUser, updateUser } from './accounts.repository.js';
 import { findPersonByEmail } from './registration.service.js';
@@ -78,6 +80,12 @@ export async function importUsers(
  * live account to the erased user.
  */
 async function importUser(trx: Db, record: ImportedUser, now: number): Promise<string> {
+  // The address an erasure gave its user (a file taken from this system after it) names that user:
+  // the line would give the erased person a live account again.
+  if (isErasedEmail(normaliseEmail(record.email)))
+    throw new LineError(
+      "/email: is the address an erasure left in place of a person's email, not a person's; leave erased people out of the file",
+    );
   const existing = await findPersonByEmail(trx, record.email);
   const userId =
     existing?.id ??
