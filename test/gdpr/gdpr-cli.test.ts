@@ -38,6 +38,28 @@ afterAll(async () => {
 
 const get = (token: string, url: string) => app.inject({ method: 'GET', url, headers: { store: 'WEB', authorization: `Bearer ${token}` } });
 
+/** A new customer's login email and user id. */
+async function customer(): Promise<{ email: string; userId: number }> {
+  const client = await createCustomer(database.db);
+  const { user_id: userId } = await database.db
+    .selectFrom('client_account')
+    .select('user_id')
+    .where('id', '=', client.clientAccountId)
+    .executeTakeFirstOrThrow();
+  return { email: await emailOf(database.db, client), userId: Number(userId) };
+}
+
+/** How many times the integrations were told the user was erased. */
+const erasedEvents = async (userId: number) =>
+  (
+    await database.db
+      .selectFrom('integration_event')
+      .select('id')
+      .where('type', '=', 'customer.erased')
+      .where('stream', '=', `customer:${userId}`)
+      .execute()
+  ).length;
+
 describe('storefront gdpr erase', () => {
   it("erases a person's data and ends their logins", async () => {
     const db = database.db;
@@ -72,17 +94,10 @@ describe('storefront gdpr erase', () => {
   });
 
   it("run twice at once, erases once: the second finds the email no one's, and the integrations are told once", async () => {
-    const db = database.db;
-    const client = await createCustomer(db);
-    const email = await emailOf(db, client);
-    const { user_id: userId } = await db
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', client.clientAccountId)
-      .executeTakeFirstOrThrow();
+    const { email, userId } = await customer();
     // On PostgreSQL the second is sent while the first holds the person's locks (it waits at the app_user table).
     const [first, second] = await firstHoldingThenSecond(
-      db,
+      database.db,
       'app_user',
       () => runCli(['gdpr', 'erase', email], env),
       () => runCli(['gdpr', 'erase', email], env),
@@ -90,13 +105,19 @@ describe('storefront gdpr erase', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`no user has the email ${email}`);
-    const told = await db
-      .selectFrom('integration_event')
-      .select('id')
-      .where('type', '=', 'customer.erased')
-      .where('stream', '=', `customer:${userId}`)
-      .execute();
-    expect(told).toHaveLength(1);
+    expect(await erasedEvents(userId)).toBe(1);
+  });
+
+  it('refuses the address an erasure left: the person is not erased, nor the integrations told, again', async () => {
+    const { email, userId } = await customer();
+    expect((await runCli(['gdpr', 'erase', email], env)).code).toBe(0);
+    const placeholder = `erased-${userId}@erased.invalid`;
+    const again = await runCli(['gdpr', 'erase', placeholder], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      `${placeholder} is the address an erasure left in place of a person's email: that person was erased already`,
+    );
+    expect(await erasedEvents(userId)).toBe(1);
   });
 
   it('fails for an unknown email, and explains its usage', async () => {

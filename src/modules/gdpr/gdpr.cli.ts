@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
 import { DomainError } from '../../infra/domain-error.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
 import { translate } from '../../i18n/index.js';
 import { eraseByEmail } from './gdpr.service.js';
 import { personalDataParts } from './personal-data-parts.js';
@@ -19,6 +20,11 @@ export async function gdprCommand(
 ): Promise<void> {
   const [action, email, ...rest] = args;
   if (action !== 'erase' || email === undefined || rest.length > 0 || email.trim() === '') throw new CliUsageError('gdpr erase <email>');
+  // The address an erasure left on its user (copied from an order or a log) names that user: erased
+  // again, the integrations were told again of a person erased already.
+  const address = normaliseEmail(email);
+  if (isErasedEmail(address))
+    throw new Error(`${address} is the address an erasure left in place of a person's email: that person was erased already`);
   let subject;
   try {
     subject = await eraseByEmail(deps.db, personalDataParts, email, deps.clock.now());
@@ -26,6 +32,6 @@ export async function gdprCommand(
     if (error instanceof DomainError) throw new Error(translate('en', error.messageKey, error.params));
     throw error;
   }
-  if (!subject) throw new Error(`no user has the email ${normaliseEmail(email)}`);
+  if (!subject) throw new Error(`no user has the email ${address}`);
   print(`Erased user ${subject.userId} (${subject.accounts.length} client accounts); it is now ${subject.erasedEmail}.`);
 }
