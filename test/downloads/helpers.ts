@@ -8,6 +8,7 @@ import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { payOnTestGateway } from '../orders/purchase-helpers.js';
 
 // A shop with e-books, a customer who bought them through the real flow (basket, checkout paid on
 // the test gateway's page, the shopper's return that settles it, the worker's processing that
@@ -77,7 +78,7 @@ export async function createDownloadWorld(env: Record<string, string> = {}, eboo
   };
 }
 
-/** Checks out the products with cash on delivery, opens the payment link (paid) and runs the processing job. */
+/** Checks out the products, pays on the test gateway's page as a shopper does and runs the processing job. */
 export async function buy(t: TestApp, who: Who, productIds: number[], courierId: number): Promise<number> {
   let token: string | undefined;
   for (const productId of productIds) token = (await add(t, { ...who, token }, productId, 1)).basketToken ?? token;
@@ -105,19 +106,7 @@ export async function buy(t: TestApp, who: Who, productIds: number[], courierId:
   );
   expect(checkout.statusCode, checkout.body).toBe(200);
   const location = new URL((checkout.json() as { location: string }).location);
-  const form = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
-  expect(form.statusCode, form.body).toBe(200);
-  const page = new URL((form.json() as { url: string }).url);
-  const pressed = await t.app.inject({
-    method: 'POST',
-    url: page.pathname,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'action=pay',
-  });
-  expect(pressed.statusCode, pressed.body).toBe(303);
-  const back = new URL(pressed.headers.location as string);
-  const returned = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
-  expect(returned.statusCode, returned.body).toBe(303);
+  await payOnTestGateway(t, `${location.pathname}${location.search}`);
   await t.drainJobs();
   const orderId = Number(location.searchParams.get('orderId'));
   const entitled = await t.database.db.selectFrom('order_entitlement').select('product_id').where('order_id', '=', orderId).execute();
