@@ -43,7 +43,9 @@ export interface SubscribeRequest {
  * address's rows are the erasure's too, a link and an erasure at once meet there first, but a user
  * whose login email nobody confirmed is erased without the address's rows (they are its owner's), and
  * its owner's link and that erasure at once each held what the other waited for (a deadlock, a 500).
- * The other writers (setConfirmedAddressConsent's callers) hold the person's locks already.
+ * The other writers (setConfirmedAddressConsent's callers) come locked already: a verification holds
+ * the person's locks, a profile change its caller's account, which the erasure locks too before the
+ * user's row, so the two take turns there.
  */
 async function lockPersonOfAddress(trx: Db, email: string): Promise<void> {
   const user = await findUserIdByEmail(trx, email);
