@@ -131,6 +131,16 @@ describe("the product feed's steps after the last line, over HTTP", () => {
     expect(await relatedRows(t.database.db)).toBe(0);
   });
 
+  it("lists the failed deactivation even after a thousand bad lines, in the last bad line's place", async () => {
+    const bad = Array.from({ length: 1001 }, (_, index) => ({ code: `BAD-${index}` }));
+    const result = await post('products', [book('P-1'), book('P-2'), book('P-4'), ...bad]);
+    expect(result.errorCount).toBe(1002);
+    expect(result.errors).toHaveLength(1000);
+    expect(result.errors.slice(0, 2).map((error) => error.line)).toEqual([4, 5]);
+    expect(result.errors[998]!.line).toBe(1002);
+    expect(result.errors[999]).toEqual({ line: 0, message: expect.stringMatching(DEACTIVATION_NOT_DONE) });
+  });
+
   it("tells a supplier the deactivation failed by an id only, in the feed's answer", async () => {
     const response = await postFeed(t, 'ACME', 'products', ndjson([book('S-1'), book('S-2', { name: 'Uus nimi' })]), secret);
     expect(response.statusCode, response.body).toBe(200);

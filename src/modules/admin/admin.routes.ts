@@ -6,8 +6,9 @@ import { bearerToken } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { ImportRefusedError, parseReport, type Importer } from '../../infra/import/index.js';
+import { ImportRefusedError, type Importer } from '../../infra/import/index.js';
 import { AdminHeaders, IMPORT_ERRORS_LISTED, ImportParams, ImportQuery, ImportResult } from './admin.schemas.js';
+import { importErrorList } from './import-errors.js';
 import { operatorOfKey, type Operator } from './api-keys.service.js';
 import { NDJSON, acceptNdjsonBodies, tooLarge, withNdjsonBody } from './ndjson-body.plugin.js';
 
@@ -76,7 +77,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { d
         description:
           `Runs \`storefront import <kind>\` on the body (at most ${IMPORT_BODY_LIMIT_BYTES} bytes). Every line is applied in a ` +
           'transaction of its own; bad lines are skipped and listed in `errors` (the first ' +
-          `${IMPORT_ERRORS_LISTED}; \`errorCount\` counts them all), and the answer is still 200. ` +
+          `${IMPORT_ERRORS_LISTED}, and a step of no line that failed always; \`errorCount\` counts them all), and the answer is still 200. ` +
           'Imports of one kind run one at a time: while one runs (in any process), another is refused with 409; ' +
           'an import that has begun runs to its end even if the client goes away. ' +
           'A product feed that would deactivate more than half of the active catalogue is refused with 409 unless `force=true`.',
@@ -90,17 +91,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { d
     },
     async (request) => {
       const run = importer.start(request.params.kind, { force: request.query.force === true });
-      // The answer lists the first bad lines only: a broken feed of a million lines must not
-      // build a list of a million messages in memory.
-      const lineErrors: Array<{ line: number; message: string }> = [];
-      let errorCount = 0;
-      const report = (text: string) => {
-        errorCount += 1;
-        if (lineErrors.length < IMPORT_ERRORS_LISTED) lineErrors.push(parseReport(text));
-      };
+      const listed = importErrorList();
       try {
-        const summary = await withNdjsonBody(request, (file) => run(file, report));
-        return { lines: summary.lines, outcomes: summary.outcomes, errors: lineErrors, errorCount };
+        const summary = await withNdjsonBody(request, (file) => run(file, listed.report));
+        return { lines: summary.lines, outcomes: summary.outcomes, errors: listed.errors, errorCount: listed.count() };
       } catch (error) {
         // Another import holding the kind is a refusal like the others; the reason says when to retry.
         if (error instanceof ImportRefusedError)

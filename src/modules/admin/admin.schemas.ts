@@ -36,7 +36,7 @@ export const ImportResult = Type.Object(
       }),
       {
         maxItems: IMPORT_ERRORS_LISTED,
-        description: `Bad lines, each skipped whole, and steps after the last line that failed: the first ${IMPORT_ERRORS_LISTED}, in the order they were found`,
+        description: `Bad lines, each skipped whole, and steps of no line that failed (line 0): the first ${IMPORT_ERRORS_LISTED}, in the order they were found; a failed step is listed even past that, in the last bad line's place`,
       },
     ),
     errorCount: Type.Integer({

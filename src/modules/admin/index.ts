@@ -6,3 +6,4 @@ export { adminMessages } from './admin.messages.js';
 // The NDJSON upload and the import answer, shared with the suppliers' feeds (modules/integrations).
 export { acceptNdjsonBodies, NDJSON, tooLarge, withNdjsonBody } from './ndjson-body.plugin.js';
 export { IMPORT_ERRORS_LISTED, ImportResult } from './admin.schemas.js';
+export { importErrorList } from './import-errors.js';

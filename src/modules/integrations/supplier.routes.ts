@@ -6,10 +6,10 @@ import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
 import type { Clock } from '../../infra/clock.js';
-import { ImportRefusedError, parseReport } from '../../infra/import/index.js';
+import { ImportRefusedError } from '../../infra/import/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
-import { acceptNdjsonBodies, IMPORT_ERRORS_LISTED, ImportResult, NDJSON, tooLarge, withNdjsonBody } from '../admin/index.js';
+import { acceptNdjsonBodies, importErrorList, ImportResult, NDJSON, tooLarge, withNdjsonBody } from '../admin/index.js';
 import type { IntegrationsSection } from './integrations.config.js';
 import { MAX_AGE_SECONDS, sameSignature, signFile, SIGNATURE_HEADER, staleTimestamp, TIMESTAMP_HEADER } from './signature.js';
 import { isSupplierFeedKind, runSupplierFeed, SUPPLIER_FEED_KINDS } from './supplier-feeds.js';
@@ -105,12 +105,7 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
     },
     async (request) => {
       const supplier = suppliers.get(request)!;
-      const lineErrors: Array<{ line: number; message: string }> = [];
-      let errorCount = 0;
-      const report = (text: string) => {
-        errorCount += 1;
-        if (lineErrors.length < IMPORT_ERRORS_LISTED) lineErrors.push(parseReport(text));
-      };
+      const listed = importErrorList();
       const timestamp = header(request, TIMESTAMP_HEADER)!;
       const given = (header(request, SIGNATURE_HEADER) ?? '').toLowerCase();
       try {
@@ -124,9 +119,9 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
           }
           const kind = request.params.kind;
           if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind });
-          return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, report);
+          return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, listed.report);
         });
-        return { lines: summary.lines, outcomes: summary.outcomes, errors: lineErrors, errorCount };
+        return { lines: summary.lines, outcomes: summary.outcomes, errors: listed.errors, errorCount: listed.count() };
       } catch (error) {
         // Another import holding the kind is a refusal like the others; the reason says when to retry (as the admin import's).
         if (error instanceof ImportRefusedError)
