@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { runCli as runCommandLine } from '../../src/cli.js';
+import { engine, scratchDatabase } from './test-app.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -53,3 +57,43 @@ export function runCliProcess(args: string[], env: Record<string, string>): Prom
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
+
+/** A migrated database of its own for the command line, and a folder for the files it is given. */
+export interface CliScratch {
+  dir: string;
+  /** The commands' environment: the database's URL, and log lines as JSON (jsonLogLines reads them). */
+  env: Record<string, string>;
+  /** Writes `lines` into the folder as NDJSON; the file's path. */
+  ndjsonFile(name: string, lines: unknown[]): string;
+  /** Drops the database and removes the folder. */
+  remove(): Promise<void>;
+}
+
+/** A CliScratch: a file in the folder on SQLite, a scratch database on PostgreSQL, migrated by the command line. */
+export async function cliScratch(prefix: string): Promise<CliScratch> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, LOG_FORMAT: 'json' };
+  const migrated = await runCli(['migrate'], env);
+  if (migrated.code !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+  return {
+    dir,
+    env,
+    ndjsonFile(name, lines) {
+      const path = join(dir, name);
+      writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n'));
+      return path;
+    },
+    async remove() {
+      await scratch?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The JSON log lines among a command's stderr lines (its reports are plain text). */
+export const jsonLogLines = (stderr: string): Array<Record<string, unknown>> =>
+  stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
 import { createBackOfficeApp } from '../helpers/back-office.js';
-import { runCli } from '../helpers/cli.js';
+import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
 import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
-import { engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { type TestApp } from '../helpers/test-app.js';
 import { book, ndjson, postFeed } from '../integrations/helpers.js';
 
 // The product feed's check before its first line (how many active products the file would
@@ -113,33 +110,18 @@ describe("the product feed's check before its first line, over HTTP", () => {
 });
 
 describe("the product feed's check before its first line, on the command line", () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let drop: (() => Promise<void>) | undefined;
+  let cli: CliScratch;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'storefront-import-start-'));
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
-    drop = scratch?.drop;
-    env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, LOG_FORMAT: 'json' };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    expect((await runCli(['import', 'products', file('first.ndjson', [book('P-1')])], env)).code).toBe(0);
-    const database = createDatabase(env.DATABASE_URL!);
+    cli = await cliScratch('storefront-import-start-');
+    expect((await runCli(['import', 'products', cli.ndjsonFile('first.ndjson', [book('P-1')])], cli.env)).code).toBe(0);
+    const database = createDatabase(cli.env.DATABASE_URL!);
     await refuseTheCheck(database.db);
     await database.close();
   });
-  afterAll(async () => {
-    await drop?.();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  function file(name: string, lines: unknown[]): string {
-    const path = join(dir, name);
-    writeFileSync(path, ndjson(lines));
-    return path;
-  }
+  afterAll(() => cli.remove());
 
   it('reports the step by an id, logs it on stderr, says nothing was imported and exits 1', async () => {
-    const imported = await runCli(['import', 'products', file('second.ndjson', [book('P-1'), book('P-2')])], env);
+    const imported = await runCli(['import', 'products', cli.ndjsonFile('second.ndjson', [book('P-1'), book('P-2')])], cli.env);
     expect(imported.code).toBe(1);
     expect(imported.stdout).toContain('0 lines: {}, 0 bad, stopped before the first line');
     const stderr = imported.stderr.split('\n');
@@ -149,10 +131,9 @@ describe("the product feed's check before its first line, on the command line", 
       'No line was imported. Fix the cause of what failed before the first line (in the log under its id) and import the file again.',
     );
     expect(imported.stderr).not.toMatch(/^error: /m);
-    const logLines = stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logLines).toEqual([expect.objectContaining({ importKind: 'products', step: STEP, errorId: stepId })]);
+    expect(jsonLogLines(imported.stderr)).toEqual([expect.objectContaining({ importKind: 'products', step: STEP, errorId: stepId })]);
     expect(stepLine).not.toMatch(DATABASE_WORDS);
-    const database = createDatabase(env.DATABASE_URL!);
+    const database = createDatabase(cli.env.DATABASE_URL!);
     try {
       expect(await productCodes(database.db)).toEqual(['P-1']);
     } finally {

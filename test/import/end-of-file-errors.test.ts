@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
@@ -9,9 +6,9 @@ import { importKinds } from '../../src/import-kinds.js';
 import { importNdjson } from '../../src/infra/import/index.js';
 import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
 import { createBackOfficeApp } from '../helpers/back-office.js';
-import { runCli } from '../helpers/cli.js';
+import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
 import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
-import { engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { engine, type TestApp } from '../helpers/test-app.js';
 import { book, ndjson, postFeed } from '../integrations/helpers.js';
 
 // The product feed's steps after the last line (the links to products later in the file, the
@@ -203,35 +200,21 @@ describe("the product feed's steps after the last line, over HTTP", () => {
 });
 
 describe("the product feed's steps after the last line, on the command line", () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let drop: (() => Promise<void>) | undefined;
+  let cli: CliScratch;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'storefront-import-end-'));
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
-    drop = scratch?.drop;
-    env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, LOG_FORMAT: 'json' };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    expect((await runCli(['import', 'products', file('first.ndjson', [book('P-1'), book('P-2'), book('P-3')])], env)).code).toBe(0);
-    const database = createDatabase(env.DATABASE_URL!);
+    cli = await cliScratch('storefront-import-end-');
+    const first = cli.ndjsonFile('first.ndjson', [book('P-1'), book('P-2'), book('P-3')]);
+    expect((await runCli(['import', 'products', first], cli.env)).code).toBe(0);
+    const database = createDatabase(cli.env.DATABASE_URL!);
     await refuseDeactivationAndLinks(database.db);
     await database.close();
   });
-  afterAll(async () => {
-    await drop?.();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  function file(name: string, lines: unknown[]): string {
-    const path = join(dir, name);
-    writeFileSync(path, ndjson(lines));
-    return path;
-  }
+  afterAll(() => cli.remove());
 
   it('reports the steps by ids, logs them on stderr, says what to do and exits 1', async () => {
     const imported = await runCli(
-      ['import', 'products', file('second.ndjson', [book('P-1', { related: ['P-4'] }), book('P-2'), book('P-4')])],
-      env,
+      ['import', 'products', cli.ndjsonFile('second.ndjson', [book('P-1', { related: ['P-4'] }), book('P-2'), book('P-4')])],
+      cli.env,
     );
     expect(imported.code).toBe(1);
     expect(imported.stdout).toContain('3 lines: {"updated":1,"unchanged":1,"created":1}, 1 bad, 1 step after the last line not completed');
@@ -243,8 +226,7 @@ describe("the product feed's steps after the last line, on the command line", ()
     expect(imported.stderr).toContain(
       'The other lines were imported. Fix the 1 bad line above and the cause of what failed after the last line (in the log under its id) and import the whole file again: lines imported already stay unchanged.',
     );
-    const logLines = stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logLines).toEqual([
+    expect(jsonLogLines(imported.stderr)).toEqual([
       expect.objectContaining({ importKind: 'products', line: 1, errorId: linksId }),
       expect.objectContaining({
         importKind: 'products',

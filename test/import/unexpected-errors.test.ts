@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { createBackOfficeApp } from '../helpers/back-office.js';
-import { runCli } from '../helpers/cli.js';
+import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
 import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
-import { engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { type TestApp } from '../helpers/test-app.js';
 
 // A line that fails for a reason the import does not check (here a unique index the test adds, as
 // a database may refuse what no rule of the import foresaw) is reported in words and by an id, never
@@ -122,44 +119,28 @@ describe('an unexpected error on an import line, over HTTP', () => {
 });
 
 describe('an unexpected error on an import line, on the command line', () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let drop: (() => Promise<void>) | undefined;
+  let cli: CliScratch;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'storefront-import-errors-'));
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
-    drop = scratch?.drop;
-    env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, LOG_FORMAT: 'json' };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    const database = createDatabase(env.DATABASE_URL!);
+    cli = await cliScratch('storefront-import-errors-');
+    const database = createDatabase(cli.env.DATABASE_URL!);
     await uniqueNames(database.db, 'publisher');
     await database.close();
   });
-  afterAll(async () => {
-    await drop?.();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => cli.remove());
 
   it('reports the line by an id and logs the error under it on stderr', async () => {
-    const file = join(dir, 'publishers.ndjson');
-    writeFileSync(
-      file,
-      [
-        { code: 'PUB-1', name: 'Varrak' },
-        { code: 'PUB-2', name: 'Varrak' },
-      ]
-        .map((line) => JSON.stringify(line))
-        .join('\n'),
-    );
-    const imported = await runCli(['import', 'publishers', file], env);
+    const file = cli.ndjsonFile('publishers.ndjson', [
+      { code: 'PUB-1', name: 'Varrak' },
+      { code: 'PUB-2', name: 'Varrak' },
+    ]);
+    const imported = await runCli(['import', 'publishers', file], cli.env);
     expect(imported.code).toBe(1);
     expect(imported.stdout).toContain('2 lines: {"created":1}, 1 bad');
     const stderr = imported.stderr.split('\n');
     const reported = stderr.find((line) => line.startsWith('line 2: '));
     expect(reported).toMatch(/^line 2: could not be saved \(unexpected error, logged as [0-9a-f]{12}\)$/);
     const errorId = idOf(reported!.slice('line 2: '.length));
-    const logLines = stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logLines).toEqual([
+    expect(jsonLogLines(imported.stderr)).toEqual([
       expect.objectContaining({
         importKind: 'publishers',
         line: 2,

@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
-import { runCli } from '../helpers/cli.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
+import { engine } from '../helpers/test-app.js';
 
 // `import` folds the search changes it queued before it exits (import-folds.test.ts). A fold that
 // fails for a reason no rule foresaw (here a trigger the test adds, as a database may refuse what
@@ -41,32 +38,24 @@ const queued = (db: Kysely<Database>) =>
     .then((row) => Number(row.n));
 
 describe('a failed search fold after an import, on the command line', () => {
-  let dir: string;
-  let env: Record<string, string>;
+  let cli: CliScratch;
   let database: DatabaseHandle;
-  let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'storefront-import-fold-'));
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
-    drop = scratch?.drop;
-    env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, LOG_FORMAT: 'json' };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    database = createDatabase(env.DATABASE_URL!);
+    cli = await cliScratch('storefront-import-fold-');
+    database = createDatabase(cli.env.DATABASE_URL!);
     await refuseFolding(database.db);
   });
   afterAll(async () => {
     await database.close();
-    await drop?.();
-    rmSync(dir, { recursive: true, force: true });
+    await cli.remove();
   });
 
   it('says the lines were imported and their changes wait, logs the error under an id on stderr and exits 1', async () => {
-    const file = join(dir, 'publishers.ndjson');
-    writeFileSync(
-      file,
-      [JSON.stringify({ code: 'PUB-1', name: 'Varrak' }), JSON.stringify({ code: 'PUB-2', name: 'Tänapäev' })].join('\n'),
-    );
-    const imported = await runCli(['import', 'publishers', file], env);
+    const file = cli.ndjsonFile('publishers.ndjson', [
+      { code: 'PUB-1', name: 'Varrak' },
+      { code: 'PUB-2', name: 'Tänapäev' },
+    ]);
+    const imported = await runCli(['import', 'publishers', file], cli.env);
     expect(imported.code).toBe(1);
     expect(imported.stdout).toContain('2 lines: {"created":2}, 0 bad');
     const stderr = imported.stderr.split('\n');
@@ -79,8 +68,7 @@ describe('a failed search fold after an import, on the command line', () => {
         'If they stay queued, fix the cause (in the log under its id) and run "search reindex".',
     );
     expect(imported.stderr).not.toMatch(/^error: /m);
-    const logLines = stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logLines).toEqual([
+    expect(jsonLogLines(imported.stderr)).toEqual([
       expect.objectContaining({
         level: 50,
         importKind: 'publishers',
