@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -12,7 +12,7 @@ import { errorBody } from './http/errors.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { registerReadYourWrites } from './http/read-your-writes.js';
-import { LOG_PRIVACY, privateLogger, registerRequestLog } from './http/request-log.js';
+import { privateLogger, registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { securityHeaders } from './http/security-headers.js';
 import { gatedServerFactory } from './http/turn-budget.js';
@@ -258,7 +258,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
 export async function buildMetricsApp(config: Config, infra: Infra): Promise<App> {
   const logStream = infra.logStream ?? logDestination(config.logFormat);
   const app = Fastify({
-    logger: { level: config.logLevel, ...LOG_PRIVACY, ...(logStream ? { stream: logStream } : {}) },
+    loggerInstance: privateLogger(config.logLevel, logStream) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(404, translate(config.defaultLanguage, 'error.notFound'))));
