@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importUsers } from '../../src/modules/accounts/index.js';
 import { createAccountsTestApp, login, type AccountsTestApp } from '../helpers/accounts.js';
 import { runCli } from '../helpers/cli.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
 
@@ -109,11 +109,7 @@ describe('import users', () => {
 
   it("refuses a line naming an erased person's placeholder, which would give the erased user a live account", async () => {
     const person = await createCustomer(t.database.db);
-    const { user_id: userId } = await t.database.db
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', person.clientAccountId)
-      .executeTakeFirstOrThrow();
+    const userId = await userIdOf(t.database.db, person);
     const erased = await as(t, person.token)('DELETE', '/client-account', {});
     expect(erased.statusCode, erased.body).toBe(204);
     // A file taken from this system after the erasure names the user by the address the erasure gave it.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, type TestCustomer, userIdOf } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // A client's request is stored in its account's language, whatever language the request was made
@@ -23,20 +23,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function userIdOf(who: TestCustomer): Promise<number> {
-  const account = await t.database.db
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', who.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return Number(account.user_id);
-}
-
 async function setLanguage(who: TestCustomer, language: string): Promise<void> {
   await t.database.db
     .updateTable('app_user')
     .set({ language })
-    .where('id', '=', await userIdOf(who))
+    .where('id', '=', await userIdOf(t.database.db, who))
     .execute();
 }
 
@@ -44,7 +35,7 @@ async function emailOf(who: TestCustomer): Promise<string> {
   const user = await t.database.db
     .selectFrom('app_user')
     .select('email')
-    .where('id', '=', await userIdOf(who))
+    .where('id', '=', await userIdOf(t.database.db, who))
     .executeTakeFirstOrThrow();
   return user.email;
 }

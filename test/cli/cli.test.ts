@@ -8,7 +8,7 @@ import { createEveryPayGateway } from '../../src/modules/payments/index.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import { MIT_PATH } from '../subscriptions/helpers.js';
 import { runCli, runCliProcess, startCli } from '../helpers/cli.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { startEveryPayServer } from '../helpers/everypay-server.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
@@ -86,11 +86,7 @@ describe('the CLI', () => {
       const token = everypay.cards().at(-1)!.token;
       const db = database.db;
       const customer = await createCustomer(db);
-      const { user_id: userId } = await db
-        .selectFrom('client_account')
-        .select('user_id')
-        .where('id', '=', customer.clientAccountId)
-        .executeTakeFirstOrThrow();
+      const userId = await userIdOf(db, customer);
       const now = Date.now();
       const plan = await db
         .insertInto('subscription_plan')

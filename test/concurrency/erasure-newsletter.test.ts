@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmSubscription } from '../../src/modules/newsletter/newsletter.service.js';
 import { duringErasure } from '../gdpr/erasure-helpers.js';
 import { createAccountsTestApp, type AccountsTestApp } from '../helpers/accounts.js';
-import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, type TestCustomer, userIdOf } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
@@ -85,7 +85,7 @@ const eventsOfStream = (stream: string) =>
 
 /** The person's events say only that they were erased. */
 async function expectOnlyErasedEvents(client: TestCustomer) {
-  const told = await eventsOfStream(`customer:${await userIdOf(client)}`);
+  const told = await eventsOfStream(`customer:${await userIdOf(t.database.db, client)}`);
   expect(told.filter((event) => event.data !== '{"erased":true}').map((event) => event.type)).toEqual(['customer.erased']);
 }
 
@@ -96,12 +96,6 @@ async function expectNothingLeft(client: TestCustomer, email: string) {
   expect(await eventsOfStream(`email:${email}`)).toEqual([]);
   await expectOnlyErasedEvents(client);
 }
-
-const userIdOf = async (client: TestCustomer) =>
-  Number(
-    (await t.database.db.selectFrom('client_account').select('user_id').where('id', '=', client.clientAccountId).executeTakeFirstOrThrow())
-      .user_id,
-  );
 
 /** A client whose login email is subscribed; the unsubscribe link of its mails. */
 async function subscribedClient(): Promise<{ client: TestCustomer; email: string; unsubscribePath: string }> {
@@ -180,7 +174,7 @@ describe("the erasure of a user holding an address unconfirmed and its owner's n
     const { client, email, unsubscribePath } = await subscribedClient();
     await t.database.db
       .insertInto('unconfirmed_login_email')
-      .values({ user_id: await userIdOf(client), since: Date.now() })
+      .values({ user_id: await userIdOf(t.database.db, client), since: Date.now() })
       .execute();
     return { client, email, unsubscribePath };
   }

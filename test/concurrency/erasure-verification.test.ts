@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { GOOD_PASSWORD } from '../helpers/accounts.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
 
@@ -44,11 +44,7 @@ beforeAll(async () => {
  */
 async function customerConfirmingBusiness() {
   const client = await createCustomer(db());
-  const { user_id: userId } = await db()
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', client.clientAccountId)
-    .executeTakeFirstOrThrow();
+  const userId = await userIdOf(db(), client);
   const now = Date.now();
   const company = await db()
     .insertInto('company')

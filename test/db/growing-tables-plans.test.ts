@@ -20,7 +20,7 @@ import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.j
 import { sessionActionPruning } from '../../src/modules/tracking/index.js';
 import { createComment } from '../../src/modules/catalogue/reviews/comment.service.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import * as boughtProductTriggers from '../../src/db/migrations/2026_11_28_0610_create_bought_product.js';
 import * as jobEmailMigration from '../../src/db/migrations/2026_11_29_0400_index_job_emails.js';
@@ -117,12 +117,7 @@ describe('statements on tables that grow every day', () => {
     await expirePendingRequests(db, 'someone@example.ee', 'WEB', now);
     await withdrawEverywhere(db, 'someone@example.ee', now);
     const member = await createCustomer(t.database.db, { kind: 'BUSINESS' });
-    const { user_id } = await t.database.db
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', member.clientAccountId)
-      .executeTakeFirstOrThrow();
-    expect(await removeAccount(db, member.clientAccountId, Number(user_id), now)).toBe(true);
+    expect(await removeAccount(db, member.clientAccountId, await userIdOf(t.database.db, member), now)).toBe(true);
     await expectIndexed(statements);
   });
 

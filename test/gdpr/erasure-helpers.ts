@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
 import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
-import type { TestCustomer } from '../helpers/customers.js';
+import { type TestCustomer, userIdOf } from '../helpers/customers.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import type { TestApp } from '../helpers/test-app.js';
 
@@ -16,15 +16,11 @@ export async function duringErasure(
   during: () => Promise<LightMyRequestResponse>,
 ): Promise<LightMyRequestResponse> {
   const db = t.database.db;
-  const { user_id } = await db
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', client.clientAccountId)
-    .executeTakeFirstOrThrow();
+  const userId = await userIdOf(db, client);
   let answer!: LightMyRequestResponse;
   await whileTransactionOpen(
     db,
-    async (trx) => eraseSubject(trx, personalDataParts, (await loadSubject(trx, Number(user_id)))!, Date.now()),
+    async (trx) => eraseSubject(trx, personalDataParts, (await loadSubject(trx, userId))!, Date.now()),
     async () => (answer = await during()),
   );
   return answer;

@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { createCustomer, createEmployee, emailOf } from '../helpers/customers.js';
+import { createCustomer, createEmployee, emailOf, userIdOf } from '../helpers/customers.js';
 import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
@@ -41,12 +41,7 @@ const get = (token: string, url: string) => app.inject({ method: 'GET', url, hea
 /** A new customer's login email and user id. */
 async function customer(): Promise<{ email: string; userId: number }> {
   const client = await createCustomer(database.db);
-  const { user_id: userId } = await database.db
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', client.clientAccountId)
-    .executeTakeFirstOrThrow();
-  return { email: await emailOf(database.db, client), userId: Number(userId) };
+  return { email: await emailOf(database.db, client), userId: await userIdOf(database.db, client) };
 }
 
 /** How many times the integrations were told the user was erased. */

@@ -128,6 +128,12 @@ export const SHIPPING_ADDRESS = {
   countryNavCode: 'EE',
 } as const;
 
+/** The customer's user (the person their client account belongs to). */
+export async function userIdOf(db: Kysely<Database>, customer: Pick<TestCustomer, 'clientAccountId'>): Promise<number> {
+  const row = await db.selectFrom('client_account').select('user_id').where('id', '=', customer.clientAccountId).executeTakeFirstOrThrow();
+  return Number(row.user_id);
+}
+
 /** The customer's login email: their user's (the address their mails go to). */
 export async function emailOf(db: Kysely<Database>, customer: Pick<TestCustomer, 'clientAccountId'>): Promise<string> {
   const row = await db

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsTestApp, register, type AccountsTestApp } from '../helpers/accounts.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { engine } from '../helpers/test-app.js';
@@ -78,12 +78,8 @@ describe('events of the writers', () => {
       payload: { lastName: 'Kask', marketingConsents: { email: true, sms: true } },
     });
     expect(put.statusCode, put.body).toBe(200);
-    const account = await t.database.db
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', alice.clientAccountId)
-      .executeTakeFirstOrThrow();
-    const events = (await allEvents()).filter((event) => event.stream === `customer:${account.user_id}`);
+    const userId = await userIdOf(t.database.db, alice);
+    const events = (await allEvents()).filter((event) => event.stream === `customer:${userId}`);
     expect(events.map((event) => [event.type, event.sequence, event.data.channel ?? null])).toEqual([
       ['consent.changed', 1, 'EMAIL'],
       ['consent.changed', 2, 'SMS'],
@@ -111,14 +107,10 @@ describe('events of the writers', () => {
       await moveOrder(trx, { orderId: order.id, from: 'NEW', to: 'CANCELLED', cause: 'test', now: Date.now() });
       await moveOrder(trx, { orderId: guest.id, from: 'NEW', to: 'CANCELLED', cause: 'test', now: Date.now() });
     });
-    const account = await t.database.db
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', bob.clientAccountId)
-      .executeTakeFirstOrThrow();
+    const userId = await userIdOf(t.database.db, bob);
     const events = (await allEvents()).filter((event) => event.type === 'order.status-changed');
     expect(events.map((event) => [event.stream, event.data.code, event.data.previousStatus, event.data.status])).toEqual([
-      [`customer:${account.user_id}`, order.code, 'NEW', 'CANCELLED'],
+      [`customer:${userId}`, order.code, 'NEW', 'CANCELLED'],
       ['email:guest@example.ee', guest.code, 'NEW', 'CANCELLED'],
     ]);
   });

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from './helpers.js';
@@ -30,11 +30,7 @@ async function whileHeld(
 describe('PUT /client-account twice at once', () => {
   it('records a consent change once, with one consent.changed event', async () => {
     const client = await createCustomer(db());
-    const { user_id: userId } = await db()
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', client.clientAccountId)
-      .executeTakeFirstOrThrow();
+    const userId = await userIdOf(db(), client);
     const call = as(t, client.token);
     const body = { marketingConsents: { sms: true } };
     const answers = await whileHeld(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestConsentEvents } from '../../src/modules/profile/profile.repository.js';
-import { createCustomer, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, type TestCustomer, userIdOf } from '../helpers/customers.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from './helpers.js';
@@ -19,11 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 const db = () => t.database.db;
-const userIdOf = async (customer: TestCustomer) =>
-  Number(
-    (await db().selectFrom('client_account').select('user_id').where('id', '=', customer.clientAccountId).executeTakeFirstOrThrow())
-      .user_id,
-  );
 
 /** The consents as the whole history says, event by event (what the profile read before). */
 async function fromHistory(userId: number) {
@@ -52,7 +47,7 @@ describe('the marketing consents after many toggles', () => {
       const response = await call('PUT', '/client-account', body);
       expect(response.statusCode, response.body).toBe(200);
     }
-    const userId = await userIdOf(dora);
+    const userId = await userIdOf(db(), dora);
     // Each event its own time, in the order they were made, so the latest of each is told apart.
     const events = await db().selectFrom('marketing_consent_event').select('id').where('user_id', '=', userId).execute();
     expect(events.length).toBeGreaterThan(TOGGLES);
@@ -77,7 +72,7 @@ describe('the marketing consents after many toggles', () => {
 
   it('reads them through marketing_consent_event_latest_idx, one seek each', async () => {
     const { db: recorded, statements } = recordingStatements(db());
-    const userId = await userIdOf(dora);
+    const userId = await userIdOf(db(), dora);
     expect((await latestConsentEvents(recorded, userId)).length).toBe(6);
     // The plugin sees each part of the union too; the statement run is the whole union.
     const union = statements.find((statement) => statement.sql.split(' union all ').length === 6)!;

@@ -12,7 +12,7 @@ import {
   type AccountsTestApp,
 } from '../helpers/accounts.js';
 import { hashToken } from '../../src/infra/tokens.js';
-import { createCustomer } from '../helpers/customers.js';
+import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { as } from './helpers.js';
 
@@ -159,12 +159,13 @@ describe('email change of a user without a password', () => {
     await db.updateTable('access_token').set(stale).where('token_hash', '=', hashToken(user.token)).execute();
     const refused = await putMe(user.token, { email: uniqueEmail('elsewhere') });
     expectErrorBody(refused, 403, 'Forbidden');
-    const account = await db
-      .selectFrom('client_account')
-      .select('user_id')
-      .where('id', '=', user.clientAccountId)
-      .executeTakeFirstOrThrow();
-    expect(await db.selectFrom('email_change').selectAll().where('user_id', '=', account.user_id).execute()).toEqual([]);
+    expect(
+      await db
+        .selectFrom('email_change')
+        .selectAll()
+        .where('user_id', '=', await userIdOf(db, user))
+        .execute(),
+    ).toEqual([]);
     await db.updateTable('access_token').set({ created_at: Date.now() }).where('token_hash', '=', hashToken(user.token)).execute();
     expect((await putMe(user.token, { email: uniqueEmail('elsewhere') })).statusCode).toBe(200);
   });
