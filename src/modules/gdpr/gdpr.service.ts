@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
@@ -9,7 +8,7 @@ import { verifyPassword } from '../../infra/passwords.js';
 import { erasedEmailOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
 import { lockAccountsForErasure } from '../client-account-lock/index.js';
-import { admitLogin, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
+import { admitLogin, findUserByEmail, settleLogin, signedInRecently, type AccountsConfig } from '../accounts/index.js';
 import { isLoginEmailConfirmed } from '../profile/index.js';
 
 // "Your data": the export of everything held about a person and its erasure, over the parts every
@@ -197,15 +196,9 @@ export async function eraseByEmail(
   email: string,
   now: number,
 ): Promise<PersonalDataSubject | undefined> {
-  const address = normaliseEmail(email);
   return db.transaction().execute(async (trx) => {
-    const user = await userIdOfEmail(trx, address);
+    const user = await findUserByEmail(trx, email);
     if (user === undefined) return undefined;
-    return eraseUser(trx, parts, user, now, async () => (await userIdOfEmail(trx, address)) === user);
+    return eraseUser(trx, parts, user.id, now, async () => (await findUserByEmail(trx, email))?.id === user.id);
   });
-}
-
-async function userIdOfEmail(trx: Db, email: string): Promise<number | undefined> {
-  const user = await trx.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
-  return user && Number(user.id);
 }
