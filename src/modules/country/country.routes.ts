@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
-import { PagingQuery, pageOfList } from '../../http/paging.js';
+import { PagingQuery, sendPageOfKeptList } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { ttlCache } from '../../infra/ttl-cache.js';
 import { allCountries } from './country.repository.js';
@@ -34,7 +34,7 @@ export const countryRoutes: FastifyPluginAsyncTypebox<CountryDeps> = async (app,
       },
     },
     async (request, reply) => {
-      return pageOfList(request, reply, request.query, await countries.get(request.language));
+      return sendPageOfKeptList(request, reply, request.query, await countries.get(request.language));
     },
   );
 };

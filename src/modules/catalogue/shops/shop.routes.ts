@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../../http/errors.js';
-import { pageOfList, PagingQuery } from '../../../http/paging.js';
+import { PagingQuery, sendPageOfKeptList } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
 import type { Language } from '../../../i18n/index.js';
 import { ttlCache } from '../../../infra/ttl-cache.js';
@@ -31,7 +31,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async (
     async (request, reply) => {
       const caller = await callerOf(request);
       cacheFor(reply, caller);
-      return pageOfList(request, reply, request.query, await shops.get(request.language));
+      return sendPageOfKeptList(request, reply, request.query, await shops.get(request.language));
     },
   );
 
