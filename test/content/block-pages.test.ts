@@ -301,7 +301,8 @@ describe('operator edits of block pages, banners and menus', () => {
       blocks: [{ type: 'BANNER' }],
     });
     expect(badBlock.statusCode).toBe(422);
-    expect(badBlock.json()).toEqual([{ field: 'blocks.0.placement', message: 'required for a BANNER block' }]);
+    // Without x-app-language, in the configured default language (Estonian).
+    expect(badBlock.json()).toEqual([{ field: 'blocks.0.placement', message: 'on BANNER-tüüpi plokil kohustuslik' }]);
     expect((await deleteContent(t, key, 'composite-pages', 'GIFTS')).statusCode).toBe(204);
     expectErrorBody(await read(t, '/composite-page/gifts'), 404, 'Not Found');
     expect((await deleteContent(t, key, 'banners', 'H2')).statusCode).toBe(204);

@@ -4,20 +4,20 @@ import type { TestApp } from '../helpers/test-app.js';
 
 export const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
 
-export function importContent(t: TestApp, key: string, kind: string, lines: unknown[]) {
+export function importContent(t: TestApp, key: string, kind: string, lines: unknown[], headers: Record<string, string> = {}) {
   return t.app.inject({
     method: 'POST',
     url: `/admin/import/${kind}`,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+    headers: { ...headers, authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
     payload: ndjson(lines),
   });
 }
 
-export function putContent(t: TestApp, key: string, kind: string, code: string, body: unknown) {
+export function putContent(t: TestApp, key: string, kind: string, code: string, body: unknown, headers: Record<string, string> = {}) {
   return t.app.inject({
     method: 'PUT',
     url: `/admin/content/${kind}/${encodeURIComponent(code)}`,
-    headers: { authorization: `Bearer ${key}` },
+    headers: { ...headers, authorization: `Bearer ${key}` },
     payload: body as object,
   });
 }
