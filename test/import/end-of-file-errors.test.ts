@@ -237,3 +237,89 @@ describe("the product feed's steps after the last line, on the command line", ()
     expect([linksLine, stepLine].join('\n')).not.toMatch(DATABASE_WORDS);
   });
 });
+
+// The categories import's step after the last line: a changed tree's rebuild of the category lists' kept order.
+const REBUILD_NOT_DONE =
+  /^after the last line: the rebuild of the category lists' kept order and product counts from the changed tree could not be completed \(unexpected error, logged as ([0-9a-f]{12})\)$/;
+
+/** A trigger that refuses the rebuild's record of what it built from, as a database may. */
+async function refuseListingRebuild(db: Kysely<Database>): Promise<void> {
+  if (engine === 'postgres') {
+    await sql`create function test_refuse_rebuild() returns trigger language plpgsql as $$ begin raise exception 'refused by test on %', tg_table_name; end $$`.execute(
+      db,
+    );
+    await sql`create trigger test_refuse_rebuild before update of built_version on category_listing_state for each row execute function test_refuse_rebuild()`.execute(
+      db,
+    );
+  } else {
+    await sql`create trigger test_refuse_rebuild before update of built_version on category_listing_state begin select raise(abort, 'refused by test on category_listing_state'); end`.execute(
+      db,
+    );
+  }
+}
+
+async function allowListingRebuild(db: Kysely<Database>): Promise<void> {
+  if (engine === 'postgres') await sql`drop trigger test_refuse_rebuild on category_listing_state`.execute(db);
+  else await sql`drop trigger test_refuse_rebuild`.execute(db);
+}
+
+const listingIsStale = (db: Kysely<Database>) =>
+  db
+    .selectFrom('category_listing_state')
+    .select(['version', 'built_version'])
+    .executeTakeFirstOrThrow()
+    .then((row) => Number(row.version) !== Number(row.built_version));
+
+describe("the categories import's rebuild after the last line", () => {
+  let t: TestApp;
+  let key: string;
+  let logs: LogCapture;
+  beforeAll(async () => {
+    logs = captureLogs();
+    ({ t, key } = await createBackOfficeApp({ env: { LOG_LEVEL: 'error' }, logStream: logs.stream }));
+    await refuseListingRebuild(t.database.db);
+  });
+  afterAll(() => t.close());
+
+  const post = async (lines: unknown[]) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/admin/import/categories',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+      payload: ndjson(lines),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { outcomes: Record<string, number>; errors: Array<{ line: number; message: string }>; errorCount: number };
+  };
+  const lines = [
+    { code: 'ROOT', store: 'WEB', names: { et: 'Raamatud' } },
+    { code: 'CHILD', store: 'WEB', parent: 'ROOT', names: { et: 'Luule' } },
+  ];
+
+  it('is reported by its own name and an id, logged, and leaves the lines applied; importing again completes it', async () => {
+    const result = await post(lines);
+    expect(result).toEqual({
+      lines: 2,
+      outcomes: { created: 2 },
+      errors: [{ line: 0, message: expect.stringMatching(REBUILD_NOT_DONE) }],
+      errorCount: 1,
+    });
+    expect(result.errors[0]!.message).not.toMatch(DATABASE_WORDS);
+    const errorId = idOf(result.errors[0]!.message, REBUILD_NOT_DONE);
+    expect(logs.lines().filter((line) => line.errorId === errorId)).toEqual([
+      expect.objectContaining({
+        level: 50,
+        importKind: 'categories',
+        step: "the rebuild of the category lists' kept order and product counts from the changed tree",
+        err: expect.objectContaining({ message: expect.stringMatching(/refused by test/) }),
+      }),
+    ]);
+    const saved = await t.database.db.selectFrom('category').select('code').orderBy('code').execute();
+    expect(saved.map((row) => row.code)).toEqual(['CHILD', 'ROOT']);
+    expect(await listingIsStale(t.database.db)).toBe(true);
+
+    await allowListingRebuild(t.database.db);
+    expect(await post(lines)).toEqual({ lines: 2, outcomes: { unchanged: 2 }, errors: [], errorCount: 0 });
+    expect(await listingIsStale(t.database.db)).toBe(false);
+  });
+});

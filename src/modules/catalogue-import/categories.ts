@@ -23,6 +23,9 @@ const CategoryLine = Type.Object(
 );
 type CategoryLine = Static<typeof CategoryLine>;
 
+/** What the step after the last line does, as its failure names it. */
+const LISTING_REBUILD_STEP = "the rebuild of the category lists' kept order and product counts from the changed tree";
+
 /** Deeper than any real catalogue; a walk that goes on longer has found a broken tree. */
 const MAX_DEPTH = 100;
 
@@ -60,8 +63,13 @@ export const categoriesKind = lineKind(
         return written.outcome;
       }),
     // A changed tree leaves the category lists' kept order stale (the lists query meanwhile): rebuilt here, once per import.
-    async finish() {
-      if (await categoryListingIsStale(db)) await rebuildCategoryListing(db);
+    // Should it fail, the lists stay stale (still right, only slower) until a list or the next import rebuilds them.
+    async finish({ failStep }) {
+      try {
+        if (await categoryListingIsStale(db)) await rebuildCategoryListing(db);
+      } catch (error) {
+        failStep(LISTING_REBUILD_STEP, error);
+      }
       return {};
     },
   }),
