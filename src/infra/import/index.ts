@@ -10,7 +10,7 @@ export {
   type ImportOptions,
   type RunImport,
 } from './import-kind.js';
-export { excerpt, LineError, stepFailureMessage } from './line-failure.js';
+export { excerpt, KeyedLineError, LineError, stepFailureMessage } from './line-failure.js';
 export { ImportProgress } from './progress.js';
 export { compileLineCheck, type LineCheck } from './line-check.js';
 export { IMPORT_LOCK_TTL_MS, ImportRunningError, withImportLock } from './import-lock.js';

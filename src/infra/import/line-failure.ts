@@ -1,8 +1,31 @@
 import { randomBytes } from 'node:crypto';
+import { translate, type MessageKey } from '../../i18n/index.js';
+import { invalidField, type InvalidInputError, type MessageParams } from '../domain-error.js';
 import type { Logger } from '../logger.js';
 
 /** A problem with one line; its message is what the operator reads next to the line number. */
 export class LineError extends Error {}
+
+/**
+ * A rule of operator input broken on `field` (a `/`-separated path, `blocks/0/placement`), which keeps
+ * its message key and parameters. Its message is the English `/field: text` an import reports beside
+ * the line's number (an import's report has no language of its own); an admin edit that takes the
+ * line's object answers it as a 422 on that field in the caller's language (`asInvalidInput`).
+ */
+export class KeyedLineError extends LineError {
+  constructor(
+    readonly field: string,
+    readonly messageKey: MessageKey,
+    readonly params: MessageParams = {},
+  ) {
+    super(`/${field}: ${translate('en', messageKey, params)}`);
+  }
+
+  /** The 422 of an edit over HTTP: the field dotted, as the API's field errors name it, the message by its key. */
+  asInvalidInput(): InvalidInputError {
+    return invalidField(this.field.replace(/\//g, '.'), this.messageKey, this.params);
+  }
+}
 
 /**
  * The start of a value quoted in a line's message: at most `max` UTF-16 units, never half of a

@@ -3,12 +3,12 @@ import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { errors, success } from '../../http/schemas.js';
-import { invalidField, notFound } from '../../infra/domain-error.js';
+import { notFound } from '../../infra/domain-error.js';
+import { KeyedLineError } from '../../infra/import/index.js';
 import { authenticateOperator } from '../admin/index.js';
 import { Code } from '../catalogue-import/index.js';
 import { CONTENT_KINDS, type ContentKind } from './content-kinds.js';
 import { deleteByCode } from './content-write.repository.js';
-import { ContentRuleError } from './content.errors.js';
 
 // Single edits by operators (operator API key, not store-scoped): `PUT /admin/content/<kind>/{code}`
 // upserts one item in the format of its import line without the code, `DELETE` removes it.
@@ -18,9 +18,6 @@ const SaveResult = Type.Object({
   code: Type.String(),
   outcome: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged')]),
 });
-
-/** A rule the schema cannot say (visibleTo after visibleFrom) as a 422 on its field, in the caller's language. */
-const asFieldError = (error: ContentRuleError) => invalidField(error.field.replace(/\//g, '.'), error.messageKey, error.params);
 
 export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle }> = async (app, { database }) => {
   const db = database.db;
@@ -49,7 +46,8 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
           const outcome = await db.transaction().execute((trx) => definition.save(trx, code, request.body as never, request.actionTime));
           return { code, outcome };
         } catch (error) {
-          if (error instanceof ContentRuleError) throw asFieldError(error);
+          // A rule the schema cannot say (visibleTo after visibleFrom): a 422 on its field, in the caller's language.
+          if (error instanceof KeyedLineError) throw error.asInvalidInput();
           throw error;
         }
       },

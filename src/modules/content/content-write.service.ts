@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { sanitizeHtmlContent } from '../../infra/html-sanitizer.js';
-import { endTimestamp, LineError, optionalTimestamp } from '../catalogue-import/index.js';
+import { KeyedLineError, LineError } from '../../infra/import/index.js';
+import { endTimestamp, optionalTimestamp } from '../catalogue-import/index.js';
 import type { BannerInput, BlockInput, BlockPageInput, ContentPageInput, LinkInput, MenuInput } from './content-input.schemas.js';
 import { categoryIdByCode, replaceBlocks, upsertByCode, type BlockRow, type Outcome } from './content-write.repository.js';
-import { ContentRuleError } from './content.errors.js';
 import { LANGUAGES } from './translations.js';
 
 // The rules of operator input, shared by the imports and the admin PUT: windows that make sense,
 // what each page kind and block type needs, HTML sanitized on the way in, and the upsert by code.
-// A problem is a ContentRuleError (a LineError, `/field: message` in English), which an import reports
-// by line number and the admin route answers as a 422 on the field in the caller's language.
+// A problem is a KeyedLineError (`/field: message` in English, with its message key), which an import
+// reports by line number and the admin route answers as a 422 on the field in the caller's language.
 
 /** Bodies that hold HTML: cleaned of scripts, handlers and `javascript:` URLs before they are stored. */
 const HTML_FIELDS = new Set(['body']);
@@ -44,7 +44,7 @@ function windowTime(read: ReadTime, value: string | null | undefined, field: str
     return read(value, field);
   } catch (error) {
     // The shared date readers word their LineError in English only: said again here by a key.
-    if (error instanceof LineError) throw new ContentRuleError(field, 'content.rule.notADate', { value: value ?? '' });
+    if (error instanceof LineError) throw new KeyedLineError(field, 'content.rule.notADate', { value: value ?? '' });
     throw error;
   }
 }
@@ -53,7 +53,7 @@ function windowTime(read: ReadTime, value: string | null | undefined, field: str
 function publishing(input: WindowInput, prefix = '') {
   const from = windowTime(optionalTimestamp, input.visibleFrom, `${prefix}visibleFrom`);
   const to = windowTime(endTimestamp, input.visibleTo, `${prefix}visibleTo`);
-  if (from !== null && to !== null && to <= from) throw new ContentRuleError(`${prefix}visibleTo`, 'content.rule.windowOrder');
+  if (from !== null && to !== null && to <= from) throw new KeyedLineError(`${prefix}visibleTo`, 'content.rule.windowOrder');
   return { is_active: input.active ?? true, visible_from: from, visible_to: to };
 }
 
@@ -71,7 +71,7 @@ async function slugTaken(
     .where('code', '<>', scope.code);
   if (table === 'block_page' && scope.kind) query = query.where('kind', '=', scope.kind as never);
   const other = await query.executeTakeFirst();
-  if (other) throw new ContentRuleError('slug', 'content.rule.slugTaken', { slug: scope.slug, code: other.code, store: scope.store });
+  if (other) throw new KeyedLineError('slug', 'content.rule.slugTaken', { slug: scope.slug, code: other.code, store: scope.store });
 }
 
 export async function saveContentPage(trx: Kysely<Database>, code: string, input: ContentPageInput, now: number): Promise<Outcome> {
@@ -85,13 +85,13 @@ const linkJson = (link: LinkInput) => ({ url: link.url, category: link.category 
 /** What a block of this type needs beyond its texts; a missing piece is the operator's to fix. */
 function blockSettings(block: BlockInput, path: string): Record<string, unknown> {
   const need = <T>(value: T | undefined, field: string): T => {
-    if (value === undefined) throw new ContentRuleError(`${path}/${field}`, 'content.rule.blockNeeds', { type: block.type });
+    if (value === undefined) throw new KeyedLineError(`${path}/${field}`, 'content.rule.blockNeeds', { type: block.type });
     return value;
   };
   switch (block.type) {
     case 'RICH_TEXT':
       if (!LANGUAGES.some((language) => block.translations?.[language]?.body !== undefined)) {
-        throw new ContentRuleError(`${path}/translations`, 'content.rule.richTextBody');
+        throw new KeyedLineError(`${path}/translations`, 'content.rule.richTextBody');
       }
       return {};
     case 'IMAGE':
@@ -122,14 +122,14 @@ function blockRows(blocks: BlockInput[]): BlockRow[] {
 export async function saveBlockPage(trx: Kysely<Database>, code: string, input: BlockPageInput, now: number): Promise<Outcome> {
   const kind = input.kind ?? 'COMPOSITE';
   const bySlug = kind === 'COMPOSITE' || kind === 'DISCOUNT';
-  if (bySlug && input.slug === undefined) throw new ContentRuleError('slug', 'content.rule.pageNeeds', { kind });
-  if (kind === 'DISCOUNT' && input.campaign === undefined) throw new ContentRuleError('campaign', 'content.rule.pageNeeds', { kind });
+  if (bySlug && input.slug === undefined) throw new KeyedLineError('slug', 'content.rule.pageNeeds', { kind });
+  if (kind === 'DISCOUNT' && input.campaign === undefined) throw new KeyedLineError('campaign', 'content.rule.pageNeeds', { kind });
   let categoryId: number | null = null;
   if (kind === 'CATEGORY') {
-    if (input.category === undefined) throw new ContentRuleError('category', 'content.rule.pageNeeds', { kind });
+    if (input.category === undefined) throw new KeyedLineError('category', 'content.rule.pageNeeds', { kind });
     categoryId = (await categoryIdByCode(trx, input.store, input.category)) ?? null;
     if (categoryId === null) {
-      throw new ContentRuleError('category', 'content.rule.unknownCategory', { category: input.category, store: input.store });
+      throw new KeyedLineError('category', 'content.rule.unknownCategory', { category: input.category, store: input.store });
     }
   }
   const slug = bySlug ? input.slug! : null;

@@ -48,6 +48,3 @@ const ru: Record<keyof typeof en, string> = {
 };
 
 export const contentMessages = { en, et, ru };
-
-/** The keys of the rules of operator input. */
-export type ContentRuleKey = Extract<keyof typeof en, `content.rule.${string}`>;
