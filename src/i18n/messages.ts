@@ -53,6 +53,12 @@ const en = {
     'an import of {kind} has been running since {since}; try again when it has finished, or, if it stopped without finishing (its process crashed), after {until}, when its lock lapses',
   'import.massDeactivation':
     'the file would deactivate {dropped} of the {active} active products (more than half); nothing was imported. Check that the feed is complete, or force it (--force, or ?force=true over HTTP).',
+  // A value the shared date readers of import lines cannot read (catalogue-import/fields.ts): an import
+  // reports it in English after the line's `/field:`, an admin edit of a line's object in the caller's
+  // language. Here, not in a module's messages, so the English an import reports never depends on a
+  // root having registered them.
+  'import.notADate': '"{value}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time',
+  'import.notADateTime': '"{value}" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)',
 };
 
 export type SharedMessageKey = keyof typeof en;
@@ -105,6 +111,8 @@ const et: Catalogue = {
     'liigi {kind} import käib alates {since}; proovige uuesti, kui see on lõppenud, või, kui see katkes lõpetamata (protsess jooksis kokku), pärast {until}, kui selle lukk aegub',
   'import.massDeactivation':
     'fail deaktiveeriks {active} aktiivsest tootest {dropped} (üle poole); midagi ei imporditud. Kontrollige, et fail on täielik, või importige sunniviisiliselt (--force või HTTP kaudu ?force=true).',
+  'import.notADate': '"{value}" ei ole kuupäev (AAAA-KK-PP) ega RFC 3339 kuupäev koos kellaajaga',
+  'import.notADateTime': '"{value}" ei ole RFC 3339 kuupäev koos kellaajaga (näiteks 2026-11-22T10:15:00Z)',
 };
 
 const ru: Catalogue = {
@@ -155,6 +163,8 @@ const ru: Catalogue = {
     'импорт вида {kind} выполняется с {since}; повторите попытку, когда он завершится, или, если он прервался, не завершившись (процесс аварийно остановился), после {until}, когда истечёт его блокировка',
   'import.massDeactivation':
     'файл деактивировал бы {dropped} из {active} активных товаров (больше половины); ничего не импортировано. Проверьте, что файл полный, или выполните импорт принудительно (--force или ?force=true по HTTP).',
+  'import.notADate': '«{value}» не является датой (ГГГГ-ММ-ДД) или датой и временем RFC 3339',
+  'import.notADateTime': '«{value}» не является датой и временем RFC 3339 (например, 2026-11-22T10:15:00Z)',
 };
 
 export const sharedMessages: Record<'et' | 'en' | 'ru', Catalogue> = { en, et, ru };

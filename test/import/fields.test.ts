@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { barcode, cents, endTimestamp, mainBarcode, timestamp } from '../../src/modules/catalogue-import/fields.js';
+import { KeyedLineError } from '../../src/infra/import/index.js';
+import { barcode, cents, dateTime, endTimestamp, mainBarcode, timestamp } from '../../src/modules/catalogue-import/fields.js';
 
 describe('money', () => {
   it('converts euros to cents exactly, never through a float multiplication', () => {
@@ -53,6 +54,24 @@ describe('dates', () => {
     const value = `${'1'.repeat(39)}📚 and more`;
     expect(() => timestamp(value, 'from')).toThrow(`/from: "${'1'.repeat(39)}" is not a date`);
     expect(() => barcode(`${'1'.repeat(39)}📚`, 'ean')).toThrow(`/ean: "${'1'.repeat(39)}" is not an EAN or ISBN`);
+  });
+
+  it("words a bad date by a message key, in English without any module's messages registered", () => {
+    const thrown = (read: () => unknown) => {
+      try {
+        read();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('no error');
+    };
+    const date = thrown(() => endTimestamp('2026-02-30', 'visibleTo'));
+    expect(date).toBeInstanceOf(KeyedLineError);
+    expect(date).toMatchObject({ field: 'visibleTo', messageKey: 'import.notADate', params: { value: '2026-02-30' } });
+    expect((date as Error).message).toBe('/visibleTo: "2026-02-30" is not a date (YYYY-MM-DD) or an RFC 3339 date-time');
+    const moment = thrown(() => dateTime('2026-11-20', 'createdNav'));
+    expect(moment).toMatchObject({ field: 'createdNav', messageKey: 'import.notADateTime', params: { value: '2026-11-20' } });
+    expect((moment as Error).message).toBe('/createdNav: "2026-11-20" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)');
   });
 
   it('refuses impossible dates and other formats', () => {

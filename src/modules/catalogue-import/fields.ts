@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
-import { compileLineCheck, excerpt, LineError } from '../../infra/import/index.js';
+import { compileLineCheck, excerpt, KeyedLineError, LineError } from '../../infra/import/index.js';
 import { endOfLocalDay, instantOf } from '../../infra/shop-time.js';
 import { STORE_CODES } from '../store/index.js';
 import { EMAIL_PATTERN, lineMessage } from './line-messages.js';
@@ -141,7 +141,7 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(
 /**
  * Unix ms of `YYYY-MM-DD`, the start of that day in the shop's time zone (the shop's back office means
  * Tallinn days: 2026-12-01 is 2026-11-30T22:00:00Z), or of an RFC 3339 date-time, whose offset says
- * what it means; a bad or impossible date is a LineError.
+ * what it means; a bad or impossible date is a KeyedLineError (an admin edit answers it translated).
  */
 export function timestamp(value: string, field: string): number {
   return parseDate(value, field, (date) => instantOf(date, 0));
@@ -159,19 +159,17 @@ export function calendarDate(value: string | null | undefined, field: string): n
 /** A date or date-time checked and converted; `ofDate` turns a valid date alone into its instant. */
 function parseDate(value: string, field: string, ofDate: (date: string) => number): number {
   const ms = instantOfText(value, ofDate);
-  if (ms === undefined) throw new LineError(`/${field}: "${excerpt(value, 40)}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+  if (ms === undefined) throw new KeyedLineError(field, 'import.notADate', { value: excerpt(value, 40) });
   return ms;
 }
 
 /**
  * Unix ms of an RFC 3339 date-time, for a moment a record names (when the back office created an
- * order): a date alone is refused, as it says no time of day; a bad one is a LineError.
+ * order): a date alone is refused, as it says no time of day; a bad one is a KeyedLineError.
  */
 export function dateTime(value: string, field: string): number {
   const ms = instantOfText(value);
-  if (ms === undefined) {
-    throw new LineError(`/${field}: "${excerpt(value, 40)}" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)`);
-  }
+  if (ms === undefined) throw new KeyedLineError(field, 'import.notADateTime', { value: excerpt(value, 40) });
   return ms;
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { sanitizeHtmlContent } from '../../infra/html-sanitizer.js';
-import { KeyedLineError, LineError } from '../../infra/import/index.js';
+import { KeyedLineError } from '../../infra/import/index.js';
 import { endTimestamp, optionalTimestamp } from '../catalogue-import/index.js';
 import type { BannerInput, BlockInput, BlockPageInput, ContentPageInput, LinkInput, MenuInput } from './content-input.schemas.js';
 import { categoryIdByCode, replaceBlocks, upsertByCode, type BlockRow, type Outcome } from './content-write.repository.js';
@@ -36,23 +36,13 @@ interface WindowInput {
   visibleTo?: string | null;
 }
 
-type ReadTime = (value: string | null | undefined, field: string) => number | null;
-
-/** A date of the window as `read` takes it; one that is no date (or a day the calendar lacks) is a rule broken. */
-function windowTime(read: ReadTime, value: string | null | undefined, field: string): number | null {
-  try {
-    return read(value, field);
-  } catch (error) {
-    // The shared date readers word their LineError in English only: said again here by a key.
-    if (error instanceof LineError) throw new KeyedLineError(field, 'content.rule.notADate', { value: value ?? '' });
-    throw error;
-  }
-}
-
-/** Active flag and visible window [from, to); a date alone as the end means to the end of that day. */
+/**
+ * Active flag and visible window [from, to); a date alone as the end means to the end of that day. A
+ * value that is no date is the shared date readers' KeyedLineError, answered translated as the rules are.
+ */
 function publishing(input: WindowInput, prefix = '') {
-  const from = windowTime(optionalTimestamp, input.visibleFrom, `${prefix}visibleFrom`);
-  const to = windowTime(endTimestamp, input.visibleTo, `${prefix}visibleTo`);
+  const from = optionalTimestamp(input.visibleFrom, `${prefix}visibleFrom`);
+  const to = endTimestamp(input.visibleTo, `${prefix}visibleTo`);
   if (from !== null && to !== null && to <= from) throw new KeyedLineError(`${prefix}visibleTo`, 'content.rule.windowOrder');
   return { is_active: input.active ?? true, visible_from: from, visible_to: to };
 }
