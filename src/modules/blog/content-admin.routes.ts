@@ -4,8 +4,8 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { FieldValidationError, HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
+import { KeyedLineError, LineError } from '../../infra/import/index.js';
 import { authenticateOperator } from '../admin/index.js';
-import { LineError } from '../catalogue-import/index.js';
 import { contentKinds } from './content-kinds.js';
 import type { HitCounter } from './redirect-hits.js';
 import { redirectByCode } from './redirect.repository.js';
@@ -47,14 +47,13 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
     },
     async (request) => {
       const kind = kindOf(request.params.kind);
-      const parsed = kind.parse({ ...request.body, [kind.codeField]: request.params.code });
-      if ('error' in parsed) throw new FieldValidationError([fieldError(parsed.error)]);
       try {
+        const parsed = kind.parse({ ...request.body, [kind.codeField]: request.params.code });
+        if ('error' in parsed) throw new FieldValidationError([fieldError(parsed.error)]);
         const outcome = await db.transaction().execute((trx) => kind.apply(trx, parsed.record, request.actionTime));
         return { kind: request.params.kind, code: request.params.code, outcome };
       } catch (error) {
-        if (error instanceof LineError) throw new FieldValidationError([fieldError(error.message)]);
-        throw error;
+        throw asFieldError(error);
       }
     },
   );
@@ -125,6 +124,17 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
     },
   );
 };
+
+/**
+ * A line's problem as the 422 on its field: a rule (a KeyedLineError) in the caller's language; the
+ * schema's first problem and a LineError of no key (a list that names a tag twice) in their English
+ * words. Anything else is no input's fault and goes on as it is.
+ */
+function asFieldError(error: unknown): unknown {
+  if (error instanceof KeyedLineError) return error.asInvalidInput();
+  if (error instanceof LineError) return new FieldValidationError([fieldError(error.message)]);
+  return error;
+}
 
 /** `/path: message` of a line as a field error (`path` dotted, as the 422s of the API). */
 function fieldError(message: string): { field: string; message: string } {

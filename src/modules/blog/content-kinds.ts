@@ -1,7 +1,7 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { sanitizeHtmlContent } from '../../infra/html-sanitizer.js';
-import { excerpt } from '../../infra/import/index.js';
-import { endTimestamp, LineError, lineParser, optionalTimestamp, unique } from '../catalogue-import/index.js';
+import { excerpt, KeyedLineError } from '../../infra/import/index.js';
+import { endTimestamp, lineParser, optionalTimestamp, unique } from '../catalogue-import/index.js';
 import {
   BlogCategoryLine,
   BlogPostLine,
@@ -18,15 +18,32 @@ import { deleteSchedule, replaceSchedule, shopIdByCode } from './schedule.reposi
 import type { ScheduleData } from './schedule.js';
 
 // The module's operator-edited kinds: how a line (or a PUT body) is checked and written, and how
-// a record is deleted. The NDJSON imports and the admin edits both run these.
+// a record is deleted. The NDJSON imports and the admin edits both run these. A rule a schema cannot
+// say (a window's order, a slug taken, a redirect's path, opening hours) is a KeyedLineError: an
+// import reports its English `/field: message` by the line's number, the admin PUT answers it as a
+// 422 on the field in the caller's language (blog.messages.ts, `blog.rule.*`).
 
 export interface ContentKind<R = unknown> {
   /** The line field that holds the record's code (`shop` for schedules). */
   codeField: 'code' | 'shop';
   schema: TSchema;
+  /** The line against its schema (a problem is the `error`, `/field: message`), then its rules, which throw. */
   parse(value: unknown): { record: R } | { error: string };
   apply(trx: Trx, record: R, now: number): Promise<Outcome>;
   remove(trx: Trx, code: string): Promise<boolean>;
+}
+
+/**
+ * A parser of lines of `schema` whose rules (`convert`) run after the schema's check and outside
+ * lineParser, which would flatten their KeyedLineError into its English words: it reaches the PUT
+ * with its key, and an import reports its message as it reports any LineError of a line.
+ */
+function ruleParser<S extends TSchema, R>(schema: S, convert: (line: Static<S>) => R) {
+  const check = lineParser(schema, (line) => line);
+  return (value: unknown): { record: R } | { error: string } => {
+    const checked = check(value);
+    return 'error' in checked ? checked : { record: convert(checked.record) };
+  };
 }
 
 const sanitized = (html: string | null | undefined) => (html === null || html === undefined ? null : sanitizeHtmlContent(html));
@@ -34,13 +51,15 @@ const sanitized = (html: string | null | undefined) => (html === null || html ==
 function window(line: { visibleFrom?: string | null; visibleTo?: string | null; publishedAt: string }) {
   const visibleFrom = optionalTimestamp(line.visibleFrom, 'visibleFrom');
   const visibleTo = endTimestamp(line.visibleTo, 'visibleTo');
-  if (visibleFrom !== null && visibleTo !== null && visibleTo <= visibleFrom) throw new LineError('/visibleTo: must be after visibleFrom');
+  if (visibleFrom !== null && visibleTo !== null && visibleTo <= visibleFrom) {
+    throw new KeyedLineError('visibleTo', 'blog.rule.windowOrder');
+  }
   return { visible_from: visibleFrom, visible_to: visibleTo, published_at: optionalTimestamp(line.publishedAt, 'publishedAt')! };
 }
 
 async function freeSlug(trx: Trx, table: 'blog_category' | 'blog_post' | 'news', line: { store: string; slug: string; code: string }) {
   const other = await slugTaken(trx, table, line.store, line.slug, line.code);
-  if (other !== undefined) throw new LineError(`/slug: "${line.slug}" is already used by "${other}" in ${line.store}`);
+  if (other !== undefined) throw new KeyedLineError('slug', 'blog.rule.slugTaken', { slug: line.slug, code: other, store: line.store });
 }
 
 const deleteByCode = (table: 'blog_category' | 'blog_post' | 'news' | 'redirect') => async (trx: Trx, code: string) => {
@@ -70,7 +89,7 @@ const blogCategory: ContentKind<BlogCategoryLine> = {
 const blogPost: ContentKind<PostLine> = {
   codeField: 'code',
   schema: BlogPostLine,
-  parse: lineParser(BlogPostLine, (line) => {
+  parse: ruleParser(BlogPostLine, (line) => {
     const tags = (line.tags ?? []).map((tag) => tag.toLowerCase());
     unique(tags, 'tags');
     return { ...line, tags, ...window(line) };
@@ -84,8 +103,9 @@ const blogPost: ContentKind<PostLine> = {
         .select(['id', 'store_code'])
         .where('code', '=', line.category)
         .executeTakeFirst();
-      if (!category || category.store_code !== line.store)
-        throw new LineError(`/category: there is no blog category "${line.category}" in ${line.store}`);
+      if (!category || category.store_code !== line.store) {
+        throw new KeyedLineError('category', 'blog.rule.unknownCategory', { category: line.category, store: line.store });
+      }
       categoryId = Number(category.id);
     }
     const { visible_from, visible_to, published_at } = line as PostLine & ReturnType<typeof window>;
@@ -117,7 +137,7 @@ const blogPost: ContentKind<PostLine> = {
 const news: ContentKind<NewsLineType> = {
   codeField: 'code',
   schema: NewsLine,
-  parse: lineParser(NewsLine, (line) => ({ ...line, ...window(line) })),
+  parse: ruleParser(NewsLine, (line) => ({ ...line, ...window(line) })),
   async apply(trx, line, now) {
     await freeSlug(trx, 'news', line);
     const { visible_from, visible_to, published_at } = line as NewsLineType & ReturnType<typeof window>;
@@ -153,11 +173,11 @@ const news: ContentKind<NewsLineType> = {
 const redirect: ContentKind<RedirectLine & { normalised: string }> = {
   codeField: 'code',
   schema: RedirectLine,
-  parse: lineParser(RedirectLine, (line) => {
+  parse: ruleParser(RedirectLine, (line) => {
     const normalised = normalisePath(line.path);
-    if (normalised === undefined) throw new LineError('/path: must start with "/" (or be a full http(s) URL)');
-    if (Buffer.byteLength(normalised) > MAX_PATH_BYTES) throw new LineError(`/path: must be at most ${MAX_PATH_BYTES} bytes in UTF-8`);
-    if (line.target === normalised) throw new LineError('/target: a redirect to its own path would loop');
+    if (normalised === undefined) throw new KeyedLineError('path', 'blog.rule.pathForm');
+    if (Buffer.byteLength(normalised) > MAX_PATH_BYTES) throw new KeyedLineError('path', 'blog.rule.pathBytes', { max: MAX_PATH_BYTES });
+    if (line.target === normalised) throw new KeyedLineError('target', 'blog.rule.redirectLoop');
     return { ...line, normalised };
   }),
   async apply(trx, line, now) {
@@ -168,7 +188,9 @@ const redirect: ContentKind<RedirectLine & { normalised: string }> = {
       .where('path', '=', line.normalised)
       .where('code', '<>', line.code)
       .executeTakeFirst();
-    if (other) throw new LineError(`/path: "${excerpt(line.normalised, 100)}" already redirects as "${other.code}" in ${line.store}`);
+    if (other) {
+      throw new KeyedLineError('path', 'blog.rule.pathTaken', { path: excerpt(line.normalised, 100), code: other.code, store: line.store });
+    }
     const wanted = {
       store_code: line.store,
       path: line.normalised,
@@ -194,8 +216,8 @@ function scheduleData(line: ScheduleLine): ScheduleData {
   );
   const hours = (opens: string, closes: string, field: string) => {
     const [opensMinute, closesMinute] = [minutes(opens), minutes(closes)];
-    if (opensMinute >= 1440 || closesMinute > 1440) throw new LineError(`/${field}: a time is at most 24:00 (and opens before it)`);
-    if (closesMinute <= opensMinute) throw new LineError(`/${field}: closes must be after opens (hours lie within one day)`);
+    if (opensMinute >= 1440 || closesMinute > 1440) throw new KeyedLineError(field, 'blog.rule.timeRange');
+    if (closesMinute <= opensMinute) throw new KeyedLineError(field, 'blog.rule.hoursOrder');
     return { opensMinute, closesMinute };
   };
   const weekly = new Map(line.weekly.map((day, index) => [day.weekday, hours(day.opens, day.closes, `weekly/${index}`)]));
@@ -204,10 +226,10 @@ function scheduleData(line: ScheduleLine): ScheduleData {
       optionalTimestamp(day.date, `exceptions/${index}/date`);
       const closed = day.closed === true;
       if (closed && (day.opens !== undefined || day.closes !== undefined)) {
-        throw new LineError(`/exceptions/${index}: a closed day has no opens or closes`);
+        throw new KeyedLineError(`exceptions/${index}`, 'blog.rule.closedDayHours');
       }
       if (!closed && (day.opens === undefined || day.closes === undefined)) {
-        throw new LineError(`/exceptions/${index}: give opens and closes, or closed: true`);
+        throw new KeyedLineError(`exceptions/${index}`, 'blog.rule.openDayHours');
       }
       const names = Object.fromEntries(Object.entries(day.names).filter(([, name]) => name !== undefined)) as Record<string, string>;
       return [day.date, { day: day.date, hours: closed ? null : hours(day.opens!, day.closes!, `exceptions/${index}`), names }];
@@ -219,10 +241,10 @@ function scheduleData(line: ScheduleLine): ScheduleData {
 const shopSchedule: ContentKind<ScheduleLine & { data: ScheduleData }> = {
   codeField: 'shop',
   schema: ShopScheduleLine,
-  parse: lineParser(ShopScheduleLine, (line) => ({ ...line, data: scheduleData(line) })),
+  parse: ruleParser(ShopScheduleLine, (line) => ({ ...line, data: scheduleData(line) })),
   async apply(trx, line) {
     const shopId = await shopIdByCode(trx, line.shop);
-    if (shopId === undefined) throw new LineError(`/shop: there is no shop "${line.shop}"`);
+    if (shopId === undefined) throw new KeyedLineError('shop', 'blog.rule.unknownShop', { shop: line.shop });
     return (await replaceSchedule(trx, shopId, line.data)) ? 'updated' : 'unchanged';
   },
   async remove(trx, code) {
