@@ -21,7 +21,8 @@ const put = (path: string) =>
   t.app.inject({
     method: 'PUT',
     url: '/admin/content/redirects/LONG-PATH',
-    headers: { authorization: `Bearer ${key}` },
+    // The rule's message is in the caller's language (Estonian by default): asked in English here.
+    headers: { authorization: `Bearer ${key}`, 'x-app-language': 'en' },
     payload: { store: 'WEB', path, target: '/blog' },
   });
 
