@@ -84,8 +84,23 @@ export function pageOfList<T>(request: FastifyRequest, reply: FastifyReply, quer
   return all.slice(page.offset, page.offset + page.perPage);
 }
 
-/** The pages of each kept list already serialized, by offset and page size; they go with their list. */
-const keptPages = new WeakMap<readonly unknown[], Map<number, Buffer>>();
+/** A page of a kept list: its bytes, and its paging headers as the last URL that asked for it got them. */
+interface KeptPage {
+  url: string;
+  body: Buffer;
+  headers: Array<[string, string]>;
+}
+
+const PAGING_HEADERS = [
+  'x-pagination-current-page',
+  'x-pagination-page-count',
+  'x-pagination-per-page',
+  'x-pagination-total-count',
+  'link',
+];
+
+/** The pages of each kept list, by offset and page size; they go with their list. */
+const keptPages = new WeakMap<readonly unknown[], Map<number, KeptPage>>();
 /** Enough for every page size a client uses of a list of tens; past it a page is serialized each time. */
 const KEPT_PAGES_PER_LIST = 256;
 
@@ -93,7 +108,8 @@ const KEPT_PAGES_PER_LIST = 256;
  * One page of a list that a cache keeps (reference data read on every address or shop form: countries,
  * shops), sent as bytes kept beside that list: each page is serialized once by the route's own serializer,
  * not for every answer (for twenty countries that pass, and measuring and encoding a text with one `ä`,
- * were about a sixth of the request's CPU). The cache's next load is a new list, whose pages start anew.
+ * were about a sixth of the request's CPU), and its paging headers are made again only for another URL.
+ * The cache's next load is a new list, whose pages start anew.
  */
 export function sendPageOfKeptList(
   request: FastifyRequest,
@@ -102,7 +118,6 @@ export function sendPageOfKeptList(
   all: readonly unknown[],
 ): FastifyReply {
   const page = pageRequest(query);
-  setPaginationHeaders(request, reply, page, all.length);
   let pages = keptPages.get(all);
   if (pages === undefined) {
     pages = new Map();
@@ -110,12 +125,19 @@ export function sendPageOfKeptList(
   }
   // per-page is at most MAIN_API_PAGING.maxPerPage (100): one number names the page.
   const key = page.offset * 128 + page.perPage;
-  let body = pages.get(key);
-  if (body === undefined) {
-    // The routes' serializer (serialization.ts) writes text.
-    body = Buffer.from(reply.serialize(all.slice(page.offset, page.offset + page.perPage)) as string);
+  let kept = pages.get(key);
+  if (kept !== undefined && kept.url === request.url) {
+    for (const [name, value] of kept.headers) reply.header(name, value);
+  } else {
+    setPaginationHeaders(request, reply, page, all.length);
+    kept = {
+      url: request.url,
+      // The routes' serializer (serialization.ts) writes text.
+      body: kept?.body ?? Buffer.from(reply.serialize(all.slice(page.offset, page.offset + page.perPage)) as string),
+      headers: PAGING_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])),
+    };
     // Pages past the end are all `[]`: only pages with items are kept, so a client walking page numbers keeps nothing.
-    if (page.offset < all.length && pages.size < KEPT_PAGES_PER_LIST) pages.set(key, body);
+    if (page.offset < all.length && pages.size < KEPT_PAGES_PER_LIST) pages.set(key, kept);
   }
-  return sendJsonText(reply, body);
+  return sendJsonText(reply, kept.body);
 }
