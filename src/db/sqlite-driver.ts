@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import { dbStatementSeconds } from '../infra/metrics/process-metrics.js';
 import { quoteName } from './quote-name.js';
+import { inlineLimits } from './sqlite-limits.js';
 
 /**
  * A Kysely dialect for better-sqlite3 that is fast where Kysely's stock driver is slow:
@@ -189,8 +190,9 @@ export class CachedSqliteDriver implements Driver {
   private runStatement<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
     const started = performance.now();
     try {
-      const { statement, toRow } = this.rowStatement(sql);
-      const values = toSqliteValues(parameters);
+      const query = inlineLimits(sql, parameters);
+      const { statement, toRow } = this.rowStatement(query.sql);
+      const values = toSqliteValues(query.parameters);
       if (!toRow) {
         statement.run(values);
         return Promise.resolve([]);
@@ -227,8 +229,9 @@ export class CachedSqliteDriver implements Driver {
   run<R>(query: CompiledQuery): QueryResult<R> {
     const started = performance.now();
     try {
-      const statement = this.prepare(query.sql);
-      const parameters = toSqliteValues(query.parameters);
+      const inlined = inlineLimits(query.sql, query.parameters);
+      const statement = this.prepare(inlined.sql);
+      const parameters = toSqliteValues(inlined.parameters);
       if (statement.reader) return { rows: statement.all(parameters) as R[] };
       const { changes, lastInsertRowid } = statement.run(parameters);
       return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };

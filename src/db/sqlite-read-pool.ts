@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { rowMaker } from './sqlite-driver.js';
+import { inlineLimits } from './sqlite-limits.js';
 import { QueryBudgetExceeded, TIME_BUDGET_FUNCTION } from './time-budget-function.js';
 import { READ_WORKER_SOURCE, type ReadAnswer, type ReadRequest, type ReadWorkerData } from './sqlite-read-worker.js';
 
@@ -48,7 +49,9 @@ export class SqliteReadPool {
   read<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
     if (this.closed) return Promise.reject(new Error('the read pool is closed'));
     return new Promise<R[]>((resolve, reject) => {
-      this.queue.push({ sql, parameters: parameters as unknown[], resolve: resolve as (rows: unknown[]) => void, reject });
+      // As on the main connection: a bound LIMIT would compile the worker's statement again on every run.
+      const query = inlineLimits(sql, parameters);
+      this.queue.push({ sql: query.sql, parameters: query.parameters as unknown[], resolve: resolve as (rows: unknown[]) => void, reject });
       this.dispatch();
     });
   }
