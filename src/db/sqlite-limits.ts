@@ -13,7 +13,15 @@
 interface LimitPlaces {
   pieces: string[];
   indexes: number[];
+  /**
+   * The texts written so far, by their limits: the same string each time, so the statement cache's
+   * look-up does not join and hash a text of kilobytes anew on every run.
+   */
+  texts: Map<string, string>;
 }
+
+/** Page sizes and caps are few; past this many texts of one query they are written each time. */
+const TEXTS_PER_QUERY = 200;
 
 const MARK = 'limit ?';
 const analysed = new Map<string, LimitPlaces | null>();
@@ -35,14 +43,19 @@ export function inlineLimits(sql: string, parameters: readonly unknown[]): Bound
     analysed.set(sql, places);
   }
   if (places === null) return { sql, parameters };
-  let text = places.pieces[0]!;
-  for (let k = 0; k < places.indexes.length; k += 1) {
-    const value = parameters[places.indexes[k]!];
+  let key = '';
+  for (const index of places.indexes) {
+    const value = parameters[index];
     if (!(typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value)))) return { sql, parameters };
-    text += String(value) + places.pieces[k + 1]!;
+    key += `${value} `;
   }
-  const inlined = new Set(places.indexes);
-  return { sql: text, parameters: parameters.filter((_, index) => !inlined.has(index)) };
+  let text = places.texts.get(key);
+  if (text === undefined) {
+    const limits = key.split(' ');
+    text = places.pieces.reduce((written, piece, k) => written + limits[k - 1] + piece);
+    if (places.texts.size < TEXTS_PER_QUERY) places.texts.set(key, text);
+  }
+  return { sql: text, parameters: parameters.filter((_, index) => !places.indexes.includes(index)) };
 }
 
 /**
@@ -76,7 +89,7 @@ export function limitPlaces(sql: string): LimitPlaces | null {
   }
   if (indexes.length === 0) return null;
   pieces.push(sql.slice(pieceStart));
-  return { pieces, indexes };
+  return { pieces, indexes, texts: new Map() };
 }
 
 /** The index of the quote that closes the one at `start` (a doubled quote is part of the text). */
