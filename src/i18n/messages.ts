@@ -59,6 +59,10 @@ const en = {
   // root having registered them.
   'import.notADate': '"{value}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time',
   'import.notADateTime': '"{value}" is not an RFC 3339 date-time (such as 2026-11-22T10:15:00Z)',
+  // The other rules the shared readers of import lines keep (catalogue-import/fields.ts), worded alike:
+  // a list that names a value twice, and a window whose end (the field) is not after its start.
+  'import.listedTwice': '"{value}" is listed twice',
+  'import.windowOrder': 'must be after {start}',
 };
 
 export type SharedMessageKey = keyof typeof en;
@@ -113,6 +117,8 @@ const et: Catalogue = {
     'fail deaktiveeriks {active} aktiivsest tootest {dropped} (üle poole); midagi ei imporditud. Kontrollige, et fail on täielik, või importige sunniviisiliselt (--force või HTTP kaudu ?force=true).',
   'import.notADate': '"{value}" ei ole kuupäev (AAAA-KK-PP) ega RFC 3339 kuupäev koos kellaajaga',
   'import.notADateTime': '"{value}" ei ole RFC 3339 kuupäev koos kellaajaga (näiteks 2026-11-22T10:15:00Z)',
+  'import.listedTwice': '"{value}" on loetelus kaks korda',
+  'import.windowOrder': 'peab olema hilisem kui {start}',
 };
 
 const ru: Catalogue = {
@@ -165,6 +171,8 @@ const ru: Catalogue = {
     'файл деактивировал бы {dropped} из {active} активных товаров (больше половины); ничего не импортировано. Проверьте, что файл полный, или выполните импорт принудительно (--force или ?force=true по HTTP).',
   'import.notADate': '«{value}» не является датой (ГГГГ-ММ-ДД) или датой и временем RFC 3339',
   'import.notADateTime': '«{value}» не является датой и временем RFC 3339 (например, 2026-11-22T10:15:00Z)',
+  'import.listedTwice': '«{value}» указано в списке дважды',
+  'import.windowOrder': 'должно быть позже {start}',
 };
 
 export const sharedMessages: Record<'et' | 'en' | 'ru', Catalogue> = { en, et, ru };

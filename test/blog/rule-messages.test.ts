@@ -4,7 +4,8 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { importContent, putContent } from '../content/content-helpers.js';
 import { operatorKey } from './helpers.js';
 
-// The rules of operator input a line's schema cannot say (src/modules/blog/content-kinds.ts): the
+// The rules of operator input a line's schema cannot say (src/modules/blog/content-kinds.ts, and the
+// shared ones of catalogue-import/fields.ts: a window's order, a value listed twice): the
 // admin PUT answers a broken one as a 422 on its field in the caller's language (et, en, ru) and
 // writes nothing; an import reports it after the line's number in English, whatever language is asked.
 
@@ -50,6 +51,12 @@ const notADate = (value: string) => ({
   et: `"${value}" ei ole kuupäev (AAAA-KK-PP) ega RFC 3339 kuupäev koos kellaajaga`,
   en: `"${value}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`,
   ru: `«${value}» не является датой (ГГГГ-ММ-ДД) или датой и временем RFC 3339`,
+});
+
+const listedTwice = (value: string) => ({
+  et: `"${value}" on loetelus kaks korda`,
+  en: `"${value}" is listed twice`,
+  ru: `«${value}» указано в списке дважды`,
 });
 
 const CASES: RuleCase[] = [
@@ -216,6 +223,30 @@ const CASES: RuleCase[] = [
     body: exception({ date: '2026-02-30', closed: true }),
     field: 'exceptions.0.date',
     messages: notADate('2026-02-30'),
+  },
+  {
+    rule: 'a tag listed twice (tags are lower-cased first)',
+    kind: 'blog-posts',
+    code: 'R-TAGS',
+    body: post('r-tags', { tags: ['talv', 'Talv'] }),
+    field: 'tags',
+    messages: listedTwice('talv'),
+  },
+  {
+    rule: 'a weekday listed twice',
+    kind: 'shop-schedules',
+    code: 'VIRU',
+    body: { weekly: [...hours('10:00', '18:00').weekly, { weekday: 1, opens: '11:00', closes: '12:00' }] },
+    field: 'weekly',
+    messages: listedTwice('1'),
+  },
+  {
+    rule: 'an exception date listed twice',
+    kind: 'shop-schedules',
+    code: 'VIRU',
+    body: { weekly: [], exceptions: [...exception({ closed: true }).exceptions, ...exception({ closed: true }).exceptions] },
+    field: 'exceptions',
+    messages: listedTwice('2026-12-24'),
   },
   {
     rule: 'a shop there is none of',

@@ -12,7 +12,6 @@ const en = {
   'blog.badPath': 'A path starts with "/" (or is a full http(s) URL) and has at most 1000 characters.',
   // The rules of operator input a line's schema cannot say (content-kinds.ts): the admin PUT answers
   // them on the field in the caller's language, an import reports them in English after `/field:`.
-  'blog.rule.windowOrder': 'must be after visibleFrom',
   'blog.rule.slugTaken': '"{slug}" is already used by "{code}" in {store}',
   'blog.rule.unknownCategory': 'there is no blog category "{category}" in {store}',
   'blog.rule.pathForm': 'must start with "/" (or be a full http(s) URL)',
@@ -35,7 +34,6 @@ const et: Record<keyof typeof en, string> = {
   'blog.contentNotFound': 'Koodiga "{code}" ei ole üksust {kind}.',
   'blog.unknownContentKind': 'Sisuliiki "{kind}" siin ei ole; olemas on: {kinds}.',
   'blog.badPath': 'Aadress algab märgiga "/" (või on täielik http(s) URL) ja on kuni 1000 märki pikk.',
-  'blog.rule.windowOrder': 'peab olema hilisem kui visibleFrom',
   'blog.rule.slugTaken': '"{slug}" on poes {store} juba kasutusel (kood "{code}")',
   'blog.rule.unknownCategory': 'poes {store} ei ole blogikategooriat "{category}"',
   'blog.rule.pathForm': 'peab algama märgiga "/" (või olema täielik http(s) URL)',
@@ -58,7 +56,6 @@ const ru: Record<keyof typeof en, string> = {
   'blog.contentNotFound': 'Нет объекта {kind} с кодом «{code}».',
   'blog.unknownContentKind': 'Здесь нет вида содержимого «{kind}»; известные виды: {kinds}.',
   'blog.badPath': 'Путь начинается с «/» (или это полный http(s) URL) и содержит не более 1000 символов.',
-  'blog.rule.windowOrder': 'должно быть позже visibleFrom',
   'blog.rule.slugTaken': '«{slug}» уже используется в магазине {store} (код «{code}»)',
   'blog.rule.unknownCategory': 'в магазине {store} нет категории блога «{category}»',
   'blog.rule.pathForm': 'должен начинаться с «/» (или быть полным http(s) URL)',

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { sanitizeHtmlContent } from '../../infra/html-sanitizer.js';
 import { excerpt, KeyedLineError } from '../../infra/import/index.js';
-import { endTimestamp, lineParser, optionalTimestamp, unique } from '../catalogue-import/index.js';
+import { lineParser, optionalTimestamp, unique, validityWindow } from '../catalogue-import/index.js';
 import {
   BlogCategoryLine,
   BlogPostLine,
@@ -21,7 +21,8 @@ import type { ScheduleData } from './schedule.js';
 // a record is deleted. The NDJSON imports and the admin edits both run these. A rule a schema cannot
 // say (a window's order, a slug taken, a redirect's path, opening hours) is a KeyedLineError: an
 // import reports its English `/field: message` by the line's number, the admin PUT answers it as a
-// 422 on the field in the caller's language (blog.messages.ts, `blog.rule.*`).
+// 422 on the field in the caller's language (blog.messages.ts, `blog.rule.*`; a window's order and a
+// value listed twice are the shared readers' of catalogue-import, `import.*`).
 
 export interface ContentKind<R = unknown> {
   /** The line field that holds the record's code (`shop` for schedules). */
@@ -49,12 +50,8 @@ function ruleParser<S extends TSchema, R>(schema: S, convert: (line: Static<S>) 
 const sanitized = (html: string | null | undefined) => (html === null || html === undefined ? null : sanitizeHtmlContent(html));
 
 function window(line: { visibleFrom?: string | null; visibleTo?: string | null; publishedAt: string }) {
-  const visibleFrom = optionalTimestamp(line.visibleFrom, 'visibleFrom');
-  const visibleTo = endTimestamp(line.visibleTo, 'visibleTo');
-  if (visibleFrom !== null && visibleTo !== null && visibleTo <= visibleFrom) {
-    throw new KeyedLineError('visibleTo', 'blog.rule.windowOrder');
-  }
-  return { visible_from: visibleFrom, visible_to: visibleTo, published_at: optionalTimestamp(line.publishedAt, 'publishedAt')! };
+  const { start, end } = validityWindow(line.visibleFrom, line.visibleTo, ['visibleFrom', 'visibleTo']);
+  return { visible_from: start, visible_to: end, published_at: optionalTimestamp(line.publishedAt, 'publishedAt')! };
 }
 
 async function freeSlug(trx: Trx, table: 'blog_category' | 'blog_post' | 'news', line: { store: string; slug: string; code: string }) {

@@ -3,18 +3,16 @@ import { replaceChildRows, type ChildRows } from './child-rows.js';
 import {
   Code,
   DateValue,
-  LineError,
   Money,
   Position,
   Store,
   Translated,
   TranslatedText,
   cents,
-  endTimestamp,
   lineParser,
   nameRows,
-  optionalTimestamp,
   unique,
+  validityWindow,
 } from './fields.js';
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
@@ -55,9 +53,7 @@ interface CampaignRecord {
 }
 
 function convert(line: CampaignLine): CampaignRecord {
-  const validFrom = optionalTimestamp(line.validFrom, 'validFrom');
-  const validTo = endTimestamp(line.validTo, 'validTo');
-  if (validFrom !== null && validTo !== null && validTo <= validFrom) throw new LineError('/validTo: must be after validFrom');
+  const { start: validFrom, end: validTo } = validityWindow(line.validFrom, line.validTo, ['validFrom', 'validTo']);
   unique(
     line.prices.map((price) => `${price.product} for ${price.customerKind}`),
     'prices',

@@ -209,6 +209,26 @@ export function endTimestamp(value: string | null | undefined, field: string): n
   return isDateOnly(value) ? endOfLocalDay(value) : ms;
 }
 
+/**
+ * A window of validity [start, end) of a line: the start as `timestamp` reads it, the end as
+ * `endTimestamp` (a date alone includes that day), either absent (open at that end). An end not after
+ * the start is a KeyedLineError on the end's field, `{path}{fields[1]}` (`blocks/0/visibleTo`), which
+ * names the start's field; the one wording of the rule for every kind with a window.
+ */
+export function validityWindow(
+  start: string | null | undefined,
+  end: string | null | undefined,
+  fields: readonly [start: string, end: string],
+  path = '',
+): { start: number | null; end: number | null } {
+  const from = optionalTimestamp(start, `${path}${fields[0]}`);
+  const to = endTimestamp(end, `${path}${fields[1]}`);
+  if (from !== null && to !== null && to <= from) {
+    throw new KeyedLineError(`${path}${fields[1]}`, 'import.windowOrder', { start: fields[0] });
+  }
+  return { start: from, end: to };
+}
+
 /** The digits of an EAN/ISBN as written with hyphens or spaces; ISBN-10 may end in X. */
 function barcodeDigits(value: string, field: string): string {
   const digits = value.replace(/[\s-]/g, '').toUpperCase();
@@ -260,11 +280,14 @@ export function nameRows(names: Translated, extra?: TranslatedText): Array<{ lan
     .map((language) => ({ language, name: names[language]!, text: extra?.[language] ?? null }));
 }
 
-/** Refuses a list that names the same thing twice, which would be ambiguous about its position. */
+/**
+ * Refuses a list that names the same thing twice, which would be ambiguous about its position: a
+ * KeyedLineError (an admin edit answers it translated).
+ */
 export function unique(values: readonly string[], field: string): void {
   const seen = new Set<string>();
   for (const value of values) {
-    if (seen.has(value)) throw new LineError(`/${field}: "${value}" is listed twice`);
+    if (seen.has(value)) throw new KeyedLineError(field, 'import.listedTwice', { value });
     seen.add(value);
   }
 }

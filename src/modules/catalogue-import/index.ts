@@ -24,6 +24,7 @@ export {
   optionalCents,
   optionalTimestamp,
   unique,
+  validityWindow,
 } from './fields.js';
 export { lineKind } from './kind.js';
 export { inLineTransaction } from './write.js';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { sanitizeHtmlContent } from '../../infra/html-sanitizer.js';
 import { KeyedLineError } from '../../infra/import/index.js';
-import { endTimestamp, optionalTimestamp } from '../catalogue-import/index.js';
+import { validityWindow } from '../catalogue-import/index.js';
 import type { BannerInput, BlockInput, BlockPageInput, ContentPageInput, LinkInput, MenuInput } from './content-input.schemas.js';
 import { categoryIdByCode, replaceBlocks, upsertByCode, type BlockRow, type Outcome } from './content-write.repository.js';
 import { LANGUAGES } from './translations.js';
@@ -41,10 +41,8 @@ interface WindowInput {
  * value that is no date is the shared date readers' KeyedLineError, answered translated as the rules are.
  */
 function publishing(input: WindowInput, prefix = '') {
-  const from = optionalTimestamp(input.visibleFrom, `${prefix}visibleFrom`);
-  const to = endTimestamp(input.visibleTo, `${prefix}visibleTo`);
-  if (from !== null && to !== null && to <= from) throw new KeyedLineError(`${prefix}visibleTo`, 'content.rule.windowOrder');
-  return { is_active: input.active ?? true, visible_from: from, visible_to: to };
+  const { start, end } = validityWindow(input.visibleFrom, input.visibleTo, ['visibleFrom', 'visibleTo'], prefix);
+  return { is_active: input.active ?? true, visible_from: start, visible_to: end };
 }
 
 /** Another item of the same table already has this slug in the store: an operator's mistake, not a 500. */

@@ -1,6 +1,7 @@
 // The content module's messages. English is the reference; every language has every key.
 // `content.rule.*` are the rules of operator input (content-write.service.ts): a PUT answers them
-// in the caller's language, an import reports them in English after the line's `/field:`.
+// in the caller's language, an import reports them in English after the line's `/field:`. A window's
+// order and a date are the shared import readers' (`import.*`, src/i18n/messages.ts).
 
 const en = {
   'content.pageNotFound': 'There is no page "{slug}" in this store.',
@@ -8,7 +9,6 @@ const en = {
   'content.mainPageNotFound': 'This store has no main page.',
   'content.menuNotFound': 'This store has no menu.',
   'content.itemNotFound': 'There is no {kind} with the code "{code}".',
-  'content.rule.windowOrder': 'must be after visibleFrom',
   'content.rule.slugTaken': '"{slug}" is already used by "{code}" in store {store}',
   'content.rule.pageNeeds': 'required for a {kind} page',
   'content.rule.unknownCategory': 'there is no category "{category}" in store {store}',
@@ -22,7 +22,6 @@ const et: Record<keyof typeof en, string> = {
   'content.mainPageNotFound': 'Sellel poel ei ole avalehte.',
   'content.menuNotFound': 'Sellel poel ei ole menüüd.',
   'content.itemNotFound': 'Koodiga "{code}" {kind} puudub.',
-  'content.rule.windowOrder': 'peab olema hilisem kui visibleFrom',
   'content.rule.slugTaken': '"{slug}" on poes {store} juba kasutusel (kood "{code}")',
   'content.rule.pageNeeds': 'on {kind}-tüüpi lehel kohustuslik',
   'content.rule.unknownCategory': 'poes {store} ei ole kategooriat "{category}"',
@@ -36,7 +35,6 @@ const ru: Record<keyof typeof en, string> = {
   'content.mainPageNotFound': 'У этого магазина нет главной страницы.',
   'content.menuNotFound': 'У этого магазина нет меню.',
   'content.itemNotFound': 'Нет {kind} с кодом "{code}".',
-  'content.rule.windowOrder': 'должно быть позже visibleFrom',
   'content.rule.slugTaken': '«{slug}» уже используется в магазине {store} (код «{code}»)',
   'content.rule.pageNeeds': 'обязательно для страницы типа {kind}',
   'content.rule.unknownCategory': 'в магазине {store} нет категории «{category}»',

@@ -8,13 +8,12 @@ import {
   Money,
   Store,
   cents,
-  endTimestamp,
   inLineTransaction,
   lineKind,
   lineParser,
   optionalCents,
-  optionalTimestamp,
   unique,
+  validityWindow,
 } from '../../catalogue-import/index.js';
 import { PRODUCT_TYPES } from '../../../db/product-types.js';
 import type { DiscountConditionKind, DiscountConditionMode } from '../basket.tables.js';
@@ -83,9 +82,7 @@ function convert(line: DiscountCodeLine): CodeRecord {
   if (percent === null && amountCents === null && line.freeParcelMachine !== true) {
     throw new LineError('/percent: a code needs a percent, an amount or freeParcelMachine');
   }
-  const validFrom = optionalTimestamp(line.validFrom, 'validFrom');
-  const validTo = endTimestamp(line.validTo, 'validTo');
-  if (validFrom !== null && validTo !== null && validTo <= validFrom) throw new LineError('/validTo: must be after validFrom');
+  const { start: validFrom, end: validTo } = validityWindow(line.validFrom, line.validTo, ['validFrom', 'validTo']);
   const kinds = line.customerKinds ?? ['GUEST', 'RETAIL', 'BUSINESS'];
   unique(kinds, 'customerKinds');
   const conditions: CodeRecord['conditions'] = [];
