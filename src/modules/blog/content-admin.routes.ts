@@ -7,6 +7,7 @@ import { errors, success } from '../../http/schemas.js';
 import { KeyedLineError, LineError } from '../../infra/import/index.js';
 import { authenticateOperator } from '../admin/index.js';
 import { contentKinds } from './content-kinds.js';
+import { lineBodyCheck } from './line-body-check.js';
 import type { HitCounter } from './redirect-hits.js';
 import { redirectByCode } from './redirect.repository.js';
 
@@ -28,6 +29,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
     }
     return contentKinds[name]!;
   };
+  const bodyChecks = new Map(Object.values(contentKinds).map((kind) => [kind, lineBodyCheck(kind.schema)]));
   const config = { storeScoped: false };
   const security = [{ bearer: [] }];
 
@@ -47,8 +49,13 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
     },
     async (request) => {
       const kind = kindOf(request.params.kind);
+      const line = { ...request.body, [kind.codeField]: request.params.code };
+      const faults = bodyChecks.get(kind)!(line, request.language);
+      if (faults.length > 0) throw new FieldValidationError(faults);
       try {
-        const parsed = kind.parse({ ...request.body, [kind.codeField]: request.params.code });
+        // The schema's check above has passed: the parser's own is left only a control character in a
+        // field whose schema's pattern does not refuse one (a date), which it words in English.
+        const parsed = kind.parse(line);
         if ('error' in parsed) throw new FieldValidationError([fieldError(parsed.error)]);
         const outcome = await db.transaction().execute((trx) => kind.apply(trx, parsed.record, request.actionTime));
         return { kind: request.params.kind, code: request.params.code, outcome };
@@ -126,9 +133,8 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
 };
 
 /**
- * A line's problem as the 422 on its field: a rule (a KeyedLineError) in the caller's language; the
- * schema's first problem and a LineError of no key (a list that names a tag twice) in their English
- * words. Anything else is no input's fault and goes on as it is.
+ * A line's problem as the 422 on its field: a rule (a KeyedLineError) in the caller's language, a
+ * LineError of no key in its English words. Anything else is no input's fault and goes on as it is.
  */
 function asFieldError(error: unknown): unknown {
   if (error instanceof KeyedLineError) return error.asInvalidInput();

@@ -1,12 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Code, DateValue, Name, Position, Store } from '../catalogue-import/index.js';
+import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
+import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue-import/index.js';
 
 // The NDJSON line shapes of the module's import kinds (docs/import.md); a PUT of the admin takes
-// the same object (its code from the path).
+// the same object (its code from the path) and checks it with the API's validator: a string's
+// schema refuses control characters itself (texts by http/text.ts, the rest by their pattern), so
+// the PUT answers one as any 422 of the API, where an import names it first (lineParser).
 
-const Text = (maxLength: number) => Type.String({ maxLength, multiline: true });
-const Html = Type.String({ maxLength: 200_000, multiline: true, description: 'HTML; sanitized on the way in' });
-const Url = Type.String({ maxLength: 500, pattern: '^https?://\\S+$' });
+/** A character of a URL or a redirect's target: no white space, no control character. */
+const VISIBLE = `[^\\s${CONTROL_CHARACTERS}]`;
+/** A tag: no white space at either end, no control character anywhere. */
+const TAG = `^(?!.*[${CONTROL_CHARACTERS}])\\S(.*\\S)?$`;
+const Html = MultilineText({ maxLength: 200_000, multiline: true, description: 'HTML; sanitized on the way in' });
+const Url = Type.String({ maxLength: 500, pattern: `^https?://${VISIBLE}+$` });
 const Slug = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -47,9 +53,9 @@ export const BlogPostLine = Type.Object(
     imageUrl: Optional(Url),
     author: Optional(Name(200)),
     category: Optional(Code('blog category code')),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60, pattern: '^\\S(.*\\S)?$' }), { maxItems: 50 })),
-    seoTitle: Optional(Type.String({ maxLength: 300 })),
-    seoDescription: Optional(Type.String({ maxLength: 500 })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60, pattern: TAG }), { maxItems: 50 })),
+    seoTitle: Optional(Line(300)),
+    seoDescription: Optional(Line(500)),
     ...publishing,
   },
   { additionalProperties: false },
@@ -60,8 +66,8 @@ const NewsText = Type.Object(
     title: Name(300),
     summary: Optional(Text(2_000)),
     body: Html,
-    seoTitle: Optional(Type.String({ maxLength: 300 })),
-    seoDescription: Optional(Type.String({ maxLength: 500 })),
+    seoTitle: Optional(Line(300)),
+    seoDescription: Optional(Line(500)),
   },
   { additionalProperties: false },
 );
@@ -82,8 +88,8 @@ export const RedirectLine = Type.Object(
   {
     code: Code(),
     store: Store,
-    path: Type.String({ minLength: 1, maxLength: 1000 }),
-    target: Type.String({ minLength: 1, maxLength: 1000, pattern: '^(/|https?://)\\S*$' }),
+    path: TextLine({ minLength: 1, maxLength: 1000, blank: true }),
+    target: Type.String({ minLength: 1, maxLength: 1000, pattern: `^(/|https?://)${VISIBLE}*$` }),
     status: Type.Optional(Type.Union([Type.Literal(301), Type.Literal(302)])),
     active: Type.Optional(Type.Boolean()),
   },
