@@ -130,6 +130,36 @@ const CASES: SchemaCase[] = [
     },
     line: '/target: contains the control character U+0001; control characters (tabs and line breaks too) are not allowed here',
   },
+  {
+    fault: 'a control character in a date that may be null',
+    kind: 'news',
+    body: {
+      store: 'WEB',
+      slug: 'uudis',
+      translations: { et: { title: 'Uudis', body: '<p>x</p>' } },
+      publishedAt: '2026-01-01',
+      visibleFrom: '2026-01-01\u0007',
+    },
+    field: 'visibleFrom',
+    messages: {
+      et: 'visibleFrom sisaldab lubamatuid märke.',
+      en: 'visibleFrom contains characters that are not allowed.',
+      ru: 'Значение «visibleFrom» содержит недопустимые символы.',
+    },
+    line: '/visibleFrom: contains the control character U+0007; control characters (tabs and line breaks too) are not allowed here',
+  },
+  {
+    fault: 'a control character in a date',
+    kind: 'blog-posts',
+    body: post({ publishedAt: '2026-01-01\u0085' }),
+    field: 'publishedAt',
+    messages: {
+      et: 'publishedAt sisaldab lubamatuid märke.',
+      en: 'publishedAt contains characters that are not allowed.',
+      ru: 'Значение «publishedAt» содержит недопустимые символы.',
+    },
+    line: '/publishedAt: contains the control character U+0085; control characters (tabs and line breaks too) are not allowed here',
+  },
 ];
 
 /** Every row a refused edit could have written. */

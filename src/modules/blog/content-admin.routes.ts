@@ -53,8 +53,8 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
       const faults = bodyChecks.get(kind)!(line, request.language);
       if (faults.length > 0) throw new FieldValidationError(faults);
       try {
-        // The schema's check above has passed: the parser's own is left only a control character in a
-        // field whose schema's pattern does not refuse one (a date), which it words in English.
+        // The schema's check above has passed, so the parser's own finds nothing more (should the two
+        // validators ever disagree, its English words are answered): what is left are the kind's rules.
         const parsed = kind.parse(line);
         if ('error' in parsed) throw new FieldValidationError([fieldError(parsed.error)]);
         const outcome = await db.transaction().execute((trx) => kind.apply(trx, parsed.record, request.actionTime));

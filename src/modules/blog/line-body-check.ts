@@ -22,7 +22,7 @@ export function lineBodyCheck(schema: TSchema): LineBodyCheck {
   return (line, language) => {
     // The validator drops (from its copy) a field a closed object does not name, as it does of every
     // body; a line refuses it, and so does its PUT, with the message an unknown field gets everywhere.
-    const unknown = [...lineCheck.Errors(line)]
+    const unknown = (lineCheck.Check(line) ? [] : [...lineCheck.Errors(line)])
       .filter((error) => error.type === ValueErrorType.ObjectAdditionalProperties)
       .map((error) => error.path.slice(1).replaceAll('/', '.'))
       .map((field) => ({ field, message: translate(language, 'validation.unknownField', { field }) }));

@@ -31,8 +31,11 @@ export const Store = Type.Union(STORE_CODES.map((code) => Type.Literal(code)));
 export const Position = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 /** Euros as a JSON number, at most two decimals; converted with `cents()`. */
 export const Money = Type.Number({ minimum: 0, maximum: 9_999_999.99 });
-/** `YYYY-MM-DD` (a day in the shop's time zone) or an RFC 3339 date-time; converted with `timestamp()`. */
-export const DateValue = Type.String({ maxLength: 40 });
+/**
+ * `YYYY-MM-DD` (a day in the shop's time zone) or an RFC 3339 date-time; converted with `timestamp()`.
+ * One line of text, so an HTTP write's validator refuses a control character in it as in any text.
+ */
+export const DateValue = TextLine({ maxLength: 40 });
 
 /** `{et, en?, ru?}`: Estonian is required, the others optional. */
 export const Translated = (maxLength = 200) =>
