@@ -14,6 +14,8 @@ import { Type, type StringOptions, type TString } from '@sinclair/typebox';
 /** Control characters: Unicode's Cc, as the inside of a character class (for a code's own pattern). */
 export const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
 const CONTROL = CONTROL_CHARACTERS;
+/** A character of a URL or a path (for a pattern): no white space, no control character. */
+export const URL_CHARACTER = `[^\\s${CONTROL_CHARACTERS}]`;
 /** The control characters a text of several lines refuses: Cc but tab, line feed, carriage return. */
 const CONTROL_IN_TEXT = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
 /** Fails on a value of nothing but white space (the empty string included). */

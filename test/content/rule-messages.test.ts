@@ -205,3 +205,23 @@ describe('an import line that breaks a rule', () => {
     expect(await storedCodes(CASES.map((rule) => rule.code))).toEqual([]);
   });
 });
+
+describe('PUT /admin/content/<kind>/{code}: a control character in a URL', () => {
+  it("is a 422 on its field in the caller's language, and nothing is written", async () => {
+    const banner = (extra: Record<string, unknown>) => ({ store: 'WEB', placement: 'HEADER', translations: title, ...extra });
+    const cases = [
+      { code: 'R-LINK-URL', body: banner({ linkUrl: '/raamatud\u0000' }), field: 'linkUrl' },
+      { code: 'R-LINK-HTTP', body: banner({ linkUrl: 'https://example.com/\u001b[31m' }), field: 'linkUrl' },
+      { code: 'R-IMAGE-URL', body: banner({ imageUrl: 'https://cdn.example.com/a\u0085.png' }), field: 'imageUrl' },
+    ];
+    for (const { code, body, field } of cases) {
+      const res = await putContent(t, key, 'banners', code, body, { 'x-app-language': 'en' });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toEqual([{ field, message: `${field} contains characters that are not allowed.` }]);
+      const et = await putContent(t, key, 'banners', code, body, { 'x-app-language': 'et' });
+      expect(et.json()).toEqual([{ field, message: `${field} sisaldab lubamatuid märke.` }]);
+    }
+    expect(await storedCodes(cases.map((rule) => rule.code))).toEqual([]);
+    expect((await putContent(t, key, 'banners', 'R-LINK-OK', banner({ linkUrl: '/raamatud?sort=new' }))).statusCode).toBe(200);
+  });
+});

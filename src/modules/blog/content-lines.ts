@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CONTROL_CHARACTERS, MultilineText, TextLine } from '../../http/text.js';
+import { CONTROL_CHARACTERS, MultilineText, TextLine, URL_CHARACTER } from '../../http/text.js';
 import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue-import/index.js';
 
 // The NDJSON line shapes of the module's import kinds (docs/import.md); a PUT of the admin takes
@@ -7,12 +7,10 @@ import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue
 // schema refuses control characters itself (texts by http/text.ts, the rest by their pattern), so
 // the PUT answers one as any 422 of the API, where an import names it first (lineParser).
 
-/** A character of a URL or a redirect's target: no white space, no control character. */
-const VISIBLE = `[^\\s${CONTROL_CHARACTERS}]`;
 /** A tag: no white space at either end, no control character anywhere. */
 const TAG = `^(?!.*[${CONTROL_CHARACTERS}])\\S(.*\\S)?$`;
 const Html = MultilineText({ maxLength: 200_000, multiline: true, description: 'HTML; sanitized on the way in' });
-const Url = Type.String({ maxLength: 500, pattern: `^https?://${VISIBLE}+$` });
+const Url = Type.String({ maxLength: 500, pattern: `^https?://${URL_CHARACTER}+$` });
 const Slug = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -89,7 +87,7 @@ export const RedirectLine = Type.Object(
     code: Code(),
     store: Store,
     path: TextLine({ minLength: 1, maxLength: 1000, blank: true }),
-    target: Type.String({ minLength: 1, maxLength: 1000, pattern: `^(/|https?://)${VISIBLE}*$` }),
+    target: Type.String({ minLength: 1, maxLength: 1000, pattern: `^(/|https?://)${URL_CHARACTER}*$` }),
     status: Type.Optional(Type.Union([Type.Literal(301), Type.Literal(302)])),
     active: Type.Optional(Type.Boolean()),
   },

@@ -1,12 +1,17 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { URL_CHARACTER } from '../../http/text.js';
 import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue-import/index.js';
 
 // What operators send, one item at a time: a line of an NDJSON import (with its `code`) or the
 // body of `PUT /admin/content/<kind>/{code}` (the code is in the path). Formats: docs/import.md.
 
-const Url = Type.String({ maxLength: 500, pattern: '^https?://\\S+$', description: 'http(s) URL' });
+const Url = Type.String({ maxLength: 500, pattern: `^https?://${URL_CHARACTER}+$`, description: 'http(s) URL' });
 /** Where a link goes: an absolute http(s) URL or a path inside the shop (no `javascript:` and the like). */
-const LinkUrl = Type.String({ maxLength: 500, pattern: '^(https?://\\S+|/\\S*)$', description: 'http(s) URL or a path starting with /' });
+const LinkUrl = Type.String({
+  maxLength: 500,
+  pattern: `^(https?://${URL_CHARACTER}+|/${URL_CHARACTER}*)$`,
+  description: 'http(s) URL or a path starting with /',
+});
 const Slug = Type.String({
   minLength: 1,
   maxLength: 200,
