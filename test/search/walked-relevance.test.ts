@@ -212,3 +212,24 @@ describe.runIf(engine === 'sqlite')('the walk itself (SQLite)', () => {
     expect(await read()).toEqual(folded);
   });
 });
+
+describe.runIf(engine === 'sqlite')('the title matches that decide a walk (SQLite)', () => {
+  // Counted for a word typed whole first (no prefix expansion), then for the prefix where those are fewer than
+  // asked: the same number as the prefix's own count up to that many, for a word typed whole or in part.
+  it('are the visible products with every word in the title, up to the number asked', async () => {
+    await foldQueued();
+    const searchEngine = createEngine(t.database);
+    const titled = async (terms: string[], upTo: number) =>
+      (await searchEngine.countVisibleMatches({ terms, prefix: true }, 'WEB', 'R', undefined, upTo)!.execute(t.database.db)).rows[0]!
+        .titled;
+    // The "Bulk book"s hold both words in the title; the "Other book"s hold "bulk" elsewhere.
+    const inTitles = (await expected('WEB', 'R')).filter((id) => !tierOf.has(id)).length;
+    expect(inTitles).toBeGreaterThan(WALK_MIN_TITLED);
+    for (const terms of [['bulk'], ['bul'], ['book', 'bulk'], ['bulk', 'boo']]) {
+      for (const upTo of [WALK_MIN_TITLED, inTitles, inTitles + 10]) {
+        expect(await titled(terms, upTo), `${terms.join(' ')}* up to ${upTo}`).toBe(Math.min(upTo, inTitles));
+      }
+    }
+    expect(await titled(['bulkx'], WALK_MIN_TITLED)).toBe(0);
+  });
+});

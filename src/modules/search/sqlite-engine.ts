@@ -74,19 +74,27 @@ export function createSqliteEngine(): SearchEngine {
     tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
     countVisibleMatches(query, storeCode, audience, budget, titledUpTo) {
       // While a product's text or visibility waits to be folded its words may be stale: no count (the caller counts rows).
-      const visible = (tier: number) => `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
-      const count = (tier: number, upTo?: number) => {
-        const matches = sql`from search_product_fts where search_product_fts match ${visible(tier)} ${withinBudget(budget)}`;
+      const visible = (tier: number, words: TextQuery) => `${tierQuery(words, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
+      const count = (tier: number, upTo?: number, words = query) => {
+        const matches = sql`from search_product_fts where search_product_fts match ${visible(tier, words)} ${withinBudget(budget)}`;
         return upTo === undefined
           ? sql<number>`(select count(*) ${matches})`
           : sql<number>`(select count(*) from (select 1 ${matches} limit ${upTo}))`;
+      };
+      // The title matches up to `upTo`. A prefix makes FTS5 read and merge the lists of every indexed word it starts
+      // (~130 µs for a common word on 200,000 products); a word typed whole is mostly found as itself, so the titles
+      // that hold the last word whole are counted first, and the prefix's only where they are fewer: the same number.
+      const titled = (upTo: number) => {
+        if (!query.prefix) return count(0, upTo);
+        const whole = count(0, upTo, { ...query, prefix: false });
+        return sql<number>`(case when ${whole} >= ${upTo} then ${upTo} else ${count(0, upTo)} end)`;
       };
       const unlessPending = (
         counted: RawBuilder<number>,
       ) => sql`case when exists (select 1 from search_pending where kind in ('product', 'visibility'))
         then null else ${counted} end`;
       return sql<{ n: number | null; titled: number | null }>`select ${unlessPending(count(ALL_TIERS))} as n,
-        ${titledUpTo === undefined ? sql`null` : unlessPending(count(0, titledUpTo))} as titled`;
+        ${titledUpTo === undefined ? sql`null` : unlessPending(titled(titledUpTo))} as titled`;
     },
     similarProducts: () => undefined,
     matchNames(kind, query, top, budget) {
