@@ -12,9 +12,13 @@ export async function lockWaiters(db: Kysely<Database>): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-/** Polls `done` every 10 ms for up to 10 s; throws naming `what` when it never holds. */
+/**
+ * Polls `done` every 10 ms for up to 30 s; throws naming `what` when it never holds. A request that
+ * uploads a file took 14 s to reach its lock once on a loaded 2-core machine (the whole suite on
+ * PostgreSQL beside a type check), past the 10 s this waited before.
+ */
 export async function until(what: string, done: () => boolean | Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 1000; tries += 1) {
+  for (let tries = 0; tries < 3000; tries += 1) {
     if (await done()) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
