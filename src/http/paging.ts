@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendJsonText } from './serialization.js';
+import { jsonBytes, sendJsonText } from './serialization.js';
 
 /** `page` (1-based) and `per-page` query parameters; a malformed value is a 400 from validation. */
 export const PagingQuery = Type.Object({
@@ -132,8 +132,9 @@ export function sendPageOfKeptList(
     setPaginationHeaders(request, reply, page, all.length);
     kept = {
       url: request.url,
-      // The routes' serializer (serialization.ts) writes text.
-      body: kept?.body ?? Buffer.from(reply.serialize(all.slice(page.offset, page.offset + page.perPage)) as string),
+      // The routes' serializer (serialization.ts) writes text; kept as bytes of their own (jsonBytes), not
+      // a slice of Node's shared pool, which a short Buffer.from(text) is and would keep alive whole.
+      body: kept?.body ?? jsonBytes([reply.serialize(all.slice(page.offset, page.offset + page.perPage)) as string]),
       headers: PAGING_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])),
     };
     // Pages past the end are all `[]`: only pages with items are kept, so a client walking page numbers keeps nothing.

@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PagingQuery, sendPageOfKeptList } from '../../src/http/paging.js';
 import { createShop } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -11,8 +13,24 @@ const LIST_TTL_MS = 300;
 let t: TestApp;
 let token = '';
 
+/** A kept list of a test route, and every body that route sent, as its hooks see them. */
+const keptList = [{ code: 'EE' }, { code: 'LV' }, { code: 'LT' }];
+const sentBodies: unknown[] = [];
+
 beforeAll(async () => {
-  t = await createTestApp({ env: { STORE_CACHE_TTL_MS: String(LIST_TTL_MS), CATALOGUE_CACHE_TTL_MS: String(LIST_TTL_MS) } });
+  t = await createTestApp({
+    env: { STORE_CACHE_TTL_MS: String(LIST_TTL_MS), CATALOGUE_CACHE_TTL_MS: String(LIST_TTL_MS) },
+    beforeReady: (app) => {
+      const schema = { querystring: PagingQuery, response: { 200: Type.Array(Type.Object({ code: Type.String() })) } };
+      const onSend = async (_request: unknown, _reply: unknown, payload: unknown) => {
+        sentBodies.push(payload);
+        return payload;
+      };
+      app.get('/test/kept-list', { config: { storeScoped: false }, schema, onSend }, (request, reply) =>
+        sendPageOfKeptList(request, reply, request.query as PagingQuery, keptList),
+      );
+    },
+  });
   for (const [index, code] of ['A1', 'A2', 'A3', 'A4', 'A5'].entries())
     await createShop(t.database.db, { code, name: `Shop ${code}`, city: 'Tallinn', position: index });
   // Logged in: the guest answer cache replays nothing to it, so every answer comes from the kept list.
@@ -87,5 +105,18 @@ describe('pages of a kept list', () => {
     await t.database.db.updateTable('shop_name').set({ name: 'Renamed' }).where('name', '=', 'Shop A3').execute();
     await wait(LIST_TTL_MS + 100);
     expect(await names('/shop?per-page=2&page=2')).toEqual(['Renamed', 'Shop A4']);
+  });
+
+  // Kept bodies (cards, guest answers) are Buffers of their own (http/serialization.ts, jsonBytes):
+  // a short one from Buffer.from(text) is a slice of Node's shared 8 KB pool, and keeping it keeps the
+  // whole slab alive with whatever else was written into it.
+  it('are kept as bytes of their own, not slices of the shared pool they would keep alive', async () => {
+    for (let round = 0; round < 2; round += 1) {
+      const res = await get('/test/kept-list?per-page=2');
+      expect(res.json()).toEqual([{ code: 'EE' }, { code: 'LV' }]);
+      const body = sentBodies.at(-1) as Buffer;
+      expect(Buffer.isBuffer(body)).toBe(true);
+      expect(body.buffer.byteLength, `round ${round}`).toBe(body.length);
+    }
   });
 });
