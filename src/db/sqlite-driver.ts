@@ -220,7 +220,7 @@ export class CachedSqliteDriver implements Driver {
     if (entry === undefined) {
       const statement = this.database.prepare(sql);
       entry = { statement, toRow: statement.reader ? rowMaker(statement.raw(true).columns()) : undefined };
-      if (this.rowStatements.size >= STATEMENT_CACHE_LIMIT) this.rowStatements.clear();
+      if (this.rowStatements.size >= STATEMENT_CACHE_LIMIT) dropOldest(this.rowStatements);
       this.rowStatements.set(sql, entry);
     }
     return entry;
@@ -245,9 +245,10 @@ export class CachedSqliteDriver implements Driver {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.database.prepare(sql);
-      // Queries are built from code, so the set of SQL texts is bounded; the limit only guards
-      // against a caller that inlines values into SQL by mistake.
-      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear();
+      // Queries are built from code, and a query's LIMITs give it a few texts at most (sqlite-limits.ts),
+      // so the set of SQL texts is bounded; past the limit the oldest statement goes (it is prepared
+      // again if it comes back), not every statement of the process at once.
+      if (this.statements.size >= STATEMENT_CACHE_LIMIT) dropOldest(this.statements);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -261,6 +262,12 @@ export class CachedSqliteDriver implements Driver {
     this.endTransaction = undefined;
     end?.();
   }
+}
+
+/** Drops a Map's first-inserted entry: the statement caches' eviction. */
+export function dropOldest<K, V>(map: Map<K, V>): void {
+  const oldest = map.keys().next();
+  if (!oldest.done) map.delete(oldest.value);
 }
 
 interface RowStatement {

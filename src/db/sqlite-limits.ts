@@ -6,7 +6,8 @@
  * Kysely binds every `.limit(n)`, so every page read paid a whole prepare (measured on better-sqlite3: a
  * small indexed page 15 -> 20 µs; a common word's search statements 50-70 µs each). An integer literal
  * means the same to SQLite, and a list's page sizes are few, so the statement cache holds one statement
- * per size. Only values that are integers are written; anything else stays bound as it was.
+ * per size (up to TEXTS_PER_QUERY of them). Only values that are integers are written; anything else stays
+ * bound as it was.
  */
 
 /** A text's `limit ?` parameters: the text cut around them and their places among the parameters. */
@@ -20,8 +21,12 @@ interface LimitPlaces {
   texts: Map<string, string>;
 }
 
-/** Page sizes and caps are few; past this many texts of one query they are written each time. */
-const TEXTS_PER_QUERY = 200;
+/**
+ * Page sizes and caps are few, but a walk's remainder (`need`) can be any of 1-100: past this many texts
+ * of one query a new value stays bound (compiled again each run, as before), so the statement caches
+ * hold at most this many texts of a query.
+ */
+const TEXTS_PER_QUERY = 16;
 
 const MARK = 'limit ?';
 const analysed = new Map<string, LimitPlaces | null>();
@@ -51,9 +56,10 @@ export function inlineLimits(sql: string, parameters: readonly unknown[]): Bound
   }
   let text = places.texts.get(key);
   if (text === undefined) {
+    if (places.texts.size >= TEXTS_PER_QUERY) return { sql, parameters };
     const limits = key.split(' ');
     text = places.pieces.reduce((written, piece, k) => written + limits[k - 1] + piece);
-    if (places.texts.size < TEXTS_PER_QUERY) places.texts.set(key, text);
+    places.texts.set(key, text);
   }
   return { sql: text, parameters: parameters.filter((_, index) => !places.indexes.includes(index)) };
 }

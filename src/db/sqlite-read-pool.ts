@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { rowMaker } from './sqlite-driver.js';
+import { dropOldest, rowMaker } from './sqlite-driver.js';
 import { inlineLimits } from './sqlite-limits.js';
 import { QueryBudgetExceeded, TIME_BUDGET_FUNCTION } from './time-budget-function.js';
 import { READ_WORKER_SOURCE, type ReadAnswer, type ReadRequest, type ReadWorkerData } from './sqlite-read-worker.js';
@@ -107,7 +107,7 @@ export class SqliteReadPool {
     let toRow = this.rowMakers.get(job.sql);
     if (toRow === undefined) {
       toRow = rowMaker(answer.columns.map((name) => ({ name })));
-      if (this.rowMakers.size >= 1000) this.rowMakers.clear();
+      if (this.rowMakers.size >= 1000) dropOldest(this.rowMakers);
       this.rowMakers.set(job.sql, toRow);
     }
     const rows = new Array<unknown>(answer.rows.length);

@@ -65,7 +65,7 @@ function statementFor(sql) {
     if (!statement.reader) throw new Error('the read pool runs reads only: ' + sql.slice(0, 60));
     statement.raw(true);
     entry = { statement, columns: statement.columns().map((column) => column.name) };
-    if (statements.size >= 1000) statements.clear();
+    if (statements.size >= 1000) statements.delete(statements.keys().next().value);
     statements.set(sql, entry);
   }
   return entry;

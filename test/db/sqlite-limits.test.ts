@@ -71,6 +71,18 @@ describe('the SQLite driver', () => {
     ]);
   });
 
+  it('keeps its newest statements when it has prepared a thousand texts, dropping the oldest only', async () => {
+    const { driver, prepared } = recordedDriver();
+    const text = (n: number) => `select id from item where id = ${n} or shelf = ?`;
+    for (let n = 1; n <= 1001; n += 1) await driver.select(text(n), [9]);
+    expect(prepared).toHaveLength(1001);
+    await driver.select(text(1000), [9]);
+    await driver.select(text(2), [9]);
+    expect(prepared).toHaveLength(1001);
+    await driver.select(text(1), [9]);
+    expect(prepared).toHaveLength(1002);
+  });
+
   it("does the same on the prepared queries' path", async () => {
     const { driver, prepared } = recordedDriver();
     for (const size of [4, 4, 1]) {
@@ -78,5 +90,14 @@ describe('the SQLite driver', () => {
       expect(rows.map((row) => row.id)).toEqual([10, 9, 8, 7].slice(0, size));
     }
     expect(prepared).toEqual(['select id from item order by id desc limit 4', 'select id from item order by id desc limit 1']);
+  });
+});
+
+describe('the texts of one query', () => {
+  it('are at most 16: a seventeenth limit stays bound, the first sixteen keep their texts', () => {
+    const text = 'select a from t where b = ? limit ?';
+    for (let size = 1; size <= 16; size += 1) expect(inlineLimits(text, ['x', size]).sql).toBe(`select a from t where b = ? limit ${size}`);
+    expect(inlineLimits(text, ['x', 17])).toEqual({ sql: text, parameters: ['x', 17] });
+    expect(inlineLimits(text, ['x', 3]).sql).toBe('select a from t where b = ? limit 3');
   });
 });
