@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { FieldValidationError, HttpError } from '../../http/errors.js';
+import { asLineEditError, lineFieldError } from '../../http/line-errors.js';
 import { errors, success } from '../../http/schemas.js';
-import { KeyedLineError, LineError } from '../../infra/import/index.js';
 import { authenticateOperator } from '../admin/index.js';
 import { contentKinds } from './content-kinds.js';
 import { lineBodyCheck } from './line-body-check.js';
@@ -56,11 +56,11 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
         // The schema's check above has passed, so the parser's own finds nothing more (should the two
         // validators ever disagree, its English words are answered): what is left are the kind's rules.
         const parsed = kind.parse(line);
-        if ('error' in parsed) throw new FieldValidationError([fieldError(parsed.error)]);
+        if ('error' in parsed) throw new FieldValidationError([lineFieldError(parsed.error)]);
         const outcome = await db.transaction().execute((trx) => kind.apply(trx, parsed.record, request.actionTime));
         return { kind: request.params.kind, code: request.params.code, outcome };
       } catch (error) {
-        throw asFieldError(error);
+        throw asLineEditError(error);
       }
     },
   );
@@ -131,19 +131,3 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
     },
   );
 };
-
-/**
- * A line's problem as the 422 on its field: a rule (a KeyedLineError) in the caller's language, a
- * LineError of no key in its English words. Anything else is no input's fault and goes on as it is.
- */
-function asFieldError(error: unknown): unknown {
-  if (error instanceof KeyedLineError) return error.asInvalidInput();
-  if (error instanceof LineError) return new FieldValidationError([fieldError(error.message)]);
-  return error;
-}
-
-/** `/path: message` of a line as a field error (`path` dotted, as the 422s of the API). */
-function fieldError(message: string): { field: string; message: string } {
-  const match = /^\/([^:]*): ([\s\S]*)$/.exec(message);
-  return match ? { field: match[1]!.replaceAll('/', '.'), message: match[2]! } : { field: 'body', message };
-}

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
+import { asLineEditError } from '../../http/line-errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { notFound } from '../../infra/domain-error.js';
-import { KeyedLineError } from '../../infra/import/index.js';
 import { authenticateOperator } from '../admin/index.js';
 import { Code } from '../catalogue-import/index.js';
 import { CONTENT_KINDS, type ContentKind } from './content-kinds.js';
@@ -47,8 +47,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
           return { code, outcome };
         } catch (error) {
           // A rule the schema cannot say (visibleTo after visibleFrom): a 422 on its field, in the caller's language.
-          if (error instanceof KeyedLineError) throw error.asInvalidInput();
-          throw error;
+          throw asLineEditError(error);
         }
       },
     );
