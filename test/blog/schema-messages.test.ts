@@ -3,6 +3,7 @@ import { createShop } from '../helpers/catalogue.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { importContent, putContent } from '../content/content-helpers.js';
 import { operatorKey } from './helpers.js';
+import { expectFieldErrorInEachLanguage, type InEachLanguage } from '../helpers/http.js';
 
 // What the schema of a blog kind's line says (src/modules/blog/content-lines.ts): the admin PUT
 // answers a body that breaks it as every 422 of the API, each field's problem in the caller's language
@@ -36,7 +37,7 @@ interface SchemaCase {
   kind: Kind;
   body: Record<string, unknown>;
   field: string;
-  messages: { et: string; en: string; ru: string };
+  messages: InEachLanguage;
   /** What an import reports for the same line, after its number. */
   line: string;
 }
@@ -176,11 +177,7 @@ describe('PUT /admin/content/<kind>/{code} of the blog kinds: a body its schema 
   it.each(CASES)('$fault is a 422 on the field in et, en and ru, and writes nothing', async ({ kind, body, field, messages }) => {
     const before = await stored();
     const code = kind === 'shop-schedules' ? 'VIRU' : 'S-FAULT';
-    for (const language of ['et', 'en', 'ru'] as const) {
-      const res = await putContent(t, key, kind, code, body, { 'x-app-language': language });
-      expect(res.statusCode, res.body).toBe(422);
-      expect(res.json(), language).toEqual([{ field, message: messages[language] }]);
-    }
+    await expectFieldErrorInEachLanguage((headers) => putContent(t, key, kind, code, body, headers), field, messages);
     expect(await stored()).toEqual(before);
   });
 

@@ -3,6 +3,7 @@ import { createCategory } from '../helpers/catalogue.js';
 import { createBackOfficeApp } from '../helpers/back-office.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { importContent, putContent } from './content-helpers.js';
+import { expectFieldErrorInEachLanguage, type InEachLanguage } from '../helpers/http.js';
 
 // The rules of operator input a schema cannot say (content-write.service.ts): a PUT answers a
 // broken one as a 422 on its field in the caller's language (et, en, ru) and writes nothing; an
@@ -27,7 +28,7 @@ interface RuleCase {
   code: string;
   body: Record<string, unknown>;
   field: string;
-  messages: { et: string; en: string; ru: string };
+  messages: InEachLanguage;
 }
 
 const CASES: RuleCase[] = [
@@ -163,11 +164,7 @@ afterAll(() => t.close());
 
 describe('PUT /admin/content/<kind>/{code}: a broken rule', () => {
   it.each(CASES)('$rule is a 422 on its field in et, en and ru', async ({ kind, code, body, field, messages }) => {
-    for (const language of ['et', 'en', 'ru'] as const) {
-      const res = await putContent(t, key, kind, code, body, { 'x-app-language': language });
-      expect(res.statusCode, res.body).toBe(422);
-      expect(res.json(), language).toEqual([{ field, message: messages[language] }]);
-    }
+    await expectFieldErrorInEachLanguage((headers) => putContent(t, key, kind, code, body, headers), field, messages);
   });
 
   it('writes nothing: no item is created, and an existing one keeps what it had', async () => {

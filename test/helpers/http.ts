@@ -22,3 +22,19 @@ export function expectFieldErrors(response: LightMyRequestResponse): string[] {
   }
   return body.map((entry) => entry.field);
 }
+
+/** A message in each of the API's languages. */
+export type InEachLanguage = Record<'et' | 'en' | 'ru', string>;
+
+/** Sends a request in et, en and ru (`x-app-language`); each must be a 422 on `field` alone, in its language. */
+export async function expectFieldErrorInEachLanguage(
+  send: (headers: Record<string, string>) => Promise<LightMyRequestResponse>,
+  field: string,
+  messages: InEachLanguage,
+): Promise<void> {
+  for (const language of ['et', 'en', 'ru'] as const) {
+    const res = await send({ 'x-app-language': language });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json(), language).toEqual([{ field, message: messages[language] }]);
+  }
+}

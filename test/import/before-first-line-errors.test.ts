@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
-import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createLoggedBackOfficeApp } from '../helpers/back-office.js';
 import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
-import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
+import type { LogCapture } from '../helpers/log-capture.js';
 import { type TestApp } from '../helpers/test-app.js';
 import { book, ndjson, postFeed } from '../integrations/helpers.js';
 
@@ -52,8 +52,7 @@ describe("the product feed's check before its first line, over HTTP", () => {
   let logs: LogCapture;
   let secret: string;
   beforeAll(async () => {
-    logs = captureLogs();
-    ({ t, key } = await createBackOfficeApp({ env: { LOG_LEVEL: 'error' }, logStream: logs.stream }));
+    ({ t, key, logs } = await createLoggedBackOfficeApp());
     secret = await addSupplier(t.database.db, 'ACME', 'Acme Books', Date.now());
     expect((await post([book('P-1')])).json()).toMatchObject({ errorCount: 0 });
     await refuseTheCheck(t.database.db);

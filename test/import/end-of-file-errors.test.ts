@@ -5,9 +5,9 @@ import type { Database } from '../../src/db/schema.js';
 import { importKinds } from '../../src/import-kinds.js';
 import { importNdjson } from '../../src/infra/import/index.js';
 import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
-import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createLoggedBackOfficeApp } from '../helpers/back-office.js';
 import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
-import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
+import type { LogCapture } from '../helpers/log-capture.js';
 import { engine, type TestApp } from '../helpers/test-app.js';
 import { book, ndjson, postFeed } from '../integrations/helpers.js';
 
@@ -74,8 +74,7 @@ describe("the product feed's steps after the last line, over HTTP", () => {
   let secret: string;
   let supplierId: number;
   beforeAll(async () => {
-    logs = captureLogs();
-    ({ t, key } = await createBackOfficeApp({ env: { LOG_LEVEL: 'error' }, logStream: logs.stream }));
+    ({ t, key, logs } = await createLoggedBackOfficeApp());
     secret = await addSupplier(t.database.db, 'ACME', 'Acme Books', Date.now());
     supplierId = (await t.database.db.selectFrom('supplier').select('id').where('code', '=', 'ACME').executeTakeFirstOrThrow()).id;
     expect((await post('products', [book('P-1'), book('P-2'), book('P-3')])).errors).toEqual([]);
@@ -275,8 +274,7 @@ describe("the categories import's rebuild after the last line", () => {
   let key: string;
   let logs: LogCapture;
   beforeAll(async () => {
-    logs = captureLogs();
-    ({ t, key } = await createBackOfficeApp({ env: { LOG_LEVEL: 'error' }, logStream: logs.stream }));
+    ({ t, key, logs } = await createLoggedBackOfficeApp());
     await refuseListingRebuild(t.database.db);
   });
   afterAll(() => t.close());

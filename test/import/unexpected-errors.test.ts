@@ -2,9 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
-import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createLoggedBackOfficeApp } from '../helpers/back-office.js';
 import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
-import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
+import type { LogCapture } from '../helpers/log-capture.js';
 import { type TestApp } from '../helpers/test-app.js';
 
 // A line that fails for a reason the import does not check (here a unique index the test adds, as
@@ -32,8 +32,7 @@ describe('an unexpected error on an import line, over HTTP', () => {
   let key: string;
   let logs: LogCapture;
   beforeAll(async () => {
-    logs = captureLogs();
-    ({ t, key } = await createBackOfficeApp({ env: { LOG_LEVEL: 'error' }, logStream: logs.stream }));
+    ({ t, key, logs } = await createLoggedBackOfficeApp());
     await uniqueNames(t.database.db, 'publisher');
     await uniqueNames(t.database.db, 'product');
   });
