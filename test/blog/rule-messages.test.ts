@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { importContent, putContent } from '../content/content-helpers.js';
 import { operatorKey } from './helpers.js';
 import { expectFieldErrorInEachLanguage, type InEachLanguage } from '../helpers/http.js';
+import { listedTwice, notADate, WINDOW_ORDER } from '../helpers/import-rule-messages.js';
 
 // The rules of operator input a line's schema cannot say (src/modules/blog/content-kinds.ts, and the
 // shared ones of catalogue-import/fields.ts: a window's order, a value listed twice): the
@@ -47,19 +48,6 @@ interface RuleCase {
   messages: InEachLanguage;
 }
 
-const WINDOW = { et: 'peab olema hilisem kui visibleFrom', en: 'must be after visibleFrom', ru: 'должно быть позже visibleFrom' };
-const notADate = (value: string) => ({
-  et: `"${value}" ei ole kuupäev (AAAA-KK-PP) ega RFC 3339 kuupäev koos kellaajaga`,
-  en: `"${value}" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`,
-  ru: `«${value}» не является датой (ГГГГ-ММ-ДД) или датой и временем RFC 3339`,
-});
-
-const listedTwice = (value: string) => ({
-  et: `"${value}" on loetelus kaks korda`,
-  en: `"${value}" is listed twice`,
-  ru: `«${value}» указано в списке дважды`,
-});
-
 const CASES: RuleCase[] = [
   {
     rule: "a post's window that ends before it starts",
@@ -67,7 +55,7 @@ const CASES: RuleCase[] = [
     code: 'R-WINDOW',
     body: post('r-window', { visibleFrom: '2026-01-02', visibleTo: '2026-01-01' }),
     field: 'visibleTo',
-    messages: WINDOW,
+    messages: WINDOW_ORDER,
   },
   {
     rule: "a news item's window that ends before it starts",
@@ -75,7 +63,7 @@ const CASES: RuleCase[] = [
     code: 'R-NEWS-WINDOW',
     body: news('r-news-window', { visibleFrom: '2026-01-02T10:00:00Z', visibleTo: '2026-01-02T10:00:00Z' }),
     field: 'visibleTo',
-    messages: WINDOW,
+    messages: WINDOW_ORDER,
   },
   {
     rule: 'a day the calendar lacks',

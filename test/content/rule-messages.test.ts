@@ -4,6 +4,7 @@ import { createBackOfficeApp } from '../helpers/back-office.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { importContent, putContent } from './content-helpers.js';
 import { expectFieldErrorInEachLanguage, type InEachLanguage } from '../helpers/http.js';
+import { notADate, WINDOW_ORDER } from '../helpers/import-rule-messages.js';
 
 // The rules of operator input a schema cannot say (content-write.service.ts): a PUT answers a
 // broken one as a 422 on its field in the caller's language (et, en, ru) and writes nothing; an
@@ -38,7 +39,7 @@ const CASES: RuleCase[] = [
     code: 'R-WINDOW',
     body: contentPage('r-window', { visibleFrom: '2026-01-02', visibleTo: '2026-01-01' }),
     field: 'visibleTo',
-    messages: { et: 'peab olema hilisem kui visibleFrom', en: 'must be after visibleFrom', ru: 'должно быть позже visibleFrom' },
+    messages: WINDOW_ORDER,
   },
   {
     rule: "a block's window that ends before it starts",
@@ -46,7 +47,7 @@ const CASES: RuleCase[] = [
     code: 'R-BLOCK-WINDOW',
     body: blockPage({ slug: 'r-block-window', blocks: [{ ...richText, visibleFrom: '2026-01-02', visibleTo: '2026-01-01' }] }),
     field: 'blocks.0.visibleTo',
-    messages: { et: 'peab olema hilisem kui visibleFrom', en: 'must be after visibleFrom', ru: 'должно быть позже visibleFrom' },
+    messages: WINDOW_ORDER,
   },
   {
     rule: 'a day the calendar lacks',
@@ -54,11 +55,7 @@ const CASES: RuleCase[] = [
     code: 'R-DATE',
     body: { store: 'WEB', placement: 'HEADER', translations: title, visibleFrom: '2026-02-30' },
     field: 'visibleFrom',
-    messages: {
-      et: '"2026-02-30" ei ole kuupäev (AAAA-KK-PP) ega RFC 3339 kuupäev koos kellaajaga',
-      en: '"2026-02-30" is not a date (YYYY-MM-DD) or an RFC 3339 date-time',
-      ru: '«2026-02-30» не является датой (ГГГГ-ММ-ДД) или датой и временем RFC 3339',
-    },
+    messages: notADate('2026-02-30'),
   },
   {
     rule: 'a slug another page of the store has',
