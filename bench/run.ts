@@ -1,7 +1,8 @@
 // `npm run bench`: every part, each writing its section of bench/RESULTS.md (lib/results-file.ts):
 // - core: HTTP throughput of the service against a raw node:http ceiling (http), a primary-key read
 //   through db/ against raw better-sqlite3 (micro) and /site/health latency under login load (login);
-//   the section is written only when all three ran (`--only http|micro|login` prints, writes nothing);
+//   the section is written only when all three ran (`--only core` runs the three and writes it;
+//   `--only http|micro|login` prints, writes nothing);
 // - catalogue: product details and category lists on a 200,000-product catalogue (`--only catalogue`).
 // - search: product search, autocomplete and facets on the same catalogue, SQLite and (with
 //   BENCH_POSTGRES_URL) PostgreSQL (`--only search`).
@@ -83,6 +84,9 @@ const loginOptionsFor = (load: LoadOptions): LoginOptions => ({
 });
 
 const PARTS = ['http', 'micro', 'login', 'catalogue', 'search', 'export', 'stall'] as const;
+/** What `--only` accepts: a part, or `core` for the three parts of the core section (so that it can be rewritten alone). */
+const ONLY = [...PARTS, 'core'] as const;
+const CORE_PARTS: readonly Part[] = ['http', 'micro', 'login'];
 /** Sections of bench/RESULTS.md in the order they appear; see lib/results-file.ts. */
 const RESULT_SECTIONS = ['core', 'catalogue', 'search', 'stall', 'export'] as const;
 type Part = (typeof PARTS)[number];
@@ -90,16 +94,19 @@ type Part = (typeof PARTS)[number];
 /** This run's scratch directory under bench/.tmp/ (gitignored); removed however the run ends. */
 let scratch: string | undefined;
 
-function options(): { load: LoadOptions; command: string; only: Part | undefined } {
+type Only = (typeof ONLY)[number];
+
+function options(): { load: LoadOptions; command: string; only: Only | undefined } {
   const { values } = parseArgs({ options: { duration: { type: 'string' }, only: { type: 'string' } }, strict: true });
-  const only = PARTS.find((part) => part === values.only);
-  if (values.only !== undefined && only === undefined) throw new Error(`--only must be one of ${PARTS.join(', ')}, got "${values.only}"`);
+  const only = ONLY.find((part) => part === values.only);
+  if (values.only !== undefined && only === undefined) throw new Error(`--only must be one of ${ONLY.join(', ')}, got "${values.only}"`);
   const given = values.duration ?? process.env.BENCH_DURATION;
   const duration = given === undefined || given === '' ? 10 : Number(given);
   if (!Number.isInteger(duration) || duration < 1 || duration > 600) {
     throw new Error(`--duration (or BENCH_DURATION) must be whole seconds from 1 to 600, got "${given}"`);
   }
-  const command = values.duration === undefined ? 'npm run bench' : `npm run bench -- --duration ${duration}`;
+  const args = [...(values.duration === undefined ? [] : ['--duration', String(duration)]), ...(only === undefined ? [] : ['--only', only])];
+  const command = args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`;
   const prefix = values.duration === undefined && given !== undefined && given !== '' ? `BENCH_DURATION=${duration} ` : '';
   const load = { connections: 50, pipelining: 1, warmupSeconds: 3, durationSeconds: duration, sliceSeconds: 2 };
   return { load, command: prefix + command, only };
@@ -168,7 +175,7 @@ async function runLogin(options: LoginOptions, tmp: string): Promise<LoginSectio
 
 async function main(): Promise<void> {
   const { load, command, only } = options();
-  const runs = (part: Part) => only === undefined || only === part;
+  const runs = (part: Part) => only === undefined || only === part || (only === 'core' && CORE_PARTS.includes(part));
   const loginOptions = loginOptionsFor(load);
   const machine = {
     cpus: cpus().length,
@@ -264,7 +271,7 @@ async function main(): Promise<void> {
       writeResultsSection(
         join(BENCH_DIR, 'RESULTS.md'),
         'stall',
-        renderStallSection(section, { date, command: stallCommand(command, only), machine: machineLine, pinned }),
+        renderStallSection(section, { date, command: stallCommand(command), machine: machineLine, pinned }),
         RESULT_SECTIONS,
       );
       for (const run of section.runs)
@@ -288,7 +295,7 @@ async function main(): Promise<void> {
       // A partial run of the core (--only) is for development: it prints, and its section stays a full run's.
       if (loginSection) log(`\n${renderLoginSection(loginSection, pinned)}`);
       if (loginSection) logLoginVerdict(loginSection);
-      if (http || microRows || loginSection) log('partial run of the core (--only): its section of bench/RESULTS.md not written');
+      if (http || microRows || loginSection) log('partial run of the core: its section of bench/RESULTS.md not written (--only core writes it)');
       return;
     }
     const markdown = renderReport({
@@ -318,10 +325,8 @@ async function main(): Promise<void> {
 }
 
 /** The command that wrote the stall section, with the before build it compared when there was one. */
-function stallCommand(command: string, only: Part | undefined): string {
-  const before = process.env.BENCH_STALL_BEFORE ? `BENCH_STALL_BEFORE=${process.env.BENCH_STALL_BEFORE} ` : '';
-  const part = only === undefined ? '' : command.includes(' -- ') ? ' --only stall' : ' -- --only stall';
-  return `${before}${command}${part}`;
+function stallCommand(command: string): string {
+  return process.env.BENCH_STALL_BEFORE ? `BENCH_STALL_BEFORE=${process.env.BENCH_STALL_BEFORE} ${command}` : command;
 }
 
 function logHttpVerdicts(ceiling: HttpRow, rows: HttpRow[]): void {
