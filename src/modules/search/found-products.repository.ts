@@ -7,9 +7,13 @@ import { forCounting, ordered, plainText, priceFor, scopedProducts, sortKeys, ty
 // The reads of the products a search finds (search.service.ts decides which and caches them);
 // the query itself is compiled by search-query.ts.
 
-/** Whether the scope finds any product at all. */
+/**
+ * Whether the scope finds any product at all. On PostgreSQL a common word's matches read whole and
+ * looked up made this cost as much as the page it decides on (36 ms for 10,000 matches of 200,000
+ * products); joined as they come, it stops at the first visible one (4 ms, the index scan).
+ */
 export async function findsAny(db: Db, engine: SearchEngine, scope: SearchScope): Promise<boolean> {
-  const any = await scopedProducts(db, engine, scope).select('sp.id').limit(1).execute();
+  const any = await scopedProducts(db, engine, scope, undefined, true).select('sp.id').limit(1).execute();
   return any.length > 0;
 }
 

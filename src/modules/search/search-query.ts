@@ -96,14 +96,16 @@ export function needsPrice(filter: SearchFilter, sort?: SearchSort): boolean {
 /**
  * The visible products of the scope, with the text match joined as `m` and the price joins when
  * the filter or the caller (`price`, to sort or select by the same expressions) needs them.
+ * `firstOnly`: the query only asks whether there is one, so the matches are joined as they come
+ * (the first visible one ends it) instead of read whole first (engine.looksUpMatches).
  */
-export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope, given?: PriceSql): Query {
+export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope, given?: PriceSql, firstOnly = false): Query {
   const { filter } = scope;
   const price = given ?? priceFor(engine, scope);
   const kysely = db as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const { text } = scope;
   let query: Query;
-  if (text.kind === 'match' && engine.looksUpMatches) {
+  if (text.kind === 'match' && engine.looksUpMatches && !firstOnly) {
     query = kysely
       .with(
         (cte) => cte('m').materialized(),
