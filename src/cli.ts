@@ -173,14 +173,14 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     }
     case 'migrate':
       expectOnly(args, [], 'migrate');
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         const { migrateToLatest } = await import('./db/migrate.js');
         const applied = await migrateToLatest(database);
         print(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
       });
     case 'seed':
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { seedDemo } = await import('./demo/seed.js');
@@ -193,13 +193,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return -1; // keeps running until a signal
     }
     case 'store':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const { storeCommand } = await import('./modules/store/store.cli.js');
         await storeCommand(database.db, args, print);
       });
     case 'jobs':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const { jobsCommand } = await import('./infra/jobs/jobs.cli.js');
         await jobsCommand(database.db, args, print);
@@ -220,7 +220,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       // A folder (a path cut short, a glob that did not expand) failed mid-read with EISDIR, exit 1.
       if (!statSync(file).isFile()) throw new CliUsageError(`not a file: ${file} (give the path of the NDJSON file itself)`);
       let failed = false;
-      await withDatabase(config.databaseUrl, async (database) => {
+      await withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const progress = io.progress && new ImportProgress(io.progress);
         const log = await commandLog(config, progress ?? io.stderr);
@@ -236,14 +236,14 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return failed ? 1 : 0;
     }
     case 'export-user':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
@@ -252,7 +252,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'supplier':
     case 'webhook':
     case 'event-feed':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const { supplierCommand, webhookCommand, eventFeedCommand } = await import('./modules/integrations/index.js');
@@ -260,41 +260,41 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await run({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
       });
     case 'business':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const { businessCommand } = await import('./modules/accounts/business.cli.js');
         await businessCommand({ db: database.db, config }, args, print);
       });
     case 'search':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, report);
       });
     case 'newsletter':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
         await newsletterCommand(database.db, args, print);
       });
     case 'gdpr':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
         await gdprCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'subscription':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         await loadMessages();
         const [{ subscriptionCommand }, { workerGateways }] = await Promise.all([
@@ -309,13 +309,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         );
       });
     case 'contact':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
       });
     case 'product-file':
-      return withDatabase(config.databaseUrl, async (database) => {
+      return withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const [{ productFileCommand }, { createFileStore }] = await Promise.all([
           import('./modules/downloads/product-files.cli.js'),
@@ -325,7 +325,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'sitemap': {
       let code = 0;
-      await withDatabase(config.databaseUrl, async (database) => {
+      await withDatabase(config, async (database) => {
         await migrateEmbedded(database);
         const [{ sitemapCommand }, { createFileStore }] = await Promise.all([
           import('./modules/sitemap/sitemap.cli.js'),
@@ -356,9 +356,9 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
   if (unknown.length > 0) throw new CliUsageError(`${command}: unknown argument ${unknown.join(' ')}`);
 }
 
-async function withDatabase(url: string, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
   const { createDatabase } = await import('./db/database.js');
-  const database = createDatabase(url);
+  const database = createDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   try {
     await work(database);
     return 0;

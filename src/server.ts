@@ -23,7 +23,11 @@ export interface ServeOptions {
 export async function serve(served: Config, options: ServeOptions): Promise<void> {
   // TEST_GATEWAY unset: the test gateway comes with the demo data and not without it.
   const config: Config = { ...served, testGateway: testGatewayEnabled(served.testGateway, options.seedDemo) ? 'on' : 'off' };
-  const database = createDatabase(config.databaseUrl, { readWorkers: config.sqliteReadWorkers, replica: config.replica });
+  const database = createDatabase(config.databaseUrl, {
+    readWorkers: config.sqliteReadWorkers,
+    replica: config.replica,
+    preparedStatements: config.databasePreparedStatements,
+  });
   await prepareSchema(database);
   const lifecycle = createLifecycle();
   const app = await buildApp(config, { database, lifecycle });
@@ -53,7 +57,7 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
 
 /** Runs background jobs until SIGTERM or SIGINT, then finishes the job in hand and exits. */
 export async function work(config: Config): Promise<void> {
-  const database = createDatabase(config.databaseUrl);
+  const database = createDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   await prepareSchema(database);
   // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
   const log = privateLogger(config.logLevel, logDestination(config.logFormat)).child({ component: 'worker' });

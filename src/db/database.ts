@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { PoolQueryPostgresDialect, singlePool, timedQuery, type PoolSource } from './postgres-driver.js';
+import { namedQuery, PoolQueryPostgresDialect, singlePool, statementNames, type PoolSource } from './postgres-driver.js';
 import { replicaRouter } from './replica-routing.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
@@ -66,6 +66,11 @@ export interface DatabaseOptions {
   /** PostgreSQL only: a streaming replica for `replicaReads`. */
   replica?: ReplicaOptions;
   /**
+   * PostgreSQL only: prepared queries run as named statements, parsed and planned once per
+   * connection (default). Off for a connection pooler that cannot keep them per client.
+   */
+  preparedStatements?: boolean;
+  /**
    * SQLite in memory only: start from this database image (better-sqlite3's `serialize()`) instead
    * of an empty database. The tests open every app's database from one migrated image, as they
    * clone a migrated template on PostgreSQL, instead of running every migration again.
@@ -92,7 +97,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     if (options.replica) throw new Error('A read replica (DATABASE_REPLICA_URL) needs PostgreSQL');
     return openSqlite(url.slice('sqlite:'.length), options.readWorkers ?? 0, options.sqliteImage);
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica, options.preparedStatements ?? true);
   throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
 }
 
@@ -167,11 +172,15 @@ function newPool(url: string): pg.Pool {
   return pool;
 }
 
+/** Named statements each connection keeps at most (StatementNames): the prepared queries of the code, with room to spare. */
+const MAX_NAMED_STATEMENTS = 300;
+
 /** A handle on PostgreSQL whose statements outside transactions go where `source` sends them; `pool` is the primary's. */
-function postgresHandle(source: PoolSource, pool: pg.Pool): Omit<DatabaseHandle, 'replicaReads'> {
+function postgresHandle(source: PoolSource, pool: pg.Pool, preparedStatements: boolean): Omit<DatabaseHandle, 'replicaReads'> {
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(source) });
+  const names = preparedStatements ? statementNames(MAX_NAMED_STATEMENTS) : undefined;
   const select = async <R>(sql: string, parameters: readonly unknown[]) =>
-    (await timedQuery(source.forStatement(sql), sql, parameters)).rows as R[];
+    (await namedQuery(source.forStatement(sql), sql, parameters, names)).rows as R[];
   return {
     db,
     readDb: db,
@@ -185,14 +194,14 @@ function postgresHandle(source: PoolSource, pool: pg.Pool): Omit<DatabaseHandle,
   };
 }
 
-function openPostgres(url: string, replica: ReplicaOptions | undefined): DatabaseHandle {
+function openPostgres(url: string, replica: ReplicaOptions | undefined, preparedStatements: boolean): DatabaseHandle {
   const pool = newPool(url);
-  const primary = postgresHandle(singlePool(pool), pool);
+  const primary = postgresHandle(singlePool(pool), pool, preparedStatements);
   if (!replica) {
     return readingItself(primary);
   }
   const router = replicaRouter(pool, newPool(replica.url), { maxLagMs: replica.maxLagMs });
-  const routed = postgresHandle(router, pool);
+  const routed = postgresHandle(router, pool, preparedStatements);
   const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable });
   return {
     ...primary,

@@ -8,6 +8,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       databaseUrl: 'sqlite:./data/storefront.db',
       sqliteReadWorkers: 2,
+      databasePreparedStatements: true,
       httpTurnBudgetMs: 2,
       basePath: '',
       dataExportPath: '/export',
@@ -72,6 +73,7 @@ describe('configuration', () => {
       { LOGIN_FAILURES_PER_EMAIL: '0/1m' },
       { SQLITE_READ_WORKERS: '17' },
       { SQLITE_READ_WORKERS: 'two' },
+      { DATABASE_PREPARED_STATEMENTS: 'no' },
       { DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP: 'ten' },
       { GIFT_CARD_GUESS_RATE_LIMIT_PER_IP: '0/10m' },
     ]) {
@@ -91,11 +93,13 @@ describe('configuration', () => {
       DEFAULT_LANGUAGE: 'ru',
       LOG_LEVEL: 'warn',
       SQLITE_READ_WORKERS: '0',
+      DATABASE_PREPARED_STATEMENTS: 'off',
       HTTP_TURN_BUDGET_MS: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
       sqliteReadWorkers: 0,
+      databasePreparedStatements: false,
       httpTurnBudgetMs: 0,
       basePath: '/api/v1',
       dataExportPath: '/data',

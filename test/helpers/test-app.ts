@@ -6,7 +6,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Clock } from '../../src/infra/clock.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
@@ -176,9 +176,12 @@ export async function migratedScratchDatabase(sqliteFile = false): Promise<Scrat
 }
 
 /** A migrated scratch database opened as the service opens one (no app); `close` closes and drops it. */
-export async function openMigratedScratch(): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
+export async function openMigratedScratch(options: DatabaseOptions = {}): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
   const scratch = await migratedScratchDatabase();
-  const database = createDatabase(scratch.url, { sqliteImage: scratch.url === MEMORY ? await migratedSqliteImage() : undefined });
+  const database = createDatabase(scratch.url, {
+    ...options,
+    sqliteImage: scratch.url === MEMORY ? await migratedSqliteImage() : undefined,
+  });
   await migrateToLatest(database);
   return {
     database,
