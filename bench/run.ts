@@ -105,7 +105,10 @@ function options(): { load: LoadOptions; command: string; only: Only | undefined
   if (!Number.isInteger(duration) || duration < 1 || duration > 600) {
     throw new Error(`--duration (or BENCH_DURATION) must be whole seconds from 1 to 600, got "${given}"`);
   }
-  const args = [...(values.duration === undefined ? [] : ['--duration', String(duration)]), ...(only === undefined ? [] : ['--only', only])];
+  const args = [
+    ...(values.duration === undefined ? [] : ['--duration', String(duration)]),
+    ...(only === undefined ? [] : ['--only', only]),
+  ];
   const command = args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`;
   const prefix = values.duration === undefined && given !== undefined && given !== '' ? `BENCH_DURATION=${duration} ` : '';
   const load = { connections: 50, pipelining: 1, warmupSeconds: 3, durationSeconds: duration, sliceSeconds: 2 };
@@ -295,7 +298,8 @@ async function main(): Promise<void> {
       // A partial run of the core (--only) is for development: it prints, and its section stays a full run's.
       if (loginSection) log(`\n${renderLoginSection(loginSection, pinned)}`);
       if (loginSection) logLoginVerdict(loginSection);
-      if (http || microRows || loginSection) log('partial run of the core: its section of bench/RESULTS.md not written (--only core writes it)');
+      if (http || microRows || loginSection)
+        log('partial run of the core: its section of bench/RESULTS.md not written (--only core writes it)');
       return;
     }
     const markdown = renderReport({
