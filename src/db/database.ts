@@ -3,7 +3,14 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { namedQuery, PoolQueryPostgresDialect, singlePool, statementNames, type PoolSource } from './postgres-driver.js';
+import {
+  namedQuery,
+  PoolQueryPostgresDialect,
+  singlePool,
+  statementNames,
+  type PoolSource,
+  type StatementNames,
+} from './postgres-driver.js';
 import { replicaRouter } from './replica-routing.js';
 import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
@@ -175,10 +182,12 @@ function newPool(url: string): pg.Pool {
 /** Named statements each connection keeps at most (StatementNames): the prepared queries of the code, with room to spare. */
 const MAX_NAMED_STATEMENTS = 300;
 
-/** A handle on PostgreSQL whose statements outside transactions go where `source` sends them; `pool` is the primary's. */
-function postgresHandle(source: PoolSource, pool: pg.Pool, preparedStatements: boolean): Omit<DatabaseHandle, 'replicaReads'> {
+/**
+ * A handle on PostgreSQL whose statements outside transactions go where `source` sends them; `pool` is the primary's.
+ * `names`: those of its prepared queries' statements, shared by the handles on one pool (see openPostgres).
+ */
+function postgresHandle(source: PoolSource, pool: pg.Pool, names: StatementNames | undefined): Omit<DatabaseHandle, 'replicaReads'> {
   const db = new Kysely<Database>({ dialect: new PoolQueryPostgresDialect(source) });
-  const names = preparedStatements ? statementNames(MAX_NAMED_STATEMENTS) : undefined;
   const select = async <R>(sql: string, parameters: readonly unknown[]) =>
     (await namedQuery(source.forStatement(sql), sql, parameters, names)).rows as R[];
   return {
@@ -196,12 +205,15 @@ function postgresHandle(source: PoolSource, pool: pg.Pool, preparedStatements: b
 
 function openPostgres(url: string, replica: ReplicaOptions | undefined, preparedStatements: boolean): DatabaseHandle {
   const pool = newPool(url);
-  const primary = postgresHandle(singlePool(pool), pool, preparedStatements);
+  // One name per text for the handle and its replica view: both send statements to the primary's
+  // connections, which would otherwise keep each text twice, past MAX_NAMED_STATEMENTS.
+  const names = preparedStatements ? statementNames(MAX_NAMED_STATEMENTS) : undefined;
+  const primary = postgresHandle(singlePool(pool), pool, names);
   if (!replica) {
     return readingItself(primary);
   }
   const router = replicaRouter(pool, newPool(replica.url), { maxLagMs: replica.maxLagMs });
-  const routed = postgresHandle(router, pool, preparedStatements);
+  const routed = postgresHandle(router, pool, names);
   const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable });
   return {
     ...primary,

@@ -56,7 +56,7 @@ export async function timedQuery(
   }
 }
 
-/** The names a process gives its statements: distinct per handle, so two handles on one pool never reuse one. */
+/** The names a process gives its statements: distinct per StatementNames, so two of them never give one name two texts. */
 let namings = 0;
 
 /**

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { statementNames } from '../../src/db/postgres-driver.js';
 import { preparedQuery } from '../../src/db/prepared.js';
+import { onPrimary } from '../../src/db/replica-routing.js';
 import { engine, openMigratedScratch } from '../helpers/test-app.js';
 
 // PostgreSQL: prepared queries run as named statements, which a connection parses and plans once
@@ -66,6 +67,18 @@ describe.runIf(engine === 'postgres')('named statements on PostgreSQL', () => {
     await sql`alter table named_change add column note text not null default 'added'`.execute(database.db);
     expect(await database.select(text, [1])).toEqual([{ id: 1, note: 'added' }]);
     expect(await database.select(text, [1])).toEqual([{ id: 1, note: 'added' }]);
+  });
+
+  it('prepares a text once per connection for the handle and its replica view, which share the primary pool', async () => {
+    // Any server that answers the lag check will do as the "replica": the reads below stay on the primary.
+    const routed = await openMigratedScratch({ replica: { url: process.env.TEST_DATABASE_URL!, maxLagMs: 60_000 } });
+    try {
+      await storeName(routed.database)('WEB');
+      await onPrimary(() => storeName(routed.database.replicaReads)('WEB'));
+      expect(await keptStatements(routed.database, 'web_store')).toEqual([{ name: expect.any(String), runs: 2 }]);
+    } finally {
+      await routed.close();
+    }
   });
 
   it('keeps no statement with DATABASE_PREPARED_STATEMENTS off', async () => {
