@@ -179,7 +179,11 @@ function newPool(url: string): pg.Pool {
   return pool;
 }
 
-/** Named statements each connection keeps at most (StatementNames): the prepared queries of the code, with room to spare. */
+/**
+ * Named statements each connection keeps at most (StatementNames), about 50 KB of the server's
+ * memory each once planned: the 40-odd prepared queries and the list lengths of the card and
+ * basket reads met first (one text per length). Texts past it run unnamed, planned per run.
+ */
 const MAX_NAMED_STATEMENTS = 300;
 
 /**

@@ -88,8 +88,9 @@ export function statementNames(max: number): StatementNames {
   };
 }
 
+/** PostgreSQL's "cached plan must not change result type", told by the routine that raises it (the text is translated with lc_messages). */
 const isChangedResultType = (error: unknown) =>
-  (error as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
+  (error as { code?: unknown }).code === '0A000' && (error as { routine?: unknown }).routine === 'RevalidateCachedQuery';
 
 /**
  * A prepared query's statement by its name when it has one. A table changed under a kept plan in a
