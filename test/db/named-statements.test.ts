@@ -37,7 +37,7 @@ describe('statement names', () => {
     const renewed = names.renew('select 1');
     expect(renewed).not.toBe(first);
     expect(names.of('select 1')).toBe(renewed);
-    // Another handle's names never collide with these on a shared pool.
+    // Another set's names (another database opened in the process) never collide with these.
     expect(statementNames(2).of('select 1')).not.toBe(renewed);
   });
 });
