@@ -48,6 +48,13 @@ export interface DatabaseHandle {
    */
   selectOn<R>(db: Db, sql: string, parameters: readonly unknown[]): Promise<R[]>;
   /**
+   * `select 1` by the shortest path the engine has, for the health probes: on SQLite a statement
+   * prepared once and run at once on the main connection, after an open transaction as any read
+   * (through the query layer it cost a health answer a tenth of its CPU time, bench/RESULTS.md); on
+   * PostgreSQL a round trip through the pool. Rejects when the database cannot answer (closed, unreachable).
+   */
+  ping(): Promise<void>;
+  /**
    * The same database for reads that may be a moment stale (catalogue, search, content, export):
    * with a PostgreSQL read replica (DATABASE_REPLICA_URL), its plain SELECTs outside transactions
    * go to the replica while it keeps up (db/replica-routing.ts); everything else, and every read
@@ -97,6 +104,8 @@ export interface ConnectionStats {
 }
 
 const INT8_OID = 20;
+/** A ping that succeeded at once: one settled promise for all of them. */
+const PINGED = Promise.resolve();
 const POOL_MAX = 10;
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
@@ -134,11 +143,22 @@ function openSqlite(location: string, readWorkers: number, image?: Buffer): Data
     readWorkers > 0 && file !== ':memory:'
       ? new Kysely<Database>({ dialect: new SqliteReadPoolDialect(new SqliteReadPool(file, readWorkers)) })
       : db;
+  const pingStatement = sqlite.prepare('select 1').pluck();
   return readingItself({
     db,
     readDb,
     engine: 'sqlite',
     sqlite,
+    ping: () => {
+      // Behind an open transaction as every read outside it waits (and fails on one left idle too long).
+      if (dialect.driver.busy) return dialect.driver.select('select 1', []).then(() => undefined);
+      try {
+        pingStatement.get();
+        return PINGED;
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    },
     select: (sql, parameters) => dialect.driver.select(sql, parameters),
     // Only the transaction's own code holds its Transaction object, and the driver runs one
     // transaction at a time, so a statement on it belongs to the open transaction.
@@ -153,6 +173,8 @@ function openSqlite(location: string, readWorkers: number, image?: Buffer): Data
     close: async () => {
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
+      // Kysely closes its driver only once a query has started it; a handle used for pings alone has not.
+      if (sqlite.open) sqlite.close();
     },
   });
 }
@@ -199,11 +221,18 @@ function postgresHandle(source: PoolSource, pool: pg.Pool, names: StatementNames
     readDb: db,
     engine: 'postgres',
     select,
+    ping: async () => {
+      await select('select 1', []);
+    },
     // A transaction's queries must go to its client: Kysely's executor of the transaction, with the SQL already compiled.
     selectOn: async <R>(on: Db, sql: string, parameters: readonly unknown[]) =>
       on.isTransaction ? (await on.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows : select<R>(sql, parameters),
     connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: POOL_MAX }),
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      // Kysely stops its driver's source only once a query has started it; prepared queries and pings go to the pool itself.
+      await source.stop();
+    },
   };
 }
 

@@ -71,6 +71,32 @@ describe(`the ${engine} driver`, () => {
     expect(web2.name).toBe('Outside');
   });
 
+  it('pings the database for the health probes, after an open transaction on SQLite, and fails once it is closed', async () => {
+    await expect(database.ping()).resolves.toBeUndefined();
+    const order: string[] = [];
+    let pinged: Promise<void> | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('web_store').select('name').execute();
+      pinged = database.ping().then(() => void order.push('ping'));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      order.push('transaction');
+    });
+    await pinged;
+    // SQLite has one connection: like every read outside the transaction, the ping waits for its end.
+    if (engine === 'sqlite') expect(order).toEqual(['transaction', 'ping']);
+    else expect(order.sort()).toEqual(['ping', 'transaction']);
+
+    const scratch = await scratchDatabase();
+    const closed = createDatabase(scratch.url);
+    try {
+      await expect(closed.ping()).resolves.toBeUndefined();
+      await closed.close();
+      await expect(closed.ping()).rejects.toThrow();
+    } finally {
+      await scratch.drop();
+    }
+  });
+
   it.skipIf(engine !== 'sqlite')(
     'fails the queries that wait for a transaction which runs nothing, so one awaiting a query of the outer handle does not stop the process',
     async () => {

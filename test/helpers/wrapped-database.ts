@@ -24,6 +24,10 @@ export function wrappedDatabase(
       beforePrepared(sql, parameters);
       return database.selectOn(on, sql, parameters);
     },
+    ping() {
+      beforePrepared('select 1', []);
+      return database.ping();
+    },
     // The app reads the catalogue through replicaReads: without a replica, the handle itself.
     get replicaReads() {
       return handle;

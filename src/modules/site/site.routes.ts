@@ -8,7 +8,6 @@ import { readPackageInfo } from '../../infra/package-info.js';
 import { errors, success } from '../../http/schemas.js';
 import { translate, type Language } from '../../i18n/index.js';
 import { notReadyReasons, type NotReadyReason } from './readiness.js';
-import { databasePing } from './site.repository.js';
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') });
 const ReadySchema = Type.Object({
@@ -38,7 +37,7 @@ export interface SiteDeps {
 
 /** Site helpers: health for load balancers and monitors, version for operators. No store needed. */
 export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { database, lifecycle }) => {
-  const ping = databasePing(database);
+  const ping = () => database.ping();
 
   app.get(
     '/site/health',
