@@ -1,6 +1,6 @@
 // Login under load: login throughput at N concurrent clients, and `GET /site/health` p99 measured
 // alone and again while that login load runs against the same service process, in one run.
-// The password hash (argon2id) runs on libuv's thread pool, so the health answers should barely slow down.
+// The password hash (argon2id) runs on the service's hashing threads at a lower priority, so the health answers should barely slow down.
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,8 +68,8 @@ export interface LoginSection {
   loginProbed: PhaseResult;
   healthAlone: PhaseResult;
   healthLoaded: PhaseResult;
-  /** libuv thread-pool size of the server (it inherits this process's environment); undefined: the default, 4. */
-  uvThreadpoolSize: string | undefined;
+  /** PASSWORD_HASH_CONCURRENCY of the server (it inherits this process's environment); undefined: the default. */
+  hashConcurrency: string | undefined;
   /** p99 of health under login load over its p99 alone. */
   p99Ratio: number;
 }
@@ -152,7 +152,7 @@ export async function benchLogin(server: RunningChild, users: Credentials[], opt
     loginProbed: combineLoads(loginProbed),
     healthAlone: aloneHealth,
     healthLoaded: loaded,
-    uvThreadpoolSize: process.env.UV_THREADPOOL_SIZE || undefined,
+    hashConcurrency: process.env.PASSWORD_HASH_CONCURRENCY || undefined,
     p99Ratio: loaded.p99Ms / aloneHealth.p99Ms,
   };
 }

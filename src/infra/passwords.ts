@@ -1,12 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { normaliseEmail } from './email-address.js';
-import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import type { Algorithm } from '@node-rs/argon2';
 import { createLimiter, type Limiter } from './limiter.js';
+import { PasswordHashThreads } from './password-hash-threads.js';
 import { DEFAULT_PASSWORD_HASH_CONCURRENCY } from './passwords.config.js';
 import { dictionary } from '@zxcvbn-ts/language-common';
 
-// argon2id with the OWASP minimum (19 MiB, 2 passes, 1 lane). @node-rs/argon2 runs it on libuv's
-// thread pool, so hashing never blocks the event loop.
+// argon2id with the OWASP minimum (19 MiB, 2 passes, 1 lane), computed on threads of lower priority
+// (password-hash-threads.ts), so hashing never blocks the event loop nor competes with it for a core.
 // Algorithm is a const enum the compiler cannot inline here (verbatimModuleSyntax): 2 is Argon2id.
 const ARGON2 = { algorithm: 2 as Algorithm, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const LEGACY_PREFIX = 'legacy-sha512$';
@@ -17,14 +18,14 @@ export const PASSWORD_MAX_LENGTH = 128;
 /** The 10,000 most common passwords, lower-cased (the list is ranked, most common first). */
 const COMMON_PASSWORDS = new Set(dictionary.passwords.slice(0, 10_000).map((word: string) => word.toLowerCase()));
 
-// Hashing runs on libuv's thread pool, but the pool's threads share the cores with the event
-// loop: with as many hashes as cores in flight, every other request waits for CPU. So at most
+// Hashing runs on threads of its own, but they share the cores with the event loop: with as many
+// hashes as cores in flight, every other request waits for CPU. So at most
 // PASSWORD_HASH_CONCURRENCY hashes run at once (cores - 1 unless set, passwords.config.ts); the
 // others wait in a queue, off the event loop.
 // Measured in bench/: /site/health p99 under login load went from 7.6x its idle p99 to under 3x.
 //
 // One queue per process, not per app: every app and command in a process hashes on the same cores
-// and the same thread pool, so two queues would let twice the setting run at once. Whoever builds a
+// and the same threads, so two queues would let twice the setting run at once. Whoever builds a
 // process's dependencies from its settings (buildApp, the CLI commands that hash) sizes it with
 // setPasswordHashConcurrency; a later size holds for the hashes that start after it.
 const limit = createLimiter(DEFAULT_PASSWORD_HASH_CONCURRENCY);
@@ -39,8 +40,10 @@ export function passwordHashQueue(): ReturnType<Limiter['state']> {
   return limit.state();
 }
 
-const argon2Hash = (password: string) => limit(() => hash(password, ARGON2));
-const argon2Verify = (stored: string, password: string) => limit(() => verify(stored, password)).catch(() => false);
+const threads = new PasswordHashThreads();
+const argon2Hash = (password: string) => limit(() => threads.run({ op: 'hash', password, options: ARGON2 }) as Promise<string>);
+const argon2Verify = (stored: string, password: string) =>
+  limit(() => threads.run({ op: 'verify', stored, password }) as Promise<boolean>).catch(() => false);
 
 export function hashPassword(password: string): Promise<string> {
   return argon2Hash(password);

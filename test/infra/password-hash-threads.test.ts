@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { verify } from '@node-rs/argon2';
+import { describe, expect, it } from 'vitest';
+import { PasswordHashThreads } from '../../src/infra/password-hash-threads.js';
+
+// The threads that compute password hashes (infra/password-hash-threads.ts): the same hashes as
+// @node-rs/argon2 itself, one thread per hash running at once and kept for the next, and on Linux
+// a nice value above the event loop's, read from /proc (observed, never timed).
+
+const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+/** This process's threads and their nice values (Linux). */
+function threadNiceness(): Map<number, number> {
+  const threads = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // After "pid (comm) ": field 3 (state) onwards; nice is field 19.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(Number(tid), Number(fields[16]));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return threads;
+}
+
+describe('the password hashing threads', () => {
+  it('hash and verify as argon2 does, and a bad stored hash is an error, not a crash', async () => {
+    const threads = new PasswordHashThreads();
+    const encoded = (await threads.run({ op: 'hash', password: 'correct horse 1', options: OPTIONS })) as string;
+    expect(encoded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await verify(encoded, 'correct horse 1')).toBe(true);
+    expect(await threads.run({ op: 'verify', stored: encoded, password: 'correct horse 1' })).toBe(true);
+    expect(await threads.run({ op: 'verify', stored: encoded, password: 'correct horse 2' })).toBe(false);
+    await expect(threads.run({ op: 'verify', stored: 'not a hash', password: 'x' })).rejects.toThrow();
+    // The thread that answered with an error still answers.
+    expect(await threads.run({ op: 'verify', stored: encoded, password: 'correct horse 1' })).toBe(true);
+  });
+
+  it.skipIf(process.platform !== 'linux')('start a thread per hash running at once, keep it for the next, at nice 10', async () => {
+    const threads = new PasswordHashThreads();
+    const before = threadNiceness();
+    const hashes = ['one-password-1', 'two-password-2'].map((password) => threads.run({ op: 'hash', password, options: OPTIONS }));
+    await Promise.all(hashes);
+    const started = [...threadNiceness()].filter(([tid]) => !before.has(tid));
+    // Each Worker is one thread of the process; both hashes ran on one of their own, at nice 10.
+    expect(started.filter(([, nice]) => nice === 10)).toHaveLength(2);
+
+    const kept = threadNiceness();
+    await threads.run({ op: 'hash', password: 'three-password-3', options: OPTIONS });
+    await threads.run({ op: 'verify', stored: (await hashes[0]) as string, password: 'one-password-1' });
+    expect([...threadNiceness().keys()].filter((tid) => !kept.has(tid))).toEqual([]);
+  });
+});
