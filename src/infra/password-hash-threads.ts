@@ -53,7 +53,7 @@ export class PasswordHashThreads {
 
   /** The encoded hash of a `hash` request, whether the password matches for a `verify` one. */
   run(request: HashRequest): Promise<string | boolean> {
-    const worker = this.idle.pop() ?? new Worker(HASH_WORKER_SOURCE, { eval: true, workerData: this.workerData });
+    const worker = this.idle.pop() ?? this.start();
     // Held while it hashes, so a command awaiting the hash does not end first; idle threads keep no process alive.
     worker.ref();
     return new Promise((resolve, reject) => {
@@ -72,5 +72,17 @@ export class PasswordHashThreads {
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
       worker.postMessage(request);
     });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(HASH_WORKER_SOURCE, { eval: true, workerData: this.workerData });
+    // Listened to for the thread's whole life: one that fails or exits while idle leaves the idle list
+    // (the next hash would wait for it forever), and its error, with no hash's listener on, ends no process.
+    const drop = () => {
+      const index = this.idle.indexOf(worker);
+      if (index >= 0) this.idle.splice(index, 1);
+    };
+    worker.on('error', drop).on('exit', drop);
+    return worker;
   }
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
 import { verify } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
 import { PasswordHashThreads } from '../../src/infra/password-hash-threads.js';
@@ -8,6 +9,16 @@ import { PasswordHashThreads } from '../../src/infra/password-hash-threads.js';
 // a nice value above the event loop's, read from /proc (observed, never timed).
 
 const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+/** The threads kept for the next hash: private, reached here only to end one as a crash would. */
+const idleThreads = (threads: PasswordHashThreads) => (threads as unknown as { idle: Worker[] }).idle;
+
+/** `promise`, or a rejection after `ms`: a hash that waits for a dead thread fails the test instead of hanging it. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /** This process's threads and their nice values (Linux). */
 function threadNiceness(): Map<number, number> {
@@ -51,5 +62,19 @@ describe('the password hashing threads', () => {
     await threads.run({ op: 'hash', password: 'three-password-3', options: OPTIONS });
     await threads.run({ op: 'verify', stored: (await hashes[0]) as string, password: 'one-password-1' });
     expect([...threadNiceness().keys()].filter((tid) => !kept.has(tid))).toEqual([]);
+  });
+
+  it('settle a hash whose thread ends under it, and drop a thread that ends while idle, so the next hash answers', async () => {
+    const threads = new PasswordHashThreads();
+    await threads.run({ op: 'hash', password: 'first-password-1', options: OPTIONS });
+    const [hashing] = idleThreads(threads);
+    const cut = threads.run({ op: 'hash', password: 'second-password-2', options: OPTIONS });
+    await hashing!.terminate();
+    await expect(within(cut, 5000)).rejects.toThrow(/exited/);
+    expect(await within(threads.run({ op: 'hash', password: 'third-password-3', options: OPTIONS }), 5000)).toMatch(/^\$argon2id\$/);
+
+    const [idle] = idleThreads(threads);
+    await idle!.terminate();
+    expect(await within(threads.run({ op: 'hash', password: 'fourth-password-4', options: OPTIONS }), 5000)).toMatch(/^\$argon2id\$/);
   });
 });
