@@ -76,5 +76,11 @@ describe('the password hashing threads', () => {
     const [idle] = idleThreads(threads);
     await idle!.terminate();
     expect(await within(threads.run({ op: 'hash', password: 'fourth-password-4', options: OPTIONS }), 5000)).toMatch(/^\$argon2id\$/);
+
+    // A thread's error while idle (as Node reports one) is no uncaught error, and the thread is not used again.
+    const [failing] = idleThreads(threads);
+    expect(() => failing!.emit('error', new Error('lost its thread'))).not.toThrow();
+    expect(idleThreads(threads)).not.toContain(failing);
+    await failing!.terminate();
   });
 });
