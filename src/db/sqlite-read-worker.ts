@@ -3,6 +3,7 @@
 // cannot start a worker on a `.ts` file; a string runs the same everywhere. It is plain CommonJS
 // JavaScript and requires only better-sqlite3 (by the path the main thread resolved) and node: modules.
 
+import { LOWER_OWN_PRIORITY_SOURCE } from '../infra/thread-priority.js';
 /** What the main thread hands each worker. */
 export interface ReadWorkerData {
   /** The database file (never `:memory:`, which a second connection cannot see). */
@@ -30,15 +31,9 @@ export const READ_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const { performance } = require('node:perf_hooks');
-const { readlinkSync } = require('node:fs');
-const { setPriority } = require('node:os');
 const Database = require(workerData.betterSqlite3);
 
-// Linux lets a thread lower its own priority by its thread id (/proc/thread-self names it).
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid > 0 && workerData.niceness > 0) setPriority(tid, workerData.niceness);
-} catch {}
+${LOWER_OWN_PRIORITY_SOURCE}
 
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('query_only = ON');

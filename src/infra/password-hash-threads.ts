@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { LOWER_OWN_PRIORITY_SOURCE } from './thread-priority.js';
 
 // Password hashes (argon2id, about 10 ms of CPU each) on threads of their own at a lower priority.
 // On libuv's thread pool they ran at the event loop's priority, so on a core shared with the event
@@ -24,15 +25,9 @@ type HashAnswer = { value: string | boolean } | { error: string };
 const HASH_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
-const { readlinkSync } = require('node:fs');
-const { setPriority } = require('node:os');
 const { hashSync, verifySync } = require(workerData.argon2);
 
-// Linux lets a thread lower its own priority by its thread id (/proc/thread-self names it).
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid > 0) setPriority(tid, workerData.niceness);
-} catch {}
+${LOWER_OWN_PRIORITY_SOURCE}
 
 parentPort.on('message', (request) => {
   try {

@@ -6,6 +6,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { budgetCondition, QueryBudgetExceeded, startBudget, withinBudget } from '../../src/db/query-budget.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { startedSince, threadNiceness } from '../helpers/thread-niceness.js';
 import { createSearchCatalogue, type SearchCatalogue } from '../search/fixtures.js';
 
 // The read pool (SQLITE_READ_WORKERS): lists, search, facets and exports read on worker threads
@@ -59,6 +60,17 @@ describe(`the read pool (${engine})`, () => {
     if (engine === 'sqlite') expect(t.database.readDb).not.toBe(t.database.db);
     else expect(t.database.readDb).toBe(t.database.db);
     expect(plain.database.readDb).toBe(plain.database.db);
+  });
+
+  it.skipIf(engine !== 'sqlite' || process.platform !== 'linux')('reads on a thread at nice 10, below the event loop', async () => {
+    const before = threadNiceness();
+    const pooled = createDatabase(t.config.databaseUrl, { readWorkers: 1 });
+    try {
+      await sql`select count(*) from product`.execute(pooled.readDb);
+      expect(startedSince(before)).toEqual([10]);
+    } finally {
+      await pooled.close();
+    }
   });
 
   it('gives the answers the main connection gives', async () => {

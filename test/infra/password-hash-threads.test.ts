@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { verify } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
 import { PasswordHashThreads } from '../../src/infra/password-hash-threads.js';
+import { startedSince, threadNiceness } from '../helpers/thread-niceness.js';
 
 // The threads that compute password hashes (infra/password-hash-threads.ts): the same hashes as
 // @node-rs/argon2 itself, one thread per hash running at once and kept for the next, and on Linux
@@ -18,22 +18,6 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)));
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-/** This process's threads and their nice values (Linux). */
-function threadNiceness(): Map<number, number> {
-  const threads = new Map<number, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      // After "pid (comm) ": field 3 (state) onwards; nice is field 19.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(Number(tid), Number(fields[16]));
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return threads;
 }
 
 describe('the password hashing threads', () => {
@@ -54,9 +38,8 @@ describe('the password hashing threads', () => {
     const before = threadNiceness();
     const hashes = ['one-password-1', 'two-password-2'].map((password) => threads.run({ op: 'hash', password, options: OPTIONS }));
     await Promise.all(hashes);
-    const started = [...threadNiceness()].filter(([tid]) => !before.has(tid));
     // Each Worker is one thread of the process; both hashes ran on one of their own, at nice 10.
-    expect(started.filter(([, nice]) => nice === 10)).toHaveLength(2);
+    expect(startedSince(before).filter((nice) => nice === 10)).toHaveLength(2);
 
     const kept = threadNiceness();
     await threads.run({ op: 'hash', password: 'three-password-3', options: OPTIONS });
