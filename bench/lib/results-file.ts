@@ -16,9 +16,11 @@ const begin = (part: string) => `<!-- bench:${part} -->`;
 const end = (part: string) => `<!-- /bench:${part} -->`;
 
 /**
- * Replaces the part's section of RESULTS.md (appending it the first time), keeping the others and
+ * Replaces the part's section of RESULTS.md where it stands, keeping the others in their places and
  * the notes written by hand after a section's end marker (up to the next section), which stay with
- * the section they follow.
+ * the section they follow. A section written the first time goes after the last section before it in
+ * `order` that the file has (at the end when none): each script knows only a few of the others, and
+ * sections it does not name must not move.
  */
 export function writeResultsSection(file: string, part: string, markdown: string, order: readonly string[]): void {
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
@@ -31,8 +33,13 @@ export function writeResultsSection(file: string, part: string, markdown: string
     const after = match[3]!.trim();
     if (after !== '') notes.set(match[1]!, after);
   }
+  const parts = [...sections.keys()];
+  if (!sections.has(part)) {
+    const before = order.slice(0, Math.max(0, order.indexOf(part))).filter((name) => sections.has(name));
+    const after = before.length > 0 ? parts.indexOf(before.at(-1)!) + 1 : parts.length;
+    parts.splice(after, 0, part);
+  }
   sections.set(part, markdown.trim());
-  const parts = [...order.filter((name) => sections.has(name)), ...[...sections.keys()].filter((name) => !order.includes(name))];
   const body = parts
     .map((name) => `${begin(name)}\n${sections.get(name)}\n${end(name)}${notes.has(name) ? `\n\n${notes.get(name)}` : ''}`)
     .join('\n\n');
