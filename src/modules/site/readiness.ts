@@ -16,9 +16,9 @@ export type NotReadyReason =
  * the rule searches use, so a first import keeps a process out of rotation until it caught up).
  * Liveness is /site/health, which asks the database only.
  */
-export async function notReadyReasons(database: DatabaseHandle, ping: () => Promise<unknown>, now: number): Promise<NotReadyReason[]> {
+export async function notReadyReasons(database: DatabaseHandle, now: number): Promise<NotReadyReason[]> {
   try {
-    await ping();
+    await database.ping();
   } catch {
     // The other checks would only fail the same way.
     return [{ check: 'database' }];

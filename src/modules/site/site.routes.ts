@@ -37,8 +37,6 @@ export interface SiteDeps {
 
 /** Site helpers: health for load balancers and monitors, version for operators. No store needed. */
 export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { database, lifecycle }) => {
-  const ping = () => database.ping();
-
   app.get(
     '/site/health',
     {
@@ -51,7 +49,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
     },
     async (request) => {
       try {
-        await ping();
+        await database.ping();
       } catch (err) {
         request.log.error({ err }, 'health check: database unreachable');
         throw new HttpError(503, 'error.serviceUnavailable');
@@ -76,9 +74,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      const reasons: NotReadyReason[] = lifecycle?.stopping
-        ? [{ check: 'stopping' }]
-        : await notReadyReasons(database, ping, request.actionTime);
+      const reasons: NotReadyReason[] = lifecycle?.stopping ? [{ check: 'stopping' }] : await notReadyReasons(database, request.actionTime);
       if (reasons.length > 0) {
         request.log.warn({ reasons }, 'not ready');
         const text = reasons.map((reason) => reasonText(request.language, reason)).join('; ');
