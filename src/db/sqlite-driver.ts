@@ -139,6 +139,9 @@ export class CachedSqliteDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
+    // As a PostgreSQL pool's end waits for its checked-out clients, an open transaction ends as it
+    // would have before the file closes; one left idle past the limit is closed on.
+    if (this.transactionDone) await this.untilTransactionEnds().catch(() => undefined);
     this.statements.clear();
     this.rowStatements.clear();
     if (this.database.open) this.database.close();

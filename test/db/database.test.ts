@@ -97,6 +97,33 @@ describe(`the ${engine} driver`, () => {
     }
   });
 
+  it('closes once when asked twice at once (a second signal during shutdown), used or not', async () => {
+    const scratch = await scratchDatabase();
+    try {
+      const used = createDatabase(scratch.url);
+      await sql`select 1 as one`.execute(used.db);
+      // An open transaction holds a connection, so closing takes a while: the second close comes during the first.
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const running = used.db.transaction().execute(async (trx) => {
+        await sql`select 1 as one`.execute(trx);
+        entered();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return (await sql<{ one: number }>`select 1 as one`.execute(trx)).rows[0]?.one;
+      });
+      await inside;
+      await expect(Promise.all([used.close(), used.close()])).resolves.toBeDefined();
+      // Closing waits for the transaction, which ends as it would have.
+      await expect(running).resolves.toBe(1);
+      const unused = createDatabase(scratch.url);
+      await expect(Promise.all([unused.close(), unused.close()])).resolves.toBeDefined();
+      // And once more after it has closed.
+      await expect(used.close()).resolves.toBeUndefined();
+    } finally {
+      await scratch.drop();
+    }
+  });
+
   it.skipIf(engine !== 'sqlite')(
     'fails the queries that wait for a transaction which runs nothing, so one awaiting a query of the outer handle does not stop the process',
     async () => {
