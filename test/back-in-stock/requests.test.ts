@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Back-in-stock requests through HTTP: who may ask for what, idempotent repeats, a client's own
 // list and deletes (another client's id is a 404), bad input, and the per-address rate limits.

@@ -5,6 +5,9 @@ import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, read, type Who } from './helpers.js';
 import { importLines } from './import-helpers.js';
+import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(10 * MINUTE);
 
 // Discount codes: imported as `discount-codes`, put on a basket (one at a time, any letter case),
 // and every condition: validity window, uses, stores, customer kinds, minimum sum, included and

@@ -3,6 +3,9 @@ import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { add, call, read } from './helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Every basket write without a basket-token makes a new guest basket, kept 30 days: one client
 // address may make BASKET_RATE_LIMIT_PER_IP of them; writes to a basket it has are not counted there.

@@ -5,6 +5,9 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { balance, card, newCode } from '../gift-cards/helpers.js';
 import { add, basketOf, call, type Who } from './helpers.js';
 import { importLines } from './import-helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // The wrong-code limits are settings: an app started with small ones (and each its own, so a
 // setting read for the other's limit shows) refuses after that many wrong codes, not after the

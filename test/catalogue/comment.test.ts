@@ -17,6 +17,9 @@ import {
 } from '../helpers/catalogue-comments.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(10 * MINUTE);
 
 let t: AccountsTestApp;
 const ids: Record<string, number> = {};

@@ -4,6 +4,9 @@ import { contactCommand } from '../../src/modules/contact/index.js';
 import { createShop } from '../helpers/catalogue.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // The contact page: the office's data and shops; the form's validation, limits per client address
 // and per sender's email, and honeypot; both mails (office with Reply-To the sender, acknowledgement in the sender's

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { bannerCtrPruning, CTR_RETENTION_DAYS } from '../../src/modules/ctr/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Banner click-through statistics: the front-end's view and click reports are answered at once
 // (202), counted at most CTR_CAP_PER_SESSION_BANNER per session and banner and CTR_CAP_PER_IP per

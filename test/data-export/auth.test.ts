@@ -8,6 +8,9 @@ import {
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { basic, exportUser } from './fixtures.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 const get = (t: TestApp, headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
   t.app.inject({ method: 'GET', url: '/export/shop', headers: { 'x-app-language': 'en', ...headers }, remoteAddress });

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { linkSigner } from '../../src/modules/downloads/download-link.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createDownloadWorld, downloads, LINK_SECRET, linkPath, upload, type DownloadWorld } from './helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // A download link's token is its only credential. Tokens that do not verify (altered, made up) are
 // counted per client address (infra/wrong-guesses.ts): past the limit the address is refused, its good

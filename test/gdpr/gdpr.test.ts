@@ -6,6 +6,9 @@ import { exportUser } from '../data-export/fixtures.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { as } from '../profile/helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // "Your data" through HTTP: the export holds every part of the caller and nothing of anyone else
 // or any secret; the erasure takes the person out of everything, keeps their orders for

@@ -4,6 +4,9 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { rowCount } from '../helpers/table-counts.js';
 import { importLines } from '../basket/import-helpers.js';
 import { balance, card, dateIn, importCards, ledger, newCode, setExpiry } from './helpers.js';
+import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(10 * MINUTE);
 
 // The ledger of physical cards (import gift-cards) and GET /virtual-gift-card/balance: the
 // balance is the sum of the entries, an unknown code and an expired one look the same, guessing

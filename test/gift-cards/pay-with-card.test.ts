@@ -4,6 +4,9 @@ import { call, type Who } from '../basket/helpers.js';
 import { createForm, pageOf, startEveryPayShop, type EveryPayShop } from '../orders/everypay-helpers.js';
 import { checkout, checkoutForm, fill, orderLink, stockedBook } from '../orders/helpers.js';
 import { card, ledger, newCode, setExpiry } from './helpers.js';
+import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(10 * MINUTE);
 
 // Paying with gift cards through HTTP, with card payments at the local EveryPay server: the basket
 // shows each card's share and the rest to pay, checkout holds the shares on the cards' ledgers,

@@ -18,6 +18,9 @@ import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '..
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { checkoutForm, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { openCreateForm, placeOrder, productCode, type PlacedOrder } from '../orders/purchase-helpers.js';
+import { HOUR, MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(24 * HOUR, 2 * MINUTE);
 
 // The bar "rate limits on anything an anonymous client can repeat", swept over every operation of
 // the API documents that a caller without a bearer token can reach (none needed, or optional; the

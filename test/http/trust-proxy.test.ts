@@ -3,6 +3,9 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { exportUser } from '../data-export/fixtures.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Finding 4 of issue 12: with TRUST_PROXY=true the left-most X-Forwarded-For entry, which the
 // client writes, was the client address: an export user allowlisted to 10.9.9.0/24 passed from

@@ -4,6 +4,9 @@ import { addSupplier, rotateSupplierSecret, setSupplierEnabled } from '../../src
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { backOfficeImport, book, ndjson, postFeed } from './helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Suppliers push stock, prices and products, signed with their secret, limited to their own products.
 

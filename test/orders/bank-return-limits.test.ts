@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
 import { createForm, pageOf, placeCardOrder, startEveryPayShop, type EveryPayShop } from './everypay-helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // The shopper's return (/bank/return-internal) asks EveryPay's API, on the merchant's credentials,
 // how the order's payment stands. Anyone holding an order's link can repeat it: it is limited per

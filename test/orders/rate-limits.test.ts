@@ -3,6 +3,9 @@ import { expectErrorBody } from '../helpers/http.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 import { openCreateForm } from './purchase-helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // What an anonymous client can repeat is limited per address: checkouts, gateway callbacks that
 // name no payment, and returns from the card-saving page (each of which can make the service call

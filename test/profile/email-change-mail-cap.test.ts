@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_CHANGE_MAILS_PER_ADDRESS } from '../../src/modules/profile/profile.mails.js';
 import {
   askEmailChange,
@@ -8,6 +8,7 @@ import {
   uniqueEmail,
   type AccountsTestApp,
 } from '../helpers/accounts.js';
+import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
 
 // An email change mails its confirmation link to the new address, which the asking user types.
 // The limit per user (5 an hour) bounds one account; anyone can register many, and each could mail
@@ -22,13 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// The cap counts in fixed windows (infra/rate-limit.ts): a test that straddles a window's end counts in
-// two and may see up to twice the cap (one did, run across 17:00 UTC). The worker reads the system clock, so a
-// test that starts in the last minute of a window waits for the next.
-beforeEach(async () => {
-  const left = EMAIL_CHANGE_MAILS_PER_ADDRESS.windowMs - (Date.now() % EMAIL_CHANGE_MAILS_PER_ADDRESS.windowMs);
-  if (left < 60_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
-}, 70_000);
+keepEachTestInOneRateLimitWindow(EMAIL_CHANGE_MAILS_PER_ADDRESS.windowMs, MINUTE);
 
 const askFor = (token: string, email: string) => askEmailChange(t, token, email);
 

@@ -15,6 +15,9 @@ import { hashToken } from '../../src/infra/tokens.js';
 import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { as } from './helpers.js';
+import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(15 * MINUTE);
 
 // PUT /user/me and POST /user/me/confirm-email: the login email changes only once the new address
 // confirms it (the old one is told), the password only with the current one; either ends the other

@@ -3,6 +3,9 @@ import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
 import { GOOD_PASSWORD, tokenFromMail, uniqueEmail } from '../helpers/accounts.js';
 import { call, createDeployment, sentTo, describeOnPostgres, type Deployment, type RunningProcess } from './processes.js';
+import { HOUR, MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow(24 * HOUR, 2 * MINUTE);
 
 // Two API processes (WORKER=off) and a worker of the compiled build on one PostgreSQL database, as
 // docs/deployment.md lays them out: a client that alternates between the APIs meets the limits

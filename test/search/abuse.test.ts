@@ -6,6 +6,9 @@ import { createProduct, createPerson } from '../helpers/catalogue.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { createBulkProducts } from './bulk-catalogue.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Issue 12, point 6: `GET /product-dynamic-filter/search-author?term=a b c d e f g h&limit=50&priceMax=<varied>`
 // took ~128 ms, varied parameters defeated the caches, and four anonymous connections stalled the

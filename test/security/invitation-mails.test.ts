@@ -3,6 +3,9 @@ import { INVITATIONS_PER_COMPANY, INVITATIONS_PER_COMPANY_AND_EMAIL } from '../.
 import { createAccountsTestApp, mailsTo, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { call, companyMaster } from '../companies/fixtures.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // An invitation mails its address a link under the company's name, which the master typed. Anyone
 // can register a company and so become a master: without a limit the shop mailed any address that

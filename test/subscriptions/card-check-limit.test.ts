@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
 import { call, createCustomer, saveCard, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Saving a card for subscriptions starts a zero-amount card check at EveryPay. A declined check may be
 // followed by the next at once, so without a limit someone could test stolen cards here one after

@@ -4,6 +4,9 @@ import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+
+keepEachTestInOneRateLimitWindow();
 
 // Issue 12, point 5: POST /event/session-action took 70,000 rows in 10 s from one anonymous client,
 // stored every repeat, and answered an unknown product (422) unlike a hidden one (202), which told
