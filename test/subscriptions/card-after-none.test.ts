@@ -82,6 +82,20 @@ describe('a subscription left without a card', () => {
     expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id, status: 'ACTIVE', cardId: saved })]);
   });
 
+  it('its renewal fails in the run that finds it due, not an hour later: it is FAILED, and a cancel is not told a payment is pending', async () => {
+    const { customer, id, end } = await subscriberWithoutCard('removed');
+    const report = await bill(s, end + 1000);
+    expect(report).toMatchObject({ failed: 1, pending: 0 });
+    expect((await chargesOf(s, id)).map((charge) => [charge.period_number, charge.state])).toEqual([
+      [1, 'settled'],
+      [2, 'failed'],
+    ]);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id, status: 'FAILED', cardId: null })]);
+    const cancelled = await call(s, customer, 'DELETE', `/subscription/${id}`);
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json()).toMatchObject({ id, status: 'ENDED' });
+  });
+
   it("another client's new card is not given to it, nor is a card of the same client given to a subscription that has one", async () => {
     const { customer, id } = await subscriberWithoutCard('removed');
     const other = await createCustomer(s.t.database.db);
