@@ -102,4 +102,14 @@ describe('GET /qr-code/:code', () => {
     }
     expectErrorBody(await get('/qr-code/a'), 400, 'Bad Request');
   });
+
+  it("is a 404 for a product the store does not sell, as its product page is (the catalogue's rule)", async () => {
+    // BOOK-1 is in WEB's assortment only: WEB2's front-end has no page for it.
+    expect((await get('/qr-code/product-BOOK-1')).statusCode).toBe(200);
+    expectErrorBody(await get(`/product/${product}`, { store: 'WEB2' }), 404, 'Not Found');
+    expectErrorBody(await get('/qr-code/product-BOOK-1', { store: 'WEB2' }), 404, 'Not Found');
+    await createProduct(t.database.db, { code: 'BOOK-HIDDEN', hiddenWeb: true });
+    await createProduct(t.database.db, { code: 'BOOK-NOWHERE', stores: [] });
+    for (const code of ['product-BOOK-HIDDEN', 'product-BOOK-NOWHERE']) expectErrorBody(await get(`/qr-code/${code}`), 404, 'Not Found');
+  });
 });

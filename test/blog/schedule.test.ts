@@ -130,6 +130,18 @@ describe('GET /shop/:code/schedule', () => {
     expect((await schedule('2026-06-10T21:30:00Z', 'NIGHT')).json()).toMatchObject({ openNow: true, nextChange: null });
   });
 
+  it("is not kept past midnight in Tallinn, where 'today' and the exceptions from today on change", async () => {
+    const maxAge = (res: { headers: Record<string, unknown> }) => Number(/max-age=(\d+)/.exec(String(res.headers['cache-control']))![1]);
+    // 23:55 on Christmas Eve in Tallinn (UTC+2): closed until Saturday, but at midnight 'today' is Christmas Day.
+    const eve = await schedule('2026-12-24T21:55:00Z');
+    expect(eve.json()).toMatchObject({ today: { date: '2026-12-24' }, nextChange: { at: '2026-12-26T08:00:00Z' } });
+    expect(maxAge(eve)).toBeLessThanOrEqual(300);
+    const christmas = await schedule('2026-12-24T22:00:00Z');
+    expect(christmas.json().today).toEqual({ date: '2026-12-25', closed: true, opens: null, closes: null });
+    // A shop open through the night has no next change at all: still not past midnight.
+    expect(maxAge(await schedule('2026-06-10T20:58:00Z', 'NIGHT'))).toBeLessThanOrEqual(120);
+  });
+
   it('is a 404 for an unknown or inactive shop', async () => {
     clock.set(Date.parse('2026-06-10T06:00:00Z'));
     expectErrorBody(await app.inject({ method: 'GET', url: '/shop/NOPE/schedule' }), 404, 'Not Found');

@@ -72,6 +72,21 @@ describe('GET /contact', () => {
     expect(body.shops.find((shop: { code: string }) => shop.code === code).name).toBe('Kesklinna pood');
   });
 
+  it('tells shared caches that the answer depends on the store and the language (Vary)', async () => {
+    // The answer differs by store (its office) and by x-app-language (the shops' names): a CDN that keyed it
+    // on the URL alone would hand one store's or language's page to every caller.
+    const estonian = await t.app.inject({ method: 'GET', url: '/contact', headers: { store: 'WEB', 'x-app-language': 'et' } });
+    const outlet = await t.app.inject({ method: 'GET', url: '/contact', headers: { store: 'WEB2', 'x-app-language': 'et' } });
+    expect(estonian.json().store.code).not.toBe(outlet.json().store.code);
+    for (const response of [estonian, outlet]) {
+      expect(response.headers['cache-control']).toBe('public, max-age=600');
+      const vary = String(response.headers.vary ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase());
+      expect(vary).toEqual(expect.arrayContaining(['store', 'x-app-language']));
+    }
+  });
+
   it('shows empty fields for a store whose office data has not been set', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/contact', headers: { store: 'WEB2' } });
     expect(response.statusCode, response.body).toBe(200);

@@ -93,6 +93,31 @@ describe('subscribing', () => {
     expect((await subscribe(s, customer, 'SHELF5')).statusCode).toBe(201);
   });
 
+  it('GET /subscription is paged (page, per-page, X-Pagination-*), newest first, ended ones too', async () => {
+    // Every declined first month leaves an ENDED subscription: a client's list only grows.
+    const customer = await createCustomer(s.t.database.db);
+    await saveCard(s, customer);
+    const token = s.everypay.cards().at(-1)!.token;
+    s.everypay.setCardOutcome(token, 'failed');
+    for (let n = 0; n < 3; n += 1) expect((await subscribe(s, customer, 'SHELF5')).statusCode).toBe(409);
+    s.everypay.setCardOutcome(token, 'settled');
+    expect((await subscribe(s, customer, 'SHELF5')).statusCode).toBe(201);
+    const all = (await call(s, customer, 'GET', '/subscription')).json() as { id: number; status: string }[];
+    expect(all.map((sub) => sub.status)).toEqual(['ACTIVE', 'ENDED', 'ENDED', 'ENDED']);
+    const first = await call(s, customer, 'GET', '/subscription?per-page=3');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().map((sub: { id: number }) => sub.id)).toEqual(all.slice(0, 3).map((sub) => sub.id));
+    expect(first.headers).toMatchObject({
+      'x-pagination-current-page': '1',
+      'x-pagination-page-count': '2',
+      'x-pagination-per-page': '3',
+      'x-pagination-total-count': '4',
+    });
+    const second = await call(s, customer, 'GET', '/subscription?page=2&per-page=3');
+    expect(second.json().map((sub: { id: number }) => sub.id)).toEqual([all[3]!.id]);
+    expect((await call(s, customer, 'GET', '/subscription?page=0')).statusCode).toBe(400);
+  });
+
   it('every id-taking route checks ownership', async () => {
     const owner = await createCustomer(s.t.database.db);
     const other = await createCustomer(s.t.database.db);

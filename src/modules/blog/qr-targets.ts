@@ -1,9 +1,10 @@
 import type { Db } from '../../db/database.js';
 import { publishedAt } from '../../infra/publishing.js';
+import { GUEST, visibleProduct } from '../catalogue/index.js';
 
 // What a QR code points to. A code is `<kind>-<code>`, the kind telling which namespace the rest is
 // looked up in (split at the first hyphen, so the rest may hold hyphens):
-//   product-<product code>   the product page          <front-end>/product/<product id>
+//   product-<product code>   the product page          <front-end>/product/<product id> (one the store sells)
 //   shop-<shop code>          the shop's page           <front-end>/shop/<shop code>
 //   blog-<post code>          a published blog post     <front-end>/blog/<slug>
 //   news-<news code>          a published news item     <front-end>/news/<slug>
@@ -17,13 +18,14 @@ export const QR_KINDS = ['product', 'shop', 'blog', 'news', 'page', 'redirect'] 
 type PathOf = (db: Db, store: string, code: string, now: number) => Promise<string | undefined>;
 
 const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
-  async product(db, _store, code) {
+  async product(db, store, code) {
+    // The catalogue's rule for the public (active, in the store's assortment, not hidden from it): a
+    // code for a product the store does not sell would draw a link to a page that is a 404 there.
     const row = await db
-      .selectFrom('product')
-      .select('id')
-      .where('code', '=', code)
-      .where('is_active', '=', true)
-      .where('hidden_web', '=', false)
+      .selectFrom('product as p')
+      .select('p.id')
+      .where('p.code', '=', code)
+      .where(visibleProduct(store, GUEST))
       .executeTakeFirst();
     return row ? `/product/${row.id}` : undefined;
   },

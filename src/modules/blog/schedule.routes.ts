@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
+import { endOfLocalDay, localTime } from '../../infra/shop-time.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { ContentReadDeps } from './posts.routes.js';
 import { CONTENT_MAX_AGE_SECONDS, contentCacheFor } from '../content/index.js';
@@ -52,9 +53,12 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async 
       if (shopId === undefined) throw new HttpError(404, 'blog.shopNotFound', { code: request.params.code.slice(0, 40) });
       const data = await scheduleOf(database.db, shopId);
       const now = request.actionTime;
-      // `openNow` must not outlive the next change in a cache.
+      // `openNow` must not outlive the next change in a cache, nor `today` (and the exceptions from
+      // today on) the day's end in Tallinn: kept past midnight, Christmas Eve's short hours were
+      // shown as today's on Christmas Day.
       const next = openState(data, now).nextChange;
-      const untilChange = next === null ? CONTENT_MAX_AGE_SECONDS : Math.max(0, Math.floor((next.at - now) / 1000));
+      const changesAt = Math.min(next === null ? Infinity : next.at, endOfLocalDay(localTime(now).date));
+      const untilChange = Math.max(0, Math.floor((changesAt - now) / 1000));
       contentCacheFor(reply, caller.kind, Math.min(CONTENT_MAX_AGE_SECONDS, untilChange));
       const languages = fallbackLanguages(request.language, requestStore(request).defaultLanguage);
       return scheduleView(request.params.code, data, now, languages);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
+import { setCacheHeaders } from '../../http/http-cache.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { activeShops } from '../catalogue/index.js';
@@ -15,6 +16,8 @@ export interface ContactDeps {
 }
 
 const tags = ['contact page'];
+/** How long a shared cache or browser may keep the contact page (office data changes rarely). */
+const CONTACT_MAX_AGE_SECONDS = 600;
 
 /** The contact page: the store's office and shops, and the contact form. */
 export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app, { database, config }) => {
@@ -33,8 +36,10 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
     async (request, reply) => {
       const store = requestStore(request);
       const [office, shops] = await Promise.all([findStoreContact(db, store.code), activeShops(db, request.language)]);
-      // The same for every caller: nothing in it depends on who asks.
-      reply.header('Cache-Control', 'public, max-age=600');
+      // The same for every caller: nothing in it depends on who asks. It does depend on the store and
+      // (the shops' names) the language, which a shared cache must key on (Vary), or it hands one
+      // store's or language's page to every caller.
+      setCacheHeaders(reply, 'public', CONTACT_MAX_AGE_SECONDS);
       return { store: { code: store.code, name: store.name, ...office }, shops };
     },
   );

@@ -106,9 +106,12 @@ export function newCharge(
  * lost answer leaves the charge pending for reconcile().
  */
 export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge: ChargeRow, token: string | null, now: number) {
+  // No saved card to charge (a renewal's card went, and its charge names the gateway 'none'): failed now.
+  // Asked after the gateway, this left the charge pending for the next run's look-up, an hour on, while
+  // the subscription waited past its period and a cancel was told a payment was pending.
+  if (token === null) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
   const gateway = gateways[charge.gateway as GatewayName];
   if (!gateway) return 'pending' as const;
-  if (token === null) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
   const sub = (await findSubscription(db, Number(charge.subscription_id)))!;
   const subscriber = await subscriberOf(db, Number(sub.user_id));
   let status: PaymentStatus;

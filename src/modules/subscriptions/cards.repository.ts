@@ -3,6 +3,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { RedirectForm, SavedCard } from '../payments/index.js';
+import { LIVE } from './subscriptions.repository.js';
 import type { SubscriptionCardTable } from './subscriptions.tables.js';
 
 export type CardRow = Selectable<SubscriptionCardTable>;
@@ -119,6 +120,22 @@ export async function deleteCards(db: Db, ids: number[], replacement: number | n
   await db.updateTable('subscription').set({ card_id: replacement, updated_at: now }).where('card_id', 'in', ids).execute();
   const result = await db.deleteFrom('subscription_card').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Gives the client's live subscriptions that have no card (theirs went while no other was left: a
+ * removal, a prune) the card `cardId`, just saved: their renewal or its retry charges it. Without
+ * this they kept no card for good (no route names a subscription's card), failed every retry and
+ * lapsed, while the billing-failed mail asked the customer to save a new card.
+ */
+export async function giveCardToCardless(db: Db, clientAccountId: number, cardId: number, now: number): Promise<void> {
+  await db
+    .updateTable('subscription')
+    .set({ card_id: cardId, updated_at: now })
+    .where('client_account_id', '=', clientAccountId)
+    .where('card_id', 'is', null)
+    .where('status', 'in', LIVE)
+    .execute();
 }
 
 /** Marks a card still waiting for its gateway DECLINED; false when it was confirmed, declined (or removed) meanwhile. */

@@ -23,6 +23,7 @@ import {
   deleteCards,
   declinePendingCard,
   findCard,
+  giveCardToCardless,
   insertCard,
   lockCardOwner,
   lockCardOwners,
@@ -191,7 +192,11 @@ export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentSta
     // both became one, and a removal or a new default committed meanwhile went unseen.
     await lockCardOwner(trx, Number(card.client_account_id));
     const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
-    return (await confirmCard(trx, Number(card.id), status.card, !hasDefault, now)) ? 'saved' : 'done-already';
+    if (!(await confirmCard(trx, Number(card.id), status.card, !hasDefault, now))) return 'done-already';
+    // A subscription left without a card (its card went while no other was left) is paid with the
+    // card saved next, as the billing-failed mail tells the customer.
+    await giveCardToCardless(trx, Number(card.client_account_id), Number(card.id), now);
+    return 'saved';
   }
   if (status.state === 'pending') return 'pending';
   // Declined, cancelled, or settled without a token: nothing to keep but the decline. Only while still

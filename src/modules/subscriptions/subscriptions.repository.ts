@@ -28,8 +28,28 @@ export function plansByIds(db: Db, ids: number[]): Promise<PlanRow[]> {
   return ids.length === 0 ? Promise.resolve([]) : db.selectFrom('subscription_plan').selectAll().where('id', 'in', ids).execute();
 }
 
-export function subscriptionsOf(db: Db, clientAccountId: number): Promise<SubscriptionRow[]> {
-  return db.selectFrom('subscription').selectAll().where('client_account_id', '=', clientAccountId).orderBy('id', 'desc').execute();
+/** One page of the client's subscriptions, newest first (ended ones too: the list only grows), and how many there are. */
+export async function subscriptionsPageOf(
+  db: Db,
+  clientAccountId: number,
+  page: { offset: number; perPage: number },
+): Promise<{ rows: SubscriptionRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('subscription')
+      .selectAll()
+      .where('client_account_id', '=', clientAccountId)
+      .orderBy('id', 'desc')
+      .limit(page.perPage)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('subscription')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('client_account_id', '=', clientAccountId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
 }
 
 export function findSubscription(db: Db, id: number): Promise<SubscriptionRow | undefined> {

@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { authenticate } from '../../http/auth.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { cardsRoutes } from './cards.routes.js';
 import type { SubscriptionsDeps } from './subscriptions.deps.js';
 import { listPlans } from './plans.js';
 import { takesRoutes } from './takes.routes.js';
-import { ChangePlanBody, IdParams, PlanSchema, SubscribeBody, SubscriptionSchema } from './subscriptions.schemas.js';
+import { ChangePlanBody, IdParams, PlanSchema, SubscribeBody, SubscriptionListQuery, SubscriptionSchema } from './subscriptions.schemas.js';
 import { cancelSubscription, changePlan, listSubscriptions, subscribe } from './subscriptions.service.js';
 
 const security = [{ bearer: [] }];
@@ -51,13 +52,20 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       ...noStore,
       schema: {
         tags,
-        summary: "The caller's subscriptions, newest first (ended ones too)",
+        summary: "The caller's subscriptions, newest first (ended ones too; paged)",
         headers: StoreRequestHeaders,
+        querystring: SubscriptionListQuery,
         security,
-        response: { 200: success(Type.Array(SubscriptionSchema)), ...errors(...storeRouteErrors, 401) },
+        response: { 200: success(Type.Array(SubscriptionSchema), 'list'), ...errors(...storeRouteErrors, 401) },
       },
     },
-    async (request) => listSubscriptions(db, await subscriber(request), languageOf(request)),
+    async (request, reply) => {
+      // Paged as every list is: every subscription a client ever had stays listed (a declined first month too).
+      const page = pageRequest(request.query);
+      const { items, total } = await listSubscriptions(db, await subscriber(request), page, languageOf(request));
+      setPaginationHeaders(request, reply, page, total);
+      return items;
+    },
   );
 
   app.post(

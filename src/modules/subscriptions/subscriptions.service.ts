@@ -22,7 +22,7 @@ import {
   lockOwnSubscription,
   plansByIds,
   recordTrial,
-  subscriptionsOf,
+  subscriptionsPageOf,
   updateSubscription,
   type PlanRow,
   type SubscriptionRow,
@@ -65,8 +65,10 @@ async function wireOf(db: Db, subs: SubscriptionRow[], language: Language) {
   return subs.map((sub) => subscriptionWire(sub, byId, language));
 }
 
-export async function listSubscriptions(db: Db, who: Subscriber, language: Language) {
-  return wireOf(db, await subscriptionsOf(db, who.clientAccountId), language);
+/** One page of the caller's subscriptions, newest first, and how many there are. */
+export async function listSubscriptions(db: Db, who: Subscriber, page: { offset: number; perPage: number }, language: Language) {
+  const { rows, total } = await subscriptionsPageOf(db, who.clientAccountId, page);
+  return { items: await wireOf(db, rows, language), total };
 }
 
 async function subscriptionById(db: Db, id: number, language: Language) {
