@@ -31,6 +31,7 @@ import {
   clearBasketCards,
   clearVirtualCardLines,
   saveVirtualCardLine,
+  virtualCardLines,
   type VirtualGiftCardInput,
 } from '../gift-cards/index.js';
 
@@ -257,7 +258,10 @@ export async function changeQuantity(
     const known = await queries.product(trx, input.productId, context.store.code);
     const { product, priceCents } = await orderableProduct(trx, context, input.productId, known);
     checkQuantity(product, input.quantity);
-    await updateLine(trx, basket.id, input.productId, input.quantity, priceCents);
+    // A virtual gift card's price is its card's amount (addProduct), not the product's: the line is
+    // seen at that amount, or every read after this write would say its price changed.
+    const card = product.type === 'VIRTUAL_GIFT_CARD' ? (await virtualCardLines(trx, basket.id)).get(product.id) : undefined;
+    await updateLine(trx, basket.id, input.productId, input.quantity, card?.amountCents ?? priceCents);
   }
   return touchBasket(trx, basket, context.now);
 }
