@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer } from '../helpers/customers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basketOf, call } from './helpers.js';
 
@@ -32,5 +33,27 @@ describe("a virtual gift card's line", () => {
       await call(t, 'POST', '/basket/add-product', who, { productId: voucher, quantity: 1, giftCard: { ...giftCard, amount: 20 } }),
     );
     expect(replaced.items[0]).toMatchObject({ unitPrice: 20, notice: null });
+  });
+});
+
+describe('a virtual gift card line taken out', () => {
+  it("leaves no details behind: a guest's card merged in later keeps its own amount and recipient", async () => {
+    const client = await createCustomer(t.database.db);
+    const stale = { amount: 50, recipientName: 'Jaan Tamm', recipientEmail: 'jaan@example.ee', deliveryDate: deliveryDate() };
+    basketOf(await call(t, 'POST', '/basket/add-product', { bearer: client.token }, { productId: voucher, quantity: 1, giftCard: stale }));
+    basketOf(await call(t, 'PUT', '/basket/change-quantity', { bearer: client.token }, { productId: voucher, quantity: 0 }));
+    basketOf(await call(t, 'POST', '/basket/add-product', { bearer: client.token }, { productId: voucher, quantity: 1, giftCard: stale }));
+    basketOf(await call(t, 'DELETE', `/basket/remove-product?productId=${voucher}`, { bearer: client.token }));
+
+    const wanted = { amount: 20, recipientName: 'Mari Mets', recipientEmail: 'mari@example.ee', deliveryDate: deliveryDate() };
+    const guest = basketOf(await call(t, 'POST', '/basket/add-product', {}, { productId: voucher, quantity: 1, giftCard: wanted }));
+    const merged = basketOf(await call(t, 'POST', '/basket/merge', { bearer: client.token, token: guest.basketToken! }));
+    expect(merged.items).toEqual([
+      expect.objectContaining({
+        productId: voucher,
+        unitPrice: 20,
+        giftCard: expect.objectContaining({ amount: 20, recipientName: 'Mari Mets' }),
+      }),
+    ]);
   });
 });

@@ -254,6 +254,7 @@ export async function changeQuantity(
   if (!lines.some((line) => line.product_id === input.productId)) throw notFound('basket.notInBasket', { id: input.productId });
   if (input.quantity === 0) {
     await deleteLine(trx, basket.id, input.productId);
+    await clearVirtualCardLines(trx, basket.id, input.productId);
   } else {
     const known = await queries.product(trx, input.productId, context.store.code);
     const { product, priceCents } = await orderableProduct(trx, context, input.productId, known);
@@ -270,6 +271,9 @@ export async function removeProduct(trx: Db, basket: BasketRow, productId: numbe
   const lines = await basketLines(trx, basket.id);
   if (!lines.some((line) => line.product_id === productId)) throw notFound('basket.notInBasket', { id: productId });
   await deleteLine(trx, basket.id, productId);
+  // A virtual gift card's details go with its line: left behind, a guest's line of the same card
+  // merged in at login took their amount and recipient instead of its own.
+  await clearVirtualCardLines(trx, basket.id, productId);
   return touchBasket(trx, basket, now);
 }
 
