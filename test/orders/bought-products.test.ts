@@ -276,10 +276,12 @@ describe('GET /bought-product through the orders’ real transitions', () => {
   });
 
   it('takes a failed order out, and counts a cancelled one again when its payment settles late, as bought before a newer order', async () => {
-    // a3 is stuck in processing past the limit (FAILED); the unpaid order is unpaid past its limit (CANCELLED).
+    // a3's hand-off to a back office that does not answer is stuck past the limit (FAILED; without a
+    // back office it would wait for the pull feed); the unpaid order is unpaid past its limit (CANCELLED).
     await age(db(), orders.a3.id, 9 * 60);
     await age(db(), orders.unpaid.id, 31);
-    const swept = await sweepOrders(sweep, Date.now());
+    const backoffice = { url: 'http://127.0.0.1:9/orders', secret: 'x'.repeat(32), timeoutMs: 500 };
+    const swept = await sweepOrders({ ...sweep, config: { ...sweep.config, backoffice } }, Date.now());
     expect(swept).toEqual({ ran: true, result: expect.objectContaining({ failed: 1, cancelled: 1 }) });
     expect(await orderStatus(db(), orders.a3.id)).toBe('FAILED');
     expect(await orderStatus(db(), orders.unpaid.id)).toBe('CANCELLED');

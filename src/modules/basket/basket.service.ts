@@ -31,6 +31,7 @@ import {
   clearBasketCards,
   clearVirtualCardLines,
   saveVirtualCardLine,
+  virtualCardLines,
   type VirtualGiftCardInput,
 } from '../gift-cards/index.js';
 
@@ -253,11 +254,15 @@ export async function changeQuantity(
   if (!lines.some((line) => line.product_id === input.productId)) throw notFound('basket.notInBasket', { id: input.productId });
   if (input.quantity === 0) {
     await deleteLine(trx, basket.id, input.productId);
+    await clearVirtualCardLines(trx, basket.id, input.productId);
   } else {
     const known = await queries.product(trx, input.productId, context.store.code);
     const { product, priceCents } = await orderableProduct(trx, context, input.productId, known);
     checkQuantity(product, input.quantity);
-    await updateLine(trx, basket.id, input.productId, input.quantity, priceCents);
+    // A virtual gift card's price is its card's amount (addProduct), not the product's: the line is
+    // seen at that amount, or every read after this write would say its price changed.
+    const card = product.type === 'VIRTUAL_GIFT_CARD' ? (await virtualCardLines(trx, basket.id)).get(product.id) : undefined;
+    await updateLine(trx, basket.id, input.productId, input.quantity, card?.amountCents ?? priceCents);
   }
   return touchBasket(trx, basket, context.now);
 }
@@ -266,6 +271,9 @@ export async function removeProduct(trx: Db, basket: BasketRow, productId: numbe
   const lines = await basketLines(trx, basket.id);
   if (!lines.some((line) => line.product_id === productId)) throw notFound('basket.notInBasket', { id: productId });
   await deleteLine(trx, basket.id, productId);
+  // A virtual gift card's details go with its line: left behind, a guest's line of the same card
+  // merged in at login took their amount and recipient instead of its own.
+  await clearVirtualCardLines(trx, basket.id, productId);
   return touchBasket(trx, basket, now);
 }
 

@@ -117,8 +117,14 @@ export async function virtualCardLines(db: Db, basketId: number): Promise<Map<nu
   );
 }
 
-export async function clearVirtualCardLines(trx: Db, basketId: number): Promise<void> {
-  await trx.deleteFrom('basket_virtual_gift_card').where('basket_id', '=', basketId).execute();
+/**
+ * Takes the basket's virtual card details away: all of them, or the one of `productId` when its line
+ * leaves the basket (details left behind would become a merged-in guest line's amount and recipient).
+ */
+export async function clearVirtualCardLines(trx: Db, basketId: number, productId?: number): Promise<void> {
+  let query = trx.deleteFrom('basket_virtual_gift_card').where('basket_id', '=', basketId);
+  if (productId !== undefined) query = query.where('product_id', '=', productId);
+  await query.execute();
 }
 
 /** Checkout: the order's virtual card lines, by the order line's position. */

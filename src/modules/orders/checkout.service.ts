@@ -122,8 +122,12 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   await recordCreated(trx, orderId, now);
   const lines = priced.lines.filter((line) => line.available);
   const stockBound = lines.map((line) => basketCheckout.shipsOnlyFromStock(line.product));
-  for (const [index, line] of lines.entries()) {
-    if (stockBound[index] && !(await holdStock(trx, line.product.id, line.quantity)))
+  // Held in product id order, as stock.repository.ts takes several products' rows: two baskets with
+  // the same products added the other way round each held one and waited for the other (on
+  // PostgreSQL a deadlock, and one of the checkouts a 500).
+  const toHold = lines.filter((_, index) => stockBound[index]).sort((a, b) => a.product.id - b.product.id);
+  for (const line of toHold) {
+    if (!(await holdStock(trx, line.product.id, line.quantity)))
       throw conflict('checkout.outOfStock', { product: line.product.name, left: await freeStock(trx, line.product.id) });
   }
   await insertOrderLines(

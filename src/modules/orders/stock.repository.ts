@@ -5,7 +5,8 @@ import type { Db } from '../../db/database.js';
 // product.reserved_quantity is what orders not yet handed over hold of it. Holding is one
 // conditional update, so of many checkouts racing for the last copies exactly as many succeed as
 // there are copies: each sees the others' holds, on both engines (a row lock on PostgreSQL, the
-// one writer on SQLite).
+// one writer on SQLite). A writer of several products' rows takes them in product id order (checkout
+// too), so two of them never each hold a row the other waits for.
 
 /** Holds `quantity` units when that many are free; false (and nothing held) when they are not. */
 export async function holdStock(trx: Db, productId: number, quantity: number): Promise<boolean> {
@@ -45,6 +46,7 @@ export async function holdStockAgain(trx: Db, orderId: number): Promise<void> {
     .where('order_id', '=', orderId)
     .where('stock_bound', '=', true)
     .where('reserved_quantity', '=', 0)
+    .orderBy('product_id')
     .execute();
   for (const line of lines) {
     await trx
@@ -87,6 +89,7 @@ function heldLines(trx: Db, orderId: number) {
     .select(['product_id', 'reserved_quantity'])
     .where('order_id', '=', orderId)
     .where('reserved_quantity', '>', 0)
+    .orderBy('product_id')
     .execute();
 }
 

@@ -22,7 +22,8 @@ import { ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.
 //   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
 //   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
 //           back office is down, and the next sweep comes soon enough);
-//   stuck   PENDING_PROCESSING/PROCESSING/PENDING_NAV_PROCESSING past stuckAfterMs: FAILED;
+//   stuck   PENDING_PROCESSING/PROCESSING/PENDING_NAV_PROCESSING past stuckAfterMs: FAILED (the last only
+//           with a back office: without one an order waits there for the pull feed);
 //   refunds payments that settled for orders that could not go on (unmatched-refunds.ts).
 
 export const ORDER_SWEEP_LEASE = 'order-sweep';
@@ -68,7 +69,12 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
         if ((await handOff(deps.db, deps.config, orderId, now)) === 'completed') report.handedOff += 1;
         return true;
       });
-    for (const status of ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING'] as const)
+    // Without a back office (no BACKOFFICE_ORDERS_URL) PENDING_NAV_PROCESSING is where a processed
+    // order waits for the operators' pull feed and their status report, not a hand-off stuck:
+    // failing it gave its gift cards and discount code back while the order was paid and shipped.
+    const stuckStates: OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING'];
+    if (deps.config.backoffice !== undefined) stuckStates.push('PENDING_NAV_PROCESSING');
+    for (const status of stuckStates)
       await eachOrder(deps, status, now - deps.config.stuckAfterMs, async (orderId) => {
         const hours = Math.round(deps.config.stuckAfterMs / 3_600_000);
         const cause = `stuck in ${status} for more than ${hours} hours`;
