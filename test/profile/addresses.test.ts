@@ -101,6 +101,21 @@ describe('addresses', () => {
     expect(text.statusCode).toBe(415);
   });
 
+  it('refuses a phone or postcode of spaces alone (which their patterns take), and saves or changes nothing', async () => {
+    const erin = await createCustomer(t.database.db);
+    const call = as(t, erin.token);
+    const blank = await call('POST', '/client-account/address', { ...home, phone: '     ', postcode: '  ' });
+    expect(blank.json()).toEqual([
+      { field: 'phone', message: 'phone cannot be blank.' },
+      { field: 'postcode', message: 'postcode cannot be blank.' },
+    ]);
+    expect(blank.statusCode).toBe(422);
+    expect((await call('GET', '/client-account/address')).json()).toEqual([]);
+    const saved = (await call('POST', '/client-account/address', home)).json();
+    expect(expectFieldErrors(await call('PUT', `/client-account/address/${saved.id}`, { ...home, postcode: '   ' }))).toEqual(['postcode']);
+    expect((await call('GET', '/client-account/address')).json()).toEqual([saved]);
+  });
+
   it('keeps at most 20 addresses per client', async () => {
     const carol = await createCustomer(t.database.db);
     const call = as(t, carol.token);

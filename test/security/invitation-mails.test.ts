@@ -60,6 +60,16 @@ describe('invitations into a company', () => {
     await t.smtp.waitFor(() => mailsTo(t, victim).length === INVITATIONS_PER_COMPANY_AND_EMAIL.max + 1, 5000);
   });
 
+  it("are documented as counted: the cap of one address is each company's own, not every company's together", async () => {
+    const openapi = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    const description = String(openapi.json().paths['/company-user'].post.description);
+    expect(description).not.toContain('every company together');
+    expect(description).toContain(
+      `${INVITATIONS_PER_COMPANY.max} invitations an hour, and ${INVITATIONS_PER_COMPANY_AND_EMAIL.max} of them`,
+    );
+    expect(description).toContain('each company counts its own');
+  });
+
   it('are at most INVITATIONS_PER_COMPANY an hour from one company, and another company still invites', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     for (let i = 0; i < INVITATIONS_PER_COMPANY.max; i++) {

@@ -50,7 +50,8 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
           'Creates the user when the email is new and a client account of the company in this store, and mails the ' +
           'verification link with which the person sets a password. 409 when the email has an account in this store; ' +
           'one a company removed does not count: this company gets its own back, another company makes a new one. ' +
-          'A company may send 50 invitations an hour, and an address be sent 5 by every company together (429 past either).',
+          'A company may send 50 invitations an hour, and 5 of them to one address (each company counts its own, so one company ' +
+          "cannot use up another's invitations of a person; 429 past either).",
         headers,
         body: CompanyUserInvitation,
         security: SECURITY,

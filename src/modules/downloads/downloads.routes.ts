@@ -132,7 +132,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         description:
           'Streams the file with its Content-Type, Content-Length and Content-Disposition. One range (bytes=a-b, a- or -n) is a 206 with ' +
           'Content-Range; a range past the end (a first position of any size) is a 416 with Content-Range: bytes */size. An expired or altered link, one made for another client than the bearer ' +
-          'sent, or one past the download limit is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
+          'sent, one past the download limit, or one whose client was erased or removed from its company since is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
           "but every request spends the bytes it is answered with from the link's budget, DOWNLOAD_LINK_BUDGET times the file's size " +
           '(3 by default: a download resumed or fetched in ranges fits many times over, a link shared with others does not): a request ' +
           'that would take the link past it is a 403 and sends nothing. A 416 spends nothing.',

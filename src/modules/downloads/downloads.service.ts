@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
-import { forbidden, notFound } from '../../infra/domain-error.js';
+import { DomainError, forbidden, notFound } from '../../infra/domain-error.js';
+import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { byteRange, type RangeAnswer } from './byte-range.js';
 import type { DownloadLink, LinkSigner } from './download-link.js';
 import {
@@ -91,6 +92,7 @@ export async function openDownload(
   const { link } = request;
   if (link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
   if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
+  await refuseEndedClient(trx, link.clientAccountId);
   // Any store: the link was made in the entitlement's store and carries no other. A take's link
   // stops working when the take stops giving access (a lapse, the end of a cancelled period, off the shelf).
   const owner = { clientAccountId: link.clientAccountId };
@@ -110,4 +112,19 @@ export async function openDownload(
     if (used === undefined) throw forbidden('downloads.limitReached', { limit });
   }
   return { file, range };
+}
+
+/**
+ * A link is its client's: one whose account was erased, or removed from its company, since the link
+ * was made (both end the account's sessions) gets no more bytes from it (403, as a link that expired).
+ * Under the client account's lock, as every writer of the client's data takes it, so an erasure or a
+ * removal committing at the same moment either comes first and refuses the link, or waits for its count.
+ */
+async function refuseEndedClient(trx: Db, clientAccountId: number): Promise<void> {
+  try {
+    await lockLiveClientAccount(trx, clientAccountId);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'unauthenticated') throw forbidden('downloads.linkInvalid');
+    throw error;
+  }
 }

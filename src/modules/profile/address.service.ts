@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
-import { invalidField, notFound } from '../../infra/domain-error.js';
+import { invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
 import {
   addressesOf,
   clearDefault,
@@ -45,13 +45,21 @@ export async function listAddresses(db: Db, clientAccountId: number): Promise<Ad
 async function checkedValues(trx: Db, body: AddressBody, now: number) {
   const country = body.countryNavCode.toUpperCase();
   if (!(await countryExists(trx, country))) throw invalidField('countryNavCode', 'profile.unknownCountry');
+  const phone = body.phone.trim();
+  const postcode = body.postcode.trim();
+  // Their patterns take spaces (`+372 5555 5555`, `LV-1050`), so one of spaces alone passes them and
+  // was saved as an empty phone or postcode: a required text of nothing but spaces is a 422, as a name's is.
+  const blank = Object.entries({ phone, postcode }).filter(([, value]) => value === '');
+  if (blank.length > 0) {
+    throw new InvalidInputError(blank.map(([field]) => ({ field, messageKey: 'validation.required', params: { field } })));
+  }
   return {
     kind: body.kind,
     name: body.name.trim(),
-    phone: body.phone.trim(),
+    phone,
     address: body.address.trim(),
     city: body.city.trim(),
-    postcode: body.postcode.trim(),
+    postcode,
     country_code: country,
     updated_at: now,
   };

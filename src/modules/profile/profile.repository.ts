@@ -128,11 +128,25 @@ export async function consumeEmailChange(db: Db, userId: number, tokenHash: stri
   return result.numDeletedRows > 0n;
 }
 
-/** The new login email; a reset link mailed to the old address stops working with it. */
+/**
+ * The new login email. The reset and verification links mailed to the old address stop working with
+ * it: either sets the password and logs in (a verification link waits 7 days, for an account a
+ * company or a registration form attached), and the old mailbox is no longer the person's proof. An
+ * account such a link was to confirm waits for a new one, mailed to the new address (a business
+ * registration sent again; a company removes and invites the person again).
+ */
 export async function setLoginEmail(db: Db, userId: number, email: string, now: number): Promise<void> {
   await db
     .updateTable('app_user')
-    .set({ email, reset_token_hash: null, reset_expires_at: null, updated_at: now })
+    .set({
+      email,
+      reset_token_hash: null,
+      reset_expires_at: null,
+      verification_token_hash: null,
+      verification_expires_at: null,
+      verification_client_account_id: null,
+      updated_at: now,
+    })
     .where('id', '=', userId)
     .execute();
 }
