@@ -250,6 +250,26 @@ describe('refused checkouts write nothing', () => {
     expect((await call(t, 'GET', '/basket', who)).json().items).toHaveLength(1);
   });
 
+  it('a phone or postcode of spaces alone is a 422 on each, not an order with an empty one', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const who = await fill(t, {}, [[book, 1]]);
+    const before = await countOrders();
+    const blank = { shippingPhone: '     ', shippingPostcode: '  ', billingPhone: ' ( ) - ', billingPostcode: ' - ' };
+    const response = await checkout(t, who, checkoutForm(shop, blank));
+    expect(response.statusCode, response.body).toBe(422);
+    expect(
+      response
+        .json()
+        .map((error: { field: string }) => error.field)
+        .sort(),
+    ).toEqual(['billingPhone', 'billingPostcode', 'shippingPhone', 'shippingPostcode']);
+    expect(await countOrders()).toBe(before);
+    expect(await reserved(book)).toBe(0);
+    // Spaces, brackets and hyphens inside a real one still pass.
+    const placed = await checkout(t, who, checkoutForm(shop, { shippingPhone: '+372 (5) 555-5555', shippingPostcode: 'LV-1050' }));
+    expect(placed.statusCode, placed.body).toBe(200);
+  });
+
   it('malformed bodies and headers are 4xx, never 500', async () => {
     const book = await stockedBook(t, shop, 5);
     const who = await fill(t, {}, [[book, 1]]);

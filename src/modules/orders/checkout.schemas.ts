@@ -6,12 +6,15 @@ import { AddressSchema } from '../profile/index.js';
 
 const Text = (maxLength: number, description?: string) => TextLine({ minLength: 1, maxLength, ...(description ? { description } : {}) });
 const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
+// Each takes spaces and separators inside it, and must hold a digit (or letter) too: one of spaces
+// alone passed and became an order shipped to an empty phone or postcode.
 const Phone = Type.String({
   minLength: 5,
   maxLength: 40,
-  pattern: '^\\+?[0-9 ()-]{5,40}$',
+  pattern: '^(?=.*[0-9])\\+?[0-9 ()-]{5,40}$',
   description: 'Digits, spaces, (), -, an optional leading +',
 });
+const Postcode = Type.String({ minLength: 2, maxLength: 20, pattern: '^(?=.*[A-Za-z0-9])[A-Za-z0-9 -]+$' });
 const CountryNavCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2, as in GET /checkout/meta' });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
@@ -36,14 +39,14 @@ export const CheckoutBody = Type.Object(
     shippingPhone: Phone,
     shippingAddress: Text(300),
     shippingCity: Text(100),
-    shippingPostcode: Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }),
+    shippingPostcode: Postcode,
     shippingCountryNavCode: CountryNavCode,
     billingName: Text(200),
     billingEmail: Email,
     billingPhone: Phone,
     billingAddress: Text(300),
     billingCity: Text(100),
-    billingPostcode: Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }),
+    billingPostcode: Postcode,
     billingCountryNavCode: CountryNavCode,
     deliveryMethodId: Id,
     parcelMachineId: Type.Optional(Id),
