@@ -65,6 +65,20 @@ describe('createdFrom and createdTo', () => {
     ]);
   });
 
+  it('takes a year below 100 as that year (a start "from the beginning"), not as 19xx or a malformed value', async () => {
+    for (const from of ['0001-01-01 00:00:00', '0099-12-31 23:59:59', '0000-01-01 00:00:00']) {
+      const response = await get(`/sales-history?createdFrom=${encodeURIComponent(from)}`);
+      expect(response.statusCode, `${from}: ${response.body}`).toBe(200);
+      expect(response.headers['x-pagination-total-count']).toBe('6');
+    }
+    const early = await get(`/sales-history?createdTo=${encodeURIComponent('0050-06-30 12:00:00')}`);
+    expect(early.statusCode, early.body).toBe(200);
+    expect(early.json()).toEqual([]);
+    expect(expectErrorBody(await get('/sales-history?createdFrom=0050-02-29%2000:00:00'), 400, 'Bad Request').message).toContain(
+      'createdFrom',
+    );
+  });
+
   it('a window that ends before it starts is empty', async () => {
     const response = await get('/sales-history?createdFrom=2026-11-11%2000:00:00&createdTo=2026-11-10%2000:00:00');
     expect(response.statusCode).toBe(200);

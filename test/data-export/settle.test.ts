@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/infra/clock.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { T0, exportUser, insertSessionActions } from './fixtures.js';
+import { T0, exportUser, insertSales, insertSessionActions } from './fixtures.js';
 
 // A session action is stamped when its request starts and written by a batch later; a row stamped
 // before the newest rows but written after them must not land in a page a crawler has read.
@@ -51,5 +51,29 @@ describe('the newest seconds are left out until they are settled', () => {
     const lines = response.body.trim().split('\n');
     const stamps = lines.map((line) => (JSON.parse(line) as { createdAt: string }).createdAt);
     expect(stamps.map((stamp) => (Date.parse(stamp) - clock.now()) / 1000)).toEqual([-20, -19]);
+  });
+});
+
+describe('sales history is cut the same way', () => {
+  // Both writers of sales history stamp a row with this service's clock before it commits: the
+  // import when it reads the line, order processing when its job starts (then it sells the stock,
+  // grants downloads and queues mails in the same transaction). Two of them at once commit in
+  // either order, so a row can land before a row a crawler has already read.
+  it('a row written late with an earlier stamp never changes a page that was full when served', async () => {
+    const now = clock.now();
+    const order = (secondsAgo: number) => ({ order: `SETTLE-${secondsAgo}`, createdAt: now - secondsAgo * 1000 });
+    await insertSales(t.database.db, [order(20), order(19), order(3), order(2)]);
+    const orders = (response: { json(): unknown }) => (response.json() as Array<{ order: string }>).map((item) => item.order);
+    const pages = async () => Promise.all([1, 2, 3].map(async (page) => orders(await get(`/sales-history?per-page=2&page=${page}`))));
+    const before = await pages();
+    // Stamped 4 s ago by a processing job that committed after the import of the two newest orders.
+    await insertSales(t.database.db, [order(4)]);
+    clock.advance(10_000);
+    const after = await pages();
+    clock.advance(-10_000);
+    before.forEach((page, i) => {
+      if (page.length === 2) expect(after[i]).toEqual(page);
+    });
+    expect(after.flat()).toEqual(['SETTLE-20', 'SETTLE-19', 'SETTLE-4', 'SETTLE-3', 'SETTLE-2']);
   });
 });

@@ -37,8 +37,9 @@ export interface ExportCollection<Item = unknown> {
   filterable: boolean;
   /**
    * Whether this service stamps the rows as it writes them, so the newest are cut off until they
-   * settle (`settledPart`). Sales history carries each order's own time from an import: there is
-   * nothing to wait for, and a cut would only hide an order stamped ahead of this clock.
+   * settle (`settledPart`). Every collection does: sales history too, whose rows are stamped with
+   * this clock by the import (per line) and by order processing (when its job starts, before the
+   * transaction that writes the row), not with a time the back office brings.
    */
   settles: boolean;
   /** Items of the slice, in export order, and the boundary of the last one. */

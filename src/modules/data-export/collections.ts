@@ -46,7 +46,8 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
 export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
   path: '/sales-history',
   table: 'sales_history',
-  settles: false,
+  // Stamped before commit like the others: an order job that started first may commit after an import line.
+  settles: true,
   filterable: true,
   async load({ db }, slice) {
     const rows = await readSalesHistory(db, slice);

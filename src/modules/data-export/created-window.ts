@@ -14,7 +14,12 @@ export function parseYmdHis(value: string): number | undefined {
   const match = Y_M_D_H_I_S.exec(value);
   if (!match) return undefined;
   const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC reads a year from 0 to 99 as 1900 to 1999, so 0001-01-01 (a start "from the
+  // beginning") came back as another year and was refused as malformed: the year is set on its own.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  const ms = date.getTime();
   const back = new Date(ms);
   const same =
     back.getUTCFullYear() === year &&

@@ -96,7 +96,13 @@ export interface SearchEngine {
   clear(trx: Db): Promise<void>;
   /** Compacts the index after a rebuild. */
   optimize(db: Db): Promise<void>;
-  /** Takes up to `limit` queued changes out of search_pending, skipping rows another process holds. */
+  /**
+   * Takes up to `limit` queued changes out of search_pending, skipping rows another process holds: the
+   * changes of text (products, names) first, `visibility` changes only with the room left. A search folds
+   * one batch before it answers, and the readiness rule counts the text changes alone against it
+   * (index-readiness.ts); an import queues a visibility change beside each product's, so a batch taken in
+   * queue order folded half the products of a 300-line import and the search showed the rest as missing.
+   */
   claimPending(trx: Db, limit: number): Promise<PendingRow[]>;
   /** The smaller or larger of the values (min/max on SQLite, least/greatest on PostgreSQL). */
   least(...values: Expression<number | null>[]): RawBuilder<number>;

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Matches, PendingRow, SearchEngine, TextQuery } from './engine.js';
 
 // PostgreSQL: tsvector with the 'simple' configuration (the text is folded by the application,
@@ -111,9 +111,14 @@ export function createPostgresEngine(): SearchEngine {
       // (select ...)`, stale statistics (a queue analysed near empty, then filled by an import) made
       // the planner join the queue to its own batch by a nested loop, 10,000 x 5,000 comparisons,
       // 10 s a batch. A locked row cannot move, so its ctid holds until the delete.
-      const result = await sql<PendingRow>`delete from search_pending where ctid = any(array(
-        select ctid from search_pending limit ${limit} for update skip locked)) returning kind, entity_id`.execute(trx);
-      return result.rows.map((row) => ({ kind: row.kind, entity_id: Number(row.entity_id) }));
+      // Text changes first, visibility changes with what room is left (engine.ts).
+      const claim = async (kinds: RawBuilder<boolean>, upTo: number) =>
+        (
+          await sql<PendingRow>`delete from search_pending where ctid = any(array(
+            select ctid from search_pending where ${kinds} limit ${upTo} for update skip locked)) returning kind, entity_id`.execute(trx)
+        ).rows.map((row) => ({ kind: row.kind, entity_id: Number(row.entity_id) }));
+      const changes = await claim(sql`kind <> 'visibility'`, limit);
+      return changes.length < limit ? [...changes, ...(await claim(sql`kind = 'visibility'`, limit - changes.length))] : changes;
     },
     least(...values) {
       return sql<number>`least(${sql.join(values)})`;

@@ -29,7 +29,7 @@ import { suggestNames } from './suggestions.js';
 // match (full text, or typo-tolerant on PostgreSQL when nothing matches exactly), and per-process
 // caches of answers keyed by the normalised query, so popular searches cost a map lookup.
 
-/** Pages past this many results are empty: nobody reads them, and sorting that deep costs. */
+/** Results past this many are not served (a page reaching past it is cut there): nobody reads them, and sorting that deep costs. */
 export const RESULT_WINDOW = 10_000;
 /** Typo matching looks at this many of the closest products at most. */
 const SIMILAR_LIMIT = 200;
@@ -189,7 +189,9 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     engine,
     background: backgroundFolder(database, engine, log),
     ready,
-    async products(context, input, offset, limit) {
+    async products(context, input, offset, wanted) {
+      // A page that ends past the window holds the results up to its end: empty, it hid them from a client paging through.
+      const limit = Math.max(0, Math.min(wanted, RESULT_WINDOW - offset));
       const filterKey = cacheKey(context, input, needsPrice(input.filter));
       const key = `${cacheKey(context, input, needsPrice(input.filter, input.sort))}|${input.sort}|${offset}|${limit}`;
       return guarded(context, async (db) => {
@@ -198,7 +200,7 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         const scope = scopeOf(context, input.filter, text);
         const total = () => counts.get(filterKey, () => count(db, scope));
         // Past the window the page is empty without sorting that deep.
-        if (offset + limit > RESULT_WINDOW) return { ids: [], total: await total() };
+        if (limit === 0) return { ids: [], total: await total() };
         const page = (withTotal: boolean) => pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
         // The count is kept apart from the pages: paging and sorting the same search reuse it.
         if (engine.countsWithPage(text.kind === 'match') && counts.peek(filterKey) === undefined) {

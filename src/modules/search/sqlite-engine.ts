@@ -136,9 +136,14 @@ export function createSqliteEngine(): SearchEngine {
     },
     async claimPending(trx, limit) {
       // Callers hold the write lock (a transaction is `begin immediate`): nobody else can claim these.
-      const result = await sql<PendingRow>`delete from search_pending where rowid in (select rowid from search_pending limit ${limit})
-        returning kind, entity_id`.execute(trx);
-      return result.rows;
+      // Text changes first, visibility changes with what room is left (engine.ts).
+      const claim = async (kinds: RawBuilder<boolean>, upTo: number) =>
+        (
+          await sql<PendingRow>`delete from search_pending where rowid in (select rowid from search_pending where ${kinds} limit ${upTo})
+            returning kind, entity_id`.execute(trx)
+        ).rows;
+      const changes = await claim(sql`kind <> 'visibility'`, limit);
+      return changes.length < limit ? [...changes, ...(await claim(sql`kind = 'visibility'`, limit - changes.length))] : changes;
     },
     least(...values) {
       // min() of one argument would be the aggregate.
