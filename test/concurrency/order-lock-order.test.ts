@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, ledger } from '../gift-cards/helpers.js';
+import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+
+// Checkout and an order's status change take the same rows: the buyer's event stream, the products'
+// stock, the discount code, the gift cards. Each takes them in one order (order-states.ts), so two of
+// them never each hold a row the other waits for; on PostgreSQL such a deadlock failed one of them
+// (40P01), a checkout with a 500. Each interleaving is forced: the first holds its first row and
+// waits on a table the test holds, the second then takes what it takes before it waits too, and
+// only then does the test let go. SQLite runs one write transaction at a time: there they run one
+// after the other, and must pass all the same.
+
+let t: TestApp;
+let shop: Shop;
+beforeAll(async () => {
+  ({ t } = await createListeningApp({ env: { CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' } }));
+  shop = await setUpShop(t);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const db = () => t.database.db;
+async function addCard(who: Parameters<typeof call>[3], code: string) {
+  const added = await call(t, 'POST', '/basket/add-gift-card', who, { code });
+  expect(added.statusCode, added.body).toBe(200);
+}
+
+describe('two checkouts paying with the same two gift cards, added the other way round', () => {
+  it('one is placed, the other is refused (409 or 422); neither is a 500', async () => {
+    // 14.10 + 5.90 courier: each basket is 20.00; each card pays 10.00 of it, and has 10.00.
+    const [x, y] = [await card(t, 10), await card(t, 10)];
+    const one = await fill(t, { ip: '10.91.0.1' }, [[await stockedBook(t, shop, 5, 14.1), 1]]);
+    const two = await fill(t, { ip: '10.91.0.2' }, [[await stockedBook(t, shop, 5, 14.1), 1]]);
+    await addCard(one, x);
+    await addCard(one, y);
+    await addCard(two, y);
+    await addCard(two, x);
+    // The first has debited its first card and waits to write its hold; the second then debits its
+    // first card (the other one) before it waits too.
+    const answers = await firstHoldingThenSecond(
+      db(),
+      'gift_card_hold',
+      () => checkout(t, one, checkoutForm(shop, { billingEmail: 'one@example.ee' })),
+      () => checkout(t, two, checkoutForm(shop, { billingEmail: 'two@example.ee' })),
+    );
+    // The second is refused as the cards' race is: a 409 where it priced the cards before the first
+    // took them (PostgreSQL here), a 422 (nothing left on them) where it priced after (SQLite here).
+    expect(answers[0].statusCode, answers[0].body).toBe(200);
+    expect([409, 422], answers[1].body).toContain(answers[1].statusCode);
+    const placed = orderLink(answers[0].json().location).orderId;
+    for (const code of [x, y]) {
+      const after = await ledger(db(), code);
+      expect(after.balanceCents).toBe(0);
+      expect(after.holds).toEqual([{ orderId: placed, cents: 1000, state: 'HELD' }]);
+    }
+  });
+});
