@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { card, ledger } from '../gift-cards/helpers.js';
 import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
+import { reservedQuantity } from '../helpers/table-counts.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 
@@ -23,10 +25,21 @@ afterAll(async () => {
 });
 
 const db = () => t.database.db;
+const status = async (orderId: number) =>
+  (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
+
 async function addCard(who: Parameters<typeof call>[3], code: string) {
   const added = await call(t, 'POST', '/basket/add-gift-card', who, { code });
   expect(added.statusCode, added.body).toBe(200);
 }
+
+/** The sweep's cancel of an unpaid order (order-sweep.ts), in a transaction of its own. */
+const cancelUnpaid = (orderId: number) =>
+  db()
+    .transaction()
+    .execute((trx) =>
+      moveOrder(trx, { orderId, from: ['NEW', 'PENDING_PAYMENT'], to: 'CANCELLED', cause: 'unpaid after 30 minutes', now: Date.now() }),
+    );
 
 describe('two checkouts paying with the same two gift cards, added the other way round', () => {
   it('one is placed, the other is refused (409 or 422); neither is a 500', async () => {
@@ -56,5 +69,28 @@ describe('two checkouts paying with the same two gift cards, added the other way
       expect(after.balanceCents).toBe(0);
       expect(after.holds).toEqual([{ orderId: placed, cents: 1000, state: 'HELD' }]);
     }
+  });
+});
+
+describe('an unpaid order cancelled while its buyer checks out the same book again', () => {
+  it('both go through: the order is cancelled, the new one placed, the stock held once', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const form = checkoutForm(shop, { billingEmail: 'again@example.ee' });
+    const first = await checkout(t, await fill(t, { ip: '10.91.1.1' }, [[book, 1]]), form);
+    expect(first.statusCode, first.body).toBe(200);
+    const unpaid = orderLink(first.json().location).orderId;
+    const again = await fill(t, { ip: '10.91.1.2' }, [[book, 1]]);
+    // The cancel has released the book's stock and waits to clear its lines' holds; the checkout then
+    // writes the buyer's order.created event (the stream's row) before it waits too.
+    const [cancelled, placed] = await firstHoldingThenSecond(
+      db(),
+      'order_line',
+      () => cancelUnpaid(unpaid),
+      () => checkout(t, again, form),
+    );
+    expect(cancelled).toBe(true);
+    expect(placed.statusCode, placed.body).toBe(200);
+    expect(await status(unpaid)).toBe('CANCELLED');
+    expect(await reservedQuantity(db(), book)).toBe(1);
   });
 });

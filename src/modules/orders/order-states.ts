@@ -17,6 +17,13 @@ import { basketCheckout } from '../basket/index.js';
 // will not be paid goes back (and its discount code's use), a paid order is queued for processing,
 // and a cancelled one gives nothing more to download. The client's bought products follow the status by triggers (migration
 // 2026_11_28_0610), in the same transaction.
+//
+// Locks, in one order. A transition and checkout (checkout.service.ts) take the rows they share in
+// this order, so neither ever holds a row the other waits for (on PostgreSQL a deadlock, and one of
+// them failed: a checkout a 500): the order's own row (lockOrder); the buyer's event stream (its
+// sequence row, orderEvent); the products' stock, in product id order (stock.repository.ts); the
+// discount code; the gift cards, in card id order (gift-card-ledger.ts). So a transition writes its
+// event before its effects.
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'NEW',
@@ -108,8 +115,11 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
       created_at: transition.now,
     })
     .execute();
-  await enter(trx, current, transition);
+  // Before the effects: the buyer's stream is locked before the products (see above). Written after
+  // them, a decline releasing a book's stock and its buyer's new checkout of that book (stream,
+  // then stock) each held what the other waited for.
   await orderEvent(trx, transition.orderId, { type: 'order.status-changed', from: current, cause: transition.cause }, transition.now);
+  await enter(trx, current, transition);
   return true;
 }
 
