@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
+import { importLines } from '../basket/import-helpers.js';
 import { card, ledger } from '../gift-cards/helpers.js';
 import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
 import { reservedQuantity } from '../helpers/table-counts.js';
@@ -17,7 +18,9 @@ import { call, checkout, checkoutForm, createListeningApp, fill, orderLink, setU
 let t: TestApp;
 let shop: Shop;
 beforeAll(async () => {
-  ({ t } = await createListeningApp({ env: { CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' } }));
+  ({ t } = await createListeningApp({
+    env: { CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m' },
+  }));
   shop = await setUpShop(t);
 });
 afterAll(async () => {
@@ -38,7 +41,13 @@ const cancelUnpaid = (orderId: number) =>
   db()
     .transaction()
     .execute((trx) =>
-      moveOrder(trx, { orderId, from: ['NEW', 'PENDING_PAYMENT'], to: 'CANCELLED', cause: 'unpaid after 30 minutes', now: Date.now() }),
+      moveOrder(trx, {
+        orderId,
+        from: ['NEW', 'PENDING_PAYMENT'],
+        to: 'CANCELLED',
+        cause: 'unpaid after 30 minutes',
+        now: Date.now(),
+      }),
     );
 
 describe('two checkouts paying with the same two gift cards, added the other way round', () => {
@@ -92,5 +101,40 @@ describe('an unpaid order cancelled while its buyer checks out the same book aga
     expect(placed.statusCode, placed.body).toBe(200);
     expect(await status(unpaid)).toBe('CANCELLED');
     expect(await reservedQuantity(db(), book)).toBe(1);
+  });
+});
+
+describe('an order with a code and a gift card cancelled while another checkout uses both', () => {
+  it('both go through: the cancel gives back the code and the card, the checkout takes them', async () => {
+    expect((await importLines(t, 'discount-codes', [{ code: 'LUKK10', percent: 10 }])).statusCode).toBe(200);
+    const x = await card(t, 100);
+    const withCode = async (ip: string) => {
+      const who = await fill(t, { ip }, [[await stockedBook(t, shop, 5, 14.1), 1]]);
+      const added = await call(t, 'POST', '/basket/add-discount', who, {
+        code: 'LUKK10',
+      });
+      expect(added.statusCode, added.body).toBe(200);
+      await addCard(who, x);
+      return who;
+    };
+    const first = await checkout(t, await withCode('10.91.2.1'), checkoutForm(shop, { billingEmail: 'first@example.ee' }));
+    expect(first.statusCode, first.body).toBe(200);
+    const unpaid = orderLink(first.json().location).orderId;
+    const other = await withCode('10.91.2.2');
+    // The cancel has credited the card and waits to write its ledger entry; the checkout then counts
+    // the code's use before it waits too.
+    const [cancelled, placed] = await firstHoldingThenSecond(
+      db(),
+      'gift_card_entry',
+      () => cancelUnpaid(unpaid),
+      () => checkout(t, other, checkoutForm(shop, { billingEmail: 'other@example.ee' })),
+    );
+    expect(cancelled).toBe(true);
+    expect(placed.statusCode, placed.body).toBe(200);
+    const used = await db().selectFrom('discount_code').select('used_count').where('code', '=', 'LUKK10').executeTakeFirstOrThrow();
+    expect(Number(used.used_count)).toBe(1);
+    const after = await ledger(db(), x);
+    expect(after.holds.map((hold) => hold.state)).toEqual(['RELEASED', 'HELD']);
+    expect(after.balanceCents).toBe(10000 - after.holds[1]!.cents);
   });
 });

@@ -131,18 +131,19 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
   if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
-  // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
-  // (or its money back) returns the holds to the cards and voids the cards it bought.
-  if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
-  if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   // The discount code's use (counted by checkout) goes back with the order given up, once: a move
   // between two given-up states (FAILED -> CANCELLED) changes nothing; paid after all takes it again.
+  // Before the gift cards (the lock order above): checkout counts the code's use, then holds the cards.
   const givenUp = GIVEN_UP.includes(transition.to);
   if (givenUp !== GIVEN_UP.includes(from)) {
     const codeId = await discountCodeOf(trx, transition.orderId);
     if (codeId !== null && givenUp) await basketCheckout.giveBackDiscountCodeUse(trx, codeId);
     if (codeId !== null && !givenUp) await basketCheckout.retakeDiscountCodeUse(trx, codeId);
   }
+  // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
+  // (or its money back) returns the holds to the cards and voids the cards it bought.
+  if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
+  if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,
