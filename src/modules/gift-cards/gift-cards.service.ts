@@ -215,7 +215,10 @@ export async function holdForOrder(trx: Db, basketId: number, orderId: number, s
     );
   const short = shares.find((card) => card.amountCents < card.shownCents);
   if (short) throw new CardBalanceChangedError(basketId, short.hint);
-  for (const card of shares) {
+  // Taken in card id order, not the basket's: two baskets with the same cards added the other way
+  // round each took one and waited for the other (on PostgreSQL a deadlock, one checkout a 500).
+  // Every writer of several cards' balances (the ledger's holdsOf) takes them in this order.
+  for (const card of [...shares].sort((a, b) => a.cardId - b.cardId)) {
     if (card.amountCents === 0) continue;
     if (!(await reserve(trx, card.cardId, orderId, card.amountCents, now))) throw new CardBalanceChangedError(basketId, card.hint);
   }

@@ -28,7 +28,9 @@ type PricedBasket = basketCheckout.PricedBasket;
 // the code and the payment method are judged together so a 422 names every problem at once; then
 // the order and its lines are written, the stock held, the code's use counted and the basket
 // emptied. Any refusal rolls all of it back. A repeat (the same Idempotency-Key, or the same
-// basket unchanged since its checkout) answers the order the first one made.
+// basket unchanged since its checkout) answers the order the first one made. The rows it shares with
+// an order's status change are taken in order-states.ts's order: the buyer's event stream (the
+// order.created event), the products' stock, the discount code, the gift cards.
 
 export interface CheckoutActor {
   context: basketCheckout.BasketContext;

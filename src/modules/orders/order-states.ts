@@ -17,6 +17,13 @@ import { basketCheckout } from '../basket/index.js';
 // will not be paid goes back (and its discount code's use), a paid order is queued for processing,
 // and a cancelled one gives nothing more to download. The client's bought products follow the status by triggers (migration
 // 2026_11_28_0610), in the same transaction.
+//
+// Locks, in one order. A transition and checkout (checkout.service.ts) take the rows they share in
+// this order, so neither ever holds a row the other waits for (on PostgreSQL a deadlock, and one of
+// them failed: a checkout a 500): the order's own row (lockOrder); the buyer's event stream (its
+// sequence row, orderEvent); the products' stock, in product id order (stock.repository.ts); the
+// discount code; the gift cards, in card id order (gift-card-ledger.ts). So a transition writes its
+// event before its effects.
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'NEW',
@@ -108,8 +115,11 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
       created_at: transition.now,
     })
     .execute();
-  await enter(trx, current, transition);
+  // Before the effects: the buyer's stream is locked before the products (see above). Written after
+  // them, a decline releasing a book's stock and its buyer's new checkout of that book (stream,
+  // then stock) each held what the other waited for.
   await orderEvent(trx, transition.orderId, { type: 'order.status-changed', from: current, cause: transition.cause }, transition.now);
+  await enter(trx, current, transition);
   return true;
 }
 
@@ -121,18 +131,19 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
   if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
-  // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
-  // (or its money back) returns the holds to the cards and voids the cards it bought.
-  if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
-  if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   // The discount code's use (counted by checkout) goes back with the order given up, once: a move
   // between two given-up states (FAILED -> CANCELLED) changes nothing; paid after all takes it again.
+  // Before the gift cards (the lock order above): checkout counts the code's use, then holds the cards.
   const givenUp = GIVEN_UP.includes(transition.to);
   if (givenUp !== GIVEN_UP.includes(from)) {
     const codeId = await discountCodeOf(trx, transition.orderId);
     if (codeId !== null && givenUp) await basketCheckout.giveBackDiscountCodeUse(trx, codeId);
     if (codeId !== null && !givenUp) await basketCheckout.retakeDiscountCodeUse(trx, codeId);
   }
+  // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
+  // (or its money back) returns the holds to the cards and voids the cards it bought.
+  if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
+  if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(
       trx,
