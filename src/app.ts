@@ -224,6 +224,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         basePath: config.basePath,
         returnRateLimit: config.orders.callbackRateLimit,
         cardChecks: config.subscriptions.cardChecks,
+        subscribePerClient: config.subscriptions.subscribePerClient,
       };
       await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock, log: app.log }) });

@@ -168,6 +168,51 @@ describe('saved cards', () => {
     expect(left).toMatchObject([{ id: first, isDefault: true }]);
   });
 
+  it('GET /subscription-credit-card is paged (page, per-page, X-Pagination-*), oldest first, saved cards only', async () => {
+    // Saved cards are bounded only by the card-check limit per hour: a client's list grows. 22 saved
+    // cards (two through EveryPay, the rest copies of the first) and a declined one, which is not listed.
+    const customer = await createCustomer(s.t.database.db);
+    const first = await saveCard(s, customer);
+    await saveCard(s, customer, 'decline');
+    const db = s.t.database.db;
+    const row = await db.selectFrom('subscription_card').selectAll().where('id', '=', first).executeTakeFirstOrThrow();
+    for (let n = 0; n < 20; n += 1) {
+      const copy = { ...row, id: undefined, is_default: false, token: `${row.token}-${n}`, order_reference: `${row.order_reference}-${n}` };
+      await db
+        .insertInto('subscription_card')
+        .values(copy as never)
+        .execute();
+    }
+    await saveCard(s, customer);
+    const saved = await db
+      .selectFrom('subscription_card')
+      .select('id')
+      .where('client_account_id', '=', customer.clientAccountId)
+      .where('state', '=', 'ACTIVE')
+      .orderBy('id')
+      .execute();
+    const ids = saved.map((card) => Number(card.id));
+    expect(ids).toHaveLength(22);
+
+    const page1 = await call(s, customer, 'GET', '/subscription-credit-card');
+    expect(page1.statusCode, page1.body).toBe(200);
+    expect(page1.json().map((card: { id: number }) => card.id)).toEqual(ids.slice(0, 20));
+    expect(page1.json()[0]).toMatchObject({ id: first, isDefault: true });
+    expect(page1.headers).toMatchObject({
+      'x-pagination-current-page': '1',
+      'x-pagination-page-count': '2',
+      'x-pagination-per-page': '20',
+      'x-pagination-total-count': '22',
+    });
+    expect(page1.headers.link).toContain('rel="next"');
+    const page2 = await call(s, customer, 'GET', '/subscription-credit-card?page=2');
+    expect(page2.json().map((card: { id: number }) => card.id)).toEqual(ids.slice(20));
+    const small = await call(s, customer, 'GET', '/subscription-credit-card?page=3&per-page=5');
+    expect(small.json().map((card: { id: number }) => card.id)).toEqual(ids.slice(10, 15));
+    expect(small.headers['x-pagination-page-count']).toBe('5');
+    expect((await call(s, customer, 'GET', '/subscription-credit-card?page=0')).statusCode).toBe(400);
+  });
+
   it('maintenance removes never-confirmed (pending or declined) and expired cards', async () => {
     const customer = await createCustomer(s.t.database.db);
     const kept = await saveCard(s, customer);

@@ -18,6 +18,20 @@ export function activeCardsOf(db: Db, clientAccountId: number): Promise<CardRow[
     .execute();
 }
 
+/** One page of the client's saved cards, in the order activeCardsOf reads them (oldest first), and how many there are. */
+export async function activeCardsPageOf(
+  db: Db,
+  clientAccountId: number,
+  page: { offset: number; perPage: number },
+): Promise<{ rows: CardRow[]; total: number }> {
+  const saved = db.selectFrom('subscription_card').where('client_account_id', '=', clientAccountId).where('state', '=', 'ACTIVE');
+  const [rows, count] = await Promise.all([
+    saved.selectAll().orderBy('id').limit(page.perPage).offset(page.offset).execute(),
+    saved.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
 export function findCard(db: Db, id: number): Promise<CardRow | undefined> {
   return db.selectFrom('subscription_card').selectAll().where('id', '=', id).executeTakeFirst();
 }

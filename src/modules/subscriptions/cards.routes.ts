@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { authenticate } from '../../http/auth.js';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { notFound } from '../../infra/domain-error.js';
@@ -9,7 +10,7 @@ import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../ht
 import { isLanguage } from '../../i18n/index.js';
 import { cardReturnLinks } from './card-return-link.js';
 import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSaving } from './cards.service.js';
-import { CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
+import { CardListQuery, CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
 import { subscriberOf } from './subscriptions.repository.js';
 import type { SubscriptionsDeps } from './subscriptions.deps.js';
 import { registerNoStore } from '../../http/http-cache.js';
@@ -45,13 +46,20 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
     {
       schema: {
         tags,
-        summary: "The caller's saved cards (confirmed ones): brand, last four digits, expiry, default",
+        summary: "The caller's saved cards (confirmed ones), oldest first: brand, last four digits, expiry, default (paged)",
         headers: StoreRequestHeaders,
+        querystring: CardListQuery,
         security,
-        response: { 200: success(Type.Array(CardSchema)), ...errors(...storeRouteErrors, 401) },
+        response: { 200: success(Type.Array(CardSchema), 'list'), ...errors(...storeRouteErrors, 401) },
       },
     },
-    async (request) => listCards(db, (await authenticate(db, request)).clientAccountId),
+    async (request, reply) => {
+      // Paged as every list is: saved cards are bounded only by the card-check limit, and a client may save more each hour.
+      const page = pageRequest(request.query);
+      const { items, total } = await listCards(db, (await authenticate(db, request)).clientAccountId, page);
+      setPaginationHeaders(request, reply, page, total);
+      return items;
+    },
   );
 
   app.post(

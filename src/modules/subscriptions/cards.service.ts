@@ -17,6 +17,7 @@ import {
 } from '../payments/index.js';
 import {
   activeCardsOf,
+  activeCardsPageOf,
   cardExpired,
   cardsToPrune,
   confirmCard,
@@ -83,8 +84,10 @@ export function cardWire(card: CardRow) {
   };
 }
 
-export async function listCards(db: Db, clientAccountId: number) {
-  return (await activeCardsOf(db, clientAccountId)).map(cardWire);
+/** One page of the client's saved cards, oldest first, and how many there are. */
+export async function listCards(db: Db, clientAccountId: number, page: { offset: number; perPage: number }) {
+  const { rows, total } = await activeCardsPageOf(db, clientAccountId, page);
+  return { items: rows.map(cardWire), total };
 }
 
 /** A card whose gateway call started this long ago without giving its form is taken as lost (its process died). */

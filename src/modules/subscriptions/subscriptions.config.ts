@@ -16,6 +16,11 @@ export interface SubscriptionsSection {
    * declined check may be followed by another at once, which would let stolen cards be tried one by one.
    */
   cardChecks: { perClient: RateLimit; perIp: RateLimit };
+  /**
+   * Requests to subscribe (POST /subscription) one client may send (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): without
+   * a trial each charges the saved card at once, and a declined one may be sent again at once.
+   */
+  subscribePerClient: RateLimit;
 }
 
 export function readSubscriptionsConfig(env: EnvReader): SubscriptionsSection {
@@ -25,5 +30,6 @@ export function readSubscriptionsConfig(env: EnvReader): SubscriptionsSection {
       perClient: env.rateLimit('CARD_CHECK_RATE_LIMIT_PER_CLIENT', '10/1h'),
       perIp: env.rateLimit('CARD_CHECK_RATE_LIMIT_PER_IP', '30/1h'),
     },
+    subscribePerClient: env.rateLimit('SUBSCRIBE_RATE_LIMIT_PER_CLIENT', '10/1h'),
   };
 }

@@ -16,5 +16,7 @@ export interface SubscriptionsDeps {
     returnRateLimit: RateLimit;
     /** Card checks started per client and per address (CARD_CHECK_RATE_LIMIT_PER_*). */
     cardChecks: { perClient: RateLimit; perIp: RateLimit };
+    /** Requests to subscribe per client (SUBSCRIBE_RATE_LIMIT_PER_CLIENT). */
+    subscribePerClient: RateLimit;
   };
 }

@@ -5,6 +5,7 @@ import { authenticate } from '../../http/auth.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { cardsRoutes } from './cards.routes.js';
 import type { SubscriptionsDeps } from './subscriptions.deps.js';
 import { listPlans } from './plans.js';
@@ -77,15 +78,23 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
         summary:
           'Subscribes to a plan: a trial when the user and the client account never had one of its kind, else the first month is charged',
         description:
-          '201 with the subscription (TRIAL or ACTIVE; PENDING while the bank decides on the first month: the outcome is mailed). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, or no saved card.',
+          '201 with the subscription (TRIAL or ACTIVE; PENDING while the bank decides on the first month: the outcome is mailed). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, or no saved card. ' +
+          'Each request (whatever it is answered) counts against a limit per client (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): past it, a 429 with Retry-After.',
         headers: StoreRequestHeaders,
         body: SubscribeBody,
         security,
-        response: { 201: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 409, 415, 422) },
+        response: { 201: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 409, 415, 422, 429) },
       },
     },
     async (request, reply) => {
-      const sub = await subscribe(db, deps.gateways, await subscriber(request), request.body, languageOf(request), request.actionTime);
+      const who = await subscriber(request);
+      // Without a trial each request charges the saved card at the gateway, and a declined one (409, an
+      // ENDED row) may be sent again at once: card schemes fine merchants for retries of declined charges.
+      // Every request counts, before any work, as the card checks do: whether one will reach the gateway
+      // (trial or not, card usable) is decided under the client's lock in the subscribe transaction, where
+      // a hit must not be counted, and what does not reach it is cheap and rare for a real subscriber.
+      await consumeRateLimit(db, `subscribe:client:${who.clientAccountId}`, deps.config.subscribePerClient, request.actionTime);
+      const sub = await subscribe(db, deps.gateways, who, request.body, languageOf(request), request.actionTime);
       return reply.code(201).send(sub);
     },
   );

@@ -77,6 +77,7 @@ export const RedirectFormSchema = Type.Object({
 export const TakeBody = Type.Object({ productId: Id }, { additionalProperties: false });
 export const TakeQuery = Type.Object({ productId: Id });
 export const SubscriptionListQuery = Type.Object({ ...PagingQuery.properties });
+export const CardListQuery = Type.Object({ ...PagingQuery.properties });
 export const TakesListQuery = Type.Object({ ...PagingQuery.properties }, { additionalProperties: false });
 
 export const TakenItemSchema = Type.Object({
