@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
 import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
-import { call, createCustomer, MIT_PATH, saveCard, startSubscriptionShop, subscribe, type SubscriptionShop } from './helpers.js';
+import {
+  call,
+  createCustomer,
+  DAY,
+  halfWayAudio1,
+  MIT_PATH,
+  saveCard,
+  startSubscriptionShop,
+  subscribe,
+  type SubscriptionShop,
+} from './helpers.js';
 
 keepEachTestInOneRateLimitWindow();
 
@@ -63,5 +73,20 @@ describe('POST /subscription past its limit', () => {
     const customer = await createCustomer(s.t.database.db);
     for (let i = 0; i < 4; i += 1) expect((await call(s, customer, 'POST', '/subscription', {})).statusCode).toBe(422);
     expect((await subscribe(s, customer, 'SHELF5')).statusCode).toBe(422);
+  });
+});
+
+describe('PUT /subscription/{id}/plan counts against the same limit', () => {
+  it('an upgrade declined again and again: 409 while the limit lasts (the subscribe counted too), then 429 and no more charges', async () => {
+    const { customer, id, token } = await halfWayAudio1(s, 16 * DAY);
+    s.everypay.setCardOutcome(token, 'failed');
+    const upgrade = () => call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX });
+    // The subscription itself was the first of the client's three requests.
+    for (let i = 0; i < 2; i += 1) expect((await upgrade()).statusCode).toBe(409);
+    const before = charges();
+    const refused = await upgrade();
+    expectErrorBody(refused, 429, 'Too Many Requests');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(charges()).toBe(before);
   });
 });

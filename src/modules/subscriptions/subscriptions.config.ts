@@ -17,8 +17,9 @@ export interface SubscriptionsSection {
    */
   cardChecks: { perClient: RateLimit; perIp: RateLimit };
   /**
-   * Requests to subscribe (POST /subscription) one client may send (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): without
-   * a trial each charges the saved card at once, and a declined one may be sent again at once.
+   * Requests to subscribe or change plan (POST /subscription, PUT /subscription/{id}/plan, counted together) one
+   * client may send (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): without a trial a subscription, and an upgrade, charges the
+   * saved card at once, and a declined one may be sent again at once.
    */
   subscribePerClient: RateLimit;
 }

@@ -27,6 +27,9 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
     const principal = await authenticate(db, request);
     return { userId: principal.userId, clientAccountId: principal.clientAccountId, storeCode: principal.storeCode };
   };
+  /** A request that may charge the saved card at once (subscribing, an upgrade): one limit per client for both. */
+  const countCharging = (who: { clientAccountId: number }, now: number) =>
+    consumeRateLimit(db, `subscribe:client:${who.clientAccountId}`, deps.config.subscribePerClient, now);
 
   app.get(
     '/subscription-plan',
@@ -93,7 +96,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       // Every request counts, before any work, as the card checks do: whether one will reach the gateway
       // (trial or not, card usable) is decided under the client's lock in the subscribe transaction, where
       // a hit must not be counted, and what does not reach it is cheap and rare for a real subscriber.
-      await consumeRateLimit(db, `subscribe:client:${who.clientAccountId}`, deps.config.subscribePerClient, request.actionTime);
+      await countCharging(who, request.actionTime);
       const sub = await subscribe(db, deps.gateways, who, request.body, languageOf(request), request.actionTime);
       return reply.code(201).send(sub);
     },
@@ -106,24 +109,22 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       schema: {
         tags,
         summary: 'Switches the plan: an upgrade is charged now for the days left; a downgrade takes effect at the period end',
-        description: 'Proration: docs/architecture.md (Subscriptions). The current plan again calls off a pending downgrade.',
+        description:
+          'Proration: docs/architecture.md (Subscriptions). The current plan again calls off a pending downgrade. ' +
+          'Each request counts against the same limit per client as subscribing (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): past it, a 429 with Retry-After.',
         headers: StoreRequestHeaders,
         params: IdParams,
         body: ChangePlanBody,
         security,
-        response: { 200: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 404, 409, 415, 422, 503) },
+        response: { 200: success(SubscriptionSchema), ...errors(...storeRouteErrors, 401, 404, 409, 415, 422, 429, 503) },
       },
     },
-    async (request) =>
-      changePlan(
-        db,
-        deps.gateways,
-        await subscriber(request),
-        request.params.id,
-        request.body.planId,
-        languageOf(request),
-        request.actionTime,
-      ),
+    async (request) => {
+      const who = await subscriber(request);
+      // An upgrade charges the saved card at once, and a declined one may be sent again at once, as a subscription may.
+      await countCharging(who, request.actionTime);
+      return changePlan(db, deps.gateways, who, request.params.id, request.body.planId, languageOf(request), request.actionTime);
+    },
   );
 
   app.delete(
