@@ -216,23 +216,6 @@ const ALLOWED: Allowed[] = [
       'rather than probe product_store_pk 100 times; with more rows it probes the key (measured at 200,000 rows: Index Cond ' +
       'product_id = ANY), as SQLite always does',
   },
-  // Sales history only: the other collections read up to their settled cut (created_at <= ?), a range of that index.
-  {
-    table: 'sales_history',
-    statement: statementOf('select count(*) as "n" from "sales_history"', '$'),
-    kinds: ['walk'],
-    why: 'needed',
-    reason: "the data export's total of the whole table (X-Pagination-Total-Count), counted once per DATA_EXPORT_COUNT_CACHE_TTL_MS",
-  },
-  {
-    table: 'sales_history',
-    statement: new RegExp(
-      `^select .+ from "sales_history"( inner join .+)? ${pattern('order by "sales_history"."created_at", "sales_history"."id" limit ?')}$`,
-    ),
-    kinds: ['walk'],
-    why: 'page',
-    reason: "the data export's first page, walked in its (created_at, id) order from the start: the walk stops at the page's end",
-  },
 ];
 
 /**
