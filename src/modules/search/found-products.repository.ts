@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { audienceKey } from '../catalogue/index.js';
-import type { Db, SearchEngine } from './engine.js';
+import type { Db, Matches, SearchEngine } from './engine.js';
 import { WALK_MIN_TITLED, walkedRelevancePage, walkPays, walkTiers } from './relevance-walk.repository.js';
 import { forCounting, ordered, plainText, priceFor, scopedProducts, sortKeys, type SearchScope, type SearchSort } from './search-query.js';
 
@@ -115,6 +115,12 @@ async function pageWithCount(db: Db, engine: SearchEngine, { scope, sort, offset
   const rows = await sql<{ id: number; total: number }>`with h as materialized ${found}
     select id, (select count(*) from h) as total from h order by ${order} limit ${limit} offset ${offset}`.execute(db);
   return { ids: rows.rows.map((row) => Number(row.id)), total: rows.rows[0] === undefined ? null : Number(rows.rows[0].total) };
+}
+
+/** Whether there are more than `n` matches (read up to n + 1 of them, unranked, whoever sees them). */
+export async function matchesMoreThan(db: Db, matches: Matches, n: number): Promise<boolean> {
+  const rows = await sql`select 1 from ${matches} as m limit 1 offset ${n}`.execute(db);
+  return rows.rows.length > 0;
 }
 
 /** The best `limit` found ids by relevance. */

@@ -18,7 +18,7 @@ import {
 } from './index-maintenance.js';
 import { noteFirstBuild } from './index-readiness.js';
 import { queryKey, type ParsedQuery } from './query-text.js';
-import { bestFound, countFound, findsAny, foundPage } from './found-products.repository.js';
+import { bestFound, countFound, findsAny, foundPage, matchesMoreThan } from './found-products.repository.js';
 import { forCounting, needsPrice, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
 import type { SearchConfig } from './search.config.js';
 import { searchTooSlow, searchUnavailable } from './search.errors.js';
@@ -73,7 +73,10 @@ export interface SearchService {
   /** Throws searchUnavailable (a 503) unless the index can answer at `now`; folds a few queued changes first. */
   ready(now: number): Promise<void>;
   products(context: SearchContext, input: SearchInput, offset: number, limit: number): Promise<ProductHits>;
-  /** The best few products for a partly typed text (ranked among the SUGGEST_CANDIDATES best text matches). */
+  /**
+   * The best few products for a partly typed text (ranked among the SUGGEST_CANDIDATES best text matches, or among
+   * all of them where those hold fewer the caller sees).
+   */
   suggestProducts(context: SearchContext, text: ParsedQuery, limit: number): Promise<number[]>;
   facets(context: SearchContext, input: SearchInput, facets: FacetRequest): Promise<FacetAnswer>;
   facetValues(context: SearchContext, input: SearchInput, kind: NameKind, term: TextQuery, limit: number): Promise<NamedCount[]>;
@@ -220,8 +223,15 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         guarded(context, async (db) => {
           const filter = await textFilter(db, context, text, text.kind === 'text' ? SUGGEST_CANDIDATES : undefined);
           if (filter === 'nothing') return [];
-          const scope = scopeOf(context, {}, filter);
-          return bestFound(db, engine, scope, limit);
+          const best = await bestFound(db, engine, scopeOf(context, {}, filter), limit);
+          // The shortlist is ranked over every store's and audience's products, before visibility: where products the
+          // caller does not see crowd it (hidden ones, another store's), it may hold too few of the caller's. Then, and
+          // only where the text matches more than the shortlist held, every match is ranked (by tier, as search does).
+          // A common word fills the suggestions from the shortlist and never gets here.
+          if (best.length >= limit || filter.kind !== 'match' || !filter.query) return best;
+          if (!(await matchesMoreThan(db, filter.unranked, SUGGEST_CANDIDATES))) return best;
+          const every = engine.matchProducts(filter.query, undefined, context.budget);
+          return bestFound(db, engine, scopeOf(context, {}, { ...filter, matches: every }), limit);
         }),
       );
     },
