@@ -100,6 +100,26 @@ async function upgradePlan(trx: Db, sub: SubscriptionRow, charge: ChargeRow, now
   await updateSubscription(trx, Number(sub.id), { plan_id: charge.plan_id, next_plan_id: null, updated_at: now });
 }
 
+/**
+ * An upgrade's settled charge during a trial paid the new plan's first month (trials.ts): the trial ends
+ * and that month starts now, the trial's rest given up for the better plan at once; the next renewal
+ * is the following period's.
+ */
+async function paidFromTrial(trx: Db, sub: SubscriptionRow, charge: ChargeRow, now: number): Promise<void> {
+  await updateSubscription(trx, Number(sub.id), {
+    status: 'ACTIVE',
+    trial: false,
+    plan_id: charge.plan_id,
+    next_plan_id: null,
+    period_number: sub.period_number + 1,
+    period_start: now,
+    period_end: addMonths(now, 1),
+    failed_attempts: 0,
+    next_attempt_at: null,
+    updated_at: now,
+  });
+}
+
 /** A settled charge its subscription no longer waits for: the money is to go back (refund_due). */
 async function refundDue(trx: Db, charge: ChargeRow, now: number): Promise<ChargeOutcome> {
   await markRefundDue(trx, charge, 'settled', null, now);
@@ -148,7 +168,7 @@ export async function applyChargeOutcome(
       return outcome;
     }
     if (sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status)) {
-      await upgradePlan(trx, sub, charge, now);
+      await (sub.status === 'TRIAL' ? paidFromTrial(trx, sub, charge, now) : upgradePlan(trx, sub, charge, now));
       if (finished.toldPending) await queueSubscriptionMail(trx, id, 'upgradeConfirmed', now, Number(charge.id));
       return outcome;
     }
