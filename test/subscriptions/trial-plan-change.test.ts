@@ -3,6 +3,7 @@ import { subscriptionStats } from '../../src/modules/subscriptions/index.js';
 import { importLines } from '../basket/import-helpers.js';
 import type { TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { withTableHeld } from '../helpers/lock-waits.js';
 import {
   DAY,
   PLAN_LINES,
@@ -132,6 +133,30 @@ describe('an upgrade during a trial', () => {
     const upgraded = await changePlan(company, id, 'AUDIOMAX');
     expect(upgraded.json()).toMatchObject({ status: 'ACTIVE', trial: false, plan: { code: 'AUDIOMAX' } });
     expect(await charges(id)).toEqual([['UPGRADE', 0, 'settled', 1999]]);
+  });
+
+  it("and a subscription of the user's other account, at once: the new plan's trial is had once", async () => {
+    const payer = await createCustomer(s.t.database.db);
+    await saveCard(s, payer);
+    const company = await secondAccountOf(s, payer);
+    await saveCard(s, company);
+    const { id } = await trialStarted('AUDIO1', 1, company);
+    // On PostgreSQL both have read that the user never had AUDIOMAX's trial before either records it.
+    const [upgraded, subscribed] = await withTableHeld(s.t.database.db, 'subscription_trial_use', () =>
+      Promise.all([changePlan(company, id, 'AUDIOMAX'), subscribe(s, payer, 'AUDIOMAX')]),
+    );
+    // The one that records it second is refused (409, nothing changed) or, having seen it, is charged.
+    for (const answer of [upgraded, subscribed]) expect([200, 201, 409], answer.body).toContain(answer.statusCode);
+    const trials = [upgraded, subscribed].filter((answer) => answer.statusCode < 300 && answer.json().trial === true);
+    expect(trials).toHaveLength(1);
+    const uses = await s.t.database.db
+      .selectFrom('subscription_trial_use')
+      .select('subscription_id')
+      .where('plan_kind', '=', 'AUDIO_UNLIMITED');
+    expect(
+      new Set((await uses.where('subscription_id', 'in', [id, subscribed.json().id ?? 0]).execute()).map((use) => use.subscription_id))
+        .size,
+    ).toBe(1);
   });
 
   it('declined: 409, and the trial goes on as it was; its end renews the old plan', async () => {
