@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionStats } from '../../src/modules/subscriptions/index.js';
 import { importLines } from '../basket/import-helpers.js';
 import type { TestCustomer } from '../helpers/customers.js';
+import { answers } from '../helpers/everypay-order.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { withTableHeld } from '../helpers/lock-waits.js';
 import {
@@ -11,10 +12,14 @@ import {
   call,
   chargesOf,
   createCustomer,
+  mailJobs,
+  refundRequests,
+  releaseHeldCallbacks,
   saveCard,
   secondAccountOf,
   startSubscriptionShop,
   subscribe,
+  subscriptionRow,
   type SubscriptionShop,
 } from './helpers.js';
 
@@ -159,18 +164,42 @@ describe('an upgrade during a trial', () => {
     ).toBe(1);
   });
 
-  it('declined: 409, and the trial goes on as it was; its end renews the old plan', async () => {
+  it('still with the bank: 503 and the trial as it was; the callback that settles it starts the paid month then, mailed once', async () => {
+    const { customer, id, token } = await trialStarted('AUDIO1', 10);
+    s.everypay.setCardOutcome(token, 'settled', { processing: true });
+    s.everypay.holdCallbacks();
+    expectErrorBody(await changePlan(customer, id, 'AUDIOMAX'), 503, 'Service Unavailable');
+    expect((await call(s, customer, 'GET', '/subscription')).json()[0]).toMatchObject({ status: 'TRIAL', plan: { code: 'AUDIO1' } });
+    const settledAt = Date.now();
+    await releaseHeldCallbacks(s);
+    const shown = (await call(s, customer, 'GET', '/subscription')).json()[0];
+    expect(shown).toMatchObject({ status: 'ACTIVE', trial: false, plan: { code: 'AUDIOMAX' } });
+    expect(Date.parse(shown.currentPeriodStart)).toBeGreaterThanOrEqual(settledAt);
+    expect(await charges(id)).toEqual([['UPGRADE', 0, 'settled', 1999]]);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeConfirmed']);
+  });
+
+  it('declined: 409, and the trial goes on as it was (a late settle of it refunded); its end renews the old plan', async () => {
     const { customer, id, start, token } = await trialStarted('AUDIO1', 10);
     s.everypay.setCardOutcome(token, 'failed');
     const declined = await changePlan(customer, id, 'AUDIOMAX');
     expectErrorBody(declined, 409, 'Conflict');
     const shown = (await call(s, customer, 'GET', '/subscription')).json()[0];
     expect(shown).toMatchObject({ status: 'TRIAL', trial: true, plan: { code: 'AUDIO1' }, currentPeriodEnd: iso(start + 14 * DAY) });
+    // The bank approves it after all: the customer, told it was declined, keeps the trial, and the money goes back.
+    await s.everypay.callbacksIdle();
+    const before = await subscriptionRow(s, id);
+    const { reference } = (await chargesOf(s, id))[0]!;
+    expect(answers(await s.everypay.settle(reference!))).toEqual([[200, { outcome: 'applied' }]]);
+    await s.t.drainJobs();
+    await s.everypay.callbacksIdle();
+    expect(refundRequests(s, reference!)).toHaveLength(1);
+    expect(await subscriptionRow(s, id)).toEqual(before);
     s.everypay.setCardOutcome(token, 'settled');
     await bill(s, start + 14 * DAY + 1000);
     expect((await call(s, customer, 'GET', '/subscription')).json()[0]).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIO1' } });
     expect(await charges(id)).toEqual([
-      ['UPGRADE', 0, 'failed', 1999],
+      ['UPGRADE', 0, 'refunded', 1999],
       ['PERIOD', 1, 'settled', 999],
     ]);
   });
