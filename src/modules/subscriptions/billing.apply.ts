@@ -81,7 +81,8 @@ async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, no
  * period the charge's prorated amount was for, still on the plan the upgrade started from, and
  * nothing replaced the upgrade: no later upgrade charge of that period (tried again, whatever its
  * outcome) and no downgrade chosen since. An upgrade charged before the charge named its starting
- * plan (from_plan_id null) cannot tell, and is refunded.
+ * plan (from_plan_id null) cannot tell, and is refunded; so is one that was to end a trial (TRIAL, not
+ * ACTIVE: trials.ts), whose customer was told the trial goes on, and whose renewal may be claimed since.
  */
 async function upgradeStillWanted(trx: Db, sub: SubscriptionRow, charge: ChargeRow): Promise<boolean> {
   return (
