@@ -81,7 +81,8 @@ async function applyLateSettle(trx: Db, charge: ChargeRow, reference: string, no
  * period the charge's prorated amount was for, still on the plan the upgrade started from, and
  * nothing replaced the upgrade: no later upgrade charge of that period (tried again, whatever its
  * outcome) and no downgrade chosen since. An upgrade charged before the charge named its starting
- * plan (from_plan_id null) cannot tell, and is refunded.
+ * plan (from_plan_id null) cannot tell, and is refunded; so is one that was to end a trial (TRIAL, not
+ * ACTIVE: trials.ts), whose customer was told the trial goes on, and whose renewal may be claimed since.
  */
 async function upgradeStillWanted(trx: Db, sub: SubscriptionRow, charge: ChargeRow): Promise<boolean> {
   return (
@@ -98,6 +99,26 @@ async function upgradeStillWanted(trx: Db, sub: SubscriptionRow, charge: ChargeR
 /** The better plan an upgrade's settled charge paid for, from now on. */
 async function upgradePlan(trx: Db, sub: SubscriptionRow, charge: ChargeRow, now: number): Promise<void> {
   await updateSubscription(trx, Number(sub.id), { plan_id: charge.plan_id, next_plan_id: null, updated_at: now });
+}
+
+/**
+ * An upgrade's settled charge during a trial paid the new plan's first month (trials.ts): the trial ends
+ * and that month starts now, the trial's rest given up for the better plan at once; the next renewal
+ * is the following period's.
+ */
+async function paidFromTrial(trx: Db, sub: SubscriptionRow, charge: ChargeRow, now: number): Promise<void> {
+  await updateSubscription(trx, Number(sub.id), {
+    status: 'ACTIVE',
+    trial: false,
+    plan_id: charge.plan_id,
+    next_plan_id: null,
+    period_number: sub.period_number + 1,
+    period_start: now,
+    period_end: addMonths(now, 1),
+    failed_attempts: 0,
+    next_attempt_at: null,
+    updated_at: now,
+  });
 }
 
 /** A settled charge its subscription no longer waits for: the money is to go back (refund_due). */
@@ -148,7 +169,7 @@ export async function applyChargeOutcome(
       return outcome;
     }
     if (sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status)) {
-      await upgradePlan(trx, sub, charge, now);
+      await (sub.status === 'TRIAL' ? paidFromTrial(trx, sub, charge, now) : upgradePlan(trx, sub, charge, now));
       if (finished.toldPending) await queueSubscriptionMail(trx, id, 'upgradeConfirmed', now, Number(charge.id));
       return outcome;
     }

@@ -45,7 +45,8 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
               .selectFrom('subscription_charge')
               .select('subscription_charge.id')
               .whereRef('subscription_charge.subscription_id', '=', 'subscription.id')
-              .where('subscription_charge.purpose', '=', 'PERIOD')
+              // Any settled charge: a period's, or an upgrade's that ended a trial and paid the first month
+              // (trials.ts); an upgrade of a paid period comes after a settled period's charge anyway.
               .where('subscription_charge.state', '=', 'settled'),
           )
           .as('paid'),

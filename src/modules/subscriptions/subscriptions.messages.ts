@@ -9,6 +9,7 @@ const en = {
   'subscriptions.paymentDeclined': 'The card was declined.',
   'subscriptions.paymentPending':
     'The payment is still being processed; the new plan starts once it is confirmed, and we will e-mail you the outcome.',
+  'subscriptions.trialTakenMeanwhile': "Another subscription of yours has just started this plan's trial; please try again.",
   'subscriptions.chargePending': 'A payment of this subscription is still being processed; try again once it is confirmed.',
   'subscriptions.chargeAwaitingGateway':
     'A payment of this subscription is waiting for the card payment provider to confirm it, which is checked every hour. If it is not confirmed within a day, please contact customer service.',
@@ -62,6 +63,7 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.paymentDeclined': 'Kaardimakse lükati tagasi.',
   'subscriptions.paymentPending':
     'Makse on veel töös; uus pakett hakkab kehtima, kui makse on kinnitatud, ja tulemusest saadame teile e-kirja.',
+  'subscriptions.trialTakenMeanwhile': 'Teie teine tellimus alustas just selle paketi prooviperioodi; palun proovige uuesti.',
   'subscriptions.chargePending': 'Selle tellimuse makse on veel töös; proovige uuesti, kui see on kinnitatud.',
   'subscriptions.chargeAwaitingGateway':
     'Selle tellimuse makse ootab kaardimaksete pakkuja kinnitust, mida kontrollitakse iga tunni järel. Kui makset päeva jooksul ei kinnitata, võtke palun ühendust klienditeenindusega.',
@@ -116,6 +118,7 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.paymentDeclined': 'Оплата картой отклонена.',
   'subscriptions.paymentPending':
     'Платёж ещё обрабатывается; новый тариф начнёт действовать после подтверждения, о результате мы сообщим по электронной почте.',
+  'subscriptions.trialTakenMeanwhile': 'Другая ваша подписка только что начала пробный период этого тарифа; повторите попытку.',
   'subscriptions.chargePending': 'Платёж по этой подписке ещё обрабатывается; повторите после его подтверждения.',
   'subscriptions.chargeAwaitingGateway':
     'Платёж по этой подписке ожидает подтверждения платёжного провайдера, оно проверяется каждый час. Если платёж не подтвердится в течение дня, обратитесь в службу поддержки.',

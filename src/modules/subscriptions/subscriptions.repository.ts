@@ -93,28 +93,33 @@ export async function updateSubscription(db: Db, id: number, changes: Updateable
   await db.updateTable('subscription').set(changes).where('id', '=', id).execute();
 }
 
-/** Whether the user or the client account has had a trial of this kind of plan. */
-export async function hadTrial(db: Db, userId: number, clientAccountId: number, kind: PlanKind): Promise<boolean> {
-  const row = await db
+/** Who a trial is recorded against: the user and the client account (a trial is once per each, per kind of plan). */
+export const trialSubjects = (userId: number, clientAccountId: number) => [`U${userId}`, `A${clientAccountId}`];
+
+/** The trials of this kind of plan recorded against the user or the client account, and the subscription each was had on. */
+export function trialUsesOf(db: Db, userId: number, clientAccountId: number, kind: PlanKind) {
+  return db
     .selectFrom('subscription_trial_use')
-    .select('subject')
-    .where('subject', 'in', [`U${userId}`, `A${clientAccountId}`])
+    .select(['subject', 'subscription_id'])
+    .where('subject', 'in', trialSubjects(userId, clientAccountId))
     .where('plan_kind', '=', kind)
-    .executeTakeFirst();
-  return row !== undefined;
+    .execute();
 }
 
-export async function recordTrial(db: Db, userId: number, clientAccountId: number, kind: PlanKind, subscriptionId: number, now: number) {
+/** Whether the user or the client account has had a trial of this kind of plan. */
+export async function hadTrial(db: Db, userId: number, clientAccountId: number, kind: PlanKind): Promise<boolean> {
+  return (await trialUsesOf(db, userId, clientAccountId, kind)).length > 0;
+}
+
+/**
+ * Records the subjects' trial of this kind of plan as had on the subscription; a subject that has one
+ * already is a unique violation (its primary key), which the caller answers.
+ */
+export async function recordTrial(db: Db, subjects: string[], kind: PlanKind, subscriptionId: number, now: number) {
+  if (subjects.length === 0) return;
   await db
     .insertInto('subscription_trial_use')
-    .values(
-      [`U${userId}`, `A${clientAccountId}`].map((subject) => ({
-        subject,
-        plan_kind: kind,
-        subscription_id: subscriptionId,
-        created_at: now,
-      })),
-    )
+    .values(subjects.map((subject) => ({ subject, plan_kind: kind, subscription_id: subscriptionId, created_at: now })))
     .execute();
 }
 

@@ -111,6 +111,8 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
         summary: 'Switches the plan: an upgrade is charged now for the days left; a downgrade takes effect at the period end',
         description:
           'Proration: docs/architecture.md (Subscriptions). The current plan again calls off a pending downgrade. ' +
+          "During a trial an upgrade keeps the trial only as far as the new plan's own trial reaches from the trial's start, " +
+          "else ends it and charges the new plan's first month now (409 when declined: the trial goes on); a downgrade waits for the trial's end. " +
           'Each request counts against the same limit per client as subscribing (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): past it, a 429 with Retry-After.',
         headers: StoreRequestHeaders,
         params: IdParams,

@@ -13,6 +13,7 @@ import { countCharges, insertChargeOnce, markOutcomeTold, markPendingTold, pendi
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
 import { queueAnswerDeadline, queueSubscriptionMail } from './subscriptions.mails.js';
+import { trialEndOnPlan } from './trials.js';
 import {
   findPlan,
   findSubscription,
@@ -23,6 +24,7 @@ import {
   plansByIds,
   recordTrial,
   subscriptionsPageOf,
+  trialSubjects,
   updateSubscription,
   type PlanRow,
   type SubscriptionRow,
@@ -31,8 +33,10 @@ import {
 // Subscribing, switching plans and cancelling. Rules: one live subscription per client account
 // and family (audio, e-book), held by a unique `live_key`; a trial only when neither the user nor
 // the client account has had one for that kind of plan; else the first month is charged at once
-// through the saved card. An upgrade is charged now for the days left (periods.ts); a downgrade
-// waits for the period's end; a cancel keeps access until the period's end.
+// through the saved card. An upgrade is charged now for the days left (periods.ts); during a trial
+// it keeps the trial only as far as the new plan's own trial reaches, else charges the new plan's
+// first month now (trials.ts); a downgrade waits for the period's (or trial's) end; a cancel keeps
+// access until the period's end.
 
 export interface Subscriber {
   userId: number;
@@ -129,7 +133,7 @@ export async function subscribe(
         ended_at: null,
       });
       if (trial) {
-        await recordTrial(trx, who.userId, who.clientAccountId, plan.kind, id, now);
+        await recordTrial(trx, trialSubjects(who.userId, who.clientAccountId), plan.kind, id, now);
         await queueSubscriptionMail(trx, id, 'purchased', now);
         return { id, charge: null, token: null };
       }
@@ -161,7 +165,7 @@ export async function changePlan(
   language: Language,
   now: number,
 ) {
-  const claim = await db.transaction().execute(async (trx) => {
+  const claim = await changePlanClaim(db, async (trx) => {
     // Locked, as a renewal's claim locks it: two changes at once (a double click, a retry after a
     // 503) take turns, and the second sees the first's charge.
     const sub = await lockOwnSubscription(trx, who.clientAccountId, id);
@@ -180,15 +184,27 @@ export async function changePlan(
       await updateSubscription(trx, id, { next_plan_id: null, updated_at: now });
       return null;
     }
-    const amount = proratedCents(plan.price_cents - current.price_cents, now, Number(sub.period_start), Number(sub.period_end));
     if (plan.price_cents <= current.price_cents) {
       await updateSubscription(trx, id, { next_plan_id: Number(plan.id), updated_at: now });
       return null;
     }
-    // A trial, or the very end of a period, costs nothing to upgrade: the better plan from now on.
-    if (sub.trial || amount === 0) {
-      await updateSubscription(trx, id, { plan_id: Number(plan.id), next_plan_id: null, updated_at: now });
-      return null;
+    let amount: number;
+    if (sub.trial) {
+      // The trial goes on as far as the new plan's own trial reaches from its start (trials.ts). Past
+      // that, it ends once the new plan's first month is paid: this charge, of the trial's period.
+      const trialEnd = await trialEndOnPlan(trx, sub, plan, now);
+      if (trialEnd !== null) {
+        await updateSubscription(trx, id, { plan_id: Number(plan.id), next_plan_id: null, period_end: trialEnd, updated_at: now });
+        return null;
+      }
+      amount = plan.price_cents;
+    } else {
+      amount = proratedCents(plan.price_cents - current.price_cents, now, Number(sub.period_start), Number(sub.period_end));
+      // The very end of a period costs nothing to upgrade: the better plan from now on.
+      if (amount === 0) {
+        await updateSubscription(trx, id, { plan_id: Number(plan.id), next_plan_id: null, updated_at: now });
+        return null;
+      }
     }
     const card = sub.card_id === null ? undefined : await ownCard(trx, who.clientAccountId, Number(sub.card_id));
     if (card?.state !== 'ACTIVE') throw invalidField('planId', 'subscriptions.cardNeeded');
@@ -214,6 +230,21 @@ export async function changePlan(
     if (outcome === 'pending') throw new DomainError('unavailable', 'subscriptions.paymentPending', {}, 60);
   }
   return subscriptionById(db, id, language);
+}
+
+/**
+ * The plan change's transaction. Its one unique violation is a trial of the new plan's kind recorded by
+ * another subscription of the user or account between this one's read and its insert (trials.ts): a
+ * retry sees it and charges the first month instead.
+ */
+function changePlanClaim<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db
+    .transaction()
+    .execute(work)
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw conflict('subscriptions.trialTakenMeanwhile');
+      throw error;
+    });
 }
 
 /**
