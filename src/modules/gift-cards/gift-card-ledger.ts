@@ -109,8 +109,8 @@ async function moveHold(trx: Db, cardId: number, orderId: number, from: GiftCard
 
 /**
  * The order is paid: what it holds is taken. Holds released earlier (the order was given up, then
- * its payment settled late) are taken again, all or none (retakeReleased); a late settle checks
- * that first and does not revive an order its cards can no longer pay (orders' payment status).
+ * its payment settled late) are taken again, all or none (retakeReleased); a late settle then asks
+ * hasReleasedHolds and undoes the revival of an order its cards can no longer pay (orders' payment status).
  */
 export async function captureOrder(trx: Db, orderId: number, now: number): Promise<{ short: boolean }> {
   for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
@@ -126,7 +126,7 @@ export async function captureOrder(trx: Db, orderId: number, now: number): Promi
  * share (spent or expired since), and then no card changes (the ones debited are credited back in
  * the same transaction, before any entry is written).
  */
-export async function retakeReleased(trx: Db, orderId: number, now: number): Promise<boolean> {
+async function retakeReleased(trx: Db, orderId: number, now: number): Promise<boolean> {
   const released = await holdsOf(trx, orderId, 'RELEASED');
   const taken: typeof released = [];
   for (const hold of released) {
@@ -142,6 +142,11 @@ export async function retakeReleased(trx: Db, orderId: number, now: number): Pro
     await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
   }
   return true;
+}
+
+/** Whether shares the order's cards got back (it was given up) are still theirs: a late settle's capture could not take them all again. */
+export async function hasReleasedHolds(trx: Db, orderId: number): Promise<boolean> {
+  return (await holdsOf(trx, orderId, 'RELEASED')).length > 0;
 }
 
 /** The order will not be paid, or its money goes back: held amounts are released, taken ones refunded to the card. */

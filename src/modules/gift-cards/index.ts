@@ -21,7 +21,7 @@ export {
 } from './gift-cards.service.js';
 export { moveBasketGiftCards } from './basket-merge.js';
 export { preparedBasketCards, recordSeenBalances, type BasketCardsReader } from './gift-cards.repository.js';
-export { capturedCents, expireCards, retakeReleased } from './gift-card-ledger.js';
+export { capturedCents, expireCards, hasReleasedHolds } from './gift-card-ledger.js';
 export { boughtCardsValue, restoreBoughtCards, takeOffBoughtCards, type BoughtCardsValue } from './bought-card-refunds.js';
 export {
   VirtualGiftCardInput,

@@ -23,7 +23,8 @@ import { basketCheckout } from '../basket/index.js';
 // them failed: a checkout a 500): the order's own row (lockOrder); the buyer's event stream (its
 // sequence row, orderEvent); the products' stock, in product id order (stock.repository.ts); the
 // discount code; the gift cards, in card id order (gift-card-ledger.ts). So a transition writes its
-// event before its effects.
+// event before its effects, and a late settle learns whether the cards still cover the order it
+// revives only when it reaches them (payment-status.service.ts undoes the move then).
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'NEW',

@@ -2,7 +2,8 @@ import { afterCommit } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
 import type { GatewayName, PaymentStatus } from '../payments/index.js';
-import { boughtCardsValue, retakeReleased } from '../gift-cards/index.js';
+import { underSavepoint } from '../../db/savepoint.js';
+import { boughtCardsValue, hasReleasedHolds } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
 import { lockOrder } from './orders.repository.js';
@@ -134,11 +135,26 @@ async function moveForState(
 ): Promise<boolean | 'cards-short'> {
   const { refundedCents, amountCents } = status;
   switch (status.state) {
-    case 'settled':
-      // A late settle revives an order given up on (PAYMENT_FAILED, CANCELLED by the sweep), when
-      // its gift cards can take their shares again (all of them); otherwise it is not paid in full.
-      if ((current === 'PAYMENT_FAILED' || current === 'CANCELLED') && !(await retakeReleased(trx, orderId, now))) return 'cards-short';
-      return moveOrder(trx, { orderId, from: ['PENDING_PAYMENT', 'PAYMENT_FAILED', 'CANCELLED'], to: 'PENDING_PROCESSING', cause, now });
+    case 'settled': {
+      const paid = {
+        orderId,
+        from: ['PENDING_PAYMENT', 'PAYMENT_FAILED', 'CANCELLED'] as const,
+        to: 'PENDING_PROCESSING' as const,
+        cause,
+        now,
+      };
+      if (current !== 'PAYMENT_FAILED' && current !== 'CANCELLED') return moveOrder(trx, paid);
+      // A late settle revives an order given up on (PAYMENT_FAILED, CANCELLED by the sweep) only when
+      // its gift cards can take their shares again, all of them; otherwise it is not paid in full. The
+      // move finds that out when it reaches the cards, last in the lock order (order-states.ts): taken
+      // before the buyer's stream and the stock, a checkout taking them in that order deadlocked with
+      // it on PostgreSQL. So the revival runs under a savepoint and is undone when the cards come up short.
+      return underSavepoint<boolean | 'cards-short'>(trx, async () => {
+        const moved = await moveOrder(trx, paid);
+        if (moved && (await hasReleasedHolds(trx, orderId))) return { keep: false, result: 'cards-short' as const };
+        return { keep: true, result: moved };
+      });
+    }
     case 'failed':
     case 'abandoned':
     case 'voided':
