@@ -240,3 +240,30 @@ describe('a downgrade during a trial', () => {
     expect(await charges(id)).toEqual([['PERIOD', 1, 'settled', 999]]);
   });
 });
+
+describe('two accounts of one user subscribing to a plan with a trial at once', () => {
+  it('one trial, and the other is told the trial was just taken', async () => {
+    const payer = await createCustomer(s.t.database.db);
+    await saveCard(s, payer);
+    const company = await secondAccountOf(s, payer);
+    await saveCard(s, company);
+    // On PostgreSQL both have read that the user never had AUDIOMAX's trial before either records it.
+    const answers = await withTableHeld(s.t.database.db, 'subscription_trial_use', () =>
+      Promise.all([subscribe(s, payer, 'AUDIOMAX'), subscribe(s, company, 'AUDIOMAX')]),
+    );
+    const trials = answers.filter((answer) => answer.statusCode === 201 && answer.json().trial === true);
+    expect(trials).toHaveLength(1);
+    const other = answers.find((answer) => !trials.includes(answer))!;
+    // SQLite writes one at a time: the second saw the trial had and was charged. On PostgreSQL it
+    // collided on recording the trial: a 409 saying so, not "you already have a subscription of this
+    // kind" (the account has none), and nothing of it stays.
+    if (other.statusCode === 409) {
+      const refused = expectErrorBody(other, 409, 'Conflict');
+      const winner = trials[0] === answers[0] ? payer : company;
+      const already = expectErrorBody(await subscribe(s, winner, 'AUDIOMAX'), 409, 'Conflict');
+      expect(refused.message).not.toBe(already.message);
+      const loser = winner === payer ? company : payer;
+      expect((await call(s, loser, 'GET', '/subscription')).json()).toEqual([]);
+    } else expect(other.json()).toMatchObject({ trial: false, status: 'ACTIVE' });
+  });
+});

@@ -133,7 +133,11 @@ export async function subscribe(
         ended_at: null,
       });
       if (trial) {
-        await recordTrial(trx, trialSubjects(who.userId, who.clientAccountId), plan.kind, id, now);
+        // The user's other account took this kind's trial since it was read (PostgreSQL; SQLite writes
+        // one at a time): that account's subscription is not this one's, so not "already subscribed".
+        await recordTrial(trx, trialSubjects(who.userId, who.clientAccountId), plan.kind, id, now).catch((error: unknown) => {
+          throw isUniqueViolation(error) ? conflict('subscriptions.trialTakenMeanwhile') : error;
+        });
         await queueSubscriptionMail(trx, id, 'purchased', now);
         return { id, charge: null, token: null };
       }
