@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOfficeApp } from '../helpers/back-office.js';
-import { expectFieldErrorInEachLanguage } from '../helpers/http.js';
+import { expectErrorBody, expectFieldErrorInEachLanguage } from '../helpers/http.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { importContent, putContent } from './content-helpers.js';
+import { importContent, putContent, read } from './content-helpers.js';
 
 // Every link target an operator stores (a banner's linkUrl, an IMAGE block's linkUrl, a LINKS
 // block's and a menu's link urls, a redirect's target) is a path of the shop starting with one `/`
 // or an http(s) URL (http/link-target.ts). `//host/...` and `/\host/...` are refused: a browser
 // takes both for a URL of another host, so the shopper would be sent off the shop. The PUT answers a
-// 422 on the field in the caller's language, an import reports the line, and nothing is written.
+// 422 on the field in the caller's language, an import reports the line, and nothing is written;
+// a redirect stored before the rule held is not served.
 
 let t: TestApp;
 let key: string;
@@ -107,5 +108,29 @@ describe('POST /admin/import/<kind>: a line with a link target of another host',
       BAD.map((_, n) => ({ line: n + 1, message: `${pointer}: must be a path of the shop starting with a single "/", or an http(s) URL` })),
     );
     expect(await storedCodes(route.kind)).toEqual(before);
+  });
+});
+
+describe('GET /external-url of a redirect stored before the rule held', () => {
+  it('is a 404 and counts no hit, whichever form sends the shopper to another host', async () => {
+    const imported = await importContent(t, key, 'redirects', [
+      { code: 'OLD-1', store: 'WEB', path: '/vana-leht-1', target: '/uus' },
+      { code: 'OLD-2', store: 'WEB', path: '/vana-leht-2', target: '/uus' },
+      { code: 'OLD-3', store: 'WEB', path: '/vana-leht-3', target: '/uus' },
+    ]);
+    expect(imported.json(), imported.body).toMatchObject({ errorCount: 0 });
+    expect((await read(t, '/external-url?path=/vana-leht-1')).json()).toMatchObject({ target: '/uus' });
+    // The admin's read writes that hit's count first, before the rows are reset below.
+    expect((await read(t, '/admin/content/redirects/OLD-1', { authorization: `Bearer ${key}` })).json()).toMatchObject({ hits: 1 });
+    // What an import let through before: written as it was stored then.
+    const stale = { 'OLD-1': '//evil.example/path', 'OLD-2': '/\\evil.example/path', 'OLD-3': 'javascript:alert(1)' };
+    for (const [code, target] of Object.entries(stale)) {
+      await t.database.db.updateTable('redirect').set({ target, hits: 0 }).where('code', '=', code).execute();
+    }
+    for (const [n, code] of Object.keys(stale).entries()) {
+      expectErrorBody(await read(t, `/external-url?path=/vana-leht-${n + 1}`), 404, 'Not Found');
+      const admin = await read(t, `/admin/content/redirects/${code}`, { authorization: `Bearer ${key}` });
+      expect(admin.json()).toMatchObject({ target: stale[code as keyof typeof stale], hits: 0 });
+    }
   });
 });
