@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { translate, type Language, type MessageKey } from '../i18n/index.js';
 import type { FieldError } from './errors.js';
+import { LINK_TARGET_PATTERN } from './link-target.js';
 import { textPatternFailure } from './text.js';
 import { summariseUnions } from './union-errors.js';
 
@@ -206,6 +207,7 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       // A text (text.ts): a control character, or nothing but white space where text is required.
       if (params.failure === 'control') return say('validation.invalidCharacters');
       if (params.failure === 'blank') return say('validation.required');
+      if (params.pattern === LINK_TARGET_PATTERN) return say('validation.linkTarget');
       return say('validation.pattern');
     case 'additionalProperties':
       return say('validation.unknownField');

@@ -1,3 +1,4 @@
+import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { translate, type Language } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
@@ -22,6 +23,7 @@ import {
 import { isDigitalProduct, MAX_LINES, MAX_QUANTITY } from './basket-rules.js';
 import { GUEST_BASKET_TTL_MS } from './basket.service.js';
 import type { BasketWire } from './basket.schemas.js';
+import type { BasketTable } from './basket.tables.js';
 import { toBasketWire } from './basket.wire.js';
 
 /** What a merge did: the client basket after it, and what it could not take as the guest basket had it. */
@@ -56,7 +58,9 @@ const NO_NEWS: MergeNews = { linesLeftOut: 0, cutToMax: 0, digitalKeptOnce: 0 };
  * way each moved line leaves the guest basket in the same transaction, so a retried login never
  * doubles one, and a second merge running at once waits for the client basket's lock and then
  * finds the moved lines gone. The guest's code and delivery choice are taken when the client's
- * basket has none; its gift cards and virtual gift card details move too (gift-cards' basket-merge.ts). The client basket gets a new version when anything moved.
+ * basket has none; its gift cards and virtual gift card details move too (gift-cards' basket-merge.ts).
+ * Each basket gets one new version when the merge changed anything of it (a card included) and
+ * keeps its version otherwise, so a write based on the version before the merge is a 412.
  */
 export async function mergeGuestInto(
   trx: Db,
@@ -77,6 +81,7 @@ export async function mergeGuestInto(
   const leftOut: number[] = [];
   let cutToMax = 0;
   let digitalKeptOnce = 0;
+  let linesChanged = false;
   for (const row of guestRows) {
     const existing = clientRows.find((line) => line.product_id === row.product_id);
     if (!existing && lineCount >= MAX_LINES) {
@@ -91,34 +96,45 @@ export async function mergeGuestInto(
       if (isDigitalProduct(product!)) digitalKeptOnce += 1;
       else cutToMax += 1;
     }
-    if (existing) await updateLine(trx, client.id, row.product_id, quantity, existing.seen_price_cents);
-    else {
+    if (!existing) {
       await insertLine(trx, { ...row, basket_id: client.id, quantity });
       lineCount += 1;
+      linesChanged = true;
+    } else if (quantity !== existing.quantity) {
+      await updateLine(trx, client.id, row.product_id, quantity, existing.seen_price_cents);
+      linesChanged = true;
     }
   }
-  const takeDelivery = client.delivery_method_id === null && guest.delivery_method_id !== null;
-  // The guest's gift cards and virtual gift card details come along (before the guest basket goes).
+  // The guest's gift cards and virtual gift card details come along (before the guest basket goes),
+  // even when none of its lines fit: the cards pay for whatever the client's basket holds.
   const moved = guestRows.map((row) => row.product_id).filter((id) => !leftOut.includes(id));
-  await moveBasketGiftCards(trx, guest.id, client.id, moved);
+  const cards = await moveBasketGiftCards(trx, guest.id, client.id, moved);
+  const noneMoved = leftOut.length > 0 && leftOut.length === guestRows.length;
   if (leftOut.length === 0) await deleteBasket(trx, guest.id);
-  else if (leftOut.length === guestRows.length) return { basket: client, news: { ...NO_NEWS, linesLeftOut: leftOut.length } };
-  else {
-    for (const row of guestRows) if (!leftOut.includes(row.product_id)) await deleteLine(trx, guest.id, row.product_id);
+  else if (!noneMoved || cards.offGuest > 0) {
+    for (const id of moved) await deleteLine(trx, guest.id, id);
     await touchBasket(trx, guest, now);
   }
-  const basket = await touchBasket(trx, client, now, {
-    discount_code_id: client.discount_code_id ?? guest.discount_code_id,
-    ...(takeDelivery
-      ? {
-          delivery_method_id: guest.delivery_method_id,
-          parcel_machine_id: guest.parcel_machine_id,
-          delivery_shop_id: guest.delivery_shop_id,
-          delivery_country_code: guest.delivery_country_code,
-        }
-      : {}),
-  });
+  // A guest basket none of whose lines fit keeps its code and delivery for the merge that has room.
+  const choices = noneMoved ? {} : choicesTaken(client, guest);
+  // One new version when anything of the client's basket changed (a write based on the version
+  // before the merge must be refused), none when nothing did (a retried login changes nothing).
+  const changed = linesChanged || cards.toClient > 0 || Object.keys(choices).length > 0;
+  const basket = changed ? await touchBasket(trx, client, now, choices) : client;
   return { basket, news: { linesLeftOut: leftOut.length, cutToMax, digitalKeptOnce } };
+}
+
+/** The guest's discount code and delivery choice, each where the client's basket has none. */
+function choicesTaken(client: BasketRow, guest: BasketRow): Updateable<BasketTable> {
+  const choices: Updateable<BasketTable> = {};
+  if (client.discount_code_id === null && guest.discount_code_id !== null) choices.discount_code_id = guest.discount_code_id;
+  if (client.delivery_method_id === null && guest.delivery_method_id !== null) {
+    choices.delivery_method_id = guest.delivery_method_id;
+    choices.parcel_machine_id = guest.parcel_machine_id;
+    choices.delivery_shop_id = guest.delivery_shop_id;
+    choices.delivery_country_code = guest.delivery_country_code;
+  }
+  return choices;
 }
 
 /**

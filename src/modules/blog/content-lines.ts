@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { LinkTarget } from '../../http/link-target.js';
 import { CONTROL_CHARACTERS, MultilineText, TextLine, URL_CHARACTER } from '../../http/text.js';
 import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue-import/index.js';
 
@@ -87,7 +88,7 @@ export const RedirectLine = Type.Object(
     code: Code(),
     store: Store,
     path: TextLine({ minLength: 1, maxLength: 1000, blank: true }),
-    target: Type.String({ minLength: 1, maxLength: 1000, pattern: `^(/|https?://)${URL_CHARACTER}*$` }),
+    target: LinkTarget({ minLength: 1, maxLength: 1000 }),
     status: Type.Optional(Type.Union([Type.Literal(301), Type.Literal(302)])),
     active: Type.Optional(Type.Boolean()),
   },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../http/errors.js';
+import { isLinkTarget } from '../../http/link-target.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { HitCounter } from './redirect-hits.js';
@@ -43,7 +44,9 @@ export const redirectRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { hits:
       if (path === undefined) throw new HttpError(400, 'blog.badPath');
       const store = requestStore(request);
       const found = await activeRedirect(database.db, store.code, path);
-      if (!found) throw new HttpError(404, 'blog.redirectNotFound', { path: path.slice(0, 100) });
+      // A target stored before the import refused `//host` and `/\host` (http/link-target.ts) is
+      // not served: the front-end would send the shopper to that other host.
+      if (!found || !isLinkTarget(found.target)) throw new HttpError(404, 'blog.redirectNotFound', { path: path.slice(0, 100) });
       hits.record(Number(found.id), request.actionTime);
       return { path: found.path, target: found.target, url: targetUrl(store.frontendUrl, found.target), status: found.status as 301 | 302 };
     },

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
+import { LINK_TARGET_PATTERN } from '../../http/link-target.js';
 import { textPatternFailure } from '../../http/text.js';
 
 // What an operator reads next to a refused line's number: `/field: what is wrong`, in words,
@@ -80,6 +81,7 @@ function patternProblem(pattern: unknown, value: unknown): string {
   const text = textPatternFailure(pattern, value);
   if (text === 'blank') return 'must not be blank';
   if (typeof value === 'string' && value.trim() !== value) return 'must not begin or end with white space';
+  if (pattern === LINK_TARGET_PATTERN) return 'must be a path of the shop starting with a single "/", or an http(s) URL';
   return 'is not of the accepted form';
 }
 

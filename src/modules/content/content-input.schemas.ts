@@ -1,4 +1,5 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { LinkTarget } from '../../http/link-target.js';
 import { URL_CHARACTER } from '../../http/text.js';
 import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue-import/index.js';
 
@@ -6,12 +7,8 @@ import { Code, DateValue, Line, Name, Position, Store, Text } from '../catalogue
 // body of `PUT /admin/content/<kind>/{code}` (the code is in the path). Formats: docs/import.md.
 
 const Url = Type.String({ maxLength: 500, pattern: `^https?://${URL_CHARACTER}+$`, description: 'http(s) URL' });
-/** Where a link goes: an absolute http(s) URL or a path inside the shop (no `javascript:` and the like). */
-const LinkUrl = Type.String({
-  maxLength: 500,
-  pattern: `^(https?://${URL_CHARACTER}+|/${URL_CHARACTER}*)$`,
-  description: 'http(s) URL or a path starting with /',
-});
+/** Where a link goes: an absolute http(s) URL or a path inside the shop (http/link-target.ts). */
+const LinkUrl = LinkTarget({ maxLength: 500 });
 const Slug = Type.String({
   minLength: 1,
   maxLength: 200,

@@ -5,13 +5,27 @@ import { MAX_BASKET_CARDS } from './gift-cards.service.js';
 // what the gift cards keep per basket moves with them: the cards put on the basket to pay with,
 // and the details of the virtual gift card lines (amount, recipient, message, delivery date).
 
+/** What a move changed, so the merge gives each basket that changed a new version. */
+export interface MovedGiftCards {
+  /** Cards and virtual card details put on the client's basket. */
+  toClient: number;
+  /** Cards and virtual card details taken off the guest's basket. */
+  offGuest: number;
+}
+
 /**
  * In the merge's transaction: the guest basket's cards are put on the client's (those it lacks,
  * in the order they were added, while it has fewer than MAX_BASKET_CARDS) and taken off the
  * guest's; the virtual card details of `movedProductIds` go to the client's basket where it has
  * none for that product (the client's own details win, as its discount code and delivery do).
  */
-export async function moveBasketGiftCards(trx: Db, guestBasketId: number, clientBasketId: number, movedProductIds: readonly number[]) {
+export async function moveBasketGiftCards(
+  trx: Db,
+  guestBasketId: number,
+  clientBasketId: number,
+  movedProductIds: readonly number[],
+): Promise<MovedGiftCards> {
+  const moved: MovedGiftCards = { toClient: 0, offGuest: 0 };
   const [guestCards, clientCards] = await Promise.all([
     trx
       .selectFrom('basket_gift_card')
@@ -25,7 +39,7 @@ export async function moveBasketGiftCards(trx: Db, guestBasketId: number, client
   const onClient = new Set(clientCards.map((row) => Number(row.gift_card_id)));
   for (const row of guestCards) {
     if (!onClient.has(Number(row.gift_card_id)) && onClient.size < MAX_BASKET_CARDS) {
-      await trx
+      const inserted = await trx
         .insertInto('basket_gift_card')
         .values({
           basket_id: clientBasketId,
@@ -34,12 +48,14 @@ export async function moveBasketGiftCards(trx: Db, guestBasketId: number, client
           seen_balance_cents: row.seen_balance_cents,
         })
         .onConflict((oc) => oc.columns(['basket_id', 'gift_card_id']).doNothing())
-        .execute();
+        .executeTakeFirst();
+      moved.toClient += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
       onClient.add(Number(row.gift_card_id));
     }
   }
-  await trx.deleteFrom('basket_gift_card').where('basket_id', '=', guestBasketId).execute();
-  if (movedProductIds.length === 0) return;
+  const cardsOff = await trx.deleteFrom('basket_gift_card').where('basket_id', '=', guestBasketId).executeTakeFirst();
+  moved.offGuest += Number(cardsOff.numDeletedRows);
+  if (movedProductIds.length === 0) return moved;
   const lines = await trx
     .selectFrom('basket_virtual_gift_card')
     .selectAll()
@@ -47,15 +63,18 @@ export async function moveBasketGiftCards(trx: Db, guestBasketId: number, client
     .where('product_id', 'in', movedProductIds)
     .execute();
   for (const line of lines) {
-    await trx
+    const inserted = await trx
       .insertInto('basket_virtual_gift_card')
       .values({ ...line, basket_id: clientBasketId })
       .onConflict((oc) => oc.columns(['basket_id', 'product_id']).doNothing())
-      .execute();
+      .executeTakeFirst();
+    moved.toClient += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
   }
-  await trx
+  const detailsOff = await trx
     .deleteFrom('basket_virtual_gift_card')
     .where('basket_id', '=', guestBasketId)
     .where('product_id', 'in', movedProductIds)
-    .execute();
+    .executeTakeFirst();
+  moved.offGuest += Number(detailsOff.numDeletedRows);
+  return moved;
 }
