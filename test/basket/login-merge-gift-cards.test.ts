@@ -83,3 +83,46 @@ describe('POST /auth/login with a basket-token and gift cards', () => {
     expect(stored.json().items.find((item: { giftCard?: unknown }) => item.giftCard)).toMatchObject({ giftCard: { amount: 25 } });
   });
 });
+
+describe("POST /auth/login with a basket-token when the client's basket holds the most gift cards it may", () => {
+  it('leaves the guest cards that do not fit on the guest basket, says so, and a later login with room takes them', async () => {
+    const customer = await client();
+    const login = (token: string) =>
+      post('/auth/login', token, { email: customer.email, password: GOOD_PASSWORD, web_store_nav_code: 'WEB' });
+    const bearer = (accessToken: string) => ({ store: 'WEB', authorization: `Bearer ${accessToken}` });
+    // The client's basket with five cards (the most), made as a guest basket and merged at a login.
+    const full = await post('/basket/add-product', undefined, { productId: book, quantity: 1 });
+    const fullToken = full.headers['basket-token'] as string;
+    const fives = [await card(t, 1), await card(t, 1), await card(t, 1), await card(t, 1), await card(t, 1)];
+    for (const code of fives) expect((await post('/basket/add-gift-card', fullToken, { code })).statusCode).toBe(200);
+    const first = await login(fullToken);
+    expect(first.json().basket.giftCards).toHaveLength(5);
+
+    // A new guest basket with a sixth card.
+    const guest = await post('/basket/add-product', undefined, { productId: book, quantity: 2 });
+    const token = guest.headers['basket-token'] as string;
+    const sixth = await card(t, 7);
+    expect((await post('/basket/add-gift-card', token, { code: sixth })).statusCode).toBe(200);
+    const second = await login(token);
+    expect(second.statusCode, second.body).toBe(200);
+    const { basket, accessToken } = second.json();
+    expect(basket.giftCards).toHaveLength(5);
+    expect(basket.messages).toEqual([{ code: 'MERGE_GIFT_CARDS_LEFT_OUT', message: expect.stringContaining('1') }]);
+    // The card was not lost: it is still on the guest basket, whose lines went to the client's.
+    const left = await t.app.inject({ method: 'GET', url: '/basket', headers: { store: 'WEB', 'basket-token': token } });
+    expect(left.statusCode, left.body).toBe(200);
+    expect(left.json().giftCards).toEqual([expect.objectContaining({ balance: 7 })]);
+    expect(left.json().items).toEqual([]);
+
+    // With room again (one card taken off), the next login with the same token takes it.
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: `/basket/remove-gift-card?code=${encodeURIComponent(fives[0]!)}`,
+      headers: bearer(accessToken),
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    const third = await login(token);
+    expect(third.json().basket.giftCards.map((c: { balance: number }) => c.balance)).toContain(7);
+    expect(third.json().basket.messages).toBeUndefined();
+  });
+});

@@ -16,6 +16,8 @@ const en = {
     'Products in both baskets whose quantities came to more than {max} together: {count}; a basket holds at most {max} of one product, so they were cut to {max}.',
   'basket.mergeDigitalOnce':
     'Digital products in both baskets: {count}; a digital product can be in the basket once only, so each is there once.',
+  'basket.mergeGiftCardsLeftOut':
+    '{count} gift cards from the basket you had before logging in did not fit (a basket takes at most {max}); they stay in that basket.',
   'basket.notInBasket': 'Product {id} is not in the basket.',
   'basket.unknownCode': 'There is no such discount code.',
   'basket.notice.UNAVAILABLE': 'No longer available; not counted in the total.',
@@ -59,6 +61,8 @@ const et: Record<keyof typeof en, string> = {
     'Mõlemas korvis olnud tooteid, mille kogus oli kokku üle {max} tk: {count}; ühte toodet saab korvis olla kuni {max} tk, seega vähendati kogus {max} tk-ni.',
   'basket.mergeDigitalOnce':
     'Mõlemas korvis olnud digitaalseid tooteid: {count}; digitaalset toodet saab korvi panna ainult ühe, seega on igaüks korvis üks kord.',
+  'basket.mergeGiftCardsLeftOut':
+    'Enne sisselogimist korvis olnud kinkekaartidest {count} ei mahtunud korvi (korvi saab lisada kuni {max} kinkekaarti); need jäid sinna korvi.',
   'basket.notInBasket': 'Toodet {id} ei ole ostukorvis.',
   'basket.unknownCode': 'Sellist sooduskoodi ei ole.',
   'basket.notice.UNAVAILABLE': 'Ei ole enam saadaval; summas ei arvestata.',
@@ -102,6 +106,8 @@ const ru: Record<keyof typeof en, string> = {
     'Товаров, которые были в обеих корзинах и которых вместе оказалось больше {max} шт.: {count}; одного товара в корзине может быть не более {max} шт., поэтому количество уменьшено до {max}.',
   'basket.mergeDigitalOnce':
     'Цифровых товаров, которые были в обеих корзинах: {count}; цифровой товар можно положить в корзину только один раз, поэтому каждый из них в корзине один раз.',
+  'basket.mergeGiftCardsLeftOut':
+    'Подарочных карт из корзины до входа, не поместившихся в корзину (не более {max}): {count}; они остались в той корзине.',
   'basket.notInBasket': 'Товара {id} нет в корзине.',
   'basket.unknownCode': 'Такого кода скидки нет.',
   'basket.notice.UNAVAILABLE': 'Больше не доступен; в сумме не учитывается.',

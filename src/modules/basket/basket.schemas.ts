@@ -153,7 +153,8 @@ export const BasketSchema = Type.Object(
         description:
           'What a write could not do as asked: MERGE_LINES_LEFT_OUT (guest lines that did not fit stay in the guest basket), ' +
           'MERGE_QUANTITY_CAPPED (products in both baskets whose quantities added up to more than 999: cut to 999), ' +
-          'MERGE_DIGITAL_ONCE (digital products in both baskets: kept once)',
+          'MERGE_DIGITAL_ONCE (digital products in both baskets: kept once), ' +
+          'MERGE_GIFT_CARDS_LEFT_OUT (guest gift cards beyond the 5 a basket takes stay in the guest basket)',
       }),
     ),
   },

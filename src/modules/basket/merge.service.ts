@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { translate, type Language } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Caller } from '../catalogue/index.js';
-import { moveBasketGiftCards } from '../gift-cards/index.js';
+import { MAX_BASKET_CARDS, moveBasketGiftCards } from '../gift-cards/index.js';
 import { getStore } from '../store/index.js';
 import { readBasketProducts, type ProductsReader } from './basket-lines.repository.js';
 import { readClientPricing, type BasketProduct } from './basket-products.repository.js';
@@ -40,9 +40,11 @@ export interface MergeNews {
   cutToMax: number;
   /** Digital products in both baskets: kept once. */
   digitalKeptOnce: number;
+  /** Gift cards left in the guest basket because the client's basket holds the most it may. */
+  cardsLeftOut: number;
 }
 
-const NO_NEWS: MergeNews = { linesLeftOut: 0, cutToMax: 0, digitalKeptOnce: 0 };
+const NO_NEWS: MergeNews = { linesLeftOut: 0, cutToMax: 0, digitalKeptOnce: 0, cardsLeftOut: 0 };
 
 /**
  * Moves the guest basket of `guestToken` (in the client basket's store) into the client's basket,
@@ -58,7 +60,8 @@ const NO_NEWS: MergeNews = { linesLeftOut: 0, cutToMax: 0, digitalKeptOnce: 0 };
  * way each moved line leaves the guest basket in the same transaction, so a retried login never
  * doubles one, and a second merge running at once waits for the client basket's lock and then
  * finds the moved lines gone. The guest's code and delivery choice are taken when the client's
- * basket has none; its gift cards and virtual gift card details move too (gift-cards' basket-merge.ts).
+ * basket has none; its gift cards and virtual gift card details move too (gift-cards' basket-merge.ts),
+ * and cards beyond the most a basket takes stay in the guest basket, which is then kept, as lines are.
  * Each basket gets one new version when the merge changed anything of it (a card included) and
  * keeps its version otherwise, so a write based on the version before the merge is a 412.
  */
@@ -110,7 +113,8 @@ export async function mergeGuestInto(
   const moved = guestRows.map((row) => row.product_id).filter((id) => !leftOut.includes(id));
   const cards = await moveBasketGiftCards(trx, guest.id, client.id, moved);
   const noneMoved = leftOut.length > 0 && leftOut.length === guestRows.length;
-  if (leftOut.length === 0) await deleteBasket(trx, guest.id);
+  // Kept while it holds a line or a card that did not fit (under the same token, for a later merge).
+  if (leftOut.length === 0 && cards.cardsLeftOut === 0) await deleteBasket(trx, guest.id);
   else if (!noneMoved || cards.offGuest > 0) {
     for (const id of moved) await deleteLine(trx, guest.id, id);
     await touchBasket(trx, guest, now);
@@ -121,7 +125,7 @@ export async function mergeGuestInto(
   // before the merge must be refused), none when nothing did (a retried login changes nothing).
   const changed = linesChanged || cards.toClient > 0 || Object.keys(choices).length > 0;
   const basket = changed ? await touchBasket(trx, client, now, choices) : client;
-  return { basket, news: { linesLeftOut: leftOut.length, cutToMax, digitalKeptOnce } };
+  return { basket, news: { linesLeftOut: leftOut.length, cutToMax, digitalKeptOnce, cardsLeftOut: cards.cardsLeftOut } };
 }
 
 /** The guest's discount code and delivery choice, each where the client's basket has none. */
@@ -156,6 +160,11 @@ export function mergeMessages(news: MergeNews, language: Language): BasketWire['
     });
   if (news.digitalKeptOnce > 0)
     messages.push({ code: 'MERGE_DIGITAL_ONCE', message: translate(language, 'basket.mergeDigitalOnce', { count: news.digitalKeptOnce }) });
+  if (news.cardsLeftOut > 0)
+    messages.push({
+      code: 'MERGE_GIFT_CARDS_LEFT_OUT',
+      message: translate(language, 'basket.mergeGiftCardsLeftOut', { count: news.cardsLeftOut, max: MAX_BASKET_CARDS }),
+    });
   return messages.length > 0 ? messages : undefined;
 }
 

@@ -11,12 +11,15 @@ export interface MovedGiftCards {
   toClient: number;
   /** Cards and virtual card details taken off the guest's basket. */
   offGuest: number;
+  /** Cards left on the guest's basket: the client's basket held MAX_BASKET_CARDS. */
+  cardsLeftOut: number;
 }
 
 /**
  * In the merge's transaction: the guest basket's cards are put on the client's (those it lacks,
  * in the order they were added, while it has fewer than MAX_BASKET_CARDS) and taken off the
- * guest's; the virtual card details of `movedProductIds` go to the client's basket where it has
+ * guest's. A card that does not fit stays on the guest's basket, as a line that does not fit does,
+ * for a later merge with room (the merge keeps that basket and tells the shopper); the virtual card details of `movedProductIds` go to the client's basket where it has
  * none for that product (the client's own details win, as its discount code and delivery do).
  */
 export async function moveBasketGiftCards(
@@ -25,7 +28,7 @@ export async function moveBasketGiftCards(
   clientBasketId: number,
   movedProductIds: readonly number[],
 ): Promise<MovedGiftCards> {
-  const moved: MovedGiftCards = { toClient: 0, offGuest: 0 };
+  const moved: MovedGiftCards = { toClient: 0, offGuest: 0, cardsLeftOut: 0 };
   const [guestCards, clientCards] = await Promise.all([
     trx
       .selectFrom('basket_gift_card')
@@ -37,8 +40,10 @@ export async function moveBasketGiftCards(
     trx.selectFrom('basket_gift_card').select('gift_card_id').where('basket_id', '=', clientBasketId).execute(),
   ]);
   const onClient = new Set(clientCards.map((row) => Number(row.gift_card_id)));
+  const leftOut: number[] = [];
   for (const row of guestCards) {
-    if (!onClient.has(Number(row.gift_card_id)) && onClient.size < MAX_BASKET_CARDS) {
+    if (!onClient.has(Number(row.gift_card_id)) && onClient.size >= MAX_BASKET_CARDS) leftOut.push(Number(row.gift_card_id));
+    else if (!onClient.has(Number(row.gift_card_id))) {
       const inserted = await trx
         .insertInto('basket_gift_card')
         .values({
@@ -53,8 +58,11 @@ export async function moveBasketGiftCards(
       onClient.add(Number(row.gift_card_id));
     }
   }
-  const cardsOff = await trx.deleteFrom('basket_gift_card').where('basket_id', '=', guestBasketId).executeTakeFirst();
-  moved.offGuest += Number(cardsOff.numDeletedRows);
+  // Off the guest's: the cards now on the client's basket (a card the client had already included).
+  let cardsOff = trx.deleteFrom('basket_gift_card').where('basket_id', '=', guestBasketId);
+  if (leftOut.length > 0) cardsOff = cardsOff.where('gift_card_id', 'not in', leftOut);
+  moved.offGuest += Number((await cardsOff.executeTakeFirst()).numDeletedRows);
+  moved.cardsLeftOut = leftOut.length;
   if (movedProductIds.length === 0) return moved;
   const lines = await trx
     .selectFrom('basket_virtual_gift_card')

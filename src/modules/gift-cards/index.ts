@@ -20,6 +20,7 @@ export {
   type CardShare,
 } from './gift-cards.service.js';
 export { moveBasketGiftCards } from './basket-merge.js';
+export { MAX_BASKET_CARDS } from './gift-cards.service.js';
 export { preparedBasketCards, recordSeenBalances, type BasketCardsReader } from './gift-cards.repository.js';
 export { capturedCents, expireCards, hasReleasedHolds } from './gift-card-ledger.js';
 export { boughtCardsValue, restoreBoughtCards, takeOffBoughtCards, type BoughtCardsValue } from './bought-card-refunds.js';
