@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
-import { uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import { askEmailChange, mailTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
@@ -115,6 +115,33 @@ describe('storefront newsletter export', () => {
     const bulk = emails.filter((email) => email.startsWith('bulk'));
     expect(bulk).toEqual(values.filter((v) => v.withdrawn_at === null).map((v) => v.email));
     expect(new Set(emails).size).toBe(emails.length);
+  });
+
+  it('shows a subscription that a confirmed email change moved at the new address only, with its consent time', async () => {
+    const oldEmail = uniqueEmail('export-moved-old');
+    const newEmail = uniqueEmail('export-moved-new');
+    const access = await registerVerified(t, oldEmail);
+    await subscribeConfirmed(t, oldEmail, 'ru', 'WEB2');
+    const exportedRows = async () =>
+      (await runCli(['newsletter', 'export', '--store=WEB2'], env)).stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .filter((row) => row.email === oldEmail || row.email === newEmail);
+    const [before] = await exportedRows();
+    expect(before).toMatchObject({ email: oldEmail, language: 'ru', store: 'WEB2' });
+
+    expect((await askEmailChange(t, access, newEmail)).statusCode).toBe(200);
+    const token = /[?&]token=([A-Za-z0-9_-]+)/.exec((await mailTo(t, newEmail, /Confirm your new email/)).text ?? '')![1]!;
+    const confirmed = await app.inject({
+      method: 'POST',
+      url: '/user/me/confirm-email',
+      headers: { authorization: `Bearer ${access}`, store: 'WEB' },
+      payload: { token },
+    });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+
+    expect(await exportedRows()).toEqual([{ ...before, email: newEmail }]);
   });
 
   it('refuses unknown arguments with exit 2', async () => {

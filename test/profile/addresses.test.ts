@@ -122,7 +122,22 @@ describe('addresses', () => {
     for (let i = 0; i < 20; i += 1)
       expect((await call('POST', '/client-account/address', { ...home, address: `Street ${i}` })).statusCode).toBe(201);
     expect(expectFieldErrors(await call('POST', '/client-account/address', home))).toEqual(['kind']);
-    expect((await call('GET', '/client-account/address')).json()).toHaveLength(20);
+    const all = await call('GET', '/client-account/address');
+    expect(all.json()).toHaveLength(20);
+
+    // Paged as every list is: page and per-page, the X-Pagination-* headers; the default page holds all 20.
+    expect(all.headers['x-pagination-total-count']).toBe('20');
+    expect(all.headers['x-pagination-page-count']).toBe('1');
+    const page = await call('GET', '/client-account/address?page=2&per-page=6');
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.json()).toEqual(all.json().slice(6, 12));
+    expect(page.headers['x-pagination-current-page']).toBe('2');
+    expect(page.headers['x-pagination-per-page']).toBe('6');
+    expect(page.headers['x-pagination-page-count']).toBe('4');
+    expect(page.headers.link).toContain('rel="next"');
+    expect((await call('GET', '/client-account/address?page=5&per-page=6')).json()).toEqual([]);
+    expectErrorBody(await call('GET', '/client-account/address?page=0'), 400, 'Bad Request');
+    expectErrorBody(await call('GET', '/client-account/address?per-page=lots'), 400, 'Bad Request');
   });
 
   it('keeps one default per kind when two requests race', async () => {

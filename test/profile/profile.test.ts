@@ -249,6 +249,26 @@ describe('preferences', () => {
     const emptied = await call('PUT', '/category-preference', { categories: [] });
     expect(emptied.json()).toEqual([]);
   });
+
+  it('pages the followed categories as every list: page and per-page, X-Pagination-* headers', async () => {
+    const call = as(t, bob.token);
+    const codes = Array.from({ length: 25 }, (_, i) => `PAGED${String(i).padStart(2, '0')}`);
+    for (const code of codes) await insertCategory(code, 'WEB', `Paged ${code}`);
+    expect((await call('PUT', '/category-preference', { categories: codes })).json()).toHaveLength(25);
+
+    const first = await call('GET', '/category-preference');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().map((c: { code: string }) => c.code)).toEqual(codes.slice(0, 20));
+    expect(first.headers['x-pagination-total-count']).toBe('25');
+    expect(first.headers['x-pagination-page-count']).toBe('2');
+    expect(first.headers['x-pagination-per-page']).toBe('20');
+    const second = await call('GET', '/category-preference?page=2');
+    expect(second.json().map((c: { code: string }) => c.code)).toEqual(codes.slice(20));
+    const whole = await call('GET', '/category-preference?per-page=50');
+    expect(whole.json().map((c: { code: string }) => c.code)).toEqual(codes);
+    expectErrorBody(await call('GET', '/category-preference?page=0'), 400, 'Bad Request');
+    expectErrorBody(await call('GET', '/category-preference?per-page=0'), 400, 'Bad Request');
+  });
 });
 
 async function exportedClients() {

@@ -52,13 +52,16 @@ export type ClientRequest = Omit<NewRequest, 'clientAccountId' | 'language'> & {
 
 /**
  * A logged-in client's request (its login email is confirmed, so the request is too). One request
- * per store, product and email. Asking again re-arms it: a new 14 days, and a request already
- * notified (the product sold out again since) becomes pending again; a guest's request for the
- * address, confirmed or not, becomes the client's, confirmed, its link no longer needed. Either way
- * it takes the language of the client's user now. Answers the row and whether it is new: the
- * insert that made it says so, so of the same request sent at once exactly one is new (on
- * PostgreSQL the others' inserts wait for it on the unique key, then re-arm it). Takes no lock
- * an erasure takes after deleting the requests, so it cannot deadlock with one.
+ * per store, product and client account: a request belongs to the account that made it, so a
+ * person's retail and business accounts (one login email) each have their own, listed and told
+ * apart. Asking again re-arms the account's own: a new 14 days, and a request already notified (the
+ * product sold out again since) becomes pending again. Without one, a guest's request for the
+ * address, confirmed or not, becomes the client's, confirmed, its link no longer needed (the one
+ * mailbox would otherwise be told twice); never another account's. Either way it takes the language
+ * of the client's user and the account's audience now. Answers the row and whether it is new. The
+ * caller holds the client account's lock (PostgreSQL), so two of one client's requests take turns
+ * and exactly one of the same request sent at once is new. Takes no lock an erasure takes after
+ * deleting the requests, so it cannot deadlock with one.
  */
 export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ row: BackInStockRow; created: boolean }> {
   const clientLanguage = (eb: ExpressionBuilder<Database, 'back_in_stock_request'>) =>
@@ -67,6 +70,29 @@ export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ r
       .innerJoin('app_user as u', 'u.id', 'ca.user_id')
       .select('u.language')
       .where('ca.id', '=', request.clientAccountId);
+  const rearm = (owner: 'own' | 'guest') =>
+    db
+      .updateTable('back_in_stock_request')
+      .set({
+        expires_at: request.expiresAt,
+        notified_at: null,
+        confirmed_at: sql<number>`coalesce(confirmed_at, ${request.now})`,
+        token_hash: null,
+        language: clientLanguage,
+        audience: request.audience,
+        client_account_id: request.clientAccountId,
+      })
+      .where('store_code', '=', request.storeCode)
+      .where('product_id', '=', request.productId)
+      .where((eb) =>
+        owner === 'own'
+          ? eb('client_account_id', '=', request.clientAccountId)
+          : eb.and([eb('client_account_id', 'is', null), eb('email', '=', request.email)]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+  const rearmed = (await rearm('own')) ?? (await rearm('guest'));
+  if (rearmed) return { row: rearmed, created: false };
   const inserted = await db
     .insertInto('back_in_stock_request')
     .values({
@@ -82,29 +108,16 @@ export async function upsertRequest(db: Db, request: ClientRequest): Promise<{ r
       confirmed_at: request.now,
       token_hash: null,
     })
-    .onConflict((conflict) => conflict.columns(['store_code', 'product_id', 'email']).doNothing())
     .returningAll()
-    .executeTakeFirst();
-  if (inserted) return { row: inserted, created: true };
-  const rearmed = await db
-    .updateTable('back_in_stock_request')
-    .set({
-      expires_at: request.expiresAt,
-      notified_at: null,
-      confirmed_at: sql<number>`coalesce(confirmed_at, ${request.now})`,
-      token_hash: null,
-      language: clientLanguage,
-      // A guest's request taken over by the client who owns the address, never the other way.
-      client_account_id: request.clientAccountId,
-    })
-    .where('store_code', '=', request.storeCode)
-    .where('product_id', '=', request.productId)
-    .where('email', '=', request.email)
-    .returningAll()
-    .executeTakeFirst();
-  // Deleted between the two statements (its owner's DELETE): asked now, it is new again.
-  return rearmed ? { row: rearmed, created: false } : upsertRequest(db, request);
+    .executeTakeFirstOrThrow();
+  return { row: inserted, created: true };
 }
+
+/**
+ * The condition of back_in_stock_request_guest_uq (migration 2026_12_01_0500), word for word: an
+ * upsert names a partial index by its columns and its condition, which SQLite matches as written.
+ */
+const GUEST_REQUEST = sql<boolean>`client_account_id is null`;
 
 /**
  * A guest's request, unconfirmed until the address follows the mailed link, which works until
@@ -119,6 +132,17 @@ export async function armGuestRequest(
   trx: Db,
   request: Omit<NewRequest, 'clientAccountId' | 'expiresAt'> & { linkExpiresAt: number },
 ): Promise<number | undefined> {
+  // The address's owner asked as a client already: that request is told at the address.
+  const clients = await trx
+    .selectFrom('back_in_stock_request')
+    .select('id')
+    .where('store_code', '=', request.storeCode)
+    .where('product_id', '=', request.productId)
+    .where('email', '=', request.email)
+    .where('client_account_id', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (clients) return undefined;
   const row = await trx
     .insertInto('back_in_stock_request')
     .values({
@@ -137,6 +161,7 @@ export async function armGuestRequest(
     .onConflict((conflict) =>
       conflict
         .columns(['store_code', 'product_id', 'email'])
+        .where(GUEST_REQUEST)
         .doUpdateSet({
           expires_at: request.linkExpiresAt,
           notified_at: null,

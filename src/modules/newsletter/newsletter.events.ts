@@ -3,14 +3,15 @@ import { customerStream, emailStream, emitEvent } from '../events/index.js';
 
 // Consent events for partner integrations (modules/events), written in the transaction of the
 // change: the stream of the account with the address when there is one, else the address's own.
+// A change whose person is known already (an email change, where the old address is nobody's login
+// any more) names them, so both of its addresses' events go to that person's stream.
 
 export async function newsletterConsentChanged(
   trx: Db,
-  change: { email: string; storeCode: string | null; granted: boolean; source: string },
+  change: { email: string; storeCode: string | null; granted: boolean; source: string; customerId?: number },
   now: number,
 ): Promise<void> {
-  const user = await trx.selectFrom('app_user').select('id').where('email', '=', change.email).executeTakeFirst();
-  const customerId = user === undefined ? null : Number(user.id);
+  const customerId = change.customerId ?? (await userOfAddress(trx, change.email));
   await emitEvent(
     trx,
     {
@@ -28,4 +29,9 @@ export async function newsletterConsentChanged(
     },
     now,
   );
+}
+
+async function userOfAddress(trx: Db, email: string): Promise<number | null> {
+  const user = await trx.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+  return user === undefined ? null : Number(user.id);
 }

@@ -127,6 +127,62 @@ export async function upsertSubscriber(
     .execute();
 }
 
+/** The address's current subscriptions, one per store. */
+export function currentSubscriptionsOf(db: Db, email: string): Promise<SubscriberRow[]> {
+  return db
+    .selectFrom('newsletter_subscriber')
+    .selectAll()
+    .where('email', '=', email)
+    .where('withdrawn_at', 'is', null)
+    .orderBy('store_code')
+    .execute();
+}
+
+/**
+ * Gives the address a subscription carried over from another address of the same person (its consent
+ * time, language and source kept). One row per address and store: a row of the address that is
+ * subscribed already keeps the earlier of the two consent times; a withdrawn one is subscribed again
+ * with the carried consent.
+ */
+export async function carrySubscriber(
+  db: Db,
+  subscriber: { email: string; storeCode: string; language: string; source: string; consentedAt: number },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('newsletter_subscriber')
+    .values({
+      email: subscriber.email,
+      store_code: subscriber.storeCode,
+      language: subscriber.language,
+      source: subscriber.source,
+      consented_at: subscriber.consentedAt,
+      withdrawn_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['email', 'store_code']).doUpdateSet((eb) => ({
+        language: subscriber.language,
+        source: subscriber.source,
+        consented_at: eb
+          .case()
+          .when(
+            eb.and([
+              eb('newsletter_subscriber.withdrawn_at', 'is', null),
+              eb('newsletter_subscriber.consented_at', '<', subscriber.consentedAt),
+            ]),
+          )
+          .then(eb.ref('newsletter_subscriber.consented_at'))
+          .else(subscriber.consentedAt)
+          .end(),
+        withdrawn_at: null,
+        updated_at: now,
+      })),
+    )
+    .execute();
+}
+
 /** Marks the withdrawal time; false when the address was not subscribed in that store. */
 export async function withdrawSubscriber(db: Db, email: string, storeCode: string, now: number): Promise<boolean> {
   const result = await db

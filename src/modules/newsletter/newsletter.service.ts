@@ -8,6 +8,8 @@ import type { NewsletterConfig } from './newsletter.config.js';
 import { newsletterConsentChanged } from './newsletter.events.js';
 import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
+  carrySubscriber,
+  currentSubscriptionsOf,
   expirePendingRequests,
   findCurrentSubscriber,
   findLiveRequestByToken,
@@ -91,6 +93,46 @@ export async function setConfirmedAddressConsent(
     { email, storeCode: input.wanted ? input.storeCode : null, granted: input.wanted, source: input.source },
     now,
   );
+}
+
+/**
+ * A confirmed change of a person's login email (the new address just proved by its link): the
+ * subscription is the person's, so it moves with them. Every store's subscription of the old address
+ * goes to the new one with its consent time, language and source (a subscription the new address had
+ * already stays the one row, with the earlier consent time); the old address is withdrawn everywhere
+ * at once, its pending confirmation links with it, so nothing more is sent there. The partner feed
+ * hears the old address leave and the new one arrive, both in the person's stream; the account's flag
+ * follows the new address. `oldEmail` is null when the old address was not the person's confirmed
+ * login: it is its owner's, and so are its subscriptions (nothing moves; the flag still follows the
+ * new address). The caller holds the person's client account lock (as the erasure takes it first).
+ */
+export async function moveToConfirmedAddress(
+  trx: Db,
+  change: { customerId: number; oldEmail: string | null; newEmail: string },
+  now: number,
+): Promise<void> {
+  const from = change.oldEmail === null ? null : normaliseEmail(change.oldEmail);
+  const to = normaliseEmail(change.newEmail);
+  if (from === to) return;
+  if (from !== null) await moveSubscriptions(trx, { customerId: change.customerId, from, to }, now);
+  // Also when nothing moved: the new address may have been subscribed on its own before it was the login.
+  await syncUserNewsletterFlag(trx, to, now);
+}
+
+async function moveSubscriptions(trx: Db, change: { customerId: number; from: string; to: string }, now: number): Promise<void> {
+  const { customerId, from, to } = change;
+  const moving = await currentSubscriptionsOf(trx, from);
+  // The old address's rows first (its requests, then its subscriptions), then the new one's.
+  await withdrawEverywhere(trx, from, now);
+  const source = 'email-change';
+  for (const row of moving) {
+    const storeCode = row.store_code;
+    const subscribedAlready = (await findCurrentSubscriber(trx, to, storeCode)) !== undefined;
+    const carried = { email: to, storeCode, language: row.language, source: row.source, consentedAt: Number(row.consented_at) };
+    await carrySubscriber(trx, carried, now);
+    await newsletterConsentChanged(trx, { email: from, storeCode, granted: false, source, customerId }, now);
+    if (!subscribedAlready) await newsletterConsentChanged(trx, { email: to, storeCode, granted: true, source, customerId }, now);
+  }
 }
 
 const badToken = () => badRequest('newsletter.badToken');

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { pageOfList } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { createAddress, listAddresses, MAX_ADDRESSES, removeAddress, replaceAddress } from './address.service.js';
 import { profileAuth } from './profile.plugin.js';
 import type { ProfileDeps } from './profile.deps.js';
-import { AddressBody, AddressParams, AddressSchema } from './profile.schemas.js';
+import { AddressBody, AddressParams, AddressSchema, ProfileListQuery } from './profile.schemas.js';
 
 /** The client's saved shipping and billing addresses; another client's id is a 404. */
 export const addressRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app, deps) => {
@@ -20,13 +21,15 @@ export const addressRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app,
       preValidation: requireActor,
       schema: {
         tags,
-        summary: 'Saved addresses, shipping first',
+        summary: `Saved addresses, shipping first (paged; at most ${MAX_ADDRESSES})`,
         headers: StoreRequestHeaders,
+        querystring: ProfileListQuery,
         security,
-        response: { 200: success(Type.Array(AddressSchema)), ...errors(...storeRouteErrors, 401) },
+        response: { 200: success(Type.Array(AddressSchema), 'list'), ...errors(...storeRouteErrors, 401) },
       },
     },
-    async (request) => listAddresses(db, actorOf(request).clientAccountId),
+    // Paged as every list is (page, per-page, X-Pagination-*); at most MAX_ADDRESSES, so read whole and sliced.
+    async (request, reply) => pageOfList(request, reply, request.query, await listAddresses(db, actorOf(request).clientAccountId)),
   );
 
   app.post(

@@ -18,6 +18,7 @@ import {
   signedInRecently,
   type AccountsConfig,
 } from '../accounts/index.js';
+import { moveToConfirmedAddress } from '../newsletter/index.js';
 import { queueProfileMail } from './profile.jobs.js';
 import {
   consumeEmailChange,
@@ -166,12 +167,16 @@ export async function confirmEmailChange(
 ) {
   if (!isTokenShaped(token)) throw badRequest('profile.badEmailToken');
   const tokenHash = hashToken(token);
+  // The client account's lock first, as the erasure takes it: this writes the user's row, their event
+  // stream and the newsletter rows of both addresses, which the erasure takes after it.
+  await lockLiveClientAccount(trx, actor.clientAccountId);
   const change = await findEmailChangeByToken(trx, tokenHash, now);
   if (!change || Number(change.user_id) !== actor.userId) throw badRequest('profile.badEmailToken');
   const holder = await findUserIdByEmail(trx, change.new_email);
   if (holder && Number(holder.id) !== actor.userId) throw conflict('profile.emailTaken');
   const user = (await findProfile(trx, actor.clientAccountId))!;
   if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) throw badRequest('profile.badEmailToken');
+  const oldEmailWasTheirs = await isLoginEmailConfirmed(trx, actor.userId);
   await markLoginEmailConfirmed(trx, actor.userId);
   if (change.new_email === user.email) return { email: user.email };
   try {
@@ -185,6 +190,10 @@ export async function confirmEmailChange(
   // token taken from one) end; the caller, who just proved the new mailbox, stays.
   await revokeOtherTokens(trx, actor.userId, actor.tokenHash);
   await emitCustomerUpdated(trx, actor, now);
+  // The newsletter is the person's: it follows them to the address just proved. An old address that
+  // was never confirmed is its owner's, and so is what it subscribed to.
+  const oldEmail = oldEmailWasTheirs ? user.email : null;
+  await moveToConfirmedAddress(trx, { customerId: actor.userId, oldEmail, newEmail: change.new_email }, now);
   await queueProfileMail(
     trx,
     config.jobs.maxAttempts,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { pageOfList } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { addressRoutes } from './address.routes.js';
 import { identityRoutes } from './identity.routes.js';
@@ -12,6 +13,7 @@ import {
   ClientAccountUpdate,
   PreferencesSchema,
   PreferencesUpdate,
+  ProfileListQuery,
 } from './profile.schemas.js';
 import {
   readCategoryPreferences,
@@ -103,13 +105,16 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app,
       preValidation: requireActor,
       schema: {
         tags,
-        summary: 'The categories the client follows, in the order chosen (the data export lists them)',
+        summary: 'The categories the client follows, in the order chosen (the data export lists them; paged)',
         headers: StoreRequestHeaders,
+        querystring: ProfileListQuery,
         security,
-        response: { 200: success(Type.Array(CategoryPreferenceSchema)), ...readErrors },
+        response: { 200: success(Type.Array(CategoryPreferenceSchema), 'list'), ...readErrors },
       },
     },
-    async (request) => readCategoryPreferences(db, actorOf(request), request.language),
+    // Paged as every list is (page, per-page, X-Pagination-*); at most 50, so read whole and sliced.
+    async (request, reply) =>
+      pageOfList(request, reply, request.query, await readCategoryPreferences(db, actorOf(request), request.language)),
   );
 
   app.put(

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PagingQuery } from '../../http/paging.js';
 import { TextLine } from '../../http/text.js';
 
 // Bodies, params and answers of the profile routes. Every body is closed (the validator drops an
@@ -130,6 +131,9 @@ export const AddressSchema = Type.Object({
   isDefault: Type.Boolean(),
 });
 export type AddressWire = Static<typeof AddressSchema>;
+
+/** page and per-page, as every list takes them (other parameters, a cache buster, are let through). */
+export const ProfileListQuery = Type.Object({ ...PagingQuery.properties });
 
 export const AddressParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
