@@ -78,8 +78,14 @@ function otherParameters(search: string): string {
 }
 
 /** One page of a list already in memory (reference data, a short bounded list), with its headers. */
-export function pageOfList<T>(request: FastifyRequest, reply: FastifyReply, query: PagingQuery, all: readonly T[]): T[] {
-  const page = pageRequest(query);
+export function pageOfList<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: PagingQuery,
+  all: readonly T[],
+  limits: PagingLimits = MAIN_API_PAGING,
+): T[] {
+  const page = pageRequest(query, limits);
   setPaginationHeaders(request, reply, page, all.length);
   return all.slice(page.offset, page.offset + page.perPage);
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { pageOfList } from '../../http/paging.js';
+import { MAIN_API_PAGING, pageOfList } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { addressRoutes } from './address.routes.js';
 import { identityRoutes } from './identity.routes.js';
@@ -11,6 +11,7 @@ import {
   CategoryPreferenceUpdate,
   ClientAccountProfile,
   ClientAccountUpdate,
+  MAX_FOLLOWED_CATEGORIES,
   PreferencesSchema,
   PreferencesUpdate,
   ProfileListQuery,
@@ -113,8 +114,12 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileDeps> = async (app,
       },
     },
     // Paged as every list is (page, per-page, X-Pagination-*); at most 50, so read whole and sliced.
+    // A page holds all 50 unless asked for fewer: clients written before it was paged read one page.
     async (request, reply) =>
-      pageOfList(request, reply, request.query, await readCategoryPreferences(db, actorOf(request), request.language)),
+      pageOfList(request, reply, request.query, await readCategoryPreferences(db, actorOf(request), request.language), {
+        ...MAIN_API_PAGING,
+        defaultPerPage: MAX_FOLLOWED_CATEGORIES,
+      }),
   );
 
   app.put(

@@ -169,6 +169,9 @@ export type PreferencesUpdate = Static<typeof PreferencesUpdate>;
 
 export const CategoryPreferenceSchema = Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() });
 
+/** The most categories a client follows. */
+export const MAX_FOLLOWED_CATEGORIES = 50;
+
 export const CategoryPreferenceUpdate = Type.Object(
   {
     categories: Type.Array(
@@ -176,7 +179,10 @@ export const CategoryPreferenceUpdate = Type.Object(
         Type.String({ minLength: 1, maxLength: 40, description: 'Category code' }),
         Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Category id' }),
       ]),
-      { maxItems: 50, description: 'At most 50: every category the client follows (replaces the list); codes or ids of this store' },
+      {
+        maxItems: MAX_FOLLOWED_CATEGORIES,
+        description: `At most ${MAX_FOLLOWED_CATEGORIES}: every category the client follows (replaces the list); codes or ids of this store`,
+      },
     ),
   },
   { additionalProperties: false },
