@@ -17,3 +17,7 @@ export const LinkTarget = (options: { minLength?: number; maxLength: number }): 
 
 /** Whether `value` is a link target as LinkTarget takes it: for rows stored before the rule held. */
 export const isLinkTarget = (value: string): boolean => LINK_TARGET.test(value);
+
+/** A stored link as it may be shown: none where it was stored before the rule held and breaks it. */
+export const shownLinkTarget = (value: string | null | undefined): string | null =>
+  value !== null && value !== undefined && isLinkTarget(value) ? value : null;

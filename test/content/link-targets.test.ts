@@ -134,3 +134,56 @@ describe('GET /external-url of a redirect stored before the rule held', () => {
     }
   });
 });
+
+describe('links stored before the rule held, as the shop shows them', () => {
+  it('are not shown where they lead to another host: a banner and an image without a link, and the link lists without them', async () => {
+    const links = [
+      { url: '/hea', labels: { et: 'Hea' } },
+      { url: '/ka-hea', labels: { et: 'Ka hea' } },
+    ];
+    const imported = [
+      await importContent(t, key, 'banners', [
+        { code: 'STALE-B', store: 'WEB2', placement: 'HEADER', translations: title, linkUrl: '/hea' },
+      ]),
+      await importContent(t, key, 'composite-pages', [
+        {
+          code: 'STALE-P',
+          store: 'WEB2',
+          slug: 'vana-sisu',
+          translations: title,
+          blocks: [
+            { type: 'IMAGE', imageUrl: 'https://cdn.example/a.png', linkUrl: '/hea' },
+            { type: 'LINKS', links },
+          ],
+        },
+      ]),
+      await importContent(t, key, 'menus', [{ code: 'STALE-M', store: 'WEB2', links }]),
+    ];
+    for (const res of imported) expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
+    // What an import let through before: the first link of each made another host's.
+    const db = t.database.db;
+    const evil = '//evil.example/path';
+    await db.updateTable('banner').set({ link_url: evil }).where('code', '=', 'STALE-B').execute();
+    const page = await db.selectFrom('block_page').select('id').where('code', '=', 'STALE-P').executeTakeFirstOrThrow();
+    for (const block of await db.selectFrom('page_block').select(['id', 'settings']).where('page_id', '=', page.id).execute()) {
+      const settings = block.settings.replace('"/hea"', JSON.stringify(evil));
+      await db.updateTable('page_block').set({ settings }).where('id', '=', block.id).execute();
+    }
+    const menu = await db.selectFrom('menu').select('links').where('code', '=', 'STALE-M').executeTakeFirstOrThrow();
+    await db
+      .updateTable('menu')
+      .set({ links: menu.links.replace('"/hea"', JSON.stringify('/\\evil.example')) })
+      .where('code', '=', 'STALE-M')
+      .execute();
+
+    const web2 = { store: 'WEB2' };
+    const banners = (await read(t, '/header-banner', web2)).json();
+    expect(banners).toEqual([expect.objectContaining({ code: 'STALE-B', linkUrl: null })]);
+    const blocks = (await read(t, '/composite-page/vana-sisu', web2)).json().blocks;
+    expect(blocks).toEqual([
+      expect.objectContaining({ type: 'IMAGE', linkUrl: null }),
+      expect.objectContaining({ type: 'LINKS', links: [{ url: '/ka-hea', label: 'Ka hea' }] }),
+    ]);
+    expect((await read(t, '/mega-menu', web2)).json().links).toEqual([{ url: '/ka-hea', label: 'Ka hea', categoryId: null }]);
+  });
+});

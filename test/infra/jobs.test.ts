@@ -169,17 +169,19 @@ describe(`the job queue on ${engine}`, () => {
       const slow: JobHandlers = {
         slow: async () => {
           calls += 1;
-          await sleep(700);
+          await sleep(2_100);
         },
       };
       const id = await enqueueJob(database.db, { type: 'slow', payload: {} }, defaults);
-      const first = createWorker({ database, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 200 });
-      const second = createWorker({ database: other, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 200 });
+      // A lock long enough that a renewal (every third of it) is not missed when the whole suite
+      // loads the machine: with 200 ms, a stall of the event loop past it let the second take over.
+      const first = createWorker({ database, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 600 });
+      const second = createWorker({ database: other, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 600 });
       const running = first.drain();
-      // The second polls all along the first's run, long past its lock of 200 ms.
+      // The second polls all along the first's run, three times its lock of 600 ms.
       let taken = 0;
-      for (let i = 0; i < 12; i += 1) {
-        await sleep(50);
+      for (let i = 0; i < 13; i += 1) {
+        await sleep(150);
         taken += await second.drain();
       }
       await running;

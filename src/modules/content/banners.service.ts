@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { shownLinkTarget } from '../../http/link-target.js';
 import { bannersAt, type BannerRow } from './content.repository.js';
 import type { ContentContext } from './content-read.types.js';
 import type { BannerWire } from './content.schemas.js';
@@ -32,7 +33,7 @@ function toWire(row: BannerRow, context: ContentContext): BannerWire | undefined
     body: picked.texts.body ?? null,
     // A language may have its own picture (text in the image); else the banner's.
     imageUrl: picked.texts.imageUrl ?? row.image_url,
-    linkUrl: row.link_url,
+    linkUrl: shownLinkTarget(row.link_url),
   };
 }
 

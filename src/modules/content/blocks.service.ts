@@ -1,4 +1,5 @@
 import { toRfc3339 } from '../../db/time.js';
+import { isLinkTarget, shownLinkTarget } from '../../http/link-target.js';
 import type { Language } from '../../i18n/index.js';
 import type { Catalogue, CategoryTree, ProductCard, ProductFilter, ProductSort } from '../catalogue/index.js';
 import { bannersByPlacement } from './banners.service.js';
@@ -45,6 +46,14 @@ const COMPONENT_QUERIES: Record<'discounted' | 'newest' | 'top', { sort: Product
   newest: { sort: 'newest', filter: (now) => ({ releasedSince: Math.floor(now / DAY_MS) * DAY_MS - NEWEST_DAYS * DAY_MS }) },
   top: { sort: 'sales', filter: () => ({ minSales: 1 }) },
 };
+
+/**
+ * The links that may be shown. A link stored before the link rule held (http/link-target.ts) may
+ * send the shopper to another host (`//host`): it is left out, not shown to the shopper.
+ */
+export function shownLinks(links: readonly StoredLink[]): StoredLink[] {
+  return links.filter((link) => isLinkTarget(link.url));
+}
 
 export function linkWire(link: StoredLink, context: ContentContext, tree?: CategoryTree): LinkWire {
   const label = pickLabel(link.labels, context.catalogue.language, context.defaultLanguage);
@@ -131,7 +140,7 @@ export async function resolveBlocks(
       const block: BlockWire = { ...baseOf(row), title: texts.title ?? null, body: texts.body ?? null };
       switch (row.type) {
         case 'IMAGE':
-          return { ...block, alt: texts.alt ?? null, imageUrl: settings.imageUrl!, linkUrl: settings.linkUrl ?? null };
+          return { ...block, alt: texts.alt ?? null, imageUrl: settings.imageUrl!, linkUrl: shownLinkTarget(settings.linkUrl) };
         case 'BANNER':
           return { ...block, placement: settings.placement!, banners: banners.get(settings.placement!) ?? [] };
         case 'PRODUCT_LIST': {
@@ -147,7 +156,7 @@ export async function resolveBlocks(
         case 'PRODUCT_COMPONENT':
           return { ...block, component: settings.component!, products: await componentProducts(settings) };
         case 'LINKS':
-          return { ...block, links: (settings.links ?? []).map((link) => linkWire(link, context)) };
+          return { ...block, links: shownLinks(settings.links ?? []).map((link) => linkWire(link, context)) };
         default:
           return block;
       }

@@ -2,7 +2,7 @@ import { toRfc3339 } from '../../db/time.js';
 import { notFound } from '../../infra/domain-error.js';
 import type { CategoryNode, ProductCard, ListSlice } from '../catalogue/index.js';
 import { bannersByPlacement, MENU_PLACEMENT } from './banners.service.js';
-import { campaignRunning, campaignWire, linkWire, notePriceChanges, resolveBlocks, type StoredLink } from './blocks.service.js';
+import { campaignRunning, campaignWire, linkWire, notePriceChanges, resolveBlocks, shownLinks, type StoredLink } from './blocks.service.js';
 import { blockPages, campaignsByCode, contentPageBySlug, menusOf, type BlockPageKey, type BlockPageRow } from './content.repository.js';
 import type { ContentContext, ContentReadDeps } from './content-read.types.js';
 import type { BlockPageWire, CampaignSummaryWire, LinkWire } from './content.schemas.js';
@@ -123,7 +123,7 @@ export async function megaMenu(deps: ContentReadDeps, context: ContentContext) {
     menus.map((row) => ({ ...row, id: Number(row.id) })),
     context.audience,
   );
-  const links = menu ? (JSON.parse(menu.links) as StoredLink[]).map((link) => linkWire(link, context, tree)) : [];
+  const links = menu ? shownLinks(JSON.parse(menu.links) as StoredLink[]).map((link) => linkWire(link, context, tree)) : [];
   const byCategory = new Map<number, LinkWire[]>();
   for (const link of links) {
     if (link.categoryId == null || !tree.byId.has(link.categoryId)) continue;
