@@ -32,6 +32,7 @@ const en = {
   'checkout.unknownPayment': 'There is no such payment.',
   'checkout.notOwnOrder': 'This order is not yours.',
   'checkout.loginRequired': 'Log in to see your orders.',
+  'checkout.noDelivery': 'No delivery: digital items',
 };
 
 const et: typeof en = {
@@ -65,6 +66,7 @@ const et: typeof en = {
   'checkout.unknownPayment': 'Sellist makset ei ole.',
   'checkout.notOwnOrder': 'See tellimus ei ole sinu.',
   'checkout.loginRequired': 'Tellimuste nägemiseks logi sisse.',
+  'checkout.noDelivery': 'Tarnet pole: digitaalsed tooted',
 };
 
 const ru: typeof en = {
@@ -98,6 +100,7 @@ const ru: typeof en = {
   'checkout.unknownPayment': 'Такого платежа нет.',
   'checkout.notOwnOrder': 'Это не ваш заказ.',
   'checkout.loginRequired': 'Войдите, чтобы увидеть свои заказы.',
+  'checkout.noDelivery': 'Без доставки: цифровые товары',
 };
 
 export const checkoutMessages = { en, et, ru };

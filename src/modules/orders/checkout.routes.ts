@@ -44,6 +44,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       const methods = await availableDeliveryMethods(db, context, priced);
       const countries = await allCountries(db, request.language);
       return {
+        deliveryRequired: basketCheckout.needsDelivery(priced),
         deliveryMethods: methods.map(deliveryMethodWire),
         paymentMethods: paymentMethodsFor(context.caller.kind, configured, prepaymentReason(priced) !== null).map((method) => ({
           id: method.id,

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
-import { formatEuros, type Language, type MessageKey } from '../../i18n/index.js';
+import { formatEuros, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { basketCheckout } from '../basket/index.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
 import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
+import { NO_DELIVERY } from './no-delivery.js';
 import { recordCreated } from './order-states.js';
 import {
   findOrderByBasketVersion,
@@ -81,13 +82,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   const problems = await formProblems(trx, input);
   let priced: PricedBasket | undefined;
   try {
-    const choice = {
-      deliveryMethodId: input.form.deliveryMethodId,
-      parcelMachineId: input.form.parcelMachineId,
-      shopCode: input.form.shopCode,
-      countryCode: input.form.shippingCountryNavCode,
-    };
-    priced = await basketCheckout.priceForCheckout(trx, context, basket, choice);
+    priced = await basketCheckout.priceForCheckout(trx, context, basket, deliveryChoice(input.form));
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     // The delivery country is the shipping country's field on this form.
@@ -99,17 +94,22 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   if (priced && priced.lines.length === 0) throw badRequest('checkout.emptyBasket');
   if (priced) refuseSoldOut(priced);
   if (priced) problems.push(...basketProblems(priced, context.language));
+  // A form that chose no delivery for a basket with something to ship (or whose choice was refused
+  // above) has no delivery to judge a payment method by; one with nothing to ship has none at all.
+  const shipsSomething = !priced || basketCheckout.needsDelivery(priced);
+  const deliveryMissing = shipsSomething && !priced?.delivery;
+  problems.push(...shippingProblems(input.form, shipsSomething, problems));
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
   const refusal = paymentMethodRefusal(
     method,
     context.caller.kind,
-    priced?.delivery?.method.kind ?? '',
+    priced?.delivery?.method.kind ?? NO_DELIVERY.kind,
     input.gateways,
     priced ? prepaymentReason(priced) : null,
   );
-  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery))
+  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && deliveryMissing))
     problems.push({ field: 'paymentMethodId', messageKey: refusal });
-  if (problems.length > 0 || !priced || !priced.basket || !priced.delivery || !method) throw new InvalidInputError(problems);
+  if (problems.length > 0 || !priced || !priced.basket || deliveryMissing || !method) throw new InvalidInputError(problems);
 
   const emptied = await basketCheckout.emptyBasketAfterCheckout(trx, priced.basket, now);
   const orderId = await insertOrder(trx, {
@@ -185,12 +185,67 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
 async function formProblems(trx: Db, input: CheckoutInput): Promise<InvalidField[]> {
   const problems: InvalidField[] = [];
   if (!input.form.termsAccepted) problems.push({ field: 'termsAccepted', messageKey: 'checkout.termsRequired' });
-  const countries = await knownCountries(trx, [input.form.shippingCountryNavCode, input.form.billingCountryNavCode]);
-  for (const field of ['shippingCountryNavCode', 'billingCountryNavCode'] as const) {
-    const code = input.form[field].toUpperCase();
+  const given = (['shippingCountryNavCode', 'billingCountryNavCode'] as const).flatMap((field) => {
+    const code = input.form[field];
+    return code === undefined ? [] : [{ field, code: code.toUpperCase() }];
+  });
+  const countries = await knownCountries(
+    trx,
+    given.map(({ code }) => code),
+  );
+  for (const { field, code } of given)
     if (!countries.has(code)) problems.push({ field, messageKey: 'checkout.unknownCountry', params: { code } });
-  }
   return problems;
+}
+
+/** The form's delivery choice for the basket; null when it names no delivery method. */
+function deliveryChoice(form: CheckoutBody): basketCheckout.DeliveryChoice | null {
+  if (form.deliveryMethodId === undefined) return null;
+  return {
+    deliveryMethodId: form.deliveryMethodId,
+    parcelMachineId: form.parcelMachineId,
+    shopCode: form.shopCode,
+    countryCode: form.shippingCountryNavCode,
+  };
+}
+
+const SHIPPING_FIELDS = [
+  'shippingName',
+  'shippingEmail',
+  'shippingPhone',
+  'shippingAddress',
+  'shippingCity',
+  'shippingPostcode',
+  'shippingCountryNavCode',
+] as const;
+
+/**
+ * A basket with something to ship needs a delivery method and the whole shipping address, named
+ * as the schema names a missing field. One with nothing to ship takes the shipping contact whole
+ * or not at all (then the billing contact is the receiver's): half of one is a mistake.
+ */
+function shippingProblems(form: CheckoutBody, shipsSomething: boolean, found: readonly InvalidField[]): InvalidField[] {
+  const required = (field: string): InvalidField => ({ field, messageKey: 'validation.required', params: { field } });
+  const problems: InvalidField[] = [];
+  if (shipsSomething && form.deliveryMethodId === undefined) problems.push(required('deliveryMethodId'));
+  if (shipsSomething || SHIPPING_FIELDS.some((field) => form[field] !== undefined))
+    for (const field of SHIPPING_FIELDS)
+      if (form[field] === undefined && !found.some((problem) => problem.field === field)) problems.push(required(field));
+  return problems;
+}
+
+/** The receiver: the form's shipping contact, or the billing contact when nothing is shipped and none was given. */
+function receiverOf(form: CheckoutBody) {
+  const side = form.shippingName === undefined ? 'billing' : 'shipping';
+  return {
+    name: form[`${side}Name`]!,
+    email: form[`${side}Email`]!,
+    phone: form[`${side}Phone`]!,
+    address: form[`${side}Address`]!,
+    city: form[`${side}City`]!,
+    postcode: form[`${side}Postcode`]!,
+    country: form[`${side}CountryNavCode`]!,
+  };
 }
 
 /**
@@ -238,7 +293,8 @@ function appliedCode(priced: PricedBasket) {
 function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBasket, paymentMethod: string, now: number) {
   const { form } = input;
   const { caller, store, language } = actor.context;
-  const delivery = priced.delivery!;
+  const { delivery } = priced;
+  const receiver = receiverOf(form);
   const vatCents = priced.vat.reduce((sum, rate) => sum + rate.vatCents, 0);
   return {
     store_code: store.code,
@@ -247,13 +303,13 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     language,
     status: 'NEW' as const,
     status_changed_at: now,
-    shipping_name: form.shippingName.trim(),
-    shipping_email: normaliseEmail(form.shippingEmail),
-    shipping_phone: form.shippingPhone.trim(),
-    shipping_address: form.shippingAddress.trim(),
-    shipping_city: form.shippingCity.trim(),
-    shipping_postcode: form.shippingPostcode.trim(),
-    shipping_country: form.shippingCountryNavCode.toUpperCase(),
+    shipping_name: receiver.name.trim(),
+    shipping_email: normaliseEmail(receiver.email),
+    shipping_phone: receiver.phone.trim(),
+    shipping_address: receiver.address.trim(),
+    shipping_city: receiver.city.trim(),
+    shipping_postcode: receiver.postcode.trim(),
+    shipping_country: receiver.country.toUpperCase(),
     billing_name: form.billingName.trim(),
     billing_email: normaliseEmail(form.billingEmail),
     billing_phone: form.billingPhone.trim(),
@@ -263,18 +319,18 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     billing_country: form.billingCountryNavCode.toUpperCase(),
     notes: (form.notes ?? '').trim(),
     newsletter: form.newsletterSubscription === true,
-    delivery_method_id: delivery.method.id,
-    delivery_method_code: delivery.method.code,
-    delivery_kind: delivery.method.kind,
-    delivery_name: delivery.method.name,
-    parcel_machine_id: delivery.parcelMachine?.id ?? null,
-    parcel_machine_name: delivery.parcelMachine
+    delivery_method_id: delivery?.method.id ?? NO_DELIVERY.id,
+    delivery_method_code: delivery?.method.code ?? NO_DELIVERY.code,
+    delivery_kind: delivery?.method.kind ?? NO_DELIVERY.kind,
+    delivery_name: delivery?.method.name ?? translate(language, NO_DELIVERY.nameKey),
+    parcel_machine_id: delivery?.parcelMachine?.id ?? null,
+    parcel_machine_name: delivery?.parcelMachine
       ? `${delivery.parcelMachine.name}, ${delivery.parcelMachine.address}, ${delivery.parcelMachine.city}`.slice(0, 300)
       : null,
-    delivery_shop_code: delivery.shop?.code ?? null,
-    delivery_country: delivery.countryCode,
+    delivery_shop_code: delivery?.shop?.code ?? null,
+    delivery_country: delivery?.countryCode ?? null,
     delivery_cents: priced.deliveryCents,
-    delivery_vat_rate: delivery.method.vatRatePercent,
+    delivery_vat_rate: delivery?.method.vatRatePercent ?? 0,
     payment_method: paymentMethod,
     discount_code_id: appliedCode(priced)?.id ?? null,
     discount_code: appliedCode(priced)?.code ?? null,
