@@ -29,7 +29,8 @@ type PricedBasket = basketCheckout.PricedBasket;
 // the code and the payment method are judged together so a 422 names every problem at once; then
 // the order and its lines are written, the stock held, the code's use counted and the basket
 // emptied. Any refusal rolls all of it back. A repeat (the same Idempotency-Key, or the same
-// basket unchanged since its checkout) answers the order the first one made. The rows it shares with
+// basket unchanged since its checkout) with the same form answers the order the first one made,
+// and with another form is a 409. The rows it shares with
 // an order's status change are taken in order-states.ts's order: the buyer's event stream (the
 // order.created event), the products' stock, the discount code, the gift cards.
 
@@ -62,22 +63,18 @@ const STORE_PREFIX: Record<string, string> = { WEB: 'WT', WEB2: 'WN' };
 
 export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutInput, now: number): Promise<PlacedOrder> {
   const { context } = actor;
-  const requestHash = createHash('sha256').update(JSON.stringify(input.form)).digest('hex');
+  const requestHash = formHash(input.form);
   // A client's order is personal data: made under the lock the erasure takes first, so an erasure
   // either sees it (and is refused while it is open) or has ended the account (a 401 here).
   if (actor.owner.kind === 'client') await lockLiveClientAccount(trx, actor.owner.clientAccountId);
   const basket = await basketCheckout.lockBasketForCheckout(trx, actor.owner, context.store.code, now);
-  if (input.idempotencyKey !== undefined && actor.idempotencyScope !== null) {
-    const earlier = await findOrderByIdempotencyKey(trx, actor.idempotencyScope, input.idempotencyKey);
-    if (earlier) {
-      if (earlier.request_hash !== requestHash) throw new DomainError('conflict', 'checkout.idempotencyKeyReused');
-      return { orderId: Number(earlier.id), created: false };
-    }
-  }
+  const byKey = await orderOfKey(trx, actor, input);
+  if (byKey) return byKey;
   if (!basket) throw badRequest('checkout.emptyBasket');
   // A resubmit soon after (a double click, a retried request) finds the order of the unchanged basket.
   const unchanged = await findOrderByBasketVersion(trx, basket.id, basket.version);
-  if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS) return { orderId: Number(unchanged.id), created: false };
+  if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS)
+    return repeated(unchanged, requestHash, () => conflict('checkout.basketAlreadyOrdered', { code: unchanged.code ?? '' }));
 
   const problems = await formProblems(trx, input);
   let priced: PricedBasket | undefined;
@@ -179,6 +176,28 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
       now,
     );
   return { orderId, created: true };
+}
+
+/**
+ * The order this request's Idempotency-Key placed, answered as a repeat of it (below); undefined
+ * when the key (or the caller's scope for keys) is not given or placed nothing yet.
+ */
+export async function orderOfKey(db: Db, actor: CheckoutActor, input: CheckoutInput): Promise<PlacedOrder | undefined> {
+  if (input.idempotencyKey === undefined || actor.idempotencyScope === null) return undefined;
+  const earlier = await findOrderByIdempotencyKey(db, actor.idempotencyScope, input.idempotencyKey);
+  return earlier && repeated(earlier, formHash(input.form), () => new DomainError('conflict', 'checkout.idempotencyKeyReused'));
+}
+
+const formHash = (form: CheckoutBody) => createHash('sha256').update(JSON.stringify(form)).digest('hex');
+
+/**
+ * A checkout sent again, found by its key or by its basket: the same form answers the first order
+ * (a double click, a retry); another form is a 409 and changes nothing, for answering the first
+ * order to it would tell the shopper the new delivery or address was taken.
+ */
+function repeated(earlier: { id: number; request_hash: string | null }, requestHash: string, refusal: () => DomainError): PlacedOrder {
+  if (earlier.request_hash !== requestHash) throw refusal();
+  return { orderId: Number(earlier.id), created: false };
 }
 
 /** What the form itself gets wrong beyond its schema: the terms, the countries. */
