@@ -6,6 +6,7 @@ import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { rowCount } from '../helpers/table-counts.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
@@ -21,16 +22,19 @@ import { ebook, orderRow, payOnTestGateway } from './purchase-helpers.js';
 let t: TestApp;
 let shop: Shop;
 let fileDir: string;
+let smtp: SmtpCatcher;
 
 beforeAll(async () => {
   fileDir = mkdtempSync(join(tmpdir(), 'storefront-files-'));
+  smtp = await startSmtpCatcher();
   ({ t } = await createListeningApp({
-    env: { FILE_STORE_DIR: fileDir, DOWNLOAD_LINK_SECRET: 'download-link-secret-for-the-tests-0123456789' },
+    env: { FILE_STORE_DIR: fileDir, DOWNLOAD_LINK_SECRET: 'download-link-secret-for-the-tests-0123456789', SMTP_URL: smtp.url },
   }));
   shop = await setUpShop(t);
 });
 afterAll(async () => {
   await t?.close();
+  await smtp?.close();
   rmSync(fileDir, { recursive: true, force: true });
 });
 
@@ -82,7 +86,7 @@ describe('a basket with nothing to ship, in a store with no delivery method for 
     const added = await call(t, 'POST', '/basket/add-product', who, { productId: voucher, quantity: 1, giftCard });
     expect(added.statusCode, added.body).toBe(200);
 
-    const placed = await checkout(t, who, billingOnlyForm());
+    const placed = await checkout(t, who, billingOnlyForm(), { 'x-app-language': 'en' });
     expect(placed.statusCode, placed.body).toBe(200);
     const link = orderLink(placed.json().location);
     const row = await orderRow(db(), link.orderId);
@@ -107,6 +111,10 @@ describe('a basket with nothing to ship, in a store with no delivery method for 
     });
     const entitled = await db().selectFrom('order_entitlement').select('product_id').where('order_id', '=', link.orderId).execute();
     expect(entitled.map((entitlement) => Number(entitlement.product_id))).toEqual(expect.arrayContaining([book, listen]));
+    // The confirmation says there is no delivery, and names no address to deliver to.
+    const mail = await smtp.waitFor((sent) => (sent.subject ?? '').includes(row.code!));
+    expect(mail.text).toContain('Delivery (No delivery: digital items): €0.00');
+    expect(mail.text).not.toContain('Delivery to:');
     const cards = await call(t, 'GET', '/virtual-gift-card', who);
     expect(cards.json()).toEqual([expect.objectContaining({ role: 'BOUGHT', amount: 25, recipientName: 'Jaan Tamm' })]);
 
