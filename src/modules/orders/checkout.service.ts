@@ -9,16 +9,10 @@ import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
 import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
+import { deliveryChoice, formProblems, receiverOf, shippingProblems } from './checkout-form.js';
 import { NO_DELIVERY } from './no-delivery.js';
 import { recordCreated } from './order-states.js';
-import {
-  findOrderByBasketVersion,
-  findOrderByIdempotencyKey,
-  insertOrder,
-  insertOrderLines,
-  knownCountries,
-  setOrderCode,
-} from './orders.repository.js';
+import { findOrderByBasketVersion, findOrderByIdempotencyKey, insertOrder, insertOrderLines, setOrderCode } from './orders.repository.js';
 import { prepaymentReason, PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
 import { holdStock } from './stock.repository.js';
 
@@ -76,7 +70,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS)
     return repeated(unchanged, requestHash, () => conflict('checkout.basketAlreadyOrdered', { code: unchanged.code ?? '' }));
 
-  const problems = await formProblems(trx, input);
+  const problems = await formProblems(trx, input.form);
   let priced: PricedBasket | undefined;
   try {
     priced = await basketCheckout.priceForCheckout(trx, context, basket, deliveryChoice(input.form));
@@ -198,73 +192,6 @@ const formHash = (form: CheckoutBody) => createHash('sha256').update(JSON.string
 function repeated(earlier: { id: number; request_hash: string | null }, requestHash: string, refusal: () => DomainError): PlacedOrder {
   if (earlier.request_hash !== requestHash) throw refusal();
   return { orderId: Number(earlier.id), created: false };
-}
-
-/** What the form itself gets wrong beyond its schema: the terms, the countries. */
-async function formProblems(trx: Db, input: CheckoutInput): Promise<InvalidField[]> {
-  const problems: InvalidField[] = [];
-  if (!input.form.termsAccepted) problems.push({ field: 'termsAccepted', messageKey: 'checkout.termsRequired' });
-  const given = (['shippingCountryNavCode', 'billingCountryNavCode'] as const).flatMap((field) => {
-    const code = input.form[field];
-    return code === undefined ? [] : [{ field, code: code.toUpperCase() }];
-  });
-  const countries = await knownCountries(
-    trx,
-    given.map(({ code }) => code),
-  );
-  for (const { field, code } of given)
-    if (!countries.has(code)) problems.push({ field, messageKey: 'checkout.unknownCountry', params: { code } });
-  return problems;
-}
-
-/** The form's delivery choice for the basket; null when it names no delivery method. */
-function deliveryChoice(form: CheckoutBody): basketCheckout.DeliveryChoice | null {
-  if (form.deliveryMethodId === undefined) return null;
-  return {
-    deliveryMethodId: form.deliveryMethodId,
-    parcelMachineId: form.parcelMachineId,
-    shopCode: form.shopCode,
-    countryCode: form.shippingCountryNavCode,
-  };
-}
-
-const SHIPPING_FIELDS = [
-  'shippingName',
-  'shippingEmail',
-  'shippingPhone',
-  'shippingAddress',
-  'shippingCity',
-  'shippingPostcode',
-  'shippingCountryNavCode',
-] as const;
-
-/**
- * A basket with something to ship needs a delivery method and the whole shipping address, named
- * as the schema names a missing field. One with nothing to ship takes the shipping contact whole
- * or not at all (then the billing contact is the receiver's): half of one is a mistake.
- */
-function shippingProblems(form: CheckoutBody, shipsSomething: boolean, found: readonly InvalidField[]): InvalidField[] {
-  const required = (field: string): InvalidField => ({ field, messageKey: 'validation.required', params: { field } });
-  const problems: InvalidField[] = [];
-  if (shipsSomething && form.deliveryMethodId === undefined) problems.push(required('deliveryMethodId'));
-  if (shipsSomething || SHIPPING_FIELDS.some((field) => form[field] !== undefined))
-    for (const field of SHIPPING_FIELDS)
-      if (form[field] === undefined && !found.some((problem) => problem.field === field)) problems.push(required(field));
-  return problems;
-}
-
-/** The receiver: the form's shipping contact, or the billing contact when nothing is shipped and none was given. */
-function receiverOf(form: CheckoutBody) {
-  const side = form.shippingName === undefined ? 'billing' : 'shipping';
-  return {
-    name: form[`${side}Name`]!,
-    email: form[`${side}Email`]!,
-    phone: form[`${side}Phone`]!,
-    address: form[`${side}Address`]!,
-    city: form[`${side}City`]!,
-    postcode: form[`${side}Postcode`]!,
-    country: form[`${side}CountryNavCode`]!,
-  };
 }
 
 /**
