@@ -269,6 +269,14 @@ export async function priceLines(
   };
 }
 
+/**
+ * Whether the basket has anything to deliver: not when it is empty, nor when every orderable line is
+ * digital (granted or issued once paid, never shipped). The basket and the checkout meta say so, and
+ * checkout asks for a delivery method and a shipping address only then.
+ */
+export const needsDelivery = (priced: Pick<PricedBasket, 'itemCount' | 'digitalOnly'>): boolean =>
+  priced.itemCount > 0 && !priced.digitalOnly;
+
 const VIRTUAL_GIFT_CARD = 'VIRTUAL_GIFT_CARD';
 const isDigitalLine = (line: PricedLine) => isDigitalProduct(line.product);
 const withRate = (line: PricedLine, cents: number) => ({ cents, ratePercent: line.product.vatRatePercent });

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { hashToken } from '../../infra/tokens.js';
 import { clearBasket, GUEST_BASKET_TTL_MS, type BasketOwner } from './basket.service.js';
-import { findClientBasket, findGuestBasket, type BasketRow } from './basket.repository.js';
-import { priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
+import { findClientBasket, findGuestBasket, touchBasket, type BasketRow } from './basket.repository.js';
+import { needsDelivery, priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
 import { chooseDelivery, type DeliveryChoice } from './delivery/delivery.service.js';
 import { shipsOnlyFromStock, isDigitalProduct } from './basket-rules.js';
 import { sql } from 'kysely';
@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 // and lock it (two checkouts of one basket queue up), set the delivery the form chose with the
 // basket's own rules, price it afresh, and empty it once the order holds its lines.
 
-export { shipsOnlyFromStock, isDigitalProduct };
+export { shipsOnlyFromStock, isDigitalProduct, needsDelivery };
 export { DELIVERY_REASONS } from './discount-codes/discount-code.rules.js';
 export type { PricedBasket, PricedLine, BasketContext } from './basket-pricing.js';
 export type { BasketOwner } from './basket.service.js';
@@ -34,10 +34,23 @@ function ownersBasket(db: Db, owner: BasketOwner, storeCode: string, now: number
   return findGuestBasket(db, hashToken(owner.token), storeCode, now - GUEST_BASKET_TTL_MS, lock);
 }
 
-/** Sets the form's delivery choice on the basket (every rule of PUT /basket/delivery) and prices it. */
-export async function priceForCheckout(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice) {
-  const chosen = await chooseDelivery(trx, context, basket, choice);
-  return priceBasket(trx, context, chosen);
+/**
+ * Sets the form's delivery choice on the basket (every rule of PUT /basket/delivery) and prices it.
+ * No choice (a form without a delivery method) prices the basket with none: a delivery chosen on
+ * the basket earlier is dropped, so the order is neither charged for it nor sent by it.
+ */
+export async function priceForCheckout(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice | null) {
+  if (choice !== null) return priceBasket(trx, context, await chooseDelivery(trx, context, basket, choice));
+  const unchosen =
+    basket.delivery_method_id === null
+      ? basket
+      : await touchBasket(trx, basket, context.now, {
+          delivery_method_id: null,
+          parcel_machine_id: null,
+          delivery_shop_id: null,
+          delivery_country_code: null,
+        });
+  return priceBasket(trx, context, unchosen);
 }
 
 /** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */

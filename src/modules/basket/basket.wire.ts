@@ -1,6 +1,6 @@
 import { formatEuros, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { toWireMoney } from '../pricing/index.js';
-import type { LineNotice, PricedBasket, PricedLine } from './basket-pricing.js';
+import { needsDelivery, type LineNotice, type PricedBasket, type PricedLine } from './basket-pricing.js';
 import type { BasketWire } from './basket.schemas.js';
 
 /** The basket's version as the wire and the ETag carry it: its id and write count. */
@@ -78,7 +78,7 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
         ]
       : [],
     discountAmount: toWireMoney(priced.discountCents),
-    deliveryRequired: priced.itemCount > 0 && !priced.digitalOnly,
+    deliveryRequired: needsDelivery(priced),
     deliveryMethod: delivery && {
       id: delivery.method.id,
       code: delivery.method.code,

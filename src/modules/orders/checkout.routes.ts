@@ -11,9 +11,9 @@ import { CardBalanceChangedError, recordSeenBalances } from '../gift-cards/index
 import type { GatewayName } from '../payments/index.js';
 import { savedAddresses } from '../profile/index.js';
 import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } from './checkout.schemas.js';
-import { placeOrder, type CheckoutActor } from './checkout.service.js';
+import { orderOfKey, placeOrder, type CheckoutActor } from './checkout.service.js';
 import type { OrdersHttp } from './orders.deps.js';
-import { findOrderByIdempotencyKey, savedContact } from './orders.repository.js';
+import { savedContact } from './orders.repository.js';
 import { prepaymentReason, paymentMethodsFor } from './payment-methods.js';
 import { registerNoStore } from '../../http/http-cache.js';
 
@@ -44,6 +44,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       const methods = await availableDeliveryMethods(db, context, priced);
       const countries = await allCountries(db, request.language);
       return {
+        deliveryRequired: basketCheckout.needsDelivery(priced),
         deliveryMethods: methods.map(deliveryMethodWire),
         paymentMethods: paymentMethodsFor(context.caller.kind, configured, prepaymentReason(priced) !== null).map((method) => ({
           id: method.id,
@@ -66,7 +67,9 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
         summary: 'Makes an order of the basket and answers where to pay it',
         description:
           'In one transaction: the basket priced afresh, the order (NEW) with its lines, stock held, the code counted, the basket emptied. ' +
-          'The same Idempotency-Key, or the same unchanged basket, answers the first order. 400: empty basket; 409: the last copies sold, or a gift card pays less than the basket showed; 422: every field and line at fault.',
+          'The same Idempotency-Key, or the same unchanged basket within 10 minutes, with the same form answers the first order; with another form it is a 409 naming that order and changes nothing. ' +
+          'deliveryMethodId and the shipping fields are not asked of a basket with nothing to ship (deliveryRequired in GET /checkout/meta). ' +
+          '400: empty basket; 409: the last copies sold, a gift card pays less than the basket showed, or a repeat with another form; 422: every field and line at fault.',
         headers: CheckoutHeaders,
         security: SECURITY,
         body: CheckoutBody,
@@ -101,11 +104,12 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
         // (a write of its own, the checkout having rolled back), so the basket read again shows the
         // share the next checkout holds.
         if (error instanceof CardBalanceChangedError) await recordSeenBalances(db, error.basketId);
-        // Two requests with one key at once: the one that lost the insert answers the winner's order.
-        if (!isUniqueViolation(error) || input.idempotencyKey === undefined || actor.idempotencyScope === null) throw error;
-        const earlier = await findOrderByIdempotencyKey(db, actor.idempotencyScope, input.idempotencyKey);
+        // Two requests with one key at once: the one that lost the insert answers the winner's order
+        // as a repeat (its own form the same, else the key's 409).
+        if (!isUniqueViolation(error)) throw error;
+        const earlier = await orderOfKey(db, actor, input);
         if (!earlier) throw error;
-        orderId = Number(earlier.id);
+        orderId = earlier.orderId;
       }
       return { location: urls.createFormUrl(orderId) };
     },

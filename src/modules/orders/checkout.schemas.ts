@@ -34,13 +34,15 @@ export const CheckoutHeaders = Type.Object({
 
 export const CheckoutBody = Type.Object(
   {
-    shippingName: Text(200),
-    shippingEmail: Email,
-    shippingPhone: Phone,
-    shippingAddress: Text(300),
-    shippingCity: Text(100),
-    shippingPostcode: Postcode,
-    shippingCountryNavCode: CountryNavCode,
+    // Where the parcel goes: required when the basket has anything to ship (deliveryRequired in
+    // GET /checkout/meta); a basket with nothing to ship takes all of it or none (then the billing contact).
+    shippingName: Type.Optional(Text(200)),
+    shippingEmail: Type.Optional(Email),
+    shippingPhone: Type.Optional(Phone),
+    shippingAddress: Type.Optional(Text(300)),
+    shippingCity: Type.Optional(Text(100)),
+    shippingPostcode: Type.Optional(Postcode),
+    shippingCountryNavCode: Type.Optional(CountryNavCode),
     billingName: Text(200),
     billingEmail: Email,
     billingPhone: Phone,
@@ -48,7 +50,13 @@ export const CheckoutBody = Type.Object(
     billingCity: Text(100),
     billingPostcode: Postcode,
     billingCountryNavCode: CountryNavCode,
-    deliveryMethodId: Id,
+    deliveryMethodId: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Required when the basket has anything to ship (deliveryRequired)',
+      }),
+    ),
     parcelMachineId: Type.Optional(Id),
     shopCode: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     paymentMethodId: Type.String({ minLength: 1, maxLength: 40, description: 'One of the ids in GET /checkout/meta' }),
@@ -84,6 +92,10 @@ const ContactSchema = Type.Object({
 });
 
 export const CheckoutMetaSchema = Type.Object({
+  /** False for a basket with nothing to ship (digital items only): no delivery method or shipping address is asked. */
+  deliveryRequired: Type.Boolean({
+    description: 'False for an empty basket or one of digital items only: checkout then takes no delivery method or shipping address',
+  }),
   deliveryMethods: Type.Array(DeliveryMethodSchema),
   paymentMethods: Type.Array(PaymentMethodSchema),
   countries: Type.Array(Type.Object({ navCode: Type.String(), name: Type.String(), isDefault: Type.Boolean() })),

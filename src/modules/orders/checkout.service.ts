@@ -2,22 +2,17 @@ import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import { badRequest, conflict, DomainError, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
-import { formatEuros, type Language, type MessageKey } from '../../i18n/index.js';
+import { formatEuros, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { basketCheckout } from '../basket/index.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
 import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
+import { deliveryChoice, formProblems, receiverOf, shippingProblems } from './checkout-form.js';
+import { NO_DELIVERY } from './no-delivery.js';
 import { recordCreated } from './order-states.js';
-import {
-  findOrderByBasketVersion,
-  findOrderByIdempotencyKey,
-  insertOrder,
-  insertOrderLines,
-  knownCountries,
-  setOrderCode,
-} from './orders.repository.js';
+import { findOrderByBasketVersion, findOrderByIdempotencyKey, insertOrder, insertOrderLines, setOrderCode } from './orders.repository.js';
 import { prepaymentReason, PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
 import { holdStock } from './stock.repository.js';
 
@@ -28,7 +23,8 @@ type PricedBasket = basketCheckout.PricedBasket;
 // the code and the payment method are judged together so a 422 names every problem at once; then
 // the order and its lines are written, the stock held, the code's use counted and the basket
 // emptied. Any refusal rolls all of it back. A repeat (the same Idempotency-Key, or the same
-// basket unchanged since its checkout) answers the order the first one made. The rows it shares with
+// basket unchanged since its checkout) with the same form answers the order the first one made,
+// and with another form is a 409. The rows it shares with
 // an order's status change are taken in order-states.ts's order: the buyer's event stream (the
 // order.created event), the products' stock, the discount code, the gift cards.
 
@@ -61,33 +57,23 @@ const STORE_PREFIX: Record<string, string> = { WEB: 'WT', WEB2: 'WN' };
 
 export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutInput, now: number): Promise<PlacedOrder> {
   const { context } = actor;
-  const requestHash = createHash('sha256').update(JSON.stringify(input.form)).digest('hex');
+  const requestHash = formHash(input.form);
   // A client's order is personal data: made under the lock the erasure takes first, so an erasure
   // either sees it (and is refused while it is open) or has ended the account (a 401 here).
   if (actor.owner.kind === 'client') await lockLiveClientAccount(trx, actor.owner.clientAccountId);
   const basket = await basketCheckout.lockBasketForCheckout(trx, actor.owner, context.store.code, now);
-  if (input.idempotencyKey !== undefined && actor.idempotencyScope !== null) {
-    const earlier = await findOrderByIdempotencyKey(trx, actor.idempotencyScope, input.idempotencyKey);
-    if (earlier) {
-      if (earlier.request_hash !== requestHash) throw new DomainError('conflict', 'checkout.idempotencyKeyReused');
-      return { orderId: Number(earlier.id), created: false };
-    }
-  }
+  const byKey = await orderOfKey(trx, actor, input);
+  if (byKey) return byKey;
   if (!basket) throw badRequest('checkout.emptyBasket');
   // A resubmit soon after (a double click, a retried request) finds the order of the unchanged basket.
   const unchanged = await findOrderByBasketVersion(trx, basket.id, basket.version);
-  if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS) return { orderId: Number(unchanged.id), created: false };
+  if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS)
+    return repeated(unchanged, requestHash, () => conflict('checkout.basketAlreadyOrdered', { code: unchanged.code ?? '' }));
 
-  const problems = await formProblems(trx, input);
+  const problems = await formProblems(trx, input.form);
   let priced: PricedBasket | undefined;
   try {
-    const choice = {
-      deliveryMethodId: input.form.deliveryMethodId,
-      parcelMachineId: input.form.parcelMachineId,
-      shopCode: input.form.shopCode,
-      countryCode: input.form.shippingCountryNavCode,
-    };
-    priced = await basketCheckout.priceForCheckout(trx, context, basket, choice);
+    priced = await basketCheckout.priceForCheckout(trx, context, basket, deliveryChoice(input.form));
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     // The delivery country is the shipping country's field on this form.
@@ -99,17 +85,22 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   if (priced && priced.lines.length === 0) throw badRequest('checkout.emptyBasket');
   if (priced) refuseSoldOut(priced);
   if (priced) problems.push(...basketProblems(priced, context.language));
+  // A form that chose no delivery for a basket with something to ship (or whose choice was refused
+  // above) has no delivery to judge a payment method by; one with nothing to ship has none at all.
+  const shipsSomething = !priced || basketCheckout.needsDelivery(priced);
+  const deliveryMissing = shipsSomething && !priced?.delivery;
+  problems.push(...shippingProblems(input.form, shipsSomething, problems));
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
   const refusal = paymentMethodRefusal(
     method,
     context.caller.kind,
-    priced?.delivery?.method.kind ?? '',
+    priced?.delivery?.method.kind ?? NO_DELIVERY.kind,
     input.gateways,
     priced ? prepaymentReason(priced) : null,
   );
-  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && !priced?.delivery))
+  if (refusal && !(refusal === 'checkout.paymentNotWithDelivery' && deliveryMissing))
     problems.push({ field: 'paymentMethodId', messageKey: refusal });
-  if (problems.length > 0 || !priced || !priced.basket || !priced.delivery || !method) throw new InvalidInputError(problems);
+  if (problems.length > 0 || !priced || !priced.basket || deliveryMissing || !method) throw new InvalidInputError(problems);
 
   const emptied = await basketCheckout.emptyBasketAfterCheckout(trx, priced.basket, now);
   const orderId = await insertOrder(trx, {
@@ -181,16 +172,26 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   return { orderId, created: true };
 }
 
-/** What the form itself gets wrong beyond its schema: the terms, the countries. */
-async function formProblems(trx: Db, input: CheckoutInput): Promise<InvalidField[]> {
-  const problems: InvalidField[] = [];
-  if (!input.form.termsAccepted) problems.push({ field: 'termsAccepted', messageKey: 'checkout.termsRequired' });
-  const countries = await knownCountries(trx, [input.form.shippingCountryNavCode, input.form.billingCountryNavCode]);
-  for (const field of ['shippingCountryNavCode', 'billingCountryNavCode'] as const) {
-    const code = input.form[field].toUpperCase();
-    if (!countries.has(code)) problems.push({ field, messageKey: 'checkout.unknownCountry', params: { code } });
-  }
-  return problems;
+/**
+ * The order this request's Idempotency-Key placed, answered as a repeat of it (below); undefined
+ * when the key (or the caller's scope for keys) is not given or placed nothing yet.
+ */
+export async function orderOfKey(db: Db, actor: CheckoutActor, input: CheckoutInput): Promise<PlacedOrder | undefined> {
+  if (input.idempotencyKey === undefined || actor.idempotencyScope === null) return undefined;
+  const earlier = await findOrderByIdempotencyKey(db, actor.idempotencyScope, input.idempotencyKey);
+  return earlier && repeated(earlier, formHash(input.form), () => new DomainError('conflict', 'checkout.idempotencyKeyReused'));
+}
+
+const formHash = (form: CheckoutBody) => createHash('sha256').update(JSON.stringify(form)).digest('hex');
+
+/**
+ * A checkout sent again, found by its key or by its basket: the same form answers the first order
+ * (a double click, a retry); another form is a 409 and changes nothing, for answering the first
+ * order to it would tell the shopper the new delivery or address was taken.
+ */
+function repeated(earlier: { id: number; request_hash: string | null }, requestHash: string, refusal: () => DomainError): PlacedOrder {
+  if (earlier.request_hash !== requestHash) throw refusal();
+  return { orderId: Number(earlier.id), created: false };
 }
 
 /**
@@ -238,7 +239,8 @@ function appliedCode(priced: PricedBasket) {
 function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBasket, paymentMethod: string, now: number) {
   const { form } = input;
   const { caller, store, language } = actor.context;
-  const delivery = priced.delivery!;
+  const { delivery } = priced;
+  const receiver = receiverOf(form);
   const vatCents = priced.vat.reduce((sum, rate) => sum + rate.vatCents, 0);
   return {
     store_code: store.code,
@@ -247,13 +249,13 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     language,
     status: 'NEW' as const,
     status_changed_at: now,
-    shipping_name: form.shippingName.trim(),
-    shipping_email: normaliseEmail(form.shippingEmail),
-    shipping_phone: form.shippingPhone.trim(),
-    shipping_address: form.shippingAddress.trim(),
-    shipping_city: form.shippingCity.trim(),
-    shipping_postcode: form.shippingPostcode.trim(),
-    shipping_country: form.shippingCountryNavCode.toUpperCase(),
+    shipping_name: receiver.name.trim(),
+    shipping_email: normaliseEmail(receiver.email),
+    shipping_phone: receiver.phone.trim(),
+    shipping_address: receiver.address.trim(),
+    shipping_city: receiver.city.trim(),
+    shipping_postcode: receiver.postcode.trim(),
+    shipping_country: receiver.country.toUpperCase(),
     billing_name: form.billingName.trim(),
     billing_email: normaliseEmail(form.billingEmail),
     billing_phone: form.billingPhone.trim(),
@@ -263,18 +265,18 @@ function orderRow(actor: CheckoutActor, input: CheckoutInput, priced: PricedBask
     billing_country: form.billingCountryNavCode.toUpperCase(),
     notes: (form.notes ?? '').trim(),
     newsletter: form.newsletterSubscription === true,
-    delivery_method_id: delivery.method.id,
-    delivery_method_code: delivery.method.code,
-    delivery_kind: delivery.method.kind,
-    delivery_name: delivery.method.name,
-    parcel_machine_id: delivery.parcelMachine?.id ?? null,
-    parcel_machine_name: delivery.parcelMachine
+    delivery_method_id: delivery?.method.id ?? NO_DELIVERY.id,
+    delivery_method_code: delivery?.method.code ?? NO_DELIVERY.code,
+    delivery_kind: delivery?.method.kind ?? NO_DELIVERY.kind,
+    delivery_name: delivery?.method.name ?? translate(language, NO_DELIVERY.nameKey),
+    parcel_machine_id: delivery?.parcelMachine?.id ?? null,
+    parcel_machine_name: delivery?.parcelMachine
       ? `${delivery.parcelMachine.name}, ${delivery.parcelMachine.address}, ${delivery.parcelMachine.city}`.slice(0, 300)
       : null,
-    delivery_shop_code: delivery.shop?.code ?? null,
-    delivery_country: delivery.countryCode,
+    delivery_shop_code: delivery?.shop?.code ?? null,
+    delivery_country: delivery?.countryCode ?? null,
     delivery_cents: priced.deliveryCents,
-    delivery_vat_rate: delivery.method.vatRatePercent,
+    delivery_vat_rate: delivery?.method.vatRatePercent ?? 0,
     payment_method: paymentMethod,
     discount_code_id: appliedCode(priced)?.id ?? null,
     discount_code: appliedCode(priced)?.code ?? null,

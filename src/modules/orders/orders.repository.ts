@@ -40,7 +40,7 @@ export async function discountCodeOf(db: Db, orderId: number): Promise<number | 
 export function findOrderByBasketVersion(db: Db, basketId: number, version: number) {
   return db
     .selectFrom('customer_order')
-    .select(['id', 'created_at'])
+    .select(['id', 'code', 'created_at', 'request_hash'])
     .where('basket_id', '=', basketId)
     .where('basket_version_after', '=', version)
     .executeTakeFirst();

@@ -7,6 +7,7 @@ import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
 import { getStore } from '../../store/index.js';
+import { isWithoutDelivery } from '../no-delivery.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
 
 // The order-confirmation mail: to the buyer (billing email), and to the receiver (shipping email)
@@ -73,7 +74,8 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], rec
     [intro],
     [say('orders.mail.lines'), ...itemLines],
     totals,
-    [say('orders.mail.deliverTo', { details: deliveryDetails(order) })],
+    // Nothing shipped (digital items only): no address to name.
+    ...(isWithoutDelivery(order) ? [] : [[say('orders.mail.deliverTo', { details: deliveryDetails(order) })]]),
     [say('orders.mail.code', { code })],
   ];
   const text = blocks.map((block) => block.join('\n')).join('\n\n');
