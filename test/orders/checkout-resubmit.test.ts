@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reservedQuantity, rowCount } from '../helpers/table-counts.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -93,6 +94,37 @@ describe('a checkout of the same basket sent again without a key', () => {
       expect(repeat.statusCode, repeat.body).toBe(200);
       expect(repeat.json()).toEqual(first.json());
     }
+  });
+});
+
+describe('a checkout sent again with the same form, its fields in another order', () => {
+  const reordered = (form: Record<string, unknown>) => Object.fromEntries(Object.entries(form).reverse());
+
+  it('is the same form: answers the first order, by its basket and by its Idempotency-Key', async () => {
+    for (const headers of [{}, { 'idempotency-key': 'reordered-fields' }] as Record<string, string>[]) {
+      const who = await fill(t, {}, [[await stockedBook(t, shop, 5), 1]]);
+      const first = await checkout(t, who, checkoutForm(shop), headers);
+      expect(first.statusCode, first.body).toBe(200);
+      const again = await checkout(t, who, reordered(checkoutForm(shop)), headers);
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toEqual(first.json());
+    }
+  });
+
+  it('of an order placed when the form was hashed with its fields in the order sent: its retry is still recognised', async () => {
+    const who = await fill(t, {}, [[await stockedBook(t, shop, 5), 1]]);
+    const form = checkoutForm(shop);
+    const first = await checkout(t, who, form, { 'idempotency-key': 'placed-before' });
+    const { orderId } = orderLink(first.json().location);
+    // What the order kept before: the hash of the form's fields in the order they were sent.
+    const before = createHash('sha256').update(JSON.stringify(form)).digest('hex');
+    await db().updateTable('customer_order').set({ request_hash: before }).where('id', '=', orderId).execute();
+    for (const headers of [{}, { 'idempotency-key': 'placed-before' }] as Record<string, string>[]) {
+      const again = await checkout(t, who, form, headers);
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toEqual(first.json());
+    }
+    expect((await checkout(t, who, pickup())).statusCode).toBe(409);
   });
 });
 

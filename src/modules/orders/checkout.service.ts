@@ -57,7 +57,6 @@ const STORE_PREFIX: Record<string, string> = { WEB: 'WT', WEB2: 'WN' };
 
 export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutInput, now: number): Promise<PlacedOrder> {
   const { context } = actor;
-  const requestHash = formHash(input.form);
   // A client's order is personal data: made under the lock the erasure takes first, so an erasure
   // either sees it (and is refused while it is open) or has ended the account (a 401 here).
   if (actor.owner.kind === 'client') await lockLiveClientAccount(trx, actor.owner.clientAccountId);
@@ -68,7 +67,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   // A resubmit soon after (a double click, a retried request) finds the order of the unchanged basket.
   const unchanged = await findOrderByBasketVersion(trx, basket.id, basket.version);
   if (unchanged && Number(unchanged.created_at) > now - RESUBMIT_WINDOW_MS)
-    return repeated(unchanged, requestHash, () => conflict('checkout.basketAlreadyOrdered', { code: unchanged.code ?? '' }));
+    return repeated(unchanged, input.form, () => conflict('checkout.basketAlreadyOrdered', { code: unchanged.code ?? '' }));
 
   const problems = await formProblems(trx, input.form);
   let priced: PricedBasket | undefined;
@@ -109,7 +108,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     basket_version_after: emptied.version,
     idempotency_scope: input.idempotencyKey !== undefined ? actor.idempotencyScope : null,
     idempotency_key: input.idempotencyKey !== undefined && actor.idempotencyScope !== null ? input.idempotencyKey : null,
-    request_hash: requestHash,
+    request_hash: formHash(input.form),
   });
   await setOrderCode(trx, orderId, `${STORE_PREFIX[context.store.code] ?? 'WT'}${String(orderId).padStart(8, '0')}`);
   await recordCreated(trx, orderId, now);
@@ -179,18 +178,38 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
 export async function orderOfKey(db: Db, actor: CheckoutActor, input: CheckoutInput): Promise<PlacedOrder | undefined> {
   if (input.idempotencyKey === undefined || actor.idempotencyScope === null) return undefined;
   const earlier = await findOrderByIdempotencyKey(db, actor.idempotencyScope, input.idempotencyKey);
-  return earlier && repeated(earlier, formHash(input.form), () => new DomainError('conflict', 'checkout.idempotencyKeyReused'));
+  return earlier && repeated(earlier, input.form, () => new DomainError('conflict', 'checkout.idempotencyKeyReused'));
 }
 
-const formHash = (form: CheckoutBody) => createHash('sha256').update(JSON.stringify(form)).digest('hex');
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The form's text with its keys sorted at every level: the same form with its fields in another order is the same form. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+}
+
+const formHash = (form: CheckoutBody) => sha256(canonicalJson(form));
+
+/**
+ * Whether `form` is the form the earlier order was placed with. Orders placed before 2026-12-01
+ * kept the hash of the form's fields in the order they were sent, so one of those retried with the
+ * same body is recognised by that hash too (their keys expire, and their baskets' resubmit window
+ * is 10 minutes, so this matters only for retries across that deploy).
+ */
+const sameForm = (requestHash: string | null, form: CheckoutBody) =>
+  requestHash === formHash(form) || requestHash === sha256(JSON.stringify(form));
 
 /**
  * A checkout sent again, found by its key or by its basket: the same form answers the first order
  * (a double click, a retry); another form is a 409 and changes nothing, for answering the first
  * order to it would tell the shopper the new delivery or address was taken.
  */
-function repeated(earlier: { id: number; request_hash: string | null }, requestHash: string, refusal: () => DomainError): PlacedOrder {
-  if (earlier.request_hash !== requestHash) throw refusal();
+function repeated(earlier: { id: number; request_hash: string | null }, form: CheckoutBody, refusal: () => DomainError): PlacedOrder {
+  if (!sameForm(earlier.request_hash, form)) throw refusal();
   return { orderId: Number(earlier.id), created: false };
 }
 
