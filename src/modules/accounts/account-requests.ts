@@ -4,7 +4,7 @@ import type { AccountsConfig } from './accounts.config.js';
 import type { AccountRequest } from './accounts.jobs.js';
 import { mailboxKey, normaliseEmail } from '../../infra/email-address.js';
 import { countHit } from '../../infra/rate-limit.js';
-import { inTransactionRetryingOnUniqueViolation } from './accounts.use-cases.js';
+import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
 import { resolvePasswordReset } from './password-reset.service.js';
 import { registerBusiness, registerSimple } from './registration.service.js';
 

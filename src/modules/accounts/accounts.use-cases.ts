@@ -1,11 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { hashPassword } from '../../infra/passwords.js';
 import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
-import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
@@ -105,19 +103,4 @@ export async function setNewPassword(
   refuseFieldErrors(passwordFieldErrors(form, user.email));
   const passwordHash = await hashPassword(form.password);
   await db.transaction().execute((trx) => replacePassword(trx, mailboxProven, user.id, token, passwordHash, now));
-}
-
-/**
- * Two registrations of one new email can race on PostgreSQL: both see no user, one insert wins
- * the unique index. The loser runs again and then takes the "user exists" path, so one user results.
- */
-export async function inTransactionRetryingOnUniqueViolation(db: Kysely<Database>, work: (trx: Db) => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db.transaction().execute(work);
-      return;
-    } catch (error) {
-      if (attempt >= 3 || !isUniqueViolation(error)) throw error;
-    }
-  }
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
+import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
 import { FieldValidationError, HttpError } from '../../http/errors.js';
 import { asLineEditError, lineFieldError } from '../../http/line-errors.js';
 import { errors, success } from '../../http/schemas.js';
@@ -57,7 +58,8 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
         // validators ever disagree, its English words are answered): what is left are the kind's rules.
         const parsed = kind.parse(line);
         if ('error' in parsed) throw new FieldValidationError([lineFieldError(parsed.error)]);
-        const outcome = await db.transaction().execute((trx) => kind.apply(trx, parsed.record, request.actionTime));
+        // The same PUT twice at once: the second runs again and finds the first's item.
+        const outcome = await inTransactionRetryingOnUniqueViolation(db, (trx) => kind.apply(trx, parsed.record, request.actionTime));
         return { kind: request.params.kind, code: request.params.code, outcome };
       } catch (error) {
         throw asLineEditError(error);

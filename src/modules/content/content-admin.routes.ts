@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
+import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
 import { asLineEditError } from '../../http/line-errors.js';
 import { errors, success } from '../../http/schemas.js';
 import { notFound } from '../../infra/domain-error.js';
@@ -43,7 +44,10 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseH
       async (request) => {
         const { code } = request.params as { code: string };
         try {
-          const outcome = await db.transaction().execute((trx) => definition.save(trx, code, request.body as never, request.actionTime));
+          // The same PUT twice at once: the second runs again and finds the first's item (or its slug taken).
+          const outcome = await inTransactionRetryingOnUniqueViolation(db, (trx) =>
+            definition.save(trx, code, request.body as never, request.actionTime),
+          );
           return { code, outcome };
         } catch (error) {
           // A rule the schema cannot say (visibleTo after visibleFrom): a 422 on its field, in the caller's language.

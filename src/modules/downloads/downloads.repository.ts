@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { PageRequest } from '../../http/paging.js';
 import { accessibleTakes, subscriptionGivingAccess } from '../subscriptions/index.js';
 import type { Grant } from './download-link.js';
@@ -296,19 +297,16 @@ export async function productIdByCode(db: Db, code: string): Promise<number | un
 
 /**
  * Adds or replaces the product's file of that format; answers its id, whether it is a new format of the
- * product (`created`) and the storage key it replaced, if any.
+ * product (`created`) and the storage key it replaced, if any. The row is read locked (PostgreSQL), so
+ * of two uploads of one format at once the second replaces the first's key and answers it to be
+ * deleted: read unlocked, both read the key before them, and the first's bytes stayed in the file store
+ * with no row naming them. Two first uploads: the second's insert finds the first's row and replaces it.
  */
 export async function saveProductFile(
   db: Db,
   file: ProductFileInput,
   now: number,
 ): Promise<{ id: number; created: boolean; replacedKey?: string }> {
-  const previous = await db
-    .selectFrom('product_file')
-    .select(['id', 'storage_key'])
-    .where('product_id', '=', file.productId)
-    .where('format', '=', file.format)
-    .executeTakeFirst();
   const values = {
     storage_key: file.storageKey,
     content_type: file.contentType,
@@ -316,16 +314,30 @@ export async function saveProductFile(
     filename: file.filename,
     updated_at: now,
   };
-  const row = await db
-    .insertInto('product_file')
-    .values({ ...values, product_id: file.productId, format: file.format, created_at: now })
-    .onConflict((oc) => oc.columns(['product_id', 'format']).doUpdateSet(values))
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const replacedKey = previous && previous.storage_key !== file.storageKey ? previous.storage_key : undefined;
-  // A format removed since `previous` was read is a new row: a new format again.
-  const created = previous === undefined || number(previous.id) !== number(row.id);
-  return { id: number(row.id), created, ...(replacedKey ? { replacedKey } : {}) };
+  for (;;) {
+    // A format removed meanwhile is no longer there under the lock: a new format again.
+    const previous = await lockedOnPostgres(
+      db,
+      db
+        .selectFrom('product_file')
+        .select(['id', 'storage_key'])
+        .where('product_id', '=', file.productId)
+        .where('format', '=', file.format),
+    ).executeTakeFirst();
+    if (previous) {
+      await db.updateTable('product_file').set(values).where('id', '=', previous.id).execute();
+      const replacedKey = previous.storage_key !== file.storageKey ? previous.storage_key : undefined;
+      return { id: number(previous.id), created: false, ...(replacedKey ? { replacedKey } : {}) };
+    }
+    const row = await db
+      .insertInto('product_file')
+      .values({ ...values, product_id: file.productId, format: file.format, created_at: now })
+      .onConflict((oc) => oc.columns(['product_id', 'format']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (row) return { id: number(row.id), created: true };
+    // Another upload of the format committed its row after the read: read it again, locked, and replace it.
+  }
 }
 
 /** Removes the product's file of that format; answers its id and storage key, or undefined when it has none. */

@@ -132,7 +132,8 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
       let cents: number | undefined;
       if (amount !== undefined) {
         cents = Math.round(amount * 100);
-        if (Math.abs(cents - amount * 100) > 1e-6) throw invalidField('amount', 'orders.cents');
+        // A sum the schema lets through (more than 0) may still be 0 cents (1e-9): a refund of nothing.
+        if (cents <= 0 || Math.abs(cents - amount * 100) > 1e-6) throw invalidField('amount', 'orders.cents');
       }
       const requestKey = request.headers['idempotency-key'];
       const refund = { amountCents: cents, requestKey };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
+import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
 import { authenticate } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
@@ -134,7 +135,8 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
     async (request) => {
       const { userId } = await authenticate(db, request);
       const input = { authId: request.body.authId, userId };
-      return db.transaction().execute((trx) => confirmLink(trx, deps.config, input, request.actionTime));
+      // Two pending links of one identity confirmed at once: the second runs again and finds it linked.
+      return inTransactionRetryingOnUniqueViolation(db, (trx) => confirmLink(trx, deps.config, input, request.actionTime));
     },
   );
 

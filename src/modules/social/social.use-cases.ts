@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
 import type { SocialProvider } from './social.tables.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
@@ -120,7 +121,9 @@ export async function nativeSignIn(
   const verification = await verifiedNativeIdentity(social, input);
   const { identity } = verification;
   const { linkUserId } = input;
-  return db.transaction().execute(async (trx) => {
+  // A link sent twice at once (a Facebook access token is not single-use) runs again on the identity's
+  // unique key, and then finds it linked: to this user (answered as linked) or to another (409).
+  return inTransactionRetryingOnUniqueViolation(db, async (trx) => {
     await useIdTokenOnce(trx, verification, now);
     if (linkUserId !== undefined) {
       await linkIdentity(trx, social.config, linkUserId, identity, input.language, now);
