@@ -5,7 +5,11 @@
 //
 //   npx tsx bench/catalogue-dataset.ts --products 200000        (once: bench/.tmp/catalogue-200000.db)
 //   npm run build && npx tsx bench/cold.ts [--database bench/.tmp/catalogue-200000.db] [--duration 10] [--connections 50]
-//     [--only <part of a row's name>] [--service <another build's dist/main.js>]
+//     [--only <part of a row's name>] [--service <another build's dist/main.js>] [--autocomplete [--crowd]]
+//
+// --autocomplete adds autocomplete rows (not run by default): the search bench's prefixes for a guest of WEB and of
+// WEB2. --crowd first makes the copy a catalogue whose autocomplete shortlists are crowded by products the shopper
+// does not see (crowdCatalogue below), and adds a row of the prefixes of the word it hid.
 //
 // The dataset is copied first (the service migrates its copy), so one dataset serves every build.
 // The load generator is pinned to CPU 0 and the servers to CPU 1 where taskset allows.
@@ -16,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { createDatabase } from '../src/db/database.js';
+import { createEngine, foldBatch } from '../src/modules/search/index.js';
 import { pinLoadGenerator, startChild, type RunningChild } from './lib/child.js';
 import { measureInterleaved, type LoadResult } from './lib/http-load.js';
 import { pickSearchTargets } from './lib/search-targets.js';
@@ -28,6 +33,7 @@ interface Scenario {
   paths: string[];
   ceiling?: boolean;
   target?: { ratio: number; p99Ms?: number };
+  headers?: Record<string, string>;
 }
 
 async function main(): Promise<void> {
@@ -39,12 +45,15 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       /** The service's compiled entry point: another build's main.js measures that build (a before/after). */
       service: { type: 'string', default: 'dist/main.js' },
+      autocomplete: { type: 'boolean', default: false },
+      crowd: { type: 'boolean', default: false },
     },
     strict: true,
   });
   const tmp = mkdtempSync(join(tmpdir(), 'bench-cold-'));
   const dbFile = join(tmp, 'catalogue.db');
   copyFileSync(values.database, dbFile);
+  const hidden = values.crowd ? await crowdCatalogue(dbFile) : undefined;
   const pinned = pinLoadGenerator();
   const children: RunningChild[] = [];
   try {
@@ -60,7 +69,10 @@ async function main(): Promise<void> {
       ROOT,
     );
     children.push(service);
-    const scenarios = (await scenariosOf(dbFile)).filter((s) => s.ceiling || !values.only || s.name.includes(values.only));
+    const autocomplete = values.autocomplete ? await autocompleteScenarios(dbFile, hidden) : [];
+    const scenarios = [...(await scenariosOf(dbFile)), ...autocomplete].filter(
+      (s) => s.ceiling || !values.only || s.name.includes(values.only),
+    );
     const seconds = Number(values.duration);
     const load = {
       connections: Number(values.connections),
@@ -74,6 +86,7 @@ async function main(): Promise<void> {
         name: s.name,
         url: (s.ceiling ? ceiling : service).baseUrl,
         paths: s.paths,
+        headers: s.headers,
         serverCpuSeconds: (s.ceiling ? ceiling : service).cpuSeconds,
       })),
       load,
@@ -152,6 +165,51 @@ async function scenariosOf(dbFile: string): Promise<Scenario[]> {
         target: { ratio: 0.02, p99Ms: 100 },
       },
     ];
+  } finally {
+    await database.close();
+  }
+}
+
+/** Autocomplete for shoppers of both stores; with `hidden`, for a WEB guest typing the start of that hidden word too. */
+async function autocompleteScenarios(dbFile: string, hidden: string | undefined): Promise<Scenario[]> {
+  const database = createDatabase(`sqlite:${dbFile}`);
+  try {
+    const { prefixes } = await pickSearchTargets(database);
+    const paths = (terms: string[]) => terms.map((term) => `/autocomplete?term=${encodeURIComponent(term)}`);
+    const rows: Scenario[] = [
+      { name: `autocomplete, ${prefixes.length} prefixes, WEB guest`, paths: paths(prefixes) },
+      { name: `autocomplete, ${prefixes.length} prefixes, WEB2 guest`, paths: paths(prefixes), headers: { store: 'WEB2' } },
+    ];
+    if (hidden) {
+      const typed = [3, 4, 5, 6].map((length) => hidden.slice(0, length));
+      rows.push({ name: `autocomplete, ${typed.join(' ')} (hidden word), WEB guest`, paths: paths(typed) });
+    }
+    return rows;
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Makes the copy a catalogue where autocomplete's shortlist (the best text matches of every store and audience) is
+ * crowded by products the shopper does not see: WEB2 keeps every 40th of its products (a small store beside WEB, ~900),
+ * and the products with the title word of 8 letters or more that most titles hold are hidden from the web shop. The
+ * changes are folded here, as the service would in the background (~40 s). Returns the hidden word.
+ */
+async function crowdCatalogue(dbFile: string): Promise<string> {
+  const database = createDatabase(`sqlite:${dbFile}`);
+  try {
+    const db = database.db;
+    await sql`create virtual table temp.title_words using fts5vocab(main, 'search_product_fts', 'col')`.execute(db);
+    const word = await sql<{ term: string }>`select term from temp.title_words
+      where col = 'title' and length(term) >= 8 order by doc desc, term limit 1`.execute(db);
+    const hidden = word.rows[0]!.term;
+    await sql`delete from product_store where store_code = 'WEB2' and product_id % 40 <> 0`.execute(db);
+    await sql`update product set hidden_web = ${true} where id in
+      (select rowid from search_product_fts where search_product_fts match ${`title : "${hidden}"`})`.execute(db);
+    const engine = createEngine(database);
+    while ((await foldBatch(database, engine, 5_000, Date.now())) > 0);
+    return hidden;
   } finally {
     await database.close();
   }

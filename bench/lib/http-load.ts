@@ -20,6 +20,8 @@ export interface LoadTarget {
    * reads many products or pages as shoppers do instead of one cached answer; `url` gives the origin.
    */
   paths?: readonly string[];
+  /** Headers of every request (e.g. `store`: a shopper of another web store). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -57,6 +59,7 @@ export async function measureInterleaved(targets: LoadTarget[], options: LoadOpt
       connections: options.connections,
       pipelining: options.pipelining,
       timeout: 10,
+      ...(target.headers && { headers: target.headers }),
       ...(target.paths && { requests: [{ setupRequest: randomPath(target.paths) }] }),
       ...(latencies && { setupClient: keepLatenciesAfterFirst(latencies) }),
     });

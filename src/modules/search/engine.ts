@@ -39,6 +39,12 @@ export interface PendingRow {
 /** Matches as a derived table: entity id and a rank, lower is better. */
 export type Matches = RawBuilder<{ id: number; rank: number }>;
 
+/** Whose products a match is narrowed to: a store's, as an audience (R public, B business catalogue) sees them. */
+export interface Viewer {
+  storeCode: string;
+  audience: 'R' | 'B';
+}
+
 export interface SearchEngine {
   readonly name: Engine;
   /**
@@ -59,9 +65,18 @@ export interface SearchEngine {
    * search orders by tier and then by sales, as documented. With `top`, only that many of the best
    * by the engine's weighted text rank (autocomplete's shortlist). `top: 0` asks for every match
    * unranked (rank 0), for counts and facets, which need no order. With a budget the matches are
-   * read within it (where the engine needs a condition for that).
+   * read within it (where the engine needs a condition for that). With a viewer (only where
+   * narrowsToViewer says so), only the products it sees: autocomplete ranks every match the caller
+   * sees where products of others crowded its shortlist (search.service.ts).
    */
-  matchProducts(query: TextQuery, top?: number, budget?: QueryBudget): Matches;
+  matchProducts(query: TextQuery, top?: number, budget?: QueryBudget, viewer?: Viewer): Matches;
+  /**
+   * Whether matchProducts can narrow matches to a viewer now, from the text index alone: SQLite by each
+   * document's `hidden` words, so not while a visibility change waits to be folded (the words may be
+   * stale then: a product shown again would be left out); PostgreSQL never (its documents hold no
+   * visibility).
+   */
+  narrowsToViewer(db: Db): Promise<boolean>;
   /**
    * The matches of tiers 0 and of 0 and 1 together, unranked, where the engine reads them cheaply
    * apart (SQLite: FTS5 column filters), for a relevance page walked in sales order

@@ -3,7 +3,7 @@ import { QueryBudgetExceeded, withinBudget, type QueryBudget } from '../../db/qu
 import { boundedCache } from '../../infra/bounded-cache.js';
 import { audienceKey, seesBusinessCatalogue, type CatalogueContext } from '../catalogue/index.js';
 import { pricingKey } from '../pricing/index.js';
-import type { Matches, NameKind, SearchEngine, TextQuery } from './engine.js';
+import type { Matches, NameKind, SearchEngine, TextQuery, Viewer } from './engine.js';
 import { createEngine } from './engines.js';
 import { emptyFacets, facetCounts, facetValueCounts, type FacetCounts, type FacetRequest } from './facets.repository.js';
 import {
@@ -75,7 +75,7 @@ export interface SearchService {
   products(context: SearchContext, input: SearchInput, offset: number, limit: number): Promise<ProductHits>;
   /**
    * The best few products for a partly typed text (ranked among the SUGGEST_CANDIDATES best text matches, or among
-   * all of them where those hold fewer the caller sees).
+   * all of those the caller sees where those hold fewer of them).
    */
   suggestProducts(context: SearchContext, text: ParsedQuery, limit: number): Promise<number[]>;
   facets(context: SearchContext, input: SearchInput, facets: FacetRequest): Promise<FacetAnswer>;
@@ -188,6 +188,11 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     return countFound(db, engine, forCounting(ranked));
   }
 
+  /** The caller as the engine can narrow matches to them now, or undefined where it cannot (engine.narrowsToViewer). */
+  async function viewerOf(db: Db, context: SearchContext): Promise<Viewer | undefined> {
+    return (await engine.narrowsToViewer(db)) ? { storeCode: context.store.code, audience: audienceKey(context.caller) } : undefined;
+  }
+
   return {
     engine,
     background: backgroundFolder(database, engine, log),
@@ -226,11 +231,14 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
           const best = await bestFound(db, engine, scopeOf(context, {}, filter), limit);
           // The shortlist is ranked over every store's and audience's products, before visibility: where products the
           // caller does not see crowd it (hidden ones, another store's), it may hold too few of the caller's. Then, and
-          // only where the text matches more than the shortlist held, every match is ranked (by tier, as search does).
-          // A common word fills the suggestions from the shortlist and never gets here.
+          // only where the text matches more than the shortlist held, every match the caller sees is ranked (by tier, as
+          // search does). A common word fills the suggestions from the shortlist and never gets here. The matches are
+          // narrowed to the caller's by the text index where it can (SQLite), so a WEB2 shopper's text common in WEB
+          // does not rank and look up WEB's matches. The shortlist itself is not narrowed: that would rank a crowded
+          // caller's suggestions by text rank among their 300 best instead of as now (bench/RESULTS.md, 2026-12-01).
           if (best.length >= limit || filter.kind !== 'match' || !filter.query) return best;
           if (!(await matchesMoreThan(db, filter.unranked, SUGGEST_CANDIDATES))) return best;
-          const every = engine.matchProducts(filter.query, undefined, context.budget);
+          const every = engine.matchProducts(filter.query, undefined, context.budget, await viewerOf(db, context));
           return bestFound(db, engine, scopeOf(context, {}, { ...filter, matches: every }), limit);
         }),
       );

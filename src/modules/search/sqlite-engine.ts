@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
-import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery } from './engine.js';
+import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery, Viewer } from './engine.js';
 
 // SQLite: FTS5 (better-sqlite3 builds it in). A search's rank is its tier (engine.ts): which columns
 // hold every word, read from FTS5 column filters. Autocomplete's shortlist (`top`) is ranked by bm25,
@@ -42,6 +42,14 @@ const HIDDEN_WORDS = sql`coalesce((select group_concat(word, ' ') from (
 const hiddenWord = (storeCode: string, audience: 'R' | 'B') =>
   `0${audience.toLowerCase()}${Buffer.from(storeCode, 'utf8').toString('hex')}`;
 
+/** FTS5 query text of the tier's matches that a store's audience sees: those without its `hidden` word. */
+const visibleQuery = (query: TextQuery, tier: number, storeCode: string, audience: 'R' | 'B') =>
+  `${tierQuery(query, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
+
+/** FTS5 query text of a product match: the text anywhere, and with a viewer only where the document lacks its `hidden` word. */
+const productMatch = (query: TextQuery, viewer: Viewer | undefined) =>
+  viewer ? visibleQuery(query, ALL_TIERS, viewer.storeCode, viewer.audience) : tierQuery(query);
+
 /** The products of a tier (and of the tiers above it), unranked. */
 const tierMatches = (query: TextQuery, tier: number) =>
   sql`(select rowid as id from search_product_fts where search_product_fts match ${tierQuery(query, tier)})` as Matches;
@@ -57,24 +65,29 @@ export function createSqliteEngine(): SearchEngine {
     name: 'sqlite',
     countsWithPage: (textMatch) => textMatch,
     looksUpMatches: false,
-    matchProducts(query, top, budget) {
+    async narrowsToViewer(db) {
+      // Only a visibility change makes words stale: a text change is folded with its product's words anew.
+      return (await sql`select 1 from search_pending where kind = 'visibility' limit 1`.execute(db)).rows.length === 0;
+    },
+    matchProducts(query, top, budget, viewer) {
+      const text = productMatch(query, viewer);
       if (top === 0)
-        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)})` as Matches;
+        return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)})` as Matches;
       if (top === undefined) {
         // Each match's tier: the rowids of the title's and of the title's and persons' matches are read once
         // each (a list SQLite keeps for the statement), against bm25's reading of every match's sizes and hits.
         return sql`(select rowid as id, case when rowid in ${tierMatches(query, 0)} then 0
           when rowid in ${tierMatches(query, 1)} then 1 else 2 end as rank
-          from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)})` as Matches;
+          from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)})` as Matches;
       }
       // `order by 2`: the rank column as computed once (a second bm25() call would score every match again).
       return sql`(select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0) as rank
-        from search_product_fts where search_product_fts match ${tierQuery(query)} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
+        from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
     },
     tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
     countVisibleMatches(query, storeCode, audience, budget, titledUpTo) {
       // While a product's text or visibility waits to be folded its words may be stale: no count (the caller counts rows).
-      const visible = (tier: number, words: TextQuery) => `${tierQuery(words, tier)} NOT hidden : "${hiddenWord(storeCode, audience)}"`;
+      const visible = (tier: number, words: TextQuery) => visibleQuery(words, tier, storeCode, audience);
       const count = (tier: number, upTo?: number, words = query) => {
         const matches = sql`from search_product_fts where search_product_fts match ${visible(tier, words)} ${withinBudget(budget)}`;
         return upTo === undefined
