@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newToken } from '../../src/infra/tokens.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { askBackInStock, askConfirmed } from './helpers.js';
@@ -30,65 +29,13 @@ beforeAll(async () => {
     },
   });
   retail = await createCustomer(t.database.db);
-  business = await businessAccountOf(retail);
+  // A business account (its own company) of the same user, in the same store, with a token of its own.
+  business = await createCustomer(t.database.db, { kind: 'BUSINESS', ofUser: retail });
 });
 afterAll(async () => {
   await t?.close();
   await smtp?.close();
 });
-
-/** A business account (its own company) of the same user, in the same store, with a token of its own. */
-async function businessAccountOf(person: TestCustomer): Promise<TestCustomer> {
-  const db = t.database.db;
-  const now = Date.now();
-  const userId = await userIdOf(db, person);
-  const company = await db
-    .insertInto('company')
-    .values({
-      name: 'Isiku Firma OÜ',
-      registry_code: `9${now.toString().slice(-7)}`,
-      vat_number: null,
-      street: 'Rüütli 2',
-      city: 'Tartu',
-      postcode: '51007',
-      country_code: 'EE',
-      discount_percent: 0,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const clientCode = `WB${now.toString().slice(-7)}`;
-  const account = await db
-    .insertInto('client_account')
-    .values({
-      code: clientCode,
-      user_id: userId,
-      store_code: 'WEB',
-      type: 'BUSINESS',
-      company_id: company.id,
-      role: 'master',
-      discount_percent: 0,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const { token, hash } = newToken();
-  await db
-    .insertInto('access_token')
-    .values({
-      token_hash: hash,
-      user_id: userId,
-      client_account_id: account.id,
-      store_code: 'WEB',
-      role: 'BUSINESS',
-      created_at: now,
-      expires_at: now + 3_600_000,
-      login_method: 'password',
-      native_form: null,
-    })
-    .execute();
-  return { token, clientCode, clientAccountId: Number(account.id), companyId: Number(company.id) };
-}
 
 const call = (method: 'GET' | 'POST' | 'DELETE', url: string, who: TestCustomer, body?: object) =>
   t.app.inject({ method, url, headers: { authorization: `Bearer ${who.token}` }, ...(body ? { payload: body } : {}) });

@@ -14,7 +14,8 @@ export interface TestCustomer {
 /**
  * A verified user with one client account of the given kind and a valid access token, written
  * straight to the tables (the account flows have their own tests); for catalogue tests that need
- * a retail, business or wholesale caller.
+ * a retail, business or wholesale caller. With `ofUser`, another client account of that customer's
+ * user (one person's retail and business accounts, one login email).
  */
 export async function createCustomer(
   db: Kysely<Database>,
@@ -25,36 +26,13 @@ export async function createCustomer(
     companyDiscountPercent?: number;
     firstName?: string | null;
     lastName?: string | null;
+    ofUser?: Pick<TestCustomer, 'clientAccountId'>;
   } = {},
 ): Promise<TestCustomer> {
   sequence += 1;
   const now = Date.now();
   const kind = options.kind ?? 'SIMPLE';
-  const user = await db
-    .insertInto('app_user')
-    .values({
-      email: `customer${sequence}.${now.toString(36)}@example.ee`,
-      password_hash: null,
-      email_verified: true,
-      activated_at: now,
-      verification_token_hash: null,
-      verification_expires_at: null,
-      verification_client_account_id: null,
-      reset_token_hash: null,
-      reset_expires_at: null,
-      first_name: options.firstName === undefined ? 'Mari' : options.firstName,
-      last_name: options.lastName === undefined ? 'Maasikas' : options.lastName,
-      phone: null,
-      birthday: null,
-      gender: null,
-      newsletter: false,
-      terms_accepted_at: now,
-      language: 'et',
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const user = options.ofUser ? { id: await userIdOf(db, options.ofUser) } : await newUser(db, options, now);
   const company =
     kind === 'SIMPLE'
       ? null
@@ -104,6 +82,35 @@ export async function createCustomer(
     })
     .execute();
   return { token, clientCode, clientAccountId: account.id, companyId: company?.id ?? null };
+}
+
+/** A verified user, as createCustomer makes one. */
+function newUser(db: Kysely<Database>, options: { firstName?: string | null; lastName?: string | null }, now: number) {
+  return db
+    .insertInto('app_user')
+    .values({
+      email: `customer${sequence}.${now.toString(36)}@example.ee`,
+      password_hash: null,
+      email_verified: true,
+      activated_at: now,
+      verification_token_hash: null,
+      verification_expires_at: null,
+      verification_client_account_id: null,
+      reset_token_hash: null,
+      reset_expires_at: null,
+      first_name: options.firstName === undefined ? 'Mari' : options.firstName,
+      last_name: options.lastName === undefined ? 'Maasikas' : options.lastName,
+      phone: null,
+      birthday: null,
+      gender: null,
+      newsletter: false,
+      terms_accepted_at: now,
+      language: 'et',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 /** A business customer made an employee of `master`'s company (their own company is left without them). */

@@ -1,6 +1,5 @@
 import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
-import { newToken } from '../../src/infra/tokens.js';
 import { configuredGateways, type Gateways } from '../../src/modules/payments/index.js';
 import { billDue } from '../../src/modules/subscriptions/index.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
@@ -221,33 +220,9 @@ export async function mailJobs(s: SubscriptionShop, subscriptionId: number) {
     .map((job) => job.kind);
 }
 
-/** A second client account (a company's, say) of the same user, with its own token. */
-export async function secondAccountOf(s: SubscriptionShop, customer: TestCustomer): Promise<TestCustomer> {
-  const db = s.t.database.db;
-  const first = await db.selectFrom('client_account').selectAll().where('id', '=', customer.clientAccountId).executeTakeFirstOrThrow();
-  const now = Date.now();
-  const code = `WT2${now.toString().slice(-7)}`;
-  const account = await db
-    .insertInto('client_account')
-    .values({ ...first, id: undefined, code, type: 'BUSINESS', role: 'master', created_at: now } as never)
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const { token, hash } = newToken();
-  await db
-    .insertInto('access_token')
-    .values({
-      token_hash: hash,
-      user_id: first.user_id,
-      client_account_id: account.id,
-      store_code: 'WEB',
-      role: 'BUSINESS',
-      created_at: now,
-      expires_at: now + 3_600_000,
-      login_method: 'password',
-      native_form: null,
-    })
-    .execute();
-  return { token, clientCode: code, clientAccountId: Number(account.id), companyId: null };
+/** A second client account (a company's) of the same user, with its own token. */
+export function secondAccountOf(s: SubscriptionShop, customer: TestCustomer): Promise<TestCustomer> {
+  return createCustomer(s.t.database.db, { kind: 'BUSINESS', ofUser: customer });
 }
 
 export { createCustomer };
