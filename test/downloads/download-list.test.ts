@@ -64,7 +64,7 @@ async function upload(productId: number, format: 'EPUB' | 'PDF' | 'MP3' | 'M4B')
 /** Buys the products in one order of the store at `at` (entitlements granted as processing grants them). */
 async function buy(who: Subscriber, productIds: number[], at: number, store: 'WEB' | 'WEB2' = 'WEB') {
   const db = s.t.database.db;
-  const codes = await db.selectFrom('product').select(['id', 'code']).where('id', 'in', productIds).execute();
+  const codes = await db.selectFrom('product').select(['id', 'code', 'type']).where('id', 'in', productIds).execute();
   const order = await insertOrder(db, {
     status: 'PROCESSING',
     store,
@@ -75,7 +75,7 @@ async function buy(who: Subscriber, productIds: number[], at: number, store: 'WE
     grantEntitlements(
       trx,
       { id: order.id, client_account_id: who.customer.clientAccountId },
-      productIds.map((product_id) => ({ product_id, is_digital: true })),
+      codes.map((row) => ({ product_id: Number(row.id), product_type: row.type, is_digital: true })),
       at,
     ),
   );
@@ -331,7 +331,7 @@ describe('GET /download over purchases and takes', () => {
       grantEntitlements(
         trx,
         { id: orderId, client_account_id: alice.customer.clientAccountId },
-        [{ product_id: productId, is_digital: true }],
+        [{ product_id: productId, product_type: 'EBOOK', is_digital: true }],
         Date.now(),
       );
     /** Runs `first` in a transaction held open until `second` (in another) has had time to run into it. */

@@ -26,6 +26,12 @@ export interface FakeFacebook {
   issueToken(user: FacebookUser, options?: { appId?: string; expired?: boolean }): string;
   /** Plays the browser: GET the dialog URL our service built, log in as `user`, return the redirect back. */
   authorize(dialogUrl: string, user: FacebookUser, options?: { deny?: boolean }): Promise<{ method: 'GET'; url: string }>;
+  /**
+   * Answers the next Graph call to `path` (`/debug_token`, `/me`, `/oauth/access_token`; without the version prefix)
+   * with `body` as it is, a JSON content type and `status`, whatever the call asked: valid JSON that is not what
+   * Graph answers (`null`, `[]`, `42`, `"x"`), or any other text. Several calls queue, each answers one request.
+   */
+  answerNextRaw(path: string, body: string, status?: number): void;
   /** Every request, in order. `body` holds the form fields of a POST. */
   requests: Array<{ method: string; path: string; query: Record<string, string>; body?: Record<string, string> }>;
   close(): Promise<void>;
@@ -111,6 +117,7 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
   const codes = new Map<string, CodeInfo>();
   const dialogs = new Map<string, DialogRequest>();
   const requests: FakeFacebook['requests'] = [];
+  const rawAnswers = new Map<string, Array<{ body: string; status: number }>>();
 
   function issueToken(user: FacebookUser, options: { appId?: string; expired?: boolean } = {}): string {
     users.set(user.id, { ...user });
@@ -307,6 +314,12 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     // Graph API takes parameters from the query string and, for POST, the form body.
     const params = new URLSearchParams(url.searchParams);
     for (const [key, value] of form ?? []) params.set(key, value);
+    const raw = graphPath === undefined ? undefined : rawAnswers.get(graphPath)?.shift();
+    if (raw) {
+      res.writeHead(raw.status, { 'content-type': 'application/json; charset=UTF-8', 'cache-control': 'no-store' });
+      res.end(raw.body);
+      return;
+    }
     try {
       if (graphPath === '/oauth/access_token' && (method === 'GET' || method === 'POST')) return json(res, 200, accessToken(params));
       if (graphPath === '/debug_token' && method === 'GET') return json(res, 200, debugToken(params));
@@ -371,6 +384,11 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     appSecret,
     issueToken,
     authorize,
+    answerNextRaw(path, body, status = 200) {
+      const queue = rawAnswers.get(path) ?? [];
+      queue.push({ body, status });
+      rawAnswers.set(path, queue);
+    },
     requests,
     async close() {
       await new Promise<void>((resolve, reject) => {

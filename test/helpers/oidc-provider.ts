@@ -66,6 +66,12 @@ export interface TestIdp {
    * `alg: 'none'` gives an unsigned token; `foreignKey: true` signs with a key that is not in the JWKS (same kid).
    */
   idToken(claims: Record<string, unknown> & { sub: string }, options?: { alg?: 'none'; foreignKey?: boolean }): Promise<string>;
+  /**
+   * Answers the next request to `path` (`/token`, `/jwks`, `/.well-known/openid-configuration`) with `body` as it is,
+   * a JSON content type and `status`, instead of the provider: valid JSON that is not what the endpoint answers
+   * (`null`, `[]`, `42`, `"x"`), or any other text. Several calls queue, each answers one request.
+   */
+  answerNextRaw(path: string, body: string, status?: number): void;
   close(): Promise<void>;
 }
 
@@ -476,8 +482,15 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     }
   }
 
+  const rawAnswers = new Map<string, Array<{ body: string; status: number }>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', issuer).pathname;
+    const raw = rawAnswers.get(path)?.shift();
+    if (raw) {
+      res.writeHead(raw.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(raw.body);
+      return;
+    }
     const match = /^\/interaction\/([^/]+)(?:\/(login|confirm|abort))?$/.exec(path);
     if (!match?.[1]) {
       providerCallback(req, res);
@@ -588,6 +601,11 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     },
     authorize,
     idToken,
+    answerNextRaw(path, body, status = 200) {
+      const queue = rawAnswers.get(path) ?? [];
+      queue.push({ body, status });
+      rawAnswers.set(path, queue);
+    },
     async close() {
       await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

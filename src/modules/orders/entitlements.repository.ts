@@ -1,16 +1,17 @@
 import type { Db } from '../../db/database.js';
+import { isDownloadLine } from './download-lines.js';
 
 // What an order gives to download (order_entitlement; the downloads module reads it): granted when
 // the paid order is processed, taken back when the order is cancelled after all.
 
-/** Entitlements of the order's digital lines; a second run adds nothing (primary key order, product). */
+/** Entitlements of the order's downloads (isDownloadLine); a second run adds nothing (primary key order, product). */
 export async function grantEntitlements(
   trx: Db,
   order: { id: number; client_account_id: number | null },
-  lines: ReadonlyArray<{ product_id: number; is_digital: number | boolean }>,
+  lines: ReadonlyArray<{ product_id: number; product_type: string; is_digital: number | boolean }>,
   now: number,
 ): Promise<void> {
-  const products = [...new Set(lines.filter((line) => Boolean(line.is_digital)).map((line) => Number(line.product_id)))];
+  const products = [...new Set(lines.filter(isDownloadLine).map((line) => Number(line.product_id)))];
   if (products.length === 0) return;
   await trx
     .insertInto('order_entitlement')

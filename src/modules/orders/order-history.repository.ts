@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
+import { isDownloadLine } from './download-lines.js';
 import { normaliseOrder, type OrderRow } from './orders.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 
@@ -52,7 +53,8 @@ export interface BoughtProductRow {
   code: string;
   title: string;
   type: string;
-  digital: boolean;
+  /** Whether it is something to download (isDownloadLine): a virtual gift card is digital, but none. */
+  download: boolean;
   quantity: number;
   lastBoughtAt: number;
   orderCode: string;
@@ -109,7 +111,7 @@ export async function boughtProductPage(db: Db, owner: OrderOwner, page: PageReq
       code: row.product_code,
       title: row.title,
       type: row.product_type,
-      digital: Boolean(row.is_digital),
+      download: isDownloadLine(row),
       quantity: Number(row.quantity),
       lastBoughtAt: Number(row.created_at),
       orderCode: row.order_code ?? '',

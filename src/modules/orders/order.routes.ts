@@ -169,7 +169,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
         quantity: row.quantity,
         lastBoughtAt: iso(row.lastBoughtAt),
         orderCode: row.orderCode,
-        download: row.digital ? { entitled: row.entitled } : null,
+        download: row.download ? { entitled: row.entitled } : null,
       }));
     },
   );

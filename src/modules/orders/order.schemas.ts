@@ -132,6 +132,6 @@ export const BoughtProductSchema = Type.Object({
   lastBoughtAt: Type.String({ format: 'date-time' }),
   orderCode: Type.String({ description: 'The latest paid order with it' }),
   download: Type.Union([Type.Object({ entitled: Type.Boolean() }), Type.Null()], {
-    description: 'Digital products: whether the client may download it; null for the others',
+    description: 'Downloads (e-books, audiobooks): whether the client may download it; null for the others, virtual gift cards too',
   }),
 });

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { FacebookConfig } from './social.config.js';
 import {
   idTokenUse,
+  isJsonObject,
   isUnreachable,
   emailOrNull,
   nameOrNull,
@@ -30,27 +31,33 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
     } catch (error) {
       throw new ProviderUnavailableError(`facebook ${path}: ${(error as Error).message}`, { cause: error });
     }
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    const answer: unknown = await response.json().catch(() => undefined);
     if (response.status >= 500) throw new ProviderUnavailableError(`facebook ${path}: HTTP ${response.status}`);
+    // Graph answers objects; anything else (null, an array, a number, a text) vouches for nobody.
+    const body = isJsonObject(answer) ? answer : undefined;
     if (!response.ok) {
-      const message = (body.error as { message?: string } | undefined)?.message ?? `HTTP ${response.status}`;
+      const error = body?.error;
+      const message = isJsonObject(error) && typeof error.message === 'string' ? error.message : `HTTP ${response.status}`;
       throw new SocialAuthError('verification_failed', `facebook ${path}: ${message}`);
     }
+    if (body === undefined) throw new SocialAuthError('verification_failed', `facebook ${path}: the answer is not a JSON object`);
     return body;
   };
 
   /** The user behind an access token, once it is shown to be valid, ours, and (when given) for `id`. */
   const profile = async (accessToken: string, id?: string): Promise<ProviderIdentity> => {
-    const debug = (await graph('/debug_token', { input_token: accessToken, access_token: `${config.appId}|${config.appSecret}` })).data as
-      { is_valid?: boolean; app_id?: string; user_id?: string } | undefined;
-    if (!debug?.is_valid) throw new SocialAuthError('verification_failed', 'facebook: token is not valid');
+    const debug = (await graph('/debug_token', { input_token: accessToken, access_token: `${config.appId}|${config.appSecret}` })).data;
+    if (!isJsonObject(debug) || debug.is_valid !== true) throw new SocialAuthError('verification_failed', 'facebook: token is not valid');
     if (debug.app_id !== config.appId) throw new SocialAuthError('verification_failed', 'facebook: token was issued to another app');
+    // Without the user's id, a /me that names nobody either would match it: every such token one identity.
+    if (typeof debug.user_id !== 'string' || debug.user_id === '')
+      throw new SocialAuthError('verification_failed', 'facebook: token names no user');
     if (id !== undefined && debug.user_id !== id) throw new SocialAuthError('verification_failed', 'facebook: token is for another user');
     const me = await graph('/me', { fields: 'id,email,first_name,last_name', access_token: accessToken });
     if (me.id !== debug.user_id) throw new SocialAuthError('verification_failed', 'facebook: profile does not match the token');
     return {
       provider: 'facebook',
-      subject: String(me.id),
+      subject: debug.user_id,
       email: emailOrNull(me.email),
       emailVerified: false,
       firstName: nameOrNull(me.first_name),

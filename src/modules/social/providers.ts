@@ -89,6 +89,11 @@ export function isUnreachable(error: unknown, depth = 0): boolean {
   return cause !== undefined && cause !== error && isUnreachable(cause, depth + 1);
 }
 
+/** Whether a parsed JSON answer is an object (not null, an array, a number, a text or a boolean). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** A provider refused or a check failed; `reason` goes to the error page. */
 export class SocialAuthError extends Error {
   constructor(
