@@ -14,6 +14,7 @@ import { newToken } from '../../infra/tokens.js';
 import { LoginHeaders, loginBasketRequest, RolesPayload, TokenPayload } from '../accounts/index.js';
 import { clearFlowCookie, flowCookieName, readCookie, setFlowCookie, type FlowCookieScope } from './flow-cookie.js';
 import { createSocialProviders } from './provider-registry.js';
+import { isJsonObject } from './providers.js';
 import type { SocialConfig } from './social.config.js';
 import { confirmLink } from './social-link.service.js';
 import { ConfirmLinkForm, ExternalAnswer, ExternalBody, ExternalParameters, LinkedAnswer, SocialLoginForm } from './social.schemas.js';
@@ -68,7 +69,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
   const external = async (request: FastifyRequest, reply: FastifyReply) => {
     const params: ExternalParameters = {
       ...(request.query as ExternalParameters),
-      ...(isRecord(request.body) ? (request.body as ExternalParameters) : {}),
+      ...(isJsonObject(request.body) ? (request.body as ExternalParameters) : {}),
     };
     const store = requestStore(request);
     // The callback comes without a store header: the flow's own store is in its transaction.
@@ -176,10 +177,6 @@ function challengeOnFailure(error: unknown, reply: FastifyReply): never {
 function providerCallback(request: FastifyRequest, config: SocialConfig): ProviderCallback {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   const url = new URL(`${callbackUrl(config)}${query}`);
-  if (request.method === 'GET' || !isRecord(request.body)) return { url };
+  if (request.method === 'GET' || !isJsonObject(request.body)) return { url };
   return { url, form: new URLSearchParams(request.body as Record<string, string>).toString() };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
