@@ -100,6 +100,38 @@ describe('EveryPay down', () => {
   });
 });
 
+describe("an order's payment started again and again while EveryPay refuses it", () => {
+  it('ten starts an hour, each asking EveryPay once; then a 429 that asks nothing and writes nothing; an hour on, it pays', async () => {
+    const order = await placeCardOrder(s);
+    // EveryPay refuses every payment of the order (over the account's limit, say): each start puts it back in NEW.
+    s.everypay.breakApi({ status: 422, body: '{"error":{"code":4999,"message":"Amount over the limit"}}' });
+    const asked = () => s.everypay.requests.filter((request) => request.path === '/api/v4/payments/oneoff').length;
+    const before = asked();
+    for (let start = 1; start <= 10; start += 1) expect((await fetch(`${s.origin}${order.path}`)).status).toBe(503);
+    expect(asked() - before).toBe(10);
+    const started = await view(order);
+    expect(started.moves).toHaveLength(21);
+
+    const refused = await fetch(`${s.origin}${order.path}`);
+    expect(refused.status, await refused.clone().text()).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+    expect((await refused.json()) as object).toMatchObject({ status: 429 });
+    expect(asked() - before).toBe(10);
+    expect(await view(order)).toEqual(started);
+
+    // An hour later (the attempts made an hour earlier), with EveryPay taking it again.
+    s.everypay.breakApi(null);
+    await s.t.database.db
+      .updateTable('order_payment')
+      .set((eb) => ({ created_at: eb('created_at', '-', 3_600_000) }))
+      .where('order_id', '=', order.orderId)
+      .execute();
+    const { reference } = await createForm(s, order);
+    await s.everypay.settle(reference);
+    expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', jobs: 1 });
+  });
+});
+
 describe('an operator refunds through EveryPay', () => {
   it('part, then the rest: EveryPay refunds each sum once, the full refund cancels the order, its callbacks change nothing more', async () => {
     const key = await createApiKey(s.t.database.db, 'back-office', Date.now());

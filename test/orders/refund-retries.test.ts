@@ -126,3 +126,22 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
     expectErrorBody(await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'bad key' }), 400, 'Bad Request');
   });
 });
+
+describe('EveryPay refusing the refund and the look-up after it (credentials changed at its end, say)', () => {
+  it('503 with the refund left to be finished, not a 500 that holds it for a minute; the retry refunds once', async () => {
+    const order = await paidBook(s);
+    const unauthorised = { status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' };
+    // The refund and the look-up of the payment that follows a refusal.
+    s.everypay.breakApi(unauthorised, 2);
+    const refused = await s.refund(order.code, { amount: 5 });
+    expectErrorBody(refused, 503, 'Service Unavailable');
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
+    // EveryPay takes the shop's credentials again: the same refund is finished at once, once.
+    const retry = await s.refund(order.code, { amount: 5 });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ payment: { refunded: 5 } });
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+  });
+});

@@ -99,6 +99,17 @@ export function latestPayment(db: Db, orderId: number) {
   return db.selectFrom('order_payment').selectAll().where('order_id', '=', orderId).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
+/** The order's payment attempts started since `since`: how many, and when the first of them started. */
+export async function paymentAttemptsSince(db: Db, orderId: number, since: number): Promise<{ count: number; firstAt: number | null }> {
+  const row = await db
+    .selectFrom('order_payment')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('created_at').as('first_at')])
+    .where('order_id', '=', orderId)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), firstAt: row.first_at === null ? null : Number(row.first_at) };
+}
+
 /** PostgreSQL gives int8 columns as strings; every id and time here is a number. */
 export function normaliseOrder(row: OrderRow): OrderRow {
   const num = (value: number | null) => (value === null ? null : Number(value));

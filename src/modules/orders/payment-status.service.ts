@@ -91,7 +91,8 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     .set({ state: status.state as PaymentState, refunded_cents: status.refundedCents, updated_at: now })
     .where('id', '=', payment.id)
     .execute();
-  const moved = await moveForState(trx, orderId, current, status, `payment ${status.state} (${gateway} ${source})`, now);
+  const settledBefore = PROGRESS[payment.state] >= PROGRESS.settled;
+  const moved = await moveForState(trx, orderId, current, status, `payment ${status.state} (${gateway} ${source})`, now, settledBefore);
   if (moved === 'cards-short') {
     // Settled after the order was given up, and its gift cards no longer cover their share: the
     // order stays given up, operators see the mismatch in the inbox, and the sweep refunds the payment.
@@ -132,6 +133,7 @@ async function moveForState(
   status: PaymentStatus,
   cause: string,
   now: number,
+  settledBefore: boolean,
 ): Promise<boolean | 'cards-short'> {
   const { refundedCents, amountCents } = status;
   switch (status.state) {
@@ -162,7 +164,14 @@ async function moveForState(
     case 'refunded':
       // Refunded in full (all but what was spent of the gift cards the order bought, which is never
       // paid back): the order is off. A part refund changes the payment's sum only.
-      if (refundedCents < amountCents && refundedCents < amountCents - (await boughtCardsValue(trx, orderId)).spentCents) return true;
+      if (refundedCents < amountCents && refundedCents < amountCents - (await boughtCardsValue(trx, orderId)).spentCents) {
+        // A payment refunded in part settled first, and the rest is ours. Never seen settled here (its
+        // callback lost, the part refunded at the gateway meanwhile), its order learns of the settle
+        // only now: paid, as the settle would have made it. Left waiting, the sweep gave the order up
+        // and kept the rest of the money.
+        if (settledBefore) return true;
+        return moveForState(trx, orderId, current, { ...status, state: 'settled' }, cause, now, settledBefore);
+      }
       return PAID.includes(current) || current === 'FAILED'
         ? moveOrder(trx, { orderId, from: [...PAID, 'FAILED'], to: 'CANCELLED', cause, now })
         : false;

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
+import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { DomainError } from '../../infra/domain-error.js';
+import { rateLimited } from '../../infra/rate-limit.js';
 import type { GatewayName, Gateways, PaymentGateway, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
 import { AWAITING_PAYMENT, moveOrder, PAID } from './order-states.js';
-import { findOrder, latestPayment, lockOrder, type OrderRow } from './orders.repository.js';
+import { findOrder, latestPayment, lockOrder, paymentAttemptsSince, type OrderRow } from './orders.repository.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
 import { applyPaymentStatus } from './payment-status.service.js';
 import { attemptReference } from './payment-reference.js';
@@ -36,6 +38,16 @@ type Claim =
 /** A payment whose create call started this long ago and never finished is taken as lost. */
 const LOST_CREATE_MS = 60_000;
 
+/**
+ * Payment attempts one order may start within an hour. Each start that the gateway does not take
+ * (down, or refusing it) puts the order back in NEW, so anyone holding the order's link could start
+ * again and again: each a call on the merchant's credentials, a payment row, two status changes and
+ * their partner events. A shopper retrying an outage needs a few; past them a 429 until the oldest
+ * of the hour's attempts is an hour old.
+ */
+const STARTS_PER_WINDOW = 10;
+const START_WINDOW_MS = 3_600_000;
+
 export async function startPayment(
   db: Kysely<Database>,
   deps: { gateways: Gateways; urls: PaymentUrls },
@@ -64,6 +76,7 @@ export async function startPayment(
       if (payment) await trx.updateTable('order_payment').set({ state: 'failed', updated_at: now }).where('id', '=', payment.id).execute();
       await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: 'payment creation was lost', now });
     } else if (order.status !== 'NEW') throw notStartable(order);
+    await refuseTooManyStarts(trx, orderId, now);
     const gateway = deps.gateways[gatewayName];
     if (!gateway) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 60);
     if (!(await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now })))
@@ -154,6 +167,13 @@ export async function settleReturn(db: Kysely<Database>, gateways: Gateways, ord
   if (!status) return order.status;
   const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'return', now));
   return applied.orderStatus ?? order.status;
+}
+
+/** Under the order's lock: a 429 when the order started STARTS_PER_WINDOW payment attempts within the window. */
+async function refuseTooManyStarts(trx: Db, orderId: number, now: number): Promise<void> {
+  const recent = await paymentAttemptsSince(trx, orderId, now - START_WINDOW_MS);
+  if (recent.count < STARTS_PER_WINDOW || recent.firstAt === null) return;
+  throw rateLimited(Math.max(1, Math.ceil((recent.firstAt + START_WINDOW_MS - now) / 1000)));
 }
 
 async function finished(urls: PaymentUrls, order: OrderRow): Promise<RedirectForm> {

@@ -142,7 +142,7 @@ function isRequestOf(refund: RefundRow, request: RefundRequest): boolean {
 /**
  * Has the gateway make the refund (once, under its key) and records the outcome: `refunded` with the
  * payment's status applied in the same transaction, `refused`, or `unknown` and a 503 when the
- * gateway did not answer.
+ * gateway did not answer (or refused to say how the payment stands).
  */
 async function sendRefund(
   db: Kysely<Database>,
@@ -155,7 +155,10 @@ async function sendRefund(
   try {
     status = await refundedPayment(at.gateway, at.reference, refund, resumed);
   } catch (error) {
-    if (!(error instanceof GatewayUnavailableError)) throw error;
+    // Refused where the payment was then looked up too (the gateway refusing the shop's credentials,
+    // say): whether the refund was made cannot be told, as when the gateway did not answer. Left
+    // `sending`, a 500 held every other refund of the payment off for a minute and then sent it again blind.
+    if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
     await moveRefund(db, refund, 'unknown', now);
     throw new DomainError('unavailable', 'orders.gatewayUnavailable', { gateway: at.name });
   }

@@ -12,13 +12,14 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 import { handOff } from './handoff.js';
 import { processOrder } from './process-order.js';
 import { refundUnmatchedPayments } from './unmatched-refunds.js';
-import { ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.repository.js';
+import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.repository.js';
 
 // The worker's periodic sweep of orders, under a lease so that it never runs twice at once, in
 // this process or another. In batches through customer_order_status_idx (status,
 // status_changed_at), each order in a transaction of its own:
 //   unpaid  NEW/PENDING_PAYMENT past unpaidAfterMs: the gateway is asked; what it says is applied
-//           like a callback; an order still unpaid is CANCELLED (the state machine releases stock);
+//           like a callback; an order still unpaid, and not moved since it was read, is CANCELLED
+//           (the state machine releases stock);
 //   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
 //   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
 //           back office is down, and the next sweep comes soon enough);
@@ -133,6 +134,13 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
   }
   return inTransaction(deps.db, async (trx) => {
     for (const { gateway, status } of statuses) await applyPaymentStatus(trx, gateway, status, 'sweep', now);
+    // The order was read unpaid past the limit, its payments since: meanwhile the shopper may have
+    // opened the payment link and been sent to the gateway's page with a payment just started, which
+    // these statuses do not know of. Only an order that has not moved since it was past the limit is
+    // given up; this one is the next sweep's, when its own payment has been unpaid that long.
+    const current = await lockedStatusOf(trx, orderId);
+    if (current === undefined || current.changedAt >= now - deps.config.unpaidAfterMs)
+      return current?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
     const minutes = Math.round(deps.config.unpaidAfterMs / 60_000);
     const cancelled = await moveOrder(trx, {
       orderId,

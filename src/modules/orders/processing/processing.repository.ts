@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db } from '../../../db/database.js';
+import { lockedOnPostgres } from '../../../db/row-lock.js';
 import type { Database } from '../../../db/schema.js';
 import type { CustomerOrderTable, OrderLineTable, OrderPaymentTable, OrderStatus } from '../orders.tables.js';
 
@@ -27,6 +28,16 @@ export function findOrderByCode(db: Db, code: string): Promise<OrderRow | undefi
 export function linesOf(db: Db, orderIds: readonly number[]): Promise<LineRow[]> {
   if (orderIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('order_line').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute();
+}
+
+/**
+ * The order's status and when it last changed, read under the order's row lock on PostgreSQL (taken
+ * until the transaction ends, as lockOrder's), so that both stay true until commit.
+ */
+export function lockedStatusOf(trx: Db, orderId: number) {
+  return lockedOnPostgres(trx, trx.selectFrom('customer_order').select(['status', 'status_changed_at']).where('id', '=', orderId))
+    .executeTakeFirst()
+    .then((row) => row && { status: row.status, changedAt: Number(row.status_changed_at) });
 }
 
 /** The order's payments, newest first. */
