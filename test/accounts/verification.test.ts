@@ -172,6 +172,7 @@ describe('POST /auth/verify-email', () => {
         {
           event_name: 'CompleteRegistration',
           event_time: Number(response.headers['action-time']),
+          event_id: expect.stringMatching(/^[0-9a-f]{64}$/),
           action_source: 'website',
           user_data: { em: [hashed] },
           custom_data: { web_store: 'WEB2' },

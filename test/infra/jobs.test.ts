@@ -161,6 +161,38 @@ describe(`the job queue on ${engine}`, () => {
     expect(await job(live)).toMatchObject({ status: 'running', attempts: 1 });
   });
 
+  it('keeps a job as dead instead of taking it over again when its worker died during the last attempt', async () => {
+    // A job that takes its worker down with it (out of memory, a deploy that kills it each time) was
+    // taken over every time its lock expired, past its max attempts, each time killing the next worker.
+    const now = Date.now();
+    const { id } = await database.db
+      .insertInto('job')
+      .values({
+        type: 'poison',
+        payload: '{}',
+        status: 'running',
+        attempts: 3,
+        max_attempts: 3,
+        run_at: now - 60_000,
+        locked_until: now - 1,
+        last_error: 'boom 2',
+        result: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    let calls = 0;
+    const { log, lines } = recordingLogger();
+    const w = worker({ poison: async () => void (calls += 1) }, { log });
+    await w.drain();
+    expect(calls).toBe(0);
+    expect(await job(id)).toMatchObject({ status: 'dead', attempts: 3, locked_until: null });
+    expect((await job(id)).last_error).toMatch(/worker stopped during its last attempt/);
+    expect(lines.filter((line) => line.level === 'error')).toHaveLength(1);
+    expect(await w.drain()).toBe(0);
+  });
+
   it('renews the claim of a job running longer than its lock: another worker does not take it over meanwhile', async () => {
     // Two pools on PostgreSQL so the second worker's claims really race; on SQLite one handle is one database.
     const other = engine === 'postgres' ? createDatabase(url) : database;

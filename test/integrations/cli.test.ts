@@ -117,6 +117,21 @@ describe('storefront supplier, webhook and event-feed', () => {
   );
 
   it(
+    'refuses a webhook URL with a user name or password in it: no request can be sent to it (exit 2, nothing added)',
+    async () => {
+      // fetch refuses such a URL before it connects, so every event would have gone dead after its
+      // attempts; and `webhook list` would have printed the password.
+      for (const url of ['https://user:secret@crm.example/hooks', 'https://token@crm.example/hooks']) {
+        const added = await run('webhook', 'add', 'with-credentials', url);
+        expect(added.code, added.stdout).toBe(2);
+        expect(added.stderr).toContain('webhook add: the URL must not hold a user name or password');
+      }
+      expect((await run('webhook', 'list')).stdout).not.toContain('with-credentials');
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it(
     'adds an event feed client (its token printed once) and revokes it',
     async () => {
       const added = await run('event-feed', 'add', 'platform');

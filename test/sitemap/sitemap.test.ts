@@ -231,6 +231,18 @@ describe('sitemap generate', () => {
     expect((await get('/sitemap/WEB/products-3.xml')).statusCode).toBe(404);
     expect(locs((await get('/sitemap/WEB2/products-1.xml')).body)).toEqual([`http://localhost:5174/product/${fixture.outlet}`]);
   }, 60_000);
+
+  it('leaves out the active categories under an inactive one, whose pages are 404s (test/catalogue/category.test.ts)', async () => {
+    const db = database.db;
+    const shownChild = await createCategory(db, { et: 'Ajalooromaanid' }, { parentId: fixture.category! });
+    const hiddenChild = await createCategory(db, { et: 'Vana alam' }, { parentId: fixture.inactiveCategory! });
+    await createCategory(db, { et: 'Vana alam-alam' }, { parentId: hiddenChild });
+    const run = await runCli(['sitemap', 'generate', '--store=WEB'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await sectionUrls('categories')).sort()).toEqual(
+      [`${FRONT}/category/${fixture.category}`, `${FRONT}/category/${shownChild}`].sort(),
+    );
+  });
 });
 
 describe('GET /sitemap/{store}/{file}', () => {

@@ -119,6 +119,10 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function run(job: JobRow): Promise<void> {
     const jobLog = log.child({ jobId: job.id, jobType: job.type });
+    // A claim counts an attempt, so a take-over past the last one is of a job whose worker stopped
+    // during that attempt. Run again, a job that takes its worker down (out of memory, killed at
+    // every deploy) would be taken over forever, each time with the other jobs in hand.
+    if (job.attempts > job.max_attempts) return giveUp(job, jobLog);
     let result: string | void;
     try {
       const handler = Object.hasOwn(handlers, job.type) ? handlers[job.type] : undefined;
@@ -157,6 +161,14 @@ export function createWorker(options: WorkerOptions): Worker {
       await owned(job).set({ status: 'dead', locked_until: null, last_error: message, updated_at: at }).execute();
       jobLog.error({ err, attempts: job.attempts }, 'job failed for the last time and is dead');
     }
+  }
+
+  async function giveUp(job: JobRow, jobLog: Logger): Promise<void> {
+    const message = 'its worker stopped during its last attempt (crashed, killed or cut off from the database); not run again';
+    await owned(job)
+      .set({ status: 'dead', attempts: job.max_attempts, locked_until: null, last_error: message, updated_at: now() })
+      .execute();
+    jobLog.error({ attempts: job.max_attempts }, `job is dead: ${message}`);
   }
 
   /**

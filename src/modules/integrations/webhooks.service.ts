@@ -51,6 +51,10 @@ export async function addEndpoint(db: Db, input: NewEndpoint, now: number): Prom
     throw new WebhookInputError(`"${input.url}" is not a URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookInputError('the URL must be http(s)');
+  // fetch refuses such a URL before it connects: every delivery would fail until it is dead.
+  if (url.username !== '' || url.password !== '') {
+    throw new WebhookInputError('the URL must not hold a user name or password (the requests are signed with the secret instead)');
+  }
   if (input.url.length > 2000) throw new WebhookInputError('the URL is longer than 2000 characters');
   if (!EVENT_TYPES.test(input.eventTypes) || input.eventTypes.length > 500) {
     throw new WebhookInputError('--events is *, or a comma-separated list of event types and prefixes (customer.,order.status-changed)');

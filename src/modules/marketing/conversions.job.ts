@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
@@ -15,6 +16,16 @@ export type CompleteRegistrationEvent = {
 
 const TIMEOUT_MS = 10_000;
 
+/**
+ * The event's id, the platform's deduplication key: the same for every attempt of the job (its
+ * payload), another for another registration. A retry of an attempt the platform took but whose
+ * answer was lost (a timeout, a proxy's 5xx, a worker that died before recording it) is then
+ * dropped there instead of counting the registration twice.
+ */
+export function completeRegistrationEventId(event: CompleteRegistrationEvent): string {
+  return createHash('sha256').update(`CompleteRegistration|${event.storeCode}|${event.emailSha256}|${event.eventTime}`).digest('hex');
+}
+
 /** Queues the event in the caller's transaction: it is sent if and only if that commits. */
 export async function queueCompleteRegistration(
   trx: Db,
@@ -27,7 +38,7 @@ export async function queueCompleteRegistration(
 /**
  * Sends a "CompleteRegistration" event to a Conversions-API-compatible endpoint:
  * POST <CONVERSIONS_API_URL>/<pixel id>/events. Without configuration the job ends as skipped.
- * A non-2xx answer fails the attempt, so the worker retries it with backoff.
+ * A non-2xx answer fails the attempt, so the worker retries it with backoff, under the same event_id.
  */
 export function completeRegistrationHandler(config: ConversionsConfig): JobHandler {
   return async (event: CompleteRegistrationEvent, { log }) => {
@@ -46,6 +57,7 @@ export function completeRegistrationHandler(config: ConversionsConfig): JobHandl
           {
             event_name: 'CompleteRegistration',
             event_time: event.eventTime,
+            event_id: completeRegistrationEventId(event),
             action_source: 'website',
             user_data: { em: [event.emailSha256] },
             custom_data: { web_store: event.storeCode },

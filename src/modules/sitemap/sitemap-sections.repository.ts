@@ -56,16 +56,15 @@ export const productSection: SitemapSection = {
     ),
 };
 
-/** The store's active rows of a table with its own page (categories, product lists). */
-function activeOfStoreSection(name: string, table: 'category' | 'product_list', prefix: string): SitemapSection {
+/** The store's active rows of a table with its own page (product lists). */
+function activeOfStoreSection(name: string, table: 'product_list', prefix: string): SitemapSection {
   return {
     name,
     urls: (db, storeCode) =>
       keysetPages(
         (after) =>
           db
-            // Both tables have the columns read here; the cast names one for the types.
-            .selectFrom(table as 'category')
+            .selectFrom(table)
             .select(['id', 'updated_at'])
             .where('store_code', '=', storeCode)
             .where('is_active', '=', true)
@@ -78,7 +77,42 @@ function activeOfStoreSection(name: string, table: 'category' | 'product_list', 
   };
 }
 
-export const categorySection = activeOfStoreSection('categories', 'category', 'category');
+/**
+ * The categories of the store's shown tree, as GET /category/{id} answers them: active, under
+ * active parents from an active root down (a category under an inactive one is hidden with it,
+ * catalogue/browse/category-tree.ts). A store has a few hundred categories: the walk is cheap.
+ */
+export const categorySection: SitemapSection = {
+  name: 'categories',
+  urls: (db, storeCode) =>
+    keysetPages(
+      (after) =>
+        db
+          .withRecursive('shown(id, updated_at)', (start) =>
+            start
+              .selectFrom('category')
+              .select(['id', 'updated_at'])
+              .where('store_code', '=', storeCode)
+              .where('is_active', '=', true)
+              .where('parent_id', 'is', null)
+              .unionAll((below) =>
+                below
+                  .selectFrom('category as c')
+                  .innerJoin('shown', 'shown.id', 'c.parent_id')
+                  .select(['c.id', 'c.updated_at'])
+                  .where('c.store_code', '=', storeCode)
+                  .where('c.is_active', '=', true),
+              ),
+          )
+          .selectFrom('shown')
+          .select(['id', 'updated_at'])
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+      byId('category'),
+    ),
+};
 
 /** Persons in every role (authors, translators, illustrators, readers ...) with a product a guest sees in the store. */
 export const personSection: SitemapSection = {
