@@ -19,7 +19,8 @@ import { call, companyMaster, invite } from './fixtures.js';
 // A company's invitation link and a retail registration's verification link reach one mailbox, and
 // each must work whichever came last. They shared one slot on the user, so the later mail's link
 // killed the earlier one: a shop registration of the address broke a pending invitation (its link
-// a 400), and an invitation broke a registration's link. A confirmed email change still forgets both.
+// a 400), and an invitation broke a registration's link. A confirmed email change and the person's
+// erasure still forget the invitation's link, as they forget the others.
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -29,6 +30,9 @@ afterAll(() => t.close());
 
 const INVITATION = /Teid kutsuti/;
 const VERIFICATION = /Kinnitage oma e-posti aadress/;
+
+const linksOf = (clientAccountId: number) =>
+  t.database.db.selectFrom('invitation_token').select('token_hash').where('client_account_id', '=', clientAccountId).execute();
 
 /** Follows a link and answers the role and store of the session it opened. */
 async function followed(token: string) {
@@ -83,12 +87,22 @@ describe("an invitation's link and a retail registration's link to one address",
     expectErrorBody(await verify(t, invitation), 400, 'Bad Request');
     const meta = await t.app.inject({ method: 'GET', url: `/auth/verify-email-meta?verificationToken=${invitation}` });
     expectErrorBody(meta, 400, 'Bad Request');
-    expect(
-      await t.database.db.selectFrom('invitation_token').select('client_account_id').where('client_account_id', '=', id).execute(),
-    ).toEqual([]);
+    expect(await linksOf(id)).toEqual([]);
     // The company's invitation stands, waiting for a new one (removed and sent again, to the new address).
     expect((await call(t, 'GET', '/company-user?per-page=100', master.token)).json()).toContainEqual(
       expect.objectContaining({ id, email: newEmail, status: 'INVITED' }),
     );
+  });
+
+  it("the person's erasure forgets the invitation link", async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('erased');
+    const own = await registerVerified(t, email, 'WEB2');
+    const { id } = await invite(t, master.token, email);
+    const invitation = tokenFromMail(await mailTo(t, email, INVITATION), 'verificationToken');
+    const erased = await as(t, own, 'WEB2')('DELETE', '/client-account', { password: GOOD_PASSWORD });
+    expect(erased.statusCode, erased.body).toBe(204);
+    expect(await linksOf(id)).toEqual([]);
+    expectErrorBody(await verify(t, invitation), 400, 'Bad Request');
   });
 });

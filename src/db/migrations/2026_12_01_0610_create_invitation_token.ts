@@ -41,16 +41,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     where id in (select u.id ${INVITATION_LINKS})`.execute(db);
 }
 
-/** The links go back to their users' verification slot (where a user has one of their own since, that one stays). */
+/** A user's newest invitation link, one column of it. */
+const newestLink = (column: 'token_hash' | 'expires_at' | 'client_account_id') => sql`(
+  select t.${sql.ref(column)} from invitation_token t join client_account a on a.id = t.client_account_id
+  where a.user_id = app_user.id order by t.created_at desc, t.client_account_id desc limit 1)`;
+
+/** The links go back to their users' verification slot, the newest of each; a user's own link there since stays. */
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`
     update app_user
-    set verification_token_hash = (select t.token_hash from invitation_token t join client_account a on a.id = t.client_account_id
-                                   where a.user_id = app_user.id order by t.created_at desc limit 1),
-        verification_expires_at = (select t.expires_at from invitation_token t join client_account a on a.id = t.client_account_id
-                                   where a.user_id = app_user.id order by t.created_at desc limit 1),
-        verification_client_account_id = (select t.client_account_id from invitation_token t join client_account a on a.id = t.client_account_id
-                                   where a.user_id = app_user.id order by t.created_at desc limit 1)
+    set verification_token_hash = ${newestLink('token_hash')},
+        verification_expires_at = ${newestLink('expires_at')},
+        verification_client_account_id = ${newestLink('client_account_id')}
     where verification_token_hash is null
       and exists (select 1 from invitation_token t join client_account a on a.id = t.client_account_id where a.user_id = app_user.id)`.execute(
     db,
