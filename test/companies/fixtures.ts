@@ -71,9 +71,20 @@ export async function seenBy(t: AccountsTestApp, token: string) {
   };
 }
 
-/** Uses the account of this token: an order of `book`, a delivery address on `street`, a wishlist line and a basket line; answers the order's code. */
-export async function useAccount(t: AccountsTestApp, shop: Shop, book: number, token: string, street: string): Promise<string> {
-  const order = await placeOrder(t, shop, { bearer: token, ip: '203.0.113.40' }, [[book, 1]], { form: { paymentMethodId: 'INVOICE' } });
+/**
+ * Uses the account of this token: an order of `book` (paid by invoice, as a company pays; a retail
+ * customer pays another way), a delivery address on `street`, a wishlist line and a basket line;
+ * answers the order's code.
+ */
+export async function useAccount(
+  t: AccountsTestApp,
+  shop: Shop,
+  book: number,
+  token: string,
+  street: string,
+  paymentMethodId = 'INVOICE',
+): Promise<string> {
+  const order = await placeOrder(t, shop, { bearer: token, ip: '203.0.113.40' }, [[book, 1]], { form: { paymentMethodId } });
   await ok(
     call(t, 'POST', '/client-account/address', token, {
       kind: 'SHIPPING',

@@ -23,7 +23,7 @@ import {
   wholesaleRejectedMail,
   type MailContent,
 } from './accounts.mail-templates.js';
-import { accountsOfUser, findAccount, findCompany, findUserById, updateUser } from './accounts.repository.js';
+import { accountsOfUser, findAccount, findCompany, findUserById, saveInvitationToken, updateUser } from './accounts.repository.js';
 import { findWholesaleRequest } from './wholesale.repository.js';
 
 export interface AccountMailDeps {
@@ -37,7 +37,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * Runs one account job: resolves an anonymous request (account-requests.ts), or sends one mail. A
- * verification or reset mail mints its token here and stores only its hash, committed before
+ * verification, invitation or reset mail mints its token here and stores only its hash, committed before
  * sending: a retry after a failed send mints a fresh one, and a token that was never delivered is
  * useless to anyone. No token is ever logged: without SMTP the mail, link and all, is a file in
  * MAIL_DIR (the mailer logs where), and its link is read there.
@@ -69,16 +69,14 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         if (!user || !account || (account.status !== 'ACTIVE' && account.status !== 'PENDING_CONFIRMATION')) return 'skipped';
         const store = await storeOf(account.store_code);
         const { token, hash } = newToken();
-        await updateUser(
-          db,
-          user.id,
-          {
-            verification_token_hash: hash,
-            verification_expires_at: now + config.accounts.verificationTokenTtlMs,
-            verification_client_account_id: account.id,
-          },
-          now,
-        );
+        const expiresAt = now + config.accounts.verificationTokenTtlMs;
+        // An invitation's link is its account's: the user's own verification link (a retail
+        // registration's, say) and a company's invitation must not replace each other.
+        if (mail.invitation) await saveInvitationToken(db, account.id, hash, expiresAt, now);
+        else {
+          const link = { verification_token_hash: hash, verification_expires_at: expiresAt, verification_client_account_id: account.id };
+          await updateUser(db, user.id, link, now);
+        }
         const url = `${store.frontendUrl}${config.accounts.verifyEmailPath}?verificationToken=${token}`;
         const days = Math.round(config.accounts.verificationTokenTtlMs / DAY_MS);
         const params = { name: displayName(user), storeName: store.name, url, days };

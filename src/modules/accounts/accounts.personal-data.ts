@@ -102,6 +102,7 @@ async function eraseAccounts(trx: Db, subject: PersonalDataSubject, now: number)
   await eraseWholesaleRequests(trx, subject.email, subject.erasedEmail, now);
   if (subject.accounts.length > 0) {
     await trx.updateTable('client_account').set({ status: 'ERASED' }).where('id', 'in', accountIdsOf(subject)).execute();
+    await trx.deleteFrom('invitation_token').where('client_account_id', 'in', accountIdsOf(subject)).execute();
   }
   await trx
     .updateTable('app_user')

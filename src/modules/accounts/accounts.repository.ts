@@ -114,6 +114,43 @@ export async function consumeVerificationToken(
   return consumed.numUpdatedRows > 0n;
 }
 
+/** Keeps the hash of an invitation's new link, replacing the account's earlier one (a mail sent again). */
+export async function saveInvitationToken(
+  db: Db,
+  clientAccountId: number,
+  tokenHash: string,
+  expiresAt: number,
+  now: number,
+): Promise<void> {
+  const link = { token_hash: tokenHash, expires_at: expiresAt, created_at: now };
+  await db
+    .insertInto('invitation_token')
+    .values({ client_account_id: clientAccountId, ...link })
+    .onConflict((conflict) => conflict.column('client_account_id').doUpdateSet(link))
+    .execute();
+}
+
+/** The client account an invitation token was minted for, while it is valid. */
+export function findInvitationByToken(db: Db, tokenHash: string, now: number) {
+  return db
+    .selectFrom('invitation_token')
+    .select('client_account_id')
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Deletes the invitation's link, only while it is this valid one: false when another request consumed it first. */
+export async function consumeInvitationToken(db: Db, clientAccountId: number, tokenHash: string, now: number): Promise<boolean> {
+  const consumed = await db
+    .deleteFrom('invitation_token')
+    .where('client_account_id', '=', clientAccountId)
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return consumed.numDeletedRows > 0n;
+}
+
 /** The user a password reset token was minted for, while it is valid. */
 export function findUserByResetToken(db: Db, tokenHash: string, now: number): Promise<{ id: number; email: string } | undefined> {
   return db

@@ -114,8 +114,22 @@ export interface AccessTokenTable {
   native_form: BooleanColumn | null;
 }
 
+/**
+ * The link a company's invitation mailed (modules/companies), one per invited account: apart from the
+ * user's verification slot, so that a retail registration's link and an invitation's never replace
+ * each other. Minted when the mail is sent; only its SHA-256 is kept. Gone once followed, and with a
+ * confirmed email change, the person's erasure or the company's withdrawal of the invitation.
+ */
+export interface InvitationTokenTable {
+  client_account_id: number;
+  token_hash: string;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface AccountsTables {
   app_user: AppUserTable;
+  invitation_token: InvitationTokenTable;
   company: CompanyTable;
   client_account: ClientAccountTable;
   wholesale_request: WholesaleRequestTable;

@@ -10,11 +10,15 @@ import type { AccountsConfig } from './accounts.config.js';
 import type { MailboxProven } from './accounts.context.js';
 import {
   changeAccountStatus,
+  consumeInvitationToken,
   consumeVerificationToken,
   findAccount,
   findCompany,
+  findInvitationByToken,
+  findUserById,
   findUserByVerificationToken,
   revokeAllTokensOfUser,
+  updateUser,
   type ClientAccountRow,
   type UserRow,
 } from './accounts.repository.js';
@@ -24,9 +28,16 @@ import { basketAfterLogin, issueAccessToken, type LoginBasketRequest } from './s
 
 const badToken = () => badRequest('auth.badVerificationToken');
 
-/** A valid verification token, the user it was minted for and the client account it activates. */
+type UserChanges = Parameters<typeof consumeVerificationToken>[3];
+
+/**
+ * A valid verification token, the user it was minted for and the client account it activates. `from`
+ * says where the link is kept: a verification link is the user's (one at a time), an invitation's
+ * is its account's (invitation_token), so that neither replaces the other.
+ */
 export interface PendingVerification {
   token: string;
+  from: 'verification' | 'invitation';
   user: UserRow;
   account: ClientAccountRow;
 }
@@ -38,14 +49,27 @@ export interface PendingVerification {
  */
 export async function pendingVerification(db: Db, token: string, storeCode: string | undefined, now: number): Promise<PendingVerification> {
   if (!isTokenShaped(token)) throw badToken();
-  const user = await findUserByVerificationToken(db, hashToken(token), now);
-  if (!user || user.verification_client_account_id === null) throw badToken();
-  const account = await findAccount(db, user.verification_client_account_id);
-  if (!account || account.user_id !== user.id) throw badToken();
+  const link = await linkOf(db, hashToken(token), now);
+  if (!link) throw badToken();
+  const { user, account } = link;
+  if (account.user_id !== user.id) throw badToken();
   // An account waits for the back office before its link is mailed; one declined or removed since is gone.
   if (account.status !== 'ACTIVE' && account.status !== 'PENDING_CONFIRMATION') throw badToken();
   if (storeCode !== undefined && storeCode !== account.store_code) throw badRequest('auth.activationMismatch');
-  return { token, user, account };
+  return { token, ...link };
+}
+
+/** The user's verification link of this hash, else an invitation's, with the account it activates. */
+async function linkOf(db: Db, tokenHash: string, now: number): Promise<Omit<PendingVerification, 'token'> | undefined> {
+  const user = await findUserByVerificationToken(db, tokenHash, now);
+  if (user) {
+    const account = user.verification_client_account_id === null ? undefined : await findAccount(db, user.verification_client_account_id);
+    return account && { from: 'verification', user, account };
+  }
+  const invitation = await findInvitationByToken(db, tokenHash, now);
+  const account = invitation && (await findAccount(db, invitation.client_account_id));
+  const invitee = account && (await findUserById(db, account.user_id));
+  return invitee && account && { from: 'invitation', user: invitee, account };
 }
 
 /** What the verification page shows about the user. */
@@ -83,25 +107,19 @@ export async function completeVerification(
   input: { passwordHash: string; newsletter: boolean | undefined; basket: LoginBasketRequest },
   now: number,
 ) {
-  const { token, user, account } = verification;
+  const { user, account } = verification;
   // The erasure's locks of the person (their companies, then their client accounts) before the user's
   // row, which the erasure writes last: taken after it, a verification and the erasure at once each
   // held what the other waited for (a deadlock, a 500). An erasure that came first is waited for, and
   // the link is then unknown; one that comes after waits for this and erases the account it activates.
   await lockAccountsForErasure(trx, user.id);
-  const consumed = await consumeVerificationToken(
-    trx,
-    user.id,
-    hashToken(token),
-    {
-      password_hash: input.passwordHash,
-      email_verified: true,
-      activated_at: user.activated_at ?? now,
-      terms_accepted_at: now,
-    },
-    now,
-  );
-  if (!consumed) throw badToken();
+  const changes = {
+    password_hash: input.passwordHash,
+    email_verified: true,
+    activated_at: user.activated_at ?? now,
+    terms_accepted_at: now,
+  };
+  if (!(await consumeLink(trx, verification, changes, now))) throw badToken();
   // The registration's newsletter tick (or the form's answer now): the address was just confirmed
   // by this very link, so it is the double opt-in's confirmation too, and the subscription starts.
   const newsletter = input.newsletter ?? Boolean(user.newsletter);
@@ -126,6 +144,15 @@ export async function completeVerification(
     now,
   });
   return { accessToken, webStoreNavCode: account.store_code, basket: await basketAfterLogin(trx, account, input.basket, now) };
+}
+
+/** Applies the changes and consumes the link where it is kept, only while it is still valid: false when another request consumed it first. */
+async function consumeLink(trx: Db, verification: PendingVerification, changes: UserChanges, now: number): Promise<boolean> {
+  const tokenHash = hashToken(verification.token);
+  if (verification.from === 'verification') return consumeVerificationToken(trx, verification.user.id, tokenHash, changes, now);
+  if (!(await consumeInvitationToken(trx, verification.account.id, tokenHash, now))) return false;
+  await updateUser(trx, verification.user.id, changes, now);
+  return true;
 }
 
 function completeRegistrationEvent(user: UserRow, storeCode: string, actionTime: number): CompleteRegistrationEvent {

@@ -7,7 +7,8 @@ const en = {
   'companies.wholesaleOnly': 'Only wholesale customers have sub-companies.',
   'companies.userNotFound': 'The company has no such user.',
   'companies.subCompanyNotFound': 'The company has no such sub-company.',
-  'companies.emailHasAccount': 'This email address already has an account in this web store; it cannot be invited.',
+  'companies.emailHasAccount':
+    'This email address already has a business or wholesale account or an invitation in this web store; it cannot be invited.',
   'companies.selfDemotion': 'You cannot take the master role from yourself; ask another master.',
   'companies.lastMaster': 'The company must keep at least one master user.',
   'companies.nameNotTheirs': 'This person also uses the address outside your company, so only they can change their name.',
@@ -19,7 +20,8 @@ const et: Record<keyof typeof en, string> = {
   'companies.wholesaleOnly': 'Alamettevõtted on ainult hulgiklientidel.',
   'companies.userNotFound': 'Ettevõttel pole sellist kasutajat.',
   'companies.subCompanyNotFound': 'Ettevõttel pole sellist alamettevõtet.',
-  'companies.emailHasAccount': 'Selle e-posti aadressiga on selles veebipoes juba konto; seda ei saa kutsuda.',
+  'companies.emailHasAccount':
+    'Selle e-posti aadressiga on selles veebipoes juba ettevõtte või hulgikliendi konto või kutse; seda ei saa kutsuda.',
   'companies.selfDemotion': 'Te ei saa peakasutaja rolli endalt ära võtta; pöörduge teise peakasutaja poole.',
   'companies.lastMaster': 'Ettevõttel peab jääma vähemalt üks peakasutaja.',
   'companies.nameNotTheirs': 'See inimene kasutab aadressi ka väljaspool teie ettevõtet, seega saab oma nime muuta ainult tema ise.',
@@ -31,7 +33,8 @@ const ru: Record<keyof typeof en, string> = {
   'companies.wholesaleOnly': 'Дочерние компании есть только у оптовых клиентов.',
   'companies.userNotFound': 'У компании нет такого пользователя.',
   'companies.subCompanyNotFound': 'У компании нет такой дочерней компании.',
-  'companies.emailHasAccount': 'С этим адресом электронной почты в этом интернет-магазине уже есть учётная запись; его нельзя пригласить.',
+  'companies.emailHasAccount':
+    'С этим адресом электронной почты в этом интернет-магазине уже есть бизнес- или оптовая учётная запись или приглашение; его нельзя пригласить.',
   'companies.selfDemotion': 'Вы не можете снять с себя роль главного пользователя; обратитесь к другому главному пользователю.',
   'companies.lastMaster': 'У компании должен остаться хотя бы один главный пользователь.',
   'companies.nameNotTheirs': 'Этот человек использует адрес и вне вашей компании, поэтому изменить имя может только он сам.',

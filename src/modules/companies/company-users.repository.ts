@@ -160,7 +160,7 @@ export async function renameUser(db: Db, userId: number, names: { first_name?: s
 
 /**
  * Takes an account out of its company for good: REMOVED (kept for the orders made with it), its
- * sessions ended, and a verification link still pending for it made useless.
+ * sessions ended, and an invitation or verification link still pending for it made useless.
  */
 export async function removeAccount(db: Db, id: number, userId: number, now: number): Promise<boolean> {
   const result = await db
@@ -171,6 +171,7 @@ export async function removeAccount(db: Db, id: number, userId: number, now: num
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
   await db.deleteFrom('access_token').where('client_account_id', '=', id).execute();
+  await db.deleteFrom('invitation_token').where('client_account_id', '=', id).execute();
   await db
     .updateTable('app_user')
     .set({ verification_token_hash: null, verification_expires_at: null, verification_client_account_id: null, updated_at: now })

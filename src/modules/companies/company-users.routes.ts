@@ -48,8 +48,10 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
         summary: 'Invite a person into the company by email',
         description:
           'Creates the user when the email is new and a client account of the company in this store, and mails the ' +
-          'verification link with which the person sets a password. 409 when the email has an account in this store; ' +
-          'one a company removed does not count: this company gets its own back, another company makes a new one. ' +
+          'invitation link with which the person sets a password. A retail account of the person in this store does not ' +
+          'stand in the way: the company account is made beside it (login then asks which role). 409 when the email has a ' +
+          'business or wholesale account in this store, or is invited already; one a company removed does not count: this ' +
+          'company gets its own back, another company makes a new one. ' +
           'A company may send 50 invitations an hour, and 5 of them to one address (each company counts its own, so one company ' +
           "cannot use up another's invitations of a person; 429 past either).",
         headers,
@@ -67,8 +69,8 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
           return await inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
         });
       } catch (error) {
-        // Two companies inviting one new address (or one removed person) at once: the loser's user or
-        // account write hits the unique key (app_user's email, client_account_live_uq).
+        // Two companies inviting one new address (or one person who has none of their kind here) at once:
+        // the loser's user or account write hits the unique key (app_user's email, client_account_live_uq).
         if (isUniqueViolation(error)) throw conflict('companies.emailHasAccount');
         throw error;
       }

@@ -51,13 +51,17 @@ export const INVITATIONS_PER_COMPANY_AND_EMAIL: RateLimit = { max: 5, windowMs: 
 
 /**
  * Counts an invitation against both limits before any work (a 429 with Retry-After past either):
- * a refused one (the address has an account here: a 409) counts too, so a master cannot test
+ * a refused one (the address has a company account here: a 409) counts too, so a master cannot test
  * addresses without end either. On the database, never in the invitation's transaction.
  */
 export async function countInvitation(db: Db, master: CompanyMaster, email: string, now: number): Promise<void> {
   await consumeRateLimit(db, `company-invitation:company:${master.companyId}`, INVITATIONS_PER_COMPANY, now);
   await consumeRateLimit(db, `company-invitation:email:${master.companyId}:${mailboxKey(email)}`, INVITATIONS_PER_COMPANY_AND_EMAIL, now);
 }
+
+/** A company account the person holds in the store: a business or wholesale one, neither removed by its company nor erased. */
+const isCompanyAccountHeld = (account: { type: string; status: string }) =>
+  account.type !== 'SIMPLE' && account.status !== 'REMOVED' && account.status !== 'ERASED';
 
 /** Whether the company sees the names it gave the invitation: someone who had a user already and has not accepted yet. */
 const shownAsInvited = (row: CompanyUserRow) => row.status !== 'ACTIVE' && row.invited_first_name !== null;
@@ -83,14 +87,17 @@ export async function listCompanyUsers(db: Db, master: CompanyMaster, page: Page
 
 /**
  * Invites a person into the company: a user without a password when the email is new, a client
- * account of the company's kind waiting for their confirmation, and the verification mail of the
+ * account of the company's kind waiting for their confirmation, and the invitation mail of the
  * accounts module (queued in this transaction), whose link sets the password and activates the
- * account. An email with an account in this store already (in use, invited, or waiting for the
- * back office) is a 409. An account removed earlier counts as none: this company gets back the
- * account it removed, with the orders, addresses and baskets kept by it; another company's
- * invitation makes a new account, and the removed one stays with the company that removed it, its
- * data that company's (the person's own export and erasure still cover it). Two companies inviting
- * one person at once: the second to commit is a 409 (the unique index on live accounts).
+ * account. A person holds a client account per store and kind (login asks which), so a retail
+ * account here, verified or not, is no obstacle: the company's account is made beside it, and the
+ * retail one keeps its own basket, orders and wishlist. A company account of theirs here already
+ * (business or wholesale: in use, invited, or waiting for the back office) is a 409. An account
+ * removed earlier counts as none: this company gets back the account it removed, with the orders,
+ * addresses and baskets kept by it; another company's invitation makes a new account, and the
+ * removed one stays with the company that removed it, its data that company's (the person's own
+ * export and erasure still cover it). Two companies inviting one person at once: the second to
+ * commit is a 409 (the unique index on live accounts).
  */
 export async function inviteCompanyUser(
   trx: Db,
@@ -112,7 +119,7 @@ export async function inviteCompanyUser(
     userId = Number(user.id);
     if (isLanguage(user.language)) language = user.language;
     const accounts = await accountsInStore(trx, userId, master.storeCode);
-    if (accounts.some((account) => account.status !== 'REMOVED')) throw conflict('companies.emailHasAccount');
+    if (accounts.some(isCompanyAccountHeld)) throw conflict('companies.emailHasAccount');
     // Only the account this company removed; another company's removed account stays there.
     const removed = accounts
       .filter((account) => account.type === master.kind && account.company_id !== null && Number(account.company_id) === master.companyId)

@@ -129,11 +129,11 @@ export async function consumeEmailChange(db: Db, userId: number, tokenHash: stri
 }
 
 /**
- * The new login email. The reset and verification links mailed to the old address stop working with
- * it: either sets the password and logs in (a verification link waits 7 days, for an account a
- * company or a registration form attached), and the old mailbox is no longer the person's proof. An
- * account such a link was to confirm waits for a new one, mailed to the new address (a business
- * registration sent again; a company removes and invites the person again).
+ * The new login email. The reset, verification and invitation links mailed to the old address stop
+ * working with it: each sets the password and logs in (a verification or invitation link waits 7
+ * days, for an account a company or a registration form attached), and the old mailbox is no longer
+ * the person's proof. An account such a link was to confirm waits for a new one, mailed to the new
+ * address (a business registration sent again; a company removes and invites the person again).
  */
 export async function setLoginEmail(db: Db, userId: number, email: string, now: number): Promise<void> {
   await db
@@ -148,6 +148,10 @@ export async function setLoginEmail(db: Db, userId: number, email: string, now: 
       updated_at: now,
     })
     .where('id', '=', userId)
+    .execute();
+  await db
+    .deleteFrom('invitation_token')
+    .where('client_account_id', 'in', (eb) => eb.selectFrom('client_account').select('id').where('user_id', '=', userId))
     .execute();
 }
 
