@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../db/unique-violation.js';
+import { inTransactionRetryingOnUniqueViolation, isUniqueViolation } from '../../db/unique-violation.js';
 import { conflict } from '../../infra/domain-error.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, success } from '../../http/schemas.js';
@@ -63,14 +63,16 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
     async (request) => {
       await countInvitation(db, await master(request), request.body.email, request.actionTime);
       try {
-        return await db.transaction().execute(async (trx) => {
+        // Another request creating the address's user (a shop registration, another company's invitation)
+        // at once: this one's user or account write meets it on a unique key (app_user's email,
+        // client_account_live_uq). Run again, it finds what that request made: a user to give the
+        // company account to, or an account of this kind (the service's 409).
+        return await inTransactionRetryingOnUniqueViolation(db, async (trx) => {
           const caller = await lockedMaster(trx, principalOf(request), companyMaster);
           const input = { invitation: request.body, language: request.language };
           return await inviteCompanyUser(trx, deps.config, caller, input, request.actionTime);
         });
       } catch (error) {
-        // Two companies inviting one new address (or one person who has none of their kind here) at once:
-        // the loser's user or account write hits the unique key (app_user's email, client_account_live_uq).
         if (isUniqueViolation(error)) throw conflict('companies.emailHasAccount');
         throw error;
       }
