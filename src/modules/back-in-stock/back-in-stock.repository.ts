@@ -185,6 +185,35 @@ export async function armGuestRequest(
   return row && Number(row.id);
 }
 
+/** The fields of a request that a merge of two requests for one mailbox weighs. */
+export type RequestState = Pick<BackInStockRow, 'id' | 'store_code' | 'product_id' | 'notified_at' | 'confirmed_at' | 'expires_at'>;
+
+const STATE = ['id', 'store_code', 'product_id', 'notified_at', 'confirmed_at', 'expires_at'] as const;
+
+/** Puts the requests of every client account of the user at `email`; answers them. */
+export function moveUserRequests(db: Db, userId: number, email: string): Promise<RequestState[]> {
+  return db
+    .updateTable('back_in_stock_request')
+    .set({ email })
+    .where('client_account_id', 'in', (eb) => eb.selectFrom('client_account').select('id').where('user_id', '=', userId))
+    .returning(STATE)
+    .execute();
+}
+
+/** The guests' requests made with the address. */
+export function guestRequestsAt(db: Db, email: string): Promise<RequestState[]> {
+  return db.selectFrom('back_in_stock_request').select(STATE).where('email', '=', email).where('client_account_id', 'is', null).execute();
+}
+
+export async function deleteRequest(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('back_in_stock_request').where('id', '=', id).execute();
+}
+
+/** The request waits again (or still) to be told, until `expiresAt`. */
+export async function keepWaiting(db: Db, id: number, expiresAt: number): Promise<void> {
+  await db.updateTable('back_in_stock_request').set({ notified_at: null, expires_at: expiresAt }).where('id', '=', id).execute();
+}
+
 /** A guest's request waiting for its confirmation mail, with what the mail needs. */
 export function unconfirmedRequest(db: Db, id: number) {
   return db
