@@ -74,6 +74,7 @@ import * as createOrderRefund from './2026_11_30_1550_create_order_refund.js';
 import * as addSubscriptionChargeCheckedAt from './2026_11_30_1900_add_subscription_charge_checked_at.js';
 import * as closeErasedWholesaleRequests from './2026_11_30_2030_close_erased_wholesale_requests.js';
 import * as keyBackInStockByAccount from './2026_12_01_0500_key_back_in_stock_by_account.js';
+import * as moveBackInStockToLoginEmail from './2026_12_01_0900_move_back_in_stock_to_login_email.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -153,4 +154,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_1900_add_subscription_charge_checked_at': addSubscriptionChargeCheckedAt,
   '2026_11_30_2030_close_erased_wholesale_requests': closeErasedWholesaleRequests,
   '2026_12_01_0500_key_back_in_stock_by_account': keyBackInStockByAccount,
+  '2026_12_01_0900_move_back_in_stock_to_login_email': moveBackInStockToLoginEmail,
 };
