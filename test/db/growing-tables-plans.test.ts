@@ -4,7 +4,7 @@ import { pruneExpired } from '../../src/infra/maintenance.js';
 import { erasedEmailOf, type PersonalDataSubject } from '../../src/infra/personal-data.js';
 import { accessTokenPruning } from '../../src/modules/accounts/index.js';
 import { backInStockPruning } from '../../src/modules/back-in-stock/index.js';
-import { dueRequestIds, findRequestByToken, pendingScopes } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
+import { claimMailbox, dueRequests, findRequestByToken, pendingScopes } from '../../src/modules/back-in-stock/back-in-stock.repository.js';
 import { basketPruning } from '../../src/modules/basket/index.js';
 import { removeAccount } from '../../src/modules/companies/company-users.repository.js';
 import { bannerCtrPruning } from '../../src/modules/ctr/index.js';
@@ -110,7 +110,9 @@ describe('statements on tables that grow every day', () => {
   it("the back-in-stock scan, a newsletter unsubscribe and a removed company user's sessions do too", async () => {
     const { db, statements } = recordingStatements(t.database.db);
     const now = Date.now();
-    await dueRequestIds(db, { store_code: 'WEB', audience: 'R' }, now, 200);
+    await dueRequests(db, { store_code: 'WEB', audience: 'R' }, now, 200);
+    // The claim of one mailbox's requests, by its address.
+    await claimMailbox(db, { storeCode: 'WEB', productId: 1, email: 'someone@example.ee' }, now);
     await pendingScopes(db, now);
     // A guest's confirmation link, by its token's hash.
     await findRequestByToken(db, 'a'.repeat(64), now);
@@ -123,7 +125,7 @@ describe('statements on tables that grow every day', () => {
 
   it('the back-in-stock scan reads only confirmed pending requests through its partial index (back_in_stock_request_due_idx)', async () => {
     const { db, statements } = recordingStatements(t.database.db);
-    await dueRequestIds(db, { store_code: 'WEB', audience: 'R' }, Date.now(), 200);
+    await dueRequests(db, { store_code: 'WEB', audience: 'R' }, Date.now(), 200);
     const [due] = statements.filter((statement) => statement.sql.includes('"back_in_stock_request"'));
     expect(due!.sql).toMatch(/"confirmed_at" is not null/);
     expect(await planOfStatement(t.database.db, due!)).toContain('back_in_stock_request_due_idx');

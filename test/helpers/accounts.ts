@@ -140,6 +140,20 @@ export function askEmailChange(t: AccountsTestApp, accessToken: string, email: s
   });
 }
 
+/** PUT /user/me with the new address, then the link from the mail to it, as the same client: the change is confirmed. */
+export async function changeEmailConfirmed(t: AccountsTestApp, accessToken: string, newEmail: string): Promise<void> {
+  expect((await askEmailChange(t, accessToken, newEmail)).statusCode).toBe(200);
+  const mail = await mailTo(t, newEmail, /Confirm your new email/);
+  const token = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1]!;
+  const confirmed = await t.app.inject({
+    method: 'POST',
+    url: '/user/me/confirm-email',
+    headers: { authorization: `Bearer ${accessToken}`, store: 'WEB', 'x-app-language': 'en' },
+    payload: { token },
+  });
+  expect(confirmed.statusCode, confirmed.body).toBe(200);
+}
+
 export function me(t: AccountsTestApp, accessToken: string, store = 'WEB') {
   return t.app.inject({ method: 'GET', url: '/user/me', headers: { authorization: `Bearer ${accessToken}`, store } });
 }

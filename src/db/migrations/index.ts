@@ -75,6 +75,7 @@ import * as addSubscriptionChargeCheckedAt from './2026_11_30_1900_add_subscript
 import * as closeErasedWholesaleRequests from './2026_11_30_2030_close_erased_wholesale_requests.js';
 import * as keyBackInStockByAccount from './2026_12_01_0500_key_back_in_stock_by_account.js';
 import * as createInvitationToken from './2026_12_01_0610_create_invitation_token.js';
+import * as moveBackInStockToLoginEmail from './2026_12_01_0900_move_back_in_stock_to_login_email.js';
 import * as revokeGiftCardEntitlements from './2026_12_01_0900_revoke_gift_card_entitlements.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -156,5 +157,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_2030_close_erased_wholesale_requests': closeErasedWholesaleRequests,
   '2026_12_01_0500_key_back_in_stock_by_account': keyBackInStockByAccount,
   '2026_12_01_0610_create_invitation_token': createInvitationToken,
+  '2026_12_01_0900_move_back_in_stock_to_login_email': moveBackInStockToLoginEmail,
   '2026_12_01_0900_revoke_gift_card_entitlements': revokeGiftCardEntitlements,
 };

@@ -12,8 +12,8 @@ import { getStore } from '../store/index.js';
 import type { BackInStockSection } from './back-in-stock.config.js';
 import { backInStockConfirmationMail, backInStockMail } from './back-in-stock.mails.js';
 import {
-  claimNotification,
-  dueRequestIds,
+  claimMailbox,
+  dueRequests,
   mailFacts,
   pendingScopes,
   pruneBackInStockRequests,
@@ -24,10 +24,12 @@ import {
 // Telling requesters that a product is back. The worker scans the pending requests whose product
 // is available now (whatever made it so: a stock import, a products import, a status from the back
 // office, stock released by a cancelled order), so no writer of products has to know about
-// requests. Each request is claimed by a conditional update (notified_at from null) and its mail
-// job is queued in the same transaction: two scans racing, in one process or several, queue one
-// mail per request, and the outbox sends it once. Only confirmed requests are told: a guest's
-// waits until its address follows the link of the confirmation mail (below).
+// requests. The due requests of one mailbox (store, product, email: a person's retail and business
+// accounts, a guest's and a client's request with one address) are claimed together by one
+// conditional update (notified_at from null) and their one mail job is queued in the same
+// transaction: two scans racing, in one process or several, queue one mail per mailbox, and the
+// outbox sends it once. Only confirmed requests are told: a guest's waits until its address follows
+// the link of the confirmation mail (below).
 
 /**
  * The client account's login email (normalised) while its user has confirmed it, else null: the
@@ -47,21 +49,24 @@ const BATCH = 200;
 const MAX_BATCHES = 50;
 export const BACK_IN_STOCK_SCAN_INTERVAL_MS = 60_000;
 
-/** One scan: queues the mails of every due request; answers how many this scan queued. */
+/** One scan: queues the mails of every due request, one per mailbox; answers how many this scan queued. */
 export async function scanBackInStock(db: Kysely<Database>, now: number): Promise<number> {
   let queued = 0;
   for (const scope of await pendingScopes(db, now)) {
     for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
-      const ids = await dueRequestIds(db, scope, now, BATCH);
-      for (const id of ids) {
+      const due = await dueRequests(db, scope, now, BATCH);
+      for (const request of due) {
+        // A request of a mailbox claimed earlier in this batch is claimed already: nothing more is queued.
         const claimed = await db.transaction().execute(async (trx) => {
-          if (!(await claimNotification(trx, id, now))) return false;
-          await enqueueJob(trx, { type: BACK_IN_STOCK_MAIL_JOB, payload: { requestId: id } }, { maxAttempts: MAIL_ATTEMPTS, now });
+          const requests = await claimMailbox(trx, request, now);
+          if (requests.length === 0) return false;
+          const payload: MailJob = { requestIds: requests.map((claimedRequest) => claimedRequest.id) };
+          await enqueueJob(trx, { type: BACK_IN_STOCK_MAIL_JOB, payload }, { maxAttempts: MAIL_ATTEMPTS, now });
           return true;
         });
         if (claimed) queued += 1;
       }
-      if (ids.length < BATCH) break;
+      if (due.length < BATCH) break;
     }
   }
   return queued;
@@ -98,33 +103,51 @@ export function scheduleBackInStockScan(
   };
 }
 
-/** Sends one request's mail, rendered when sent: the product's name now, the client's address and language now. */
+/**
+ * A restock mail job: the requests of one mailbox it tells, clients' first (a client's mail follows
+ * its account's language). A job queued before mails were per mailbox names one request.
+ */
+type MailJob = { requestIds: number[] } | { requestId: number };
+
+/**
+ * Sends one mailbox's mail, rendered when sent: the product's name now, the address and language of
+ * the first of its requests that may still be told.
+ */
 export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mailer; confirmedEmailOf: ConfirmedEmailOf }): JobHandler {
-  return async (job: { requestId: number }) => {
-    // Deleted by its client (or pruned) since it was queued: nobody to tell.
-    const facts = await mailFacts(deps.db, job.requestId);
-    if (!facts) return 'skipped';
-    // Asked again by a guest since it was queued: it waits for the address to confirm it again.
-    if (facts.confirmed_at === null) return 'skipped';
-    // A client whose login email is not confirmed would have the address's owner told of what
-    // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
-    // One look-up per mail job, and only for a client's request (a guest's address confirmed itself).
-    let clientEmail: string | null = null;
-    if (facts.client_account_id !== null) {
-      clientEmail = await deps.confirmedEmailOf(deps.db, Number(facts.client_account_id));
-      if (clientEmail === null) return 'skipped';
+  return async (job: MailJob) => {
+    const ids = 'requestIds' in job ? job.requestIds : [job.requestId];
+    for (const id of ids) {
+      const told = await toldRequest(deps, id);
+      if (!told) continue;
+      const { facts, to } = told;
+      const store = await getStore(deps.db, facts.store_code);
+      const frontend = store?.frontendUrl ?? '';
+      const mail = backInStockMail({
+        language: facts.user_language ?? facts.language,
+        productName: facts.product_name,
+        productUrl: `${frontend}/product/${facts.product_id}`,
+        storeName: store?.name ?? facts.store_code,
+      });
+      await deps.mailer.send({ to, ...mail });
+      return 'sent';
     }
-    const store = await getStore(deps.db, facts.store_code);
-    const frontend = store?.frontendUrl ?? '';
-    const mail = backInStockMail({
-      language: facts.user_language ?? facts.language,
-      productName: facts.product_name,
-      productUrl: `${frontend}/product/${facts.product_id}`,
-      storeName: store?.name ?? facts.store_code,
-    });
-    await deps.mailer.send({ to: clientEmail ?? facts.email, ...mail });
-    return 'sent';
+    return 'skipped';
   };
+}
+
+/** The request's mail facts and address while it may still be told; undefined when it may not. */
+async function toldRequest(deps: { db: Kysely<Database>; confirmedEmailOf: ConfirmedEmailOf }, id: number) {
+  // Deleted by its client (or pruned) since it was queued: nobody to tell.
+  const facts = await mailFacts(deps.db, id);
+  if (!facts) return undefined;
+  // Asked again by a guest since it was queued: it waits for the address to confirm it again.
+  if (facts.confirmed_at === null) return undefined;
+  if (facts.client_account_id === null) return { facts, to: facts.email };
+  // A client whose login email is not confirmed would have the address's owner told of what
+  // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
+  // One look-up per client's request, and none for a guest's (its address confirmed itself).
+  const clientEmail = await deps.confirmedEmailOf(deps.db, Number(facts.client_account_id));
+  return clientEmail === null ? undefined : { facts, to: clientEmail };
 }
 
 /** Queues the confirmation mail of a guest's request in the caller's transaction: sent if and only if that commits. */

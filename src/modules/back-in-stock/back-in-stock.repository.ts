@@ -185,6 +185,35 @@ export async function armGuestRequest(
   return row && Number(row.id);
 }
 
+/** The fields of a request that a merge of two requests for one mailbox weighs. */
+export type RequestState = Pick<BackInStockRow, 'id' | 'store_code' | 'product_id' | 'notified_at' | 'confirmed_at' | 'expires_at'>;
+
+const STATE = ['id', 'store_code', 'product_id', 'notified_at', 'confirmed_at', 'expires_at'] as const;
+
+/** Puts the requests of every client account of the user at `email`; answers them. */
+export function moveUserRequests(db: Db, userId: number, email: string): Promise<RequestState[]> {
+  return db
+    .updateTable('back_in_stock_request')
+    .set({ email })
+    .where('client_account_id', 'in', (eb) => eb.selectFrom('client_account').select('id').where('user_id', '=', userId))
+    .returning(STATE)
+    .execute();
+}
+
+/** The guests' requests made with the address. */
+export function guestRequestsAt(db: Db, email: string): Promise<RequestState[]> {
+  return db.selectFrom('back_in_stock_request').select(STATE).where('email', '=', email).where('client_account_id', 'is', null).execute();
+}
+
+export async function deleteRequest(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('back_in_stock_request').where('id', '=', id).execute();
+}
+
+/** The request waits again (or still) to be told, until `expiresAt`. */
+export async function keepWaiting(db: Db, id: number, expiresAt: number): Promise<void> {
+  await db.updateTable('back_in_stock_request').set({ notified_at: null, expires_at: expiresAt }).where('id', '=', id).execute();
+}
+
 /** A guest's request waiting for its confirmation mail, with what the mail needs. */
 export function unconfirmedRequest(db: Db, id: number) {
   return db
@@ -299,12 +328,15 @@ export async function pendingScopes(db: Db, now: number): Promise<Array<{ store_
 /** A caller who sees the audience's catalogue, for visibility only (the rule reads nothing but the kind). */
 const AUDIENCE_CALLER: Record<'R' | 'B', Caller> = { R: GUEST, B: { ...GUEST, kind: 'BUSINESS' } };
 
-/** Pending confirmed requests of the scope whose product the requester may see and is available now, oldest first. */
-export async function dueRequestIds(db: Db, scope: { store_code: string; audience: 'R' | 'B' }, now: number, limit: number) {
+/**
+ * Pending confirmed requests of the scope whose product the requester may see and is available now,
+ * oldest first: each with the mailbox (store, product, email) its mail goes to.
+ */
+export async function dueRequests(db: Db, scope: { store_code: string; audience: 'R' | 'B' }, now: number, limit: number) {
   const rows = await db
     .selectFrom('back_in_stock_request as r')
     .innerJoin('product as p', 'p.id', 'r.product_id')
-    .select('r.id')
+    .select(['r.id', 'r.product_id', 'r.email'])
     .where('r.notified_at', 'is', null)
     .where('r.confirmed_at', 'is not', null)
     .where('r.expires_at', '>', now)
@@ -315,20 +347,50 @@ export async function dueRequestIds(db: Db, scope: { store_code: string; audienc
     .orderBy('r.id')
     .limit(limit)
     .execute();
-  return rows.map((row) => Number(row.id));
+  return rows.map((row) => ({ id: Number(row.id), storeCode: scope.store_code, productId: Number(row.product_id), email: row.email }));
 }
 
-/** Marks the request notified if nobody has: true for the one caller (of any process) that did it. */
-export async function claimNotification(trx: Db, id: number, now: number): Promise<boolean> {
-  const result = await trx
+/** Where one restock mail goes: every due request of the store for the product at the address shares it. */
+export interface Mailbox {
+  storeCode: string;
+  productId: number;
+  email: string;
+}
+
+/**
+ * Marks notified, in one conditional update (notified_at from null), every request of the mailbox
+ * that is due now (confirmed, not expired, its product visible to its audience and available): a
+ * person's retail and business accounts, or a guest's and a client's request with one address.
+ * Answers the requests this caller marked, clients' first: none when another caller (of any
+ * process) marked them first, so one mail goes per mailbox.
+ */
+export async function claimMailbox(trx: Db, mailbox: Mailbox, now: number): Promise<Array<{ id: number; clientAccountId: number | null }>> {
+  const visibleToRequester = sql<boolean>`((back_in_stock_request.audience = 'R' and ${visibleProduct(mailbox.storeCode, AUDIENCE_CALLER.R)})
+    or (back_in_stock_request.audience = 'B' and ${visibleProduct(mailbox.storeCode, AUDIENCE_CALLER.B)}))`;
+  const rows = await trx
     .updateTable('back_in_stock_request')
     .set({ notified_at: now })
-    .where('id', '=', id)
+    .where('store_code', '=', mailbox.storeCode)
+    .where('product_id', '=', mailbox.productId)
+    .where('email', '=', mailbox.email)
     .where('notified_at', 'is', null)
     .where('confirmed_at', 'is not', null)
     .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('product as p')
+          .select(sql<number>`1`.as('one'))
+          .where('p.id', '=', mailbox.productId)
+          .where(availableNow())
+          .where(visibleToRequester),
+      ),
+    )
+    .returning(['id', 'client_account_id'])
+    .execute();
+  return rows
+    .map((row) => ({ id: Number(row.id), clientAccountId: row.client_account_id === null ? null : Number(row.client_account_id) }))
+    .sort((a, b) => Number(a.clientAccountId === null) - Number(b.clientAccountId === null) || a.id - b.id);
 }
 
 /**

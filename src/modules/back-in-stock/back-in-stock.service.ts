@@ -14,10 +14,15 @@ import {
   armGuestRequest,
   findRequestById,
   findRequestByToken,
+  guestRequestsAt,
+  deleteRequest,
+  keepWaiting,
   markRequestConfirmed,
+  moveUserRequests,
   requestableProduct,
   upsertRequest,
   type BackInStockRow,
+  type RequestState,
 } from './back-in-stock.repository.js';
 
 // The rules of a back-in-stock request: a guest gives an email, a client is told at its own; only
@@ -142,4 +147,31 @@ export async function confirmBackInStock(trx: Db, token: string, now: number): P
 export function requestingClient(caller: Caller): number {
   if (caller.clientAccountId === null) throw unauthenticated('backInStock.loginRequired');
   return caller.clientAccountId;
+}
+
+/**
+ * A confirmed change of the person's login email, in its transaction: the requests of every client
+ * account of theirs are told at the new address from now on. A guest's request they had made with
+ * that address for a product one of their accounts asked for too merges into the account's (one
+ * mailbox is told once): the guest's row goes, and if it still waited to be told (confirmed, not
+ * told, not expired) the account's waits too, as long as the longer of the two. Guests' requests
+ * made with the old address are not the person's (anyone may type an address) and stay.
+ */
+export async function moveRequestsToLoginEmail(trx: Db, person: { userId: number; email: string }, now: number): Promise<void> {
+  const email = normaliseEmail(person.email);
+  const own = await moveUserRequests(trx, person.userId, email);
+  if (own.length === 0) return;
+  for (const guest of await guestRequestsAt(trx, email)) {
+    const same = own.filter((row) => row.store_code === guest.store_code && Number(row.product_id) === Number(guest.product_id));
+    if (same.length === 0) continue;
+    await deleteRequest(trx, Number(guest.id));
+    if (!isWaiting(guest, now)) continue;
+    const kept = same.find((row) => isWaiting(row, now)) ?? same[0]!;
+    await keepWaiting(trx, Number(kept.id), Math.max(Number(kept.expires_at), Number(guest.expires_at)));
+  }
+}
+
+/** Confirmed, not told yet and not expired: the scan would tell it once its product is back. */
+function isWaiting(request: RequestState, now: number): boolean {
+  return request.confirmed_at !== null && request.notified_at === null && Number(request.expires_at) > now;
 }

@@ -18,6 +18,7 @@ import {
   signedInRecently,
   type AccountsConfig,
 } from '../accounts/index.js';
+import { moveRequestsToLoginEmail } from '../back-in-stock/index.js';
 import { moveToConfirmedAddress } from '../newsletter/index.js';
 import { queueProfileMail } from './profile.jobs.js';
 import {
@@ -194,6 +195,8 @@ export async function confirmEmailChange(
   // was never confirmed is its owner's, and so is what it subscribed to.
   const oldEmail = oldEmailWasTheirs ? user.email : null;
   await moveToConfirmedAddress(trx, { customerId: actor.userId, oldEmail, newEmail: change.new_email }, now);
+  // Their back-in-stock requests are told at their login email: the new one, from now on.
+  await moveRequestsToLoginEmail(trx, { userId: actor.userId, email: change.new_email }, now);
   await queueProfileMail(
     trx,
     config.jobs.maxAttempts,
