@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'k
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import { GUEST, visibleProduct, type Caller } from '../catalogue/index.js';
 import type { BackInStockRequestTable } from './back-in-stock.tables.js';
 
@@ -183,6 +184,16 @@ export async function armGuestRequest(
     .returning('id')
     .executeTakeFirst();
   return row && Number(row.id);
+}
+
+/**
+ * Locks the row of the client account's user (PostgreSQL; SQLite has one writer): a confirmed change of
+ * the login email writes that row before it moves the person's requests (moveUserRequests), so under
+ * this lock the address read next is the one the change left, and a request written after it is moved by it.
+ */
+export async function lockUserOfClientAccount(trx: Db, clientAccountId: number): Promise<void> {
+  const userOfAccount = trx.selectFrom('client_account').select('client_account.user_id').where('client_account.id', '=', clientAccountId);
+  await lockRowsOnPostgres(trx, trx.selectFrom('app_user').select('app_user.id').where('app_user.id', '=', userOfAccount));
 }
 
 /** The fields of a request that a merge of two requests for one mailbox weighs. */

@@ -17,6 +17,7 @@ import {
   guestRequestsAt,
   deleteRequest,
   keepWaiting,
+  lockUserOfClientAccount,
   markRequestConfirmed,
   moveUserRequests,
   requestableProduct,
@@ -95,7 +96,12 @@ export async function requestBackInStock(
       // The client account's lock, first as the erasure takes it: a request made after an erasure
       // would outlive it.
       await lockLiveClientAccount(trx, clientAccountId);
-      return upsertRequest(trx, asked);
+      // An email change confirmed since the address was read above moves the person's requests in its
+      // own transaction: read the address again under the lock it holds, or this request is left at the old one.
+      await lockUserOfClientAccount(trx, clientAccountId);
+      const current = await confirmedEmailOf(trx, clientAccountId);
+      if (current === null) throw conflict('backInStock.emailUnconfirmed');
+      return upsertRequest(trx, { ...asked, email: current });
     });
     return { kind: 'client', row, created };
   }
