@@ -12,14 +12,16 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 import { handOff } from './handoff.js';
 import { processOrder } from './process-order.js';
 import { refundUnmatchedPayments } from './unmatched-refunds.js';
-import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepCursor } from './processing.repository.js';
+import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepClock, type SweepCursor } from './processing.repository.js';
 
 // The worker's periodic sweep of orders, under a lease so that it never runs twice at once, in
 // this process or another. In batches through customer_order_status_idx (status,
-// status_changed_at), each order in a transaction of its own:
-//   unpaid  NEW/PENDING_PAYMENT past unpaidAfterMs: the gateway is asked; what it says is applied
-//           like a callback; an order still unpaid, and not moved since it was read, is CANCELLED
-//           (the state machine releases stock);
+// status_changed_at), or customer_order_status_created_idx (status, created_at) for NEW orders, each
+// order in a transaction of its own:
+//   unpaid  NEW placed more than unpaidAfterMs ago, PENDING_PAYMENT whose payment started more than
+//           unpaidAfterMs ago: the gateway is asked; what it says is applied like a callback; an order
+//           still unpaid is CANCELLED (the state machine releases stock), unless its payment was
+//           started meanwhile (see settleUnpaid);
 //   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
 //   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
 //           back office is down, and the next sweep comes soon enough);
@@ -54,19 +56,19 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
   const ttlMs = Math.max(deps.config.sweepIntervalMs, 60_000);
   return withLease(deps.db, ORDER_SWEEP_LEASE, { now, ttlMs }, async () => {
     const report: SweepReport = { cancelled: 0, paid: 0, processed: 0, handedOff: 0, failed: 0, refunded: 0 };
-    for (const status of ['NEW', 'PENDING_PAYMENT'] as const)
-      await eachOrder(deps, status, now - deps.config.unpaidAfterMs, async (orderId) => {
+    for (const [status, clock] of UNPAID_CLOCKS)
+      await eachOrder(deps, status, now - deps.config.unpaidAfterMs, clock, async (orderId) => {
         const outcome = await settleUnpaid(deps, orderId, now);
         if (outcome === 'paid') report.paid += 1;
         if (outcome === 'cancelled') report.cancelled += 1;
         return true;
       });
-    await eachOrder(deps, 'PENDING_PROCESSING', now - PROCESSING_GRACE_MS, async (orderId) => {
+    await eachOrder(deps, 'PENDING_PROCESSING', now - PROCESSING_GRACE_MS, 'status_changed_at', async (orderId) => {
       if ((await processOrder(deps.db, orderId, now)) === 'processed') report.processed += 1;
       return true;
     });
     if (deps.config.backoffice !== undefined)
-      await eachOrder(deps, 'PENDING_NAV_PROCESSING', now, async (orderId) => {
+      await eachOrder(deps, 'PENDING_NAV_PROCESSING', now, 'status_changed_at', async (orderId) => {
         if ((await handOff(deps.db, deps.config, orderId, now)) === 'completed') report.handedOff += 1;
         return true;
       });
@@ -76,7 +78,7 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
     const stuckStates: OrderStatus[] = ['PENDING_PROCESSING', 'PROCESSING'];
     if (deps.config.backoffice !== undefined) stuckStates.push('PENDING_NAV_PROCESSING');
     for (const status of stuckStates)
-      await eachOrder(deps, status, now - deps.config.stuckAfterMs, async (orderId) => {
+      await eachOrder(deps, status, now - deps.config.stuckAfterMs, 'status_changed_at', async (orderId) => {
         const hours = Math.round(deps.config.stuckAfterMs / 3_600_000);
         const cause = `stuck in ${status} for more than ${hours} hours`;
         if (await deps.db.transaction().execute((trx) => moveOrder(trx, { orderId, from: status, to: 'FAILED', cause, now })))
@@ -89,7 +91,21 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
 }
 
 /**
- * Runs `visit` on each order in `status` changed before `before`, batch by batch after a cursor
+ * How long an unpaid order has waited. A NEW order by its checkout: a payment start the gateway could
+ * not create puts the order back in NEW and moves its last status change, so by that time an order
+ * whose link is opened again and again (each start refused, or the gateway down) was never given up,
+ * held its stock for good, and its history grew by two rows a start. A PENDING_PAYMENT order by its
+ * last change, the start of the payment the shopper may be paying at the gateway: an order has at most
+ * one payment the gateway made (create-form answers that one's page from then on), so this gives the
+ * shopper the full time once, and restarts never reach it.
+ */
+const UNPAID_CLOCKS = [
+  ['NEW', 'created_at'],
+  ['PENDING_PAYMENT', 'status_changed_at'],
+] as const satisfies ReadonlyArray<readonly [OrderStatus, SweepClock]>;
+
+/**
+ * Runs `visit` on each order in `status` whose `clock` is before `before`, batch by batch after a cursor
  * (so an order that stays is not visited twice). An order whose visit throws is logged and left
  * for the next sweep, except that a hand-off failure ends its step (visit returns false).
  */
@@ -97,11 +113,12 @@ async function eachOrder(
   deps: OrderSweepDeps,
   status: OrderStatus,
   before: number,
+  clock: SweepClock,
   visit: (orderId: number) => Promise<boolean>,
 ): Promise<void> {
   let cursor: SweepCursor | undefined;
   for (;;) {
-    const batch = await ordersInStatusSince(deps.db, status, before, cursor, BATCH);
+    const batch = await ordersInStatusSince(deps.db, status, clock, before, cursor, BATCH);
     for (const row of batch) {
       try {
         if (!(await visit(row.id))) return;
@@ -112,7 +129,7 @@ async function eachOrder(
     }
     if (batch.length < BATCH) return;
     const last = batch[batch.length - 1]!;
-    cursor = { changedAt: last.status_changed_at, id: last.id };
+    cursor = { at: last.at, id: last.id };
   }
 }
 
@@ -136,11 +153,12 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
     for (const { gateway, status } of statuses) await applyPaymentStatus(trx, gateway, status, 'sweep', now);
     // The order was read unpaid past the limit, its payments since: meanwhile the shopper may have
     // opened the payment link and been sent to the gateway's page with a payment just started, which
-    // these statuses do not know of. Only an order that has not moved since it was past the limit is
-    // given up; this one is the next sweep's, when its own payment has been unpaid that long.
+    // these statuses do not know of. Such an order is the next sweep's, when its own payment has been
+    // unpaid that long (UNPAID_CLOCKS). One back in NEW has no payment at the gateway to wait for.
     const current = await lockedStatusOf(trx, orderId);
-    if (current === undefined || current.changedAt >= now - deps.config.unpaidAfterMs)
-      return current?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
+    const limit = now - deps.config.unpaidAfterMs;
+    const waited = current?.status === 'NEW' ? current.createdAt < limit : current !== undefined && current.changedAt < limit;
+    if (current === undefined || !waited) return current?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
     const minutes = Math.round(deps.config.unpaidAfterMs / 60_000);
     const cancelled = await moveOrder(trx, {
       orderId,

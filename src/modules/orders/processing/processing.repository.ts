@@ -31,13 +31,16 @@ export function linesOf(db: Db, orderIds: readonly number[]): Promise<LineRow[]>
 }
 
 /**
- * The order's status and when it last changed, read under the order's row lock on PostgreSQL (taken
- * until the transaction ends, as lockOrder's), so that both stay true until commit.
+ * The order's status, when it last changed and when it was placed, read under the order's row lock on
+ * PostgreSQL (taken until the transaction ends, as lockOrder's), so that they stay true until commit.
  */
 export function lockedStatusOf(trx: Db, orderId: number) {
-  return lockedOnPostgres(trx, trx.selectFrom('customer_order').select(['status', 'status_changed_at']).where('id', '=', orderId))
+  return lockedOnPostgres(
+    trx,
+    trx.selectFrom('customer_order').select(['status', 'status_changed_at', 'created_at']).where('id', '=', orderId),
+  )
     .executeTakeFirst()
-    .then((row) => row && { status: row.status, changedAt: Number(row.status_changed_at) });
+    .then((row) => row && { status: row.status, changedAt: Number(row.status_changed_at), createdAt: Number(row.created_at) });
 }
 
 /** The order's payments, newest first. */
@@ -65,40 +68,46 @@ export async function setNavStatus(trx: Db, orderId: number, status: string, cre
  */
 function after(
   eb: ExpressionBuilder<Database, 'customer_order'>,
-  column: 'customer_order.status_changed_at' | 'customer_order.updated_at',
+  column: 'customer_order.status_changed_at' | 'customer_order.created_at' | 'customer_order.updated_at',
   at: number,
   id: number,
 ) {
   return eb.and([eb(column, '>=', at), eb.or([eb(column, '>', at), eb('customer_order.id', '>', id)])]);
 }
 
+/** Where a sweep's walk goes on: after the order last read, by (its time, id). */
 export interface SweepCursor {
-  changedAt: number;
+  at: number;
   id: number;
 }
 
+/** The time a sweep ages orders of a status by: their last status change, or their checkout. */
+export type SweepClock = 'status_changed_at' | 'created_at';
+
 /**
- * A batch of orders in `status` whose status changed before `before`, after `cursor` in
- * (status_changed_at, id) order: served by customer_order_status_idx, never the whole table.
+ * A batch of orders in `status` whose `clock` is before `before`, after `cursor` in (`clock`, id)
+ * order: served by customer_order_status_idx (status, status_changed_at) or
+ * customer_order_status_created_idx (status, created_at), never the whole table.
  */
 export async function ordersInStatusSince(
   db: Db,
   status: OrderStatus,
+  clock: SweepClock,
   before: number,
   cursor: SweepCursor | undefined,
   limit: number,
-): Promise<Array<{ id: number; status_changed_at: number }>> {
+): Promise<Array<{ id: number; at: number }>> {
   let query = db
     .selectFrom('customer_order')
-    .select(['id', 'status_changed_at'])
+    .select(['id', `${clock} as at`])
     .where('status', '=', status)
-    .where('status_changed_at', '<', before)
-    .orderBy('status_changed_at')
+    .where(clock, '<', before)
+    .orderBy(clock)
     .orderBy('id')
     .limit(limit);
-  if (cursor) query = query.where((eb) => after(eb, 'customer_order.status_changed_at', cursor.changedAt, cursor.id));
+  if (cursor) query = query.where((eb) => after(eb, `customer_order.${clock}`, cursor.at, cursor.id));
   const rows = await query.execute();
-  return rows.map((row) => ({ id: Number(row.id), status_changed_at: Number(row.status_changed_at) }));
+  return rows.map((row) => ({ id: Number(row.id), at: Number(row.at) }));
 }
 
 /** Where a walk of the feed goes on: after the order last read, by (updated_at, id). */
