@@ -18,6 +18,8 @@ export interface FakePayment {
   reference: string;
   orderReference: string;
   accountName: string;
+  /** The currency of its account (EveryPay keeps one per processing account), e.g. EUR. */
+  currency: string;
   initialCents: number;
   standingCents: number;
   state: EveryPayState;
@@ -73,6 +75,7 @@ function timestamp(fields: Record<string, unknown>): ApiError | null {
 }
 
 export interface ValidOneoff {
+  accountName: string;
   orderReference: string;
   initialCents: number;
   customerUrl: string;
@@ -85,9 +88,11 @@ export interface ValidOneoff {
 
 export function validateOneoff(
   fields: Record<string, unknown>,
-  context: { accountName: string; nonces: Set<string>; taken: (orderReference: string) => boolean },
+  context: { accounts: Readonly<Record<string, string>>; nonces: Set<string>; taken: (orderReference: string) => boolean },
 ): ValidOneoff | ApiError {
-  if (fields.account_name !== context.accountName) return { status: 422, code: 4221, message: 'Account name is invalid' };
+  const accountName = fields.account_name;
+  if (typeof accountName !== 'string' || !Object.hasOwn(context.accounts, accountName))
+    return { status: 422, code: 4221, message: 'Account name is invalid' };
   if (fields.request_token !== undefined && typeof fields.request_token !== 'boolean') return invalid('request_token', 'must be a boolean');
   const requestToken = fields.request_token === true;
   const agreement = fields.token_agreement;
@@ -111,6 +116,7 @@ export function validateOneoff(
   if (context.taken(orderReference!)) return { status: 422, code: 4223, message: 'Order reference has already been used' };
   const tokenAgreement = requestToken ? (agreement as 'unscheduled' | 'recurring') : null;
   return {
+    accountName,
     orderReference: orderReference!,
     initialCents,
     customerUrl: customerUrl!,

@@ -50,7 +50,13 @@ export type Breakage = { status: number; body?: string } | 'hang' | 'bad-json' |
 export interface EveryPayServerOptions {
   apiUsername?: string;
   apiSecret?: string;
+  /** The processing account the shop is set up with (EVERYPAY_ACCOUNT_NAME), in EUR. */
   accountName?: string;
+  /**
+   * The merchant's other processing accounts and the currency of each (e.g. `{ USD3D1: 'USD' }`): a
+   * one-off may name any of the merchant's accounts, and its payment is in that account's currency.
+   */
+  otherAccounts?: Record<string, string>;
   /** The "Callback Notification URL" of the merchant portal; none: no callbacks until setCallbackUrl. */
   callbackUrl?: string;
   callbackFormat?: CallbackFormat;
@@ -103,7 +109,14 @@ export interface EveryPayServer {
    */
   answerLate(path: string, until: Promise<unknown>): void;
   /** A payment the shop did not ask for (another amount for an order's reference, say), without a callback. */
-  addPayment(input: { orderReference: string; amountCents: number; customerUrl?: string; state?: EveryPayState }): FakePayment;
+  addPayment(input: {
+    orderReference: string;
+    amountCents: number;
+    customerUrl?: string;
+    state?: EveryPayState;
+    /** One of the merchant's accounts (otherAccounts); the shop's own when left out. */
+    accountName?: string;
+  }): FakePayment;
   /** The shopper on the payment page: Pay, Decline or Cancel through HTTP; answers where the browser goes back to. */
   shopper(reference: string, action: 'pay' | 'decline' | 'cancel'): Promise<string>;
   /** The cards saved so far (their tokens), in order. */
@@ -134,6 +147,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const apiUsername = options.apiUsername ?? 'shop-api-user';
   const apiSecret = options.apiSecret ?? randomBytes(16).toString('hex');
   const accountName = options.accountName ?? 'EUR3D1';
+  const accounts: Record<string, string> = { ...options.otherAccounts, [accountName]: 'EUR' };
   const uniqueOrderReference = options.uniqueOrderReference ?? true;
   const payments = new Map<string, FakePayment>();
   // Payments by order reference too: the uniqueness check and paymentsFor are one lookup, not a
@@ -152,6 +166,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
   const linkOf = (payment: FakePayment) => `${url}/lp?payment_reference=${payment.reference}`;
   const wire = (p: FakePayment) => ({
     account_name: p.accountName,
+    currency: p.currency,
     order_reference: p.orderReference,
     email: p.email,
     customer_ip: p.customerIp,
@@ -234,13 +249,13 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     if (denied) return error(denied);
     if (path.endsWith('/oneoff')) {
       const valid = validateOneoff(fields, {
-        accountName,
+        accounts,
         nonces,
         taken: (ref) => uniqueOrderReference && byOrderReference.has(ref),
       });
       if ('status' in valid) return error(valid);
       nonces.add(valid.nonce);
-      return { status: 201, json: wire(add({ ...valid, accountName })) };
+      return { status: 201, json: wire(add({ ...valid, currency: accounts[valid.accountName]! })) };
     }
     if (path.endsWith('/mit')) {
       const valid = validateMit(fields, {
@@ -260,6 +275,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         locale: null,
         nonce: valid.nonce,
         accountName,
+        currency: 'EUR',
         state: valid.card.processing ? 'sent_for_processing' : valid.card.outcome,
       });
       payment.paidWith = valid.card;
@@ -397,7 +413,8 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         initialCents: input.amountCents,
         customerUrl: input.customerUrl ?? 'http://127.0.0.1/',
         state: input.state,
-        accountName,
+        accountName: input.accountName ?? accountName,
+        currency: accounts[input.accountName ?? accountName]!,
         email: null,
         customerIp: null,
         locale: null,

@@ -3,7 +3,7 @@ import { systemClock } from '../../src/infra/clock.js';
 import type { OrderSweepDeps } from '../../src/modules/orders/index.js';
 import { configuredGateways } from '../../src/modules/payments/index.js';
 import type { Who } from '../basket/helpers.js';
-import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
+import { startEveryPayServer, type EveryPayServer, type EveryPayServerOptions } from '../helpers/everypay-server.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
@@ -31,9 +31,9 @@ export interface EveryPayShop {
   close(): Promise<void>;
 }
 
-/** `env`: more of the app's variables (a test's own limits). */
-export async function startEveryPayShop(env: Record<string, string> = {}): Promise<EveryPayShop> {
-  const everypay = await startEveryPayServer();
+/** `env`: more of the app's variables (a test's own limits); `server`: how the local EveryPay is set up. */
+export async function startEveryPayShop(env: Record<string, string> = {}, server: EveryPayServerOptions = {}): Promise<EveryPayShop> {
+  const everypay = await startEveryPayServer(server);
   const { t, origin } = await createListeningApp({ env: { ...everypayEnv(everypay), CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m', ...env } });
   // EveryPay keeps one callback URL per shop, set in its merchant portal.
   everypay.setCallbackUrl(`${origin}${t.config.basePath}/payment/everypay/callback`);

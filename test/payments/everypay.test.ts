@@ -141,11 +141,28 @@ describe('EveryPay gateway', () => {
         state: mapped,
         amountCents: 4599,
         refundedCents: state === 'chargebacked' ? 4599 : 0,
+        currency: 'EUR',
+        ownAccount: true,
       });
       const request = everypay.requests.at(-1)!;
       expect(request.method).toBe('GET');
       expect(request.path).toBe(`/api/v4/payments/${reference}`);
       expect(request.query).toEqual({ api_username: everypay.apiUsername });
+    }
+  });
+
+  it("reads a payment's currency and whether it is on the processing account the shop is set up with", async () => {
+    const merchant = await startEveryPayServer({ otherAccounts: { USD3D1: 'USD' } });
+    try {
+      const euros = createEveryPayGateway(configFor(merchant));
+      const dollars = createEveryPayGateway(configFor(merchant, { accountName: 'USD3D1' }));
+      const { reference } = await dollars.createPayment(input());
+      expect(merchant.requests.at(-1)!.body).toMatchObject({ account_name: 'USD3D1' });
+      expect(await dollars.fetchStatus(reference)).toMatchObject({ currency: 'USD', ownAccount: true });
+      // The same API user sees the payment, on another of its accounts than the one this shop takes money on.
+      expect(await euros.fetchStatus(reference)).toMatchObject({ currency: 'USD', ownAccount: false, amountCents: 1230 });
+    } finally {
+      await merchant.close();
     }
   });
 

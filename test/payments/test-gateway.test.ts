@@ -127,6 +127,8 @@ describe('a button', () => {
       state: 'settled',
       amountCents: 2599,
       refundedCents: 0,
+      currency: 'EUR',
+      ownAccount: true,
     });
     const page = await t.app.inject({ method: 'GET', url: path });
     expect(page.body).toContain('This payment is finished');

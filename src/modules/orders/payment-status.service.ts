@@ -75,8 +75,10 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   const inbox = await recordInInbox(trx, gateway, status, orderId, now);
   // A repeat may have waited for the first one's commit: the order's status is read after it.
   if (!inbox.first) return { outcome: 'duplicate', orderId, orderStatus: await orderStatus(trx, orderId) };
-  // The gateway's record must be of this order and this sum; anything else moves nothing.
-  if (status.orderReference !== (payment.order_reference ?? payment.code) || status.amountCents !== payment.amount_cents) {
+  // The gateway's record must be of this order and this sum, in euros on the shop's own account (a
+  // payment in another currency, or another account's, pays no euro order whatever its amount says);
+  // anything else moves nothing.
+  if (status.orderReference !== (payment.order_reference ?? payment.code) || !paysInEuros(status, payment.amount_cents)) {
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
     return { outcome: 'mismatch', orderId, orderStatus: current };
   }
@@ -228,6 +230,11 @@ const PROGRESS: Record<PaymentState, number> = { creating: 0, pending: 0, failed
 function olderThan(status: PaymentStatus, payment: { state: PaymentState; refunded_cents: number }): boolean {
   const behind = PROGRESS[status.state] - PROGRESS[payment.state];
   return behind < 0 || (behind === 0 && status.state === 'refunded' && status.refundedCents < Number(payment.refunded_cents));
+}
+
+/** The status is `amountCents` of the shop's own money in euros (a provider that names no currency is taken as the shop's). */
+function paysInEuros(status: PaymentStatus, amountCents: number): boolean {
+  return status.amountCents === amountCents && status.ownAccount && (status.currency === null || status.currency === 'EUR');
 }
 
 /** A part refund and a larger one later are two events: the refunded sum is part of the key. */

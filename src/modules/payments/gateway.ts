@@ -78,6 +78,15 @@ export interface PaymentStatus {
   state: GatewayPaymentState;
   amountCents: number;
   refundedCents: number;
+  /** The currency of the amounts (ISO 4217, upper case) as the provider names it; null when its answer names none. */
+  currency: string | null;
+  /**
+   * Whether the provider holds the payment on the shop's own processing account; false when it names
+   * another (EveryPay: an `account_name` other than EVERYPAY_ACCOUNT_NAME, say another shop's or
+   * another currency's account of the same merchant). Another account's money is not this shop's,
+   * whatever its amount.
+   */
+  ownAccount: boolean;
   /** The card saved by a payment that requested a token, once it is settled; absent otherwise. */
   card?: SavedCard | null;
 }

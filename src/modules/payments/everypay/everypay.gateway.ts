@@ -108,8 +108,19 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     // After a refund the standing amount is what is left; without it the refund was whole.
     const refundedCents = state === 'refunded' ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0))) : 0;
     const card = cardOf(payment);
+    const currency = payment.currency == null ? null : payment.currency.toUpperCase();
+    const ownAccount = payment.account_name == null || payment.account_name === config.accountName;
     // Only a payment that saved a card says so; the others answer as they always did.
-    return { reference, orderReference: payment.order_reference, state, amountCents, refundedCents, ...(card ? { card } : {}) };
+    return {
+      reference,
+      orderReference: payment.order_reference,
+      state,
+      amountCents,
+      refundedCents,
+      currency,
+      ownAccount,
+      ...(card ? { card } : {}),
+    };
   }
 
   return {

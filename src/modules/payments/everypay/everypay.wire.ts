@@ -29,6 +29,10 @@ export const WirePayment = Type.Object({
   payment_state: Type.String({ minLength: 1, maxLength: 64 }),
   initial_amount: Amount,
   standing_amount: Type.Optional(Type.Union([Amount, Type.Null()])),
+  // The payment's currency and processing account (e.g. EUR, EUR3D1). Answers of some API versions
+  // and payment methods leave them out; a payment that names them is held to them.
+  currency: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z]{3}$' }), Type.Null()])),
+  account_name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
   cc_details: Type.Optional(Type.Union([WireCardDetails, Type.Null()])),
 });
 export type WirePayment = Static<typeof WirePayment>;

@@ -157,6 +157,9 @@ export function statusOf(payment: TestGatewayPayment): PaymentStatus {
     state: payment.state,
     amountCents: Number(payment.amount_cents),
     refundedCents: Number(payment.refunded_cents),
+    // It takes EUR only, on the one account it pretends to be.
+    currency: 'EUR',
+    ownAccount: true,
     // Every card of the test gateway is the same pretend Visa, valid for three more years.
     ...(saved && {
       card: {
