@@ -15,7 +15,7 @@ import { OrderLinkQuery, PaymentResultBody, PaymentResultSchema } from './order.
 import { toOrderWire } from './order.wire.js';
 import type { OrdersHttp } from './orders.deps.js';
 import { findOrder, type OrderRow } from './orders.repository.js';
-import { applyPaymentStatus } from './payment-status.service.js';
+import { applyPaymentStatus, type ApplyOutcome } from './payment-status.service.js';
 import { settleReturn, startPayment } from './payment.service.js';
 import { registerNoStore } from '../../http/http-cache.js';
 
@@ -49,7 +49,14 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   registerNoStore(app);
   // Callbacks that name no payment of the gateway (or none at all), per sending address.
   const forgedCallbacks = wrongGuesses(db, deps.config.orders.callbackRateLimit, 'callback-miss');
-  const forged = (error: unknown) => error instanceof DomainError && (error.kind === 'not-found' || error.kind === 'bad-request');
+  const forged = (error: unknown) =>
+    (error instanceof DomainError && (error.kind === 'not-found' || error.kind === 'bad-request')) ||
+    // The gateway refused to show what the callback names (EveryPay: a 4xx other than 404, say for a
+    // reference that is none of its forms): nothing verified, so it counts as naming no payment; left
+    // uncounted, a flood of such references was a call to the gateway each, never refused. A 429 is the
+    // gateway throttling the shop's own calls, which says nothing of the sender: a billing run's
+    // genuine callbacks meet it too.
+    (error instanceof GatewayRefusedError && error.status !== 429);
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {
@@ -150,7 +157,22 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // its address (past PAYMENT_CALLBACK_RATE_LIMIT_PER_IP, a 429 before the gateway is asked), and
     // the callbacks naming one payment count against it (PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT), so
     // a real reference sent again and again cannot either. A genuine payment's callbacks are a few.
-    handler: async (request) => forgedCallbacks.checked(request.ip, request.actionTime, () => applyCallback(request), forged),
+    handler: async (request) => {
+      let outcome: ApplyOutcome;
+      try {
+        outcome = await forgedCallbacks.checked(request.ip, request.actionTime, () => applyCallback(request), forged);
+      } catch (error) {
+        // The gateway retries a callback we could not verify.
+        if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
+          throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
+        throw error;
+      }
+      // A payment the gateway showed (so not forged: a genuine one comes from the gateway's own
+      // servers) that no order or subscription of the shop knows, say one made by another system on
+      // the same account. Counted, it held up every genuine callback from that address past the limit.
+      if (outcome === 'unknown') throw notFound('checkout.unknownPayment');
+      return { outcome };
+    },
   });
 
   async function applyCallback(request: {
@@ -159,7 +181,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     body: unknown;
     actionTime: number;
     log: { warn(details: object, message: string): void };
-  }): Promise<{ outcome: string }> {
+  }): Promise<ApplyOutcome> {
     // Own names only: `constructor` or `toString` would find the object's prototype's members.
     const name = request.params.gateway;
     const gateway = Object.hasOwn(gateways, name) ? gateways[name as GatewayName] : undefined;
@@ -167,22 +189,14 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });
     if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
     await consumeRateLimit(db, `callback:payment:${gateway.name}:${reference}`, deps.config.orders.callbacksPerPayment, request.actionTime);
-    let status;
-    try {
-      status = await gateway.fetchStatus(reference);
-    } catch (error) {
-      // The gateway retries a callback we could not verify.
-      if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
-        throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
-      throw error;
-    }
+    // A gateway that cannot be reached, or refuses the look-up, throws: the handler answers 503.
+    const status = await gateway.fetchStatus(reference);
     if (!status) throw notFound('checkout.unknownPayment');
-    if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return { outcome: 'applied' };
+    if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return 'applied';
     const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
-    if (applied.outcome === 'unknown') throw notFound('checkout.unknownPayment');
     if (applied.outcome === 'mismatch')
       request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');
-    return { outcome: applied.outcome };
+    return applied.outcome;
   }
 };
 
