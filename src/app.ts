@@ -240,7 +240,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
       await api.register(productFilesRoutes, { database, fileStore });
-      await api.register(sitemapRoutes, { fileStore });
+      await api.register(sitemapRoutes, { fileStore, stores: deps.stores });
     },
     { prefix: config.basePath },
   );

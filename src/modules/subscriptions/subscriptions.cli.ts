@@ -18,6 +18,8 @@ export const SUBSCRIPTION_USAGE = `  subscription bill                   charge 
                                       the gateway's answer would be (the payment is checked there)`;
 
 const SETTLE_USAGE = 'subscription settle <orderReference> paid <paymentReference> | failed [<paymentReference>]';
+// The only listing of charges there is: the ones an operator may have to settle by hand.
+const CHARGES_USAGE = 'subscription charges --pending (the charges still pending after 10 minutes)';
 
 /**
  * `storefront subscription bill`: one billing run now; prints its counts as JSON. `stats`: one line a month.
@@ -36,7 +38,8 @@ export async function subscriptionCommand(
     for (const month of await subscriptionStats(deps.db)) print(JSON.stringify(month));
     return;
   }
-  if (action === 'charges' && rest.length === 1 && rest[0] === '--pending') {
+  if (action === 'charges') {
+    if (rest.length !== 1 || rest[0] !== '--pending') throw new CliUsageError(CHARGES_USAGE);
     for await (const charge of stalePendingCharges(deps.db, deps.clock.now())) print(JSON.stringify(charge));
     return;
   }
