@@ -97,7 +97,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       // (trial or not, card usable) is decided under the client's lock in the subscribe transaction, where
       // a hit must not be counted, and what does not reach it is cheap and rare for a real subscriber.
       await countCharging(who, request.actionTime);
-      const sub = await subscribe(db, deps.gateways, who, request.body, languageOf(request), request.actionTime);
+      const sub = await subscribe(db, deps, who, request.body, languageOf(request), request.actionTime);
       return reply.code(201).send(sub);
     },
   );
@@ -125,7 +125,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       const who = await subscriber(request);
       // An upgrade charges the saved card at once, and a declined one may be sent again at once, as a subscription may.
       await countCharging(who, request.actionTime);
-      return changePlan(db, deps.gateways, who, request.params.id, request.body.planId, languageOf(request), request.actionTime);
+      return changePlan(db, deps, who, request.params.id, request.body.planId, languageOf(request), request.actionTime);
     },
   );
 
