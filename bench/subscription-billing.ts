@@ -18,7 +18,8 @@ import { parseArgs } from 'node:util';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createEveryPayGateway } from '../src/modules/payments/index.js';
-import { billDue } from '../src/modules/subscriptions/index.js';
+import { newSealingKeyEntry, parseSealingKeys, type SealingKey } from '../src/infra/sealed-secret.js';
+import { billDue, cardTokensFor } from '../src/modules/subscriptions/index.js';
 import { startEveryPayServer } from '../test/helpers/everypay-server.js';
 import { writeResultsSection } from './lib/results-file.js';
 
@@ -47,7 +48,11 @@ interface RunResult {
 
 async function measure(concurrency: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-billing-'));
-  const database = createDatabase(process.env.DATABASE_URL ?? `sqlite:${join(dir, 'bench.sqlite')}`);
+  const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${join(dir, 'bench.sqlite')}`;
+  const database = createDatabase(databaseUrl);
+  // A key of the run's own: the cards are stored sealed, as the service stores them, so the run opens each token it charges.
+  const cardTokenKeys = (parseSealingKeys(newSealingKeyEntry('bench')) as { keys: SealingKey[] }).keys;
+  const cardTokens = cardTokensFor({ databaseUrl, cardTokenKeys }, console);
   const everypay = await startEveryPayServer({ recordRequests: false });
   try {
     await migrateToLatest(database);
@@ -73,7 +78,7 @@ async function measure(concurrency: number): Promise<RunResult> {
       requestToken: true,
     });
     await everypay.settle(saving.reference);
-    const token = (await gateway.fetchStatus(saving.reference))!.card!.token;
+    const token = cardTokens.seal((await gateway.fetchStatus(saving.reference))!.card!.token);
     const now = Date.now();
     const plan = await db
       .insertInto('subscription_plan')
@@ -146,7 +151,7 @@ async function measure(concurrency: number): Promise<RunResult> {
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
     const started = performance.now();
-    const report = await billDue(db, { everypay: gateway }, Date.now(), { concurrency });
+    const report = await billDue(db, { everypay: gateway }, Date.now(), { cardTokens, concurrency });
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);

@@ -51,7 +51,7 @@ import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { sitemapRoutes } from './modules/sitemap/index.js';
 import { socialRoutes, takeOverProvenMailbox } from './modules/social/index.js';
-import { subscriptionPayments, subscriptionsRoutes } from './modules/subscriptions/index.js';
+import { cardTokensFor, subscriptionPayments, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { createStoreCache, type StoreCache } from './modules/store/index.js';
 import { createSessionActionRecorder, trackingRoutes, type SessionActionRecorder } from './modules/tracking/index.js';
 import { wishlistRoutes } from './modules/wishlist/index.js';
@@ -135,6 +135,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
 
+  // Before anything listens: without the key that seals saved cards' tokens the process does not start.
+  const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);
   // The process's one password hashing queue takes its size from these settings (infra/passwords.ts).
   setPasswordHashConcurrency(config.passwordHashConcurrency);
   const deps: SharedDeps = {
@@ -217,7 +219,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         basePath: config.basePath,
       });
       // Callbacks about a subscription's card or charge come to the same gateway callback URL.
-      const otherPayments = subscriptionPayments(database.db);
+      const otherPayments = subscriptionPayments(database.db, cardTokens);
       await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock, otherPayments });
       const subscriptionUrls = {
         publicUrl: config.orders.publicUrl,
@@ -226,7 +228,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         cardChecks: config.subscriptions.cardChecks,
         subscribePerClient: config.subscriptions.subscribePerClient,
       };
-      await api.register(subscriptionsRoutes, { database, gateways, stores: deps.stores, config: subscriptionUrls });
+      await api.register(subscriptionsRoutes, { database, gateways, cardTokens, stores: deps.stores, config: subscriptionUrls });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock, log: app.log }) });
       await api.register(adminOrdersRoutes, { database, gateways });
       await api.register(supplierRoutes, { database, clock, config: config.integrations });
@@ -240,7 +242,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       };
       await api.register(downloadsRoutes, { database, fileStore, config: downloadsConfig });
       await api.register(productFilesRoutes, { database, fileStore });
-      await api.register(sitemapRoutes, { fileStore });
+      await api.register(sitemapRoutes, { fileStore, stores: deps.stores });
     },
     { prefix: config.basePath },
   );

@@ -302,8 +302,14 @@ async function main(argv: string[], io: CliIo): Promise<number> {
           import('./worker.js'),
         ]);
         const gateways = workerGateways(database, config);
+        // Only a billing run opens saved cards' tokens: the other subscription commands need no key.
+        const cardTokens = async () => {
+          const { cardTokensFor } = await import('./modules/subscriptions/index.js');
+          const settings = { databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys };
+          return cardTokensFor(settings, await commandLog(config, io.stderr));
+        };
         await subscriptionCommand(
-          { db: database.db, gateways, clock: systemClock, concurrency: config.subscriptions.billingConcurrency },
+          { db: database.db, gateways, cardTokens, clock: systemClock, concurrency: config.subscriptions.billingConcurrency },
           args,
           print,
         );

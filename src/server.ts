@@ -9,7 +9,7 @@ import { systemClock } from './infra/clock.js';
 import { createLifecycle, type Lifecycle } from './infra/lifecycle.js';
 import { logDestination } from './infra/log-format.js';
 import { testGatewayEnabled } from './modules/payments/index.js';
-import { createJobRunner } from './worker.js';
+import { createJobRunner, type JobRunner } from './worker.js';
 
 export interface ServeOptions {
   /** Load demo data when the database is new (used by `npm start`). */
@@ -30,7 +30,8 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
   });
   await prepareSchema(database);
   const lifecycle = createLifecycle();
-  const app = await buildApp(config, { database, lifecycle });
+  // A process that cannot start (no card token key on PostgreSQL) lets go of its database, so it exits.
+  const app = await buildApp(config, { database, lifecycle }).catch(closing(database));
   if (options.seedDemo) {
     const report = await seedDemo(database, { now: systemClock.now() });
     app.log.info(report, 'demo data ready');
@@ -61,7 +62,12 @@ export async function work(config: Config): Promise<void> {
   await prepareSchema(database);
   // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
   const log = privateLogger(config.logLevel, logDestination(config.logFormat)).child({ component: 'worker' });
-  const jobs = createJobRunner(database, config, log);
+  let jobs: JobRunner;
+  try {
+    jobs = createJobRunner(database, config, log);
+  } catch (error) {
+    return closing(database)(error);
+  }
   // A worker's mails and jobs are counted in its own process: it serves /metrics on METRICS_PORT too.
   const metrics = await startMetricsListener(config, database);
   onSignal(log, async () => {
@@ -71,6 +77,14 @@ export async function work(config: Config): Promise<void> {
   });
   jobs.start();
   log.info('worker started');
+}
+
+/** Closes `database`, then throws `error`: what stopped a process from starting. */
+function closing(database: DatabaseHandle) {
+  return async (error: unknown): Promise<never> => {
+    await database.close();
+    throw error;
+  };
 }
 
 /** GET /metrics on METRICS_HOST:METRICS_PORT when a port is set (modules/metrics). */

@@ -47,6 +47,7 @@ import {
 import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
+  cardTokensFor,
   SUBSCRIPTION_ANSWER_DEADLINE_JOB,
   SUBSCRIPTION_MAIL_JOB,
   SUBSCRIPTION_REFUND_JOB,
@@ -147,6 +148,8 @@ export function createJobRunner(
   log: FastifyBaseLogger,
   gateways: Gateways = workerGateways(database, config),
 ): JobRunner {
+  // At creation, not at start: a process without the card token key stops before it runs anything.
+  const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);
   const mailer = createMailer(config.mail, log);
   const worker = createWorker({
     database,
@@ -185,6 +188,7 @@ export function createJobRunner(
       subscriptionBilling = scheduleSubscriptionBilling({
         db: database.db,
         gateways,
+        cardTokens,
         log,
         concurrency: config.subscriptions.billingConcurrency,
       });

@@ -7,7 +7,7 @@ import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { createProduct, createShop, setStock } from '../../test/helpers/catalogue.js';
-import { freePort, LOOPBACK } from './child.js';
+import { freePort, LOOPBACK, serviceEnvironment } from './child.js';
 
 // The shop the checkout benchmark buys from, set up as the tests' (test/orders/helpers.ts) but at
 // a larger size: a web warehouse, books with ample stock, a courier delivery method imported over
@@ -152,7 +152,7 @@ export function startWorker(env: Record<string, string>, root: string, pinned: b
   const [command, args] = pinned ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...serviceEnvironment(), ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,4 +1,5 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,6 +10,14 @@ const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS) || 30_000;
 const STOP_GRACE_MS = 5_000;
 const SCRIPT_TIMEOUT_MS = 60_000;
 const EXIT_GUARD = pathToFileURL(fileURLToPath(new URL('./exit-with-parent.mjs', import.meta.url))).href;
+
+/**
+ * The environment of a bench's service processes: this one's, and a card token key of the run's own
+ * unless it sets one, so that its APIs and workers on PostgreSQL (which refuse to start without one)
+ * seal and open saved cards' tokens alike.
+ */
+export const serviceEnvironment = (): NodeJS.ProcessEnv => ({ CARD_TOKEN_KEYS: BENCH_CARD_TOKEN_KEYS, ...process.env });
+const BENCH_CARD_TOKEN_KEYS = `bench:${randomBytes(32).toString('base64')}`;
 
 export interface ChildSpec {
   /** Script relative to the project root: `.ts` runs with `node --import tsx`, `.js`/`.mjs` with plain node. */
@@ -74,7 +83,7 @@ export async function startChild(spec: ChildSpec, root: string): Promise<Running
   const [command, args] = pinned ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, ...spec.env, PORT: String(port), HOST: LOOPBACK },
+    env: { ...serviceEnvironment(), ...spec.env, PORT: String(port), HOST: LOOPBACK },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   running.add(child);

@@ -54,6 +54,17 @@ describe('the CLI', () => {
     );
   });
 
+  it("answers `subscription charges` without --pending with that command's usage, not as an unknown command", async () => {
+    for (const args of [['charges'], ['charges', '--all'], ['charges', '--pending', 'extra']]) {
+      const result = await runCli(['subscription', ...args], env);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/^error: subscription charges --pending \(the charges still pending after 10 minutes\)\n/);
+      expect(result.stderr).not.toContain('unknown subscription command');
+    }
+    const listed = await runCli(['subscription', 'charges', '--pending'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+  });
+
   // The run charges through the gateways worker.ts's workerGateways builds from the command's own
   // settings: a subscription due on a card saved at EveryPay is charged at the local EveryPay server
   // the EVERYPAY_* variables name, once, and renewed. Gateways built without EveryPay (or with another

@@ -124,7 +124,8 @@ describe('the erasure and an email verification of the person at once', () => {
         expect(await erasedOrNot(person.userId)).toEqual({ accounts: ['ERASED', 'ERASED'], tokens: 0 });
       }
     }
-  });
+    // Twenty rounds of a password check and a password hash each: well within 20 s alone, past it on 2 busy cores.
+  }, 90_000);
 
   it('a verification holding the person when the erasure starts ends its session, and the erasure is a 401', async () => {
     const person = await customerConfirmingBusiness();

@@ -13,7 +13,33 @@ describe('the subscriptions section', () => {
       billingConcurrency: 4,
       cardChecks: { perClient: { max: 10, windowMs: 3_600_000 }, perIp: { max: 30, windowMs: 3_600_000 } },
       subscribePerClient: { max: 10, windowMs: 3_600_000 },
+      cardTokenKeys: undefined,
     });
+  });
+
+  it('reads CARD_TOKEN_KEYS, the first key first, and refuses a malformed list without quoting a key', () => {
+    const first = Buffer.alloc(32, 1);
+    const second = Buffer.alloc(32, 2);
+    const keys = loadConfig({ CARD_TOKEN_KEYS: ` k2:${first.toString('base64')} , k1:${second.toString('base64url')} ` }).subscriptions
+      .cardTokenKeys;
+    expect(keys).toEqual([
+      { id: 'k2', key: first },
+      { id: 'k1', key: second },
+    ]);
+    const short = Buffer.alloc(16, 3).toString('base64');
+    const refusals = {
+      [`k1:${short}`]: 'entry 1 (key id "k1") must be a key of 32 bytes in base64',
+      [`k1:${first.toString('base64')},k1:${second.toString('base64')}`]: 'entry 2 repeats the key id "k1"',
+      [first.toString('base64')]: "entry 1 must be <id>:<key> with an id of 1 to 16 letters, digits or '-'",
+      [`k.1:${first.toString('base64')}`]: 'entry 1 must be <id>:<key>',
+      'k1:not base64!': 'entry 1 (key id "k1") must be a key of 32 bytes',
+      ',': 'names no key',
+    };
+    for (const [value, problem] of Object.entries(refusals)) {
+      const problems = problemsOf({ CARD_TOKEN_KEYS: value });
+      expect(problems, value).toContain(`CARD_TOKEN_KEYS: ${problem}`);
+      expect(problems).not.toContain(short);
+    }
   });
 
   it('reads CARD_CHECK_RATE_LIMIT_PER_CLIENT and _PER_IP, and refuses a malformed one', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { bannerCtrPruning, CTR_RETENTION_DAYS } from '../../src/modules/ctr/index.js';
+import { PLACEMENTS_PER_ADDRESS } from '../../src/modules/ctr/ctr-recorder.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
 
@@ -17,7 +18,7 @@ let key: string;
 beforeAll(async () => {
   t = await createTestApp({ env: { CTR_CAP_PER_SESSION_BANNER: '3/1h', CTR_CAP_PER_IP: '20/1h' } });
   key = await createApiKey(t.database.db, 'ctr-report', Date.now());
-  for (const name of [11, 21, 22, 31, 41, 42, 43, 51, 61]) id[name] = await createBanner('WEB');
+  for (const name of [11, 21, 22, 31, 41, 42, 43, 51, 61, 71]) id[name] = await createBanner('WEB');
   id[12] = await createBanner('WEB2');
   for (let marker = 1; marker <= 20; marker += 1) id[900_000 + marker] = await createBanner('WEB');
 });
@@ -119,6 +120,21 @@ describe('POST /ctr/view and /ctr/click', () => {
       [id[22], 17],
       [id[21], 3],
     ]);
+  });
+
+  it('counts one address at a handful of placements an hour: the made-up ones past them make no rows', async () => {
+    const address = nextAddress();
+    const placements = Array.from({ length: PLACEMENTS_PER_ADDRESS + 4 }, (_, i) => `made-up-${i + 1}`);
+    for (const [i, placement] of placements.entries()) {
+      expect((await report('view', { bannerId: id[71], placement }, { address, session: `placements-${i}` })).statusCode).toBe(202);
+    }
+    // One of its own placements still counts, and another address is not crowded out of a new one.
+    await report('click', { bannerId: id[71], placement: 'made-up-1' }, { address, session: 'placements-0' });
+    await report('view', { bannerId: id[71], placement: 'made-up-12' }, { address: nextAddress() });
+    await settled();
+    const lines = await linesOf([id[71]!]);
+    expect(lines.map((line) => line.placement).sort()).toEqual([...placements.slice(0, PLACEMENTS_PER_ADDRESS), 'made-up-12'].sort());
+    expect(lines.find((line) => line.placement === 'made-up-1')).toMatchObject({ views: 1, clicks: 1 });
   });
 
   it("answers a banner that does not exist, or is another store's, the same and counts nothing", async () => {

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { ExportUserError, normaliseCidrs } from '../../src/modules/data-export/export-user.service.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, scratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
 import { basic } from './fixtures.js';
 
 let dir: string;
@@ -19,7 +19,8 @@ let app: App;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'storefront-export-user-'));
   const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
-  env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
+  // The app built below opens saved cards' tokens as the commands do (PostgreSQL requires the key).
+  env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS };
   if (scratch) drop = scratch.drop;
   expect((await runCli(['migrate'], env)).code).toBe(0);
   database = createDatabase(env.DATABASE_URL!);

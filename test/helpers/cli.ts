@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { runCli as runCommandLine } from '../../src/cli.js';
-import { engine, scratchDatabase } from './test-app.js';
+import { engine, scratchDatabase, TEST_CARD_TOKEN_KEYS } from './test-app.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -15,8 +15,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The environment a command gets: only what a test gives it, as an operator's shell would, and a quieter log. */
-const environment = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env });
+/**
+ * The environment a command gets: only what a test gives it, as an operator's shell would, a quieter
+ * log, and the test apps' card token key (an empty CARD_TOKEN_KEYS: none).
+ */
+const environment = (env: Record<string, string>) => ({
+  PATH: process.env.PATH ?? '',
+  LOG_LEVEL: 'warn',
+  CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS,
+  ...env,
+});
 
 /**
  * Runs `storefront <args>` to the end in this process: the binary's own code (src/cli.ts's runCli,

@@ -42,6 +42,12 @@ export interface TestAppOptions {
   clock?: Clock;
 }
 
+/**
+ * The key saved cards' tokens are sealed with in tests (CARD_TOKEN_KEYS), on both engines: PostgreSQL
+ * refuses to start without one. The apps and the command lines (cli.ts) of a test agree on it.
+ */
+export const TEST_CARD_TOKEN_KEYS = `test1:${Buffer.alloc(32, 7).toString('base64')}`;
+
 /** Which engine the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
 export const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
@@ -80,6 +86,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       // Tests read the export right after they write; settle.test.ts sets its own.
       DATA_EXPORT_SETTLE_MS: '0',
       MAIL_DIR: mailDir,
+      CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS,
       ...options.env,
       DATABASE_URL: scratch.url,
     });

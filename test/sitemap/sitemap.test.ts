@@ -15,6 +15,8 @@ import {
   createSeries,
 } from '../helpers/catalogue.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
+import { changeStore } from '../../src/modules/store/index.js';
+import { expectErrorBody } from '../helpers/http.js';
 import { createBulkProducts } from '../search/bulk-catalogue.js';
 import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 
@@ -252,6 +254,24 @@ describe('GET /sitemap/{store}/{file}', () => {
     expect((await get('/sitemap/WEB/..%2F..%2Fsitemap.db')).statusCode).toBe(400);
     expect((await get('/sitemap/WEB/Sitemap.XML')).statusCode).toBe(400);
     expect((await get('/sitemap/../x.xml')).statusCode).toBeLessThan(500);
+  });
+
+  it("publishes no file of a store that is switched off, and the store's files again once it is switched on", async () => {
+    const run = await runCli(['sitemap', 'generate', '--store=WEB2'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await get('/sitemap/WEB2/sitemap.xml')).statusCode).toBe(200);
+    expect((await get('/sitemap/WEB2/products-1.xml')).statusCode).toBe(200);
+
+    await changeStore(t.database.db, 'WEB2', { isActive: false }, Date.now());
+    try {
+      expectErrorBody(await get('/sitemap/WEB2/sitemap.xml'), 404, 'Not Found');
+      expectErrorBody(await get('/sitemap/WEB2/products-1.xml'), 404, 'Not Found');
+      // The other store's files are its own.
+      expect((await get('/sitemap/WEB/sitemap.xml')).statusCode).toBe(200);
+    } finally {
+      await changeStore(t.database.db, 'WEB2', { isActive: true }, Date.now());
+    }
+    expect((await get('/sitemap/WEB2/sitemap.xml')).statusCode).toBe(200);
   });
 
   it('refuses bad command lines with the usage (exit 2)', async () => {

@@ -166,7 +166,10 @@ describe('billing', () => {
     };
     const first = [];
     for (let i = 0; i < 8; i += 1) first.push(await activeSubscriber());
-    const report = await billDue(s.t.database.db, counted, Math.max(...first.map((sub) => sub.end)) + 1000, { concurrency: 3 });
+    const report = await billDue(s.t.database.db, counted, Math.max(...first.map((sub) => sub.end)) + 1000, {
+      cardTokens: s.cardTokens,
+      concurrency: 3,
+    });
     expect(report).toMatchObject({ charged: 8, failed: 0, pending: 0 });
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(3);
@@ -179,14 +182,14 @@ describe('billing', () => {
     s.everypay.breakApi('lost-answer', 1, MIT_PATH);
     const at = Math.max(...second.map((sub) => sub.end)) + 1000;
     const reports = await Promise.all([
-      billDue(s.t.database.db, s.gateways, at, { concurrency: 4 }),
-      billDue(s.t.database.db, s.gateways, at, { concurrency: 2 }),
+      billDue(s.t.database.db, s.gateways, at, { cardTokens: s.cardTokens, concurrency: 4 }),
+      billDue(s.t.database.db, s.gateways, at, { cardTokens: s.cardTokens, concurrency: 2 }),
     ]);
     const total = (key: 'charged' | 'failed' | 'pending') => reports.reduce((sum, r) => sum + r[key], 0);
     expect(total('charged') + total('failed') + total('pending')).toBe(second.length);
     expect(total('pending')).toBe(1);
     await s.everypay.callbacksIdle();
-    await billDue(s.t.database.db, s.gateways, at + STALE_CHARGE_MS + 1000, { concurrency: 4 });
+    await billDue(s.t.database.db, s.gateways, at + STALE_CHARGE_MS + 1000, { cardTokens: s.cardTokens, concurrency: 4 });
     for (const sub of second) {
       expect(mitPayments(s, sub.id)).toHaveLength(2);
       expect(s.everypay.paymentsFor(`SUB${sub.id}-2P1`)).toHaveLength(1);
@@ -274,7 +277,9 @@ describe('the billing schedule', () => {
   it('bills a due subscription as it starts, not an interval later', async () => {
     const { id, end } = await activeSubscriber();
     const log = { info: () => undefined, error: () => undefined, warn: () => undefined } as unknown as Logger;
-    const schedule = scheduleSubscriptionBilling({ db: s.t.database.db, gateways: s.gateways, log }, 3_600_000, { now: () => end + 1000 });
+    const schedule = scheduleSubscriptionBilling({ db: s.t.database.db, gateways: s.gateways, cardTokens: s.cardTokens, log }, 3_600_000, {
+      now: () => end + 1000,
+    });
     try {
       await expect.poll(async () => (await subscriptionRow(s, id)).period_number, { timeout: 5_000, interval: 50 }).toBe(2);
     } finally {

@@ -44,6 +44,10 @@ afterEach(async () => {
 const DECLINED = { name: 'Conflict', message: 'Kaardimakse lükati tagasi.', code: expect.any(Number), status: 409 };
 const statusPath = (reference: string) => `/api/v4/payments/${reference}`;
 
+/** Card rows with their token opened: what the gateway's token was stored as (sealed at rest, card-tokens.test.ts). */
+const opened = <Row extends { id: number | bigint | string; token: string | null }>(rows: Row[]) =>
+  rows.map((row) => ({ ...row, token: row.token === null ? null : s.cardTokens.open(row.token, Number(row.id)) }));
+
 /** The same callback again: twice one after the other, then twice at once; each one answered 200. */
 async function repeatCallback(reference: string) {
   const sent = [...(await s.everypay.notify(reference)), ...(await s.everypay.notify(reference))];
@@ -283,11 +287,13 @@ describe.each(CALLBACK_ORDERS)('saving a card: the return from EveryPay and its 
 
   const cardsOf = async (customer: TestCustomer) => ({
     listed: (await call(s, customer, 'GET', '/subscription-credit-card')).json(),
-    rows: await s.t.database.db
-      .selectFrom('subscription_card')
-      .select(['id', 'state', 'token', 'is_default'])
-      .where('client_account_id', '=', customer.clientAccountId)
-      .execute(),
+    rows: opened(
+      await s.t.database.db
+        .selectFrom('subscription_card')
+        .select(['id', 'state', 'token', 'is_default'])
+        .where('client_account_id', '=', customer.clientAccountId)
+        .execute(),
+    ),
   });
 
   it(`paid, ${flows[order]}: saved=true, one ACTIVE default card`, async () => {
@@ -495,7 +501,7 @@ describe('saving a card: the return reads a decline, the callback brings the car
       .select(['id', 'state', 'token'])
       .where('client_account_id', '=', customer.clientAccountId)
       .execute();
-    expect(rows).toEqual([{ id: expect.any(Number), state: 'ACTIVE', token: payment.card!.token }]);
+    expect(opened(rows)).toEqual([{ id: expect.any(Number), state: 'ACTIVE', token: payment.card!.token }]);
     expect(new URL(response.headers.get('location')!, 'http://frontend.invalid').search).toBe(`?cardId=${rows[0]!.id}&saved=true`);
     expect((await call(s, customer, 'GET', '/subscription-credit-card')).json()).toMatchObject([
       { id: Number(rows[0]!.id), isDefault: true },

@@ -1,7 +1,7 @@
 import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import { configuredGateways, type Gateways } from '../../src/modules/payments/index.js';
-import { billDue } from '../../src/modules/subscriptions/index.js';
+import { billDue, cardTokensFor, type CardTokens } from '../../src/modules/subscriptions/index.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
@@ -53,6 +53,8 @@ export interface SubscriptionShop {
   origin: string;
   everypay: EveryPayServer;
   gateways: Gateways;
+  /** What the app seals and opens saved cards' tokens with: the same keys, from its settings. */
+  cardTokens: CardTokens;
   plans: Record<string, number>;
   close(): Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function startSubscriptionShop(
     origin,
     everypay,
     gateways,
+    cardTokens: cardTokensFor({ databaseUrl: t.config.databaseUrl, cardTokenKeys: t.config.subscriptions.cardTokenKeys }, t.app.log),
     plans: Object.fromEntries(rows.map((row) => [row.code, Number(row.id)])),
     async close() {
       await everypay.close();
@@ -174,7 +177,7 @@ export async function subscribe(s: SubscriptionShop, customer: TestCustomer, pla
   return call(s, customer, 'POST', '/subscription', { planId: s.plans[planCode], ...(cardId === undefined ? {} : { cardId }) });
 }
 
-export const bill = (s: SubscriptionShop, now: number) => billDue(s.t.database.db, s.gateways, now);
+export const bill = (s: SubscriptionShop, now: number) => billDue(s.t.database.db, s.gateways, now, { cardTokens: s.cardTokens });
 
 /** A pending charge last touched this long ago is the billing run's to look up (billing.service.ts, STALE_CHARGE_MS). */
 const STALE = 11 * 60_000;

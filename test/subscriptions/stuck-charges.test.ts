@@ -36,7 +36,8 @@ const warnings: object[] = [];
 const log = { warn: (details: object) => warnings.push(details) } as unknown as Pick<Logger, 'warn'>;
 
 /** A billing run at `now` that looks up at most two stale pending charges. */
-const billTwo = (now: number) => billDue(s.t.database.db, s.gateways, now, { concurrency: 1, reconcileBatch: 2, log });
+const billTwo = (now: number) =>
+  billDue(s.t.database.db, s.gateways, now, { cardTokens: s.cardTokens, concurrency: 1, reconcileBatch: 2, log });
 
 /**
  * Two renewals EveryPay took at `due` whose answers and callbacks were lost (stuck), then a third whose

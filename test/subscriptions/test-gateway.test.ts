@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configuredGateways } from '../../src/modules/payments/index.js';
-import { billDue } from '../../src/modules/subscriptions/index.js';
+import { billDue, cardTokensFor } from '../../src/modules/subscriptions/index.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createCustomer } from '../helpers/customers.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -57,7 +57,8 @@ describe('subscriptions through the test gateway', () => {
       publicUrl: t.config.orders.publicUrl,
       basePath: t.config.basePath,
     });
-    const report = await billDue(t.database.db, gateways, Date.parse(sub.currentPeriodEnd) + 1000);
+    const cardTokens = cardTokensFor({ databaseUrl: t.config.databaseUrl, cardTokenKeys: t.config.subscriptions.cardTokenKeys }, t.app.log);
+    const report = await billDue(t.database.db, gateways, Date.parse(sub.currentPeriodEnd) + 1000, { cardTokens });
     expect(report.charged).toBe(1);
     const charged = await t.database.db
       .selectFrom('test_gateway_payment')

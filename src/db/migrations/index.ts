@@ -77,6 +77,7 @@ import * as keyBackInStockByAccount from './2026_12_01_0500_key_back_in_stock_by
 import * as createInvitationToken from './2026_12_01_0610_create_invitation_token.js';
 import * as moveBackInStockToLoginEmail from './2026_12_01_0900_move_back_in_stock_to_login_email.js';
 import * as revokeGiftCardEntitlements from './2026_12_01_0900_revoke_gift_card_entitlements.js';
+import * as disableWebhookUrlsWithCredentials from './2026_12_01_1010_disable_webhook_urls_with_credentials.js';
 import * as indexOrdersByStatusAndCheckout from './2026_12_01_1200_index_orders_by_status_and_checkout.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -160,5 +161,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_0610_create_invitation_token': createInvitationToken,
   '2026_12_01_0900_move_back_in_stock_to_login_email': moveBackInStockToLoginEmail,
   '2026_12_01_0900_revoke_gift_card_entitlements': revokeGiftCardEntitlements,
+  '2026_12_01_1010_disable_webhook_urls_with_credentials': disableWebhookUrlsWithCredentials,
   '2026_12_01_1200_index_orders_by_status_and_checkout': indexOrdersByStatusAndCheckout,
 };

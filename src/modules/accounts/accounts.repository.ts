@@ -130,6 +130,23 @@ export async function saveInvitationToken(
     .execute();
 }
 
+/**
+ * Whether a company account waiting for its person came by a company's invitation: a registration or a
+ * wholesale approval makes the company with its first account, so any later one of the company was
+ * invited (as migration 2026_12_01_0610 tells them apart). Its link may have expired, or never been followed.
+ */
+export async function isPendingInvitation(db: Db, account: Pick<ClientAccountRow, 'id' | 'company_id' | 'status'>): Promise<boolean> {
+  if (account.company_id === null || account.status !== 'PENDING_CONFIRMATION') return false;
+  const older = await db
+    .selectFrom('client_account')
+    .select('id')
+    .where('company_id', '=', account.company_id)
+    .where('id', '<', account.id)
+    .limit(1)
+    .executeTakeFirst();
+  return older !== undefined;
+}
+
 /** The client account an invitation token was minted for, while it is valid. */
 export function findInvitationByToken(db: Db, tokenHash: string, now: number) {
   return db

@@ -3,7 +3,14 @@ import { normaliseEmail } from '../../infra/email-address.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
-import { accountsOfUser, consumeResetToken, findUserByEmail, findUserByResetToken, revokeAllTokensOfUser } from './accounts.repository.js';
+import {
+  accountsOfUser,
+  consumeResetToken,
+  findUserByEmail,
+  findUserByResetToken,
+  isPendingInvitation,
+  revokeAllTokensOfUser,
+} from './accounts.repository.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
 import { lockAccountsForErasure } from '../client-account-lock/index.js';
 
@@ -20,7 +27,10 @@ export async function queuePasswordReset(trx: Db, context: AccountsContext, emai
 /**
  * In the worker: queues the reset mail when the email belongs to an activated user, and nothing
  * when nobody has it. A user who never verified gets the verification mail again instead, since
- * that is what lets them set a password.
+ * that is what lets them set a password; a person a company invited who has not accepted yet gets
+ * that invitation again (its mail names the company, its new link replaces the one mailed before),
+ * as a generic "confirm your email" from a shop they never registered with would puzzle them. The
+ * request's own per-address cap (queueAccountRequest) bounds these mails as it bounds reset mails.
  */
 export async function resolvePasswordReset(trx: Db, context: AccountsContext, email: string, now: number): Promise<'queued' | 'unknown'> {
   const { config, storeCode, language } = context;
@@ -34,7 +44,8 @@ export async function resolvePasswordReset(trx: Db, context: AccountsContext, em
   const verifiable = (await accountsOfUser(trx, user.id)).filter((a) => a.status === 'ACTIVE' || a.status === 'PENDING_CONFIRMATION');
   const account = verifiable.find((a) => a.store_code === storeCode) ?? verifiable[0];
   if (!account) return 'unknown';
-  await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
+  const invitation = await isPendingInvitation(trx, account);
+  await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language, invitation }, now);
   return 'queued';
 }
 

@@ -44,10 +44,18 @@ export interface CtrRecorderOptions {
   intervalMs?: number;
   /** Distinct store/banner/placement/hour keys held at most (the database is down): beyond, events are dropped. */
   maxKeys?: number;
+  /** Distinct placements one client address may report in an hour: its events at any other are dropped. */
+  placementsPerAddress?: number;
 }
 
 const HOUR_MS = 3_600_000;
 const BATCH = 500;
+/**
+ * A placement is the front-end's word for where a banner was shown (header, main-page, ...), and every
+ * one makes a row per banner and hour: without a bound one address made up a new one per event, up to
+ * its CTR_CAP_PER_IP (36,000 rows an hour at the default). A front-end shows a banner in a few places.
+ */
+export const PLACEMENTS_PER_ADDRESS = 8;
 
 /**
  * Adds views and clicks up in memory and writes them as a few upserts per interval, so a banner
@@ -59,6 +67,10 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
   const maxKeys = options.maxKeys ?? 50_000;
   const perSessionBanner = tokenBuckets(options.limits.perSessionBanner);
   const perAddress = tokenBuckets(options.limits.perAddress);
+  const placementsPerAddress = options.placementsPerAddress ?? PLACEMENTS_PER_ADDRESS;
+  // The placements each address reported this hour (of this process); a new hour starts them afresh.
+  let placementsHour = 0;
+  let placementsOf = new Map<string, Set<string>>();
   let counts = new Map<string, CtrCount>();
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -95,6 +107,27 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
     return writing;
   };
 
+  /** Whether the address may report at this placement this hour; records it as one of the address's. */
+  const placementAllowed = (address: string, placement: string, hourStart: number): boolean => {
+    if (hourStart > placementsHour) {
+      placementsHour = hourStart;
+      placementsOf = new Map();
+    }
+    let placements = placementsOf.get(address);
+    if (placements?.has(placement)) return true;
+    if (placements === undefined) {
+      if (placementsOf.size >= maxKeys) {
+        dropped += 1;
+        return false;
+      }
+      placements = new Set();
+      placementsOf.set(address, placements);
+    }
+    if (placements.size >= placementsPerAddress) return false;
+    placements.add(placement);
+    return true;
+  };
+
   return {
     record(report) {
       try {
@@ -102,8 +135,10 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
         const sessionKey = `${report.storeCode}|${session}|${report.bannerId}|${report.event}`;
         // The session's cap first: a burst past it does not use up its address's allowance.
         if (perSessionBanner.take(sessionKey, 1, report.now) > 0) return;
-        if (perAddress.take(addressKey(report.address), 1, report.now) > 0) return;
+        const address = addressKey(report.address);
+        if (perAddress.take(address, 1, report.now) > 0) return;
         const hourStart = report.now - (report.now % HOUR_MS);
+        if (!placementAllowed(address, report.placement, hourStart)) return;
         const key = `${report.storeCode}|${report.bannerId}|${report.placement}|${hourStart}`;
         let count = counts.get(key);
         if (count === undefined) {

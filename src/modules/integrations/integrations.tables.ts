@@ -32,6 +32,9 @@ export interface WebhookEndpointTable {
   /** The last event position fanned out into this endpoint's deliveries. */
   fanned_position: number;
   created_at: number;
+  /** While set, nothing is fanned out to the endpoint or sent to it; `disabled_reason` tells the operator why. */
+  disabled_at: number | null;
+  disabled_reason: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';

@@ -7,7 +7,15 @@ import { withLease } from '../../infra/jobs/lease.js';
 import type { Logger } from '../../infra/logger.js';
 import { positionEvents } from '../events/index.js';
 import { signText } from './signature.js';
-import { allEndpoints, dueDeliveries, fanOut, markDelivered, markFailed, recordAttempt, type DueDelivery } from './webhooks.repository.js';
+import {
+  dueDeliveries,
+  enabledEndpoints,
+  fanOut,
+  markDelivered,
+  markFailed,
+  recordAttempt,
+  type DueDelivery,
+} from './webhooks.repository.js';
 
 // Webhook delivery. One dispatcher runs at a time over all processes (a lease): it positions the
 // committed events, fans them out into deliveries per endpoint, and sends the due ones. A delivery
@@ -113,12 +121,12 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
   }
 
   async function fanOutAll(): Promise<void> {
-    for (const endpoint of await allEndpoints(db)) {
+    for (const endpoint of await enabledEndpoints(db)) {
       let current = endpoint;
       for (;;) {
         const passed = await db.transaction().execute((trx) => fanOut(trx, current, BATCH, clock.now()));
         if (passed < BATCH) break;
-        current = (await allEndpoints(db)).find((row) => row.id === endpoint.id) ?? current;
+        current = (await enabledEndpoints(db)).find((row) => row.id === endpoint.id) ?? current;
       }
     }
   }

@@ -17,7 +17,8 @@ export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--m
                                       an endpoint for signed event webhooks (docs/integrations.md);
                                       --events * (default) or types and prefixes: customer.,order.created;
                                       --max-attempts 10 (then a dead letter); prints its secret once
-  webhook list                        endpoints, their events, deliveries waiting and dead letters (never the secrets)
+  webhook list                        endpoints, their events, deliveries waiting and dead letters (never the secrets);
+                                      an endpoint switched off says when and why (nothing is sent to it)
   webhook remove <name>               the endpoint and its delivery log
   webhook deliveries <name> [--status pending|delivered|dead] [--limit <n>]
                                       the delivery log, newest first
@@ -93,8 +94,10 @@ async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: 
     const endpoints = await listEndpoints(db);
     if (endpoints.length === 0) print('No webhook endpoints.');
     for (const endpoint of endpoints) {
+      const disabled =
+        endpoint.disabled_at === null ? '' : `\tDISABLED ${toRfc3339(endpoint.disabled_at)}: ${endpoint.disabled_reason ?? ''}`;
       print(
-        `${endpoint.name}\t${endpoint.url}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}\t${endpoint.pending} waiting, ${endpoint.dead} dead`,
+        `${endpoint.name}\t${endpoint.url}${disabled}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}\t${endpoint.pending} waiting, ${endpoint.dead} dead`,
       );
     }
     return;

@@ -12,6 +12,11 @@ export function allEndpoints(db: Db): Promise<EndpointRow[]> {
   return db.selectFrom('webhook_endpoint').selectAll().orderBy('name').execute();
 }
 
+/** The endpoints the dispatcher fans events out to: those not switched off. */
+export function enabledEndpoints(db: Db): Promise<EndpointRow[]> {
+  return db.selectFrom('webhook_endpoint').selectAll().where('disabled_at', 'is', null).orderBy('name').execute();
+}
+
 /** Per endpoint id, its deliveries waiting to be sent (pending) and its dead letters; endpoints with neither are left out. */
 export async function unsentDeliveryCounts(db: Db): Promise<Map<number, { pending: number; dead: number }>> {
   const rows = await db
@@ -109,6 +114,7 @@ export interface DueDelivery {
 /**
  * Deliveries due now that are the first pending one of their stream for their endpoint: a
  * delivery still being retried holds back the later events of its stream (and only of its stream).
+ * A switched-off endpoint's deliveries wait.
  */
 export function dueDeliveries(db: Db, now: number, limit: number): Promise<DueDelivery[]> {
   return db
@@ -132,6 +138,7 @@ export function dueDeliveries(db: Db, now: number, limit: number): Promise<DueDe
     ])
     .where('d.status', '=', 'pending')
     .where('d.next_attempt_at', '<=', now)
+    .where('w.disabled_at', 'is', null)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(

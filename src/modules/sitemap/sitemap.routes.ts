@@ -4,11 +4,12 @@ import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../http/errors.js';
 import { errors, success } from '../../http/schemas.js';
 import type { FileStore } from '../../infra/file-store/index.js';
-import { isStoreCode } from '../store/index.js';
+import type { StoreCache } from '../store/index.js';
 import { storeFileKey } from './sitemap-files.js';
 
 export interface SitemapDeps {
   fileStore: FileStore;
+  stores: StoreCache;
 }
 
 const SitemapParams = Type.Object({
@@ -21,8 +22,12 @@ const SitemapParams = Type.Object({
   }),
 });
 
-/** The files `sitemap generate` wrote, from the file store (local disk or S3), for search engines. */
-export const sitemapRoutes: FastifyPluginAsyncTypebox<SitemapDeps> = async (app, { fileStore }) => {
+/**
+ * The files `sitemap generate` wrote, from the file store (local disk or S3), for search engines.
+ * A store that is switched off publishes none: its files of the runs before it stay in the store
+ * and are answered as a store's unknown file is (404) until it is switched on again.
+ */
+export const sitemapRoutes: FastifyPluginAsyncTypebox<SitemapDeps> = async (app, { fileStore, stores }) => {
   app.get(
     '/sitemap/:store/:file',
     {
@@ -40,7 +45,8 @@ export const sitemapRoutes: FastifyPluginAsyncTypebox<SitemapDeps> = async (app,
     async (request, reply) => {
       const { store, file } = request.params;
       const key = storeFileKey(store, file);
-      const stored = isStoreCode(store) ? await fileStore.stat(key) : undefined;
+      const published = (await stores.get(store))?.isActive === true;
+      const stored = published ? await fileStore.stat(key) : undefined;
       if (stored === undefined) throw new HttpError(404, 'sitemap.notFound', {});
       reply.header('Content-Type', 'application/xml; charset=utf-8');
       reply.header('Content-Length', stored.size);

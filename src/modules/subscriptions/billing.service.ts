@@ -5,7 +5,8 @@ import type { Logger } from '../../infra/logger.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
-import { findCard } from './cards.repository.js';
+import type { CardTokens } from './card-tokens.js';
+import { chargeableToken, findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import {
   chargeStateOf,
@@ -18,6 +19,7 @@ import {
 } from './charges.repository.js';
 import { DAY_MS } from './periods.js';
 import { refundCharges } from './refunds.js';
+import { sealStoredTokens } from './stored-tokens.js';
 import {
   findPlan,
   findSubscription,
@@ -145,7 +147,7 @@ export async function decidedOutcome(db: Kysely<Database>, chargeId: number) {
 }
 
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
-async function claimRenewal(db: Kysely<Database>, subscriptionId: number, now: number) {
+async function claimRenewal(db: Kysely<Database>, cardTokens: CardTokens, subscriptionId: number, now: number) {
   return db.transaction().execute(async (trx) => {
     // Locked: an erasure of the subscriber in flight either ended it first (not due) or waits and
     // then finds this claim's pending charge (and refuses).
@@ -179,7 +181,8 @@ async function claimRenewal(db: Kysely<Database>, subscriptionId: number, now: n
         now,
       ),
     );
-    return charge ? { charge, token: card?.state === 'ACTIVE' ? card.token : null } : null;
+    // A token no configured key opens (logged) is no card to charge: the renewal fails without a gateway call.
+    return charge ? { charge, token: chargeableToken(cardTokens, card) } : null;
   });
 }
 
@@ -188,7 +191,13 @@ async function claimRenewal(db: Kysely<Database>, subscriptionId: number, now: n
  * applies what it says. Each is recorded looked up before its gateway is asked (claimCheck), whatever the
  * answer, so one the gateway cannot settle waits RECHECK_FIRST_DAY_MS (then RECHECK_LATER_MS) for its next turn.
  */
-export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: number, batch = BATCH): Promise<number> {
+export async function reconcile(
+  db: Kysely<Database>,
+  gateways: Gateways,
+  cardTokens: CardTokens,
+  now: number,
+  batch = BATCH,
+): Promise<number> {
   let reconciled = 0;
   const schedule = {
     staleBefore: now - STALE_CHARGE_MS,
@@ -216,7 +225,7 @@ export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: n
       // The gateway cannot look it up (EveryPay): the same request again, with the same nonce and
       // order reference. A gateway that had it refuses the repeat (the callback will name the
       // payment); one that never got it (the run died before the request left) charges it now, once.
-      const outcome = await resendCharge(db, gateways, charge, now);
+      const outcome = await resendCharge(db, gateways, cardTokens, charge, now);
       if (outcome !== 'pending') reconciled += 1;
       continue;
     }
@@ -227,16 +236,17 @@ export async function reconcile(db: Kysely<Database>, gateways: Gateways, now: n
   return reconciled;
 }
 
-async function resendCharge(db: Kysely<Database>, gateways: Gateways, charge: ChargeRow, now: number) {
+async function resendCharge(db: Kysely<Database>, gateways: Gateways, cardTokens: CardTokens, charge: ChargeRow, now: number) {
   const sub = await findSubscription(db, Number(charge.subscription_id));
   const card = sub?.card_id == null ? undefined : await findCard(db, Number(sub.card_id));
-  if (!card?.token || card.gateway !== charge.gateway) return 'pending' as const;
+  const token = card?.token ? cardTokens.open(card.token, Number(card.id)) : null;
+  if (token === null || card!.gateway !== charge.gateway) return 'pending' as const;
   const gateway = gateways[charge.gateway as GatewayName]!;
   const subscriber = await subscriberOf(db, Number(sub!.user_id));
   let status: PaymentStatus;
   try {
     status = await gateway.chargeSavedCard({
-      token: card.token,
+      token,
       orderReference: charge.order_reference,
       amountCents: charge.amount_cents,
       currency: 'EUR',
@@ -258,6 +268,8 @@ export function stuckChargeCount(db: Kysely<Database>, now: number): Promise<num
 }
 
 export interface BillingOptions {
+  /** Opens the saved cards' tokens to charge them; the run first seals what is not sealed under its first key. */
+  cardTokens: CardTokens;
   /** Subscriptions charged at once; each one's claim, gateway call and outcome stay in order. */
   concurrency?: number;
   /** Where a refund left for the next run, and charges stuck pending, are told. */
@@ -272,7 +284,7 @@ export interface BillingOptions {
  * subscription is claimed by its own committed charge row before its gateway call, and a batch's
  * ids are distinct, so the pool only overlaps the waits for the gateway.
  */
-export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number, options: BillingOptions = {}): Promise<BillingReport> {
+export async function billDue(db: Kysely<Database>, gateways: Gateways, now: number, options: BillingOptions): Promise<BillingReport> {
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_BILLING_CONCURRENCY));
   const report: BillingReport = {
     charged: 0,
@@ -285,7 +297,8 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
     refundsLeft: 0,
     stuck: 0,
   };
-  report.reconciled = await reconcile(db, gateways, now, options.reconcileBatch);
+  await sealStoredTokens(db, options.cardTokens);
+  report.reconciled = await reconcile(db, gateways, options.cardTokens, now, options.reconcileBatch);
   const refunds = await refundCharges(db, gateways, now, options.log);
   report.refunded = refunds.refunded;
   report.refundsLeft = refunds.left;
@@ -294,7 +307,7 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
     if (ids.length === 0) break;
     afterId = ids.at(-1)!;
     await inPool(ids, concurrency, async (id) => {
-      const claim = await claimRenewal(db, id, now);
+      const claim = await claimRenewal(db, options.cardTokens, id, now);
       if (claim === null) report.skipped += 1;
       else if (claim === 'ended') report.ended += 1;
       else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));

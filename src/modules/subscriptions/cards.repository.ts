@@ -3,6 +3,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { RedirectForm, SavedCard } from '../payments/index.js';
+import type { CardTokens } from './card-tokens.js';
 import { LIVE } from './subscriptions.repository.js';
 import type { SubscriptionCardTable } from './subscriptions.tables.js';
 
@@ -98,13 +99,23 @@ export async function setPaymentStarted(db: Db, id: number, reference: string, r
     .execute();
 }
 
-/** Confirms a pending or declined card with what the gateway says of it; false when it was confirmed (or removed) already. */
-export async function confirmCard(db: Db, id: number, card: SavedCard, isDefault: boolean, now: number): Promise<boolean> {
+/**
+ * Confirms a pending or declined card with what the gateway says of it, its token sealed
+ * (card-tokens.ts); false when it was confirmed (or removed) already.
+ */
+export async function confirmCard(
+  db: Db,
+  cardTokens: CardTokens,
+  id: number,
+  card: SavedCard,
+  isDefault: boolean,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('subscription_card')
     .set({
       state: 'ACTIVE',
-      token: card.token,
+      token: cardTokens.seal(card.token),
       brand: card.brand,
       last_four: card.lastFour,
       expiry_month: card.expiryMonth,
@@ -114,6 +125,36 @@ export async function confirmCard(db: Db, id: number, card: SavedCard, isDefault
     })
     .where('id', '=', id)
     .where('state', 'in', ['PENDING', 'DECLINED'])
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The gateway's token to charge an active card with; null for a card without one, or whose token does not open. */
+export function chargeableToken(cardTokens: CardTokens, card: CardRow | undefined): string | null {
+  if (card?.state !== 'ACTIVE' || card.token === null) return null;
+  return cardTokens.open(card.token, Number(card.id));
+}
+
+/** Up to `limit` cards after `afterId`, in id order, whose token is not sealed under the key that seals now. */
+export function cardsWithOtherTokens(db: Db, currentPrefix: string, afterId: number, limit: number) {
+  return db
+    .selectFrom('subscription_card')
+    .select(['id', 'token'])
+    .where('id', '>', afterId)
+    .where('token', 'is not', null)
+    .where(sql<boolean>`substr(token, 1, ${currentPrefix.length}) <> ${currentPrefix}`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Replaces a card's stored token, unless it changed since it was read (false then). */
+export async function replaceToken(db: Db, id: number, read: string, stored: string): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_card')
+    .set({ token: stored })
+    .where('id', '=', id)
+    .where('token', '=', read)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -108,7 +108,7 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       await consumeRateLimit(db, `card-return:ip:${addressKey(request.ip)}`, deps.config.returnRateLimit, request.actionTime);
       const { cardId, checksum } = request.query;
       if (!returnLinks.verify(cardId, checksum)) throw notFound('subscriptions.cardNotFound', { id: cardId });
-      const card = await settleCardReturn(db, deps.gateways, cardId, request.actionTime);
+      const card = await settleCardReturn(db, deps, cardId, request.actionTime);
       const store = card ? await deps.stores.get(card.store_code) : undefined;
       const saved = card?.state === 'ACTIVE';
       const frontend = store?.frontendUrl ?? '';

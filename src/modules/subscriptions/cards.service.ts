@@ -34,6 +34,7 @@ import {
   setPaymentStarted,
   type CardRow,
 } from './cards.repository.js';
+import type { CardTokens } from './card-tokens.js';
 import { DAY_MS } from './periods.js';
 
 // Saved cards. POST starts the gateway's card-saving payment (nothing is taken: amount 0 with a
@@ -185,7 +186,13 @@ async function firstForm(db: Kysely<Database>, found: CardRow): Promise<Redirect
 export type CardOutcome = 'saved' | 'failed' | 'pending' | 'done-already' | 'mismatch';
 
 /** Applies the gateway's word on a card-saving payment (fetched by the shop, never taken from a request). */
-export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentStatus, now: number): Promise<CardOutcome> {
+export async function applyCardStatus(
+  trx: Db,
+  cardTokens: CardTokens,
+  card: CardRow,
+  status: PaymentStatus,
+  now: number,
+): Promise<CardOutcome> {
   if (status.orderReference !== card.order_reference) return 'mismatch';
   if (card.state === 'ACTIVE') return 'done-already';
   if (status.state === 'settled' && status.card) {
@@ -195,7 +202,7 @@ export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentSta
     // both became one, and a removal or a new default committed meanwhile went unseen.
     await lockCardOwner(trx, Number(card.client_account_id));
     const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
-    if (!(await confirmCard(trx, Number(card.id), status.card, !hasDefault, now))) return 'done-already';
+    if (!(await confirmCard(trx, cardTokens, Number(card.id), status.card, !hasDefault, now))) return 'done-already';
     // A subscription left without a card (its card went while no other was left) is paid with the
     // card saved next, as the billing-failed mail tells the customer.
     await giveCardToCardless(trx, Number(card.client_account_id), Number(card.id), now);
@@ -210,10 +217,15 @@ export async function applyCardStatus(trx: Db, card: CardRow, status: PaymentSta
 }
 
 /** The shopper is back: the card's payment is looked up at its gateway and applied. Answers whether the card is saved. */
-export async function settleCardReturn(db: Kysely<Database>, gateways: Gateways, cardId: number, now: number): Promise<CardRow | null> {
+export async function settleCardReturn(
+  db: Kysely<Database>,
+  deps: { gateways: Gateways; cardTokens: CardTokens },
+  cardId: number,
+  now: number,
+): Promise<CardRow | null> {
   const card = await findCard(db, cardId);
   if (!card) return null;
-  const gateway = gateways[card.gateway as GatewayName];
+  const gateway = deps.gateways[card.gateway as GatewayName];
   if (card.state === 'PENDING' && card.payment_reference && gateway) {
     let status: PaymentStatus | null = null;
     try {
@@ -221,7 +233,7 @@ export async function settleCardReturn(db: Kysely<Database>, gateways: Gateways,
     } catch (error) {
       if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
     }
-    if (status) await db.transaction().execute((trx) => applyCardStatus(trx, card, status, now));
+    if (status) await db.transaction().execute((trx) => applyCardStatus(trx, deps.cardTokens, card, status, now));
   }
   return (await findCard(db, cardId)) ?? null;
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Gateways } from '../payments/index.js';
 import { billDue } from './billing.service.js';
+import type { CardTokens } from './card-tokens.js';
 import { settleCharge, stalePendingCharges } from './pending-charges.service.js';
 import { subscriptionStats } from './stats.service.js';
 
@@ -18,6 +19,8 @@ export const SUBSCRIPTION_USAGE = `  subscription bill                   charge 
                                       the gateway's answer would be (the payment is checked there)`;
 
 const SETTLE_USAGE = 'subscription settle <orderReference> paid <paymentReference> | failed [<paymentReference>]';
+// The only listing of charges there is: the ones an operator may have to settle by hand.
+const CHARGES_USAGE = 'subscription charges --pending (the charges still pending after 10 minutes)';
 
 /**
  * `storefront subscription bill`: one billing run now; prints its counts as JSON. `stats`: one line a month.
@@ -25,18 +28,21 @@ const SETTLE_USAGE = 'subscription settle <orderReference> paid <paymentReferenc
  * (pending-charges.service.ts).
  */
 export async function subscriptionCommand(
-  deps: { db: Kysely<Database>; gateways: Gateways; clock: Clock; concurrency?: number },
+  deps: { db: Kysely<Database>; gateways: Gateways; cardTokens: () => Promise<CardTokens>; clock: Clock; concurrency?: number },
   args: string[],
   print: (line: string) => void,
 ): Promise<void> {
   const [action, ...rest] = args;
-  if (action === 'bill' && rest.length === 0)
-    return print(JSON.stringify(await billDue(deps.db, deps.gateways, deps.clock.now(), { concurrency: deps.concurrency })));
+  if (action === 'bill' && rest.length === 0) {
+    const options = { cardTokens: await deps.cardTokens(), concurrency: deps.concurrency };
+    return print(JSON.stringify(await billDue(deps.db, deps.gateways, deps.clock.now(), options)));
+  }
   if (action === 'stats' && rest.length === 0) {
     for (const month of await subscriptionStats(deps.db)) print(JSON.stringify(month));
     return;
   }
-  if (action === 'charges' && rest.length === 1 && rest[0] === '--pending') {
+  if (action === 'charges') {
+    if (rest.length !== 1 || rest[0] !== '--pending') throw new CliUsageError(CHARGES_USAGE);
     for await (const charge of stalePendingCharges(deps.db, deps.clock.now())) print(JSON.stringify(charge));
     return;
   }

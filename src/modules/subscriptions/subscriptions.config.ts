@@ -1,5 +1,6 @@
 import type { EnvReader } from '../../infra/env.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
+import { parseSealingKeys, type SealingKey } from '../../infra/sealed-secret.js';
 
 /** How many charges a billing run has at the gateway at once unless told (SUBSCRIPTION_BILLING_CONCURRENCY). */
 export const DEFAULT_BILLING_CONCURRENCY = 4;
@@ -22,6 +23,11 @@ export interface SubscriptionsSection {
    * saved card at once, and a declined one may be sent again at once.
    */
   subscribePerClient: RateLimit;
+  /**
+   * The keys saved cards' gateway tokens are sealed with (CARD_TOKEN_KEYS, the first seals); unset: a
+   * key file beside the SQLite database, and a refusal to start on PostgreSQL (card-tokens.ts).
+   */
+  cardTokenKeys: SealingKey[] | undefined;
 }
 
 export function readSubscriptionsConfig(env: EnvReader): SubscriptionsSection {
@@ -32,5 +38,15 @@ export function readSubscriptionsConfig(env: EnvReader): SubscriptionsSection {
       perIp: env.rateLimit('CARD_CHECK_RATE_LIMIT_PER_IP', '30/1h'),
     },
     subscribePerClient: env.rateLimit('SUBSCRIBE_RATE_LIMIT_PER_CLIENT', '10/1h'),
+    cardTokenKeys: readCardTokenKeys(env),
   };
+}
+
+function readCardTokenKeys(env: EnvReader): SealingKey[] | undefined {
+  const text = env.optional('CARD_TOKEN_KEYS');
+  if (text === undefined) return undefined;
+  const parsed = parseSealingKeys(text);
+  if ('keys' in parsed) return parsed.keys;
+  env.problem(`CARD_TOKEN_KEYS: ${parsed.problem} (comma-separated <id>:<key>, the first seals)`);
+  return undefined;
 }

@@ -2,11 +2,14 @@ import type { DatabaseHandle } from '../../db/database.js';
 import type { StoreReader } from '../../http/request-context.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
 import type { Gateways } from '../payments/index.js';
+import type { CardTokens } from './card-tokens.js';
 
 /** What the subscription routes need; app.ts builds it. */
 export interface SubscriptionsDeps {
   database: DatabaseHandle;
   gateways: Gateways;
+  /** Seals the tokens of cards saved, opens them to charge (card-tokens.ts). */
+  cardTokens: CardTokens;
   stores: StoreReader;
   /** The API's public URL and base path: the gateways send shoppers and callbacks back to it. */
   config: {

@@ -8,6 +8,7 @@ import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js'
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeStatus } from './billing.apply.js';
 import { billDue } from './billing.service.js';
+import type { CardTokens } from './card-tokens.js';
 import { findCardByPayment } from './cards.repository.js';
 import { applyCardStatus, CARD_SAVING_REFERENCE } from './cards.service.js';
 import { findChargeByGatewayPayment } from './charges.repository.js';
@@ -24,7 +25,7 @@ export const BILLING_INTERVAL_MS = 3_600_000;
 const LEASE_TTL_MS = 30 * 60_000;
 
 export function scheduleSubscriptionBilling(
-  deps: { db: Kysely<Database>; gateways: Gateways; log: Logger; concurrency?: number },
+  deps: { db: Kysely<Database>; gateways: Gateways; cardTokens: CardTokens; log: Logger; concurrency?: number },
   intervalMs = BILLING_INTERVAL_MS,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
@@ -35,7 +36,7 @@ export function scheduleSubscriptionBilling(
     busy = true;
     const now = clock.now();
     running = withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () =>
-      billDue(deps.db, deps.gateways, now, { concurrency: deps.concurrency, log: deps.log }),
+      billDue(deps.db, deps.gateways, now, { cardTokens: deps.cardTokens, concurrency: deps.concurrency, log: deps.log }),
     )
       .then(
         (run) => run.ran && deps.log.info(run.result, 'subscription billing run'),
@@ -58,11 +59,11 @@ export function scheduleSubscriptionBilling(
  * Applies a gateway status (fetched from the gateway by the callback route, never taken from the
  * callback) to the card or charge it names; false when it names none of this module's payments.
  */
-export function subscriptionPayments(db: Kysely<Database>) {
+export function subscriptionPayments(db: Kysely<Database>, cardTokens: CardTokens) {
   return async (gateway: GatewayName, status: PaymentStatus, now: number): Promise<boolean> =>
     inTransaction(db, async (trx) => {
       const card = await findCardByPayment(trx, gateway, status.reference, status.orderReference);
-      if (card) return (await applyCardStatus(trx, card, status, now)) !== 'mismatch';
+      if (card) return (await applyCardStatus(trx, cardTokens, card, status, now)) !== 'mismatch';
       const charge = await findChargeByGatewayPayment(trx, gateway, status.reference, status.orderReference);
       if (charge) return (await applyChargeStatus(trx, charge, status, now)) !== 'mismatch';
       // A card-saving payment whose card is gone: removed by its owner, pruned (never confirmed within

@@ -5,6 +5,7 @@ const en = {
   'subscriptions.notFound': 'There is no subscription {id}.',
   'subscriptions.cardNotFound': 'There is no saved card {id}.',
   'subscriptions.cardNeeded': 'Save a card first: subscriptions are paid with a saved card.',
+  'subscriptions.cardUnusable': 'Saved card {id} can no longer be charged; please save your card again.',
   'subscriptions.alreadySubscribed': 'You already have a subscription of this kind.',
   'subscriptions.paymentDeclined': 'The card was declined.',
   'subscriptions.paymentPending':
@@ -59,6 +60,7 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.notFound': 'Tellimust {id} ei ole.',
   'subscriptions.cardNotFound': 'Salvestatud kaarti {id} ei ole.',
   'subscriptions.cardNeeded': 'Salvestage esmalt kaart: tellimuse eest makstakse salvestatud kaardiga.',
+  'subscriptions.cardUnusable': 'Salvestatud kaardilt {id} ei saa enam makset võtta; palun salvestage kaart uuesti.',
   'subscriptions.alreadySubscribed': 'Teil on juba sellist liiki tellimus.',
   'subscriptions.paymentDeclined': 'Kaardimakse lükati tagasi.',
   'subscriptions.paymentPending':
@@ -114,6 +116,7 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.notFound': 'Подписки {id} нет.',
   'subscriptions.cardNotFound': 'Сохранённой карты {id} нет.',
   'subscriptions.cardNeeded': 'Сначала сохраните карту: подписка оплачивается сохранённой картой.',
+  'subscriptions.cardUnusable': 'С сохранённой карты {id} больше нельзя списать оплату; сохраните карту заново.',
   'subscriptions.alreadySubscribed': 'У вас уже есть подписка этого вида.',
   'subscriptions.paymentDeclined': 'Оплата картой отклонена.',
   'subscriptions.paymentPending':

@@ -81,7 +81,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
         summary:
           'Subscribes to a plan: a trial when the user and the client account never had one of its kind, else the first month is charged',
         description:
-          '201 with the subscription (TRIAL or ACTIVE; PENDING while the bank decides on the first month: the outcome is mailed). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, or no saved card. ' +
+          '201 with the subscription (TRIAL or ACTIVE; PENDING while the bank decides on the first month: the outcome is mailed). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, no saved card, or a saved card that can no longer be charged (save it again). ' +
           'Each request (whatever it is answered) counts against a limit per client (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): past it, a 429 with Retry-After.',
         headers: StoreRequestHeaders,
         body: SubscribeBody,
@@ -97,7 +97,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       // (trial or not, card usable) is decided under the client's lock in the subscribe transaction, where
       // a hit must not be counted, and what does not reach it is cheap and rare for a real subscriber.
       await countCharging(who, request.actionTime);
-      const sub = await subscribe(db, deps.gateways, who, request.body, languageOf(request), request.actionTime);
+      const sub = await subscribe(db, deps, who, request.body, languageOf(request), request.actionTime);
       return reply.code(201).send(sub);
     },
   );
@@ -125,7 +125,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
       const who = await subscriber(request);
       // An upgrade charges the saved card at once, and a declined one may be sent again at once, as a subscription may.
       await countCharging(who, request.actionTime);
-      return changePlan(db, deps.gateways, who, request.params.id, request.body.planId, languageOf(request), request.actionTime);
+      return changePlan(db, deps, who, request.params.id, request.body.planId, languageOf(request), request.actionTime);
     },
   );
 

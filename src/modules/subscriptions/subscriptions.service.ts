@@ -7,7 +7,8 @@ import type { Language } from '../../i18n/index.js';
 import { conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
 import type { Gateways } from '../payments/index.js';
 import { decidedOutcome, newCharge, runCharge, STALE_CHARGE_MS } from './billing.service.js';
-import { activeCardsOf, ownCard } from './cards.repository.js';
+import type { CardTokens } from './card-tokens.js';
+import { activeCardsOf, chargeableToken, ownCard, type CardRow } from './cards.repository.js';
 import type { ChargeOutcome } from './billing.apply.js';
 import { countCharges, insertChargeOnce, markOutcomeTold, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
@@ -87,9 +88,25 @@ async function sellablePlan(db: Db, planId: number, storeCode: string): Promise<
   return plan;
 }
 
+/** What charges a saved card: its gateway, and what opens its token. */
+export interface CardPayer {
+  gateways: Gateways;
+  cardTokens: CardTokens;
+}
+
+/**
+ * The token to charge `card` with now. One that does not open (the card token keys lost or changed,
+ * logged for the operator) is refused before any charge: the customer saves the card again.
+ */
+function tokenToCharge(payer: CardPayer, card: CardRow, field: string): string {
+  const token = chargeableToken(payer.cardTokens, card);
+  if (token === null) throw invalidField(field, 'subscriptions.cardUnusable', { id: Number(card.id) });
+  return token;
+}
+
 export async function subscribe(
   db: Kysely<Database>,
-  gateways: Gateways,
+  payer: CardPayer,
   who: Subscriber,
   input: { planId: number; cardId?: number },
   language: Language,
@@ -141,10 +158,11 @@ export async function subscribe(
         await queueSubscriptionMail(trx, id, 'purchased', now);
         return { id, charge: null, token: null };
       }
+      const token = tokenToCharge(payer, card, 'cardId');
       const fields = { period_number: 1, purpose: 'PERIOD' as const, attempt: 1, plan_id: Number(plan.id), amount_cents: plan.price_cents };
       const charge = (await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now)))!;
       await queueAnswerDeadline(trx, id, Number(charge.id), now);
-      return { id, charge, token: card.token };
+      return { id, charge, token };
     })
     .catch((error: unknown) => {
       // The family's slot is taken: a live subscription exists (or a parallel request just made one).
@@ -153,7 +171,7 @@ export async function subscribe(
     });
   if (claim.charge) {
     // Still with the bank: 201 PENDING, and the outcome is mailed once it comes (billing.apply.ts).
-    const outcome = await chargeWhileTheCustomerWaits(db, gateways, claim.charge, claim.token, now);
+    const outcome = await chargeWhileTheCustomerWaits(db, payer.gateways, claim.charge, claim.token, now);
     // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
     if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
   }
@@ -162,7 +180,7 @@ export async function subscribe(
 
 export async function changePlan(
   db: Kysely<Database>,
-  gateways: Gateways,
+  payer: CardPayer,
   who: Subscriber,
   id: number,
   planId: number,
@@ -212,6 +230,7 @@ export async function changePlan(
     }
     const card = sub.card_id === null ? undefined : await ownCard(trx, who.clientAccountId, Number(sub.card_id));
     if (card?.state !== 'ACTIVE') throw invalidField('planId', 'subscriptions.cardNeeded');
+    const token = tokenToCharge(payer, card, 'planId');
     const attempt = (await countCharges(trx, id, sub.period_number, 'UPGRADE')) + 1;
     const fields = {
       period_number: sub.period_number,
@@ -224,11 +243,11 @@ export async function changePlan(
     const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));
     if (!charge) throw conflict('subscriptions.chargePending');
     await queueAnswerDeadline(trx, id, Number(charge.id), now);
-    return { charge, token: card.token };
+    return { charge, token };
   });
   if (claim) {
     // Still with the bank: the customer is told so (503), and mailed the outcome once it comes (billing.apply.ts).
-    const outcome = await chargeWhileTheCustomerWaits(db, gateways, claim.charge, claim.token, now);
+    const outcome = await chargeWhileTheCustomerWaits(db, payer.gateways, claim.charge, claim.token, now);
     // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
     if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
     if (outcome === 'pending') throw new DomainError('unavailable', 'subscriptions.paymentPending', {}, 60);
