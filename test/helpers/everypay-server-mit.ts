@@ -45,6 +45,8 @@ export function ccDetailsOf(payment: FakePayment & { card?: FakeCard | null; pai
 }
 
 export interface ValidMit {
+  /** The merchant's processing account the charge names: its payment is in that account's currency. */
+  accountName: string;
   orderReference: string;
   initialCents: number;
   nonce: string;
@@ -57,13 +59,15 @@ const invalid = (field: string, why: string): ApiError => ({ status: 422, code: 
 export function validateMit(
   fields: Record<string, unknown>,
   context: {
-    accountName: string;
+    /** The merchant's processing accounts and the currency of each. */
+    accounts: Record<string, string>;
     nonces: Set<string>;
     taken: (orderReference: string) => boolean;
     card: (token: string) => FakeCard | undefined;
   },
 ): ValidMit | ApiError {
-  if (fields.account_name !== context.accountName) return { status: 422, code: 4221, message: 'Account name is invalid' };
+  if (typeof fields.account_name !== 'string' || !Object.hasOwn(context.accounts, fields.account_name))
+    return { status: 422, code: 4221, message: 'Account name is invalid' };
   const text = typeof fields.amount === 'number' ? String(fields.amount) : typeof fields.amount === 'string' ? fields.amount : '';
   if (!/^\d{1,9}(\.\d{1,2})?$/.test(text)) return invalid('amount', 'must be a positive amount in euros with at most two decimals');
   const [whole, fraction = ''] = text.split('.');
@@ -79,5 +83,12 @@ export function validateMit(
   if (context.nonces.has(fields.nonce as string)) return { status: 422, code: 4222, message: 'Nonce has already been used' };
   if (context.taken(fields.order_reference as string)) return { status: 422, code: 4223, message: 'Order reference has already been used' };
   const email = typeof fields.email === 'string' ? fields.email : null;
-  return { orderReference: fields.order_reference as string, initialCents, nonce: fields.nonce as string, card, email };
+  return {
+    accountName: fields.account_name,
+    orderReference: fields.order_reference as string,
+    initialCents,
+    nonce: fields.nonce as string,
+    card,
+    email,
+  };
 }

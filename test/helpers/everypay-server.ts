@@ -54,7 +54,8 @@ export interface EveryPayServerOptions {
   accountName?: string;
   /**
    * The merchant's other processing accounts and the currency of each (e.g. `{ USD3D1: 'USD' }`): a
-   * one-off may name any of the merchant's accounts, and its payment is in that account's currency.
+   * one-off or a merchant-initiated charge may name any of the merchant's accounts, and its payment
+   * is in that account's currency.
    */
   otherAccounts?: Record<string, string>;
   /** The "Callback Notification URL" of the merchant portal; none: no callbacks until setCallbackUrl. */
@@ -259,7 +260,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     }
     if (path.endsWith('/mit')) {
       const valid = validateMit(fields, {
-        accountName,
+        accounts,
         nonces,
         taken: (ref) => uniqueOrderReference && byOrderReference.has(ref),
         card: (token) => cards.get(token),
@@ -274,8 +275,8 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
         customerIp: null,
         locale: null,
         nonce: valid.nonce,
-        accountName,
-        currency: 'EUR',
+        accountName: valid.accountName,
+        currency: accounts[valid.accountName]!,
         state: valid.card.processing ? 'sent_for_processing' : valid.card.outcome,
       });
       payment.paidWith = valid.card;

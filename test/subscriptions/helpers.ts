@@ -5,7 +5,7 @@ import { billDue, cardTokensFor, type CardTokens } from '../../src/modules/subsc
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
-import { startEveryPayServer, type EveryPayServer } from '../helpers/everypay-server.js';
+import { startEveryPayServer, type EveryPayServer, type EveryPayServerOptions } from '../helpers/everypay-server.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp, TestAppOptions } from '../helpers/test-app.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
@@ -61,12 +61,13 @@ export interface SubscriptionShop {
 
 export async function startSubscriptionShop(
   env: Record<string, string> = {},
-  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile'> = {},
+  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile'> & { everypay?: EveryPayServerOptions } = {},
 ): Promise<SubscriptionShop> {
-  const everypay = await startEveryPayServer();
+  const { everypay: server, ...appOptions } = options;
+  const everypay = await startEveryPayServer(server);
   // Every test customer saves its cards from the one loopback address: the per-address limit is not what these test.
   const { t, origin } = await createListeningApp({
-    ...options,
+    ...appOptions,
     env: { ...everypayEnv(everypay), CARD_CHECK_RATE_LIMIT_PER_IP: '100000/1h', ...env },
   });
   everypay.setCallbackUrl(callbackUrlOf({ t, origin }));

@@ -29,8 +29,23 @@ export function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pendin
   return status.state === 'pending' ? 'pending' : 'failed';
 }
 
+/**
+ * Whether the gateway's payment is this charge's: its order reference and its sum, in euros on the shop's
+ * own processing account, as an order's payment must be (orders' payment-status.service.ts). A payment in
+ * another currency or another account's is not the shop's money whatever its amount says: it proves
+ * nothing of the charge, as an answer of another sum proves nothing.
+ */
+export function paysCharge(status: PaymentStatus, charge: Pick<ChargeRow, 'order_reference' | 'amount_cents'>): boolean {
+  return (
+    status.orderReference === charge.order_reference &&
+    status.amountCents === charge.amount_cents &&
+    status.ownAccount &&
+    (status.currency === null || status.currency === 'EUR')
+  );
+}
+
 export async function applyChargeStatus(trx: Db, charge: ChargeRow, status: PaymentStatus, now: number): Promise<ChargeOutcome> {
-  if (status.orderReference !== charge.order_reference || status.amountCents !== charge.amount_cents) return 'mismatch';
+  if (!paysCharge(status, charge)) return 'mismatch';
   const outcome = outcomeOf(status);
   if (outcome === 'pending') {
     await setChargeReference(trx, Number(charge.id), status.reference, now);

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/after-commit.js';
 import type { Database } from '../../db/schema.js';
 import { toIsoTimestamp } from '../../db/time.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
-import { applyChargeOutcome, applyChargeStatus, outcomeOf, type ChargeOutcome } from './billing.apply.js';
+import { applyChargeOutcome, applyChargeStatus, outcomeOf, paysCharge, type ChargeOutcome } from './billing.apply.js';
 import { STALE_CHARGE_MS } from './billing.service.js';
 import { findChargeByOrderReference, stalePendingChargesPage, type ChargeRow } from './charges.repository.js';
 import { findSubscription } from './subscriptions.repository.js';
@@ -130,9 +130,9 @@ async function verifiedStatus(
     throw error;
   }
   if (!status) throw new Error(`${charge.gateway} does not know the payment ${paymentReference}; nothing changed`);
-  if (status.orderReference !== charge.order_reference || status.amountCents !== charge.amount_cents)
+  if (!paysCharge(status, charge))
     throw new Error(
-      `${charge.gateway}'s payment ${paymentReference} is for ${status.orderReference}, ${(status.amountCents / 100).toFixed(2)} EUR, not for charge ${charge.order_reference}, ${(charge.amount_cents / 100).toFixed(2)} EUR; nothing changed`,
+      `${charge.gateway}'s payment ${paymentReference} is for ${status.orderReference}, ${(status.amountCents / 100).toFixed(2)} ${status.currency ?? 'EUR'}${status.ownAccount ? '' : " on another of the merchant's accounts"}, not for charge ${charge.order_reference}, ${(charge.amount_cents / 100).toFixed(2)} EUR on the shop's account; nothing changed`,
     );
   const found = outcomeOf(status);
   if ((found === 'settled' ? 'paid' : found) !== finding)
