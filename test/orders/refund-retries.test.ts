@@ -145,3 +145,16 @@ describe('EveryPay refusing the refund and the look-up after it (credentials cha
     expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
   });
 });
+
+describe('EveryPay throttling the refund (429: try later)', () => {
+  it('503 with the refund left to be finished, not a 409 that records it refused; the retry refunds once', async () => {
+    const order = await paidBook(s);
+    s.everypay.breakApi({ status: 429, body: '{"error":{"code":4290,"message":"Too many requests"}}' }, 1, REFUND_PATH);
+    expectErrorBody(await s.refund(order.code, { amount: 5 }), 503, 'Service Unavailable');
+    expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
+    const retry = await s.refund(order.code, { amount: 5 });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+  });
+});

@@ -54,9 +54,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // The gateway refused to show what the callback names (EveryPay: a 4xx other than 404, say for a
     // reference that is none of its forms): nothing verified, so it counts as naming no payment; left
     // uncounted, a flood of such references was a call to the gateway each, never refused. A 429 is the
-    // gateway throttling the shop's own calls, which says nothing of the sender: a billing run's
-    // genuine callbacks meet it too.
-    (error instanceof GatewayRefusedError && error.status !== 429);
+    // gateway throttling the shop's own calls, which says nothing of the sender (a billing run's genuine
+    // callbacks meet it too): the adapters report it as unavailable, not refused, so it counts nothing.
+    error instanceof GatewayRefusedError;
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {

@@ -118,7 +118,7 @@ export interface PaymentGateway {
   findPayment(orderReference: string): Promise<PaymentStatus | null>;
 }
 
-/** The provider could not be reached or answered with an error of its own (network, 5xx, bad JSON). */
+/** The provider could not be reached, answered with an error of its own (network, 5xx, bad JSON) or asked the shop to try later (429). */
 export class GatewayUnavailableError extends Error {
   constructor(
     readonly gateway: GatewayName,
@@ -130,7 +130,7 @@ export class GatewayUnavailableError extends Error {
   }
 }
 
-/** The provider refused the request itself (4xx other than an unknown reference): a bug or a bad config. */
+/** The provider refused the request itself (4xx other than an unknown reference or throttling): a bug or a bad config. */
 export class GatewayRefusedError extends Error {
   constructor(
     readonly gateway: GatewayName,

@@ -63,7 +63,10 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
         cause: err,
       });
     }
-    if (status >= 500) throw new GatewayUnavailableError('everypay', `${what}: HTTP ${status}${errorText(parse(text))}`);
+    // A 429 is EveryPay throttling the shop's calls: "try later", as a 5xx is, never a refusal of what was
+    // asked. Taken for one, a billing run's burst of renewals failed their subscriptions and mailed their
+    // customers that billing failed, and an operator's refund was recorded refused.
+    if (status >= 500 || status === 429) throw new GatewayUnavailableError('everypay', `${what}: HTTP ${status}${errorText(parse(text))}`);
     const json = parse(text);
     if (json === undefined) throw new GatewayUnavailableError('everypay', `${what}: HTTP ${status} with an answer that is not JSON`);
     return { status, json };

@@ -1,0 +1,44 @@
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import {
+  MIT_PATH,
+  activeShelfSubscriber,
+  bill,
+  billStalePending,
+  chargesOf,
+  mailJobs,
+  releaseHeldCallbacks,
+  subscriptionRow,
+  type SubscriptionShop,
+  startSubscriptionShop,
+} from './helpers.js';
+
+// EveryPay answers 429 when it throttles the shop's calls: "try later", the gateway unavailable for a
+// moment, not a refusal of the charge. A renewal met by it is left pending for the next run, which
+// charges it: the subscription does not fail and its customer is not told the billing failed.
+
+const THROTTLED = { status: 429, body: '{"error":{"code":4290,"message":"Too many requests"}}' };
+
+let s: SubscriptionShop;
+beforeAll(async () => {
+  s = await startSubscriptionShop();
+});
+afterEach(async () => {
+  s.everypay.breakApi(null);
+  await releaseHeldCallbacks(s);
+});
+afterAll(() => s.close());
+
+it('a renewal EveryPay answers 429 stays pending, nothing failed or mailed; the next run charges it once', async () => {
+  const { id, end } = await activeShelfSubscriber(s);
+  await s.everypay.callbacksIdle();
+  const mailsBefore = await mailJobs(s, id);
+  s.everypay.breakApi(THROTTLED, 1, MIT_PATH);
+  expect(await bill(s, end + 1)).toMatchObject({ charged: 0, failed: 0, pending: 1 });
+  expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 1, failed_attempts: 0 });
+  expect((await chargesOf(s, id)).map((charge) => charge.state)).toEqual(['settled', 'pending']);
+  expect(await mailJobs(s, id)).toEqual(mailsBefore);
+  await billStalePending(s, id);
+  expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+  expect((await chargesOf(s, id)).map((charge) => charge.state)).toEqual(['settled', 'settled']);
+  expect(s.everypay.paymentsFor(`SUB${id}-2P1`)).toHaveLength(1);
+});
