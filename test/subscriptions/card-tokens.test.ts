@@ -9,7 +9,7 @@ import {
   activeShelfSubscriber,
   bill,
   chargesOf,
-  DAY,
+  mailJobs,
   mitPayments,
   saveCard,
   startSubscriptionShop,
@@ -21,8 +21,8 @@ import { createCustomer } from '../helpers/customers.js';
 
 // Saved cards' gateway tokens are sealed at rest under a key kept outside the database
 // (modules/subscriptions/card-tokens.ts): the row holds no token in clear, and the charges still send
-// the gateway its token. A token no configured key opens is never sent, and the customer is told to
-// save the card again; tokens stored in clear before, or under a rotated-out key, are sealed anew.
+// the gateway its token. A token no configured key opens is never sent: the customer is told to save the
+// card again when subscribing, and a renewal waits for the right key (the operator's to fix); tokens stored in clear before, or under a rotated-out key, are sealed anew.
 
 const OTHER_KEY: SealingKey = { id: 'test2', key: Buffer.alloc(32, 9) };
 
@@ -94,23 +94,28 @@ describe('saved card tokens at rest', () => {
     expect(subscriptions).toEqual([]);
   });
 
-  it('with a wrong key a renewal is not sent to the gateway: it fails, is logged, and is charged once the key is right', async () => {
+  it('with a wrong key a renewal is not sent, failed nor mailed, one warning counts it; the run with the right key charges it once', async () => {
     const { id, end, token } = await activeShelfSubscriber(s);
-    const { cardId, token: sealed } = await storedToken(s, id);
+    const { token: sealed } = await storedToken(s, id);
+    const mailsBefore = await mailJobs(s, id);
     const logged: unknown[] = [];
+    const warnings: unknown[] = [];
     const wrong = cardTokensOver(s, [{ id: 'test1', key: OTHER_KEY.key }], logged);
-    const report = await billDue(s.t.database.db, s.gateways, end + 1000, { cardTokens: wrong });
-    expect(report.failed).toBe(1);
+    const log = { warn: (details: unknown) => void warnings.push(details) };
+    const report = await billDue(s.t.database.db, s.gateways, end + 1000, { cardTokens: wrong, log });
+    expect(report).toMatchObject({ failed: 0, charged: 0, cardsUnopened: 1 });
+    // The key is the operator's to put right: one warning with the count, no line per card, no token.
+    expect(warnings).toEqual([{ cardsUnopened: 1 }]);
+    expect(logged).toEqual([]);
     expect(chargedTokens(s, id)).toEqual([token]);
-    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', failed_attempts: 1, next_attempt_at: end + DAY });
-    expect(logged).toContainEqual([{ cardId, keyId: 'test1', reason: 'not-authentic' }, expect.stringContaining('is not charged')]);
-    expect(JSON.stringify(logged)).not.toContain(token);
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 1, failed_attempts: 0 });
+    expect(await mailJobs(s, id)).toEqual(mailsBefore);
     // Left as it is: the key may come back.
     expect((await storedToken(s, id)).token).toBe(sealed);
-    await bill(s, end + DAY);
+    await bill(s, end + 2000);
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
     expect(chargedTokens(s, id)).toEqual([token, token]);
-    expect((await chargesOf(s, id)).map((c) => c.state)).toEqual(['settled', 'failed', 'settled']);
+    expect((await chargesOf(s, id)).map((c) => c.state)).toEqual(['settled', 'settled']);
   });
 });
 

@@ -6,7 +6,7 @@ import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Ga
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import type { CardTokens } from './card-tokens.js';
-import { chargeableToken, findCard } from './cards.repository.js';
+import { findCard } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import {
   chargeStateOf,
@@ -74,6 +74,8 @@ export interface BillingReport {
   refundsLeft: number;
   /** Charges pending longer than a day (STUCK_CHARGE_MS): the gateway cannot settle them; see `subscription charges --pending`. */
   stuck: number;
+  /** Renewals not charged because their card's token opens with no configured key: left due for a run with the right key. */
+  cardsUnopened: number;
 }
 
 /** The charge's order reference at the gateway: one per row, so a retry is another payment there. */
@@ -166,6 +168,12 @@ async function claimRenewal(db: Kysely<Database>, cardTokens: CardTokens, subscr
     const planId = Number(sub.next_plan_id ?? sub.plan_id);
     const plan = (await findPlan(trx, planId))!;
     const card = sub.card_id === null ? undefined : await findCard(trx, Number(sub.card_id));
+    const chargeable = card?.state === 'ACTIVE' && card.token !== null;
+    const token = chargeable ? cardTokens.openQuietly(card.token!) : null;
+    // A token no configured key opens (a key lost or mistyped) is the operator's fault, not the customer's
+    // card: no charge is claimed, the subscription neither fails nor is mailed, and a run with the right
+    // key charges it. The run warns once with the count. Failed, every renewal failed and mailed its customer.
+    if (chargeable && token === null) return 'card-unopened' as const;
     const charge = await insertChargeOnce(
       trx,
       newCharge(
@@ -181,8 +189,8 @@ async function claimRenewal(db: Kysely<Database>, cardTokens: CardTokens, subscr
         now,
       ),
     );
-    // A token no configured key opens (logged) is no card to charge: the renewal fails without a gateway call.
-    return charge ? { charge, token: chargeableToken(cardTokens, card) } : null;
+    // No active card with a token: the renewal fails without a gateway call (runCharge).
+    return charge ? { charge, token } : null;
   });
 }
 
@@ -239,7 +247,7 @@ export async function reconcile(
 async function resendCharge(db: Kysely<Database>, gateways: Gateways, cardTokens: CardTokens, charge: ChargeRow, now: number) {
   const sub = await findSubscription(db, Number(charge.subscription_id));
   const card = sub?.card_id == null ? undefined : await findCard(db, Number(sub.card_id));
-  const token = card?.token ? cardTokens.open(card.token, Number(card.id)) : null;
+  const token = card?.token ? cardTokens.openQuietly(card.token) : null;
   if (token === null || card!.gateway !== charge.gateway) return 'pending' as const;
   const gateway = gateways[charge.gateway as GatewayName]!;
   const subscriber = await subscriberOf(db, Number(sub!.user_id));
@@ -296,6 +304,7 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
     refunded: 0,
     refundsLeft: 0,
     stuck: 0,
+    cardsUnopened: 0,
   };
   await sealStoredTokens(db, options.cardTokens);
   report.reconciled = await reconcile(db, gateways, options.cardTokens, now, options.reconcileBatch);
@@ -310,9 +319,15 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
       const claim = await claimRenewal(db, options.cardTokens, id, now);
       if (claim === null) report.skipped += 1;
       else if (claim === 'ended') report.ended += 1;
+      else if (claim === 'card-unopened') report.cardsUnopened += 1;
       else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
     });
   }
+  if (report.cardsUnopened > 0)
+    options.log?.warn(
+      { cardsUnopened: report.cardsUnopened },
+      "subscription billing: renewals not charged, their saved cards' tokens open with no card token key (CARD_TOKEN_KEYS or the key file); a run with the right key charges them",
+    );
   report.stuck = await stuckChargeCount(db, now);
   if (report.stuck > 0)
     options.log?.warn(

@@ -23,6 +23,8 @@ export interface CardTokens {
    * logged for the operator, when no configured key opens it: the card cannot be charged.
    */
   open(stored: string, cardId: number): string | null;
+  /** open() without the log line: for a billing run, which tells the operator once how many did not open. */
+  openQuietly(stored: string): string | null;
   /** What every token sealed under the key that seals now starts with. */
   readonly currentPrefix: string;
 }
@@ -33,20 +35,30 @@ export const KEY_FILE_SUFFIX = '.card-token-keys';
 
 export function createCardTokens(keys: readonly SealingKey[], log: Pick<Logger, 'error'>): CardTokens {
   const sealer = createSealer(keys, PURPOSE);
+  /** The token, or why no key opens it. */
+  const tryOpen = (stored: string): string | UnsealableSecretError => {
+    if (!isSealed(stored)) return stored;
+    try {
+      return sealer.open(stored);
+    } catch (error) {
+      if (!(error instanceof UnsealableSecretError)) throw error;
+      return error;
+    }
+  };
   return {
     seal: (token) => sealer.seal(token),
     open(stored, cardId) {
-      if (!isSealed(stored)) return stored;
-      try {
-        return sealer.open(stored);
-      } catch (error) {
-        if (!(error instanceof UnsealableSecretError)) throw error;
-        log.error(
-          { cardId, keyId: error.keyId, reason: error.reason },
-          "a saved card's token does not open with the card token keys (CARD_TOKEN_KEYS or the key file): the card is not charged",
-        );
-        return null;
-      }
+      const opened = tryOpen(stored);
+      if (typeof opened === 'string') return opened;
+      log.error(
+        { cardId, keyId: opened.keyId, reason: opened.reason },
+        "a saved card's token does not open with the card token keys (CARD_TOKEN_KEYS or the key file): the card is not charged",
+      );
+      return null;
+    },
+    openQuietly(stored) {
+      const opened = tryOpen(stored);
+      return typeof opened === 'string' ? opened : null;
     },
     currentPrefix: `v1.${sealer.sealingKeyId}.`,
   };

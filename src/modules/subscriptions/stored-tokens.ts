@@ -15,8 +15,9 @@ export async function sealStoredTokens(db: Db, cardTokens: CardTokens): Promise<
   for (let afterId = 0; ;) {
     const page = await cardsWithOtherTokens(db, cardTokens.currentPrefix, afterId, PAGE);
     for (const card of page) {
-      // One no configured key opens stays as it is (logged): a key left out of the list may come back.
-      const token = cardTokens.open(card.token!, Number(card.id));
+      // One no configured key opens stays as it is: a key left out of the list may come back. Not logged
+      // card by card every run: the run warns once with the count of renewals it held back (billing.service.ts).
+      const token = cardTokens.openQuietly(card.token!);
       // Conditional on the value read: a card confirmed or re-sealed meanwhile keeps what it has now.
       if (token !== null && (await replaceToken(db, Number(card.id), card.token!, cardTokens.seal(token)))) sealed += 1;
     }
