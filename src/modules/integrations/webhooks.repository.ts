@@ -38,6 +38,16 @@ export function findEndpointByName(db: Db, name: string): Promise<EndpointRow | 
   return db.selectFrom('webhook_endpoint').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
+/** The endpoint a delivery is for; undefined when no delivery has the id. */
+export function findEndpointOfDelivery(db: Db, deliveryId: number): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoint as w')
+    .innerJoin('webhook_delivery as d', 'd.endpoint_id', 'w.id')
+    .selectAll('w')
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
 export async function insertEndpoint(
   db: Db,
   endpoint: Pick<EndpointRow, 'name' | 'url' | 'secret' | 'event_types' | 'max_attempts' | 'fanned_position'>,
