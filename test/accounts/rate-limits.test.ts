@@ -12,6 +12,7 @@ import {
 } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { pastResubmitWindow } from '../helpers/resubmit.js';
+import { companyMaster, invite } from '../companies/fixtures.js';
 
 // The limits count in fixed one-minute windows. Each test runs with the app's clock frozen one
 // second into a window of its own, so no test straddles a window edge or meets another test's
@@ -103,6 +104,25 @@ describe('registration and reset per email (AUTH_RATE_LIMIT_PER_EMAIL=3/1m)', ()
 
     await register(t, uniqueEmail('other'));
     expect(mailsTo(t, email)).toHaveLength(mailsAtCeiling);
+  });
+
+  it("counts a reset's second link (a retail registration's beside a company's invitation) against the ceiling", async () => {
+    const email = uniqueEmail('both');
+    await register(t, email); // hit 1
+    await pastResubmitWindow(t.database.db);
+    expect((await resetPassword(t, email)).statusCode).toBe(200); // hit 2: the retail link again
+    await t.drainJobs();
+    await invite(t, (await companyMaster(t, 'BUSINESS')).token, email);
+    await t.drainJobs();
+    const before = mailsTo(t, email).length;
+    // Hit 3, the ceiling: its first link, the newer account's, goes; the retail one would be hit 4.
+    await pastResubmitWindow(t.database.db);
+    expect((await resetPassword(t, email)).statusCode).toBe(200);
+    await t.drainJobs();
+    const subjects = mailsTo(t, email)
+      .slice(before)
+      .map((mail) => (/kutsuti ettevõtte/.test(mail.subject ?? '') ? 'invitation' : 'verification'));
+    expect(subjects).toEqual(['invitation']);
   });
 });
 

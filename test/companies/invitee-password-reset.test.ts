@@ -72,4 +72,29 @@ describe('a password reset asked for by a person invited to a company who has no
     expect(again.subject).toMatch(VERIFICATION);
     expect((await verify(t, tokenFromMail(again, 'verificationToken'))).statusCode).toBe(200);
   });
+
+  it('mails a person with both a retail registration and an invitation here both links, the newer first; each does its own', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('both');
+    expect((await register(t, email)).statusCode).toBe(200);
+    await invite(t, master.token, email);
+    await mailTo(t, email, INVITATION);
+    const before = mailsTo(t, email).length;
+
+    expect((await requestReset(email)).statusCode).toBe(200);
+    await t.drainJobs();
+    const mails = mailsTo(t, email).slice(before);
+    expect(
+      mails.map((mail) =>
+        INVITATION.test(mail.subject ?? '') ? 'invitation' : VERIFICATION.test(mail.subject ?? '') ? 'verification' : mail.subject,
+      ),
+    ).toEqual(['invitation', 'verification']);
+    // The retail link confirms the address and logs in as the customer; the company's stays to be accepted.
+    const retail = await verify(t, tokenFromMail(mails[1]!, 'verificationToken'));
+    expect(retail.statusCode, retail.body).toBe(200);
+    expect((await me(t, retail.json().accessToken)).json()).toMatchObject({ role: 'SIMPLE' });
+    const accepted = await verify(t, tokenFromMail(mails[0]!, 'verificationToken'));
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect((await me(t, accepted.json().accessToken)).json()).toMatchObject({ role: 'BUSINESS' });
+  });
 });

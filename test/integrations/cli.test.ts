@@ -132,6 +132,58 @@ describe('storefront supplier, webhook and event-feed', () => {
   );
 
   it(
+    'refuses to replay the deliveries of a switched-off endpoint, which nothing is sent to (exit 1, nothing queued)',
+    async () => {
+      expect((await run('webhook', 'add', 'legacy', 'https://legacy.example/hooks')).code).toBe(0);
+      // As migration 1010 leaves an endpoint whose URL held credentials: switched off, a dead letter kept.
+      const database = createDatabase(env.DATABASE_URL!);
+      let deliveryId: number;
+      try {
+        const endpoint = await database.db
+          .updateTable('webhook_endpoint')
+          .set({ disabled_at: 0, disabled_reason: 'its URL held a user name or password' })
+          .where('name', '=', 'legacy')
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const event = await database.db
+          .insertInto('integration_event')
+          .values({ type: 'customer.updated', stream: 'customer:legacy', sequence: 1, position: 10, data: '{}', created_at: 0 })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const delivery = await database.db
+          .insertInto('webhook_delivery')
+          .values({
+            endpoint_id: endpoint.id,
+            event_id: event.id,
+            stream: 'customer:legacy',
+            position: 10,
+            status: 'dead',
+            attempts: 10,
+            next_attempt_at: 0,
+            created_at: 0,
+            updated_at: 0,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        deliveryId = Number(delivery.id);
+      } finally {
+        await database.close();
+      }
+      for (const args of [[String(deliveryId)], ['legacy', '--dead'], ['legacy', '--from', '1', '--to', '20']]) {
+        const replayed = await run('webhook', 'replay', ...args);
+        expect(replayed.code, replayed.stdout).toBe(1);
+        expect(replayed.stdout).toBe('');
+        expect(replayed.stderr).toContain(
+          'error: webhook endpoint "legacy" is switched off (webhook list says why): nothing is sent to it',
+        );
+      }
+      expect((await run('webhook', 'list')).stdout).toMatch(/^legacy\t.*\t0 waiting, 1 dead$/m);
+      expect((await run('webhook', 'remove', 'legacy')).code).toBe(0);
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it(
     'adds an event feed client (its token printed once) and revokes it',
     async () => {
       const added = await run('event-feed', 'add', 'platform');

@@ -193,4 +193,67 @@ describe('webhook delivery', () => {
     expect(await count('integration_event')).toBe(new Set(dead.map((row) => row.event_id)).size);
     expect(await count('webhook_attempt')).toBeGreaterThan(0);
   });
+
+  it("prunes events after 90 days whose only waiting or dead deliveries are a switched-off endpoint's, with those deliveries", async () => {
+    const db = t.database.db;
+    await addEndpoint(db, { name: 'switched-off', url: receiver.url, eventTypes: '*', maxAttempts: 5, fromStart: false }, clock.now());
+    // As migration 1010 leaves an endpoint whose URL held credentials: nothing is sent or replayed to it.
+    const off = await db
+      .updateTable('webhook_endpoint')
+      .set({ disabled_at: clock.now(), disabled_reason: 'its URL held a user name or password' })
+      .where('name', '=', 'switched-off')
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const crm = await db.selectFrom('webhook_endpoint').select('id').where('name', '=', 'crm').executeTakeFirstOrThrow();
+    const event = async (label: string, position: number) =>
+      (
+        await db
+          .insertInto('integration_event')
+          .values({
+            type: 'customer.updated',
+            stream: `customer:${label}`,
+            sequence: 1,
+            position,
+            data: `{"label":"${label}"}`,
+            created_at: clock.now(),
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const deliver = async (endpointId: number, eventId: number, position: number, status: 'pending' | 'dead') =>
+      (
+        await db
+          .insertInto('webhook_delivery')
+          .values({
+            endpoint_id: endpointId,
+            event_id: eventId,
+            stream: 'customer:x',
+            position,
+            status,
+            attempts: 1,
+            next_attempt_at: 0,
+            created_at: 0,
+            updated_at: 0,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const [waiting, dead, shared] = [await event('off-waiting', 900_001), await event('off-dead', 900_002), await event('shared', 900_003)];
+    const tried = await deliver(off.id, waiting, 900_001, 'pending');
+    await db
+      .insertInto('webhook_attempt')
+      .values({ delivery_id: tried, attempt: 1, status_code: null, error: 'refused', duration_ms: 1, created_at: 0 })
+      .execute();
+    await deliver(off.id, dead, 900_002, 'dead');
+    await deliver(off.id, shared, 900_003, 'pending');
+    // Another endpoint, on, still waits to send this one: it stays.
+    await deliver(crm.id, shared, 900_003, 'pending');
+
+    await pruneIntegrationEvents(db, clock.now() + 91 * 86_400_000);
+    const events = await db.selectFrom('integration_event').select('id').where('id', 'in', [waiting, dead, shared]).execute();
+    expect(events.map((row) => row.id)).toEqual([shared]);
+    const offDeliveries = await db.selectFrom('webhook_delivery').select('event_id').where('endpoint_id', '=', off.id).execute();
+    expect(offDeliveries.map((row) => row.event_id)).toEqual([shared]);
+    expect(await db.selectFrom('webhook_attempt').select('id').where('delivery_id', '=', tried).execute()).toEqual([]);
+  });
 });

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AccountsConfig } from './accounts.config.js';
-import type { AccountRequest } from './accounts.jobs.js';
-import { mailboxKey, normaliseEmail } from '../../infra/email-address.js';
+import { requestCapKey, type AccountRequest } from './accounts.jobs.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { countHit } from '../../infra/rate-limit.js';
 import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
 import { resolvePasswordReset } from './password-reset.service.js';
@@ -23,7 +23,7 @@ export async function resolveAccountRequest(
   // Past the per-email ceiling the request is dropped here, not refused at the door: a 429 there
   // would let anyone lock an owner out of their own reset (and each reset mints a new token,
   // killing the link already mailed). The answer was the same 200 either way.
-  const hits = await countHit(db, `account-request:email:${mailboxKey(requestEmail(request))}`, config.rateLimits.authPerEmail, actionTime);
+  const hits = await countHit(db, requestCapKey(requestEmail(request)), config.rateLimits.authPerEmail, actionTime);
   if (hits > config.rateLimits.authPerEmail.max) return 'throttled';
   switch (request.kind) {
     case 'resetRequest':

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { mailboxKey } from '../../infra/email-address.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import type { Language } from '../../i18n/index.js';
@@ -42,6 +43,12 @@ export type AccountRequest =
   | { kind: 'resetRequest'; email: string; storeCode: string; language: Language }
   | { kind: 'registration'; form: SimpleRegistrationForm; storeCode: string; language: Language }
   | { kind: 'businessRegistration'; form: BusinessRegistrationForm; storeCode: string; language: Language };
+
+/**
+ * The counter of the per-address cap (AUTH_RATE_LIMIT_PER_EMAIL) on anonymous requests: one hit a
+ * request the worker acts on, and one more for each further mail a request sends.
+ */
+export const requestCapKey = (email: string) => `account-request:email:${mailboxKey(email)}`;
 
 /** Queues an account mail in the caller's transaction: it is sent if and only if that commits. */
 export function queueAccountMail(trx: Db, config: Pick<AccountsConfig, 'jobs'>, mail: AccountMail, now: number): Promise<number> {

@@ -2,7 +2,8 @@ import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
-import { queueAccountMail, queueAccountRequest } from './accounts.jobs.js';
+import { countHit } from '../../infra/rate-limit.js';
+import { queueAccountMail, queueAccountRequest, requestCapKey } from './accounts.jobs.js';
 import {
   accountsOfUser,
   consumeResetToken,
@@ -10,6 +11,7 @@ import {
   findUserByResetToken,
   isPendingInvitation,
   revokeAllTokensOfUser,
+  type ClientAccountRow,
 } from './accounts.repository.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
 import { lockAccountsForErasure } from '../client-account-lock/index.js';
@@ -29,8 +31,9 @@ export async function queuePasswordReset(trx: Db, context: AccountsContext, emai
  * when nobody has it. A user who never verified gets the verification mail again instead, since
  * that is what lets them set a password; a person a company invited who has not accepted yet gets
  * that invitation again (its mail names the company, its new link replaces the one mailed before),
- * as a generic "confirm your email" from a shop they never registered with would puzzle them. The
- * request's own per-address cap (queueAccountRequest) bounds these mails as it bounds reset mails.
+ * as a generic "confirm your email" from a shop they never registered with would puzzle them; one
+ * who has both gets both (linksToSetPassword). The per-address cap on requests bounds these mails as
+ * it bounds reset mails: the request counted one, and a second counts as one more.
  */
 export async function resolvePasswordReset(trx: Db, context: AccountsContext, email: string, now: number): Promise<'queued' | 'unknown'> {
   const { config, storeCode, language } = context;
@@ -40,13 +43,45 @@ export async function resolvePasswordReset(trx: Db, context: AccountsContext, em
     await queueAccountMail(trx, config, { kind: 'reset', userId: user.id, storeCode, language }, now);
     return 'queued';
   }
-  // Not an account the back office has yet to approve (or declined): its link is mailed on approval.
-  const verifiable = (await accountsOfUser(trx, user.id)).filter((a) => a.status === 'ACTIVE' || a.status === 'PENDING_CONFIRMATION');
-  const account = verifiable.find((a) => a.store_code === storeCode) ?? verifiable[0];
-  if (!account) return 'unknown';
-  const invitation = await isPendingInvitation(trx, account);
-  await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language, invitation }, now);
+  const links = await linksToSetPassword(trx, user.id, storeCode);
+  if (links.length === 0) return 'unknown';
+  for (const [index, link] of links.entries()) {
+    // The request counted one mail against the address's cap; a second is sent only within it.
+    if (index > 0 && (await countHit(trx, requestCapKey(email), config.rateLimits.authPerEmail, now)) > config.rateLimits.authPerEmail.max)
+      break;
+    await queueAccountMail(
+      trx,
+      config,
+      { kind: 'verification', userId: user.id, clientAccountId: link.account.id, language, ...link.kind },
+      now,
+    );
+  }
   return 'queued';
+}
+
+/**
+ * The links that let a user who never verified set a password, in the store asked (else in any):
+ * their own registration's verification link, and a company's invitation they have not accepted,
+ * each at most once. A person can hold both (a retail registration here, and a company's invitation
+ * made beside it), and then gets both: each link does something else (the invitation joins the
+ * company, which a reset must not choose for them), and neither replaces the other (a verification
+ * link is the user's, an invitation's is its account's). Of several of one kind the oldest (as before
+ * there was a choice); of the two, the newer account's mail goes first, so that one goes when the
+ * address's cap leaves room for one only: it is what most likely brought the person here.
+ */
+async function linksToSetPassword(trx: Db, userId: number, storeCode: string) {
+  // Not an account the back office has yet to approve (or declined): its link is mailed on approval.
+  const verifiable = (await accountsOfUser(trx, userId)).filter((a) => a.status === 'ACTIVE' || a.status === 'PENDING_CONFIRMATION');
+  const here = verifiable.filter((a) => a.store_code === storeCode);
+  const accounts = here.length > 0 ? here : verifiable;
+  let own: ClientAccountRow | undefined;
+  let invited: ClientAccountRow | undefined;
+  for (const account of accounts) {
+    if (await isPendingInvitation(trx, account)) invited ??= account;
+    else own ??= account;
+  }
+  const links = [...(own ? [{ account: own, kind: {} }] : []), ...(invited ? [{ account: invited, kind: { invitation: true } }] : [])];
+  return links.sort((a, b) => Number(b.account.id) - Number(a.account.id));
 }
 
 const badToken = () => badRequest('auth.badResetToken');

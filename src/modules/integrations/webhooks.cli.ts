@@ -26,7 +26,8 @@ export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--m
   webhook replay <delivery id>        sends a delivery again (a dead letter, or one delivered)
   webhook replay <name> --dead        sends the endpoint's dead letters again
   webhook replay <name> --from <position> --to <position>
-                                      sends the endpoint's deliveries of those events again`;
+                                      sends the endpoint's deliveries of those events again
+                                      (refused for an endpoint switched off: nothing is sent to it)`;
 
 function options(args: string[], known: string[]): { positional: string[]; flags: Map<string, string | true> } {
   const positional: string[] = [];

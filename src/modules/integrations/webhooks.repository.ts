@@ -38,6 +38,16 @@ export function findEndpointByName(db: Db, name: string): Promise<EndpointRow | 
   return db.selectFrom('webhook_endpoint').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
+/** The endpoint a delivery is for; undefined when no delivery has the id. */
+export function findEndpointOfDelivery(db: Db, deliveryId: number): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoint as w')
+    .innerJoin('webhook_delivery as d', 'd.endpoint_id', 'w.id')
+    .selectAll('w')
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
 export async function insertEndpoint(
   db: Db,
   endpoint: Pick<EndpointRow, 'name' | 'url' | 'secret' | 'event_types' | 'max_attempts' | 'fanned_position'>,
@@ -246,7 +256,10 @@ const DAY_MS = 86_400_000;
 /**
  * The hourly maintenance (src/worker.ts): delivered webhooks and their log after 30 days, and
  * events after 90 days once no delivery of them waits or is dead (a poller more than 90 days
- * behind misses them). How many rows went.
+ * behind misses them). A switched-off endpoint's deliveries hold no event: nothing is sent or
+ * replayed to it, so they would keep its events until someone removed it; such an event goes
+ * after 90 days like any other, and its deliveries and their attempts with it (on delete cascade).
+ * How many rows went (the deliveries that went with their events not counted).
  */
 export async function pruneIntegrationEvents(db: Db, now: number): Promise<number> {
   // Attempts first, then their deliveries, then the events no delivery names: each step in batches.
@@ -275,7 +288,11 @@ export async function pruneIntegrationEvents(db: Db, now: number): Promise<numbe
         eb('position', 'is not', null),
         not(
           exists(
-            selectFrom('webhook_delivery').select('webhook_delivery.id').whereRef('webhook_delivery.event_id', '=', 'integration_event.id'),
+            selectFrom('webhook_delivery')
+              .innerJoin('webhook_endpoint', 'webhook_endpoint.id', 'webhook_delivery.endpoint_id')
+              .select('webhook_delivery.id')
+              .whereRef('webhook_delivery.event_id', '=', 'integration_event.id')
+              .where('webhook_endpoint.disabled_at', 'is', null),
           ),
         ),
       ]),

@@ -8,6 +8,7 @@ import {
   deleteEndpoint,
   deliveriesOf,
   findEndpointByName,
+  findEndpointOfDelivery,
   insertEndpoint,
   requeueDeliveries,
   unsentDeliveryCounts,
@@ -89,8 +90,21 @@ export async function listEndpoints(db: Db) {
   return endpoints.map((endpoint) => ({ ...endpoint, ...(unsent.get(endpoint.id) ?? { pending: 0, dead: 0 }) }));
 }
 
+// The dispatcher sends nothing to a switched-off endpoint, so a replay there would report deliveries
+// "queued again" that never leave; the operator is told why instead, and what to do.
+function refuseSwitchedOff(endpoint: EndpointRow): void {
+  if (endpoint.disabled_at === null) return;
+  throw new WebhookError(
+    `webhook endpoint "${endpoint.name}" is switched off (webhook list says why): nothing is sent to it, so nothing was replayed; ` +
+      'remove it and add it again with a URL for signed requests',
+  );
+}
+
 /** Replays one delivery (by id) whatever its state; how many were queued (1). */
 export async function replayDelivery(db: Db, id: number, now: number): Promise<number> {
+  const endpoint = await findEndpointOfDelivery(db, id);
+  if (!endpoint) throw noDelivery(id);
+  refuseSwitchedOff(endpoint);
   const queued = await requeueDeliveries(db, { id }, now);
   if (queued === 0) throw noDelivery(id);
   return queued;
@@ -104,6 +118,7 @@ export async function replayEndpoint(
   now: number,
 ): Promise<number> {
   const endpoint = await existing(db, name);
+  refuseSwitchedOff(endpoint);
   if (range.deadOnly) return requeueDeliveries(db, { endpointId: endpoint.id, status: 'dead' }, now);
   if (range.from > range.to) throw new WebhookInputError('--from is after --to');
   return requeueDeliveries(db, { endpointId: endpoint.id, fromPosition: range.from, toPosition: range.to }, now);
