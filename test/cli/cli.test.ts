@@ -50,7 +50,7 @@ describe('the CLI', () => {
     const result = await runCli(['subscription', 'bill'], { ...env, TEST_GATEWAY: 'on' });
     expect(result.code, result.stderr).toBe(0);
     expect(Object.keys(JSON.parse(result.stdout) as object).sort()).toEqual(
-      ['charged', 'ended', 'failed', 'pending', 'reconciled', 'refunded', 'refundsLeft', 'skipped', 'stuck'].sort(),
+      ['cardsUnopened', 'charged', 'ended', 'failed', 'pending', 'reconciled', 'refunded', 'refundsLeft', 'skipped', 'stuck'].sort(),
     );
   });
 
