@@ -1,7 +1,7 @@
 import { afterCommit } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
-import type { GatewayName, PaymentStatus } from '../payments/index.js';
+import { paysInEuros, type GatewayName, type PaymentStatus } from '../payments/index.js';
 import { underSavepoint } from '../../db/savepoint.js';
 import { boughtCardsValue, hasReleasedHolds } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
@@ -78,7 +78,7 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   // The gateway's record must be of this order and this sum, in euros on the shop's own account (a
   // payment in another currency, or another account's, pays no euro order whatever its amount says);
   // anything else moves nothing.
-  if (status.orderReference !== (payment.order_reference ?? payment.code) || !paysInEuros(status, payment.amount_cents)) {
+  if (!paysInEuros(status, payment.order_reference ?? payment.code, payment.amount_cents)) {
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
     return { outcome: 'mismatch', orderId, orderStatus: current };
   }
@@ -230,11 +230,6 @@ const PROGRESS: Record<PaymentState, number> = { creating: 0, pending: 0, failed
 function olderThan(status: PaymentStatus, payment: { state: PaymentState; refunded_cents: number }): boolean {
   const behind = PROGRESS[status.state] - PROGRESS[payment.state];
   return behind < 0 || (behind === 0 && status.state === 'refunded' && status.refundedCents < Number(payment.refunded_cents));
-}
-
-/** The status is `amountCents` of the shop's own money in euros (a provider that names no currency is taken as the shop's). */
-function paysInEuros(status: PaymentStatus, amountCents: number): boolean {
-  return status.amountCents === amountCents && status.ownAccount && (status.currency === null || status.currency === 'EUR');
 }
 
 /** A part refund and a larger one later are two events: the refunded sum is part of the key. */

@@ -91,6 +91,21 @@ export interface PaymentStatus {
   card?: SavedCard | null;
 }
 
+/**
+ * Whether `status` is the payment of `orderReference` for `amountCents` of the shop's own money: that
+ * sum, in euros (a provider that names no currency is taken as the shop's), on the shop's own
+ * processing account. Another currency's or another account's payment proves nothing of an order or
+ * a charge, whatever its amount says. Orders and subscription charges hold their payments to this.
+ */
+export function paysInEuros(status: PaymentStatus, orderReference: string | null, amountCents: number): boolean {
+  return (
+    status.orderReference === orderReference &&
+    status.amountCents === amountCents &&
+    status.ownAccount &&
+    (status.currency === null || status.currency === 'EUR')
+  );
+}
+
 /** What a provider's HTTP request (callback or browser return) carried, before anything trusts it. */
 export interface GatewayRequest {
   query: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
-import type { PaymentStatus } from '../payments/index.js';
+import { paysInEuros, type PaymentStatus } from '../payments/index.js';
 import { afterCommit } from '../../db/after-commit.js';
 import { countCharges, finishCharge, markOutcomeTold, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
@@ -29,19 +29,9 @@ export function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pendin
   return status.state === 'pending' ? 'pending' : 'failed';
 }
 
-/**
- * Whether the gateway's payment is this charge's: its order reference and its sum, in euros on the shop's
- * own processing account, as an order's payment must be (orders' payment-status.service.ts). A payment in
- * another currency or another account's is not the shop's money whatever its amount says: it proves
- * nothing of the charge, as an answer of another sum proves nothing.
- */
+/** Whether the gateway's payment is this charge's: its reference and sum in the shop's own euros, as an order's must be. */
 export function paysCharge(status: PaymentStatus, charge: Pick<ChargeRow, 'order_reference' | 'amount_cents'>): boolean {
-  return (
-    status.orderReference === charge.order_reference &&
-    status.amountCents === charge.amount_cents &&
-    status.ownAccount &&
-    (status.currency === null || status.currency === 'EUR')
-  );
+  return paysInEuros(status, charge.order_reference, charge.amount_cents);
 }
 
 export async function applyChargeStatus(trx: Db, charge: ChargeRow, status: PaymentStatus, now: number): Promise<ChargeOutcome> {
