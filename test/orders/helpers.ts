@@ -1,10 +1,8 @@
-import type { Server } from 'node:http';
-import { createServer } from 'node:http';
 import { expect } from 'vitest';
 import { importLines } from '../basket/import-helpers.js';
 import { call, type Who } from '../basket/helpers.js';
 import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { reserveLoopbackPort } from '../helpers/loopback.js';
 import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
 // A shop to buy from: a web warehouse with stock, delivery methods, and the checkout form.
@@ -118,13 +116,17 @@ export function orderLink(location: string): { orderId: number; checksum: string
 
 /** An app listening on a real loopback port, with PUBLIC_URL pointing at it (gateways call it back). */
 export async function createListeningApp(options: TestAppOptions = {}): Promise<{ t: TestApp; origin: string }> {
-  const probe: Server = createServer();
-  const port = await listenOnLoopback(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ ...options, env: { TEST_GATEWAY: 'on', PUBLIC_URL: origin, ...options.env } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  return { t, origin };
+  const reserved = await reserveLoopbackPort();
+  let t: TestApp | undefined;
+  try {
+    t = await createTestApp({ ...options, env: { TEST_GATEWAY: 'on', PUBLIC_URL: reserved.origin, ...options.env } });
+    await t.app.listen(reserved.listenOptions);
+    return { t, origin: reserved.origin };
+  } catch (error) {
+    await t?.close();
+    await reserved.release();
+    throw error;
+  }
 }
 
 export { call };
