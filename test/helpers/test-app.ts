@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -10,7 +8,8 @@ import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../..
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Clock } from '../../src/infra/clock.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
-import { cloneTemplate, databaseUrl } from '../setup/postgres-template.js';
+import { databaseUrl } from '../setup/postgres-template.js';
+import { adminQuery, dropInBackground, scratchName, takeCopy } from './postgres-scratch.js';
 
 export interface TestApp {
   app: App;
@@ -177,9 +176,7 @@ export async function migratedScratchDatabase(sqliteFile = false): Promise<Scrat
   }
   const template = inject('postgresTemplate');
   if (!adminUrl || !template) return scratchDatabase();
-  const name = scratchName();
-  await cloneTemplate(adminUrl, template, name);
-  return scratchOn(adminUrl, name);
+  return scratchOn(adminUrl, await takeCopy(adminUrl, template));
 }
 
 /** A migrated scratch database opened as the service opens one (no app); `close` closes and drops it. */
@@ -199,21 +196,10 @@ export async function openMigratedScratch(options: DatabaseOptions = {}): Promis
   };
 }
 
-const scratchName = () => `storefront_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-
 function scratchOn(adminUrl: string, name: string): ScratchDatabase {
   return {
     url: databaseUrl(adminUrl, name),
-    drop: () => adminQuery(adminUrl, `drop database if exists ${name} with (force)`),
+    // Dropping waits for a checkpoint; nothing after a file's end needs it gone (postgres-scratch.ts).
+    drop: async () => dropInBackground(adminUrl, name),
   };
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }

@@ -62,6 +62,36 @@ export async function cloneTemplate(adminUrl: string, template: string, name: st
   }
 }
 
+/**
+ * The start of the names of one run's scratch databases (test/helpers/postgres-scratch.ts): the run's
+ * process id tells them apart from those of other runs sharing the server, whose databases stay theirs.
+ */
+export const scratchPrefix = (runPid: number) => `storefront_test_${runPid}_`;
+
+/**
+ * Drops what a run left behind: the copy each worker made ahead for a file that never came, and the
+ * drops a worker that ended had not finished. Its own commands still running on the server (a create
+ * or drop whose worker is gone runs to its end) are waited for first, a minute at most.
+ */
+export async function dropScratchDatabases(adminUrl: string, prefix: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const pattern = `%database ${prefix}%`;
+    for (let waited = 0; waited < 60_000; waited += 200) {
+      const running = await admin.query(`select 1 from pg_stat_activity where pid <> pg_backend_pid() and query ilike $1`, [pattern]);
+      if (running.rowCount === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const { rows } = await admin.query<{ name: string }>(`select datname as name from pg_database where starts_with(datname, $1)`, [
+      prefix,
+    ]);
+    for (const { name } of rows) await admin.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 export function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { cloneTemplate, scratchPrefix } from '../setup/postgres-template.js';
+
+// A test file's PostgreSQL database is a copy of the migrated template, dropped when the file ends.
+// Both wait for checkpoints of the whole server: CREATE DATABASE ... STRATEGY FILE_COPY takes two,
+// DROP DATABASE one, some 0.3 s each on a quiet server and over a second with three workers and
+// other runs on it. That was most of a small file's time on PostgreSQL (a search file of three tests:
+// 0.4 s on SQLite, 7 s on PostgreSQL), so neither is waited for: each worker copies the template for
+// its next file while the current one runs, and drops a finished file's database in the background.
+// The global setup drops what the run's workers left (test/setup/postgres-template.ts).
+
+/** A new scratch database's name: the run's prefix and a random part. */
+export function scratchName(): string {
+  return `${inject('postgresScratchPrefix') || scratchPrefix(process.pid)}${randomBytes(4).toString('hex')}`;
+}
+
+/** The copy of the template made ahead for this worker's next file (files share the worker's modules). */
+let spare: { template: string; name: Promise<string> } | undefined;
+
+function copyOf(adminUrl: string, template: string): Promise<string> {
+  const name = scratchName();
+  return cloneTemplate(adminUrl, template, name).then(() => name);
+}
+
+/** A copy of `template` of the caller's own: the one made ahead if it is ready to take, and the next one begun. */
+export async function takeCopy(adminUrl: string, template: string): Promise<string> {
+  const ahead = spare?.template === template ? spare.name : undefined;
+  const next = copyOf(adminUrl, template);
+  // Its failure shows when a file takes it, which then makes a copy of its own.
+  next.catch(() => {});
+  spare = { template, name: next };
+  if (ahead) {
+    const name = await ahead.catch(() => undefined);
+    if (name) return name;
+  }
+  return copyOf(adminUrl, template);
+}
+
+/** Drops a scratch database without waiting for it; one that fails is left to the global setup. */
+export function dropInBackground(adminUrl: string, name: string): void {
+  void adminQuery(adminUrl, `drop database if exists ${name} with (force)`).catch(() => {});
+}
+
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
