@@ -33,7 +33,8 @@ describe('an app listening on the loopback port its PUBLIC_URL names', () => {
       await t.close();
     }
     expect(await portTaken(reserved.port)).toBe(false);
-  });
+    // A worker's first app (its SQLite image migrated, the app's modules loaded) took over 20 s on a loaded machine.
+  }, 60_000);
 
   it('is what createListeningApp gives: the origin in PUBLIC_URL is where the app answers', async () => {
     const { t, origin } = await createListeningApp();
@@ -43,5 +44,5 @@ describe('an app listening on the loopback port its PUBLIC_URL names', () => {
     } finally {
       await t.close();
     }
-  });
+  }, 60_000);
 });
