@@ -20,13 +20,13 @@ import {
 
 let s: SubscriptionShop;
 beforeAll(async () => {
-  // The shop set up with the merchant's dollar account by mistake: EveryPay saves cards and charges them there.
-  s = await startSubscriptionShop({ EVERYPAY_ACCOUNT_NAME: 'USD3D1' }, { everypay: { otherAccounts: { USD3D1: 'USD' } } });
+  // Besides the shop's euro account the merchant has a dollar account and another euro one (another shop's, say).
+  s = await startSubscriptionShop({}, { everypay: { otherAccounts: { USD3D1: 'USD', EUR9: 'EUR' } } });
 });
 afterEach(() => releaseHeldCallbacks(s));
 afterAll(() => s.close());
 
-/** A customer on AUDIO1's trial, its card saved on the account the shop is set up with; `end`: the trial's end. */
+/** A customer on AUDIO1's trial, its card saved on the shop's own account; `end`: the trial's end. */
 async function trialSubscriber() {
   const customer = await createCustomer(s.t.database.db);
   await saveCard(s, customer);
@@ -39,15 +39,27 @@ async function trialSubscriber() {
   return { id, token, end: Number((await subscriptionRow(s, id)).period_end) };
 }
 
-it('a renewal EveryPay settled in dollars does not pay the period: the charge stays pending, the callback finds nothing to pay', async () => {
-  const { id, end } = await trialSubscriber();
-  const mailsBefore = await mailJobs(s, id);
+/**
+ * Bills the trial's end with EveryPay's callbacks held. The bank decides just after EveryPay answered
+ * (sent for processing), and what EveryPay then holds is on `account`, in its currency, not the shop's.
+ */
+async function renewalHeldOn(subscriber: { id: number; token: string; end: number }, account: { accountName: string; currency: string }) {
+  s.everypay.setCardOutcome(subscriber.token, 'settled', { processing: true });
   s.everypay.holdCallbacks();
-  const report = await bill(s, end + 1);
-  expect(report).toMatchObject({ charged: 0, failed: 0 });
-  const [charge] = await chargesOf(s, id);
-  expect(s.everypay.paymentsFor(charge!.order_reference)).toMatchObject([{ state: 'settled', currency: 'USD' }]);
-  expect(charge).toMatchObject({ state: 'pending' });
+  const report = await bill(s, subscriber.end + 1);
+  expect(report).toMatchObject({ charged: 0, failed: 0, pending: 1 });
+  const [charge] = await chargesOf(s, subscriber.id);
+  const [payment] = s.everypay.paymentsFor(charge!.order_reference);
+  Object.assign(payment!, account);
+  expect(s.everypay.paymentsFor(charge!.order_reference)).toMatchObject([{ state: 'settled', ...account }]);
+  return charge!;
+}
+
+it('a renewal EveryPay settled in dollars does not pay the period: the charge stays pending, the callback finds nothing to pay', async () => {
+  const subscriber = await trialSubscriber();
+  const { id } = subscriber;
+  const mailsBefore = await mailJobs(s, id);
+  await renewalHeldOn(subscriber, { accountName: 'USD3D1', currency: 'USD' });
   const statuses = answers(await s.everypay.releaseCallbacks()).map(([status]) => status as number);
   expect(statuses).toEqual([404]);
   expect(await subscriptionRow(s, id)).toMatchObject({ status: 'TRIAL', period_number: 0 });
@@ -56,16 +68,10 @@ it('a renewal EveryPay settled in dollars does not pay the period: the charge st
 });
 
 it("a renewal settled in euros on another of the merchant's accounts does not pay the period either", async () => {
-  const { id, token, end } = await trialSubscriber();
-  // The bank decides just after EveryPay answered; what EveryPay then holds is on its euro account, not the shop's.
-  s.everypay.setCardOutcome(token, 'settled', { processing: true });
-  s.everypay.holdCallbacks();
-  await bill(s, end + 1);
-  const [charge] = await chargesOf(s, id);
-  const [payment] = s.everypay.paymentsFor(charge!.order_reference);
-  Object.assign(payment!, { accountName: 'EUR3D1', currency: 'EUR' });
+  const subscriber = await trialSubscriber();
+  await renewalHeldOn(subscriber, { accountName: 'EUR9', currency: 'EUR' });
   const statuses = answers(await s.everypay.releaseCallbacks()).map(([status]) => status as number);
   expect(statuses).toEqual([404]);
-  expect(await subscriptionRow(s, id)).toMatchObject({ status: 'TRIAL', period_number: 0 });
-  expect((await chargesOf(s, id)).map((row) => row.state)).toEqual(['pending']);
+  expect(await subscriptionRow(s, subscriber.id)).toMatchObject({ status: 'TRIAL', period_number: 0 });
+  expect((await chargesOf(s, subscriber.id)).map((row) => row.state)).toEqual(['pending']);
 });
