@@ -5,7 +5,8 @@ import { call, createCustomer, releaseHeldCallbacks, startSubscriptionShop, type
 // A card is saved only by its own card-saving payment in euros on the shop's own EveryPay processing
 // account, as an order (test/orders/payment-currency.test.ts) and a charge (charge-currency.test.ts) are
 // paid: a token saved on another of the merchant's accounts is one the shop's account cannot charge.
-// Whether the shopper's return or EveryPay's callback brings the word first, nothing is saved.
+// Whether the shopper's return or EveryPay's callback brings the word first, nothing is saved, and the
+// callback is answered as a mismatch (handled), not as an unknown payment.
 
 let s: SubscriptionShop;
 beforeAll(async () => {
@@ -47,14 +48,16 @@ const cardRow = (id: number) =>
 const ORDERS: WordFirst[] = ['return first', 'callback first'];
 
 it.each(ORDERS)('a card-saving payment EveryPay settled in dollars saves no card (%s)', async (first) => {
-  const { cardId, saved, listed } = await cardSavedOn({ accountName: 'USD3D1', currency: 'USD' }, first);
+  const { cardId, saved, listed, callbacks } = await cardSavedOn({ accountName: 'USD3D1', currency: 'USD' }, first);
+  expect(callbacks).toEqual([[200, { outcome: 'mismatch' }]]);
   expect(saved).toBe('false');
   expect(listed).toEqual([]);
   expect(await cardRow(cardId)).toEqual({ state: 'PENDING', token: null, last_four: null });
 });
 
 it.each(ORDERS)("a card-saving payment in euros on another of the merchant's accounts saves no card either (%s)", async (first) => {
-  const { cardId, saved, listed } = await cardSavedOn({ accountName: 'EUR9', currency: 'EUR' }, first);
+  const { cardId, saved, listed, callbacks } = await cardSavedOn({ accountName: 'EUR9', currency: 'EUR' }, first);
+  expect(callbacks).toEqual([[200, { outcome: 'mismatch' }]]);
   expect(saved).toBe('false');
   expect(listed).toEqual([]);
   expect(await cardRow(cardId)).toEqual({ state: 'PENDING', token: null, last_four: null });
@@ -65,5 +68,5 @@ it.each(ORDERS)("the shop's own euro account saves the card (the same steps, %s)
   expect(saved).toBe('true');
   expect(listed).toHaveLength(1);
   expect(await cardRow(cardId)).toMatchObject({ state: 'ACTIVE' });
-  expect(callbacks.map(([status]) => status)).toEqual([200]);
+  expect(callbacks).toEqual([[200, { outcome: 'applied' }]]);
 });

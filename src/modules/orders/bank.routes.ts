@@ -192,7 +192,13 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // A gateway that cannot be reached, or refuses the look-up, throws: the handler answers 503.
     const status = await gateway.fetchStatus(reference);
     if (!status) throw notFound('checkout.unknownPayment');
-    if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return 'applied';
+    const other = await deps.otherPayments?.(gateway.name, status, request.actionTime);
+    if (other === 'mismatch')
+      request.log.warn(
+        { gateway: gateway.name, orderReference: status.orderReference },
+        'payment does not match the card or charge it names',
+      );
+    if (other) return other;
     const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
     if (applied.outcome === 'mismatch')
       request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');

@@ -99,6 +99,8 @@ export function newCharge(
     pending_told_at: null,
     outcome_told_at: null,
     checked_at: null,
+    mismatch: null,
+    mismatch_at: null,
     created_at: now,
     updated_at: now,
   };
