@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../infra/logger.js';
+import { subscriptionRenewalsCardUnopenedTotal } from '../../infra/metrics/process-metrics.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
@@ -321,8 +322,11 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
       const claim = await claimRenewal(db, options.cardTokens, id, now);
       if (claim === null) report.skipped += 1;
       else if (claim === 'ended') report.ended += 1;
-      else if (claim === 'card-unopened') report.cardsUnopened += 1;
-      else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
+      else if (claim === 'card-unopened') {
+        // Counted as found: a run that fails later still tells how many renewals the key held back.
+        report.cardsUnopened += 1;
+        subscriptionRenewalsCardUnopenedTotal.inc();
+      } else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
     });
   }
   if (report.cardsUnopened > 0)
