@@ -7,7 +7,7 @@ import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Ga
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import type { CardTokens } from './card-tokens.js';
-import { findCard } from './cards.repository.js';
+import { findCard, storedTokenToCharge } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import {
   chargeStateOf,
@@ -171,12 +171,12 @@ async function claimRenewal(db: Kysely<Database>, cardTokens: CardTokens, subscr
     const planId = Number(sub.next_plan_id ?? sub.plan_id);
     const plan = (await findPlan(trx, planId))!;
     const card = sub.card_id === null ? undefined : await findCard(trx, Number(sub.card_id));
-    const chargeable = card?.state === 'ACTIVE' && card.token !== null;
-    const token = chargeable ? cardTokens.openQuietly(card.token!) : null;
+    const stored = storedTokenToCharge(card);
+    const token = stored === null ? null : cardTokens.openQuietly(stored);
     // A token no configured key opens (a key lost or mistyped) is the operator's fault, not the customer's
     // card: no charge is claimed, the subscription neither fails nor is mailed, and a run with the right
     // key charges it. The run warns once with the count. Failed, every renewal failed and mailed its customer.
-    if (chargeable && token === null) return 'card-unopened' as const;
+    if (stored !== null && token === null) return 'card-unopened' as const;
     const charge = await insertChargeOnce(
       trx,
       newCharge(
@@ -250,7 +250,8 @@ export async function reconcile(
 async function resendCharge(db: Kysely<Database>, gateways: Gateways, cardTokens: CardTokens, charge: ChargeRow, now: number) {
   const sub = await findSubscription(db, Number(charge.subscription_id));
   const card = sub?.card_id == null ? undefined : await findCard(db, Number(sub.card_id));
-  const token = card?.token ? cardTokens.openQuietly(card.token) : null;
+  const stored = storedTokenToCharge(card);
+  const token = stored === null ? null : cardTokens.openQuietly(stored);
   if (token === null || card!.gateway !== charge.gateway) return 'pending' as const;
   const gateway = gateways[charge.gateway as GatewayName]!;
   const subscriber = await subscriberOf(db, Number(sub!.user_id));
