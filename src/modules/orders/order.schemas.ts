@@ -29,7 +29,6 @@ export const OrderLineSchema = Type.Object({
   digital: Type.Boolean(),
 });
 
-/** An order as its buyer sees it (GET /order/{code}, the payment summary). */
 /**
  * How many of an order's status changes its view shows, the newest. An order's life is short (placed,
  * paid, processed, handed off, at most cancelled: about ten changes), but nothing caps the changes a
@@ -38,6 +37,7 @@ export const OrderLineSchema = Type.Object({
  */
 export const STATUS_CHANGES_SHOWN = 50;
 
+/** An order as its buyer sees it (GET /order/{code}, the payment summary). */
 export const OrderSchema = Type.Object({
   code: Type.String(),
   store: Type.String(),
