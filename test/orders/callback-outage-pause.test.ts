@@ -31,6 +31,8 @@ describe('EveryPay down while callbacks arrive', () => {
   for (const [what, breakage] of [
     ['a 502', { status: 502 }],
     ['no answer', 'hang'],
+    // The shop's own credentials refused: every look-up, the genuine callbacks' too, meets it until fixed.
+    ["a 401 (the shop's credentials)", { status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' }],
   ] as const satisfies ReadonlyArray<readonly [string, Breakage]>)
     it(`with ${what}: forged callbacks are 503s that ask nothing and count nothing; the genuine one's retry settles the order once`, async () => {
       const order = await placeCardOrder(s);

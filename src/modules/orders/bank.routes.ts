@@ -57,7 +57,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // uncounted, a flood of such references was a call to the gateway each, never refused. A 429 is the
     // gateway throttling the shop's own calls, which says nothing of the sender (a billing run's genuine
     // callbacks meet it too): the adapters report it as unavailable, not refused, so it counts nothing.
-    error instanceof GatewayRefusedError;
+    // Nor does a refusal of the shop itself (its credentials, EveryPay's 401/403): every callback, the
+    // gateway's own too, meets it until an operator fixes them, and it pauses the look-ups (below).
+    (error instanceof GatewayRefusedError && error.refusal === 'what-was-asked');
   // A gateway whose status look-up met an outage is not asked again by callbacks for a while. Counted
   // against neither its address (genuine ones come from the gateway's few servers) nor the payment it
   // names (a forger names a new one each time), every forged callback during an outage was a call to the
@@ -211,7 +213,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // A gateway that cannot be reached, or refuses the look-up, throws: the handler answers 503.
     const status = await pause.run(
       () => gateway.fetchStatus(reference),
-      (error) => error instanceof GatewayUnavailableError,
+      (error) => error instanceof GatewayUnavailableError || (error instanceof GatewayRefusedError && error.refusal === 'the-caller'),
     );
     if (!status) throw notFound('checkout.unknownPayment');
     if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return 'applied';
