@@ -132,8 +132,11 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
       idempotencyKey: charge.idempotency_key,
     });
   } catch (error) {
-    if (error instanceof GatewayRefusedError) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
-    if (error instanceof GatewayUnavailableError) return 'pending' as const;
+    // A refusal of the shop's own credentials (EveryPay's 401/403) is the operator's to fix, not the
+    // customer's card: the renewal waits for the next run, as when the gateway is down, unfailed and unmailed.
+    if (error instanceof GatewayRefusedError && error.refusal === 'what-was-asked')
+      return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+    if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) return 'pending' as const;
     throw error;
   }
   const applied = await inTransaction(db, (trx) => applyChargeStatus(trx, charge, status, now));
