@@ -54,15 +54,20 @@ describe('the CLI', () => {
     );
   });
 
-  it("answers `subscription charges` without --pending with that command's usage, not as an unknown command", async () => {
-    for (const args of [['charges'], ['charges', '--all'], ['charges', '--pending', 'extra']]) {
+  it("answers `subscription charges` without one list (--pending or --mismatched) with that command's usage, not as an unknown command", async () => {
+    const lists = [['charges'], ['charges', '--all'], ['charges', '--pending', 'extra'], ['charges', '--mismatched', '--pending']];
+    for (const args of lists) {
       const result = await runCli(['subscription', ...args], env);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(/^error: subscription charges --pending \(the charges still pending after 10 minutes\)\n/);
+      expect(result.stderr).toMatch(
+        /^error: subscription charges --pending \(the charges still pending after 10 minutes\) \| --mismatched \(pending, paid otherwise than asked\)\n/,
+      );
       expect(result.stderr).not.toContain('unknown subscription command');
     }
-    const listed = await runCli(['subscription', 'charges', '--pending'], env);
-    expect(listed.code, listed.stderr).toBe(0);
+    for (const list of ['--pending', '--mismatched']) {
+      const listed = await runCli(['subscription', 'charges', list], env);
+      expect(listed.code, listed.stderr).toBe(0);
+    }
   });
 
   // The run charges through the gateways worker.ts's workerGateways builds from the command's own

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import * as webhookCredentials from '../../src/db/migrations/2026_12_01_1010_disable_webhook_urls_with_credentials.js';
+import * as rewordReason from '../../src/db/migrations/2026_12_01_1400_reword_webhook_credentials_reason.js';
 import { fixedClock } from '../../src/infra/clock.js';
 import { emitEvent } from '../../src/modules/events/index.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../../src/modules/integrations/index.js';
@@ -117,5 +118,47 @@ describe(`migration 2026_12_01_1010_disable_webhook_urls_with_credentials on ${e
     // The operator's way out: remove it and add it again with the receiver's URL.
     expect(await cli('webhook', 'remove', 'legacy')).toContain('removed');
     expect((await runCli(['webhook', 'add', 'legacy', receiver.url], env)).code).toBe(0);
+  });
+});
+
+describe(`migration 2026_12_01_1400_reword_webhook_credentials_reason on ${engine}`, () => {
+  it("rewords 1010's reason, which said to remove and add the endpoint again, to name webhook enable; other reasons stay", async () => {
+    const db = database.db;
+    for (const [name, reason] of [
+      ['switched-off-by-1010', webhookCredentials.CREDENTIALS_REMOVED_REASON],
+      ['switched-off-otherwise', 'the receiver was retired'],
+    ]) {
+      await db
+        .insertInto('webhook_endpoint')
+        .values({
+          name: name!,
+          url: receiver.url,
+          secret: 'b'.repeat(43),
+          event_types: '*',
+          max_attempts: 5,
+          fanned_position: 0,
+          created_at: clock.now(),
+          disabled_at: clock.now(),
+          disabled_reason: reason!,
+        })
+        .execute();
+    }
+    const reasons = async () =>
+      Object.fromEntries(
+        (await db.selectFrom('webhook_endpoint').select(['name', 'disabled_reason']).where('name', 'like', 'switched-off-%').execute()).map(
+          (row) => [row.name, row.disabled_reason],
+        ),
+      );
+
+    await rewordReason.up(db);
+    expect(await reasons()).toEqual({
+      'switched-off-by-1010': rewordReason.CREDENTIALS_REMOVED_ENABLE_REASON,
+      'switched-off-otherwise': 'the receiver was retired',
+    });
+    expect(await cli('webhook', 'list')).toMatch(/^switched-off-by-1010\t.*switch it back on: webhook enable <name>/m);
+    expect(rewordReason.CREDENTIALS_REMOVED_ENABLE_REASON.length).toBeLessThanOrEqual(500);
+
+    await rewordReason.down(db);
+    expect((await reasons())['switched-off-by-1010']).toBe(webhookCredentials.CREDENTIALS_REMOVED_REASON);
   });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
 import { expectErrorBody } from '../helpers/http.js';
@@ -12,10 +13,14 @@ keepEachTestInOneRateLimitWindow();
 
 let s: EveryPayShop;
 beforeAll(async () => {
-  s = await startEveryPayShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '2/1h' });
+  s = await startEveryPayShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '2/1h', PAYMENT_CALLBACK_GATEWAY_PAUSE: '1s' });
 });
 afterEach(() => settleEveryPay(s));
 afterAll(() => s?.close());
+
+// A look-up that meets EveryPay down pauses the next ones (callback-outage-pause.test.ts); a callback
+// after the pause (a test before may have left one) is asked of EveryPay again, so what it counts shows.
+const afterPause = () => sleep(1100);
 
 const callback = (reference: string, ip: string) =>
   s.t.app.inject({ method: 'POST', url: '/payment/everypay/callback', remoteAddress: ip, payload: { payment_reference: reference } });
@@ -50,6 +55,24 @@ it('callbacks that meet EveryPay throttling the shop (429) count nothing against
   const sender = '203.0.113.78';
   s.everypay.breakApi({ status: 429, body: '{"error":{"code":4290,"message":"Too many requests"}}' });
   const answers = [];
-  for (let i = 0; i < 3; i += 1) answers.push(await callback(`throttled${i}`, sender));
+  for (let i = 0; i < 3; i += 1) {
+    await afterPause();
+    answers.push(await callback(`throttled${i}`, sender));
+  }
   expect(answers.map((answer) => answer.statusCode)).toEqual([503, 503, 503]);
+  expect(s.everypay.requests.filter((request) => request.path.startsWith('/api/v4/payments/throttled'))).toHaveLength(3);
+});
+
+it("callbacks that meet EveryPay refusing the shop's own credentials (401) count nothing against their address", async () => {
+  const sender = '203.0.113.79';
+  s.everypay.breakApi({ status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' });
+  const answers = [];
+  for (let i = 0; i < 3; i += 1) {
+    await afterPause();
+    answers.push(await callback(`unauthorized${i}`, sender));
+  }
+  expect(answers.map((answer) => answer.statusCode)).toEqual([503, 503, 503]);
+  expect(s.everypay.requests.filter((request) => request.path.startsWith('/api/v4/payments/unauthorized'))).toHaveLength(3);
+  const counted = await s.t.database.db.selectFrom('rate_limit').select('key').where('key', 'like', '%203.0.113.79%').execute();
+  expect(counted).toEqual([]);
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import {
@@ -17,7 +18,8 @@ import {
 
 let s: EveryPayShop;
 beforeAll(async () => {
-  s = await startEveryPayShop();
+  // A callback that meets EveryPay down pauses the callbacks' look-ups; a second here (callback-outage-pause.test.ts).
+  s = await startEveryPayShop({ PAYMENT_CALLBACK_GATEWAY_PAUSE: '1s' });
 });
 afterEach(() => settleEveryPay(s));
 afterAll(async () => {
@@ -77,7 +79,9 @@ describe('EveryPay down', () => {
     expect(refused!.status).toBe(503);
     expect(await view(order)).toMatchObject({ status: 'PENDING_PAYMENT', moves: ['NEW', 'PENDING_PAYMENT'], jobs: 0, inbox: [] });
 
+    // EveryPay retries once the shop's pause of its look-ups is over.
     s.everypay.breakApi(null);
+    await sleep(1100);
     const [retried] = await s.everypay.notify(reference);
     expect(retried!.status).toBe(200);
     expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'] });

@@ -127,16 +127,19 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
   });
 });
 
-describe('EveryPay refusing the refund and the look-up after it (credentials changed at its end, say)', () => {
+describe('EveryPay refusing the refund and the look-ups after it (credentials changed at its end, say)', () => {
   it('503 with the refund left to be finished, not a 500 that holds it for a minute; the retry refunds once', async () => {
     const order = await paidBook(s);
     const unauthorised = { status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' };
-    // The refund and the look-up of the payment that follows a refusal.
-    s.everypay.breakApi(unauthorised, 2);
-    const refused = await s.refund(order.code, { amount: 5 });
-    expectErrorBody(refused, 503, 'Service Unavailable');
-    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
-    expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
+    // Every call refused: the refund, then the resumed refund's look-up of the payment.
+    s.everypay.breakApi(unauthorised);
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await s.refund(order.code, { amount: 5 });
+      expectErrorBody(refused, 503, 'Service Unavailable');
+      expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
+      expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
+    }
+    s.everypay.breakApi(null);
     // EveryPay takes the shop's credentials again: the same refund is finished at once, once.
     const retry = await s.refund(order.code, { amount: 5 });
     expect(retry.statusCode, retry.body).toBe(200);
@@ -156,5 +159,38 @@ describe('EveryPay throttling the refund (429: try later)', () => {
     expect(retry.statusCode, retry.body).toBe(200);
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
     expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+  });
+});
+
+// EveryPay's 401 refuses the shop's API username or secret, not the refund: the operator puts the
+// credentials right and the same refund goes through. The look-up after it still answers (the
+// payment settled, nothing refunded), which is not the refund refused: only a refusal of what was
+// asked (422: the amount, the payment's state) is.
+describe('EveryPay refusing the credentials for the refund alone (401), the look-up answered', () => {
+  it('503 with the refund left unknown, not a 409 that records it refused; the retry refunds once', async () => {
+    const order = await paidBook(s);
+    s.everypay.breakApi({ status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' }, 1, REFUND_PATH);
+    expectErrorBody(await s.refund(order.code, { amount: 5 }), 503, 'Service Unavailable');
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
+    const retry = await s.refund(order.code, { amount: 5 });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ payment: { refunded: 5 } });
+    // The refused request and the one that made it, both under the refund's own key.
+    expect(refundsAsked(s, order.reference)).toEqual([500, 500]);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+  });
+
+  it('a refusal of the refund itself (422) is still its answer: a 409, recorded refused, nothing refunded', async () => {
+    const order = await paidBook(s);
+    s.everypay.breakApi(
+      { status: 422, body: '{"error":{"code":4225,"message":"Refund amount exceeds the standing amount"}}' },
+      1,
+      REFUND_PATH,
+    );
+    expectErrorBody(await s.refund(order.code, { amount: 5 }), 409, 'Conflict');
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refused', amount_cents: 500 }]);
   });
 });

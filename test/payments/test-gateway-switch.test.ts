@@ -44,7 +44,8 @@ describe('TEST_GATEWAY', () => {
         expect((await testGateway(t).fetchStatus(created.reference))?.state).toBe('pending');
       });
     }
-  });
+    // Two apps built one after the other, each on its own database: past 20 s on a loaded machine.
+  }, 60_000);
 
   it('on, the page lives under the API base path', async () => {
     await withApp({ TEST_GATEWAY: 'on', BASE_PATH: '/api', PUBLIC_URL: 'https://shop.example' }, async (t) => {

@@ -18,6 +18,7 @@ import {
   type SubscriptionShop,
 } from './helpers.js';
 import { createCustomer } from '../helpers/customers.js';
+import { sample, scrape } from '../metrics/metrics-text.js';
 
 // Saved cards' gateway tokens are sealed at rest under a key kept outside the database
 // (modules/subscriptions/card-tokens.ts): the row holds no token in clear, and the charges still send
@@ -25,6 +26,7 @@ import { createCustomer } from '../helpers/customers.js';
 // card again when subscribing, and a renewal waits for the right key (the operator's to fix); tokens stored in clear before, or under a rotated-out key, are sealed anew.
 
 const OTHER_KEY: SealingKey = { id: 'test2', key: Buffer.alloc(32, 9) };
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
 /** The tokens EveryPay was sent to charge for the subscription, in order. */
 const chargedTokens = (s: SubscriptionShop, id: number) => mitPayments(s, id).map((r) => (r.body as Record<string, unknown>).token);
@@ -53,8 +55,10 @@ function cardTokensOver(s: SubscriptionShop, keys: SealingKey[], logged: unknown
 describe('saved card tokens at rest', () => {
   let s: SubscriptionShop;
   beforeAll(async () => {
-    s = await startSubscriptionShop();
+    s = await startSubscriptionShop({ METRICS_TOKEN });
   });
+  /** The renewals billing runs of this process left due for a card token key, as /metrics tells them. */
+  const unopenedMetric = async () => sample(await scrape(s.t, METRICS_TOKEN), 'storefront_subscription_renewals_card_unopened_total');
   afterAll(async () => s?.close());
 
   it('stores the gateway token sealed, and the first month and the renewal send the gateway the token itself', async () => {
@@ -102,10 +106,12 @@ describe('saved card tokens at rest', () => {
     const warnings: unknown[] = [];
     const wrong = cardTokensOver(s, [{ id: 'test1', key: OTHER_KEY.key }], logged);
     const log = { warn: (details: unknown) => void warnings.push(details) };
+    const countedBefore = (await unopenedMetric())!;
     const report = await billDue(s.t.database.db, s.gateways, end + 1000, { cardTokens: wrong, log });
     expect(report).toMatchObject({ failed: 0, charged: 0, cardsUnopened: 1 });
-    // The key is the operator's to put right: one warning with the count, no line per card, no token.
+    // The key is the operator's to put right: one warning with the count, no line per card, no token, and a counter to alert on.
     expect(warnings).toEqual([{ cardsUnopened: 1 }]);
+    expect(await unopenedMetric()).toBe(countedBefore + 1);
     expect(logged).toEqual([]);
     expect(chargedTokens(s, id)).toEqual([token]);
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 1, failed_attempts: 0 });
@@ -115,6 +121,7 @@ describe('saved card tokens at rest', () => {
     await bill(s, end + 2000);
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
     expect(chargedTokens(s, id)).toEqual([token, token]);
+    expect(await unopenedMetric()).toBe(countedBefore + 1);
     expect((await chargesOf(s, id)).map((c) => c.state)).toEqual(['settled', 'settled']);
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionLateSettlesTotal } from '../../src/infra/metrics/process-metrics.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
+import type { Logger } from '../../src/infra/logger.js';
+import { billDue } from '../../src/modules/subscriptions/index.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { until } from '../helpers/lock-waits.js';
@@ -16,6 +18,7 @@ import {
   subscribe,
   subscriptionRow,
   type MailingShop,
+  REFUND_PATH,
   refundRequests,
   releaseHeldCallbacks,
   startMailingShop,
@@ -254,6 +257,30 @@ describe('the refund of a charge settled for nothing, queued with its mark', () 
       [1, 'settled'],
       [2, 'refunded'],
     ]);
+  });
+
+  it("EveryPay refusing the shop's credentials for the refund (401): left refund_due with the refusal logged; the next run refunds once", async () => {
+    const { id, reference, chargeId } = await settledForNothing();
+    s.everypay.breakApi({ status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' }, 1, REFUND_PATH);
+    const warnings: Array<{ chargeId?: number; err?: unknown }> = [];
+    const log = { warn: (details: object) => void warnings.push(details) } as unknown as Pick<Logger, 'warn'>;
+    await billDue(s.t.database.db, s.gateways, Date.now(), { cardTokens: s.cardTokens, log });
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refund_due'],
+    ]);
+    // The operator is told what to put right; before, the look-up after the 401 found the payment settled and said nothing.
+    expect(warnings.filter((warning) => warning.chargeId === chargeId)).toEqual([
+      expect.objectContaining({ err: expect.objectContaining({ name: 'GatewayRefusedError', status: 401 }) }),
+    ]);
+    expect(await bill(s, Date.now())).toMatchObject({ refundsLeft: 0 });
+    expect(refundsOf(reference)).toHaveLength(2);
+    expect(s.everypay.payment(reference)).toMatchObject({ state: 'refunded', standingCents: 0 });
+    expect(await chargeStates(id)).toEqual([
+      [1, 'settled'],
+      [2, 'refunded'],
+    ]);
+    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
   });
 
   // Both look the payment up while it is still settled (EveryPay's answer to the first look-up is held

@@ -86,6 +86,7 @@ describe('subscription charges --pending', () => {
       reference: null,
       createdAt: new Date(stuck.due).toISOString(),
       checkedAt: new Date(checked).toISOString(),
+      mismatch: null,
     });
     expect((await subscription('charges')).code).toBe(2);
   });

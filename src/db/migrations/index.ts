@@ -79,6 +79,9 @@ import * as moveBackInStockToLoginEmail from './2026_12_01_0900_move_back_in_sto
 import * as revokeGiftCardEntitlements from './2026_12_01_0900_revoke_gift_card_entitlements.js';
 import * as disableWebhookUrlsWithCredentials from './2026_12_01_1010_disable_webhook_urls_with_credentials.js';
 import * as indexOrdersByStatusAndCheckout from './2026_12_01_1200_index_orders_by_status_and_checkout.js';
+import * as rewordWebhookCredentialsReason from './2026_12_01_1400_reword_webhook_credentials_reason.js';
+import * as addSubscriptionChargeMismatch from './2026_12_01_1500_add_subscription_charge_mismatch.js';
+import * as addTestGatewayCardToken from './2026_12_01_1600_add_test_gateway_card_token.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -163,4 +166,7 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_0900_revoke_gift_card_entitlements': revokeGiftCardEntitlements,
   '2026_12_01_1010_disable_webhook_urls_with_credentials': disableWebhookUrlsWithCredentials,
   '2026_12_01_1200_index_orders_by_status_and_checkout': indexOrdersByStatusAndCheckout,
+  '2026_12_01_1400_reword_webhook_credentials_reason': rewordWebhookCredentialsReason,
+  '2026_12_01_1500_add_subscription_charge_mismatch': addSubscriptionChargeMismatch,
+  '2026_12_01_1600_add_test_gateway_card_token': addTestGatewayCardToken,
 };

@@ -54,6 +54,13 @@ export const subscriptionLateSettlesTotal = new Counter({
   registers: [processMetrics],
 });
 
+/** Counted by each billing run (subscriptions' billDue) for every renewal it finds and leaves due; a renewal left so is counted again by the next run. */
+export const subscriptionRenewalsCardUnopenedTotal = new Counter({
+  name: 'storefront_subscription_renewals_card_unopened_total',
+  help: "Subscription renewals a billing run left due, not charged, because their saved card's token opens with no card token key (CARD_TOKEN_KEYS or the key file): the operator's key to put right; each run counts the renewals it left",
+  registers: [processMetrics],
+});
+
 new Counter({
   name: 'storefront_cache_lookups_total',
   help: 'Lookups of the per-process caches, by cache and result (hit or miss)',

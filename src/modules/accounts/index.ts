@@ -11,7 +11,14 @@ export {
 } from './accounts.config.js';
 export { ACCOUNT_MAIL_JOB, accessTokenPruning, queueAccountMail, type AccountMail } from './accounts.jobs.js';
 export { accountMailHandler, type AccountMailDeps } from './accounts.mails.js';
-export { createClientAccount, findUserByEmail, insertUser, lockUser, type ClientAccountRow } from './accounts.repository.js';
+export {
+  createClientAccount,
+  findUserByEmail,
+  insertUser,
+  isPendingInvitation,
+  lockUser,
+  type ClientAccountRow,
+} from './accounts.repository.js';
 // For a company's invitation, which adds an account to the user of an email as a registration does.
 export { findPersonByEmail } from './registration.service.js';
 // The reserved-address rule lives in infra (the newsletter, below accounts, needs it too); given on here

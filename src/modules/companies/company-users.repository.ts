@@ -158,6 +158,11 @@ export async function renameUser(db: Db, userId: number, names: { first_name?: s
     .execute();
 }
 
+/** The invitation's link mailed for the account stops working (one is mailed again). */
+export async function forgetInvitationLink(db: Db, accountId: number): Promise<void> {
+  await db.deleteFrom('invitation_token').where('client_account_id', '=', accountId).execute();
+}
+
 /**
  * Takes an account out of its company for good: REMOVED (kept for the orders made with it), its
  * sessions ended, and an invitation or verification link still pending for it made useless.
@@ -171,7 +176,7 @@ export async function removeAccount(db: Db, id: number, userId: number, now: num
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
   await db.deleteFrom('access_token').where('client_account_id', '=', id).execute();
-  await db.deleteFrom('invitation_token').where('client_account_id', '=', id).execute();
+  await forgetInvitationLink(db, id);
   await db
     .updateTable('app_user')
     .set({ verification_token_hash: null, verification_expires_at: null, verification_client_account_id: null, updated_at: now })

@@ -49,9 +49,12 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
         description:
           'Creates the user when the email is new and a client account of the company in this store, and mails the ' +
           'invitation link with which the person sets a password. A retail account of the person in this store does not ' +
-          'stand in the way: the company account is made beside it (login then asks which role). 409 when the email has a ' +
-          'business or wholesale account in this store, or is invited already; one a company removed does not count: this ' +
-          'company gets its own back, another company makes a new one. ' +
+          'stand in the way: the company account is made beside it (login then asks which role). Inviting again a person ' +
+          'this company invited who has not accepted (their link expired or not) renews the invitation: the same user, ' +
+          'with the role and names given now, and a new link mailed; the one mailed before stops working. 409 when the ' +
+          'email has a business or wholesale account in this store that was accepted, waits for the back office, or is ' +
+          "another company's invitation; one a company removed does not count: this company gets its own back, another " +
+          'company makes a new one. Renewals count against the limits below as invitations do. ' +
           'A company may send 50 invitations an hour, and 5 of them to one address (each company counts its own, so one company ' +
           "cannot use up another's invitations of a person; 429 past either).",
         headers,

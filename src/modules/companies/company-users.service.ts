@@ -8,9 +8,11 @@ import {
   createClientAccount,
   findPersonByEmail,
   insertUser,
+  isPendingInvitation,
   queueAccountMail,
   refuseReservedEmail,
   type AccountsConfig,
+  type ClientAccountRow,
 } from '../accounts/index.js';
 import { lockClientAccountsOfUser } from '../client-account-lock/index.js';
 import type { CompanyUser, CompanyUserChange, CompanyUserInvitation } from './companies.schemas.js';
@@ -21,6 +23,7 @@ import {
   companyUserPage,
   countOtherActiveMasters,
   findCompanyUser,
+  forgetInvitationLink,
   hasAccountOutsideCompany,
   keepInvitationNames,
   reattachRemovedAccount,
@@ -91,8 +94,9 @@ export async function listCompanyUsers(db: Db, master: CompanyMaster, page: Page
  * accounts module (queued in this transaction), whose link sets the password and activates the
  * account. A person holds a client account per store and kind (login asks which), so a retail
  * account here, verified or not, is no obstacle: the company's account is made beside it, and the
- * retail one keeps its own basket, orders and wishlist. A company account of theirs here already
- * (business or wholesale: in use, invited, or waiting for the back office) is a 409. An account
+ * retail one keeps its own basket, orders and wishlist. This company's invitation of them that they
+ * have not accepted is renewed (renewInvitation). Any other company account of theirs here (business
+ * or wholesale: in use, another company's invitation, or waiting for the back office) is a 409. An account
  * removed earlier counts as none: this company gets back the account it removed, with the orders,
  * addresses and baskets kept by it; another company's invitation makes a new account, and the
  * removed one stays with the company that removed it, its data that company's (the person's own
@@ -119,12 +123,19 @@ export async function inviteCompanyUser(
     userId = Number(user.id);
     if (isLanguage(user.language)) language = user.language;
     const accounts = await accountsInStore(trx, userId, master.storeCode);
-    if (accounts.some(isCompanyAccountHeld)) throw conflict('companies.emailHasAccount');
-    // Only the account this company removed; another company's removed account stays there.
-    const removed = accounts
-      .filter((account) => account.type === master.kind && account.company_id !== null && Number(account.company_id) === master.companyId)
-      .at(-1);
-    if (removed && (await reattachRemovedAccount(trx, Number(removed.id), master.companyId, role))) accountId = Number(removed.id);
+    const ours = accounts.filter(
+      (account) => account.type === master.kind && account.company_id !== null && Number(account.company_id) === master.companyId,
+    );
+    const pending = await pendingInvitationAmong(trx, ours);
+    if (pending) {
+      accountId = Number(pending.id);
+      await renewInvitation(trx, accountId, role);
+    } else {
+      if (accounts.some(isCompanyAccountHeld)) throw conflict('companies.emailHasAccount');
+      // Only the account this company removed; another company's removed account stays there.
+      const removed = ours.at(-1);
+      if (removed && (await reattachRemovedAccount(trx, Number(removed.id), master.companyId, role))) accountId = Number(removed.id);
+    }
   } else {
     userId = await insertUser(trx, { email: normaliseEmail(invitation.email), ...names, language }, now);
   }
@@ -141,6 +152,23 @@ export async function inviteCompanyUser(
   if (user) await keepInvitationNames(trx, accountId, names, now);
   await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language, invitation: true }, now);
   return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
+}
+
+/** Of this company's accounts of the person, the one its invitation made that nobody accepted yet (its link expired or not). */
+async function pendingInvitationAmong<T extends Pick<ClientAccountRow, 'id' | 'company_id' | 'status'>>(trx: Db, accounts: T[]) {
+  for (const account of accounts) if (await isPendingInvitation(trx, account)) return account;
+  return undefined;
+}
+
+/**
+ * Inviting again someone this company invited who has not accepted renews that invitation (the link
+ * lasts VERIFICATION_TOKEN_TTL, and a person whose link expired had no way back but the company
+ * removing them and inviting them again): the role asked now, the link mailed before stops working at
+ * once, and the caller mails a new one. An accepted account stays a 409.
+ */
+async function renewInvitation(trx: Db, accountId: number, role: string): Promise<void> {
+  await setAccountRole(trx, accountId, role);
+  await forgetInvitationLink(trx, accountId);
 }
 
 /**

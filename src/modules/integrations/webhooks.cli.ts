@@ -5,6 +5,7 @@ import type { Clock } from '../../infra/clock.js';
 import {
   addEndpoint,
   deliveryAttempts,
+  enableEndpoint,
   endpointDeliveries,
   listEndpoints,
   removeEndpoint,
@@ -19,6 +20,9 @@ export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--m
                                       --max-attempts 10 (then a dead letter); prints its secret once
   webhook list                        endpoints, their events, deliveries waiting and dead letters (never the secrets);
                                       an endpoint switched off says when and why (nothing is sent to it)
+  webhook enable <name> [--url <url>]  switches a switched-off endpoint back on, its id, secret and deliveries kept:
+                                      its deliveries waiting and the events written meanwhile are sent; refused
+                                      (exit 1) while its URL, or --url (which replaces it), is not one add accepts
   webhook remove <name>               the endpoint and its delivery log
   webhook deliveries <name> [--status pending|delivered|dead] [--limit <n>]
                                       the delivery log, newest first
@@ -73,6 +77,7 @@ async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: 
     '--dead',
     '--from',
     '--to',
+    '--url',
   ]);
   if (action === 'add' && positional.length === 2) {
     const events = flags.get('--events');
@@ -101,6 +106,14 @@ async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: 
         `${endpoint.name}\t${endpoint.url}${disabled}\tevents ${endpoint.event_types}\tmax attempts ${endpoint.max_attempts}\tfanned out to ${endpoint.fanned_position}\t${endpoint.pending} waiting, ${endpoint.dead} dead`,
       );
     }
+    return;
+  }
+  if (action === 'enable' && positional.length === 1) {
+    const name = positional[0]!;
+    const url = flags.get('--url');
+    const { requeued, dead } = await enableEndpoint(db, name, typeof url === 'string' ? url : undefined, clock.now());
+    print(`Webhook endpoint "${name}" switched back on: ${requeued} deliveries waiting are sent again, then the events written meanwhile.`);
+    if (dead > 0) print(`${dead} dead letters stay dead: webhook replay ${name} --dead sends them again.`);
     return;
   }
   if (action === 'remove' && positional.length === 1) {
@@ -150,5 +163,5 @@ async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: 
     print(`${count} deliveries queued again.`);
     return;
   }
-  throw new CliUsageError('webhook: expected add, list, remove, deliveries, attempts or replay (see the usage)');
+  throw new CliUsageError('webhook: expected add, list, enable, remove, deliveries, attempts or replay (see the usage)');
 }

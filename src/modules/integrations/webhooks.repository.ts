@@ -59,6 +59,17 @@ export async function insertEndpoint(
     .execute();
 }
 
+/** Switches a switched-off endpoint on with this URL; false when it was on already. */
+export async function switchEndpointOn(db: Db, id: number, url: string): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoint')
+    .set({ url, disabled_at: null, disabled_reason: null })
+    .where('id', '=', id)
+    .where('disabled_at', 'is not', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function deleteEndpoint(db: Db, id: number): Promise<void> {
   await db.deleteFrom('webhook_endpoint').where('id', '=', id).execute();
 }
@@ -216,7 +227,7 @@ export async function markFailed(
 /** Puts deliveries back in the queue with fresh attempts; how many. */
 export async function requeueDeliveries(
   db: Db,
-  filter: { id?: number; endpointId?: number; fromPosition?: number; toPosition?: number; status?: 'dead' },
+  filter: { id?: number; endpointId?: number; fromPosition?: number; toPosition?: number; status?: 'pending' | 'dead' },
   now: number,
 ): Promise<number> {
   let query = db

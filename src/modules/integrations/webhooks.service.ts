@@ -11,6 +11,7 @@ import {
   findEndpointOfDelivery,
   insertEndpoint,
   requeueDeliveries,
+  switchEndpointOn,
   unsentDeliveryCounts,
   type EndpointRow,
 } from './webhooks.repository.js';
@@ -41,22 +42,28 @@ async function existing(db: Db, name: string): Promise<EndpointRow> {
   return endpoint;
 }
 
-/** A new endpoint; its signing secret (shown once). */
-export async function addEndpoint(db: Db, input: NewEndpoint, now: number): Promise<string> {
-  if (!NAME.test(input.name))
-    throw new WebhookInputError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
+/** The URL as an endpoint keeps it, when it is one requests can be sent to; else a WebhookInputError saying why not. */
+function receiverUrl(text: string): URL {
   let url: URL;
   try {
-    url = new URL(input.url);
+    url = new URL(text);
   } catch {
-    throw new WebhookInputError(`"${input.url}" is not a URL`);
+    throw new WebhookInputError(`"${text}" is not a URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookInputError('the URL must be http(s)');
   // fetch refuses such a URL before it connects: every delivery would fail until it is dead.
   if (url.username !== '' || url.password !== '') {
     throw new WebhookInputError('the URL must not hold a user name or password (the requests are signed with the secret instead)');
   }
-  if (input.url.length > 2000) throw new WebhookInputError('the URL is longer than 2000 characters');
+  if (text.length > 2000) throw new WebhookInputError('the URL is longer than 2000 characters');
+  return url;
+}
+
+/** A new endpoint; its signing secret (shown once). */
+export async function addEndpoint(db: Db, input: NewEndpoint, now: number): Promise<string> {
+  if (!NAME.test(input.name))
+    throw new WebhookInputError('a name is 1 to 100 letters, digits, spaces or . _ @ -, starting with a letter or digit');
+  const url = receiverUrl(input.url);
   if (!EVENT_TYPES.test(input.eventTypes) || input.eventTypes.length > 500) {
     throw new WebhookInputError('--events is *, or a comma-separated list of event types and prefixes (customer.,order.status-changed)');
   }
@@ -96,8 +103,47 @@ function refuseSwitchedOff(endpoint: EndpointRow): void {
   if (endpoint.disabled_at === null) return;
   throw new WebhookError(
     `webhook endpoint "${endpoint.name}" is switched off (webhook list says why): nothing is sent to it, so nothing was replayed; ` +
-      'remove it and add it again with a URL for signed requests',
+      `switch it back on first (webhook enable ${endpoint.name})`,
   );
+}
+
+/**
+ * Switches an endpoint back on, keeping its id, secret and delivery log (remove and add lost them):
+ * its URL (or `newUrl`, which replaces it) must be one `webhook add` accepts, else it stays off. The
+ * deliveries left waiting are sent again from their first attempt (their failures were why it was
+ * switched off), and the dispatcher fans out the events written meanwhile from where it stopped.
+ * Dead letters stay dead until replayed. How many deliveries were queued again, and how many are dead.
+ */
+export async function enableEndpoint(
+  db: Db,
+  name: string,
+  newUrl: string | undefined,
+  now: number,
+): Promise<{ requeued: number; dead: number }> {
+  const endpoint = await existing(db, name);
+  const notOff = () => new WebhookError(`webhook endpoint "${name}" is not switched off: nothing was changed`);
+  if (endpoint.disabled_at === null) throw notOff();
+  const url = newUrl === undefined ? keptUrlAccepted(endpoint) : receiverUrl(newUrl);
+  return db.transaction().execute(async (trx) => {
+    // Only while still off: two operators at once switch it on once, and requeue once.
+    if (!(await switchEndpointOn(trx, endpoint.id, url.toString()))) throw notOff();
+    const requeued = await requeueDeliveries(trx, { endpointId: endpoint.id, status: 'pending' }, now);
+    const dead = (await unsentDeliveryCounts(trx)).get(endpoint.id)?.dead ?? 0;
+    return { requeued, dead };
+  });
+}
+
+// The URL kept is the operator's to fix, not a mistyped argument: a refusal (exit 1) saying how.
+function keptUrlAccepted(endpoint: EndpointRow): URL {
+  try {
+    return receiverUrl(endpoint.url);
+  } catch (error) {
+    if (!(error instanceof WebhookInputError)) throw error;
+    throw new WebhookError(
+      `webhook endpoint "${endpoint.name}" stays switched off: its URL is not one webhook add accepts (${error.message}); ` +
+        `give the receiver's URL for signed requests: webhook enable ${endpoint.name} --url <url>`,
+    );
+  }
 }
 
 /** Replays one delivery (by id) whatever its state; how many were queued (1). */

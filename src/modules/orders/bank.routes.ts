@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../db/after-commit.js';
 import { errors, success } from '../../http/schemas.js';
 import { addressKey } from '../../infra/address-key.js';
+import { circuitBreaker, PausedError, type CircuitBreaker } from '../../infra/circuit-breaker.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
@@ -56,7 +57,20 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // uncounted, a flood of such references was a call to the gateway each, never refused. A 429 is the
     // gateway throttling the shop's own calls, which says nothing of the sender (a billing run's genuine
     // callbacks meet it too): the adapters report it as unavailable, not refused, so it counts nothing.
-    error instanceof GatewayRefusedError;
+    // Nor does a refusal of the shop itself (its credentials, EveryPay's 401/403): every callback, the
+    // gateway's own too, meets it until an operator fixes them, and it pauses the look-ups (below).
+    (error instanceof GatewayRefusedError && error.refusal === 'what-was-asked');
+  // A gateway whose status look-up met an outage is not asked again by callbacks for a while. Counted
+  // against neither its address (genuine ones come from the gateway's few servers) nor the payment it
+  // names (a forger names a new one each time), every forged callback during an outage was a call to the
+  // failing gateway. Each is a 503 meanwhile, which the gateway retries: its retry after the outage
+  // settles the payment once.
+  const paused = new Map<GatewayName, CircuitBreaker>();
+  const pauseOf = (name: GatewayName) => {
+    let breaker = paused.get(name);
+    if (!breaker) paused.set(name, (breaker = circuitBreaker(deps.clock, deps.config.orders.callbackGatewayPauseMs)));
+    return breaker;
+  };
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {
@@ -157,12 +171,15 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // its address (past PAYMENT_CALLBACK_RATE_LIMIT_PER_IP, a 429 before the gateway is asked), and
     // the callbacks naming one payment count against it (PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT), so
     // a real reference sent again and again cannot either. A genuine payment's callbacks are a few.
+    // While the gateway is down a look-up tells nothing, so neither count can be kept: a look-up that
+    // meets the outage pauses the others (PAYMENT_CALLBACK_GATEWAY_PAUSE), each callback a 503 at once.
     handler: async (request) => {
       let outcome: ApplyOutcome;
       try {
         outcome = await forgedCallbacks.checked(request.ip, request.actionTime, () => applyCallback(request), forged);
       } catch (error) {
         // The gateway retries a callback we could not verify.
+        if (error instanceof PausedError) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, error.secondsLeft);
         if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
           throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
         throw error;
@@ -188,11 +205,24 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     if (!gateway) throw notFound('checkout.unknownGateway', { gateway: request.params.gateway.slice(0, 20) });
     const reference = gateway.referenceOf({ query: request.query as Record<string, unknown>, body: request.body });
     if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
+    // While the gateway is known to be down nothing is counted either: a genuine payment's retries
+    // during a long outage must not use up its callbacks before the one that settles it.
+    const pause = pauseOf(gateway.name);
+    pause.admit();
     await consumeRateLimit(db, `callback:payment:${gateway.name}:${reference}`, deps.config.orders.callbacksPerPayment, request.actionTime);
     // A gateway that cannot be reached, or refuses the look-up, throws: the handler answers 503.
-    const status = await gateway.fetchStatus(reference);
+    const status = await pause.run(
+      () => gateway.fetchStatus(reference),
+      (error) => error instanceof GatewayUnavailableError || (error instanceof GatewayRefusedError && error.refusal === 'the-caller'),
+    );
     if (!status) throw notFound('checkout.unknownPayment');
-    if (await deps.otherPayments?.(gateway.name, status, request.actionTime)) return 'applied';
+    const other = await deps.otherPayments?.(gateway.name, status, request.actionTime);
+    if (other === 'mismatch')
+      request.log.warn(
+        { gateway: gateway.name, orderReference: status.orderReference },
+        'payment does not match the card or charge it names',
+      );
+    if (other) return other;
     const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
     if (applied.outcome === 'mismatch')
       request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');

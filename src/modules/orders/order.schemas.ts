@@ -29,6 +29,14 @@ export const OrderLineSchema = Type.Object({
   digital: Type.Boolean(),
 });
 
+/**
+ * How many of an order's status changes its view shows, the newest. An order's life is short (placed,
+ * paid, processed, handed off, at most cancelled: about ten changes), but nothing caps the changes a
+ * run of retries or sweeps may write, and the view is read by every reload of the order's page: past
+ * this, older changes are left out and the answer says so (`olderStatusChangesOmitted`).
+ */
+export const STATUS_CHANGES_SHOWN = 50;
+
 /** An order as its buyer sees it (GET /order/{code}, the payment summary). */
 export const OrderSchema = Type.Object({
   code: Type.String(),
@@ -58,7 +66,10 @@ export const OrderSchema = Type.Object({
   shipping: Contact,
   billing: Contact,
   notes: Type.String(),
-  statusHistory: Type.Array(Type.Object({ status: Type.String(), at: Type.String({ format: 'date-time' }) })),
+  statusHistory: Type.Array(Type.Object({ status: Type.String(), at: Type.String({ format: 'date-time' }) }), {
+    description: `The newest status changes, at most ${STATUS_CHANGES_SHOWN}, oldest first.`,
+  }),
+  olderStatusChangesOmitted: Type.Boolean({ description: 'Whether the order has status changes older than the first in statusHistory.' }),
 });
 
 /** One order in the caller's list. */

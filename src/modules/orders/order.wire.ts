@@ -10,11 +10,14 @@ const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 export interface OrderDetail {
   order: OrderRow;
   lines: OrderLineRow[];
+  /** The newest status changes, oldest first (order-detail.service.ts, STATUS_CHANGES_SHOWN). */
   history: Array<{ to_status: string; cause: string; created_at: number | string }>;
+  /** Whether the order has changes older than `history`'s first. */
+  olderStatusChangesOmitted: boolean;
   paymentState: string | null;
 }
 
-export function toOrderWire({ order, lines, history, paymentState }: OrderDetail): Static<typeof OrderSchema> {
+export function toOrderWire({ order, lines, history, olderStatusChangesOmitted, paymentState }: OrderDetail): Static<typeof OrderSchema> {
   const contact = (prefix: 'shipping' | 'billing') => ({
     name: order[`${prefix}_name`],
     email: order[`${prefix}_email`],
@@ -65,6 +68,7 @@ export function toOrderWire({ order, lines, history, paymentState }: OrderDetail
     notes: order.notes,
     // The causes are the operators' (the back office's errors, settings): the customer sees the states and their times.
     statusHistory: history.map((change) => ({ status: change.to_status, at: iso(change.created_at) })),
+    olderStatusChangesOmitted,
   };
 }
 

@@ -35,6 +35,12 @@ export interface OrdersSection {
   callbackRateLimit: RateLimit;
   /** Callbacks naming one payment, from any address: a genuine payment's are a few. */
   callbacksPerPayment: RateLimit;
+  /**
+   * How long callbacks stop asking a gateway whose status look-up met an outage (a 5xx, no answer, its
+   * 429): each is answered 503 at once, which the gateway retries, so a flood of forged callbacks during
+   * an outage costs the failing gateway nothing.
+   */
+  callbackGatewayPauseMs: number;
   /** How often the worker sweeps orders (paid ones missed, hand-offs to retry, limits above). */
   sweepIntervalMs: number;
 }
@@ -63,5 +69,6 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),
     callbackRateLimit: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP', '300/1m'),
     callbacksPerPayment: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT', '30/1h'),
+    callbackGatewayPauseMs: env.duration('PAYMENT_CALLBACK_GATEWAY_PAUSE', '30s'),
   };
 }

@@ -20,9 +20,11 @@ export interface OrdersDeps {
   clock: Clock;
   /**
    * A gateway has one callback URL for the shop: a payment no order knows (a subscription's saved
-   * card or charge) is handed here; true when its owner applied it.
+   * card or charge) is handed here. `applied` when its owner applied it, `mismatch` when its owner knows
+   * it and it pays nothing there (another sum, currency or account: recorded by the owner), null when it
+   * is none of the owner's.
    */
-  otherPayments?: (gateway: GatewayName, status: PaymentStatus, now: number) => Promise<boolean>;
+  otherPayments?: (gateway: GatewayName, status: PaymentStatus, now: number) => Promise<'applied' | 'mismatch' | null>;
 }
 
 export interface OrdersHttp extends OrdersDeps {

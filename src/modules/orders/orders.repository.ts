@@ -85,13 +85,20 @@ export async function orderLines(db: Db, orderId: number): Promise<OrderLineRow[
   return rows.map((row) => ({ ...row, order_id: Number(row.order_id), product_id: Number(row.product_id) }));
 }
 
-export function statusHistory(db: Db, orderId: number) {
-  return db
+/**
+ * The order's newest `limit` status changes, oldest first, and whether it has older ones. Read newest
+ * first along order_status_change_order_idx (order_id, id), one more than asked: an order costs at
+ * most `limit + 1` entries however many changes it has.
+ */
+export async function latestStatusChanges(db: Db, orderId: number, limit: number) {
+  const rows = await db
     .selectFrom('order_status_change')
     .select(['from_status', 'to_status', 'cause', 'created_at'])
     .where('order_id', '=', orderId)
-    .orderBy('id')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
     .execute();
+  return { changes: rows.slice(0, limit).reverse(), olderOmitted: rows.length > limit };
 }
 
 /** The order's latest payment attempt. */

@@ -145,12 +145,22 @@ export class GatewayUnavailableError extends Error {
   }
 }
 
+/**
+ * What a refusal is of: `what-was-asked` (an amount over what is left, a payment in a state that cannot
+ * be refunded, a nonce used already, a malformed request), which the same request meets again, so the
+ * caller may take it as the answer about that payment; or `the-caller` (the shop's credentials or rights:
+ * a wrong API key, an account not allowed the call), which the operator puts right, after which the same
+ * request goes through: it says nothing of the payment, and is left to be tried again, as when unavailable.
+ */
+export type GatewayRefusal = 'what-was-asked' | 'the-caller';
+
 /** The provider refused the request itself (4xx other than an unknown reference or throttling): a bug or a bad config. */
 export class GatewayRefusedError extends Error {
   constructor(
     readonly gateway: GatewayName,
     readonly status: number,
     message: string,
+    readonly refusal: GatewayRefusal = 'what-was-asked',
   ) {
     super(`${gateway} refused (${status}): ${message}`);
     this.name = 'GatewayRefusedError';

@@ -2,7 +2,15 @@ import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import { paysInEuros, type PaymentStatus } from '../payments/index.js';
 import { afterCommit } from '../../db/after-commit.js';
-import { countCharges, finishCharge, markOutcomeTold, moveCharge, setChargeReference, type ChargeRow } from './charges.repository.js';
+import {
+  countCharges,
+  finishCharge,
+  markOutcomeTold,
+  moveCharge,
+  recordMismatch,
+  setChargeReference,
+  type ChargeRow,
+} from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
@@ -34,8 +42,17 @@ export function paysCharge(status: PaymentStatus, charge: Pick<ChargeRow, 'order
   return paysInEuros(status, charge.order_reference, charge.amount_cents);
 }
 
+/**
+ * Applies the gateway's word on a charge's payment. One that does not pay it (another amount, currency or
+ * account) moves nothing, as for an order: the charge stays pending and records what the gateway held, so
+ * the operator sees it at once (`subscription charges --mismatched`) rather than a day later as stuck.
+ */
 export async function applyChargeStatus(trx: Db, charge: ChargeRow, status: PaymentStatus, now: number): Promise<ChargeOutcome> {
-  if (!paysCharge(status, charge)) return 'mismatch';
+  if (!paysCharge(status, charge)) {
+    const { reference, orderReference, state, amountCents, currency, ownAccount } = status;
+    await recordMismatch(trx, Number(charge.id), { reference, orderReference, state, amountCents, currency, ownAccount }, now);
+    return 'mismatch';
+  }
   const outcome = outcomeOf(status);
   if (outcome === 'pending') {
     await setChargeReference(trx, Number(charge.id), status.reference, now);

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../infra/logger.js';
+import { subscriptionRenewalsCardUnopenedTotal } from '../../infra/metrics/process-metrics.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import type { CardTokens } from './card-tokens.js';
-import { findCard } from './cards.repository.js';
+import { findCard, storedTokenToCharge } from './cards.repository.js';
 import { DEFAULT_BILLING_CONCURRENCY } from './subscriptions.config.js';
 import {
   chargeStateOf,
@@ -99,6 +100,8 @@ export function newCharge(
     pending_told_at: null,
     outcome_told_at: null,
     checked_at: null,
+    mismatch: null,
+    mismatch_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -129,8 +132,11 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
       idempotencyKey: charge.idempotency_key,
     });
   } catch (error) {
-    if (error instanceof GatewayRefusedError) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
-    if (error instanceof GatewayUnavailableError) return 'pending' as const;
+    // A refusal of the shop's own credentials (EveryPay's 401/403) is the operator's to fix, not the
+    // customer's card: the renewal waits for the next run, as when the gateway is down, unfailed and unmailed.
+    if (error instanceof GatewayRefusedError && error.refusal === 'what-was-asked')
+      return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+    if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) return 'pending' as const;
     throw error;
   }
   const applied = await inTransaction(db, (trx) => applyChargeStatus(trx, charge, status, now));
@@ -168,12 +174,12 @@ async function claimRenewal(db: Kysely<Database>, cardTokens: CardTokens, subscr
     const planId = Number(sub.next_plan_id ?? sub.plan_id);
     const plan = (await findPlan(trx, planId))!;
     const card = sub.card_id === null ? undefined : await findCard(trx, Number(sub.card_id));
-    const chargeable = card?.state === 'ACTIVE' && card.token !== null;
-    const token = chargeable ? cardTokens.openQuietly(card.token!) : null;
+    const stored = storedTokenToCharge(card);
+    const token = stored === null ? null : cardTokens.openQuietly(stored);
     // A token no configured key opens (a key lost or mistyped) is the operator's fault, not the customer's
     // card: no charge is claimed, the subscription neither fails nor is mailed, and a run with the right
     // key charges it. The run warns once with the count. Failed, every renewal failed and mailed its customer.
-    if (chargeable && token === null) return 'card-unopened' as const;
+    if (stored !== null && token === null) return 'card-unopened' as const;
     const charge = await insertChargeOnce(
       trx,
       newCharge(
@@ -247,7 +253,8 @@ export async function reconcile(
 async function resendCharge(db: Kysely<Database>, gateways: Gateways, cardTokens: CardTokens, charge: ChargeRow, now: number) {
   const sub = await findSubscription(db, Number(charge.subscription_id));
   const card = sub?.card_id == null ? undefined : await findCard(db, Number(sub.card_id));
-  const token = card?.token ? cardTokens.openQuietly(card.token) : null;
+  const stored = storedTokenToCharge(card);
+  const token = stored === null ? null : cardTokens.openQuietly(stored);
   if (token === null || card!.gateway !== charge.gateway) return 'pending' as const;
   const gateway = gateways[charge.gateway as GatewayName]!;
   const subscriber = await subscriberOf(db, Number(sub!.user_id));
@@ -319,8 +326,11 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
       const claim = await claimRenewal(db, options.cardTokens, id, now);
       if (claim === null) report.skipped += 1;
       else if (claim === 'ended') report.ended += 1;
-      else if (claim === 'card-unopened') report.cardsUnopened += 1;
-      else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
+      else if (claim === 'card-unopened') {
+        // Counted as found: a run that fails later still tells how many renewals the key held back.
+        report.cardsUnopened += 1;
+        subscriptionRenewalsCardUnopenedTotal.inc();
+      } else count(report, await runCharge(db, gateways, claim.charge, claim.token, now));
     });
   }
   if (report.cardsUnopened > 0)

@@ -129,10 +129,15 @@ export async function confirmCard(
   return result.numUpdatedRows > 0n;
 }
 
-/** The gateway's token to charge an active card with; null for a card without one, or whose token does not open. */
+/** The stored (sealed) token of a card that may be charged: an active card's; null for any other card, or none. */
+export function storedTokenToCharge(card: CardRow | undefined): string | null {
+  return card?.state === 'ACTIVE' ? card.token : null;
+}
+
+/** The gateway's token to charge an active card with; null for a card without one, or whose token does not open (logged). */
 export function chargeableToken(cardTokens: CardTokens, card: CardRow | undefined): string | null {
-  if (card?.state !== 'ACTIVE' || card.token === null) return null;
-  return cardTokens.open(card.token, Number(card.id));
+  const stored = storedTokenToCharge(card);
+  return stored === null ? null : cardTokens.open(stored, Number(card!.id));
 }
 
 /** Up to `limit` cards after `afterId`, in id order, whose token is not sealed under the key that seals now. */

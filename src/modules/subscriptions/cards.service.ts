@@ -9,6 +9,7 @@ import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
+  paysInEuros,
   type GatewayName,
   type Gateways,
   type PaymentGateway,
@@ -62,6 +63,9 @@ export interface CardOwner {
 
 /** A never-confirmed card is given up after this long. */
 export const PENDING_CARD_LIFETIME_MS = DAY_MS;
+
+/** What a card-saving payment takes: nothing (a card check with a token requested). */
+const CARD_CHECK_CENTS = 0;
 
 /** The order reference of a card-saving payment (startCardSaving): no order's code and no charge's looks like it. */
 export const CARD_SAVING_REFERENCE = /^SC[0-9A-F]{16}$/;
@@ -146,7 +150,7 @@ export async function startCardSaving(
   try {
     const created = await gateway.createPayment({
       orderReference,
-      amountCents: 0,
+      amountCents: CARD_CHECK_CENTS,
       currency: 'EUR',
       customerEmail: owner.email,
       customerIp,
@@ -185,7 +189,13 @@ async function firstForm(db: Kysely<Database>, found: CardRow): Promise<Redirect
 
 export type CardOutcome = 'saved' | 'failed' | 'pending' | 'done-already' | 'mismatch';
 
-/** Applies the gateway's word on a card-saving payment (fetched by the shop, never taken from a request). */
+/**
+ * Applies the gateway's word on a card-saving payment (fetched by the shop, never taken from a request).
+ * Only the card's own payment saves it: its order reference, nothing taken (the amount it was started
+ * with), in euros on the shop's own processing account, as an order's or a charge's payment must be
+ * (paysInEuros). A card saved on another account (another currency's, another shop's) holds a token
+ * this shop's account cannot charge: anything else is a mismatch, and nothing is saved.
+ */
 export async function applyCardStatus(
   trx: Db,
   cardTokens: CardTokens,
@@ -193,7 +203,7 @@ export async function applyCardStatus(
   status: PaymentStatus,
   now: number,
 ): Promise<CardOutcome> {
-  if (status.orderReference !== card.order_reference) return 'mismatch';
+  if (!paysInEuros(status, card.order_reference, CARD_CHECK_CENTS)) return 'mismatch';
   if (card.state === 'ACTIVE') return 'done-already';
   if (status.state === 'settled' && status.card) {
     // Pending, or declined before the bank approved it after all (a late settle): the card is saved,

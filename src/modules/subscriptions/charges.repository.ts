@@ -125,6 +125,46 @@ export function stalePendingChargesPage(db: Db, staleBefore: number, afterId: nu
     .execute();
 }
 
+/**
+ * What its gateway held under a charge's payment or order reference that does not pay it (paysCharge): kept
+ * on the charge for the operator, as the gateway named it.
+ */
+export interface MismatchedPayment {
+  reference: string;
+  orderReference: string;
+  state: string;
+  amountCents: number;
+  currency: string | null;
+  /** False: held on another of the merchant's processing accounts. */
+  ownAccount: boolean;
+}
+
+/**
+ * Records on the charge the payment its gateway named that does not pay it, replacing one recorded before.
+ * Not a change of the charge (its state and updated_at stay): it stays pending, and a billing run's hold on it
+ * is judged as before.
+ */
+export async function recordMismatch(db: Db, id: number, payment: MismatchedPayment, now: number): Promise<void> {
+  await db
+    .updateTable('subscription_charge')
+    .set({ mismatch: JSON.stringify(payment), mismatch_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** One page of the pending charges with a mismatch recorded, oldest first, after `afterId`. */
+export function mismatchedPendingChargesPage(db: Db, afterId: number, limit: number): Promise<ChargeRow[]> {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('state', '=', 'pending')
+    .where('mismatch_at', 'is not', null)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
 export function findChargeByOrderReference(db: Db, orderReference: string): Promise<ChargeRow | undefined> {
   return db.selectFrom('subscription_charge').selectAll().where('order_reference', '=', orderReference).executeTakeFirst();
 }

@@ -5,12 +5,19 @@ import { toIsoTimestamp } from '../../db/time.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
 import { applyChargeOutcome, applyChargeStatus, outcomeOf, paysCharge, type ChargeOutcome } from './billing.apply.js';
 import { STALE_CHARGE_MS } from './billing.service.js';
-import { findChargeByOrderReference, stalePendingChargesPage, type ChargeRow } from './charges.repository.js';
+import {
+  findChargeByOrderReference,
+  mismatchedPendingChargesPage,
+  stalePendingChargesPage,
+  type ChargeRow,
+  type MismatchedPayment,
+} from './charges.repository.js';
 import { findSubscription } from './subscriptions.repository.js';
 
 // The operator's way out for a charge the gateway cannot settle (billing.service.ts: EveryPay took
 // it, its callback never came, and it cannot be asked by order reference): `subscription charges
-// --pending` lists such charges to look up in the gateway's merchant portal, and `subscription settle`
+// --pending` lists such charges to look up in the gateway's merchant portal (`--mismatched`, at once,
+// those whose gateway named a payment that does not pay them: another sum, currency or account), and `subscription settle`
 // applies what the operator found there through billing.apply.ts, the code that applies a gateway's
 // answer: the period starts (and is mailed) on paid, the retry schedule or the end of a first month on
 // failed. A payment the operator names is fetched from the gateway first, so its word, not a typing
@@ -33,6 +40,20 @@ export interface PendingChargeLine {
   createdAt: string;
   /** When the billing run last looked it up at the gateway; null: never. */
   checkedAt: string | null;
+  /** The last payment its gateway named for it that does not pay it, and when; null: none. */
+  mismatch: MismatchLine | null;
+}
+
+/** A mismatched payment as the merchant portal shows it: its reference, order reference, state, sum, currency and account. */
+export interface MismatchLine {
+  reference: string;
+  orderReference: string;
+  state: string;
+  amount: number;
+  currency: string | null;
+  /** False: held on another of the merchant's processing accounts, not the shop's. */
+  ownAccount: boolean;
+  seenAt: string;
 }
 
 /** Every charge pending and untouched for STALE_CHARGE_MS (no run has it in hand), oldest first, a page at a time. */
@@ -43,6 +64,22 @@ export async function* stalePendingCharges(db: Kysely<Database>, now: number): A
     if (page.length < PAGE) return;
     afterId = Number(page.at(-1)!.id);
   }
+}
+
+/** Every pending charge with a mismatch recorded (a payment that does not pay it), oldest first, a page at a time. */
+export async function* mismatchedPendingCharges(db: Kysely<Database>): AsyncGenerator<PendingChargeLine> {
+  for (let afterId = 0; ;) {
+    const page = await mismatchedPendingChargesPage(db, afterId, PAGE);
+    for (const charge of page) yield lineOf(charge);
+    if (page.length < PAGE) return;
+    afterId = Number(page.at(-1)!.id);
+  }
+}
+
+function mismatchOf(charge: ChargeRow): MismatchLine | null {
+  if (charge.mismatch === null || charge.mismatch_at === null) return null;
+  const { amountCents, ...payment } = JSON.parse(charge.mismatch) as MismatchedPayment;
+  return { ...payment, amount: amountCents / 100, seenAt: toIsoTimestamp(Number(charge.mismatch_at)) };
 }
 
 function lineOf(charge: ChargeRow): PendingChargeLine {
@@ -58,6 +95,7 @@ function lineOf(charge: ChargeRow): PendingChargeLine {
     reference: charge.reference,
     createdAt: toIsoTimestamp(Number(charge.created_at)),
     checkedAt: charge.checked_at === null ? null : toIsoTimestamp(Number(charge.checked_at)),
+    mismatch: mismatchOf(charge),
   };
 }
 

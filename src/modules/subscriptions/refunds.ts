@@ -110,8 +110,9 @@ async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, refer
     return await gateway.refund(reference, charge.amount_cents, `${charge.idempotency_key}-late`);
   } catch (err) {
     // Refused: another refunder's request under the same key went first (or nothing is left
-    // standing). The payment as it is now tells whether it is refunded.
-    if (err instanceof GatewayRefusedError) return gateway.fetchStatus(reference);
+    // standing). The payment as it is now tells whether it is refunded. The shop's credentials
+    // refused tell nothing of it: thrown, the refund is left for later with the refusal logged.
+    if (err instanceof GatewayRefusedError && err.refusal === 'what-was-asked') return gateway.fetchStatus(reference);
     throw err;
   }
 }

@@ -57,18 +57,20 @@ export function scheduleSubscriptionBilling(
 
 /**
  * Applies a gateway status (fetched from the gateway by the callback route, never taken from the
- * callback) to the card or charge it names; false when it names none of this module's payments.
+ * callback) to the card or charge it names: `applied`, or `mismatch` when it pays nothing there
+ * (another sum, currency or processing account: no card saved, the charge recorded as mismatched and
+ * left pending); null when it names none of this module's payments.
  */
 export function subscriptionPayments(db: Kysely<Database>, cardTokens: CardTokens) {
-  return async (gateway: GatewayName, status: PaymentStatus, now: number): Promise<boolean> =>
+  return async (gateway: GatewayName, status: PaymentStatus, now: number): Promise<'applied' | 'mismatch' | null> =>
     inTransaction(db, async (trx) => {
       const card = await findCardByPayment(trx, gateway, status.reference, status.orderReference);
-      if (card) return (await applyCardStatus(trx, cardTokens, card, status, now)) !== 'mismatch';
+      if (card) return (await applyCardStatus(trx, cardTokens, card, status, now)) === 'mismatch' ? 'mismatch' : 'applied';
       const charge = await findChargeByGatewayPayment(trx, gateway, status.reference, status.orderReference);
-      if (charge) return (await applyChargeStatus(trx, charge, status, now)) !== 'mismatch';
+      if (charge) return (await applyChargeStatus(trx, charge, status, now)) === 'mismatch' ? 'mismatch' : 'applied';
       // A card-saving payment whose card is gone: removed by its owner, pruned (never confirmed within
       // a day, declined ones too) or erased. Nothing is left to apply, and the callback is answered as
       // the one that saw it last was; orders would call it an unknown payment (404).
-      return CARD_SAVING_REFERENCE.test(status.orderReference);
+      return CARD_SAVING_REFERENCE.test(status.orderReference) ? 'applied' : null;
     });
 }

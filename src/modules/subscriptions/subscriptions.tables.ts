@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -124,6 +124,13 @@ export interface SubscriptionChargeTable {
    * 2026_11_30_1900); null: never. The least recently looked up go first, hourly in a charge's first day, then daily.
    */
   checked_at: number | null;
+  /**
+   * JSON (MismatchedPayment, charges.repository.ts): the last payment its gateway named for this charge that
+   * does not pay it (another amount, currency or processing account; migration 2026_12_01_1500); null: none.
+   */
+  mismatch: string | null;
+  /** When that payment was last seen. */
+  mismatch_at: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -155,8 +155,8 @@ async function sendRefund(
   try {
     status = await refundedPayment(at.gateway, at.reference, refund, resumed);
   } catch (error) {
-    // Refused where the payment was then looked up too (the gateway refusing the shop's credentials,
-    // say): whether the refund was made cannot be told, as when the gateway did not answer. Left
+    // A refusal that says nothing of the refund (the shop's credentials refused, or the look-up after a
+    // refusal refused): whether it was made cannot be told, as when the gateway did not answer. Left
     // `sending`, a 500 held every other refund of the payment off for a minute and then sent it again blind.
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
     await moveRefund(db, refund, 'unknown', now);
@@ -180,8 +180,10 @@ async function sendRefund(
 
 /**
  * The payment once the refund is made; null when the gateway refused it. A resumed refund may have
- * been made already (its answer lost): the payment is looked up first. A refusal may be of the key
- * used already: the payment as it is then tells.
+ * been made already (its answer lost): the payment is looked up first. A refusal of what was asked may
+ * be of the key used already: the payment as it is then tells. A refusal of the caller (the shop's
+ * credentials) is thrown, as the gateway unavailable is: the refund is left unknown and sent again by
+ * the next request, where a look-up finding the payment unrefunded recorded it refused for good.
  */
 async function refundedPayment(gateway: PaymentGateway, reference: string, refund: RefundRow, resumed: boolean) {
   const made = (status: PaymentStatus | null) =>
@@ -193,7 +195,7 @@ async function refundedPayment(gateway: PaymentGateway, reference: string, refun
   try {
     return await gateway.refund(reference, refund.amount_cents, refund.idempotency_key);
   } catch (error) {
-    if (!(error instanceof GatewayRefusedError)) throw error;
+    if (!(error instanceof GatewayRefusedError) || error.refusal !== 'what-was-asked') throw error;
     return made(await gateway.fetchStatus(reference));
   }
 }

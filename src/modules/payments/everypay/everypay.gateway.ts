@@ -73,7 +73,12 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
   }
 
   function refused(what: string, answer: Answer): GatewayRefusedError {
-    return new GatewayRefusedError('everypay', answer.status, `${what}${errorText(answer.json)}`);
+    // 401 is EveryPay refusing the API username or secret (4010, 4011), 403 the account's rights: the
+    // shop's configuration, which the operator puts right, not this payment. Taken for a refusal of the
+    // request, an operator's refund sent with a wrong secret was recorded refused for good. Every other
+    // 4xx (400, 404, 422: the amount, the payment's state, the nonce) is about what was asked.
+    const refusal = answer.status === 401 || answer.status === 403 ? 'the-caller' : 'what-was-asked';
+    return new GatewayRefusedError('everypay', answer.status, `${what}${errorText(answer.json)}`, refusal);
   }
 
   function unexpected(what: string, detail: string): GatewayUnavailableError {

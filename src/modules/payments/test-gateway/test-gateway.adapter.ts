@@ -14,6 +14,7 @@ import {
 import {
   addRefund,
   findPayment,
+  findPaymentByCardToken,
   findPaymentByOrderReference,
   findRefund,
   finishPendingPayment,
@@ -35,8 +36,11 @@ export const isTestGatewayReference = (value: unknown): value is string => typeo
 
 const newReference = () => `tgp_${randomBytes(18).toString('base64url')}`;
 
-/** A saved card's token: `tgt_` and the characters of the reference of the payment that saved it. */
-const TOKEN = /^tgt_[A-Za-z0-9_-]{24}$/;
+/**
+ * A saved card's token: `tgt_` and 24 characters of 18 random bytes, kept on the payment that saved the
+ * card. It charges the card without the shopper, so nothing the shopper's browser sees may derive it.
+ */
+const newCardToken = () => `tgt_${randomBytes(18).toString('base64url')}`;
 
 /** The path of a payment's page under the API's base path (test-gateway.routes.ts serves it). */
 export const testGatewayPagePath = (reference: string) => `/payment/test/pay/${reference}`;
@@ -66,6 +70,7 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
         idempotency_key: input.idempotencyKey,
         customer_email: input.customerEmail,
         request_token: input.requestToken === true,
+        card_token: input.requestToken === true ? newCardToken() : null,
         created_at: clock.now(),
       });
       // A provider answers a repeated key with the payment it made, and refuses it for another one.
@@ -91,8 +96,9 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
     async chargeSavedCard(input: SavedCardChargeInput): Promise<PaymentStatus> {
       const problem = inputProblem({ ...input, returnUrl: 'http://charge.invalid/', callbackUrl: 'http://charge.invalid/' });
       if (problem !== undefined) throw refuse(422, problem);
-      const saving = TOKEN.test(input.token) ? await findPayment(db, `tgp_${input.token.slice(4)}`) : undefined;
-      if (!saving?.request_token || saving.state !== 'settled') throw refuse(422, 'unknown card token');
+      // Only a token it issued, of a card whose saving payment settled.
+      const saving = await findPaymentByCardToken(db, input.token);
+      if (saving?.state !== 'settled') throw refuse(422, 'unknown card token');
       const now = clock.now();
       // No shopper and no page: the charge is made in the request and answered settled.
       const payment = await insertPaymentOnce(db, {
@@ -105,6 +111,7 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
         idempotency_key: input.idempotencyKey,
         customer_email: input.customerEmail,
         request_token: false,
+        card_token: null,
         created_at: now,
       });
       if (payment.order_reference !== input.orderReference || payment.amount_cents !== input.amountCents) {
@@ -150,7 +157,7 @@ export function createTestGateway(database: DatabaseHandle, config: TestGatewayC
 }
 
 export function statusOf(payment: TestGatewayPayment): PaymentStatus {
-  const saved = Boolean(payment.request_token) && payment.state === 'settled';
+  const token = payment.state === 'settled' ? payment.card_token : null;
   return {
     reference: payment.reference,
     orderReference: payment.order_reference,
@@ -161,9 +168,9 @@ export function statusOf(payment: TestGatewayPayment): PaymentStatus {
     currency: 'EUR',
     ownAccount: true,
     // Every card of the test gateway is the same pretend Visa, valid for three more years.
-    ...(saved && {
+    ...(token !== null && {
       card: {
-        token: `tgt_${payment.reference.slice(4)}`,
+        token,
         brand: 'visa',
         lastFour: '4242',
         expiryMonth: 12,

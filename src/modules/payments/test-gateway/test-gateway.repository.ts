@@ -33,6 +33,11 @@ export async function findPayment(db: Db, reference: string): Promise<TestGatewa
   return db.selectFrom('test_gateway_payment').selectAll().where('reference', '=', reference).executeTakeFirst();
 }
 
+/** The payment that saved the card of `token`. */
+export async function findPaymentByCardToken(db: Db, token: string): Promise<TestGatewayPayment | undefined> {
+  return db.selectFrom('test_gateway_payment').selectAll().where('card_token', '=', token).executeTakeFirst();
+}
+
 /**
  * Moves a pending payment to its final state in one statement; answers whether this call did it.
  * Two presses racing each other, or a press on a finished payment, find nothing to update.

@@ -19,6 +19,11 @@ export interface TestGatewayPaymentTable {
   customer_email: string;
   /** The payment saves the card (migration 2026_11_24_1401): once settled, its status carries a token. */
   request_token: BooleanColumn;
+  /**
+   * The saved card's token, random, issued with a payment that saves the card and shown once it settles
+   * (migration 2026_12_01_1600); null for every other payment. A charge names it; one no row holds is refused.
+   */
+  card_token: string | null;
   created_at: number;
   updated_at: number;
 }
