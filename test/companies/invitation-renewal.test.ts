@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/infra/clock.js';
+import { RESUBMIT_WINDOW_MS } from '../../src/infra/resubmit.js';
 import { INVITATIONS_PER_COMPANY_AND_EMAIL } from '../../src/modules/companies/company-users.service.js';
 import {
   createAccountsTestApp,
@@ -25,8 +26,10 @@ import { call, companyMaster, invite } from './fixtures.js';
 
 const DAY_MS = 86_400_000;
 // The app's clock. The worker mints links and runs the outbox on the system's, so the app's is moved
-// days on only to look at a link then, and back for the requests that queue mails.
+// days on only to look at a link then, and back for the requests that queue mails. A test that asks
+// again with the same form past the resubmit window starts that many windows back (startWindowsBack).
 const clock = fixedClock(Date.now());
+const startWindowsBack = (windows: number) => clock.set(Date.now() - windows * RESUBMIT_WINDOW_MS);
 let t: AccountsTestApp;
 beforeAll(async () => {
   t = await createAccountsTestApp({ clock });
@@ -81,9 +84,11 @@ describe("inviting again a person who has not accepted this company's invitation
   it('kills the link of an invitation still pending as soon as the renewal commits, before its mail is sent', async () => {
     const master = await companyMaster(t, 'WHOLESALE');
     const email = uniqueEmail('pending');
+    startWindowsBack(1);
     await invite(t, master.token, email);
     const firstLink = tokenFromMail(await mailTo(t, email, INVITATION), 'verificationToken');
 
+    clock.advance(RESUBMIT_WINDOW_MS);
     expect((await inviteAgain(master.token, email)).statusCode).toBe(200);
     expectErrorBody(await verify(t, firstLink), 400, 'Bad Request');
     await t.drainJobs();
@@ -98,6 +103,7 @@ describe("inviting again a person who has not accepted this company's invitation
     const master = await companyMaster(t, 'BUSINESS');
     const other = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('other-company');
+    startWindowsBack(1);
     const invited = await invite(t, master.token, email);
     const link = tokenFromMail(await mailTo(t, email, INVITATION), 'verificationToken');
 
@@ -113,7 +119,8 @@ describe("inviting again a person who has not accepted this company's invitation
     const linkMeta = () => t.app.inject({ method: 'GET', url: `/auth/verify-email-meta?verificationToken=${link}` });
     expect((await linkMeta()).statusCode).toBe(200);
 
-    // The company that invited renews it; the new link joins that company.
+    // The company that invited renews it (past the resubmit window: the same form as its first); the new link joins that company.
+    clock.advance(RESUBMIT_WINDOW_MS);
     expect((await inviteAgain(master.token, email)).statusCode).toBe(200);
     await t.drainJobs();
     await t.smtp.waitFor(() => invitationMails(email).length === 2, 5000);
@@ -128,8 +135,10 @@ describe("inviting again a person who has not accepted this company's invitation
   it('counts renewals against the invitations one company may send one address: past them a 429, nothing renewed or mailed', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('renewed-often');
+    startWindowsBack(INVITATIONS_PER_COMPANY_AND_EMAIL.max - 1);
     await invite(t, master.token, email);
     for (let renewal = 1; renewal < INVITATIONS_PER_COMPANY_AND_EMAIL.max; renewal += 1) {
+      clock.advance(RESUBMIT_WINDOW_MS);
       expect((await inviteAgain(master.token, email)).statusCode).toBe(200);
     }
     await t.drainJobs();
@@ -143,5 +152,20 @@ describe("inviting again a person who has not accepted this company's invitation
     expect(invitationMails(email)).toHaveLength(INVITATIONS_PER_COMPANY_AND_EMAIL.max);
     // The refused renewal left the newest link as it was.
     expect((await verify(t, newest)).statusCode).toBe(200);
+  });
+
+  it('answers the same form again within the resubmit window as the first left it: no new link, no second mail', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('double-click');
+    startWindowsBack(1);
+    const invited = await invite(t, master.token, email);
+    const link = tokenFromMail(await mailTo(t, email, INVITATION), 'verificationToken');
+    clock.advance(RESUBMIT_WINDOW_MS - 1000);
+    const repeated = await inviteAgain(master.token, email);
+    expect(repeated.statusCode, repeated.body).toBe(200);
+    expect(repeated.json()).toEqual(invited);
+    await t.drainJobs();
+    expect(invitationMails(email)).toHaveLength(1);
+    expect((await verify(t, link)).statusCode).toBe(200);
   });
 });

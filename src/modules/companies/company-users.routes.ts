@@ -51,7 +51,8 @@ export const companyUserRoutes: FastifyPluginAsyncTypebox<CompaniesDeps> = async
           'invitation link with which the person sets a password. A retail account of the person in this store does not ' +
           'stand in the way: the company account is made beside it (login then asks which role). Inviting again a person ' +
           'this company invited who has not accepted (their link expired or not) renews the invitation: the same user, ' +
-          'with the role and names given now, and a new link mailed; the one mailed before stops working. 409 when the ' +
+          'with the role and names given now, and a new link mailed; the one mailed before stops working. The same form ' +
+          'again within 5 minutes (a double click, a retry) is answered the invitation as it is, and mails nothing. 409 when the ' +
           'email has a business or wholesale account in this store that was accepted, waits for the back office, or is ' +
           "another company's invitation; one a company removed does not count: this company gets its own back, another " +
           'company makes a new one. Renewals count against the limits below as invitations do. ' +

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { mailboxKey, normaliseEmail } from '../../infra/email-address.js';
 import { conflict, notFound } from '../../infra/domain-error.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
+import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import type { PageRequest } from '../../http/paging.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import {
@@ -95,7 +96,8 @@ export async function listCompanyUsers(db: Db, master: CompanyMaster, page: Page
  * account. A person holds a client account per store and kind (login asks which), so a retail
  * account here, verified or not, is no obstacle: the company's account is made beside it, and the
  * retail one keeps its own basket, orders and wishlist. This company's invitation of them that they
- * have not accepted is renewed (renewInvitation). Any other company account of theirs here (business
+ * have not accepted is renewed (renewInvitation), unless the same form came within the resubmit window:
+ * that repeat is answered the invitation as the first submit left it. Any other company account of theirs here (business
  * or wholesale: in use, another company's invitation, or waiting for the back office) is a 409. An account
  * removed earlier counts as none: this company gets back the account it removed, with the orders,
  * addresses and baskets kept by it; another company's invitation makes a new account, and the
@@ -113,6 +115,10 @@ export async function inviteCompanyUser(
   const { invitation } = input;
   refuseReservedEmail('email', invitation.email);
   const role = storedRole(master.kind, invitation.role);
+  // The same form again within the resubmit window (a double click, a retry after a timeout) must not
+  // renew the invitation its first submit made: that killed the link just mailed and mailed another.
+  const form = [master.companyId, normaliseEmail(invitation.email), role, invitation.firstName, invitation.lastName];
+  const repeat = !(await isFirstSubmission(trx, submissionKey('company-invitation', form), now));
   // Under the person's account locks (the company's is held): an erasure of theirs meanwhile is waited for.
   const user = await findPersonByEmail(trx, invitation.email, lockClientAccountsOfUser);
   const names = { first_name: invitation.firstName, last_name: invitation.lastName };
@@ -129,6 +135,7 @@ export async function inviteCompanyUser(
     const pending = await pendingInvitationAmong(trx, ours);
     if (pending) {
       accountId = Number(pending.id);
+      if (repeat) return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
       await renewInvitation(trx, accountId, role);
     } else {
       if (accounts.some(isCompanyAccountHeld)) throw conflict('companies.emailHasAccount');
