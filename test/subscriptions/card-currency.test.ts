@@ -6,7 +6,8 @@ import { call, createCustomer, releaseHeldCallbacks, startSubscriptionShop, type
 // account, as an order (test/orders/payment-currency.test.ts) and a charge (charge-currency.test.ts) are
 // paid: a token saved on another of the merchant's accounts is one the shop's account cannot charge.
 // Whether the shopper's return or EveryPay's callback brings the word first, nothing is saved, and the
-// callback is answered as a mismatch (handled), not as an unknown payment.
+// callback is answered as a mismatch (handled), not as an unknown payment. The card is declined, so that
+// the customer's next try starts a payment of its own rather than being sent back to the finished one.
 
 let s: SubscriptionShop;
 beforeAll(async () => {
@@ -39,7 +40,7 @@ async function cardSavedOn(account: { accountName: string; currency: string }, f
   expect(s.everypay.payment(reference)!.card).toBeTruthy();
   const cardId = Number(location.searchParams.get('cardId'));
   const listed = await call(s, customer, 'GET', '/subscription-credit-card');
-  return { cardId, saved: location.searchParams.get('saved'), callbacks, listed: listed.json() as unknown[] };
+  return { customer, reference, cardId, saved: location.searchParams.get('saved'), callbacks, listed: listed.json() as unknown[] };
 }
 
 const cardRow = (id: number) =>
@@ -52,7 +53,16 @@ it.each(ORDERS)('a card-saving payment EveryPay settled in dollars saves no card
   expect(callbacks).toEqual([[200, { outcome: 'mismatch' }]]);
   expect(saved).toBe('false');
   expect(listed).toEqual([]);
-  expect(await cardRow(cardId)).toEqual({ state: 'PENDING', token: null, last_four: null });
+  expect(await cardRow(cardId)).toEqual({ state: 'DECLINED', token: null, last_four: null });
+});
+
+it('after a mismatch, the next try at once starts a payment of its own', async () => {
+  const { customer, reference } = await cardSavedOn({ accountName: 'USD3D1', currency: 'USD' }, 'return first');
+  const again = await call(s, customer, 'POST', '/subscription-credit-card');
+  expect(again.statusCode, again.body).toBe(200);
+  const next = (again.json() as { fields: Record<string, string> }).fields.payment_reference!;
+  expect(next).not.toBe(reference);
+  expect(s.everypay.payment(next)).toMatchObject({ state: 'initial' });
 });
 
 it.each(ORDERS)("a card-saving payment in euros on another of the merchant's accounts saves no card either (%s)", async (first) => {
@@ -60,7 +70,7 @@ it.each(ORDERS)("a card-saving payment in euros on another of the merchant's acc
   expect(callbacks).toEqual([[200, { outcome: 'mismatch' }]]);
   expect(saved).toBe('false');
   expect(listed).toEqual([]);
-  expect(await cardRow(cardId)).toEqual({ state: 'PENDING', token: null, last_four: null });
+  expect(await cardRow(cardId)).toEqual({ state: 'DECLINED', token: null, last_four: null });
 });
 
 it.each(ORDERS)("the shop's own euro account saves the card (the same steps, %s)", async (first) => {

@@ -203,7 +203,13 @@ export async function applyCardStatus(
   status: PaymentStatus,
   now: number,
 ): Promise<CardOutcome> {
-  if (!paysInEuros(status, card.order_reference, CARD_CHECK_CENTS)) return 'mismatch';
+  if (!paysInEuros(status, card.order_reference, CARD_CHECK_CENTS)) {
+    // The card's own payment, finished, but not one that saves it: declined, so that the customer's next
+    // try starts a payment of its own. Left pending, a try within the resubmit window was answered this
+    // finished payment's form. A payment of another order reference says nothing of this card.
+    if (status.orderReference === card.order_reference && status.state !== 'pending') await declinePendingCard(trx, Number(card.id), now);
+    return 'mismatch';
+  }
   if (card.state === 'ACTIVE') return 'done-already';
   if (status.state === 'settled' && status.card) {
     // Pending, or declined before the bank approved it after all (a late settle): the card is saved,
