@@ -57,19 +57,19 @@ export interface MismatchLine {
 }
 
 /** Every charge pending and untouched for STALE_CHARGE_MS (no run has it in hand), oldest first, a page at a time. */
-export async function* stalePendingCharges(db: Kysely<Database>, now: number): AsyncGenerator<PendingChargeLine> {
-  for (let afterId = 0; ;) {
-    const page = await stalePendingChargesPage(db, now - STALE_CHARGE_MS, afterId, PAGE);
-    for (const charge of page) yield lineOf(charge);
-    if (page.length < PAGE) return;
-    afterId = Number(page.at(-1)!.id);
-  }
+export function stalePendingCharges(db: Kysely<Database>, now: number): AsyncGenerator<PendingChargeLine> {
+  return linesOfPages((afterId) => stalePendingChargesPage(db, now - STALE_CHARGE_MS, afterId, PAGE));
 }
 
 /** Every pending charge with a mismatch recorded (a payment that does not pay it), oldest first, a page at a time. */
-export async function* mismatchedPendingCharges(db: Kysely<Database>): AsyncGenerator<PendingChargeLine> {
+export function mismatchedPendingCharges(db: Kysely<Database>): AsyncGenerator<PendingChargeLine> {
+  return linesOfPages((afterId) => mismatchedPendingChargesPage(db, afterId, PAGE));
+}
+
+/** The lines of a list of charges read a page of PAGE at a time in id order, each page after the last id read. */
+async function* linesOfPages(pageAfter: (afterId: number) => Promise<ChargeRow[]>): AsyncGenerator<PendingChargeLine> {
   for (let afterId = 0; ;) {
-    const page = await mismatchedPendingChargesPage(db, afterId, PAGE);
+    const page = await pageAfter(afterId);
     for (const charge of page) yield lineOf(charge);
     if (page.length < PAGE) return;
     afterId = Number(page.at(-1)!.id);
