@@ -9,7 +9,7 @@ import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
 import { translate, type MessageKey } from '../../i18n/index.js';
 import type { GatewayName, RedirectForm } from '../payments/index.js';
-import { GatewayRefusedError, GatewayUnavailableError } from '../payments/index.js';
+import { GatewayRefusedError, GatewayUnavailableError, refusesWhatWasAsked } from '../payments/index.js';
 import { PAID } from './order-states.js';
 import { orderDetail } from './order-detail.service.js';
 import { OrderLinkQuery, PaymentResultBody, PaymentResultSchema } from './order.schemas.js';
@@ -59,7 +59,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // callbacks meet it too): the adapters report it as unavailable, not refused, so it counts nothing.
     // Nor does a refusal of the shop itself (its credentials, EveryPay's 401/403): every callback, the
     // gateway's own too, meets it until an operator fixes them, and it pauses the look-ups (below).
-    (error instanceof GatewayRefusedError && error.refusal === 'what-was-asked');
+    refusesWhatWasAsked(error);
   // A gateway whose status look-up met an outage is not asked again by callbacks for a while. Counted
   // against neither its address (genuine ones come from the gateway's few servers) nor the payment it
   // names (a forger names a new one each time), every forged callback during an outage was a call to the

@@ -166,3 +166,8 @@ export class GatewayRefusedError extends Error {
     this.name = 'GatewayRefusedError';
   }
 }
+
+/** The gateway refused what was asked (not the shop's credentials): the same request meets it again, so it is an answer about the payment. */
+export function refusesWhatWasAsked(error: unknown): error is GatewayRefusedError {
+  return error instanceof GatewayRefusedError && error.refusal === 'what-was-asked';
+}

@@ -3,7 +3,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../infra/logger.js';
 import { subscriptionRenewalsCardUnopenedTotal } from '../../infra/metrics/process-metrics.js';
-import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  refusesWhatWasAsked,
+  type GatewayName,
+  type Gateways,
+  type PaymentStatus,
+} from '../payments/index.js';
 import { inTransaction } from '../../db/after-commit.js';
 import { applyChargeOutcome, applyChargeStatus, type ChargeOutcome } from './billing.apply.js';
 import type { CardTokens } from './card-tokens.js';
@@ -134,8 +141,7 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
   } catch (error) {
     // A refusal of the shop's own credentials (EveryPay's 401/403) is the operator's to fix, not the
     // customer's card: the renewal waits for the next run, as when the gateway is down, unfailed and unmailed.
-    if (error instanceof GatewayRefusedError && error.refusal === 'what-was-asked')
-      return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
+    if (refusesWhatWasAsked(error)) return inTransaction(db, (trx) => applyChargeOutcome(trx, charge, 'failed', null, now));
     if (error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) return 'pending' as const;
     throw error;
   }

@@ -8,6 +8,7 @@ import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metric
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
+  refusesWhatWasAsked,
   type GatewayName,
   type Gateways,
   type PaymentGateway,
@@ -112,7 +113,7 @@ async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, refer
     // Refused: another refunder's request under the same key went first (or nothing is left
     // standing). The payment as it is now tells whether it is refunded. The shop's credentials
     // refused tell nothing of it: thrown, the refund is left for later with the refusal logged.
-    if (err instanceof GatewayRefusedError && err.refusal === 'what-was-asked') return gateway.fetchStatus(reference);
+    if (refusesWhatWasAsked(err)) return gateway.fetchStatus(reference);
     throw err;
   }
 }

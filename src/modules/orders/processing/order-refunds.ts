@@ -9,6 +9,7 @@ import { boughtCardsValue, capturedCents, restoreBoughtCards, takeOffBoughtCards
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
+  refusesWhatWasAsked,
   type GatewayName,
   type Gateways,
   type PaymentGateway,
@@ -195,7 +196,7 @@ async function refundedPayment(gateway: PaymentGateway, reference: string, refun
   try {
     return await gateway.refund(reference, refund.amount_cents, refund.idempotency_key);
   } catch (error) {
-    if (!(error instanceof GatewayRefusedError) || error.refusal !== 'what-was-asked') throw error;
+    if (!refusesWhatWasAsked(error)) throw error;
     return made(await gateway.fetchStatus(reference));
   }
 }
