@@ -56,8 +56,8 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
   const ttlMs = Math.max(deps.config.sweepIntervalMs, 60_000);
   return withLease(deps.db, ORDER_SWEEP_LEASE, { now, ttlMs }, async () => {
     const report: SweepReport = { cancelled: 0, paid: 0, processed: 0, handedOff: 0, failed: 0, refunded: 0 };
-    for (const [status, clock] of UNPAID_CLOCKS)
-      await eachOrder(deps, status, now - deps.config.unpaidAfterMs, clock, async (orderId) => {
+    for (const status of UNPAID)
+      await eachOrder(deps, status, now - deps.config.unpaidAfterMs, UNPAID_CLOCK[status], async (orderId) => {
         const outcome = await settleUnpaid(deps, orderId, now);
         if (outcome === 'paid') report.paid += 1;
         if (outcome === 'cancelled') report.cancelled += 1;
@@ -99,10 +99,16 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
  * one payment the gateway made (create-form answers that one's page from then on), so this gives the
  * shopper the full time once, and restarts never reach it.
  */
-const UNPAID_CLOCKS = [
-  ['NEW', 'created_at'],
-  ['PENDING_PAYMENT', 'status_changed_at'],
-] as const satisfies ReadonlyArray<readonly [OrderStatus, SweepClock]>;
+const UNPAID_CLOCK = { NEW: 'created_at', PENDING_PAYMENT: 'status_changed_at' } as const satisfies Partial<
+  Record<OrderStatus, SweepClock>
+>;
+const UNPAID = Object.keys(UNPAID_CLOCK) as Array<keyof typeof UNPAID_CLOCK>;
+
+/** Whether an order still unpaid has waited past `limit` by its status's clock; one in any other status has not. */
+function waitedPast(order: { status: string } & Record<SweepClock, number>, limit: number): boolean {
+  const unpaid = UNPAID.find((status) => status === order.status);
+  return unpaid !== undefined && order[UNPAID_CLOCK[unpaid]] < limit;
+}
 
 /**
  * Runs `visit` on each order in `status` whose `clock` is before `before`, batch by batch after a cursor
@@ -154,11 +160,10 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
     // The order was read unpaid past the limit, its payments since: meanwhile the shopper may have
     // opened the payment link and been sent to the gateway's page with a payment just started, which
     // these statuses do not know of. Such an order is the next sweep's, when its own payment has been
-    // unpaid that long (UNPAID_CLOCKS). One back in NEW has no payment at the gateway to wait for.
+    // unpaid that long (UNPAID_CLOCK). One back in NEW has no payment at the gateway to wait for.
     const current = await lockedStatusOf(trx, orderId);
-    const limit = now - deps.config.unpaidAfterMs;
-    const waited = current?.status === 'NEW' ? current.createdAt < limit : current !== undefined && current.changedAt < limit;
-    if (current === undefined || !waited) return current?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
+    if (current === undefined || !waitedPast(current, now - deps.config.unpaidAfterMs))
+      return current?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
     const minutes = Math.round(deps.config.unpaidAfterMs / 60_000);
     const cancelled = await moveOrder(trx, {
       orderId,

@@ -40,7 +40,7 @@ export function lockedStatusOf(trx: Db, orderId: number) {
     trx.selectFrom('customer_order').select(['status', 'status_changed_at', 'created_at']).where('id', '=', orderId),
   )
     .executeTakeFirst()
-    .then((row) => row && { status: row.status, changedAt: Number(row.status_changed_at), createdAt: Number(row.created_at) });
+    .then((row) => row && { status: row.status, status_changed_at: Number(row.status_changed_at), created_at: Number(row.created_at) });
 }
 
 /** The order's payments, newest first. */
