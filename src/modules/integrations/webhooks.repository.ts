@@ -17,14 +17,15 @@ export function enabledEndpoints(db: Db): Promise<EndpointRow[]> {
   return db.selectFrom('webhook_endpoint').selectAll().where('disabled_at', 'is', null).orderBy('name').execute();
 }
 
-/** Per endpoint id, its deliveries waiting to be sent (pending) and its dead letters; endpoints with neither are left out. */
-export async function unsentDeliveryCounts(db: Db): Promise<Map<number, { pending: number; dead: number }>> {
-  const rows = await db
+/** Per endpoint id (of every endpoint, or only `endpointId`), its deliveries waiting to be sent (pending) and its dead letters; endpoints with neither are left out. */
+export async function unsentDeliveryCounts(db: Db, endpointId?: number): Promise<Map<number, { pending: number; dead: number }>> {
+  let query = db
     .selectFrom('webhook_delivery')
     .select(['endpoint_id', 'status', (eb) => eb.fn.countAll().as('n')])
     .where('status', 'in', ['pending', 'dead'])
-    .groupBy(['endpoint_id', 'status'])
-    .execute();
+    .groupBy(['endpoint_id', 'status']);
+  if (endpointId !== undefined) query = query.where('endpoint_id', '=', endpointId);
+  const rows = await query.execute();
   const counts = new Map<number, { pending: number; dead: number }>();
   for (const row of rows) {
     const of = counts.get(Number(row.endpoint_id)) ?? { pending: 0, dead: 0 };

@@ -128,7 +128,7 @@ export async function enableEndpoint(
     // Only while still off: two operators at once switch it on once, and requeue once.
     if (!(await switchEndpointOn(trx, endpoint.id, url.toString()))) throw notOff();
     const requeued = await requeueDeliveries(trx, { endpointId: endpoint.id, status: 'pending' }, now);
-    const dead = (await unsentDeliveryCounts(trx)).get(endpoint.id)?.dead ?? 0;
+    const dead = (await unsentDeliveryCounts(trx, endpoint.id)).get(endpoint.id)?.dead ?? 0;
     return { requeued, dead };
   });
 }
