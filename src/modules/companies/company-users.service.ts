@@ -96,9 +96,10 @@ export async function listCompanyUsers(db: Db, master: CompanyMaster, page: Page
  * account. A person holds a client account per store and kind (login asks which), so a retail
  * account here, verified or not, is no obstacle: the company's account is made beside it, and the
  * retail one keeps its own basket, orders and wishlist. This company's invitation of them that they
- * have not accepted is renewed (renewInvitation), unless the same form came within the resubmit window:
- * that repeat is answered the invitation as the first submit left it. Any other company account of theirs here (business
- * or wholesale: in use, another company's invitation, or waiting for the back office) is a 409. An account
+ * have not accepted is renewed (renewInvitation), unless the same form came within the resubmit
+ * window: that repeat is answered the invitation as the first submit left it. Any other company
+ * account of theirs here (business or wholesale: in use, another company's invitation, or waiting for
+ * the back office) is a 409. An account
  * removed earlier counts as none: this company gets back the account it removed, with the orders,
  * addresses and baskets kept by it; another company's invitation makes a new account, and the
  * removed one stays with the company that removed it, its data that company's (the person's own
