@@ -135,11 +135,10 @@ describe("inviting again a person who has not accepted this company's invitation
   it('counts renewals against the invitations one company may send one address: past them a 429, nothing renewed or mailed', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('renewed-often');
-    startWindowsBack(INVITATIONS_PER_COMPANY_AND_EMAIL.max - 1);
     await invite(t, master.token, email);
+    // Each with other names: the same form again within the resubmit window would be a repeat, not a renewal.
     for (let renewal = 1; renewal < INVITATIONS_PER_COMPANY_AND_EMAIL.max; renewal += 1) {
-      clock.advance(RESUBMIT_WINDOW_MS);
-      expect((await inviteAgain(master.token, email)).statusCode).toBe(200);
+      expect((await inviteAgain(master.token, email, { firstName: `Tiit ${renewal}`, lastName: 'Töötaja' })).statusCode).toBe(200);
     }
     await t.drainJobs();
     await t.smtp.waitFor(() => invitationMails(email).length === INVITATIONS_PER_COMPANY_AND_EMAIL.max, 5000);
