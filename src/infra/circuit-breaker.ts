@@ -21,7 +21,8 @@ export interface CircuitBreaker {
   run<T>(call: () => Promise<T>, isOutage: (error: unknown) => boolean): Promise<T>;
 }
 
-export function circuitBreaker(clock: Clock, pauseMs: number): CircuitBreaker {
+/** `onPause`: told the error of each call that paused the calls (one a pause while calls go one at a time), say to log it. */
+export function circuitBreaker(clock: Clock, pauseMs: number, onPause?: (error: unknown) => void): CircuitBreaker {
   /** When the current pause ends; 0 while calls go freely. */
   let pausedUntil = 0;
   /** The one call after a pause is on its way: the others wait for its outcome. */
@@ -45,7 +46,9 @@ export function circuitBreaker(clock: Clock, pauseMs: number): CircuitBreaker {
         return result;
       } catch (error) {
         // Any answer but an outage shows the service up again.
-        pausedUntil = isOutage(error) ? clock.now() + pauseMs : 0;
+        const outage = isOutage(error);
+        pausedUntil = outage ? clock.now() + pauseMs : 0;
+        if (outage) onPause?.(error);
         throw error;
       } finally {
         if (probe) probing = false;

@@ -47,6 +47,15 @@ export interface ApiRequest {
  */
 export type Breakage = { status: number; body?: string } | 'hang' | 'bad-json' | 'lost-answer' | 'other-amount';
 
+/**
+ * A 404 as another JSON service answers one (Fastify's own shape), without EveryPay's error object:
+ * what the shop meets when EVERYPAY_API_URL names the wrong host or path.
+ */
+export const NOT_EVERYPAYS_404 = {
+  status: 404,
+  body: '{"message":"Route GET:/api/v4/payments not found","error":"Not Found","statusCode":404}',
+} as const satisfies Breakage;
+
 export interface EveryPayServerOptions {
   apiUsername?: string;
   apiSecret?: string;

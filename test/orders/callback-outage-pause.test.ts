@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
-import type { Breakage } from '../helpers/everypay-server.js';
+import { NOT_EVERYPAYS_404, type Breakage } from '../helpers/everypay-server.js';
 import { createForm, placeCardOrder, settleEveryPay, startEveryPayShop, viewOrder, type EveryPayShop } from './everypay-helpers.js';
 
 // Callbacks while EveryPay's API is down. A callback makes the shop look its payment up at EveryPay;
@@ -33,6 +33,8 @@ describe('EveryPay down while callbacks arrive', () => {
     ['no answer', 'hang'],
     // The shop's own credentials refused: every look-up, the genuine callbacks' too, meets it until fixed.
     ["a 401 (the shop's credentials)", { status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' }],
+    // EVERYPAY_API_URL naming another service: its 404 is the shop's setup, not EveryPay's "no such payment".
+    ["a 404 that is not EveryPay's", NOT_EVERYPAYS_404],
   ] as const satisfies ReadonlyArray<readonly [string, Breakage]>)
     it(`with ${what}: forged callbacks are 503s that ask nothing and count nothing; the genuine one's retry settles the order once`, async () => {
       const order = await placeCardOrder(s);

@@ -3,6 +3,7 @@ import { expectErrorBody } from '../helpers/http.js';
 import { until } from '../helpers/lock-waits.js';
 import { paidBook, REFUND_PATH, refundsAsked, startRefundShop, type RefundShop } from './refund-helpers.js';
 import { settleEveryPay } from './everypay-helpers.js';
+import { NOT_EVERYPAYS_404 } from '../helpers/everypay-server.js';
 
 // An operator's refund is recorded before EveryPay is asked, under a key of its own that every try
 // sends. Two refunds at once: the second is refused (409) and sent nowhere. A refund whose answer was
@@ -192,5 +193,21 @@ describe('EveryPay refusing the credentials for the refund alone (401), the look
     expectErrorBody(await s.refund(order.code, { amount: 5 }), 409, 'Conflict');
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
     expect(await refundRows(order.reference)).toEqual([{ state: 'refused', amount_cents: 500 }]);
+  });
+});
+
+// EVERYPAY_API_URL with a wrong host or path: the refund reaches another service, whose 404 says
+// nothing of the payment (EveryPay's own 404 carries its error object). Taken for EveryPay's refusal,
+// the refund was recorded refused for good.
+describe("EveryPay's API address wrong: the refund met by a 404 that is not EveryPay's", () => {
+  it('503 with the refund left unknown, not a 409 that records it refused; the address put right, the retry refunds once', async () => {
+    const order = await paidBook(s);
+    s.everypay.breakApi(NOT_EVERYPAYS_404, 1, REFUND_PATH);
+    expectErrorBody(await s.refund(order.code, { amount: 5 }), 503, 'Service Unavailable');
+    expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
+    const retry = await s.refund(order.code, { amount: 5 });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
   });
 });

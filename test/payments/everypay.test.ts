@@ -256,6 +256,35 @@ describe('EveryPay gateway', () => {
     expect(JSON.stringify(hidden, Object.getOwnPropertyNames(hidden))).not.toContain(everypay.apiSecret);
   });
 
+  it("tells EveryPay's own 404 (its error object) from another service's: only EveryPay's says no such payment", async () => {
+    // EVERYPAY_API_URL naming another JSON service: its 404s say nothing of any payment.
+    const other = await startHttpReceiver();
+    try {
+      other.respondWith(404, { message: 'Route GET:/api/v4/payments not found', error: 'Not Found', statusCode: 404 });
+      const misdirected = createEveryPayGateway(configFor(everypay, { apiUrl: other.url }));
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['fetchStatus', () => misdirected.fetchStatus('a'.repeat(56))],
+        ['refund', () => misdirected.refund('a'.repeat(56), 100, 'refund-elsewhere')],
+        ['createPayment', () => misdirected.createPayment(input())],
+        ['chargeSavedCard', () => misdirected.chargeSavedCard({ ...input(), token: 'tok' })],
+      ];
+      for (const [what, call] of calls) {
+        const failure = await call().catch((err: unknown) => err);
+        expect(failure, what).toBeInstanceOf(GatewayRefusedError);
+        expect(failure, what).toMatchObject({ status: 404, refusal: 'the-caller' });
+        expect((failure as Error).message, what).toContain('check EVERYPAY_API_URL');
+      }
+      // A 404 whose error object names no code is no more EveryPay's.
+      other.respondWith(404, { error: { message: 'Not Found' } });
+      await expect(misdirected.fetchStatus('a'.repeat(56))).rejects.toMatchObject({ refusal: 'the-caller' });
+    } finally {
+      await other.close();
+    }
+    // EveryPay's own: no such payment to look up (null), and a refund of one it does not know refused as asked.
+    expect(await gateway.fetchStatus('b'.repeat(56))).toBeNull();
+    await expect(gateway.refund('b'.repeat(56), 100, 'refund-unknown')).rejects.toMatchObject({ status: 404, refusal: 'what-was-asked' });
+  });
+
   it('reads the payment reference of a callback or a return from the query or the body, and nothing else from them', () => {
     const ref = 'ab12'.repeat(14);
     expect(gateway.referenceOf({ query: { payment_reference: ref, order_reference: 'WT1' }, body: undefined })).toBe(ref);

@@ -11,11 +11,13 @@ import {
   type SubscriptionShop,
   startSubscriptionShop,
 } from './helpers.js';
+import { NOT_EVERYPAYS_404 } from '../helpers/everypay-server.js';
 
 // EveryPay answers 429 when it throttles the shop's calls: "try later", the gateway unavailable for a
 // moment, not a refusal of the charge. A renewal met by it is left pending for the next run, which
 // charges it: the subscription does not fail and its customer is not told the billing failed. So is
-// a refusal of the shop's own credentials (401): the operator fixes them, the next run charges.
+// a refusal of the shop's own credentials (401), or a 404 from an API address that is not EveryPay's:
+// the operator fixes them, the next run charges.
 
 const THROTTLED = { status: 429, body: '{"error":{"code":4290,"message":"Too many requests"}}' };
 
@@ -35,6 +37,8 @@ const CREDENTIALS_REFUSED = { status: 401, body: '{"error":{"code":4010,"message
 it.each([
   ['429', THROTTLED],
   ["401 (the shop's credentials)", CREDENTIALS_REFUSED],
+  // EVERYPAY_API_URL naming another service: its 404 is the shop's setup, not EveryPay refusing the token.
+  ["404 that is not EveryPay's", NOT_EVERYPAYS_404],
 ])('a renewal EveryPay answers %s stays pending, nothing failed or mailed; the next run charges it once', async (_, answer) => {
   const { id, end } = await activeShelfSubscriber(s);
   await s.everypay.callbacksIdle();

@@ -137,7 +137,13 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
       }
       const requestKey = request.headers['idempotency-key'];
       const refund = { amountCents: cents, requestKey };
-      const { document, heldBackCents } = await refundOrder(db, gateways, request.params.code, refund, request.actionTime);
+      const { document, heldBackCents } = await refundOrder(
+        db,
+        { gateways, log: request.log },
+        request.params.code,
+        refund,
+        request.actionTime,
+      );
       if (heldBackCents > 0) void reply.header('X-Refund-Held-Back', (heldBackCents / 100).toFixed(2));
       return document;
     },

@@ -9,7 +9,7 @@ import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
 import { translate, type MessageKey } from '../../i18n/index.js';
 import type { GatewayName, RedirectForm } from '../payments/index.js';
-import { GatewayRefusedError, GatewayUnavailableError, refusesWhatWasAsked } from '../payments/index.js';
+import { GatewayRefusedError, GatewayUnavailableError, isGatewayOutage, refusesWhatWasAsked } from '../payments/index.js';
 import { PAID } from './order-states.js';
 import { orderDetail } from './order-detail.service.js';
 import { OrderLinkQuery, PaymentResultBody, PaymentResultSchema } from './order.schemas.js';
@@ -57,8 +57,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     // uncounted, a flood of such references was a call to the gateway each, never refused. A 429 is the
     // gateway throttling the shop's own calls, which says nothing of the sender (a billing run's genuine
     // callbacks meet it too): the adapters report it as unavailable, not refused, so it counts nothing.
-    // Nor does a refusal of the shop itself (its credentials, EveryPay's 401/403): every callback, the
-    // gateway's own too, meets it until an operator fixes them, and it pauses the look-ups (below).
+    // Nor does a refusal of the shop itself (its credentials, EveryPay's 401/403, a 404 that is not
+    // EveryPay's: EVERYPAY_API_URL names another service): every callback, the gateway's own too, meets
+    // it until an operator fixes them, and it pauses the look-ups (below).
     refusesWhatWasAsked(error);
   // A gateway whose status look-up met an outage is not asked again by callbacks for a while. Counted
   // against neither its address (genuine ones come from the gateway's few servers) nor the payment it
@@ -66,11 +67,18 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   // failing gateway. Each is a 503 meanwhile, which the gateway retries: its retry after the outage
   // settles the payment once.
   const paused = new Map<GatewayName, CircuitBreaker>();
+  const pauseMs = deps.config.orders.callbackGatewayPauseMs;
   const pauseOf = (name: GatewayName) => {
     let breaker = paused.get(name);
-    if (!breaker) paused.set(name, (breaker = circuitBreaker(deps.clock, deps.config.orders.callbackGatewayPauseMs)));
+    if (!breaker) paused.set(name, (breaker = circuitBreaker(deps.clock, pauseMs, (error) => logPause(name, error))));
     return breaker;
   };
+  // A refusal of the shop itself lasts until an operator puts the setup right (the error says what to
+  // check: the credentials, or EVERYPAY_API_URL); an outage passes by itself.
+  const logPause = (gateway: GatewayName, error: unknown) =>
+    error instanceof GatewayRefusedError
+      ? app.log.error({ err: error, gateway, pauseMs }, "payment look-ups paused: the gateway refuses the shop's own requests")
+      : app.log.warn({ err: error, gateway, pauseMs }, 'payment look-ups paused: the gateway is unavailable');
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {
@@ -211,10 +219,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     pause.admit();
     await consumeRateLimit(db, `callback:payment:${gateway.name}:${reference}`, deps.config.orders.callbacksPerPayment, request.actionTime);
     // A gateway that cannot be reached, or refuses the look-up, throws: the handler answers 503.
-    const status = await pause.run(
-      () => gateway.fetchStatus(reference),
-      (error) => error instanceof GatewayUnavailableError || (error instanceof GatewayRefusedError && error.refusal === 'the-caller'),
-    );
+    const status = await pause.run(() => gateway.fetchStatus(reference), isGatewayOutage);
     if (!status) throw notFound('checkout.unknownPayment');
     const other = await deps.otherPayments?.(gateway.name, status, request.actionTime);
     if (other === 'mismatch')

@@ -171,3 +171,13 @@ export class GatewayRefusedError extends Error {
 export function refusesWhatWasAsked(error: unknown): error is GatewayRefusedError {
   return error instanceof GatewayRefusedError && error.refusal === 'what-was-asked';
 }
+
+/**
+ * Whether the gateway cannot answer the shop about any payment for now: down, failing or throttling the
+ * shop (unavailable), or refusing the shop itself (its credentials, its rights, an API address that is
+ * not the gateway's). Every other look-up meets it too until it passes or an operator puts it right,
+ * so the callbacks' and returns' look-ups pause on it (orders' bank routes).
+ */
+export function isGatewayOutage(error: unknown): boolean {
+  return error instanceof GatewayUnavailableError || (error instanceof GatewayRefusedError && error.refusal === 'the-caller');
+}

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
+import type { Logger } from '../../../infra/logger.js';
 import { conflict, DomainError } from '../../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../../infra/resubmit.js';
 import { boughtCardsValue, capturedCents, restoreBoughtCards, takeOffBoughtCards } from '../../gift-cards/index.js';
@@ -63,7 +64,14 @@ type Claim = { kind: 'answered'; refund: RefundRow } | { kind: 'send'; refund: R
 const euros = (cents: number) => (cents / 100).toFixed(2);
 
 /** Refunds the order's settled payment (or its gift cards, when they paid it alone). */
-export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code: string, request: RefundRequest, now: number) {
+export async function refundOrder(
+  db: Kysely<Database>,
+  deps: { gateways: Gateways; log: Pick<Logger, 'error'> },
+  code: string,
+  request: RefundRequest,
+  now: number,
+) {
+  const { gateways } = deps;
   const order = await orderOf(db, code);
   const payment = (await paymentsOf(db, [order.id])).find(
     (p) => p.reference !== null && (p.state === 'settled' || (p.state === 'refunded' && p.refunded_cents < p.amount_cents)),
@@ -76,7 +84,7 @@ export async function refundOrder(db: Kysely<Database>, gateways: Gateways, code
   for (;;) {
     const claim = await inTransaction(db, (trx) => claimRefund(trx, order.id, payment, request, now));
     if (claim.kind === 'answered') return answerRefund(db, code, name, order.id, claim.refund.state);
-    const at = { gateway, name, reference: payment.reference!, orderId: order.id };
+    const at = { gateway, name, reference: payment.reference!, orderId: order.id, log: deps.log };
     const state = await sendRefund(db, at, claim.refund, claim.resumed, now);
     if (claim.mine) return answerRefund(db, code, name, order.id, state);
   }
@@ -147,7 +155,7 @@ function isRequestOf(refund: RefundRow, request: RefundRequest): boolean {
  */
 async function sendRefund(
   db: Kysely<Database>,
-  at: { gateway: PaymentGateway; name: GatewayName; reference: string; orderId: number },
+  at: { gateway: PaymentGateway; name: GatewayName; reference: string; orderId: number; log: Pick<Logger, 'error'> },
   refund: RefundRow,
   resumed: boolean,
   now: number,
@@ -160,6 +168,10 @@ async function sendRefund(
     // refusal refused): whether it was made cannot be told, as when the gateway did not answer. Left
     // `sending`, a 500 held every other refund of the payment off for a minute and then sent it again blind.
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
+    // The operator's answer says only "not reached": the log says what to put right (a refusal's error
+    // names the gateway's words, or EVERYPAY_API_URL when the address is not the gateway's API).
+    if (error instanceof GatewayRefusedError)
+      at.log.error({ err: error, orderId: at.orderId }, 'refund left unknown: the gateway refused a request it needed');
     await moveRefund(db, refund, 'unknown', now);
     throw new DomainError('unavailable', 'orders.gatewayUnavailable', { gateway: at.name });
   }

@@ -73,10 +73,21 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
   }
 
   function refused(what: string, answer: Answer): GatewayRefusedError {
+    // A 404 without EveryPay's error object is not EveryPay saying a payment does not exist: the shop
+    // asked another service, or a path EveryPay does not serve (EVERYPAY_API_URL with a path, another
+    // host). Taken for EveryPay's word, every callback was an unknown payment (a 404 to EveryPay, and
+    // counted as a forged one), an operator's refund was recorded refused, a renewal failed its card.
+    if (answer.status === 404 && !isEveryPayError(answer.json))
+      return new GatewayRefusedError(
+        'everypay',
+        404,
+        `${what}: ${config.apiUrl} answered 404 without EveryPay's error object, so it is not EveryPay's API v4: check EVERYPAY_API_URL`,
+        'the-caller',
+      );
     // 401 is EveryPay refusing the API username or secret (4010, 4011), 403 the account's rights: the
     // shop's configuration, which the operator puts right, not this payment. Taken for a refusal of the
     // request, an operator's refund sent with a wrong secret was recorded refused for good. Every other
-    // 4xx (400, 404, 422: the amount, the payment's state, the nonce) is about what was asked.
+    // 4xx (400, EveryPay's own 404, 422: the amount, the payment's state, the nonce) is about what was asked.
     const refusal = answer.status === 401 || answer.status === 403 ? 'the-caller' : 'what-was-asked';
     return new GatewayRefusedError('everypay', answer.status, `${what}${errorText(answer.json)}`, refusal);
   }
@@ -97,7 +108,8 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     const what = 'payment status';
     const query = new URLSearchParams({ api_username: config.apiUsername });
     const answer = await call(what, 'GET', `${api}/payments/${encodeURIComponent(reference)}?${query}`);
-    if (answer.status === 404) return null;
+    // EveryPay's own 404 names its error ("payment not found"); any other 404 is the shop's setup (refused).
+    if (answer.status === 404 && isEveryPayError(answer.json)) return null;
     if (answer.status >= 400) throw refused(what, answer);
     if (!checkPayment.Check(answer.json)) throw unexpected(what, 'not a payment');
     if (answer.json.payment_reference !== reference) throw unexpected(what, 'another payment');
@@ -275,6 +287,15 @@ function parse(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether an answer is EveryPay's error object, `{"error": {"code": 4040, "message": "..."}}`: its
+ * code is what tells EveryPay's answer from another JSON service's (`{"error": "Not Found"}`, or an
+ * error object of a proxy or framework without one).
+ */
+function isEveryPayError(json: unknown): boolean {
+  return checkError.Check(json) && json.error.code !== undefined;
 }
 
 /** The provider's own words of an error answer, short, for the log and the operator. */
