@@ -18,9 +18,10 @@ import {
 
 let s: EveryPayShop;
 beforeAll(async () => {
-  // A callback that meets EveryPay down pauses the callbacks' look-ups; a second here (callback-outage-pause.test.ts).
+  // A look-up that meets EveryPay down pauses the callbacks' and returns' look-ups; a second here (callback-outage-pause.test.ts).
   s = await startEveryPayShop({ PAYMENT_CALLBACK_GATEWAY_PAUSE: '1s' });
 });
+const waitOutPause = () => sleep(1100);
 afterEach(() => settleEveryPay(s));
 afterAll(async () => {
   await s?.close();
@@ -81,26 +82,67 @@ describe('EveryPay down', () => {
 
     // EveryPay retries once the shop's pause of its look-ups is over.
     s.everypay.breakApi(null);
-    await sleep(1100);
+    await waitOutPause();
     const [retried] = await s.everypay.notify(reference);
     expect(retried!.status).toBe(200);
     expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'] });
   });
 
-  it('the return with EveryPay down goes to the finished page and leaves the order as it was', async () => {
+  // Before, each return asked EveryPay whatever the callbacks had met, limited only per address.
+  it("returns and callbacks share the pause of EveryPay's look-ups; a return during it asks nothing and lands on the finished page", async () => {
     const order = await placeCardOrder(s);
     const { reference } = await createForm(s, order);
+    const lookUps = () => s.everypay.requests.filter((request) => request.path === `/api/v4/payments/${reference}`).length;
     s.everypay.holdCallbacks();
     const back = await s.everypay.shopper(reference, 'pay');
-    s.everypay.breakApi({ status: 500 });
+    s.everypay.breakApi({ status: 502 });
+    // The callback meets EveryPay down: a 503, and the look-ups pause.
+    const [callback] = await s.everypay.releaseCallbacks();
+    expect(callback!.status).toBe(503);
+    expect(lookUps()).toBe(1);
+
+    // The shopper's return during the pause asks nothing: the finished page, which shows the payment pending.
     const returned = await shopperReturns(back);
     expect(returned.status).toBe(303);
     expect(pageOf(s.t, returned.location)).toBe('finished');
+    const result = await s.t.app.inject({
+      method: 'POST',
+      url: '/bank/payment-result',
+      payload: { orderId: order.orderId, checksum: order.checksum },
+    });
+    expect(result.json()).toMatchObject({ result: 'PENDING' });
+    // A silent ping gets its empty 200, asking nothing either.
+    const ping = await fetch(`${back}&VK_AUTO=Y`, { redirect: 'manual' });
+    expect([ping.status, await ping.text()]).toEqual([200, '']);
+    expect(lookUps()).toBe(1);
+
+    // After the pause, still down: the return's own look-up meets the outage, redirects all the same,
+    // and pauses the look-ups again, the callbacks' too: EveryPay's retry is a 503 that asks nothing.
+    await waitOutPause();
+    const again = await shopperReturns(back);
+    expect([again.status, pageOf(s.t, again.location)]).toEqual([303, 'finished']);
+    expect(lookUps()).toBe(2);
+    const [retried] = await s.everypay.notify(reference);
+    expect(retried!.status).toBe(503);
+    expect(lookUps()).toBe(2);
     expect(await view(order)).toMatchObject({ status: 'PENDING_PAYMENT', moves: ['NEW', 'PENDING_PAYMENT'], jobs: 0, inbox: [] });
-    // EveryPay is back: its callback settles the order.
+
+    // EveryPay back and the pause over: the return settles the order, once; the later return and callback change nothing.
     s.everypay.breakApi(null);
-    await s.everypay.releaseCallbacks();
-    expect(await view(order)).toMatchObject({ status: 'PENDING_PROCESSING', jobs: 1 });
+    await waitOutPause();
+    const settled = await shopperReturns(back);
+    expect([settled.status, pageOf(s.t, settled.location)]).toEqual([303, 'finished']);
+    expect(lookUps()).toBe(3);
+    expect((await shopperReturns(back)).status).toBe(303);
+    expect(lookUps()).toBe(3);
+    const [late] = await s.everypay.notify(reference);
+    expect(late!.status).toBe(200);
+    expect(await view(order)).toMatchObject({
+      status: 'PENDING_PROCESSING',
+      moves: ['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING'],
+      jobs: 1,
+      inbox: [{ reference, state: 'settled', outcome: 'applied', received: 2 }],
+    });
   });
 });
 

@@ -65,7 +65,8 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   // against neither its address (genuine ones come from the gateway's few servers) nor the payment it
   // names (a forger names a new one each time), every forged callback during an outage was a call to the
   // failing gateway. Each is a 503 meanwhile, which the gateway retries: its retry after the outage
-  // settles the payment once.
+  // settles the payment once. The shopper's returns look up through the same pause: while it lasts
+  // they ask nothing either, and an outage a return meets pauses the callbacks' look-ups too.
   const paused = new Map<GatewayName, CircuitBreaker>();
   const pauseMs = deps.config.orders.callbackGatewayPauseMs;
   const pauseOf = (name: GatewayName) => {
@@ -125,7 +126,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       await consumeRateLimit(db, `bank-return:ip:${addressKey(request.ip)}`, deps.config.orders.callbackRateLimit, request.actionTime);
       const query = request.query;
       const order = await linkedOrder(query.orderId, query.checksum, request);
-      const status = await settleReturn(db, gateways, order, request.actionTime);
+      // Never a 503 for a person's browser: a gateway down or paused leaves the order as it is, and the
+      // finished page shows its payment pending (/bank/payment-result) until the callback or the sweep tells.
+      const status = await settleReturn(db, gateways, pauseOf, order, request.actionTime);
       if (query.VK_AUTO === 'Y' || query.silent === '1' || query.silent === 'true') return reply.code(200).type('text/plain').send('');
       const failed = status === 'PAYMENT_FAILED' || status === 'CANCELLED' || status === 'FAILED';
       const target = failed ? await urls.failedUrl(order) : await urls.finishedUrl(order);
