@@ -109,7 +109,7 @@ describe('/metrics values', () => {
 
   it('counts payment statuses by gateway, state and outcome', async () => {
     const outcome = (text: string) =>
-      sample(text, 'storefront_payments_total', { gateway: 'test', state: 'pending', outcome: 'unknown' }) ?? 0;
+      sample(text, 'storefront_payments_total', { gateway: 'test', state: 'pending', applied_to: 'none', outcome: 'unknown' }) ?? 0;
     const gateway = createTestGateway(t.database, { publicUrl: t.config.social.publicUrl, basePath: t.config.basePath });
     // A payment the gateway has and no order of the shop knows: its callback is applied as unknown.
     const created = await gateway.createPayment({

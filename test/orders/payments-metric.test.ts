@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 const settledApplied = async () =>
-  sample(await scrape(s.t, METRICS_TOKEN), 'storefront_payments_total', { gateway: 'everypay', state: 'settled', outcome: 'applied' }) ?? 0;
+  sample(await scrape(s.t, METRICS_TOKEN), 'storefront_payments_total', {
+    gateway: 'everypay',
+    state: 'settled',
+    applied_to: 'order',
+    outcome: 'applied',
+  }) ?? 0;
 
 describe('storefront_payments_total', () => {
   it('counts nothing for a settle whose transaction did not commit (callback, then sweep); once for the one that did', async () => {

@@ -19,6 +19,8 @@ import {
   type SubscriptionShop,
 } from './helpers.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { failCommitsOfUpdate } from '../helpers/failing-commit.js';
+import { sample, scrape } from '../metrics/metrics-text.js';
 
 // Each subscription payment the shop makes with a saved card (the first month, an upgrade, a renewal)
 // is answered by EveryPay's API and announced by its callback; a card being saved is announced by the
@@ -29,10 +31,11 @@ import { lockWaiters, until } from '../helpers/lock-waits.js';
 // charge, subscription and mails are the same, and the same callback again (twice, and twice at once)
 // changes nothing.
 
+const METRICS_TOKEN = 'callback-order-metrics-0123456789abcdef';
 let s: SubscriptionShop;
 beforeAll(async () => {
   // Every test here sends callbacks from one address; the limit is not what is tested.
-  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m' });
+  s = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', METRICS_TOKEN });
 });
 afterAll(async () => s.close());
 afterEach(async () => {
@@ -594,4 +597,75 @@ describe('the answer to a charge is applied while the callback settling it holds
       });
     },
   );
+});
+
+// storefront_payments_total counted the statuses applied to orders only: those of a subscription's
+// charges and cards, whose callbacks subscriptions apply (orders' otherPayments), and the answers to
+// its own charges went uncounted. They are counted apart from orders' (applied_to), in the orders'
+// words of the outcome, once their transaction committed.
+describe('storefront_payments_total', () => {
+  it("counts what a saved card's and a subscription's charges' statuses did, apart from orders', once committed", async () => {
+    const counts = async (state: string) => {
+      const text = await scrape(s.t, METRICS_TOKEN);
+      const of = (appliedTo: string, outcome: string) =>
+        sample(text, 'storefront_payments_total', { gateway: 'everypay', state, applied_to: appliedTo, outcome }) ?? 0;
+      return {
+        card: { applied: of('saved_card', 'applied'), duplicate: of('saved_card', 'duplicate') },
+        charge: { applied: of('subscription_charge', 'applied'), duplicate: of('subscription_charge', 'duplicate') },
+        order: { applied: of('order', 'applied'), duplicate: of('order', 'duplicate') },
+      };
+    };
+    const settledBefore = await counts('settled');
+    // The card saved by the shopper's return, then its callback finding it saved.
+    const customer = await createCustomer(s.t.database.db);
+    s.everypay.holdCallbacks();
+    await saveCard(s, customer);
+    expect(answers(await s.everypay.releaseCallbacks())).toEqual([[200, { outcome: 'applied' }]]);
+    // The first month charged by POST /subscription (EveryPay's answer), then its callback.
+    s.everypay.holdCallbacks();
+    const sub = (await subscribe(s, customer, 'SHELF5')).json();
+    expect(sub.status).toBe('ACTIVE');
+    expect(answers(await s.everypay.releaseCallbacks())).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await counts('settled')).toEqual({
+      card: { applied: settledBefore.card.applied + 1, duplicate: settledBefore.card.duplicate + 1 },
+      charge: { applied: settledBefore.charge.applied + 1, duplicate: settledBefore.charge.duplicate + 1 },
+      order: settledBefore.order,
+    });
+
+    // A renewal the bank decides after EveryPay answered: the answer (still pending) moves nothing; the
+    // callback bringing the settle is applied in a transaction whose COMMIT fails, and counts nothing.
+    const end = Date.now() - 1000;
+    await s.t.database.db
+      .updateTable('subscription')
+      .set({ period_start: end - 30 * DAY, period_end: end })
+      .where('id', '=', sub.id)
+      .execute();
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'settled', { processing: true });
+    const stale = async () =>
+      sample(await scrape(s.t, METRICS_TOKEN), 'storefront_payments_total', {
+        gateway: 'everypay',
+        state: 'pending',
+        applied_to: 'subscription_charge',
+        outcome: 'stale',
+      }) ?? 0;
+    const staleBefore = await stale();
+    s.everypay.holdCallbacks();
+    expect(await bill(s, end + 1000)).toMatchObject({ charged: 0, pending: 1 });
+    expect(await stale()).toBe(staleBefore + 1);
+    const renewal = (await chargesOf(s, sub.id)).at(-1)!;
+    const repair = await failCommitsOfUpdate(s.t.database, 'subscription_charge', 'state', Number(renewal.id));
+    let sent;
+    try {
+      sent = await s.everypay.releaseCallbacks();
+    } finally {
+      await repair();
+    }
+    expect(sent.map((callback) => callback.status)).not.toContain(200);
+    const settledNow = await counts('settled');
+    expect(settledNow.charge.applied).toBe(settledBefore.charge.applied + 1);
+    // EveryPay's retry is applied, and counted.
+    const reference = s.everypay.paymentsFor(renewal.order_reference)[0]!.reference;
+    expect(answers(await s.everypay.notify(reference))).toEqual([[200, { outcome: 'applied' }]]);
+    expect((await counts('settled')).charge.applied).toBe(settledBefore.charge.applied + 2);
+  });
 });

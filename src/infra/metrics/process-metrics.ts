@@ -40,10 +40,20 @@ export const mailsTotal = new Counter({
   registers: [processMetrics],
 });
 
+/**
+ * Every gateway status the shop applied, once its transaction committed. `applied_to` keeps orders apart
+ * from subscriptions: renewals are charged with no shopper present and fail for reasons of their own
+ * (expired cards), so counted in with orders they would move the checkout's payment figures.
+ */
 export const paymentsTotal = new Counter({
   name: 'storefront_payments_total',
-  help: "Gateway statuses of payments applied to orders, by gateway, the payment's state and the outcome (applied, duplicate, stale, mismatch, unknown)",
-  labelNames: ['gateway', 'state', 'outcome'] as const,
+  help:
+    "Gateway statuses of payments the shop applied, by gateway, the payment's state, what it was applied to " +
+    '(order; subscription_charge and saved_card, apart from orders: renewals are charged with no shopper present and fail ' +
+    'for reasons of their own; none: no order, charge or card names it) and the outcome (applied: it moved its order, ' +
+    'charge or card; duplicate: applied before; stale: it moved nothing, older than what was applied or still pending; ' +
+    'mismatch: another sum, currency or account; unknown)',
+  labelNames: ['gateway', 'state', 'applied_to', 'outcome'] as const,
   registers: [processMetrics],
 });
 

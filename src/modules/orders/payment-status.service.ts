@@ -39,7 +39,9 @@ export async function applyPaymentStatus(
   now: number,
 ): Promise<AppliedStatus> {
   const applied = await applyOnce(trx, gateway, status, source, now);
-  afterCommit(trx, () => paymentsTotal.inc({ gateway, state: status.state, outcome: applied.outcome }));
+  // Orders are asked last (after subscriptions' charges and cards), so a payment they do not know is nobody's.
+  const appliedTo = applied.outcome === 'unknown' ? 'none' : 'order';
+  afterCommit(trx, () => paymentsTotal.inc({ gateway, state: status.state, applied_to: appliedTo, outcome: applied.outcome }));
   return applied;
 }
 

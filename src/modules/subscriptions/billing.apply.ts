@@ -12,6 +12,7 @@ import {
   type ChargeRow,
 } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
+import { countPaymentStatus } from './payments-metric.js';
 import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
@@ -46,8 +47,15 @@ export function paysCharge(status: PaymentStatus, charge: Pick<ChargeRow, 'order
  * Applies the gateway's word on a charge's payment. One that does not pay it (another amount, currency or
  * account) moves nothing, as for an order: the charge stays pending and records what the gateway held, so
  * the operator sees it at once (`subscription charges --mismatched`) rather than a day later as stuck.
+ * Counted in storefront_payments_total once `trx` commits (payments-metric.ts): callers open it with inTransaction.
  */
 export async function applyChargeStatus(trx: Db, charge: ChargeRow, status: PaymentStatus, now: number): Promise<ChargeOutcome> {
+  const outcome = await chargeStatusApplied(trx, charge, status, now);
+  countPaymentStatus(trx, charge.gateway, status, 'subscription_charge', outcome);
+  return outcome;
+}
+
+async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentStatus, now: number): Promise<ChargeOutcome> {
   if (!paysCharge(status, charge)) {
     const { reference, orderReference, state, amountCents, currency, ownAccount } = status;
     await recordMismatch(trx, Number(charge.id), { reference, orderReference, state, amountCents, currency, ownAccount }, now);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
@@ -36,6 +37,7 @@ import {
   type CardRow,
 } from './cards.repository.js';
 import type { CardTokens } from './card-tokens.js';
+import { countPaymentStatus } from './payments-metric.js';
 import { DAY_MS } from './periods.js';
 
 // Saved cards. POST starts the gateway's card-saving payment (nothing is taken: amount 0 with a
@@ -194,7 +196,8 @@ export type CardOutcome = 'saved' | 'failed' | 'pending' | 'done-already' | 'mis
  * Only the card's own payment saves it: its order reference, nothing taken (the amount it was started
  * with), in euros on the shop's own processing account, as an order's or a charge's payment must be
  * (paysInEuros). A card saved on another account (another currency's, another shop's) holds a token
- * this shop's account cannot charge: anything else is a mismatch, and nothing is saved.
+ * this shop's account cannot charge: anything else is a mismatch, and nothing is saved. Counted in
+ * storefront_payments_total once `trx` commits (payments-metric.ts): callers open it with inTransaction.
  */
 export async function applyCardStatus(
   trx: Db,
@@ -203,6 +206,12 @@ export async function applyCardStatus(
   status: PaymentStatus,
   now: number,
 ): Promise<CardOutcome> {
+  const outcome = await cardStatusApplied(trx, cardTokens, card, status, now);
+  countPaymentStatus(trx, card.gateway, status, 'saved_card', outcome);
+  return outcome;
+}
+
+async function cardStatusApplied(trx: Db, cardTokens: CardTokens, card: CardRow, status: PaymentStatus, now: number): Promise<CardOutcome> {
   if (!paysInEuros(status, card.order_reference, CARD_CHECK_CENTS)) {
     // The card's own payment, finished, but not one that saves it: declined, so that the customer's next
     // try starts a payment of its own. Left pending, a try within the resubmit window was answered this
@@ -249,7 +258,8 @@ export async function settleCardReturn(
     } catch (error) {
       if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
     }
-    if (status) await db.transaction().execute((trx) => applyCardStatus(trx, deps.cardTokens, card, status, now));
+    // inTransaction: the status applied is counted once it commits (payments-metric.ts).
+    if (status) await inTransaction(db, (trx) => applyCardStatus(trx, deps.cardTokens, card, status, now));
   }
   return (await findCard(db, cardId)) ?? null;
 }

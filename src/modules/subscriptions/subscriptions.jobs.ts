@@ -12,6 +12,7 @@ import type { CardTokens } from './card-tokens.js';
 import { findCardByPayment } from './cards.repository.js';
 import { applyCardStatus, CARD_SAVING_REFERENCE } from './cards.service.js';
 import { findChargeByGatewayPayment } from './charges.repository.js';
+import { countPaymentStatus } from './payments-metric.js';
 
 // The worker's side of subscriptions: the billing schedule, and what a gateway's callback about
 // one of this module's payments (a card saved, a charge) does.
@@ -71,6 +72,8 @@ export function subscriptionPayments(db: Kysely<Database>, cardTokens: CardToken
       // A card-saving payment whose card is gone: removed by its owner, pruned (never confirmed within
       // a day, declined ones too) or erased. Nothing is left to apply, and the callback is answered as
       // the one that saw it last was; orders would call it an unknown payment (404).
-      return CARD_SAVING_REFERENCE.test(status.orderReference) ? 'applied' : null;
+      if (!CARD_SAVING_REFERENCE.test(status.orderReference)) return null;
+      countPaymentStatus(trx, gateway, status, 'saved_card', 'card-gone');
+      return 'applied';
     });
 }
