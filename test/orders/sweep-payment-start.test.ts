@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sweepOrders } from '../../src/modules/orders/index.js';
+import { NOT_EVERYPAYS_404 } from '../helpers/everypay-server.js';
 import { afterFirstRead } from '../helpers/overlapping-writes.js';
 import { placeCardOrder, sweepDepsOf } from './everypay-helpers.js';
 import { age, orderStatus, productStock, startCardShop, type CardShop } from './processing-helpers.js';
@@ -40,4 +41,30 @@ it('an order whose payment the shopper starts after the sweep read it is not can
     .orderBy('id')
     .execute();
   expect(moves.map((move) => move.to_status)).toEqual(['NEW', 'PENDING_PAYMENT', 'PENDING_PROCESSING']);
+});
+
+// EVERYPAY_API_URL naming another service: its 404 was taken for EveryPay's "no such payment", and the
+// sweep gave up an order the shopper had paid. It is the shop's setup, so the order waits for a sweep
+// that can ask.
+it("an order whose payment look-up meets a 404 that is not EveryPay's is left for the next sweep, not cancelled", async () => {
+  const order = await placeCardOrder(s, 20, { stock: 3, quantity: 1 });
+  expect((await s.t.app.inject({ method: 'GET', url: order.path })).statusCode).toBe(200);
+  const [payment] = s.everypay.paymentsFor(order.code);
+  // Paid, and no callback URL here: only a look-up tells the shop.
+  await s.everypay.settle(payment!.reference);
+  await age(s.t.database.db, order.orderId, 31);
+  s.everypay.breakApi(NOT_EVERYPAYS_404);
+  try {
+    expect(await sweepOrders(sweepDepsOf(s.t), Date.now())).toEqual({
+      ran: true,
+      result: expect.objectContaining({ paid: 0, cancelled: 0 }),
+    });
+  } finally {
+    s.everypay.breakApi(null);
+  }
+  expect(await orderStatus(s.t.database.db, order.orderId)).toBe('PENDING_PAYMENT');
+  expect(await sweepOrders(sweepDepsOf(s.t), Date.now())).toEqual({
+    ran: true,
+    result: expect.objectContaining({ paid: 1, cancelled: 0 }),
+  });
 });
