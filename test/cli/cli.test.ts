@@ -50,11 +50,23 @@ describe('the CLI', () => {
     const result = await runCli(['subscription', 'bill'], { ...env, TEST_GATEWAY: 'on' });
     expect(result.code, result.stderr).toBe(0);
     expect(Object.keys(JSON.parse(result.stdout) as object).sort()).toEqual(
-      ['cardsUnopened', 'charged', 'ended', 'failed', 'pending', 'reconciled', 'refunded', 'refundsLeft', 'skipped', 'stuck'].sort(),
+      [
+        'cardsUnopened',
+        'charged',
+        'ended',
+        'failed',
+        'pending',
+        'reconciled',
+        'refunded',
+        'refundsRefused',
+        'refundsLeft',
+        'skipped',
+        'stuck',
+      ].sort(),
     );
   });
 
-  it("answers `subscription charges` without one list (--pending or --mismatched) with that command's usage, not as an unknown command", async () => {
+  it("answers `subscription charges` without one list (--pending, --mismatched) with that command's usage, not as an unknown command", async () => {
     const lists = [['charges'], ['charges', '--all'], ['charges', '--pending', 'extra'], ['charges', '--mismatched', '--pending']];
     for (const args of lists) {
       const result = await runCli(['subscription', ...args], env);

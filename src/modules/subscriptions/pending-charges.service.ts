@@ -115,6 +115,7 @@ const FINDING_OF_STATE: Record<ChargeRow['state'], SettleFinding | null> = {
   settled: 'paid',
   refund_due: 'paid',
   refunded: 'paid',
+  refund_refused: 'paid',
   failed: 'failed',
 };
 
