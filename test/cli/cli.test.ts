@@ -66,17 +66,17 @@ describe('the CLI', () => {
     );
   });
 
-  it("answers `subscription charges` without one list (--pending, --mismatched) with that command's usage, not as an unknown command", async () => {
+  it("answers `subscription charges` without one list (--pending, --mismatched or --refund-refused) with that command's usage, not as an unknown command", async () => {
     const lists = [['charges'], ['charges', '--all'], ['charges', '--pending', 'extra'], ['charges', '--mismatched', '--pending']];
     for (const args of lists) {
       const result = await runCli(['subscription', ...args], env);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(
-        /^error: subscription charges --pending \(the charges still pending after 10 minutes\) \| --mismatched \(pending, paid otherwise than asked\)\n/,
+        /^error: subscription charges --pending \(the charges still pending after 10 minutes\) \| --mismatched \(pending, paid otherwise than asked\) \| --refund-refused \(refunds the gateway refused for good\)\n/,
       );
       expect(result.stderr).not.toContain('unknown subscription command');
     }
-    for (const list of ['--pending', '--mismatched']) {
+    for (const list of ['--pending', '--mismatched', '--refund-refused']) {
       const listed = await runCli(['subscription', 'charges', list], env);
       expect(listed.code, listed.stderr).toBe(0);
     }

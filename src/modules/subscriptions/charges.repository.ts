@@ -293,3 +293,15 @@ export async function markChargeRefundRefused(db: Db, id: number, refusal: strin
 export function chargesToRefund(db: Db, limit: number): Promise<ChargeRow[]> {
   return db.selectFrom('subscription_charge').selectAll().where('state', '=', 'refund_due').orderBy('id').limit(limit).execute();
 }
+
+/** One page of the refund_refused charges, oldest first, after `afterId`. */
+export function refundRefusedChargesPage(db: Db, afterId: number, limit: number): Promise<ChargeRow[]> {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('state', '=', 'refund_refused')
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

@@ -51,6 +51,17 @@ export async function markRefundDue(
   return true;
 }
 
+/**
+ * Sends a refund_refused charge back to refund_due (the operator had the gateway put right what made it
+ * refuse) and queues its refund, as markRefundDue does, in the caller's transaction; false, queueing
+ * nothing, when it is not refund_refused. Not counted again as a late settle: it was counted when marked.
+ */
+export async function retryRefusedRefund(trx: Db, charge: Pick<ChargeRow, 'id'>, now: number): Promise<boolean> {
+  if (!(await moveCharge(trx, Number(charge.id), 'refund_refused', 'refund_due', null, now))) return false;
+  await queueRefund(trx, charge, now);
+  return true;
+}
+
 function queueRefund(trx: Db, charge: Pick<ChargeRow, 'id'>, now: number) {
   return enqueueJob(
     trx,
