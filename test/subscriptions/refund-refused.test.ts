@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionLateSettlesTotal } from '../../src/infra/metrics/process-metrics.js';
 import type { Logger } from '../../src/infra/logger.js';
 import { billDue } from '../../src/modules/subscriptions/index.js';
-import { runCli, runCliProcess } from '../helpers/cli.js';
+import { jsonLogLines, runCli, runCliProcess } from '../helpers/cli.js';
 import { until, withTableHeld } from '../helpers/lock-waits.js';
 import { everypayEnv } from '../orders/everypay-helpers.js';
 import {
@@ -104,6 +104,17 @@ describe('a refund EveryPay refuses as asked (422), the payment still settled', 
     expect((await chargeOf(chargeId)).state).toBe('refund_refused');
     expect(await mailJobs(s, id)).not.toContain('paymentRefunded');
     expect(await lateSettles('refund_refused')).toBe(refused + 1);
+  });
+
+  it('`subscription bill` on the command line logs the refusal at error level on stderr, naming the charge', async () => {
+    const { chargeId } = await settledForNothing(s);
+    refuseRefunds();
+    const run = await subscription('bill');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ refundsRefused: 1 });
+    expect(jsonLogLines(run.stderr).filter((line) => line.chargeId === chargeId)).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringContaining('refused the refund') }),
+    ]);
   });
 
   it('its job makes it refund_refused and ends in one try (not tried again); the next run does not send it', async () => {

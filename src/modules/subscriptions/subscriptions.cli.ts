@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
+import type { Logger } from '../../infra/logger.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Gateways } from '../payments/index.js';
 import { billDue } from './billing.service.js';
@@ -49,13 +50,21 @@ const REFUSED_REFUND_ACTIONS = { 'mark-refunded': markRefundedByHand, 'retry-ref
  * for good (refused-refunds.service.ts).
  */
 export async function subscriptionCommand(
-  deps: { db: Kysely<Database>; gateways: Gateways; cardTokens: () => Promise<CardTokens>; clock: Clock; concurrency?: number },
+  deps: {
+    db: Kysely<Database>;
+    gateways: Gateways;
+    cardTokens: () => Promise<CardTokens>;
+    clock: Clock;
+    concurrency?: number;
+    /** Where a billing run tells what it left or what was refused (stderr): made only for `bill`. */
+    log?: () => Promise<Logger>;
+  },
   args: string[],
   print: (line: string) => void,
 ): Promise<void> {
   const [action, ...rest] = args;
   if (action === 'bill' && rest.length === 0) {
-    const options = { cardTokens: await deps.cardTokens(), concurrency: deps.concurrency };
+    const options = { cardTokens: await deps.cardTokens(), concurrency: deps.concurrency, log: await deps.log?.() };
     return print(JSON.stringify(await billDue(deps.db, deps.gateways, deps.clock.now(), options)));
   }
   if (action === 'stats' && rest.length === 0) {
