@@ -302,14 +302,18 @@ async function main(argv: string[], io: CliIo): Promise<number> {
           import('./worker.js'),
         ]);
         const gateways = workerGateways(database, config);
+        // A billing run from the command line logs what a worker's run logs (refunds left or refused,
+        // stuck charges, unopened cards): its printed counts alone do not say which charges.
+        let logger: Promise<Logger> | undefined;
+        const log = () => (logger ??= commandLog(config, io.stderr));
         // Only a billing run opens saved cards' tokens: the other subscription commands need no key.
         const cardTokens = async () => {
           const { cardTokensFor } = await import('./modules/subscriptions/index.js');
           const settings = { databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys };
-          return cardTokensFor(settings, await commandLog(config, io.stderr));
+          return cardTokensFor(settings, await log());
         };
         await subscriptionCommand(
-          { db: database.db, gateways, cardTokens, clock: systemClock, concurrency: config.subscriptions.billingConcurrency },
+          { db: database.db, gateways, cardTokens, clock: systemClock, concurrency: config.subscriptions.billingConcurrency, log },
           args,
           print,
         );

@@ -50,21 +50,33 @@ describe('the CLI', () => {
     const result = await runCli(['subscription', 'bill'], { ...env, TEST_GATEWAY: 'on' });
     expect(result.code, result.stderr).toBe(0);
     expect(Object.keys(JSON.parse(result.stdout) as object).sort()).toEqual(
-      ['cardsUnopened', 'charged', 'ended', 'failed', 'pending', 'reconciled', 'refunded', 'refundsLeft', 'skipped', 'stuck'].sort(),
+      [
+        'cardsUnopened',
+        'charged',
+        'ended',
+        'failed',
+        'pending',
+        'reconciled',
+        'refunded',
+        'refundsRefused',
+        'refundsLeft',
+        'skipped',
+        'stuck',
+      ].sort(),
     );
   });
 
-  it("answers `subscription charges` without one list (--pending or --mismatched) with that command's usage, not as an unknown command", async () => {
+  it("answers `subscription charges` without one list (--pending, --mismatched or --refund-refused) with that command's usage, not as an unknown command", async () => {
     const lists = [['charges'], ['charges', '--all'], ['charges', '--pending', 'extra'], ['charges', '--mismatched', '--pending']];
     for (const args of lists) {
       const result = await runCli(['subscription', ...args], env);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(
-        /^error: subscription charges --pending \(the charges still pending after 10 minutes\) \| --mismatched \(pending, paid otherwise than asked\)\n/,
+        /^error: subscription charges --pending \(the charges still pending after 10 minutes\) \| --mismatched \(pending, paid otherwise than asked\) \| --refund-refused \(refunds the gateway refused for good\)\n/,
       );
       expect(result.stderr).not.toContain('unknown subscription command');
     }
-    for (const list of ['--pending', '--mismatched']) {
+    for (const list of ['--pending', '--mismatched', '--refund-refused']) {
       const listed = await runCli(['subscription', 'charges', list], env);
       expect(listed.code, listed.stderr).toBe(0);
     }

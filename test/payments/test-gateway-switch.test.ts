@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { captureLogs } from '../helpers/log-capture.js';
 import { listenOnLoopback } from '../helpers/loopback.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
@@ -59,9 +59,12 @@ describe('TEST_GATEWAY', () => {
 
 describe('a callback the shop never takes', () => {
   it('is tried four times, then given up and logged without its URL; the payment stays finished', async () => {
-    const closed = createServer();
-    const port = await listenOnLoopback(closed);
-    await new Promise((resolve) => closed.close(resolve));
+    // A server that drops each connection as it comes. A port closed after a listen(0) did the same,
+    // but any other process could be given that port meanwhile and take the callbacks.
+    const dropping = createServer();
+    dropping.on('connection', (socket) => socket.destroy());
+    const port = await listenOnLoopback(dropping);
+    onTestFinished(() => new Promise<void>((resolve) => dropping.close(() => resolve())));
     const logs = captureLogs();
     await withApp(
       { TEST_GATEWAY: 'on', LOG_LEVEL: 'warn' },

@@ -49,18 +49,21 @@ async function buildTemplate(admin: pg.Client, adminUrl: string, name: string): 
   await admin.query(`alter database ${name} with is_template true allow_connections false`);
 }
 
-/** A new database copied from the template; FILE_COPY (PostgreSQL 15+) is the faster for a small one. */
-export async function cloneTemplate(adminUrl: string, template: string, name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
+/**
+ * The statement that copies the template to a new database: FILE_COPY (PostgreSQL 15+) is the faster
+ * for a small one. The server's version is asked once per admin connection source.
+ */
+export async function cloneStatement(admin: Pick<pg.Pool, 'query'>, template: string, name: string): Promise<string> {
+  let version = serverVersions.get(admin);
+  if (version === undefined) {
     const { rows } = await admin.query<{ version: string }>(`select current_setting('server_version_num') as version`);
-    const strategy = Number(rows[0]!.version) >= 150_000 ? ' strategy file_copy' : '';
-    await admin.query(`create database ${name} template ${template}${strategy}`);
-  } finally {
-    await admin.end();
+    version = Number(rows[0]!.version);
+    serverVersions.set(admin, version);
   }
+  return `create database ${name} template ${template}${version >= 150_000 ? ' strategy file_copy' : ''}`;
 }
+
+const serverVersions = new WeakMap<object, number>();
 
 /**
  * The start of the names of one run's scratch databases (test/helpers/postgres-scratch.ts): the run's

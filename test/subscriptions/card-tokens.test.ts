@@ -105,7 +105,7 @@ describe('saved card tokens at rest', () => {
     const logged: unknown[] = [];
     const warnings: unknown[] = [];
     const wrong = cardTokensOver(s, [{ id: 'test1', key: OTHER_KEY.key }], logged);
-    const log = { warn: (details: unknown) => void warnings.push(details) };
+    const log = { warn: (details: unknown) => void warnings.push(details), error: (details: unknown) => void logged.push(details) };
     const countedBefore = (await unopenedMetric())!;
     const report = await billDue(s.t.database.db, s.gateways, end + 1000, { cardTokens: wrong, log });
     expect(report).toMatchObject({ failed: 0, charged: 0, cardsUnopened: 1 });

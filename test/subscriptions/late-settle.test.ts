@@ -7,6 +7,11 @@ import { recipientsOf } from '../back-in-stock/helpers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { until } from '../helpers/lock-waits.js';
 import {
+  declinedRenewal as declinedRenewalOf,
+  refundJobs as refundJobsOf,
+  settledForNothing as settledForNothingOf,
+} from './late-settle-helpers.js';
+import {
   DAY,
   bill,
   call,
@@ -44,29 +49,7 @@ const refundsOf = (reference: string) => refundRequests(s, reference);
 const lateSettles = async (outcome: string) =>
   (await subscriptionLateSettlesTotal.get()).values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
 
-/** A SHELF5 subscriber whose renewal EveryPay declined: FAILED, its retry a day on. */
-async function declinedRenewal() {
-  const customer = await createCustomer(s.t.database.db);
-  await saveCard(s, customer);
-  const token = s.everypay.cards().at(-1)!.token;
-  s.everypay.setCardOutcome(token, 'settled');
-  const sub = (await subscribe(s, customer, 'SHELF5')).json();
-  expect(sub.status).toBe('ACTIVE');
-  const id = sub.id as number;
-  const end = Date.now() - 1000;
-  await s.t.database.db
-    .updateTable('subscription')
-    .set({ period_start: end - 30 * DAY, period_end: end })
-    .where('id', '=', id)
-    .execute();
-  s.everypay.setCardOutcome(token, 'failed');
-  await bill(s, end + 1000);
-  await s.everypay.callbacksIdle();
-  expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', failed_attempts: 1, next_attempt_at: end + DAY });
-  const charge = (await chargesOf(s, id)).at(-1)!;
-  expect(charge).toMatchObject({ period_number: 2, state: 'failed' });
-  return { customer, id, end, reference: charge.reference!, token };
-}
+const declinedRenewal = () => declinedRenewalOf(s);
 
 /** The same callback again, twice: each answered 200. */
 async function repeatCallback(reference: string) {
@@ -194,21 +177,8 @@ describe('a declined subscription charge that EveryPay settles later', () => {
   });
 });
 
-const refundJobs = async (chargeId: number) =>
-  (await s.t.database.db.selectFrom('job').selectAll().where('type', '=', 'subscription.refund').orderBy('id').execute()).filter(
-    (job) => (JSON.parse(job.payload) as { chargeId: number }).chargeId === chargeId,
-  );
-
-/** A FAILED renewal cancelled (ENDED), whose declined charge EveryPay then settles: refund_due, its refund queued. */
-async function settledForNothing() {
-  const renewal = await declinedRenewal();
-  const cancelled = await call(s, renewal.customer, 'DELETE', `/subscription/${renewal.id}`);
-  expect(cancelled.statusCode, cancelled.body).toBe(200);
-  expect(answers(await s.everypay.settle(renewal.reference))).toEqual([[200, { outcome: 'applied' }]]);
-  const charge = (await chargesOf(s, renewal.id)).at(-1)!;
-  expect(charge.state).toBe('refund_due');
-  return { ...renewal, chargeId: Number(charge.id) };
-}
+const refundJobs = (chargeId: number) => refundJobsOf(s, chargeId);
+const settledForNothing = () => settledForNothingOf(s);
 
 describe('the refund of a charge settled for nothing, queued with its mark', () => {
   it('the job refunds it without a billing run; a repeated callback queues nothing more, and the job again refunds nothing', async () => {
@@ -263,7 +233,10 @@ describe('the refund of a charge settled for nothing, queued with its mark', () 
     const { id, reference, chargeId } = await settledForNothing();
     s.everypay.breakApi({ status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' }, 1, REFUND_PATH);
     const warnings: Array<{ chargeId?: number; err?: unknown }> = [];
-    const log = { warn: (details: object) => void warnings.push(details) } as unknown as Pick<Logger, 'warn'>;
+    const log = {
+      warn: (details: object) => void warnings.push(details),
+      error: (details: object) => void warnings.push(details),
+    } as unknown as Pick<Logger, 'warn' | 'error'>;
     await billDue(s.t.database.db, s.gateways, Date.now(), { cardTokens: s.cardTokens, log });
     expect(await chargeStates(id)).toEqual([
       [1, 'settled'],

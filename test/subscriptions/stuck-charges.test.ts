@@ -31,9 +31,12 @@ afterEach(async () => {
   await s.t.database.db.updateTable('subscription_charge').set({ state: 'failed' }).where('state', '=', 'pending').execute();
 });
 
-/** What the billing runs warned about. */
+/** What the billing runs warned about (and logged as errors: none is expected). */
 const warnings: object[] = [];
-const log = { warn: (details: object) => warnings.push(details) } as unknown as Pick<Logger, 'warn'>;
+const log = { warn: (details: object) => warnings.push(details), error: (details: object) => warnings.push(details) } as unknown as Pick<
+  Logger,
+  'warn' | 'error'
+>;
 
 /** A billing run at `now` that looks up at most two stale pending charges. */
 const billTwo = (now: number) =>

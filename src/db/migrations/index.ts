@@ -82,6 +82,7 @@ import * as indexOrdersByStatusAndCheckout from './2026_12_01_1200_index_orders_
 import * as rewordWebhookCredentialsReason from './2026_12_01_1400_reword_webhook_credentials_reason.js';
 import * as addSubscriptionChargeMismatch from './2026_12_01_1500_add_subscription_charge_mismatch.js';
 import * as addTestGatewayCardToken from './2026_12_01_1600_add_test_gateway_card_token.js';
+import * as addSubscriptionChargeRefundRefusal from './2026_12_01_1700_add_subscription_charge_refund_refusal.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -169,4 +170,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_1400_reword_webhook_credentials_reason': rewordWebhookCredentialsReason,
   '2026_12_01_1500_add_subscription_charge_mismatch': addSubscriptionChargeMismatch,
   '2026_12_01_1600_add_test_gateway_card_token': addTestGatewayCardToken,
+  '2026_12_01_1700_add_subscription_charge_refund_refusal': addSubscriptionChargeRefundRefusal,
 };

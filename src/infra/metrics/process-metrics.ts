@@ -59,7 +59,7 @@ export const paymentsTotal = new Counter({
 
 export const subscriptionLateSettlesTotal = new Counter({
   name: 'storefront_subscription_late_settles_total',
-  help: 'Subscription charges settled at the gateway after they were recorded failed or no longer wanted, by outcome: applied (paid the period or the upgrade), refund_due, refunded, refund_failed (left for a later try of its refund job or the next billing run)',
+  help: 'Subscription charges settled at the gateway after they were recorded failed or no longer wanted, by outcome: applied (paid the period or the upgrade), refund_due, refunded, refund_failed (left for a later try of its refund job or the next billing run), refund_refused (the gateway refused the refund for good: left to the operator, subscription charges --refund-refused)',
   labelNames: ['outcome'] as const,
   registers: [processMetrics],
 });

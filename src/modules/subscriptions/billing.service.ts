@@ -56,7 +56,8 @@ import {
 // 5. money a charge took for nothing (settled after it was recorded failed, once its subscription
 //    no longer wanted it: billing.apply.ts) is refunded whole through its gateway by a job queued
 //    with the mark (refunds.ts), and by each run while it is left, until the gateway says it is
-//    refunded.
+//    refunded, or refuses the refund for good (refund_refused, left to the operator:
+//    `subscription charges --refund-refused`, then `mark-refunded` or `retry-refund`).
 
 /** A pending charge younger than this may still be in another run's hands. */
 export const STALE_CHARGE_MS = 10 * 60_000;
@@ -77,8 +78,12 @@ export interface BillingReport {
   ended: number;
   skipped: number;
   reconciled: number;
-  /** Charges settled for nothing (billing.apply.ts) refunded by this run, and those left for the next one. */
+  /**
+   * Charges settled for nothing (billing.apply.ts) refunded by this run, those whose refund the gateway refused
+   * for good (refund_refused: see `subscription charges --refund-refused`), and those left for the next run.
+   */
   refunded: number;
+  refundsRefused: number;
   refundsLeft: number;
   /** Charges pending longer than a day (STUCK_CHARGE_MS): the gateway cannot settle them; see `subscription charges --pending`. */
   stuck: number;
@@ -109,6 +114,8 @@ export function newCharge(
     checked_at: null,
     mismatch: null,
     mismatch_at: null,
+    refund_refusal: null,
+    refund_refused_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -154,10 +161,10 @@ export async function runCharge(db: Kysely<Database>, gateways: Gateways, charge
   return decidedOutcome(db, Number(charge.id));
 }
 
-/** A charge's outcome as committed now: pending, or what was applied to it (a settle refunded since is refund-due). */
+/** A charge's outcome as committed now: pending, or what was applied to it (a settle to go back, refunded or not since, is refund-due). */
 export async function decidedOutcome(db: Kysely<Database>, chargeId: number) {
   const state = await chargeStateOf(db, chargeId);
-  return state === 'refund_due' || state === 'refunded' ? ('refund-due' as const) : state;
+  return state === 'refund_due' || state === 'refunded' || state === 'refund_refused' ? ('refund-due' as const) : state;
 }
 
 /** Claims the due charge of one subscription (committed); null when it is not due or another run has it. */
@@ -293,8 +300,8 @@ export interface BillingOptions {
   cardTokens: CardTokens;
   /** Subscriptions charged at once; each one's claim, gateway call and outcome stay in order. */
   concurrency?: number;
-  /** Where a refund left for the next run, and charges stuck pending, are told. */
-  log?: Pick<Logger, 'warn'>;
+  /** Where a refund left for the next run, one the gateway refused for good, and charges stuck pending, are told. */
+  log?: Pick<Logger, 'warn' | 'error'>;
   /** Stale pending charges looked up per run (500). */
   reconcileBatch?: number;
 }
@@ -315,6 +322,7 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
     skipped: 0,
     reconciled: 0,
     refunded: 0,
+    refundsRefused: 0,
     refundsLeft: 0,
     stuck: 0,
     cardsUnopened: 0,
@@ -323,6 +331,7 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
   report.reconciled = await reconcile(db, gateways, options.cardTokens, now, options.reconcileBatch);
   const refunds = await refundCharges(db, gateways, now, options.log);
   report.refunded = refunds.refunded;
+  report.refundsRefused = refunds.refused;
   report.refundsLeft = refunds.left;
   for (let afterId = 0; ;) {
     const ids = await dueSubscriptionIds(db, now, afterId, BATCH);

@@ -255,12 +255,14 @@ export function takeOverTelling(db: Db, id: number, now: number): Promise<Charge
     .executeTakeFirst();
 }
 
-/** Moves a charge from one finished state to another; false when it is not in `from` (applied already). */
+type FinishedState = Exclude<ChargeState, 'pending'>;
+
+/** Moves a charge from one finished state (or any of several) to another; false when it is in none of `from` (applied already). */
 export async function moveCharge(
   db: Db,
   id: number,
-  from: Exclude<ChargeState, 'pending'>,
-  to: Exclude<ChargeState, 'pending'>,
+  from: FinishedState | readonly FinishedState[],
+  to: FinishedState,
   reference: string | null,
   now: number,
 ): Promise<boolean> {
@@ -268,12 +270,38 @@ export async function moveCharge(
     .updateTable('subscription_charge')
     .set({ state: to, updated_at: now, ...(reference === null ? {} : { reference }) })
     .where('id', '=', id)
-    .where('state', '=', from)
+    .where('state', 'in', typeof from === 'string' ? [from] : from)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-/** Charges settled for nothing and not refunded yet, oldest first. */
+/**
+ * Records the gateway's refusal of a refund_due charge's refund, moving it to refund_refused; false when it is
+ * refund_due no more (another refunder moved it first).
+ */
+export async function markChargeRefundRefused(db: Db, id: number, refusal: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ state: 'refund_refused', refund_refusal: refusal, refund_refused_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'refund_due')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Charges settled for nothing and not refunded yet, oldest first; not those whose refund the gateway refused (refund_refused). */
 export function chargesToRefund(db: Db, limit: number): Promise<ChargeRow[]> {
   return db.selectFrom('subscription_charge').selectAll().where('state', '=', 'refund_due').orderBy('id').limit(limit).execute();
+}
+
+/** One page of the refund_refused charges, oldest first, after `afterId`. */
+export function refundRefusedChargesPage(db: Db, afterId: number, limit: number): Promise<ChargeRow[]> {
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('state', '=', 'refund_refused')
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }

@@ -58,20 +58,24 @@ export interface MismatchLine {
 
 /** Every charge pending and untouched for STALE_CHARGE_MS (no run has it in hand), oldest first, a page at a time. */
 export function stalePendingCharges(db: Kysely<Database>, now: number): AsyncGenerator<PendingChargeLine> {
-  return linesOfPages((afterId) => stalePendingChargesPage(db, now - STALE_CHARGE_MS, afterId, PAGE));
+  return linesOfPages((afterId) => stalePendingChargesPage(db, now - STALE_CHARGE_MS, afterId, PAGE), PAGE, lineOf);
 }
 
 /** Every pending charge with a mismatch recorded (a payment that does not pay it), oldest first, a page at a time. */
 export function mismatchedPendingCharges(db: Kysely<Database>): AsyncGenerator<PendingChargeLine> {
-  return linesOfPages((afterId) => mismatchedPendingChargesPage(db, afterId, PAGE));
+  return linesOfPages((afterId) => mismatchedPendingChargesPage(db, afterId, PAGE), PAGE, lineOf);
 }
 
-/** The lines of a list of charges read a page of PAGE at a time in id order, each page after the last id read. */
-async function* linesOfPages(pageAfter: (afterId: number) => Promise<ChargeRow[]>): AsyncGenerator<PendingChargeLine> {
+/** The lines of a list of charges read a page of `pageSize` at a time in id order, each page after the last id read. */
+export async function* linesOfPages<Line>(
+  pageAfter: (afterId: number) => Promise<ChargeRow[]>,
+  pageSize: number,
+  lineOfCharge: (charge: ChargeRow) => Line,
+): AsyncGenerator<Line> {
   for (let afterId = 0; ;) {
     const page = await pageAfter(afterId);
-    for (const charge of page) yield lineOf(charge);
-    if (page.length < PAGE) return;
+    for (const charge of page) yield lineOfCharge(charge);
+    if (page.length < pageSize) return;
     afterId = Number(page.at(-1)!.id);
   }
 }
@@ -115,6 +119,7 @@ const FINDING_OF_STATE: Record<ChargeRow['state'], SettleFinding | null> = {
   settled: 'paid',
   refund_due: 'paid',
   refunded: 'paid',
+  refund_refused: 'paid',
   failed: 'failed',
 };
 

@@ -15,7 +15,8 @@ import {
   type PaymentStatus,
 } from '../payments/index.js';
 import { afterCommit, inTransaction } from '../../db/after-commit.js';
-import { chargesToRefund, findCharge, moveCharge, type ChargeRow } from './charges.repository.js';
+import { chargesToRefund, findCharge, markChargeRefundRefused, moveCharge, type ChargeRow } from './charges.repository.js';
+import type { ChargeState } from './subscriptions.tables.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 
 // Money a charge took for nothing goes back (billing.apply.ts decides when: a late settle the
@@ -45,16 +46,34 @@ export async function markRefundDue(
   now: number,
 ): Promise<boolean> {
   if (!(await moveCharge(trx, Number(charge.id), from, 'refund_due', reference, now))) return false;
-  await enqueueJob(
-    trx,
-    { type: SUBSCRIPTION_REFUND_JOB, payload: { chargeId: Number(charge.id) } },
-    { maxAttempts: REFUND_JOB_ATTEMPTS, now },
-  );
+  await queueRefund(trx, charge, now);
   afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'refund_due' }));
   return true;
 }
 
-export type RefundOutcome = 'refunded' | 'refunded-already' | 'left';
+/**
+ * Sends a refund_refused charge back to refund_due (the operator had the gateway put right what made it
+ * refuse) and queues its refund, as markRefundDue does, in the caller's transaction; false, queueing
+ * nothing, when it is not refund_refused. Not counted again as a late settle: it was counted when marked.
+ */
+export async function retryRefusedRefund(trx: Db, charge: Pick<ChargeRow, 'id'>, now: number): Promise<boolean> {
+  if (!(await moveCharge(trx, Number(charge.id), 'refund_refused', 'refund_due', null, now))) return false;
+  await queueRefund(trx, charge, now);
+  return true;
+}
+
+function queueRefund(trx: Db, charge: Pick<ChargeRow, 'id'>, now: number) {
+  return enqueueJob(
+    trx,
+    { type: SUBSCRIPTION_REFUND_JOB, payload: { chargeId: Number(charge.id) } },
+    { maxAttempts: REFUND_JOB_ATTEMPTS, now },
+  );
+}
+
+export type RefundOutcome = 'refunded' | 'refused' | 'moved-already' | 'left';
+
+/** Where a refunder tells a refund left for later (warn) and one the gateway refused for good (error). */
+export type RefundLog = Pick<Logger, 'warn' | 'error'>;
 
 /**
  * Refunds one refund_due charge whole through its gateway under a key of its own (the same for
@@ -62,7 +81,10 @@ export type RefundOutcome = 'refunded' | 'refunded-already' | 'left';
  * refunder that died after the refund (or a refund made at the gateway by hand) marks it without
  * refunding twice. Two refunders at once (the job and a billing run) both looking it up settled send
  * the same refund: the gateway refuses the second (its key, or nothing left standing), which then
- * looks the payment up again and finds it refunded. `refunded-already`: someone else marked it.
+ * looks the payment up again and finds it refunded. A refusal of what was asked after which the
+ * payment is still settled is the gateway's answer for good (EveryPay's 422: the payment can no
+ * longer be refunded): the charge becomes refund_refused, for the operator, and is not sent again.
+ * `refunded`, `refused`: this refunder moved it. `moved-already`: another refunder moved it first.
  * `left`: the gateway could not refund it now (logged and counted); it stays refund_due.
  */
 export async function refundCharge(
@@ -70,18 +92,21 @@ export async function refundCharge(
   gateways: Gateways,
   charge: ChargeRow,
   now: number,
-  log?: Pick<Logger, 'warn'>,
+  log?: RefundLog,
 ): Promise<RefundOutcome> {
   const gateway = gateways[charge.gateway as GatewayName];
-  let status: PaymentStatus | null = null;
+  let answer: RefundAnswer | null = null;
   try {
-    if (gateway && charge.reference) status = await refundedPayment(gateway, charge, charge.reference);
+    if (gateway && charge.reference) answer = await refundedPayment(gateway, charge, charge.reference);
   } catch (err) {
     if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
     log?.warn({ err, chargeId: Number(charge.id) }, 'subscription billing: the refund of a charge settled for nothing is left for later');
   }
+  const status = answer?.status;
   if (status?.state === 'refunded' && status.orderReference === charge.order_reference)
-    return inTransaction(db, (trx) => markRefunded(trx, charge, now));
+    return inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
+  if (answer?.refusal && status?.state === 'settled' && status.orderReference === charge.order_reference)
+    return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!, now, log));
   if (!gateway || !charge.reference)
     log?.warn(
       { chargeId: Number(charge.id), gateway: charge.gateway },
@@ -92,52 +117,102 @@ export async function refundCharge(
 }
 
 /**
- * The charge refunded, and its customer told (a refund of an upgrade names it; of a period's
- * charge, the plan), once: the conditional move is made by one refunder only.
+ * A refunder marks refunded what the gateway says is refunded: a refund_due charge, or one another
+ * refunder recorded refused meanwhile (its refund under the same key refused while this one's went
+ * through); the gateway's word that the money went back stands over that refusal.
  */
-async function markRefunded(trx: Db, charge: ChargeRow, now: number): Promise<RefundOutcome> {
-  if (!(await moveCharge(trx, Number(charge.id), 'refund_due', 'refunded', null, now))) return 'refunded-already';
+const REFUNDER_FROM = ['refund_due', 'refund_refused'] as const;
+
+/**
+ * The charge refunded, and its customer told (a refund of an upgrade names it; of a period's
+ * charge, the plan), once: the conditional move is made by one refunder only. `from`: the states a
+ * refund may find it in (a refunder's, or the operator's refund_refused one, refunded by hand).
+ */
+export async function markRefunded(
+  trx: Db,
+  charge: Pick<ChargeRow, 'id' | 'subscription_id' | 'purpose'>,
+  from: readonly Exclude<ChargeState, 'pending'>[],
+  now: number,
+): Promise<'refunded' | 'moved-already'> {
+  if (!(await moveCharge(trx, Number(charge.id), from, 'refunded', null, now))) return 'moved-already';
   const kind = charge.purpose === 'UPGRADE' ? 'upgradeRefunded' : 'paymentRefunded';
   await queueSubscriptionMail(trx, Number(charge.subscription_id), kind, now, Number(charge.id));
   afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'refunded' }));
   return 'refunded';
 }
 
+/**
+ * The charge refund_refused with the gateway's refusal, by one refunder only; told at error level (an
+ * operator has the money to give back: `subscription charges --refund-refused`) and counted once committed.
+ */
+async function markRefundRefused(
+  trx: Db,
+  charge: ChargeRow,
+  refusal: GatewayRefusedError,
+  now: number,
+  log: RefundLog | undefined,
+): Promise<RefundOutcome> {
+  if (!(await markChargeRefundRefused(trx, Number(charge.id), refusal.message.slice(0, REFUSAL_CHARS), now))) return 'moved-already';
+  afterCommit(trx, () => {
+    subscriptionLateSettlesTotal.inc({ outcome: 'refund_refused' });
+    log?.error(
+      { err: refusal, chargeId: Number(charge.id), orderReference: charge.order_reference },
+      'subscription billing: the gateway refused the refund of a charge settled for nothing; it is not tried again (storefront subscription charges --refund-refused)',
+    );
+  });
+  return 'refused';
+}
+
+/** The refusal kept on the charge: the gateway's words are short (EveryPay's: code and message, 200 characters at most). */
+const REFUSAL_CHARS = 500;
+
+/** The payment after its refund, and the refusal of what was asked when the gateway refused the refund. */
+interface RefundAnswer {
+  status: PaymentStatus | null;
+  refusal: GatewayRefusedError | null;
+}
+
 /** The payment as it stands after its refund: refunded now unless it was already (or is not refundable). */
-async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<PaymentStatus | null> {
+async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<RefundAnswer> {
   const found = await gateway.fetchStatus(reference);
-  if (found?.state !== 'settled') return found;
+  if (found?.state !== 'settled') return { status: found, refusal: null };
   try {
-    return await gateway.refund(reference, charge.amount_cents, `${charge.idempotency_key}-late`);
+    return { status: await gateway.refund(reference, charge.amount_cents, `${charge.idempotency_key}-late`), refusal: null };
   } catch (err) {
     // Refused: another refunder's request under the same key went first (or nothing is left
-    // standing). The payment as it is now tells whether it is refunded. The shop's credentials
-    // refused tell nothing of it: thrown, the refund is left for later with the refusal logged.
-    if (refusesWhatWasAsked(err)) return gateway.fetchStatus(reference);
+    // standing, or the gateway will not refund this payment). The payment as it is now tells
+    // whether it is refunded. The shop's credentials refused tell nothing of it: thrown, the refund
+    // is left for later with the refusal logged.
+    if (refusesWhatWasAsked(err)) return { status: await gateway.fetchStatus(reference), refusal: err };
     throw err;
   }
 }
 
-/** The billing run's part: every refund_due charge, oldest first; how many it refunded, and how many are left. */
+/**
+ * The billing run's part: every refund_due charge, oldest first; how many it refunded, how many the
+ * gateway refused for good (refund_refused now), and how many are left.
+ */
 export async function refundCharges(
   db: Kysely<Database>,
   gateways: Gateways,
   now: number,
-  log?: Pick<Logger, 'warn'>,
-): Promise<{ refunded: number; left: number }> {
-  const result = { refunded: 0, left: 0 };
+  log?: RefundLog,
+): Promise<{ refunded: number; refused: number; left: number }> {
+  const result = { refunded: 0, refused: 0, left: 0 };
   for (const charge of await chargesToRefund(db, BATCH)) {
     const outcome = await refundCharge(db, gateways, charge, now, log);
     if (outcome === 'refunded') result.refunded += 1;
+    else if (outcome === 'refused') result.refused += 1;
     else if (outcome === 'left') result.left += 1;
   }
   return result;
 }
 
 /**
- * The job queued with the mark: refunds that one charge. Nothing when it is refunded already (by a
- * billing run, or an earlier try of this job). A refund the gateway could not make now fails the try,
- * so the worker tries again later; after the last try the billing run still refunds it.
+ * The job queued with the mark: refunds that one charge. Nothing when it is refund_due no more (refunded
+ * or refused by a billing run, or an earlier try of this job). A refund the gateway could not make now
+ * fails the try, so the worker tries again later; after the last try the billing run still refunds it.
+ * One the gateway refused for good ends the job (`refused`): trying again meets the same refusal.
  */
 export function subscriptionRefundHandler(deps: { db: Kysely<Database>; gateways: Gateways }): JobHandler {
   return async (job: { chargeId: number }, context) => {

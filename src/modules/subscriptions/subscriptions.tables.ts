@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500 and 1700). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -15,9 +15,11 @@ export type ChargePurpose = 'PERIOD' | 'UPGRADE';
  * pending (written before the gateway call), settled, failed; refund_due: settled at the gateway when
  * the subscription no longer wanted it (a charge recorded failed that the bank approved after all,
  * once the subscription was cancelled, ended or paid otherwise), until its refund job (or a billing
- * run) has refunded it: refunded.
+ * run) has refunded it: refunded. refund_refused: the gateway refused that refund as asked and the
+ * payment is still settled; no job or run tries it again, the operator refunds it by hand
+ * (`subscription mark-refunded`: refunded) or has it tried again (`retry-refund`: refund_due).
  */
-export type ChargeState = 'pending' | 'settled' | 'failed' | 'refund_due' | 'refunded';
+export type ChargeState = 'pending' | 'settled' | 'failed' | 'refund_due' | 'refunded' | 'refund_refused';
 
 export interface SubscriptionPlanTable {
   id: Generated<number>;
@@ -131,6 +133,10 @@ export interface SubscriptionChargeTable {
   mismatch: string | null;
   /** When that payment was last seen. */
   mismatch_at: number | null;
+  /** The gateway's last refusal of the charge's refund, as it worded it (migration 2026_12_01_1700); null: none. */
+  refund_refusal: string | null;
+  /** When the charge became refund_refused (its last refusal). */
+  refund_refused_at: number | null;
   created_at: number;
   updated_at: number;
 }
