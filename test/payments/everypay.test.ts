@@ -256,7 +256,7 @@ describe('EveryPay gateway', () => {
     expect(JSON.stringify(hidden, Object.getOwnPropertyNames(hidden))).not.toContain(everypay.apiSecret);
   });
 
-  it("tells EveryPay's own 404 (its error object) from another service's: only EveryPay's says no such payment", async () => {
+  it("tells EveryPay's own 4xx (its error object) from another service's: only EveryPay's says no such payment or refuses the request", async () => {
     // EVERYPAY_API_URL naming another JSON service: its 404s say nothing of any payment.
     const other = await startHttpReceiver();
     try {
@@ -274,9 +274,17 @@ describe('EveryPay gateway', () => {
         expect(failure, what).toMatchObject({ status: 404, refusal: 'the-caller' });
         expect((failure as Error).message, what).toContain('check EVERYPAY_API_URL');
       }
-      // A 404 whose error object names no code is no more EveryPay's.
+      // A 404 whose error object names no code is no more EveryPay's; nor any other 4xx without it.
       other.respondWith(404, { error: { message: 'Not Found' } });
       await expect(misdirected.fetchStatus('a'.repeat(56))).rejects.toMatchObject({ refusal: 'the-caller' });
+      for (const status of [400, 405, 422]) {
+        other.respondWith(status, { message: 'Method Not Allowed', statusCode: status });
+        await expect(misdirected.refund('a'.repeat(56), 100, `refund-${status}`), String(status)).rejects.toMatchObject({
+          status,
+          refusal: 'the-caller',
+          message: expect.stringContaining('check EVERYPAY_API_URL'),
+        });
+      }
     } finally {
       await other.close();
     }

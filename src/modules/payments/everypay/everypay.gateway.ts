@@ -73,21 +73,22 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
   }
 
   function refused(what: string, answer: Answer): GatewayRefusedError {
-    // A 404 without EveryPay's error object is not EveryPay saying a payment does not exist: the shop
-    // asked another service, or a path EveryPay does not serve (EVERYPAY_API_URL with a path, another
-    // host). Taken for EveryPay's word, every callback was an unknown payment (a 404 to EveryPay, and
-    // counted as a forged one), an operator's refund was recorded refused, a renewal failed its card.
-    if (answer.status === 404 && !isEveryPayError(answer.json))
+    // A 4xx without EveryPay's error object is not EveryPay refusing anything: the shop asked another
+    // service, or a path EveryPay does not serve (EVERYPAY_API_URL with a path, another host). Taken for
+    // EveryPay's word, a 404 made every callback an unknown payment (a 404 to EveryPay, and counted as a
+    // forged one), an operator's refund was recorded refused, a renewal failed its card; a 400 or 405
+    // the same. Such an answer is the shop's setup to put right, as a refusal of its credentials is.
+    if (!isEveryPayError(answer.json))
       return new GatewayRefusedError(
         'everypay',
-        404,
-        `${what}: ${config.apiUrl} answered 404 without EveryPay's error object, so it is not EveryPay's API v4: check EVERYPAY_API_URL`,
+        answer.status,
+        `${what}: ${config.apiUrl} answered ${answer.status} without EveryPay's error object, so it is not EveryPay's API v4: check EVERYPAY_API_URL`,
         'the-caller',
       );
     // 401 is EveryPay refusing the API username or secret (4010, 4011), 403 the account's rights: the
     // shop's configuration, which the operator puts right, not this payment. Taken for a refusal of the
     // request, an operator's refund sent with a wrong secret was recorded refused for good. Every other
-    // 4xx (400, EveryPay's own 404, 422: the amount, the payment's state, the nonce) is about what was asked.
+    // 4xx (400, 404, 422: the amount, the payment's state, the nonce) is about what was asked.
     const refusal = answer.status === 401 || answer.status === 403 ? 'the-caller' : 'what-was-asked';
     return new GatewayRefusedError('everypay', answer.status, `${what}${errorText(answer.json)}`, refusal);
   }
