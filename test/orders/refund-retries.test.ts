@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
 import { expectErrorBody } from '../helpers/http.js';
 import { until } from '../helpers/lock-waits.js';
 import { paidBook, REFUND_PATH, refundsAsked, startRefundShop, type RefundShop } from './refund-helpers.js';
@@ -150,11 +151,19 @@ describe('EveryPay refusing the refund and the look-ups after it (credentials ch
   });
 });
 
+/** The 503 of a refund the gateway refused as the shop's setup: it tells the operator to put the settings right, not to wait. */
+function expectShopRefused(response: LightMyRequestResponse): void {
+  expectErrorBody(response, 503, 'Service Unavailable');
+  expect(response.json<{ message: string }>().message).toContain('keeldus poe enda päringust');
+}
+
 describe('EveryPay throttling the refund (429: try later)', () => {
   it('503 with the refund left to be finished, not a 409 that records it refused; the retry refunds once', async () => {
     const order = await paidBook(s);
     s.everypay.breakApi({ status: 429, body: '{"error":{"code":4290,"message":"Too many requests"}}' }, 1, REFUND_PATH);
-    expectErrorBody(await s.refund(order.code, { amount: 5 }), 503, 'Service Unavailable');
+    const throttled = await s.refund(order.code, { amount: 5 });
+    expectErrorBody(throttled, 503, 'Service Unavailable');
+    expect(throttled.json<{ message: string }>().message).toContain('ei ole kättesaadav');
     expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
     const retry = await s.refund(order.code, { amount: 5 });
     expect(retry.statusCode, retry.body).toBe(200);
@@ -171,7 +180,7 @@ describe('EveryPay refusing the credentials for the refund alone (401), the look
   it('503 with the refund left unknown, not a 409 that records it refused; the retry refunds once', async () => {
     const order = await paidBook(s);
     s.everypay.breakApi({ status: 401, body: '{"error":{"code":4010,"message":"Unauthorized"}}' }, 1, REFUND_PATH);
-    expectErrorBody(await s.refund(order.code, { amount: 5 }), 503, 'Service Unavailable');
+    expectShopRefused(await s.refund(order.code, { amount: 5 }));
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(0);
     expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
     const retry = await s.refund(order.code, { amount: 5 });
@@ -203,7 +212,7 @@ describe("EveryPay's API address wrong: the refund met by a 404 that is not Ever
   it('503 with the refund left unknown, not a 409 that records it refused; the address put right, the retry refunds once', async () => {
     const order = await paidBook(s);
     s.everypay.breakApi(NOT_EVERYPAYS_404, 1, REFUND_PATH);
-    expectErrorBody(await s.refund(order.code, { amount: 5 }), 503, 'Service Unavailable');
+    expectShopRefused(await s.refund(order.code, { amount: 5 }));
     expect(await refundRows(order.reference)).toEqual([{ state: 'unknown', amount_cents: 500 }]);
     const retry = await s.refund(order.code, { amount: 5 });
     expect(retry.statusCode, retry.body).toBe(200);

@@ -18,6 +18,8 @@ const en = {
   'orders.gatewayOff': 'The payment gateway "{gateway}" of order {code} is not configured.',
   'orders.gatewayUnavailable': 'The payment gateway "{gateway}" could not be reached; try again later.',
   'orders.gatewayRefused': 'The payment gateway "{gateway}" refused the refund.',
+  'orders.gatewayRefusedShop':
+    'The payment gateway "{gateway}" refused the shop\'s own request (its API credentials or address): put the gateway\'s settings right and try again; until then whether the refund was made is not known.',
   'orders.cents': 'must be a sum in euros with at most two decimals',
   'orders.mail.subject': 'Your order {code} – {store}',
   'orders.mail.greeting': 'Hello {name},',
@@ -53,6 +55,8 @@ const et: Record<keyof typeof en, string> = {
   'orders.gatewayOff': 'Tellimuse {code} makseviis "{gateway}" ei ole seadistatud.',
   'orders.gatewayUnavailable': 'Makseteenus "{gateway}" ei ole kättesaadav; proovige hiljem uuesti.',
   'orders.gatewayRefused': 'Makseteenus "{gateway}" keeldus tagastusest.',
+  'orders.gatewayRefusedShop':
+    'Makseteenus "{gateway}" keeldus poe enda päringust (API kasutaja, võti või aadress): parandage makseteenuse seadistus ja proovige uuesti; seni pole teada, kas tagastus tehti.',
   'orders.cents': 'peab olema summa eurodes, kuni kahe komakohaga',
   'orders.mail.subject': 'Teie tellimus {code} – {store}',
   'orders.mail.greeting': 'Tere, {name}!',
@@ -88,6 +92,8 @@ const ru: Record<keyof typeof en, string> = {
   'orders.gatewayOff': 'Платёжный шлюз "{gateway}" заказа {code} не настроен.',
   'orders.gatewayUnavailable': 'Платёжный шлюз "{gateway}" недоступен; повторите попытку позже.',
   'orders.gatewayRefused': 'Платёжный шлюз "{gateway}" отклонил возврат.',
+  'orders.gatewayRefusedShop':
+    'Платёжный шлюз "{gateway}" отклонил запрос самого магазина (учётные данные API или адрес): исправьте настройки шлюза и повторите попытку; до тех пор неизвестно, был ли сделан возврат.',
   'orders.cents': 'должно быть суммой в евро не более чем с двумя знаками после запятой',
   'orders.mail.subject': 'Ваш заказ {code} – {store}',
   'orders.mail.greeting': 'Здравствуйте, {name}!',

@@ -168,12 +168,14 @@ async function sendRefund(
     // refusal refused): whether it was made cannot be told, as when the gateway did not answer. Left
     // `sending`, a 500 held every other refund of the payment off for a minute and then sent it again blind.
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
-    // The operator's answer says only "not reached": the log says what to put right (a refusal's error
-    // names the gateway's words, or EVERYPAY_API_URL when the address is not the gateway's API).
+    // A refusal of the shop itself (its credentials, or an address that is not the gateway's API) lasts
+    // until the operator puts the settings right: the answer says so, and the log says which (the
+    // gateway's words, or EVERYPAY_API_URL).
+    const refusedShop = error instanceof GatewayRefusedError && error.refusal === 'the-caller';
     if (error instanceof GatewayRefusedError)
       at.log.error({ err: error, orderId: at.orderId }, 'refund left unknown: the gateway refused a request it needed');
     await moveRefund(db, refund, 'unknown', now);
-    throw new DomainError('unavailable', 'orders.gatewayUnavailable', { gateway: at.name });
+    throw new DomainError('unavailable', refusedShop ? 'orders.gatewayRefusedShop' : 'orders.gatewayUnavailable', { gateway: at.name });
   }
   if (status === null) {
     // Nothing was paid back: what was taken off the bought cards for it goes back on them.
