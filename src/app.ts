@@ -43,7 +43,7 @@ import { dataExportRoutes } from './modules/data-export/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
 import { downloadsRoutes, productFilesRoutes } from './modules/downloads/index.js';
 import { createFileStore } from './infra/file-store/index.js';
-import { configuredGateways, testGatewayRoutes } from './modules/payments/index.js';
+import { configuredGateways, lookUpPauses, testGatewayRoutes } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { gdprRoutes } from './modules/gdpr/index.js';
 import { confirmedLoginEmailOf, profileRoutes } from './modules/profile/index.js';
@@ -220,7 +220,9 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       });
       // Callbacks about a subscription's card or charge come to the same gateway callback URL.
       const otherPayments = subscriptionPayments(database.db, cardTokens);
-      await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, clock, otherPayments });
+      // One pause per gateway for the look-ups that callbacks and shoppers' returns (orders' and cards') make.
+      const pauses = lookUpPauses(clock, config.orders.callbackGatewayPauseMs, app.log);
+      await api.register(ordersRoutes, { database, config, stores: deps.stores, gateways, lookUpPauses: pauses, clock, otherPayments });
       const subscriptionUrls = {
         publicUrl: config.orders.publicUrl,
         basePath: config.basePath,
@@ -228,7 +230,14 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         cardChecks: config.subscriptions.cardChecks,
         subscribePerClient: config.subscriptions.subscribePerClient,
       };
-      await api.register(subscriptionsRoutes, { database, gateways, cardTokens, stores: deps.stores, config: subscriptionUrls });
+      await api.register(subscriptionsRoutes, {
+        database,
+        gateways,
+        lookUpPauses: pauses,
+        cardTokens,
+        stores: deps.stores,
+        config: subscriptionUrls,
+      });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock, log: app.log }) });
       await api.register(adminOrdersRoutes, { database, gateways });
       await api.register(supplierRoutes, { database, clock, config: config.integrations });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../db/after-commit.js';
 import { errors, success } from '../../http/schemas.js';
 import { addressKey } from '../../infra/address-key.js';
-import { circuitBreaker, PausedError, type CircuitBreaker } from '../../infra/circuit-breaker.js';
+import { PausedError } from '../../infra/circuit-breaker.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
@@ -65,21 +65,10 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   // against neither its address (genuine ones come from the gateway's few servers) nor the payment it
   // names (a forger names a new one each time), every forged callback during an outage was a call to the
   // failing gateway. Each is a 503 meanwhile, which the gateway retries: its retry after the outage
-  // settles the payment once. The shopper's returns look up through the same pause: while it lasts
-  // they ask nothing either, and an outage a return meets pauses the callbacks' look-ups too.
-  const paused = new Map<GatewayName, CircuitBreaker>();
-  const pauseMs = deps.config.orders.callbackGatewayPauseMs;
-  const pauseOf = (name: GatewayName) => {
-    let breaker = paused.get(name);
-    if (!breaker) paused.set(name, (breaker = circuitBreaker(deps.clock, pauseMs, (error) => logPause(name, error))));
-    return breaker;
-  };
-  // A refusal of the shop itself lasts until an operator puts the setup right (the error says what to
-  // check: the credentials, or EVERYPAY_API_URL); an outage passes by itself.
-  const logPause = (gateway: GatewayName, error: unknown) =>
-    error instanceof GatewayRefusedError
-      ? app.log.error({ err: error, gateway, pauseMs }, "payment look-ups paused: the gateway refuses the shop's own requests")
-      : app.log.warn({ err: error, gateway, pauseMs }, 'payment look-ups paused: the gateway is unavailable');
+  // settles the payment once. The shopper's returns (of orders here, of saved cards in subscriptions)
+  // look up through the same pause (payments' look-up-pauses.ts): while it lasts they ask nothing
+  // either, and an outage a return meets pauses the callbacks' look-ups too.
+  const pauseOf = deps.lookUpPauses;
 
   /** The order of a link; a wrong checksum counts against the address (infra/wrong-guesses.ts). */
   async function linkedOrder(orderId: number, sent: string, request: { ip: string; actionTime: number }): Promise<OrderRow> {

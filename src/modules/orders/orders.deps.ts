@@ -8,7 +8,7 @@ import type { BasketSection } from '../basket/index.js';
 import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
 import type { OrderRow } from './orders.repository.js';
-import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
+import type { GatewayName, Gateways, LookUpPauses, PaymentStatus } from '../payments/index.js';
 
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {
@@ -17,6 +17,8 @@ export interface OrdersDeps {
   stores: StoreReader;
   /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
   gateways: Gateways;
+  /** Each gateway's pause of the look-ups callbacks and returns make, shared with the subscriptions' card returns. */
+  lookUpPauses: LookUpPauses;
   clock: Clock;
   /**
    * A gateway has one callback URL for the shop: a payment no order knows (a subscription's saved

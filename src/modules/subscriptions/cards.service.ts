@@ -5,14 +5,17 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { PausedError } from '../../infra/circuit-breaker.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
+  isGatewayOutage,
   paysInEuros,
   type GatewayName,
   type Gateways,
+  type LookUpPauses,
   type PaymentGateway,
   type PaymentStatus,
   type RedirectForm,
@@ -241,22 +244,28 @@ async function cardStatusApplied(trx: Db, cardTokens: CardTokens, card: CardRow,
   return (await declinePendingCard(trx, Number(card.id), now)) ? 'failed' : 'done-already';
 }
 
-/** The shopper is back: the card's payment is looked up at its gateway and applied. Answers whether the card is saved. */
+/**
+ * The shopper is back: the card's payment is looked up at its gateway and applied. Answers whether the
+ * card is saved. The look-up goes through the gateway's pause (payments' look-up-pauses.ts): while the
+ * gateway is known to be down it is not asked, and the card stays pending for its callback; before,
+ * every return during an outage was a call to the failing gateway, limited only per address.
+ */
 export async function settleCardReturn(
   db: Kysely<Database>,
-  deps: { gateways: Gateways; cardTokens: CardTokens },
+  deps: { gateways: Gateways; cardTokens: CardTokens; lookUpPauses: LookUpPauses },
   cardId: number,
   now: number,
 ): Promise<CardRow | null> {
   const card = await findCard(db, cardId);
   if (!card) return null;
   const gateway = deps.gateways[card.gateway as GatewayName];
-  if (card.state === 'PENDING' && card.payment_reference && gateway) {
+  const reference = card.payment_reference;
+  if (card.state === 'PENDING' && reference && gateway) {
     let status: PaymentStatus | null = null;
     try {
-      status = await gateway.fetchStatus(card.payment_reference);
+      status = await deps.lookUpPauses(gateway.name).run(() => gateway.fetchStatus(reference), isGatewayOutage);
     } catch (error) {
-      if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
+      if (!(error instanceof PausedError || error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
     }
     // inTransaction: the status applied is counted once it commits (payments-metric.ts).
     if (status) await inTransaction(db, (trx) => applyCardStatus(trx, deps.cardTokens, card, status, now));

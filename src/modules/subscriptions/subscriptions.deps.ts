@@ -1,13 +1,15 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { StoreReader } from '../../http/request-context.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
-import type { Gateways } from '../payments/index.js';
+import type { Gateways, LookUpPauses } from '../payments/index.js';
 import type { CardTokens } from './card-tokens.js';
 
 /** What the subscription routes need; app.ts builds it. */
 export interface SubscriptionsDeps {
   database: DatabaseHandle;
   gateways: Gateways;
+  /** Each gateway's pause of look-ups anyone may cause (payments' look-up-pauses.ts): card returns go through it. */
+  lookUpPauses: LookUpPauses;
   /** Seals the tokens of cards saved, opens them to charge (card-tokens.ts). */
   cardTokens: CardTokens;
   stores: StoreReader;
