@@ -8,6 +8,7 @@ import {
   call,
   chargesOf,
   createCustomer,
+  endPeriodASecondAgo,
   mailJobs,
   MIT_PATH,
   mitPayments,
@@ -206,12 +207,7 @@ describe.each(CALLBACK_ORDERS)('a renewal charged by the billing run, %s', (orde
     const customer = await cardHolder('settled');
     const sub = (await subscribe(s, customer, 'SHELF5')).json();
     expect(sub.status).toBe('ACTIVE');
-    const end = Date.now() - 1000;
-    await s.t.database.db
-      .updateTable('subscription')
-      .set({ period_start: end - 30 * DAY, period_end: end })
-      .where('id', '=', sub.id)
-      .execute();
+    const end = await endPeriodASecondAgo(s, sub.id);
     s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, outcome);
     return { customer, id: sub.id as number, end };
   }
@@ -460,12 +456,7 @@ describe.each(CALLBACK_ORDERS)('a charge EveryPay answers while the bank is stil
   it('a renewal settled: the run reports it pending until the callback, charged once it came', async () => {
     const customer = await cardHolder('settled');
     const sub = (await subscribe(s, customer, 'SHELF5')).json();
-    const end = Date.now() - 1000;
-    await s.t.database.db
-      .updateTable('subscription')
-      .set({ period_start: end - 30 * DAY, period_end: end })
-      .where('id', '=', sub.id)
-      .execute();
+    const end = await endPeriodASecondAgo(s, sub.id);
     processing('settled');
     const { result: report } = await inOrder(s.everypay, order, MIT_PATH, () => bill(s, end + 1000));
     expect(report).toMatchObject(order === 'answer first' ? { charged: 0, pending: 1 } : { charged: 1, pending: 0 });
@@ -547,12 +538,7 @@ describe('the answer to a charge is applied while the callback settling it holds
       const customer = await cardHolder('settled');
       const sub = (await subscribe(s, customer, 'SHELF5')).json();
       expect(sub.status).toBe('ACTIVE');
-      const end = Date.now() - 1000;
-      await s.t.database.db
-        .updateTable('subscription')
-        .set({ period_start: end - 30 * DAY, period_end: end })
-        .where('id', '=', sub.id)
-        .execute();
+      const end = await endPeriodASecondAgo(s, sub.id);
       const token = s.everypay.cards().at(-1)!.token;
       // sent_for_processing: EveryPay answers so and settles it right after; failed: it answers the
       // decline, and the bank approves it after all (settled below).
@@ -634,12 +620,7 @@ describe('storefront_payments_total', () => {
 
     // A renewal the bank decides after EveryPay answered: the answer (still pending) moves nothing; the
     // callback bringing the settle is applied in a transaction whose COMMIT fails, and counts nothing.
-    const end = Date.now() - 1000;
-    await s.t.database.db
-      .updateTable('subscription')
-      .set({ period_start: end - 30 * DAY, period_end: end })
-      .where('id', '=', sub.id)
-      .execute();
+    const end = await endPeriodASecondAgo(s, sub.id);
     s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'settled', { processing: true });
     const stale = async () =>
       sample(await scrape(s.t, METRICS_TOKEN), 'storefront_payments_total', {

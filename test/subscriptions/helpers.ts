@@ -160,6 +160,17 @@ export async function saveCard(s: SubscriptionShop, customer: TestCustomer, acti
   return Number(location.searchParams.get('cardId'));
 }
 
+/** Moves a subscription's 30-day period to have ended a second ago, so that the next billing run finds it due; returns that end. */
+export async function endPeriodASecondAgo(s: SubscriptionShop, id: number): Promise<number> {
+  const end = Date.now() - 1000;
+  await s.t.database.db
+    .updateTable('subscription')
+    .set({ period_start: end - 30 * DAY, period_end: end })
+    .where('id', '=', id)
+    .execute();
+  return end;
+}
+
 /** A paying SHELF5 subscriber (no trial): period 1 charged, ACTIVE; `end` is the period's end, `token` the card's. */
 export async function activeShelfSubscriber(
   s: SubscriptionShop,

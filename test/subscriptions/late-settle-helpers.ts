@@ -1,6 +1,17 @@
 import { expect } from 'vitest';
 import { answers } from '../helpers/everypay-order.js';
-import { DAY, bill, call, chargesOf, createCustomer, saveCard, subscribe, subscriptionRow, type SubscriptionShop } from './helpers.js';
+import {
+  DAY,
+  bill,
+  call,
+  chargesOf,
+  createCustomer,
+  endPeriodASecondAgo,
+  saveCard,
+  subscribe,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
 
 // The charges the late-settle tests start from: a renewal EveryPay declined, and one it then
 // settled after the subscription was cancelled (refund_due, its refund queued).
@@ -14,12 +25,7 @@ export async function declinedRenewal(s: SubscriptionShop) {
   const sub = (await subscribe(s, customer, 'SHELF5')).json();
   expect(sub.status).toBe('ACTIVE');
   const id = sub.id as number;
-  const end = Date.now() - 1000;
-  await s.t.database.db
-    .updateTable('subscription')
-    .set({ period_start: end - 30 * DAY, period_end: end })
-    .where('id', '=', id)
-    .execute();
+  const end = await endPeriodASecondAgo(s, id);
   s.everypay.setCardOutcome(token, 'failed');
   await bill(s, end + 1000);
   await s.everypay.callbacksIdle();
