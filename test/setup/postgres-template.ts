@@ -82,7 +82,11 @@ export async function dropScratchDatabases(adminUrl: string, prefix: string): Pr
   try {
     const pattern = `%database ${prefix}%`;
     for (let waited = 0; waited < 60_000; waited += 200) {
-      const running = await admin.query(`select 1 from pg_stat_activity where pid <> pg_backend_pid() and query ilike $1`, [pattern]);
+      // Running ones only: an idle session shows its last command too (a worker's kept admin connection, postgres-scratch.ts).
+      const running = await admin.query(
+        `select 1 from pg_stat_activity where pid <> pg_backend_pid() and state <> 'idle' and query ilike $1`,
+        [pattern],
+      );
       if (running.rowCount === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
