@@ -166,6 +166,47 @@ describe('a refund EveryPay refuses as asked (422), the payment still settled', 
   });
 });
 
+// A charge settled for nothing whose payment EveryPay then shows as none it can refund (voided since,
+// or unknown to it) was looked up by every run, for good: it is the operator's too.
+describe('a refund_due charge whose payment EveryPay shows it cannot refund', () => {
+  it('voided since it settled, or unknown to EveryPay: refund_refused with the reason, no refund sent, not looked up again', async () => {
+    const voided = await settledForNothing(s);
+    // The billing run that makes the second leaves the first's refund for later (EveryPay down for refunds).
+    s.everypay.breakApi({ status: 503 }, Infinity, REFUND_PATH);
+    const unknown = await settledForNothing(s);
+    s.everypay.breakApi(null);
+    s.everypay.holdCallbacks();
+    await s.everypay.setState(voided.reference, 'voided');
+    // EveryPay's own 404 for the second's look-up (its error object): it does not know the payment.
+    s.everypay.breakApi(
+      { status: 404, body: '{"error":{"code":4040,"message":"Payment not found"}}' },
+      1,
+      `/api/v4/payments/${unknown.reference}`,
+    );
+    const refundsAsked = () => refundRequests(s, voided.reference).length + refundRequests(s, unknown.reference).length;
+    const askedBefore = refundsAsked();
+    const { report, logged } = await loggedBill(Date.now());
+    expect(report).toMatchObject({ refunded: 0, refundsRefused: 2, refundsLeft: 0 });
+    expect(await chargeOf(voided.chargeId)).toMatchObject({
+      state: 'refund_refused',
+      refund_refusal: 'the gateway shows the payment voided: nothing to refund through it',
+    });
+    expect(await chargeOf(unknown.chargeId)).toMatchObject({
+      state: 'refund_refused',
+      refund_refusal: 'the gateway does not know the payment: nothing to refund through it',
+    });
+    expect(logged.filter((line) => line.level === 'error').map((line) => line.chargeId)).toEqual(
+      expect.arrayContaining([voided.chargeId, unknown.chargeId]),
+    );
+    expect(refundsAsked()).toBe(askedBefore);
+    // Listed for the operator; the next run asks EveryPay nothing about them.
+    expect((await listedRefused()).map((line) => line.id)).toEqual(expect.arrayContaining([voided.chargeId, unknown.chargeId]));
+    const asked = s.everypay.requests.length;
+    expect((await loggedBill(Date.now())).report).toMatchObject({ refundsRefused: 0, refundsLeft: 0 });
+    expect(s.everypay.requests.slice(asked).filter((request) => request.path.includes(voided.reference))).toEqual([]);
+  });
+});
+
 describe("the operator's way out: subscription charges --refund-refused, mark-refunded, retry-refund", () => {
   it('lists the refused refunds, oldest first, with the refusal; not one still refund_due', async () => {
     const first = await refusedRefund();

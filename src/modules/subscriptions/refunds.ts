@@ -83,7 +83,8 @@ export type RefundLog = Pick<Logger, 'warn' | 'error'>;
  * the same refund: the gateway refuses the second (its key, or nothing left standing), which then
  * looks the payment up again and finds it refunded. A refusal of what was asked after which the
  * payment is still settled is the gateway's answer for good (EveryPay's 422: the payment can no
- * longer be refunded): the charge becomes refund_refused, for the operator, and is not sent again.
+ * longer be refunded): the charge becomes refund_refused, for the operator, and is not sent again; so
+ * does one whose payment the gateway answers it cannot refund (unknown to it, failed, abandoned, voided).
  * `refunded`, `refused`: this refunder moved it. `moved-already`: another refunder moved it first.
  * `left`: the gateway could not refund it now (logged and counted); it stays refund_due.
  */
@@ -106,7 +107,12 @@ export async function refundCharge(
   if (status?.state === 'refunded' && status.orderReference === charge.order_reference)
     return inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
   if (answer?.refusal && status?.state === 'settled' && status.orderReference === charge.order_reference)
-    return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!, now, log));
+    return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!.message, answer.refusal, now, log));
+  // The gateway answered that the payment is none it can refund: it does not know it (EveryPay's own
+  // 404), or it shows it failed, abandoned or voided since it settled. Sent again by every run, such a
+  // charge was a look-up a run for good; whether money is owed is the operator's to find out.
+  const unrefundable = answer ? unrefundableReason(charge, answer.status) : null;
+  if (unrefundable) return inTransaction(db, (trx) => markRefundRefused(trx, charge, unrefundable, null, now, log));
   if (!gateway || !charge.reference)
     log?.warn(
       { chargeId: Number(charge.id), gateway: charge.gateway },
@@ -148,19 +154,30 @@ export async function markRefunded(
 async function markRefundRefused(
   trx: Db,
   charge: ChargeRow,
-  refusal: GatewayRefusedError,
+  refusal: string,
+  err: GatewayRefusedError | null,
   now: number,
   log: RefundLog | undefined,
 ): Promise<RefundOutcome> {
-  if (!(await markChargeRefundRefused(trx, Number(charge.id), refusal.message.slice(0, REFUSAL_CHARS), now))) return 'moved-already';
+  if (!(await markChargeRefundRefused(trx, Number(charge.id), refusal.slice(0, REFUSAL_CHARS), now))) return 'moved-already';
   afterCommit(trx, () => {
     subscriptionLateSettlesTotal.inc({ outcome: 'refund_refused' });
     log?.error(
-      { err: refusal, chargeId: Number(charge.id), orderReference: charge.order_reference },
+      { ...(err ? { err } : { refusal }), chargeId: Number(charge.id), orderReference: charge.order_reference },
       'subscription billing: the gateway refused the refund of a charge settled for nothing; it is not tried again (storefront subscription charges --refund-refused)',
     );
   });
   return 'refused';
+}
+
+/** States of a payment the gateway will not refund: the money was never taken, or went back otherwise. */
+const UNREFUNDABLE: readonly PaymentStatus['state'][] = ['failed', 'abandoned', 'voided'];
+
+/** What is kept on the charge as its refusal when the gateway's answer shows its payment cannot be refunded; null when it can. */
+function unrefundableReason(charge: ChargeRow, status: PaymentStatus | null): string | null {
+  if (status === null) return 'the gateway does not know the payment: nothing to refund through it';
+  if (status.orderReference !== charge.order_reference || !UNREFUNDABLE.includes(status.state)) return null;
+  return `the gateway shows the payment ${status.state}: nothing to refund through it`;
 }
 
 /** The refusal kept on the charge: the gateway's words are short (EveryPay's: code and message, 200 characters at most). */
