@@ -9,7 +9,7 @@ import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
 import { translate, type MessageKey } from '../../i18n/index.js';
 import type { GatewayName, RedirectForm } from '../payments/index.js';
-import { GatewayRefusedError, GatewayUnavailableError, isGatewayOutage, refusesWhatWasAsked } from '../payments/index.js';
+import { GatewayRefusedError, GatewayUnavailableError, pausedLookUp, refusesWhatWasAsked } from '../payments/index.js';
 import { PAID } from './order-states.js';
 import { orderDetail } from './order-detail.service.js';
 import { OrderLinkQuery, PaymentResultBody, PaymentResultSchema } from './order.schemas.js';
@@ -207,11 +207,10 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     if (reference === null) throw new DomainError('bad-request', 'checkout.callbackWithoutReference');
     // While the gateway is known to be down nothing is counted either: a genuine payment's retries
     // during a long outage must not use up its callbacks before the one that settles it.
-    const pause = pauseOf(gateway.name);
-    pause.admit();
+    pauseOf(gateway.name).admit();
     await consumeRateLimit(db, `callback:payment:${gateway.name}:${reference}`, deps.config.orders.callbacksPerPayment, request.actionTime);
     // A gateway that cannot be reached, or refuses the look-up, throws: the handler answers 503.
-    const status = await pause.run(() => gateway.fetchStatus(reference), isGatewayOutage);
+    const status = await pausedLookUp(pauseOf, gateway, reference);
     if (!status) throw notFound('checkout.unknownPayment');
     const other = await deps.otherPayments?.(gateway.name, status, request.actionTime);
     if (other === 'mismatch')

@@ -3,11 +3,10 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import { PausedError, type CircuitBreaker } from '../../infra/circuit-breaker.js';
 import { DomainError } from '../../infra/domain-error.js';
 import { rateLimited } from '../../infra/rate-limit.js';
-import type { GatewayName, Gateways, PaymentGateway, RedirectForm } from '../payments/index.js';
-import { GatewayRefusedError, GatewayUnavailableError, isGatewayOutage } from '../payments/index.js';
+import type { GatewayName, Gateways, LookUpPauses, PaymentGateway, RedirectForm } from '../payments/index.js';
+import { GatewayRefusedError, GatewayUnavailableError, lookUpOnReturn } from '../payments/index.js';
 import { AWAITING_PAYMENT, moveOrder, PAID } from './order-states.js';
 import { findOrder, latestPayment, lockOrder, paymentAttemptsSince, type OrderRow } from './orders.repository.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
@@ -152,14 +151,14 @@ export async function startPayment(
  * waiting for its payment answers its status without asking: anyone holding the order's link may
  * repeat the return, and each ask is a call on the merchant's credentials (a late settle of an
  * order given up on is the callback's to apply). The look-up goes through the gateway's pause
- * (`pauseOf`, the one the callbacks' look-ups share): while it is paused nothing is asked, and an
+ * (`pauses`, the one the callbacks' look-ups share): while it is paused nothing is asked, and an
  * outage the look-up meets pauses the callbacks' look-ups too. Before, every return during an outage
  * was a call to the failing gateway, limited only per address.
  */
 export async function settleReturn(
   db: Kysely<Database>,
   gateways: Gateways,
-  pauseOf: (gateway: GatewayName) => CircuitBreaker,
+  pauses: LookUpPauses,
   order: OrderRow,
   now: number,
 ): Promise<OrderRow['status']> {
@@ -167,15 +166,7 @@ export async function settleReturn(
   const payment = await latestPayment(db, order.id);
   const gateway = payment?.gateway ? gateways[payment.gateway as GatewayName] : undefined;
   if (!payment?.reference || !gateway) return order.status;
-  const reference = payment.reference;
-  let status;
-  try {
-    status = await pauseOf(gateway.name).run(() => gateway.fetchStatus(reference), isGatewayOutage);
-  } catch (error) {
-    if (error instanceof PausedError || error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)
-      return order.status;
-    throw error;
-  }
+  const status = await lookUpOnReturn(pauses, gateway, payment.reference);
   if (!status) return order.status;
   const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'return', now));
   return applied.orderStatus ?? order.status;

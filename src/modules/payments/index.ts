@@ -5,4 +5,4 @@ export { createEveryPayGateway, type EveryPayDeps } from './everypay/everypay.ga
 export { readEveryPayConfig, EVERYPAY_LIVE_URL, type EveryPayConfig } from './everypay/everypay.config.js';
 export * from './test-gateway/index.js';
 export { configuredGateways, type Gateways } from './gateways.js';
-export { lookUpPauses, type LookUpPauses } from './look-up-pauses.js';
+export { lookUpOnReturn, lookUpPauses, pausedLookUp, type LookUpPauses } from './look-up-pauses.js';

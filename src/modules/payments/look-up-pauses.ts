@@ -1,7 +1,14 @@
-import { circuitBreaker, type CircuitBreaker } from '../../infra/circuit-breaker.js';
+import { circuitBreaker, PausedError, type CircuitBreaker } from '../../infra/circuit-breaker.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logger.js';
-import { GatewayRefusedError, type GatewayName } from './gateway.js';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  isGatewayOutage,
+  type GatewayName,
+  type PaymentGateway,
+  type PaymentStatus,
+} from './gateway.js';
 
 /**
  * The pause of each gateway's payment look-ups that anyone may cause: callbacks, and shoppers'
@@ -26,4 +33,26 @@ export function lookUpPauses(clock: Clock, pauseMs: number, log: Pick<Logger, 'w
     if (!breaker) paused.set(name, (breaker = circuitBreaker(clock, pauseMs, (error) => logPause(name, error))));
     return breaker;
   };
+}
+
+/**
+ * The payment's status looked up through its gateway's pause: PausedError while the pause lasts, the
+ * gateway's own errors otherwise; an outage or a refusal of the shop (isGatewayOutage) starts a pause.
+ */
+export function pausedLookUp(pauses: LookUpPauses, gateway: PaymentGateway, reference: string): Promise<PaymentStatus | null> {
+  return pauses(gateway.name).run(() => gateway.fetchStatus(reference), isGatewayOutage);
+}
+
+/**
+ * A shopper's return: the payment's status, or null when the gateway does not know it or cannot answer
+ * now (paused, down, refusing): the return then leaves things as they are for the callback, and never
+ * answers a person's browser with an error for the gateway's sake.
+ */
+export async function lookUpOnReturn(pauses: LookUpPauses, gateway: PaymentGateway, reference: string): Promise<PaymentStatus | null> {
+  try {
+    return await pausedLookUp(pauses, gateway, reference);
+  } catch (error) {
+    if (error instanceof PausedError || error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError) return null;
+    throw error;
+  }
 }

@@ -5,13 +5,12 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import { PausedError } from '../../infra/circuit-breaker.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
-  isGatewayOutage,
+  lookUpOnReturn,
   paysInEuros,
   type GatewayName,
   type Gateways,
@@ -259,14 +258,8 @@ export async function settleCardReturn(
   const card = await findCard(db, cardId);
   if (!card) return null;
   const gateway = deps.gateways[card.gateway as GatewayName];
-  const reference = card.payment_reference;
-  if (card.state === 'PENDING' && reference && gateway) {
-    let status: PaymentStatus | null = null;
-    try {
-      status = await deps.lookUpPauses(gateway.name).run(() => gateway.fetchStatus(reference), isGatewayOutage);
-    } catch (error) {
-      if (!(error instanceof PausedError || error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
-    }
+  if (card.state === 'PENDING' && card.payment_reference && gateway) {
+    const status = await lookUpOnReturn(deps.lookUpPauses, gateway, card.payment_reference);
     // inTransaction: the status applied is counted once it commits (payments-metric.ts).
     if (status) await inTransaction(db, (trx) => applyCardStatus(trx, deps.cardTokens, card, status, now));
   }

@@ -16,7 +16,8 @@ export type ChargePurpose = 'PERIOD' | 'UPGRADE';
  * the subscription no longer wanted it (a charge recorded failed that the bank approved after all,
  * once the subscription was cancelled, ended or paid otherwise), until its refund job (or a billing
  * run) has refunded it: refunded. refund_refused: the gateway refused that refund as asked and the
- * payment is still settled; no job or run tries it again, the operator refunds it by hand
+ * payment is still settled, or answered that it cannot refund the payment (unknown to it, failed,
+ * abandoned or voided since); no job or run tries it again, the operator refunds it by hand
  * (`subscription mark-refunded`: refunded) or has it tried again (`retry-refund`: refund_due).
  */
 export type ChargeState = 'pending' | 'settled' | 'failed' | 'refund_due' | 'refunded' | 'refund_refused';
