@@ -49,6 +49,7 @@ const MAX_DEPTH = 64;
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
   const withRepeats = httpPart === 'querystring' ? repeatedParameterErrors : (errors: ErrorObject[] | null | undefined) => errors;
+  const parameters = httpPart === 'querystring' ? declaredParameters(schema) : undefined;
   // Ajv checks `minProperties` before it removes the fields a closed object does not name, so
   // {"foo": 1} passed an object of changes that needs one (`minProperties: 1`) and reached the route
   // as {}. A second pass over what is left sees the object as the route will.
@@ -58,6 +59,11 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   // field error (422 in a body, 400 elsewhere), never a database failure. So is a value nested
   // deeper than MAX_DEPTH. The schema's own check runs first: it removes unknown fields.
   const validateWithoutNul = (value: unknown) => {
+    const bracketed = parameters === undefined ? null : bracketedParameterErrors(value, parameters);
+    if (bracketed !== null) {
+      validateWithoutNul.errors = bracketed;
+      return false;
+    }
     const valid = validate(value) && (!twice || validate(value));
     validateWithoutNul.errors = valid ? nulErrors(value, '') : withTextFailures(withRepeats(validate.errors), value);
     return validateWithoutNul.errors === null || validateWithoutNul.errors === undefined || validateWithoutNul.errors.length === 0;
@@ -81,6 +87,34 @@ function repeatedParameterErrors(errors: ErrorObject[] | null | undefined): Erro
     ...[...paths].map((instancePath): ErrorObject => ({ instancePath, schemaPath: '', keyword: 'repeated', params: {} })),
     ...errors.filter((error) => !paths.has(error.instancePath)),
   ];
+}
+
+/** A query schema's parameters by name: whether each takes a list. */
+function declaredParameters(schema: unknown): Map<string, boolean> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | null)?.properties ?? {};
+  return new Map(Object.entries(properties).map(([name, property]) => [name, property.type === 'array']));
+}
+
+/** `type[]`, `type[0]`: a declared parameter's name with the brackets some clients add to lists. */
+const BRACKETED = /^(.+)\[\d*\]$/;
+
+/**
+ * A declared parameter sent with brackets (`?type[]=BOOK&type[]=EBOOK`, as axios and PHP-style
+ * serializers write lists) is refused with a message saying how to write it. Unknown parameters are
+ * dropped (`removeAdditional`), so the bracketed name was dropped too and the filter silently did
+ * nothing: a search for e-books answered every product.
+ */
+function bracketedParameterErrors(value: unknown, parameters: Map<string, boolean>): ErrorObject[] | null {
+  if (value === null || typeof value !== 'object') return null;
+  let errors: ErrorObject[] | null = null;
+  for (const key in value) {
+    if (!key.endsWith(']')) continue;
+    const name = BRACKETED.exec(key)?.[1];
+    if (name === undefined || !parameters.has(name)) continue;
+    const instancePath = `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    (errors ??= []).push({ instancePath, schemaPath: '', keyword: 'bracketed', params: { name, list: parameters.get(name) } });
+  }
+  return errors;
 }
 
 /** The keywords a single value's schema refuses a list with (a union's branches: `type`, then the union's own). */
@@ -217,6 +251,8 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       return say('validation.tooDeep', { limit: Number(params.limit) });
     case 'repeated':
       return say('validation.repeated');
+    case 'bracketed':
+      return say(params.list === true ? 'validation.bracketedList' : 'validation.bracketed', { name: String(params.name) });
     case 'minProperties':
       // An object of changes with none in it (`{}`): no field to name.
       return say('validation.noFields');
