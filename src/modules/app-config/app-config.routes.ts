@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { virtualCardRange } from '../gift-cards/index.js';
+
+const Euros = Type.Number({ description: 'Euros, two decimals' });
 
 const AppConfigSchema = Type.Object({
   store: Type.String({ description: 'Web store code' }),
@@ -12,6 +15,10 @@ const AppConfigSchema = Type.Object({
   defaultLanguage: Type.String(),
   currency: Type.String(),
   frontendUrl: Type.String(),
+  virtualGiftCardAmount: Type.Object(
+    { min: Euros, max: Euros },
+    { description: 'The amounts a virtual gift card is sold for (giftCard.amount of POST /basket/add-product), in whole cents' },
+  ),
 });
 
 /** App utilities and configuration: what a front-end needs to know about the store at start-up. */
@@ -28,6 +35,7 @@ export const appConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const store = requestStore(request);
+      const cardRange = virtualCardRange(store.code);
       return {
         store: store.code,
         name: store.name,
@@ -37,6 +45,7 @@ export const appConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
         defaultLanguage: store.defaultLanguage,
         currency: store.currency,
         frontendUrl: store.frontendUrl,
+        virtualGiftCardAmount: { min: cardRange.minCents / 100, max: cardRange.maxCents / 100 },
       };
     },
   );

@@ -33,6 +33,7 @@ export {
   recordPurchases,
   saveVirtualCardLine,
   virtualCardLines,
+  virtualCardRange,
   type VirtualCardLine,
 } from './virtual-cards.js';
 export { GIFT_CARD_ISSUE_JOB, GIFT_CARD_MAIL_JOB, giftCardIssueHandler, giftCardMailHandler } from './gift-cards.jobs.js';

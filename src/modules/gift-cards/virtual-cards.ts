@@ -14,7 +14,11 @@ import { captureOrder, giveBackOrder, voidCard } from './gift-card-ledger.js';
 
 export const VirtualGiftCardInput = Type.Object(
   {
-    amount: Type.Number({ minimum: 0, maximum: 100_000, description: 'Euros, two decimals, within the store’s range' }),
+    amount: Type.Number({
+      minimum: 0,
+      maximum: 100_000,
+      description: 'Euros, two decimals, within the store’s range (virtualGiftCardAmount of GET /app/config)',
+    }),
     recipientName: TextLine({ minLength: 1, maxLength: 200 }),
     recipientEmail: Type.String({ format: 'email', maxLength: 254 }),
     message: Type.Optional(MultilineText({ maxLength: 1000 })),
@@ -28,10 +32,13 @@ export const VirtualGiftCardInput = Type.Object(
 export type VirtualGiftCardInput = Static<typeof VirtualGiftCardInput>;
 
 /** The amounts a store sells virtual cards for, in cents. */
-export const VIRTUAL_CARD_RANGE: Record<string, { minCents: number; maxCents: number }> = {
+const VIRTUAL_CARD_RANGE: Record<string, { minCents: number; maxCents: number }> = {
   WEB: { minCents: 1_000, maxCents: 50_000 },
   WEB2: { minCents: 1_000, maxCents: 50_000 },
 };
+
+/** The amounts `storeCode` sells virtual cards for, in cents: what checkVirtualCard accepts and GET /app/config tells. */
+export const virtualCardRange = (storeCode: string) => VIRTUAL_CARD_RANGE[storeCode] ?? VIRTUAL_CARD_RANGE.WEB!;
 /** The mail goes out at 06:00 UTC (08:00 or 09:00 in Tallinn) of the delivery date. */
 const DELIVERY_HOUR_MS = 6 * 3_600_000;
 /** A year, in days: how far ahead a card may be delivered, and how long it is valid from its delivery date. */
@@ -64,7 +71,7 @@ export function checkVirtualCard(
   caller: { storeCode: string; language: Language },
   now: number,
 ): VirtualCardLine {
-  const range = VIRTUAL_CARD_RANGE[caller.storeCode] ?? VIRTUAL_CARD_RANGE.WEB!;
+  const range = virtualCardRange(caller.storeCode);
   const amountCents = Math.round(input.amount * 100);
   if (Math.abs(amountCents - input.amount * 100) > 1e-6 || amountCents < range.minCents || amountCents > range.maxCents)
     throw invalidField('giftCard.amount', 'giftCards.amountRange', {
