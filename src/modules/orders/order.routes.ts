@@ -13,6 +13,7 @@ import {
   OrderAccessQuery,
   OrderCodeParams,
   OrderHeaders,
+  OrderRepeatHeaders,
   OrderListQuery,
   OrderSchema,
   OrderSummarySchema,
@@ -105,7 +106,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
           'the basket holds is topped up to the ordered quantity, one it holds as many of or more is left as it is, so the same ' +
           'call again (a double click, a retry) changes nothing. The ones refused are listed in notAdded with the reason. ' +
           'A guest without a basket-token gets a new basket and the basket-token header.',
-        headers: OrderHeaders,
+        headers: OrderRepeatHeaders,
         params: OrderCodeParams,
         querystring: OrderAccessQuery,
         security: SECURITY,

@@ -102,12 +102,14 @@ export const OrderLinkQuery = Type.Object({
 
 // The customer's order endpoints: GET /order, GET /order/{code}, POST /order/{code}/repeat, GET /bought-product.
 
-export const OrderHeaders = Type.Object({
+/** The reads (an order list, an order, the purchase history) take the store's headers only: no basket is touched. */
+export const OrderHeaders = StoreRequestHeaders;
+
+/** The repeat writes the caller's basket: a guest's is named by its token, and its version may be checked. */
+export const OrderRepeatHeaders = Type.Object({
   ...StoreRequestHeaders.properties,
   'basket-token': Type.Optional(Type.String({ maxLength: 200, description: "A guest's basket token (ignored for a logged-in client)" })),
-  'if-match': Type.Optional(
-    Type.String({ maxLength: 200, description: 'Repeat: the basket version (ETag) it is based on; a stale one is a 412' }),
-  ),
+  'if-match': Type.Optional(Type.String({ maxLength: 200, description: 'The basket version (ETag) it is based on; a stale one is a 412' })),
 });
 
 export const OrderCodeParams = Type.Object({
