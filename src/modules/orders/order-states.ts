@@ -26,18 +26,6 @@ import { basketCheckout } from '../basket/index.js';
 // event before its effects, and a late settle learns whether the cards still cover the order it
 // revives only when it reaches them (payment-status.service.ts undoes the move then).
 
-export const ORDER_STATUSES: readonly OrderStatus[] = [
-  'NEW',
-  'PENDING_PAYMENT',
-  'PENDING_PROCESSING',
-  'PROCESSING',
-  'PENDING_NAV_PROCESSING',
-  'COMPLETED',
-  'PAYMENT_FAILED',
-  'FAILED',
-  'CANCELLED',
-];
-
 /** Where each state may go. */
 const NEXT: Record<OrderStatus, readonly OrderStatus[]> = {
   // Paid online, nothing to pay online, or released unpaid.

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { StoreRequestHeaders } from '../../http/schemas.js';
 import { BasketSchema } from '../basket/index.js';
+import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 const Money = () => Type.Number({ description: 'Euros, two decimals' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -37,11 +38,56 @@ export const OrderLineSchema = Type.Object({
  */
 export const STATUS_CHANGES_SHOWN = 50;
 
+/**
+ * What each status of an order means to its buyer (the moves: order-states.ts). A front-end shows
+ * each as a label of its own, so the document lists them: as a bare string it gave no way to know
+ * them but waiting for orders to reach each one.
+ */
+const ORDER_STATUS_MEANINGS: Record<OrderStatus, string> = {
+  NEW: 'placed; its payment not started yet',
+  PENDING_PAYMENT: 'waiting for the payment at the bank',
+  PENDING_PROCESSING: 'paid, or nothing to pay online; waiting to be processed',
+  PROCESSING: 'being processed',
+  PENDING_NAV_PROCESSING: 'processed; waiting to be taken over by the back office',
+  COMPLETED: 'processed and taken over by the back office',
+  PAYMENT_FAILED: 'not paid: the payment was declined or cancelled',
+  FAILED: 'could not be processed; the shop looks into it',
+  CANCELLED: 'cancelled: left unpaid, or cancelled by the shop (a payment made is refunded)',
+};
+
+const OrderStatusSchema = Type.Union(
+  (Object.keys(ORDER_STATUS_MEANINGS) as OrderStatus[]).map((status) => Type.Literal(status)),
+  {
+    description: Object.entries(ORDER_STATUS_MEANINGS)
+      .map(([status, meaning]) => `${status}: ${meaning}`)
+      .join('; '),
+  },
+);
+
+const PAYMENT_STATE_MEANINGS: Record<PaymentState, string> = {
+  creating: 'being started at the bank',
+  pending: 'started; the bank has not said yet',
+  settled: 'paid',
+  failed: 'declined',
+  abandoned: 'left unfinished at the bank',
+  voided: 'cancelled at the bank',
+  refunded: 'paid back',
+};
+
+const PaymentStateSchema = Type.Union(
+  [...(Object.keys(PAYMENT_STATE_MEANINGS) as PaymentState[]).map((state) => Type.Literal(state)), Type.Null()],
+  {
+    description: `The latest payment's state, null before one was started: ${Object.entries(PAYMENT_STATE_MEANINGS)
+      .map(([state, meaning]) => `${state}: ${meaning}`)
+      .join('; ')}`,
+  },
+);
+
 /** An order as its buyer sees it (GET /order/{code}, the payment summary). */
 export const OrderSchema = Type.Object({
   code: Type.String(),
   store: Type.String(),
-  status: Type.String(),
+  status: OrderStatusSchema,
   createdAt: Type.String({ format: 'date-time' }),
   lines: Type.Array(OrderLineSchema),
   subtotal: Money(),
@@ -57,7 +103,7 @@ export const OrderSchema = Type.Object({
     shopCode: Nullable(Type.String()),
     countryCode: Nullable(Type.String()),
   }),
-  payment: Type.Object({ methodId: Type.String(), state: Nullable(Type.String()) }),
+  payment: Type.Object({ methodId: Type.String(), state: PaymentStateSchema }),
   vat: Money(),
   vatIncluded: Type.Boolean(),
   /** What gift cards paid of the order; total is what was left to pay after them. */
@@ -66,7 +112,7 @@ export const OrderSchema = Type.Object({
   shipping: Contact,
   billing: Contact,
   notes: Type.String(),
-  statusHistory: Type.Array(Type.Object({ status: Type.String(), at: Type.String({ format: 'date-time' }) }), {
+  statusHistory: Type.Array(Type.Object({ status: OrderStatusSchema, at: Type.String({ format: 'date-time' }) }), {
     description: `The newest status changes, at most ${STATUS_CHANGES_SHOWN}, oldest first.`,
   }),
   olderStatusChangesOmitted: Type.Boolean({ description: 'Whether the order has status changes older than the first in statusHistory.' }),
@@ -75,7 +121,7 @@ export const OrderSchema = Type.Object({
 /** One order in the caller's list. */
 export const OrderSummarySchema = Type.Object({
   code: Type.String(),
-  status: Type.String(),
+  status: OrderStatusSchema,
   createdAt: Type.String({ format: 'date-time' }),
   itemCount: Type.Integer(),
   total: Money(),

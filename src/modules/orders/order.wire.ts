@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { toWireMoney } from '../pricing/index.js';
 import type { OrderLineRow, OrderRow } from './orders.repository.js';
 import type { OrderSchema, OrderSummarySchema } from './order.schemas.js';
+import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 // Orders on the wire: money as euros with two decimals, times as RFC 3339 UTC.
 
@@ -11,10 +12,10 @@ export interface OrderDetail {
   order: OrderRow;
   lines: OrderLineRow[];
   /** The newest status changes, oldest first (order-detail.service.ts, STATUS_CHANGES_SHOWN). */
-  history: Array<{ to_status: string; cause: string; created_at: number | string }>;
+  history: Array<{ to_status: OrderStatus; cause: string; created_at: number | string }>;
   /** Whether the order has changes older than `history`'s first. */
   olderStatusChangesOmitted: boolean;
-  paymentState: string | null;
+  paymentState: PaymentState | null;
 }
 
 export function toOrderWire({ order, lines, history, olderStatusChangesOmitted, paymentState }: OrderDetail): Static<typeof OrderSchema> {
