@@ -35,7 +35,7 @@ import { basketRoutes } from './modules/basket/index.js';
 import { blogRoutes } from './modules/blog/index.js';
 import { catalogueRoutes, createCatalogue } from './modules/catalogue/index.js';
 import { contentRoutes, existingBanners } from './modules/content/index.js';
-import { companiesRoutes } from './modules/companies/index.js';
+import { companiesRoutes, companyOfAccount } from './modules/companies/index.js';
 import { contactRoutes } from './modules/contact/index.js';
 import { createCtrRecorder, ctrRoutes } from './modules/ctr/index.js';
 import { countryRoutes } from './modules/country/index.js';
@@ -182,7 +182,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(countryRoutes, { database, config });
       // A reset or verification link used proves the mailbox: an address nobody had confirmed is
       // confirmed, and its owner takes the account over from whoever made it (modules/social).
-      await api.register(accountsRoutes, { database, config, mailboxProven: takeOverProvenMailbox });
+      await api.register(accountsRoutes, { database, config, mailboxProven: takeOverProvenMailbox, companyOf: companyOfAccount });
       await api.register(newsletterRoutes, { database, config });
       await api.register(socialRoutes, { database, config, stores: deps.stores, clock });
       await api.register(companiesRoutes, { database, config });

@@ -33,7 +33,7 @@ import {
 import { logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
 import { resetTokenUser } from './password-reset.service.js';
 import { registerWholesale, requestBusinessRegistration, requestSimpleRegistration } from './registration.service.js';
-import { describeActor, endSession, loginBasketRequest, switchWebStore } from './session.service.js';
+import { describeActor, endSession, loginBasketRequest, switchWebStore, type CompanyOf } from './session.service.js';
 import { pendingVerification, verificationMeta } from './verification.service.js';
 
 const formErrors = errors(...storeRouteErrors, 413, 415, 422, 429);
@@ -45,6 +45,8 @@ export interface AccountsDeps {
   config: AccountsConfig;
   /** Run when a reset or verification link is used (accounts.context.ts); wired by the app to other modules. */
   mailboxProven: MailboxProven;
+  /** The company a client account acts for and its role there, null for a retail account (the companies module's). */
+  companyOf: CompanyOf;
 }
 
 /** The spec's account endpoints, plus logout and /user/me so a client can check its token. */
@@ -317,6 +319,6 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
         response: { 200: success(Me), ...bearerErrors },
       },
     },
-    async (request) => describeActor(db, principalOf(request)),
+    async (request) => describeActor(db, principalOf(request), deps.companyOf),
   );
 };

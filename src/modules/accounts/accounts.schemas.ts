@@ -156,4 +156,17 @@ export const Me = Type.Object({
   webStoreNavCode: Type.String(),
   role: Role,
   roles: Type.Array(Role, { description: 'Account types the user holds in this store' }),
+  company: Type.Union(
+    [
+      Type.Object({
+        name: Type.String(),
+        role: Type.Union([Type.Literal('MASTER'), Type.Literal('EMPLOYEE')], {
+          description:
+            'MASTER manages the company users (GET /company-user) and a wholesale company its sub-companies; EMPLOYEE buys at the company prices',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The company a business or wholesale account acts for, and the caller’s role there; null for a retail account' },
+  ),
 });

@@ -290,7 +290,10 @@ export async function endSession(db: Db, actor: { tokenHash: string }): Promise<
   await revokeToken(db, actor.tokenHash);
 }
 
-export async function describeActor(db: Db, actor: Actor) {
+/** The company a client account acts for and its role there; null for a retail account. */
+export type CompanyOf = (db: Db, clientAccountId: number) => Promise<{ name: string; role: 'MASTER' | 'EMPLOYEE' } | null>;
+
+export async function describeActor(db: Db, actor: Actor & { clientAccountId: number }, companyOf: CompanyOf) {
   const user = (await findUserById(db, actor.userId))!;
   const accounts = await accountsOfUser(db, actor.userId);
   return {
@@ -301,5 +304,6 @@ export async function describeActor(db: Db, actor: Actor) {
     webStoreNavCode: actor.storeCode,
     role: actor.role,
     roles: rolesIn(accounts, actor.storeCode),
+    company: await companyOf(db, actor.clientAccountId),
   };
 }

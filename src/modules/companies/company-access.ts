@@ -1,8 +1,9 @@
 import type { Db } from '../../db/database.js';
 import { isPostgres } from '../../db/row-lock.js';
 import { forbidden } from '../../infra/domain-error.js';
-import { callerAccount, lockCompany } from './company-users.repository.js';
+import { accountCompany, callerAccount, lockCompany } from './company-users.repository.js';
 import { isCompanyKind, wireRole, type CompanyKind } from './company-roles.js';
+import type { CompanyRole } from './companies.schemas.js';
 
 /** A master user of a company acting in a store: everything they manage is looked up within `companyId` and `storeCode`. */
 export interface CompanyMaster {
@@ -30,6 +31,16 @@ export async function companyMaster(db: Db, principal: { clientAccountId: number
     kind: account.type,
     storeCode: account.store_code,
   };
+}
+
+/**
+ * The company a client account acts for and its role there (GET /user/me), null for a retail
+ * account: a front-end shows a master the company's users, and an employee not, without having to
+ * try GET /company-user for its 403.
+ */
+export async function companyOfAccount(db: Db, clientAccountId: number): Promise<{ name: string; role: CompanyRole } | null> {
+  const row = await accountCompany(db, clientAccountId);
+  return row === undefined || !isCompanyKind(row.type) ? null : { name: row.name, role: wireRole(row.role) };
 }
 
 /** The caller as a master of a wholesale company (only those have sub-companies); 403 otherwise. */

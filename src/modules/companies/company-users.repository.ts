@@ -16,6 +16,16 @@ export function callerAccount(db: Db, clientAccountId: number) {
     .executeTakeFirst();
 }
 
+/** The company of a client account, with the account's stored role in it; undefined for an account of no company. */
+export function accountCompany(db: Db, clientAccountId: number) {
+  return db
+    .selectFrom('client_account')
+    .innerJoin('company', 'company.id', 'client_account.company_id')
+    .select(['company.name', 'client_account.role', 'client_account.type'])
+    .where('client_account.id', '=', clientAccountId)
+    .executeTakeFirst();
+}
+
 /**
  * Serialises the changes to one company's users on PostgreSQL (a master's erasure among them), so
  * that two masters demoting, removing or erasing at once cannot both pass the "one master stays" check.
