@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerApiDocs } from './http/api-docs.js';
+import { registerEmptyJsonBodyTolerance } from './http/empty-json-body.js';
 import { answerClientError, answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { errorBody } from './http/errors.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
@@ -150,6 +151,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: existingBanners(infra.database.db) });
   app.addHook('onClose', async () => bannerCtr.flush());
   registerErrorHandling(app);
+  registerEmptyJsonBodyTolerance(app);
   const clock = infra.clock ?? systemClock;
   const storeHook = registerRequestContext(app, { ...config, fixedHeaders: headers }, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);
