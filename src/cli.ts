@@ -181,7 +181,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'seed':
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { seedDemo } = await import('./demo/seed.js');
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
@@ -194,13 +194,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     }
     case 'store':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const { storeCommand } = await import('./modules/store/store.cli.js');
         await storeCommand(database.db, args, print);
       });
     case 'jobs':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const { jobsCommand } = await import('./infra/jobs/jobs.cli.js');
         await jobsCommand(database.db, args, print);
       });
@@ -221,7 +221,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       if (!statSync(file).isFile()) throw new CliUsageError(`not a file: ${file} (give the path of the NDJSON file itself)`);
       let failed = false;
       await withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const progress = io.progress && new ImportProgress(io.progress);
         const log = await commandLog(config, progress ?? io.stderr);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
@@ -237,14 +237,14 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     }
     case 'export-user':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
         await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
@@ -253,7 +253,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'webhook':
     case 'event-feed':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const { supplierCommand, webhookCommand, eventFeedCommand } = await import('./modules/integrations/index.js');
         const run = command === 'supplier' ? supplierCommand : command === 'webhook' ? webhookCommand : eventFeedCommand;
@@ -261,41 +261,41 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'wholesale':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
       });
     case 'business':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const { businessCommand } = await import('./modules/accounts/business.cli.js');
         await businessCommand({ db: database.db, config }, args, print);
       });
     case 'search':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, report);
       });
     case 'newsletter':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
         await newsletterCommand(database.db, args, print);
       });
     case 'gdpr':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
         await gdprCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'subscription':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         await loadMessages();
         const [{ subscriptionCommand }, { workerGateways }] = await Promise.all([
           import('./modules/subscriptions/subscriptions.cli.js'),
@@ -320,13 +320,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'contact':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
       });
     case 'product-file':
       return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const [{ productFileCommand }, { createFileStore }] = await Promise.all([
           import('./modules/downloads/product-files.cli.js'),
           import('./infra/file-store/index.js'),
@@ -336,7 +336,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'sitemap': {
       let code = 0;
       await withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+        await prepareSchema(database);
         const [{ sitemapCommand }, { createFileStore }] = await Promise.all([
           import('./modules/sitemap/sitemap.cli.js'),
           import('./infra/file-store/index.js'),
@@ -377,11 +377,13 @@ async function withDatabase(config: Config, work: (database: DatabaseHandle) => 
   }
 }
 
-/** The embedded database is migrated by whatever opens it; PostgreSQL only by `migrate`. */
-async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
-  if (database.engine !== 'sqlite') return;
-  const { migrateToLatest } = await import('./db/migrate.js');
-  await migrateToLatest(database);
+/**
+ * The schema this build expects, before a command uses the database: the embedded one is migrated by
+ * whatever opens it; on PostgreSQL, only `migrate` migrates, and a command refuses while one is pending.
+ */
+async function prepareSchema(database: DatabaseHandle): Promise<void> {
+  const migrate = await import('./db/migrate.js');
+  await migrate.prepareSchema(database);
 }
 
 /** The import summary line's note of its failed steps of no line (empty when none failed). */
