@@ -33,7 +33,10 @@ async function sizePasswordHashing(config: Config): Promise<void> {
   setPasswordHashConcurrency(config.passwordHashConcurrency);
 }
 
-async function usage(): Promise<string> {
+const USAGE_HEAD = 'usage: npm run cli -- <command>   (or: storefront <command>)';
+
+/** Each command family's lines of the usage, with the commands they cover, in the order `help` shows them. */
+async function usageSections(): Promise<Array<{ commands: string[]; text: string }>> {
   const [
     { importKinds },
     { importUsage },
@@ -75,36 +78,64 @@ async function usage(): Promise<string> {
     import('./modules/integrations/feed-clients.js'),
     import('./db/backup.js'),
   ]);
-  return `usage: npm run cli -- <command>   (or: storefront <command>)
+  return [
+    {
+      commands: ['serve'],
+      text: `  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
+                                      --seed-demo also loads demo data, as npm start does)`,
+    },
+    { commands: ['migrate'], text: '  migrate                             bring the database schema up to date' },
+    { commands: ['seed'], text: '  seed --demo                         load demo data (idempotent)' },
+    { commands: ['import'], text: importUsage(importKinds) },
+    {
+      commands: ['worker'],
+      text: `  worker                              run background jobs (mails, events) until stopped; any number
+                                      may run beside the API (set WORKER=off on the API to use only these)`,
+    },
+    { commands: ['jobs'], text: JOBS_USAGE },
+    { commands: ['store'], text: STORE_USAGE },
+    { commands: ['wholesale'], text: WHOLESALE_USAGE },
+    { commands: ['business'], text: BUSINESS_USAGE },
+    { commands: ['api-key'], text: API_KEY_USAGE },
+    { commands: ['export-user'], text: EXPORT_USER_USAGE },
+    { commands: ['search'], text: SEARCH_USAGE },
+    { commands: ['newsletter'], text: NEWSLETTER_USAGE },
+    { commands: ['gdpr'], text: GDPR_USAGE },
+    { commands: ['subscription'], text: SUBSCRIPTION_USAGE },
+    { commands: ['contact'], text: CONTACT_USAGE },
+    { commands: ['product-file'], text: PRODUCT_FILE_USAGE },
+    { commands: ['sitemap'], text: SITEMAP_USAGE },
+    { commands: ['supplier'], text: SUPPLIER_USAGE },
+    { commands: ['webhook'], text: WEBHOOK_USAGE },
+    { commands: ['event-feed'], text: EVENT_FEED_USAGE },
+    { commands: ['backup', 'restore'], text: BACKUP_USAGE },
+    {
+      commands: ['help'],
+      text: `  help [<command>]                    show this text, or one command's (also: <command> --help)`,
+    },
+  ];
+}
+
+/** Every command's usage: what `help` prints. */
+async function usage(): Promise<string> {
+  const sections = await usageSections();
+  return `${USAGE_HEAD}
 
 commands:
-  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
-                                      --seed-demo also loads demo data, as npm start does)
-  migrate                             bring the database schema up to date
-  seed --demo                         load demo data (idempotent)
-${importUsage(importKinds)}
-  worker                              run background jobs (mails, events) until stopped; any number
-                                      may run beside the API (set WORKER=off on the API to use only these)
-${JOBS_USAGE}
-${STORE_USAGE}
-${WHOLESALE_USAGE}
-${BUSINESS_USAGE}
-${API_KEY_USAGE}
-${EXPORT_USER_USAGE}
-${SEARCH_USAGE}
-${NEWSLETTER_USAGE}
-${GDPR_USAGE}
-${SUBSCRIPTION_USAGE}
-${CONTACT_USAGE}
-${PRODUCT_FILE_USAGE}
-${SITEMAP_USAGE}
-${SUPPLIER_USAGE}
-${WEBHOOK_USAGE}
-${EVENT_FEED_USAGE}
-${BACKUP_USAGE}
-  help                                show this text
+${sections.map((section) => section.text).join('\n')}
 
 Configuration comes from the environment; see README.md.`;
+}
+
+/**
+ * The usage of one command, under a message about its command line or for `<command> --help`:
+ * its own lines, where the error can be seen, not at the top of some 150 lines of every command's.
+ * Undefined for a command there is none of.
+ */
+async function commandUsage(command: string | undefined): Promise<string | undefined> {
+  const section = (await usageSections()).find((candidate) => command !== undefined && candidate.commands.includes(command));
+  if (section === undefined) return undefined;
+  return `${USAGE_HEAD}\n\n${section.text}\n\nEvery command: help (storefront help, or npm run cli -- help)`;
 }
 
 /**
@@ -143,7 +174,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await main(argv, io);
   } catch (err) {
     if (err instanceof CliUsageError) {
-      io.stderr.write(`error: ${err.message}\n\n${await usage()}\n`);
+      io.stderr.write(`error: ${err.message}\n\n${(await commandUsage(argv[0])) ?? (await usage())}\n`);
       return 2;
     }
     if (err instanceof ConfigError) {
@@ -159,9 +190,24 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   const print = (line: string) => void io.stdout.write(`${line}\n`);
   const report = (line: string) => void io.stderr.write(`${line}\n`);
   const [command, ...args] = argv;
+  if (command === 'help' && args.length > 0) {
+    const asked = await commandUsage(args[0]);
+    if (args.length > 1) throw new CliUsageError('help takes one command, e.g. help jobs');
+    if (asked === undefined) throw new CliUsageError(`help: there is no command "${args[0]}"; help alone lists them all`);
+    print(asked);
+    return 0;
+  }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     print(await usage());
     return command === undefined ? 2 : 0;
+  }
+  // Before the configuration is read: the help of a command needs no valid settings.
+  if (args.includes('--help') || args.includes('-h')) {
+    const asked = await commandUsage(command);
+    if (asked !== undefined) {
+      print(asked);
+      return 0;
+    }
   }
   const config = loadConfig(io.env);
   switch (command) {

@@ -263,7 +263,7 @@ describe('the CLI', () => {
 
   // The command line is right, what it names is not there: a failure to act on, not a success that
   // did nothing (exit 0, "0 deliveries queued again.") nor a bad command line (exit 2, the message
-  // above a page of usage).
+  // above the command's usage).
   it.each([
     [['jobs', 'retry', '999999'], 'no job with id 999999'],
     [['webhook', 'replay', '999999'], 'no webhook delivery #999999 (webhook deliveries <name> lists them)'],
