@@ -214,7 +214,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'serve': {
       expectOnly(args, ['--seed-demo'], 'serve');
       const { serve } = await import('./server.js');
-      await serve(config, { seedDemo: args.includes('--seed-demo') }).catch(explainTakenPort);
+      await serve(config, { seedDemo: args.includes('--seed-demo') }).catch(explainListenError(config));
       return -1; // keeps running until a signal
     }
     case 'migrate':
@@ -235,7 +235,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'worker': {
       expectOnly(args, [], 'worker');
       const { work } = await import('./server.js');
-      await work(config);
+      await work(config).catch(explainListenError(config));
       return -1; // keeps running until a signal
     }
     case 'store':
@@ -458,11 +458,24 @@ function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBe
   return `${imported}. Fix ${fix.join(' and ')} and import the whole file again: lines imported already stay unchanged.`;
 }
 
-/** A port another process listens on (a serve still running, a second one started): say which and what to do, not EADDRINUSE. */
-function explainTakenPort(error: unknown): never {
-  const { code, address, port } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown };
-  if (code !== 'EADDRINUSE') throw error;
-  throw new Error(
-    `${String(address)}:${String(port)} is in use by another process (a serve still running?): stop it, or set PORT (METRICS_PORT for the metrics listener) to a free port`,
-  );
+/**
+ * What stopped `serve` (or a worker's metrics listener) from listening, in the operator's terms: a port
+ * another process listens on (a serve still running, a second one started), or a HOST that names
+ * no address of this machine ("getaddrinfo ENOTFOUND not-a-host" named neither the variable nor
+ * what to set).
+ */
+function explainListenError(config: Config) {
+  return (error: unknown): never => {
+    const { code, address, port, hostname } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
+    if (code === 'EADDRINUSE') {
+      throw new Error(
+        `${String(address)}:${String(port)} is in use by another process (a serve still running?): stop it, or set PORT (METRICS_PORT for the metrics listener) to a free port`,
+      );
+    }
+    const host = code === 'EADDRNOTAVAIL' ? address : code === 'ENOTFOUND' ? hostname : undefined;
+    if (typeof host !== 'string') throw error;
+    const variable = host === config.host ? 'HOST' : host === config.metrics.host ? 'METRICS_HOST' : 'HOST or METRICS_HOST';
+    const why = code === 'ENOTFOUND' ? 'is no address or host name this machine can resolve' : 'is not an address of this machine';
+    throw new Error(`${variable} "${host}" ${why}: set one of its own addresses (127.0.0.1 for this machine only, 0.0.0.0 for every one)`);
+  };
 }

@@ -344,6 +344,23 @@ describe('serve', () => {
     }
   }, 60_000);
 
+  // "getaddrinfo ENOTFOUND no-such-host.invalid" named neither the variable nor what to set.
+  it.each([
+    [{ HOST: 'no-such-host.invalid' }, 'HOST "no-such-host.invalid" is no address or host name this machine can resolve'],
+    [{ HOST: '192.0.2.1' }, 'HOST "192.0.2.1" is not an address of this machine'],
+    [{ METRICS_PORT: '0', METRICS_HOST: 'no-such-host.invalid' }, 'METRICS_HOST "no-such-host.invalid" is no address or host name'],
+  ])(
+    'exits 1 naming the variable and what to set when %j is no address of this machine',
+    async (settings, message) => {
+      const result = await runCliProcess(['serve'], { ...env, PORT: '0', PASSWORD_HASH_CONCURRENCY: '1', ...settings });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`error: ${message}`);
+      expect(result.stderr).toContain('set one of its own addresses (127.0.0.1 for this machine only, 0.0.0.0 for every one)');
+      expect(result.stderr).not.toMatch(/ENOTFOUND|EADDRNOTAVAIL/);
+    },
+    60_000,
+  );
+
   it('serves, then on SIGTERM finishes the requests in flight and stops cleanly', async () => {
     const child = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info', PASSWORD_HASH_CONCURRENCY: '1' });
     let log = '';
