@@ -226,8 +226,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'seed':
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { seedDemo } = await import('./demo/seed.js');
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
@@ -239,14 +238,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return -1; // keeps running until a signal
     }
     case 'store':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         const { storeCommand } = await import('./modules/store/store.cli.js');
         await storeCommand(database.db, args, print);
       });
     case 'jobs':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         const { jobsCommand } = await import('./infra/jobs/jobs.cli.js');
         await jobsCommand(database.db, args, print);
       });
@@ -266,8 +263,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       // A folder (a path cut short, a glob that did not expand) failed mid-read with EISDIR, exit 1.
       if (!statSync(file).isFile()) throw new CliUsageError(`not a file: ${file} (give the path of the NDJSON file itself)`);
       let failed = false;
-      await withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      await withSchema(config, async (database) => {
         const progress = io.progress && new ImportProgress(io.progress);
         const log = await commandLog(config, progress ?? io.stderr);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
@@ -282,15 +278,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return failed ? 1 : 0;
     }
     case 'export-user':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
         await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
@@ -298,50 +292,43 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'supplier':
     case 'webhook':
     case 'event-feed':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { supplierCommand, webhookCommand, eventFeedCommand } = await import('./modules/integrations/index.js');
         const run = command === 'supplier' ? supplierCommand : command === 'webhook' ? webhookCommand : eventFeedCommand;
         await run({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
       });
     case 'business':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { businessCommand } = await import('./modules/accounts/business.cli.js');
         await businessCommand({ db: database.db, config }, args, print);
       });
     case 'search':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, report);
       });
     case 'newsletter':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
         await newsletterCommand(database.db, args, print);
       });
     case 'gdpr':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
         await gdprCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'subscription':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const [{ subscriptionCommand }, { workerGateways }] = await Promise.all([
           import('./modules/subscriptions/subscriptions.cli.js'),
@@ -365,14 +352,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         );
       });
     case 'contact':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
       });
     case 'product-file':
-      return withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      return withSchema(config, async (database) => {
         const [{ productFileCommand }, { createFileStore }] = await Promise.all([
           import('./modules/downloads/product-files.cli.js'),
           import('./infra/file-store/index.js'),
@@ -381,8 +366,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'sitemap': {
       let code = 0;
-      await withDatabase(config, async (database) => {
-        await prepareSchema(database);
+      await withSchema(config, async (database) => {
         const [{ sitemapCommand }, { createFileStore }] = await Promise.all([
           import('./modules/sitemap/sitemap.cli.js'),
           import('./infra/file-store/index.js'),
@@ -410,6 +394,14 @@ async function main(argv: string[], io: CliIo): Promise<number> {
 function expectOnly(args: string[], allowed: string[], command: string): void {
   const unknown = args.filter((arg) => !allowed.includes(arg));
   if (unknown.length > 0) throw new CliUsageError(`${command}: unknown argument ${unknown.join(' ')}`);
+}
+
+/** withDatabase on the schema this build expects (prepareSchema): what every command but `migrate` runs on. */
+function withSchema(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+  return withDatabase(config, async (database) => {
+    await prepareSchema(database);
+    await work(database);
+  });
 }
 
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
@@ -464,6 +456,16 @@ function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBe
  * no address of this machine ("getaddrinfo ENOTFOUND not-a-host" named neither the variable nor
  * what to set).
  */
+/** The server's host name in a postgres:// DATABASE_URL; undefined for SQLite. */
+function postgresHost(databaseUrl: string): string | undefined {
+  if (!databaseUrl.startsWith('postgres')) return undefined;
+  try {
+    return new URL(databaseUrl).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
 function explainListenError(config: Config) {
   return (error: unknown): never => {
     const { code, address, port, hostname } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
@@ -474,8 +476,13 @@ function explainListenError(config: Config) {
     }
     const host = code === 'EADDRNOTAVAIL' ? address : code === 'ENOTFOUND' ? hostname : undefined;
     if (typeof host !== 'string') throw error;
-    const variable = host === config.host ? 'HOST' : host === config.metrics.host ? 'METRICS_HOST' : 'HOST or METRICS_HOST';
-    const why = code === 'ENOTFOUND' ? 'is no address or host name this machine can resolve' : 'is not an address of this machine';
+    const unresolved = 'is no address or host name this machine can resolve';
+    // The database is reached before anything listens: a PostgreSQL host that does not resolve fails the same way.
+    if (code === 'ENOTFOUND' && host !== config.host && host === postgresHost(config.databaseUrl))
+      throw new Error(`the host "${host}" of DATABASE_URL ${unresolved}: check the PostgreSQL server's name in DATABASE_URL`);
+    const variable = host === config.host ? 'HOST' : host === config.metrics.host ? 'METRICS_HOST' : undefined;
+    if (variable === undefined) throw error;
+    const why = code === 'ENOTFOUND' ? unresolved : 'is not an address of this machine';
     throw new Error(`${variable} "${host}" ${why}: set one of its own addresses (127.0.0.1 for this machine only, 0.0.0.0 for every one)`);
   };
 }

@@ -361,6 +361,21 @@ describe('serve', () => {
     60_000,
   );
 
+  // A database host that does not resolve fails with ENOTFOUND too: it is DATABASE_URL's, not HOST's.
+  it('exits 1 naming DATABASE_URL when its PostgreSQL host does not resolve', async () => {
+    const result = await runCliProcess(['serve'], {
+      ...env,
+      PORT: '0',
+      PASSWORD_HASH_CONCURRENCY: '1',
+      DATABASE_URL: 'postgres://postgres@no-such-db-host.invalid:5432/shop',
+    });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(
+      `error: the host "no-such-db-host.invalid" of DATABASE_URL is no address or host name this machine can resolve: check the PostgreSQL server's name in DATABASE_URL`,
+    );
+    expect(result.stderr).not.toContain('HOST "');
+  }, 60_000);
+
   it('serves, then on SIGTERM finishes the requests in flight and stops cleanly', async () => {
     const child = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info', PASSWORD_HASH_CONCURRENCY: '1' });
     let log = '';
