@@ -33,7 +33,10 @@ async function sizePasswordHashing(config: Config): Promise<void> {
   setPasswordHashConcurrency(config.passwordHashConcurrency);
 }
 
-async function usage(): Promise<string> {
+const USAGE_HEAD = 'usage: npm run cli -- <command>   (or: storefront <command>)';
+
+/** Each command family's lines of the usage, with the commands they cover, in the order `help` shows them. */
+async function usageSections(): Promise<Array<{ commands: string[]; text: string }>> {
   const [
     { importKinds },
     { importUsage },
@@ -75,36 +78,64 @@ async function usage(): Promise<string> {
     import('./modules/integrations/feed-clients.js'),
     import('./db/backup.js'),
   ]);
-  return `usage: npm run cli -- <command>   (or: storefront <command>)
+  return [
+    {
+      commands: ['serve'],
+      text: `  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
+                                      --seed-demo also loads demo data, as npm start does)`,
+    },
+    { commands: ['migrate'], text: '  migrate                             bring the database schema up to date' },
+    { commands: ['seed'], text: '  seed --demo                         load demo data (idempotent)' },
+    { commands: ['import'], text: importUsage(importKinds) },
+    {
+      commands: ['worker'],
+      text: `  worker                              run background jobs (mails, events) until stopped; any number
+                                      may run beside the API (set WORKER=off on the API to use only these)`,
+    },
+    { commands: ['jobs'], text: JOBS_USAGE },
+    { commands: ['store'], text: STORE_USAGE },
+    { commands: ['wholesale'], text: WHOLESALE_USAGE },
+    { commands: ['business'], text: BUSINESS_USAGE },
+    { commands: ['api-key'], text: API_KEY_USAGE },
+    { commands: ['export-user'], text: EXPORT_USER_USAGE },
+    { commands: ['search'], text: SEARCH_USAGE },
+    { commands: ['newsletter'], text: NEWSLETTER_USAGE },
+    { commands: ['gdpr'], text: GDPR_USAGE },
+    { commands: ['subscription'], text: SUBSCRIPTION_USAGE },
+    { commands: ['contact'], text: CONTACT_USAGE },
+    { commands: ['product-file'], text: PRODUCT_FILE_USAGE },
+    { commands: ['sitemap'], text: SITEMAP_USAGE },
+    { commands: ['supplier'], text: SUPPLIER_USAGE },
+    { commands: ['webhook'], text: WEBHOOK_USAGE },
+    { commands: ['event-feed'], text: EVENT_FEED_USAGE },
+    { commands: ['backup', 'restore'], text: BACKUP_USAGE },
+    {
+      commands: ['help'],
+      text: `  help [<command>]                    show this text, or one command's (also: <command> --help)`,
+    },
+  ];
+}
+
+/** Every command's usage: what `help` prints. */
+async function usage(): Promise<string> {
+  const sections = await usageSections();
+  return `${USAGE_HEAD}
 
 commands:
-  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
-                                      --seed-demo also loads demo data, as npm start does)
-  migrate                             bring the database schema up to date
-  seed --demo                         load demo data (idempotent)
-${importUsage(importKinds)}
-  worker                              run background jobs (mails, events) until stopped; any number
-                                      may run beside the API (set WORKER=off on the API to use only these)
-${JOBS_USAGE}
-${STORE_USAGE}
-${WHOLESALE_USAGE}
-${BUSINESS_USAGE}
-${API_KEY_USAGE}
-${EXPORT_USER_USAGE}
-${SEARCH_USAGE}
-${NEWSLETTER_USAGE}
-${GDPR_USAGE}
-${SUBSCRIPTION_USAGE}
-${CONTACT_USAGE}
-${PRODUCT_FILE_USAGE}
-${SITEMAP_USAGE}
-${SUPPLIER_USAGE}
-${WEBHOOK_USAGE}
-${EVENT_FEED_USAGE}
-${BACKUP_USAGE}
-  help                                show this text
+${sections.map((section) => section.text).join('\n')}
 
 Configuration comes from the environment; see README.md.`;
+}
+
+/**
+ * The usage of one command, under a message about its command line or for `<command> --help`:
+ * its own lines, where the error can be seen, not at the top of some 150 lines of every command's.
+ * Undefined for a command there is none of.
+ */
+async function commandUsage(command: string | undefined): Promise<string | undefined> {
+  const section = (await usageSections()).find((candidate) => command !== undefined && candidate.commands.includes(command));
+  if (section === undefined) return undefined;
+  return `${USAGE_HEAD}\n\n${section.text}\n\nEvery command: help (storefront help, or npm run cli -- help)`;
 }
 
 /**
@@ -143,7 +174,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await main(argv, io);
   } catch (err) {
     if (err instanceof CliUsageError) {
-      io.stderr.write(`error: ${err.message}\n\n${await usage()}\n`);
+      io.stderr.write(`error: ${err.message}\n\n${(await commandUsage(argv[0])) ?? (await usage())}\n`);
       return 2;
     }
     if (err instanceof ConfigError) {
@@ -159,16 +190,31 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   const print = (line: string) => void io.stdout.write(`${line}\n`);
   const report = (line: string) => void io.stderr.write(`${line}\n`);
   const [command, ...args] = argv;
+  if (command === 'help' && args.length > 0) {
+    const asked = await commandUsage(args[0]);
+    if (args.length > 1) throw new CliUsageError('help takes one command, e.g. help jobs');
+    if (asked === undefined) throw new CliUsageError(`help: there is no command "${args[0]}"; help alone lists them all`);
+    print(asked);
+    return 0;
+  }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     print(await usage());
     return command === undefined ? 2 : 0;
+  }
+  // Before the configuration is read: the help of a command needs no valid settings.
+  if (args.includes('--help') || args.includes('-h')) {
+    const asked = await commandUsage(command);
+    if (asked !== undefined) {
+      print(asked);
+      return 0;
+    }
   }
   const config = loadConfig(io.env);
   switch (command) {
     case 'serve': {
       expectOnly(args, ['--seed-demo'], 'serve');
       const { serve } = await import('./server.js');
-      await serve(config, { seedDemo: args.includes('--seed-demo') }).catch(explainTakenPort);
+      await serve(config, { seedDemo: args.includes('--seed-demo') }).catch(explainListenError(config));
       return -1; // keeps running until a signal
     }
     case 'migrate':
@@ -180,8 +226,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'seed':
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { seedDemo } = await import('./demo/seed.js');
         print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
@@ -189,18 +234,16 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'worker': {
       expectOnly(args, [], 'worker');
       const { work } = await import('./server.js');
-      await work(config);
+      await work(config).catch(explainListenError(config));
       return -1; // keeps running until a signal
     }
     case 'store':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         const { storeCommand } = await import('./modules/store/store.cli.js');
         await storeCommand(database.db, args, print);
       });
     case 'jobs':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         const { jobsCommand } = await import('./infra/jobs/jobs.cli.js');
         await jobsCommand(database.db, args, print);
       });
@@ -220,8 +263,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       // A folder (a path cut short, a glob that did not expand) failed mid-read with EISDIR, exit 1.
       if (!statSync(file).isFile()) throw new CliUsageError(`not a file: ${file} (give the path of the NDJSON file itself)`);
       let failed = false;
-      await withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      await withSchema(config, async (database) => {
         const progress = io.progress && new ImportProgress(io.progress);
         const log = await commandLog(config, progress ?? io.stderr);
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
@@ -236,15 +278,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return failed ? 1 : 0;
     }
     case 'export-user':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await Promise.all([loadMessages(), sizePasswordHashing(config)]);
         const { exportUserCommand } = await import('./modules/data-export/export-user.cli.js');
         await exportUserCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'api-key':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { apiKeyCommand } = await import('./modules/admin/api-keys.cli.js');
         await apiKeyCommand({ db: database.db, clock: systemClock }, args, print);
@@ -252,50 +292,43 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     case 'supplier':
     case 'webhook':
     case 'event-feed':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { supplierCommand, webhookCommand, eventFeedCommand } = await import('./modules/integrations/index.js');
         const run = command === 'supplier' ? supplierCommand : command === 'webhook' ? webhookCommand : eventFeedCommand;
         await run({ db: database.db, clock: systemClock }, args, print);
       });
     case 'wholesale':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { wholesaleCommand } = await import('./modules/accounts/wholesale.cli.js');
         await wholesaleCommand({ db: database.db, config }, args, print);
       });
     case 'business':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { businessCommand } = await import('./modules/accounts/business.cli.js');
         await businessCommand({ db: database.db, config }, args, print);
       });
     case 'search':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, report);
       });
     case 'newsletter':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         const { newsletterCommand } = await import('./modules/newsletter/newsletter.cli.js');
         await newsletterCommand(database.db, args, print);
       });
     case 'gdpr':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const { gdprCommand } = await import('./modules/gdpr/gdpr.cli.js');
         await gdprCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'subscription':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         await loadMessages();
         const [{ subscriptionCommand }, { workerGateways }] = await Promise.all([
           import('./modules/subscriptions/subscriptions.cli.js'),
@@ -319,14 +352,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         );
       });
     case 'contact':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
       });
     case 'product-file':
-      return withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      return withSchema(config, async (database) => {
         const [{ productFileCommand }, { createFileStore }] = await Promise.all([
           import('./modules/downloads/product-files.cli.js'),
           import('./infra/file-store/index.js'),
@@ -335,8 +366,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'sitemap': {
       let code = 0;
-      await withDatabase(config, async (database) => {
-        await migrateEmbedded(database);
+      await withSchema(config, async (database) => {
         const [{ sitemapCommand }, { createFileStore }] = await Promise.all([
           import('./modules/sitemap/sitemap.cli.js'),
           import('./infra/file-store/index.js'),
@@ -366,6 +396,14 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
   if (unknown.length > 0) throw new CliUsageError(`${command}: unknown argument ${unknown.join(' ')}`);
 }
 
+/** withDatabase on the schema this build expects (prepareSchema): what every command but `migrate` runs on. */
+function withSchema(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+  return withDatabase(config, async (database) => {
+    await prepareSchema(database);
+    await work(database);
+  });
+}
+
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
   const { createDatabase } = await import('./db/database.js');
   const database = createDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
@@ -377,11 +415,13 @@ async function withDatabase(config: Config, work: (database: DatabaseHandle) => 
   }
 }
 
-/** The embedded database is migrated by whatever opens it; PostgreSQL only by `migrate`. */
-async function migrateEmbedded(database: DatabaseHandle): Promise<void> {
-  if (database.engine !== 'sqlite') return;
-  const { migrateToLatest } = await import('./db/migrate.js');
-  await migrateToLatest(database);
+/**
+ * The schema this build expects, before a command uses the database: the embedded one is migrated by
+ * whatever opens it; on PostgreSQL, only `migrate` migrates, and a command refuses while one is pending.
+ */
+async function prepareSchema(database: DatabaseHandle): Promise<void> {
+  const migrate = await import('./db/migrate.js');
+  await migrate.prepareSchema(database);
 }
 
 /** The import summary line's note of its failed steps of no line (empty when none failed). */
@@ -410,11 +450,39 @@ function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBe
   return `${imported}. Fix ${fix.join(' and ')} and import the whole file again: lines imported already stay unchanged.`;
 }
 
-/** A port another process listens on (a serve still running, a second one started): say which and what to do, not EADDRINUSE. */
-function explainTakenPort(error: unknown): never {
-  const { code, address, port } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown };
-  if (code !== 'EADDRINUSE') throw error;
-  throw new Error(
-    `${String(address)}:${String(port)} is in use by another process (a serve still running?): stop it, or set PORT (METRICS_PORT for the metrics listener) to a free port`,
-  );
+/**
+ * What stopped `serve` (or a worker's metrics listener) from listening, in the operator's terms: a port
+ * another process listens on (a serve still running, a second one started), or a HOST that names
+ * no address of this machine ("getaddrinfo ENOTFOUND not-a-host" named neither the variable nor
+ * what to set).
+ */
+/** The server's host name in a postgres:// DATABASE_URL; undefined for SQLite. */
+function postgresHost(databaseUrl: string): string | undefined {
+  if (!databaseUrl.startsWith('postgres')) return undefined;
+  try {
+    return new URL(databaseUrl).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function explainListenError(config: Config) {
+  return (error: unknown): never => {
+    const { code, address, port, hostname } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
+    if (code === 'EADDRINUSE') {
+      throw new Error(
+        `${String(address)}:${String(port)} is in use by another process (a serve still running?): stop it, or set PORT (METRICS_PORT for the metrics listener) to a free port`,
+      );
+    }
+    const host = code === 'EADDRNOTAVAIL' ? address : code === 'ENOTFOUND' ? hostname : undefined;
+    if (typeof host !== 'string') throw error;
+    const unresolved = 'is no address or host name this machine can resolve';
+    // The database is reached before anything listens: a PostgreSQL host that does not resolve fails the same way.
+    if (code === 'ENOTFOUND' && host !== config.host && host === postgresHost(config.databaseUrl))
+      throw new Error(`the host "${host}" of DATABASE_URL ${unresolved}: check the PostgreSQL server's name in DATABASE_URL`);
+    const variable = host === config.host ? 'HOST' : host === config.metrics.host ? 'METRICS_HOST' : undefined;
+    if (variable === undefined) throw error;
+    const why = code === 'ENOTFOUND' ? unresolved : 'is not an address of this machine';
+    throw new Error(`${variable} "${host}" ${why}: set one of its own addresses (127.0.0.1 for this machine only, 0.0.0.0 for every one)`);
+  };
 }

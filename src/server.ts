@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, buildMetricsApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { createDatabase, type DatabaseHandle } from './db/database.js';
-import { migrateToLatest, pendingMigrations } from './db/migrate.js';
+import { prepareSchema } from './db/migrate.js';
 import { seedDemo } from './demo/seed.js';
 import { privateLogger } from './http/request-log.js';
 import { systemClock } from './infra/clock.js';
@@ -28,7 +28,7 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
     replica: config.replica,
     preparedStatements: config.databasePreparedStatements,
   });
-  await prepareSchema(database);
+  await prepareSchema(database).catch(closing(database));
   const lifecycle = createLifecycle();
   // A process that cannot start (no card token key on PostgreSQL) lets go of its database, so it exits.
   const app = await buildApp(config, { database, lifecycle }).catch(closing(database));
@@ -59,7 +59,7 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
 /** Runs background jobs until SIGTERM or SIGINT, then finishes the job in hand and exits. */
 export async function work(config: Config): Promise<void> {
   const database = createDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
-  await prepareSchema(database);
+  await prepareSchema(database).catch(closing(database));
   // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
   const log = privateLogger(config.logLevel, logDestination(config.logFormat)).child({ component: 'worker' });
   let jobs: JobRunner;
@@ -128,21 +128,4 @@ function onSignal(log: FastifyBaseLogger, stop: () => Promise<void>, drain?: { l
   };
   process.once('SIGTERM', () => void handle('SIGTERM'));
   process.once('SIGINT', () => void handle('SIGINT'));
-}
-
-/** The embedded database migrates itself; PostgreSQL is migrated by an operator, explicitly. */
-async function prepareSchema(database: DatabaseHandle): Promise<void> {
-  if (database.engine === 'sqlite') {
-    await migrateToLatest(database);
-    return;
-  }
-  const pending = await pendingMigrations(database);
-  if (pending.length > 0) {
-    await database.close();
-    // A count and the first and last name: a fresh database lacks every migration, and ~70 names on one line hide the command.
-    const names = pending.length <= 2 ? pending.join(', ') : `${pending[0]} ... ${pending.at(-1)}`;
-    throw new Error(
-      `The database needs ${pending.length} migration${pending.length === 1 ? '' : 's'} (${names}); run: storefront migrate (npm run cli -- migrate in a checkout)`,
-    );
-  }
 }

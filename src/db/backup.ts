@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CliUsageError } from '../infra/cli-usage.js';
 
@@ -43,12 +43,13 @@ function oneFile(args: string[], command: string): string {
 export async function backupCommand(url: string, args: string[], print: Print, io: BackupIo): Promise<number> {
   const target = oneFile(args, 'backup');
   if (existsSync(target)) throw new CliUsageError(`${target} already exists; a backup never overwrites a file`);
+  if (!existsSync(dirname(target))) throw new CliUsageError(`there is no folder ${dirname(target)} to write the backup into`);
   const source = sqliteFile(url);
   if (source === undefined) return pgDump(url, target, print, io);
   if (!existsSync(source)) throw new CliUsageError(`no database at ${source}`);
   const started = performance.now();
   const partial = `${target}.partial`;
-  rmSync(partial, { force: true });
+  removeWithSidecars(partial);
   const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -58,14 +59,14 @@ export async function backupCommand(url: string, args: string[], print: Print, i
     // committed, and so acknowledged, before the step began.
     await db.backup(partial, { progress: () => 0x7fffffff });
   } catch (error) {
-    rmSync(partial, { force: true });
+    removeWithSidecars(partial);
     throw error;
   } finally {
     db.close();
   }
-  const problem = checkDatabaseFile(partial);
+  const problem = settleAndCheck(partial);
   if (problem) {
-    rmSync(partial, { force: true });
+    removeWithSidecars(partial);
     throw new Error(`the copy failed its check (${problem}); nothing was written`);
   }
   syncFile(partial);
@@ -87,18 +88,21 @@ export async function restoreCommand(url: string, args: string[], print: Print):
     return 1;
   }
   if (!existsSync(backup)) throw new CliUsageError(`no such file: ${backup}`);
-  const problem = checkDatabaseFile(backup);
+  // Copied beside the target and renamed over it: the database file is always whole, old or new.
+  // The copy is what is checked, so the backup itself is only read: nothing is written beside it.
+  const incoming = `${target}.restoring`;
+  copyFileSync(backup, incoming);
+  const problem = settleAndCheck(incoming);
   if (problem) {
+    removeWithSidecars(incoming);
     print(`restore: ${backup} is not a usable backup (${problem}); nothing was changed`);
     return 1;
   }
   if (existsSync(target) && !closeIfUnused(target)) {
+    removeWithSidecars(incoming);
     print(`restore: ${target} is open in another process (serve, worker or a command); stop them first. Nothing was changed.`);
     return 1;
   }
-  // Copy beside the target and rename over it: the database file is always whole, old or new.
-  const incoming = `${target}.restoring`;
-  copyFileSync(backup, incoming);
   syncFile(incoming);
   const kept = `${target}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   if (existsSync(target)) renameSync(target, kept);
@@ -125,11 +129,18 @@ function closeIfUnused(file: string): boolean {
   }
 }
 
-/** Why a file is not a whole storefront database (undefined when it is one). */
-function checkDatabaseFile(file: string): string | undefined {
+/**
+ * Why a copy of ours is not a whole storefront database (undefined when it is one). The copy is taken
+ * out of WAL mode first (a copy of a WAL database says WAL in its header): a file in WAL mode gets a
+ * -wal and a -shm beside it from whatever opens it, and a read-only connection (an integrity check,
+ * a look at an old backup) cannot remove them again, so every backup left two stray files in the
+ * backup folder. Out of it, the file is one file; the service puts it back in WAL mode when it opens it.
+ */
+function settleAndCheck(file: string): string | undefined {
   let db: BetterSqlite3.Database | undefined;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    db = new BetterSqlite3(file, { fileMustExist: true });
+    db.pragma('journal_mode = DELETE');
     const result = db.pragma('integrity_check', { simple: true });
     if (result !== 'ok') return `integrity_check: ${String(result)}`;
     const migrations = db.prepare(`select count(*) as n from sqlite_master where name = 'kysely_migration'`).get() as { n: number };
@@ -140,6 +151,11 @@ function checkDatabaseFile(file: string): string | undefined {
   } finally {
     db?.close();
   }
+}
+
+/** Removes a copy of ours that did not pass, and the -wal and -shm an opened copy may have beside it. */
+function removeWithSidecars(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
 }
 
 function syncFile(file: string): void {

@@ -144,3 +144,14 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
+
+/**
+ * PUBLIC_URL (no trailing slash), by default this service on its own port. A bad PORT is config.ts's
+ * to report: the default is then made with the default port, so that PUBLIC_URL, which nobody set,
+ * is not reported as a second bad value ("PUBLIC_URL must be an http(s) URL, got http://127.0.0.1:abc").
+ */
+export function readPublicUrl(env: EnvReader): string {
+  const port = env.read('PORT', '3000');
+  const ownPort = /^\d{1,5}$/.test(port) && Number(port) <= 65_535 ? port : '3000';
+  return env.read('PUBLIC_URL', `http://127.0.0.1:${ownPort}`).replace(/\/+$/, '');
+}

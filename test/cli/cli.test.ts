@@ -263,7 +263,7 @@ describe('the CLI', () => {
 
   // The command line is right, what it names is not there: a failure to act on, not a success that
   // did nothing (exit 0, "0 deliveries queued again.") nor a bad command line (exit 2, the message
-  // above a page of usage).
+  // above the command's usage).
   it.each([
     [['jobs', 'retry', '999999'], 'no job with id 999999'],
     [['webhook', 'replay', '999999'], 'no webhook delivery #999999 (webhook deliveries <name> lists them)'],
@@ -342,6 +342,38 @@ describe('serve', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  }, 60_000);
+
+  // "getaddrinfo ENOTFOUND no-such-host.invalid" named neither the variable nor what to set.
+  it.each([
+    [{ HOST: 'no-such-host.invalid' }, 'HOST "no-such-host.invalid" is no address or host name this machine can resolve'],
+    [{ HOST: '192.0.2.1' }, 'HOST "192.0.2.1" is not an address of this machine'],
+    [{ METRICS_PORT: '0', METRICS_HOST: 'no-such-host.invalid' }, 'METRICS_HOST "no-such-host.invalid" is no address or host name'],
+  ])(
+    'exits 1 naming the variable and what to set when %j is no address of this machine',
+    async (settings, message) => {
+      const result = await runCliProcess(['serve'], { ...env, PORT: '0', PASSWORD_HASH_CONCURRENCY: '1', ...settings });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`error: ${message}`);
+      expect(result.stderr).toContain('set one of its own addresses (127.0.0.1 for this machine only, 0.0.0.0 for every one)');
+      expect(result.stderr).not.toMatch(/ENOTFOUND|EADDRNOTAVAIL/);
+    },
+    60_000,
+  );
+
+  // A database host that does not resolve fails with ENOTFOUND too: it is DATABASE_URL's, not HOST's.
+  it('exits 1 naming DATABASE_URL when its PostgreSQL host does not resolve', async () => {
+    const result = await runCliProcess(['serve'], {
+      ...env,
+      PORT: '0',
+      PASSWORD_HASH_CONCURRENCY: '1',
+      DATABASE_URL: 'postgres://postgres@no-such-db-host.invalid:5432/shop',
+    });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(
+      `error: the host "no-such-db-host.invalid" of DATABASE_URL is no address or host name this machine can resolve: check the PostgreSQL server's name in DATABASE_URL`,
+    );
+    expect(result.stderr).not.toContain('HOST "');
   }, 60_000);
 
   it('serves, then on SIGTERM finishes the requests in flight and stops cleanly', async () => {

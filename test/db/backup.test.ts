@@ -68,6 +68,8 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
   let database: DatabaseHandle;
   let app: App;
   let baseUrl: string;
+  /** What the backups left in their folder (shared with the live database): the backup alone. */
+  const backupFolderFiles = () => readdirSync(dir).filter((name) => name.startsWith('shop-backup.db'));
 
   beforeAll(async () => {
     const config = loadConfig({
@@ -111,7 +113,13 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     expect(during.length).toBeGreaterThan(0);
     const saved = emailsIn(backup);
     expect(before.filter((email) => !saved.has(email))).toEqual([]);
-    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    expect(backupFolderFiles()).toEqual(['shop-backup.db']);
+  });
+
+  it('says which folder is missing when the backup has none to go into', async () => {
+    const result = await runCli(['backup', join(dir, 'no-such-folder', 'shop.db')], { DATABASE_URL: `sqlite:${live}` });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: there is no folder ${join(dir, 'no-such-folder')} to write the backup into`);
   });
 
   it('refuses to overwrite a file', async () => {
@@ -129,6 +137,7 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('open in another process');
     expect(readFileSync(live).length).toBe(size);
+    expect(readdirSync(dir).filter((name) => name.includes('.restoring'))).toEqual([]);
     expect(
       (await app.inject({ method: 'POST', url: '/newsletter/subscribe', payload: { email: 'after@example.ee', language: 'et' } }))
         .statusCode,
@@ -160,6 +169,10 @@ describe.skipIf(engine !== 'sqlite')('backup and restore on SQLite', () => {
     expect(restored).toEqual(saved);
     expect(restored.has('after@example.ee')).toBe(false);
     expect(readdirSync(dir).filter((name) => name.startsWith('shop.db.before-restore-'))).toHaveLength(1);
+    // Read, never written to: no -wal or -shm beside the backup from its check (a backup folder of
+    // an operator's filled up with them, two per backup and two more per restore).
+    expect(backupFolderFiles()).toEqual(['shop-backup.db']);
+    expect(readdirSync(dir).filter((name) => name.includes('.restoring'))).toEqual([]);
     // The restored file is a working database: the service starts on it.
     const reopened = createDatabase(`sqlite:${live}`);
     try {

@@ -11,7 +11,7 @@ export const BUSINESS_USAGE = `  business list                       business ac
 
 export interface BusinessCommandDeps {
   db: Kysely<Database>;
-  config: Pick<AccountsConfig, 'jobs'>;
+  config: Pick<AccountsConfig, 'jobs' | 'accounts'>;
   clock?: Clock;
 }
 
@@ -19,9 +19,12 @@ export async function businessCommand(deps: BusinessCommandDeps, args: string[],
   const { db, config } = deps;
   const [action, rawId, ...rest] = args;
   if (action === 'list' && rawId === undefined) {
-    for (const a of await pendingBusinessAccounts(db)) {
+    const waiting = await pendingBusinessAccounts(db);
+    for (const a of waiting) {
       print(`${a.id}\t${new Date(a.created_at).toISOString()}\t${a.name ?? ''}\t${a.registry_code ?? ''}\t${a.email}\t${a.store_code}`);
     }
+    // Nothing printed said neither that none waits nor whether any store waits for the back office at all.
+    if (waiting.length === 0) print(noneWaiting(config.accounts.businessApprovalStores));
     return;
   }
   if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || !/^\d+$/.test(rawId ?? '')) {
@@ -38,4 +41,11 @@ export async function businessCommand(deps: BusinessCommandDeps, args: string[],
     await db.transaction().execute((trx) => rejectBusinessAccount(trx, id));
     print(`Rejected business account ${id}`);
   }
+}
+
+function noneWaiting(approvalStores: string[]): string {
+  if (approvalStores.length === 0) {
+    return 'No business account waits for approval (BUSINESS_APPROVAL_STORES is not set: registrations are mailed their confirmation link at once).';
+  }
+  return `No business account waits for approval (BUSINESS_APPROVAL_STORES=${approvalStores.join(',')}).`;
 }

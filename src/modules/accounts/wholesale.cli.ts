@@ -19,9 +19,11 @@ export async function wholesaleCommand(deps: WholesaleCommandDeps, args: string[
   const { db, config } = deps;
   const [action, rawId, ...rest] = args;
   if (action === 'list' && rawId === undefined) {
-    for (const r of await pendingWholesaleRequests(db)) {
+    const waiting = await pendingWholesaleRequests(db);
+    for (const r of waiting) {
       print(`${r.id}\t${new Date(r.created_at).toISOString()}\t${r.company_name}\t${r.email}\t${r.store_code}`);
     }
+    if (waiting.length === 0) print('No wholesale application waits for a decision.');
     return;
   }
   if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || !/^\d+$/.test(rawId ?? '')) {

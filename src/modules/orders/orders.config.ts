@@ -1,4 +1,4 @@
-import { isHttpUrl, type EnvReader } from '../../infra/env.js';
+import { isHttpUrl, readPublicUrl, type EnvReader } from '../../infra/env.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
 
 // The `orders` section: where checkout sends the shopper, the order checksum's secret, the back
@@ -46,7 +46,7 @@ export interface OrdersSection {
 }
 
 export function readOrdersConfig(env: EnvReader): OrdersSection {
-  const publicUrl = env.read('PUBLIC_URL', `http://127.0.0.1:${env.read('PORT', '3000')}`).replace(/\/+$/, '');
+  const publicUrl = readPublicUrl(env);
   const checksumSecret = env.optional('ORDER_CHECKSUM_SECRET');
   if (checksumSecret !== undefined && checksumSecret.length < 32) env.problem('ORDER_CHECKSUM_SECRET must be at least 32 characters');
   const url = env.optional('BACKOFFICE_ORDERS_URL');

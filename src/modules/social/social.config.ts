@@ -1,4 +1,4 @@
-import { isHttpUrl, type EnvReader } from '../../infra/env.js';
+import { isHttpUrl, readPublicUrl, type EnvReader } from '../../infra/env.js';
 import type { AccountsConfig } from '../accounts/index.js';
 
 // What the social module reads of the configuration, under the names src/config.ts gives them
@@ -52,7 +52,7 @@ export interface SocialConfig extends AccountsConfig {
 /** The `social` section; a provider is configured when its client id is set, then the rest it needs must be too. */
 export function readSocialConfig(env: EnvReader): SocialSection {
   const config: SocialSection = {
-    publicUrl: env.read('PUBLIC_URL', `http://127.0.0.1:${env.read('PORT', '3000')}`).replace(/\/+$/, ''),
+    publicUrl: readPublicUrl(env),
     loginPath: env.urlPath('SOCIAL_LOGIN_PATH', '/social-login'),
     errorPath: env.urlPath('SOCIAL_ERROR_PATH', '/social-login-error'),
     google: readOidcProvider(env, 'GOOGLE', 'https://accounts.google.com', true),

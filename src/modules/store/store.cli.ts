@@ -21,7 +21,9 @@ export async function storeCommand(db: Db, args: string[], print: (line: string)
     for (const store of await getAllStores(db)) print(describe(store));
     return;
   }
-  if (!isStoreCode(code)) throw new CliUsageError(`store ${action ?? ''}: give a store code, WEB or WEB2`);
+  if (action === undefined) throw new CliUsageError('store: give a command, list, lock, unlock or set');
+  if (!['lock', 'unlock', 'set'].includes(action)) throw new CliUsageError(`unknown store command "${args.join(' ')}"`);
+  if (!isStoreCode(code)) throw new CliUsageError(`store ${action}: give a store code, WEB or WEB2`);
   let changes: StoreChanges;
   if (action === 'lock') changes = { isLocked: true, lockedUntil: parseUntil(rest, now) };
   else if (action === 'unlock' && rest.length === 0) changes = { isLocked: false, lockedUntil: null };

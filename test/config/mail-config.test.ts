@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../helpers/config.js';
+
+// The README promises that a bad value stops the process at start. The mail settings were read as
+// they came: an SMTP_URL of a host alone (mail.example.com) is no server to nodemailer, which then
+// tries localhost, so the service started and every mail failed its attempts until it was dead.
+
+describe('mail settings', () => {
+  it('read an SMTP URL, a sender and a reply-to address', () => {
+    const config = loadConfig({
+      SMTP_URL: 'smtps://shop:secret@mail.example:465',
+      MAIL_FROM: 'Raamatupood <no-reply@raamatupood.example>',
+      MAIL_REPLY_TO: 'info@raamatupood.example',
+    });
+    expect(config.mail).toMatchObject({
+      smtpUrl: 'smtps://shop:secret@mail.example:465',
+      from: 'Raamatupood <no-reply@raamatupood.example>',
+      replyTo: 'info@raamatupood.example',
+    });
+    expect(configProblems({ SMTP_URL: 'smtp://127.0.0.1:2525?ignoreTLS=true' })).toEqual([]);
+  });
+
+  it.each(['mail.example.com', 'https://mail.example', 'smtp:mail.example', 'mail.example:587'])(
+    'refuses SMTP_URL=%s at start, without repeating the value (it may hold a password)',
+    (value) => {
+      expect(configProblems({ SMTP_URL: value })).toEqual([
+        'SMTP_URL must be an smtp:// or smtps:// URL naming the mail server, e.g. smtps://user:pass@mail.example:465 (its value is not shown: it may hold a password)',
+      ]);
+    },
+  );
+
+  it('refuses a sender or reply-to that is no email address', () => {
+    expect(configProblems({ MAIL_FROM: 'Raamatupood', MAIL_REPLY_TO: 'info at raamatupood' })).toEqual([
+      'MAIL_FROM must be an email address, or a name and one as "Raamatupood <no-reply@shop.example>", got "Raamatupood"',
+      'MAIL_REPLY_TO must be an email address, or a name and one as "Raamatupood <no-reply@shop.example>", got "info at raamatupood"',
+    ]);
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it('is this service on its PORT when not set', () => {
+    expect(loadConfig({ PORT: '8080' }).orders.publicUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  it.each(['abc', '70000', '-1'])('is not reported as bad, unset, beside a bad PORT=%s (only PORT is)', (port) => {
+    expect(configProblems({ PORT: port })).toEqual([`PORT must be a whole number from 0 to 65535, got "${port}"`]);
+  });
+});
