@@ -4,6 +4,8 @@ import { clearBasket, GUEST_BASKET_TTL_MS, type BasketOwner } from './basket.ser
 import { findClientBasket, findGuestBasket, touchBasket, type BasketRow } from './basket.repository.js';
 import { needsDelivery, priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
 import { chooseDelivery, type DeliveryChoice } from './delivery/delivery.service.js';
+import { shopCodeOf } from './delivery/delivery.repository.js';
+import { invalidField } from '../../infra/domain-error.js';
 import { shipsOnlyFromStock, isDigitalProduct } from './basket-rules.js';
 import { sql } from 'kysely';
 
@@ -12,6 +14,7 @@ import { sql } from 'kysely';
 // basket's own rules, price it afresh, and empty it once the order holds its lines.
 
 export { shipsOnlyFromStock, isDigitalProduct, needsDelivery };
+export { takesAddressCountry } from './delivery/delivery.rules.js';
 export { DELIVERY_REASONS } from './discount-codes/discount-code.rules.js';
 export type { PricedBasket, PricedLine, BasketContext } from './basket-pricing.js';
 export type { BasketOwner } from './basket.service.js';
@@ -35,23 +38,39 @@ function ownersBasket(db: Db, owner: BasketOwner, storeCode: string, now: number
 }
 
 /**
- * Sets the form's delivery choice on the basket (every rule of PUT /basket/delivery) and prices it.
- * No choice (a form without a delivery method) prices the basket with none: a delivery chosen on
- * the basket earlier is dropped, so the order is neither charged for it nor sent by it.
+ * Sets the delivery choice on the basket (every rule of PUT /basket/delivery) and prices it. A form
+ * that names no delivery takes the one chosen on the basket (PUT /basket/delivery), put through
+ * the same rules again: a method switched off, a machine or shop gone, a basket the method no longer
+ * carries is the same 422 on the same field as a form naming it, never a different price. A basket
+ * with nothing to ship needs none: a choice on it that no longer holds is dropped, not refused.
  */
 export async function priceForCheckout(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice | null) {
   if (choice !== null) return priceBasket(trx, context, await chooseDelivery(trx, context, basket, choice));
-  const unchosen =
-    basket.delivery_method_id === null
-      ? basket
-      : await touchBasket(trx, basket, context.now, {
-          delivery_method_id: null,
-          parcel_machine_id: null,
-          delivery_shop_id: null,
-          delivery_country_code: null,
-        });
-  return priceBasket(trx, context, unchosen);
+  const priced = await priceBasket(trx, context, basket);
+  if (basket.delivery_method_id === null) return priced;
+  if (!needsDelivery(priced)) {
+    if (priced.delivery?.offered) return priced;
+    return priceBasket(trx, context, await dropDelivery(trx, basket, context.now));
+  }
+  const stored = await storedChoice(trx, basket, basket.delivery_method_id);
+  const chosen = await chooseDelivery(trx, context, basket, stored);
+  // A method with one shop takes it when none is named; a basket whose shop was deleted named one.
+  if (stored.shopCode === undefined && chosen.delivery_shop_id !== null) throw invalidField('shopCode', 'basket.shopRequired');
+  return priceBasket(trx, context, chosen);
 }
+
+/** The basket's delivery choice as PUT /basket/delivery would name it (its shop by code, whatever the shop's state). */
+async function storedChoice(trx: Db, basket: BasketRow, deliveryMethodId: number): Promise<DeliveryChoice> {
+  return {
+    deliveryMethodId,
+    parcelMachineId: basket.parcel_machine_id === null ? undefined : Number(basket.parcel_machine_id),
+    shopCode: basket.delivery_shop_id === null ? undefined : await shopCodeOf(trx, Number(basket.delivery_shop_id)),
+    countryCode: basket.delivery_country_code ?? undefined,
+  };
+}
+
+const dropDelivery = (trx: Db, basket: BasketRow, now: number) =>
+  touchBasket(trx, basket, now, { delivery_method_id: null, parcel_machine_id: null, delivery_shop_id: null, delivery_country_code: null });
 
 /** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */
 export const emptyBasketAfterCheckout = clearBasket;

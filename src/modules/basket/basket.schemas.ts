@@ -63,6 +63,23 @@ export const DeliveryBody = Type.Object(
 );
 export type DeliveryBody = Static<typeof DeliveryBody>;
 
+/** The delivery chosen on the basket, as the basket and GET /checkout/meta show it. */
+export const ChosenDeliverySchema = Type.Object({
+  id: Type.Integer(),
+  code: Type.String(),
+  kind: Type.String(),
+  name: Type.String(),
+  available: Type.Boolean({
+    description: 'False when the basket no longer suits the method, or its parcel machine, shop or country is gone: choose again',
+  }),
+  parcelMachine: Type.Union([
+    Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), address: Type.String() }),
+    Type.Null(),
+  ]),
+  shop: Type.Union([Type.Object({ code: Type.String(), name: Type.String() }), Type.Null()]),
+  countryCode: NullableString(),
+});
+
 export const BasketItemSchema = Type.Object({
   productId: Type.Integer(),
   code: Type.String(),
@@ -116,22 +133,9 @@ export const BasketSchema = Type.Object(
     ),
     discountAmount: Money(),
     deliveryRequired: Type.Boolean({ description: 'False for an empty or digital-only basket' }),
-    deliveryMethod: Type.Union([
-      Type.Object({
-        id: Type.Integer(),
-        code: Type.String(),
-        kind: Type.String(),
-        name: Type.String(),
-        available: Type.Boolean({ description: 'False when the basket no longer suits the method' }),
-        parcelMachine: Type.Union([
-          Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), address: Type.String() }),
-          Type.Null(),
-        ]),
-        shop: Type.Union([Type.Object({ code: Type.String(), name: Type.String() }), Type.Null()]),
-        countryCode: NullableString(),
-      }),
-      Type.Null(),
-    ]),
+    deliveryMethod: Type.Union([ChosenDeliverySchema, Type.Null()], {
+      description: 'The delivery chosen with PUT /basket/delivery; POST /checkout uses it when its body names none',
+    }),
     deliveryCost: Money(),
     total: Money(),
     vat: Type.Array(Type.Object({ rate: Type.Number(), net: Money(), vat: Money() })),

@@ -54,7 +54,7 @@ function toItem(line: PricedLine, language: Language): BasketItemWire {
 
 /** The basket answer in the caller's language; `token` is a guest's basket token. */
 export function toBasketWire(priced: PricedBasket, token: string | null, language: Language): BasketWire {
-  const { basket, code, delivery } = priced;
+  const { basket, code } = priced;
   return {
     id: basket?.id ?? null,
     version: basket ? basketVersion(basket) : null,
@@ -79,16 +79,7 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
       : [],
     discountAmount: toWireMoney(priced.discountCents),
     deliveryRequired: needsDelivery(priced),
-    deliveryMethod: delivery && {
-      id: delivery.method.id,
-      code: delivery.method.code,
-      kind: delivery.method.kind,
-      name: delivery.method.name,
-      available: delivery.offered,
-      parcelMachine: delivery.parcelMachine,
-      shop: delivery.shop && { code: delivery.shop.code, name: delivery.shop.name },
-      countryCode: delivery.countryCode,
-    },
+    deliveryMethod: chosenDeliveryWire(priced),
     deliveryCost: toWireMoney(priced.deliveryCents),
     total: toWireMoney(priced.totalCents),
     vat: priced.vat.map((row) => ({ rate: row.ratePercent, net: toWireMoney(row.netCents), vat: toWireMoney(row.vatCents) })),
@@ -103,4 +94,20 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
     toPay: toWireMoney(priced.toPayCents),
     currency: 'EUR',
   };
+}
+
+/** The delivery chosen on the basket (null: none, or its method switched off). */
+export function chosenDeliveryWire({ delivery }: Pick<PricedBasket, 'delivery'>) {
+  return (
+    delivery && {
+      id: delivery.method.id,
+      code: delivery.method.code,
+      kind: delivery.method.kind,
+      name: delivery.method.name,
+      available: delivery.offered,
+      parcelMachine: delivery.parcelMachine,
+      shop: delivery.shop && { code: delivery.shop.code, name: delivery.shop.name },
+      countryCode: delivery.countryCode,
+    }
+  );
 }

@@ -16,5 +16,6 @@ export { basketHttp } from './basket-request.routes.js';
 export { topUpProducts, type RefusedProduct } from './basket.service.js';
 export { availableDeliveryMethods, HOME_COUNTRY } from './delivery/delivery.service.js';
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
-export { DeliveryMethodSchema } from './basket.schemas.js';
+export { ChosenDeliverySchema, DeliveryMethodSchema } from './basket.schemas.js';
+export { chosenDeliveryWire } from './basket.wire.js';
 export { basketPersonalData } from './basket.personal-data.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { InvalidField } from '../../infra/domain-error.js';
-import type { basketCheckout } from '../basket/index.js';
+import { basketCheckout, type DeliveryKind } from '../basket/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
 import { knownCountries } from './orders.repository.js';
 
@@ -25,7 +25,11 @@ export async function formProblems(trx: Db, form: CheckoutBody): Promise<Invalid
   return problems;
 }
 
-/** The form's delivery choice for the basket; null when it names no delivery method. */
+/**
+ * The form's delivery choice for the basket; null when it names no delivery method, and then the
+ * one chosen on the basket holds. A form that names one wins over the basket's: it is what the
+ * shopper confirmed on the checkout page (priced there by GET /checkout/meta's deliveryMethods).
+ */
 export function deliveryChoice(form: CheckoutBody): basketCheckout.DeliveryChoice | null {
   if (form.deliveryMethodId === undefined) return null;
   return {
@@ -47,14 +51,19 @@ const SHIPPING_FIELDS = [
 ] as const;
 
 /**
- * A basket with something to ship needs a delivery method and the whole shipping address, named
- * as the schema names a missing field. One with nothing to ship takes the shipping contact whole
+ * A basket with something to ship needs a delivery method (the form's or the basket's:
+ * `deliveryChosen`) and the whole shipping address, named as the schema names a missing field. One with nothing to ship takes the shipping contact whole
  * or not at all (then the billing contact is the receiver's): half of one is a mistake.
  */
-export function shippingProblems(form: CheckoutBody, shipsSomething: boolean, found: readonly InvalidField[]): InvalidField[] {
+export function shippingProblems(
+  form: CheckoutBody,
+  shipsSomething: boolean,
+  deliveryChosen: boolean,
+  found: readonly InvalidField[],
+): InvalidField[] {
   const required = (field: string): InvalidField => ({ field, messageKey: 'validation.required', params: { field } });
   const problems: InvalidField[] = [];
-  if (shipsSomething && form.deliveryMethodId === undefined) problems.push(required('deliveryMethodId'));
+  if (shipsSomething && !deliveryChosen) problems.push(required('deliveryMethodId'));
   if (shipsSomething || SHIPPING_FIELDS.some((field) => form[field] !== undefined))
     for (const field of SHIPPING_FIELDS)
       if (form[field] === undefined && !found.some((problem) => problem.field === field)) problems.push(required(field));
@@ -73,4 +82,20 @@ export function receiverOf(form: CheckoutBody) {
     postcode: form[`${side}Postcode`]!,
     country: form[`${side}CountryNavCode`]!,
   };
+}
+
+/**
+ * A delivery to the receiver's address (a courier, international) is priced for a country: the
+ * form's shipping country when the form names the delivery, the basket's when it comes from the
+ * basket. An address in another country than the basket's choice would ship the order at a price
+ * the shopper was never shown, so it is refused on the shipping country.
+ */
+export function deliveryCountryProblem(
+  form: CheckoutBody,
+  delivery: { method: { kind: DeliveryKind }; countryCode: string | null } | null,
+): InvalidField | null {
+  const shipTo = form.shippingCountryNavCode?.toUpperCase();
+  if (!delivery || shipTo === undefined || delivery.countryCode === null) return null;
+  if (!basketCheckout.takesAddressCountry(delivery.method.kind) || delivery.countryCode === shipTo) return null;
+  return { field: 'shippingCountryNavCode', messageKey: 'checkout.deliveryCountryDiffers', params: { country: delivery.countryCode } };
 }

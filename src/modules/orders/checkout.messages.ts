@@ -15,6 +15,8 @@ const en = {
   'checkout.emptyBasket': 'The basket is empty.',
   'checkout.termsRequired': 'The terms must be accepted.',
   'checkout.unknownCountry': 'There is no country {code}.',
+  'checkout.deliveryCountryDiffers':
+    'The delivery chosen on the basket is priced for {country}: choose the delivery again for this address.',
   'checkout.lineUnavailable': '{product} cannot be ordered now.',
   'checkout.lineQuantityCut': 'Only {max} of {product} can be ordered.',
   'checkout.codeInvalid': 'The discount code cannot be used: {reason}',
@@ -51,6 +53,8 @@ const et: typeof en = {
   'checkout.emptyBasket': 'Ostukorv on tühi.',
   'checkout.termsRequired': 'Tingimustega tuleb nõustuda.',
   'checkout.unknownCountry': 'Riiki {code} ei ole.',
+  'checkout.deliveryCountryDiffers':
+    'Ostukorvis valitud tarne hind on arvestatud riigile {country}: vali selle aadressi jaoks tarne uuesti.',
   'checkout.lineUnavailable': 'Toodet {product} ei saa praegu tellida.',
   'checkout.lineQuantityCut': 'Toodet {product} saab tellida ainult {max}.',
   'checkout.codeInvalid': 'Sooduskoodi ei saa kasutada: {reason}',
@@ -87,6 +91,8 @@ const ru: typeof en = {
   'checkout.emptyBasket': 'Корзина пуста.',
   'checkout.termsRequired': 'Необходимо принять условия.',
   'checkout.unknownCountry': 'Страны {code} нет.',
+  'checkout.deliveryCountryDiffers':
+    'Цена доставки, выбранной в корзине, рассчитана для страны {country}: выберите доставку для этого адреса заново.',
   'checkout.lineUnavailable': 'Товар {product} сейчас нельзя заказать.',
   'checkout.lineQuantityCut': 'Товара {product} можно заказать только {max}.',
   'checkout.codeInvalid': 'Код скидки нельзя использовать: {reason}',

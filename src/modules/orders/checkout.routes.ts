@@ -6,7 +6,14 @@ import { hashToken } from '../../infra/tokens.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { translate } from '../../i18n/index.js';
 import { allCountries } from '../country/index.js';
-import { availableDeliveryMethods, basketHttp, basketCheckout, deliveryMethodWire, HOME_COUNTRY } from '../basket/index.js';
+import {
+  availableDeliveryMethods,
+  basketHttp,
+  basketCheckout,
+  chosenDeliveryWire,
+  deliveryMethodWire,
+  HOME_COUNTRY,
+} from '../basket/index.js';
 import { CardBalanceChangedError, recordSeenBalances } from '../gift-cards/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { savedAddresses } from '../profile/index.js';
@@ -46,6 +53,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       return {
         deliveryRequired: basketCheckout.needsDelivery(priced),
         deliveryMethods: methods.map(deliveryMethodWire),
+        chosenDelivery: chosenDeliveryWire(priced),
         paymentMethods: paymentMethodsFor(context.caller.kind, configured, prepaymentReason(priced) !== null).map((method) => ({
           id: method.id,
           name: translate(request.language, method.nameKey),
@@ -69,6 +77,9 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
           'In one transaction: the basket priced afresh, the order (NEW) with its lines, stock held, the code counted, the basket emptied. ' +
           'The same Idempotency-Key, or the same unchanged basket within 10 minutes, with the same form answers the first order; with another form it is a 409 naming that order and changes nothing. ' +
           'deliveryMethodId and the shipping fields are not asked of a basket with nothing to ship (deliveryRequired in GET /checkout/meta). ' +
+          'A body without deliveryMethodId takes the delivery chosen on the basket (PUT /basket/delivery) with its parcel machine, shop or country, ' +
+          'by the same rules as one named: no longer available is a 422 on its field, and a courier or international delivery chosen for another country than shippingCountryNavCode a 422 on that. ' +
+          "A body naming one wins over the basket's (what the shopper confirmed on the checkout page) and the order is priced with it. " +
           '400: empty basket; 409: the last copies sold, a gift card pays less than the basket showed, or a repeat with another form; 422: every field and line at fault.',
         headers: CheckoutHeaders,
         security: SECURITY,

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StoreRequestHeaders } from '../../http/schemas.js';
 import { MultilineText, TextLine } from '../../http/text.js';
-import { DeliveryMethodSchema } from '../basket/index.js';
+import { ChosenDeliverySchema, DeliveryMethodSchema } from '../basket/index.js';
 import { AddressSchema } from '../profile/index.js';
 
 const Text = (maxLength: number, description?: string) => TextLine({ minLength: 1, maxLength, ...(description ? { description } : {}) });
@@ -54,11 +54,23 @@ export const CheckoutBody = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: Number.MAX_SAFE_INTEGER,
-        description: 'Required when the basket has anything to ship (deliveryRequired)',
+        description:
+          'The delivery for a basket with anything to ship (deliveryRequired). Left out: the one chosen on the basket ' +
+          "(PUT /basket/delivery, chosenDelivery in GET /checkout/meta), judged by the same rules; named: it wins over the basket's, " +
+          'and the order is priced with it',
       }),
     ),
-    parcelMachineId: Type.Optional(Id),
-    shopCode: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    parcelMachineId: Type.Optional({
+      ...Id,
+      description: "With deliveryMethodId: the parcel machine (ignored without it: the basket's holds)",
+    }),
+    shopCode: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description: "With deliveryMethodId: the pickup shop (ignored without it: the basket's holds)",
+      }),
+    ),
     paymentMethodId: Type.String({ minLength: 1, maxLength: 40, description: 'One of the ids in GET /checkout/meta' }),
     notes: Type.Optional(MultilineText({ maxLength: 1000 })),
     termsAccepted: Type.Boolean({ description: 'Must be true' }),
@@ -97,6 +109,12 @@ export const CheckoutMetaSchema = Type.Object({
     description: 'False for an empty basket or one of digital items only: checkout then takes no delivery method or shipping address',
   }),
   deliveryMethods: Type.Array(DeliveryMethodSchema),
+  chosenDelivery: Type.Union([ChosenDeliverySchema, Type.Null()], {
+    description:
+      'The delivery chosen on the basket (PUT /basket/delivery), which POST /checkout uses when its body names none; ' +
+      'null when none is chosen or its method was switched off (a checkout without one is then a 422 on deliveryMethodId); ' +
+      'available: false when it no longer holds for this basket (a 422 on its field)',
+  }),
   paymentMethods: Type.Array(PaymentMethodSchema),
   countries: Type.Array(Type.Object({ navCode: Type.String(), name: Type.String(), isDefault: Type.Boolean() })),
   /** A logged-in client's saved contact data; null for a guest. */

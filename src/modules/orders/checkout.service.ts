@@ -9,7 +9,7 @@ import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
 import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
-import { deliveryChoice, formProblems, receiverOf, shippingProblems } from './checkout-form.js';
+import { deliveryChoice, deliveryCountryProblem, formProblems, receiverOf, shippingProblems } from './checkout-form.js';
 import { NO_DELIVERY } from './no-delivery.js';
 import { recordCreated } from './order-states.js';
 import { findOrderByBasketVersion, findOrderByIdempotencyKey, insertOrder, insertOrderLines, setOrderCode } from './orders.repository.js';
@@ -19,7 +19,8 @@ import { holdStock } from './stock.repository.js';
 type PricedBasket = basketCheckout.PricedBasket;
 
 // Checkout: a basket becomes an order, in the caller's one transaction. The basket is locked,
-// its delivery set and priced afresh from the database (never from a cache); the form, the lines,
+// its delivery set (the form's, else the one chosen on the basket, judged by the same rules) and
+// priced afresh from the database (never from a cache); the form, the lines,
 // the code and the payment method are judged together so a 422 names every problem at once; then
 // the order and its lines are written, the stock held, the code's use counted and the basket
 // emptied. Any refusal rolls all of it back. A repeat (the same Idempotency-Key, or the same
@@ -88,7 +89,10 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   // above) has no delivery to judge a payment method by; one with nothing to ship has none at all.
   const shipsSomething = !priced || basketCheckout.needsDelivery(priced);
   const deliveryMissing = shipsSomething && !priced?.delivery;
-  problems.push(...shippingProblems(input.form, shipsSomething, problems));
+  const deliveryChosen = input.form.deliveryMethodId !== undefined || basket.delivery_method_id !== null;
+  problems.push(...shippingProblems(input.form, shipsSomething, deliveryChosen, problems));
+  const countryProblem = shipsSomething ? deliveryCountryProblem(input.form, priced?.delivery ?? null) : null;
+  if (countryProblem && !problems.some((problem) => problem.field === countryProblem.field)) problems.push(countryProblem);
   const method = PAYMENT_METHODS.find((candidate) => candidate.id === input.form.paymentMethodId);
   const refusal = paymentMethodRefusal(
     method,

@@ -83,3 +83,9 @@ export function parcelMachinesOf(db: Db, carriers: readonly string[], countryCod
     .orderBy('id')
     .execute();
 }
+
+/** A shop's code, active or not (undefined: no such shop). */
+export async function shopCodeOf(db: Db, shopId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('shop').select('code').where('id', '=', shopId).executeTakeFirst();
+  return row?.code;
+}

@@ -68,6 +68,14 @@ export function deliveryEstimate(method: DeliveryMethod, now: number): { from: s
   return { from: addDays(date, method.daysMin + late), to: addDays(date, method.daysMax + late) };
 }
 
+/**
+ * Whether the method delivers to the receiver's address, so its country (and an international
+ * fee) is the shipping address's; parcel machines and shops have their own.
+ */
+export function takesAddressCountry(kind: DeliveryKind): boolean {
+  return kind !== 'PARCEL_MACHINE' && kind !== 'SHOP_PICKUP' && kind !== 'DRIVE_IN';
+}
+
 /** What a basket's stored delivery choice points at, as read now. */
 export interface StoredChoice {
   machine: { isActive: boolean; carrier: string; countryCode: string } | undefined;
