@@ -120,6 +120,21 @@ describe.each(shoppers)('checkout without a delivery in the form, for %s', (_, s
   });
 });
 
+describe('a checkout on the basket’s delivery sent twice', () => {
+  it('answers the first order, one order placed, whether sent after it or at once', async () => {
+    for (const atOnce of [false, true]) {
+      const { who } = await basketWithDelivery({}, { deliveryMethodId: method.DPD, parcelMachineId: machine });
+      const form = formWithoutDelivery();
+      const [first, second] = atOnce
+        ? await Promise.all([checkout(t, who, form), checkout(t, who, form)])
+        : [await checkout(t, who, form), await checkout(t, who, form)];
+      expect([first.statusCode, second.statusCode], second.body).toEqual([200, 200]);
+      expect(second.json().location).toBe(first.json().location);
+      expect(await placedOrder(first)).toMatchObject({ delivery_method_code: 'DPD' });
+    }
+  });
+});
+
 describe('a delivery chosen on the basket that no longer holds', () => {
   it('is a 422 on deliveryMethodId when the basket outgrew the method, and no order is placed', async () => {
     const { who } = await basketWithDelivery({}, { deliveryMethodId: method.DPD, parcelMachineId: machine });
