@@ -192,6 +192,16 @@ describe('a form naming a delivery other than the basket’s', () => {
   });
 });
 
+describe('a form naming a parcel machine or shop without its method', () => {
+  it('is a 422 on deliveryMethodId, not the basket’s method with the form’s machine or the basket’s machine', async () => {
+    const { who } = await basketWithDelivery({}, { deliveryMethodId: method.DPD, parcelMachineId: machine });
+    expect(expectFieldErrors(await checkout(t, who, formWithoutDelivery({ parcelMachineId: machine + 1000 })))).toEqual([
+      'deliveryMethodId',
+    ]);
+    expect(expectFieldErrors(await checkout(t, who, formWithoutDelivery({ shopCode: 'TLN1' })))).toEqual(['deliveryMethodId']);
+  });
+});
+
 describe('a basket with nothing to ship', () => {
   it('needs no delivery, and a courier chosen while it held a paper book is dropped', async () => {
     const paper = await stockedBook(t, shop, 5);

@@ -52,8 +52,11 @@ const SHIPPING_FIELDS = [
 
 /**
  * A basket with something to ship needs a delivery method (the form's or the basket's:
- * `deliveryChosen`) and the whole shipping address, named as the schema names a missing field. One with nothing to ship takes the shipping contact whole
- * or not at all (then the billing contact is the receiver's): half of one is a mistake.
+ * `deliveryChosen`) and the whole shipping address, named as the schema names a missing field. A
+ * parcel machine or shop named without its method asks for the method too: taken with the
+ * basket's method instead, the order could go where the checkout page did not say. One with
+ * nothing to ship takes the shipping contact whole or not at all (then the billing contact is the
+ * receiver's): half of one is a mistake.
  */
 export function shippingProblems(
   form: CheckoutBody,
@@ -63,7 +66,8 @@ export function shippingProblems(
 ): InvalidField[] {
   const required = (field: string): InvalidField => ({ field, messageKey: 'validation.required', params: { field } });
   const problems: InvalidField[] = [];
-  if (shipsSomething && !deliveryChosen) problems.push(required('deliveryMethodId'));
+  const pickupWithoutMethod = form.deliveryMethodId === undefined && (form.parcelMachineId !== undefined || form.shopCode !== undefined);
+  if (shipsSomething && (!deliveryChosen || pickupWithoutMethod)) problems.push(required('deliveryMethodId'));
   if (shipsSomething || SHIPPING_FIELDS.some((field) => form[field] !== undefined))
     for (const field of SHIPPING_FIELDS)
       if (form[field] === undefined && !found.some((problem) => problem.field === field)) problems.push(required(field));

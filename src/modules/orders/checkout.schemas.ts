@@ -62,13 +62,13 @@ export const CheckoutBody = Type.Object(
     ),
     parcelMachineId: Type.Optional({
       ...Id,
-      description: "With deliveryMethodId: the parcel machine (ignored without it: the basket's holds)",
+      description: 'With deliveryMethodId: the parcel machine (named without it: a 422 on deliveryMethodId)',
     }),
     shopCode: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 40,
-        description: "With deliveryMethodId: the pickup shop (ignored without it: the basket's holds)",
+        description: 'With deliveryMethodId: the pickup shop (named without it: a 422 on deliveryMethodId)',
       }),
     ),
     paymentMethodId: Type.String({ minLength: 1, maxLength: 40, description: 'One of the ids in GET /checkout/meta' }),
