@@ -105,7 +105,11 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         "The shopper's return from the gateway: verified with the gateway, then a redirect to the front-end's finished or failed page",
       querystring: ReturnQuery,
       response: {
-        303: { description: "To the front-end's finished page, or its failed page when the payment failed", type: 'null' },
+        303: {
+          description:
+            "To the front-end's finished page, or its failed page when the payment failed, with the order's id, checksum and language (?orderId=&checksum=&language=)",
+          type: 'null',
+        },
         200: { description: 'A silent or backup ping (VK_AUTO=Y, silent=1): an empty answer', type: 'null' },
         ...errors(400, 404, 429),
       },
