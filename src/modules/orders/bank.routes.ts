@@ -136,6 +136,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       schema: {
         tags: ['checkout'],
         summary: "The checkout summary page's data: the order, and whether it was paid",
+        description:
+          "The orderId and checksum are those of the front-end's order links: the pages after the bank, and the order page " +
+          "(ORDER_PAGE_PATH) the buyer's order mail links to, which reads the order here.",
         body: PaymentResultBody,
         response: { 200: success(PaymentResultSchema, 'plain'), ...errors(400, 404, 415, 429) },
       },
