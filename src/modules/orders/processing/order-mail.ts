@@ -48,14 +48,15 @@ export function orderMailHandler(deps: {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code) return 'skipped';
     const store = await getStore(deps.db, order.store_code);
-    if (!store) throw new Error(`unknown store ${order.store_code}`);
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
+    // A store row gone (none is ever deleted) still gets the buyer their confirmation, without the page it cannot name.
     const orderPageUrl =
-      job.recipient === 'buyer'
+      job.recipient === 'buyer' && store
         ? frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, await checksumOf(deps, Date.now()), order)
         : null;
-    await deps.mailer.send({ to, ...confirmationMail(order, lines, { recipient: job.recipient, storeName: store.name, orderPageUrl }) });
+    const storeName = store?.name ?? order.store_code;
+    await deps.mailer.send({ to, ...confirmationMail(order, lines, { recipient: job.recipient, storeName, orderPageUrl }) });
     return 'sent';
   };
 }
