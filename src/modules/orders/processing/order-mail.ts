@@ -12,6 +12,7 @@ import { isWithoutDelivery } from '../no-delivery.js';
 import { frontendOrderPage } from '../order-links.js';
 import type { OrdersSection } from '../orders.config.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
+import { escapeHtml, linkUrl } from '../../../infra/html.js';
 
 // The order-confirmation mail: to the buyer (billing email), and to the receiver (shipping email)
 // when that is another address. Queued in the outbox by the processing transaction, so it goes
@@ -110,7 +111,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
   ];
   const text = blocks.map((block) => block.join('\n')).join('\n\n');
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${blocks
-    .map((block) => `<p>${block.map((line) => linked(escapeHtml(line), orderPageUrl)).join('<br>')}</p>`)
+    .map((block) => `<p>${block.map((line) => linkUrl(escapeHtml(line), orderPageUrl)).join('<br>')}</p>`)
     .join('')}</body></html>`;
   return { subject: say('orders.mail.subject', { code, store: storeName }), text, html };
 }
@@ -125,13 +126,3 @@ function deliveryDetails(order: OrderRow): string {
   ];
   return [order.delivery_name, ...(place ? [place] : address)].filter((part) => part.trim() !== '').join(', ');
 }
-
-/** The order page's URL in an escaped line as a link (escaped the same way in the line and in the href). */
-function linked(escaped: string, url: string | null): string {
-  if (url === null) return escaped;
-  const href = escapeHtml(url);
-  return escaped.replace(href, `<a href="${href}">${href}</a>`);
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
