@@ -70,7 +70,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [NEWSLETTER_MAIL_JOB]: newsletterMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
     [COMPLETE_REGISTRATION_JOB]: completeRegistrationHandler(deps.config.conversions),
     [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
-    [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({

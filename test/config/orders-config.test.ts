@@ -14,6 +14,7 @@ describe('the orders section', () => {
       checksumSecret: undefined,
       finishedPath: '/checkout/finished',
       failedPath: '/checkout/failed',
+      orderPagePath: '/order',
       backoffice: undefined,
       unpaidAfterMs: 30 * 60_000,
       stuckAfterMs: 8 * 3_600_000,
@@ -32,6 +33,7 @@ describe('the orders section', () => {
         ORDER_CHECKSUM_SECRET: secret,
         CHECKOUT_FINISHED_PATH: '/done',
         CHECKOUT_FAILED_PATH: '/oops',
+        ORDER_PAGE_PATH: '/account/order',
         BACKOFFICE_ORDERS_URL: 'https://erp.example/orders',
         BACKOFFICE_ORDERS_SECRET: secret,
         BACKOFFICE_ORDERS_TIMEOUT_MS: '5000',
@@ -47,6 +49,7 @@ describe('the orders section', () => {
       checksumSecret: secret,
       finishedPath: '/done',
       failedPath: '/oops',
+      orderPagePath: '/account/order',
       backoffice: { url: 'https://erp.example/orders', secret, timeoutMs: 5000 },
       unpaidAfterMs: 45 * 60_000,
       stuckAfterMs: 12 * 3_600_000,
@@ -62,6 +65,7 @@ describe('the orders section', () => {
     expect(problemsOf({ BACKOFFICE_ORDERS_URL: 'ftp://erp', BACKOFFICE_ORDERS_SECRET: 's'.repeat(32) })).toContain('BACKOFFICE_ORDERS_URL');
     expect(problemsOf({ BACKOFFICE_ORDERS_URL: 'https://erp.example' })).toContain('BACKOFFICE_ORDERS_SECRET');
     expect(problemsOf({ ORDER_STUCK_AFTER: 'soon' })).toContain('ORDER_STUCK_AFTER');
+    expect(problemsOf({ ORDER_PAGE_PATH: 'https://shop.example/order' })).toContain('ORDER_PAGE_PATH');
     expect(problemsOf({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: 'lots' })).toContain('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP');
     expect(problemsOf({ PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT: '0/1h' })).toContain('PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT');
   });

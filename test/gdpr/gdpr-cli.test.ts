@@ -125,6 +125,35 @@ describe('storefront gdpr erase', () => {
     expect(usage.stderr).toContain('gdpr erase <email>');
   });
 
+  // The erasure cannot be undone: a dry run names whom an address leads to, by the same erasure rolled back.
+  it('with --dry-run names the user and their accounts, and changes nothing: logins, data and the integrations stay', async () => {
+    const db = database.db;
+    const client = await createCustomer(db);
+    const { email, userId } = { email: await emailOf(db, client), userId: await userIdOf(db, client) };
+    const before = await db.selectFrom('app_user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+
+    const dry = await runCli(['gdpr', 'erase', email, '--dry-run'], env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Would erase user ${userId} (1 client account: WEB SIMPLE); nothing was changed (--dry-run).`);
+    expect(await db.selectFrom('app_user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow()).toEqual(before);
+    expect((await get(client.token, '/client-account')).statusCode).toBe(200);
+    expect(await erasedEvents(userId)).toBe(0);
+
+    const real = await runCli(['gdpr', 'erase', '--dry-run', 'nobody@example.ee'], env);
+    expect(real.code).toBe(1);
+    expect(real.stderr).toContain('no user has the email nobody@example.ee');
+  });
+
+  it('with --dry-run tells the refusal the erasure would meet, and changes nothing', async () => {
+    const db = database.db;
+    const master = await createCustomer(db, { kind: 'BUSINESS' });
+    await createEmployee(db, master);
+    const result = await runCli(['gdpr', 'erase', await emailOf(db, master), '--dry-run'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('last master');
+    expect((await get(master.token, '/client-account')).statusCode).toBe(200);
+  });
+
   it('is refused, like the customer, for the last master of a company with other users', async () => {
     const db = database.db;
     const master = await createCustomer(db, { kind: 'BUSINESS' });

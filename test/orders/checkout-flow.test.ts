@@ -85,7 +85,7 @@ describe('a guest buys through the test gateway', () => {
     // The gateway's callback comes over real HTTP; the return may beat it, and either settles the order.
     const returned = await t.app.inject({ method: 'GET', url: back.slice(origin.length) });
     expect(returned.statusCode).toBe(303);
-    expect(returned.headers.location).toMatch(/\/checkout\/finished\?orderId=\d+&checksum=[0-9a-f]{64}$/);
+    expect(returned.headers.location).toMatch(/\/checkout\/finished\?orderId=\d+&checksum=[0-9a-f]{64}&language=et$/);
     await waitForStatus(orderId, 'PENDING_PROCESSING');
     await expect
       .poll(

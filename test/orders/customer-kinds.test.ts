@@ -88,7 +88,7 @@ async function pay(c: Case, path: string): Promise<void> {
   const form = await openCreateForm(t, path);
   if (c.payment !== 'TEST_GATEWAY') {
     expect(form).toEqual({
-      url: expect.stringMatching(/\/checkout\/finished\?orderId=\d+&checksum=[0-9a-f]+$/),
+      url: expect.stringMatching(/\/checkout\/finished\?orderId=\d+&checksum=[0-9a-f]+&language=et$/),
       method: 'GET',
       fields: {},
     });

@@ -70,7 +70,7 @@ describeInBrowser('a person buys a book end to end in a browser', () => {
     expect(await page.locator('#amount').textContent()).toBe('35.90 EUR');
 
     const landed = await clickThrough(page, 'Pay', '/checkout/finished');
-    expect(Object.fromEntries(landed.searchParams)).toEqual({ orderId: String(orderId), checksum });
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ orderId: String(orderId), checksum, language: 'et' });
     // The front-end's page was really asked for, by the browser.
     const visit = await frontend.waitFor((request) => request.url.startsWith('/checkout/finished?'));
     expect(visit.method).toBe('GET');
@@ -112,7 +112,7 @@ describeInBrowser('a person buys a book end to end in a browser', () => {
     expect(await productStock(db(), book)).toEqual({ webStock: 1, reserved: 1 });
 
     const landed = await clickThrough(page, 'Decline', '/checkout/failed');
-    expect(Object.fromEntries(landed.searchParams)).toEqual({ orderId: String(orderId), checksum });
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ orderId: String(orderId), checksum, language: 'et' });
     await page.close();
     await expect.poll(() => orderStatus(db(), orderId), { timeout: 10_000 }).toBe('PAYMENT_FAILED');
     expect(await productStock(db(), book)).toEqual({ webStock: 1, reserved: 0 });

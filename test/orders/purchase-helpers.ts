@@ -54,19 +54,23 @@ export async function openCreateForm(t: TestApp, path: string): Promise<{ url: s
   return response.json();
 }
 
-/** Pays the order on the test gateway's page as a shopper does: create-form, Pay, and the return followed. */
-export async function payOnTestGateway(t: TestApp, path: string): Promise<void> {
+/**
+ * Pays (or declines) the order on the test gateway's page as a shopper does: create-form, the button, and the
+ * return followed. Answers where the return sends the shopper (the front-end's finished or failed page).
+ */
+export async function payOnTestGateway(t: TestApp, path: string, action: 'pay' | 'decline' = 'pay'): Promise<string> {
   const page = new URL((await openCreateForm(t, path)).url);
   const pressed = await t.app.inject({
     method: 'POST',
     url: page.pathname,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'action=pay',
+    payload: `action=${action}`,
   });
   expect(pressed.statusCode, pressed.body).toBe(303);
   const back = new URL(pressed.headers.location as string);
   const returned = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
   expect(returned.statusCode, returned.body).toBe(303);
+  return returned.headers.location as string;
 }
 
 export const orderRow = (db: Db, orderId: number) =>

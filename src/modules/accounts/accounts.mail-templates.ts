@@ -1,4 +1,5 @@
 import type { Language } from '../../i18n/index.js';
+import { escapeHtml } from '../../infra/html.js';
 
 /** A mail as data: rendered to both HTML and text so the two never disagree. */
 export interface MailContent {
@@ -264,9 +265,6 @@ export function backofficeMail(p: {
     ],
   };
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function renderMail(content: MailContent): { subject: string; text: string; html: string } {
   const text = [...content.paragraphs, ...(content.action ? [`${content.action.label}: ${content.action.url}`] : [])].join('\n\n');

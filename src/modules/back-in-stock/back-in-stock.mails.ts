@@ -1,4 +1,5 @@
 import { isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { escapeHtml, linkUrl } from '../../infra/html.js';
 
 // The back-in-stock mails: text and HTML from the same paragraphs, in the requester's language.
 // The mail names the product and links to it on the store's front end; the confirmation mail of a
@@ -20,7 +21,7 @@ function sayer(language: string) {
 
 function render(subject: string, paragraphs: string[], url: string): Rendered {
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${paragraphs
-    .map((paragraph) => `<p>${linkify(escapeHtml(paragraph), url)}</p>`)
+    .map((paragraph) => `<p>${linkUrl(escapeHtml(paragraph), url)}</p>`)
     .join('')}</body></html>`;
   return { subject, text: paragraphs.join('\n\n'), html };
 }
@@ -54,14 +55,4 @@ export function backInStockConfirmationMail(facts: ConfirmationMailFacts): Rende
     say('backInStock.confirm.ignore'),
   ];
   return render(say('backInStock.confirm.subject', names), paragraphs, facts.confirmUrl);
-}
-
-/** The product URL as a link (the URL is escaped the same way in the paragraph and in the href). */
-function linkify(escaped: string, url: string): string {
-  const href = escapeHtml(url);
-  return escaped.replace(href, `<a href="${href}">${href}</a>`);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

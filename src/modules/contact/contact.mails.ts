@@ -1,4 +1,5 @@
 import { isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { escapeHtml } from '../../infra/html.js';
 
 // The two mails of a contact-form message: to the office (reply-to the sender) and the
 // acknowledgement to the sender with a copy of what they wrote. Text and HTML from the same
@@ -52,7 +53,3 @@ const sayer = (language: string) => {
   const chosen: Language = isLanguage(language) ? language : 'et';
   return (key: MessageKey, params: Record<string, string> = {}) => translate(chosen, key, params);
 };
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}

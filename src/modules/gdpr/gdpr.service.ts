@@ -195,10 +195,27 @@ export async function eraseByEmail(
   parts: readonly PersonalDataPart[],
   email: string,
   now: number,
+  options: { dryRun?: boolean } = {},
 ): Promise<PersonalDataSubject | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const user = await findUserByEmail(trx, email);
-    if (user === undefined) return undefined;
-    return eraseUser(trx, parts, user.id, now, async () => (await findUserByEmail(trx, email))?.id === user.id);
-  });
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const user = await findUserByEmail(trx, email);
+      if (user === undefined) return undefined;
+      const subject = await eraseUser(trx, parts, user.id, now, async () => (await findUserByEmail(trx, email))?.id === user.id);
+      if (options.dryRun && subject) throw new RolledBack(subject);
+      return subject;
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.subject;
+    throw error;
+  }
+}
+
+/**
+ * A dry run (`gdpr erase --dry-run`) is the erasure itself, its refusals included (open orders, a
+ * company's last master), rolled back: what it shows is what the real one would do, by the same code.
+ * Everything an erasure causes is written in its transaction (integration events, jobs), so nothing leaves it.
+ */
+class RolledBack {
+  constructor(readonly subject: PersonalDataSubject) {}
 }

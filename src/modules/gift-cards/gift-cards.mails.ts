@@ -1,5 +1,6 @@
 import { lastLocalDay, localTime } from '../../infra/shop-time.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
+import { escapeHtml } from '../../infra/html.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
 // delivery date (the code, the amount, the buyer's message, the expiry), and to the buyer when
@@ -45,6 +46,3 @@ export function recipientMail(details: CardMailDetails & { code: string }) {
 export function buyerMail(details: CardMailDetails) {
   return render(details, 'giftCards.mail.buyerSubject', [['giftCards.mail.buyerIntro', {}]]);
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

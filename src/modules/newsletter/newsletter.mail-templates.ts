@@ -1,4 +1,5 @@
 import type { Language } from '../../i18n/index.js';
+import { escapeHtml } from '../../infra/html.js';
 
 /** A newsletter mail as data: rendered to both HTML and text so the two never disagree. */
 export interface NewsletterMailContent {
@@ -57,8 +58,4 @@ export function renderNewsletterMail(content: NewsletterMailContent): { subject:
       )}<p>${link(action, 'display:inline-block;padding:10px 18px;background:#1a5c3a;color:#fff;text-decoration:none;border-radius:4px')}</p>` +
     `<p style="font-size:12px;color:#666">${escapeHtml(action.url)}</p><p style="font-size:12px;color:#666">${link(unsubscribe, 'color:#666')}</p></body></html>`;
   return { subject: content.subject, text, html };
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

@@ -105,7 +105,11 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         "The shopper's return from the gateway: verified with the gateway, then a redirect to the front-end's finished or failed page",
       querystring: ReturnQuery,
       response: {
-        303: { description: "To the front-end's finished page, or its failed page when the payment failed", type: 'null' },
+        303: {
+          description:
+            "To the front-end's finished page, or its failed page when the payment failed, with the order's id, checksum and language (?orderId=&checksum=&language=)",
+          type: 'null',
+        },
         200: { description: 'A silent or backup ping (VK_AUTO=Y, silent=1): an empty answer', type: 'null' },
         ...errors(400, 404, 429),
       },
@@ -132,6 +136,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       schema: {
         tags: ['checkout'],
         summary: "The checkout summary page's data: the order, and whether it was paid",
+        description:
+          "The orderId and checksum are those of the front-end's order links: the pages after the bank, and the order page " +
+          "(ORDER_PAGE_PATH) the buyer's order mail links to, which reads the order here.",
         body: PaymentResultBody,
         response: { 200: success(PaymentResultSchema, 'plain'), ...errors(400, 404, 415, 429) },
       },

@@ -79,7 +79,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
       schema: {
         tags,
         summary: 'An order with its lines, amounts, VAT, delivery, payment and status history',
-        description: "Its client reads it logged in; anybody with the order id's checksum (a guest's link) reads it too. 404 otherwise.",
+        description:
+          "Its client reads it logged in; anybody with the order id's checksum (a guest's link: the front-end's pages after the bank, " +
+          "and the order page the buyer's order mail links to) reads it too. 404 otherwise.",
         headers: OrderHeaders,
         params: OrderCodeParams,
         querystring: OrderAccessQuery,

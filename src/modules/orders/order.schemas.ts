@@ -164,7 +164,10 @@ export const OrderCodeParams = Type.Object({
 
 export const OrderAccessQuery = Type.Object({
   checksum: Type.Optional(
-    Type.String({ maxLength: 128, description: "The order id's checksum (as in the payment links): how a guest reads its order" }),
+    Type.String({
+      maxLength: 128,
+      description: "The order id's checksum (as in the payment links and the order mail's link): how a guest reads its order",
+    }),
   ),
 });
 

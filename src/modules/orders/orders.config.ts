@@ -20,6 +20,8 @@ export interface OrdersSection {
   /** Front-end pages after the store's front-end URL: a finished order, and a payment that failed. */
   finishedPath: string;
   failedPath: string;
+  /** The front-end's page of one order, which the buyer's order mail links to (with the order's checksum). */
+  orderPagePath: string;
   backoffice: BackofficeOrdersConfig | undefined;
   /** An order unpaid this long is checked with the gateway and released when not paid. */
   unpaidAfterMs: number;
@@ -59,6 +61,7 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     checksumSecret,
     finishedPath: env.urlPath('CHECKOUT_FINISHED_PATH', '/checkout/finished'),
     failedPath: env.urlPath('CHECKOUT_FAILED_PATH', '/checkout/failed'),
+    orderPagePath: env.urlPath('ORDER_PAGE_PATH', '/order'),
     backoffice:
       url !== undefined && secret !== undefined
         ? { url, secret, timeoutMs: env.integer('BACKOFFICE_ORDERS_TIMEOUT_MS', 10_000, 100, 120_000) }

@@ -7,6 +7,7 @@ import type { OrdersSection } from './orders.config.js';
 import type { BasketSection } from '../basket/index.js';
 import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
+import { frontendOrderPage, orderLinkQuery } from './order-links.js';
 import type { OrderRow } from './orders.repository.js';
 import type { GatewayName, Gateways, LookUpPauses, PaymentStatus } from '../payments/index.js';
 
@@ -39,13 +40,13 @@ export interface OrdersHttp extends OrdersDeps {
 /** The API's own URLs for the gateways, and the front-end's pages of an order. */
 export function paymentUrls(deps: OrdersDeps, checksum: OrderChecksum): PaymentUrls {
   const api = `${deps.config.orders.publicUrl}${deps.config.basePath}`;
-  const link = (order: { id: number }) => `orderId=${order.id}&checksum=${checksum.of(order.id)}`;
+  const link = (orderId: number) => `orderId=${orderId}&checksum=${checksum.of(orderId)}`;
   const frontend = async (order: OrderRow) => (await deps.stores.get(order.store_code))?.frontendUrl ?? '';
   return {
-    createFormUrl: (orderId) => `${api}/bank/create-form?${link({ id: orderId })}`,
-    returnUrl: (order) => `${api}/bank/return-internal?${link(order)}&language=${order.language}`,
+    createFormUrl: (orderId) => `${api}/bank/create-form?${link(orderId)}`,
+    returnUrl: (order) => `${api}/bank/return-internal?${orderLinkQuery(checksum, order)}`,
     callbackUrl: (gateway: GatewayName) => `${api}/payment/${gateway}/callback`,
-    finishedUrl: async (order) => `${await frontend(order)}${deps.config.orders.finishedPath}?${link(order)}`,
-    failedUrl: async (order) => `${await frontend(order)}${deps.config.orders.failedPath}?${link(order)}`,
+    finishedUrl: async (order) => frontendOrderPage(await frontend(order), deps.config.orders.finishedPath, checksum, order),
+    failedUrl: async (order) => frontendOrderPage(await frontend(order), deps.config.orders.failedPath, checksum, order),
   };
 }

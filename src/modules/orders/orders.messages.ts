@@ -35,6 +35,7 @@ const en = {
   'orders.mail.giftCards': 'Gift cards: −{amount}',
   'orders.mail.total': 'Total: {amount}',
   'orders.mail.deliverTo': 'Delivery to: {details}',
+  'orders.mail.orderPage': 'See your order and how it is getting on: {url}',
   'orders.mail.code': 'Your order code is {code}; please give it when you contact us.',
 };
 
@@ -72,6 +73,7 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.giftCards': 'Kinkekaardid: −{amount}',
   'orders.mail.total': 'Kokku: {amount}',
   'orders.mail.deliverTo': 'Tarneaadress: {details}',
+  'orders.mail.orderPage': 'Oma tellimust ja selle käiku näete siin: {url}',
   'orders.mail.code': 'Teie tellimuse kood on {code}; palun märkige see meiega ühendust võttes.',
 };
 
@@ -109,6 +111,7 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.giftCards': 'Подарочные карты: −{amount}',
   'orders.mail.total': 'Итого: {amount}',
   'orders.mail.deliverTo': 'Адрес доставки: {details}',
+  'orders.mail.orderPage': 'Ваш заказ и его состояние: {url}',
   'orders.mail.code': 'Код вашего заказа {code}; укажите его, обращаясь к нам.',
 };
 

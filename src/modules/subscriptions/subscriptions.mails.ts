@@ -9,6 +9,7 @@ import type { Mailer } from '../../infra/mail/mailer.js';
 import { findCharge, takeOverTelling, type ChargeRow } from './charges.repository.js';
 import { titleOf } from './plans.js';
 import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
+import { escapeHtml } from '../../infra/html.js';
 
 // The subscription mails: purchased, cancelled, billing failed; and about a charge: a first month
 // whose customer was told its payment was being processed declined, so the subscription did not
@@ -155,8 +156,4 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     });
     return 'sent';
   };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

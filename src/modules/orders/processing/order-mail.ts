@@ -7,12 +7,20 @@ import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
 import { getStore } from '../../store/index.js';
+import { checksumSecret, orderChecksum } from '../checksum.js';
 import { isWithoutDelivery } from '../no-delivery.js';
+import { frontendOrderPage } from '../order-links.js';
+import type { OrdersSection } from '../orders.config.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
+import { escapeHtml, linkUrl } from '../../../infra/html.js';
 
 // The order-confirmation mail: to the buyer (billing email), and to the receiver (shipping email)
 // when that is another address. Queued in the outbox by the processing transaction, so it goes
 // out once per processed order; rendered when sent, from the order as stored, in its language.
+// The buyer's mail links to the order's page on the front-end with the order's checksum: a guest has
+// no other way back to the order. The receiver's does not: the checksum reads the whole order (the
+// buyer's address, what was paid) and repeats it into a basket, which is the buyer's to hand on.
+// The link is made when the mail is sent, so no checksum waits in the outbox.
 
 export const ORDER_MAIL_JOB = 'order.mail';
 const MAIL_ATTEMPTS = 8;
@@ -32,20 +40,42 @@ export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'bil
     await enqueueJob(trx, { type: ORDER_MAIL_JOB, payload: { orderId: order.id, recipient } }, { maxAttempts: MAIL_ATTEMPTS, now });
 }
 
-export function orderMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
+export function orderMailHandler(deps: {
+  db: Kysely<Database>;
+  mailer: Mailer;
+  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
+}): JobHandler {
   return async (job: OrderMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code) return 'skipped';
     const store = await getStore(deps.db, order.store_code);
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
-    await deps.mailer.send({ to, ...confirmationMail(order, lines, job.recipient, store?.name ?? order.store_code) });
+    // A store row gone (none is ever deleted) still gets the buyer their confirmation, without the page it cannot name.
+    const orderPageUrl =
+      job.recipient === 'buyer' && store
+        ? frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, await checksumOf(deps, Date.now()), order)
+        : null;
+    const storeName = store?.name ?? order.store_code;
+    await deps.mailer.send({ to, ...confirmationMail(order, lines, { recipient: job.recipient, storeName, orderPageUrl }) });
     return 'sent';
   };
 }
 
+async function checksumOf(deps: { db: Kysely<Database>; config: Pick<OrdersSection, 'checksumSecret'> }, now: number) {
+  return orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, now));
+}
+
+export interface ConfirmationMailFacts {
+  recipient: OrderMailRecipient;
+  storeName: string;
+  /** The front-end's page of the order, with its checksum: the buyer's alone (null for the receiver). */
+  orderPageUrl: string | null;
+}
+
 /** The mail as text and HTML from the same paragraphs, so the two never disagree. */
-export function confirmationMail(order: OrderRow, lines: readonly LineRow[], recipient: OrderMailRecipient, storeName: string) {
+export function confirmationMail(order: OrderRow, lines: readonly LineRow[], facts: ConfirmationMailFacts) {
+  const { recipient, storeName, orderPageUrl } = facts;
   const language: Language = isLanguage(order.language) ? order.language : 'et';
   const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
   const money = (cents: number) => formatEuros(cents, language);
@@ -76,11 +106,12 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], rec
     totals,
     // Nothing shipped (digital items only): no address to name.
     ...(isWithoutDelivery(order) ? [] : [[say('orders.mail.deliverTo', { details: deliveryDetails(order) })]]),
+    ...(orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: orderPageUrl })]]),
     [say('orders.mail.code', { code })],
   ];
   const text = blocks.map((block) => block.join('\n')).join('\n\n');
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${blocks
-    .map((block) => `<p>${block.map(escapeHtml).join('<br>')}</p>`)
+    .map((block) => `<p>${block.map((line) => linkUrl(escapeHtml(line), orderPageUrl)).join('<br>')}</p>`)
     .join('')}</body></html>`;
   return { subject: say('orders.mail.subject', { code, store: storeName }), text, html };
 }
@@ -95,6 +126,3 @@ function deliveryDetails(order: OrderRow): string {
   ];
   return [order.delivery_name, ...(place ? [place] : address)].filter((part) => part.trim() !== '').join(', ');
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

@@ -2,6 +2,7 @@
 // asset), its only style allowed by its hash in the page's own Content-Security-Policy.
 import { createHash } from 'node:crypto';
 import type { TestGatewayPayment } from './test-gateway.repository.js';
+import { escapeHtml } from '../../../infra/html.js';
 
 const STYLE = `
 body { font-family: system-ui, sans-serif; background: #f4f4f6; color: #1d1d1f; margin: 0; }
@@ -87,10 +88,4 @@ export function formatAmount(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
