@@ -5,7 +5,7 @@ import { createCustomer } from '../helpers/customers.js';
 import { expectFieldErrors } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, read, type Who } from './helpers.js';
-import { EMAIL_DELIVERY_LINE, importLines } from './import-helpers.js';
+import { DPD_LINE, EMAIL_DELIVERY_LINE, importLines, WORLD_LINE } from './import-helpers.js';
 
 // Delivery methods and parcel machines, imported as the back office sends them; the methods a
 // basket may use with their prices, thresholds and estimates; and choosing one.
@@ -46,17 +46,7 @@ beforeAll(async () => {
       suitsHeavy: false,
       position: 1,
     },
-    {
-      code: 'DPD',
-      kind: 'PARCEL_MACHINE',
-      carrier: 'DPD',
-      names: { et: 'DPD pakiautomaat' },
-      prices: [{ store: 'WEB', price: 3.49 }],
-      daysMin: 1,
-      daysMax: 2,
-      suitsHeavy: false,
-      position: 2,
-    },
+    { ...DPD_LINE, position: 2 },
     {
       code: 'COURIER',
       kind: 'COURIER',
@@ -98,19 +88,7 @@ beforeAll(async () => {
       daysMax: 4,
       position: 6,
     },
-    {
-      code: 'WORLD',
-      kind: 'INTERNATIONAL',
-      names: { et: 'Välismaale' },
-      prices: [{ store: 'WEB', price: 15 }],
-      countryFees: [
-        { country: 'LV', price: 7.5 },
-        { country: 'FI', price: 12 },
-      ],
-      daysMin: 3,
-      daysMax: 10,
-      position: 7,
-    },
+    { ...WORLD_LINE, position: 7 },
     { ...EMAIL_DELIVERY_LINE, position: 8 },
     { code: 'OUTLETONLY', kind: 'COURIER', names: { et: 'Outlet' }, prices: [{ store: 'WEB2', price: 1 }], daysMin: 1, daysMax: 1 },
     { code: 'BADPM', kind: 'PARCEL_MACHINE', names: { et: 'x' }, prices: [{ store: 'WEB', price: 1 }], daysMin: 1, daysMax: 1 },

@@ -23,3 +23,29 @@ export const EMAIL_DELIVERY_LINE = {
   daysMin: 0,
   daysMax: 0,
 };
+
+/** A delivery-methods line: DPD's parcel machines, not for heavy baskets. */
+export const DPD_LINE = {
+  code: 'DPD',
+  kind: 'PARCEL_MACHINE',
+  carrier: 'DPD',
+  names: { et: 'DPD pakiautomaat' },
+  prices: [{ store: 'WEB', price: 3.49 }],
+  daysMin: 1,
+  daysMax: 2,
+  suitsHeavy: false,
+};
+
+/** A delivery-methods line: abroad, with a fee of its own for Latvia and Finland. */
+export const WORLD_LINE = {
+  code: 'WORLD',
+  kind: 'INTERNATIONAL',
+  names: { et: 'Välismaale' },
+  prices: [{ store: 'WEB', price: 15 }],
+  countryFees: [
+    { country: 'LV', price: 7.5 },
+    { country: 'FI', price: 12 },
+  ],
+  daysMin: 3,
+  daysMax: 10,
+};

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basketOf, call, type BasketAnswer, type Who } from '../basket/helpers.js';
-import { importLines } from '../basket/import-helpers.js';
+import { DPD_LINE, importLines, WORLD_LINE } from '../basket/import-helpers.js';
 import { createCustomer } from '../helpers/customers.js';
 import { expectFieldErrors } from '../helpers/http.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -33,29 +33,6 @@ beforeAll(async () => {
   machine = Number((await db.selectFrom('parcel_machine').select('id').where('code', '=', 'D1').executeTakeFirstOrThrow()).id);
 });
 afterAll(() => t?.close());
-
-const DPD_LINE = {
-  code: 'DPD',
-  kind: 'PARCEL_MACHINE',
-  carrier: 'DPD',
-  names: { et: 'DPD pakiautomaat' },
-  prices: [{ store: 'WEB', price: 3.49 }],
-  daysMin: 1,
-  daysMax: 2,
-  suitsHeavy: false,
-};
-const WORLD_LINE = {
-  code: 'WORLD',
-  kind: 'INTERNATIONAL',
-  names: { et: 'Välismaale' },
-  prices: [{ store: 'WEB', price: 15 }],
-  countryFees: [
-    { country: 'LV', price: 7.5 },
-    { country: 'FI', price: 12 },
-  ],
-  daysMin: 3,
-  daysMax: 10,
-};
 
 /** The checkout form without a delivery method: the basket's holds. */
 function formWithoutDelivery(overrides: Record<string, unknown> = {}) {
