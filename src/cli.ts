@@ -396,9 +396,14 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
   if (unknown.length > 0) throw new CliUsageError(`${command}: unknown argument ${unknown.join(' ')}`);
 }
 
-/** withDatabase on the schema this build expects (prepareSchema): what every command but `migrate` runs on. */
+/**
+ * withDatabase on the schema this build expects, what every command but `migrate` runs on: the embedded
+ * one is migrated by whatever opens it; on PostgreSQL only `migrate` migrates, and a command refuses
+ * while one is pending (db/migrate.ts prepareSchema).
+ */
 function withSchema(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
   return withDatabase(config, async (database) => {
+    const { prepareSchema } = await import('./db/migrate.js');
     await prepareSchema(database);
     await work(database);
   });
@@ -413,15 +418,6 @@ async function withDatabase(config: Config, work: (database: DatabaseHandle) => 
   } finally {
     await database.close();
   }
-}
-
-/**
- * The schema this build expects, before a command uses the database: the embedded one is migrated by
- * whatever opens it; on PostgreSQL, only `migrate` migrates, and a command refuses while one is pending.
- */
-async function prepareSchema(database: DatabaseHandle): Promise<void> {
-  const migrate = await import('./db/migrate.js');
-  await migrate.prepareSchema(database);
 }
 
 /** The import summary line's note of its failed steps of no line (empty when none failed). */
@@ -450,12 +446,6 @@ function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBe
   return `${imported}. Fix ${fix.join(' and ')} and import the whole file again: lines imported already stay unchanged.`;
 }
 
-/**
- * What stopped `serve` (or a worker's metrics listener) from listening, in the operator's terms: a port
- * another process listens on (a serve still running, a second one started), or a HOST that names
- * no address of this machine ("getaddrinfo ENOTFOUND not-a-host" named neither the variable nor
- * what to set).
- */
 /** The server's host name in a postgres:// DATABASE_URL; undefined for SQLite. */
 function postgresHost(databaseUrl: string): string | undefined {
   if (!databaseUrl.startsWith('postgres')) return undefined;
@@ -466,6 +456,12 @@ function postgresHost(databaseUrl: string): string | undefined {
   }
 }
 
+/**
+ * What stopped `serve` (or a worker's metrics listener) from listening, in the operator's terms: a port
+ * another process listens on (a serve still running, a second one started), a HOST that names no
+ * address of this machine, or a DATABASE_URL host that does not resolve ("getaddrinfo ENOTFOUND
+ * not-a-host" named neither the variable nor what to set).
+ */
 function explainListenError(config: Config) {
   return (error: unknown): never => {
     const { code, address, port, hostname } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
