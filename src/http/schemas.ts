@@ -119,6 +119,9 @@ export function withSharedErrors(route: RouteShape & { schema?: { response?: Rec
 }
 
 /** Errors any store-scoped route can give before its handler runs. */
+/** An amount of money on the wire: euros as a number with two decimals (the database keeps cents). */
+export const Money = (description = 'Euros, two decimals') => Type.Number({ description });
+
 export const storeRouteErrors = [400, 423, 500] as const;
 
 /** Request headers of store-scoped routes, for validation and /docs. */

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requestStore } from '../../http/request-context.js';
-import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
+import { errors, Money, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { virtualCardRange } from '../gift-cards/index.js';
-
-const Euros = Type.Number({ description: 'Euros, two decimals' });
 
 const AppConfigSchema = Type.Object({
   store: Type.String({ description: 'Web store code' }),
@@ -16,7 +14,7 @@ const AppConfigSchema = Type.Object({
   currency: Type.String(),
   frontendUrl: Type.String(),
   virtualGiftCardAmount: Type.Object(
-    { min: Euros, max: Euros },
+    { min: Money(), max: Money() },
     { description: 'The amounts a virtual gift card is sold for (giftCard.amount of POST /basket/add-product), in whole cents' },
   ),
 });

@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ProductTypeSchema } from '../catalogue/index.js';
-import { StoreRequestHeaders } from '../../http/schemas.js';
+import { Money, StoreRequestHeaders } from '../../http/schemas.js';
 import { GiftCardCode, VirtualGiftCardInput } from '../gift-cards/index.js';
 
-const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
 const ProductId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Product id' });
 const Notice = Type.Object({ code: Type.String(), message: Type.String() });

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
-import { StoreRequestHeaders } from '../../http/schemas.js';
-
-const Money = (description?: string) => Type.Number({ description: description ?? 'Euros, two decimals' });
+import { Money, StoreRequestHeaders } from '../../http/schemas.js';
 
 /** A code as typed: letters, digits, spaces and dashes (any letter case; dashes and spaces are ignored). */
 export const GiftCardCode = Type.String({

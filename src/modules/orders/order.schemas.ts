@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { PagingQuery } from '../../http/paging.js';
-import { StoreRequestHeaders } from '../../http/schemas.js';
+import { Money, StoreRequestHeaders } from '../../http/schemas.js';
 import { BasketSchema } from '../basket/index.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
 
-const Money = () => Type.Number({ description: 'Euros, two decimals' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Contact = Type.Object({
   name: Type.String(),
