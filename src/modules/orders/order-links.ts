@@ -16,5 +16,10 @@ export function frontendOrderPage(frontendUrl: string, path: string, checksum: O
 }
 
 export function orderLinkQuery(checksum: OrderChecksum, order: LinkedOrder): string {
-  return `orderId=${order.id}&checksum=${checksum.of(order.id)}&language=${encodeURIComponent(order.language)}`;
+  return `${orderIdQuery(checksum, order.id)}&language=${encodeURIComponent(order.language)}`;
+}
+
+/** `orderId=&checksum=`: what lets the link's holder read the order (the payment form's link has no language to carry). */
+export function orderIdQuery(checksum: OrderChecksum, orderId: number): string {
+  return `orderId=${orderId}&checksum=${checksum.of(orderId)}`;
 }

@@ -7,7 +7,7 @@ import type { OrdersSection } from './orders.config.js';
 import type { BasketSection } from '../basket/index.js';
 import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
-import { frontendOrderPage, orderLinkQuery } from './order-links.js';
+import { frontendOrderPage, orderIdQuery, orderLinkQuery } from './order-links.js';
 import type { OrderRow } from './orders.repository.js';
 import type { GatewayName, Gateways, LookUpPauses, PaymentStatus } from '../payments/index.js';
 
@@ -40,10 +40,9 @@ export interface OrdersHttp extends OrdersDeps {
 /** The API's own URLs for the gateways, and the front-end's pages of an order. */
 export function paymentUrls(deps: OrdersDeps, checksum: OrderChecksum): PaymentUrls {
   const api = `${deps.config.orders.publicUrl}${deps.config.basePath}`;
-  const link = (orderId: number) => `orderId=${orderId}&checksum=${checksum.of(orderId)}`;
   const frontend = async (order: OrderRow) => (await deps.stores.get(order.store_code))?.frontendUrl ?? '';
   return {
-    createFormUrl: (orderId) => `${api}/bank/create-form?${link(orderId)}`,
+    createFormUrl: (orderId) => `${api}/bank/create-form?${orderIdQuery(checksum, orderId)}`,
     returnUrl: (order) => `${api}/bank/return-internal?${orderLinkQuery(checksum, order)}`,
     callbackUrl: (gateway: GatewayName) => `${api}/payment/${gateway}/callback`,
     finishedUrl: async (order) => frontendOrderPage(await frontend(order), deps.config.orders.finishedPath, checksum, order),
