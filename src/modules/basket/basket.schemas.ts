@@ -69,7 +69,8 @@ export const ChosenDeliverySchema = Type.Object({
   kind: Type.String(),
   name: Type.String(),
   available: Type.Boolean({
-    description: 'False when the basket no longer suits the method, or its parcel machine, shop or country is gone: choose again',
+    description:
+      'False when the method was switched off, the basket no longer suits it, or its parcel machine, shop or country is gone: choose again',
   }),
   parcelMachine: Type.Union([
     Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), address: Type.String() }),

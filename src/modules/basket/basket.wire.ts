@@ -96,7 +96,7 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
   };
 }
 
-/** The delivery chosen on the basket (null: none, or its method switched off). */
+/** The delivery chosen on the basket (null: none; `available: false`: no longer offered, e.g. its method switched off). */
 export function chosenDeliveryWire({ delivery }: Pick<PricedBasket, 'delivery'>) {
   return (
     delivery && {
