@@ -285,6 +285,8 @@ describe.each(CALLBACK_ORDERS)("an operator's refund: EveryPay's answer and its 
       status: 'CANCELLED',
       moves: [...before.moves, 'CANCELLED'],
       events: { ...before.events, 'order.status-changed CANCELLED': 1 },
+      // The buyer's mail of the cancellation, once (cancellation-mail.test.ts).
+      jobs: { ...before.jobs, 'order.cancelled-mail': 1 },
       inbox: [['refunded:4590', 'applied', 2], ...before.inbox],
       payments: [['refunded', 4590, 4590]],
       atEveryPay: [['refunded', 0]],
