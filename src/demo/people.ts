@@ -1,3 +1,4 @@
+import { personSortName } from '../modules/catalogue/index.js';
 import type { Batch, IdBase } from './batch.js';
 import { push } from './batch.js';
 import { FAMOUS_AUTHORS, FIRST_NAMES, LAST_NAMES, fullName, type Origin } from './people-names.js';
@@ -51,6 +52,7 @@ export function personRows(random: Random, ids: IdBase, batch: Batch, count: num
       id,
       code,
       name,
+      sort_name: personSortName(name),
       description,
       image_url: pool === 'AUTHOR' && random.chance(0.3) ? `https://img.example/persons/${code}.jpg` : null,
       created_at: created,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { personSortName } from '../../src/modules/catalogue/person-sort-name.js';
 import { T0, exportUser, insertCategory, insertClient, insertProduct, insertSales, insertSessionActions, insertShop } from './fixtures.js';
 import { clientAccountSpec, expectItems, productSpec, salesHistorySpec, sessionActionSpec, shopSpec, without } from './spec-schemas.js';
 
@@ -43,9 +44,33 @@ beforeAll(async () => {
   const persons = await db
     .insertInto('person')
     .values([
-      { code: 'A-2', name: 'Teine Autor', description: null, image_url: null, created_at: T0, updated_at: T0 },
-      { code: 'A-1', name: 'Esimene Autor', description: null, image_url: null, created_at: T0, updated_at: T0 },
-      { code: 'T-1', name: 'Tõlkija', description: null, image_url: null, created_at: T0, updated_at: T0 },
+      {
+        code: 'A-2',
+        name: 'Teine Autor',
+        sort_name: personSortName('Teine Autor'),
+        description: null,
+        image_url: null,
+        created_at: T0,
+        updated_at: T0,
+      },
+      {
+        code: 'A-1',
+        name: 'Esimene Autor',
+        sort_name: personSortName('Esimene Autor'),
+        description: null,
+        image_url: null,
+        created_at: T0,
+        updated_at: T0,
+      },
+      {
+        code: 'T-1',
+        name: 'Tõlkija',
+        sort_name: personSortName('Tõlkija'),
+        description: null,
+        image_url: null,
+        created_at: T0,
+        updated_at: T0,
+      },
     ])
     .returning('id')
     .execute();

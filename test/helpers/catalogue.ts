@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, ProductTypeCode } from '../../src/db/schema.js';
 import type { Availability, DeliveryTime, PersonRole } from '../../src/modules/catalogue/index.js';
 import { discountPercent } from '../../src/modules/catalogue/denormalised.js';
+import { personSortName } from '../../src/modules/catalogue/person-sort-name.js';
 import { refreshImageUrl, refreshWebStock } from '../../src/modules/catalogue/denormalised.repository.js';
 
 // Small hand-made catalogues for tests, written the way the import writes them (derived columns
@@ -23,10 +24,11 @@ export async function createPublisher(db: Db, name: string, code = next('PUB')):
   return row.id;
 }
 
-export async function createPerson(db: Db, name: string, code = next('PER')): Promise<number> {
+/** A person; the sort name derived from the name as the import derives it, unless given. */
+export async function createPerson(db: Db, name: string, code = next('PER'), sortName = personSortName(name)): Promise<number> {
   const row = await db
     .insertInto('person')
-    .values({ code, name, description: `About ${name}`, image_url: null, created_at: now(), updated_at: now() })
+    .values({ code, name, sort_name: sortName, description: `About ${name}`, image_url: null, created_at: now(), updated_at: now() })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

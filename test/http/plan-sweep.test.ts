@@ -176,7 +176,10 @@ const ALLOWED: Allowed[] = [
   })),
   ...(['person', 'publisher', 'series'] as const).map((table): Allowed => ({
     table,
-    statement: new RegExp(`^select .+ from "${table}" .+ ${pattern(`order by "${table}"."name", "${table}"."id" limit ? offset ?`)}$`),
+    // Authors are filed by surname: their order is the sort name's (person_sort_name_idx).
+    statement: new RegExp(
+      `^select .+ from "${table}" .+ ${pattern(`order by "${table}"."${table === 'person' ? 'sort_name' : 'name'}", "${table}"."id" limit ? offset ?`)}$`,
+    ),
     kinds: ['walk'],
     engine: 'sqlite',
     why: 'page',

@@ -1,5 +1,6 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { ImportKind } from '../../infra/import/index.js';
+import { personSortName } from '../catalogue/index.js';
 import { Code, Name, Text, lineParser } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
@@ -18,6 +19,8 @@ const PersonLine = Type.Object(
   {
     code: Code(),
     name: Name(),
+    // For a name the surname-last rule files wrongly ("Ludwig van Beethoven": "Beethoven, Ludwig van").
+    sortName: Type.Optional(Name(201)),
     description: Description,
     imageUrl: Type.Optional(Type.Union([Type.String({ maxLength: 500, pattern: '^https?://\\S+$' }), Type.Null()])),
   },
@@ -69,6 +72,7 @@ export const personsKind = namedKind(
   PersonLine,
   (line) => ({
     name: line.name,
+    sort_name: line.sortName ?? personSortName(line.name),
     description: line.description ?? null,
     image_url: line.imageUrl ?? null,
   }),

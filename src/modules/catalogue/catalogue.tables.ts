@@ -44,7 +44,10 @@ export interface SeriesTable {
 export interface PersonTable {
   id: Generated<number>;
   code: string;
+  /** As the person is called, given names first ("A. H. Tammsaare"). */
   name: string;
+  /** As the author index files them, surname first ("Tammsaare, A. H."): imported, or personSortName(name). */
+  sort_name: string;
   description: string | null;
   image_url: string | null;
   created_at: number;

@@ -56,15 +56,30 @@ export interface NameFilter {
   prefixRange?: boolean;
 }
 
-/** The query narrowed to names starting with the filter's prefix and letter. */
+/**
+ * The columns a list's name filter reads: the name for both (publishers, series), or, for persons, the
+ * sort name (surname first) for the letter and either the name or the sort name for `q`.
+ */
+export interface NameColumns {
+  /** `q` matches the start of any of these. */
+  q: readonly string[];
+  letter: string;
+}
+
+/** The query narrowed to names starting with the filter's prefix and letter (`column`: both on that column). */
 export function withNamePrefix<DB, TB extends keyof DB, O>(
   db: Kysely<DB>,
   query: SelectQueryBuilder<DB, TB, O>,
-  column: string,
+  columns: string | NameColumns,
   { q, letter, prefixRange = true }: NameFilter,
 ) {
   const byteRange = prefixRange && engineOf(db) === 'sqlite';
-  for (const prefix of [q, letter]) if (prefix !== undefined) query = query.where(startsWith(column, prefix, byteRange));
+  const { q: qColumns, letter: letterColumn } = typeof columns === 'string' ? { q: [columns], letter: columns } : columns;
+  if (q !== undefined) {
+    const sides = qColumns.map((column) => startsWith(column, q, byteRange));
+    query = query.where(sides.length === 1 ? sides[0]! : sql<SqlBool>`(${sql.join(sides, sql` or `)})`);
+  }
+  if (letter !== undefined) query = query.where(startsWith(letterColumn, letter, byteRange));
   return query;
 }
 

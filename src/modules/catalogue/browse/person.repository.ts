@@ -10,6 +10,7 @@ export interface PersonListItem {
   id: number;
   code: string;
   name: string;
+  sortName: string;
   imageUrl: string | null;
 }
 
@@ -18,8 +19,10 @@ export interface PersonRow extends PersonListItem {
 }
 
 /**
- * Persons who are AUTHOR of a product the caller may see in the store. Walks person_name_idx in
- * name order and stops at the page's end; the EXISTS probes product_person_person_idx per person.
+ * Persons who are AUTHOR of a product the caller may see in the store, filed by surname: the letter
+ * is the sort name's first, `q` the start of the name or of the sort name ("Jaan" and "Kross" both find
+ * Jaan Kross). Walks person_sort_name_idx in sort-name order and stops at the page's end; the EXISTS
+ * probes product_person_person_idx per person.
  */
 function authors(db: Kysely<Database>, filter: NameFilter) {
   const query = db
@@ -35,15 +38,15 @@ function authors(db: Kysely<Database>, filter: NameFilter) {
           .where(visibleProduct(filter.storeCode, filter.caller)),
       ),
     );
-  return withNamePrefix(db, query, 'person.name', filter);
+  return withNamePrefix(db, query, { q: ['person.name', 'person.sort_name'], letter: 'person.sort_name' }, filter);
 }
 
 export const countAuthors = (db: Kysely<Database>, filter: NameFilter) => countRows(authors(db, filter));
 
 export function authorPage(db: Kysely<Database>, filter: NameFilter, offset: number, limit: number): Promise<PersonListItem[]> {
   return authors(db, filter)
-    .select(['person.id', 'person.code', 'person.name', 'person.image_url as imageUrl'])
-    .orderBy('person.name')
+    .select(['person.id', 'person.code', 'person.name', 'person.sort_name as sortName', 'person.image_url as imageUrl'])
+    .orderBy('person.sort_name')
     .orderBy('person.id')
     .offset(offset)
     .limit(limit)
@@ -53,7 +56,7 @@ export function authorPage(db: Kysely<Database>, filter: NameFilter, offset: num
 export async function findPerson(db: Kysely<Database>, id: number): Promise<PersonRow | undefined> {
   return db
     .selectFrom('person')
-    .select(['id', 'code', 'name', 'description', 'image_url as imageUrl'])
+    .select(['id', 'code', 'name', 'sort_name as sortName', 'description', 'image_url as imageUrl'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
-import { NameListQuery } from './browse.schemas.js';
 import { IdParams } from '../catalogue.schemas.js';
 import { entityRoute, nameIndexRoute, productsRoute } from '../lists.routes.js';
 import { createEntityReader, createNameIndex } from './name-index.service.js';
 import { authorPage, countAuthors, findPerson } from './person.repository.js';
 import { createPersonRoles } from './person.service.js';
-import { PersonDetailsSchema, PersonListItemSchema, PersonProductsQuery } from './person.schemas.js';
+import { AuthorListQuery, PersonDetailsSchema, PersonListItemSchema, PersonProductsQuery } from './person.schemas.js';
 
 /** Authors (the index of persons with books in the store) and persons with their products. */
 export const personRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async (app, deps) => {
@@ -22,8 +21,9 @@ export const personRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = async
   nameIndexRoute(app, deps, {
     url: '/author',
     tags: ['authors'],
-    summary: 'Authors of products in the store, by name; q filters by name prefix, letter by first letter',
-    querystring: NameListQuery,
+    summary:
+      "Authors of products in the store, by surname (sortName); q filters by the start of the name or the sort name, letter by the sort name's first letter",
+    querystring: AuthorListQuery,
     item: PersonListItemSchema,
     read: authors,
   });
