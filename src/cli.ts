@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CliUsageError } from './infra/cli-usage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
@@ -84,7 +85,11 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
       text: `  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
                                       --seed-demo also loads demo data, as npm start does)`,
     },
-    { commands: ['migrate'], text: '  migrate                             bring the database schema up to date' },
+    {
+      commands: ['migrate'],
+      text: `  migrate                             bring the database schema up to date (on SQLite it makes the file when
+                                      it is not there, as seed --demo does; the other commands refuse one)`,
+    },
     { commands: ['seed'], text: '  seed --demo                         load demo data (idempotent)' },
     { commands: ['import'], text: importUsage(importKinds) },
     {
@@ -226,13 +231,21 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'seed':
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
-      return withSchema(config, async (database) => {
-        await Promise.all([loadMessages(), sizePasswordHashing(config)]);
-        const { seedDemo } = await import('./demo/seed.js');
-        print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
-      });
+      // A shop with demo data is what it is for: on a new SQLite file too, as `serve --seed-demo` makes one.
+      return withSchema(
+        config,
+        async (database) => {
+          await Promise.all([loadMessages(), sizePasswordHashing(config)]);
+          const { seedDemo } = await import('./demo/seed.js');
+          print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
+        },
+        { createsDatabase: true },
+      );
     case 'worker': {
       expectOnly(args, [], 'worker');
+      // A worker on a mistyped path would wait on a new empty file for jobs that never come while the
+      // shop's own pile up: it runs on the database serve or migrate made (docs/deployment.md).
+      await refuseMissingSqliteFile(config.databaseUrl);
       const { work } = await import('./server.js');
       await work(config).catch(explainListenError(config));
       return -1; // keeps running until a signal
@@ -399,14 +412,37 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
 /**
  * withDatabase on the schema this build expects, what every command but `migrate` runs on: the embedded
  * one is migrated by whatever opens it; on PostgreSQL only `migrate` migrates, and a command refuses
- * while one is pending (db/migrate.ts prepareSchema).
+ * while one is pending (db/migrate.ts prepareSchema). A SQLite file that is not there is refused
+ * (refuseMissingSqliteFile) unless `createsDatabase`: only a command whose point is a new database makes one.
  */
-function withSchema(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+async function withSchema(
+  config: Config,
+  work: (database: DatabaseHandle) => Promise<void>,
+  { createsDatabase = false }: { createsDatabase?: boolean } = {},
+): Promise<number> {
+  if (!createsDatabase) await refuseMissingSqliteFile(config.databaseUrl);
   return withDatabase(config, async (database) => {
     const { prepareSchema } = await import('./db/migrate.js');
     await prepareSchema(database);
     await work(database);
   });
+}
+
+/**
+ * Refuses a SQLite DATABASE_URL whose file is not there, before anything opens it. Opening one makes
+ * the file and its folder, and migrating it makes an empty shop: a command run on a mistyped path
+ * answered as if the shop had no data (two default stores, no jobs, no keys) and an import filled a
+ * shop nobody serves, all with exit 0. A relative path is from the folder the command runs in, so the
+ * message names the file in full. Nothing to check for `sqlite::memory:` or PostgreSQL.
+ */
+async function refuseMissingSqliteFile(databaseUrl: string): Promise<void> {
+  const { sqliteFileOf } = await import('./db/database.js');
+  const file = sqliteFileOf(databaseUrl);
+  if (file === undefined || existsSync(file)) return;
+  throw new ConfigError([
+    `DATABASE_URL (${databaseUrl}) names the SQLite file ${resolve(file)}, which does not exist, and this command makes no database: ` +
+      'check DATABASE_URL, or make the database first with storefront migrate (storefront seed --demo for one with demo data)',
+  ]);
 }
 
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
