@@ -261,7 +261,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [{ importKinds }, { createImporter, ImportProgress }] = await Promise.all([
+      const [{ importKinds }, { createImporter, ImportProgress, showingFirstBadLines }] = await Promise.all([
         import('./import-kinds.js'),
         import('./infra/import/index.js'),
         loadMessages(),
@@ -279,8 +279,13 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       await withSchema(config, async (database) => {
         const progress = io.progress && new ImportProgress(io.progress);
         const log = await commandLog(config, progress ?? io.stderr);
+        // On the bar's terminal a line is written under the bar, not over it.
+        const reportLine = progress ? (line: string) => progress.write(`${line}\n`) : report;
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
-        const summary = await run(file, report, progress);
+        const shown = showingFirstBadLines(reportLine);
+        const summary = await run(file, shown.report, progress);
+        const notShown = shown.notShown();
+        if (notShown !== undefined) report(notShown);
         failed = summary.errors > 0 || (summary.failedSteps ?? 0) > 0;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad${failedStepsNote(summary)}`);
         if (failed) report(whatToDoAfterImport(summary));
