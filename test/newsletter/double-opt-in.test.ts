@@ -69,6 +69,20 @@ describe('POST /newsletter/subscribe and /newsletter/confirm', () => {
     expect((await confirmationMailTo(t, ru)).subject).toMatch(/^Подтвердите подписку на рассылку – /);
   });
 
+  // A footer form asks for an address only; a missing language was a 422 on the field.
+  it("takes the request's language when the form names none, else the store's default", async () => {
+    const ru = uniqueEmail('news-header-ru');
+    const plain = uniqueEmail('news-no-language');
+    expect((await subscribe(t, { email: ru }, { 'x-app-language': 'ru' })).statusCode).toBe(200);
+    expect((await subscribe(t, { email: plain }, { store: 'WEB2' })).statusCode).toBe(200);
+    const ruMail = await confirmationMailTo(t, ru);
+    expect(ruMail.subject).toMatch(/^Подтвердите подписку на рассылку – /);
+    expect((await confirm(t, newsletterToken(ruMail))).json()).toEqual({ email: ru, store: 'WEB', language: 'ru' });
+    const plainMail = await confirmationMailTo(t, plain);
+    expect(plainMail.subject).toMatch(/^Kinnitage uudiskirja tellimus – /);
+    expect((await confirm(t, newsletterToken(plainMail))).json()).toEqual({ email: plain, store: 'WEB2', language: 'et' });
+  });
+
   it('carries List-Unsubscribe and List-Unsubscribe-Post on the confirmation mail', async () => {
     const email = uniqueEmail('news-hdr');
     await subscribe(t, { email, language: 'en' });
@@ -192,7 +206,7 @@ describe('POST /newsletter/subscribe and /newsletter/confirm', () => {
       { email: 'not-an-email', language: 'en' },
       { email: 123, language: 'en' },
       { email: uniqueEmail(), language: 'de' },
-      { email: uniqueEmail() },
+      { email: uniqueEmail(), language: null },
       { email: `${'a'.repeat(250)}@example.ee`, language: 'en' },
       { email: uniqueEmail(), language: 'en', source: 'Bad Source!' },
       { email: `a\u0000b@example.ee`, language: 'en' },

@@ -124,14 +124,14 @@ describe('a delivery chosen on the basket that no longer holds', () => {
     expect(basketOf(await call(t, 'GET', '/basket', who)).itemCount).toBe(2);
   });
 
-  it('is a 422 on deliveryMethodId when the method was switched off, and GET /checkout/meta shows none chosen', async () => {
+  it('is a 422 on deliveryMethodId when the method was switched off, and GET /checkout/meta shows it not available', async () => {
     await importLines(t, 'delivery-methods', [{ ...WORLD_LINE, code: 'GONE' }]);
     const gone = Number(
       (await t.database.db.selectFrom('delivery_method').select('id').where('code', '=', 'GONE').executeTakeFirstOrThrow()).id,
     );
     const { who } = await basketWithDelivery({}, { deliveryMethodId: gone, countryCode: 'FI' });
     expect((await importLines(t, 'delivery-methods', [{ ...WORLD_LINE, code: 'GONE', active: false }])).statusCode).toBe(200);
-    expect((await call(t, 'GET', '/checkout/meta', who)).json()).toMatchObject({ chosenDelivery: null });
+    expect((await call(t, 'GET', '/checkout/meta', who)).json().chosenDelivery).toMatchObject({ id: gone, available: false });
     expect(expectFieldErrors(await checkout(t, who, formWithoutDelivery({ shippingCountryNavCode: 'FI' })))).toEqual(['deliveryMethodId']);
   });
 

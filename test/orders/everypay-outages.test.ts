@@ -208,7 +208,8 @@ describe('an operator refunds through EveryPay', () => {
     expect(await rest.json()).toMatchObject({ payment: { refunded: order.totalCents / 100 }, status: 'CANCELLED' });
     await s.everypay.callbacksIdle();
     expect(s.everypay.payment(reference)!.standingCents).toBe(0);
-    expect((await refund({})).status).toBe(409);
+    // Nothing left (the same refund again at once would be a double click, answered with the rest's).
+    expect((await refund({ amount: 1 })).status).toBe(409);
     expect(refunds()).toHaveLength(2);
 
     const after = await view(order);

@@ -112,6 +112,24 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
     expect(refundsAsked(s, order.reference)).toEqual([500, 300]);
   });
 
+  it('a double click on a refund of everything: the second answers the first, though nothing is left of the payment', async () => {
+    const order = await paidBook(s);
+    const first = await s.refund(order.code, {});
+    expect(first.statusCode, first.body).toBe(200);
+    await s.everypay.callbacksIdle();
+    const again = await s.refund(order.code, {});
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    expect(refundsAsked(s, order.reference)).toEqual([order.totalCents]);
+    // Past the resubmit window it is no repeat: nothing is left to refund.
+    await db()
+      .updateTable('order_refund')
+      .set({ created_at: Date.now() - 60 * 60_000, updated_at: Date.now() - 60 * 60_000 })
+      .execute();
+    expectErrorBody(await s.refund(order.code, {}), 409, 'Conflict');
+    expect(refundsAsked(s, order.reference)).toEqual([order.totalCents]);
+  });
+
   it('under an Idempotency-Key: a retry after the lost answer, and one after it was answered, answer the first refund', async () => {
     const order = await paidBook(s);
     const key = { 'idempotency-key': 'refund-of-complaint-4711' };

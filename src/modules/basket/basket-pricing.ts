@@ -6,7 +6,7 @@ import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from 
 import { buildLineQueries, type BasketLine, type LineReader, type ProductsReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
 import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
-import { deliveryMethodsOf, findParcelMachine } from './delivery/delivery.repository.js';
+import { deliveryMethodOf, findParcelMachine } from './delivery/delivery.repository.js';
 import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import {
@@ -309,7 +309,8 @@ async function chosenDelivery(
   shape: { digitalOnly: boolean; heavy: boolean; payableCents: number; freeParcelMachine: boolean },
 ): Promise<PricedBasket['delivery']> {
   if (basket.delivery_method_id === null) return null;
-  const [method] = await deliveryMethodsOf(db, context.store.code, context.language, basket.delivery_method_id);
+  // A method switched off stays the basket's choice, not offered (isOffered), as a closed machine does.
+  const method = await deliveryMethodOf(db, context.store.code, context.language, basket.delivery_method_id);
   if (!method) return null;
   const machine = basket.parcel_machine_id === null ? undefined : await findParcelMachine(db, basket.parcel_machine_id);
   const shop = method.shops.find((candidate) => candidate.id === basket.delivery_shop_id) ?? null;

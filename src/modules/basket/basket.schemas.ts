@@ -69,7 +69,8 @@ export const ChosenDeliverySchema = Type.Object({
   kind: Type.String(),
   name: Type.String(),
   available: Type.Boolean({
-    description: 'False when the basket no longer suits the method, or its parcel machine, shop or country is gone: choose again',
+    description:
+      'False when the method was switched off, the basket no longer suits it, or its parcel machine, shop or country is gone: choose again',
   }),
   parcelMachine: Type.Union([
     Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), address: Type.String() }),
@@ -101,6 +102,7 @@ export const BasketItemSchema = Type.Object({
         recipientName: Type.String(),
         recipientEmail: Type.String(),
         message: Type.String(),
+        senderName: Type.String({ description: "Who the card is from in the recipient's mail; '' for the store" }),
         deliveryDate: Type.String({ format: 'date' }),
       },
       { description: 'A virtual gift card line: its amount (the line price), recipient and delivery date' },

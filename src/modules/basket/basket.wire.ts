@@ -46,6 +46,7 @@ function toItem(line: PricedLine, language: Language): BasketItemWire {
       recipientName: line.virtualCard.recipientName,
       recipientEmail: line.virtualCard.recipientEmail,
       message: line.virtualCard.message,
+      senderName: line.virtualCard.senderName,
       deliveryDate: line.virtualCard.deliverOn,
     };
   }
@@ -96,7 +97,7 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
   };
 }
 
-/** The delivery chosen on the basket (null: none, or its method switched off). */
+/** The delivery chosen on the basket (null: none; `available: false`: no longer offered, e.g. its method switched off). */
 export function chosenDeliveryWire({ delivery }: Pick<PricedBasket, 'delivery'>) {
   return (
     delivery && {

@@ -52,7 +52,8 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<NewsletterDeps> = async
       refuseReservedEmail('email', email);
       // Each request mails a link: capped per address so nobody can flood an inbox.
       await consumeRateLimit(db, `newsletter:email:${mailboxKey(email)}`, config.newsletter.perEmail, now);
-      const input = { email, language, source: source ?? 'website', storeCode: requestStore(request).code };
+      // A form without a language choice subscribes in the language the shopper reads the store in.
+      const input = { email, language: language ?? request.language, source: source ?? 'website', storeCode: requestStore(request).code };
       await db.transaction().execute((trx) => requestSubscription(trx, config, input, now));
       return {};
     },

@@ -3,9 +3,11 @@ import { LANGUAGES } from '../../i18n/index.js';
 
 export const SubscribeForm = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254, description: 'Address to subscribe; a confirmation link is mailed to it' }),
-  language: Type.Union(
-    LANGUAGES.map((language) => Type.Literal(language)),
-    { description: 'Language of the newsletter: et, en or ru' },
+  language: Type.Optional(
+    Type.Union(
+      LANGUAGES.map((language) => Type.Literal(language)),
+      { description: "Language of the newsletter: et, en or ru; by default the request's (x-app-language, else the store's default)" },
+    ),
   ),
   source: Type.Optional(
     Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,39}$', description: 'Where the form was (e.g. footer, checkout); `website` by default' }),

@@ -112,8 +112,8 @@ export const CheckoutMetaSchema = Type.Object({
   chosenDelivery: Type.Union([ChosenDeliverySchema, Type.Null()], {
     description:
       'The delivery chosen on the basket (PUT /basket/delivery), which POST /checkout uses when its body names none; ' +
-      'null when none is chosen or its method was switched off (a checkout without one is then a 422 on deliveryMethodId); ' +
-      'available: false when it no longer holds for this basket (a 422 on its field)',
+      'null when none is chosen; available: false when it no longer holds for this basket, its method switched off too ' +
+      '(a checkout without a delivery is then a 422 on its field)',
   }),
   paymentMethods: Type.Array(PaymentMethodSchema),
   countries: Type.Array(Type.Object({ navCode: Type.String(), name: Type.String(), isDefault: Type.Boolean() })),

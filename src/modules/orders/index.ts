@@ -10,6 +10,7 @@ export { ORDER_PROCESSING_JOB } from './order-states.js';
 export { ordersMessages } from './orders.messages.js';
 export { ORDER_HANDOFF_JOB, orderHandoffHandler } from './processing/handoff.js';
 export { ORDER_MAIL_JOB, orderMailHandler } from './processing/order-mail.js';
+export { ORDER_CANCELLED_MAIL_JOB, orderCancelledMailHandler } from './processing/cancellation-mail.js';
 export { scheduleOrderSweep, sweepOrders, type OrderSweepDeps } from './processing/order-sweep.js';
 export { orderProcessingHandler } from './processing/process-order.js';
 export { ordersPersonalData } from './orders.personal-data.js';

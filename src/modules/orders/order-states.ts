@@ -6,6 +6,7 @@ import { discountCodeOf, lockOrder } from './orders.repository.js';
 import { PAID_STATUSES } from './order-history.repository.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 import { orderEvent } from './order-events.js';
+import { queueCancellationMail } from './processing/cancellation-mail.js';
 import { onOrderGivenUp, onOrderPaid } from '../gift-cards/index.js';
 import { basketCheckout } from '../basket/index.js';
 
@@ -15,8 +16,9 @@ import { basketCheckout } from '../basket/index.js';
 // sees false and does nothing. Every change is recorded with its time and cause, and the effects
 // of entering a state commit with it in the caller's transaction: stock held for an order that
 // will not be paid goes back (and its discount code's use), a paid order is queued for processing,
-// and a cancelled one gives nothing more to download. The client's bought products follow the status by triggers (migration
-// 2026_11_28_0610), in the same transaction.
+// and a cancelled one gives nothing more to download and its buyer is mailed (cancellation-mail.ts).
+// The client's bought products follow the status by triggers (migration 2026_11_28_0610), in the
+// same transaction.
 //
 // Locks, in one order. A transition and checkout (checkout.service.ts) take the rows they share in
 // this order, so neither ever holds a row the other waits for (on PostgreSQL a deadlock, and one of
@@ -119,7 +121,12 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   // Stock sold at processing is no longer held, so leaving after it releases nothing.
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
-  if (transition.to === 'CANCELLED') await revokeEntitlements(trx, transition.orderId);
+  if (transition.to === 'CANCELLED') {
+    await revokeEntitlements(trx, transition.orderId);
+    // Unpaid unless it left a state of waiting for its payment: a paid order is cancelled only once its money went back.
+    const paid = !AWAITING_PAYMENT.includes(from);
+    await queueCancellationMail(trx, { orderId: transition.orderId, paid, cancelledAt: transition.now }, transition.now);
+  }
   // The discount code's use (counted by checkout) goes back with the order given up, once: a move
   // between two given-up states (FAILED -> CANCELLED) changes nothing; paid after all takes it again.
   // Before the gift cards (the lock order above): checkout counts the code's use, then holds the cards.

@@ -1,4 +1,4 @@
-// The orders module's messages: operators' order endpoints and the order-confirmation mail.
+// The orders module's messages: operators' order endpoints, the order-confirmation and the cancellation mails.
 // English is the reference; every language has every key (the types make a missing one a compile error).
 
 const en = {
@@ -37,6 +37,14 @@ const en = {
   'orders.mail.deliverTo': 'Delivery to: {details}',
   'orders.mail.orderPage': 'See your order and how it is getting on: {url}',
   'orders.mail.code': 'Your order code is {code}; please give it when you contact us.',
+  'orders.cancelled.subject': 'Your order {code} is cancelled – {store}',
+  'orders.cancelled.paid': 'Your order {code} has been cancelled, and what you paid for it has been returned.',
+  'orders.cancelled.toPayment':
+    '{amount} goes back to the card or bank account you paid with; it can take a few working days to show there.',
+  'orders.cancelled.toGiftCards': '{amount} is back on the gift cards you paid with.',
+  'orders.cancelled.unpaid':
+    'Your order {code} has been cancelled because it was not paid in time. Nothing was charged, and its items are no longer reserved for you.',
+  'orders.cancelled.heldOnGiftCards': 'The {amount} it held on your gift cards is free on them again.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -75,6 +83,14 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.deliverTo': 'Tarneaadress: {details}',
   'orders.mail.orderPage': 'Oma tellimust ja selle käiku näete siin: {url}',
   'orders.mail.code': 'Teie tellimuse kood on {code}; palun märkige see meiega ühendust võttes.',
+  'orders.cancelled.subject': 'Teie tellimus {code} on tühistatud – {store}',
+  'orders.cancelled.paid': 'Teie tellimus {code} on tühistatud ja selle eest makstu on tagastatud.',
+  'orders.cancelled.toPayment':
+    '{amount} läheb tagasi kaardile või pangakontole, millega maksite; selle laekumine võib võtta mõne tööpäeva.',
+  'orders.cancelled.toGiftCards': '{amount} on tagasi kinkekaartidel, millega maksite.',
+  'orders.cancelled.unpaid':
+    'Teie tellimus {code} on tühistatud, sest seda ei makstud õigel ajal. Teilt ei võetud raha ja selle tooteid ei hoita enam teile.',
+  'orders.cancelled.heldOnGiftCards': 'Teie kinkekaartidelt selle jaoks kinni hoitud {amount} on taas kasutatav.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -113,6 +129,14 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.deliverTo': 'Адрес доставки: {details}',
   'orders.mail.orderPage': 'Ваш заказ и его состояние: {url}',
   'orders.mail.code': 'Код вашего заказа {code}; укажите его, обращаясь к нам.',
+  'orders.cancelled.subject': 'Ваш заказ {code} отменён – {store}',
+  'orders.cancelled.paid': 'Ваш заказ {code} отменён, и уплаченная за него сумма возвращена.',
+  'orders.cancelled.toPayment':
+    '{amount} возвращается на карту или банковский счёт, с которых вы платили; зачисление может занять несколько рабочих дней.',
+  'orders.cancelled.toGiftCards': '{amount} снова на подарочных картах, которыми вы платили.',
+  'orders.cancelled.unpaid':
+    'Ваш заказ {code} отменён, так как он не был оплачен вовремя. Деньги не списаны, и товары больше не зарезервированы для вас.',
+  'orders.cancelled.heldOnGiftCards': 'Удержанные для него {amount} на ваших подарочных картах снова доступны.',
 };
 
 export const ordersMessages = { en, et, ru };

@@ -3,7 +3,24 @@ import type { Language } from '../../../i18n/index.js';
 import type { DeliveryMethod } from './delivery.rules.js';
 
 /** The active delivery methods priced in the store, in display order, with names in `language` (else Estonian). */
-export async function deliveryMethodsOf(db: Db, storeCode: string, language: Language, onlyId?: number): Promise<DeliveryMethod[]> {
+export const deliveryMethodsOf = (db: Db, storeCode: string, language: Language): Promise<DeliveryMethod[]> =>
+  methodsWhere(db, storeCode, language, { activeOnly: true });
+
+/**
+ * One method priced in the store, switched on or off (undefined: none there). A basket whose chosen
+ * method the back office switched off keeps the choice, to say it is no longer offered.
+ */
+export async function deliveryMethodOf(db: Db, storeCode: string, language: Language, id: number): Promise<DeliveryMethod | undefined> {
+  const [method] = await methodsWhere(db, storeCode, language, { activeOnly: false, id });
+  return method;
+}
+
+async function methodsWhere(
+  db: Db,
+  storeCode: string,
+  language: Language,
+  only: { activeOnly: boolean; id?: number },
+): Promise<DeliveryMethod[]> {
   let query = db
     .selectFrom('delivery_method as m')
     .innerJoin('delivery_method_price as p', (join) => join.onRef('p.delivery_method_id', '=', 'm.id').on('p.store_code', '=', storeCode))
@@ -20,9 +37,10 @@ export async function deliveryMethodsOf(db: Db, storeCode: string, language: Lan
       'm.vat_rate_percent',
       'p.price_cents',
       'p.free_over_cents',
-    ])
-    .where('m.is_active', '=', true);
-  if (onlyId !== undefined) query = query.where('m.id', '=', onlyId);
+      'm.is_active',
+    ]);
+  if (only.activeOnly) query = query.where('m.is_active', '=', true);
+  if (only.id !== undefined) query = query.where('m.id', '=', only.id);
   const rows = await query.orderBy('m.position').orderBy('m.id').execute();
   if (rows.length === 0) return [];
   const ids = rows.map((row) => Number(row.id));
@@ -57,6 +75,7 @@ export async function deliveryMethodsOf(db: Db, storeCode: string, language: Lan
       vatRatePercent: row.vat_rate_percent,
       priceCents: row.price_cents,
       freeOverCents: row.free_over_cents,
+      isActive: Boolean(row.is_active),
       countryFees: new Map(fees.filter((fee) => Number(fee.delivery_method_id) === id).map((fee) => [fee.country_code, fee.price_cents])),
       shops: shops
         .filter((shop) => Number(shop.delivery_method_id) === id)

@@ -31,6 +31,8 @@ export interface DeliveryMethod {
   countryFees: Map<string, number>;
   /** Shop and drive-in pickup: the shops. */
   shops: Array<{ id: number; code: string; name: string; city: string }>;
+  /** False once the back office switched it off: a basket that chose it before keeps it, not offered. */
+  isActive: boolean;
 }
 
 export interface BasketShape {
@@ -39,6 +41,7 @@ export interface BasketShape {
 }
 
 export function isOffered(method: DeliveryMethod, basket: BasketShape): boolean {
+  if (!method.isActive) return false;
   // A method for digital-only baskets (e-mail) is offered to them alone, and they only such methods.
   if (basket.digitalOnly !== method.suitsDigitalOnly) return false;
   if (basket.heavy && !method.suitsHeavy) return false;

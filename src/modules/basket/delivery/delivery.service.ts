@@ -4,7 +4,7 @@ import { touchBasket, type BasketRow } from '../basket.repository.js';
 import { vatOfGross } from '../basket-money.js';
 import { callerDeliveryCost, payableWithVatCents, priceBasket, type BasketContext, type PricedBasket } from '../basket-pricing.js';
 import type { Caller } from '../../catalogue/index.js';
-import { deliveryMethodsOf, findParcelMachine, parcelMachinesOf } from './delivery.repository.js';
+import { deliveryMethodOf, deliveryMethodsOf, findParcelMachine, parcelMachinesOf } from './delivery.repository.js';
 import { deliveryEstimate, isOffered, type DeliveryMethod } from './delivery.rules.js';
 
 export interface DeliveryChoice {
@@ -19,8 +19,9 @@ export const HOME_COUNTRY = 'EE';
 
 /** Chooses how the basket is delivered; every part of the choice is checked against the method. */
 export async function chooseDelivery(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice): Promise<BasketRow> {
-  const [method] = await deliveryMethodsOf(trx, context.store.code, context.language, choice.deliveryMethodId);
+  const method = await deliveryMethodOf(trx, context.store.code, context.language, choice.deliveryMethodId);
   if (!method) throw invalidField('deliveryMethodId', 'basket.unknownDeliveryMethod', { id: choice.deliveryMethodId });
+  if (!method.isActive) throw invalidField('deliveryMethodId', 'basket.deliveryMethodSwitchedOff', { name: method.name });
   const priced = await priceBasket(trx, context, basket);
   if (!isOffered(method, priced)) throw invalidField('deliveryMethodId', 'basket.deliveryNotOffered');
   let parcelMachineId: number | null = null;

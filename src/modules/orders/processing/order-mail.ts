@@ -62,7 +62,7 @@ export function orderMailHandler(deps: {
   };
 }
 
-async function checksumOf(deps: { db: Kysely<Database>; config: Pick<OrdersSection, 'checksumSecret'> }, now: number) {
+export async function checksumOf(deps: { db: Kysely<Database>; config: Pick<OrdersSection, 'checksumSecret'> }, now: number) {
   return orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, now));
 }
 
@@ -109,11 +109,16 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
     ...(orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: orderPageUrl })]]),
     [say('orders.mail.code', { code })],
   ];
+  return { subject: say('orders.mail.subject', { code, store: storeName }), ...mailBody(blocks, orderPageUrl) };
+}
+
+/** An order mail's paragraphs (each a block of lines) as text and HTML, the order page's link made a link. */
+export function mailBody(blocks: readonly string[][], orderPageUrl: string | null): { text: string; html: string } {
   const text = blocks.map((block) => block.join('\n')).join('\n\n');
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${blocks
     .map((block) => `<p>${block.map((line) => linkUrl(escapeHtml(line), orderPageUrl)).join('<br>')}</p>`)
     .join('')}</body></html>`;
-  return { subject: say('orders.mail.subject', { code, store: storeName }), text, html };
+  return { text, html };
 }
 
 function deliveryDetails(order: OrderRow): string {

@@ -73,16 +73,18 @@ export async function refundOrder(
 ) {
   const { gateways } = deps;
   const order = await orderOf(db, code);
-  const payment = (await paymentsOf(db, [order.id])).find(
-    (p) => p.reference !== null && (p.state === 'settled' || (p.state === 'refunded' && p.refunded_cents < p.amount_cents)),
-  );
+  const payments = (await paymentsOf(db, [order.id])).filter((p) => p.reference !== null);
+  const payment =
+    payments.find((p) => p.state === 'settled' || (p.state === 'refunded' && p.refunded_cents < p.amount_cents)) ??
+    // Refunded in full: a refund sent again (a double click, a retry under its key) is answered from it.
+    payments.find((p) => p.state === 'refunded');
   if (!payment) return answer(db, await refundToGiftCards(db, order, code, request.amountCents, now), order.id);
   const name = payment.gateway as GatewayName;
   const gateway = gateways[name];
   if (gateway === undefined) throw new DomainError('unavailable', 'orders.gatewayOff', { code, gateway: payment.gateway });
   // An earlier refund left unresolved is finished first; then this request's own is made.
   for (;;) {
-    const claim = await inTransaction(db, (trx) => claimRefund(trx, order.id, payment, request, now));
+    const claim = await inTransaction(db, (trx) => claimRefund(trx, order, payment, request, now));
     if (claim.kind === 'answered') return answerRefund(db, code, name, order.id, claim.refund.state);
     const at = { gateway, name, reference: payment.reference!, orderId: order.id, log: deps.log };
     const state = await sendRefund(db, at, claim.refund, claim.resumed, now);
@@ -94,7 +96,8 @@ export async function refundOrder(
  * Under the order's lock: the refund this request finishes (its own Idempotency-Key's, finished
  * already; or the payment's unresolved one), or a new one recorded, with the cards' share taken off.
  */
-async function claimRefund(trx: Db, orderId: number, found: PaymentRow, request: RefundRequest, now: number): Promise<Claim> {
+async function claimRefund(trx: Db, order: OrderRow, found: PaymentRow, request: RefundRequest, now: number): Promise<Claim> {
+  const orderId = order.id;
   await lockOrder(trx, orderId);
   if (request.requestKey !== undefined) {
     const known = await refundByRequestKey(trx, found.id, request.requestKey);
@@ -115,6 +118,8 @@ async function claimRefund(trx: Db, orderId: number, found: PaymentRow, request:
   }
   const payment = await trx.selectFrom('order_payment').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
   const cards = await boughtCardsValue(trx, orderId);
+  // Nothing left of it (refunded in full, and this is no repeat of that refund): no payment to refund.
+  if (payment.refunded_cents >= payment.amount_cents) throw conflict('orders.noSettledPayment', { code: order.code ?? '' });
   const left = payment.amount_cents - payment.refunded_cents - cards.spentCents;
   const cents = request.amountCents ?? left;
   if (cents > left || cents <= 0) throw tooLarge(cents, left, cards.spentCents);

@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
+import { enqueueJob } from '../../../infra/jobs/queue.js';
+import type { JobHandler } from '../../../infra/jobs/worker.js';
+import type { Mailer } from '../../../infra/mail/mailer.js';
+import { ERASED_MARKER } from '../../../infra/personal-data.js';
+import { getStore } from '../../store/index.js';
+import { frontendOrderPage } from '../order-links.js';
+import type { OrdersSection } from '../orders.config.js';
+import { checksumOf, mailBody } from './order-mail.js';
+import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js';
+
+// The buyer is told when their order is cancelled: a paid one is cancelled only when its money went
+// back (a full refund: the operator's, or one made at the gateway), an unpaid one when the sweep gave
+// it up. Queued by the state machine in the transaction that cancels (order-states.ts), so each
+// cancellation mails once; rendered when sent, from the order as stored. A cancelled order that a late
+// payment revived, or cancelled again since, is not this cancellation's any more: its job sends nothing.
+
+export const ORDER_CANCELLED_MAIL_JOB = 'order.cancelled-mail';
+const MAIL_ATTEMPTS = 8;
+
+export interface OrderCancelledMailJob {
+  orderId: number;
+  /** Whether the order had been paid (or needed no online payment) when it was cancelled. */
+  paid: boolean;
+  /** The cancellation's time (the order's status_changed_at): which cancellation this mail is about. */
+  cancelledAt: number;
+}
+
+export async function queueCancellationMail(trx: Db, job: OrderCancelledMailJob, now: number): Promise<void> {
+  await enqueueJob(trx, { type: ORDER_CANCELLED_MAIL_JOB, payload: { ...job } }, { maxAttempts: MAIL_ATTEMPTS, now });
+}
+
+export function orderCancelledMailHandler(deps: {
+  db: Kysely<Database>;
+  mailer: Mailer;
+  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
+}): JobHandler {
+  return async (job: OrderCancelledMailJob) => {
+    const order = await findOrder(deps.db, job.orderId);
+    if (!order?.code || order.status !== 'CANCELLED' || Number(order.status_changed_at) !== job.cancelledAt) return 'skipped';
+    // The buyer's data erased since (GDPR): nobody to write to.
+    if (order.billing_email === ERASED_MARKER) return 'skipped';
+    const store = await getStore(deps.db, order.store_code);
+    const orderPageUrl = store
+      ? frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, await checksumOf(deps, Date.now()), order)
+      : null;
+    const returnedCents = job.paid ? (await paymentsOf(deps.db, [order.id])).reduce((sum, p) => sum + Number(p.refunded_cents), 0) : 0;
+    const mail = cancellationMail(order, { paid: job.paid, returnedCents, storeName: store?.name ?? order.store_code, orderPageUrl });
+    await deps.mailer.send({ to: order.billing_email, ...mail });
+    return 'sent';
+  };
+}
+
+export interface CancellationMailFacts {
+  paid: boolean;
+  /** What the gateway gave back of the order's payments. */
+  returnedCents: number;
+  storeName: string;
+  orderPageUrl: string | null;
+}
+
+export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) {
+  const language: Language = isLanguage(order.language) ? order.language : 'et';
+  const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
+  const money = (cents: number) => formatEuros(cents, language);
+  const code = order.code ?? '';
+  // What gift cards paid or held goes back to them in the cancelling transaction (gift-card-ledger.ts).
+  const giftCards = Number(order.gift_card_cents);
+  const what = facts.paid
+    ? [
+        say('orders.cancelled.paid', { code }),
+        ...(facts.returnedCents > 0 ? [say('orders.cancelled.toPayment', { amount: money(facts.returnedCents) })] : []),
+        ...(giftCards > 0 ? [say('orders.cancelled.toGiftCards', { amount: money(giftCards) })] : []),
+      ]
+    : [
+        say('orders.cancelled.unpaid', { code }),
+        ...(giftCards > 0 ? [say('orders.cancelled.heldOnGiftCards', { amount: money(giftCards) })] : []),
+      ];
+  const blocks: string[][] = [
+    [say('orders.mail.greeting', { name: order.billing_name })],
+    what,
+    ...(facts.orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: facts.orderPageUrl })]]),
+    [say('orders.mail.code', { code })],
+  ];
+  return { subject: say('orders.cancelled.subject', { code, store: facts.storeName }), ...mailBody(blocks, facts.orderPageUrl) };
+}
