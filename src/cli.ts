@@ -261,7 +261,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [{ importKinds }, { createImporter, ImportProgress, showingFirstBadLines }] = await Promise.all([
+      const [{ importKinds }, { BAD_LINES_SHOWN, createImporter, ImportProgress, showingFirstBadLines }] = await Promise.all([
         import('./import-kinds.js'),
         import('./infra/import/index.js'),
         loadMessages(),
@@ -288,7 +288,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         if (notShown !== undefined) report(notShown);
         failed = summary.errors > 0 || (summary.failedSteps ?? 0) > 0;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad${failedStepsNote(summary)}`);
-        if (failed) report(whatToDoAfterImport(summary));
+        if (failed) report(whatToDoAfterImport(summary, BAD_LINES_SHOWN));
         // Its products are searchable when it exits; a first import's search answers 503 until then.
         const { foldImportedChanges } = await import('./modules/search/index.js');
         if (!(await foldImportedChanges(database, report, log.child({ importKind: kind })))) failed = true;
@@ -472,7 +472,10 @@ function failedStepsNote({ failedSteps = 0, stoppedBeforeFirstLine }: ImportSumm
  * operator does next. Every line of a file that is not this kind's NDJSON (a CSV, a JSON array,
  * another kind) is bad.
  */
-function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine }: ImportSummary): string {
+function whatToDoAfterImport(
+  { errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine }: ImportSummary,
+  shownAtMost: number,
+): string {
   if (stoppedBeforeFirstLine) {
     return 'No line was imported. Fix the cause of what failed before the first line (in the log under its id) and import the file again.';
   }
@@ -480,7 +483,10 @@ function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBe
     return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
   }
   const fix = [
-    ...(bad > 0 ? [`the ${bad} bad line${bad === 1 ? '' : 's'} above`] : []),
+    // Past the lines shown, the rest are not above: their cause is mended from the first ones.
+    ...(bad > 0
+      ? [`the ${bad} bad line${bad === 1 ? '' : 's'} ${bad > shownAtMost ? `(the first ${shownAtMost} are above)` : 'above'}`]
+      : []),
     ...(failedSteps > 0 ? ['the cause of what failed after the last line (in the log under its id)'] : []),
   ];
   const imported = bad > 0 ? 'The other lines were imported' : 'The lines were imported';

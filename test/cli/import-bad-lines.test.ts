@@ -48,7 +48,7 @@ describe('import of a file with more bad lines than it shows', () => {
     expect(reported.map((line) => Number(/^line (\d+)/.exec(line)![1]))).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i + 2));
     expect(stderr.slice(stderr.indexOf(reported.at(-1)!) + 1, stderr.indexOf(reported.at(-1)!) + 3)).toEqual([
       'and 10 more bad lines, not shown (the first 20 are above)',
-      'The other lines were imported. Fix the 30 bad lines above and import the whole file again: lines imported already stay unchanged.',
+      'The other lines were imported. Fix the 30 bad lines (the first 20 are above) and import the whole file again: lines imported already stay unchanged.',
     ]);
   });
 
