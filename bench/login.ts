@@ -97,12 +97,10 @@ export async function importLoginUsers(dbFile: string, dir: string, root: string
   );
   const file = join(dir, 'login-users.ndjson');
   writeFileSync(file, `${lines.join('\n')}\n`);
-  await runScript(
-    'src/main.ts',
-    ['import', 'users', file],
-    { DATABASE_URL: `sqlite:${dbFile}`, LEGACY_PASSWORD_SALT: LEGACY_SALT, LOG_LEVEL: 'warn' },
-    root,
-  );
+  const env = { DATABASE_URL: `sqlite:${dbFile}`, LEGACY_PASSWORD_SALT: LEGACY_SALT, LOG_LEVEL: 'warn' };
+  // The file is new: `migrate` makes it, as an operator does; `import` refuses a database that is not there.
+  await runScript('src/main.ts', ['migrate'], env, root);
+  await runScript('src/main.ts', ['import', 'users', file], env, root);
   return users;
 }
 

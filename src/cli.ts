@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CliUsageError } from './infra/cli-usage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
@@ -84,7 +85,11 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
       text: `  serve [--seed-demo]                 run the API (migrates the embedded SQLite database first;
                                       --seed-demo also loads demo data, as npm start does)`,
     },
-    { commands: ['migrate'], text: '  migrate                             bring the database schema up to date' },
+    {
+      commands: ['migrate'],
+      text: `  migrate                             bring the database schema up to date (on SQLite it makes the file when
+                                      it is not there, as seed --demo does; the other commands refuse one)`,
+    },
     { commands: ['seed'], text: '  seed --demo                         load demo data (idempotent)' },
     { commands: ['import'], text: importUsage(importKinds) },
     {
@@ -226,13 +231,21 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       });
     case 'seed':
       if (args.length !== 1 || args[0] !== '--demo') throw new CliUsageError('seed takes --demo');
-      return withSchema(config, async (database) => {
-        await Promise.all([loadMessages(), sizePasswordHashing(config)]);
-        const { seedDemo } = await import('./demo/seed.js');
-        print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
-      });
+      // A shop with demo data is what it is for: on a new SQLite file too, as `serve --seed-demo` makes one.
+      return withSchema(
+        config,
+        async (database) => {
+          await Promise.all([loadMessages(), sizePasswordHashing(config)]);
+          const { seedDemo } = await import('./demo/seed.js');
+          print(`Demo data ready: ${JSON.stringify(await seedDemo(database, { now: systemClock.now() }))}`);
+        },
+        { createsDatabase: true },
+      );
     case 'worker': {
       expectOnly(args, [], 'worker');
+      // A worker on a mistyped path would wait on a new empty file for jobs that never come while the
+      // shop's own pile up: it runs on the database serve or migrate made (docs/deployment.md).
+      await refuseMissingSqliteFile(config.databaseUrl);
       const { work } = await import('./server.js');
       await work(config).catch(explainListenError(config));
       return -1; // keeps running until a signal
@@ -248,7 +261,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await jobsCommand(database.db, args, print);
       });
     case 'import': {
-      const [{ importKinds }, { createImporter, ImportProgress }] = await Promise.all([
+      const [{ importKinds }, { BAD_LINES_SHOWN, createImporter, ImportProgress, showingFirstBadLines }] = await Promise.all([
         import('./import-kinds.js'),
         import('./infra/import/index.js'),
         loadMessages(),
@@ -266,11 +279,16 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       await withSchema(config, async (database) => {
         const progress = io.progress && new ImportProgress(io.progress);
         const log = await commandLog(config, progress ?? io.stderr);
+        // On the bar's terminal a line is written under the bar, not over it.
+        const reportLine = progress ? (line: string) => progress.write(`${line}\n`) : report;
         const run = createImporter(importKinds, { db: database.db, clock: systemClock, log }).start(kind, { force });
-        const summary = await run(file, report, progress);
+        const shown = showingFirstBadLines(reportLine);
+        const summary = await run(file, shown.report, progress);
+        const notShown = shown.notShown();
+        if (notShown !== undefined) report(notShown);
         failed = summary.errors > 0 || (summary.failedSteps ?? 0) > 0;
         print(`${summary.lines} lines: ${JSON.stringify(summary.outcomes)}, ${summary.errors} bad${failedStepsNote(summary)}`);
-        if (failed) report(whatToDoAfterImport(summary));
+        if (failed) report(whatToDoAfterImport(summary, BAD_LINES_SHOWN));
         // Its products are searchable when it exits; a first import's search answers 503 until then.
         const { foldImportedChanges } = await import('./modules/search/index.js');
         if (!(await foldImportedChanges(database, report, log.child({ importKind: kind })))) failed = true;
@@ -399,14 +417,37 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
 /**
  * withDatabase on the schema this build expects, what every command but `migrate` runs on: the embedded
  * one is migrated by whatever opens it; on PostgreSQL only `migrate` migrates, and a command refuses
- * while one is pending (db/migrate.ts prepareSchema).
+ * while one is pending (db/migrate.ts prepareSchema). A SQLite file that is not there is refused
+ * (refuseMissingSqliteFile) unless `createsDatabase`: only a command whose point is a new database makes one.
  */
-function withSchema(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
+async function withSchema(
+  config: Config,
+  work: (database: DatabaseHandle) => Promise<void>,
+  { createsDatabase = false }: { createsDatabase?: boolean } = {},
+): Promise<number> {
+  if (!createsDatabase) await refuseMissingSqliteFile(config.databaseUrl);
   return withDatabase(config, async (database) => {
     const { prepareSchema } = await import('./db/migrate.js');
     await prepareSchema(database);
     await work(database);
   });
+}
+
+/**
+ * Refuses a SQLite DATABASE_URL whose file is not there, before anything opens it. Opening one makes
+ * the file and its folder, and migrating it makes an empty shop: a command run on a mistyped path
+ * answered as if the shop had no data (two default stores, no jobs, no keys) and an import filled a
+ * shop nobody serves, all with exit 0. A relative path is from the folder the command runs in, so the
+ * message names the file in full. Nothing to check for `sqlite::memory:` or PostgreSQL.
+ */
+async function refuseMissingSqliteFile(databaseUrl: string): Promise<void> {
+  const { sqliteFileOf } = await import('./db/database.js');
+  const file = sqliteFileOf(databaseUrl);
+  if (file === undefined || existsSync(file)) return;
+  throw new ConfigError([
+    `DATABASE_URL (${databaseUrl}) names the SQLite file ${resolve(file)}, which does not exist, and this command makes no database: ` +
+      'check DATABASE_URL, or make the database first with storefront migrate (storefront seed --demo for one with demo data)',
+  ]);
 }
 
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
@@ -431,7 +472,10 @@ function failedStepsNote({ failedSteps = 0, stoppedBeforeFirstLine }: ImportSumm
  * operator does next. Every line of a file that is not this kind's NDJSON (a CSV, a JSON array,
  * another kind) is bad.
  */
-function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine }: ImportSummary): string {
+function whatToDoAfterImport(
+  { errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine }: ImportSummary,
+  shownAtMost: number,
+): string {
   if (stoppedBeforeFirstLine) {
     return 'No line was imported. Fix the cause of what failed before the first line (in the log under its id) and import the file again.';
   }
@@ -439,7 +483,10 @@ function whatToDoAfterImport({ errors: bad, failedSteps = 0, outcomes, stoppedBe
     return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
   }
   const fix = [
-    ...(bad > 0 ? [`the ${bad} bad line${bad === 1 ? '' : 's'} above`] : []),
+    // Past the lines shown, the rest are not above: their cause is mended from the first ones.
+    ...(bad > 0
+      ? [`the ${bad} bad line${bad === 1 ? '' : 's'} ${bad > shownAtMost ? `(the first ${shownAtMost} are above)` : 'above'}`]
+      : []),
     ...(failedSteps > 0 ? ['the cause of what failed after the last line (in the log under its id)'] : []),
   ];
   const imported = bad > 0 ? 'The other lines were imported' : 'The lines were imported';

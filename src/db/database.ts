@@ -108,17 +108,26 @@ const INT8_OID = 20;
 const PINGED = Promise.resolve();
 const POOL_MAX = 10;
 
+/**
+ * The file a `sqlite:<file>` URL opens (a relative path from the working folder), which opening
+ * makes when it is not there; undefined for `sqlite::memory:` and PostgreSQL.
+ */
+export function sqliteFileOf(url: string): string | undefined {
+  if (!url.startsWith('sqlite:')) return undefined;
+  const location = url.slice('sqlite:'.length);
+  return location === ':memory:' || location === '' ? undefined : location;
+}
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
     if (options.replica) throw new Error('A read replica (DATABASE_REPLICA_URL) needs PostgreSQL');
-    return openSqlite(url.slice('sqlite:'.length), options.readWorkers ?? 0, options.sqliteImage);
+    return openSqlite(sqliteFileOf(url) ?? ':memory:', options.readWorkers ?? 0, options.sqliteImage);
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica, options.preparedStatements ?? true);
   throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
 }
 
-function openSqlite(location: string, readWorkers: number, image?: Buffer): DatabaseHandle {
-  const file = location === ':memory:' || location === '' ? ':memory:' : location;
+function openSqlite(file: string, readWorkers: number, image?: Buffer): DatabaseHandle {
   if (image && file !== ':memory:') throw new Error('A database image (sqliteImage) opens only in memory: use sqlite::memory:');
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(image ?? file);

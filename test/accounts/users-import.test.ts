@@ -154,7 +154,7 @@ describe('import users', () => {
     const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
     const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
     try {
-      if (scratch) expect((await runCli(['migrate'], env)).code).toBe(0);
+      expect((await runCli(['migrate'], env)).code).toBe(0);
       const good = await runCli(
         ['import', 'users', file('good.ndjson', [{ email: 'cli@example.ee', store: 'WEB', accountType: 'SIMPLE', activated: true }])],
         env,

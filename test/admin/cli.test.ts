@@ -16,7 +16,7 @@ beforeAll(async () => {
   const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
   drop = scratch?.drop;
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
-  if (scratch) expect((await runCli(['migrate'], env)).code).toBe(0);
+  expect((await runCli(['migrate'], env)).code).toBe(0);
 });
 afterAll(async () => {
   await drop?.();

@@ -169,7 +169,7 @@ describe('import sales-history', () => {
     const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
     const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
     try {
-      if (scratch) expect((await runCli(['migrate'], env)).code).toBe(0);
+      expect((await runCli(['migrate'], env)).code).toBe(0);
       const result = await runCli(['import', 'sales-history', file('cli.ndjson', [webOrder, shopSale, 'nope'])], env);
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('"created":2');

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as personSortNameMigration from '../../src/db/migrations/2026_12_02_0030_add_person_sort_name.js';
+import * as personSortNameMigration from '../../src/db/migrations/2026_12_02_0130_add_person_sort_name.js';
 import { personSortName } from '../../src/modules/catalogue/person-sort-name.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe(`migration 2026_12_02_0030_add_person_sort_name on ${engine}`, () => {
+describe(`migration 2026_12_02_0130_add_person_sort_name on ${engine}`, () => {
   it("fills every person's sort name as the rule derives it, and the author index files them by surname", async () => {
     const db = t.database.db;
     await personSortNameMigration.down(db);

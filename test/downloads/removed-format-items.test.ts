@@ -177,8 +177,10 @@ describe('a removed format of a product many hold', () => {
     });
     await expectWholeLists(['EPUB']);
     expect(await itemsOfFile(pdf)).toBe(0);
-    // A format the product no longer has removes nothing.
-    expect(await removePdf()).toEqual([`${world.ebooks[0]!.code} has no PDF file; nothing was removed.`]);
+    // A format the product no longer has removes nothing, and says so as a failure (test/cli/cli.test.ts).
+    await expect(removePdf()).rejects.toThrow(
+      `product-file remove: the product "${world.ebooks[0]!.code}" has no PDF file; nothing was removed`,
+    );
   });
 
   it('deleted by hand (SQL, as an operator in psql), has its items deleted by the same job', async () => {

@@ -62,6 +62,7 @@ describe('a virtual gift card in the basket', () => {
           recipientName: 'Jaan Tamm',
           recipientEmail: 'jaan@example.ee',
           message: 'Palju õnne!',
+          senderName: '',
           deliveryDate: dateIn(1),
         },
       }),
@@ -189,6 +190,58 @@ describe('bought, issued, delivered', () => {
     expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toHaveLength(1);
     expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes(recipientEmail))).toHaveLength(1);
     expect(smtp.mails.length - sent).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('from a named sender', () => {
+  /** A card for `recipientEmail` from `senderName` (when given), bought and paid by a physical card, delivered: the recipient's mail. */
+  async function deliveredFrom(recipientEmail: string, senderName: string | undefined, language = 'et') {
+    const who = await fill(t, {}, [[await stockedBook(t, shop, 5), 1]]);
+    const added = await addVoucher(who, details({ amount: 20, recipientEmail, ...(senderName === undefined ? {} : { senderName }) }));
+    expect(added.statusCode, added.body).toBe(200);
+    const basket = { token: added.headers['basket-token'] as string };
+    expect(added.json().items.find((item: { giftCard?: unknown }) => item.giftCard).giftCard).toMatchObject({
+      senderName: (senderName ?? '').trim(),
+    });
+    expect((await call(t, 'POST', '/basket/add-gift-card', basket, { code: await card(t, 100) })).statusCode).toBe(200);
+    const placed = await checkout(t, basket, checkoutForm(shop), { 'x-app-language': language });
+    expect(placed.statusCode, placed.body).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: orderLink(placed.json().location).path })).statusCode).toBe(200);
+    await t.drainJobs();
+    await deliveryDateComes();
+    return smtp.waitFor((mail) => JSON.stringify(mail.to).includes(recipientEmail));
+  }
+
+  it("names the sender in the recipient's mail, in its language, escaped in the HTML", async () => {
+    const mail = await deliveredFrom('from-mari@example.ee', '  Mari <Maasikas> ');
+    expect(mail.subject).toMatch(/^Mari <Maasikas> saatis teile kinkekaardi 20,00\s?€$/);
+    expect(mail.text).toMatch(/^Tere, Jaan Tamm! Mari <Maasikas> saatis teile poe .+ kinkekaardi väärtusega 20,00\s?€\.$/m);
+    expect(mail.html).toContain('Mari &lt;Maasikas&gt; saatis teile');
+    expect(mail.html).not.toContain('<Maasikas>');
+    const english = await deliveredFrom('from-mari-en@example.ee', 'Mari', 'en');
+    expect(english.subject).toMatch(/^Mari sent you a gift card of /);
+  });
+
+  it('without one (or an empty one), says the card is from the store, as before', async () => {
+    for (const [email, senderName] of [
+      ['from-store@example.ee', undefined],
+      ['from-store-empty@example.ee', ' '],
+    ] as const) {
+      const mail = await deliveredFrom(email, senderName);
+      expect(mail.subject).toMatch(/^Kinkekaart 20,00\s?€ poelt /);
+      expect(mail.text).toContain('Te saite poelt');
+    }
+  });
+
+  it('refuses a sender name that is not one line of text, changing nothing', async () => {
+    const book = await stockedBook(t, shop, 5);
+    const who = await fill(t, {}, [[book, 1]]);
+    for (const senderName of ['Mari\nMaasikas', 'x'.repeat(201), 42]) {
+      const refused = await addVoucher(who, details({ senderName }));
+      expect(refused.statusCode, refused.body).toBe(422);
+      expect(refused.json()).toEqual([expect.objectContaining({ field: 'giftCard.senderName' })]);
+    }
+    expect((await call(t, 'GET', '/basket', who)).json().items).toEqual([expect.objectContaining({ productId: book, quantity: 1 })]);
   });
 });
 

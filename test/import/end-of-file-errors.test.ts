@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { importKinds } from '../../src/import-kinds.js';
-import { importNdjson } from '../../src/infra/import/index.js';
+import { BAD_LINES_SHOWN, importNdjson } from '../../src/infra/import/index.js';
 import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
 import { createLoggedBackOfficeApp } from '../helpers/back-office.js';
 import { cliScratch, jsonLogLines, runCli, type CliScratch } from '../helpers/cli.js';
@@ -234,6 +234,24 @@ describe("the product feed's steps after the last line, on the command line", ()
       }),
     ]);
     expect([linksLine, stepLine].join('\n')).not.toMatch(DATABASE_WORDS);
+  });
+
+  // The command shows the first BAD_LINES_SHOWN bad lines (test/cli/import-bad-lines.test.ts); the
+  // report that a whole step was not done is never among those left out.
+  it('reports the failed step after more bad lines than it shows', async () => {
+    const bad = Array.from({ length: BAD_LINES_SHOWN + 5 }, () => 'not a product');
+    const imported = await runCli(['import', 'products', cli.ndjsonFile('third.ndjson', [book('P-1'), book('P-2'), ...bad])], cli.env);
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toContain(
+      `${bad.length + 2} lines: {"unchanged":2}, ${bad.length} bad, 1 step after the last line not completed`,
+    );
+    const stderr = imported.stderr.split('\n');
+    expect(stderr.filter((line) => line.startsWith('line '))).toHaveLength(BAD_LINES_SHOWN);
+    idOf(
+      stderr.find((line) => line.startsWith('after the last line: '))!,
+      DEACTIVATION_NOT_DONE,
+    );
+    expect(stderr).toContain('and 5 more bad lines, not shown (the first 20 are above)');
   });
 });
 

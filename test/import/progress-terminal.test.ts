@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { createDatabase } from '../../src/db/database.js';
+import { BAD_LINES_SHOWN } from '../../src/infra/import/index.js';
 import { runCli as runCliHelper } from '../helpers/cli.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
 
@@ -80,5 +81,26 @@ describe('the CLI import on a terminal', () => {
       expect(after.startsWith(SAVE_CURSOR), JSON.stringify(after.slice(0, 40))).toBe(true);
       expect(after.slice(0, after.indexOf('\n') === -1 ? undefined : after.indexOf('\n'))).toContain(' import ');
     }
+  });
+
+  // Only the first BAD_LINES_SHOWN bad lines are shown (test/cli/import-bad-lines.test.ts): the bar
+  // was stopped and drawn again for every bad line, shown or not, some 370 bytes each, so a wrong file
+  // of 100,000 lines still wrote 37 MB of bars to the terminal and took three times as long.
+  it('draws the bar again under the bad lines it shows, not for those it leaves out', async () => {
+    const file = join(dir, 'publishers.csv');
+    writeFileSync(file, ['code,name', ...Array.from({ length: 1999 }, (_, i) => `PUB-${i},Publisher ${i}`)].join('\n'));
+    const terminal = fakeTerminal();
+    const code = await runCli(['import', 'publishers', file], {
+      env,
+      stdout: { write: () => true },
+      stderr: terminal.stream,
+      progress: terminal.stream,
+    });
+    expect(code).toBe(1);
+    const written = terminal.written();
+    expect(written.match(/line \d+: not valid JSON\n/g)).toHaveLength(BAD_LINES_SHOWN);
+    expect(written).toContain('and 1980 more bad lines, not shown (the first 20 are above)\n');
+    // Drawn at its start, again under each line shown, and now and then as the file is read.
+    expect(written.split(SAVE_CURSOR).length - 1).toBeLessThan(BAD_LINES_SHOWN + 20);
   });
 });

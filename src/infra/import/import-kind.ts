@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { BAD_LINES_SHOWN } from './bad-lines-shown.js';
 import { withImportLock } from './import-lock.js';
 import type { ImportSummary } from './ndjson-import.js';
 import type { ImportProgress } from './progress.js';
@@ -66,7 +67,8 @@ export function importUsage(kinds: Readonly<Record<string, { usage: string }>>):
   const lines = Object.values(kinds).map((kind) => `  ${kind.usage}`);
   return [
     ...lines,
-    '                                      (NDJSON, see docs/import.md; a bad line is reported by number',
-    '                                      and skipped, exit 1; --force where a kind has a safety check)',
+    '                                      (NDJSON, see docs/import.md; a bad line is reported by number, the',
+    `                                      first ${BAD_LINES_SHOWN} in full, and skipped, exit 1; --force where a kind has a`,
+    '                                      safety check)',
   ].join('\n');
 }

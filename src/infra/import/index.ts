@@ -11,6 +11,7 @@ export {
   type RunImport,
 } from './import-kind.js';
 export { excerpt, KeyedLineError, LineError, stepFailureMessage } from './line-failure.js';
+export { BAD_LINES_SHOWN, showingFirstBadLines } from './bad-lines-shown.js';
 export { ImportProgress } from './progress.js';
 export { compileLineCheck, type LineCheck } from './line-check.js';
 export { IMPORT_LOCK_TTL_MS, ImportRunningError, withImportLock } from './import-lock.js';

@@ -204,8 +204,10 @@ const withoutCarriageReturn = (line: Buffer) => (line.at(-1) === CARRIAGE_RETURN
  * Calls `visit` with each parsed line of an NDJSON file, in order, and returns the number of
  * lines; a line that is not UTF-8 or not JSON goes to `bad` instead. Blank lines and a leading byte
  * order mark are skipped. The progress bar (on `progress`, a terminal) is labelled, so a first pass over a file is told
- * apart from the import; `visit` reports through the `bad` it is handed, which keeps the bar from
- * overwriting the message. A line that gives a member twice (`{"code":"A",...,"code":"B"}`) is bad
+ * apart from the import; `visit` reports through the `bad` it is handed, which moves the bar to the
+ * line first. What `bad` writes on the bar's terminal goes through `progress.write`, which clears the
+ * bar's line and draws the bar again under it (a bad line the CLI does not show, or the scan's, then
+ * costs the terminal nothing). A line that gives a member twice (`{"code":"A",...,"code":"B"}`) is bad
  * too. `lenient` takes both (a line that is not UTF-8 with U+FFFD in place of what is not, the last
  * of a repeated member), for a pass that only looks for what a line names (the product feed's scan:
  * a bad line's product is skipped, not deactivated).
@@ -223,11 +225,10 @@ export async function readNdjson(
   const input = createReadStream(file);
   const bar = progress?.start(label, size);
   let lines = 0;
-  // Messages go between bar redraws, so they are not overwritten; the bar comes back where the file is.
+  // The bar is drawn again where the file is under a message written through `progress.write`.
   const badLine = (lineNumber: number, message: string) => {
-    if (!progress) return bad(lineNumber, message);
     bar?.update(input.bytesRead, lines);
-    progress.between(() => bad(lineNumber, message));
+    bad(lineNumber, message);
   };
   try {
     for await (const bytes of byteLines(input)) {

@@ -102,6 +102,7 @@ export const BasketItemSchema = Type.Object({
         recipientName: Type.String(),
         recipientEmail: Type.String(),
         message: Type.String(),
+        senderName: Type.String({ description: "Who the card is from in the recipient's mail; '' for the store" }),
         deliveryDate: Type.String({ format: 'date' }),
       },
       { description: 'A virtual gift card line: its amount (the line price), recipient and delivery date' },

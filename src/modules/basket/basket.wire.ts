@@ -46,6 +46,7 @@ function toItem(line: PricedLine, language: Language): BasketItemWire {
       recipientName: line.virtualCard.recipientName,
       recipientEmail: line.virtualCard.recipientEmail,
       message: line.virtualCard.message,
+      senderName: line.virtualCard.senderName,
       deliveryDate: line.virtualCard.deliverOn,
     };
   }

@@ -1,6 +1,6 @@
 // A person's sort name: how a bookshop's author index files them, by surname. Every writer of
 // persons (the persons import, the demo data, the tests' catalogues) derives it with this when it is
-// not given; migration 2026_12_02_0030 filled the rows before it with the same rule in SQL.
+// not given; migration 2026_12_02_0130 filled the rows before it with the same rule in SQL.
 
 /**
  * "Surname, Given names": the last word first ("A. H. Tammsaare" -> "Tammsaare, A. H."). A name

@@ -48,7 +48,8 @@ async function debit(trx: Db, cardId: number, cents: number, now: number): Promi
   return Number(result.numUpdatedRows) > 0;
 }
 
-export type NewCard = Omit<GiftCardTable, 'id' | 'balance_cents' | 'created_at' | 'updated_at'>;
+/** A card to create: every column but the generated ones; a physical card has no sender. */
+export type NewCard = Omit<GiftCardTable, 'id' | 'balance_cents' | 'created_at' | 'updated_at' | 'sender_name'> & { sender_name?: string };
 
 /** A new card with its first entry (ISSUE for a bought card, IMPORT for a back-office one). */
 export async function createCard(trx: Db, card: NewCard, kind: 'ISSUE' | 'IMPORT', now: number): Promise<number> {

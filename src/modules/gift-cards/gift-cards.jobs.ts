@@ -70,6 +70,7 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
             recipient_name: purchase.recipient_name,
             recipient_email: purchase.recipient_email,
             message: purchase.message,
+            sender_name: purchase.sender_name,
             store_code: purchase.store_code,
             language: purchase.language,
             deliver_at: deliverAt,
@@ -110,6 +111,7 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
         'gift_card.recipient_name',
         'gift_card.recipient_email',
         'gift_card.message',
+        'gift_card.sender_name',
         'gift_card.language',
         'gift_card.store_code',
         'virtual_gift_card_purchase.buyer_email',
@@ -125,6 +127,7 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       deliverAt: Number(card.deliver_at),
       recipientName: card.recipient_name ?? '',
       message: card.message ?? '',
+      senderName: card.sender_name,
       language: card.language ?? 'et',
       storeName,
     };

@@ -12,6 +12,8 @@ export interface CardMailDetails {
   deliverAt: number;
   recipientName: string;
   message: string;
+  /** Who the card is from, as the buyer gave it; '' for the store. */
+  senderName: string;
   language: string;
   storeName: string;
 }
@@ -25,6 +27,7 @@ function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[Me
     date: localTime(details.deliverAt).date,
     name: details.recipientName,
     store: details.storeName,
+    sender: details.senderName,
   };
   const paragraphs = blocks.map((block) => (typeof block === 'string' ? block : translate(language, block[0], { ...params, ...block[1] })));
   const text = paragraphs.join('\n\n');
@@ -35,8 +38,9 @@ function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[Me
 }
 
 export function recipientMail(details: CardMailDetails & { code: string }) {
-  return render(details, 'giftCards.mail.recipientSubject', [
-    ['giftCards.mail.recipientIntro', {}],
+  const fromSender = details.senderName !== '';
+  return render(details, fromSender ? 'giftCards.mail.recipientSubjectFrom' : 'giftCards.mail.recipientSubject', [
+    [fromSender ? 'giftCards.mail.recipientIntroFrom' : 'giftCards.mail.recipientIntro', {}],
     ...(details.message ? [details.message] : []),
     ['giftCards.mail.code', { code: details.code }],
     ['giftCards.mail.expires', {}],

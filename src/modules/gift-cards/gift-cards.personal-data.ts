@@ -18,7 +18,17 @@ async function exportGiftCards(db: Db, subject: PersonalDataSubject) {
   const email = normaliseEmail(subject.email);
   const purchases = await db
     .selectFrom('virtual_gift_card_purchase')
-    .select(['amount_cents', 'recipient_name', 'recipient_email', 'message', 'deliver_at', 'buyer_email', 'cancelled_at', 'created_at'])
+    .select([
+      'amount_cents',
+      'recipient_name',
+      'recipient_email',
+      'message',
+      'sender_name',
+      'deliver_at',
+      'buyer_email',
+      'cancelled_at',
+      'created_at',
+    ])
     .where((eb) => {
       const asBuyer = eb('buyer_email', '=', email);
       return ids.length === 0
@@ -37,6 +47,7 @@ async function exportGiftCards(db: Db, subject: PersonalDataSubject) {
           recipientName: row.recipient_name,
           recipientEmail: row.recipient_email,
           message: row.message,
+          senderName: row.sender_name,
           deliverOn: time(row.deliver_at),
           cancelled: row.cancelled_at !== null,
           boughtAt: time(row.created_at),
@@ -53,12 +64,13 @@ async function eraseFromGiftCards(trx: Db, subject: PersonalDataSubject) {
   await trx.updateTable('gift_card').set(received).where('recipient_email', '=', email).execute();
   const bought = trx
     .updateTable('virtual_gift_card_purchase')
-    .set({ buyer_email: subject.erasedEmail, message: '' })
+    .set({ buyer_email: subject.erasedEmail, message: '', sender_name: '' })
     .where((eb) =>
       ids.length === 0 ? eb('buyer_email', '=', email) : eb.or([eb('buyer_email', '=', email), eb('buyer_client_account_id', 'in', ids)]),
     );
   await bought.execute();
-  if (ids.length > 0) await trx.updateTable('gift_card').set({ message: '' }).where('buyer_client_account_id', 'in', ids).execute();
+  if (ids.length > 0)
+    await trx.updateTable('gift_card').set({ message: '', sender_name: '' }).where('buyer_client_account_id', 'in', ids).execute();
 }
 
 /** The gift cards module's part of "your data". */

@@ -1,5 +1,5 @@
 // The gift cards' tables (migration 2026_11_24_1300). Conventions of every table: src/db/schema.ts.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export type GiftCardKind = 'PHYSICAL' | 'VIRTUAL';
 export type GiftCardEntryKind = 'ISSUE' | 'IMPORT' | 'RESERVE' | 'CAPTURE' | 'RELEASE' | 'REFUND' | 'EXPIRY' | 'VOID';
@@ -22,6 +22,8 @@ export interface GiftCardTable {
   recipient_name: string | null;
   recipient_email: string | null;
   message: string | null;
+  /** Who the card is from, as the buyer gave it ('' when not: the store; migration 2026_12_02_0100). */
+  sender_name: ColumnType<string, string | undefined, string>;
   store_code: string | null;
   language: string | null;
   deliver_at: number | null;
@@ -69,6 +71,7 @@ export interface BasketVirtualGiftCardTable {
   recipient_name: string;
   recipient_email: string;
   message: string;
+  sender_name: ColumnType<string, string | undefined, string>;
   deliver_on: string;
 }
 
@@ -79,6 +82,7 @@ export interface VirtualGiftCardPurchaseTable {
   recipient_name: string;
   recipient_email: string;
   message: string;
+  sender_name: ColumnType<string, string | undefined, string>;
   deliver_at: number;
   buyer_client_account_id: number | null;
   buyer_email: string;

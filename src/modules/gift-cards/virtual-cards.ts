@@ -22,6 +22,12 @@ export const VirtualGiftCardInput = Type.Object(
     recipientName: TextLine({ minLength: 1, maxLength: 200 }),
     recipientEmail: Type.String({ format: 'email', maxLength: 254 }),
     message: Type.Optional(MultilineText({ maxLength: 1000 })),
+    senderName: Type.Optional(
+      TextLine({
+        maxLength: 200,
+        description: "Who the card is from, as the recipient's mail names them; the store when left out or empty",
+      }),
+    ),
     deliveryDate: Type.String({
       format: 'date',
       description: 'The day the card is mailed to the recipient: today to a year ahead, days in Tallinn',
@@ -50,6 +56,8 @@ export interface VirtualCardLine {
   recipientName: string;
   recipientEmail: string;
   message: string;
+  /** '' when the buyer gave none: the mail then says the store. */
+  senderName: string;
   deliverOn: string;
 }
 
@@ -88,6 +96,7 @@ export function checkVirtualCard(
     recipientName: input.recipientName.trim(),
     recipientEmail: normaliseEmail(input.recipientEmail),
     message: (input.message ?? '').trim(),
+    senderName: (input.senderName ?? '').trim(),
     deliverOn: input.deliveryDate,
   };
 }
@@ -98,6 +107,7 @@ export async function saveVirtualCardLine(trx: Db, basketId: number, productId: 
     recipient_name: line.recipientName,
     recipient_email: line.recipientEmail,
     message: line.message,
+    sender_name: line.senderName,
     deliver_on: line.deliverOn,
   };
   await trx
@@ -118,6 +128,7 @@ export async function virtualCardLines(db: Db, basketId: number): Promise<Map<nu
         recipientName: row.recipient_name,
         recipientEmail: row.recipient_email,
         message: row.message,
+        senderName: row.sender_name,
         deliverOn: row.deliver_on,
       },
     ]),
@@ -153,6 +164,7 @@ export async function recordPurchases(
         recipient_name: card.recipientName,
         recipient_email: card.recipientEmail,
         message: card.message,
+        sender_name: card.senderName,
         deliver_at: deliverAt(card.deliverOn),
         buyer_client_account_id: buyer.clientAccountId,
         buyer_email: buyer.email,
