@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IMPORT_BODY_LIMIT_BYTES } from '../../src/modules/admin/index.js';
 import { createApiKey, listApiKeys, revokeApiKeyByName } from '../../src/modules/admin/api-keys.service.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createBackOfficeApp, ndjson } from '../helpers/back-office.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -14,8 +14,6 @@ beforeAll(async () => {
   ({ t, key } = await createBackOfficeApp());
 });
 afterAll(() => t.close());
-
-const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
 
 function post(kind: string, body: string | Buffer | Readable, headers: Record<string, string> = {}, query = '') {
   return t.app.inject({

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKinds } from '../../src/import-kinds.js';
 import { ImportRunningError, withImportLock, type ImportSummary } from '../../src/infra/import/index.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createBackOfficeApp, ndjson } from '../helpers/back-office.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 // Imports of one kind never overlap (in any process), and an import that began finishes even when
@@ -19,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ndjson = (lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join('\n');
 const book = (code: string) => ({ code, type: 'BOOK', name: code, stores: ['WEB'], shopPrice: 9.9, vatRate: 9, availability: 'AVAILABLE' });
 const headers = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'x-app-language': 'en' });
 const post = (kind: string, body: string) =>

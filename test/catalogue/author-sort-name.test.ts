@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/schema.js';
 import { authorPage, countAuthors } from '../../src/modules/catalogue/browse/person.repository.js';
 import { GUEST } from '../../src/modules/catalogue/caller.js';
 import { personSortName } from '../../src/modules/catalogue/person-sort-name.js';
-import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createBackOfficeApp, ndjson } from '../helpers/back-office.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { engine, type TestApp } from '../helpers/test-app.js';
 
@@ -21,8 +21,6 @@ beforeAll(async () => {
   ({ t, key } = await createBackOfficeApp());
 });
 afterAll(() => t.close());
-
-const ndjson = (lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join('\n');
 
 function postImport(kind: string, lines: unknown[]) {
   return t.app.inject({

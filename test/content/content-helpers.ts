@@ -1,8 +1,9 @@
+import { ndjson } from '../helpers/back-office.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 // What the content tests share: NDJSON bodies, the operator's import and single edits, and reads.
 
-export const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
+export { ndjson };
 
 export function importContent(t: TestApp, key: string, kind: string, lines: unknown[], headers: Record<string, string> = {}) {
   return t.app.inject({

@@ -20,3 +20,6 @@ export async function createLoggedBackOfficeApp(): Promise<BackOfficeApp & { log
   const logs = captureLogs();
   return { ...(await createBackOfficeApp({ env: { LOG_LEVEL: 'error' }, logStream: logs.stream })), logs };
 }
+
+/** An import file's text: one line each, an object as its JSON, a string as it is (to send a bad line). */
+export const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');

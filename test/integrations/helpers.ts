@@ -1,3 +1,4 @@
+import { ndjson } from '../helpers/back-office.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { systemClock } from '../../src/infra/clock.js';
 import { signText } from '../../src/modules/integrations/index.js';
 import type { TestApp } from '../helpers/test-app.js';
 
-export const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
+export { ndjson };
 
 export const book = (code: string, extra: Record<string, unknown> = {}) => ({
   code,
