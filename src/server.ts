@@ -38,20 +38,24 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
   }
   const jobs = config.jobs.worker === 'inline' ? createJobRunner(database, config, app.log.child({ component: 'worker' })) : undefined;
 
-  const metrics = await startMetricsListener(config, database);
-  const drain = { lifecycle, ms: config.shutdownDrainMs };
-  onSignal(
-    app.log,
-    async () => {
-      await app.close();
-      await metrics?.close();
-      await jobs?.stop();
-      await database.close();
-    },
-    drain,
-  );
-
-  const address = await app.listen({ port: config.port, host: config.host });
+  let metrics: App | undefined;
+  const stop = async () => {
+    await app.close();
+    await metrics?.close();
+    await jobs?.stop();
+    await database.close();
+  };
+  let address: string;
+  try {
+    metrics = await startMetricsListener(config, database);
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing to serve on: let go of what was opened, so the process exits with the error at once. Left
+    // open, a PostgreSQL pool's idle connections held it until their idle timeout, 10 s later.
+    await stop();
+    throw error;
+  }
+  onSignal(app.log, stop, { lifecycle, ms: config.shutdownDrainMs });
   jobs?.start();
   if (config.apiDocs !== 'off') app.log.info(`API docs at ${address}${config.basePath}/docs (API_DOCS=${config.apiDocs})`);
 }
@@ -69,7 +73,10 @@ export async function work(config: Config): Promise<void> {
     return closing(database)(error);
   }
   // A worker's mails and jobs are counted in its own process: it serves /metrics on METRICS_PORT too.
-  const metrics = await startMetricsListener(config, database);
+  const metrics = await startMetricsListener(config, database).catch(async (error: unknown) => {
+    await jobs.stop();
+    return closing(database)(error);
+  });
   onSignal(log, async () => {
     await metrics?.close();
     await jobs.stop();
@@ -92,7 +99,10 @@ async function startMetricsListener(config: Config, database: DatabaseHandle): P
   const { port, host } = config.metrics;
   if (port === undefined) return undefined;
   const metrics = await buildMetricsApp(config, { database });
-  const address = await metrics.listen({ port, host });
+  const address = await metrics.listen({ port, host }).catch(async (error: unknown) => {
+    await metrics.close();
+    throw error;
+  });
   metrics.log.info(`metrics at ${address}/metrics`);
   return metrics;
 }
