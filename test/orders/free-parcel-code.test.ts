@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basketOf, call } from '../basket/helpers.js';
-import { importLines } from '../basket/import-helpers.js';
+import { DPD_LINE, importLines } from '../basket/import-helpers.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
@@ -22,17 +22,8 @@ beforeAll(async () => {
       ])
     ).statusCode,
   ).toBe(200);
-  const methods = await importLines(t, 'delivery-methods', [
-    {
-      code: 'DPD',
-      kind: 'PARCEL_MACHINE',
-      carrier: 'DPD',
-      names: { et: 'DPD pakiautomaat' },
-      prices: [{ store: 'WEB', price: 3.49 }],
-      daysMin: 1,
-      daysMax: 2,
-    },
-  ]);
+  // DPD_LINE as it was written here: heavy baskets too (the import's default).
+  const methods = await importLines(t, 'delivery-methods', [{ ...DPD_LINE, suitsHeavy: true }]);
   expect(methods.statusCode, methods.body).toBe(200);
   dpd = Number((await db.selectFrom('delivery_method').select('id').where('code', '=', 'DPD').executeTakeFirstOrThrow()).id);
   machine = Number((await db.selectFrom('parcel_machine').select('id').where('code', '=', 'D1').executeTakeFirstOrThrow()).id);
