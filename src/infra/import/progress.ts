@@ -5,7 +5,7 @@ import cliProgress from 'cli-progress';
  * (a pipe, a log file, an HTTP import), so nothing is drawn where no person watches.
  *
  * Whatever else the CLI writes there while a bar is drawn (a bad line's report, a log line) goes
- * through `write` or `between`: written as it is, it would land on the bar's line after the bar's
+ * through `write`: written as it is, it would land on the bar's line after the bar's
  * text, and the bar's next redraw would go over it. So the bar's line is cleared first (the bar is
  * stopped, clearing its line) and the bar drawn again under what was written.
  */
@@ -32,22 +32,17 @@ export class ImportProgress {
     };
   }
 
-  /** Writes whole lines on the terminal, between redraws of the bar when one is drawn. */
+  /** Writes whole lines on the terminal with the bar's line cleared; the bar, when one is drawn, is drawn again under them. */
   write(text: string): void {
-    this.between(() => void this.stream.write(text));
-  }
-
-  /** Runs `write`, which writes whole lines on the terminal, with the bar's line cleared; the bar is drawn again after. */
-  between(write: () => void): void {
     const bar = this.#bar;
-    if (bar === undefined) return write();
+    if (bar === undefined) {
+      this.stream.write(text);
+      return;
+    }
     bar.stop();
-    // A line written while this one is (a log line of the report it writes) needs no pause of its own.
-    this.#bar = undefined;
     try {
-      write();
+      this.stream.write(text);
     } finally {
-      this.#bar = bar;
       bar.resume();
     }
   }
@@ -68,7 +63,7 @@ class DrawnBar {
     label: string,
     readonly total: number,
   ) {
-    // Stopping clears the bar's line: `between` stops it to write under it; at the end the reports
+    // Stopping clears the bar's line: `write` stops it to write under it; at the end the reports
     // and the summary stay on the terminal, the bar does not.
     this.#bar = new cliProgress.SingleBar(
       { stream, clearOnComplete: true, format: ` ${label} {bar} {percentage}% | {value}/{total} bytes | {lines} lines` },
