@@ -7,7 +7,15 @@ import { buildLineQueries, type BasketLine, type LineReader, type ProductsReader
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
 import { sumWithVat, vatOfGross, vatOfNet } from './basket-money.js';
 import { deliveryMethodOf, findParcelMachine } from './delivery/delivery.repository.js';
-import { choiceStillHolds, deliveryCost, HEAVY_BASKET_GRAMS, isOffered, type DeliveryMethod } from './delivery/delivery.rules.js';
+import {
+  choiceStillHolds,
+  deliveryCost,
+  HEAVY_BASKET_GRAMS,
+  inService,
+  isOffered,
+  type DeliveryMethod,
+  type OfferedMethod,
+} from './delivery/delivery.rules.js';
 import { discountCodeById } from './discount-codes/discount-code.repository.js';
 import {
   codeApplies,
@@ -66,14 +74,7 @@ export interface PricedBasket {
   discountCents: number;
   digitalOnly: boolean;
   heavy: boolean;
-  delivery: {
-    method: DeliveryMethod;
-    offered: boolean;
-    costCents: number;
-    parcelMachine: { id: number; name: string; city: string; address: string } | null;
-    shop: { id: number; code: string; name: string } | null;
-    countryCode: string | null;
-  } | null;
+  delivery: ChosenDelivery | null;
   deliveryCents: number;
   totalCents: number;
   vat: Array<{ ratePercent: number; netCents: number; vatCents: number }>;
@@ -84,6 +85,18 @@ export interface PricedBasket {
   /** What is left to pay after the gift cards: the total with VAT less giftCardCents. */
   toPayCents: number;
 }
+
+/**
+ * The delivery chosen on the basket, as it holds now. One no longer offered (withdrawn by the back
+ * office, outgrown by the basket, its machine, shop or country gone) has no cost (null, not 0):
+ * nothing is charged for it until the shopper chooses again, and a method that lost its price is
+ * never priced as free.
+ */
+export type ChosenDelivery = {
+  parcelMachine: { id: number; name: string; city: string; address: string } | null;
+  shop: { id: number; code: string; name: string } | null;
+  countryCode: string | null;
+} & ({ offered: true; method: OfferedMethod; costCents: number } | { offered: false; method: DeliveryMethod; costCents: null });
 
 /** The reads pricing makes: the lines with their products, and the gift cards (Kysely-built by default). */
 export interface PricingReads {
@@ -231,15 +244,16 @@ export async function priceLines(
   // A code that takes nothing off the lines says so unless it makes the chosen delivery free.
   if (code && code.reason === null && code.amountCents === 0) {
     code.reason = freeDeliveryReason(
-      delivery && {
-        kind: delivery.method.kind,
-        offered: delivery.offered,
-        regularCents: callerDeliveryCost(delivery.method, { ...deliveryShape, freeParcelMachine: false }, delivery.countryCode, caller),
-      },
+      delivery?.offered
+        ? {
+            kind: delivery.method.kind,
+            regularCents: callerDeliveryCost(delivery.method, { ...deliveryShape, freeParcelMachine: false }, delivery.countryCode, caller),
+          }
+        : null,
     );
     code.applied = code.reason === null;
   }
-  const deliveryCents = delivery?.offered ? delivery.costCents : 0;
+  const deliveryCents = delivery?.costCents ?? 0;
   const totalCents = subtotalCents - discountCents + deliveryCents;
   const vat = vatTable(
     orderable,
@@ -307,27 +321,25 @@ async function chosenDelivery(
   context: BasketContext,
   basket: BasketRow,
   shape: { digitalOnly: boolean; heavy: boolean; payableCents: number; freeParcelMachine: boolean },
-): Promise<PricedBasket['delivery']> {
+): Promise<ChosenDelivery | null> {
   if (basket.delivery_method_id === null) return null;
-  // A method switched off stays the basket's choice, not offered (isOffered), as a closed machine does.
+  // A method the back office withdrew stays the basket's choice, not offered (isOffered), as a closed machine does.
   const method = await deliveryMethodOf(db, context.store.code, context.language, basket.delivery_method_id);
   if (!method) return null;
   const machine = basket.parcel_machine_id === null ? undefined : await findParcelMachine(db, basket.parcel_machine_id);
   const shop = method.shops.find((candidate) => candidate.id === basket.delivery_shop_id) ?? null;
-  return {
-    method,
-    offered:
-      isOffered(method, shape) &&
-      choiceStillHolds(method, {
-        machine: machine && { isActive: Boolean(machine.is_active), carrier: machine.carrier, countryCode: machine.country_code },
-        shop,
-        country: basket.delivery_country_code,
-      }),
-    costCents: callerDeliveryCost(method, shape, basket.delivery_country_code, context.caller),
+  const place = {
     parcelMachine: machine ? { id: Number(machine.id), name: machine.name, city: machine.city, address: machine.address } : null,
     shop: shop && { id: shop.id, code: shop.code, name: shop.name },
     countryCode: basket.delivery_country_code,
   };
+  const holds = choiceStillHolds(method, {
+    machine: machine && { isActive: Boolean(machine.is_active), carrier: machine.carrier, countryCode: machine.country_code },
+    shop,
+    country: basket.delivery_country_code,
+  });
+  if (!inService(method) || !isOffered(method, shape) || !holds) return { ...place, offered: false, method, costCents: null };
+  return { ...place, offered: true, method, costCents: callerDeliveryCost(method, shape, basket.delivery_country_code, context.caller) };
 }
 
 /** VAT per rate over what is paid (lines less their code discount, and delivery). */
@@ -346,7 +358,7 @@ function vatTable(lines: PricedLine[], delivery: { ratePercent: number; cents: n
 
 /** The method's cost for the basket as the caller sees money: without VAT for a wholesale customer. */
 export function callerDeliveryCost(
-  method: DeliveryMethod,
+  method: OfferedMethod,
   shape: { digitalOnly: boolean; heavy: boolean; payableCents: number; freeParcelMachine: boolean },
   country: string | null,
   caller: Caller,

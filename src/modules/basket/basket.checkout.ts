@@ -40,7 +40,7 @@ function ownersBasket(db: Db, owner: BasketOwner, storeCode: string, now: number
 /**
  * Sets the delivery choice on the basket (every rule of PUT /basket/delivery) and prices it. A form
  * that names no delivery takes the one chosen on the basket (PUT /basket/delivery), put through
- * the same rules again: a method switched off, a machine or shop gone, a basket the method no longer
+ * the same rules again: a method switched off or no longer priced, a machine or shop gone, a basket the method no longer
  * carries is the same 422 on the same field as a form naming it, never a different price. A basket
  * with nothing to ship needs none: a choice on it that no longer holds is dropped, not refused.
  */

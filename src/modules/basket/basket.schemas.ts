@@ -70,7 +70,7 @@ export const ChosenDeliverySchema = Type.Object({
   name: Type.String(),
   available: Type.Boolean({
     description:
-      'False when the method was switched off, the basket no longer suits it, or its parcel machine, shop or country is gone: choose again',
+      'False when the method was switched off or its price for the store removed, the basket no longer suits it, or its parcel machine, shop or country is gone: choose again',
   }),
   parcelMachine: Type.Union([
     Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), address: Type.String() }),

@@ -97,7 +97,7 @@ export function toBasketWire(priced: PricedBasket, token: string | null, languag
   };
 }
 
-/** The delivery chosen on the basket (null: none; `available: false`: no longer offered, e.g. its method switched off). */
+/** The delivery chosen on the basket (null: none; `available: false`: no longer offered, e.g. its method switched off or no longer priced in the store). */
 export function chosenDeliveryWire({ delivery }: Pick<PricedBasket, 'delivery'>) {
   return (
     delivery && {

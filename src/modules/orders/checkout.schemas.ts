@@ -112,7 +112,7 @@ export const CheckoutMetaSchema = Type.Object({
   chosenDelivery: Type.Union([ChosenDeliverySchema, Type.Null()], {
     description:
       'The delivery chosen on the basket (PUT /basket/delivery), which POST /checkout uses when its body names none; ' +
-      'null when none is chosen; available: false when it no longer holds for this basket, its method switched off too ' +
+      'null when none is chosen; available: false when it no longer holds for this basket, its method switched off or no longer priced in the store too ' +
       '(a checkout without a delivery is then a 422 on its field)',
   }),
   paymentMethods: Type.Array(PaymentMethodSchema),

@@ -1,17 +1,20 @@
 import type { Db } from '../../../db/database.js';
 import type { Language } from '../../../i18n/index.js';
-import type { DeliveryMethod } from './delivery.rules.js';
+import { inService, type DeliveryMethod, type OfferedMethod } from './delivery.rules.js';
 
-/** The active delivery methods priced in the store, in display order, with names in `language` (else Estonian). */
-export const deliveryMethodsOf = (db: Db, storeCode: string, language: Language): Promise<DeliveryMethod[]> =>
-  methodsWhere(db, storeCode, language, { activeOnly: true });
+/** The delivery methods the store offers (switched on, priced there), in display order, with names in `language` (else Estonian). */
+export async function deliveryMethodsOf(db: Db, storeCode: string, language: Language): Promise<OfferedMethod[]> {
+  // The query leaves the others out already; the filter says so to the type.
+  return (await methodsWhere(db, storeCode, language, { offeredOnly: true })).filter(inService);
+}
 
 /**
- * One method priced in the store, switched on or off (undefined: none there). A basket whose chosen
- * method the back office switched off keeps the choice, to say it is no longer offered.
+ * One method, whether the store still offers it or not (undefined: no such method). A basket whose
+ * chosen method the back office withdrew (switched it off, or removed its price in the store) keeps
+ * the choice, to say it is no longer offered.
  */
 export async function deliveryMethodOf(db: Db, storeCode: string, language: Language, id: number): Promise<DeliveryMethod | undefined> {
-  const [method] = await methodsWhere(db, storeCode, language, { activeOnly: false, id });
+  const [method] = await methodsWhere(db, storeCode, language, { offeredOnly: false, id });
   return method;
 }
 
@@ -19,11 +22,11 @@ async function methodsWhere(
   db: Db,
   storeCode: string,
   language: Language,
-  only: { activeOnly: boolean; id?: number },
+  only: { offeredOnly: boolean; id?: number },
 ): Promise<DeliveryMethod[]> {
   let query = db
     .selectFrom('delivery_method as m')
-    .innerJoin('delivery_method_price as p', (join) => join.onRef('p.delivery_method_id', '=', 'm.id').on('p.store_code', '=', storeCode))
+    .leftJoin('delivery_method_price as p', (join) => join.onRef('p.delivery_method_id', '=', 'm.id').on('p.store_code', '=', storeCode))
     .select([
       'm.id',
       'm.code',
@@ -39,7 +42,7 @@ async function methodsWhere(
       'p.free_over_cents',
       'm.is_active',
     ]);
-  if (only.activeOnly) query = query.where('m.is_active', '=', true);
+  if (only.offeredOnly) query = query.where('m.is_active', '=', true).where('p.price_cents', 'is not', null);
   if (only.id !== undefined) query = query.where('m.id', '=', only.id);
   const rows = await query.orderBy('m.position').orderBy('m.id').execute();
   if (rows.length === 0) return [];

@@ -24,8 +24,11 @@ export interface DeliveryMethod {
   daysMin: number;
   daysMax: number;
   vatRatePercent: number;
-  /** In the basket's store; a method without a price there is not offered there. */
-  priceCents: number;
+  /**
+   * In the basket's store; null once the back office removed its price there: a basket that chose
+   * it before keeps it, not offered, and nothing is ever charged for it (a missing price is not 0).
+   */
+  priceCents: number | null;
   freeOverCents: number | null;
   /** International delivery: the fee of each country it delivers to. */
   countryFees: Map<string, number>;
@@ -35,13 +38,24 @@ export interface DeliveryMethod {
   isActive: boolean;
 }
 
+/** A method the store offers: switched on and priced there. */
+export type OfferedMethod = DeliveryMethod & { priceCents: number };
+
+/**
+ * Whether the back office still offers the method in the basket's store. It withdraws one by
+ * switching it off or by removing its price there; a shopper is told the same of either.
+ */
+export function inService(method: DeliveryMethod): method is OfferedMethod {
+  return method.isActive && method.priceCents !== null;
+}
+
 export interface BasketShape {
   digitalOnly: boolean;
   heavy: boolean;
 }
 
 export function isOffered(method: DeliveryMethod, basket: BasketShape): boolean {
-  if (!method.isActive) return false;
+  if (!inService(method)) return false;
   // A method for digital-only baskets (e-mail) is offered to them alone, and they only such methods.
   if (basket.digitalOnly !== method.suitsDigitalOnly) return false;
   if (basket.heavy && !method.suitsHeavy) return false;
@@ -50,7 +64,7 @@ export function isOffered(method: DeliveryMethod, basket: BasketShape): boolean 
 
 /** What the method costs the basket: `country` for international delivery (none: its cheapest fee). */
 export function deliveryCost(
-  method: DeliveryMethod,
+  method: OfferedMethod,
   basket: BasketShape & { payableCents: number; freeParcelMachine: boolean },
   country: string | null,
 ): number {

@@ -5,7 +5,7 @@ import { vatOfGross } from '../basket-money.js';
 import { callerDeliveryCost, payableWithVatCents, priceBasket, type BasketContext, type PricedBasket } from '../basket-pricing.js';
 import type { Caller } from '../../catalogue/index.js';
 import { deliveryMethodOf, deliveryMethodsOf, findParcelMachine, parcelMachinesOf } from './delivery.repository.js';
-import { deliveryEstimate, isOffered, type DeliveryMethod } from './delivery.rules.js';
+import { deliveryEstimate, inService, isOffered, type OfferedMethod } from './delivery.rules.js';
 
 export interface DeliveryChoice {
   deliveryMethodId: number;
@@ -21,7 +21,8 @@ export const HOME_COUNTRY = 'EE';
 export async function chooseDelivery(trx: Db, context: BasketContext, basket: BasketRow, choice: DeliveryChoice): Promise<BasketRow> {
   const method = await deliveryMethodOf(trx, context.store.code, context.language, choice.deliveryMethodId);
   if (!method) throw invalidField('deliveryMethodId', 'basket.unknownDeliveryMethod', { id: choice.deliveryMethodId });
-  if (!method.isActive) throw invalidField('deliveryMethodId', 'basket.deliveryMethodSwitchedOff', { name: method.name });
+  // Switched off or no longer priced here: the same to the shopper, who can only choose another.
+  if (!inService(method)) throw invalidField('deliveryMethodId', 'basket.deliveryMethodWithdrawn', { name: method.name });
   const priced = await priceBasket(trx, context, basket);
   if (!isOffered(method, priced)) throw invalidField('deliveryMethodId', 'basket.deliveryNotOffered');
   let parcelMachineId: number | null = null;
@@ -86,7 +87,7 @@ export async function availableDeliveryMethods(db: Db, context: BasketContext, p
     freeParcelMachine: priced.code?.freeParcelMachine === true,
   };
   const shown = shownMoney(context.caller, priced.subtotalCents - priced.discountCents, payableCents);
-  return methods.map((method: DeliveryMethod) => ({
+  return methods.map((method) => ({
     method,
     costCents: callerDeliveryCost(method, shape, null, context.caller),
     regularPriceCents: shown.price(method, method.priceCents),
@@ -110,8 +111,8 @@ export async function availableDeliveryMethods(db: Db, context: BasketContext, p
  */
 function shownMoney(caller: Caller, payableNetCents: number, payableGrossCents: number) {
   const net = caller.kind === 'WHOLESALE';
-  const price = (method: DeliveryMethod, cents: number) => (net ? cents - vatOfGross(cents, method.vatRatePercent) : cents);
-  const threshold = (method: DeliveryMethod, cents: number) => {
+  const price = (method: OfferedMethod, cents: number) => (net ? cents - vatOfGross(cents, method.vatRatePercent) : cents);
+  const threshold = (method: OfferedMethod, cents: number) => {
     if (!net) return cents;
     if (payableGrossCents <= 0) return price(method, cents);
     return Math.ceil((cents * payableNetCents) / payableGrossCents);

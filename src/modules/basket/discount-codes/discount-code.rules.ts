@@ -149,11 +149,12 @@ function reasonOf(code: DiscountCode, amountCents: number, saysCents: number): C
 /**
  * Why a code that applies but takes nothing off the lines (one that only makes parcel machines
  * free) changes nothing about the price either: no parcel machine is the delivery (none chosen,
- * another kind, or one the basket no longer suits), or the machine costs nothing without the code.
- * Null when the code makes the chosen machine free. `regularCents` is the machine's cost without it.
+ * another kind, or one no longer offered: withdrawn, or the basket no longer suits it), or the
+ * machine costs nothing without the code. Null when the code makes the chosen machine free.
+ * `delivery` is the chosen delivery when it is offered (else null); `regularCents` its cost without the code.
  */
-export function freeDeliveryReason(delivery: { kind: string; offered: boolean; regularCents: number } | null): CodeReason | null {
-  if (!delivery || !delivery.offered || delivery.kind !== 'PARCEL_MACHINE') return 'DELIVERY_NOT_COVERED';
+export function freeDeliveryReason(delivery: { kind: string; regularCents: number } | null): CodeReason | null {
+  if (!delivery || delivery.kind !== 'PARCEL_MACHINE') return 'DELIVERY_NOT_COVERED';
   return delivery.regularCents === 0 ? 'DELIVERY_FREE_ANYWAY' : null;
 }
 
