@@ -74,6 +74,20 @@ describe('personSortName', () => {
     // A no-break space holds two words together.
     expect(personSortName('Jean-Paul Sartre\u00a0Jr')).toBe('Sartre\u00a0Jr, Jean-Paul');
   });
+
+  it('files the name before a note in parentheses at its end, and keeps the note after it', () => {
+    expect(personSortName('Juhan Liiv (1864-1913)')).toBe('Liiv, Juhan (1864-1913)');
+    expect(personSortName(' Jaan  Kross  (tõlkija) ')).toBe('Kross, Jaan (tõlkija)');
+    expect(personSortName('Homeros (8. saj eKr)')).toBe('Homeros (8. saj eKr)');
+    expect(personSortName('Kross, Jaan (1920-2007)')).toBe('Kross, Jaan (1920-2007)');
+    // A comma in the note does not make the name one written surname first.
+    expect(personSortName('Jaan Kross (1920, Tallinn)')).toBe('Kross, Jaan (1920, Tallinn)');
+    // Only the last note is set apart.
+    expect(personSortName('Jaan (Johannes) Kross (tõlkija)')).toBe('Kross, Jaan (Johannes) (tõlkija)');
+    // Not a note after the name: none after a space, a note alone.
+    expect(personSortName('Jaan Kross(1920)')).toBe('Kross(1920), Jaan');
+    expect(personSortName('(anonüümne)')).toBe('(anonüümne)');
+  });
 });
 
 describe(`GET /author by surname, persons imported over HTTP, on ${engine}`, () => {
