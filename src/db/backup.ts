@@ -3,6 +3,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, r
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CliUsageError } from '../infra/cli-usage.js';
+import { refuseUnusableSqliteFile } from './sqlite-file.js';
 
 // `backup <file>` and `restore <file>`: the operators' copy of the database and its way back.
 // SQLite: an online backup through SQLite's backup API while the service runs, and a restore that
@@ -46,7 +47,7 @@ export async function backupCommand(url: string, args: string[], print: Print, i
   if (!existsSync(dirname(target))) throw new CliUsageError(`there is no folder ${dirname(target)} to write the backup into`);
   const source = sqliteFile(url);
   if (source === undefined) return pgDump(url, target, print, io);
-  if (!existsSync(source)) throw new CliUsageError(`no database at ${source}`);
+  refuseUnusableSqliteFile(url, { problem: 'which does not exist, so there is nothing to back up', advice: 'check DATABASE_URL' });
   const started = performance.now();
   const partial = `${target}.partial`;
   removeWithSidecars(partial);
@@ -88,6 +89,8 @@ export async function restoreCommand(url: string, args: string[], print: Print):
     return 1;
   }
   if (!existsSync(backup)) throw new CliUsageError(`no such file: ${backup}`);
+  // What is there must be a database to replace (kept beside it), not a folder or another file; none is fine.
+  refuseUnusableSqliteFile(url);
   // Copied beside the target and renamed over it: the database file is always whole, old or new.
   // The copy is what is checked, so the backup itself is only read: nothing is written beside it.
   const incoming = `${target}.restoring`;
