@@ -111,7 +111,7 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   // told by its own, even where the order had nothing to move (given up before the payment came).
   const refundedCents = status.refundedCents - Number(payment.refunded_cents);
   if (status.state === 'refunded' && refundedCents > 0 && !(after === 'CANCELLED' && current !== 'CANCELLED')) {
-    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: payment.amount_cents };
+    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents) };
     await queueRefundMail(trx, refund, now);
   }
   return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: after };
