@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, r
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CliUsageError } from '../infra/cli-usage.js';
-import { refuseUnusableSqliteFile } from './sqlite-file.js';
+import { refuseUnusableSqliteFile, sqliteFileOf } from './sqlite-file.js';
 
 // `backup <file>` and `restore <file>`: the operators' copy of the database and its way back.
 // SQLite: an online backup through SQLite's backup API while the service runs, and a restore that
@@ -29,9 +29,8 @@ export interface BackupIo {
 /** The database file of a `sqlite:` URL (refusing an in-memory one), or undefined for PostgreSQL. */
 function sqliteFile(url: string): string | undefined {
   if (!url.startsWith('sqlite:')) return undefined;
-  const file = url.slice('sqlite:'.length);
-  if (file === '' || file === ':memory:')
-    throw new CliUsageError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
+  const file = sqliteFileOf(url);
+  if (file === undefined) throw new CliUsageError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
   return resolve(file);
 }
 
