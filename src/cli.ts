@@ -442,7 +442,7 @@ async function withSchema(
 async function refuseMissingSqliteFile(databaseUrl: string): Promise<void> {
   const { refuseUnusableSqliteFile } = await import('./db/sqlite-file.js');
   refuseUnusableSqliteFile(databaseUrl, {
-    problem: 'which does not exist, and this command makes no database',
+    consequence: ', and this command makes no database',
     advice: 'check DATABASE_URL, or make the database first with storefront migrate (storefront seed --demo for one with demo data)',
   });
 }

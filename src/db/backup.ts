@@ -46,7 +46,7 @@ export async function backupCommand(url: string, args: string[], print: Print, i
   if (!existsSync(dirname(target))) throw new CliUsageError(`there is no folder ${dirname(target)} to write the backup into`);
   const source = sqliteFile(url);
   if (source === undefined) return pgDump(url, target, print, io);
-  refuseUnusableSqliteFile(url, { problem: 'which does not exist, so there is nothing to back up', advice: 'check DATABASE_URL' });
+  refuseUnusableSqliteFile(url, { consequence: ', so there is nothing to back up', advice: 'check DATABASE_URL' });
   const started = performance.now();
   const partial = `${target}.partial`;
   removeWithSidecars(partial);

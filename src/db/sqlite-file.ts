@@ -16,9 +16,16 @@ export function sqliteFileOf(url: string): string | undefined {
   return location === ':memory:' || location === '' ? undefined : location;
 }
 
-/** What is wrong with a DATABASE_URL file, and what to do; a caller's own for a file that is not there. */
-export interface SqliteFileProblem {
+/** What is wrong with a DATABASE_URL file, and what to do. */
+interface SqliteFileProblem {
   problem: string;
+  advice: string;
+}
+
+/** What a caller that makes no database says of a file with none in it: what follows from it, and what to do. */
+export interface NoDatabaseThere {
+  /** After "which does not exist" or "which is empty": ", and this command makes no database". */
+  consequence: string;
   advice: string;
 }
 
@@ -34,13 +41,14 @@ function refusal(url: string, problem: string, advice: string): ConfigError {
 /** The first bytes of every SQLite database file. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 const MISSING = Symbol('not there');
+const EMPTY = Symbol('empty');
 const CHECK_ACCESS = 'check DATABASE_URL, and that the user the process runs as may read and write the file and its folder';
 
 /**
  * Why `file` cannot be opened as a SQLite database and what to do (MISSING when nothing is there),
  * undefined when it can: a stat and a read of its first 16 bytes, once when a process or command opens it.
  */
-function problemOf(file: string): SqliteFileProblem | typeof MISSING | undefined {
+function problemOf(file: string): SqliteFileProblem | typeof MISSING | typeof EMPTY | undefined {
   let descriptor: number;
   try {
     if (statSync(file).isDirectory()) {
@@ -57,8 +65,9 @@ function problemOf(file: string): SqliteFileProblem | typeof MISSING | undefined
   try {
     const head = Buffer.alloc(SQLITE_HEADER.length);
     const read = readSync(descriptor, head, 0, head.length, 0);
-    // An empty file is a database not written yet: SQLite makes one in it, as in a new file.
-    if (read === 0 || head.equals(SQLITE_HEADER)) return undefined;
+    // An empty file is a database not written yet: SQLite makes one in it, as in a new file (`touch shop.db`).
+    if (read === 0) return EMPTY;
+    if (head.equals(SQLITE_HEADER)) return undefined;
     return {
       problem: 'which is not a SQLite database',
       advice: "check DATABASE_URL: it names the shop's database, the file storefront migrate or serve made",
@@ -72,16 +81,17 @@ function problemOf(file: string): SqliteFileProblem | typeof MISSING | undefined
 
 /**
  * Refuses DATABASE_URL's SQLite file when it cannot be the shop's database: a folder, a file of
- * another kind, one this process cannot read, and one that is not there when `missing` says what
- * that means for the caller (without it a missing file is made when opened). Nothing to check for
- * `sqlite::memory:` or PostgreSQL.
+ * another kind, one this process cannot read; and, when `noDatabase` says what that means for the
+ * caller, one that is not there or empty (either gets a new database when opened, an empty shop for a
+ * command that makes none). Nothing to check for `sqlite::memory:` or PostgreSQL.
  */
-export function refuseUnusableSqliteFile(url: string, missing?: SqliteFileProblem): void {
+export function refuseUnusableSqliteFile(url: string, noDatabase?: NoDatabaseThere): void {
   const file = sqliteFileOf(url);
   if (file === undefined) return;
   const found = problemOf(file);
-  if (found === MISSING) {
-    if (missing) throw refusal(url, missing.problem, missing.advice);
+  if (found === MISSING || found === EMPTY) {
+    const what = found === MISSING ? 'which does not exist' : 'which is empty';
+    if (noDatabase) throw refusal(url, `${what}${noDatabase.consequence}`, noDatabase.advice);
     return;
   }
   if (found) throw refusal(url, found.problem, found.advice);

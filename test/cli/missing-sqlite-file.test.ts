@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,22 @@ describe('a one-shot command on a SQLite file that is not there', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`names the SQLite file ${file}, which does not exist`);
     expect(made()).toEqual([]);
+  });
+
+  // `touch shop.db` (or a copy that never finished) is no database either: SQLite makes a new one in
+  // an empty file as in a missing one, and the command answered on an empty shop with exit 0.
+  it('refuses an empty file as well, and leaves it empty; `migrate` makes the database in it', async () => {
+    const file = join(dir, 'empty.db');
+    writeFileSync(file, '');
+    expect(await runCli(['store', 'list'], { DATABASE_URL: `sqlite:${file}` })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: refusal(file).replace('which does not exist', 'which is empty'),
+    });
+    expect(statSync(file).size).toBe(0);
+    expect((await runCli(['migrate'], { DATABASE_URL: `sqlite:${file}` })).code).toBe(0);
+    expect((await runCli(['store', 'list'], { DATABASE_URL: `sqlite:${file}` })).code).toBe(0);
+    rmSync(file);
   });
 
   // Started before serve or migrate made the database, or on a mistyped path, a worker would wait on
