@@ -116,6 +116,10 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: requestId,
+    // Fastify gives a plugin 10 s to register, and the API's compile hundreds of schemas: on a busy
+    // machine (a start beside a running service or a test run) that took longer and `serve` died with
+    // "Plugin did not start in time". A minute still ends a start that hangs.
+    pluginTimeout: 60_000,
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify's default (100) answers 414 to a signed download token with ids of a few digits;
     // every parameter's schema still sets its own maximum (a token's is 400).

@@ -1,5 +1,4 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { CliUsageError } from './infra/cli-usage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Env } from './infra/env.js';
@@ -437,17 +436,15 @@ async function withSchema(
  * Refuses a SQLite DATABASE_URL whose file is not there, before anything opens it. Opening one makes
  * the file and its folder, and migrating it makes an empty shop: a command run on a mistyped path
  * answered as if the shop had no data (two default stores, no jobs, no keys) and an import filled a
- * shop nobody serves, all with exit 0. A relative path is from the folder the command runs in, so the
- * message names the file in full. Nothing to check for `sqlite::memory:` or PostgreSQL.
+ * shop nobody serves, all with exit 0. A folder or a file of another kind is refused alike (and by
+ * whatever opens the database). Nothing to check for `sqlite::memory:` or PostgreSQL.
  */
 async function refuseMissingSqliteFile(databaseUrl: string): Promise<void> {
-  const { sqliteFileOf } = await import('./db/database.js');
-  const file = sqliteFileOf(databaseUrl);
-  if (file === undefined || existsSync(file)) return;
-  throw new ConfigError([
-    `DATABASE_URL (${databaseUrl}) names the SQLite file ${resolve(file)}, which does not exist, and this command makes no database: ` +
-      'check DATABASE_URL, or make the database first with storefront migrate (storefront seed --demo for one with demo data)',
-  ]);
+  const { refuseUnusableSqliteFile } = await import('./db/sqlite-file.js');
+  refuseUnusableSqliteFile(databaseUrl, {
+    consequence: ', and this command makes no database',
+    advice: 'check DATABASE_URL, or make the database first with storefront migrate (storefront seed --demo for one with demo data)',
+  });
 }
 
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {

@@ -1,6 +1,7 @@
 import { API_DOCS_MODES, type ApiDocsMode } from './http/api-docs-mode.js';
 import { readTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LANGUAGES, type Language } from './i18n/index.js';
+import { ConfigError } from './infra/config-error.js';
 import { envReader, type Env, type EnvReader } from './infra/env.js';
 import { LOG_FORMATS, type LogFormat } from './infra/log-format.js';
 import { readJobsConfig, type JobsConfig } from './infra/jobs/jobs.config.js';
@@ -34,6 +35,8 @@ import { STORE_CODES, type StoreCode } from './modules/store/store-codes.js';
 
 // The store module owns the list of stores; re-exported for the configuration's readers.
 export { STORE_CODES, type StoreCode };
+// Defined in infra, so that the database layer can refuse a setting too (db/sqlite-file.ts).
+export { ConfigError };
 
 // The whole configuration: the process's own settings here, and each section as the module (or
 // the piece of infrastructure) that reads it declares and reads it (`<m>.config.ts`).
@@ -108,13 +111,6 @@ export interface ReplicaConfig {
   maxLagMs: number;
   /** How long a caller's reads stay on the primary after the caller wrote. */
   stickyMs: number;
-}
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'ConfigError';
-  }
 }
 
 /** Reads the whole configuration from the environment and reports every bad value at once. */

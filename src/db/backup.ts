@@ -3,6 +3,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, r
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CliUsageError } from '../infra/cli-usage.js';
+import { refuseUnusableSqliteFile, sqliteFileOf } from './sqlite-file.js';
 
 // `backup <file>` and `restore <file>`: the operators' copy of the database and its way back.
 // SQLite: an online backup through SQLite's backup API while the service runs, and a restore that
@@ -28,9 +29,8 @@ export interface BackupIo {
 /** The database file of a `sqlite:` URL (refusing an in-memory one), or undefined for PostgreSQL. */
 function sqliteFile(url: string): string | undefined {
   if (!url.startsWith('sqlite:')) return undefined;
-  const file = url.slice('sqlite:'.length);
-  if (file === '' || file === ':memory:')
-    throw new CliUsageError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
+  const file = sqliteFileOf(url);
+  if (file === undefined) throw new CliUsageError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
   return resolve(file);
 }
 
@@ -46,7 +46,7 @@ export async function backupCommand(url: string, args: string[], print: Print, i
   if (!existsSync(dirname(target))) throw new CliUsageError(`there is no folder ${dirname(target)} to write the backup into`);
   const source = sqliteFile(url);
   if (source === undefined) return pgDump(url, target, print, io);
-  if (!existsSync(source)) throw new CliUsageError(`no database at ${source}`);
+  refuseUnusableSqliteFile(url, { consequence: ', so there is nothing to back up', advice: 'check DATABASE_URL' });
   const started = performance.now();
   const partial = `${target}.partial`;
   removeWithSidecars(partial);
@@ -88,6 +88,8 @@ export async function restoreCommand(url: string, args: string[], print: Print):
     return 1;
   }
   if (!existsSync(backup)) throw new CliUsageError(`no such file: ${backup}`);
+  // What is there must be a database to replace (kept beside it), not a folder or another file; none is fine.
+  refuseUnusableSqliteFile(url);
   // Copied beside the target and renamed over it: the database file is always whole, old or new.
   // The copy is what is checked, so the backup itself is only read: nothing is written beside it.
   const incoming = `${target}.restoring`;

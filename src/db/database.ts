@@ -16,6 +16,7 @@ import type { Database } from './schema.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { SqliteReadPoolDialect } from './sqlite-read-dialect.js';
 import { SqliteReadPool } from './sqlite-read-pool.js';
+import { refuseUnusableSqliteFile, sqliteFileOf } from './sqlite-file.js';
 import { dropStat4Samples } from './sqlite-statistics.js';
 import { registerTimeBudgetFunction } from './time-budget-function.js';
 
@@ -108,19 +109,11 @@ const INT8_OID = 20;
 const PINGED = Promise.resolve();
 const POOL_MAX = 10;
 
-/**
- * The file a `sqlite:<file>` URL opens (a relative path from the working folder), which opening
- * makes when it is not there; undefined for `sqlite::memory:` and PostgreSQL.
- */
-export function sqliteFileOf(url: string): string | undefined {
-  if (!url.startsWith('sqlite:')) return undefined;
-  const location = url.slice('sqlite:'.length);
-  return location === ':memory:' || location === '' ? undefined : location;
-}
-
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
     if (options.replica) throw new Error('A read replica (DATABASE_REPLICA_URL) needs PostgreSQL');
+    // A folder or a file of another kind, named by DATABASE_URL: said so, before SQLite's own words.
+    refuseUnusableSqliteFile(url);
     return openSqlite(sqliteFileOf(url) ?? ':memory:', options.readWorkers ?? 0, options.sqliteImage);
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica, options.preparedStatements ?? true);

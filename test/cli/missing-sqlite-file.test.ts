@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 
 // A mistyped SQLite path (`sqlite:/srv/shop/storfront.db`) made a new file, migrated it and answered
 // as if the shop had no data: two default stores, no jobs, an import into a shop nobody serves, all
@@ -23,19 +23,6 @@ const refusal = (file: string) =>
 
 /** What is in the test's folder besides the NDJSON file: what a command made. */
 const made = () => readdirSync(dir).filter((name) => name !== 'publishers.ndjson');
-
-/** `worker` as a process (one that ran would run until stopped): its result, or a kill after `ms`. */
-async function workerOn(file: string, ms = 30_000): Promise<CliResult> {
-  const child = startCli(['worker'], { DATABASE_URL: `sqlite:${file}` });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
 
 describe('a one-shot command on a SQLite file that is not there', () => {
   it.each([
@@ -73,13 +60,46 @@ describe('a one-shot command on a SQLite file that is not there', () => {
     expect(made()).toEqual([]);
   });
 
+  // `touch shop.db` (or a copy that never finished) is no database either: SQLite makes a new one in
+  // an empty file as in a missing one, and the command answered on an empty shop with exit 0.
+  it('refuses an empty file as well, and leaves it empty; `migrate` makes the database in it', async () => {
+    const file = join(dir, 'empty.db');
+    writeFileSync(file, '');
+    expect(await runCli(['store', 'list'], { DATABASE_URL: `sqlite:${file}` })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: refusal(file).replace('which does not exist', 'which is empty'),
+    });
+    expect(statSync(file).size).toBe(0);
+    expect((await runCli(['migrate'], { DATABASE_URL: `sqlite:${file}` })).code).toBe(0);
+    expect((await runCli(['store', 'list'], { DATABASE_URL: `sqlite:${file}` })).code).toBe(0);
+    rmSync(file);
+  });
+
   // Started before serve or migrate made the database, or on a mistyped path, a worker would wait on
   // an empty file of its own for jobs that never come: it refuses, and its supervisor starts it again.
   it('`worker` refuses as well, and makes nothing', async () => {
     const file = join(dir, 'no-such-folder', 'storfront.db');
-    expect(await workerOn(file)).toEqual({ code: 1, stdout: '', stderr: refusal(file) });
+    expect(await runCliProcess(['worker'], { DATABASE_URL: `sqlite:${file}` }, { killAfterMs: 30_000 })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: refusal(file),
+    });
     expect(made()).toEqual([]);
   }, 60_000);
+
+  // It answered as a command line it could not run (exit 2, the usage under "no database at ..."),
+  // where every other command refuses the setting: exit 1, the variable and the file named in full.
+  it('`backup` refuses as well, exit 1, and writes no backup', async () => {
+    const file = join(dir, 'storfront.db');
+    const backup = join(dir, 'shop-backup.db');
+    expect(await runCliProcess(['backup', backup], { DATABASE_URL: `sqlite:${file}` })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Invalid configuration:\n  - DATABASE_URL (sqlite:${file}) names the SQLite file ${file}, which does not exist, so there is nothing to back up: check DATABASE_URL\n`,
+    });
+    expect(made()).toEqual([]);
+  });
 });
 
 describe('the commands that make a database', () => {

@@ -56,14 +56,27 @@ export function startCli(args: string[], env: Record<string, string>): ChildProc
   });
 }
 
-/** Runs `storefront <args>` as a real process (startCli) to the end. */
-export function runCliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs `storefront <args>` as a real process (startCli) to the end. With `killAfterMs` (for `serve`
+ * and `worker`, which run until stopped when they start) it is killed then, and its code is null.
+ */
+export function runCliProcess(
+  args: string[],
+  env: Record<string, string>,
+  { killAfterMs }: { killAfterMs?: number } = {},
+): Promise<CliResult> {
   const child = startCli(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }
 
 /** A migrated database of its own for the command line, and a folder for the files it is given. */

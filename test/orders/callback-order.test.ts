@@ -264,6 +264,8 @@ describe.each(CALLBACK_ORDERS)("an operator's refund: EveryPay's answer and its 
     expect(after).toEqual({
       ...before,
       inbox: [['refunded:1000', 'applied', 2], ...before.inbox],
+      // The buyer is told of the part refund, once.
+      jobs: { ...before.jobs, 'order.refunded-mail': 1 },
       payments: [['refunded', 4590, 1000]],
       atEveryPay: [['refunded', 3590]],
     });
@@ -386,6 +388,8 @@ describe.each(CALLBACK_ORDERS)("the sweep's refund of a payment that settled too
         ['refunded:4590', 'stale', 2],
         ['settled', 'mismatch', 1],
       ],
+      // The buyer is told their late payment went back, once.
+      jobs: { ...before.jobs, 'order.refunded-mail': 1 },
       payments: [['refunded', 4590, 4590]],
       atEveryPay: [['refunded', 0]],
     });

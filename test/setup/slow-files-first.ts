@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Starts the files that run the CLI as real processes (runCliProcess and startCli of test/helpers/cli.ts) first: they are the
- * longest by far, and on a clean checkout (CI) vitest has no durations from an earlier run, so it
- * orders by file size and they came last, leaving one worker busy with them while the other idled.
+ * Starts the files that run the CLI as real processes (runCliProcess and startCli of test/helpers/cli.ts, and the
+ * deployments of test/scale/processes.ts, which start several) first: they are the longest by far, and on a clean
+ * checkout (CI) vitest has no durations from an earlier run, so it orders by file size and they came last, leaving
+ * one worker busy with them while the others idled (the scale files' 15-27 s each at the end of CI's PostgreSQL run).
  * Within each group the order is vitest's own (failed, then longest, from its cache).
  */
 export class SlowFilesFirst extends BaseSequencer {
@@ -18,7 +19,7 @@ export class SlowFilesFirst extends BaseSequencer {
 function runsTheCli(file: string): boolean {
   try {
     const text = readFileSync(file, 'utf8');
-    return text.includes('runCliProcess(') || text.includes('startCli(');
+    return ['runCliProcess(', 'startCli(', 'createDeployment('].some((call) => text.includes(call));
   } catch {
     return false;
   }

@@ -37,17 +37,61 @@ export function excerpt(value: string, max: number): string {
 }
 
 /**
- * What the operator reads for a line that failed with `error`: a LineError's own words. Anything
- * else (a database's refusal, a bug) is not written for the operator: its text may quote SQL, a
- * constraint or another record's values. It is logged in full with the line's number and an id,
- * and the line's message names that id, so the log line is found from the report. `notDone` says
- * what of the line was not done: the line as a whole, unless it was written and only a later part
- * of it (the product feed's links to later lines) failed.
+ * How many lines of one import run that fail unexpectedly are logged in full, each with its stack.
+ * A file whose every line meets the same refusal of the database (a constraint or trigger no rule of
+ * the import foresees) logged 100,000 stack traces for 100,000 lines, one cause. Twenty, as the
+ * command line shows its first 20 bad lines (BAD_LINES_SHOWN): where every line fails so, each line
+ * shown has its full log line.
  */
-export function lineFailureMessage(error: unknown, lineNumber: number, log: Logger, notDone = 'could not be saved'): string {
-  if (error instanceof LineError) return error.message;
-  const errorId = logUnexpected(log, error, { line: lineNumber }, 'an import line failed unexpectedly');
-  return unexpected(notDone, errorId);
+export const UNEXPECTED_LINES_LOGGED = 20;
+
+/** What one import run reports of its lines that fail: lineFailures. */
+export interface LineFailures {
+  /**
+   * What the operator reads for a line that failed with `error`: a LineError's own words. Anything
+   * else (a database's refusal, a bug) is not written for the operator: its text may quote SQL, a
+   * constraint or another record's values. The run's first UNEXPECTED_LINES_LOGGED of them are logged
+   * in full with the line's number and an id of their own, which the line's message names, so the log
+   * line is found from the report; past them a line names the id of the one log line `close` writes,
+   * which counts them. `notDone` says what of the line was not done: the line as a whole, unless it
+   * was written and only a later part of it (the product feed's links to later lines) failed.
+   */
+  message(error: unknown, lineNumber: number, notDone?: string): string;
+  /** Logs the line counting the unexpected errors not logged in full, when there were any: once, when the run ends. */
+  close(): void;
+}
+
+/**
+ * The LineFailures of one import run, logging on `log`. A line past the first UNEXPECTED_LINES_LOGGED
+ * names the id of the closing count, not the id of a logged error: its own error may be another one,
+ * and a stack that is not its own would send the operator after the wrong cause. The count says how
+ * many and which lines, and that the first ones are logged in full, which is where their cause is.
+ */
+export function lineFailures(log: Logger): LineFailures {
+  let logged = 0;
+  let notLogged: { errorId: string; lines: number; firstLine: number; lastLine: number } | undefined;
+  return {
+    message(error, lineNumber, notDone = 'could not be saved') {
+      if (error instanceof LineError) return error.message;
+      if (logged < UNEXPECTED_LINES_LOGGED) {
+        logged += 1;
+        return unexpected(notDone, `logged as ${logUnexpected(log, error, { line: lineNumber }, 'an import line failed unexpectedly')}`);
+      }
+      notLogged ??= { errorId: newErrorId(), lines: 0, firstLine: lineNumber, lastLine: lineNumber };
+      notLogged.lines += 1;
+      notLogged.lastLine = lineNumber;
+      return unexpected(notDone, `counted as ${notLogged.errorId}: the first ${UNEXPECTED_LINES_LOGGED} are logged in full`);
+    },
+    close() {
+      if (notLogged === undefined) return;
+      const { lines } = notLogged;
+      log.error(
+        notLogged,
+        `${lines} more import line${lines === 1 ? '' : 's'} failed unexpectedly, not logged in full (the first ${UNEXPECTED_LINES_LOGGED} are, each under its own id)`,
+      );
+      notLogged = undefined;
+    },
+  };
 }
 
 /**
@@ -63,14 +107,15 @@ export type StepPlace = 'before the first line' | 'after the last line' | 'after
  */
 export function stepFailureMessage(error: unknown, step: string, log: Logger, place: StepPlace = 'after the last line'): string {
   const errorId = logUnexpected(log, error, { step }, `an import step ${place} failed unexpectedly`);
-  return `${place}: ${unexpected(`${step} could not be completed`, errorId)}`;
+  return `${place}: ${unexpected(`${step} could not be completed`, `logged as ${errorId}`)}`;
 }
 
-const unexpected = (notDone: string, errorId: string) => `${notDone} (unexpected error, logged as ${errorId})`;
+const unexpected = (notDone: string, where: string) => `${notDone} (unexpected error, ${where})`;
+const newErrorId = () => randomBytes(6).toString('hex');
 
 /** Logs `error` in full with `fields` under a new id, and returns the id. */
 function logUnexpected(log: Logger, error: unknown, fields: Record<string, unknown>, message: string): string {
-  const errorId = randomBytes(6).toString('hex');
+  const errorId = newErrorId();
   log.error({ err: error, ...fields, errorId }, message);
   return errorId;
 }

@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { translate, type Language, type MessageKey } from '../../i18n/index.js';
 import type { MessageParams } from '../domain-error.js';
 import type { Logger } from '../logger.js';
-import { lineFailureMessage, stepFailureMessage } from './line-failure.js';
+import { lineFailures, stepFailureMessage } from './line-failure.js';
 import type { ImportProgress } from './progress.js';
 import { repeatedMember } from './repeated-member.js';
 
@@ -34,7 +34,7 @@ export interface EndOfFileReport {
   /** A problem of an earlier line, by its number, in the operator's words. */
   fail(lineNumber: number, message: string): void;
   /**
-   * The error an earlier line's work threw, reported as the lines' own errors are (lineFailureMessage);
+   * The error an earlier line's work threw, reported as the lines' own errors are (LineFailures);
    * `notDone` says what of the line was not done when it was written already.
    */
   failWith(lineNumber: number, error: unknown, notDone?: string): void;
@@ -48,7 +48,7 @@ export interface LineImporter<T> {
   /**
    * Applies one record in a transaction of its own, so a failing line leaves nothing behind; its
    * outcome, or undefined for a line the importer decides in `finish` (which counts it then). A
-   * LineError is reported in its own words, any other error as unexpected (lineFailureMessage).
+   * LineError is reported in its own words, any other error as unexpected (LineFailures).
    */
   apply(record: T, lineNumber: number): Promise<string | undefined>;
   /**
@@ -98,6 +98,7 @@ export async function importNdjson<T>(
   progress?: ImportProgress,
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { lines: 0, outcomes: {}, errors: 0 };
+  const failures = lineFailures(log);
   const fail = (lineNumber: number, message: string) => {
     summary.errors += 1;
     report(`line ${lineNumber}: ${message}`);
@@ -105,36 +106,41 @@ export async function importNdjson<T>(
   const count = (outcome: string, n = 1) => {
     if (n > 0) summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + n;
   };
-  summary.lines = await readNdjson(file, 'import', fail, progress, async (value, lineNumber, bad) => {
-    try {
-      const parsed = importer.parse(value);
-      if ('error' in parsed) return bad(lineNumber, parsed.error);
-      const outcome = await importer.apply(parsed.record, lineNumber);
-      if (outcome !== undefined) count(outcome);
-    } catch (error) {
-      bad(lineNumber, lineFailureMessage(error, lineNumber, log));
+  try {
+    summary.lines = await readNdjson(file, 'import', fail, progress, async (value, lineNumber, bad) => {
+      try {
+        const parsed = importer.parse(value);
+        if ('error' in parsed) return bad(lineNumber, parsed.error);
+        const outcome = await importer.apply(parsed.record, lineNumber);
+        if (outcome !== undefined) count(outcome);
+      } catch (error) {
+        bad(lineNumber, failures.message(error, lineNumber));
+      }
+    });
+    if (importer.finish) {
+      // The lines were applied, each in its own transaction, and stay so: a step after them that
+      // fails is reported (and counted) beside the bad lines, and the import's answer is still its
+      // summary. A 500, or the CLI's raw error, would hide which lines were applied and show the
+      // database's text, to a supplier too; the step is done by importing the file again.
+      const failStep = (step: string, error: unknown) => {
+        summary.failedSteps = (summary.failedSteps ?? 0) + 1;
+        report(stepFailureMessage(error, step, log));
+      };
+      const endOfFile: EndOfFileReport = {
+        fail,
+        failWith: (lineNumber, error, notDone) => fail(lineNumber, failures.message(error, lineNumber, notDone)),
+        failStep,
+      };
+      try {
+        for (const [outcome, n] of Object.entries(await importer.finish(endOfFile))) count(outcome, n);
+      } catch (error) {
+        // A kind names its own steps; this is for what none of them caught.
+        failStep('the rest of the import', error);
+      }
     }
-  });
-  if (importer.finish) {
-    // The lines were applied, each in its own transaction, and stay so: a step after them that
-    // fails is reported (and counted) beside the bad lines, and the import's answer is still its
-    // summary. A 500, or the CLI's raw error, would hide which lines were applied and show the
-    // database's text, to a supplier too; the step is done by importing the file again.
-    const failStep = (step: string, error: unknown) => {
-      summary.failedSteps = (summary.failedSteps ?? 0) + 1;
-      report(stepFailureMessage(error, step, log));
-    };
-    const endOfFile: EndOfFileReport = {
-      fail,
-      failWith: (lineNumber, error, notDone) => fail(lineNumber, lineFailureMessage(error, lineNumber, log, notDone)),
-      failStep,
-    };
-    try {
-      for (const [outcome, n] of Object.entries(await importer.finish(endOfFile))) count(outcome, n);
-    } catch (error) {
-      // A kind names its own steps; this is for what none of them caught.
-      failStep('the rest of the import', error);
-    }
+  } finally {
+    // Also when the run stops midway (the file cannot be read on): the ids already reported are in the log.
+    failures.close();
   }
   return summary;
 }

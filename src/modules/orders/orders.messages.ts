@@ -39,12 +39,16 @@ const en = {
   'orders.mail.code': 'Your order code is {code}; please give it when you contact us.',
   'orders.cancelled.subject': 'Your order {code} is cancelled – {store}',
   'orders.cancelled.paid': 'Your order {code} has been cancelled, and what you paid for it has been returned.',
-  'orders.cancelled.toPayment':
+  'orders.mail.backToPayment':
     '{amount} goes back to the card or bank account you paid with; it can take a few working days to show there.',
   'orders.cancelled.toGiftCards': '{amount} is back on the gift cards you paid with.',
   'orders.cancelled.unpaid':
     'Your order {code} has been cancelled because it was not paid in time. Nothing was charged, and its items are no longer reserved for you.',
   'orders.cancelled.heldOnGiftCards': 'The {amount} it held on your gift cards is free on them again.',
+  'orders.refunded.subject': 'A refund for your order {code} – {store}',
+  'orders.refunded.part': 'We have refunded part of what you paid for your order {code}.',
+  'orders.refunded.whole': 'We have refunded what you paid for your order {code}.',
+  'orders.refunded.inAll': 'In all, {amount} of the {paid} you paid has now been refunded.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -85,12 +89,16 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.code': 'Teie tellimuse kood on {code}; palun märkige see meiega ühendust võttes.',
   'orders.cancelled.subject': 'Teie tellimus {code} on tühistatud – {store}',
   'orders.cancelled.paid': 'Teie tellimus {code} on tühistatud ja selle eest makstu on tagastatud.',
-  'orders.cancelled.toPayment':
+  'orders.mail.backToPayment':
     '{amount} läheb tagasi kaardile või pangakontole, millega maksite; selle laekumine võib võtta mõne tööpäeva.',
   'orders.cancelled.toGiftCards': '{amount} on tagasi kinkekaartidel, millega maksite.',
   'orders.cancelled.unpaid':
     'Teie tellimus {code} on tühistatud, sest seda ei makstud õigel ajal. Teilt ei võetud raha ja selle tooteid ei hoita enam teile.',
   'orders.cancelled.heldOnGiftCards': 'Teie kinkekaartidelt selle jaoks kinni hoitud {amount} on taas kasutatav.',
+  'orders.refunded.subject': 'Tagasimakse teie tellimuse {code} eest – {store}',
+  'orders.refunded.part': 'Tagastasime osa teie tellimuse {code} eest makstust.',
+  'orders.refunded.whole': 'Tagastasime teie tellimuse {code} eest makstu.',
+  'orders.refunded.inAll': 'Kokku oleme nüüd tagastanud {amount} makstud {paid} summast.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -131,12 +139,16 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.code': 'Код вашего заказа {code}; укажите его, обращаясь к нам.',
   'orders.cancelled.subject': 'Ваш заказ {code} отменён – {store}',
   'orders.cancelled.paid': 'Ваш заказ {code} отменён, и уплаченная за него сумма возвращена.',
-  'orders.cancelled.toPayment':
+  'orders.mail.backToPayment':
     '{amount} возвращается на карту или банковский счёт, с которых вы платили; зачисление может занять несколько рабочих дней.',
   'orders.cancelled.toGiftCards': '{amount} снова на подарочных картах, которыми вы платили.',
   'orders.cancelled.unpaid':
     'Ваш заказ {code} отменён, так как он не был оплачен вовремя. Деньги не списаны, и товары больше не зарезервированы для вас.',
   'orders.cancelled.heldOnGiftCards': 'Удержанные для него {amount} на ваших подарочных картах снова доступны.',
+  'orders.refunded.subject': 'Возврат денег по заказу {code} – {store}',
+  'orders.refunded.part': 'Мы вернули часть суммы, уплаченной за ваш заказ {code}.',
+  'orders.refunded.whole': 'Мы вернули сумму, уплаченную за ваш заказ {code}.',
+  'orders.refunded.inAll': 'Всего возвращено {amount} из уплаченных {paid}.',
 };
 
 export const ordersMessages = { en, et, ru };

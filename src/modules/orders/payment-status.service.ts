@@ -7,6 +7,7 @@ import { boughtCardsValue, hasReleasedHolds } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
 import { lockOrder } from './orders.repository.js';
+import { queueRefundMail } from './processing/refund-mail.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 // What a gateway's word on a payment does to its order. The callback, the shopper's return, the
@@ -105,7 +106,15 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     return { outcome: 'mismatch', orderId, orderStatus: current };
   }
   await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
-  return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: await orderStatus(trx, orderId) };
+  const after = await orderStatus(trx, orderId);
+  // A refund that cancelled the order is told by the cancellation mail (order-states.ts); any other is
+  // told by its own, even where the order had nothing to move (given up before the payment came).
+  const refundedCents = status.refundedCents - Number(payment.refunded_cents);
+  if (status.state === 'refunded' && refundedCents > 0 && !(after === 'CANCELLED' && current !== 'CANCELLED')) {
+    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents) };
+    await queueRefundMail(trx, refund, now);
+  }
+  return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: after };
 }
 
 /**

@@ -6,10 +6,8 @@ import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
 import { ERASED_MARKER } from '../../../infra/personal-data.js';
-import { getStore } from '../../store/index.js';
-import { frontendOrderPage } from '../order-links.js';
 import type { OrdersSection } from '../orders.config.js';
-import { checksumOf, mailBody } from './order-mail.js';
+import { mailBody, storeOfMail } from './order-mail.js';
 import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js';
 
 // The buyer is told when their order is cancelled: a paid one is cancelled only when its money went
@@ -43,12 +41,8 @@ export function orderCancelledMailHandler(deps: {
     if (!order?.code || order.status !== 'CANCELLED' || Number(order.status_changed_at) !== job.cancelledAt) return 'skipped';
     // The buyer's data erased since (GDPR): nobody to write to.
     if (order.billing_email === ERASED_MARKER) return 'skipped';
-    const store = await getStore(deps.db, order.store_code);
-    const orderPageUrl = store
-      ? frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, await checksumOf(deps, Date.now()), order)
-      : null;
     const returnedCents = job.paid ? (await paymentsOf(deps.db, [order.id])).reduce((sum, p) => sum + Number(p.refunded_cents), 0) : 0;
-    const mail = cancellationMail(order, { paid: job.paid, returnedCents, storeName: store?.name ?? order.store_code, orderPageUrl });
+    const mail = cancellationMail(order, { paid: job.paid, returnedCents, ...(await storeOfMail(deps, order)) });
     await deps.mailer.send({ to: order.billing_email, ...mail });
     return 'sent';
   };
@@ -72,7 +66,7 @@ export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) 
   const what = facts.paid
     ? [
         say('orders.cancelled.paid', { code }),
-        ...(facts.returnedCents > 0 ? [say('orders.cancelled.toPayment', { amount: money(facts.returnedCents) })] : []),
+        ...(facts.returnedCents > 0 ? [say('orders.mail.backToPayment', { amount: money(facts.returnedCents) })] : []),
         ...(giftCards > 0 ? [say('orders.cancelled.toGiftCards', { amount: money(giftCards) })] : []),
       ]
     : [

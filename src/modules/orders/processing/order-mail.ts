@@ -48,22 +48,27 @@ export function orderMailHandler(deps: {
   return async (job: OrderMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code) return 'skipped';
-    const store = await getStore(deps.db, order.store_code);
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
-    // A store row gone (none is ever deleted) still gets the buyer their confirmation, without the page it cannot name.
-    const orderPageUrl =
-      job.recipient === 'buyer' && store
-        ? frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, await checksumOf(deps, Date.now()), order)
-        : null;
-    const storeName = store?.name ?? order.store_code;
-    await deps.mailer.send({ to, ...confirmationMail(order, lines, { recipient: job.recipient, storeName, orderPageUrl }) });
+    const { storeName, orderPageUrl } = await storeOfMail(deps, order);
+    const facts = { recipient: job.recipient, storeName, orderPageUrl: job.recipient === 'buyer' ? orderPageUrl : null };
+    await deps.mailer.send({ to, ...confirmationMail(order, lines, facts) });
     return 'sent';
   };
 }
 
-export async function checksumOf(deps: { db: Kysely<Database>; config: Pick<OrdersSection, 'checksumSecret'> }, now: number) {
-  return orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, now));
+/**
+ * The store an order mail names and the buyer's link to the order's page there, with a checksum made
+ * now. A store row gone (none is ever deleted) still gets the buyer their mail, without the page it cannot name.
+ */
+export async function storeOfMail(
+  deps: { db: Kysely<Database>; config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'> },
+  order: OrderRow,
+): Promise<{ storeName: string; orderPageUrl: string | null }> {
+  const store = await getStore(deps.db, order.store_code);
+  if (!store) return { storeName: order.store_code, orderPageUrl: null };
+  const checksum = orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now()));
+  return { storeName: store.name, orderPageUrl: frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, checksum, order) };
 }
 
 export interface ConfirmationMailFacts {
