@@ -470,13 +470,19 @@ function failedStepsNote({ failedSteps = 0, stoppedBeforeFirstLine }: ImportSumm
  * another kind) is bad.
  */
 function whatToDoAfterImport(
-  { errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine }: ImportSummary,
+  { errors: bad, failedSteps = 0, outcomes, stoppedBeforeFirstLine, unexpectedErrors = 0 }: ImportSummary,
   shownAtMost: number,
 ): string {
   if (stoppedBeforeFirstLine) {
     return 'No line was imported. Fix the cause of what failed before the first line (in the log under its id) and import the file again.';
   }
-  if (bad > 0 && Object.values(outcomes).every((count) => count === 0)) {
+  const noneImported = bad > 0 && Object.values(outcomes).every((count) => count === 0);
+  // Every line refused by the database (a constraint or trigger the import does not know), not by
+  // its rules: the file may be right, and asking whether it is NDJSON sent the operator the wrong way.
+  if (noneImported && unexpectedErrors === bad) {
+    return 'No line was imported: every line failed on an unexpected error, not on a rule of the file. Its cause is in the log under the ids above; fix it and import the file again.';
+  }
+  if (noneImported) {
     return 'No line was imported: is this an NDJSON file of that kind (one JSON object a line, docs/import.md)?';
   }
   const fix = [

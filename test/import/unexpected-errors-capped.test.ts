@@ -157,5 +157,10 @@ describe('an import whose every line fails unexpectedly, on the command line', (
     expect([...messages.keys()]).toEqual(range(1, 20));
     expect(imported.stderr).toContain('and 280 more bad lines, not shown (the first 20 are above)');
     expectCappedLog(jsonLogLines(imported.stderr), messages, 1, 300);
+    // The file is right; the database refused it: the advice says so, not "is this an NDJSON file?".
+    expect(imported.stderr).toContain(
+      'No line was imported: every line failed on an unexpected error, not on a rule of the file. Its cause is in the log under the ids above; fix it and import the file again.',
+    );
+    expect(imported.stderr).not.toContain('is this an NDJSON file');
   }, 60_000);
 });

@@ -12,6 +12,8 @@ export interface ImportSummary {
   outcomes: Record<string, number>;
   /** Bad lines. */
   errors: number;
+  /** Of the bad lines, those that failed on an unexpected error (the database's, a bug), not the file's; left out when none did. */
+  unexpectedErrors?: number;
   /** Steps of no line that failed unexpectedly (reported without a line number); left out when none did. */
   failedSteps?: number;
   /** Set when a step before the first line failed: no line was read, nothing was written. */
@@ -141,6 +143,7 @@ export async function importNdjson<T>(
   } finally {
     // Also when the run stops midway (the file cannot be read on): the ids already reported are in the log.
     failures.close();
+    if (failures.unexpected() > 0) summary.unexpectedErrors = failures.unexpected();
   }
   return summary;
 }
