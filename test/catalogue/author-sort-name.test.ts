@@ -90,6 +90,8 @@ describe('personSortName', () => {
   });
 });
 
+const firstBooks = ['TAMMSAARE', 'KROSS', 'KIVIRAHK', 'BEETHOVEN', 'HOMEROS', 'UNDER'].map((code) => book(`B-${code}`, code));
+
 describe(`GET /author by surname, persons imported over HTTP, on ${engine}`, () => {
   beforeAll(async () => {
     await importLines('persons', [
@@ -100,14 +102,7 @@ describe(`GET /author by surname, persons imported over HTTP, on ${engine}`, () 
       { code: 'HOMEROS', name: 'Homeros' },
       { code: 'UNDER', name: 'Under, Marie' },
     ]);
-    await importLines('products', [
-      book('B-TAMMSAARE', 'TAMMSAARE'),
-      book('B-KROSS', 'KROSS'),
-      book('B-KIVIRAHK', 'KIVIRAHK'),
-      book('B-BEETHOVEN', 'BEETHOVEN'),
-      book('B-HOMEROS', 'HOMEROS'),
-      book('B-UNDER', 'UNDER'),
-    ]);
+    await importLines('products', firstBooks);
   });
 
   it('stores the sort name given, else the one the rule derives, and answers it with each author', async () => {
@@ -202,5 +197,33 @@ describe(`the author index's reads on ${engine}`, () => {
         if (engine === 'postgres') await sql`reset enable_sort`.execute(connection);
       }
     });
+  });
+});
+
+// A name may end in a note in parentheses: years ("Juhan Liiv (1864-1913)") or a role ("Jaan Kross
+// (tõlkija)"). The sort name took the note for the surname, "(1864-1913), Juhan Liiv", so no letter
+// found him (the index filed him under "("). Run after the lists above, whose totals these would change.
+describe(`GET /author, persons whose name ends in a note, on ${engine}`, () => {
+  beforeAll(async () => {
+    await importLines('persons', [
+      { code: 'LIIV', name: 'Juhan Liiv (1864-1913)' },
+      { code: 'KROSS-T', name: 'Jaan Kross (tõlkija)' },
+      { code: 'HOMEROS-N', name: 'Homeros (8. saj eKr)' },
+    ]);
+    // The products feed is the whole catalogue: the earlier books stay in it.
+    const notedBooks = ['LIIV', 'KROSS-T', 'HOMEROS-N'].map((code) => book(`B-${code}`, code));
+    await importLines('products', [...firstBooks, ...notedBooks]);
+  });
+  const filed = async (query: string) => (await authors(query)).items.map((item) => `${item.code}: ${item.sortName} / ${item.name}`);
+
+  it('files them by the surname before the note, which stays after it, in surname order among the others', async () => {
+    expect(await filed('letter=L')).toEqual(['LIIV: Liiv, Juhan (1864-1913) / Juhan Liiv (1864-1913)']);
+    expect(await codes('letter=K')).toEqual(['KIVIRAHK', 'KROSS', 'KROSS-T']);
+    expect(await filed('letter=H')).toEqual(['HOMEROS: Homeros / Homeros', 'HOMEROS-N: Homeros (8. saj eKr) / Homeros (8. saj eKr)']);
+  });
+
+  it('finds them by the start of the surname', async () => {
+    expect(await codes('q=liiv')).toEqual(['LIIV']);
+    expect(await codes('q=Kross,%20Jaan')).toEqual(['KROSS', 'KROSS-T']);
   });
 });
