@@ -1,13 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { Db } from '../../../db/database.js';
-import type { Database } from '../../../db/schema.js';
-import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
-import type { Mailer } from '../../../infra/mail/mailer.js';
 import { ERASED_MARKER } from '../../../infra/personal-data.js';
-import type { OrdersSection } from '../orders.config.js';
-import { mailBody, storeOfMail } from './order-mail.js';
+import { buyerNoticeMail, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type StoreOfMail } from './order-mail.js';
 import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js';
 
 // The buyer is told when their order is cancelled: a paid one is cancelled only when its money went
@@ -17,7 +12,6 @@ import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js
 // payment revived, or cancelled again since, is not this cancellation's any more: its job sends nothing.
 
 export const ORDER_CANCELLED_MAIL_JOB = 'order.cancelled-mail';
-const MAIL_ATTEMPTS = 8;
 
 export interface OrderCancelledMailJob {
   orderId: number;
@@ -28,14 +22,10 @@ export interface OrderCancelledMailJob {
 }
 
 export async function queueCancellationMail(trx: Db, job: OrderCancelledMailJob, now: number): Promise<void> {
-  await enqueueJob(trx, { type: ORDER_CANCELLED_MAIL_JOB, payload: { ...job } }, { maxAttempts: MAIL_ATTEMPTS, now });
+  await enqueueJob(trx, { type: ORDER_CANCELLED_MAIL_JOB, payload: { ...job } }, { maxAttempts: ORDER_MAIL_ATTEMPTS, now });
 }
 
-export function orderCancelledMailHandler(deps: {
-  db: Kysely<Database>;
-  mailer: Mailer;
-  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
-}): JobHandler {
+export function orderCancelledMailHandler(deps: OrderMailDeps): JobHandler {
   return async (job: OrderCancelledMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code || order.status !== 'CANCELLED' || Number(order.status_changed_at) !== job.cancelledAt) return 'skipped';
@@ -48,18 +38,14 @@ export function orderCancelledMailHandler(deps: {
   };
 }
 
-export interface CancellationMailFacts {
+export interface CancellationMailFacts extends StoreOfMail {
   paid: boolean;
   /** What the gateway gave back of the order's payments. */
   returnedCents: number;
-  storeName: string;
-  orderPageUrl: string | null;
 }
 
 export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) {
-  const language: Language = isLanguage(order.language) ? order.language : 'et';
-  const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
-  const money = (cents: number) => formatEuros(cents, language);
+  const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   // What gift cards paid or held goes back to them in the cancelling transaction (gift-card-ledger.ts).
   const giftCards = Number(order.gift_card_cents);
@@ -73,11 +59,5 @@ export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) 
         say('orders.cancelled.unpaid', { code }),
         ...(giftCards > 0 ? [say('orders.cancelled.heldOnGiftCards', { amount: money(giftCards) })] : []),
       ];
-  const blocks: string[][] = [
-    [say('orders.mail.greeting', { name: order.billing_name })],
-    what,
-    ...(facts.orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: facts.orderPageUrl })]]),
-    [say('orders.mail.code', { code })],
-  ];
-  return { subject: say('orders.cancelled.subject', { code, store: facts.storeName }), ...mailBody(blocks, facts.orderPageUrl) };
+  return buyerNoticeMail(order, 'orders.cancelled.subject', what, facts);
 }

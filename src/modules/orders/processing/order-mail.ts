@@ -23,7 +23,15 @@ import { escapeHtml, linkUrl } from '../../../infra/html.js';
 // The link is made when the mail is sent, so no checksum waits in the outbox.
 
 export const ORDER_MAIL_JOB = 'order.mail';
-const MAIL_ATTEMPTS = 8;
+/** How often each order mail (confirmation, cancellation, refund) is tried before it is given up. */
+export const ORDER_MAIL_ATTEMPTS = 8;
+
+/** What an order mail's handler reads and sends with. */
+export interface OrderMailDeps {
+  db: Kysely<Database>;
+  mailer: Mailer;
+  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
+}
 
 export type OrderMailRecipient = 'buyer' | 'receiver';
 
@@ -37,14 +45,10 @@ export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'bil
   const recipients: OrderMailRecipient[] = ['buyer'];
   if (normaliseEmail(order.shipping_email) !== normaliseEmail(order.billing_email)) recipients.push('receiver');
   for (const recipient of recipients)
-    await enqueueJob(trx, { type: ORDER_MAIL_JOB, payload: { orderId: order.id, recipient } }, { maxAttempts: MAIL_ATTEMPTS, now });
+    await enqueueJob(trx, { type: ORDER_MAIL_JOB, payload: { orderId: order.id, recipient } }, { maxAttempts: ORDER_MAIL_ATTEMPTS, now });
 }
 
-export function orderMailHandler(deps: {
-  db: Kysely<Database>;
-  mailer: Mailer;
-  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
-}): JobHandler {
+export function orderMailHandler(deps: OrderMailDeps): JobHandler {
   return async (job: OrderMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code) return 'skipped';
@@ -61,14 +65,42 @@ export function orderMailHandler(deps: {
  * The store an order mail names and the buyer's link to the order's page there, with a checksum made
  * now. A store row gone (none is ever deleted) still gets the buyer their mail, without the page it cannot name.
  */
-export async function storeOfMail(
-  deps: { db: Kysely<Database>; config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'> },
-  order: OrderRow,
-): Promise<{ storeName: string; orderPageUrl: string | null }> {
+export async function storeOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow): Promise<StoreOfMail> {
   const store = await getStore(deps.db, order.store_code);
   if (!store) return { storeName: order.store_code, orderPageUrl: null };
   const checksum = orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now()));
   return { storeName: store.name, orderPageUrl: frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, checksum, order) };
+}
+
+export interface StoreOfMail {
+  storeName: string;
+  /** The front-end's page of the order, with its checksum: the buyer's alone. */
+  orderPageUrl: string | null;
+}
+
+/** An order's mails speak its language (Estonian when it has none the shop knows): its words and its money. */
+export function voiceOf(order: OrderRow) {
+  const language: Language = isLanguage(order.language) ? order.language : 'et';
+  return {
+    say: (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params),
+    money: (cents: number) => formatEuros(cents, language),
+  };
+}
+
+/**
+ * A mail telling the buyer what became of their order (cancelled, refunded): the greeting, `what`
+ * happened, the order's page and its code, under the subject `subjectKey`.
+ */
+export function buyerNoticeMail(order: OrderRow, subjectKey: MessageKey, what: string[], store: StoreOfMail) {
+  const { say } = voiceOf(order);
+  const code = order.code ?? '';
+  const blocks: string[][] = [
+    [say('orders.mail.greeting', { name: order.billing_name })],
+    what,
+    ...(store.orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: store.orderPageUrl })]]),
+    [say('orders.mail.code', { code })],
+  ];
+  return { subject: say(subjectKey, { code, store: store.storeName }), ...mailBody(blocks, store.orderPageUrl) };
 }
 
 export interface ConfirmationMailFacts {
@@ -81,9 +113,7 @@ export interface ConfirmationMailFacts {
 /** The mail as text and HTML from the same paragraphs, so the two never disagree. */
 export function confirmationMail(order: OrderRow, lines: readonly LineRow[], facts: ConfirmationMailFacts) {
   const { recipient, storeName, orderPageUrl } = facts;
-  const language: Language = isLanguage(order.language) ? order.language : 'et';
-  const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
-  const money = (cents: number) => formatEuros(cents, language);
+  const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
   const intro =

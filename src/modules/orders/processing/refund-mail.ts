@@ -1,13 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { Db } from '../../../db/database.js';
-import type { Database } from '../../../db/schema.js';
-import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
-import type { Mailer } from '../../../infra/mail/mailer.js';
 import { ERASED_MARKER } from '../../../infra/personal-data.js';
-import type { OrdersSection } from '../orders.config.js';
-import { mailBody, storeOfMail } from './order-mail.js';
+import { buyerNoticeMail, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type StoreOfMail } from './order-mail.js';
 import { findOrder, type OrderRow } from './processing.repository.js';
 
 // The buyer is told of a refund that leaves their order standing: a part refund (the operator's, or one
@@ -18,7 +13,6 @@ import { findOrder, type OrderRow } from './processing.repository.js';
 // mails once. Every refund is an event of its own, so a later one does not make an earlier one's mail moot.
 
 export const ORDER_REFUNDED_MAIL_JOB = 'order.refunded-mail';
-const MAIL_ATTEMPTS = 8;
 
 export interface OrderRefundedMailJob {
   orderId: number;
@@ -31,14 +25,10 @@ export interface OrderRefundedMailJob {
 }
 
 export async function queueRefundMail(trx: Db, job: OrderRefundedMailJob, now: number): Promise<void> {
-  await enqueueJob(trx, { type: ORDER_REFUNDED_MAIL_JOB, payload: { ...job } }, { maxAttempts: MAIL_ATTEMPTS, now });
+  await enqueueJob(trx, { type: ORDER_REFUNDED_MAIL_JOB, payload: { ...job } }, { maxAttempts: ORDER_MAIL_ATTEMPTS, now });
 }
 
-export function orderRefundedMailHandler(deps: {
-  db: Kysely<Database>;
-  mailer: Mailer;
-  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
-}): JobHandler {
+export function orderRefundedMailHandler(deps: OrderMailDeps): JobHandler {
   return async (job: OrderRefundedMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     // The buyer's data erased since (GDPR): nobody to write to.
@@ -48,14 +38,8 @@ export function orderRefundedMailHandler(deps: {
   };
 }
 
-export function refundMail(
-  order: OrderRow,
-  refund: OrderRefundedMailJob,
-  facts: { storeName: string; orderPageUrl: string | null },
-): { subject: string; text: string; html: string } {
-  const language: Language = isLanguage(order.language) ? order.language : 'et';
-  const say = (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params);
-  const money = (cents: number) => formatEuros(cents, language);
+export function refundMail(order: OrderRow, refund: OrderRefundedMailJob, store: StoreOfMail) {
+  const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const whole = refund.totalRefundedCents >= refund.paidCents;
   const what = [
@@ -66,11 +50,5 @@ export function refundMail(
       ? [say('orders.refunded.inAll', { amount: money(refund.totalRefundedCents), paid: money(refund.paidCents) })]
       : []),
   ];
-  const blocks: string[][] = [
-    [say('orders.mail.greeting', { name: order.billing_name })],
-    what,
-    ...(facts.orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: facts.orderPageUrl })]]),
-    [say('orders.mail.code', { code })],
-  ];
-  return { subject: say('orders.refunded.subject', { code, store: facts.storeName }), ...mailBody(blocks, facts.orderPageUrl) };
+  return buyerNoticeMail(order, 'orders.refunded.subject', what, store);
 }
