@@ -2,7 +2,7 @@ import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sweepOrders } from '../../src/modules/orders/index.js';
 import { settleEveryPay, sweepDepsOf } from './everypay-helpers.js';
-import { age, cardPayment, orderStatus } from './processing-helpers.js';
+import { age, cardPayment, orderJobs, orderStatus } from './processing-helpers.js';
 import { paidBook, startRefundShop, type RefundShop } from './refund-helpers.js';
 
 // The buyer hears of their order's cancellation: a paid order cancelled once its money went back (the
@@ -28,15 +28,7 @@ const cancellationMails = (code: string) =>
   s.smtp.mails.filter((mail) => mail.subject?.includes(code) === true && mail.subject.includes(CANCELLED_SUBJECT));
 
 /** What became of the cancellation mail jobs of an order: their results ('sent', 'skipped'). */
-async function cancellationJobResults(orderId: number): Promise<Array<string | null>> {
-  const jobs = await db()
-    .selectFrom('job')
-    .select(['payload', 'result'])
-    .where('type', '=', 'order.cancelled-mail')
-    .orderBy('id')
-    .execute();
-  return jobs.filter((job) => (JSON.parse(job.payload) as { orderId: number }).orderId === orderId).map((job) => job.result);
-}
+const cancellationJobResults = async (orderId: number) => (await orderJobs(db(), 'order.cancelled-mail', orderId)).map((job) => job.result);
 
 const waitForCancellation = (code: string): Promise<ParsedMail> =>
   s.smtp.waitFor((mail) => mail.subject?.includes(code) === true && mail.subject.includes(CANCELLED_SUBJECT));

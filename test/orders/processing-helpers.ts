@@ -84,3 +84,11 @@ export async function statusHistory(db: Db, orderId: number) {
     .orderBy('id')
     .execute();
 }
+
+/** The jobs of `type` about order `orderId`, oldest first: each one's payload and what became of it ('sent', 'skipped'). */
+export async function orderJobs<Payload>(db: Db, type: string, orderId: number) {
+  const jobs = await db.selectFrom('job').select(['payload', 'result']).where('type', '=', type).orderBy('id').execute();
+  return jobs
+    .map((job) => ({ payload: JSON.parse(job.payload) as Payload & { orderId: number }, result: job.result }))
+    .filter((job) => job.payload.orderId === orderId);
+}

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { settleEveryPay } from './everypay-helpers.js';
-import { orderStatus } from './processing-helpers.js';
+import { orderJobs, orderStatus } from './processing-helpers.js';
 import { paidBook, startRefundShop, type RefundShop } from './refund-helpers.js';
 
 // The buyer hears of a refund that leaves their order standing: a part refund, the operator's or one
@@ -24,13 +24,8 @@ const refundMails = (code: string) =>
   s.smtp.mails.filter((mail) => mail.subject?.includes(code) === true && mail.subject.startsWith(REFUND_SUBJECT));
 
 /** The refund mail jobs of an order: what each said it gave back, and what became of it. */
-async function refundJobs(orderId: number) {
-  const jobs = await db().selectFrom('job').select(['payload', 'result']).where('type', '=', 'order.refunded-mail').orderBy('id').execute();
-  return jobs
-    .map((job) => ({ ...(JSON.parse(job.payload) as { orderId: number; refundedCents: number }), result: job.result }))
-    .filter((job) => job.orderId === orderId)
-    .map((job) => [job.refundedCents, job.result]);
-}
+const refundJobs = async (orderId: number) =>
+  (await orderJobs<{ refundedCents: number }>(db(), 'order.refunded-mail', orderId)).map((job) => [job.payload.refundedCents, job.result]);
 
 /** Euros as the Estonian mail writes them: "5,00 €" (a space, perhaps a no-break one, before the sign). */
 const euros = (cents: number) => new RegExp(`${(cents / 100).toFixed(2).replace('.', ',')}\\s?€`);
