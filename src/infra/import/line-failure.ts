@@ -59,7 +59,7 @@ export interface LineFailures {
   message(error: unknown, lineNumber: number, notDone?: string): string;
   /** Logs the line counting the unexpected errors not logged in full, when there were any: once, when the run ends. */
   close(): void;
-  /** How many lines failed unexpectedly (logged in full or counted). */
+  /** How many lines failed unexpectedly (logged in full or counted), until `close`. */
   unexpected(): number;
 }
 
@@ -72,9 +72,8 @@ export interface LineFailures {
 export function lineFailures(log: Logger): LineFailures {
   let logged = 0;
   let notLogged: { errorId: string; lines: number; firstLine: number; lastLine: number } | undefined;
-  let counted = 0;
   return {
-    unexpected: () => logged + counted,
+    unexpected: () => logged + (notLogged?.lines ?? 0),
     message(error, lineNumber, notDone = 'could not be saved') {
       if (error instanceof LineError) return error.message;
       if (logged < UNEXPECTED_LINES_LOGGED) {
@@ -84,7 +83,6 @@ export function lineFailures(log: Logger): LineFailures {
       notLogged ??= { errorId: newErrorId(), lines: 0, firstLine: lineNumber, lastLine: lineNumber };
       notLogged.lines += 1;
       notLogged.lastLine = lineNumber;
-      counted += 1;
       return unexpected(notDone, `counted as ${notLogged.errorId}: the first ${UNEXPECTED_LINES_LOGGED} are logged in full`);
     },
     close() {

@@ -142,8 +142,8 @@ export async function importNdjson<T>(
     }
   } finally {
     // Also when the run stops midway (the file cannot be read on): the ids already reported are in the log.
-    failures.close();
     if (failures.unexpected() > 0) summary.unexpectedErrors = failures.unexpected();
+    failures.close();
   }
   return summary;
 }
