@@ -29,8 +29,6 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
     if (!stats) months.set(month, (stats = { revenue: 0, started: 0, trials: 0, trialsConverted: 0, churned: 0 }));
     return stats;
   };
-  // Each subscription's life: [started, ended) as months, for the active counts.
-  const lives: Array<[string, string | null]> = [];
   for (let afterId = 0; ;) {
     const subs = await db
       .selectFrom('subscription')
@@ -68,7 +66,6 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
       if (trial) at(started).trials += 1;
       if (trial && paid) at(started).trialsConverted += 1;
       if (ended !== null) at(ended).churned += 1;
-      lives.push([started, ended]);
     }
   }
   for (let afterId = 0; ;) {
@@ -84,13 +81,15 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
     afterId = Number(charges.at(-1)!.id);
     for (const charge of charges) at(monthOf(Number(charge.updated_at))).revenue += charge.amount_cents;
   }
+  // Every month a subscription started or ended in is a key, and one ends no earlier than it
+  // started: so the active count at a month's end is the running sum of started less churned.
   const ordered = [...months.keys()].sort();
+  let activeAtStart = 0;
   return ordered.map((month, index) => {
     const stats = months.get(month)!;
-    const activeAtEnd = lives.filter(([start, end]) => start <= month && (end === null || end > month)).length;
+    const activeAtEnd = activeAtStart + stats.started - stats.churned;
     const previous = ordered[index - 1];
-    const activeAtStart = lives.filter(([start, end]) => start < month && (end === null || end >= month)).length;
-    return {
+    const row = {
       month,
       ...stats,
       revenue: stats.revenue / 100,
@@ -98,5 +97,7 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
       activeAtEnd,
       churnRate: previous === undefined || activeAtStart === 0 ? null : Math.round((stats.churned / activeAtStart) * 1000) / 1000,
     };
+    activeAtStart = activeAtEnd;
+    return row;
   });
 }
