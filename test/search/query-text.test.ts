@@ -36,17 +36,17 @@ describe('parsing a query', () => {
   });
 
   it('makes the last word a prefix only while it is being typed', () => {
-    expect(parseQuery('tõde ja õi')).toEqual({ kind: 'text', terms: ['tode', 'ja', 'oi'], prefix: true });
-    expect(parseQuery('tõde ja õi ')).toEqual({ kind: 'text', terms: ['tode', 'ja', 'oi'], prefix: false });
-    expect(parseQuery('tõde.')).toEqual({ kind: 'text', terms: ['tode'], prefix: false });
+    expect(parseQuery('tõde ja õi')).toEqual({ kind: 'text', terms: ['tode', 'ja', 'oi'], prefix: true, titleKey: 'tode ja oi' });
+    expect(parseQuery('tõde ja õi ')).toEqual({ kind: 'text', terms: ['tode', 'ja', 'oi'], prefix: false, titleKey: 'tode ja oi' });
+    expect(parseQuery('tõde.')).toEqual({ kind: 'text', terms: ['tode'], prefix: false, titleKey: 'tode' });
     // A lone letter is no prefix, on its own or beside other words (there it is dropped: see below).
-    expect(parseQuery('t')).toEqual({ kind: 'text', terms: ['t'], prefix: false });
-    expect(parseQuery('harry p')).toEqual({ kind: 'text', terms: ['harry'], prefix: false });
-    expect(parseQuery('harry po')).toEqual({ kind: 'text', terms: ['harry', 'po'], prefix: true });
+    expect(parseQuery('t')).toEqual({ kind: 'text', terms: ['t'], prefix: false, titleKey: 't' });
+    expect(parseQuery('harry p')).toEqual({ kind: 'text', terms: ['harry'], prefix: false, titleKey: 'harry p' });
+    expect(parseQuery('harry po')).toEqual({ kind: 'text', terms: ['harry', 'po'], prefix: true, titleKey: 'harry po' });
   });
 
   it('drops repeated terms and terms past the limit, and cuts long text', () => {
-    expect(parseQuery('tõde Tõde TÕDE')).toEqual({ kind: 'text', terms: ['tode'], prefix: true });
+    expect(parseQuery('tõde Tõde TÕDE')).toEqual({ kind: 'text', terms: ['tode'], prefix: true, titleKey: 'tode tode tode' });
     const many = parseTerms(Array.from({ length: 20 }, (_, i) => `w${i}`).join(' '));
     expect(many.terms).toHaveLength(MAX_TERMS);
     expect(many.prefix).toBe(false);
@@ -54,9 +54,19 @@ describe('parsing a query', () => {
   });
 
   it('drops one-letter words beside longer ones, keeps single digits, and tells a list of one-letter words', () => {
-    expect(parseQuery('a b c tõde h')).toEqual({ kind: 'text', terms: ['tode'], prefix: false });
-    expect(parseQuery('harry potter 7')).toEqual({ kind: 'text', terms: ['harry', 'potter', '7'], prefix: false });
-    expect(parseQuery('a b c d e f g h')).toEqual({ kind: 'text', terms: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], prefix: false });
+    expect(parseQuery('a b c tõde h')).toEqual({ kind: 'text', terms: ['tode'], prefix: false, titleKey: 'a b c tode h' });
+    expect(parseQuery('harry potter 7')).toEqual({
+      kind: 'text',
+      terms: ['harry', 'potter', '7'],
+      prefix: false,
+      titleKey: 'harry potter 7',
+    });
+    expect(parseQuery('a b c d e f g h')).toEqual({
+      kind: 'text',
+      terms: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'],
+      prefix: false,
+      titleKey: 'a b c d e f g h',
+    });
     expect(isOneLetterWordList('a b c d e f g h')).toBe(true);
     expect(isOneLetterWordList('[a-z]')).toBe(true);
     expect(isOneLetterWordList('a')).toBe(false);
@@ -66,7 +76,7 @@ describe('parsing a query', () => {
   });
 
   it('has no terms for punctuation only', () => {
-    expect(parseQuery('!!! "" ***')).toEqual({ kind: 'text', terms: [], prefix: false });
+    expect(parseQuery('!!! "" ***')).toEqual({ kind: 'text', terms: [], prefix: false, titleKey: '' });
   });
 });
 

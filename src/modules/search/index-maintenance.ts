@@ -14,6 +14,7 @@ import {
   nameRows,
   queueAll,
   readState,
+  writeTitleKeys,
 } from './search-index.repository.js';
 
 export { BACKLOG_LIMIT, FOLD_BATCH, readState, type IndexState } from './search-index.repository.js';
@@ -54,6 +55,7 @@ export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, li
         documents,
         productIds.filter((id) => !found.has(id)),
       );
+      await writeTitleKeys(trx, documents);
     }
     for (const kind of NAME_KINDS) {
       const kindIds = ids(byKind.get(kind));

@@ -41,7 +41,27 @@ export function indexText(...parts: Array<string | null | undefined>): string {
   return parts.flatMap((part) => (part ? terms(part) : [])).join(' ');
 }
 
-export type ParsedQuery = { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'text'; terms: string[]; prefix: boolean };
+/**
+ * Title keys longer than this are not kept (search_product.title_key is then empty): a query is cut to
+ * MAX_QUERY_CHARS before it is folded, so no typed text reaches them, and PostgreSQL's b-tree takes at
+ * most 2,704 bytes an entry (a folded character may take 4 bytes).
+ */
+export const MAX_TITLE_KEY_CHARS = 2 * MAX_QUERY_CHARS;
+
+/**
+ * A title as an exact match compares it: its folded terms, every one in order (one-letter words and
+ * repeats kept), so "Tõde ja õigus I" and "TÕDE JA ÕIGUS I" have one key and "Tõde ja õigus" another.
+ * The index keeps each product's (search_product.title_key) and a typed text's is compared with it.
+ */
+export function titleKey(text: string): string {
+  return terms(text).join(' ');
+}
+
+export type ParsedQuery =
+  | { kind: 'none' }
+  | { kind: 'codes'; codes: string[] }
+  /** `titleKey`: the whole text's (the terms may leave words out), which a product titled exactly so has too. */
+  | { kind: 'text'; terms: string[]; prefix: boolean; titleKey: string };
 
 /**
  * What a shopper typed, made safe: nothing (blank), an EAN/ISBN lookup, or terms that must all
@@ -53,7 +73,7 @@ export function parseQuery(raw: string | undefined): ParsedQuery {
   if (text.trim() === '') return { kind: 'none' };
   const codes = productCodes(text);
   if (codes) return { kind: 'codes', codes };
-  return { kind: 'text', ...parseTerms(text) };
+  return { kind: 'text', ...parseTerms(text), titleKey: titleKey(text) };
 }
 
 /**
@@ -95,7 +115,9 @@ export function isOneLetterWordList(raw: string | undefined): boolean {
 export function queryKey(query: ParsedQuery): string {
   if (query.kind === 'none') return '';
   if (query.kind === 'codes') return `#${query.codes.join(',')}`;
-  return `${query.terms.join(' ')}${query.prefix ? '*' : ''}`;
+  // The title key holds every term (the terms follow from it and the prefix), and tells "tõde ja õigus i" from
+  // "tõde ja õigus", whose terms are the same but whose exact titles are not.
+  return `${query.titleKey}${query.prefix ? '*' : ''}`;
 }
 
 /** Characters of the last term: autocomplete and facet search wait until there are enough. */

@@ -5,11 +5,13 @@ import type { Db, Matches, SearchEngine } from './engine.js';
 import { availabilityClass, plainText, type SearchScope } from './search-query.js';
 
 // SQLite: the first pages of a broad text by relevance, read in the order of the sort instead of
-// ranking every match. Relevance is (out of stock last, tier, sales, id); within one availability
-// class and one tier it is the order of search_product_relevance_idx (migration 1700). So each
-// (class, tier) segment is a walk of the index's class, in sales order, keeping the products of the
+// ranking every match. Relevance is (out of stock last, exact title, tier, sales, id); within one
+// availability class and one tier it is the order of search_product_relevance_idx (migration 1700). So
+// each (class, tier) segment is a walk of the index's class, in sales order, keeping the products of the
 // tier the caller sees, until the page is full. A common word matches one product in 50: page 1 is
 // about a thousand index entries, against a few thousand matches each looked up, ranked and sorted.
+// The products titled exactly the text (a handful, if any) lead their class's title tier: the same
+// statement reads them by search_product_title_key_idx, and its walk passes them by.
 // A walk stops after WALK_CAP entries; where one ends there short of the page, the page is read the
 // usual way (search-query.ts), which gives the same rows: the walk only decides how they are found.
 
@@ -32,11 +34,15 @@ interface Segment {
   /** The tier's matches with those of the tiers above it. */
   within: Matches;
   above: Matches | undefined;
+  /** The title tier's: the text's title key, whose products come first. */
+  exactTitle: string | undefined;
 }
 
 interface Found {
   id: number;
   sales: number;
+  /** 1 for a product titled exactly the text. */
+  exact: number;
 }
 
 /**
@@ -68,15 +74,17 @@ export async function walkedRelevancePage(
   const wanted = offset + limit;
   for (const availability of AVAILABILITY_CLASSES) {
     for (let tier = 0; tier < tiers.length && found.length < wanted; tier++) {
-      const segment = { availability, within: tiers[tier]!, above: tier > 0 ? tiers[tier - 1] : undefined };
+      const exactTitle = tier === 0 && scope.text.kind === 'match' ? scope.text.titleKey : undefined;
+      const segment = { availability, within: tiers[tier]!, above: tier > 0 ? tiers[tier - 1] : undefined, exactTitle };
       const need = wanted - found.length;
       const rows = await walkSegment(db, engine, scope, segment, need, cap);
       // Short of the page, the walk either saw its whole class (the segment is complete) or stopped at
       // the cap: then the text's products are too sparse in this order, and ranking its matches is cheaper.
       if (rows.length < need && (await classLongerThan(db, availability, cap))) return undefined;
-      // Which rows: the first `need` in the index's order (CROSS JOIN keeps the walk, a LIMITed subquery read in
-      // order, as the outer loop). Their order: sorted here again, which costs nothing for 100 rows.
-      rows.sort((a, b) => b.sales - a.sales || b.id - a.id);
+      // Which rows: the exact titles, then the first `need` in the index's order (CROSS JOIN keeps the walk, a
+      // LIMITed subquery read in order, as the outer loop). Their order: sorted here again, which costs nothing for
+      // 100 rows; rows past the page's end are left by the slice below.
+      rows.sort((a, b) => b.exact - a.exact || b.sales - a.sales || b.id - a.id);
       for (const row of rows) found.push(row.id);
     }
   }
@@ -90,13 +98,15 @@ export async function walkedRelevancePage(
 function segmentConditions(engine: SearchEngine, scope: SearchScope, segment: Segment): RawBuilder<unknown> {
   const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
   const notAbove = segment.above ? sql`and w.id not in (select id from ${segment.above} as a)` : sql``;
+  const notExact = segment.exactTitle === undefined ? sql`` : sql`and sp.title_key <> ${segment.exactTitle}`;
   const budget = budgetCondition({ engine: engine.name }, scope.budget, 'w.id');
-  return sql`${budget ? sql`${budget} and` : sql``} w.id in (select id from ${segment.within} as t) ${notAbove} and ${visible}`;
+  return sql`${budget ? sql`${budget} and` : sql``} w.id in (select id from ${segment.within} as t) ${notAbove} and ${visible} ${notExact}`;
 }
 
 /**
  * The segment's first `need` rows, walking the index's availability class (CROSS JOIN: SQLite keeps the walk
- * outside). The order names only the columns after the class: with the class too, SQLite sorts instead.
+ * outside). The order names only the columns after the class: with the class too, SQLite sorts instead. The title
+ * tier's statement also reads the class's products titled exactly the text, which the walk then passes by.
  */
 async function walkSegment(
   db: Db,
@@ -106,12 +116,27 @@ async function walkSegment(
   need: number,
   cap: number,
 ): Promise<Found[]> {
-  const result = await sql<Found>`select sp.id as id, sp.sales_count as sales
+  const walked = sql`select sp.id as id, sp.sales_count as sales, 0 as exact
     from (select id from search_product indexed by search_product_relevance_idx where ${AVAILABILITY_CLASS} = ${segment.availability}
       order by sales_count desc, id desc limit ${cap}) as w
     cross join search_product as sp on sp.id = w.id
-    where ${segmentConditions(engine, scope, segment)} limit ${need}`.execute(db);
+    where ${segmentConditions(engine, scope, segment)} limit ${need}`;
+  if (segment.exactTitle === undefined) return (await sql<Found>`${walked}`.execute(db)).rows;
+  const result = await sql<Found>`select * from (${exactTitles(engine, scope, segment.availability, segment.exactTitle)})
+    union all select * from (${walked})`.execute(db);
   return result.rows;
+}
+
+/**
+ * The products of an availability class the caller sees whose title key is the text's. No tier condition: a title
+ * that is the text holds every word of it, so it is in the title's tier (and the text's matches) already.
+ */
+function exactTitles(engine: SearchEngine, scope: SearchScope, availability: number, titleKey: string): RawBuilder<Found> {
+  const visible = visibleSearchProduct(scope.storeCode, scope.caller, engine.contains);
+  const budget = budgetCondition({ engine: engine.name }, scope.budget, 'sp.id');
+  return sql<Found>`select sp.id as id, sp.sales_count as sales, 1 as exact from search_product as sp indexed by search_product_title_key_idx
+    where sp.title_key = ${titleKey} and ${availabilityClass(sql.ref('sp.availability'))} = ${availability} and ${visible}
+    ${budget ? sql`and ${budget}` : sql``}`;
 }
 
 /** Whether the availability class has more than `cap` products (so a walk of `cap` did not see all of it). */

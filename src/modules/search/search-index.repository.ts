@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { NameKind } from './engine.js';
+import type { NameKind, ProductDocument } from './engine.js';
+import { MAX_TITLE_KEY_CHARS } from './query-text.js';
 
 // The SQL of index upkeep: the index state, the queue of changes, and what documents are made of.
 
@@ -115,6 +116,25 @@ export async function copySearchProducts(trx: Db, postgres: boolean): Promise<vo
   await trx.deleteFrom('search_product').execute();
   await sql`insert into search_product (id, stores, ${sql.join(MIRRORED.map((c) => sql.ref(c)))})
     select p.id, ${stores}, ${sql.join(MIRRORED.map((c) => sql.ref(`p.${c}`)))} from product p`.execute(trx);
+}
+
+const KEYS_PER_UPDATE = 400;
+
+/**
+ * The products' title keys (search_product.title_key), from their folded documents: a document's title is
+ * the title's key (query-text.ts titleKey), kept empty past MAX_TITLE_KEY_CHARS. Rows whose key stands are
+ * not written (a visibility change folds a document again).
+ */
+export async function writeTitleKeys(trx: Db, documents: ProductDocument[]): Promise<void> {
+  for (let start = 0; start < documents.length; start += KEYS_PER_UPDATE) {
+    const keys = documents
+      .slice(start, start + KEYS_PER_UPDATE)
+      .map((d) => sql`(cast(${d.id} as bigint), ${d.title.length <= MAX_TITLE_KEY_CHARS ? d.title : ''})`);
+    await sql`with k (id, title_key) as (values ${sql.join(keys)})
+      update search_product set title_key = k.title_key from k where search_product.id = k.id and search_product.title_key <> k.title_key`.execute(
+      trx,
+    );
+  }
 }
 
 /** The rows a product's document is made of: its names, publisher and series, and its persons in order. */

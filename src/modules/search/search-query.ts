@@ -39,10 +39,13 @@ export interface SearchFilter extends ProductFilter {
 /**
  * How the text narrows the products: not at all, an EAN/ISBN lookup, or a match (ranked, and the
  * same products unranked for counting, where the order does not matter; `query`: the words of an
- * exact match, for what the engine reads from its index alone: counts and walked pages).
+ * exact match, for what the engine reads from its index alone: counts and walked pages; `titleKey`:
+ * an exact match's title key, query-text.ts, whose products relevance puts first).
  */
 export type TextFilter =
-  { kind: 'none' } | { kind: 'codes'; codes: string[] } | { kind: 'match'; matches: Matches; unranked: Matches; query?: TextQuery };
+  | { kind: 'none' }
+  | { kind: 'codes'; codes: string[] }
+  | { kind: 'match'; matches: Matches; unranked: Matches; query?: TextQuery; titleKey?: string };
 
 /**
  * The words of a scope that is an exact text match and nothing else (no filter): what an engine can count and
@@ -80,6 +83,21 @@ export type Query = SelectQueryBuilder<any, any, object>;
 export const availabilityClass = (column: RawBuilder<unknown>) =>
   sql<number>`(case ${column} when 'TEMPORARILY_OUT_OF_STOCK' then 1 when 'PERMANENTLY_OUT_OF_STOCK' then 2 else 0 end)`;
 const OUT_OF_STOCK_LAST = availabilityClass(sql.ref('sp.availability'));
+
+/** Relevance's key after the availability class: 0 where the product's title is the text's (its title key), else 1. */
+export const exactTitleFirst = (titleKey: string, column: RawBuilder<unknown>) =>
+  sql<number>`(case when ${column} = ${titleKey} then 0 else 1 end)`;
+
+/**
+ * A shortlist of matches (autocomplete's best few hundred by text rank) with the products titled exactly the text
+ * added, read by search_product_title_key_idx: a text rank need not favour them (ts_rank weighs a word's repeats,
+ * not a title's length), and relevance puts them first. Their rank where the shortlist has none: 0, after every
+ * ranked one (ranks are negative), which orders only among the exact titles.
+ */
+export function withExactTitles(shortlist: Matches, titleKey: string): Matches {
+  return sql`(select id, min(rank) as rank from (select s.id, s.rank from ${shortlist} as s
+    union all select t.id, 0 from search_product as t where t.title_key = ${titleKey}) as u group by id)` as Matches;
+}
 
 /** Whether the query needs the caller's price (a price filter, a price or discount sort). */
 export function needsPrice(filter: SearchFilter, sort?: SearchSort): boolean {
@@ -213,9 +231,12 @@ export function sortKeys(sort: SearchSort, scope: SearchScope, price: PriceSql |
       ];
     case 'relevance':
     default:
-      // Out of stock sinks; then the text's rank (title matches first), then what sells.
+      // Out of stock sinks; then a title that is the text itself, the text's rank (title matches first), what sells.
       return [
         { value: OUT_OF_STOCK_LAST, direction: 'asc' },
+        ...(scope.text.kind === 'match' && scope.text.titleKey !== undefined
+          ? [{ value: exactTitleFirst(scope.text.titleKey, sql.ref('sp.title_key')), direction: 'asc' } as const]
+          : []),
         ...(scope.text.kind === 'match' ? [{ value: 'm.rank', direction: 'asc' } as const] : []),
         { value: 'sp.sales_count', direction: 'desc' },
         { value: 'sp.id', direction: 'desc' },

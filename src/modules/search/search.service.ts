@@ -19,7 +19,15 @@ import {
 import { noteFirstBuild } from './index-readiness.js';
 import { queryKey, type ParsedQuery } from './query-text.js';
 import { bestFound, countFound, findsAny, foundPage, matchesMoreThan } from './found-products.repository.js';
-import { forCounting, needsPrice, type SearchFilter, type SearchScope, type SearchSort, type TextFilter } from './search-query.js';
+import {
+  forCounting,
+  needsPrice,
+  withExactTitles,
+  type SearchFilter,
+  type SearchScope,
+  type SearchSort,
+  type TextFilter,
+} from './search-query.js';
 import type { SearchConfig } from './search.config.js';
 import { searchTooSlow, searchUnavailable } from './search.errors.js';
 import { namesById, type NamedRef } from './names.repository.js';
@@ -171,7 +179,9 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
     if (text.kind === 'codes') return { kind: 'codes', codes: text.codes };
     if (text.terms.length === 0) return 'nothing';
     const unranked: Matches = engine.matchProducts(text, 0, context.budget);
-    const exact: TextFilter = { kind: 'match', matches: engine.matchProducts(text, top, context.budget), unranked, query: text };
+    const ranked = engine.matchProducts(text, top, context.budget);
+    const matches = top === undefined ? ranked : withExactTitles(ranked, text.titleKey);
+    const exact: TextFilter = { kind: 'match', matches, unranked, query: text, titleKey: text.titleKey };
     const similar = engine.similarProducts(text, SIMILAR_LIMIT);
     if (!similar) return exact;
     const key = `${context.store.code}|${audienceKey(context.caller)}|${queryKey(text)}`;

@@ -1,5 +1,6 @@
 // Search index (migration 1000); the text index tables are engine-specific, see the engines.
 // Conventions of every table: src/db/schema.ts.
+import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 import type { ProductTypeCode } from '../../db/product-types.js';
 import type { Availability, DeliveryTime } from '../catalogue/index.js';
@@ -43,6 +44,11 @@ export interface SearchProductTable {
   sales_count: number;
   released_at: number | null;
   name: string;
+  /**
+   * The folded title (query-text.ts titleKey) that an exact title match compares, written when the product's
+   * document is folded (migration 2026_12_02_0700); '' until then, or past MAX_TITLE_KEY_CHARS.
+   */
+  title_key: Generated<string>;
 }
 
 export interface SearchTables {
