@@ -4,6 +4,8 @@ import * as titleKeyMigration from '../../src/db/migrations/2026_12_02_0700_add_
 import { createEngine, foldAllQueued, startRebuild } from '../../src/modules/search/index.js';
 import { WALK_MIN_TITLED, walkPays } from '../../src/modules/search/relevance-walk.repository.js';
 import { createProduct, type ProductSpec } from '../helpers/catalogue.js';
+import { planOfStatement } from '../helpers/query-plans.js';
+import { recordingDatabase, type StatementRecorder } from '../helpers/recording-database.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { createBulkProducts } from './bulk-catalogue.js';
 import { get, names, q } from './fixtures.js';
@@ -14,6 +16,7 @@ import { get, names, q } from './fixtures.js';
 // diacritics and punctuation do not count, every word does.
 
 let t: TestApp;
+let recorder: StatementRecorder;
 const id: Record<string, number> = {};
 
 const SPECS: Record<string, ProductSpec> = {
@@ -41,7 +44,7 @@ const SPECS: Record<string, ProductSpec> = {
 const SPRUCES = 305;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ wrapDatabase: (database) => (recorder = recordingDatabase(database)).handle });
   const db = t.database.db;
   for (const [key, spec] of Object.entries(SPECS)) id[key] = await createProduct(db, spec);
   // SQLite walks the first pages of a text with 2,000 title matches the caller sees; PostgreSQL ranks every match.
@@ -163,6 +166,34 @@ describe('a broad text by relevance', () => {
     ];
     expect(byLargePages).toEqual(order.slice(0, 200));
   }, 30_000);
+});
+
+describe('the cost of an exact title', () => {
+  /** The statements a request runs, and each one's plan. */
+  async function statementsOf(url: string) {
+    recorder.start();
+    await get(t, url);
+    const statements = recorder.stop();
+    return Promise.all(
+      statements.map(async (statement) => ({ sql: statement.sql, plan: await planOfStatement(t.database.db, statement) })),
+    );
+  }
+
+  it('reads the exact titles by their index, in the statements a search and autocomplete run anyway', async () => {
+    const exact = await statementsOf('/product/search?q=bulk+book');
+    // "bulk boo" finds the same products but is no title.
+    expect(exact).toHaveLength((await statementsOf('/product/search?q=bulk+boo')).length);
+    if (engine === 'sqlite') {
+      // The walk's title tier reads them beside its walk of the relevance index, in one statement.
+      const walks = exact.filter((statement) => statement.sql.includes('where sp.title_key ='));
+      expect(walks.length).toBeGreaterThan(0);
+      for (const walk of walks) expect(walk.plan).toMatch(/search_product_title_key_idx[^]*search_product_relevance_idx/);
+    }
+    const suggested = await statementsOf('/autocomplete?term=kuusk');
+    const shortlist = suggested.filter((statement) => statement.sql.includes('where t.title_key ='));
+    expect(shortlist).toHaveLength(1);
+    expect(shortlist[0]!.plan).toContain('search_product_title_key_idx');
+  });
 });
 
 describe('the title keys', () => {

@@ -116,12 +116,12 @@ async function walkSegment(
   need: number,
   cap: number,
 ): Promise<Found[]> {
-  const walked = sql`select sp.id as id, sp.sales_count as sales, 0 as exact
+  const walked = sql<Found>`select sp.id as id, sp.sales_count as sales, 0 as exact
     from (select id from search_product indexed by search_product_relevance_idx where ${AVAILABILITY_CLASS} = ${segment.availability}
       order by sales_count desc, id desc limit ${cap}) as w
     cross join search_product as sp on sp.id = w.id
     where ${segmentConditions(engine, scope, segment)} limit ${need}`;
-  if (segment.exactTitle === undefined) return (await sql<Found>`${walked}`.execute(db)).rows;
+  if (segment.exactTitle === undefined) return (await walked.execute(db)).rows;
   const result = await sql<Found>`select * from (${exactTitles(engine, scope, segment.availability, segment.exactTitle)})
     union all select * from (${walked})`.execute(db);
   return result.rows;

@@ -85,8 +85,7 @@ export const availabilityClass = (column: RawBuilder<unknown>) =>
 const OUT_OF_STOCK_LAST = availabilityClass(sql.ref('sp.availability'));
 
 /** Relevance's key after the availability class: 0 where the product's title is the text's (its title key), else 1. */
-export const exactTitleFirst = (titleKey: string, column: RawBuilder<unknown>) =>
-  sql<number>`(case when ${column} = ${titleKey} then 0 else 1 end)`;
+const exactTitleFirst = (titleKey: string) => sql<number>`(case when sp.title_key = ${titleKey} then 0 else 1 end)`;
 
 /**
  * A shortlist of matches (autocomplete's best few hundred by text rank) with the products titled exactly the text
@@ -235,7 +234,7 @@ export function sortKeys(sort: SearchSort, scope: SearchScope, price: PriceSql |
       return [
         { value: OUT_OF_STOCK_LAST, direction: 'asc' },
         ...(scope.text.kind === 'match' && scope.text.titleKey !== undefined
-          ? [{ value: exactTitleFirst(scope.text.titleKey, sql.ref('sp.title_key')), direction: 'asc' } as const]
+          ? [{ value: exactTitleFirst(scope.text.titleKey), direction: 'asc' } as const]
           : []),
         ...(scope.text.kind === 'match' ? [{ value: 'm.rank', direction: 'asc' } as const] : []),
         { value: 'sp.sales_count', direction: 'desc' },
