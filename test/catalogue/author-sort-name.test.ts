@@ -167,6 +167,31 @@ describe(`GET /author by surname, persons imported over HTTP, on ${engine}`, () 
     expect(response.json().errorCount).toBe(3);
     for (const error of response.json().errors) expect(error.message).toContain('sortName');
   });
+
+  it('refuses a sort name the author index would file under no letter, and imports the other lines', async () => {
+    const response = await postImport('persons', [
+      { code: 'NOLETTER-1', name: 'Jaan Kross (1920-2007)', sortName: '(1920-2007), Jaan Kross' },
+      { code: 'LETTER-1', name: 'Jaan Kross (1920-2007)', sortName: 'Kross, Jaan (1920-2007)' },
+      { code: 'NOLETTER-2', name: 'Jaan Kross', sortName: ' Kross, Jaan' },
+      { code: 'NOLETTER-3', name: '50 Cent', sortName: '50 Cent' },
+      { code: 'NOLETTER-4', name: 'Jaan Kross', sortName: '\u0301Kross, Jaan' },
+      { code: 'LETTER-2', name: 'Õie Õunapuu', sortName: 'õunapuu, Õie' },
+    ]);
+    expect(response.statusCode, response.body).toBe(200);
+    const notWith = (what: string) =>
+      `/sortName: must begin with a letter, which the author index files the person under, not with ${what}`;
+    expect(response.json()).toEqual({
+      lines: 6,
+      outcomes: { created: 2 },
+      errors: [
+        { line: 1, message: notWith('"("') },
+        { line: 3, message: notWith('white space') },
+        { line: 4, message: notWith('"5"') },
+        { line: 5, message: notWith('U+0301') },
+      ],
+      errorCount: 4,
+    });
+  });
 });
 
 describe(`the author index's reads on ${engine}`, () => {

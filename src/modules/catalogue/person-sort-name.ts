@@ -41,3 +41,13 @@ function surnameFirst(trimmed: string): string {
   if (trimmed.includes(',') || lastSpace < 0) return trimmed;
   return `${trimmed.slice(lastSpace + 1)}, ${trimmed.slice(0, lastSpace).replace(/ +$/, '')}`;
 }
+
+/**
+ * Whether the author index files a person of this sort name under a letter: GET /author's `letter`
+ * is the sort name's first character (folded to either case, spaces trimmed from it), so a sort name
+ * that begins with anything but a letter ("(1920-2007), Jaan Kross", a space) is under no letter a
+ * reader picks and is found only by `q`.
+ */
+export function isFiledUnderALetter(sortName: string): boolean {
+  return /^\p{L}/u.test(sortName);
+}
