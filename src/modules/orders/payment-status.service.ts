@@ -8,6 +8,7 @@ import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
 import { lockOrder } from './orders.repository.js';
 import { queueRefundMail } from './processing/refund-mail.js';
+import { cardShareOfRefunds } from './processing/refunds.repository.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 // What a gateway's word on a payment does to its order. The callback, the shopper's return, the
@@ -109,9 +110,11 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   const after = await orderStatus(trx, orderId);
   // A refund that cancelled the order is told by the cancellation mail (order-states.ts); any other is
   // told by its own, even where the order had nothing to move (given up before the payment came).
-  const refundedCents = status.refundedCents - Number(payment.refunded_cents);
+  const refundedBefore = Number(payment.refunded_cents);
+  const refundedCents = status.refundedCents - refundedBefore;
   if (status.state === 'refunded' && refundedCents > 0 && !(after === 'CANCELLED' && current !== 'CANCELLED')) {
-    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents) };
+    const cardCents = await cardShareOfRefunds(trx, payment.id, refundedBefore, status.refundedCents);
+    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents), cardCents };
     await queueRefundMail(trx, refund, now);
   }
   return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: after };
