@@ -130,6 +130,34 @@ describe('POST /admin/orders/{code}/refund of an order whose gift card was partl
     expect(mails.cancelled[0]!.text).toMatch(SPENT(2000));
   });
 
+  it("refunds made in EveryPay's portal follow the same rule: past the other things, the rest comes off the card, once though the callback comes twice", async () => {
+    const bought = await paidVirtualCard(s, 25);
+    await spendCard(s, bought.cardCode, 20);
+    // 10.00 of the book and the courier (25.90): the card keeps its 5.00.
+    await s.everypay.refund(bought.reference, 1000, { times: 2 });
+    await s.everypay.callbacksIdle();
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(500);
+    // 18.90 more: the 15.90 left of them and 3.00 of the card, taken off it.
+    await s.everypay.refund(bought.reference, 1890, { times: 2 });
+    await s.everypay.callbacksIdle();
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 200, entrySumCents: 200 });
+    expect((await balance(s.t, bought.cardCode)).json()).toMatchObject({ balance: 2 });
+    expect(await orderStatus(bought.orderId)).toBe('PENDING_NAV_PROCESSING');
+    // The shop's own refund of what is left takes the last 2.00 off before EveryPay is asked, and
+    // its callback takes nothing more. All that could be given back: the order is off.
+    const rest = await s.refund(bought.code, {});
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(refundsAsked(s, bought.reference)).toEqual([200]);
+    await s.everypay.notify(bought.reference, { times: 2 });
+    const mails = await mailsOf(bought.code, 2, 1);
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 0, entrySumCents: 0 });
+    expect(await orderStatus(bought.orderId)).toBe('CANCELLED');
+    expect(mails.refunds[0]!.text).not.toContain('kinkekaartidel');
+    expect(mails.refunds[1]!.text).toMatch(TAKEN_OFF(300));
+    expect(mails.cancelled[0]!.text).toMatch(TAKEN_OFF(500));
+    expect(mails.cancelled[0]!.text).toMatch(SPENT(2000));
+  });
+
   it('a refund EveryPay refuses gives back to the card what was taken off it for the refund', async () => {
     const bought = await paidVirtualCard(s, 25);
     await spendCard(s, bought.cardCode, 20);
