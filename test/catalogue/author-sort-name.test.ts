@@ -82,11 +82,17 @@ describe('personSortName', () => {
     expect(personSortName('Kross, Jaan (1920-2007)')).toBe('Kross, Jaan (1920-2007)');
     // A comma in the note does not make the name one written surname first.
     expect(personSortName('Jaan Kross (1920, Tallinn)')).toBe('Kross, Jaan (1920, Tallinn)');
-    // Only the last note is set apart.
+    // Only the notes that end the name are set apart, all of them, as written between each other.
     expect(personSortName('Jaan (Johannes) Kross (tõlkija)')).toBe('Kross, Jaan (Johannes) (tõlkija)');
+    expect(personSortName('Jaan Kross (1920-2007) (tõlkija)')).toBe('Kross, Jaan (1920-2007) (tõlkija)');
+    expect(personSortName(' Jaan  Kross  (1920-2007)  (tõlkija) ')).toBe('Kross, Jaan (1920-2007)  (tõlkija)');
+    expect(personSortName('Homeros (8. saj eKr) (tõlkija) ()')).toBe('Homeros (8. saj eKr) (tõlkija) ()');
+    expect(personSortName('Jaan Kross (s. 1920 (Tallinn)) (tõlkija)')).toBe('(Tallinn)), Jaan Kross (s. 1920 (tõlkija)');
+    expect(personSortName('Jaan Kross (1920)(tõlkija)')).toBe('(1920)(tõlkija), Jaan Kross');
     // Not a note after the name: none after a space, a note alone.
     expect(personSortName('Jaan Kross(1920)')).toBe('Kross(1920), Jaan');
     expect(personSortName('(anonüümne)')).toBe('(anonüümne)');
+    expect(personSortName('(anonüümne) (tõlkija)')).toBe('(anonüümne) (tõlkija)');
   });
 });
 
@@ -161,6 +167,31 @@ describe(`GET /author by surname, persons imported over HTTP, on ${engine}`, () 
     expect(response.json().errorCount).toBe(3);
     for (const error of response.json().errors) expect(error.message).toContain('sortName');
   });
+
+  it('refuses a sort name the author index would file under no letter, and imports the other lines', async () => {
+    const response = await postImport('persons', [
+      { code: 'NOLETTER-1', name: 'Jaan Kross (1920-2007)', sortName: '(1920-2007), Jaan Kross' },
+      { code: 'LETTER-1', name: 'Jaan Kross (1920-2007)', sortName: 'Kross, Jaan (1920-2007)' },
+      { code: 'NOLETTER-2', name: 'Jaan Kross', sortName: ' Kross, Jaan' },
+      { code: 'NOLETTER-3', name: '50 Cent', sortName: '50 Cent' },
+      { code: 'NOLETTER-4', name: 'Jaan Kross', sortName: '\u0301Kross, Jaan' },
+      { code: 'LETTER-2', name: 'Õie Õunapuu', sortName: 'õunapuu, Õie' },
+    ]);
+    expect(response.statusCode, response.body).toBe(200);
+    const notWith = (what: string) =>
+      `/sortName: must begin with a letter, which the author index files the person under, not with ${what}`;
+    expect(response.json()).toEqual({
+      lines: 6,
+      outcomes: { created: 2 },
+      errors: [
+        { line: 1, message: notWith('"("') },
+        { line: 3, message: notWith('white space') },
+        { line: 4, message: notWith('"5"') },
+        { line: 5, message: notWith('U+0301') },
+      ],
+      errorCount: 4,
+    });
+  });
 });
 
 describe(`the author index's reads on ${engine}`, () => {
@@ -209,21 +240,28 @@ describe(`GET /author, persons whose name ends in a note, on ${engine}`, () => {
       { code: 'LIIV', name: 'Juhan Liiv (1864-1913)' },
       { code: 'KROSS-T', name: 'Jaan Kross (tõlkija)' },
       { code: 'HOMEROS-N', name: 'Homeros (8. saj eKr)' },
+      { code: 'KROSS-YT', name: 'Jaan Kross (1920-2007) (tõlkija)' },
     ]);
     // The products feed is the whole catalogue: the earlier books stay in it.
-    const notedBooks = ['LIIV', 'KROSS-T', 'HOMEROS-N'].map((code) => book(`B-${code}`, code));
+    const notedBooks = ['LIIV', 'KROSS-T', 'HOMEROS-N', 'KROSS-YT'].map((code) => book(`B-${code}`, code));
     await importLines('products', [...firstBooks, ...notedBooks]);
   });
   const filed = async (query: string) => (await authors(query)).items.map((item) => `${item.code}: ${item.sortName} / ${item.name}`);
 
   it('files them by the surname before the note, which stays after it, in surname order among the others', async () => {
     expect(await filed('letter=L')).toEqual(['LIIV: Liiv, Juhan (1864-1913) / Juhan Liiv (1864-1913)']);
-    expect(await codes('letter=K')).toEqual(['KIVIRAHK', 'KROSS', 'KROSS-T']);
+    // Every note that ends the name, not only the last one: "(1920-2007)" is no surname either.
+    expect(await filed('letter=K')).toEqual([
+      'KIVIRAHK: Kivirähk, Andrus / Andrus Kivirähk',
+      'KROSS: Kross, Jaan / Jaan Kross',
+      'KROSS-YT: Kross, Jaan (1920-2007) (tõlkija) / Jaan Kross (1920-2007) (tõlkija)',
+      'KROSS-T: Kross, Jaan (tõlkija) / Jaan Kross (tõlkija)',
+    ]);
     expect(await filed('letter=H')).toEqual(['HOMEROS: Homeros / Homeros', 'HOMEROS-N: Homeros (8. saj eKr) / Homeros (8. saj eKr)']);
   });
 
   it('finds them by the start of the surname', async () => {
     expect(await codes('q=liiv')).toEqual(['LIIV']);
-    expect(await codes('q=Kross,%20Jaan')).toEqual(['KROSS', 'KROSS-T']);
+    expect(await codes('q=Kross,%20Jaan')).toEqual(['KROSS', 'KROSS-YT', 'KROSS-T']);
   });
 });

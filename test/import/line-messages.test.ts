@@ -59,4 +59,17 @@ describe('the message of a line the schema refuses', () => {
     expect(shops.reported).toEqual(['line 1: /email: is not an email address']);
     expect(await t.snapshot()).toEqual(before);
   });
+
+  it("says a person's sort name must begin with a letter, the author index's letter, and imports the other lines", async () => {
+    const persons = await t.run('persons', [
+      { code: 'SN-1', name: 'Jaan Kross (1920-2007)', sortName: '(1920-2007), Jaan Kross' },
+      { code: 'SN-2', name: 'Jaan Kross (1920-2007)', sortName: 'Kross, Jaan (1920-2007)' },
+    ]);
+    expect(persons.reported).toEqual([
+      'line 1: /sortName: must begin with a letter, which the author index files the person under, not with "("',
+    ]);
+    expect(persons).toMatchObject({ lines: 2, outcomes: { created: 1 }, errors: 1 });
+    const stored = await t.database.db.selectFrom('person').select(['code', 'sort_name']).where('code', 'like', 'SN-%').execute();
+    expect(stored).toEqual([{ code: 'SN-2', sort_name: 'Kross, Jaan (1920-2007)' }]);
+  });
 });

@@ -1,13 +1,23 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
 import { balance, card, ledger } from '../gift-cards/helpers.js';
-import { paidVirtualCard, REFUND_PATH, refundsAsked, spendCard, startRefundShop, type RefundShop } from './refund-helpers.js';
+import {
+  mailEuros as euros,
+  orderMails,
+  paidVirtualCard,
+  REFUND_PATH,
+  refundsAsked,
+  spendCard,
+  startRefundShop,
+  type RefundShop,
+} from './refund-helpers.js';
 
 // Refunding an order that bought a virtual gift card whose buyer (or recipient) already spent part of
 // it: what was spent is never paid back. A refund gives back at most what was paid less that (409
 // past it, sent nowhere), the unspent value it gives back is taken off the card first (so it cannot
 // be spent as well), the answer's X-Refund-Held-Back names what was held back, and the refund of all
-// that can be given back cancels the order.
+// that can be given back cancels the order. The buyer's mails say what came off the card and what
+// was held back.
 
 let s: RefundShop;
 beforeAll(async () => {
@@ -21,6 +31,21 @@ afterAll(async () => {
   await s?.close();
 });
 const db = () => s.t.database.db;
+const REFUND_SUBJECT = 'Tagasimakse teie tellimuse';
+const cancelledSubject = (code: string) => `Teie tellimus ${code} on tühistatud`;
+const TAKEN_OFF = (cents: number) =>
+  new RegExp(`${euros(cents).source} sellest on see, mis oli alles selle tellimusega ostetud kinkekaartidel`);
+const SPENT = (cents: number) => new RegExp(`Selle tellimusega ostetud kinkekaartidelt kasutatud ${euros(cents).source} ei tagastata.`);
+
+/** The buyer's mails of the order once its jobs ran: the refund mails and the cancellation mail. */
+async function mailsOf(code: string, refunds: number, cancelled: number) {
+  await s.everypay.callbacksIdle();
+  await s.t.drainJobs();
+  await s.smtp.waitFor(
+    () => orderMails(s, code, REFUND_SUBJECT).length === refunds && orderMails(s, code, cancelledSubject(code)).length === cancelled,
+  );
+  return { refunds: orderMails(s, code, REFUND_SUBJECT), cancelled: orderMails(s, code, cancelledSubject(code)) };
+}
 const orderStatus = async (orderId: number) =>
   (await db().selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
 
@@ -48,6 +73,11 @@ describe('POST /admin/orders/{code}/refund of an order whose gift card was partl
     expect((await balance(s.t, bought.cardCode)).json()).toMatchObject({ balance: 0 });
     await s.everypay.callbacksIdle();
     expect(await orderStatus(bought.orderId)).toBe('CANCELLED');
+    const { cancelled } = await mailsOf(bought.code, 0, 1);
+    expect(cancelled[0]!.text).toContain(`Teie tellimus ${bought.code} on tühistatud ja selle eest makstu on tagastatud, välja arvatud`);
+    expect(cancelled[0]!.text).toMatch(new RegExp(`${euros(3090).source} läheb tagasi`));
+    expect(cancelled[0]!.text).toMatch(TAKEN_OFF(500));
+    expect(cancelled[0]!.text).toMatch(SPENT(2000));
 
     // The same again (a double click) answers the refund made; any more is a 409. Nothing more is sent.
     const again = await s.refund(bought.code, {});
@@ -90,6 +120,42 @@ describe('POST /admin/orders/{code}/refund of an order whose gift card was partl
     expect(rest.json()).toMatchObject({ status: 'CANCELLED', payment: { refunded: 30.9 } });
     expect(refundsAsked(s, bought.reference)).toEqual([1000, 1700, 390]);
     expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(0);
+    // The part refunds' mails: the first took nothing off the card, the second 1.10; the last refund
+    // cancelled the order, and its mail says what came off the card in all and what was held back.
+    const mails = await mailsOf(bought.code, 2, 1);
+    expect(mails.refunds[0]!.text).not.toContain('kinkekaartidel');
+    expect(mails.refunds[1]!.text).toMatch(new RegExp(`${euros(1700).source} läheb tagasi`));
+    expect(mails.refunds[1]!.text).toMatch(TAKEN_OFF(110));
+    expect(mails.cancelled[0]!.text).toMatch(TAKEN_OFF(500));
+    expect(mails.cancelled[0]!.text).toMatch(SPENT(2000));
+  });
+
+  it("refunds made in EveryPay's portal follow the same rule: past the other things, the rest comes off the card, once though the callback comes twice", async () => {
+    const bought = await paidVirtualCard(s, 25);
+    await spendCard(s, bought.cardCode, 20);
+    // 10.00 of the book and the courier (25.90): the card keeps its 5.00.
+    await s.everypay.refund(bought.reference, 1000, { times: 2 });
+    await s.everypay.callbacksIdle();
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(500);
+    // 18.90 more: the 15.90 left of them and 3.00 of the card, taken off it.
+    await s.everypay.refund(bought.reference, 1890, { times: 2 });
+    await s.everypay.callbacksIdle();
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 200, entrySumCents: 200 });
+    expect((await balance(s.t, bought.cardCode)).json()).toMatchObject({ balance: 2 });
+    expect(await orderStatus(bought.orderId)).toBe('PENDING_NAV_PROCESSING');
+    // The shop's own refund of what is left takes the last 2.00 off before EveryPay is asked, and
+    // its callback takes nothing more. All that could be given back: the order is off.
+    const rest = await s.refund(bought.code, {});
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(refundsAsked(s, bought.reference)).toEqual([200]);
+    await s.everypay.notify(bought.reference, { times: 2 });
+    const mails = await mailsOf(bought.code, 2, 1);
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 0, entrySumCents: 0 });
+    expect(await orderStatus(bought.orderId)).toBe('CANCELLED');
+    expect(mails.refunds[0]!.text).not.toContain('kinkekaartidel');
+    expect(mails.refunds[1]!.text).toMatch(TAKEN_OFF(300));
+    expect(mails.cancelled[0]!.text).toMatch(TAKEN_OFF(500));
+    expect(mails.cancelled[0]!.text).toMatch(SPENT(2000));
   });
 
   it('a refund EveryPay refuses gives back to the card what was taken off it for the refund', async () => {

@@ -123,3 +123,10 @@ export const refundsAsked = (s: RefundShop, reference: string) =>
   s.everypay.requests
     .filter((request) => request.path === REFUND_PATH && (request.body as { payment_reference: string }).payment_reference === reference)
     .map((request) => Math.round((request.body as { amount: number }).amount * 100));
+
+/** Euros as the Estonian mail writes them: "5,00 €" (a space, perhaps a no-break one, before the sign). */
+export const mailEuros = (cents: number) => new RegExp(`${(cents / 100).toFixed(2).replace('.', ',')}\\s?€`);
+
+/** The mails to the buyer of an order whose subject starts so (and names the order), in the order sent. */
+export const orderMails = (s: RefundShop, code: string, subjectStart: string) =>
+  s.smtp.mails.filter((mail) => mail.subject?.startsWith(subjectStart) === true && mail.subject.includes(code));

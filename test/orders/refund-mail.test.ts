@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { settleEveryPay } from './everypay-helpers.js';
 import { orderJobs, orderStatus } from './processing-helpers.js';
-import { paidBook, startRefundShop, type RefundShop } from './refund-helpers.js';
+import { mailEuros as euros, paidBook, startRefundShop, type RefundShop } from './refund-helpers.js';
 
 // The buyer hears of a refund that leaves their order standing: a part refund, the operator's or one
 // made at EveryPay and learnt from its callback. The mail is queued where the refunded sum is applied
@@ -26,9 +26,6 @@ const refundMails = (code: string) =>
 /** The refund mail jobs of an order: what each said it gave back, and what became of it. */
 const refundJobs = async (orderId: number) =>
   (await orderJobs<{ refundedCents: number }>(db(), 'order.refunded-mail', orderId)).map((job) => [job.payload.refundedCents, job.result]);
-
-/** Euros as the Estonian mail writes them: "5,00 €" (a space, perhaps a no-break one, before the sign). */
-const euros = (cents: number) => new RegExp(`${(cents / 100).toFixed(2).replace('.', ',')}\\s?€`);
 
 describe("the buyer's mail when part of an order is refunded", () => {
   it("the operator's part refund, double-clicked, its callback delivered twice at once: one mail; a second part refund mails again with the sum so far", async () => {

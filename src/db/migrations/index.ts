@@ -86,6 +86,7 @@ import * as addSubscriptionChargeRefundRefusal from './2026_12_01_1700_add_subsc
 import * as addGiftCardSenderName from './2026_12_02_0100_add_gift_card_sender_name.js';
 import * as addPersonSortName from './2026_12_02_0130_add_person_sort_name.js';
 import * as filePersonNotesAfterSurname from './2026_12_02_0300_file_person_notes_after_surname.js';
+import * as filePersonNotesRunAfterSurname from './2026_12_02_0600_file_person_notes_run_after_surname.js';
 import * as addSearchProductTitleKey from './2026_12_02_0700_add_search_product_title_key.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -178,5 +179,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_0100_add_gift_card_sender_name': addGiftCardSenderName,
   '2026_12_02_0130_add_person_sort_name': addPersonSortName,
   '2026_12_02_0300_file_person_notes_after_surname': filePersonNotesAfterSurname,
+  '2026_12_02_0600_file_person_notes_run_after_surname': filePersonNotesRunAfterSurname,
   '2026_12_02_0700_add_search_product_title_key': addSearchProductTitleKey,
 };

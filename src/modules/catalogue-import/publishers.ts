@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { ImportKind } from '../../infra/import/index.js';
-import { personSortName } from '../catalogue/index.js';
-import { Code, Name, Text, lineParser } from './fields.js';
+import { isFiledUnderALetter, personSortName } from '../catalogue/index.js';
+import { Code, LineError, Name, Text, lineParser } from './fields.js';
 import { lineKind } from './kind.js';
 import { References } from './references.js';
 import { inLineTransaction, upsertByCode, type RecordColumns } from './write.js';
@@ -27,17 +27,24 @@ const PersonLine = Type.Object(
   { additionalProperties: false },
 );
 
-/** A kind of named records: each line upserts one row of `table` by its code. */
+/**
+ * A kind of named records: each line upserts one row of `table` by its code. `check` refuses a line
+ * its schema lets through (throwing LineError), before anything is looked up.
+ */
 function namedKind<S extends TObject, T extends 'publisher' | 'series' | 'person'>(
   usage: string,
   table: T,
   schema: S,
   columns: (line: Static<S>, refs: References) => Promise<RecordColumns<T>> | RecordColumns<T>,
+  check: (line: Static<S>) => void = () => undefined,
 ): ImportKind {
   return lineKind(usage, ({ db, clock }) => {
     const refs = new References(db);
     return {
-      parse: lineParser(schema, (line) => line),
+      parse: lineParser(schema, (line) => {
+        check(line);
+        return line;
+      }),
       async apply(line: Static<S>) {
         // References are looked up before the line's transaction begins (see References).
         const wanted = await columns(line, refs);
@@ -76,4 +83,19 @@ export const personsKind = namedKind(
     description: line.description ?? null,
     image_url: line.imageUrl ?? null,
   }),
+  checkSortName,
 );
+
+/**
+ * A sort name given is stored as it is, so one the author index files under no letter (one that
+ * begins with a note, "(1920-2007), Jaan Kross", or a space) would hide the person from every letter.
+ */
+function checkSortName({ sortName }: Static<typeof PersonLine>): void {
+  if (sortName === undefined || isFiledUnderALetter(sortName)) return;
+  const code = sortName.codePointAt(0)!;
+  const first = String.fromCodePoint(code);
+  // Quoted when it shows as itself; a mark or a lone surrogate (which no UTF-8 report can hold) by its number.
+  const shown = /^[\p{P}\p{S}\p{N}]$/u.test(first) ? `"${first}"` : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const begins = /^\s$/u.test(first) ? 'white space' : shown;
+  throw new LineError(`/sortName: must begin with a letter, which the author index files the person under, not with ${begins}`);
+}

@@ -43,7 +43,7 @@ export { ShopSchema } from './shops/shop.schemas.js';
 export { discountPercent } from './denormalised.js';
 export { refreshImageUrl, refreshRating, refreshWebStock } from './denormalised.repository.js';
 // The value a person row derives from its name, for every writer of persons.
-export { personSortName } from './person-sort-name.js';
+export { isFiledUnderALetter, personSortName } from './person-sort-name.js';
 
 // Its tables (composed into Database by src/schema.ts) and the column types other modules share.
 export type * from './catalogue.tables.js';

@@ -34,6 +34,18 @@ export async function boughtCardsValue(trx: Db, orderId: number): Promise<Bought
   return { spentCents: -Number(spent?.cents ?? 0), unspentCents: Number(unspent?.cents ?? 0) };
 }
 
+/** What refunds of the order took off the cards it bought, net of what refused refunds gave back. */
+export async function takenOffBoughtCards(db: Db, orderId: number): Promise<number> {
+  const row = await db
+    .selectFrom('gift_card_entry')
+    .select(sql<number | string | null>`sum(amount_cents)`.as('cents'))
+    .where('gift_card_id', 'in', boughtCards(db, orderId))
+    .where('kind', '=', 'VOID')
+    .where('order_id', '=', orderId)
+    .executeTakeFirst();
+  return -Number(row?.cents ?? 0);
+}
+
 /**
  * Takes `cents` off the balances of the cards the order bought (VOID entries), in the caller's
  * transaction, before a refund pays that value back. Each take is a conditional update of the

@@ -23,7 +23,13 @@ export { moveBasketGiftCards } from './basket-merge.js';
 export { MAX_BASKET_CARDS } from './gift-cards.service.js';
 export { preparedBasketCards, recordSeenBalances, type BasketCardsReader } from './gift-cards.repository.js';
 export { capturedCents, expireCards, hasReleasedHolds } from './gift-card-ledger.js';
-export { boughtCardsValue, restoreBoughtCards, takeOffBoughtCards, type BoughtCardsValue } from './bought-card-refunds.js';
+export {
+  boughtCardsValue,
+  restoreBoughtCards,
+  takenOffBoughtCards,
+  takeOffBoughtCards,
+  type BoughtCardsValue,
+} from './bought-card-refunds.js';
 export {
   VirtualGiftCardInput,
   checkVirtualCard,

@@ -49,6 +49,11 @@ const en = {
   'orders.refunded.part': 'We have refunded part of what you paid for your order {code}.',
   'orders.refunded.whole': 'We have refunded what you paid for your order {code}.',
   'orders.refunded.inAll': 'In all, {amount} of the {paid} you paid has now been refunded.',
+  'orders.mail.boughtCardsTakenOff':
+    '{amount} of it is what was left on the gift cards bought with this order: that much has been taken off them.',
+  'orders.mail.boughtCardsSpent': 'The {amount} spent from the gift cards bought with this order is not refunded.',
+  'orders.cancelled.paidBoughtCardsSpent':
+    'Your order {code} has been cancelled, and what you paid for it has been returned, except what was spent from the gift cards it bought.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -99,6 +104,11 @@ const et: Record<keyof typeof en, string> = {
   'orders.refunded.part': 'Tagastasime osa teie tellimuse {code} eest makstust.',
   'orders.refunded.whole': 'Tagastasime teie tellimuse {code} eest makstu.',
   'orders.refunded.inAll': 'Kokku oleme nüüd tagastanud {amount} makstud {paid} summast.',
+  'orders.mail.boughtCardsTakenOff':
+    '{amount} sellest on see, mis oli alles selle tellimusega ostetud kinkekaartidel: nii palju on neilt maha võetud.',
+  'orders.mail.boughtCardsSpent': 'Selle tellimusega ostetud kinkekaartidelt kasutatud {amount} ei tagastata.',
+  'orders.cancelled.paidBoughtCardsSpent':
+    'Teie tellimus {code} on tühistatud ja selle eest makstu on tagastatud, välja arvatud see, mis selle tellimusega ostetud kinkekaartidelt kasutati.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -149,6 +159,11 @@ const ru: Record<keyof typeof en, string> = {
   'orders.refunded.part': 'Мы вернули часть суммы, уплаченной за ваш заказ {code}.',
   'orders.refunded.whole': 'Мы вернули сумму, уплаченную за ваш заказ {code}.',
   'orders.refunded.inAll': 'Всего возвращено {amount} из уплаченных {paid}.',
+  'orders.mail.boughtCardsTakenOff':
+    '{amount} из этой суммы — остаток на подарочных картах, купленных в этом заказе: столько с них списано.',
+  'orders.mail.boughtCardsSpent': 'Потраченные с подарочных карт, купленных в этом заказе, {amount} не возвращаются.',
+  'orders.cancelled.paidBoughtCardsSpent':
+    'Ваш заказ {code} отменён, и уплаченная за него сумма возвращена, кроме потраченного с подарочных карт, купленных в этом заказе.',
 };
 
 export const ordersMessages = { en, et, ru };

@@ -3,11 +3,12 @@ import type { Db } from '../../db/database.js';
 import { paymentsTotal } from '../../infra/metrics/process-metrics.js';
 import { paysInEuros, type GatewayName, type PaymentStatus } from '../payments/index.js';
 import { underSavepoint } from '../../db/savepoint.js';
-import { boughtCardsValue, hasReleasedHolds } from '../gift-cards/index.js';
+import { boughtCardsValue, hasReleasedHolds, takeOffBoughtCards } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
 import { lockOrder } from './orders.repository.js';
 import { queueRefundMail } from './processing/refund-mail.js';
+import { cardShareOfRefunds } from './processing/refunds.repository.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
 
 // What a gateway's word on a payment does to its order. The callback, the shopper's return, the
@@ -96,6 +97,8 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     .set({ state: status.state as PaymentState, refunded_cents: status.refundedCents, updated_at: now })
     .where('id', '=', payment.id)
     .execute();
+  const cardsTakenOffNow =
+    status.state === 'refunded' ? await takeOffCardsForRefunded(trx, orderId, payment, status.refundedCents, now) : 0;
   const settledBefore = PROGRESS[payment.state] >= PROGRESS.settled;
   const moved = await moveForState(trx, orderId, current, status, `payment ${status.state} (${gateway} ${source})`, now, settledBefore);
   if (moved === 'cards-short') {
@@ -109,12 +112,40 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   const after = await orderStatus(trx, orderId);
   // A refund that cancelled the order is told by the cancellation mail (order-states.ts); any other is
   // told by its own, even where the order had nothing to move (given up before the payment came).
-  const refundedCents = status.refundedCents - Number(payment.refunded_cents);
+  const refundedBefore = Number(payment.refunded_cents);
+  const refundedCents = status.refundedCents - refundedBefore;
   if (status.state === 'refunded' && refundedCents > 0 && !(after === 'CANCELLED' && current !== 'CANCELLED')) {
-    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents) };
+    const cardCents = cardsTakenOffNow + (await cardShareOfRefunds(trx, payment.id, refundedBefore, status.refundedCents));
+    const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents), cardCents };
     await queueRefundMail(trx, refund, now);
   }
   return { outcome: moved ? 'applied' : 'stale', orderId, orderStatus: after };
+}
+
+/**
+ * The shop's own refunds take their share of the unspent value of the gift cards the order bought off
+ * the cards before the gateway is asked (processing/order-refunds.ts). A refund made at the gateway
+ * itself (its portal) reaches the shop only as a larger refunded sum, so its share is taken off here,
+ * by the same rule: a refund gives back the order's other things first and the cards' value past them.
+ * In total: with P paid, S spent from the cards and U left on them, refunds of R in all need
+ * R - (P - S - U) taken off the cards (what was taken before is already out of U). Zero when the
+ * shop's own refunds took their share, so a status applied again, or after them, takes nothing more;
+ * at most what this status adds to the refunded sum, and at most what is on the cards.
+ */
+async function takeOffCardsForRefunded(
+  trx: Db,
+  orderId: number,
+  payment: { amount_cents: number; refunded_cents: number },
+  refundedCents: number,
+  now: number,
+): Promise<number> {
+  const added = refundedCents - Number(payment.refunded_cents);
+  if (added <= 0) return 0;
+  const cards = await boughtCardsValue(trx, orderId);
+  const owed = refundedCents - (Number(payment.amount_cents) - cards.spentCents - cards.unspentCents);
+  const share = Math.min(added, cards.unspentCents, owed);
+  // What the cards no longer hold (spent meanwhile) is money already gone back: nothing to undo.
+  return share > 0 ? share - (await takeOffBoughtCards(trx, orderId, share, now)) : 0;
 }
 
 /**

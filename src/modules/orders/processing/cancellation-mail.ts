@@ -3,6 +3,7 @@ import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { ERASED_MARKER } from '../../../infra/personal-data.js';
 import { buyerNoticeMail, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type StoreOfMail } from './order-mail.js';
+import { boughtCardsValue, takenOffBoughtCards } from '../../gift-cards/index.js';
 import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js';
 
 // The buyer is told when their order is cancelled: a paid one is cancelled only when its money went
@@ -31,17 +32,35 @@ export function orderCancelledMailHandler(deps: OrderMailDeps): JobHandler {
     if (!order?.code || order.status !== 'CANCELLED' || Number(order.status_changed_at) !== job.cancelledAt) return 'skipped';
     // The buyer's data erased since (GDPR): nobody to write to.
     if (order.billing_email === ERASED_MARKER) return 'skipped';
-    const returnedCents = job.paid ? (await paymentsOf(deps.db, [order.id])).reduce((sum, p) => sum + Number(p.refunded_cents), 0) : 0;
-    const mail = cancellationMail(order, { paid: job.paid, returnedCents, ...(await storeOfMail(deps, order)) });
+    const facts = job.paid
+      ? await paidBackFacts(deps.db, order.id)
+      : { returnedCents: 0, boughtCardsTakenOffCents: 0, boughtCardsSpentCents: 0 };
+    const mail = cancellationMail(order, { paid: job.paid, ...facts, ...(await storeOfMail(deps, order)) });
     await deps.mailer.send({ to: order.billing_email, ...mail });
     return 'sent';
   };
+}
+
+type PaidBackFacts = Pick<CancellationMailFacts, 'returnedCents' | 'boughtCardsTakenOffCents' | 'boughtCardsSpentCents'>;
+
+async function paidBackFacts(db: Db, orderId: number): Promise<PaidBackFacts> {
+  const [payments, taken, bought] = await Promise.all([
+    paymentsOf(db, [orderId]),
+    takenOffBoughtCards(db, orderId),
+    boughtCardsValue(db, orderId),
+  ]);
+  const returnedCents = payments.reduce((sum, p) => sum + Number(p.refunded_cents), 0);
+  return { returnedCents, boughtCardsTakenOffCents: taken, boughtCardsSpentCents: bought.spentCents };
 }
 
 export interface CancellationMailFacts extends StoreOfMail {
   paid: boolean;
   /** What the gateway gave back of the order's payments. */
   returnedCents: number;
+  /** Of that, what was left on the gift cards the order bought, taken off them before it went back. */
+  boughtCardsTakenOffCents: number;
+  /** Spent from the gift cards the order bought: the buyer's to use, never paid back. */
+  boughtCardsSpentCents: number;
 }
 
 export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) {
@@ -51,8 +70,12 @@ export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) 
   const giftCards = Number(order.gift_card_cents);
   const what = facts.paid
     ? [
-        say('orders.cancelled.paid', { code }),
+        say(facts.boughtCardsSpentCents > 0 ? 'orders.cancelled.paidBoughtCardsSpent' : 'orders.cancelled.paid', { code }),
         ...(facts.returnedCents > 0 ? [say('orders.mail.backToPayment', { amount: money(facts.returnedCents) })] : []),
+        ...(facts.boughtCardsTakenOffCents > 0
+          ? [say('orders.mail.boughtCardsTakenOff', { amount: money(facts.boughtCardsTakenOffCents) })]
+          : []),
+        ...(facts.boughtCardsSpentCents > 0 ? [say('orders.mail.boughtCardsSpent', { amount: money(facts.boughtCardsSpentCents) })] : []),
         ...(giftCards > 0 ? [say('orders.cancelled.toGiftCards', { amount: money(giftCards) })] : []),
       ]
     : [

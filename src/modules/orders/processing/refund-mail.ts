@@ -22,6 +22,8 @@ export interface OrderRefundedMailJob {
   totalRefundedCents: number;
   /** What the payment was. */
   paidCents: number;
+  /** Of this refund, what was taken off the gift cards the order bought (absent in jobs queued before it was kept). */
+  cardCents?: number;
 }
 
 export async function queueRefundMail(trx: Db, job: OrderRefundedMailJob, now: number): Promise<void> {
@@ -45,6 +47,7 @@ export function refundMail(order: OrderRow, refund: OrderRefundedMailJob, store:
   const what = [
     say(whole ? 'orders.refunded.whole' : 'orders.refunded.part', { code }),
     say('orders.mail.backToPayment', { amount: money(refund.refundedCents) }),
+    ...((refund.cardCents ?? 0) > 0 ? [say('orders.mail.boughtCardsTakenOff', { amount: money(refund.cardCents ?? 0) })] : []),
     // Refunded in more than one part: what has gone back so far.
     ...(refund.totalRefundedCents > refund.refundedCents
       ? [say('orders.refunded.inAll', { amount: money(refund.totalRefundedCents), paid: money(refund.paidCents) })]

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import type { OrderRefundTable, RefundState } from '../orders.tables.js';
 
@@ -72,4 +72,21 @@ export async function moveRefund(
     .where('updated_at', '=', refund.updated_at)
     .executeTakeFirst();
   return Number(moved.numUpdatedRows) > 0;
+}
+
+/**
+ * What the shop's refunds of a payment took off the gift cards the order bought, of those the gateway
+ * made between two of its refunded sums: a refund records the sum refunded before it was asked. A
+ * refund the gateway refused took nothing (what it took was given back to the cards).
+ */
+export async function cardShareOfRefunds(db: Db, paymentId: number, refundedFrom: number, refundedTo: number): Promise<number> {
+  const row = await db
+    .selectFrom('order_refund')
+    .select(sql<number | string | null>`sum(card_cents)`.as('cents'))
+    .where('payment_id', '=', paymentId)
+    .where('state', '<>', 'refused')
+    .where('refunded_before_cents', '>=', refundedFrom)
+    .where('refunded_before_cents', '<', refundedTo)
+    .executeTakeFirst();
+  return Number(row?.cents ?? 0);
 }
