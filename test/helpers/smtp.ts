@@ -27,6 +27,8 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
+    // Its reverse lookup of 127.0.0.1 asks the resolver for every connection, i.e. every mail.
+    disableReverseLookup: true,
     logger: false,
     onData(stream, _session, callback) {
       if (failures > 0) {
@@ -50,6 +52,8 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
       );
     },
   });
+
+  greetAtOnce(server);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -89,5 +93,29 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
       failures = count;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * smtp-server holds every connection's greeting 100 ms, to catch a client that talks before it (an
+ * "early talker", a spam bot's habit), and has no option to turn that off. The app opens a connection
+ * per mail (infra/mail/mailer.ts, never pooled), so the hold was most of a mail's time in a test: 50
+ * invitation mails drained one after another took 8 s. The catcher greets at once instead; the
+ * hold's own call, 100 ms later, finds the connection greeted and does nothing.
+ */
+function greetAtOnce(server: SMTPServer): void {
+  const connect = server.connect.bind(server);
+  server.connect = (socket, options) => {
+    connect(socket, options);
+    // connect() adds the new connection to the set, which keeps the order of insertion.
+    const connection = [...server.connections].at(-1)!;
+    const greet = connection.connectionReady.bind(connection);
+    let greeted = false;
+    connection.connectionReady = (next) => {
+      if (greeted) return;
+      greeted = true;
+      greet(next);
+    };
+    connection.connectionReady();
   };
 }
