@@ -367,9 +367,14 @@ describe('the credentialed callers walk every operation with values at the edges
           const others = all.filter((edge) => !ALWAYS.has(edge.label));
           const cases = all.length <= limit ? all : [...fixed, ...others.sort(() => random() - 0.5).slice(0, limit - fixed.length)];
           for (const edge of cases) {
-            await base.before?.(caller);
+            // The log is read after every request and after what the walk itself writes (a base's
+            // before, a refresh), so what it holds next is the next request's alone. Reading it before
+            // each request as well was a round trip more per request on PostgreSQL, for nothing.
+            if (base.before) {
+              await base.before(caller);
+              await tracker.changes();
+            }
             const bad = edge.request(caller.own);
-            await tracker.changes();
             requests += 1;
             const response = await t.app.inject({
               method: bad.method as 'GET',
@@ -392,8 +397,9 @@ describe('the credentialed callers walk every operation with values at the edges
             if (response.statusCode >= 400) {
               const judged = Object.keys(changed).filter((table) => !(table in ATTEMPT_TABLES) && !(table in BUFFERED_TABLES));
               if (judged.length > 0) outcome.problems.push(`refused but changed rows: ${judged.join(', ')}`);
-            } else if (bad.method !== 'GET') {
-              await caller.refresh?.();
+            } else if (bad.method !== 'GET' && caller.refresh) {
+              await caller.refresh();
+              await tracker.changes();
             }
           }
         }
