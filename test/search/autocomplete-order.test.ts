@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson, createProduct } from '../helpers/catalogue.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { recordingDatabase, type StatementRecorder } from '../helpers/recording-database.js';
+import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { get, names, q } from './fixtures.js';
 
 // Autocomplete's suggestions are the first results the search page shows for the same text: relevance (out of stock
@@ -9,12 +10,13 @@ import { get, names, q } from './fixtures.js';
 // order otherwise: a word repeated in a title or a tag, a short title, a match in a long document.
 
 let t: TestApp;
+let recorder: StatementRecorder;
 
 /** Words that lengthen a document without matching any text asked here. */
 const FILLER = Array.from({ length: 40 }, (_, i) => `sõna${i}`).join(' ');
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ wrapDatabase: (database) => (recorder = recordingDatabase(database)).handle });
   const db = t.database.db;
   const ships = [
     { name: 'Laev laev laev', salesCount: 1 },
@@ -41,10 +43,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const suggested = async (term: string) =>
-  (await get<{ products: Array<{ name: string }> }>(t, `/autocomplete?term=${encodeURIComponent(term)}`)).body.products.map(
-    (card) => card.name,
-  );
+const suggested = async (term: string, limit = 6) =>
+  (
+    await get<{ products: Array<{ name: string }> }>(t, `/autocomplete?term=${encodeURIComponent(term)}&productLimit=${limit}`)
+  ).body.products.map((card) => card.name);
 
 /** The suggestions, after asserting that they are the search page's first results for the same text. */
 async function suggestedAsSearched(term: string): Promise<string[]> {
@@ -72,5 +74,20 @@ describe("autocomplete's product order", () => {
   it('still puts a title typed exactly first and leaves hidden products out', async () => {
     expect(await suggestedAsSearched('jõgi')).toEqual(['Jõgi', 'Jõgikallas', 'Jõgi jõgi jõgi']);
     expect(await suggestedAsSearched('jõgi ')).toEqual(['Jõgi', 'Jõgi jõgi jõgi']);
+  });
+});
+
+describe("the cost of the shortlist's order", () => {
+  it('is worked out in the statement that reads the shortlist: one ranked read of the text index', async () => {
+    recorder.start();
+    // Another limit than above: not a cached answer.
+    expect(await suggested('laev', 2)).toEqual(['Laevad ja sadamad Eesti rannikul', 'Laevareis']);
+    // The products' text index ranked (the names have one of their own).
+    const [index, rank] = engine === 'sqlite' ? ['search_product_fts', 'bm25('] : ['search_document', 'ts_rank('];
+    const ranked = recorder.stop().filter((statement) => statement.sql.includes(index) && statement.sql.includes(rank));
+    expect(ranked).toHaveLength(1);
+    // Its tiers: every word in the title, in the title and persons.
+    const tiers = engine === 'sqlite' ? ['title : ("laev"*)', '{title persons} : ("laev"*)'] : ["'laev':*A", "'laev':*AB"];
+    expect(ranked[0]!.parameters).toEqual(expect.arrayContaining(tiers));
   });
 });
