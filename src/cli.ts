@@ -244,7 +244,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       expectOnly(args, [], 'worker');
       // A worker on a mistyped path would wait on a new empty file for jobs that never come while the
       // shop's own pile up: it runs on the database serve or migrate made (docs/deployment.md).
-      await refuseMissingSqliteFile(config.databaseUrl);
+      await refuseNoSqliteDatabase(config.databaseUrl);
       const { work } = await import('./server.js');
       await work(config).catch(explainListenError(config));
       return -1; // keeps running until a signal
@@ -416,15 +416,15 @@ function expectOnly(args: string[], allowed: string[], command: string): void {
 /**
  * withDatabase on the schema this build expects, what every command but `migrate` runs on: the embedded
  * one is migrated by whatever opens it; on PostgreSQL only `migrate` migrates, and a command refuses
- * while one is pending (db/migrate.ts prepareSchema). A SQLite file that is not there is refused
- * (refuseMissingSqliteFile) unless `createsDatabase`: only a command whose point is a new database makes one.
+ * while one is pending (db/migrate.ts prepareSchema). A SQLite file that is not there (or empty) is refused
+ * (refuseNoSqliteDatabase) unless `createsDatabase`: only a command whose point is a new database makes one.
  */
 async function withSchema(
   config: Config,
   work: (database: DatabaseHandle) => Promise<void>,
   { createsDatabase = false }: { createsDatabase?: boolean } = {},
 ): Promise<number> {
-  if (!createsDatabase) await refuseMissingSqliteFile(config.databaseUrl);
+  if (!createsDatabase) await refuseNoSqliteDatabase(config.databaseUrl);
   return withDatabase(config, async (database) => {
     const { prepareSchema } = await import('./db/migrate.js');
     await prepareSchema(database);
@@ -433,13 +433,13 @@ async function withSchema(
 }
 
 /**
- * Refuses a SQLite DATABASE_URL whose file is not there, before anything opens it. Opening one makes
- * the file and its folder, and migrating it makes an empty shop: a command run on a mistyped path
+ * Refuses a SQLite DATABASE_URL whose file is not there or empty (no database yet), before anything
+ * opens it. Opening one makes the file and its folder, and migrating it makes an empty shop: a command run on a mistyped path
  * answered as if the shop had no data (two default stores, no jobs, no keys) and an import filled a
  * shop nobody serves, all with exit 0. A folder or a file of another kind is refused alike (and by
  * whatever opens the database). Nothing to check for `sqlite::memory:` or PostgreSQL.
  */
-async function refuseMissingSqliteFile(databaseUrl: string): Promise<void> {
+async function refuseNoSqliteDatabase(databaseUrl: string): Promise<void> {
   const { refuseUnusableSqliteFile } = await import('./db/sqlite-file.js');
   refuseUnusableSqliteFile(databaseUrl, {
     consequence: ', and this command makes no database',

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/http.js';
+import { until } from '../helpers/lock-waits.js';
 import { balance, card, ledger } from '../gift-cards/helpers.js';
 import {
   mailEuros as euros,
@@ -156,6 +157,31 @@ describe('POST /admin/orders/{code}/refund of an order whose gift card was partl
     expect(mails.refunds[1]!.text).toMatch(TAKEN_OFF(300));
     expect(mails.cancelled[0]!.text).toMatch(TAKEN_OFF(500));
     expect(mails.cancelled[0]!.text).toMatch(SPENT(2000));
+  });
+
+  it("a portal refund while the shop's own is at EveryPay: each takes its own share off the card, none twice", async () => {
+    const bought = await paidVirtualCard(s, 25);
+    await spendCard(s, bought.cardCode, 20);
+    // The shop's 27.00 (the 25.90 of the other things and 1.10 of the card) is made at EveryPay at
+    // once, and its callback applied, but the answer to the shop's call comes only after a refund of
+    // the card's last 3.90 made in the portal has been called back and applied too.
+    let answer!: () => void;
+    s.everypay.answerLate(REFUND_PATH, new Promise<void>((resolve) => (answer = resolve)));
+    const own = s.refund(bought.code, { amount: 27 });
+    await until('the shop refund at EveryPay', () => refundsAsked(s, bought.reference).length === 1);
+    await s.everypay.callbacksIdle();
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(390);
+    await s.everypay.refund(bought.reference, 390, { times: 2 });
+    await s.everypay.callbacksIdle();
+    expect((await ledger(db(), bought.cardCode)).balanceCents).toBe(0);
+    answer();
+    const done = await own;
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ status: 'CANCELLED', payment: { refunded: 30.9 } });
+    expect(await ledger(db(), bought.cardCode)).toMatchObject({ balanceCents: 0, entrySumCents: 0 });
+    const mails = await mailsOf(bought.code, 1, 1);
+    expect(mails.refunds[0]!.text).toMatch(TAKEN_OFF(110));
+    expect(mails.cancelled[0]!.text).toMatch(TAKEN_OFF(500));
   });
 
   it('a refund EveryPay refuses gives back to the card what was taken off it for the refund', async () => {

@@ -63,7 +63,8 @@ export interface SearchEngine {
    * Products whose document holds every term, ranked by tier: 0 where every term is in the title,
    * 1 where every term is in the title and persons, 2 for the rest (tags, publisher, series), so a
    * search orders by tier and then by sales, as documented. With `top`, only that many of the best
-   * by the engine's weighted text rank (autocomplete's shortlist). `top: 0` asks for every match
+   * by the engine's weighted text rank (autocomplete's shortlist), still ranked by tier, so that
+   * suggestions follow search's relevance (in the same statement). `top: 0` asks for every match
    * unranked (rank 0), for counts and facets, which need no order. With a budget the matches are
    * read within it (where the engine needs a condition for that). With a viewer (only where
    * narrowsToViewer says so), only the products it sees: autocomplete ranks every match the caller

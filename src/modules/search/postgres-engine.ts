@@ -3,8 +3,9 @@ import type { Matches, PendingRow, SearchEngine, TextQuery } from './engine.js';
 
 // PostgreSQL: tsvector with the 'simple' configuration (the text is folded by the application,
 // so no language's stemming or stop words apply) and pg_trgm for typos. Weights: A title,
-// B persons, C tags, D publisher and series: a search's tier (engine.ts) is a match restricted to
-// weights; autocomplete's shortlist is ranked by ts_rank, whose weight array is {D, C, B, A}.
+// B persons, C tags, D publisher and series: a match's tier (engine.ts) is a match restricted to
+// weights; autocomplete's shortlist is chosen by ts_rank, whose weight array is {D, C, B, A}, and
+// ranked by tier like every other match.
 
 const RANK_WEIGHTS = '{0.05, 0.2, 0.3, 1.0}';
 /**
@@ -30,6 +31,13 @@ export function tsQuery({ terms, prefix }: TextQuery, weights = ''): string {
 /** The weights of each tier but the last (engine.ts): the title (A), the title and persons (A, B). */
 const TIER_WEIGHTS = ['A', 'AB'];
 
+/** A match's tier (engine.ts) from its document. */
+function tierOf(document: RawBuilder<unknown>, query: TextQuery) {
+  const [title, titleAndPersons] = TIER_WEIGHTS.map((weights) => tsQuery(query, weights));
+  return sql<number>`(case when ${document} @@ to_tsquery('simple', ${title}) then 0
+    when ${document} @@ to_tsquery('simple', ${titleAndPersons}) then 1 else 2 end)`;
+}
+
 export function createPostgresEngine(): SearchEngine {
   return {
     name: 'postgres',
@@ -46,13 +54,14 @@ export function createPostgresEngine(): SearchEngine {
         // `offset 0` keeps the planner from merging the match into the outer query: it cannot
         // estimate a text match, and once merged it may check thousands of filtered products one
         // by one against their documents instead of reading the few matches from the index.
-        const [title, titleAndPersons] = TIER_WEIGHTS.map((weights) => tsQuery(query, weights));
-        return sql`(select d.product_id as id, case when d.document @@ to_tsquery('simple', ${title}) then 0
-          when d.document @@ to_tsquery('simple', ${titleAndPersons}) then 1 else 2 end as rank
+        return sql`(select d.product_id as id, ${tierOf(sql`d.document`, query)} as rank
           from search_document d where d.document @@ to_tsquery('simple', ${tsQuery(query)}) offset 0)` as Matches;
       }
-      return sql`(select d.product_id as id, -ts_rank(${RANK_WEIGHTS}::float4[], d.document, q.q) as rank
-        from search_document d, to_tsquery('simple', ${tsQuery(query)}) q(q) where d.document @@ q.q order by rank limit ${top})` as Matches;
+      // The best `top` by ts_rank, ranked by tier: relevance orders them as it orders a search's (ts_rank weighs a
+      // word's repeats, which a tier and then sales do not); the tier tests only the shortlist's documents.
+      return sql`(select s.id, ${tierOf(sql`s.document`, query)} as rank from (select d.product_id as id, d.document
+        from search_document d, to_tsquery('simple', ${tsQuery(query)}) q(q) where d.document @@ q.q
+        order by ts_rank(${RANK_WEIGHTS}::float4[], d.document, q.q) desc limit ${top}) as s)` as Matches;
     },
     tierMatches: () => undefined,
     countVisibleMatches: () => undefined,

@@ -90,8 +90,8 @@ const exactTitleFirst = (titleKey: string) => sql<number>`(case when sp.title_ke
 /**
  * A shortlist of matches (autocomplete's best few hundred by text rank) with the products titled exactly the text
  * added, read by search_product_title_key_idx: a text rank need not favour them (ts_rank weighs a word's repeats,
- * not a title's length), and relevance puts them first. Their rank where the shortlist has none: 0, after every
- * ranked one (ranks are negative), which orders only among the exact titles.
+ * not a title's length), and relevance puts them first. Their rank where the shortlist has none: 0, the title tier
+ * (engine.ts), which is theirs: every word of the text is in their title.
  */
 export function withExactTitles(shortlist: Matches, titleKey: string): Matches {
   return sql`(select id, min(rank) as rank from (select s.id, s.rank from ${shortlist} as s

@@ -42,8 +42,9 @@ export const RESULT_WINDOW = 10_000;
 /** Typo matching looks at this many of the closest products at most. */
 const SIMILAR_LIMIT = 200;
 /**
- * Autocomplete ranks this many of the best text matches only: a two-letter prefix matches tens of
- * thousands of products, and a suggestion needs the best few, not an exact order of all of them.
+ * Autocomplete orders by relevance this many of the best text matches only (the engine's text rank picks
+ * them): a two-letter prefix matches tens of thousands of products, and a suggestion needs the best few,
+ * not an exact order of all of them.
  */
 const SUGGEST_CANDIDATES = 300;
 const RESULT_CACHE_ENTRIES = 20_000;

@@ -2,10 +2,10 @@ import { sql, type RawBuilder } from 'kysely';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery, Viewer } from './engine.js';
 
-// SQLite: FTS5 (better-sqlite3 builds it in). A search's rank is its tier (engine.ts): which columns
-// hold every word, read from FTS5 column filters. Autocomplete's shortlist (`top`) is ranked by bm25,
-// whose column weights follow the table's columns (title, tags, persons, publisher, series); bm25 is
-// negative, lower is better, which is the rank order the interface asks for.
+// SQLite: FTS5 (better-sqlite3 builds it in). A match's rank is its tier (engine.ts): which columns
+// hold every word, read from FTS5 column filters. Autocomplete's shortlist (`top`) is chosen by bm25,
+// whose column weights follow the table's columns (title, tags, persons, publisher, series), and ranked
+// by tier like every other match.
 
 const KIND_CODE: Record<NameKind, number> = { person: 1, publisher: 2, series: 3 };
 const ROWS_PER_INSERT = 400;
@@ -54,6 +54,13 @@ const productMatch = (query: TextQuery, viewer: Viewer | undefined) =>
 const tierMatches = (query: TextQuery, tier: number) =>
   sql`(select rowid as id from search_product_fts where search_product_fts match ${tierQuery(query, tier)})` as Matches;
 
+/**
+ * A match's tier (engine.ts) from its id: the rowids of the title's and of the title's and persons' matches are read
+ * once each (a list SQLite keeps for the statement), against bm25's reading of every match's sizes and hits.
+ */
+const tierOf = (id: RawBuilder<unknown>, query: TextQuery) =>
+  sql<number>`(case when ${id} in ${tierMatches(query, 0)} then 0 when ${id} in ${tierMatches(query, 1)} then 1 else 2 end)`;
+
 /** The time budget's check on the rows of an FTS5 match (`and ...`), or nothing without a budget. */
 function withinBudget(budget: QueryBudget | undefined) {
   const condition = budgetCondition({ engine: 'sqlite' }, budget, 'rowid');
@@ -74,15 +81,13 @@ export function createSqliteEngine(): SearchEngine {
       if (top === 0)
         return sql`(select rowid as id, 0 as rank from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)})` as Matches;
       if (top === undefined) {
-        // Each match's tier: the rowids of the title's and of the title's and persons' matches are read once
-        // each (a list SQLite keeps for the statement), against bm25's reading of every match's sizes and hits.
-        return sql`(select rowid as id, case when rowid in ${tierMatches(query, 0)} then 0
-          when rowid in ${tierMatches(query, 1)} then 1 else 2 end as rank
+        return sql`(select rowid as id, ${tierOf(sql`rowid`, query)} as rank
           from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)})` as Matches;
       }
-      // `order by 2`: the rank column as computed once (a second bm25() call would score every match again).
-      return sql`(select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0) as rank
-        from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)} order by 2 limit ${top})` as Matches;
+      // The best `top` by bm25, ranked by tier: relevance orders them as it orders a search's (a text rank weighs a
+      // word's repeats and a document's length, which a tier and then sales do not). `order by 2`: bm25 as computed once.
+      return sql`(select s.id, ${tierOf(sql`s.id`, query)} as rank from (select rowid as id, bm25(search_product_fts, 100.0, 3.0, 5.0, 1.0, 1.0)
+        from search_product_fts where search_product_fts match ${text} ${withinBudget(budget)} order by 2 limit ${top}) as s)` as Matches;
     },
     tierMatches: (query) => [tierMatches(query, 0), tierMatches(query, 1)],
     countVisibleMatches(query, storeCode, audience, budget, titledUpTo) {
