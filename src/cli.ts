@@ -434,8 +434,8 @@ async function withSchema(
 
 /**
  * Refuses a SQLite DATABASE_URL whose file is not there or empty (no database yet), before anything
- * opens it. Opening one makes the file and its folder, and migrating it makes an empty shop: a command run on a mistyped path
- * answered as if the shop had no data (two default stores, no jobs, no keys) and an import filled a
+ * opens it. Opening one makes the file and its folder, and migrating it makes an empty shop: a command
+ * run on a mistyped path answered as if the shop had no data (two default stores, no jobs, no keys) and an import filled a
  * shop nobody serves, all with exit 0. A folder or a file of another kind is refused alike (and by
  * whatever opens the database). Nothing to check for `sqlite::memory:` or PostgreSQL.
  */

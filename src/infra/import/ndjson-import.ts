@@ -142,7 +142,8 @@ export async function importNdjson<T>(
     }
   } finally {
     // Also when the run stops midway (the file cannot be read on): the ids already reported are in the log.
-    if (failures.unexpected() > 0) summary.unexpectedErrors = failures.unexpected();
+    const unexpected = failures.unexpected();
+    if (unexpected > 0) summary.unexpectedErrors = unexpected;
     failures.close();
   }
   return summary;

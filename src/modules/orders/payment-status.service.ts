@@ -97,8 +97,13 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     .set({ state: status.state as PaymentState, refunded_cents: status.refundedCents, updated_at: now })
     .where('id', '=', payment.id)
     .execute();
+  // What this status adds to the refunded sum.
+  const refundedBefore = Number(payment.refunded_cents);
+  const refundedCents = status.refundedCents - refundedBefore;
   const cardsTakenOffNow =
-    status.state === 'refunded' ? await takeOffCardsForRefunded(trx, orderId, payment, status.refundedCents, now) : 0;
+    status.state === 'refunded' && refundedCents > 0
+      ? await takeOffCardsForRefund(trx, orderId, Number(payment.amount_cents), status.refundedCents, refundedCents, now)
+      : 0;
   const settledBefore = PROGRESS[payment.state] >= PROGRESS.settled;
   const moved = await moveForState(trx, orderId, current, status, `payment ${status.state} (${gateway} ${source})`, now, settledBefore);
   if (moved === 'cards-short') {
@@ -112,8 +117,6 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   const after = await orderStatus(trx, orderId);
   // A refund that cancelled the order is told by the cancellation mail (order-states.ts); any other is
   // told by its own, even where the order had nothing to move (given up before the payment came).
-  const refundedBefore = Number(payment.refunded_cents);
-  const refundedCents = status.refundedCents - refundedBefore;
   if (status.state === 'refunded' && refundedCents > 0 && !(after === 'CANCELLED' && current !== 'CANCELLED')) {
     const cardCents = cardsTakenOffNow + (await cardShareOfRefunds(trx, payment.id, refundedBefore, status.refundedCents));
     const refund = { orderId, refundedCents, totalRefundedCents: status.refundedCents, paidCents: Number(payment.amount_cents), cardCents };
@@ -130,19 +133,18 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
  * In total: with P paid, S spent from the cards and U left on them, refunds of R in all need
  * R - (P - S - U) taken off the cards (what was taken before is already out of U). Zero when the
  * shop's own refunds took their share, so a status applied again, or after them, takes nothing more;
- * at most what this status adds to the refunded sum, and at most what is on the cards.
+ * at most what this status adds to the refunded sum (`added`), and at most what is on the cards.
  */
-async function takeOffCardsForRefunded(
+async function takeOffCardsForRefund(
   trx: Db,
   orderId: number,
-  payment: { amount_cents: number; refunded_cents: number },
-  refundedCents: number,
+  paidCents: number,
+  totalRefundedCents: number,
+  added: number,
   now: number,
 ): Promise<number> {
-  const added = refundedCents - Number(payment.refunded_cents);
-  if (added <= 0) return 0;
   const cards = await boughtCardsValue(trx, orderId);
-  const owed = refundedCents - (Number(payment.amount_cents) - cards.spentCents - cards.unspentCents);
+  const owed = totalRefundedCents - (paidCents - cards.spentCents - cards.unspentCents);
   const share = Math.min(added, cards.unspentCents, owed);
   // What the cards no longer hold (spent meanwhile) is money already gone back: nothing to undo.
   return share > 0 ? share - (await takeOffBoughtCards(trx, orderId, share, now)) : 0;

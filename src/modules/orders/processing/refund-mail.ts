@@ -44,10 +44,11 @@ export function refundMail(order: OrderRow, refund: OrderRefundedMailJob, store:
   const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const whole = refund.totalRefundedCents >= refund.paidCents;
+  const cardCents = refund.cardCents ?? 0;
   const what = [
     say(whole ? 'orders.refunded.whole' : 'orders.refunded.part', { code }),
     say('orders.mail.backToPayment', { amount: money(refund.refundedCents) }),
-    ...((refund.cardCents ?? 0) > 0 ? [say('orders.mail.boughtCardsTakenOff', { amount: money(refund.cardCents ?? 0) })] : []),
+    ...(cardCents > 0 ? [say('orders.mail.boughtCardsTakenOff', { amount: money(cardCents) })] : []),
     // Refunded in more than one part: what has gone back so far.
     ...(refund.totalRefundedCents > refund.refundedCents
       ? [say('orders.refunded.inAll', { amount: money(refund.totalRefundedCents), paid: money(refund.paidCents) })]
