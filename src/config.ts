@@ -31,6 +31,7 @@ import { readTrackingConfig, type TrackingSection } from './modules/tracking/tra
 import { readSocialConfig, type SocialSection } from './modules/social/social.config.js';
 import { readOrdersConfig, type OrdersSection } from './modules/orders/orders.config.js';
 import { readDownloadsConfig, type DownloadsSection } from './modules/downloads/downloads.config.js';
+import { readWishlistConfig, type WishlistSection } from './modules/wishlist/wishlist.config.js';
 import { STORE_CODES, type StoreCode } from './modules/store/store-codes.js';
 
 // The store module owns the list of stores; re-exported for the configuration's readers.
@@ -91,6 +92,7 @@ export interface Config extends CatalogueConfig {
   search: SearchSection;
   tracking: TrackingSection;
   backInStock: BackInStockSection;
+  wishlist: WishlistSection;
   integrations: IntegrationsSection;
   contact: ContactSection;
   basket: BasketSection;
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     search: readSearchConfig(reader),
     tracking: readTrackingConfig(reader),
     backInStock: readBackInStockConfig(reader),
+    wishlist: readWishlistConfig(reader),
     integrations: readIntegrationsConfig(reader),
     contact: readContactConfig(reader),
     basket: readBasketConfig(reader),

@@ -48,7 +48,13 @@ import {
   orderProcessingHandler,
   scheduleOrderSweep,
 } from './modules/orders/index.js';
-import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
+import {
+  confirmedLoginEmailOf,
+  PROFILE_MAIL_JOB,
+  profileMailHandler,
+  wishlistOfferRecipient,
+  wishlistOfferRecipients,
+} from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
   cardTokensFor,
@@ -63,8 +69,28 @@ import {
 } from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 import { pruneIntegrationEvents, scheduleWebhookDispatch } from './modules/integrations/index.js';
+import { createCatalogue } from './modules/catalogue/index.js';
+import {
+  type OfferRecipients,
+  scanWishlistOffers,
+  scheduleWishlistOfferScan,
+  WISHLIST_OFFER_MAIL_JOB,
+  wishlistOfferMailHandler,
+} from './modules/wishlist/index.js';
 // The modules' messages, registered with translate() (src/messages.ts).
 import './messages.js';
+
+/** Who may be mailed wishlist offers: profile's rule, handed to the wishlist's scan and mail job. */
+const offerRecipients: OfferRecipients = { page: wishlistOfferRecipients, one: wishlistOfferRecipient };
+
+/**
+ * One wishlist offer scan at `now` (scheduled by the job runner; tests call it with their own time),
+ * over a catalogue of the worker's own: the cards, visibility and prices GET /wishlist shows.
+ */
+export function wishlistOfferScan(database: DatabaseHandle, config: Config): (now: number) => Promise<number> {
+  const deps = { db: database.db, catalogue: createCatalogue({ database, config }), config: config.wishlist, recipients: offerRecipients };
+  return (now) => scanWishlistOffers(deps, now);
+}
 
 /** Every job type and what runs it; registered here, in one place, like the routes in app.ts. */
 export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer; gateways?: Gateways }): JobHandlers {
@@ -83,6 +109,12 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       db: deps.database.db,
       mailer: deps.mailer,
       confirmedEmailOf: confirmedLoginEmailOf,
+    }),
+    [WISHLIST_OFFER_MAIL_JOB]: wishlistOfferMailHandler({
+      db: deps.database.db,
+      mailer: deps.mailer,
+      config: deps.config,
+      recipients: offerRecipients,
     }),
     [BACK_IN_STOCK_CONFIRMATION_JOB]: backInStockConfirmationHandler({
       db: deps.database.db,
@@ -124,7 +156,10 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
-  /** Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock scan and subscription billing. */
+  /**
+   * Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock
+   * and wishlist offer scans and subscription billing.
+   */
   start(): void;
   stop(): Promise<void>;
 }
@@ -167,6 +202,7 @@ export function createJobRunner(
   let pruning: { stop(): void } | undefined;
   let orderSweep: { stop(): Promise<void> } | undefined;
   let backInStockScan: { stop(): Promise<void> } | undefined;
+  let wishlistOfferScanning: { stop(): Promise<void> } | undefined;
   let subscriptionBilling: { stop(): Promise<void> } | undefined;
   let webhookDispatch: { stop(): Promise<void> } | undefined;
   return {
@@ -191,6 +227,7 @@ export function createJobRunner(
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
+      wishlistOfferScanning = scheduleWishlistOfferScan(wishlistOfferScan(database, config), log, config.wishlist.offerScanIntervalMs);
       subscriptionBilling = scheduleSubscriptionBilling({
         db: database.db,
         gateways,
@@ -204,6 +241,7 @@ export function createJobRunner(
       pruning?.stop();
       await orderSweep?.stop();
       await backInStockScan?.stop();
+      await wishlistOfferScanning?.stop();
       await subscriptionBilling?.stop();
       await webhookDispatch?.stop();
       await worker.stop();

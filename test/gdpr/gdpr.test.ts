@@ -148,7 +148,10 @@ describe('GET /client-account/export', () => {
     expect(data.newsletter.subscriptions).toEqual([expect.objectContaining({ store: 'WEB', subscribed: true })]);
     expect(data.socialIdentities).toEqual([expect.objectContaining({ provider: 'google', subject: `google-${alice.code}` })]);
     expect(data.sessionActions).toMatchObject({ items: [{ action: 'VIEW', productCode: 'P-1' }], truncated: false });
-    expect(data.wishlist).toEqual([expect.objectContaining({ productId: book, store: 'WEB' })]);
+    expect(data.wishlist).toEqual({
+      items: [expect.objectContaining({ productId: book, store: 'WEB', rememberedPriceCents: expect.any(Number) })],
+      offerMails: [],
+    });
     expect(data.backInStockRequests).toEqual([expect.objectContaining({ email: alice.email, store: 'WEB' })]);
     expect(data.companyMemberships).toEqual([]);
     expect(data.downloads).toEqual([]);

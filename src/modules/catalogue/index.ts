@@ -30,6 +30,7 @@ export { cacheAudienceOf, cacheFor, callerResolver, catalogueContext, type Calle
 
 // Who reads, and what they may see.
 export { GUEST, pricingCustomer, seesBusinessCatalogue, type Caller } from './caller.js';
+export { clientAccountCaller } from './account-caller.js';
 export { audienceKey, isVisibleTo, visibleProduct, visibleSearchProduct, type ContainsSql, type VisibilityFacts } from './visibility.js';
 
 // Wire shapes other modules answer with.

@@ -25,3 +25,6 @@ export {
   markLoginEmailConfirmedIf,
   markLoginEmailUnconfirmed,
 } from './profile.repository.js';
+// Who may be mailed wishlist offers (preferences, consent, a live account, a confirmed login email):
+// the worker hands these to the wishlist's scan and mail job, as it hands back-in-stock confirmedLoginEmailOf.
+export { wishlistOfferRecipient, wishlistOfferRecipients, type OfferRecipient } from './profile.repository.js';

@@ -388,3 +388,62 @@ export async function confirmedLoginEmailOf(db: Db, clientAccountId: number): Pr
     .executeTakeFirst();
   return account && account.unconfirmed === null ? normaliseEmail(account.email) : null;
 }
+
+// --- who is mailed wishlist offers -------------------------------------------------------------
+
+/** A client account that may be mailed its wishlist offers now, and where and how. */
+export interface OfferRecipient {
+  clientAccountId: number;
+  storeCode: string;
+  /** The login email, normalised (confirmed: see offerRecipients). */
+  email: string;
+  /** The account's language (app_user.language), as stored. */
+  language: string;
+}
+
+/**
+ * The accounts that may be mailed wishlist offers: the preference row's `wishlistOffers` and email
+ * channel on (no row is the defaults, off: readPreferences), the account ACTIVE (not removed, erased
+ * or waiting), and the EMAIL marketing consent given as readProfile tells it: the user's newsletter
+ * flag while its login email is confirmed (no unconfirmed_login_email row).
+ */
+function offerRecipients(db: Db) {
+  return db
+    .selectFrom('client_preference as cp')
+    .innerJoin('client_account as ca', 'ca.id', 'cp.client_account_id')
+    .innerJoin('app_user as u', 'u.id', 'ca.user_id')
+    .leftJoin('unconfirmed_login_email as ule', 'ule.user_id', 'u.id')
+    .select(['cp.client_account_id', 'ca.store_code', 'u.email', 'u.language'])
+    .where('cp.wishlist_offers', '=', true)
+    .where('cp.email_channel', '=', true)
+    .where('ca.status', '=', 'ACTIVE')
+    .where('u.newsletter', '=', true)
+    .where('ule.user_id', 'is', null);
+}
+
+const toRecipient = (row: { client_account_id: number; store_code: string; email: string; language: string }): OfferRecipient => ({
+  clientAccountId: Number(row.client_account_id),
+  storeCode: row.store_code,
+  email: normaliseEmail(row.email),
+  language: row.language,
+});
+
+/**
+ * A page of the accounts that may be mailed wishlist offers, after `afterClientAccountId` in account
+ * order (a keyset page over client_preference_wishlist_offers_idx: the accounts that turned the mails
+ * off are never read); the next page starts after the last account of this one.
+ */
+export async function wishlistOfferRecipients(db: Db, afterClientAccountId: number, limit: number): Promise<OfferRecipient[]> {
+  const rows = await offerRecipients(db)
+    .where('cp.client_account_id', '>', afterClientAccountId)
+    .orderBy('cp.client_account_id')
+    .limit(limit)
+    .execute();
+  return rows.map(toRecipient);
+}
+
+/** The account if it may be mailed wishlist offers now (offerRecipients), else undefined: asked again when a mail is sent. */
+export async function wishlistOfferRecipient(db: Db, clientAccountId: number): Promise<OfferRecipient | undefined> {
+  const row = await offerRecipients(db).where('cp.client_account_id', '=', clientAccountId).executeTakeFirst();
+  return row && toRecipient(row);
+}

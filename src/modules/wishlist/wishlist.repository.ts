@@ -76,11 +76,17 @@ export async function lockOwner(trx: Db, owner: WishlistOwner): Promise<void> {
   await lockLiveClientAccount(trx, owner.clientAccountId);
 }
 
-/** Adds the product unless it is there already; true when a row was added. */
-export async function insertItem(trx: Db, owner: WishlistOwner, productId: number, now: number): Promise<boolean> {
+/** Adds the product at the client's price now (cents) unless it is there already; true when a row was added. */
+export async function insertItem(trx: Db, owner: WishlistOwner, productId: number, priceCents: number, now: number): Promise<boolean> {
   const inserted = await trx
     .insertInto('wishlist_item')
-    .values({ client_account_id: owner.clientAccountId, store_code: owner.storeCode, product_id: productId, created_at: now })
+    .values({
+      client_account_id: owner.clientAccountId,
+      store_code: owner.storeCode,
+      product_id: productId,
+      created_at: now,
+      offer_price_cents: priceCents,
+    })
     .onConflict((conflict) => conflict.columns(['client_account_id', 'store_code', 'product_id']).doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -117,4 +123,90 @@ export async function deleteItem(db: Db, owner: WishlistOwner, productId: number
     .where('product_id', '=', productId)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+// --- wishlist offers (wishlist.jobs.ts) ---------------------------------------------------------
+
+export interface OfferItem {
+  productId: number;
+  /** The remembered price, cents; null until the first scan on rows from before wishlist offers. */
+  rememberedCents: number | null;
+}
+
+/** Every item of the owner with its remembered price (wishlist_item_list_idx finds them; a list is capped). */
+export async function offerItems(db: Db, owner: WishlistOwner): Promise<OfferItem[]> {
+  const rows = await db
+    .selectFrom('wishlist_item')
+    .select(['product_id', 'offer_price_cents'])
+    .where('client_account_id', '=', owner.clientAccountId)
+    .where('store_code', '=', owner.storeCode)
+    .execute();
+  return rows.map((row) => ({
+    productId: Number(row.product_id),
+    rememberedCents: row.offer_price_cents === null ? null : Number(row.offer_price_cents),
+  }));
+}
+
+/** Remembers each price where the item has none yet or a lower one (a scan raises, never lowers). */
+export async function rememberHigherPrices(trx: Db, owner: WishlistOwner, prices: ReadonlyArray<{ productId: number; cents: number }>) {
+  for (const { productId, cents } of prices) {
+    await trx
+      .updateTable('wishlist_item')
+      .set({ offer_price_cents: cents })
+      .where('client_account_id', '=', owner.clientAccountId)
+      .where('store_code', '=', owner.storeCode)
+      .where('product_id', '=', productId)
+      .where((eb) => eb.or([eb('offer_price_cents', 'is', null), eb('offer_price_cents', '<', cents)]))
+      .execute();
+  }
+}
+
+/** Remembers the prices an offer mail tells (lower than remembered): the next offer is measured from them. */
+export async function rememberToldPrices(trx: Db, owner: WishlistOwner, prices: ReadonlyArray<{ productId: number; newCents: number }>) {
+  for (const { productId, newCents } of prices) {
+    await trx
+      .updateTable('wishlist_item')
+      .set({ offer_price_cents: newCents })
+      .where('client_account_id', '=', owner.clientAccountId)
+      .where('store_code', '=', owner.storeCode)
+      .where('product_id', '=', productId)
+      .execute();
+  }
+}
+
+/** When the client's last offer mail was queued; undefined if never. */
+export async function lastOfferMailAt(db: Db, clientAccountId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('wishlist_offer_mail')
+    .select('queued_at')
+    .where('client_account_id', '=', clientAccountId)
+    .executeTakeFirst();
+  return row ? Number(row.queued_at) : undefined;
+}
+
+/**
+ * Claims the client's next offer mail: true when no mail was queued within `intervalMs` before `now`
+ * and this call recorded one at `now`. One conditional upsert, so of two scans racing one claims
+ * (PostgreSQL's second insert waits for the first's commit and then finds the row too recent).
+ */
+export async function claimOfferMail(trx: Db, clientAccountId: number, now: number, intervalMs: number): Promise<boolean> {
+  const claimed = await trx
+    .insertInto('wishlist_offer_mail')
+    .values({ client_account_id: clientAccountId, queued_at: now })
+    .onConflict((conflict) =>
+      conflict
+        .column('client_account_id')
+        .doUpdateSet({ queued_at: now })
+        .where('wishlist_offer_mail.queued_at', '<=', now - intervalMs),
+    )
+    .returning('client_account_id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** The products' names now, by id (a product deleted since has none). */
+export async function productNames(db: Db, productIds: readonly number[]): Promise<Map<number, string>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await db.selectFrom('product').select(['id', 'name']).where('id', 'in', productIds).execute();
+  return new Map(rows.map((row) => [Number(row.id), row.name]));
 }

@@ -97,7 +97,7 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<WishlistDeps> = async (ap
       const context = catalogueContext(request, await callerOf(request));
       // The card is read first: the catalogue reads outside the transaction (one connection on SQLite).
       const product = await wishlistProduct(catalogue, context, request.body.productId);
-      const { created, addedAt } = await db.transaction().execute((trx) => addToWishlist(trx, context, product.id));
+      const { created, addedAt } = await db.transaction().execute((trx) => addToWishlist(trx, context, product));
       const item = { addedAt, product };
       const session = request.headers['x-session-id'];
       sessionActions.record({

@@ -24,6 +24,9 @@ export interface WishlistItem {
   product: ProductCard;
 }
 
+/** A card's price (euros, the caller's) in cents, as the wishlist remembers it. */
+export const priceCents = (card: Pick<ProductCard, 'price'>): number => Math.round(card.price * 100);
+
 /** The logged-in client's wishlist in the request's store; a guest has none (401). */
 export function wishlistOwner(context: CatalogueContext): WishlistOwner {
   const clientAccountId = context.caller.clientAccountId;
@@ -67,13 +70,19 @@ export async function wishlistProduct(catalogue: Catalogue, context: CatalogueCo
 }
 
 /**
- * Adds the product (checked by wishlistProduct); adding it again changes nothing (`created:
- * false`, the time it was first added). A full wishlist is a 422 on productId.
+ * Adds the product (its card from wishlistProduct); adding it again changes nothing (`created:
+ * false`, the time it was first added). The item remembers the card's price, the caller's now:
+ * what a wishlist offer is measured against (wishlist.offers.ts). A full wishlist is a 422 on productId.
  */
-export async function addToWishlist(trx: Db, context: CatalogueContext, productId: number): Promise<{ created: boolean; addedAt: number }> {
+export async function addToWishlist(
+  trx: Db,
+  context: CatalogueContext,
+  product: Pick<ProductCard, 'id' | 'price'>,
+): Promise<{ created: boolean; addedAt: number }> {
   const owner = wishlistOwner(context);
+  const productId = product.id;
   await lockOwner(trx, owner);
-  const created = await insertItem(trx, owner, productId, context.now);
+  const created = await insertItem(trx, owner, productId, priceCents(product), context.now);
   // Counted after the insert, under the lock: the transaction rolls back past the cap.
   if (created && (await countItems(trx, owner)) > MAX_WISHLIST_ITEMS) {
     throw invalidField('productId', 'wishlist.full', { max: MAX_WISHLIST_ITEMS });

@@ -1,0 +1,268 @@
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { wishlistOfferScan } from '../../src/worker.js';
+import { createJobRunner, type JobRunner } from '../../src/worker.js';
+import { recipientsOf } from '../back-in-stock/helpers.js';
+import { importLines } from '../basket/import-helpers.js';
+import { createProduct } from '../helpers/catalogue.js';
+import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+
+// Wishlist offers through the real outbox and SMTP: a client who turned them on (and gave the email
+// marketing consent) is mailed once when a product on their wishlist costs them at least 5 % less than
+// the price remembered for it; prices change through the back office's prices import. The scan is
+// called with its time, as the worker would call it; two workers race on PostgreSQL with two pools.
+
+let t: TestApp;
+let smtp: SmtpCatcher;
+let second: JobRunner;
+let secondDatabase: DatabaseHandle;
+let scanHere: (now: number) => Promise<number>;
+let scanThere: (now: number) => Promise<number>;
+
+const DAY = 86_400_000;
+
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url } });
+  // Another worker process: its own pool on PostgreSQL; SQLite in memory has only the one database.
+  secondDatabase = engine === 'postgres' ? createDatabase(t.config.databaseUrl) : t.database;
+  second = createJobRunner(secondDatabase, t.config, t.app.log);
+  scanHere = wishlistOfferScan(t.database, t.config);
+  scanThere = wishlistOfferScan(secondDatabase, t.config);
+});
+afterAll(async () => {
+  await second.stop();
+  if (secondDatabase !== t.database) await secondDatabase.close();
+  await t.close();
+  await smtp.close();
+});
+beforeEach(() => smtp.clear());
+
+const db = () => t.database.db;
+const auth = (client: TestCustomer) => ({ authorization: `Bearer ${client.token}` });
+
+async function put(client: TestCustomer, url: string, payload: object) {
+  const response = await t.app.inject({ method: 'PUT', url, headers: auth(client), payload });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+/** A retail client; by default with the email consent and wishlist offers turned on, as the front end does it. */
+async function client(options: { discountPercent?: number; consent?: boolean; offers?: boolean; language?: string } = {}) {
+  const customer = await createCustomer(db(), { discountPercent: options.discountPercent });
+  if (options.consent ?? true) await put(customer, '/client-account', { marketingConsents: { email: true } });
+  if (options.language) await put(customer, '/client-account', { language: options.language });
+  if (options.offers ?? true) await put(customer, '/client-account/preferences', { notifications: { wishlistOffers: true } });
+  return customer;
+}
+
+async function wish(customer: TestCustomer, ...productIds: number[]) {
+  for (const productId of productIds) {
+    const response = await t.app.inject({ method: 'POST', url: '/wishlist', headers: auth(customer), payload: { productId } });
+    expect(response.statusCode, response.body).toBe(201);
+  }
+}
+
+/** New shop prices (euros) through the back office's prices import. */
+async function setPrices(prices: Record<number, number>) {
+  const codes = await db().selectFrom('product').select(['id', 'code']).where('id', 'in', Object.keys(prices).map(Number)).execute();
+  const lines = codes.map((row) => ({ product: row.code, shopPrice: prices[Number(row.id)] }));
+  const imported = await importLines(t, 'prices', lines);
+  expect(imported.statusCode, imported.body).toBe(200);
+}
+
+/** One scan at `now` and the outbox run: the mails it sent. */
+async function scan(now: number): Promise<ParsedMail[]> {
+  const before = smtp.mails.length;
+  await scanHere(now);
+  await t.drainJobs();
+  return smtp.mails.slice(before);
+}
+
+const mailsTo = async (mails: ParsedMail[], customer: TestCustomer) => {
+  const email = await emailOf(db(), customer);
+  return mails.filter((mail) => recipientsOf(mail).includes(email));
+};
+
+const remembered = async (customer: TestCustomer, productId: number) =>
+  (
+    await db()
+      .selectFrom('wishlist_item')
+      .select('offer_price_cents')
+      .where('client_account_id', '=', customer.clientAccountId)
+      .where('product_id', '=', productId)
+      .executeTakeFirstOrThrow()
+  ).offer_price_cents;
+
+describe('a lower price on the wishlist', () => {
+  it('mails an opted-in client once, with the old and new prices and links, and the unsubscribe headers; under 5 % and other clients get nothing', async () => {
+    const cheaper = await createProduct(db(), { name: 'Odavam raamat', price: 20 });
+    const barely = await createProduct(db(), { name: 'Peaaegu sama', price: 20 });
+    const anna = await client({ language: 'en' });
+    const notOptedIn = await client({ offers: false });
+    await wish(anna, cheaper, barely);
+    await wish(notOptedIn, cheaper, barely);
+    // Scans in the past: the mail jobs they queue are due when the outbox runs.
+    const now = Date.now() - 10 * DAY;
+    expect(await scan(now)).toEqual([]);
+
+    // 5 % exactly, and 4 %.
+    await setPrices({ [cheaper]: 19, [barely]: 19.2 });
+    const mails = await scan(now + 1000);
+    expect(mails).toHaveLength(1);
+    const [mail] = await mailsTo(mails, anna);
+    expect(mail!.subject).toBe('Lower prices on your wishlist – Main store');
+    expect(mail!.text).toContain(`Odavam raamat: now €19.00 (was €20.00) – http://localhost:5173/product/${cheaper}`);
+    expect(mail!.html).toContain(`href="http://localhost:5173/product/${cheaper}"`);
+    expect(mail!.text).toContain('http://localhost:5173/wishlist');
+    expect(mail!.text).toContain('notification preferences: http://localhost:5173/account/preferences');
+    expect(mail!.text).not.toContain('Peaaegu sama');
+    // The newsletter's one-click unsubscribe, as on every marketing mail (the raw header lines).
+    const header = (name: string) => (mail!.headerLines.find((line) => line.key === name)?.line ?? '').replace(/\r\n\s+/g, ' ');
+    expect(header('list-unsubscribe')).toMatch(/^List-Unsubscribe: <http\S*\/newsletter\/unsubscribe\?\S*signature=\w+>$/);
+    expect(header('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    expect(await remembered(anna, cheaper)).toBe(1900);
+    expect(await remembered(anna, barely)).toBe(2000);
+
+    // Told once: later scans, even past the interval, send nothing more.
+    expect(await scan(now + 2000)).toEqual([]);
+    expect(await scan(now + 8 * DAY)).toEqual([]);
+  });
+
+  it('is the price the client sees: a client with a discount is told their own prices', async () => {
+    const product = await createProduct(db(), { name: 'Allahindlusega', price: 20 });
+    const regular = await client();
+    const discounted = await client({ discountPercent: 10 });
+    await wish(regular, product);
+    await wish(discounted, product);
+    expect(await remembered(discounted, product)).toBe(1800);
+
+    // 20 -> 18.90 for everybody; 18.00 -> 17.01 for the 10 % client (5.5 %).
+    await setPrices({ [product]: 18.9 });
+    const mails = await scan(Date.now());
+    const [toRegular] = await mailsTo(mails, regular);
+    const [toDiscounted] = await mailsTo(mails, discounted);
+    expect(toRegular!.text).toContain('Allahindlusega: nüüd 18,90 € (enne 20,00 €)');
+    expect(toDiscounted!.text).toContain('Allahindlusega: nüüd 17,01 € (enne 18,00 €)');
+    expect(toDiscounted!.subject).toBe('Teie soovinimekirja tooted on odavamad – Main store');
+  });
+
+  it('leaves out a product hidden from the client', async () => {
+    const shown = await createProduct(db(), { name: 'Nähtav', price: 30 });
+    const hidden = await createProduct(db(), { name: 'Peidetud', price: 30 });
+    const customer = await client();
+    await wish(customer, shown, hidden);
+    await setPrices({ [shown]: 20, [hidden]: 20 });
+    await db().updateTable('product').set({ hidden_web: true }).where('id', '=', hidden).execute();
+    const [mail, ...more] = await mailsTo(await scan(Date.now()), customer);
+    expect(more).toEqual([]);
+    expect(mail!.text).toContain('Nähtav');
+    expect(mail!.text).not.toContain('Peidetud');
+    expect(await remembered(customer, hidden)).toBe(3000);
+  });
+
+  it('gives an item from before wishlist offers a price at the first scan, and mails nothing for it', async () => {
+    const product = await createProduct(db(), { name: 'Vana rida', price: 20 });
+    const customer = await client();
+    await wish(customer, product);
+    await db()
+      .updateTable('wishlist_item')
+      .set({ offer_price_cents: null })
+      .where('client_account_id', '=', customer.clientAccountId)
+      .execute();
+    await setPrices({ [product]: 15 });
+    expect(await mailsTo(await scan(Date.now()), customer)).toEqual([]);
+    expect(await remembered(customer, product)).toBe(1500);
+  });
+});
+
+describe('who is mailed', () => {
+  it('nobody without the switch, the email channel, the consent, a confirmed login email, or a live account', async () => {
+    const product = await createProduct(db(), { name: 'Kellelegi', price: 20 });
+    const switchOff = await client({ offers: false });
+    const channelOff = await client();
+    await put(channelOff, '/client-account/preferences', { channels: { email: false } });
+    const noConsent = await client({ consent: false });
+    const unconfirmed = await client();
+    const erased = await client();
+    const eligible = await client();
+    const everyone = [switchOff, channelOff, noConsent, unconfirmed, erased, eligible];
+    for (const customer of everyone) await wish(customer, product);
+    await db()
+      .insertInto('unconfirmed_login_email')
+      .values({ user_id: await userIdOf(db(), unconfirmed), since: Date.now() })
+      .execute();
+    const gone = await t.app.inject({ method: 'DELETE', url: '/client-account', headers: auth(erased), payload: {} });
+    expect(gone.statusCode, gone.body).toBe(204);
+
+    await setPrices({ [product]: 15 });
+    const mails = await scan(Date.now());
+    for (const customer of everyone.slice(0, -1)) expect(await mailsTo(mails, customer)).toEqual([]);
+    expect(await mailsTo(mails, eligible)).toHaveLength(1);
+    // The erasure took the items and the mail row with it.
+    expect(await db().selectFrom('wishlist_item').select('id').where('client_account_id', '=', erased.clientAccountId).execute()).toEqual(
+      [],
+    );
+  });
+
+  it('asks again when the mail is sent: consent withdrawn after the scan sends nothing, and the job ends done', async () => {
+    const product = await createProduct(db(), { name: 'Meelemuutus', price: 20 });
+    const customer = await client();
+    await wish(customer, product);
+    await setPrices({ [product]: 15 });
+    expect(await scanHere(Date.now())).toBeGreaterThanOrEqual(1);
+    await put(customer, '/client-account', { marketingConsents: { email: false } });
+    await t.drainJobs();
+    expect(await mailsTo(smtp.mails, customer)).toEqual([]);
+    const jobs = await db()
+      .selectFrom('job')
+      .select(['status', 'result'])
+      .where('type', '=', 'wishlist.offer-mail')
+      .where('payload', 'like', `{"clientAccountId":${customer.clientAccountId},%`)
+      .execute();
+    expect(jobs).toEqual([{ status: 'done', result: 'skipped' }]);
+  });
+});
+
+describe('one mail', () => {
+  it('when two workers scan at once', async () => {
+    const product = await createProduct(db(), { name: 'Võidujooks', price: 20 });
+    const customer = await client();
+    await wish(customer, product);
+    await setPrices({ [product]: 15 });
+    const now = Date.now();
+    const queued = await Promise.all([scanHere(now), scanThere(now), scanHere(now), scanThere(now)]);
+    expect(queued.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    await Promise.all([t.jobs.worker.drain(), second.worker.drain()]);
+    expect(await mailsTo(smtp.mails, customer)).toHaveLength(1);
+  });
+
+  it('per interval: a second offer waits for it; a price that rises and falls again is a new offer', async () => {
+    const first = await createProduct(db(), { name: 'Esimene pakkumine', price: 20 });
+    const later = await createProduct(db(), { name: 'Teine pakkumine', price: 40 });
+    const customer = await client();
+    await wish(customer, first, later);
+    const start = Date.now() - 20 * DAY;
+    await setPrices({ [first]: 15 });
+    expect(await mailsTo(await scan(start), customer)).toHaveLength(1);
+
+    // Within the 7 days: waits, and is neither lost nor remembered.
+    await setPrices({ [later]: 30 });
+    expect(await mailsTo(await scan(start + DAY), customer)).toEqual([]);
+    expect(await remembered(customer, later)).toBe(4000);
+    const [afterInterval, ...more] = await mailsTo(await scan(start + 7 * DAY), customer);
+    expect(more).toEqual([]);
+    expect(afterInterval!.text).toContain('Teine pakkumine: nüüd 30,00 € (enne 40,00 €)');
+    expect(afterInterval!.text).not.toContain('Esimene pakkumine');
+
+    // The sale ends (raised silently) and comes back: a new offer.
+    await setPrices({ [first]: 20 });
+    expect(await mailsTo(await scan(start + 14 * DAY), customer)).toEqual([]);
+    expect(await remembered(customer, first)).toBe(2000);
+    await setPrices({ [first]: 15 });
+    const [again] = await mailsTo(await scan(start + 15 * DAY), customer);
+    expect(again!.text).toContain('Esimene pakkumine: nüüd 15,00 € (enne 20,00 €)');
+  });
+});
