@@ -149,18 +149,27 @@ describe('a lower price on the wishlist', () => {
     expect(toDiscounted!.subject).toBe('Teie soovinimekirja tooted on odavamad – Main store');
   });
 
-  it('leaves out a product hidden from the client', async () => {
+  it('leaves out a product hidden from the client, and one that cannot be ordered until it can', async () => {
     const shown = await createProduct(db(), { name: 'Nähtav', price: 30 });
     const hidden = await createProduct(db(), { name: 'Peidetud', price: 30 });
+    const soldOut = await createProduct(db(), { name: 'Läbi müüdud', price: 30 });
     const customer = await client();
-    await wish(customer, shown, hidden);
-    await setPrices({ [shown]: 20, [hidden]: 20 });
+    await wish(customer, shown, hidden, soldOut);
+    await setPrices({ [shown]: 20, [hidden]: 20, [soldOut]: 20 });
     await db().updateTable('product').set({ hidden_web: true }).where('id', '=', hidden).execute();
-    const [mail, ...more] = await mailsTo(await scan(Date.now()), customer);
+    await db().updateTable('product').set({ availability: 'TEMPORARILY_OUT_OF_STOCK' }).where('id', '=', soldOut).execute();
+    const start = Date.now() - 10 * DAY;
+    const [mail, ...more] = await mailsTo(await scan(start), customer);
     expect(more).toEqual([]);
     expect(mail!.text).toContain('Nähtav');
     expect(mail!.text).not.toContain('Peidetud');
+    expect(mail!.text).not.toContain('Läbi müüdud');
     expect(await remembered(customer, hidden)).toBe(3000);
+    expect(await remembered(customer, soldOut)).toBe(3000);
+    // Orderable again: the offer it waited with is told by the next mail.
+    await db().updateTable('product').set({ availability: 'AVAILABLE' }).where('id', '=', soldOut).execute();
+    const [later] = await mailsTo(await scan(start + 7 * DAY), customer);
+    expect(later!.text).toContain('Läbi müüdud: nüüd 20,00 € (enne 30,00 €)');
   });
 
   it('gives an item from before wishlist offers a price at the first scan, and mails nothing for it', async () => {
@@ -229,14 +238,16 @@ describe('who is mailed', () => {
 describe('one mail', () => {
   it('when two workers scan at once', async () => {
     const product = await createProduct(db(), { name: 'Võidujooks', price: 20 });
-    const customer = await client();
-    await wish(customer, product);
+    // Several clients, so that the racing scans' reads and claims interleave.
+    const customers = [];
+    for (let i = 0; i < 5; i += 1) customers.push(await client());
+    for (const customer of customers) await wish(customer, product);
     await setPrices({ [product]: 15 });
     const now = Date.now();
     const queued = await Promise.all([scanHere(now), scanThere(now), scanHere(now), scanThere(now)]);
-    expect(queued.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    expect(queued.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(customers.length);
     await Promise.all([t.jobs.worker.drain(), second.worker.drain()]);
-    expect(await mailsTo(smtp.mails, customer)).toHaveLength(1);
+    for (const customer of customers) expect(await mailsTo(smtp.mails, customer)).toHaveLength(1);
   });
 
   it('per interval: a second offer waits for it; a price that rises and falls again is a new offer', async () => {

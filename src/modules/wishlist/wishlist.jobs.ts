@@ -9,7 +9,7 @@ import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { clientAccountCaller, type Catalogue, type CatalogueContext, type ProductCard } from '../catalogue/index.js';
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../newsletter/index.js';
-import { getStore } from '../store/index.js';
+import { getStore, type StoreSettings } from '../store/index.js';
 import type { WishlistSection } from './wishlist.config.js';
 import { wishlistOfferMail } from './wishlist.mails.js';
 import {
@@ -80,9 +80,12 @@ type OfferMailJob = { clientAccountId: number; products: Offer[] };
 export async function scanWishlistOffers(deps: OfferScanDeps, now: number): Promise<number> {
   let queued = 0;
   let after = 0;
+  // The stores' settings, read once per scan (two stores, thousands of clients).
+  const stores = new Map<string, Promise<StoreSettings | undefined>>();
+  const storeOf = (code: string) => stores.get(code) ?? stores.set(code, getStore(deps.db, code)).get(code)!;
   for (;;) {
     const recipients = await deps.recipients.page(deps.db, after, PAGE);
-    for (const recipient of recipients) if (await scanClient(deps, recipient, now)) queued += 1;
+    for (const recipient of recipients) if (await scanClient(deps, storeOf, recipient, now)) queued += 1;
     if (recipients.length < PAGE) return queued;
     after = recipients.at(-1)!.clientAccountId;
   }
@@ -95,13 +98,18 @@ function isOffer(card: ProductCard, rememberedCents: number, minDropPercent: num
   return (rememberedCents - priceCents(card)) * 100 >= rememberedCents * minDropPercent;
 }
 
-async function scanClient(deps: OfferScanDeps, recipient: OfferRecipient, now: number): Promise<boolean> {
+async function scanClient(
+  deps: OfferScanDeps,
+  storeOf: (code: string) => Promise<StoreSettings | undefined>,
+  recipient: OfferRecipient,
+  now: number,
+): Promise<boolean> {
   const { db, config } = deps;
   const owner: WishlistOwner = { clientAccountId: recipient.clientAccountId, storeCode: recipient.storeCode };
   const items = await offerItems(db, owner);
   if (items.length === 0) return false;
   const caller = await clientAccountCaller(db, owner.clientAccountId);
-  const store = await getStore(db, owner.storeCode);
+  const store = await storeOf(owner.storeCode);
   if (!caller || !store) return false;
   const context: CatalogueContext = { caller, store, language: isLanguage(recipient.language) ? recipient.language : 'et', now };
   // Only the products the client sees: a hidden one keeps its remembered price.
