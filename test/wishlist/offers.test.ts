@@ -6,6 +6,8 @@ import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
+import { recordingDatabase } from '../helpers/recording-database.js';
+import { explainable, explainStatement, tablesOf } from '../helpers/whole-reads.js';
 import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
@@ -275,5 +277,33 @@ describe('one mail', () => {
     await setPrices({ [first]: 15 });
     const [again] = await mailsTo(await scan(start + 15 * DAY), customer);
     expect(again!.text).toContain('Esimene pakkumine: nüüd 15,00 € (enne 20,00 €)');
+  });
+});
+
+describe('the scan', () => {
+  it('reads nothing whole: the opted-in clients a keyset page at a time, the rest by keys', async () => {
+    const product = await createProduct(db(), { name: 'Indeksiga', price: 20 });
+    const customer = await client();
+    await wish(customer, product);
+    await setPrices({ [product]: 15 });
+    const recorder = recordingDatabase(t.database);
+    const recordedScan = wishlistOfferScan(recorder.handle, t.config);
+    recorder.start();
+    expect(await recordedScan(Date.now())).toBeGreaterThanOrEqual(1);
+    const statements = recorder.stop().filter(explainable);
+    const tables = await tablesOf(db());
+    let pages = 0;
+    for (const statement of statements) {
+      const { plan, reads } = await explainStatement(db(), statement, tables);
+      // The bindings' names are reference data the catalogue reads whole, once per version (plan-sweep's REFERENCE_TABLES).
+      const growing = reads.filter((read) => read.table !== 'binding_name');
+      expect(growing, `${statement.sql}\n${plan}`).toEqual([]);
+      // The page of opted-in clients: from their index alone, not every client's preferences.
+      if (/^select .* from "client_preference" where/.test(statement.sql)) {
+        pages += 1;
+        expect(plan, statement.sql).toContain('client_preference_wishlist_offers_idx');
+      }
+    }
+    expect(pages).toBe(1);
   });
 });

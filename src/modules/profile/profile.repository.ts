@@ -429,17 +429,30 @@ const toRecipient = (row: { client_account_id: number; store_code: string; email
 });
 
 /**
- * A page of the accounts that may be mailed wishlist offers, after `afterClientAccountId` in account
- * order (a keyset page over client_preference_wishlist_offers_idx: the accounts that turned the mails
- * off are never read); the next page starts after the last account of this one.
+ * A page of the accounts that may be mailed wishlist offers: of the next `limit` accounts after
+ * `afterClientAccountId` (in account order) that turned the mails on, those that may be mailed now.
+ * The page is taken from client_preference_wishlist_offers_idx alone, so the accounts that did not
+ * turn them on are never read, and the rest is looked up by keys; `next` is where the next page
+ * starts, null after the last.
  */
-export async function wishlistOfferRecipients(db: Db, afterClientAccountId: number, limit: number): Promise<OfferRecipient[]> {
-  const rows = await offerRecipients(db)
-    .where('cp.client_account_id', '>', afterClientAccountId)
-    .orderBy('cp.client_account_id')
+export async function wishlistOfferRecipients(
+  db: Db,
+  afterClientAccountId: number,
+  limit: number,
+): Promise<{ recipients: OfferRecipient[]; next: number | null }> {
+  const page = await db
+    .selectFrom('client_preference')
+    .select('client_account_id')
+    .where('wishlist_offers', '=', true)
+    .where('client_account_id', '>', afterClientAccountId)
+    .orderBy('wishlist_offers')
+    .orderBy('client_account_id')
     .limit(limit)
     .execute();
-  return rows.map(toRecipient);
+  if (page.length === 0) return { recipients: [], next: null };
+  const ids = page.map((row) => Number(row.client_account_id));
+  const rows = await offerRecipients(db).where('cp.client_account_id', 'in', ids).orderBy('cp.client_account_id').execute();
+  return { recipients: rows.map(toRecipient), next: page.length < limit ? null : ids.at(-1)! };
 }
 
 /** The account if it may be mailed wishlist offers now (offerRecipients), else undefined: asked again when a mail is sent. */

@@ -50,8 +50,11 @@ export interface OfferRecipient {
 
 /** Profile's wishlistOfferRecipients and wishlistOfferRecipient, which the worker hands in. */
 export interface OfferRecipients {
-  /** A keyset page of the accounts that may be mailed, in account order, after the given id. */
-  page(db: Db, afterClientAccountId: number, limit: number): Promise<OfferRecipient[]>;
+  /**
+   * Of the next `limit` accounts that turned the mails on, after the given id, those that may be mailed
+   * (a keyset page); `next` is where the next page starts, null after the last.
+   */
+  page(db: Db, afterClientAccountId: number, limit: number): Promise<{ recipients: OfferRecipient[]; next: number | null }>;
   /** The account if it may be mailed now. */
   one(db: Db, clientAccountId: number): Promise<OfferRecipient | undefined>;
 }
@@ -84,10 +87,10 @@ export async function scanWishlistOffers(deps: OfferScanDeps, now: number): Prom
   const stores = new Map<string, Promise<StoreSettings | undefined>>();
   const storeOf = (code: string) => stores.get(code) ?? stores.set(code, getStore(deps.db, code)).get(code)!;
   for (;;) {
-    const recipients = await deps.recipients.page(deps.db, after, PAGE);
+    const { recipients, next } = await deps.recipients.page(deps.db, after, PAGE);
     for (const recipient of recipients) if (await scanClient(deps, storeOf, recipient, now)) queued += 1;
-    if (recipients.length < PAGE) return queued;
-    after = recipients.at(-1)!.clientAccountId;
+    if (next === null) return queued;
+    after = next;
   }
 }
 
