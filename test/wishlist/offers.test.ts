@@ -54,8 +54,11 @@ async function put(client: TestCustomer, url: string, payload: object) {
 /** A retail client; by default with the email consent and wishlist offers turned on, as the front end does it. */
 async function client(options: { discountPercent?: number; consent?: boolean; offers?: boolean; language?: string } = {}) {
   const customer = await createCustomer(db(), { discountPercent: options.discountPercent });
-  if (options.consent ?? true) await put(customer, '/client-account', { marketingConsents: { email: true } });
-  if (options.language) await put(customer, '/client-account', { language: options.language });
+  const profile = {
+    ...((options.consent ?? true) ? { marketingConsents: { email: true } } : {}),
+    ...(options.language ? { language: options.language } : {}),
+  };
+  if (Object.keys(profile).length > 0) await put(customer, '/client-account', profile);
   if (options.offers ?? true) await put(customer, '/client-account/preferences', { notifications: { wishlistOffers: true } });
   return customer;
 }
