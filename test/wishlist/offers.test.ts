@@ -1,8 +1,6 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { wishlistOfferScan } from '../../src/worker.js';
-import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
@@ -10,7 +8,8 @@ import { recordingDatabase } from '../helpers/recording-database.js';
 import { explainable, explainStatement, tablesOf } from '../helpers/whole-reads.js';
 import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
-import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { secondWorker } from '../helpers/second-worker.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Wishlist offers through the real outbox and SMTP: a client who turned them on (and gave the email
 // marketing consent) is mailed once when a product on their wishlist costs them at least 5 % less than
@@ -19,8 +18,7 @@ import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
 let smtp: SmtpCatcher;
-let second: JobRunner;
-let secondDatabase: DatabaseHandle;
+let second: ReturnType<typeof secondWorker>;
 let scanHere: (now: number) => Promise<number>;
 let scanThere: (now: number) => Promise<number>;
 
@@ -29,15 +27,12 @@ const DAY = 86_400_000;
 beforeAll(async () => {
   smtp = await startSmtpCatcher();
   t = await createTestApp({ env: { SMTP_URL: smtp.url } });
-  // Another worker process: its own pool on PostgreSQL; SQLite in memory has only the one database.
-  secondDatabase = engine === 'postgres' ? createDatabase(t.config.databaseUrl) : t.database;
-  second = createJobRunner(secondDatabase, t.config, t.app.log);
+  second = secondWorker(t);
   scanHere = wishlistOfferScan(t.database, t.config);
-  scanThere = wishlistOfferScan(secondDatabase, t.config);
+  scanThere = wishlistOfferScan(second.database, t.config);
 });
 afterAll(async () => {
-  await second.stop();
-  if (secondDatabase !== t.database) await secondDatabase.close();
+  await second.close();
   await t.close();
   await smtp.close();
 });
@@ -251,7 +246,7 @@ describe('one mail', () => {
     const now = Date.now();
     const queued = await Promise.all([scanHere(now), scanThere(now), scanHere(now), scanThere(now)]);
     expect(queued.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(customers.length);
-    await Promise.all([t.jobs.worker.drain(), second.worker.drain()]);
+    await Promise.all([t.jobs.worker.drain(), second.jobs.worker.drain()]);
     for (const customer of customers) expect(await mailsTo(smtp.mails, customer)).toHaveLength(1);
   });
 

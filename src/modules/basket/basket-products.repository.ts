@@ -41,22 +41,6 @@ export async function readCompanyPrices(db: Db, companyId: number | null, ids: r
   return new Map(rows.map((row) => [Number(row.product_id), row.price_cents]));
 }
 
-/** The client account's discount, kind and company's discount, for pricing a client's basket. */
-export async function readClientPricing(db: Db, clientAccountId: number) {
-  return db
-    .selectFrom('client_account')
-    .leftJoin('company', 'company.id', 'client_account.company_id')
-    .select([
-      'client_account.code',
-      'client_account.type',
-      'client_account.discount_percent as client_discount',
-      'company.id as company_id',
-      'company.discount_percent as company_discount',
-    ])
-    .where('client_account.id', '=', clientAccountId)
-    .executeTakeFirst();
-}
-
 /** The codes of the categories of each product, with every ancestor of them (a category means its subtree). */
 export async function readProductCategoryCodes(db: Db, ids: readonly number[]): Promise<Map<number, Set<string>>> {
   const result = new Map<number, Set<string>>();

@@ -2,11 +2,11 @@ import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { translate, type Language } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
-import type { Caller } from '../catalogue/index.js';
+import { clientAccountCaller } from '../catalogue/index.js';
 import { MAX_BASKET_CARDS, moveBasketGiftCards } from '../gift-cards/index.js';
 import { getStore } from '../store/index.js';
 import { readBasketProducts, type ProductsReader } from './basket-lines.repository.js';
-import { readClientPricing, type BasketProduct } from './basket-products.repository.js';
+import type { BasketProduct } from './basket-products.repository.js';
 import { priceBasket } from './basket-pricing.js';
 import {
   basketLines,
@@ -196,16 +196,8 @@ export interface LoginBasketInput {
  */
 export async function loginBasket(trx: Db, input: LoginBasketInput): Promise<BasketWire> {
   const store = await getStore(trx, input.storeCode);
-  const account = await readClientPricing(trx, input.clientAccountId);
-  if (!store || !account) throw new Error(`loginBasket: no client account ${input.clientAccountId} in store ${input.storeCode}`);
-  const caller: Caller = {
-    kind: account.type,
-    clientCode: account.code,
-    clientAccountId: input.clientAccountId,
-    companyId: account.company_id === null ? null : Number(account.company_id),
-    clientDiscountPercent: account.client_discount,
-    companyDiscountPercent: account.company_discount ?? 0,
-  };
+  const caller = await clientAccountCaller(trx, input.clientAccountId);
+  if (!store || !caller) throw new Error(`loginBasket: no client account ${input.clientAccountId} in store ${input.storeCode}`);
   const token = input.guestToken !== undefined && isTokenShaped(input.guestToken) ? input.guestToken : undefined;
   let basket: BasketRow | undefined;
   let news = NO_NEWS;

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { clientCaller, type Caller } from './caller.js';
 
 /**
- * The caller a client account is when nobody's request is there (the worker's wishlist offers): what
+ * The caller a client account is when nobody's request is there (the wishlist offers, a login's basket): what
  * its own bearer token would make of it (callerResolver), its kind, code and discounts and its
  * company's, so whatever is priced for it is what it sees logged in. Undefined for an unknown account.
  */

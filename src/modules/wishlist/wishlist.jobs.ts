@@ -7,20 +7,13 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
+import { repeatOneAtATime } from '../../infra/repeat.js';
 import { clientAccountCaller, type Catalogue, type CatalogueContext, type ProductCard } from '../catalogue/index.js';
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../newsletter/index.js';
 import { getStore, type StoreSettings } from '../store/index.js';
 import type { WishlistSection } from './wishlist.config.js';
 import { wishlistOfferMail } from './wishlist.mails.js';
-import {
-  claimOfferMail,
-  lastOfferMailAt,
-  offerItems,
-  productNames,
-  rememberHigherPrices,
-  rememberToldPrices,
-  type WishlistOwner,
-} from './wishlist.repository.js';
+import { claimOfferMail, lastOfferMailAt, offerItems, productNames, rememberPrices, type WishlistOwner } from './wishlist.repository.js';
 import { priceCents } from './wishlist.service.js';
 
 // Wishlist offers: the worker's scan mails a client who turned them on when products on their
@@ -134,7 +127,7 @@ async function scanClient(
     else if (isOffer(card, item.rememberedCents, config.offerMinDropPercent))
       offers.push({ productId: item.productId, oldCents: item.rememberedCents, newCents: cents });
   }
-  if (higher.length > 0) await db.transaction().execute((trx) => rememberHigherPrices(trx, owner, higher));
+  if (higher.length > 0) await db.transaction().execute((trx) => rememberPrices(trx, owner, 'higher', higher));
   if (offers.length === 0) return false;
   // Within the interval the offers wait as they are (read first: most scans of a client end here).
   const last = await lastOfferMailAt(db, owner.clientAccountId);
@@ -144,7 +137,12 @@ async function scanClient(
     .slice(0, MAX_OFFERS_PER_MAIL);
   return db.transaction().execute(async (trx) => {
     if (!(await claimOfferMail(trx, owner.clientAccountId, now, config.offerMailIntervalMs))) return false;
-    await rememberToldPrices(trx, owner, told);
+    await rememberPrices(
+      trx,
+      owner,
+      'told',
+      told.map((offer) => ({ productId: offer.productId, cents: offer.newCents })),
+    );
     const payload: OfferMailJob = { clientAccountId: owner.clientAccountId, products: told };
     await enqueueJob(trx, { type: WISHLIST_OFFER_MAIL_JOB, payload }, { maxAttempts: MAIL_ATTEMPTS, now });
     return true;
@@ -158,28 +156,11 @@ export function scheduleWishlistOfferScan(
   intervalMs: number,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    // One scan at a time in this process; another process's scan is harmless (see above).
-    if (busy) return;
-    busy = true;
-    running = scan(clock.now())
-      .then(
-        (queued) => queued > 0 && log.info({ queued }, 'wishlist offer mails queued'),
-        (err: unknown) => log.error({ err }, 'wishlist offer scan failed'),
-      )
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  // One scan at a time in this process; another process's scan is harmless (see above).
+  return repeatOneAtATime(scan, intervalMs, clock, {
+    done: (queued) => queued > 0 && log.info({ queued }, 'wishlist offer mails queued'),
+    failed: (err) => log.error({ err }, 'wishlist offer scan failed'),
+  });
 }
 
 export interface OfferMailDeps {

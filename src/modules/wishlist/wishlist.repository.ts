@@ -147,30 +147,26 @@ export async function offerItems(db: Db, owner: WishlistOwner): Promise<OfferIte
   }));
 }
 
-/** Remembers each price where the item has none yet or a lower one (a scan raises, never lowers). */
-export async function rememberHigherPrices(trx: Db, owner: WishlistOwner, prices: ReadonlyArray<{ productId: number; cents: number }>) {
+/**
+ * Remembers each item's price: `higher` only where the item has none yet or a lower one (a scan
+ * raises, never lowers); `told` whatever it was (an offer mail's lower price).
+ */
+export async function rememberPrices(
+  trx: Db,
+  owner: WishlistOwner,
+  which: 'higher' | 'told',
+  prices: ReadonlyArray<{ productId: number; cents: number }>,
+): Promise<void> {
   for (const { productId, cents } of prices) {
-    await trx
+    let update = trx
       .updateTable('wishlist_item')
       .set({ offer_price_cents: cents })
       .where('client_account_id', '=', owner.clientAccountId)
       .where('store_code', '=', owner.storeCode)
-      .where('product_id', '=', productId)
-      .where((eb) => eb.or([eb('offer_price_cents', 'is', null), eb('offer_price_cents', '<', cents)]))
-      .execute();
-  }
-}
-
-/** Remembers the prices an offer mail tells (lower than remembered): the next offer is measured from them. */
-export async function rememberToldPrices(trx: Db, owner: WishlistOwner, prices: ReadonlyArray<{ productId: number; newCents: number }>) {
-  for (const { productId, newCents } of prices) {
-    await trx
-      .updateTable('wishlist_item')
-      .set({ offer_price_cents: newCents })
-      .where('client_account_id', '=', owner.clientAccountId)
-      .where('store_code', '=', owner.storeCode)
-      .where('product_id', '=', productId)
-      .execute();
+      .where('product_id', '=', productId);
+    if (which === 'higher')
+      update = update.where((eb) => eb.or([eb('offer_price_cents', 'is', null), eb('offer_price_cents', '<', cents)]));
+    await update.execute();
   }
 }
 
