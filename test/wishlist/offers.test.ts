@@ -278,6 +278,27 @@ describe('one mail', () => {
   });
 });
 
+describe("the person's data", () => {
+  it('shows the remembered prices and the last offer mail in the export, and the erasure takes both', async () => {
+    const product = await createProduct(db(), { name: 'Isikuandmed', price: 20 });
+    const customer = await client();
+    await wish(customer, product);
+    await setPrices({ [product]: 15 });
+    expect(await mailsTo(await scan(Date.now()), customer)).toHaveLength(1);
+    const exported = await t.app.inject({ url: '/client-account/export', headers: auth(customer) });
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().wishlist).toEqual({
+      items: [expect.objectContaining({ productId: product, rememberedPriceCents: 1500 })],
+      offerMails: [{ clientCode: customer.clientCode, lastQueuedAt: expect.any(String) }],
+    });
+    const gone = await t.app.inject({ method: 'DELETE', url: '/client-account', headers: auth(customer), payload: {} });
+    expect(gone.statusCode, gone.body).toBe(204);
+    const id = customer.clientAccountId;
+    expect(await db().selectFrom('wishlist_item').select('id').where('client_account_id', '=', id).execute()).toEqual([]);
+    expect(await db().selectFrom('wishlist_offer_mail').selectAll().where('client_account_id', '=', id).execute()).toEqual([]);
+  });
+});
+
 describe('the scan', () => {
   it('reads nothing whole: the opted-in clients a keyset page at a time, the rest by keys', async () => {
     const product = await createProduct(db(), { name: 'Indeksiga', price: 20 });
