@@ -48,7 +48,7 @@ import {
   orderProcessingHandler,
   scheduleOrderSweep,
 } from './modules/orders/index.js';
-import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
+import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler, wantsBackInStockMails } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
   cardTokensFor,
@@ -83,6 +83,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       db: deps.database.db,
       mailer: deps.mailer,
       confirmedEmailOf: confirmedLoginEmailOf,
+      wantsBackInStockMails,
     }),
     [BACK_IN_STOCK_CONFIRMATION_JOB]: backInStockConfirmationHandler({
       db: deps.database.db,

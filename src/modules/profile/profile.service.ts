@@ -171,6 +171,19 @@ export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: num
 }
 
 /** A client's preferences; without a saved row the defaults: mail in the user's language, service notifications on. */
+/** A client's notification switches until it saves its preferences. */
+const DEFAULT_NOTIFICATIONS: Preferences['notifications'] = { orderUpdates: true, backInStock: true, wishlistOffers: false };
+
+/**
+ * Whether the client wants back-in-stock mails (its `notifications.backInStock`): back-in-stock's
+ * routes refuse a request while it is off and its mail job tells no request of the client's then.
+ * Reads the preference row alone, so an account erased since (its row deleted) answers the default.
+ */
+export async function wantsBackInStockMails(db: Db, clientAccountId: number): Promise<boolean> {
+  const row = await findPreferences(db, clientAccountId);
+  return row === undefined ? DEFAULT_NOTIFICATIONS.backInStock : Boolean(row.back_in_stock);
+}
+
 export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
   const row = await findPreferences(db, actor.clientAccountId);
   if (!row) {
@@ -178,7 +191,7 @@ export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientA
     return {
       newsletterLanguage: isLanguage(profile.language) ? profile.language : 'et',
       channels: { email: true, sms: false },
-      notifications: { orderUpdates: true, backInStock: true, wishlistOffers: false },
+      notifications: { ...DEFAULT_NOTIFICATIONS },
     };
   }
   return {
