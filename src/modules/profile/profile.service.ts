@@ -3,10 +3,11 @@ import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { checkBirthday } from '../accounts/index.js';
-import { setConfirmedAddressConsent } from '../newsletter/index.js';
+import { setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
 import {
   categoriesOfStore,
+  confirmedLoginEmailOf,
   findPreferences,
   findProfile,
   followedCategories,
@@ -184,7 +185,23 @@ export async function wantsBackInStockMails(db: Db, clientAccountId: number): Pr
   return row === undefined ? DEFAULT_NOTIFICATIONS.backInStock : Boolean(row.back_in_stock);
 }
 
-export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
+/**
+ * The client's preferences. Given the store, `newsletterLanguage` is the language of its confirmed
+ * login email's subscription there while it has one (set by the subscribe form's link too), so the
+ * preference shows the language the newsletter goes out in.
+ */
+export async function readPreferences(
+  db: Db,
+  actor: Pick<ProfileActor, 'clientAccountId'> & Partial<Pick<ProfileActor, 'storeCode'>>,
+): Promise<Preferences> {
+  const saved = await savedPreferences(db, actor);
+  if (actor.storeCode === undefined) return saved;
+  const email = await confirmedLoginEmailOf(db, actor.clientAccountId);
+  const subscribed = email === null ? undefined : await subscribedLanguage(db, email, actor.storeCode);
+  return subscribed !== undefined && isLanguage(subscribed) ? { ...saved, newsletterLanguage: subscribed } : saved;
+}
+
+async function savedPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
   const row = await findPreferences(db, actor.clientAccountId);
   if (!row) {
     const profile = await profileOf(db, actor);
@@ -224,6 +241,12 @@ export async function updatePreferences(trx: Db, actor: ProfileActor, input: Pre
     wishlist_offers: next.notifications.wishlistOffers,
     updated_at: now,
   });
+  if (next.newsletterLanguage !== current.newsletterLanguage) {
+    // The subscription the language is read from (above) takes it: the next newsletter is in it.
+    const email = await confirmedLoginEmailOf(trx, actor.clientAccountId);
+    if (email !== null)
+      await setSubscribedLanguage(trx, { confirmedEmail: email, storeCode: actor.storeCode, language: next.newsletterLanguage }, now);
+  }
   return next;
 }
 
