@@ -52,6 +52,7 @@ import {
   confirmedLoginEmailOf,
   PROFILE_MAIL_JOB,
   profileMailHandler,
+  wantsBackInStockMails,
   wishlistOfferRecipient,
   wishlistOfferRecipients,
 } from './modules/profile/index.js';
@@ -109,6 +110,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       db: deps.database.db,
       mailer: deps.mailer,
       confirmedEmailOf: confirmedLoginEmailOf,
+      wantsBackInStockMails,
     }),
     [WISHLIST_OFFER_MAIL_JOB]: wishlistOfferMailHandler({
       db: deps.database.db,

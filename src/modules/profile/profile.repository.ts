@@ -403,9 +403,10 @@ export interface OfferRecipient {
 
 /**
  * The accounts that may be mailed wishlist offers: the preference row's `wishlistOffers` and email
- * channel on (no row is the defaults, off: readPreferences), the account ACTIVE (not removed, erased
- * or waiting), and the EMAIL marketing consent given as readProfile tells it: the user's newsletter
- * flag while its login email is confirmed (no unconfirmed_login_email row).
+ * channel on (no row: the defaults, DEFAULT_NOTIFICATIONS in profile.service.ts, where it is off),
+ * the account ACTIVE (not removed, erased or waiting), and the EMAIL marketing consent given as
+ * readProfile tells it: the user's newsletter flag while its login email is confirmed (no
+ * unconfirmed_login_email row).
  */
 function offerRecipients(db: Db) {
   return db
