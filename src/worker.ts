@@ -16,7 +16,13 @@ import {
   backInStockPruning,
   scheduleBackInStockScan,
 } from './modules/back-in-stock/index.js';
-import { basketPruning } from './modules/basket/index.js';
+import {
+  BASKET_REMINDER_JOB,
+  basketPruning,
+  basketReminderMailHandler,
+  basketReminderPruning,
+  scheduleBasketReminderScan,
+} from './modules/basket/index.js';
 import { CONTACT_MAIL_JOB, contactMailHandler } from './modules/contact/index.js';
 import { bannerCtrPruning } from './modules/ctr/index.js';
 import {
@@ -48,7 +54,7 @@ import {
   orderProcessingHandler,
   scheduleOrderSweep,
 } from './modules/orders/index.js';
-import { confirmedLoginEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
+import { confirmedLoginEmailOf, marketingEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
   cardTokensFor,
@@ -89,6 +95,12 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       config: deps.config.backInStock,
       mailer: deps.mailer,
     }),
+    [BASKET_REMINDER_JOB]: basketReminderMailHandler({
+      db: deps.database.db,
+      mailer: deps.mailer,
+      config: deps.config,
+      marketingEmailOf,
+    }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [SUBSCRIPTION_ANSWER_DEADLINE_JOB]: answerDeadlineHandler({ db: deps.database.db }),
     [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways }),
@@ -124,7 +136,10 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
-  /** Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock scan and subscription billing. */
+  /**
+   * Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock
+   * and basket reminder scans and subscription billing.
+   */
   start(): void;
   stop(): Promise<void>;
 }
@@ -167,6 +182,7 @@ export function createJobRunner(
   let pruning: { stop(): void } | undefined;
   let orderSweep: { stop(): Promise<void> } | undefined;
   let backInStockScan: { stop(): Promise<void> } | undefined;
+  let basketReminderScan: { stop(): Promise<void> } | undefined;
   let subscriptionBilling: { stop(): Promise<void> } | undefined;
   let webhookDispatch: { stop(): Promise<void> } | undefined;
   return {
@@ -180,6 +196,7 @@ export function createJobRunner(
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
         usedIdTokens: usedIdTokenPruning(),
         baskets: basketPruning(),
+        basketReminderRecipients: basketReminderPruning(),
         newsletterRequests: newsletterRequestPruning(),
         usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
         backInStockRequests: backInStockPruning(),
@@ -191,6 +208,7 @@ export function createJobRunner(
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
+      basketReminderScan = scheduleBasketReminderScan(database.db, { config, marketingEmailOf }, log);
       subscriptionBilling = scheduleSubscriptionBilling({
         db: database.db,
         gateways,
@@ -204,6 +222,7 @@ export function createJobRunner(
       pruning?.stop();
       await orderSweep?.stop();
       await backInStockScan?.stop();
+      await basketReminderScan?.stop();
       await subscriptionBilling?.stop();
       await webhookDispatch?.stop();
       await worker.stop();

@@ -88,6 +88,7 @@ import * as addPersonSortName from './2026_12_02_0130_add_person_sort_name.js';
 import * as filePersonNotesAfterSurname from './2026_12_02_0300_file_person_notes_after_surname.js';
 import * as filePersonNotesRunAfterSurname from './2026_12_02_0600_file_person_notes_run_after_surname.js';
 import * as addSearchProductTitleKey from './2026_12_02_0700_add_search_product_title_key.js';
+import * as addBasketReminders from './2026_12_02_0900_add_basket_reminders.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -181,4 +182,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_0300_file_person_notes_after_surname': filePersonNotesAfterSurname,
   '2026_12_02_0600_file_person_notes_run_after_surname': filePersonNotesRunAfterSurname,
   '2026_12_02_0700_add_search_product_title_key': addSearchProductTitleKey,
+  '2026_12_02_0900_add_basket_reminders': addBasketReminders,
 };

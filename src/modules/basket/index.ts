@@ -4,6 +4,15 @@
 export { basketRoutes, type BasketDeps } from './basket.routes.js';
 export { readBasketConfig, type BasketSection } from './basket.config.js';
 export { basketPruning } from './basket.jobs.js';
+// The worker's reminder of a basket left behind: its scan, mail job and prune task.
+export {
+  BASKET_REMINDER_JOB,
+  basketReminderMailHandler,
+  basketReminderPruning,
+  scanBasketReminders,
+  scheduleBasketReminderScan,
+  type MarketingEmailOf,
+} from './basket-reminders.js';
 export { loginBasket, mergeGuestInto, type LoginBasketInput } from './merge.service.js';
 export { BasketSchema, type BasketWire } from './basket.schemas.js';
 export { basketImportKinds } from './basket.import-kinds.js';
