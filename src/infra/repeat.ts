@@ -16,3 +16,37 @@ export function repeatFromStart(task: () => void, intervalMs: number): { stop():
     },
   };
 }
+
+/**
+ * Runs `run` every `intervalMs` (and as soon as the event loop is free too, with `fromStart`), one
+ * run at a time in this process: a turn that comes while one runs is skipped. `run` handles its own
+ * failures (logs them): the next turn tries again. stop() ends the turns and waits for the run in hand.
+ */
+export function repeatOneAtATime(
+  run: () => Promise<unknown>,
+  intervalMs: number,
+  options: { fromStart?: boolean } = {},
+): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const turn = () => {
+    if (busy) return;
+    busy = true;
+    running = run().finally(() => {
+      busy = false;
+    });
+  };
+  const repeating = options.fromStart ? repeatFromStart(turn, intervalMs) : interval(turn, intervalMs);
+  return {
+    async stop() {
+      repeating.stop();
+      await running;
+    },
+  };
+}
+
+function interval(task: () => void, intervalMs: number): { stop(): void } {
+  const timer = setInterval(task, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

@@ -6,6 +6,7 @@ import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { PruneTask } from '../../infra/maintenance.js';
+import { repeatOneAtATime } from '../../infra/repeat.js';
 import { newToken } from '../../infra/tokens.js';
 import type { Db } from '../../db/database.js';
 import { getStore } from '../store/index.js';
@@ -79,28 +80,15 @@ export function scheduleBackInStockScan(
   intervalMs = BACK_IN_STOCK_SCAN_INTERVAL_MS,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    // One scan at a time in this process; another process's scan is harmless (see above).
-    if (busy) return;
-    busy = true;
-    running = scanBackInStock(db, clock.now())
-      .then(
+  // One scan at a time in this process; another process's scan is harmless (see above).
+  return repeatOneAtATime(
+    () =>
+      scanBackInStock(db, clock.now()).then(
         (queued) => queued > 0 && log.info({ queued }, 'back-in-stock mails queued'),
         (err: unknown) => log.error({ err }, 'back-in-stock scan failed'),
-      )
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+      ),
+    intervalMs,
+  );
 }
 
 /**

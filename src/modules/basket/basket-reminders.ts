@@ -8,6 +8,7 @@ import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { PruneTask } from '../../infra/maintenance.js';
+import { repeatOneAtATime } from '../../infra/repeat.js';
 import { clientCaller } from '../catalogue/index.js';
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../newsletter/index.js';
 import { getStore } from '../store/index.js';
@@ -99,35 +100,24 @@ async function claimReminder(db: Kysely<Database>, deps: BasketReminderScanDeps,
   }
 }
 
-/** Runs scanBasketReminders every interval until stopped; a failure is logged and the next scan tries again. */
+/** Runs scanBasketReminders as the worker starts and then every interval until stopped; a failure is logged and the next scan tries again. */
 export function scheduleBasketReminderScan(
   db: Kysely<Database>,
   deps: BasketReminderScanDeps & { config: { basket: Pick<BasketSection, 'reminderScanIntervalMs'> } },
   log: Logger,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    // One scan at a time in this process; another process's scan is harmless (the claims).
-    if (busy) return;
-    busy = true;
-    running = scanBasketReminders(db, deps, clock.now())
-      .then(
+  // One scan at a time in this process; another process's scan is harmless (the claims). From the
+  // start: a worker restarted more often than the interval still scans.
+  return repeatOneAtATime(
+    () =>
+      scanBasketReminders(db, deps, clock.now()).then(
         (queued) => queued > 0 && log.info({ queued }, 'basket reminders queued'),
         (err: unknown) => log.error({ err }, 'basket reminder scan failed'),
-      )
-      .finally(() => {
-        busy = false;
-      });
-  }, deps.config.basket.reminderScanIntervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+      ),
+    deps.config.basket.reminderScanIntervalMs,
+    { fromStart: true },
+  );
 }
 
 /** The basket and the version of it that was claimed. */
