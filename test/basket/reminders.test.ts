@@ -225,6 +225,21 @@ describe('the claim', () => {
     expect(mailsTo(fiona.email)).toHaveLength(1);
   });
 
+  it('the time of the last reminder is the person’s data: in their export, gone with their erasure', async () => {
+    const kati = await client();
+    await add(t, bearer(kati), await book('Andmed'));
+    expect(await remind(base + 25 * HOUR)).toBe(1);
+    const exported = await call(t, 'GET', '/client-account/export', bearer(kati));
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().baskets.lastReminderAt).toBe(new Date(base + 25 * HOUR).toISOString().replace('.000Z', 'Z'));
+    const userId = await userIdOf(t.database.db, kati);
+    const rows = () => t.database.db.selectFrom('basket_reminder_recipient').select('user_id').where('user_id', '=', userId).execute();
+    expect(await rows()).toHaveLength(1);
+    const erasure = await call(t, 'DELETE', '/client-account', bearer(kati), {});
+    expect(erasure.statusCode, erasure.body).toBe(204);
+    expect(await rows()).toEqual([]);
+  });
+
   it('a basket checked out, emptied or changed between the claim and the send gets no mail', async () => {
     const gert = await client();
     const hanna = await client();
