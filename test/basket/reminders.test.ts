@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { formatEuros } from '../../src/i18n/index.js';
 import { fixedClock } from '../../src/infra/clock.js';
-import { scanBasketReminders } from '../../src/modules/basket/index.js';
+import { basketReminderPruning, scanBasketReminders } from '../../src/modules/basket/index.js';
 import { markLoginEmailUnconfirmed, marketingEmailOf } from '../../src/modules/profile/index.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
@@ -99,6 +99,8 @@ describe('a basket left alone', () => {
     for (const [index, name] of names.entries()) products.push(await book(name, 10 + index));
     for (const product of products) await add(t, bearer(alice), product, 2);
     await add(t, bearer(bob), await book('Bobi raamat', 7));
+    // Bob reads his mail in Russian: the reminder follows his account's language.
+    expect((await call(t, 'PUT', '/client-account', bearer(bob), { language: 'ru' })).statusCode).toBe(200);
     // A guest's basket changed at the same time: guests are never reminded.
     await add(t, {}, products[0]!);
     // Hidden since it was put in the basket: left out of the mail (and not counted in "more").
@@ -138,7 +140,8 @@ describe('a basket left alone', () => {
     // Bob's mail is his basket alone.
     const toBob = mailsTo(bob.email);
     expect(toBob).toHaveLength(1);
-    expect(toBob[0]!.text).toContain(`- Bobi raamat – 1 × ${formatEuros(700, 'et')}`);
+    expect(toBob[0]!.subject).toBe('Ваша корзина ждёт вас – Main store');
+    expect(toBob[0]!.text).toContain(`- Bobi raamat – 1 × ${formatEuros(700, 'ru')}`);
     expect(toBob[0]!.text).not.toContain('Kevad');
     expect(mailsTo(carol.email)).toEqual([]);
 
@@ -221,8 +224,17 @@ describe('the claim', () => {
     expect(await remind(base + 7 * DAY)).toBe(0);
     expect(smtp.mails).toEqual([]);
     // 7 days after the first reminder: one of her baskets again (the changed one is 6 days quiet).
-    expect(await remind(base + 25 * HOUR + 7 * DAY + 60_000)).toBe(1);
+    const again = base + 25 * HOUR + 7 * DAY + 60_000;
+    expect(await remind(again)).toBe(1);
     expect(mailsTo(fiona.email)).toHaveLength(1);
+
+    // The hourly maintenance drops her throttle's row once it throttles nothing.
+    const userId = await userIdOf(t.database.db, fiona);
+    const row = () => t.database.db.selectFrom('basket_reminder_recipient').select('reminded_at').where('user_id', '=', userId).execute();
+    await basketReminderPruning()(t.database.db, again + 6 * DAY);
+    expect(await row()).toEqual([{ reminded_at: again }]);
+    await basketReminderPruning()(t.database.db, again + 7 * DAY);
+    expect(await row()).toEqual([]);
   });
 
   it('the time of the last reminder is the person’s data: in their export, gone with their erasure', async () => {
