@@ -47,7 +47,7 @@ import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, lookUpPauses, testGatewayRoutes } from './modules/payments/index.js';
 import { adminOrdersRoutes, ordersRoutes } from './modules/orders/index.js';
 import { gdprRoutes } from './modules/gdpr/index.js';
-import { confirmedLoginEmailOf, profileRoutes } from './modules/profile/index.js';
+import { confirmedLoginEmailOf, profileRoutes, wantsBackInStockMails } from './modules/profile/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { siteRoutes } from './modules/site/index.js';
 import { sitemapRoutes } from './modules/sitemap/index.js';
@@ -210,7 +210,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(wishlistRoutes, { database, catalogue, sessionActions: deps.sessionActions });
       await api.register(contentRoutes, { database: replicaReads, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(giftCardsRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
-      await api.register(backInStockRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
+      await api.register(backInStockRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, wantsBackInStockMails, config });
       await api.register(contactRoutes, { database, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });
       await api.register(blogRoutes, { database: replicaReads });

@@ -54,7 +54,13 @@ import {
   orderProcessingHandler,
   scheduleOrderSweep,
 } from './modules/orders/index.js';
-import { confirmedLoginEmailOf, marketingEmailOf, PROFILE_MAIL_JOB, profileMailHandler } from './modules/profile/index.js';
+import {
+  confirmedLoginEmailOf,
+  marketingEmailOf,
+  PROFILE_MAIL_JOB,
+  profileMailHandler,
+  wantsBackInStockMails,
+} from './modules/profile/index.js';
 import { socialSignInPruning, usedIdTokenPruning } from './modules/social/index.js';
 import {
   cardTokensFor,
@@ -89,6 +95,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       db: deps.database.db,
       mailer: deps.mailer,
       confirmedEmailOf: confirmedLoginEmailOf,
+      wantsBackInStockMails,
     }),
     [BACK_IN_STOCK_CONFIRMATION_JOB]: backInStockConfirmationHandler({
       db: deps.database.db,

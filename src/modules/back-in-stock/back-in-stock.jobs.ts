@@ -41,6 +41,18 @@ import {
  */
 export type ConfirmedEmailOf = (db: Db, clientAccountId: number) => Promise<string | null>;
 
+/**
+ * Whether the client wants back-in-stock mails: the `notifications.backInStock` switch of its
+ * preferences, profile's `wantsBackInStockMails`, handed over as `ConfirmedEmailOf` is.
+ */
+export type WantsBackInStockMails = (db: Db, clientAccountId: number) => Promise<boolean>;
+
+/** What back-in-stock asks profile about a client: where it is told, and whether it wants to be. */
+export interface ClientMailbox {
+  confirmedEmailOf: ConfirmedEmailOf;
+  wantsBackInStockMails: WantsBackInStockMails;
+}
+
 export const BACK_IN_STOCK_MAIL_JOB = 'back-in-stock.mail';
 /** The confirmation mail of a guest's request (double opt-in); it carries the request's id, never a token. */
 export const BACK_IN_STOCK_CONFIRMATION_JOB = 'back-in-stock.confirmation';
@@ -101,7 +113,7 @@ type MailJob = { requestIds: number[] } | { requestId: number };
  * Sends one mailbox's mail, rendered when sent: the product's name now, the address and language of
  * the first of its requests that may still be told.
  */
-export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mailer; confirmedEmailOf: ConfirmedEmailOf }): JobHandler {
+export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mailer } & ClientMailbox): JobHandler {
   return async (job: MailJob) => {
     const ids = 'requestIds' in job ? job.requestIds : [job.requestId];
     for (const id of ids) {
@@ -124,7 +136,7 @@ export function backInStockMailHandler(deps: { db: Kysely<Database>; mailer: Mai
 }
 
 /** The request's mail facts and address while it may still be told; undefined when it may not. */
-async function toldRequest(deps: { db: Kysely<Database>; confirmedEmailOf: ConfirmedEmailOf }, id: number) {
+async function toldRequest(deps: { db: Kysely<Database> } & ClientMailbox, id: number) {
   // Deleted by its client (or pruned) since it was queued: nobody to tell.
   const facts = await mailFacts(deps.db, id);
   if (!facts) return undefined;
@@ -135,7 +147,10 @@ async function toldRequest(deps: { db: Kysely<Database>; confirmedEmailOf: Confi
   // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
   // One look-up per client's request, and none for a guest's (its address confirmed itself).
   const clientEmail = await deps.confirmedEmailOf(deps.db, Number(facts.client_account_id));
-  return clientEmail === null ? undefined : { facts, to: clientEmail };
+  if (clientEmail === null) return undefined;
+  // Switched off since it asked: the request is claimed and told nothing (a guest's request of the
+  // same mailbox, which its address confirmed itself, is still told).
+  return (await deps.wantsBackInStockMails(deps.db, Number(facts.client_account_id))) ? { facts, to: clientEmail } : undefined;
 }
 
 /** Queues the confirmation mail of a guest's request in the caller's transaction: sent if and only if that commits. */

@@ -8,6 +8,7 @@ const en = {
   'backInStock.ownEmail': "A logged-in client is told at its own account's email address.",
   'backInStock.emailUnconfirmed':
     'Your email address is not confirmed yet: confirm it first (give the same address as a new email and follow the link mailed to it).',
+  'backInStock.switchedOff': 'Back-in-stock mails are switched off in your preferences: switch them on to be told.',
   'backInStock.notFound': 'There is no such back-in-stock request.',
   'backInStock.loginRequired': 'Log in to see your back-in-stock requests.',
   'backInStock.mail.subject': '{product} is available again – {store}',
@@ -29,6 +30,7 @@ const et: Record<keyof typeof en, string> = {
   'backInStock.ownEmail': 'Sisseloginud klienti teavitatakse tema konto e-posti aadressil.',
   'backInStock.emailUnconfirmed':
     'Teie e-posti aadress ei ole veel kinnitatud: kinnitage see kõigepealt (sisestage sama aadress uueks e-postiks ja avage sinna saadetud link).',
+  'backInStock.switchedOff': 'Teie eelistustes on teated toote saabumisest välja lülitatud: teavituse saamiseks lülitage need sisse.',
   'backInStock.notFound': 'Sellist teavitussoovi ei ole.',
   'backInStock.loginRequired': 'Oma teavitussoovide nägemiseks logige sisse.',
   'backInStock.mail.subject': '{product} on jälle saadaval – {store}',
@@ -50,6 +52,7 @@ const ru: Record<keyof typeof en, string> = {
   'backInStock.ownEmail': 'Вошедшего клиента уведомляют по адресу его учётной записи.',
   'backInStock.emailUnconfirmed':
     'Ваш адрес электронной почты ещё не подтверждён: сначала подтвердите его (укажите тот же адрес как новый и перейдите по ссылке из письма).',
+  'backInStock.switchedOff': 'В ваших настройках уведомления о поступлении товара выключены: включите их, чтобы получить письмо.',
   'backInStock.notFound': 'Такого запроса на уведомление нет.',
   'backInStock.loginRequired': 'Войдите, чтобы увидеть свои запросы на уведомление.',
   'backInStock.mail.subject': '{product} снова в наличии – {store}',

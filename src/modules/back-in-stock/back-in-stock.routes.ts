@@ -18,7 +18,7 @@ import {
   BackInStockSchema,
   GuestBackInStockSchema,
 } from './back-in-stock.schemas.js';
-import type { ConfirmedEmailOf } from './back-in-stock.jobs.js';
+import type { ConfirmedEmailOf, WantsBackInStockMails } from './back-in-stock.jobs.js';
 import { confirmBackInStock, requestBackInStock, requestingClient } from './back-in-stock.service.js';
 import { registerNoStore } from '../../http/http-cache.js';
 
@@ -26,6 +26,7 @@ export interface BackInStockDeps {
   database: DatabaseHandle;
   /** profile's confirmedLoginEmailOf: a client whose login email is not confirmed asks nothing (409). */
   confirmedEmailOf: ConfirmedEmailOf;
+  wantsBackInStockMails: WantsBackInStockMails;
   config: { backInStock: BackInStockSection };
 }
 
@@ -49,7 +50,10 @@ const wire = (row: BackInStockRow) => ({
  * GET and DELETE are a logged-in client's, in the request's store; another client's id is the same
  * 404 as an unknown one. Every answer is `no-store`.
  */
-export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (app, { database, confirmedEmailOf, config }) => {
+export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = async (
+  app,
+  { database, confirmedEmailOf, wantsBackInStockMails, config },
+) => {
   const db = database.db;
   const callerOf = callerResolver(database);
   registerNoStore(app);
@@ -62,7 +66,9 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
         summary: 'Asks for one mail when a product that is not available now can be bought again (kept 14 days)',
         description:
           '409: the product is available now, or the logged-in client has not confirmed its login email ' +
-          '(GET /client-account: emailConfirmed), whose mailbox is then not known to be theirs.',
+          '(GET /client-account: emailConfirmed), whose mailbox is then not known to be theirs, or has switched ' +
+          'back-in-stock mails off (GET /client-account/preferences: notifications.backInStock). A request made before ' +
+          'they were switched off is told nothing while they are off.',
         headers: StoreRequestHeaders,
         body: BackInStockBody,
         security: [{}, { bearer: [] }],
@@ -76,15 +82,20 @@ export const backInStockRoutes: FastifyPluginAsyncTypebox<BackInStockDeps> = asy
     },
     async (request, reply) => {
       const context = catalogueContext(request, await callerOf(request));
-      const outcome = await requestBackInStock(db, config.backInStock, confirmedEmailOf, {
-        caller: context.caller,
-        storeCode: context.store.code,
-        language: context.language,
-        now: context.now,
-        ip: request.ip,
-        productId: request.body.productId,
-        email: request.body.email,
-      });
+      const outcome = await requestBackInStock(
+        db,
+        config.backInStock,
+        { confirmedEmailOf, wantsBackInStockMails },
+        {
+          caller: context.caller,
+          storeCode: context.store.code,
+          language: context.language,
+          now: context.now,
+          ip: request.ip,
+          productId: request.body.productId,
+          email: request.body.email,
+        },
+      );
       if (outcome.kind === 'guest') {
         return reply.code(202).send({ productId: outcome.productId, email: outcome.email, expiresAt: iso(outcome.expiresAt) });
       }

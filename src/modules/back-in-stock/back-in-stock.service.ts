@@ -9,7 +9,7 @@ import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { audienceKey, type Caller } from '../catalogue/index.js';
 import type { BackInStockSection } from './back-in-stock.config.js';
-import { queueConfirmationMail, type ConfirmedEmailOf } from './back-in-stock.jobs.js';
+import { queueConfirmationMail, type ClientMailbox } from './back-in-stock.jobs.js';
 import {
   armGuestRequest,
   findRequestById,
@@ -56,7 +56,7 @@ export type RequestOutcome = { kind: 'client'; row: BackInStockRow; created: boo
 export async function requestBackInStock(
   db: Db,
   config: BackInStockSection,
-  confirmedEmailOf: ConfirmedEmailOf,
+  { confirmedEmailOf, wantsBackInStockMails }: ClientMailbox,
   input: BackInStockInput,
 ): Promise<RequestOutcome> {
   const { caller, now } = input;
@@ -69,6 +69,8 @@ export async function requestBackInStock(
     const own = await confirmedEmailOf(db, caller.clientAccountId);
     if (own === null) throw conflict('backInStock.emailUnconfirmed');
     if (input.email !== undefined && normaliseEmail(input.email) !== own) throw invalidField('email', 'backInStock.ownEmail');
+    // Its preferences say no back-in-stock mails: a request would wait for a mail that is never sent.
+    if (!(await wantsBackInStockMails(db, caller.clientAccountId))) throw conflict('backInStock.switchedOff');
     email = own;
   } else {
     if (input.email === undefined) throw invalidField('email', 'backInStock.emailRequired');

@@ -10,6 +10,8 @@ export { newsletterUnsubscribeHeaders, type Recipient } from './unsubscribe-link
 export { requestSubscription } from './newsletter.service.js';
 // Registration's tick (the email just verified) and the profile's consent set it directly.
 export { setConfirmedAddressConsent } from './newsletter.service.js';
+// The client's newsletter language preference is its subscription's language in the store.
+export { setSubscribedLanguage, subscribedLanguage } from './newsletter.service.js';
 // A confirmed email change moves the person's subscriptions to the new address.
 export { moveToConfirmedAddress } from './newsletter.service.js';
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';

@@ -97,6 +97,22 @@ export function findCurrentSubscriber(db: Db, email: string, storeCode: string):
     .executeTakeFirst();
 }
 
+/** The language of the address's current subscription in the store; false when it is not subscribed there. */
+export async function setSubscriberLanguage(
+  db: Db,
+  subscriber: { email: string; storeCode: string; language: string },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('newsletter_subscriber')
+    .set({ language: subscriber.language, updated_at: now })
+    .where('email', '=', subscriber.email)
+    .where('store_code', '=', subscriber.storeCode)
+    .where('withdrawn_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Records a confirmed consent: a new subscriber, or one that withdrew (or changes language) subscribing again. */
 export async function upsertSubscriber(
   db: Db,

@@ -17,6 +17,7 @@ import {
   findRequest,
   insertRequest,
   markRequestConfirmed,
+  setSubscriberLanguage,
   syncUserNewsletterFlag,
   upsertSubscriber,
   withdrawEverywhere,
@@ -71,6 +72,28 @@ export async function requestSubscription(
   if (!(await isFirstSubmission(trx, submissionKey('newsletter-subscribe', request), now))) return;
   const requestId = await insertRequest(trx, request, now);
   await queueNewsletterMail(trx, config, { kind: 'confirmation', requestId }, now);
+}
+
+/**
+ * The language a person's confirmed address gets the store's newsletter in, while it is subscribed
+ * there (undefined when it is not): the client's `newsletterLanguage` preference reads and sets it,
+ * so the preference and the list the newsletter goes out from never disagree.
+ */
+export async function subscribedLanguage(db: Db, confirmedEmail: string, storeCode: string): Promise<string | undefined> {
+  return (await findCurrentSubscriber(db, normaliseEmail(confirmedEmail), storeCode))?.language;
+}
+
+/** Sets the language of the address's current subscription in the store, if it has one. */
+export async function setSubscribedLanguage(
+  trx: Db,
+  subscriber: { confirmedEmail: string; storeCode: string; language: string },
+  now: number,
+): Promise<void> {
+  await setSubscriberLanguage(
+    trx,
+    { email: normaliseEmail(subscriber.confirmedEmail), storeCode: subscriber.storeCode, language: subscriber.language },
+    now,
+  );
 }
 
 /**

@@ -4,10 +4,11 @@ import { invalidField, InvalidInputError, type InvalidField } from '../../infra/
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { checkBirthday } from '../accounts/index.js';
-import { setConfirmedAddressConsent } from '../newsletter/index.js';
+import { setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
 import {
   categoriesOfStore,
+  confirmedLoginEmailOf,
   findPreferences,
   findProfile,
   followedCategories,
@@ -190,14 +191,43 @@ export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: num
 }
 
 /** A client's preferences; without a saved row the defaults: mail in the user's language, service notifications on. */
-export async function readPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
+/** A client's notification switches until it saves its preferences. */
+const DEFAULT_NOTIFICATIONS: Preferences['notifications'] = { orderUpdates: true, backInStock: true, wishlistOffers: false };
+
+/**
+ * Whether the client wants back-in-stock mails (its `notifications.backInStock`): back-in-stock's
+ * routes refuse a request while it is off and its mail job tells no request of the client's then.
+ * Reads the preference row alone, so an account erased since (its row deleted) answers the default.
+ */
+export async function wantsBackInStockMails(db: Db, clientAccountId: number): Promise<boolean> {
+  const row = await findPreferences(db, clientAccountId);
+  return row === undefined ? DEFAULT_NOTIFICATIONS.backInStock : Boolean(row.back_in_stock);
+}
+
+/**
+ * The client's preferences. Given the store, `newsletterLanguage` is the language of its confirmed
+ * login email's subscription there while it has one (set by the subscribe form's link too), so the
+ * preference shows the language the newsletter goes out in.
+ */
+export async function readPreferences(
+  db: Db,
+  actor: Pick<ProfileActor, 'clientAccountId'> & Partial<Pick<ProfileActor, 'storeCode'>>,
+): Promise<Preferences> {
+  const saved = await savedPreferences(db, actor);
+  if (actor.storeCode === undefined) return saved;
+  const email = await confirmedLoginEmailOf(db, actor.clientAccountId);
+  const subscribed = email === null ? undefined : await subscribedLanguage(db, email, actor.storeCode);
+  return subscribed !== undefined && isLanguage(subscribed) ? { ...saved, newsletterLanguage: subscribed } : saved;
+}
+
+async function savedPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
   const row = await findPreferences(db, actor.clientAccountId);
   if (!row) {
     const profile = await profileOf(db, actor);
     return {
       newsletterLanguage: isLanguage(profile.language) ? profile.language : 'et',
       channels: { email: true, sms: false },
-      notifications: { orderUpdates: true, backInStock: true, wishlistOffers: false },
+      notifications: { ...DEFAULT_NOTIFICATIONS },
     };
   }
   return {
@@ -230,6 +260,12 @@ export async function updatePreferences(trx: Db, actor: ProfileActor, input: Pre
     wishlist_offers: next.notifications.wishlistOffers,
     updated_at: now,
   });
+  if (next.newsletterLanguage !== current.newsletterLanguage) {
+    // The subscription the language is read from (above) takes it: the next newsletter is in it.
+    const email = await confirmedLoginEmailOf(trx, actor.clientAccountId);
+    if (email !== null)
+      await setSubscribedLanguage(trx, { confirmedEmail: email, storeCode: actor.storeCode, language: next.newsletterLanguage }, now);
+  }
   return next;
 }
 
