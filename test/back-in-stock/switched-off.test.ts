@@ -8,7 +8,7 @@ import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { askConfirmed } from './helpers.js';
 
-// The client's `notifications.backInStock` switch (GET/PUT /client-account/preferences): while it is
+// Whom a client's request is told. The client's `notifications.backInStock` switch (GET/PUT /client-account/preferences): while it is
 // off a new request is refused (it would wait for a mail never sent), and a request made before is
 // told nothing, though the scan tells everyone else; switched on again, asking again re-arms it.
 
@@ -100,5 +100,19 @@ describe("a client's back-in-stock switch", () => {
     await scanAndSend();
     await smtp.waitFor((mail) => recipients([mail]).includes(clientEmail), 5000);
     expect(recipients(smtp.mails).sort()).toEqual([clientEmail, 'teine.ootaja@example.ee'].sort());
+  });
+
+  it('a request of an account taken out of its company since is told nothing', async () => {
+    smtp.clear();
+    const client = await createCustomer(t.database.db);
+    const product = await createProduct(t.database.db, { name: 'Lahkunu raamat', availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    expect((await ask(product, client)).statusCode).toBe(201);
+    await askConfirmed(t, smtp, { productId: product, email: 'kolmas.ootaja@example.ee' });
+    // What a company master's removal of the employee does to the account (companies' removeAccount).
+    await t.database.db.updateTable('client_account').set({ status: 'REMOVED' }).where('id', '=', client.clientAccountId).execute();
+    await stock(product, 2);
+    await scanAndSend();
+    await smtp.waitFor((mail) => recipients([mail]).includes('kolmas.ootaja@example.ee'), 5000);
+    expect(recipients(smtp.mails)).toEqual(['kolmas.ootaja@example.ee']);
   });
 });

@@ -143,6 +143,8 @@ async function toldRequest(deps: { db: Kysely<Database> } & ClientMailbox, id: n
   // Asked again by a guest since it was queued: it waits for the address to confirm it again.
   if (facts.confirmed_at === null) return undefined;
   if (facts.client_account_id === null) return { facts, to: facts.email };
+  // Taken out of its company since (REMOVED): nobody can log in to it to see or withdraw the request.
+  if (facts.account_status !== 'ACTIVE') return undefined;
   // A client whose login email is not confirmed would have the address's owner told of what
   // someone else asked for: a notice nobody at that mailbox wanted (requests are refused so now).
   // One look-up per client's request, and none for a guest's (its address confirmed itself).

@@ -425,6 +425,7 @@ export async function mailFacts(db: Db, id: number) {
       'r.language',
       'p.name as product_name',
       'u.language as user_language',
+      'ca.status as account_status',
     ])
     .where('r.id', '=', id)
     .executeTakeFirst();

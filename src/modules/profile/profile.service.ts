@@ -190,7 +190,6 @@ export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: num
   return after;
 }
 
-/** A client's preferences; without a saved row the defaults: mail in the user's language, service notifications on. */
 /** A client's notification switches until it saves its preferences. */
 const DEFAULT_NOTIFICATIONS: Preferences['notifications'] = { orderUpdates: true, backInStock: true, wishlistOffers: false };
 
@@ -220,6 +219,7 @@ export async function readPreferences(
   return subscribed !== undefined && isLanguage(subscribed) ? { ...saved, newsletterLanguage: subscribed } : saved;
 }
 
+/** A client's saved preferences; without a saved row the defaults: mail in the user's language, service notifications on. */
 async function savedPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>): Promise<Preferences> {
   const row = await findPreferences(db, actor.clientAccountId);
   if (!row) {
