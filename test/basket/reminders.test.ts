@@ -243,7 +243,7 @@ describe('the claim', () => {
     expect(await remind(base + 25 * HOUR)).toBe(1);
     const exported = await call(t, 'GET', '/client-account/export', bearer(kati));
     expect(exported.statusCode, exported.body).toBe(200);
-    expect(exported.json().baskets.lastReminderAt).toBe(new Date(base + 25 * HOUR).toISOString().replace('.000Z', 'Z'));
+    expect(exported.json().basketReminders.lastReminderAt).toBe(new Date(base + 25 * HOUR).toISOString().replace('.000Z', 'Z'));
     const userId = await userIdOf(t.database.db, kati);
     const rows = () => t.database.db.selectFrom('basket_reminder_recipient').select('user_id').where('user_id', '=', userId).execute();
     expect(await rows()).toHaveLength(1);

@@ -142,8 +142,8 @@ describe('GET /client-account/export', () => {
       paymentMethod: 'CASH_ON_DELIVERY',
       lines: [expect.objectContaining({ productId: book, quantity: 2, unitPrice: 12.5 })],
     });
-    expect(data.baskets.lastReminderAt).toBeNull();
-    expect(data.baskets.items).toEqual([
+    expect(data.basketReminders).toEqual({ lastReminderAt: null });
+    expect(data.baskets).toEqual([
       expect.objectContaining({ store: 'WEB', lines: [expect.objectContaining({ productId: book, quantity: 1 })] }),
     ]);
     expect(data.newsletter.subscriptions).toEqual([expect.objectContaining({ store: 'WEB', subscribed: true })]);

@@ -4,15 +4,11 @@ import { toRfc3339 } from '../../db/time.js';
 import { deleteReminderRecipient, lastReminderOf } from './basket-reminders.repository.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
-// A client's baskets (one per account and store) and their lines, and when the person was last sent
-// a basket reminder (the throttle's row, basket-reminders.ts); the erasure deletes them.
+// A client's baskets (one per account and store) and their lines, and, as a part of its own (the
+// baskets' part keeps its shape), when the person was last sent a basket reminder (the throttle's
+// row, basket-reminders.ts); the erasure deletes them.
 
 async function exportBaskets(db: Db, subject: PersonalDataSubject) {
-  const lastReminder = await lastReminderOf(db, subject.userId);
-  return { items: await exportBasketItems(db, subject), lastReminderAt: lastReminder === undefined ? null : toRfc3339(lastReminder) };
-}
-
-async function exportBasketItems(db: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   if (ids.length === 0) return [];
   const baskets = await db.selectFrom('basket').select(['id', 'store_code', 'updated_at']).where('client_account_id', 'in', ids).execute();
@@ -48,11 +44,6 @@ async function exportBasketItems(db: Db, subject: PersonalDataSubject) {
  * writer then waited for a line (a deadlock, a 500, when a checkout ran at once).
  */
 async function eraseBaskets(trx: Db, subject: PersonalDataSubject) {
-  await eraseBasketRows(trx, subject);
-  await deleteReminderRecipient(trx, subject.userId);
-}
-
-async function eraseBasketRows(trx: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   if (ids.length === 0) return;
   const baskets = await lockedOnPostgres(
@@ -67,3 +58,13 @@ async function eraseBasketRows(trx: Db, subject: PersonalDataSubject) {
 
 /** The basket module's part of "your data". */
 export const basketPersonalData: PersonalDataPart = { name: 'baskets', export: exportBaskets, erase: eraseBaskets };
+
+/** The basket reminders' part of "your data": when the person was last sent one (null: never). */
+export const basketReminderPersonalData: PersonalDataPart = {
+  name: 'basketReminders',
+  export: async (db, subject) => {
+    const last = await lastReminderOf(db, subject.userId);
+    return { lastReminderAt: last === undefined ? null : toRfc3339(last) };
+  },
+  erase: (trx, subject) => deleteReminderRecipient(trx, subject.userId),
+};

@@ -27,4 +27,4 @@ export { availableDeliveryMethods, HOME_COUNTRY } from './delivery/delivery.serv
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
 export { ChosenDeliverySchema, DeliveryMethodSchema } from './basket.schemas.js';
 export { chosenDeliveryWire } from './basket.wire.js';
-export { basketPersonalData } from './basket.personal-data.js';
+export { basketPersonalData, basketReminderPersonalData } from './basket.personal-data.js';

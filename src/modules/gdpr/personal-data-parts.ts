@@ -2,7 +2,7 @@ import { jobsPersonalData } from '../../infra/jobs/jobs.personal-data.js';
 import type { PersonalDataPart } from '../../infra/personal-data.js';
 import { accountsPersonalData } from '../accounts/index.js';
 import { backInStockPersonalData } from '../back-in-stock/index.js';
-import { basketPersonalData } from '../basket/index.js';
+import { basketPersonalData, basketReminderPersonalData } from '../basket/index.js';
 import { cataloguePersonalData } from '../catalogue/index.js';
 import { companiesPersonalData } from '../companies/index.js';
 import { dataExportPersonalData } from '../data-export/index.js';
@@ -31,6 +31,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   giftCardsPersonalData,
   subscriptionsPersonalData,
   basketPersonalData,
+  basketReminderPersonalData,
   wishlistPersonalData,
   backInStockPersonalData,
   newsletterPersonalData,
