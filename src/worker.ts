@@ -16,7 +16,13 @@ import {
   backInStockPruning,
   scheduleBackInStockScan,
 } from './modules/back-in-stock/index.js';
-import { basketPruning } from './modules/basket/index.js';
+import {
+  BASKET_REMINDER_JOB,
+  basketPruning,
+  basketReminderMailHandler,
+  basketReminderPruning,
+  scheduleBasketReminderScan,
+} from './modules/basket/index.js';
 import { CONTACT_MAIL_JOB, contactMailHandler } from './modules/contact/index.js';
 import { bannerCtrPruning } from './modules/ctr/index.js';
 import {
@@ -50,6 +56,7 @@ import {
 } from './modules/orders/index.js';
 import {
   confirmedLoginEmailOf,
+  marketingEmailOf,
   PROFILE_MAIL_JOB,
   profileMailHandler,
   wantsBackInStockMails,
@@ -123,6 +130,12 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       config: deps.config.backInStock,
       mailer: deps.mailer,
     }),
+    [BASKET_REMINDER_JOB]: basketReminderMailHandler({
+      db: deps.database.db,
+      mailer: deps.mailer,
+      config: deps.config,
+      marketingEmailOf,
+    }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
     [SUBSCRIPTION_ANSWER_DEADLINE_JOB]: answerDeadlineHandler({ db: deps.database.db }),
     [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways }),
@@ -159,8 +172,8 @@ export interface JobRunner {
   worker: Worker;
   mailer: Mailer;
   /**
-   * Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock
-   * and wishlist offer scans and subscription billing.
+   * Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock,
+   * basket reminder and wishlist offer scans and subscription billing.
    */
   start(): void;
   stop(): Promise<void>;
@@ -205,6 +218,7 @@ export function createJobRunner(
   let orderSweep: { stop(): Promise<void> } | undefined;
   let backInStockScan: { stop(): Promise<void> } | undefined;
   let wishlistOfferScanning: { stop(): Promise<void> } | undefined;
+  let basketReminderScan: { stop(): Promise<void> } | undefined;
   let subscriptionBilling: { stop(): Promise<void> } | undefined;
   let webhookDispatch: { stop(): Promise<void> } | undefined;
   return {
@@ -218,6 +232,7 @@ export function createJobRunner(
         sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
         usedIdTokens: usedIdTokenPruning(),
         baskets: basketPruning(),
+        basketReminderRecipients: basketReminderPruning(),
         newsletterRequests: newsletterRequestPruning(),
         usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
         backInStockRequests: backInStockPruning(),
@@ -230,6 +245,7 @@ export function createJobRunner(
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);
       wishlistOfferScanning = scheduleWishlistOfferScan(wishlistOfferScan(database, config), log, config.wishlist.offerScanIntervalMs);
+      basketReminderScan = scheduleBasketReminderScan(database.db, { config, marketingEmailOf }, log);
       subscriptionBilling = scheduleSubscriptionBilling({
         db: database.db,
         gateways,
@@ -244,6 +260,7 @@ export function createJobRunner(
       await orderSweep?.stop();
       await backInStockScan?.stop();
       await wishlistOfferScanning?.stop();
+      await basketReminderScan?.stop();
       await subscriptionBilling?.stop();
       await webhookDispatch?.stop();
       await worker.stop();

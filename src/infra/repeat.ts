@@ -1,5 +1,3 @@
-import type { Clock } from './clock.js';
-
 /**
  * Runs `task` as soon as the event loop is free and then every `intervalMs`, until stopped; neither
  * timer keeps the process alive. For a worker's periodic runs (pruning, billing): the first is not an
@@ -20,33 +18,35 @@ export function repeatFromStart(task: () => void, intervalMs: number): { stop():
 }
 
 /**
- * Runs `run(clock.now())` every `intervalMs` (the first an interval away), one run at a time in this
- * process: a tick while one is in flight is skipped. A run's result goes to `done`, a failure to
- * `failed`, and the next tick tries again. Stopping waits for the run in flight. For the worker's
- * scans, whose runs are safe against another process's at the same moment.
+ * Runs `run` every `intervalMs` (and as soon as the event loop is free too, with `fromStart`), one
+ * run at a time in this process: a turn that comes while one runs is skipped. `run` handles its own
+ * failures (logs them): the next turn tries again. stop() ends the turns and waits for the run in hand.
  */
-export function repeatOneAtATime<T>(
-  run: (now: number) => Promise<T>,
+export function repeatOneAtATime(
+  run: () => Promise<unknown>,
   intervalMs: number,
-  clock: Clock,
-  report: { done(result: T): void; failed(err: unknown): void },
+  options: { fromStart?: boolean } = {},
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
-  const timer = setInterval(() => {
+  const turn = () => {
     if (busy) return;
     busy = true;
-    running = run(clock.now())
-      .then(report.done, report.failed)
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
+    running = run().finally(() => {
+      busy = false;
+    });
+  };
+  const repeating = options.fromStart ? repeatFromStart(turn, intervalMs) : interval(turn, intervalMs);
   return {
     async stop() {
-      clearInterval(timer);
+      repeating.stop();
       await running;
     },
   };
+}
+
+function interval(task: () => void, intervalMs: number): { stop(): void } {
+  const timer = setInterval(task, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

@@ -93,10 +93,14 @@ export function scheduleBackInStockScan(
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
   // One scan at a time in this process; another process's scan is harmless (see above).
-  return repeatOneAtATime((now) => scanBackInStock(db, now), intervalMs, clock, {
-    done: (queued) => queued > 0 && log.info({ queued }, 'back-in-stock mails queued'),
-    failed: (err) => log.error({ err }, 'back-in-stock scan failed'),
-  });
+  return repeatOneAtATime(
+    () =>
+      scanBackInStock(db, clock.now()).then(
+        (queued) => queued > 0 && log.info({ queued }, 'back-in-stock mails queued'),
+        (err: unknown) => log.error({ err }, 'back-in-stock scan failed'),
+      ),
+    intervalMs,
+  );
 }
 
 /**

@@ -45,6 +45,14 @@ const en = {
   'basket.unknownShop': 'This shop is not a pickup point of this delivery method.',
   'basket.countryRequired': 'Choose a country.',
   'basket.countryNotServed': 'This delivery method does not deliver to {country}.',
+  'basket.reminder.subject': 'Your basket is waiting for you – {store}',
+  'basket.reminder.body': 'You left these in your basket in {store}:',
+  'basket.reminder.line': '{name} – {quantity} × {price}',
+  'basket.reminder.more': '…and {count} more',
+  'basket.reminder.vatExcluded': 'Prices without VAT.',
+  'basket.reminder.link': 'See your basket: {url}',
+  'basket.reminder.why':
+    'You get this mail because you agreed to marketing mail from {store}; unsubscribe with your mail program or in your profile.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -91,6 +99,14 @@ const et: Record<keyof typeof en, string> = {
   'basket.unknownShop': 'See kauplus ei ole selle tarneviisi väljastuskoht.',
   'basket.countryRequired': 'Vali riik.',
   'basket.countryNotServed': 'See tarneviis ei toimeta riiki {country}.',
+  'basket.reminder.subject': 'Teie ostukorv ootab – {store}',
+  'basket.reminder.body': 'Teie ostukorvis ({store}) ootavad need tooted:',
+  'basket.reminder.line': '{name} – {quantity} × {price}',
+  'basket.reminder.more': '…ja veel {count}',
+  'basket.reminder.vatExcluded': 'Hinnad käibemaksuta.',
+  'basket.reminder.link': 'Vaadake ostukorvi: {url}',
+  'basket.reminder.why':
+    'Saate selle kirja, sest nõustusite poe {store} turunduskirjadega; loobuda saate oma e-posti programmis või profiilis.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -137,6 +153,14 @@ const ru: Record<keyof typeof en, string> = {
   'basket.unknownShop': 'Этот магазин не является пунктом выдачи этого способа доставки.',
   'basket.countryRequired': 'Выберите страну.',
   'basket.countryNotServed': 'Этот способ доставки не доставляет в {country}.',
+  'basket.reminder.subject': 'Ваша корзина ждёт вас – {store}',
+  'basket.reminder.body': 'В вашей корзине ({store}) ждут эти товары:',
+  'basket.reminder.line': '{name} – {quantity} × {price}',
+  'basket.reminder.more': '…и ещё {count}',
+  'basket.reminder.vatExcluded': 'Цены без НДС.',
+  'basket.reminder.link': 'Посмотреть корзину: {url}',
+  'basket.reminder.why':
+    'Вы получили это письмо, потому что согласились на рекламные письма {store}; отписаться можно в почтовой программе или в профиле.',
 };
 
 export const basketMessages = { en, et, ru };

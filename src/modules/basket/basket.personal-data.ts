@@ -1,9 +1,12 @@
 import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import { toRfc3339 } from '../../db/time.js';
+import { deleteReminderRecipient, lastReminderOf } from './basket-reminders.repository.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
-// A client's baskets (one per account and store) and their lines; the erasure deletes them.
+// A client's baskets (one per account and store) and their lines, and, as a part of its own (the
+// baskets' part keeps its shape), when the person was last sent a basket reminder (the throttle's
+// row, basket-reminders.ts); the erasure deletes them.
 
 async function exportBaskets(db: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
@@ -55,3 +58,13 @@ async function eraseBaskets(trx: Db, subject: PersonalDataSubject) {
 
 /** The basket module's part of "your data". */
 export const basketPersonalData: PersonalDataPart = { name: 'baskets', export: exportBaskets, erase: eraseBaskets };
+
+/** The basket reminders' part of "your data": when the person was last sent one (null: never). */
+export const basketReminderPersonalData: PersonalDataPart = {
+  name: 'basketReminders',
+  export: async (db, subject) => {
+    const last = await lastReminderOf(db, subject.userId);
+    return { lastReminderAt: last === undefined ? null : toRfc3339(last) };
+  },
+  erase: (trx, subject) => deleteReminderRecipient(trx, subject.userId),
+};

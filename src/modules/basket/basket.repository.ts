@@ -11,7 +11,7 @@ import type { BasketLineTable, BasketTable } from './basket.tables.js';
 export type BasketRow = Selectable<BasketTable>;
 export type BasketLineRow = Selectable<BasketLineTable>;
 
-const normalise = (row: BasketRow): BasketRow => ({
+export const normaliseBasket = (row: BasketRow): BasketRow => ({
   ...row,
   id: Number(row.id),
   client_account_id: row.client_account_id === null ? null : Number(row.client_account_id),
@@ -31,14 +31,14 @@ export async function findGuestBasket(db: Db, tokenHash: string, storeCode: stri
     .where('updated_at', '>=', changedSince);
   if (lock) query = lockedOnPostgres(db, query);
   const row = await query.executeTakeFirst();
-  return row && normalise(row);
+  return row && normaliseBasket(row);
 }
 
 export async function findClientBasket(db: Db, clientAccountId: number, storeCode: string, lock: boolean) {
   let query = db.selectFrom('basket').selectAll().where('client_account_id', '=', clientAccountId).where('store_code', '=', storeCode);
   if (lock) query = lockedOnPostgres(db, query);
   const row = await query.executeTakeFirst();
-  return row && normalise(row);
+  return row && normaliseBasket(row);
 }
 
 /** The client's basket in the store, created when missing (two at once make one), locked. */
@@ -57,7 +57,7 @@ export async function createGuestBasket(db: Db, tokenHash: string, storeCode: st
     .values({ store_code: storeCode, client_account_id: null, token_hash: tokenHash, version: 1, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return normalise(row);
+  return normaliseBasket(row);
 }
 
 export async function deleteBasket(db: Db, id: number): Promise<void> {
@@ -138,7 +138,7 @@ export function preparedBasketFinders(handle: DatabaseHandle) {
   const client = preparedQuery(handle, (db, clientAccountId: number, storeCode: string) =>
     db.selectFrom('basket').selectAll().where('client_account_id', '=', clientAccountId).where('store_code', '=', storeCode),
   );
-  const first = (rows: BasketRow[]) => (rows[0] ? normalise(rows[0]) : undefined);
+  const first = (rows: BasketRow[]) => (rows[0] ? normaliseBasket(rows[0]) : undefined);
   return {
     guest: async (tokenHash: string, storeCode: string, changedSince: number) => first(await guest(tokenHash, storeCode, changedSince)),
     client: async (clientAccountId: number, storeCode: string) => first(await client(clientAccountId, storeCode)),
@@ -194,7 +194,7 @@ export function preparedBasketWrites(handle: DatabaseHandle) {
           })),
         ),
   );
-  const first = (rows: BasketRow[]) => (rows[0] ? normalise(rows[0]) : undefined);
+  const first = (rows: BasketRow[]) => (rows[0] ? normaliseBasket(rows[0]) : undefined);
   return {
     /** A guest's basket by its token's hash, locked and its version moved on; undefined when none is alive. */
     bumpGuest: async (db: Db, tokenHash: string, storeCode: string, changedSince: number, now: number) =>

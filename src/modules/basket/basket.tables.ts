@@ -19,6 +19,17 @@ export interface BasketTable {
   delivery_country_code: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The version a basket reminder was queued for (0: none yet); a write moves `version` on, so the
+   * basket can be reminded again after another quiet period (basket-reminders.ts).
+   */
+  reminded_version: ColumnType<number, number | undefined, number>;
+}
+
+/** When a person (their user, every store and account) was last sent a basket reminder: one in 7 days. */
+export interface BasketReminderRecipientTable {
+  user_id: number;
+  reminded_at: number;
 }
 
 export interface BasketLineTable {
@@ -123,6 +134,7 @@ export interface ParcelMachineTable {
 export interface BasketTables {
   basket: BasketTable;
   basket_line: BasketLineTable;
+  basket_reminder_recipient: BasketReminderRecipientTable;
   discount_code: DiscountCodeTable;
   discount_code_condition: DiscountCodeConditionTable;
   delivery_method: DeliveryMethodTable;

@@ -4,6 +4,15 @@
 export { basketRoutes, type BasketDeps } from './basket.routes.js';
 export { readBasketConfig, type BasketSection } from './basket.config.js';
 export { basketPruning } from './basket.jobs.js';
+// The worker's reminder of a basket left behind: its scan, mail job and prune task.
+export {
+  BASKET_REMINDER_JOB,
+  basketReminderMailHandler,
+  basketReminderPruning,
+  scanBasketReminders,
+  scheduleBasketReminderScan,
+  type MarketingEmailOf,
+} from './basket-reminders.js';
 export { loginBasket, mergeGuestInto, type LoginBasketInput } from './merge.service.js';
 export { BasketSchema, type BasketWire } from './basket.schemas.js';
 export { basketImportKinds } from './basket.import-kinds.js';
@@ -18,4 +27,4 @@ export { availableDeliveryMethods, HOME_COUNTRY } from './delivery/delivery.serv
 export { deliveryMethodWire } from './delivery/delivery.wire.js';
 export { ChosenDeliverySchema, DeliveryMethodSchema } from './basket.schemas.js';
 export { chosenDeliveryWire } from './basket.wire.js';
-export { basketPersonalData } from './basket.personal-data.js';
+export { basketPersonalData, basketReminderPersonalData } from './basket.personal-data.js';

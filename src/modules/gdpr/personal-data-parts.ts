@@ -2,7 +2,7 @@ import { jobsPersonalData } from '../../infra/jobs/jobs.personal-data.js';
 import type { PersonalDataPart } from '../../infra/personal-data.js';
 import { accountsPersonalData } from '../accounts/index.js';
 import { backInStockPersonalData } from '../back-in-stock/index.js';
-import { basketPersonalData } from '../basket/index.js';
+import { basketPersonalData, basketReminderPersonalData } from '../basket/index.js';
 import { cataloguePersonalData } from '../catalogue/index.js';
 import { companiesPersonalData } from '../companies/index.js';
 import { dataExportPersonalData } from '../data-export/index.js';
@@ -15,7 +15,7 @@ import { profilePersonalData } from '../profile/index.js';
 import { socialPersonalData } from '../social/index.js';
 import { subscriptionsPersonalData } from '../subscriptions/index.js';
 import { trackingPersonalData } from '../tracking/index.js';
-import { wishlistPersonalData } from '../wishlist/index.js';
+import { wishlistOfferMailPersonalData, wishlistPersonalData } from '../wishlist/index.js';
 
 /**
  * Every module's part of "your data", in the order of the export and of the erasure. A module
@@ -31,7 +31,9 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   giftCardsPersonalData,
   subscriptionsPersonalData,
   basketPersonalData,
+  basketReminderPersonalData,
   wishlistPersonalData,
+  wishlistOfferMailPersonalData,
   backInStockPersonalData,
   newsletterPersonalData,
   socialPersonalData,

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { checkBirthday } from '../accounts/index.js';
 import { setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
@@ -48,13 +49,31 @@ async function profileOf(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>) {
   return profile;
 }
 
+/** The EMAIL marketing consent: the newsletter flag, while the login email is confirmed (readProfile). */
+const emailMarketingConsent = (newsletter: unknown, emailConfirmed: boolean) => emailConfirmed && Boolean(newsletter);
+
+/**
+ * The client's login email (normalised) while a marketing mail may be sent to it, else null: the
+ * client has the EMAIL marketing consent (which needs the login email confirmed, readProfile) and the
+ * email channel on in their preferences (the defaults without a saved row). For the marketing mails
+ * of other modules (the basket's reminder), which the worker hands this; the account's status is
+ * theirs to check.
+ */
+export async function marketingEmailOf(db: Db, clientAccountId: number): Promise<string | null> {
+  const profile = await findProfile(db, clientAccountId);
+  if (!profile) return null;
+  if (!emailMarketingConsent(profile.newsletter, await isLoginEmailConfirmed(db, profile.user_id))) return null;
+  if (!(await readPreferences(db, { clientAccountId })).channels.email) return null;
+  return normaliseEmail(profile.email);
+}
+
 export async function readProfile(db: Db, actor: ProfileActor) {
   const profile = await profileOf(db, actor);
   const latest = await latestConsentEvents(db, profile.user_id);
   // The newsletter flag follows the subscriptions of the login email (modules/newsletter): while
   // that address is not confirmed, they are its owner's, not this user's.
   const emailConfirmed = await isLoginEmailConfirmed(db, profile.user_id);
-  const newsletter = emailConfirmed && Boolean(profile.newsletter);
+  const newsletter = emailMarketingConsent(profile.newsletter, emailConfirmed);
   const state = (consent: MarketingConsent) => {
     const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
     const withdrawn = latest.find((event) => event.consent === consent && !event.granted);

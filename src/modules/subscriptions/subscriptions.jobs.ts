@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { withLease } from '../../infra/jobs/lease.js';
-import { repeatFromStart } from '../../infra/repeat.js';
+import { repeatOneAtATime } from '../../infra/repeat.js';
 import type { Logger } from '../../infra/logger.js';
 import type { GatewayName, Gateways, PaymentStatus } from '../payments/index.js';
 import { inTransaction } from '../../db/after-commit.js';
@@ -30,30 +30,19 @@ export function scheduleSubscriptionBilling(
   intervalMs = BILLING_INTERVAL_MS,
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const run = () => {
-    if (busy) return;
-    busy = true;
-    const now = clock.now();
-    running = withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () =>
-      billDue(deps.db, deps.gateways, now, { cardTokens: deps.cardTokens, concurrency: deps.concurrency, log: deps.log }),
-    )
-      .then(
+  return repeatOneAtATime(
+    () => {
+      const now = clock.now();
+      return withLease(deps.db, 'subscription-billing', { ttlMs: LEASE_TTL_MS, now }, () =>
+        billDue(deps.db, deps.gateways, now, { cardTokens: deps.cardTokens, concurrency: deps.concurrency, log: deps.log }),
+      ).then(
         (run) => run.ran && deps.log.info(run.result, 'subscription billing run'),
         (err: unknown) => deps.log.error({ err }, 'subscription billing failed'),
-      )
-      .finally(() => {
-        busy = false;
-      });
-  };
-  const repeating = repeatFromStart(run, intervalMs);
-  return {
-    async stop() {
-      repeating.stop();
-      await running;
+      );
     },
-  };
+    intervalMs,
+    { fromStart: true },
+  );
 }
 
 /**

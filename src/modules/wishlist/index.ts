@@ -14,4 +14,4 @@ export {
 export { readWishlistConfig, type WishlistSection } from './wishlist.config.js';
 export type * from './wishlist.tables.js';
 export { wishlistMessages } from './wishlist.messages.js';
-export { wishlistPersonalData } from './wishlist.personal-data.js';
+export { wishlistOfferMailPersonalData, wishlistPersonalData } from './wishlist.personal-data.js';

@@ -157,10 +157,14 @@ export function scheduleWishlistOfferScan(
   clock: Clock = systemClock,
 ): { stop(): Promise<void> } {
   // One scan at a time in this process; another process's scan is harmless (see above).
-  return repeatOneAtATime(scan, intervalMs, clock, {
-    done: (queued) => queued > 0 && log.info({ queued }, 'wishlist offer mails queued'),
-    failed: (err) => log.error({ err }, 'wishlist offer scan failed'),
-  });
+  return repeatOneAtATime(
+    () =>
+      scan(clock.now()).then(
+        (queued) => queued > 0 && log.info({ queued }, 'wishlist offer mails queued'),
+        (err: unknown) => log.error({ err }, 'wishlist offer scan failed'),
+      ),
+    intervalMs,
+  );
 }
 
 export interface OfferMailDeps {

@@ -72,7 +72,7 @@ export async function wishlistProduct(catalogue: Catalogue, context: CatalogueCo
 /**
  * Adds the product (its card from wishlistProduct); adding it again changes nothing (`created:
  * false`, the time it was first added). The item remembers the card's price, the caller's now:
- * what a wishlist offer is measured against (wishlist.offers.ts). A full wishlist is a 422 on productId.
+ * what a wishlist offer is measured against (wishlist.jobs.ts). A full wishlist is a 422 on productId.
  */
 export async function addToWishlist(
   trx: Db,
