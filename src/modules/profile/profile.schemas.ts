@@ -137,27 +137,46 @@ export const ProfileListQuery = Type.Object({ ...PagingQuery.properties });
 
 export const AddressParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
+// What each preference does (README, "client account"), for the front end's developers.
+const preference = {
+  newsletterLanguage: Type.Union(Language.anyOf, {
+    description: "The language of the store's newsletter subscription of the confirmed login email while there is one",
+  }),
+  email: Type.Boolean({ description: 'With the email marketing consent: the marketing mails (wishlist offers, basket reminders) may go' }),
+  sms: Type.Boolean({ description: 'Kept for the front end: the shop sends no SMS' }),
+  orderUpdates: Type.Boolean({
+    description:
+      'Kept for the front end: every order mail the shop sends is a receipt (confirmation, cancellation, refund), which always goes',
+  }),
+  backInStock: Type.Boolean({
+    description: "Off: a back-in-stock request is refused (409) and the client's earlier ones are told nothing",
+  }),
+  wishlistOffers: Type.Boolean({
+    description: 'On (off by default): a mail when products on the wishlist cost the client less (by 5 % or more by default)',
+  }),
+};
+
 export const PreferencesSchema = Type.Object({
-  newsletterLanguage: Language,
-  channels: Type.Object({ email: Type.Boolean(), sms: Type.Boolean() }),
+  newsletterLanguage: preference.newsletterLanguage,
+  channels: Type.Object({ email: preference.email, sms: preference.sms }),
   notifications: Type.Object({
-    orderUpdates: Type.Boolean(),
-    backInStock: Type.Boolean(),
-    wishlistOffers: Type.Boolean(),
+    orderUpdates: preference.orderUpdates,
+    backInStock: preference.backInStock,
+    wishlistOffers: preference.wishlistOffers,
   }),
 });
 export type Preferences = Static<typeof PreferencesSchema>;
 
 export const PreferencesUpdate = Type.Object(
   {
-    newsletterLanguage: Type.Optional(Language),
-    channels: Type.Optional(Type.Object({ email: Type.Optional(Type.Boolean()), sms: Type.Optional(Type.Boolean()) }, changes)),
+    newsletterLanguage: Type.Optional(preference.newsletterLanguage),
+    channels: Type.Optional(Type.Object({ email: Type.Optional(preference.email), sms: Type.Optional(preference.sms) }, changes)),
     notifications: Type.Optional(
       Type.Object(
         {
-          orderUpdates: Type.Optional(Type.Boolean()),
-          backInStock: Type.Optional(Type.Boolean()),
-          wishlistOffers: Type.Optional(Type.Boolean()),
+          orderUpdates: Type.Optional(preference.orderUpdates),
+          backInStock: Type.Optional(preference.backInStock),
+          wishlistOffers: Type.Optional(preference.wishlistOffers),
         },
         changes,
       ),
