@@ -1,13 +1,12 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { backInStockPruning, REQUEST_LIFETIME_MS, scanBackInStock } from '../../src/modules/back-in-stock/index.js';
-import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createProduct, createShop } from '../helpers/catalogue.js';
 import { createCustomer, emailOf } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
-import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { secondWorker } from '../helpers/second-worker.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { askConfirmed } from './helpers.js';
 
 // The mails: when a stock import (or a status change) makes a product available again, each
@@ -18,8 +17,7 @@ import { askConfirmed } from './helpers.js';
 
 let t: TestApp;
 let smtp: SmtpCatcher;
-let second: JobRunner;
-let secondDatabase: DatabaseHandle;
+let second: ReturnType<typeof secondWorker>;
 let shopCode: string;
 
 beforeAll(async () => {
@@ -27,15 +25,13 @@ beforeAll(async () => {
   t = await createTestApp({
     env: { SMTP_URL: smtp.url, BACK_IN_STOCK_RATE_LIMIT_PER_IP: '1000/1h', BACK_IN_STOCK_CONFIRM_RATE_LIMIT_PER_IP: '1000/1m' },
   });
-  // Another worker process: its own pool on PostgreSQL; SQLite in memory has only the one database.
-  secondDatabase = engine === 'postgres' ? createDatabase(t.config.databaseUrl) : t.database;
-  second = createJobRunner(secondDatabase, t.config, t.app.log);
+  // Another worker process: its own pool on PostgreSQL.
+  second = secondWorker(t);
   shopCode = `BIS${Date.now().toString(36)}`;
   await createShop(t.database.db, { code: shopCode });
 });
 afterAll(async () => {
-  await second.stop();
-  if (secondDatabase !== t.database) await secondDatabase.close();
+  await second?.close();
   await t.close();
   await smtp.close();
 });
@@ -51,8 +47,8 @@ const codeOf = async (id: number) =>
 
 /** Two workers at once: both scan, then both drain the outbox. */
 async function twoWorkers(now = Date.now()) {
-  const [a, b] = await Promise.all([scanBackInStock(t.database.db, now), scanBackInStock(secondDatabase.db, now)]);
-  await Promise.all([t.jobs.worker.drain(), second.worker.drain()]);
+  const [a, b] = await Promise.all([scanBackInStock(t.database.db, now), scanBackInStock(second.database.db, now)]);
+  await Promise.all([t.jobs.worker.drain(), second.jobs.worker.drain()]);
   return a + b;
 }
 
@@ -102,12 +98,12 @@ describe('a stock import makes a product available again', () => {
     const now = Date.now();
     const queued = await Promise.all([
       scanBackInStock(t.database.db, now),
-      scanBackInStock(secondDatabase.db, now),
+      scanBackInStock(second.database.db, now),
       scanBackInStock(t.database.db, now),
-      scanBackInStock(secondDatabase.db, now),
+      scanBackInStock(second.database.db, now),
     ]);
     expect(queued.reduce((a, b) => a + b, 0)).toBe(12);
-    await Promise.all([t.jobs.worker.drain(), second.worker.drain(), t.jobs.worker.drain()]);
+    await Promise.all([t.jobs.worker.drain(), second.jobs.worker.drain(), t.jobs.worker.drain()]);
     expect(recipients(smtp.mails).sort()).toEqual([...emails].sort());
   });
 

@@ -1,13 +1,12 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { scanBackInStock } from '../../src/modules/back-in-stock/index.js';
-import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createProduct, createShop } from '../helpers/catalogue.js';
 import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
-import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { secondWorker } from '../helpers/second-worker.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { askBackInStock, recipientsOf } from './helpers.js';
 
 // A restock sends one mail per mailbox: the requests of one store, product and email share it. A
@@ -18,22 +17,19 @@ import { askBackInStock, recipientsOf } from './helpers.js';
 
 let t: TestApp;
 let smtp: SmtpCatcher;
-let second: JobRunner;
-let secondDatabase: DatabaseHandle;
+let second: ReturnType<typeof secondWorker>;
 let shopCode: string;
 
 beforeAll(async () => {
   smtp = await startSmtpCatcher();
   t = await createTestApp({ env: { SMTP_URL: smtp.url, BACK_IN_STOCK_RATE_LIMIT_PER_IP: '1000/1h' } });
-  // Another worker process: its own pool on PostgreSQL; SQLite in memory has only the one database.
-  secondDatabase = engine === 'postgres' ? createDatabase(t.config.databaseUrl) : t.database;
-  second = createJobRunner(secondDatabase, t.config, t.app.log);
+  // Another worker process: its own pool on PostgreSQL.
+  second = secondWorker(t);
   shopCode = `BISB${Date.now().toString(36)}`;
   await createShop(t.database.db, { code: shopCode });
 });
 afterAll(async () => {
-  await second?.stop();
-  if (secondDatabase !== t?.database) await secondDatabase?.close();
+  await second?.close();
   await t?.close();
   await smtp?.close();
 });
@@ -52,8 +48,8 @@ const notifiedOf = async (productId: number) =>
 
 /** Two workers at once: both scan, then both drain the outbox; answers how many mails the scans queued. */
 async function twoWorkers(now = Date.now()) {
-  const [a, b] = await Promise.all([scanBackInStock(db(), now), scanBackInStock(secondDatabase.db, now)]);
-  await Promise.all([t.jobs.worker.drain(), second.worker.drain()]);
+  const [a, b] = await Promise.all([scanBackInStock(db(), now), scanBackInStock(second.database.db, now)]);
+  await Promise.all([t.jobs.worker.drain(), second.jobs.worker.drain()]);
   return a + b;
 }
 
@@ -142,12 +138,12 @@ describe('one restock mail per mailbox', () => {
     const now = Date.now();
     const queued = await Promise.all([
       scanBackInStock(db(), now),
-      scanBackInStock(secondDatabase.db, now),
+      scanBackInStock(second.database.db, now),
       scanBackInStock(db(), now),
-      scanBackInStock(secondDatabase.db, now),
+      scanBackInStock(second.database.db, now),
     ]);
     expect(queued.reduce((a, b) => a + b, 0)).toBe(6);
-    await Promise.all([t.jobs.worker.drain(), second.worker.drain(), t.jobs.worker.drain()]);
+    await Promise.all([t.jobs.worker.drain(), second.jobs.worker.drain(), t.jobs.worker.drain()]);
     expect(smtp.mails.flatMap(recipientsOf).sort()).toEqual([...emails].sort());
     expect(await notifiedOf(product)).toEqual(Array.from({ length: 12 }, () => true));
   });

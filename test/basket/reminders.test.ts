@@ -1,17 +1,16 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { formatEuros } from '../../src/i18n/index.js';
 import { fixedClock } from '../../src/infra/clock.js';
 import { basketReminderPruning, scanBasketReminders } from '../../src/modules/basket/index.js';
 import { markLoginEmailUnconfirmed, marketingEmailOf } from '../../src/modules/profile/index.js';
-import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
-import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { secondWorker } from '../helpers/second-worker.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, setUpShop, type Shop } from '../orders/helpers.js';
 import { add, basketOf, call, read } from './helpers.js';
 
@@ -26,8 +25,7 @@ const DAY = 24 * HOUR;
 
 let t: TestApp;
 let smtp: SmtpCatcher;
-let second: JobRunner;
-let secondDatabase: DatabaseHandle;
+let second: ReturnType<typeof secondWorker>;
 let shop: Shop;
 const clock = fixedClock(Date.UTC(2026, 0, 1, 9));
 let base = clock.now();
@@ -36,13 +34,11 @@ beforeAll(async () => {
   smtp = await startSmtpCatcher();
   t = await createTestApp({ env: { SMTP_URL: smtp.url, TEST_GATEWAY: 'on' }, clock });
   shop = await setUpShop(t);
-  // Another worker process: its own pool on PostgreSQL; SQLite in memory has only the one database.
-  secondDatabase = engine === 'postgres' ? createDatabase(t.config.databaseUrl) : t.database;
-  second = createJobRunner(secondDatabase, t.config, t.app.log);
+  // Another worker process: its own pool on PostgreSQL.
+  second = secondWorker(t);
 });
 afterAll(async () => {
-  await second.stop();
-  if (secondDatabase !== t.database) await secondDatabase.close();
+  await second?.close();
   await t.close();
   await smtp.close();
 });
@@ -200,9 +196,9 @@ describe('the claim', () => {
     const erik = await client();
     await add(t, bearer(erik), await book('Kaks skannimist'));
     const now = base + 25 * HOUR;
-    const [a, b] = await Promise.all([scan(now), scan(now, secondDatabase)]);
+    const [a, b] = await Promise.all([scan(now), scan(now, second.database)]);
     expect(a + b).toBe(1);
-    await Promise.all([t.jobs.worker.drain(), second.worker.drain()]);
+    await Promise.all([t.jobs.worker.drain(), second.jobs.worker.drain()]);
     expect(mailsTo(erik.email)).toHaveLength(1);
   });
 
