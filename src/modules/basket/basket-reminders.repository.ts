@@ -109,35 +109,21 @@ export async function claimRecipient(trx: Db, userId: number, now: number, throt
   return row !== undefined;
 }
 
-/** The basket by id as the pricing reads it, with whose it is: its account (status, kind, discounts) and the user's language. */
+/** The basket by id as the pricing reads it, with its account's status and the user's language. */
 export async function reminderFacts(db: Db, basketId: number) {
   const row = await db
     .selectFrom('basket as b')
     .innerJoin('client_account as ca', 'ca.id', 'b.client_account_id')
     .innerJoin('app_user as u', 'u.id', 'ca.user_id')
-    .leftJoin('company as co', 'co.id', 'ca.company_id')
     .selectAll('b')
-    .select([
-      'ca.status as account_status',
-      'ca.type as account_type',
-      'ca.code as client_code',
-      'ca.discount_percent as client_discount',
-      'co.id as company_id',
-      'co.discount_percent as company_discount',
-      'u.language as user_language',
-    ])
+    .select(['ca.status as account_status', 'u.language as user_language'])
     .where('b.id', '=', basketId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { account_status, account_type, client_code, client_discount, company_id, company_discount, user_language, ...basket } = row;
+  const { account_status, user_language, ...basket } = row;
   return {
     basket: normaliseBasket(basket) as BasketRow & { client_account_id: number },
-    account: {
-      status: account_status,
-      type: account_type,
-      code: client_code,
-      discounts: { client_discount, company_id: company_id === null ? null : Number(company_id), company_discount },
-    },
+    account: { status: account_status },
     language: user_language,
   };
 }

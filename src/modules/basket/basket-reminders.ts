@@ -9,7 +9,7 @@ import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { PruneTask } from '../../infra/maintenance.js';
 import { repeatOneAtATime } from '../../infra/repeat.js';
-import { clientCaller } from '../catalogue/index.js';
+import { clientAccountCaller } from '../catalogue/index.js';
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../newsletter/index.js';
 import { getStore } from '../store/index.js';
 import type { BasketSection } from './basket.config.js';
@@ -154,7 +154,8 @@ export function basketReminderMailHandler(deps: BasketReminderMailDeps): JobHand
     const store = await getStore(deps.db, facts.basket.store_code);
     if (!store) return 'skipped';
     const language: Language = isLanguage(facts.language) ? facts.language : store.defaultLanguage;
-    const caller = clientCaller({ role: facts.account.type, clientCode: facts.account.code, clientAccountId }, facts.account.discounts);
+    const caller = await clientAccountCaller(deps.db, clientAccountId);
+    if (!caller) return 'skipped';
     const context: BasketContext = { caller, store, language, now };
     const priced = await priceBasket(deps.db, context, facts.basket);
     const lines = priced.lines.filter((line) => line.available);

@@ -29,7 +29,7 @@ export { productFilterConditions, type ProductFilter } from './product-filter.js
 export { cacheAudienceOf, cacheFor, callerResolver, catalogueContext, type CallerResolver } from './catalogue-request.routes.js';
 
 // Who reads, and what they may see.
-export { clientCaller, GUEST, pricingCustomer, seesBusinessCatalogue, type Caller } from './caller.js';
+export { GUEST, pricingCustomer, seesBusinessCatalogue, type Caller } from './caller.js';
 export { clientAccountCaller } from './account-caller.js';
 export { audienceKey, isVisibleTo, visibleProduct, visibleSearchProduct, type ContainsSql, type VisibilityFacts } from './visibility.js';
 
