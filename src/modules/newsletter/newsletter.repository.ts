@@ -97,20 +97,19 @@ export function findCurrentSubscriber(db: Db, email: string, storeCode: string):
     .executeTakeFirst();
 }
 
-/** The language of the address's current subscription in the store; false when it is not subscribed there. */
+/** Sets the language of the address's current subscription in the store (none: nothing changes). */
 export async function setSubscriberLanguage(
   db: Db,
   subscriber: { email: string; storeCode: string; language: string },
   now: number,
-): Promise<boolean> {
-  const result = await db
+): Promise<void> {
+  await db
     .updateTable('newsletter_subscriber')
     .set({ language: subscriber.language, updated_at: now })
     .where('email', '=', subscriber.email)
     .where('store_code', '=', subscriber.storeCode)
     .where('withdrawn_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+    .execute();
 }
 
 /** Records a confirmed consent: a new subscriber, or one that withdrew (or changes language) subscribing again. */

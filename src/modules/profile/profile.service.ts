@@ -49,6 +49,10 @@ async function profileOf(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>) {
   return profile;
 }
 
+/** A client's channels and notification switches until it saves its preferences. */
+const DEFAULT_CHANNELS: Preferences['channels'] = { email: true, sms: false };
+const DEFAULT_NOTIFICATIONS: Preferences['notifications'] = { orderUpdates: true, backInStock: true, wishlistOffers: false };
+
 /** The EMAIL marketing consent: the newsletter flag, while the login email is confirmed (readProfile). */
 const emailMarketingConsent = (newsletter: unknown, emailConfirmed: boolean) => emailConfirmed && Boolean(newsletter);
 
@@ -63,7 +67,9 @@ export async function marketingEmailOf(db: Db, clientAccountId: number): Promise
   const profile = await findProfile(db, clientAccountId);
   if (!profile) return null;
   if (!emailMarketingConsent(profile.newsletter, await isLoginEmailConfirmed(db, profile.user_id))) return null;
-  if (!(await readPreferences(db, { clientAccountId })).channels.email) return null;
+  // The saved row alone: without one the channel is on (DEFAULT_CHANNELS), and the profile is read already.
+  const saved = await findPreferences(db, clientAccountId);
+  if (!(saved === undefined ? DEFAULT_CHANNELS.email : Boolean(saved.email_channel))) return null;
   return normaliseEmail(profile.email);
 }
 
@@ -190,9 +196,6 @@ export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: num
   return after;
 }
 
-/** A client's notification switches until it saves its preferences. */
-const DEFAULT_NOTIFICATIONS: Preferences['notifications'] = { orderUpdates: true, backInStock: true, wishlistOffers: false };
-
 /**
  * Whether the client wants back-in-stock mails (its `notifications.backInStock`): back-in-stock's
  * routes refuse a request while it is off and its mail job tells no request of the client's then.
@@ -226,7 +229,7 @@ async function savedPreferences(db: Db, actor: Pick<ProfileActor, 'clientAccount
     const profile = await profileOf(db, actor);
     return {
       newsletterLanguage: isLanguage(profile.language) ? profile.language : 'et',
-      channels: { email: true, sms: false },
+      channels: { ...DEFAULT_CHANNELS },
       notifications: { ...DEFAULT_NOTIFICATIONS },
     };
   }
