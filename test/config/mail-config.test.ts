@@ -30,6 +30,18 @@ describe('mail settings', () => {
     },
   );
 
+  it('keep 4 connections of 100 mails each unless told otherwise, and refuse a count out of range', () => {
+    expect(loadConfig({}).mail).toMatchObject({ smtpMaxConnections: 4, smtpMessagesPerConnection: 100 });
+    expect(loadConfig({ SMTP_MAX_CONNECTIONS: '1', SMTP_MESSAGES_PER_CONNECTION: '1000' }).mail).toMatchObject({
+      smtpMaxConnections: 1,
+      smtpMessagesPerConnection: 1000,
+    });
+    expect(configProblems({ SMTP_MAX_CONNECTIONS: '0', SMTP_MESSAGES_PER_CONNECTION: 'many' })).toEqual([
+      'SMTP_MAX_CONNECTIONS must be a whole number from 1 to 50, got "0"',
+      'SMTP_MESSAGES_PER_CONNECTION must be a whole number from 1 to 100000, got "many"',
+    ]);
+  });
+
   it('refuses a sender or reply-to that is no email address', () => {
     expect(configProblems({ MAIL_FROM: 'Raamatupood', MAIL_REPLY_TO: 'info at raamatupood' })).toEqual([
       'MAIL_FROM must be an email address, or a name and one as "Raamatupood <no-reply@shop.example>", got "Raamatupood"',

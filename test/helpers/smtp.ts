@@ -10,6 +10,14 @@ export interface SmtpCatcher {
   clear(): void;
   /** Rejects the next `count` messages at DATA with a temporary 451, as a busy server would. */
   failNext(count: number): void;
+  /** Cuts the connection under the next `count` messages, after reading them and before answering. */
+  dropNext(count: number): void;
+  /** Closes every open connection, as a server does to connections idle past its timeout. */
+  dropIdle(): void;
+  /** Connections the server accepted so far. */
+  connections(): number;
+  /** Connections that sent a message over TLS. */
+  secureSessions(): number;
   close(): Promise<void>;
 }
 
@@ -18,19 +26,42 @@ interface Waiter {
   resolve: (mail: ParsedMail) => void;
 }
 
+export interface SmtpCatcherOptions {
+  /** 'smtps': TLS from the first byte; 'starttls': plain, upgraded by STARTTLS; smtp-server's own self-signed certificate either way. */
+  tls?: 'smtps' | 'starttls';
+}
+
 /** A real SMTP server on 127.0.0.1 that keeps every message it accepts, parsed. */
-export async function startSmtpCatcher(): Promise<SmtpCatcher> {
+export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promise<SmtpCatcher> {
   const mails: ParsedMail[] = [];
   const waiters = new Set<Waiter>();
   let failures = 0;
+  let drops = 0;
+  let connections = 0;
+  const secureSessions = new Set<string>();
 
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS'],
+    secure: options.tls === 'smtps',
+    disabledCommands: options.tls === undefined ? ['STARTTLS'] : [],
     // Its reverse lookup of 127.0.0.1 asks the resolver for every connection, i.e. every mail.
     disableReverseLookup: true,
+    // The worker's mailer keeps its connections open between mails: a test that closes the
+    // catcher before the app would wait smtp-server's 30 s for them to go.
+    closeTimeout: 100,
     logger: false,
-    onData(stream, _session, callback) {
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
+    onData(stream, session, callback) {
+      if (session.secure) secureSessions.add(session.id);
+      if (drops > 0) {
+        drops -= 1;
+        stream.on('end', () => [...server.connections].find((connection) => connection.id === session.id)?.close());
+        stream.resume();
+        return;
+      }
       if (failures > 0) {
         failures -= 1;
         // Read the message off the socket before answering, or the client never sees the reply.
@@ -65,7 +96,10 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   const { port } = server.server.address() as AddressInfo;
 
   return {
-    url: `smtp://127.0.0.1:${port}?ignoreTLS=true`,
+    url:
+      options.tls === undefined
+        ? `smtp://127.0.0.1:${port}?ignoreTLS=true`
+        : `${options.tls === 'smtps' ? 'smtps' : 'smtp'}://127.0.0.1:${port}?requireTLS=${options.tls === 'starttls'}&tls.rejectUnauthorized=false`,
     mails,
     waitFor(predicate, timeoutMs = 5000) {
       const found = mails.find(predicate);
@@ -92,16 +126,25 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
     failNext(count) {
       failures = count;
     },
+    dropNext(count) {
+      drops = count;
+    },
+    dropIdle() {
+      for (const connection of server.connections) connection.close();
+    },
+    connections: () => connections,
+    secureSessions: () => secureSessions.size,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
 /**
  * smtp-server holds every connection's greeting 100 ms, to catch a client that talks before it (an
- * "early talker", a spam bot's habit), and has no option to turn that off. The app opens a connection
- * per mail (infra/mail/mailer.ts, never pooled), so the hold was most of a mail's time in a test: 50
- * invitation mails drained one after another took 8 s. The catcher greets at once instead; the
- * hold's own call, 100 ms later, finds the connection greeted and does nothing.
+ * "early talker", a spam bot's habit), and has no option to turn that off. The app opened a
+ * connection per mail until its mailer kept them (infra/mail/mailer.ts), so the hold was most of a
+ * mail's time in a test: 50 invitation mails drained one after another took 8 s. The catcher
+ * greets at once instead; the hold's own call, 100 ms later, finds the connection greeted and does
+ * nothing. bench/mail.ts keeps the hold, as a real server's is part of what it measures.
  */
 function greetAtOnce(server: SMTPServer): void {
   const connect = server.connect.bind(server);

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMailer, type MailerConfig, type MailMessage } from '../../src/infra/mail/mailer.js';
@@ -9,6 +10,8 @@ import { recordingLogger } from '../helpers/logger.js';
 
 const config = (overrides: Partial<MailerConfig>): MailerConfig => ({
   smtpUrl: undefined,
+  smtpMaxConnections: 2,
+  smtpMessagesPerConnection: 100,
   from: 'Raamatupood <no-reply@shop.example>',
   replyTo: 'help@shop.example',
   dir: '/nonexistent',
@@ -95,6 +98,86 @@ describe('the SMTP mailer', () => {
     const mailer = createMailer(config({ smtpUrl: closed.url }), recordingLogger().log);
     await expect(mailer.send(message)).rejects.toThrow(/ECONNREFUSED/);
     mailer.close();
+  });
+});
+
+describe("the SMTP mailer's connections", () => {
+  const catchers: SmtpCatcher[] = [];
+  const catcher = async (options?: Parameters<typeof startSmtpCatcher>[0]) => {
+    const started = await startSmtpCatcher(options);
+    catchers.push(started);
+    return started;
+  };
+  afterAll(() => Promise.all(catchers.map((started) => started.close())));
+
+  it('sends a burst of mails over the connections it keeps, not one each', async () => {
+    const server = await catcher();
+    const mailer = createMailer(config({ smtpUrl: server.url, smtpMaxConnections: 2 }), recordingLogger().log);
+    try {
+      await Promise.all(Array.from({ length: 12 }, (_, n) => mailer.send({ ...message, subject: `burst ${n}` })));
+      expect(server.mails).toHaveLength(12);
+      expect(server.connections()).toBeLessThanOrEqual(2);
+      await mailer.send({ ...message, subject: 'after the burst' });
+      expect(server.connections()).toBeLessThanOrEqual(2);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('opens another connection after so many mails on one (SMTP_MESSAGES_PER_CONNECTION)', async () => {
+    const server = await catcher();
+    const mailer = createMailer(
+      config({ smtpUrl: server.url, smtpMaxConnections: 1, smtpMessagesPerConnection: 3 }),
+      recordingLogger().log,
+    );
+    try {
+      for (let n = 0; n < 7; n += 1) await mailer.send({ ...message, subject: `mail ${n}` });
+      expect(server.mails).toHaveLength(7);
+      expect(server.connections()).toBe(3);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('connects again when the server closed a connection that sat idle', async () => {
+    const server = await catcher();
+    const mailer = createMailer(config({ smtpUrl: server.url, smtpMaxConnections: 1 }), recordingLogger().log);
+    try {
+      await mailer.send({ ...message, subject: 'before' });
+      server.dropIdle();
+      await setTimeout(100);
+      await mailer.send({ ...message, subject: 'after' });
+      expect(server.mails.map((mail) => mail.subject)).toEqual(['before', 'after']);
+      expect(server.connections()).toBe(2);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('fails a send whose connection is cut under it (the job tries again), and sends the next mail on a new connection', async () => {
+    const server = await catcher();
+    const mailer = createMailer(config({ smtpUrl: server.url, smtpMaxConnections: 1 }), recordingLogger().log);
+    try {
+      server.dropNext(1);
+      await expect(mailer.send({ ...message, subject: 'cut' })).rejects.toThrow();
+      await mailer.send({ ...message, subject: 'next' });
+      expect(server.mails.map((mail) => mail.subject)).toEqual(['next']);
+      expect(server.connections()).toBe(2);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it.each(['smtps', 'starttls'] as const)('speaks TLS over the connection it made (%s)', async (tls) => {
+    const server = await catcher({ tls });
+    const mailer = createMailer(config({ smtpUrl: server.url }), recordingLogger().log);
+    try {
+      await Promise.all([1, 2, 3].map((n) => mailer.send({ ...message, subject: `${tls} ${n}` })));
+      expect(server.mails.map((mail) => mail.subject).sort()).toEqual([1, 2, 3].map((n) => `${tls} ${n}`));
+      expect(server.secureSessions()).toBe(server.connections());
+    } finally {
+      mailer.close();
+    }
   });
 });
 

@@ -4,6 +4,10 @@ import type { EnvReader } from '../env.js';
 export interface MailConfig {
   /** nodemailer SMTP URL; without it mails are written as .eml files to `dir`. */
   smtpUrl: string | undefined;
+  /** The most connections the worker's mailer keeps open to the server at once. */
+  smtpMaxConnections: number;
+  /** Mails sent over one connection before it is closed and another opened. */
+  smtpMessagesPerConnection: number;
   from: string;
   replyTo: string | undefined;
   dir: string;
@@ -14,6 +18,8 @@ export interface MailConfig {
 export function readMailConfig(env: EnvReader): MailConfig {
   const config: MailConfig = {
     smtpUrl: env.optional('SMTP_URL'),
+    smtpMaxConnections: env.integer('SMTP_MAX_CONNECTIONS', 4, 1, 50),
+    smtpMessagesPerConnection: env.integer('SMTP_MESSAGES_PER_CONNECTION', 100, 1, 100_000),
     from: env.read('MAIL_FROM', 'Raamatupood <no-reply@localhost>'),
     replyTo: env.optional('MAIL_REPLY_TO'),
     dir: env.read('MAIL_DIR', './data/mail'),
