@@ -29,6 +29,8 @@ interface Waiter {
 export interface SmtpCatcherOptions {
   /** 'smtps': TLS from the first byte; 'starttls': plain, upgraded by STARTTLS; smtp-server's own self-signed certificate either way. */
   tls?: 'smtps' | 'starttls';
+  /** The port to listen on (a server coming back where one was); any free one by default. */
+  port?: number;
 }
 
 /** A real SMTP server on 127.0.0.1 that keeps every message it accepts, parsed. */
@@ -88,7 +90,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

@@ -99,16 +99,22 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
     // that happens and without telling us, and the server may have taken it before it closed.
     maxRequeues: 0,
     getSocket: connectWithoutDelay,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    connectionTimeout: 15_000,
     greetingTimeout: 15_000,
     socketTimeout: 20_000,
-    dnsTimeout: 10_000,
   };
   const transport = nodemailer.createTransport(new SMTPPool(options));
   transport.on('error', (err) => log.warn({ err }, 'mail transport error'));
   return {
     async send(message) {
-      const info = await transport.sendMail(envelope(config, message));
+      const info = await transport.sendMail(envelope(config, message)).catch((error: Error) => {
+        // What nodemailer says (with maxRequeues 0) when the server closed the connection without
+        // an answer, e.g. at its greeting: nothing was retried, and the job's last_error says so.
+        if (error.message.startsWith('Reached maximum number of retries')) {
+          throw new Error('the mail server closed the connection before it took the mail', { cause: error });
+        }
+        throw error;
+      });
       // Some recipients taken and others refused: a retry would send the mail twice to the first.
       if (info.rejected.length > 0) {
         log.warn({ rejected: info.rejected, subject: message.subject, messageId: info.messageId }, 'mail server refused some recipients');
@@ -121,37 +127,21 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
   };
 }
 
-const CONNECTION_TIMEOUT_MS = 15_000;
-
 /**
  * The connection to the mail server, with Nagle's algorithm off. nodemailer writes a message's
  * end and its next commands as small writes, each waiting for the server to acknowledge the one
  * before, which a server delays up to 40 ms: on a reused connection that was most of a mail's time
  * (loopback, bench/mail.ts: 22 mails a second on one connection, 270 without the delay).
- * nodemailer sets no such option, so the pool takes the socket from here, connected; it runs the
- * SMTP conversation, TLS included (smtps:// or STARTTLS), over it.
+ * nodemailer sets no such option, so the pool takes the socket from here and runs the SMTP
+ * conversation, TLS included (smtps:// or STARTTLS), over it. Handed over while it still connects:
+ * nodemailer must see a refused or failed connect as its own connection's error, since the pool
+ * drops a connection only then; an error given back here instead left the pool's slot taken for
+ * good, and with every slot taken no mail was ever sent again. A connect that hangs ends at the
+ * greeting's timeout.
  */
-function connectWithoutDelay(
-  options: SMTPPool.Options,
-  callback: (error: Error | null, socketOptions?: { connection: Socket }) => void,
-): void {
+function connectWithoutDelay(options: SMTPPool.Options, callback: (error: null, socketOptions: { connection: Socket }) => void): void {
   const port = Number(options.port) || (options.secure === true ? 465 : 587);
-  const socket = connect({ host: options.host, port, noDelay: true, keepAlive: true });
-  const fail = (error: Error) => {
-    clearTimeout(timer);
-    callback(error);
-  };
-  const timeout = options.connectionTimeout ?? CONNECTION_TIMEOUT_MS;
-  const timer = setTimeout(() => {
-    socket.destroy();
-    fail(Object.assign(new Error(`no connection to the mail server ${options.host}:${port} within ${timeout} ms`), { code: 'ETIMEDOUT' }));
-  }, timeout);
-  socket.once('error', fail);
-  socket.once('connect', () => {
-    clearTimeout(timer);
-    socket.off('error', fail);
-    callback(null, { connection: socket });
-  });
+  callback(null, { connection: connect({ host: options.host, port, noDelay: true, keepAlive: true }) });
 }
 
 // Without a mail server (development, demos) mails land as .eml files that any mail client opens.
