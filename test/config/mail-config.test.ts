@@ -30,15 +30,19 @@ describe('mail settings', () => {
     },
   );
 
-  it('keep 4 connections of 100 mails each unless told otherwise, and refuse a count out of range', () => {
-    expect(loadConfig({}).mail).toMatchObject({ smtpMaxConnections: 4, smtpMessagesPerConnection: 100 });
-    expect(loadConfig({ SMTP_MAX_CONNECTIONS: '1', SMTP_MESSAGES_PER_CONNECTION: '1000' }).mail).toMatchObject({
-      smtpMaxConnections: 1,
-      smtpMessagesPerConnection: 1000,
-    });
-    expect(configProblems({ SMTP_MAX_CONNECTIONS: '0', SMTP_MESSAGES_PER_CONNECTION: 'many' })).toEqual([
+  it('keep 4 connections of 100 mails each and no sending rate unless told otherwise, and refuse a count out of range', () => {
+    expect(loadConfig({}).mail).toMatchObject({ smtpMaxConnections: 4, smtpMessagesPerConnection: 100, smtpMailsPerSecond: 0 });
+    expect(loadConfig({ SMTP_MAX_CONNECTIONS: '1', SMTP_MESSAGES_PER_CONNECTION: '1000', SMTP_MAILS_PER_SECOND: '14' }).mail).toMatchObject(
+      {
+        smtpMaxConnections: 1,
+        smtpMessagesPerConnection: 1000,
+        smtpMailsPerSecond: 14,
+      },
+    );
+    expect(configProblems({ SMTP_MAX_CONNECTIONS: '0', SMTP_MESSAGES_PER_CONNECTION: 'many', SMTP_MAILS_PER_SECOND: '-1' })).toEqual([
       'SMTP_MAX_CONNECTIONS must be a whole number from 1 to 50, got "0"',
       'SMTP_MESSAGES_PER_CONNECTION must be a whole number from 1 to 100000, got "many"',
+      'SMTP_MAILS_PER_SECOND must be a whole number from 0 to 100000, got "-1"',
     ]);
   });
 

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers/promises';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ const config = (overrides: Partial<MailerConfig>): MailerConfig => ({
   smtpUrl: undefined,
   smtpMaxConnections: 2,
   smtpMessagesPerConnection: 100,
+  smtpMailsPerSecond: 0,
   from: 'Raamatupood <no-reply@shop.example>',
   replyTo: 'help@shop.example',
   dir: '/nonexistent',
@@ -177,6 +179,24 @@ describe("the SMTP mailer's connections", () => {
       await mailer.send({ ...message, subject: 'next' });
       expect(server.mails.map((mail) => mail.subject)).toEqual(['next']);
       expect(server.connections()).toBe(2);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('sends at most SMTP_MAILS_PER_SECOND mails in a second, holding the rest back', async () => {
+    const server = await catcher();
+    const mailer = createMailer(config({ smtpUrl: server.url, smtpMaxConnections: 2, smtpMailsPerSecond: 3 }), recordingLogger().log);
+    try {
+      const started = performance.now();
+      const sentAfter = await Promise.all(
+        Array.from({ length: 7 }, (_, n) => mailer.send({ ...message, subject: `rated ${n}` }).then(() => performance.now() - started)),
+      );
+      sentAfter.sort((a, b) => a - b);
+      expect(server.mails).toHaveLength(7);
+      // Three in the first second, three in the next, the seventh in the third (a little slack for timers).
+      expect(sentAfter[3]).toBeGreaterThanOrEqual(950);
+      expect(sentAfter[6]).toBeGreaterThanOrEqual(1950);
     } finally {
       mailer.close();
     }

@@ -8,6 +8,8 @@ export interface MailConfig {
   smtpMaxConnections: number;
   /** Mails sent over one connection before it is closed and another opened. */
   smtpMessagesPerConnection: number;
+  /** The most mails the worker's mailer sends in a second (a provider's sending rate), or 0: no limit. */
+  smtpMailsPerSecond: number;
   from: string;
   replyTo: string | undefined;
   dir: string;
@@ -20,6 +22,7 @@ export function readMailConfig(env: EnvReader): MailConfig {
     smtpUrl: env.optional('SMTP_URL'),
     smtpMaxConnections: env.integer('SMTP_MAX_CONNECTIONS', 4, 1, 50),
     smtpMessagesPerConnection: env.integer('SMTP_MESSAGES_PER_CONNECTION', 100, 1, 100_000),
+    smtpMailsPerSecond: env.integer('SMTP_MAILS_PER_SECOND', 0, 0, 100_000),
     from: env.read('MAIL_FROM', 'Raamatupood <no-reply@localhost>'),
     replyTo: env.optional('MAIL_REPLY_TO'),
     dir: env.read('MAIL_DIR', './data/mail'),

@@ -18,7 +18,10 @@ export interface MailMessage {
 }
 
 /** The mail settings the mailer reads (of the `mail` section of the configuration). */
-export type MailerConfig = Pick<MailConfig, 'smtpUrl' | 'smtpMaxConnections' | 'smtpMessagesPerConnection' | 'from' | 'replyTo' | 'dir'>;
+export type MailerConfig = Pick<
+  MailConfig,
+  'smtpUrl' | 'smtpMaxConnections' | 'smtpMessagesPerConnection' | 'smtpMailsPerSecond' | 'from' | 'replyTo' | 'dir'
+>;
 
 export interface Mailer {
   /** Resolves once the server (or the .eml file) has the message; throws otherwise, so the job retries. */
@@ -94,6 +97,10 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
     url: smtpUrl,
     maxConnections: config.smtpMaxConnections,
     maxMessages: config.smtpMessagesPerConnection,
+    // A provider's sending rate (a new Amazon SES account: 14 a second): kept connections send
+    // hundreds a second, and a burst over the rate comes back as temporary refusals, each a job's
+    // failed attempt. The pool holds the next mail back instead (whole seconds, all connections).
+    ...(config.smtpMailsPerSecond > 0 ? { rateLimit: config.smtpMailsPerSecond, rateDelta: 1000 } : {}),
     // A connection that closes under a message without an error fails that send too, and the job
     // tries again later: nodemailer's default sends it again on another connection, as often as
     // that happens and without telling us, and the server may have taken it before it closed.
