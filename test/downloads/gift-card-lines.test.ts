@@ -73,7 +73,7 @@ describe('an order of an e-book and a virtual gift card', () => {
     expect(bought.statusCode, bought.body).toBe(200);
     const byProduct = new Map((bought.json() as Array<{ productId: number; download: unknown }>).map((row) => [row.productId, row]));
     expect([...byProduct.keys()].sort((a, b) => a - b)).toEqual([book, card].sort((a, b) => a - b));
-    expect(byProduct.get(book)?.download).toEqual({ entitled: true });
+    expect(byProduct.get(book)?.download).toEqual({ entitled: true, available: true });
     expect(byProduct.get(card)?.download).toBeNull();
 
     const exported = await call(t, 'GET', '/client-account/export', who);

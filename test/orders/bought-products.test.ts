@@ -123,7 +123,7 @@ interface Item {
   quantity: number;
   lastBoughtAt: string;
   orderCode: string;
-  download: { entitled: boolean } | null;
+  download: { entitled: boolean; available: boolean } | null;
 }
 
 /** Every page of GET /bought-product, two a page, each page's headers checked against the total. */
@@ -196,7 +196,8 @@ async function oldAggregation(who: Client): Promise<Item[]> {
         quantity,
         lastBoughtAt: new Date(Number(order.created_at)).toISOString(),
         orderCode: order.code ?? '',
-        download: line.is_digital ? { entitled: entitled.has(productId) } : null,
+        // No file of any of them is uploaded here (test/downloads/bought-file-available.test.ts has them).
+        download: line.is_digital ? { entitled: entitled.has(productId), available: false } : null,
       };
     });
 }
@@ -228,7 +229,7 @@ describe('GET /bought-product through the orders’ real transitions', () => {
       bob: [],
       carol: [],
     });
-    expect((await listed(alice))[1]!.download).toEqual({ entitled: true });
+    expect((await listed(alice))[1]!.download).toEqual({ entitled: true, available: false });
   });
 
   it('adds a second order of the same product, which becomes the last, with the title that order has', async () => {

@@ -47,6 +47,30 @@ function itemsOf(db: Db, owner: { clientAccountId: number; storeCode: string }, 
 }
 
 /**
+ * Of these bought products, the ones with a file the client may download now in the store: a
+ * purchase's item of a file not removed, as GET /download lists them. An e-book bought before its
+ * publisher delivered the file has none yet.
+ */
+export async function productsWithFiles(
+  db: Db,
+  owner: { clientAccountId: number; storeCode: string },
+  productIds: readonly number[],
+): Promise<Set<number>> {
+  if (productIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('download_item as i')
+    .innerJoin('product_file as f', 'f.id', 'i.file_id')
+    .select('i.product_id')
+    .distinct()
+    .where('i.client_account_id', '=', owner.clientAccountId)
+    .where('i.store_code', '=', owner.storeCode)
+    .where('i.take_id', '=', 0)
+    .where('i.product_id', 'in', [...productIds])
+    .execute();
+  return new Set(rows.map((row) => Number(row.product_id)));
+}
+
+/**
  * The client's entitled files in the store: one row per purchase or take and format, newest first
  * (then the order, the take, the file). A page is a range of download_item_list_idx, in its order,
  * and the total a count over the same range; both read each item's file by key, so the items of a

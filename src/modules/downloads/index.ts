@@ -3,7 +3,7 @@
 export { downloadsRoutes, type DownloadsDeps } from './downloads.routes.js';
 export { productFilesRoutes, PRODUCT_FILE_MAX_BYTES, type ProductFilesDeps } from './product-files.routes.js';
 export { readDownloadsConfig, type DownloadsSection } from './downloads.config.js';
-export { pruneUsedLinks } from './downloads.repository.js';
+export { productsWithFiles, pruneUsedLinks } from './downloads.repository.js';
 export { DOWNLOAD_FILE_ITEMS_JOB, DOWNLOAD_FILE_REMOVAL_JOB, fileItemsHandler, fileRemovalHandler } from './download-items.jobs.js';
 export type * from './downloads.tables.js';
 export { downloadsMessages } from './downloads.messages.js';

@@ -5,6 +5,7 @@ import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { translate } from '../../i18n/index.js';
 import { DomainError } from '../../infra/domain-error.js';
 import { basketHttp, topUpProducts } from '../basket/index.js';
+import { productsWithFiles } from '../downloads/index.js';
 import { boughtProductPage, clientOrderPage } from './order-history.repository.js';
 import { loggedInClient, readableOrder } from './order-access.service.js';
 import { orderDetail } from './order-detail.service.js';
@@ -162,7 +163,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
       const { context } = await http.contextOf(request);
       const clientAccountId = loggedInClient(context.caller.clientAccountId);
       const page = pageRequest(request.query);
-      const { rows, total } = await boughtProductPage(db, { clientAccountId, storeCode: context.store.code }, page);
+      const owner = { clientAccountId, storeCode: context.store.code };
+      const { rows, total } = await boughtProductPage(db, owner, page);
+      const withFiles = await productsWithFiles(
+        db,
+        owner,
+        rows.filter((row) => row.download && row.entitled).map((row) => row.productId),
+      );
       setPaginationHeaders(request, reply, page, total);
       return rows.map((row) => ({
         productId: row.productId,
@@ -172,7 +179,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
         quantity: row.quantity,
         lastBoughtAt: iso(row.lastBoughtAt),
         orderCode: row.orderCode,
-        download: row.download ? { entitled: row.entitled } : null,
+        download: row.download ? { entitled: row.entitled, available: withFiles.has(row.productId) } : null,
       }));
     },
   );

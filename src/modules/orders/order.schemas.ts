@@ -192,7 +192,16 @@ export const BoughtProductSchema = Type.Object({
   quantity: Type.Integer({ description: 'Bought in all paid orders together' }),
   lastBoughtAt: Type.String({ format: 'date-time' }),
   orderCode: Type.String({ description: 'The latest paid order with it' }),
-  download: Type.Union([Type.Object({ entitled: Type.Boolean() }), Type.Null()], {
-    description: 'Downloads (e-books, audiobooks): whether the client may download it; null for the others, virtual gift cards too',
-  }),
+  download: Type.Union(
+    [
+      Type.Object({
+        entitled: Type.Boolean({ description: 'The client may download it: bought in a paid order not cancelled since' }),
+        available: Type.Boolean({
+          description: 'A file of it can be downloaded now (GET /download lists it); false while the file has not arrived',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Downloads (e-books, audiobooks): whether the client may download it; null for the others, virtual gift cards too' },
+  ),
 });
