@@ -105,8 +105,8 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
     // tries again later: nodemailer's default sends it again on another connection, as often as
     // that happens and without telling us, and the server may have taken it before it closed.
     maxRequeues: 0,
+    // Its connect is bounded by the greeting's timeout (connectWithoutDelay).
     getSocket: connectWithoutDelay,
-    connectionTimeout: 15_000,
     greetingTimeout: 15_000,
     socketTimeout: 20_000,
   };
