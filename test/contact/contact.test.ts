@@ -1,5 +1,6 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { retryJob } from '../../src/infra/jobs/queue.js';
 import { contactCommand } from '../../src/modules/contact/index.js';
 import { createShop } from '../helpers/catalogue.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
@@ -128,6 +129,36 @@ describe('POST /contact', () => {
     expect((await post(form, { store: 'WEB2' })).statusCode).toBe(202);
     await t.drainJobs();
     expect(smtp.mails.flatMap(recipients).sort()).toEqual(['backoffice@example.ee', 'mari@example.ee']);
+  });
+
+  it("keeps a message whose office address does not exist as a dead job at once; a sender's own such address ends the acknowledgement", async () => {
+    const setEmail = (email: string) => contactCommand(t.database.db, ['set', 'WEB2', `--email=${email}`], () => {});
+    smtp.refuseRecipient('closed-office@example.ee', '550 5.1.1 No such user');
+    smtp.refuseRecipient('mari.typo@example.ee', '550 5.1.1 No such user');
+    await setEmail('closed-office@example.ee');
+    try {
+      expect((await post({ ...form, email: 'mari.typo@example.ee' }, { store: 'WEB2' })).statusCode).toBe(202);
+      await t.jobs.worker.drain({ includeDelayed: true });
+      expect(smtp.mails).toHaveLength(0);
+      const jobs = await t.database.db
+        .selectFrom('job')
+        .select(['id', 'status', 'attempts', 'result', 'last_error'])
+        .where('last_error', 'like', '%5.1.1%')
+        .orderBy('id')
+        .execute();
+      const [office, ack] = [jobs.find((job) => job.status === 'dead'), jobs.find((job) => job.status === 'done')];
+      expect(jobs, JSON.stringify(jobs)).toHaveLength(2);
+      expect(office, JSON.stringify(jobs)).toMatchObject({ attempts: 1, result: null });
+      expect(office?.last_error).toContain("the office's address closed-office@example.ee does not take mail");
+      expect(ack).toMatchObject({ attempts: 1, result: 'refused: no such mailbox' });
+      // Mended and retried, the customer's message reaches the office.
+      await setEmail('office2@example.ee');
+      expect(await retryJob(t.database.db, office!.id)).toBe(true);
+      await t.drainJobs();
+      expect(smtp.mails.flatMap(recipients)).toEqual(['office2@example.ee']);
+    } finally {
+      await setEmail('');
+    }
   });
 
   it('answers a filled honeypot the same and sends nothing', async () => {

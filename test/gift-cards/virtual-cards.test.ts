@@ -196,6 +196,12 @@ describe('bought, issued, delivered', () => {
 describe('from a named sender', () => {
   /** A card for `recipientEmail` from `senderName` (when given), bought and paid by a physical card, delivered: the recipient's mail. */
   async function deliveredFrom(recipientEmail: string, senderName: string | undefined, language = 'et') {
+    await buyAndDeliver(recipientEmail, senderName, language);
+    return smtp.waitFor((mail) => JSON.stringify(mail.to).includes(recipientEmail));
+  }
+
+  /** A card for `recipientEmail` bought and paid by a physical card, its delivery date come and its jobs run. */
+  async function buyAndDeliver(recipientEmail: string, senderName: string | undefined, language = 'et') {
     const who = await fill(t, {}, [[await stockedBook(t, shop, 5), 1]]);
     const added = await addVoucher(who, details({ amount: 20, recipientEmail, ...(senderName === undefined ? {} : { senderName }) }));
     expect(added.statusCode, added.body).toBe(200);
@@ -209,8 +215,26 @@ describe('from a named sender', () => {
     expect((await t.app.inject({ method: 'GET', url: orderLink(placed.json().location).path })).statusCode).toBe(200);
     await t.drainJobs();
     await deliveryDateComes();
-    return smtp.waitFor((mail) => JSON.stringify(mail.to).includes(recipientEmail));
   }
+
+  it("keeps a card whose recipient's address does not exist as a dead job at once, for the operators to take up", async () => {
+    smtp.refuseRecipient('no-such-friend@example.ee', '550 5.1.1 No such user');
+    await buyAndDeliver('no-such-friend@example.ee', 'Mari');
+    expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes('no-such-friend@example.ee'))).toEqual([]);
+    const jobs = await db()
+      .selectFrom('job')
+      .select(['payload', 'status', 'attempts', 'last_error'])
+      .where('type', '=', 'gift-card.mail')
+      .execute();
+    const refused = jobs.filter((job) => job.last_error?.includes('5.1.1'));
+    expect(refused).toHaveLength(1);
+    const cardId = (JSON.parse(refused[0]!.payload) as { cardId: number }).cardId;
+    expect(refused[0]).toMatchObject({ status: 'dead', attempts: 1 });
+    expect(refused[0]!.last_error).toContain(`gift card ${cardId} reached no one: its recipient's address does not exist`);
+    expect(await db().selectFrom('gift_card').select('mailed_at').where('id', '=', cardId).executeTakeFirstOrThrow()).toEqual({
+      mailed_at: null,
+    });
+  });
 
   it("names the sender in the recipient's mail, in its language, escaped in the HTML", async () => {
     const mail = await deliveredFrom('from-mari@example.ee', '  Mari <Maasikas> ');

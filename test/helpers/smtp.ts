@@ -14,6 +14,8 @@ export interface SmtpCatcher {
   dropNext(count: number): void;
   /** Closes every open connection, as a server does to connections idle past its timeout. */
   dropIdle(): void;
+  /** Refuses the address at RCPT TO with `reply` (e.g. "550 5.1.1 No such user") from now on. */
+  refuseRecipient(address: string, reply: string): void;
   /** Connections the server accepted so far. */
   connections(): number;
   /** Connections that sent a message over TLS. */
@@ -41,6 +43,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
   let drops = 0;
   let connections = 0;
   const secureSessions = new Set<string>();
+  const refusals = new Map<string, { code: number; text: string }>();
 
   const server = new SMTPServer({
     authOptional: true,
@@ -55,6 +58,10 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
     onConnect(_session, callback) {
       connections += 1;
       callback();
+    },
+    onRcptTo(address, _session, callback) {
+      const refusal = refusals.get(address.address.toLowerCase());
+      callback(refusal && Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
     },
     onData(stream, session, callback) {
       if (session.secure) secureSessions.add(session.id);
@@ -130,6 +137,11 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
     },
     dropNext(count) {
       drops = count;
+    },
+    refuseRecipient(address, reply) {
+      const [, code, text] = /^(\d{3}) (.*)$/.exec(reply) ?? [];
+      if (code === undefined || text === undefined) throw new Error(`not an SMTP reply: ${reply}`);
+      refusals.set(address.toLowerCase(), { code: Number(code), text });
     },
     dropIdle() {
       for (const connection of server.connections) connection.close();

@@ -4,6 +4,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';
 import { countJobsByStatus, enqueueJob, listJobs, retryJob, type JobRow } from '../../src/infra/jobs/queue.js';
+import { deadIfRefused, PermanentJobFailure, RefusedForGood } from '../../src/infra/jobs/refused-for-good.js';
 import { createWorker, type JobHandlers } from '../../src/infra/jobs/worker.js';
 import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 import { recordingLogger } from '../helpers/logger.js';
@@ -104,6 +105,71 @@ describe(`the job queue on ${engine}`, () => {
     expect(await w.drain({ includeDelayed: true })).toBe(0);
     expect(lines.filter((line) => line.level === 'error')).toHaveLength(1);
     expect(await countJobsByStatus(database.db)).toEqual({ pending: 0, running: 0, done: 0, dead: 1 });
+  });
+
+  it('ends a job refused for good at once as done, with its result and the refusal as its last error, even when wrapped', async () => {
+    const { log, lines } = recordingLogger();
+    const calls: string[] = [];
+    const refusal = () => new RefusedForGood('550 5.1.1 No such user', 'refused: no such mailbox');
+    const w = createWorker({
+      database,
+      log,
+      pollIntervalMs: 10,
+      handlers: {
+        refused: async () => {
+          calls.push('refused');
+          throw refusal();
+        },
+        wrapped: async () => {
+          calls.push('wrapped');
+          throw new Error('the welcome mail was not sent', { cause: refusal() });
+        },
+      },
+    });
+    const refused = await enqueueJob(database.db, { type: 'refused', payload: {} }, defaults);
+    const wrapped = await enqueueJob(database.db, { type: 'wrapped', payload: {} }, defaults);
+    expect(await w.drain({ includeDelayed: true })).toBe(2);
+    expect(calls).toEqual(['refused', 'wrapped']);
+    for (const id of [refused, wrapped]) {
+      expect(await job(id)).toMatchObject({
+        status: 'done',
+        attempts: 1,
+        result: 'refused: no such mailbox',
+        last_error: '550 5.1.1 No such user',
+        locked_until: null,
+      });
+    }
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    expect(lines.filter((line) => line.msg === 'job refused for good; not retried')).toHaveLength(2);
+  });
+
+  it("keeps a job as dead at once when it fails for good, a refusal made the operators' included; others are retried", async () => {
+    const { log, lines } = recordingLogger();
+    const w = createWorker({
+      database,
+      log,
+      pollIntervalMs: 10,
+      handlers: {
+        broken: async () => {
+          throw new PermanentJobFailure('the template is missing');
+        },
+        office: () =>
+          deadIfRefused(Promise.reject(new RefusedForGood('550 5.1.1 No such user', 'refused')), "the office's address is wrong"),
+        busy: () => deadIfRefused(Promise.reject(new Error('451 Try again later')), 'not this'),
+      },
+    });
+    const broken = await enqueueJob(database.db, { type: 'broken', payload: {} }, defaults);
+    const office = await enqueueJob(database.db, { type: 'office', payload: {} }, defaults);
+    const busy = await enqueueJob(database.db, { type: 'busy', payload: {} }, defaults);
+    expect(await w.drain()).toBe(3);
+    expect(await job(broken)).toMatchObject({ status: 'dead', attempts: 1, last_error: 'the template is missing', result: null });
+    expect(await job(office)).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+      last_error: "the office's address is wrong: 550 5.1.1 No such user",
+    });
+    expect(await job(busy)).toMatchObject({ status: 'pending', attempts: 1, last_error: '451 Try again later' });
+    expect(lines.filter((line) => line.msg === 'job failed for good and is dead')).toHaveLength(2);
   });
 
   it('keeps the first 2000 characters of an error message', async () => {

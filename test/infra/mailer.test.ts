@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers/promises';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RefusedForGood } from '../../src/infra/jobs/refused-for-good.js';
 import { createMailer, type MailerConfig, type MailMessage } from '../../src/infra/mail/mailer.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { recordingLogger } from '../helpers/logger.js';
@@ -89,6 +90,48 @@ describe('the SMTP mailer', () => {
       await expect(mailer.send(message)).rejects.toThrow(/451/);
       expect(catcher.mails).toHaveLength(0);
       await mailer.send(message);
+      expect(catcher.mails).toHaveLength(1);
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('says an address the server refuses as no such mailbox is refused for good; any other refusal is an ordinary failure', async () => {
+    const mailer = createMailer(config({ smtpUrl: catcher.url }), recordingLogger().log);
+    const refusedWith = async (reply: string, to: string[] = ['gone@example.com']) => {
+      catcher.refuseRecipient(to[0]!, reply);
+      return mailer.send({ ...message, to }).then(
+        () => 'sent',
+        (error: unknown) => error,
+      );
+    };
+    try {
+      for (const reply of [
+        '550 5.1.1 No such user',
+        '550 5.1.2 Host unknown',
+        '553 5.1.3 Bad address syntax',
+        '550 5.2.1 Mailbox disabled',
+        '556 5.1.10 Null MX',
+      ]) {
+        const error = await refusedWith(reply, [`for-good.${reply.slice(4, 11).replace(/\W/g, '')}@example.com`]);
+        expect(error, reply).toBeInstanceOf(RefusedForGood);
+        expect((error as RefusedForGood).result).toBe('refused: no such mailbox');
+        expect((error as Error).message).toContain(reply.slice(0, 3));
+      }
+      // Relaying or policy refusals, a bare 550 and a temporary refusal: the shop's settings or a busy server, retried.
+      for (const reply of [
+        '550 5.7.1 Relaying denied',
+        '550 Requested action not taken',
+        '450 4.2.1 Mailbox busy',
+        '554 5.7.1 Sender blocked',
+      ]) {
+        const error = await refusedWith(reply, [`retried.${reply.slice(0, 3)}.${reply.slice(4, 9).replace(/\W/g, '')}@example.com`]);
+        expect(error, reply).toBeInstanceOf(Error);
+        expect(error, reply).not.toBeInstanceOf(RefusedForGood);
+      }
+      // One of two refused for good: the other was sent to, so the mail is sent (a retry would mail them twice).
+      expect(await refusedWith('550 5.1.1 No such user', ['half.gone@example.com', 'half.here@example.com'])).toBe('sent');
+      expect(addresses(catcher.mails.at(-1)?.to)).toEqual(['half.gone@example.com', 'half.here@example.com']);
       expect(catcher.mails).toHaveLength(1);
     } finally {
       mailer.close();

@@ -91,7 +91,7 @@ describe('/metrics values', () => {
     expect(sample(done, 'storefront_job_oldest_due_age_seconds')).toBe(0);
   });
 
-  it('counts mails sent and failed through a real SMTP server', async () => {
+  it('counts mails sent, failed and refused for good through a real SMTP server', async () => {
     const mails = (text: string, result: string) => sample(text, 'storefront_mails_total', { result }) ?? 0;
     const before = await metrics();
     expect((await register('metrics-sent@raamat.ee')).statusCode).toBe(200);
@@ -105,6 +105,19 @@ describe('/metrics values', () => {
     const failed = await metrics();
     expect(mails(failed, 'failed')).toBe(mails(sent, 'failed') + 1);
     expect(mails(failed, 'sent')).toBe(mails(sent, 'sent'));
+
+    // A mailbox that does not exist: refused, and its job ends there instead of retrying until it is dead.
+    smtp.refuseRecipient('metrics-nobody@raamat.ee', '550 5.1.1 No such user');
+    expect((await register('metrics-nobody@raamat.ee')).statusCode).toBe(200);
+    const refused = await metrics();
+    expect(mails(refused, 'refused')).toBe(mails(failed, 'refused') + 1);
+    expect(mails(refused, 'failed')).toBe(mails(failed, 'failed'));
+    const job = await t.database.db
+      .selectFrom('job')
+      .select(['status', 'attempts', 'result', 'last_error'])
+      .where('last_error', 'like', '%5.1.1 No such user%')
+      .executeTakeFirstOrThrow();
+    expect(job).toMatchObject({ status: 'done', attempts: 1, result: 'refused: no such mailbox' });
   });
 
   it('counts payment statuses by gateway, state and outcome', async () => {

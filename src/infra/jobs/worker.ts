@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../logger.js';
 import type { JobRow } from './queue.js';
+import { causeOfType, PermanentJobFailure, RefusedForGood } from './refused-for-good.js';
 
 export interface JobContext {
   db: Kysely<Database>;
@@ -134,16 +135,23 @@ export function createWorker(options: WorkerOptions): Worker {
       };
       result = await keepingClaim(job, jobLog, () => handler(JSON.parse(job.payload), context));
     } catch (err) {
-      await fail(job, err, jobLog);
-      return;
+      const refusal = causeOfType(err, RefusedForGood);
+      // A refusal a handler made a PermanentJobFailure (around it) is the operators' to see.
+      if (refusal === undefined || causeOfType(err, PermanentJobFailure) !== undefined) return fail(job, err, jobLog);
+      jobLog.warn({ err, attempts: job.attempts }, 'job refused for good; not retried');
+      return finish(job, refusal.result, jobLog, errorMessage(refusal).slice(0, LAST_ERROR_LIMIT));
     }
-    const at = now();
+    await finish(job, result, jobLog);
+  }
+
+  async function finish(job: JobRow, result: string | void, jobLog: Logger, lastError?: string): Promise<void> {
     const done = await owned(job)
       .set({
         status: 'done',
         result: typeof result === 'string' ? result.slice(0, RESULT_LIMIT) : null,
         locked_until: null,
-        updated_at: at,
+        ...(lastError === undefined ? {} : { last_error: lastError }),
+        updated_at: now(),
       })
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) jobLog.warn('job finished after its lock expired; another worker took it over');
@@ -152,14 +160,18 @@ export function createWorker(options: WorkerOptions): Worker {
   async function fail(job: JobRow, err: unknown, jobLog: Logger): Promise<void> {
     const message = errorMessage(err).slice(0, LAST_ERROR_LIMIT);
     const at = now();
-    if (job.attempts < job.max_attempts) {
+    const permanent = causeOfType(err, PermanentJobFailure) !== undefined;
+    if (job.attempts < job.max_attempts && !permanent) {
       const runAt = at + backoffMs(job.attempts);
       await owned(job).set({ status: 'pending', run_at: runAt, locked_until: null, last_error: message, updated_at: at }).execute();
       jobLog.warn({ err, attempts: job.attempts, runAt }, 'job failed; it will be retried');
     } else {
       // Kept, never deleted: an operator can read last_error and `jobs retry` it.
       await owned(job).set({ status: 'dead', locked_until: null, last_error: message, updated_at: at }).execute();
-      jobLog.error({ err, attempts: job.attempts }, 'job failed for the last time and is dead');
+      jobLog.error(
+        { err, attempts: job.attempts },
+        permanent ? 'job failed for good and is dead' : 'job failed for the last time and is dead',
+      );
     }
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
+import { RefusedForGood } from '../jobs/refused-for-good.js';
 import type { Logger } from '../logger.js';
 import { mailsTotal } from '../metrics/process-metrics.js';
 import type { MailConfig } from './mail.config.js';
@@ -24,7 +25,11 @@ export type MailerConfig = Pick<
 >;
 
 export interface Mailer {
-  /** Resolves once the server (or the .eml file) has the message; throws otherwise, so the job retries. */
+  /**
+   * Resolves once the server (or the .eml file) has the message; throws otherwise, so the job
+   * retries, or RefusedForGood when the server refused every recipient's address as one that does
+   * not exist, so the job ends there.
+   */
   send(message: MailMessage): Promise<{ messageId: string }>;
   close(): void;
 }
@@ -43,7 +48,7 @@ function counted(mailer: Mailer): Mailer {
         mailsTotal.inc({ result: 'sent' });
         return sent;
       } catch (error) {
-        mailsTotal.inc({ result: 'failed' });
+        mailsTotal.inc({ result: error instanceof RefusedForGood ? 'refused' : 'failed' });
         throw error;
       }
     },
@@ -120,6 +125,15 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
         if (error.message.startsWith('Reached maximum number of retries')) {
           throw new Error('the mail server closed the connection before it took the mail', { cause: error });
         }
+        if (addressesRefusedForGood(error)) {
+          throw new RefusedForGood(
+            `every recipient's address was refused for good, not retried: ${error.message}`,
+            'refused: no such mailbox',
+            {
+              cause: error,
+            },
+          );
+        }
         throw error;
       });
       // Some recipients taken and others refused: a retry would send the mail twice to the first.
@@ -132,6 +146,26 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
       transport.close();
     },
   };
+}
+
+/**
+ * Enhanced status codes (RFC 3463) with which a server refuses a recipient because the address
+ * itself is no good: no such mailbox (5.1.1), no such domain (5.1.2), not an address (5.1.3), the
+ * mailbox moved (5.1.6), a domain that takes no mail (5.1.10, RFC 7505) or a disabled mailbox
+ * (5.2.1). Sending again changes nothing. Every other refusal is retried as before: a bare 550
+ * without such a code, or 5.7.x, is as often the server's relaying or policy answer to the shop's
+ * own settings or sending, which an operator mends and the retries then deliver.
+ */
+const NO_SUCH_MAILBOX = /^5\d\d[ -]5\.(?:1\.(?:1|2|3|6|10)|2\.1)\b/;
+
+/** Whether the server refused every recipient of the message for an address that is no good (NO_SUCH_MAILBOX). */
+function addressesRefusedForGood(error: Error & { command?: string; rejectedErrors?: Array<{ response?: unknown }> }): boolean {
+  const refusals = error.rejectedErrors ?? [];
+  return (
+    error.command === 'RCPT TO' &&
+    refusals.length > 0 &&
+    refusals.every((refusal) => typeof refusal.response === 'string' && NO_SUCH_MAILBOX.test(refusal.response))
+  );
 }
 
 /**

@@ -35,7 +35,7 @@ export const dbStatementSeconds = new FastHistogram(
 
 export const mailsTotal = new Counter({
   name: 'storefront_mails_total',
-  help: 'Mails handed to the mail server (or written to MAIL_DIR), by result: sent or failed',
+  help: "Mails handed to the mail server (or written to MAIL_DIR), by result: sent, failed (retried) or refused (every recipient's address refused for good, not retried)",
   labelNames: ['result'] as const,
   registers: [processMetrics],
 });

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { deadIfRefused } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { getStore } from '../store/index.js';
@@ -48,7 +49,12 @@ export function contactMailHandler(deps: ContactMailDeps): JobHandler {
       log.warn({ store: message.storeCode }, 'contact message not mailed: the store has no contact email and BACKOFFICE_EMAILS is empty');
       return 'skipped';
     }
-    await deps.mailer.send({ to, replyTo: message.email, ...officeMail(message, storeName, store?.defaultLanguage ?? 'et') });
+    // The office's address is the operators' (`contact set`, BACKOFFICE_EMAILS): refused, it is
+    // theirs to mend, and the customer's message waits in a dead job to be sent again.
+    await deadIfRefused(
+      deps.mailer.send({ to, replyTo: message.email, ...officeMail(message, storeName, store?.defaultLanguage ?? 'et') }),
+      `the office's address ${to.join(', ')} does not take mail; mend it (contact set ${message.storeCode} --email=...) and retry this job`,
+    );
     return 'sent';
   };
 }

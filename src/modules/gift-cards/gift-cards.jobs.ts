@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { deadIfRefused } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { getStore } from '../store/index.js';
@@ -145,7 +146,11 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       .where('id', '=', cardId)
       .where('mailed_at', 'is', null)
       .execute();
-    await deps.mailer.send({ to: card.recipient_email ?? '', ...recipientMail({ ...details, code: displayCode(code) }) });
+    // A paid card that reaches no one: kept as a dead job for the operators to take up with the buyer.
+    await deadIfRefused(
+      deps.mailer.send({ to: card.recipient_email ?? '', ...recipientMail({ ...details, code: displayCode(code) }) }),
+      `gift card ${cardId} reached no one: its recipient's address does not exist, and its buyer has not been told`,
+    );
     await deps.db.updateTable('gift_card').set({ mailed_at: at, updated_at: at }).where('id', '=', cardId).execute();
     return 'sent';
   };
