@@ -51,6 +51,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     { GDPR_USAGE },
     { SUBSCRIPTION_USAGE },
     { CONTACT_USAGE },
+    { GIFT_CARD_USAGE },
     { PRODUCT_FILE_USAGE },
     { SITEMAP_USAGE },
     { SUPPLIER_USAGE },
@@ -71,6 +72,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     import('./modules/gdpr/gdpr.cli.js'),
     import('./modules/subscriptions/subscriptions.cli.js'),
     import('./modules/contact/contact.cli.js'),
+    import('./modules/gift-cards/gift-cards.cli.js'),
     import('./modules/downloads/product-files.cli.js'),
     import('./modules/sitemap/sitemap.cli.js'),
     import('./modules/integrations/suppliers.cli.js'),
@@ -107,6 +109,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     { commands: ['gdpr'], text: GDPR_USAGE },
     { commands: ['subscription'], text: SUBSCRIPTION_USAGE },
     { commands: ['contact'], text: CONTACT_USAGE },
+    { commands: ['gift-card'], text: GIFT_CARD_USAGE },
     { commands: ['product-file'], text: PRODUCT_FILE_USAGE },
     { commands: ['sitemap'], text: SITEMAP_USAGE },
     { commands: ['supplier'], text: SUPPLIER_USAGE },
@@ -372,6 +375,11 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return withSchema(config, async (database) => {
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
+      });
+    case 'gift-card':
+      return withSchema(config, async (database) => {
+        const { giftCardCommand } = await import('./modules/gift-cards/gift-cards.cli.js');
+        await giftCardCommand(database.db, args, print);
       });
     case 'product-file':
       return withSchema(config, async (database) => {

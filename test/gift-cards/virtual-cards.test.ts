@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { addDays, endOfLocalDay } from '../../src/infra/shop-time.js';
+import { CliUsageError } from '../../src/infra/cli-usage.js';
+import { retryJob } from '../../src/infra/jobs/queue.js';
+import { giftCardCommand } from '../../src/modules/gift-cards/gift-cards.cli.js';
 import { giftCardIssueHandler } from '../../src/modules/gift-cards/gift-cards.jobs.js';
 import { expireCards } from '../../src/modules/gift-cards/index.js';
 import { call, type Who } from '../basket/helpers.js';
@@ -217,23 +220,78 @@ describe('from a named sender', () => {
     await deliveryDateComes();
   }
 
-  it("keeps a card whose recipient's address does not exist as a dead job at once, for the operators to take up", async () => {
+  it("tells the buyer once when the recipient's address does not exist, keeps the job dead, and `gift-card redeliver` sends it on", async () => {
     smtp.refuseRecipient('no-such-friend@example.ee', '550 5.1.1 No such user');
-    await buyAndDeliver('no-such-friend@example.ee', 'Mari');
-    expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes('no-such-friend@example.ee'))).toEqual([]);
-    const jobs = await db()
+    await buyAndDeliver('no-such-friend@example.ee', 'Mari', 'en');
+    const refused = await db()
       .selectFrom('job')
-      .select(['payload', 'status', 'attempts', 'last_error'])
+      .select(['id', 'payload', 'status', 'attempts', 'last_error'])
       .where('type', '=', 'gift-card.mail')
+      .where('last_error', 'like', '%5.1.1%')
       .execute();
-    const refused = jobs.filter((job) => job.last_error?.includes('5.1.1'));
     expect(refused).toHaveLength(1);
     const cardId = (JSON.parse(refused[0]!.payload) as { cardId: number }).cardId;
     expect(refused[0]).toMatchObject({ status: 'dead', attempts: 1 });
-    expect(refused[0]!.last_error).toContain(`gift card ${cardId} reached no one: its recipient's address does not exist`);
-    expect(await db().selectFrom('gift_card').select('mailed_at').where('id', '=', cardId).executeTakeFirstOrThrow()).toEqual({
-      mailed_at: null,
+    expect(refused[0]!.last_error).toContain(
+      `gift card ${cardId} reached no one, its buyer is told; \`gift-card redeliver ${cardId} <email>\``,
+    );
+    const { buyer_email: buyerEmail } = await db()
+      .selectFrom('virtual_gift_card_purchase')
+      .select('buyer_email')
+      .where('gift_card_id', '=', cardId)
+      .executeTakeFirstOrThrow();
+    const toBuyer = (subject: RegExp) =>
+      smtp.mails.filter((mail) => JSON.stringify(mail.to).includes(buyerEmail) && subject.test(mail.subject ?? ''));
+    await t.drainJobs();
+    expect(toBuyer(/could not be delivered/)).toHaveLength(1);
+    const [told] = toBuyer(/could not be delivered/);
+    expect(told!.subject).toMatch(/^Your gift card of €20\.00 for Jaan Tamm could not be delivered$/);
+    expect(told!.text).toContain('The mail server of no-such-friend@example.ee says that the address does not exist');
+    expect(told!.text).not.toMatch(/[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]/);
+    // The refused job run again (an operator's retry, a worker that died before recording it) tells no one twice.
+    expect(await retryJob(db(), refused[0]!.id)).toBe(true);
+    await t.drainJobs();
+    await t.drainJobs();
+    expect(toBuyer(/could not be delivered/)).toHaveLength(1);
+
+    // The operators send it where the buyer says: the recipient gets a working code, once.
+    const printed: string[] = [];
+    await giftCardCommand(db(), ['redeliver', String(cardId), ' Right.Friend@Example.ee '], (line) => printed.push(line));
+    expect(JSON.parse(printed[0]!)).toEqual({ id: cardId, recipientEmail: 'right.friend@example.ee', deliverAt: expect.any(String) });
+    // Queued for the card's delivery date, as the first mail was.
+    await t.drainJobs();
+    expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes('right.friend@example.ee'))).toEqual([]);
+    await deliveryDateComes();
+    const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes('right.friend@example.ee'));
+    const code = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
+    expect((await balance(t, code)).json()).toMatchObject({ valid: true, balance: 20 });
+    expect(
+      await db().selectFrom('gift_card').select(['recipient_email', 'undeliverable_at']).where('id', '=', cardId).executeTakeFirstOrThrow(),
+    ).toEqual({
+      recipient_email: 'right.friend@example.ee',
+      undeliverable_at: null,
     });
+    expect(await retryJob(db(), refused[0]!.id)).toBe(true);
+    await t.drainJobs();
+    expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes('right.friend@example.ee'))).toHaveLength(1);
+    // Delivered now; an unknown card; bad arguments.
+    await expect(giftCardCommand(db(), ['redeliver', String(cardId), 'x@example.ee'], () => {})).rejects.toThrow(
+      `gift card ${cardId}: delivered already; nothing sent`,
+    );
+    await expect(giftCardCommand(db(), ['redeliver', '999999', 'x@example.ee'], () => {})).rejects.toThrow(
+      'gift card 999999: unknown; nothing sent',
+    );
+    for (const args of [
+      ['redeliver', 'x', 'a@example.ee'],
+      ['redeliver', String(cardId), 'not-an-address'],
+      ['resend', String(cardId), 'a@example.ee'],
+      ['redeliver'],
+    ]) {
+      await expect(
+        giftCardCommand(db(), args, () => {}),
+        args.join(' '),
+      ).rejects.toBeInstanceOf(CliUsageError);
+    }
   });
 
   it("names the sender in the recipient's mail, in its language, escaped in the HTML", async () => {

@@ -49,7 +49,9 @@ async function debit(trx: Db, cardId: number, cents: number, now: number): Promi
 }
 
 /** A card to create: every column but the generated ones; a physical card has no sender. */
-export type NewCard = Omit<GiftCardTable, 'id' | 'balance_cents' | 'created_at' | 'updated_at' | 'sender_name'> & { sender_name?: string };
+export type NewCard = Omit<GiftCardTable, 'id' | 'balance_cents' | 'created_at' | 'updated_at' | 'sender_name' | 'undeliverable_at'> & {
+  sender_name?: string;
+};
 
 /** A new card with its first entry (ISSUE for a bought card, IMPORT for a back-office one). */
 export async function createCard(trx: Db, card: NewCard, kind: 'ISSUE' | 'IMPORT', now: number): Promise<number> {

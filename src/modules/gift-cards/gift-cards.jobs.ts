@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
-import { deadIfRefused } from '../../infra/jobs/refused-for-good.js';
+import { causeOfType, PermanentJobFailure, RefusedForGood } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { getStore } from '../store/index.js';
 import { createCard } from './gift-card-ledger.js';
 import { codeHint, codeKey, displayCode, generateCode } from './gift-card-code.js';
-import { buyerMail, recipientMail } from './gift-cards.mails.js';
+import { buyerMail, recipientMail, undeliverableMail } from './gift-cards.mails.js';
 import { GIFT_CARD_ISSUE_JOB, virtualCardEnd } from './virtual-cards.js';
 
 // The virtual cards' jobs. Issuing (queued with the order's paid transition) makes each bought
@@ -98,7 +99,7 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
 }
 
 export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async ({ cardId, to }: { cardId: number; to: 'buyer' | 'recipient' }) => {
+  return async ({ cardId, to }: { cardId: number; to: 'buyer' | 'recipient' | 'buyer-undeliverable' }) => {
     const at = Date.now();
     const card = await deps.db
       .selectFrom('gift_card')
@@ -109,6 +110,7 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
         'gift_card.expires_at',
         'gift_card.deliver_at',
         'gift_card.mailed_at',
+        'gift_card.undeliverable_at',
         'gift_card.recipient_name',
         'gift_card.recipient_email',
         'gift_card.message',
@@ -136,6 +138,12 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       await deps.mailer.send({ to: card.buyer_email, ...buyerMail(details) });
       return 'sent';
     }
+    if (to === 'buyer-undeliverable') {
+      // Sent to another address since (`gift-card redeliver`) and delivered, or on its way: nothing to tell.
+      if (card.undeliverable_at === null || card.mailed_at !== null) return 'skipped';
+      await deps.mailer.send({ to: card.buyer_email, ...undeliverableMail({ ...details, recipientEmail: card.recipient_email ?? '' }) });
+      return 'sent';
+    }
     // Mailed already, or voided with its order.
     if (card.mailed_at !== null || Number(card.expires_at) <= at) return 'skipped';
     const code = generateCode();
@@ -146,12 +154,82 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       .where('id', '=', cardId)
       .where('mailed_at', 'is', null)
       .execute();
-    // A paid card that reaches no one: kept as a dead job for the operators to take up with the buyer.
-    await deadIfRefused(
-      deps.mailer.send({ to: card.recipient_email ?? '', ...recipientMail({ ...details, code: displayCode(code) }) }),
-      `gift card ${cardId} reached no one: its recipient's address does not exist, and its buyer has not been told`,
-    );
+    try {
+      await deps.mailer.send({ to: card.recipient_email ?? '', ...recipientMail({ ...details, code: displayCode(code) }) });
+    } catch (error) {
+      const refusal = causeOfType(error, RefusedForGood);
+      if (refusal === undefined) throw error;
+      // A paid card that reaches no one: its buyer is told (once), and the job is kept as dead for
+      // the operators, who send the card where the buyer says.
+      await tellBuyerUndeliverable(deps.db, cardId, at);
+      throw new PermanentJobFailure(
+        `gift card ${cardId} reached no one, its buyer is told; \`gift-card redeliver ${cardId} <email>\` sends it to another address: ${refusal.message}`,
+        { cause: error },
+      );
+    }
     await deps.db.updateTable('gift_card').set({ mailed_at: at, updated_at: at }).where('id', '=', cardId).execute();
     return 'sent';
   };
+}
+
+/**
+ * Marks the card's recipient address refused and queues the mail that tells its buyer, in one
+ * transaction: the first refusal of the address does, a later run of the refused job (a worker
+ * that died before recording it dead, an operator's `jobs retry`) finds it marked and tells no one.
+ */
+async function tellBuyerUndeliverable(db: Kysely<Database>, cardId: number, at: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const marked = await trx
+      .updateTable('gift_card')
+      .set({ undeliverable_at: at, updated_at: at })
+      .where('id', '=', cardId)
+      .where('undeliverable_at', 'is', null)
+      .where('mailed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(marked.numUpdatedRows) === 0) return;
+    await enqueueJob(
+      trx,
+      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'buyer-undeliverable' } },
+      { maxAttempts: MAIL_ATTEMPTS, now: at },
+    );
+  });
+}
+
+export type RedeliverOutcome =
+  | { id: number; recipientEmail: string; deliverAt: string }
+  | { refused: 'unknown' | 'not virtual' | 'delivered already' | 'voided or expired' };
+
+/**
+ * Sends a virtual card that has not been delivered to another address (its recipient's did not
+ * exist, and the buyer gave the right one): the card takes the address and its mail is queued for
+ * its delivery date, or now when that has passed, in one transaction. The refused job stays dead;
+ * run again, it finds the card delivered and sends nothing.
+ */
+export async function redeliverCard(db: Kysely<Database>, cardId: number, email: string, at: number): Promise<RedeliverOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const card = await trx
+      .updateTable('gift_card')
+      .set({ recipient_email: email, undeliverable_at: null, updated_at: at })
+      .where('id', '=', cardId)
+      .where('kind', '=', 'VIRTUAL')
+      .where('mailed_at', 'is', null)
+      .where('expires_at', '>', at)
+      .returning(['id', 'deliver_at'])
+      .executeTakeFirst();
+    if (card === undefined) return { refused: await whyNotRedelivered(trx, cardId) };
+    const runAt = Math.max(at, Number(card.deliver_at));
+    await enqueueJob(
+      trx,
+      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'recipient' }, runAt },
+      { maxAttempts: MAIL_ATTEMPTS, now: at },
+    );
+    return { id: cardId, recipientEmail: email, deliverAt: new Date(runAt).toISOString() };
+  });
+}
+
+async function whyNotRedelivered(db: Db, cardId: number): Promise<'unknown' | 'not virtual' | 'delivered already' | 'voided or expired'> {
+  const card = await db.selectFrom('gift_card').select(['kind', 'mailed_at']).where('id', '=', cardId).executeTakeFirst();
+  if (card === undefined) return 'unknown';
+  if (card.kind !== 'VIRTUAL') return 'not virtual';
+  return card.mailed_at !== null ? 'delivered already' : 'voided or expired';
 }

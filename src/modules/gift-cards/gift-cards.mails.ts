@@ -4,7 +4,8 @@ import { escapeHtml } from '../../infra/html.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
 // delivery date (the code, the amount, the buyer's message, the expiry), and to the buyer when
-// the card is issued (when it will be delivered, never the code).
+// the card is issued (when it will be delivered, never the code) and when the recipient's address
+// turned out not to exist.
 
 export interface CardMailDetails {
   amountCents: number;
@@ -49,4 +50,11 @@ export function recipientMail(details: CardMailDetails & { code: string }) {
 
 export function buyerMail(details: CardMailDetails) {
   return render(details, 'giftCards.mail.buyerSubject', [['giftCards.mail.buyerIntro', {}]]);
+}
+
+export function undeliverableMail(details: CardMailDetails & { recipientEmail: string }) {
+  return render(details, 'giftCards.mail.undeliverableSubject', [
+    ['giftCards.mail.undeliverableIntro', { email: details.recipientEmail }],
+    ['giftCards.mail.undeliverableNext', {}],
+  ]);
 }

@@ -19,6 +19,11 @@ const en = {
   'giftCards.mail.expires': 'The card is valid until {expires}.',
   'giftCards.mail.buyerSubject': 'Your gift card of {amount} for {name}',
   'giftCards.mail.buyerIntro': 'Thank you! Your gift card of {amount} for {name} will be mailed to them on {date}.',
+  'giftCards.mail.undeliverableSubject': 'Your gift card of {amount} for {name} could not be delivered',
+  'giftCards.mail.undeliverableIntro':
+    'The mail server of {email} says that the address does not exist, so your gift card of {amount} for {name} has not been delivered.',
+  'giftCards.mail.undeliverableNext':
+    'The card is kept for them and its value is safe. Reply to this mail or contact {store} with the right address, and we will send it there.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -40,6 +45,11 @@ const et: Record<keyof typeof en, string> = {
   'giftCards.mail.expires': 'Kaart kehtib kuni {expires}.',
   'giftCards.mail.buyerSubject': 'Teie kinkekaart {amount} saajale {name}',
   'giftCards.mail.buyerIntro': 'Aitäh! Teie kinkekaart väärtusega {amount} saadetakse saajale {name} {date}.',
+  'giftCards.mail.undeliverableSubject': 'Teie kinkekaarti {amount} saajale {name} ei õnnestunud kätte toimetada',
+  'giftCards.mail.undeliverableIntro':
+    'Aadressi {email} postiserveri teatel sellist aadressi ei ole, seega ei jõudnud teie kinkekaart väärtusega {amount} saajani {name}.',
+  'giftCards.mail.undeliverableNext':
+    'Kaart on alles ja selle väärtus on tallel. Vastake sellele kirjale või kirjutage poele {store} õige aadress ning saadame kaardi sinna.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -61,6 +71,11 @@ const ru: Record<keyof typeof en, string> = {
   'giftCards.mail.expires': 'Карта действительна до {expires}.',
   'giftCards.mail.buyerSubject': 'Ваша подарочная карта на {amount} для {name}',
   'giftCards.mail.buyerIntro': 'Спасибо! Ваша подарочная карта на {amount} будет отправлена получателю {name} {date}.',
+  'giftCards.mail.undeliverableSubject': 'Не удалось доставить вашу подарочную карту на {amount} для {name}',
+  'giftCards.mail.undeliverableIntro':
+    'Почтовый сервер адреса {email} сообщает, что такого адреса не существует, поэтому ваша подарочная карта на {amount} для {name} не доставлена.',
+  'giftCards.mail.undeliverableNext':
+    'Карта сохранена, её стоимость не потеряна. Ответьте на это письмо или сообщите магазину {store} правильный адрес, и мы отправим карту туда.',
 };
 
 export const giftCardsMessages = { en, et, ru };

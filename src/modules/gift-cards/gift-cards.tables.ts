@@ -28,6 +28,8 @@ export interface GiftCardTable {
   language: string | null;
   deliver_at: number | null;
   mailed_at: number | null;
+  /** When the recipient's address was refused as one that does not exist (migration 2026_12_02_1000). */
+  undeliverable_at: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
 }
