@@ -180,6 +180,20 @@ describe("the SMTP mailer's connections", () => {
     }
   });
 
+  it("keeps its own connection settings over the same options in SMTP_URL's query, and the URL's others", async () => {
+    const server = await catcher();
+    const url = `${server.url}&maxConnections=20&maxMessages=1&maxRequeues=5`;
+    const mailer = createMailer(config({ smtpUrl: url, smtpMaxConnections: 1 }), recordingLogger().log);
+    try {
+      await Promise.all(Array.from({ length: 6 }, (_, n) => mailer.send({ ...message, subject: `burst ${n}` })));
+      expect(server.mails).toHaveLength(6);
+      // One connection for all six; with the URL's settings, six (one a mail, up to 20 at once).
+      expect(server.connections()).toBe(1);
+    } finally {
+      mailer.close();
+    }
+  });
+
   it('opens another connection after so many mails on one (SMTP_MESSAGES_PER_CONNECTION)', async () => {
     const server = await catcher();
     const mailer = createMailer(

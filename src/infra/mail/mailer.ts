@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
 import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { RefusedForGood } from '../jobs/refused-for-good.js';
 import type { Logger } from '../logger.js';
@@ -98,8 +99,10 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
   // given a `url`, and a job must not hang for minutes on a dead server. An idle connection ends
   // after socketTimeout; one the server closes is dropped and the next mail opens another.
   const options: SMTPPool.Options & { maxRequeues: number } = {
+    // The URL's own settings (host, port, login, TLS), read here so that the settings below win:
+    // given a `url`, nodemailer lets its query (`?maxConnections=`, `?maxRequeues=`) override them.
+    ...parseConnectionUrl(smtpUrl),
     pool: true,
-    url: smtpUrl,
     maxConnections: config.smtpMaxConnections,
     maxMessages: config.smtpMessagesPerConnection,
     // A provider's sending rate (a new Amazon SES account: 14 a second): kept connections send
