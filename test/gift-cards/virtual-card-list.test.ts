@@ -29,6 +29,8 @@ beforeAll(async () => {
     message: '',
     deliver_at: BASE,
     mailed_at: null,
+    // The newest one's recipient address did not exist.
+    undeliverable_at: n === CARDS ? BASE + 86_400_000 : null,
     created_at: BASE + n * 60_000,
     updated_at: BASE + n * 60_000,
   });
@@ -62,7 +64,9 @@ describe('GET /virtual-gift-card, paged', () => {
       message: '',
       deliveryAt: new Date(BASE).toISOString(),
       delivered: false,
+      undeliverable: true,
     });
+    expect(first.json()[1]).toMatchObject({ recipientName: 'Recipient 24', delivered: false, undeliverable: false });
 
     const second = await list('?page=2');
     expect(second.headers['x-pagination-total-count']).toBe(String(CARDS));

@@ -139,6 +139,7 @@ export async function cardsOfClientPage(db: Db, clientAccountId: number, email: 
         'message',
         'deliver_at',
         'mailed_at',
+        'undeliverable_at',
         'created_at',
       ])
       .orderBy('created_at', 'desc')

@@ -78,6 +78,7 @@ export const giftCardsRoutes: FastifyPluginAsyncTypebox<GiftCardsDeps> = async (
         message: row.message ?? '',
         deliveryAt: new Date(Number(row.deliver_at)).toISOString(),
         delivered: row.mailed_at !== null,
+        undeliverable: row.undeliverable_at !== null,
       }));
     },
   );

@@ -43,4 +43,8 @@ export const VirtualGiftCardSchema = Type.Object({
   message: Type.String(),
   deliveryAt: Type.String({ format: 'date-time' }),
   delivered: Type.Boolean(),
+  undeliverable: Type.Boolean({
+    description:
+      'The recipient’s mail server said the address does not exist: the card is not delivered, its buyer was mailed, and the shop sends it on to the address the buyer gives',
+  }),
 });
