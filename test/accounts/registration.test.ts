@@ -13,6 +13,7 @@ import {
   verify,
   type AccountsTestApp,
 } from '../helpers/accounts.js';
+import { retryJob } from '../../src/infra/jobs/queue.js';
 import { expectFieldErrors } from '../helpers/http.js';
 import { pastResubmitWindow } from '../helpers/resubmit.js';
 
@@ -238,6 +239,30 @@ describe('POST /auth/register-business', () => {
     expect(verified.json().webStoreNavCode).toBe('WEB');
     const loggedIn = await login(t, email, GOOD_PASSWORD);
     expect(loggedIn.json().accessToken).toEqual(expect.any(String));
+  });
+
+  it("keeps the back office's notice as a dead job at once when BACKOFFICE_EMAILS does not take mail; retried, it is sent", async () => {
+    const email = uniqueEmail('biz-office-gone');
+    t.smtp.refuseRecipient(BACKOFFICE, '550 5.1.1 User unknown in local recipient table');
+    try {
+      expect((await registerBusiness(email)).statusCode).toBe(200);
+      await mailTo(t, email);
+    } finally {
+      t.smtp.acceptRecipient(BACKOFFICE);
+    }
+    const dead = await t.database.db
+      .selectFrom('job')
+      .select(['id', 'attempts', 'last_error'])
+      .where('status', '=', 'dead')
+      .where('last_error', 'like', '%BACKOFFICE_EMAILS%')
+      .execute();
+    expect(dead).toHaveLength(1);
+    expect(dead[0]!.attempts).toBe(1);
+    expect(dead[0]!.last_error).toContain('550 5.1.1 User unknown');
+    expect(await retryJob(t.database.db, dead[0]!.id)).toBe(true);
+    await t.drainJobs();
+    const office = await t.smtp.waitFor((mail) => (mail.text ?? '').includes(email) && JSON.stringify(mail.to).includes(BACKOFFICE), 5000);
+    expect(office.subject).toMatch(/^New business registration/);
   });
 
   it('refuses an incomplete form with every field named, and writes nothing', async () => {

@@ -261,10 +261,20 @@ describe('from a named sender', () => {
     // Queued for the card's delivery date, as the first mail was.
     await t.drainJobs();
     expect(smtp.mails.filter((mail) => JSON.stringify(mail.to).includes('right.friend@example.ee'))).toEqual([]);
+    // Its mail may be on its way now: a second redeliver is refused, and the refused job run again
+    // beside the new one is for the old address and sends nothing.
+    await expect(giftCardCommand(db(), ['redeliver', String(cardId), 'other@example.ee'], () => {})).rejects.toThrow(
+      `gift card ${cardId}: its address was not refused; nothing sent`,
+    );
+    expect(await retryJob(db(), refused[0]!.id)).toBe(true);
     await deliveryDateComes();
     const delivered = await smtp.waitFor((mail) => JSON.stringify(mail.to).includes('right.friend@example.ee'));
     const code = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(delivered.text ?? '')![1]!;
     expect((await balance(t, code)).json()).toMatchObject({ valid: true, balance: 20 });
+    expect(smtp.mails.filter((mail) => /no-such-friend|right\.friend/.test(JSON.stringify(mail.to)))).toEqual([delivered]);
+    expect(await db().selectFrom('job').select('status').where('id', '=', refused[0]!.id).executeTakeFirstOrThrow()).toEqual({
+      status: 'done',
+    });
     expect(
       await db().selectFrom('gift_card').select(['recipient_email', 'undeliverable_at']).where('id', '=', cardId).executeTakeFirstOrThrow(),
     ).toEqual({

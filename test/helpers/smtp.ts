@@ -16,6 +16,8 @@ export interface SmtpCatcher {
   dropIdle(): void;
   /** Refuses the address at RCPT TO with `reply` (e.g. "550 5.1.1 No such user") from now on. */
   refuseRecipient(address: string, reply: string): void;
+  /** Takes mail for the address again. */
+  acceptRecipient(address: string): void;
   /** Connections the server accepted so far. */
   connections(): number;
   /** Connections that sent a message over TLS. */
@@ -142,6 +144,9 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
       const [, code, text] = /^(\d{3}) (.*)$/.exec(reply) ?? [];
       if (code === undefined || text === undefined) throw new Error(`not an SMTP reply: ${reply}`);
       refusals.set(address.toLowerCase(), { code: Number(code), text });
+    },
+    acceptRecipient(address) {
+      refusals.delete(address.toLowerCase());
     },
     dropIdle() {
       for (const connection of server.connections) connection.close();

@@ -424,8 +424,8 @@ describe('storefront jobs', () => {
 
     const all = await run(['list']);
     expect(all).toHaveLength(3);
-    expect(all[0]).toBe(`${dead}\tconversion\tdead\t1/1\t2025-01-02T03:04:05.000Z\tHTTP 500 ${'e'.repeat(91)}`);
-    expect(all[1]).toBe(`${done}\tmail.welcome\tdone\t1/3\t2025-01-02T03:04:05.000Z`);
+    expect(all[0]).toBe(`${dead}\tconversion\tdead\t1/1\t2025-01-02T03:04:05.000Z\tHTTP 500 ${'e'.repeat(191)}`);
+    expect(all[1]).toBe(`${done}\tmail.welcome\tdone\t1/3\t2025-01-02T03:04:05.000Z\tsent`);
     expect(all[2]).toBe('pending=0 running=0 done=1 dead=1');
     expect(await run(['list', '--status=dead', '--limit=5'])).toEqual([all[0], all[2]]);
     expect(await run(['list', '--status', 'pending'])).toEqual(['no pending jobs', all[2]]);

@@ -57,9 +57,11 @@ async function retry(db: Kysely<Database>, args: string[], print: (line: string)
   throw new Error(`job ${id} is ${job.status}, not dead or done: nothing to retry`);
 }
 
+/** A job on one line: its result and last error last (a job refused for good has both: what it did and the server's answer). */
 function describe(job: JobRow): string {
-  const error = job.last_error === null ? '' : `\t${job.last_error.replace(/\s+/g, ' ').slice(0, 100)}`;
-  return `${job.id}\t${job.type}\t${job.status}\t${job.attempts}/${job.max_attempts}\t${new Date(job.run_at).toISOString()}${error}`;
+  const outcome = [job.result, job.last_error].filter((part) => part !== null && part !== '').join(' · ');
+  const last = outcome === '' ? '' : `\t${outcome.replace(/\s+/g, ' ').slice(0, 200)}`;
+  return `${job.id}\t${job.type}\t${job.status}\t${job.attempts}/${job.max_attempts}\t${new Date(job.run_at).toISOString()}${last}`;
 }
 
 function parse<T extends Record<string, { type: 'string' }>>(args: string[], options: T, allowPositionals: boolean) {

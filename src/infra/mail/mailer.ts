@@ -129,13 +129,7 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
           throw new Error('the mail server closed the connection before it took the mail', { cause: error });
         }
         if (addressesRefusedForGood(error)) {
-          throw new RefusedForGood(
-            `every recipient's address was refused for good, not retried: ${error.message}`,
-            'refused: no such mailbox',
-            {
-              cause: error,
-            },
-          );
+          throw new RefusedForGood(refusalReplies(error), 'refused: no such mailbox', { cause: error });
         }
         throw error;
       });
@@ -160,6 +154,11 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
  * own settings or sending, which an operator mends and the retries then deliver.
  */
 const NO_SUCH_MAILBOX = /^5\d\d[ -]5\.(?:1\.(?:1|2|3|6|10)|2\.1)\b/;
+
+/** The server's answers to the refused recipients, each on one line: what the job's last error keeps. */
+function refusalReplies(error: Error & { rejectedErrors?: Array<{ response?: unknown }> }): string {
+  return (error.rejectedErrors ?? []).map((refusal) => String(refusal.response).replace(/\s+/g, ' ')).join('; ');
+}
 
 /** Whether the server refused every recipient of the message for an address that is no good (NO_SUCH_MAILBOX). */
 function addressesRefusedForGood(error: Error & { command?: string; rejectedErrors?: Array<{ response?: unknown }> }): boolean {

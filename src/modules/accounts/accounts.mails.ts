@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
+import { deadIfRefused } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { newToken } from '../../infra/tokens.js';
@@ -145,7 +146,11 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
           log.info({ registration: mail.registration }, 'no BACKOFFICE_EMAILS configured: notification skipped');
           return 'skipped';
         }
-        return send(config.mail.backofficeEmails, backofficeMail(mail));
+        // BACKOFFICE_EMAILS is the operators' to mend: refused, the notice waits in a dead job.
+        return deadIfRefused(
+          send(config.mail.backofficeEmails, backofficeMail(mail)),
+          `BACKOFFICE_EMAILS (${config.mail.backofficeEmails.join(', ')}) does not take mail; mend it and retry this job`,
+        );
       }
     }
   };

@@ -98,8 +98,15 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
   };
 }
 
+/**
+ * A card's mail: to its buyer when issued, to its recipient on the delivery date, to its buyer when
+ * the recipient's address turned out not to exist. A recipient's or refusal's job names the address
+ * it is for (`email`; the first recipient job: the address bought with the card), so that one left
+ * over from before `gift-card redeliver` (an operator's `jobs retry` of the refused one) sends
+ * nothing: the card has another address now.
+ */
 export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async ({ cardId, to }: { cardId: number; to: 'buyer' | 'recipient' | 'buyer-undeliverable' }) => {
+  return async ({ cardId, to, email }: { cardId: number; to: 'buyer' | 'recipient' | 'buyer-undeliverable'; email?: string }) => {
     const at = Date.now();
     const card = await deps.db
       .selectFrom('gift_card')
@@ -118,6 +125,7 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
         'gift_card.language',
         'gift_card.store_code',
         'virtual_gift_card_purchase.buyer_email',
+        'virtual_gift_card_purchase.recipient_email as bought_for',
       ])
       .where('gift_card.id', '=', cardId)
       .executeTakeFirst();
@@ -138,14 +146,14 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       await deps.mailer.send({ to: card.buyer_email, ...buyerMail(details) });
       return 'sent';
     }
+    // Mailed already, or voided with its order; or this job's address is no longer the card's.
+    const forAddress = email ?? card.bought_for;
+    if (card.mailed_at !== null || Number(card.expires_at) <= at || card.recipient_email !== forAddress) return 'skipped';
     if (to === 'buyer-undeliverable') {
-      // Sent to another address since (`gift-card redeliver`) and delivered, or on its way: nothing to tell.
-      if (card.undeliverable_at === null || card.mailed_at !== null) return 'skipped';
-      await deps.mailer.send({ to: card.buyer_email, ...undeliverableMail({ ...details, recipientEmail: card.recipient_email ?? '' }) });
+      if (card.undeliverable_at === null) return 'skipped';
+      await deps.mailer.send({ to: card.buyer_email, ...undeliverableMail({ ...details, recipientEmail: forAddress ?? '' }) });
       return 'sent';
     }
-    // Mailed already, or voided with its order.
-    if (card.mailed_at !== null || Number(card.expires_at) <= at) return 'skipped';
     const code = generateCode();
     const key = await codeKey(deps.db, at);
     await deps.db
@@ -155,13 +163,13 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       .where('mailed_at', 'is', null)
       .execute();
     try {
-      await deps.mailer.send({ to: card.recipient_email ?? '', ...recipientMail({ ...details, code: displayCode(code) }) });
+      await deps.mailer.send({ to: forAddress ?? '', ...recipientMail({ ...details, code: displayCode(code) }) });
     } catch (error) {
       const refusal = causeOfType(error, RefusedForGood);
-      if (refusal === undefined) throw error;
+      if (refusal === undefined || forAddress === null) throw error;
       // A paid card that reaches no one: its buyer is told (once), and the job is kept as dead for
       // the operators, who send the card where the buyer says.
-      await tellBuyerUndeliverable(deps.db, cardId, at);
+      await tellBuyerUndeliverable(deps.db, cardId, forAddress, at);
       throw new PermanentJobFailure(
         `gift card ${cardId} reached no one, its buyer is told; \`gift-card redeliver ${cardId} <email>\` sends it to another address: ${refusal.message}`,
         { cause: error },
@@ -175,21 +183,23 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
 /**
  * Marks the card's recipient address refused and queues the mail that tells its buyer, in one
  * transaction: the first refusal of the address does, a later run of the refused job (a worker
- * that died before recording it dead, an operator's `jobs retry`) finds it marked and tells no one.
+ * that died before recording it dead, an operator's `jobs retry`) finds it marked and tells no one,
+ * and a refusal that comes after the card was given another address marks nothing.
  */
-async function tellBuyerUndeliverable(db: Kysely<Database>, cardId: number, at: number): Promise<void> {
+async function tellBuyerUndeliverable(db: Kysely<Database>, cardId: number, refused: string, at: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const marked = await trx
       .updateTable('gift_card')
       .set({ undeliverable_at: at, updated_at: at })
       .where('id', '=', cardId)
+      .where('recipient_email', '=', refused)
       .where('undeliverable_at', 'is', null)
       .where('mailed_at', 'is', null)
       .executeTakeFirst();
     if (Number(marked.numUpdatedRows) === 0) return;
     await enqueueJob(
       trx,
-      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'buyer-undeliverable' } },
+      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'buyer-undeliverable', email: refused } },
       { maxAttempts: MAIL_ATTEMPTS, now: at },
     );
   });
@@ -197,13 +207,14 @@ async function tellBuyerUndeliverable(db: Kysely<Database>, cardId: number, at: 
 
 export type RedeliverOutcome =
   | { id: number; recipientEmail: string; deliverAt: string }
-  | { refused: 'unknown' | 'not virtual' | 'delivered already' | 'voided or expired' };
+  | { refused: 'unknown' | 'not virtual' | 'delivered already' | 'voided or expired' | 'its address was not refused' };
 
 /**
- * Sends a virtual card that has not been delivered to another address (its recipient's did not
- * exist, and the buyer gave the right one): the card takes the address and its mail is queued for
- * its delivery date, or now when that has passed, in one transaction. The refused job stays dead;
- * run again, it finds the card delivered and sends nothing.
+ * Sends a virtual card whose recipient's address was refused as one that does not exist to the
+ * address its buyer gave instead: the card takes the address and its mail is queued, for that
+ * address, on its delivery date (or now when that has passed), in one transaction. Only a refused
+ * card: one whose mail may still be on its way would be sent twice. The refused job stays dead;
+ * run again, it is for the old address and sends nothing.
  */
 export async function redeliverCard(db: Kysely<Database>, cardId: number, email: string, at: number): Promise<RedeliverOutcome> {
   return db.transaction().execute(async (trx) => {
@@ -213,23 +224,25 @@ export async function redeliverCard(db: Kysely<Database>, cardId: number, email:
       .where('id', '=', cardId)
       .where('kind', '=', 'VIRTUAL')
       .where('mailed_at', 'is', null)
+      .where('undeliverable_at', 'is not', null)
       .where('expires_at', '>', at)
       .returning(['id', 'deliver_at'])
       .executeTakeFirst();
-    if (card === undefined) return { refused: await whyNotRedelivered(trx, cardId) };
+    if (card === undefined) return { refused: await whyNotRedelivered(trx, cardId, at) };
     const runAt = Math.max(at, Number(card.deliver_at));
     await enqueueJob(
       trx,
-      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'recipient' }, runAt },
+      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'recipient', email }, runAt },
       { maxAttempts: MAIL_ATTEMPTS, now: at },
     );
     return { id: cardId, recipientEmail: email, deliverAt: new Date(runAt).toISOString() };
   });
 }
 
-async function whyNotRedelivered(db: Db, cardId: number): Promise<'unknown' | 'not virtual' | 'delivered already' | 'voided or expired'> {
-  const card = await db.selectFrom('gift_card').select(['kind', 'mailed_at']).where('id', '=', cardId).executeTakeFirst();
+async function whyNotRedelivered(db: Db, cardId: number, at: number): Promise<Extract<RedeliverOutcome, { refused: string }>['refused']> {
+  const card = await db.selectFrom('gift_card').select(['kind', 'mailed_at', 'expires_at']).where('id', '=', cardId).executeTakeFirst();
   if (card === undefined) return 'unknown';
   if (card.kind !== 'VIRTUAL') return 'not virtual';
-  return card.mailed_at !== null ? 'delivered already' : 'voided or expired';
+  if (card.mailed_at !== null) return 'delivered already';
+  return Number(card.expires_at) <= at ? 'voided or expired' : 'its address was not refused';
 }
