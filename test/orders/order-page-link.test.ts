@@ -88,6 +88,27 @@ describe("the buyer's order mail links to the order's page", () => {
     await followAsGuest(links[0]!, order.code);
   });
 
+  it("a buyer's address that does not exist keeps the confirmation as a dead job at once; a receiver's ends refused", async () => {
+    smtp.refuseRecipient('no-such-buyer@example.ee', '550 5.1.1 No such user');
+    smtp.refuseRecipient('no-such-receiver@example.ee', '550 5.1.1 No such user');
+    const order = await mailedOrder({}, 'et', {
+      billingEmail: 'no-such-buyer@example.ee',
+      shippingName: 'Jaan Tamm',
+      shippingEmail: 'no-such-receiver@example.ee',
+    });
+    const jobs = await t.database.db
+      .selectFrom('job')
+      .select(['payload', 'status', 'attempts', 'result', 'last_error'])
+      .where('type', '=', 'order.mail')
+      .where('last_error', 'like', '%5.1.1%')
+      .execute();
+    const of = (recipient: string) => jobs.find((job) => job.payload.includes(`"${recipient}"`));
+    expect(jobs).toHaveLength(2);
+    expect(of('buyer')).toMatchObject({ status: 'dead', attempts: 1, result: null });
+    expect(of('buyer')!.last_error).toContain(`order ${order.code}'s confirmation reached no one`);
+    expect(of('receiver')).toMatchObject({ status: 'done', attempts: 1, result: 'refused: no such mailbox' });
+  });
+
   it("an order sent to someone else: the buyer's mail has the link, the receiver's has none and no checksum", async () => {
     const order = await mailedOrder({}, 'et', { shippingName: 'Jaan Tamm', shippingEmail: 'jaan@example.ee' });
     const buyers = await mailTo(order.code, 'mari@example.ee');

@@ -4,6 +4,7 @@ import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
+import { deadIfRefused } from '../../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
 import { getStore } from '../../store/index.js';
@@ -56,7 +57,15 @@ export function orderMailHandler(deps: OrderMailDeps): JobHandler {
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
     const { storeName, orderPageUrl } = await storeOfMail(deps, order);
     const facts = { recipient: job.recipient, storeName, orderPageUrl: job.recipient === 'buyer' ? orderPageUrl : null };
-    await deps.mailer.send({ to, ...confirmationMail(order, lines, facts) });
+    const sending = deps.mailer.send({ to, ...confirmationMail(order, lines, facts) });
+    // The buyer's receipt, and a guest's only way back to the order: refused, the operators are to
+    // reach the buyer another way (a receiver's copy is only news, ended as refused).
+    if (job.recipient !== 'buyer') await sending;
+    else
+      await deadIfRefused(
+        sending,
+        `order ${order.code}'s confirmation reached no one: its buyer's address does not exist; reach them another way`,
+      );
     return 'sent';
   };
 }
