@@ -129,6 +129,17 @@ describe('the SMTP mailer', () => {
         expect(error, reply).toBeInstanceOf(Error);
         expect(error, reply).not.toBeInstanceOf(RefusedForGood);
       }
+      // The server's answer names the address: the error (a job's last error, kept for weeks) does not.
+      const named = await refusedWith('550 5.1.1 <Named.Person@example.com>: Recipient address rejected: User unknown', [
+        'named.person@example.com',
+      ]);
+      expect((named as Error).message).toBe('550 5.1.1 <address>: Recipient address rejected: User unknown');
+      const retried = await refusedWith('450 4.2.0 <busy.person@example.com>: Recipient address rejected: Greylisted', [
+        'busy.person@example.com',
+      ]);
+      expect((retried as Error).message).toBe(
+        "Can't send mail - all recipients were rejected: 450 4.2.0 <address>: Recipient address rejected: Greylisted",
+      );
       // One of two refused for good: the other was sent to, so the mail is sent (a retry would mail them twice).
       expect(await refusedWith('550 5.1.1 No such user', ['half.gone@example.com', 'half.here@example.com'])).toBe('sent');
       expect(addresses(catcher.mails.at(-1)?.to)).toEqual(['half.gone@example.com', 'half.here@example.com']);

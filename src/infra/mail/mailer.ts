@@ -129,8 +129,9 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
           throw new Error('the mail server closed the connection before it took the mail', { cause: error });
         }
         if (addressesRefusedForGood(error)) {
-          throw new RefusedForGood(refusalReplies(error), 'refused: no such mailbox', { cause: error });
+          throw new RefusedForGood(withoutAddresses(refusalReplies(error)), 'refused: no such mailbox', { cause: error });
         }
+        error.message = withoutAddresses(error.message);
         throw error;
       });
       // Some recipients taken and others refused: a retry would send the mail twice to the first.
@@ -154,6 +155,16 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
  * own settings or sending, which an operator mends and the retries then deliver.
  */
 const NO_SUCH_MAILBOX = /^5\d\d[ -]5\.(?:1\.(?:1|2|3|6|10)|2\.1)\b/;
+
+/**
+ * The text with every email address in it (a server's answer often repeats the recipient's:
+ * "550 5.1.1 <mari@example.com>: Recipient address rejected") made `<address>`. It becomes the
+ * job's last error, which is kept for weeks and which an erasure of the person does not reach (it
+ * finds a job by its payload).
+ */
+function withoutAddresses(text: string): string {
+  return text.replace(/<?[^\s<>"',;:]+@[^\s<>"',;:]+>?/g, '<address>');
+}
 
 /** The server's answers to the refused recipients, each on one line: what the job's last error keeps. */
 function refusalReplies(error: Error & { rejectedErrors?: Array<{ response?: unknown }> }): string {
