@@ -304,6 +304,34 @@ describe('from a named sender', () => {
     }
   });
 
+  it('sends a card redelivered to the same address once, however the refused job is run again', async () => {
+    smtp.refuseRecipient('disabled.friend@example.ee', '550 5.2.1 Mailbox disabled');
+    await buyAndDeliver('disabled.friend@example.ee', undefined);
+    const refused = await db()
+      .selectFrom('job')
+      .select(['id', 'payload'])
+      .where('type', '=', 'gift-card.mail')
+      .where('status', '=', 'dead')
+      .where('last_error', 'like', '%5.2.1%')
+      .executeTakeFirstOrThrow();
+    const cardId = (JSON.parse(refused.payload) as { cardId: number }).cardId;
+    // The mailbox is back on; the buyer says the address was right.
+    smtp.acceptRecipient('disabled.friend@example.ee');
+    await giftCardCommand(db(), ['redeliver', String(cardId), 'disabled.friend@example.ee'], () => {});
+    expect(await retryJob(db(), refused.id)).toBe(true);
+    await deliveryDateComes();
+    const mails = smtp.mails.filter((mail) => JSON.stringify(mail.to).includes('disabled.friend@example.ee'));
+    expect(mails).toHaveLength(1);
+    const code = /([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z])/.exec(mails[0]!.text ?? '')![1]!;
+    expect((await balance(t, code)).json()).toMatchObject({ valid: true, balance: 20 });
+    // The refused job was of the sending before: it sent nothing, whichever ran first (beside the
+    // new one, both would have minted a code and sent it).
+    expect(await db().selectFrom('job').select(['status', 'result']).where('id', '=', refused.id).executeTakeFirstOrThrow()).toEqual({
+      status: 'done',
+      result: 'skipped',
+    });
+  });
+
   it("names the sender in the recipient's mail, in its language, escaped in the HTML", async () => {
     const mail = await deliveredFrom('from-mari@example.ee', '  Mari <Maasikas> ');
     expect(mail.subject).toMatch(/^Mari <Maasikas> saatis teile kinkekaardi 20,00\s?€$/);

@@ -49,7 +49,10 @@ async function debit(trx: Db, cardId: number, cents: number, now: number): Promi
 }
 
 /** A card to create: every column but the generated ones; a physical card has no sender. */
-export type NewCard = Omit<GiftCardTable, 'id' | 'balance_cents' | 'created_at' | 'updated_at' | 'sender_name' | 'undeliverable_at'> & {
+export type NewCard = Omit<
+  GiftCardTable,
+  'id' | 'balance_cents' | 'created_at' | 'updated_at' | 'sender_name' | 'undeliverable_at' | 'delivery'
+> & {
   sender_name?: string;
 };
 

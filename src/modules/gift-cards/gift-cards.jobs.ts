@@ -100,13 +100,13 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
 
 /**
  * A card's mail: to its buyer when issued, to its recipient on the delivery date, to its buyer when
- * the recipient's address turned out not to exist. A recipient's or refusal's job names the address
- * it is for (`email`; the first recipient job: the address bought with the card), so that one left
- * over from before `gift-card redeliver` (an operator's `jobs retry` of the refused one) sends
- * nothing: the card has another address now.
+ * the recipient's address turned out not to exist. A recipient's or refusal's job names the sending
+ * of the card it is for (`delivery`: 0 when issued, one more for each `gift-card redeliver`), so that
+ * a job left from an earlier one (an operator's `jobs retry` of the refused job) sends nothing, even
+ * to the same address: the card would go out twice, and only the second code would work.
  */
 export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async ({ cardId, to, email }: { cardId: number; to: 'buyer' | 'recipient' | 'buyer-undeliverable'; email?: string }) => {
+  return async ({ cardId, to, delivery = 0 }: { cardId: number; to: 'buyer' | 'recipient' | 'buyer-undeliverable'; delivery?: number }) => {
     const at = Date.now();
     const card = await deps.db
       .selectFrom('gift_card')
@@ -118,6 +118,7 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
         'gift_card.deliver_at',
         'gift_card.mailed_at',
         'gift_card.undeliverable_at',
+        'gift_card.delivery',
         'gift_card.recipient_name',
         'gift_card.recipient_email',
         'gift_card.message',
@@ -125,7 +126,6 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
         'gift_card.language',
         'gift_card.store_code',
         'virtual_gift_card_purchase.buyer_email',
-        'virtual_gift_card_purchase.recipient_email as bought_for',
       ])
       .where('gift_card.id', '=', cardId)
       .executeTakeFirst();
@@ -146,30 +146,33 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       await deps.mailer.send({ to: card.buyer_email, ...buyerMail(details) });
       return 'sent';
     }
-    // Mailed already, or voided with its order; or this job's address is no longer the card's.
-    const forAddress = email ?? card.bought_for;
-    if (card.mailed_at !== null || Number(card.expires_at) <= at || card.recipient_email !== forAddress) return 'skipped';
+    // Mailed already, or voided with its order; or this job's sending is not the card's now.
+    if (card.mailed_at !== null || Number(card.expires_at) <= at || Number(card.delivery) !== delivery) return 'skipped';
+    const recipientEmail = card.recipient_email ?? '';
     if (to === 'buyer-undeliverable') {
       if (card.undeliverable_at === null) return 'skipped';
-      await deps.mailer.send({ to: card.buyer_email, ...undeliverableMail({ ...details, recipientEmail: forAddress ?? '' }) });
+      await deps.mailer.send({ to: card.buyer_email, ...undeliverableMail({ ...details, recipientEmail }) });
       return 'sent';
     }
     const code = generateCode();
     const key = await codeKey(deps.db, at);
-    await deps.db
+    // Only while the card is still this sending's: one moved on since the read above sends nothing.
+    const minted = await deps.db
       .updateTable('gift_card')
       .set({ code_hmac: key.hmac(code), code_hint: codeHint(code), updated_at: at })
       .where('id', '=', cardId)
       .where('mailed_at', 'is', null)
-      .execute();
+      .where('delivery', '=', delivery)
+      .executeTakeFirst();
+    if (Number(minted.numUpdatedRows) === 0) return 'skipped';
     try {
-      await deps.mailer.send({ to: forAddress ?? '', ...recipientMail({ ...details, code: displayCode(code) }) });
+      await deps.mailer.send({ to: recipientEmail, ...recipientMail({ ...details, code: displayCode(code) }) });
     } catch (error) {
       const refusal = causeOfType(error, RefusedForGood);
-      if (refusal === undefined || forAddress === null) throw error;
+      if (refusal === undefined) throw error;
       // A paid card that reaches no one: its buyer is told (once), and the job is kept as dead for
       // the operators, who send the card where the buyer says.
-      await tellBuyerUndeliverable(deps.db, cardId, forAddress, at);
+      await tellBuyerUndeliverable(deps.db, cardId, delivery, at);
       throw new PermanentJobFailure(
         `gift card ${cardId} reached no one, its buyer is told; \`gift-card redeliver ${cardId} <email>\` sends it to another address: ${refusal.message}`,
         { cause: error },
@@ -182,24 +185,24 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
 
 /**
  * Marks the card's recipient address refused and queues the mail that tells its buyer, in one
- * transaction: the first refusal of the address does, a later run of the refused job (a worker
+ * transaction: the first refusal of the sending does, a later run of the refused job (a worker
  * that died before recording it dead, an operator's `jobs retry`) finds it marked and tells no one,
- * and a refusal that comes after the card was given another address marks nothing.
+ * and a refusal that comes after the card was sent on (`gift-card redeliver`) marks nothing.
  */
-async function tellBuyerUndeliverable(db: Kysely<Database>, cardId: number, refused: string, at: number): Promise<void> {
+async function tellBuyerUndeliverable(db: Kysely<Database>, cardId: number, delivery: number, at: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const marked = await trx
       .updateTable('gift_card')
       .set({ undeliverable_at: at, updated_at: at })
       .where('id', '=', cardId)
-      .where('recipient_email', '=', refused)
+      .where('delivery', '=', delivery)
       .where('undeliverable_at', 'is', null)
       .where('mailed_at', 'is', null)
       .executeTakeFirst();
     if (Number(marked.numUpdatedRows) === 0) return;
     await enqueueJob(
       trx,
-      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'buyer-undeliverable', email: refused } },
+      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'buyer-undeliverable', delivery } },
       { maxAttempts: MAIL_ATTEMPTS, now: at },
     );
   });
@@ -211,28 +214,29 @@ export type RedeliverOutcome =
 
 /**
  * Sends a virtual card whose recipient's address was refused as one that does not exist to the
- * address its buyer gave instead: the card takes the address and its mail is queued, for that
- * address, on its delivery date (or now when that has passed), in one transaction. Only a refused
- * card: one whose mail may still be on its way would be sent twice. The refused job stays dead;
- * run again, it is for the old address and sends nothing.
+ * address its buyer gave instead (the same one, say a mailbox that was disabled and is back): the
+ * card takes the address and a new sending, whose mail is queued on its delivery date (or now when
+ * that has passed), in one transaction. Only a refused card: one whose mail may still be on its way
+ * would be sent twice. The refused job stays dead; run again, it is of the sending before and
+ * sends nothing.
  */
 export async function redeliverCard(db: Kysely<Database>, cardId: number, email: string, at: number): Promise<RedeliverOutcome> {
   return db.transaction().execute(async (trx) => {
     const card = await trx
       .updateTable('gift_card')
-      .set({ recipient_email: email, undeliverable_at: null, updated_at: at })
+      .set((eb) => ({ recipient_email: email, undeliverable_at: null, delivery: eb('delivery', '+', 1), updated_at: at }))
       .where('id', '=', cardId)
       .where('kind', '=', 'VIRTUAL')
       .where('mailed_at', 'is', null)
       .where('undeliverable_at', 'is not', null)
       .where('expires_at', '>', at)
-      .returning(['id', 'deliver_at'])
+      .returning(['deliver_at', 'delivery'])
       .executeTakeFirst();
     if (card === undefined) return { refused: await whyNotRedelivered(trx, cardId, at) };
     const runAt = Math.max(at, Number(card.deliver_at));
     await enqueueJob(
       trx,
-      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'recipient', email }, runAt },
+      { type: GIFT_CARD_MAIL_JOB, payload: { cardId, to: 'recipient', delivery: Number(card.delivery) }, runAt },
       { maxAttempts: MAIL_ATTEMPTS, now: at },
     );
     return { id: cardId, recipientEmail: email, deliverAt: new Date(runAt).toISOString() };

@@ -30,6 +30,8 @@ export interface GiftCardTable {
   mailed_at: number | null;
   /** When the recipient's address was refused as one that does not exist (migration 2026_12_02_1000). */
   undeliverable_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Which sending of the card is current: 0 when issued, one more for each `gift-card redeliver`. */
+  delivery: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
