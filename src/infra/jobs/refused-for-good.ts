@@ -37,7 +37,7 @@ export function causeOfType<T extends Error>(error: unknown, type: abstract new 
 
 /**
  * `work`, with a refusal for good made a PermanentJobFailure saying `why`: for a mail whose address
- * is the shop's to mend, or whose loss an operator must see (a paid gift card that reaches no one).
+ * is the shop's to mend, or whose loss an operator must see (an order's confirmation to its buyer).
  */
 export async function deadIfRefused<T>(work: Promise<T>, why: string): Promise<T> {
   try {

@@ -94,10 +94,9 @@ function envelope(config: MailerConfig, message: MailMessage): Mail.Options {
 function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): Mailer {
   // Pooled: a burst of mails (a restock's back-in-stock requests, the worker's JOB_CONCURRENCY
   // jobs at once) shares a few connections instead of a TCP and TLS handshake, a greeting and a
-  // login for every mail, which is also what providers that cap connections ask for. An SMTPPool
-  // instance, not a plain options object: createTransport() drops every option but the URL's when
-  // given a `url`, and a job must not hang for minutes on a dead server. An idle connection ends
-  // after socketTimeout; one the server closes is dropped and the next mail opens another.
+  // login for every mail, which is also what providers that cap connections ask for. A job must
+  // not hang for minutes on a dead server. An idle connection ends after socketTimeout; one the
+  // server closes is dropped and the next mail opens another.
   const options: SMTPPool.Options & { maxRequeues: number } = {
     // The URL's own settings (host, port, login, TLS), read here so that the settings below win:
     // given a `url`, nodemailer lets its query (`?maxConnections=`, `?maxRequeues=`) override them.
