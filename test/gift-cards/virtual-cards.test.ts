@@ -3,6 +3,7 @@ import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { addDays, endOfLocalDay } from '../../src/infra/shop-time.js';
 import { CliUsageError } from '../../src/infra/cli-usage.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
+import { contactCommand } from '../../src/modules/contact/index.js';
 import { giftCardCommand } from '../../src/modules/gift-cards/gift-cards.cli.js';
 import { giftCardIssueHandler } from '../../src/modules/gift-cards/gift-cards.jobs.js';
 import { expireCards } from '../../src/modules/gift-cards/index.js';
@@ -222,6 +223,7 @@ describe('from a named sender', () => {
 
   it("tells the buyer once when the recipient's address does not exist, keeps the job dead, and `gift-card redeliver` sends it on", async () => {
     smtp.refuseRecipient('no-such-friend@example.ee', '550 5.1.1 No such user');
+    await contactCommand(db(), ['set', 'WEB', '--email=office@example.ee'], () => {});
     await buyAndDeliver('no-such-friend@example.ee', 'Mari', 'en');
     const refused = await db()
       .selectFrom('job')
@@ -247,6 +249,8 @@ describe('from a named sender', () => {
     const [told] = toBuyer(/could not be delivered/);
     expect(told!.subject).toMatch(/^Your gift card of €20\.00 for Jaan Tamm could not be delivered$/);
     expect(told!.text).toContain('The mail server of no-such-friend@example.ee says that the address does not exist');
+    // "Reply to this mail": the answer goes to the store's office.
+    expect(told!.replyTo?.value.map((entry) => entry.address)).toEqual(['office@example.ee']);
     expect(told!.text).not.toMatch(/[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]/);
     // The refused job run again (an operator's retry, a worker that died before recording it) tells no one twice.
     expect(await retryJob(db(), refused[0]!.id)).toBe(true);

@@ -6,3 +6,5 @@ export { CONTACT_USAGE, contactCommand } from './contact.cli.js';
 export { readContactConfig, type ContactSection } from './contact.config.js';
 export type * from './contact.tables.js';
 export { contactMessages } from './contact.messages.js';
+/** The store's office contact data: where a mail that asks the customer to write back sends their answer. */
+export { findStoreContact } from './contact.repository.js';

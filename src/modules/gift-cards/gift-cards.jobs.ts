@@ -6,6 +6,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { causeOfType, PermanentJobFailure, RefusedForGood } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
+import { findStoreContact } from '../contact/index.js';
 import { getStore } from '../store/index.js';
 import { createCard } from './gift-card-ledger.js';
 import { codeHint, codeKey, displayCode, generateCode } from './gift-card-code.js';
@@ -151,7 +152,13 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
     const recipientEmail = card.recipient_email ?? '';
     if (to === 'buyer-undeliverable') {
       if (card.undeliverable_at === null) return 'skipped';
-      await deps.mailer.send({ to: card.buyer_email, ...undeliverableMail({ ...details, recipientEmail }) });
+      // It asks the buyer to answer with the right address: the answer goes to the store's office.
+      const office = await findStoreContact(deps.db, card.store_code ?? 'WEB');
+      await deps.mailer.send({
+        to: card.buyer_email,
+        ...(office.email === null ? {} : { replyTo: office.email }),
+        ...undeliverableMail({ ...details, recipientEmail }),
+      });
       return 'sent';
     }
     const code = generateCode();
