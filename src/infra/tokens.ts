@@ -16,3 +16,12 @@ export function newToken(): { token: string; hash: string } {
 export function isTokenShaped(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
+
+/**
+ * Whether a credential's `last used` time is worth writing again: at most once a minute. Writing it
+ * at every request made each of an operator's or a feed client's requests a write transaction (an
+ * import of many files, a feed polled every second), for a time people read in days.
+ */
+export function lastUseIsStale(lastUsedAt: number | null, now: number): boolean {
+  return lastUsedAt === null || now - lastUsedAt >= 60_000;
+}

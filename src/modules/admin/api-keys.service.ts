@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { hashToken, isTokenShaped, newToken } from '../../infra/tokens.js';
+import { hashToken, isTokenShaped, lastUseIsStale, newToken } from '../../infra/tokens.js';
 import {
   allApiKeys,
   findApiKeyByHash,
@@ -46,13 +46,13 @@ export interface Operator {
 }
 
 /**
- * The operator whose API key this is, marked as used at `now`; undefined when the key is malformed,
- * unknown or revoked.
+ * The operator whose API key this is, marked as used at `now` (to the minute, lastUseIsStale);
+ * undefined when the key is malformed, unknown or revoked.
  */
 export async function operatorOfKey(db: Db, key: string, now: number): Promise<Operator | undefined> {
   if (!isTokenShaped(key)) return undefined;
   const row = await findApiKeyByHash(db, hashToken(key));
   if (!row || row.revoked_at !== null) return undefined;
-  await markApiKeyUsed(db, row.id, now);
+  if (lastUseIsStale(row.last_used_at, now)) await markApiKeyUsed(db, row.id, now);
   return { id: row.id, name: row.name };
 }

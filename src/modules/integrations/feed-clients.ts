@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
-import { hashToken, isTokenShaped, newToken } from '../../infra/tokens.js';
+import { hashToken, isTokenShaped, lastUseIsStale, newToken } from '../../infra/tokens.js';
 
 // Clients of the pull feed (GET /integration/events): a bearer token each, stored as its SHA-256
 // like the operators' API keys, so a token is shown once and found again by its hash.
@@ -13,16 +13,18 @@ export const EVENT_FEED_USAGE = `  event-feed add <name>               a token f
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,99}$/;
 
-/** The client whose token this is (marked as used), or undefined. */
+/** The client whose token this is (marked as used, to the minute: lastUseIsStale), or undefined. */
 export async function feedClientOfToken(db: Db, token: string, now: number): Promise<{ id: number; name: string } | undefined> {
   if (!isTokenShaped(token)) return undefined;
   const row = await db
     .selectFrom('event_feed_client')
-    .select(['id', 'name', 'revoked_at'])
+    .select(['id', 'name', 'revoked_at', 'last_used_at'])
     .where('token_hash', '=', hashToken(token))
     .executeTakeFirst();
   if (!row || row.revoked_at !== null) return undefined;
-  await db.updateTable('event_feed_client').set({ last_used_at: now }).where('id', '=', row.id).execute();
+  if (lastUseIsStale(row.last_used_at, now)) {
+    await db.updateTable('event_feed_client').set({ last_used_at: now }).where('id', '=', row.id).execute();
+  }
   return { id: row.id, name: row.name };
 }
 
