@@ -135,9 +135,10 @@ export function createWorker(options: WorkerOptions): Worker {
       };
       result = await keepingClaim(job, jobLog, () => handler(JSON.parse(job.payload), context));
     } catch (err) {
-      const refusal = causeOfType(err, RefusedForGood);
+      const permanent = causeOfType(err, PermanentJobFailure) !== undefined;
       // A refusal a handler made a PermanentJobFailure (around it) is the operators' to see.
-      if (refusal === undefined || causeOfType(err, PermanentJobFailure) !== undefined) return fail(job, err, jobLog);
+      const refusal = permanent ? undefined : causeOfType(err, RefusedForGood);
+      if (refusal === undefined) return fail(job, err, jobLog, permanent);
       jobLog.warn({ err, attempts: job.attempts }, 'job refused for good; not retried');
       return finish(job, refusal.result, jobLog, errorMessage(refusal).slice(0, LAST_ERROR_LIMIT));
     }
@@ -157,10 +158,10 @@ export function createWorker(options: WorkerOptions): Worker {
     if (Number(done.numUpdatedRows) === 0) jobLog.warn('job finished after its lock expired; another worker took it over');
   }
 
-  async function fail(job: JobRow, err: unknown, jobLog: Logger): Promise<void> {
+  /** `permanent`: a PermanentJobFailure, dead at once. */
+  async function fail(job: JobRow, err: unknown, jobLog: Logger, permanent: boolean): Promise<void> {
     const message = errorMessage(err).slice(0, LAST_ERROR_LIMIT);
     const at = now();
-    const permanent = causeOfType(err, PermanentJobFailure) !== undefined;
     if (job.attempts < job.max_attempts && !permanent) {
       const runAt = at + backoffMs(job.attempts);
       await owned(job).set({ status: 'pending', run_at: runAt, locked_until: null, last_error: message, updated_at: at }).execute();
