@@ -1,4 +1,16 @@
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { invalidField } from './domain-error.js';
+
+const EMAIL = fullFormats.email as RegExp;
+
+/**
+ * Whether `value` is an address the API itself takes (its schemas' `format: 'email'`, checked by
+ * ajv-formats, and at most 254 characters): what an operator's command takes too, so that an address
+ * set by hand is one a customer could have given.
+ */
+export function isEmailAddress(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
 
 /**
  * An email address as it is stored, keyed and compared everywhere: without surrounding whitespace and

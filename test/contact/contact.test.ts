@@ -1,5 +1,6 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CliUsageError } from '../../src/infra/cli-usage.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
 import { contactCommand } from '../../src/modules/contact/index.js';
 import { createShop } from '../helpers/catalogue.js';
@@ -123,6 +124,24 @@ describe('POST /contact', () => {
       expect(mail.html).not.toContain('<img');
       expect(mail.html).toContain('&lt;script&gt;');
     }
+  });
+
+  it('`contact set` takes as the office address only one the API would take from a customer, and changes nothing otherwise', async () => {
+    for (const email of [
+      'office',
+      'office@localhost',
+      'office@shop',
+      'the office@example.ee',
+      'office@@example.ee',
+      `${'o'.repeat(250)}@example.ee`,
+    ]) {
+      await expect(
+        contactCommand(t.database.db, ['set', 'WEB', `--email=${email}`], () => {}),
+        email,
+      ).rejects.toBeInstanceOf(CliUsageError);
+    }
+    const office = await t.app.inject({ method: 'GET', url: '/contact', headers: { store: 'WEB' } });
+    expect(office.json().store).toMatchObject({ email: 'office@example.ee' });
   });
 
   it('goes to BACKOFFICE_EMAILS when the store has no office email', async () => {

@@ -298,6 +298,7 @@ describe('from a named sender', () => {
     for (const args of [
       ['redeliver', 'x', 'a@example.ee'],
       ['redeliver', String(cardId), 'not-an-address'],
+      ['redeliver', String(cardId), 'buyer@localhost'],
       ['resend', String(cardId), 'a@example.ee'],
       ['redeliver'],
     ]) {

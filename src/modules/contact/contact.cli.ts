@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Db } from '../../db/database.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
+import { isEmailAddress } from '../../infra/email-address.js';
 import { isStoreCode } from '../store/index.js';
 import { findStoreContact, updateStoreContact, type StoreContact } from './contact.repository.js';
 
@@ -48,7 +49,7 @@ function parseSet(args: string[]): Partial<StoreContact> {
     return trimmed === '' ? null : trimmed;
   };
   const email = field('email');
-  if (email != null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new CliUsageError('--email must be an email address');
+  if (email != null && !isEmailAddress(email)) throw new CliUsageError('--email must be an email address');
   const changes = { companyName: field('company'), email, phone: field('phone'), address: field('address') };
   if (Object.values(changes).every((value) => value === undefined))
     throw new CliUsageError('contact set: give at least one field to change');
