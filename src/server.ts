@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, buildMetricsApp, type App } from './app.js';
 import type { Config } from './config.js';
@@ -23,6 +24,8 @@ export interface ServeOptions {
 export async function serve(served: Config, options: ServeOptions): Promise<void> {
   // TEST_GATEWAY unset: the test gateway comes with the demo data and not without it.
   const config: Config = { ...served, testGateway: testGatewayEnabled(served.testGateway, options.seedDemo) ? 'on' : 'off' };
+  await canListen(config.host, config.port);
+  if (config.metrics.port !== undefined) await canListen(config.metrics.host, config.metrics.port);
   const database = createDatabase(config.databaseUrl, {
     readWorkers: config.sqliteReadWorkers,
     replica: config.replica,
@@ -84,6 +87,20 @@ export async function work(config: Config): Promise<void> {
   });
   jobs.start();
   log.info('worker started');
+}
+
+/**
+ * Binds `host`:`port` and lets go at once, so that a HOST that is no address of this machine or a
+ * port another process listens on fails in milliseconds, with the error the real listen would give,
+ * instead of after the app is built (its schemas compiled: a second or two). A port taken between
+ * this and the real listen still fails there, the same way.
+ */
+function canListen(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 /** Closes `database`, then throws `error`: what stopped a process from starting. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -360,6 +360,21 @@ describe('serve', () => {
     },
     60_000,
   );
+
+  // The address is tried before anything else: the database is not opened (nor a file made for it) and
+  // the app not built, which took a second or two before the same error.
+  it('exits 1 on a HOST of no address of this machine before it opens the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'storefront-cli-host-'));
+    try {
+      const file = join(dir, 'never-made.db');
+      const result = await runCliProcess(['serve'], { DATABASE_URL: `sqlite:${file}`, PORT: '0', HOST: '192.0.2.1' });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain('error: HOST "192.0.2.1" is not an address of this machine');
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   // A database host that does not resolve fails with ENOTFOUND too: it is DATABASE_URL's, not HOST's.
   it('exits 1 naming DATABASE_URL when its PostgreSQL host does not resolve', async () => {
