@@ -6,6 +6,7 @@ import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
+import { refusedAddressBook } from './infra/mail/refused-addresses.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import {
@@ -206,7 +207,7 @@ export function createJobRunner(
 ): JobRunner {
   // At creation, not at start: a process without the card token key stops before it runs anything.
   const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);
-  const mailer = createMailer(config.mail, log);
+  const mailer = createMailer(config.mail, log, refusedAddressBook(database.db, systemClock, log));
   const worker = createWorker({
     database,
     handlers: buildJobHandlers({ database, config, mailer, gateways }),

@@ -89,8 +89,16 @@ export interface AppSecretTable {
   created_at: number;
 }
 
+/** An address every mail to which its server refused as no mailbox (src/infra/mail/refused-addresses.ts). */
+export interface RefusedMailAddressTable {
+  /** The normalised email (normaliseEmail). */
+  address: string;
+  refused_at: number;
+}
+
 export interface Database {
   app_secret: AppSecretTable;
+  refused_mail_address: RefusedMailAddressTable;
   job: JobTable;
   job_email: JobEmailTable;
   rate_limit: RateLimitTable;

@@ -35,9 +35,39 @@ export interface Mailer {
   close(): void;
 }
 
-export function createMailer(config: MailerConfig, log: Logger): Mailer {
+/** What became of a mail's recipients, told to the refused-address book (refused-addresses.ts). */
+export interface MailOutcomes {
+  /** Every recipient of a mail the server refused as mailboxes that do not exist. */
+  refused(recipients: string[]): Promise<void>;
+  /** The recipient of a mail to one address that the server (or its file) accepted. */
+  delivered(recipients: string[]): Promise<void>;
+}
+
+export function createMailer(config: MailerConfig, log: Logger, outcomes?: MailOutcomes): Mailer {
   const mailer = config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
-  return skippingInvalidRecipients(counted(mailer), log);
+  return skippingInvalidRecipients(counted(outcomes ? reporting(mailer, outcomes) : mailer), log);
+}
+
+/**
+ * Tells `outcomes` what became of each mail's recipients. A mail to several that was accepted tells
+ * nothing: the server may have refused some of them (the mail went to the others).
+ */
+function reporting(mailer: Mailer, outcomes: MailOutcomes): Mailer {
+  return {
+    async send(message) {
+      const recipients = Array.isArray(message.to) ? message.to : [message.to];
+      let sent: { messageId: string };
+      try {
+        sent = await mailer.send(message);
+      } catch (error) {
+        if (error instanceof RefusedForGood) await outcomes.refused(recipients);
+        throw error;
+      }
+      if (recipients.length === 1) await outcomes.delivered(recipients);
+      return sent;
+    },
+    close: () => mailer.close(),
+  };
 }
 
 /** Counts what reached the server (or its file) and what did not, for /metrics; a dropped erased recipient is neither. */

@@ -1,4 +1,5 @@
 import { jobsPersonalData } from '../../infra/jobs/jobs.personal-data.js';
+import { refusedAddressesPersonalData } from '../../infra/mail/refused-addresses.js';
 import type { PersonalDataPart } from '../../infra/personal-data.js';
 import { accountsPersonalData } from '../accounts/index.js';
 import { backInStockPersonalData } from '../back-in-stock/index.js';
@@ -41,5 +42,6 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   dataExportPersonalData,
   eventsPersonalData,
   jobsPersonalData,
+  refusedAddressesPersonalData,
   accountsPersonalData,
 ];

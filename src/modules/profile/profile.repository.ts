@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
+import { refusedAmong } from '../../infra/mail/refused-addresses.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { AppUserTable } from '../accounts/index.js';
 import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
@@ -406,7 +407,7 @@ export interface OfferRecipient {
  * channel on (no row: the defaults, DEFAULT_NOTIFICATIONS in profile.service.ts, where it is off),
  * the account ACTIVE (not removed, erased or waiting), and the EMAIL marketing consent given as
  * readProfile tells it: the user's newsletter flag while its login email is confirmed (no
- * unconfirmed_login_email row).
+ * unconfirmed_login_email row). The callers then drop an address its server refused (reachable).
  */
 function offerRecipients(db: Db) {
   return db
@@ -453,11 +454,20 @@ export async function wishlistOfferRecipients(
   if (page.length === 0) return { recipients: [], next: null };
   const ids = page.map((row) => Number(row.client_account_id));
   const rows = await offerRecipients(db).where('cp.client_account_id', 'in', ids).orderBy('cp.client_account_id').execute();
-  return { recipients: rows.map(toRecipient), next: page.length < limit ? null : ids.at(-1)! };
+  return { recipients: await reachable(db, rows.map(toRecipient)), next: page.length < limit ? null : ids.at(-1)! };
 }
 
 /** The account if it may be mailed wishlist offers now (offerRecipients), else undefined: asked again when a mail is sent. */
 export async function wishlistOfferRecipient(db: Db, clientAccountId: number): Promise<OfferRecipient | undefined> {
   const row = await offerRecipients(db).where('cp.client_account_id', '=', clientAccountId).executeTakeFirst();
-  return row && toRecipient(row);
+  return row && (await reachable(db, [toRecipient(row)]))[0];
+}
+
+/** Without those whose address its mail server said does not exist (infra/mail/refused-addresses.ts). */
+async function reachable(db: Db, recipients: OfferRecipient[]): Promise<OfferRecipient[]> {
+  const refused = await refusedAmong(
+    db,
+    recipients.map((recipient) => recipient.email),
+  );
+  return refused.size === 0 ? recipients : recipients.filter((recipient) => !refused.has(recipient.email));
 }

@@ -3,6 +3,7 @@ import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
+import { refusedAmong } from '../../infra/mail/refused-addresses.js';
 import { checkBirthday } from '../accounts/index.js';
 import { setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
@@ -70,7 +71,9 @@ export async function marketingEmailOf(db: Db, clientAccountId: number): Promise
   // The saved row alone: without one the channel is on (DEFAULT_CHANNELS), and the profile is read already.
   const saved = await findPreferences(db, clientAccountId);
   if (!(saved === undefined ? DEFAULT_CHANNELS.email : Boolean(saved.email_channel))) return null;
-  return normaliseEmail(profile.email);
+  const email = normaliseEmail(profile.email);
+  // An address its mail server said does not exist gets no marketing mail (infra/mail/refused-addresses.ts).
+  return (await refusedAmong(db, [email])).size > 0 ? null : email;
 }
 
 export async function readProfile(db: Db, actor: ProfileActor) {

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { marketingEmailOf, wishlistOfferRecipient } from '../../src/modules/profile/index.js';
+import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
+import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// An address whose mail server refused a mail as a mailbox that does not exist gets no marketing mail
+// (a basket's reminder: marketingEmailOf; a wishlist's offers: wishlistOfferRecipient) until a mail
+// to it is accepted; mails the customer asks for still go. Through the real outbox and SMTP server.
+
+let t: TestApp;
+let smtp: SmtpCatcher;
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url, CONTACT_RATE_LIMIT_PER_EMAIL: '100/1h' } });
+});
+afterAll(async () => {
+  await t.close();
+  await smtp.close();
+});
+beforeEach(() => smtp.clear());
+
+const db = () => t.database.db;
+const auth = (customer: TestCustomer) => ({ authorization: `Bearer ${customer.token}` });
+
+/** A client with the email consent and wishlist offers on, as the front end turns them on. */
+async function optedIn(): Promise<{ customer: TestCustomer; email: string }> {
+  const customer = await createCustomer(db());
+  for (const [url, payload] of [
+    ['/client-account', { marketingConsents: { email: true } }],
+    ['/client-account/preferences', { notifications: { wishlistOffers: true } }],
+  ] as const) {
+    const response = await t.app.inject({ method: 'PUT', url, headers: auth(customer), payload });
+    expect(response.statusCode, response.body).toBe(200);
+  }
+  return { customer, email: await emailOf(db(), customer) };
+}
+
+let sent = 0;
+/** Sends the contact form as `email` and runs the outbox: the result of the acknowledgement to them. */
+async function acknowledged(email: string): Promise<string | null> {
+  const form = { name: 'Mari', email, subject: 'Küsimus', message: `Kas see raamat tuleb? (${sent + 1})` };
+  const posted = await t.app.inject({
+    method: 'POST',
+    url: '/contact',
+    headers: { store: 'WEB' },
+    payload: form,
+    remoteAddress: `192.0.2.${++sent}`,
+  });
+  expect(posted.statusCode, posted.body).toBe(202);
+  await t.jobs.worker.drain({ includeDelayed: true });
+  const jobs = await db()
+    .selectFrom('job')
+    .select(['payload', 'result'])
+    .where('type', '=', 'contact.mail')
+    .orderBy('id', 'desc')
+    .limit(2)
+    .execute();
+  return jobs.find((job) => (JSON.parse(job.payload) as { to: string }).to === 'sender')!.result;
+}
+
+const refusedRows = (email: string) => db().selectFrom('refused_mail_address').selectAll().where('address', '=', email).execute();
+
+describe('an address refused for good', () => {
+  it('gets no marketing mail once a mail to it was refused, and gets it again once one is accepted', async () => {
+    const { customer, email } = await optedIn();
+    expect(await marketingEmailOf(db(), customer.clientAccountId)).toBe(email);
+    expect((await wishlistOfferRecipient(db(), customer.clientAccountId))?.email).toBe(email);
+
+    smtp.refuseRecipient(email, '550 5.1.1 No such user');
+    expect(await acknowledged(email)).toBe('refused: no such mailbox');
+    expect(await refusedRows(email)).toHaveLength(1);
+    expect(await marketingEmailOf(db(), customer.clientAccountId)).toBeNull();
+    expect(await wishlistOfferRecipient(db(), customer.clientAccountId)).toBeUndefined();
+
+    // What the customer asks for is still mailed: this time the mailbox exists, and that says so.
+    smtp.acceptRecipient(email);
+    expect(await acknowledged(email)).toBe('sent');
+    expect(smtp.mails).toHaveLength(1);
+    expect(await refusedRows(email)).toEqual([]);
+    expect(await marketingEmailOf(db(), customer.clientAccountId)).toBe(email);
+    expect((await wishlistOfferRecipient(db(), customer.clientAccountId))?.email).toBe(email);
+  });
+
+  it('is not kept for a refusal the server may take back (a 4xx, a bare 550), nor for other customers', async () => {
+    const { customer, email } = await optedIn();
+    const other = await optedIn();
+    // Retried until dead (no result), as before: the operators' to look at, not a dead mailbox.
+    smtp.refuseRecipient(email, '450 4.2.1 Mailbox busy');
+    expect(await acknowledged(email)).toBeNull();
+    smtp.refuseRecipient(email, '550 Rejected');
+    expect(await acknowledged(email)).toBeNull();
+    smtp.acceptRecipient(email);
+    expect(await refusedRows(email)).toEqual([]);
+    expect(await marketingEmailOf(db(), customer.clientAccountId)).toBe(email);
+
+    smtp.refuseRecipient(email, '550 5.1.1 No such user');
+    expect(await acknowledged(email)).toBe('refused: no such mailbox');
+    smtp.acceptRecipient(email);
+    expect(await marketingEmailOf(db(), customer.clientAccountId)).toBeNull();
+    expect(await marketingEmailOf(db(), other.customer.clientAccountId)).toBe(other.email);
+  });
+
+  it("is in the person's data export, and goes with the person", async () => {
+    const { customer, email } = await optedIn();
+    smtp.refuseRecipient(email, '550 5.1.1 No such user');
+    await acknowledged(email);
+    smtp.acceptRecipient(email);
+    const exported = await t.app.inject({ method: 'GET', url: '/client-account/export', headers: auth(customer) });
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().refusedMailAddress).toEqual({ address: email, refusedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+
+    const gone = await t.app.inject({ method: 'DELETE', url: '/client-account', headers: auth(customer), payload: {} });
+    expect(gone.statusCode, gone.body).toBeLessThan(300);
+    expect(await refusedRows(email)).toEqual([]);
+  });
+});
