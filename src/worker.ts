@@ -6,7 +6,7 @@ import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
-import { refusedAddressBook } from './infra/mail/refused-addresses.js';
+import { pruneRefusedAddresses, refusedAddressBook } from './infra/mail/refused-addresses.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import {
@@ -242,6 +242,7 @@ export function createJobRunner(
         expiredGiftCards: (db, now) => expireCards(db, now),
         integrationEvents: pruneIntegrationEvents,
         bannerCtrHours: bannerCtrPruning,
+        refusedMailAddresses: pruneRefusedAddresses,
       });
       orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
       backInStockScan = scheduleBackInStockScan(database.db, log);

@@ -89,7 +89,7 @@ export interface AppSecretTable {
   created_at: number;
 }
 
-/** An address every mail to which its server refused as no mailbox (src/infra/mail/refused-addresses.ts). */
+/** An address its mail server refused as a mailbox that does not exist (src/infra/mail/refused-addresses.ts). */
 export interface RefusedMailAddressTable {
   /** The normalised email (normaliseEmail). */
   address: string;

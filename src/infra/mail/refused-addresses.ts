@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { Clock } from '../clock.js';
 import { normaliseEmail } from '../email-address.js';
@@ -12,7 +13,12 @@ import type { MailOutcomes } from './mailer.js';
 // receiving providers take the shop's mail for spam. A mail the server later accepts for the
 // address (a password reset once the mailbox exists, the customer's own new one) takes it off.
 // Mails a customer asked for or must get (an order's, a reset) are still sent: one more refusal
-// costs nothing, and the mailbox may exist again.
+// costs nothing, and the mailbox may exist again. An address is kept at most REFUSED_ADDRESS_KEPT_MS
+// from its last refusal: addresses of people who have no account (a contact form's sender, a gift
+// card's recipient, a guest buyer) are never mailed again to be taken off, nor erased by a person.
+
+/** How long a refusal keeps marketing mail off an address: a mailbox may be made again (a new employee at an old address). */
+export const REFUSED_ADDRESS_KEPT_MS = 180 * 86_400_000;
 
 /** What the mailer reports, kept in `db`. A failure to keep it is logged, never the mail's: a retry would send it twice. */
 export function refusedAddressBook(db: Db, clock: Clock, log: Logger): MailOutcomes {
@@ -29,8 +35,21 @@ export function refusedAddressBook(db: Db, clock: Clock, log: Logger): MailOutco
         .onConflict((oc) => oc.column('address').doUpdateSet({ refused_at: at }))
         .execute();
     }),
-    delivered: keeping('delivered', (addresses) => db.deleteFrom('refused_mail_address').where('address', 'in', addresses).execute()),
+    // Read first: nearly every address was never refused, and a delete takes SQLite's write lock.
+    delivered: keeping('delivered', async (addresses) => {
+      if ((await refusedAmong(db, addresses)).size === 0) return;
+      await db.deleteFrom('refused_mail_address').where('address', 'in', addresses).execute();
+    }),
   };
+}
+
+/** The worker's prune task: addresses last refused more than REFUSED_ADDRESS_KEPT_MS ago. */
+export function pruneRefusedAddresses(db: Db, now: number): Promise<number> {
+  return deleteInBatches(db, 'refused_mail_address', {
+    key: 'address',
+    where: (eb) => eb('refused_at', '<', now - REFUSED_ADDRESS_KEPT_MS),
+    orderBy: 'refused_at',
+  });
 }
 
 /** Of `emails`, those a server refused for good since a mail to them was last accepted (normalised). */
@@ -41,7 +60,11 @@ export async function refusedAmong(db: Db, emails: readonly string[]): Promise<S
   return new Set(rows.map((row) => row.address));
 }
 
-/** The person's login email, if it was refused: when (export); the row goes with the person (erasure). */
+/**
+ * The person's login email, if it was refused: when (export); the row goes with the person (erasure).
+ * Looked up by PersonalDataSubject.email: an unconfirmed login email is not the person's, and its
+ * row stays until it is pruned.
+ */
 export const refusedAddressesPersonalData: PersonalDataPart = {
   name: 'refusedMailAddress',
   async export(db: Db, subject: PersonalDataSubject) {
