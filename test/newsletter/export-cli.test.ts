@@ -145,6 +145,25 @@ describe('storefront newsletter export', () => {
     expect(await exportedRows()).toEqual([{ ...before, email: newEmail }]);
   });
 
+  it('leaves out an address the mail server refused as no mailbox, until a mail to it is accepted', async () => {
+    const dead = uniqueEmail('export-dead');
+    await subscribeConfirmed(t, dead, 'et', 'WEB');
+    const exportedEmails = async () =>
+      (await runCli(['newsletter', 'export', '--store=WEB'], env)).stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).email as string);
+    expect(await exportedEmails()).toContain(dead);
+
+    await database.db.insertInto('refused_mail_address').values({ address: dead, refused_at: Date.now() }).execute();
+    const without = await exportedEmails();
+    expect(without).not.toContain(dead);
+    expect(without).toContain('bulk1@example.ee');
+
+    await database.db.deleteFrom('refused_mail_address').where('address', '=', dead).execute();
+    expect(await exportedEmails()).toContain(dead);
+  });
+
   it('refuses unknown arguments with exit 2', async () => {
     for (const args of [
       ['newsletter', 'import'],

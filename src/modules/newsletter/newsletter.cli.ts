@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import type { Db } from '../../db/database.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
+import { refusedAmong } from '../../infra/mail/refused-addresses.js';
 import { isStoreCode } from '../store/index.js';
 import { currentSubscribersPage, type SubscriberRow } from './newsletter.repository.js';
 
 export const NEWSLETTER_USAGE = `  newsletter export [--format=ndjson|csv] [--store=<CODE>]
                                       print the current subscribers (email, language, store, consent
-                                      time), one a line; withdrawn ones are left out`;
+                                      time), one a line; withdrawn ones, and addresses the mail server
+                                      refused as mailboxes that do not exist, are left out`;
 
 const PAGE_SIZE = 500;
 const CSV_COLUMNS = ['email', 'language', 'store', 'consentedAt'] as const;
@@ -30,7 +32,14 @@ export async function newsletterCommand(db: Db, args: string[], print: (line: st
   let afterId = 0;
   for (;;) {
     const page = await currentSubscribersPage(db, afterId, PAGE_SIZE, values.store);
+    // The marketing tools would mail a dead mailbox on every send, which makes providers take the
+    // shop's mail for spam; the address comes back once a mail to it is accepted (infra/mail).
+    const refused = await refusedAmong(
+      db,
+      page.map((row) => row.email),
+    );
     for (const row of page) {
+      if (refused.has(row.email)) continue;
       const record = exported(row);
       print(format === 'csv' ? CSV_COLUMNS.map((column) => csvField(record[column])).join(',') : JSON.stringify(record));
     }
