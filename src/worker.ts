@@ -44,11 +44,13 @@ import { NEWSLETTER_MAIL_JOB, newsletterMailHandler, newsletterRequestPruning } 
 import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './modules/marketing/index.js';
 import {
   ORDER_CANCELLED_MAIL_JOB,
+  ORDER_PICKUP_MAIL_JOB,
   ORDER_REFUNDED_MAIL_JOB,
   ORDER_HANDOFF_JOB,
   ORDER_MAIL_JOB,
   ORDER_PROCESSING_JOB,
   orderCancelledMailHandler,
+  orderPickupMailHandler,
   orderRefundedMailHandler,
   orderHandoffHandler,
   orderMailHandler,
@@ -111,6 +113,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_CANCELLED_MAIL_JOB]: orderCancelledMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
+    [ORDER_PICKUP_MAIL_JOB]: orderPickupMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_REFUNDED_MAIL_JOB]: orderRefundedMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),

@@ -2,17 +2,29 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
+import { toRfc3339 } from '../../db/time.js';
 import { pageRequest, setLinkHeader, setPaginationHeaders } from '../../http/paging.js';
 import { errors, success } from '../../http/schemas.js';
 import { InvalidInputError, invalidField } from '../../infra/domain-error.js';
 import { authenticateOperator } from '../admin/index.js';
-import { NavStatusBody, OrderCodeParams, OrderDocumentSchema, OrderFeedQuery, RefundBody, RefundHeaders } from './admin-orders.schemas.js';
+import {
+  NavStatusBody,
+  OrderCodeParams,
+  OrderDocumentSchema,
+  OrderFeedQuery,
+  PickupSchema,
+  ReadyForPickupBody,
+  RefundBody,
+  RefundHeaders,
+} from './admin-orders.schemas.js';
 import { orderFeed, reportNavStatus } from './processing/admin-orders.service.js';
+import { reportCollected, reportReadyForPickup, type PickupState } from './processing/pickup.service.js';
 import { refundOrder } from './processing/order-refunds.js';
 import type { Gateways } from '../payments/index.js';
 
 // The operators' order endpoints (operator API key, not store-scoped): the back office's pull
-// feed, its report of its own order time and status, and refunds through the order's gateway.
+// feed, its report of its own order time and status, of a pickup order's hand-over in the shop, and
+// refunds through the order's gateway.
 
 export interface AdminOrdersDeps {
   database: DatabaseHandle;
@@ -104,6 +116,49 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
   );
 
   app.post(
+    '/admin/orders/:code/ready-for-pickup',
+    {
+      config: { storeScoped: false },
+      onRequest: operator,
+      preValidation: refuseUnknownFields(ReadyForPickupBody),
+      schema: {
+        tags: ['admin'],
+        summary: 'The back office reports a pickup order put out in its shop, and the last day it is kept there',
+        description:
+          'The first report mails the buyer (and the receiver, when another address) that the order is ready, and queues a ' +
+          'reminder for 10:00 on the day before the last day when that is a day or more away. The same report again changes ' +
+          'nothing; another last day moves the reminder and mails nothing new. 409 for an order not collected in a shop, not ' +
+          'paid (or cancelled), or collected already.',
+        security,
+        params: OrderCodeParams,
+        body: ReadyForPickupBody,
+        response: { 200: success(PickupSchema, 'plain'), ...errors(400, 401, 404, 409, 415, 422, 500) },
+      },
+    },
+    async (request) =>
+      pickupWire(
+        await db.transaction().execute((trx) => reportReadyForPickup(trx, request.params.code, request.body.collectBy, request.actionTime)),
+      ),
+  );
+
+  app.post(
+    '/admin/orders/:code/collected',
+    {
+      config: { storeScoped: false },
+      onRequest: operator,
+      schema: {
+        tags: ['admin'],
+        summary: 'The back office reports a pickup order collected: no reminder goes after it',
+        description: 'Reported again, the first time stays. 409 for an order not collected in a shop, or not paid (or cancelled).',
+        security,
+        params: OrderCodeParams,
+        response: { 200: success(PickupSchema, 'plain'), ...errors(400, 401, 404, 409, 500) },
+      },
+    },
+    async (request) => pickupWire(await db.transaction().execute((trx) => reportCollected(trx, request.params.code, request.actionTime))),
+  );
+
+  app.post(
     '/admin/orders/:code/refund',
     {
       config: { storeScoped: false },
@@ -149,3 +204,8 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
     },
   );
 };
+
+function pickupWire(state: PickupState) {
+  const time = (ms: number | null) => (ms === null ? null : toRfc3339(ms));
+  return { ...state, readyAt: time(state.readyAt), collectedAt: time(state.collectedAt) };
+}

@@ -136,3 +136,24 @@ export const OrderDocumentSchema = Type.Object({
   }),
   backOffice: Type.Object({ handedOffAt: nullableTime, status: nullableString, createdAt: nullableTime }),
 });
+
+export const ReadyForPickupBody = Type.Object(
+  {
+    collectBy: Type.String({
+      format: 'date',
+      description: 'The last day the shop keeps the order, YYYY-MM-DD in Tallinn: today up to 60 days ahead',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ReadyForPickupBody = Static<typeof ReadyForPickupBody>;
+
+const nullableDateTime = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+
+export const PickupSchema = Type.Object({
+  code: Type.String(),
+  shopCode: Type.Union([Type.String(), Type.Null()], { description: 'The shop it is collected in, as chosen at checkout' }),
+  readyAt: nullableDateTime('When the back office first reported it ready'),
+  collectBy: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The last day the shop keeps it' }),
+  collectedAt: nullableDateTime('When the back office first reported it collected'),
+});

@@ -1,4 +1,4 @@
-// The orders module's messages: operators' order endpoints, the order-confirmation and the cancellation mails.
+// The orders module's messages: operators' order endpoints, the order-confirmation, cancellation and pickup mails.
 // English is the reference; every language has every key (the types make a missing one a compile error).
 
 const en = {
@@ -54,6 +54,19 @@ const en = {
   'orders.mail.boughtCardsSpent': 'The {amount} spent from the gift cards bought with this order is not refunded.',
   'orders.cancelled.paidBoughtCardsSpent':
     'Your order {code} has been cancelled, and what you paid for it has been returned, except what was spent from the gift cards it bought.',
+  'orders.notPickup': 'Order {code} is delivered by "{delivery}": it is not collected in a shop.',
+  'orders.pickupNotPaid': 'Order {code} is {status}: only a paid order (or one to be paid in the shop) is handed over.',
+  'orders.pickupCollected': 'Order {code} has been collected already.',
+  'orders.collectByPast': 'must be today or later (a date in Tallinn)',
+  'orders.collectByFar': 'must be at most {days} days from today',
+  'orders.pickup.readySubject': 'Your order {code} is ready for pickup – {store}',
+  'orders.pickup.reminderSubject': 'Your order {code} is waiting for you until {date} – {store}',
+  'orders.pickup.ready': 'Your order {code} is ready for pickup at {shop}.',
+  'orders.pickup.reminder': 'Your order {code} is still waiting for you at {shop}.',
+  'orders.pickup.address': 'Address: {address}',
+  'orders.pickup.hours': 'Opening hours: {hours}',
+  'orders.pickup.collectBy': 'We keep it for you until the end of {date}.',
+  'orders.pickup.code': 'Please give the order code {code} when you collect it.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -109,6 +122,19 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.boughtCardsSpent': 'Selle tellimusega ostetud kinkekaartidelt kasutatud {amount} ei tagastata.',
   'orders.cancelled.paidBoughtCardsSpent':
     'Teie tellimus {code} on tühistatud ja selle eest makstu on tagastatud, välja arvatud see, mis selle tellimusega ostetud kinkekaartidelt kasutati.',
+  'orders.notPickup': 'Tellimus {code} toimetatakse viisil "{delivery}": seda ei võeta poest.',
+  'orders.pickupNotPaid': 'Tellimus {code} on olekus {status}: välja antakse ainult makstud (või poes makstav) tellimus.',
+  'orders.pickupCollected': 'Tellimus {code} on juba kätte saadud.',
+  'orders.collectByPast': 'peab olema täna või hiljem (kuupäev Tallinna aja järgi)',
+  'orders.collectByFar': 'võib olla kõige rohkem {days} päeva pärast tänast',
+  'orders.pickup.readySubject': 'Teie tellimus {code} on järele tulemiseks valmis – {store}',
+  'orders.pickup.reminderSubject': 'Teie tellimus {code} ootab teid kuni {date} – {store}',
+  'orders.pickup.ready': 'Teie tellimus {code} on valmis ja ootab teid: {shop}.',
+  'orders.pickup.reminder': 'Teie tellimus {code} ootab teid endiselt: {shop}.',
+  'orders.pickup.address': 'Aadress: {address}',
+  'orders.pickup.hours': 'Lahtiolekuajad: {hours}',
+  'orders.pickup.collectBy': 'Hoiame seda teie jaoks kuni {date} lõpuni.',
+  'orders.pickup.code': 'Järele tulles öelge palun tellimuse kood {code}.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -164,6 +190,19 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.boughtCardsSpent': 'Потраченные с подарочных карт, купленных в этом заказе, {amount} не возвращаются.',
   'orders.cancelled.paidBoughtCardsSpent':
     'Ваш заказ {code} отменён, и уплаченная за него сумма возвращена, кроме потраченного с подарочных карт, купленных в этом заказе.',
+  'orders.notPickup': 'Заказ {code} доставляется способом «{delivery}»: он не выдаётся в магазине.',
+  'orders.pickupNotPaid': 'Заказ {code} в статусе {status}: выдаётся только оплаченный заказ (или оплачиваемый в магазине).',
+  'orders.pickupCollected': 'Заказ {code} уже получен.',
+  'orders.collectByPast': 'должна быть сегодня или позже (дата по таллинскому времени)',
+  'orders.collectByFar': 'может быть не позже чем через {days} дней',
+  'orders.pickup.readySubject': 'Ваш заказ {code} готов к выдаче – {store}',
+  'orders.pickup.reminderSubject': 'Ваш заказ {code} ждёт вас до {date} – {store}',
+  'orders.pickup.ready': 'Ваш заказ {code} готов и ждёт вас: {shop}.',
+  'orders.pickup.reminder': 'Ваш заказ {code} всё ещё ждёт вас: {shop}.',
+  'orders.pickup.address': 'Адрес: {address}',
+  'orders.pickup.hours': 'Часы работы: {hours}',
+  'orders.pickup.collectBy': 'Мы храним его для вас до конца дня {date}.',
+  'orders.pickup.code': 'Назовите, пожалуйста, код заказа {code}, когда придёте за ним.',
 };
 
 export const ordersMessages = { en, et, ru };

@@ -177,6 +177,16 @@ export interface BoughtProductTable {
   last_position: number;
 }
 
+/** A pickup order's hand-over in the shop, as the back office reports it (migration 2026_12_03_0300). */
+export interface OrderPickupTable {
+  order_id: number;
+  ready_at: number | null;
+  /** The last day the shop keeps it, YYYY-MM-DD in Tallinn. */
+  collect_by: string | null;
+  collected_at: number | null;
+  updated_at: number;
+}
+
 export interface OrdersTables {
   customer_order: CustomerOrderTable;
   order_line: OrderLineTable;
@@ -186,4 +196,5 @@ export interface OrdersTables {
   order_refund: OrderRefundTable;
   order_entitlement: OrderEntitlementTable;
   bought_product: BoughtProductTable;
+  order_pickup: OrderPickupTable;
 }

@@ -6,7 +6,7 @@ export { PROFILE_MAIL_JOB, type ProfileMail } from './profile.jobs.js';
 export { profileMailHandler, type ProfileMailDeps } from './profile.mails.js';
 export { listAddresses as savedAddresses } from './address.service.js';
 export { AddressSchema, type AddressWire, type Preferences } from './profile.schemas.js';
-export { marketingEmailOf, readPreferences, wantsBackInStockMails } from './profile.service.js';
+export { marketingEmailOf, readPreferences, wantsBackInStockMails, wantsOrderUpdateMails } from './profile.service.js';
 export type { ProfileTables } from './profile.tables.js';
 export { profileMessages } from './profile.messages.js';
 export { profilePersonalData } from './profile.personal-data.js';

@@ -146,7 +146,7 @@ const preference = {
   sms: Type.Boolean({ description: 'Kept for the front end: the shop sends no SMS' }),
   orderUpdates: Type.Boolean({
     description:
-      'Kept for the front end: every order mail the shop sends is a receipt (confirmation, cancellation, refund), which always goes',
+      "Off: no reminder that a pickup order waits in the shop; the receipts (confirmation, cancellation, refund) and the pickup's ready notice always go",
   }),
   backInStock: Type.Boolean({
     description: "Off: a back-in-stock request is refused (409) and the client's earlier ones are told nothing",

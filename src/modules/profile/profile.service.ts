@@ -199,6 +199,12 @@ export async function emitCustomerUpdated(trx: Db, actor: ProfileActor, now: num
   return after;
 }
 
+/** Whether the client wants the order mails that are news, not receipts (a pickup's reminder). */
+export async function wantsOrderUpdateMails(db: Db, clientAccountId: number): Promise<boolean> {
+  const row = await findPreferences(db, clientAccountId);
+  return row === undefined ? DEFAULT_NOTIFICATIONS.orderUpdates : Boolean(row.order_updates);
+}
+
 /**
  * Whether the client wants back-in-stock mails (its `notifications.backInStock`): back-in-stock's
  * routes refuse a request while it is off and its mail job tells no request of the client's then.

@@ -91,6 +91,7 @@ export interface StoreOfMail {
 export function voiceOf(order: OrderRow) {
   const language: Language = isLanguage(order.language) ? order.language : 'et';
   return {
+    language,
     say: (key: MessageKey, params: Record<string, string | number> = {}) => translate(language, key, params),
     money: (cents: number) => formatEuros(cents, language),
   };

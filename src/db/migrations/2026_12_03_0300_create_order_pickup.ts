@@ -1,0 +1,20 @@
+import type { Kysely } from 'kysely';
+
+// A pickup order's hand-over in the shop, as the back office reports it (POST /admin/orders/{code}/
+// ready-for-pickup and /collected): when it was put out for the buyer, the last day it is kept
+// (a date in Tallinn), and when it was collected. One row per order, made by the first report.
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('order_pickup')
+    .addColumn('order_id', 'bigint', (c) => c.primaryKey().references('customer_order.id').onDelete('cascade'))
+    .addColumn('ready_at', 'bigint')
+    .addColumn('collect_by', 'varchar(10)')
+    .addColumn('collected_at', 'bigint')
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('order_pickup').execute();
+}
