@@ -55,11 +55,11 @@ async function pickupOrder(options: { who?: Who; receiver?: string; payment?: st
   });
   const placed = await checkout(t, who, form);
   expect(placed.statusCode, placed.body).toBe(200);
-  const { orderId, path } = orderLink(placed.json().location);
+  const { orderId, path, checksum } = orderLink(placed.json().location);
   expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
   await t.drainJobs();
   const row = await db().selectFrom('customer_order').select(['code', 'status']).where('id', '=', orderId).executeTakeFirstOrThrow();
-  return { orderId, code: row.code!, status: row.status, buyer, receiver };
+  return { orderId, code: row.code!, status: row.status, buyer, receiver, checksum };
 }
 
 const pickupJobs = async (orderId: number) =>
@@ -83,6 +83,16 @@ async function makeDue(orderId: number) {
   await t.drainJobs();
 }
 
+/** The order as its buyer reads it (a guest, by the checksum of their link): its delivery's pickup. */
+async function buyersPickup(order: { code: string; checksum: string }) {
+  const response = await t.app.inject({ url: `/order/${order.code}?checksum=${order.checksum}` });
+  expect(response.statusCode, response.body).toBe(200);
+  const pickup = response.json().delivery.pickup;
+  // To the second, as the operators' answers give times.
+  const seconds = (time: string | null) => (time === null ? null : `${time.slice(0, 19)}Z`);
+  return pickup && { ...pickup, readyAt: seconds(pickup.readyAt), collectedAt: seconds(pickup.collectedAt) };
+}
+
 const mailsOf = (code: string, subjectPart: string) =>
   smtp.mails.filter((mail) => mail.subject?.includes(code) === true && mail.subject.includes(subjectPart));
 const recipientOf = (mail: ParsedMail) => JSON.stringify(mail.to);
@@ -90,11 +100,13 @@ const recipientOf = (mail: ParsedMail) => JSON.stringify(mail.to);
 describe('POST /admin/orders/{code}/ready-for-pickup and /collected', () => {
   it('ready: the buyer and the receiver are told where and until when; the same report again changes nothing', async () => {
     const order = await pickupOrder({ receiver: 'jaan.collects@example.ee' });
+    expect(await buyersPickup(order)).toBeNull();
     const collectBy = addDays(today(), 7);
     const response = await ready(order.code, collectBy);
     expect(response.statusCode, response.body).toBe(200);
     const state = response.json();
     expect(state).toEqual({ code: order.code, shopCode: 'TLN1', readyAt: expect.stringMatching(/Z$/), collectBy, collectedAt: null });
+    expect(await buyersPickup(order)).toEqual({ readyAt: state.readyAt, collectBy, collectedAt: null });
     await t.drainJobs();
 
     const buyerMail = await smtp.waitFor(
@@ -158,6 +170,11 @@ describe('POST /admin/orders/{code}/ready-for-pickup and /collected', () => {
     const done = await collected(order.code);
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({ code: order.code, collectBy: addDays(today(), 12), collectedAt: expect.stringMatching(/Z$/) });
+    expect(await buyersPickup(order)).toEqual({
+      readyAt: expect.any(String),
+      collectBy: addDays(today(), 12),
+      collectedAt: done.json().collectedAt,
+    });
     await makeDue(order.orderId);
     expect(mailsOf(order.code, 'ootab teid kuni')).toHaveLength(1);
     expect((await pickupJobs(order.orderId)).at(-1)!.result).toBe('skipped');

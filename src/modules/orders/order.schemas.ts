@@ -101,6 +101,17 @@ export const OrderSchema = Type.Object({
     parcelMachine: Nullable(Type.String()),
     shopCode: Nullable(Type.String()),
     countryCode: Nullable(Type.String()),
+    pickup: Type.Union(
+      [
+        Type.Object({
+          readyAt: Nullable(Type.String({ format: 'date-time', description: 'When it was put out in the shop for the buyer' })),
+          collectBy: Nullable(Type.String({ format: 'date', description: 'The last day the shop keeps it (Tallinn)' })),
+          collectedAt: Nullable(Type.String({ format: 'date-time', description: 'When it was collected' })),
+        }),
+        Type.Null(),
+      ],
+      { description: "A pickup order's hand-over in the shop as the back office reported it; null until it reports one" },
+    ),
   }),
   payment: Type.Object({ methodId: Type.String(), state: PaymentStateSchema }),
   vat: Money(),

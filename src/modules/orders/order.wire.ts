@@ -3,6 +3,7 @@ import { toWireMoney } from '../pricing/index.js';
 import type { OrderLineRow, OrderRow } from './orders.repository.js';
 import type { OrderSchema, OrderSummarySchema } from './order.schemas.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
+import type { PickupRow } from './processing/pickup.repository.js';
 
 // Orders on the wire: money as euros with two decimals, times as RFC 3339 UTC.
 
@@ -16,9 +17,18 @@ export interface OrderDetail {
   /** Whether the order has changes older than `history`'s first. */
   olderStatusChangesOmitted: boolean;
   paymentState: PaymentState | null;
+  /** A pickup order's hand-over in the shop, once the back office reported one. */
+  pickup: PickupRow | null;
 }
 
-export function toOrderWire({ order, lines, history, olderStatusChangesOmitted, paymentState }: OrderDetail): Static<typeof OrderSchema> {
+export function toOrderWire({
+  order,
+  lines,
+  history,
+  olderStatusChangesOmitted,
+  paymentState,
+  pickup,
+}: OrderDetail): Static<typeof OrderSchema> {
   const contact = (prefix: 'shipping' | 'billing') => ({
     name: order[`${prefix}_name`],
     email: order[`${prefix}_email`],
@@ -58,6 +68,11 @@ export function toOrderWire({ order, lines, history, olderStatusChangesOmitted, 
       parcelMachine: order.parcel_machine_name,
       shopCode: order.delivery_shop_code,
       countryCode: order.delivery_country,
+      pickup: pickup && {
+        readyAt: pickup.ready_at === null ? null : iso(pickup.ready_at),
+        collectBy: pickup.collect_by,
+        collectedAt: pickup.collected_at === null ? null : iso(pickup.collected_at),
+      },
     },
     payment: { methodId: order.payment_method, state: paymentState },
     vat: toWireMoney(order.vat_cents),
