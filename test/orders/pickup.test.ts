@@ -116,7 +116,7 @@ describe('POST /admin/orders/{code}/ready-for-pickup and /collected', () => {
       (mail) =>
         mail.subject?.includes(order.code) === true && recipientOf(mail).includes(order.receiver) && mail.subject.includes('valmis'),
     );
-    expect(buyerMail.subject).toMatch(new RegExp(`^Teie tellimus ${order.code} on järele tulemiseks valmis – `));
+    expect(buyerMail.subject).toMatch(new RegExp(`^Teie tellimus ${order.code} on järeletulemiseks valmis – `));
     expect(buyerMail.text).toContain('Tere, Mari Maasikas!');
     expect(buyerMail.text).toContain(`Teie tellimus ${order.code} on valmis ja ootab teid: Viru Keskus.`);
     expect(buyerMail.text).toContain('Aadress: Viru 23, Tallinn');
@@ -182,6 +182,36 @@ describe('POST /admin/orders/{code}/ready-for-pickup and /collected', () => {
     // Collected again: the first time stays. Ready after it: a 409.
     expect((await collected(order.code)).json()).toEqual(done.json());
     expectErrorBody(await ready(order.code, addDays(today(), 14)), 409, 'Conflict');
+  });
+
+  it("a day moved away and back: only the last report's reminder goes", async () => {
+    const order = await pickupOrder();
+    const [first, second] = [addDays(today(), 5), addDays(today(), 9)];
+    for (const day of [first, second, first]) expect((await ready(order.code, day)).statusCode).toBe(200);
+    await makeDue(order.orderId);
+    expect((await pickupJobs(order.orderId)).map((job) => [job.kind, job.collectBy, job.result])).toEqual([
+      ['ready', first, 'sent'],
+      ['reminder', first, 'skipped'],
+      ['reminder', second, 'skipped'],
+      ['reminder', first, 'sent'],
+    ]);
+    await smtp.waitFor((mail) => mail.subject?.includes(order.code) === true && mail.subject.includes('ootab teid kuni'));
+    expect(mailsOf(order.code, 'ootab teid kuni')).toHaveLength(1);
+  });
+
+  it('the same report again after its day answers as before; a new day in the past is a 422', async () => {
+    const order = await pickupOrder();
+    const state = (await ready(order.code, today())).json();
+    const twoDaysLater = Date.now() + 2 * 86_400_000;
+    const again = await db()
+      .transaction()
+      .execute((trx) => reportReadyForPickup(trx, order.code, today(), twoDaysLater));
+    expect(again).toMatchObject({ code: order.code, collectBy: state.collectBy, collectedAt: null });
+    await expect(
+      db()
+        .transaction()
+        .execute((trx) => reportReadyForPickup(trx, order.code, addDays(today(), 1), twoDaysLater)),
+    ).rejects.toMatchObject({ fields: [expect.objectContaining({ field: 'collectBy' })] });
   });
 
   it('no reminder when the last day is too near for one; collected without a ready report is kept', async () => {
@@ -255,7 +285,8 @@ describe('POST /admin/orders/{code}/ready-for-pickup and /collected', () => {
     expect(expectFieldErrors(await ready(order.code, addDays(today(), -1)))).toEqual(['collectBy']);
     expect(expectFieldErrors(await ready(order.code, addDays(today(), 61)))).toEqual(['collectBy']);
     for (const [body, field] of [
-      [{ collectBy: '2026-02-30' }, 'collectBy'],
+      // A day that does not exist, within the 60 days a real one may be.
+      [{ collectBy: `${addDays(today(), 20).slice(0, 8)}32` }, 'collectBy'],
       [{ collectBy: 'tomorrow' }, 'collectBy'],
       [{}, 'collectBy'],
       [{ collectBy: 20261210 }, 'collectBy'],

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 
 // A pickup order's hand-over in the shop, as the back office reports it (POST /admin/orders/{code}/
 // ready-for-pickup and /collected): when it was put out for the buyer, the last day it is kept
-// (a date in Tallinn), and when it was collected. One row per order, made by the first report.
+// (a date in Tallinn), and when it was collected. One row per order, made by the first report;
+// `reports` counts the reports that changed it, so that a reminder queued by one is told from a later one's.
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -11,6 +12,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('ready_at', 'bigint')
     .addColumn('collect_by', 'varchar(10)')
     .addColumn('collected_at', 'bigint')
+    .addColumn('reports', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
 }

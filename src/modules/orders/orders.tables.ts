@@ -184,6 +184,8 @@ export interface OrderPickupTable {
   /** The last day the shop keeps it, YYYY-MM-DD in Tallinn. */
   collect_by: string | null;
   collected_at: number | null;
+  /** How many reports changed it: a reminder names the one that queued it. */
+  reports: number;
   updated_at: number;
 }
 

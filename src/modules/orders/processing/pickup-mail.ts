@@ -15,15 +15,17 @@ import { findOrder, type OrderRow } from './processing.repository.js';
 // and a reminder the morning before the last day. To the buyer, and to the receiver when the shipping
 // email is another address: the receiver is who collects it. Each is rendered when sent, from the
 // order and its hand-over as they are then: a collected or cancelled order gets none, a reminder
-// whose last day a later report moved sends nothing (that report queued its own), and a logged-in
-// buyer who turned order updates off (preferences) gets no reminder.
+// that a later report changed sends nothing (a new day's report queued its own), and a logged-in
+// buyer who turned order updates off (preferences) gets no reminder (the receiver's copy still goes).
 
 export const ORDER_PICKUP_MAIL_JOB = 'order.pickup-mail';
 
 export interface PickupMail {
   kind: 'ready' | 'reminder';
-  /** The last day the report named: a reminder of another day is out of date. */
+  /** The last day the report named. */
   collectBy: string;
+  /** Which report queued it (order_pickup.reports): a reminder of an earlier one is out of date. */
+  report: number;
 }
 
 export interface PickupMailJob extends PickupMail {
@@ -56,7 +58,7 @@ export function orderPickupMailHandler(deps: OrderMailDeps): JobHandler {
     const pickup = await findPickup(deps.db, order.id);
     if (!pickup || pickup.ready_at === null || pickup.collected_at !== null || pickup.collect_by === null) return 'skipped';
     if (job.kind === 'reminder') {
-      if (pickup.collect_by !== job.collectBy || Date.now() >= endOfLocalDay(pickup.collect_by)) return 'skipped';
+      if (pickup.reports !== job.report || Date.now() >= endOfLocalDay(pickup.collect_by)) return 'skipped';
       if (job.recipient === 'buyer' && order.client_account_id !== null && !(await wantsOrderUpdateMails(deps.db, order.client_account_id)))
         return 'skipped';
     }

@@ -14,6 +14,7 @@ export async function findPickup(db: Db, orderId: number): Promise<PickupRow | u
       ready_at: row.ready_at === null ? null : Number(row.ready_at),
       collect_by: row.collect_by,
       collected_at: row.collected_at === null ? null : Number(row.collected_at),
+      reports: Number(row.reports),
       updated_at: Number(row.updated_at),
     }
   );
@@ -21,7 +22,13 @@ export async function findPickup(db: Db, orderId: number): Promise<PickupRow | u
 
 /** Writes the order's hand-over as `row` says; the caller holds the order's lock (lockOrder). */
 export async function savePickup(db: Db, row: PickupRow): Promise<void> {
-  const changes = { ready_at: row.ready_at, collect_by: row.collect_by, collected_at: row.collected_at, updated_at: row.updated_at };
+  const changes = {
+    ready_at: row.ready_at,
+    collect_by: row.collect_by,
+    collected_at: row.collected_at,
+    reports: row.reports,
+    updated_at: row.updated_at,
+  };
   await db
     .insertInto('order_pickup')
     .values(row)

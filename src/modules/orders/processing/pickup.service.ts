@@ -12,8 +12,9 @@ import type { OrderRow } from './processing.repository.js';
 // the last day the shop keeps it), then collected. The first "ready" mails the buyer (and the
 // receiver, who collects it, when that is someone else) and queues a reminder for the morning before
 // the last day; a later "ready" with another last day moves the reminder and mails nothing new;
-// "collected" ends it (a reminder due after it sends nothing). Each report holds the order's lock,
-// so two at once, or one racing a cancellation, apply one after the other.
+// "collected" ends it. A reminder names the report that queued it (the row's count of reports): one
+// that a later report changed sends nothing, even when that report named the same day again. Each
+// report holds the order's lock, so two at once, or one racing a cancellation, apply one after the other.
 
 /** Delivery kinds whose order the buyer collects in a shop. */
 export const PICKUP_KINDS: readonly string[] = ['SHOP_PICKUP', 'DRIVE_IN'];
@@ -34,13 +35,13 @@ export interface PickupState {
 
 export async function reportReadyForPickup(trx: Db, code: string, collectBy: string, now: number): Promise<PickupState> {
   const order = await lockedPickupOrder(trx, code);
+  const current = await findPickup(trx, order.id);
+  if (current?.collected_at != null) throw conflict('orders.pickupCollected', { code: order.code! });
+  // The same report again (a retry of one whose answer was lost, maybe after its day): nothing more to do.
+  if (current?.ready_at != null && current.collect_by === collectBy) return stateOf(order, current);
   const today = localTime(now).date;
   if (collectBy < today) throw invalidField('collectBy', 'orders.collectByPast');
   if (collectBy > addDays(today, MAX_KEEP_DAYS)) throw invalidField('collectBy', 'orders.collectByFar', { days: MAX_KEEP_DAYS });
-  const current = await findPickup(trx, order.id);
-  if (current?.collected_at != null) throw conflict('orders.pickupCollected', { code: order.code! });
-  // The same report again (a retry of one whose answer was lost): nothing more to do.
-  if (current?.ready_at != null && current.collect_by === collectBy) return stateOf(order, current);
 
   const first = current?.ready_at == null;
   const row: PickupRow = {
@@ -48,13 +49,14 @@ export async function reportReadyForPickup(trx: Db, code: string, collectBy: str
     ready_at: current?.ready_at ?? now,
     collect_by: collectBy,
     collected_at: null,
+    reports: (current?.reports ?? 0) + 1,
     updated_at: now,
   };
   await savePickup(trx, row);
-  if (first) await queuePickupMails(trx, order, { kind: 'ready', collectBy }, { now });
+  const mail = { collectBy, report: row.reports };
+  if (first) await queuePickupMails(trx, order, { kind: 'ready', ...mail }, { now });
   const remindAt = reminderTime(collectBy);
-  if (remindAt - now >= MIN_REMINDER_DELAY_MS)
-    await queuePickupMails(trx, order, { kind: 'reminder', collectBy }, { now, runAt: remindAt });
+  if (remindAt - now >= MIN_REMINDER_DELAY_MS) await queuePickupMails(trx, order, { kind: 'reminder', ...mail }, { now, runAt: remindAt });
   return stateOf(order, row);
 }
 
@@ -68,6 +70,7 @@ export async function reportCollected(trx: Db, code: string, now: number): Promi
     ready_at: current?.ready_at ?? null,
     collect_by: current?.collect_by ?? null,
     collected_at: now,
+    reports: (current?.reports ?? 0) + 1,
     updated_at: now,
   };
   await savePickup(trx, row);
