@@ -45,12 +45,15 @@ import { COMPLETE_REGISTRATION_JOB, completeRegistrationHandler } from './module
 import {
   ORDER_CANCELLED_MAIL_JOB,
   ORDER_PICKUP_MAIL_JOB,
+  ORDER_FEEDBACK_MAIL_JOB,
   ORDER_REFUNDED_MAIL_JOB,
   ORDER_HANDOFF_JOB,
   ORDER_MAIL_JOB,
   ORDER_PROCESSING_JOB,
   orderCancelledMailHandler,
   orderPickupMailHandler,
+  orderFeedbackMailHandler,
+  scheduleFeedbackRequestScan,
   orderRefundedMailHandler,
   orderHandoffHandler,
   orderMailHandler,
@@ -114,6 +117,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_CANCELLED_MAIL_JOB]: orderCancelledMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_PICKUP_MAIL_JOB]: orderPickupMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
+    [ORDER_FEEDBACK_MAIL_JOB]: orderFeedbackMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config }),
     [ORDER_REFUNDED_MAIL_JOB]: orderRefundedMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
     [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
@@ -223,6 +227,7 @@ export function createJobRunner(
   let backInStockScan: { stop(): Promise<void> } | undefined;
   let wishlistOfferScanning: { stop(): Promise<void> } | undefined;
   let basketReminderScan: { stop(): Promise<void> } | undefined;
+  let feedbackRequestScan: { stop(): Promise<void> } | undefined;
   let subscriptionBilling: { stop(): Promise<void> } | undefined;
   let webhookDispatch: { stop(): Promise<void> } | undefined;
   return {
@@ -251,6 +256,7 @@ export function createJobRunner(
       backInStockScan = scheduleBackInStockScan(database.db, log);
       wishlistOfferScanning = scheduleWishlistOfferScan(wishlistOfferScan(database, config), log, config.wishlist.offerScanIntervalMs);
       basketReminderScan = scheduleBasketReminderScan(database.db, { config, marketingEmailOf }, log);
+      feedbackRequestScan = scheduleFeedbackRequestScan(database.db, config.orders, log);
       subscriptionBilling = scheduleSubscriptionBilling({
         db: database.db,
         gateways,
@@ -266,6 +272,7 @@ export function createJobRunner(
       await backInStockScan?.stop();
       await wishlistOfferScanning?.stop();
       await basketReminderScan?.stop();
+      await feedbackRequestScan?.stop();
       await subscriptionBilling?.stop();
       await webhookDispatch?.stop();
       await worker.stop();

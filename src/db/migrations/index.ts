@@ -93,6 +93,7 @@ import * as addBasketReminders from './2026_12_02_0900_add_basket_reminders.js';
 import * as addGiftCardUndeliverable from './2026_12_02_1000_add_gift_card_undeliverable.js';
 import * as createRefusedMailAddress from './2026_12_02_1900_create_refused_mail_address.js';
 import * as createOrderPickup from './2026_12_03_0300_create_order_pickup.js';
+import * as createOrderFeedbackRequest from './2026_12_03_0400_create_order_feedback_request.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -191,4 +192,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_1000_add_gift_card_undeliverable': addGiftCardUndeliverable,
   '2026_12_02_1900_create_refused_mail_address': createRefusedMailAddress,
   '2026_12_03_0300_create_order_pickup': createOrderPickup,
+  '2026_12_03_0400_create_order_feedback_request': createOrderFeedbackRequest,
 };

@@ -45,6 +45,8 @@ export interface OrdersSection {
   callbackGatewayPauseMs: number;
   /** How often the worker sweeps orders (paid ones missed, hand-offs to retry, limits above). */
   sweepIntervalMs: number;
+  /** How long after an order is completed its buyer is asked to rate what they bought; 0: never. */
+  feedbackRequestAfterMs: number;
 }
 
 export function readOrdersConfig(env: EnvReader): OrdersSection {
@@ -69,6 +71,7 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     unpaidAfterMs: env.duration('ORDER_UNPAID_AFTER', '30m'),
     stuckAfterMs: env.duration('ORDER_STUCK_AFTER', '8h'),
     sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
+    feedbackRequestAfterMs: env.integer('FEEDBACK_REQUEST_AFTER_DAYS', 14, 0, 60) * 86_400_000,
     checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),
     callbackRateLimit: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP', '300/1m'),
     callbacksPerPayment: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT', '30/1h'),

@@ -1,4 +1,4 @@
-// The orders module's messages: operators' order endpoints, the order-confirmation, cancellation and pickup mails.
+// The orders module's messages: operators' order endpoints, the order-confirmation, cancellation, pickup and feedback-request mails.
 // English is the reference; every language has every key (the types make a missing one a compile error).
 
 const en = {
@@ -67,6 +67,12 @@ const en = {
   'orders.pickup.hours': 'Opening hours: {hours}',
   'orders.pickup.collectBy': 'We keep it for you until the end of {date}.',
   'orders.pickup.code': 'Please give the order code {code} when you collect it.',
+  'orders.feedback.subject': 'How did you like them? Your order {code} – {store}',
+  'orders.feedback.intro':
+    'Thank you for your order {code}. Would you tell other readers what you think of what you bought? A few stars are enough:',
+  'orders.feedback.line': '{title}: {url}',
+  'orders.feedback.why':
+    'You get this mail because you agreed to marketing mail from {store}; unsubscribe with your mail program or in your profile.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -135,6 +141,11 @@ const et: Record<keyof typeof en, string> = {
   'orders.pickup.hours': 'Lahtiolekuajad: {hours}',
   'orders.pickup.collectBy': 'Hoiame seda teie jaoks kuni {date} lõpuni.',
   'orders.pickup.code': 'Järele tulles öelge palun tellimuse kood {code}.',
+  'orders.feedback.subject': 'Kuidas meeldis? Teie tellimus {code} – {store}',
+  'orders.feedback.intro': 'Aitäh tellimuse {code} eest! Kas jagaksite teiste lugejatega, mida ostetust arvate? Piisab mõnest tärnist:',
+  'orders.feedback.line': '{title}: {url}',
+  'orders.feedback.why':
+    'Saate selle kirja, sest nõustusite poe {store} turunduskirjadega; loobuda saate oma e-posti programmis või profiilis.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -203,6 +214,11 @@ const ru: Record<keyof typeof en, string> = {
   'orders.pickup.hours': 'Часы работы: {hours}',
   'orders.pickup.collectBy': 'Мы храним его для вас до конца дня {date}.',
   'orders.pickup.code': 'Назовите, пожалуйста, код заказа {code}, когда придёте за ним.',
+  'orders.feedback.subject': 'Как вам понравилось? Ваш заказ {code} – {store}',
+  'orders.feedback.intro': 'Спасибо за заказ {code}! Расскажете другим читателям, что вы думаете о покупке? Достаточно поставить звёзды:',
+  'orders.feedback.line': '{title}: {url}',
+  'orders.feedback.why':
+    'Вы получили это письмо, потому что согласились на рекламные письма {store}; отписаться можно в почтовой программе или в профиле.',
 };
 
 export const ordersMessages = { en, et, ru };

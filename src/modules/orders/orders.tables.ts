@@ -189,6 +189,13 @@ export interface OrderPickupTable {
   updated_at: number;
 }
 
+/** An order whose buyer was asked to rate what they bought (migration 2026_12_03_0400). */
+export interface OrderFeedbackRequestTable {
+  order_id: number;
+  client_account_id: number;
+  requested_at: number;
+}
+
 export interface OrdersTables {
   customer_order: CustomerOrderTable;
   order_line: OrderLineTable;
@@ -199,4 +206,5 @@ export interface OrdersTables {
   order_entitlement: OrderEntitlementTable;
   bought_product: BoughtProductTable;
   order_pickup: OrderPickupTable;
+  order_feedback_request: OrderFeedbackRequestTable;
 }

@@ -168,6 +168,18 @@ export async function ratingTotals(db: Db, productId: number, clientAccountId: n
 }
 
 /** The client's rating of the product; null without one. */
+/** Of `productIds`, those the client has rated (a feedback request leaves them out). */
+export async function ratedAmong(db: Db, clientAccountId: number, productIds: readonly number[]): Promise<Set<number>> {
+  if (productIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('product_rating')
+    .select('product_id')
+    .where('client_account_id', '=', clientAccountId)
+    .where('product_id', 'in', productIds)
+    .execute();
+  return new Set(rows.map((row) => Number(row.product_id)));
+}
+
 export async function ownRating(db: Db, productId: number, clientAccountId: number): Promise<number | null> {
   const own = await db
     .selectFrom('product_rating')

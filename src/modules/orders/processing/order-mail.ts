@@ -157,11 +157,18 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
   return { subject: say('orders.mail.subject', { code, store: storeName }), ...mailBody(blocks, orderPageUrl) };
 }
 
-/** An order mail's paragraphs (each a block of lines) as text and HTML, the order page's link made a link. */
-export function mailBody(blocks: readonly string[][], orderPageUrl: string | null): { text: string; html: string } {
+/** An order mail's paragraphs (each a block of lines) as text and HTML, the order page's link (or `links`) made links. */
+export function mailBody(blocks: readonly string[][], links: string | null | readonly string[]): { text: string; html: string } {
   const text = blocks.map((block) => block.join('\n')).join('\n\n');
+  const urls = links === null ? [] : typeof links === 'string' ? [links] : links;
+  // A line's one link: the longest URL in it (…/product/1 is the start of …/product/12 too).
+  const linked = (line: string) =>
+    linkUrl(
+      escapeHtml(line),
+      urls.filter((url) => line.includes(url)).reduce<string | null>((a, b) => (a && a.length >= b.length ? a : b), null),
+    );
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${blocks
-    .map((block) => `<p>${block.map((line) => linkUrl(escapeHtml(line), orderPageUrl)).join('<br>')}</p>`)
+    .map((block) => `<p>${block.map(linked).join('<br>')}</p>`)
     .join('')}</body></html>`;
   return { text, html };
 }
