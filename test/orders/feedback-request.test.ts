@@ -6,11 +6,12 @@ import { claimFeedbackRequest } from '../../src/modules/orders/processing/feedba
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
-import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
+import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
+import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
 import { secondWorker } from '../helpers/second-worker.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { call, checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
+import { call, checkout, checkoutForm, checkoutFormWith, fill, orderLink, setUpShop, stockedBook, type Shop } from './helpers.js';
 
 // A client is asked to rate what they bought FEEDBACK_REQUEST_AFTER_DAYS (14 by default) after an order of
 // theirs was completed: once per order, at most once a month, only while a marketing mail may go to them,
@@ -53,24 +54,24 @@ async function ask(now: number): Promise<number> {
 }
 const bearer = (customer: TestCustomer) => ({ bearer: customer.token });
 
-/** A retail client with the EMAIL marketing consent, unless told not to. */
-async function client(options: { consent?: boolean } = {}) {
-  const customer = await createCustomer(db());
-  if (options.consent !== false) {
+/** A retail client with the EMAIL marketing consent, unless told not to (or another account of `ofUser`). */
+async function client(options: { consent?: boolean; ofUser?: TestCustomer; kind?: 'BUSINESS' } = {}) {
+  const customer = await createCustomer(db(), { ofUser: options.ofUser, kind: options.kind });
+  if (options.consent !== false && !options.ofUser) {
     const response = await call(t, 'PUT', '/client-account', bearer(customer), { marketingConsents: { email: true } });
     expect(response.statusCode, response.body).toBe(200);
   }
   return { ...customer, email: await emailOf(db(), customer) };
 }
 
-/** An order of `books` (one copy each) by courier, paid on delivery, taken by the back office now: COMPLETED. */
-async function completedOrder(who: { bearer?: string }, books: number[]) {
+/** An order of `books` (one copy each) by courier, paid on delivery (or as told), taken by the back office now: COMPLETED. */
+async function completedOrder(who: { bearer?: string }, books: number[], paymentMethodId = 'CASH_ON_DELIVERY') {
   const filled = await fill(
     t,
     who,
     books.map((book) => [book, 1] as [number, number]),
   );
-  const placed = await checkout(t, filled, checkoutForm(shop, { paymentMethodId: 'CASH_ON_DELIVERY' }));
+  const placed = await checkout(t, filled, checkoutForm(shop, { paymentMethodId }));
   expect(placed.statusCode, placed.body).toBe(200);
   const { orderId, path } = orderLink(placed.json().location);
   expect((await t.app.inject({ url: path })).statusCode).toBe(200);
@@ -85,6 +86,26 @@ async function completedOrder(who: { bearer?: string }, books: number[]) {
   expect(reported.statusCode, reported.body).toBe(200);
   expect(reported.json().status).toBe('COMPLETED');
   return { orderId, code: code! };
+}
+
+/** A book collected in shop TLN1, paid there, taken by the back office now (COMPLETED) and put out for the buyer. */
+async function pickupOrder(who: { bearer?: string }, book: number) {
+  const filled = await fill(t, who, [[book, 1]]);
+  const form = checkoutFormWith(shop.methods.SHOP, { shopCode: 'TLN1', paymentMethodId: 'PAY_IN_SHOP' });
+  const placed = await checkout(t, filled, form);
+  expect(placed.statusCode, placed.body).toBe(200);
+  const { orderId, path } = orderLink(placed.json().location);
+  expect((await t.app.inject({ url: path })).statusCode).toBe(200);
+  await t.drainJobs();
+  const { code } = await db().selectFrom('customer_order').select('code').where('id', '=', orderId).executeTakeFirstOrThrow();
+  const admin = (url: string, payload?: object) =>
+    t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}` }, ...(payload ? { payload } : {}) });
+  expect(
+    (await admin(`/admin/orders/${code}/status`, { status: 'IN_SHOP', createdAt: new Date(clock.now()).toISOString() })).statusCode,
+  ).toBe(200);
+  const collectBy = new Date(clock.now() + 30 * DAY).toISOString().slice(0, 10);
+  expect((await admin(`/admin/orders/${code}/ready-for-pickup`, { collectBy })).statusCode).toBe(200);
+  return { orderId, code: code!, collected: async () => expect((await admin(`/admin/orders/${code}/collected`)).statusCode).toBe(200) };
 }
 
 const askedOrders = async () =>
@@ -192,6 +213,7 @@ describe('asking a client to rate what they bought', () => {
     const first = await completedOrder(bearer(mari), [await stockedBook(t, shop, 5)]);
     clock.set(base + 2 * DAY);
     const later = await completedOrder(bearer(mari), [await stockedBook(t, shop, 5)]);
+    const userId = await userIdOf(db(), mari);
     // A scan whose window holds the first order only claims it and has not committed, while one a week
     // later, whose window holds the later order only, claims that.
     await whileTransactionOpen(
@@ -199,7 +221,7 @@ describe('asking a client to rate what they bought', () => {
       (trx) =>
         claimFeedbackRequest(
           trx,
-          { id: first.orderId, clientAccountId: mari.clientAccountId, completedAt: base },
+          { id: first.orderId, clientAccountId: mari.clientAccountId, userId, completedAt: base },
           base + 15 * DAY,
           base + 15 * DAY - ASK_EVERY_MS,
         ),
@@ -207,6 +229,51 @@ describe('asking a client to rate what they bought', () => {
       150,
     );
     expect((await askedOrders()).filter((id) => [first.orderId, later.orderId].includes(id))).toEqual([first.orderId]);
+  });
+
+  it('a pickup order only once it was collected; one person with two accounts once; a book no longer shown is left out', async () => {
+    const mari = await client();
+    const waiting = await pickupOrder(bearer(mari), await stockedBook(t, shop, 5));
+    expect(await ask(base + 15 * DAY)).toBe(0);
+    await waiting.collected();
+    expect(await ask(base + 16 * DAY)).toBe(1);
+    expect(await askedOrders()).toContain(waiting.orderId);
+
+    // Jaan's business account is another account of the same person: one ask between the two.
+    const jaan = await client();
+    const jaanAtWork = await client({ ofUser: jaan, kind: 'BUSINESS' });
+    const [shown, hidden] = [await stockedBook(t, shop, 5), await stockedBook(t, shop, 5)];
+    clock.set(base + 20 * DAY);
+    await completedOrder(bearer(jaan), [shown, hidden]);
+    await completedOrder(bearer(jaanAtWork), [await stockedBook(t, shop, 5)], 'INVOICE');
+    await db().updateTable('product').set({ is_active: false }).where('id', '=', hidden).execute();
+    expect(await ask(base + 35 * DAY)).toBe(1);
+    const mail = await smtp.waitFor(
+      (candidate) => recipientsOf(candidate).includes(jaan.email) && candidate.subject?.includes('Kuidas meeldis') === true,
+    );
+    expect(mail.text).toContain(`/product/${shown}`);
+    expect(mail.text).not.toMatch(new RegExp(`/product/${hidden}(\\D|$)`));
+    expect(mailsTo(jaan.email)).toHaveLength(1);
+  });
+
+  it("is scanned along the index made for it, and the ask is in the person's data until erased", async () => {
+    const mari = await client();
+    const order = await completedOrder(bearer(mari), [await stockedBook(t, shop, 5)]);
+    const recorded = recordingStatements(db());
+    expect(await scanFeedbackRequests(recorded.db, t.config.orders, base + 15 * DAY)).toBe(1);
+    const walk = recorded.statements.find(
+      (statement) => /from "customer_order" as "o"/.test(statement.sql) && /order by/.test(statement.sql),
+    );
+    expect(walk, recorded.statements.map((statement) => statement.sql).join('\n')).toBeDefined();
+    expect(await planOfStatement(db(), walk!)).toContain('customer_order_status_idx');
+
+    const exported = await call(t, 'GET', '/client-account/export', bearer(mari));
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().feedbackRequests).toEqual([{ order: order.code, requestedAt: expect.stringMatching(/Z$/) }]);
+    expect((await call(t, 'DELETE', '/client-account', bearer(mari), {})).statusCode).toBe(204);
+    expect(await askedOrders()).not.toContain(order.orderId);
+    await t.drainJobs();
+    expect(await feedbackJobs(order.orderId)).toEqual(['skipped']);
   });
 
   it('FEEDBACK_REQUEST_AFTER_DAYS=0 asks nobody', async () => {

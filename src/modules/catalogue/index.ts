@@ -36,8 +36,8 @@ export { audienceKey, isVisibleTo, visibleProduct, visibleSearchProduct, type Co
 // Wire shapes other modules answer with.
 export { literals, ProductCardSchema, ProductTypeSchema } from './catalogue.schemas.js';
 
-// Which of a client's bought products they rated (the orders' feedback request asks about the rest).
-export { ratedAmong } from './reviews/comment.repository.js';
+// Which of a client's bought products they could rate and have not (the orders' feedback request asks about them).
+export { unratedVisibleAmong } from './reviews/comment.repository.js';
 // The shops (the contact page lists them).
 export { activeShops, type ShopRow } from './shops/shop.repository.js';
 export { ShopSchema } from './shops/shop.schemas.js';

@@ -11,7 +11,7 @@ import { downloadsPersonalData } from '../downloads/index.js';
 import { eventsPersonalData } from '../events/index.js';
 import { giftCardsPersonalData } from '../gift-cards/index.js';
 import { newsletterPersonalData } from '../newsletter/index.js';
-import { ordersPersonalData } from '../orders/index.js';
+import { feedbackRequestPersonalData, ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
 import { socialPersonalData } from '../social/index.js';
 import { subscriptionsPersonalData } from '../subscriptions/index.js';
@@ -28,6 +28,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   cataloguePersonalData,
   companiesPersonalData,
   ordersPersonalData,
+  feedbackRequestPersonalData,
   downloadsPersonalData,
   giftCardsPersonalData,
   subscriptionsPersonalData,

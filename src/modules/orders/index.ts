@@ -13,6 +13,7 @@ export { ORDER_MAIL_JOB, orderMailHandler } from './processing/order-mail.js';
 export { ORDER_CANCELLED_MAIL_JOB, orderCancelledMailHandler } from './processing/cancellation-mail.js';
 export { ORDER_PICKUP_MAIL_JOB, orderPickupMailHandler } from './processing/pickup-mail.js';
 export { ORDER_FEEDBACK_MAIL_JOB, orderFeedbackMailHandler, scheduleFeedbackRequestScan } from './processing/feedback-request.js';
+export { feedbackRequestPersonalData } from './processing/feedback-request.repository.js';
 export { ORDER_REFUNDED_MAIL_JOB, orderRefundedMailHandler } from './processing/refund-mail.js';
 export { scheduleOrderSweep, sweepOrders, type OrderSweepDeps } from './processing/order-sweep.js';
 export { orderProcessingHandler } from './processing/process-order.js';

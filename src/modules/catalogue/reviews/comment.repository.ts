@@ -1,5 +1,7 @@
 import type { Db } from '../../../db/database.js';
 import { lockRowsOnPostgres } from '../../../db/row-lock.js';
+import type { Caller } from '../caller.js';
+import { visibleProduct } from '../visibility.js';
 
 export interface CommentRow {
   id: number;
@@ -167,19 +169,36 @@ export async function ratingTotals(db: Db, productId: number, clientAccountId: n
   return { ...row, own: await ownRating(db, productId, clientAccountId) };
 }
 
-/** The client's rating of the product; null without one. */
-/** Of `productIds`, those the client has rated (a feedback request leaves them out). */
-export async function ratedAmong(db: Db, clientAccountId: number, productIds: readonly number[]): Promise<Set<number>> {
+/**
+ * Of `productIds`, those the client could rate now and has not: visible to them in the store (a hidden
+ * one's rating is a 404) and without their rating. What a feedback request asks about (modules/orders).
+ */
+export async function unratedVisibleAmong(
+  db: Db,
+  viewer: { storeCode: string; caller: Caller; clientAccountId: number },
+  productIds: readonly number[],
+): Promise<Set<number>> {
   if (productIds.length === 0) return new Set();
   const rows = await db
-    .selectFrom('product_rating')
-    .select('product_id')
-    .where('client_account_id', '=', clientAccountId)
-    .where('product_id', 'in', productIds)
+    .selectFrom('product as p')
+    .select('p.id')
+    .where('p.id', 'in', productIds)
+    .where(visibleProduct(viewer.storeCode, viewer.caller))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('product_rating as r')
+            .select('r.product_id')
+            .whereRef('r.product_id', '=', 'p.id')
+            .where('r.client_account_id', '=', viewer.clientAccountId),
+        ),
+      ),
+    )
     .execute();
-  return new Set(rows.map((row) => Number(row.product_id)));
+  return new Set(rows.map((row) => Number(row.id)));
 }
 
+/** The client's rating of the product; null without one. */
 export async function ownRating(db: Db, productId: number, clientAccountId: number): Promise<number | null> {
   const own = await db
     .selectFrom('product_rating')

@@ -6,7 +6,7 @@ import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Logger } from '../../../infra/logger.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
 import { repeatOneAtATime } from '../../../infra/repeat.js';
-import { ratedAmong } from '../../catalogue/index.js';
+import { clientAccountCaller, unratedVisibleAmong } from '../../catalogue/index.js';
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../../newsletter/index.js';
 import { marketingEmailOf } from '../../profile/index.js';
 import { getStore } from '../../store/index.js';
@@ -16,20 +16,21 @@ import { mailBody, voiceOf } from './order-mail.js';
 import { findOrder, linesOf, type OrderRow } from './processing.repository.js';
 
 // Asking a client to rate what they bought (the domain notes' "feedback request"): FEEDBACK_REQUEST_AFTER_DAYS
-// after an order of theirs was completed (the back office has it; the parcel has had time to arrive),
-// once per order and at most once a month per client. Ratings need an account, so only a logged-in
-// client's orders are asked about; it is a marketing mail, so only while profile's rule lets one go
-// (the login email confirmed, the EMAIL marketing consent, the email channel on, the address not
-// refused), with the newsletter's List-Unsubscribe headers. The worker scans every hour: completed
-// orders in a week-long window, keyset-paged; each is claimed with the client's monthly ask in the
-// transaction that queues the mail. The mail is rendered when sent: an order cancelled since, a
-// client no longer to be mailed, or nothing left to rate (each product rated already) sends nothing.
+// after an order of theirs was completed (the back office has it; the parcel has had time to arrive; a
+// pickup order only once the back office reported it collected), once per order and at most once a
+// month per person (all their accounts). Ratings need an account, so only a logged-in client's orders
+// are asked about; it is a marketing mail, so only while profile's rule lets one go (the login email
+// confirmed, the EMAIL marketing consent, the email channel on, the address not refused), with the
+// newsletter's List-Unsubscribe headers. The worker scans every hour: completed orders in a week-long
+// window, keyset-paged; each is claimed with the person's monthly ask in the transaction that queues
+// the mail. The mail is rendered when sent, naming the products the client could rate now and has not:
+// an order cancelled since, a client no longer to be mailed, or nothing left to rate sends nothing.
 
 export const ORDER_FEEDBACK_MAIL_JOB = 'order.feedback-request';
 const DAY_MS = 86_400_000;
 /** An order completed longer ago than the delay and this is not asked about (a worker that was down a month). */
 const WINDOW_MS = 7 * DAY_MS;
-/** A client is asked at most once in this long, however many orders they complete. */
+/** A person is asked at most once in this long, however many orders (of however many accounts) they complete. */
 export const ASK_EVERY_MS = 30 * DAY_MS;
 const SCAN_INTERVAL_MS = 3_600_000;
 const MAIL_ATTEMPTS = 8;
@@ -46,7 +47,11 @@ interface FeedbackMailJob {
 /** One scan: claims every due order it may and queues its mail; answers how many it queued. */
 export async function scanFeedbackRequests(db: Kysely<Database>, config: Pick<OrdersSection, 'feedbackRequestAfterMs'>, now: number) {
   if (config.feedbackRequestAfterMs === 0) return 0;
-  const window = { completedAfter: now - config.feedbackRequestAfterMs - WINDOW_MS, completedBy: now - config.feedbackRequestAfterMs };
+  const window = {
+    completedAfter: now - config.feedbackRequestAfterMs - WINDOW_MS,
+    completedBy: now - config.feedbackRequestAfterMs,
+    askedAfter: now - ASK_EVERY_MS,
+  };
   let queued = 0;
   let cursor: DueCursor | undefined;
   for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
@@ -54,7 +59,7 @@ export async function scanFeedbackRequests(db: Kysely<Database>, config: Pick<Or
     for (const order of due) {
       const claimed = await db.transaction().execute(async (trx) => {
         if ((await marketingEmailOf(trx, order.clientAccountId)) === null) return false;
-        if (!(await claimFeedbackRequest(trx, order, now, now - ASK_EVERY_MS))) return false;
+        if (!(await claimFeedbackRequest(trx, order, now, window.askedAfter))) return false;
         const payload: FeedbackMailJob = { orderId: order.id };
         await enqueueJob(trx, { type: ORDER_FEEDBACK_MAIL_JOB, payload: { ...payload } }, { maxAttempts: MAIL_ATTEMPTS, now });
         return true;
@@ -112,13 +117,16 @@ export function orderFeedbackMailHandler(deps: FeedbackMailDeps): JobHandler {
           .map((line) => [Number(line.product_id), line.title] as const),
       ),
     ];
-    const rated = await ratedAmong(
+    const caller = await clientAccountCaller(deps.db, clientAccountId);
+    if (!caller) return 'skipped';
+    const viewer = { storeCode: store.code, caller, clientAccountId };
+    const rateable = await unratedVisibleAmong(
       deps.db,
-      clientAccountId,
+      viewer,
       bought.map(([id]) => id),
     );
     const products = bought
-      .filter(([id]) => !rated.has(id))
+      .filter(([id]) => rateable.has(id))
       .slice(0, MAX_PRODUCTS)
       .map(([id, title]) => ({ title, url: `${store.frontendUrl}/product/${id}` }));
     if (products.length === 0) return 'skipped';

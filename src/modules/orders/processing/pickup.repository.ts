@@ -6,6 +6,9 @@ import type { OrderPickupTable } from '../orders.tables.js';
 
 export type PickupRow = Selectable<OrderPickupTable>;
 
+/** Delivery kinds whose order the buyer collects in a shop. */
+export const PICKUP_KINDS: readonly string[] = ['SHOP_PICKUP', 'DRIVE_IN'];
+
 export async function findPickup(db: Db, orderId: number): Promise<PickupRow | undefined> {
   const row = await db.selectFrom('order_pickup').selectAll().where('order_id', '=', orderId).executeTakeFirst();
   return (

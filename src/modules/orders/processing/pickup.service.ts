@@ -5,7 +5,7 @@ import { lockOrder } from '../orders.repository.js';
 import { PAID } from '../order-states.js';
 import { orderOf } from './admin-orders.service.js';
 import { queuePickupMails } from './pickup-mail.js';
-import { findPickup, savePickup, type PickupRow } from './pickup.repository.js';
+import { findPickup, PICKUP_KINDS, savePickup, type PickupRow } from './pickup.repository.js';
 import type { OrderRow } from './processing.repository.js';
 
 // A pickup order's hand-over in the shop, as the back office reports it: put out for the buyer (with
@@ -16,8 +16,6 @@ import type { OrderRow } from './processing.repository.js';
 // that a later report changed sends nothing, even when that report named the same day again. Each
 // report holds the order's lock, so two at once, or one racing a cancellation, apply one after the other.
 
-/** Delivery kinds whose order the buyer collects in a shop. */
-export const PICKUP_KINDS: readonly string[] = ['SHOP_PICKUP', 'DRIVE_IN'];
 /** The longest a shop is asked to keep an order, from the day it is reported. */
 export const MAX_KEEP_DAYS = 60;
 /** The reminder's local time on the day before the last day: a shop's morning. */
