@@ -41,11 +41,14 @@ export interface OrderMailJob {
   recipient: OrderMailRecipient;
 }
 
+/** Who an order's mail goes to: the buyer, and the receiver when the shipping email is another address. */
+export function orderMailRecipients(order: Pick<OrderRow, 'billing_email' | 'shipping_email'>): OrderMailRecipient[] {
+  return normaliseEmail(order.shipping_email) === normaliseEmail(order.billing_email) ? ['buyer'] : ['buyer', 'receiver'];
+}
+
 /** Queues the confirmation to the buyer, and to the receiver when the shipping email is another. */
 export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'billing_email' | 'shipping_email'>, now: number) {
-  const recipients: OrderMailRecipient[] = ['buyer'];
-  if (normaliseEmail(order.shipping_email) !== normaliseEmail(order.billing_email)) recipients.push('receiver');
-  for (const recipient of recipients)
+  for (const recipient of orderMailRecipients(order))
     await enqueueJob(trx, { type: ORDER_MAIL_JOB, payload: { orderId: order.id, recipient } }, { maxAttempts: ORDER_MAIL_ATTEMPTS, now });
 }
 

@@ -1,5 +1,4 @@
 import type { Db } from '../../../db/database.js';
-import { normaliseEmail } from '../../../infra/email-address.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { ERASED_MARKER } from '../../../infra/personal-data.js';
@@ -7,7 +6,15 @@ import { endOfLocalDay } from '../../../infra/shop-time.js';
 import { activeShops } from '../../catalogue/index.js';
 import { wantsOrderUpdateMails } from '../../profile/index.js';
 import { PAID } from '../order-states.js';
-import { mailBody, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type OrderMailRecipient } from './order-mail.js';
+import {
+  mailBody,
+  ORDER_MAIL_ATTEMPTS,
+  orderMailRecipients,
+  storeOfMail,
+  voiceOf,
+  type OrderMailDeps,
+  type OrderMailRecipient,
+} from './order-mail.js';
 import { findPickup } from './pickup.repository.js';
 import { findOrder, type OrderRow } from './processing.repository.js';
 
@@ -39,9 +46,7 @@ export async function queuePickupMails(
   mail: PickupMail,
   at: { now: number; runAt?: number },
 ): Promise<void> {
-  const recipients: OrderMailRecipient[] = ['buyer'];
-  if (normaliseEmail(order.shipping_email) !== normaliseEmail(order.billing_email)) recipients.push('receiver');
-  for (const recipient of recipients) {
+  for (const recipient of orderMailRecipients(order)) {
     const payload: PickupMailJob = { orderId: order.id, recipient, ...mail };
     await enqueueJob(
       trx,
