@@ -4,6 +4,8 @@ import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { ASK_EVERY_MS, scanFeedbackRequests } from '../../src/modules/orders/processing/feedback-request.js';
 import { claimFeedbackRequest } from '../../src/modules/orders/processing/feedback-request.repository.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { eraseSubject, loadSubject } from '../../src/modules/gdpr/gdpr.service.js';
+import { personalDataParts } from '../../src/modules/gdpr/personal-data-parts.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { createCustomer, emailOf, userIdOf, type TestCustomer } from '../helpers/customers.js';
@@ -140,7 +142,7 @@ describe('asking a client to rate what they bought', () => {
     expect(await feedbackJobs(order.orderId)).toEqual(['sent']);
   });
 
-  it('leaves out the books the client has rated; asks nothing when every one is', async () => {
+  it('leaves out the books the client has rated; asks nothing, and keeps the month free, when every one is', async () => {
     const jaan = await client();
     const [rated, other] = [await stockedBook(t, shop, 5), await stockedBook(t, shop, 5)];
     await completedOrder(bearer(jaan), [rated, other]);
@@ -157,9 +159,14 @@ describe('asking a client to rate what they bought', () => {
     clock.set(base + 20 * DAY);
     const order = await completedOrder(bearer(kati), [only]);
     expect((await call(t, 'PUT', `/product/${only}/rating`, bearer(kati), { rating: 4 })).statusCode).toBe(200);
-    expect(await ask(base + 35 * DAY)).toBe(1);
-    expect(await feedbackJobs(order.orderId)).toEqual(['skipped']);
-    expect(mailsTo(kati.email)).toEqual([]);
+    expect(await ask(base + 35 * DAY)).toBe(0);
+    expect(await feedbackJobs(order.orderId)).toEqual([]);
+    // Nothing to ask about takes nothing of her month: her next order is asked about.
+    clock.set(base + 22 * DAY);
+    const next = await completedOrder(bearer(kati), [await stockedBook(t, shop, 5)]);
+    expect(await ask(base + 37 * DAY)).toBe(1);
+    expect(await feedbackJobs(next.orderId)).toEqual(['sent']);
+    expect(await askedOrders()).not.toContain(order.orderId);
   });
 
   it('at most once in 30 days per client, however many orders; never without the consent, never a guest', async () => {
@@ -221,7 +228,7 @@ describe('asking a client to rate what they bought', () => {
       (trx) =>
         claimFeedbackRequest(
           trx,
-          { id: first.orderId, clientAccountId: mari.clientAccountId, userId, completedAt: base },
+          { id: first.orderId, clientAccountId: mari.clientAccountId, userId, dueFrom: base },
           base + 15 * DAY,
           base + 15 * DAY - ASK_EVERY_MS,
         ),
@@ -274,6 +281,29 @@ describe('asking a client to rate what they bought', () => {
     expect(await askedOrders()).not.toContain(order.orderId);
     await t.drainJobs();
     expect(await feedbackJobs(order.orderId)).toEqual(['skipped']);
+  });
+
+  it('a pickup order collected weeks after it was completed is asked about two weeks after the collection', async () => {
+    const mari = await client();
+    const late = await pickupOrder(bearer(mari), await stockedBook(t, shop, 5));
+    clock.set(base + 25 * DAY);
+    await late.collected();
+    expect(await ask(base + 30 * DAY)).toBe(0);
+    expect(await ask(base + 40 * DAY)).toBe(1);
+    expect(await feedbackJobs(late.orderId)).toEqual(['sent']);
+  });
+
+  it("an erasure with its locks taken when a scan claims the person's order: no ask is left behind", async () => {
+    const mari = await client();
+    const order = await completedOrder(bearer(mari), [await stockedBook(t, shop, 5)]);
+    const subject = (await loadSubject(db(), await userIdOf(db(), mari)))!;
+    await whileTransactionOpen(
+      db(),
+      (trx) => eraseSubject(trx, personalDataParts, subject, clock.now()),
+      () => scan(base + 15 * DAY),
+      150,
+    );
+    expect(await askedOrders()).not.toContain(order.orderId);
   });
 
   it('FEEDBACK_REQUEST_AFTER_DAYS=0 asks nobody', async () => {

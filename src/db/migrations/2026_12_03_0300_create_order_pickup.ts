@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 // ready-for-pickup and /collected): when it was put out for the buyer, the last day it is kept
 // (a date in Tallinn), and when it was collected. One row per order, made by the first report;
 // `reports` counts the reports that changed it, so that a reminder queued by one is told from a later one's.
+// Indexed by collection time: a feedback request (modules/orders) is timed from it for a pickup order.
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -15,6 +16,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reports', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('order_pickup_collected_idx').on('order_pickup').columns(['collected_at', 'order_id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -7,6 +7,11 @@
 
 const GIFT_CARD_TYPES: ReadonlySet<string> = new Set(['GIFT_CARD', 'VIRTUAL_GIFT_CARD']);
 
+/** Whether the line bought a gift card (money, not a product to read or rate). */
+export function isGiftCardLine(line: { product_type: string }): boolean {
+  return GIFT_CARD_TYPES.has(line.product_type);
+}
+
 export function isDownloadLine(line: { product_type: string; is_digital: number | boolean }): boolean {
-  return Boolean(line.is_digital) && !GIFT_CARD_TYPES.has(line.product_type);
+  return Boolean(line.is_digital) && !isGiftCardLine(line);
 }

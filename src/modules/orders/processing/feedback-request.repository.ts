@@ -1,25 +1,34 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import { toRfc3339 } from '../../../db/time.js';
-import { isPostgres } from '../../../db/row-lock.js';
 import { accountIdsOf, type PersonalDataPart } from '../../../infra/personal-data.js';
+import { lockClientAccountsOfUser } from '../../client-account-lock/index.js';
 import { PICKUP_KINDS } from './pickup.repository.js';
 
-// The feedback requests' SQL (feedback-request.ts): the scan's keyset walk over completed client
-// orders not yet asked about, and the claim of one order and of its person's monthly ask.
+// The feedback requests' SQL (feedback-request.ts): the scan's two keyset walks (delivered orders by
+// completion, pickup orders by collection) over client orders not yet asked about, and the claim of
+// one order and of its person's monthly ask.
 
-/** A completed order the scan may ask about, and whose it is. */
+/** An order the scan may ask about, whose it is, and its walk's key (completed, or for a pickup collected). */
 export interface DueOrder {
   id: number;
   clientAccountId: number;
   userId: number;
-  completedAt: number;
+  dueFrom: number;
 }
 
-/** Where the last page ended: the walk's order is (status_changed_at, id). */
+/** Where the last page of a walk ended: its order is (its time, the order's id). */
 export interface DueCursor {
-  completedAt: number;
+  dueFrom: number;
   id: number;
+}
+
+export interface DueWindow {
+  /** The walk's time in (after, by]. */
+  after: number;
+  by: number;
+  /** A person asked after this is not asked again. */
+  askedAfter: number;
 }
 
 /** Whether the person (user) was asked about any order of any of their accounts after `since`. */
@@ -28,65 +37,71 @@ const askedSince = (userId: ReturnType<typeof sql.ref> | number, since: number) 
   where ra.user_id = ${userId} and r.requested_at > ${since})`;
 
 /**
- * Client orders COMPLETED in (`completedAfter`, `completedBy`] and not asked about, after `cursor` in
- * the walk's order: a range of customer_order_status_idx (status, status_changed_at). Left out with
- * the same look-ups, so that an hourly scan does not claim them again and again: accounts not ACTIVE,
- * users without the newsletter flag (the first half of the EMAIL consent; profile's rule decides at the
- * claim), people asked since `askedAfter`, and pickup orders not collected yet.
+ * What both walks leave out with the same look-ups (orders `o`, accounts `ca`, users `u`), so that an
+ * hourly scan does not claim them again and again: orders asked about already, accounts
+ * not ACTIVE, users without the newsletter flag (the first half of the EMAIL consent; profile's rule
+ * decides at the claim) and people asked since the window's `askedAfter`.
  */
-export async function dueOrders(
-  db: Db,
-  window: { completedAfter: number; completedBy: number; askedAfter: number },
-  cursor: DueCursor | undefined,
-  limit: number,
-): Promise<DueOrder[]> {
+const askable = (window: DueWindow) => sql<boolean>`ca.id = o.client_account_id
+  and u.id = ca.user_id and ca.status = 'ACTIVE' and u.newsletter = ${sql.lit(true)}
+  and not exists (select 1 from order_feedback_request r where r.order_id = o.id)
+  and not ${askedSince(sql.ref('ca.user_id'), window.askedAfter)}`;
+
+/**
+ * Orders delivered (not collected in a shop) COMPLETED in the window, after `cursor` in the walk's order:
+ * a range of customer_order_status_idx (status, status_changed_at).
+ */
+export async function dueShippedOrders(db: Db, window: DueWindow, cursor: DueCursor | undefined, limit: number): Promise<DueOrder[]> {
   // Cross joins: SQLite then walks the orders first, in the index's order; PostgreSQL plans them as inner joins.
   let query = db
     .selectFrom('customer_order as o')
     .crossJoin('client_account as ca')
     .crossJoin('app_user as u')
-    .select(['o.id', 'o.client_account_id', 'o.status_changed_at', 'ca.user_id'])
-    .whereRef('ca.id', '=', 'o.client_account_id')
-    .whereRef('u.id', '=', 'ca.user_id')
+    .select(['o.id', 'o.client_account_id', 'ca.user_id', 'o.status_changed_at as due_from'])
     .where('o.status', '=', 'COMPLETED')
-    .where('o.status_changed_at', '>', window.completedAfter)
-    .where('o.status_changed_at', '<=', window.completedBy)
-    .where('ca.status', '=', 'ACTIVE')
-    .where('u.newsletter', '=', sql.lit(true))
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('order_feedback_request as r').select(sql.lit(1).as('one')).whereRef('r.order_id', '=', 'o.id'))),
-    )
-    .where(sql<boolean>`not ${askedSince(sql.ref('ca.user_id'), window.askedAfter)}`)
-    .where(({ or, eb, exists, selectFrom }) =>
-      or([
-        eb('o.delivery_kind', 'not in', PICKUP_KINDS),
-        exists(
-          selectFrom('order_pickup as pk')
-            .select(sql.lit(1).as('one'))
-            .whereRef('pk.order_id', '=', 'o.id')
-            .where('pk.collected_at', 'is not', null),
-        ),
-      ]),
-    );
-  if (cursor) query = query.where((eb) => eb(eb.refTuple('o.status_changed_at', 'o.id'), '>', eb.tuple(cursor.completedAt, cursor.id)));
-  const rows = await query.orderBy('o.status_changed_at').orderBy('o.id').limit(limit).execute();
+    .where('o.status_changed_at', '>', window.after)
+    .where('o.status_changed_at', '<=', window.by)
+    .where('o.delivery_kind', 'not in', PICKUP_KINDS)
+    .where(askable(window));
+  if (cursor) query = query.where((eb) => eb(eb.refTuple('o.status_changed_at', 'o.id'), '>', eb.tuple(cursor.dueFrom, cursor.id)));
+  return dueRows(await query.orderBy('o.status_changed_at').orderBy('o.id').limit(limit).execute());
+}
+
+/** Pickup orders collected in the window, after `cursor` in the walk's order: a range of order_pickup_collected_idx. */
+export async function dueCollectedOrders(db: Db, window: DueWindow, cursor: DueCursor | undefined, limit: number): Promise<DueOrder[]> {
+  let query = db
+    .selectFrom('order_pickup as pk')
+    .crossJoin('customer_order as o')
+    .crossJoin('client_account as ca')
+    .crossJoin('app_user as u')
+    .select(['o.id', 'o.client_account_id', 'ca.user_id', 'pk.collected_at as due_from'])
+    .whereRef('o.id', '=', 'pk.order_id')
+    .where('o.status', '=', 'COMPLETED')
+    .where('pk.collected_at', '>', window.after)
+    .where('pk.collected_at', '<=', window.by)
+    .where(askable(window));
+  if (cursor) query = query.where((eb) => eb(eb.refTuple('pk.collected_at', 'pk.order_id'), '>', eb.tuple(cursor.dueFrom, cursor.id)));
+  return dueRows(await query.orderBy('pk.collected_at').orderBy('pk.order_id').limit(limit).execute());
+}
+
+function dueRows(rows: Array<{ id: number; client_account_id: number | null; user_id: number; due_from: number | null }>): DueOrder[] {
   return rows.map((row) => ({
     id: Number(row.id),
     clientAccountId: Number(row.client_account_id),
     userId: Number(row.user_id),
-    completedAt: Number(row.status_changed_at),
+    dueFrom: Number(row.due_from),
   }));
 }
 
 /**
  * Claims the order's ask, in the caller's transaction: false when the client's account is not active,
  * the person (any of their accounts) was asked since `askedAfter`, or the order was claimed already.
- * The person's row is locked first on PostgreSQL (SQLite's write lock does the same), so two scans at
- * once ask a person once, whichever of their orders each reached.
+ * The person's accounts are locked first on PostgreSQL, as every writer of a client's data locks them
+ * (client-account-lock; SQLite's write lock does the same): two scans at once ask a person once,
+ * whichever of their orders each reached, and an erasure either deletes the ask or is waited for.
  */
 export async function claimFeedbackRequest(trx: Db, order: DueOrder, now: number, askedAfter: number): Promise<boolean> {
-  const person = trx.selectFrom('app_user').select('id').where('id', '=', order.userId);
-  await (isPostgres(trx) ? person.forNoKeyUpdate() : person).execute();
+  await lockClientAccountsOfUser(trx, order.userId);
   if (!(await isActiveClientAccount(trx, order.clientAccountId))) return false;
   const asked = await sql<{ asked: unknown }>`select ${askedSince(order.userId, askedAfter)} as asked`.execute(trx);
   if (isTrue(asked.rows[0]?.asked)) return false;

@@ -10,8 +10,17 @@ import { clientAccountCaller, unratedVisibleAmong } from '../../catalogue/index.
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../../newsletter/index.js';
 import { marketingEmailOf } from '../../profile/index.js';
 import { getStore } from '../../store/index.js';
+import { isGiftCardLine } from '../download-lines.js';
 import type { OrdersSection } from '../orders.config.js';
-import { claimFeedbackRequest, dueOrders, isActiveClientAccount, type DueCursor } from './feedback-request.repository.js';
+import {
+  claimFeedbackRequest,
+  dueCollectedOrders,
+  dueShippedOrders,
+  isActiveClientAccount,
+  type DueCursor,
+  type DueOrder,
+  type DueWindow,
+} from './feedback-request.repository.js';
 import { mailBody, voiceOf } from './order-mail.js';
 import { findOrder, linesOf, type OrderRow } from './processing.repository.js';
 
@@ -38,39 +47,80 @@ const BATCH = 200;
 const MAX_BATCHES = 50;
 /** Products a mail names; an order of more is asked about its first ones. */
 const MAX_PRODUCTS = 10;
-const GIFT_CARD_TYPES: ReadonlySet<string> = new Set(['GIFT_CARD', 'VIRTUAL_GIFT_CARD']);
 
 interface FeedbackMailJob {
   orderId: number;
 }
 
-/** One scan: claims every due order it may and queues its mail; answers how many it queued. */
+/**
+ * One scan: claims every due order it may and queues its mail; answers how many it queued. Delivered
+ * orders are due FEEDBACK_REQUEST_AFTER_DAYS after they were completed, pickup orders after they were
+ * collected (a shop may keep one for weeks first); each walk looks a week back from that.
+ */
 export async function scanFeedbackRequests(db: Kysely<Database>, config: Pick<OrdersSection, 'feedbackRequestAfterMs'>, now: number) {
   if (config.feedbackRequestAfterMs === 0) return 0;
-  const window = {
-    completedAfter: now - config.feedbackRequestAfterMs - WINDOW_MS,
-    completedBy: now - config.feedbackRequestAfterMs,
+  const window: DueWindow = {
+    after: now - config.feedbackRequestAfterMs - WINDOW_MS,
+    by: now - config.feedbackRequestAfterMs,
     askedAfter: now - ASK_EVERY_MS,
   };
   let queued = 0;
-  let cursor: DueCursor | undefined;
-  for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
-    const due = await dueOrders(db, window, cursor, BATCH);
-    for (const order of due) {
-      const claimed = await db.transaction().execute(async (trx) => {
-        if ((await marketingEmailOf(trx, order.clientAccountId)) === null) return false;
-        if (!(await claimFeedbackRequest(trx, order, now, window.askedAfter))) return false;
-        const payload: FeedbackMailJob = { orderId: order.id };
-        await enqueueJob(trx, { type: ORDER_FEEDBACK_MAIL_JOB, payload: { ...payload } }, { maxAttempts: MAIL_ATTEMPTS, now });
-        return true;
-      });
-      if (claimed) queued += 1;
+  for (const walk of [dueShippedOrders, dueCollectedOrders]) {
+    let cursor: DueCursor | undefined;
+    for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
+      const due = await walk(db, window, cursor, BATCH);
+      for (const order of due) if (await claimAndQueue(db, order, window, now)) queued += 1;
+      const last = due.at(-1);
+      if (due.length < BATCH || !last) break;
+      cursor = { dueFrom: last.dueFrom, id: last.id };
     }
-    const last = due.at(-1);
-    if (due.length < BATCH || !last) break;
-    cursor = { completedAt: last.completedAt, id: last.id };
   }
   return queued;
+}
+
+/**
+ * Claims the order's ask and queues its mail, when a marketing mail may go to the client and the order
+ * has something they can rate. Both are read before the write transaction, so that an order that is
+ * not to be asked about (yet) costs the hourly scan no write lock; the consent is read again inside it.
+ */
+async function claimAndQueue(db: Kysely<Database>, order: DueOrder, window: DueWindow, now: number): Promise<boolean> {
+  if ((await marketingEmailOf(db, order.clientAccountId)) === null) return false;
+  const row = await findOrder(db, order.id);
+  if (!row || (await rateableProducts(db, row)).length === 0) return false;
+  return db.transaction().execute(async (trx) => {
+    if ((await marketingEmailOf(trx, order.clientAccountId)) === null) return false;
+    if (!(await claimFeedbackRequest(trx, order, now, window.askedAfter))) return false;
+    const payload: FeedbackMailJob = { orderId: order.id };
+    await enqueueJob(trx, { type: ORDER_FEEDBACK_MAIL_JOB, payload: { ...payload } }, { maxAttempts: MAIL_ATTEMPTS, now });
+    return true;
+  });
+}
+
+/**
+ * The order's products the client could rate now and has not (shown to them in the order's store, not a
+ * gift card), the first MAX_PRODUCTS with their front-end pages; none for a store or account gone.
+ */
+async function rateableProducts(db: Kysely<Database>, order: OrderRow): Promise<Array<{ title: string; url: string }>> {
+  const clientAccountId = order.client_account_id;
+  const [store, caller] = await Promise.all([
+    getStore(db, order.store_code),
+    clientAccountId === null ? undefined : clientAccountCaller(db, clientAccountId),
+  ]);
+  if (!store || !caller || clientAccountId === null) return [];
+  const bought = [
+    ...new Map(
+      (await linesOf(db, [order.id])).filter((line) => !isGiftCardLine(line)).map((line) => [Number(line.product_id), line.title] as const),
+    ),
+  ];
+  const rateable = await unratedVisibleAmong(
+    db,
+    { storeCode: store.code, caller, clientAccountId },
+    bought.map(([id]) => id),
+  );
+  return bought
+    .filter(([id]) => rateable.has(id))
+    .slice(0, MAX_PRODUCTS)
+    .map(([id, title]) => ({ title, url: `${store.frontendUrl}/product/${id}` }));
 }
 
 /** Runs scanFeedbackRequests as the worker starts and then every hour until stopped; a failure is logged and the next scan tries again. */
@@ -110,25 +160,7 @@ export function orderFeedbackMailHandler(deps: FeedbackMailDeps): JobHandler {
     if (email === null) return 'skipped';
     const store = await getStore(deps.db, order.store_code);
     if (!store) return 'skipped';
-    const bought = [
-      ...new Map(
-        (await linesOf(deps.db, [order.id]))
-          .filter((line) => !GIFT_CARD_TYPES.has(line.product_type))
-          .map((line) => [Number(line.product_id), line.title] as const),
-      ),
-    ];
-    const caller = await clientAccountCaller(deps.db, clientAccountId);
-    if (!caller) return 'skipped';
-    const viewer = { storeCode: store.code, caller, clientAccountId };
-    const rateable = await unratedVisibleAmong(
-      deps.db,
-      viewer,
-      bought.map(([id]) => id),
-    );
-    const products = bought
-      .filter(([id]) => rateable.has(id))
-      .slice(0, MAX_PRODUCTS)
-      .map(([id, title]) => ({ title, url: `${store.frontendUrl}/product/${id}` }));
+    const products = await rateableProducts(deps.db, order);
     if (products.length === 0) return 'skipped';
     const headers = await newsletterUnsubscribeHeaders(deps.db, deps.config, { email, storeCode: store.code }, clock.now());
     await deps.mailer.send({ to: email, ...feedbackRequestMail(order, products, store.name), headers });
