@@ -25,13 +25,13 @@ import { mailBody, voiceOf } from './order-mail.js';
 import { findOrder, linesOf, type OrderRow } from './processing.repository.js';
 
 // Asking a client to rate what they bought (the domain notes' "feedback request"): FEEDBACK_REQUEST_AFTER_DAYS
-// after an order of theirs was completed (the back office has it; the parcel has had time to arrive; a
-// pickup order only once the back office reported it collected), once per order and at most once a
+// after an order of theirs was completed (the back office has it; the parcel has had time to arrive), or
+// for a pickup order after the back office reported it collected, once per order and at most once a
 // month per person (all their accounts). Ratings need an account, so only a logged-in client's orders
 // are asked about; it is a marketing mail, so only while profile's rule lets one go (the login email
 // confirmed, the EMAIL marketing consent, the email channel on, the address not refused), with the
-// newsletter's List-Unsubscribe headers. The worker scans every hour: completed orders in a week-long
-// window, keyset-paged; each is claimed with the person's monthly ask in the transaction that queues
+// newsletter's List-Unsubscribe headers. The worker scans every hour: orders in a week-long window,
+// keyset-paged; each is claimed with the person's monthly ask in the transaction that queues
 // the mail. The mail is rendered when sent, naming the products the client could rate now and has not:
 // an order cancelled since, a client no longer to be mailed, or nothing left to rate sends nothing.
 
