@@ -86,7 +86,7 @@ export async function scanFeedbackRequests(db: Kysely<Database>, config: Pick<Or
 async function claimAndQueue(db: Kysely<Database>, order: DueOrder, window: DueWindow, now: number): Promise<boolean> {
   if ((await marketingEmailOf(db, order.clientAccountId)) === null) return false;
   const row = await findOrder(db, order.id);
-  if (!row || (await rateableProducts(db, row)).length === 0) return false;
+  if (!row || !(await rateableProducts(db, row))?.products.length) return false;
   return db.transaction().execute(async (trx) => {
     if ((await marketingEmailOf(trx, order.clientAccountId)) === null) return false;
     if (!(await claimFeedbackRequest(trx, order, now, window.askedAfter))) return false;
@@ -97,16 +97,16 @@ async function claimAndQueue(db: Kysely<Database>, order: DueOrder, window: DueW
 }
 
 /**
- * The order's products the client could rate now and has not (shown to them in the order's store, not a
- * gift card), the first MAX_PRODUCTS with their front-end pages; none for a store or account gone.
+ * The order's store and the products the client could rate now and have not (shown to them there, not a
+ * gift card), the first MAX_PRODUCTS with their front-end pages; undefined for a store or account gone.
  */
-async function rateableProducts(db: Kysely<Database>, order: OrderRow): Promise<Array<{ title: string; url: string }>> {
+async function rateableProducts(db: Kysely<Database>, order: OrderRow) {
   const clientAccountId = order.client_account_id;
   const [store, caller] = await Promise.all([
     getStore(db, order.store_code),
     clientAccountId === null ? undefined : clientAccountCaller(db, clientAccountId),
   ]);
-  if (!store || !caller || clientAccountId === null) return [];
+  if (!store || !caller || clientAccountId === null) return undefined;
   const bought = [
     ...new Map(
       (await linesOf(db, [order.id])).filter((line) => !isGiftCardLine(line)).map((line) => [Number(line.product_id), line.title] as const),
@@ -117,10 +117,11 @@ async function rateableProducts(db: Kysely<Database>, order: OrderRow): Promise<
     { storeCode: store.code, caller, clientAccountId },
     bought.map(([id]) => id),
   );
-  return bought
+  const products = bought
     .filter(([id]) => rateable.has(id))
     .slice(0, MAX_PRODUCTS)
     .map(([id, title]) => ({ title, url: `${store.frontendUrl}/product/${id}` }));
+  return { store, products };
 }
 
 /** Runs scanFeedbackRequests as the worker starts and then every hour until stopped; a failure is logged and the next scan tries again. */
@@ -158,10 +159,9 @@ export function orderFeedbackMailHandler(deps: FeedbackMailDeps): JobHandler {
     if (!(await isActiveClientAccount(deps.db, clientAccountId))) return 'skipped';
     const email = await marketingEmailOf(deps.db, clientAccountId);
     if (email === null) return 'skipped';
-    const store = await getStore(deps.db, order.store_code);
-    if (!store) return 'skipped';
-    const products = await rateableProducts(deps.db, order);
-    if (products.length === 0) return 'skipped';
+    const rateable = await rateableProducts(deps.db, order);
+    if (!rateable?.products.length) return 'skipped';
+    const { store, products } = rateable;
     const headers = await newsletterUnsubscribeHeaders(deps.db, deps.config, { email, storeCode: store.code }, clock.now());
     await deps.mailer.send({ to: email, ...feedbackRequestMail(order, products, store.name), headers });
     return 'sent';
