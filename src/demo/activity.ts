@@ -49,7 +49,7 @@ export function* activityBatches(
   const samplers = { WEB: sampler(registry, 1), WEB2: sampler(registry, 2) };
   const physical = sampler(registry, 3, true);
   const byStore = { WEB: clients.filter((c) => c.storeCode === 'WEB'), WEB2: clients.filter((c) => c.storeCode === 'WEB2') };
-  const open = shops.filter((shop) => shop.active && shop.code !== 'LADU');
+  const open = shops.filter((shop) => shop.active && shop.listed);
   const pickItems = (from: StoreSampler, count: number) => {
     const picked = new Set<number>();
     for (let tries = 0; picked.size < count && tries < count * 5; tries++) picked.add(from.rows[from.index.pick(random)]!);

@@ -3,7 +3,7 @@ import type { ShopNameTable, ShopTable } from '../modules/catalogue/index.js';
 
 // The demo chain: a web warehouse and shops in Estonian towns. Only the warehouse and the two
 // biggest shops sell their stock on the web; one shop is closed (inactive) and keeps some stock,
-// which must not count as web stock.
+// which must not count as web stock. Shoppers do not see the warehouse as a shop (not listed).
 
 interface ShopDef {
   code: string;
@@ -188,6 +188,8 @@ export interface DemoShop {
   /** Counts towards product.web_stock: sells on the web and is open. */
   countsForWeb: boolean;
   active: boolean;
+  /** Shown to shoppers as a shop (the warehouse is not). */
+  listed: boolean;
   /** A share of the chain's stock: the warehouse and big shops hold more. */
   weight: number;
 }
@@ -212,6 +214,7 @@ export function shopRows(firstId: number, now: number): ShopRows {
       email: `${slug}@raamatupood.example`,
       web_stock: shop.webStock,
       is_active: shop.active,
+      is_listed: shop.hours !== 'warehouse',
       position: index + 1,
       created_at: now,
       updated_at: now,
@@ -225,6 +228,7 @@ export function shopRows(firstId: number, now: number): ShopRows {
       city: shop.city,
       countsForWeb: shop.webStock && shop.active,
       active: shop.active,
+      listed: shop.hours !== 'warehouse',
       weight: shop.hours === 'warehouse' ? 5 : shop.hours === 'mall' ? 2 : 1,
     });
   });

@@ -18,6 +18,7 @@ export const IMPORT_LINES: Array<[kind: string, line: Record<string, unknown>]> 
       city: 'Tallinn',
       address: 'Viru väljak 4',
       webStock: true,
+      listed: true,
     },
   ],
   [

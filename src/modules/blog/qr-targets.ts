@@ -30,7 +30,13 @@ const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
     return row ? `/product/${row.id}` : undefined;
   },
   async shop(db, _store, code) {
-    const row = await db.selectFrom('shop').select('code').where('code', '=', code).where('is_active', '=', true).executeTakeFirst();
+    const row = await db
+      .selectFrom('shop')
+      .select('code')
+      .where('code', '=', code)
+      .where('is_active', '=', true)
+      .where('is_listed', '=', true)
+      .executeTakeFirst();
     return row ? `/shop/${encodeURIComponent(row.code)}` : undefined;
   },
   async blog(db, store, code, now) {

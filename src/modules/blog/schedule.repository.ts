@@ -4,7 +4,13 @@ import type { ScheduleData, ScheduleException } from './schedule.js';
 // The SQL of shop schedules: reading one shop's, and replacing it whole (the import and the admin edit).
 
 export async function activeShopId(db: Db, code: string): Promise<number | undefined> {
-  const row = await db.selectFrom('shop').select('id').where('code', '=', code).where('is_active', '=', true).executeTakeFirst();
+  const row = await db
+    .selectFrom('shop')
+    .select('id')
+    .where('code', '=', code)
+    .where('is_active', '=', true)
+    .where('is_listed', '=', true)
+    .executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
 

@@ -7,7 +7,8 @@ import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from 
 import { stockedProductIds } from './stock.repository.js';
 
 // Physical shops. Whether a shop's stock counts as web stock (and whether it is open at all)
-// feeds product.web_stock, so a change of either flag recounts the products the shop stocks.
+// feeds product.web_stock, so a change of either flag recounts the products the shop stocks. A shop
+// not listed (a web warehouse, an office) keeps its stock and web stock but is no shop to shoppers.
 
 const Optional = (maxLength: number) => Type.Optional(Type.Union([Line(maxLength), Type.Null()]));
 
@@ -22,6 +23,7 @@ const ShopLine = Type.Object(
     email: Type.Optional(Type.Union([Email(), Type.Null()])),
     webStock: Type.Boolean(),
     active: Type.Optional(Type.Boolean()),
+    listed: Type.Optional(Type.Boolean()),
     position: Type.Optional(Position),
   },
   { additionalProperties: false },
@@ -40,6 +42,7 @@ export const shopsKind = lineKind('import shops <file.ndjson>          physical 
         email: line.email ?? null,
         web_stock: line.webStock,
         is_active: line.active ?? true,
+        is_listed: line.listed ?? true,
         position: line.position ?? 0,
       };
       const names = nameRows(line.names, line.openingHours);

@@ -234,6 +234,8 @@ export interface ShopTable {
   /** Whether this shop's stock counts as web stock. */
   web_stock: BooleanColumn;
   is_active: BooleanColumn;
+  /** Whether shoppers see it as a shop (`/shop`, a product's shops, shop filters); a warehouse is not. */
+  is_listed: ColumnType<boolean | number, boolean | undefined, boolean>;
   position: number;
   created_at: number;
   updated_at: number;

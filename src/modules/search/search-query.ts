@@ -265,7 +265,7 @@ function availabilityCondition(wanted: AvailabilityFilter[]) {
         return sql`sp.availability = 'COMING_SOON'`;
       case 'shop':
         return sql`exists (select 1 from shop_stock ss inner join shop s on s.id = ss.shop_id
-          where ss.product_id = sp.id and ss.quantity > 0 and s.is_active = ${true})`;
+          where ss.product_id = sp.id and ss.quantity > 0 and s.is_active = ${true} and s.is_listed = ${true})`;
     }
   });
   return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
@@ -273,7 +273,7 @@ function availabilityCondition(wanted: AvailabilityFilter[]) {
 
 function inShops(codes: string[]) {
   return sql<SqlBool>`exists (select 1 from shop_stock ss inner join shop s on s.id = ss.shop_id
-    where ss.product_id = sp.id and ss.quantity > 0 and s.is_active = ${true} and s.code in (${sql.join(codes)}))`;
+    where ss.product_id = sp.id and ss.quantity > 0 and s.is_active = ${true} and s.is_listed = ${true} and s.code in (${sql.join(codes)}))`;
 }
 
 export type { Kysely };

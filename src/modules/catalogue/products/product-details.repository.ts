@@ -89,6 +89,7 @@ export function shopStockQuery(db: Kysely<Database>, productId: number | ReturnT
     .where('shop_stock.product_id', '=', productId)
     .where('shop_stock.quantity', '>', 0)
     .where('shop.is_active', '=', true)
+    .where('shop.is_listed', '=', true)
     .orderBy('shop.position')
     .orderBy('shop.id');
 }

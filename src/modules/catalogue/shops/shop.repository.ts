@@ -33,6 +33,7 @@ export async function activeShops(db: Kysely<Database>, language: Language): Pro
       'et.opening_hours as et_opening_hours',
     ])
     .where('shop.is_active', '=', true)
+    .where('shop.is_listed', '=', true)
     .orderBy('shop.position')
     .orderBy('shop.id')
     .limit(MAX_SHOPS)
