@@ -58,6 +58,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     { WEBHOOK_USAGE },
     { EVENT_FEED_USAGE },
     { BACKUP_USAGE },
+    { MAIL_USAGE },
   ] = await Promise.all([
     import('./import-kinds.js'),
     import('./infra/import/index.js'),
@@ -79,6 +80,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     import('./modules/integrations/webhooks.cli.js'),
     import('./modules/integrations/feed-clients.js'),
     import('./db/backup.js'),
+    import('./infra/mail/mail.cli.js'),
   ]);
   return [
     {
@@ -106,6 +108,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     { commands: ['export-user'], text: EXPORT_USER_USAGE },
     { commands: ['search'], text: SEARCH_USAGE },
     { commands: ['newsletter'], text: NEWSLETTER_USAGE },
+    { commands: ['mail'], text: MAIL_USAGE },
     { commands: ['gdpr'], text: GDPR_USAGE },
     { commands: ['subscription'], text: SUBSCRIPTION_USAGE },
     { commands: ['contact'], text: CONTACT_USAGE },
@@ -169,6 +172,8 @@ export interface CliIo {
   stderr: CliOutput;
   /** A terminal to draw an import's progress bar on: the binary's stderr when it is one. */
   progress?: NodeJS.WriteStream;
+  /** What a command reads from standard input (`mail bounce`): the binary's stdin. */
+  stdin?: AsyncIterable<Buffer | string>;
 }
 
 /**
@@ -335,6 +340,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         await loadMessages();
         const { searchCommand } = await import('./modules/search/search.cli.js');
         await searchCommand(database, args, print, report);
+      });
+    case 'mail':
+      return withSchema(config, async (database) => {
+        const { mailCommand } = await import('./infra/mail/mail.cli.js');
+        const env = { ORIGINAL_RECIPIENT: io.env.ORIGINAL_RECIPIENT, RECIPIENT: io.env.RECIPIENT };
+        await mailCommand({ db: database.db, clock: systemClock, mail: config.mail, env, stdin: io.stdin }, args, print);
       });
     case 'newsletter':
       return withSchema(config, async (database) => {

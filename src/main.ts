@@ -8,6 +8,7 @@ const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   progress: process.stderr.isTTY ? process.stderr : undefined,
+  stdin: process.stdin,
 });
 // serve and worker (-1) keep running until a signal; the others end when their handles close.
 if (code >= 0) process.exitCode = code;

@@ -7,6 +7,7 @@ import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
 import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { pruneRefusedAddresses, refusedAddressBook } from './infra/mail/refused-addresses.js';
+import { bounceSecret } from './infra/mail/bounces.js';
 import { schedulePruning } from './infra/maintenance.js';
 import { ACCOUNT_MAIL_JOB, accessTokenPruning, accountMailHandler } from './modules/accounts/index.js';
 import {
@@ -214,7 +215,9 @@ export function createJobRunner(
 ): JobRunner {
   // At creation, not at start: a process without the card token key stops before it runs anything.
   const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);
-  const mailer = createMailer(config.mail, log, refusedAddressBook(database.db, systemClock, log));
+  const mailer = createMailer(config.mail, log, refusedAddressBook(database.db, systemClock, log), () =>
+    bounceSecret(database.db, config.mail.bounceSecret, systemClock.now()),
+  );
   const worker = createWorker({
     database,
     handlers: buildJobHandlers({ database, config, mailer, gateways }),

@@ -54,6 +54,26 @@ describe('mail settings', () => {
   });
 });
 
+describe('MAIL_BOUNCE_ADDRESS', () => {
+  it('takes a plain address with room for the tag, and a secret of 32 characters or more', () => {
+    expect(loadConfig({ MAIL_BOUNCE_ADDRESS: 'bounces@shop.example' }).mail).toMatchObject({ bounceAddress: 'bounces@shop.example' });
+    expect(loadConfig({}).mail.bounceAddress).toBeUndefined();
+    const rule = (value: string) =>
+      `MAIL_BOUNCE_ADDRESS must be a plain address without "+" whose part before the @ has at most 31 characters (a tag is added to it), e.g. bounces@shop.example, got "${value}"`;
+    for (const value of [
+      'Shop <bounces@shop.example>',
+      'bounces+x@shop.example',
+      'bounces',
+      'bounces@localhost',
+      `${'b'.repeat(32)}@shop.example`,
+    ]) {
+      expect(configProblems({ MAIL_BOUNCE_ADDRESS: value })).toEqual([rule(value)]);
+    }
+    expect(configProblems({ MAIL_BOUNCE_ADDRESS: `${'b'.repeat(31)}@shop.example`, MAIL_BOUNCE_SECRET: 'x'.repeat(32) })).toEqual([]);
+    expect(configProblems({ MAIL_BOUNCE_SECRET: 'short' })).toEqual(['MAIL_BOUNCE_SECRET must be at least 32 characters']);
+  });
+});
+
 describe('PUBLIC_URL', () => {
   it('is this service on its PORT when not set', () => {
     expect(loadConfig({ PORT: '8080' }).orders.publicUrl).toBe('http://127.0.0.1:8080');

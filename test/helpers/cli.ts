@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,13 +33,14 @@ const environment = (env: Record<string, string>) => ({
  * second each, several seconds on a loaded machine). What a process adds (its arguments, exit status
  * and signals) is covered by the tests that use runCliProcess or startCli, a few per command family.
  */
-export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+export async function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCommandLine(args, {
     env: environment(env),
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
+    stdin: stdin === undefined ? undefined : Readable.from([Buffer.from(stdin)]),
   });
   return { code, stdout, stderr };
 }

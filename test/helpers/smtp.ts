@@ -20,6 +20,8 @@ export interface SmtpCatcher {
   acceptRecipient(address: string): void;
   /** Connections the server accepted so far. */
   connections(): number;
+  /** The envelope sender (MAIL FROM) the mail came with: where a late bounce would go. */
+  envelopeFrom(mail: ParsedMail): string | undefined;
   /** Connections that sent a message over TLS. */
   secureSessions(): number;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
   let connections = 0;
   const secureSessions = new Set<string>();
   const refusals = new Map<string, { code: number; text: string }>();
+  const senders = new WeakMap<ParsedMail, string>();
 
   const server = new SMTPServer({
     authOptional: true,
@@ -82,6 +85,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
       }
       simpleParser(stream).then(
         (mail) => {
+          if (session.envelope.mailFrom) senders.set(mail, session.envelope.mailFrom.address);
           mails.push(mail);
           for (const waiter of waiters) {
             if (!waiter.predicate(mail)) continue;
@@ -134,6 +138,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
     clear() {
       mails.length = 0;
     },
+    envelopeFrom: (mail) => senders.get(mail),
     failNext(count) {
       failures = count;
     },

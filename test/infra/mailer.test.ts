@@ -19,6 +19,7 @@ const config = (overrides: Partial<MailerConfig>): MailerConfig => ({
   from: 'Raamatupood <no-reply@shop.example>',
   replyTo: 'help@shop.example',
   dir: '/nonexistent',
+  bounceAddress: undefined,
   ...overrides,
 });
 

@@ -1,4 +1,5 @@
 import type { EnvReader } from '../env.js';
+import { BOUNCE_LOCAL_PART_MAX } from './bounces.js';
 
 /** The `mail` section of the configuration. */
 export interface MailConfig {
@@ -15,6 +16,10 @@ export interface MailConfig {
   dir: string;
   /** Back-office addresses told about business and wholesale registrations. */
   backofficeEmails: string[];
+  /** Where late bounces go (the envelope sender, tagged per recipient: bounces.ts); none: MAIL_FROM's address. */
+  bounceAddress: string | undefined;
+  /** The tags' key; none: one the service makes and keeps (app_secret). */
+  bounceSecret: string | undefined;
 }
 
 export function readMailConfig(env: EnvReader): MailConfig {
@@ -27,6 +32,8 @@ export function readMailConfig(env: EnvReader): MailConfig {
     replyTo: env.optional('MAIL_REPLY_TO'),
     dir: env.read('MAIL_DIR', './data/mail'),
     backofficeEmails: env.list('BACKOFFICE_EMAILS'),
+    bounceAddress: env.optional('MAIL_BOUNCE_ADDRESS'),
+    bounceSecret: env.optional('MAIL_BOUNCE_SECRET'),
   };
   // Checked here, not at the first mail: nodemailer reads a URL it cannot use (a host alone, such as
   // mail.example.com) as no server at all, and every mail would wait for its attempts on localhost.
@@ -43,6 +50,14 @@ export function readMailConfig(env: EnvReader): MailConfig {
       env.problem(`${name} must be an email address, or a name and one as "Raamatupood <no-reply@shop.example>", got "${value}"`);
     }
   }
+  const bounce = config.bounceAddress === undefined ? undefined : /^([^\s@+<>"]+)@([^\s@<>"]+\.[^\s@<>"]+)$/.exec(config.bounceAddress);
+  if (config.bounceAddress !== undefined && (!bounce || bounce[1]!.length > BOUNCE_LOCAL_PART_MAX)) {
+    env.problem(
+      `MAIL_BOUNCE_ADDRESS must be a plain address without "+" whose part before the @ has at most ${BOUNCE_LOCAL_PART_MAX} characters (a tag is added to it), e.g. bounces@shop.example, got "${config.bounceAddress}"`,
+    );
+  }
+  if (config.bounceSecret !== undefined && config.bounceSecret.length < 32)
+    env.problem('MAIL_BOUNCE_SECRET must be at least 32 characters');
   for (const address of config.backofficeEmails) {
     if (!/^[^\s@]+@[^\s@]+$/.test(address)) env.problem(`BACKOFFICE_EMAILS entries must be email addresses, got "${address}"`);
   }

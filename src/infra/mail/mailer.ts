@@ -8,6 +8,7 @@ import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { RefusedForGood } from '../jobs/refused-for-good.js';
 import type { Logger } from '../logger.js';
 import { mailsTotal } from '../metrics/process-metrics.js';
+import { bounceSenderFor, NO_SUCH_MAILBOX_CODE } from './bounces.js';
 import type { MailConfig } from './mail.config.js';
 
 export interface MailMessage {
@@ -22,7 +23,7 @@ export interface MailMessage {
 /** The mail settings the mailer reads (of the `mail` section of the configuration). */
 export type MailerConfig = Pick<
   MailConfig,
-  'smtpUrl' | 'smtpMaxConnections' | 'smtpMessagesPerConnection' | 'smtpMailsPerSecond' | 'from' | 'replyTo' | 'dir'
+  'smtpUrl' | 'smtpMaxConnections' | 'smtpMessagesPerConnection' | 'smtpMailsPerSecond' | 'from' | 'replyTo' | 'dir' | 'bounceAddress'
 >;
 
 export interface Mailer {
@@ -43,8 +44,14 @@ export interface MailOutcomes {
   delivered(recipients: string[]): Promise<void>;
 }
 
-export function createMailer(config: MailerConfig, log: Logger, outcomes?: MailOutcomes): Mailer {
-  const mailer = config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log);
+/**
+ * `bounceSecret`: the key of the envelope senders' tags (bounces.ts), read when the first mail goes;
+ * with MAIL_BOUNCE_ADDRESS and without it the mails' envelope sender is MAIL_FROM's address.
+ */
+export function createMailer(config: MailerConfig, log: Logger, outcomes?: MailOutcomes, bounceSecret?: () => Promise<string>): Mailer {
+  const envelopeSender = config.bounceAddress !== undefined && bounceSecret ? taggedSender(config.bounceAddress, bounceSecret) : undefined;
+  const mailer =
+    config.smtpUrl === undefined ? createFileMailer(config, log) : createSmtpMailer(config, config.smtpUrl, log, envelopeSender);
   return skippingInvalidRecipients(counted(outcomes ? reporting(mailer, outcomes) : mailer), log);
 }
 
@@ -109,6 +116,18 @@ function skippingInvalidRecipients(mailer: Mailer, log: Logger): Mailer {
   };
 }
 
+/** The envelope sender of a mail to one address: the bounce address tagged for it (the secret read once). */
+function taggedSender(bounceAddress: string, bounceSecret: () => Promise<string>): (recipient: string) => Promise<string> {
+  let secret: Promise<string> | undefined;
+  return async (recipient) => {
+    secret ??= bounceSecret().catch((error: unknown) => {
+      secret = undefined;
+      throw error;
+    });
+    return bounceSenderFor(bounceAddress, await secret, recipient);
+  };
+}
+
 function envelope(config: MailerConfig, message: MailMessage): Mail.Options {
   return {
     from: config.from,
@@ -121,7 +140,12 @@ function envelope(config: MailerConfig, message: MailMessage): Mail.Options {
   };
 }
 
-function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): Mailer {
+function createSmtpMailer(
+  config: MailerConfig,
+  smtpUrl: string,
+  log: Logger,
+  envelopeSender?: (recipient: string) => Promise<string>,
+): Mailer {
   // Pooled: a burst of mails (a restock's back-in-stock requests, the worker's JOB_CONCURRENCY
   // jobs at once) shares a few connections instead of a TCP and TLS handshake, a greeting and a
   // login for every mail, which is also what providers that cap connections ask for. A job must
@@ -151,7 +175,13 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
   transport.on('error', (err) => log.warn({ err }, 'mail transport error'));
   return {
     async send(message) {
-      const info = await transport.sendMail(envelope(config, message)).catch((error: Error) => {
+      const options = envelope(config, message);
+      // Tagged for one recipient only: a bounce names one address, and the tag must be that address's.
+      const recipients = Array.isArray(message.to) ? message.to : [message.to];
+      if (envelopeSender && recipients.length === 1) {
+        options.envelope = { from: await envelopeSender(recipients[0]!), to: recipients };
+      }
+      const info = await transport.sendMail(options).catch((error: Error) => {
         // What nodemailer says (with maxRequeues 0) when the server closed the connection without
         // an answer, e.g. at its greeting: nothing was retried, and the job's last_error says so.
         if (error.message.startsWith('Reached maximum number of retries')) {
@@ -183,7 +213,7 @@ function createSmtpMailer(config: MailerConfig, smtpUrl: string, log: Logger): M
  * without such a code, or 5.7.x, is as often the server's relaying or policy answer to the shop's
  * own settings or sending, which an operator mends and the retries then deliver.
  */
-const NO_SUCH_MAILBOX = /^5\d\d[ -]5\.(?:1\.(?:1|2|3|6|10)|2\.1)\b/;
+const NO_SUCH_MAILBOX = new RegExp(String.raw`^5\d\d[ -]${NO_SUCH_MAILBOX_CODE}\b`);
 
 /**
  * The text with every email address in it (a server's answer often repeats the recipient's:

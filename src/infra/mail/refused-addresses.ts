@@ -27,20 +27,23 @@ export function refusedAddressBook(db: Db, clock: Clock, log: Logger): MailOutco
     await work(addresses).catch((err: unknown) => log.warn({ err }, `could not keep a ${what} address`));
   };
   return {
-    refused: keeping('refused', async (addresses) => {
-      const at = clock.now();
-      await db
-        .insertInto('refused_mail_address')
-        .values(addresses.map((address) => ({ address, refused_at: at })))
-        .onConflict((oc) => oc.column('address').doUpdateSet({ refused_at: at }))
-        .execute();
-    }),
+    refused: keeping('refused', (addresses) => rememberRefused(db, addresses, clock.now())),
     // Read first: nearly every address was never refused, and a delete takes SQLite's write lock.
     delivered: keeping('delivered', async (addresses) => {
       if ((await refusedAmong(db, addresses)).size === 0) return;
       await db.deleteFrom('refused_mail_address').where('address', 'in', addresses).execute();
     }),
   };
+}
+
+/** Keeps `addresses` (normalised) as refused for good at `at`: by the mailer, or by a late bounce (`mail bounce`). */
+export async function rememberRefused(db: Db, addresses: readonly string[], at: number): Promise<void> {
+  if (addresses.length === 0) return;
+  await db
+    .insertInto('refused_mail_address')
+    .values(addresses.map((address) => ({ address, refused_at: at })))
+    .onConflict((oc) => oc.column('address').doUpdateSet({ refused_at: at }))
+    .execute();
 }
 
 /** The worker's prune task: addresses last refused more than REFUSED_ADDRESS_KEPT_MS ago. */
