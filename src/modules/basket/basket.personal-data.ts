@@ -2,9 +2,12 @@ import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import { toRfc3339 } from '../../db/time.js';
 import { deleteReminderRecipient, lastReminderOf } from './basket-reminders.repository.js';
+import { virtualCardLines, type VirtualCardLine } from '../gift-cards/index.js';
+import { toWireMoney } from '../pricing/index.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
-// A client's baskets (one per account and store) and their lines, and, as a part of its own (the
+// A client's baskets (one per account and store) and their lines (a virtual gift card's with the
+// details the person gave it: recipient, message, their name), and, as a part of its own (the
 // baskets' part keeps its shape), when the person was last sent a basket reminder (the throttle's
 // row, basket-reminders.ts); the erasure deletes them.
 
@@ -24,19 +27,35 @@ async function exportBaskets(db: Db, subject: PersonalDataSubject) {
     )
     .orderBy('basket_line.added_at')
     .execute();
+  const cards = new Map<number, Map<number, VirtualCardLine>>();
+  for (const basket of baskets) cards.set(Number(basket.id), await virtualCardLines(db, Number(basket.id)));
   return baskets.map((basket) => ({
     store: basket.store_code,
     updatedAt: toRfc3339(Number(basket.updated_at)),
     lines: lines
       .filter((line) => Number(line.basket_id) === Number(basket.id))
-      .map((line) => ({
-        productId: Number(line.product_id),
-        productCode: line.code,
-        quantity: line.quantity,
-        addedAt: toRfc3339(Number(line.added_at)),
-      })),
+      .map((line) => {
+        const card = cards.get(Number(basket.id))?.get(Number(line.product_id));
+        return {
+          productId: Number(line.product_id),
+          productCode: line.code,
+          quantity: line.quantity,
+          addedAt: toRfc3339(Number(line.added_at)),
+          ...(card ? { giftCard: giftCardOf(card) } : {}),
+        };
+      }),
   }));
 }
+
+/** A virtual gift card line's details as the basket answers them (basket.wire.ts). */
+const giftCardOf = (card: VirtualCardLine) => ({
+  amount: toWireMoney(card.amountCents),
+  recipientName: card.recipientName,
+  recipientEmail: card.recipientEmail,
+  message: card.message,
+  senderName: card.senderName,
+  deliveryDate: card.deliverOn,
+});
 
 /**
  * The baskets' locks first, then their lines, then the baskets: the order every basket writer takes
