@@ -1,11 +1,12 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
-import { eraseWholesaleRequests } from './wholesale.repository.js';
+import { eraseWholesaleRequests, wholesaleRequestsOf } from './wholesale.repository.js';
 
-// The login identity, the client accounts, wholesale requests and the logins (access tokens) of a
-// person. Password and token hashes are never exported. The erasure runs last of all parts: it
-// replaces the email the other parts look rows up by.
+// The login identity, the client accounts, wholesale requests (made with the login email or approved
+// into one of the accounts) and the logins (access tokens) of a person. Password and token hashes
+// are never exported. The erasure runs last of all parts: it replaces the email the other parts look
+// rows up by.
 
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
@@ -38,10 +39,8 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
           .where('id', 'in', accountIdsOf(subject))
           .orderBy('id')
           .execute();
-  const wholesaleRequests = await db
-    .selectFrom('wholesale_request')
+  const wholesaleRequests = await wholesaleRequestsOf(db, { email: subject.email, clientAccountIds: accountIdsOf(subject) })
     .select(['store_code', 'company_name', 'form', 'language', 'status', 'created_at', 'decided_at'])
-    .where('email', '=', subject.email)
     .orderBy('id')
     .execute();
   const logins = await db
@@ -99,7 +98,7 @@ async function exportAccounts(db: Db, subject: PersonalDataSubject) {
 
 async function eraseAccounts(trx: Db, subject: PersonalDataSubject, now: number) {
   await trx.deleteFrom('access_token').where('user_id', '=', subject.userId).execute();
-  await eraseWholesaleRequests(trx, subject.email, subject.erasedEmail, now);
+  await eraseWholesaleRequests(trx, { email: subject.email, clientAccountIds: accountIdsOf(subject) }, subject.erasedEmail, now);
   if (subject.accounts.length > 0) {
     await trx.updateTable('client_account').set({ status: 'ERASED' }).where('id', 'in', accountIdsOf(subject)).execute();
     await trx.deleteFrom('invitation_token').where('client_account_id', 'in', accountIdsOf(subject)).execute();

@@ -38,20 +38,41 @@ export async function decideWholesaleRequest(
 }
 
 /**
- * The erasure's part of the requests made with the contact's email: each is emptied (the email the
+ * The requests that are the person's: made with their email, or approved into an account of theirs
+ * (`clientAccountIds`; the email it was made with may since have been changed away from).
+ */
+export function wholesaleRequestsOf(db: Db, person: { email: string; clientAccountIds: number[] }) {
+  return db
+    .selectFrom('wholesale_request')
+    .where((eb) =>
+      person.clientAccountIds.length === 0
+        ? eb('email', '=', person.email)
+        : eb.or([eb('email', '=', person.email), eb('client_account_id', 'in', person.clientAccountIds)]),
+    );
+}
+
+/**
+ * The erasure's part of the person's requests (wholesaleRequestsOf): each is emptied (the email the
  * erased placeholder, the form `{}`), and one still pending is closed as ERASED: left pending, it was
  * listed for the back office with nothing to decide on and refused only when an operator tried to.
  * Run under the contact's locks (modules/gdpr), which an approval takes before its decision; a
  * rejection that decided first keeps its decision, one that comes after finds the request closed.
  */
-export async function eraseWholesaleRequests(db: Db, email: string, erasedEmail: string, now: number): Promise<void> {
+export async function eraseWholesaleRequests(
+  db: Db,
+  person: { email: string; clientAccountIds: number[] },
+  erasedEmail: string,
+  now: number,
+): Promise<void> {
+  const ids = (await wholesaleRequestsOf(db, person).select('id').execute()).map((row) => row.id);
+  if (ids.length === 0) return;
   await db
     .updateTable('wholesale_request')
     .set({ status: 'ERASED', decided_at: now })
-    .where('email', '=', email)
+    .where('id', 'in', ids)
     .where('status', '=', 'PENDING')
     .execute();
-  await db.updateTable('wholesale_request').set({ email: erasedEmail, form: '{}' }).where('email', '=', email).execute();
+  await db.updateTable('wholesale_request').set({ email: erasedEmail, form: '{}' }).where('id', 'in', ids).execute();
 }
 
 export async function setWholesaleRequestAccount(db: Db, id: number, clientAccountId: number): Promise<void> {
