@@ -1,10 +1,13 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { PROFILE_MAIL_JOB, type ProfileMail } from './profile.jobs.js';
 
 // The profile's own tables: consent history, a pending email change (never its token), whether the
 // login email is confirmed, saved addresses and notification preferences. The profile fields
-// themselves are on app_user (the accounts part). The erasure deletes every row.
+// themselves are on app_user (the accounts part). The erasure deletes every row, and takes the
+// person's addresses out of the email-change mails the outbox keeps.
 
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
@@ -95,8 +98,65 @@ async function exportProfile(db: Db, subject: PersonalDataSubject) {
   };
 }
 
-async function eraseProfile(trx: Db, subject: PersonalDataSubject) {
+/** The profile mails in the outbox that name `email` (job_email), as their payloads. */
+async function profileMailsNaming(trx: Db, email: string) {
+  const jobs = await trx
+    .selectFrom('job_email as e')
+    .innerJoin('job as j', 'j.id', 'e.job_id')
+    .select(['j.id', 'j.payload', 'j.status'])
+    .where('e.email', '=', email)
+    .where('j.type', '=', PROFILE_MAIL_JOB)
+    .orderBy('j.id')
+    .execute();
+  return jobs.map((job) => ({ id: job.id, status: job.status, mail: JSON.parse(job.payload) as ProfileMail }));
+}
+
+/**
+ * The person's email-change mails in the outbox (kept 30 days once sent) name their addresses beside
+ * their user id: an address they asked to move to (`newEmail`) and their former login email
+ * (`oldEmail`), which the outbox's part, looking for the login email alone, left in place. Each such
+ * mail of theirs is found from the login email and the pending change, then from the addresses those
+ * name (a former login email's own change mail), and its addresses are replaced by the placeholder;
+ * one not sent yet is ended. Only mails with the person's user id: an address they left may be
+ * someone else's now.
+ */
+async function eraseEmailChangeMails(trx: Db, subject: PersonalDataSubject, pendingEmail: string | undefined, now: number) {
+  const start = [...(subject.loginEmailConfirmed ? [subject.email] : []), ...(pendingEmail === undefined ? [] : [pendingEmail])];
+  const seen = new Set(start.map(normaliseEmail));
+  const queue = [...seen];
+  const done = new Set<number>();
+  while (queue.length > 0) {
+    for (const job of await profileMailsNaming(trx, queue.shift()!)) {
+      if (done.has(Number(job.id)) || job.mail.userId !== subject.userId) continue;
+      done.add(Number(job.id));
+      const mail: Record<string, unknown> = { ...job.mail };
+      for (const field of ['oldEmail', 'newEmail'] as const) {
+        const address = mail[field];
+        if (typeof address !== 'string') continue;
+        if (!seen.has(normaliseEmail(address))) {
+          seen.add(normaliseEmail(address));
+          queue.push(normaliseEmail(address));
+        }
+        mail[field] = subject.erasedEmail;
+      }
+      const notRun = job.status === 'pending';
+      await trx
+        .updateTable('job')
+        .set({
+          payload: JSON.stringify(mail),
+          updated_at: now,
+          ...(notRun ? { status: 'done' as const, result: 'cancelled: the person was erased' } : {}),
+        })
+        .where('id', '=', job.id)
+        .execute();
+    }
+  }
+}
+
+async function eraseProfile(trx: Db, subject: PersonalDataSubject, now: number) {
   const ids = accountIdsOf(subject);
+  const pending = await trx.selectFrom('email_change').select('new_email').where('user_id', '=', subject.userId).executeTakeFirst();
+  await eraseEmailChangeMails(trx, subject, pending?.new_email, now);
   await trx.deleteFrom('marketing_consent_event').where('user_id', '=', subject.userId).execute();
   await trx.deleteFrom('email_change').where('user_id', '=', subject.userId).execute();
   await trx.deleteFrom('unconfirmed_login_email').where('user_id', '=', subject.userId).execute();
