@@ -36,4 +36,20 @@ describe('subscription stats', () => {
     expect(last.month).toBe(new Date(Date.parse(paid.currentPeriodEnd) + 1000).toISOString().slice(0, 7));
     expect(last).toMatchObject({ churned: 1, activeAtEnd: 1, churnRate: 0.5 });
   });
+
+  it('counts a trial upgraded to a plan of another kind once: started once, one trial', async () => {
+    const thisMonth = async () => {
+      const now = new Date().toISOString().slice(0, 7);
+      return (await subscriptionStats(s.t.database.db)).find((m) => m.month === now) ?? { started: 0, trials: 0 };
+    };
+    const before = await thisMonth();
+    const customer = await createCustomer(s.t.database.db);
+    await saveCard(s, customer);
+    const trial = (await subscribe(s, customer, 'AUDIO1')).json();
+    // AUDIOMAX (another kind of plan) keeps the trial on: its trial is then had on this subscription too.
+    const upgraded = await call(s, customer, 'PUT', `/subscription/${trial.id}/plan`, { planId: s.plans.AUDIOMAX });
+    expect(upgraded.json()).toMatchObject({ status: 'TRIAL', plan: { code: 'AUDIOMAX' } });
+    const after = await thisMonth();
+    expect({ started: after.started - before.started, trials: after.trials - before.trials }).toEqual({ started: 1, trials: 1 });
+  });
 });

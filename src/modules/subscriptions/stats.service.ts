@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 // `subscription stats`: per calendar month (UTC) the revenue (settled charges), subscriptions
@@ -32,10 +32,21 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
   for (let afterId = 0; ;) {
     const subs = await db
       .selectFrom('subscription')
-      .leftJoin('subscription_trial_use', (join) =>
-        join.onRef('subscription_trial_use.subscription_id', '=', 'subscription.id').on('subscription_trial_use.subject', 'like', 'A%'),
+      .select(['subscription.id', 'subscription.created_at', 'subscription.ended_at'])
+      // An exists, not a join: an upgrade during a trial records the new plan's kind of trial on the same
+      // subscription (trials.ts), and a join gave such a subscription two rows, counted twice. The
+      // account's subject (trialSubjects) is named, so the look-up is one of the table's primary key.
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('subscription_trial_use')
+              .select('subscription_trial_use.subscription_id')
+              .where('subscription_trial_use.subject', '=', sql<string>`'A' || ${sql.ref('subscription.client_account_id')}`)
+              .whereRef('subscription_trial_use.subscription_id', '=', 'subscription.id'),
+          )
+          .as('trial'),
       )
-      .select(['subscription.id', 'subscription.created_at', 'subscription.ended_at', 'subscription_trial_use.subject'])
       .select((eb) =>
         eb
           .exists(
@@ -56,7 +67,7 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
     if (subs.length === 0) break;
     afterId = Number(subs.at(-1)!.id);
     for (const sub of subs) {
-      const trial = sub.subject !== null;
+      const trial = Boolean(sub.trial);
       const paid = Boolean(sub.paid);
       // A subscription whose first charge was declined never started.
       if (!trial && !paid) continue;
