@@ -84,6 +84,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       BASKET_WRITE_RATE_LIMIT_PER_IP: '100000000/1m',
       // Tests read the export right after they write; settle.test.ts sets its own.
       DATA_EXPORT_SETTLE_MS: '0',
+      // The same for the operators' order feed; admin-orders-feed-settle.test.ts sets its own.
+      ORDER_FEED_SETTLE_MS: '0',
       MAIL_DIR: mailDir,
       CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS,
       ...options.env,

@@ -30,6 +30,8 @@ export interface AdminOrdersDeps {
   database: DatabaseHandle;
   /** The configured payment gateways by name; a refund goes through the order's. */
   gateways: Gateways;
+  /** ORDER_FEED_SETTLE_MS: the feed shows a change once it is this old (orders.config.ts). */
+  feedSettleMs: number;
 }
 
 const security = [{ bearer: [] }];
@@ -50,7 +52,7 @@ function refuseUnknownFields(schema: TObject) {
   };
 }
 
-export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = async (app, { database, gateways }) => {
+export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = async (app, { database, gateways, feedSettleMs }) => {
   const { db } = database;
   const operator = async (request: Parameters<typeof authenticateOperator>[1]) => {
     await authenticateOperator(db, request);
@@ -77,7 +79,9 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
       const page = pageRequest(request.query);
       const [updatedAt, id] = after === undefined ? [] : after.split('.').map(Number);
       const cursor = updatedAt === undefined || id === undefined ? undefined : { updatedAt, id };
-      const { orders, total, next } = await orderFeed(db, since, { offset: page.offset, limit: page.perPage, cursor });
+      // Changes of the last moments are left for the next poll: one stamped earlier may still commit before them.
+      const until = request.actionTime - feedSettleMs;
+      const { orders, total, next } = await orderFeed(db, since, { offset: page.offset, limit: page.perPage, cursor, until });
       setPaginationHeaders(request, reply, page, total);
       const nextCursor = next && `${next.updatedAt}.${next.id}`;
       if (nextCursor) reply.header('X-Next-Cursor', nextCursor);

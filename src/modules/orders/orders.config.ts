@@ -47,6 +47,11 @@ export interface OrdersSection {
   sweepIntervalMs: number;
   /** How long after an order is completed its buyer is asked to rate what they bought; 0: never. */
   feedbackRequestAfterMs: number;
+  /**
+   * GET /admin/orders shows an order's change once it is this old: a change is stamped before it commits,
+   * so one stamped earlier may commit after a later one that a walk's cursor has passed already.
+   */
+  feedSettleMs: number;
 }
 
 export function readOrdersConfig(env: EnvReader): OrdersSection {
@@ -72,6 +77,7 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     stuckAfterMs: env.duration('ORDER_STUCK_AFTER', '8h'),
     sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
     feedbackRequestAfterMs: env.integer('FEEDBACK_REQUEST_AFTER_DAYS', 14, 0, 60) * 86_400_000,
+    feedSettleMs: env.integer('ORDER_FEED_SETTLE_MS', 5_000, 0, 3_600_000),
     checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),
     callbackRateLimit: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_IP', '300/1m'),
     callbacksPerPayment: env.rateLimit('PAYMENT_CALLBACK_RATE_LIMIT_PER_PAYMENT', '30/1h'),

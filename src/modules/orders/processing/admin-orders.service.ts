@@ -24,7 +24,7 @@ import {
 export async function orderFeed(
   db: Db,
   since: number,
-  page: { offset: number; limit: number; cursor?: FeedCursor },
+  page: { offset: number; limit: number; cursor?: FeedCursor; until?: number },
 ): Promise<{ orders: OrderDocument[]; total: number; next: FeedCursor | undefined }> {
   const { rows, total } = await feedPage(db, since, page);
   const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;

@@ -118,18 +118,20 @@ export interface FeedCursor {
 
 /**
  * One page of the operators' feed: orders with a code updated at or after `since`, by (updated_at, id),
- * from `offset`, or after `cursor` (a range of customer_order_updated_idx from the cursor on). The
- * total counts what the filter finds from the same place.
+ * from `offset`, or after `cursor` (a range of customer_order_updated_idx from the cursor on), changed
+ * no later than `until` (the settled changes: ORDER_FEED_SETTLE_MS). The total counts what the filter
+ * finds from the same place.
  */
 export async function feedPage(
   db: Db,
   since: number,
-  page: { offset: number; limit: number; cursor?: FeedCursor },
+  page: { offset: number; limit: number; cursor?: FeedCursor; until?: number },
 ): Promise<{ rows: OrderRow[]; total: number }> {
   const { cursor } = page;
   const inFeed = (eb: ExpressionBuilder<Database, 'customer_order'>) =>
     eb.and([
       eb('customer_order.updated_at', '>=', since),
+      ...(page.until === undefined ? [] : [eb('customer_order.updated_at', '<=', page.until)]),
       eb('customer_order.code', 'is not', null),
       ...(cursor ? [after(eb, 'customer_order.updated_at', cursor.updatedAt, cursor.id)] : []),
     ]);

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { reportNavStatus } from '../../src/modules/orders/processing/admin-orders.service.js';
+import { insertOrder } from '../helpers/order-fixtures.js';
+import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
+import { startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
+
+// GET /admin/orders shows a change once it is ORDER_FEED_SETTLE_MS old. A change is stamped when its
+// writer starts (the request's or the job's time) and commits later: on PostgreSQL one stamped first
+// may commit after one stamped later, which a back office's cursor (updated_at, id) has passed by then,
+// and that order was never read again.
+
+const SETTLE_MS = 1000;
+let s: CardShop;
+let key: string;
+beforeAll(async () => {
+  s = await startCardShop({ ORDER_FEED_SETTLE_MS: String(SETTLE_MS) });
+  key = await createApiKey(s.t.database.db, 'back-office', Date.now());
+});
+afterAll(() => s?.close());
+
+const auth = () => ({ authorization: `Bearer ${key}` });
+const settled = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 100));
+
+async function processedOrder() {
+  const book = await stockedBook(s.t.database.db, 5);
+  const order = await insertOrder(s.t.database.db, { status: 'PENDING_PROCESSING', lines: [book] });
+  await s.t.drainJobs();
+  return order;
+}
+
+describe('GET /admin/orders, a walk by cursor', () => {
+  it('misses no change that commits after a change stamped later, and shows a change once it has settled', async () => {
+    const since = encodeURIComponent(new Date().toISOString());
+    let cursor: string | undefined;
+    /** A back office's poll: every page after its cursor, the cursor kept from the last full page. */
+    const poll = async () => {
+      const seen: string[] = [];
+      for (let step = 0; step < 10; step += 1) {
+        const after = cursor === undefined ? '' : `&after=${cursor}`;
+        const response = await s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${after}`, headers: auth() });
+        expect(response.statusCode, response.body).toBe(200);
+        seen.push(...(response.json() as Array<{ code: string }>).map((order) => order.code));
+        const next = response.headers['x-next-cursor'];
+        if (next === undefined) break;
+        cursor = String(next);
+      }
+      return seen;
+    };
+    const [a, b] = [await processedOrder(), await processedOrder()];
+    await settled();
+    expect(await poll()).toEqual([a.code, b.code]);
+
+    const seen: string[] = [];
+    // A's status report is stamped, then commits only after B's report and a poll (its transaction held open).
+    await whileTransactionOpen(
+      s.t.database.db,
+      (trx) => reportNavStatus(trx, a.code, { status: 'Seen', createdAt: Date.parse('2026-11-24T10:15:00Z') }, Date.now()),
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const touched = await s.t.app.inject({
+          method: 'POST',
+          url: `/admin/orders/${b.code}/status`,
+          headers: auth(),
+          payload: { status: 'Seen', createdAt: '2026-11-24T10:15:00Z' },
+        });
+        expect(touched.statusCode, touched.body).toBe(200);
+        seen.push(...(await poll()));
+      },
+    );
+    await settled();
+    seen.push(...(await poll()));
+    // Both changes, in the order they were stamped.
+    expect(seen).toEqual([a.code, b.code]);
+  });
+});
