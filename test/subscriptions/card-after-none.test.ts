@@ -15,9 +15,9 @@ import {
 
 // A subscription whose card went while no other card was left (removed by its owner, or pruned when
 // it expired) has no card: its renewal fails, and the mail asks the customer to save a new one. The
-// card they save next is the one it is paid with: a subscription without a card takes the client's
-// card saved after it, so that the renewal (or its retry) charges it instead of failing until the
-// subscription lapses.
+// card they save next is the one it is paid with: a subscription without a card, or one whose renewal
+// was declined (FAILED), takes the client's card saved after it, so that the renewal (or its retry)
+// charges it instead of failing until the subscription lapses.
 
 let s: SubscriptionShop;
 beforeAll(async () => {
@@ -80,6 +80,29 @@ describe('a subscription left without a card', () => {
     expect(failed).toMatchObject({ id, status: 'FAILED', cardId: saved });
     await bill(s, end + 2 * 86_400_000);
     expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id, status: 'ACTIVE', cardId: saved })]);
+  });
+
+  it('whose renewal was declined: the card saved then pays the retry, not the declined one again', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    const declined = await saveCard(s, customer);
+    await s.everypay.callbacksIdle();
+    const made = await subscribe(s, customer, 'SHELF5');
+    expect(made.statusCode, made.body).toBe(201);
+    const { id } = made.json() as { id: number };
+    const end = Date.parse(made.json().currentPeriodEnd);
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'failed');
+    await bill(s, end + 1000);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id, status: 'FAILED', cardId: declined })]);
+    const saved = await saveCard(s, customer);
+    await s.everypay.callbacksIdle();
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id, status: 'FAILED', cardId: saved })]);
+    await bill(s, end + 86_400_000);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id, status: 'ACTIVE', cardId: saved })]);
+    expect((await chargesOf(s, id)).map((charge) => [charge.period_number, charge.state])).toEqual([
+      [1, 'settled'],
+      [2, 'failed'],
+      [2, 'settled'],
+    ]);
   });
 
   it('its renewal fails in the run that finds it due, not an hour later: it is FAILED, and a cancel is not told a payment is pending', async () => {

@@ -183,18 +183,19 @@ export async function deleteCards(db: Db, ids: number[], replacement: number | n
 }
 
 /**
- * Gives the client's live subscriptions that have no card (theirs went while no other was left: a
- * removal, a prune) the card `cardId`, just saved: their renewal or its retry charges it. Without
- * this they kept no card for good (no route names a subscription's card), failed every retry and
- * lapsed, while the billing-failed mail asked the customer to save a new card.
+ * Gives the card `cardId`, just saved, to the client's live subscriptions that have no card (theirs
+ * went while no other was left: a removal, a prune) and to those whose renewal failed (FAILED,
+ * retrying): their renewal or its retry charges it. The billing-failed mail asks the customer to save
+ * a new card; without this a subscription without one failed every retry and lapsed, and one whose
+ * card was declined was retried on the declined card, whatever the customer saved.
  */
-export async function giveCardToCardless(db: Db, clientAccountId: number, cardId: number, now: number): Promise<void> {
+export async function giveCardToWaiting(db: Db, clientAccountId: number, cardId: number, now: number): Promise<void> {
   await db
     .updateTable('subscription')
     .set({ card_id: cardId, updated_at: now })
     .where('client_account_id', '=', clientAccountId)
-    .where('card_id', 'is', null)
     .where('status', 'in', LIVE)
+    .where((eb) => eb.or([eb('card_id', 'is', null), eb('status', '=', 'FAILED')]))
     .execute();
 }
 

@@ -28,7 +28,7 @@ import {
   deleteCards,
   declinePendingCard,
   findCard,
-  giveCardToCardless,
+  giveCardToWaiting,
   insertCard,
   lockCardOwner,
   lockCardOwners,
@@ -232,9 +232,9 @@ async function cardStatusApplied(trx: Db, cardTokens: CardTokens, card: CardRow,
     await lockCardOwner(trx, Number(card.client_account_id));
     const hasDefault = (await activeCardsOf(trx, Number(card.client_account_id))).some((other) => other.is_default);
     if (!(await confirmCard(trx, cardTokens, Number(card.id), status.card, !hasDefault, now))) return 'done-already';
-    // A subscription left without a card (its card went while no other was left) is paid with the
-    // card saved next, as the billing-failed mail tells the customer.
-    await giveCardToCardless(trx, Number(card.client_account_id), Number(card.id), now);
+    // A subscription left without a card (its card went while no other was left), or retrying a
+    // declined renewal, is paid with the card saved next, as the billing-failed mail tells the customer.
+    await giveCardToWaiting(trx, Number(card.client_account_id), Number(card.id), now);
     return 'saved';
   }
   if (status.state === 'pending') return 'pending';
