@@ -1,6 +1,14 @@
 /** A command line the CLI cannot run: it prints the message and the usage, and exits with 2. */
 export class CliUsageError extends Error {}
 
+/** An id given on the command line: a whole number from 1 that the database's keys can hold, else a usage error. */
+export function cliId(raw: string | undefined, what: string): number {
+  const id = Number(raw);
+  if (raw === undefined || !/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1)
+    throw new CliUsageError(`"${raw ?? ''}" is not ${what}`);
+  return id;
+}
+
 /**
  * Runs a command whose service refuses malformed arguments with errors of `inputError`: such an
  * error is a bad argument (exit 2, with the usage, the message after `label`), as the options the

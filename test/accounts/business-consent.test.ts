@@ -216,9 +216,12 @@ describe('BUSINESS_APPROVAL_STORES=WEB', () => {
     expect(await refusal(['approve', String(account!.id)])).toBe(`business account ${account!.id} is REJECTED, not waiting for approval`);
   });
 
-  it.each([[['approve', 'x']], [['reject']], [['list', 'all']], [['frob']]])('refuses %j with a usage error', async (args) => {
-    await expect(business(args)).rejects.toThrow(CliUsageError);
-  });
+  it.each([[['approve', 'x']], [['approve', '99999999999999999999']], [['reject', '0']], [['reject']], [['list', 'all']], [['frob']]])(
+    'refuses %j with a usage error',
+    async (args) => {
+      await expect(business(args)).rejects.toThrow(CliUsageError);
+    },
+  );
 
   it('refuses an account id that is not there with its message alone', async () => {
     expect(await refusal(['approve', '999999'])).toBe('no business account 999999');

@@ -283,6 +283,9 @@ describe('wholesale command line', () => {
     [['approve', '1', 'extra']],
     [['approve', '-1']],
     [['reject', '1.5']],
+    // Past what a key holds: a usage error, not the database's 'out of range for type bigint' (PostgreSQL).
+    [['approve', '99999999999999999999']],
+    [['approve', '0']],
     [['frob']],
     [['list', 'all']],
     [[]],

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import { CliUsageError } from '../cli-usage.js';
+import { cliId, CliUsageError } from '../cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { JOB_STATUSES, countJobsByStatus, isJobStatus, listJobs, retryJob, type JobRow, type JobStatus } from './queue.js';
 
@@ -44,8 +44,7 @@ async function retry(db: Kysely<Database>, args: string[], print: (line: string)
   const { positionals } = parse(args, {}, true);
   const [raw, extra] = positionals;
   if (raw === undefined || extra !== undefined) throw new CliUsageError('jobs retry takes one job id');
-  const id = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1) throw new CliUsageError(`"${raw}" is not a job id`);
+  const id = cliId(raw, 'a job id');
   if (await retryJob(db, id)) {
     print(`job ${id} is pending again and runs at the next poll of a worker`);
     return;

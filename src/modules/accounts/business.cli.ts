@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { cliId, CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { AccountsConfig } from './accounts.config.js';
 import { approveBusinessAccount, pendingBusinessAccounts, rejectBusinessAccount } from './business-approval.service.js';
@@ -27,10 +27,10 @@ export async function businessCommand(deps: BusinessCommandDeps, args: string[],
     if (waiting.length === 0) print(noneWaiting(config.accounts.businessApprovalStores));
     return;
   }
-  if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || !/^\d+$/.test(rawId ?? '')) {
+  if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || rawId === undefined) {
     throw new CliUsageError('business: use list, approve <account id> or reject <account id>');
   }
-  const id = Number(rawId);
+  const id = cliId(rawId, 'a business account id');
   const now = (deps.clock ?? systemClock).now();
   // An account that is not there or not waiting for approval is no bad command line: its
   // BusinessDecisionError is printed alone and the command exits with 1.

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { cliId, CliUsageError } from '../../infra/cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { AccountsConfig } from './accounts.config.js';
@@ -26,10 +26,10 @@ export async function wholesaleCommand(deps: WholesaleCommandDeps, args: string[
     if (waiting.length === 0) print('No wholesale application waits for a decision.');
     return;
   }
-  if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || !/^\d+$/.test(rawId ?? '')) {
+  if ((action !== 'approve' && action !== 'reject') || rest.length > 0 || rawId === undefined) {
     throw new CliUsageError('wholesale: use list, approve <id> or reject <id>');
   }
-  const id = Number(rawId);
+  const id = cliId(rawId, 'a wholesale application id');
   const now = (deps.clock ?? systemClock).now();
   // A request that is not there or not pending is no bad command line: its WholesaleDecisionError
   // is printed alone and the command exits with 1.

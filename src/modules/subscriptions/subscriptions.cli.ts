@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logger.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { cliId, CliUsageError } from '../../infra/cli-usage.js';
 import type { Gateways } from '../payments/index.js';
 import { billDue } from './billing.service.js';
 import type { CardTokens } from './card-tokens.js';
@@ -86,9 +86,7 @@ export async function subscriptionCommand(
 
 function chargeIdOf(action: string, [raw, ...extra]: string[]): number {
   if (raw === undefined || extra.length > 0) throw new CliUsageError(`subscription ${action} <chargeId>`);
-  const id = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1) throw new CliUsageError(`"${raw}" is not a charge id`);
-  return id;
+  return cliId(raw, 'a charge id');
 }
 
 function settleInput([orderReference, finding, paymentReference, ...extra]: string[]) {
