@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { causeOfType, PermanentJobFailure, RefusedForGood } from '../../infra/jobs/refused-for-good.js';
@@ -39,6 +40,11 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
     let issued = 0;
     for (const purchase of purchases) {
       await deps.db.transaction().execute(async (trx) => {
+        // The order's row first, as every status change of the order takes it (orders' order-states.ts)
+        // before it writes the purchases: taken after the purchase's row (the card's insert takes a
+        // key-share lock on the order), a refund or cancellation that had locked the order and then
+        // waited for the purchase deadlocked with this on PostgreSQL, and one of them failed (a refund a 500).
+        await lockRowsOnPostgres(trx, trx.selectFrom('customer_order').select('id').where('id', '=', orderId), 'no key update');
         // Still to issue, read again under its row's lock (a no-op update): the list above was read
         // before this transaction, and a refund or cancel may have given the order up since.
         const still = await trx
