@@ -100,10 +100,6 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
   // What this status adds to the refunded sum.
   const refundedBefore = Number(payment.refunded_cents);
   const refundedCents = status.refundedCents - refundedBefore;
-  const cardsTakenOffNow =
-    status.state === 'refunded' && refundedCents > 0
-      ? await takeOffCardsForRefund(trx, orderId, Number(payment.amount_cents), status.refundedCents, refundedCents, now)
-      : 0;
   const settledBefore = PROGRESS[payment.state] >= PROGRESS.settled;
   const moved = await moveForState(trx, orderId, current, status, `payment ${status.state} (${gateway} ${source})`, now, settledBefore);
   if (moved === 'cards-short') {
@@ -113,6 +109,14 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     await setInboxOutcome(trx, gateway, status, 'mismatch', now);
     return { outcome: 'mismatch', orderId, orderStatus: current };
   }
+  // After the move: the gift cards come last in order-states.ts's lock order. Taken off before it, a
+  // refund that cancels the order held the card while its move waited for the buyer's event stream,
+  // which a checkout spending that card held while it waited for the card (on PostgreSQL a deadlock,
+  // the checkout a 500). A cancelled order's cards were voided by the move: nothing more comes off.
+  const cardsTakenOffNow =
+    status.state === 'refunded' && refundedCents > 0
+      ? await takeOffCardsForRefund(trx, orderId, Number(payment.amount_cents), status.refundedCents, refundedCents, now)
+      : 0;
   await setInboxOutcome(trx, gateway, status, moved ? 'applied' : 'stale', now);
   const after = await orderStatus(trx, orderId);
   // A refund that cancelled the order is told by the cancellation mail (order-states.ts); any other is
