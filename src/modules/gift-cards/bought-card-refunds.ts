@@ -84,10 +84,33 @@ export async function takeOffBoughtCards(trx: Db, orderId: number, cents: number
 }
 
 /**
- * Gives back to the order's first bought card what takeOffBoughtCards took for a refund the gateway
- * refused (a VOID entry of the opposite sign), in the caller's transaction: nothing was paid back.
+ * Gives back to the cards the order bought what takeOffBoughtCards took off them for a refund the
+ * gateway refused (VOID entries of the opposite sign), in the caller's transaction: nothing was paid
+ * back. Each card gets back its own part of the take (its VOID entries written at `takenAt`, the
+ * refund's time): an order may buy cards for several people, and the whole sum put back on its first
+ * card gave that one more than it was bought for and left the others short.
  */
-export async function restoreBoughtCards(trx: Db, orderId: number, cents: number, now: number): Promise<void> {
+export async function restoreBoughtCards(trx: Db, orderId: number, cents: number, takenAt: number, now: number): Promise<void> {
+  if (cents <= 0) return;
+  const taken = await trx
+    .selectFrom('gift_card_entry')
+    .select(['gift_card_id', 'amount_cents'])
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'VOID')
+    .where('amount_cents', '<', 0)
+    .where('created_at', '=', takenAt)
+    .where('gift_card_id', 'in', boughtCards(trx, orderId))
+    .orderBy('gift_card_id')
+    .execute();
+  let left = cents;
+  for (const entry of taken) {
+    const back = Math.min(left, -Number(entry.amount_cents));
+    if (back <= 0) break;
+    await giveBack(trx, orderId, Number(entry.gift_card_id), back, now);
+    left -= back;
+  }
+  if (left <= 0) return;
+  // A take this cannot find by its time: the rest goes back to the first card the order's refunds took from.
   const card = await trx
     .selectFrom('gift_card_entry')
     .select('gift_card_id')
@@ -96,21 +119,17 @@ export async function restoreBoughtCards(trx: Db, orderId: number, cents: number
     .where('gift_card_id', 'in', boughtCards(trx, orderId))
     .orderBy('id')
     .executeTakeFirst();
-  if (!card || cents <= 0) return;
+  if (card) await giveBack(trx, orderId, Number(card.gift_card_id), left, now);
+}
+
+async function giveBack(trx: Db, orderId: number, cardId: number, cents: number, now: number): Promise<void> {
   await trx
     .updateTable('gift_card')
     .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
-    .where('id', '=', card.gift_card_id)
+    .where('id', '=', cardId)
     .execute();
   await trx
     .insertInto('gift_card_entry')
-    .values({
-      gift_card_id: Number(card.gift_card_id),
-      kind: 'VOID',
-      amount_cents: cents,
-      held_cents: 0,
-      order_id: orderId,
-      created_at: now,
-    })
+    .values({ gift_card_id: cardId, kind: 'VOID', amount_cents: cents, held_cents: 0, order_id: orderId, created_at: now })
     .execute();
 }

@@ -186,7 +186,7 @@ async function sendRefund(
     // Nothing was paid back: what was taken off the bought cards for it goes back on them.
     await inTransaction(db, async (trx) => {
       if ((await moveRefund(trx, refund, 'refused', now)) && refund.card_cents > 0)
-        await restoreBoughtCards(trx, at.orderId, refund.card_cents, now);
+        await restoreBoughtCards(trx, at.orderId, refund.card_cents, Number(refund.created_at), now);
     });
     return 'refused';
   }
