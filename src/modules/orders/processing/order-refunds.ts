@@ -261,6 +261,10 @@ async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: st
       now,
     });
     if (!moved) throw conflict('orders.noSettledPayment', { code });
+    // Read again now that the move voided the bought cards (a card spent since the read above is not
+    // voided, its balance changed): spent meanwhile, the paying cards would pay it back. Rolled back.
+    const spentSince = (await boughtCardsValue(trx, order.id)).spentCents;
+    if (spentSince > 0) throw tooLarge(cents, left - spentSince, spentSince);
   });
   return documentOf(db, code);
 }
