@@ -118,6 +118,11 @@ describe('webhook enable', () => {
     const again = await run('webhook', 'enable', 'crm');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('webhook endpoint "crm" is not switched off: nothing was changed');
+    // A bad --url is a bad argument whatever the endpoint's state (docs/integrations.md), an unknown name's too.
+    for (const target of ['crm', 'nowhere']) {
+      const bad = await run('webhook', 'enable', target, '--url', 'notaurl');
+      expect(bad.code, bad.stderr).toBe(2);
+    }
     const unknown = await run('webhook', 'enable', 'nowhere');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no webhook endpoint named "nowhere"');

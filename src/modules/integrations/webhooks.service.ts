@@ -120,10 +120,12 @@ export async function enableEndpoint(
   newUrl: string | undefined,
   now: number,
 ): Promise<{ requeued: number; dead: number }> {
+  // A bad --url is a bad argument (exit 2) whatever the endpoint's state, as for add.
+  const given = newUrl === undefined ? undefined : receiverUrl(newUrl);
   const endpoint = await existing(db, name);
   const notOff = () => new WebhookError(`webhook endpoint "${name}" is not switched off: nothing was changed`);
   if (endpoint.disabled_at === null) throw notOff();
-  const url = newUrl === undefined ? keptUrlAccepted(endpoint) : receiverUrl(newUrl);
+  const url = given ?? keptUrlAccepted(endpoint);
   return db.transaction().execute(async (trx) => {
     // Only while still off: two operators at once switch it on once, and requeue once.
     if (!(await switchEndpointOn(trx, endpoint.id, url.toString()))) throw notOff();
