@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bill,
   call,
   createCustomer,
   mailsReceivedBy,
@@ -35,5 +36,22 @@ describe("a subscription mail's date", () => {
     expect((await call(s, customer, 'DELETE', `/subscription/${id}`)).statusCode).toBe(200);
     const cancelled = (await mailsReceivedBy(s, customer)).find((mail) => mail.subject?.endsWith('is cancelled'));
     expect(cancelled?.text).toContain('You can use it until 2027-01-05;');
+  });
+
+  it('is left out when the subscription ends at the cancel: one cancelled while its renewal failed has no day left', async () => {
+    const customer = await createCustomer(s.t.database.db);
+    await setMailLanguage(s, customer, 'en');
+    await saveCard(s, customer);
+    await s.everypay.callbacksIdle();
+    const made = await subscribe(s, customer, 'SHELF5');
+    expect(made.json()).toMatchObject({ status: 'ACTIVE' });
+    const id = made.json().id as number;
+    s.everypay.setCardOutcome(s.everypay.cards().at(-1)!.token, 'failed');
+    await bill(s, Date.parse(made.json().currentPeriodEnd) + 1000);
+    const cancel = await call(s, customer, 'DELETE', `/subscription/${id}`);
+    expect(cancel.json()).toMatchObject({ status: 'ENDED' });
+    const cancelled = (await mailsReceivedBy(s, customer)).find((mail) => mail.subject?.endsWith('is cancelled'));
+    expect(cancelled?.text).toContain('is cancelled and has ended; nothing more will be charged.');
+    expect(cancelled?.text).not.toContain('until');
   });
 });

@@ -147,7 +147,9 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
       until: lastLocalDay(Number(sub.period_end)),
       amount: charge ? formatEuros(charge.amount_cents, language) : '',
     };
-    const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, BODIES[job.kind], params)];
+    // A subscription cancelled while its renewal failed ends at once (ENDED): no "use it until" a day already past.
+    const body = job.kind === 'cancelled' && sub.status === 'ENDED' ? 'subscriptions.mail.cancelledEnded' : BODIES[job.kind];
+    const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, body, params)];
     await deps.mailer.send({
       to: subscriber.email,
       subject: translate(language, SUBJECTS[job.kind], params),

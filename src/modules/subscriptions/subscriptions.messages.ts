@@ -34,6 +34,7 @@ const en = {
   'subscriptions.mail.purchased': 'Thank you! Your subscription {plan} is active until {until} and renews every month.',
   'subscriptions.mail.cancelledSubject': 'Your subscription {plan} is cancelled',
   'subscriptions.mail.cancelled': 'Your subscription {plan} is cancelled. You can use it until {until}; nothing more will be charged.',
+  'subscriptions.mail.cancelledEnded': 'Your subscription {plan} is cancelled and has ended; nothing more will be charged.',
   'subscriptions.mail.billingFailedSubject': 'We could not renew your subscription {plan}',
   'subscriptions.mail.billingFailed':
     'We could not charge your saved card for {plan}. We will try again in the coming days; please check your card or save a new one.',
@@ -90,6 +91,7 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.purchased': 'Aitäh! Teie tellimus {plan} kehtib kuni {until} ja pikeneb iga kuu.',
   'subscriptions.mail.cancelledSubject': 'Teie tellimus {plan} on tühistatud',
   'subscriptions.mail.cancelled': 'Teie tellimus {plan} on tühistatud. Saate seda kasutada kuni {until}; rohkem tasu ei võeta.',
+  'subscriptions.mail.cancelledEnded': 'Teie tellimus {plan} on tühistatud ja lõppenud; rohkem tasu ei võeta.',
   'subscriptions.mail.billingFailedSubject': 'Tellimuse {plan} pikendamine ebaõnnestus',
   'subscriptions.mail.billingFailed':
     'Me ei saanud teie salvestatud kaardilt tasu paketi {plan} eest. Proovime lähipäevil uuesti; palun kontrollige kaarti või salvestage uus.',
@@ -146,6 +148,7 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.purchased': 'Спасибо! Ваша подписка {plan} действует до {until} и продлевается каждый месяц.',
   'subscriptions.mail.cancelledSubject': 'Ваша подписка {plan} отменена',
   'subscriptions.mail.cancelled': 'Ваша подписка {plan} отменена. Ею можно пользоваться до {until}; больше оплата не списывается.',
+  'subscriptions.mail.cancelledEnded': 'Ваша подписка {plan} отменена и закончилась; больше оплата не списывается.',
   'subscriptions.mail.billingFailedSubject': 'Не удалось продлить подписку {plan}',
   'subscriptions.mail.billingFailed':
     'Не удалось списать оплату за {plan} с сохранённой карты. Мы попробуем снова в ближайшие дни; проверьте карту или сохраните новую.',
