@@ -44,10 +44,13 @@ const get = async (url: string) => {
 const codes = (body: unknown) => (body as Array<{ code: string }>).map((item) => item.code);
 
 describe('a shop not listed', () => {
-  it('is not in the shop list and is a 404 by its code', async () => {
+  it('is not in the shop list and is a 404 by its code, its schedule and its QR code', async () => {
     expect(codes((await get('/shop')).body)).toEqual(['TLN']);
     expect((await get('/shop/WH')).status).toBe(404);
     expect((await get('/shop/WH/schedule')).status).toBe(404);
+    // A QR code of the shop would draw a link to that 404; a listed shop's is drawn.
+    expect((await t.app.inject({ method: 'GET', url: '/qr-code/shop-WH' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/qr-code/shop-TLN' })).statusCode).toBe(200);
   });
 
   it("is not among a product's shops, while its stock is still web stock", async () => {

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { publishedAt } from '../../infra/publishing.js';
 import { GUEST, visibleProduct } from '../catalogue/index.js';
+import { shownShopId } from './schedule.repository.js';
 
 // What a QR code points to. A code is `<kind>-<code>`, the kind telling which namespace the rest is
 // looked up in (split at the first hyphen, so the rest may hold hyphens):
@@ -30,14 +31,7 @@ const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
     return row ? `/product/${row.id}` : undefined;
   },
   async shop(db, _store, code) {
-    const row = await db
-      .selectFrom('shop')
-      .select('code')
-      .where('code', '=', code)
-      .where('is_active', '=', true)
-      .where('is_listed', '=', true)
-      .executeTakeFirst();
-    return row ? `/shop/${encodeURIComponent(row.code)}` : undefined;
+    return (await shownShopId(db, code)) === undefined ? undefined : `/shop/${encodeURIComponent(code)}`;
   },
   async blog(db, store, code, now) {
     const row = await db

@@ -3,7 +3,8 @@ import type { ScheduleData, ScheduleException } from './schedule.js';
 
 // The SQL of shop schedules: reading one shop's, and replacing it whole (the import and the admin edit).
 
-export async function activeShopId(db: Db, code: string): Promise<number | undefined> {
+/** A shop shoppers see (active and listed: its page, its schedule, a QR code to it), by code. */
+export async function shownShopId(db: Db, code: string): Promise<number | undefined> {
   const row = await db
     .selectFrom('shop')
     .select('id')

@@ -6,7 +6,7 @@ import { endOfLocalDay, localTime } from '../../infra/shop-time.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { ContentReadDeps } from './posts.routes.js';
 import { CONTENT_MAX_AGE_SECONDS, contentCacheFor } from '../content/index.js';
-import { activeShopId, scheduleOf } from './schedule.repository.js';
+import { scheduleOf, shownShopId } from './schedule.repository.js';
 import { openState, scheduleView } from './schedule.js';
 import { fallbackLanguages } from './translations.js';
 
@@ -49,7 +49,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async 
     },
     async (request, reply) => {
       const caller = await callerOf(request);
-      const shopId = await activeShopId(database.db, request.params.code);
+      const shopId = await shownShopId(database.db, request.params.code);
       if (shopId === undefined) throw new HttpError(404, 'blog.shopNotFound', { code: request.params.code.slice(0, 40) });
       const data = await scheduleOf(database.db, shopId);
       const now = request.actionTime;
