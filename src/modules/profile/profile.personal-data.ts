@@ -106,7 +106,7 @@ async function profileMailsNaming(trx: Db, email: string) {
     .select(['j.id', 'j.payload', 'j.status'])
     .where('e.email', '=', email)
     .where('j.type', '=', PROFILE_MAIL_JOB)
-    .orderBy('j.id')
+    .orderBy('e.job_id')
     .execute();
   return jobs.map((job) => ({ id: job.id, status: job.status, mail: JSON.parse(job.payload) as ProfileMail }));
 }
