@@ -22,14 +22,24 @@ import type { PersonalDataPart, PersonalDataSubject } from '../personal-data.js'
 /** Bounded like every part: the table is pruned, and one person is named by few jobs. */
 const JOBS_CAP = 1_000;
 
-function jobsNaming(db: Db, email: string) {
-  return db
+/** The jobs (of `type`, or any) whose payload names `email`: a range of job_email's key, in job order. */
+export function jobsNaming(db: Db, email: string, type?: string) {
+  let query = db
     .selectFrom('job_email as e')
     .innerJoin('job as j', 'j.id', 'e.job_id')
     .select(['j.id', 'j.type', 'j.payload', 'j.status', 'j.created_at'])
-    .where('e.email', '=', normaliseEmail(email))
-    .orderBy('e.job_id')
-    .limit(JOBS_CAP)
+    .where('e.email', '=', normaliseEmail(email));
+  if (type !== undefined) query = query.where('j.type', '=', type);
+  return query.orderBy('e.job_id').limit(JOBS_CAP).execute();
+}
+
+/** A job of an erased person given its rewritten payload; one that has not run yet is ended instead: nothing is sent about them. */
+export async function rewriteErasedJob(trx: Db, job: { id: number; status: string }, payload: string, now: number): Promise<void> {
+  const notRun = job.status === 'pending';
+  await trx
+    .updateTable('job')
+    .set({ payload, updated_at: now, ...(notRun ? { status: 'done' as const, result: 'cancelled: the person was erased' } : {}) })
+    .where('id', '=', job.id)
     .execute();
 }
 
@@ -50,13 +60,7 @@ async function exportJobs(db: Db, subject: PersonalDataSubject) {
 async function eraseFromJobs(trx: Db, subject: PersonalDataSubject, now: number) {
   const email = normaliseEmail(subject.email);
   for (const job of await jobsNaming(trx, email)) {
-    const payload = JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail));
-    const notRun = job.status === 'pending';
-    await trx
-      .updateTable('job')
-      .set({ payload, updated_at: now, ...(notRun ? { status: 'done' as const, result: 'cancelled: the person was erased' } : {}) })
-      .where('id', '=', job.id)
-      .execute();
+    await rewriteErasedJob(trx, job, JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail)), now);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { normaliseEmail } from '../../infra/email-address.js';
+import { jobsNaming, rewriteErasedJob } from '../../infra/jobs/jobs.personal-data.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { PROFILE_MAIL_JOB, type ProfileMail } from './profile.jobs.js';
 
@@ -98,17 +99,10 @@ async function exportProfile(db: Db, subject: PersonalDataSubject) {
   };
 }
 
-/** The profile mails in the outbox that name `email` (job_email), as their payloads. */
+/** The profile mails in the outbox that name `email`, with their payloads. */
 async function profileMailsNaming(trx: Db, email: string) {
-  const jobs = await trx
-    .selectFrom('job_email as e')
-    .innerJoin('job as j', 'j.id', 'e.job_id')
-    .select(['j.id', 'j.payload', 'j.status'])
-    .where('e.email', '=', email)
-    .where('j.type', '=', PROFILE_MAIL_JOB)
-    .orderBy('e.job_id')
-    .execute();
-  return jobs.map((job) => ({ id: job.id, status: job.status, mail: JSON.parse(job.payload) as ProfileMail }));
+  const jobs = await jobsNaming(trx, email, PROFILE_MAIL_JOB);
+  return jobs.map((job) => ({ id: Number(job.id), status: job.status, mail: JSON.parse(job.payload) as ProfileMail }));
 }
 
 /**
@@ -127,8 +121,8 @@ async function eraseEmailChangeMails(trx: Db, subject: PersonalDataSubject, pend
   const done = new Set<number>();
   while (queue.length > 0) {
     for (const job of await profileMailsNaming(trx, queue.shift()!)) {
-      if (done.has(Number(job.id)) || job.mail.userId !== subject.userId) continue;
-      done.add(Number(job.id));
+      if (done.has(job.id) || job.mail.userId !== subject.userId) continue;
+      done.add(job.id);
       const mail: Record<string, unknown> = { ...job.mail };
       for (const field of ['oldEmail', 'newEmail'] as const) {
         const address = mail[field];
@@ -139,16 +133,7 @@ async function eraseEmailChangeMails(trx: Db, subject: PersonalDataSubject, pend
         }
         mail[field] = subject.erasedEmail;
       }
-      const notRun = job.status === 'pending';
-      await trx
-        .updateTable('job')
-        .set({
-          payload: JSON.stringify(mail),
-          updated_at: now,
-          ...(notRun ? { status: 'done' as const, result: 'cancelled: the person was erased' } : {}),
-        })
-        .where('id', '=', job.id)
-        .execute();
+      await rewriteErasedJob(trx, job, JSON.stringify(mail), now);
     }
   }
 }
