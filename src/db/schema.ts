@@ -94,6 +94,8 @@ export interface RefusedMailAddressTable {
   /** The normalised email (normaliseEmail). */
   address: string;
   refused_at: number;
+  /** Kept by a late bounce (`mail bounce`): a mail a relay takes afterwards does not take it off. */
+  late_bounce: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 export interface Database {

@@ -133,6 +133,23 @@ describe('late bounces', () => {
     expect(await refused(second.email)).toBe(false);
   });
 
+  it('keeps the address after the next mail the relay takes for it: taking mail is what the relay does', async () => {
+    const client = await mailedClient();
+    expect((await bounce(notice({ to: client.sender, recipient: client.email }))).stdout).toBe('refused: 1 address(es) kept as refused\n');
+    // The customer writes again: the acknowledgement goes to the dead address, and the relay takes it.
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: '/contact',
+      headers: { store: 'WEB' },
+      payload: { name: 'Mari', email: client.email, subject: 'Küsimus', message: 'Kas see raamat tuleb? (uuesti)' },
+      remoteAddress: '192.0.2.250',
+    });
+    expect(posted.statusCode, posted.body).toBe(202);
+    await t.jobs.worker.drain({ includeDelayed: true });
+    expect(await refused(client.email)).toBe(true);
+    expect(await marketingEmailOf(db(), client.customer.clientAccountId)).toBeNull();
+  });
+
   it("takes no notice whose tag is not its recipient's: a forged or another address's bounce changes nothing", async () => {
     const victim = await mailedClient();
     const other = await mailedClient();

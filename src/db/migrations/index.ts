@@ -96,6 +96,7 @@ import * as createOrderPickup from './2026_12_03_0300_create_order_pickup.js';
 import * as createOrderFeedbackRequest from './2026_12_03_0400_create_order_feedback_request.js';
 import * as addShopListed from './2026_12_03_0500_add_shop_listed.js';
 import * as indexWholesaleRequestAccount from './2026_12_03_0600_index_wholesale_request_account.js';
+import * as addRefusedMailAddressLate from './2026_12_03_0700_add_refused_mail_address_late.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -197,4 +198,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_0400_create_order_feedback_request': createOrderFeedbackRequest,
   '2026_12_03_0500_add_shop_listed': addShopListed,
   '2026_12_03_0600_index_wholesale_request_account': indexWholesaleRequestAccount,
+  '2026_12_03_0700_add_refused_mail_address_late': addRefusedMailAddressLate,
 };

@@ -51,7 +51,7 @@ export async function mailCommand(deps: MailCommandDeps, args: string[], print: 
     print(`ignored: ${verdict.reason}`);
     return;
   }
-  await rememberRefused(deps.db, verdict.addresses, now);
+  await rememberRefused(deps.db, verdict.addresses, now, true);
   // The address is a person's: the count, not the address, goes to the mail server's log.
   print(`refused: ${verdict.addresses.length} address(es) kept as refused`);
 }

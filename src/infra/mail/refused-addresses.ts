@@ -11,7 +11,8 @@ import type { MailOutcomes } from './mailer.js';
 // does not exist (the mailer's RefusedForGood). Marketing mails (a wishlist's offers, a basket's
 // reminder: profile's rule) skip them: mailing a dead address again and again is what makes the
 // receiving providers take the shop's mail for spam. A mail the server later accepts for the
-// address (a password reset once the mailbox exists, the customer's own new one) takes it off.
+// address (a password reset once the mailbox exists, the customer's own new one) takes it off, unless
+// a late bounce (`mail bounce`) named it: that server is a relay, which takes nearly every mail.
 // Mails a customer asked for or must get (an order's, a reset) are still sent: one more refusal
 // costs nothing, and the mailbox may exist again. An address is kept at most REFUSED_ADDRESS_KEPT_MS
 // from its last refusal: addresses of people who have no account (a contact form's sender, a gift
@@ -29,20 +30,25 @@ export function refusedAddressBook(db: Db, clock: Clock, log: Logger): MailOutco
   return {
     refused: keeping('refused', (addresses) => rememberRefused(db, addresses, clock.now())),
     // Read first: nearly every address was never refused, and a delete takes SQLite's write lock.
+    // One a late bounce keeps stays: the server that took the mail is the relay that took the last
+    // one too and heard only afterwards that the mailbox does not exist; it goes with its prune.
     delivered: keeping('delivered', async (addresses) => {
       if ((await refusedAmong(db, addresses)).size === 0) return;
-      await db.deleteFrom('refused_mail_address').where('address', 'in', addresses).execute();
+      await db.deleteFrom('refused_mail_address').where('address', 'in', addresses).where('late_bounce', '=', false).execute();
     }),
   };
 }
 
-/** Keeps `addresses` (normalised) as refused for good at `at`: by the mailer, or by a late bounce (`mail bounce`). */
-export async function rememberRefused(db: Db, addresses: readonly string[], at: number): Promise<void> {
+/**
+ * Keeps `addresses` (normalised) as refused for good at `at`: by the mailer (a refusal at RCPT TO), or
+ * by a late bounce (`mail bounce`, `lateBounce`), which a mail the server takes later does not undo.
+ */
+export async function rememberRefused(db: Db, addresses: readonly string[], at: number, lateBounce = false): Promise<void> {
   if (addresses.length === 0) return;
   await db
     .insertInto('refused_mail_address')
-    .values(addresses.map((address) => ({ address, refused_at: at })))
-    .onConflict((oc) => oc.column('address').doUpdateSet({ refused_at: at }))
+    .values(addresses.map((address) => ({ address, refused_at: at, late_bounce: lateBounce })))
+    .onConflict((oc) => oc.column('address').doUpdateSet({ refused_at: at, late_bounce: lateBounce }))
     .execute();
 }
 
