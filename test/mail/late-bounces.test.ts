@@ -64,11 +64,14 @@ function notice(options: {
   status?: string;
   base64?: boolean;
   deliveredTo?: string;
+  /** The address the mail was sent to, when the relay reports it apart from the one that failed (an alias). */
+  original?: string;
 }): string {
   const fields = [
     'Reporting-MTA: dns; relay.example.net',
     'Arrival-Date: Thu, 3 Dec 2026 06:00:00 +0000',
     '',
+    ...(options.original ? [`Original-Recipient: rfc822; ${options.original}`] : []),
     `Final-Recipient: rfc822; ${options.recipient}`,
     `Action: ${options.action ?? 'failed'}`,
     `Status: ${options.status ?? '5.1.1'}`,
@@ -169,6 +172,13 @@ describe('late bounces', () => {
     ]);
     expect(await refused(victim.email)).toBe(false);
     expect(await marketingEmailOf(db(), victim.customer.clientAccountId)).toBe(victim.email);
+  });
+
+  it('keeps nothing for an alias one of whose mailboxes is gone: the alias the mail went to still works', async () => {
+    const alias = await mailedClient();
+    const expanded = notice({ to: alias.sender, recipient: 'left.the.company@example.com', original: alias.email });
+    expect((await bounce(expanded)).stdout).toBe('ignored: tag does not match\n');
+    expect(await refused(alias.email)).toBe(false);
   });
 
   it('keeps nothing for a delay, a full mailbox or a refusal by policy; only for an address that does not exist', async () => {

@@ -50,7 +50,11 @@ function tagIn(bounceAddress: string, address: string): string | undefined {
 export interface RecipientStatus {
   action: string;
   status: string;
-  /** Final-Recipient and Original-Recipient, when of type rfc822 (normalised). */
+  /**
+   * Final-Recipient, when of type rfc822 (normalised): the mailbox that does not exist. Not
+   * Original-Recipient: a mail to an alias (team@) expanded to several mailboxes reports the one that
+   * left as final and the alias as original, and the alias still works.
+   */
   addresses: string[];
 }
 
@@ -146,7 +150,7 @@ function recipientBlocks(text: string): RecipientStatus[] {
     action: (fields.get('action')?.[0] ?? '').toLowerCase(),
     // "5.1.1 (bad destination mailbox address)": the code alone.
     status: (fields.get('status')?.[0] ?? '').split(/\s/)[0]!,
-    addresses: ['final-recipient', 'original-recipient'].flatMap((name) => (fields.get(name) ?? []).flatMap(rfc822Address)),
+    addresses: (fields.get('final-recipient') ?? []).flatMap(rfc822Address),
   }));
 }
 
