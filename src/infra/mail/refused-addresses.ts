@@ -52,6 +52,14 @@ export async function rememberRefused(db: Db, addresses: readonly string[], at: 
     .execute();
 }
 
+/**
+ * Someone followed a link mailed to `email` (a verification, a reset, an email change's confirmation):
+ * the mailbox exists, whatever a refusal or a late bounce said of it before.
+ */
+export async function forgetRefusedAddress(db: Db, email: string): Promise<void> {
+  await db.deleteFrom('refused_mail_address').where('address', '=', normaliseEmail(email)).execute();
+}
+
 /** The worker's prune task: addresses last refused more than REFUSED_ADDRESS_KEPT_MS ago. */
 export function pruneRefusedAddresses(db: Db, now: number): Promise<number> {
   return deleteInBatches(db, 'refused_mail_address', {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
+import { forgetRefusedAddress } from '../../infra/mail/refused-addresses.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { countHit } from '../../infra/rate-limit.js';
@@ -8,6 +9,7 @@ import {
   accountsOfUser,
   consumeResetToken,
   findUserByEmail,
+  findUserById,
   findUserByResetToken,
   isPendingInvitation,
   revokeAllTokensOfUser,
@@ -113,5 +115,7 @@ export async function replacePassword(
   await lockAccountsForErasure(trx, userId);
   if (!(await consumeResetToken(trx, userId, hashToken(token), passwordHash, now))) throw badToken();
   await mailboxProven(trx, userId, now);
+  const user = await findUserById(trx, userId);
+  if (user) await forgetRefusedAddress(trx, user.email);
   await revokeAllTokensOfUser(trx, userId);
 }

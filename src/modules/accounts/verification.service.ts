@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../../infra/email-address.js';
+import { forgetRefusedAddress } from '../../infra/mail/refused-addresses.js';
 import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
@@ -136,6 +137,7 @@ export async function completeVerification(
   // The link went to the login email: whoever followed it owns the mailbox. An account whose address
   // nobody had confirmed is theirs now, and the sessions whoever made it opened end.
   const takenOver = await mailboxProven(trx, user.id, now);
+  await forgetRefusedAddress(trx, user.email);
   // A password that replaces an earlier one ends the sessions made with it.
   if (takenOver || user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
   const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });

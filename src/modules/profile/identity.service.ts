@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
+import { forgetRefusedAddress } from '../../infra/mail/refused-addresses.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
@@ -179,6 +180,7 @@ export async function confirmEmailChange(
   if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) throw badRequest('profile.badEmailToken');
   const oldEmailWasTheirs = await isLoginEmailConfirmed(trx, actor.userId);
   await markLoginEmailConfirmed(trx, actor.userId);
+  await forgetRefusedAddress(trx, change.new_email);
   if (change.new_email === user.email) return { email: user.email };
   try {
     await setLoginEmail(trx, actor.userId, change.new_email, now);
