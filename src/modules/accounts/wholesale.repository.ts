@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { WholesaleRequestTable } from './accounts.tables.js';
 
 export type WholesaleRequestRow = Selectable<WholesaleRequestTable>;
@@ -41,15 +42,16 @@ export async function decideWholesaleRequest(
  * The requests that are the person's: made with their email, or approved into an account of theirs
  * (`clientAccountIds`; the email it was made with may since have been changed away from).
  */
-export function wholesaleRequestsOf(db: Db, person: { email: string; clientAccountIds: number[] }) {
-  return db
-    .selectFrom('wholesale_request')
-    .where((eb) =>
-      person.clientAccountIds.length === 0
-        ? eb('email', '=', person.email)
-        : eb.or([eb('email', '=', person.email), eb('client_account_id', 'in', person.clientAccountIds)]),
-    );
+export function wholesaleRequestsOf(db: Db, person: WholesaleApplicant) {
+  return db.selectFrom('wholesale_request').where(theirs(person));
 }
+
+type WholesaleApplicant = { email: string; clientAccountIds: number[] };
+
+const theirs = (person: WholesaleApplicant) => (eb: ExpressionBuilder<Database, 'wholesale_request'>) =>
+  person.clientAccountIds.length === 0
+    ? eb('email', '=', person.email)
+    : eb.or([eb('email', '=', person.email), eb('client_account_id', 'in', person.clientAccountIds)]);
 
 /**
  * The erasure's part of the person's requests (wholesaleRequestsOf): each is emptied (the email the
@@ -58,21 +60,16 @@ export function wholesaleRequestsOf(db: Db, person: { email: string; clientAccou
  * Run under the contact's locks (modules/gdpr), which an approval takes before its decision; a
  * rejection that decided first keeps its decision, one that comes after finds the request closed.
  */
-export async function eraseWholesaleRequests(
-  db: Db,
-  person: { email: string; clientAccountIds: number[] },
-  erasedEmail: string,
-  now: number,
-): Promise<void> {
-  const ids = (await wholesaleRequestsOf(db, person).select('id').execute()).map((row) => row.id);
-  if (ids.length === 0) return;
+export async function eraseWholesaleRequests(db: Db, person: WholesaleApplicant, erasedEmail: string, now: number): Promise<void> {
+  // Two updates, no read first: the table is written whether or not the person has any, where the
+  // erasure's concurrency tests (test/concurrency) hold it to meet the erasure holding the person.
   await db
     .updateTable('wholesale_request')
     .set({ status: 'ERASED', decided_at: now })
-    .where('id', 'in', ids)
+    .where(theirs(person))
     .where('status', '=', 'PENDING')
     .execute();
-  await db.updateTable('wholesale_request').set({ email: erasedEmail, form: '{}' }).where('id', 'in', ids).execute();
+  await db.updateTable('wholesale_request').set({ email: erasedEmail, form: '{}' }).where(theirs(person)).execute();
 }
 
 export async function setWholesaleRequestAccount(db: Db, id: number, clientAccountId: number): Promise<void> {
