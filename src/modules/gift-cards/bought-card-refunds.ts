@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { restoreVoided } from './gift-card-ledger.js';
 
 // What a refund of an order may give back of the gift cards the order bought. Money spent from them
 // (held or taken by other orders, net of what those gave back) was the buyer's to use and is never
@@ -106,7 +107,7 @@ export async function restoreBoughtCards(trx: Db, orderId: number, cents: number
   for (const entry of taken) {
     const back = Math.min(left, -Number(entry.amount_cents));
     if (back <= 0) break;
-    await giveBack(trx, orderId, Number(entry.gift_card_id), back, now);
+    await restoreVoided(trx, Number(entry.gift_card_id), orderId, back, now);
     left -= back;
   }
   if (left <= 0) return;
@@ -119,17 +120,5 @@ export async function restoreBoughtCards(trx: Db, orderId: number, cents: number
     .where('gift_card_id', 'in', boughtCards(trx, orderId))
     .orderBy('id')
     .executeTakeFirst();
-  if (card) await giveBack(trx, orderId, Number(card.gift_card_id), left, now);
-}
-
-async function giveBack(trx: Db, orderId: number, cardId: number, cents: number, now: number): Promise<void> {
-  await trx
-    .updateTable('gift_card')
-    .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
-    .where('id', '=', cardId)
-    .execute();
-  await trx
-    .insertInto('gift_card_entry')
-    .values({ gift_card_id: cardId, kind: 'VOID', amount_cents: cents, held_cents: 0, order_id: orderId, created_at: now })
-    .execute();
+  if (card) await restoreVoided(trx, Number(card.gift_card_id), orderId, left, now);
 }

@@ -74,6 +74,12 @@ export async function adjustImported(trx: Db, cardId: number, deltaCents: number
   await addEntry(trx, { cardId, kind: 'IMPORT', amountCents: deltaCents, heldCents: 0, orderId: null, now });
 }
 
+/** Gives a card back what a refund of `orderId` took off it (a VOID entry of the opposite sign): the gateway refused that refund. */
+export async function restoreVoided(trx: Db, cardId: number, orderId: number, cents: number, now: number): Promise<void> {
+  await credit(trx, cardId, cents, now);
+  await addEntry(trx, { cardId, kind: 'VOID', amountCents: cents, heldCents: 0, orderId, now });
+}
+
 /** Holds `cents` of the card for the order; false when the balance does not cover it (or it expired). */
 export async function reserve(trx: Db, cardId: number, orderId: number, cents: number, now: number): Promise<boolean> {
   if (!(await debit(trx, cardId, cents, now))) return false;
