@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { accountTrialSubjectSql } from './subscriptions.repository.js';
 
 // `subscription stats`: per calendar month (UTC) the revenue (settled charges), subscriptions
 // started, trials started and how many of them were converted (their first month was paid),
@@ -42,7 +43,7 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
             eb
               .selectFrom('subscription_trial_use')
               .select('subscription_trial_use.subscription_id')
-              .where('subscription_trial_use.subject', '=', sql<string>`'A' || ${sql.ref('subscription.client_account_id')}`)
+              .where('subscription_trial_use.subject', '=', accountTrialSubjectSql(sql.ref('subscription.client_account_id')))
               .whereRef('subscription_trial_use.subscription_id', '=', 'subscription.id'),
           )
           .as('trial'),

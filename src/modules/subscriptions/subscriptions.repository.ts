@@ -1,5 +1,5 @@
 // The SQL of plans, subscriptions and trials (cards: cards.repository.ts; charges: charges.repository.ts).
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PlanKind, SubscriptionPlanTable, SubscriptionStatus, SubscriptionTable } from './subscriptions.tables.js';
 
@@ -95,6 +95,9 @@ export async function updateSubscription(db: Db, id: number, changes: Updateable
 
 /** Who a trial is recorded against: the user and the client account (a trial is once per each, per kind of plan). */
 export const trialSubjects = (userId: number, clientAccountId: number) => [`U${userId}`, `A${clientAccountId}`];
+
+/** The client account's subject of trialSubjects, in SQL, of the account id `clientAccountId` refers to. */
+export const accountTrialSubjectSql = (clientAccountId: ReturnType<typeof sql.ref>) => sql<string>`'A' || ${clientAccountId}`;
 
 /** The trials of this kind of plan recorded against the user or the client account, and the subscription each was had on. */
 export function trialUsesOf(db: Db, userId: number, clientAccountId: number, kind: PlanKind) {
