@@ -3,7 +3,7 @@ import { lockedOnPostgres } from '../../db/row-lock.js';
 import { toRfc3339 } from '../../db/time.js';
 import { deleteReminderRecipient, lastReminderOf } from './basket-reminders.repository.js';
 import { virtualCardLines, type VirtualCardLine } from '../gift-cards/index.js';
-import { toWireMoney } from '../pricing/index.js';
+import { giftCardWire } from './basket.wire.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 
 // A client's baskets (one per account and store) and their lines (a virtual gift card's with the
@@ -41,21 +41,11 @@ async function exportBaskets(db: Db, subject: PersonalDataSubject) {
           productCode: line.code,
           quantity: line.quantity,
           addedAt: toRfc3339(Number(line.added_at)),
-          ...(card ? { giftCard: giftCardOf(card) } : {}),
+          ...(card ? { giftCard: giftCardWire(card) } : {}),
         };
       }),
   }));
 }
-
-/** A virtual gift card line's details as the basket answers them (basket.wire.ts). */
-const giftCardOf = (card: VirtualCardLine) => ({
-  amount: toWireMoney(card.amountCents),
-  recipientName: card.recipientName,
-  recipientEmail: card.recipientEmail,
-  message: card.message,
-  senderName: card.senderName,
-  deliveryDate: card.deliverOn,
-});
 
 /**
  * The baskets' locks first, then their lines, then the baskets: the order every basket writer takes

@@ -2,6 +2,7 @@ import { formatEuros, translate, type Language, type MessageKey } from '../../i1
 import { toWireMoney } from '../pricing/index.js';
 import { needsDelivery, type LineNotice, type PricedBasket, type PricedLine } from './basket-pricing.js';
 import type { BasketWire } from './basket.schemas.js';
+import type { VirtualCardLine } from '../gift-cards/index.js';
 
 /** The basket's version as the wire and the ETag carry it: its id and write count. */
 export const basketVersion = (basket: { id: number; version: number }) => `${basket.id}-${basket.version}`;
@@ -40,17 +41,20 @@ function toItem(line: PricedLine, language: Language): BasketItemWire {
     notice: line.notice && { code: line.notice.code, message: noticeText(line.notice, line.price.priceCents, language) },
   };
   // Added, not spread into the literal: V8 builds a literal with a spread on its slow path, for every line.
-  if (line.virtualCard) {
-    item.giftCard = {
-      amount: toWireMoney(line.virtualCard.amountCents),
-      recipientName: line.virtualCard.recipientName,
-      recipientEmail: line.virtualCard.recipientEmail,
-      message: line.virtualCard.message,
-      senderName: line.virtualCard.senderName,
-      deliveryDate: line.virtualCard.deliverOn,
-    };
-  }
+  if (line.virtualCard) item.giftCard = giftCardWire(line.virtualCard);
   return item;
+}
+
+/** A virtual gift card line's details as the basket answers them (and the person's data exports them). */
+export function giftCardWire(card: VirtualCardLine) {
+  return {
+    amount: toWireMoney(card.amountCents),
+    recipientName: card.recipientName,
+    recipientEmail: card.recipientEmail,
+    message: card.message,
+    senderName: card.senderName,
+    deliveryDate: card.deliverOn,
+  };
 }
 
 /** The basket answer in the caller's language; `token` is a guest's basket token. */
