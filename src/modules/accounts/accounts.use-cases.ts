@@ -102,5 +102,5 @@ export async function setNewPassword(
   const user = await resetTokenUser(db, token, now);
   refuseFieldErrors(passwordFieldErrors(form, user.email));
   const passwordHash = await hashPassword(form.password);
-  await db.transaction().execute((trx) => replacePassword(trx, mailboxProven, user.id, token, passwordHash, now));
+  await db.transaction().execute((trx) => replacePassword(trx, mailboxProven, user, token, passwordHash, now));
 }

@@ -9,7 +9,6 @@ import {
   accountsOfUser,
   consumeResetToken,
   findUserByEmail,
-  findUserById,
   findUserByResetToken,
   isPendingInvitation,
   revokeAllTokensOfUser,
@@ -104,7 +103,7 @@ export async function resetTokenUser(db: Db, token: string, now: number): Promis
 export async function replacePassword(
   trx: Db,
   mailboxProven: MailboxProven,
-  userId: number,
+  user: { id: number; email: string },
   token: string,
   passwordHash: string,
   now: number,
@@ -112,10 +111,9 @@ export async function replacePassword(
   // The erasure's locks of the person before the user's row and sessions, as a verification takes
   // them (completeVerification says why): an erasure that came first is waited for, and the link is
   // then unknown.
-  await lockAccountsForErasure(trx, userId);
-  if (!(await consumeResetToken(trx, userId, hashToken(token), passwordHash, now))) throw badToken();
-  await mailboxProven(trx, userId, now);
-  const user = await findUserById(trx, userId);
-  if (user) await forgetRefusedAddress(trx, user.email);
-  await revokeAllTokensOfUser(trx, userId);
+  await lockAccountsForErasure(trx, user.id);
+  if (!(await consumeResetToken(trx, user.id, hashToken(token), passwordHash, now))) throw badToken();
+  await mailboxProven(trx, user.id, now);
+  await forgetRefusedAddress(trx, user.email);
+  await revokeAllTokensOfUser(trx, user.id);
 }
