@@ -205,6 +205,7 @@ export function shopRows(firstId: number, now: number): ShopRows {
   SHOPS.forEach((shop, index) => {
     const id = firstId + index;
     const slug = shop.code.toLowerCase();
+    const listed = shop.hours !== 'warehouse';
     out.shops.push({
       id,
       code: shop.code,
@@ -214,7 +215,7 @@ export function shopRows(firstId: number, now: number): ShopRows {
       email: `${slug}@raamatupood.example`,
       web_stock: shop.webStock,
       is_active: shop.active,
-      is_listed: shop.hours !== 'warehouse',
+      is_listed: listed,
       position: index + 1,
       created_at: now,
       updated_at: now,
@@ -228,7 +229,7 @@ export function shopRows(firstId: number, now: number): ShopRows {
       city: shop.city,
       countsForWeb: shop.webStock && shop.active,
       active: shop.active,
-      listed: shop.hours !== 'warehouse',
+      listed,
       weight: shop.hours === 'warehouse' ? 5 : shop.hours === 'mall' ? 2 : 1,
     });
   });

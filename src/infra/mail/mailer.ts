@@ -44,6 +44,9 @@ export interface MailOutcomes {
   delivered(recipients: string[]): Promise<void>;
 }
 
+/** The message's recipients as a list (`to` is one address or several). */
+const recipientsOf = (message: MailMessage): string[] => (Array.isArray(message.to) ? message.to : [message.to]);
+
 /**
  * `bounceSecret`: the key of the envelope senders' tags (bounces.ts), read when the first mail goes;
  * with MAIL_BOUNCE_ADDRESS and without it the mails' envelope sender is MAIL_FROM's address.
@@ -62,7 +65,7 @@ export function createMailer(config: MailerConfig, log: Logger, outcomes?: MailO
 function reporting(mailer: Mailer, outcomes: MailOutcomes): Mailer {
   return {
     async send(message) {
-      const recipients = Array.isArray(message.to) ? message.to : [message.to];
+      const recipients = recipientsOf(message);
       let sent: { messageId: string };
       try {
         sent = await mailer.send(message);
@@ -105,7 +108,7 @@ const isInvalidAddress = (address: string) => /\.invalid>?\s*$/i.test(address.tr
 function skippingInvalidRecipients(mailer: Mailer, log: Logger): Mailer {
   return {
     async send(message) {
-      const recipients = (Array.isArray(message.to) ? message.to : [message.to]).filter((to) => !isInvalidAddress(to));
+      const recipients = recipientsOf(message).filter((to) => !isInvalidAddress(to));
       if (recipients.length === 0) {
         log.info({ subject: message.subject }, 'mail not sent: its recipient was erased');
         return { messageId: 'not-sent:erased-recipient' };
@@ -177,7 +180,7 @@ function createSmtpMailer(
     async send(message) {
       const options = envelope(config, message);
       // Tagged for one recipient only: a bounce names one address, and the tag must be that address's.
-      const recipients = Array.isArray(message.to) ? message.to : [message.to];
+      const recipients = recipientsOf(message);
       if (envelopeSender && recipients.length === 1) {
         options.envelope = { from: await envelopeSender(recipients[0]!), to: recipients };
       }
