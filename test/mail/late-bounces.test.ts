@@ -203,6 +203,12 @@ describe('late bounces', () => {
     const message = notice({ to: 'postmaster@shop.example', recipient: viaEnv.email, base64: true });
     expect((await bounce(message)).stdout).toBe('ignored: not sent to the bounce address\n');
     expect((await bounce(message, [], { ORIGINAL_RECIPIENT: viaEnv.sender })).stdout).toBe('refused: 1 address(es) kept as refused\n');
+    // The first tagged address counts, wherever it is: an untagged --to does not hide the mail server's.
+    const behindUntagged = await mailedClient();
+    const behindMessage = notice({ to: 'postmaster@shop.example', recipient: behindUntagged.email });
+    expect((await bounce(behindMessage, ['--to=postmaster@shop.example'], { ORIGINAL_RECIPIENT: behindUntagged.sender })).stdout).toBe(
+      'refused: 1 address(es) kept as refused\n',
+    );
     const viaOption = await mailedClient();
     const optionMessage = notice({ to: 'postmaster@shop.example', recipient: viaOption.email });
     expect((await bounce(optionMessage, [`--to=${viaOption.sender}`])).stdout).toBe('refused: 1 address(es) kept as refused\n');

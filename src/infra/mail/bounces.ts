@@ -68,12 +68,18 @@ export type BounceVerdict =
 
 /**
  * What a mail that reached the bounce address says: which of its recipients' addresses do not exist.
- * `sentTo`: where the MTA delivered it (its envelope recipient, when the pipe gives it); the
- * message's own X-Original-To, Delivered-To and To headers are tried after it.
+ * `sentTo`: where the MTA says it delivered it (its envelope recipient, when the pipe gives it); the
+ * message's own X-Original-To, Delivered-To and To headers are tried after them. The first tagged one counts.
  */
-export function judgeBounce(raw: string, options: { bounceAddress: string; secret: string; sentTo?: string }): BounceVerdict {
+export function judgeBounce(
+  raw: string,
+  options: { bounceAddress: string; secret: string; sentTo?: ReadonlyArray<string | undefined> },
+): BounceVerdict {
   const message = parseEntity(raw);
-  const candidates = [options.sentTo, ...['x-original-to', 'delivered-to', 'to'].flatMap((name) => message.headers.get(name) ?? [])];
+  const candidates = [
+    ...(options.sentTo ?? []),
+    ...['x-original-to', 'delivered-to', 'to'].flatMap((name) => message.headers.get(name) ?? []),
+  ];
   const tag = candidates.map((address) => (address === undefined ? undefined : tagIn(options.bounceAddress, address))).find(Boolean);
   if (tag === undefined) return { kind: 'ignored', reason: 'not sent to the bounce address' };
   const report = deliveryStatus(message);

@@ -45,7 +45,7 @@ export async function mailCommand(deps: MailCommandDeps, args: string[], print: 
   const verdict = judgeBounce(raw, {
     bounceAddress,
     secret: await bounceSecret(deps.db, deps.mail.bounceSecret, now),
-    sentTo: values.to ?? deps.env.ORIGINAL_RECIPIENT ?? deps.env.RECIPIENT,
+    sentTo: [values.to, deps.env.ORIGINAL_RECIPIENT, deps.env.RECIPIENT],
   });
   if (verdict.kind === 'ignored') {
     print(`ignored: ${verdict.reason}`);
