@@ -131,4 +131,12 @@ describe('rate limits', () => {
     // Another address is not affected.
     expect((await get(t, { authorization: fresh.authorization }, '10.9.9.10')).statusCode).toBe(200);
   });
+
+  it('an IPv6 client is counted by its /64: a new address from it for every guess is the same client', async () => {
+    const user = await exportUser(t.database.db);
+    expectUnauthorized(await get(t, { authorization: basic(user.name, 'guess-1') }, '2001:db8:5:6::1'));
+    expectUnauthorized(await get(t, { authorization: basic(user.name, 'guess-2') }, '2001:db8:5:6:aaaa::2'));
+    expectErrorBody(await get(t, { authorization: user.authorization }, '2001:db8:5:6:bbbb:cccc:dddd:3'), 429, 'Too Many Requests');
+    expect((await get(t, { authorization: user.authorization }, '2001:db8:5:7::1')).statusCode).toBe(200);
+  });
 });

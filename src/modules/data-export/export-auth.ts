@@ -1,12 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { addressKey } from '../../infra/address-key.js';
 import { forbidden } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
-import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { consumeRateLimit, countedHits } from '../../infra/rate-limit.js';
 import { createAllowlist, type Allowlist } from './cidr.js';
 import type { ExportSettings } from './data-export.config.js';
-import { findExportUser, rateLimitReached, type ExportUserRow } from './export-user.repository.js';
+import { findExportUser, type ExportUserRow } from './export-user.repository.js';
 import { EXPORT_USER_NAME } from './export-user.service.js';
 
 /** Missing or wrong credentials: the routes answer 401 with a Basic challenge (WWW-Authenticate). */
@@ -79,8 +80,10 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     return list;
   };
 
+  // By addressKey, as every per-address limit: an IPv6 client takes a new address from its /64 at will.
+  const failureKey = (ip: string) => `export:fail:${addressKey(ip)}`;
   const failure = async (ip: string, now: number): Promise<never> => {
-    await consumeRateLimit(db, `export:fail:${ip}`, config.authFailuresPerIp, now);
+    await consumeRateLimit(db, failureKey(ip), config.authFailuresPerIp, now);
     throw new ExportCredentialsError();
   };
 
@@ -90,7 +93,7 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     const remembered = print === undefined ? undefined : verified.get(print);
     if (remembered !== undefined && remembered > now) return true;
     const limit = config.authFailuresPerIp;
-    if (await rateLimitReached(db, `export:fail:${ip}`, limit.max, limit.windowMs, now)) await failure(ip, now);
+    if ((await countedHits(db, failureKey(ip), limit, now)).hits >= limit.max) await failure(ip, now);
     const check = await verifyPassword(user?.password_hash ?? null, password, undefined);
     if (!check.ok || print === undefined) return false;
     verified.delete(print);

@@ -50,9 +50,3 @@ export async function deleteExportUser(db: Kysely<Database>, name: string): Prom
   const result = await db.deleteFrom('export_user').where('name', '=', name).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
-
-/** Whether the counter of `key` has already reached `max` in the current window (read only). */
-export async function rateLimitReached(db: Kysely<Database>, key: string, max: number, windowMs: number, now: number): Promise<boolean> {
-  const row = await db.selectFrom('rate_limit').select(['hits', 'window_start']).where('key', '=', key).executeTakeFirst();
-  return row !== undefined && Number(row.window_start) === now - (now % windowMs) && Number(row.hits) >= max;
-}
