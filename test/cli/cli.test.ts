@@ -11,6 +11,7 @@ import { runCli, runCliProcess, startCli } from '../helpers/cli.js';
 import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { startEveryPayServer } from '../helpers/everypay-server.js';
 import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { storedRateLimitKey } from '../../src/infra/rate-limit.js';
 
 let env: Record<string, string>;
 let cleanup: () => Promise<void>;
@@ -427,7 +428,13 @@ describe('serve', () => {
     const database = createDatabase(env.DATABASE_URL!);
     try {
       const hits = async () =>
-        (await database.db.selectFrom('rate_limit').select('hits').where('key', '=', 'auth:ip:127.0.0.1').executeTakeFirst())?.hits ?? 0;
+        (
+          await database.db
+            .selectFrom('rate_limit')
+            .select('hits')
+            .where('key', '=', storedRateLimitKey('auth:ip:127.0.0.1'))
+            .executeTakeFirst()
+        )?.hits ?? 0;
       await expect.poll(hits, { timeout: 10_000, interval: 5 }).toBe(3);
     } finally {
       await database.close();
