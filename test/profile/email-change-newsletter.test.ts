@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeEmailConfirmed, createAccountsTestApp, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  changeEmailConfirmed,
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  registerVerified,
+  uniqueEmail,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 import { subscribeConfirmed, subscriberRows } from '../newsletter/helpers.js';
 import { as } from './helpers.js';
 
@@ -84,8 +91,9 @@ describe('a confirmed email change and the newsletter', () => {
     const profile = (await call('GET', '/client-account')).json();
     expect(profile.email).toBe(newEmail);
     expect(profile.marketingConsents.email.granted).toBe(true);
-    // The old address gets nothing more; the new one has the person's subscriptions as they were.
-    expect((await rowsOf(oldEmail)).map((row) => row.subscribed)).toEqual([false, false]);
+    // The old address gets nothing more and keeps nothing of the person's; the new one has their
+    // subscriptions as they were.
+    expect(await rowsOf(oldEmail)).toEqual([]);
     expect(await rowsOf(newEmail)).toEqual(before);
     // The partner sees the old address leave and the new one arrive, in the person's stream.
     expect(await consentEventsOf(userId, since)).toEqual([
@@ -98,7 +106,7 @@ describe('a confirmed email change and the newsletter', () => {
     const withdrawn = (await call('PUT', '/client-account', { marketingConsents: { email: false } })).json();
     expect(withdrawn.marketingConsents.email.granted).toBe(false);
     expect((await rowsOf(newEmail)).map((row) => row.subscribed)).toEqual([false, false]);
-    expect((await rowsOf(oldEmail)).map((row) => row.subscribed)).toEqual([false, false]);
+    expect(await rowsOf(oldEmail)).toEqual([]);
     const flag = await db().selectFrom('app_user').select('newsletter').where('id', '=', userId).executeTakeFirstOrThrow();
     expect(Boolean(flag.newsletter)).toBe(false);
   });
@@ -135,13 +143,35 @@ describe('a confirmed email change and the newsletter', () => {
       { store: 'WEB', language: 'et', source: 'profile', consentedAt: early, subscribed: true },
       { store: 'WEB2', language: 'en', source: 'website', consentedAt: early, subscribed: true },
     ]);
-    expect((await rowsOf(oldEmail)).map((row) => row.subscribed)).toEqual([false, false]);
+    expect(await rowsOf(oldEmail)).toEqual([]);
     // WEB's new address was subscribed already: only its old address leaves.
     expect(await consentEventsOf(userId, since)).toEqual([
       { email: oldEmail, store: 'WEB', granted: false },
       { email: oldEmail, store: 'WEB2', granted: false },
       { email: newEmail, store: 'WEB2', granted: true },
     ]);
+  });
+
+  it("leaves nothing under the former address that the person's data export or erasure would miss", async () => {
+    const oldEmail = uniqueEmail('nl-erase-old');
+    const newEmail = uniqueEmail('nl-erase-new');
+    const access = await registerVerified(t, oldEmail);
+    const call = as(t, access);
+    await call('PUT', '/client-account', { marketingConsents: { email: true } });
+    await subscribeConfirmed(t, oldEmail, 'en', 'WEB2');
+    await changeEmailConfirmed(t, access, newEmail);
+
+    const exported = (await call('GET', '/client-account/export')).json();
+    expect(exported.newsletter.subscriptions.map((row: { store: string; subscribed: boolean }) => [row.store, row.subscribed])).toEqual([
+      ['WEB', true],
+      ['WEB2', true],
+    ]);
+    expect(await rowsOf(oldEmail)).toEqual([]);
+    const erased = await call('DELETE', '/client-account', { password: GOOD_PASSWORD });
+    expect(erased.statusCode, erased.body).toBeLessThan(300);
+    expect([...(await rowsOf(oldEmail)), ...(await rowsOf(newEmail))]).toEqual([]);
+    const requests = await db().selectFrom('newsletter_request').select('id').where('email', 'in', [oldEmail, newEmail]).execute();
+    expect(requests).toEqual([]);
   });
 
   it('moves nothing from an old login email the user never confirmed: its subscriptions are its owner’s', async () => {

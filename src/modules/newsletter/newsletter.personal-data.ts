@@ -1,9 +1,11 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { PersonalDataPart, PersonalDataSubject } from '../../infra/personal-data.js';
+import { deleteAddressRows } from './newsletter.repository.js';
 
 // Subscriptions and subscribe requests are kept by email (a guest may subscribe too): those of the
-// login email, in every store. The erasure deletes them (a withdrawn consent included).
+// login email, in every store. The erasure deletes them (a withdrawn consent included). A former
+// login email keeps nothing: a confirmed change takes its rows along (newsletter.service.ts).
 
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
@@ -48,8 +50,7 @@ async function exportNewsletter(db: Db, subject: PersonalDataSubject) {
  * subscription of a confirmation still in flight, which outlived the erasure.
  */
 async function eraseNewsletter(trx: Db, subject: PersonalDataSubject) {
-  await trx.deleteFrom('newsletter_request').where('email', '=', subject.email).execute();
-  await trx.deleteFrom('newsletter_subscriber').where('email', '=', subject.email).execute();
+  await deleteAddressRows(trx, subject.email);
 }
 
 /** The newsletter module's part of "your data". */

@@ -227,6 +227,16 @@ export async function withdrawEverywhere(db: Db, email: string, now: number): Pr
     .execute();
 }
 
+/**
+ * Deletes everything kept under the address: its requests, then its subscriptions (the order every
+ * writer takes them in, newsletter.service.ts). For an erasure, and for a login email the person
+ * has moved away from.
+ */
+export async function deleteAddressRows(db: Db, email: string): Promise<void> {
+  await db.deleteFrom('newsletter_request').where('email', '=', email).execute();
+  await db.deleteFrom('newsletter_subscriber').where('email', '=', email).execute();
+}
+
 /** The user whose login email the address is (the accounts module's table, as the flag below). */
 export async function findUserIdByEmail(db: Db, email: string): Promise<number | undefined> {
   const user = await db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();

@@ -10,6 +10,7 @@ import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
   carrySubscriber,
   currentSubscriptionsOf,
+  deleteAddressRows,
   expirePendingRequests,
   findCurrentSubscriber,
   findLiveRequestByToken,
@@ -145,8 +146,11 @@ export async function moveToConfirmedAddress(
 async function moveSubscriptions(trx: Db, change: { customerId: number; from: string; to: string }, now: number): Promise<void> {
   const { customerId, from, to } = change;
   const moving = await currentSubscriptionsOf(trx, from);
-  // The old address's rows first (its requests, then its subscriptions), then the new one's.
-  await withdrawEverywhere(trx, from, now);
+  // The old address's rows first (its requests, then its subscriptions), then the new one's. They are
+  // deleted, not marked withdrawn: what they held goes with the person (its consents carried below,
+  // the partner told by the events), and rows left under an address that is no longer their login
+  // were reached by neither their data export nor their erasure.
+  await deleteAddressRows(trx, from);
   const source = 'email-change';
   for (const row of moving) {
     const storeCode = row.store_code;
