@@ -22,6 +22,8 @@ const GiftCardLine = Type.Object(
 );
 type GiftCardLine = Static<typeof GiftCardLine>;
 
+const euros = (cents: number) => (cents / 100).toFixed(2);
+
 interface CardRecord {
   code: string;
   loadedCents: number;
@@ -40,7 +42,7 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   const codeHmac = key.hmac(record.code);
   const stored = await lockedOnPostgres(
     trx,
-    trx.selectFrom('gift_card').select(['id', 'kind', 'initial_cents', 'expires_at']).where('code_hmac', '=', codeHmac),
+    trx.selectFrom('gift_card').select(['id', 'kind', 'initial_cents', 'balance_cents', 'expires_at']).where('code_hmac', '=', codeHmac),
   ).executeTakeFirst();
   if (!stored) {
     await createCard(
@@ -70,6 +72,12 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   if (stored.kind !== 'PHYSICAL') throw new LineError('/code: the code of a card bought in the shop');
   const delta = record.loadedCents - Number(stored.initial_cents);
   if (delta === 0 && Number(stored.expires_at) === record.expiresAt) return 'unchanged';
+  // Lowered by more than is left on it (spent or held online since it was loaded): the balance would go
+  // below zero. The line is refused and the card keeps its value; the row is locked on PostgreSQL, so
+  // no checkout spends it between this read and the write.
+  const spentCents = Number(stored.initial_cents) - Number(stored.balance_cents);
+  if (Number(stored.balance_cents) + delta < 0)
+    throw new LineError(`/balance: ${euros(record.loadedCents)} is less than the ${euros(spentCents)} already spent from the card`);
   if (delta !== 0) await adjustImported(trx, Number(stored.id), delta, now);
   await trx
     .updateTable('gift_card')
