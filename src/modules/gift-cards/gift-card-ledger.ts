@@ -208,7 +208,15 @@ export async function expireCards(db: Db, now: number, limit = 500): Promise<num
 
 /** A bought card whose order was refunded or cancelled: what is left comes off (VOID) and it expires now. */
 export async function voidCard(trx: Db, cardId: number, orderId: number, now: number): Promise<void> {
-  const card = await trx.selectFrom('gift_card').select('balance_cents').where('id', '=', cardId).executeTakeFirst();
+  // Read under the card's row lock (an update that changes nothing): read unlocked, on PostgreSQL a
+  // checkout spending the card between the read and the write below left the card unvoided, and the
+  // share it held came back later onto a card that could be spent again.
+  const card = await trx
+    .updateTable('gift_card')
+    .set((eb) => ({ balance_cents: eb.ref('balance_cents') }))
+    .where('id', '=', cardId)
+    .returning('balance_cents')
+    .executeTakeFirst();
   if (!card) return;
   const cents = Number(card.balance_cents);
   const done = await trx
