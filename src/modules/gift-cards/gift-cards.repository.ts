@@ -100,11 +100,13 @@ export async function detachAllCards(trx: Db, basketId: number): Promise<void> {
   await trx.deleteFrom('basket_gift_card').where('basket_id', '=', basketId).execute();
 }
 
-export async function countBasketCards(trx: Db, basketId: number): Promise<number> {
+/** How many cards are on the basket, `otherThan` left out. */
+export async function countBasketCards(trx: Db, basketId: number, otherThan: number): Promise<number> {
   const row = await trx
     .selectFrom('basket_gift_card')
     .select((eb) => eb.fn.countAll().as('n'))
     .where('basket_id', '=', basketId)
+    .where('gift_card_id', '!=', otherThan)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

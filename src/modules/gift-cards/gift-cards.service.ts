@@ -99,7 +99,8 @@ export async function clientCardsPage(
 
 export async function addCardToBasket(trx: Db, basketId: number, card: FoundCard | undefined, now: number): Promise<void> {
   if (!card) throw invalidField('code', 'giftCards.unknownCode');
-  if ((await countBasketCards(trx, basketId)) >= MAX_BASKET_CARDS)
+  // A card on the basket already is put on again (its balance shown afresh): only the others count.
+  if ((await countBasketCards(trx, basketId, card.id)) >= MAX_BASKET_CARDS)
     throw invalidField('code', 'giftCards.tooMany', { max: MAX_BASKET_CARDS });
   await attachCard(trx, basketId, card.id, card.balanceCents, now);
 }
