@@ -177,7 +177,8 @@ export async function giveBackOrder(trx: Db, orderId: number, now: number): Prom
 
 /**
  * Cards past their expiry keep nothing: each one's balance goes to zero with an EXPIRY entry (a
- * conditional update on the balance read, so a racing release is expired on the next run).
+ * conditional update on the balance read and the date, so a racing release is expired on the next
+ * run and a card given a later date meanwhile keeps its value).
  * Returns how many cards expired.
  */
 export async function expireCards(db: Db, now: number, limit = 500): Promise<number> {
@@ -197,6 +198,8 @@ export async function expireCards(db: Db, now: number, limit = 500): Promise<num
         .set({ balance_cents: 0, updated_at: now })
         .where('id', '=', card.id)
         .where('balance_cents', '=', cents)
+        // Still past its date: the back office may have given it a later one since the read.
+        .where('expires_at', '<=', now)
         .executeTakeFirst();
       if (Number(done.numUpdatedRows) === 0) return;
       await addEntry(trx, { cardId: Number(card.id), kind: 'EXPIRY', amountCents: -cents, heldCents: 0, orderId: null, now });
