@@ -169,13 +169,15 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
     }
     const code = generateCode();
     const key = await codeKey(deps.db, at);
-    // Only while the card is still this sending's: one moved on since the read above sends nothing.
+    // Only while the card is still this sending's, with the date read above: one moved on, or voided
+    // with its order (which moves its date to the void's time), since that read sends nothing.
     const minted = await deps.db
       .updateTable('gift_card')
       .set({ code_hmac: key.hmac(code), code_hint: codeHint(code), updated_at: at })
       .where('id', '=', cardId)
       .where('mailed_at', 'is', null)
       .where('delivery', '=', delivery)
+      .where('expires_at', '=', card.expires_at)
       .executeTakeFirst();
     if (Number(minted.numUpdatedRows) === 0) return 'skipped';
     try {
