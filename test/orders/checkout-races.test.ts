@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveOrder, PAID } from '../../src/modules/orders/order-states.js';
+import { createProduct } from '../helpers/catalogue.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { reservedQuantity, rowCount } from '../helpers/table-counts.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -268,6 +269,28 @@ describe('refused checkouts write nothing', () => {
     // Spaces, brackets and hyphens inside a real one still pass.
     const placed = await checkout(t, who, checkoutForm(shop, { shippingPhone: '+372 (5) 555-5555', shippingPostcode: 'LV-1050' }));
     expect(placed.statusCode, placed.body).toBe(200);
+  });
+
+  it('a basket whose sum passes what an order records is a 422 on lines, not a 500 (PostgreSQL); one just below it is ordered', async () => {
+    // 999 preorders at 30,000.00: 29,970,000.00, past the 21,474,836.47 an order's 32-bit cents hold.
+    const art = await createProduct(db(), { price: 30_000, availability: 'COMING_SOON', deliveryTime: 'PREORDER' });
+    const who = await fill(t, {}, [[art, 999]]);
+    const before = await countOrders();
+    const response = await checkout(t, who, checkoutForm(shop));
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().map((error: { field: string }) => error.field)).toEqual(['lines']);
+    expect(await countOrders()).toBe(before);
+    expect((await call(t, 'GET', '/basket', who)).json().items).toHaveLength(1);
+    // 715 of them (21,450,000.00 and the courier) fit, and the order records its sums whole.
+    expect((await call(t, 'PUT', '/basket/change-quantity', who, { productId: art, quantity: 715 })).statusCode).toBe(200);
+    const placed = await checkout(t, who, checkoutForm(shop));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const order = await db()
+      .selectFrom('customer_order')
+      .select(['subtotal_cents', 'total_cents'])
+      .where('id', '=', orderLink(placed.json().location).orderId)
+      .executeTakeFirstOrThrow();
+    expect([Number(order.subtotal_cents), Number(order.total_cents)]).toEqual([2_145_000_000, 2_145_000_590]);
   });
 
   it('malformed bodies and headers are 4xx, never 500', async () => {

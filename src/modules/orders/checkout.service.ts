@@ -229,9 +229,18 @@ function refuseSoldOut(priced: PricedBasket): void {
   }
 }
 
-/** Lines that cannot be ordered as they stand, and a code that no longer applies. */
+/**
+ * The most an order's sums may come to, in cents: its money columns (customer_order's and
+ * order_line's) are 32-bit integers on PostgreSQL, where a larger sum failed the order's insert.
+ */
+const MAX_ORDER_CENTS = 2_147_483_647;
+
+/** Lines that cannot be ordered as they stand, a code that no longer applies, and a sum too large to record. */
 function basketProblems(priced: PricedBasket, language: Language): InvalidField[] {
   const problems: InvalidField[] = [];
+  // Every sum an order records is at most its lines' (subtotal) or what is paid with VAT before the gift cards.
+  if (Math.max(priced.subtotalCents, priced.toPayCents + priced.giftCardCents) > MAX_ORDER_CENTS)
+    problems.push({ field: 'lines', messageKey: 'checkout.orderTooLarge', params: { max: formatEuros(MAX_ORDER_CENTS, language) } });
   for (const line of priced.lines) {
     const field = `lines.${line.product.code}`;
     if (line.notice?.code === 'UNAVAILABLE')
