@@ -306,6 +306,14 @@ describe('PUT /basket/delivery', () => {
     const who = await basketWith([[p.book, 1]]);
     const lv = basketOf(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'lv' }));
     expect([lv.deliveryMethod!.countryCode, lv.deliveryCost]).toEqual(['LV', 7.5]);
+    // Once a country is chosen, the list (the checkout page's prices) says what the basket is charged for it.
+    const fi = basketOf(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'FI' }));
+    expect([fi.deliveryMethod!.countryCode, fi.deliveryCost, fi.total]).toEqual(['FI', 12, 32]);
+    expect((await methodsOf(who)).find((m) => m.code === 'WORLD')!.price).toBe(12);
+    // Another method chosen: the list prices the international one at its cheapest country again.
+    basketOf(await choose(who, { deliveryMethodId: method.COURIER }));
+    expect((await methodsOf(who)).find((m) => m.code === 'WORLD')!.price).toBe(7.5);
+    basketOf(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'LV' }));
     expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.WORLD }))).toEqual(['countryCode']);
     expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'US' }))).toEqual(['countryCode']);
     expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.COURIER, countryCode: 'LV' }))).toEqual(['countryCode']);

@@ -87,9 +87,12 @@ export async function availableDeliveryMethods(db: Db, context: BasketContext, p
     freeParcelMachine: priced.code?.freeParcelMachine === true,
   };
   const shown = shownMoney(context.caller, priced.subtotalCents - priced.discountCents, payableCents);
+  // The method chosen on the basket costs here what the basket charges for it: an international one
+  // at the chosen country's fee (another, or one not chosen, at its cheapest country's).
+  const chosen = priced.delivery?.offered ? priced.delivery : null;
   return methods.map((method) => ({
     method,
-    costCents: callerDeliveryCost(method, shape, null, context.caller),
+    costCents: callerDeliveryCost(method, shape, chosen?.method.id === method.id ? chosen.countryCode : null, context.caller),
     regularPriceCents: shown.price(method, method.priceCents),
     freeOverCents: method.freeOverCents === null ? null : shown.threshold(method, method.freeOverCents),
     countryFees: [...method.countryFees.entries()].map(([countryCode, cents]) => ({ countryCode, cents: shown.price(method, cents) })),
