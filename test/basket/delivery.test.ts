@@ -372,6 +372,28 @@ describe('PUT /basket/delivery', () => {
     }
   });
 
+  it('offers no pickup method whose every shop is closed: not listed, and choosing it is a 422 on deliveryMethodId', async () => {
+    const before = await basketWith([[p.book, 1]]);
+    expect(basketOf(await choose(before, { deliveryMethodId: method.DRIVEIN })).deliveryMethod).toMatchObject({ available: true });
+    const tasku = { code: 'TRT1', names: { et: 'Tasku' }, city: 'Tartu', webStock: true };
+    expect((await importLines(t, 'shops', [{ ...tasku, active: false }])).json()).toMatchObject({ outcomes: { updated: 1 } });
+    try {
+      const who = await basketWith([[p.book, 1]]);
+      const methods = await methodsOf(who);
+      // The drive-in's one shop is closed: nothing of it can be chosen. Shop pickup keeps its open shop.
+      expect(methods.map((m) => m.code)).not.toContain('DRIVEIN');
+      expect(methods.find((m) => m.code === 'SHOP')!.shops.map((s) => s.code)).toEqual(['TLN1']);
+      expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.DRIVEIN }))).toEqual(['deliveryMethodId']);
+      expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.DRIVEIN, shopCode: 'TRT1' }))).toEqual(['deliveryMethodId']);
+      expect((await read(t, who)).deliveryMethod).toBeNull();
+      // Chosen before the shop closed: not available, costing nothing.
+      expect((await read(t, before)).deliveryMethod).toMatchObject({ code: 'DRIVEIN', available: false });
+    } finally {
+      await importLines(t, 'shops', [tasku]);
+    }
+    expect((await methodsOf(await basketWith([[p.book, 1]]))).map((m) => m.code)).toContain('DRIVEIN');
+  });
+
   it('prices delivery without VAT for a wholesale client', async () => {
     const wholesale = await createCustomer(t.database.db, { kind: 'WHOLESALE' });
     const who = await basketWith([[p.book, 1]], { bearer: wholesale.token });

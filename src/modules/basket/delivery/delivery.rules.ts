@@ -43,11 +43,15 @@ export type OfferedMethod = DeliveryMethod & { priceCents: number };
 
 /**
  * Whether the back office still offers the method in the basket's store. It withdraws one by
- * switching it off or by removing its price there; a shopper is told the same of either.
+ * switching it off or by removing its price there; a shopper is told the same of either, and of a
+ * pickup method none of whose shops is open (`shops` holds the open ones): nothing of it can be chosen.
  */
 export function inService(method: DeliveryMethod): method is OfferedMethod {
+  if (isPickup(method.kind) && method.shops.length === 0) return false;
   return method.isActive && method.priceCents !== null;
 }
+
+const isPickup = (kind: DeliveryKind) => kind === 'SHOP_PICKUP' || kind === 'DRIVE_IN';
 
 export interface BasketShape {
   digitalOnly: boolean;
