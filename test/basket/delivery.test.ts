@@ -302,6 +302,23 @@ describe('PUT /basket/delivery', () => {
     expect(expectFieldErrors(await choose(who, { deliveryMethodId: method.DRIVEIN, shopCode: 'TLN1' }))).toEqual(['shopCode']);
   });
 
+  it("names the pickup shops in the caller's language, in Estonian where a shop has no name in it", async () => {
+    const tasku = await t.database.db.selectFrom('shop').select('id').where('code', '=', 'TRT1').executeTakeFirstOrThrow();
+    await t.database.db
+      .insertInto('shop_name')
+      .values({ shop_id: tasku.id, language: 'en', name: 'Tasku Centre', opening_hours: null })
+      .execute();
+    const who = { ...(await basketWith([[p.book, 1]])), language: 'en' };
+    const shops = (await methodsOf(who)).find((m) => m.code === 'SHOP')!.shops;
+    expect(shops.map((s) => [s.code, (s as unknown as { name: string }).name])).toEqual([
+      ['TLN1', 'Viru Keskus'],
+      ['TRT1', 'Tasku Centre'],
+    ]);
+    const chosen = basketOf(await choose(who, { deliveryMethodId: method.SHOP, shopCode: 'TRT1' }));
+    expect(chosen.deliveryMethod).toMatchObject({ shop: { code: 'TRT1', name: 'Tasku Centre' } });
+    expect((await read(t, { ...who, language: 'et' })).deliveryMethod).toMatchObject({ shop: { name: 'Tasku' } });
+  });
+
   it('prices international delivery by the country fee table', async () => {
     const who = await basketWith([[p.book, 1]]);
     const lv = basketOf(await choose(who, { deliveryMethodId: method.WORLD, countryCode: 'lv' }));

@@ -53,8 +53,10 @@ async function methodsWhere(
     db
       .selectFrom('delivery_method_shop as ms')
       .innerJoin('shop', 'shop.id', 'ms.shop_id')
-      .leftJoin('shop_name as sn', (join) => join.onRef('sn.shop_id', '=', 'shop.id').on('sn.language', '=', 'et'))
-      .select(['ms.delivery_method_id', 'shop.id', 'shop.code', 'shop.city', 'sn.name'])
+      // Named in the language, else in Estonian (which every shop has), as the shops' own answer names them.
+      .leftJoin('shop_name as sn', (join) => join.onRef('sn.shop_id', '=', 'shop.id').on('sn.language', '=', language))
+      .leftJoin('shop_name as se', (join) => join.onRef('se.shop_id', '=', 'shop.id').on('se.language', '=', 'et'))
+      .select(['ms.delivery_method_id', 'shop.id', 'shop.code', 'shop.city', 'sn.name', 'se.name as et_name'])
       .where('ms.delivery_method_id', 'in', ids)
       .where('shop.is_active', '=', true)
       .orderBy('shop.position')
@@ -82,7 +84,7 @@ async function methodsWhere(
       countryFees: new Map(fees.filter((fee) => Number(fee.delivery_method_id) === id).map((fee) => [fee.country_code, fee.price_cents])),
       shops: shops
         .filter((shop) => Number(shop.delivery_method_id) === id)
-        .map((shop) => ({ id: Number(shop.id), code: shop.code, name: shop.name ?? shop.code, city: shop.city })),
+        .map((shop) => ({ id: Number(shop.id), code: shop.code, name: shop.name ?? shop.et_name ?? shop.code, city: shop.city })),
     };
   });
 }
