@@ -309,3 +309,28 @@ describe('POST /admin/orders/{code}/refund', () => {
     expect(s.everypay.payment(order.reference)!.standingCents).toBe(order.totalCents - 100);
   });
 });
+
+// Last: it asks EveryPay for a refund, which the refund tests above count.
+describe('GET /admin/orders after a part refund', () => {
+  it('shows an order again once its payment is refunded in part, the order standing', async () => {
+    const order = await paidOrder();
+    const { updated_at } = await t.database.db
+      .selectFrom('customer_order')
+      .select('updated_at')
+      .where('id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    // The back office has read every change up to the order's last one.
+    const since = encodeURIComponent(new Date(Number(updated_at) + 1).toISOString());
+    const feed = async () => (await t.app.inject({ url: `/admin/orders?updatedSince=${since}`, headers: auth() })).json();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await feed()).toEqual([]);
+
+    const part = await post(`/admin/orders/${order.code}/refund`, { amount: 2.5 });
+    expect(part.statusCode, part.body).toBe(200);
+    expect(part.json()).toMatchObject({ status: 'PENDING_NAV_PROCESSING', payment: { state: 'refunded', refunded: 2.5 } });
+    // The order's document changed (its payment's state and refunded sum): the feed of changes since has it.
+    expect(await feed()).toEqual([
+      expect.objectContaining({ code: order.code, payment: expect.objectContaining({ state: 'refunded', refunded: 2.5 }) }),
+    ]);
+  });
+});

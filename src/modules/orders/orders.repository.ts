@@ -70,6 +70,14 @@ export async function lockOrder(trx: Db, orderId: number): Promise<OrderStatus |
   return row?.status;
 }
 
+/**
+ * Marks the order changed now without a status change: what its document shows changed (its payment's
+ * state or refunded sum), so the operators' feed of orders changed since a time (updated_at) has it.
+ */
+export async function touchOrder(trx: Db, orderId: number, now: number): Promise<void> {
+  await trx.updateTable('customer_order').set({ updated_at: now }).where('id', '=', orderId).execute();
+}
+
 export async function findOrder(db: Db, orderId: number): Promise<OrderRow | undefined> {
   const row = await db.selectFrom('customer_order').selectAll().where('id', '=', orderId).executeTakeFirst();
   return row && normaliseOrder(row);

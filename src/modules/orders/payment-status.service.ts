@@ -6,7 +6,7 @@ import { underSavepoint } from '../../db/savepoint.js';
 import { boughtCardsValue, hasReleasedHolds, takeOffBoughtCards } from '../gift-cards/index.js';
 import { moveOrder, PAID } from './order-states.js';
 import { codeOfReference } from './payment-reference.js';
-import { lockOrder } from './orders.repository.js';
+import { lockOrder, touchOrder } from './orders.repository.js';
 import { queueRefundMail } from './processing/refund-mail.js';
 import { cardShareOfRefunds } from './processing/refunds.repository.js';
 import type { OrderStatus, PaymentState } from './orders.tables.js';
@@ -97,6 +97,9 @@ async function applyOnce(trx: Db, gateway: GatewayName, status: PaymentStatus, s
     .set({ state: status.state as PaymentState, refunded_cents: status.refundedCents, updated_at: now })
     .where('id', '=', payment.id)
     .execute();
+  // The payment is part of the order's document (the back office's feed): a part refund, which moves
+  // no status, must still show the order changed, or a feed read by updatedSince never has it again.
+  await touchOrder(trx, orderId, now);
   // What this status adds to the refunded sum.
   const refundedBefore = Number(payment.refunded_cents);
   const refundedCents = status.refundedCents - refundedBefore;
