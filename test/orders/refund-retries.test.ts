@@ -145,6 +145,30 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
     expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
     expectErrorBody(await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'bad key' }), 400, 'Bad Request');
   });
+
+  it('an Idempotency-Key sent again with another sum is a 409 that refunds nothing, its refund answered or left unknown', async () => {
+    const order = await paidBook(s);
+    const key = { 'idempotency-key': 'refund-of-complaint-4712' };
+    expect((await s.refund(order.code, { amount: 5 }, key)).statusCode).toBe(200);
+    // Another refund under the key of one made: not that refund's 200, which reads as if 7.00 went back.
+    for (const payload of [{ amount: 7 }, {}]) {
+      const reused = expectErrorBody(await s.refund(order.code, payload, key), 409, 'Conflict');
+      expect(reused.message).toContain('Idempotency-Key');
+    }
+    expect(refundsAsked(s, order.reference)).toEqual([500]);
+
+    const lost = { 'idempotency-key': 'refund-of-complaint-4713' };
+    s.everypay.breakApi('lost-answer', 1, REFUND_PATH);
+    expectErrorBody(await s.refund(order.code, { amount: 2 }, lost), 503, 'Service Unavailable');
+    await s.everypay.callbacksIdle();
+    expectErrorBody(await s.refund(order.code, { amount: 3 }, lost), 409, 'Conflict');
+    // The retry of the refund the key was sent with finishes it, once.
+    const retry = await s.refund(order.code, { amount: 2 }, lost);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ payment: { refunded: 7 } });
+    expect(refundsAsked(s, order.reference)).toEqual([500, 200]);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(700);
+  });
 });
 
 describe('EveryPay refusing the refund and the look-ups after it (credentials changed at its end, say)', () => {

@@ -175,7 +175,8 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
           'Never more than was paid less what was spent of the gift cards the order bought (409 past it); the unspent value ' +
           'it gives back of those cards is taken off them first, and X-Refund-Held-Back names the euros held back as spent. ' +
           'A refund answered 503 (no answer from the gateway) is finished by sending it again (the same amount, or the same ' +
-          'Idempotency-Key): that looks the payment up at the gateway and answers what became of it, refunding once. A ' +
+          'Idempotency-Key): that looks the payment up at the gateway and answers what became of it, refunding once; the key ' +
+          'sent with another amount is a 409 that sends nothing. A ' +
           'refund sent while another of the payment is at the gateway is a 409, sent nowhere. Without a key, the same amount ' +
           'asked again within 5 minutes of a refund made (a double click) answers that refund; two refunds of one sum within ' +
           '5 minutes each need an Idempotency-Key.',

@@ -11,6 +11,8 @@ const en = {
   'orders.refundTooLarge': 'The refund of {amount} EUR is more than is left of the payment ({left} EUR).',
   'orders.refundTooLargeSpent':
     'The refund of {amount} EUR is more than can be given back ({left} EUR): {spent} EUR of the gift cards this order bought was spent already, and spent money is not refunded.',
+  'orders.refundKeyReused':
+    'This Idempotency-Key was sent with another refund of this payment ({amount} EUR): nothing was sent. A new refund needs a key of its own.',
   'orders.refundInProgress':
     'A refund of {amount} EUR of this payment is at the payment gateway now: nothing was sent. Try again in a minute; the same request then answers what became of it.',
   'orders.giftCardRefundWhole':
@@ -85,6 +87,8 @@ const et: Record<keyof typeof en, string> = {
   'orders.refundTooLarge': 'Tagastus {amount} EUR on suurem kui makse järelejäänud osa ({left} EUR).',
   'orders.refundTooLargeSpent':
     'Tagastus {amount} EUR on suurem kui tagastada saab ({left} EUR): tellimusega ostetud kinkekaartidelt on {spent} EUR juba kasutatud ja kasutatud raha ei tagastata.',
+  'orders.refundKeyReused':
+    'Seda Idempotency-Key väärtust kasutati selle makse teise tagastuse jaoks ({amount} EUR): midagi ei saadetud. Uus tagastus vajab oma võtit.',
   'orders.refundInProgress':
     'Selle makse tagastus {amount} EUR on praegu makseteenuses: midagi ei saadetud. Proovige minuti pärast uuesti; sama päring vastab siis, mis sellest sai.',
   'orders.giftCardRefundWhole':
@@ -158,6 +162,8 @@ const ru: Record<keyof typeof en, string> = {
   'orders.refundTooLarge': 'Возврат {amount} EUR больше оставшейся части платежа ({left} EUR).',
   'orders.refundTooLargeSpent':
     'Возврат {amount} EUR больше того, что можно вернуть ({left} EUR): с подарочных карт этого заказа уже потрачено {spent} EUR, потраченные деньги не возвращаются.',
+  'orders.refundKeyReused':
+    'Этот Idempotency-Key уже использован для другого возврата по этому платежу ({amount} EUR): ничего не отправлено. Новому возврату нужен свой ключ.',
   'orders.refundInProgress':
     'Возврат {amount} EUR по этому платежу сейчас в платёжном шлюзе: ничего не отправлено. Повторите через минуту; тот же запрос ответит, чем он закончился.',
   'orders.giftCardRefundWhole':

@@ -101,6 +101,10 @@ async function claimRefund(trx: Db, order: OrderRow, found: PaymentRow, request:
   await lockOrder(trx, orderId);
   if (request.requestKey !== undefined) {
     const known = await refundByRequestKey(trx, found.id, request.requestKey);
+    // The key names one refund: sent with another sum (or "all" for a sum), it is another request, which
+    // that refund's answer would pass off as made.
+    if (known && known.requested_cents !== (request.amountCents ?? null))
+      throw conflict('orders.refundKeyReused', { amount: euros(known.amount_cents) });
     if (known && (known.state === 'refunded' || known.state === 'refused')) return { kind: 'answered', refund: known };
   } else {
     // Without a key, the same refund again within the resubmit window is a double click (or a retry
