@@ -245,7 +245,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
         config: subscriptionUrls,
       });
       await api.register(adminRoutes, { database, importer: createImporter(importKinds, { db: database.db, clock, log: app.log }) });
-      await api.register(adminOrdersRoutes, { database, gateways, feedSettleMs: config.orders.feedSettleMs });
+      await api.register(adminOrdersRoutes, { database, gateways, clock, feedSettleMs: config.orders.feedSettleMs });
       await api.register(supplierRoutes, { database, clock, config: config.integrations });
       await api.register(eventFeedRoutes, { database });
       const fileStore = await createFileStore(config.fileStore);

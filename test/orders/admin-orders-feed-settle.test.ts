@@ -3,7 +3,8 @@ import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { reportNavStatus } from '../../src/modules/orders/processing/admin-orders.service.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
-import { startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
+import { until } from '../helpers/lock-waits.js';
+import { cardPayment, shopperReturns, startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
 
 // GET /admin/orders shows a change once it is ORDER_FEED_SETTLE_MS old. A change is stamped when its
 // writer starts (the request's or the job's time) and commits later: on PostgreSQL one stamped first
@@ -14,7 +15,8 @@ const SETTLE_MS = 1000;
 let s: CardShop;
 let key: string;
 beforeAll(async () => {
-  s = await startCardShop({ ORDER_FEED_SETTLE_MS: String(SETTLE_MS) });
+  // EveryPay's answers are held past a settle below: the adapter waits for them (1.5 s in the other tests).
+  s = await startCardShop({ ORDER_FEED_SETTLE_MS: String(SETTLE_MS), EVERYPAY_TIMEOUT_MS: '30000' });
   key = await createApiKey(s.t.database.db, 'back-office', Date.now());
 });
 afterAll(() => s?.close());
@@ -72,5 +74,39 @@ describe('GET /admin/orders, a walk by cursor', () => {
     seen.push(...(await poll()));
     // Both changes, in the order they were stamped.
     expect(seen).toEqual([a.code, b.code]);
+  });
+});
+
+describe("GET /admin/orders after an operator's refund that EveryPay answered slowly", () => {
+  it('shows the refund to a walk whose cursor passed a change made while EveryPay was refunding', async () => {
+    const order = await cardPayment(s);
+    await s.everypay.settle(order.reference);
+    await shopperReturns(s, order);
+    await s.t.drainJobs();
+    await settled();
+    const since = encodeURIComponent(new Date().toISOString());
+    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
+    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
+
+    let answer!: () => void;
+    s.everypay.answerLate('/api/v4/payments/refund', new Promise<void>((resolve) => (answer = resolve)));
+    const refunding = s.t.app.inject({ method: 'POST', url: `/admin/orders/${order.code}/refund`, headers: auth(), payload: {} });
+    await until('the refund at EveryPay', () => s.everypay.requests.some((request) => request.path === '/api/v4/payments/refund'));
+    // Meanwhile another order changes, and the back office's walk passes it once it settled.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const other = await processedOrder();
+    await settled();
+    const walked = await feed('');
+    expect(codes(walked)).toEqual([other.code]);
+    const cursor = String(walked.headers['x-next-cursor']);
+
+    answer();
+    const refunded = await refunding;
+    expect(refunded.statusCode, refunded.body).toBe(200);
+    expect(refunded.json()).toMatchObject({ status: 'CANCELLED' });
+    await settled();
+    // The cancellation is stamped when it was made, after EveryPay answered: the walk goes on to it.
+    const next = await feed(`&after=${cursor}`);
+    expect(codes(next)).toEqual([order.code]);
   });
 });

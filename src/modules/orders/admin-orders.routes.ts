@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { pageRequest, setLinkHeader, setPaginationHeaders } from '../../http/paging.js';
 import { errors, success } from '../../http/schemas.js';
+import type { Clock } from '../../infra/clock.js';
 import { InvalidInputError, invalidField } from '../../infra/domain-error.js';
 import { authenticateOperator } from '../admin/index.js';
 import {
@@ -30,6 +31,8 @@ export interface AdminOrdersDeps {
   database: DatabaseHandle;
   /** The configured payment gateways by name; a refund goes through the order's. */
   gateways: Gateways;
+  /** The app's clock: a refund's change is stamped when the gateway answered it, not when it was asked. */
+  clock: Clock;
   /** ORDER_FEED_SETTLE_MS: the feed shows a change once it is this old (orders.config.ts). */
   feedSettleMs: number;
 }
@@ -52,7 +55,7 @@ function refuseUnknownFields(schema: TObject) {
   };
 }
 
-export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = async (app, { database, gateways, feedSettleMs }) => {
+export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = async (app, { database, gateways, clock, feedSettleMs }) => {
   const { db } = database;
   const operator = async (request: Parameters<typeof authenticateOperator>[1]) => {
     await authenticateOperator(db, request);
@@ -199,7 +202,7 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
       const refund = { amountCents: cents, requestKey };
       const { document, heldBackCents } = await refundOrder(
         db,
-        { gateways, log: request.log },
+        { gateways, clock, log: request.log },
         request.params.code,
         refund,
         request.actionTime,

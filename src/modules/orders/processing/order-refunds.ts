@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
+import type { Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
 import { conflict, DomainError } from '../../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../../infra/resubmit.js';
@@ -66,7 +67,7 @@ const euros = (cents: number) => (cents / 100).toFixed(2);
 /** Refunds the order's settled payment (or its gift cards, when they paid it alone). */
 export async function refundOrder(
   db: Kysely<Database>,
-  deps: { gateways: Gateways; log: Pick<Logger, 'error'> },
+  deps: { gateways: Gateways; clock: Clock; log: Pick<Logger, 'error'> },
   code: string,
   request: RefundRequest,
   now: number,
@@ -86,7 +87,7 @@ export async function refundOrder(
   for (;;) {
     const claim = await inTransaction(db, (trx) => claimRefund(trx, order, payment, request, now));
     if (claim.kind === 'answered') return answerRefund(db, code, name, order.id, claim.refund.state);
-    const at = { gateway, name, reference: payment.reference!, orderId: order.id, log: deps.log };
+    const at = { gateway, name, reference: payment.reference!, orderId: order.id, log: deps.log, clock: deps.clock };
     const state = await sendRefund(db, at, claim.refund, claim.resumed, now);
     if (claim.mine) return answerRefund(db, code, name, order.id, state);
   }
@@ -164,7 +165,7 @@ function isRequestOf(refund: RefundRow, request: RefundRequest): boolean {
  */
 async function sendRefund(
   db: Kysely<Database>,
-  at: { gateway: PaymentGateway; name: GatewayName; reference: string; orderId: number; log: Pick<Logger, 'error'> },
+  at: { gateway: PaymentGateway; name: GatewayName; reference: string; orderId: number; log: Pick<Logger, 'error'>; clock: Clock },
   refund: RefundRow,
   resumed: boolean,
   now: number,
@@ -186,21 +187,28 @@ async function sendRefund(
     await moveRefund(db, refund, 'unknown', now);
     throw new DomainError('unavailable', refusedShop ? 'orders.gatewayRefusedShop' : 'orders.gatewayUnavailable', { gateway: at.name });
   }
+  // What the gateway's answer changes is stamped when it came: the gateway may take seconds (two calls
+  // within EVERYPAY_TIMEOUT_MS), and the request's time, stamped on a change that commits that much
+  // later, was behind the cursor of a back office's walk of GET /admin/orders that went on meanwhile.
+  const answered = answeredAt(at.clock, now);
   if (status === null) {
     // Nothing was paid back: what was taken off the bought cards for it goes back on them.
     await inTransaction(db, async (trx) => {
-      if ((await moveRefund(trx, refund, 'refused', now)) && refund.card_cents > 0)
-        await restoreBoughtCards(trx, at.orderId, refund.card_cents, Number(refund.created_at), now);
+      if ((await moveRefund(trx, refund, 'refused', answered)) && refund.card_cents > 0)
+        await restoreBoughtCards(trx, at.orderId, refund.card_cents, Number(refund.created_at), answered);
     });
     return 'refused';
   }
   const applied = status;
   await inTransaction(db, async (trx) => {
-    await applyPaymentStatus(trx, at.name, applied, 'refund', now);
-    await moveRefund(trx, refund, 'refunded', now);
+    await applyPaymentStatus(trx, at.name, applied, 'refund', answered);
+    await moveRefund(trx, refund, 'refunded', answered);
   });
   return 'refunded';
 }
+
+/** The clock's time once the gateway answered; never before the request's own. */
+const answeredAt = (clock: Clock, askedAt: number) => Math.max(askedAt, clock.now());
 
 /**
  * The payment once the refund is made; null when the gateway refused it. A resumed refund may have
