@@ -110,3 +110,45 @@ describe("GET /admin/orders after an operator's refund that EveryPay answered sl
     expect(codes(next)).toEqual([order.code]);
   });
 });
+
+describe('GET /admin/orders after a callback whose look-up EveryPay answered slowly', () => {
+  it("shows a refund made in EveryPay's portal to a walk whose cursor passed a change made during the look-up", async () => {
+    const order = await cardPayment(s);
+    await s.everypay.settle(order.reference);
+    await shopperReturns(s, order);
+    await s.t.drainJobs();
+    await settled();
+    const since = encodeURIComponent(new Date().toISOString());
+    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
+    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
+
+    // All of it refunded in the portal; its callback comes, and EveryPay is slow to show the payment.
+    await s.everypay.refund(order.reference, order.totalCents);
+    const lookUp = `/api/v4/payments/${order.reference}`;
+    const asked = () => s.everypay.requests.filter((request) => request.path === lookUp).length;
+    const before = asked();
+    let answer!: () => void;
+    s.everypay.answerLate(lookUp, new Promise<void>((resolve) => (answer = resolve)));
+    const callback = s.t.app.inject({
+      method: 'POST',
+      url: '/payment/everypay/callback',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `payment_reference=${order.reference}&order_reference=${order.code}&event_name=status_updated`,
+    });
+    await until('the look-up at EveryPay', () => asked() > before);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const other = await processedOrder();
+    await settled();
+    const walked = await feed('');
+    expect(codes(walked)).toEqual([other.code]);
+    const cursor = String(walked.headers['x-next-cursor']);
+
+    answer();
+    const applied = await callback;
+    expect(applied.statusCode, applied.body).toBe(200);
+    expect(applied.json()).toEqual({ outcome: 'applied' });
+    await settled();
+    const next = await feed(`&after=${cursor}`);
+    expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'CANCELLED' })]);
+  });
+});

@@ -226,7 +226,11 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         'payment does not match the card or charge it names',
       );
     if (other) return other;
-    const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', request.actionTime));
+    // Stamped when the gateway answered, not when the callback came: a look-up may take seconds
+    // (EVERYPAY_TIMEOUT_MS), and a change stamped that long before its commit was behind the cursor
+    // of a back office's walk of GET /admin/orders that went on meanwhile (its ORDER_FEED_SETTLE_MS).
+    const answeredAt = Math.max(request.actionTime, deps.clock.now());
+    const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', answeredAt));
     if (applied.outcome === 'mismatch')
       request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');
     return applied.outcome;
