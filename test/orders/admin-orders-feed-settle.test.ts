@@ -152,3 +152,34 @@ describe('GET /admin/orders after a callback whose look-up EveryPay answered slo
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'CANCELLED' })]);
   });
 });
+
+describe("GET /admin/orders after a shopper's return whose look-up EveryPay answered slowly", () => {
+  it('shows the payment the return applied to a walk whose cursor passed a change made during the look-up', async () => {
+    const order = await cardPayment(s);
+    await s.everypay.settle(order.reference);
+    await settled();
+    const since = encodeURIComponent(new Date().toISOString());
+    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
+    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
+
+    const lookUp = `/api/v4/payments/${order.reference}`;
+    const asked = () => s.everypay.requests.filter((request) => request.path === lookUp).length;
+    const before = asked();
+    let answer!: () => void;
+    s.everypay.answerLate(lookUp, new Promise<void>((resolve) => (answer = resolve)));
+    const returning = shopperReturns(s, order);
+    await until('the look-up at EveryPay', () => asked() > before);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const other = await processedOrder();
+    await settled();
+    const walked = await feed('');
+    expect(codes(walked)).toEqual([other.code]);
+    const cursor = String(walked.headers['x-next-cursor']);
+
+    answer();
+    await returning;
+    await settled();
+    const next = await feed(`&after=${cursor}`);
+    expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' })]);
+  });
+});

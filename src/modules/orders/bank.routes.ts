@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/after-commit.js';
 import { errors, success } from '../../http/schemas.js';
 import { addressKey } from '../../infra/address-key.js';
 import { PausedError } from '../../infra/circuit-breaker.js';
+import { answeredAt } from '../../infra/clock.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { DomainError, notFound } from '../../infra/domain-error.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
@@ -121,7 +122,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       const order = await linkedOrder(query.orderId, query.checksum, request);
       // Never a 503 for a person's browser: a gateway down or paused leaves the order as it is, and the
       // finished page shows its payment pending (/bank/payment-result) until the callback or the sweep tells.
-      const status = await settleReturn(db, gateways, pauseOf, order, request.actionTime);
+      const status = await settleReturn(db, { gateways, pauses: pauseOf, clock: deps.clock }, order, request.actionTime);
       if (query.VK_AUTO === 'Y' || query.silent === '1' || query.silent === 'true') return reply.code(200).type('text/plain').send('');
       const failed = status === 'PAYMENT_FAILED' || status === 'CANCELLED' || status === 'FAILED';
       const target = failed ? await urls.failedUrl(order) : await urls.finishedUrl(order);
@@ -226,11 +227,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
         'payment does not match the card or charge it names',
       );
     if (other) return other;
-    // Stamped when the gateway answered, not when the callback came: a look-up may take seconds
-    // (EVERYPAY_TIMEOUT_MS), and a change stamped that long before its commit was behind the cursor
-    // of a back office's walk of GET /admin/orders that went on meanwhile (its ORDER_FEED_SETTLE_MS).
-    const answeredAt = Math.max(request.actionTime, deps.clock.now());
-    const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', answeredAt));
+    // Stamped when the gateway answered the look-up, not when the callback came (answeredAt says why).
+    const at = answeredAt(deps.clock, request.actionTime);
+    const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'callback', at));
     if (applied.outcome === 'mismatch')
       request.log.warn({ gateway: gateway.name, orderId: applied.orderId }, 'payment does not match its order');
     return applied.outcome;

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { answeredAt, type Clock } from '../../infra/clock.js';
 import { DomainError } from '../../infra/domain-error.js';
 import { rateLimited } from '../../infra/rate-limit.js';
 import type { GatewayName, Gateways, LookUpPauses, PaymentGateway, RedirectForm } from '../payments/index.js';
@@ -157,18 +158,19 @@ export async function startPayment(
  */
 export async function settleReturn(
   db: Kysely<Database>,
-  gateways: Gateways,
-  pauses: LookUpPauses,
+  deps: { gateways: Gateways; pauses: LookUpPauses; clock: Clock },
   order: OrderRow,
   now: number,
 ): Promise<OrderRow['status']> {
   if (!AWAITING_PAYMENT.includes(order.status)) return order.status;
   const payment = await latestPayment(db, order.id);
-  const gateway = payment?.gateway ? gateways[payment.gateway as GatewayName] : undefined;
+  const gateway = payment?.gateway ? deps.gateways[payment.gateway as GatewayName] : undefined;
   if (!payment?.reference || !gateway) return order.status;
-  const status = await lookUpOnReturn(pauses, gateway, payment.reference);
+  const status = await lookUpOnReturn(deps.pauses, gateway, payment.reference);
   if (!status) return order.status;
-  const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'return', now));
+  // Stamped when the gateway answered the look-up, not when the shopper came back (answeredAt says why).
+  const at = answeredAt(deps.clock, now);
+  const applied = await inTransaction(db, (trx) => applyPaymentStatus(trx, gateway.name, status, 'return', at));
   return applied.orderStatus ?? order.status;
 }
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
-import type { Clock } from '../../../infra/clock.js';
+import { answeredAt, type Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
 import { conflict, DomainError } from '../../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../../infra/resubmit.js';
@@ -206,9 +206,6 @@ async function sendRefund(
   });
   return 'refunded';
 }
-
-/** The clock's time once the gateway answered; never before the request's own. */
-const answeredAt = (clock: Clock, askedAt: number) => Math.max(askedAt, clock.now());
 
 /**
  * The payment once the refund is made; null when the gateway refused it. A resumed refund may have
