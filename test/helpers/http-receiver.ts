@@ -13,8 +13,8 @@ export interface HttpReceiver {
   /** http://127.0.0.1:<port>, without a trailing slash. */
   url: string;
   requests: ReceivedRequest[];
-  /** The answer to the requests that follow; 200 {} until told otherwise. */
-  respondWith(status: number, body?: unknown): void;
+  /** The answer to the requests that follow, sent `delayMs` after each arrived; 200 {} at once until told otherwise. */
+  respondWith(status: number, body?: unknown, delayMs?: number): void;
   waitFor(predicate: (r: ReceivedRequest) => boolean, timeoutMs?: number): Promise<ReceivedRequest>;
   close(): Promise<void>;
 }
@@ -28,7 +28,7 @@ interface Waiter {
 export async function startHttpReceiver(): Promise<HttpReceiver> {
   const requests: ReceivedRequest[] = [];
   const waiters = new Set<Waiter>();
-  let reply: { status: number; body: unknown } = { status: 200, body: {} };
+  let reply: { status: number; body: unknown; delayMs: number } = { status: 200, body: {}, delayMs: 0 };
 
   const server = createServer((req, res) => {
     readBody(req).then(
@@ -45,8 +45,11 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
           waiters.delete(waiter);
           waiter.resolve(received);
         }
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(reply.body));
+        const { status, body, delayMs } = reply;
+        setTimeout(() => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        }, delayMs);
       },
       () => {
         res.writeHead(400).end();
@@ -59,8 +62,8 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    respondWith(status, body = {}) {
-      reply = { status, body };
+    respondWith(status, body = {}, delayMs = 0) {
+      reply = { status, body, delayMs };
     },
     waitFor(predicate, timeoutMs = 5000) {
       const found = requests.find(predicate);

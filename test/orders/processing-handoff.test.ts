@@ -109,6 +109,27 @@ describe('the back-office hand-off', () => {
     expect(await orderStatus(t.database.db, order.id)).toBe('COMPLETED');
   });
 
+  it("stamps the completion when the back office answered, not when the order was sent (the operators' feed reads changes by that time)", async () => {
+    const answerMs = 400;
+    office.respondWith(200, {}, answerMs);
+    try {
+      const order = await paidOrder();
+      const arrivedAt = office.waitFor((request) => (request.body as { code?: string }).code === order.code).then(() => Date.now());
+      await t.drainJobs();
+      const answeredAt = (await arrivedAt) + answerMs;
+      const row = await t.database.db
+        .selectFrom('customer_order')
+        .select(['status', 'status_changed_at', 'updated_at', 'handed_off_at'])
+        .where('id', '=', order.id)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('COMPLETED');
+      for (const stamp of [row.status_changed_at, row.updated_at, row.handed_off_at])
+        expect(Number(stamp)).toBeGreaterThanOrEqual(answeredAt - 20);
+    } finally {
+      office.respondWith(200);
+    }
+  });
+
   it('a receiver that does not answer in time counts as a failure', async () => {
     const slow = await createTestApp({
       env: { BACKOFFICE_ORDERS_URL: 'http://10.255.255.1:9/orders', BACKOFFICE_ORDERS_SECRET: SECRET, BACKOFFICE_ORDERS_TIMEOUT_MS: '200' },

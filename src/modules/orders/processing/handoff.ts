@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 import { toRfc3339 } from '../../../db/time.js';
-import { systemClock, type Clock } from '../../../infra/clock.js';
+import { answeredAt, systemClock, type Clock } from '../../../infra/clock.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { moveOrder } from '../order-states.js';
@@ -42,6 +42,7 @@ export async function handOff(
   config: Pick<OrdersSection, 'backoffice'>,
   orderId: number,
   now: number,
+  clock: Clock,
 ): Promise<HandoffOutcome> {
   const order = await findOrder(db, orderId);
   if (!order?.code || (order.status !== 'PROCESSING' && order.status !== 'PENDING_NAV_PROCESSING')) return 'not due';
@@ -52,15 +53,17 @@ export async function handOff(
   const [lines, payments] = await Promise.all([linesOf(db, [orderId]), paymentsOf(db, [orderId])]);
   const body = JSON.stringify({ ...orderDocument(order, lines, mainPayment(payments)), sentAt: toRfc3339(now) });
   await post(config.backoffice, order.code, body, now);
+  // Stamped when the back office answered (answeredAt says why): it may take BACKOFFICE_ORDERS_TIMEOUT_MS.
+  const at = answeredAt(clock, now);
   await db.transaction().execute(async (trx) => {
     const moved = await moveOrder(trx, {
       orderId,
       from: ['PROCESSING', 'PENDING_NAV_PROCESSING'],
       to: 'COMPLETED',
       cause: 'handed to the back office',
-      now,
+      now: at,
     });
-    if (moved) await setHandedOff(trx, orderId, now);
+    if (moved) await setHandedOff(trx, orderId, at);
   });
   return 'completed';
 }
@@ -103,13 +106,15 @@ export function orderHandoffHandler(deps: { db: Kysely<Database>; config: Pick<O
   return async (payload: { orderId: number }, { job, log }) => {
     const now = clock.now();
     try {
-      return await handOff(deps.db, deps.config, payload.orderId, now);
+      return await handOff(deps.db, deps.config, payload.orderId, now, clock);
     } catch (error) {
       if (!(error instanceof HandoffError) || job.attempts < HANDOFF_ATTEMPTS) throw error;
       log.warn({ err: error, orderId: payload.orderId }, 'back-office hand-off failed for the last time; the sweep will retry it');
       await deps.db
         .transaction()
-        .execute((trx) => parkOrder(trx, payload.orderId, `back-office hand-off failed ${job.attempts} times: ${error.message}`, now));
+        .execute((trx) =>
+          parkOrder(trx, payload.orderId, `back-office hand-off failed ${job.attempts} times: ${error.message}`, answeredAt(clock, now)),
+        );
       return 'parked';
     }
   };

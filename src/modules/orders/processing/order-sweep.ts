@@ -39,6 +39,8 @@ export interface OrderSweepDeps {
   config: Pick<OrdersSection, 'backoffice' | 'unpaidAfterMs' | 'stuckAfterMs' | 'sweepIntervalMs'>;
   gateways: Gateways;
   log: Logger;
+  /** What stamps a change made after a call out (the hand-off's); the system's clock when not given. */
+  clock?: Clock;
 }
 
 export interface SweepReport {
@@ -69,7 +71,7 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
     });
     if (deps.config.backoffice !== undefined)
       await eachOrder(deps, 'PENDING_NAV_PROCESSING', now, 'status_changed_at', async (orderId) => {
-        if ((await handOff(deps.db, deps.config, orderId, now)) === 'completed') report.handedOff += 1;
+        if ((await handOff(deps.db, deps.config, orderId, now, deps.clock ?? systemClock)) === 'completed') report.handedOff += 1;
         return true;
       });
     // Without a back office (no BACKOFFICE_ORDERS_URL) PENDING_NAV_PROCESSING is where a processed
@@ -183,7 +185,7 @@ export function scheduleOrderSweep(deps: OrderSweepDeps, clock: Clock = systemCl
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = sweepOrders(deps, clock.now())
+    running = sweepOrders({ clock, ...deps }, clock.now())
       .then(
         (outcome) => {
           if (outcome.ran) deps.log.info(outcome.result, 'order sweep');
