@@ -11,6 +11,7 @@ import { getStore } from '../../store/index.js';
 import { checksumSecret, orderChecksum } from '../checksum.js';
 import { isWithoutDelivery } from '../no-delivery.js';
 import { frontendOrderPage } from '../order-links.js';
+import { PAID_STATUSES } from '../order-history.repository.js';
 import type { OrdersSection } from '../orders.config.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
 import { escapeHtml, linkUrl } from '../../../infra/html.js';
@@ -55,7 +56,9 @@ export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'bil
 export function orderMailHandler(deps: OrderMailDeps): JobHandler {
   return async (job: OrderMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
-    if (!order?.code) return 'skipped';
+    // An order given up before its confirmation went (a full refund while the mail server refused)
+    // is not confirmed after its buyer was told it is cancelled: the pickup and feedback mails ask the same.
+    if (!order?.code || !PAID_STATUSES.includes(order.status)) return 'skipped';
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
     const { storeName, orderPageUrl } = await storeOfMail(deps, order);
