@@ -150,6 +150,8 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       storeName,
     };
     if (to === 'buyer') {
+      // Voided with its order (its date moved to the void's time) before this went: nothing is on its way.
+      if (Number(card.expires_at) <= at) return 'skipped';
       await deps.mailer.send({ to: card.buyer_email, ...buyerMail(details) });
       return 'sent';
     }
