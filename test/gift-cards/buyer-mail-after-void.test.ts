@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
-import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { createListeningApp, setUpShop, type Shop } from '../orders/helpers.js';
 import { dateIn } from './helpers.js';
+import { paidCardOrder } from './paid-card-order.js';
 
 // The buyer of a virtual card is mailed that it is on its way (to whom, when) by a job the card's
 // issuing queues. A card voided before that mail went (its order refunded while the mail server was
@@ -29,28 +28,12 @@ afterAll(async () => {
 const db = () => t.database.db;
 
 it("does not tell the buyer a card is on its way once the card was voided with its order's refund", async () => {
-  const buyer = await createCustomer(db());
-  const who: Who = { bearer: buyer.token };
-  await fill(t, who, [[await stockedBook(t, shop, 5), 1]]);
   const giftCard = { amount: 25, recipientName: 'Mari Maasikas', recipientEmail: 'mari.voided@example.ee', deliveryDate: dateIn(1) };
-  expect((await call(t, 'POST', '/basket/add-product', who, { productId: voucher, quantity: 1, giftCard })).statusCode).toBe(200);
-  const placed = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'TEST_GATEWAY' }));
-  expect(placed.statusCode, placed.body).toBe(200);
-  const link = orderLink(placed.json().location);
-  const form = (await t.app.inject({ method: 'GET', url: link.path })).json() as { url: string };
-  const paid = await t.app.inject({
-    method: 'POST',
-    url: new URL(form.url).pathname,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'action=pay',
-  });
-  expect(paid.statusCode).toBe(303);
-  const order = () => db().selectFrom('customer_order').select(['status', 'code']).where('id', '=', link.orderId).executeTakeFirstOrThrow();
-  await expect.poll(async () => (await order()).status, { timeout: 10_000 }).toBe('PENDING_PROCESSING');
+  const { orderId, order } = await paidCardOrder(t, shop, voucher, giftCard);
   // The mail server refuses for a while: the issuing commits, its mails wait for their retries.
   smtp.failNext(10);
   await t.drainJobs();
-  expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute()).toHaveLength(1);
+  expect(await db().selectFrom('gift_card').select('id').where('order_id', '=', orderId).execute()).toHaveLength(1);
 
   const key = await createApiKey(db(), 'refunds', Date.now());
   const refunded = await t.app.inject({

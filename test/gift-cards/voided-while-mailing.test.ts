@@ -2,14 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import type { MailMessage } from '../../src/infra/mail/mailer.js';
 import { giftCardMailHandler } from '../../src/modules/gift-cards/gift-cards.jobs.js';
-import { call, type Who } from '../basket/helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
-import { createCustomer } from '../helpers/customers.js';
 import { afterFirstRead } from '../helpers/overlapping-writes.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { createListeningApp, setUpShop, type Shop } from '../orders/helpers.js';
 import { dateIn } from './helpers.js';
+import { paidCardOrder } from './paid-card-order.js';
 
 // The recipient's mail of a bought card is sent on its delivery date by a job that reads the card,
 // skips it when it was voided (its order refunded), and otherwise mints the code and mails it. An
@@ -36,28 +35,11 @@ const db = () => t.database.db;
 
 describe("a bought card voided while its recipient's mail is being sent", () => {
   it('is not minted or mailed', async () => {
-    const buyer = await createCustomer(db());
-    const who: Who = { bearer: buyer.token };
-    await fill(t, who, [[await stockedBook(t, shop, 5), 1]]);
     const giftCard = { amount: 25, recipientName: 'Jaan Tamm', recipientEmail: 'late@example.ee', deliveryDate: dateIn(1) };
-    expect((await call(t, 'POST', '/basket/add-product', who, { productId: voucher, quantity: 1, giftCard })).statusCode).toBe(200);
-    const placed = await checkout(t, who, checkoutForm(shop, { paymentMethodId: 'TEST_GATEWAY' }));
-    expect(placed.statusCode, placed.body).toBe(200);
-    const link = orderLink(placed.json().location);
-    const form = (await t.app.inject({ method: 'GET', url: link.path })).json() as { url: string };
-    const paid = await t.app.inject({
-      method: 'POST',
-      url: new URL(form.url).pathname,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'action=pay',
-    });
-    expect(paid.statusCode).toBe(303);
-    const order = () =>
-      db().selectFrom('customer_order').select(['status', 'code']).where('id', '=', link.orderId).executeTakeFirstOrThrow();
-    await expect.poll(async () => (await order()).status, { timeout: 10_000 }).toBe('PENDING_PROCESSING');
+    const { orderId, order } = await paidCardOrder(t, shop, voucher, giftCard);
     // The issuing job makes the card; its recipient's mail waits for the delivery date, when the job below runs.
     await t.drainJobs();
-    const [issued] = await db().selectFrom('gift_card').select('id').where('order_id', '=', link.orderId).execute();
+    const [issued] = await db().selectFrom('gift_card').select('id').where('order_id', '=', orderId).execute();
     const cardId = Number(issued!.id);
 
     const key = await createApiKey(db(), 'refunds', Date.now());
