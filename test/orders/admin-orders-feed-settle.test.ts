@@ -77,109 +77,81 @@ describe('GET /admin/orders, a walk by cursor', () => {
   });
 });
 
-describe("GET /admin/orders after an operator's refund that EveryPay answered slowly", () => {
-  it('shows the refund to a walk whose cursor passed a change made while EveryPay was refunding', async () => {
-    const order = await cardPayment(s);
-    await s.everypay.settle(order.reference);
+/**
+ * While EveryPay holds back its answer to `path` (asked by `slow`, started here), another order changes
+ * and a back office's walk of the feed passes it once it settled; then EveryPay answers and `slow`
+ * finishes. Answers what `slow` answered and the walk's next page after its cursor, once settled.
+ */
+async function walkPastChangeWhileHeld<T>(path: string, slow: () => Promise<T>) {
+  const since = encodeURIComponent(new Date().toISOString());
+  const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
+  const asked = () => s.everypay.requests.filter((request) => request.path === path).length;
+  const before = asked();
+  let answer!: () => void;
+  s.everypay.answerLate(path, new Promise<void>((resolve) => (answer = resolve)));
+  const finishing = slow();
+  await until(`the call to EveryPay's ${path}`, () => asked() > before);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const other = await processedOrder();
+  await settled();
+  const walked = await feed('');
+  expect((walked.json() as Array<{ code: string }>).map((one) => one.code)).toEqual([other.code]);
+  const cursor = String(walked.headers['x-next-cursor']);
+
+  answer();
+  const finished = await finishing;
+  await settled();
+  return { finished, next: await feed(`&after=${cursor}`) };
+}
+
+/** A card order paid at EveryPay, settled and (unless told) the shopper back: PENDING_PROCESSING, its jobs run. */
+async function paidCardOrder(spec: { returned: boolean } = { returned: true }) {
+  const order = await cardPayment(s);
+  await s.everypay.settle(order.reference);
+  if (spec.returned) {
     await shopperReturns(s, order);
     await s.t.drainJobs();
-    await settled();
-    const since = encodeURIComponent(new Date().toISOString());
-    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
-    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
+  }
+  await settled();
+  return order;
+}
 
-    let answer!: () => void;
-    s.everypay.answerLate('/api/v4/payments/refund', new Promise<void>((resolve) => (answer = resolve)));
-    const refunding = s.t.app.inject({ method: 'POST', url: `/admin/orders/${order.code}/refund`, headers: auth(), payload: {} });
-    await until('the refund at EveryPay', () => s.everypay.requests.some((request) => request.path === '/api/v4/payments/refund'));
-    // Meanwhile another order changes, and the back office's walk passes it once it settled.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const other = await processedOrder();
-    await settled();
-    const walked = await feed('');
-    expect(codes(walked)).toEqual([other.code]);
-    const cursor = String(walked.headers['x-next-cursor']);
-
-    answer();
-    const refunded = await refunding;
-    expect(refunded.statusCode, refunded.body).toBe(200);
-    expect(refunded.json()).toMatchObject({ status: 'CANCELLED' });
-    await settled();
+describe("GET /admin/orders after an operator's refund that EveryPay answered slowly", () => {
+  it('shows the refund to a walk whose cursor passed a change made while EveryPay was refunding', async () => {
+    const order = await paidCardOrder();
+    const { finished, next } = await walkPastChangeWhileHeld('/api/v4/payments/refund', () =>
+      s.t.app.inject({ method: 'POST', url: `/admin/orders/${order.code}/refund`, headers: auth(), payload: {} }),
+    );
+    expect(finished.statusCode, finished.body).toBe(200);
+    expect(finished.json()).toMatchObject({ status: 'CANCELLED' });
     // The cancellation is stamped when it was made, after EveryPay answered: the walk goes on to it.
-    const next = await feed(`&after=${cursor}`);
-    expect(codes(next)).toEqual([order.code]);
+    expect((next.json() as Array<{ code: string }>).map((one) => one.code)).toEqual([order.code]);
   });
 });
 
 describe('GET /admin/orders after a callback whose look-up EveryPay answered slowly', () => {
   it("shows a refund made in EveryPay's portal to a walk whose cursor passed a change made during the look-up", async () => {
-    const order = await cardPayment(s);
-    await s.everypay.settle(order.reference);
-    await shopperReturns(s, order);
-    await s.t.drainJobs();
-    await settled();
-    const since = encodeURIComponent(new Date().toISOString());
-    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
-    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
-
+    const order = await paidCardOrder();
     // All of it refunded in the portal; its callback comes, and EveryPay is slow to show the payment.
     await s.everypay.refund(order.reference, order.totalCents);
-    const lookUp = `/api/v4/payments/${order.reference}`;
-    const asked = () => s.everypay.requests.filter((request) => request.path === lookUp).length;
-    const before = asked();
-    let answer!: () => void;
-    s.everypay.answerLate(lookUp, new Promise<void>((resolve) => (answer = resolve)));
-    const callback = s.t.app.inject({
-      method: 'POST',
-      url: '/payment/everypay/callback',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `payment_reference=${order.reference}&order_reference=${order.code}&event_name=status_updated`,
-    });
-    await until('the look-up at EveryPay', () => asked() > before);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const other = await processedOrder();
-    await settled();
-    const walked = await feed('');
-    expect(codes(walked)).toEqual([other.code]);
-    const cursor = String(walked.headers['x-next-cursor']);
-
-    answer();
-    const applied = await callback;
-    expect(applied.statusCode, applied.body).toBe(200);
-    expect(applied.json()).toEqual({ outcome: 'applied' });
-    await settled();
-    const next = await feed(`&after=${cursor}`);
+    const { finished, next } = await walkPastChangeWhileHeld(`/api/v4/payments/${order.reference}`, () =>
+      s.t.app.inject({
+        method: 'POST',
+        url: '/payment/everypay/callback',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `payment_reference=${order.reference}&order_reference=${order.code}&event_name=status_updated`,
+      }),
+    );
+    expect(finished.statusCode, finished.body).toBe(200);
+    expect(finished.json()).toEqual({ outcome: 'applied' });
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'CANCELLED' })]);
   });
 });
 
 describe("GET /admin/orders after a shopper's return whose look-up EveryPay answered slowly", () => {
   it('shows the payment the return applied to a walk whose cursor passed a change made during the look-up', async () => {
-    const order = await cardPayment(s);
-    await s.everypay.settle(order.reference);
-    await settled();
-    const since = encodeURIComponent(new Date().toISOString());
-    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
-    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
-
-    const lookUp = `/api/v4/payments/${order.reference}`;
-    const asked = () => s.everypay.requests.filter((request) => request.path === lookUp).length;
-    const before = asked();
-    let answer!: () => void;
-    s.everypay.answerLate(lookUp, new Promise<void>((resolve) => (answer = resolve)));
-    const returning = shopperReturns(s, order);
-    await until('the look-up at EveryPay', () => asked() > before);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const other = await processedOrder();
-    await settled();
-    const walked = await feed('');
-    expect(codes(walked)).toEqual([other.code]);
-    const cursor = String(walked.headers['x-next-cursor']);
-
-    answer();
-    await returning;
-    await settled();
-    const next = await feed(`&after=${cursor}`);
+    const order = await paidCardOrder({ returned: false });
+    const { next } = await walkPastChangeWhileHeld(`/api/v4/payments/${order.reference}`, () => shopperReturns(s, order));
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' })]);
   });
 });
