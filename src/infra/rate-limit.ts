@@ -66,7 +66,11 @@ export async function countedHits(
   now: number,
 ): Promise<{ hits: number; secondsLeft: number }> {
   const windowStart = now - (now % limit.windowMs);
-  const row = await db.selectFrom('rate_limit').select(['hits', 'window_start']).where('key', '=', storedRateLimitKey(key)).executeTakeFirst();
+  const row = await db
+    .selectFrom('rate_limit')
+    .select(['hits', 'window_start'])
+    .where('key', '=', storedRateLimitKey(key))
+    .executeTakeFirst();
   const hits = row !== undefined && Number(row.window_start) === windowStart ? row.hits : 0;
   return { hits, secondsLeft: secondsLeftInWindow(limit, now) };
 }
