@@ -4,7 +4,9 @@ import { reportNavStatus } from '../../src/modules/orders/processing/admin-order
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { until } from '../helpers/lock-waits.js';
-import { cardPayment, shopperReturns, startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
+import { sweepOrders } from '../../src/modules/orders/index.js';
+import { sweepDepsOf } from './everypay-helpers.js';
+import { age, cardPayment, shopperReturns, startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
 
 // GET /admin/orders shows a change once it is ORDER_FEED_SETTLE_MS old. A change is stamped when its
 // writer starts (the request's or the job's time) and commits later: on PostgreSQL one stamped first
@@ -152,6 +154,42 @@ describe("GET /admin/orders after a shopper's return whose look-up EveryPay answ
   it('shows the payment the return applied to a walk whose cursor passed a change made during the look-up', async () => {
     const order = await paidCardOrder({ returned: false });
     const { next } = await walkPastChangeWhileHeld(`/api/v4/payments/${order.reference}`, () => shopperReturns(s, order));
+    expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' })]);
+  });
+});
+
+describe('GET /admin/orders after the order sweep settled an unpaid order whose look-up EveryPay answered slowly', () => {
+  it('shows the order the sweep found paid to a walk whose cursor passed a change made during the look-up', async () => {
+    // What the tests above left to do is done first: the sweep below has only this order to change.
+    await s.t.drainJobs();
+    await sweepOrders(sweepDepsOf(s.t), Date.now());
+    const order = await cardPayment(s);
+    // Paid at EveryPay, its callback lost: the sweep finds it among the unpaid ones.
+    await s.everypay.settle(order.reference);
+    await age(s.t.database.db, order.id, 31);
+    await settled();
+    const since = encodeURIComponent(new Date().toISOString());
+    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
+    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
+
+    const lookUp = `/api/v4/payments/${order.reference}`;
+    const asked = () => s.everypay.requests.filter((request) => request.path === lookUp).length;
+    const before = asked();
+    let answer!: () => void;
+    s.everypay.answerLate(lookUp, new Promise<void>((resolve) => (answer = resolve)));
+    const sweeping = sweepOrders(sweepDepsOf(s.t), Date.now());
+    await until('the look-up at EveryPay', () => asked() > before);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const other = await processedOrder();
+    await settled();
+    const walked = await feed('');
+    expect(codes(walked)).toEqual([other.code]);
+    const cursor = String(walked.headers['x-next-cursor']);
+
+    answer();
+    expect(await sweeping).toEqual({ ran: true, result: expect.objectContaining({ paid: 1 }) });
+    await settled();
+    const next = await feed(`&after=${cursor}`);
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' })]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Database } from '../../../db/schema.js';
-import { systemClock, type Clock } from '../../../infra/clock.js';
+import { answeredAt, systemClock, type Clock } from '../../../infra/clock.js';
 import { withLease } from '../../../infra/jobs/lease.js';
 import type { Logger } from '../../../infra/logger.js';
 import type { GatewayName, Gateways, PaymentStatus } from '../../payments/index.js';
@@ -157,8 +157,11 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
     const status = await gateway.fetchStatus(payment.reference!);
     if (status !== null) statuses.push({ gateway: name, status });
   }
+  // Stamped when the gateway answered (answeredAt says why): the sweep's time was taken before this
+  // order's look-ups, and the earlier orders' of the sweep.
+  const at = answeredAt(deps.clock ?? systemClock, now);
   return inTransaction(deps.db, async (trx) => {
-    for (const { gateway, status } of statuses) await applyPaymentStatus(trx, gateway, status, 'sweep', now);
+    for (const { gateway, status } of statuses) await applyPaymentStatus(trx, gateway, status, 'sweep', at);
     // The order was read unpaid past the limit, its payments since: meanwhile the shopper may have
     // opened the payment link and been sent to the gateway's page with a payment just started, which
     // these statuses do not know of. Such an order is the next sweep's, when its own payment has been
@@ -172,7 +175,7 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
       from: ['NEW', 'PENDING_PAYMENT'],
       to: 'CANCELLED',
       cause: `unpaid after ${minutes} minutes`,
-      now,
+      now: at,
     });
     if (cancelled) return 'cancelled';
     const after = await trx.selectFrom('customer_order').select('status').where('id', '=', orderId).executeTakeFirst();
