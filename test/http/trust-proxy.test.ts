@@ -58,6 +58,7 @@ describe.each([
     expect((await meta('192.0.2.44')).statusCode).not.toBe(429);
     const keys = (await t.database.db.selectFrom('rate_limit').select('key').execute()).map((row) => row.key);
     expect(keys).toEqual(expect.arrayContaining([`auth:ip:${ATTACKER}`, 'auth:ip:192.0.2.44'].map(storedRateLimitKey)));
+    // The addresses the client prepended count nothing: the two keys above are the only ones.
     expect(keys.filter((key) => key.startsWith('auth:ip#'))).toHaveLength(2);
   });
 });

@@ -168,28 +168,10 @@ describe('GET /admin/orders after the order sweep settled an unpaid order whose 
     await s.everypay.settle(order.reference);
     await age(s.t.database.db, order.id, 31);
     await settled();
-    const since = encodeURIComponent(new Date().toISOString());
-    const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
-    const codes = (response: Awaited<ReturnType<typeof feed>>) => (response.json() as Array<{ code: string }>).map((one) => one.code);
-
-    const lookUp = `/api/v4/payments/${order.reference}`;
-    const asked = () => s.everypay.requests.filter((request) => request.path === lookUp).length;
-    const before = asked();
-    let answer!: () => void;
-    s.everypay.answerLate(lookUp, new Promise<void>((resolve) => (answer = resolve)));
-    const sweeping = sweepOrders(sweepDepsOf(s.t), Date.now());
-    await until('the look-up at EveryPay', () => asked() > before);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const other = await processedOrder();
-    await settled();
-    const walked = await feed('');
-    expect(codes(walked)).toEqual([other.code]);
-    const cursor = String(walked.headers['x-next-cursor']);
-
-    answer();
-    expect(await sweeping).toEqual({ ran: true, result: expect.objectContaining({ paid: 1 }) });
-    await settled();
-    const next = await feed(`&after=${cursor}`);
+    const { finished, next } = await walkPastChangeWhileHeld(`/api/v4/payments/${order.reference}`, () =>
+      sweepOrders(sweepDepsOf(s.t), Date.now()),
+    );
+    expect(finished).toEqual({ ran: true, result: expect.objectContaining({ paid: 1 }) });
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' })]);
   });
 });

@@ -123,8 +123,9 @@ export async function setConfirmedAddressConsent(
  * A confirmed change of a person's login email (the new address just proved by its link): the
  * subscription is the person's, so it moves with them. Every store's subscription of the old address
  * goes to the new one with its consent time, language and source (a subscription the new address had
- * already stays the one row, with the earlier consent time); the old address is withdrawn everywhere
- * at once, its pending confirmation links with it, so nothing more is sent there. The partner feed
+ * already stays the one row, with the earlier consent time); the old address's rows are deleted at
+ * once, its pending confirmation links with them, so nothing more is sent there and nothing of the
+ * person's stays under an address their export and erasure no longer look at. The partner feed
  * hears the old address leave and the new one arrive, both in the person's stream; the account's flag
  * follows the new address. `oldEmail` is null when the old address was not the person's confirmed
  * login: it is its owner's, and so are its subscriptions (nothing moves; the flag still follows the
