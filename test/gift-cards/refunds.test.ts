@@ -5,6 +5,7 @@ import { call, type Who } from '../basket/helpers.js';
 import { createForm, startEveryPayShop, sweepDepsOf, type EveryPayShop } from '../orders/everypay-helpers.js';
 import { checkout, checkoutForm, fill, orderLink, stockedBook } from '../orders/helpers.js';
 import { card, ledger } from './helpers.js';
+import { expectErrorBody } from '../helpers/http.js';
 
 // Gift-card money when an order is refunded or given up and then paid late: a gift-card-only
 // order is refunded to its cards; a payment that settles after the holds were released takes them
@@ -62,15 +63,39 @@ describe('gift-card money on refunds and late settles', () => {
     const whole = await refund(orderCode, {});
     expect(whole.statusCode, whole.body).toBe(200);
     expect(whole.json()).toMatchObject({ status: 'CANCELLED' });
-    expect(await ledger(db(), code)).toMatchObject({
+    const refunded = {
       balanceCents: 5000,
       entrySumCents: 5000,
       heldCents: 0,
       kinds: ['IMPORT', 'RESERVE', 'CAPTURE', 'REFUND'],
       holds: [{ state: 'REFUNDED' }],
-    });
-    expect((await refund(orderCode, {})).statusCode).toBe(409);
-    expect((await ledger(db(), code)).balanceCents).toBe(5000);
+    };
+    expect(await ledger(db(), code)).toMatchObject(refunded);
+    // The same refund again (a double click) answers as the first did and gives nothing back twice;
+    // another refund of the cancelled order is a 409.
+    const again = await refund(orderCode, {});
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual(whole.json());
+    expectErrorBody(await refund(orderCode, { amount: 25.9 }), 409, 'Conflict');
+    expect(await ledger(db(), code)).toMatchObject(refunded);
+  });
+
+  it('two refunds of a gift-card-only order sent at once under one Idempotency-Key give the money back once and answer alike', async () => {
+    const code = await card(s.t, 50);
+    const link = await cardCheckout(await shopperWithCard(20, code));
+    expect((await s.t.app.inject({ method: 'GET', url: link.path })).statusCode).toBe(200);
+    const { code: orderCode } = await order(link.orderId);
+    const keyed = () =>
+      s.t.app.inject({
+        method: 'POST',
+        url: `/admin/orders/${orderCode}/refund`,
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'refund-once-1' },
+        payload: {},
+      });
+    const answers = await Promise.all([keyed(), keyed()]);
+    expect(answers.map((response) => response.statusCode)).toEqual([200, 200]);
+    expect(answers[1]!.json()).toEqual(answers[0]!.json());
+    expect(await ledger(db(), code)).toMatchObject({ balanceCents: 5000, kinds: ['IMPORT', 'RESERVE', 'CAPTURE', 'REFUND'] });
   });
 
   it('a late settle takes the released share again when the card still covers it', async () => {

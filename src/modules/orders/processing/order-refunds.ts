@@ -6,7 +6,7 @@ import type { Database } from '../../../db/schema.js';
 import { answeredAt, type Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
 import { conflict, DomainError } from '../../../infra/domain-error.js';
-import { RESUBMIT_WINDOW_MS } from '../../../infra/resubmit.js';
+import { isFirstSubmission, RESUBMIT_WINDOW_MS, submissionKey } from '../../../infra/resubmit.js';
 import { boughtCardsValue, capturedCents, restoreBoughtCards, takeOffBoughtCards } from '../../gift-cards/index.js';
 import {
   GatewayRefusedError,
@@ -79,7 +79,7 @@ export async function refundOrder(
     payments.find((p) => p.state === 'settled' || (p.state === 'refunded' && p.refunded_cents < p.amount_cents)) ??
     // Refunded in full: a refund sent again (a double click, a retry under its key) is answered from it.
     payments.find((p) => p.state === 'refunded');
-  if (!payment) return answer(db, await refundToGiftCards(db, order, code, request.amountCents, now), order.id);
+  if (!payment) return answer(db, await refundToGiftCards(db, order, code, request, now), order.id);
   const name = payment.gateway as GatewayName;
   const gateway = gateways[name];
   if (gateway === undefined) throw new DomainError('unavailable', 'orders.gatewayOff', { code, gateway: payment.gateway });
@@ -243,15 +243,22 @@ async function answer(db: Kysely<Database>, document: OrderDocument, orderId: nu
  * cards paid, back on their ledgers (the CANCELLED transition refunds each CAPTURED hold once).
  * A card's share goes back whole, so a part refund is refused, and so is any refund once something
  * of the cards the order bought was spent (it would pay that back); an order whose cards have
- * nothing left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409.
+ * nothing left to get back (never paid, refunded already, or FAILED, which gave it back) is a 409,
+ * except the same refund asked again within the resubmit window, which answers as the first did.
  *
  * A paid order with a payment made at a gateway (it has the gateway's reference) that is neither
  * settled nor refunded in the shop's rows is a 409 too: it was paid through that payment, whose row
  * is behind (a status read before the settle was applied over it, which earlier builds did), and
  * cancelling it would keep the card's money while the order is off.
  */
-async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: string, amountCents: number | undefined, now: number) {
+async function refundToGiftCards(db: Kysely<Database>, order: OrderRow, code: string, request: RefundRequest, now: number) {
+  const { amountCents, requestKey } = request;
   await db.transaction().execute(async (trx) => {
+    // The same refund again within the resubmit window (a double click, a retry after a lost answer,
+    // the same Idempotency-Key) answers the first one's result: the order it cancelled, as it is now.
+    // The key is taken first and rolls back with a refused refund, so only a refund made is a repeat's.
+    const submission = submissionKey('gift-card-refund', [order.id, requestKey ?? null, amountCents ?? null]);
+    if (!(await isFirstSubmission(trx, submission, now))) return;
     const left = await capturedCents(trx, order.id);
     if (left === 0 || !PAID.includes(order.status)) throw conflict('orders.noSettledPayment', { code });
     const online = (await paymentsOf(trx, [order.id])).find((payment) => payment.reference !== null && payment.state !== 'refunded');
