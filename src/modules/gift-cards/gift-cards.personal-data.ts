@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { toWireMoney } from '../pricing/index.js';
 
 // Gift cards a person bought (their message, their email as the buyer) and virtual cards sent to
 // them (their name and email as the recipient), both on the purchase and on the issued card. The
@@ -10,7 +11,7 @@ import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSu
 // recipient (someone else's data) but loses the buyer's message and email.
 
 const CAP = 1_000;
-const euros = (cents: number) => Number(cents) / 100;
+const euros = (cents: number) => toWireMoney(Number(cents));
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
 async function exportGiftCards(db: Db, subject: PersonalDataSubject) {

@@ -6,6 +6,7 @@ import { toRfc3339 } from '../../db/time.js';
 import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { HOLDING_STOCK } from './order-states.js';
+import { toWireMoney } from '../pricing/index.js';
 
 // A person's orders with their lines: their client accounts' orders and the guest orders placed
 // with their login email as the billing email (the address is theirs: they log in with it). The erasure keeps every order for accounting (amounts,
@@ -25,7 +26,7 @@ const ofSubject = (subject: PersonalDataSubject) => (eb: ExpressionBuilder<Datab
 };
 
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
-const money = (cents: number) => Number(cents) / 100;
+const money = (cents: number) => toWireMoney(Number(cents));
 
 async function exportOrders(db: Db, subject: PersonalDataSubject) {
   const orders = await db

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
+import { toWireMoney } from '../pricing/index.js';
 import { plansOfStore, type PlanRow } from './subscriptions.repository.js';
 
 /** The plan's title in `language`, else Estonian (the import requires it). */
@@ -7,9 +8,6 @@ export function titleOf(plan: PlanRow, language: Language): string {
   const titles = JSON.parse(plan.titles) as Partial<Record<Language, string | null>>;
   return titles[language] ?? titles.et ?? plan.code;
 }
-
-/** 1234 cents as the wire's 12.34. */
-export const euros = (cents: number) => Math.round(cents) / 100;
 
 export function planWire(plan: PlanRow, language: Language) {
   return {
@@ -19,7 +17,7 @@ export function planWire(plan: PlanRow, language: Language) {
     title: titleOf(plan, language),
     creditsPerMonth: plan.credits_per_month,
     shelfSize: plan.shelf_size,
-    monthlyPrice: euros(plan.price_cents),
+    monthlyPrice: toWireMoney(plan.price_cents),
     trialDays: plan.trial_days,
     stores: plan.stores.split(','),
   };

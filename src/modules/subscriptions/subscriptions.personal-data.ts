@@ -4,6 +4,7 @@ import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
 import { lockingSubscriptions } from './subscriptions.repository.js';
 import { lockCardOwners } from './cards.repository.js';
+import { toWireMoney } from '../pricing/index.js';
 
 // A person's subscriptions (plan, periods, their charges), saved cards (brand, last four digits,
 // expiry; never the gateway's token) and what the subscriptions gave them (takes). The erasure
@@ -15,7 +16,7 @@ import { lockCardOwners } from './cards.repository.js';
 /** Each list holds at most this many rows, newest first; `truncated` and a note say when there were more. */
 const CAP = 1_000;
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
-const euros = (cents: number) => Number(cents) / 100;
+const euros = (cents: number) => toWireMoney(Number(cents));
 const LIVE = ['PENDING', 'TRIAL', 'ACTIVE', 'FAILED'] as const;
 
 async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {

@@ -1,11 +1,11 @@
 import { toRfc3339 } from '../../../db/time.js';
 import type { LineRow, OrderRow, PaymentRow } from './processing.repository.js';
+import { toWireMoney } from '../../pricing/index.js';
 
 // The whole order as the back office receives it: pushed by the hand-off (signed JSON POST) and
 // pulled by operators from GET /admin/orders. One shape for both, so the back office reads one.
 // Money is in euros with two decimals, times are RFC 3339 UTC, as everywhere on the wire.
 
-const euros = (cents: number) => Math.round(cents) / 100;
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
 
 function contact(order: OrderRow, side: 'shipping' | 'billing') {
@@ -43,10 +43,10 @@ export function orderDocument(order: OrderRow, lines: readonly LineRow[], paymen
       productType: line.product_type,
       title: line.title,
       quantity: line.quantity,
-      unitPrice: euros(line.unit_price_cents),
-      regularPrice: euros(line.regular_price_cents),
-      discount: euros(line.discount_cents),
-      total: euros(line.total_cents),
+      unitPrice: toWireMoney(line.unit_price_cents),
+      regularPrice: toWireMoney(line.regular_price_cents),
+      discount: toWireMoney(line.discount_cents),
+      total: toWireMoney(line.total_cents),
       vatRate: Number(line.vat_rate),
       digital: Boolean(line.is_digital),
     })),
@@ -58,26 +58,26 @@ export function orderDocument(order: OrderRow, lines: readonly LineRow[], paymen
       parcelMachineName: order.parcel_machine_name,
       shopCode: order.delivery_shop_code,
       country: order.delivery_country,
-      price: euros(order.delivery_cents),
+      price: toWireMoney(order.delivery_cents),
       vatRate: Number(order.delivery_vat_rate),
     },
     amounts: {
       currency: 'EUR' as const,
-      subtotal: euros(order.subtotal_cents),
-      discount: euros(order.discount_cents),
+      subtotal: toWireMoney(order.subtotal_cents),
+      discount: toWireMoney(order.discount_cents),
       discountCode: order.discount_code,
-      delivery: euros(order.delivery_cents),
-      vat: euros(order.vat_cents),
+      delivery: toWireMoney(order.delivery_cents),
+      vat: toWireMoney(order.vat_cents),
       vatIncluded: Boolean(order.vat_included),
-      total: euros(order.total_cents),
+      total: toWireMoney(order.total_cents),
     },
     payment: {
       method: order.payment_method,
       gateway: payment?.gateway ?? null,
       reference: payment?.reference ?? null,
       state: payment?.state ?? null,
-      amount: payment ? euros(payment.amount_cents) : null,
-      refunded: payment ? euros(payment.refunded_cents) : null,
+      amount: payment ? toWireMoney(payment.amount_cents) : null,
+      refunded: payment ? toWireMoney(payment.refunded_cents) : null,
     },
     backOffice: {
       handedOffAt: time(order.handed_off_at),
