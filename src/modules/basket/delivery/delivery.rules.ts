@@ -51,6 +51,7 @@ export function inService(method: DeliveryMethod): method is OfferedMethod {
   return method.isActive && method.priceCents !== null;
 }
 
+/** A method collected at a shop (at its counter or its drive-in window). */
 const isPickup = (kind: DeliveryKind) => kind === 'SHOP_PICKUP' || kind === 'DRIVE_IN';
 
 export interface BasketShape {
@@ -94,7 +95,7 @@ export function deliveryEstimate(method: DeliveryMethod, now: number): { from: s
  * fee) is the shipping address's; parcel machines and shops have their own.
  */
 export function takesAddressCountry(kind: DeliveryKind): boolean {
-  return kind !== 'PARCEL_MACHINE' && kind !== 'SHOP_PICKUP' && kind !== 'DRIVE_IN';
+  return kind !== 'PARCEL_MACHINE' && !isPickup(kind);
 }
 
 /** What a basket's stored delivery choice points at, as read now. */
