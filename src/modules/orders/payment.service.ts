@@ -49,6 +49,20 @@ const LOST_CREATE_MS = 60_000;
 const STARTS_PER_WINDOW = 10;
 const START_WINDOW_MS = 3_600_000;
 
+type PaymentTerms = { payment_method: string; total_cents: number };
+
+const gatewayOf = (order: PaymentTerms) => PAYMENT_METHODS.find((method) => method.id === order.payment_method)?.gateway ?? null;
+
+/**
+ * Why an order has nothing to pay at a gateway (null: it has): paid offline (an invoice, in the shop,
+ * on delivery) or nothing left after its gift cards. Such an order goes on to processing when placed
+ * and its link opened, or when the sweep finds the link never was.
+ */
+export function nothingToPayOnline(order: PaymentTerms): string | null {
+  if (Number(order.total_cents) === 0) return 'nothing to pay';
+  return gatewayOf(order) === null ? `nothing to pay online (${order.payment_method})` : null;
+}
+
 export async function startPayment(
   db: Kysely<Database>,
   deps: { gateways: Gateways; urls: PaymentUrls },
@@ -60,11 +74,10 @@ export async function startPayment(
     // Two create-forms at once take turns here, so the second sees the first's payment (PostgreSQL; SQLite takes turns anyway).
     await lockOrder(trx, orderId);
     const order = (await findOrder(trx, orderId))!;
-    const method = PAYMENT_METHODS.find((candidate) => candidate.id === order.payment_method);
-    const gatewayName = method?.gateway ?? null;
-    if (gatewayName === null || order.total_cents === 0) {
-      const cause = order.total_cents === 0 ? 'nothing to pay' : `nothing to pay online (${order.payment_method})`;
-      if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause, now })) || PAID.includes(order.status))
+    const gatewayName = gatewayOf(order);
+    const cause = nothingToPayOnline(order);
+    if (gatewayName === null || cause !== null) {
+      if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause: cause!, now })) || PAID.includes(order.status))
         return { finished: order };
       throw notStartable(order);
     }

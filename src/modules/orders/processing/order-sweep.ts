@@ -9,6 +9,7 @@ import { moveOrder } from '../order-states.js';
 import type { OrdersSection } from '../orders.config.js';
 import type { OrderStatus } from '../orders.tables.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
+import { nothingToPayOnline } from '../payment.service.js';
 import { handOff } from './handoff.js';
 import { processOrder } from './process-order.js';
 import { refundUnmatchedPayments } from './unmatched-refunds.js';
@@ -21,7 +22,8 @@ import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepClock, type 
 //   unpaid  NEW placed more than unpaidAfterMs ago, PENDING_PAYMENT whose payment started more than
 //           unpaidAfterMs ago: the gateway is asked; what it says is applied like a callback; an order
 //           still unpaid is CANCELLED (the state machine releases stock), unless its payment was
-//           started meanwhile (see settleUnpaid);
+//           started meanwhile (see settleUnpaid); a NEW one with nothing to pay online, its link
+//           never opened, goes on to processing as the link would have sent it;
 //   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
 //   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
 //           back office is down, and the next sweep comes soon enough);
@@ -45,6 +47,8 @@ export interface OrderSweepDeps {
 
 export interface SweepReport {
   cancelled: number;
+  /** Orders with nothing to pay online whose link was never opened, moved on to processing. */
+  movedOn: number;
   paid: number;
   processed: number;
   handedOff: number;
@@ -57,12 +61,13 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
   // A sweep that outlives its interval keeps the lease (renewed); a crashed one blocks for one interval.
   const ttlMs = Math.max(deps.config.sweepIntervalMs, 60_000);
   return withLease(deps.db, ORDER_SWEEP_LEASE, { now, ttlMs }, async () => {
-    const report: SweepReport = { cancelled: 0, paid: 0, processed: 0, handedOff: 0, failed: 0, refunded: 0 };
+    const report: SweepReport = { cancelled: 0, movedOn: 0, paid: 0, processed: 0, handedOff: 0, failed: 0, refunded: 0 };
     for (const status of UNPAID)
       await eachOrder(deps, status, now - deps.config.unpaidAfterMs, UNPAID_CLOCK[status], async (orderId) => {
         const outcome = await settleUnpaid(deps, orderId, now);
         if (outcome === 'paid') report.paid += 1;
         if (outcome === 'cancelled') report.cancelled += 1;
+        if (outcome === 'movedOn') report.movedOn += 1;
         return true;
       });
     await eachOrder(deps, 'PENDING_PROCESSING', now - PROCESSING_GRACE_MS, 'status_changed_at', async (orderId) => {
@@ -142,7 +147,7 @@ async function eachOrder(
 }
 
 /** Asks the gateway about an unpaid order's payments; cancels it when none settled. */
-async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number): Promise<'paid' | 'cancelled' | 'unchanged'> {
+async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number): Promise<'paid' | 'cancelled' | 'movedOn' | 'unchanged'> {
   const payments = (await paymentsOf(deps.db, [orderId])).filter((payment) => payment.reference !== null);
   const statuses: Array<{ gateway: GatewayName; status: PaymentStatus }> = [];
   for (const payment of payments) {
@@ -170,6 +175,12 @@ async function settleUnpaid(deps: OrderSweepDeps, orderId: number, now: number):
     if (current === undefined || !waitedPast(current, now - deps.config.unpaidAfterMs))
       return current?.status === 'PENDING_PROCESSING' ? 'paid' : 'unchanged';
     const minutes = Math.round(deps.config.unpaidAfterMs / 60_000);
+    // Nothing to wait for: the order's link would have moved it on, had the front-end opened it.
+    const offline = current.status === 'NEW' ? nothingToPayOnline(current) : null;
+    if (offline !== null) {
+      const cause = `${offline}; its payment link not opened in ${minutes} minutes`;
+      return (await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause, now: at })) ? 'movedOn' : 'unchanged';
+    }
     const cancelled = await moveOrder(trx, {
       orderId,
       from: ['NEW', 'PENDING_PAYMENT'],

@@ -37,10 +37,21 @@ export function linesOf(db: Db, orderIds: readonly number[]): Promise<LineRow[]>
 export function lockedStatusOf(trx: Db, orderId: number) {
   return lockedOnPostgres(
     trx,
-    trx.selectFrom('customer_order').select(['status', 'status_changed_at', 'created_at']).where('id', '=', orderId),
+    trx
+      .selectFrom('customer_order')
+      .select(['status', 'status_changed_at', 'created_at', 'payment_method', 'total_cents'])
+      .where('id', '=', orderId),
   )
     .executeTakeFirst()
-    .then((row) => row && { status: row.status, status_changed_at: Number(row.status_changed_at), created_at: Number(row.created_at) });
+    .then(
+      (row) =>
+        row && {
+          ...row,
+          status_changed_at: Number(row.status_changed_at),
+          created_at: Number(row.created_at),
+          total_cents: Number(row.total_cents),
+        },
+    );
 }
 
 /** The order's payments, newest first. */
