@@ -84,9 +84,10 @@ describe('GET /admin/orders, a walk by cursor', () => {
  * and a back office's walk of the feed passes it once it settled; then EveryPay answers and `slow`
  * finishes. Answers what `slow` answered and the walk's next page after its cursor, once settled.
  */
-async function walkPastChangeWhileHeld<T>(path: string, slow: () => Promise<T>) {
+async function walkPastChangeWhileHeld<T>(path: string, slow: () => Promise<T>, spec: { nextPerPage: number } = { nextPerPage: 1 }) {
   const since = encodeURIComponent(new Date().toISOString());
-  const feed = (query: string) => s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=1${query}`, headers: auth() });
+  const feed = (query: string, perPage = 1) =>
+    s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=${perPage}${query}`, headers: auth() });
   const asked = () => s.everypay.requests.filter((request) => request.path === path).length;
   const before = asked();
   let answer!: () => void;
@@ -103,7 +104,7 @@ async function walkPastChangeWhileHeld<T>(path: string, slow: () => Promise<T>) 
   answer();
   const finished = await finishing;
   await settled();
-  return { finished, next: await feed(`&after=${cursor}`) };
+  return { finished, next: await feed(`&after=${cursor}`, spec.nextPerPage) };
 }
 
 /** A card order paid at EveryPay, settled and (unless told) the shopper back: PENDING_PROCESSING, its jobs run. */
@@ -173,5 +174,54 @@ describe('GET /admin/orders after the order sweep settled an unpaid order whose 
     );
     expect(finished).toEqual({ ran: true, result: expect.objectContaining({ paid: 1 }) });
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' })]);
+  });
+});
+
+describe("GET /admin/orders after the order sweep's later steps, which came after a look-up EveryPay answered slowly", () => {
+  it('shows an order the sweep processed and one it failed to a walk whose cursor passed a change made during the look-up', async () => {
+    await s.t.drainJobs();
+    await sweepOrders(sweepDepsOf(s.t), Date.now());
+    const order = await cardPayment(s);
+    await s.everypay.settle(order.reference);
+    await age(s.t.database.db, order.id, 31);
+    // Paid, its processing job lost: the sweep processes it after the unpaid ones.
+    const lost = await insertOrder(s.t.database.db, {
+      status: 'PENDING_PROCESSING',
+      lines: [await stockedBook(s.t.database.db, 5)],
+      at: Date.now() - 6 * 60_000,
+      queueJob: false,
+    });
+    // In processing for longer than ORDER_STUCK_AFTER: the sweep fails it, last.
+    const stuck = await insertOrder(s.t.database.db, {
+      status: 'PROCESSING',
+      lines: [await stockedBook(s.t.database.db, 5)],
+      at: Date.now() - s.t.config.orders.stuckAfterMs - 60_000,
+    });
+    await settled();
+    const { finished, next } = await walkPastChangeWhileHeld(
+      `/api/v4/payments/${order.reference}`,
+      () => sweepOrders(sweepDepsOf(s.t), Date.now()),
+      { nextPerPage: 10 },
+    );
+    expect(finished).toEqual({ ran: true, result: expect.objectContaining({ paid: 1, processed: 1, failed: 1 }) });
+    // Each change is stamped when the sweep made it, after EveryPay answered: the walk goes on to all three.
+    expect(next.json()).toEqual([
+      expect.objectContaining({ code: order.code, status: 'PENDING_PROCESSING' }),
+      expect.objectContaining({ code: lost.code, status: 'PROCESSING' }),
+      expect.objectContaining({ code: stuck.code, status: 'FAILED' }),
+    ]);
+  });
+});
+
+describe('GET /admin/orders after the order sweep refunded a payment due back that EveryPay refunded slowly', () => {
+  it('shows the refunded order to a walk whose cursor passed a change made while EveryPay was refunding', async () => {
+    const order = await paidCardOrder();
+    await s.t.drainJobs();
+    await sweepOrders(sweepDepsOf(s.t), Date.now());
+    // Marked for the sweep's refund, as a late settle whose gift cards no longer cover their share is (payment-status.service.ts).
+    await s.t.database.db.updateTable('order_payment').set({ refund_due_at: Date.now() }).where('order_id', '=', order.id).execute();
+    const { finished, next } = await walkPastChangeWhileHeld('/api/v4/payments/refund', () => sweepOrders(sweepDepsOf(s.t), Date.now()));
+    expect(finished).toEqual({ ran: true, result: expect.objectContaining({ refunded: 1 }) });
+    expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'CANCELLED' })]);
   });
 });

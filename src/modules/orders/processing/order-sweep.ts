@@ -62,6 +62,11 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
   const ttlMs = Math.max(deps.config.sweepIntervalMs, 60_000);
   return withLease(deps.db, ORDER_SWEEP_LEASE, { now, ttlMs }, async () => {
     const report: SweepReport = { cancelled: 0, movedOn: 0, paid: 0, processed: 0, handedOff: 0, failed: 0, refunded: 0 };
+    // A change is stamped when the sweep reaches its order, never with the sweep's start: the steps
+    // before it (each unpaid order's look-ups at the gateway, the hand-offs) may take minutes, and a
+    // change stamped that long before it commits falls behind a walk of GET /admin/orders (answeredAt).
+    const clock = deps.clock ?? systemClock;
+    const reached = () => answeredAt(clock, now);
     for (const status of UNPAID)
       await eachOrder(deps, status, now - deps.config.unpaidAfterMs, UNPAID_CLOCK[status], async (orderId) => {
         const outcome = await settleUnpaid(deps, orderId, now);
@@ -71,12 +76,12 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
         return true;
       });
     await eachOrder(deps, 'PENDING_PROCESSING', now - PROCESSING_GRACE_MS, 'status_changed_at', async (orderId) => {
-      if ((await processOrder(deps.db, orderId, now)) === 'processed') report.processed += 1;
+      if ((await processOrder(deps.db, orderId, reached())) === 'processed') report.processed += 1;
       return true;
     });
     if (deps.config.backoffice !== undefined)
       await eachOrder(deps, 'PENDING_NAV_PROCESSING', now, 'status_changed_at', async (orderId) => {
-        if ((await handOff(deps.db, deps.config, orderId, now, deps.clock ?? systemClock)) === 'completed') report.handedOff += 1;
+        if ((await handOff(deps.db, deps.config, orderId, reached(), clock)) === 'completed') report.handedOff += 1;
         return true;
       });
     // Without a back office (no BACKOFFICE_ORDERS_URL) PENDING_NAV_PROCESSING is where a processed
@@ -88,11 +93,12 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
       await eachOrder(deps, status, now - deps.config.stuckAfterMs, 'status_changed_at', async (orderId) => {
         const hours = Math.round(deps.config.stuckAfterMs / 3_600_000);
         const cause = `stuck in ${status} for more than ${hours} hours`;
-        if (await deps.db.transaction().execute((trx) => moveOrder(trx, { orderId, from: status, to: 'FAILED', cause, now })))
+        const at = reached();
+        if (await deps.db.transaction().execute((trx) => moveOrder(trx, { orderId, from: status, to: 'FAILED', cause, now: at })))
           report.failed += 1;
         return true;
       });
-    report.refunded = await refundUnmatchedPayments(deps, now);
+    report.refunded = await refundUnmatchedPayments({ ...deps, clock }, now);
     return report;
   });
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Database } from '../../../db/schema.js';
+import { answeredAt, type Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways } from '../../payments/index.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
@@ -14,7 +15,7 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 const BATCH = 100;
 
 /** Refunds the payments marked refund_due_at; answers how many were refunded. */
-export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gateways: Gateways; log: Logger }, now: number) {
+export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gateways: Gateways; log: Logger; clock: Clock }, now: number) {
   const due = await deps.db
     .selectFrom('order_payment')
     .selectAll()
@@ -39,9 +40,12 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
       deps.log.warn({ err, orderId: payment.order_id }, 'order sweep: the refund of an unmatched payment is left for the next sweep');
       continue;
     }
+    // Stamped when the gateway answered (answeredAt says why): the sweep's time was taken before its
+    // look-ups, hand-offs and the refunds before this one.
+    const at = answeredAt(deps.clock, now);
     await inTransaction(deps.db, async (trx) => {
-      if (status) await applyPaymentStatus(trx, name, status, 'refund', now);
-      await trx.updateTable('order_payment').set({ refund_due_at: null, updated_at: now }).where('id', '=', payment.id).execute();
+      if (status) await applyPaymentStatus(trx, name, status, 'refund', at);
+      await trx.updateTable('order_payment').set({ refund_due_at: null, updated_at: at }).where('id', '=', payment.id).execute();
     });
     refunded += 1;
   }
