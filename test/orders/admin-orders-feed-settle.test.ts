@@ -5,6 +5,7 @@ import { insertOrder } from '../helpers/order-fixtures.js';
 import { whileTransactionOpen } from '../helpers/overlapping-writes.js';
 import { until } from '../helpers/lock-waits.js';
 import { sweepOrders } from '../../src/modules/orders/index.js';
+import { processOrder } from '../../src/modules/orders/processing/process-order.js';
 import { sweepDepsOf } from './everypay-helpers.js';
 import { age, cardPayment, shopperReturns, startCardShop, stockedBook, type CardShop } from './processing-helpers.js';
 
@@ -223,5 +224,34 @@ describe('GET /admin/orders after the order sweep refunded a payment due back th
     const { finished, next } = await walkPastChangeWhileHeld('/api/v4/payments/refund', () => sweepOrders(sweepDepsOf(s.t), Date.now()));
     expect(finished).toEqual({ ran: true, result: expect.objectContaining({ refunded: 1 }) });
     expect(next.json()).toEqual([expect.objectContaining({ code: order.code, status: 'CANCELLED' })]);
+  });
+});
+
+describe('GET /admin/orders after a change stamped earlier than the one before it', () => {
+  it("never shows an order's updatedAt earlier than a change it showed before", async () => {
+    const order = await insertOrder(s.t.database.db, {
+      status: 'PENDING_PROCESSING',
+      lines: [await stockedBook(s.t.database.db, 5)],
+      queueJob: false,
+    });
+    // The processing job took its time at its start, then waited for the order's row while the back
+    // office's status report, stamped later, held it and committed first.
+    const jobStarted = Date.now() - 2000;
+    let reported!: { updatedAt: string | null };
+    await whileTransactionOpen(
+      s.t.database.db,
+      async (trx) => {
+        reported = await reportNavStatus(trx, order.code, { status: 'Seen', createdAt: Date.parse('2026-11-24T10:15:00Z') }, Date.now());
+      },
+      () => processOrder(s.t.database.db, order.id, jobStarted),
+    );
+    await settled();
+    const since = encodeURIComponent(new Date(jobStarted - 1000).toISOString());
+    const feed = await s.t.app.inject({ url: `/admin/orders?updatedSince=${since}&per-page=100`, headers: auth() });
+    const shown = (feed.json() as Array<{ code: string; status: string; updatedAt: string }>).find((one) => one.code === order.code);
+    expect(shown).toMatchObject({ status: 'PROCESSING' });
+    // The copy with the later status is no older than the report's answer: a back office that keeps the
+    // newest copy of each order by updatedAt kept the report's and dropped this one.
+    expect(Date.parse(shown!.updatedAt)).toBeGreaterThanOrEqual(Date.parse(reported.updatedAt!));
   });
 });

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
-import { discountCodeOf, lockOrder } from './orders.repository.js';
+import { discountCodeOf, lockOrder, updatedAtFrom } from './orders.repository.js';
 import { PAID_STATUSES } from './order-history.repository.js';
 import { holdStockAgain, releaseStock } from './stock.repository.js';
 import { orderEvent } from './order-events.js';
@@ -91,7 +91,7 @@ export async function moveOrder(trx: Db, transition: Transition): Promise<boolea
   if (!current || !from.includes(current)) return false;
   const moved = await trx
     .updateTable('customer_order')
-    .set({ status: transition.to, status_changed_at: transition.now, updated_at: transition.now })
+    .set({ status: transition.to, status_changed_at: transition.now, updated_at: updatedAtFrom(transition.now) })
     .where('id', '=', transition.orderId)
     .where('status', '=', current)
     .executeTakeFirst();

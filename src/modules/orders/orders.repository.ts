@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { CustomerOrderTable, OrderLineTable, OrderStatus } from './orders.tables.js';
@@ -71,11 +71,23 @@ export async function lockOrder(trx: Db, orderId: number): Promise<OrderStatus |
 }
 
 /**
+ * The order's updated_at for a change stamped `now`: `now`, or the row's own when that is later. A
+ * change's stamp is taken when its writer starts (a job, a request), so one may commit after another
+ * change of the order that was stamped later; taking its earlier stamp moved the order back in the
+ * operators' feed (by updated_at), and its document's updatedAt went back past a copy already shown.
+ */
+export const updatedAtFrom = (now: number) => sql<number>`case when updated_at > ${now} then updated_at else ${now} end`;
+
+/**
  * Marks the order changed now without a status change: what its document shows changed (its payment's
  * state or refunded sum), so the operators' feed of orders changed since a time (updated_at) has it.
  */
 export async function touchOrder(trx: Db, orderId: number, now: number): Promise<void> {
-  await trx.updateTable('customer_order').set({ updated_at: now }).where('id', '=', orderId).execute();
+  await trx
+    .updateTable('customer_order')
+    .set({ updated_at: updatedAtFrom(now) })
+    .where('id', '=', orderId)
+    .execute();
 }
 
 export async function findOrder(db: Db, orderId: number): Promise<OrderRow | undefined> {

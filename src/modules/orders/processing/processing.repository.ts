@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import { lockedOnPostgres } from '../../../db/row-lock.js';
 import type { Database } from '../../../db/schema.js';
+import { updatedAtFrom } from '../orders.repository.js';
 import type { CustomerOrderTable, OrderLineTable, OrderPaymentTable, OrderStatus } from '../orders.tables.js';
 
 // The SQL of order processing, the sweep and the operators' order endpoints.
@@ -61,13 +62,17 @@ export function paymentsOf(db: Db, orderIds: readonly number[]): Promise<Payment
 }
 
 export async function setHandedOff(trx: Db, orderId: number, now: number): Promise<void> {
-  await trx.updateTable('customer_order').set({ handed_off_at: now, updated_at: now }).where('id', '=', orderId).execute();
+  await trx
+    .updateTable('customer_order')
+    .set({ handed_off_at: now, updated_at: updatedAtFrom(now) })
+    .where('id', '=', orderId)
+    .execute();
 }
 
 export async function setNavStatus(trx: Db, orderId: number, status: string, createdAt: number, now: number): Promise<void> {
   await trx
     .updateTable('customer_order')
-    .set({ nav_status: status, nav_created_at: createdAt, updated_at: now })
+    .set({ nav_status: status, nav_created_at: createdAt, updated_at: updatedAtFrom(now) })
     .where('id', '=', orderId)
     .execute();
 }
