@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { systemClock } from './infra/clock.js';
+import { systemClock, type Clock } from './infra/clock.js';
 import { createFileStore } from './infra/file-store/index.js';
 import { configuredGateways, type Gateways } from './modules/payments/index.js';
 import { createWorker, type JobHandlers, type Worker } from './infra/jobs/worker.js';
@@ -108,8 +108,16 @@ export function wishlistOfferScan(database: DatabaseHandle, config: Config): (no
 }
 
 /** Every job type and what runs it; registered here, in one place, like the routes in app.ts. */
-export function buildJobHandlers(deps: { database: DatabaseHandle; config: Config; mailer: Mailer; gateways?: Gateways }): JobHandlers {
+export function buildJobHandlers(deps: {
+  database: DatabaseHandle;
+  config: Config;
+  mailer: Mailer;
+  gateways?: Gateways;
+  /** What the handlers that read the time read (the system's when not given; a test's moved clock). */
+  clock?: Clock;
+}): JobHandlers {
   const gateways = deps.gateways ?? workerGateways(deps.database, deps.config);
+  const clock = deps.clock ?? systemClock;
   return {
     [ACCOUNT_MAIL_JOB]: accountMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
     [NEWSLETTER_MAIL_JOB]: newsletterMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
@@ -117,7 +125,7 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
     [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
     [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_CANCELLED_MAIL_JOB]: orderCancelledMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
-    [ORDER_PICKUP_MAIL_JOB]: orderPickupMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
+    [ORDER_PICKUP_MAIL_JOB]: orderPickupMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders, clock }),
     [ORDER_FEEDBACK_MAIL_JOB]: orderFeedbackMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config }),
     [ORDER_REFUNDED_MAIL_JOB]: orderRefundedMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
     [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
@@ -153,8 +161,8 @@ export function buildJobHandlers(deps: { database: DatabaseHandle; config: Confi
       mailer: deps.mailer,
       backofficeEmails: deps.config.mail.backofficeEmails,
     }),
-    [GIFT_CARD_ISSUE_JOB]: giftCardIssueHandler({ db: deps.database.db }),
-    [GIFT_CARD_MAIL_JOB]: giftCardMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [GIFT_CARD_ISSUE_JOB]: giftCardIssueHandler({ db: deps.database.db, clock }),
+    [GIFT_CARD_MAIL_JOB]: giftCardMailHandler({ db: deps.database.db, mailer: deps.mailer, clock }),
     [DOWNLOAD_FILE_ITEMS_JOB]: fileItemsHandler({ db: deps.database.db, batch: deps.config.downloads.itemsBatch }),
     [DOWNLOAD_FILE_REMOVAL_JOB]: fileRemovalHandler({
       db: deps.database.db,
@@ -212,6 +220,7 @@ export function createJobRunner(
   config: Config,
   log: FastifyBaseLogger,
   gateways: Gateways = workerGateways(database, config),
+  clock: Clock = systemClock,
 ): JobRunner {
   // At creation, not at start: a process without the card token key stops before it runs anything.
   const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);
@@ -220,7 +229,7 @@ export function createJobRunner(
   );
   const worker = createWorker({
     database,
-    handlers: buildJobHandlers({ database, config, mailer, gateways }),
+    handlers: buildJobHandlers({ database, config, mailer, gateways, clock }),
     log,
     pollIntervalMs: config.jobs.pollIntervalMs,
     concurrency: config.jobs.concurrency,

@@ -106,7 +106,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     });
     await options.beforeReady?.(app);
     await app.ready();
-    const jobs = createJobRunner(database, config, app.log);
+    // The app's clock reaches the jobs that read the time, as a moved clock's tests expect.
+    const jobs = createJobRunner(database, config, app.log, undefined, options.clock);
     return {
       app,
       database,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { causeOfType, PermanentJobFailure, RefusedForGood } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
@@ -26,9 +27,10 @@ export { GIFT_CARD_ISSUE_JOB };
 export const GIFT_CARD_MAIL_JOB = 'gift-card.mail';
 const MAIL_ATTEMPTS = 8;
 
-export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler {
+export function giftCardIssueHandler(deps: { db: Kysely<Database>; clock?: Clock }): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async ({ orderId }: { orderId: number }) => {
-    const at = Date.now();
+    const at = clock.now();
     const purchases = await deps.db
       .selectFrom('virtual_gift_card_purchase')
       .selectAll()
@@ -112,9 +114,10 @@ export function giftCardIssueHandler(deps: { db: Kysely<Database> }): JobHandler
  * a job left from an earlier one (an operator's `jobs retry` of the refused job) sends nothing, even
  * to the same address: the card would go out twice, and only the second code would work.
  */
-export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
+export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer; clock?: Clock }): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async ({ cardId, to, delivery = 0 }: { cardId: number; to: 'buyer' | 'recipient' | 'buyer-undeliverable'; delivery?: number }) => {
-    const at = Date.now();
+    const at = clock.now();
     const card = await deps.db
       .selectFrom('gift_card')
       .innerJoin('virtual_gift_card_purchase', 'virtual_gift_card_purchase.gift_card_id', 'gift_card.id')

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.js';
+import { systemClock, type Clock } from '../../../infra/clock.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { ERASED_MARKER } from '../../../infra/personal-data.js';
@@ -56,14 +57,15 @@ export async function queuePickupMails(
   }
 }
 
-export function orderPickupMailHandler(deps: OrderMailDeps): JobHandler {
+export function orderPickupMailHandler(deps: OrderMailDeps & { clock?: Clock }): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async (job: PickupMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code || !PAID.includes(order.status)) return 'skipped';
     const pickup = await findPickup(deps.db, order.id);
     if (!pickup || pickup.ready_at === null || pickup.collected_at !== null || pickup.collect_by === null) return 'skipped';
     if (job.kind === 'reminder') {
-      if (pickup.reports !== job.report || Date.now() >= endOfLocalDay(pickup.collect_by)) return 'skipped';
+      if (pickup.reports !== job.report || clock.now() >= endOfLocalDay(pickup.collect_by)) return 'skipped';
       if (job.recipient === 'buyer' && order.client_account_id !== null && !(await wantsOrderUpdateMails(deps.db, order.client_account_id)))
         return 'skipped';
     }
