@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { isDownloadLine } from './download-lines.js';
 
 // What an order gives to download (order_entitlement; the downloads module reads it): granted when
-// the paid order is processed, taken back when the order is cancelled after all.
+// the paid order is processed, taken back when the order is given up after all (FAILED, CANCELLED).
 
 /** Entitlements of the order's downloads (isDownloadLine); a second run adds nothing (primary key order, product). */
 export async function grantEntitlements(
@@ -21,7 +21,7 @@ export async function grantEntitlements(
 }
 
 /**
- * A cancelled order (refunded in full, or given up) leaves nothing to download: its entitlements go,
+ * A cancelled order (refunded in full, or given up) or a failed one leaves nothing to download: its entitlements go,
  * so the download list drops them and a link already handed out is refused. The downloads already
  * counted stay (download_count), so a late settle that revives the order grants them again as they were.
  */

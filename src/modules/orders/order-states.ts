@@ -16,7 +16,8 @@ import { basketCheckout } from '../basket/index.js';
 // sees false and does nothing. Every change is recorded with its time and cause, and the effects
 // of entering a state commit with it in the caller's transaction: stock held for an order that
 // will not be paid goes back (and its discount code's use), a paid order is queued for processing,
-// and a cancelled one gives nothing more to download and its buyer is mailed (cancellation-mail.ts).
+// one given up (failed or cancelled) gives nothing more to download, and a cancelled one's buyer is
+// mailed (cancellation-mail.ts).
 // The client's bought products follow the status by triggers (migration 2026_11_28_0610), in the
 // same transaction.
 //
@@ -121,8 +122,10 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   // Stock sold at processing is no longer held, so leaving after it releases nothing.
   if (wasHolding && !holds) await releaseStock(trx, transition.orderId);
   if (!wasHolding && holds) await holdStockAgain(trx, transition.orderId);
+  // Given up, it is no longer a paid order (the purchase history drops it, its gift cards get their
+  // shares back, the cards it bought are voided): FAILED too, where its e-books stayed downloadable.
+  if (GIVEN_UP.includes(transition.to)) await revokeEntitlements(trx, transition.orderId);
   if (transition.to === 'CANCELLED') {
-    await revokeEntitlements(trx, transition.orderId);
     // Unpaid unless it left a state of waiting for its payment: a paid order is cancelled only once its money went back.
     const paid = !AWAITING_PAYMENT.includes(from);
     await queueCancellationMail(trx, { orderId: transition.orderId, paid, cancelledAt: transition.now }, transition.now);
