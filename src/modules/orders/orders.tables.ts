@@ -116,6 +116,8 @@ export interface OrderPaymentTable {
   redirect: string | null;
   /** Settled for an order that could not go on (its gift cards fell short): the sweep refunds it. */
   refund_due_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Its refund (refund_due_at) refused by the gateway as asked: not sent again; the operators refund it by hand. */
+  refund_refused_at: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
 }

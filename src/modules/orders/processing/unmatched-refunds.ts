@@ -3,7 +3,15 @@ import { inTransaction } from '../../../db/after-commit.js';
 import type { Database } from '../../../db/schema.js';
 import { answeredAt, type Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
-import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways } from '../../payments/index.js';
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  refusesWhatWasAsked,
+  type GatewayName,
+  type Gateways,
+  type PaymentGateway,
+  type PaymentStatus,
+} from '../../payments/index.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
 
 // The sweep's refunds of payments that settled for an order that could not go on (a late settle
@@ -11,8 +19,17 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 // payment-status.service.ts). Each payment is refunded whole through its gateway, with an
 // idempotency key of its own, so a sweep that dies after the gateway call refunds it once; the
 // gateway's answer is applied like any refund, and the mark is cleared in that transaction.
+//
+// A refusal of what was asked (the payment can no longer be refunded, part of it was refunded by hand in
+// the portal, or the key was used already by a refund whose answer was lost) meets the same request again: as for an
+// operator's refund (order-refunds.ts), the payment is looked up, a refund made is applied, and one
+// refused is given up: the mark moves to refund_refused_at and the error log names it, for the
+// operators to refund by hand; it was sent again by every sweep, for good. The gateway unavailable,
+// or refusing the shop itself (its credentials), is left for the next sweep.
 
 const BATCH = 100;
+
+type Sent = { kind: 'refunded'; status: PaymentStatus | null } | { kind: 'refused'; error: GatewayRefusedError };
 
 /** Refunds the payments marked refund_due_at; answers how many were refunded. */
 export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gateways: Gateways; log: Logger; clock: Clock }, now: number) {
@@ -32,17 +49,39 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
       deps.log.warn({ orderId: payment.order_id, gateway: payment.gateway }, 'order sweep: a payment to refund has no configured gateway');
       continue;
     }
-    let status;
+    let sent: Sent;
     try {
-      status = left > 0 ? await gateway.refund(payment.reference, left, `${payment.idempotency_key}-unmatched`) : null;
+      sent =
+        left > 0
+          ? await refundWhole(gateway, payment.reference, payment.amount_cents, left, `${payment.idempotency_key}-unmatched`)
+          : { kind: 'refunded', status: null };
     } catch (err) {
       if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
-      deps.log.warn({ err, orderId: payment.order_id }, 'order sweep: the refund of an unmatched payment is left for the next sweep');
+      const details = { err, orderId: payment.order_id };
+      if (err instanceof GatewayRefusedError)
+        deps.log.error(
+          details,
+          'order sweep: the gateway refused a request the refund of an unmatched payment needed; left for the next sweep',
+        );
+      else deps.log.warn(details, 'order sweep: the refund of an unmatched payment is left for the next sweep');
       continue;
     }
     // Stamped when the gateway answered (answeredAt says why): the sweep's time was taken before its
     // look-ups, hand-offs and the refunds before this one.
     const at = answeredAt(deps.clock, now);
+    if (sent.kind === 'refused') {
+      await deps.db
+        .updateTable('order_payment')
+        .set({ refund_due_at: null, refund_refused_at: at, updated_at: at })
+        .where('id', '=', payment.id)
+        .execute();
+      deps.log.error(
+        { err: sent.error, orderId: payment.order_id, paymentReference: payment.reference, cents: left },
+        'order sweep: the gateway refused the refund of an unmatched payment for good; not sent again, to be refunded by hand',
+      );
+      continue;
+    }
+    const { status } = sent;
     await inTransaction(deps.db, async (trx) => {
       if (status) await applyPaymentStatus(trx, name, status, 'refund', at);
       await trx.updateTable('order_payment').set({ refund_due_at: null, updated_at: at }).where('id', '=', payment.id).execute();
@@ -50,4 +89,16 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
     refunded += 1;
   }
   return refunded;
+}
+
+/** The payment once refunded whole; refused when the gateway refused what was asked and the payment is not refunded. */
+async function refundWhole(gateway: PaymentGateway, reference: string, paidCents: number, cents: number, key: string): Promise<Sent> {
+  try {
+    return { kind: 'refunded', status: await gateway.refund(reference, cents, key) };
+  } catch (error) {
+    if (!refusesWhatWasAsked(error)) throw error;
+    const status = await gateway.fetchStatus(reference);
+    if (status?.state === 'refunded' && status.refundedCents >= paidCents) return { kind: 'refunded', status };
+    return { kind: 'refused', error };
+  }
 }
