@@ -3,7 +3,7 @@ export { readDataExportConfig, type DataExportConfig, type ExportSettings } from
 export { dataExportRoutes, type DataExportDeps } from './data-export.routes.js';
 export { EXPORT_USER_USAGE, exportUserCommand } from './export-user.cli.js';
 export { salesHistoryKind } from './sales-history-import.js';
-export { recordOnlineSale, setSaleCreatedNavByOrder, type OnlineSale } from './online-sales.js';
+export { eraseSalesOfOrders, recordOnlineSale, setSaleCreatedNavByOrder, type OnlineSale } from './online-sales.js';
 export type { DataExportTables, ExportUserTable, SalesHistoryItemTable, SalesHistoryTable } from './data-export.tables.js';
 export { dataExportMessages } from './data-export.messages.js';
 export { dataExportPersonalData } from './data-export.personal-data.js';

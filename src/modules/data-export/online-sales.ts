@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { ERASED_MARKER } from '../../infra/personal-data.js';
 
 // The web shop's own orders in the sales history, written by the orders module when it processes
 // an order (sourceType ONLINE). order_code is unique: the row is written once, and the back
@@ -53,4 +54,15 @@ export async function setSaleCreatedNavByOrder(trx: Db, orderCode: string, creat
     .where('order_code', '=', orderCode)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
+}
+
+/**
+ * Takes the person out of these orders' rows (the orders module's erasure, which empties the
+ * orders themselves): the city and the session, as the erasure by client code does
+ * (data-export.personal-data.ts). A guest order billed to the person's email has the GUEST code,
+ * which that erasure never finds.
+ */
+export async function eraseSalesOfOrders(trx: Db, orderCodes: readonly string[]): Promise<void> {
+  if (orderCodes.length === 0) return;
+  await trx.updateTable('sales_history').set({ city: ERASED_MARKER, session_id: null }).where('order_code', 'in', orderCodes).execute();
 }

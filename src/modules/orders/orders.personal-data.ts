@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
 import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { eraseSalesOfOrders } from '../data-export/index.js';
 import { HOLDING_STOCK } from './order-states.js';
 import { toWireMoney } from '../pricing/index.js';
 
@@ -117,6 +118,14 @@ async function stripOrders(trx: Db, subject: PersonalDataSubject) {
     [`${kind}_city`]: ERASED_MARKER,
     [`${kind}_postcode`]: ERASED_MARKER,
   });
+  // Their rows in the data export's sales history lose the city and the session too: a guest
+  // order's row has no client code the sales history's own erasure could find it by.
+  const orders = await trx.selectFrom('customer_order').select('code').where(ofSubject(subject)).where('code', 'is not', null).execute();
+  for (let start = 0; start < orders.length; start += CHUNK)
+    await eraseSalesOfOrders(
+      trx,
+      orders.slice(start, start + CHUNK).map((order) => order.code!),
+    );
   await trx
     .updateTable('customer_order')
     .set({ ...person('shipping'), ...person('billing'), notes: '', session_id: null })
