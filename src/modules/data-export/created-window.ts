@@ -60,6 +60,19 @@ export function settledPart(window: CreatedWindow, until: number): CreatedWindow
   return { from: window.from, to: window.to === undefined ? until : Math.min(window.to, until) };
 }
 
+/**
+ * How long a read of `window` at `now` waits before it reads (ms). A window that has ended, or ends
+ * within the current second, is answered whole once it has settled: a partner's job that runs on the
+ * hour and asks for the hour just ended (createdTo 11:59:59 at 12:00:00) asks from 12:00:00 on the
+ * next time, so the seconds `settledPart` cut off its answer were never read. The wait is at most
+ * DATA_EXPORT_SETTLE_MS and a second. A window open at its end, or ending later, is cut as ever: its
+ * newest rows come in a later read of it.
+ */
+export function settleWait(window: CreatedWindow, now: number, settleMs: number): number {
+  if (window.to === undefined || window.to > now + 999) return 0;
+  return Math.max(0, window.to - (now - settleMs));
+}
+
 /** A stable key of the window, for the caches of counts and page boundaries. */
 export function windowKey(window: CreatedWindow): string {
   return `${window.from ?? ''}..${window.to ?? ''}`;

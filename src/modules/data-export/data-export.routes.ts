@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { errorBody, HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, paginationHeaders, success } from '../../http/schemas.js';
-import { createdWindow } from './created-window.js';
+import { createdWindow, settleWait } from './created-window.js';
 import type { DataExportConfig } from './data-export.config.js';
 import { exportOpenApi } from './data-export.openapi.js';
 import { EXPORT_PAGING, PageQuery, WindowQuery } from './data-export.schemas.js';
@@ -88,12 +88,15 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
       async (request, reply) => {
         const query = request.query as WindowQuery;
         const window = collection.filterable ? createdWindow(query, request.language) : {};
+        // A window that has just ended is read once it has settled (settleWait), whole.
+        const wait = settleWait(window, request.actionTime, config.dataExport.settleMs);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
         const context = {
           db: database.readDb,
           defaultStore: config.defaultStore,
           now: request.actionTime,
-          settledUntil: request.actionTime - config.dataExport.settleMs,
+          settledUntil: request.actionTime + wait - config.dataExport.settleMs,
         };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {
