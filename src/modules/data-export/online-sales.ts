@@ -16,6 +16,8 @@ export interface OnlineSale {
   /** The order's product codes, line by line. */
   products: readonly string[];
   createdAt: number;
+  /** The back office's own order time, when it has reported it already (a paid order it saw before its processing). */
+  createdNav: number | null;
 }
 
 /** Writes the order's row and items in the caller's transaction; false when the order already has one. */
@@ -32,7 +34,7 @@ export async function recordOnlineSale(trx: Db, sale: OnlineSale): Promise<boole
       delivery_method: sale.deliveryMethod.slice(0, 60),
       shop_code: sale.shopCode,
       created_at: sale.createdAt,
-      created_nav: null,
+      created_nav: sale.createdNav,
     })
     .onConflict((oc) => oc.column('order_code').doNothing())
     .returning('id')

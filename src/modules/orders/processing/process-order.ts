@@ -49,6 +49,9 @@ export async function processOrder(db: Kysely<Database>, orderId: number, now: n
       shopCode: order.delivery_shop_code,
       products: lines.map((line) => line.product_code),
       createdAt: now,
+      // The back office may have reported the paid order before it was processed: its time then
+      // found no row to fill (setSaleCreatedNavByOrder), and the row is written with it here.
+      createdNav: order.nav_created_at === null ? null : Number(order.nav_created_at),
     });
     await queueHandoff(trx, orderId, now);
     return 'processed';
