@@ -292,3 +292,27 @@ describe('pruning', () => {
     ]);
   });
 });
+
+describe('the first hour of a period at the edge of the retention', () => {
+  it('is refused (422) when the maintenance has deleted that hour, not answered without its counts', async () => {
+    const db = t.database.db;
+    const day = 86_400_000;
+    const now = Date.now();
+    const cutoff = now - CTR_RETENTION_DAYS * day;
+    const hourOfCutoff = cutoff - (cutoff % HOUR);
+    const banner = await createBanner('WEB');
+    await db
+      .insertInto('banner_ctr')
+      .values({ store_code: 'WEB', banner_id: banner, placement: 'header', hour_start: hourOfCutoff, views: 5, clicks: 1 })
+      .execute();
+    // The hour started before the cut-off: the hourly maintenance deletes it.
+    await bannerCtrPruning(db, now);
+    // A period from a second after the cut-off counts from the start of its hour, which is gone.
+    const response = await adminReport({ from: new Date(cutoff + 1000).toISOString(), to: new Date(cutoff + 2 * day).toISOString() });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json()).toEqual([{ field: 'from', message: expect.stringContaining(String(CTR_RETENTION_DAYS)) }]);
+    // From the next hour on, the period is whole.
+    const whole = await adminReport({ from: new Date(hourOfCutoff + HOUR).toISOString(), to: new Date(cutoff + 2 * day).toISOString() });
+    expect(whole.statusCode, whole.body).toBe(200);
+  });
+});

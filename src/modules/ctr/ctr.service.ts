@@ -51,7 +51,10 @@ export async function bannerCtrReport(db: Db, input: CtrReportInput): Promise<{ 
   // Each hour of the range is a row per banner and placement to add up: a range of years is a long read.
   if (to - from > MAX_REPORT_DAYS * DAY_MS) throw invalidField('to', 'ctr.rangeTooLong', { days: MAX_REPORT_DAYS });
   // Deleted hours would read as no traffic: a report that reaches past the retention says so instead.
-  if (from < input.now - CTR_RETENTION_DAYS * DAY_MS) throw invalidField('from', 'ctr.beforeRetention', { days: CTR_RETENTION_DAYS });
+  // The period counts from the start of the hour `from` falls in, and the maintenance deletes an hour
+  // that started before the cut-off: that hour start is what must be kept.
+  if (from - (from % HOUR_MS) < input.now - CTR_RETENTION_DAYS * DAY_MS)
+    throw invalidField('from', 'ctr.beforeRetention', { days: CTR_RETENTION_DAYS });
   if (input.store !== undefined && !isStoreCode(input.store)) throw invalidField('store', 'ctr.unknownStore');
   const filter = {
     from: from - (from % HOUR_MS),
