@@ -163,5 +163,6 @@ function completeRegistrationEvent(user: UserRow, storeCode: string, actionTime:
     storeCode,
     // Only the hash of the normalised email is sent (and kept in the job), as the API expects.
     emailSha256: createHash('sha256').update(normaliseEmail(user.email)).digest('hex'),
+    userId: user.id,
   };
 }

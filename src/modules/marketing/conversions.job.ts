@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { ConversionsConfig } from './marketing.config.js';
+import { isUserErased } from './marketing.repository.js';
 
 export const COMPLETE_REGISTRATION_JOB = 'marketing.complete-registration';
 
@@ -12,6 +13,12 @@ export type CompleteRegistrationEvent = {
   storeCode: string;
   /** SHA-256 hex of the trimmed, lower-cased email. */
   emailSha256: string;
+  /**
+   * The user who registered (none in jobs queued before it was carried): an event of a person
+   * erased before it was sent is not sent. The erasure ends the jobs naming the person's email, and
+   * this one names only its hash.
+   */
+  userId?: number;
 };
 
 const TIMEOUT_MS = 10_000;
@@ -39,13 +46,16 @@ export async function queueCompleteRegistration(
  * Sends a "CompleteRegistration" event to a Conversions-API-compatible endpoint:
  * POST <CONVERSIONS_API_URL>/<pixel id>/events. Without configuration the job ends as skipped.
  * A non-2xx answer fails the attempt, so the worker retries it with backoff, under the same event_id.
+ * The event of a person erased since (its first attempt, or a retry after the endpoint failed) is
+ * not sent: the hash of their email is theirs, and nothing is sent about a person who is gone.
  */
 export function completeRegistrationHandler(config: ConversionsConfig): JobHandler {
-  return async (event: CompleteRegistrationEvent, { log }) => {
+  return async (event: CompleteRegistrationEvent, { db, log }) => {
     if (config.url === undefined || config.pixelId === undefined || config.accessToken === undefined) {
       log.info({ job: COMPLETE_REGISTRATION_JOB }, 'conversions API not configured: event skipped');
       return 'skipped';
     }
+    if (event.userId !== undefined && (await isUserErased(db, event.userId))) return 'cancelled: the person was erased';
     const url = `${config.url.replace(/\/+$/, '')}/${encodeURIComponent(config.pixelId)}/events`;
     const response = await fetch(url, {
       method: 'POST',
