@@ -1,13 +1,13 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../email-address.js';
 import { toRfc3339 } from '../../db/time.js';
-import type { PersonalDataPart, PersonalDataSubject } from '../personal-data.js';
+import { ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../personal-data.js';
 
 // The outbox (the job table) holds what a queued mail needs until the job is pruned, and some
 // payloads carry the address itself (a password reset asked by email, a registration form, a
 // contact message, an email change). The erasure replaces the person's email in every job that
-// still names it, and a job that has not run yet is ended instead: nothing is sent about a person
-// who is gone.
+// still names it, and what they gave with it (names, phone, birthday, gender, a message), and a job
+// that has not run yet is ended instead: nothing is sent about a person who is gone.
 //
 // A job names the person when a string value of its payload is their email, trimmed and in any
 // case: the strings replaceEmail replaces. They are found through job_email (migration 0400), which
@@ -43,12 +43,33 @@ export async function rewriteErasedJob(trx: Db, job: { id: number; status: strin
     .execute();
 }
 
-/** Every string in the value equal to the email (case and spaces aside) replaced by `replacement`. */
+/**
+ * What a person gives beside their email in the objects of job payloads that name it: a registration's
+ * form, a business registration's contact person, a contact-form message. Each goes in a field of its
+ * own, so an object whose field holds the erased email holds these of the same person.
+ */
+const PERSON_FIELDS = new Set(['firstName', 'lastName', 'name', 'phone', 'birthday', 'gender', 'subject', 'message']);
+
+const namesEmail = (value: unknown, email: string) => typeof value === 'string' && normaliseEmail(value) === email;
+
+/**
+ * Every string in the value equal to the email (case and spaces aside) replaced by `replacement`, and
+ * the person's fields (PERSON_FIELDS) of an object that names the email by ERASED_MARKER: the erasure
+ * clears names, phone, birthday and gender, and the outbox keeps a job 30 days once done (a dead one
+ * for good). Objects that do not name the email (someone else's message) are left as they are.
+ */
 function replaceEmail(value: unknown, email: string, replacement: string): unknown {
-  if (typeof value === 'string') return normaliseEmail(value) === email ? replacement : value;
+  if (namesEmail(value, email)) return replacement;
   if (Array.isArray(value)) return value.map((item) => replaceEmail(item, email, replacement));
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceEmail(item, email, replacement)]));
+  if (value !== null && typeof value === 'object') {
+    const theirs = Object.values(value).some((item) => namesEmail(item, email));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        theirs && PERSON_FIELDS.has(key) && typeof item === 'string' ? ERASED_MARKER : replaceEmail(item, email, replacement),
+      ]),
+    );
+  }
   return value;
 }
 
