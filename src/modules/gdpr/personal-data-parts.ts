@@ -10,6 +10,7 @@ import { dataExportPersonalData } from '../data-export/index.js';
 import { downloadsPersonalData } from '../downloads/index.js';
 import { eventsPersonalData } from '../events/index.js';
 import { giftCardsPersonalData } from '../gift-cards/index.js';
+import { integrationsPersonalData } from '../integrations/index.js';
 import { newsletterPersonalData } from '../newsletter/index.js';
 import { feedbackRequestPersonalData, ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
@@ -42,6 +43,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   trackingPersonalData,
   dataExportPersonalData,
   eventsPersonalData,
+  integrationsPersonalData,
   jobsPersonalData,
   refusedAddressesPersonalData,
   accountsPersonalData,

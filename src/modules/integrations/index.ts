@@ -11,3 +11,4 @@ export { pruneIntegrationEvents } from './webhooks.repository.js';
 export { readIntegrationsConfig, type IntegrationsSection } from './integrations.config.js';
 export type { IntegrationsTables } from './integrations.tables.js';
 export { integrationsMessages } from './integrations.messages.js';
+export { integrationsPersonalData } from './integrations.personal-data.js';
