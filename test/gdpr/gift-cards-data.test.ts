@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Who } from '../basket/helpers.js';
 import { card, dateIn } from '../gift-cards/helpers.js';
-import { createAccountsTestApp, GOOD_PASSWORD, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  register,
+  registerVerified,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { checkout, checkoutForm, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { as } from '../profile/helpers.js';
@@ -23,9 +32,9 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** Buys a book and a virtual card for `recipientEmail` with the message; answers the order's id. */
-async function buyCard(who: Who, recipientEmail: string, message: string, billingEmail: string): Promise<number> {
+async function buyCard(who: Who, recipientEmail: string, message: string, billingEmail: string, senderName?: string): Promise<number> {
   const basket = await fill(t, who, [[book, 1]]);
-  const giftCard = { amount: 25, recipientName: 'Saaja Nimi', recipientEmail, message, deliveryDate: dateIn(3) };
+  const giftCard = { amount: 25, recipientName: 'Saaja Nimi', recipientEmail, message, deliveryDate: dateIn(3), senderName };
   const added = await call(t, 'POST', '/basket/add-product', basket, { productId: voucher, quantity: 1, giftCard });
   expect(added.statusCode, added.body).toBe(200);
   const token = (added.headers['basket-token'] as string | undefined) ?? basket.token;
@@ -79,5 +88,31 @@ describe('gift cards in "your data"', () => {
     expect(cards).toHaveLength(2);
     expect(JSON.stringify(cards).toLowerCase()).not.toContain(email.toLowerCase());
     expect(cards.find((card) => Number(card.order_id) === received)).toMatchObject({ recipient_name: '[erased]', balance_cents: 2500 });
+  });
+
+  it('takes the message and sender name of a card the person bought as a guest with their email off the issued card too', async () => {
+    const email = uniqueEmail('guestbuyer');
+    // Bought before the account, billed to the address the person then registers and confirms.
+    const bought = await buyCard({}, 'friend2@example.ee', 'Palju õnne, Eerik!', email, 'Eha Eerikson');
+    expect((await register(t, email)).statusCode).toBe(200);
+    const mail = await t.smtp.waitFor((m) => (m.text ?? '').includes('verificationToken=') && JSON.stringify(m.to).includes(email));
+    const verified = await verify(t, tokenFromMail(mail, 'verificationToken'));
+    expect(verified.statusCode, verified.body).toBe(200);
+    const token = verified.json().accessToken as string;
+    const exported = (await as(t, token)('GET', '/client-account/export')).json();
+    expect(exported.giftCards).toEqual(
+      expect.arrayContaining([expect.objectContaining({ role: 'buyer', message: 'Palju õnne, Eerik!', senderName: 'Eha Eerikson' })]),
+    );
+
+    expect((await as(t, token)('DELETE', '/client-account', { password: GOOD_PASSWORD })).statusCode).toBe(204);
+    const purchase = await t.database.db
+      .selectFrom('virtual_gift_card_purchase')
+      .selectAll()
+      .where('order_id', '=', bought)
+      .executeTakeFirstOrThrow();
+    expect(purchase).toMatchObject({ recipient_email: 'friend2@example.ee', message: '', sender_name: '' });
+    // The issued card keeps its money and its recipient, without the buyer's words or name.
+    const issued = await t.database.db.selectFrom('gift_card').selectAll().where('order_id', '=', bought).executeTakeFirstOrThrow();
+    expect(issued).toMatchObject({ recipient_email: 'friend2@example.ee', balance_cents: 2500, message: '', sender_name: '' });
   });
 });

@@ -63,6 +63,19 @@ async function eraseFromGiftCards(trx: Db, subject: PersonalDataSubject) {
   const received = { recipient_name: ERASED_MARKER, recipient_email: subject.erasedEmail };
   await trx.updateTable('virtual_gift_card_purchase').set(received).where('recipient_email', '=', email).execute();
   await trx.updateTable('gift_card').set(received).where('recipient_email', '=', email).execute();
+  // The cards issued from what the person bought as a guest with their email (no account to find them
+  // by): their words and name go from the card as from the purchase, before its buyer_email is replaced.
+  await trx
+    .updateTable('gift_card')
+    .set({ message: '', sender_name: '' })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('virtual_gift_card_purchase')
+        .select('gift_card_id')
+        .where('buyer_email', '=', email)
+        .where('gift_card_id', 'is not', null),
+    )
+    .execute();
   const bought = trx
     .updateTable('virtual_gift_card_purchase')
     .set({ buyer_email: subject.erasedEmail, message: '', sender_name: '' })
