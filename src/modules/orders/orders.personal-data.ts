@@ -5,15 +5,17 @@ import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
 import { conflict } from '../../infra/domain-error.js';
 import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { localTime } from '../../infra/shop-time.js';
 import { eraseSalesOfOrders } from '../data-export/index.js';
-import { HOLDING_STOCK } from './order-states.js';
 import { toWireMoney } from '../pricing/index.js';
+import { HOLDING_STOCK, PAID } from './order-states.js';
 
 // A person's orders with their lines: their client accounts' orders and the guest orders placed
 // with their login email as the billing email (the address is theirs: they log in with it). The erasure keeps every order for accounting (amounts,
 // lines, codes, dates, statuses, countries) and replaces the person in it: names, emails, phones,
 // streets, cities, postcodes, notes and the session. It is refused while an order is still open
-// (holding stock: unpaid, paid but not yet delivered): its address is still needed to deliver it.
+// (holding stock: unpaid, paid but not yet delivered; or waiting in a shop to be collected): its
+// address is still needed to deliver it, its name to hand it over.
 
 /** The export holds at most this many orders, newest first; a note says when there were more. */
 const ORDERS_CAP = 2_000;
@@ -98,7 +100,7 @@ async function exportOrders(db: Db, subject: PersonalDataSubject) {
   };
 }
 
-async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject) {
+async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject, now: number) {
   const open = await trx
     .selectFrom('customer_order')
     .select('id')
@@ -107,6 +109,27 @@ async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject) {
     .limit(1)
     .executeTakeFirst();
   if (open) throw conflict('gdpr.openOrders');
+  // A paid order the shop reported ready and that waits on its shelf (up to its last day) is not yet
+  // delivered either, whatever its status (the back office may have completed it): the shop hands it
+  // over to the name on it.
+  const waiting = await trx
+    .selectFrom('customer_order')
+    .select('id')
+    .where(ofSubject(subject))
+    .where('status', 'in', PAID)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('order_pickup')
+          .select('order_pickup.order_id')
+          .whereRef('order_pickup.order_id', '=', 'customer_order.id')
+          .where('order_pickup.ready_at', 'is not', null)
+          .where('order_pickup.collected_at', 'is', null)
+          .where('order_pickup.collect_by', '>=', localTime(now).date),
+      ),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  if (waiting) throw conflict('gdpr.openOrders');
 }
 
 async function stripOrders(trx: Db, subject: PersonalDataSubject) {
