@@ -175,3 +175,24 @@ describe('an e-book linked while its BOOK is retyped by another import', () => {
     ]);
   });
 });
+
+describe("a supplier's feed and the back office's creating the same product", () => {
+  it("leaves the back office's product created while the supplier's line for its code ran as the back office's (a bad line)", async () => {
+    const secret = await addSupplier(t.database.db, 'RACE4', 'Race Four', Date.now());
+    // The supplier's line finds no product R4-NEW; the back office creates it before the line is written.
+    const [response, reported] = await pausedAfter(
+      /^select "supplier_id" from "product" where "code" = /,
+      () => postFeed(t, 'RACE4', 'products', ndjson([book('R4-NEW', { name: 'The supplier name' })]), secret),
+      () => backOffice([book('R4-NEW', { name: 'The back office name' })]),
+    );
+    expect(reported).toEqual([]);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().errors).toEqual([{ line: 1, message: `/code: product "R4-NEW" is not one of this supplier's products` }]);
+    const product = await t.database.db
+      .selectFrom('product')
+      .select(['name', 'supplier_id'])
+      .where('code', '=', 'R4-NEW')
+      .executeTakeFirstOrThrow();
+    expect(product).toEqual({ name: 'The back office name', supplier_id: null });
+  });
+});

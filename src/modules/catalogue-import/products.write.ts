@@ -1,6 +1,7 @@
 import type { PersonRole } from '../catalogue/index.js';
 import { discountPercent, refreshImageUrl } from '../catalogue/index.js';
 import { replaceChildRows, type ChildRows } from './child-rows.js';
+import { LineError } from './fields.js';
 import type { ProductRecord } from './products.format.js';
 import { upsertByCode, type Outcome, type Trx } from './write.js';
 
@@ -45,6 +46,12 @@ export async function writeProduct(
   };
   const { id, outcome } = await upsertByCode(trx, 'product', record.code, wanted, now, async (id, isNew, changed) => {
     // upsertByCode calls this before it writes a stored product's row: nothing of the line is written yet.
+    // A supplier's feed writes only its own products. Checked on the row this write reads, in its
+    // transaction: a product the back office (or another supplier) created after the feed's first
+    // look at the code would otherwise be claimed by it.
+    if (!isNew && owner.supplier_id !== undefined && changed.supplier_id !== undefined) {
+      throw new LineError(`/code: product "${record.code}" is not one of this supplier's products`);
+    }
     if (!isNew && changed.type !== undefined) await retyping(id);
     return writeChildren(trx, id, product, isNew);
   });
