@@ -7,6 +7,7 @@ import type { DatabaseHandle } from '../../src/db/database.js';
 import { importKinds } from '../../src/import-kinds.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { createImporter } from '../../src/infra/import/index.js';
+import { discountPercent } from '../../src/modules/catalogue/index.js';
 import { addSupplier } from '../../src/modules/integrations/suppliers.service.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
@@ -194,5 +195,34 @@ describe("a supplier's feed and the back office's creating the same product", ()
       .where('code', '=', 'R4-NEW')
       .executeTakeFirstOrThrow();
     expect(product).toEqual({ name: 'The back office name', supplier_id: null });
+  });
+});
+
+describe("the back office's price feed and product feed changing one product at once", () => {
+  it("leaves a product's discount the one its stored prices give", async () => {
+    const prices = async (lines: unknown[]) => {
+      files += 1;
+      const file = join(dir, `lines-${files}.ndjson`);
+      writeFileSync(file, ndjson(lines) + '\n');
+      const reported: string[] = [];
+      const importer = createImporter(importKinds, { db: pausable(t.database).db, clock: systemClock, log: t.app.log });
+      await importer.start('prices', { force: false })(file, (line) => reported.push(line));
+      return reported;
+    };
+    expect(await backOffice([book('R5-P', { shopPrice: 12, originalPrice: 20 })])).toEqual([]);
+    // The price feed lowers nothing but the shop price; the product feed raises the list price meanwhile.
+    const [pricesReported, productsReported] = await pausedAfter(
+      /^select "shop_price_cents", "original_price_cents"/,
+      () => prices([{ product: 'R5-P', shopPrice: 15 }]),
+      () => backOffice([book('R5-P', { shopPrice: 12, originalPrice: 30 })]),
+    );
+    expect([pricesReported, productsReported]).toEqual([[], []]);
+    const product = await t.database.db
+      .selectFrom('product')
+      .select(['shop_price_cents', 'original_price_cents', 'discount_percent'])
+      .where('code', '=', 'R5-P')
+      .executeTakeFirstOrThrow();
+    expect(product.original_price_cents).toBe(3000);
+    expect(product.discount_percent).toBe(discountPercent(product.shop_price_cents, product.original_price_cents));
   });
 });

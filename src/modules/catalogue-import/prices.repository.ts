@@ -1,15 +1,21 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 
 // The SQL of the prices import (prices.ts): a product's prices, and companies' own prices.
 
+/**
+ * The product's prices, locked on PostgreSQL until the line commits (as findCoded's): the line writes
+ * the prices it does not give and discount_percent from them, so a product feed's line changing
+ * them meanwhile waits rather than be overwritten with a discount of prices no longer stored.
+ */
 export function readProductPrices(trx: Db, productId: number) {
-  return trx
+  const query = trx
     .selectFrom('product')
     .select(['shop_price_cents', 'original_price_cents', 'wholesale_price_cents', 'vat_rate_percent', 'discount_percent'])
-    .where('id', '=', productId)
-    .executeTakeFirstOrThrow();
+    .where('id', '=', productId);
+  return (isPostgres(trx) ? query.forNoKeyUpdate() : query).executeTakeFirstOrThrow();
 }
 
 export async function updateProduct(trx: Db, productId: number, values: Updateable<Database['product']>): Promise<void> {

@@ -14,8 +14,16 @@ type AnyTables = Record<string, Row>;
 const coded = (trx: Transaction<Database>) => trx as unknown as Transaction<CodedRows>;
 const anyTables = (trx: Transaction<Database>) => trx as unknown as Transaction<AnyTables>;
 
+/**
+ * The stored record, locked on PostgreSQL until the line commits (SQLite's write transaction is
+ * serial already): its row is written from a comparison with what this read, so a line of another
+ * import writing the same record (the price feed beside the product feed) waits, and then is
+ * compared with what this line wrote. `no key update`: inserts that reference the row (an order
+ * line's product) do not wait for it.
+ */
 export function findCoded(trx: Transaction<Database>, table: string, code: string) {
-  return coded(trx).selectFrom(table).selectAll().where('code', '=', code).executeTakeFirst();
+  const query = coded(trx).selectFrom(table).selectAll().where('code', '=', code);
+  return (isPostgres(trx) ? query.forNoKeyUpdate() : query).executeTakeFirst();
 }
 
 /** Inserts a coded record; `returning` works on both engines (SQLite 3.35+). */
