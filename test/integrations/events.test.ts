@@ -5,12 +5,15 @@ import { expectErrorBody } from '../helpers/http.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { engine } from '../helpers/test-app.js';
 import { emitEvent } from '../../src/modules/events/index.js';
-import { eventFeedCommand } from '../../src/modules/integrations/index.js';
+import { createWebhookDispatcher, eventFeedCommand } from '../../src/modules/integrations/index.js';
+import { addEndpoint } from '../../src/modules/integrations/webhooks.service.js';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
-import { systemClock } from '../../src/infra/clock.js';
+import { fixedClock, systemClock } from '../../src/infra/clock.js';
 import { personalDataParts } from '../../src/modules/gdpr/index.js';
 import { eraseByEmail } from '../../src/modules/gdpr/gdpr.service.js';
 import { backOfficeImport, book } from './helpers.js';
+import { startWebhookReceiver } from './webhook-receiver.js';
+import { subscribeConfirmed } from '../newsletter/helpers.js';
 
 // The events the writers emit in their transactions, and the pull feed that serves them.
 
@@ -156,6 +159,84 @@ describe('events and erasure', () => {
       ['customer.erased', { customerId: user.id }],
     ]);
     expect(JSON.stringify(await allEvents())).not.toContain('erase-me@example.ee');
+  });
+
+  it("leaves no event in a stream named by the erased person's email (their guest orders before they registered)", async () => {
+    const product = await t.database.db.selectFrom('product').select(['id', 'code']).where('code', '=', 'EV-1').executeTakeFirstOrThrow();
+    const carol = await createCustomer(t.database.db);
+    const userId = await userIdOf(t.database.db, carol);
+    const { email } = await t.database.db.selectFrom('app_user').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+    const guest = await insertOrder(t.database.db, {
+      status: 'NEW',
+      lines: [{ productId: product.id, productCode: product.code }],
+      billingEmail: email.toUpperCase(),
+    });
+    await t.database.db
+      .transaction()
+      .execute((trx) => moveOrder(trx, { orderId: guest.id, from: 'NEW', to: 'CANCELLED', cause: 'test', now: Date.now() }));
+    const before = await allEvents(1000);
+    expect(before.filter((event) => event.stream === `email:${email}`).map((event) => event.type)).toEqual(['order.status-changed']);
+    // A platform's webhook that is failing: the event's delivery is still waiting at the erasure.
+    const receiver = await startWebhookReceiver();
+    await addEndpoint(
+      t.database.db,
+      { name: 'erasure-crm', url: receiver.url, eventTypes: 'order.', maxAttempts: 5, fromStart: true },
+      Date.now(),
+    );
+    const clock = fixedClock(Date.now());
+    const dispatcher = createWebhookDispatcher({ db: t.database.db, log: t.app.log, clock, backoffBaseMs: 1000 });
+    receiver.answer = () => 500;
+    await dispatcher.runOnce();
+    expect(receiver.received.map((r) => r.body.stream)).toContain(`email:${email}`);
+
+    // A guest who typed the address the erasure will leave has a stream of that address: no clash.
+    const typed = await insertOrder(t.database.db, {
+      status: 'NEW',
+      lines: [{ productId: product.id, productCode: product.code }],
+      billingEmail: `erased-${userId}@erased.invalid`,
+    });
+    await t.database.db
+      .transaction()
+      .execute((trx) => moveOrder(trx, { orderId: typed.id, from: 'NEW', to: 'CANCELLED', cause: 'test', now: Date.now() }));
+
+    await eraseByEmail(t.database.db, personalDataParts, email, Date.now());
+    receiver.received.length = 0;
+    receiver.answer = () => 200;
+    clock.advance(60_000);
+    await dispatcher.runOnce();
+    await receiver.close();
+    expect(receiver.received.map((r) => r.body.stream)).toContain(`email:erased-${userId}`);
+    expect(JSON.stringify(receiver.received.map((r) => r.body))).not.toContain(email);
+    const deliveries = await t.database.db.selectFrom('webhook_delivery').select('stream').where('stream', 'like', `%${email}%`).execute();
+    expect(deliveries).toEqual([]);
+    const after = await allEvents(1000);
+    // The order's event stays (its position and sequence whole), blanked, in a stream no address names.
+    const moved = after.find((event) => event.id === before.find((old) => old.stream === `email:${email}`)!.id)!;
+    expect(moved).toMatchObject({ stream: `email:erased-${userId}`, sequence: 1, data: { erased: true } });
+    expect(JSON.stringify(after)).not.toContain(email);
+    const streams = await t.database.db.selectFrom('integration_stream').select('stream').where('stream', 'like', `%${email}%`).execute();
+    expect(streams).toEqual([]);
+  });
+});
+
+describe('consent events of an address whose user has not confirmed it', () => {
+  it("go to the address's stream, not to the account of a user who signed up with it unconfirmed", async () => {
+    const mallory = await createCustomer(t.database.db);
+    const userId = await userIdOf(t.database.db, mallory);
+    const { email } = await t.database.db.selectFrom('app_user').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+    // A social sign-up the provider did not vouch for: the address is not shown to be this user's.
+    await t.database.db.insertInto('unconfirmed_login_email').values({ user_id: userId, since: Date.now() }).execute();
+    // The address's owner subscribes through the mail sent to it.
+    await subscribeConfirmed(t, email);
+    const consents = (await allEvents(1000)).filter((event) => event.type === 'consent.changed' && event.data.email === email);
+    expect(consents.map((event) => [event.stream, event.data.customerId])).toEqual([[`email:${email}`, null]]);
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: '/client-account/export',
+      headers: { store: 'WEB', authorization: `Bearer ${mallory.token}` },
+    });
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().partnerEvents.filter((event: { type: string }) => event.type === 'consent.changed')).toEqual([]);
   });
 });
 

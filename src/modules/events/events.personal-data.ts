@@ -6,10 +6,13 @@ import { customerStream, emailStream, emitEvent } from './events.js';
 // The events about a person (modules/events): their customer stream and their email's stream (a
 // guest's orders, a subscription without an account). The erasure blanks the events' data (the
 // rows stay, so the streams' sequences and the feed's positions stay whole; deliveries still
-// waiting send the blank), moves the email's stream, whose name is the address, to the placeholder's,
+// waiting send the blank), moves the email's stream, whose name is the address, to `email:erased-<id>`,
 // and writes `customer.erased`, which tells the marketing platforms to erase their copy.
 
 const EXPORTED = 500;
+
+/** Where the events of an erased person's email's stream go: no email address names it. */
+export const erasedEmailStream = (userId: number) => `email:erased-${userId}`;
 
 const streamsOf = (subject: PersonalDataSubject) => [customerStream(subject.userId), emailStream(subject.email)];
 
@@ -27,11 +30,11 @@ async function exportEvents(db: Db, subject: PersonalDataSubject) {
 async function eraseEvents(trx: Db, subject: PersonalDataSubject, now: number) {
   await trx.updateTable('integration_event').set({ data: '{"erased":true}' }).where('stream', 'in', streamsOf(subject)).execute();
   // The email's stream is named by the address itself: the feed and the webhooks show the stream of
-  // every event, so the blanked events move to the placeholder's stream, their counter with them
-  // first (the row an event's writer locks, so one writing meanwhile is waited for). Events of the
-  // anonymised orders go on there, in sequence; the address, nobody's now, starts a stream anew.
-  const from = emailStream(subject.email);
-  const to = emailStream(subject.erasedEmail);
+  // every event, so the blanked events move to a stream of the erasure's own, their counter with them
+  // first (the row an event's writer locks, so one writing meanwhile is waited for). Not to the erased
+  // address's stream (emailStream(subject.erasedEmail)): a guest may have typed that address at a
+  // checkout, and the two streams would collide. No address makes `email:erased-<id>`.
+  const [from, to] = [emailStream(subject.email), erasedEmailStream(subject.userId)];
   await trx.updateTable('integration_stream').set({ stream: to }).where('stream', '=', from).execute();
   await trx.updateTable('integration_event').set({ stream: to }).where('stream', '=', from).execute();
   await emitEvent(trx, { type: 'customer.erased', stream: customerStream(subject.userId), data: { customerId: subject.userId } }, now);

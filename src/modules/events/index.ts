@@ -3,4 +3,4 @@
 export { customerStream, emailStream, emitEvent, productStream, type EventType, type NewEvent } from './events.js';
 export { eventsAfter, lastPosition, positionEvents, type EventRow } from './events.repository.js';
 export type { EventsTables } from './events.tables.js';
-export { eventsPersonalData } from './events.personal-data.js';
+export { erasedEmailStream, eventsPersonalData } from './events.personal-data.js';

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import type { PersonalDataPart, PersonalDataSubject } from '../../infra/personal-data.js';
-import { customerStream, emailStream } from '../events/index.js';
+import { customerStream, emailStream, erasedEmailStream } from '../events/index.js';
 
 // The webhook deliveries of a person's events (modules/events: their customer stream and their
 // email's): which platform was sent which event, and when. A delivery keeps its event's stream (the
 // order it is sent in), and an email's stream is named by the address: the erasure moves the
-// deliveries to the placeholder's stream, as the events part moves the events, whichever runs first.
+// deliveries to the erasure's stream, as the events part moves the events, whichever runs first.
 
 const EXPORTED = 500;
 
@@ -33,7 +33,7 @@ async function exportDeliveries(db: Db, subject: PersonalDataSubject) {
 
 async function eraseDeliveries(trx: Db, subject: PersonalDataSubject) {
   const from = emailStream(subject.email);
-  const to = emailStream(subject.erasedEmail);
+  const to = erasedEmailStream(subject.userId);
   await trx
     .updateTable('webhook_delivery')
     .set({ stream: to })

@@ -31,7 +31,20 @@ export async function newsletterConsentChanged(
   );
 }
 
+/**
+ * The user whose confirmed login email the address is. A user who has not confirmed it (a social
+ * sign-up the provider did not vouch for, modules/profile) is not shown to own it: the address's
+ * consents are its owner's, kept in the address's stream, not told to the platforms as that user's
+ * nor handed to them in their "your data".
+ */
 async function userOfAddress(trx: Db, email: string): Promise<number | null> {
-  const user = await trx.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+  const user = await trx
+    .selectFrom('app_user')
+    .select('id')
+    .where('email', '=', email)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('unconfirmed_login_email').select('user_id').whereRef('unconfirmed_login_email.user_id', '=', 'app_user.id'))),
+    )
+    .executeTakeFirst();
   return user === undefined ? null : Number(user.id);
 }
