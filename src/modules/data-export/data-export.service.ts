@@ -39,13 +39,16 @@ export async function exportPage(
   // are settled for good, so its boundary stays right as the cut moves on.
   const walk = `${collection.path}|${windowKey(window)}`;
   const shown = shownPart(context, collection, window);
-  const total = await pager.total(walk, () => countInWindow(context.db, collection.table, shown));
+  // The total and a page read ahead hold what the cut showed: a read of the same window once it
+  // has ended and settled is answered whole (settleWait), so it must not take those of a cut read.
+  const cut = `${walk}|${shown.to === window.to ? 'whole' : 'cut'}`;
+  const total = await pager.total(cut, () => countInWindow(context.db, collection.table, shown));
   if (page.offset >= total) return { items: [], total };
   const read = (number: number): Promise<LoadedPage> => {
     const start = pager.start(walk, page.perPage, number);
     return collection.load(context, { window: shown, after: start.after, offset: start.offset, limit: page.perPage });
   };
-  const key = (number: number) => `${walk}|${page.perPage}|${number}`;
+  const key = (number: number) => `${cut}|${page.perPage}|${number}`;
   const { items, last } = (await readAhead.take(key(page.page))) ?? (await read(page.page));
   if (items.length === page.perPage && last !== undefined) {
     pager.remember(walk, page.perPage, page.page, last);
