@@ -53,6 +53,8 @@ export async function exportPage(
   if (items.length === page.perPage && last !== undefined) {
     pager.remember(walk, page.perPage, page.page, last);
     if (page.offset + page.perPage < total) readAhead.schedule(key(page.page + 1), () => read(page.page + 1));
+  } else {
+    pager.forgetFrom(walk, page.perPage, page.page);
   }
   return { items, total };
 }

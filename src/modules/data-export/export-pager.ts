@@ -89,6 +89,19 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS,
       while (boundaries.size > options.maxBoundaries) boundaries.delete(boundaries.keys().next().value!);
     },
 
+    /**
+     * Forgets the boundaries of page `page` and after it: the page came back short, so rows were
+     * removed since they were kept (retention, erasure), and a seek after one of them would serve
+     * again rows this page already holds. The next pages fall back to an OFFSET, as the spec's
+     * `page` means.
+     */
+    forgetFrom(walk: string, perPage: number, page: number): void {
+      const prefix = `${walk}|${perPage}|`;
+      for (const key of boundaries.keys()) {
+        if (key.startsWith(prefix) && Number(key.slice(prefix.length)) >= page) boundaries.delete(key);
+      }
+    },
+
     clear(): void {
       boundaries.clear();
       counts.clear();
