@@ -126,7 +126,10 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
       for (;;) {
         const passed = await db.transaction().execute((trx) => fanOut(trx, current, BATCH, clock.now()));
         if (passed < BATCH) break;
-        current = (await enabledEndpoints(db)).find((row) => row.id === endpoint.id) ?? current;
+        // Re-read for its new fan-out mark; switched off or removed meanwhile: nothing more for it.
+        const fresh = (await enabledEndpoints(db)).find((row) => row.id === endpoint.id);
+        if (fresh === undefined) break;
+        current = fresh;
       }
     }
   }
