@@ -316,6 +316,25 @@ describe('a feed that starts with a byte order mark', () => {
   });
 });
 
+describe('a line that gives its code twice', () => {
+  it('is a bad line, and leaves alone every product it names, not only the last', async () => {
+    const app = await createImportTestApp();
+    try {
+      await loadReferences(app);
+      const first = await app.run('products', [book('DUP-A'), book('DUP-B'), book('DUP-C'), book('DUP-D')]);
+      expect(first.outcomes).toEqual({ created: 4 });
+      // JSON.parse keeps the last "code" (DUP-B): the first pass must not take DUP-A as unlisted.
+      const twice = JSON.stringify(book('DUP-A')).replace(/}$/, ',"code":"DUP-B"}');
+      const again = await app.run('products', [twice, book('DUP-C'), book('DUP-D')]);
+      expect(again.reported).toEqual([expect.stringMatching(/^line 1: .*"code" is given twice/)]);
+      expect(again.outcomes).toEqual({ unchanged: 2 });
+      expect(await activeCodesOf(app)).toEqual(['DUP-A', 'DUP-B', 'DUP-C', 'DUP-D']);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 async function activeCodesOf(app: ImportTestApp): Promise<string[]> {
   return (await app.database.db.selectFrom('product').select('code').where('is_active', '=', true).orderBy('code').execute()).map(
     (row) => row.code,

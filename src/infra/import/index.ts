@@ -14,6 +14,7 @@ export { excerpt, KeyedLineError, LineError, stepFailureMessage } from './line-f
 export { BAD_LINES_SHOWN, showingFirstBadLines } from './bad-lines-shown.js';
 export { ImportProgress } from './progress.js';
 export { compileLineCheck, type LineCheck } from './line-check.js';
+export { memberStrings, repeatedMember } from './repeated-member.js';
 export { IMPORT_LOCK_TTL_MS, ImportRunningError, withImportLock } from './import-lock.js';
 export {
   ImportRefusedError,

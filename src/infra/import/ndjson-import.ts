@@ -220,14 +220,15 @@ const withoutCarriageReturn = (line: Buffer) => (line.at(-1) === CARRIAGE_RETURN
  * costs the terminal nothing). A line that gives a member twice (`{"code":"A",...,"code":"B"}`) is bad
  * too. `lenient` takes both (a line that is not UTF-8 with U+FFFD in place of what is not, the last
  * of a repeated member), for a pass that only looks for what a line names (the product feed's scan:
- * a bad line's product is skipped, not deactivated).
+ * a bad line's product is skipped, not deactivated; it reads a repeated member's every value from
+ * the line's text, handed to `visit` too).
  */
 export async function readNdjson(
   file: string,
   label: string,
   bad: (lineNumber: number, message: string) => void,
   progress: ImportProgress | undefined,
-  visit: (value: unknown, lineNumber: number, bad: (lineNumber: number, message: string) => void) => void | Promise<void>,
+  visit: (value: unknown, lineNumber: number, bad: (lineNumber: number, message: string) => void, line: string) => void | Promise<void>,
   { lenient = false }: { lenient?: boolean } = {},
 ): Promise<number> {
   const decoder = lenient ? lossyUtf8 : utf8;
@@ -271,7 +272,7 @@ export async function readNdjson(
         badLine(lineNumber, `${JSON.stringify(repeated)} is given twice in one object; which one is meant?`);
         continue;
       }
-      await visit(value, lineNumber, badLine);
+      await visit(value, lineNumber, badLine, line);
       if (lines % 256 === 0) bar?.update(input.bytesRead, lines);
     }
   } finally {

@@ -54,3 +54,46 @@ function closingQuote(json: string, start: number): number {
     end = json.indexOf('"', end + 1);
   }
 }
+
+/**
+ * Every string that the outermost object of `json` gives for the member `name`, in order: more than
+ * one when the member is given twice (`{"code":"A",...,"code":"B"}`), which JSON.parse would keep
+ * only the last of. `json` must be valid JSON (JSON.parse took it).
+ */
+export function memberStrings(json: string, name: string): string[] {
+  const found: string[] = [];
+  // Open objects and arrays; names are looked at only in the outermost object.
+  let depth = 0;
+  let atName = false;
+  for (let i = 0; i < json.length; i += 1) {
+    const c = json.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = closingQuote(json, i);
+      if (atName && depth === 1 && (JSON.parse(json.slice(i, end + 1)) as string) === name) {
+        let at = end + 1;
+        while (at < json.length && json[at] !== '"' && json[at] !== '{' && json[at] !== '[' && json[at] !== ',' && json[at] !== '}')
+          at += 1;
+        if (json.charCodeAt(at) === QUOTE) {
+          const valueEnd = closingQuote(json, at);
+          found.push(JSON.parse(json.slice(at, valueEnd + 1)) as string);
+          i = valueEnd;
+          atName = false;
+          continue;
+        }
+      }
+      atName = false;
+      i = end;
+    } else if (c === OPEN_OBJECT) {
+      depth += 1;
+      atName = depth === 1;
+    } else if (c === OPEN_ARRAY) {
+      depth += 1;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth -= 1;
+      atName = false;
+    } else if (c === COMMA) {
+      atName = depth === 1;
+    }
+  }
+  return found;
+}

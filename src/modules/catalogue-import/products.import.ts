@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { ImportDeps, ImportKind, ImportOptions, ImportProgress, RunImport } from '../../infra/import/index.js';
-import { ImportRefusedError, importNdjson, readNdjson, stoppedBeforeFirstLine, type LineImporter } from '../../infra/import/index.js';
+import {
+  ImportRefusedError,
+  importNdjson,
+  memberStrings,
+  readNdjson,
+  repeatedMember,
+  stoppedBeforeFirstLine,
+  type LineImporter,
+} from '../../infra/import/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
 import { LineError } from './fields.js';
@@ -104,8 +112,13 @@ async function scanFeed(file: string, progress: ImportProgress | undefined): Pro
     'scan',
     () => {},
     progress,
-    (value, lineNumber) => {
+    (value, lineNumber, _bad, line) => {
       if (typeof value !== 'object' || value === null) return;
+      // A line giving a member twice is bad: every code it gives is left alone, not only the last.
+      if (repeatedMember(line) !== undefined) {
+        for (const named of memberStrings(line, 'code')) feed.codes.set(named, -lineNumber);
+        return;
+      }
       const { code, active, type } = value as { code?: unknown; active?: unknown; type?: unknown };
       if (typeof code !== 'string') return;
       feed.codes.set(code, type === PHYSICAL_EDITION ? lineNumber : -lineNumber);
