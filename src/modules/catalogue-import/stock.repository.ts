@@ -20,8 +20,15 @@ export async function updateShopStock(trx: Db, productId: number, shopId: number
     .execute();
 }
 
-export async function insertShopStock(trx: Db, productId: number, shopId: number, quantity: number, now: number): Promise<void> {
-  await trx.insertInto('shop_stock').values({ product_id: productId, shop_id: shopId, quantity, updated_at: now }).execute();
+/** Inserts the row; false when it is there already (another import's line wrote it meanwhile). */
+export async function insertShopStock(trx: Db, productId: number, shopId: number, quantity: number, now: number): Promise<boolean> {
+  const rows = await trx
+    .insertInto('shop_stock')
+    .values({ product_id: productId, shop_id: shopId, quantity, updated_at: now })
+    .onConflict((conflict) => conflict.columns(['product_id', 'shop_id']).doNothing())
+    .returning('product_id')
+    .execute();
+  return rows.length > 0;
 }
 
 /** The products the shop has a stock row for. */

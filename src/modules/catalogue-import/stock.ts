@@ -33,13 +33,14 @@ export function stockLines({ db, clock }: ImportDeps, scope: LineScope): LineImp
       const shopId = await refs.requireOne('shop', line.shop, 'shop');
       return inLineTransaction(db, async (trx): Promise<Outcome> => {
         const now = clock.now();
-        const stored = await findShopStock(trx, productId, shopId);
-        if (stored?.quantity === line.quantity) return 'unchanged';
-        if (stored) {
-          await updateShopStock(trx, productId, shopId, line.quantity, now);
-        } else {
-          await insertShopStock(trx, productId, shopId, line.quantity, now);
+        let stored = await findShopStock(trx, productId, shopId);
+        // The other import's line (the back office's or the supplier's) may insert the row between
+        // this read and the insert: then it is read again (committed by now) and updated.
+        if (!stored && !(await insertShopStock(trx, productId, shopId, line.quantity, now))) {
+          stored = await findShopStock(trx, productId, shopId);
         }
+        if (stored?.quantity === line.quantity) return 'unchanged';
+        if (stored) await updateShopStock(trx, productId, shopId, line.quantity, now);
         await refreshWebStock(trx, [productId]);
         await productChanged(trx, productId, 'stock', now);
         return stored ? 'updated' : 'created';
