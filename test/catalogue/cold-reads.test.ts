@@ -149,7 +149,7 @@ describe('name prefixes of authors and publishers', () => {
         const indexed = await db()
           .selectFrom(table)
           .select('name')
-          .where(startsWith(column, prefix, engineOf(db()) === 'sqlite'))
+          .where(startsWith(column, prefix, engineOf(db()), engineOf(db()) === 'sqlite'))
           .orderBy('name')
           .execute();
         const plain = await db().selectFrom(table).select('name').where(likeOnly(column, prefix)).orderBy('name').execute();
@@ -159,7 +159,7 @@ describe('name prefixes of authors and publishers', () => {
     const sample = await db()
       .selectFrom('person')
       .select('name')
-      .where(startsWith('person.name', 'õun', engineOf(db()) === 'sqlite'))
+      .where(startsWith('person.name', 'õun', engineOf(db()), engineOf(db()) === 'sqlite'))
       .execute();
     expect(sample.map((row) => row.name).sort()).toEqual(['Õunapuu', 'õunamaa']);
   });
@@ -193,7 +193,7 @@ describe('name prefixes of authors and publishers', () => {
       const query = db()
         .selectFrom(table)
         .select('id')
-        .where(startsWith(`${table}.name`, 'mar', engineOf(db()) === 'sqlite'));
+        .where(startsWith(`${table}.name`, 'mar', engineOf(db()), engineOf(db()) === 'sqlite'));
       const plan = await planOfStatement(db(), query.compile());
       expect(plan).toContain(`${table}_name_upper_idx`);
       expect(plan).toContain(`${table}_name_lower_idx`);

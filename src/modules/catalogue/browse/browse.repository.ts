@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { isPostgres } from '../../../db/row-lock.js';
 import type { Caller } from '../caller.js';
 
@@ -16,16 +16,54 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * index itself; SQLite cannot, so there each side also gets the byte range of its prefix (a folded
  * name starts with the folded prefix exactly when it lies in [prefix, prefix || x'ff'), no UTF-8
  * byte being 0xff), which answers the same and reads only the names of the prefix.
+ *
+ * Neither side finds a name whose prefix has non-ASCII letters of both cases ("Õnne Pä" of "Õnne
+ * Pärl", "Фёдор" of "Фёдор Достоевский": SQLite's upper() leaves the "ä", lower() the "Õ"), so on
+ * SQLite a third side matches the name itself with a GLOB that takes either case of each letter
+ * ("[Õõ][Nn][Nn][Ee] [Pp][Ää]*"); with the byte range, upper(name) starts with a case of the first letter.
  */
-export function startsWith(column: string, prefix: string, byteRange: boolean): Expression<SqlBool> {
+export function startsWith(column: string, prefix: string, engine: Engine, byteRange: boolean): Expression<SqlBool> {
   const ref = sql.ref(column);
+  const upper = sql`upper(${ref})`;
+  const inRange = (folding: RawBuilder<unknown>, folded: string) => sql`(${folding} >= ${folded} and ${folding} < ${folded} || x'ff')`;
   const side = (fold: 'upper' | 'lower', folded: string) => {
     const folding = sql`${sql.raw(fold)}(${ref})`;
     const like = sql`${folding} like ${`${escapeLike(folded)}%`} escape '\\'`;
     if (!byteRange) return like;
-    return sql`(${folding} >= ${folded} and ${folding} < ${folded} || x'ff' and ${like})`;
+    return sql`(${inRange(folding, folded)} and ${like})`;
   };
-  return sql<SqlBool>`(${side('upper', prefix.toUpperCase())} or ${side('lower', prefix.toLowerCase())})`;
+  const sides = [side('upper', prefix.toUpperCase()), side('lower', prefix.toLowerCase())];
+  if (engine === 'sqlite') {
+    const glob = sql`${ref} glob ${eitherCaseGlob(prefix)}`;
+    // SQLite's upper() folds ASCII only: the first letter's cases, so folded, start upper(name).
+    const firsts = [...new Set(caseVariants([...prefix][0]!).map(asciiUpper))];
+    sides.push(
+      byteRange
+        ? sql`((${sql.join(
+            firsts.map((first) => inRange(upper, first)),
+            sql` or `,
+          )}) and ${glob})`
+        : glob,
+    );
+  }
+  return sql<SqlBool>`(${sql.join(sides, sql` or `)})`;
+}
+
+/** The character and its upper- and lower-case forms that are single characters. */
+function caseVariants(char: string): string[] {
+  return [...new Set([char, char.toUpperCase(), char.toLowerCase()])].filter((variant) => [...variant].length === 1);
+}
+
+const asciiUpper = (text: string) => text.replace(/[a-z]/g, (c) => c.toUpperCase());
+
+/** A GLOB pattern of names starting with `prefix` in any case of each letter; GLOB's own characters taken literally. */
+function eitherCaseGlob(prefix: string): string {
+  let pattern = '';
+  for (const char of prefix) {
+    const variants = caseVariants(char);
+    pattern += variants.length > 1 || '*?['.includes(char) ? `[${variants.join('')}]` : char;
+  }
+  return `${pattern}*`;
 }
 
 export type Engine = 'sqlite' | 'postgres';
@@ -73,13 +111,14 @@ export function withNamePrefix<DB, TB extends keyof DB, O>(
   columns: string | NameColumns,
   { q, letter, prefixRange = true }: NameFilter,
 ) {
-  const byteRange = prefixRange && engineOf(db) === 'sqlite';
+  const engine = engineOf(db);
+  const byteRange = prefixRange && engine === 'sqlite';
   const { q: qColumns, letter: letterColumn } = typeof columns === 'string' ? { q: [columns], letter: columns } : columns;
   if (q !== undefined) {
-    const sides = qColumns.map((column) => startsWith(column, q, byteRange));
+    const sides = qColumns.map((column) => startsWith(column, q, engine, byteRange));
     query = query.where(sides.length === 1 ? sides[0]! : sql<SqlBool>`(${sql.join(sides, sql` or `)})`);
   }
-  if (letter !== undefined) query = query.where(startsWith(letterColumn, letter, byteRange));
+  if (letter !== undefined) query = query.where(startsWith(letterColumn, letter, engine, byteRange));
   return query;
 }
 
