@@ -7,6 +7,19 @@ import { addExportUser } from '../../src/modules/data-export/export-user.service
 
 export const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
 
+/** A time as the export's createdFrom/createdTo take it: `YYYY-MM-DD HH:MM:SS`, UTC. */
+export const ymdHis = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** Waits `ms` (nothing when it is not positive). */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** The start of the next second, once it has come. */
+export async function nextSecond(): Promise<number> {
+  const start = Math.ceil((Date.now() + 1) / 1000) * 1000;
+  await sleep(start - Date.now());
+  return start;
+}
+
 export function basic(name: string, password: string): string {
   return `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
 }

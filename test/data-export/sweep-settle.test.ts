@@ -4,7 +4,7 @@ import { until } from '../helpers/lock-waits.js';
 import { insertOrder } from '../helpers/order-fixtures.js';
 import { sweepDepsOf } from '../orders/everypay-helpers.js';
 import { age, cardPayment, startCardShop, stockedBook, type CardShop } from '../orders/processing-helpers.js';
-import { exportUser } from './fixtures.js';
+import { exportUser, sleep, ymdHis } from './fixtures.js';
 
 // The sales history shows a row once it is DATA_EXPORT_SETTLE_MS old: a row is trusted to commit
 // within that time of its stamp. The order sweep processes a paid order after it has asked the
@@ -19,9 +19,6 @@ beforeAll(async () => {
   authorization = (await exportUser(s.t.database.db)).authorization;
 });
 afterAll(() => s?.close());
-
-const ymdHis = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function salesIn(from: number, to?: number): Promise<string[]> {
   const window = `createdFrom=${encodeURIComponent(ymdHis(from))}${to === undefined ? '' : `&createdTo=${encodeURIComponent(ymdHis(to))}`}`;

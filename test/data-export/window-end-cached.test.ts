@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { exportUser, insertSales } from './fixtures.js';
+import { exportUser, insertSales, nextSecond, sleep, ymdHis } from './fixtures.js';
 
 // A window asked for before its end is cut at the settle time; asked again once it has ended, it is
 // answered whole (DATA_EXPORT_SETTLE_MS). The total counted for the cut read, and a page read ahead
@@ -15,14 +15,6 @@ beforeAll(async () => {
   ({ authorization } = await exportUser(t.database.db));
 });
 afterAll(() => t?.close());
-
-const ymdHis = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-async function nextSecond(): Promise<number> {
-  const start = Math.ceil((Date.now() + 1) / 1000) * 1000;
-  await sleep(start - Date.now());
-  return start;
-}
 
 describe('a window read before its end and again once it has settled', () => {
   it('the second read has every row: not the total or the read-ahead of the cut read', async () => {

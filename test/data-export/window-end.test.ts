@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { exportUser, insertClient, insertSales } from './fixtures.js';
+import { exportUser, insertClient, insertSales, nextSecond, sleep, ymdHis } from './fixtures.js';
 
 // A partner's job that runs on the hour and asks for the hour just ended (createdTo 11:59:59 at
 // 12:00:00): the last seconds of that hour were not settled yet (DATA_EXPORT_SETTLE_MS), and the
@@ -14,15 +14,6 @@ beforeAll(async () => {
   ({ authorization } = await exportUser(t.database.db));
 });
 afterAll(() => t?.close());
-
-const ymdHis = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-/** The start of the next second, once it has come. */
-async function nextSecond(): Promise<number> {
-  const start = Math.ceil((Date.now() + 1) / 1000) * 1000;
-  await sleep(start - Date.now());
-  return start;
-}
 
 describe('a window that ends in the last seconds', () => {
   it('sales history: holds the rows of its last seconds, also one written late within the settle time', async () => {

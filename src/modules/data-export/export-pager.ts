@@ -42,7 +42,9 @@ export interface PageStart {
 export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS, clock: Clock = systemClock) {
   const boundaries = new Map<string, { boundary: Boundary; expires: number }>();
   const counts = new Map<string, { total: Promise<number>; expires: number }>();
-  const boundaryKey = (walk: string, perPage: number, page: number) => `${walk}|${perPage}|${page}`;
+  // A walk's boundaries of one page size share the prefix, so forgetFrom finds them.
+  const pagesOf = (walk: string, perPage: number) => `${walk}|${perPage}|`;
+  const boundaryKey = (walk: string, perPage: number, page: number) => `${pagesOf(walk, perPage)}${page}`;
 
   return {
     /** The total for `key`, counted by `count` at most once per TTL. */
@@ -96,7 +98,7 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS,
      * `page` means.
      */
     forgetFrom(walk: string, perPage: number, page: number): void {
-      const prefix = `${walk}|${perPage}|`;
+      const prefix = pagesOf(walk, perPage);
       for (const key of boundaries.keys()) {
         if (key.startsWith(prefix) && Number(key.slice(prefix.length)) >= page) boundaries.delete(key);
       }
