@@ -172,6 +172,27 @@ export function refusesWhatWasAsked(error: unknown): error is GatewayRefusedErro
   return error instanceof GatewayRefusedError && error.refusal === 'what-was-asked';
 }
 
+/** A refund's answer: the payment after it, or, where the gateway refused what was asked, the payment as looked up then. */
+export interface GatewayRefundAnswer {
+  status: PaymentStatus | null;
+  refusal: GatewayRefusedError | null;
+}
+
+/**
+ * Refunds `cents` of a payment. A refusal of what was asked may be of the key used already (a refund
+ * whose answer was lost) or of a payment refunded by other means, so the payment as it is then is the
+ * answer, with the refusal for the caller to judge against what it needed. The gateway unavailable, or
+ * refusing the shop itself, is thrown: that says nothing of the payment.
+ */
+export async function refundOrLookUp(gateway: PaymentGateway, reference: string, cents: number, key: string): Promise<GatewayRefundAnswer> {
+  try {
+    return { status: await gateway.refund(reference, cents, key), refusal: null };
+  } catch (error) {
+    if (!refusesWhatWasAsked(error)) throw error;
+    return { status: await gateway.fetchStatus(reference), refusal: error };
+  }
+}
+
 /**
  * Whether the gateway cannot answer the shop about any payment for now: down, failing or throttling the
  * shop (unavailable), or refusing the shop itself (its credentials, its rights, an API address that is

@@ -8,7 +8,8 @@ import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metric
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
-  refusesWhatWasAsked,
+  refundOrLookUp,
+  type GatewayRefundAnswer,
   type GatewayName,
   type Gateways,
   type PaymentGateway,
@@ -96,7 +97,7 @@ export async function refundCharge(
   log?: RefundLog,
 ): Promise<RefundOutcome> {
   const gateway = gateways[charge.gateway as GatewayName];
-  let answer: RefundAnswer | null = null;
+  let answer: GatewayRefundAnswer | null = null;
   try {
     if (gateway && charge.reference) answer = await refundedPayment(gateway, charge, charge.reference);
   } catch (err) {
@@ -183,26 +184,13 @@ function unrefundableReason(charge: ChargeRow, status: PaymentStatus | null): st
 /** The refusal kept on the charge: the gateway's words are short (EveryPay's: code and message, 200 characters at most). */
 const REFUSAL_CHARS = 500;
 
-/** The payment after its refund, and the refusal of what was asked when the gateway refused the refund. */
-interface RefundAnswer {
-  status: PaymentStatus | null;
-  refusal: GatewayRefusedError | null;
-}
-
 /** The payment as it stands after its refund: refunded now unless it was already (or is not refundable). */
-async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<RefundAnswer> {
+async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<GatewayRefundAnswer> {
   const found = await gateway.fetchStatus(reference);
   if (found?.state !== 'settled') return { status: found, refusal: null };
-  try {
-    return { status: await gateway.refund(reference, charge.amount_cents, `${charge.idempotency_key}-late`), refusal: null };
-  } catch (err) {
-    // Refused: another refunder's request under the same key went first (or nothing is left
-    // standing, or the gateway will not refund this payment). The payment as it is now tells
-    // whether it is refunded. The shop's credentials refused tell nothing of it: thrown, the refund
-    // is left for later with the refusal logged.
-    if (refusesWhatWasAsked(err)) return { status: await gateway.fetchStatus(reference), refusal: err };
-    throw err;
-  }
+  // Refused: another refunder's request under the same key went first (or nothing is left standing, or
+  // the gateway will not refund this payment); the payment as it is now tells whether it is refunded.
+  return refundOrLookUp(gateway, reference, charge.amount_cents, `${charge.idempotency_key}-late`);
 }
 
 /**

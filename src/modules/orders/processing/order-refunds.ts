@@ -11,7 +11,7 @@ import { boughtCardsValue, capturedCents, restoreBoughtCards, takeOffBoughtCards
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
-  refusesWhatWasAsked,
+  refundOrLookUp,
   type GatewayName,
   type Gateways,
   type PaymentGateway,
@@ -221,12 +221,8 @@ async function refundedPayment(gateway: PaymentGateway, reference: string, refun
     const found = made(await gateway.fetchStatus(reference));
     if (found) return found;
   }
-  try {
-    return await gateway.refund(reference, refund.amount_cents, refund.idempotency_key);
-  } catch (error) {
-    if (!refusesWhatWasAsked(error)) throw error;
-    return made(await gateway.fetchStatus(reference));
-  }
+  const { status, refusal } = await refundOrLookUp(gateway, reference, refund.amount_cents, refund.idempotency_key);
+  return refusal ? made(status) : status;
 }
 
 async function answerRefund(db: Kysely<Database>, code: string, gateway: GatewayName, orderId: number, state: RefundRow['state']) {

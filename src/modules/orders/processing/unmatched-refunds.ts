@@ -6,7 +6,7 @@ import type { Logger } from '../../../infra/logger.js';
 import {
   GatewayRefusedError,
   GatewayUnavailableError,
-  refusesWhatWasAsked,
+  refundOrLookUp,
   type GatewayName,
   type Gateways,
   type PaymentGateway,
@@ -93,12 +93,7 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
 
 /** The payment once refunded whole; refused when the gateway refused what was asked and the payment is not refunded. */
 async function refundWhole(gateway: PaymentGateway, reference: string, paidCents: number, cents: number, key: string): Promise<Sent> {
-  try {
-    return { kind: 'refunded', status: await gateway.refund(reference, cents, key) };
-  } catch (error) {
-    if (!refusesWhatWasAsked(error)) throw error;
-    const status = await gateway.fetchStatus(reference);
-    if (status?.state === 'refunded' && status.refundedCents >= paidCents) return { kind: 'refunded', status };
-    return { kind: 'refused', error };
-  }
+  const { status, refusal } = await refundOrLookUp(gateway, reference, cents, key);
+  if (refusal && !(status?.state === 'refunded' && status.refundedCents >= paidCents)) return { kind: 'refused', error: refusal };
+  return { kind: 'refunded', status };
 }
