@@ -26,6 +26,23 @@ describe('the keyset boundary cache', () => {
     expect(pager.start('w', 10, 4).after).toBeUndefined();
   });
 
+  it("forgets from a short page on only that walk's boundaries, also after some were evicted", () => {
+    const pager = createExportPager({ ...DEFAULT_PAGER_OPTIONS, maxBoundaries: 6 });
+    for (const page of [1, 2, 3, 4]) pager.remember('w', 10, page, { createdAt: page, id: page });
+    pager.remember('w', 20, 3, { createdAt: 30, id: 30 });
+    pager.remember('other', 10, 3, { createdAt: 300, id: 300 });
+    pager.remember('w', 10, 5, { createdAt: 5, id: 5 }); // evicts page 1 of w
+    pager.forgetFrom('w', 10, 3);
+    expect(pager.start('w', 10, 6)).toEqual({ after: { createdAt: 2, id: 2 }, offset: 30 });
+    expect(pager.start('w', 20, 4).after).toEqual({ createdAt: 30, id: 30 });
+    expect(pager.start('other', 10, 4).after).toEqual({ createdAt: 300, id: 300 });
+    // Remembered again after being forgotten, a page is found and forgotten again.
+    pager.remember('w', 10, 3, { createdAt: 33, id: 33 });
+    expect(pager.start('w', 10, 4).after).toEqual({ createdAt: 33, id: 33 });
+    pager.forgetFrom('w', 10, 2);
+    expect(pager.start('w', 10, 4)).toEqual({ after: undefined, offset: 30 });
+  });
+
   it('counts once per key while cached, and shares a count in flight', async () => {
     const pager = createExportPager();
     let counts = 0;

@@ -40,11 +40,21 @@ export interface PageStart {
  * one count in flight, so a walk counts once rather than once per page.
  */
 export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS, clock: Clock = systemClock) {
-  const boundaries = new Map<string, { boundary: Boundary; expires: number }>();
+  // Oldest first, for the size bound; each entry names its walk's pages, so it leaves those too.
+  const boundaries = new Map<string, { boundary: Boundary; expires: number; pages: string; page: number }>();
+  // The pages of each walk and page size that hold a boundary, so forgetFrom reads only its walk's.
+  const pagesByWalk = new Map<string, Set<number>>();
   const counts = new Map<string, { total: Promise<number>; expires: number }>();
-  // A walk's boundaries of one page size share the prefix, so forgetFrom finds them.
   const pagesOf = (walk: string, perPage: number) => `${walk}|${perPage}|`;
   const boundaryKey = (walk: string, perPage: number, page: number) => `${pagesOf(walk, perPage)}${page}`;
+  const forget = (key: string) => {
+    const entry = boundaries.get(key);
+    if (entry === undefined) return;
+    boundaries.delete(key);
+    const pages = pagesByWalk.get(entry.pages);
+    pages?.delete(entry.page);
+    if (pages?.size === 0) pagesByWalk.delete(entry.pages);
+  };
 
   return {
     /** The total for `key`, counted by `count` at most once per TTL. */
@@ -75,7 +85,7 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS,
         const entry = boundaries.get(key);
         if (entry === undefined) continue;
         if (entry.expires <= now) {
-          boundaries.delete(key);
+          forget(key);
           continue;
         }
         return { after: entry.boundary, offset: (page - 1 - known) * perPage };
@@ -86,9 +96,11 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS,
     /** Keeps the boundary of a full page just served. */
     remember(walk: string, perPage: number, page: number, boundary: Boundary): void {
       const key = boundaryKey(walk, perPage, page);
-      boundaries.delete(key);
-      boundaries.set(key, { boundary, expires: clock.now() + options.boundaryTtlMs });
-      while (boundaries.size > options.maxBoundaries) boundaries.delete(boundaries.keys().next().value!);
+      const pages = pagesOf(walk, perPage);
+      forget(key);
+      boundaries.set(key, { boundary, expires: clock.now() + options.boundaryTtlMs, pages, page });
+      pagesByWalk.set(pages, (pagesByWalk.get(pages) ?? new Set()).add(page));
+      while (boundaries.size > options.maxBoundaries) forget(boundaries.keys().next().value!);
     },
 
     /**
@@ -98,14 +110,14 @@ export function createExportPager(options: PagerOptions = DEFAULT_PAGER_OPTIONS,
      * `page` means.
      */
     forgetFrom(walk: string, perPage: number, page: number): void {
-      const prefix = pagesOf(walk, perPage);
-      for (const key of boundaries.keys()) {
-        if (key.startsWith(prefix) && Number(key.slice(prefix.length)) >= page) boundaries.delete(key);
+      for (const known of [...(pagesByWalk.get(pagesOf(walk, perPage)) ?? [])]) {
+        if (known >= page) forget(boundaryKey(walk, perPage, known));
       }
     },
 
     clear(): void {
       boundaries.clear();
+      pagesByWalk.clear();
       counts.clear();
     },
   };
