@@ -50,6 +50,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     { NEWSLETTER_USAGE },
     { GDPR_USAGE },
     { SUBSCRIPTION_USAGE },
+    { ORDER_USAGE },
     { CONTACT_USAGE },
     { GIFT_CARD_USAGE },
     { PRODUCT_FILE_USAGE },
@@ -72,6 +73,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     import('./modules/newsletter/newsletter.cli.js'),
     import('./modules/gdpr/gdpr.cli.js'),
     import('./modules/subscriptions/subscriptions.cli.js'),
+    import('./modules/orders/orders.cli.js'),
     import('./modules/contact/contact.cli.js'),
     import('./modules/gift-cards/gift-cards.cli.js'),
     import('./modules/downloads/product-files.cli.js'),
@@ -111,6 +113,7 @@ async function usageSections(): Promise<Array<{ commands: string[]; text: string
     { commands: ['mail'], text: MAIL_USAGE },
     { commands: ['gdpr'], text: GDPR_USAGE },
     { commands: ['subscription'], text: SUBSCRIPTION_USAGE },
+    { commands: ['order'], text: ORDER_USAGE },
     { commands: ['contact'], text: CONTACT_USAGE },
     { commands: ['gift-card'], text: GIFT_CARD_USAGE },
     { commands: ['product-file'], text: PRODUCT_FILE_USAGE },
@@ -386,6 +389,11 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return withSchema(config, async (database) => {
         const { contactCommand } = await import('./modules/contact/contact.cli.js');
         await contactCommand(database.db, args, print);
+      });
+    case 'order':
+      return withSchema(config, async (database) => {
+        const { orderCommand } = await import('./modules/orders/orders.cli.js');
+        await orderCommand({ db: database.db, clock: systemClock }, args, print);
       });
     case 'gift-card':
       return withSchema(config, async (database) => {

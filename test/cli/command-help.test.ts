@@ -37,6 +37,7 @@ describe("a command's help", () => {
     [['backup', '-h'], '  backup <file>'],
     [['import', '--help'], '  import products <file.ndjson> [--force]'],
     [['subscription', 'settle', '--help'], '  subscription settle <orderReference>'],
+    [['order', 'retry-refund', '--help'], '  order payments --refund-refused'],
     [['help', 'serve'], '  serve [--seed-demo]'],
   ])('of %j names its own commands', async (args, line) => {
     const result = await runCli(args, cli.env);

@@ -17,9 +17,9 @@ export interface CardShop {
   close(): Promise<void>;
 }
 
-export async function startCardShop(env: Record<string, string> = {}): Promise<CardShop> {
+export async function startCardShop(env: Record<string, string> = {}, options: { sqliteFile?: boolean } = {}): Promise<CardShop> {
   const everypay = await startEveryPayServer();
-  const t = await createTestApp({ env: { ...everypayEnv(everypay), CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m', ...env } });
+  const t = await createTestApp({ env: { ...everypayEnv(everypay), CHECKOUT_RATE_LIMIT_PER_IP: '100000/1m', ...env }, ...options });
   const shop = await setUpShop(t);
   return {
     t,

@@ -24,8 +24,9 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 // the portal, or the key was used already by a refund whose answer was lost) meets the same request again: as for an
 // operator's refund (order-refunds.ts), the payment is looked up, a refund made is applied, and one
 // refused is given up: the mark moves to refund_refused_at and the error log names it, for the
-// operators to refund by hand; it was sent again by every sweep, for good. The gateway unavailable,
-// or refusing the shop itself (its credentials), is left for the next sweep.
+// operators to refund by hand (`order payments --refund-refused`, processing/refused-refunds.ts); it was
+// sent again by every sweep, for good. The gateway unavailable, or refusing the shop itself (its
+// credentials), is left for the next sweep.
 
 const BATCH = 100;
 
@@ -53,7 +54,7 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
     try {
       sent =
         left > 0
-          ? await refundWhole(gateway, payment.reference, payment.amount_cents, left, `${payment.idempotency_key}-unmatched`)
+          ? await refundWhole(gateway, payment.reference, payment.amount_cents, left, refundKey(payment))
           : { kind: 'refunded', status: null };
     } catch (err) {
       if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
@@ -90,6 +91,15 @@ export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gate
   }
   return refunded;
 }
+
+/**
+ * The refund's key: the same for every sweep that sends it while it is due (one that died after the gateway
+ * call repeats it, and the gateway makes it once), a new one when an operator sends a refused refund
+ * back to be due (`order retry-refund`): EveryPay derives the request's nonce from the key and takes no
+ * nonce twice, and whether a refused request's nonce counts as taken is not documented.
+ */
+const refundKey = (payment: { idempotency_key: string; refund_due_at: number | null }) =>
+  `${payment.idempotency_key}-unmatched-${payment.refund_due_at}`;
 
 /** The payment once refunded whole; refused when the gateway refused what was asked and the payment is not refunded. */
 async function refundWhole(gateway: PaymentGateway, reference: string, paidCents: number, cents: number, key: string): Promise<Sent> {
