@@ -139,7 +139,11 @@ describe('a refund EveryPay refuses as asked (422), the payment still settled', 
     expect(logged.filter((line) => line.chargeId === chargeId).map((line) => line.level)).toEqual(['warn']);
     s.everypay.breakApi(null);
     expect(await bill(s, Date.now())).toMatchObject({ refunded: 1, refundsRefused: 0, refundsLeft: 0 });
-    expect(refundRequests(s, reference)).toHaveLength(2);
+    const sent = refundRequests(s, reference);
+    expect(sent).toHaveLength(2);
+    // Under the same key: the first request may have been made, and the gateway makes it once.
+    const nonce = (request: (typeof sent)[number]) => (request.body as { nonce: string }).nonce;
+    expect(nonce(sent[1]!)).toBe(nonce(sent[0]!));
     expect((await chargesOf(s, id)).at(-1)!.state).toBe('refunded');
   });
 
@@ -266,7 +270,11 @@ describe("the operator's way out: subscription charges --refund-refused, mark-re
     expect(queued).toHaveLength(jobs + 1);
     expect(queued.at(-1)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(await bill(s, Date.now())).toMatchObject({ refunded: 1, refundsRefused: 0, refundsLeft: 0 });
-    expect(refundRequests(s, reference)).toHaveLength(2);
+    const sent = refundRequests(s, reference);
+    expect(sent).toHaveLength(2);
+    // Under a new key: the gateway refused the first one's request.
+    const nonce = (request: (typeof sent)[number]) => (request.body as { nonce: string }).nonce;
+    expect(nonce(sent[1]!)).not.toBe(nonce(sent[0]!));
     expect((await chargeOf(chargeId)).state).toBe('refunded');
     const again = await subscription('retry-refund', String(chargeId));
     expect(again.code).toBe(1);

@@ -190,8 +190,18 @@ async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, refer
   if (found?.state !== 'settled') return { status: found, refusal: null };
   // Refused: another refunder's request under the same key went first (or nothing is left standing, or
   // the gateway will not refund this payment); the payment as it is now tells whether it is refunded.
-  return refundOrLookUp(gateway, reference, charge.amount_cents, `${charge.idempotency_key}-late`);
+  return refundOrLookUp(gateway, reference, charge.amount_cents, lateRefundKey(charge));
 }
+
+/**
+ * The refund's key: the same for every try while the charge is refund_due (a job or run that died after the
+ * gateway call repeats it, and the gateway makes it once), a new one once an operator sent a refused refund
+ * back (`subscription retry-refund`): EveryPay derives the request's nonce from the key and takes no nonce
+ * twice, and whether a refused request's nonce counts as taken is not documented. refund_refused_at, the
+ * last refusal's time, stays with the charge when it is sent back.
+ */
+const lateRefundKey = (charge: Pick<ChargeRow, 'idempotency_key' | 'refund_refused_at'>) =>
+  `${charge.idempotency_key}-late${charge.refund_refused_at === null ? '' : `-${charge.refund_refused_at}`}`;
 
 /**
  * The billing run's part: every refund_due charge, oldest first; how many it refunded, how many the
