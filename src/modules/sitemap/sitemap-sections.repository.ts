@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { rowsByIdPages } from '../../db/id-pages.js';
 import { GUEST, visibleProduct } from '../catalogue/index.js';
 
 // The sitemap's sections: each is one small provider of the front-end paths of one kind of page,
@@ -28,13 +29,7 @@ export interface KeyedRow {
 
 /** Rows after the last id of the previous page, in id order, until a short page. */
 export async function* keysetPages<Row extends KeyedRow>(page: (afterId: number) => Promise<Row[]>, path: (row: Row) => string) {
-  let after = 0;
-  for (;;) {
-    const rows = await page(after);
-    for (const row of rows) yield { path: path(row), lastmod: Number(row.updated_at) };
-    if (rows.length < PAGE) return;
-    after = Number(rows[rows.length - 1]!.id);
-  }
+  for await (const row of rowsByIdPages(page, PAGE)) yield { path: path(row), lastmod: Number(row.updated_at) };
 }
 
 const byId = (prefix: string) => (row: KeyedRow) => `/${prefix}/${Number(row.id)}`;

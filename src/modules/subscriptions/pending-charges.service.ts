@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
+import { rowsByIdPages } from '../../db/id-pages.js';
 import type { Database } from '../../db/schema.js';
 import { toIsoTimestamp } from '../../db/time.js';
 import { GatewayRefusedError, GatewayUnavailableError, type GatewayName, type Gateways, type PaymentStatus } from '../payments/index.js';
@@ -72,12 +73,7 @@ export async function* linesOfPages<Line>(
   pageSize: number,
   lineOfCharge: (charge: ChargeRow) => Line,
 ): AsyncGenerator<Line> {
-  for (let afterId = 0; ;) {
-    const page = await pageAfter(afterId);
-    for (const charge of page) yield lineOfCharge(charge);
-    if (page.length < pageSize) return;
-    afterId = Number(page.at(-1)!.id);
-  }
+  for await (const charge of rowsByIdPages(pageAfter, pageSize)) yield lineOfCharge(charge);
 }
 
 function mismatchOf(charge: ChargeRow): MismatchLine | null {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
+import { rowsByIdPages } from '../../../db/id-pages.js';
 import type { Database } from '../../../db/schema.js';
 import { toIsoTimestamp } from '../../../db/time.js';
 import { toWireMoney } from '../../pricing/index.js';
@@ -55,17 +56,14 @@ type PaymentRow = Awaited<ReturnType<ReturnType<typeof payments>['executeTakeFir
 
 /** Every payment whose refund was refused, oldest first, a page at a time. */
 export async function* refundRefusedPayments(db: Kysely<Database>): AsyncGenerator<RefundRefusedPaymentLine> {
-  for (let afterId = 0; ;) {
-    const page = await payments(db)
+  const pageAfter = (afterId: number) =>
+    payments(db)
       .where('order_payment.refund_refused_at', 'is not', null)
       .where('order_payment.id', '>', afterId)
       .orderBy('order_payment.id')
       .limit(PAGE)
       .execute();
-    for (const payment of page) yield lineOf(payment);
-    if (page.length < PAGE) return;
-    afterId = Number(page.at(-1)!.id);
-  }
+  for await (const payment of rowsByIdPages(pageAfter, PAGE)) yield lineOf(payment);
 }
 
 function lineOf(payment: PaymentRow): RefundRefusedPaymentLine {
