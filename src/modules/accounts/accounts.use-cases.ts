@@ -11,6 +11,7 @@ import { admitLogin, settleLogin } from './login-throttle.js';
 import {
   checkCredentials,
   openSession,
+  refuseChangedCredentials,
   refuseLockedStore,
   storeNamedIn,
   type LoginBasketRequest,
@@ -55,6 +56,8 @@ export async function logIn(
         basket: input.basket,
         // The credentials were right for a person the erasure then ended: as to a login sent after it.
         erasedAnswer: () => invalidField('password', 'auth.invalidCredentials'),
+        // Or for a password or email a reset or change then replaced: as to a login sent after it.
+        beforeIssue: () => refuseChangedCredentials(trx, config, user, form),
       },
       now,
     ),

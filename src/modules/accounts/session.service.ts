@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
 import { DomainError, invalidField, unauthenticated } from '../../infra/domain-error.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { newToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
@@ -15,6 +16,7 @@ import {
   findUserById,
   insertAccessToken,
   isLiveAccount,
+  lockUser,
   revokeToken,
   tokenSignedInAt,
   updateUser,
@@ -159,9 +161,33 @@ export async function checkCredentials(
     await onFailure();
     throw invalidField('password', 'auth.invalidCredentials');
   }
-  if (check.rehash) await updateUser(db, user.id, { password_hash: await hashPassword(form.password) }, now);
+  // What refuseChangedCredentials compares with: the hash this login leaves.
+  const checked = check.rehash ? { ...user, password_hash: await hashPassword(form.password) } : user;
+  if (check.rehash) await updateUser(db, user.id, { password_hash: checked.password_hash }, now);
   if (!user.email_verified) throw invalidField('email', 'auth.notVerified');
-  return user;
+  return checked;
+}
+
+/**
+ * Refuses, as a wrong password, a login whose credentials stopped being the user's after
+ * checkCredentials read them: a password reset, a password change or an email change that committed
+ * in between ended every session it did not keep, and a session opened after it would outlive it.
+ * Runs in the login's transaction before its token, under the user's row lock, which those changes
+ * hold until they commit (after the account's lock, as they take them). A hash replaced by another
+ * login's rehash of a legacy one is still the same password: one that changed is checked again.
+ */
+export async function refuseChangedCredentials(
+  trx: Db,
+  config: Pick<AccountsConfig, 'accounts'>,
+  checked: Pick<UserRow, 'id' | 'password_hash'>,
+  form: LoginForm,
+): Promise<void> {
+  await lockUser(trx, checked.id);
+  const user = await findUserById(trx, checked.id);
+  const wrong = () => invalidField('password', 'auth.invalidCredentials');
+  if (!user || user.email !== normaliseEmail(form.email)) throw wrong();
+  if (user.password_hash === checked.password_hash) return;
+  if (!(await verifyPassword(user.password_hash, form.password, config.accounts.legacyPasswordSalt)).ok) throw wrong();
 }
 
 export interface SessionRequest {
