@@ -301,12 +301,15 @@ export async function switchWebStore(
   await lockAccountsForErasure(trx, actor.userId);
   const accounts = await accountsOfUser(trx, actor.userId);
   refuseErasedPerson(accounts, {});
+  // The token was read before these locks: a password change, reset or email change that ended it
+  // has committed since (they take them too). No new token comes of an ended one (401, as its own).
+  const signedInAt = await tokenSignedInAt(trx, actor.tokenHash);
+  if (signedInAt === undefined) throw unauthenticated('auth.unauthorized');
   const account =
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
     (await ensureClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
   // The new token is a retail one whatever else the user holds there: it never widens the role.
   // Not a sign-in: the new token keeps the old one's sign-in time.
-  const signedInAt = await tokenSignedInAt(trx, actor.tokenHash);
   const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch', signedInAt });
   return { accessToken, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
