@@ -33,6 +33,7 @@ export { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
 export { ACCOUNT_TYPES, LoginHeaders, RolesPayload, TokenPayload } from './accounts.schemas.js';
 export {
   loginBasketRequest,
+  isSessionLive,
   openSession,
   signedInRecently,
   type LoginBasketRequest,

@@ -314,6 +314,15 @@ export async function switchWebStore(
   return { accessToken, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
 
+/**
+ * Whether a bearer token read earlier is still there: not logged out, nor ended since by a password
+ * change, a reset, an email change or an erasure. Read under the person's locks (which those take
+ * before they end sessions), what it answers holds until the caller commits.
+ */
+export async function isSessionLive(db: Db, tokenHash: string): Promise<boolean> {
+  return (await tokenSignedInAt(db, tokenHash)) !== undefined;
+}
+
 /** Logs out: revokes the token the actor presented (its other sessions stay). */
 export async function endSession(db: Db, actor: { tokenHash: string }): Promise<void> {
   await revokeToken(db, actor.tokenHash);

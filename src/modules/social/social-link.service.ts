@@ -5,7 +5,7 @@ import { hashToken } from '../../infra/tokens.js';
 import { identityOf } from './providers.js';
 import type { SocialConfig } from './social.config.js';
 import { consumeAuthRecord, findUsableAuthRecord } from './social.repository.js';
-import { linkIdentity } from './social.service.js';
+import { linkIdentity, lockLinkingBearer } from './social.service.js';
 import type { SocialProvider } from './social.tables.js';
 
 /**
@@ -16,13 +16,14 @@ import type { SocialProvider } from './social.tables.js';
 export async function confirmLink(
   trx: Db,
   config: SocialConfig,
-  input: { authId: string; userId: number },
+  input: { authId: string; userId: number; tokenHash: string },
   now: number,
 ): Promise<{ linked: SocialProvider }> {
   const idHash = hashToken(input.authId);
   const record = await findUsableAuthRecord(trx, idHash, now);
   if (!record || record.link_user_id === null) throw badRequest('auth.badLinkId');
   if (record.link_user_id !== input.userId) throw forbidden('auth.linkNotYours');
+  await lockLinkingBearer(trx, input);
   if (!(await consumeAuthRecord(trx, idHash, now))) throw badRequest('auth.badLinkId');
   await linkIdentity(trx, config, input.userId, identityOf(record), record.language as Language, now);
   return { linked: record.provider };

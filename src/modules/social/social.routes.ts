@@ -75,7 +75,8 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
     // The callback comes without a store header: the flow's own store is in its transaction.
     const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
     const now = request.actionTime;
-    const linkUserId = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).userId;
+    const bearer = request.headers.authorization === undefined ? undefined : await authenticate(db, request);
+    const linkUserId = bearer?.userId;
 
     if (params.authclient !== undefined) {
       const browser = newToken();
@@ -93,7 +94,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
         nonce: params.nonce,
         store,
         language: request.language,
-        linkUserId,
+        bearer: bearer && { userId: bearer.userId, tokenHash: bearer.tokenHash },
       };
       return nativeSignIn(db, social, input, now).catch((error: unknown) => challengeOnFailure(error, reply));
     }
@@ -134,8 +135,8 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       },
     },
     async (request) => {
-      const { userId } = await authenticate(db, request);
-      const input = { authId: request.body.authId, userId };
+      const { userId, tokenHash } = await authenticate(db, request);
+      const input = { authId: request.body.authId, userId, tokenHash };
       // Two pending links of one identity confirmed at once: the second runs again and finds it linked.
       return inTransactionRetryingOnUniqueViolation(db, (trx) => confirmLink(trx, deps.config, input, request.actionTime));
     },

@@ -5,13 +5,14 @@ import * as client from 'openid-client';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
 import type { SocialProvider } from './social.tables.js';
-import { badRequest, conflict, DomainError, invalidField, notFound } from '../../infra/domain-error.js';
+import { badRequest, conflict, DomainError, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import {
   activateDroppingCredentials,
   createActivatedUser,
   findPersonByEmail,
+  isSessionLive,
   lockUser,
   openSession,
   queueAccountMail,
@@ -203,6 +204,23 @@ async function refreshLinkedIdentity(
   }
   const vouched = vouchedEmail(identity);
   if (vouched !== null) await markLoginEmailConfirmedIf(trx, linked.user_id, vouched);
+}
+
+/** Who links an identity with a bearer token: the token's user, and the token (read before the link's transaction). */
+export interface LinkingBearer {
+  userId: number;
+  tokenHash: string;
+}
+
+/**
+ * Takes the linking user's locks (the person's, as every sign-in that writes them) and reads the
+ * bearer again under them: 401 when a password change, a reset, an email change or an erasure ended
+ * it since it was read (each takes them before it ends sessions). A link made with an ended token
+ * would be a way into the account that outlived the change meant to shut its holder out.
+ */
+export async function lockLinkingBearer(trx: Db, bearer: LinkingBearer): Promise<void> {
+  await lockPerson(trx, bearer.userId);
+  if (!(await isSessionLive(trx, bearer.tokenHash))) throw unauthenticated('auth.unauthorized');
 }
 
 /**

@@ -10,11 +10,13 @@ import {
   callbackUrl,
   createAuthRecord,
   linkIdentity,
+  lockLinkingBearer,
   providerClient,
   useIdTokenOnce,
   verifiedNativeIdentity,
   webLinkStanding,
   type FlowStore,
+  type LinkingBearer,
   type SocialContext,
 } from './social.service.js';
 
@@ -115,18 +117,19 @@ function formPost(url: string, form: string): Request {
 export async function nativeSignIn(
   db: Kysely<Database>,
   social: SocialContext,
-  input: { provider: string; id: string; token: string; nonce?: string; store: FlowStore; language: Language; linkUserId?: number },
+  input: { provider: string; id: string; token: string; nonce?: string; store: FlowStore; language: Language; bearer?: LinkingBearer },
   now: number,
 ): Promise<{ authId: string } | { linked: SocialProvider }> {
   const verification = await verifiedNativeIdentity(social, input);
   const { identity } = verification;
-  const { linkUserId } = input;
+  const { bearer } = input;
   // A link sent twice at once (a Facebook access token is not single-use) runs again on the identity's
   // unique key, and then finds it linked: to this user (answered as linked) or to another (409).
   return inTransactionRetryingOnUniqueViolation(db, async (trx) => {
     await useIdTokenOnce(trx, verification, now);
-    if (linkUserId !== undefined) {
-      await linkIdentity(trx, social.config, linkUserId, identity, input.language, now);
+    if (bearer !== undefined) {
+      await lockLinkingBearer(trx, bearer);
+      await linkIdentity(trx, social.config, bearer.userId, identity, input.language, now);
       return { linked: identity.provider };
     }
     return { authId: await createAuthRecord(trx, identity, input.store.code, input.language, now) };
