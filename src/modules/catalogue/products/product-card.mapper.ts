@@ -24,7 +24,8 @@ export function toBases({ products, inStore, authors, campaigns }: BaseRows): Ma
       imageUrl: row.image_url,
       availability: row.availability,
       deliveryTime: row.delivery_time,
-      webStock: row.web_stock,
+      // What the web can still sell: orders not yet handed to the back office hold some of the web stock.
+      webStock: Math.max(0, Number(row.web_stock) - Number(row.reserved_quantity)),
       ratingSum: row.rating_sum,
       ratingCount: row.rating_count,
       releasedAt: row.released_at,

@@ -21,6 +21,7 @@ export interface ProductBase {
   imageUrl: string | null;
   availability: Availability;
   deliveryTime: DeliveryTime | null;
+  /** Units the web can still sell: the web stock less what orders not yet handed over hold (product.reserved_quantity). */
   webStock: number;
   ratingSum: number;
   ratingCount: number;
@@ -97,6 +98,7 @@ export const PRODUCT_BASE_COLUMNS = [
   'original_price_cents',
   'wholesale_price_cents',
   'vat_rate_percent',
+  'reserved_quantity',
 ] as const;
 
 /** The rows one read of bases gives: products, which of them the store sells, their authors and campaign prices. */

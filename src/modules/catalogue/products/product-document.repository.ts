@@ -151,6 +151,7 @@ function productRow(v: ProductValues): ProductBaseRow {
     original_price_cents: v[18],
     wholesale_price_cents: v[19],
     vat_rate_percent: v[20],
+    reserved_quantity: v[21],
   };
 }
 
