@@ -10,7 +10,7 @@ import type { ProductBase, ProductCard } from './product-card.types.js';
 import { productExtrasReader, toExtras, type ProductExtras } from './product-details.repository.js';
 import { productPageReader } from './product-document.repository.js';
 import { isVisibleTo } from '../visibility.js';
-import { activeCampaignOf, findProductIdByCode, productAssets, relatedProductIds } from './product.repository.js';
+import { activeCampaignOf, ebookEditions, findProductIdByCode, productAssets, relatedProductIds } from './product.repository.js';
 
 const EXTRAS_CACHE_ENTRIES = 20_000;
 const PAGE_CACHE_ENTRIES = 20_000;
@@ -90,7 +90,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
     const base = await visibleBase(context, id);
     const [found, prices] = await Promise.all([extras(context, id), catalogue.priceContext(context, [id])]);
     if (!found) throw notFound('catalogue.productNotFound', { id });
-    const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleRef(context, found.ebook)]);
+    const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleEbook(context, id, found.ebook)]);
     const card = toCard(base, prices, context.language, await catalogue.bindings());
     return withExtras(card, found, physicalBook, ebook);
   }
@@ -114,6 +114,20 @@ export function createProductPages({ database, config, catalogue }: ProductPages
     return base && isVisibleTo(base, context.caller) ? ref : null;
   }
 
+  /**
+   * The e-book edition of a physical book the caller may see. The page keeps one, the first active one, for every
+   * caller; where a book has several (one per store, one hidden from the public) and that one is not the caller's,
+   * the others are looked at, in the same order.
+   */
+  async function visibleEbook(context: CatalogueContext, id: number, first: ProductExtras['ebook']): Promise<ProductExtras['ebook']> {
+    const shown = await visibleRef(context, first);
+    if (shown !== null || first === null) return shown;
+    for (const other of await ebookEditions(db, id)) {
+      if (other.id !== first.id && (await visibleRef(context, other)) !== null) return other;
+    }
+    return null;
+  }
+
   return {
     visibleBase,
     async idOfCode(code) {
@@ -130,7 +144,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
         catalogue.priceContext(context, [id]),
         catalogue.bindings(bindingVersion),
         visibleRef(context, shown.physicalBook),
-        visibleRef(context, shown.ebook),
+        visibleEbook(context, id, shown.ebook),
       ]);
       return withExtras(toCard(base, prices, context.language, bindings), shown, physicalBook, ebook);
     },

@@ -36,6 +36,19 @@ export async function relatedProductIds(db: Kysely<Database>, productId: number)
   return rows.map((row) => row.related_product_id);
 }
 
+/** A physical book's active e-book editions in id order (the first is the one its page keeps); at most 20. */
+export function ebookEditions(db: Kysely<Database>, physicalBookId: number): Promise<Array<{ id: number; code: string; name: string }>> {
+  return db
+    .selectFrom('product')
+    .select(['id', 'code', 'name'])
+    .where('physical_book_id', '=', physicalBookId)
+    .where('type', '=', 'EBOOK')
+    .where('is_active', '=', true)
+    .orderBy('id')
+    .limit(20)
+    .execute();
+}
+
 /** The campaign whose price the caller gets now: the lowest valid one for their customer kind. */
 export async function activeCampaignOf(
   db: Kysely<Database>,
