@@ -10,6 +10,7 @@ import { registerApiDocs } from './http/api-docs.js';
 import { registerEmptyJsonBodyTolerance } from './http/empty-json-body.js';
 import { answerClientError, answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { errorBody } from './http/errors.js';
+import { registerUtf8JsonBodies } from './http/json-body.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { registerReadYourWrites } from './http/read-your-writes.js';
@@ -139,6 +140,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: a text/plain body on a JSON route is a 415, not a string handed to the schema.
   app.removeContentTypeParser('text/plain');
+  // A JSON body must be UTF-8: one that is not is a 400, not text with U+FFFD in it (http/json-body.ts).
+  registerUtf8JsonBodies(app);
 
   // Before anything listens: without the key that seals saved cards' tokens the process does not start.
   const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer, SHIPPING_ADDRESS, type TestCustomer } from '../helpers/customers.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// A JSON body is UTF-8 (RFC 8259 §8.1). One whose bytes are not was decoded anyway, each bad byte
+// becoming U+FFFD, and stored: an address named "Mari Mägi" sent in Latin-1 was saved as
+// "Mari M\uFFFDgi" with a 201. Now it is a 400 in the error shape, and nothing is saved.
+
+let t: TestApp;
+let customer: TestCustomer;
+beforeAll(async () => {
+  t = await createTestApp();
+  customer = await createCustomer(t.database.db);
+});
+afterAll(() => t?.close());
+
+/** The address body with the name given as raw bytes. */
+function addressBytes(name: Buffer): Buffer {
+  const [before, after] = JSON.stringify({ ...SHIPPING_ADDRESS, name: 'NAME' }).split('NAME') as [string, string];
+  return Buffer.concat([Buffer.from(before), name, Buffer.from(after)]);
+}
+
+const postAddress = (payload: Buffer, contentType = 'application/json') =>
+  t.app.inject({
+    method: 'POST',
+    url: '/client-account/address',
+    headers: { authorization: `Bearer ${customer.token}`, store: 'WEB', 'content-type': contentType },
+    payload,
+  });
+
+const savedNames = async () =>
+  (
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: '/client-account/address',
+        headers: { authorization: `Bearer ${customer.token}`, store: 'WEB' },
+      })
+    ).json() as Array<{ name: string }>
+  ).map((address) => address.name);
+
+describe('a JSON body that is not UTF-8', () => {
+  it.each([
+    ['a Latin-1 letter', Buffer.from('Mari M\u00e4gi', 'latin1'), 'application/json'],
+    ['a Latin-1 letter under charset=iso-8859-1', Buffer.from('Mari M\u00e4gi', 'latin1'), 'application/json; charset=iso-8859-1'],
+    ['an overlong encoding', Buffer.from([0x4d, 0xc0, 0xaf]), 'application/json'],
+    ['a surrogate encoded as bytes', Buffer.from([0x4d, 0xed, 0xa0, 0x80]), 'application/json'],
+    ['a truncated sequence', Buffer.from([0x4d, 0xc3]), 'application/json'],
+  ])('is a 400 and saves nothing: %s', async (_, name, contentType) => {
+    const response = await postAddress(addressBytes(name), contentType);
+    expectErrorBody(response, 400, 'Bad Request');
+    expect(response.json().message).toBe('Päringu sisu ei ole UTF-8 tekst; saatke JSON UTF-8 kodeeringus.');
+    expect(await savedNames()).toEqual([]);
+  });
+
+  it('while the same name in UTF-8 is saved as sent', async () => {
+    const response = await postAddress(addressBytes(Buffer.from('Mari M\u00e4gi', 'utf8')));
+    expect(response.statusCode).toBe(201);
+    expect(await savedNames()).toEqual(['Mari M\u00e4gi']);
+  });
+
+  it('leaves the other refusals of a body as they were', async () => {
+    expectErrorBody(await postAddress(Buffer.from('{"name":')), 400, 'Bad Request');
+    expect((await postAddress(Buffer.from('{"name":'))).json().message).toBe('Päringu sisu ei ole korrektne JSON.');
+    expect((await postAddress(Buffer.from(''))).json().message).toBe('Päringu sisu on tühi; saatke JSON-objekt.');
+    expectErrorBody(await postAddress(Buffer.from('{"__proto__":{"a":1}}')), 400, 'Bad Request');
+  });
+});
