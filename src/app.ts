@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -106,6 +106,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const logStream = infra.logStream ?? logDestination(config.logFormat);
   // A request is logged by its route and redacted query, never its URL or headers (request-log.ts).
   const log = privateLogger(config.logLevel, logStream);
+  const clock = infra.clock ?? systemClock;
   const app = Fastify({
     // The logger is ours, not Fastify's: with a logger of its own Fastify listens for every
     // response's end (to write the request lines we replace with one of our own, onResponse
@@ -126,7 +127,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     // every parameter's schema still sets its own maximum (a token's is 400).
     routerOptions: { maxParamLength: 400 },
     trustProxy: trustProxyOption(config.trustProxy),
-    frameworkErrors: answerFrameworkError(headers, config.defaultLanguage),
+    frameworkErrors: answerFrameworkError(headers, config.defaultLanguage, () => clock.now(), corsHeadersOf(config.corsOrigins)),
     // What Node cannot parse as a request at all: the same shape and headers (error-handler.ts).
     clientErrorHandler: answerClientError(headers, config.defaultLanguage),
     // Requests start within a CPU budget per turn of the event loop, so new connections are let in under load.
@@ -159,7 +160,6 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   app.addHook('onClose', async () => bannerCtr.flush());
   registerErrorHandling(app);
   registerEmptyJsonBodyTolerance(app);
-  const clock = infra.clock ?? systemClock;
   const storeHook = registerRequestContext(app, { ...config, fixedHeaders: headers }, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);
   if (config.replica) registerReadYourWrites(app, { stickyMs: config.replica.stickyMs });
@@ -341,6 +341,20 @@ async function registerCors(app: FastifyInstance, config: Config): Promise<void>
     strictPreflight: false,
     maxAge: 600,
   });
+}
+
+/**
+ * The CORS headers the plugin (registerCors) gives a simple request's answer, for an answer given
+ * before its hook runs (answerFrameworkError): the origin when it is allowed, and what it exposes.
+ */
+function corsHeadersOf(origins: readonly string[]): (request: FastifyRequest) => Record<string, string> {
+  if (origins.length === 0) return () => ({});
+  const exposed = EXPOSED_HEADERS.join(', ');
+  return (request) => {
+    const origin = request.headers.origin;
+    const allowed = typeof origin === 'string' && origins.includes(origin);
+    return { Vary: 'Origin', 'Access-Control-Expose-Headers': exposed, ...(allowed && { 'Access-Control-Allow-Origin': origin }) };
+  };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;

@@ -157,7 +157,8 @@ export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
  * `en_GB`, as a platform's locale API gives it (those got the default language, so a phone set to
  * English read Estonian). The exact value is the fast path of every request.
  */
-function askedLanguage(asked: string | string[] | undefined): Language | undefined {
+/** The language x-app-language asks for (`en`, `EN`, `en-GB`), when it is one of ours. */
+export function askedLanguage(asked: string | string[] | undefined): Language | undefined {
   if (isLanguage(asked)) return asked;
   if (typeof asked !== 'string') return undefined;
   const primary = /^\s*([A-Za-z]{2})(?:[-_][A-Za-z0-9-_]*)?\s*$/.exec(asked)?.[1]?.toLowerCase();
