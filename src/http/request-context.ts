@@ -155,9 +155,8 @@ export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
 /**
  * The language an `x-app-language` value names: `en` as sent by our apps, and also `EN`, `en-US` or
  * `en_GB`, as a platform's locale API gives it (those got the default language, so a phone set to
- * English read Estonian). The exact value is the fast path of every request.
+ * English read Estonian), when it is one of ours. The exact value is the fast path of every request.
  */
-/** The language x-app-language asks for (`en`, `EN`, `en-GB`), when it is one of ours. */
 export function askedLanguage(asked: string | string[] | undefined): Language | undefined {
   if (isLanguage(asked)) return asked;
   if (typeof asked !== 'string') return undefined;
