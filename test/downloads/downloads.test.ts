@@ -183,6 +183,27 @@ describe('GET /direct-download/{token}', () => {
     }
   });
 
+  it('answers the whole file to a range sent with If-Range: no validator it could hold is the current one', async () => {
+    // The link's answers carry no ETag or Last-Modified, so a validator a resuming client kept (from
+    // another server, or a file since replaced) cannot match, and RFC 9110 §13.1.5 says to send it all.
+    for (const ifRange of ['"v1"', 'Wed, 21 Oct 2026 07:28:00 GMT']) {
+      const response = await get(
+        world,
+        await linkPath(world, world.customer, epubItem.id),
+        {},
+        { range: 'bytes=100-199', 'if-range': ifRange },
+      );
+      expect(response.statusCode, ifRange).toBe(200);
+      expect(response.headers['content-range'], ifRange).toBeUndefined();
+      expect(response.headers['content-length'], ifRange).toBe(String(epub.length));
+      expect(response.rawPayload.equals(epub), ifRange).toBe(true);
+    }
+    // If-Range without a Range is ignored: the whole file as always.
+    const plain = await get(world, await linkPath(world, world.customer, epubItem.id), {}, { 'if-range': '"v1"' });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.rawPayload.equals(epub)).toBe(true);
+  });
+
   it('is a 403 for an altered token, a token signed with another secret, and garbage', async () => {
     const path = await linkPath(world, world.customer, epubItem.id);
     const token = path.split('/').pop()!;

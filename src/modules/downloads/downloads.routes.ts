@@ -131,7 +131,9 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         summary: 'The file of a signed download link (the token is the credential)',
         description:
           'Streams the file with its Content-Type, Content-Length and Content-Disposition. One range (bytes=a-b, a- or -n) is a 206 with ' +
-          'Content-Range; a range past the end (a first position of any size) is a 416 with Content-Range: bytes */size. An expired or altered link, one made for another client than the bearer ' +
+          'Content-Range; a range past the end (a first position of any size) is a 416 with Content-Range: bytes */size. ' +
+          'A range sent with If-Range is ignored and the whole file sent: these answers give no validator, so none can match. ' +
+          'An expired or altered link, one made for another client than the bearer ' +
           'sent, one past the download limit, or one whose client was erased or removed from its company since is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
           "but every request spends the bytes it is answered with from the link's budget, DOWNLOAD_LINK_BUDGET times the file's size " +
           '(3 by default: a download resumed or fetched in ranges fits many times over, a link shared with others does not): a request ' +
@@ -148,9 +150,11 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       // The token is the credential: a tampered or made-up one counts against the address (infra/wrong-guesses.ts).
       const signed = (await signerAt(now)).verify(request.params.token);
       const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
-      const { file, range } = await db
-        .transaction()
-        .execute((trx) => openDownload(trx, { link, bearerClient, range: request.headers.range }, rules, now));
+      // These answers carry no validator (ETag, Last-Modified), so none an If-Range names is the current
+      // one: its Range is ignored and the whole file sent (RFC 9110 §13.1.5), never a piece of a file
+      // that may have been replaced since the client's first piece.
+      const asked = request.headers['if-range'] === undefined ? request.headers.range : undefined;
+      const { file, range } = await db.transaction().execute((trx) => openDownload(trx, { link, bearerClient, range: asked }, rules, now));
       if (range.kind === 'unsatisfiable') {
         throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
       }

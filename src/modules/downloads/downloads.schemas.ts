@@ -50,6 +50,7 @@ export const DirectDownloadParams = Type.Object({
 
 export const DirectDownloadHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'One range: bytes=a-b, bytes=a- or bytes=-n' })),
+  'if-range': Type.Optional(Type.String({ description: 'With a Range: the Range is ignored (these answers give no validator to match)' })),
   authorization: Type.Optional(Type.String({ description: "Optional; when sent it must be the link's client's" })),
 });
 
