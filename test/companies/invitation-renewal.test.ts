@@ -153,6 +153,30 @@ describe("inviting again a person who has not accepted this company's invitation
     expect((await verify(t, newest)).statusCode).toBe(200);
   });
 
+  it('renames a person its own invitation made with the names of the renewal: the link, the company and the person see them after accepting', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('renamed');
+    // A new address: the first invitation makes the person's user, with the names typed (one a typo).
+    const invited = await invite(t, master.token, email);
+    expect(invited).toMatchObject({ firstName: 'Tiit', lastName: 'Töötaja' });
+    const renewed = await inviteAgain(master.token, email, { firstName: 'Tiit', lastName: 'Tamm' });
+    expect(renewed.statusCode, renewed.body).toBe(200);
+    expect(renewed.json()).toMatchObject({ id: invited.id, firstName: 'Tiit', lastName: 'Tamm', status: 'INVITED' });
+    await t.drainJobs();
+    await t.smtp.waitFor(() => invitationMails(email).length === 2, 5000);
+    const link = tokenFromMail(invitationMails(email)[1]!, 'verificationToken');
+    const meta = await t.app.inject({ method: 'GET', url: `/auth/verify-email-meta?verificationToken=${link}` });
+    expect(meta.statusCode, meta.body).toBe(200);
+    expect(meta.json()).toMatchObject({ firstName: 'Tiit', lastName: 'Tamm' });
+
+    const accepted = await verify(t, link);
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    const users = (await call(t, 'GET', '/company-user?per-page=100', master.token)).json() as Array<{ id: number }>;
+    expect(users).toContainEqual(expect.objectContaining({ id: invited.id, status: 'ACTIVE', firstName: 'Tiit', lastName: 'Tamm' }));
+    const profile = await call(t, 'GET', '/client-account', accepted.json().accessToken as string);
+    expect(profile.json()).toMatchObject({ firstName: 'Tiit', lastName: 'Tamm' });
+  });
+
   it('answers the same form again within the resubmit window as the first left it: no new link, no second mail', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('double-click');

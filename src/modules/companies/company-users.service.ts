@@ -125,6 +125,8 @@ export async function inviteCompanyUser(
   const names = { first_name: invitation.firstName, last_name: invitation.lastName };
   let userId: number;
   let accountId: number | undefined;
+  // Whether the names are the user's to change: a person this company's invitation made, renewed.
+  let renamesUser = false;
   let language = input.language;
   if (user) {
     userId = Number(user.id);
@@ -136,8 +138,13 @@ export async function inviteCompanyUser(
     const pending = await pendingInvitationAmong(trx, ours);
     if (pending) {
       accountId = Number(pending.id);
-      if (repeat) return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
+      const invited = (await findCompanyUser(trx, scopeOf(master), accountId))!;
+      if (repeat) return toCompanyUser(invited);
       await renewInvitation(trx, accountId, role);
+      // As a change of the company user (changeCompanyUser): the names this company's invitation gave a
+      // user it made are the company's to correct, and the person finds them on the link and keeps them
+      // on accepting; kept beside the user's, they were shown only until then.
+      renamesUser = !shownAsInvited(invited) && !(await hasAccountOutsideCompany(trx, userId, master.companyId));
     } else {
       if (accounts.some(isCompanyAccountHeld)) throw conflict('companies.emailHasAccount');
       // Only the account this company removed; another company's removed account stays there.
@@ -157,7 +164,8 @@ export async function inviteCompanyUser(
     await setAccountRole(trx, accountId, role);
   }
   // Someone who had a user already: the company sees the names it typed, not the person's own, until they accept.
-  if (user) await keepInvitationNames(trx, accountId, names, now);
+  if (renamesUser) await renameUser(trx, userId, names, now);
+  else if (user) await keepInvitationNames(trx, accountId, names, now);
   await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language, invitation: true }, now);
   return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
 }
