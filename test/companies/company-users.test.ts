@@ -269,6 +269,20 @@ describe('removing a company user', () => {
     expect((await me(t, back)).json().role).toBe('BUSINESS');
   });
 
+  it('invites again with other names a person whose invitation it withdrew: they accept under the names given now', async () => {
+    const master = await companyMaster(t, 'BUSINESS');
+    const email = uniqueEmail('withdrawn');
+    // A new address: the invitation makes the person's user with the names typed; withdrawn before it was accepted.
+    const { id } = await invite(t, master.token, email);
+    expect((await call(t, 'DELETE', `/company-user/${id}`, master.token)).statusCode).toBe(200);
+    const names = { firstName: 'Toomas', lastName: 'Tamm' };
+    const again = await call(t, 'POST', '/company-user', master.token, { email, ...names, role: 'EMPLOYEE' });
+    expect(again.json()).toMatchObject({ id, status: 'INVITED', ...names });
+    const employee = await acceptInvitation(t, email);
+    expect((await users(master.token)).find((user) => user.id === id)).toMatchObject({ status: 'ACTIVE', ...names });
+    expect((await call(t, 'GET', '/client-account', employee)).json()).toMatchObject(names);
+  });
+
   it('makes the link of a withdrawn invitation useless', async () => {
     const master = await companyMaster(t, 'BUSINESS');
     const email = uniqueEmail('employee');

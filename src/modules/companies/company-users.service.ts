@@ -125,8 +125,6 @@ export async function inviteCompanyUser(
   const names = { first_name: invitation.firstName, last_name: invitation.lastName };
   let userId: number;
   let accountId: number | undefined;
-  // Whether the names are the user's to change: a person this company's invitation made, renewed.
-  let renamesUser = false;
   let language = input.language;
   if (user) {
     userId = Number(user.id);
@@ -138,13 +136,8 @@ export async function inviteCompanyUser(
     const pending = await pendingInvitationAmong(trx, ours);
     if (pending) {
       accountId = Number(pending.id);
-      const invited = (await findCompanyUser(trx, scopeOf(master), accountId))!;
-      if (repeat) return toCompanyUser(invited);
+      if (repeat) return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
       await renewInvitation(trx, accountId, role);
-      // As a change of the company user (changeCompanyUser): the names this company's invitation gave a
-      // user it made are the company's to correct, and the person finds them on the link and keeps them
-      // on accepting; kept beside the user's, they were shown only until then.
-      renamesUser = !shownAsInvited(invited) && !(await hasAccountOutsideCompany(trx, userId, master.companyId));
     } else {
       if (accounts.some(isCompanyAccountHeld)) throw conflict('companies.emailHasAccount');
       // Only the account this company removed; another company's removed account stays there.
@@ -154,6 +147,8 @@ export async function inviteCompanyUser(
   } else {
     userId = await insertUser(trx, { email: normaliseEmail(invitation.email), ...names, language }, now);
   }
+  // This company's invitation of them again: renewed, or its account given back after a withdrawal.
+  const invitedAgain = accountId !== undefined;
   if (accountId === undefined) {
     const account = await createClientAccount(
       trx,
@@ -164,10 +159,24 @@ export async function inviteCompanyUser(
     await setAccountRole(trx, accountId, role);
   }
   // Someone who had a user already: the company sees the names it typed, not the person's own, until they accept.
-  if (renamesUser) await renameUser(trx, userId, names, now);
+  // But the names of a user this company's invitation made, who never accepted, are the company's to correct, as
+  // PUT /company-user/{id} does: invited again (renewed, or back after a withdrawal) with other names, the person
+  // finds those on the link and keeps them on accepting (kept beside the user's, they were shown only until then).
+  if (user && invitedAgain && (await namesAreTheCompanys(trx, master, user, accountId))) await renameUser(trx, userId, names, now);
   else if (user) await keepInvitationNames(trx, accountId, names, now);
   await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: accountId, language, invitation: true }, now);
   return toCompanyUser((await findCompanyUser(trx, scopeOf(master), accountId))!);
+}
+
+/**
+ * Whether the user's names are the ones this company's invitation of a new address gave: the account
+ * keeps no invitation names of its own (the person had no user when it was invited), the person never
+ * set a password (never accepted anything), and has no account outside the company.
+ */
+async function namesAreTheCompanys(trx: Db, master: CompanyMaster, user: { id: number; password_hash: string | null }, accountId: number) {
+  const account = await findCompanyUser(trx, scopeOf(master), accountId);
+  if (!account || account.invited_first_name !== null || user.password_hash !== null) return false;
+  return !(await hasAccountOutsideCompany(trx, Number(user.id), master.companyId));
 }
 
 /** Of this company's accounts of the person, the one its invitation made that nobody accepted yet (its link expired or not). */
