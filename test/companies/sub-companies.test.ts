@@ -57,6 +57,20 @@ describe('sub-companies', () => {
     expect(left).toEqual([]);
   });
 
+  it('refuses an address in a country not on the country list with a 422 on it, and saves nothing', async () => {
+    const master = await companyMaster(t, 'WHOLESALE');
+    // Two letters that are no country (a typo of EE), as a client's address refuses them.
+    const typo = { ...tartu, countryCode: 'EA' };
+    const refused = await call(t, 'POST', '/sub-company', master.token, { name: 'Tartu Kool', addresses: [tartu, typo] });
+    expect(expectFieldErrors(refused)).toEqual(['addresses.1.countryCode']);
+    expect((await call(t, 'GET', '/sub-company', master.token)).json()).toEqual([]);
+    const created = await call(t, 'POST', '/sub-company', master.token, { name: 'Tartu Kool', addresses: [tartu] });
+    expect(created.statusCode, created.body).toBe(200);
+    const changed = await call(t, 'PUT', `/sub-company/${created.json().id}`, master.token, { name: 'Pärnu Kool', addresses: [typo] });
+    expect(expectFieldErrors(changed)).toEqual(['addresses.0.countryCode']);
+    expect((await call(t, 'GET', '/sub-company', master.token)).json()).toEqual([created.json()]);
+  });
+
   it('are paged', async () => {
     const master = await companyMaster(t, 'WHOLESALE');
     for (const name of ['A', 'B', 'C']) expect((await call(t, 'POST', '/sub-company', master.token, { name })).statusCode).toBe(200);

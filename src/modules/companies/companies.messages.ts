@@ -12,6 +12,7 @@ const en = {
   'companies.selfDemotion': 'You cannot take the master role from yourself; ask another master.',
   'companies.lastMaster': 'The company must keep at least one master user.',
   'companies.nameNotTheirs': 'This person also uses the address outside your company, so only they can change their name.',
+  'companies.unknownCountry': 'Choose a country from the list.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -25,6 +26,7 @@ const et: Record<keyof typeof en, string> = {
   'companies.selfDemotion': 'Te ei saa peakasutaja rolli endalt ära võtta; pöörduge teise peakasutaja poole.',
   'companies.lastMaster': 'Ettevõttel peab jääma vähemalt üks peakasutaja.',
   'companies.nameNotTheirs': 'See inimene kasutab aadressi ka väljaspool teie ettevõtet, seega saab oma nime muuta ainult tema ise.',
+  'companies.unknownCountry': 'Valige riik loetelust.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -38,6 +40,7 @@ const ru: Record<keyof typeof en, string> = {
   'companies.selfDemotion': 'Вы не можете снять с себя роль главного пользователя; обратитесь к другому главному пользователю.',
   'companies.lastMaster': 'У компании должен остаться хотя бы один главный пользователь.',
   'companies.nameNotTheirs': 'Этот человек использует адрес и вне вашей компании, поэтому изменить имя может только он сам.',
+  'companies.unknownCountry': 'Выберите страну из списка.',
 };
 
 export const companiesMessages = { en, et, ru };

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { notFound } from '../../infra/domain-error.js';
+import { InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { SubCompany, SubCompanyAddress, SubCompanyChange, SubCompanyForm } from './companies.schemas.js';
@@ -13,6 +13,7 @@ import {
   recentSubCompaniesNamed,
   replaceAddresses,
   subCompanyPage,
+  unknownCountries,
   updateSubCompany,
   type NewAddress,
   type SubCompanyAddressRow,
@@ -55,6 +56,22 @@ function addressValues(addresses: SubCompanyAddress[]): NewAddress[] {
   }));
 }
 
+/**
+ * A 422 naming every address whose country is not on the country list, as a client's address is
+ * refused (the pattern alone took any two letters: a typo was saved as a country nobody delivers to).
+ */
+async function refuseUnknownCountries(db: Db, addresses: SubCompanyAddress[] | undefined): Promise<void> {
+  const unknown = await unknownCountries(
+    db,
+    (addresses ?? []).map((address) => address.countryCode),
+  );
+  if (unknown.size === 0) return;
+  const errors = (addresses ?? []).flatMap((address, index): InvalidField[] =>
+    unknown.has(address.countryCode) ? [{ field: `addresses.${index}.countryCode`, messageKey: 'companies.unknownCountry' }] : [],
+  );
+  throw new InvalidInputError(errors);
+}
+
 async function withAddresses(db: Db, rows: SubCompanyRow[]): Promise<SubCompany[]> {
   const addresses = await addressesOf(
     db,
@@ -85,6 +102,7 @@ export async function listSubCompanies(db: Db, master: CompanyMaster, page: Page
  * the company's lock, two at once make one.
  */
 export async function createSubCompany(trx: Db, master: CompanyMaster, form: SubCompanyForm, now: number): Promise<SubCompany> {
+  await refuseUnknownCountries(trx, form.addresses);
   await lockCompany(trx, master.companyId);
   const named = { name: form.name, registry_code: form.registryCode ?? null };
   const addresses = addressValues(form.addresses ?? []);
@@ -109,6 +127,7 @@ function sameAddresses(made: SubCompany['addresses'], asked: NewAddress[]): bool
 
 export async function changeSubCompany(trx: Db, master: CompanyMaster, id: number, change: SubCompanyChange, now: number) {
   if (!(await findSubCompany(trx, master.companyId, id))) throw subCompanyNotFound();
+  await refuseUnknownCountries(trx, change.addresses);
   await updateSubCompany(trx, id, { name: change.name, registry_code: change.registryCode }, now);
   if (change.addresses !== undefined) await replaceAddresses(trx, id, addressValues(change.addresses));
   return readSubCompany(trx, master, id);
