@@ -1,4 +1,3 @@
-import { SelectQueryNode, TableNode, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccountsTestApp,
@@ -12,6 +11,7 @@ import {
   type AccountsTestApp,
 } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { nextReadHook } from '../helpers/overlapping-writes.js';
 import { wrappedDatabase } from '../helpers/wrapped-database.js';
 
 // POST /auth/switch-web-store resolves its bearer token before its transaction, and re-issues it for
@@ -20,28 +20,11 @@ import { wrappedDatabase } from '../helpers/wrapped-database.js';
 // fresh sign-in), as it would not for a switch sent after it.
 
 let t: AccountsTestApp;
-/** Runs once, right after the next read of the access tokens (the switch's look-up of its bearer). */
-let afterTokenRead: (() => Promise<unknown>) | undefined;
-const tokenReads = new Set<string>();
-const plugin: KyselyPlugin = {
-  transformQuery({ node, queryId }) {
-    const from = SelectQueryNode.is(node) ? node.from?.froms : undefined;
-    if (afterTokenRead && from?.some((item) => TableNode.is(item) && item.table.identifier.name === 'access_token'))
-      tokenReads.add(queryId.queryId);
-    return node;
-  },
-  async transformResult({ result, queryId }) {
-    if (tokenReads.delete(queryId.queryId) && afterTokenRead) {
-      const run = afterTokenRead;
-      afterTokenRead = undefined;
-      await run();
-    }
-    return result;
-  },
-};
+/** Runs what a test arms once, right after the next read of the access tokens (the request's look-up of its bearer). */
+const tokenRead = nextReadHook('access_token');
 
 beforeAll(async () => {
-  t = await createAccountsTestApp({ wrapDatabase: (database) => wrappedDatabase(database, plugin, () => {}) });
+  t = await createAccountsTestApp({ wrapDatabase: (database) => wrappedDatabase(database, tokenRead.plugin, () => {}) });
 });
 afterAll(() => t?.close());
 
@@ -76,7 +59,7 @@ const tokensOf = async (email: string) =>
 describe('a switch of store whose token an owner ends while the switch runs', () => {
   it('is a 401 after a password change that ended the token, and mints none', async () => {
     const { email, owner, other } = await customerWithTwoSessions();
-    afterTokenRead = async () => {
+    tokenRead.arm(async () => {
       const changed = await t.app.inject({
         method: 'PUT',
         url: '/user/me',
@@ -84,9 +67,9 @@ describe('a switch of store whose token an owner ends while the switch runs', ()
         payload: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD, newPasswordRepeat: NEW_PASSWORD },
       });
       expect(changed.statusCode, changed.body).toBe(200);
-    };
+    });
     const switched = await switchToWeb2(other);
-    expect(afterTokenRead).toBeUndefined();
+    expect(tokenRead.armed).toBe(false);
     expectErrorBody(switched, 401, 'Unauthorized');
     expect(await tokensOf(email)).toBe(1);
     expect((await me(t, owner)).statusCode).toBe(200);
@@ -97,16 +80,16 @@ describe('a switch of store whose token an owner ends while the switch runs', ()
     expect((await t.app.inject({ method: 'POST', url: '/auth/reset-password', payload: { email } })).statusCode).toBe(200);
     await t.drainJobs();
     const resetToken = tokenFromMail(mailsTo(t, email).at(-1)!, 'passwordResetToken');
-    afterTokenRead = async () => {
+    tokenRead.arm(async () => {
       const reset = await t.app.inject({
         method: 'POST',
         url: '/auth/set-new-password',
         payload: { passwordResetToken: resetToken, password: NEW_PASSWORD, passwordRepeat: NEW_PASSWORD },
       });
       expect(reset.statusCode, reset.body).toBe(200);
-    };
+    });
     const switched = await switchToWeb2(other);
-    expect(afterTokenRead).toBeUndefined();
+    expect(tokenRead.armed).toBe(false);
     expectErrorBody(switched, 401, 'Unauthorized');
     expect(await tokensOf(email)).toBe(0);
   });

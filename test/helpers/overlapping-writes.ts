@@ -50,21 +50,48 @@ export function overlappingWrites(
  * there on SQLite, where a read outside a transaction waits for the open one to end.
  */
 export function afterFirstRead(db: Kysely<Database>, table: keyof Database, between: () => Promise<unknown>): Kysely<Database> {
+  const hook = nextReadHook(table);
+  hook.arm(between);
+  return db.withPlugin(hook.plugin);
+}
+
+/** What nextReadHook gives: the plugin, and the run to place after the next read. */
+export interface NextReadHook {
+  plugin: KyselyPlugin;
+  /** Runs `between` once, right after the next read of the table and before its rows are handed back. */
+  arm(between: () => Promise<unknown>): void;
+  /** Whether an armed run still waits for its read. */
+  readonly armed: boolean;
+}
+
+/**
+ * A plugin for a whole app's handle (createTestApp's wrapDatabase with wrappedDatabase) that runs
+ * what a test arms once, after the next read of `table`: a change committed between a request's
+ * read and its transaction, as afterFirstRead places one for code given a handle.
+ */
+export function nextReadHook(table: keyof Database): NextReadHook {
+  let pending: (() => Promise<unknown>) | undefined;
   const reads = new Set<string>();
-  let done = false;
   const plugin: KyselyPlugin = {
     transformQuery({ node, queryId }) {
       const from = SelectQueryNode.is(node) ? node.from?.froms : undefined;
-      if (from?.some((item) => TableNode.is(item) && item.table.identifier.name === table)) reads.add(queryId.queryId);
+      if (pending && from?.some((item) => TableNode.is(item) && item.table.identifier.name === table)) reads.add(queryId.queryId);
       return node;
     },
     async transformResult({ result, queryId }) {
-      if (!done && reads.has(queryId.queryId)) {
-        done = true;
-        await between();
+      if (reads.delete(queryId.queryId) && pending) {
+        const run = pending;
+        pending = undefined;
+        await run();
       }
       return result;
     },
   };
-  return db.withPlugin(plugin);
+  return {
+    plugin,
+    arm: (between) => void (pending = between),
+    get armed() {
+      return pending !== undefined;
+    },
+  };
 }

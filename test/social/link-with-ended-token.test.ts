@@ -1,9 +1,9 @@
-import { SelectQueryNode, TableNode, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_PASSWORD, login, me, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { createAuthRecord } from '../../src/modules/social/social.service.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createSocialTestApp, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
+import { nextReadHook } from '../helpers/overlapping-writes.js';
 import { wrappedDatabase } from '../helpers/wrapped-database.js';
 
 // A link of a social identity with a bearer token (the app flow's `/auth/external?client=` with a
@@ -13,28 +13,11 @@ import { wrappedDatabase } from '../helpers/wrapped-database.js';
 // the identity signs in for good, past every later password change.
 
 let t: SocialTestApp;
-/** Runs once, right after the next read of the access tokens (the link's look-up of its bearer). */
-let afterTokenRead: (() => Promise<unknown>) | undefined;
-const tokenReads = new Set<string>();
-const plugin: KyselyPlugin = {
-  transformQuery({ node, queryId }) {
-    const from = SelectQueryNode.is(node) ? node.from?.froms : undefined;
-    if (afterTokenRead && from?.some((item) => TableNode.is(item) && item.table.identifier.name === 'access_token'))
-      tokenReads.add(queryId.queryId);
-    return node;
-  },
-  async transformResult({ result, queryId }) {
-    if (tokenReads.delete(queryId.queryId) && afterTokenRead) {
-      const run = afterTokenRead;
-      afterTokenRead = undefined;
-      await run();
-    }
-    return result;
-  },
-};
+/** Runs what a test arms once, right after the next read of the access tokens (the request's look-up of its bearer). */
+const tokenRead = nextReadHook('access_token');
 
 beforeAll(async () => {
-  t = await createSocialTestApp({ wrapDatabase: (database) => wrappedDatabase(database, plugin, () => {}) });
+  t = await createSocialTestApp({ wrapDatabase: (database) => wrappedDatabase(database, tokenRead.plugin, () => {}) });
 });
 afterAll(() => t?.close());
 
@@ -79,9 +62,9 @@ const appLink = async (bearer: string, sub: string) => {
 describe('a link with a bearer token that a password change ends while the link runs', () => {
   it('the app flow: is a 401 and links nothing', async () => {
     const { email, owner, other } = await customerWithTwoSessions();
-    afterTokenRead = changePasswordAs(owner);
+    tokenRead.arm(changePasswordAs(owner));
     const linked = await appLink(other, newSubject());
-    expect(afterTokenRead).toBeUndefined();
+    expect(tokenRead.armed).toBe(false);
     expectErrorBody(linked, 401, 'Unauthorized');
     expect(await identitiesOf(email)).toEqual([]);
     expect((await me(t, owner)).statusCode).toBe(200);
@@ -101,14 +84,14 @@ describe('a link with a bearer token that a password change ends while the link 
       lastName: null,
     };
     const authId = await createAuthRecord(t.database.db, identity, 'WEB', 'et', Date.now(), Number(user.id));
-    afterTokenRead = changePasswordAs(owner);
+    tokenRead.arm(changePasswordAs(owner));
     const confirmed = await t.app.inject({
       method: 'POST',
       url: '/auth/external/confirm-link',
       headers: { authorization: `Bearer ${other}`, store: 'WEB' },
       payload: { authId },
     });
-    expect(afterTokenRead).toBeUndefined();
+    expect(tokenRead.armed).toBe(false);
     expectErrorBody(confirmed, 401, 'Unauthorized');
     expect(await identitiesOf(email)).toEqual([]);
   });
