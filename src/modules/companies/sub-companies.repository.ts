@@ -54,18 +54,6 @@ export async function lockCompany(trx: Db, companyId: number): Promise<void> {
   await lockRowsOnPostgres(trx, trx.selectFrom('company').select('id').where('id', '=', companyId), 'no key update');
 }
 
-/** Of these country codes, the ones the country list (GET /country) does not have. */
-export async function unknownCountries(db: Db, codes: string[]): Promise<Set<string>> {
-  if (codes.length === 0) return new Set();
-  const known = await db
-    .selectFrom('country')
-    .select('code')
-    .where('code', 'in', [...new Set(codes)])
-    .execute();
-  const found = new Set(known.map((row) => row.code));
-  return new Set(codes.filter((code) => !found.has(code)));
-}
-
 /** The company's sub-companies with this name and registry code made after `after`, newest first. */
 export function recentSubCompaniesNamed(
   db: Db,

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { InvalidInputError, notFound, type InvalidField } from '../../infra/domain-error.js';
 import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import type { PageRequest } from '../../http/paging.js';
+import { knownCountries } from '../country/index.js';
 import type { SubCompany, SubCompanyAddress, SubCompanyChange, SubCompanyForm } from './companies.schemas.js';
 import type { CompanyMaster } from './company-access.js';
 import {
@@ -13,7 +14,6 @@ import {
   recentSubCompaniesNamed,
   replaceAddresses,
   subCompanyPage,
-  unknownCountries,
   updateSubCompany,
   type NewAddress,
   type SubCompanyAddressRow,
@@ -60,16 +60,15 @@ function addressValues(addresses: SubCompanyAddress[]): NewAddress[] {
  * A 422 naming every address whose country is not on the country list, as a client's address is
  * refused (the pattern alone took any two letters: a typo was saved as a country nobody delivers to).
  */
-async function refuseUnknownCountries(db: Db, addresses: SubCompanyAddress[] | undefined): Promise<void> {
-  const unknown = await unknownCountries(
+async function refuseUnknownCountries(db: Db, addresses: SubCompanyAddress[] = []): Promise<void> {
+  const known = await knownCountries(
     db,
-    (addresses ?? []).map((address) => address.countryCode),
+    addresses.map((address) => address.countryCode),
   );
-  if (unknown.size === 0) return;
-  const errors = (addresses ?? []).flatMap((address, index): InvalidField[] =>
-    unknown.has(address.countryCode) ? [{ field: `addresses.${index}.countryCode`, messageKey: 'companies.unknownCountry' }] : [],
+  const errors = addresses.flatMap((address, index): InvalidField[] =>
+    known.has(address.countryCode) ? [] : [{ field: `addresses.${index}.countryCode`, messageKey: 'companies.unknownCountry' }],
   );
-  throw new InvalidInputError(errors);
+  if (errors.length > 0) throw new InvalidInputError(errors);
 }
 
 async function withAddresses(db: Db, rows: SubCompanyRow[]): Promise<SubCompany[]> {

@@ -23,3 +23,14 @@ export async function allCountries(db: Db, language: string): Promise<CountryIte
   rows.sort((a, b) => a.position - b.position || byName(a.name, b.name) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   return rows.map(({ code, name }) => ({ code, name }));
 }
+
+/** Of these country codes (upper case, as stored), the ones on the country list: what an address may name. */
+export async function knownCountries(db: Db, codes: readonly string[]): Promise<Set<string>> {
+  if (codes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('country')
+    .select('code')
+    .where('code', 'in', [...new Set(codes)])
+    .execute();
+  return new Set(rows.map((row) => row.code));
+}

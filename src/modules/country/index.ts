@@ -1,4 +1,4 @@
 // The country module's public surface: the country list for address forms.
 export { countryRoutes, type CountryDeps } from './country.routes.js';
-export { allCountries } from './country.repository.js';
+export { allCountries, knownCountries } from './country.repository.js';
 export type { CountryNameTable, CountryTable, CountryTables } from './country.tables.js';

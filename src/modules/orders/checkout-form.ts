@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { InvalidField } from '../../infra/domain-error.js';
 import { basketCheckout, type DeliveryKind } from '../basket/index.js';
+import { knownCountries } from '../country/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
-import { knownCountries } from './orders.repository.js';
 
 // The checkout form beyond its schema: what it gets wrong, the delivery it chooses, and who
 // receives the order. Which of its parts are required depends on the basket: a delivery method

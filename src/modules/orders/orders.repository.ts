@@ -46,19 +46,6 @@ export function findOrderByBasketVersion(db: Db, basketId: number, version: numb
     .executeTakeFirst();
 }
 
-export async function knownCountries(db: Db, codes: string[]): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('country')
-    .select('code')
-    .where(
-      'code',
-      'in',
-      codes.map((code) => code.toUpperCase()),
-    )
-    .execute();
-  return new Set(rows.map((row) => row.code));
-}
-
 /**
  * Locks the order's row until the transaction ends on PostgreSQL and answers its status (undefined
  * for no such order), read under the lock, so that it stays true until commit: two transactions

@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
+import { knownCountries } from '../country/index.js';
 import { invalidField, InvalidInputError, notFound } from '../../infra/domain-error.js';
 import {
   addressesOf,
   clearDefault,
   countAddresses,
-  countryExists,
   deleteAddress,
   findAddress,
   findSameAddress,
@@ -44,7 +44,7 @@ export async function listAddresses(db: Db, clientAccountId: number): Promise<Ad
 
 async function checkedValues(trx: Db, body: AddressBody, now: number) {
   const country = body.countryNavCode.toUpperCase();
-  if (!(await countryExists(trx, country))) throw invalidField('countryNavCode', 'profile.unknownCountry');
+  if (!(await knownCountries(trx, [country])).has(country)) throw invalidField('countryNavCode', 'profile.unknownCountry');
   const phone = body.phone.trim();
   const postcode = body.postcode.trim();
   // Their patterns take spaces (`+372 5555 5555`, `LV-1050`), so one of spaces alone passes them and

@@ -212,10 +212,6 @@ export async function countAddresses(db: Db, clientAccountId: number): Promise<n
   return Number(row.n);
 }
 
-export async function countryExists(db: Db, code: string): Promise<boolean> {
-  return (await db.selectFrom('country').select('code').where('code', '=', code).executeTakeFirst()) !== undefined;
-}
-
 /** The client's default of this kind stops being one (before another becomes it, in the same transaction). */
 export async function clearDefault(db: Db, clientAccountId: number, kind: AddressKind): Promise<void> {
   await db
