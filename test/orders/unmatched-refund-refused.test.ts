@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepOrders } from '../../src/modules/orders/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
+import { withTableHeld } from '../helpers/lock-waits.js';
 import { everypayEnv, sweepDepsOf } from './everypay-helpers.js';
 import { cardPayment, orderJobs, shopperReturns, startCardShop, type CardShop } from './processing-helpers.js';
 
@@ -135,6 +136,17 @@ describe("the operators' way out: order payments --refund-refused, mark-refunded
     // Nothing was asked of EveryPay, and the next sweep asks nothing either.
     await sweepOrders(sweepDepsOf(s.t), Date.now());
     expect(refundsOf(refused.reference)).toHaveLength(asked);
+  });
+
+  it('two mark-refunded at once: one records it and queues the mail, the other is refused', async () => {
+    const refused = await refusedRefund();
+    // Two processes, as two operators run them; on PostgreSQL both have read the payment refused before either moves it.
+    const mark = () => runCliProcess(['order', 'mark-refunded', String(refused.paymentId)], env);
+    const results = await withTableHeld(db(), 'order_payment', () => Promise.all([mark(), mark()]));
+    expect(results.map((result) => result.code).sort()).toEqual([0, 1]);
+    expect(results.find((result) => result.code === 1)!.stderr).toContain('has no refused refund: nothing changed');
+    expect(await paymentOf(refused.id)).toMatchObject({ state: 'refunded', refund_refused_at: null });
+    expect(await refundMails(refused.id)).toHaveLength(1);
   });
 
   it('retry-refund hands it back to the sweep, which refunds it through EveryPay under a new key', async () => {
