@@ -12,7 +12,7 @@ import { answerClientError, answerFrameworkError, BODY_LIMIT_BYTES, registerErro
 import { errorBody } from './http/errors.js';
 import { registerUtf8JsonBodies } from './http/json-body.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
-import { attachStoreHook, registerRequestContext } from './http/request-context.js';
+import { answerStart, attachStoreHook, registerRequestContext } from './http/request-context.js';
 import { registerReadYourWrites } from './http/read-your-writes.js';
 import { privateLogger, registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
@@ -127,7 +127,10 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     // every parameter's schema still sets its own maximum (a token's is 400).
     routerOptions: { maxParamLength: 400 },
     trustProxy: trustProxyOption(config.trustProxy),
-    frameworkErrors: answerFrameworkError(headers, config.defaultLanguage, () => clock.now(), corsHeadersOf(config.corsOrigins)),
+    frameworkErrors: answerFrameworkError(
+      answerStart({ defaultLanguage: config.defaultLanguage, fixedHeaders: headers }, clock),
+      corsHeadersOf(config.corsOrigins),
+    ),
     // What Node cannot parse as a request at all: the same shape and headers (error-handler.ts).
     clientErrorHandler: answerClientError(headers, config.defaultLanguage),
     // Requests start within a CPU budget per turn of the event loop, so new connections are let in under load.

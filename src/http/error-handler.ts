@@ -4,7 +4,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { translate, type Language } from '../i18n/index.js';
 import { DomainError, InvalidInputError, type DomainErrorKind } from '../infra/domain-error.js';
 import { errorBody, FieldValidationError, HttpError, translatedErrorBody } from './errors.js';
-import { askedLanguage } from './request-context.js';
 import { loggedRequest } from './request-log.js';
 import { toFieldErrors } from './validation.js';
 
@@ -102,28 +101,22 @@ function handleFrameworkError(error: FastifyError, request: FastifyRequest, repl
  * Fastify's `frameworkErrors`: a URL it cannot route (malformed percent-encoding, an over-long path
  * parameter) is answered before any hook runs. Without this the answer is Fastify's own shape,
  * echoes the URL, and lacks the headers every other answer has; and the request is not logged.
- * What the hooks give every other answer is given here: `headers`, the request id, the action
- * time, the language x-app-language asks for, and `perRequest`'s (the CORS headers): without them a
- * browser on an allowed origin could not read the 400 at all.
+ * What the hooks give every other answer is given here: `start` (the request context hook's first
+ * step: fixed headers, request id, action time, language) and `perRequest`'s (the CORS headers):
+ * without them a browser on an allowed origin could not read the 400 at all.
  */
 export function answerFrameworkError(
-  headers: Record<string, string>,
-  defaultLanguage: Language,
-  now: () => number,
+  start: (request: FastifyRequest, reply: FastifyReply) => void,
   perRequest: (request: FastifyRequest) => Record<string, string> = () => ({}),
 ) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-    const language = askedLanguage(request.headers['x-app-language']) ?? defaultLanguage;
     request.log.info({ ...loggedRequest(request), statusCode: status, code: error.code }, 'request');
+    start(request, reply);
     void reply
-      .headers(headers)
       .headers(perRequest(request))
-      .header('action-time', Math.floor(now() / 1000))
-      .header('x-request-id', request.id)
-      .header('Content-Language', language)
       .code(status)
-      .send(errorBody(status, translate(language, 'error.badUrl')));
+      .send(errorBody(status, translate(request.language, 'error.badUrl')));
   };
 }
 

@@ -83,15 +83,9 @@ export function registerRequestContext(
 
   // Runs on every request, so it stays synchronous and reads no route options (Fastify builds
   // that object anew on each access); the store part is a hook of the store-scoped routes alone.
-  const fixedHeaders = Object.entries(config.fixedHeaders ?? {});
+  const start = answerStart(config, clock);
   app.addHook('onRequest', (request, reply, done) => {
-    for (const [name, value] of fixedHeaders) reply.header(name, value);
-    request.actionTime = clock.now();
-    reply.header('action-time', Math.floor(request.actionTime / 1000));
-    reply.header('x-request-id', request.id);
-    const asked = askedLanguage(request.headers['x-app-language']);
-    request.language = asked ?? config.defaultLanguage;
-    reply.header('Content-Language', request.language);
+    start(request, reply);
     // Anything that depends on who is calling must not be kept by a shared cache: a caller shows
     // who it is by its Authorization, or by a single-use token in the URL (a verification or reset
     // link, a social sign-in), whose answer names the user.
@@ -153,11 +147,32 @@ export function attachStoreHook(route: RouteOptions, hook: RequestHook): void {
 }
 
 /**
+ * What every answer carries from its request's start: the fixed headers, the action time, the request
+ * id and the language x-app-language asks for, each also set on the request. The onRequest hook's
+ * first step, and the whole of it for a URL Fastify cannot route, which no hook sees
+ * (error-handler.ts answerFrameworkError).
+ */
+export function answerStart(
+  config: Pick<RequestContextConfig, 'defaultLanguage' | 'fixedHeaders'>,
+  clock: Clock,
+): (request: FastifyRequest, reply: FastifyReply) => void {
+  const fixedHeaders = Object.entries(config.fixedHeaders ?? {});
+  return (request, reply) => {
+    for (const [name, value] of fixedHeaders) reply.header(name, value);
+    request.actionTime = clock.now();
+    reply.header('action-time', Math.floor(request.actionTime / 1000));
+    reply.header('x-request-id', request.id);
+    request.language = askedLanguage(request.headers['x-app-language']) ?? config.defaultLanguage;
+    reply.header('Content-Language', request.language);
+  };
+}
+
+/**
  * The language an `x-app-language` value names: `en` as sent by our apps, and also `EN`, `en-US` or
  * `en_GB`, as a platform's locale API gives it (those got the default language, so a phone set to
  * English read Estonian), when it is one of ours. The exact value is the fast path of every request.
  */
-export function askedLanguage(asked: string | string[] | undefined): Language | undefined {
+function askedLanguage(asked: string | string[] | undefined): Language | undefined {
   if (isLanguage(asked)) return asked;
   if (typeof asked !== 'string') return undefined;
   const primary = /^\s*([A-Za-z]{2})(?:[-_][A-Za-z0-9-_]*)?\s*$/.exec(asked)?.[1]?.toLowerCase();
