@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import { inTransaction } from '../../../db/after-commit.js';
 import type { Db } from '../../../db/database.js';
 import { rowsByIdPages } from '../../../db/id-pages.js';
 import type { Database } from '../../../db/schema.js';
 import { toIsoTimestamp } from '../../../db/time.js';
 import { toWireMoney } from '../../pricing/index.js';
+import type { OrderPaymentTable } from '../orders.tables.js';
 import { lockOrder, touchOrder } from '../orders.repository.js';
 import { queueRefundMail } from './refund-mail.js';
 
@@ -102,13 +103,7 @@ export function markPaymentRefundedByHand(db: Kysely<Database>, paymentId: numbe
     // The order first, as every applier of a payment's status locks it (payment-status.service.ts).
     await lockOrder(trx, orderId);
     const amountCents = Number(payment.amount_cents);
-    const marked = await trx
-      .updateTable('order_payment')
-      .set({ state: 'refunded', refunded_cents: amountCents, refund_refused_at: null, updated_at: now })
-      .where('id', '=', paymentId)
-      .where('refund_refused_at', 'is not', null)
-      .executeTakeFirst();
-    if (Number(marked.numUpdatedRows) === 0) await refuseMovedMeanwhile(trx, paymentId);
+    await moveOutOfRefused(trx, paymentId, { state: 'refunded', refunded_cents: amountCents, updated_at: now });
     await touchOrder(trx, orderId, now);
     const refundedCents = amountCents - Number(payment.refunded_cents);
     const refund = { orderId, refundedCents, totalRefundedCents: amountCents, paidCents: amountCents, cardCents: 0 };
@@ -124,13 +119,7 @@ export function markPaymentRefundedByHand(db: Kysely<Database>, paymentId: numbe
 export function retryPaymentRefund(db: Kysely<Database>, paymentId: number, now: number): Promise<RefusedRefundResult> {
   return inTransaction(db, async (trx) => {
     const payment = await refusedPayment(trx, paymentId);
-    const retried = await trx
-      .updateTable('order_payment')
-      .set({ refund_due_at: now, refund_refused_at: null, updated_at: now })
-      .where('id', '=', paymentId)
-      .where('refund_refused_at', 'is not', null)
-      .executeTakeFirst();
-    if (Number(retried.numUpdatedRows) === 0) await refuseMovedMeanwhile(trx, paymentId);
+    await moveOutOfRefused(trx, paymentId, { refund_due_at: now, updated_at: now });
     return { paymentId, orderCode: payment.code, state: 'refund_due' };
   });
 }
@@ -143,9 +132,19 @@ async function refusedPayment(trx: Db, paymentId: number): Promise<PaymentRow> {
   return payment;
 }
 
-/** Another command moved the payment since it was read. */
-async function refuseMovedMeanwhile(trx: Db, paymentId: number): Promise<never> {
-  throw notRefusedError((await payments(trx).where('order_payment.id', '=', paymentId).executeTakeFirst())!);
+/**
+ * Clears the payment's refusal with `change`, only while it is refused: one command at a time moves it,
+ * and the one that finds it moved since it was read (by another command) is refused, changing nothing.
+ */
+async function moveOutOfRefused(trx: Db, paymentId: number, change: Updateable<OrderPaymentTable>): Promise<void> {
+  const moved = await trx
+    .updateTable('order_payment')
+    .set({ ...change, refund_refused_at: null })
+    .where('id', '=', paymentId)
+    .where('refund_refused_at', 'is not', null)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) === 0)
+    throw notRefusedError((await payments(trx).where('order_payment.id', '=', paymentId).executeTakeFirst())!);
 }
 
 const notRefusedError = (payment: PaymentRow) =>
