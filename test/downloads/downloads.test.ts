@@ -183,9 +183,9 @@ describe('GET /direct-download/{token}', () => {
     }
   });
 
-  it('answers the whole file to a range sent with If-Range: no validator it could hold is the current one', async () => {
-    // The link's answers carry no ETag or Last-Modified, so a validator a resuming client kept (from
-    // another server, or a file since replaced) cannot match, and RFC 9110 §13.1.5 says to send it all.
+  it("answers the whole file to a range sent with an If-Range that is not the file's ETag", async () => {
+    // A validator a resuming client kept from another server, or from a file since replaced, is not the
+    // current one, and RFC 9110 §13.1.5 says to send it all (resume-and-head.test.ts has the matching one).
     for (const ifRange of ['"v1"', 'Wed, 21 Oct 2026 07:28:00 GMT']) {
       const response = await get(
         world,
@@ -269,7 +269,7 @@ describe('GET /direct-download/{token}', () => {
     expectErrorBody(await get(world, `/direct-download/${stolen}`, world.stranger), 403, 'Forbidden');
   });
 
-  it('counts a link once, at its first request, whatever range it asks for; HEAD is not served', async () => {
+  it('counts a link once, at its first request, whatever range it asks for', async () => {
     const usedBefore = (await downloads(world, world.customer)).find((item) => item.id === epubItem.id)!.downloadsUsed;
     const path = await linkPath(world, world.customer, epubItem.id);
     expect((await get(world, path, {}, { range: 'bytes=500-' })).statusCode).toBe(206);
@@ -285,6 +285,5 @@ describe('GET /direct-download/{token}', () => {
       expect((await get(world, await linkPath(world, world.customer, epubItem.id), {}, { range })).statusCode, range).toBe(416);
     }
     expect((await downloads(world, world.customer)).find((item) => item.id === epubItem.id)!.downloadsUsed).toBe(usedBefore + 1);
-    expect((await world.t.app.inject({ method: 'HEAD', url: path })).statusCode).toBe(404);
   });
 });

@@ -1,6 +1,9 @@
 // The Range header of a download (RFC 9110 §14): one range of bytes, `a-b`, `a-` or `-n`. Several
 // ranges at once (multipart/byteranges) are not served: the whole file is answered instead, which
-// the RFC allows. A range that starts past the end is unsatisfiable (416).
+// the RFC allows. A range that starts past the end is unsatisfiable (416). A range sent with
+// If-Range counts only while the file is the one the client's first piece came from (§13.1.5).
+
+import { digest } from '../../infra/digest.js';
 
 export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
@@ -35,4 +38,22 @@ export function byteRange(header: string | undefined, size: number): RangeAnswer
   if (last !== '' && position(last) < start) return { kind: 'whole' };
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'partial', start, end: last === '' ? size - 1 : Math.min(position(last), size - 1) };
+}
+
+/**
+ * The entity tag of a stored file: a strong validator, since the bytes under one storage key never
+ * change (every upload is stored under a new random key, and a replaced file's key is deleted). From a
+ * hash of the key, so the answer does not show how the file store is laid out.
+ */
+export function fileTag(storageKey: string): string {
+  return `"${digest('sha256', storageKey, 'base64url').slice(0, 22)}"`;
+}
+
+/**
+ * The Range to serve: with If-Range, only when it is the file's current entity tag, compared strongly
+ * (a weak tag or a date never matches: these answers send no Last-Modified). Otherwise the whole file
+ * goes out, never a piece of a file replaced since the client's first piece.
+ */
+export function rangeToServe(range: string | undefined, ifRange: string | undefined, tag: string): string | undefined {
+  return ifRange === undefined || ifRange.trim() === tag ? range : undefined;
 }

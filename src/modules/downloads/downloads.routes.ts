@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import type { DatabaseHandle } from '../../db/database.js';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DatabaseHandle, Db } from '../../db/database.js';
 import { authenticate } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
@@ -22,6 +23,7 @@ import {
 } from './downloads.schemas.js';
 import { createLink, listDownloads, openDownload } from './downloads.service.js';
 import { registerNoStore } from '../../http/http-cache.js';
+import { rolledBack } from '../../db/rolled-back.js';
 
 export interface DownloadsDeps {
   database: DatabaseHandle;
@@ -120,60 +122,69 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     },
   );
 
-  app.get(
-    '/direct-download/:token',
-    {
-      // A HEAD would run the handler and count a download without sending it.
-      exposeHeadRoute: false,
-      config: { storeScoped: false },
-      schema: {
-        tags,
-        summary: 'The file of a signed download link (the token is the credential)',
-        description:
-          'Streams the file with its Content-Type, Content-Length and Content-Disposition. One range (bytes=a-b, a- or -n) is a 206 with ' +
-          'Content-Range; a range past the end (a first position of any size) is a 416 with Content-Range: bytes */size. ' +
-          'A range sent with If-Range is ignored and the whole file sent: these answers give no validator, so none can match. ' +
-          'An expired or altered link, one made for another client than the bearer ' +
-          'sent, one past the download limit, or one whose client was erased or removed from its company since is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
-          "but every request spends the bytes it is answered with from the link's budget, DOWNLOAD_LINK_BUDGET times the file's size " +
-          '(3 by default: a download resumed or fetched in ranges fits many times over, a link shared with others does not): a request ' +
-          'that would take the link past it is a 403 and sends nothing. A 416 spends nothing.',
-        params: DirectDownloadParams,
-        headers: DirectDownloadHeaders,
-        security: [{}, { bearer: [] }],
-        response: { 200: success(FileBytes, 'plain'), 206: success(FileBytes, 'plain'), ...errors(400, 401, 403, 416, 429, 500, 503) },
-      },
+  /**
+   * The file of a link, or for HEAD what a GET would answer (its status and headers) without a body:
+   * download managers ask first for the size and whether ranges are served. A HEAD runs the same
+   * checks in a transaction rolled back at the end, so it answers exactly what the GET would (403,
+   * 416, 206), and counts no download and spends none of the link's bytes.
+   */
+  const answerDownload = async (
+    request: FastifyRequest<{ Params: Static<typeof DirectDownloadParams>; Headers: Static<typeof DirectDownloadHeaders> }>,
+    reply: FastifyReply,
+  ) => {
+    const now = request.actionTime;
+    const bearerClient = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).clientAccountId;
+    // The token is the credential: a tampered or made-up one counts against the address (infra/wrong-guesses.ts).
+    const signed = (await signerAt(now)).verify(request.params.token);
+    const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
+    const asked = { link, bearerClient, range: request.headers.range, ifRange: request.headers['if-range'] };
+    const open = (trx: Db) => openDownload(trx, asked, rules, now);
+    const { file, range, tag } = request.method === 'HEAD' ? await rolledBack(db, open) : await db.transaction().execute(open);
+    if (range.kind === 'unsatisfiable') {
+      throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
+    }
+    const span = range.kind === 'partial' ? { start: range.start, end: range.end } : { start: 0, end: file.size - 1 };
+    reply
+      .header('Content-Type', file.contentType)
+      .header('Content-Length', file.size === 0 ? 0 : span.end - span.start + 1)
+      .header('Content-Disposition', `attachment; filename="${file.filename}"`)
+      .header('Accept-Ranges', 'bytes')
+      .header('ETag', tag)
+      .header('Cache-Control', 'private, no-store');
+    if (range.kind === 'partial') reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
+    if (request.method === 'HEAD') return reply.send();
+    let stream;
+    try {
+      stream = await fileStore.createReadStream(file.storageKey, file.size === 0 ? {} : span);
+    } catch (error) {
+      request.log.error({ err: error, fileId: file.fileId }, 'a product file could not be read from the file store');
+      throw new DomainError('unavailable', 'downloads.fileMissing');
+    }
+    return reply.send(stream);
+  };
+
+  const directDownload = {
+    config: { storeScoped: false },
+    schema: {
+      tags,
+      summary: 'The file of a signed download link (the token is the credential)',
+      description:
+        'Streams the file with its Content-Type, Content-Length, Content-Disposition and ETag. One range (bytes=a-b, a- or -n) is a 206 with ' +
+        'Content-Range; a range past the end (a first position of any size) is a 416 with Content-Range: bytes */size. ' +
+        "A range sent with If-Range is served only when If-Range is the file's current ETag; otherwise the whole file is sent. " +
+        'HEAD answers what GET would, without the body, and counts and spends nothing. ' +
+        'An expired or altered link, one made for another client than the bearer ' +
+        'sent, one past the download limit, or one whose client was erased or removed from its company since is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
+        "but every request spends the bytes it is answered with from the link's budget, DOWNLOAD_LINK_BUDGET times the file's size " +
+        '(3 by default: a download resumed or fetched in ranges fits many times over, a link shared with others does not): a request ' +
+        'that would take the link past it is a 403 and sends nothing. A 416 spends nothing.',
+      params: DirectDownloadParams,
+      headers: DirectDownloadHeaders,
+      security: [{}, { bearer: [] }] as Record<string, string[]>[],
+      response: { 200: success(FileBytes, 'plain'), 206: success(FileBytes, 'plain'), ...errors(400, 401, 403, 416, 429, 500, 503) },
     },
-    async (request, reply) => {
-      const now = request.actionTime;
-      const bearerClient = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).clientAccountId;
-      // The token is the credential: a tampered or made-up one counts against the address (infra/wrong-guesses.ts).
-      const signed = (await signerAt(now)).verify(request.params.token);
-      const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
-      // These answers carry no validator (ETag, Last-Modified), so none an If-Range names is the current
-      // one: its Range is ignored and the whole file sent (RFC 9110 §13.1.5), never a piece of a file
-      // that may have been replaced since the client's first piece.
-      const asked = request.headers['if-range'] === undefined ? request.headers.range : undefined;
-      const { file, range } = await db.transaction().execute((trx) => openDownload(trx, { link, bearerClient, range: asked }, rules, now));
-      if (range.kind === 'unsatisfiable') {
-        throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
-      }
-      const span = range.kind === 'partial' ? { start: range.start, end: range.end } : { start: 0, end: file.size - 1 };
-      let stream;
-      try {
-        stream = await fileStore.createReadStream(file.storageKey, file.size === 0 ? {} : span);
-      } catch (error) {
-        request.log.error({ err: error, fileId: file.fileId }, 'a product file could not be read from the file store');
-        throw new DomainError('unavailable', 'downloads.fileMissing');
-      }
-      reply
-        .header('Content-Type', file.contentType)
-        .header('Content-Length', file.size === 0 ? 0 : span.end - span.start + 1)
-        .header('Content-Disposition', `attachment; filename="${file.filename}"`)
-        .header('Accept-Ranges', 'bytes')
-        .header('Cache-Control', 'private, no-store');
-      if (range.kind === 'partial') reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
-      return reply.send(stream);
-    },
-  );
+  };
+  // HEAD is its own route: the one Fastify would add runs the GET's handler, which counts a download.
+  app.get('/direct-download/:token', { ...directDownload, exposeHeadRoute: false }, answerDownload);
+  app.head('/direct-download/:token', directDownload, answerDownload);
 };

@@ -50,7 +50,9 @@ export const DirectDownloadParams = Type.Object({
 
 export const DirectDownloadHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'One range: bytes=a-b, bytes=a- or bytes=-n' })),
-  'if-range': Type.Optional(Type.String({ description: 'With a Range: the Range is ignored (these answers give no validator to match)' })),
+  'if-range': Type.Optional(
+    Type.String({ description: "With a Range: the Range is served only when this is the file's current ETag, otherwise the whole file" }),
+  ),
   authorization: Type.Optional(Type.String({ description: "Optional; when sent it must be the link's client's" })),
 });
 

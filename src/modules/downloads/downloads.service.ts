@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
 import { DomainError, forbidden, notFound } from '../../infra/domain-error.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
-import { byteRange, type RangeAnswer } from './byte-range.js';
+import { byteRange, fileTag, rangeToServe, type RangeAnswer } from './byte-range.js';
 import type { DownloadLink, LinkSigner } from './download-link.js';
 import {
   countDownload,
@@ -73,6 +73,8 @@ export async function createLink(
 export interface OpenedDownload {
   file: EntitledFile;
   range: RangeAnswer;
+  /** The file's entity tag (ETag), which a resuming client sends back as If-Range. */
+  tag: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export interface OpenedDownload {
  */
 export async function openDownload(
   trx: Db,
-  request: { link: DownloadLink; bearerClient: number | undefined; range: string | undefined },
+  request: { link: DownloadLink; bearerClient: number | undefined; range: string | undefined; ifRange: string | undefined },
   rules: { limit: number; linkBudget: number },
   now: number,
 ): Promise<OpenedDownload> {
@@ -101,9 +103,10 @@ export async function openDownload(
       ? await entitledFile(trx, { orderId: link.orderId, fileId: link.fileId, ...owner })
       : await takenFile(trx, { takeId: link.takeId, fileId: link.fileId, ...owner }, now);
   if (!file) throw forbidden('downloads.linkInvalid');
-  const range = byteRange(request.range, file.size);
+  const tag = fileTag(file.storageKey);
+  const range = byteRange(rangeToServe(request.range, request.ifRange, tag), file.size);
   // The route answers 416 with the file's size; nothing is counted.
-  if (range.kind === 'unsatisfiable') return { file, range };
+  if (range.kind === 'unsatisfiable') return { file, range, tag };
   const bytes = range.kind === 'partial' ? range.end - range.start + 1 : file.size;
   const spent = await spendLinkBytes(trx, { ...file, linkId: link.linkId, expiresAt: link.expiresAt }, bytes, rules.linkBudget * file.size);
   if (spent === 'spent') throw forbidden('downloads.linkSpent', { times: rules.linkBudget });
@@ -111,7 +114,7 @@ export async function openDownload(
     const used = await countDownload(trx, file, limit, now);
     if (used === undefined) throw forbidden('downloads.limitReached', { limit });
   }
-  return { file, range };
+  return { file, range, tag };
 }
 
 /**
