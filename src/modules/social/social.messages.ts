@@ -13,6 +13,7 @@ const en = {
   'auth.flowOtherBrowser': 'This sign-in was started in another browser, or it has expired. Please start it again from the store.',
   'auth.badLinkId': 'The link is unknown, expired or already used. Please start linking again.',
   'auth.linkNotYours': 'This link was started by another account.',
+  'auth.freshLoginRequired': 'For your safety, log in again and link your account within 10 minutes of logging in.',
   'auth.idTokenUsed': 'This {provider} sign-in was already used. Please sign in again.',
   'auth.signInCollided': 'Another sign-in with this account happened at the same moment. Please try again.',
 };
@@ -29,6 +30,7 @@ const et: Record<keyof typeof en, string> = {
   'auth.flowOtherBrowser': 'See sisselogimine alustati teises brauseris või on see aegunud. Palun alustage uuesti poe lehelt.',
   'auth.badLinkId': 'Sidumine on tundmatu, aegunud või juba kasutatud. Palun alustage sidumist uuesti.',
   'auth.linkNotYours': 'Selle sidumise alustas teine konto.',
+  'auth.freshLoginRequired': 'Teie turvalisuse huvides logige uuesti sisse ja siduge konto 10 minuti jooksul pärast sisselogimist.',
   'auth.idTokenUsed': 'See {provider} sisselogimine on juba kasutatud. Palun logige uuesti sisse.',
   'auth.signInCollided': 'Samal hetkel toimus selle kontoga teine sisselogimine. Palun proovige uuesti.',
 };
@@ -45,6 +47,7 @@ const ru: Record<keyof typeof en, string> = {
   'auth.flowOtherBrowser': 'Этот вход был начат в другом браузере или устарел. Начните его заново на сайте магазина.',
   'auth.badLinkId': 'Привязка неизвестна, устарела или уже использована. Начните привязку заново.',
   'auth.linkNotYours': 'Эту привязку начала другая учётная запись.',
+  'auth.freshLoginRequired': 'В целях безопасности войдите снова и привяжите учётную запись в течение 10 минут после входа.',
   'auth.idTokenUsed': 'Этот вход через {provider} уже использован. Войдите ещё раз.',
   'auth.signInCollided': 'В этот же момент произошёл другой вход в эту учётную запись. Попробуйте ещё раз.',
 };

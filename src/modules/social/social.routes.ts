@@ -54,6 +54,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       'front-end `/social-login?authId=` (or the error page with `reason`). Started with a bearer token, the web flow links: it lands ' +
       'with `?link=<provider>&authId=`, and the link is made by `POST /auth/external/confirm-link` with that bearer; an identity ' +
       'linked to that user before lands with `?linked=<provider>` and keeps what the provider says now of its email. ' +
+      'A link needs a bearer signed in within the last 10 minutes (403 otherwise, before the provider is asked). ' +
       'App: `client`, `id`, `token` (and `nonce`) in the query or a POST body answer `{authId}`, or with a bearer link at once ' +
       '(`{linked}`; 409 when the identity belongs to another user). An ID token is taken once: again, it is a 401.',
     headers: StoreRequestHeaders,
@@ -76,11 +77,11 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
     const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
     const now = request.actionTime;
     const bearer = request.headers.authorization === undefined ? undefined : await authenticate(db, request);
-    const linkUserId = bearer?.userId;
 
     if (params.authclient !== undefined) {
       const browser = newToken();
-      const input = { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, linkUserId };
+      const link = bearer && { userId: bearer.userId, tokenHash: bearer.tokenHash };
+      const input = { provider: params.authclient, store, language: request.language, returnUrl: params.returnUrl, link };
       const { url, state } = await startRedirect(db, social, { ...input, browserHash: browser.hash }, now);
       reply.header('set-cookie', setFlowCookie(flowCookieName(state), browser.token, cookieScope));
       return reply.redirect(url.toString(), 302);

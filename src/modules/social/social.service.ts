@@ -5,7 +5,7 @@ import * as client from 'openid-client';
 import type { Db } from '../../db/database.js';
 import type { AccountType } from '../../db/schema.js';
 import type { SocialProvider } from './social.tables.js';
-import { badRequest, conflict, DomainError, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
+import { badRequest, conflict, DomainError, forbidden, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
 import type { Language } from '../../i18n/index.js';
 import { hashToken, newToken } from '../../infra/tokens.js';
 import {
@@ -16,6 +16,7 @@ import {
   lockUser,
   openSession,
   queueAccountMail,
+  signedInRecently,
   type LoginBasketRequest,
   type LoginResult,
 } from '../accounts/index.js';
@@ -77,11 +78,12 @@ export function callbackUrl(config: SocialConfig): string {
 export async function startRedirect(
   db: Db,
   social: SocialContext,
-  input: { provider: string; store: FlowStore; language: Language; returnUrl?: string; linkUserId?: number; browserHash: string },
+  input: { provider: string; store: FlowStore; language: Language; returnUrl?: string; link?: LinkingBearer; browserHash: string },
   now: number,
 ): Promise<{ url: URL; state: string }> {
   const provider = providerClient(social, input.provider);
   if (input.returnUrl !== undefined && !sameOrigin(input.returnUrl, input.store.frontendUrl)) throw badRequest('auth.badReturnUrl');
+  if (input.link !== undefined) await refuseStaleLinkingBearer(db, input.link, now);
   const state = client.randomState();
   const nonce = client.randomNonce();
   const codeVerifier = client.randomPKCECodeVerifier();
@@ -93,7 +95,7 @@ export async function startRedirect(
     store_code: input.store.code,
     language: input.language,
     return_url: input.returnUrl ?? null,
-    link_user_id: input.linkUserId ?? null,
+    link_user_id: input.link?.userId ?? null,
     browser_hash: input.browserHash,
     callback_form: null,
     created_at: now,
@@ -221,6 +223,17 @@ export interface LinkingBearer {
 export async function lockLinkingBearer(trx: Db, bearer: LinkingBearer): Promise<void> {
   await lockPerson(trx, bearer.userId);
   if (!(await isSessionLive(trx, bearer.tokenHash))) throw unauthenticated('auth.unauthorized');
+}
+
+/**
+ * A link adds a way into the account that outlives every token, so a token alone (stolen from a
+ * device or a log) must not make one: as for an email change without a password or an erasure,
+ * its holder must have signed in within FRESH_SIGN_IN_MS (403 otherwise; the front-end asks the
+ * person to log in again). Checked where a link is asked for: the app's link at once, and the
+ * start of the web flow, whose pending link only that user can confirm within ten minutes.
+ */
+export async function refuseStaleLinkingBearer(db: Db, bearer: LinkingBearer, now: number): Promise<void> {
+  if (!(await signedInRecently(db, bearer.tokenHash, now))) throw forbidden('auth.freshLoginRequired');
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   createAuthRecord,
   linkIdentity,
   lockLinkingBearer,
+  refuseStaleLinkingBearer,
   providerClient,
   useIdTokenOnce,
   verifiedNativeIdentity,
@@ -129,6 +130,7 @@ export async function nativeSignIn(
     await useIdTokenOnce(trx, verification, now);
     if (bearer !== undefined) {
       await lockLinkingBearer(trx, bearer);
+      await refuseStaleLinkingBearer(trx, bearer, now);
       await linkIdentity(trx, social.config, bearer.userId, identity, input.language, now);
       return { linked: identity.provider };
     }
