@@ -34,6 +34,7 @@ export {
   VirtualGiftCardInput,
   checkVirtualCard,
   clearVirtualCardLines,
+  deliveryDays,
   onOrderGivenUp,
   onOrderPaid,
   recordPurchases,

@@ -71,6 +71,15 @@ export const deliverAt = (deliverOn: string) => Date.parse(`${deliverOn}T00:00:0
 export const virtualCardEnd = (delivered: number) => endOfLocalDay(addDays(localTime(delivered).date, YEAR_DAYS));
 
 /**
+ * The days a card bought at `now` may be delivered on: from today to a year ahead, days in Tallinn (in
+ * UTC, today was still yesterday there for two or three hours after midnight).
+ */
+export function deliveryDays(now: number): { from: string; to: string } {
+  const today = localTime(now).date;
+  return { from: today, to: addDays(today, YEAR_DAYS) };
+}
+
+/**
  * The line's details as the rules want them; a 422 naming the field otherwise, with the store's amounts
  * written as the caller's language writes money.
  */
@@ -86,11 +95,9 @@ export function checkVirtualCard(
       min: formatEuros(range.minCents, caller.language),
       max: formatEuros(range.maxCents, caller.language),
     });
-  // Days in Tallinn: in UTC, today was still yesterday there for two or three hours after midnight.
-  const today = localTime(now).date;
-  const latest = addDays(today, YEAR_DAYS);
-  if (Number.isNaN(Date.parse(input.deliveryDate)) || input.deliveryDate < today || input.deliveryDate > latest)
-    throw invalidField('giftCard.deliveryDate', 'giftCards.deliveryDate', { from: today, to: latest });
+  const days = deliveryDays(now);
+  if (Number.isNaN(Date.parse(input.deliveryDate)) || input.deliveryDate < days.from || input.deliveryDate > days.to)
+    throw invalidField('giftCard.deliveryDate', 'giftCards.deliveryDate', days);
   return {
     amountCents,
     recipientName: input.recipientName.trim(),

@@ -7,7 +7,7 @@ import { basketCheckout } from '../basket/index.js';
 import { lockLiveClientAccount } from '../client-account-lock/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { requestSubscription } from '../newsletter/index.js';
-import { holdForOrder, recordPurchases } from '../gift-cards/index.js';
+import { deliveryDays, holdForOrder, recordPurchases } from '../gift-cards/index.js';
 import type { CheckoutBody } from './checkout.schemas.js';
 import { deliveryChoice, deliveryCountryProblem, formProblems, receiverOf, shippingProblems } from './checkout-form.js';
 import { NO_DELIVERY } from './no-delivery.js';
@@ -84,7 +84,7 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   }
   if (priced && priced.lines.length === 0) throw badRequest('checkout.emptyBasket');
   if (priced) refuseSoldOut(priced);
-  if (priced) problems.push(...basketProblems(priced, context.language));
+  if (priced) problems.push(...basketProblems(priced, context.language, now));
   // A form that chose no delivery for a basket with something to ship (or whose choice was refused
   // above) has no delivery to judge a payment method by; one with nothing to ship has none at all.
   const shipsSomething = !priced || basketCheckout.needsDelivery(priced);
@@ -235,9 +235,15 @@ function refuseSoldOut(priced: PricedBasket): void {
  */
 const MAX_ORDER_CENTS = 2_147_483_647;
 
-/** Lines that cannot be ordered as they stand, a code that no longer applies, and a sum too large to record. */
-function basketProblems(priced: PricedBasket, language: Language): InvalidField[] {
+/**
+ * Lines that cannot be ordered as they stand, a code that no longer applies, and a sum too large to
+ * record. A virtual gift card's delivery date is judged again: a client's basket is kept while it has
+ * lines, and a day passed since the card went in would issue it valid a year from that day (expired
+ * already, a year on), mailed at once.
+ */
+function basketProblems(priced: PricedBasket, language: Language, now: number): InvalidField[] {
   const problems: InvalidField[] = [];
+  const days = deliveryDays(now);
   // Every sum an order records is at most its lines' (subtotal) or what is paid with VAT before the gift cards.
   if (Math.max(priced.subtotalCents, priced.toPayCents + priced.giftCardCents) > MAX_ORDER_CENTS)
     problems.push({ field: 'lines', messageKey: 'checkout.orderTooLarge', params: { max: formatEuros(MAX_ORDER_CENTS, language) } });
@@ -247,6 +253,8 @@ function basketProblems(priced: PricedBasket, language: Language): InvalidField[
       problems.push({ field, messageKey: 'checkout.lineUnavailable', params: { product: line.product.name } });
     else if (line.notice?.code === 'QUANTITY_CUT')
       problems.push({ field, messageKey: 'checkout.lineQuantityCut', params: { product: line.product.name, max: line.notice.max } });
+    else if (line.virtualCard && line.virtualCard.deliverOn < days.from)
+      problems.push({ field, messageKey: 'giftCards.deliveryDate', params: days });
   }
   // A code that changes nothing only because of the delivery this form chooses is left unused, not refused.
   if (priced.code && priced.code.reason !== null && !priced.code.applied && !basketCheckout.DELIVERY_REASONS.has(priced.code.reason))
