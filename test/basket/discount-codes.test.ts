@@ -268,6 +268,37 @@ describe('gift cards', () => {
     expect(cardsOnly.discounts[0]).toMatchObject({ amount: 0, applied: false, reason: { code: 'NO_ELIGIBLE_ITEMS' } });
     expect(cardsOnly.total).toBe(94);
   });
+
+  // Counted towards a code's minimum sum, a card bought for its face value made the code apply to the
+  // rest: a 19.00 novel and a 50.00 card passed MIN50's 50.00, and 20 % came off the novel, money
+  // handed out for buying money.
+  it('do not count towards a code’s minimum sum: only the goods do', async () => {
+    const db = t.database.db;
+    const card = await createProduct(db, { type: 'GIFT_CARD', binding: null, price: 50, vatRate: 0, originalPrice: null });
+    const withCard = basketOf(
+      await addCode(
+        await basketWith([
+          [p.novel, 1],
+          [card, 1],
+        ]),
+        'MIN50',
+      ),
+    );
+    expect(withCard.discounts[0]).toMatchObject({ amount: 0, applied: false, reason: { code: 'BELOW_MINIMUM' } });
+    expect([withCard.subtotal, withCard.discountAmount, withCard.total]).toEqual([69, 0, 69]);
+    // Goods of 57.00 reach it, the card beside them or not: 20 % of the novels' 60.00 shop price, less their own 5 %.
+    const goods = basketOf(
+      await addCode(
+        await basketWith([
+          [p.novel, 3],
+          [card, 1],
+        ]),
+        'MIN50',
+      ),
+    );
+    expect(goods.discounts[0]).toMatchObject({ amount: 9, applied: true });
+    expect(goods.total).toBe(98);
+  });
 });
 
 describe('wrong codes', () => {

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { isVisibleTo, pricingCustomer, type Caller } from '../catalogue/index.js';
-import { priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
+import { isGiftCard, priceFor, type Price, type StoreDiscounts } from '../pricing/index.js';
 import { readCompanyPrices, readProductCategoryCodes, type BasketProduct } from './basket-products.repository.js';
 import { buildLineQueries, type BasketLine, type LineReader, type ProductsReader } from './basket-lines.repository.js';
 import type { BasketLineRow, BasketRow } from './basket.repository.js';
@@ -215,9 +215,11 @@ export async function priceLines(
         kind: caller.kind,
         storeCode: store.code,
         now,
-        // A code's minimum sum is set with VAT: a wholesale basket's is compared with VAT added.
+        // A code's minimum sum is set with VAT: a wholesale basket's is compared with VAT added. It is
+        // a sum of goods: a gift card is money bought at face value, and counted it made the code
+        // take off the other lines what the card was bought to reach.
         subtotalCents: sumWithVat(
-          orderable.map((line) => withRate(line, line.totalCents)),
+          orderable.filter((line) => !isGiftCard(line.product.type)).map((line) => withRate(line, line.totalCents)),
           vatIncluded,
         ),
       },
