@@ -17,6 +17,7 @@ import {
 import { CardBalanceChangedError, recordSeenBalances } from '../gift-cards/index.js';
 import type { GatewayName } from '../payments/index.js';
 import { savedAddresses } from '../profile/index.js';
+import { normaliseSessionId } from '../tracking/index.js';
 import { CheckoutAnswer, CheckoutBody, CheckoutHeaders, CheckoutMetaSchema } from './checkout.schemas.js';
 import { orderOfKey, placeOrder, type CheckoutActor } from './checkout.service.js';
 import type { OrdersHttp } from './orders.deps.js';
@@ -103,7 +104,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       const input = {
         form: request.body,
         idempotencyKey: request.headers['idempotency-key'],
-        sessionId: request.headers['x-session-id'],
+        // Kept as the session actions keep it, so the sale joins its basket additions in the export.
+        sessionId: normaliseSessionId(request.headers['x-session-id']),
         gateways: configured,
         jobs: deps.config.jobs,
       };

@@ -29,7 +29,8 @@ export const CheckoutHeaders = Type.Object({
       description: 'The same key sent again answers the first order',
     }),
   ),
-  'x-session-id': Type.Optional(Type.String({ maxLength: 100, description: "The front-end's session id, for analytics" })),
+  // As the basket takes it: one analytics cannot keep (session-actions.ts) is left off the order, never a reason to refuse it.
+  'x-session-id': Type.Optional(Type.String({ maxLength: 200, description: "The front-end's session id, for analytics" })),
 });
 
 export const CheckoutBody = Type.Object(
