@@ -124,7 +124,8 @@ export const OrderDocumentSchema = Type.Object({
     delivery: money,
     vat: money,
     vatIncluded: Type.Boolean(),
-    total: money,
+    giftCardAmount: Type.Number({ description: 'Euros the gift cards paid of the order, two decimals' }),
+    total: Type.Number({ description: 'Euros left to pay after the gift cards (what the payment is for), two decimals' }),
   }),
   payment: Type.Object({
     method: Type.String(),

@@ -69,6 +69,8 @@ export function orderDocument(order: OrderRow, lines: readonly LineRow[], paymen
       delivery: toWireMoney(order.delivery_cents),
       vat: toWireMoney(order.vat_cents),
       vatIncluded: Boolean(order.vat_included),
+      // What gift cards paid: the total is what was left to pay after them (the payment's sum).
+      giftCardAmount: toWireMoney(Number(order.gift_card_cents)),
       total: toWireMoney(order.total_cents),
     },
     payment: {
