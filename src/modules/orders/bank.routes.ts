@@ -92,7 +92,7 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     },
     async (request): Promise<RedirectForm> => {
       const order = await linkedOrder(request.query.orderId, request.query.checksum, request);
-      return startPayment(db, { gateways, urls }, order.id, request.ip, request.actionTime);
+      return startPayment(db, { gateways, urls, clock: deps.clock }, order.id, request.ip, request.actionTime);
     },
   );
 

@@ -9,7 +9,7 @@ import { rateLimited } from '../../infra/rate-limit.js';
 import type { GatewayName, Gateways, LookUpPauses, PaymentGateway, RedirectForm } from '../payments/index.js';
 import { GatewayRefusedError, GatewayUnavailableError, lookUpOnReturn } from '../payments/index.js';
 import { AWAITING_PAYMENT, moveOrder, PAID } from './order-states.js';
-import { findOrder, latestPayment, lockOrder, paymentAttemptsSince, type OrderRow } from './orders.repository.js';
+import { findOrder, latestPayment, lockOrder, paymentAttemptsSince, touchOrder, type OrderRow } from './orders.repository.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
 import { applyPaymentStatus } from './payment-status.service.js';
 import { attemptReference } from './payment-reference.js';
@@ -65,7 +65,7 @@ export function nothingToPayOnline(order: PaymentTerms): string | null {
 
 export async function startPayment(
   db: Kysely<Database>,
-  deps: { gateways: Gateways; urls: PaymentUrls },
+  deps: { gateways: Gateways; urls: PaymentUrls; clock: Clock },
   orderId: number,
   customerIp: string | null,
   now: number,
@@ -137,22 +137,36 @@ export async function startPayment(
       callbackUrl: deps.urls.callbackUrl(gateway.name),
       idempotencyKey,
     });
-    const kept = await db
-      .updateTable('order_payment')
-      .set({ reference: created.reference, redirect: JSON.stringify(created.redirect), state: 'pending', updated_at: now })
-      .where('id', '=', paymentId)
-      .where('state', '=', 'creating')
-      .executeTakeFirst();
+    // What the gateway's answer changes is stamped when it came (answeredAt says why), and the order is
+    // marked changed with it: the payment (its reference, its state) is part of the order's document,
+    // which the operators' feed shows by the order's updated_at.
+    const at = answeredAt(deps.clock, now);
+    const kept = await db.transaction().execute(async (trx) => {
+      // The order's row first, as every writer of its payment takes them (a status applied, a second create-form).
+      await lockOrder(trx, orderId);
+      const updated = await trx
+        .updateTable('order_payment')
+        .set({ reference: created.reference, redirect: JSON.stringify(created.redirect), state: 'pending', updated_at: at })
+        .where('id', '=', paymentId)
+        .where('state', '=', 'creating')
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return false;
+      await touchOrder(trx, orderId, at);
+      return true;
+    });
     // Taken for lost meanwhile (a gateway slower than LOST_CREATE_MS) and replaced: this payment is
     // nobody's to pay, so its page is not shown; the shopper asks again and gets the one that stands.
-    if (Number(kept.numUpdatedRows) === 0) throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
+    if (!kept) throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
     return created.redirect;
   } catch (error) {
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
-    // Nothing was started at the gateway that the shopper could pay: the order may try again.
+    // Nothing was started at the gateway that the shopper could pay: the order may try again. Stamped
+    // when the gateway answered or gave up (up to EVERYPAY_TIMEOUT_MS after the request's time).
+    const at = answeredAt(deps.clock, now);
     await db.transaction().execute(async (trx) => {
-      await trx.updateTable('order_payment').set({ state: 'failed', updated_at: now }).where('id', '=', paymentId).execute();
-      await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: `${gateway.name} could not create the payment`, now });
+      await lockOrder(trx, orderId);
+      await trx.updateTable('order_payment').set({ state: 'failed', updated_at: at }).where('id', '=', paymentId).execute();
+      await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: `${gateway.name} could not create the payment`, now: at });
     });
     throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
   }
