@@ -125,6 +125,9 @@ async function stateOf(p: Purchase) {
     payload: { orderId: p.orderId, checksum: p.checksum },
   });
   const detail = await call(s.t, 'GET', `/order/${p.code}`, p.who);
+  // The list says what the cards paid as the order's page does, beside the total left to pay.
+  const listed = ((await call(s.t, 'GET', '/order', p.who)).json() as Array<{ code: string }>).find((order) => order.code === p.code);
+  expect(listed).toMatchObject({ giftCardAmount: detail.json().giftCardAmount, total: detail.json().total });
   return {
     status: order.status,
     moves: history.map((change) => change.to_status),

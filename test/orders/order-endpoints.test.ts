@@ -146,7 +146,13 @@ describe('GET /order', () => {
     expect(first.headers['x-pagination-current-page']).toBe('1');
     expect(first.headers.link).toContain('page=2&per-page=2>; rel="next"');
     expect((first.json() as Array<{ code: string }>).map((order) => order.code)).toEqual([orders.unpaid.code, orders.second.code]);
-    expect(first.json()[0]).toMatchObject({ status: 'NEW', itemCount: 1, total: 17.9, paymentMethodId: 'CASH_ON_DELIVERY' });
+    expect(first.json()[0]).toMatchObject({
+      status: 'NEW',
+      itemCount: 1,
+      giftCardAmount: 0,
+      total: 17.9,
+      paymentMethodId: 'CASH_ON_DELIVERY',
+    });
 
     const second = await get('/order?page=2&per-page=2', alice);
     expect(second.json()).toEqual([expect.objectContaining({ code: orders.first.code, status: 'PENDING_PROCESSING', itemCount: 3 })]);

@@ -134,7 +134,8 @@ export const OrderSummarySchema = Type.Object({
   status: OrderStatusSchema,
   createdAt: Type.String({ format: 'date-time' }),
   itemCount: Type.Integer(),
-  total: Money(),
+  giftCardAmount: Money('What gift cards paid of the order'),
+  total: Money('What was left to pay after the gift cards'),
   paymentMethodId: Type.String(),
   deliveryName: Type.String(),
 });

@@ -94,6 +94,8 @@ export function toOrderSummary(order: OrderRow & { item_count: number | string }
     status: order.status,
     createdAt: iso(order.created_at),
     itemCount: Number(order.item_count),
+    // Beside the total, which is what was left to pay: an order the cards paid shows 0.00 there.
+    giftCardAmount: toWireMoney(Number(order.gift_card_cents)),
     total: toWireMoney(order.total_cents),
     paymentMethodId: order.payment_method,
     deliveryName: order.delivery_name,
