@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
-import { ERASED_MARKER } from '../../../infra/personal-data.js';
+import { isErasedEmail } from '../../../infra/personal-data.js';
 import { buyerNoticeMail, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type StoreOfMail } from './order-mail.js';
 import { boughtCardsValue, takenOffBoughtCards } from '../../gift-cards/index.js';
 import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js';
@@ -31,7 +31,7 @@ export function orderCancelledMailHandler(deps: OrderMailDeps): JobHandler {
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code || order.status !== 'CANCELLED' || Number(order.status_changed_at) !== job.cancelledAt) return 'skipped';
     // The buyer's data erased since (GDPR): nobody to write to.
-    if (order.billing_email === ERASED_MARKER) return 'skipped';
+    if (isErasedEmail(order.billing_email)) return 'skipped';
     const facts = job.paid
       ? await paidBackFacts(deps.db, order.id)
       : { returnedCents: 0, boughtCardsTakenOffCents: 0, boughtCardsSpentCents: 0 };

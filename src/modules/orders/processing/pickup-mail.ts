@@ -2,7 +2,7 @@ import type { Db } from '../../../db/database.js';
 import { systemClock, type Clock } from '../../../infra/clock.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
-import { ERASED_MARKER } from '../../../infra/personal-data.js';
+import { isErasedEmail } from '../../../infra/personal-data.js';
 import { endOfLocalDay } from '../../../infra/shop-time.js';
 import { activeShops } from '../../catalogue/index.js';
 import { wantsOrderUpdateMails } from '../../profile/index.js';
@@ -71,7 +71,7 @@ export function orderPickupMailHandler(deps: OrderMailDeps & { clock?: Clock }):
     }
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
     // The person's data erased since (GDPR): nobody to write to.
-    if (to === ERASED_MARKER) return 'skipped';
+    if (isErasedEmail(to)) return 'skipped';
     const store = await storeOfMail(deps, order);
     const shop = await pickupShop(deps.db, order);
     const orderPageUrl = job.recipient === 'buyer' ? store.orderPageUrl : null;

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
-import { ERASED_MARKER } from '../../../infra/personal-data.js';
+import { isErasedEmail } from '../../../infra/personal-data.js';
 import { buyerNoticeMail, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type StoreOfMail } from './order-mail.js';
 import { findOrder, type OrderRow } from './processing.repository.js';
 
@@ -34,7 +34,7 @@ export function orderRefundedMailHandler(deps: OrderMailDeps): JobHandler {
   return async (job: OrderRefundedMailJob) => {
     const order = await findOrder(deps.db, job.orderId);
     // The buyer's data erased since (GDPR): nobody to write to.
-    if (!order?.code || order.billing_email === ERASED_MARKER) return 'skipped';
+    if (!order?.code || isErasedEmail(order.billing_email)) return 'skipped';
     await deps.mailer.send({ to: order.billing_email, ...refundMail(order, job, await storeOfMail(deps, order)) });
     return 'sent';
   };
