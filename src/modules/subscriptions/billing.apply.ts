@@ -15,7 +15,7 @@ import { addMonths, nextAttemptAt } from './periods.js';
 import { countPaymentStatus } from './payments-metric.js';
 import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
-import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
+import { lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
 
 // What a charge's outcome does to its subscription, in the transaction that finishes the charge.
 // The charge row is finished by a conditional update (pending -> settled/failed), so whoever
@@ -187,7 +187,11 @@ export async function applyChargeOutcome(
 ): Promise<ChargeOutcome> {
   const finished = await finishCharge(trx, Number(charge.id), outcome, reference, now);
   if (!finished) return 'applied-already';
-  const sub = (await findSubscription(trx, Number(charge.subscription_id)))!;
+  // Locked, as a late settle locks it before it moves the period: read unlocked, a late settle of an earlier
+  // attempt paying the same period in flight (on PostgreSQL) went unseen, and this charge paid that period
+  // again over it, the customer charged twice and nothing refunded. The charge's row first: nothing that
+  // holds the subscription waits for a pending charge's row.
+  const sub = (await lockSubscription(trx, Number(charge.subscription_id)))!;
   const id = Number(sub.id);
   if (charge.purpose === 'UPGRADE') {
     // The better plan from now on, if the subscription is still in the period the upgrade paid for.
