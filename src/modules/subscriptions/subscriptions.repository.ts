@@ -84,6 +84,11 @@ export async function ownSubscription(db: Db, clientAccountId: number, id: numbe
   return row && Number(row.client_account_id) === clientAccountId ? row : undefined;
 }
 
+/** The subscription holding a live key (`<client account>:<family>`): the client's live one of that family. */
+export function liveSubscription(db: Db, liveKey: string): Promise<SubscriptionRow | undefined> {
+  return db.selectFrom('subscription').selectAll().where('live_key', '=', liveKey).executeTakeFirst();
+}
+
 export async function insertSubscription(db: Db, row: Insertable<SubscriptionTable>): Promise<number> {
   const inserted = await db.insertInto('subscription').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(inserted.id);

@@ -81,7 +81,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> =
         summary:
           'Subscribes to a plan: a trial when the user and the client account never had one of its kind, else the first month is charged',
         description:
-          '201 with the subscription (TRIAL or ACTIVE; PENDING while the bank decides on the first month: the outcome is mailed). 409 when a subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, no saved card, or a saved card that can no longer be charged (save it again). ' +
+          '201 with the subscription (TRIAL or ACTIVE; PENDING while the bank decides on the first month: the outcome is mailed). The same request again within 5 minutes (a double click, a retry) answers the subscription it made. 409 when another subscription of the same family (audio, e-book) lives, or the card was declined; 422 for an unknown plan or card, no saved card, or a saved card that can no longer be charged (save it again). ' +
           'Each request (whatever it is answered) counts against a limit per client (SUBSCRIBE_RATE_LIMIT_PER_CLIENT): past it, a 429 with Retry-After.',
         headers: StoreRequestHeaders,
         body: SubscribeBody,

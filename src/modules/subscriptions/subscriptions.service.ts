@@ -11,6 +11,7 @@ import type { CardTokens } from './card-tokens.js';
 import { activeCardsOf, chargeableToken, ownCard, type CardRow } from './cards.repository.js';
 import type { ChargeOutcome } from './billing.apply.js';
 import { countCharges, insertChargeOnce, markOutcomeTold, markPendingTold, pendingChargeOf, type ChargeRow } from './charges.repository.js';
+import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
 import { DAY_MS, familyOf, proratedCents } from './periods.js';
 import { planWire } from './plans.js';
 import { queueAnswerDeadline, queueSubscriptionMail } from './subscriptions.mails.js';
@@ -21,6 +22,7 @@ import {
   hadTrial,
   insertSubscription,
   LIVE,
+  liveSubscription,
   lockOwnSubscription,
   plansByIds,
   recordTrial,
@@ -121,6 +123,16 @@ export async function subscribe(
       // committed between the read and the insert left the subscription naming a deleted card.
       await lockLiveClientAccount(trx, who.clientAccountId);
       const plan = await sellablePlan(trx, input.planId, who.storeCode);
+      const liveKey = `${who.clientAccountId}:${familyOf(plan.kind)}`;
+      // The same request again (a double click, a retry of an answer lost on its way): the subscription the
+      // first one made is the answer, as a checkout sent twice answers its order. A first month still with the
+      // bank is answered PENDING, and recorded as told so: its outcome is mailed (billing.apply.ts).
+      const live = await liveSubscription(trx, liveKey);
+      if (live && repeatsSubscribing(live, Number(plan.id), input, now)) {
+        const pending = live.status === 'PENDING' ? await pendingChargeOf(trx, Number(live.id)) : undefined;
+        if (pending) await markPendingTold(trx, Number(pending.id), now);
+        return { id: Number(live.id), charge: null, token: null, repeat: true };
+      }
       const card =
         input.cardId === undefined
           ? (await activeCardsOf(trx, who.clientAccountId)).find((c) => c.is_default)
@@ -135,7 +147,7 @@ export async function subscribe(
         store_code: who.storeCode,
         plan_id: Number(plan.id),
         status: trial ? 'TRIAL' : 'PENDING',
-        live_key: `${who.clientAccountId}:${familyOf(plan.kind)}`,
+        live_key: liveKey,
         card_id: Number(card.id),
         trial,
         period_number: 0,
@@ -156,13 +168,13 @@ export async function subscribe(
           throw isUniqueViolation(error) ? conflict('subscriptions.trialTakenMeanwhile') : error;
         });
         await queueSubscriptionMail(trx, id, 'purchased', now);
-        return { id, charge: null, token: null };
+        return { id, charge: null, token: null, repeat: false };
       }
       const token = tokenToCharge(payer, card, 'cardId');
       const fields = { period_number: 1, purpose: 'PERIOD' as const, attempt: 1, plan_id: Number(plan.id), amount_cents: plan.price_cents };
       const charge = (await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now)))!;
       await queueAnswerDeadline(trx, id, Number(charge.id), now);
-      return { id, charge, token };
+      return { id, charge, token, repeat: false };
     })
     .catch((error: unknown) => {
       // The family's slot is taken: a live subscription exists (or a parallel request just made one).
@@ -175,7 +187,24 @@ export async function subscribe(
     // refund-due: declined first, then settled after all once the subscription had ended; the money goes back.
     if (outcome === 'failed' || outcome === 'refund-due') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
   }
-  return subscriptionById(db, claim.id, language);
+  const sub = await subscriptionById(db, claim.id, language);
+  // A repeat of a request whose first month was declined meanwhile: answered as that request was.
+  if (claim.repeat && sub.status === 'ENDED') throw new DomainError('conflict', 'subscriptions.paymentDeclined');
+  return sub;
+}
+
+/**
+ * Whether a subscribe request asks again for the client's live subscription `live` (the same plan, and
+ * card when one is named) made within the resubmit window and not cancelled since: a repeat of the request
+ * that made it.
+ */
+function repeatsSubscribing(live: SubscriptionRow, planId: number, input: { cardId?: number }, now: number): boolean {
+  return (
+    Number(live.plan_id) === planId &&
+    (input.cardId === undefined || Number(live.card_id) === input.cardId) &&
+    !live.cancel_at_period_end &&
+    Number(live.created_at) > now - RESUBMIT_WINDOW_MS
+  );
 }
 
 export async function changePlan(
