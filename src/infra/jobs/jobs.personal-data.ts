@@ -19,16 +19,20 @@ import { ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '
 // own (`email`, `newEmail`, `oldEmail`, `contact.email`, `contactEmail`), and names go in fields
 // of their own.
 
-/** Bounded like every part: the table is pruned, and one person is named by few jobs. */
+/** A read is bounded like every part's: the export lists the oldest of these; the erasure reads page after page. */
 const JOBS_CAP = 1_000;
 
-/** The jobs (of `type`, or any) whose payload names `email`: a range of job_email's key, in job order. */
-export function jobsNaming(db: Db, email: string, type?: string) {
+/**
+ * The jobs (of `type`, or any) whose payload names `email`: a range of job_email's key, in job order,
+ * at most JOBS_CAP of them after the job `afterId`.
+ */
+export function jobsNaming(db: Db, email: string, type?: string, afterId = 0) {
   let query = db
     .selectFrom('job_email as e')
     .innerJoin('job as j', 'j.id', 'e.job_id')
     .select(['j.id', 'j.type', 'j.payload', 'j.status', 'j.created_at'])
-    .where('e.email', '=', normaliseEmail(email));
+    .where('e.email', '=', normaliseEmail(email))
+    .where('e.job_id', '>', afterId);
   if (type !== undefined) query = query.where('j.type', '=', type);
   return query.orderBy('e.job_id').limit(JOBS_CAP).execute();
 }
@@ -78,10 +82,21 @@ async function exportJobs(db: Db, subject: PersonalDataSubject) {
   return jobs.map((job) => ({ type: job.type, status: job.status, queuedAt: toRfc3339(Number(job.created_at)) }));
 }
 
+/**
+ * Every job naming the person, a page of JOBS_CAP at a time: the cap bounds a read, not what is
+ * erased. Anyone may ask for a person's password reset, each a job carrying the address (a repeat
+ * within the resubmit window aside) kept 30 days once done, so a person may be named by thousands.
+ */
 async function eraseFromJobs(trx: Db, subject: PersonalDataSubject, now: number) {
   const email = normaliseEmail(subject.email);
-  for (const job of await jobsNaming(trx, email)) {
-    await rewriteErasedJob(trx, job, JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail)), now);
+  let afterId = 0;
+  for (;;) {
+    const jobs = await jobsNaming(trx, email, undefined, afterId);
+    for (const job of jobs) {
+      await rewriteErasedJob(trx, job, JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail)), now);
+    }
+    if (jobs.length < JOBS_CAP) return;
+    afterId = Number(jobs.at(-1)!.id);
   }
 }
 
