@@ -42,7 +42,19 @@ export async function contentPage({ database }: ContentReadDeps, context: Conten
   };
 }
 
+/**
+ * Whether the category of a landing page is one the catalogue shows (the store's shown tree: active,
+ * under active parents): the page of an inactive category is hidden with it, as GET /category/{id} is.
+ */
+async function categoryShown(deps: ContentReadDeps, context: ContentContext, categoryId: number): Promise<boolean> {
+  if (context.audience.preview) return true;
+  const { store, language } = context.catalogue;
+  return (await deps.catalogue.categoryTree(store.code, language)).byId.has(categoryId);
+}
+
 async function shownBlockPage(deps: ContentReadDeps, context: ContentContext, key: BlockPageKey): Promise<BlockPageRow> {
+  if (key.kind === 'CATEGORY' && !(await categoryShown(deps, context, key.categoryId)))
+    throw notFound('content.categoryPageNotFound', { id: key.categoryId });
   const rows = await blockPages(deps.database.db, context.catalogue.store.code, key);
   const row = currentOf(
     rows.map((candidate) => ({ ...candidate, id: Number(candidate.id) })),
