@@ -226,6 +226,21 @@ describe('the CLI', () => {
     expect(unlocked.stdout).toMatch(/^WEB\t.*\topen\t/m);
   });
 
+  it("refuses a store name or front-end URL with a control character (exit 2) and leaves the store's as it was", async () => {
+    const before = await runCli(['store', 'list'], env);
+    for (const option of [
+      '--name=Raamatu\tpood',
+      '--name=Raamatu\npood',
+      '--name=Raamatu\u001bpood',
+      '--frontend-url=https://shop.example/\u0007',
+    ]) {
+      const result = await runCli(['store', 'set', 'WEB', option], env);
+      expect(result.code, result.stdout).toBe(2);
+      expect(result.stderr).toMatch(/^error: --(name|frontend-url) must be /);
+    }
+    expect((await runCli(['store', 'list'], env)).stdout).toBe(before.stdout);
+  });
+
   it.each([
     [['frobnicate']],
     [[]],

@@ -70,11 +70,14 @@ function parseSet(args: string[]): StoreChanges {
     changes.defaultLanguage = language;
   }
   if (values.name !== undefined) {
-    if (values.name.trim() === '' || values.name.length > 100) throw new CliUsageError('--name must be 1 to 100 characters');
+    // Shown in every mail's subject, /app/config and `store list` (a tab there splits its columns).
+    if (values.name.trim() === '' || values.name.length > 100 || CONTROL.test(values.name))
+      throw new CliUsageError('--name must be one line of 1 to 100 characters');
     changes.name = values.name.trim();
   }
   if (values['frontend-url'] !== undefined) {
-    if (!/^https?:\/\/[^\s]+$/.test(values['frontend-url'])) throw new CliUsageError('--frontend-url must be an http(s) URL');
+    if (!/^https?:\/\/[^\s]+$/.test(values['frontend-url']) || CONTROL.test(values['frontend-url']))
+      throw new CliUsageError('--frontend-url must be an http(s) URL');
     changes.frontendUrl = values['frontend-url'].replace(/\/+$/, '');
   }
   if (values['guest-discount'] !== undefined) changes.guestDiscountPercent = parsePercent('--guest-discount', values['guest-discount']);
@@ -84,6 +87,9 @@ function parseSet(args: string[]): StoreChanges {
   if (Object.keys(changes).length === 0) throw new CliUsageError('store set: nothing to change');
   return changes;
 }
+
+/** Control characters (Unicode's Cc), which no one-line setting takes. */
+const CONTROL = /\p{Cc}/u;
 
 /** A discount in percent, 0 to 100 with at most two decimals (what the pricing rules work with). */
 function parsePercent(option: string, value: string): number {
