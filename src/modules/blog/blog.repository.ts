@@ -54,16 +54,17 @@ function filteredPosts(db: Db, filter: PostFilter) {
   if (filter.mode === 'public') query = query.where(publishedAt('blog_post', filter.now));
   if (filter.category !== undefined) {
     const slug = filter.category;
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('blog_category')
-          .select('blog_category.id')
-          .whereRef('blog_category.id', '=', 'blog_post.category_id')
-          .where('blog_category.store_code', '=', filter.store)
-          .where('blog_category.slug', '=', slug),
-      ),
-    );
+    query = query.where((eb) => {
+      let category = eb
+        .selectFrom('blog_category')
+        .select('blog_category.id')
+        .whereRef('blog_category.id', '=', 'blog_post.category_id')
+        .where('blog_category.store_code', '=', filter.store)
+        .where('blog_category.slug', '=', slug);
+      // A category switched off is hidden from the public as GET /blog-category hides it: its listing is none.
+      if (filter.mode === 'public') category = category.where('blog_category.is_active', '=', true);
+      return eb.exists(category);
+    });
   }
   if (filter.tag !== undefined) {
     const tag = filter.tag;
