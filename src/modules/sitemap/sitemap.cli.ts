@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { FileStore } from '../../infra/file-store/index.js';
+import { withLease } from '../../infra/jobs/lease.js';
 import { getAllStores, isStoreCode } from '../store/index.js';
 import { sectionStatuses, type SectionStatus } from './sitemap.repository.js';
 import { SITEMAP_SECTIONS } from './sitemap.sections.js';
@@ -10,7 +11,8 @@ import { generateStoreSitemap, MAX_URLS_PER_FILE } from './sitemap.service.js';
 
 export const SITEMAP_USAGE = `  sitemap generate [--store=<CODE>]   write the sitemap files and index of every active store (or one), served at
                    [--urls-per-file=<n>]  /sitemap/<CODE>/sitemap.xml; at most ${MAX_URLS_PER_FILE} URLs a file (or n);
-                                      exits 1 when a section failed (the others are written)
+                                      exits 1 when a section failed (the others are written), or
+                                      when another run is writing a store's (that store is skipped)
   sitemap status [--store=<CODE>]     the last run's URLs, files and errors per store and section`;
 
 export interface SitemapCommandDeps {
@@ -40,18 +42,32 @@ export async function sitemapCommand(deps: SitemapCommandDeps, args: string[], p
   }
   const stores = (await getAllStores(deps.db)).filter((candidate) => (store === undefined ? candidate.isActive : candidate.code === store));
   let failed = false;
+  const busy: string[] = [];
   for (const target of stores) {
-    const statuses = await generateStoreSitemap(deps.db, deps.fileStore, target, {
-      sections: SITEMAP_SECTIONS,
-      now: (deps.clock ?? systemClock).now(),
-      filesUrl: (code, file) => `${deps.serviceUrl}/sitemap/${code}/${file}`,
-      maxUrlsPerFile: maxUrls,
-    });
-    for (const status of statuses) print(describe(status));
-    failed ||= statuses.some((status) => status.error !== null);
+    const now = (deps.clock ?? systemClock).now();
+    // One run of a store at a time (a cron line's run that outlasts its period, an operator's by hand):
+    // two wrote the same files and replaced each other's statuses, on PostgreSQL failing on their key.
+    const run = await withLease(deps.db, `sitemap:${target.code}`, { ttlMs: LEASE_TTL_MS, now }, () =>
+      generateStoreSitemap(deps.db, deps.fileStore, target, {
+        sections: SITEMAP_SECTIONS,
+        now,
+        filesUrl: (code, file) => `${deps.serviceUrl}/sitemap/${code}/${file}`,
+        maxUrlsPerFile: maxUrls,
+      }),
+    );
+    if (!run.ran) {
+      busy.push(target.code);
+      continue;
+    }
+    for (const status of run.result) print(describe(status));
+    failed ||= run.result.some((status) => status.error !== null);
   }
+  if (busy.length > 0) throw new Error(`sitemap generate: another run is writing the sitemap of ${busy.join(', ')}; nothing written`);
   return failed ? 1 : 0;
 }
+
+/** How long a store's run is taken for running without renewing its lease (renewed while it runs): a crashed run's wait. */
+const LEASE_TTL_MS = 60_000;
 
 function parse(action: string | undefined, args: string[]) {
   if (action !== 'generate' && action !== 'status') throw new CliUsageError(`unknown sitemap command "${[action, ...args].join(' ')}"`);
