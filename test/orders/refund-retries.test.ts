@@ -146,6 +146,39 @@ describe('POST /admin/orders/{code}/refund sent twice', () => {
     expectErrorBody(await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'bad key' }), 400, 'Bad Request');
   });
 
+  it('a refund made under an Idempotency-Key, then the same sum again without one: that refund, not a second', async () => {
+    const order = await paidBook(s);
+    const first = await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'refund-of-complaint-4714' });
+    expect(first.statusCode, first.body).toBe(200);
+    const again = await s.refund(order.code, { amount: 5 });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toMatchObject({ payment: { refunded: 5 } });
+    expect(refundsAsked(s, order.reference)).toEqual([500]);
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    // A second refund of the sum is still told apart by a key of its own.
+    const next = await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'refund-of-complaint-4715' });
+    expect(next.json()).toMatchObject({ payment: { refunded: 10 } });
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(1000);
+  });
+
+  it('a 503 under an Idempotency-Key, then the same sum again without one: it finishes that refund, refunded once', async () => {
+    const order = await paidBook(s);
+    s.everypay.holdCallbacks();
+    s.everypay.breakApi('lost-answer', 1, REFUND_PATH);
+    expectErrorBody(
+      await s.refund(order.code, { amount: 5 }, { 'idempotency-key': 'refund-of-complaint-4716' }),
+      503,
+      'Service Unavailable',
+    );
+    const retry = await s.refund(order.code, { amount: 5 });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ payment: { refunded: 5 } });
+    await s.everypay.releaseCallbacks();
+    await s.everypay.callbacksIdle();
+    expect(refundedAtEveryPay(order.reference, order.totalCents)).toBe(500);
+    expect(await refundRows(order.reference)).toEqual([{ state: 'refunded', amount_cents: 500 }]);
+  });
+
   it('an Idempotency-Key sent again with another sum is a 409 that refunds nothing, its refund answered or left unknown', async () => {
     const order = await paidBook(s);
     const key = { 'idempotency-key': 'refund-of-complaint-4712' };

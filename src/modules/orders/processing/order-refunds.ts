@@ -23,14 +23,7 @@ import { applyPaymentStatus } from '../payment-status.service.js';
 import { documentOf, orderOf } from './admin-orders.service.js';
 import type { OrderDocument } from './order-document.js';
 import { paymentsOf, type OrderRow, type PaymentRow } from './processing.repository.js';
-import {
-  insertRefund,
-  moveRefund,
-  refundByRequestKey,
-  refundedWithoutKeySince,
-  unresolvedRefundOf,
-  type RefundRow,
-} from './refunds.repository.js';
+import { insertRefund, moveRefund, refundByRequestKey, refundedSince, unresolvedRefundOf, type RefundRow } from './refunds.repository.js';
 
 // Operators' refunds through the order's gateway. A refund is recorded (order_refund) before the
 // gateway is asked, under a gateway key of its own that every try sends, so the gateway makes it
@@ -109,8 +102,9 @@ async function claimRefund(trx: Db, order: OrderRow, found: PaymentRow, request:
     if (known && (known.state === 'refunded' || known.state === 'refused')) return { kind: 'answered', refund: known };
   } else {
     // Without a key, the same refund again within the resubmit window is a double click (or a retry
-    // of an answer that got lost on its way): it answers the refund made, not a second one.
-    const repeated = await refundedWithoutKeySince(trx, found.id, request.amountCents ?? null, now - RESUBMIT_WINDOW_MS);
+    // of an answer that got lost on its way): it answers the refund made, not a second one, whether
+    // or not that one was sent under a key (only a key of its own makes a second refund of the sum).
+    const repeated = await refundedSince(trx, found.id, request.amountCents ?? null, now - RESUBMIT_WINDOW_MS);
     if (repeated) return { kind: 'answered', refund: repeated };
   }
   const unresolved = await unresolvedRefundOf(trx, found.id);
@@ -152,10 +146,10 @@ function tooLarge(cents: number, left: number, spentCents: number) {
   return conflict('orders.refundTooLarge', { amount, left: euros(Math.max(0, left)) });
 }
 
-/** Whether a request is a retry of this refund: the same Idempotency-Key, or without one the same sum asked. */
+/** Whether a request is a retry of this refund: the same Idempotency-Key, or without one the same sum asked (under any key). */
 function isRequestOf(refund: RefundRow, request: RefundRequest): boolean {
   if (request.requestKey !== undefined) return refund.request_key === request.requestKey;
-  return refund.request_key === null && refund.requested_cents === (request.amountCents ?? null);
+  return refund.requested_cents === (request.amountCents ?? null);
 }
 
 /**

@@ -26,18 +26,12 @@ export function refundByRequestKey(db: Db, paymentId: number, requestKey: string
     .executeTakeFirst();
 }
 
-/** The payment's last refund made since `since` that an operator asked for without a key, of this sum (null: all). */
-export function refundedWithoutKeySince(
-  db: Db,
-  paymentId: number,
-  requestedCents: number | null,
-  since: number,
-): Promise<RefundRow | undefined> {
+/** The payment's last refund made since `since` of this sum (null: all), whether or not it was asked under a key. */
+export function refundedSince(db: Db, paymentId: number, requestedCents: number | null, since: number): Promise<RefundRow | undefined> {
   return db
     .selectFrom('order_refund')
     .selectAll()
     .where('payment_id', '=', paymentId)
-    .where('request_key', 'is', null)
     .where('requested_cents', requestedCents === null ? 'is' : '=', requestedCents)
     .where('state', '=', 'refunded')
     .where('created_at', '>', since)
