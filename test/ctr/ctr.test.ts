@@ -4,6 +4,7 @@ import { bannerCtrPruning, CTR_RETENTION_DAYS } from '../../src/modules/ctr/inde
 import { PLACEMENTS_PER_ADDRESS } from '../../src/modules/ctr/ctr-recorder.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+import { createBanner as createStoreBanner } from '../helpers/banners.js';
 
 keepEachTestInOneRateLimitWindow();
 
@@ -28,27 +29,8 @@ afterAll(() => t.close());
 const id: Record<number, number> = {};
 let banners = 0;
 async function createBanner(store: string): Promise<number> {
-  const now = Date.now();
-  const row = await t.database.db
-    .insertInto('banner')
-    .values({
-      code: `CTR-${++banners}`,
-      store_code: store,
-      placement: 'HEADER',
-      position: banners,
-      customer_kinds: '',
-      link_url: null,
-      image_url: null,
-      is_active: true,
-      visible_from: null,
-      visible_to: null,
-      translations: '{}',
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+  banners += 1;
+  return createStoreBanner(t.database.db, { code: `CTR-${banners}`, storeCode: store, position: banners });
 }
 
 let addresses = 0;

@@ -3,6 +3,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { createBanner } from '../helpers/banners.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 
 // Banner views are counted in memory by each API process and written as one upsert of a batch about
@@ -27,28 +28,8 @@ beforeAll(async () => {
   second = await buildApp(t.config, { database: secondDatabase });
   await second.ready();
   key = await createApiKey(t.database.db, 'ctr-two-processes', Date.now());
-  const now = Date.now();
   for (let index = 0; index < BANNERS; index += 1) {
-    const row = await t.database.db
-      .insertInto('banner')
-      .values({
-        code: `TWO-${index}`,
-        store_code: 'WEB',
-        placement: 'HEADER',
-        position: index,
-        customer_kinds: '',
-        link_url: null,
-        image_url: null,
-        is_active: true,
-        visible_from: null,
-        visible_to: null,
-        translations: '{}',
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    bannerIds.push(Number(row.id));
+    bannerIds.push(await createBanner(t.database.db, { code: `TWO-${index}`, position: index }));
   }
 });
 afterAll(async () => {

@@ -190,3 +190,13 @@ export async function webFlow(
   expect(callback.statusCode, callback.body).toBe(302);
   return new URL(String(callback.headers.location));
 }
+
+/** The subjects of the social identities linked to the user of that login email. */
+export function identitiesOf(t: SocialTestApp, email: string) {
+  return t.database.db
+    .selectFrom('social_identity')
+    .innerJoin('app_user', 'app_user.id', 'social_identity.user_id')
+    .select('social_identity.subject')
+    .where('app_user.email', '=', email)
+    .execute();
+}

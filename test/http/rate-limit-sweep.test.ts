@@ -19,6 +19,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { checkoutForm, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
 import { openCreateForm, placeOrder, productCode, type PlacedOrder } from '../orders/purchase-helpers.js';
 import { HOUR, MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
+import { createBanner } from '../helpers/banners.js';
 
 keepEachTestInOneRateLimitWindow(24 * HOUR, 2 * MINUTE);
 
@@ -805,27 +806,7 @@ describe('rate limits on every operation an anonymous client can repeat', () => 
   }, 300_000);
 
   it('counts no banner view or click of an address past CTR_CAP_PER_IP, answering the same 202, and counts another address', async () => {
-    const now = Date.now();
-    const banner = await t.database.db
-      .insertInto('banner')
-      .values({
-        code: 'RATE-LIMIT-SWEEP',
-        store_code: 'WEB',
-        placement: 'HEADER',
-        position: 1,
-        customer_kinds: '',
-        link_url: null,
-        image_url: null,
-        is_active: true,
-        visible_from: null,
-        visible_to: null,
-        translations: '{}',
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const bannerId = Number(banner.id);
+    const bannerId = await createBanner(t.database.db, { code: 'RATE-LIMIT-SWEEP' });
     const counts = async () => {
       const rows = await t.database.db.selectFrom('banner_ctr').select(['views', 'clicks']).where('banner_id', '=', bannerId).execute();
       return {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailsTo, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { Browser, createSocialTestApp, newJti, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
+import { Browser, createSocialTestApp, identitiesOf, newJti, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
 import { hashToken } from '../../src/infra/tokens.js';
 
 // Linking a social identity adds a way into the account that outlives every token and every later
@@ -29,14 +29,6 @@ async function customerSignedInLongAgo() {
   return { email, bearer, fresh };
 }
 
-const identitiesOf = (email: string) =>
-  t.database.db
-    .selectFrom('social_identity')
-    .innerJoin('app_user', 'app_user.id', 'social_identity.user_id')
-    .select('social_identity.subject')
-    .where('app_user.email', '=', email)
-    .execute();
-
 async function appLink(bearer: string, sub: string) {
   const token = await t.google.idToken({ sub, email: uniqueEmail('attacker'), email_verified: true, jti: newJti() });
   return t.app.inject({
@@ -52,14 +44,14 @@ describe('linking a social identity with a token signed in more than 10 minutes 
     const sub = newSubject();
     const refused = await appLink(bearer, sub);
     expect(expectErrorBody(refused, 403, 'Forbidden').message).toMatch(/log in again/);
-    expect(await identitiesOf(email)).toEqual([]);
+    expect(await identitiesOf(t, email)).toEqual([]);
     await t.drainJobs();
     expect(mailsTo(t, email).filter((mail) => /Google/.test(mail.subject ?? ''))).toEqual([]);
 
     await fresh();
     const linked = await appLink(bearer, sub);
     expect(linked.statusCode, linked.body).toBe(200);
-    expect(await identitiesOf(email)).toEqual([{ subject: sub }]);
+    expect(await identitiesOf(t, email)).toEqual([{ subject: sub }]);
   });
 
   it('the web flow: its start is a 403 before the browser is sent to the provider; a fresh sign-in starts it', async () => {
@@ -84,6 +76,6 @@ describe('linking a social identity with a token signed in more than 10 minutes 
       payload: { authId: landing.searchParams.get('authId') },
     });
     expect(confirm.statusCode, confirm.body).toBe(200);
-    expect(await identitiesOf(email)).toEqual([{ subject: sub }]);
+    expect(await identitiesOf(t, email)).toEqual([{ subject: sub }]);
   });
 });

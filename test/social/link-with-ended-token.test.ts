@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_PASSWORD, login, me, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { createAuthRecord } from '../../src/modules/social/social.service.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createSocialTestApp, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
+import { createSocialTestApp, identitiesOf, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
 import { nextReadHook } from '../helpers/overlapping-writes.js';
 import { wrappedDatabase } from '../helpers/wrapped-database.js';
 
@@ -42,14 +42,6 @@ const changePasswordAs = (owner: string) => async () => {
   expect(changed.statusCode, changed.body).toBe(200);
 };
 
-const identitiesOf = (email: string) =>
-  t.database.db
-    .selectFrom('social_identity')
-    .innerJoin('app_user', 'app_user.id', 'social_identity.user_id')
-    .select('social_identity.subject')
-    .where('app_user.email', '=', email)
-    .execute();
-
 const appLink = async (bearer: string, sub: string) => {
   const token = await t.google.idToken({ sub, email: uniqueEmail('attacker'), email_verified: true, jti: newJti() });
   return t.app.inject({
@@ -66,7 +58,7 @@ describe('a link with a bearer token that a password change ends while the link 
     const linked = await appLink(other, newSubject());
     expect(tokenRead.armed).toBe(false);
     expectErrorBody(linked, 401, 'Unauthorized');
-    expect(await identitiesOf(email)).toEqual([]);
+    expect(await identitiesOf(t, email)).toEqual([]);
     expect((await me(t, owner)).statusCode).toBe(200);
   });
 
@@ -93,7 +85,7 @@ describe('a link with a bearer token that a password change ends while the link 
     });
     expect(tokenRead.armed).toBe(false);
     expectErrorBody(confirmed, 401, 'Unauthorized');
-    expect(await identitiesOf(email)).toEqual([]);
+    expect(await identitiesOf(t, email)).toEqual([]);
   });
 
   it('still links with a bearer nothing ended', async () => {
@@ -101,6 +93,6 @@ describe('a link with a bearer token that a password change ends while the link 
     const sub = newSubject();
     const linked = await appLink(other, sub);
     expect(linked.statusCode, linked.body).toBe(200);
-    expect(await identitiesOf(email)).toEqual([{ subject: sub }]);
+    expect(await identitiesOf(t, email)).toEqual([{ subject: sub }]);
   });
 });
