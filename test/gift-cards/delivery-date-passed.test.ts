@@ -8,6 +8,7 @@ import { createCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop, stockedBook, type Shop } from '../orders/helpers.js';
+import { payOnTestGateway } from '../orders/purchase-helpers.js';
 
 // A virtual card's delivery date is checked when the card goes into the basket (today in Tallinn to a
 // year ahead), but a client's basket is kept for as long as it holds lines: checked out once that day
@@ -59,14 +60,7 @@ const ordersOf = async (who: Who) => (await call(t, 'GET', '/order', who)).json(
 
 async function pay(location: string): Promise<number> {
   const link = orderLink(location);
-  const form = (await t.app.inject({ method: 'GET', url: link.path })).json() as { url: string };
-  const paid = await t.app.inject({
-    method: 'POST',
-    url: new URL(form.url).pathname,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'action=pay',
-  });
-  expect(paid.statusCode).toBe(303);
+  await payOnTestGateway(t, link.path);
   const status = async () =>
     (await db().selectFrom('customer_order').select('status').where('id', '=', link.orderId).executeTakeFirstOrThrow()).status;
   await expect.poll(status, { timeout: 10_000 }).toBe('PENDING_PROCESSING');

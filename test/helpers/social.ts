@@ -200,3 +200,13 @@ export function identitiesOf(t: SocialTestApp, email: string) {
     .where('app_user.email', '=', email)
     .execute();
 }
+
+/** POST /auth/external/confirm-link with the authId a web link flow landed with, and the bearer when one is given. */
+export function confirmLink(t: SocialTestApp, authId: string | null, bearer?: string, headers: Record<string, string> = {}) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/auth/external/confirm-link',
+    headers: { ...headers, ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }) },
+    payload: { authId },
+  });
+}

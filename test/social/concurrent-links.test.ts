@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { withTableHeld } from '../helpers/lock-waits.js';
-import { createSocialTestApp, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
+import { confirmLink, createSocialTestApp, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
 
 // An app links a Facebook identity with the user's bearer token, and sends it twice at once (a
 // double tap, a retry over a slow network): a Facebook access token is not single-use, so both are
@@ -73,13 +73,7 @@ describe('linking one identity twice at once', () => {
       expect(landing.searchParams.get('link')).toBe('google');
       authIds.push(landing.searchParams.get('authId')!);
     }
-    const confirm = (authId: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/auth/external/confirm-link',
-        headers: { authorization: `Bearer ${bearer}` },
-        payload: { authId },
-      });
+    const confirm = (authId: string) => confirmLink(t, authId, bearer);
     const answers = await withTableHeld(t.database.db, 'social_identity', () => Promise.all(authIds.map(confirm)));
     for (const answer of answers) {
       expect(answer.statusCode, answer.body).toBe(200);

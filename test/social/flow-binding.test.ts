@@ -11,6 +11,7 @@ import {
   webFlow,
   type SocialTestApp,
   type WebProvider,
+  confirmLink,
 } from '../helpers/social.js';
 
 // Issue 12, point 1: the web flow is bound to the browser that started it, and a link to an
@@ -26,14 +27,6 @@ afterAll(async () => {
 });
 
 const bearerOf = (token: string) => ({ authorization: `Bearer ${token}` });
-
-const confirmLink = (authId: string | null, bearer?: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/auth/external/confirm-link',
-    headers: bearer === undefined ? {} : bearerOf(bearer),
-    payload: { authId },
-  });
 
 const socialLogin = (authId: string) =>
   t.app.inject({ method: 'POST', url: '/auth/social-login', payload: { authId, isNativeForm: false } });
@@ -146,13 +139,13 @@ describe('a link made in the web flow', () => {
     const email = uniqueEmail('owner');
     const { bearer, sub, authId } = await pendingLink(email);
     expect(await identitiesOf(sub)).toEqual([]);
-    const confirmed = await confirmLink(authId, bearer);
+    const confirmed = await confirmLink(t, authId, bearer);
     expect(confirmed.statusCode, confirmed.body).toBe(200);
     expect(confirmed.json()).toEqual({ linked: 'google' });
     const user = await t.database.db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
     expect((await identitiesOf(sub)).map((row) => row.user_id)).toEqual([user.id]);
     expect((await mailTo(t, email, /Google/)).subject).toContain('Google');
-    expectErrorBody(await confirmLink(authId, bearer), 400, 'Bad Request');
+    expectErrorBody(await confirmLink(t, authId, bearer), 400, 'Bad Request');
   });
 
   it('is refused when another user confirms it, and stays pending for its owner', async () => {
@@ -160,21 +153,21 @@ describe('a link made in the web flow', () => {
     const otherEmail = uniqueEmail('other');
     const other = await registerVerified(t, otherEmail);
     await t.drainJobs();
-    const refused = await confirmLink(authId, other);
+    const refused = await confirmLink(t, authId, other);
     expectErrorBody(refused, 403, 'Forbidden');
     expect(await identitiesOf(sub)).toEqual([]);
     await t.drainJobs();
     expect(mailsTo(t, otherEmail).filter((mail) => /Google/.test(mail.subject ?? ''))).toEqual([]);
-    expect((await confirmLink(authId, bearer)).statusCode).toBe(200);
+    expect((await confirmLink(t, authId, bearer)).statusCode).toBe(200);
   });
 
   it('needs a bearer token and a pending link: not a sign-in record, nor a made-up one', async () => {
     const { authId } = await pendingLink(uniqueEmail('nobearer'));
-    expectErrorBody(await confirmLink(authId), 401, 'Unauthorized');
+    expectErrorBody(await confirmLink(t, authId), 401, 'Unauthorized');
     const bearer = await registerVerified(t, uniqueEmail('someone'));
-    expectErrorBody(await confirmLink('made-up', bearer), 400, 'Bad Request');
+    expectErrorBody(await confirmLink(t, 'made-up', bearer), 400, 'Bad Request');
     const signIn = await webFlow(t, 'google', { sub: googleAccount() });
-    expectErrorBody(await confirmLink(signIn.searchParams.get('authId'), bearer), 400, 'Bad Request');
+    expectErrorBody(await confirmLink(t, signIn.searchParams.get('authId'), bearer), 400, 'Bad Request');
     const bad = await t.app.inject({ method: 'POST', url: '/auth/external/confirm-link', headers: bearerOf(bearer), payload: {} });
     expect(bad.statusCode).toBe(422);
   });
@@ -182,14 +175,14 @@ describe('a link made in the web flow', () => {
   it('does not log anybody in through /auth/social-login', async () => {
     const { authId, bearer } = await pendingLink(uniqueEmail('nologin'));
     expectErrorBody(await socialLogin(authId), 400, 'Bad Request');
-    expect((await confirmLink(authId, bearer)).statusCode).toBe(200);
+    expect((await confirmLink(t, authId, bearer)).statusCode).toBe(200);
   });
 
   it('answers 409 at the confirmation when the identity was linked to someone else meanwhile', async () => {
     const { bearer, sub, authId } = await pendingLink(uniqueEmail('late'));
     const signIn = await webFlow(t, 'google', { sub });
     expect((await socialLogin(signIn.searchParams.get('authId')!)).statusCode).toBe(200);
-    expectErrorBody(await confirmLink(authId, bearer), 409, 'Conflict');
+    expectErrorBody(await confirmLink(t, authId, bearer), 409, 'Conflict');
   });
 
   it('lands on the error page when the identity already belongs to another user', async () => {

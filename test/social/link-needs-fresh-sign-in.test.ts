@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailsTo, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { Browser, createSocialTestApp, identitiesOf, newJti, newSubject, webFlow, type SocialTestApp } from '../helpers/social.js';
+import {
+  Browser,
+  confirmLink,
+  createSocialTestApp,
+  identitiesOf,
+  newJti,
+  newSubject,
+  webFlow,
+  type SocialTestApp,
+} from '../helpers/social.js';
 import { hashToken } from '../../src/infra/tokens.js';
 
 // Linking a social identity adds a way into the account that outlives every token and every later
@@ -69,12 +78,7 @@ describe('linking a social identity with a token signed in more than 10 minutes 
     t.google.addAccount({ sub, email: uniqueEmail('g'), email_verified: true });
     const landing = await webFlow(t, 'google', { sub }, { headers: { authorization: `Bearer ${bearer}` } });
     expect(landing.searchParams.get('link')).toBe('google');
-    const confirm = await t.app.inject({
-      method: 'POST',
-      url: '/auth/external/confirm-link',
-      headers: { authorization: `Bearer ${bearer}` },
-      payload: { authId: landing.searchParams.get('authId') },
-    });
+    const confirm = await confirmLink(t, landing.searchParams.get('authId'), bearer);
     expect(confirm.statusCode, confirm.body).toBe(200);
     expect(await identitiesOf(t, email)).toEqual([{ subject: sub }]);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_PASSWORD, login, me, registerVerified, uniqueEmail } from '../helpers/accounts.js';
 import { createAuthRecord } from '../../src/modules/social/social.service.js';
 import { expectErrorBody } from '../helpers/http.js';
-import { createSocialTestApp, identitiesOf, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
+import { confirmLink, createSocialTestApp, identitiesOf, newJti, newSubject, type SocialTestApp } from '../helpers/social.js';
 import { nextReadHook } from '../helpers/overlapping-writes.js';
 import { wrappedDatabase } from '../helpers/wrapped-database.js';
 
@@ -77,12 +77,7 @@ describe('a link with a bearer token that a password change ends while the link 
     };
     const authId = await createAuthRecord(t.database.db, identity, 'WEB', 'et', Date.now(), Number(user.id));
     tokenRead.arm(changePasswordAs(owner));
-    const confirmed = await t.app.inject({
-      method: 'POST',
-      url: '/auth/external/confirm-link',
-      headers: { authorization: `Bearer ${other}`, store: 'WEB' },
-      payload: { authId },
-    });
+    const confirmed = await confirmLink(t, authId, other, { store: 'WEB' });
     expect(tokenRead.armed).toBe(false);
     expectErrorBody(confirmed, 401, 'Unauthorized');
     expect(await identitiesOf(t, email)).toEqual([]);

@@ -14,6 +14,7 @@ import {
   startWebFlow,
   webFlow as webFlowIn,
   type SocialTestApp,
+  confirmLink,
 } from '../helpers/social.js';
 import type { TestIdp } from '../helpers/oidc-provider.js';
 import type { FakeFacebook, FacebookUser } from '../helpers/facebook-graph.js';
@@ -409,12 +410,7 @@ describe('linking with a bearer token', () => {
     google.addAccount({ sub, email: uniqueEmail('g'), email_verified: true });
     const landing = await webFlow('google', { sub }, { headers: { authorization: `Bearer ${bearer}` } });
     expect(landing.searchParams.get('link')).toBe('google');
-    const confirm = await t.app.inject({
-      method: 'POST',
-      url: '/auth/external/confirm-link',
-      headers: { authorization: `Bearer ${bearer}` },
-      payload: { authId: landing.searchParams.get('authId') },
-    });
+    const confirm = await confirmLink(t, landing.searchParams.get('authId'), bearer);
     expect(confirm.statusCode, confirm.body).toBe(200);
     expect(confirm.json()).toEqual({ linked: 'google' });
     await mailTo(t, email, /Google/);

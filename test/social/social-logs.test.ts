@@ -14,6 +14,7 @@ import {
   startWebFlow,
   type SocialTestApp,
   type WebProvider,
+  confirmLink,
 } from '../helpers/social.js';
 
 // Issue 12, point 2: no token, provider code or state in any log line, nor in an error answer.
@@ -85,14 +86,7 @@ describe('the social flows', () => {
 
     // A web link, confirmed; a callback in another browser (refused, logged as a warning).
     const link = await webFlow('google', { bearer });
-    const confirm = seen(
-      await t.app.inject({
-        method: 'POST',
-        url: '/auth/external/confirm-link',
-        headers: { authorization: `Bearer ${bearer}` },
-        payload: { authId: link.location!.searchParams.get('authId') },
-      }),
-    );
+    const confirm = seen(await confirmLink(t, link.location!.searchParams.get('authId'), bearer));
     expect(confirm.statusCode, confirm.body).toBe(200);
     await mailTo(t, bearerEmail, /Google/);
     expect((await webFlow('google', { otherBrowser: true })).callback.statusCode).toBe(403);
