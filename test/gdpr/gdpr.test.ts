@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/infra/tokens.js';
+import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { createAccountsTestApp, GOOD_PASSWORD, login, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { createCustomer, createEmployee } from '../helpers/customers.js';
 import { exportUser } from '../data-export/fixtures.js';
@@ -418,5 +419,35 @@ describe('guest orders billed to the email', () => {
       .where('id', '=', orderLink(other.json().location).orderId)
       .executeTakeFirstOrThrow();
     expect(untouched.billing_name).not.toBe('[erased]');
+  });
+});
+
+describe("the back office's copy", () => {
+  it('gets the erased orders again from its feed of changed orders, without the person', async () => {
+    const dora = await person('Dora Mänd');
+    const db = t.database.db;
+    await complete(dora.orderId);
+    const key = await createApiKey(db, 'back-office', Date.now());
+    // The back office has read every change up to now: only a later change shows in its feed.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const since = new Date().toISOString();
+    const feed = async () => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/admin/orders?updatedSince=${encodeURIComponent(since)}&per-page=100`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json() as Array<{ code: string }>;
+    };
+    expect(await feed()).toEqual([]);
+
+    expect((await as(t, dora.token)('DELETE', '/client-account', { password: GOOD_PASSWORD })).statusCode).toBe(204);
+    const code = (await db.selectFrom('customer_order').select('code').where('id', '=', dora.orderId).executeTakeFirstOrThrow()).code;
+    const changed = await feed();
+    expect(changed.map((order) => order.code)).toEqual([code]);
+    expect(JSON.stringify(changed)).not.toMatch(/Dora|Mänd|5000 0001/);
+    expect(JSON.stringify(changed)).not.toContain(dora.email);
+    expect(JSON.stringify(changed)).toContain('[erased]');
   });
 });

@@ -9,6 +9,7 @@ import { localTime } from '../../infra/shop-time.js';
 import { eraseSalesOfOrders } from '../data-export/index.js';
 import { toWireMoney } from '../pricing/index.js';
 import { HOLDING_STOCK, PAID } from './order-states.js';
+import { updatedAtFrom } from './orders.repository.js';
 
 // A person's orders with their lines: their client accounts' orders and the guest orders placed
 // with their login email as the billing email (the address is theirs: they log in with it). The erasure keeps every order for accounting (amounts,
@@ -132,7 +133,7 @@ async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject, now: numbe
   if (waiting) throw conflict('gdpr.openOrders');
 }
 
-async function stripOrders(trx: Db, subject: PersonalDataSubject) {
+async function stripOrders(trx: Db, subject: PersonalDataSubject, now: number) {
   const person = (kind: 'shipping' | 'billing') => ({
     [`${kind}_name`]: ERASED_MARKER,
     [`${kind}_email`]: subject.erasedEmail,
@@ -151,7 +152,9 @@ async function stripOrders(trx: Db, subject: PersonalDataSubject) {
     );
   await trx
     .updateTable('customer_order')
-    .set({ ...person('shipping'), ...person('billing'), notes: '', session_id: null })
+    // Marked changed: the back office's feed of changed orders hands them over again, so that its
+    // copy loses the person too.
+    .set({ ...person('shipping'), ...person('billing'), notes: '', session_id: null, updated_at: updatedAtFrom(now) })
     .where(ofSubject(subject))
     .execute();
 }
