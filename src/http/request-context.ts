@@ -196,9 +196,17 @@ function enterStore(
   reply.header('Content-Language', request.language);
   reply.header('is_active', store.isActive ? '1' : '0');
   reply.header('available_languages', store.availableLanguages.join(','));
-  if (store.isLocked) {
-    const retryAfter = store.lockedUntil === null ? undefined : Math.ceil((store.lockedUntil - request.actionTime) / 1000);
-    const headers: Record<string, string> = retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {};
-    throw new HttpError(423, 'error.storeLocked', {}, headers);
-  }
+  refuseLockedStore(store, request.actionTime);
+}
+
+/**
+ * The spec's 423 while the store is locked for maintenance, with the lock's end as Retry-After when
+ * it is known. The store hook's check, and that of the routes that name their store otherwise (the
+ * payment start of an order of the store).
+ */
+export function refuseLockedStore(store: Pick<RequestStore, 'isLocked' | 'lockedUntil'> | undefined, now: number): void {
+  if (!store?.isLocked) return;
+  const retryAfter = store.lockedUntil === null ? undefined : Math.ceil((store.lockedUntil - now) / 1000);
+  const headers: Record<string, string> = retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {};
+  throw new HttpError(423, 'error.storeLocked', {}, headers);
 }

@@ -20,6 +20,7 @@ import { findOrder, type OrderRow } from './orders.repository.js';
 import { applyPaymentStatus, type ApplyOutcome } from './payment-status.service.js';
 import { settleReturn, startPayment } from './payment.service.js';
 import { registerNoStore } from '../../http/http-cache.js';
+import { refuseLockedStore } from '../../http/request-context.js';
 
 // The banking helpers and the gateways' callbacks. None is store-scoped: the gateway and the
 // shopper's browser come back without a store header; the order knows its store. An order is
@@ -86,12 +87,15 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
       schema: {
         tags: ['checkout'],
         summary: "Starts the order's payment: the form the front-end auto-submits (or the finished page when nothing is paid online)",
+        description: "423 while the order's store is locked for maintenance: no payment starts; the same link works once the lock ends.",
         querystring: OrderLinkQuery,
-        response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 429, 503) },
+        response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 423, 429, 503) },
       },
     },
     async (request): Promise<RedirectForm> => {
       const order = await linkedOrder(request.query.orderId, request.query.checksum, request);
+      // Not store-scoped (the shopper's browser brings no store header), but a payment in the order's store.
+      refuseLockedStore(await deps.stores.get(order.store_code), request.actionTime);
       return startPayment(db, { gateways, urls, clock: deps.clock }, order.id, request.ip, request.actionTime);
     },
   );
