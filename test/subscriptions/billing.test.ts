@@ -63,7 +63,7 @@ describe('billing', () => {
     expect(mitPayments(s, id)).toHaveLength(5); // the first month, the renewal and its 3 retries
     await bill(s, end + 30 * DAY);
     expect(mitPayments(s, id)).toHaveLength(5);
-    expect(await mailJobs(s, id)).toEqual(['purchased', 'billingFailed']);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'billingFailed', 'lapsed']);
   });
 
   it('a retry that succeeds makes it ACTIVE again, the period starting where the last one ended', async () => {

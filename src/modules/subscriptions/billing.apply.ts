@@ -236,6 +236,8 @@ export async function applyChargeOutcome(
       ended_at: now,
       updated_at: now,
     });
+    // Told in this transaction, as the first decline is: only the one that finished the charge gets here.
+    await queueSubscriptionMail(trx, id, 'lapsed', now);
     return 'failed';
   }
   await updateSubscription(trx, id, { status: 'FAILED', failed_attempts: failedAttempts, next_attempt_at: retryAt, updated_at: now });

@@ -11,7 +11,8 @@ import { titleOf } from './plans.js';
 import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
 import { escapeHtml } from '../../infra/html.js';
 
-// The subscription mails: purchased, cancelled, billing failed; and about a charge: a first month
+// The subscription mails: purchased, cancelled, billing failed (its first decline), lapsed (its last retry
+// declined too: access has ended); and about a charge: a first month
 // whose customer was told its payment was being processed declined, so the subscription did not
 // start (billing.apply.ts; settled, it is the purchased mail), an upgrade
 // whose declined charge the bank settled after all is active (billing.apply.ts), an upgrade whose
@@ -27,7 +28,7 @@ import { escapeHtml } from '../../infra/html.js';
 export const SUBSCRIPTION_MAIL_JOB = 'subscription.mail';
 const MAIL_ATTEMPTS = 8;
 
-export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | ChargeMailKind;
+export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | 'lapsed' | ChargeMailKind;
 /** The mails about one charge, which the job names. */
 type ChargeMailKind = 'startDeclined' | 'upgradeApplied' | 'upgradeConfirmed' | 'upgradeDeclined' | 'upgradeRefunded' | 'paymentRefunded';
 const CHARGE_MAILS: readonly string[] = [
@@ -104,6 +105,7 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchasedSubject',
   cancelled: 'subscriptions.mail.cancelledSubject',
   billingFailed: 'subscriptions.mail.billingFailedSubject',
+  lapsed: 'subscriptions.mail.lapsedSubject',
   startDeclined: 'subscriptions.mail.startDeclinedSubject',
   upgradeApplied: 'subscriptions.mail.upgradeAppliedSubject',
   upgradeConfirmed: 'subscriptions.mail.upgradeAppliedSubject',
@@ -115,6 +117,7 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchased',
   cancelled: 'subscriptions.mail.cancelled',
   billingFailed: 'subscriptions.mail.billingFailed',
+  lapsed: 'subscriptions.mail.lapsed',
   startDeclined: 'subscriptions.mail.startDeclined',
   upgradeApplied: 'subscriptions.mail.upgradeApplied',
   upgradeConfirmed: 'subscriptions.mail.upgradeConfirmed',

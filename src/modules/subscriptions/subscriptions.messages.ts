@@ -38,6 +38,9 @@ const en = {
   'subscriptions.mail.billingFailedSubject': 'We could not renew your subscription {plan}',
   'subscriptions.mail.billingFailed':
     'We could not charge your saved card for {plan}. We will try again in the coming days; please check your card or save a new one.',
+  'subscriptions.mail.lapsedSubject': 'Your subscription {plan} has ended',
+  'subscriptions.mail.lapsed':
+    'We could not charge your saved card for {plan}, nor on any of the retries since, so your subscription has ended and nothing more will be charged. What it gave can no longer be downloaded. To subscribe again, save a card that works and choose a plan in the shop.',
   'subscriptions.mail.startDeclinedSubject': 'Your subscription {plan} did not start',
   'subscriptions.mail.startDeclined':
     'Your bank declined the payment of {amount} for the first month of {plan}, so your subscription did not start. Should your bank take the payment after all, we will refund it to your card. You can subscribe again with another card.',
@@ -95,6 +98,9 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.billingFailedSubject': 'Tellimuse {plan} pikendamine ebaõnnestus',
   'subscriptions.mail.billingFailed':
     'Me ei saanud teie salvestatud kaardilt tasu paketi {plan} eest. Proovime lähipäevil uuesti; palun kontrollige kaarti või salvestage uus.',
+  'subscriptions.mail.lapsedSubject': 'Teie tellimus {plan} on lõppenud',
+  'subscriptions.mail.lapsed':
+    'Me ei saanud teie salvestatud kaardilt tasu paketi {plan} eest ka korduskatsetel, nii et teie tellimus on lõppenud ja rohkem tasu ei võeta. Tellimusega saadut ei saa enam alla laadida. Uuesti tellimiseks salvestage töötav kaart ja valige poes pakett.',
   'subscriptions.mail.startDeclinedSubject': 'Teie tellimus {plan} ei alanud',
   'subscriptions.mail.startDeclined':
     'Teie pank lükkas tellimuse {plan} esimese kuu makse {amount} tagasi, nii et tellimus ei alanud. Kui pank makse siiski hiljem võtab, tagastame selle teie kaardile. Võite tellida uuesti mõne teise kaardiga.',
@@ -152,6 +158,9 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.billingFailedSubject': 'Не удалось продлить подписку {plan}',
   'subscriptions.mail.billingFailed':
     'Не удалось списать оплату за {plan} с сохранённой карты. Мы попробуем снова в ближайшие дни; проверьте карту или сохраните новую.',
+  'subscriptions.mail.lapsedSubject': 'Ваша подписка {plan} закончилась',
+  'subscriptions.mail.lapsed':
+    'Не удалось списать оплату за {plan} с сохранённой карты, в том числе и при повторных попытках, поэтому ваша подписка закончилась и больше оплата не списывается. Полученное по подписке больше нельзя загрузить. Чтобы подписаться снова, сохраните действующую карту и выберите тариф в магазине.',
   'subscriptions.mail.startDeclinedSubject': 'Ваша подписка {plan} не началась',
   'subscriptions.mail.startDeclined':
     'Ваш банк отклонил платёж {amount} за первый месяц подписки {plan}, поэтому подписка не началась. Если банк всё же спишет платёж, мы вернём его на вашу карту. Вы можете оформить подписку снова с другой картой.',
