@@ -16,9 +16,9 @@ import { sql, type Kysely } from 'kysely';
 // no regular expressions, PostgreSQL no instr) could only write as a recursive query per name, with the
 // rtrim-by-set tricks of 0130 and 0300 at each step, where these rules are a regular expression each.
 // The rows are read in pages by id (keyset: each page from the last id of the one before, never the
-// whole table at once), only those whose name the rules can tell apart (below), and each changed row is
-// written by a conditional update of its own: on SQLite, which runs a migration outside a transaction,
-// a run stopped midway leaves each row at one rule or the other, and running it again finishes it.
+// whole table at once), only those whose name the rules can tell apart (below), and a page's changed rows
+// are written by one update, conditional row by row: on SQLite, which runs a migration outside a
+// transaction, a run stopped midway leaves each row at one rule or the other, and running it again finishes it.
 
 /** Persons read at once (exported for the test that reads more than a page). */
 export const PAGE_ROWS = 1000;
@@ -77,16 +77,17 @@ async function refile(db: Kysely<any>, from: (name: string) => string, to: (name
       .orderBy('id')
       .limit(PAGE_ROWS)
       .execute();
-    for (const person of page) {
+    const changed = page.flatMap((person) => {
       const wanted = to(person.name);
-      if (person.sort_name !== from(person.name) || person.sort_name === wanted) continue;
-      // Conditional: a sort name written since the page was read is not overwritten.
-      await db
-        .updateTable('person')
-        .set({ sort_name: wanted })
-        .where('id', '=', person.id)
-        .where('sort_name', '=', person.sort_name)
-        .execute();
+      return person.sort_name !== from(person.name) || person.sort_name === wanted ? [] : [{ ...person, wanted }];
+    });
+    if (changed.length > 0) {
+      // One statement a page (one a row: the test's three runs over 1,005 rows took 3.5 s on
+      // PostgreSQL), conditional row by row: a sort name written since the page was read is not
+      // overwritten. VALUES' columns are column1, column2, ... on both engines.
+      const rows = sql.join(changed.map((person) => sql`(cast(${person.id} as bigint), ${person.sort_name}, ${person.wanted})`));
+      await sql`update person set sort_name = v.column3 from (values ${rows}) as v
+        where person.id = v.column1 and person.sort_name = v.column2`.execute(db);
     }
     after = page.at(-1)?.id ?? after;
   } while (page.length === PAGE_ROWS);
