@@ -1,5 +1,8 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createCatalogue, type Catalogue } from '../../src/modules/catalogue/index.js';
+import { wishlistOfferRecipient, wishlistOfferRecipients } from '../../src/modules/profile/index.js';
+import { scanWishlistOffers } from '../../src/modules/wishlist/index.js';
 import { wishlistOfferScan } from '../../src/worker.js';
 import { recipientsOf } from '../back-in-stock/helpers.js';
 import { importLines } from '../basket/import-helpers.js';
@@ -294,6 +297,40 @@ describe("the person's data", () => {
     const id = customer.clientAccountId;
     expect(await db().selectFrom('wishlist_item').select('id').where('client_account_id', '=', id).execute()).toEqual([]);
     expect(await db().selectFrom('wishlist_offer_mail').selectAll().where('client_account_id', '=', id).execute()).toEqual([]);
+  });
+});
+
+describe('an erasure during the scan', () => {
+  it('leaves no offer mail row and queues no mail for the erased client', async () => {
+    const product = await createProduct(db(), { name: 'Kustutatud', price: 20 });
+    const customer = await client();
+    await wish(customer, product);
+    await setPrices({ [product]: 15 });
+    // The scan has read the client's wishlist and priced it when the client erases themselves.
+    const catalogue = createCatalogue({ database: t.database, config: t.config });
+    let erased = false;
+    const erasing: Catalogue = Object.create(catalogue);
+    erasing.cards = async (...args: Parameters<Catalogue['cards']>) => {
+      const cards = await catalogue.cards(...args);
+      if (!erased && args[0].caller.clientAccountId === customer.clientAccountId) {
+        erased = true;
+        const gone = await t.app.inject({ method: 'DELETE', url: '/client-account', headers: auth(customer), payload: {} });
+        expect(gone.statusCode, gone.body).toBe(204);
+      }
+      return cards;
+    };
+    const recipients = { page: wishlistOfferRecipients, one: wishlistOfferRecipient };
+    await scanWishlistOffers({ db: db(), catalogue: erasing, config: t.config.wishlist, recipients }, Date.now());
+    expect(erased).toBe(true);
+    const id = customer.clientAccountId;
+    expect(await db().selectFrom('wishlist_offer_mail').selectAll().where('client_account_id', '=', id).execute()).toEqual([]);
+    const jobs = await db()
+      .selectFrom('job')
+      .select('id')
+      .where('type', '=', 'wishlist.offer-mail')
+      .where('payload', 'like', `{"clientAccountId":${id},%`)
+      .execute();
+    expect(jobs).toEqual([]);
   });
 });
 

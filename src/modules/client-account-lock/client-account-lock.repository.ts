@@ -22,9 +22,17 @@ import { unauthenticated } from '../../infra/domain-error.js';
  * its company (or is gone) since the caller's token was read, as the token check answers after.
  */
 export async function lockLiveClientAccount(trx: Db, clientAccountId: number): Promise<void> {
+  if (!(await lockClientAccountIfLive(trx, clientAccountId))) throw unauthenticated('auth.unauthorized');
+}
+
+/**
+ * The same lock for a writer that has no caller to refuse (a worker's scan): false, and nothing to
+ * write, when the account was erased or removed from its company (or is gone) since the scan read it.
+ */
+export async function lockClientAccountIfLive(trx: Db, clientAccountId: number): Promise<boolean> {
   const query = trx.selectFrom('client_account').select('status').where('id', '=', clientAccountId);
   const account = await (isPostgres(trx) ? query.forNoKeyUpdate() : query).executeTakeFirst();
-  if (!account || (ENDED_ACCOUNT_STATUSES as readonly string[]).includes(account.status)) throw unauthenticated('auth.unauthorized');
+  return account !== undefined && !(ENDED_ACCOUNT_STATUSES as readonly string[]).includes(account.status);
 }
 
 /**

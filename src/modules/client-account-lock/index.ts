@@ -4,6 +4,7 @@
 // take it, and accounts (the table's owner) imports basket.
 export {
   lockAccountsForErasure,
+  lockClientAccountIfLive,
   lockClientAccountsOfUser,
   lockLiveClientAccount,
   lockUnerasedClientCodes,

@@ -8,6 +8,7 @@ import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { repeatOneAtATime } from '../../infra/repeat.js';
+import { lockClientAccountIfLive } from '../client-account-lock/index.js';
 import { clientAccountCaller, type Catalogue, type CatalogueContext, type ProductCard } from '../catalogue/index.js';
 import { newsletterUnsubscribeHeaders, type NewsletterConfig } from '../newsletter/index.js';
 import { getStore, type StoreSettings } from '../store/index.js';
@@ -136,6 +137,9 @@ async function scanClient(
     .sort((a, b) => b.oldCents * a.newCents - a.oldCents * b.newCents || a.productId - b.productId)
     .slice(0, MAX_OFFERS_PER_MAIL);
   return db.transaction().execute(async (trx) => {
+    // The client account's lock first, as every writer of the client's data takes it: an erasure that
+    // committed since the page was read deleted the items and the mail row, which this would write again.
+    if (!(await lockClientAccountIfLive(trx, owner.clientAccountId))) return false;
     if (!(await claimOfferMail(trx, owner.clientAccountId, now, config.offerMailIntervalMs))) return false;
     await rememberPrices(
       trx,
