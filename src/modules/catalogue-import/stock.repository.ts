@@ -31,8 +31,8 @@ export async function insertShopStock(trx: Db, productId: number, shopId: number
   return rows.length > 0;
 }
 
-/** The products the shop has a stock row for. */
+/** The products the shop has a stock row for, by id: their web stock is recounted (and their rows locked) in that order. */
 export async function stockedProductIds(trx: Db, shopId: number): Promise<number[]> {
-  const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).execute();
+  const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).orderBy('product_id').execute();
   return rows.map((row) => row.product_id);
 }

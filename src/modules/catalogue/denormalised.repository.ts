@@ -1,11 +1,19 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 
 // The SQL that keeps the product row's derived values (denormalised.ts) in step with their tables.
 
-/** web_stock = the stock of the given products summed over the shops whose stock is sold on the web. */
+/**
+ * web_stock = the stock of the given products summed over the shops whose stock is sold on the web.
+ * On PostgreSQL the products' rows are locked (in id order) by a statement of their own first, so
+ * the sum is read after another writer of them (a stock line of another shop, a shop's flags) has
+ * committed: an update that waits for a row lock goes on with the sum its statement read before the
+ * wait, and wrote the other writer's shop as it was (stock lost from the web until the next line).
+ */
 export async function refreshWebStock(db: Db, productIds: readonly number[]): Promise<void> {
   if (productIds.length === 0) return;
+  await lockRowsOnPostgres(db, db.selectFrom('product').select('id').where('id', 'in', productIds).orderBy('id'), 'no key update');
   await db
     .updateTable('product')
     .set({
