@@ -22,6 +22,8 @@ export type AccountMail =
   | { kind: 'verification'; userId: number; clientAccountId: number; language: Language; invitation?: boolean }
   | { kind: 'otherStore'; userId: number; storeCode: string; otherStoreCode: string; language: Language }
   | { kind: 'reset'; userId: number; storeCode: string; language: Language }
+  /** A reset link was used: the password was replaced (no link, no token: a notice). */
+  | { kind: 'passwordChanged'; userId: number; storeCode: string; language: Language }
   /** Queued no more (an approved wholesale account is confirmed by mail); kept for jobs already queued. */
   | { kind: 'wholesaleApproved'; userId: number; storeCode: string; language: Language }
   | { kind: 'wholesaleRejected'; requestId: number }

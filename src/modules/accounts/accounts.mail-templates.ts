@@ -139,6 +139,33 @@ export const resetMail: Templates<{ name: string; storeName: string; url: string
   }),
 };
 
+export const passwordChangedMail: Templates<{ name: string; storeName: string }> = {
+  et: (p) => ({
+    subject: `Teie parool muudeti – ${p.storeName}`,
+    paragraphs: [
+      `Tere, ${p.name}!`,
+      `Teie kontole poes ${p.storeName} määrati uus parool sellele aadressile saadetud parooli taastamise lingiga ja kõik konto seansid lõpetati: logige uue parooliga uuesti sisse.`,
+      'Kui see ei olnud teie, taastage parool kohe ja võtke meiega ühendust.',
+    ],
+  }),
+  en: (p) => ({
+    subject: `Your password was changed – ${p.storeName}`,
+    paragraphs: [
+      `Hello ${p.name},`,
+      `A new password was set for your account in ${p.storeName} with the password reset link mailed to this address, and every session of the account was ended: log in again with the new password.`,
+      'If this was not you, reset your password at once and contact us.',
+    ],
+  }),
+  ru: (p) => ({
+    subject: `Ваш пароль изменён – ${p.storeName}`,
+    paragraphs: [
+      `Здравствуйте, ${p.name}!`,
+      `Для вашей учётной записи в ${p.storeName} задан новый пароль по ссылке для восстановления пароля, отправленной на этот адрес, и все сеансы учётной записи завершены: войдите снова с новым паролем.`,
+      'Если это были не вы, немедленно восстановите пароль и свяжитесь с нами.',
+    ],
+  }),
+};
+
 export const otherStoreMail: Templates<{ name: string; storeName: string; otherStoreName: string; url: string }> = {
   et: (p) => ({
     subject: `Teil on juba konto – ${p.storeName}`,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { deadIfRefused } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
@@ -15,6 +16,7 @@ import {
   backofficeMail,
   identityLinkedMail,
   otherStoreMail,
+  passwordChangedMail,
   providerName,
   renderMail,
   resetMail,
@@ -100,6 +102,13 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const url = `${store.frontendUrl}${config.accounts.setNewPasswordPath}?passwordResetToken=${token}`;
         const minutes = Math.round(config.accounts.resetTokenTtlMs / 60_000);
         return send(user.email, resetMail[mail.language]({ name: displayName(user), storeName: store.name, url, minutes }));
+      }
+      case 'passwordChanged': {
+        // Read when sent: an erasure committed since has left the placeholder address, and nothing goes to it.
+        const user = await findUserById(db, mail.userId);
+        if (!user || isErasedEmail(user.email)) return 'skipped';
+        const store = await storeOf(mail.storeCode);
+        return send(user.email, passwordChangedMail[mail.language]({ name: displayName(user), storeName: store.name }));
       }
       case 'otherStore': {
         const user = await findUserById(db, mail.userId);

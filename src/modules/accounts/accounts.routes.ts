@@ -234,7 +234,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       ],
       schema: {
         tags,
-        summary: 'Set a new password with the token from the reset mail (in the query or, better, in the body); ends every session',
+        summary:
+          'Set a new password with the token from the reset mail (in the query or, better, in the body); ends every session and mails the account that its password was changed',
         headers: StoreRequestHeaders,
         querystring: ResetTokenQuery,
         body: NewPasswordForm,
@@ -242,7 +243,14 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
       },
     },
     async (request) => {
-      await setNewPassword(db, deps.mailboxProven, tokenOf(request, 'passwordResetToken')!, request.body, request.actionTime);
+      await setNewPassword(
+        db,
+        context(request),
+        deps.mailboxProven,
+        tokenOf(request, 'passwordResetToken')!,
+        request.body,
+        request.actionTime,
+      );
       return {};
     },
   );

@@ -94,9 +94,10 @@ export async function requestPasswordReset(db: Kysely<Database>, context: Accoun
   await db.transaction().execute((trx) => queuePasswordReset(trx, context, email, now));
 }
 
-/** Sets a new password with a reset token; ends every session of the user. */
+/** Sets a new password with a reset token; ends every session of the user and tells the login email. */
 export async function setNewPassword(
   db: Kysely<Database>,
+  context: AccountsContext,
   mailboxProven: MailboxProven,
   token: string,
   form: NewPasswordForm,
@@ -105,5 +106,5 @@ export async function setNewPassword(
   const user = await resetTokenUser(db, token, now);
   refuseFieldErrors(passwordFieldErrors(form, user.email));
   const passwordHash = await hashPassword(form.password);
-  await db.transaction().execute((trx) => replacePassword(trx, mailboxProven, user, token, passwordHash, now));
+  await db.transaction().execute((trx) => replacePassword(trx, context, mailboxProven, user, token, passwordHash, now));
 }

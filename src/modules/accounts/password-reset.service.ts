@@ -4,11 +4,13 @@ import { forgetRefusedAddress } from '../../infra/mail/refused-addresses.js';
 import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { countHit } from '../../infra/rate-limit.js';
+import { isLanguage } from '../../i18n/index.js';
 import { queueAccountMail, queueAccountRequest, requestCapKey } from './accounts.jobs.js';
 import {
   accountsOfUser,
   consumeResetToken,
   findUserByEmail,
+  findUserById,
   findUserByResetToken,
   isPendingInvitation,
   revokeAllTokensOfUser,
@@ -98,10 +100,13 @@ export async function resetTokenUser(db: Db, token: string, now: number): Promis
 /**
  * Replaces the password (already hashed), consumes the reset token and revokes every access token
  * of the user. The link was mailed to the login email, so whoever followed it owns the mailbox
- * (mailboxProven: an address nobody had confirmed is taken over with it).
+ * (mailboxProven: an address nobody had confirmed is taken over with it). The login email is told
+ * the password was changed, in the user's language, by a mail queued here: sent if and only if the
+ * change commits, and only for a used link (a second use of it is a 400 that queues nothing).
  */
 export async function replacePassword(
   trx: Db,
+  context: AccountsContext,
   mailboxProven: MailboxProven,
   user: { id: number; email: string },
   token: string,
@@ -116,4 +121,7 @@ export async function replacePassword(
   await mailboxProven(trx, user.id, now);
   await forgetRefusedAddress(trx, user.email);
   await revokeAllTokensOfUser(trx, user.id);
+  const { language } = (await findUserById(trx, user.id))!;
+  const mail = { userId: user.id, storeCode: context.storeCode, language: isLanguage(language) ? language : context.language };
+  await queueAccountMail(trx, context.config, { kind: 'passwordChanged', ...mail }, now);
 }
