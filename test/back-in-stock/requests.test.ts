@@ -210,6 +210,32 @@ describe('rate limits', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it("counts a logged-in client's requests per account: guests typing its address cannot use them up", async () => {
+    const db = limited.database.db;
+    const product = await createProduct(db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    const other = await createProduct(db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    const third = await createProduct(db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    const customer = await createCustomer(db);
+    const email = await emailOf(db, customer);
+    // Someone else asks twice with the client's address, using up what the address may be sent.
+    expect((await askOn({ productId: product, email }, '203.0.113.1')).statusCode).toBe(202);
+    expect((await askOn({ productId: other, email }, '203.0.113.2')).statusCode).toBe(202);
+    expect((await askOn({ productId: third, email }, '203.0.113.3')).statusCode).toBe(429);
+    // The client still asks as themselves; its own requests have a limit of their own.
+    const asClient = (productId: number, ip: string) =>
+      limited.app.inject({
+        method: 'POST',
+        url: '/back-in-stock',
+        payload: { productId },
+        headers: { authorization: `Bearer ${customer.token}` },
+        remoteAddress: ip,
+      });
+    const own = await asClient(product, '203.0.113.4');
+    expect(own.statusCode, own.body).toBe(200);
+    expect((await asClient(other, '203.0.113.5')).statusCode).toBe(200);
+    expect((await asClient(third, '203.0.113.6')).statusCode).toBe(429);
+  });
+
   it('counts per client address: the fourth request from one address is a 429, whatever the email', async () => {
     const product = await createProduct(limited.database.db, { availability: 'TEMPORARILY_OUT_OF_STOCK' });
     for (let i = 0; i < 3; i += 1) {

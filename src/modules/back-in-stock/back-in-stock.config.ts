@@ -5,7 +5,10 @@ import type { RateLimit } from '../../infra/rate-limit.js';
 export interface BackInStockSection {
   /** POST /back-in-stock per client address (IPv6 by its /64). */
   perIp: RateLimit;
-  /** POST /back-in-stock per email address asked to be told: nobody signs one address up for a flood of mails. */
+  /**
+   * POST /back-in-stock per email address asked to be told: nobody signs one address up for a flood of mails.
+   * A logged-in client's requests (which mail nothing when made) count per client account instead.
+   */
   perEmail: RateLimit;
   /** How long a guest's confirmation link works after it is mailed; an unconfirmed request is dropped then. */
   confirmTokenTtlMs: number;

@@ -79,7 +79,11 @@ export async function requestBackInStock(
     email = normaliseEmail(input.email);
   }
   await consumeRateLimit(db, `back-in-stock:ip:${addressKey(input.ip)}`, config.perIp, now);
-  await consumeRateLimit(db, `back-in-stock:email:${mailboxKey(email)}`, config.perEmail, now);
+  // A guest's request mails the address it names (its confirmation): counted per inbox. A client's mails
+  // nothing when it asks and is counted per account: counted per inbox too, anyone typing the client's
+  // address as a guest used up the client's own requests, which were then a 429.
+  const requester = caller.clientAccountId === null ? `email:${mailboxKey(email)}` : `client:${caller.clientAccountId}`;
+  await consumeRateLimit(db, `back-in-stock:${requester}`, config.perEmail, now);
 
   const product = await requestableProduct(db, input.storeCode, caller, input.productId);
   if (!product) throw notFound('backInStock.unknownProduct', { id: input.productId });
