@@ -38,3 +38,18 @@ export async function isFirstSubmission(trx: Db, key: string, now: number, windo
     .executeTakeFirstOrThrow();
   return Number(row.hits) === 1;
 }
+
+/**
+ * Whether a submission with this key was recorded (isFirstSubmission) within the window, without
+ * recording one: for a request whose repeat cannot be told from its own data, because the first
+ * one used it up (a link's token), so that the repeat answers what the first did.
+ */
+export async function submittedWithin(db: Db, key: string, now: number, windowMs = RESUBMIT_WINDOW_MS): Promise<boolean> {
+  const row = await db
+    .selectFrom('rate_limit')
+    .select('key')
+    .where('key', '=', key)
+    .where('window_start', '>', now - windowMs)
+    .executeTakeFirst();
+  return row !== undefined;
+}

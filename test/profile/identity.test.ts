@@ -14,6 +14,7 @@ import {
 import { hashToken } from '../../src/infra/tokens.js';
 import { createCustomer, userIdOf } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
+import { pastResubmitWindow } from '../helpers/resubmit.js';
 import { as } from './helpers.js';
 import { MINUTE, keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
 
@@ -82,8 +83,32 @@ describe('email change', () => {
       .where('type', '=', 'customer.updated')
       .execute();
     expect(updates.map((row) => JSON.parse(row.data).email)).toEqual([newEmail]);
-    // The token is used up.
+    // The same link again soon after (a double click, the page reloaded) answers what the first did,
+    // and changes and tells nothing more; later it is used up.
+    const again = await confirm(access, confirmToken(mail));
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual({ email: newEmail });
+    await t.drainJobs();
+    expect(mailsTo(t, oldEmail).filter((m) => /email address was changed/.test(m.subject ?? ''))).toHaveLength(1);
+    await pastResubmitWindow(t.database.db);
     expectErrorBody(await confirm(access, confirmToken(mail)), 400, 'Bad Request');
+  });
+
+  it('answers a double click on the link (two confirmations at once) with the same change, made and told once', async () => {
+    const oldEmail = uniqueEmail('double');
+    const newEmail = uniqueEmail('doubled');
+    const access = await registerVerified(t, oldEmail);
+    expect((await putMe(access, { email: newEmail, currentPassword: GOOD_PASSWORD })).statusCode).toBe(200);
+    const token = confirmToken(await mailTo(t, newEmail, /Confirm your new email/));
+    const answers = await Promise.all([confirm(access, token), confirm(access, token)]);
+    expect(answers.map((answer) => [answer.statusCode, answer.json()])).toEqual([
+      [200, { email: newEmail }],
+      [200, { email: newEmail }],
+    ]);
+    await t.drainJobs();
+    expect(mailsTo(t, oldEmail).filter((m) => /email address was changed/.test(m.subject ?? ''))).toHaveLength(1);
+    // Another user presenting the used link gets nothing from it.
+    expectErrorBody(await confirm(await registerVerified(t, uniqueEmail('other')), token), 400, 'Bad Request');
   });
 
   it("ends the user's other sessions on confirmation and keeps the caller's", async () => {

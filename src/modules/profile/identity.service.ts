@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import { badRequest, conflict, forbidden, invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import { consumeRateLimit, type RateLimit } from '../../infra/rate-limit.js';
-import { RESUBMIT_WINDOW_MS } from '../../infra/resubmit.js';
+import { isFirstSubmission, RESUBMIT_WINDOW_MS, submissionKey, submittedWithin } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
 import {
@@ -158,6 +158,8 @@ async function checkCurrentPassword(
  * the address has meanwhile become another user's login (the change stays pending). The user's
  * other sessions end. Either way the login email is now confirmed; the link to the address the user
  * has already only confirms it (the login identity is the same: no session ends, nobody is told).
+ * The same link again from the same user within the resubmit window (a double click, a reload of
+ * the page that posts it) answers the login email as the first did, and changes nothing.
  */
 export async function confirmEmailChange(
   trx: Db,
@@ -173,11 +175,16 @@ export async function confirmEmailChange(
   // stream and the newsletter rows of both addresses, which the erasure takes after it.
   await lockLiveClientAccount(trx, actor.clientAccountId);
   const change = await findEmailChangeByToken(trx, tokenHash, now);
+  // The link used again soon after (a double click, the confirmation page reloaded): the first use
+  // consumed its token, so its answer is told from the record it left, by this user only.
+  const used = submissionKey('email-confirmed', [actor.userId, tokenHash]);
+  if (!change && (await submittedWithin(trx, used, now))) return { email: (await findProfile(trx, actor.clientAccountId))!.email };
   if (!change || Number(change.user_id) !== actor.userId) throw badRequest('profile.badEmailToken');
   const holder = await findUserIdByEmail(trx, change.new_email);
   if (holder && Number(holder.id) !== actor.userId) throw conflict('profile.emailTaken');
   const user = (await findProfile(trx, actor.clientAccountId))!;
   if (!(await consumeEmailChange(trx, actor.userId, tokenHash))) throw badRequest('profile.badEmailToken');
+  await isFirstSubmission(trx, used, now);
   const oldEmailWasTheirs = await isLoginEmailConfirmed(trx, actor.userId);
   await markLoginEmailConfirmed(trx, actor.userId);
   await forgetRefusedAddress(trx, change.new_email);
