@@ -335,6 +335,43 @@ describe('a line that gives its code twice', () => {
   });
 });
 
+describe('a line that is not valid JSON', () => {
+  it('is a bad line, and leaves its product as it is when its code can be read, not deactivated', async () => {
+    const app = await createImportTestApp();
+    try {
+      await loadReferences(app);
+      const codes = ['BAD-A', 'BAD-B', 'BAD-C', 'BAD-D', 'BAD-E', 'BAD-F', 'BAD-G'];
+      const first = await app.run(
+        'products',
+        codes.map((code) => book(code)),
+      );
+      expect(first.outcomes).toEqual({ created: 7 });
+      // A tab typed into the description as it is (JSON wants \t), and a line cut short, as an
+      // export that was interrupted writes it: neither is JSON, but each names its product.
+      const tab = JSON.stringify(book('BAD-A', { description: 'Romaan.' })).replace('Romaan.', 'Romaan.\tKõvakaaneline.');
+      const cut = JSON.stringify(book('BAD-B', { persons: [{ code: 'A1', role: 'AUTHOR' }] })).slice(0, 40);
+      const again = await app.run('products', [
+        tab,
+        cut,
+        ...['BAD-C', 'BAD-D', 'BAD-F', 'BAD-G'].map((code) => book(code)),
+        '{"persons":[{"code":"BAD-E"',
+        '{"code":"BAD-',
+      ]);
+      expect(again.reported).toEqual([
+        'line 1: not valid JSON',
+        'line 2: not valid JSON',
+        'line 7: not valid JSON',
+        'line 8: not valid JSON',
+      ]);
+      expect(again.outcomes).toEqual({ unchanged: 4, deactivated: 1 });
+      // BAD-E's line names it only inside a person: no line of the file is about it.
+      expect(await activeCodesOf(app)).toEqual(['BAD-A', 'BAD-B', 'BAD-C', 'BAD-D', 'BAD-F', 'BAD-G']);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 async function activeCodesOf(app: ImportTestApp): Promise<string[]> {
   return (await app.database.db.selectFrom('product').select('code').where('is_active', '=', true).orderBy('code').execute()).map(
     (row) => row.code,

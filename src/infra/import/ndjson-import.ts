@@ -219,9 +219,10 @@ const withoutCarriageReturn = (line: Buffer) => (line.at(-1) === CARRIAGE_RETURN
  * bar's line and draws the bar again under it (a bad line the CLI does not show, or the scan's, then
  * costs the terminal nothing). A line that gives a member twice (`{"code":"A",...,"code":"B"}`) is bad
  * too. `lenient` takes both (a line that is not UTF-8 with U+FFFD in place of what is not, the last
- * of a repeated member), for a pass that only looks for what a line names (the product feed's scan:
- * a bad line's product is skipped, not deactivated; it reads a repeated member's every value from
- * the line's text, handed to `visit` too).
+ * of a repeated member, and the text alone, with the value undefined, of a line that is not JSON), for
+ * a pass that only looks for what a line names (the product feed's scan: a bad line's product is
+ * skipped, not deactivated; it reads a repeated member's every value, or the code of a line that is
+ * not JSON, from the line's text, handed to `visit` too).
  */
 export async function readNdjson(
   file: string,
@@ -265,6 +266,8 @@ export async function readNdjson(
         value = JSON.parse(line);
       } catch {
         badLine(lineNumber, 'not valid JSON');
+        // A pass that looks for what a line names gets the text of one that is not JSON (a value undefined).
+        if (lenient) await visit(undefined, lineNumber, badLine, line);
         continue;
       }
       const repeated = lenient ? undefined : repeatedMember(line);

@@ -44,10 +44,11 @@ export function repeatedMember(json: string): string | undefined {
   return undefined;
 }
 
-/** Where the string that opens at `start` closes: the next quote that no backslash escapes. */
+/** Where the string that opens at `start` closes: the next quote that no backslash escapes; the end of `json` when none does. */
 function closingQuote(json: string, start: number): number {
   let end = json.indexOf('"', start + 1);
   for (;;) {
+    if (end === -1) return json.length;
     let backslashes = 0;
     while (json.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes += 1;
     if (backslashes % 2 === 0) return end;
@@ -55,10 +56,20 @@ function closingQuote(json: string, start: number): number {
   }
 }
 
+/** The JSON string from `start` to `end` (its quotes), or undefined when it is none (cut short, a raw tab in it). */
+function stringAt(json: string, start: number, end: number): string | undefined {
+  try {
+    return JSON.parse(json.slice(start, end + 1)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Every string that the outermost object of `json` gives for the member `name`, in order: more than
  * one when the member is given twice (`{"code":"A",...,"code":"B"}`), which JSON.parse would keep
- * only the last of. `json` must be valid JSON (JSON.parse took it).
+ * only the last of. `json` may also be a line JSON.parse refused (cut short, a raw tab in a string):
+ * the members before the fault are read alike, and a string the fault is in is none.
  */
 export function memberStrings(json: string, name: string): string[] {
   const found: string[] = [];
@@ -69,13 +80,14 @@ export function memberStrings(json: string, name: string): string[] {
     const c = json.charCodeAt(i);
     if (c === QUOTE) {
       const end = closingQuote(json, i);
-      if (atName && depth === 1 && (JSON.parse(json.slice(i, end + 1)) as string) === name) {
+      if (atName && depth === 1 && stringAt(json, i, end) === name) {
         let at = end + 1;
         while (at < json.length && json[at] !== '"' && json[at] !== '{' && json[at] !== '[' && json[at] !== ',' && json[at] !== '}')
           at += 1;
         if (json.charCodeAt(at) === QUOTE) {
           const valueEnd = closingQuote(json, at);
-          found.push(JSON.parse(json.slice(at, valueEnd + 1)) as string);
+          const value = stringAt(json, at, valueEnd);
+          if (value !== undefined) found.push(value);
           i = valueEnd;
           atName = false;
           continue;

@@ -113,12 +113,13 @@ async function scanFeed(file: string, progress: ImportProgress | undefined): Pro
     () => {},
     progress,
     (value, lineNumber, _bad, line) => {
-      if (typeof value !== 'object' || value === null) return;
-      // A line giving a member twice is bad: every code it gives is left alone, not only the last.
-      if (repeatedMember(line) !== undefined) {
+      // A line giving a member twice is bad, and so is one that is not JSON (a raw tab in a text, a
+      // line cut short): every code it gives is left alone, not only the last, nor deactivated.
+      if (value === undefined || repeatedMember(line) !== undefined) {
         for (const named of memberStrings(line, 'code')) feed.codes.set(named, -lineNumber);
         return;
       }
+      if (typeof value !== 'object' || value === null) return;
       const { code, active, type } = value as { code?: unknown; active?: unknown; type?: unknown };
       if (typeof code !== 'string') return;
       feed.codes.set(code, type === PHYSICAL_EDITION ? lineNumber : -lineNumber);
