@@ -132,6 +132,24 @@ describe('events of the writers', () => {
     expect(events[3]!.data).toMatchObject({ code: 'EV-2', shopPrice: 5, active: true, change: 'feed' });
   });
 
+  it("product.changed when a shop's flags change the web stock of the products it stocks (and none when they do not)", async () => {
+    const shop = { code: 'EV-SHOP', names: { et: 'Pood' }, city: 'Tallinn', webStock: true };
+    await backOfficeImport(t, 'shops', [shop]);
+    await backOfficeImport(t, 'products', [book('EV-1'), book('EV-2'), book('EV-S1'), book('EV-S2')]);
+    await backOfficeImport(t, 'stock', [
+      { product: 'EV-S1', shop: 'EV-SHOP', quantity: 4 },
+      { product: 'EV-S2', shop: 'EV-SHOP', quantity: 0 },
+    ]);
+    const stockEvents = async () =>
+      (await allEvents()).filter((event) => event.stream === 'product:EV-S1' || event.stream === 'product:EV-S2');
+    const before = (await stockEvents()).length;
+    // The shop's stock is no longer sold on the web: EV-S1's web stock goes from 4 to 0, EV-S2's stays 0.
+    const off = await backOfficeImport(t, 'shops', [{ ...shop, webStock: false }]);
+    expect(off.reported).toEqual([]);
+    const events = (await stockEvents()).slice(before);
+    expect(events.map((event) => [event.stream, event.data.change, event.data.webStock])).toEqual([['product:EV-S1', 'stock', 0]]);
+  });
+
   it('writes no event when the transaction of the change rolls back', async () => {
     const before = (await allEvents()).length;
     await expect(

@@ -4,10 +4,12 @@ import { Code, Email, Line, Name, Position, Translated, TranslatedText, linePars
 import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
-import { stockedProductIds } from './stock.repository.js';
+import { productChanged } from './product-events.js';
+import { lockedWebStock, stockedProductIds } from './stock.repository.js';
 
 // Physical shops. Whether a shop's stock counts as web stock (and whether it is open at all)
-// feeds product.web_stock, so a change of either flag recounts the products the shop stocks. A shop
+// feeds product.web_stock, so a change of either flag recounts the products the shop stocks, and
+// each product whose web stock that changed gets its product.changed event, as a stock line's. A shop
 // not listed (a web warehouse, an office) keeps its stock and web stock but is no shop to shoppers.
 
 const Optional = (maxLength: number) => Type.Optional(Type.Union([Line(maxLength), Type.Null()]));
@@ -49,11 +51,18 @@ export const shopsKind = lineKind('import shops <file.ndjson>          physical 
       const { id, outcome, changed } = await upsertByCode(trx, 'shop', line.code, wanted, now, (id, isNew) =>
         syncNames.shop(trx, id, names, isNew),
       );
-      if (changed.web_stock !== undefined || changed.is_active !== undefined) await recountStockedProducts(trx, id);
+      if (changed.web_stock !== undefined || changed.is_active !== undefined) await recountStockedProducts(trx, id, now);
       return outcome;
     }),
 }));
 
-async function recountStockedProducts(trx: Trx, shopId: number): Promise<void> {
-  for (const part of chunks(await stockedProductIds(trx, shopId))) await refreshWebStock(trx, part);
+async function recountStockedProducts(trx: Trx, shopId: number, now: number): Promise<void> {
+  for (const part of chunks(await stockedProductIds(trx, shopId))) {
+    const before = await lockedWebStock(trx, part);
+    await refreshWebStock(trx, part);
+    const after = await lockedWebStock(trx, part);
+    for (const [productId, webStock] of after) {
+      if (before.get(productId) !== webStock) await productChanged(trx, productId, 'stock', now);
+    }
+  }
 }

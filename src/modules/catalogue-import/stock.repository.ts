@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { isPostgres } from '../../db/row-lock.js';
 
 // The SQL of shop stock as the stock and shops imports write and read it (stock.ts, shops.ts).
 
@@ -35,4 +36,14 @@ export async function insertShopStock(trx: Db, productId: number, shopId: number
 export async function stockedProductIds(trx: Db, shopId: number): Promise<number[]> {
   const rows = await trx.selectFrom('shop_stock').select('product_id').where('shop_id', '=', shopId).orderBy('product_id').execute();
   return rows.map((row) => row.product_id);
+}
+
+/**
+ * The products' web stock by id, their rows locked on PostgreSQL until the transaction ends (as
+ * refreshWebStock locks them), so what is read is what a recount then changes.
+ */
+export async function lockedWebStock(trx: Db, productIds: readonly number[]): Promise<Map<number, number>> {
+  const query = trx.selectFrom('product').select(['id', 'web_stock']).where('id', 'in', productIds).orderBy('id');
+  const rows = await (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute();
+  return new Map(rows.map((row) => [Number(row.id), Number(row.web_stock)]));
 }
