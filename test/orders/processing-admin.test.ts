@@ -157,6 +157,25 @@ describe('POST /admin/orders/{code}/status', () => {
     expect(again.json()).toMatchObject({ status: 'COMPLETED', backOffice: { status: 'Shipped' } });
   });
 
+  it('takes the same report again (a retry of one whose answer was lost) as done: the first answer, and no change for the feed', async () => {
+    const order = await processedOrder();
+    const report = { status: 'Released', createdAt: '2026-11-24T08:15:00Z' };
+    const first = await post(`/admin/orders/${order.code}/status`, report);
+    expect(first.statusCode, first.body).toBe(200);
+    const updatedAt = async () =>
+      Number(
+        (await t.database.db.selectFrom('customer_order').select('updated_at').where('id', '=', order.id).executeTakeFirstOrThrow())
+          .updated_at,
+      );
+    const stamped = await updatedAt();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await post(`/admin/orders/${order.code}/status`, report);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    // Nothing changed, so the back office's feed does not hand the order over again.
+    expect(await updatedAt()).toBe(stamped);
+  });
+
   it('refuses an unknown code (404), an unpaid order (409) and bad bodies (422/400/415) with nothing written', async () => {
     const book = await stockedBook(t.database.db, 2);
     const unpaid = await insertOrder(t.database.db, { status: 'PENDING_PAYMENT', lines: [book] });

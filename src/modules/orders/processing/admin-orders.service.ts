@@ -50,7 +50,8 @@ export async function orderOf(db: Db, code: string): Promise<OrderRow> {
 /**
  * The back office's own order time and status. It has the order, so an order still waiting for
  * the hand-off (PROCESSING, PENDING_NAV_PROCESSING) is COMPLETED; the data export's row gets the
- * back office's time as createdNav. An unpaid order is refused: the back office cannot have it.
+ * back office's time as createdNav. An unpaid order is refused: the back office cannot have it. The
+ * same status and time reported again write nothing.
  */
 export async function reportNavStatus(trx: Db, code: string, input: { status: string; createdAt: number }, now: number) {
   const order = await orderOf(trx, code);
@@ -62,7 +63,10 @@ export async function reportNavStatus(trx: Db, code: string, input: { status: st
     if (!payments.some((payment) => payment.state === 'settled' || payment.state === 'refunded'))
       throw conflict('orders.notPaid', { code, status: order.status });
   }
-  await setNavStatus(trx, order.id, input.status, input.createdAt, now);
+  // The same report again (a retry of one whose answer was lost) changes nothing: the order keeps
+  // its updated_at, so it answers as the first did and the feed does not hand it over again.
+  const sameReport = order.nav_status === input.status && order.nav_created_at !== null && Number(order.nav_created_at) === input.createdAt;
+  if (!sameReport) await setNavStatus(trx, order.id, input.status, input.createdAt, now);
   const completed = await moveOrder(trx, {
     orderId: order.id,
     from: ['PROCESSING', 'PENDING_NAV_PROCESSING'],
