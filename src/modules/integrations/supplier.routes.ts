@@ -113,10 +113,11 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
           if (!sameSignature(await signFile(supplier.secret, timestamp, file), given)) throw unauthorized('integrations.badSignature');
           const now = request.actionTime;
           if (supplier.disabled_at !== null) throw new HttpError(403, 'integrations.supplierDisabled');
-          await consumeRateLimit(db, `supplier:${supplier.id}`, config.supplierRateLimit, now);
+          // A replay first: a copy of a signed request is not the supplier's, and spends none of its count.
           if (!(await recordSignature(db, supplier.id, given, now, now - 2 * (MAX_AGE_SECONDS * 1000)))) {
             throw new HttpError(409, 'integrations.replayed');
           }
+          await consumeRateLimit(db, `supplier:${supplier.id}`, config.supplierRateLimit, now);
           const kind = request.params.kind;
           if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind });
           return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, listed.report);
