@@ -7,7 +7,7 @@ import { importUsers } from '../../src/modules/accounts/index.js';
 import { createAccountsTestApp, login, type AccountsTestApp } from '../helpers/accounts.js';
 import { runCli } from '../helpers/cli.js';
 import { createCustomer, userIdOf } from '../helpers/customers.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 import { as } from '../profile/helpers.js';
 
 const SALT = 'old-system-salt';
@@ -151,7 +151,7 @@ describe('import users', () => {
   });
 
   it('runs from the command line and exits non-zero when a line was bad', async () => {
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+    const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
     const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
     try {
       expect((await runCli(['migrate'], env)).code).toBe(0);

@@ -7,7 +7,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createProduct, setStoreDiscounts } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, type Who } from './helpers.js';
 
 // `storefront import parcel-machines | delivery-methods | discount-codes` run (src/cli.ts) on
@@ -25,7 +25,7 @@ const ndjson = (lines: object[]) => lines.map((line) => JSON.stringify(line)).jo
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'storefront-basket-cli-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   drop = scratch?.drop;
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
   const migrated = await runCli(['migrate'], env);

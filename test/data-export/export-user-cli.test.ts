@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { ExportUserError, normaliseCidrs } from '../../src/modules/data-export/export-user.service.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { engine, scratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
 import { basic } from './fixtures.js';
 
 let dir: string;
@@ -18,7 +18,7 @@ let app: App;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'storefront-export-user-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   // The app built below opens saved cards' tokens as the commands do (PostgreSQL requires the key).
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS };
   if (scratch) drop = scratch.drop;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importNdjson } from '../../src/infra/import/index.js';
 import { salesHistoryImporter } from '../../src/modules/data-export/sales-history-import.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, engine, scratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 import { exportUser } from './fixtures.js';
 
 let t: TestApp;
@@ -166,7 +166,7 @@ describe('import sales-history', () => {
   });
 
   it('runs from the command line', async () => {
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+    const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
     const env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
     try {
       expect((await runCli(['migrate'], env)).code).toBe(0);

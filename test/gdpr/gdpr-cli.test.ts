@@ -8,7 +8,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 import { createCustomer, createEmployee, emailOf, userIdOf } from '../helpers/customers.js';
 import { firstHoldingThenSecond } from '../helpers/lock-waits.js';
-import { engine, scratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
 
 // `storefront gdpr erase <email>`: the operator's erasure, the same use case as DELETE
 // /client-account, run on a database it shares with an app (once as a process of its own).
@@ -21,7 +21,7 @@ let app: App;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gdpr-cli-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   // The app built below opens saved cards' tokens as the commands do (PostgreSQL requires the key).
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS };
   if (scratch) drop = scratch.drop;

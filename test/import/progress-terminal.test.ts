@@ -7,7 +7,7 @@ import { runCli } from '../../src/cli.js';
 import { createDatabase } from '../../src/db/database.js';
 import { BAD_LINES_SHOWN } from '../../src/infra/import/index.js';
 import { runCli as runCliHelper } from '../helpers/cli.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // On a terminal the CLI import draws a progress bar on stderr, where its bad lines and its log go
 // too. A log line (here of a line's unexpected error) written while the bar is drawn landed on the
@@ -36,7 +36,7 @@ describe('the CLI import on a terminal', () => {
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'storefront-import-progress-'));
-    const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+    const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
     drop = scratch?.drop;
     env = { PATH: process.env.PATH ?? '', DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, LOG_FORMAT: 'json' };
     expect((await runCliHelper(['migrate'], env)).code).toBe(0);

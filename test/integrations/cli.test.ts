@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // The operators' commands of the partner integrations; one of them as a real process.
 
@@ -13,7 +13,7 @@ let env: Record<string, string>;
 let drop: (() => Promise<void>) | undefined;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'storefront-integrations-cli-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   drop = scratch?.drop;
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}` };
   expect((await runCli(['migrate'], env)).code).toBe(0);

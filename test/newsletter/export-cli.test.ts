@@ -9,7 +9,7 @@ import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { askEmailChange, mailTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
-import { engine, scratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase, TEST_CARD_TOKEN_KEYS } from '../helpers/test-app.js';
 import { oneClick, oneClickPath, subscribeConfirmed } from './helpers.js';
 
 // The CLI opens the database itself (one command as a process of its own), so the database is a
@@ -25,7 +25,7 @@ let t: AccountsTestApp;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'storefront-newsletter-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   // The app built below opens saved cards' tokens as the commands do (PostgreSQL requires the key).
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'cli.db')}`, CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS };
   if (scratch) drop = scratch.drop;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { engine, migratedScratchDatabase } from '../helpers/test-app.js';
 
 // TEST_GATEWAY unset: `serve --seed-demo` (npm start) serves the test gateway's page. (Without the
 // demo it is off: test-gateway-switch.test.ts and the config tests.)
@@ -12,7 +12,7 @@ let env: Record<string, string>;
 let cleanup: () => Promise<void>;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'storefront-tg-serve-'));
-  const scratch = engine === 'postgres' ? await scratchDatabase() : undefined;
+  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
   env = { DATABASE_URL: scratch?.url ?? `sqlite:${join(dir, 'serve.db')}`, MAIL_DIR: join(dir, 'mail') };
   if (scratch) {
     const migrated = await runCli(['migrate'], env);
