@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../email-address.js';
 import { toRfc3339 } from '../../db/time.js';
@@ -37,14 +38,33 @@ export function jobsNaming(db: Db, email: string, type?: string, afterId = 0) {
   return query.orderBy('e.job_id').limit(JOBS_CAP).execute();
 }
 
+/** What an erased person's job that had not run yet says it ended with. */
+const CANCELLED = 'cancelled: the person was erased';
+
 /** A job of an erased person given its rewritten payload; one that has not run yet is ended instead: nothing is sent about them. */
 export async function rewriteErasedJob(trx: Db, job: { id: number; status: string }, payload: string, now: number): Promise<void> {
   const notRun = job.status === 'pending';
   await trx
     .updateTable('job')
-    .set({ payload, updated_at: now, ...(notRun ? { status: 'done' as const, result: 'cancelled: the person was erased' } : {}) })
+    .set({ payload, updated_at: now, ...(notRun ? { status: 'done' as const, result: CANCELLED } : {}) })
     .where('id', '=', job.id)
     .execute();
+}
+
+/**
+ * rewriteErasedJob for a page of jobs in one statement: a person named by a thousand jobs (password
+ * resets anyone may ask for) took a thousand round trips, over a second on PostgreSQL. VALUES' columns
+ * are column1, column2, ... on both engines; whether a job is ended is 1 or 0 (SQLite binds no booleans).
+ */
+async function rewriteErasedJobs(trx: Db, rewrites: Array<{ job: { id: number; status: string }; payload: string }>, now: number) {
+  if (rewrites.length === 0) return;
+  const rows = sql.join(
+    rewrites.map(({ job, payload }) => sql`(cast(${job.id} as bigint), ${payload}, cast(${job.status === 'pending' ? 1 : 0} as integer))`),
+  );
+  await sql`update job set payload = v.column2, updated_at = ${now},
+      status = case when v.column3 = 1 then 'done' else job.status end,
+      result = case when v.column3 = 1 then ${CANCELLED} else job.result end
+    from (values ${rows}) as v where job.id = v.column1`.execute(trx);
 }
 
 /**
@@ -92,9 +112,11 @@ async function eraseFromJobs(trx: Db, subject: PersonalDataSubject, now: number)
   let afterId = 0;
   for (;;) {
     const jobs = await jobsNaming(trx, email, undefined, afterId);
-    for (const job of jobs) {
-      await rewriteErasedJob(trx, job, JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail)), now);
-    }
+    await rewriteErasedJobs(
+      trx,
+      jobs.map((job) => ({ job, payload: JSON.stringify(replaceEmail(JSON.parse(job.payload), email, subject.erasedEmail)) })),
+      now,
+    );
     if (jobs.length < JOBS_CAP) return;
     afterId = Number(jobs.at(-1)!.id);
   }
