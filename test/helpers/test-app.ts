@@ -9,7 +9,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Clock } from '../../src/infra/clock.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { databaseUrl } from '../setup/postgres-template.js';
-import { adminQuery, dropInBackground, scratchName, takeCopy } from './postgres-scratch.js';
+import { adminQuery, dropInBackground, scratchName, takeCopy, WITHOUT_JIT } from './postgres-scratch.js';
 
 export interface TestApp {
   app: App;
@@ -184,6 +184,7 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
   if (!adminUrl) return { url: MEMORY, drop: async () => {} };
   const name = scratchName();
   await adminQuery(adminUrl, `create database ${name}`);
+  await adminQuery(adminUrl, WITHOUT_JIT(name));
   return scratchOn(adminUrl, name);
 }
 
