@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
-import { setCacheHeaders, type CacheAudience } from '../../http/http-cache.js';
+import { PUBLIC_MAX_AGE_SECONDS, setCacheHeaders, type CacheAudience } from '../../http/http-cache.js';
 import { authenticator } from '../../http/auth.js';
 import { requestStore } from '../../http/request-context.js';
 import { callerDiscountsReader } from './caller.repository.js';
@@ -33,9 +33,19 @@ export function catalogueContext(request: FastifyRequest, caller: Caller): Catal
   return { caller, store: requestStore(request), language: request.language, now: request.actionTime };
 }
 
-/** Cache-Control (and so ETag and 304) for an answer to this caller. */
-export function cacheFor(reply: FastifyReply, caller: Caller): void {
-  setCacheHeaders(reply, cacheAudienceOf(caller.kind));
+/**
+ * Cache-Control (and so ETag and 304) for an answer to this caller. With `changes` (the answer's
+ * time and the first instant a price it shows may change: Catalogue.pricesChangeAt), it is kept no
+ * longer than until then: a campaign price must not be shown after its campaign ends (or the
+ * regular price after one starts) by this process's guest cache, a CDN or a browser, while the
+ * basket charges the other price.
+ */
+export function cacheFor(reply: FastifyReply, caller: Caller, changes?: { now: number; at: number }): void {
+  const seconds =
+    changes === undefined
+      ? PUBLIC_MAX_AGE_SECONDS
+      : Math.min(PUBLIC_MAX_AGE_SECONDS, Math.max(0, Math.floor((changes.at - changes.now) / 1000)));
+  setCacheHeaders(reply, cacheAudienceOf(caller.kind), seconds);
 }
 
 /**

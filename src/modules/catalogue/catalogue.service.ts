@@ -75,6 +75,8 @@ export interface Catalogue {
    * as it is (http/serialization.ts sendJsonText): all of a card but its price is written once per kept base.
    */
   cardsText(context: CatalogueContext, ids: readonly number[]): Promise<Buffer>;
+  /** cardsText, and when a price on the cards may change (as pricesChangeAt gives it, from the same bases). */
+  cardsTextUntil(context: CatalogueContext, ids: readonly number[]): Promise<{ text: Buffer; changesAt: number }>;
   /** One page of a product list and how many products the list has in all. */
   listPage(
     context: CatalogueContext,
@@ -82,13 +84,16 @@ export interface Catalogue {
     sort: ProductSort,
     slice: ListSlice,
   ): Promise<{ cards: ProductCard[]; total: number }>;
-  /** listPage with the cards as text (cardsText): what a list route sends. */
+  /**
+   * listPage with the cards as text (cardsText): what a list route sends; `changesAt` as
+   * pricesChangeAt gives it for the page's products (how long the answer may be kept).
+   */
   listPageText(
     context: CatalogueContext,
     filter: ProductFilter,
     sort: ProductSort,
     slice: ListSlice,
-  ): Promise<{ text: Buffer; total: number }>;
+  ): Promise<{ text: Buffer; total: number; changesAt: number }>;
   /**
    * The first instant after the context's time at which a campaign price of one of these products
    * starts or ends, so a price shown now may change (Infinity: none); for answers kept for a while.
@@ -194,10 +199,16 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     return shown.map((base) => toCard(base, prices, context.language, names));
   };
 
-  const cardsText: Catalogue['cardsText'] = async (context, ids) => {
+  /** The cards as text, and when a price on them may change (pricesChangeAt) from the same bases. */
+  const cardsTextUntil = async (context: CatalogueContext, ids: readonly number[]) => {
     const { shown, prices, names } = await shownBases(context, ids);
-    return jsonArrayBytes(shown.map((base) => writeCard(base, prices, context.language, names)));
+    return {
+      text: jsonArrayBytes(shown.map((base) => writeCard(base, prices, context.language, names))),
+      changesAt: changeOf(shown, context.now),
+    };
   };
+
+  const cardsText: Catalogue['cardsText'] = async (context, ids) => (await cardsTextUntil(context, ids)).text;
 
   const pageIds = (context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice) =>
     productPage(
@@ -238,20 +249,17 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       return { total: shown.length, cards };
     },
     cardsText,
+    cardsTextUntil,
     async listPage(context, filter, sort, slice) {
       const { ids, total } = await pageIds(context, filter, sort, slice);
       return { cards: await cards(context, ids), total };
     },
     async listPageText(context, filter, sort, slice) {
       const { ids, total } = await pageIds(context, filter, sort, slice);
-      return { text: await cardsText(context, ids), total };
+      return { ...(await cardsTextUntil(context, ids)), total };
     },
     async pricesChangeAt(context, ids) {
-      let at = Infinity;
-      for (const found of (await loadBases(context.store.code, ids)).values()) {
-        if (found) at = Math.min(at, campaignWindow(found.pricing.campaignPrices, context.now).to);
-      }
-      return at;
+      return changeOf((await loadBases(context.store.code, ids)).values(), context.now);
     },
     productCount: (context, filter) =>
       countVisibleProducts(
@@ -279,6 +287,15 @@ function visibleOf(found: Map<number, ProductBase | null>, ids: readonly number[
     if (base && isVisibleTo(base, caller)) shown.push(base);
   }
   return shown;
+}
+
+/** The first instant after `now` at which a campaign price of one of the bases starts or ends (Infinity: none). */
+function changeOf(bases: Iterable<ProductBase | null>, now: number): number {
+  let at = Infinity;
+  for (const found of bases) {
+    if (found) at = Math.min(at, campaignWindow(found.pricing.campaignPrices, now).to);
+  }
+  return at;
 }
 
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */

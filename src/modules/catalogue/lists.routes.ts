@@ -140,10 +140,10 @@ export function productsRoute<P extends TObject, Q extends TObject>(
       // The compiler cannot resolve the request's types for any schema: they are the schemas' static types.
       const typed = request as unknown as FastifyRequest & { params: Static<P>; query: Static<Q> & SortedPagingQuery };
       const filter = await products.filter(typed, context);
-      cacheFor(reply, caller);
       const { query } = typed;
       const page = pageRequest(query);
-      const { text, total } = await catalogue.listPageText(context, filter, query.sort ?? products.defaultSort, page);
+      const { text, total, changesAt } = await catalogue.listPageText(context, filter, query.sort ?? products.defaultSort, page);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
       setPaginationHeaders(request, reply, page, total);
       return sendJsonText(reply, text);
     },

@@ -33,8 +33,19 @@ export const autocompleteRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = as
         limit === 0 ? [] : catalogue.cards(context, await search.suggestProducts(context, text, limit));
       const none: Suggestions = { products: [], persons: [], publishers: [], series: [], categories: [] };
       reply.header('X-Search-Available', '1');
+      // Kept no longer than until a price of a suggested product changes (a campaign starts or ends).
+      const priced = async (cards: Suggestions['products']) => {
+        cacheFor(reply, caller, {
+          now: context.now,
+          at: await catalogue.pricesChangeAt(
+            context,
+            cards.map((card) => card.id),
+          ),
+        });
+        return cards;
+      };
       cacheFor(reply, caller);
-      if (text.kind === 'codes') return { ...none, products: await products(query.productLimit ?? 6) };
+      if (text.kind === 'codes') return { ...none, products: await priced(await products(query.productLimit ?? 6)) };
       // Nothing, one short word or only one-letter words: too little to suggest from (it would match much
       // of the catalogue). Suggestions are asked while typing, so this is an empty answer, not a 400.
       if (text.kind !== 'text' || text.terms.length === 0 || isOneLetterWordList(query.term)) return none;
@@ -50,7 +61,7 @@ export const autocompleteRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = as
         const node = tree.byId.get(id)!;
         return { id: node.id, code: node.code, name: node.name, level: node.level, parentId: node.parentId };
       });
-      return { products: found, persons, publishers, series, categories };
+      return { products: await priced(found), persons, publishers, series, categories };
     },
   );
 };

@@ -55,8 +55,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, d
       const { ids, total } = await search.products(context, input, page.offset, page.perPage);
       setPaginationHeaders(request, reply, page, total);
       reply.header('X-Search-Available', '1');
-      cacheFor(reply, caller);
-      return sendJsonText(reply, await catalogue.cardsText(context, ids));
+      const { text, changesAt } = await catalogue.cardsTextUntil(context, ids);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      return sendJsonText(reply, text);
     },
   );
 

@@ -73,9 +73,9 @@ export const componentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = as
         const caller = await callerOf(request);
         const context = catalogueContext(request, caller);
         const filter = { ...component.filter(context.now), ...(await scope(catalogue, context, request.query)) };
-        cacheFor(reply, caller);
         const page = pageRequest(request.query, COMPONENT_PAGING);
-        const { text, total } = await catalogue.listPageText(context, filter, component.sort, page);
+        const { text, total, changesAt } = await catalogue.listPageText(context, filter, component.sort, page);
+        cacheFor(reply, caller, { now: context.now, at: changesAt });
         setPaginationHeaders(request, reply, page, total);
         return sendJsonText(reply, text);
       },

@@ -25,8 +25,13 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps>
 
   async function recommendations(request: FastifyRequest, reply: FastifyReply, productId: number, asked: number | undefined) {
     const caller = await callerOf(request);
-    const cards = await recommend(catalogueContext(request, caller), productId, asked);
-    cacheFor(reply, caller);
+    const context = catalogueContext(request, caller);
+    const cards = await recommend(context, productId, asked);
+    const changesAt = await deps.catalogue.pricesChangeAt(
+      context,
+      cards.map((card) => card.id),
+    );
+    cacheFor(reply, caller, { now: context.now, at: changesAt });
     return cards;
   }
 

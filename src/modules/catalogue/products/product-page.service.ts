@@ -6,6 +6,7 @@ import { boundedCache } from '../../../infra/bounded-cache.js';
 import type { CatalogueConfig } from '../catalogue.config.js';
 import type { Catalogue, CatalogueContext } from '../catalogue.service.js';
 import { priceFields, toCard } from './product-card.mapper.js';
+import { campaignWindow } from './product-card.text.js';
 import type { ProductBase, ProductCard } from './product-card.types.js';
 import { productExtrasReader, toExtras, type ProductExtras } from './product-details.repository.js';
 import { productPageReader } from './product-document.repository.js';
@@ -42,8 +43,10 @@ export interface ProductPages {
   visibleBase(context: CatalogueContext, id: number): Promise<ProductBase>;
   /** The product id of a back-office code; a not-found error when there is none. */
   idOfCode(code: string): Promise<number>;
-  details(context: CatalogueContext, id: number): Promise<ProductDetails>;
-  prices(context: CatalogueContext, id: number): Promise<ProductPrices>;
+  /** The page, and the first instant after the context's time its price may change (a campaign price starts or ends; Infinity: none). */
+  details(context: CatalogueContext, id: number): Promise<{ body: ProductDetails; changesAt: number }>;
+  /** The prices, and when they may change (as details). */
+  prices(context: CatalogueContext, id: number): Promise<{ body: ProductPrices; changesAt: number }>;
   /** The parts of the product page that are the same for every caller of the store and language. */
   extras(context: CatalogueContext, id: number): Promise<ProductExtras | undefined>;
   assets(context: CatalogueContext, id: number): Promise<ProductAsset[]>;
@@ -86,13 +89,13 @@ export function createProductPages({ database, config, catalogue }: ProductPages
   }
 
   /** The details by the product's own queries: for a product the document misses (none is left without one by the triggers). */
-  async function detailsByQueries(context: CatalogueContext, id: number): Promise<ProductDetails> {
+  async function detailsByQueries(context: CatalogueContext, id: number): Promise<{ body: ProductDetails; changesAt: number }> {
     const base = await visibleBase(context, id);
     const [found, prices] = await Promise.all([extras(context, id), catalogue.priceContext(context, [id])]);
     if (!found) throw notFound('catalogue.productNotFound', { id });
     const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleEbook(context, id, found.ebook)]);
     const card = toCard(base, prices, context.language, await catalogue.bindings());
-    return withExtras(card, found, physicalBook, ebook);
+    return { body: withExtras(card, found, physicalBook, ebook), changesAt: changeOf(base, context) };
   }
 
   async function visibleBase(context: CatalogueContext, id: number): Promise<ProductBase> {
@@ -146,7 +149,10 @@ export function createProductPages({ database, config, catalogue }: ProductPages
         visibleRef(context, shown.physicalBook),
         visibleEbook(context, id, shown.ebook),
       ]);
-      return withExtras(toCard(base, prices, context.language, bindings), shown, physicalBook, ebook);
+      return {
+        body: withExtras(toCard(base, prices, context.language, bindings), shown, physicalBook, ebook),
+        changesAt: changeOf(base, context),
+      };
     },
     async prices(context, id) {
       const base = await visibleBase(context, id);
@@ -156,12 +162,13 @@ export function createProductPages({ database, config, catalogue }: ProductPages
           ? await activeCampaignOf(db, base.id, context.caller, context.store.code, context.now, context.language)
           : null;
       const { source: _source, ...wire } = fields;
-      return {
+      const body = {
         ...wire,
         vatRatePercent: base.pricing.vatRatePercent,
         currency: context.store.currency,
         campaign: campaign && { ...campaign, validTo: campaign.validTo === null ? null : toRfc3339(campaign.validTo) },
       };
+      return { body, changesAt: changeOf(base, context) };
     },
     extras,
     async assets(context, id) {
@@ -173,6 +180,11 @@ export function createProductPages({ database, config, catalogue }: ProductPages
       return catalogue.cards(context, await relatedProductIds(db, id));
     },
   };
+}
+
+/** When a campaign price of the product next starts or ends after the context's time (Infinity: never). */
+function changeOf(base: ProductBase, { now }: CatalogueContext): number {
+  return campaignWindow(base.pricing.campaignPrices, now).to;
 }
 
 /**

@@ -35,10 +35,10 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const context = catalogueContext(request, caller);
       const { query } = request;
       const filter = { ...(await browseFilter(catalogue, context, query)), types: query.type === undefined ? undefined : [query.type] };
-      cacheFor(reply, caller);
       const sort = query.sort ?? (query.productListId !== undefined || query.campaignId !== undefined ? 'position' : 'newest');
       const page = pageRequest(query);
-      const { text, total } = await catalogue.listPageText(context, filter, sort, page);
+      const { text, total, changesAt } = await catalogue.listPageText(context, filter, sort, page);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
       setPaginationHeaders(request, reply, page, total);
       return sendJsonText(reply, text);
     },
@@ -57,11 +57,12 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     },
     async (request, reply) => {
       const caller = await callerOf(request);
-      const body = await pages.details(catalogueContext(request, caller), request.params.id);
+      const context = catalogueContext(request, caller);
+      const { body, changesAt } = await pages.details(context, request.params.id);
       // A replay of this answer from the guest cache records its view too (catalogue.routes.ts).
       reply.replayTag = { viewOf: body.code };
       recordView(sessionActions, request, body.code, caller.clientCode);
-      cacheFor(reply, caller);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
       return body;
     },
   );
@@ -80,10 +81,11 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     async (request, reply) => {
       const caller = await callerOf(request);
       const id = await pages.idOfCode(request.params.code);
-      const body = await pages.details(catalogueContext(request, caller), id);
+      const context = catalogueContext(request, caller);
+      const { body, changesAt } = await pages.details(context, id);
       reply.replayTag = { viewOf: body.code };
       recordView(sessionActions, request, body.code, caller.clientCode);
-      cacheFor(reply, caller);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
       return body;
     },
   );
@@ -102,8 +104,15 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     },
     async (request, reply) => {
       const caller = await callerOf(request);
-      const cards = await pages.related(catalogueContext(request, caller), request.params.id);
-      cacheFor(reply, caller);
+      const context = catalogueContext(request, caller);
+      const cards = await pages.related(context, request.params.id);
+      cacheFor(reply, caller, {
+        now: context.now,
+        at: await catalogue.pricesChangeAt(
+          context,
+          cards.map((card) => card.id),
+        ),
+      });
       return pageOfList(request, reply, request.query, cards);
     },
   );
@@ -140,9 +149,10 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
     },
     async (request, reply) => {
       const caller = await callerOf(request);
-      const prices = await pages.prices(catalogueContext(request, caller), request.params.id);
-      cacheFor(reply, caller);
-      return prices;
+      const context = catalogueContext(request, caller);
+      const { body, changesAt } = await pages.prices(context, request.params.id);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      return body;
     },
   );
 

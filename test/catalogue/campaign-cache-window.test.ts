@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign, createCategory, createProduct } from '../helpers/catalogue.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+// A guest's product answer may be kept (by this process, a CDN, a browser) for a minute, but not
+// past the moment a campaign price of a product it shows starts or ends: a campaign that ends at
+// midnight must not be shown at its price after midnight, when the basket charges the full price.
+
+let t: TestApp;
+let book: number;
+let plain: number;
+let campaignEnd: number;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { CATALOGUE_CACHE_TTL_MS: '60000', CATALOGUE_LIST_CACHE_TTL_MS: '60000' } });
+  const db = t.database.db;
+  const category = await createCategory(db, { et: 'Kõik' });
+  book = await createProduct(db, { code: 'FLASH-BOOK', name: 'Flash raamat', price: 20, categoryIds: [category] });
+  plain = await createProduct(db, { code: 'PLAIN-BOOK', price: 10, categoryIds: [category] });
+  campaignEnd = Date.now() + 1500;
+  await createCampaign(db, {
+    code: 'FLASH',
+    validFrom: Date.now() - 60_000,
+    validTo: campaignEnd,
+    prices: [{ productId: book, price: 15 }],
+  });
+});
+afterAll(() => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+const maxAge = (cacheControl: unknown) => Number(/max-age=(\d+)/.exec(String(cacheControl))?.[1]);
+const priceIn = (body: unknown): number => {
+  const products = (body as { products?: unknown }).products;
+  const cards = Array.isArray(body) ? body : Array.isArray(products) ? products : [body];
+  return (cards as Array<{ code: string; price: number }>).find((card) => card.code === 'FLASH-BOOK')!.price;
+};
+
+describe('a guest answer showing a campaign price', () => {
+  const urls = () => [
+    `/product/${book}`,
+    `/product/${book}/prices`,
+    '/product?per-page=10',
+    '/product/search?q=flash&per-page=10',
+    '/autocomplete?term=flash',
+    `/recommendation?productId=${plain}`,
+  ];
+
+  it('is kept no longer than until the campaign ends, and then shows the price the basket charges', async () => {
+    for (const url of urls()) {
+      const during = await get(url);
+      expect(during.statusCode, during.body).toBe(200);
+      expect(url.endsWith('/prices') ? during.json().price : priceIn(during.json()), url).toBe(15);
+      // Whole seconds left until the end at most: a shared cache must not keep it past the end.
+      expect(maxAge(during.headers['cache-control']), url).toBeLessThanOrEqual(Math.ceil((campaignEnd - Date.now()) / 1000));
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, campaignEnd - Date.now()) + 100));
+    for (const url of urls()) {
+      const after = await get(url);
+      expect(after.statusCode, after.body).toBe(200);
+      expect(url.endsWith('/prices') ? after.json().price : priceIn(after.json()), url).toBe(20);
+    }
+  });
+});
