@@ -61,3 +61,32 @@ describe('a guest answer showing a campaign price', () => {
     }
   });
 });
+
+describe('the campaign lists', () => {
+  it('show a campaign no longer than until it ends, and one that starts from its start', async () => {
+    const db = t.database.db;
+    const product = await createProduct(db, { code: 'WINDOW-BOOK', price: 20 });
+    const end = Date.now() + 1500;
+    const ending = await createCampaign(db, { code: 'ENDING', validTo: end, prices: [{ productId: product, price: 15 }] });
+    const starting = await createCampaign(db, { code: 'STARTING', validFrom: end, prices: [{ productId: product, price: 14 }] });
+    const codes = async () => {
+      const res = await get('/campaign?per-page=50');
+      expect(res.statusCode, res.body).toBe(200);
+      return { codes: (res.json() as Array<{ code: string }>).map((c) => c.code), cacheControl: res.headers['cache-control'] };
+    };
+    const before = await codes();
+    expect(before.codes).toContain('ENDING');
+    expect(before.codes).not.toContain('STARTING');
+    expect(maxAge(before.cacheControl)).toBeLessThanOrEqual(Math.ceil((end - Date.now()) / 1000));
+    const one = await get(`/campaign/${ending}`);
+    expect(one.statusCode, one.body).toBe(200);
+    expect(maxAge(one.headers['cache-control'])).toBeLessThanOrEqual(Math.ceil((end - Date.now()) / 1000));
+    expect((await get(`/campaign/${starting}`)).statusCode).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now()) + 100));
+    const after = await codes();
+    expect(after.codes).not.toContain('ENDING');
+    expect(after.codes).toContain('STARTING');
+    expect((await get(`/campaign/${ending}`)).statusCode).toBe(404);
+    expect((await get(`/campaign/${starting}`)).statusCode).toBe(200);
+  });
+});

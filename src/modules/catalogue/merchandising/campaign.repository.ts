@@ -96,3 +96,19 @@ export async function campaignProductCounts(
     .execute();
   return new Map(rows.map((row) => [row.campaign_id, Number(row.n)]));
 }
+
+/** The first instant after `now` at which one of the store's active campaigns starts or ends (Infinity: none will). */
+export async function campaignsChangeAt(db: Kysely<Database>, storeCode: string, now: number): Promise<number> {
+  const active = db.selectFrom('campaign').where('store_code', '=', storeCode).where('is_active', '=', true);
+  const [starts, ends] = await Promise.all([
+    active
+      .select((eb) => eb.fn.min('valid_from').as('at'))
+      .where('valid_from', '>', now)
+      .executeTakeFirst(),
+    active
+      .select((eb) => eb.fn.min('valid_to').as('at'))
+      .where('valid_to', '>', now)
+      .executeTakeFirst(),
+  ]);
+  return Math.min(...[starts?.at, ends?.at].map((at) => (at == null ? Infinity : Number(at))));
+}

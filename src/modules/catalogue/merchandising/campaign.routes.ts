@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { toRfc3339 } from '../../../db/time.js';
 import { CampaignCodeParams, CampaignSchema } from './campaign.schemas.js';
-import { campaignProductCounts, findCampaign, listCampaigns, type CampaignRow, type CampaignScope } from './campaign.repository.js';
+import {
+  campaignProductCounts,
+  campaignsChangeAt,
+  findCampaign,
+  listCampaigns,
+  type CampaignRow,
+  type CampaignScope,
+} from './campaign.repository.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import type { CatalogueContext } from '../catalogue.service.js';
 import { storeListRoutes } from './store-lists.routes.js';
@@ -35,5 +42,6 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asy
       productCount,
     }),
     products: (id) => ({ campaignId: id }),
+    changesAt: ({ store, now }) => campaignsChangeAt(db, store.code, now),
   });
 };

@@ -50,8 +50,11 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
       const caller = await callerOf(request);
       const context = catalogueContext(request, caller);
       const page = pageRequest(request.query);
-      const { items, total } = await listPage(context, page.offset, page.perPage);
-      cacheFor(reply, caller);
+      const {
+        value: { items, total },
+        changesAt,
+      } = await listPage(context, page.offset, page.perPage);
+      cacheFor(reply, caller, { now: context.now, at: changesAt });
       setPaginationHeaders(request, reply, page, total);
       return items;
     },
@@ -59,8 +62,9 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
 
   async function one(request: FastifyRequest, reply: FastifyReply, by: ByIdOrCode): Promise<Wire> {
     const caller = await callerOf(request);
-    const list = await shown(catalogueContext(request, caller), by);
-    cacheFor(reply, caller);
+    const context = catalogueContext(request, caller);
+    const { value: list, changesAt } = await shown(context, by);
+    cacheFor(reply, caller, { now: context.now, at: changesAt });
     return list;
   }
   const oneSchema = (summary: string) => ({
@@ -81,14 +85,14 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
     ...productsOf(lists.summaries.products),
     url: `${lists.path}/:id/products`,
     params: IdParams,
-    filter: async ({ params }, context) => lists.products((await shown(context, { id: params.id })).id),
+    filter: async ({ params }, context) => lists.products((await shown(context, { id: params.id })).value.id),
   });
   if (lists.summaries.productsByCode !== undefined) {
     productsRoute(app, deps, {
       ...productsOf(lists.summaries.productsByCode),
       url: `${lists.path}/code/:code/products`,
       params: lists.codeParams,
-      filter: async ({ params }, context) => lists.products((await shown(context, { code: params.code })).id),
+      filter: async ({ params }, context) => lists.products((await shown(context, { code: params.code })).value.id),
     });
   }
 }
