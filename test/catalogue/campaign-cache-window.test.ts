@@ -90,3 +90,28 @@ describe('the campaign lists', () => {
     expect((await get(`/campaign/${starting}`)).statusCode).toBe(200);
   });
 });
+
+describe("a campaign's products", () => {
+  it('are listed by campaignId until the campaign ends and not after', async () => {
+    const db = t.database.db;
+    const product = await createProduct(db, { code: 'LIST-BOOK', price: 20 });
+    const end = Date.now() + 1500;
+    const campaign = await createCampaign(db, { code: 'LISTED', validTo: end, prices: [{ productId: product, price: 15 }] });
+    const urls = [`/product?campaignId=${campaign}`, `/product/search?campaignId=${campaign}`];
+    for (const url of urls) {
+      const during = await get(url);
+      expect(during.statusCode, during.body).toBe(200);
+      expect(
+        during.json().map((card: { code: string }) => card.code),
+        url,
+      ).toEqual(['LIST-BOOK']);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now()) + 100));
+    for (const url of urls) {
+      const after = await get(url);
+      expect(after.statusCode, after.body).toBe(200);
+      expect(after.json(), url).toEqual([]);
+      expect(after.headers['x-pagination-total-count'], url).toBe('0');
+    }
+  });
+});

@@ -11,7 +11,7 @@ import { toCard } from './products/product-card.mapper.js';
 import { campaignWindow, cardText, cardTextOnce } from './products/product-card.text.js';
 import { jsonArrayBytes } from '../../http/serialization.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
-import { findProductIdByCode } from './products/product.repository.js';
+import { findProductIdByCode, readCampaignWindow, type CampaignWindow } from './products/product.repository.js';
 import type { BaseCache, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
 import { categoryListingReader, rebuildCategoryListing } from './browse/category-listing.repository.js';
 import {
@@ -31,6 +31,7 @@ import { audienceKey, isVisibleTo } from './visibility.js';
 const BASE_CACHE_ENTRIES_PER_STORE = 25_000;
 const LIST_CACHE_ENTRIES = 20_000;
 const COUNT_CACHE_ENTRIES = 20_000;
+const CAMPAIGN_CACHE_ENTRIES = 2_000;
 
 /** What the catalogue needs of the store a request is for (the store settings have it all). */
 export interface CatalogueStore extends StoreDiscounts {
@@ -106,6 +107,8 @@ export interface Catalogue {
   categoryTree(storeCode: string, language: Language, version?: number): Promise<CategoryTree>;
   /** `version`: the binding version a statement of the caller just read, if it did. */
   bindings(version?: number): Promise<BindingNames>;
+  /** Whether the campaign is the store's, active and running at the context's time (what a campaignId filter lists). */
+  campaignRuns(context: Pick<CatalogueContext, 'store' | 'now'>, id: number): Promise<boolean>;
   /** Whether the product with this back-office code is one the public (or the business) audience may see in the store. */
   seesProductCode(storeCode: string, code: string, businessCatalogue: boolean): Promise<boolean>;
 }
@@ -155,6 +158,9 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     },
     'catalogue.category-trees',
   );
+
+  // A campaign's store, switch and window, kept for the cache period: whether it runs is worked out per request.
+  const campaigns = boundedCache<number, CampaignWindow | null>(ttl, CAMPAIGN_CACHE_ENTRIES, 'catalogue.campaign-windows');
 
   const listing = categoryListingReader(database);
   let rebuilding: Promise<void> | undefined;
@@ -271,6 +277,16 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     priceContext,
     categoryTree: (storeCode, language, version) => trees.get(`${storeCode}:${language}`, version),
     bindings,
+    async campaignRuns({ store, now }, id) {
+      const found = await campaigns.get(id, async () => (await readCampaignWindow(db, id)) ?? null);
+      return (
+        found !== null &&
+        found.isActive &&
+        found.storeCode === store.code &&
+        (found.validFrom === null || found.validFrom <= now) &&
+        (found.validTo === null || found.validTo > now)
+      );
+    },
     async seesProductCode(storeCode, code, businessCatalogue) {
       const id = await findProductIdByCode(db, code);
       const found = id === undefined ? undefined : await base(storeCode, id);
@@ -301,10 +317,17 @@ function changeOf(bases: Iterable<ProductBase | null>, now: number): number {
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */
 const BUSINESS_AUDIENCE: Caller = { ...GUEST, kind: 'BUSINESS' };
 
-/** The filters a product list and a search share, from their query: a category means its subtree. */
+/** A campaign id no campaign has (ids start at 1): the filter of a campaign that does not run now, which lists nothing. */
+const NO_CAMPAIGN = 0;
+
+/**
+ * The filters a product list and a search share, from their query: a category means its subtree; a
+ * campaign that is not running at the context's time lists nothing, under a filter (and so cache keys)
+ * of its own: a list kept while it ran is not served after it ends.
+ */
 export async function browseFilter(
   catalogue: Catalogue,
-  { store, language }: Pick<CatalogueContext, 'store' | 'language'>,
+  { store, language, now }: Pick<CatalogueContext, 'store' | 'language' | 'now'>,
   query: { categoryId?: number; personId?: number; publisherId?: number; seriesId?: number; productListId?: number; campaignId?: number },
 ): Promise<ProductFilter> {
   const categoryIds =
@@ -315,6 +338,11 @@ export async function browseFilter(
     publisherId: query.publisherId,
     seriesId: query.seriesId,
     productListId: query.productListId,
-    campaignId: query.campaignId,
+    campaignId:
+      query.campaignId === undefined
+        ? undefined
+        : (await catalogue.campaignRuns({ store, now }, query.campaignId))
+          ? query.campaignId
+          : NO_CAMPAIGN,
   };
 }

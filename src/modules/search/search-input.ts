@@ -7,7 +7,7 @@ import type { SearchInput } from './search.service.js';
 /** The search the query asks for: text, filters (a category with its subcategories) and order. */
 export async function searchInput(
   catalogue: Catalogue,
-  context: Pick<CatalogueContext, 'store' | 'language'>,
+  context: Pick<CatalogueContext, 'store' | 'language' | 'now'>,
   query: SearchFilterQuery,
   sort: SearchSort = 'relevance',
 ): Promise<SearchInput> {

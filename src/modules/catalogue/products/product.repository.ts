@@ -77,3 +77,27 @@ export async function activeCampaignOf(
     .executeTakeFirst();
   return row ? { code: row.code, name: translatedName(row), validTo: row.valid_to } : null;
 }
+
+/** What says whether a campaign runs in a store at a time. */
+export interface CampaignWindow {
+  storeCode: string;
+  isActive: boolean;
+  validFrom: number | null;
+  validTo: number | null;
+}
+
+export async function readCampaignWindow(db: Kysely<Database>, id: number): Promise<CampaignWindow | undefined> {
+  const row = await db
+    .selectFrom('campaign')
+    .select(['store_code', 'is_active', 'valid_from', 'valid_to'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return (
+    row && {
+      storeCode: row.store_code,
+      isActive: Boolean(row.is_active),
+      validFrom: row.valid_from === null ? null : Number(row.valid_from),
+      validTo: row.valid_to === null ? null : Number(row.valid_to),
+    }
+  );
+}
