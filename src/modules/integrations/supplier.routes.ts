@@ -114,10 +114,14 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
           const now = request.actionTime;
           if (supplier.disabled_at !== null) throw new HttpError(403, 'integrations.supplierDisabled');
           // A replay first: a copy of a signed request is not the supplier's, and spends none of its count.
-          if (!(await recordSignature(db, supplier.id, given, now, now - 2 * (MAX_AGE_SECONDS * 1000)))) {
-            throw new HttpError(409, 'integrations.replayed');
-          }
-          await consumeRateLimit(db, `supplier:${supplier.id}`, config.supplierRateLimit, now);
+          // One transaction: a request refused for the count (429) leaves its signature unrecorded, as
+          // a refused request changes nothing, and the supplier may send it again once the window ends.
+          await db.transaction().execute(async (trx) => {
+            if (!(await recordSignature(trx, supplier.id, given, now, now - 2 * (MAX_AGE_SECONDS * 1000)))) {
+              throw new HttpError(409, 'integrations.replayed');
+            }
+            await consumeRateLimit(trx, `supplier:${supplier.id}`, config.supplierRateLimit, now);
+          });
           const kind = request.params.kind;
           if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind });
           return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, listed.report);
