@@ -10,7 +10,6 @@ import {
   type AccountsTestApp,
 } from '../helpers/accounts.js';
 import { acceptInvitation, companyMaster, invite } from '../companies/fixtures.js';
-import { pastResubmitWindow } from '../helpers/resubmit.js';
 
 // A password reset completed (POST /auth/set-new-password) replaced the password and ended every
 // session, and told the account's address nothing: whoever had the link (a mailbox read over a
@@ -76,7 +75,7 @@ describe('a password reset completed', () => {
     expect((await mailTo(t, email, CHANGED)).subject).toBe(subject);
   });
 
-  it('mails once: the same form again answers as the first did and mails nothing, nor does a new password refused', async () => {
+  it('mails once: the link used again is a 400 that mails nothing, as is a new password refused', async () => {
     const { email, token } = await userWithResetLink();
     const refused = await t.app.inject({
       method: 'POST',
@@ -85,27 +84,15 @@ describe('a password reset completed', () => {
     });
     expect(refused.statusCode).toBe(422);
     expect((await setNewPassword(token)).statusCode).toBe(200);
-    // A double click or a retry of a lost answer: the first result, nothing done again.
-    const again = await setNewPassword(token);
-    expect([again.statusCode, again.json()]).toEqual([200, {}]);
-    // Another password with the used link, or the same form past the resubmit window, is the used link's 400.
-    const other = await t.app.inject({
-      method: 'POST',
-      url: '/auth/set-new-password',
-      payload: { passwordResetToken: token, password: 'Kolmas-parool-88', passwordRepeat: 'Kolmas-parool-88' },
-    });
-    expect(other.statusCode).toBe(400);
-    await pastResubmitWindow(t.database.db);
     expect((await setNewPassword(token)).statusCode).toBe(400);
     await t.drainJobs();
     expect(notices(email)).toHaveLength(1);
-    expect((await login(t, email, NEW_PASSWORD)).statusCode).toBe(200);
   });
 
-  it('the same form sent twice at once: both answered 200, the password set and mailed once', async () => {
+  it('the same link sent twice at once: one 200, one 400, one mail', async () => {
     const { email, token } = await userWithResetLink();
     const statuses = (await Promise.all([setNewPassword(token), setNewPassword(token)])).map((r) => r.statusCode);
-    expect(statuses).toEqual([200, 200]);
+    expect(statuses.sort()).toEqual([200, 400]);
     await t.drainJobs();
     expect(notices(email)).toHaveLength(1);
   });

@@ -168,16 +168,6 @@ export async function consumeInvitationToken(db: Db, clientAccountId: number, to
   return consumed.numDeletedRows > 0n;
 }
 
-/** The user whose password a reset token set (consumeResetToken), until another reset or an email change replaces it. */
-export function usedResetTokenUser(db: Db, tokenHash: string): Promise<{ id: number; password_hash: string | null } | undefined> {
-  return db
-    .selectFrom('app_user')
-    .select(['id', 'password_hash'])
-    .where('reset_token_hash', '=', tokenHash)
-    .where('reset_expires_at', 'is', null)
-    .executeTakeFirst();
-}
-
 /** The user a password reset token was minted for, while it is valid. */
 export function findUserByResetToken(db: Db, tokenHash: string, now: number): Promise<{ id: number; email: string } | undefined> {
   return db
@@ -192,8 +182,7 @@ export function findUserByResetToken(db: Db, tokenHash: string, now: number): Pr
 export async function consumeResetToken(db: Db, userId: number, tokenHash: string, passwordHash: string, now: number): Promise<boolean> {
   const consumed = await db
     .updateTable('app_user')
-    // The hash stays, without an expiry (so it sets nothing again): a repeat of this form knows its user (usedResetTokenUser).
-    .set({ password_hash: passwordHash, reset_expires_at: null, updated_at: now })
+    .set({ password_hash: passwordHash, reset_token_hash: null, reset_expires_at: null, updated_at: now })
     .where('id', '=', userId)
     .where('reset_token_hash', '=', tokenHash)
     .where('reset_expires_at', '>', now)

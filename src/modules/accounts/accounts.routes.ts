@@ -31,7 +31,7 @@ import {
   WholesaleRegistrationForm,
 } from './accounts.schemas.js';
 import { logIn, requestPasswordReset, setNewPassword, verifyEmail } from './accounts.use-cases.js';
-import { checkResetLink } from './password-reset.service.js';
+import { resetTokenUser } from './password-reset.service.js';
 import { registerWholesale, requestBusinessRegistration, requestSimpleRegistration } from './registration.service.js';
 import { describeActor, endSession, loginBasketRequest, switchWebStore, type CompanyOf } from './session.service.js';
 import { pendingVerification, verificationMeta } from './verification.service.js';
@@ -229,7 +229,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsDeps> = async (ap
         async (request) => {
           const token = tokenOf(request, 'passwordResetToken');
           if (token === undefined) throw new HttpError(400, 'auth.badResetToken');
-          await checkResetLink(db, token, request.actionTime);
+          await resetTokenUser(db, token, request.actionTime);
         },
       ],
       schema: {

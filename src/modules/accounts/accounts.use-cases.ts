@@ -6,7 +6,7 @@ import type { AccountsConfig } from './accounts.config.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
 import type { LoginForm, NewPasswordForm, VerificationForm } from './accounts.schemas.js';
 import { passwordFieldErrors, refuseFieldErrors } from './password-rules.js';
-import { isBadResetToken, queuePasswordReset, replacePassword, repeatsUsedReset, resetTokenUser } from './password-reset.service.js';
+import { queuePasswordReset, replacePassword, resetTokenUser } from './password-reset.service.js';
 import { admitLogin, settleLogin } from './login-throttle.js';
 import {
   checkCredentials,
@@ -103,15 +103,8 @@ export async function setNewPassword(
   form: NewPasswordForm,
   now: number,
 ): Promise<void> {
-  try {
-    const user = await resetTokenUser(db, token, now);
-    refuseFieldErrors(passwordFieldErrors(form, user.email));
-    const passwordHash = await hashPassword(form.password);
-    await db.transaction().execute((trx) => replacePassword(trx, context, mailboxProven, user, token, passwordHash, now));
-  } catch (error) {
-    // The link used up by this very form a moment ago (a double click: the second one found the link
-    // used, or waited for the first at the lock): answered as the first was, nothing done again.
-    if (isBadResetToken(error) && (await repeatsUsedReset(db, token, form.password, now))) return;
-    throw error;
-  }
+  const user = await resetTokenUser(db, token, now);
+  refuseFieldErrors(passwordFieldErrors(form, user.email));
+  const passwordHash = await hashPassword(form.password);
+  await db.transaction().execute((trx) => replacePassword(trx, context, mailboxProven, user, token, passwordHash, now));
 }

@@ -1,9 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { forgetRefusedAddress } from '../../infra/mail/refused-addresses.js';
-import { badRequest, DomainError } from '../../infra/domain-error.js';
-import { verifyPassword } from '../../infra/passwords.js';
-import { isFirstSubmission, submissionKey, submittedWithin } from '../../infra/resubmit.js';
+import { badRequest } from '../../infra/domain-error.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { countHit } from '../../infra/rate-limit.js';
 import { isLanguage } from '../../i18n/index.js';
@@ -16,7 +14,6 @@ import {
   findUserByResetToken,
   isPendingInvitation,
   revokeAllTokensOfUser,
-  usedResetTokenUser,
   type ClientAccountRow,
 } from './accounts.repository.js';
 import type { AccountsContext, MailboxProven } from './accounts.context.js';
@@ -91,37 +88,6 @@ async function linksToSetPassword(trx: Db, userId: number, storeCode: string) {
 }
 
 const badToken = () => badRequest('auth.badResetToken');
-export const isBadResetToken = (error: unknown) => error instanceof DomainError && error.messageKey === 'auth.badResetToken';
-const usedResetKey = (tokenHash: string) => submissionKey('password-reset-used', tokenHash);
-
-/** Whether the link set a password within the resubmit window (its repeat is then told by the form: repeatsUsedReset). */
-async function usedRecently(db: Db, token: string, now: number): Promise<boolean> {
-  return isTokenShaped(token) && submittedWithin(db, usedResetKey(hashToken(token)), now);
-}
-
-/**
- * Whether a form refused for its used link is the form that used it, sent again within the resubmit
- * window (a double click, a retry of an answer lost on the way): the link's user now has that very
- * password. Such a repeat answers as the first did and does nothing; another password, or the same
- * one later, is the used link's 400.
- */
-export async function repeatsUsedReset(db: Db, token: string, password: string, now: number): Promise<boolean> {
-  if (!(await usedRecently(db, token, now))) return false;
-  const user = await usedResetTokenUser(db, hashToken(token));
-  return user?.password_hash != null && (await verifyPassword(user.password_hash, password, undefined)).ok;
-}
-
-/**
- * The link's check before its form is read: a 400 for a link that is unknown, expired or used, except
- * one used within the resubmit window, whose form says whether it is a repeat (repeatsUsedReset).
- */
-export async function checkResetLink(db: Db, token: string, now: number): Promise<void> {
-  try {
-    await resetTokenUser(db, token, now);
-  } catch (error) {
-    if (!isBadResetToken(error) || !(await usedRecently(db, token, now))) throw error;
-  }
-}
 
 /** The user a reset token was minted for; 400 when it is unknown, used or expired. */
 export async function resetTokenUser(db: Db, token: string, now: number): Promise<{ id: number; email: string }> {
@@ -136,8 +102,7 @@ export async function resetTokenUser(db: Db, token: string, now: number): Promis
  * of the user. The link was mailed to the login email, so whoever followed it owns the mailbox
  * (mailboxProven: an address nobody had confirmed is taken over with it). The login email is told
  * the password was changed, in the user's language, by a mail queued here: sent if and only if the
- * change commits, and once for a link (a second use of it queues nothing: a 400, or the first answer
- * for the same form again within the resubmit window, which records the use).
+ * change commits, and only for a used link (a second use of it is a 400 that queues nothing).
  */
 export async function replacePassword(
   trx: Db,
@@ -153,7 +118,6 @@ export async function replacePassword(
   // then unknown.
   await lockAccountsForErasure(trx, user.id);
   if (!(await consumeResetToken(trx, user.id, hashToken(token), passwordHash, now))) throw badToken();
-  await isFirstSubmission(trx, usedResetKey(hashToken(token)), now);
   await mailboxProven(trx, user.id, now);
   await forgetRefusedAddress(trx, user.email);
   await revokeAllTokensOfUser(trx, user.id);
