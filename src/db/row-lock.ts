@@ -10,15 +10,20 @@ export function isPostgres(db: Pick<Db, 'getExecutor'>): boolean {
 }
 
 /**
- * The query with `FOR UPDATE` on PostgreSQL, so the rows it reads stay locked until the transaction
+ * The query with `FOR UPDATE` (or `FOR NO KEY UPDATE`, see lockRowsOnPostgres) on PostgreSQL, so the rows it reads stay locked until the transaction
  * ends; on SQLite the query unchanged, because a SQLite write transaction is serial already (it
  * starts with `begin immediate` and holds the database's write lock from then), and SQLite rejects
  * `for update`. Where the locked rows must also be filtered or returned by a write, an update that
  * sets a column to itself (`set((eb) => ({ col: eb.ref('col') }))`) takes the same lock on both
  * engines and needs no engine test.
  */
-export function lockedOnPostgres<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
-  return isPostgres(db) ? query.forUpdate() : query;
+export function lockedOnPostgres<DB, TB extends keyof DB, O>(
+  db: Db,
+  query: SelectQueryBuilder<DB, TB, O>,
+  strength: 'update' | 'no key update' = 'update',
+): SelectQueryBuilder<DB, TB, O> {
+  if (!isPostgres(db)) return query;
+  return strength === 'update' ? query.forUpdate() : query.forNoKeyUpdate();
 }
 
 /**
@@ -31,5 +36,5 @@ export async function lockRowsOnPostgres<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   strength: 'update' | 'no key update' = 'update',
 ): Promise<void> {
-  if (isPostgres(db)) await (strength === 'update' ? query.forUpdate() : query.forNoKeyUpdate()).execute();
+  if (isPostgres(db)) await lockedOnPostgres(db, query, strength).execute();
 }

@@ -43,12 +43,7 @@ const CANCELLED = 'cancelled: the person was erased';
 
 /** A job of an erased person given its rewritten payload; one that has not run yet is ended instead: nothing is sent about them. */
 export async function rewriteErasedJob(trx: Db, job: { id: number; status: string }, payload: string, now: number): Promise<void> {
-  const notRun = job.status === 'pending';
-  await trx
-    .updateTable('job')
-    .set({ payload, updated_at: now, ...(notRun ? { status: 'done' as const, result: CANCELLED } : {}) })
-    .where('id', '=', job.id)
-    .execute();
+  await rewriteErasedJobs(trx, [{ job, payload }], now);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { isPostgres } from '../../db/row-lock.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 
 // The SQL of shop stock as the stock and shops imports write and read it (stock.ts, shops.ts).
 
@@ -44,6 +44,6 @@ export async function stockedProductIds(trx: Db, shopId: number): Promise<number
  */
 export async function lockedWebStock(trx: Db, productIds: readonly number[]): Promise<Map<number, number>> {
   const query = trx.selectFrom('product').select(['id', 'web_stock']).where('id', 'in', productIds).orderBy('id');
-  const rows = await (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute();
+  const rows = await lockedOnPostgres(trx, query, 'no key update').execute();
   return new Map(rows.map((row) => [Number(row.id), Number(row.web_stock)]));
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { isPostgres } from '../../db/row-lock.js';
+import { isPostgres, lockedOnPostgres } from '../../db/row-lock.js';
 import { ENDED_ACCOUNT_STATUSES } from '../../http/auth.js';
 import { unauthenticated } from '../../infra/domain-error.js';
 
@@ -31,7 +31,7 @@ export async function lockLiveClientAccount(trx: Db, clientAccountId: number): P
  */
 export async function lockClientAccountIfLive(trx: Db, clientAccountId: number): Promise<boolean> {
   const query = trx.selectFrom('client_account').select('status').where('id', '=', clientAccountId);
-  const account = await (isPostgres(trx) ? query.forNoKeyUpdate() : query).executeTakeFirst();
+  const account = await lockedOnPostgres(trx, query, 'no key update').executeTakeFirst();
   return account !== undefined && !(ENDED_ACCOUNT_STATUSES as readonly string[]).includes(account.status);
 }
 
