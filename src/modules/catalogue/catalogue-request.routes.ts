@@ -33,19 +33,20 @@ export function catalogueContext(request: FastifyRequest, caller: Caller): Catal
   return { caller, store: requestStore(request), language: request.language, now: request.actionTime };
 }
 
+/** Cache-Control (and so ETag and 304) for an answer to this caller. */
+export function cacheFor(reply: FastifyReply, caller: Caller): void {
+  setCacheHeaders(reply, cacheAudienceOf(caller.kind));
+}
+
 /**
- * Cache-Control (and so ETag and 304) for an answer to this caller. With `changes` (the answer's
- * time and the first instant a price it shows may change: Catalogue.pricesChangeAt), it is kept no
- * longer than until then: a campaign price must not be shown after its campaign ends (or the
- * regular price after one starts) by this process's guest cache, a CDN or a browser, while the
- * basket charges the other price.
+ * cacheFor an answer showing prices, kept no longer than until `changesAt`, the first instant a
+ * price it shows may change (Catalogue.pricesChangeAt): a campaign price must not be shown after its
+ * campaign ends (or the regular price after one starts) by this process's guest cache, a CDN or a
+ * browser, while the basket charges the other price.
  */
-export function cacheFor(reply: FastifyReply, caller: Caller, changes?: { now: number; at: number }): void {
-  const seconds =
-    changes === undefined
-      ? PUBLIC_MAX_AGE_SECONDS
-      : Math.min(PUBLIC_MAX_AGE_SECONDS, Math.max(0, Math.floor((changes.at - changes.now) / 1000)));
-  setCacheHeaders(reply, cacheAudienceOf(caller.kind), seconds);
+export function cacheUntil(reply: FastifyReply, context: CatalogueContext, changesAt: number): void {
+  const seconds = Math.min(PUBLIC_MAX_AGE_SECONDS, Math.max(0, Math.floor((changesAt - context.now) / 1000)));
+  setCacheHeaders(reply, cacheAudienceOf(context.caller.kind), seconds);
 }
 
 /**

@@ -8,7 +8,7 @@ import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
 import { toCard } from './products/product-card.mapper.js';
-import { campaignWindow, cardText, cardTextOnce } from './products/product-card.text.js';
+import { campaignChangeAt, cardText, cardTextOnce } from './products/product-card.text.js';
 import { jsonArrayBytes } from '../../http/serialization.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
 import { findProductIdByCode, readCampaignWindow, type CampaignWindow } from './products/product.repository.js';
@@ -210,7 +210,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     const { shown, prices, names } = await shownBases(context, ids);
     return {
       text: jsonArrayBytes(shown.map((base) => writeCard(base, prices, context.language, names))),
-      changesAt: changeOf(shown, context.now),
+      changesAt: campaignChangeAt(shown, context.now),
     };
   };
 
@@ -265,7 +265,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       return { ...(await cardsTextUntil(context, ids)), total };
     },
     async pricesChangeAt(context, ids) {
-      return changeOf((await loadBases(context.store.code, ids)).values(), context.now);
+      return campaignChangeAt((await loadBases(context.store.code, ids)).values(), context.now);
     },
     productCount: (context, filter) =>
       countVisibleProducts(
@@ -303,15 +303,6 @@ function visibleOf(found: Map<number, ProductBase | null>, ids: readonly number[
     if (base && isVisibleTo(base, caller)) shown.push(base);
   }
   return shown;
-}
-
-/** The first instant after `now` at which a campaign price of one of the bases starts or ends (Infinity: none). */
-function changeOf(bases: Iterable<ProductBase | null>, now: number): number {
-  let at = Infinity;
-  for (const found of bases) {
-    if (found) at = Math.min(at, campaignWindow(found.pricing.campaignPrices, now).to);
-  }
-  return at;
 }
 
 /** A caller who sees the business catalogue, for visibility only (the rule reads nothing but the kind). */

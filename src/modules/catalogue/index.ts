@@ -26,7 +26,14 @@ export type { ProductSort } from './product-query.js';
 export { productFilterConditions, type ProductFilter } from './product-filter.js';
 
 // The HTTP side of a catalogue read (for route files): the caller, the context, the cache headers.
-export { cacheAudienceOf, cacheFor, callerResolver, catalogueContext, type CallerResolver } from './catalogue-request.routes.js';
+export {
+  cacheAudienceOf,
+  cacheFor,
+  cacheUntil,
+  callerResolver,
+  catalogueContext,
+  type CallerResolver,
+} from './catalogue-request.routes.js';
 
 // Who reads, and what they may see.
 export { GUEST, pricingCustomer, seesBusinessCatalogue, type Caller } from './caller.js';

@@ -8,7 +8,7 @@ import { sendJsonText } from '../../http/serialization.js';
 import { prefixOf } from './browse/browse.repository.js';
 import type { NameListQuery } from './browse/browse.schemas.js';
 import type { NameIndexReader } from './browse/name-index.service.js';
-import { cacheFor, catalogueContext } from './catalogue-request.routes.js';
+import { cacheFor, cacheUntil, catalogueContext } from './catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from './catalogue.deps.js';
 import { IdParams, ProductCardSchema, type SortedPagingQuery } from './catalogue.schemas.js';
 import type { CatalogueContext } from './catalogue.service.js';
@@ -143,7 +143,7 @@ export function productsRoute<P extends TObject, Q extends TObject>(
       const { query } = typed;
       const page = pageRequest(query);
       const { text, total, changesAt } = await catalogue.listPageText(context, filter, query.sort ?? products.defaultSort, page);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       setPaginationHeaders(request, reply, page, total);
       return sendJsonText(reply, text);
     },

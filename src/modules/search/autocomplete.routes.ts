@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { StoreRequestHeaders, success } from '../../http/schemas.js';
-import { cacheFor, catalogueContext } from '../catalogue/index.js';
+import { cacheFor, cacheUntil, catalogueContext } from '../catalogue/index.js';
 import { isOneLetterWordList, MIN_SUGGEST_CHARS, parseQuery } from './query-text.js';
 import { budgetOf } from './search-guards.routes.js';
 import type { SearchRouteDeps } from './search.deps.js';
@@ -35,13 +35,14 @@ export const autocompleteRoutes: FastifyPluginAsyncTypebox<SearchRouteDeps> = as
       reply.header('X-Search-Available', '1');
       // Kept no longer than until a price of a suggested product changes (a campaign starts or ends).
       const priced = async (cards: Suggestions['products']) => {
-        cacheFor(reply, caller, {
-          now: context.now,
-          at: await catalogue.pricesChangeAt(
+        cacheUntil(
+          reply,
+          context,
+          await catalogue.pricesChangeAt(
             context,
             cards.map((card) => card.id),
           ),
-        });
+        );
         return cards;
       };
       cacheFor(reply, caller);

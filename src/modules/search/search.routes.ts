@@ -5,7 +5,7 @@ import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { registerGuestResponseCache } from '../../http/response-cache.js';
 import { sendJsonText } from '../../http/serialization.js';
 import { StoreRequestHeaders, success } from '../../http/schemas.js';
-import { cacheFor, callerResolver, catalogueContext, GUEST_ANSWERS, ProductCardSchema } from '../catalogue/index.js';
+import { cacheUntil, callerResolver, catalogueContext, GUEST_ANSWERS, ProductCardSchema } from '../catalogue/index.js';
 import { autocompleteRoutes } from './autocomplete.routes.js';
 import { dynamicFilterRoutes } from './dynamic-filter.routes.js';
 import type { SearchDeps, SearchRouteDeps } from './search.deps.js';
@@ -56,7 +56,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, d
       setPaginationHeaders(request, reply, page, total);
       reply.header('X-Search-Available', '1');
       const { text, changesAt } = await catalogue.cardsTextUntil(context, ids);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       return sendJsonText(reply, text);
     },
   );

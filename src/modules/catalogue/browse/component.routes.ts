@@ -4,7 +4,7 @@ import { HttpError } from '../../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
 import { sendJsonText } from '../../../http/serialization.js';
-import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
+import { cacheUntil, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { ProductCardSchema } from '../catalogue.schemas.js';
 import type { Catalogue, CatalogueContext } from '../catalogue.service.js';
@@ -75,7 +75,7 @@ export const componentRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = as
         const filter = { ...component.filter(context.now), ...(await scope(catalogue, context, request.query)) };
         const page = pageRequest(request.query, COMPONENT_PAGING);
         const { text, total, changesAt } = await catalogue.listPageText(context, filter, component.sort, page);
-        cacheFor(reply, caller, { now: context.now, at: changesAt });
+        cacheUntil(reply, context, changesAt);
         setPaginationHeaders(request, reply, page, total);
         return sendJsonText(reply, text);
       },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
-import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
+import { cacheUntil, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { IdParams, ProductCardSchema } from '../catalogue.schemas.js';
 import { MAX_RECOMMENDATIONS } from './recommendation.repository.js';
@@ -31,7 +31,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps>
       context,
       cards.map((card) => card.id),
     );
-    cacheFor(reply, caller, { now: context.now, at: changesAt });
+    cacheUntil(reply, context, changesAt);
     return cards;
   }
 

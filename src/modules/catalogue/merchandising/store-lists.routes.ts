@@ -3,7 +3,7 @@ import { Type, type TObject, type TSchema, type TString } from '@sinclair/typebo
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pageRequest, PagingQuery, setPaginationHeaders } from '../../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
-import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
+import { cacheUntil, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { IdParams, SortedPagingQuery } from '../catalogue.schemas.js';
 import { productsRoute } from '../lists.routes.js';
@@ -54,7 +54,7 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
         value: { items, total },
         changesAt,
       } = await listPage(context, page.offset, page.perPage);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       setPaginationHeaders(request, reply, page, total);
       return items;
     },
@@ -64,7 +64,7 @@ export function storeListRoutes<Row extends { id: number }, Wire extends { id: n
     const caller = await callerOf(request);
     const context = catalogueContext(request, caller);
     const { value: list, changesAt } = await shown(context, by);
-    cacheFor(reply, caller, { now: context.now, at: changesAt });
+    cacheUntil(reply, context, changesAt);
     return list;
   }
   const oneSchema = (summary: string) => ({

@@ -122,3 +122,12 @@ export function campaignWindow(campaigns: readonly CampaignPrice[] | undefined, 
   }
   return { from, to };
 }
+
+/** The first instant after `now` at which a campaign price of one of the bases starts or ends (Infinity: none). */
+export function campaignChangeAt(bases: Iterable<ProductBase | null>, now: number): number {
+  let at = Infinity;
+  for (const found of bases) {
+    if (found) at = Math.min(at, campaignWindow(found.pricing.campaignPrices, now).to);
+  }
+  return at;
+}

@@ -6,7 +6,7 @@ import { boundedCache } from '../../../infra/bounded-cache.js';
 import type { CatalogueConfig } from '../catalogue.config.js';
 import type { Catalogue, CatalogueContext } from '../catalogue.service.js';
 import { priceFields, toCard } from './product-card.mapper.js';
-import { campaignWindow } from './product-card.text.js';
+import { campaignChangeAt } from './product-card.text.js';
 import type { ProductBase, ProductCard } from './product-card.types.js';
 import { productExtrasReader, toExtras, type ProductExtras } from './product-details.repository.js';
 import { productPageReader } from './product-document.repository.js';
@@ -95,7 +95,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
     if (!found) throw notFound('catalogue.productNotFound', { id });
     const [physicalBook, ebook] = await Promise.all([visibleRef(context, found.physicalBook), visibleEbook(context, id, found.ebook)]);
     const card = toCard(base, prices, context.language, await catalogue.bindings());
-    return { body: withExtras(card, found, physicalBook, ebook), changesAt: changeOf(base, context) };
+    return { body: withExtras(card, found, physicalBook, ebook), changesAt: campaignChangeAt([base], context.now) };
   }
 
   async function visibleBase(context: CatalogueContext, id: number): Promise<ProductBase> {
@@ -151,7 +151,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
       ]);
       return {
         body: withExtras(toCard(base, prices, context.language, bindings), shown, physicalBook, ebook),
-        changesAt: changeOf(base, context),
+        changesAt: campaignChangeAt([base], context.now),
       };
     },
     async prices(context, id) {
@@ -168,7 +168,7 @@ export function createProductPages({ database, config, catalogue }: ProductPages
         currency: context.store.currency,
         campaign: campaign && { ...campaign, validTo: campaign.validTo === null ? null : toRfc3339(campaign.validTo) },
       };
-      return { body, changesAt: changeOf(base, context) };
+      return { body, changesAt: campaignChangeAt([base], context.now) };
     },
     extras,
     async assets(context, id) {
@@ -180,11 +180,6 @@ export function createProductPages({ database, config, catalogue }: ProductPages
       return catalogue.cards(context, await relatedProductIds(db, id));
     },
   };
-}
-
-/** When a campaign price of the product next starts or ends after the context's time (Infinity: never). */
-function changeOf(base: ProductBase, { now }: CatalogueContext): number {
-  return campaignWindow(base.pricing.campaignPrices, now).to;
 }
 
 /**

@@ -4,7 +4,7 @@ import { pageOfList, pageRequest, PagingQuery, setPaginationHeaders } from '../.
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../../http/schemas.js';
 import { sendJsonText } from '../../../http/serialization.js';
 import { recordView } from '../../tracking/index.js';
-import { cacheFor, catalogueContext } from '../catalogue-request.routes.js';
+import { cacheFor, cacheUntil, catalogueContext } from '../catalogue-request.routes.js';
 import type { CatalogueRouteDeps } from '../catalogue.deps.js';
 import { IdParams, ProductCardSchema, ProductDetailsSchema, ProductListQuery } from '../catalogue.schemas.js';
 import { browseFilter } from '../catalogue.service.js';
@@ -38,7 +38,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const sort = query.sort ?? (query.productListId !== undefined || query.campaignId !== undefined ? 'position' : 'newest');
       const page = pageRequest(query);
       const { text, total, changesAt } = await catalogue.listPageText(context, filter, sort, page);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       setPaginationHeaders(request, reply, page, total);
       return sendJsonText(reply, text);
     },
@@ -62,7 +62,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       // A replay of this answer from the guest cache records its view too (catalogue.routes.ts).
       reply.replayTag = { viewOf: body.code };
       recordView(sessionActions, request, body.code, caller.clientCode);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       return body;
     },
   );
@@ -85,7 +85,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const { body, changesAt } = await pages.details(context, id);
       reply.replayTag = { viewOf: body.code };
       recordView(sessionActions, request, body.code, caller.clientCode);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       return body;
     },
   );
@@ -106,13 +106,14 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const caller = await callerOf(request);
       const context = catalogueContext(request, caller);
       const cards = await pages.related(context, request.params.id);
-      cacheFor(reply, caller, {
-        now: context.now,
-        at: await catalogue.pricesChangeAt(
+      cacheUntil(
+        reply,
+        context,
+        await catalogue.pricesChangeAt(
           context,
           cards.map((card) => card.id),
         ),
-      });
+      );
       return pageOfList(request, reply, request.query, cards);
     },
   );
@@ -151,7 +152,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<CatalogueRouteDeps> = asyn
       const caller = await callerOf(request);
       const context = catalogueContext(request, caller);
       const { body, changesAt } = await pages.prices(context, request.params.id);
-      cacheFor(reply, caller, { now: context.now, at: changesAt });
+      cacheUntil(reply, context, changesAt);
       return body;
     },
   );
