@@ -38,9 +38,13 @@ export function pageRequest(query: PagingQuery, limits: PagingLimits = MAIN_API_
  */
 const LINK_HEADER_MAX_LENGTH = 2048;
 
-/** Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last (setLinkHeader: left out past LINK_HEADER_MAX_LENGTH). */
-export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number): void {
-  const pageCount = Math.ceil(total / page.perPage);
+/**
+ * Sets the X-Pagination-* headers and a Link header with self, first, prev, next and last (setLinkHeader: left out past
+ * LINK_HEADER_MAX_LENGTH). `served` is how many of the `total` a client can page to where a list serves only its first
+ * results (search's window): the page count, `next` and `last` stop there, the total stays the true count.
+ */
+export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number, served = total): void {
+  const pageCount = Math.ceil(Math.min(total, served) / page.perPage);
   reply.header('X-Pagination-Current-Page', page.page);
   reply.header('X-Pagination-Page-Count', pageCount);
   reply.header('X-Pagination-Per-Page', page.perPage);

@@ -32,4 +32,17 @@ describe('the result window', () => {
     expect((await ids('/product/search?q=bulk&sort=name&per-page=30&page=335')).ids).toEqual([]);
     expect((await ids('/product/search?q=bulk&sort=name&per-page=10&page=1001')).ids).toEqual([]);
   });
+
+  it('counts pages and links the last page up to the window, and keeps the true total', async () => {
+    // A paginator drawn from a page count past the window offered pages that came back empty.
+    const response = await t.app.inject({ url: '/product/search?q=bulk&sort=name&per-page=30&page=334', headers: { store: 'WEB' } });
+    expect(response.headers['x-pagination-total-count']).toBe('10005');
+    expect(response.headers['x-pagination-page-count']).toBe('334');
+    const link = String(response.headers.link);
+    expect(link).toContain('page=334&per-page=30>; rel="last"');
+    expect(link).not.toContain('rel="next"');
+    const first = await t.app.inject({ url: '/product/search?q=bulk&sort=name&per-page=100', headers: { store: 'WEB' } });
+    expect(first.headers['x-pagination-page-count']).toBe('100');
+    expect(String(first.headers.link)).toContain('page=100&per-page=100>; rel="last"');
+  });
 });

@@ -13,7 +13,7 @@ import { budgetOf, refuseOneLetterWordLists, registerSearchGuards } from './sear
 import { searchInput } from './search-input.js';
 import { markUnavailableAnswers, splitListParameters } from './search-request.routes.js';
 import { searchErrors, SearchQuery, withSearchHeader } from './search.schemas.js';
-import { createSearchService } from './search.service.js';
+import { createSearchService, RESULT_WINDOW } from './search.service.js';
 
 /**
  * Product search, autocomplete and dynamic filters over the search index. The process keeps the
@@ -53,7 +53,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchDeps> = async (app, d
       const page = pageRequest(request.query);
       const input = await searchInput(catalogue, context, request.query, request.query.sort);
       const { ids, total } = await search.products(context, input, page.offset, page.perPage);
-      setPaginationHeaders(request, reply, page, total);
+      setPaginationHeaders(request, reply, page, total, RESULT_WINDOW);
       reply.header('X-Search-Available', '1');
       const { text, changesAt } = await catalogue.cardsTextUntil(context, ids);
       cacheUntil(reply, context, changesAt);
