@@ -86,6 +86,10 @@ export function registerRequestContext(
   const start = answerStart(config, clock);
   app.addHook('onRequest', (request, reply, done) => {
     start(request, reply);
+    if (request.headers['content-encoding'] !== undefined) {
+      const refused = unsupportedBodyEncoding(request);
+      if (refused) return done(refused);
+    }
     // Anything that depends on who is calling must not be kept by a shared cache: a caller shows
     // who it is by its Authorization, or by a single-use token in the URL (a verification or reset
     // link, a social sign-in), whose answer names the user.
@@ -103,6 +107,19 @@ export function registerRequestContext(
 }
 
 type RequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
+
+/**
+ * A body sent compressed (`Content-Encoding: gzip`) is a 415 naming the encoding, with `Accept-Encoding: identity`
+ * (RFC 9110 §15.5.16): no parser here decompresses, so it was read as bytes and refused as "not UTF-8" or
+ * "invalid JSON", which sent the client's developer looking for a fault in the JSON rather than in the encoding.
+ */
+function unsupportedBodyEncoding(request: FastifyRequest): HttpError | undefined {
+  const encoding = String(request.headers['content-encoding']).trim().toLowerCase();
+  const length = request.headers['content-length'];
+  const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (encoding === '' || encoding === 'identity' || !hasBody) return undefined;
+  return new HttpError(415, 'error.unsupportedContentEncoding', { encoding: encoding.slice(0, 100) }, { 'Accept-Encoding': 'identity' });
+}
 
 /**
  * The `store` header: unknown code 400, locked store 423 before any processing; OPTIONS passes.

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, SHIPPING_ADDRESS, type TestCustomer } from '../helpers/customers.js';
 import { expectErrorBody } from '../helpers/http.js';
@@ -21,11 +22,11 @@ function addressBytes(name: Buffer): Buffer {
   return Buffer.concat([Buffer.from(before), name, Buffer.from(after)]);
 }
 
-const postAddress = (payload: Buffer, contentType = 'application/json') =>
+const postAddress = (payload: Buffer, contentType = 'application/json', headers: Record<string, string> = {}) =>
   t.app.inject({
     method: 'POST',
     url: '/client-account/address',
-    headers: { authorization: `Bearer ${customer.token}`, store: 'WEB', 'content-type': contentType },
+    headers: { authorization: `Bearer ${customer.token}`, store: 'WEB', 'content-type': contentType, ...headers },
     payload,
   });
 
@@ -65,5 +66,31 @@ describe('a JSON body that is not UTF-8', () => {
     expect((await postAddress(Buffer.from('{"name":'))).json().message).toBe('Päringu sisu ei ole korrektne JSON.');
     expect((await postAddress(Buffer.from(''))).json().message).toBe('Päringu sisu on tühi; saatke JSON-objekt.');
     expectErrorBody(await postAddress(Buffer.from('{"__proto__":{"a":1}}')), 400, 'Bad Request');
+  });
+});
+
+describe('a compressed body', () => {
+  // Nothing here decompresses a body: a gzip one was refused as "not UTF-8", which pointed the client's developer at
+  // the JSON instead of at the encoding.
+  it('is a 415 naming the encoding, with Accept-Encoding: identity, and saves nothing', async () => {
+    const body = gzipSync(addressBytes(Buffer.from('Gzip Mägi')));
+    for (const encoding of ['gzip', 'br', 'GZIP, deflate']) {
+      const response = await postAddress(body, 'application/json', { 'content-encoding': encoding, 'x-app-language': 'en' });
+      expectErrorBody(response, 415, 'Unsupported Media Type');
+      expect(response.json().message).toBe(`Unsupported content encoding "${encoding.toLowerCase()}"; send the body uncompressed.`);
+      expect(response.headers['accept-encoding']).toBe('identity');
+    }
+    expect(await savedNames()).not.toContain('Gzip Mägi');
+  });
+
+  it('while identity, or the header on a request without a body, changes nothing', async () => {
+    const response = await postAddress(addressBytes(Buffer.from('Identity Mägi')), 'application/json', { 'content-encoding': 'identity' });
+    expect(response.statusCode, response.body).toBe(201);
+    const read = await t.app.inject({
+      url: '/client-account/address',
+      headers: { authorization: `Bearer ${customer.token}`, store: 'WEB', 'content-encoding': 'gzip' },
+    });
+    expect(read.statusCode).toBe(200);
+    expect(await savedNames()).toContain('Identity Mägi');
   });
 });
