@@ -47,6 +47,13 @@ export async function handOff(
   const order = await findOrder(db, orderId);
   if (!order?.code || (order.status !== 'PROCESSING' && order.status !== 'PENDING_NAV_PROCESSING')) return 'not due';
   if (config.backoffice === undefined) {
+    // The operators' back office reported its own status and time of the order already (it read the
+    // feed before the order was processed): it has the order, complete as a report after processing
+    // makes it. Parked, it waited in PENDING_NAV_PROCESSING for a report that had come.
+    if (order.nav_created_at !== null) {
+      await db.transaction().execute((trx) => complete(trx, orderId, 'reported by the back office before it was processed', now));
+      return 'completed';
+    }
     await db.transaction().execute((trx) => parkOrder(trx, orderId, 'no back office configured (BACKOFFICE_ORDERS_URL)', now));
     return 'no back office';
   }
@@ -55,17 +62,14 @@ export async function handOff(
   await post(config.backoffice, order.code, body, now);
   // Stamped when the back office answered (answeredAt says why): it may take BACKOFFICE_ORDERS_TIMEOUT_MS.
   const at = answeredAt(clock, now);
-  await db.transaction().execute(async (trx) => {
-    const moved = await moveOrder(trx, {
-      orderId,
-      from: ['PROCESSING', 'PENDING_NAV_PROCESSING'],
-      to: 'COMPLETED',
-      cause: 'handed to the back office',
-      now: at,
-    });
-    if (moved) await setHandedOff(trx, orderId, at);
-  });
+  await db.transaction().execute((trx) => complete(trx, orderId, 'handed to the back office', at));
   return 'completed';
+}
+
+/** The back office has the order: COMPLETED, handed off now. */
+async function complete(trx: Db, orderId: number, cause: string, now: number): Promise<void> {
+  const moved = await moveOrder(trx, { orderId, from: ['PROCESSING', 'PENDING_NAV_PROCESSING'], to: 'COMPLETED', cause, now });
+  if (moved) await setHandedOff(trx, orderId, now);
 }
 
 /** The order waits for the sweep in PENDING_NAV_PROCESSING (from PROCESSING; already there: unchanged). */
