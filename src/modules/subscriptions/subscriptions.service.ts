@@ -228,13 +228,15 @@ export async function changePlan(
     const pending = await pendingChargeOf(trx, id);
     if (pending) throw chargePendingRefusal(pending, now);
     const current = (await findPlan(trx, Number(sub.plan_id)))!;
-    const plan = await sellablePlan(trx, planId, sub.store_code);
-    if (familyOf(plan.kind) !== familyOf(current.kind)) throw invalidField('planId', 'subscriptions.otherFamily');
-    if (Number(plan.id) === Number(current.id)) {
-      // The current plan again: a downgrade waiting for the period's end is called off.
+    if (planId === Number(current.id)) {
+      // The current plan again: a downgrade waiting for the period's end is called off. Also when the
+      // store no longer sells that plan: its subscribers keep it (their renewals charge it), and looked up
+      // as a plan to sell it was a 422 "no such plan", leaving the downgrade they chose impossible to undo.
       await updateSubscription(trx, id, { next_plan_id: null, updated_at: now });
       return null;
     }
+    const plan = await sellablePlan(trx, planId, sub.store_code);
+    if (familyOf(plan.kind) !== familyOf(current.kind)) throw invalidField('planId', 'subscriptions.otherFamily');
     if (plan.price_cents <= current.price_cents) {
       await updateSubscription(trx, id, { next_plan_id: Number(plan.id), updated_at: now });
       return null;
