@@ -183,10 +183,15 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       .where('mailed_at', 'is', null)
       .where('delivery', '=', delivery)
       .where('expires_at', '=', card.expires_at)
+      .returning('balance_cents')
       .executeTakeFirst();
-    if (Number(minted.numUpdatedRows) === 0) return 'skipped';
+    if (minted === undefined) return 'skipped';
+    // The recipient is told what the card holds as its code is made, not what it was bought for: a refund of
+    // the order may have taken part of it off before this day (order-refunds.ts), and the sum bought named
+    // a gift they did not get.
+    const holds = { ...details, amountCents: Number(minted.balance_cents) };
     try {
-      await deps.mailer.send({ to: recipientEmail, ...recipientMail({ ...details, code: displayCode(code) }) });
+      await deps.mailer.send({ to: recipientEmail, ...recipientMail({ ...holds, code: displayCode(code) }) });
     } catch (error) {
       const refusal = causeOfType(error, RefusedForGood);
       if (refusal === undefined) throw error;
