@@ -353,6 +353,9 @@ export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, 
     // charge claimed meanwhile is seen pending.
     const sub = await lockOwnSubscription(trx, who.clientAccountId, id);
     if (!sub) throw notFound('subscriptions.notFound', { id });
+    // The same cancellation again of one whose renewal failed: the first ended it at once, and its answer
+    // is this one's (it was a 409 "cannot be changed", as if the cancellation had failed).
+    if (endedByCancelJustNow(sub, now)) return;
     if (!LIVE.includes(sub.status) || sub.status === 'PENDING') throw conflict('subscriptions.notChangeable', { status: sub.status });
     if (sub.cancel_at_period_end) return;
     const pending = await pendingChargeOf(trx, id);
@@ -365,4 +368,13 @@ export async function cancelSubscription(db: Kysely<Database>, who: Subscriber, 
     await queueSubscriptionMail(trx, id, 'cancelled', now);
   });
   return subscriptionById(db, id, language);
+}
+
+/**
+ * Whether `sub` was ended within the resubmit window by a cancellation while its renewal failed: ENDED with
+ * failed attempts, which only that cancellation leaves (a declined first month ends with none, a last
+ * declined retry is LAPSED, and an erased person's subscriptions are asked for by no one).
+ */
+function endedByCancelJustNow(sub: SubscriptionRow, now: number): boolean {
+  return sub.status === 'ENDED' && sub.failed_attempts > 0 && sub.ended_at !== null && Number(sub.ended_at) > now - RESUBMIT_WINDOW_MS;
 }
