@@ -1,6 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changeStore } from '../../src/modules/store/index.js';
-import { createAccountsTestApp, GOOD_PASSWORD, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  mailTo,
+  register,
+  registerVerified,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 import { expectErrorBody } from '../helpers/http.js';
 
 // A login and a switch name their store in the body, not in the `store` header the request hook
@@ -82,5 +92,31 @@ describe('a locked store named in the body', () => {
     await changeStore(t.database.db, 'WEB2', { isLocked: false, lockedUntil: null }, Date.now());
     const open = await switchToWeb2(accessToken);
     expect(open.statusCode, open.body).toBe(200);
+  });
+
+  it('POST /auth/verify-email of an account in it, sent without a store header: 423, and the link still good once it opens', async () => {
+    const email = uniqueEmail('locked-verify');
+    expect((await register(t, email, 'WEB2')).statusCode).toBe(200);
+    const token = tokenFromMail(await mailTo(t, email, /./), 'verificationToken');
+    const before = await web2State(email);
+    await lockWeb2(Date.now() + 60_000);
+
+    // As the link opens the front-end of the default store: no store header, so the request hook checks WEB.
+    const response = await verify(t, token);
+    expectErrorBody(response, 423, 'Locked');
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await web2State(email)).toEqual(before);
+    const user = await t.database.db
+      .selectFrom('app_user')
+      .select(['email_verified', 'password_hash'])
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    expect(Boolean(user.email_verified)).toBe(false);
+    expect(user.password_hash).toBeNull();
+
+    await changeStore(t.database.db, 'WEB2', { isLocked: false, lockedUntil: null }, Date.now());
+    const open = await verify(t, token);
+    expect(open.statusCode, open.body).toBe(200);
+    expect(open.json().webStoreNavCode).toBe('WEB2');
   });
 });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { StoreCode } from '../store/index.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { hashPassword } from '../../infra/passwords.js';
 import type { AccountsConfig } from './accounts.config.js';
@@ -73,6 +74,9 @@ export async function verifyEmail(
   now: number,
 ) {
   const verification = await pendingVerification(db, input.token, input.storeCode, now);
+  // The link logs in to its account's store, which the `store` header need not name (the request
+  // hook checks only that): a locked one gives out no token and merges no basket, as for a login.
+  await refuseLockedStore(db, verification.account.store_code as StoreCode, now);
   checkVerificationForm(input.form, verification.user.email);
   const passwordHash = await hashPassword(input.form.password);
   return db
