@@ -372,6 +372,16 @@ export async function tokenSignedInAt(db: Db, tokenHash: string): Promise<number
   return row && Number(row.signed_in_at ?? row.created_at);
 }
 
+/** When the token's holder last signed in (as tokenSignedInAt) and when the token ends; undefined: no such token. */
+export async function tokenSession(db: Db, tokenHash: string): Promise<{ signedInAt: number; expiresAt: number } | undefined> {
+  const row = await db
+    .selectFrom('access_token')
+    .select(['signed_in_at', 'created_at', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return row && { signedInAt: Number(row.signed_in_at ?? row.created_at), expiresAt: Number(row.expires_at) };
+}
+
 export async function revokeToken(db: Db, tokenHash: string): Promise<void> {
   await db.deleteFrom('access_token').where('token_hash', '=', tokenHash).execute();
 }

@@ -18,6 +18,7 @@ import {
   isLiveAccount,
   lockUser,
   revokeToken,
+  tokenSession,
   tokenSignedInAt,
   updateUser,
   type ClientAccountRow,
@@ -57,6 +58,8 @@ export interface LoginMethod {
   nativeForm?: boolean;
   /** A token re-issued from another: when that one's holder signed in (else now). */
   signedInAt?: number;
+  /** A token re-issued from another: when that one ends (it ends no later). */
+  expiresAt?: number;
 }
 
 /**
@@ -97,7 +100,7 @@ export async function issueAccessToken(
       clientAccountId: account.id,
       storeCode: account.store_code,
       role,
-      expiresAt: now + config.accounts.accessTokenTtlMs,
+      expiresAt: Math.min(now + config.accounts.accessTokenTtlMs, how.expiresAt ?? Infinity),
       loginMethod: how.method,
       nativeForm: how.nativeForm ?? null,
       signedInAt: how.signedInAt,
@@ -303,14 +306,15 @@ export async function switchWebStore(
   refuseErasedPerson(accounts, {});
   // The token was read before these locks: a password change, reset or email change that ended it
   // has committed since (they take them too). No new token comes of an ended one (401, as its own).
-  const signedInAt = await tokenSignedInAt(trx, actor.tokenHash);
-  if (signedInAt === undefined) throw unauthenticated('auth.unauthorized');
+  const session = await tokenSession(trx, actor.tokenHash);
+  if (session === undefined) throw unauthenticated('auth.unauthorized');
   const account =
     accounts.find((a) => a.store_code === storeCode && a.type === 'SIMPLE') ??
     (await ensureClientAccount(trx, { userId: actor.userId, storeCode, type: 'SIMPLE' }, now));
   // The new token is a retail one whatever else the user holds there: it never widens the role.
-  // Not a sign-in: the new token keeps the old one's sign-in time.
-  const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch', signedInAt });
+  // Not a sign-in: the new token keeps the old one's sign-in time, and ends when it does (a fresh
+  // lifetime at each switch let a token, a stolen one too, be switched back and forth for ever).
+  const accessToken = await issueAccessToken(trx, config, account, 'SIMPLE', now, { method: 'switch', ...session });
   return { accessToken, basket: await basketAfterLogin(trx, account, input.basket, now) };
 }
 
