@@ -172,6 +172,16 @@ describe('a link made in the web flow', () => {
     expect(bad.statusCode).toBe(422);
   });
 
+  it('settles the caller before the body, as every bearer route: no token or an unknown one is a 401 whatever the body', async () => {
+    for (const headers of [{}, { authorization: `Bearer ${'A'.repeat(43)}` }]) {
+      for (const payload of [{}, { authId: 'x'.repeat(500) }, { authId: 42 }]) {
+        const response = await t.app.inject({ method: 'POST', url: '/auth/external/confirm-link', headers, payload });
+        expectErrorBody(response, 401, 'Unauthorized');
+        expect(response.headers['www-authenticate']).toMatch(/^Bearer /);
+      }
+    }
+  });
+
   it('does not log anybody in through /auth/social-login', async () => {
     const { authId, bearer } = await pendingLink(uniqueEmail('nologin'));
     expectErrorBody(await socialLogin(authId), 400, 'Bad Request');

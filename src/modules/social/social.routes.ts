@@ -118,10 +118,17 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
   app.get('/auth/external', { preValidation: limitPerIp, schema: externalSchema }, external);
   app.post('/auth/external', { preValidation: limitPerIp, schema: { ...externalSchema, body: ExternalBody } }, external);
 
+  // Who confirms a link is settled before the body is looked at, as on every bearer route: no token is a 401, whatever the body.
+  const linkingBearers = new WeakMap<FastifyRequest, { userId: number; tokenHash: string }>();
+  const requireLinkingBearer = async (request: FastifyRequest) => {
+    const { userId, tokenHash } = await authenticate(db, request);
+    linkingBearers.set(request, { userId, tokenHash });
+  };
+
   app.post(
     '/auth/external/confirm-link',
     {
-      preValidation: limitPerIp,
+      preValidation: [limitPerIp, requireLinkingBearer],
       schema: {
         tags: ['auth'],
         summary: 'Makes the link a web flow started with this bearer token left pending (the mail goes to the account owner)',
@@ -136,8 +143,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       },
     },
     async (request) => {
-      const { userId, tokenHash } = await authenticate(db, request);
-      const input = { authId: request.body.authId, userId, tokenHash };
+      const input = { authId: request.body.authId, ...linkingBearers.get(request)! };
       // Two pending links of one identity confirmed at once: the second runs again and finds it linked.
       return inTransactionRetryingOnUniqueViolation(db, (trx) => confirmLink(trx, deps.config, input, request.actionTime));
     },
