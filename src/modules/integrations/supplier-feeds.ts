@@ -22,15 +22,29 @@ function feed(deps: ImportDeps, kind: SupplierFeedKind, supplierId: number, forc
   }
 }
 
-/** Runs the supplier's feed of `kind` on the file; ImportRefusedError / ImportRunningError as the imports. */
+/**
+ * Runs the supplier's feed of `kind` on the file; ImportRefusedError / ImportRunningError as the imports.
+ * `admit` runs once the kind's lock is held, before the first line: what it throws refuses the feed, and
+ * a feed refused for the lock has not reached it (the request is not spent: it may be sent again).
+ */
 export function runSupplierFeed(
   deps: ImportDeps,
   supplier: { id: number },
   kind: SupplierFeedKind,
   file: string,
   report: (line: string) => void,
+  admit: () => Promise<void> = async () => {},
 ): Promise<ImportSummary> {
   const lockName = `${kind}@supplier-${supplier.id}`;
   const run = feed({ ...deps, log: deps.log.child({ importKind: lockName }) }, kind, supplier.id, false);
-  return withImportLock(deps.db, lockName, () => run(file, report), undefined, deps.clock);
+  return withImportLock(
+    deps.db,
+    lockName,
+    async () => {
+      await admit();
+      return run(file, report);
+    },
+    undefined,
+    deps.clock,
+  );
 }

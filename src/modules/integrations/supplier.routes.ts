@@ -113,18 +113,21 @@ export const supplierRoutes: FastifyPluginAsyncTypebox<SupplierRoutesDeps> = asy
           if (!sameSignature(await signFile(supplier.secret, timestamp, file), given)) throw unauthorized('integrations.badSignature');
           const now = request.actionTime;
           if (supplier.disabled_at !== null) throw new HttpError(403, 'integrations.supplierDisabled');
+          const kind = request.params.kind;
+          if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind });
           // A replay first: a copy of a signed request is not the supplier's, and spends none of its count.
           // One transaction: a request refused for the count (429) leaves its signature unrecorded, as
           // a refused request changes nothing, and the supplier may send it again once the window ends.
-          await db.transaction().execute(async (trx) => {
-            if (!(await recordSignature(trx, supplier.id, given, now, now - 2 * (MAX_AGE_SECONDS * 1000)))) {
-              throw new HttpError(409, 'integrations.replayed');
-            }
-            await consumeRateLimit(trx, `supplier:${supplier.id}`, config.supplierRateLimit, now);
-          });
-          const kind = request.params.kind;
-          if (!isSupplierFeedKind(kind)) throw new HttpError(404, 'integrations.unknownFeedKind', { kind });
-          return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, listed.report);
+          // Under the kind's lock: a feed refused because another of its kind runs (409, "after ...")
+          // changed nothing either, and its client sending the same request again was refused as a replay.
+          const admit = () =>
+            db.transaction().execute(async (trx) => {
+              if (!(await recordSignature(trx, supplier.id, given, now, now - 2 * (MAX_AGE_SECONDS * 1000)))) {
+                throw new HttpError(409, 'integrations.replayed');
+              }
+              await consumeRateLimit(trx, `supplier:${supplier.id}`, config.supplierRateLimit, now);
+            });
+          return runSupplierFeed({ db, clock, log: request.log }, supplier, kind, file, listed.report, admit);
         });
         return { lines: summary.lines, outcomes: summary.outcomes, errors: listed.errors, errorCount: listed.count() };
       } catch (error) {
