@@ -10,7 +10,7 @@ import type { OrdersSection } from '../orders.config.js';
 import type { OrderStatus } from '../orders.tables.js';
 import { applyPaymentStatus } from '../payment-status.service.js';
 import { nothingToPayOnline } from '../payment.service.js';
-import { handOff } from './handoff.js';
+import { handOff, parkOrder } from './handoff.js';
 import { processOrder } from './process-order.js';
 import { refundUnmatchedPayments } from './unmatched-refunds.js';
 import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepClock, type SweepCursor } from './processing.repository.js';
@@ -29,12 +29,20 @@ import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepClock, type 
 //           back office is down, and the next sweep comes soon enough);
 //   stuck   PENDING_PROCESSING/PROCESSING/PENDING_NAV_PROCESSING past stuckAfterMs: FAILED (the last only
 //           with a back office: without one an order waits there for the pull feed);
+//   parked  PROCESSING past HANDOFF_GRACE_MS, its hand-off job lost: PENDING_NAV_PROCESSING, as the
+//           job's last attempt would have left it, for the hand-off step of the next sweep;
 //   refunds payments that settled for orders that could not go on (unmatched-refunds.ts).
 
 export const ORDER_SWEEP_LEASE = 'order-sweep';
 const BATCH = 100;
 /** A paid order its job has not processed in this long lost its job (or the job keeps failing). */
 export const PROCESSING_GRACE_MS = 5 * 60_000;
+/**
+ * A processed order its hand-off job has not handed off or parked in this long lost its job: its
+ * worker was killed during the last attempt, and the job was kept as dead unrun (infra/jobs/worker.ts).
+ * The job's six attempts take some ten minutes.
+ */
+export const HANDOFF_GRACE_MS = 60 * 60_000;
 
 export interface OrderSweepDeps {
   db: Kysely<Database>;
@@ -98,6 +106,14 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
           report.failed += 1;
         return true;
       });
+    // After the stuck ones: an order nobody handed off in stuckAfterMs is failed as before; a younger one
+    // whose hand-off job was lost is parked, and handed off as the job would have left it to be.
+    await eachOrder(deps, 'PROCESSING', now - HANDOFF_GRACE_MS, 'status_changed_at', async (orderId) => {
+      const hours = Math.round(HANDOFF_GRACE_MS / 3_600_000);
+      const cause = `its back-office hand-off did not end within ${hours} hour${hours === 1 ? '' : 's'} (its job was lost)`;
+      await deps.db.transaction().execute((trx) => parkOrder(trx, orderId, cause, reached()));
+      return true;
+    });
     report.refunded = await refundUnmatchedPayments({ ...deps, clock }, now);
     return report;
   });
