@@ -200,7 +200,9 @@ describe('POST /auth/verify-email', () => {
     const sent = await t.database.db.selectFrom('job').selectAll().where('id', '=', failed.id).executeTakeFirstOrThrow();
     expect(sent.status).toBe('done');
 
-    const unconfigured = await createAccountsTestApp({ env: { CONVERSIONS_API_URL: '' } });
+    const unconfigured = await createAccountsTestApp({
+      env: { CONVERSIONS_API_URL: '', CONVERSIONS_PIXEL_ID: '', CONVERSIONS_ACCESS_TOKEN: '' },
+    });
     try {
       const email = uniqueEmail();
       await register(unconfigured, email);
