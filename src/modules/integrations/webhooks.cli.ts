@@ -25,13 +25,16 @@ export const WEBHOOK_USAGE = `  webhook add <name> <url> [--events <types>] [--m
                                       (exit 1) while its URL, or --url (which replaces it), is not one add accepts
   webhook remove <name>               the endpoint and its delivery log
   webhook deliveries <name> [--status pending|delivered|dead] [--limit <n>]
-                                      the delivery log, newest first
+                                      the delivery log, newest first (50 by default, 1000 at most)
   webhook attempts <delivery id>      every attempt of a delivery: time, status, error
   webhook replay <delivery id>        sends a delivery again (a dead letter, or one delivered)
   webhook replay <name> --dead        sends the endpoint's dead letters again
   webhook replay <name> --from <position> --to <position>
                                       sends the endpoint's deliveries of those events again
                                       (refused for an endpoint switched off: nothing is sent to it)`;
+
+/** The most deliveries `webhook deliveries` lists at once. */
+const MAX_DELIVERIES_LISTED = 1000;
 
 function options(args: string[], known: string[]): { positional: string[]; flags: Map<string, string | true> } {
   const positional: string[] = [];
@@ -123,12 +126,13 @@ async function runWebhookCommand({ db, clock }: { db: Db; clock: Clock }, args: 
   }
   if (action === 'deliveries' && positional.length === 1) {
     const status = flags.get('--status');
-    const rows = await endpointDeliveries(
-      db,
-      positional[0]!,
-      typeof status === 'string' ? status : undefined,
-      integer(flags.get('--limit'), '--limit', 50),
-    );
+    // Bounded as `jobs list --limit`: 0 answered "No deliveries." of an endpoint that has some, and a
+    // limit of fifteen digits read the whole log into memory at once.
+    const limit = integer(flags.get('--limit'), '--limit', 50);
+    if (limit < 1 || limit > MAX_DELIVERIES_LISTED) {
+      throw new CliUsageError(`webhook deliveries: --limit must be a whole number from 1 to ${MAX_DELIVERIES_LISTED}`);
+    }
+    const rows = await endpointDeliveries(db, positional[0]!, typeof status === 'string' ? status : undefined, limit);
     if (rows.length === 0) print('No deliveries.');
     for (const row of rows) {
       const delivered = row.delivered_at === null ? '' : `\tdelivered ${toRfc3339(row.delivered_at)}`;
