@@ -177,8 +177,8 @@ export async function startPayment(
  * parameters are not trusted) and apply it. Answers the order's status after it; a gateway that
  * cannot be reached leaves it as it was (the callback or the sweep will tell). An order no longer
  * waiting for its payment answers its status without asking: anyone holding the order's link may
- * repeat the return, and each ask is a call on the merchant's credentials (a late settle of an
- * order given up on is the callback's to apply). The look-up goes through the gateway's pause
+ * repeat the return, and each ask is a call on the merchant's credentials; but one given up while its
+ * payment was still open at the gateway is asked about (its late settle pays it). The look-up goes through the gateway's pause
  * (`pauses`, the one the callbacks' look-ups share): while it is paused nothing is asked, and an
  * outage the look-up meets pauses the callbacks' look-ups too. Before, every return during an outage
  * was a call to the failing gateway, limited only per address.
@@ -189,8 +189,13 @@ export async function settleReturn(
   order: OrderRow,
   now: number,
 ): Promise<OrderRow['status']> {
-  if (!AWAITING_PAYMENT.includes(order.status)) return order.status;
   const payment = await latestPayment(db, order.id);
+  // An order given up while its payment was still open at the gateway (the sweep cancels one whose
+  // shopper is still on the gateway's page) is asked about too: the shopper who paid late and comes
+  // back is the shop's word of it when the callback is lost, and its late settle pays the order.
+  // Answered without asking, the shopper who paid was sent to the failed page, and with the callback
+  // lost the money stayed with the shop, the order cancelled.
+  if (!AWAITING_PAYMENT.includes(order.status) && payment?.state !== 'pending') return order.status;
   const gateway = payment?.gateway ? deps.gateways[payment.gateway as GatewayName] : undefined;
   if (!payment?.reference || !gateway) return order.status;
   const status = await lookUpOnReturn(deps.pauses, gateway, payment.reference);
