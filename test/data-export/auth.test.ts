@@ -139,4 +139,18 @@ describe('rate limits', () => {
     expectErrorBody(await get(t, { authorization: user.authorization }, '2001:db8:5:6:bbbb:cccc:dddd:3'), 429, 'Too Many Requests');
     expect((await get(t, { authorization: user.authorization }, '2001:db8:5:7::1')).statusCode).toBe(200);
   });
+
+  it('guesses sent at once from one address get no more password checks than the limit, the right one among them too', async () => {
+    const user = await exportUser(t.database.db);
+    const ip = '10.9.8.7';
+    // Each check takes the argon2 time: sent together, every guess looked at the count before any
+    // was counted, so the limit of 2 let all 12 be checked and the right password, sent last, in.
+    const guesses = [...Array.from({ length: 11 }, (_, i) => basic(user.name, `parallel-guess-${i}`)), user.authorization];
+    const answers = await Promise.all(guesses.map((authorization) => get(t, { authorization }, ip)));
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+    expect(statuses.filter((status) => status !== 429).every((status) => status === 401 || status === 200)).toBe(true);
+    // Another address is not affected.
+    expect((await get(t, { authorization: user.authorization }, '10.9.8.8')).statusCode).toBe(200);
+  });
 });

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
 import { forbidden } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
-import { consumeRateLimit, countedHits } from '../../infra/rate-limit.js';
+import { consumeRateLimit, countedHits, countHit, rateLimited, refundHit } from '../../infra/rate-limit.js';
 import { createAllowlist, type Allowlist } from './cidr.js';
 import type { ExportSettings } from './data-export.config.js';
 import { findExportUser, type ExportUserRow } from './export-user.repository.js';
@@ -58,8 +58,8 @@ export function basicCredentials(header: string | undefined): { name: string; pa
  *   (user, stored hash, password) is remembered for a few minutes, under an HMAC with a key that
  *   lives only in this process. The user row is still read on every request, so disabling,
  *   removing or rotating takes effect at once (a rotated hash no longer matches the remembered one).
- * - Each user has a request rate limit; failed checks from one address are limited too, and past
- *   that limit the address gets 429 without a password check.
+ * - Each user has a request rate limit; failed checks from one address are limited too (counted
+ *   before the check, see passwordMatches), and past that limit the address gets 429 without one.
  */
 export function createExportAuth(db: Kysely<Database>, config: ExportSettings, options: ExportAuthOptions = DEFAULTS) {
   const key = randomBytes(32);
@@ -82,20 +82,27 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
 
   // By addressKey, as every per-address limit: an IPv6 client takes a new address from its /64 at will.
   const failureKey = (ip: string) => `export:fail:${addressKey(ip)}`;
-  const failure = async (ip: string, now: number): Promise<never> => {
-    await consumeRateLimit(db, failureKey(ip), config.authFailuresPerIp, now);
-    throw new ExportCredentialsError();
-  };
 
-  /** Whether the password is the user's: remembered, or checked with argon2 (also for an unknown user, for timing). */
+  /**
+   * Whether the password is the user's: remembered, or checked with argon2 (also for an unknown user,
+   * for timing). A check is counted as a failure before it runs, in one atomic upsert, and a right
+   * password takes its count back: looked at first and counted after the check, guesses sent at once
+   * all found the count below the limit, and every one of them was checked (the right one let in).
+   * Past the limit the address gets 429 without a check, and the refused attempt is not counted.
+   */
   const passwordMatches = async (user: ExportUserRow | undefined, password: string, ip: string, now: number): Promise<boolean> => {
     const print = user === undefined ? undefined : fingerprint(user.id, user.password_hash, password);
     const remembered = print === undefined ? undefined : verified.get(print);
     if (remembered !== undefined && remembered > now) return true;
     const limit = config.authFailuresPerIp;
-    if ((await countedHits(db, failureKey(ip), limit, now)).hits >= limit.max) await failure(ip, now);
+    const key = failureKey(ip);
+    if ((await countHit(db, key, limit, now)) > limit.max) {
+      await refundHit(db, key, limit, now);
+      throw rateLimited((await countedHits(db, key, limit, now)).secondsLeft);
+    }
     const check = await verifyPassword(user?.password_hash ?? null, password, undefined);
     if (!check.ok || print === undefined) return false;
+    await refundHit(db, key, limit, now);
     verified.delete(print);
     verified.set(print, now + options.verifiedTtlMs);
     while (verified.size > options.maxVerified) verified.delete(verified.keys().next().value!);
@@ -108,7 +115,7 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     // A name no export user can have is not looked up (one with a NUL character failed the query on
     // PostgreSQL, a 500); its password is still checked, for the same timing as an unknown user's.
     const user = EXPORT_USER_NAME.test(credentials.name) ? await findExportUser(db, credentials.name) : undefined;
-    if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) return failure(ip, now);
+    if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) throw new ExportCredentialsError();
     if (user.disabled_at !== null) throw forbidden('dataExport.disabled');
     if (!allowlistOf(user.allowed_cidrs).allows(ip)) throw forbidden('dataExport.ipNotAllowed', { ip });
     await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser, now);
