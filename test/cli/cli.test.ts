@@ -308,7 +308,7 @@ describe('the CLI', () => {
   it.each([
     [['export-user', 'add', 'bad name!'], 'export-user add: the name must be'],
     [['supplier', 'add', '-bad code', 'Acme'], 'supplier add: a supplier code is 1 to 40'],
-    [['supplier', 'add', 'ACME2', ' '], 'supplier add: a supplier name is 1 to 200 characters'],
+    [['supplier', 'add', 'ACME2', ' '], 'supplier add: a supplier name is one line of 1 to 200 characters'],
     [['api-key', 'add', '!key'], 'api-key add: a key name is 1 to 100'],
     [['webhook', 'add', 'crm', 'ftp://crm.example'], 'webhook add: the URL must be http(s)'],
     [['webhook', 'add', 'crm', 'not a url'], 'webhook add: "not a url" is not a URL'],

@@ -33,7 +33,9 @@ async function existing(db: Db, code: string): Promise<SupplierRow> {
 export async function addSupplier(db: Db, code: string, name: string, now: number): Promise<string> {
   if (!SUPPLIER_CODE.test(code))
     throw new SupplierInputError('a supplier code is 1 to 40 letters, digits, _ or -, starting with a letter or digit');
-  if (name.trim() === '' || name.length > 200) throw new SupplierInputError('a supplier name is 1 to 200 characters');
+  // One line: `supplier list` prints a supplier a line, its columns split by tabs.
+  if (name.trim() === '' || name.length > 200 || /\p{Cc}/u.test(name))
+    throw new SupplierInputError('a supplier name is one line of 1 to 200 characters');
   if (await findSupplierByCode(db, code)) throw new SupplierError(`a supplier with code "${code}" exists already`);
   const secret = newSecret();
   await insertSupplier(db, { code, name: name.trim(), secret }, now);
