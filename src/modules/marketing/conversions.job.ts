@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
+import { PermanentJobFailure } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { ConversionsConfig } from './marketing.config.js';
 import { isUserErased } from './marketing.repository.js';
@@ -24,6 +25,13 @@ export type CompleteRegistrationEvent = {
 const TIMEOUT_MS = 10_000;
 
 /**
+ * A 4xx answer is the API's refusal of this request (a revoked or wrong access token, a pixel that
+ * is not the shop's, a payload it does not take), which every later attempt gets again: 408 and 429
+ * alone say "not now".
+ */
+const refusedForGood = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+/**
  * The event's id, the platform's deduplication key: the same for every attempt of the job (its
  * payload), another for another registration. A retry of an attempt the platform took but whose
  * answer was lost (a timeout, a proxy's 5xx, a worker that died before recording it) is then
@@ -45,7 +53,9 @@ export async function queueCompleteRegistration(
 /**
  * Sends a "CompleteRegistration" event to a Conversions-API-compatible endpoint:
  * POST <CONVERSIONS_API_URL>/<pixel id>/events. Without configuration the job ends as skipped.
- * A non-2xx answer fails the attempt, so the worker retries it with backoff, under the same event_id.
+ * A 5xx, 408 or 429 answer, a timeout or a network error fails the attempt, so the worker retries it
+ * with backoff, under the same event_id. Any other 4xx is a refusal no retry changes: the job is
+ * dead at once, with the answer as its last error, for an operator to mend the setting and retry it.
  * The event of a person erased since (its first attempt, or a retry after the endpoint failed) is
  * not sent: the hash of their email is theirs, and nothing is sent about a person who is gone.
  */
@@ -77,7 +87,8 @@ export function completeRegistrationHandler(config: ConversionsConfig): JobHandl
     });
     if (!response.ok) {
       const detail = (await response.text().catch(() => '')).slice(0, 300);
-      throw new Error(`conversions API answered ${response.status}: ${detail}`);
+      const message = `conversions API answered ${response.status}: ${detail}`;
+      throw refusedForGood(response.status) ? new PermanentJobFailure(message) : new Error(message);
     }
     return 'sent';
   };
