@@ -124,6 +124,7 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       .select([
         'gift_card.id',
         'gift_card.initial_cents',
+        'gift_card.balance_cents',
         'gift_card.expires_at',
         'gift_card.deliver_at',
         'gift_card.mailed_at',
@@ -165,10 +166,12 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
       if (card.undeliverable_at === null) return 'skipped';
       // It asks the buyer to answer with the right address: the answer goes to the store's office.
       const office = await findStoreContact(deps.db, card.store_code ?? 'WEB');
+      // It names what the card holds, as the recipient's mail did (and a redelivery will): a refund of the
+      // order may have taken part of it off, and "its value is safe" of the sum bought promised money not on it.
       await deps.mailer.send({
         to: card.buyer_email,
         ...(office.email === null ? {} : { replyTo: office.email }),
-        ...undeliverableMail({ ...details, recipientEmail }),
+        ...undeliverableMail({ ...details, amountCents: Number(card.balance_cents), recipientEmail }),
       });
       return 'sent';
     }
