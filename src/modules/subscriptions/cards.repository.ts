@@ -183,7 +183,7 @@ export async function deleteCards(db: Db, ids: number[], replacement: number | n
 }
 
 /**
- * Gives the card `cardId`, just saved, to the client's live subscriptions that have no card (theirs
+ * Gives the card `cardId`, just saved or made the default, to the client's live subscriptions that have no card (theirs
  * went while no other was left: a removal, a prune) and to those whose renewal failed (FAILED,
  * retrying): their renewal or its retry charges it. The billing-failed mail asks the customer to save
  * a new card; without this a subscription without one failed every retry and lapsed, and one whose

@@ -122,6 +122,9 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       schema: {
         tags,
         summary: 'Makes a saved card the default one',
+        description:
+          'New subscriptions without a cardId are paid with it; so is a subscription whose renewal failed (FAILED, retried), ' +
+          'from its next retry. Other subscriptions keep their cards.',
         headers: StoreRequestHeaders,
         params: IdParams,
         security,

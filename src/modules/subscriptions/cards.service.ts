@@ -268,13 +268,19 @@ export async function settleCardReturn(
   return (await findCard(db, cardId)) ?? null;
 }
 
-/** Under the client's lock, as a card's confirmation and removal: one default card, whatever runs at once. */
+/**
+ * Under the client's lock, as a card's confirmation and removal: one default card, whatever runs at once.
+ * A subscription retrying a declined renewal (FAILED), or left without a card, is paid with the card the
+ * customer chose, as with one they save (giveCardToWaiting): its retries charged the declined card until it
+ * lapsed. The others keep their cards: the default is what new subscriptions are paid with.
+ */
 export async function setDefaultCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number) {
   return db.transaction().execute(async (trx) => {
     await lockLiveClientAccount(trx, clientAccountId);
     const card = await ownCard(trx, clientAccountId, id);
     if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
     await makeDefault(trx, clientAccountId, id, now);
+    await giveCardToWaiting(trx, clientAccountId, id, now);
     return cardWire((await findCard(trx, id))!);
   });
 }
