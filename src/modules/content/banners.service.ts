@@ -43,7 +43,7 @@ export async function bannersByPlacement(
   context: ContentContext,
   placements: readonly string[],
 ): Promise<Map<string, BannerWire[]>> {
-  const rows = await bannersAt(db, context.catalogue.store.code, placements);
+  const rows = await bannersAt(db, context.catalogue.store.code, placements, context.audience);
   const result = new Map<string, BannerWire[]>(placements.map((placement) => [placement, []]));
   for (const row of rows) {
     // The kind first: another kind's banner neither shows nor changes this answer.

@@ -55,7 +55,7 @@ async function categoryShown(deps: ContentReadDeps, context: ContentContext, cat
 async function shownBlockPage(deps: ContentReadDeps, context: ContentContext, key: BlockPageKey): Promise<BlockPageRow> {
   if (key.kind === 'CATEGORY' && !(await categoryShown(deps, context, key.categoryId)))
     throw notFound('content.categoryPageNotFound', { id: key.categoryId });
-  const rows = await blockPages(deps.database.db, context.catalogue.store.code, key);
+  const rows = await blockPages(deps.database.db, context.catalogue.store.code, key, context.audience);
   const row = currentOf(
     rows.map((candidate) => ({ ...candidate, id: Number(candidate.id) })),
     context.audience,
@@ -127,7 +127,7 @@ interface MenuNode {
 export async function megaMenu(deps: ContentReadDeps, context: ContentContext) {
   const ctx = context.catalogue;
   const [menus, tree, banners] = await Promise.all([
-    menusOf(deps.database.db, ctx.store.code),
+    menusOf(deps.database.db, ctx.store.code, context.audience),
     deps.catalogue.categoryTree(ctx.store.code, ctx.language),
     bannersByPlacement(deps.database.db, context, [MENU_PLACEMENT]),
   ]);
