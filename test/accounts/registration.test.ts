@@ -6,6 +6,7 @@ import {
   login,
   mailsTo,
   mailTo,
+  me,
   register,
   registerVerified,
   tokenFromMail,
@@ -110,6 +111,29 @@ describe('the state table of registration', () => {
     expect(second).not.toBe(first);
     expect((await verify(t, second)).statusCode).toBe(200);
     expect(await accountsOf(email)).toHaveLength(1);
+  });
+
+  it('registered, not activated: the newest form is what the link activates (names, phone, newsletter tick)', async () => {
+    const email = uniqueEmail('again');
+    await register(t, email, 'WEB', { firstName: 'Mary', lastName: 'Masikas', phone: '+372 5000 0001', newsletter: true });
+    // The first mail is lost; the person registers again later, correcting the typos and without the tick.
+    await pastResubmitWindow(t.database.db);
+    const again = await register(t, email, 'WEB', { firstName: 'Mari', lastName: 'Maasikas', phone: '+372 5000 0002', newsletter: false });
+    expect(again.statusCode).toBe(200);
+    const token = tokenFromMail(mailsTo(t, email).at(-1)!, 'verificationToken');
+    const meta = await t.app.inject({
+      method: 'GET',
+      url: `/auth/verify-email-meta?verificationToken=${token}`,
+      headers: { store: 'WEB' },
+    });
+    expect(meta.json()).toMatchObject({ firstName: 'Mari', lastName: 'Maasikas' });
+    const verified = await verify(t, token);
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect((await me(t, verified.json().accessToken)).json()).toMatchObject({ firstName: 'Mari', lastName: 'Maasikas' });
+    const user = await t.database.db.selectFrom('app_user').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+    expect({ phone: user.phone, newsletter: Boolean(user.newsletter) }).toEqual({ phone: '+372 5000 0002', newsletter: false });
+    const subscriptions = await t.database.db.selectFrom('newsletter_subscriber').select('id').where('email', '=', email).execute();
+    expect(subscriptions).toEqual([]);
   });
 
   it('the same form again within minutes (a double click, a retry) mails once, and that link works', async () => {

@@ -77,6 +77,41 @@ export function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserT
     .executeTakeFirst();
 }
 
+/**
+ * A registration not activated yet takes what the newest form says of the person; the marketing
+ * platforms hear of it as of a profile edit (`customer.updated`), since they were told the first form.
+ */
+export async function updatePendingRegistration(
+  db: Db,
+  id: number,
+  values: Pick<Updateable<AppUserTable>, 'first_name' | 'last_name' | 'phone' | 'birthday' | 'gender' | 'newsletter' | 'language'>,
+  now: number,
+): Promise<void> {
+  const row = await db
+    .updateTable('app_user')
+    .set({ ...values, updated_at: now })
+    .where('id', '=', id)
+    .returning(['email', 'first_name', 'last_name', 'phone', 'language', 'birthday'])
+    .executeTakeFirstOrThrow();
+  await emitEvent(
+    db,
+    {
+      type: 'customer.updated',
+      stream: customerStream(id),
+      data: {
+        customerId: id,
+        email: row.email,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        phone: row.phone,
+        language: row.language,
+        birthday: row.birthday,
+      },
+    },
+    now,
+  );
+}
+
 /** The user a verification token was minted for, while it is valid. */
 export function findUserByVerificationToken(db: Db, tokenHash: string, now: number): Promise<UserRow | undefined> {
   return db

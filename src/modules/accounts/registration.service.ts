@@ -16,6 +16,7 @@ import {
   insertUser,
   isLiveAccount,
   updateCompany,
+  updatePendingRegistration,
   type ClientAccountRow,
 } from './accounts.repository.js';
 import type { BusinessRegistrationForm, SimpleRegistrationForm, WholesaleRegistrationForm } from './accounts.schemas.js';
@@ -85,20 +86,7 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
   const { config, storeCode, language } = context;
   const user = await findPersonByEmail(trx, form.email);
   if (!user) {
-    const userId = await insertUser(
-      trx,
-      {
-        email: form.email,
-        first_name: form.firstName ?? null,
-        last_name: form.lastName ?? null,
-        phone: form.phone ?? null,
-        birthday: form.birthday ?? null,
-        gender: form.gender ?? null,
-        newsletter: form.newsletter ?? false,
-        language,
-      },
-      now,
-    );
+    const userId = await insertUser(trx, { email: form.email, ...registrationValues(form, language) }, now);
     const account = await createClientAccount(trx, { userId, storeCode, type: 'SIMPLE' }, now);
     await queueAccountMail(trx, config, { kind: 'verification', userId, clientAccountId: account.id, language }, now);
     return;
@@ -120,9 +108,26 @@ export async function registerSimple(trx: Db, context: AccountsContext, form: Si
     );
     return;
   }
+  // Not activated yet: the person registers again (the first mail lost, a typo to correct), and the
+  // link activates what this newest form says (it kept the first form's). Nobody can sign in as such a
+  // user (login wants a verified email), and the request answers the same either way: the worker does it.
+  if (!user.email_verified) await updatePendingRegistration(trx, user.id, registrationValues(form, language), now);
   // Not activated yet (mail again), or a user without a simple account here (create it, mail).
   const account = simpleHere ?? (await createClientAccount(trx, { userId: user.id, storeCode, type: 'SIMPLE' }, now));
   await queueAccountMail(trx, config, { kind: 'verification', userId: user.id, clientAccountId: account.id, language }, now);
+}
+
+/** What a simple registration form says of the person. */
+function registrationValues(form: SimpleRegistrationForm, language: Language) {
+  return {
+    first_name: form.firstName ?? null,
+    last_name: form.lastName ?? null,
+    phone: form.phone ?? null,
+    birthday: form.birthday ?? null,
+    gender: form.gender ?? null,
+    newsletter: form.newsletter ?? false,
+    language,
+  };
 }
 
 /**
