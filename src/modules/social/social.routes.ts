@@ -18,8 +18,8 @@ import { isJsonObject } from './providers.js';
 import type { SocialConfig } from './social.config.js';
 import { confirmLink } from './social-link.service.js';
 import { ConfirmLinkForm, ExternalAnswer, ExternalBody, ExternalParameters, LinkedAnswer, SocialLoginForm } from './social.schemas.js';
-import { callbackUrl, socialLogin, startRedirect, type FlowStore, type SocialContext } from './social.service.js';
-import { finishRedirect, nativeSignIn, type ProviderCallback } from './social.use-cases.js';
+import { callbackUrl, startRedirect, type FlowStore, type SocialContext } from './social.service.js';
+import { finishRedirect, nativeSignIn, signIn, type ProviderCallback } from './social.use-cases.js';
 
 /** What the social routes need: the database, the configuration they read, and the web stores. */
 export interface SocialDeps {
@@ -170,7 +170,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
         language: request.language,
         basket: loginBasketRequest(request.headers, request.language),
       };
-      return db.transaction().execute((trx) => socialLogin(trx, deps.config, input, request.actionTime));
+      return signIn(db, deps.config, input, request.actionTime);
     },
   );
 };

@@ -1,4 +1,3 @@
-import { isUniqueViolation } from '../../db/unique-violation.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
@@ -304,11 +303,9 @@ export async function socialLogin(
   // A pending link logs nobody in: it is confirmed by the user who started it, or not at all.
   if (!record || record.link_user_id !== null) throw badRequest('auth.badAuthId');
   const identity = identityOf(record);
-  const userId = await resolveUser(trx, config, identity, storeCode, language, now).catch((error: unknown) => {
-    // Two first sign-ins of the same person at once: the other one created the user.
-    if (isUniqueViolation(error)) throw conflict('auth.signInCollided');
-    throw error;
-  });
+  // Two first sign-ins of the same person at once: the other one may create the user first, and this
+  // one then ends on a unique key (the caller runs it again: signIn in social.use-cases.ts).
+  const userId = await resolveUser(trx, config, identity, storeCode, language, now);
   return openSession(
     trx,
     config,

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
+import { inTransactionRetryingOnUniqueViolation, isUniqueViolation } from '../../db/unique-violation.js';
 import type { SocialProvider } from './social.tables.js';
 import { hashToken } from '../../infra/tokens.js';
 import type { Language } from '../../i18n/index.js';
+import { conflict } from '../../infra/domain-error.js';
+import type { LoginResult } from '../accounts/index.js';
 import { ProviderUnavailableError, SocialAuthError, type ProviderIdentity } from './providers.js';
 import { isLiveTransaction, stashCallbackForm, takeTransaction } from './social.repository.js';
 import {
@@ -13,6 +15,7 @@ import {
   lockLinkingBearer,
   refuseStaleLinkingBearer,
   providerClient,
+  socialLogin,
   useIdTokenOnce,
   verifiedNativeIdentity,
   webLinkStanding,
@@ -136,4 +139,24 @@ export async function nativeSignIn(
     }
     return { authId: await createAuthRecord(trx, identity, input.store.code, input.language, now) };
   });
+}
+
+/**
+ * POST /auth/social-login in a transaction of its own. Two first sign-ins of one identity at once
+ * (two devices, an app's retry; each with its own authId) both find no user: the second's insert hits
+ * the first's unique key (the email, or the identity), and it runs again, finding the identity the
+ * first linked: both log in as that one user. Before, the second was a 409 asking to try again.
+ */
+export async function signIn(
+  db: Kysely<Database>,
+  config: SocialContext['config'],
+  input: Parameters<typeof socialLogin>[2],
+  now: number,
+): Promise<LoginResult> {
+  try {
+    return await inTransactionRetryingOnUniqueViolation(db, (trx) => socialLogin(trx, config, input, now));
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('auth.signInCollided');
+    throw error;
+  }
 }
