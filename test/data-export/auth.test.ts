@@ -77,10 +77,23 @@ describe('HTTP Basic as an export user', () => {
     expect(body.message).toContain('192.0.2.8');
     expectErrorBody(await get(t, auth, '2001:db9::1'), 403, 'Forbidden');
     expectErrorBody(await get(t, auth, '127.0.0.1'), 403, 'Forbidden');
-    // Outside the allowlist with a wrong password: 401, the allowlist is not revealed.
-    expectUnauthorized(await get(t, { authorization: basic(user.name, 'wrong') }, '192.0.2.8'));
     await setExportUserCidrs(t.database.db, user.name, [], Date.now());
     expect((await get(t, auth, '192.0.2.8')).statusCode).toBe(200);
+  });
+
+  it('outside its allowlist the answer is the same whatever the password: nobody there learns whether it is right', async () => {
+    const user = await exportUser(t.database.db, ['10.0.0.0/8']);
+    const right = await get(t, { authorization: user.authorization }, '192.0.2.8');
+    const wrong = await get(t, { authorization: basic(user.name, `${user.password}x`) }, '192.0.2.8');
+    expectErrorBody(right, 403, 'Forbidden');
+    expect({ status: wrong.statusCode, body: wrong.json(), challenge: wrong.headers['www-authenticate'] }).toEqual({
+      status: right.statusCode,
+      body: right.json(),
+      challenge: right.headers['www-authenticate'],
+    });
+    // Inside it a wrong password is still the 401.
+    expectUnauthorized(await get(t, { authorization: basic(user.name, `${user.password}x`) }, '10.1.2.3'));
+    expect((await get(t, { authorization: user.authorization }, '10.1.2.3')).statusCode).toBe(200);
   });
 
   it('the API document and OPTIONS need no credentials', async () => {

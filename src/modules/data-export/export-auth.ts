@@ -52,8 +52,9 @@ export function basicCredentials(header: string | undefined): { name: string; pa
 /**
  * HTTP Basic authentication of export users (the data-export routes run it before each request).
  *
- * - Missing or wrong credentials: ExportCredentialsError (401 with WWW-Authenticate). A disabled user or an address outside
- *   the user's allowlist: 403 (only after the password is right, so strangers learn nothing).
+ * - An address outside the named user's allowlist: 403, whatever the password (it is not checked there).
+ * - Missing or wrong credentials: ExportCredentialsError (401 with WWW-Authenticate). A disabled user: 403 (only after
+ *   the password is right, so strangers learn nothing).
  * - The argon2id check costs tens of milliseconds, too much for every page of a crawl: a verified
  *   (user, stored hash, password) is remembered for a few minutes, under an HMAC with a key that
  *   lives only in this process. The user row is still read on every request, so disabling,
@@ -115,9 +116,12 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     // A name no export user can have is not looked up (one with a NUL character failed the query on
     // PostgreSQL, a 500); its password is still checked, for the same timing as an unknown user's.
     const user = EXPORT_USER_NAME.test(credentials.name) ? await findExportUser(db, credentials.name) : undefined;
+    // The allowlist before the password: outside it the answer is the same whatever the password, and
+    // no password is checked. Checked after it, a right password was a 403 and a wrong one a 401, so
+    // anyone anywhere could test guesses (or a leaked password) that only the allowlist should admit.
+    if (user !== undefined && !allowlistOf(user.allowed_cidrs).allows(ip)) throw forbidden('dataExport.ipNotAllowed', { ip });
     if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) throw new ExportCredentialsError();
     if (user.disabled_at !== null) throw forbidden('dataExport.disabled');
-    if (!allowlistOf(user.allowed_cidrs).allows(ip)) throw forbidden('dataExport.ipNotAllowed', { ip });
     await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser, now);
     return { id: user.id, name: user.name };
   };
