@@ -145,6 +145,16 @@ describe('rate limits', () => {
     expect((await get(t, { authorization: fresh.authorization }, '10.9.9.10')).statusCode).toBe(200);
   });
 
+  it('refusals outside an allowlist are counted as failed checks: an address there cannot send them without end', async () => {
+    const user = await exportUser(t.database.db, ['10.0.0.0/8']);
+    const ip = '192.0.2.44';
+    expectErrorBody(await get(t, { authorization: user.authorization }, ip), 403, 'Forbidden');
+    expectErrorBody(await get(t, { authorization: basic(user.name, 'guess') }, ip), 403, 'Forbidden');
+    expectErrorBody(await get(t, { authorization: user.authorization }, ip), 429, 'Too Many Requests');
+    // The user's own network is not affected.
+    expect((await get(t, { authorization: user.authorization }, '10.3.3.3')).statusCode).toBe(200);
+  });
+
   it('an IPv6 client is counted by its /64: a new address from it for every guess is the same client', async () => {
     const user = await exportUser(t.database.db);
     expectUnauthorized(await get(t, { authorization: basic(user.name, 'guess-1') }, '2001:db8:5:6::1'));

@@ -60,7 +60,8 @@ export function basicCredentials(header: string | undefined): { name: string; pa
  *   lives only in this process. The user row is still read on every request, so disabling,
  *   removing or rotating takes effect at once (a rotated hash no longer matches the remembered one).
  * - Each user has a request rate limit; failed checks from one address are limited too (counted
- *   before the check, see passwordMatches), and past that limit the address gets 429 without one.
+ *   before the check, see passwordMatches; a refusal outside an allowlist counts as one), and past
+ *   that limit the address gets 429 without one.
  */
 export function createExportAuth(db: Kysely<Database>, config: ExportSettings, options: ExportAuthOptions = DEFAULTS) {
   const key = randomBytes(32);
@@ -85,6 +86,19 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
   const failureKey = (ip: string) => `export:fail:${addressKey(ip)}`;
 
   /**
+   * Counts a failed attempt of the address, in one atomic upsert; past the limit the attempt is a 429
+   * and not counted (the window's count stays at the limit, so the address is let in when it ends).
+   */
+  const countFailure = async (ip: string, now: number): Promise<void> => {
+    const limit = config.authFailuresPerIp;
+    const key = failureKey(ip);
+    if ((await countHit(db, key, limit, now)) > limit.max) {
+      await refundHit(db, key, limit, now);
+      throw rateLimited((await countedHits(db, key, limit, now)).secondsLeft);
+    }
+  };
+
+  /**
    * Whether the password is the user's: remembered, or checked with argon2 (also for an unknown user,
    * for timing). A check is counted as a failure before it runs, in one atomic upsert, and a right
    * password takes its count back: looked at first and counted after the check, guesses sent at once
@@ -95,15 +109,10 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     const print = user === undefined ? undefined : fingerprint(user.id, user.password_hash, password);
     const remembered = print === undefined ? undefined : verified.get(print);
     if (remembered !== undefined && remembered > now) return true;
-    const limit = config.authFailuresPerIp;
-    const key = failureKey(ip);
-    if ((await countHit(db, key, limit, now)) > limit.max) {
-      await refundHit(db, key, limit, now);
-      throw rateLimited((await countedHits(db, key, limit, now)).secondsLeft);
-    }
+    await countFailure(ip, now);
     const check = await verifyPassword(user?.password_hash ?? null, password, undefined);
     if (!check.ok || print === undefined) return false;
-    await refundHit(db, key, limit, now);
+    await refundHit(db, failureKey(ip), config.authFailuresPerIp, now);
     verified.delete(print);
     verified.set(print, now + options.verifiedTtlMs);
     while (verified.size > options.maxVerified) verified.delete(verified.keys().next().value!);
@@ -119,7 +128,11 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     // The allowlist before the password: outside it the answer is the same whatever the password, and
     // no password is checked. Checked after it, a right password was a 403 and a wrong one a 401, so
     // anyone anywhere could test guesses (or a leaked password) that only the allowlist should admit.
-    if (user !== undefined && !allowlistOf(user.allowed_cidrs).allows(ip)) throw forbidden('dataExport.ipNotAllowed', { ip });
+    // The refusal is counted as a failed check is: an address outside could otherwise send them without end.
+    if (user !== undefined && !allowlistOf(user.allowed_cidrs).allows(ip)) {
+      await countFailure(ip, now);
+      throw forbidden('dataExport.ipNotAllowed', { ip });
+    }
     if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) throw new ExportCredentialsError();
     if (user.disabled_at !== null) throw forbidden('dataExport.disabled');
     await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser, now);
