@@ -13,7 +13,14 @@ import { nothingToPayOnline } from '../payment.service.js';
 import { handOff, parkOrder } from './handoff.js';
 import { processOrder } from './process-order.js';
 import { refundUnmatchedPayments } from './unmatched-refunds.js';
-import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepClock, type SweepCursor } from './processing.repository.js';
+import {
+  givenUpWithOpenPayment,
+  lockedStatusOf,
+  ordersInStatusSince,
+  paymentsOf,
+  type SweepClock,
+  type SweepCursor,
+} from './processing.repository.js';
 
 // The worker's periodic sweep of orders, under a lease so that it never runs twice at once, in
 // this process or another. In batches through customer_order_status_idx (status,
@@ -24,6 +31,10 @@ import { lockedStatusOf, ordersInStatusSince, paymentsOf, type SweepClock, type 
 //           still unpaid is CANCELLED (the state machine releases stock), unless its payment was
 //           started meanwhile (see settleUnpaid); a NEW one with nothing to pay online, its link
 //           never opened, goes on to processing as the link would have sent it;
+//   late    CANCELLED within LATE_PAYMENT_WATCH_MS of being given up, with a payment still open at the
+//           gateway in the shop's rows (the shopper was on its page when the order was given up): the
+//           gateway is asked about it at most every LATE_PAYMENT_ASK_EVERY_MS, and what it says is
+//           applied like a callback (a late settle revives the order, or is refunded: payment-status.service.ts);
 //   lost    PENDING_PROCESSING whose job has not processed it within a grace time: processed here;
 //   handoff PENDING_NAV_PROCESSING: the hand-off is tried again (stops at the first failure: the
 //           back office is down, and the next sweep comes soon enough);
@@ -43,6 +54,15 @@ export const PROCESSING_GRACE_MS = 5 * 60_000;
  * The job's six attempts take some ten minutes.
  */
 export const HANDOFF_GRACE_MS = 60 * 60_000;
+/**
+ * How long after the sweep gave an order up its payment still open at the gateway is asked about: the
+ * shopper may still be on the gateway's page and pay, and with the callback lost and no return the
+ * shop never heard of it (charged, and no order). EveryPay ends an unpaid payment well within this
+ * (abandoned), which is applied and ends the asking.
+ */
+export const LATE_PAYMENT_WATCH_MS = 24 * 3_600_000;
+/** How often, at most, one such payment is asked about (its row's updated_at says when it last was). */
+export const LATE_PAYMENT_ASK_EVERY_MS = 10 * 60_000;
 
 export interface OrderSweepDeps {
   db: Kysely<Database>;
@@ -83,6 +103,9 @@ export async function sweepOrders(deps: OrderSweepDeps, now: number) {
         if (outcome === 'movedOn') report.movedOn += 1;
         return true;
       });
+    await eachGivenUpWithOpenPayment(deps, now, async (orderId) => {
+      if ((await settleGivenUp(deps, orderId, now)) === 'paid') report.paid += 1;
+    });
     await eachOrder(deps, 'PENDING_PROCESSING', now - PROCESSING_GRACE_MS, 'status_changed_at', async (orderId) => {
       if ((await processOrder(deps.db, orderId, reached())) === 'processed') report.processed += 1;
       return true;
@@ -166,6 +189,63 @@ async function eachOrder(
     const last = batch[batch.length - 1]!;
     cursor = { at: last.at, id: last.id };
   }
+}
+
+/** Runs `visit` on each order given up with a payment still open (givenUpWithOpenPayment), batch by batch; a failure is logged. */
+async function eachGivenUpWithOpenPayment(deps: OrderSweepDeps, now: number, visit: (orderId: number) => Promise<void>): Promise<void> {
+  let cursor: SweepCursor | undefined;
+  for (;;) {
+    const batch = await givenUpWithOpenPayment(deps.db, now - LATE_PAYMENT_WATCH_MS, now - LATE_PAYMENT_ASK_EVERY_MS, cursor, BATCH);
+    for (const row of batch) {
+      try {
+        await visit(row.id);
+      } catch (err) {
+        deps.log.warn({ err, orderId: row.id }, 'order sweep: the open payment of a given-up order is left for the next sweep');
+      }
+    }
+    if (batch.length < BATCH) return;
+    const last = batch[batch.length - 1]!;
+    cursor = { at: last.at, id: last.id };
+  }
+}
+
+/**
+ * Asks the gateway about a given-up order's payments still open, and applies what it says as a
+ * callback would (idempotent through the callback inbox): a settle revives the order, or marks the
+ * payment to be refunded when the order's gift cards no longer cover their share. A payment still
+ * open is stamped asked (its updated_at), so it is asked again only LATE_PAYMENT_ASK_EVERY_MS later.
+ */
+async function settleGivenUp(deps: OrderSweepDeps, orderId: number, now: number): Promise<'paid' | 'unchanged'> {
+  const askedBefore = now - LATE_PAYMENT_ASK_EVERY_MS;
+  const open = (await paymentsOf(deps.db, [orderId])).filter(
+    (payment) => payment.state === 'pending' && payment.reference !== null && Number(payment.updated_at) < askedBefore,
+  );
+  const statuses: Array<{ id: number; gateway: GatewayName; status: PaymentStatus | null }> = [];
+  for (const payment of open) {
+    const name = payment.gateway as GatewayName;
+    const gateway = deps.gateways[name];
+    if (gateway === undefined) continue;
+    // A gateway that cannot be reached throws: the order is left as it is for the next sweep.
+    statuses.push({ id: Number(payment.id), gateway: name, status: await gateway.fetchStatus(payment.reference!) });
+  }
+  if (statuses.length === 0) return 'unchanged';
+  const at = answeredAt(deps.clock ?? systemClock, now);
+  return inTransaction(deps.db, async (trx) => {
+    let paid = false;
+    for (const { id, gateway, status } of statuses) {
+      const applied = status === null ? null : await applyPaymentStatus(trx, gateway, status, 'sweep', at);
+      if (applied?.outcome === 'applied' && applied.orderStatus === 'PENDING_PROCESSING') paid = true;
+      // Still open (or unknown to the gateway): asked again later, not at every sweep.
+      await trx
+        .updateTable('order_payment')
+        .set({ updated_at: at })
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .where('updated_at', '<', at)
+        .execute();
+    }
+    return paid ? 'paid' : 'unchanged';
+  });
 }
 
 /** Asks the gateway about an unpaid order's payments; cancels it when none settled. */

@@ -126,6 +126,43 @@ export async function ordersInStatusSince(
   return rows.map((row) => ({ id: Number(row.id), at: Number(row.at) }));
 }
 
+/**
+ * A batch of CANCELLED orders given up at or after `since` that have a payment the gateway made still
+ * open ('pending') in the shop's rows, last asked about (its updated_at) before `askedBefore`, after
+ * `cursor` in (status_changed_at, id) order: a range of customer_order_status_idx (status,
+ * status_changed_at) from `since`, each order's payments by order_payment_order_idx.
+ */
+export async function givenUpWithOpenPayment(
+  db: Db,
+  since: number,
+  askedBefore: number,
+  cursor: SweepCursor | undefined,
+  limit: number,
+): Promise<Array<{ id: number; at: number }>> {
+  let query = db
+    .selectFrom('customer_order')
+    .select(['customer_order.id', 'customer_order.status_changed_at as at'])
+    .where('customer_order.status', '=', 'CANCELLED')
+    .where('customer_order.status_changed_at', '>=', since)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('order_payment')
+          .select('order_payment.id')
+          .whereRef('order_payment.order_id', '=', 'customer_order.id')
+          .where('order_payment.state', '=', 'pending')
+          .where('order_payment.reference', 'is not', null)
+          .where('order_payment.updated_at', '<', askedBefore),
+      ),
+    )
+    .orderBy('customer_order.status_changed_at')
+    .orderBy('customer_order.id')
+    .limit(limit);
+  if (cursor) query = query.where((eb) => after(eb, 'customer_order.status_changed_at', cursor.at, cursor.id));
+  const rows = await query.execute();
+  return rows.map((row) => ({ id: Number(row.id), at: Number(row.at) }));
+}
+
 /** Where a walk of the feed goes on: after the order last read, by (updated_at, id). */
 export interface FeedCursor {
   updatedAt: number;
