@@ -1,7 +1,10 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { sweepOrders } from '../../src/modules/orders/index.js';
 import { givenUpWithOpenPayment } from '../../src/modules/orders/processing/processing.repository.js';
+import { call } from '../basket/helpers.js';
+import { card, ledger } from '../gift-cards/helpers.js';
 import { planOfStatement, recordingStatements } from '../helpers/query-plans.js';
+import { checkout, checkoutForm, fill, orderLink, stockedBook } from './helpers.js';
 import { settleEveryPay, sweepDepsOf } from './everypay-helpers.js';
 import { cardPayment, orderStatus, productStock, startCardShop, type CardShop } from './processing-helpers.js';
 
@@ -78,6 +81,41 @@ it('a given-up order whose payment EveryPay has abandoned is asked about no more
   await sweepOrders(sweepDepsOf(s.t), cancelledAt + 30 * 60_000);
   expect(asked(order.reference)).toBe(before + 1);
   expect(await orderStatus(db(), order.orderId)).toBe('CANCELLED');
+});
+
+it('a late settle found so, whose gift card was spent meanwhile, leaves the order given up and is refunded whole once', async () => {
+  const code = await card(s.t, 10);
+  /** A guest's checkout of a book of `price` with the card on the basket, by card at EveryPay. */
+  const withCard = async (price: number) => {
+    const who = await fill(s.t, {}, [[await stockedBook(s.t, s.shop, 5, price), 1]]);
+    expect((await call(s.t, 'POST', '/basket/add-gift-card', who, { code })).statusCode).toBe(200);
+    const placed = await checkout(s.t, who, checkoutForm(s.shop, { paymentMethodId: 'EVERYPAY' }));
+    expect(placed.statusCode, placed.body).toBe(200);
+    return orderLink(placed.json().location);
+  };
+  const link = await withCard(20);
+  const form = await s.t.app.inject({ method: 'GET', url: link.path });
+  const reference = (form.json() as { fields: Record<string, string> }).fields.payment_reference!;
+  await db()
+    .updateTable('customer_order')
+    .set({ created_at: Date.now() - 40 * 60_000, status_changed_at: Date.now() - 31 * 60_000 })
+    .where('id', '=', link.orderId)
+    .execute();
+  await sweepOrders(sweepDepsOf(s.t), Date.now());
+  expect(await orderStatus(db(), link.orderId)).toBe('CANCELLED');
+  // Another basket takes the card's 10.00 released by the cancel; then the first payment settles.
+  await withCard(15);
+  expect((await ledger(db(), code)).balanceCents).toBe(0);
+  await s.everypay.settle(reference);
+
+  const refunds = () => s.everypay.requests.filter((request) => request.path === '/api/v4/payments/refund').length;
+  const before = refunds();
+  const result = await sweepOrders(sweepDepsOf(s.t), Date.now() + 11 * 60_000);
+  expect(result).toEqual({ ran: true, result: expect.objectContaining({ paid: 0, refunded: 1 }) });
+  expect(await orderStatus(db(), link.orderId)).toBe('CANCELLED');
+  expect(s.everypay.payment(reference)).toMatchObject({ state: 'refunded', standingCents: 0 });
+  await sweepOrders(sweepDepsOf(s.t), Date.now() + 30 * 60_000);
+  expect(refunds()).toBe(before + 1);
 });
 
 it("reads the given-up orders of the watch's window through customer_order_status_idx, their payments through order_payment_order_idx", async () => {
