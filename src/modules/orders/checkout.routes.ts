@@ -94,11 +94,13 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app,
       const actor: CheckoutActor = {
         context,
         owner,
+        // A key names one checkout of one store's basket: the same key sent in another store (a guest's
+        // basket token, or a client, holds a basket in each) is another checkout, never that store's order.
         idempotencyScope:
           owner.kind === 'client'
-            ? `client:${owner.clientAccountId}`
+            ? `${context.store.code}:client:${owner.clientAccountId}`
             : owner.token !== undefined
-              ? `guest:${hashToken(owner.token)}`
+              ? `${context.store.code}:guest:${hashToken(owner.token)}`
               : null,
       };
       const input = {

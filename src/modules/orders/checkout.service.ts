@@ -32,7 +32,7 @@ type PricedBasket = basketCheckout.PricedBasket;
 export interface CheckoutActor {
   context: basketCheckout.BasketContext;
   owner: basketCheckout.BasketOwner;
-  /** Whose Idempotency-Keys these are: the client account, or the guest's basket token. */
+  /** Whose Idempotency-Keys these are: the store with the client account, or with the guest's basket token. */
   idempotencyScope: string | null;
 }
 
