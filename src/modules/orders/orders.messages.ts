@@ -44,6 +44,9 @@ const en = {
   'orders.mail.backToPayment':
     '{amount} goes back to the card or bank account you paid with; it can take a few working days to show there.',
   'orders.cancelled.toGiftCards': '{amount} is back on the gift cards you paid with.',
+  'orders.cancelled.paidOffline': 'Your order {code} has been cancelled.',
+  'orders.cancelled.offlineNotReturned':
+    'The {amount} to be paid by {method} is not returned by this cancellation: if you have paid it already, please contact us to have it returned.',
   'orders.cancelled.unpaid':
     'Your order {code} has been cancelled because it was not paid in time. Nothing was charged, and its items are no longer reserved for you.',
   'orders.cancelled.heldOnGiftCards': 'The {amount} it held on your gift cards is free on them again.',
@@ -120,6 +123,9 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.backToPayment':
     '{amount} läheb tagasi kaardile või pangakontole, millega maksite; selle laekumine võib võtta mõne tööpäeva.',
   'orders.cancelled.toGiftCards': '{amount} on tagasi kinkekaartidel, millega maksite.',
+  'orders.cancelled.paidOffline': 'Teie tellimus {code} on tühistatud.',
+  'orders.cancelled.offlineNotReturned':
+    'Makseviisiga „{method}” tasumisele kuuluvat summat {amount} see tühistamine ei tagasta: kui olete selle juba tasunud, võtke tagastamiseks meiega ühendust.',
   'orders.cancelled.unpaid':
     'Teie tellimus {code} on tühistatud, sest seda ei makstud õigel ajal. Teilt ei võetud raha ja selle tooteid ei hoita enam teile.',
   'orders.cancelled.heldOnGiftCards': 'Teie kinkekaartidelt selle jaoks kinni hoitud {amount} on taas kasutatav.',
@@ -195,6 +201,9 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.backToPayment':
     '{amount} возвращается на карту или банковский счёт, с которых вы платили; зачисление может занять несколько рабочих дней.',
   'orders.cancelled.toGiftCards': '{amount} снова на подарочных картах, которыми вы платили.',
+  'orders.cancelled.paidOffline': 'Ваш заказ {code} отменён.',
+  'orders.cancelled.offlineNotReturned':
+    'Сумма {amount} к оплате способом «{method}» при этой отмене не возвращается: если вы её уже оплатили, свяжитесь с нами, чтобы получить её обратно.',
   'orders.cancelled.unpaid':
     'Ваш заказ {code} отменён, так как он не был оплачен вовремя. Деньги не списаны, и товары больше не зарезервированы для вас.',
   'orders.cancelled.heldOnGiftCards': 'Удержанные для него {amount} на ваших подарочных картах снова доступны.',

@@ -4,6 +4,7 @@ import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { isErasedEmail } from '../../../infra/personal-data.js';
 import { buyerNoticeMail, ORDER_MAIL_ATTEMPTS, storeOfMail, voiceOf, type OrderMailDeps, type StoreOfMail } from './order-mail.js';
 import { boughtCardsValue, takenOffBoughtCards } from '../../gift-cards/index.js';
+import { PAYMENT_METHODS } from '../payment-methods.js';
 import { findOrder, paymentsOf, type OrderRow } from './processing.repository.js';
 
 // The buyer is told when their order is cancelled: a paid one is cancelled only when its money went
@@ -68,9 +69,17 @@ export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) 
   const code = order.code ?? '';
   // What gift cards paid or held goes back to them in the cancelling transaction (gift-card-ledger.ts).
   const giftCards = Number(order.gift_card_cents);
+  // Paid in part outside any gateway (an invoice, in the shop, on delivery): the refund that cancelled it
+  // gave the gift cards their share, and nothing of the rest, which the shop settles with the buyer.
+  const offline = offlinePart(order);
   const what = facts.paid
     ? [
-        say(facts.boughtCardsSpentCents > 0 ? 'orders.cancelled.paidBoughtCardsSpent' : 'orders.cancelled.paid', { code }),
+        offline !== null
+          ? say('orders.cancelled.paidOffline', { code })
+          : say(facts.boughtCardsSpentCents > 0 ? 'orders.cancelled.paidBoughtCardsSpent' : 'orders.cancelled.paid', { code }),
+        ...(offline !== null
+          ? [say('orders.cancelled.offlineNotReturned', { amount: money(offline.cents), method: say(offline.nameKey) })]
+          : []),
         ...(facts.returnedCents > 0 ? [say('orders.mail.backToPayment', { amount: money(facts.returnedCents) })] : []),
         ...(facts.boughtCardsTakenOffCents > 0
           ? [say('orders.mail.boughtCardsTakenOff', { amount: money(facts.boughtCardsTakenOffCents) })]
@@ -83,4 +92,11 @@ export function cancellationMail(order: OrderRow, facts: CancellationMailFacts) 
         ...(giftCards > 0 ? [say('orders.cancelled.heldOnGiftCards', { amount: money(giftCards) })] : []),
       ];
   return buyerNoticeMail(order, 'orders.cancelled.subject', what, facts);
+}
+
+/** What of the order was to be paid outside any gateway (its payment method has none), and how; null when nothing. */
+function offlinePart(order: OrderRow) {
+  const method = PAYMENT_METHODS.find((candidate) => candidate.id === order.payment_method);
+  const cents = Number(order.total_cents);
+  return method !== undefined && method.gateway === null && cents > 0 ? { cents, nameKey: method.nameKey } : null;
 }
