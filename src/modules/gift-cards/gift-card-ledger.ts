@@ -120,26 +120,30 @@ async function moveHold(trx: Db, cardId: number, orderId: number, from: GiftCard
 }
 
 /**
- * The order is paid: what it holds is taken. Holds released earlier (the order was given up, then
- * its payment settled late) are taken again, all or none (retakeReleased); a late settle then asks
- * hasReleasedHolds and undoes the revival of an order its cards can no longer pay (orders' payment status).
+ * The order is paid: what it holds is taken. Shares given back earlier (the order was given up, then
+ * its payment settled late, or the back office reported a FAILED order it has) are taken again, all or
+ * none (retakeGivenBack); the reviver then asks hasReleasedHolds and undoes the revival of an order its
+ * cards can no longer pay (orders' payment status, the status report).
  */
 export async function captureOrder(trx: Db, orderId: number, now: number): Promise<{ short: boolean }> {
   for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
     if (await moveHold(trx, cardId, orderId, 'HELD', 'CAPTURED', now))
       await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
   }
-  return { short: !(await retakeReleased(trx, orderId, now)) };
+  return { short: !(await retakeGivenBack(trx, orderId, now)) };
 }
 
 /**
  * Takes again what the order's cards got back when it was given up, all or none: true when every
- * released hold is CAPTURED again (or there was none), false when one card no longer covers its
- * share (spent or expired since), and then no card changes (the ones debited are credited back in
- * the same transaction, before any entry is written).
+ * hold given back (RELEASED unpaid, REFUNDED after it was paid: a FAILED order) is CAPTURED again (or
+ * there was none), false when one card no longer covers its share (spent or expired since), and then
+ * no card changes (the ones debited are credited back in the same transaction, before any entry is written).
  */
-async function retakeReleased(trx: Db, orderId: number, now: number): Promise<boolean> {
-  const released = await holdsOf(trx, orderId, 'RELEASED');
+async function retakeGivenBack(trx: Db, orderId: number, now: number): Promise<boolean> {
+  const released = [
+    ...(await holdsOf(trx, orderId, 'RELEASED')).map((hold) => ({ ...hold, state: 'RELEASED' as const })),
+    ...(await holdsOf(trx, orderId, 'REFUNDED')).map((hold) => ({ ...hold, state: 'REFUNDED' as const })),
+  ].sort((a, b) => a.cardId - b.cardId);
   const taken: typeof released = [];
   for (const hold of released) {
     if (!(await debit(trx, hold.cardId, hold.cents, now))) {
@@ -148,17 +152,17 @@ async function retakeReleased(trx: Db, orderId: number, now: number): Promise<bo
     }
     taken.push(hold);
   }
-  for (const { cardId, cents } of taken) {
-    await moveHold(trx, cardId, orderId, 'RELEASED', 'CAPTURED', now);
+  for (const { cardId, cents, state } of taken) {
+    await moveHold(trx, cardId, orderId, state, 'CAPTURED', now);
     await addEntry(trx, { cardId, kind: 'RESERVE', amountCents: -cents, heldCents: cents, orderId, now });
     await addEntry(trx, { cardId, kind: 'CAPTURE', amountCents: 0, heldCents: -cents, orderId, now });
   }
   return true;
 }
 
-/** Whether shares the order's cards got back (it was given up) are still theirs: a late settle's capture could not take them all again. */
+/** Whether shares the order's cards got back (it was given up) are still theirs: a revival's capture could not take them all again. */
 export async function hasReleasedHolds(trx: Db, orderId: number): Promise<boolean> {
-  return (await holdsOf(trx, orderId, 'RELEASED')).length > 0;
+  return (await holdsOf(trx, orderId, 'RELEASED')).length > 0 || (await holdsOf(trx, orderId, 'REFUNDED')).length > 0;
 }
 
 /** The order will not be paid, or its money goes back: held amounts are released, taken ones refunded to the card. */

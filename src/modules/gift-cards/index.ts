@@ -41,6 +41,7 @@ export {
   saveVirtualCardLine,
   virtualCardLines,
   virtualCardRange,
+  voidedBoughtCards,
   type VirtualCardLine,
 } from './virtual-cards.js';
 export { GIFT_CARD_ISSUE_JOB, GIFT_CARD_MAIL_JOB, giftCardIssueHandler, giftCardMailHandler } from './gift-cards.jobs.js';

@@ -208,6 +208,22 @@ export async function onOrderPaid(trx: Db, orderId: number, now: number): Promis
 }
 
 /**
+ * How many of the cards the order bought were issued and then voided when it was given up: a revived
+ * order cannot have them back as they were (their value came off and they expired), so the back
+ * office's report of a FAILED order that bought them does not revive it (orders' status report).
+ */
+export async function voidedBoughtCards(trx: Db, orderId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('virtual_gift_card_purchase')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('order_id', '=', orderId)
+    .where('gift_card_id', 'is not', null)
+    .where('cancelled_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
  * The order is given up or its money goes back (moveOrder, in the transition's transaction): the
  * cards that paid for it get their shares back, the cards it bought are not issued, and those
  * issued are voided (what is left on them is taken off with a VOID entry; they expire now, so

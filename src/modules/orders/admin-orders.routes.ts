@@ -109,6 +109,12 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
       schema: {
         tags: ['admin'],
         summary: "The back office reports its own status and order time (fills the data export's createdNav)",
+        description:
+          'The back office has the order: one waiting for its hand-off is COMPLETED. The same status and time again change ' +
+          'nothing and answer as the first did. A processed order the sweep failed (FAILED: its hand-off got through, the answer ' +
+          "was lost) is revived, COMPLETED, taking again its gift cards' shares, its discount code's use and its downloads; " +
+          'when they cannot all be taken (its gift cards were spent since, or the gift cards it bought were voided) it is a 409 ' +
+          'that says why, nothing changed and the order still FAILED: do not ship it. 409 too for an order not paid.',
         security,
         params: OrderCodeParams,
         body: NavStatusBody,
@@ -118,7 +124,9 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
     async (request) => {
       const createdAt = Date.parse(request.body.createdAt);
       const now = request.actionTime;
-      return db.transaction().execute((trx) => reportNavStatus(trx, request.params.code, { status: request.body.status, createdAt }, now));
+      return db
+        .transaction()
+        .execute((trx) => reportNavStatus(trx, request.params.code, { status: request.body.status, createdAt }, now, request.log));
     },
   );
 

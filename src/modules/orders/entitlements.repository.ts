@@ -28,3 +28,15 @@ export async function grantEntitlements(
 export async function revokeEntitlements(trx: Db, orderId: number): Promise<void> {
   await trx.deleteFrom('order_entitlement').where('order_id', '=', orderId).execute();
 }
+
+/** Grants a revived order's entitlements again (a FAILED order the back office reported it has), as processing granted them. */
+export async function grantEntitlementsAgain(trx: Db, orderId: number, now: number): Promise<void> {
+  const order = await trx.selectFrom('customer_order').select(['id', 'client_account_id']).where('id', '=', orderId).executeTakeFirst();
+  if (!order) return;
+  const lines = await trx
+    .selectFrom('order_line')
+    .select(['product_id', 'product_type', 'is_digital'])
+    .where('order_id', '=', orderId)
+    .execute();
+  await grantEntitlements(trx, { id: Number(order.id), client_account_id: order.client_account_id }, lines, now);
+}

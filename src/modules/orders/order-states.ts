@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
-import { revokeEntitlements } from './entitlements.repository.js';
+import { grantEntitlementsAgain, revokeEntitlements } from './entitlements.repository.js';
 import type { OrderStatus } from './orders.tables.js';
 import { discountCodeOf, lockOrder, updatedAtFrom } from './orders.repository.js';
 import { PAID_STATUSES } from './order-history.repository.js';
@@ -17,7 +17,8 @@ import { basketCheckout } from '../basket/index.js';
 // of entering a state commit with it in the caller's transaction: stock held for an order that
 // will not be paid goes back (and its discount code's use), a paid order is queued for processing,
 // one given up (failed or cancelled) gives nothing more to download, and a cancelled one's buyer is
-// mailed (cancellation-mail.ts).
+// mailed (cancellation-mail.ts). One given up and paid after all (a late settle, the back office's
+// report of a FAILED order it has) takes again what giving it up gave back.
 // The client's bought products follow the status by triggers (migration 2026_11_28_0610), in the
 // same transaction.
 //
@@ -44,7 +45,9 @@ const NEXT: Record<OrderStatus, readonly OrderStatus[]> = {
   // The back-office hand-off failed; the sweep tries again.
   PENDING_NAV_PROCESSING: ['COMPLETED', 'FAILED', 'CANCELLED'],
   COMPLETED: ['CANCELLED'],
-  FAILED: ['CANCELLED'],
+  // Refunded; or the back office reports it has the order after all (its hand-off reached it, only
+  // the answer was lost): revived when everything FAILED gave back can be taken again (the status report).
+  FAILED: ['CANCELLED', 'COMPLETED'],
 };
 
 /** States whose order still holds its stock (reserved at checkout, not yet sold or released). */
@@ -125,6 +128,10 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
   // Given up, it is no longer a paid order (the purchase history drops it, its gift cards get their
   // shares back, the cards it bought are voided): FAILED too, where its e-books stayed downloadable.
   if (GIVEN_UP.includes(transition.to)) await revokeEntitlements(trx, transition.orderId);
+  // A FAILED order the back office has after all: it was processed (its stock sold then, which FAILED
+  // did not give back, as it released only held stock), so its downloads come back as processing granted them.
+  const revived = from === 'FAILED' && transition.to === 'COMPLETED';
+  if (revived) await grantEntitlementsAgain(trx, transition.orderId, transition.now);
   if (transition.to === 'CANCELLED') {
     // Unpaid unless it left a state of waiting for its payment: a paid order is cancelled only once its money went back.
     const paid = !AWAITING_PAYMENT.includes(from);
@@ -140,8 +147,10 @@ async function enter(trx: Db, from: OrderStatus, transition: Transition): Promis
     if (codeId !== null && !givenUp) await basketCheckout.retakeDiscountCodeUse(trx, codeId);
   }
   // Gift cards: paid takes the order's holds and queues the cards it bought for issuing; given up
-  // (or its money back) returns the holds to the cards and voids the cards it bought.
-  if (transition.to === 'PENDING_PROCESSING') await onOrderPaid(trx, transition.orderId, transition.now);
+  // (or its money back) returns the holds to the cards and voids the cards it bought. Revived, its
+  // cards' shares are taken again, all or none: the reviver asks hasReleasedHolds and undoes the move
+  // when they could not be (the cards were spent meanwhile).
+  if (transition.to === 'PENDING_PROCESSING' || revived) await onOrderPaid(trx, transition.orderId, transition.now);
   if (GIVEN_UP.includes(transition.to)) await onOrderGivenUp(trx, transition.orderId, transition.now);
   if (transition.to === 'PENDING_PROCESSING')
     await enqueueJob(

@@ -5,6 +5,10 @@ const en = {
   'orders.notFound': 'There is no order with the code "{code}".',
   'orders.pageWithCursor': 'A walk by "after" goes on from its cursor: leave "page" out.',
   'orders.notPaid': 'Order {code} is {status}: it has not been paid, so the back office cannot have it.',
+  'orders.reviveCardsShort':
+    'Order {code} stays FAILED: its gift cards got their share back when it failed and were spent since, so they no longer pay it. Nothing was changed; do not ship it until the shop settles it.',
+  'orders.reviveBoughtCardsVoided':
+    'Order {code} stays FAILED: the gift cards it bought were voided when it failed and cannot be given back. Nothing was changed; do not ship it until the shop settles it.',
   'orders.noSettledPayment': 'Order {code} has no settled payment to refund.',
   'orders.paymentNotSettled':
     'Order {code} was paid through "{gateway}", but the shop does not have that payment as settled: nothing was refunded. Refund it at the gateway.',
@@ -84,6 +88,10 @@ const et: Record<keyof typeof en, string> = {
   'orders.notFound': 'Tellimust koodiga "{code}" ei ole.',
   'orders.pageWithCursor': 'Läbimine "after"-iga jätkab oma kursorist: jätke "page" ära.',
   'orders.notPaid': 'Tellimus {code} on olekus {status}: see ei ole makstud, nii et tagakontoril ei saa seda olla.',
+  'orders.reviveCardsShort':
+    'Tellimus {code} jääb olekusse FAILED: selle kinkekaardid said nurjumisel oma osa tagasi ja on sellest ajast kulutatud, nii et need ei maksa seda enam. Midagi ei muudetud; ärge saatke seda enne, kui pood on selle korda teinud.',
+  'orders.reviveBoughtCardsVoided':
+    'Tellimus {code} jääb olekusse FAILED: selle ostetud kinkekaardid tühistati nurjumisel ja neid ei saa tagasi anda. Midagi ei muudetud; ärge saatke seda enne, kui pood on selle korda teinud.',
   'orders.noSettledPayment': 'Tellimusel {code} ei ole laekunud makset, mida tagastada.',
   'orders.paymentNotSettled':
     'Tellimus {code} on makstud makseviisiga "{gateway}", kuid pood ei tea seda makset laekununa: midagi ei tagastatud. Tagastage see makseviisi kaudu.',
@@ -162,6 +170,10 @@ const ru: Record<keyof typeof en, string> = {
   'orders.notFound': 'Заказа с кодом "{code}" нет.',
   'orders.pageWithCursor': 'Обход по "after" продолжается с его курсора: не указывайте "page".',
   'orders.notPaid': 'Заказ {code} в состоянии {status}: он не оплачен, поэтому его не может быть в бэк-офисе.',
+  'orders.reviveCardsShort':
+    'Заказ {code} остаётся в состоянии FAILED: его подарочные карты получили свою долю обратно при сбое и с тех пор потрачены, поэтому больше его не оплачивают. Ничего не изменено; не отправляйте его, пока магазин не уладит это.',
+  'orders.reviveBoughtCardsVoided':
+    'Заказ {code} остаётся в состоянии FAILED: купленные в нём подарочные карты аннулированы при сбое и не могут быть возвращены. Ничего не изменено; не отправляйте его, пока магазин не уладит это.',
   'orders.noSettledPayment': 'У заказа {code} нет поступившего платежа для возврата.',
   'orders.paymentNotSettled':
     'Заказ {code} оплачен через "{gateway}", но магазин не знает этот платёж как поступивший: ничего не возвращено. Верните его через платёжный шлюз.',

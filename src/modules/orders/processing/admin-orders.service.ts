@@ -1,6 +1,9 @@
 import type { Db } from '../../../db/database.js';
+import { underSavepoint } from '../../../db/savepoint.js';
 import { conflict, notFound } from '../../../infra/domain-error.js';
+import type { Logger } from '../../../infra/logger.js';
 import { setSaleCreatedNavByOrder } from '../../data-export/index.js';
+import { hasReleasedHolds, voidedBoughtCards } from '../../gift-cards/index.js';
 import { moveOrder, PAID } from '../order-states.js';
 import { mainPayment, orderDocument, type OrderDocument } from './order-document.js';
 import {
@@ -52,8 +55,21 @@ export async function orderOf(db: Db, code: string): Promise<OrderRow> {
  * the hand-off (PROCESSING, PENDING_NAV_PROCESSING) is COMPLETED; the data export's row gets the
  * back office's time as createdNav. An unpaid order is refused: the back office cannot have it. The
  * same status and time reported again write nothing.
+ *
+ * A processed order the sweep failed (stuck in processing: the hand-off reached the back office, only
+ * its answer was lost) had its effects given back: its gift cards' shares, its discount code's use,
+ * its downloads. The report revives it, COMPLETED, taking them all again (order-states.ts); when they
+ * cannot all be (its cards were spent since, or the cards it bought were voided) nothing changes, the
+ * order stays FAILED, and the report is a 409 that says why (and is logged for the operators): the
+ * back office must not ship what the shop gave back.
  */
-export async function reportNavStatus(trx: Db, code: string, input: { status: string; createdAt: number }, now: number) {
+export async function reportNavStatus(
+  trx: Db,
+  code: string,
+  input: { status: string; createdAt: number },
+  now: number,
+  log?: Pick<Logger, 'warn'>,
+) {
   const order = await orderOf(trx, code);
   if (!PAID.includes(order.status) && order.status !== 'FAILED' && order.status !== 'CANCELLED')
     throw conflict('orders.notPaid', { code, status: order.status });
@@ -66,17 +82,66 @@ export async function reportNavStatus(trx: Db, code: string, input: { status: st
   // The same report again (a retry of one whose answer was lost) changes nothing: the order keeps
   // its updated_at, so it answers as the first did and the feed does not hand it over again.
   const sameReport = order.nav_status === input.status && order.nav_created_at !== null && Number(order.nav_created_at) === input.createdAt;
+  const cause = `back office reported its status ${input.status}`.slice(0, 200);
+  let revived = false;
+  if (order.status === 'FAILED' && (await failedAfterProcessing(trx, order.id))) {
+    const outcome = await reviveFailed(trx, order.id, cause, now);
+    if (outcome !== 'revived' && outcome !== 'moved meanwhile') {
+      log?.warn(
+        { orderId: order.id, code, reported: input.status, reason: outcome },
+        'back office reported a FAILED order that cannot be revived',
+      );
+      throw conflict(outcome, { code });
+    }
+    revived = outcome === 'revived';
+  }
   if (!sameReport) await setNavStatus(trx, order.id, input.status, input.createdAt, now);
   const completed = await moveOrder(trx, {
     orderId: order.id,
     from: ['PROCESSING', 'PENDING_NAV_PROCESSING'],
     to: 'COMPLETED',
-    cause: `back office reported its status ${input.status}`.slice(0, 200),
+    cause,
     now,
   });
-  if (completed && order.handed_off_at === null) await setHandedOff(trx, order.id, now);
+  if ((completed || revived) && order.handed_off_at === null) await setHandedOff(trx, order.id, now);
   await setSaleCreatedNavByOrder(trx, code, input.createdAt);
   return documentOf(trx, code);
+}
+
+/** Whether the FAILED order was processed first: failed from PROCESSING or PENDING_NAV_PROCESSING, its stock sold. */
+async function failedAfterProcessing(trx: Db, orderId: number): Promise<boolean> {
+  const failed = await trx
+    .selectFrom('order_status_change')
+    .select('from_status')
+    .where('order_id', '=', orderId)
+    .where('to_status', '=', 'FAILED')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return failed?.from_status === 'PROCESSING' || failed?.from_status === 'PENDING_NAV_PROCESSING';
+}
+
+/**
+ * FAILED -> COMPLETED with everything FAILED gave back taken again: 'revived', 'moved meanwhile' (no
+ * longer FAILED under its lock: refunded since), otherwise the message key of why not, and nothing
+ * changed. As a late settle's revival (payment-status.service.ts), the move learns whether the gift
+ * cards still cover their shares only when it reaches them, last in the lock order, so it runs under
+ * a savepoint and is undone when they do not.
+ */
+async function reviveFailed(
+  trx: Db,
+  orderId: number,
+  cause: string,
+  now: number,
+): Promise<'revived' | 'moved meanwhile' | 'orders.reviveCardsShort' | 'orders.reviveBoughtCardsVoided'> {
+  // Read before the move: nothing takes a voided card back.
+  if ((await voidedBoughtCards(trx, orderId)) > 0) return 'orders.reviveBoughtCardsVoided';
+  return underSavepoint(trx, async () => {
+    if (!(await moveOrder(trx, { orderId, from: 'FAILED', to: 'COMPLETED', cause, now })))
+      return { keep: true, result: 'moved meanwhile' as const };
+    if (await hasReleasedHolds(trx, orderId)) return { keep: false, result: 'orders.reviveCardsShort' as const };
+    return { keep: true, result: 'revived' as const };
+  });
 }
 
 export async function documentOf(db: Db, code: string): Promise<OrderDocument> {
