@@ -100,6 +100,7 @@ import * as addRefusedMailAddressLate from './2026_12_03_0700_add_refused_mail_a
 import * as addOrderPaymentRefundRefused from './2026_12_03_1245_add_order_payment_refund_refused.js';
 import * as indexOrderPaymentRefundRefused from './2026_12_03_1500_index_order_payment_refund_refused.js';
 import * as indexContentWindows from './2026_12_04_1010_index_content_windows.js';
+import * as addGiftCardEntryExtendedTo from './2026_12_04_1013_add_gift_card_entry_extended_to.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -205,4 +206,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_1245_add_order_payment_refund_refused': addOrderPaymentRefundRefused,
   '2026_12_03_1500_index_order_payment_refund_refused': indexOrderPaymentRefundRefused,
   '2026_12_04_1010_index_content_windows': indexContentWindows,
+  '2026_12_04_1013_add_gift_card_entry_extended_to': addGiftCardEntryExtendedTo,
 };

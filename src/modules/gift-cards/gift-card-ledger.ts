@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { addDays, endOfLocalDay, localTime } from '../../infra/shop-time.js';
 import type { GiftCardEntryKind, GiftCardHoldState, GiftCardTable } from './gift-cards.tables.js';
 
 // The ledger: every change of a card's money is an entry, written in the same transaction as the
@@ -9,10 +10,31 @@ import type { GiftCardEntryKind, GiftCardHoldState, GiftCardTable } from './gift
 // SQLite writers run one at a time. An order's part of a card is a hold whose state moves by
 // conditional updates (HELD -> CAPTURED -> REFUNDED, HELD -> RELEASED), so an effect repeated by a
 // racing actor or a retried job does nothing the second time.
+//
+// Money given back to a card (an order's refund or released hold, a refused refund's take) must be
+// usable: a card past its date or ending within RETURN_VALID_DAYS of the return is given until the end
+// of that many days' last day (in Tallinn), in the same transaction as the credit, and the entry that
+// gives the money back records the new date (`extended_to`). The hourly expiry then finds the card
+// valid; the back office's import keeps the later of its date and this one (gift-cards.import.ts). A
+// voided card (voidCard) is not given more time: its buyer was paid back.
+
+/** The days money given back to a card stays usable at least: the card is valid through the last of them. */
+export const RETURN_VALID_DAYS = 30;
+
+/** When a card money goes back to at `now` is valid until at least: the end (in Tallinn) of the RETURN_VALID_DAYS-th day after. */
+export const returnValidUntil = (now: number): number => endOfLocalDay(addDays(localTime(now).date, RETURN_VALID_DAYS));
 
 async function addEntry(
   trx: Db,
-  entry: { cardId: number; kind: GiftCardEntryKind; amountCents: number; heldCents: number; orderId: number | null; now: number },
+  entry: {
+    cardId: number;
+    kind: GiftCardEntryKind;
+    amountCents: number;
+    heldCents: number;
+    orderId: number | null;
+    now: number;
+    extendedTo?: number | null;
+  },
 ) {
   await trx
     .insertInto('gift_card_entry')
@@ -22,6 +44,7 @@ async function addEntry(
       amount_cents: entry.amountCents,
       held_cents: entry.heldCents,
       order_id: entry.orderId,
+      extended_to: entry.extendedTo ?? null,
       created_at: entry.now,
     })
     .execute();
@@ -34,6 +57,37 @@ async function credit(trx: Db, cardId: number, cents: number, now: number) {
     .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
     .where('id', '=', cardId)
     .execute();
+}
+
+/**
+ * Gives money back to the card (never refused), and a card past its date or ending before
+ * returnValidUntil(now) that date, unless voided (voidCard: its order's refund paid the buyer back,
+ * so a share that comes back to it later is no one's to spend). Answers the date given, null when
+ * the card keeps its own. One transaction with the credit, under the card's row lock on PostgreSQL,
+ * so the expiry job's conditional update (on the balance and the date it read) cannot take the money
+ * given back.
+ */
+async function creditBack(trx: Db, cardId: number, cents: number, now: number): Promise<number | null> {
+  await credit(trx, cardId, cents, now);
+  const until = returnValidUntil(now);
+  const moved = await trx
+    .updateTable('gift_card')
+    .set({ expires_at: until })
+    .where('id', '=', cardId)
+    .where('expires_at', '<', until)
+    // A voided card (the order that bought it was given up: its buyer was paid back) stays expired.
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('virtual_gift_card_purchase')
+            .select('order_id')
+            .whereRef('virtual_gift_card_purchase.gift_card_id', '=', 'gift_card.id')
+            .where('cancelled_at', 'is not', null),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0 ? until : null;
 }
 
 /** Takes from the balance when it covers the sum and the card has not expired; false otherwise. */
@@ -76,8 +130,8 @@ export async function adjustImported(trx: Db, cardId: number, deltaCents: number
 
 /** Gives a card back what a refund of `orderId` took off it (a VOID entry of the opposite sign): the gateway refused that refund. */
 export async function restoreVoided(trx: Db, cardId: number, orderId: number, cents: number, now: number): Promise<void> {
-  await credit(trx, cardId, cents, now);
-  await addEntry(trx, { cardId, kind: 'VOID', amountCents: cents, heldCents: 0, orderId, now });
+  const extendedTo = await creditBack(trx, cardId, cents, now);
+  await addEntry(trx, { cardId, kind: 'VOID', amountCents: cents, heldCents: 0, orderId, now, extendedTo });
 }
 
 /** Holds `cents` of the card for the order; false when the balance does not cover it (or it expired). */
@@ -165,24 +219,27 @@ export async function hasReleasedHolds(trx: Db, orderId: number): Promise<boolea
   return (await holdsOf(trx, orderId, 'RELEASED')).length > 0 || (await holdsOf(trx, orderId, 'REFUNDED')).length > 0;
 }
 
-/** The order will not be paid, or its money goes back: held amounts are released, taken ones refunded to the card. */
+/**
+ * The order will not be paid, or its money goes back: held amounts are released, taken ones refunded
+ * to the card; a card past or near its date is given RETURN_VALID_DAYS to spend them (creditBack).
+ */
 export async function giveBackOrder(trx: Db, orderId: number, now: number): Promise<void> {
   for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
     if (!(await moveHold(trx, cardId, orderId, 'HELD', 'RELEASED', now))) continue;
-    await credit(trx, cardId, cents, now);
-    await addEntry(trx, { cardId, kind: 'RELEASE', amountCents: cents, heldCents: -cents, orderId, now });
+    const extendedTo = await creditBack(trx, cardId, cents, now);
+    await addEntry(trx, { cardId, kind: 'RELEASE', amountCents: cents, heldCents: -cents, orderId, now, extendedTo });
   }
   for (const { cardId, cents } of await holdsOf(trx, orderId, 'CAPTURED')) {
     if (!(await moveHold(trx, cardId, orderId, 'CAPTURED', 'REFUNDED', now))) continue;
-    await credit(trx, cardId, cents, now);
-    await addEntry(trx, { cardId, kind: 'REFUND', amountCents: cents, heldCents: 0, orderId, now });
+    const extendedTo = await creditBack(trx, cardId, cents, now);
+    await addEntry(trx, { cardId, kind: 'REFUND', amountCents: cents, heldCents: 0, orderId, now, extendedTo });
   }
 }
 
 /**
  * Cards past their expiry keep nothing: each one's balance goes to zero with an EXPIRY entry (a
- * conditional update on the balance read and the date, so a racing release is expired on the next
- * run and a card given a later date meanwhile keeps its value).
+ * conditional update on the balance read and the date, so a card given money back or a later date
+ * meanwhile keeps its value: a return gives a card past its date RETURN_VALID_DAYS more, creditBack).
  * Returns how many cards expired.
  */
 export async function expireCards(db: Db, now: number, limit = 500): Promise<number> {

@@ -11,6 +11,10 @@ import { checkCharacterHolds, codeHint, codeKey, normaliseCode, type CodeKey } f
 // change of that value since the last import is written to the ledger as an IMPORT entry, so
 // what the card paid online is kept and the same file imported twice changes nothing. The
 // code itself is never stored (its HMAC and last four characters are), and no error names it.
+// `expiresAt` is the back office's date the same way: what the shop did to the card's date keeps,
+// the date money given back to it gave (gift-card-ledger.ts, RETURN_VALID_DAYS; the latest
+// `extended_to` of its entries) when that is later, so the card's line imported again with its old
+// date does not take away the days a refund gave the shopper to spend it.
 
 const GiftCardLine = Type.Object(
   {
@@ -36,6 +40,16 @@ function convert(line: GiftCardLine): CardRecord {
   if (!checkCharacterHolds(code)) throw new LineError('/code: a 17-character code must end in its check character');
   // A date alone is the last day the card is valid: it ends at the next midnight in Tallinn, as every import's end date.
   return { code, loadedCents: cents(line.balance, 'balance'), expiresAt: endTimestamp(line.expiresAt, 'expiresAt')! };
+}
+
+/** The latest date money given back to the card gave it (0: none); read under the card's lock on PostgreSQL. */
+async function latestExtension(trx: Transaction<Database>, cardId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('gift_card_entry')
+    .select((eb) => eb.fn.max('extended_to').as('until'))
+    .where('gift_card_id', '=', cardId)
+    .executeTakeFirst();
+  return Number(row?.until ?? 0);
 }
 
 async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: CardRecord, now: number): Promise<string> {
@@ -71,7 +85,8 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   }
   if (stored.kind !== 'PHYSICAL') throw new LineError('/code: the code of a card bought in the shop');
   const delta = record.loadedCents - Number(stored.initial_cents);
-  if (delta === 0 && Number(stored.expires_at) === record.expiresAt) return 'unchanged';
+  const expiresAt = Math.max(record.expiresAt, await latestExtension(trx, Number(stored.id)));
+  if (delta === 0 && Number(stored.expires_at) === expiresAt) return 'unchanged';
   // Lowered by more than is left on it (spent or held online since it was loaded): the balance would go
   // below zero. The line is refused and the card keeps its value; the row is locked on PostgreSQL, so
   // no checkout spends it between this read and the write.
@@ -81,7 +96,7 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   if (delta !== 0) await adjustImported(trx, Number(stored.id), delta, now);
   await trx
     .updateTable('gift_card')
-    .set({ initial_cents: record.loadedCents, expires_at: record.expiresAt, updated_at: now })
+    .set({ initial_cents: record.loadedCents, expires_at: expiresAt, updated_at: now })
     .where('id', '=', stored.id)
     .execute();
   return 'updated';

@@ -45,6 +45,12 @@ export interface GiftCardEntryTable {
   /** What it adds to the part held for unpaid orders. */
   held_cents: number;
   order_id: number | null;
+  /**
+   * Money given back to a card past its date or near it (a refund, a released hold) moved the card's
+   * expires_at to this (RETURN_VALID_DAYS, gift-card-ledger.ts): the reason for the new date. Null on
+   * every other entry (migration 2026_12_04_1013).
+   */
+  extended_to: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
 }
 
