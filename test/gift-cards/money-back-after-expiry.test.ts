@@ -12,9 +12,10 @@ import { balance, card, cardId, dateIn, importCards, ledger, setExpiry } from '.
 // card's date had passed, put the money back on the expired card and the next hourly expiry took it
 // all off again (an EXPIRY entry): the shopper got nothing back. The same for the card's share of an
 // order given up unpaid (a declined payment) released onto a card that expired while it was held.
-// Now a card past its date or within RETURN_VALID_DAYS of it is given until the end of that many
-// days' last day, the entry that gave the money back records the date, the expiry leaves it, and a
-// later import of the card's line with its old date does not cut the days short.
+// Now a refund to a card past its date or within RETURN_VALID_DAYS of it gives it until the end of
+// that many days' last day; a released share, the time the card had left when the order held it. The
+// entry that gave the money back records the date, the expiry leaves it, and a later import of the
+// card's line with its old date does not cut the days short.
 
 let s: RefundShop;
 beforeAll(async () => {
@@ -134,23 +135,45 @@ describe('money given back to an expired gift card', () => {
     expect((await balance(s.t, code)).json()).toMatchObject({ valid: true, balance: 50 });
   });
 
-  it('an unpaid order given up (a declined payment): its share released onto a card that expired meanwhile is usable', async () => {
-    const code = await card(s.t, 10);
+  /** A guest's order of a 20.00 book that `code`'s card paid 10.00 of, held since `heldAgo` ms, declined now. */
+  async function declinedAfterHolding(code: string, heldAgo: number, expiresIn: number) {
     const link = await cardCheckout(await shopperWithCard(20, code));
     expect(await ledger(db(), code)).toMatchObject({ balanceCents: 0, holds: [{ state: 'HELD', cents: 1000 }] });
-    await setExpiry(db(), code, Date.now() - DAY);
+    await db()
+      .updateTable('gift_card_hold')
+      .set({ created_at: Date.now() - heldAgo })
+      .where('order_id', '=', link.orderId)
+      .execute();
+    await setExpiry(db(), code, Date.now() + expiresIn);
     const { reference } = await createForm(s, { ...link, code: '', totalCents: 0, productId: 0 });
-    const until = await validUntilAround(async () => {
-      await s.everypay.shopper(reference, 'decline');
-      await s.everypay.callbacksIdle();
-    });
+    const before = Date.now();
+    await s.everypay.shopper(reference, 'decline');
+    await s.everypay.callbacksIdle();
     const status = await db().selectFrom('customer_order').select('status').where('id', '=', link.orderId).executeTakeFirstOrThrow();
     expect(status.status).toBe('PAYMENT_FAILED');
+    return { before, after: Date.now() };
+  }
+
+  it('an unpaid order given up (a declined payment): a card that expired while it held the share gets back the time it had left', async () => {
+    const code = await card(s.t, 10);
+    // Held three days ago, when the card had two days left; its date passed yesterday.
+    const { before, after } = await declinedAfterHolding(code, 3 * DAY, -DAY);
     const extended = await expiresAt(code);
-    expect(until).toContain(extended);
+    expect(extended).toBeGreaterThanOrEqual(before + 2 * DAY);
+    expect(extended).toBeLessThanOrEqual(after + 2 * DAY + 1000);
     expect(await givenBack(code)).toEqual([{ kind: 'RELEASE', amount_cents: 1000, extended_to: extended }]);
     await expireCards(db(), Date.now());
     expect((await balance(s.t, code)).json()).toMatchObject({ valid: true, balance: 10, expiresAt: new Date(extended).toISOString() });
+  });
+
+  it('a released share gives a card still valid no more time: an order left unpaid cannot keep a card alive', async () => {
+    const code = await card(s.t, 10);
+    // Held a day ago, the card ending in ten days: it lost nothing, and 30 days here would renew it each month.
+    await declinedAfterHolding(code, DAY, 10 * DAY);
+    const kept = await expiresAt(code);
+    expect(kept - Date.now()).toBeLessThan(10 * DAY);
+    expect(await givenBack(code)).toEqual([{ kind: 'RELEASE', amount_cents: 1000, extended_to: null }]);
+    expect((await balance(s.t, code)).json()).toMatchObject({ valid: true, balance: 10 });
   });
 
   it("the back office's line imported again with the card's old date keeps the 30 days; a later date wins", async () => {

@@ -11,10 +11,11 @@ import type { GiftCardEntryKind, GiftCardHoldState, GiftCardTable } from './gift
 // conditional updates (HELD -> CAPTURED -> REFUNDED, HELD -> RELEASED), so an effect repeated by a
 // racing actor or a retried job does nothing the second time.
 //
-// Money given back to a card (an order's refund or released hold, a refused refund's take) must be
-// usable: a card past its date or ending within RETURN_VALID_DAYS of the return is given until the end
-// of that many days' last day (in Tallinn), in the same transaction as the credit, and the entry that
-// gives the money back records the new date (`extended_to`). The hourly expiry then finds the card
+// Money given back to a card (an order's refund, a refused refund's take) must be usable: a card past
+// its date or ending within RETURN_VALID_DAYS of the return is given until the end of that many days'
+// last day (in Tallinn); a released hold (never spent) gives a card whose date passed while it was
+// held the time it had left then. In the same transaction as the credit, and the entry that gives the
+// money back records the new date (`extended_to`). The hourly expiry then finds the card
 // valid; the back office's import keeps the later of its date and this one (gift-cards.import.ts). A
 // voided card (voidCard) is not given more time: its buyer was paid back.
 
@@ -61,15 +62,16 @@ async function credit(trx: Db, cardId: number, cents: number, now: number) {
 
 /**
  * Gives money back to the card (never refused), and a card past its date or ending before
- * returnValidUntil(now) that date, unless voided (voidCard: its order's refund paid the buyer back,
+ * returnValidUntil(now) that date (a released hold's, `heldSince`: timeLeftWhenHeld), unless voided (voidCard: its order's refund paid the buyer back,
  * so a share that comes back to it later is no one's to spend). Answers the date given, null when
  * the card keeps its own. One transaction with the credit, under the card's row lock on PostgreSQL,
  * so the expiry job's conditional update (on the balance and the date it read) cannot take the money
  * given back.
  */
-async function creditBack(trx: Db, cardId: number, cents: number, now: number): Promise<number | null> {
+async function creditBack(trx: Db, cardId: number, cents: number, now: number, heldSince?: number): Promise<number | null> {
   await credit(trx, cardId, cents, now);
-  const until = returnValidUntil(now);
+  const until = heldSince === undefined ? returnValidUntil(now) : await timeLeftWhenHeld(trx, cardId, heldSince, now);
+  if (until === null) return null;
   const moved = await trx
     .updateTable('gift_card')
     .set({ expires_at: until })
@@ -88,6 +90,19 @@ async function creditBack(trx: Db, cardId: number, cents: number, now: number): 
     )
     .executeTakeFirst();
   return Number(moved.numUpdatedRows) > 0 ? until : null;
+}
+
+/**
+ * When a card its released hold's money goes back to is valid until: the money was never spent (the
+ * order held it and was given up unpaid), so a card whose date passed while it was held gets back the
+ * time it had left when the order held it, from now; null for a card still valid (it lost nothing).
+ * No more than that: RETURN_VALID_DAYS on every release would let a card be kept for ever by an order
+ * started just before its date and left unpaid, once a month.
+ */
+async function timeLeftWhenHeld(trx: Db, cardId: number, heldSince: number, now: number): Promise<number | null> {
+  const card = await trx.selectFrom('gift_card').select('expires_at').where('id', '=', cardId).executeTakeFirstOrThrow();
+  const expiresAt = Number(card.expires_at);
+  return expiresAt > now || expiresAt <= heldSince ? null : now + (expiresAt - heldSince);
 }
 
 /** Takes from the balance when it covers the sum and the card has not expired; false otherwise. */
@@ -148,12 +163,12 @@ export async function reserve(trx: Db, cardId: number, orderId: number, cents: n
 async function holdsOf(trx: Db, orderId: number, state: GiftCardHoldState) {
   const rows = await trx
     .selectFrom('gift_card_hold')
-    .select(['gift_card_id', 'amount_cents'])
+    .select(['gift_card_id', 'amount_cents', 'created_at'])
     .where('order_id', '=', orderId)
     .where('state', '=', state)
     .orderBy('gift_card_id')
     .execute();
-  return rows.map((row) => ({ cardId: Number(row.gift_card_id), cents: Number(row.amount_cents) }));
+  return rows.map((row) => ({ cardId: Number(row.gift_card_id), cents: Number(row.amount_cents), heldSince: Number(row.created_at) }));
 }
 
 /** What the order's cards paid and still have to give back: the sum of its CAPTURED holds. */
@@ -220,13 +235,14 @@ export async function hasReleasedHolds(trx: Db, orderId: number): Promise<boolea
 }
 
 /**
- * The order will not be paid, or its money goes back: held amounts are released, taken ones refunded
- * to the card; a card past or near its date is given RETURN_VALID_DAYS to spend them (creditBack).
+ * The order will not be paid, or its money goes back: held amounts are released (a card whose date
+ * passed while held gets the time it had left then), taken ones refunded to the card (a card past or
+ * near its date is given RETURN_VALID_DAYS to spend them): creditBack.
  */
 export async function giveBackOrder(trx: Db, orderId: number, now: number): Promise<void> {
-  for (const { cardId, cents } of await holdsOf(trx, orderId, 'HELD')) {
+  for (const { cardId, cents, heldSince } of await holdsOf(trx, orderId, 'HELD')) {
     if (!(await moveHold(trx, cardId, orderId, 'HELD', 'RELEASED', now))) continue;
-    const extendedTo = await creditBack(trx, cardId, cents, now);
+    const extendedTo = await creditBack(trx, cardId, cents, now, heldSince);
     await addEntry(trx, { cardId, kind: 'RELEASE', amountCents: cents, heldCents: -cents, orderId, now, extendedTo });
   }
   for (const { cardId, cents } of await holdsOf(trx, orderId, 'CAPTURED')) {
