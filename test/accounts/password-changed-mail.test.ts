@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccountsTestApp,
   login,
+  verify,
   mailsTo,
   mailTo,
   registerVerified,
@@ -137,5 +138,31 @@ describe('a first password', () => {
     await t.drainJobs();
     expect(mailsTo(t, email)).toHaveLength(1);
     expect(notices(email)).toEqual([]);
+  });
+});
+
+describe('a password replaced through a verification or invitation link', () => {
+  // A person who has an account with a password is invited to a company: following the invitation
+  // link sets a password, so it replaces theirs (and ends their sessions). Whoever held the link (a
+  // forwarded invitation) had the account, and the owner was told nothing.
+  it("by accepting a company's invitation tells the login email, naming the invitation", async () => {
+    const email = uniqueEmail('invited-existing');
+    await registerVerified(t, email);
+    await t.database.db.updateTable('app_user').set({ language: 'en' }).where('email', '=', email).execute();
+    const master = await companyMaster(t, 'BUSINESS');
+    await invite(t, master.token, email);
+    const invitation = await mailTo(t, email, /^You are invited to the account of /);
+    const accepted = await verify(t, tokenFromMail(invitation, 'verificationToken'), undefined, {
+      password: NEW_PASSWORD,
+      passwordRepeat: NEW_PASSWORD,
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    const notice = await mailTo(t, email, CHANGED);
+    expect(notice.subject).toBe('Your password was changed – Main store');
+    expect(notice.text).toContain("A new password was set for your account in Main store with a company's invitation link");
+    expect(notice.text).not.toContain('password reset link');
+    for (const secret of [NEW_PASSWORD, 'verificationToken', 'http']) expect(notice.text).not.toContain(secret);
+    expect(notices(email)).toHaveLength(1);
+    expect((await login(t, email, NEW_PASSWORD, 'WEB', 'BUSINESS')).statusCode).toBe(200);
   });
 });

@@ -16,14 +16,20 @@ export const ACCOUNT_MAIL_JOB = 'account.mail';
  * No token travels in a job: a mail that needs one (the verification and reset links) mints it
  * when it is sent, so no secret sits in the job table.
  */
+/** The link that replaced a password: a reset's when not said (jobs queued before `via`). */
+export type PasswordChangedVia = 'reset' | 'verification' | 'invitation';
+
 export type AccountMail =
   | AccountRequest
   // invitation: a company's master asked this person in (the mail names the company).
   | { kind: 'verification'; userId: number; clientAccountId: number; language: Language; invitation?: boolean }
   | { kind: 'otherStore'; userId: number; storeCode: string; otherStoreCode: string; language: Language }
   | { kind: 'reset'; userId: number; storeCode: string; language: Language }
-  /** A reset link was used: the password was replaced (no link, no token: a notice). */
-  | { kind: 'passwordChanged'; userId: number; storeCode: string; language: Language }
+  /**
+   * A link replaced the password (no link, no token: a notice): a reset link, or (`via`) a
+   * verification or company invitation link followed by someone who had a password already.
+   */
+  | { kind: 'passwordChanged'; userId: number; storeCode: string; language: Language; via?: PasswordChangedVia }
   /** Queued no more (an approved wholesale account is confirmed by mail); kept for jobs already queued. */
   | { kind: 'wholesaleApproved'; userId: number; storeCode: string; language: Language }
   | { kind: 'wholesaleRejected'; requestId: number }

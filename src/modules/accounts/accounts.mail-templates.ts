@@ -1,5 +1,6 @@
 import type { Language } from '../../i18n/index.js';
 import { escapeHtml } from '../../infra/html.js';
+import type { PasswordChangedVia } from './accounts.jobs.js';
 
 /** A mail as data: rendered to both HTML and text so the two never disagree. */
 export interface MailContent {
@@ -139,12 +140,30 @@ export const resetMail: Templates<{ name: string; storeName: string; url: string
   }),
 };
 
-export const passwordChangedMail: Templates<{ name: string; storeName: string }> = {
+const passwordChangedLink: Record<Language, Record<PasswordChangedVia, string>> = {
+  et: {
+    reset: 'sellele aadressile saadetud parooli taastamise lingiga',
+    verification: 'sellele aadressile saadetud e-posti kinnitamise lingiga',
+    invitation: 'sellele aadressile saadetud ettevõtte kutse lingiga',
+  },
+  en: {
+    reset: 'with the password reset link mailed to this address',
+    verification: 'with the email verification link mailed to this address',
+    invitation: "with a company's invitation link mailed to this address",
+  },
+  ru: {
+    reset: 'по ссылке для восстановления пароля, отправленной на этот адрес',
+    verification: 'по ссылке для подтверждения адреса, отправленной на этот адрес',
+    invitation: 'по ссылке приглашения компании, отправленной на этот адрес',
+  },
+};
+
+export const passwordChangedMail: Templates<{ name: string; storeName: string; via: PasswordChangedVia }> = {
   et: (p) => ({
     subject: `Teie parool muudeti – ${p.storeName}`,
     paragraphs: [
       `Tere, ${p.name}!`,
-      `Teie kontole poes ${p.storeName} määrati uus parool sellele aadressile saadetud parooli taastamise lingiga ja kõik konto seansid lõpetati: logige uue parooliga uuesti sisse.`,
+      `Teie kontole poes ${p.storeName} määrati uus parool ${passwordChangedLink.et[p.via]} ja kõik konto seansid lõpetati: logige uue parooliga uuesti sisse.`,
       'Kui see ei olnud teie, taastage parool kohe ja võtke meiega ühendust.',
     ],
   }),
@@ -152,7 +171,7 @@ export const passwordChangedMail: Templates<{ name: string; storeName: string }>
     subject: `Your password was changed – ${p.storeName}`,
     paragraphs: [
       `Hello ${p.name},`,
-      `A new password was set for your account in ${p.storeName} with the password reset link mailed to this address, and every session of the account was ended: log in again with the new password.`,
+      `A new password was set for your account in ${p.storeName} ${passwordChangedLink.en[p.via]}, and every session of the account was ended: log in again with the new password.`,
       'If this was not you, reset your password at once and contact us.',
     ],
   }),
@@ -160,7 +179,7 @@ export const passwordChangedMail: Templates<{ name: string; storeName: string }>
     subject: `Ваш пароль изменён – ${p.storeName}`,
     paragraphs: [
       `Здравствуйте, ${p.name}!`,
-      `Для вашей учётной записи в ${p.storeName} задан новый пароль по ссылке для восстановления пароля, отправленной на этот адрес, и все сеансы учётной записи завершены: войдите снова с новым паролем.`,
+      `Для вашей учётной записи в ${p.storeName} задан новый пароль ${passwordChangedLink.ru[p.via]}, и все сеансы учётной записи завершены: войдите снова с новым паролем.`,
       'Если это были не вы, немедленно восстановите пароль и свяжитесь с нами.',
     ],
   }),

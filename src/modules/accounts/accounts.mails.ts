@@ -108,7 +108,10 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
         const user = await findUserById(db, mail.userId);
         if (!user || isErasedEmail(user.email)) return 'skipped';
         const store = await storeOf(mail.storeCode);
-        return send(user.email, passwordChangedMail[mail.language]({ name: displayName(user), storeName: store.name }));
+        return send(
+          user.email,
+          passwordChangedMail[mail.language]({ name: displayName(user), storeName: store.name, via: mail.via ?? 'reset' }),
+        );
       }
       case 'otherStore': {
         const user = await findUserById(db, mail.userId);

@@ -3,11 +3,13 @@ import { normaliseEmail } from '../../infra/email-address.js';
 import { forgetRefusedAddress } from '../../infra/mail/refused-addresses.js';
 import type { Db } from '../../db/database.js';
 import { badRequest } from '../../infra/domain-error.js';
+import { isLanguage } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
 import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { setConfirmedAddressConsent } from '../newsletter/index.js';
 import type { AccountsConfig } from './accounts.config.js';
+import { queueAccountMail } from './accounts.jobs.js';
 import type { MailboxProven } from './accounts.context.js';
 import {
   changeAccountStatus,
@@ -138,8 +140,15 @@ export async function completeVerification(
   // nobody had confirmed is theirs now, and the sessions whoever made it opened end.
   const takenOver = await mailboxProven(trx, user.id, now);
   await forgetRefusedAddress(trx, user.email);
-  // A password that replaces an earlier one ends the sessions made with it.
+  // A password that replaces an earlier one ends the sessions made with it, and, as a reset's does,
+  // tells the login email (a person with an account invited to a company, say): whoever held the link
+  // has the account now. A first password is no change and is not told.
   if (takenOver || user.password_hash !== null) await revokeAllTokensOfUser(trx, user.id);
+  if (user.password_hash !== null) {
+    const language = isLanguage(user.language) ? user.language : 'et';
+    const mail = { userId: user.id, storeCode: account.store_code, language, via: verification.from };
+    await queueAccountMail(trx, config, { kind: 'passwordChanged', ...mail }, now);
+  }
   const accessToken = await issueAccessToken(trx, config, account, account.type, now, { method: 'verification' });
   await queueCompleteRegistration(trx, completeRegistrationEvent(user, account.store_code, now), {
     maxAttempts: config.jobs.maxAttempts,
