@@ -101,6 +101,7 @@ import * as addOrderPaymentRefundRefused from './2026_12_03_1245_add_order_payme
 import * as indexOrderPaymentRefundRefused from './2026_12_03_1500_index_order_payment_refund_refused.js';
 import * as indexContentWindows from './2026_12_04_1010_index_content_windows.js';
 import * as addGiftCardEntryExtendedTo from './2026_12_04_1013_add_gift_card_entry_extended_to.js';
+import * as widenPaymentCallbackState from './2026_12_05_1340_widen_payment_callback_state.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -207,4 +208,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_1500_index_order_payment_refund_refused': indexOrderPaymentRefundRefused,
   '2026_12_04_1010_index_content_windows': indexContentWindows,
   '2026_12_04_1013_add_gift_card_entry_extended_to': addGiftCardEntryExtendedTo,
+  '2026_12_05_1340_widen_payment_callback_state': widenPaymentCallbackState,
 };

@@ -145,6 +145,7 @@ export interface OrderRefundTable {
 export interface PaymentCallbackTable {
   gateway: string;
   reference: string;
+  /** The state confirmed; a refund's is `refunded:<cents refunded in all>` (varchar(32), migration 2026_12_05_1340). */
   state: string;
   order_id: number | null;
   outcome: string;
