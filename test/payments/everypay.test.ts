@@ -3,6 +3,7 @@ import {
   createEveryPayGateway,
   GatewayRefusedError,
   GatewayUnavailableError,
+  isGatewayOutage,
   type CreatePaymentInput,
   type EveryPayConfig,
   type PaymentGateway,
@@ -196,27 +197,47 @@ describe('EveryPay gateway', () => {
 
   it('counts a 5xx, no answer within the timeout, an answer that is not JSON or not a payment as unavailable', async () => {
     const { reference } = await gateway.createPayment(input());
+    // Each with whether it is an outage (every payment's look-up meets it: they pause) or an answer about
+    // this payment that cannot be read (a state or amount the shop does not know: the others are asked).
     const breakages = [
-      { status: 500 },
-      { status: 503, body: '<html>maintenance</html>' },
-      'bad-json' as const,
-      { status: 200, body: '{"payment_reference": 42}' },
-      {
-        status: 200,
-        body: JSON.stringify({ payment_reference: reference, order_reference: 'WT1', payment_state: 'teleported', initial_amount: 1 }),
-      },
-      {
-        status: 200,
-        body: JSON.stringify({ payment_reference: 'another', order_reference: 'WT1', payment_state: 'settled', initial_amount: 1 }),
-      },
-      {
-        status: 200,
-        body: JSON.stringify({ payment_reference: reference, order_reference: 'WT1', payment_state: 'settled', initial_amount: 1.234 }),
-      },
-    ];
-    for (const breakage of breakages) {
+      [{ status: 500 }, true],
+      [{ status: 503, body: '<html>maintenance</html>' }, true],
+      ['bad-json' as const, true],
+      [{ status: 200, body: '{"payment_reference": 42}' }, true],
+      [
+        {
+          status: 200,
+          body: JSON.stringify({ payment_reference: reference, order_reference: 'WT1', payment_state: 'teleported', initial_amount: 1 }),
+        },
+        false,
+      ],
+      [
+        {
+          status: 200,
+          body: JSON.stringify({ payment_reference: 'another', order_reference: 'WT1', payment_state: 'settled', initial_amount: 1 }),
+        },
+        true,
+      ],
+      [
+        {
+          status: 200,
+          body: JSON.stringify({ payment_reference: reference, order_reference: 'WT1', payment_state: 'settled', initial_amount: 1.234 }),
+        },
+        false,
+      ],
+      [
+        {
+          status: 200,
+          body: JSON.stringify({ payment_reference: reference, order_reference: 'WT1', payment_state: 'settled', initial_amount: -1 }),
+        },
+        false,
+      ],
+    ] as const;
+    for (const [breakage, outage] of breakages) {
       everypay.breakApi(breakage, 1);
-      await expect(gateway.fetchStatus(reference), JSON.stringify(breakage)).rejects.toBeInstanceOf(GatewayUnavailableError);
+      const failure = await gateway.fetchStatus(reference).catch((err: unknown) => err);
+      expect(failure, JSON.stringify(breakage)).toBeInstanceOf(GatewayUnavailableError);
+      expect(isGatewayOutage(failure), JSON.stringify(breakage)).toBe(outage);
     }
     everypay.breakApi({ status: 502 }, 1);
     await expect(gateway.createPayment(input())).rejects.toBeInstanceOf(GatewayUnavailableError);

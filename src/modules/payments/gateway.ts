@@ -146,6 +146,20 @@ export class GatewayUnavailableError extends Error {
 }
 
 /**
+ * The gateway answered about one payment, and the answer cannot be read (EveryPay: a payment_state the
+ * shop does not know, an amount it cannot parse). The payment cannot be told about for now, as when the
+ * gateway is unavailable, and is asked about again later; but the gateway answered, and answers the other
+ * payments as ever, so it is no outage (isGatewayOutage): taken for one, that one payment's callback paused
+ * every other payment's look-up, its own retries again and again.
+ */
+export class GatewayAnswerUnreadableError extends GatewayUnavailableError {
+  constructor(gateway: GatewayName, message: string) {
+    super(gateway, message);
+    this.name = 'GatewayAnswerUnreadableError';
+  }
+}
+
+/**
  * What a refusal is of: `what-was-asked` (an amount over what is left, a payment in a state that cannot
  * be refunded, a nonce used already, a malformed request), which the same request meets again, so the
  * caller may take it as the answer about that payment; or `the-caller` (the shop's credentials or rights:
@@ -197,8 +211,10 @@ export async function refundOrLookUp(gateway: PaymentGateway, reference: string,
  * Whether the gateway cannot answer the shop about any payment for now: down, failing or throttling the
  * shop (unavailable), or refusing the shop itself (its credentials, its rights, an API address that is
  * not the gateway's). Every other look-up meets it too until it passes or an operator puts it right,
- * so the callbacks' and returns' look-ups pause on it (orders' bank routes).
+ * so the callbacks' and returns' look-ups pause on it (orders' bank routes). An answer about one payment
+ * that cannot be read (GatewayAnswerUnreadableError) is none: the other payments are answered.
  */
 export function isGatewayOutage(error: unknown): boolean {
+  if (error instanceof GatewayAnswerUnreadableError) return false;
   return error instanceof GatewayUnavailableError || (error instanceof GatewayRefusedError && error.refusal === 'the-caller');
 }

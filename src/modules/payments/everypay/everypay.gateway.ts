@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  GatewayAnswerUnreadableError,
   GatewayRefusedError,
   GatewayUnavailableError,
   type CreatedPayment,
@@ -97,6 +98,11 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     return new GatewayUnavailableError('everypay', `${what}: unexpected answer (${detail})`);
   }
 
+  /** EveryPay's answer about one payment that the shop cannot read: that payment waits, the others do not (no outage). */
+  function unreadable(what: string, detail: string): GatewayAnswerUnreadableError {
+    return new GatewayAnswerUnreadableError('everypay', `${what}: unexpected answer (${detail})`);
+  }
+
   /** The JSON body with the amount written as decimal euros with two decimals (12.30, not 12.3). */
   function jsonWithAmount(fields: Record<string, unknown>, amountCents: number, zeroAllowed = false): string {
     if (!Number.isSafeInteger(amountCents) || amountCents < (zeroAllowed ? 0 : 1))
@@ -112,20 +118,26 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     // EveryPay's own 404 names its error ("payment not found"); any other 404 is the shop's setup (refused).
     if (answer.status === 404 && isEveryPayError(answer.json)) return null;
     if (answer.status >= 400) throw refused(what, answer);
-    if (!checkPayment.Check(answer.json)) throw unexpected(what, 'not a payment');
+    // An answer naming the payment asked about is EveryPay's word on it, however odd its fields: that one
+    // payment cannot be read. Anything else (another payment, no payment at all) is no answer of EveryPay's.
+    if (!checkPayment.Check(answer.json))
+      throw namesPayment(answer.json, reference) ? unreadable(what, 'a payment it cannot read') : unexpected(what, 'not a payment');
     if (answer.json.payment_reference !== reference) throw unexpected(what, 'another payment');
     return statusOf(answer.json, what);
   }
 
-  /** A payment object of the API in the shop's words; anything it cannot read is the provider being unavailable. */
+  /**
+   * A payment object of the API in the shop's words; one it cannot read (a state it does not know, an amount
+   * it cannot parse) is that payment unreadable for now, as the provider unavailable would be, but no outage.
+   */
   function statusOf(payment: WirePayment, what: string): PaymentStatus {
     const reference = payment.payment_reference;
-    if (!REFERENCE.test(reference)) throw unexpected(what, 'payment reference');
+    if (!REFERENCE.test(reference)) throw unreadable(what, 'payment reference');
     const state = stateOf(payment.payment_state);
-    if (state === undefined) throw unexpected(what, `unknown payment_state "${payment.payment_state.slice(0, 64)}"`);
+    if (state === undefined) throw unreadable(what, `unknown payment_state "${payment.payment_state.slice(0, 64)}"`);
     const amountCents = centsOf(payment.initial_amount);
     const standing = payment.standing_amount == null ? undefined : centsOf(payment.standing_amount);
-    if (amountCents === undefined || (payment.standing_amount != null && standing === undefined)) throw unexpected(what, 'amount');
+    if (amountCents === undefined || (payment.standing_amount != null && standing === undefined)) throw unreadable(what, 'amount');
     // After a refund the standing amount is what is left; without it the refund was whole.
     const refundedCents = state === 'refunded' ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0))) : 0;
     const card = cardOf(payment);
@@ -270,6 +282,11 @@ function redirectTo(link: string, what: string) {
     throw new GatewayUnavailableError('everypay', `${what}: the payment link is not http(s)`);
   const fields = Object.fromEntries(url.searchParams);
   return { url: `${url.origin}${url.pathname}`, method: 'GET' as const, fields };
+}
+
+/** Whether a JSON answer names the payment `reference` (its payment_reference), whatever else it holds. */
+function namesPayment(json: unknown, reference: string): boolean {
+  return fieldOf(json) === reference;
 }
 
 function fieldOf(source: unknown): string | undefined {
