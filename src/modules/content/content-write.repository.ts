@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 
 // The content module's writes: upsert by code (reporting whether anything changed, so a re-import
@@ -17,7 +18,9 @@ function same(stored: unknown, wanted: Column): boolean {
 
 /**
  * Inserts or updates the row with this code. `children` replaces what hangs off the row and says
- * whether that changed; the row's updated_at moves only when something did.
+ * whether that changed; the row's updated_at moves only when something did. An existing row is
+ * locked first (PostgreSQL): two writes of one item at once read its children one after the other,
+ * where both read them before either wrote and a page kept both writes' blocks.
  */
 export async function upsertByCode(
   trx: Kysely<Database>,
@@ -27,8 +30,11 @@ export async function upsertByCode(
   now: number,
   children?: (id: number, isNew: boolean) => Promise<boolean>,
 ): Promise<{ id: number; outcome: Outcome }> {
-  const existing = (await trx.selectFrom(table).selectAll().where('code', '=', code).executeTakeFirst()) as
-    Record<string, unknown> | undefined;
+  const existing = (await lockedOnPostgres(
+    trx,
+    trx.selectFrom(table).selectAll().where('code', '=', code),
+    'no key update',
+  ).executeTakeFirst()) as Record<string, unknown> | undefined;
   if (existing === undefined) {
     const inserted = await trx
       .insertInto(table)
