@@ -1,4 +1,5 @@
 import type { Insertable, Transaction } from 'kysely';
+import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 
 // Writing the module's coded records (imports and admin edits): upsert by code, writing only
@@ -23,7 +24,9 @@ function same(stored: unknown, wanted: unknown): boolean {
 
 /**
  * Inserts or updates the record with this code; `children` replaces its child rows (names,
- * tags, translations) and says whether it changed any.
+ * tags, translations) and says whether it changed any. An existing record is locked first
+ * (PostgreSQL): two writes of one record at once read its child rows one after the other, where
+ * both read them before either wrote and a post kept both writes' tags.
  */
 export async function upsertCoded<T extends CodedTable>(
   trx: Trx,
@@ -34,7 +37,7 @@ export async function upsertCoded<T extends CodedTable>(
   children: (id: number) => Promise<boolean> = async () => false,
 ): Promise<{ id: number; outcome: Outcome }> {
   const db = loose(trx);
-  const stored = await db.selectFrom(table).selectAll().where('code', '=', code).executeTakeFirst();
+  const stored = await lockedOnPostgres(trx, db.selectFrom(table).selectAll().where('code', '=', code), 'no key update').executeTakeFirst();
   if (!stored) {
     const row = await db
       .insertInto(table)
