@@ -222,6 +222,20 @@ const CASES: RuleCase[] = [
     messages: listedTwice('talv'),
   },
   {
+    // 'İ' lower-cases to two characters (i and a combining dot): 40 of them are 80, past the column's 60,
+    // which PostgreSQL refused with a 500.
+    rule: 'a tag longer than 60 characters once lower-cased',
+    kind: 'blog-posts',
+    code: 'R-TAG-LENGTH',
+    body: post('r-tag-length', { tags: ['talv', 'İ'.repeat(40)] }),
+    field: 'tags.1',
+    messages: {
+      en: 'must be at most 60 characters in lower case',
+      et: 'võib väiketähtedes olla kuni 60 märki',
+      ru: 'должен содержать не более 60 символов в нижнем регистре',
+    },
+  },
+  {
     rule: 'a weekday listed twice',
     kind: 'shop-schedules',
     code: 'VIRU',

@@ -23,6 +23,7 @@ const en = {
   'blog.rule.closedDayHours': 'a closed day has no opens or closes',
   'blog.rule.openDayHours': 'give opens and closes, or closed: true',
   'blog.rule.unknownShop': 'there is no shop "{shop}"',
+  'blog.rule.tagLength': 'must be at most {max} characters in lower case',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -45,6 +46,7 @@ const et: Record<keyof typeof en, string> = {
   'blog.rule.closedDayHours': 'suletud päeval ei ole opens ega closes',
   'blog.rule.openDayHours': 'andke opens ja closes või closed: true',
   'blog.rule.unknownShop': 'poodi "{shop}" ei ole',
+  'blog.rule.tagLength': 'võib väiketähtedes olla kuni {max} märki',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -67,6 +69,7 @@ const ru: Record<keyof typeof en, string> = {
   'blog.rule.closedDayHours': 'у закрытого дня нет opens и closes',
   'blog.rule.openDayHours': 'укажите opens и closes или closed: true',
   'blog.rule.unknownShop': 'магазина «{shop}» нет',
+  'blog.rule.tagLength': 'должен содержать не более {max} символов в нижнем регистре',
 };
 
 export const blogMessages = { en, et, ru };

@@ -47,6 +47,9 @@ function ruleParser<S extends TSchema, R>(schema: S, convert: (line: Static<S>) 
   };
 }
 
+/** A tag's characters as stored, lower-cased (blog_post_tag.tag is varchar(60), as the line's tags are). */
+const MAX_TAG_LENGTH = 60;
+
 const sanitized = (html: string | null | undefined) => (html === null || html === undefined ? null : sanitizeHtmlContent(html));
 
 function window(line: { visibleFrom?: string | null; visibleTo?: string | null; publishedAt: string }) {
@@ -88,6 +91,10 @@ const blogPost: ContentKind<PostLine> = {
   schema: BlogPostLine,
   parse: ruleParser(BlogPostLine, (line) => {
     const tags = (line.tags ?? []).map((tag) => tag.toLowerCase());
+    // Lower case can be longer ('İ' is 'i' and a combining dot): the column holds MAX_TAG_LENGTH characters.
+    tags.forEach((tag, index) => {
+      if ([...tag].length > MAX_TAG_LENGTH) throw new KeyedLineError(`tags/${index}`, 'blog.rule.tagLength', { max: MAX_TAG_LENGTH });
+    });
     unique(tags, 'tags');
     return { ...line, tags, ...window(line) };
   }),
