@@ -46,6 +46,16 @@ beforeAll(async () => {
   expect(posts.json(), posts.body).toMatchObject({ errorCount: 0 });
   const items = await importContent(t, 'news', [news('OPEN'), news('CLOSING', { visibleTo: iso(NOW + 200 * SECOND) })]);
   expect(items.json(), items.body).toMatchObject({ errorCount: 0 });
+  const pages = await importContent(t, 'content-pages', [
+    {
+      code: 'LEAVING',
+      store: 'WEB',
+      slug: 'lahkub',
+      visibleTo: iso(NOW + 150 * SECOND),
+      translations: { et: { title: 'Lahkub', body: '<p>x</p>' } },
+    },
+  ]);
+  expect(pages.json(), pages.body).toMatchObject({ errorCount: 0 });
 });
 afterAll(() => t.close());
 
@@ -71,6 +81,14 @@ describe('how long a blog or news answer may be kept', () => {
     expect(await cacheControl('/blog/ends')).toBe('public, max-age=120');
     expect(await cacheControl('/news/closing')).toBe('public, max-age=200');
     expect(await cacheControl('/news')).toBe('public, max-age=200');
+  });
+
+  it("for a QR code of a post, news item or content page, ends when the item's own window ends", async () => {
+    // A QR code of an item past its end is a 404; kept for ten minutes it pointed at a page gone.
+    expect(await cacheControl('/qr-code/blog-STAYS')).toBe('public, max-age=600');
+    expect(await cacheControl('/qr-code/blog-ENDS')).toBe('public, max-age=120');
+    expect(await cacheControl('/qr-code/news-CLOSING')).toBe('public, max-age=200');
+    expect(await cacheControl('/qr-code/page-LEAVING')).toBe('public, max-age=150');
   });
 
   it('is private to a retail customer and never stored for an operator preview', async () => {

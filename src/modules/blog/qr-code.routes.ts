@@ -4,9 +4,9 @@ import QRCode from 'qrcode';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors } from '../../http/schemas.js';
-import { contentCacheFor } from '../content/index.js';
+import { CONTENT_MAX_AGE_SECONDS, contentCacheFor } from '../content/index.js';
 import type { ContentReadDeps } from './posts.routes.js';
-import { qrTargetPath } from './qr-targets.js';
+import { qrTarget } from './qr-targets.js';
 
 /** How the SVG is drawn; tests draw the expected URL with the same options and compare. */
 export const QR_OPTIONS = { type: 'svg', errorCorrectionLevel: 'M', margin: 2 } as const;
@@ -35,10 +35,12 @@ export const qrCodeRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (a
     async (request, reply) => {
       const caller = await callerOf(request);
       const store = requestStore(request);
-      const path = await qrTargetPath(database.db, store.code, request.params.code, request.actionTime);
-      if (path === undefined) throw new HttpError(404, 'blog.qrCodeNotFound', { code: request.params.code.slice(0, 60) });
-      contentCacheFor(reply, caller.kind);
-      return reply.type('image/svg+xml; charset=utf-8').send(await qrSvg(`${store.frontendUrl}${path}`));
+      const now = request.actionTime;
+      const target = await qrTarget(database.db, store.code, request.params.code, now);
+      if (target === undefined) throw new HttpError(404, 'blog.qrCodeNotFound', { code: request.params.code.slice(0, 60) });
+      // Not kept past the end of a post's, news item's or page's window, when the code is a 404.
+      contentCacheFor(reply, caller.kind, Math.min(CONTENT_MAX_AGE_SECONDS, Math.max(0, Math.floor((target.until - now) / 1000))));
+      return reply.type('image/svg+xml; charset=utf-8').send(await qrSvg(`${store.frontendUrl}${target.path}`));
     },
   );
 };

@@ -12,13 +12,25 @@ import { shownShopId } from './schedule.repository.js';
 //   page-<page code>          a published content page  <front-end>/content-page/<slug>
 //   redirect-<redirect code>  an active redirect's old path (the front-end sends it on), so a
 //                             printed code can be pointed elsewhere later: <front-end><path>
-// Unknown kind or code: 404.
+// Unknown kind or code: 404. A published item's target lasts until its window ends (`until`): a QR
+// code answer is not kept past that, when the item's page is a 404.
 
 export const QR_KINDS = ['product', 'shop', 'blog', 'news', 'page', 'redirect'] as const;
 
-type PathOf = (db: Db, store: string, code: string, now: number) => Promise<string | undefined>;
+/** A QR code's front-end path, and until when it holds (Unix ms; Infinity: no end known ahead). */
+export interface QrTarget {
+  path: string;
+  until: number;
+}
 
-const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
+type TargetOf = (db: Db, store: string, code: string, now: number) => Promise<QrTarget | undefined>;
+
+const lasting = (path: string): QrTarget => ({ path, until: Infinity });
+/** A published item's page, at `prefix`/its slug, until its window ends. */
+const published = (prefix: string, row: { slug: string; visible_to: number | string | null } | undefined): QrTarget | undefined =>
+  row && { path: `${prefix}/${encodeURIComponent(row.slug)}`, until: row.visible_to === null ? Infinity : Number(row.visible_to) };
+
+const TARGETS: Record<(typeof QR_KINDS)[number], TargetOf> = {
   async product(db, store, code) {
     // The catalogue's rule for the public (active, in the store's assortment, not hidden from it): a
     // code for a product the store does not sell would draw a link to a page that is a 404 there.
@@ -28,40 +40,40 @@ const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
       .where('p.code', '=', code)
       .where(visibleProduct(store, GUEST))
       .executeTakeFirst();
-    return row ? `/product/${row.id}` : undefined;
+    return row ? lasting(`/product/${row.id}`) : undefined;
   },
   async shop(db, _store, code) {
-    return (await shownShopId(db, code)) === undefined ? undefined : `/shop/${encodeURIComponent(code)}`;
+    return (await shownShopId(db, code)) === undefined ? undefined : lasting(`/shop/${encodeURIComponent(code)}`);
   },
   async blog(db, store, code, now) {
     const row = await db
       .selectFrom('blog_post')
-      .select('slug')
+      .select(['slug', 'visible_to'])
       .where('code', '=', code)
       .where('store_code', '=', store)
       .where(publishedAt('blog_post', now))
       .executeTakeFirst();
-    return row ? `/blog/${encodeURIComponent(row.slug)}` : undefined;
+    return published('/blog', row);
   },
   async news(db, store, code, now) {
     const row = await db
       .selectFrom('news')
-      .select('slug')
+      .select(['slug', 'visible_to'])
       .where('code', '=', code)
       .where('store_code', '=', store)
       .where(publishedAt('news', now))
       .executeTakeFirst();
-    return row ? `/news/${encodeURIComponent(row.slug)}` : undefined;
+    return published('/news', row);
   },
   async page(db, store, code, now) {
     const row = await db
       .selectFrom('content_page')
-      .select('slug')
+      .select(['slug', 'visible_to'])
       .where('code', '=', code)
       .where('store_code', '=', store)
       .where(publishedAt('content_page', now))
       .executeTakeFirst();
-    return row ? `/content-page/${encodeURIComponent(row.slug)}` : undefined;
+    return published('/content-page', row);
   },
   async redirect(db, store, code) {
     const row = await db
@@ -71,12 +83,12 @@ const TARGETS: Record<(typeof QR_KINDS)[number], PathOf> = {
       .where('store_code', '=', store)
       .where('is_active', '=', true)
       .executeTakeFirst();
-    return row?.path;
+    return row && lasting(row.path);
   },
 };
 
 /** The front-end path of a QR code's target in the store, or undefined when there is none. */
-export async function qrTargetPath(db: Db, store: string, qrCode: string, now: number): Promise<string | undefined> {
+export async function qrTarget(db: Db, store: string, qrCode: string, now: number): Promise<QrTarget | undefined> {
   const hyphen = qrCode.indexOf('-');
   if (hyphen <= 0) return undefined;
   const kind = qrCode.slice(0, hyphen);
