@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOfficeApp } from '../helpers/back-office.js';
+import { createShop } from '../helpers/catalogue.js';
 import { withTableHeld } from '../helpers/lock-waits.js';
 import type { TestApp } from '../helpers/test-app.js';
 
@@ -7,8 +8,9 @@ import type { TestApp } from '../helpers/test-app.js';
 // tags. Both read the stored tags before either wrote (PostgreSQL), the second's delete missed the
 // tags the first had just inserted, and the post kept both writes' tags. (Translations and category
 // names always share `et`, whose key made the second write run again.) The record's row is now
-// locked before its child rows are read, so the second write replaces the first's. SQLite runs one
-// write transaction at a time.
+// locked before its child rows are read, so the second write replaces the first's. A shop's schedule
+// was replaced the same way: the shop was left open on the weekdays of both. SQLite runs one write
+// transaction at a time.
 
 let t: TestApp;
 let key: string;
@@ -40,5 +42,19 @@ describe('PUT /admin/content/blog-posts/{code} of one existing post twice at onc
     for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
     const shown = await get('/blog/kaks');
     expect([['esimene'], ['teine']]).toContainEqual(shown.json().tags);
+  });
+});
+
+describe('PUT /admin/content/shop-schedules/{shop} of one shop twice at once', () => {
+  it("leaves the shop open on one of the two writes' days, not both", async () => {
+    await createShop(t.database.db, { code: 'VIRU', name: 'Viru' });
+    const week = (weekday: number) => ({ weekly: [{ weekday, opens: '10:00', closes: '18:00' }] });
+    expect((await put('shop-schedules', 'VIRU', week(1))).statusCode).toBe(200);
+    const answers = await withTableHeld(t.database.db, 'shop_opening_hours', () =>
+      Promise.all([put('shop-schedules', 'VIRU', week(2)), put('shop-schedules', 'VIRU', week(3))]),
+    );
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+    const open = (await get('/shop/VIRU/schedule')).json().weekdays.filter((day: { closed: boolean }) => !day.closed);
+    expect([[2], [3]]).toContainEqual(open.map((day: { weekday: number }) => day.weekday));
   });
 });

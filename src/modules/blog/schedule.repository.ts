@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { ScheduleData, ScheduleException } from './schedule.js';
 
 // The SQL of shop schedules: reading one shop's, and replacing it whole (the import and the admin edit).
@@ -52,8 +53,13 @@ export async function scheduleOf(db: Db, shopId: number): Promise<ScheduleData> 
   };
 }
 
-/** Replaces the shop's schedule with `data`; returns whether anything differed. */
+/**
+ * Replaces the shop's schedule with `data`; returns whether anything differed. The shop's row is
+ * locked first (PostgreSQL): two replacements at once read the stored schedule one after the other,
+ * where both read it before either wrote and the shop kept the days of both.
+ */
 export async function replaceSchedule(db: Db, shopId: number, data: ScheduleData): Promise<boolean> {
+  await lockRowsOnPostgres(db, db.selectFrom('shop').select('id').where('id', '=', shopId), 'no key update');
   const stored = await scheduleOf(db, shopId);
   if (sameSchedule(stored, data)) return false;
   await db.deleteFrom('shop_opening_hours').where('shop_id', '=', shopId).execute();
