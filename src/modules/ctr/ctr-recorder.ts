@@ -42,7 +42,10 @@ export interface CtrRecorderOptions {
   knownBanners: BannerCheck;
   /** How long counts may wait in memory before they are written. */
   intervalMs?: number;
-  /** Distinct store/banner/placement/hour keys held at most (the database is down): beyond, events are dropped. */
+  /**
+   * Distinct store/banner/placement/hour keys held at most (the database is down): beyond, events are dropped.
+   * Also the most client addresses whose placements are remembered in an hour: beyond, the first seen is forgotten.
+   */
   maxKeys?: number;
   /** Distinct placements one client address may report in an hour: its events at any other are dropped. */
   placementsPerAddress?: number;
@@ -116,10 +119,10 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
     let placements = placementsOf.get(address);
     if (placements?.has(placement)) return true;
     if (placements === undefined) {
-      if (placementsOf.size >= maxKeys) {
-        dropped += 1;
-        return false;
-      }
+      // Full: the address seen first this hour is forgotten (it may name 8 placements afresh). Refusing
+      // the new one instead left every later visitor of the hour uncounted once 50,000 addresses (IPv6
+      // /64s, one request each) had reported; forgetting gives a client nothing a new address would not.
+      if (placementsOf.size >= maxKeys) placementsOf.delete(placementsOf.keys().next().value as string);
       placements = new Set();
       placementsOf.set(address, placements);
     }
