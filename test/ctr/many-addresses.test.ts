@@ -71,3 +71,33 @@ describe('banner views from more addresses in an hour than the recorder remember
     expect(rows).toHaveLength(8);
   });
 });
+
+describe('a flush that names more banner ids than one statement may bind', () => {
+  it('writes the real banners and drops only the made-up ones', async () => {
+    const { log, lines } = recordingLogger();
+    const recorder = createCtrRecorder(t.database, log, { limits, knownBanners: existingBanners(t.database.db), intervalMs: 60_000 });
+    // A flood of made-up banner ids within one interval, past SQLite's 32,766 bound parameters.
+    for (let index = 0; index < 33_000; index += 1)
+      recorder.record({
+        event: 'view',
+        storeCode: 'WEB',
+        bannerId: 1_000_000 + index,
+        placement: 'flood',
+        sessionId: undefined,
+        address: `2001:db8:1:${index.toString(16)}::1`,
+        now,
+      });
+    recorder.record({
+      event: 'view',
+      storeCode: 'WEB',
+      bannerId,
+      placement: 'beside-flood',
+      sessionId: undefined,
+      address: '198.51.100.99',
+      now,
+    });
+    await recorder.flush();
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    expect(await viewsAt('beside-flood')).toBe(1);
+  });
+});

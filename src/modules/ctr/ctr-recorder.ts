@@ -84,7 +84,13 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
       const known = new Map<string, ReadonlySet<number>>();
       for (const storeCode of new Set(batch.map((count) => count.storeCode))) {
         const ids = [...new Set(batch.filter((count) => count.storeCode === storeCode).map((count) => count.bannerId))];
-        known.set(storeCode, await options.knownBanners(storeCode, ids));
+        // Asked in slices: a flood of made-up ids (tens of thousands a second) in one statement passed
+        // SQLite's 32,766 bound parameters, and the batch, real banners' counts with it, was lost.
+        const banners = new Set<number>();
+        for (let start = 0; start < ids.length; start += BATCH) {
+          for (const id of await options.knownBanners(storeCode, ids.slice(start, start + BATCH))) banners.add(id);
+        }
+        known.set(storeCode, banners);
       }
       const kept = batch.filter((count) => known.get(count.storeCode)?.has(count.bannerId));
       for (let start = 0; start < kept.length; start += BATCH) await addCtrCounts(database.db, kept.slice(start, start + BATCH));
