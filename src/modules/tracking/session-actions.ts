@@ -86,16 +86,22 @@ export function createSessionActionRecorder(
   const batchSize = options.batchSize ?? 500;
   const maxQueued = options.maxQueued ?? 50_000;
   let queue: SessionAction[] = [];
+  // Actions handed to a write that has not finished: they wait in memory as much as the queue does.
+  let writingCount = 0;
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let dropped = 0;
   const gate = options.limits && createSessionActionGate(options.limits);
 
   const write = (batch: SessionAction[]): Promise<void> =>
-    writeBatch(database.db, batch).then(
-      () => undefined,
-      (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
-    );
+    writeBatch(database.db, batch)
+      .then(
+        () => undefined,
+        (err: unknown) => log.error({ err, rows: batch.length }, 'session actions not recorded'),
+      )
+      .finally(() => {
+        writingCount -= batch.length;
+      });
 
   // Batches are written one after the other so they land in the order they were recorded.
   const drain = (): Promise<void> => {
@@ -106,6 +112,7 @@ export function createSessionActionRecorder(
     while (queue.length > 0) {
       const batch = queue.slice(0, batchSize);
       queue = queue.slice(batch.length);
+      writingCount += batch.length;
       writing = writing.then(() => write(batch));
     }
     if (dropped > 0) {
@@ -122,7 +129,9 @@ export function createSessionActionRecorder(
         const sessionId = normaliseSessionId(action.sessionId);
         if (sessionId === undefined || !ACTION_TYPES.includes(action.actionType) || action.productCode === '') return;
         if (gate?.isDuplicate({ ...action, sessionId })) return;
-        if (queue.length >= maxQueued) {
+        // Counted with the batches still being written: a full batch leaves the queue at once, so the
+        // queue alone never reached the cap while the database took none of them.
+        if (queue.length + writingCount >= maxQueued) {
           dropped += 1;
           return;
         }
