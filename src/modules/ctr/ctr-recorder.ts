@@ -77,6 +77,8 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
   let counts = new Map<string, CtrCount>();
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
+  // Keys handed to a write that has not finished: while the database stalls they wait in memory too.
+  let waitingKeys = 0;
   let dropped = 0;
 
   const write = async (batch: CtrCount[]): Promise<void> => {
@@ -107,7 +109,12 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
     if (counts.size > 0) {
       const batch = [...counts.values()];
       counts = new Map();
-      writing = writing.then(() => write(batch));
+      waitingKeys += batch.length;
+      writing = writing
+        .then(() => write(batch))
+        .finally(() => {
+          waitingKeys -= batch.length;
+        });
     }
     if (dropped > 0) {
       log.warn({ dropped }, 'banner views and clicks dropped: too many waiting to be written');
@@ -151,7 +158,9 @@ export function createCtrRecorder(database: DatabaseHandle, log: CtrLog, options
         const key = `${report.storeCode}|${report.bannerId}|${report.placement}|${hourStart}`;
         let count = counts.get(key);
         if (count === undefined) {
-          if (counts.size >= maxKeys) {
+          // With the batches still being written: each interval's counts leave the map for a write
+          // chained behind the one that waits, so the map alone never reached the cap in a stall.
+          if (counts.size + waitingKeys >= maxKeys) {
             dropped += 1;
             return;
           }
