@@ -39,7 +39,10 @@ export function createSessionActionGate(limits: TrackingSection): SessionActionG
   const recent = new Map<string, number>();
   return {
     admit(address, storeCode, sessionId, now) {
-      return addresses.take(addressKey(address), 1, now) || sessions.take(`${storeCode}|${sessionId}`, 1, now);
+      // The session's limit first, as the banner statistics' caps: a session past it (a runaway tab
+      // behind an office's or a carrier's shared address) was refused after taking its address's
+      // tokens, and every other session at the address was refused with it.
+      return sessions.take(`${storeCode}|${sessionId}`, 1, now) || addresses.take(addressKey(address), 1, now);
     },
     isDuplicate({ storeCode, sessionId, actionType, productCode, createdAt }) {
       const key = `${storeCode}|${sessionId}|${actionType}|${productCode}`;
