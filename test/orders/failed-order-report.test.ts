@@ -3,7 +3,9 @@ import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders } from '../../src/modules/orders/index.js';
 import { importLines } from '../basket/import-helpers.js';
 import { createProduct } from '../helpers/catalogue.js';
+import { runCli } from '../helpers/cli.js';
 import { expectErrorBody } from '../helpers/http.js';
+import { sample, scrape } from '../metrics/metrics-text.js';
 import { card, dateIn } from '../gift-cards/helpers.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { createTestApp } from '../helpers/test-app.js';
@@ -17,9 +19,11 @@ import { age, orderStatus, statusHistory } from './processing-helpers.js';
 // and it reports the order later (Shipped). The report answered 200 and left the order FAILED with
 // its card refunded: the goods shipped while the buyer had the card's money back. The report now
 // revives it (COMPLETED) and takes everything again; when it cannot (the card was spent since)
-// nothing changes and it is a 409 saying why.
+// nothing changes and it is a 409 saying why. The back office may have shipped it all the same: the
+// refusal is recorded for the operators (`order revivals --refused`, /metrics), not only logged.
 
 const HOUR = 3_600_000;
+const METRICS = 'metrics-token-0123456789';
 let t: TestApp;
 let shop: Shop;
 let key: string;
@@ -30,7 +34,10 @@ beforeAll(async () => {
       BACKOFFICE_ORDERS_URL: 'http://127.0.0.1:9/orders',
       BACKOFFICE_ORDERS_SECRET: 'x'.repeat(32),
       BACKOFFICE_ORDERS_TIMEOUT_MS: '500',
+      METRICS_TOKEN: METRICS,
     },
+    // A database file on SQLite, which the commands open beside the shop.
+    sqliteFile: true,
   });
   shop = await setUpShop(t);
   key = await createApiKey(t.database.db, 'back-office', Date.now());
@@ -49,6 +56,17 @@ const reservedOf = async (productId: number) =>
   Number(
     (await db().selectFrom('product').select('reserved_quantity').where('id', '=', productId).executeTakeFirstOrThrow()).reserved_quantity,
   );
+
+/** What `order revivals --refused` lists. */
+const refusedRevivals = async () => {
+  const listed = await runCli(['order', 'revivals', '--refused'], { DATABASE_URL: t.config.databaseUrl });
+  expect(listed.code, listed.stderr).toBe(0);
+  return listed.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+};
+const refusedGauge = async () => sample(await scrape(t, METRICS), 'storefront_orders_revival_refused');
 
 const codeOf = async (orderId: number) =>
   (await db().selectFrom('customer_order').select('code').where('id', '=', orderId).executeTakeFirstOrThrow()).code!;
@@ -110,6 +128,7 @@ describe("the back office's report of a FAILED order it has", () => {
     expect(again.json()).toEqual(reported.json());
     expect(await balanceOf(giftCard)).toBe(74.1);
     expect((await statusHistory(db(), orderId)).filter((change) => change.to_status === 'COMPLETED')).toHaveLength(1);
+    expect((await refusedRevivals()).map((line) => line.orderId)).not.toContain(orderId);
   });
 
   it("takes its discount code's use and its e-book's download again", async () => {
@@ -170,11 +189,32 @@ describe("the back office's report of a FAILED order it has", () => {
     expect(await statusHistory(db(), orderId)).toEqual(historyBefore);
     expect(await balanceOf(giftCard)).toBe(left);
 
-    // Sent again, the same answer.
-    const again = await report(code, 'Shipped', createdAt);
+    // Recorded for the operators, who settle it by hand: the back office may have shipped it.
+    const refusal = {
+      orderId,
+      orderCode: code,
+      reason: 'reviveCardsShort',
+      reportedStatus: 'Shipped',
+      reports: 1,
+      firstRefusedAt: expect.any(String),
+      lastRefusedAt: expect.any(String),
+    };
+    expect(await refusedRevivals()).toContainEqual(refusal);
+    const gauge = await refusedGauge();
+    expect(gauge).toBeGreaterThanOrEqual(1);
+
+    // Sent again, the same answer; counted as one more report of the same order.
+    const again = await report(code, 'Delivered', createdAt);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual(reported.json());
     expect(await orderStatus(db(), orderId)).toBe('FAILED');
+    expect(await refusedRevivals()).toContainEqual({ ...refusal, reportedStatus: 'Delivered', reports: 2 });
+    expect(await refusedGauge()).toBe(gauge);
+
+    // Settled by the shop (here: the order leaves FAILED), it leaves the list and the gauge.
+    await db().updateTable('customer_order').set({ status: 'CANCELLED' }).where('id', '=', orderId).execute();
+    expect((await refusedRevivals()).map((line) => line.orderId)).not.toContain(orderId);
+    expect(await refusedGauge()).toBe(gauge! - 1);
   });
 
   it('is a 409 that changes nothing when the gift card it bought was issued, then voided', async () => {
@@ -194,5 +234,8 @@ describe("the back office's report of a FAILED order it has", () => {
     expect(reported.json().message).toContain(`${code} jääb olekusse FAILED: selle ostetud kinkekaardid tühistati`);
     expect(await db().selectFrom('customer_order').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow()).toEqual(before);
     expect(await balanceOf(giftCard)).toBe(100);
+    expect(await refusedRevivals()).toContainEqual(
+      expect.objectContaining({ orderId, orderCode: code, reason: 'reviveBoughtCardsVoided', reportedStatus: 'Shipped', reports: 1 }),
+    );
   });
 });

@@ -102,6 +102,7 @@ import * as indexOrderPaymentRefundRefused from './2026_12_03_1500_index_order_p
 import * as indexContentWindows from './2026_12_04_1010_index_content_windows.js';
 import * as addGiftCardEntryExtendedTo from './2026_12_04_1013_add_gift_card_entry_extended_to.js';
 import * as widenPaymentCallbackState from './2026_12_05_1340_widen_payment_callback_state.js';
+import * as createOrderRevivalRefusal from './2026_12_05_1345_create_order_revival_refusal.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -209,4 +210,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_04_1010_index_content_windows': indexContentWindows,
   '2026_12_04_1013_add_gift_card_entry_extended_to': addGiftCardEntryExtendedTo,
   '2026_12_05_1340_widen_payment_callback_state': widenPaymentCallbackState,
+  '2026_12_05_1345_create_order_revival_refusal': createOrderRevivalRefusal,
 };

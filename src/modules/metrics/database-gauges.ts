@@ -2,6 +2,7 @@ import { Gauge, Registry } from 'prom-client';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Clock } from '../../infra/clock.js';
 import { jobBacklog } from '../../infra/jobs/queue.js';
+import { revivalRefusalCount } from '../orders/index.js';
 import { countPending } from '../search/index.js';
 import { stuckChargeCount } from '../subscriptions/index.js';
 
@@ -12,7 +13,7 @@ export interface GaugeLog {
 
 /**
  * The figures read from the database when /metrics is scraped: the outbox, the search queue, the
- * subscription charges stuck pending and the connections. Shared by every process on the database, so any one's /metrics tells them; a
+ * subscription charges stuck pending, the FAILED orders whose revival was refused and the connections. Shared by every process on the database, so any one's /metrics tells them; a
  * scrape whose reads fail still answers, with storefront_database_up 0 and these left out.
  */
 export interface DatabaseGauges {
@@ -32,6 +33,10 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
     'storefront_subscription_charges_stuck',
     'Subscription charges pending for over a day: the gateway took them and cannot settle them (storefront subscription charges --pending, then settle)',
   );
+  const revivalsRefused = gauge(
+    'storefront_orders_revival_refused',
+    'FAILED orders the back office reported having (it may have shipped them) whose revival was refused: settle them by hand (storefront order revivals --refused)',
+  );
   const connections = gauge(
     'storefront_db_connections',
     'Database connections by state: open, idle, waiting (callers waiting for one) and max',
@@ -45,10 +50,11 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
       for (const [state, value] of Object.entries(pool)) connections.set({ state }, value);
       try {
         const now = clock.now();
-        const [backlog, pending, stuck] = await Promise.all([
+        const [backlog, pending, stuck, refused] = await Promise.all([
           jobBacklog(database.db, now),
           countPending(database.db),
           stuckChargeCount(database.db, now),
+          revivalRefusalCount(database.db),
         ]);
         jobs.set({ status: 'pending' }, backlog.pending);
         jobs.set({ status: 'running' }, backlog.running);
@@ -56,10 +62,11 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
         oldest.set(backlog.oldestDueMs / 1000);
         search.set(pending);
         stuckCharges.set(stuck);
+        revivalsRefused.set(refused);
         up.set(1);
       } catch (err) {
         log.warn({ err }, 'metrics: reading the database failed');
-        for (const stale of [jobs, oldest, search, stuckCharges]) stale.reset();
+        for (const stale of [jobs, oldest, search, stuckCharges, revivalsRefused]) stale.reset();
         up.set(0);
       }
     },

@@ -18,7 +18,7 @@ import {
   RefundBody,
   RefundHeaders,
 } from './admin-orders.schemas.js';
-import { orderFeed, reportNavStatus } from './processing/admin-orders.service.js';
+import { orderFeed, reportNavStatusOf } from './processing/admin-orders.service.js';
 import { reportCollected, reportReadyForPickup, type PickupState } from './processing/pickup.service.js';
 import { refundOrder } from './processing/order-refunds.js';
 import type { Gateways } from '../payments/index.js';
@@ -114,7 +114,8 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
           'nothing and answer as the first did. A processed order the sweep failed (FAILED: its hand-off got through, the answer ' +
           "was lost) is revived, COMPLETED, taking again its gift cards' shares, its discount code's use and its downloads; " +
           'when they cannot all be taken (its gift cards were spent since, or the gift cards it bought were voided) it is a 409 ' +
-          'that says why, nothing changed and the order still FAILED: do not ship it. 409 too for an order not paid.',
+          'that says why, nothing changed and the order still FAILED: do not ship it (the refusal is recorded for the shop\'s ' +
+          'operators, who settle the order). 409 too for an order not paid.',
         security,
         params: OrderCodeParams,
         body: NavStatusBody,
@@ -124,9 +125,7 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
     async (request) => {
       const createdAt = Date.parse(request.body.createdAt);
       const now = request.actionTime;
-      return db
-        .transaction()
-        .execute((trx) => reportNavStatus(trx, request.params.code, { status: request.body.status, createdAt }, now, request.log));
+      return reportNavStatusOf(db, request.params.code, { status: request.body.status, createdAt }, now, request.log);
     },
   );
 

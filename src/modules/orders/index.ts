@@ -18,3 +18,4 @@ export { ORDER_REFUNDED_MAIL_JOB, orderRefundedMailHandler } from './processing/
 export { scheduleOrderSweep, sweepOrders, type OrderSweepDeps } from './processing/order-sweep.js';
 export { orderProcessingHandler } from './processing/process-order.js';
 export { ordersPersonalData } from './orders.personal-data.js';
+export { revivalRefusalCount } from './processing/revival-refusals.repository.js';

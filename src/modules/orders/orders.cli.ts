@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
 import { cliId, CliUsageError } from '../../infra/cli-usage.js';
 import { markPaymentRefundedByHand, refundRefusedPayments, retryPaymentRefund } from './processing/refused-refunds.js';
+import { revivalRefusals } from './processing/revival-refusals.repository.js';
 
 export const ORDER_USAGE = `  order payments --refund-refused     the payments due back (settled for an order given up) whose refund
                                       the gateway refused for good, oldest first (NDJSON); the sweep
@@ -10,12 +11,20 @@ export const ORDER_USAGE = `  order payments --refund-refused     the payments d
   order mark-refunded <paymentId>     records such a payment refunded by hand (the gateway is not
                                       asked) and mails its buyer the refund
   order retry-refund <paymentId>      hands such a payment back to the sweep, which refunds it through
-                                      its gateway`;
+                                      its gateway
+  order revivals --refused            the FAILED orders the back office reported having (it may have
+                                      shipped them) that could not be revived: their gift cards were
+                                      spent since, or the cards they bought voided (NDJSON); the shop
+                                      settles each by hand, and it leaves the list once not FAILED`;
 
 const PAYMENTS_USAGE = 'order payments --refund-refused';
+const REVIVALS_USAGE = 'order revivals --refused';
 const REFUSED_REFUND_ACTIONS = { 'mark-refunded': markPaymentRefundedByHand, 'retry-refund': retryPaymentRefund };
 
-/** `storefront order ...`: the operators' way out for refunds the gateway refused (processing/refused-refunds.ts). */
+/**
+ * `storefront order ...`: the operators' way out for refunds the gateway refused (processing/refused-refunds.ts),
+ * and the list of FAILED orders whose revival the back office's report was refused (revival-refusals.repository.ts).
+ */
 export async function orderCommand(
   deps: { db: Kysely<Database>; clock: Clock },
   args: string[],
@@ -25,6 +34,11 @@ export async function orderCommand(
   if (action === 'payments') {
     if (rest.length !== 1 || rest[0] !== '--refund-refused') throw new CliUsageError(PAYMENTS_USAGE);
     for await (const payment of refundRefusedPayments(deps.db)) print(JSON.stringify(payment));
+    return;
+  }
+  if (action === 'revivals') {
+    if (rest.length !== 1 || rest[0] !== '--refused') throw new CliUsageError(REVIVALS_USAGE);
+    for await (const order of revivalRefusals(deps.db)) print(JSON.stringify(order));
     return;
   }
   if (action === 'mark-refunded' || action === 'retry-refund') {

@@ -199,6 +199,21 @@ export interface OrderFeedbackRequestTable {
   requested_at: number;
 }
 
+/** Why a FAILED order the back office reported having was not revived (orders.messages.ts keys, without the prefix). */
+export type RevivalRefusalReason = 'reviveCardsShort' | 'reviveBoughtCardsVoided';
+
+/** A FAILED order whose revival the back office's report was refused (migration 2026_12_05_1345). */
+export interface OrderRevivalRefusalTable {
+  order_id: number;
+  reason: RevivalRefusalReason;
+  /** The back office's status of the last refused report. */
+  reported_status: string;
+  /** How many reports were refused. */
+  reports: number;
+  first_at: number;
+  last_at: number;
+}
+
 export interface OrdersTables {
   customer_order: CustomerOrderTable;
   order_line: OrderLineTable;
@@ -210,4 +225,5 @@ export interface OrdersTables {
   bought_product: BoughtProductTable;
   order_pickup: OrderPickupTable;
   order_feedback_request: OrderFeedbackRequestTable;
+  order_revival_refusal: OrderRevivalRefusalTable;
 }

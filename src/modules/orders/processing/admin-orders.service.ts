@@ -1,11 +1,13 @@
 import type { Db } from '../../../db/database.js';
 import { underSavepoint } from '../../../db/savepoint.js';
-import { conflict, notFound } from '../../../infra/domain-error.js';
+import { conflict, DomainError, notFound } from '../../../infra/domain-error.js';
 import type { Logger } from '../../../infra/logger.js';
 import { setSaleCreatedNavByOrder } from '../../data-export/index.js';
 import { hasReleasedHolds, voidedBoughtCards } from '../../gift-cards/index.js';
 import { moveOrder, PAID } from '../order-states.js';
+import type { RevivalRefusalReason } from '../orders.tables.js';
 import { mainPayment, orderDocument, type OrderDocument } from './order-document.js';
+import { recordRevivalRefusal } from './revival-refusals.repository.js';
 import {
   feedPage,
   findOrderByCode,
@@ -50,6 +52,38 @@ export async function orderOf(db: Db, code: string): Promise<OrderRow> {
   return order;
 }
 
+/** The 409 of a report that cannot revive a FAILED order, with what its record needs. */
+class RevivalRefused extends DomainError {
+  constructor(
+    readonly orderId: number,
+    readonly reason: RevivalRefusalReason,
+    code: string,
+  ) {
+    super('conflict', `orders.${reason}`, { code });
+  }
+}
+
+/**
+ * reportNavStatus in a transaction of its own. A refused revival rolls that transaction back, so it is
+ * recorded after it, in a write of its own (order_revival_refusal: `order revivals --refused`, /metrics):
+ * the back office may have shipped the order, and a 409 to it and a line in the log were all that was left.
+ */
+export async function reportNavStatusOf(
+  db: Db,
+  code: string,
+  input: { status: string; createdAt: number },
+  now: number,
+  log?: Pick<Logger, 'warn'>,
+): Promise<OrderDocument> {
+  try {
+    return await db.transaction().execute((trx) => reportNavStatus(trx, code, input, now, log));
+  } catch (error) {
+    if (error instanceof RevivalRefused)
+      await recordRevivalRefusal(db, { orderId: error.orderId, reason: error.reason, reportedStatus: input.status, at: now });
+    throw error;
+  }
+}
+
 /**
  * The back office's own order time and status. It has the order, so an order still waiting for
  * the hand-off (PROCESSING, PENDING_NAV_PROCESSING) is COMPLETED; the data export's row gets the
@@ -60,7 +94,7 @@ export async function orderOf(db: Db, code: string): Promise<OrderRow> {
  * its answer was lost) had its effects given back: its gift cards' shares, its discount code's use,
  * its downloads. The report revives it, COMPLETED, taking them all again (order-states.ts); when they
  * cannot all be (its cards were spent since, or the cards it bought were voided) nothing changes, the
- * order stays FAILED, and the report is a 409 that says why (and is logged for the operators): the
+ * order stays FAILED, and the report is a 409 that says why (logged, and recorded for the operators by reportNavStatusOf): the
  * back office must not ship what the shop gave back.
  */
 export async function reportNavStatus(
@@ -91,7 +125,7 @@ export async function reportNavStatus(
         { orderId: order.id, code, reported: input.status, reason: outcome },
         'back office reported a FAILED order that cannot be revived',
       );
-      throw conflict(outcome, { code });
+      throw new RevivalRefused(order.id, outcome, code);
     }
     revived = outcome === 'revived';
   }
@@ -133,13 +167,13 @@ async function reviveFailed(
   orderId: number,
   cause: string,
   now: number,
-): Promise<'revived' | 'moved meanwhile' | 'orders.reviveCardsShort' | 'orders.reviveBoughtCardsVoided'> {
+): Promise<'revived' | 'moved meanwhile' | RevivalRefusalReason> {
   // Read before the move: nothing takes a voided card back.
-  if ((await voidedBoughtCards(trx, orderId)) > 0) return 'orders.reviveBoughtCardsVoided';
+  if ((await voidedBoughtCards(trx, orderId)) > 0) return 'reviveBoughtCardsVoided';
   return underSavepoint(trx, async () => {
     if (!(await moveOrder(trx, { orderId, from: 'FAILED', to: 'COMPLETED', cause, now })))
       return { keep: true, result: 'moved meanwhile' as const };
-    if (await hasReleasedHolds(trx, orderId)) return { keep: false, result: 'orders.reviveCardsShort' as const };
+    if (await hasReleasedHolds(trx, orderId)) return { keep: false, result: 'reviveCardsShort' as const };
     return { keep: true, result: 'revived' as const };
   });
 }
