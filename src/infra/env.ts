@@ -17,6 +17,8 @@ export interface EnvReader {
   list(name: string): string[];
   /** A duration such as 90s, 15m, 1h, 30d or whole seconds, in milliseconds (above zero). */
   duration(name: string, fallback: string): number;
+  /** A duration a timer waits (setInterval, setTimeout): at most TIMER_MAX_MS. */
+  interval(name: string, fallback: string): number;
   /** `<count>/<duration>` such as 30/1m. */
   rateLimit(name: string, fallback: string): RateLimit;
   /** Empty or a path prefix like /api/v1 (no trailing slash); "/" means empty. */
@@ -79,6 +81,17 @@ export function envReader(env: Env): { reader: EnvReader; problems: string[] } {
       return ms;
     },
 
+    interval(name, fallback) {
+      const ms = reader.duration(name, fallback);
+      // Node runs a timer of a longer delay after 1 ms instead (TimeoutOverflowWarning): a sweep
+      // meant to run monthly ran back to back, without end.
+      if (ms > TIMER_MAX_MS) {
+        problems.push(`${name} must be at most 24d (the longest wait of a timer), got "${read(name, fallback)}"`);
+        return parseDuration(fallback)!;
+      }
+      return ms;
+    },
+
     rateLimit(name, fallback) {
       const raw = read(name, fallback);
       const limit = parseRateLimit(raw);
@@ -118,6 +131,9 @@ export function envReader(env: Env): { reader: EnvReader; problems: string[] } {
   };
   return { reader, problems };
 }
+
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days). */
+export const TIMER_MAX_MS = 2_147_483_647;
 
 const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -34,7 +34,7 @@ export function readBasketConfig(env: EnvReader): BasketSection {
     wrongCodesPerIp: env.rateLimit('DISCOUNT_CODE_GUESS_RATE_LIMIT_PER_IP', '10/10m'),
     // Below the 7 days after which a basket is no longer reminded of, or none ever would be.
     reminderAfterMs: env.integer('BASKET_REMINDER_AFTER_HOURS', 24, 1, 167) * HOUR_MS,
-    reminderScanIntervalMs: env.duration('BASKET_REMINDER_SCAN_INTERVAL', '10m'),
+    reminderScanIntervalMs: env.interval('BASKET_REMINDER_SCAN_INTERVAL', '10m'),
     basketPagePath: env.urlPath('BASKET_PAGE_PATH', '/basket'),
   };
 }

@@ -75,7 +75,7 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
         : undefined,
     unpaidAfterMs: env.duration('ORDER_UNPAID_AFTER', '30m'),
     stuckAfterMs: env.duration('ORDER_STUCK_AFTER', '8h'),
-    sweepIntervalMs: env.duration('ORDER_SWEEP_INTERVAL', '2m'),
+    sweepIntervalMs: env.interval('ORDER_SWEEP_INTERVAL', '2m'),
     feedbackRequestAfterMs: env.integer('FEEDBACK_REQUEST_AFTER_DAYS', 14, 0, 60) * 86_400_000,
     feedSettleMs: env.integer('ORDER_FEED_SETTLE_MS', 5_000, 0, 3_600_000),
     checkoutRateLimit: env.rateLimit('CHECKOUT_RATE_LIMIT_PER_IP', '30/1m'),

@@ -17,7 +17,7 @@ export interface WishlistSection {
 export function readWishlistConfig(env: EnvReader): WishlistSection {
   return {
     offerMinDropPercent: env.integer('WISHLIST_OFFER_MIN_DROP_PERCENT', 5, 1, 99),
-    offerScanIntervalMs: env.duration('WISHLIST_OFFER_SCAN_INTERVAL', '10m'),
+    offerScanIntervalMs: env.interval('WISHLIST_OFFER_SCAN_INTERVAL', '10m'),
     offerMailIntervalMs: env.duration('WISHLIST_OFFER_MAIL_INTERVAL', '7d'),
     wishlistPath: env.urlPath('WISHLIST_PAGE_PATH', '/wishlist'),
     preferencesPath: env.urlPath('WISHLIST_OFFER_PREFERENCES_PATH', '/account/preferences'),
