@@ -476,7 +476,10 @@ async function refuseNoSqliteDatabase(databaseUrl: string): Promise<void> {
 
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<number> {
   const { createDatabase } = await import('./db/database.js');
-  const database = createDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
+  const database = createDatabase(config.databaseUrl, {
+    preparedStatements: config.databasePreparedStatements,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  });
   try {
     await work(database);
     return 0;

@@ -55,6 +55,8 @@ export interface Config extends CatalogueConfig {
   sqliteReadWorkers: number;
   /** PostgreSQL: prepared queries as named statements, planned once per connection (off for a pooler that cannot keep them). */
   databasePreparedStatements: boolean;
+  /** PostgreSQL: how long opening a connection may take before the statement waiting for it fails. */
+  databaseConnectTimeoutMs: number;
   /** CPU time (ms) of request starts per turn of the event loop before the rest wait a turn (http/turn-budget.ts); 0: no gate. */
   httpTurnBudgetMs: number;
   /** After SIGTERM: how long an API process keeps answering, its readiness check saying it is stopping, before it closes. */
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     replica,
     sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
     databasePreparedStatements: reader.oneOf('DATABASE_PREPARED_STATEMENTS', 'on', ['on', 'off']) === 'on',
+    databaseConnectTimeoutMs: reader.integer('DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
     httpTurnBudgetMs: reader.integer('HTTP_TURN_BUDGET_MS', 2, 0, 1000),
     shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     passwordHashConcurrency: readPasswordHashConcurrency(reader),

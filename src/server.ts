@@ -30,6 +30,7 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
     readWorkers: config.sqliteReadWorkers,
     replica: config.replica,
     preparedStatements: config.databasePreparedStatements,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
   await prepareSchema(database).catch(closing(database));
   const lifecycle = createLifecycle();
@@ -65,7 +66,10 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
 
 /** Runs background jobs until SIGTERM or SIGINT, then finishes the job in hand and exits. */
 export async function work(config: Config): Promise<void> {
-  const database = createDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
+  const database = createDatabase(config.databaseUrl, {
+    preparedStatements: config.databasePreparedStatements,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  });
   await prepareSchema(database).catch(closing(database));
   // The API's serializers and redaction: a job's error may quote a URL or carry a token too.
   const log = privateLogger(config.logLevel, logDestination(config.logFormat)).child({ component: 'worker' });

@@ -86,6 +86,13 @@ export interface DatabaseOptions {
    */
   preparedStatements?: boolean;
   /**
+   * PostgreSQL only: how long opening a connection may take (DATABASE_CONNECT_TIMEOUT_MS; 10 s by
+   * default). Without it a server that takes the connection and never answers (a hung server, a proxy
+   * in front of one that is down) held every statement for good: /site/health never answered, a
+   * command never ended.
+   */
+  connectTimeoutMs?: number;
+  /**
    * SQLite in memory only: start from this database image (better-sqlite3's `serialize()`) instead
    * of an empty database. The tests open every app's database from one migrated image, as they
    * clone a migrated template on PostgreSQL, instead of running every migration again.
@@ -108,6 +115,7 @@ const INT8_OID = 20;
 /** A ping that succeeded at once: one settled promise for all of them. */
 const PINGED = Promise.resolve();
 const POOL_MAX = 10;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
@@ -116,7 +124,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     refuseUnusableSqliteFile(url);
     return openSqlite(sqliteFileOf(url) ?? ':memory:', options.readWorkers ?? 0, options.sqliteImage);
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.replica, options.preparedStatements ?? true);
+  if (/^postgres(ql)?:\/\//.test(url))
+    return openPostgres(url, options.replica, options.preparedStatements ?? true, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
   throw new Error(`Unsupported database URL "${url}": use sqlite:<file>, sqlite::memory: or postgres://...`);
 }
 
@@ -188,10 +197,41 @@ function readingItself(handle: Omit<DatabaseHandle, 'replicaReads'>): DatabaseHa
   return whole;
 }
 
-function newPool(url: string): pg.Pool {
+/**
+ * A client whose connecting, and only that, times out. The pool's own connectionTimeoutMillis would
+ * also fail a caller that waits its turn for a busy pool's connection, as callers under load do.
+ */
+function clientConnectingWithin(connectTimeoutMs: number): typeof pg.Client {
+  class TimedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  // pg's own words for it are "timeout expired": said here what did not answer, and which setting waited.
+  const connect = pg.Client.prototype.connect as (this: pg.Client, callback: (err: Error | null) => void) => void;
+  TimedClient.prototype.connect = function (this: TimedClient, callback?: (err: Error | null, client?: pg.Client) => void) {
+    const connected = new Promise<pg.Client>((resolve, reject) =>
+      connect.call(this, (err) => {
+        if (err === null || err === undefined) return resolve(this);
+        if (err.message === 'timeout expired')
+          err.message = `the database server at ${this.host}:${this.port} did not answer within ${connectTimeoutMs} ms (DATABASE_CONNECT_TIMEOUT_MS)`;
+        reject(err);
+      }),
+    );
+    if (callback === undefined) return connected;
+    connected.then(
+      (client) => callback(null, client),
+      (err: Error) => callback(err),
+    );
+  } as typeof pg.Client.prototype.connect;
+  return TimedClient;
+}
+
+function newPool(url: string, connectTimeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_MAX,
+    Client: clientConnectingWithin(connectTimeoutMs),
     // Timestamps (Unix milliseconds) and counts are int8; they fit a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -238,8 +278,13 @@ function postgresHandle(source: PoolSource, pool: pg.Pool, names: StatementNames
   };
 }
 
-function openPostgres(url: string, replica: ReplicaOptions | undefined, preparedStatements: boolean): DatabaseHandle {
-  const pool = newPool(url);
+function openPostgres(
+  url: string,
+  replica: ReplicaOptions | undefined,
+  preparedStatements: boolean,
+  connectTimeoutMs: number,
+): DatabaseHandle {
+  const pool = newPool(url, connectTimeoutMs);
   // One name per text for the handle and its replica view: both send statements to the primary's
   // connections, which would otherwise keep each text twice, past MAX_NAMED_STATEMENTS.
   const names = preparedStatements ? statementNames(MAX_NAMED_STATEMENTS) : undefined;
@@ -247,7 +292,7 @@ function openPostgres(url: string, replica: ReplicaOptions | undefined, prepared
   if (!replica) {
     return readingItself(primary);
   }
-  const router = replicaRouter(pool, newPool(replica.url), { maxLagMs: replica.maxLagMs });
+  const router = replicaRouter(pool, newPool(replica.url, connectTimeoutMs), { maxLagMs: replica.maxLagMs });
   const routed = postgresHandle(router, pool, names);
   const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable });
   return {
