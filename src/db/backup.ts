@@ -179,8 +179,9 @@ function pgDump(url: string, target: string, print: Print, io: BackupIo): Promis
       if (code !== 0) rmSync(target, { force: true });
       done(code);
     };
-    const child = spawn('pg_dump', ['--format=custom', `--file=${target}`, `--dbname=${url}`], {
-      env: io.env,
+    const { dbname, password } = passwordApart(url);
+    const child = spawn('pg_dump', ['--format=custom', `--file=${target}`, `--dbname=${dbname}`], {
+      env: password === undefined ? io.env : { ...io.env, PGPASSWORD: password },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.setEncoding('utf8').on('data', (text: string) => io.stdout.write(text));
@@ -202,4 +203,23 @@ function pgDump(url: string, target: string, print: Print, io: BackupIo): Promis
       finish(code === 0 ? 0 : 1);
     });
   });
+}
+
+/**
+ * DATABASE_URL without its password, and the password: pg_dump takes it from PGPASSWORD. In its
+ * arguments it could be read by every user of the machine (ps, /proc/<pid>/cmdline) while the dump ran.
+ */
+function passwordApart(url: string): { dbname: string; password: string | undefined } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { dbname: url, password: undefined };
+  }
+  const inQuery = parsed.searchParams.get('password');
+  const password = parsed.password !== '' ? decodeURIComponent(parsed.password) : (inQuery ?? undefined);
+  if (password === undefined) return { dbname: url, password };
+  parsed.password = '';
+  parsed.searchParams.delete('password');
+  return { dbname: parsed.toString(), password };
 }
