@@ -34,7 +34,9 @@ describe('a PostgreSQL server that takes the connection and never answers', () =
     if (result === 'still waiting') return;
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^error: the database server at 127\.0\.0\.1:\d+ did not answer within 500 ms \(DATABASE_CONNECT_TIMEOUT_MS\)/);
+    expect(result.stderr).toMatch(
+      /^error: the database server at 127\.0\.0\.1:\d+ did not answer within 500 ms \(DATABASE_CONNECT_TIMEOUT_MS\)/,
+    );
     expect(Date.now() - started).toBeLessThan(8_000);
   });
 

@@ -55,7 +55,10 @@ describe("the intervals of the worker's periodic runs", () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    for (const name of intervals) expect(result.stderr).toContain(`  - ${name} must be at most 24d (the longest wait of a timer), got "30d"`);
-    expect(configProblems({ ORDER_SWEEP_INTERVAL: '2147484s' })).toEqual([expect.stringMatching(/^ORDER_SWEEP_INTERVAL must be at most 24d/)]);
+    for (const name of intervals)
+      expect(result.stderr).toContain(`  - ${name} must be at most 24d (the longest wait of a timer), got "30d"`);
+    expect(configProblems({ ORDER_SWEEP_INTERVAL: '2147484s' })).toEqual([
+      expect.stringMatching(/^ORDER_SWEEP_INTERVAL must be at most 24d/),
+    ]);
   });
 });

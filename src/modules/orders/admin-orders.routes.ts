@@ -114,7 +114,7 @@ export const adminOrdersRoutes: FastifyPluginAsyncTypebox<AdminOrdersDeps> = asy
           'nothing and answer as the first did. A processed order the sweep failed (FAILED: its hand-off got through, the answer ' +
           "was lost) is revived, COMPLETED, taking again its gift cards' shares, its discount code's use and its downloads; " +
           'when they cannot all be taken (its gift cards were spent since, or the gift cards it bought were voided) it is a 409 ' +
-          'that says why, nothing changed and the order still FAILED: do not ship it (the refusal is recorded for the shop\'s ' +
+          "that says why, nothing changed and the order still FAILED: do not ship it (the refusal is recorded for the shop's " +
           'operators, who settle the order). 409 too for an order not paid.',
         security,
         params: OrderCodeParams,
