@@ -123,7 +123,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const databaseUrl = reader.read('DATABASE_URL', 'sqlite:./data/storefront.db');
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
-    problems.push(`DATABASE_URL must be sqlite:<file>, sqlite::memory: or postgres://..., got "${databaseUrl}"`);
+    problems.push(`DATABASE_URL must be sqlite:<file>, sqlite::memory: or postgres://..., got ${shownUrl(databaseUrl)}`);
+  } else if (/^postgres/.test(databaseUrl) && !isUrl(databaseUrl)) {
+    problems.push(`DATABASE_URL ${NOT_A_URL}`);
   }
 
   const replica = readReplicaConfig(reader, databaseUrl, problems);
@@ -194,10 +196,42 @@ function readReplicaConfig(reader: EnvReader, databaseUrl: string, problems: str
   const stickyMs = reader.integer('DATABASE_REPLICA_STICKY_MS', 5000, 0, 600_000);
   if (url === undefined || url === '') return undefined;
   if (!/^postgres(ql)?:\/\/.+/.test(url) || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push(`DATABASE_REPLICA_URL must be a postgres://... replica of a PostgreSQL DATABASE_URL, got "${url}"`);
+    problems.push(`DATABASE_REPLICA_URL must be a postgres://... replica of a PostgreSQL DATABASE_URL, got ${shownUrl(url)}`);
+    return undefined;
+  }
+  if (!isUrl(url)) {
+    problems.push(`DATABASE_REPLICA_URL ${NOT_A_URL}`);
     return undefined;
   }
   return { url, maxLagMs, stickyMs };
+}
+
+// A database URL may carry a password: a bad one is described, never shown (a typo in the scheme
+// printed it to the terminal and into the logs of whatever starts the process).
+const NOT_A_URL =
+  'is not a URL the driver can read (a port up to 65535; "@", ":" and "/" of a user or password percent-encoded, e.g. %40 for @); its value is not shown: it may hold a password';
+
+/** A database URL as a configuration error shows it: without a password when it may hold one. */
+function shownUrl(value: string): string {
+  return /^[^/]*\/\/[^/@]*@/.test(value) ? '(a URL with a user or password, not shown)' : `"${value}"`;
+}
+
+/**
+ * Whether a postgres:// URL parses as the driver (pg-connection-string) parses it: Node's URL, which
+ * refuses a port past 65535 or a second ":", after encoding spaces and stray "%", and again with a
+ * stand-in host for a URL without one (`postgres://user@/db?host=/socket`).
+ */
+function isUrl(value: string): boolean {
+  const text = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(value) ? encodeURI(value).replace(/%25(\d\d)/g, '%$1') : value;
+  for (const candidate of [text, text.replace('@/', '@___DUMMY___/')]) {
+    try {
+      new URL(candidate, 'postgres://base');
+      return true;
+    } catch {
+      // the next candidate
+    }
+  }
+  return false;
 }
 
 function isOrigin(value: string): boolean {
