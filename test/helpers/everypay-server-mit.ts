@@ -23,8 +23,9 @@ export interface FakeCard {
 /** The test card every shopper "enters" on the fake's page (EveryPay's own test Mastercard). */
 const TEST_CARD = { lastFour: '1002', month: '12', year: String(new Date().getUTCFullYear() + 3), type: 'master_card', bin: '520474' };
 
-export function issueCard(agreement: TokenAgreement): FakeCard {
-  return { token: randomBytes(24).toString('hex'), agreement, ...TEST_CARD, outcome: 'settled' };
+export function issueCard(agreement: TokenAgreement, tokenLength = 48): FakeCard {
+  const token = randomBytes(Math.ceil(tokenLength / 2)).toString('hex').slice(0, tokenLength);
+  return { token, agreement, ...TEST_CARD, outcome: 'settled' };
 }
 
 /** The `cc_details` of a payment: the card's public details, and its token when the payment saved it. */

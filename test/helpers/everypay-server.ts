@@ -74,6 +74,8 @@ export interface EveryPayServerOptions {
   uniqueOrderReference?: boolean;
   /** Keep every API request in `requests` (tests look at them); a benchmark of 100,000 charges turns it off. */
   recordRequests?: boolean;
+  /** The length of the card tokens it issues (48 hex characters by default; its API documents no length). */
+  cardTokenLength?: number;
 }
 
 export interface EveryPayServer {
@@ -218,7 +220,7 @@ export async function startEveryPayServer(options: EveryPayServerOptions = {}): 
     if (state === 'chargebacked') payment.standingCents = 0;
     // A payment that asked for a token saves the card when it settles.
     if (state === 'settled' && payment.tokenAgreement && !payment.card) {
-      payment.card = issueCard(payment.tokenAgreement);
+      payment.card = issueCard(payment.tokenAgreement, options.cardTokenLength);
       cards.set(payment.card.token, payment.card);
     }
     return notify(payment, { eventName: EVENT_OF[state] ?? 'status_updated', ...callback });
