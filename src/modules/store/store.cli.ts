@@ -75,17 +75,30 @@ function parseSet(args: string[]): StoreChanges {
       throw new CliUsageError('--name must be one line of 1 to 100 characters');
     changes.name = values.name.trim();
   }
-  if (values['frontend-url'] !== undefined) {
-    if (!/^https?:\/\/[^\s]+$/.test(values['frontend-url']) || CONTROL.test(values['frontend-url']))
-      throw new CliUsageError('--frontend-url must be an http(s) URL');
-    changes.frontendUrl = values['frontend-url'].replace(/\/+$/, '');
-  }
+  if (values['frontend-url'] !== undefined) changes.frontendUrl = parseFrontendUrl(values['frontend-url']);
   if (values['guest-discount'] !== undefined) changes.guestDiscountPercent = parsePercent('--guest-discount', values['guest-discount']);
   if (values['logged-in-discount'] !== undefined) {
     changes.loggedInDiscountPercent = parsePercent('--logged-in-discount', values['logged-in-discount']);
   }
   if (Object.keys(changes).length === 0) throw new CliUsageError('store set: nothing to change');
   return changes;
+}
+
+/** The most characters a front-end URL is kept with (web_store.frontend_url is varchar(500)). */
+const FRONTEND_URL_MAX = 500;
+
+/**
+ * A front-end URL without its trailing slashes. Every link of the store is this URL and a path after
+ * it (`<URL>/verify-email?token=…`): a query or a fragment would come before the path and swallow it.
+ */
+function parseFrontendUrl(value: string): string {
+  if (!/^https?:\/\/[^\s]+$/.test(value) || CONTROL.test(value) || !URL.canParse(value))
+    throw new CliUsageError('--frontend-url must be an http(s) URL');
+  if (/[?#]/.test(value))
+    throw new CliUsageError('--frontend-url must be an http(s) URL without a query (?) or a fragment (#): the paths of links are put after it');
+  const url = value.replace(/\/+$/, '');
+  if (url.length > FRONTEND_URL_MAX) throw new CliUsageError(`--frontend-url must be an http(s) URL of at most ${FRONTEND_URL_MAX} characters`);
+  return url;
 }
 
 /** Control characters (Unicode's Cc), which no one-line setting takes. */
