@@ -6,6 +6,7 @@ import {
   isUnreachable,
   emailOrNull,
   nameOrNull,
+  subjectOf,
   ProviderUnavailableError,
   SocialAuthError,
   type ProviderIdentity,
@@ -57,7 +58,7 @@ export function facebookClient(config: FacebookConfig): SocialProviderClient {
     if (me.id !== debug.user_id) throw new SocialAuthError('verification_failed', 'facebook: profile does not match the token');
     return {
       provider: 'facebook',
-      subject: debug.user_id,
+      subject: subjectOf('facebook', debug.user_id),
       email: emailOrNull(me.email),
       emailVerified: false,
       firstName: nameOrNull(me.first_name),

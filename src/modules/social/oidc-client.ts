@@ -7,6 +7,7 @@ import {
   isUnreachable,
   emailOrNull,
   nameOrNull,
+  subjectOf,
   ProviderUnavailableError,
   SocialAuthError,
   type ProviderIdentity,
@@ -74,7 +75,7 @@ export function oidcClient(options: OidcClientOptions): SocialProviderClient {
     const user = parseAppleUser(appleUser);
     return {
       provider: name,
-      subject: String(claims.sub),
+      subject: subjectOf(name, claims.sub),
       email: emailOrNull(claims.email),
       // Apple sends "true" as a string.
       emailVerified: claims.email_verified === true || claims.email_verified === 'true',

@@ -118,12 +118,24 @@ export function nameOrNull(value: unknown): string | null {
 
 /**
  * A provider's email as every address is stored and compared (trimmed, lower-cased: normaliseEmail);
- * null when there is none, or only spaces.
+ * null when there is none, or only spaces, or when it is longer than an address can be (254
+ * characters, the width of every email column): no mail reaches it, and kept it was a 500 on PostgreSQL.
  */
 export function emailOrNull(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const email = normaliseEmail(value);
-  return email === '' ? null : email;
+  return email === '' || [...email].length > EMAIL_MAX ? null : email;
+}
+
+const EMAIL_MAX = 254;
+/** OpenID Connect: a subject is at most 255 ASCII characters; social_auth_record.subject is varchar(255). */
+const SUBJECT_MAX = 255;
+
+/** The provider's id of the person; a provider naming none, or a longer one than its protocol allows, vouched for nobody. */
+export function subjectOf(provider: SocialProvider, value: unknown): string {
+  if (typeof value !== 'string' || value === '' || [...value].length > SUBJECT_MAX)
+    throw new SocialAuthError('verification_failed', `${provider}: the token's subject is missing or longer than ${SUBJECT_MAX} characters`);
+  return value;
 }
 
 /** The identity an authentication record keeps. */
