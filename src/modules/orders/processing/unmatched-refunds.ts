@@ -32,15 +32,35 @@ const BATCH = 100;
 
 type Sent = { kind: 'refunded'; status: PaymentStatus | null } | { kind: 'refused'; error: GatewayRefusedError };
 
-/** Refunds the payments marked refund_due_at; answers how many were refunded. */
-export async function refundUnmatchedPayments(deps: { db: Kysely<Database>; gateways: Gateways; log: Logger; clock: Clock }, now: number) {
-  const due = await deps.db
-    .selectFrom('order_payment')
-    .selectAll()
-    .where('refund_due_at', 'is not', null)
-    .orderBy('refund_due_at')
-    .limit(BATCH)
-    .execute();
+type Deps = { db: Kysely<Database>; gateways: Gateways; log: Logger; clock: Clock };
+
+/**
+ * Refunds the payments marked refund_due_at, every one of them, a page at a time past the last one read;
+ * answers how many were refunded. A payment it cannot refund now (its gateway not configured, unavailable)
+ * stays due: read again first, 100 of them kept every payment due after them from being reached.
+ */
+export async function refundUnmatchedPayments(deps: Deps, now: number) {
+  let refunded = 0;
+  for (let after: { dueAt: number; id: number } | null = null; ; ) {
+    const page = await duePage(deps.db, after);
+    refunded += await refundPage(deps, page, now);
+    if (page.length < BATCH) return refunded;
+    const last = page.at(-1)!;
+    after = { dueAt: Number(last.refund_due_at), id: Number(last.id) };
+  }
+}
+
+/** The payments due back after `after` in (refund_due_at, id) order. */
+function duePage(db: Kysely<Database>, after: { dueAt: number; id: number } | null) {
+  let query = db.selectFrom('order_payment').selectAll().where('refund_due_at', 'is not', null);
+  if (after)
+    query = query.where((eb) =>
+      eb.or([eb('refund_due_at', '>', after.dueAt), eb.and([eb('refund_due_at', '=', after.dueAt), eb('id', '>', after.id)])]),
+    );
+  return query.orderBy('refund_due_at').orderBy('id').limit(BATCH).execute();
+}
+
+async function refundPage(deps: Deps, due: Awaited<ReturnType<typeof duePage>>, now: number): Promise<number> {
   let refunded = 0;
   for (const payment of due) {
     const name = payment.gateway as GatewayName;
