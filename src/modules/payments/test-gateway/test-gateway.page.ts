@@ -37,8 +37,11 @@ const STATE_TEXT: Record<TestGatewayPayment['state'], string> = {
   refunded: 'paid and refunded',
 };
 
-/** The page of a payment: Pay, Decline and Cancel while it is pending, else its outcome and a link back. */
-export function paymentPage(payment: TestGatewayPayment, backUrl: string): string {
+/**
+ * The page of a payment: Pay, Decline and Cancel while it is pending, else its outcome and a link back
+ * (neither for a saved card's charge, which no shopper made: `backUrl` null).
+ */
+export function paymentPage(payment: TestGatewayPayment, backUrl: string | null): string {
   const details = `
   <dl>
     <dt>Order</dt><dd id="order-reference">${escapeHtml(payment.order_reference)}</dd>
@@ -46,14 +49,17 @@ export function paymentPage(payment: TestGatewayPayment, backUrl: string): strin
     <dt>Status</dt><dd id="state">${STATE_TEXT[payment.state]}</dd>
   </dl>`;
   const actions =
-    payment.state === 'pending'
+    backUrl === null
       ? `
+  <p>The shop charged a saved card: there is nothing to press.</p>`
+      : payment.state === 'pending'
+        ? `
   <form method="post">
     <button type="submit" name="action" value="pay">Pay</button>
     <button type="submit" name="action" value="decline">Decline</button>
     <button type="submit" name="action" value="cancel">Cancel</button>
   </form>`
-      : `
+        : `
   <p>This payment is finished. <a href="${escapeHtml(backUrl)}">Back to the shop</a></p>`;
   return document('Test payment', `${details}${actions}`);
 }

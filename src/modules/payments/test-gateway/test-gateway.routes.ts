@@ -79,6 +79,7 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
           'Finishes a pending payment once (settled, failed or abandoned), posts the callback to the shop in the background, and ' +
           "answers 303 to the shop's return URL with payment_reference and order_reference. A finished payment is left as it is.",
         response: {
+          200: page("The page again, for a saved card's charge: it has no shopper to send back"),
           303: { description: "To the shop's return URL", type: 'null' },
           400: {
             description: 'No known action in the form (a page saying so), or a malformed reference or body',
@@ -91,6 +92,9 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
     async (request, reply) => {
       const payment = await paymentOf(request.params.reference);
       if (payment === undefined) return unknownPayment(reply);
+      const back = returnLocation(payment);
+      // A saved card's charge is the shop's to make, never a button's, and has nobody to send back: its page again.
+      if (back === null) return sendPage(reply, 200, paymentPage(payment, null));
       const action = actionOf(request.body);
       const outcome = action === undefined ? undefined : OUTCOMES.get(action);
       if (outcome === undefined) {
@@ -103,7 +107,7 @@ export const testGatewayRoutes: FastifyPluginAsyncTypebox<TestGatewayDeps> = asy
           event_name: 'status_updated',
         });
       }
-      return reply.header('cache-control', 'no-store').redirect(returnLocation(payment), 303);
+      return reply.header('cache-control', 'no-store').redirect(back, 303);
     },
   );
 
@@ -130,8 +134,12 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
     .send(html);
 }
 
-/** The shop's return URL with the payment named in its query, as the callback names it. */
-function returnLocation(payment: TestGatewayPayment): string {
+/**
+ * The shop's return URL with the payment named in its query, as the callback names it; null for a saved
+ * card's charge, made without a shopper (chargeSavedCard keeps no return URL): its page has no way back.
+ */
+function returnLocation(payment: TestGatewayPayment): string | null {
+  if (payment.return_url === '') return null;
   const url = new URL(payment.return_url);
   url.searchParams.set('payment_reference', payment.reference);
   url.searchParams.set('order_reference', payment.order_reference);
