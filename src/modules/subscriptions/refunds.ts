@@ -77,13 +77,14 @@ export type RefundOutcome = 'refunded' | 'refused' | 'moved-already' | 'left';
 export type RefundLog = Pick<Logger, 'warn' | 'error'>;
 
 /**
- * Refunds one refund_due charge whole through its gateway under a key of its own (the same for
- * every try and every refunder), then marks it refunded. The payment is looked up first, so a
+ * Refunds one refund_due charge whole through its gateway under a key of its own (the same for every
+ * try and every refunder), then marks it refunded; of a payment an operator refunded in part in the
+ * gateway's portal, the rest: a payment is refunded only once nothing of it is left standing. The payment is looked up first, so a
  * refunder that died after the refund (or a refund made at the gateway by hand) marks it without
  * refunding twice. Two refunders at once (the job and a billing run) both looking it up settled send
  * the same refund: the gateway refuses the second (its key, or nothing left standing), which then
- * looks the payment up again and finds it refunded. A refusal of what was asked after which the
- * payment is still settled is the gateway's answer for good (EveryPay's 422: the payment can no
+ * looks the payment up again and finds it refunded. A refusal of what was asked after which
+ * money is still standing is the gateway's answer for good (EveryPay's 422: the payment can no
  * longer be refunded): the charge becomes refund_refused, for the operator, and is not sent again; so
  * does one whose payment the gateway answers it cannot refund (unknown to it, failed, abandoned, voided).
  * `refunded`, `refused`: this refunder moved it. `moved-already`: another refunder moved it first.
@@ -105,9 +106,8 @@ export async function refundCharge(
     log?.warn({ err, chargeId: Number(charge.id) }, 'subscription billing: the refund of a charge settled for nothing is left for later');
   }
   const status = answer?.status;
-  if (status?.state === 'refunded' && status.orderReference === charge.order_reference)
-    return inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
-  if (answer?.refusal && status?.state === 'settled' && status.orderReference === charge.order_reference)
+  if (status && refundedWhole(status, charge)) return inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
+  if (answer?.refusal && status && standing(status, charge) > 0)
     return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!.message, answer.refusal, now, log));
   // The gateway answered that the payment is none it can refund: it does not know it (EveryPay's own
   // 404), or it shows it failed, abandoned or voided since it settled. Sent again by every run, such a
@@ -187,11 +187,25 @@ const REFUSAL_CHARS = 500;
 /** The payment as it stands after its refund: refunded now unless it was already (or is not refundable). */
 async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<GatewayRefundAnswer> {
   const found = await gateway.fetchStatus(reference);
-  if (found?.state !== 'settled') return { status: found, refusal: null };
+  const left = found ? standing(found, charge) : 0;
+  if (left === 0) return { status: found, refusal: null };
+  // What is still standing: the whole charge, or the rest of a payment an operator refunded in part in
+  // the gateway's portal (taken for refunded whole, the rest was kept and the customer told it came back).
   // Refused: another refunder's request under the same key went first (or nothing is left standing, or
   // the gateway will not refund this payment); the payment as it is now tells whether it is refunded.
-  return refundOrLookUp(gateway, reference, charge.amount_cents, lateRefundKey(charge));
+  return refundOrLookUp(gateway, reference, left, lateRefundKey(charge));
 }
+
+/** The cents of the charge's payment the gateway still holds: 0 unless it is this charge's, settled or refunded in part. */
+function standing(status: PaymentStatus, charge: Pick<ChargeRow, 'order_reference'>): number {
+  if (status.orderReference !== charge.order_reference) return 0;
+  if (status.state === 'settled') return status.amountCents;
+  return status.state === 'refunded' ? Math.max(0, status.amountCents - status.refundedCents) : 0;
+}
+
+/** Whether the gateway shows the charge's payment refunded with nothing left standing. */
+const refundedWhole = (status: PaymentStatus, charge: Pick<ChargeRow, 'order_reference'>) =>
+  status.state === 'refunded' && status.orderReference === charge.order_reference && standing(status, charge) === 0;
 
 /**
  * The refund's key: the same for every try while the charge is refund_due (a job or run that died after the
