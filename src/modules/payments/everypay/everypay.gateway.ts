@@ -138,8 +138,16 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     const amountCents = centsOf(payment.initial_amount);
     const standing = payment.standing_amount == null ? undefined : centsOf(payment.standing_amount);
     if (amountCents === undefined || (payment.standing_amount != null && standing === undefined)) throw unreadable(what, 'amount');
-    // After a refund the standing amount is what is left; without it the refund was whole.
-    const refundedCents = state === 'refunded' ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0))) : 0;
+    // After a refund the standing amount is what is left; without it the refund was whole. A chargeback
+    // (the issuer took the payment back) is whole whatever standing_amount shows: EveryPay documents that
+    // field for refunds only, and one left as it was made a chargeback after a part refund read as that
+    // refund again (the callback inbox's key of it), so the paid order went on for money taken back.
+    const refundedCents =
+      payment.payment_state === 'chargebacked'
+        ? amountCents
+        : state === 'refunded'
+          ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0)))
+          : 0;
     const card = cardOf(payment);
     const currency = payment.currency == null ? null : payment.currency.toUpperCase();
     const ownAccount = payment.account_name == null || payment.account_name === config.accountName;
