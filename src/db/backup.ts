@@ -210,16 +210,34 @@ function pgDump(url: string, target: string, print: Print, io: BackupIo): Promis
  * arguments it could be read by every user of the machine (ps, /proc/<pid>/cmdline) while the dump ran.
  */
 function passwordApart(url: string): { dbname: string; password: string | undefined } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { dbname: url, password: undefined };
+  // Cut out as text, not through URL: a socket URL (postgres://u:pw@/db?host=/run/postgresql) is no WHATWG
+  // URL, and URLSearchParams re-encodes the rest of the query (%20 as +, which libpq does not decode).
+  let password: string | undefined;
+  let dbname = url.replace(/^(postgres(?:ql)?:\/\/[^:@/?#]*):([^@/?#]*)@/, (_whole, user: string, secret: string) => {
+    password = decoded(secret);
+    return `${user}@`;
+  });
+  const queryAt = dbname.indexOf('?');
+  if (queryAt >= 0) {
+    const kept = dbname
+      .slice(queryAt + 1)
+      .split('&')
+      .filter((pair) => {
+        const [key = '', value = ''] = pair.split(/=(.*)/s);
+        if (decoded(key) !== 'password') return true;
+        password ??= decoded(value);
+        return false;
+      });
+    dbname = kept.length > 0 ? `${dbname.slice(0, queryAt)}?${kept.join('&')}` : dbname.slice(0, queryAt);
   }
-  const inQuery = parsed.searchParams.get('password');
-  const password = parsed.password !== '' ? decodeURIComponent(parsed.password) : (inQuery ?? undefined);
-  if (password === undefined) return { dbname: url, password };
-  parsed.password = '';
-  parsed.searchParams.delete('password');
-  return { dbname: parsed.toString(), password };
+  return { dbname: password === undefined ? url : dbname, password };
+}
+
+/** Percent-decoded as libpq decodes it; a stray % is kept as written. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -38,4 +38,11 @@ describe('backup on PostgreSQL', () => {
     expect(none.args).toContain('--dbname=postgres://shop@db.example/shop\n');
     expect(none.password).toBe('');
   });
+
+  it('takes it out of a socket URL too, and leaves the rest of the query as written', async () => {
+    const socket = await backup('postgres://shop:s3cret@/shop?host=/var/run/postgresql&options=-c%20search_path%3Dx', 'd.dump');
+    expect(socket.args).not.toContain('s3cret');
+    expect(socket.args).toContain('--dbname=postgres://shop@/shop?host=/var/run/postgresql&options=-c%20search_path%3Dx\n');
+    expect(socket.password).toBe('s3cret');
+  });
 });
