@@ -213,7 +213,8 @@ const NOT_A_URL =
 
 /** A database URL as a configuration error shows it: without a password when it may hold one. */
 function shownUrl(value: string): string {
-  return /^[^/]*\/\/[^/@]*@/.test(value) ? '(a URL with a user or password, not shown)' : `"${value}"`;
+  // Any '@': a mistyped scheme or a missing one (user:pw@host/db) still carries the password.
+  return value.includes('@') ? '(a URL with a user or password, not shown)' : `"${value}"`;
 }
 
 /**

@@ -27,6 +27,9 @@ describe('DATABASE_URL and DATABASE_REPLICA_URL', () => {
     });
     expect(replica).toEqual([expect.stringContaining('DATABASE_REPLICA_URL must be a postgres://')]);
     expect(replica.join()).not.toContain(SECRET);
+    // Nor when the scheme is mangled or missing, or the password holds a slash.
+    for (const url of [`shop:${SECRET}@db.example/shop`, `postgres:/shop:${SECRET}@db/shop`, `mysql://shop:s3/${SECRET}@db/shop`])
+      expect(configProblems({ DATABASE_URL: url }).join()).not.toContain(SECRET);
     // A value without a user still says what it got.
     expect(configProblems({ DATABASE_URL: 'mysql://x' })).toEqual([expect.stringContaining('got "mysql://x"')]);
   });
