@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { sweepOrders } from '../../src/modules/orders/index.js';
 import { importLines } from '../basket/import-helpers.js';
@@ -229,7 +230,8 @@ describe("the back office's report of a FAILED order it has", () => {
     expect(issued).toEqual([expect.objectContaining({ balance_cents: 0 })]);
     const before = await db().selectFrom('customer_order').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
 
-    const reported = await report(code, 'Shipped', Date.now() - 8 * HOUR);
+    const createdAt = Date.now() - 8 * HOUR;
+    const reported = await report(code, 'Shipped', createdAt);
     expectErrorBody(reported, 409, 'Conflict');
     expect(reported.json().message).toContain(`${code} jääb olekusse FAILED: selle ostetud kinkekaardid tühistati`);
     expect(await db().selectFrom('customer_order').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow()).toEqual(before);
@@ -237,5 +239,15 @@ describe("the back office's report of a FAILED order it has", () => {
     expect(await refusedRevivals()).toContainEqual(
       expect.objectContaining({ orderId, orderCode: code, reason: 'reviveBoughtCardsVoided', reportedStatus: 'Shipped', reports: 1 }),
     );
+
+    // A record that cannot be written (here: its table gone) leaves the 409 "do not ship" as it is, not a 500.
+    await sql`alter table order_revival_refusal rename to order_revival_refusal_away`.execute(db());
+    try {
+      const unrecorded = await report(code, 'Shipped', createdAt);
+      expect(unrecorded.statusCode, unrecorded.body).toBe(409);
+      expect(unrecorded.json()).toEqual(reported.json());
+    } finally {
+      await sql`alter table order_revival_refusal_away rename to order_revival_refusal`.execute(db());
+    }
   });
 });

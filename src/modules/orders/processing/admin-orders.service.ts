@@ -78,8 +78,12 @@ export async function reportNavStatusOf(
   try {
     return await db.transaction().execute((trx) => reportNavStatus(trx, code, input, now, log));
   } catch (error) {
+    // The 409 says "do not ship" whether or not the record is written: a failed write must not turn it
+    // into a 500, which a back office may take for "try again".
     if (error instanceof RevivalRefused)
-      await recordRevivalRefusal(db, { orderId: error.orderId, reason: error.reason, reportedStatus: input.status, at: now });
+      await recordRevivalRefusal(db, { orderId: error.orderId, reason: error.reason, reportedStatus: input.status, at: now }).catch(
+        (err: unknown) => log?.warn({ err, orderId: error.orderId }, 'orders: a refused revival was not recorded'),
+      );
     throw error;
   }
 }
