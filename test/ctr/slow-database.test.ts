@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existingBanners } from '../../src/modules/content/index.js';
 import { createCtrRecorder } from '../../src/modules/ctr/index.js';
 import { createBanner } from '../helpers/banners.js';
+import { whileWritesWait } from '../helpers/lock-waits.js';
 import { recordingLogger } from '../helpers/logger.js';
-import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Banner views and clicks are added up in memory and written about once a second. While the
 // database does not take the writes (a lock held, a pool with no free connection), the counts
@@ -24,26 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** Runs `work` while writes of counts wait (the table locked on PostgreSQL; SQLite's one connection held). */
-async function whileWritesWait(work: () => Promise<void>): Promise<void> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let holding!: () => void;
-  const held = new Promise<void>((resolve) => (holding = resolve));
-  const blocker = t.database.db.transaction().execute(async (trx) => {
-    if (engine === 'postgres') await sql`lock table banner_ctr in exclusive mode`.execute(trx);
-    holding();
-    await released;
-  });
-  await held;
-  try {
-    await work();
-  } finally {
-    release();
-    await blocker;
-  }
-}
-
 describe('banner views while the database does not take them', () => {
   it('keep at most maxKeys counts waiting, over many intervals; the rest are dropped and logged', async () => {
     const { log, lines } = recordingLogger();
@@ -53,7 +33,7 @@ describe('banner views while the database does not take them', () => {
       intervalMs: 5,
       maxKeys: 1000,
     });
-    await whileWritesWait(async () => {
+    await whileWritesWait(t.database.db, 'banner_ctr', async () => {
       // Ten intervals of 500 new keys each (a placement of its own per address).
       for (let round = 0; round < 10; round += 1) {
         for (let index = 0; index < 500; index += 1) {

@@ -75,3 +75,26 @@ export async function firstHoldingThenSecond<A, B>(
   });
   return Promise.all(running!);
 }
+
+/**
+ * Runs `work` while writes to `table` wait: the table locked on PostgreSQL, SQLite's one connection
+ * held. For what must hold while the database does not take writes (memory caps of what waits).
+ */
+export async function whileWritesWait(db: Kysely<Database>, table: string, work: () => Promise<void>): Promise<void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const blocker = db.transaction().execute(async (trx) => {
+    if (engine === 'postgres') await sql`lock table ${sql.table(table)} in exclusive mode`.execute(trx);
+    holding();
+    await released;
+  });
+  await held;
+  try {
+    await work();
+  } finally {
+    release();
+    await blocker;
+  }
+}

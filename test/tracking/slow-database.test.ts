@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionActionRecorder } from '../../src/modules/tracking/index.js';
+import { whileWritesWait } from '../helpers/lock-waits.js';
 import { recordingLogger } from '../helpers/logger.js';
-import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Session actions are answered at once and written in batches after. While the database does not
 // take the batches (a lock held for minutes, a pool with no free connection) the actions waiting to
@@ -24,31 +24,11 @@ const count = async () => {
   return Number(row.n);
 };
 
-/** Runs `work` while writes of session actions wait (the table locked on PostgreSQL; SQLite's one connection held). */
-async function whileWritesWait(work: () => Promise<void>): Promise<void> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let holding!: () => void;
-  const held = new Promise<void>((resolve) => (holding = resolve));
-  const blocker = t.database.db.transaction().execute(async (trx) => {
-    if (engine === 'postgres') await sql`lock table session_action in exclusive mode`.execute(trx);
-    holding();
-    await released;
-  });
-  await held;
-  try {
-    await work();
-  } finally {
-    release();
-    await blocker;
-  }
-}
-
 describe('session actions while the database does not take them', () => {
   it('keep at most maxQueued waiting; the rest are dropped and logged', async () => {
     const { log, lines } = recordingLogger();
     const recorder = createSessionActionRecorder(t.database, log, { intervalMs: 5, batchSize: 100, maxQueued: 1000 });
-    await whileWritesWait(async () => {
+    await whileWritesWait(t.database.db, 'session_action', async () => {
       for (let index = 0; index < 5000; index += 1) {
         recorder.record({
           sessionId: `slow-${index}`,
