@@ -24,7 +24,9 @@ export interface FakeCard {
 const TEST_CARD = { lastFour: '1002', month: '12', year: String(new Date().getUTCFullYear() + 3), type: 'master_card', bin: '520474' };
 
 export function issueCard(agreement: TokenAgreement, tokenLength = 48): FakeCard {
-  const token = randomBytes(Math.ceil(tokenLength / 2)).toString('hex').slice(0, tokenLength);
+  const token = randomBytes(Math.ceil(tokenLength / 2))
+    .toString('hex')
+    .slice(0, tokenLength);
   return { token, agreement, ...TEST_CARD, outcome: 'settled' };
 }
 

@@ -49,7 +49,11 @@ describe("the sweep's refunds of payments due back", () => {
     const swept = await sweepOrders(sweepDepsOf(s.t), Date.now());
     expect(swept).toEqual({ ran: true, result: expect.objectContaining({ refunded: 1 }) });
     expect(refundsOf(order.reference)).toHaveLength(1);
-    const after = await db().selectFrom('order_payment').select(['state', 'refund_due_at']).where('id', '=', paid.id).executeTakeFirstOrThrow();
+    const after = await db()
+      .selectFrom('order_payment')
+      .select(['state', 'refund_due_at'])
+      .where('id', '=', paid.id)
+      .executeTakeFirstOrThrow();
     expect(after).toEqual({ state: 'refunded', refund_due_at: null });
     // The ones it cannot refund stay due for when their gateway is configured again.
     const stillDue = await db().selectFrom('order_payment').select('id').where('refund_due_at', 'is not', null).execute();

@@ -134,7 +134,10 @@ const SUBJECT_MAX = 255;
 /** The provider's id of the person; a provider naming none, or a longer one than its protocol allows, vouched for nobody. */
 export function subjectOf(provider: SocialProvider, value: unknown): string {
   if (typeof value !== 'string' || value === '' || [...value].length > SUBJECT_MAX)
-    throw new SocialAuthError('verification_failed', `${provider}: the token's subject is missing or longer than ${SUBJECT_MAX} characters`);
+    throw new SocialAuthError(
+      'verification_failed',
+      `${provider}: the token's subject is missing or longer than ${SUBJECT_MAX} characters`,
+    );
   return value;
 }
 

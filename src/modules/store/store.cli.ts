@@ -95,9 +95,12 @@ function parseFrontendUrl(value: string): string {
   if (!/^https?:\/\/[^\s]+$/.test(value) || CONTROL.test(value) || !URL.canParse(value))
     throw new CliUsageError('--frontend-url must be an http(s) URL');
   if (/[?#]/.test(value))
-    throw new CliUsageError('--frontend-url must be an http(s) URL without a query (?) or a fragment (#): the paths of links are put after it');
+    throw new CliUsageError(
+      '--frontend-url must be an http(s) URL without a query (?) or a fragment (#): the paths of links are put after it',
+    );
   const url = value.replace(/\/+$/, '');
-  if (url.length > FRONTEND_URL_MAX) throw new CliUsageError(`--frontend-url must be an http(s) URL of at most ${FRONTEND_URL_MAX} characters`);
+  if (url.length > FRONTEND_URL_MAX)
+    throw new CliUsageError(`--frontend-url must be an http(s) URL of at most ${FRONTEND_URL_MAX} characters`);
   return url;
 }
 
