@@ -41,7 +41,7 @@ type Deps = { db: Kysely<Database>; gateways: Gateways; log: Logger; clock: Cloc
  */
 export async function refundUnmatchedPayments(deps: Deps, now: number) {
   let refunded = 0;
-  for (let after: { dueAt: number; id: number } | null = null; ; ) {
+  for (let after: { dueAt: number; id: number } | null = null; ;) {
     const page = await duePage(deps.db, after);
     refunded += await refundPage(deps, page, now);
     if (page.length < BATCH) return refunded;
