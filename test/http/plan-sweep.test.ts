@@ -163,6 +163,19 @@ const ALLOWED: Allowed[] = [
       'product_discount_idx) without a sort: the walk stops at the page (its offset and limit in visible products), and nearly ' +
       'every product is visible',
   },
+  {
+    table: 'product',
+    statement: new RegExp(
+      `^${visible(`select "p"."id", `)}[^]+ as "key" from "product" as "p" where ${visible(VISIBLE)}(?: and "p"."type" not in \\(${P}, ${P}\\))? order by [^]+ limit ${P} offset ${P}$`,
+    ),
+    kinds: ['walk'],
+    engine: 'sqlite',
+    why: 'page',
+    reason:
+      "the regular-price stream of a list sorted by the caller's price (price-streams.ts; a wholesale caller's without the gift " +
+      'cards), walked in product_price_idx or product_wholesale_price_idx without a sort: price-order.ts reads it in batches ' +
+      "from the page's end on, and stops once no product further on can come before the page's last",
+  },
   ...(['person', 'publisher', 'series'] as const).map((table): Allowed => ({
     table,
     statement: statementOf(`select count(*) as "n" from "${table}" where exists (`, String.raw`[^]+\)\)\)$`),

@@ -36,7 +36,7 @@ function indexes(db: Kysely<any>): Array<[name: string, create: RawBuilder<unkno
       'product_series_order_idx',
       sql`create index product_series_order_idx on product ((case when series_number is null then 1 else 0 end), series_number, (${sql.raw(NEWEST)}), released_at desc, id desc)`,
     ],
-    // product-query.ts regularPrice(): what a wholesale client's price sorts order by, written the same.
+    // price-streams.ts regularPrice(): what a wholesale client's price sorts order by, written the same.
     [
       'product_wholesale_price_idx',
       sql`create index product_wholesale_price_idx on product ((coalesce(nullif(wholesale_price_cents, 0), shop_price_cents * 100.0 / (100 + vat_rate_percent))), id)`,

@@ -101,6 +101,7 @@ import * as addOrderPaymentRefundRefused from './2026_12_03_1245_add_order_payme
 import * as indexOrderPaymentRefundRefused from './2026_12_03_1500_index_order_payment_refund_refused.js';
 import * as indexContentWindows from './2026_12_04_1010_index_content_windows.js';
 import * as addGiftCardEntryExtendedTo from './2026_12_04_1013_add_gift_card_entry_extended_to.js';
+import * as indexPriceStreams from './2026_12_05_1330_index_price_streams.js';
 import * as widenPaymentCallbackState from './2026_12_05_1340_widen_payment_callback_state.js';
 import * as createOrderRevivalRefusal from './2026_12_05_1345_create_order_revival_refusal.js';
 import * as widenSubscriptionCardToken from './2026_12_05_1411_widen_subscription_card_token.js';
@@ -211,6 +212,7 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_1500_index_order_payment_refund_refused': indexOrderPaymentRefundRefused,
   '2026_12_04_1010_index_content_windows': indexContentWindows,
   '2026_12_04_1013_add_gift_card_entry_extended_to': addGiftCardEntryExtendedTo,
+  '2026_12_05_1330_index_price_streams': indexPriceStreams,
   '2026_12_05_1340_widen_payment_callback_state': widenPaymentCallbackState,
   '2026_12_05_1345_create_order_revival_refusal': createOrderRevivalRefusal,
   '2026_12_05_1411_widen_subscription_card_token': widenSubscriptionCardToken,

@@ -114,7 +114,7 @@ export const ProductDetailsSchema = Type.Object(
 export const SortQuery = Type.Optional(
   literals(
     PRODUCT_SORTS,
-    'Order: newest (default), price and -price (the regular price: the shop price, for wholesale customers the wholesale price; campaign and personal prices do not reorder), name, discount, sales, position (lists and campaigns), seriesNumber',
+    'Order: newest (default), price and -price (the price the cards show the caller: store, client and company discounts, running campaign prices, wholesale and company prices; equal prices by id), name, discount, sales, position (lists and campaigns), seriesNumber',
   ),
 );
 

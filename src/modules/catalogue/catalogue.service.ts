@@ -7,17 +7,18 @@ import { categoryRows } from './browse/category.repository.js';
 import { GUEST, type Caller } from './caller.js';
 import type { CatalogueConfig } from './catalogue.config.js';
 import { readBindingNames, type BindingNames } from './products/binding-names.repository.js';
-import { toCard } from './products/product-card.mapper.js';
+import { callerPrice, toCard } from './products/product-card.mapper.js';
 import { campaignChangeAt, cardText, cardTextOnce } from './products/product-card.text.js';
 import { jsonArrayBytes } from '../../http/serialization.js';
 import { baseReader, companyPrices } from './products/product-card.repository.js';
-import { findProductIdByCode, readCampaignWindow, type CampaignWindow } from './products/product.repository.js';
+import { findProductIdByCode, readCampaignWindow, readStoreCampaignWindows, type CampaignWindow } from './products/product.repository.js';
 import type { BaseCache, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
 import { categoryListingReader, rebuildCategoryListing } from './browse/category-listing.repository.js';
 import {
   countVisibleProducts,
   productPage,
   type KeptList,
+  type ListPricing,
   type ProductFilter,
   type ProductListCaches,
   type ProductSort,
@@ -32,6 +33,7 @@ const BASE_CACHE_ENTRIES_PER_STORE = 25_000;
 const LIST_CACHE_ENTRIES = 20_000;
 const COUNT_CACHE_ENTRIES = 20_000;
 const CAMPAIGN_CACHE_ENTRIES = 2_000;
+const STORE_CAMPAIGN_CACHE_ENTRIES = 100;
 
 /** What the catalogue needs of the store a request is for (the store settings have it all). */
 export interface CatalogueStore extends StoreDiscounts {
@@ -162,6 +164,13 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   // A campaign's store, switch and window, kept for the cache period: whether it runs is worked out per request.
   const campaigns = boundedCache<number, CampaignWindow | null>(ttl, CAMPAIGN_CACHE_ENTRIES, 'catalogue.campaign-windows');
 
+  // The store's campaign windows, kept as long as a list's order: which run is worked out at each request's time.
+  const storeCampaigns = boundedCache<string, Awaited<ReturnType<typeof readStoreCampaignWindows>>>(
+    listTtl,
+    STORE_CAMPAIGN_CACHE_ENTRIES,
+    'catalogue.store-campaigns',
+  );
+
   const listing = categoryListingReader(database);
   let rebuilding: Promise<void> | undefined;
   /**
@@ -216,6 +225,27 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
 
   const cardsText: Catalogue['cardsText'] = async (context, ids) => (await cardsTextUntil(context, ids)).text;
 
+  /** What a list sorted by price orders by: the prices the cards show (bases and price context as `cards` reads them). */
+  const listPricing = (context: CatalogueContext): ListPricing => ({
+    store: context.store,
+    async runningCampaignIds() {
+      const windows = await storeCampaigns.get(context.store.code, () => readStoreCampaignWindows(db, context.store.code));
+      const { now } = context;
+      return windows
+        .filter((w) => (w.validFrom === null || w.validFrom <= now) && (w.validTo === null || w.validTo > now))
+        .map((w) => w.id);
+    },
+    async priceOf(ids) {
+      const [found, prices] = await Promise.all([loadBases(context.store.code, ids), priceContext(context, ids)]);
+      const priced = new Map<number, number>();
+      for (const id of ids) {
+        const base = found.get(id);
+        if (base) priced.set(id, callerPrice(base, prices).priceCents);
+      }
+      return priced;
+    },
+  });
+
   const pageIds = (context: CatalogueContext, filter: ProductFilter, sort: ProductSort, slice: ListSlice) =>
     productPage(
       listDb,
@@ -230,6 +260,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
         now: context.now,
       },
       keptList(context, filter),
+      listPricing(context),
     );
 
   const base = async (storeCode: string, id: number) => (await loadBases(storeCode, [id])).get(id) ?? undefined;

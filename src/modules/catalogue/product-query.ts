@@ -3,6 +3,9 @@ import type { Database } from '../../db/schema.js';
 import type { ProductTable } from './catalogue.tables.js';
 import type { BoundedCache } from '../../infra/bounded-cache.js';
 import type { Caller } from './caller.js';
+import { pricingKey, type StoreDiscounts } from '../pricing/index.js';
+import { priceOrderedIds, type PriceOf } from './price-order.js';
+import { priceStreams } from './price-streams.js';
 import { productFilterConditions, type ProductFilter } from './product-filter.js';
 import { audienceKey, visibleProduct } from './visibility.js';
 
@@ -20,6 +23,17 @@ export interface ProductPageQuery {
   offset: number;
   limit: number;
   now: number;
+}
+
+/**
+ * What ordering by the caller's price takes besides the query: the store's discounts, the store's
+ * campaigns running at the query's time (a list kept while one ran is not the order after it
+ * ends), and the price of products as their cards show it.
+ */
+export interface ListPricing {
+  store: StoreDiscounts;
+  runningCampaignIds(): Promise<number[]>;
+  priceOf: PriceOf;
 }
 
 export interface ProductListCaches {
@@ -46,6 +60,7 @@ export async function productPage(
   caches: ProductListCaches,
   query: ProductPageQuery,
   kept?: KeptList,
+  pricing?: ListPricing,
 ): Promise<{ ids: number[]; total: number }> {
   const filterKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`;
   // The kept list answers in the default order only; a stale one leaves both halves to the query.
@@ -53,7 +68,11 @@ export async function productPage(
   const total = await caches.counts.get(filterKey, async () => keptTotal ?? countQuery(db, query));
   // A page past the end is empty without asking: page=10000000 must not make the database walk the list.
   if (query.offset >= total || query.limit === 0) return { ids: [], total };
-  const ids = await caches.pages.get(`${filterKey}|${query.sort}|${priceBasis(query)}|${query.offset}|${query.limit}`, async () => {
+  if (query.sort === 'price' || query.sort === '-price') {
+    if (pricing === undefined) throw new Error('a list sorted by price needs the prices its cards show');
+    return { ids: await pricedPage(db, caches, query, pricing, filterKey), total };
+  }
+  const ids = await caches.pages.get(`${filterKey}|${query.sort}|${query.offset}|${query.limit}`, async () => {
     if (kept !== undefined && keptTotal !== undefined && query.sort === 'newest') return kept.page(query.offset, query.limit);
     const rows = await ordered(visibleProducts(db, query), query).select('p.id').offset(query.offset).limit(query.limit).execute();
     return rows.map((row) => row.id);
@@ -61,16 +80,37 @@ export async function productPage(
   return { ids, total };
 }
 
+/**
+ * A page in the order of the caller's price, the one its cards show (campaign, store, client, company
+ * and own prices included), ties by id, as search orders it: merged from indexed streams (price-order.ts),
+ * so a cold first page reads a few dozen rows, not the list. The page is kept per pricing inputs and
+ * running campaigns, so a campaign starting or ending reorders it at once.
+ */
+async function pricedPage(
+  db: Kysely<Database>,
+  caches: ProductListCaches,
+  query: ProductPageQuery,
+  pricing: ListPricing,
+  filterKey: string,
+): Promise<number[]> {
+  const { caller } = query;
+  const { store } = pricing;
+  // Wholesale prices have no campaigns: their lists need not be kept once per campaign window.
+  const campaignIds = caller.kind === 'WHOLESALE' ? [] : await pricing.runningCampaignIds();
+  const pricingInputs = `${pricingKey(caller)}|${store.guestDiscountPercent}/${store.loggedInDiscountPercent}|${campaignIds.join(',')}`;
+  return caches.pages.get(`${filterKey}|${query.sort}|${pricingInputs}|${query.offset}|${query.limit}`, async () => {
+    const direction = query.sort === 'price' ? 'asc' : 'desc';
+    const streams = priceStreams({ db, visible: () => visibleProducts(db, query), caller, store, now: query.now, campaignIds, direction });
+    const ids = await priceOrderedIds(streams, pricing.priceOf, direction, query.offset + query.limit);
+    return ids.slice(query.offset);
+  });
+}
+
 async function countQuery(db: Kysely<Database>, query: Pick<ProductPageQuery, 'storeCode' | 'caller' | 'filter' | 'now'>): Promise<number> {
   const row = await visibleProducts(db, { ...query, sort: 'newest', offset: 0, limit: 0 })
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-/** What the price sorts order by: the regular price, which for wholesale customers excludes VAT. */
-function priceBasis({ sort, caller }: ProductPageQuery): string {
-  return (sort === 'price' || sort === '-price') && caller.kind === 'WHOLESALE' ? 'W' : '';
 }
 
 type ProductQuery = SelectQueryBuilder<Database & { p: ProductTable }, 'p', object>;
@@ -82,12 +122,9 @@ function visibleProducts(db: Kysely<Database>, { storeCode, caller, filter, now 
   return query;
 }
 
-function ordered(query: ProductQuery, { sort, filter, caller }: ProductPageQuery): ProductQuery {
+// The price sorts are not here: they are merged from streams (pricedPage).
+function ordered(query: ProductQuery, { sort, filter }: ProductPageQuery): ProductQuery {
   switch (sort) {
-    case 'price':
-      return query.orderBy(regularPrice(caller), 'asc').orderBy('p.id', 'asc');
-    case '-price':
-      return query.orderBy(regularPrice(caller), 'desc').orderBy('p.id', 'desc');
     case 'name':
       return query.orderBy('p.name', 'asc').orderBy('p.id', 'asc');
     case 'discount':
@@ -129,16 +166,6 @@ function ordered(query: ProductQuery, { sort, filter, caller }: ProductPageQuery
     default:
       return newest(query);
   }
-}
-
-/**
- * The price the price sorts order by: the shop price, and for wholesale customers the wholesale
- * price (or, without one, the shop price less VAT), as pricing.ts works them out. Campaign,
- * discount and company prices are per caller and per moment; they do not reorder a list.
- */
-function regularPrice(caller: Caller) {
-  if (caller.kind !== 'WHOLESALE') return sql`p.shop_price_cents`;
-  return sql`coalesce(nullif(p.wholesale_price_cents, 0), p.shop_price_cents * 100.0 / (100 + p.vat_rate_percent))`;
 }
 
 // Unknown release dates sort after every known one, on both engines.

@@ -52,9 +52,14 @@ export function toBases({ products, inStore, authors, campaigns }: BaseRows): Ma
   return bases;
 }
 
+/** The caller's price of the product: what its card shows, and what a list sorted by price orders by. */
+export function callerPrice(base: ProductBase, context: PriceContext) {
+  return priceFor(base.pricing, pricingCustomer(context.caller, context.companyPrices.get(base.id)), context.store, context.now);
+}
+
 /** The caller's price of the product as the wire shows it, and where it comes from. */
 export function priceFields(base: ProductBase, context: PriceContext) {
-  const price = priceFor(base.pricing, pricingCustomer(context.caller, context.companyPrices.get(base.id)), context.store, context.now);
+  const price = callerPrice(base, context);
   return {
     price: toWireMoney(price.priceCents),
     strikeThroughPrice: price.strikeThroughCents === null ? null : toWireMoney(price.strikeThroughCents),

@@ -86,6 +86,25 @@ export interface CampaignWindow {
   validTo: number | null;
 }
 
+/** The windows of the store's switched-on campaigns, by id (campaign_store_idx): which of them run is worked out per request. */
+export async function readStoreCampaignWindows(
+  db: Kysely<Database>,
+  storeCode: string,
+): Promise<Array<{ id: number; validFrom: number | null; validTo: number | null }>> {
+  const rows = await db
+    .selectFrom('campaign')
+    .select(['id', 'valid_from', 'valid_to'])
+    .where('store_code', '=', storeCode)
+    .where('is_active', '=', true)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    validFrom: row.valid_from === null ? null : Number(row.valid_from),
+    validTo: row.valid_to === null ? null : Number(row.valid_to),
+  }));
+}
+
 export async function readCampaignWindow(db: Kysely<Database>, id: number): Promise<CampaignWindow | undefined> {
   const row = await db
     .selectFrom('campaign')
