@@ -8,7 +8,9 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 // On a generated catalogue (every price shape, product type and campaign state), a list sorted by
 // price or -price is, page after page, in the order of the prices its own cards show, equal prices
 // by id the same way, for every kind of caller, with and without store discounts, at three moments
-// around the campaigns' starts and ends. PRICE_SORT_SEED replays another catalogue.
+// around the campaigns' starts and ends, pages merged from the streams and pages sorted in SQL
+// (CATALOGUE_PRICE_SORT_SQL_FROM_OFFSET: 0 sorts every page in SQL, 33 the pages from the fourth on).
+// PRICE_SORT_SEED replays another catalogue; PRICE_SORT_SQL_FROM picks the switch-over (default 33).
 
 const SEED = Number(process.env.PRICE_SORT_SEED ?? 2026_12_05);
 const NOW = Date.UTC(2026, 5, 1, 12);
@@ -19,8 +21,10 @@ let t: TestApp;
 let c: GeneratedCatalogue;
 let callers: Array<[string, TestCustomer | undefined]>;
 
+const SQL_FROM = process.env.PRICE_SORT_SQL_FROM ?? '33';
+
 beforeAll(async () => {
-  t = await createTestApp({ clock });
+  t = await createTestApp({ clock, env: { CATALOGUE_PRICE_SORT_SQL_FROM_OFFSET: SQL_FROM } });
   const db = t.database.db;
   const wholesale = await createCustomer(db, { kind: 'WHOLESALE' });
   callers = [
@@ -49,7 +53,7 @@ async function cards(path: string, customer: TestCustomer | undefined): Promise<
   }
 }
 
-describe(`lists sorted by price follow the cards' prices (seed ${SEED})`, () => {
+describe(`lists sorted by price follow the cards' prices (seed ${SEED}, SQL from offset ${SQL_FROM})`, () => {
   it('for every kind of caller, store discounts, moment and sort', async () => {
     let compared = 0;
     for (const discounts of [

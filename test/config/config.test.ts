@@ -19,6 +19,7 @@ describe('configuration', () => {
       storeCacheTtlMs: 1000,
       catalogueCacheTtlMs: 30_000,
       catalogueListCacheTtlMs: 60_000,
+      catalogueListPriceSqlFromOffset: 200,
       trustProxy: false,
       apiDocs: 'public',
       mail: { smtpUrl: undefined, dir: './data/mail', backofficeEmails: [] },

@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { boundedCache, boundedCaches } from '../../infra/bounded-cache.js';
-import type { StoreDiscounts } from '../pricing/index.js';
+import { leastFor, type StoreDiscounts } from '../pricing/index.js';
 import { buildCategoryTree, isSubtreeList, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
 import { GUEST, type Caller } from './caller.js';
@@ -226,8 +226,11 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   const cardsText: Catalogue['cardsText'] = async (context, ids) => (await cardsTextUntil(context, ids)).text;
 
   /** What a list sorted by price orders by: the prices the cards show (bases and price context as `cards` reads them). */
+  const least = leastFor(database.engine);
   const listPricing = (context: CatalogueContext): ListPricing => ({
     store: context.store,
+    least,
+    sqlFromOffset: config.catalogueListPriceSqlFromOffset,
     async runningCampaignIds() {
       const windows = await storeCampaigns.get(context.store.code, () => readStoreCampaignWindows(db, context.store.code));
       const { now } = context;

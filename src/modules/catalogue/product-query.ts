@@ -3,9 +3,9 @@ import type { Database } from '../../db/schema.js';
 import type { ProductTable } from './catalogue.tables.js';
 import type { BoundedCache } from '../../infra/bounded-cache.js';
 import type { Caller } from './caller.js';
-import { pricingKey, type StoreDiscounts } from '../pricing/index.js';
+import { pricingKey, type LeastFunction, type StoreDiscounts } from '../pricing/index.js';
 import { priceOrderedIds, type PriceOf } from './price-order.js';
-import { priceStreams } from './price-streams.js';
+import { priceStreams, sortedPricePage } from './price-streams.js';
 import { productFilterConditions, type ProductFilter } from './product-filter.js';
 import { audienceKey, visibleProduct } from './visibility.js';
 
@@ -34,6 +34,10 @@ export interface ListPricing {
   store: StoreDiscounts;
   runningCampaignIds(): Promise<number[]>;
   priceOf: PriceOf;
+  /** The engine's least() for the price as SQL (a deep page). */
+  least: LeastFunction;
+  /** Pages from this offset on are sorted in SQL instead of merged from the streams (config catalogueListPriceSqlFromOffset). */
+  sqlFromOffset: number;
 }
 
 export interface ProductListCaches {
@@ -100,8 +104,13 @@ async function pricedPage(
   const pricingInputs = `${pricingKey(caller)}|${store.guestDiscountPercent}/${store.loggedInDiscountPercent}|${campaignIds.join(',')}`;
   return caches.pages.get(`${filterKey}|${query.sort}|${pricingInputs}|${query.offset}|${query.limit}`, async () => {
     const direction = query.sort === 'price' ? 'asc' : 'desc';
-    const streams = priceStreams({ db, visible: () => visibleProducts(db, query), caller, store, now: query.now, campaignIds, direction });
-    const ids = await priceOrderedIds(streams, pricing.priceOf, direction, query.offset + query.limit);
+    const scope = { db, visible: () => visibleProducts(db, query), caller, store, now: query.now, campaignIds, direction } as const;
+    // A merge costs about its page's end in products priced in JS; past a few hundred, sorting in SQL the products
+    // that can come first (price-streams.ts sortedPricePage) costs less.
+    if (query.offset >= pricing.sqlFromOffset) {
+      return sortedPricePage({ ...scope, storeCode: query.storeCode, least: pricing.least }, query.offset, query.limit);
+    }
+    const ids = await priceOrderedIds(priceStreams(scope), pricing.priceOf, direction, query.offset + query.limit);
     return ids.slice(query.offset);
   });
 }

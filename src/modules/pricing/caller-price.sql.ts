@@ -2,7 +2,8 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import { int } from '../../db/sql-int.js';
 import type { CustomerKind, StoreDiscounts } from './pricing.js';
 
-// The caller's price and discount of a product as SQL over search_product (alias sp), by the
+// The caller's price and discount of a product as SQL over search_product (alias sp, for search) or
+// product (alias p, for the catalogue's lists sorted by price: price-streams.ts), by the
 // rules of pricing.ts: the same integer arithmetic (percent as parts per million, round half
 // up), so filtering and sorting on it agree to the cent with the prices the cards show, for every
 // kind of caller, without pricing any match in JavaScript. test/pricing/caller-price-sql.test.ts
@@ -27,14 +28,35 @@ export interface PriceScope {
   storeCode: string;
   /** Unix ms: which campaigns run. */
   now: number;
+  /**
+   * The campaigns running at `now`, when the caller has them already (a list kept per that set):
+   * their prices are read by id, so the expression prices with the very campaigns the list is kept for.
+   */
+  runningCampaignIds?: readonly number[];
 }
+
+/** The table the price is of: search_product as sp (search), or product as p (the catalogue's lists). */
+export type PricedTable = 'sp' | 'p';
 
 /** The one SQL function that differs between the engines here (min/max on SQLite, least/greatest on PostgreSQL). */
 export interface LeastFunction {
   least(...values: Expression<number | null>[]): RawBuilder<number>;
 }
 
-/** A derived table the price reads, one row per product: left join it as `alias` on `alias.product_id = sp.id`. */
+/** LeastFunction for an engine by name (search's engines have their own). */
+export function leastFor(engine: 'sqlite' | 'postgres'): LeastFunction {
+  return {
+    least: (...values) =>
+      engine === 'postgres'
+        ? sql<number>`least(${sql.join(values)})`
+        : // min() of one argument would be the aggregate.
+          values.length === 1
+          ? sql<number>`${values[0]}`
+          : sql<number>`min(${sql.join(values)})`,
+  };
+}
+
+/** A derived table the price reads, one row per product: left join it as `alias` on `alias.product_id = <table>.id`. */
 export interface PriceJoin {
   alias: 'cmp' | 'cpp';
   table: RawBuilder<{ product_id: number; price: number }>;
@@ -50,13 +72,12 @@ export interface PriceSql {
 }
 
 const ppm = (percent: number) => Math.round(percent * 10_000);
-const shop = sql<number>`cast(sp.shop_price_cents as bigint)`;
 const percentOff = (cents: RawBuilder<number>, partsPerMillion: RawBuilder<number>) =>
   sql<number>`((2 * ${cents} * (${int(PPM)} - ${partsPerMillion}) + ${int(PPM)}) / ${int(2 * PPM)})`;
 const ratioPercent = (part: RawBuilder<number>, whole: RawBuilder<number>) =>
   sql<number>`((2 * ${part} * 100 + ${whole}) / (2 * ${whole}))`;
-const excludingVat = (cents: RawBuilder<number>) => {
-  const divisor = sql<number>`(${int(PPM)} + cast(round(sp.vat_rate_percent * 10000) as bigint))`;
+const excludingVat = (cents: RawBuilder<number>, vatRate: RawBuilder<unknown>) => {
+  const divisor = sql<number>`(${int(PPM)} + cast(round(${vatRate} * 10000) as bigint))`;
   return sql<number>`((2 * ${cents} * ${int(PPM)} + ${divisor}) / (2 * ${divisor}))`;
 };
 const NO_CAMPAIGN_PRICE = int(Number.MAX_SAFE_INTEGER);
@@ -71,12 +92,27 @@ const NO_DISCOUNT = sql<number>`cast(0 as bigint)`;
  */
 export type CampaignPriceRead = 'join' | 'lookup';
 
-export function callerPriceSql(engine: LeastFunction, scope: PriceScope, campaigns: CampaignPriceRead = 'join'): PriceSql {
+/**
+ * `table`: the alias of the table priced (search_product as sp by default, product as p); the joins
+ * are to be left joined on its id.
+ */
+export function callerPriceSql(
+  engine: LeastFunction,
+  scope: PriceScope,
+  campaigns: CampaignPriceRead = 'join',
+  table: PricedTable = 'sp',
+): PriceSql {
   const { caller, store } = scope;
-  const campaign = (kind: 'RETAIL' | 'BUSINESS') =>
-    campaigns === 'lookup'
-      ? { lowest: sql<number>`coalesce(${campaignPriceOf(scope, kind)}, ${NO_CAMPAIGN_PRICE})`, joins: [] }
+  const col = (name: string) => sql.ref(`${table}.${name}`);
+  const shop = sql<number>`cast(${col('shop_price_cents')} as bigint)`;
+  const type = col('type');
+  const campaign = (kind: 'RETAIL' | 'BUSINESS') => {
+    // No campaign running: nothing to read (a list kept for that set prices with none).
+    if (scope.runningCampaignIds?.length === 0) return { lowest: NO_CAMPAIGN_PRICE, joins: [] };
+    return campaigns === 'lookup'
+      ? { lowest: sql<number>`coalesce(${campaignPriceOf(scope, kind, col('id'))}, ${NO_CAMPAIGN_PRICE})`, joins: [] }
       : { lowest: sql<number>`coalesce(cmp.price, ${NO_CAMPAIGN_PRICE})`, joins: [campaignPrices(scope, kind)] };
+  };
   switch (caller.kind) {
     case 'GUEST':
     case 'SIMPLE': {
@@ -85,36 +121,54 @@ export function callerPriceSql(engine: LeastFunction, scope: PriceScope, campaig
       const storePercent = caller.kind === 'GUEST' ? store.guestDiscountPercent : store.loggedInDiscountPercent;
       const books = int(ppm(Math.max(client, storePercent)));
       const ebooks = int(ppm(client));
-      const discounted = percentOff(shop, sql<number>`(case when sp.type = 'EBOOK' then ${ebooks} else ${books} end)`);
+      const discounted = percentOff(shop, sql<number>`(case when ${type} = 'EBOOK' then ${ebooks} else ${books} end)`);
       const { lowest, joins } = campaign('RETAIL');
-      const price = sql<number>`(case when sp.type in ${GIFT_CARDS} then ${shop} else ${engine.least(discounted, lowest)} end)`;
-      const original = sql<number>`cast(coalesce(sp.original_price_cents, 0) as bigint)`;
+      const price = sql<number>`(case when ${type} in ${GIFT_CARDS} then ${shop} else ${engine.least(discounted, lowest)} end)`;
+      const original = sql<number>`cast(coalesce(${col('original_price_cents')}, 0) as bigint)`;
       // Struck through: the shop price when a discount or campaign applies, else the list price if higher.
-      const discount = sql<number>`(case when sp.type in ${GIFT_CARDS} then 0
+      const discount = sql<number>`(case when ${type} in ${GIFT_CARDS} then 0
         when ${price} < ${shop} then ${ratioPercent(sql`(${shop} - ${price})`, shop)}
         when ${original} > ${shop} then ${ratioPercent(sql`(${original} - ${shop})`, original)}
         else 0 end)`;
       return { price, discount, joins };
     }
     case 'BUSINESS': {
-      const list = sql<number>`(case when coalesce(sp.original_price_cents, 0) > sp.shop_price_cents then cast(sp.original_price_cents as bigint) else ${shop} end)`;
+      const original = col('original_price_cents');
+      const list = sql<number>`(case when coalesce(${original}, 0) > ${col('shop_price_cents')} then cast(${original} as bigint) else ${shop} end)`;
       const discounted = percentOff(list, int(ppm(caller.companyDiscountPercent)));
       const { lowest, joins } = campaign('BUSINESS');
-      const price = sql<number>`(case when sp.type in ${GIFT_CARDS} then ${shop} else ${engine.least(shop, discounted, lowest)} end)`;
+      const price = sql<number>`(case when ${type} in ${GIFT_CARDS} then ${shop} else ${engine.least(shop, discounted, lowest)} end)`;
       return { price, discount: NO_DISCOUNT, joins };
     }
     case 'WHOLESALE': {
-      const price = sql<number>`(case when sp.type in ${GIFT_CARDS} then ${excludingVat(shop)}
+      const lessVat = excludingVat(shop, col('vat_rate_percent'));
+      const wholesale = col('wholesale_price_cents');
+      const price = sql<number>`(case when ${type} in ${GIFT_CARDS} then ${lessVat}
         when coalesce(cpp.price, 0) > 0 then cast(cpp.price as bigint)
-        when coalesce(sp.wholesale_price_cents, 0) > 0 then cast(sp.wholesale_price_cents as bigint)
-        else ${excludingVat(shop)} end)`;
+        when coalesce(${wholesale}, 0) > 0 then cast(${wholesale} as bigint)
+        else ${lessVat} end)`;
       return { price, discount: NO_DISCOUNT, joins: [companyPrices(caller.companyId ?? 0)] };
     }
   }
 }
 
+/** Which campaigns' prices count: the ones given, or the store's switched on and running at `now`. */
+function runningCampaigns({ storeCode, now, runningCampaignIds }: PriceScope): RawBuilder<unknown> {
+  if (runningCampaignIds !== undefined) return sql`cp.campaign_id in (${sql.join(runningCampaignIds.map((id) => int(id)))})`;
+  return sql`cp.campaign_id in (select c.id from campaign c where c.store_code = ${storeCode} and c.is_active = ${true}
+      and (c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)}))`;
+}
+
 /** The lowest price of each product among the store's campaigns for `kind` running at `now`. */
-function campaignPrices({ storeCode, now }: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJoin {
+function campaignPrices(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJoin {
+  if (scope.runningCampaignIds !== undefined) {
+    return {
+      alias: 'cmp',
+      table: sql`(select cp.product_id, min(cp.price_cents) as price from campaign_price cp
+    where ${runningCampaigns(scope)} and cp.customer_kind = ${kind} group by cp.product_id)`,
+    };
+  }
+  const { storeCode, now } = scope;
   // Campaigns first (a store has a handful), then their prices: `cross join` keeps SQLite to that order.
   return {
     alias: 'cmp',
@@ -125,10 +179,15 @@ function campaignPrices({ storeCode, now }: PriceScope, kind: 'RETAIL' | 'BUSINE
   };
 }
 
-/** The lowest price of the product sp among the store's campaigns for `kind` running at `now` (null: none), read by index. */
-function campaignPriceOf({ storeCode, now }: PriceScope, kind: 'RETAIL' | 'BUSINESS'): RawBuilder<number | null> {
+/** The lowest price of the product `id` among the store's campaigns for `kind` running at `now` (null: none), read by index. */
+function campaignPriceOf(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS', id: RawBuilder<unknown>): RawBuilder<number | null> {
+  if (scope.runningCampaignIds !== undefined) {
+    return sql<number | null>`(select min(cp.price_cents) from campaign_price cp
+    where cp.product_id = ${id} and ${runningCampaigns(scope)} and cp.customer_kind = ${kind})`;
+  }
+  const { storeCode, now } = scope;
   return sql<number | null>`(select min(cp.price_cents) from campaign_price cp cross join campaign c
-    where cp.product_id = sp.id and c.id = cp.campaign_id and c.store_code = ${storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
+    where cp.product_id = ${id} and c.id = cp.campaign_id and c.store_code = ${storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
       and (c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)}))`;
 }
 
