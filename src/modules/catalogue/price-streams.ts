@@ -185,7 +185,9 @@ async function candidates(scope: PriceStreamScope, end: number): Promise<{ query
   // Descending, a campaign price can put a product below any bound of its shop price: only the others count.
   const counted =
     direction === 'desc' && campaignIds.length > 0
-      ? visible().where((eb) => eb.not(eb.exists(campaignPrices().select('cp.product_id').where('cp.product_id', '=', sql.ref<number>('p.id')))))
+      ? visible().where((eb) =>
+          eb.not(eb.exists(campaignPrices().select('cp.product_id').where('cp.product_id', '=', sql.ref<number>('p.id')))),
+        )
       : visible();
   const nth = await counted
     .select(shop.as('key'))
