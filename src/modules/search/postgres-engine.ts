@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Matches, PendingRow, SearchEngine, TextQuery } from './engine.js';
+import { leastFor } from '../pricing/index.js';
 
 // PostgreSQL: tsvector with the 'simple' configuration (the text is folded by the application,
 // so no language's stemming or stop words apply) and pg_trgm for typos. Weights: A title,
@@ -132,9 +133,7 @@ export function createPostgresEngine(): SearchEngine {
       const changes = await claim(sql`kind <> 'visibility'`, limit);
       return changes.length < limit ? [...changes, ...(await claim(sql`kind = 'visibility'`, limit - changes.length))] : changes;
     },
-    least(...values) {
-      return sql<number>`least(${sql.join(values)})`;
-    },
+    least: leastFor('postgres').least,
     contains(haystack, needle) {
       return sql<boolean>`strpos(${haystack}, ${needle}) > 0`;
     },

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import type { Db, Matches, NameKind, PendingRow, SearchEngine, TextQuery, Viewer } from './engine.js';
+import { leastFor } from '../pricing/index.js';
 
 // SQLite: FTS5 (better-sqlite3 builds it in). A match's rank is its tier (engine.ts): which columns
 // hold every word, read from FTS5 column filters. Autocomplete's shortlist (`top`) is chosen by bm25,
@@ -163,10 +164,7 @@ export function createSqliteEngine(): SearchEngine {
       const changes = await claim(sql`kind <> 'visibility'`, limit);
       return changes.length < limit ? [...changes, ...(await claim(sql`kind = 'visibility'`, limit - changes.length))] : changes;
     },
-    least(...values) {
-      // min() of one argument would be the aggregate.
-      return values.length === 1 ? sql<number>`${values[0]}` : sql<number>`min(${sql.join(values)})`;
-    },
+    least: leastFor('sqlite').least,
     contains(haystack, needle) {
       return sql<boolean>`instr(${haystack}, ${needle}) > 0`;
     },
