@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { boundedCache, boundedCaches } from '../../infra/bounded-cache.js';
-import { leastFor, type StoreDiscounts } from '../pricing/index.js';
+import { campaignRunsAt, leastFor, type StoreDiscounts } from '../pricing/index.js';
 import { buildCategoryTree, isSubtreeList, type CategoryTree } from './browse/category-tree.js';
 import { categoryRows } from './browse/category.repository.js';
 import { GUEST, type Caller } from './caller.js';
@@ -234,9 +234,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     async runningCampaignIds() {
       const windows = await storeCampaigns.get(context.store.code, () => readStoreCampaignWindows(db, context.store.code));
       const { now } = context;
-      return windows
-        .filter((w) => (w.validFrom === null || w.validFrom <= now) && (w.validTo === null || w.validTo > now))
-        .map((w) => w.id);
+      return windows.filter((window) => campaignRunsAt(window, now)).map((window) => window.id);
     },
     async priceOf(ids) {
       const [found, prices] = await Promise.all([loadBases(context.store.code, ids), priceContext(context, ids)]);
@@ -313,13 +311,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
     bindings,
     async campaignRuns({ store, now }, id) {
       const found = await campaigns.get(id, async () => (await readCampaignWindow(db, id)) ?? null);
-      return (
-        found !== null &&
-        found.isActive &&
-        found.storeCode === store.code &&
-        (found.validFrom === null || found.validFrom <= now) &&
-        (found.validTo === null || found.validTo > now)
-      );
+      return found !== null && found.isActive && found.storeCode === store.code && campaignRunsAt(found, now);
     },
     async seesProductCode(storeCode, code, businessCatalogue) {
       const id = await findProductIdByCode(db, code);

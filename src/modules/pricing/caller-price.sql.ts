@@ -43,7 +43,7 @@ export interface LeastFunction {
   least(...values: Expression<number | null>[]): RawBuilder<number>;
 }
 
-/** LeastFunction for an engine by name (search's engines have their own). */
+/** LeastFunction for an engine by name (search's engines and the catalogue's deep price pages). */
 export function leastFor(engine: 'sqlite' | 'postgres'): LeastFunction {
   return {
     least: (...values) =>
@@ -152,12 +152,12 @@ export function callerPriceSql(
   }
 }
 
-/** Which campaigns' prices count: the ones given, or the store's switched on and running at `now`. */
-function runningCampaigns({ storeCode, now, runningCampaignIds }: PriceScope): RawBuilder<unknown> {
-  if (runningCampaignIds !== undefined) return sql`cp.campaign_id in (${sql.join(runningCampaignIds.map((id) => int(id)))})`;
-  return sql`cp.campaign_id in (select c.id from campaign c where c.store_code = ${storeCode} and c.is_active = ${true}
-      and (c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)}))`;
-}
+/** The prices of exactly the campaigns given (the ones a list is kept for: PriceScope.runningCampaignIds). */
+const ofCampaigns = (ids: readonly number[]) => sql`cp.campaign_id in (${sql.join(ids.map((id) => int(id)))})`;
+
+/** Campaign c's window holds at `now`: from inclusive, to exclusive (pricing.ts campaignRunsAt). */
+const runsAt = (now: number) =>
+  sql`(c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)})`;
 
 /** The lowest price of each product among the store's campaigns for `kind` running at `now`. */
 function campaignPrices(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJoin {
@@ -165,7 +165,7 @@ function campaignPrices(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJo
     return {
       alias: 'cmp',
       table: sql`(select cp.product_id, min(cp.price_cents) as price from campaign_price cp
-    where ${runningCampaigns(scope)} and cp.customer_kind = ${kind} group by cp.product_id)`,
+    where ${ofCampaigns(scope.runningCampaignIds)} and cp.customer_kind = ${kind} group by cp.product_id)`,
     };
   }
   const { storeCode, now } = scope;
@@ -174,7 +174,7 @@ function campaignPrices(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJo
     alias: 'cmp',
     table: sql`(select cp.product_id, min(cp.price_cents) as price from campaign c cross join campaign_price cp
     where cp.campaign_id = c.id and c.store_code = ${storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
-      and (c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)})
+      and ${runsAt(now)}
     group by cp.product_id)`,
   };
 }
@@ -183,12 +183,12 @@ function campaignPrices(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS'): PriceJo
 function campaignPriceOf(scope: PriceScope, kind: 'RETAIL' | 'BUSINESS', id: RawBuilder<unknown>): RawBuilder<number | null> {
   if (scope.runningCampaignIds !== undefined) {
     return sql<number | null>`(select min(cp.price_cents) from campaign_price cp
-    where cp.product_id = ${id} and ${runningCampaigns(scope)} and cp.customer_kind = ${kind})`;
+    where cp.product_id = ${id} and ${ofCampaigns(scope.runningCampaignIds)} and cp.customer_kind = ${kind})`;
   }
   const { storeCode, now } = scope;
   return sql<number | null>`(select min(cp.price_cents) from campaign_price cp cross join campaign c
     where cp.product_id = ${id} and c.id = cp.campaign_id and c.store_code = ${storeCode} and c.is_active = ${true} and cp.customer_kind = ${kind}
-      and (c.valid_from is null or c.valid_from <= ${int(now)}) and (c.valid_to is null or c.valid_to > ${int(now)}))`;
+      and ${runsAt(now)})`;
 }
 
 function companyPrices(companyId: number): PriceJoin {

@@ -2,6 +2,7 @@
 // cards and exports) and as SQL (caller-price.sql.ts, for search filters and sorts, and deep pages of lists sorted by price). One owner
 // for both forms; test/pricing checks they agree.
 export {
+  campaignRunsAt,
   isGiftCard,
   priceFor,
   toWireMoney,

@@ -188,11 +188,16 @@ function listPrice(product: PricedProduct): number | null {
   return original > product.shopPriceCents ? original : null;
 }
 
+/** Whether a campaign's window holds at `now`: from inclusive, to exclusive; a missing end is open. */
+export function campaignRunsAt(window: { validFrom?: number | null; validTo?: number | null }, now: number): boolean {
+  return now >= (window.validFrom ?? -Infinity) && now < (window.validTo ?? Infinity);
+}
+
 function lowestCampaignPrice(product: PricedProduct, kind: CampaignPrice['customerKind'], now: number): number | null {
   let lowest: number | null = null;
   for (const campaign of product.campaignPrices ?? []) {
     if (campaign.customerKind !== kind) continue;
-    if (now < (campaign.validFrom ?? -Infinity) || now >= (campaign.validTo ?? Infinity)) continue;
+    if (!campaignRunsAt(campaign, now)) continue;
     if (lowest === null || campaign.priceCents < lowest) lowest = campaign.priceCents;
   }
   return lowest;
