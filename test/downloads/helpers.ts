@@ -80,6 +80,16 @@ export async function createDownloadWorld(env: Record<string, string> = {}, eboo
 
 /** Checks out the products, pays on the test gateway's page as a shopper does and runs the processing job. */
 export async function buy(t: TestApp, who: Who, productIds: number[], courierId: number): Promise<number> {
+  return (await buyWithLink(t, who, productIds, courierId)).orderId;
+}
+
+/** As buy, with the order's checksum from the payment link (a guest's way back to the order). */
+export async function buyWithLink(
+  t: TestApp,
+  who: Who,
+  productIds: number[],
+  courierId: number,
+): Promise<{ orderId: number; checksum: string }> {
   let token: string | undefined;
   for (const productId of productIds) token = (await add(t, { ...who, token }, productId, 1)).basketToken ?? token;
   const contact = (prefix: string) => ({
@@ -111,7 +121,7 @@ export async function buy(t: TestApp, who: Who, productIds: number[], courierId:
   const orderId = Number(location.searchParams.get('orderId'));
   const entitled = await t.database.db.selectFrom('order_entitlement').select('product_id').where('order_id', '=', orderId).execute();
   expect(entitled).toHaveLength(productIds.length);
-  return orderId;
+  return { orderId, checksum: location.searchParams.get('checksum')! };
 }
 
 /**

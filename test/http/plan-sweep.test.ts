@@ -577,6 +577,8 @@ beforeAll(async () => {
     '/payment/test/pay/{reference}': { reference: testPayment },
     '/payment/{gateway}/callback': { gateway: 'everypay' },
     '/order/{code}': { code: paidCode },
+    '/order/{code}/download': { code: paidCode },
+    '/order/{code}/download/{id}/link': { code: paidCode, id: downloadId },
     '/subscription/{id}/take': { id: String(subscriptionId) },
     '/download/{id}/link': { id: downloadId },
     '/direct-download/{token}': { token: link.split('/').at(-1)! },
@@ -630,6 +632,8 @@ beforeAll(async () => {
   };
   variants = {
     '/order/{code}': [{ label: "the guest's link", caller: 'guest', query: { checksum: paid.checksum } }],
+    '/order/{code}/download': [{ label: "the guest's link", caller: 'guest', query: { checksum: paid.checksum } }],
+    '/order/{code}/download/{id}/link': [{ label: "the guest's link", caller: 'guest', query: { checksum: paid.checksum } }],
     '/basket': [{ label: 'a guest', caller: 'guest' }],
     '/basket/totals': [{ label: 'a guest', caller: 'guest' }],
     '/basket/delivery-methods': [{ label: 'a guest', caller: 'guest' }],

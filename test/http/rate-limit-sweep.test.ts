@@ -522,6 +522,12 @@ function cases(): Case[] {
       other: () => request(nextIp(), 'POST', '/payment/test/callback', { payment_reference: f.payments[1] }),
     },
     perAddress('GET /order/{code}', guesses, LOW, (ip) => request(ip, 'GET', `/order/${order.code}?checksum=${wrongToken()}`)),
+    perAddress('GET /order/{code}/download', guesses, LOW, (ip) =>
+      request(ip, 'GET', `/order/${order.code}/download?checksum=${wrongToken()}`),
+    ),
+    perAddress('GET /order/{code}/download/{id}/link', guesses, LOW, (ip) =>
+      request(ip, 'GET', `/order/${order.code}/download/1-1/link?checksum=${wrongToken()}`),
+    ),
     perAddress('POST /order/{code}/repeat', guesses, LOW, (ip) =>
       request(ip, 'POST', `/order/${order.code}/repeat?checksum=${wrongToken()}`),
     ),

@@ -4,7 +4,8 @@ import { sharedSecret } from '../../infra/secrets.js';
 
 // A signed download link: `<payload>.<mac>`, both base64url. The payload names the link (a random
 // id, so a link counts its download once), what gives the file (a purchase's order id, or `S` and a
-// subscription take's id), the file, the client it was made for and when it expires; the mac is an
+// subscription take's id), the file, the client it was made for (0 for a guest's order: the order's
+// checksum link, GET /order/{code}/download/{id}/link, is a guest's only credential) and when it expires; the mac is an
 // HMAC-SHA256 of the payload with a server secret. The token is the credential of
 // GET /direct-download/{token}: nothing in it can be changed unnoticed.
 
@@ -16,18 +17,19 @@ export type Grant = { orderId: number; takeId?: undefined } | { takeId: number; 
 export type DownloadLink = Grant & {
   linkId: string;
   fileId: number;
-  clientAccountId: number;
+  /** The client it was made for; null for a guest's purchase (the order has no client). */
+  clientAccountId: number | null;
   expiresAt: number;
 };
 
 export interface LinkSigner {
-  sign(link: Grant & { fileId: number; clientAccountId: number; expiresAt: number }): string;
+  sign(link: Grant & { fileId: number; clientAccountId: number | null; expiresAt: number }): string;
   /** The link of a well-formed, untampered token (expired or not), else undefined. */
   verify(token: string): DownloadLink | undefined;
 }
 
 const TOKEN = /^([A-Za-z0-9_-]{10,200})\.([A-Za-z0-9_-]{43})$/;
-const PAYLOAD = /^([A-Za-z0-9_-]{22})\.(S?[1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.([1-9][0-9]{0,15})$/;
+const PAYLOAD = /^([A-Za-z0-9_-]{22})\.(S?[1-9][0-9]{0,15})\.([1-9][0-9]{0,15})\.(0|[1-9][0-9]{0,15})\.([1-9][0-9]{0,15})$/;
 
 export function linkSigner(secret: string): LinkSigner {
   const mac = (payload: string) => createHmac('sha256', secret).update(`download:${payload}`).digest();
@@ -35,7 +37,7 @@ export function linkSigner(secret: string): LinkSigner {
     sign({ orderId, takeId, fileId, clientAccountId, expiresAt }) {
       const linkId = randomBytes(16).toString('base64url');
       const grant = takeId === undefined ? String(orderId) : `S${takeId}`;
-      const payload = Buffer.from(`${linkId}.${grant}.${fileId}.${clientAccountId}.${expiresAt}`).toString('base64url');
+      const payload = Buffer.from(`${linkId}.${grant}.${fileId}.${clientAccountId ?? 0}.${expiresAt}`).toString('base64url');
       return `${payload}.${mac(payload).toString('base64url')}`;
     },
     verify(token) {
@@ -52,7 +54,7 @@ export function linkSigner(secret: string): LinkSigner {
         linkId,
         ...(grant.startsWith('S') ? { takeId: Number(grant.slice(1)) } : { orderId: Number(grant) }),
         fileId: Number(fileId),
-        clientAccountId: Number(clientAccountId),
+        clientAccountId: clientAccountId === '0' ? null : Number(clientAccountId),
         expiresAt: Number(expiresAt),
       };
     },
@@ -62,4 +64,17 @@ export function linkSigner(secret: string): LinkSigner {
 /** DOWNLOAD_LINK_SECRET, else the one the service made and keeps (app_secret). */
 export function linkSecret(db: Db, configured: string | undefined, now: number): Promise<string> {
   return sharedSecret(db, SECRET_NAME, configured, now);
+}
+
+/**
+ * The signer, made on first use (the stored secret needs the database, which is not read while the
+ * routes register) and made again after a failed read.
+ */
+export function lazyLinkSigner(db: Db, configured: string | undefined): (now: number) => Promise<LinkSigner> {
+  let signer: Promise<LinkSigner> | undefined;
+  return (now) => {
+    signer ??= linkSecret(db, configured, now).then(linkSigner);
+    signer.catch(() => (signer = undefined));
+    return signer;
+  };
 }

@@ -137,6 +137,58 @@ export async function downloadPage(
   };
 }
 
+/**
+ * One order's files to download: a row per entitled product and format, by product and file. Read
+ * from the order's entitlements, not from download_item (which keeps clients' lists only): a guest's
+ * order is listed too. An order's lines bound it.
+ */
+export async function orderFilePage(db: Db, orderId: number, page: PageRequest): Promise<{ rows: DownloadRow[]; total: number }> {
+  const files = db
+    .selectFrom('order_entitlement as e')
+    .innerJoin('product_file as f', 'f.product_id', 'e.product_id')
+    .where('e.order_id', '=', orderId);
+  const [rows, total] = await Promise.all([
+    files
+      .innerJoin('customer_order as o', 'o.id', 'e.order_id')
+      .innerJoin('product as p', 'p.id', 'e.product_id')
+      .leftJoin('download_count as c', (join) => join.onRef('c.order_id', '=', 'e.order_id').onRef('c.product_id', '=', 'e.product_id'))
+      .select([
+        'o.code',
+        'e.product_id',
+        'p.code as product_code',
+        'p.name',
+        'f.id as file_id',
+        'f.format',
+        'f.content_type',
+        'f.size_bytes',
+      ])
+      .select(['c.used', 'e.created_at'])
+      .orderBy('e.product_id')
+      .orderBy('f.id')
+      .limit(page.perPage)
+      .offset(page.offset)
+      .execute(),
+    files.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((row) => ({
+      orderId,
+      takeId: null,
+      orderCode: row.code ?? '',
+      productId: number(row.product_id),
+      productCode: row.product_code,
+      title: row.name,
+      fileId: number(row.file_id),
+      format: row.format,
+      contentType: row.content_type,
+      size: number(row.size_bytes),
+      used: number(row.used ?? 0),
+      entitledAt: number(row.created_at),
+    })),
+    total: number(total.total),
+  };
+}
+
 export type EntitledFile = Grant & {
   productId: number;
   fileId: number;
@@ -147,10 +199,13 @@ export type EntitledFile = Grant & {
   used: number;
 };
 
-/** The file `fileId` under the client's entitlement of order `orderId` (any store when storeCode is undefined). */
+/**
+ * The file `fileId` under the client's entitlement of order `orderId` (any store when storeCode is undefined);
+ * a null client is a guest's order.
+ */
 export async function entitledFile(
   db: Db,
-  entitlement: { orderId: number; fileId: number; clientAccountId: number; storeCode?: string },
+  entitlement: { orderId: number; fileId: number; clientAccountId: number | null; storeCode?: string },
 ): Promise<EntitledFile | undefined> {
   let query = db
     .selectFrom('product_file as f')
@@ -159,7 +214,7 @@ export async function entitledFile(
     .select(['e.order_id', 'e.product_id', 'f.id', 'f.storage_key', 'f.content_type', 'f.size_bytes', 'f.filename', 'c.used'])
     .where('f.id', '=', entitlement.fileId)
     .where('e.order_id', '=', entitlement.orderId)
-    .where('e.client_account_id', '=', entitlement.clientAccountId);
+    .where('e.client_account_id', entitlement.clientAccountId === null ? 'is' : '=', entitlement.clientAccountId);
   if (entitlement.storeCode !== undefined) {
     const storeCode = entitlement.storeCode;
     query = query.where((eb) =>

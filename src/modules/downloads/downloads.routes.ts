@@ -10,7 +10,7 @@ import { DomainError } from '../../infra/domain-error.js';
 import type { FileStore } from '../../infra/file-store/index.js';
 import type { RateLimit } from '../../infra/rate-limit.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
-import { linkSecret, linkSigner, type LinkSigner } from './download-link.js';
+import { lazyLinkSigner } from './download-link.js';
 import type { DownloadsSection } from './downloads.config.js';
 import {
   DirectDownloadHeaders,
@@ -22,6 +22,7 @@ import {
   FileBytes,
 } from './downloads.schemas.js';
 import { createLink, listDownloads, openDownload } from './downloads.service.js';
+import { toDownloadWire, toLinkWire } from './downloads.wire.js';
 import { registerNoStore } from '../../http/http-cache.js';
 import { rolledBack } from '../../db/rolled-back.js';
 
@@ -32,7 +33,6 @@ export interface DownloadsDeps {
 }
 
 const tags = ['downloads'];
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The logged-in client's bought files (GET /download), a signed link to one of them
@@ -43,13 +43,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
   const db = database.db;
   const rules = { limit: config.downloads.limit, ttlMs: config.downloads.linkTtlMs, linkBudget: config.downloads.linkBudget };
   const guesses = wrongGuesses(db, config.linkGuessesPerIp);
-  // Made on first use: the stored secret needs the database, which is not read while registering.
-  let signer: Promise<LinkSigner> | undefined;
-  const signerAt = (now: number) => {
-    signer ??= linkSecret(db, config.downloads.linkSecret, now).then(linkSigner);
-    signer.catch(() => (signer = undefined));
-    return signer;
-  };
+  const signerAt = lazyLinkSigner(db, config.downloads.linkSecret);
   registerNoStore(app);
 
   app.get(
@@ -80,20 +74,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         request.actionTime,
       );
       setPaginationHeaders(request, reply, page, total);
-      return items.map((item) => ({
-        id: item.id,
-        source: item.takeId === null ? ('ORDER' as const) : ('SUBSCRIPTION' as const),
-        orderCode: item.orderCode,
-        productId: item.productId,
-        productCode: item.productCode,
-        title: item.title,
-        format: item.format,
-        contentType: item.contentType,
-        size: item.size,
-        downloadsUsed: item.used,
-        downloadsAllowed: item.allowed,
-        purchasedAt: iso(item.entitledAt),
-      }));
+      return items.map(toDownloadWire);
     },
   );
 
@@ -117,8 +98,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       const principal = await authenticate(db, request);
       const now = request.actionTime;
       const owner = { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode };
-      const { token, expiresAt } = await createLink(db, await signerAt(now), owner, request.params.id, rules, now);
-      return { url: `${config.publicUrl}${config.basePath}/direct-download/${token}`, expiresAt: iso(expiresAt) };
+      return toLinkWire(config, await createLink(db, await signerAt(now), owner, request.params.id, rules, now));
     },
   );
 

@@ -8,6 +8,7 @@ import {
   countDownload,
   downloadPage,
   entitledFile,
+  orderFilePage,
   spendLinkBytes,
   takenFile,
   type DownloadRow,
@@ -22,7 +23,9 @@ import {
 // range that asks for; later requests with the same link until it expires (a resumed or parallel
 // download, a player's ranges) count no download but spend the link's bytes: it serves at most
 // DOWNLOAD_LINK_BUDGET times its file's size, so a shared link is not an unlimited source of copies
-// while it lasts. Past DOWNLOAD_LIMIT a new link is refused.
+// while it lasts. Past DOWNLOAD_LIMIT a new link is refused. A guest has no list of its own: its
+// order's files are listed and linked for whoever may read the order (the orders module checks its
+// checksum), and their links are the order's, made for no client.
 
 export interface Owner {
   clientAccountId: number;
@@ -53,21 +56,65 @@ function fileOfItem(db: Db, id: string, owner: { clientAccountId: number; storeC
     : entitledFile(db, { orderId: Number(grantId), fileId: Number(fileId), ...owner });
 }
 
+export interface LinkRules {
+  limit: number;
+  ttlMs: number;
+}
+
 /** A signed link to the caller's item `id`, valid for `ttlMs`. */
 export async function createLink(
   db: Db,
   signer: LinkSigner,
   owner: Owner,
   id: string,
-  rules: { limit: number; ttlMs: number },
+  rules: LinkRules,
   now: number,
 ): Promise<{ token: string; expiresAt: number }> {
-  const file = await fileOfItem(db, id, owner, now);
+  return signedLink(signer, await fileOfItem(db, id, owner, now), owner.clientAccountId, id, rules, now);
+}
+
+/** An order whose reader the orders module let through (its client, or a guest with the order's checksum). */
+export interface ReadOrder {
+  id: number;
+  clientAccountId: number | null;
+}
+
+/** The order's files to download, as GET /download lists a client's. */
+export async function listOrderDownloads(db: Db, order: ReadOrder, page: PageRequest, limit: number) {
+  const { rows, total } = await orderFilePage(db, order.id, page);
+  return { items: rows.map((row): DownloadItem => ({ ...row, id: itemId(row), allowed: limit })), total };
+}
+
+/** A signed link to the order's item `id` (one of listOrderDownloads'), made for the order's client or, for a guest's, none. */
+export async function createOrderLink(
+  db: Db,
+  signer: LinkSigner,
+  order: ReadOrder,
+  id: string,
+  rules: LinkRules,
+  now: number,
+): Promise<{ token: string; expiresAt: number }> {
+  const parts = ITEM_ID.exec(id);
+  const file =
+    parts && parts[1] === '' && Number(parts[2]) === order.id
+      ? await entitledFile(db, { orderId: order.id, fileId: Number(parts[3]), clientAccountId: order.clientAccountId })
+      : undefined;
+  return signedLink(signer, file, order.clientAccountId, id, rules, now);
+}
+
+function signedLink(
+  signer: LinkSigner,
+  file: EntitledFile | undefined,
+  clientAccountId: number | null,
+  id: string,
+  rules: LinkRules,
+  now: number,
+): { token: string; expiresAt: number } {
   if (!file) throw notFound('downloads.notFound', { id: id.slice(0, 40) });
   if (file.used >= rules.limit) throw forbidden('downloads.limitReached', { limit: rules.limit });
   const expiresAt = now + rules.ttlMs;
   const grant = file.takeId === undefined ? { orderId: file.orderId } : { takeId: file.takeId };
-  return { token: signer.sign({ ...grant, fileId: file.fileId, clientAccountId: owner.clientAccountId, expiresAt }), expiresAt };
+  return { token: signer.sign({ ...grant, fileId: file.fileId, clientAccountId, expiresAt }), expiresAt };
 }
 
 export interface OpenedDownload {
@@ -93,15 +140,21 @@ export async function openDownload(
   const { limit } = rules;
   const { link } = request;
   if (link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
-  if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
-  await refuseEndedClient(trx, link.clientAccountId);
+  // A guest order's link is nobody's account's: a bearer sent with it (a shopper logged in since) changes nothing.
+  if (link.clientAccountId !== null) {
+    if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
+    await refuseEndedClient(trx, link.clientAccountId);
+  }
   // Any store: the link was made in the entitlement's store and carries no other. A take's link
   // stops working when the take stops giving access (a lapse, the end of a cancelled period, off the shelf).
-  const owner = { clientAccountId: link.clientAccountId };
+  // (A subscription's take is always a client's: no guest link names one.)
+  const { clientAccountId } = link;
   const file =
     link.takeId === undefined
-      ? await entitledFile(trx, { orderId: link.orderId, fileId: link.fileId, ...owner })
-      : await takenFile(trx, { takeId: link.takeId, fileId: link.fileId, ...owner }, now);
+      ? await entitledFile(trx, { orderId: link.orderId, fileId: link.fileId, clientAccountId })
+      : clientAccountId === null
+        ? undefined
+        : await takenFile(trx, { takeId: link.takeId, fileId: link.fileId, clientAccountId }, now);
   if (!file) throw forbidden('downloads.linkInvalid');
   const tag = fileTag(file.storageKey);
   const range = byteRange(rangeToServe(request.range, request.ifRange, tag), file.size);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
-import { notFound, unauthenticated } from '../../infra/domain-error.js';
+import { DomainError, notFound, unauthenticated } from '../../infra/domain-error.js';
+import type { WrongGuesses } from '../../infra/wrong-guesses.js';
 import type { OrderChecksum } from './checksum.js';
 import { findOrderByCode, type OrderRow } from './orders.repository.js';
 
@@ -25,4 +26,20 @@ export async function readableOrder(db: Db, checksum: OrderChecksum, reader: Ord
 export function loggedInClient(clientAccountId: number | null): number {
   if (clientAccountId === null) throw unauthenticated('checkout.loginRequired');
   return clientAccountId;
+}
+
+/**
+ * A read made with a checksum is a guest's link: the 404 of a wrong checksum or an unknown code counts against
+ * the address (infra/wrong-guesses.ts), after the work's transaction. One without is the caller's own.
+ */
+export function guardedByChecksum(guesses: WrongGuesses) {
+  return <T>(request: { ip: string; actionTime: number; query: { checksum?: string } }, read: () => Promise<T>): Promise<T> =>
+    request.query.checksum === undefined
+      ? read()
+      : guesses.checked(
+          request.ip,
+          request.actionTime,
+          read,
+          (error) => error instanceof DomainError && error.messageKey === 'checkout.orderNotFound',
+        );
 }

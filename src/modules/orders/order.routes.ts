@@ -3,11 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { translate } from '../../i18n/index.js';
-import { DomainError } from '../../infra/domain-error.js';
 import { basketHttp, topUpProducts } from '../basket/index.js';
 import { productsWithFiles } from '../downloads/index.js';
 import { boughtProductPage, clientOrderPage } from './order-history.repository.js';
-import { loggedInClient, readableOrder } from './order-access.service.js';
+import { guardedByChecksum, loggedInClient, readableOrder } from './order-access.service.js';
 import { orderDetail } from './order-detail.service.js';
 import {
   BoughtProductSchema,
@@ -38,19 +37,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
   const db = deps.database.db;
   const http = basketHttp(deps.database, deps.config.basket);
   registerNoStore(app);
-  /**
-   * An order read with a checksum is a guest's link: the 404 of a wrong checksum or an unknown code counts against
-   * the address (infra/wrong-guesses.ts), after the work's transaction.
-   */
-  const byChecksum = <T>(request: { ip: string; actionTime: number; query: { checksum?: string } }, read: () => Promise<T>) =>
-    request.query.checksum === undefined
-      ? read()
-      : deps.guesses.checked(
-          request.ip,
-          request.actionTime,
-          read,
-          (error) => error instanceof DomainError && error.messageKey === 'checkout.orderNotFound',
-        );
+  const byChecksum = guardedByChecksum(deps.guesses);
 
   app.get(
     '/order',

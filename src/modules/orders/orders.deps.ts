@@ -5,6 +5,7 @@ import type { RateLimit } from '../../infra/rate-limit.js';
 import type { WrongGuesses } from '../../infra/wrong-guesses.js';
 import type { OrdersSection } from './orders.config.js';
 import type { BasketSection } from '../basket/index.js';
+import type { DownloadsSection } from '../downloads/index.js';
 import type { PaymentUrls } from './payment.service.js';
 import type { OrderChecksum } from './checksum.js';
 import { frontendOrderPage, orderIdQuery, orderLinkQuery } from './order-links.js';
@@ -14,7 +15,14 @@ import type { GatewayName, Gateways, LookUpPauses, PaymentStatus } from '../paym
 /** What the orders routes need; app.ts builds it. */
 export interface OrdersDeps {
   database: DatabaseHandle;
-  config: { orders: OrdersSection; basket: BasketSection; basePath: string; jobs: { maxAttempts: number }; linkGuessesPerIp: RateLimit };
+  config: {
+    orders: OrdersSection;
+    basket: BasketSection;
+    downloads: DownloadsSection;
+    basePath: string;
+    jobs: { maxAttempts: number };
+    linkGuessesPerIp: RateLimit;
+  };
   stores: StoreReader;
   /** The configured gateways by name (EveryPay with its credentials, the test gateway when on). */
   gateways: Gateways;

@@ -41,6 +41,9 @@ const en = {
   'orders.mail.giftCards': 'Gift cards: −{amount}',
   'orders.mail.total': 'Total: {amount}',
   'orders.mail.deliverTo': 'Delivery to: {details}',
+  'orders.mail.downloads': 'Your e-books and audiobooks can be downloaded on your order’s page, at the link below.',
+  'orders.mail.downloadsInAccount':
+    'Your e-books and audiobooks can be downloaded in your account (Downloads), and on your order’s page at the link below.',
   'orders.mail.orderPage': 'See your order and how it is getting on: {url}',
   'orders.mail.code': 'Your order code is {code}; please give it when you contact us.',
   'orders.cancelled.subject': 'Your order {code} is cancelled – {store}',
@@ -124,6 +127,9 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.giftCards': 'Kinkekaardid: −{amount}',
   'orders.mail.total': 'Kokku: {amount}',
   'orders.mail.deliverTo': 'Tarneaadress: {details}',
+  'orders.mail.downloads': 'Teie e-raamatud ja audioraamatud saate alla laadida tellimuse lehelt, allpool oleva lingi kaudu.',
+  'orders.mail.downloadsInAccount':
+    'Teie e-raamatud ja audioraamatud saate alla laadida oma kontolt (Allalaadimised) ja tellimuse lehelt allpool oleva lingi kaudu.',
   'orders.mail.orderPage': 'Oma tellimust ja selle käiku näete siin: {url}',
   'orders.mail.code': 'Teie tellimuse kood on {code}; palun märkige see meiega ühendust võttes.',
   'orders.cancelled.subject': 'Teie tellimus {code} on tühistatud – {store}',
@@ -206,6 +212,9 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.giftCards': 'Подарочные карты: −{amount}',
   'orders.mail.total': 'Итого: {amount}',
   'orders.mail.deliverTo': 'Адрес доставки: {details}',
+  'orders.mail.downloads': 'Электронные и аудиокниги можно скачать на странице заказа по ссылке ниже.',
+  'orders.mail.downloadsInAccount':
+    'Электронные и аудиокниги можно скачать в вашей учётной записи (Загрузки) и на странице заказа по ссылке ниже.',
   'orders.mail.orderPage': 'Ваш заказ и его состояние: {url}',
   'orders.mail.code': 'Код вашего заказа {code}; укажите его, обращаясь к нам.',
   'orders.cancelled.subject': 'Ваш заказ {code} отменён – {store}',

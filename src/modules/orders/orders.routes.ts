@@ -3,10 +3,11 @@ import { bankRoutes } from './bank.routes.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { checksumSecret, orderChecksum } from './checksum.js';
 import { orderRoutes } from './order.routes.js';
+import { orderDownloadsRoutes } from './order-downloads.routes.js';
 import { paymentUrls, type OrdersDeps } from './orders.deps.js';
 import { wrongGuesses } from '../../infra/wrong-guesses.js';
 
-/** The orders module's routes: checkout, the banking helpers, the gateways' callbacks and the customer's orders. */
+/** The orders module's routes: checkout, the banking helpers, the gateways' callbacks, the customer's orders and their downloads. */
 export const ordersRoutes: FastifyPluginAsyncTypebox<OrdersDeps> = async (app, deps) => {
   const checksum = orderChecksum(await checksumSecret(deps.database.db, deps.config.orders.checksumSecret, deps.clock.now()));
   const guesses = wrongGuesses(deps.database.db, deps.config.linkGuessesPerIp);
@@ -14,4 +15,5 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<OrdersDeps> = async (app, d
   await app.register(checkoutRoutes, http);
   await app.register(bankRoutes, http);
   await app.register(orderRoutes, http);
+  await app.register(orderDownloadsRoutes, http);
 };

@@ -9,6 +9,7 @@ import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
 import { getStore } from '../../store/index.js';
 import { checksumSecret, orderChecksum } from '../checksum.js';
+import { isDownloadLine } from '../download-lines.js';
 import { isWithoutDelivery } from '../no-delivery.js';
 import { frontendOrderPage } from '../order-links.js';
 import { PAID_STATUSES } from '../order-history.repository.js';
@@ -157,7 +158,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
     totals,
     // Nothing shipped (digital items only): no address to name.
     ...(isWithoutDelivery(order) ? [] : [[say('orders.mail.deliverTo', { details: deliveryDetails(order) })]]),
-    ...(orderPageUrl === null ? [] : [[say('orders.mail.orderPage', { url: orderPageUrl })]]),
+    ...(orderPageUrl === null ? [] : [[...downloadsNote(order, lines), say('orders.mail.orderPage', { url: orderPageUrl })]]),
     [say('orders.mail.code', { code })],
   ];
   return { subject: say('orders.mail.subject', { code, store: storeName }), ...mailBody(blocks, orderPageUrl) };
@@ -177,6 +178,15 @@ export function mailBody(blocks: readonly string[][], links: string | null | rea
     .map((block) => `<p>${block.map(linked).join('<br>')}</p>`)
     .join('')}</body></html>`;
   return { text, html };
+}
+
+/**
+ * Where the buyer finds the order's e-books and audiobooks: its page (GET /order/{code}/download), a
+ * guest's only place, and a client's account too. Nothing for an order without downloads.
+ */
+function downloadsNote(order: OrderRow, lines: readonly LineRow[]): string[] {
+  if (!lines.some(isDownloadLine)) return [];
+  return [voiceOf(order).say(order.client_account_id === null ? 'orders.mail.downloads' : 'orders.mail.downloadsInAccount')];
 }
 
 function deliveryDetails(order: OrderRow): string {

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
+import { errors, storeRouteErrors, success } from '../../http/schemas.js';
+import { registerNoStore } from '../../http/http-cache.js';
+import { basketHttp } from '../basket/index.js';
+import { DownloadIdParams, DownloadLinkSchema, DownloadSchema, orderDownloads } from '../downloads/index.js';
+import { guardedByChecksum, readableOrder } from './order-access.service.js';
+import { OrderAccessQuery, OrderCodeParams, OrderHeaders, OrderListQuery } from './order.schemas.js';
+import type { OrdersHttp } from './orders.deps.js';
+
+const tags = ['orders'];
+const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
+
+/**
+ * One order's files to download, for whoever may read the order: its client, and a guest with the
+ * order's checksum (the link of the order mail and of the pages after the bank), who has no
+ * account and so no GET /download. What it lists and links is the downloads module's.
+ */
+export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
+  const db = deps.database.db;
+  const http = basketHttp(deps.database, deps.config.basket);
+  const files = orderDownloads(db, {
+    downloads: deps.config.downloads,
+    basePath: deps.config.basePath,
+    publicUrl: deps.config.orders.publicUrl,
+  });
+  const byChecksum = guardedByChecksum(deps.guesses);
+  registerNoStore(app);
+
+  const readOrder = async (request: FastifyRequest & { params: { code: string }; query: { checksum?: string } }) => {
+    const { context } = await http.contextOf(request);
+    const reader = { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum: request.query.checksum };
+    const order = await readableOrder(db, deps.checksum, reader, request.params.code);
+    return { id: order.id, clientAccountId: order.client_account_id };
+  };
+
+  app.get(
+    '/order/:code/download',
+    {
+      schema: {
+        tags,
+        summary: "The order's files to download (its e-books and audiobooks once it is paid and processed), paged",
+        description:
+          "The same items as GET /download lists for a client, of this order alone. A guest's only list: read with the order's checksum. " +
+          'An order with nothing to download, or not processed yet, has an empty list. 404 for whoever may not read the order.',
+        headers: OrderHeaders,
+        params: OrderCodeParams,
+        querystring: Type.Composite([OrderAccessQuery, OrderListQuery]),
+        security: SECURITY,
+        response: { 200: success(Type.Array(DownloadSchema), 'list'), ...errors(...storeRouteErrors, 401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageRequest(request.query);
+      const { items, total } = await byChecksum(request, async () => files.list(await readOrder(request), page));
+      setPaginationHeaders(request, reply, page, total);
+      return items;
+    },
+  );
+
+  app.get(
+    '/order/:code/download/:id/link',
+    {
+      schema: {
+        tags,
+        summary: "A signed link to one of the order's files, valid for a few minutes",
+        description:
+          'As GET /download/{id}/link, for an item of GET /order/{code}/download: the link works without a bearer token until it ' +
+          "expires and counts one download of the purchase at its first use; past DOWNLOAD_LIMIT no link is given (403). A guest's " +
+          "link is the order's, so it works whoever is logged in. An id that is not one of the order's is a 404.",
+        headers: OrderHeaders,
+        params: Type.Composite([OrderCodeParams, DownloadIdParams]),
+        querystring: OrderAccessQuery,
+        security: SECURITY,
+        response: { 200: success(DownloadLinkSchema), ...errors(...storeRouteErrors, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => byChecksum(request, async () => files.link(await readOrder(request), request.params.id, request.actionTime)),
+  );
+};
