@@ -116,6 +116,7 @@ export function newCharge(
     mismatch_at: null,
     refund_refusal: null,
     refund_refused_at: null,
+    refund_tried_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -304,6 +305,8 @@ export interface BillingOptions {
   log?: Pick<Logger, 'warn' | 'error'>;
   /** Stale pending charges looked up per run (500). */
   reconcileBatch?: number;
+  /** Charges to refund (refund_due) tried per run (500). */
+  refundBatch?: number;
 }
 
 /**
@@ -329,7 +332,7 @@ export async function billDue(db: Kysely<Database>, gateways: Gateways, now: num
   };
   await sealStoredTokens(db, options.cardTokens);
   report.reconciled = await reconcile(db, gateways, options.cardTokens, now, options.reconcileBatch);
-  const refunds = await refundCharges(db, gateways, now, options.log);
+  const refunds = await refundCharges(db, gateways, now, options.log, options.refundBatch);
   report.refunded = refunds.refunded;
   report.refundsRefused = refunds.refused;
   report.refundsLeft = refunds.left;

@@ -289,9 +289,36 @@ export async function markChargeRefundRefused(db: Db, id: number, refusal: strin
   return result.numUpdatedRows > 0n;
 }
 
-/** Charges settled for nothing and not refunded yet, oldest first; not those whose refund the gateway refused (refund_refused). */
+/**
+ * Charges settled for nothing and not refunded yet, the least recently tried first (never: first of all),
+ * then oldest; not those whose refund the gateway refused (refund_refused). A charge the gateway cannot
+ * refund now waits behind the others for its next try, so any number of them cannot keep a later one from its turn.
+ */
 export function chargesToRefund(db: Db, limit: number): Promise<ChargeRow[]> {
-  return db.selectFrom('subscription_charge').selectAll().where('state', '=', 'refund_due').orderBy('id').limit(limit).execute();
+  return db
+    .selectFrom('subscription_charge')
+    .selectAll()
+    .where('state', '=', 'refund_due')
+    .orderBy((eb) => eb.fn.coalesce('refund_tried_at', eb.lit(0)))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Records that this run tries the charge's refund now, if it is still refund_due and no other run took it
+ * since it was read: true when it is this run's to try (two runs at once, the worker's and `subscription
+ * bill`, send it once). Recorded before the gateway is asked, so a refund that fails waits for its turn as well.
+ */
+export async function claimRefundTry(db: Db, charge: Pick<ChargeRow, 'id' | 'refund_tried_at'>, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ refund_tried_at: now })
+    .where('id', '=', charge.id)
+    .where('state', '=', 'refund_due')
+    .where('refund_tried_at', charge.refund_tried_at === null ? 'is' : '=', charge.refund_tried_at)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** One page of the refund_refused charges, oldest first, after `afterId`. */

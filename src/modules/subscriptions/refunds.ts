@@ -16,7 +16,7 @@ import {
   type PaymentStatus,
 } from '../payments/index.js';
 import { afterCommit, inTransaction } from '../../db/after-commit.js';
-import { chargesToRefund, findCharge, markChargeRefundRefused, moveCharge, type ChargeRow } from './charges.repository.js';
+import { chargesToRefund, claimRefundTry, findCharge, markChargeRefundRefused, moveCharge, type ChargeRow } from './charges.repository.js';
 import type { ChargeState } from './subscriptions.tables.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 
@@ -218,17 +218,21 @@ const lateRefundKey = (charge: Pick<ChargeRow, 'idempotency_key' | 'refund_refus
   `${charge.idempotency_key}-late${charge.refund_refused_at === null ? '' : `-${charge.refund_refused_at}`}`;
 
 /**
- * The billing run's part: every refund_due charge, oldest first; how many it refunded, how many the
- * gateway refused for good (refund_refused now), and how many are left.
+ * The billing run's part: up to `batch` refund_due charges, the least recently tried first (each recorded
+ * tried before its gateway is asked, whatever the answer: one that cannot be refunded now goes behind the
+ * others); how many it refunded, how many the gateway refused for good (refund_refused now), and how many are left.
  */
 export async function refundCharges(
   db: Kysely<Database>,
   gateways: Gateways,
   now: number,
   log?: RefundLog,
+  batch = BATCH,
 ): Promise<{ refunded: number; refused: number; left: number }> {
   const result = { refunded: 0, refused: 0, left: 0 };
-  for (const charge of await chargesToRefund(db, BATCH)) {
+  for (const charge of await chargesToRefund(db, batch)) {
+    // Taken by another run meanwhile (or refunded by its job): that one tries it.
+    if (!(await claimRefundTry(db, charge, now))) continue;
     const outcome = await refundCharge(db, gateways, charge, now, log);
     if (outcome === 'refunded') result.refunded += 1;
     else if (outcome === 'refused') result.refused += 1;

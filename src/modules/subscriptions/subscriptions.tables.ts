@@ -138,6 +138,11 @@ export interface SubscriptionChargeTable {
   refund_refusal: string | null;
   /** When the charge became refund_refused (its last refusal). */
   refund_refused_at: number | null;
+  /**
+   * When a billing run last tried to refund the refund_due charge (migration 2026_12_06_1030); null: never.
+   * The least recently tried go first, so charges that cannot be refunded now do not keep the others waiting.
+   */
+  refund_tried_at: number | null;
   created_at: number;
   updated_at: number;
 }
