@@ -82,11 +82,17 @@ interface SharedDeps extends Infra {
 
 export type App = FastifyInstance;
 
+// Every header a browser front-end reads besides the CORS-safelisted ones (Content-Type, Content-Length,
+// Cache-Control...), which it sees anyway: a browser hides the rest from fetch(). The download ones let a
+// front-end name the file it saves (Content-Disposition, also the GDPR export's) and resume it in ranges.
 const EXPOSED_HEADERS = [
+  'Accept-Ranges',
   'action-time',
   'is_active',
   'available_languages',
+  'Content-Disposition',
   'Content-Language',
+  'Content-Range',
   'ETag',
   'basket-token',
   'Link',
