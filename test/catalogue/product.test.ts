@@ -373,4 +373,14 @@ describe('session actions', () => {
     expect(await views('x'.repeat(101))).toEqual([]);
     expect(await views('sess-missing')).toEqual([]);
   });
+
+  it('records no view for a HEAD: link checkers and prefetchers ask without showing the page', async () => {
+    for (const url of [`/product/${ids.truth}`, '/product/code/CHEAP']) {
+      const head = await t.app.inject({ method: 'HEAD', url, headers: { 'x-session-id': 'sess-head' } });
+      expect(head.statusCode, url).toBe(200);
+    }
+    expect((await get(`/product/${ids.truth}`, { 'x-session-id': 'sess-after-head' })).statusCode).toBe(200);
+    expect(await eventually(() => views('sess-after-head'), 1)).toHaveLength(1);
+    expect(await views('sess-head')).toEqual([]);
+  });
 });

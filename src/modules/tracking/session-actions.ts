@@ -150,8 +150,9 @@ export function createSessionActionRecorder(
   };
 }
 
-/** What recordView reads of a request (a Fastify request fits): the session header, client address, store and time. */
+/** What recordView reads of a request (a Fastify request fits): its method, session header, client address, store and time. */
 export interface ViewRequest {
+  method: string;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   ip: string;
   store: { code: string } | null;
@@ -161,9 +162,12 @@ export interface ViewRequest {
 /**
  * Records that the request's shopper (the `x-session-id` header) viewed a product. Analytics
  * must never hold up or break the page: it only queues, and a missing or bad session id, or a
- * client past its limits (the same as POST /event/session-action's), records nothing.
+ * client past its limits (the same as POST /event/session-action's), records nothing. Nor does a
+ * HEAD (Fastify answers it with the GET's handler): nobody saw a page, a link checker or a
+ * prefetcher asked whether it is there, and its views would count in the exports and recommendations.
  */
 export function recordView(recorder: SessionActionRecorder, request: ViewRequest, productCode: string, clientCode: string | null): void {
+  if (request.method === 'HEAD') return;
   const sessionId = normaliseSessionId(request.headers['x-session-id']);
   if (sessionId === undefined || !request.store) return;
   if (recorder.admit(request.ip, request.store.code, sessionId, request.actionTime) > 0) return;
