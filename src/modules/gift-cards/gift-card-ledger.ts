@@ -143,6 +143,31 @@ export async function adjustImported(trx: Db, cardId: number, deltaCents: number
   await addEntry(trx, { cardId, kind: 'IMPORT', amountCents: deltaCents, heldCents: 0, orderId: null, now });
 }
 
+/**
+ * What the expiry took off the card at or after `since` (the date it lapsed on), net of what was given
+ * back for that lapse: 0 for a card the hourly expiry has not reached (it still holds its value).
+ */
+export async function expiredSince(trx: Db, cardId: number, since: number): Promise<number> {
+  const row = await trx
+    .selectFrom('gift_card_entry')
+    .select(sql<number | string | null>`sum(amount_cents)`.as('cents'))
+    .where('gift_card_id', '=', cardId)
+    .where('kind', '=', 'EXPIRY')
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Math.max(0, -Number(row?.cents ?? 0));
+}
+
+/**
+ * Gives a card the back office gave a later date what the expiry took when it lapsed (an EXPIRY entry
+ * of the opposite sign): its line says the value is still on it, and had the import come before the
+ * hourly expiry, the card would have kept it.
+ */
+export async function restoreExpired(trx: Db, cardId: number, cents: number, now: number): Promise<void> {
+  await credit(trx, cardId, cents, now);
+  await addEntry(trx, { cardId, kind: 'EXPIRY', amountCents: cents, heldCents: 0, orderId: null, now });
+}
+
 /** Gives a card back what a refund of `orderId` took off it (a VOID entry of the opposite sign): the gateway refused that refund. */
 export async function restoreVoided(trx: Db, cardId: number, orderId: number, cents: number, now: number): Promise<void> {
   const extendedTo = await creditBack(trx, cardId, cents, now);

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 import { DateValue, LineError, Money, cents, endTimestamp, inLineTransaction, lineKind, lineParser } from '../catalogue-import/index.js';
-import { adjustImported, createCard } from './gift-card-ledger.js';
+import { adjustImported, createCard, expiredSince, restoreExpired } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeHint, codeKey, normaliseCode, type CodeKey } from './gift-card-code.js';
 
 // `import gift-cards`: the back office's physical gift cards, upserted by code. `balance` is the
@@ -90,9 +90,16 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   // Lowered by more than is left on it (spent or held online since it was loaded): the balance would go
   // below zero. The line is refused and the card keeps its value; the row is locked on PostgreSQL, so
   // no checkout spends it between this read and the write.
-  const spentCents = Number(stored.initial_cents) - Number(stored.balance_cents);
-  if (Number(stored.balance_cents) + delta < 0)
+  // An expired card given a date still to come: what the hourly expiry took when it lapsed comes back
+  // (the value is the back office's loaded one less what the card paid online), as it would have stayed
+  // had this line come before the expiry ran.
+  const lapsedAt = Number(stored.expires_at);
+  const restoredCents = lapsedAt <= now && expiresAt > now ? await expiredSince(trx, Number(stored.id), lapsedAt) : 0;
+  const balanceCents = Number(stored.balance_cents) + restoredCents;
+  const spentCents = Number(stored.initial_cents) - balanceCents;
+  if (balanceCents + delta < 0)
     throw new LineError(`/balance: ${euros(record.loadedCents)} is less than the ${euros(spentCents)} already spent from the card`);
+  if (restoredCents > 0) await restoreExpired(trx, Number(stored.id), restoredCents, now);
   if (delta !== 0) await adjustImported(trx, Number(stored.id), delta, now);
   await trx
     .updateTable('gift_card')
