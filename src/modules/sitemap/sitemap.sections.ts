@@ -1,4 +1,10 @@
-import { blogPostSection, contentPageSection, newsSection } from './sitemap-content-sections.repository.js';
+import {
+  blogPostSection,
+  compositePageSection,
+  contentPageSection,
+  discountPageSection,
+  newsSection,
+} from './sitemap-content-sections.repository.js';
 import {
   campaignSection,
   categorySection,
@@ -20,6 +26,8 @@ export const SITEMAP_SECTIONS: readonly SitemapSection[] = [
   productListSection,
   campaignSection,
   contentPageSection,
+  compositePageSection,
+  discountPageSection,
   blogPostSection,
   newsSection,
 ];
