@@ -24,7 +24,7 @@ export interface GenerateOptions {
 /**
  * Generates one store's sitemap: each section on its own (an error in one is recorded and the rest
  * go on; the index then keeps that section's files of the run before), then the index, then the
- * run's statuses. Files a section no longer needs are removed.
+ * run's statuses. Files a section no longer needs are removed once the new index no longer lists them.
  */
 export async function generateStoreSitemap(
   db: Db,
@@ -36,14 +36,15 @@ export async function generateStoreSitemap(
   const previous = new Map((await sectionStatuses(db, store.code)).map((status) => [status.section, status]));
   const statuses: SectionStatus[] = [];
   const entries: Array<{ file: string; lastmod: number }> = [];
+  /** Files of the run before that no section lists now: removed once the index stops listing them. */
+  const stale: string[] = [];
   for (const section of options.sections) {
     const counted = { urls: 0 };
     const before = previous.get(section.name);
     try {
       const target = { storeCode: store.code, stem: section.name, baseUrl: store.frontendUrl, maxUrls };
       const { files } = await writeSectionFiles(fileStore, target, section.urls(db, store.code, options.now), counted);
-      for (const stale of before?.files.filter((file) => !files.includes(file)) ?? [])
-        await fileStore.delete(storeFileKey(store.code, stale));
+      stale.push(...(before?.files.filter((file) => !files.includes(file)) ?? []));
       statuses.push({ storeCode: store.code, section: section.name, generatedAt: options.now, urls: counted.urls, files, error: null });
       entries.push(...files.map((file) => ({ file, lastmod: options.now })));
     } catch (err) {
@@ -62,5 +63,9 @@ export async function generateStoreSitemap(
   }
   await writeIndexFile(fileStore, store.code, entries, (file) => options.filesUrl(store.code, file));
   await db.transaction().execute((trx) => replaceSectionStatuses(trx, store.code, statuses));
+  // Only now: until this run's index replaced it, the one served listed them (for the whole run, or
+  // for good had the run died first), and a search engine that read it met 404s. After the statuses,
+  // so that a failed removal leaves a file no index lists, never an index entry without its file.
+  for (const file of stale) await fileStore.delete(storeFileKey(store.code, file));
   return statuses;
 }
