@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign, createProduct } from '../helpers/catalogue.js';
+import { createCampaign, createProduct, createShop } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 // /discount-page/<slug> (the paths banners and menus link to, docs/import.md), read by slug like
 // content pages. The sitemap left them out: a shop's landing pages, the ones its campaigns send
 // shoppers to, were never offered to search engines. Listed now exactly while the public gets them.
+// So were the chain's shops' pages, /shop/<code> (the path a shop's QR code draws).
 
 let dir: string;
 let env: Record<string, string>;
@@ -23,6 +24,17 @@ beforeAll(async () => {
   env = { DATABASE_URL: t.config.databaseUrl, FILE_STORE_DIR: join(dir, 'files'), PUBLIC_URL: 'https://api.example' };
   const db = t.database.db;
   const now = Date.now();
+  await createShop(db, { code: 'TARTU-1' });
+  await db
+    .updateTable('shop')
+    .set({ is_active: false })
+    .where('id', '=', await createShop(db, { code: 'CLOSED' }))
+    .execute();
+  await db
+    .updateTable('shop')
+    .set({ is_listed: false })
+    .where('id', '=', await createShop(db, { code: 'WAREHOUSE' }))
+    .execute();
   const book = await createProduct(db);
   await createCampaign(db, { code: 'XMAS', prices: [{ productId: book, price: 5 }], validFrom: now - DAY, validTo: now + DAY });
   const at = (ms: number) => new Date(ms).toISOString();
@@ -71,6 +83,16 @@ describe('sitemap: composite and discount landing pages', () => {
     for (const slug of ['joulud', 'labi']) {
       const listed = pages.includes(`${FRONT}/discount-page/${slug}`);
       expect((await get(`/discount-page/${slug}`)).statusCode, slug).toBe(listed ? 200 : 404);
+    }
+  });
+
+  it("lists the shops' pages the public gets, and not a closed shop's or a warehouse's", async () => {
+    const run = await runCli(['sitemap', 'generate', '--store=WEB'], env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const shops = (await allUrls()).filter((url) => url.startsWith(`${FRONT}/shop/`));
+    expect(shops).toEqual([`${FRONT}/shop/TARTU-1`]);
+    for (const code of ['TARTU-1', 'CLOSED', 'WAREHOUSE']) {
+      expect((await get(`/shop/${code}`)).statusCode, code).toBe(shops.includes(`${FRONT}/shop/${code}`) ? 200 : 404);
     }
   });
 });

@@ -188,3 +188,25 @@ export const campaignSection: SitemapSection = {
       byId('campaign'),
     ),
 };
+
+/**
+ * The chain's shops as GET /shop/{code} answers them in every store: active and shown to shoppers
+ * (a warehouse is not), at the path their QR codes draw.
+ */
+export const shopSection: SitemapSection = {
+  name: 'shops',
+  urls: (db) =>
+    keysetPages(
+      (after) =>
+        db
+          .selectFrom('shop')
+          .select(['id', 'updated_at', 'code'])
+          .where('is_active', '=', true)
+          .where('is_listed', '=', true)
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+      (row) => `/shop/${encodeURIComponent(row.code)}`,
+    ),
+};

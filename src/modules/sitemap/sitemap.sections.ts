@@ -13,6 +13,7 @@ import {
   productSection,
   publisherSection,
   seriesSection,
+  shopSection,
   type SitemapSection,
 } from './sitemap-sections.repository.js';
 
@@ -25,6 +26,7 @@ export const SITEMAP_SECTIONS: readonly SitemapSection[] = [
   seriesSection,
   productListSection,
   campaignSection,
+  shopSection,
   contentPageSection,
   compositePageSection,
   discountPageSection,
