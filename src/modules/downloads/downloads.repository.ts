@@ -123,17 +123,34 @@ export async function downloadPage(
       orderId: grantId(row.order_id),
       takeId: grantId(row.take_id),
       orderCode: row.order_code ?? '',
-      productId: number(row.product_id),
-      productCode: row.product_code,
-      title: row.name,
-      fileId: number(row.file_id),
-      format: row.format,
-      contentType: row.content_type,
-      size: number(row.size_bytes),
+      ...listedFile(row),
       used: number(row.used ?? row.take_used ?? 0),
       entitledAt: number(row.granted_at),
     })),
     total: number(total.total),
+  };
+}
+
+type Id = number | string | bigint;
+
+/** The product and file of a listed item, as both lists read them. */
+function listedFile(row: {
+  product_id: Id;
+  product_code: string;
+  name: string;
+  file_id: Id;
+  format: string;
+  content_type: string;
+  size_bytes: Id;
+}) {
+  return {
+    productId: number(row.product_id),
+    productCode: row.product_code,
+    title: row.name,
+    fileId: number(row.file_id),
+    format: row.format,
+    contentType: row.content_type,
+    size: number(row.size_bytes),
   };
 }
 
@@ -175,13 +192,7 @@ export async function orderFilePage(db: Db, orderId: number, page: PageRequest):
       orderId,
       takeId: null,
       orderCode: row.code ?? '',
-      productId: number(row.product_id),
-      productCode: row.product_code,
-      title: row.name,
-      fileId: number(row.file_id),
-      format: row.format,
-      contentType: row.content_type,
-      size: number(row.size_bytes),
+      ...listedFile(row),
       used: number(row.used ?? 0),
       entitledAt: number(row.created_at),
     })),
