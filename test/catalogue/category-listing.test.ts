@@ -49,7 +49,11 @@ afterAll(() => t.close());
 /** Every category of both stores' trees, for both audiences: the kept list against the lists' query. */
 async function expectExact(): Promise<void> {
   const reader = categoryListingReader(t.database);
-  const noCache = { counts: boundedCache<string, number>(0, 1), pages: boundedCache<string, number[]>(0, 1) };
+  const noCache = {
+    counts: boundedCache<string, number>(0, 1),
+    pages: boundedCache<string, number[]>(0, 1),
+    levels: boundedCache<string, Array<[number, number]>>(0, 1),
+  };
   let compared = 0;
   for (const store of ['WEB', 'WEB2']) {
     const tree = buildCategoryTree(await categoryRows(db(), store, 'et'));
@@ -176,7 +180,11 @@ describe('the category lists kept in order', () => {
     const page = () => t.app.inject({ method: 'GET', url: `/category/${ids.kids}/products?per-page=2&page=1` });
     const res = await page();
     expect(res.statusCode, res.body).toBe(200);
-    const noCache = { counts: boundedCache<string, number>(0, 1), pages: boundedCache<string, number[]>(0, 1) };
+    const noCache = {
+      counts: boundedCache<string, number>(0, 1),
+      pages: boundedCache<string, number[]>(0, 1),
+      levels: boundedCache<string, Array<[number, number]>>(0, 1),
+    };
     const tree = buildCategoryTree(await categoryRows(db(), 'WEB', 'et'));
     const expected = await productPage(db(), noCache, {
       storeCode: 'WEB',

@@ -5,7 +5,8 @@ import { PRODUCT_TYPES } from '../../src/db/product-types.js';
 import { boundedCache } from '../../src/infra/bounded-cache.js';
 import { GUEST, type Caller } from '../../src/modules/catalogue/caller.js';
 import { PRODUCT_FILTER_KEYS, type ProductFilter } from '../../src/modules/catalogue/product-filter.js';
-import { productPage } from '../../src/modules/catalogue/product-query.js';
+import { productPage, type ListPricing } from '../../src/modules/catalogue/product-query.js';
+import { campaignRunsAt, leastFor } from '../../src/modules/pricing/index.js';
 import { createEngine } from '../../src/modules/search/index.js';
 import { scopedProducts } from '../../src/modules/search/search-query.js';
 import { generateCatalogue, random, type GeneratedCatalogue } from '../helpers/generated-catalogue.js';
@@ -19,6 +20,7 @@ import { migratedScratchDatabase } from '../helpers/test-app.js';
 const SEED = Number(process.env.FILTER_SEED ?? 11_2026);
 const DAY = 86_400_000;
 const STORE = 'WEB';
+const NO_STORE_DISCOUNTS = { guestDiscountPercent: 0, loggedInDiscountPercent: 0 };
 
 let handle: DatabaseHandle;
 let drop: () => Promise<void>;
@@ -46,16 +48,36 @@ afterAll(async () => {
 });
 
 async function listed(who: Caller, filter: ProductFilter): Promise<number[]> {
-  const caches = { counts: boundedCache<string, number>(0, 1), pages: boundedCache<string, number[]>(0, 1) };
-  const { ids, total } = await productPage(handle.db, caches, {
-    storeCode: STORE,
-    caller: who,
-    filter,
-    sort: 'newest',
-    offset: 0,
-    limit: 100_000,
-    now: c.now,
-  });
+  const caches = {
+    counts: boundedCache<string, number>(0, 1),
+    pages: boundedCache<string, number[]>(0, 1),
+    levels: boundedCache<string, Array<[number, number]>>(0, 1),
+  };
+  // The discounts a retail caller's cards show (the discounted filter), with the store's discounts search is given.
+  const pricing: ListPricing = {
+    store: NO_STORE_DISCOUNTS,
+    runningCampaignIds: async () =>
+      (
+        await handle.db
+          .selectFrom('campaign')
+          .select(['id', 'valid_from', 'valid_to'])
+          .where('store_code', '=', STORE)
+          .where('is_active', '=', true)
+          .execute()
+      )
+        .filter((row) => campaignRunsAt({ validFrom: row.valid_from, validTo: row.valid_to }, c.now))
+        .map((row) => row.id),
+    priceOf: async () => new Map(),
+    least: leastFor(handle.engine),
+    sqlFromOffset: 200,
+  };
+  const { ids, total } = await productPage(
+    handle.db,
+    caches,
+    { storeCode: STORE, caller: who, filter, sort: 'newest', offset: 0, limit: 100_000, now: c.now },
+    undefined,
+    pricing,
+  );
   expect(ids.length).toBe(total);
   return [...ids].sort((a, b) => a - b);
 }
@@ -64,7 +86,7 @@ async function searched(who: Caller, filter: ProductFilter): Promise<number[]> {
   const scope = {
     storeCode: STORE,
     caller: who,
-    store: { guestDiscountPercent: 0, loggedInDiscountPercent: 0 },
+    store: NO_STORE_DISCOUNTS,
     now: c.now,
     text: { kind: 'none' as const },
     filter,

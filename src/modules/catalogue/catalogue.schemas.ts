@@ -114,7 +114,7 @@ export const ProductDetailsSchema = Type.Object(
 export const SortQuery = Type.Optional(
   literals(
     PRODUCT_SORTS,
-    'Order: newest (default), price and -price (the price the cards show the caller: store, client and company discounts, running campaign prices, wholesale and company prices; equal prices by id), name, discount, sales, position (lists and campaigns), seriesNumber',
+    'Order: newest (default), price and -price (the price the cards show the caller: store, client and company discounts, running campaign prices, wholesale and company prices; equal prices by id), name, discount (the discount the cards show a guest or retail customer, largest first, equal ones by id, newest first; business and wholesale customers: the list-price discount), sales, position (lists and campaigns), seriesNumber',
   ),
 );
 

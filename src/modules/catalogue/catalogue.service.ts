@@ -139,6 +139,7 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   const lists: ProductListCaches = {
     counts: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-counts'),
     pages: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-pages'),
+    levels: boundedCache(listTtl, LIST_CACHE_ENTRIES, 'catalogue.list-discount-levels'),
   };
   // The same counts as the product lists of the same filters: kept as long.
   const counts = boundedCache<string, number>(listTtl, COUNT_CACHE_ENTRIES, 'catalogue.counts');

@@ -22,7 +22,10 @@ export interface ProductFilter {
   /** Priced by this campaign, if the campaign is the store's, active and running now (else nothing). */
   campaignId?: number;
   types?: ProductTypeCode[];
-  /** Only products sold below their list price. */
+  /**
+   * Only products whose card shows the caller a discount: where the target gives the card's discount
+   * (FilterTarget.cardDiscount: a retail caller's list), that; else the product's own list-price discount.
+   */
   discounted?: boolean;
   /** Only products with at least this many sales (the "top" block leaves out what never sold). */
   minSales?: number;
@@ -55,10 +58,16 @@ export interface FilterTarget {
   storeCode: string;
   /** Unix ms: which campaigns run and what is released. */
   now: number;
+  /** The discount the caller's card shows, as SQL over the target (pricing's callerPriceSql): what `discounted` asks of. */
+  cardDiscount?: Expression<number>;
 }
 
 /** The filter as conditions on the target's products, one per filter given, to AND together. */
-export function productFilterConditions(db: Db, filter: ProductFilter, { alias, storeCode, now }: FilterTarget): Expression<SqlBool>[] {
+export function productFilterConditions(
+  db: Db,
+  filter: ProductFilter,
+  { alias, storeCode, now, cardDiscount }: FilterTarget,
+): Expression<SqlBool>[] {
   const column = (name: 'id' | 'publisher_id' | 'series_id' | 'type' | 'discount_percent' | 'sales_count' | 'released_at') =>
     sql.ref(`${alias}.${name}`);
   const inSet = (ids: Expression<unknown>) => sql<SqlBool>`${column('id')} in ${ids}`;
@@ -105,7 +114,7 @@ export function productFilterConditions(db: Db, filter: ProductFilter, { alias, 
   }
   if (filter.types !== undefined && filter.types.length > 0)
     conditions.push(sql<SqlBool>`${column('type')} in (${sql.join(filter.types)})`);
-  if (filter.discounted) conditions.push(sql<SqlBool>`${column('discount_percent')} > ${0}`);
+  if (filter.discounted) conditions.push(sql<SqlBool>`${cardDiscount ?? column('discount_percent')} > ${0}`);
   if (filter.minSales !== undefined) conditions.push(sql<SqlBool>`${column('sales_count')} >= ${filter.minSales}`);
   if (filter.releasedSince !== undefined) {
     conditions.push(sql<SqlBool>`${column('released_at')} >= ${filter.releasedSince}`, sql<SqlBool>`${column('released_at')} <= ${now}`);

@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.js';
 import type { ProductTable } from './catalogue.tables.js';
 import type { BoundedCache } from '../../infra/bounded-cache.js';
 import type { Caller } from './caller.js';
-import { pricingKey, type LeastFunction, type StoreDiscounts } from '../pricing/index.js';
+import { pricingKey, showsDiscounts, type LeastFunction, type StoreDiscounts } from '../pricing/index.js';
+import { cardDiscountSql, discountLevels, discountOrderedIds, type DiscountScope } from './discount-order.js';
 import { priceOrderedIds, type PriceOf } from './price-order.js';
 import { priceStreams, sortedPricePage } from './price-streams.js';
 import { productFilterConditions, type ProductFilter } from './product-filter.js';
@@ -43,6 +44,8 @@ export interface ListPricing {
 export interface ProductListCaches {
   counts: BoundedCache<string, number>;
   pages: BoundedCache<string, number[]>;
+  /** A list's discount levels for a retail caller ([discount, count] pairs: discount-order.ts). */
+  levels: BoundedCache<string, Array<[number, number]>>;
 }
 
 /**
@@ -66,21 +69,86 @@ export async function productPage(
   kept?: KeptList,
   pricing?: ListPricing,
 ): Promise<{ ids: number[]; total: number }> {
-  const filterKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}`;
+  // A retail caller's discount sort and discounted filter go by the discounts their cards show: the
+  // list is then one of the caller's pricing inputs, and so are its keys.
+  const discounts = await cardDiscounts(db, query, pricing);
+  const filterKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(query.filter)}${query.filter.discounted && discounts ? `|${discounts.key}` : ''}`;
+  if (query.sort === 'discount' && discounts !== undefined) return discountPage(caches, query, discounts, filterKey);
   // The kept list answers in the default order only; a stale one leaves both halves to the query.
   const keptTotal = kept === undefined ? undefined : await kept.count();
-  const total = await caches.counts.get(filterKey, async () => keptTotal ?? countQuery(db, query));
+  const total = await caches.counts.get(filterKey, async () => keptTotal ?? countQuery(db, query, discounts));
   // A page past the end is empty without asking: page=10000000 must not make the database walk the list.
   if (query.offset >= total || query.limit === 0) return { ids: [], total };
   if (query.sort === 'price' || query.sort === '-price') {
     if (pricing === undefined) throw new Error('a list sorted by price needs the prices its cards show');
-    return { ids: await pricedPage(db, caches, query, pricing, filterKey), total };
+    return { ids: await pricedPage(db, caches, query, pricing, filterKey, discounts), total };
   }
   const ids = await caches.pages.get(`${filterKey}|${query.sort}|${query.offset}|${query.limit}`, async () => {
     if (kept !== undefined && keptTotal !== undefined && query.sort === 'newest') return kept.page(query.offset, query.limit);
-    const rows = await ordered(visibleProducts(db, query), query).select('p.id').offset(query.offset).limit(query.limit).execute();
+    const rows = await ordered(visibleProducts(db, query, discounts), query)
+      .select('p.id')
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute();
     return rows.map((row) => row.id);
   });
+  return { ids, total };
+}
+
+/** The card discounts of a retail caller's list by discount (sort or filter), and the key of what they depend on. */
+interface CardDiscounts extends Omit<DiscountScope, 'visible'> {
+  key: string;
+}
+
+// Business and wholesale cards show no discount (domain notes: no strike-through prices): their lists
+// keep the product's own list-price discount, which they are sold below the list price by at least.
+const cardsShowDiscounts = (caller: Caller) => showsDiscounts(caller.kind);
+
+async function cardDiscounts(
+  db: Kysely<Database>,
+  query: ProductPageQuery,
+  pricing: ListPricing | undefined,
+): Promise<CardDiscounts | undefined> {
+  if (!cardsShowDiscounts(query.caller) || (query.sort !== 'discount' && !query.filter.discounted)) return undefined;
+  if (pricing === undefined) throw new Error('a list by discount needs the discounts its cards show');
+  const campaignIds = await pricing.runningCampaignIds();
+  return {
+    db,
+    least: pricing.least,
+    price: { caller: query.caller, store: pricing.store, storeCode: query.storeCode, now: query.now, runningCampaignIds: campaignIds },
+    key: pricingInputs(query.caller, pricing.store, campaignIds),
+  };
+}
+
+/** What a caller's prices (and so their cards' discounts) depend on besides the product: the key part of a list kept by them. */
+function pricingInputs(caller: Caller, store: StoreDiscounts, campaignIds: readonly number[]): string {
+  return `${pricingKey(caller)}|${store.guestDiscountPercent}/${store.loggedInDiscountPercent}|${campaignIds.join(',')}`;
+}
+
+/**
+ * A page in the order of the discount the retail caller's cards show, equal discounts by id, newest
+ * first (discount-order.ts): the list's levels are kept per filter and pricing inputs, and so are its pages.
+ */
+async function discountPage(
+  caches: ProductListCaches,
+  query: ProductPageQuery,
+  discounts: CardDiscounts,
+  filterKey: string,
+): Promise<{ ids: number[]; total: number }> {
+  // The levels of the list without the discounted filter, which is its levels above 0: the discounted
+  // block shares them with the list sorted by discount, and no row is priced twice.
+  const { discounted, ...rest } = query.filter;
+  const whole = { ...query, filter: rest };
+  const scope: DiscountScope = { ...discounts, visible: () => visibleProducts(discounts.db, whole, discounts) };
+  const levelsKey = `${query.storeCode}|${audienceKey(query.caller)}|${JSON.stringify(rest)}|discount|${discounts.key}`;
+  const all = await caches.levels.get(levelsKey, () => discountLevels(scope));
+  const levels = discounted ? all.filter(([level]) => level > 0) : all;
+  const count = (of: ReadonlyArray<[number, number]>) => of.reduce((sum, [, n]) => sum + n, 0);
+  const [total, listSize] = [count(levels), count(all)];
+  if (query.offset >= total || query.limit === 0) return { ids: [], total };
+  const ids = await caches.pages.get(`${filterKey}|discount|${discounts.key}|${query.offset}|${query.limit}`, () =>
+    discountOrderedIds(scope, levels, listSize, query.offset, query.limit),
+  );
   return { ids, total };
 }
 
@@ -96,27 +164,35 @@ async function pricedPage(
   query: ProductPageQuery,
   pricing: ListPricing,
   filterKey: string,
+  discounts: CardDiscounts | undefined,
 ): Promise<number[]> {
   const { caller } = query;
   const { store } = pricing;
   // Wholesale prices have no campaigns: their lists need not be kept once per campaign window.
   const campaignIds = caller.kind === 'WHOLESALE' ? [] : await pricing.runningCampaignIds();
-  const pricingInputs = `${pricingKey(caller)}|${store.guestDiscountPercent}/${store.loggedInDiscountPercent}|${campaignIds.join(',')}`;
-  return caches.pages.get(`${filterKey}|${query.sort}|${pricingInputs}|${query.offset}|${query.limit}`, async () => {
-    const direction = query.sort === 'price' ? 'asc' : 'desc';
-    const scope = { db, visible: () => visibleProducts(db, query), caller, store, now: query.now, campaignIds, direction } as const;
-    // A merge costs about its page's end in products priced in JS; past a few hundred, sorting in SQL the products
-    // that can come first (price-streams.ts sortedPricePage) costs less.
-    if (query.offset >= pricing.sqlFromOffset) {
-      return sortedPricePage({ ...scope, storeCode: query.storeCode, least: pricing.least }, query.offset, query.limit);
-    }
-    const ids = await priceOrderedIds(priceStreams(scope), pricing.priceOf, direction, query.offset + query.limit);
-    return ids.slice(query.offset);
-  });
+  return caches.pages.get(
+    `${filterKey}|${query.sort}|${pricingInputs(caller, store, campaignIds)}|${query.offset}|${query.limit}`,
+    async () => {
+      const direction = query.sort === 'price' ? 'asc' : 'desc';
+      const visible = () => visibleProducts(db, query, discounts);
+      const scope = { db, visible, caller, store, now: query.now, campaignIds, direction } as const;
+      // A merge costs about its page's end in products priced in JS; past a few hundred, sorting in SQL the products
+      // that can come first (price-streams.ts sortedPricePage) costs less.
+      if (query.offset >= pricing.sqlFromOffset) {
+        return sortedPricePage({ ...scope, storeCode: query.storeCode, least: pricing.least }, query.offset, query.limit);
+      }
+      const ids = await priceOrderedIds(priceStreams(scope), pricing.priceOf, direction, query.offset + query.limit);
+      return ids.slice(query.offset);
+    },
+  );
 }
 
-async function countQuery(db: Kysely<Database>, query: Pick<ProductPageQuery, 'storeCode' | 'caller' | 'filter' | 'now'>): Promise<number> {
-  const row = await visibleProducts(db, { ...query, sort: 'newest', offset: 0, limit: 0 })
+async function countQuery(
+  db: Kysely<Database>,
+  query: Pick<ProductPageQuery, 'storeCode' | 'caller' | 'filter' | 'now'>,
+  discounts?: CardDiscounts,
+): Promise<number> {
+  const row = await visibleProducts(db, { ...query, sort: 'newest', offset: 0, limit: 0 }, discounts)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -124,10 +200,20 @@ async function countQuery(db: Kysely<Database>, query: Pick<ProductPageQuery, 's
 
 type ProductQuery = SelectQueryBuilder<Database & { p: ProductTable }, 'p', object>;
 
-/** Active products of the store that the caller's audience may see, narrowed by the filter. */
-function visibleProducts(db: Kysely<Database>, { storeCode, caller, filter, now }: ProductPageQuery): ProductQuery {
+/**
+ * Active products of the store that the caller's audience may see, narrowed by the filter; `discounted`
+ * by the discount a retail caller's cards show (`discounts`, which such a list must give).
+ */
+function visibleProducts(
+  db: Kysely<Database>,
+  { storeCode, caller, filter, now }: ProductPageQuery,
+  discounts?: CardDiscounts,
+): ProductQuery {
+  if (filter.discounted && cardsShowDiscounts(caller) && discounts === undefined)
+    throw new Error('a retail list of discounted products needs the discounts its cards show');
+  const cardDiscount = discounts === undefined ? undefined : cardDiscountSql(discounts, 'lookup').discount;
   let query = db.selectFrom('product as p').where(visibleProduct(storeCode, caller));
-  for (const condition of productFilterConditions(db, filter, { alias: 'p', storeCode, now })) query = query.where(condition);
+  for (const condition of productFilterConditions(db, filter, { alias: 'p', storeCode, now, cardDiscount })) query = query.where(condition);
   return query;
 }
 
@@ -137,6 +223,7 @@ function ordered(query: ProductQuery, { sort, filter }: ProductPageQuery): Produ
     case 'name':
       return query.orderBy('p.name', 'asc').orderBy('p.id', 'asc');
     case 'discount':
+      // Business and wholesale lists only: a retail caller's is ordered by their cards' discounts (discountPage).
       return query.orderBy('p.discount_percent', 'desc').orderBy('p.id', 'desc');
     case 'sales':
       return query.orderBy('p.sales_count', 'desc').orderBy('p.id', 'desc');

@@ -5,6 +5,7 @@ export {
   campaignRunsAt,
   isGiftCard,
   priceFor,
+  showsDiscounts,
   toWireMoney,
   type CampaignPrice,
   type Customer,

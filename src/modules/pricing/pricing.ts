@@ -63,6 +63,12 @@ const PPM = 1_000_000n;
 // A gift card is money in another form: selling one below face value would be handing out cash.
 const GIFT_CARDS: ReadonlySet<string> = new Set<ProductType>(['GIFT_CARD', 'VIRTUAL_GIFT_CARD']);
 
+/**
+ * Whether a customer of this kind is shown discounts at all (a strike-through price and its percent): retail
+ * customers are; business and wholesale prices have no strike-through (discountPercent is always 0).
+ */
+export const showsDiscounts = (kind: CustomerKind): boolean => kind === 'GUEST' || kind === 'SIMPLE';
+
 /** Whether a product of this type is a gift card: sold at face value, no discount of any kind (a basket's code neither). */
 export const isGiftCard = (type: string): boolean => GIFT_CARDS.has(type);
 

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBoo
 import { productFilterConditions, visibleSearchProduct, type Caller, type ProductFilter } from '../catalogue/index.js';
 import { budgetCondition, type QueryBudget } from '../../db/query-budget.js';
 import { int } from '../../db/sql-int.js';
-import { callerPriceSql, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
+import { callerPriceSql, showsDiscounts, type PriceSql, type StoreDiscounts } from '../pricing/index.js';
 import type { Db, Matches, SearchEngine, TextQuery } from './engine.js';
 
 // The products a search finds, as one query over search_product (alias sp): visibility for the
@@ -98,12 +98,13 @@ export function withExactTitles(shortlist: Matches, titleKey: string): Matches {
     union all select t.id, 0 from search_product as t where t.title_key = ${titleKey}) as u group by id)` as Matches;
 }
 
-/** Whether the query needs the caller's price (a price filter, a price or discount sort). */
+/** Whether the query needs the caller's price (a price filter, the discounted filter, a price or discount sort). */
 export function needsPrice(filter: SearchFilter, sort?: SearchSort): boolean {
   return (
     filter.priceMinCents !== undefined ||
     filter.priceMaxCents !== undefined ||
     filter.minDiscount !== undefined ||
+    filter.discounted === true ||
     sort === 'price' ||
     sort === '-price' ||
     sort === 'discount'
@@ -153,7 +154,9 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
     );
   }
   const shared = filter.newOnly ? { ...filter, releasedSince: newSince(scope.now, filter.releasedSince) } : filter;
-  for (const condition of productFilterConditions(db, shared, { alias: 'sp', storeCode: scope.storeCode, now: scope.now }))
+  // `discounted`: what a retail caller's cards show, as the lists take it (product-query.ts).
+  const cardDiscount = price && showsDiscounts(scope.caller.kind) ? price.discount : undefined;
+  for (const condition of productFilterConditions(db, shared, { alias: 'sp', storeCode: scope.storeCode, now: scope.now, cardDiscount }))
     query = query.where(condition);
   if (filter.bindings?.length) query = query.where('sp.binding_code', 'in', filter.bindings);
   if (filter.languages?.length) query = query.where(languageCondition(filter.languages));

@@ -23,7 +23,8 @@ interface Component {
 const COMPONENTS: Component[] = [
   {
     path: '/product-component/discounted',
-    summary: 'Products sold below their list price, the largest discount first',
+    summary:
+      'Products whose cards show the caller a discount, the largest first (business and wholesale customers: those sold below their list price)',
     sort: 'discount',
     filter: () => ({ discounted: true }),
   },
