@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { int } from '../../db/sql-int.js';
 import { PRODUCT_TYPES } from '../../db/product-types.js';
 import { callerPriceSql, isGiftCard, type PriceScope, type PriceSql, type LeastFunction } from '../pricing/index.js';
 import type { ProductTable } from './catalogue.tables.js';
@@ -64,35 +65,46 @@ export async function discountOrderedIds(
   offset: number,
   limit: number,
 ): Promise<number[]> {
-  const ids: number[] = [];
+  // The page's part of each level it reaches; sparse levels next to each other are read as one run.
+  const runs: Array<{ levels: number[]; walk: boolean; from: number; take: number }> = [];
   let start = 0;
+  const end = offset + limit;
   for (const [level, count] of levels) {
-    const end = offset + limit;
     if (start >= end) break;
     if (start + count > offset) {
       const from = Math.max(offset - start, 0);
       const take = Math.min(count, end - start) - from;
-      ids.push(...(await levelPage(scope, level, count >= walked * DENSE_SHARE, from, take)));
+      const walk = count >= walked * DENSE_SHARE || whoCanShow(scope, [level]) === undefined;
+      const last = runs.at(-1);
+      if (!walk && last !== undefined && !last.walk) {
+        last.levels.push(level);
+        last.take += take;
+      } else runs.push({ levels: [level], walk, from, take });
     }
     start += count;
   }
-  return ids;
+  const pages = await Promise.all(runs.map((run) => runPage(scope, run)));
+  return pages.flat();
 }
 
-async function levelPage(scope: DiscountScope, level: number, dense: boolean, offset: number, limit: number): Promise<number[]> {
+async function runPage(
+  scope: DiscountScope,
+  { levels, walk, from, take }: { levels: number[]; walk: boolean; from: number; take: number },
+): Promise<number[]> {
   const { discount } = cardDiscountSql(scope, 'lookup');
-  const candidates = dense ? undefined : whoCanShow(scope, level);
-  let query = scope.visible().where(sql<boolean>`${discount} = ${level}`);
-  if (candidates !== undefined) query = query.where('p.id', 'in', candidates);
-  const rows = await query.select('p.id').orderBy('p.id', 'desc').offset(offset).limit(limit).execute();
+  let query = scope.visible().where(sql<boolean>`${discount} in (${sql.join(levels.map((level) => int(level)))})`);
+  if (!walk) query = query.where('p.id', 'in', whoCanShow(scope, levels)!);
+  // A walked level is one level: the primary key gives its order. A run of sparse levels is sorted, its few rows.
+  const ordered = walk ? query : query.orderBy(discount, 'desc');
+  const rows = await ordered.select('p.id').orderBy('p.id', 'desc').offset(from).limit(take).execute();
   return rows.map((row) => Number(row.id));
 }
 
 const GIFT_CARD_TYPES = PRODUCT_TYPES.filter(isGiftCard);
 
 /**
- * The ids of every product that can show `level` to the caller, as one union read by indexes, or
- * undefined when the store's or client's discount itself shows it at any price (the level is then walked).
+ * The ids of every product that can show one of `levels` to the caller, as one union read by indexes, or
+ * undefined when the store's or client's discount itself shows one of them at any price (it is then walked).
  *
  * A product without a running campaign price whose discount applies (D percent, D > 0) shows
  * r = half-up(100 (shop - p) / shop), p = half-up(shop (1 - D/100)); p is within half a cent of the exact
@@ -101,29 +113,29 @@ const GIFT_CARD_TYPES = PRODUCT_TYPES.filter(isGiftCard);
  * discount (discount_percent, which the import rounds as pricing does; one either side is read for
  * safety); a gift card shows none.
  */
-function whoCanShow({ db, price }: DiscountScope, level: number): SelectQueryBuilder<Database, 'product', { id: number }> | undefined {
+function whoCanShow(
+  { db, price }: DiscountScope,
+  levels: readonly number[],
+): SelectQueryBuilder<Database, 'product', { id: number }> | undefined {
   const { caller, store } = price;
   const client = caller.kind === 'SIMPLE' ? caller.clientDiscountPercent : 0;
   const storePercent = caller.kind === 'GUEST' ? store.guestDiscountPercent : store.loggedInDiscountPercent;
   // Books take the larger of the store's and the client's discount, e-books the client's only.
   let cheapest = 0;
-  for (const percent of new Set([Math.max(client, storePercent), client])) {
-    // Four decimals, as pricing keeps them.
-    const d = Math.round(percent * 10_000) / 10_000;
-    if (d === 0) continue;
-    const gap = d < level - 0.5 ? level - 0.5 - d : d - (level + 0.5);
-    if (gap <= 0) return undefined;
-    cheapest = Math.max(cheapest, Math.floor(50 / gap) + 1);
+  for (const level of levels) {
+    for (const percent of new Set([Math.max(client, storePercent), client])) {
+      // Four decimals, as pricing keeps them.
+      const d = Math.round(percent * 10_000) / 10_000;
+      if (d === 0) continue;
+      const gap = d < level - 0.5 ? level - 0.5 - d : d - (level + 0.5);
+      if (gap <= 0) return undefined;
+      cheapest = Math.max(cheapest, Math.floor(50 / gap) + 1);
+    }
   }
-  const parts = [
-    db
-      .selectFrom('product')
-      .select('id')
-      .where('discount_percent', '>=', level - 1)
-      .where('discount_percent', '<=', level + 1),
-  ];
+  const own = [...new Set(levels.flatMap((level) => [level - 1, level, level + 1]))];
+  const parts = [db.selectFrom('product').select('id').where('discount_percent', 'in', own)];
   if (cheapest > 0) parts.push(db.selectFrom('product').select('id').where('shop_price_cents', '<=', cheapest));
-  if (level === 0) parts.push(db.selectFrom('product').select('id').where('type', 'in', GIFT_CARD_TYPES));
+  if (levels.includes(0)) parts.push(db.selectFrom('product').select('id').where('type', 'in', GIFT_CARD_TYPES));
   let union = parts.reduce((all, part) => all.unionAll(part));
   if (price.runningCampaignIds.length > 0) {
     union = union.unionAll(
