@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkSigner } from '../../src/modules/downloads/download-link.js';
+import { checksumSecret, orderChecksum } from '../../src/modules/orders/checksum.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { setFrontendUrl } from '../orders/purchase-helpers.js';
@@ -104,6 +105,19 @@ describe("a guest's order downloads", () => {
     for (const id of [clientItem!.id, `S1-${item!.id.split('-')[1]}`, 'x', `${guestOrder.orderId}-999999`]) {
       expectErrorBody(await link(guestOrder.code, id, `?checksum=${guestOrder.checksum}`), 404, 'Not Found');
     }
+  });
+
+  it("keeps a client's order downloads to the client logged in, whoever holds the order's checksum", async () => {
+    const db = world.t.database.db;
+    const checksum = orderChecksum(await checksumSecret(db, undefined, Date.now())).of(world.orderId);
+    // The checksum reads the order (the mail's link, the gateway's return), but the files are the account's.
+    expect((await get(world, `/order/${clientOrderCode}?checksum=${checksum}`)).statusCode).toBe(200);
+    const [item] = await downloads(world, world.customer);
+    for (const bearer of [undefined, world.stranger.bearer]) {
+      expectErrorBody(await list(clientOrderCode, `?checksum=${checksum}`, bearer), 401, 'Unauthorized');
+      expectErrorBody(await link(clientOrderCode, item!.id, `?checksum=${checksum}`, bearer), 401, 'Unauthorized');
+    }
+    expect((await list(clientOrderCode, `?checksum=${checksum}`, world.customer.bearer)).statusCode).toBe(200);
   });
 
   it("lets a client read its own order's downloads without a checksum, and keeps its links its own", async () => {

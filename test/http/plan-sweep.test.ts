@@ -632,8 +632,6 @@ beforeAll(async () => {
   };
   variants = {
     '/order/{code}': [{ label: "the guest's link", caller: 'guest', query: { checksum: paid.checksum } }],
-    '/order/{code}/download': [{ label: "the guest's link", caller: 'guest', query: { checksum: paid.checksum } }],
-    '/order/{code}/download/{id}/link': [{ label: "the guest's link", caller: 'guest', query: { checksum: paid.checksum } }],
     '/basket': [{ label: 'a guest', caller: 'guest' }],
     '/basket/totals': [{ label: 'a guest', caller: 'guest' }],
     '/basket/delivery-methods': [{ label: 'a guest', caller: 'guest' }],

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { registerNoStore } from '../../http/http-cache.js';
+import { unauthenticated } from '../../infra/domain-error.js';
 import { basketHttp } from '../basket/index.js';
 import { DownloadIdParams, DownloadLinkSchema, DownloadSchema, orderDownloads } from '../downloads/index.js';
 import { guardedByChecksum, readableOrder } from './order-access.service.js';
@@ -14,9 +15,9 @@ const tags = ['orders'];
 const SECURITY: Array<Record<string, string[]>> = [{}, { bearer: [] }];
 
 /**
- * One order's files to download, for whoever may read the order: its client, and a guest with the
- * order's checksum (the link of the order mail and of the pages after the bank), who has no
- * account and so no GET /download. What it lists and links is the downloads module's.
+ * One order's files to download: a guest's order for whoever holds its checksum (the link of the order
+ * mail and of the pages after the bank; a guest has no account and so no GET /download), a client's for
+ * the client logged in. What it lists and links is the downloads module's.
  */
 export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, deps) => {
   const db = deps.database.db;
@@ -33,6 +34,11 @@ export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async
     const { context } = await http.contextOf(request);
     const reader = { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum: request.query.checksum };
     const order = await readableOrder(db, deps.checksum, reader, request.params.code);
+    // A client's purchases are downloaded logged in: the checksum travels in the order mail (forwarded, say)
+    // and the gateway's return URL, and would hand out the client's files and downloads to whoever holds it.
+    if (order.client_account_id !== null && order.client_account_id !== context.caller.clientAccountId) {
+      throw unauthenticated('checkout.downloadsLoginRequired');
+    }
     return { id: order.id, clientAccountId: order.client_account_id };
   };
 
@@ -44,6 +50,7 @@ export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async
         summary: "The order's files to download (its e-books and audiobooks once it is paid and processed), paged",
         description:
           "The same items as GET /download lists for a client, of this order alone. A guest's only list: read with the order's checksum. " +
+          "A client's order is read by the client logged in: with its checksum and no bearer, or another client's, it is a 401. " +
           'An order with nothing to download, or not processed yet, has an empty list. 404 for whoever may not read the order.',
         headers: OrderHeaders,
         params: OrderCodeParams,
@@ -69,7 +76,8 @@ export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async
         description:
           'As GET /download/{id}/link, for an item of GET /order/{code}/download: the link works without a bearer token until it ' +
           "expires and counts one download of the purchase at its first use; past DOWNLOAD_LIMIT no link is given (403). A guest's " +
-          "link is the order's, so it works whoever is logged in. An id that is not one of the order's is a 404.",
+          "link is the order's, so it works whoever is logged in; a client's order needs the client logged in (401). " +
+          "An id that is not one of the order's is a 404.",
         headers: OrderHeaders,
         params: Type.Composite([OrderCodeParams, DownloadIdParams]),
         querystring: OrderAccessQuery,
