@@ -64,6 +64,16 @@ describe('GET /external-url', () => {
     expect((await hits('OFF')).hits).toBe(0);
     expectErrorBody(await get('/admin/content/redirects/SALE'), 401, 'Unauthorized');
   });
+
+  it('counts no hit for a HEAD: a link checker asks whether the answer is there, nobody followed the old URL', async () => {
+    const before = (await hits('SALE')).hits;
+    const head = await t.app.inject({ method: 'HEAD', url: '/external-url?path=/soodus' });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['cache-control']).toBe('no-store');
+    expect((await hits('SALE')).hits).toBe(before);
+    expect((await get('/external-url?path=/soodus')).statusCode).toBe(200);
+    expect((await hits('SALE')).hits).toBe(before + 1);
+  });
 });
 
 describe('GET /qr-code/:code', () => {

@@ -22,8 +22,8 @@ export const ExternalUrlSchema = Type.Object(
 );
 
 /**
- * GET /external-url?path=: where an old URL of the store lives now. Every answer is counted (in
- * batches, redirect-hits.ts) and is `no-store`: a cached answer would be a hit nobody counts, and
+ * GET /external-url?path=: where an old URL of the store lives now. Every answer to a GET is counted
+ * (in batches, redirect-hits.ts; a HEAD counts nothing) and is `no-store`: a cached answer would be a hit nobody counts, and
  * the front-end asks only for URLs it does not know itself.
  */
 export const redirectRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { hits: HitCounter }> = async (app, { database, hits }) => {
@@ -47,7 +47,8 @@ export const redirectRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { hits:
       // A target stored before the import refused `//host` and `/\host` (http/link-target.ts) is
       // not served: the front-end would send the shopper to that other host.
       if (!found || !isLinkTarget(found.target)) throw new HttpError(404, 'blog.redirectNotFound', { path: path.slice(0, 100) });
-      hits.record(Number(found.id), request.actionTime);
+      // Fastify answers a HEAD with this handler: a link checker or a prefetch asked, nobody followed the URL.
+      if (request.method !== 'HEAD') hits.record(Number(found.id), request.actionTime);
       return { path: found.path, target: found.target, url: targetUrl(store.frontendUrl, found.target), status: found.status as 301 | 302 };
     },
   );
