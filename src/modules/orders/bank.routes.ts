@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { inTransaction } from '../../db/after-commit.js';
 import { errors, success } from '../../http/schemas.js';
 import { addressKey } from '../../infra/address-key.js';
@@ -18,7 +19,7 @@ import { toOrderWire } from './order.wire.js';
 import type { OrdersHttp } from './orders.deps.js';
 import { findOrder, type OrderRow } from './orders.repository.js';
 import { applyPaymentStatus, type ApplyOutcome } from './payment-status.service.js';
-import { settleReturn, startPayment } from './payment.service.js';
+import { checkPaymentStart, settleReturn, startPayment } from './payment.service.js';
 import { registerNoStore } from '../../http/http-cache.js';
 import { refuseLockedStore } from '../../http/request-context.js';
 
@@ -80,25 +81,33 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
     return order;
   }
 
-  app.get(
-    '/bank/create-form',
-    {
-      config: notStoreScoped,
-      schema: {
-        tags: ['checkout'],
-        summary: "Starts the order's payment: the form the front-end auto-submits (or the finished page when nothing is paid online)",
-        description: "423 while the order's store is locked for maintenance: no payment starts; the same link works once the lock ends.",
-        querystring: OrderLinkQuery,
-        response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 423, 429, 503) },
-      },
+  const createForm = {
+    config: notStoreScoped,
+    schema: {
+      tags: ['checkout'],
+      summary: "Starts the order's payment: the form the front-end auto-submits (or the finished page when nothing is paid online)",
+      description:
+        "423 while the order's store is locked for maintenance: no payment starts; the same link works once the lock ends. " +
+        'HEAD answers the status a GET would, without the body, and starts nothing.',
+      querystring: OrderLinkQuery,
+      response: { 200: success(RedirectFormSchema, 'plain'), ...errors(400, 404, 409, 423, 429, 503) },
     },
-    async (request): Promise<RedirectForm> => {
-      const order = await linkedOrder(request.query.orderId, request.query.checksum, request);
-      // Not store-scoped (the shopper's browser brings no store header), but a payment in the order's store.
-      refuseLockedStore(await deps.stores.get(order.store_code), request.actionTime);
-      return startPayment(db, { gateways, urls, clock: deps.clock }, order.id, request.ip, request.actionTime);
-    },
-  );
+  };
+  // HEAD is its own route: the one Fastify would add runs the GET's handler, which starts the payment
+  // (a gateway call, a payment row, the order moved) for a link checker, a mail scanner or a prefetch.
+  app.get('/bank/create-form', { ...createForm, exposeHeadRoute: false }, async (request): Promise<RedirectForm> => {
+    const order = await linkedOrder(request.query.orderId, request.query.checksum, request);
+    // Not store-scoped (the shopper's browser brings no store header), but a payment in the order's store.
+    refuseLockedStore(await deps.stores.get(order.store_code), request.actionTime);
+    return startPayment(db, { gateways, urls, clock: deps.clock }, order.id, request.ip, request.actionTime);
+  });
+  app.head('/bank/create-form', createForm, async (request, reply) => {
+    const order = await linkedOrder(request.query.orderId, request.query.checksum, request);
+    refuseLockedStore(await deps.stores.get(order.store_code), request.actionTime);
+    await checkPaymentStart(db, gateways, order.id, request.actionTime);
+    // No body: the form would be the payment's, which a HEAD does not start.
+    return (reply as FastifyReply).type('application/json; charset=utf-8').send();
+  });
 
   app.route({
     method: ['GET', 'POST'],

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/after-commit.js';
 import type { Db } from '../../db/database.js';
+import { rolledBack } from '../../db/rolled-back.js';
 import type { Database } from '../../db/schema.js';
 import { answeredAt, type Clock } from '../../infra/clock.js';
 import { DomainError } from '../../infra/domain-error.js';
@@ -70,56 +71,7 @@ export async function startPayment(
   customerIp: string | null,
   now: number,
 ): Promise<RedirectForm> {
-  const claim = await db.transaction().execute(async (trx): Promise<Claim> => {
-    // Two create-forms at once take turns here, so the second sees the first's payment (PostgreSQL; SQLite takes turns anyway).
-    await lockOrder(trx, orderId);
-    const order = (await findOrder(trx, orderId))!;
-    const gatewayName = gatewayOf(order);
-    const cause = nothingToPayOnline(order);
-    if (gatewayName === null || cause !== null) {
-      if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause: cause!, now })) || PAID.includes(order.status))
-        return { finished: order };
-      throw notStartable(order);
-    }
-    if (order.status === 'PENDING_PAYMENT') {
-      const payment = await latestPayment(trx, orderId);
-      if (payment?.redirect) return { form: JSON.parse(payment.redirect) as RedirectForm };
-      if (payment && payment.state === 'creating' && now - Number(payment.created_at) < LOST_CREATE_MS)
-        throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
-      // The create call of a process that died: give it up and start again.
-      if (payment) await trx.updateTable('order_payment').set({ state: 'failed', updated_at: now }).where('id', '=', payment.id).execute();
-      await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: 'payment creation was lost', now });
-    } else if (order.status !== 'NEW') throw notStartable(order);
-    await refuseTooManyStarts(trx, orderId, now);
-    const gateway = deps.gateways[gatewayName];
-    if (!gateway) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 60);
-    if (!(await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now })))
-      throw notStartable(order);
-    const idempotencyKey = randomBytes(16).toString('hex');
-    const attempts = await trx
-      .selectFrom('order_payment')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('order_id', '=', orderId)
-      .executeTakeFirstOrThrow();
-    const orderReference = attemptReference(order.code!, Number(attempts.n) + 1);
-    const payment = await trx
-      .insertInto('order_payment')
-      .values({
-        order_id: orderId,
-        gateway: gatewayName,
-        reference: null,
-        order_reference: orderReference,
-        idempotency_key: idempotencyKey,
-        amount_cents: order.total_cents,
-        state: 'creating',
-        redirect: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey, orderReference } };
-  });
+  const claim = await db.transaction().execute((trx) => claimStart(trx, deps.gateways, orderId, now));
   // The front-end's page is read outside the transaction: on SQLite it holds the one connection.
   if ('finished' in claim) return finished(deps.urls, claim.finished);
   if ('form' in claim) return claim.form;
@@ -170,6 +122,72 @@ export async function startPayment(
     });
     throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 30);
   }
+}
+
+/**
+ * What a HEAD of create-form answers: the GET's refusals (409 an order that cannot pay, 429 too many
+ * starts, 503 no such gateway) or nothing, from the GET's own claim run in a transaction rolled back.
+ * A link checker, a mail scanner or a prefetch of the link starts no payment, calls no gateway and
+ * moves no order (one paid offline stays NEW until the shopper's browser opens the link).
+ */
+export async function checkPaymentStart(db: Kysely<Database>, gateways: Gateways, orderId: number, now: number): Promise<void> {
+  await rolledBack(db, (trx) => claimStart(trx, gateways, orderId, now));
+}
+
+/**
+ * Under the order's lock: the payment that stands (its form), an order with nothing to pay online
+ * moved on to processing, or a new payment row of an order moved to PENDING_PAYMENT, for the gateway
+ * call after the commit.
+ */
+async function claimStart(trx: Db, gateways: Gateways, orderId: number, now: number): Promise<Claim> {
+  // Two create-forms at once take turns here, so the second sees the first's payment (PostgreSQL; SQLite takes turns anyway).
+  await lockOrder(trx, orderId);
+  const order = (await findOrder(trx, orderId))!;
+  const gatewayName = gatewayOf(order);
+  const cause = nothingToPayOnline(order);
+  if (gatewayName === null || cause !== null) {
+    if ((await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PROCESSING', cause: cause!, now })) || PAID.includes(order.status))
+      return { finished: order };
+    throw notStartable(order);
+  }
+  if (order.status === 'PENDING_PAYMENT') {
+    const payment = await latestPayment(trx, orderId);
+    if (payment?.redirect) return { form: JSON.parse(payment.redirect) as RedirectForm };
+    if (payment && payment.state === 'creating' && now - Number(payment.created_at) < LOST_CREATE_MS)
+      throw new DomainError('conflict', 'checkout.paymentBeingCreated', {}, 2);
+    // The create call of a process that died: give it up and start again.
+    if (payment) await trx.updateTable('order_payment').set({ state: 'failed', updated_at: now }).where('id', '=', payment.id).execute();
+    await moveOrder(trx, { orderId, from: 'PENDING_PAYMENT', to: 'NEW', cause: 'payment creation was lost', now });
+  } else if (order.status !== 'NEW') throw notStartable(order);
+  await refuseTooManyStarts(trx, orderId, now);
+  const gateway = gateways[gatewayName];
+  if (!gateway) throw new DomainError('unavailable', 'checkout.gatewayUnavailable', {}, 60);
+  if (!(await moveOrder(trx, { orderId, from: 'NEW', to: 'PENDING_PAYMENT', cause: `payment started (${gatewayName})`, now })))
+    throw notStartable(order);
+  const idempotencyKey = randomBytes(16).toString('hex');
+  const attempts = await trx
+    .selectFrom('order_payment')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
+  const orderReference = attemptReference(order.code!, Number(attempts.n) + 1);
+  const payment = await trx
+    .insertInto('order_payment')
+    .values({
+      order_id: orderId,
+      gateway: gatewayName,
+      reference: null,
+      order_reference: orderReference,
+      idempotency_key: idempotencyKey,
+      amount_cents: order.total_cents,
+      state: 'creating',
+      redirect: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { create: { order, gateway, paymentId: Number(payment.id), idempotencyKey, orderReference } };
 }
 
 /**
