@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { authenticate } from '../../http/auth.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 import { HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
@@ -127,7 +128,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     reply
       .header('Content-Type', file.contentType)
       .header('Content-Length', file.size === 0 ? 0 : span.end - span.start + 1)
-      .header('Content-Disposition', `attachment; filename="${file.filename}"`)
+      .header('Content-Disposition', attachmentDisposition(file.filename))
       .header('Accept-Ranges', 'bytes')
       .header('ETag', tag)
       .header('Cache-Control', 'private, no-store');

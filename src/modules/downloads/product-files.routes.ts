@@ -17,7 +17,14 @@ import { FILE_FORMATS, ProductFileParams, ProductFileQuery, ProductFileSchema, t
 /** The largest file an operator may upload: a long audiobook fits. */
 export const PRODUCT_FILE_MAX_BYTES = 4 * 1024 ** 3;
 const OCTET_STREAM = 'application/octet-stream';
-const FILENAME = /^[A-Za-z0-9][A-Za-z0-9 ._()-]{0,149}$/;
+/**
+ * A name to save the file as: letters of any alphabet (a title in Estonian or Russian), digits,
+ * spaces and `._()-`, starting with a letter or digit. No path separator, quote, control or other
+ * space (a line break would split the header), no `;` or `,` that a header parser reads as a
+ * delimiter, no invisible format character (a right-to-left override disguises the extension).
+ * The download sends it as RFC 6266 says (http/content-disposition.ts).
+ */
+const FILENAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._()-]{0,149}$/u;
 
 export interface ProductFilesDeps {
   database: DatabaseHandle;
@@ -69,7 +76,8 @@ export const productFilesRoutes: FastifyPluginAsyncTypebox<ProductFilesDeps> = a
       const { contentType, extension } = FILE_FORMATS[format];
       const productId = await productIdByCode(db, productCode);
       if (productId === undefined) throw new HttpError(404, 'downloads.unknownProduct', { code: productCode.slice(0, 64) });
-      const filename = request.query.filename ?? `${productCode}.${extension}`;
+      // Composed (NFC): a name typed on a Mac comes decomposed, and the same name is stored one way.
+      const filename = (request.query.filename ?? `${productCode}.${extension}`).normalize('NFC');
       if (!FILENAME.test(filename)) throw invalidField('filename', 'downloads.badFilename');
 
       const storageKey = `products/${productId}/${format.toLowerCase()}-${randomBytes(8).toString('hex')}.${extension}`;
