@@ -12,6 +12,8 @@ export { requestSubscription } from './newsletter.service.js';
 export { setConfirmedAddressConsent } from './newsletter.service.js';
 // The client's newsletter language preference is its subscription's language in the store.
 export { setSubscribedLanguage, subscribedLanguage } from './newsletter.service.js';
+// The profile's email consent tells when it was last given and withdrawn, whichever link or switch did it.
+export { newsletterConsentTimes } from './newsletter.service.js';
 // A confirmed email change moves the person's subscriptions to the new address.
 export { moveToConfirmedAddress } from './newsletter.service.js';
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';

@@ -97,6 +97,28 @@ export function findCurrentSubscriber(db: Db, email: string, storeCode: string):
     .executeTakeFirst();
 }
 
+/**
+ * When the address last consented in any store, and whether it is subscribed anywhere now with the
+ * last withdrawal (null: never). One row per store, found by newsletter_subscriber's (email, store_code) key.
+ */
+export async function consentTimesOf(
+  db: Db,
+  email: string,
+): Promise<{ consentedAt: number | null; withdrawnAt: number | null; subscribed: boolean }> {
+  const rows = await db
+    .selectFrom('newsletter_subscriber')
+    .select(['consented_at', 'withdrawn_at'])
+    .where('email', '=', email)
+    .execute();
+  const latest = (times: Array<number | null>) =>
+    times.reduce<number | null>((max, time) => (time === null || (max !== null && max >= Number(time)) ? max : Number(time)), null);
+  return {
+    consentedAt: latest(rows.map((row) => row.consented_at)),
+    withdrawnAt: latest(rows.map((row) => row.withdrawn_at)),
+    subscribed: rows.some((row) => row.withdrawn_at === null),
+  };
+}
+
 /** Sets the language of the address's current subscription in the store (none: nothing changes). */
 export async function setSubscriberLanguage(
   db: Db,

@@ -9,6 +9,7 @@ import { newsletterConsentChanged } from './newsletter.events.js';
 import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
   carrySubscriber,
+  consentTimesOf,
   currentSubscriptionsOf,
   deleteAddressRows,
   expirePendingRequests,
@@ -82,6 +83,20 @@ export async function requestSubscription(
  */
 export async function subscribedLanguage(db: Db, confirmedEmail: string, storeCode: string): Promise<string | undefined> {
   return (await findCurrentSubscriber(db, normaliseEmail(confirmedEmail), storeCode))?.language;
+}
+
+/**
+ * When a person's confirmed address last gave the newsletter consent (in any store: the profile's
+ * switch, the subscribe form's link, a registration's tick) and, while it is subscribed nowhere, when
+ * it withdrew the last one (the profile's switch or any mail's unsubscribe link); null: never, or
+ * not known from the subscriptions (a withdrawal while another store's subscription stands).
+ */
+export async function newsletterConsentTimes(
+  db: Db,
+  confirmedEmail: string,
+): Promise<{ givenAt: number | null; withdrawnAt: number | null }> {
+  const times = await consentTimesOf(db, normaliseEmail(confirmedEmail));
+  return { givenAt: times.consentedAt, withdrawnAt: times.subscribed ? null : times.withdrawnAt };
 }
 
 /** Sets the language of the address's current subscription in the store, if it has one. */

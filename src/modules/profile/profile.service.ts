@@ -5,7 +5,7 @@ import { isLanguage, type Language } from '../../i18n/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { refusedAmong } from '../../infra/mail/refused-addresses.js';
 import { checkBirthday } from '../accounts/index.js';
-import { setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
+import { newsletterConsentTimes, setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
 import {
   categoriesOfStore,
@@ -83,13 +83,18 @@ export async function readProfile(db: Db, actor: ProfileActor) {
   // that address is not confirmed, they are its owner's, not this user's.
   const emailConfirmed = await isLoginEmailConfirmed(db, profile.user_id);
   const newsletter = emailMarketingConsent(profile.newsletter, emailConfirmed);
+  // The email consent is also given and withdrawn by links (the subscribe form's, any mail's
+  // unsubscribe), which the newsletter records on the subscriptions, not here: their times count too.
+  const links = emailConfirmed ? await newsletterConsentTimes(db, profile.email) : { givenAt: null, withdrawnAt: null };
+  const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
   const state = (consent: MarketingConsent) => {
     const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
     const withdrawn = latest.find((event) => event.consent === consent && !event.granted);
     // Registration records the marketing mail consent only as app_user.newsletter, given with the terms.
     const registered = consent === 'EMAIL' && newsletter ? (profile.terms_accepted_at ?? profile.created_at) : null;
-    const givenAt = given ? Number(given.created_at) : registered;
-    const withdrawnAt = withdrawn ? Number(withdrawn.created_at) : null;
+    const fromLinks = consent === 'EMAIL' ? links : { givenAt: null, withdrawnAt: null };
+    const givenAt = later(given ? Number(given.created_at) : null, fromLinks.givenAt) ?? registered;
+    const withdrawnAt = later(withdrawn ? Number(withdrawn.created_at) : null, fromLinks.withdrawnAt);
     // The newer of the two is the consent's state; the email consent is the newsletter flag.
     const granted =
       consent === 'EMAIL' ? newsletter : given !== undefined && (withdrawn === undefined || Number(given.id) > Number(withdrawn.id));
