@@ -107,7 +107,12 @@ export async function requestBackInStock(
       await lockUserOfClientAccount(trx, clientAccountId);
       const current = await confirmedEmailOf(trx, clientAccountId);
       if (current === null) throw conflict('backInStock.emailUnconfirmed');
-      return upsertRequest(trx, { ...asked, email: current });
+      const stored = await upsertRequest(trx, { ...asked, email: current });
+      // The product read above came back since (a stock import): the scan may have told this very
+      // request of it meanwhile, and the re-arm above would have it told again at the next scan.
+      // Read after the write, so a claim that the write waited for is seen too (PostgreSQL).
+      if ((await requestableProduct(trx, input.storeCode, caller, input.productId))?.available) throw conflict('backInStock.available');
+      return stored;
     });
     return { kind: 'client', row, created };
   }
