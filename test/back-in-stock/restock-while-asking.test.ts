@@ -3,12 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanBackInStock } from '../../src/modules/back-in-stock/index.js';
 import { createAccountsTestApp, mailsTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
 import { createProduct } from '../helpers/catalogue.js';
+import { pastResubmitWindow } from '../helpers/resubmit.js';
 import { wrappedDatabase } from '../helpers/wrapped-database.js';
+import { askBackInStock, askConfirmed } from './helpers.js';
 
 // A client asks again for a product it was told of before and that sold out since. The request reads
 // the product (not available) before its transaction; the product comes back meanwhile and the
 // worker's scan tells the client's waiting request. The request must not then re-arm that request,
 // told a moment ago about the very restock it would wait for: the next scan mailed the client twice.
+// A guest's request re-armed so waited for a new confirmation of a restock it had just been told of.
 
 /** Runs what a test arms once, right after the next read of `product` (aliased or not) by the app. */
 function productReadHook() {
@@ -75,5 +78,27 @@ describe('a client asking again while the product comes back', () => {
 
     await scanAndSend();
     expect(restockMails(email)).toHaveLength(1);
+  });
+
+  it("leaves a guest's request told of that restock as it is: no new confirmation mail for it", async () => {
+    const product = await createProduct(db(), { name: 'Tagasi ka', availability: 'TEMPORARILY_OUT_OF_STOCK' });
+    const email = uniqueEmail('bis-race-guest');
+    await askConfirmed(t, t.smtp, { productId: product, email });
+    await pastResubmitWindow(db());
+    const confirmations = () => mailsTo(t, email).filter((mail) => /backInStockToken=/.test(mail.text ?? '')).length;
+    const before = confirmations();
+
+    productRead.arm(async () => {
+      await setStock(product, 5);
+      await scanAndSend();
+    });
+    const again = await askBackInStock(t, { productId: product, email });
+    await t.drainJobs();
+    expect(restockMails(email)).toHaveLength(1);
+    expect(confirmations()).toBe(before);
+    expect(again.statusCode).toBe(409);
+    const row = await db().selectFrom('back_in_stock_request').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+    expect(row.confirmed_at).not.toBeNull();
+    expect(row.notified_at).not.toBeNull();
   });
 });

@@ -116,7 +116,11 @@ export async function requestBackInStock(
     });
     return { kind: 'client', row, created };
   }
-  await db.transaction().execute((trx) => requestAsGuest(trx, config, { ...request, language: input.language }));
+  await db.transaction().execute(async (trx) => {
+    await requestAsGuest(trx, config, { ...request, language: input.language });
+    // As a client's (above): a request the scan just told of this restock is not re-armed for it.
+    if ((await requestableProduct(trx, input.storeCode, caller, input.productId))?.available) throw conflict('backInStock.available');
+  });
   return { kind: 'guest', productId: input.productId, email, expiresAt: now + REQUEST_LIFETIME_MS };
 }
 
