@@ -18,6 +18,21 @@ export function escapeXml(text: string): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** A path character RFC 3986 does not take as it is, once the URL parser has encoded the rest (`|`, `^`, `[`...). */
+const NOT_IN_PATH = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]|%(?![0-9A-Fa-f]{2})/g;
+
+/**
+ * A URL as the sitemap protocol takes it (RFC 3986, before XML escaping), without a trailing slash:
+ * the host of an internationalised domain in its xn-- form, the path percent-encoded. The front-end
+ * URL (`store set --frontend-url`) and PUBLIC_URL are kept as typed (`https://pööd.example/raamatud-ä`),
+ * which crawlers refuse or read as another page. Paths put after it are encoded by their sections.
+ */
+export function sitemapBaseUrl(url: string): string {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(NOT_IN_PATH, (char) => encodeURIComponent(char));
+  return `${parsed.protocol}//${parsed.host}${path}`.replace(/\/+$/, '');
+}
+
 export interface WrittenSection {
   files: string[];
 }
@@ -33,6 +48,7 @@ export async function writeSectionFiles(
   urls: AsyncIterable<SitemapUrl>,
   counted: { urls: number },
 ): Promise<WrittenSection> {
+  const baseUrl = sitemapBaseUrl(target.baseUrl);
   const iterator = urls[Symbol.asyncIterator]();
   let next = await iterator.next();
   const files: string[] = [];
@@ -44,7 +60,7 @@ export async function writeSectionFiles(
       let chunk: string[] = [];
       while (!next.done && inFile < target.maxUrls) {
         const url = next.value;
-        chunk.push(`<url><loc>${escapeXml(target.baseUrl + url.path)}</loc><lastmod>${iso(url.lastmod)}</lastmod></url>\n`);
+        chunk.push(`<url><loc>${escapeXml(baseUrl + url.path)}</loc><lastmod>${iso(url.lastmod)}</lastmod></url>\n`);
         inFile += 1;
         counted.urls += 1;
         if (chunk.length >= CHUNK) {
@@ -61,7 +77,7 @@ export async function writeSectionFiles(
   return { files };
 }
 
-/** The sitemap index: one entry per file, at `fileUrl(file)`, with its last generation time. */
+/** The sitemap index: one entry per file, at `fileUrl(file)` (encoded as sitemapBaseUrl does), with its last generation time. */
 export async function writeIndexFile(
   fileStore: FileStore,
   storeCode: string,
@@ -69,7 +85,7 @@ export async function writeIndexFile(
   fileUrl: (file: string) => string,
 ): Promise<void> {
   const lines = entries.map(
-    (entry) => `<sitemap><loc>${escapeXml(fileUrl(entry.file))}</loc><lastmod>${iso(entry.lastmod)}</lastmod></sitemap>\n`,
+    (entry) => `<sitemap><loc>${escapeXml(sitemapBaseUrl(fileUrl(entry.file)))}</loc><lastmod>${iso(entry.lastmod)}</lastmod></sitemap>\n`,
   );
   const xml = `${XML_HEAD}<sitemapindex xmlns="${NS}">\n${lines.join('')}</sitemapindex>\n`;
   await fileStore.put(storeFileKey(storeCode, INDEX_FILE), Readable.from([xml]));
