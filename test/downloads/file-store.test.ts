@@ -24,6 +24,12 @@ describe('the local file store', () => {
     expect(await store.stat('products/1/a.epub')).toEqual({ size: 11 });
     expect(await text(await store.createReadStream('products/1/a.epub', { start: 6, end: 10 }))).toBe('world');
     expect(await text(await store.createReadStream('products/1/a.epub'))).toBe('hello world');
+    // Opened once: a put over it, or its removal, after the open leaves the opened version whole.
+    const opened = (await store.open('products/1/a.epub'))!;
+    expect(opened.size).toBe(11);
+    await store.put('products/1/a.epub', Readable.from([Buffer.from('replaced')]));
+    expect(await text(opened.stream)).toBe('hello world');
+    expect(await store.open('products/1/never.epub')).toBeUndefined();
     await store.delete('products/1/a.epub');
     expect(await store.stat('products/1/a.epub')).toBeUndefined();
     await store.delete('products/1/a.epub');

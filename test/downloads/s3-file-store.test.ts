@@ -40,6 +40,9 @@ describe('the S3 store', () => {
     const tail = await text(await store.createReadStream('ebooks/big.epub', { start: content.length - 5 }));
     expect(tail.equals(content.subarray(content.length - 5))).toBe(true);
     expect((await text(await store.createReadStream('ebooks/big.epub'))).equals(content)).toBe(true);
+    const opened = (await store.open('ebooks/big.epub'))!;
+    expect(opened.size).toBe(content.length);
+    expect((await text(opened.stream)).equals(content)).toBe(true);
     await store.delete('ebooks/big.epub');
     expect(await store.stat('ebooks/big.epub')).toBeUndefined();
     await store.delete('ebooks/never-there.epub');
@@ -47,6 +50,7 @@ describe('the S3 store', () => {
 
   it('answers undefined for a missing file and refuses keys outside its own', async () => {
     expect(await store.stat('nothing/here.pdf')).toBeUndefined();
+    expect(await store.open('nothing/here.pdf')).toBeUndefined();
     await expect(store.put('../escape.epub', Readable.from([Buffer.from('x')]))).rejects.toThrow(/file store keys/);
   });
 

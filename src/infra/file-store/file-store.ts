@@ -7,6 +7,12 @@ export interface StoredFile {
   size: number;
 }
 
+/** A file opened for reading whole: its size and bytes are one version's, whatever replaces or removes it meanwhile. */
+export interface OpenedFile {
+  size: number;
+  stream: Readable;
+}
+
 /** Inclusive byte offsets, as in an HTTP Range; both optional (the whole file). */
 export interface ByteSpan {
   start?: number;
@@ -20,6 +26,12 @@ export interface FileStore {
   stat(key: string): Promise<StoredFile | undefined>;
   /** The bytes from `start` to `end` (inclusive), read as they are sent: never the whole file in memory. */
   createReadStream(key: string, span?: ByteSpan): Promise<Readable>;
+  /**
+   * The whole file, opened once (undefined when there is none): a stat followed by a read could
+   * answer the size of one version and the bytes of the next, or fail, when a writer replaces or
+   * removes it in between. The caller reads or destroys the stream.
+   */
+  open(key: string): Promise<OpenedFile | undefined>;
   /** Removes the file; removing a missing one is not an error. */
   delete(key: string): Promise<void>;
 }

@@ -1,6 +1,14 @@
 // The file store: one interface (file-store.ts), the local disk (local-file-store.ts) or an
 // S3-compatible bucket (s3-file-store.ts) behind it.
-export { checkedKey, FileStoreKeyError, isStoreKey, type ByteSpan, type FileStore, type StoredFile } from './file-store.js';
+export {
+  checkedKey,
+  FileStoreKeyError,
+  isStoreKey,
+  type ByteSpan,
+  type FileStore,
+  type OpenedFile,
+  type StoredFile,
+} from './file-store.js';
 export { readFileStoreConfig, type FileStoreConfig } from './file-store.config.js';
 export { localFileStore } from './local-file-store.js';
 export type { S3StoreConfig } from './s3-file-store.js';

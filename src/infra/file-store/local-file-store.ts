@@ -4,7 +4,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkedKey, FileStoreKeyError, type ByteSpan, type FileStore, type StoredFile } from './file-store.js';
+import { checkedKey, FileStoreKeyError, type ByteSpan, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
 
 /**
  * Files under one folder of the local disk (FILE_STORE_DIR). A put writes a temporary file beside
@@ -50,6 +50,29 @@ export function localFileStore(dir: string): FileStore {
       const path = pathOf(key);
       if ((await statOf(path)) === undefined) throw Object.assign(new Error(`no file under ${key}`), { code: 'ENOENT' });
       return createReadStream(path, { start: span.start, end: span.end, highWaterMark: 256 * 1024 });
+    },
+    async open(key: string): Promise<OpenedFile | undefined> {
+      const path = pathOf(key);
+      let handle;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+        throw error;
+      }
+      // The open handle keeps the file it found: a put renames another over the path, a delete
+      // unlinks it, and this one still reads whole.
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) {
+          await handle.close();
+          return undefined;
+        }
+        return { size: info.size, stream: handle.createReadStream({ highWaterMark: 256 * 1024 }) };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
     },
     async delete(key: string): Promise<void> {
       await rm(pathOf(key), { force: true });

@@ -59,6 +59,17 @@ export function s3FileStore(config: S3StoreConfig): FileStore {
       if (!(object.Body instanceof Readable)) throw new Error('the S3 client answered a body that is not a Node stream');
       return object.Body;
     },
+    async open(key) {
+      // One GET: its length and body are one version of the object, whatever is put over it meanwhile.
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(key) }));
+        if (!(object.Body instanceof Readable)) throw new Error('the S3 client answered a body that is not a Node stream');
+        return { size: Number(object.ContentLength ?? 0), stream: object.Body };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
     async delete(key) {
       // S3 answers a delete of a missing object with success, as the interface asks.
       await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(key) }));

@@ -46,12 +46,15 @@ export const sitemapRoutes: FastifyPluginAsyncTypebox<SitemapDeps> = async (app,
       const { store, file } = request.params;
       const key = storeFileKey(store, file);
       const published = (await stores.get(store))?.isActive === true;
-      const stored = published ? await fileStore.stat(key) : undefined;
-      if (stored === undefined) throw new HttpError(404, 'sitemap.notFound', {});
+      // Opened once, its size from what was opened: a run that replaced or removed the file between
+      // a stat and a read answered one version's length with another's bytes (a truncated or
+      // overlong XML, a hung connection) or a 500.
+      const opened = published ? await fileStore.open(key) : undefined;
+      if (opened === undefined) throw new HttpError(404, 'sitemap.notFound', {});
       reply.header('Content-Type', 'application/xml; charset=utf-8');
-      reply.header('Content-Length', stored.size);
+      reply.header('Content-Length', opened.size);
       reply.header('Cache-Control', 'public, max-age=3600');
-      return reply.send(await fileStore.createReadStream(key));
+      return reply.send(opened.stream);
     },
   );
 };
