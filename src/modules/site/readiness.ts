@@ -25,7 +25,10 @@ export async function notReadyReasons(database: DatabaseHandle, now: number): Pr
   }
   const reasons: NotReadyReason[] = [];
   const applied = new Set(await appliedMigrationNames(database.db));
-  const pending = Object.keys(migrations).filter((name) => !applied.has(name));
+  // In the order they will run (by name), whatever the index's order.
+  const pending = Object.keys(migrations)
+    .filter((name) => !applied.has(name))
+    .sort();
   if (pending.length > 0) reasons.push({ check: 'migrations', pending });
   // The search module's own rule: the same answer a search would give now (a first build included).
   const search = await searchIndexReadiness(database, now);

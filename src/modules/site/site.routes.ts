@@ -26,7 +26,8 @@ const packageJson = readPackageInfo();
 const version = {
   name: packageJson.name,
   version: packageJson.version,
-  schemaVersion: Object.keys(migrations).at(-1) ?? '',
+  // By name, as Kysely runs them: branches merged in any order append older names after newer ones.
+  schemaVersion: Object.keys(migrations).sort().at(-1) ?? '',
 };
 
 export interface SiteDeps {
