@@ -39,14 +39,14 @@ export interface WrittenSection {
 
 /**
  * Writes the section's URLs to `<stem>-1.xml`, `<stem>-2.xml` ..., at most `maxUrls` each, and
- * answers the file names. `counted.urls` grows as URLs are written, so a failure still tells how
- * far it got. A file that fails half-way is not stored (the file store writes a file whole or not).
+ * answers the file names. `counted.urls` and `counted.files` grow as URLs and files are written, so a
+ * failure still tells how far it got. A file that fails half-way is not stored (the file store writes a file whole or not).
  */
 export async function writeSectionFiles(
   fileStore: FileStore,
   target: { storeCode: string; stem: string; baseUrl: string; maxUrls: number },
   urls: AsyncIterable<SitemapUrl>,
-  counted: { urls: number },
+  counted: { urls: number; files: string[] },
 ): Promise<WrittenSection> {
   const baseUrl = sitemapBaseUrl(target.baseUrl);
   const iterator = urls[Symbol.asyncIterator]();
@@ -73,6 +73,7 @@ export async function writeSectionFiles(
     }
     await fileStore.put(storeFileKey(target.storeCode, file), Readable.from(body()));
     files.push(file);
+    counted.files.push(file);
   }
   return { files };
 }

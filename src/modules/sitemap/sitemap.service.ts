@@ -39,7 +39,7 @@ export async function generateStoreSitemap(
   /** Files of the run before that no section lists now: removed once the index stops listing them. */
   const stale: string[] = [];
   for (const section of options.sections) {
-    const counted = { urls: 0 };
+    const counted = { urls: 0, files: [] as string[] };
     const before = previous.get(section.name);
     try {
       const target = { storeCode: store.code, stem: section.name, baseUrl: store.frontendUrl, maxUrls };
@@ -48,7 +48,13 @@ export async function generateStoreSitemap(
       statuses.push({ storeCode: store.code, section: section.name, generatedAt: options.now, urls: counted.urls, files, error: null });
       entries.push(...files.map((file) => ({ file, lastmod: options.now })));
     } catch (err) {
-      const kept = before?.files ?? [];
+      // The files this run wrote before it failed are whole and replaced those of the run before:
+      // listed with this run's date, else a crawler that read them since that run's would skip
+      // them, and those past the run before's count listed at all (and so removed once no run
+      // needs them). The run before's files it did not reach keep their date.
+      const written = counted.files;
+      const untouched = (before?.files ?? []).filter((file) => !written.includes(file));
+      const kept = [...written, ...untouched];
       const error = err instanceof Error ? err.message : String(err);
       statuses.push({
         storeCode: store.code,
@@ -58,7 +64,8 @@ export async function generateStoreSitemap(
         files: kept,
         error: error.slice(0, 2000),
       });
-      entries.push(...kept.map((file) => ({ file, lastmod: before!.generatedAt })));
+      entries.push(...written.map((file) => ({ file, lastmod: options.now })));
+      entries.push(...untouched.map((file) => ({ file, lastmod: before!.generatedAt })));
     }
   }
   await writeIndexFile(fileStore, store.code, entries, (file) => options.filesUrl(store.code, file));
