@@ -49,7 +49,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const db = () => t.database.db;
-const setStock = (product: number, stock: number) => db().updateTable('product').set({ web_stock: stock }).where('id', '=', product).execute();
+const setStock = (product: number, stock: number) =>
+  db().updateTable('product').set({ web_stock: stock }).where('id', '=', product).execute();
 async function scanAndSend() {
   await scanBackInStock(db(), Date.now());
   await t.drainJobs();
@@ -63,7 +64,12 @@ describe('a client asking again while the product comes back', () => {
     const email = uniqueEmail('bis-race');
     const token = await registerVerified(t, email);
     const ask = () =>
-      t.app.inject({ method: 'POST', url: '/back-in-stock', payload: { productId: product }, headers: { authorization: `Bearer ${token}` } });
+      t.app.inject({
+        method: 'POST',
+        url: '/back-in-stock',
+        payload: { productId: product },
+        headers: { authorization: `Bearer ${token}` },
+      });
     expect((await ask()).statusCode).toBe(201);
 
     // Back in stock while the client asks again: the scan tells the waiting request meanwhile.

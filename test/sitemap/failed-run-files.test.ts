@@ -1,41 +1,30 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { sitemapDatabase, type SitemapDatabase } from './helpers.js';
 
 // A section that fails half-way has already replaced its first files with this run's. The index
 // listed the run before's files with the run before's date: the replaced ones under a date older
 // than their content (a crawler that read them since skips them), and those past the run
 // before's count not at all, left on disk for good.
 
-let dir: string;
 let env: Record<string, string>;
-let drop: (() => Promise<void>) | undefined;
+let scratch: SitemapDatabase | undefined;
 let database: DatabaseHandle;
 let t: TestApp;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'storefront-sitemap-failed-'));
-  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
-  drop = scratch?.drop;
-  const url = scratch?.url ?? `sqlite:${join(dir, 'sitemap.db')}`;
-  const files = join(dir, 'files');
-  env = { DATABASE_URL: url, FILE_STORE_DIR: files, PUBLIC_URL: 'https://api.example' };
-  database = createDatabase(url);
-  await migrateToLatest(database);
+  scratch = await sitemapDatabase('failed');
+  ({ env, database } = scratch);
+  const files = scratch.files;
   for (let index = 0; index < 2; index += 1) await createProduct(database.db);
   t = await createTestApp({ env: { FILE_STORE_DIR: files } });
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await database?.close();
-  await drop?.();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const get = (path: string) => t.app.inject({ method: 'GET', url: path });

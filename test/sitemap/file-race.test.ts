@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { localFileStore, type FileStore } from '../../src/infra/file-store/index.js';
 import { sitemapRoutes } from '../../src/modules/sitemap/index.js';
 import { createStoreCache } from '../../src/modules/store/index.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { sitemapDatabase, type SitemapDatabase } from './helpers.js';
 
 // A sitemap file is served while `sitemap generate` may rewrite or remove it (cron runs nightly,
 // crawlers read all day). The route asked the file store for the size, then opened the file: a run
@@ -18,9 +15,8 @@ import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '..
 // short, or a connection left waiting for bytes that never come), removing it a 500. The file
 // store here runs the "run" right after the route has looked the file up, whichever way it does.
 
-let dir: string;
 let env: Record<string, string>;
-let drop: (() => Promise<void>) | undefined;
+let scratch: SitemapDatabase | undefined;
 let database: DatabaseHandle;
 let t: TestApp;
 /** What a run does to the key between the route's look-up and its read; nothing by default. */
@@ -42,14 +38,9 @@ function racingStore(inner: FileStore): FileStore {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'storefront-sitemap-race-'));
-  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
-  drop = scratch?.drop;
-  const url = scratch?.url ?? `sqlite:${join(dir, 'sitemap.db')}`;
-  const files = join(dir, 'files');
-  env = { DATABASE_URL: url, FILE_STORE_DIR: files, PUBLIC_URL: 'https://api.example' };
-  database = createDatabase(url);
-  await migrateToLatest(database);
+  scratch = await sitemapDatabase('race');
+  ({ env, database } = scratch);
+  const files = scratch.files;
   for (let index = 0; index < 3; index += 1) await createProduct(database.db);
   // The sitemap's own route, on the files the command writes, through the racing store.
   t = await createTestApp({
@@ -67,9 +58,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await database?.close();
-  await drop?.();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const get = (path: string) => t.app.inject({ method: 'GET', url: path });

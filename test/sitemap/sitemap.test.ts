@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import {
   createCampaign,
   createCategory,
@@ -18,29 +14,24 @@ import { runCli, runCliProcess } from '../helpers/cli.js';
 import { changeStore } from '../../src/modules/store/index.js';
 import { expectErrorBody } from '../helpers/http.js';
 import { createBulkProducts } from '../search/bulk-catalogue.js';
-import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { sitemapDatabase, type SitemapDatabase } from './helpers.js';
 
 // `storefront sitemap generate` end to end: the command writes the files of a real database to
 // the file store, the API serves them; sections, the split of a section into files, a section's
 // failure that leaves the others written, the status of the last run, and stale files removed.
 
-let dir: string;
 let env: Record<string, string>;
-let drop: (() => Promise<void>) | undefined;
+let scratch: SitemapDatabase | undefined;
 let database: DatabaseHandle;
 let t: TestApp;
 const fixture: Record<string, number> = {};
 const FRONT = 'http://localhost:5173';
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'storefront-sitemap-'));
-  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
-  drop = scratch?.drop;
-  const url = scratch?.url ?? `sqlite:${join(dir, 'sitemap.db')}`;
-  const files = join(dir, 'files');
-  env = { DATABASE_URL: url, FILE_STORE_DIR: files, PUBLIC_URL: 'https://api.example' };
-  database = createDatabase(url);
-  await migrateToLatest(database);
+  scratch = await sitemapDatabase('run');
+  ({ env, database } = scratch);
+  const files = scratch.files;
   const db = database.db;
   const now = Date.now();
   fixture.publisher = await createPublisher(db, 'Varrak');
@@ -141,9 +132,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await database?.close();
-  await drop?.();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const get = (path: string) => t.app.inject({ method: 'GET', url: path });

@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
-import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
+import { sitemapDatabase, type SitemapDatabase } from './helpers.js';
 
 // A run removes the files a section no longer needs (a catalogue that shrank). It removed them as
 // soon as the section was written, while the index of the run before, which lists them, was still
@@ -16,30 +13,22 @@ import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '..
 // good when the run died before its index. A search engine reading that index met 404s. Files go
 // now once the run's own index, which no longer lists them, is in place.
 
-let dir: string;
 let env: Record<string, string>;
-let drop: (() => Promise<void>) | undefined;
+let scratch: SitemapDatabase | undefined;
 let database: DatabaseHandle;
 let t: TestApp;
 const products: number[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'storefront-sitemap-stale-'));
-  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
-  drop = scratch?.drop;
-  const url = scratch?.url ?? `sqlite:${join(dir, 'sitemap.db')}`;
-  const files = join(dir, 'files');
-  env = { DATABASE_URL: url, FILE_STORE_DIR: files, PUBLIC_URL: 'https://api.example' };
-  database = createDatabase(url);
-  await migrateToLatest(database);
+  scratch = await sitemapDatabase('stale');
+  ({ env, database } = scratch);
+  const files = scratch.files;
   for (let index = 0; index < 3; index += 1) products.push(await createProduct(database.db));
   t = await createTestApp({ env: { FILE_STORE_DIR: files } });
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await database?.close();
-  await drop?.();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const get = (path: string) => t.app.inject({ method: 'GET', url: path });

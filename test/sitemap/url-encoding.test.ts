@@ -1,34 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { createProduct } from '../helpers/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { sitemapDatabase, type SitemapDatabase } from './helpers.js';
 
 // The sitemap protocol takes URLs as RFC 3986 has them (ASCII, the rest percent-encoded, the host
 // of an internationalised domain in its xn-- form), XML-escaped. `store set --frontend-url` and
 // PUBLIC_URL take a URL as a person types it (`https://pööd.example/raamatud-ä`): the files and the
 // index wrote it raw, which crawlers refuse or read as another URL.
 
-let dir: string;
 let env: Record<string, string>;
-let drop: (() => Promise<void>) | undefined;
+let scratch: SitemapDatabase | undefined;
 let database: DatabaseHandle;
 let t: TestApp;
 let product: number;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'storefront-sitemap-url-'));
-  const scratch = engine === 'postgres' ? await migratedScratchDatabase() : undefined;
-  drop = scratch?.drop;
-  const url = scratch?.url ?? `sqlite:${join(dir, 'sitemap.db')}`;
-  const files = join(dir, 'files');
-  env = { DATABASE_URL: url, FILE_STORE_DIR: files, PUBLIC_URL: 'https://api.näide.example', BASE_PATH: '/api' };
-  database = createDatabase(url);
-  await migrateToLatest(database);
+  scratch = await sitemapDatabase('url', { PUBLIC_URL: 'https://api.näide.example', BASE_PATH: '/api' });
+  ({ env, database } = scratch);
+  const files = scratch.files;
   product = await createProduct(database.db);
   const now = Date.now();
   await database.db
@@ -49,9 +40,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await database?.close();
-  await drop?.();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const get = (path: string) => t.app.inject({ method: 'GET', url: path });

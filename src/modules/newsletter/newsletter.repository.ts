@@ -105,11 +105,7 @@ export async function consentTimesOf(
   db: Db,
   email: string,
 ): Promise<{ consentedAt: number | null; withdrawnAt: number | null; subscribed: boolean }> {
-  const rows = await db
-    .selectFrom('newsletter_subscriber')
-    .select(['consented_at', 'withdrawn_at'])
-    .where('email', '=', email)
-    .execute();
+  const rows = await db.selectFrom('newsletter_subscriber').select(['consented_at', 'withdrawn_at']).where('email', '=', email).execute();
   const latest = (times: Array<number | null>) =>
     times.reduce<number | null>((max, time) => (time === null || (max !== null && max >= Number(time)) ? max : Number(time)), null);
   return {
