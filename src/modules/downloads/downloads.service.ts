@@ -24,8 +24,8 @@ import {
 // download, a player's ranges) count no download but spend the link's bytes: it serves at most
 // DOWNLOAD_LINK_BUDGET times its file's size, so a shared link is not an unlimited source of copies
 // while it lasts. Past DOWNLOAD_LIMIT a new link is refused. A guest has no list of its own: its
-// order's files are listed and linked for whoever may read the order (the orders module checks its
-// checksum), and their links are the order's, made for no client.
+// order's files are listed and linked for whoever the orders module lets at them (the holder of a
+// guest order's checksum; a client's order, its client logged in), and a guest's links are made for no client.
 
 export interface Owner {
   clientAccountId: number;
