@@ -176,6 +176,20 @@ const ALLOWED: Allowed[] = [
       'cards), walked in product_price_idx or product_wholesale_price_idx without a sort: price-order.ts reads it in batches ' +
       "from the page's end on, and stops once no product further on can come before the page's last",
   },
+  {
+    table: 'product',
+    statement: new RegExp(
+      `^${pattern('select "d"."level", count(*) as "n" from (select ')}[^]+${pattern(') as "d" group by "d"."level"')}$`,
+    ),
+    kinds: ['scan'],
+    engine: 'sqlite',
+    why: 'needed',
+    reason:
+      "the discount levels of a guest's or retail client's list sorted by discount or of its discounted products (discount-order.ts " +
+      "discountLevels): how many of the list's products show each card discount, which is no column (it depends on the caller's " +
+      'prices and the running campaigns); one grouped count that also gives the total, kept per filter, pricing inputs and running ' +
+      'campaigns for the cache period, as the total of the whole list is',
+  },
   ...(['person', 'publisher', 'series'] as const).map((table): Allowed => ({
     table,
     statement: statementOf(`select count(*) as "n" from "${table}" where exists (`, String.raw`[^]+\)\)\)$`),
