@@ -95,12 +95,7 @@ export async function downloadPage(
         'i.take_id',
         'o.code as order_code',
         'i.product_id',
-        'p.code as product_code',
-        'p.name',
-        'f.id as file_id',
-        'f.format',
-        'f.content_type',
-        'f.size_bytes',
+        ...LISTED_FILE_COLUMNS,
         'c.used',
         'tc.used as take_used',
         'i.granted_at',
@@ -132,6 +127,9 @@ export async function downloadPage(
 }
 
 type Id = number | string | bigint;
+
+/** What both lists select of an item's product (p) and file (f): listedFile reads it. */
+const LISTED_FILE_COLUMNS = ['p.code as product_code', 'p.name', 'f.id as file_id', 'f.format', 'f.content_type', 'f.size_bytes'] as const;
 
 /** The product and file of a listed item, as both lists read them. */
 function listedFile(row: {
@@ -169,17 +167,7 @@ export async function orderFilePage(db: Db, orderId: number, page: PageRequest):
       .innerJoin('customer_order as o', 'o.id', 'e.order_id')
       .innerJoin('product as p', 'p.id', 'e.product_id')
       .leftJoin('download_count as c', (join) => join.onRef('c.order_id', '=', 'e.order_id').onRef('c.product_id', '=', 'e.product_id'))
-      .select([
-        'o.code',
-        'e.product_id',
-        'p.code as product_code',
-        'p.name',
-        'f.id as file_id',
-        'f.format',
-        'f.content_type',
-        'f.size_bytes',
-      ])
-      .select(['c.used', 'e.created_at'])
+      .select(['o.code', 'e.product_id', ...LISTED_FILE_COLUMNS, 'c.used', 'e.created_at'])
       .orderBy('e.product_id')
       .orderBy('f.id')
       .limit(page.perPage)

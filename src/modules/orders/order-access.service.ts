@@ -14,6 +14,14 @@ export interface OrderReader {
   checksum: string | undefined;
 }
 
+/** Who asks for an order: the request's caller and store, with the checksum its link carried, if any. */
+export function orderReader(
+  context: { caller: { clientAccountId: number | null }; store: { code: string } },
+  checksum: string | undefined,
+): OrderReader {
+  return { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum };
+}
+
 export async function readableOrder(db: Db, checksum: OrderChecksum, reader: OrderReader, code: string): Promise<OrderRow> {
   const order = await findOrderByCode(db, code);
   if (!order || order.store_code !== reader.storeCode) throw notFound('checkout.orderNotFound');

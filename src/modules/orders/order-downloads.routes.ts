@@ -7,7 +7,7 @@ import { registerNoStore } from '../../http/http-cache.js';
 import { unauthenticated } from '../../infra/domain-error.js';
 import { basketHttp } from '../basket/index.js';
 import { DownloadIdParams, DownloadLinkSchema, DownloadSchema, orderDownloads } from '../downloads/index.js';
-import { guardedByChecksum, readableOrder } from './order-access.service.js';
+import { guardedByChecksum, orderReader, readableOrder } from './order-access.service.js';
 import { OrderAccessQuery, OrderCodeParams, OrderHeaders, OrderListQuery } from './order.schemas.js';
 import type { OrdersHttp } from './orders.deps.js';
 
@@ -32,8 +32,7 @@ export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async
 
   const readOrder = async (request: FastifyRequest & { params: { code: string }; query: { checksum?: string } }) => {
     const { context } = await http.contextOf(request);
-    const reader = { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum: request.query.checksum };
-    const order = await readableOrder(db, deps.checksum, reader, request.params.code);
+    const order = await readableOrder(db, deps.checksum, orderReader(context, request.query.checksum), request.params.code);
     // A client's purchases are downloaded logged in: the checksum travels in the order mail (forwarded, say)
     // and the gateway's return URL, and would hand out the client's files and downloads to whoever holds it.
     if (order.client_account_id !== null && order.client_account_id !== context.caller.clientAccountId) {

@@ -6,7 +6,7 @@ import { translate } from '../../i18n/index.js';
 import { basketHttp, topUpProducts } from '../basket/index.js';
 import { productsWithFiles } from '../downloads/index.js';
 import { boughtProductPage, clientOrderPage } from './order-history.repository.js';
-import { guardedByChecksum, loggedInClient, readableOrder } from './order-access.service.js';
+import { guardedByChecksum, loggedInClient, orderReader, readableOrder } from './order-access.service.js';
 import { orderDetail } from './order-detail.service.js';
 import {
   BoughtProductSchema,
@@ -79,7 +79,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
     },
     async (request) => {
       const { context } = await http.contextOf(request);
-      const reader = { clientAccountId: context.caller.clientAccountId, storeCode: context.store.code, checksum: request.query.checksum };
+      const reader = orderReader(context, request.query.checksum);
       const order = await byChecksum(request, () => readableOrder(db, deps.checksum, reader, request.params.code));
       return toOrderWire(await orderDetail(db, order));
     },
@@ -107,12 +107,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, de
       let notAdded: Array<{ productId: number; productCode: string; title: string; reason: string }> = [];
       const basket = await byChecksum(request, () =>
         http.writeLines(request, reply, async (trx, context, basket, queries) => {
-          const reader = {
-            clientAccountId: context.caller.clientAccountId,
-            storeCode: context.store.code,
-            checksum: request.query.checksum,
-          };
-          const order = await readableOrder(trx, deps.checksum, reader, request.params.code);
+          const order = await readableOrder(trx, deps.checksum, orderReader(context, request.query.checksum), request.params.code);
           const lines = await orderLines(trx, order.id);
           const quantities = new Map<number, number>();
           for (const line of lines) quantities.set(line.product_id, (quantities.get(line.product_id) ?? 0) + line.quantity);
