@@ -126,8 +126,8 @@ describe('price and discount follow the caller', () => {
     }
   });
 
-  it('filters and sorts by the discount each caller is shown', async () => {
-    for (const [who, customer] of callers) {
+  it('filters and sorts by the discount each guest or retail caller is shown', async () => {
+    for (const [who, customer] of callers.slice(0, 3)) {
       const all = await search('', customer);
       const found = await search('minDiscount=10', customer);
       expect(sorted(ids(found)), who).toEqual(sorted(ids(all.filter((card) => card.discountPercent >= 10))));
@@ -139,6 +139,22 @@ describe('price and discount follow the caller', () => {
     }
     // The campaign price (14.99 of 30) is the guest's 50 % discount.
     expect((await search('minDiscount=50')).map((card) => card.name)).toEqual(['Suvi']);
+  });
+
+  it('filters and sorts business and wholesale customers, whose cards show no discount, by the list-price discount', async () => {
+    const rows = await t.database.db.selectFrom('product').select(['id', 'discount_percent']).execute();
+    const listDiscount = new Map(rows.map((row) => [Number(row.id), Number(row.discount_percent)]));
+    const byListDiscount = (a: number, b: number) => listDiscount.get(b)! - listDiscount.get(a)! || b - a;
+    for (const [who, customer] of callers.slice(3)) {
+      const all = ids(await search('', customer));
+      const found = ids(await search('minDiscount=10', customer));
+      expect(found.length, who).toBeGreaterThan(0);
+      expect(sorted(found), who).toEqual(sorted(all.filter((id) => listDiscount.get(id)! >= 10)));
+      const byDiscount = ids(await search('sort=discount', customer));
+      expect(byDiscount, who).toEqual([...all].sort(byListDiscount));
+      // As their product list by discount orders them.
+      expect(byDiscount, who).toEqual(ids((await get(t, '/product?per-page=100&sort=discount', customer)).body));
+    }
   });
 });
 

@@ -25,7 +25,7 @@ export interface SearchFilter extends ProductFilter {
   /** On the caller's price, in cents, inclusive. */
   priceMinCents?: number;
   priceMaxCents?: number;
-  /** On the discount the caller's card shows, whole percent. */
+  /** On the discount the caller's card shows, whole percent (business and wholesale: the list-price discount, shownDiscount). */
   minDiscount?: number;
   /** Any of these. */
   availability?: AvailabilityFilter[];
@@ -165,7 +165,8 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
   if (filter.preorder) query = query.where('sp.delivery_time', '=', 'PREORDER');
   if (price && filter.priceMinCents !== undefined) query = query.where(sql<SqlBool>`${price.price} >= ${int(filter.priceMinCents)}`);
   if (price && filter.priceMaxCents !== undefined) query = query.where(sql<SqlBool>`${price.price} <= ${int(filter.priceMaxCents)}`);
-  if (price && filter.minDiscount !== undefined) query = query.where(sql<SqlBool>`${price.discount} >= ${int(filter.minDiscount)}`);
+  if (price && filter.minDiscount !== undefined)
+    query = query.where(sql<SqlBool>`${shownDiscount(scope, price)} >= ${int(filter.minDiscount)}`);
   return query;
 }
 
@@ -173,6 +174,18 @@ export function scopedProducts(db: Db, engine: SearchEngine, scope: SearchScope,
 function newSince(now: number, releasedSince: number | undefined): number {
   const since = now - NEW_PRODUCT_DAYS * 86_400_000;
   return releasedSince === undefined ? since : Math.max(since, releasedSince);
+}
+
+/**
+ * The discount minDiscount and the discount sort go by, as the lists' discount sort and the
+ * discounted filter take it: what a guest's or retail customer's cards show, and for business and
+ * wholesale customers, whose cards show none, the product's list-price discount (as stored, which
+ * the import rounds as pricing does). By their cards' 0 a business client's search by discount came
+ * back in id order, and minDiscount found nothing, while their discounted products (the component
+ * and the main page's block) are the books with a list-price discount.
+ */
+function shownDiscount(scope: SearchScope, price: PriceSql): RawBuilder<number> {
+  return showsDiscounts(scope.caller.kind) ? price.discount : sql<number>`sp.discount_percent`;
 }
 
 /** The price expressions for the caller, or undefined when nothing in the query needs them. */
@@ -212,7 +225,7 @@ export function sortKeys(sort: SearchSort, scope: SearchScope, price: PriceSql |
       ];
     case 'discount':
       return [
-        { value: price!.discount, direction: 'desc' },
+        { value: shownDiscount(scope, price!), direction: 'desc' },
         { value: 'sp.id', direction: 'desc' },
       ];
     case 'name':

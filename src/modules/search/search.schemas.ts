@@ -34,7 +34,14 @@ export const SearchFilterQuery = Type.Object({
   language: list(literals(LANGUAGE_GROUPS), 10, 'Languages of the content: ET, EN, RU, or OTHER for any other (any of them)'),
   priceMin: Type.Optional(Euros('Lowest price for the caller, in euros')),
   priceMax: Type.Optional(Euros('Highest price for the caller, in euros')),
-  minDiscount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Least discount the caller gets, in percent' })),
+  minDiscount: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description:
+        "Least discount the caller's cards show, in percent (business and wholesale customers, whose cards show none: the list-price discount)",
+    }),
+  ),
   availability: list(
     literals(AVAILABILITY_FILTERS),
     10,
@@ -50,7 +57,10 @@ export const SearchQuery = Type.Object({
   ...PagingQuery.properties,
   ...SearchFilterQuery.properties,
   sort: Type.Optional(
-    literals(SEARCH_SORTS, 'relevance (default: title matches first, out of stock last), price, -price, discount, name, newest, sales'),
+    literals(
+      SEARCH_SORTS,
+      'relevance (default: title matches first, out of stock last), price, -price, discount (as minDiscount takes it, largest first, equal ones by id, newest first), name, newest, sales',
+    ),
   ),
 });
 export type SearchQuery = Static<typeof SearchQuery>;
