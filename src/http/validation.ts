@@ -4,6 +4,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { translate, type Language, type MessageKey } from '../i18n/index.js';
 import type { FieldError } from './errors.js';
 import { LINK_TARGET_PATTERN } from './link-target.js';
+import { numericParameters, plainNumberErrors } from './plain-numbers.js';
 import { textPatternFailure } from './text.js';
 import { summariseUnions } from './union-errors.js';
 
@@ -15,7 +16,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false, verbose: true };
 
 // Query strings, path parameters and headers arrive as text, so they are coerced to the schema's
-// types ("2" -> 2). A JSON body is not: {"page": "2"} where a number is expected is a client bug
+// types ("2" -> 2), a number only from a plain decimal ("0x10" and "1e3" are refused:
+// plain-numbers.ts). A JSON body is not: {"page": "2"} where a number is expected is a client bug
 // and gets a 422, as does {"email": 123}.
 const coercing = withReadableDateTimes(addFormats(new Ajv({ ...common, coerceTypes: 'array' })));
 const strict = withReadableDateTimes(addFormats(new Ajv({ ...common, coerceTypes: false })));
@@ -50,6 +52,8 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
   const withRepeats = httpPart === 'querystring' ? repeatedParameterErrors : (errors: ErrorObject[] | null | undefined) => errors;
   const parameters = httpPart === 'querystring' ? declaredParameters(schema) : undefined;
+  // Text coerced to a number must be a plain decimal (plain-numbers.ts): Number() reads 0x10 and 1e3.
+  const numeric = httpPart === 'body' ? new Map() : numericParameters(schema);
   // Ajv checks `minProperties` before it removes the fields a closed object does not name, so
   // {"foo": 1} passed an object of changes that needs one (`minProperties: 1`) and reached the route
   // as {}. A second pass over what is left sees the object as the route will.
@@ -62,6 +66,11 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     const bracketed = parameters === undefined ? null : bracketedParameterErrors(value, parameters);
     if (bracketed !== null) {
       validateWithoutNul.errors = bracketed;
+      return false;
+    }
+    const notPlain = numeric.size === 0 ? null : plainNumberErrors(value, numeric);
+    if (notPlain !== null) {
+      validateWithoutNul.errors = notPlain;
       return false;
     }
     const valid = validate(value) && (!twice || validate(value));
@@ -251,6 +260,8 @@ function messageOf(error: ErrorObject, field: string, language: Language): strin
       return say('validation.tooDeep', { limit: Number(params.limit) });
     case 'repeated':
       return say('validation.repeated');
+    case 'decimal':
+      return say('validation.decimal');
     case 'bracketed':
       return say(params.list === true ? 'validation.bracketedList' : 'validation.bracketed', { name: String(params.name) });
     case 'minProperties':
