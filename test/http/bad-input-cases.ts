@@ -116,6 +116,29 @@ const AUTHORIZATION_VALUES: Array<{ label: string; value: string; core?: boolean
   { label: 'empty', value: '' },
 ];
 
+/**
+ * Path parameters whose schema sample would only ever reach a 404: a value that exists instead (the
+ * demo's codes), so that the bad values of the other parts get past the lookup (bad-input-sweep,
+ * plain-number-sweep).
+ */
+export const PATH_VALUES: Record<string, Record<string, string>> = {
+  '/product/code/{code}': { code: '1000001' },
+  '/shop/{code}': { code: 'HPS' },
+  '/shop/{code}/schedule': { code: 'HPS' },
+  '/content-page/{slug}': { slug: 'meist' },
+  '/blog/{slug}': { slug: 'sugise-lugemisnimekiri' },
+  '/news/{slug}': { slug: 'uus-pood-tartus' },
+  '/campaign/code/{code}': { code: 'WEB-BOOK-WEEK' },
+  '/product-list/code/{code}': { code: 'WEB-BOOK-CLUB' },
+  '/product-list/code/{code}/products': { code: 'WEB-BOOK-CLUB' },
+  '/admin/content/redirects/{code}': { code: 'DEMO-OLD-BLOG' },
+  '/admin/import/{kind}': { kind: 'publishers' },
+  '/integration/supplier/{code}/{kind}': { code: 'SWEEP', kind: 'stock' },
+  '/payment/{gateway}/callback': { gateway: 'test' },
+  '/sitemap/{store}/{file}': { store: 'WEB', file: 'sitemap.xml' },
+  '/admin/content/{kind}/{code}': { kind: 'content-pages' },
+};
+
 // ---- Valid values from a schema ----
 
 /** Strings tried, in order, for a string with a pattern: the first that fits is the sample. */
@@ -165,7 +188,7 @@ function typeOf(schema: Schema): string | undefined {
 }
 
 /** A value the schema accepts, as small as the schema allows. */
-function sample(input: Schema | undefined, root: Schema): unknown {
+export function sample(input: Schema | undefined, root: Schema): unknown {
   const schema = branches(resolve(input, root), root)[0]!;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];

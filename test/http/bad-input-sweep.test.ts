@@ -15,7 +15,7 @@ import { createCustomer } from '../helpers/customers.js';
 import { expectErrorBody, expectFieldErrors } from '../helpers/http.js';
 import { ATTEMPT_TABLES, BUFFERED_TABLES, rowTracker, type RowTracker } from '../helpers/row-tracker.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
-import { badRequests, operationsOf, type BadRequest, type Depth, type Operation, type Schema } from './bad-input-cases.js';
+import { badRequests, operationsOf, PATH_VALUES, type BadRequest, type Depth, type Operation, type Schema } from './bad-input-cases.js';
 import { SWEEP_ENV } from '../helpers/generous-limits.js';
 
 // The bar: bad input of every kind gets a clear 4xx in the documented shape and changes nothing; a
@@ -30,28 +30,6 @@ import { SWEEP_ENV } from '../helpers/generous-limits.js';
 // BAD_INPUT_SWEEP_REPORT=<file> writes every request's outcome there (for a person reading a run).
 
 const unjudged = (table: string) => table in ATTEMPT_TABLES || table in BUFFERED_TABLES;
-
-/**
- * Path parameters whose schema sample would only ever reach a 404: a value that exists instead (the
- * demo's codes), so that the bad values of the other parts get past the lookup.
- */
-const PATH_VALUES: Record<string, Record<string, string>> = {
-  '/product/code/{code}': { code: '1000001' },
-  '/shop/{code}': { code: 'HPS' },
-  '/shop/{code}/schedule': { code: 'HPS' },
-  '/content-page/{slug}': { slug: 'meist' },
-  '/blog/{slug}': { slug: 'sugise-lugemisnimekiri' },
-  '/news/{slug}': { slug: 'uus-pood-tartus' },
-  '/campaign/code/{code}': { code: 'WEB-BOOK-WEEK' },
-  '/product-list/code/{code}': { code: 'WEB-BOOK-CLUB' },
-  '/product-list/code/{code}/products': { code: 'WEB-BOOK-CLUB' },
-  '/admin/content/redirects/{code}': { code: 'DEMO-OLD-BLOG' },
-  '/admin/import/{kind}': { kind: 'publishers' },
-  '/integration/supplier/{code}/{kind}': { code: 'SWEEP', kind: 'stock' },
-  '/payment/{gateway}/callback': { gateway: 'test' },
-  '/sitemap/{store}/{file}': { store: 'WEB', file: 'sitemap.xml' },
-  '/admin/content/{kind}/{code}': { kind: 'content-pages' },
-};
 
 /** Body fields whose schema sample is refused before the rest is read: a value that works instead. */
 const BODY_VALUES: Record<string, Record<string, unknown>> = {
