@@ -144,16 +144,15 @@ export async function adjustImported(trx: Db, cardId: number, deltaCents: number
 }
 
 /**
- * What the expiry took off the card at or after `since` (the date it lapsed on), net of what was given
- * back for that lapse: 0 for a card the hourly expiry has not reached (it still holds its value).
+ * What the expiry took off the card and was not given back for it (EXPIRY entries of either sign): 0 for a
+ * card the hourly expiry never reached, or whose every lapse the back office's later dates made good.
  */
-export async function expiredSince(trx: Db, cardId: number, since: number): Promise<number> {
+export async function expiredNotRestored(trx: Db, cardId: number): Promise<number> {
   const row = await trx
     .selectFrom('gift_card_entry')
     .select(sql<number | string | null>`sum(amount_cents)`.as('cents'))
     .where('gift_card_id', '=', cardId)
     .where('kind', '=', 'EXPIRY')
-    .where('created_at', '>=', since)
     .executeTakeFirst();
   return Math.max(0, -Number(row?.cents ?? 0));
 }

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import { lockedOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 import { DateValue, LineError, Money, cents, endTimestamp, inLineTransaction, lineKind, lineParser } from '../catalogue-import/index.js';
-import { adjustImported, createCard, expiredSince, restoreExpired } from './gift-card-ledger.js';
+import { adjustImported, createCard, expiredNotRestored, restoreExpired } from './gift-card-ledger.js';
 import { checkCharacterHolds, codeHint, codeKey, normaliseCode, type CodeKey } from './gift-card-code.js';
 
 // `import gift-cards`: the back office's physical gift cards, upserted by code. `balance` is the
@@ -85,16 +85,20 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   }
   if (stored.kind !== 'PHYSICAL') throw new LineError('/code: the code of a card bought in the shop');
   const delta = record.loadedCents - Number(stored.initial_cents);
-  const expiresAt = Math.max(record.expiresAt, await latestExtension(trx, Number(stored.id)));
-  if (delta === 0 && Number(stored.expires_at) === expiresAt) return 'unchanged';
+  const extendedTo = await latestExtension(trx, Number(stored.id));
+  const expiresAt = Math.max(record.expiresAt, extendedTo);
+  // A card the back office's own date no longer held (past it, or valid only for money given back to it
+  // since: a refund onto the expired card gives it 30 days) given a date of its own still to come: what
+  // the hourly expiry took comes back (the value is the back office's loaded one less what the card paid
+  // online), as it would have stayed had this line come before the expiry ran. Judged by the card's date
+  // alone, a refund before this line left the expiry's take on the card lost, one after it did not.
+  const currentAt = Number(stored.expires_at);
+  const lapsed = currentAt <= now || currentAt === extendedTo;
+  const restoredCents = lapsed && record.expiresAt > now ? await expiredNotRestored(trx, Number(stored.id)) : 0;
+  if (delta === 0 && restoredCents === 0 && currentAt === expiresAt) return 'unchanged';
   // Lowered by more than is left on it (spent or held online since it was loaded): the balance would go
   // below zero. The line is refused and the card keeps its value; the row is locked on PostgreSQL, so
   // no checkout spends it between this read and the write.
-  // An expired card given a date still to come: what the hourly expiry took when it lapsed comes back
-  // (the value is the back office's loaded one less what the card paid online), as it would have stayed
-  // had this line come before the expiry ran.
-  const lapsedAt = Number(stored.expires_at);
-  const restoredCents = lapsedAt <= now && expiresAt > now ? await expiredSince(trx, Number(stored.id), lapsedAt) : 0;
   const balanceCents = Number(stored.balance_cents) + restoredCents;
   const spentCents = Number(stored.initial_cents) - balanceCents;
   if (balanceCents + delta < 0)
