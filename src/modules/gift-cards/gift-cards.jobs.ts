@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { causeOfType, PermanentJobFailure, RefusedForGood } from '../../infra/jobs/refused-for-good.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { findStoreContact } from '../contact/index.js';
@@ -174,6 +175,15 @@ export function giftCardMailHandler(deps: { db: Kysely<Database>; mailer: Mailer
         ...undeliverableMail({ ...details, amountCents: Number(card.balance_cents), recipientEmail }),
       });
       return 'sent';
+    }
+    // The recipient erased their data before the day (its placeholder is where their address was): the mailer
+    // drops a mail to it, and the card, recorded mailed with a code no one had, was lost to its buyer and could not
+    // be sent on (delivered already). It is undeliverable, as one whose address does not exist.
+    if (isErasedEmail(recipientEmail)) {
+      await tellBuyerUndeliverable(deps.db, cardId, delivery, at);
+      throw new PermanentJobFailure(
+        `gift card ${cardId} was not sent: its recipient's data was erased; its buyer is told; \`gift-card redeliver ${cardId} <email>\` sends it to another address`,
+      );
     }
     const code = generateCode();
     const key = await codeKey(deps.db, at);

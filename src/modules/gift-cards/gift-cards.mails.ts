@@ -1,11 +1,12 @@
 import { lastLocalDay, localTime } from '../../infra/shop-time.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { escapeHtml } from '../../infra/html.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
 // delivery date (the code, the amount, the buyer's message, the expiry), and to the buyer when
 // the card is issued (when it will be delivered, never the code) and when the recipient's address
-// turned out not to exist.
+// turned out not to exist (or was erased with its owner's data before the day).
 
 export interface CardMailDetails {
   amountCents: number;
@@ -53,6 +54,13 @@ export function buyerMail(details: CardMailDetails) {
 }
 
 export function undeliverableMail(details: CardMailDetails & { recipientEmail: string }) {
+  // The recipient erased their data before the day: their name and address are the erasure's placeholders,
+  // which the buyer is not shown (nor told why: that was the recipient's to do).
+  if (isErasedEmail(details.recipientEmail))
+    return render(details, 'giftCards.mail.undeliverableErasedSubject', [
+      ['giftCards.mail.undeliverableErasedIntro', {}],
+      ['giftCards.mail.undeliverableNext', {}],
+    ]);
   return render(details, 'giftCards.mail.undeliverableSubject', [
     ['giftCards.mail.undeliverableIntro', { email: details.recipientEmail }],
     ['giftCards.mail.undeliverableNext', {}],

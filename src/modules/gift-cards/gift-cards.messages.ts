@@ -24,6 +24,9 @@ const en = {
     'The mail server of {email} says that the address does not exist, so your gift card of {amount} for {name} has not been delivered.',
   'giftCards.mail.undeliverableNext':
     'The card is kept for them and its value is safe. Reply to this mail or contact {store} with the right address, and we will send it there.',
+  'giftCards.mail.undeliverableErasedSubject': 'Your gift card of {amount} could not be delivered',
+  'giftCards.mail.undeliverableErasedIntro':
+    'Your gift card of {amount} has not been delivered: the address you gave for it can no longer be used.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -50,6 +53,9 @@ const et: Record<keyof typeof en, string> = {
     'Aadressi {email} postiserveri teatel sellist aadressi ei ole, seega ei jõudnud teie kinkekaart väärtusega {amount} saajani {name}.',
   'giftCards.mail.undeliverableNext':
     'Kaart on alles ja selle väärtus on tallel. Vastake sellele kirjale või kirjutage poele {store} õige aadress ning saadame kaardi sinna.',
+  'giftCards.mail.undeliverableErasedSubject': 'Teie kinkekaarti {amount} ei õnnestunud kätte toimetada',
+  'giftCards.mail.undeliverableErasedIntro':
+    'Teie kinkekaart väärtusega {amount} jäi saatmata: selle jaoks antud aadressi ei saa enam kasutada.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -76,6 +82,9 @@ const ru: Record<keyof typeof en, string> = {
     'Почтовый сервер адреса {email} сообщает, что такого адреса не существует, поэтому ваша подарочная карта на {amount} для {name} не доставлена.',
   'giftCards.mail.undeliverableNext':
     'Карта сохранена, её стоимость не потеряна. Ответьте на это письмо или сообщите магазину {store} правильный адрес, и мы отправим карту туда.',
+  'giftCards.mail.undeliverableErasedSubject': 'Не удалось доставить вашу подарочную карту на {amount}',
+  'giftCards.mail.undeliverableErasedIntro':
+    'Ваша подарочная карта на {amount} не доставлена: указанный для неё адрес больше нельзя использовать.',
 };
 
 export const giftCardsMessages = { en, et, ru };
