@@ -10,6 +10,7 @@ import { registerApiDocs } from './http/api-docs.js';
 import { registerEmptyJsonBodyTolerance } from './http/empty-json-body.js';
 import { answerClientError, answerFrameworkError, BODY_LIMIT_BYTES, registerErrorHandling } from './http/error-handler.js';
 import { errorBody } from './http/errors.js';
+import { registerHeadRequests } from './http/head-requests.js';
 import { registerUtf8JsonBodies } from './http/json-body.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { answerStart, attachStoreHook, registerRequestContext } from './http/request-context.js';
@@ -168,6 +169,8 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
   const bannerCtr = createCtrRecorder(infra.database, app.log, { limits: config.ctr, knownBanners: existingBanners(infra.database.db) });
   app.addHook('onClose', async () => bannerCtr.flush());
   registerErrorHandling(app);
+  // Before any route: a GET that writes (config.getWrites) gets a HEAD that does not (http/head-requests.ts).
+  registerHeadRequests(app);
   registerEmptyJsonBodyTolerance(app);
   const storeHook = registerRequestContext(app, { ...config, fixedHeaders: headers }, deps.stores, clock);
   if (['info', 'debug', 'trace'].includes(config.logLevel)) registerRequestLog(app);

@@ -78,7 +78,7 @@ export class Browser {
   constructor(private readonly t: AccountsTestApp) {}
 
   async request(options: {
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'HEAD';
     url: string;
     headers?: Record<string, string>;
     payload?: string | object;

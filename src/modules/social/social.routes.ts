@@ -56,7 +56,8 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
       'linked to that user before lands with `?linked=<provider>` and keeps what the provider says now of its email. ' +
       'A link needs a bearer signed in within the last 10 minutes (403 otherwise, before the provider is asked). ' +
       'App: `client`, `id`, `token` (and `nonce`) in the query or a POST body answer `{authId}`, or with a bearer link at once ' +
-      '(`{linked}`; 409 when the identity belongs to another user). An ID token is taken once: again, it is a 401.',
+      '(`{linked}`; 409 when the identity belongs to another user). An ID token is taken once: again, it is a 401. ' +
+      'A HEAD is refused as the GET would be for its parameters and address, and is otherwise a 204 that starts, spends and takes nothing.',
     headers: StoreRequestHeaders,
     querystring: ExternalParameters,
     security: [{}, { bearer: [] }] as Record<string, string[]>[],
@@ -115,7 +116,10 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
     }
     throw new HttpError(400, 'auth.externalParameters');
   };
-  app.get('/auth/external', { preValidation: limitPerIp, schema: externalSchema }, external);
+  // A link checker's, a prefetch's or a scanner's HEAD must not start a flow, spend a callback's state
+  // (and the provider's one-time code) or take an app's ID token: the browser's or app's own request then failed.
+  const getWrites = "starts a sign-in flow, spends a provider callback's state and code, takes an app's ID token";
+  app.get('/auth/external', { preValidation: limitPerIp, schema: externalSchema, config: { getWrites } }, external);
   app.post('/auth/external', { preValidation: limitPerIp, schema: { ...externalSchema, body: ExternalBody } }, external);
 
   // Who confirms a link is settled before the body is looked at, as on every bearer route: no token is a 401, whatever the body.
