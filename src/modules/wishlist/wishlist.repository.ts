@@ -125,6 +125,17 @@ export async function deleteItem(db: Db, owner: WishlistOwner, productId: number
   return Number(result.numDeletedRows) > 0;
 }
 
+/** Removes the products from the list (a full list's hidden rows, to make room). */
+export async function deleteItems(trx: Db, owner: WishlistOwner, productIds: readonly number[]): Promise<void> {
+  if (productIds.length === 0) return;
+  await trx
+    .deleteFrom('wishlist_item')
+    .where('client_account_id', '=', owner.clientAccountId)
+    .where('store_code', '=', owner.storeCode)
+    .where('product_id', 'in', productIds)
+    .execute();
+}
+
 // --- wishlist offers (wishlist.jobs.ts) ---------------------------------------------------------
 
 export interface OfferItem {

@@ -8,6 +8,8 @@ import type { SessionActionRecorder } from '../tracking/index.js';
 import { AddToWishlistBody, WishlistHeaders, WishlistItemSchema, WishlistProductParams, WishlistQuery } from './wishlist.schemas.js';
 import {
   addToWishlist,
+  hiddenItems,
+  isWishlistFull,
   removeFromWishlist,
   wishlistItems,
   wishlistProduct,
@@ -97,7 +99,12 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<WishlistDeps> = async (ap
       const context = catalogueContext(request, await callerOf(request));
       // The card is read first: the catalogue reads outside the transaction (one connection on SQLite).
       const product = await wishlistProduct(catalogue, context, request.body.productId);
-      const { created, addedAt } = await db.transaction().execute((trx) => addToWishlist(trx, context, product));
+      const add = (hidden?: readonly number[]) => db.transaction().execute((trx) => addToWishlist(trx, context, product, hidden));
+      // Found full, the list is read with the catalogue's eyes and tried again giving up its hidden products.
+      const { created, addedAt } = await add().catch(async (error: unknown) => {
+        if (!isWishlistFull(error)) throw error;
+        return add(await hiddenItems(readItems, catalogue, context));
+      });
       const item = { addedAt, product };
       const session = request.headers['x-session-id'];
       sessionActions.record({

@@ -1,9 +1,10 @@
 import type { Db } from '../../db/database.js';
-import { invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
+import { InvalidInputError, invalidField, notFound, unauthenticated } from '../../infra/domain-error.js';
 import type { Catalogue, CatalogueContext, ProductCard } from '../catalogue/index.js';
 import {
   countItems,
   deleteItem,
+  deleteItems,
   insertItem,
   itemAddedAt,
   lockOwner,
@@ -14,9 +15,13 @@ import {
 // The wishlist's rules. Cards come from the catalogue (its cached bases, its visibility rule and
 // pricing's price for the caller), so an item shows exactly what the catalogue shows. A product
 // the caller may no longer see drops out of the list and its count; its row stays, so it comes
-// back if the product does.
+// back if the product does, until the list is full: a full list makes room by dropping such rows.
 
-/** How many products one client's wishlist in one store may hold (hidden ones count). */
+/**
+ * How many products one client's wishlist in one store may hold. Rows of products hidden from the
+ * client count too (every row is read to page the list), but give way to a new product: the client
+ * sees only the visible ones, and could neither see nor remove the rows that made the list full.
+ */
 export const MAX_WISHLIST_ITEMS = 500;
 
 export interface WishlistItem {
@@ -69,23 +74,48 @@ export async function wishlistProduct(catalogue: Catalogue, context: CatalogueCo
   return product;
 }
 
+/** Whether an error is addToWishlist's refusal of a full list. */
+export const isWishlistFull = (error: unknown): boolean =>
+  error instanceof InvalidInputError && error.fields.some((field) => field.messageKey === 'wishlist.full');
+
+/**
+ * The products on the list that the caller may no longer see, the longest on it first: what a full
+ * list gives up to take a new product (addToWishlist). Read outside the write's transaction, as the
+ * catalogue reads (one connection on SQLite); read only once a list was found full.
+ */
+export async function hiddenItems(readItems: WishlistItemsReader, catalogue: Catalogue, context: CatalogueContext): Promise<number[]> {
+  const all = await readItems(wishlistOwner(context));
+  const ids = all.map((row) => row.product_id);
+  const { cards } = await catalogue.visibleCardTexts(context, ids, { offset: 0, perPage: ids.length });
+  const shown = new Set(cards.map((card) => card.id));
+  return ids.filter((id) => !shown.has(id)).reverse();
+}
+
 /**
  * Adds the product (its card from wishlistProduct); adding it again changes nothing (`created:
  * false`, the time it was first added). The item remembers the card's price, the caller's now:
- * what a wishlist offer is measured against (wishlist.jobs.ts). A full wishlist is a 422 on productId.
+ * what a wishlist offer is measured against (wishlist.jobs.ts). Past the cap, the rows of `hidden`
+ * (hiddenItems: products the caller may not see, oldest first) go, as many as it takes; a list full
+ * of products the caller sees is a 422 on productId.
  */
 export async function addToWishlist(
   trx: Db,
   context: CatalogueContext,
   product: Pick<ProductCard, 'id' | 'price'>,
+  hidden: readonly number[] = [],
 ): Promise<{ created: boolean; addedAt: number }> {
   const owner = wishlistOwner(context);
   const productId = product.id;
   await lockOwner(trx, owner);
   const created = await insertItem(trx, owner, productId, priceCents(product), context.now);
   // Counted after the insert, under the lock: the transaction rolls back past the cap.
-  if (created && (await countItems(trx, owner)) > MAX_WISHLIST_ITEMS) {
-    throw invalidField('productId', 'wishlist.full', { max: MAX_WISHLIST_ITEMS });
+  if (created) {
+    let count = await countItems(trx, owner);
+    if (count > MAX_WISHLIST_ITEMS && hidden.length > 0) {
+      await deleteItems(trx, owner, hidden.filter((id) => id !== productId).slice(0, count - MAX_WISHLIST_ITEMS));
+      count = await countItems(trx, owner);
+    }
+    if (count > MAX_WISHLIST_ITEMS) throw invalidField('productId', 'wishlist.full', { max: MAX_WISHLIST_ITEMS });
   }
   const addedAt = created ? context.now : ((await itemAddedAt(trx, owner, productId)) ?? context.now);
   return { created, addedAt };
