@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -47,9 +46,17 @@ export function localFileStore(dir: string): FileStore {
     },
     stat: async (key) => statOf(pathOf(key)),
     async createReadStream(key: string, span: ByteSpan = {}): Promise<Readable> {
-      const path = pathOf(key);
-      if ((await statOf(path)) === undefined) throw Object.assign(new Error(`no file under ${key}`), { code: 'ENOENT' });
-      return createReadStream(path, { start: span.start, end: span.end, highWaterMark: 256 * 1024 });
+      // Opened here, not by the stream once it is read: a file missing fails this call (the caller's
+      // answer is still to be made), and one deleted or replaced after it still reads whole. A stat and
+      // a stream opening the path later failed mid-answer (a 500 after the headers were chosen).
+      const handle = await open(pathOf(key), 'r');
+      try {
+        if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`no file under ${key}`), { code: 'ENOENT' });
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+      return handle.createReadStream({ start: span.start, end: span.end, highWaterMark: 256 * 1024 });
     },
     async open(key: string): Promise<OpenedFile | undefined> {
       const path = pathOf(key);

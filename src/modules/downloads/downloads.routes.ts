@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import { authenticate } from '../../http/auth.js';
@@ -119,8 +120,37 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     const signed = (await signerAt(now)).verify(request.params.token);
     const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
     const asked = { link, bearerClient, range: request.headers.range, ifRange: request.headers['if-range'] };
-    const open = (trx: Db) => openDownload(trx, asked, rules, now);
-    const { file, range, tag } = request.method === 'HEAD' ? await rolledBack(db, open) : await db.transaction().execute(open);
+    const head = request.method === 'HEAD';
+    let stream: Readable | undefined;
+    // The bytes are opened in the transaction that counts the download, before any header is set: the
+    // row read names a key that a replacing upload deletes once it commits (or bytes lost from the
+    // store), and a file found missing then rolls the count back and is a plain 503. Opened after the
+    // commit, it counted a download for nothing and answered the 503 with the download's headers
+    // (Content-Disposition: a browser saved the error as the book). Once open, the bytes stay readable
+    // whatever deletes the key. A HEAD asks only whether they are there.
+    const open = async (trx: Db) => {
+      const opened = await openDownload(trx, asked, rules, now);
+      const { file, range } = opened;
+      if (range.kind === 'unsatisfiable') return opened;
+      const span = range.kind === 'partial' ? { start: range.start, end: range.end } : {};
+      try {
+        if (head) {
+          if ((await fileStore.stat(file.storageKey)) === undefined) throw new Error(`no file under ${file.storageKey}`);
+        } else stream = await fileStore.createReadStream(file.storageKey, span);
+      } catch (error) {
+        request.log.error({ err: error, fileId: file.fileId }, 'a product file could not be read from the file store');
+        throw new DomainError('unavailable', 'downloads.fileMissing');
+      }
+      return opened;
+    };
+    let opened;
+    try {
+      opened = head ? await rolledBack(db, open) : await db.transaction().execute(open);
+    } catch (error) {
+      stream?.destroy();
+      throw error;
+    }
+    const { file, range, tag } = opened;
     if (range.kind === 'unsatisfiable') {
       throw new HttpError(416, 'downloads.rangeNotSatisfiable', { size: file.size }, { 'Content-Range': `bytes */${file.size}` });
     }
@@ -133,14 +163,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       .header('ETag', tag)
       .header('Cache-Control', 'private, no-store');
     if (range.kind === 'partial') reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
-    if (request.method === 'HEAD') return reply.send();
-    let stream;
-    try {
-      stream = await fileStore.createReadStream(file.storageKey, file.size === 0 ? {} : span);
-    } catch (error) {
-      request.log.error({ err: error, fileId: file.fileId }, 'a product file could not be read from the file store');
-      throw new DomainError('unavailable', 'downloads.fileMissing');
-    }
+    if (head) return reply.send();
     return reply.send(stream);
   };
 
