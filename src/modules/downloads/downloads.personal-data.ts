@@ -7,7 +7,8 @@ import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '.
 // accounts' purchases, and those of the guest orders billed to their email, which "your data" lists
 // as theirs (orders.personal-data.ts, the same rule) and whose files a guest downloads from the order
 // (GET /order/{code}/download). They stay with their orders on erasure (accounting); the erased
-// account can no longer log in to use them.
+// account can no longer log in to use them, and a guest order stripped by the erasure gives none
+// (order-downloads.routes.ts, and openDownload for a link made before).
 
 const CAP = 10_000;
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isErasedEmail } from '../../infra/personal-data.js';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
 import { lockedOnPostgres } from '../../db/row-lock.js';
@@ -189,6 +190,8 @@ export async function orderFilePage(db: Db, orderId: number, page: PageRequest):
 }
 
 export type EntitledFile = Grant & {
+  /** A guest order's buyer erased since (the order's billing email is the erasure's placeholder): its files ended. */
+  buyerErased?: boolean;
   productId: number;
   fileId: number;
   storageKey: string;
@@ -209,8 +212,9 @@ export async function entitledFile(
   let query = db
     .selectFrom('product_file as f')
     .innerJoin('order_entitlement as e', 'e.product_id', 'f.product_id')
+    .innerJoin('customer_order as o', 'o.id', 'e.order_id')
     .leftJoin('download_count as c', (join) => join.onRef('c.order_id', '=', 'e.order_id').onRef('c.product_id', '=', 'e.product_id'))
-    .select(['e.order_id', 'e.product_id', 'f.id', 'f.storage_key', 'f.content_type', 'f.size_bytes', 'f.filename', 'c.used'])
+    .select(['e.order_id', 'e.product_id', 'f.id', 'f.storage_key', 'f.content_type', 'f.size_bytes', 'f.filename', 'c.used', 'o.billing_email'])
     .where('f.id', '=', entitlement.fileId)
     .where('e.order_id', '=', entitlement.orderId)
     .where('e.client_account_id', entitlement.clientAccountId === null ? 'is' : '=', entitlement.clientAccountId);
@@ -237,6 +241,7 @@ export async function entitledFile(
     size: number(row.size_bytes),
     filename: row.filename,
     used: row.used === null ? 0 : number(row.used),
+    buyerErased: entitlement.clientAccountId === null && isErasedEmail(row.billing_email),
   };
 }
 

@@ -155,7 +155,8 @@ export async function openDownload(
       : clientAccountId === null
         ? undefined
         : await takenFile(trx, { takeId: link.takeId, fileId: link.fileId, clientAccountId }, now);
-  if (!file) throw forbidden('downloads.linkInvalid');
+  // A guest link's order whose buyer was erased since: its files ended with the person (as an erased client's links).
+  if (!file || file.buyerErased) throw forbidden('downloads.linkInvalid');
   const tag = fileTag(file.storageKey);
   const range = byteRange(rangeToServe(request.range, request.ifRange, tag), file.size);
   // The route answers 416 with the file's size; nothing is counted.

@@ -36,6 +36,7 @@ const en = {
   'checkout.notOwnOrder': 'This order is not yours.',
   'checkout.loginRequired': 'Log in to see your orders.',
   'checkout.downloadsLoginRequired': 'Log in with the account that placed this order to download its files.',
+  'checkout.downloadsErased': "This order's files are no longer available: its buyer's data was erased.",
   'checkout.noDelivery': 'No delivery: digital items',
   'checkout.basketAlreadyOrdered':
     'Order {code} was already placed from this basket with a different form; this one was not used. See the order, or fill the basket again for a new one.',
@@ -76,6 +77,7 @@ const et: typeof en = {
   'checkout.notOwnOrder': 'See tellimus ei ole sinu.',
   'checkout.loginRequired': 'Tellimuste nägemiseks logi sisse.',
   'checkout.downloadsLoginRequired': 'Selle tellimuse failide allalaadimiseks logi sisse kontoga, millega tellimus tehti.',
+  'checkout.downloadsErased': 'Selle tellimuse failid ei ole enam saadaval: ostja andmed on kustutatud.',
   'checkout.noDelivery': 'Tarnet pole: digitaalsed tooted',
   'checkout.basketAlreadyOrdered':
     'Sellest ostukorvist on tellimus {code} juba teiste andmetega esitatud; neid andmeid ei kasutatud. Vaata tellimust või täida uue tellimuse jaoks ostukorv uuesti.',
@@ -116,6 +118,7 @@ const ru: typeof en = {
   'checkout.notOwnOrder': 'Это не ваш заказ.',
   'checkout.loginRequired': 'Войдите, чтобы увидеть свои заказы.',
   'checkout.downloadsLoginRequired': 'Чтобы скачать файлы этого заказа, войдите в учётную запись, с которой он сделан.',
+  'checkout.downloadsErased': 'Файлы этого заказа больше недоступны: данные покупателя удалены.',
   'checkout.noDelivery': 'Без доставки: цифровые товары',
   'checkout.basketAlreadyOrdered':
     'Из этой корзины уже оформлен заказ {code} с другими данными; эти данные не использованы. Посмотрите заказ или заполните корзину заново для нового заказа.',

@@ -4,7 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, storeRouteErrors, success } from '../../http/schemas.js';
 import { registerNoStore } from '../../http/http-cache.js';
-import { unauthenticated } from '../../infra/domain-error.js';
+import { forbidden, unauthenticated } from '../../infra/domain-error.js';
+import { isErasedEmail } from '../../infra/personal-data.js';
 import { basketHttp } from '../basket/index.js';
 import { DownloadIdParams, DownloadLinkSchema, DownloadSchema, orderDownloads } from '../downloads/index.js';
 import { guardedByChecksum, orderReader, readableOrder } from './order-access.service.js';
@@ -38,6 +39,9 @@ export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async
     if (order.client_account_id !== null && order.client_account_id !== context.caller.clientAccountId) {
       throw unauthenticated('checkout.downloadsLoginRequired');
     }
+    // A guest order whose buyer was erased since (its billing email the placeholder) is kept for accounting
+    // only: its files end with the person, as an erased client's do, whoever holds the mail's link.
+    if (order.client_account_id === null && isErasedEmail(order.billing_email)) throw forbidden('checkout.downloadsErased');
     return { id: order.id, clientAccountId: order.client_account_id };
   };
 
@@ -50,12 +54,13 @@ export const orderDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async
         description:
           "The same items as GET /download lists for a client, of this order alone. A guest's only list: read with the order's checksum. " +
           "A client's order is read by the client logged in: with its checksum and no bearer, or another client's, it is a 401. " +
-          'An order with nothing to download, or not processed yet, has an empty list. 404 for whoever may not read the order.',
+          'An order with nothing to download, or not processed yet, has an empty list. 404 for whoever may not read the order; ' +
+          "403 for a guest's order whose buyer's data was erased since (its files ended with the erasure).",
         headers: OrderHeaders,
         params: OrderCodeParams,
         querystring: Type.Composite([OrderAccessQuery, OrderListQuery]),
         security: SECURITY,
-        response: { 200: success(Type.Array(DownloadSchema), 'list'), ...errors(...storeRouteErrors, 401, 404, 429) },
+        response: { 200: success(Type.Array(DownloadSchema), 'list'), ...errors(...storeRouteErrors, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
