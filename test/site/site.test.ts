@@ -25,6 +25,17 @@ describe('site helpers', () => {
     });
   });
 
+  // A CDN or proxy in front (CloudFront keeps an answer without Cache-Control for a day by default)
+  // that kept a health answer showed a monitor the service up through an outage, and a version
+  // answer the build before a deploy: they said nothing about caching.
+  it('health and version answers are never stored by a cache', async () => {
+    for (const url of ['/site/health', '/site/version']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['cache-control'], url).toBe('no-store');
+    }
+  });
+
   it('health answers 503 when the database is gone', async () => {
     const broken = await createTestApp();
     try {
@@ -32,6 +43,8 @@ describe('site helpers', () => {
       const response = await broken.app.inject({ method: 'GET', url: '/site/health' });
       const body = expectErrorBody(response, 503, 'Service Unavailable');
       expect(body.message).not.toMatch(/sqlite|pool|closed/i);
+      // A down answer kept by a cache would outlast the outage.
+      expect(response.headers['cache-control']).toBe('no-store');
     } finally {
       await broken.app.close();
     }

@@ -22,6 +22,9 @@ const VersionSchema = Type.Object({
   schemaVersion: Type.String({ description: 'Newest database migration this build knows' }),
 });
 
+/** The site helpers answer the state of this process now: nothing may keep them. */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
 const packageJson = readPackageInfo();
 const version = {
   name: packageJson.name,
@@ -48,12 +51,15 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
         response: { 200: success(HealthSchema, 'plain'), ...errors(503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // A health answer kept by a CDN or proxy (one that caches what says nothing, CloudFront's default
+      // TTL) would show the service up through an outage, or down after it: never stored. One constant header.
+      reply.header('Cache-Control', 'no-store');
       try {
         await database.ping();
       } catch (err) {
         request.log.error({ err }, 'health check: database unreachable');
-        throw new HttpError(503, 'error.serviceUnavailable');
+        throw new HttpError(503, 'error.serviceUnavailable', {}, NO_STORE);
       }
       return { status: 'ok' as const, database: 'ok' as const };
     },
@@ -79,7 +85,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
       if (reasons.length > 0) {
         request.log.warn({ reasons }, 'not ready');
         const text = reasons.map((reason) => reasonText(request.language, reason)).join('; ');
-        throw new HttpError(503, 'site.notReady', { reasons: text }, { 'Cache-Control': 'no-store' });
+        throw new HttpError(503, 'site.notReady', { reasons: text }, NO_STORE);
       }
       return { status: 'ready' as const, database: 'ok' as const, migrations: 'ok' as const, search: 'ok' as const };
     },
@@ -91,7 +97,11 @@ export const siteRoutes: FastifyPluginAsyncTypebox<SiteDeps> = async (app, { dat
       config: { storeScoped: false },
       schema: { tags: ['site'], summary: 'Version of the running service', response: { 200: success(VersionSchema, 'plain') } },
     },
-    async () => version,
+    // Kept by a cache, the version would name the build before a deploy: no-store, as health.
+    async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return version;
+    },
   );
 };
 
