@@ -27,6 +27,31 @@ describe('store set --frontend-url', () => {
     expect((await runCli(['store', 'list'], cli.env)).stdout).toBe(before.stdout);
   });
 
+  it('refuses a URL with a user name or password (exit 2): every mailed link would carry them', async () => {
+    const result = await runCli(['store', 'set', 'WEB', '--frontend-url=https://staging:secret@shop.example'], cli.env);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^error: --frontend-url must be an http\(s\) URL without a user name or password/);
+  });
+
+  // Links are the URL and a path after it, as every mail writes them (`${frontendUrl}/verify-email?…`).
+  // Kept as typed, a stray backslash made them `https://shop.example\/verify-email`, which a browser
+  // opens at `//verify-email`: a page the front-end does not have.
+  it.each([
+    ['a stray backslash', 'https://Shop.Example\\', 'https://shop.example'],
+    ['an upper-case scheme and host', 'HTTPS://SHOP.EXAMPLE/Pood/', 'https://shop.example/Pood'],
+    ['an internationalised host and path', 'https://pööd.example/raamatud-ä', 'https://xn--pd-fkaa.example/raamatud-%C3%A4'],
+    ['a default port and a backslash in the path', 'https://shop.example:443\\pood', 'https://shop.example/pood'],
+  ])('keeps a URL with %s as a browser reads it, so that links after it land on their path', async (_, typed, kept) => {
+    const result = await runCli(['store', 'set', 'WEB', `--frontend-url=${typed}`], cli.env);
+    expect(result.code, result.stderr).toBe(0);
+    const shown = (await runCli(['store', 'list'], cli.env)).stdout.split('\n').find((line) => line.startsWith('WEB\t'))!;
+    const url = shown.split('\t')[6]!;
+    expect(url).toBe(kept);
+    const link = new URL(`${url}/verify-email?verificationToken=t`);
+    expect(link.pathname).toBe(`${new URL(kept).pathname.replace(/\/$/, '')}/verify-email`);
+    expect(link.href).toBe(`${url}/verify-email?verificationToken=t`);
+  });
+
   it('takes a URL of 500 characters with a path, without its trailing slash', async () => {
     const url = `https://shop.example/${'a'.repeat(479)}`;
     expect(url).toHaveLength(500);

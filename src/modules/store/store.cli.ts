@@ -88,19 +88,29 @@ function parseSet(args: string[]): StoreChanges {
 const FRONTEND_URL_MAX = 500;
 
 /**
- * A front-end URL without its trailing slashes. Every link of the store is this URL and a path after
- * it (`<URL>/verify-email?token=…`): a query or a fragment would come before the path and swallow it.
+ * A front-end URL as a browser reads it, without its trailing slashes. Every link of the store is this
+ * URL and a path after it (`<URL>/verify-email?token=…`, in mails, redirects and the sitemap): a query
+ * or a fragment would come before the path and swallow it. Kept as the URL parser writes it (scheme and
+ * host in lower case, an internationalised host in its xn-- form, the path percent-encoded, `\` as `/`),
+ * where as typed a stray backslash (`https://shop.example\`) made every link `https://shop.example\/verify-email`,
+ * which browsers open at the path `//verify-email`.
  */
 function parseFrontendUrl(value: string): string {
-  if (!/^https?:\/\/[^\s]+$/.test(value) || CONTROL.test(value) || !URL.canParse(value))
+  if (!/^https?:\/\/\S+$/i.test(value) || CONTROL.test(value) || !URL.canParse(value))
     throw new CliUsageError('--frontend-url must be an http(s) URL');
   if (/[?#]/.test(value))
     throw new CliUsageError(
       '--frontend-url must be an http(s) URL without a query (?) or a fragment (#): the paths of links are put after it',
     );
-  const url = value.replace(/\/+$/, '');
+  const parsed = new URL(value);
+  // Every link mailed to customers and listed for crawlers would carry them.
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new CliUsageError(
+      '--frontend-url must be an http(s) URL without a user name or password: every link of the store would show them',
+    );
+  const url = `${parsed.protocol}//${parsed.host}${parsed.pathname}`.replace(/\/+$/, '');
   if (url.length > FRONTEND_URL_MAX)
-    throw new CliUsageError(`--frontend-url must be an http(s) URL of at most ${FRONTEND_URL_MAX} characters`);
+    throw new CliUsageError(`--frontend-url must be an http(s) URL of at most ${FRONTEND_URL_MAX} characters (percent-encoded)`);
   return url;
 }
 
