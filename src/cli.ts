@@ -417,7 +417,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
         ]);
         const fileStore = await createFileStore(config.fileStore);
         code = await sitemapCommand(
-          { db: database.db, fileStore, serviceUrl: `${config.orders.publicUrl}${config.basePath}` },
+          { db: database.db, fileStore, serviceUrl: `${config.orders.publicUrl}${config.basePath}`, warn: report },
           args,
           print,
         );

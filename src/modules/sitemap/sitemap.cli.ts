@@ -21,6 +21,8 @@ export interface SitemapCommandDeps {
   /** PUBLIC_URL + BASE_PATH: where this service serves the files. */
   serviceUrl: string;
   clock?: Clock;
+  /** Where warnings go (standard error): a sitemap written for addresses no crawler reaches. */
+  warn?: (line: string) => void;
 }
 
 /** `storefront sitemap ...`; answers the exit code (1 when a section of the run failed). */
@@ -43,6 +45,7 @@ export async function sitemapCommand(deps: SitemapCommandDeps, args: string[], p
   const stores = (await getAllStores(deps.db)).filter((candidate) => (store === undefined ? candidate.isActive : candidate.code === store));
   let failed = false;
   const busy: string[] = [];
+  const written: typeof stores = [];
   for (const target of stores) {
     const now = (deps.clock ?? systemClock).now();
     // One run of a store at a time (a cron line's run that outlasts its period, an operator's by hand):
@@ -61,9 +64,30 @@ export async function sitemapCommand(deps: SitemapCommandDeps, args: string[], p
     }
     for (const status of run.result) print(describe(status));
     failed ||= run.result.some((status) => status.error !== null);
+    written.push(target);
   }
+  // Written all the same (a developer's local sitemap is fine), but a crawler reaches neither: a cron
+  // line run without the API's PUBLIC_URL, or a store whose front-end URL was never set, wrote a
+  // sitemap that is dead and said nothing.
+  if (written.length > 0 && isLoopback(deps.serviceUrl))
+    deps.warn?.(
+      `warning: the sitemap index lists its files at ${deps.serviceUrl}/sitemap/, a loopback address no crawler reaches: ` +
+        "run sitemap generate with the API's PUBLIC_URL (and BASE_PATH)",
+    );
+  for (const target of written.filter((store) => isLoopback(store.frontendUrl)))
+    deps.warn?.(
+      `warning: the sitemap of ${target.code} lists pages at ${target.frontendUrl}, a loopback address no crawler reaches: ` +
+        `set the store's front-end URL (store set ${target.code} --frontend-url=<URL>)`,
+    );
   if (busy.length > 0) throw new Error(`sitemap generate: another run is writing the sitemap of ${busy.join(', ')}; nothing written`);
   return failed ? 1 : 0;
+}
+
+/** A URL on this machine: `localhost` (and `*.localhost`), 127.0.0.0/8, `[::1]` or `0.0.0.0`. */
+function isLoopback(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]' || host === '0.0.0.0';
 }
 
 /** How long a store's run is taken for running without renewing its lease (renewed while it runs): a crashed run's wait. */
