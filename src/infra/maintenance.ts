@@ -40,9 +40,10 @@ export type PruneTask = (db: Kysely<Database>, now: number) => Promise<number>;
 
 /**
  * Runs pruneExpired and `tasks` once as the process starts and then every `intervalMs` until
- * stopped (repeat.ts); a failure is logged and tried next time. A run
- * still going when the process stops ends after the statement in hand (the database closes next):
- * that is no failure, and the next start prunes again.
+ * stopped (repeat.ts). Each on its own: a failure is logged with the task's name and the others still
+ * run (one that kept failing, ahead of the rest, stopped them for good: gift cards never expired, tables
+ * grew), and it is tried next time. A run still going when the process stops ends after the statement
+ * in hand (the database closes next): that is no failure, and the next start prunes again.
  */
 export function schedulePruning(
   db: Kysely<Database>,
@@ -52,23 +53,33 @@ export function schedulePruning(
   clock: Clock = systemClock,
 ): { stop(): void } {
   let stopped = false;
-  const prune = () => {
+  const steps: Array<[string, (now: number) => Promise<Record<string, number>>]> = [
+    ['expired', async (now) => ({ ...(await pruneExpired(db, now)) })],
+    ...Object.entries(tasks).map(([name, task]): [string, (now: number) => Promise<Record<string, number>>] => [
+      name,
+      async (now) => ({ [name]: await task(db, now) }),
+    ]),
+  ];
+  const prune = async () => {
     const now = clock.now();
-    pruneExpired(db, now)
-      .then(async (report) => {
-        const counts: Record<string, number> = {};
-        for (const [name, task] of Object.entries(tasks)) {
-          if (stopped) break;
-          counts[name] = await task(db, now);
-        }
-        return { ...report, ...counts };
-      })
-      .then(
-        (report) => log.info(report, stopped ? 'pruned expired rows until the process stopped' : 'pruned expired rows'),
-        (err: unknown) => (stopped ? log.info('pruning ended by the process stopping') : log.error({ err }, 'pruning failed')),
-      );
+    const report: Record<string, number> = {};
+    const failed: string[] = [];
+    for (const [name, step] of steps) {
+      if (stopped) break;
+      try {
+        Object.assign(report, await step(now));
+      } catch (err) {
+        if (stopped) return log.info('pruning ended by the process stopping');
+        failed.push(name);
+        log.error({ err, task: name }, 'pruning failed');
+      }
+    }
+    log.info(
+      { ...report, ...(failed.length > 0 && { failed }) },
+      stopped ? 'pruned expired rows until the process stopped' : 'pruned expired rows',
+    );
   };
-  const repeating = repeatFromStart(prune, intervalMs);
+  const repeating = repeatFromStart(() => void prune().catch((err: unknown) => log.error({ err }, 'pruning failed')), intervalMs);
   return {
     stop: () => {
       stopped = true;
