@@ -69,6 +69,9 @@ describe('a virtual card whose recipient erased their data before its delivery d
     await t.drainJobs();
     const mail = await t.smtp.waitFor((m) => JSON.stringify(m.to).includes('teine.saaja@example.ee'));
     expect(mail.text).toContain('25,00 €');
+    // The new recipient is greeted without a name: the one on the card is the erasure's placeholder.
+    expect(`${mail.subject} ${mail.text} ${mail.html}`).not.toContain('[erased]');
+    expect(mail.text).toMatch(/^Tere! /);
     const delivered = await db().selectFrom('gift_card').select('mailed_at').where('id', '=', issued.id).executeTakeFirstOrThrow();
     expect(delivered.mailed_at).not.toBeNull();
   });

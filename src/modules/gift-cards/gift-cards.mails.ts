@@ -1,7 +1,7 @@
 import { lastLocalDay, localTime } from '../../infra/shop-time.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { escapeHtml } from '../../infra/html.js';
-import { isErasedEmail } from '../../infra/personal-data.js';
+import { ERASED_MARKER, isErasedEmail } from '../../infra/personal-data.js';
 
 // The virtual cards' mails, text and HTML from the same paragraphs: to the recipient on the
 // delivery date (the code, the amount, the buyer's message, the expiry), and to the buyer when
@@ -41,8 +41,18 @@ function render(details: CardMailDetails, subject: MessageKey, blocks: Array<[Me
 
 export function recipientMail(details: CardMailDetails & { code: string }) {
   const fromSender = details.senderName !== '';
+  // A card sent on (gift-card redeliver) after its first recipient erased their data still carries the
+  // erasure's placeholder for a name: the new recipient is greeted without one, not as "[erased]".
+  const named = details.recipientName !== ERASED_MARKER;
+  const intro = fromSender
+    ? named
+      ? 'giftCards.mail.recipientIntroFrom'
+      : 'giftCards.mail.recipientIntroFromUnnamed'
+    : named
+      ? 'giftCards.mail.recipientIntro'
+      : 'giftCards.mail.recipientIntroUnnamed';
   return render(details, fromSender ? 'giftCards.mail.recipientSubjectFrom' : 'giftCards.mail.recipientSubject', [
-    [fromSender ? 'giftCards.mail.recipientIntroFrom' : 'giftCards.mail.recipientIntro', {}],
+    [intro, {}],
     ...(details.message ? [details.message] : []),
     ['giftCards.mail.code', { code: details.code }],
     ['giftCards.mail.expires', {}],
