@@ -76,8 +76,22 @@ export async function lockClientAccountsOfUser(trx: Db, userId: number): Promise
  * erasure and leaves its clients out; writers of different clients never wait for each other.
  */
 export async function lockUnerasedClientCodes(trx: Db, codes: readonly string[]): Promise<Set<string>> {
-  if (codes.length === 0) return new Set();
-  const query = trx.selectFrom('client_account').select(['code', 'status']).where('code', 'in', codes).orderBy('id');
-  const accounts = await (isPostgres(trx) ? query.forShare() : query).execute();
+  const accounts = await shareLockClientCodes(trx, codes);
   return new Set(accounts.filter((account) => account.status !== 'ERASED').map((account) => account.code));
+}
+
+/**
+ * The same share lock for a write that keeps rows of codes that need not be client accounts at all
+ * (the back office's sales history names its own shop customers too): answers the codes of those
+ * erased, whose rows must be written without what the erasure took out.
+ */
+export async function lockErasedClientCodes(trx: Db, codes: readonly string[]): Promise<Set<string>> {
+  const accounts = await shareLockClientCodes(trx, codes);
+  return new Set(accounts.filter((account) => account.status === 'ERASED').map((account) => account.code));
+}
+
+async function shareLockClientCodes(trx: Db, codes: readonly string[]) {
+  if (codes.length === 0) return [];
+  const query = trx.selectFrom('client_account').select(['code', 'status']).where('code', 'in', codes).orderBy('id');
+  return (isPostgres(trx) ? query.forShare() : query).execute();
 }

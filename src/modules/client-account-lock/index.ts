@@ -5,6 +5,7 @@
 export {
   lockAccountsForErasure,
   lockClientAccountIfLive,
+  lockErasedClientCodes,
   lockClientAccountsOfUser,
   lockLiveClientAccount,
   lockUnerasedClientCodes,

@@ -2,8 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
+import { ERASED_MARKER } from '../../infra/personal-data.js';
 import { importNdjson, type ImportKind, type LineImporter } from '../../infra/import/index.js';
 import { dateTime, lineParser } from '../catalogue-import/index.js';
+import { lockErasedClientCodes } from '../client-account-lock/index.js';
 import { findSaleByOrder, insertSale, setSaleCreatedNav } from './sales-history.repository.js';
 
 const code = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^\\S(.*\\S)?$' });
@@ -62,6 +64,10 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
             await setSaleCreatedNav(trx, existing.id, record.createdNavMs);
             return 'createdNav updated';
           }
+          // A sale the back office reports after its client was erased (a shop sale in the next
+          // batch) comes without what the erasure took out of the others (data-export.personal-data.ts).
+          // Under the account's share lock: an erasure waits for this line and then erases its row too.
+          const erased = (await lockErasedClientCodes(trx, [record.client])).has(record.client);
           const created = await insertSale(
             trx,
             {
@@ -69,8 +75,8 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
               client_code: record.client,
               client_type: record.clientType,
               source_type: record.sourceType,
-              city: record.city,
-              session_id: record.session ?? null,
+              city: erased ? ERASED_MARKER : record.city,
+              session_id: erased ? null : (record.session ?? null),
               delivery_method: record.deliveryMethod,
               shop_code: record.shop ?? null,
               created_at: clock.now(),
