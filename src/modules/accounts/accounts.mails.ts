@@ -64,7 +64,7 @@ export function accountMailHandler(deps: AccountMailDeps): JobHandler {
       case 'resetRequest':
       case 'registration':
       case 'businessRegistration':
-        return resolveAccountRequest(db, config, mail, job.createdAt);
+        return resolveAccountRequest(db, config, mail, job.createdAt, now);
       case 'verification': {
         const user = await findUserById(db, mail.userId);
         const account = await findAccount(db, mail.clientAccountId);
