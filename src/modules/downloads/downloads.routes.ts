@@ -121,34 +121,43 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));
     const asked = { link, bearerClient, range: request.headers.range, ifRange: request.headers['if-range'] };
     const head = request.method === 'HEAD';
-    let stream: Readable | undefined;
-    // The bytes are opened in the transaction that counts the download, before any header is set: the
-    // row read names a key that a replacing upload deletes once it commits (or bytes lost from the
-    // store), and a file found missing then rolls the count back and is a plain 503. Opened after the
-    // commit, it counted a download for nothing and answered the 503 with the download's headers
-    // (Content-Disposition: a browser saved the error as the book). Once open, the bytes stay readable
-    // whatever deletes the key. A HEAD asks only whether they are there.
-    const open = async (trx: Db) => {
-      const opened = await openDownload(trx, asked, rules, now);
-      const { file, range } = opened;
-      if (range.kind === 'unsatisfiable') return opened;
-      const span = range.kind === 'partial' ? { start: range.start, end: range.end } : {};
+    const check = (trx: Db) => openDownload(trx, asked, rules, now);
+    // The bytes that answer the link, or for a HEAD whether they are there; undefined for a 416.
+    const openBytes = async ({ file, range }: Awaited<ReturnType<typeof check>>): Promise<Readable | undefined> => {
+      if (range.kind === 'unsatisfiable') return undefined;
       try {
-        if (head) {
-          if ((await fileStore.stat(file.storageKey)) === undefined) throw new Error(`no file under ${file.storageKey}`);
-        } else stream = await fileStore.createReadStream(file.storageKey, span);
+        if (!head)
+          return await fileStore.createReadStream(file.storageKey, range.kind === 'partial' ? { start: range.start, end: range.end } : {});
+        if ((await fileStore.stat(file.storageKey)) === undefined) throw new Error(`no file under ${file.storageKey}`);
+        return undefined;
       } catch (error) {
         request.log.error({ err: error, fileId: file.fileId }, 'a product file could not be read from the file store');
         throw new DomainError('unavailable', 'downloads.fileMissing');
       }
-      return opened;
     };
-    let opened;
-    try {
-      opened = head ? await rolledBack(db, open) : await db.transaction().execute(open);
-    } catch (error) {
-      stream?.destroy();
-      throw error;
+    // The bytes are opened before the download is counted and before any header is set: the row names a
+    // key that a replacing upload deletes once it commits (or bytes lost from the store), and a file
+    // found missing is a plain 503 that counts nothing. Opened after the count, it counted a download for
+    // nothing and answered the 503 with the download's headers (Content-Disposition: a browser saved the
+    // error as the book). They are opened outside any transaction, from what the link serves read in one
+    // rolled back (as a HEAD answers): a slow file store (S3) would otherwise hold SQLite's one connection,
+    // or a pooled one and the link's lock, for its round trip. Once open, the bytes stay readable whatever
+    // deletes the key.
+    let opened = await rolledBack(db, check);
+    let stream = await openBytes(opened);
+    if (!head) {
+      const openedKey = opened.file.storageKey;
+      try {
+        opened = await db.transaction().execute(check);
+      } catch (error) {
+        stream?.destroy();
+        throw error;
+      }
+      // An upload replaced the file between the two reads (keys are never reused): the new one's bytes.
+      if (opened.file.storageKey !== openedKey) {
+        stream?.destroy();
+        stream = await openBytes(opened);
+      }
     }
     const { file, range, tag } = opened;
     if (range.kind === 'unsatisfiable') {
