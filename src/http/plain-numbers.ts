@@ -76,7 +76,8 @@ export function plainNumberErrors(value: unknown, parameters: Map<string, Numeri
     if (!Object.hasOwn(value, name)) continue;
     const given = (value as Record<string, unknown>)[name];
     const path = `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    const items: Array<[string, unknown]> = parameter.list && Array.isArray(given) ? given.map((item, i) => [`${path}/${i}`, item]) : [[path, given]];
+    const items: Array<[string, unknown]> =
+      parameter.list && Array.isArray(given) ? given.map((item, i) => [`${path}/${i}`, item]) : [[path, given]];
     for (const [instancePath, item] of items) {
       if (typeof item !== 'string' || isPlainNumber(item, parameter.kind)) continue;
       (errors ??= []).push({

@@ -52,7 +52,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-describe("a guest order of a person erased since", () => {
+describe('a guest order of a person erased since', () => {
   it("lists and links none of its files to the order mail's link", async () => {
     const list = await get(world, `/order/${code}/download${query}`);
     expect(list.statusCode, list.body).toBe(403);

@@ -43,7 +43,8 @@ describe("a link whose file's bytes are gone from the store", () => {
       const response = await get(world, path, {}, headers);
       expect(response.statusCode, JSON.stringify(headers)).toBe(503);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
-      for (const header of ['content-disposition', 'etag', 'accept-ranges', 'content-range']) expect(response.headers[header], header).toBeUndefined();
+      for (const header of ['content-disposition', 'etag', 'accept-ranges', 'content-range'])
+        expect(response.headers[header], header).toBeUndefined();
       const head = await world.t.app.inject({ method: 'HEAD', url: path, headers });
       expect(head.statusCode, `HEAD ${JSON.stringify(headers)}`).toBe(503);
     }

@@ -121,7 +121,9 @@ describe('numeric parameters of every route', () => {
           const name = `${operation.method} ${operation.path} ${parameter.in} ${parameter.name}`;
           const letters = await send(requestWith(operation, document, parameter, 'abc'));
           if (!refusesParameter(letters, parameter)) {
-            findings.push(`${name}: letters not refused by validation, so nothing is judged (${letters.statusCode} ${letters.body.slice(0, 120)})`);
+            findings.push(
+              `${name}: letters not refused by validation, so nothing is judged (${letters.statusCode} ${letters.body.slice(0, 120)})`,
+            );
             continue;
           }
           checked += 1;
@@ -129,7 +131,8 @@ describe('numeric parameters of every route', () => {
           if (refusesParameter(plain, parameter)) findings.push(`${name}=${PLAIN[kind]}: refused (${plain.body.slice(0, 160)})`);
           for (const value of NOT_PLAIN_OF[kind]) {
             const response = await send(requestWith(operation, document, parameter, value));
-            if (!refusesParameter(response, parameter)) findings.push(`${name}=${JSON.stringify(value)}: ${response.statusCode} ${response.body.slice(0, 120)}`);
+            if (!refusesParameter(response, parameter))
+              findings.push(`${name}=${JSON.stringify(value)}: ${response.statusCode} ${response.body.slice(0, 120)}`);
           }
         }
       }

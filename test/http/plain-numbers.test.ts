@@ -60,7 +60,9 @@ describe('an integer parameter', () => {
   it('still says a negative or zero value is below the minimum, and a repeated one that it is repeated', async () => {
     expect(messageOf((await get('/product?page=-1')).body)).toBe('Invalid value of "page": page must be no less than 1.');
     expect(messageOf((await get('/product?page=0')).body)).toBe('Invalid value of "page": page must be no less than 1.');
-    expect(messageOf((await get('/product?page=1&page=2')).body)).toBe('Invalid value of "page": page is given more than once; give it once.');
+    expect(messageOf((await get('/product?page=1&page=2')).body)).toBe(
+      'Invalid value of "page": page is given more than once; give it once.',
+    );
     // "-0" is no plain spelling of zero.
     expect(messageOf((await get('/product?page=-0')).body)).toBe('Invalid value of "page": page must be a positive whole number.');
   });
@@ -85,15 +87,20 @@ describe('a number parameter', () => {
     expect((response.json() as Array<{ id: number }>).map((card) => card.id)).toEqual([productId]);
   });
 
-  it.each(['1e1', '0x10', '%2012.5', '12.5%20', 'Infinity', '.5', '5.', '%2B5', '012.5', '-0'])('refuses the price %s with a 400 naming it', async (price) => {
-    const response = await get(`/product/search?priceMin=${price}`);
-    expect(response.statusCode).toBe(400);
-    expect(messageOf(response.body)).toBe(
-      'Invalid value of "priceMin": priceMin must be a number in digits, with a point before any decimals, e.g. 12.50.',
-    );
-  });
+  it.each(['1e1', '0x10', '%2012.5', '12.5%20', 'Infinity', '.5', '5.', '%2B5', '012.5', '-0'])(
+    'refuses the price %s with a 400 naming it',
+    async (price) => {
+      const response = await get(`/product/search?priceMin=${price}`);
+      expect(response.statusCode).toBe(400);
+      expect(messageOf(response.body)).toBe(
+        'Invalid value of "priceMin": priceMin must be a number in digits, with a point before any decimals, e.g. 12.50.',
+      );
+    },
+  );
 
   it('still says a negative price is below the minimum', async () => {
-    expect(messageOf((await get('/product/search?priceMin=-1.5')).body)).toBe('Invalid value of "priceMin": priceMin must be no less than 0.');
+    expect(messageOf((await get('/product/search?priceMin=-1.5')).body)).toBe(
+      'Invalid value of "priceMin": priceMin must be no less than 0.',
+    );
   });
 });

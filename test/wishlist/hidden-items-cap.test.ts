@@ -23,7 +23,9 @@ beforeAll(async () => {
   // Added when they were on sale (the oldest first), then taken out of the web shop.
   await db
     .insertInto('wishlist_item')
-    .values(hidden.map((product_id, i) => ({ client_account_id: client.clientAccountId, store_code: 'WEB', product_id, created_at: now + i })))
+    .values(
+      hidden.map((product_id, i) => ({ client_account_id: client.clientAccountId, store_code: 'WEB', product_id, created_at: now + i })),
+    )
     .execute();
   await db.updateTable('product').set({ hidden_web: true }).where('id', 'in', hidden).execute();
 }, 120_000);

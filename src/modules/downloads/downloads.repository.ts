@@ -214,7 +214,17 @@ export async function entitledFile(
     .innerJoin('order_entitlement as e', 'e.product_id', 'f.product_id')
     .innerJoin('customer_order as o', 'o.id', 'e.order_id')
     .leftJoin('download_count as c', (join) => join.onRef('c.order_id', '=', 'e.order_id').onRef('c.product_id', '=', 'e.product_id'))
-    .select(['e.order_id', 'e.product_id', 'f.id', 'f.storage_key', 'f.content_type', 'f.size_bytes', 'f.filename', 'c.used', 'o.billing_email'])
+    .select([
+      'e.order_id',
+      'e.product_id',
+      'f.id',
+      'f.storage_key',
+      'f.content_type',
+      'f.size_bytes',
+      'f.filename',
+      'c.used',
+      'o.billing_email',
+    ])
     .where('f.id', '=', entitlement.fileId)
     .where('e.order_id', '=', entitlement.orderId)
     .where('e.client_account_id', entitlement.clientAccountId === null ? 'is' : '=', entitlement.clientAccountId);
