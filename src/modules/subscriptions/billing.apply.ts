@@ -32,9 +32,14 @@ import { lockSubscription, updateSubscription, type SubscriptionRow } from './su
 
 export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due';
 
-/** The gateway's state in the charge's words: money taken, none taken, or not known yet. */
+/**
+ * The gateway's state in the charge's words: money taken, none taken, or not known yet. A payment refunded
+ * (or charged back) is none taken: applied to a charge still pending (its answer and callback lost, the money
+ * given back in the portal meanwhile), read as settled it started a period, or an upgrade, for money gone back.
+ * To a charge finished already it changes nothing (a settled charge's refund is the refunder's to record).
+ */
 export function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
-  if (status.state === 'settled' || status.state === 'refunded') return 'settled';
+  if (status.state === 'settled') return 'settled';
   return status.state === 'pending' ? 'pending' : 'failed';
 }
 
@@ -69,6 +74,10 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   const applied = await applyChargeOutcome(trx, charge, outcome, status.reference, now);
   // Settled now (not refunded: that money went back already) and finished before: a late settle.
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
+  // Failed by this status, a refund in part made before it settled the charge: the rest is no payment either
+  // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
+  if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
+    return (await markRefundDue(trx, charge, 'failed', status.reference, now)) ? 'refund-due' : applied;
   return applied;
 }
 
