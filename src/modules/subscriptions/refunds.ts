@@ -31,6 +31,16 @@ import { queueSubscriptionMail } from './subscriptions.mails.js';
 export const SUBSCRIPTION_REFUND_JOB = 'subscription.refund';
 /** Tries of the job (about ten minutes of backoff in all); the billing run goes on after them. */
 const REFUND_JOB_ATTEMPTS = 6;
+/**
+ * How long a charge stays refund_due while no refunder can refund it (the gateway down or refusing the shop's
+ * credentials, not configured here, no payment reference) before it is handed to the operator as refund_refused:
+ * left refund_due for good, an operator who paid it back by hand could not record it (mark-refunded takes
+ * refund_refused only), and a gateway back later refunded it a second time. Days, not tries: the hourly run,
+ * `subscription bill` by hand and the job try at their own pace, and days are what the customer waits; three
+ * outlast an outage over a weekend. Measured from when it became refund_due (its updated_at: nothing else moves
+ * that while it is refund_due; `retry-refund` starts it again).
+ */
+export const REFUND_DUE_GIVE_UP_MS = 3 * 86_400_000;
 const BATCH = 500;
 
 /**
@@ -88,7 +98,8 @@ export type RefundLog = Pick<Logger, 'warn' | 'error'>;
  * longer be refunded): the charge becomes refund_refused, for the operator, and is not sent again; so
  * does one whose payment the gateway answers it cannot refund (unknown to it, failed, abandoned, voided).
  * `refunded`, `refused`: this refunder moved it. `moved-already`: another refunder moved it first.
- * `left`: the gateway could not refund it now (logged and counted); it stays refund_due.
+ * `left`: the gateway could not refund it now (logged and counted); it stays refund_due, until REFUND_DUE_GIVE_UP_MS
+ * after it became so, when such a try makes it refund_refused (`refused`), for the operator.
  */
 export async function refundCharge(
   db: Kysely<Database>,
@@ -99,10 +110,12 @@ export async function refundCharge(
 ): Promise<RefundOutcome> {
   const gateway = gateways[charge.gateway as GatewayName];
   let answer: GatewayRefundAnswer | null = null;
+  let leftBecause: string | null = null;
   try {
     if (gateway && charge.reference) answer = await refundedPayment(gateway, charge, charge.reference);
   } catch (err) {
     if (!(err instanceof GatewayUnavailableError || err instanceof GatewayRefusedError)) throw err;
+    leftBecause = err.message;
     log?.warn({ err, chargeId: Number(charge.id) }, 'subscription billing: the refund of a charge settled for nothing is left for later');
   }
   const status = answer?.status;
@@ -119,6 +132,10 @@ export async function refundCharge(
       { chargeId: Number(charge.id), gateway: charge.gateway },
       'subscription billing: a charge to refund has no configured gateway',
     );
+  if (now - Number(charge.updated_at) >= REFUND_DUE_GIVE_UP_MS) {
+    const reason = `not refunded in ${REFUND_DUE_GIVE_UP_MS / 86_400_000} days of tries; the last: ${leftBecause ?? whyNotRefunded(charge, gateway, answer)}`;
+    return inTransaction(db, (trx) => markRefundRefused(trx, charge, reason, null, now, log));
+  }
   subscriptionLateSettlesTotal.inc({ outcome: 'refund_failed' });
   return 'left';
 }
@@ -169,6 +186,13 @@ async function markRefundRefused(
     );
   });
   return 'refused';
+}
+
+/** Why a try that met no error refunded nothing: no gateway to ask, no payment to name, or the payment as the gateway showed it. */
+function whyNotRefunded(charge: ChargeRow, gateway: PaymentGateway | undefined, answer: GatewayRefundAnswer | null): string {
+  if (!gateway) return `the gateway ${charge.gateway} is not configured here`;
+  if (!charge.reference) return 'the charge names no payment of its gateway';
+  return `the gateway shows the payment ${answer?.status?.state ?? 'unknown'}, nothing refunded`;
 }
 
 /** States of a payment the gateway will not refund: the money was never taken, or went back otherwise. */

@@ -8,7 +8,8 @@ import { linesOfPages } from './pending-charges.service.js';
 import { markRefunded, retryRefusedRefund } from './refunds.js';
 
 // The operator's way out for a refund the gateway refused for good (refunds.ts: refund_refused, no
-// job or billing run sends it again): `subscription charges --refund-refused` lists those charges
+// job or billing run sends it again; also one no refunder could refund for REFUND_DUE_GIVE_UP_MS):
+// `subscription charges --refund-refused` lists those charges
 // with the gateway's refusal, `mark-refunded` records one the operator paid back by hand (in the
 // merchant portal, or by a bank transfer when the gateway will not refund the payment at all) and
 // mails its customer as a refund made by the shop is mailed, and `retry-refund` sends one back to
