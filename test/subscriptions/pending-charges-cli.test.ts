@@ -187,3 +187,27 @@ describe('subscription settle', () => {
     expect(await mailJobs(s, stuck.id)).toEqual(['purchased']);
   });
 });
+
+describe('subscription settle, the payment refunded in the portal before it was settled', () => {
+  it('paid is refused (the money went back); failed fails the renewal, and the rest of a part refund is refunded', async () => {
+    const stuck = await stuckRenewal();
+    const amountCents = (await chargesOf(s, stuck.id)).at(-1)!.amount_cents;
+    await s.everypay.refund(stuck.paymentReference, 100);
+    const paid = await subscription('settle', stuck.orderReference, 'paid', stuck.paymentReference);
+    expect(paid.code).toBe(1);
+    expect(paid.stderr).toContain(`says the payment ${stuck.paymentReference} is refunded, not paid; nothing changed`);
+    expect((await subscriptionRow(s, stuck.id)).period_number).toBe(1);
+
+    const failed = await subscription('settle', stuck.orderReference, 'failed', stuck.paymentReference);
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      outcome: 'refund-due',
+      state: 'refund_due',
+      subscription: { id: stuck.id, status: 'FAILED', periodNumber: 1 },
+    });
+    await bill(s, Date.now());
+    expect(s.everypay.payment(stuck.paymentReference)!.standingCents).toBe(0);
+    expect((await chargesOf(s, stuck.id)).at(-1)).toMatchObject({ state: 'refunded' });
+    expect(amountCents).toBeGreaterThan(100);
+  });
+});
