@@ -31,6 +31,13 @@ const en = {
   'orders.mail.greeting': 'Hello {name},',
   'orders.mail.buyer': 'Thank you for your order {code}. We have received it and are preparing it.',
   'orders.mail.receiver': '{buyer} placed order {code} in {store} to be delivered to you. We are preparing it.',
+  'orders.mail.receiverNothingShipped': '{buyer} placed order {code} in {store} for you.',
+  'orders.mail.receiverDownloads':
+    '{buyer} has the e-books and audiobooks in it to download and hand on to you: they are not sent to you.',
+  'orders.mail.receiverDownloadsMixed':
+    '{buyer} has the e-books and audiobooks in it to download and hand on to you: only the rest is delivered to you.',
+  'orders.mail.receiverTold':
+    'We have told {receiver} ({email}) about this order, and that its e-books and audiobooks are yours to download and hand on to them.',
   'orders.mail.lines': 'Ordered items:',
   'orders.mail.line': '{title} × {quantity}: {total}',
   'orders.mail.subtotal': 'Items: {amount}',
@@ -117,6 +124,13 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.greeting': 'Tere, {name}!',
   'orders.mail.buyer': 'Aitäh tellimuse {code} eest. Oleme selle kätte saanud ja valmistame seda ette.',
   'orders.mail.receiver': '{buyer} esitas poes {store} tellimuse {code}, mis tuuakse teile. Valmistame seda ette.',
+  'orders.mail.receiverNothingShipped': '{buyer} esitas poes {store} teile tellimuse {code}.',
+  'orders.mail.receiverDownloads':
+    'Selles olevad e-raamatud ja audioraamatud laadib alla {buyer} ja annab need teile edasi: teile neid ei saadeta.',
+  'orders.mail.receiverDownloadsMixed':
+    'Selles olevad e-raamatud ja audioraamatud laadib alla {buyer} ja annab need teile edasi: teile tuuakse ainult ülejäänu.',
+  'orders.mail.receiverTold':
+    'Andsime tellimusest teada ka saajale {receiver} ({email}) ning ütlesime, et selle e-raamatud ja audioraamatud laadite alla teie ja annate need talle edasi.',
   'orders.mail.lines': 'Tellitud tooted:',
   'orders.mail.line': '{title} × {quantity}: {total}',
   'orders.mail.subtotal': 'Tooted: {amount}',
@@ -202,6 +216,13 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.greeting': 'Здравствуйте, {name}!',
   'orders.mail.buyer': 'Спасибо за заказ {code}. Мы получили его и готовим к отправке.',
   'orders.mail.receiver': '{buyer} оформил(а) в {store} заказ {code} с доставкой вам. Мы готовим его к отправке.',
+  'orders.mail.receiverNothingShipped': '{buyer} оформил(а) для вас в {store} заказ {code}.',
+  'orders.mail.receiverDownloads':
+    'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам они не отправляются.',
+  'orders.mail.receiverDownloadsMixed':
+    'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам доставляется только остальное.',
+  'orders.mail.receiverTold':
+    'Мы сообщили о заказе получателю {receiver} ({email}) и о том, что электронные и аудиокниги из него скачиваете вы и передаёте их сами.',
   'orders.mail.lines': 'Заказанные товары:',
   'orders.mail.line': '{title} × {quantity}: {total}',
   'orders.mail.subtotal': 'Товары: {amount}',

@@ -133,10 +133,16 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
   const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
-  const intro =
+  const intro = [
     recipient === 'receiver'
-      ? say('orders.mail.receiver', { buyer: order.billing_name, code, store: storeName })
-      : say('orders.mail.buyer', { code });
+      ? say(isWithoutDelivery(order) ? 'orders.mail.receiverNothingShipped' : 'orders.mail.receiver', {
+          buyer: order.billing_name,
+          code,
+          store: storeName,
+        })
+      : say('orders.mail.buyer', { code }),
+    ...receiverDownloadsNote(order, lines, recipient),
+  ];
   // Each item before the code's discount (a line's total is after it): the discount is listed once,
   // below, and the items add up to the sum it is taken from.
   const itemLines = lines.map((line) =>
@@ -153,7 +159,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
   ];
   const blocks: string[][] = [
     [say('orders.mail.greeting', { name })],
-    [intro],
+    intro,
     [say('orders.mail.lines'), ...itemLines],
     totals,
     // Nothing shipped (digital items only): no address to name.
@@ -187,6 +193,18 @@ export function mailBody(blocks: readonly string[][], links: string | null | rea
 function downloadsNote(order: OrderRow, lines: readonly LineRow[]): string[] {
   if (!lines.some(isDownloadLine)) return [];
   return [voiceOf(order).say(order.client_account_id === null ? 'orders.mail.downloads' : 'orders.mail.downloadsInAccount')];
+}
+
+/**
+ * An order for someone else with e-books or audiobooks: nothing of them is sent to the receiver (the
+ * download is the buyer's alone, by the order's page or account), so the receiver is told the buyer
+ * hands them on, and the buyer that the receiver was told so.
+ */
+function receiverDownloadsNote(order: OrderRow, lines: readonly LineRow[], recipient: OrderMailRecipient): string[] {
+  if (!orderMailRecipients(order).includes('receiver') || !lines.some(isDownloadLine)) return [];
+  const { say } = voiceOf(order);
+  if (recipient === 'buyer') return [say('orders.mail.receiverTold', { receiver: order.shipping_name, email: order.shipping_email })];
+  return [say(isWithoutDelivery(order) ? 'orders.mail.receiverDownloads' : 'orders.mail.receiverDownloadsMixed', { buyer: order.billing_name })];
 }
 
 function deliveryDetails(order: OrderRow): string {
