@@ -267,6 +267,11 @@ describe('GET /sitemap/{store}/{file}', () => {
     for (const args of [
       ['sitemap', 'generate', '--urls-per-file=9000'],
       ['sitemap', 'status', '--what'],
+      // Number() read these as 16, 1000 and 5: a typo written as a sitemap of another size.
+      ['sitemap', 'generate', '--urls-per-file=0x10'],
+      ['sitemap', 'generate', '--urls-per-file=1e3'],
+      ['sitemap', 'generate', '--urls-per-file= 5'],
+      ['sitemap', 'generate', '--urls-per-file=5.0'],
     ]) {
       const run = await runCli(args, env);
       expect(run.code, args.join(' ')).toBe(2);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import { cliId, CliUsageError } from '../cli-usage.js';
+import { cliId, CliUsageError, cliWholeNumber } from '../cli-usage.js';
 import type { Database } from '../../db/schema.js';
 import { JOB_STATUSES, countJobsByStatus, isJobStatus, listJobs, retryJob, type JobRow, type JobStatus } from './queue.js';
 
@@ -26,13 +26,7 @@ async function list(db: Kysely<Database>, args: string[], print: (line: string) 
     if (!isJobStatus(values.status)) throw new CliUsageError(`--status must be one of ${JOB_STATUSES.join(', ')}`);
     status = values.status;
   }
-  let limit = DEFAULT_LIMIT;
-  if (values.limit !== undefined) {
-    limit = Number(values.limit);
-    if (!/^\d+$/.test(values.limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new CliUsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
-    }
-  }
+  const limit = values.limit === undefined ? DEFAULT_LIMIT : cliWholeNumber(values.limit, '--limit', 1, MAX_LIMIT);
   const jobs = await listJobs(db, { status, limit });
   if (jobs.length === 0) print(status === undefined ? 'no jobs' : `no ${status} jobs`);
   for (const job of jobs) print(describe(job));

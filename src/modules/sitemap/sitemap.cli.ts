@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Db } from '../../db/database.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { cliWholeNumber, CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import type { FileStore } from '../../infra/file-store/index.js';
 import { withLease } from '../../infra/jobs/lease.js';
@@ -38,10 +38,8 @@ export async function sitemapCommand(deps: SitemapCommandDeps, args: string[], p
     for (const status of statuses) print(describe(status));
     return 0;
   }
-  const maxUrls = values['urls-per-file'] === undefined ? MAX_URLS_PER_FILE : Number(values['urls-per-file']);
-  if (!Number.isInteger(maxUrls) || maxUrls < 1 || maxUrls > MAX_URLS_PER_FILE) {
-    throw new CliUsageError(`--urls-per-file must be a whole number from 1 to ${MAX_URLS_PER_FILE}`);
-  }
+  const perFile = values['urls-per-file'];
+  const maxUrls = perFile === undefined ? MAX_URLS_PER_FILE : cliWholeNumber(perFile, '--urls-per-file', 1, MAX_URLS_PER_FILE);
   const stores = (await getAllStores(deps.db)).filter((candidate) => (store === undefined ? candidate.isActive : candidate.code === store));
   let failed = false;
   const busy: string[] = [];
