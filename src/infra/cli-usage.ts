@@ -22,6 +22,25 @@ export function cliWholeNumber(raw: string, option: string, min: number, max: nu
   return value;
 }
 
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * Unix ms of a moment an option gives (`store lock --until`): an RFC 3339 date-time with its zone
+ * (Z or an offset), else a usage error. Date.parse read a time without a zone in the server's own
+ * zone (a UTC container: hours off the shop's), a date alone as UTC midnight, took free text such as
+ * "Dec 1 2099" and rolled 02-30 over to March. The import refuses a moment without a zone too
+ * (catalogue-import/fields.ts dateTime): the zone is the operator's to say, not the machine's.
+ */
+export function cliInstant(raw: string, option: string): number {
+  const parts = DATE_TIME.exec(raw);
+  const ms = parts ? Date.parse(raw) : NaN;
+  const [year, month, day] = parts ? [Number(parts[1]), Number(parts[2]), Number(parts[3])] : [0, 0, 0];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (!parts || Number.isNaN(ms) || calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
+    throw new CliUsageError(`${option} must be a date and time with its zone, such as 2026-12-01T06:00:00Z or 2026-12-01T08:00:00+02:00, not "${raw}"`);
+  return ms;
+}
+
 /**
  * Runs a command whose service refuses malformed arguments with errors of `inputError`: such an
  * error is a bad argument (exit 2, with the usage, the message after `label`), as the options the

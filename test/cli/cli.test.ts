@@ -264,6 +264,26 @@ describe('the CLI', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  // Date.parse read a time without a zone in the server's own zone (a UTC container: 2 or 3 hours
+  // off the shop's) and also took 'Dec 1 2099' and '2099-12-01 6:00'; the import refuses a moment
+  // without a zone, and so does the lock.
+  it.each([['2099-12-01T06:00:00'], ['2099-12-01'], ['Dec 1 2099 06:00 GMT'], ['2099-02-30T06:00:00Z'], ['2099-12-01 06:00:00Z']])(
+    'refuses store lock --until %s, a time without a zone or not RFC 3339 (exit 2)',
+    async (until) => {
+      const result = await runCli(['store', 'lock', 'WEB', '--until', until], env);
+      expect(result.code, result.stdout).toBe(2);
+      expect(result.stderr).toContain('--until must be');
+      expect((await runCli(['store', 'list'], env)).stdout).toMatch(/^WEB\t.*\topen\t/m);
+    },
+  );
+
+  it('locks until a time with an offset', async () => {
+    const locked = await runCli(['store', 'lock', 'WEB', '--until', '2099-12-01T08:00:00+02:00'], env);
+    expect(locked.code, locked.stderr).toBe(0);
+    expect(locked.stdout).toContain('LOCKED until 2099-12-01T06:00:00.000Z');
+    expect((await runCli(['store', 'unlock', 'WEB'], env)).code).toBe(0);
+  });
+
   it('prints usage for help', async () => {
     const result = await runCli(['help'], env);
     expect(result.code).toBe(0);

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Db } from '../../db/database.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { cliInstant, CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { isStoreCode } from './store-codes.js';
 import { changeStore, getAllStores, type StoreChanges, type StoreSettings } from './store.service.js';
