@@ -60,7 +60,20 @@ export function readSocialConfig(env: EnvReader): SocialSection {
     apple: readApple(env),
   };
   if (!isHttpUrl(config.publicUrl)) env.problem(`PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`);
+  else if (!isBaseUrl(config.publicUrl))
+    env.problem(`PUBLIC_URL must be an http(s) URL without a query, a fragment or a user name and password, got "${config.publicUrl}"`);
   return config;
+}
+
+/**
+ * Whether a URL can have paths put after it: every link the service makes (the sitemap index, the
+ * gateway's callbacks, sign-in redirects) is PUBLIC_URL and a path, so a query or fragment ended up
+ * before the path (https://api.example/?v=1/sitemap/...), and a user name and password were handed out.
+ * The text is checked too: URL drops an empty '?' or '#'.
+ */
+function isBaseUrl(text: string): boolean {
+  const url = new URL(text);
+  return !/[?#]/.test(text) && url.username === '' && url.password === '';
 }
 
 function readOidcProvider(env: EnvReader, prefix: string, defaultIssuer: string, needsSecret: boolean): OidcProviderConfig | undefined {
