@@ -44,6 +44,9 @@ export function registerHeadRequests(app: FastifyInstance): void {
       const head = route.exposeHeadRoute === false ? 'own' : writes === undefined ? 'handler' : 'without-effect';
       routes.push({ url: route.url, head, ...(writes === undefined ? {} : { writes }) });
     }
+    // Fastify's own HEAD of a GET: its HEAD hook sets the length of the body the GET would send, which
+    // a 304 (http-cache.ts, If-None-Match) must not carry unlike the GET's 304 (RFC 9110 8.6): taken off after it.
+    if (writes === undefined && route.method === 'HEAD') route.onSend = [...[route.onSend ?? []].flat(), noLengthOn304] as RouteOptions['onSend'];
     if (writes === undefined || !methods.includes('HEAD')) return;
     // A HEAD listed with other methods would share their handler: it could not be answered alone.
     if (route.method !== 'HEAD') throw new Error(`${route.url}: a route whose GET writes must not list HEAD among its methods`);
@@ -51,6 +54,11 @@ export function registerHeadRequests(app: FastifyInstance): void {
     // After Fastify's own HEAD hook, which sets the length of the body a GET would send: a 204 has none (RFC 9110 8.6).
     route.onSend = [...[route.onSend ?? []].flat(), withoutLength] as RouteOptions['onSend'];
   });
+}
+
+function noLengthOn304(_request: unknown, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  if (reply.statusCode === 304) reply.removeHeader('content-length');
+  done(null, payload);
 }
 
 function withoutLength(_request: unknown, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {

@@ -51,7 +51,8 @@ export function registerNoStore(app: FastifyInstance): void {
 
 /**
  * In the plugin it is registered in: a cacheable 200 answer to GET gets a strong ETag from its
- * body, and a conditional GET whose If-None-Match holds it gets a 304 without the body.
+ * body, and a conditional GET whose If-None-Match holds it gets a 304 without the body. A HEAD is
+ * the GET without the body, its conditionals included (RFC 9110 9.3.2): the same ETag and 304.
  */
 export function registerConditionalGet(app: FastifyInstance): void {
   // A callback hook: an async one costs every answer of the catalogue a promise and a microtask turn.
@@ -61,7 +62,8 @@ export function registerConditionalGet(app: FastifyInstance): void {
 /** The payload to send: the same with an ETag added where the answer may be kept, or none for a 304. */
 function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   // A body written as text or as bytes (kept card texts: http/serialization.ts), not a stream.
-  if (request.method !== 'GET' || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
+  const head = request.method === 'HEAD';
+  if ((request.method !== 'GET' && !head) || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
   const cacheControl = reply.getHeader('cache-control');
   if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
   // An answer replayed from the response cache brings its ETag along.
@@ -72,6 +74,9 @@ function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload
     reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
+    // A HEAD's body goes to Fastify's HEAD hook, which drops it and sets its length; the 304 has that
+    // length taken off again after it (http/head-requests.ts), as a GET's 304 has none.
+    if (head) return payload;
     // No body at all (null, not ''): Fastify then sends no Content-Length, which on a 304 must
     // be the 200's length or absent (RFC 9110 8.6); '' made it 0.
     return null;
