@@ -1,11 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GetRoute } from '../../src/http/head-requests.js';
 import { seedDemo } from '../../src/demo/seed.js';
 import { systemClock } from '../../src/infra/clock.js';
+import { createFileStore } from '../../src/infra/file-store/index.js';
+import { newToken } from '../../src/infra/tokens.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { eventFeedCommand } from '../../src/modules/integrations/index.js';
+import { sitemapCommand } from '../../src/modules/sitemap/index.js';
 import { orderChecksum } from '../../src/modules/orders/checksum.js';
 import { createEngine, foldAllQueued } from '../../src/modules/search/index.js';
 import { changeLog, type ChangeLog } from '../helpers/change-log.js';
@@ -28,6 +34,7 @@ import { exportUser } from '../data-export/fixtures.js';
 // Undoing an earlier HEAD fix fails it: the create-form one (an order's status, a job, its events),
 // the product page's VIEW and /external-url's hit. It cannot see /auth/external's (no provider is
 // configured here, so its GET is a 404 that writes nothing): test/social/head-requests.test.ts does.
+// Routes that answer only a 4xx without data of their own get it (FIXTURED), so their HEAD reaches the handler.
 
 const CHECKSUM_SECRET = 'head-sweep-order-checksum-secret-0123456789';
 const SESSION = 'headsweepsession0123456789';
@@ -66,10 +73,27 @@ const PARAMS: Record<string, Record<string, string>> = {
   '/sitemap/:store/:file': { store: 'WEB', file: 'sitemap.xml' },
   '/qr-code/:code': { code: 'product-1000001' },
   '/discount-page/:slug': { slug: 'raamatunadal' },
+  '/composite-page/:slug': { slug: 'head-sweep' },
 };
+
+/** Routes that answer only a 4xx without the fixtures beforeAll makes for them. */
+const FIXTURED = [
+  '/auth/verify-email-meta',
+  '/company-user',
+  '/sub-company',
+  '/composite-page/:slug',
+  '/sitemap/:store/:file',
+  '/download/:id/link',
+  '/direct-download/:token',
+];
+
+/** Routes whose own caller is not a retail customer: the company's master users. */
+const CALLER: Record<string, 'business' | 'wholesale'> = { '/company-user': 'business', '/sub-company': 'wholesale' };
 
 let t: TestApp;
 let log: ChangeLog;
+/** FILE_STORE_DIR: the sitemap's files (and any other) go here, never into the working tree. */
+const files = mkdtempSync(join(tmpdir(), 'storefront-head-sweep-'));
 const credentials: Record<string, string> = {};
 /** Query strings (and path values) that need the fixtures made in beforeAll. */
 const queries: Record<string, string> = {
@@ -80,7 +104,6 @@ const queries: Record<string, string> = {
   '/recommendation': 'productId=1',
   '/external-url': 'path=/uudised/blogi.php',
   '/virtual-gift-card/balance': 'code=HEADSWEEP0000',
-  '/auth/verify-email-meta': 'verificationToken=headsweep',
   '/auth/external': 'authclient=google',
   '/subscription-credit-card/return': 'cardId=1&checksum=0',
   '/admin/ctr': 'from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z',
@@ -88,7 +111,7 @@ const queries: Record<string, string> = {
 
 beforeAll(async () => {
   t = await createTestApp({
-    env: { ...SWEEP_ENV, ORDER_CHECKSUM_SECRET: CHECKSUM_SECRET },
+    env: { ...SWEEP_ENV, ORDER_CHECKSUM_SECRET: CHECKSUM_SECRET, FILE_STORE_DIR: files },
     beforeReady(app) {
       const write = async () => {
         await sql`update search_state set changed_at = changed_at where id = 1`.execute(t.database.db);
@@ -114,6 +137,32 @@ beforeAll(async () => {
   await eventFeedCommand({ db, clock: systemClock }, ['add', 'head-sweep'], (line) => lines.push(line));
   credentials.feed = `Bearer ${lines.at(-1)!}`;
   credentials.export = (await exportUser(db)).authorization;
+  credentials.business = `Bearer ${(await createCustomer(db, { kind: 'BUSINESS' })).token}`;
+  credentials.wholesale = `Bearer ${(await createCustomer(db, { kind: 'WHOLESALE' })).token}`;
+  // A user who registered and has not yet followed the mailed link (verify-email-meta's page).
+  const unverified = await createCustomer(db);
+  const verification = newToken();
+  queries['/auth/verify-email-meta'] = `verificationToken=${verification.token}`;
+  await db
+    .updateTable('app_user')
+    .set({
+      verification_token_hash: verification.hash,
+      verification_expires_at: Date.now() + 86_400_000,
+      verification_client_account_id: unverified.clientAccountId,
+    })
+    .where('id', '=', (await db.selectFrom('client_account').select('user_id').where('id', '=', unverified.clientAccountId).executeTakeFirstOrThrow()).user_id)
+    .execute();
+  // A landing page of blocks (the demo has none) and the store's sitemap files.
+  const page = { code: 'HEAD-SWEEP', store: 'WEB', slug: 'head-sweep', translations: { et: { title: 'Pealkiri' } }, blocks: [] };
+  const imported = await t.app.inject({
+    method: 'POST',
+    url: '/admin/import/composite-pages',
+    headers: { authorization: credentials.operator, 'content-type': 'application/x-ndjson' },
+    payload: `${JSON.stringify(page)}\n`,
+  });
+  expect(imported.json(), imported.body).toMatchObject({ errorCount: 0 });
+  const fileStore = await createFileStore(t.config.fileStore);
+  expect(await sitemapCommand({ db, fileStore, serviceUrl: 'https://api.example' }, ['generate', '--store=WEB'], () => {})).toBe(0);
   // A guest's order waiting for its payment (the bank links), and the customer's own order.
   const product = await db.selectFrom('product').select(['id', 'code']).where('code', '=', '1000001').executeTakeFirstOrThrow();
   const line = { productId: Number(product.id), productCode: product.code };
@@ -125,9 +174,35 @@ beforeAll(async () => {
   PARAMS['/order/:code'] = { code: ownOrder.code };
   PARAMS['/order/:code/download'] = { code: guestOrder.code };
   queries['/order/:code/download'] = `checksum=${checksum}`;
+  // The customer's e-book: a paid order entitled to it, its file uploaded (the upload's job lists it),
+  // a signed link to it (/download/{id}/link's answer, the direct download's token).
+  const ebook = await db.selectFrom('product').select(['id', 'code']).where('type', '=', 'EBOOK').orderBy('id').executeTakeFirstOrThrow();
+  const ebookLine = { productId: Number(ebook.id), productCode: ebook.code, digital: true };
+  const ebookOrder = await insertOrder(db, { status: 'COMPLETED', lines: [ebookLine], clientAccountId: customer.clientAccountId });
+  await db
+    .insertInto('order_entitlement')
+    .values({ order_id: ebookOrder.id, product_id: Number(ebook.id), client_account_id: customer.clientAccountId, created_at: Date.now() })
+    .execute();
+  const uploaded = await t.app.inject({
+    method: 'PUT',
+    url: `/admin/product-files/${ebook.code}/EPUB`,
+    headers: { authorization: credentials.operator, 'content-type': 'application/octet-stream' },
+    payload: Buffer.from('an e-book'),
+  });
+  expect(uploaded.statusCode, uploaded.body).toBe(200);
+  await t.drainJobs();
+  const items = await t.app.inject({ method: 'GET', url: '/download', headers: { store: 'WEB', authorization: credentials.customer } });
+  const item = (items.json() as Array<{ id: string }>)[0]!;
+  PARAMS['/download/:id/link'] = { id: item.id };
+  const link = await t.app.inject({ method: 'GET', url: `/download/${item.id}/link`, headers: { store: 'WEB', authorization: credentials.customer } });
+  expect(link.statusCode, link.body).toBe(200);
+  PARAMS['/direct-download/:token'] = { token: new URL((link.json() as { url: string }).url).pathname.split('/').at(-1)! };
   log = await changeLog(db);
 }, 180_000);
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  rmSync(files, { recursive: true, force: true });
+});
 
 /** The credential a route's own caller sends (a customer's bearer on the shopper's routes). */
 function credentialOf(url: string): string {
@@ -135,7 +210,7 @@ function credentialOf(url: string): string {
   if (url.startsWith('/admin/') || url.startsWith('/docs') || url === '/openapi.json') return credentials.operator!;
   if (url.startsWith('/integration/')) return credentials.feed!;
   if (url.startsWith('/export/')) return credentials.export!;
-  return credentials.customer!;
+  return credentials[CALLER[url] ?? 'customer']!;
 }
 
 function urlOf(route: GetRoute): string {
@@ -191,5 +266,9 @@ describe('a HEAD of every GET route', () => {
     // Reaching a 4xx proves little: most routes must have answered as they do when all is well.
     const unreached = routes.filter((route) => !reached.has(route.url)).map((route) => route.url);
     expect(unreached.length, `HEAD reached only a 4xx: ${unreached.join(', ')}`).toBeLessThan(routes.length / 5);
+    // Those given fixtures above reach their handlers. Still unreached (a 4xx): the test gateway's pay page and the
+    // payment callback (no payment reference), a guest order's download link (its order is not paid), the card
+    // return and a subscription's take (no subscription nor saved card).
+    expect(unreached.filter((url) => FIXTURED.includes(url))).toEqual([]);
   }, 300_000);
 });
