@@ -43,8 +43,8 @@ function describe(store: StoreSettings): string {
 function parseUntil(args: string[], now: number): number | null {
   const { values } = parse(args, { until: { type: 'string' } });
   if (values.until === undefined) return null;
-  const until = Date.parse(values.until);
-  if (Number.isNaN(until) || until <= now) throw new CliUsageError('--until must be a future time such as 2026-12-01T06:00:00Z');
+  const until = cliInstant(values.until, '--until');
+  if (until <= now) throw new CliUsageError('--until must be a future time such as 2026-12-01T06:00:00Z');
   return until;
 }
 
