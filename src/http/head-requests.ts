@@ -46,7 +46,8 @@ export function registerHeadRequests(app: FastifyInstance): void {
     }
     // Fastify's own HEAD of a GET: its HEAD hook sets the length of the body the GET would send, which
     // a 304 (http-cache.ts, If-None-Match) must not carry unlike the GET's 304 (RFC 9110 8.6): taken off after it.
-    if (writes === undefined && route.method === 'HEAD') route.onSend = [...[route.onSend ?? []].flat(), noLengthOn304] as RouteOptions['onSend'];
+    if (writes === undefined && route.method === 'HEAD')
+      route.onSend = [...[route.onSend ?? []].flat(), noLengthOn304] as RouteOptions['onSend'];
     if (writes === undefined || !methods.includes('HEAD')) return;
     // A HEAD listed with other methods would share their handler: it could not be answered alone.
     if (route.method !== 'HEAD') throw new Error(`${route.url}: a route whose GET writes must not list HEAD among its methods`);

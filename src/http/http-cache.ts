@@ -63,7 +63,8 @@ export function registerConditionalGet(app: FastifyInstance): void {
 function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   // A body written as text or as bytes (kept card texts: http/serialization.ts), not a stream.
   const head = request.method === 'HEAD';
-  if ((request.method !== 'GET' && !head) || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
+  if ((request.method !== 'GET' && !head) || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload)))
+    return payload;
   const cacheControl = reply.getHeader('cache-control');
   if (typeof cacheControl !== 'string' || !(cacheControl.startsWith('public') || cacheControl.startsWith('private'))) return payload;
   // An answer replayed from the response cache brings its ETag along.

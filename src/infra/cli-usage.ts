@@ -36,8 +36,16 @@ export function cliInstant(raw: string, option: string): number {
   const ms = parts ? Date.parse(raw) : NaN;
   const [year, month, day] = parts ? [Number(parts[1]), Number(parts[2]), Number(parts[3])] : [0, 0, 0];
   const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (!parts || Number.isNaN(ms) || calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
-    throw new CliUsageError(`${option} must be a date and time with its zone, such as 2026-12-01T06:00:00Z or 2026-12-01T08:00:00+02:00, not "${raw}"`);
+  if (
+    !parts ||
+    Number.isNaN(ms) ||
+    calendar.getUTCFullYear() !== year ||
+    calendar.getUTCMonth() !== month - 1 ||
+    calendar.getUTCDate() !== day
+  )
+    throw new CliUsageError(
+      `${option} must be a date and time with its zone, such as 2026-12-01T06:00:00Z or 2026-12-01T08:00:00+02:00, not "${raw}"`,
+    );
   return ms;
 }
 

@@ -82,14 +82,16 @@ describe('PUBLIC_URL', () => {
   // Every link the service makes is PUBLIC_URL and a path after it: with a query the sitemap index
   // named https://api.shop.example/?v=1/sitemap/WEB/products-1.xml, with a fragment a URL that never
   // reaches the server, with a user name and password links that hand them out.
-  it.each(['https://api.shop.example/?v=1', 'https://api.shop.example/#top', 'https://ops:secret@api.shop.example', 'https://api.shop.example/?'])(
-    'refuses PUBLIC_URL=%s at load',
-    (url) => {
-      expect(configProblems({ PUBLIC_URL: url })).toEqual([
-        `PUBLIC_URL must be an http(s) URL without a query, a fragment or a user name and password, got "${url}"`,
-      ]);
-    },
-  );
+  it.each([
+    'https://api.shop.example/?v=1',
+    'https://api.shop.example/#top',
+    'https://ops:secret@api.shop.example',
+    'https://api.shop.example/?',
+  ])('refuses PUBLIC_URL=%s at load', (url) => {
+    expect(configProblems({ PUBLIC_URL: url })).toEqual([
+      `PUBLIC_URL must be an http(s) URL without a query, a fragment or a user name and password, got "${url}"`,
+    ]);
+  });
 
   it('takes a PUBLIC_URL with a path', () => {
     expect(configProblems({ PUBLIC_URL: 'https://shop.example/api/' })).toEqual([]);

@@ -150,7 +150,12 @@ beforeAll(async () => {
       verification_expires_at: Date.now() + 86_400_000,
       verification_client_account_id: unverified.clientAccountId,
     })
-    .where('id', '=', (await db.selectFrom('client_account').select('user_id').where('id', '=', unverified.clientAccountId).executeTakeFirstOrThrow()).user_id)
+    .where(
+      'id',
+      '=',
+      (await db.selectFrom('client_account').select('user_id').where('id', '=', unverified.clientAccountId).executeTakeFirstOrThrow())
+        .user_id,
+    )
     .execute();
   // A landing page of blocks (the demo has none) and the store's sitemap files.
   const page = { code: 'HEAD-SWEEP', store: 'WEB', slug: 'head-sweep', translations: { et: { title: 'Pealkiri' } }, blocks: [] };
@@ -194,7 +199,11 @@ beforeAll(async () => {
   const items = await t.app.inject({ method: 'GET', url: '/download', headers: { store: 'WEB', authorization: credentials.customer } });
   const item = (items.json() as Array<{ id: string }>)[0]!;
   PARAMS['/download/:id/link'] = { id: item.id };
-  const link = await t.app.inject({ method: 'GET', url: `/download/${item.id}/link`, headers: { store: 'WEB', authorization: credentials.customer } });
+  const link = await t.app.inject({
+    method: 'GET',
+    url: `/download/${item.id}/link`,
+    headers: { store: 'WEB', authorization: credentials.customer },
+  });
   expect(link.statusCode, link.body).toBe(200);
   PARAMS['/direct-download/:token'] = { token: new URL((link.json() as { url: string }).url).pathname.split('/').at(-1)! };
   log = await changeLog(db);

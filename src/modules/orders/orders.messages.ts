@@ -32,8 +32,7 @@ const en = {
   'orders.mail.buyer': 'Thank you for your order {code}. We have received it and are preparing it.',
   'orders.mail.receiver': '{buyer} placed order {code} in {store} to be delivered to you. We are preparing it.',
   'orders.mail.receiverNothingShipped': '{buyer} placed order {code} in {store} for you.',
-  'orders.mail.receiverDownloads':
-    '{buyer} has the e-books and audiobooks in it to download and hand on to you: they are not sent to you.',
+  'orders.mail.receiverDownloads': '{buyer} has the e-books and audiobooks in it to download and hand on to you: they are not sent to you.',
   'orders.mail.receiverDownloadsMixed':
     '{buyer} has the e-books and audiobooks in it to download and hand on to you: only the rest is delivered to you.',
   'orders.mail.receiverTold':
@@ -217,8 +216,7 @@ const ru: Record<keyof typeof en, string> = {
   'orders.mail.buyer': 'Спасибо за заказ {code}. Мы получили его и готовим к отправке.',
   'orders.mail.receiver': '{buyer} оформил(а) в {store} заказ {code} с доставкой вам. Мы готовим его к отправке.',
   'orders.mail.receiverNothingShipped': '{buyer} оформил(а) для вас в {store} заказ {code}.',
-  'orders.mail.receiverDownloads':
-    'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам они не отправляются.',
+  'orders.mail.receiverDownloads': 'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам они не отправляются.',
   'orders.mail.receiverDownloadsMixed':
     'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам доставляется только остальное.',
   'orders.mail.receiverTold':

@@ -204,7 +204,9 @@ function receiverDownloadsNote(order: OrderRow, lines: readonly LineRow[], recip
   if (!orderMailRecipients(order).includes('receiver') || !lines.some(isDownloadLine)) return [];
   const { say } = voiceOf(order);
   if (recipient === 'buyer') return [say('orders.mail.receiverTold', { receiver: order.shipping_name, email: order.shipping_email })];
-  return [say(isWithoutDelivery(order) ? 'orders.mail.receiverDownloads' : 'orders.mail.receiverDownloadsMixed', { buyer: order.billing_name })];
+  return [
+    say(isWithoutDelivery(order) ? 'orders.mail.receiverDownloads' : 'orders.mail.receiverDownloadsMixed', { buyer: order.billing_name }),
+  ];
 }
 
 function deliveryDetails(order: OrderRow): string {
