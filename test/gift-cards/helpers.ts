@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/database.js';
+import { addDays, localTime } from '../../src/infra/shop-time.js';
 import { codeKey, displayCode, generateCode, normaliseCode } from '../../src/modules/gift-cards/gift-card-code.js';
 import { importLines } from '../basket/import-helpers.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -10,8 +11,11 @@ import type { TestApp } from '../helpers/test-app.js';
 /** A new code as printed on a card (groups of four, the check character last). */
 export const newCode = () => displayCode(generateCode());
 
-const DAY = 86_400_000;
-export const dateIn = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
+/**
+ * The shop's calendar date `days` from today, as the service reads delivery and expiry dates (Europe/Tallinn):
+ * the UTC date is the day before from 22:00 or 21:00 UTC, when a card for "today" was refused as in the past.
+ */
+export const dateIn = (days: number) => addDays(localTime(Date.now()).date, days);
 
 /** Imports physical cards (`balance` in euros, expiring in a year unless told). */
 export async function importCards(t: TestApp, cards: Array<{ code: string; balance: number; expiresAt?: string }>) {
