@@ -45,7 +45,7 @@ export function numericParameters(schema: unknown): Map<string, NumericParameter
  * with a string branch reads the text as its own, so it is left to Ajv).
  */
 function kindOf(schema: SchemaNode): Kind | undefined {
-  const branches = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : [schema]) as SchemaNode[];
+  const branches = branchesOf(schema);
   const types = branches.flatMap((branch) => [branch.type].flat());
   if (!types.some((type) => type === 'integer' || type === 'number')) return undefined;
   if (!types.every((type) => type === 'integer' || type === 'number' || type === 'null')) return undefined;
@@ -54,8 +54,13 @@ function kindOf(schema: SchemaNode): Kind | undefined {
 
 /** The branch whose type the message names (its minimum says whether an id is meant). */
 function numericBranch(schema: SchemaNode): SchemaNode {
-  const branches = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : [schema]) as SchemaNode[];
+  const branches = branchesOf(schema);
   return branches.find((branch) => [branch.type].flat().some((type) => type === 'integer' || type === 'number')) ?? schema;
+}
+
+/** The alternatives of a union schema (anyOf, oneOf), or the schema itself. */
+function branchesOf(schema: SchemaNode): SchemaNode[] {
+  return (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : [schema]) as SchemaNode[];
 }
 
 /** Whether `text` is a plain decimal of the kind, one a double holds (not Infinity, not -0). */
