@@ -74,6 +74,12 @@ export interface Catalogue {
     slice: ListSlice,
   ): Promise<{ total: number; cards: Array<{ id: number; text: Buffer }> }>;
   /**
+   * The ids of `ids` the caller may see, read from the database rather than the cache: for a
+   * decision that removes what the cache may be behind on (a full wishlist gives up hidden rows,
+   * and a product shown again a moment ago must not be among them).
+   */
+  visibleIdsNow(context: CatalogueContext, ids: readonly number[]): Promise<number[]>;
+  /**
    * `cards` as the JSON text (UTF-8 bytes) of an array of ProductCardSchema, for routes that send it
    * as it is (http/serialization.ts sendJsonText): all of a card but its price is written once per kept base.
    */
@@ -286,6 +292,13 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
       ]);
       const cards = page.map((base) => ({ id: base.id, text: writeCard(base, prices, context.language, names) }));
       return { total: shown.length, cards };
+    },
+    async visibleIdsNow(context, ids) {
+      const found = await readBases(context.store.code, ids);
+      return ids.filter((id) => {
+        const base = found.get(id);
+        return base !== undefined && isVisibleTo(base, context.caller);
+      });
     },
     cardsText,
     cardsTextUntil,

@@ -81,13 +81,13 @@ export const isWishlistFull = (error: unknown): boolean =>
 /**
  * The products on the list that the caller may no longer see, the longest on it first: what a full
  * list gives up to take a new product (addToWishlist). Read outside the write's transaction, as the
- * catalogue reads (one connection on SQLite); read only once a list was found full.
+ * catalogue reads (one connection on SQLite); read only once a list was found full, and from the
+ * database rather than the catalogue's cache, which may still hold a product shown again as hidden.
  */
 export async function hiddenItems(readItems: WishlistItemsReader, catalogue: Catalogue, context: CatalogueContext): Promise<number[]> {
   const all = await readItems(wishlistOwner(context));
   const ids = all.map((row) => row.product_id);
-  const { cards } = await catalogue.visibleCardTexts(context, ids, { offset: 0, perPage: ids.length });
-  const shown = new Set(cards.map((card) => card.id));
+  const shown = new Set(await catalogue.visibleIdsNow(context, ids));
   return ids.filter((id) => !shown.has(id)).reverse();
 }
 
