@@ -57,6 +57,7 @@ describe('sitemap generate: a section that fails half-way', () => {
     const runDate = line![1]!;
     expect(runDate).not.toBe(firstDate);
     expect(await indexed()).toEqual({
+      'pages-1.xml': runDate,
       'products-1.xml': runDate,
       'products-2.xml': runDate,
       'products-3.xml': runDate,

@@ -187,7 +187,7 @@ describe('sitemap generate', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^WEB\tpersons\t2 URLs\t2 files\t\S+\tok$/m);
     expect(status.stdout).toMatch(/^WEB\tcontent-pages\t1 URLs\t1 files\t\S+\tok$/m);
-    expect(status.stdout.trim().split('\n')).toHaveLength(13);
+    expect(status.stdout.trim().split('\n')).toHaveLength(14);
   });
 
   it('reports a failing section, writes the others and keeps the failed one’s files from the run before in the index', async () => {

@@ -66,7 +66,7 @@ describe('sitemap generate: files a section no longer needs', () => {
   it('stay served while the index served lists them, and go with the run that stops listing them', async () => {
     const first = await generate();
     expect(first.code, first.stderr).toBe(0);
-    expect(await listedFiles()).toEqual({ 'products-1.xml': 200, 'products-2.xml': 200, 'products-3.xml': 200 });
+    expect(await listedFiles()).toEqual({ 'pages-1.xml': 200, 'products-1.xml': 200, 'products-2.xml': 200, 'products-3.xml': 200 });
 
     // One product fewer: the products need two files.
     await database.db.updateTable('product').set({ is_active: false }).where('id', '=', products[2]!).execute();

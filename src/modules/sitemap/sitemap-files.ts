@@ -60,7 +60,8 @@ export async function writeSectionFiles(
       let chunk: string[] = [];
       while (!next.done && inFile < target.maxUrls) {
         const url = next.value;
-        chunk.push(`<url><loc>${escapeXml(baseUrl + url.path)}</loc><lastmod>${iso(url.lastmod)}</lastmod></url>\n`);
+        const lastmod = url.lastmod === undefined ? '' : `<lastmod>${iso(url.lastmod)}</lastmod>`;
+        chunk.push(`<url><loc>${escapeXml(baseUrl + url.path)}</loc>${lastmod}</url>\n`);
         inFile += 1;
         counted.urls += 1;
         if (chunk.length >= CHUNK) {

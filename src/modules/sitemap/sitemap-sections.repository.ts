@@ -10,8 +10,8 @@ import { GUEST, visibleProduct } from '../catalogue/index.js';
 export interface SitemapUrl {
   /** The front-end path, after the store's front-end URL. */
   path: string;
-  /** Unix ms of the last change. */
-  lastmod: number;
+  /** Unix ms of the last change; none for a page no one date changes (the front page). */
+  lastmod?: number;
 }
 
 export interface SitemapSection {
