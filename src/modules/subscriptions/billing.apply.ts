@@ -30,13 +30,13 @@ import { lockSubscription, updateSubscription, type SubscriptionRow } from './su
 // charge paid the period meanwhile) is marked so too. Each is a conditional update of the charge,
 // so a repeated callback does nothing the second time.
 
-export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due';
+export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due' | 'taken-back';
 
 /**
  * The gateway's state in the charge's words: money taken, none taken, or not known yet. A payment refunded
  * (or charged back) is none taken: applied to a charge still pending (its answer and callback lost, the money
  * given back in the portal meanwhile), read as settled it started a period, or an upgrade, for money gone back.
- * To a charge finished already it changes nothing (a settled charge's refund is the refunder's to record).
+ * To a charge finished already it changes nothing but a settled charge's money taken back whole (markTakenBack).
  */
 export function outcomeOf(status: PaymentStatus): 'settled' | 'failed' | 'pending' {
   if (status.state === 'settled') return 'settled';
@@ -74,11 +74,26 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   const applied = await applyChargeOutcome(trx, charge, outcome, status.reference, now);
   // Settled now (not refunded: that money went back already) and finished before: a late settle.
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
+  // A settled charge's money taken back whole at the gateway (a chargeback, a refund in its portal).
+  if (applied === 'applied-already' && status.state === 'refunded' && status.refundedCents >= status.amountCents)
+    return (await markTakenBack(trx, charge, now)) ? 'taken-back' : applied;
   // Failed by this status, a refund in part made before it settled the charge: the rest is no payment either
   // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
   if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
     return (await markRefundDue(trx, charge, 'failed', status.reference, now)) ? 'refund-due' : applied;
   return applied;
+}
+
+/**
+ * A settled charge whose payment the gateway reports refunded whole though the shop refunded nothing (the
+ * shop's own refunds go through refund_due): the cardholder's bank took it back (EveryPay's `chargebacked`) or
+ * an operator refunded it in the gateway's portal. Left settled, `subscription stats` counted money the shop
+ * no longer has as revenue. Marked refunded, as what the money is; the subscription is left as it stands (what
+ * a chargeback does to it is the business's call). False when the charge is settled no more (a repeated callback).
+ * A refund in part moves no state (a charge has no partly refunded one).
+ */
+async function markTakenBack(trx: Db, charge: ChargeRow, now: number): Promise<boolean> {
+  return moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now);
 }
 
 /**
