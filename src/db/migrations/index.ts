@@ -107,6 +107,7 @@ import * as createOrderRevivalRefusal from './2026_12_05_1345_create_order_reviv
 import * as widenSubscriptionCardToken from './2026_12_05_1411_widen_subscription_card_token.js';
 import * as indexTestGatewayOrderReference from './2026_12_05_1435_index_test_gateway_order_reference.js';
 import * as addSubscriptionChargeRefundTriedAt from './2026_12_06_1030_add_subscription_charge_refund_tried_at.js';
+import * as indexConversionJobUser from './2026_12_08_1050_index_conversion_job_user.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -219,4 +220,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_05_1411_widen_subscription_card_token': widenSubscriptionCardToken,
   '2026_12_05_1435_index_test_gateway_order_reference': indexTestGatewayOrderReference,
   '2026_12_06_1030_add_subscription_charge_refund_tried_at': addSubscriptionChargeRefundTriedAt,
+  '2026_12_08_1050_index_conversion_job_user': indexConversionJobUser,
 };

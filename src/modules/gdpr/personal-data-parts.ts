@@ -11,6 +11,7 @@ import { downloadsPersonalData } from '../downloads/index.js';
 import { eventsPersonalData } from '../events/index.js';
 import { giftCardsPersonalData } from '../gift-cards/index.js';
 import { integrationsPersonalData } from '../integrations/index.js';
+import { marketingPersonalData } from '../marketing/index.js';
 import { newsletterPersonalData } from '../newsletter/index.js';
 import { feedbackRequestPersonalData, ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
@@ -44,6 +45,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   dataExportPersonalData,
   eventsPersonalData,
   integrationsPersonalData,
+  marketingPersonalData,
   jobsPersonalData,
   refusedAddressesPersonalData,
   accountsPersonalData,

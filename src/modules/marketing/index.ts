@@ -6,3 +6,4 @@ export {
   type CompleteRegistrationEvent,
 } from './conversions.job.js';
 export { readConversionsConfig, type ConversionsConfig } from './marketing.config.js';
+export { marketingPersonalData } from './marketing.personal-data.js';
