@@ -47,6 +47,37 @@ describe('GET /external-url', () => {
     expect((await get(`/external-url?path=${encodeURIComponent('https://x.example/soodus/#a')}`)).statusCode).toBe(200);
   });
 
+  // An old path outside ASCII is typed raw in a list of old URLs (`/raamatud/õpik`), but a browser's
+  // location gives it percent-encoded, and a full URL is stored so (the URL parser encodes it): each
+  // spelling must find the redirect the other was imported as.
+  it('finds an old path outside ASCII written raw or percent-encoded, whichever it was imported as', async () => {
+    const res = await importContent(t, 'redirects', [
+      { code: 'RAW', store: 'WEB', path: '/raamatud/õpik?sari=Ööbik', target: '/category/1' },
+      { code: 'FULL', store: 'WEB', path: 'https://old.example/книги/новые', target: '/category/2' },
+    ]);
+    expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
+    for (const spelling of [
+      '/raamatud/õpik?sari=Ööbik',
+      '/raamatud/%C3%B5pik?sari=%C3%96%C3%B6bik',
+      '/raamatud/%c3%b5pik?sari=%c3%96%c3%b6bik',
+    ]) {
+      const found = await get(`/external-url?path=${encodeURIComponent(spelling)}`);
+      expect(found.statusCode, `${spelling}: ${found.body}`).toBe(200);
+      expect(found.json()).toMatchObject({ target: '/category/1' });
+    }
+    for (const spelling of [
+      '/книги/новые',
+      `/${encodeURIComponent('книги')}/${encodeURIComponent('новые')}`,
+      'https://shop.example/книги/новые/',
+    ]) {
+      const found = await get(`/external-url?path=${encodeURIComponent(spelling)}`);
+      expect(found.statusCode, `${spelling}: ${found.body}`).toBe(200);
+      expect(found.json()).toMatchObject({ target: '/category/2' });
+    }
+    // An escape of an ASCII character stays what it is: `%2F` is not a `/` of the path.
+    expectErrorBody(await get(`/external-url?path=${encodeURIComponent('/raamatud%2F%C3%B5pik?sari=Ööbik')}`), 404, 'Not Found');
+  });
+
   it('is a 404 for an unknown, inactive or other-store path, a 400 for a non-path', async () => {
     expectErrorBody(await get('/external-url?path=/nope'), 404, 'Not Found');
     expectErrorBody(await get('/external-url?path=/vana'), 404, 'Not Found');

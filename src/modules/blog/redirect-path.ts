@@ -37,3 +37,48 @@ export function normalisePath(value: string): string | undefined {
 export function targetUrl(frontendUrl: string, target: string): string {
   return target.startsWith('/') ? `${frontendUrl}${target}` : target;
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The text with every percent-escaped character outside ASCII written as itself (`%C3%B5` -> `õ`, in
+ * either case of hex); an escape of an ASCII character (`%2F`, `%20`, `%3F`) stays, as it means
+ * something else than the character, and so does a run of escapes that is not UTF-8.
+ */
+function decodedOutsideAscii(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    const bytes = Buffer.from(run.replace(/%/g, ''), 'hex');
+    let decoded: string;
+    try {
+      decoded = UTF8.decode(bytes);
+    } catch {
+      return run;
+    }
+    let out = '';
+    let at = 0;
+    for (const char of decoded) {
+      const escapes = Buffer.byteLength(char) * 3;
+      out += char.codePointAt(0)! < 0x80 ? run.slice(at, at + escapes) : char;
+      at += escapes;
+    }
+    return out;
+  });
+}
+
+/**
+ * The text with every character outside ASCII percent-encoded as UTF-8, as a browser and the URL parser
+ * send it; a lone surrogate (no character, which encodeURIComponent throws on) stays as it is.
+ */
+const encodedOutsideAscii = (text: string) =>
+  text.replace(/[^\p{ASCII}]/gu, (char) => (/\p{Surrogate}/u.test(char) ? char : encodeURIComponent(char)));
+
+/**
+ * The spellings a normalised path may be stored under, itself first: a path outside ASCII is kept as
+ * the import gave it, raw from a list of old URLs (`/raamatud/õpik`) or percent-encoded from a full URL
+ * (the URL parser encodes it), and a front-end asks with what it has, a browser's location being
+ * encoded. Each finds the other, as `/Old/Page/` finds `/Old/Page`.
+ */
+export function pathSpellings(path: string): string[] {
+  const raw = decodedOutsideAscii(path);
+  return [...new Set([path, raw, encodedOutsideAscii(raw)])];
+}

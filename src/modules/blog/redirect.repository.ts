@@ -2,14 +2,16 @@ import type { Db } from '../../db/database.js';
 
 // The SQL of redirects: the lookup of an old path, and the rows the admin reads and writes.
 
-export async function activeRedirect(db: Db, store: string, path: string) {
-  return db
+/** The store's active redirect of the first of `paths` (spellings of one path, redirect-path.ts) that has one. */
+export async function activeRedirect(db: Db, store: string, paths: string[]) {
+  const rows = await db
     .selectFrom('redirect')
     .select(['id', 'code', 'path', 'target', 'status'])
     .where('store_code', '=', store)
-    .where('path', '=', path)
+    .where('path', 'in', paths)
     .where('is_active', '=', true)
-    .executeTakeFirst();
+    .execute();
+  return paths.map((path) => rows.find((row) => row.path === path)).find((row) => row !== undefined);
 }
 
 export async function redirectByCode(db: Db, code: string) {

@@ -5,7 +5,7 @@ import { isLinkTarget } from '../../http/link-target.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import type { HitCounter } from './redirect-hits.js';
-import { MAX_PATH_LENGTH, normalisePath, targetUrl } from './redirect-path.js';
+import { MAX_PATH_LENGTH, normalisePath, pathSpellings, targetUrl } from './redirect-path.js';
 import { activeRedirect } from './redirect.repository.js';
 import type { ContentReadDeps } from './posts.routes.js';
 
@@ -43,7 +43,7 @@ export const redirectRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { hits:
       const path = normalisePath(request.query.path);
       if (path === undefined) throw new HttpError(400, 'blog.badPath');
       const store = requestStore(request);
-      const found = await activeRedirect(database.db, store.code, path);
+      const found = await activeRedirect(database.db, store.code, pathSpellings(path));
       // A target stored before the import refused `//host` and `/\host` (http/link-target.ts) is
       // not served: the front-end would send the shopper to that other host.
       if (!found || !isLinkTarget(found.target)) throw new HttpError(404, 'blog.redirectNotFound', { path: path.slice(0, 100) });
